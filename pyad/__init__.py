@@ -1,0 +1,48 @@
+"""pyad: define-by-run automatic differentiation for NumPy and CuPy arrays.
+
+The API follows ``torch.autograd``: ``Variable`` (also ``Tensor``), ``backward``,
+``grad``, custom ``Function`` s, grad-mode switches and gradcheck. See docs/.
+"""
+import numpy as _numpy
+
+from pyad import _engine
+from pyad._engine import (
+    Variable, Tensor, device, backward, grad, from_dlpack, to_dlpack,
+    get_default_dtype, set_default_dtype, get_array_module,
+    # elementwise
+    add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu,
+    # reductions
+    sum, mean, max, logsumexp, sum_to,
+    # linear algebra
+    matmul, mm,
+    # shape and indexing
+    reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
+    broadcast_to, getitem,
+    # nn
+    log_softmax,
+    # in-place
+    add_, sub_, mul_, div_, zero_, fill_, copy_,
+)
+from pyad._factories import (
+    tensor, as_tensor, zeros, ones, empty, full, arange, linspace, eye, rand, randn,
+    randint, zeros_like, ones_like, empty_like, full_like, rand_like, randn_like,
+    manual_seed, initial_seed,
+)
+from pyad.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from pyad import autograd
+
+float16 = _numpy.dtype(_numpy.float16)
+float32 = _numpy.dtype(_numpy.float32)
+float64 = _numpy.dtype(_numpy.float64)
+int32 = _numpy.dtype(_numpy.int32)
+int64 = _numpy.dtype(_numpy.int64)
+bool = _numpy.dtype(_numpy.bool_)
+half, float, double = float16, float32, float64
+long, int = int64, int32
+
+divide = true_divide = div
+multiply = mul
+subtract = sub
+negative = neg
+
+__version__ = "0.1.0"

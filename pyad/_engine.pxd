@@ -1,0 +1,69 @@
+# Typed layout of the engine's objects. Every field the backward loop or an op's
+# forward touches is declared here so Cython accesses it as a C struct member.
+
+cdef class VersionCounter:
+    # Shared by a Variable, its views and detach()ed aliases; in-place ops bump it.
+    cdef public Py_ssize_t version
+
+
+cdef class Node:
+    # One backward operation. Strong references point backwards only: a node holds
+    # the nodes of its inputs (next_functions), never the Variables it produced.
+    cdef tuple _next_functions      # ((Node or None, input_nr), ...) one per forward input
+    cdef long long _seq
+    cdef Py_ssize_t _num_outputs     # how many gradients flow into this node
+    cdef tuple _out_meta             # ((shape, dtype, xp), ...) to materialise missing grads
+    cdef list _pre_hooks
+    cdef list _post_hooks
+    cdef dict _tensor_pre_hooks      # output_nr -> [hook, ...] (Variable.register_hook)
+    cdef dict _retain_grad_hooks     # output_nr -> weakref to the Variable retaining grad
+    cdef dict _metadata
+    cdef object _creation_stack      # anomaly mode: frames where the forward op ran
+    cdef Node _parent_node           # anomaly mode: node being run when this one was made
+    cdef bint _released
+    cdef object __weakref__
+
+    cdef tuple _backward(self, tuple grads)
+    cdef void _release_saved(self)
+    cdef inline bint _needs_input_grad(self, Py_ssize_t i)
+    cdef object _add_tensor_pre_hook(self, Py_ssize_t output_nr, object fn)
+
+
+cdef class AccumulateGrad(Node):
+    cdef object _variable_ref        # weakref to the leaf (the leaf holds us strongly)
+    cdef list _post_accumulate_hooks
+
+
+cdef class SavedVariable:
+    cdef object _data
+    cdef VersionCounter _version_counter
+    cdef Py_ssize_t _saved_version
+    cdef Node _grad_fn               # producer of a saved input (None for our own outputs)
+    cdef Py_ssize_t _output_nr
+    cdef Variable _leaf              # a saved leaf is kept as itself
+    cdef bint _is_output
+    cdef bint _requires_grad
+    cdef bint _released
+
+    cdef Variable unpack(self, Node owner)
+    cdef void release(self)
+
+
+cdef class Variable:
+    cdef object _data
+    cdef Variable _grad
+    cdef Node _grad_fn
+    cdef Py_ssize_t _output_nr
+    cdef bint _requires_grad
+    cdef bint _volatile
+    cdef bint _retains_grad
+    cdef bint _is_view
+    cdef VersionCounter _version_counter
+    cdef Variable _view_base           # the Variable this one is a view of
+    cdef AccumulateGrad _accumulator
+    cdef object _name
+    cdef object __weakref__
+    cdef dict __dict__
+
+    cdef AccumulateGrad _get_accumulator(self)
+    cdef object _host_data(self)

@@ -1,0 +1,1775 @@
+# cython: language_level=3
+"""The pyad engine: Variable, the graph node base, grad mode, version counters and
+the backward queue.
+
+Reading order: grad mode and the tool switches, version counters, Node and its leaf
+sink AccumulateGrad, SavedVariable, Variable, then the backward loop. The op families
+(`ops/*.pxi`) are textually included at the end so every op is a direct C call from
+the Variable methods and from each other (the uvloop layout).
+"""
+cimport cython
+from cpython.ref cimport Py_REFCNT
+from libc.math cimport INFINITY
+
+import sys
+import heapq
+import weakref
+import threading
+import itertools
+
+import numpy
+
+try:  # CuPy is optional; without it every array lives on the host.
+    import cupy
+except Exception:  # pragma: no cover - no GPU stack here
+    cupy = None
+
+
+# --------------------------------------------------------------------------------
+# Grad mode (thread-local, a C thread-local int so the per-op test is one load)
+# --------------------------------------------------------------------------------
+
+cdef extern from *:
+    """
+    #if defined(_MSC_VER)
+    #define PYAD_TLS __declspec(thread)
+    #else
+    #define PYAD_TLS __thread
+    #endif
+    static PYAD_TLS int pyad_grad_disabled = 0;
+    static int pyad_get_grad_disabled(void) { return pyad_grad_disabled; }
+    static void pyad_set_grad_disabled(int v) { pyad_grad_disabled = v; }
+    """
+    int pyad_get_grad_disabled()
+    void pyad_set_grad_disabled(int v)
+
+
+cdef inline bint _grad_enabled():
+    return not pyad_get_grad_disabled()
+
+
+def is_grad_enabled():
+    """Return True if operations are currently recorded for differentiation (per thread)."""
+    return not pyad_get_grad_disabled()
+
+
+def _set_grad_enabled(bint mode):
+    """Set grad mode for the calling thread; return the previous mode."""
+    cdef bint previous = not pyad_get_grad_disabled()
+    pyad_set_grad_disabled(not mode)
+    return previous
+
+
+# --------------------------------------------------------------------------------
+# Tool switches: the profiler and anomaly mode cost one C flag test each when off.
+# The tools themselves (pyad.autograd.profiler, anomaly_mode) are pure Python.
+# --------------------------------------------------------------------------------
+
+cdef bint _profiling = False
+cdef object _profiler = None       # object with op_begin/op_end/node_begin/node_end
+cdef bint _anomaly = False
+cdef bint _anomaly_check_nan = True
+cdef long long _sequence_counter = 0
+cdef Node _current_node = None     # the node whose backward is running (anomaly parent)
+
+
+def _set_profiler(profiler):
+    """Install (or with None remove) the profiler callbacks.
+
+    ``profiler.op_begin(name, inputs) -> token`` and ``profiler.op_end(token, outputs)``
+    wrap every forward op; ``profiler.node_begin(node) -> token`` and
+    ``profiler.node_end(token)`` wrap every backward node. Returns the previous one.
+    """
+    global _profiling, _profiler
+    previous = _profiler
+    _profiler = profiler
+    _profiling = profiler is not None
+    return previous
+
+
+def _set_anomaly_enabled(bint enabled, bint check_nan=True):
+    """Turn anomaly mode on or off; return the previous (enabled, check_nan)."""
+    global _anomaly, _anomaly_check_nan
+    previous = (_anomaly, _anomaly_check_nan)
+    _anomaly = enabled
+    _anomaly_check_nan = check_nan
+    return previous
+
+
+def _is_anomaly_enabled():
+    return _anomaly
+
+
+def _is_anomaly_check_nan_enabled():
+    return _anomaly_check_nan
+
+
+cdef object _capture_stack():
+    # Frames and line numbers only; formatting (file reads) waits until an error.
+    frames = []
+    f = sys._getframe(1)
+    while f is not None:
+        frames.append((f.f_code, f.f_lineno))
+        f = f.f_back
+    frames.reverse()
+    return frames
+
+
+def _format_stack(frames):
+    import linecache
+    lines = []
+    for code, lineno in frames:
+        filename = code.co_filename
+        lines.append('  File "%s", line %d, in %s\n' % (filename, lineno, code.co_name))
+        text = linecache.getline(filename, lineno).strip()
+        if text:
+            lines.append("    %s\n" % text)
+    return "".join(lines)
+
+
+cdef inline object _profile_op_begin(str name, tuple inputs):
+    return _profiler.op_begin(name, inputs)
+
+
+cdef inline void _profile_op_end(object token, object outputs) except *:
+    _profiler.op_end(token, outputs)
+
+
+# --------------------------------------------------------------------------------
+# Iterative deallocation: a chain of 10^6 nodes must not free itself recursively.
+# Each graph object parks its backward references here from __dealloc__ and the
+# outermost dealloc drains the list in a loop.
+# --------------------------------------------------------------------------------
+
+cdef list _dealloc_pending = []
+cdef bint _dealloc_draining = False
+
+
+cdef void _drain_pending():
+    global _dealloc_draining
+    if _dealloc_draining:
+        return
+    _dealloc_draining = True
+    try:
+        while _dealloc_pending:
+            _dealloc_pending.pop()
+    finally:
+        _dealloc_draining = False
+
+
+# --------------------------------------------------------------------------------
+# Array-module helpers (one place that knows about NumPy vs CuPy)
+# --------------------------------------------------------------------------------
+
+cdef inline object _xp_of(object data):
+    if type(data) is numpy.ndarray or cupy is None:
+        return numpy
+    return cupy.get_array_module(data)
+
+
+def get_array_module(*args):
+    """Return ``numpy`` or ``cupy`` for the given arrays or Variables."""
+    for a in args:
+        if isinstance(a, Variable):
+            a = (<Variable>a)._data
+        if cupy is not None and isinstance(a, cupy.ndarray):
+            return cupy
+    return numpy
+
+
+cdef inline bint _is_float_dtype(object dtype):
+    return dtype.kind == 'f' or dtype.kind == 'c'
+
+
+cdef object _default_dtype = numpy.dtype(numpy.float32)
+
+
+def set_default_dtype(d):
+    """Set the floating dtype used for Python floats and factories (float32 default)."""
+    global _default_dtype
+    d = numpy.dtype(d)
+    if d.kind != 'f':
+        raise TypeError("set_default_dtype: only floating dtypes are supported, got %s" % d)
+    _default_dtype = d
+
+
+def get_default_dtype():
+    """Return the floating dtype used for Python floats and factories."""
+    return _default_dtype
+
+
+cdef inline Node _node_of(Variable v):
+    # The node a gradient for `v` flows into: its producer, or its leaf accumulator.
+    if v._grad_fn is not None:
+        return v._grad_fn
+    return v._get_accumulator()
+
+
+# --------------------------------------------------------------------------------
+# Version counters
+# --------------------------------------------------------------------------------
+
+@cython.freelist(64)
+cdef class VersionCounter:
+    pass
+
+
+cdef inline VersionCounter _new_version_counter():
+    return VersionCounter.__new__(VersionCounter)
+
+
+# --------------------------------------------------------------------------------
+# Hook handles
+# --------------------------------------------------------------------------------
+
+_handle_ids = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, container, key=None):
+        self._container_ref = weakref.ref(container) if container is not None else None
+        self._key = key
+        self.id = next(_handle_ids)
+
+    def remove(self):
+        container = self._container_ref() if self._container_ref is not None else None
+        if container is None:
+            return
+        if self._key is None:
+            for i, entry in enumerate(container):
+                if entry[0] == self.id:
+                    del container[i]
+                    return
+        else:
+            hooks = container.get(self._key)
+            if hooks is None:
+                return
+            for i, entry in enumerate(hooks):
+                if entry[0] == self.id:
+                    del hooks[i]
+                    return
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _HookList(list):
+    # A plain list cannot be weakly referenced; handles must not keep hooks alive.
+    __slots__ = ("__weakref__",)
+
+
+class _HookDict(dict):
+    __slots__ = ("__weakref__",)
+
+
+# --------------------------------------------------------------------------------
+# Node: one backward operation
+# --------------------------------------------------------------------------------
+
+cdef tuple _NO_EDGE = (None, 0)
+
+
+cdef class Node:
+    """A node of the backward graph (``grad_fn``), e.g. ``MulBackward``.
+
+    ``next_functions`` holds, for each input of the forward op, the pair
+    ``(node, input_nr)`` its gradient flows into (``(None, 0)`` for inputs that do
+    not require grad).
+    """
+
+    def __dealloc__(self):
+        if self._next_functions is not None:
+            _dealloc_pending.append(self._next_functions)
+            self._next_functions = None
+            _drain_pending()
+
+    cdef tuple _backward(self, tuple grads):
+        raise NotImplementedError("%s has no backward" % self.name())
+
+    cdef void _release_saved(self):
+        self._released = True
+
+    cdef inline bint _needs_input_grad(self, Py_ssize_t i):
+        return (<tuple>self._next_functions[i])[0] is not None
+
+    def name(self):
+        """The node's name, e.g. ``'MulBackward'``."""
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        return self._next_functions if self._next_functions is not None else ()
+
+    @property
+    def metadata(self):
+        """A dict for user data attached to this node (kept with the graph)."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def _sequence_nr(self):
+        return self._seq
+
+    def register_hook(self, fn):
+        """Register ``fn(grad_inputs, grad_outputs)`` to run after this node's backward.
+
+        It may return a tuple replacing ``grad_inputs``. Returns a removable handle.
+        """
+        if self._post_hooks is None:
+            self._post_hooks = _HookList()
+        handle = RemovableHandle(self._post_hooks)
+        self._post_hooks.append((handle.id, fn))
+        return handle
+
+    def register_prehook(self, fn):
+        """Register ``fn(grad_outputs)`` to run before this node's backward.
+
+        It may return a tuple replacing ``grad_outputs``. Returns a removable handle.
+        """
+        if self._pre_hooks is None:
+            self._pre_hooks = _HookList()
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks.append((handle.id, fn))
+        return handle
+
+    cdef object _add_tensor_pre_hook(self, Py_ssize_t output_nr, object fn):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = _HookDict()
+        hooks = self._tensor_pre_hooks.get(output_nr)
+        if hooks is None:
+            hooks = self._tensor_pre_hooks[output_nr] = []
+        handle = RemovableHandle(self._tensor_pre_hooks, output_nr)
+        hooks.append((handle.id, fn))
+        return handle
+
+    def __call__(self, *grads):
+        """Run this node's backward formula on ``grads`` (one per forward output)."""
+        cdef tuple g = tuple(_as_variable(x) if x is not None else None for x in grads)
+        return self._backward(g)
+
+    def __repr__(self):
+        return "<%s object at %#x>" % (self.name(), id(self))
+
+
+cdef inline void _init_node(Node node, tuple edges, Py_ssize_t num_outputs):
+    global _sequence_counter
+    node._next_functions = edges
+    node._num_outputs = num_outputs
+    node._seq = _sequence_counter
+    _sequence_counter += 1
+    if _anomaly:
+        node._creation_stack = _capture_stack()
+        node._parent_node = _current_node
+
+
+cdef inline tuple _edge(Variable v):
+    if not v._requires_grad:
+        return _NO_EDGE
+    if v._grad_fn is not None:
+        return (v._grad_fn, v._output_nr)
+    return (v._get_accumulator(), 0)
+
+
+cdef long long _ACCUMULATE_SEQUENCE = 1LL << 62
+
+
+cdef class AccumulateGrad(Node):
+    """The sink of a leaf Variable: adds incoming gradients into ``leaf.grad``."""
+
+    @property
+    def variable(self):
+        return self._variable_ref() if self._variable_ref is not None else None
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable leaf = self._variable_ref()
+        if leaf is None:
+            return ()
+        _accumulate_grad(leaf, grads[0])
+        if self._post_accumulate_hooks:
+            for _, hook in list(self._post_accumulate_hooks):
+                hook(leaf)
+        return ()
+
+
+cdef AccumulateGrad _new_accumulator(Variable leaf):
+    global _sequence_counter
+    cdef AccumulateGrad acc = AccumulateGrad.__new__(AccumulateGrad)
+    acc._next_functions = ()
+    acc._num_outputs = 1
+    # Sinks run first when ready: it frees the gradient and lets hooks see it early.
+    acc._seq = _ACCUMULATE_SEQUENCE + _sequence_counter
+    _sequence_counter += 1
+    acc._variable_ref = weakref.ref(leaf)
+    return acc
+
+
+cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
+    cdef Variable existing = leaf._grad
+    cdef object data = grad._data
+    if existing is None:
+        if _grad_enabled():
+            # create_graph: .grad keeps its history so it can be differentiated again.
+            leaf._grad = grad
+        else:
+            # Steal the buffer when nothing else can see it, else copy (torch does the same).
+            if not (Py_REFCNT(data) <= 3 and data.base is None and grad._grad_fn is None
+                    and Py_REFCNT(grad) <= 3):
+                data = data.copy()
+            leaf._grad = _wrap(data)
+        return
+    if _grad_enabled() or existing._requires_grad:
+        leaf._grad = existing + grad
+    else:
+        edata = existing._data
+        if edata.shape == data.shape and edata.flags.writeable:
+            edata += data
+            existing._version_counter.version += 1
+        else:
+            leaf._grad = _wrap(edata + data)
+
+
+# --------------------------------------------------------------------------------
+# SavedVariable: a value a node keeps for its backward, with the version it had
+# --------------------------------------------------------------------------------
+
+@cython.freelist(64)
+cdef class SavedVariable:
+
+    def __dealloc__(self):
+        if self._grad_fn is not None:
+            _dealloc_pending.append(self._grad_fn)
+            self._grad_fn = None
+            _drain_pending()
+
+    cdef Variable unpack(self, Node owner):
+        cdef Variable v
+        if self._released:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access "
+                "saved tensors after they have already been freed) in %s. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward "
+                "through the graph a second time or if you need to access saved tensors "
+                "after calling backward." % owner.name())
+        if self._version_counter.version != self._saved_version:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified "
+                "by an inplace operation: [%s %s], which is %s of %s, is at version %d; "
+                "expected version %d instead. Hint: the saved value was modified in place "
+                "after the forward op ran; make a copy (.clone()) before modifying it."
+                % (self._data.dtype, _shape_str(self._data.shape),
+                   ("output %d" % self._output_nr) if self._is_output else "an input",
+                   owner.name(), self._version_counter.version, self._saved_version))
+        if self._leaf is not None:
+            return self._leaf
+        v = Variable.__new__(Variable)
+        v._data = self._data
+        v._version_counter = self._version_counter
+        if self._requires_grad:
+            v._requires_grad = True
+            v._grad_fn = owner if self._is_output else self._grad_fn
+            v._output_nr = self._output_nr
+        return v
+
+    cdef void release(self):
+        self._released = True
+        self._data = None
+        self._leaf = None
+        if self._grad_fn is not None:
+            _dealloc_pending.append(self._grad_fn)
+            self._grad_fn = None
+            _drain_pending()
+
+
+cdef inline SavedVariable _save(Variable v, bint is_output):
+    cdef SavedVariable s = SavedVariable.__new__(SavedVariable)
+    s._data = v._data
+    s._version_counter = v._version_counter
+    s._saved_version = v._version_counter.version
+    s._output_nr = v._output_nr
+    s._is_output = is_output
+    if v._requires_grad:
+        s._requires_grad = True
+        if is_output:
+            pass  # the owner node re-attaches itself at unpack: no node->output cycle
+        elif v._grad_fn is None:
+            s._leaf = v
+        else:
+            s._grad_fn = v._grad_fn
+    return s
+
+
+cdef str _shape_str(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+# --------------------------------------------------------------------------------
+# Devices
+# --------------------------------------------------------------------------------
+
+class device:
+    """Where a Variable's data lives: ``device('cpu')`` or ``device('cuda', 0)``."""
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif isinstance(type, str) and ":" in type:
+            type, _, idx = type.partition(":")
+            index = int(idx)
+        if type not in ("cpu", "cuda"):
+            raise RuntimeError("Expected one of cpu, cuda device type, got %r" % (type,))
+        if type == "cuda" and index is None:
+            index = 0
+        self.type = type
+        self.index = index
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except Exception:
+                return False
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __str__(self):
+        return self.type if self.index is None else "%s:%d" % (self.type, self.index)
+
+    def __repr__(self):
+        if self.index is None:
+            return "device(type=%r)" % self.type
+        return "device(type=%r, index=%d)" % (self.type, self.index)
+
+
+_CPU = device("cpu")
+
+
+cdef object _device_of(object data):
+    if type(data) is numpy.ndarray:
+        return _CPU
+    if cupy is not None and isinstance(data, cupy.ndarray):
+        return device("cuda", data.device.id)
+    return _CPU
+
+
+cdef object _require_cupy(what):
+    if cupy is None:
+        raise RuntimeError(
+            "%s: device 'cuda' needs CuPy and an NVIDIA GPU; install pyad[cuda]" % what)
+    return cupy
+
+
+def _move_to_device(data, dev, what="to"):
+    """Return ``data`` on device ``dev`` (no copy if it is already there)."""
+    if dev is None:
+        return data
+    dev = device(dev)
+    if dev.type == "cpu":
+        if type(data) is numpy.ndarray:
+            return data
+        return data.get()
+    cp = _require_cupy(what)
+    if isinstance(data, cp.ndarray) and data.device.id == dev.index:
+        return data
+    with cp.cuda.Device(dev.index):
+        return cp.asarray(data)
+
+
+# --------------------------------------------------------------------------------
+# Converting user data to arrays
+# --------------------------------------------------------------------------------
+
+cdef object _to_array(object data, object dtype, str what):
+    """The ndarray for `data` without copying arrays; Python floats use the default dtype."""
+    cdef object arr
+    if isinstance(data, Variable):
+        arr = (<Variable>data)._data
+    elif type(data) is numpy.ndarray or (cupy is not None and isinstance(data, cupy.ndarray)):
+        arr = data
+    elif isinstance(data, (str, bytes)) or data is None:
+        raise TypeError("%s(): data must be an array, a number or a (nested) sequence of "
+                        "numbers, got %s" % (what, type(data).__name__))
+    elif isinstance(data, bool):
+        arr = numpy.asarray(data)
+    elif isinstance(data, int):
+        arr = numpy.asarray(data, dtype=numpy.int64)
+    elif isinstance(data, float):
+        arr = numpy.asarray(data, dtype=_default_dtype if dtype is None else dtype)
+    elif isinstance(data, numpy.generic):
+        arr = numpy.asarray(data)
+    elif hasattr(data, "__dlpack__") and not hasattr(data, "__array__") or (
+            hasattr(data, "__dlpack__") and hasattr(data, "__dlpack_device__")
+            and data.__dlpack_device__()[0] != 1):
+        arr = _array_from_dlpack(data)
+    else:
+        try:
+            arr = numpy.asarray(data)
+        except Exception as exc:
+            raise TypeError("%s(): could not convert %s to an array: %s"
+                            % (what, type(data).__name__, exc)) from None
+        if arr.dtype.kind in "OUSV":
+            raise TypeError("%s(): data must be numeric, got an array of dtype %s (from %s)"
+                            % (what, arr.dtype, type(data).__name__))
+        if arr.dtype.kind == "f" and arr.dtype != _default_dtype and dtype is None \
+                and not isinstance(data, numpy.ndarray) and not hasattr(data, "dtype"):
+            arr = arr.astype(_default_dtype)
+    if dtype is not None:
+        dtype = numpy.dtype(dtype)
+        if arr.dtype != dtype:
+            arr = arr.astype(dtype)
+    return arr
+
+
+cdef inline Variable _wrap(object data):
+    cdef Variable v = Variable.__new__(Variable)
+    v._data = data
+    v._version_counter = _new_version_counter()
+    return v
+
+
+cdef inline Variable _as_variable(object x):
+    if isinstance(x, Variable):
+        return <Variable>x
+    return _wrap(_to_array(x, None, "Variable"))
+
+
+cdef inline Variable _view_of(Variable base, object data):
+    # A result that shares memory with `base` shares its version counter too.
+    cdef Variable v = Variable.__new__(Variable)
+    v._data = data
+    v._version_counter = base._version_counter
+    v._is_view = True
+    v._view_base = base._view_base if base._view_base is not None else base
+    v._volatile = base._volatile
+    return v
+
+
+cdef inline void _check_can_require_grad(object dtype, str what) except *:
+    if not _is_float_dtype(dtype):
+        raise RuntimeError("%s: only Variables of floating point dtype can require "
+                           "gradients, got %s" % (what, dtype))
+
+
+# --------------------------------------------------------------------------------
+# Variable
+# --------------------------------------------------------------------------------
+
+@cython.freelist(256)
+cdef class Variable:
+    """An array that records the operations applied to it (``pyad.Tensor`` is the same).
+
+    >>> x = Variable(numpy.ones((2, 2)), requires_grad=True)
+    >>> y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad
+    tensor([[2., 2.],
+            [2., 2.]], dtype=float64)
+    """
+
+    @property
+    def __array_priority__(self):
+        # An ndarray on the left of an operator defers to the Variable.
+        return 1000
+
+    # `volatile` is a keyword of Cython's C syntax, so that argument and the property
+    # go through **kwargs, __getattr__ and __setattr__.
+    def __init__(self, data=None, requires_grad=False, *args, **kwargs):
+        is_volatile = args[0] if args else kwargs.pop("volatile", False)
+        if kwargs:
+            raise TypeError("Variable() got an unexpected keyword argument %r"
+                            % next(iter(kwargs)))
+        if data is None:
+            data = numpy.empty((0,), dtype=_default_dtype)
+        self._data = _to_array(data, None, "Variable")
+        self._version_counter = _new_version_counter()
+        self._volatile = bool(is_volatile)
+        if requires_grad and not self._volatile:
+            _check_can_require_grad(self._data.dtype, "Variable")
+            self._requires_grad = True
+
+    def __dealloc__(self):
+        if self._grad_fn is not None or self._view_base is not None or self._grad is not None:
+            _dealloc_pending.append((self._grad_fn, self._view_base, self._grad))
+            self._grad_fn = None
+            self._view_base = None
+            self._grad = None
+            _drain_pending()
+
+    cdef AccumulateGrad _get_accumulator(self):
+        if self._accumulator is None:
+            self._accumulator = _new_accumulator(self)
+        return self._accumulator
+
+    # -- storage and metadata ------------------------------------------------------
+
+    @property
+    def data(self):
+        """The underlying ndarray (NumPy or CuPy). Assigning replaces it, no history."""
+        return self._data
+
+    @data.setter
+    def data(self, value):
+        arr = _to_array(value, None, "Variable.data")
+        if self._requires_grad and not _is_float_dtype(arr.dtype):
+            raise RuntimeError("data set to an array of dtype %s on a Variable that "
+                               "requires grad" % arr.dtype)
+        self._data = arr
+        self._version_counter = _new_version_counter()
+
+    @property
+    def grad(self):
+        """The accumulated gradient (a Variable) or None."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        cdef Variable g
+        if value is None:
+            self._grad = None
+            return
+        g = _as_variable(value)
+        if g._data.shape != self._data.shape:
+            raise RuntimeError("assigned grad has data of a different size: %s, expected %s"
+                               % (_shape_str(g._data.shape), _shape_str(self._data.shape)))
+        if g._data.dtype != self._data.dtype:
+            raise RuntimeError("assigned grad has data of a different type: %s, expected %s"
+                               % (g._data.dtype, self._data.dtype))
+        if _device_of(g._data) != _device_of(self._data):
+            raise RuntimeError("assigned grad has data located on a different device")
+        self._grad = g
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` in place on a leaf and return self."""
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to "
+                "use a computed variable in a subgraph that doesn't require differentiation "
+                "use var_no_grad = var.detach().")
+        if requires_grad:
+            _check_can_require_grad(self._data.dtype, "requires_grad_")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    def __getattr__(self, name):
+        # Only reached when normal lookup fails.
+        if name == "volatile":
+            # Legacy inference flag: any volatile input makes an op's output volatile.
+            return self._volatile
+        raise AttributeError("'Variable' object has no attribute %r" % name)
+
+    def __setattr__(self, name, value):
+        if name == "volatile":
+            if self._grad_fn is not None:
+                raise RuntimeError("volatile can only be set on leaf variables")
+            self._volatile = bool(value)
+            if self._volatile:
+                self._requires_grad = False
+            return
+        object.__setattr__(self, name, value)
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def creator(self):
+        """The node that produced this Variable (old name of ``grad_fn``)."""
+        return self._grad_fn
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    @property
+    def _version(self):
+        return self._version_counter.version
+
+    @property
+    def _base(self):
+        return self._view_base
+
+    @property
+    def is_view(self):
+        return self._is_view
+
+    @property
+    def name(self):
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = value
+
+    @property
+    def shape(self):
+        return self._data.shape
+
+    @property
+    def dtype(self):
+        return self._data.dtype
+
+    @property
+    def device(self):
+        return _device_of(self._data)
+
+    @property
+    def is_cuda(self):
+        return type(self._data) is not numpy.ndarray
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def size(self, dim=None):
+        """The shape, or the length of dimension ``dim``."""
+        if dim is None:
+            return self._data.shape
+        return self._data.shape[_normalize_dim(dim, self._data.ndim, "size")]
+
+    def numel(self):
+        return int(self._data.size)
+
+    def nelement(self):
+        return int(self._data.size)
+
+    def dim(self):
+        return self._data.ndim
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d Variable")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d Variable")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __hash__(self):
+        return id(self)
+
+    def item(self):
+        """The value of a one-element Variable as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError("a Variable with %d elements cannot be converted to Scalar"
+                               % self._data.size)
+        return self._data.item() if type(self._data) is numpy.ndarray else self._data.get().item()
+
+    def tolist(self):
+        return self._host_data().tolist()
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Variable with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub":
+            raise TypeError("only integer Variables of a single element can be converted "
+                            "to an index")
+        return int(self.item())
+
+    cdef object _host_data(self):
+        if type(self._data) is numpy.ndarray:
+            return self._data
+        return self._data.get()
+
+    def numpy(self, force=False):
+        """The NumPy array (shared memory). Refuses a Variable that requires grad."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Variable that requires grad. "
+                               "Use var.detach().numpy() (or var.data) instead.")
+        if type(self._data) is not numpy.ndarray:
+            if not force:
+                raise TypeError("can't convert cuda Variable to numpy. Use .cpu() first.")
+            return self._data.get()
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise RuntimeError("Can't convert a Variable that requires grad to a NumPy array "
+                               "(the graph would be silently dropped). Use var.detach() or "
+                               "var.data instead.")
+        arr = self._host_data()
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        if copy:
+            return arr.copy()
+        return arr
+
+    # -- device and dtype conversion (differentiable copies) -------------------------
+
+    def to(self, *args, device=None, dtype=None, copy=False):
+        """Return a Variable on ``device`` and/or with ``dtype`` (self if nothing changes)."""
+        for a in args:
+            if isinstance(a, (str, globals()["device"])):
+                try:
+                    device = globals()["device"](a)
+                    continue
+                except RuntimeError:
+                    pass
+            if isinstance(a, Variable):
+                device, dtype = a.device, a.dtype
+            else:
+                dtype = a
+        return _convert(self, device, dtype, copy)
+
+    def cpu(self):
+        return _convert(self, "cpu", None, False)
+
+    def cuda(self, device=None, non_blocking=False):
+        if device is None:
+            device = "cuda"
+        elif isinstance(device, int):
+            device = "cuda:%d" % device
+        return _convert(self, device, None, False)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return str(self._data.dtype)
+        return _convert(self, None, dtype, False)
+
+    def float(self):
+        return _convert(self, None, numpy.float32, False)
+
+    def double(self):
+        return _convert(self, None, numpy.float64, False)
+
+    def half(self):
+        return _convert(self, None, numpy.float16, False)
+
+    def long(self):
+        return _convert(self, None, numpy.int64, False)
+
+    def int(self):
+        return _convert(self, None, numpy.int32, False)
+
+    def bool(self):
+        return _convert(self, None, numpy.bool_, False)
+
+    def clone(self):
+        """A differentiable copy with its own memory."""
+        return _convert(self, None, None, True)
+
+    def contiguous(self):
+        if self._data.flags.c_contiguous:
+            return self
+        return _convert(self, None, None, True)
+
+    # -- autograd ------------------------------------------------------------------
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False,
+                 retain_variables=None, inputs=None):
+        """Accumulate the gradient of this Variable w.r.t. the graph leaves into ``.grad``.
+
+        ``gradient`` is required when this Variable is not a scalar; ``retain_graph``
+        (old name ``retain_variables``) keeps saved values for another backward;
+        ``create_graph`` records the backward pass for higher-order derivatives;
+        ``inputs`` limits accumulation to the given Variables.
+        """
+        backward((self,), None if gradient is None else (gradient,), retain_graph,
+                 create_graph, retain_variables=retain_variables, inputs=inputs)
+
+    def detach(self):
+        """A Variable sharing this one's data (and version counter) with no history."""
+        cdef Variable v = Variable.__new__(Variable)
+        v._data = self._data
+        v._version_counter = self._version_counter
+        v._volatile = self._volatile
+        return v
+
+    def detach_(self):
+        """Detach this Variable from the graph that created it, making it a leaf."""
+        if self._is_view and self._view_base is not None and self._view_base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    def register_hook(self, hook):
+        """Register ``hook(grad) -> Variable or None`` called with this Variable's gradient.
+
+        Returning a Variable replaces the gradient. Returns a handle with ``remove()``.
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a variable that doesn't require "
+                               "gradient")
+        return _node_of(self)._add_tensor_pre_hook(self._output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Register ``hook(variable)`` on a leaf, called after ``.grad`` was updated."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a variable that doesn't require "
+                               "gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "variables")
+        acc = self._get_accumulator()
+        if acc._post_accumulate_hooks is None:
+            acc._post_accumulate_hooks = _HookList()
+        handle = RemovableHandle(acc._post_accumulate_hooks)
+        acc._post_accumulate_hooks.append((handle.id, hook))
+        return handle
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf Variable after backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Variable that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        node = self._grad_fn
+        if node._retain_grad_hooks is None:
+            node._retain_grad_hooks = {}
+        node._retain_grad_hooks[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    # -- DLPack --------------------------------------------------------------------
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export the data through DLPack (zero copy), delegating to the array library."""
+        if self._requires_grad:
+            raise RuntimeError("Can't export a Variable that requires grad through DLPack; "
+                               "use var.detach() first.")
+        kwargs = {}
+        if stream is not None:
+            kwargs["stream"] = stream
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        if dl_device is not None:
+            kwargs["dl_device"] = dl_device
+        if copy is not None:
+            kwargs["copy"] = copy
+        try:
+            return self._data.__dlpack__(**kwargs)
+        except TypeError:
+            if "max_version" in kwargs or "dl_device" in kwargs or "copy" in kwargs:
+                kwargs.pop("max_version", None)
+                if kwargs.pop("dl_device", None) not in (None, self.__dlpack_device__()):
+                    raise BufferError("cannot export to the requested device")
+                if kwargs.pop("copy", None):
+                    return self._data.copy().__dlpack__(**kwargs)
+                return self._data.__dlpack__(**kwargs)
+            raise
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    # -- printing ------------------------------------------------------------------
+
+    def __repr__(self):
+        return _format_variable(self)
+
+    def __str__(self):
+        return _format_variable(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return str(self)
+
+    # -- operators -----------------------------------------------------------------
+
+    def __add__(self, other):
+        return add(self, other)
+
+    def __radd__(self, other):
+        return add(other, self)
+
+    def __sub__(self, other):
+        return sub(self, other)
+
+    def __rsub__(self, other):
+        return sub(other, self)
+
+    def __mul__(self, other):
+        return mul(self, other)
+
+    def __rmul__(self, other):
+        return mul(other, self)
+
+    def __truediv__(self, other):
+        return div(self, other)
+
+    def __rtruediv__(self, other):
+        return div(other, self)
+
+    def __pow__(self, other, modulo=None):
+        return pow(self, other)
+
+    def __rpow__(self, other, modulo=None):
+        return pow(other, self)
+
+    def __matmul__(self, other):
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return matmul(other, self)
+
+    def __neg__(self):
+        return neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __iadd__(self, other):
+        return add_(self, other)
+
+    def __isub__(self, other):
+        return sub_(self, other)
+
+    def __imul__(self, other):
+        return mul_(self, other)
+
+    def __itruediv__(self, other):
+        return div_(self, other)
+
+    def __getitem__(self, key):
+        return getitem(self, key)
+
+    def __lt__(self, other):
+        return _compare(self, other, 0)
+
+    def __le__(self, other):
+        return _compare(self, other, 1)
+
+    def __eq__(self, other):
+        return _compare(self, other, 2)
+
+    def __ne__(self, other):
+        return _compare(self, other, 3)
+
+    def __gt__(self, other):
+        return _compare(self, other, 4)
+
+    def __ge__(self, other):
+        return _compare(self, other, 5)
+
+    # -- op methods (the ops live in ops/*.pxi) -----------------------------------------
+
+    def add(self, other, *, alpha=1):
+        return add(self, other if alpha == 1 else mul(other, alpha))
+
+    def sub(self, other, *, alpha=1):
+        return sub(self, other if alpha == 1 else mul(other, alpha))
+
+    def mul(self, other):
+        return mul(self, other)
+
+    def div(self, other):
+        return div(self, other)
+
+    def pow(self, exponent):
+        return pow(self, exponent)
+
+    def neg(self):
+        return neg(self)
+
+    def exp(self):
+        return exp(self)
+
+    def log(self):
+        return log(self)
+
+    def sqrt(self):
+        return sqrt(self)
+
+    def tanh(self):
+        return tanh(self)
+
+    def sigmoid(self):
+        return sigmoid(self)
+
+    def relu(self):
+        return relu(self)
+
+    def sum(self, dim=None, keepdim=False, *, axis=None, keepdims=None, dtype=None):
+        return sum(self, dim, keepdim, axis=axis, keepdims=keepdims, dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False, *, axis=None, keepdims=None, dtype=None):
+        return mean(self, dim, keepdim, axis=axis, keepdims=keepdims, dtype=dtype)
+
+    def max(self, dim=None, keepdim=False):
+        return max(self, dim, keepdim)
+
+    def logsumexp(self, dim, keepdim=False):
+        return logsumexp(self, dim, keepdim)
+
+    def log_softmax(self, dim, dtype=None):
+        return log_softmax(self, dim, dtype=dtype)
+
+    def matmul(self, other):
+        return matmul(self, other)
+
+    def reshape(self, *shape):
+        return reshape(self, *shape)
+
+    def view(self, *shape):
+        return view(self, *shape)
+
+    def view_as(self, other):
+        return view(self, other.shape)
+
+    def reshape_as(self, other):
+        return reshape(self, other.shape)
+
+    def transpose(self, dim0, dim1):
+        return transpose(self, dim0, dim1)
+
+    def swapaxes(self, axis0, axis1):
+        return transpose(self, axis0, axis1)
+
+    def permute(self, *dims):
+        return permute(self, *dims)
+
+    def t(self):
+        if self._data.ndim > 2:
+            raise RuntimeError("t() expects a Variable with <= 2 dimensions, but self is %dD"
+                               % self._data.ndim)
+        return permute(self, tuple(range(self._data.ndim))[::-1])
+
+    @property
+    def T(self):
+        return permute(self, tuple(range(self._data.ndim))[::-1])
+
+    @property
+    def mT(self):
+        if self._data.ndim < 2:
+            raise RuntimeError("mT: the Variable must have at least 2 dimensions")
+        return transpose(self, -2, -1)
+
+    def unsqueeze(self, dim):
+        return unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return squeeze(self, dim)
+
+    def expand(self, *sizes):
+        return expand(self, *sizes)
+
+    def expand_as(self, other):
+        return broadcast_to(self, other.shape)
+
+    def broadcast_to(self, shape):
+        return broadcast_to(self, shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return flatten(self, start_dim, end_dim)
+
+    def add_(self, other, *, alpha=1):
+        return add_(self, other if alpha == 1 else mul(other, alpha))
+
+    def sub_(self, other, *, alpha=1):
+        return sub_(self, other if alpha == 1 else mul(other, alpha))
+
+    def mul_(self, other):
+        return mul_(self, other)
+
+    def div_(self, other):
+        return div_(self, other)
+
+    def zero_(self):
+        return zero_(self)
+
+    def fill_(self, value):
+        return fill_(self, value)
+
+    def copy_(self, src):
+        return copy_(self, src)
+
+
+Tensor = Variable
+
+
+# --------------------------------------------------------------------------------
+# The backward queue
+#
+# One pass counts, for every node reachable from the roots, how many edges point
+# at it. A node runs once its count reaches zero, i.e. after every gradient flowing
+# into it has been summed into its buffer. Ready nodes run most recently created
+# first (a heap on -sequence number), which frees memory early. No recursion.
+# --------------------------------------------------------------------------------
+
+cdef class _GraphRoot(Node):
+    # A virtual node whose "gradients" are the ones the user passed for the roots.
+    cdef tuple _grads
+
+    cdef tuple _backward(self, tuple grads):
+        return self._grads
+
+
+cdef dict _count_dependencies(Node root):
+    cdef dict deps = {}
+    cdef set seen = {root}
+    cdef list stack = [root]
+    cdef Node node
+    cdef tuple edge
+    while stack:
+        node = stack.pop()
+        for edge in node._next_functions:
+            nxt = edge[0]
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+cdef set _nodes_to_execute(Node root, set targets, set exec_targets):
+    # Post-order walk: a node must run if it is an execution target or if any of its
+    # next functions must run or is a capture target.
+    cdef set needed = set()
+    cdef set visited = {root}
+    cdef list stack = [(root, 0)]
+    cdef Node node
+    cdef Py_ssize_t i
+    while stack:
+        node, i = stack[len(stack) - 1]
+        edges = node._next_functions
+        if i < len(edges):
+            stack[len(stack) - 1] = (node, i + 1)
+            nxt = edges[i][0]
+            if nxt is not None and nxt not in visited:
+                visited.add(nxt)
+                stack.append((nxt, 0))
+        else:
+            stack.pop()
+            if node in exec_targets:
+                needed.add(node)
+                continue
+            for edge in edges:
+                nxt = edge[0]
+                if nxt is not None and (nxt in needed or nxt in targets):
+                    needed.add(node)
+                    break
+    return needed
+
+
+cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph):
+    # Variable hooks (per output slot), then retain_grad, then node pre-hooks.
+    cdef Py_ssize_t nr
+    cdef Variable var
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            for _, hook in list(hooks):
+                if buffer[nr] is None:
+                    break
+                result = hook(buffer[nr])
+                if result is not None:
+                    buffer[nr] = _check_hook_result(result, buffer[nr], node)
+    if node._retain_grad_hooks:
+        for nr, ref in node._retain_grad_hooks.items():
+            var = ref()
+            if var is None or buffer[nr] is None:
+                continue
+            g = <Variable>buffer[nr]
+            if var._grad is None:
+                var._grad = g if create_graph else _wrap(g._data.copy())
+            else:
+                var._grad = var._grad + g
+    grads = tuple(buffer)
+    if node._pre_hooks:
+        for _, hook in list(node._pre_hooks):
+            result = hook(grads)
+            if result is not None:
+                grads = tuple(_check_hook_result(r, g, node) if r is not None else None
+                              for r, g in zip(result, grads))
+    return grads
+
+
+cdef Variable _check_hook_result(object result, object old, Node node):
+    cdef Variable new = _as_variable(result)
+    if old is not None and new._data.shape != (<Variable>old)._data.shape:
+        raise RuntimeError("hook on %s returned a gradient of shape %s, expected %s"
+                           % (node.name(), _shape_str(new._data.shape),
+                              _shape_str((<Variable>old)._data.shape)))
+    return new
+
+
+cdef tuple _materialize(Node node, tuple grads):
+    # Fill missing gradients of a multi-output node with zeros of the right shape.
+    cdef list out = list(grads)
+    cdef Py_ssize_t i
+    for i in range(len(out)):
+        if out[i] is None:
+            shape, dtype, xp = node._out_meta[i]
+            out[i] = _wrap(xp.zeros(shape, dtype=dtype))
+    return tuple(out)
+
+
+cdef tuple _run_node(Node node, tuple grads, bint keep_graph):
+    global _current_node
+    cdef tuple outs
+    cdef Node previous = _current_node
+    token = None
+    if node._out_meta is not None:
+        grads = _materialize(node, grads)
+    if _profiling:
+        token = _profiler.node_begin(node)
+    _current_node = node
+    try:
+        outs = node._backward(grads)
+    except Exception as exc:
+        if _anomaly and node._creation_stack is not None:
+            _add_forward_trace(exc, node)
+        raise
+    finally:
+        _current_node = previous
+    if node._post_hooks:
+        for _, hook in list(node._post_hooks):
+            result = hook(outs, grads)
+            if result is not None:
+                outs = tuple(result)
+    if _anomaly and _anomaly_check_nan:
+        _check_nan(node, outs)
+    if _profiling:
+        _profiler.node_end(token)
+    if not keep_graph:
+        node._release_saved()
+    return outs
+
+
+cdef void _add_forward_trace(object exc, Node node) except *:
+    text = ("\n\nError detected in %s. Traceback of forward call that caused the error:\n%s"
+            % (node.name(), _format_stack(node._creation_stack)))
+    parent = node._parent_node
+    while parent is not None and parent._creation_stack is not None:
+        text += ("\nPrevious calculation was induced by %s. Traceback of forward call that "
+                 "induced the previous calculation:\n%s"
+                 % (parent.name(), _format_stack(parent._creation_stack)))
+        parent = parent._parent_node
+    if exc.args and isinstance(exc.args[0], str):
+        exc.args = (exc.args[0] + text,) + exc.args[1:]
+    else:
+        exc.args = exc.args + (text,)
+
+
+cdef void _check_nan(Node node, tuple outs) except *:
+    cdef Py_ssize_t i
+    for i in range(len(outs)):
+        g = outs[i]
+        if g is None:
+            continue
+        data = (<Variable>g)._data
+        if _is_float_dtype(data.dtype) and bool(_xp_of(data).isnan(data).any()):
+            msg = "Function '%s' returned nan values in its %dth output." % (node.name(), i)
+            if node._creation_stack is not None:
+                msg += ("\nTraceback of forward call that caused the error:\n%s"
+                        % _format_stack(node._creation_stack))
+            raise RuntimeError(msg)
+
+
+cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_graph,
+                   tuple inputs, bint accumulate):
+    """Run backward from `roots`.
+
+    inputs is None: every node runs and leaves accumulate (``backward()``).
+    accumulate=True with inputs: only the inputs' sinks accumulate (``backward(inputs=)``).
+    accumulate=False: gradients for `inputs` are captured and returned (``grad()``).
+    """
+    cdef _GraphRoot root = _GraphRoot.__new__(_GraphRoot)
+    cdef list edges = []
+    cdef Variable v
+    cdef Node node, nxt
+    cdef Py_ssize_t i, n, nr, count
+    cdef list buffer
+    cdef tuple outs, edge, grads
+    cdef dict captures = None
+    cdef set needed = None
+    cdef list captured = None
+
+    for i in range(len(roots)):
+        v = roots[i]
+        edges.append(_edge(v))
+    _init_node(root, tuple(edges), len(roots))
+    root._seq = -1
+    root._grads = root_grads
+
+    cdef dict deps = _count_dependencies(root)
+
+    if inputs is not None:
+        captures = {}
+        captured = [None] * len(inputs)
+        targets = set()
+        exec_targets = set()
+        for i in range(len(inputs)):
+            v = inputs[i]
+            node = _node_of(v)
+            nr = v._output_nr if v._grad_fn is not None else 0
+            targets.add(node)
+            if accumulate and v._grad_fn is None:
+                exec_targets.add(node)       # backward(inputs=[leaf]) accumulates
+            else:
+                captures.setdefault(node, []).append((nr, i))
+        needed = _nodes_to_execute(root, targets, exec_targets)
+        if accumulate is False and not _only_inputs_flag:
+            needed = None                    # grad(only_inputs=False): other leaves accumulate
+
+    cdef dict buffers = {}
+    cdef list ready = [(0, root)]
+    previous_mode = pyad_get_grad_disabled()
+    pyad_set_grad_disabled(not create_graph)
+    try:
+        while ready:
+            node = heapq.heappop(ready)[1]
+            if node is root:
+                grads = root_grads
+            else:
+                buffer = buffers.pop(node, None)
+                if buffer is None:
+                    buffer = [None] * node._num_outputs
+                if node._tensor_pre_hooks or node._retain_grad_hooks or node._pre_hooks:
+                    grads = _call_hooks_on_grads(node, buffer, create_graph)
+                else:
+                    grads = tuple(buffer)
+                if captures is not None and node in captures:
+                    for nr, i in captures[node]:
+                        captured[i] = grads[nr]
+                    if isinstance(node, AccumulateGrad) or (needed is not None
+                                                            and node not in needed):
+                        continue
+                if needed is not None and node not in needed:
+                    continue
+                for g in grads:
+                    if g is not None:
+                        break
+                else:
+                    continue                 # nothing flowed in: nothing to propagate
+            outs = _run_node(node, grads, keep_graph)
+            n = len(node._next_functions)
+            if len(outs) != n:
+                raise RuntimeError("%s returned %d gradients, expected %d"
+                                   % (node.name(), len(outs), n))
+            for i in range(n):
+                edge = node._next_functions[i]
+                nxt = edge[0]
+                if nxt is None:
+                    continue
+                g = outs[i]
+                if g is not None:
+                    nr = edge[1]
+                    buffer = buffers.get(nxt)
+                    if buffer is None:
+                        buffer = [None] * nxt._num_outputs
+                        buffers[nxt] = buffer
+                    if buffer[nr] is None:
+                        buffer[nr] = g
+                    else:
+                        buffer[nr] = buffer[nr] + g
+                count = deps[nxt] - 1
+                if count == 0:
+                    del deps[nxt]
+                    heapq.heappush(ready, (-nxt._seq, nxt))
+                else:
+                    deps[nxt] = count
+    finally:
+        pyad_set_grad_disabled(previous_mode)
+    return captured
+
+
+cdef bint _only_inputs_flag = True
+
+
+cdef tuple _as_tuple(object x):
+    if isinstance(x, Variable):
+        return (x,)
+    if x is None:
+        return ()
+    return tuple(x)
+
+
+cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint is_grad):
+    cdef list result = []
+    cdef Variable out, g
+    cdef Py_ssize_t i
+    if grads is None:
+        grads = (None,) * len(outputs)
+    else:
+        grads = _as_tuple(grads) if not isinstance(grads, (numpy.ndarray,)) else (grads,)
+    if len(grads) != len(outputs):
+        raise RuntimeError("grad can be implicitly created only for scalar outputs"
+                           if len(grads) == 0 else
+                           "got %d gradients for %d outputs" % (len(grads), len(outputs)))
+    for i in range(len(outputs)):
+        if not isinstance(outputs[i], Variable):
+            raise TypeError("%s: outputs must be Variables, got %s"
+                            % ("grad" if is_grad else "backward", type(outputs[i]).__name__))
+        out = outputs[i]
+        if not out._requires_grad:
+            raise RuntimeError("element %d of tensors does not require grad and does not "
+                               "have a grad_fn" % i)
+        if grads[i] is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs "
+                                   "(output %d has shape %s); pass a gradient"
+                                   % (i, _shape_str(out._data.shape)))
+            g = _wrap(_xp_of(out._data).ones_like(out._data))
+        else:
+            g = _as_variable(grads[i])
+            if g._data.shape != out._data.shape:
+                raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %s and "
+                                   "output[%d] has a shape of %s."
+                                   % (i, _shape_str(g._data.shape), i,
+                                      _shape_str(out._data.shape)))
+            if _device_of(g._data) != _device_of(out._data):
+                raise RuntimeError("grad_output[%d] is on %s but output[%d] is on %s"
+                                   % (i, g.device, i, out.device))
+            if g._data.dtype != out._data.dtype:
+                if not _is_float_dtype(g._data.dtype):
+                    raise RuntimeError("grad_output[%d] has dtype %s, expected a floating "
+                                       "gradient for output of dtype %s"
+                                       % (i, g._data.dtype, out._data.dtype))
+                g = _wrap(g._data.astype(out._data.dtype))
+            if not create_graph and g._grad_fn is not None:
+                g = g.detach()
+        result.append(g)
+    return tuple(result)
+
+
+def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, retain_variables=None, inputs=None, variables=None):
+    """Accumulate gradients of ``tensors`` w.r.t. the graph leaves into their ``.grad``.
+
+    ``grad_tensors`` (old name ``grad_variables``) gives the gradient of each tensor;
+    ``None`` is accepted for scalars. ``retain_graph`` (old name ``retain_variables``)
+    defaults to ``create_graph``. ``inputs`` restricts accumulation to those Variables.
+
+    >>> x = Variable(numpy.array([1., 2.]), requires_grad=True)
+    >>> backward([(x * x).sum()])
+    >>> x.grad
+    tensor([2., 4.], dtype=float64)
+    """
+    if tensors is None:
+        tensors = variables
+    if tensors is None:
+        raise TypeError("backward() missing required argument 'tensors'")
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    if retain_graph is None:
+        retain_graph = retain_variables
+    cdef tuple outputs = _as_tuple(tensors)
+    cdef bint create = bool(create_graph)
+    cdef bint keep = create if retain_graph is None else bool(retain_graph)
+    cdef tuple roots = _make_root_grads(outputs, grad_tensors, create, False)
+    cdef tuple ins = None
+    if inputs is not None:
+        ins = _as_tuple(inputs)
+        if len(ins) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        for v in ins:
+            if not isinstance(v, Variable) or not (<Variable>v)._requires_grad:
+                raise RuntimeError("backward(inputs=...): every input must be a Variable "
+                                   "that requires grad")
+    captured = _execute(outputs, roots, keep, create, ins, True)
+    if ins is not None:
+        # Non-leaf inputs were captured; they receive .grad like retain_grad would.
+        for i in range(len(ins)):
+            v = ins[i]
+            g = captured[i]
+            if (<Variable>v)._grad_fn is None or g is None:
+                continue
+            if not create:
+                g = _wrap((<Variable>g)._data.copy())
+            (<Variable>v)._grad = g if (<Variable>v)._grad is None else (<Variable>v)._grad + g
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False,
+         materialize_grads=False):
+    """Return the gradients of ``outputs`` w.r.t. ``inputs`` (without touching ``.grad``).
+
+    >>> x = Variable(numpy.array([1., 2.]), requires_grad=True)
+    >>> grad((x ** 3).sum(), x)
+    (tensor([ 3., 12.], dtype=float64),)
+
+    With ``create_graph=True`` the result has history, so it can be differentiated
+    again. ``allow_unused`` returns None for inputs the outputs do not depend on
+    (zeros with ``materialize_grads``). ``only_inputs=False`` also accumulates into the
+    ``.grad`` of the other leaves.
+    """
+    global _only_inputs_flag
+    if is_grads_batched:
+        raise NotImplementedError("grad(is_grads_batched=True) is not supported yet")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    cdef tuple outs = _as_tuple(outputs)
+    cdef tuple ins = _as_tuple(inputs)
+    cdef bint create = bool(create_graph)
+    cdef bint keep = create if retain_graph is None else bool(retain_graph)
+    if len(ins) == 0:
+        raise RuntimeError("grad requires non-empty inputs.")
+    for i in range(len(ins)):
+        v = ins[i]
+        if not isinstance(v, Variable):
+            raise TypeError("grad: inputs must be Variables, got %s" % type(v).__name__)
+        if not (<Variable>v)._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    cdef tuple roots = _make_root_grads(outs, grad_outputs, create, True)
+    previous = _only_inputs_flag
+    _only_inputs_flag = bool(only_inputs)
+    try:
+        captured = _execute(outs, roots, keep, create, ins, False)
+    finally:
+        _only_inputs_flag = previous
+    result = []
+    for i in range(len(ins)):
+        g = captured[i]
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is "
+                                   "the desired behavior.")
+            if materialize_grads:
+                d = (<Variable>ins[i])._data
+                g = _wrap(_xp_of(d).zeros_like(d))
+        elif not create and (<Variable>g)._grad_fn is not None:
+            g = g.detach()
+        result.append(g)
+    return tuple(result)
+
+
+include "ops/_common.pxi"
+include "ops/elementwise.pxi"
+include "ops/reduction.pxi"
+include "ops/linalg.pxi"
+include "ops/shape.pxi"
+include "ops/nn.pxi"
+include "ops/inplace.pxi"
+include "_function.pxi"
+include "_dlpack.pxi"

@@ -1,0 +1,202 @@
+"""Factories: ``tensor``, ``zeros``, ``ones``, ``rand``... with ``dtype``, ``device`` and
+``requires_grad``. Floating factories default to ``get_default_dtype()`` (float32).
+Random factories draw from one generator seeded by ``manual_seed``.
+"""
+import numpy
+
+from pyad import _engine
+from pyad._engine import Variable, device as _device
+
+_host_rng = numpy.random.default_rng()
+_seed = None
+
+
+def manual_seed(seed):
+    """Seed the generators behind ``rand``, ``randn``, ``randint`` (and CuPy's)."""
+    global _host_rng, _seed
+    _seed = int(seed)
+    _host_rng = numpy.random.default_rng(_seed)
+    if _engine.cupy is not None:
+        try:
+            _engine.cupy.random.seed(_seed)
+        except Exception:  # pragma: no cover - no GPU
+            pass
+    return _seed
+
+
+def initial_seed():
+    return _seed
+
+
+def _xp_for(dev):
+    if dev is None or _device(dev).type == "cpu":
+        return numpy
+    if _engine.cupy is None:
+        raise RuntimeError("device 'cuda' needs CuPy and an NVIDIA GPU; install pyad[cuda]")
+    return _engine.cupy
+
+
+def _finish(data, dtype, device, requires_grad, what):
+    if dtype is not None:
+        data = data.astype(numpy.dtype(dtype), copy=False)
+    if device is not None:
+        data = _engine._move_to_device(data, device, what)
+    v = Variable(data)
+    if requires_grad:
+        if v.dtype.kind not in "fc":
+            raise RuntimeError("%s: only Variables of floating point dtype can require "
+                               "gradients, got %s" % (what, v.dtype))
+        v.requires_grad_(True)
+    return v
+
+
+def _size(size, what):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, numpy.integer)) or s < 0:
+            raise ValueError("%s: sizes must be non-negative integers, got %r" % (what, size))
+    return tuple(int(s) for s in size)
+
+
+def _float_dtype(dtype):
+    return numpy.dtype(dtype) if dtype is not None else _engine.get_default_dtype()
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new Variable holding a copy of ``data`` (Python floats become float32).
+
+    >>> tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    tensor([[1., 2.],
+            [3., 4.]], requires_grad=True)
+    """
+    if isinstance(data, Variable):
+        arr = data.data
+    else:
+        arr = Variable(data).data
+    arr = arr.copy()
+    return _finish(arr, dtype, device, requires_grad, "tensor")
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but shares memory with an array when no conversion is needed."""
+    if isinstance(data, Variable) and dtype is None and device is None:
+        return data
+    return _finish(Variable(data).data, dtype, device, False, "as_tensor")
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    """A Variable of zeros of shape ``size``."""
+    xp = _xp_for(device)
+    return _finish(xp.zeros(_size(size, "zeros"), dtype=_float_dtype(dtype)), None, device,
+                   requires_grad, "zeros")
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    """A Variable of ones of shape ``size``."""
+    xp = _xp_for(device)
+    return _finish(xp.ones(_size(size, "ones"), dtype=_float_dtype(dtype)), None, device,
+                   requires_grad, "ones")
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    """An uninitialised Variable of shape ``size``."""
+    xp = _xp_for(device)
+    return _finish(xp.empty(_size(size, "empty"), dtype=_float_dtype(dtype)), None, device,
+                   requires_grad, "empty")
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    """A Variable of shape ``size`` filled with ``fill_value``."""
+    xp = _xp_for(device)
+    if dtype is None:
+        dtype = (numpy.bool_ if isinstance(fill_value, bool) else
+                 numpy.int64 if isinstance(fill_value, int) else _float_dtype(None))
+    return _finish(xp.full(_size((size,) if isinstance(size, int) else (size,), "full"),
+                           fill_value, dtype=dtype), None, device, requires_grad, "full")
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer args."""
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        dtype = (numpy.int64 if all(isinstance(a, (int, numpy.integer)) for a in
+                                    (start, end, step)) else _float_dtype(None))
+    xp = _xp_for(device)
+    return _finish(xp.arange(start, end, step, dtype=numpy.float64 if
+                             numpy.dtype(dtype).kind == "f" else dtype).astype(dtype),
+                   None, device, requires_grad, "arange")
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    xp = _xp_for(device)
+    return _finish(xp.linspace(start, end, steps).astype(_float_dtype(dtype)), None, device,
+                   requires_grad, "linspace")
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    """The identity matrix of shape ``(n, m or n)``."""
+    xp = _xp_for(device)
+    return _finish(xp.eye(n, m, dtype=_float_dtype(dtype)), None, device, requires_grad, "eye")
+
+
+def _random(xp, draw, size, dtype):
+    if xp is numpy:
+        return draw(_host_rng)(size).astype(dtype, copy=False)
+    return draw(xp.random)(size).astype(dtype, copy=False)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False):
+    """Uniform samples on [0, 1) of shape ``size``."""
+    xp = _xp_for(device)
+    data = _random(xp, lambda g: g.random, _size(size, "rand"), _float_dtype(dtype))
+    return _finish(data, None, device, requires_grad, "rand")
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples of shape ``size``."""
+    xp = _xp_for(device)
+    data = _random(xp, lambda g: g.standard_normal, _size(size, "randn"), _float_dtype(dtype))
+    return _finish(data, None, device, requires_grad, "randn")
+
+
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
+    """Integers uniform on [low, high) of shape ``size`` (int64)."""
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    size = _size((size,) if isinstance(size, int) else (tuple(size),), "randint")
+    xp = _xp_for(device)
+    if xp is numpy:
+        data = _host_rng.integers(low, high, size=size, dtype=numpy.int64)
+    else:
+        data = xp.random.randint(low, high, size=size, dtype=numpy.int64)
+    return _finish(data, dtype, device, requires_grad, "randint")
+
+
+def _like(factory):
+    def like(input, dtype=None, device=None, requires_grad=False, **kwargs):
+        v = input if isinstance(input, Variable) else Variable(input)
+        return factory(*v.shape, dtype=dtype if dtype is not None else v.dtype,
+                       device=device if device is not None else v.device,
+                       requires_grad=requires_grad, **kwargs)
+    like.__name__ = factory.__name__ + "_like"
+    like.__doc__ = "Like ``%s`` with the shape, dtype and device of ``input``." % factory.__name__
+    return like
+
+
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+empty_like = _like(empty)
+rand_like = _like(rand)
+randn_like = _like(randn)
+
+
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+    """Like ``full`` with the shape, dtype and device of ``input``."""
+    v = input if isinstance(input, Variable) else Variable(input)
+    return full(v.shape, fill_value, dtype=dtype if dtype is not None else v.dtype,
+                device=device if device is not None else v.device, requires_grad=requires_grad)

@@ -1,0 +1,249 @@
+# Custom Functions (SPEC 5). A Function's ctx *is* its backward node, as in torch:
+# built-in ops and user Functions share one node mechanism and one engine.
+
+
+cdef class FunctionNode(Node):
+    """The node (and ``ctx``) of a custom Function application.
+
+    In ``forward(ctx, ...)``: ``ctx.save_for_backward(*variables)``,
+    ``ctx.mark_dirty(*inputs)``, ``ctx.mark_non_differentiable(*outputs)``,
+    ``ctx.set_materialize_grads(bool)`` and any attribute. In ``backward(ctx, ...)``:
+    ``ctx.saved_tensors`` and ``ctx.needs_input_grad``.
+    """
+    cdef tuple _to_save
+    cdef list _saved
+    cdef tuple _dirty
+    cdef tuple _non_differentiable
+    cdef bint _materialize_grads
+    cdef tuple _input_meta            # per forward argument: (shape, dtype, device) or None
+    cdef public tuple needs_input_grad
+    cdef object _function_class
+
+    def __cinit__(self):
+        self._materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        """Keep Variables (or None) for backward; read them back with ``saved_tensors``."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Variable):
+                raise TypeError("save_for_backward can only save variables, but argument %d "
+                                "is not a Variable (got %s); store other objects as ctx "
+                                "attributes" % (tensors.index(t), type(t).__name__))
+        self._to_save = tensors
+
+    def mark_dirty(self, *args):
+        """Declare inputs that forward modified in place."""
+        self._dirty = args
+
+    def mark_non_differentiable(self, *args):
+        """Declare outputs that have no gradient (they arrive as zeros in backward)."""
+        self._non_differentiable = args
+
+    def set_materialize_grads(self, value):
+        """With False, backward receives None (not zeros) for outputs without gradient."""
+        self._materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        """The Variables given to ``save_for_backward``, checked against in-place changes."""
+        if self._saved is None:
+            if self._released:
+                raise RuntimeError(
+                    "Trying to backward through the graph a second time (or directly access "
+                    "saved tensors after they have already been freed) in %s. Specify "
+                    "retain_graph=True if you need to backward through the graph a second "
+                    "time." % self.name())
+            return self._to_save if self._to_save is not None else ()
+        return tuple((<SavedVariable>s).unpack(self) if s is not None else None
+                     for s in self._saved)
+
+    @property
+    def saved_variables(self):
+        return self.saved_tensors
+
+    cdef void _release_saved(self):
+        self._released = True
+        if self._saved is not None:
+            for s in self._saved:
+                if s is not None:
+                    (<SavedVariable>s).release()
+            self._saved = None
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Py_ssize_t n = len(self._next_functions)
+        cdef Py_ssize_t i
+        result = self._function_class.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        if len(result) != n:
+            if len(result) > n and builtins.all(r is None for r in result[n:]):
+                result = result[:n]
+            else:
+                raise RuntimeError("function %s returned an incorrect number of gradients "
+                                   "(expected %d, got %d)" % (self.name(), n, len(result)))
+        out = []
+        for i in range(n):
+            g = result[i]
+            if g is None or (<tuple>self._next_functions[i])[0] is None:
+                out.append(None)
+                continue
+            out.append(_validate_function_grad(self, i, g))
+        return tuple(out)
+
+
+cdef Variable _validate_function_grad(FunctionNode node, Py_ssize_t i, object g):
+    cdef Variable v
+    if isinstance(g, Variable):
+        v = <Variable>g
+    elif type(g) is numpy.ndarray or (cupy is not None and isinstance(g, cupy.ndarray)) \
+            or isinstance(g, (int, float)):
+        v = _wrap(_ensure_array(g)) if not isinstance(g, (int, float)) else None
+        if v is None:
+            shape, dtype, dev = node._input_meta[i]
+            v = _wrap(numpy.full(shape, g, dtype=dtype))
+    else:
+        raise TypeError("function %s returned a gradient of type %s at index %d, expected a "
+                        "Variable, an array or None" % (node.name(), type(g).__name__, i))
+    shape, dtype, dev = node._input_meta[i]
+    if _device_of(v._data) != dev:
+        raise RuntimeError("function %s returned a gradient on %s at index %d, expected %s"
+                           % (node.name(), _device_of(v._data), i, dev))
+    if v._data.shape != shape:
+        try:
+            numpy.broadcast_shapes(shape, v._data.shape)
+            ok = len(v._data.shape) >= len(shape) and numpy.broadcast_shapes(
+                shape, v._data.shape) == v._data.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError("function %s returned an invalid gradient at index %d - got %s "
+                               "but expected shape compatible with %s"
+                               % (node.name(), i, _shape_str(v._data.shape), _shape_str(shape)))
+        v = sum_to(v, shape)
+    if v._data.dtype != dtype:
+        v = _convert(v, None, dtype, False)
+    return v
+
+
+def _function_apply(cls, node_cls, args, kwargs):
+    """Run ``cls.forward`` without recording, then record one node for the outputs."""
+    cdef FunctionNode node = node_cls()
+    cdef Variable v, o
+    cdef Py_ssize_t i
+    node._function_class = cls
+    needs = []
+    meta = []
+    any_volatile = False
+    any_requires = False
+    for a in args:
+        if isinstance(a, Variable):
+            v = <Variable>a
+            needs.append(v._requires_grad)
+            meta.append((v._data.shape, v._data.dtype, _device_of(v._data)))
+            volatile = volatile or v._volatile
+            any_requires = any_requires or v._requires_grad
+        else:
+            needs.append(False)
+            meta.append(None)
+    node.needs_input_grad = tuple(needs)
+    node._input_meta = tuple(meta)
+    cdef bint record = any_requires and _grad_enabled()
+    previous = pyad_get_grad_disabled()
+    pyad_set_grad_disabled(1)
+    try:
+        outputs = cls.forward(node, *args, **kwargs)
+    finally:
+        pyad_set_grad_disabled(previous)
+    is_tuple = isinstance(outputs, tuple)
+    outs = list(outputs) if is_tuple else [outputs]
+    for i in range(len(outs)):
+        if not isinstance(outs[i], Variable) and outs[i] is not None:
+            if type(outs[i]) is numpy.ndarray or (cupy is not None and
+                                                   isinstance(outs[i], cupy.ndarray)):
+                outs[i] = _wrap(outs[i])
+    if not record:
+        for o in [x for x in outs if isinstance(x, Variable)]:
+            if any_volatile:
+                o._volatile = True
+        node._to_save = None
+        return tuple(outs) if is_tuple else outs[0]
+
+    dirty = node._dirty or ()
+    non_diff = node._non_differentiable or ()
+    edges = tuple(_edge(<Variable>a) if isinstance(a, Variable) else _NO_EDGE for a in args)
+    _init_node(node, edges, len(outs))
+    out_meta = []
+    for i in range(len(outs)):
+        x = outs[i]
+        if not isinstance(x, Variable):
+            out_meta.append(((), _default_dtype, numpy))
+            continue
+        o = <Variable>x
+        if builtins.any(o is d for d in dirty):
+            if o._requires_grad and o._grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation (mark_dirty in %s)" % node.name())
+            o._version_counter.version += 1
+        elif builtins.any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
+            # An input (or any Variable with history) returned as is: give the output its
+            # own Variable sharing the data, so the input's history is left intact.
+            alias = Variable.__new__(Variable)
+            (<Variable>alias)._data = o._data
+            (<Variable>alias)._version_counter = o._version_counter
+            o = <Variable>alias
+            outs[i] = o
+        out_meta.append((o._data.shape, o._data.dtype, _xp_of(o._data)))
+        if builtins.any(x is d for d in non_diff) or not _is_float_dtype(o._data.dtype):
+            o._requires_grad = False
+            o._grad_fn = None
+            continue
+        o._grad_fn = node
+        o._output_nr = i
+        o._requires_grad = True
+    if node._materialize_grads:
+        node._out_meta = tuple(out_meta)
+    if node._to_save is not None:
+        saved = []
+        for t in node._to_save:
+            if t is None:
+                saved.append(None)
+            else:
+                v = <Variable>t
+                saved.append(_save(v, v._grad_fn is node))
+        node._saved = saved
+        node._to_save = None
+    return tuple(outs) if is_tuple else outs[0]
+
+
+cdef class DelayedErrorBackward(Node):
+    cdef str message
+
+    cdef tuple _backward(self, tuple grads):
+        raise RuntimeError(self.message)
+
+
+def _delayed_error(outputs, inputs, str message):
+    """Give ``outputs`` a node connected to ``inputs`` whose backward raises ``message``.
+
+    Used by once_differentiable: a second differentiation through such a backward
+    reaches this node and fails loudly instead of silently returning wrong zeros.
+    """
+    cdef DelayedErrorBackward node = DelayedErrorBackward.__new__(DelayedErrorBackward)
+    cdef Variable out
+    node.message = message
+    edges = tuple(_edge(<Variable>v) for v in inputs
+                  if isinstance(v, Variable) and (<Variable>v)._requires_grad)
+    _init_node(node, edges, len(outputs))
+    result = []
+    for i, o in enumerate(outputs):
+        if o is None:
+            result.append(None)
+            continue
+        data = (<Variable>o)._data if isinstance(o, Variable) else _to_array(o, None, "backward")
+        out = _wrap(data)
+        if _is_float_dtype(data.dtype):
+            out._grad_fn = node
+            out._output_nr = i
+            out._requires_grad = True
+        result.append(out)
+    return tuple(result)

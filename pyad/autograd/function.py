@@ -1,0 +1,104 @@
+"""Extending autograd with custom Functions (``pyad.autograd.Function``).
+
+New style, as torch >= 1.0: static ``forward(ctx, *args)`` / ``backward(ctx, *grads)``
+called through ``MyFunction.apply(...)``. ``ctx`` is the backward node itself
+(``FunctionCtx``). Backward receives Variables and, under ``create_graph=True``, what
+it computes is recorded, so a backward written with pyad ops is differentiable again.
+"""
+import functools
+
+from pyad import _engine
+
+FunctionCtx = _engine.FunctionNode
+
+
+class BackwardCFunction(_engine.FunctionNode):
+    """Base of the per-Function node classes (``<Name>Backward``)."""
+
+    def apply(self, *grads):
+        return self(*grads)
+
+
+class FunctionMeta(type):
+    """Gives every Function subclass its own node class, named ``<Name>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class for operations with a user-defined derivative.
+
+    >>> class Square(Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         x, = ctx.saved_tensors
+    ...         return 2 * x * grad
+    >>> x = pyad.tensor([3.0], requires_grad=True)
+    >>> Square.apply(x).backward(pyad.ones(1))
+    >>> x.grad
+    tensor([6.])
+    """
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement the backward function for custom "
+                                  "autograd.Function.")
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run ``forward`` and record one node whose backward is ``cls.backward``."""
+        return _engine._function_apply(cls, cls._backward_cls, args, kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is not supported yet; "
+            "define forward/backward as @staticmethod and call %s.apply(...)"
+            % type(self).__name__)
+
+
+_ONCE_DIFFERENTIABLE_ERROR = ("trying to differentiate twice a function that was marked "
+                              "with @once_differentiable")
+
+
+def once_differentiable(fn):
+    """Mark a backward as not differentiable: it runs without recording (so it may use
+    raw arrays) and differentiating its result raises a clear error."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with _engine_no_grad():
+            outputs = fn(ctx, *args)
+        if not _engine.is_grad_enabled():
+            return outputs
+        requires_grad = any(isinstance(a, _engine.Variable) and a.requires_grad for a in args)
+        if not requires_grad:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        wrapped = _engine._delayed_error((outputs,) if single else outputs, args,
+                                         _ONCE_DIFFERENTIABLE_ERROR)
+        return wrapped[0] if single else wrapped
+
+    return wrapper
+
+
+class _engine_no_grad:
+    def __enter__(self):
+        self._previous = _engine._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _engine._set_grad_enabled(self._previous)
+        return False

@@ -1,0 +1,689 @@
+"""Check analytical gradients against finite differences.
+
+`gradcheck` compares the Jacobian that pyad's backward pass computes with one
+estimated by central finite differences; `gradgradcheck` does the same for the
+backward pass itself, so it checks second derivatives. Both follow
+``torch.autograd.gradcheck`` in signature and meaning.
+
+Finite differences are computed in float64 on the host whatever the array
+module, so the module works unchanged for NumPy and CuPy data. Failure messages
+show only the worst entries of a Jacobian, never whole arrays.
+"""
+
+import warnings
+
+import numpy
+
+import pyad
+
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+
+# How many Jacobian entries a failure message lists.
+_REPORTED_ENTRIES = 5
+
+
+class GradcheckError(RuntimeError):
+    """Raised by `gradcheck` and `gradgradcheck` when a check fails.
+
+    Examples
+    --------
+    >>> import numpy as np, pyad
+    >>> from pyad.autograd.gradcheck import GradcheckError
+    >>> issubclass(GradcheckError, RuntimeError)
+    True
+    """
+
+
+# ---------------------------------------------------------------------------
+# Arrays: NumPy or CuPy, always compared as float64 on the host
+# ---------------------------------------------------------------------------
+
+_cupy = None
+_cupy_probed = False
+
+
+def _array_module(array):
+    """Return the module (numpy or cupy) that owns ``array``."""
+    global _cupy, _cupy_probed
+    if isinstance(array, (numpy.ndarray, numpy.generic)):
+        return numpy
+    if not _cupy_probed:
+        # Import lazily: importing CuPy costs time and needs a CUDA runtime,
+        # and nobody without CuPy data should pay for it.
+        _cupy_probed = True
+        try:
+            import cupy
+        except ImportError:
+            cupy = None
+        _cupy = cupy
+    if _cupy is None:
+        return numpy
+    return _cupy.get_array_module(array)
+
+
+def _array_of(value):
+    """The array inside a Variable (or the array itself)."""
+    if isinstance(value, pyad.Variable):
+        return value.data
+    return value
+
+
+def _host_float64(value):
+    """A float64 NumPy copy of a Variable or array, on the host."""
+    array = _array_of(value)
+    if _array_module(array) is not numpy:
+        array = array.get()
+    # Always copy: an output may alias an input that is about to be perturbed.
+    return numpy.array(array, dtype=numpy.float64, copy=True)
+
+
+def _as_tuple(value):
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, list):
+        return tuple(value)
+    return (value,)
+
+
+def _is_floating(dtype):
+    return numpy.issubdtype(numpy.dtype(dtype), numpy.floating)
+
+
+def _is_float_variable(value):
+    return isinstance(value, pyad.Variable) and _is_floating(value.dtype)
+
+
+def _is_differentiable_output(value):
+    return _is_float_variable(value) and value.requires_grad
+
+
+def _format_index(flat_index, shape):
+    return "[" + ", ".join(str(int(k)) for k in numpy.unravel_index(flat_index, shape)) + "]"
+
+
+# ---------------------------------------------------------------------------
+# Input checks
+# ---------------------------------------------------------------------------
+
+def _check_inputs(inputs, stacklevel):
+    """Return the positions of the inputs that require grad, after validating them."""
+    diff_positions = []
+    for position, value in enumerate(inputs):
+        if not (isinstance(value, pyad.Variable) and value.requires_grad):
+            continue
+        dtype = numpy.dtype(value.dtype)
+        if numpy.issubdtype(dtype, numpy.complexfloating):
+            raise ValueError(
+                f"Input {position} is complex ({dtype}); pyad's gradcheck supports "
+                "real floating inputs only.")
+        if dtype != numpy.float64:
+            warnings.warn(
+                f"Input {position} requires grad and has dtype {dtype}, not float64. "
+                "Finite differences in this precision are poor, so gradcheck will "
+                "likely report mismatches that are not bugs; pass float64 inputs "
+                "(e.g. x.double()).",
+                UserWarning, stacklevel=stacklevel)
+        data = value.data
+        if any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
+            raise RuntimeError(
+                f"Input {position} has a dimension with stride 0 (a broadcast view), so "
+                "its elements overlap in memory and perturbing one element perturbs "
+                "several: the numerical gradient would be wrong. Pass a contiguous copy "
+                "(e.g. x.contiguous() or pyad.Variable(data.copy(), requires_grad=True)).")
+        if not getattr(data.flags, "writeable", True):
+            raise RuntimeError(
+                f"Input {position} has read-only data; gradcheck perturbs inputs in place. "
+                "Pass a writable copy.")
+        diff_positions.append(position)
+    if not diff_positions:
+        raise ValueError(
+            "gradcheck expects at least one input to require gradient, but none of "
+            "them have requires_grad=True.")
+    return diff_positions
+
+
+# ---------------------------------------------------------------------------
+# Numerical side: central differences, perturbing inputs in place
+# ---------------------------------------------------------------------------
+
+def _evaluate(func, inputs, output_positions, expected_sizes):
+    outputs = _as_tuple(func(*inputs))
+    values = {}
+    for j in output_positions:
+        flat = _host_float64(outputs[j]).ravel()
+        if flat.size != expected_sizes[j]:
+            raise GradcheckError(
+                f"Output {j} changed size from {expected_sizes[j]} to {flat.size} when an "
+                "input was perturbed; gradcheck needs outputs of fixed shape.")
+        values[j] = flat
+    return values
+
+
+def _write(data, index, value):
+    # Writing `.data` is invisible to autograd; no_grad makes sure that stays
+    # true if a future `.data` setter were to record anything.
+    with pyad.no_grad():
+        data[index] = value
+
+
+def _numerical_jacobians(func, inputs, input_positions, output_positions,
+                         output_sizes, eps):
+    """Jacobians ``J[(j, i)]`` of shape (output j size, input i size) by central differences."""
+    jacobians = {}
+    for i in input_positions:
+        data = inputs[i].data
+        n = data.size
+        for j in output_positions:
+            jacobians[(j, i)] = numpy.zeros((output_sizes[j], n))
+        for k in range(n):
+            index = numpy.unravel_index(k, data.shape)
+            original = data[index].copy()
+            try:
+                _write(data, index, original + eps)
+                plus = _evaluate(func, inputs, output_positions, output_sizes)
+                _write(data, index, original - eps)
+                minus = _evaluate(func, inputs, output_positions, output_sizes)
+            finally:
+                _write(data, index, original)
+            for j in output_positions:
+                jacobians[(j, i)][:, k] = (plus[j] - minus[j]) / (2 * eps)
+    return jacobians
+
+
+def _numerical_directional(func, inputs, input_positions, output_positions,
+                           output_sizes, directions, eps):
+    """``J[(j, i)] @ u[i]`` for every pair, from one central difference along ``u[i]``."""
+    products = {}
+    for i in input_positions:
+        data = inputs[i].data
+        xp = _array_module(data)
+        original = data.copy()
+        original64 = _host_float64(data)
+        step = eps * directions[i].reshape(data.shape)
+        try:
+            _write(data, Ellipsis, xp.asarray(original64 + step).astype(data.dtype))
+            plus = _evaluate(func, inputs, output_positions, output_sizes)
+            _write(data, Ellipsis, xp.asarray(original64 - step).astype(data.dtype))
+            minus = _evaluate(func, inputs, output_positions, output_sizes)
+        finally:
+            _write(data, Ellipsis, original)
+        for j in output_positions:
+            products[(j, i)] = (plus[j] - minus[j]) / (2 * eps)
+    return products
+
+
+# ---------------------------------------------------------------------------
+# Analytical side: vector-Jacobian products through pyad's backward
+# ---------------------------------------------------------------------------
+
+def _vjp(output, inputs, input_positions, grad_output, check_grad_dtypes, j):
+    """Host float64 gradients of ``output`` w.r.t. each input, given ``grad_output``.
+
+    Inputs the output does not depend on get zeros.
+    """
+    diff_inputs = [inputs[i] for i in input_positions]
+    grads = pyad.autograd.grad(
+        [output], diff_inputs, [pyad.Variable(grad_output)],
+        retain_graph=True, allow_unused=True)
+    result = {}
+    for i, grad in zip(input_positions, grads):
+        variable = inputs[i]
+        if grad is None:
+            result[i] = numpy.zeros(variable.data.size)
+            continue
+        grad_shape = tuple(_array_of(grad).shape)
+        if grad_shape != tuple(variable.shape):
+            raise GradcheckError(
+                f"Analytical gradient has incorrect size: the gradient of output {j} "
+                f"with respect to input {i} has shape {grad_shape}, but input {i} has "
+                f"shape {tuple(variable.shape)}.")
+        grad_dtype = numpy.dtype(_array_of(grad).dtype)
+        if check_grad_dtypes and grad_dtype != numpy.dtype(variable.dtype):
+            raise GradcheckError(
+                f"Gradient has dtype mismatch: the gradient of output {j} with respect "
+                f"to input {i} has dtype {grad_dtype}, but input {i} has dtype "
+                f"{numpy.dtype(variable.dtype)}.")
+        result[i] = _host_float64(grad).ravel()
+    return result
+
+
+def _one_hot(output, k):
+    data = output.data
+    xp = _array_module(data)
+    grad_output = xp.zeros(data.shape, dtype=data.dtype)
+    grad_output.reshape(-1)[k] = 1
+    return grad_output
+
+
+def _analytical_jacobians(output, inputs, input_positions, check_grad_dtypes, j):
+    """Rows of the Jacobians of output ``j``: ``J[i]`` of shape (output size, input size)."""
+    size = output.data.size
+    jacobians = {i: numpy.zeros((size, inputs[i].data.size)) for i in input_positions}
+    for k in range(size):
+        row = _vjp(output, inputs, input_positions, _one_hot(output, k),
+                   check_grad_dtypes, j)
+        for i in input_positions:
+            jacobians[i][k, :] = row[i]
+    return jacobians
+
+
+# ---------------------------------------------------------------------------
+# Messages
+# ---------------------------------------------------------------------------
+
+def _allclose(analytical, numerical, rtol, atol):
+    return numpy.allclose(analytical, numerical, rtol=rtol, atol=atol)
+
+
+def _mismatch_details(numerical, analytical, output_shape, input_shape, i, j, rtol, atol):
+    """Shapes, max difference and the worst few entries; bounded whatever the size."""
+    difference = numpy.abs(numerical - analytical)
+    beyond = ~(difference <= atol + rtol * numpy.abs(numerical))
+    # Rank only entries beyond tolerance (listing agreeing ones is noise); NaN
+    # never satisfies a tolerance, so it ranks worst.
+    ranked = numpy.where(beyond, numpy.where(numpy.isnan(difference), numpy.inf, difference),
+                         -1.0).ravel()
+    offending = int(beyond.sum())
+    count = min(_REPORTED_ENTRIES, offending)
+    if ranked.size > count:
+        worst = numpy.argpartition(-ranked, count)[:count]
+    else:
+        worst = numpy.arange(ranked.size)
+    worst = worst[numpy.argsort(-ranked[worst], kind="stable")]
+    largest = numpy.max(difference) if difference.size else 0.0
+    lines = [
+        f"output {j} has shape {tuple(output_shape)} and input {i} has shape "
+        f"{tuple(input_shape)}; both Jacobians have shape {numerical.shape} "
+        f"(row: flat element of output {j}, column: flat element of input {i}).",
+        f"max |numerical - analytical| = {largest:.6g}; {offending} of {difference.size} "
+        f"entries exceed atol + rtol * |numerical| (atol={atol}, rtol={rtol})"
+        + (f"; the worst {count}:" if count else "."),
+    ]
+    columns = numerical.shape[1]
+    for flat in worst:
+        row, column = divmod(int(flat), columns)
+        lines.append(
+            f"  output{_format_index(row, output_shape)} / input"
+            f"{_format_index(column, input_shape)}: numerical {numerical.flat[flat]:.10g}, "
+            f"analytical {analytical.flat[flat]:.10g}, "
+            f"difference {numerical.flat[flat] - analytical.flat[flat]:.3g}")
+    return "\n".join(lines)
+
+
+def _mismatch_error(numerical, analytical, output_shape, input_shape, i, j, rtol, atol,
+                    preamble=()):
+    lines = [f"Jacobian mismatch for output {j} with respect to input {i},"]
+    lines.extend(preamble)
+    lines.append(_mismatch_details(numerical, analytical, output_shape, input_shape,
+                                   i, j, rtol, atol))
+    return GradcheckError("\n".join(lines))
+
+
+def _reentrancy_error(first, second, i, j, nondet_tol):
+    difference = numpy.max(numpy.abs(first - second)) if first.size else 0.0
+    return GradcheckError(
+        "Backward is not reentrant, i.e., running backward with same input and "
+        "grad_output multiple times gives different values, although analytical "
+        f"gradient matches numerical gradient (output {j}, input {i}: max difference "
+        f"between two runs {difference:.6g}). The tolerance for nondeterminism was "
+        f"{nondet_tol}.")
+
+
+def _differs(first, second, nondet_tol):
+    # `not <=` so that NaN counts as a difference.
+    return first.size and not numpy.max(numpy.abs(first - second)) <= nondet_tol
+
+
+# ---------------------------------------------------------------------------
+# Checks shared by both modes
+# ---------------------------------------------------------------------------
+
+def _check_numerically_constant(values, output_positions, input_positions, atol, strict):
+    """Outputs that do not require grad must not depend on the inputs.
+
+    ``values[(j, i)]`` is a numerical Jacobian or Jacobian-vector product.
+    """
+    for j in output_positions:
+        for i in input_positions:
+            value = values[(j, i)]
+            if value.size and not numpy.max(numpy.abs(value)) <= atol:
+                if strict:
+                    raise GradcheckError(
+                        f"Output {j} does not require grad, but its numerical gradient "
+                        f"with respect to input {i} is not zero (max |entry| "
+                        f"{numpy.max(numpy.abs(value)):.6g}): the backward pass was not "
+                        "recorded with create_graph=True. Is it computed from `.data`, "
+                        "NumPy arrays or a once_differentiable Function?")
+                raise GradcheckError(
+                    f"Numerical gradient for function expected to be zero: output {j} "
+                    f"does not require grad, but its numerical gradient with respect to "
+                    f"input {i} has max |entry| {numpy.max(numpy.abs(value)):.6g}.")
+
+
+def _check_backward_multiplies_grad_output(outputs, output_positions, inputs,
+                                           input_positions):
+    """A zero grad_output must give zero gradients (a backward that ignores it would not)."""
+    diff_outputs = [outputs[j] for j in output_positions]
+    zeros = []
+    for output in diff_outputs:
+        xp = _array_module(output.data)
+        zeros.append(pyad.Variable(xp.zeros(output.data.shape, dtype=output.data.dtype)))
+    grads = pyad.autograd.grad(diff_outputs, [inputs[i] for i in input_positions], zeros,
+                               retain_graph=True, allow_unused=True)
+    for i, grad in zip(input_positions, grads):
+        if grad is None:
+            continue
+        values = _host_float64(grad)
+        if not numpy.all(values == 0):
+            raise GradcheckError(
+                f"backward not multiplied by grad_output: with all grad_outputs zero, the "
+                f"gradient with respect to input {i} has max |entry| "
+                f"{numpy.max(numpy.abs(values)):.6g} instead of 0.")
+
+
+# ---------------------------------------------------------------------------
+# Slow and fast modes
+# ---------------------------------------------------------------------------
+
+def _slow_check(func, inputs, outputs, input_positions, output_positions, constant_positions,
+                eps, atol, rtol, nondet_tol, check_grad_dtypes, strict):
+    sizes = {j: outputs[j].data.size for j in output_positions + constant_positions}
+    numerical = _numerical_jacobians(func, inputs, input_positions,
+                                     output_positions + constant_positions, sizes, eps)
+    _check_numerically_constant(numerical, constant_positions, input_positions, atol, strict)
+    for j in output_positions:
+        output = outputs[j]
+        first = _analytical_jacobians(output, inputs, input_positions, check_grad_dtypes, j)
+        # Backward runs twice on the same graph; the two must agree (reentrancy).
+        second = _analytical_jacobians(output, inputs, input_positions, check_grad_dtypes, j)
+        for i in input_positions:
+            if not _allclose(first[i], numerical[(j, i)], rtol, atol):
+                raise _mismatch_error(numerical[(j, i)], first[i], output.shape,
+                                      inputs[i].shape, i, j, rtol, atol)
+        for i in input_positions:
+            if _differs(first[i], second[i], nondet_tol):
+                raise _reentrancy_error(first[i], second[i], i, j, nondet_tol)
+
+
+def _random_unit(rng, shape):
+    # Non-negative entries, as torch: the adjusted atol below relies on sum(u) > 0.
+    vector = numpy.asarray(rng.random(shape))
+    norm = numpy.linalg.norm(vector)
+    return vector / norm if norm > 0 else vector
+
+
+def _adjusted_atol(atol, u, v):
+    # Element-wise we allow |a - n| <= atol + rtol |n|. For the scalars v^T A u and
+    # v^T N u the matching bound is v^T E u + rtol |v^T N u| with E full of atol.
+    return atol * float(u.sum()) * float(v.sum())
+
+
+def _fast_check(func, inputs, outputs, input_positions, output_positions, constant_positions,
+                eps, atol, rtol, nondet_tol, check_grad_dtypes, strict):
+    rng = numpy.random.default_rng(0)
+    u = {i: _random_unit(rng, tuple(inputs[i].shape)).ravel() for i in input_positions}
+    v = {j: _random_unit(rng, tuple(outputs[j].shape)) for j in output_positions}
+    sizes = {j: outputs[j].data.size for j in output_positions + constant_positions}
+    ju = _numerical_directional(func, inputs, input_positions,
+                                output_positions + constant_positions, sizes, u, eps)
+    _check_numerically_constant(ju, constant_positions, input_positions, atol, strict)
+    for j in output_positions:
+        output = outputs[j]
+        xp = _array_module(output.data)
+        grad_output = xp.asarray(v[j]).astype(output.data.dtype)
+        first = _vjp(output, inputs, input_positions, grad_output, check_grad_dtypes, j)
+        second = _vjp(output, inputs, input_positions, grad_output, check_grad_dtypes, j)
+        for i in input_positions:
+            analytical = float(first[i] @ u[i])
+            numerical = float(v[j].ravel() @ ju[(j, i)])
+            tolerance = _adjusted_atol(atol, u[i], v[j]) + rtol * abs(numerical)
+            if not abs(analytical - numerical) <= tolerance:
+                raise _fast_mismatch_error(func, inputs, output, i, j, analytical, numerical,
+                                           tolerance, eps, atol, rtol, check_grad_dtypes)
+        for i in input_positions:
+            if _differs(first[i], second[i], nondet_tol):
+                raise _reentrancy_error(first[i], second[i], i, j, nondet_tol)
+
+
+def _fast_mismatch_error(func, inputs, output, i, j, analytical, numerical, tolerance,
+                         eps, atol, rtol, check_grad_dtypes):
+    # The two scalars say nothing about where the error is: recompute the full
+    # Jacobians of this pair (with the caller's eps) to point at entries.
+    slow_numerical = _numerical_jacobians(func, inputs, [i], [j], {j: output.data.size}, eps)
+    slow_analytical = _analytical_jacobians(output, inputs, [i], check_grad_dtypes, j)
+    preamble = [
+        f"fast mode: v^T J u is {numerical:.8g} numerically and {analytical:.8g} "
+        f"analytically (difference {abs(numerical - analytical):.3g}, allowed "
+        f"{tolerance:.3g}) for random unit vectors u and v.",
+    ]
+    if _allclose(slow_analytical[i], slow_numerical[(j, i)], rtol, atol):
+        preamble.append(
+            "Fast gradcheck failed but element-wise differences are small: the check "
+            "might pass with fast_mode=False.")
+    preamble.append("Element-wise (slow mode) comparison:")
+    return _mismatch_error(slow_numerical[(j, i)], slow_analytical[i], output.shape,
+                           inputs[i].shape, i, j, rtol, atol, preamble)
+
+
+def _gradcheck(func, inputs, *, eps, atol, rtol, raise_exception, nondet_tol,
+               check_undefined_grad, check_grad_dtypes, check_backward_ad, fast_mode,
+               strict_outputs, context=None):
+    if not check_backward_ad:
+        raise ValueError(
+            "check_backward_ad=False leaves nothing to check: pyad has no forward-mode "
+            "AD, so gradcheck only checks backward mode.")
+    inputs = _as_tuple(inputs)
+    # Level 4 points the warning at the user's call of gradcheck/gradgradcheck.
+    input_positions = _check_inputs(inputs, stacklevel=4)
+    try:
+        with pyad.enable_grad():
+            outputs = _as_tuple(func(*inputs))
+        output_positions = [j for j, o in enumerate(outputs) if _is_differentiable_output(o)]
+        constant_positions = []
+        if strict_outputs or not output_positions:
+            constant_positions = [j for j, o in enumerate(outputs)
+                                  if _is_float_variable(o) and not o.requires_grad]
+        check = _fast_check if fast_mode else _slow_check
+        check(func, inputs, outputs, input_positions, output_positions, constant_positions,
+              eps, atol, rtol, nondet_tol, check_grad_dtypes, strict_outputs)
+        if check_undefined_grad and output_positions:
+            _check_backward_multiplies_grad_output(outputs, output_positions, inputs,
+                                                   input_positions)
+    except GradcheckError as error:
+        if not raise_exception:
+            return False
+        if context is None:
+            raise
+        raise GradcheckError(f"{error}\n{context}") from None
+    return True
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+              check_batched_grad=False, check_backward_ad=True, fast_mode=False,
+              masked=None):
+    """Check the gradients of ``func`` against finite differences.
+
+    For every output of ``func`` that is floating and requires grad, and every
+    input that requires grad, the Jacobian computed by pyad's backward pass
+    (one ``pyad.autograd.grad`` call per output element) is compared with a
+    central-difference estimate made by perturbing each input element in place
+    by ``eps``. An entry passes when ``|analytical - numerical| <= atol + rtol *
+    |numerical|``. The backward pass is run twice and the two results must agree
+    within ``nondet_tol``.
+
+    Inputs should be float64: in lower precision the finite differences are too
+    inaccurate, and a warning says so.
+
+    Parameters
+    ----------
+    func : callable
+        Takes the inputs positionally; returns a Variable or a tuple of them.
+        Outputs that do not require grad or are not floating are not checked (if
+        none requires grad, their numerical gradients must be zero).
+    inputs : Variable or tuple of Variables
+        Entries that are not Variables are passed through unchanged. At least one
+        must require grad. Their ``.data`` is perturbed in place and restored.
+    eps : float
+        Finite-difference step.
+    atol, rtol : float
+        Absolute and relative tolerance.
+    raise_exception : bool
+        Raise `GradcheckError` with a description of the failure (default), or
+        return False.
+    nondet_tol : float
+        Tolerance for differences between two backward passes on the same graph.
+    check_undefined_grad : bool
+        Also check that a zero ``grad_output`` gives zero gradients, i.e. that the
+        backward multiplies by ``grad_output``. (pyad has no undefined-gradient
+        tensors; a zero ``grad_output`` is what a backward sees in their place.)
+    check_grad_dtypes : bool
+        Also require every gradient to have its input's dtype.
+    check_batched_grad : bool
+        Accepted for compatibility with torch; ignored (pyad has no vmap).
+    check_backward_ad : bool
+        Must be True: pyad has no forward-mode AD to check instead.
+    fast_mode : bool
+        Compare ``v^T J u`` for random unit vectors ``u``, ``v`` instead of whole
+        Jacobians: two evaluations per input and one backward per output. On
+        failure the full Jacobians of the failing pair are computed for the report.
+    masked : None
+        Accepted for compatibility with torch (sparse inputs); ignored.
+
+    Returns
+    -------
+    bool
+        True if all checks pass; False on failure when ``raise_exception`` is False.
+
+    Raises
+    ------
+    GradcheckError
+        When a check fails and ``raise_exception`` is True. The message names the
+        output and input and lists only the worst few Jacobian entries.
+    ValueError
+        If no input requires grad.
+    RuntimeError
+        If an input has a zero stride (broadcast view) or read-only data.
+
+    Examples
+    --------
+    >>> import numpy as np, pyad
+    >>> from pyad.autograd import gradcheck
+    >>> x = pyad.Variable(np.linspace(0.5, 1.5, 4), requires_grad=True)
+    >>> y = pyad.Variable(np.arange(4.0), requires_grad=True)
+    >>> gradcheck(lambda a, b: (a * b, a * a), (x, y))
+    True
+    >>> gradcheck(lambda a, b: a * b, (x, y), fast_mode=True)
+    True
+    """
+    del check_batched_grad, masked
+    return _gradcheck(func, inputs, eps=eps, atol=atol, rtol=rtol,
+                      raise_exception=raise_exception, nondet_tol=nondet_tol,
+                      check_undefined_grad=check_undefined_grad,
+                      check_grad_dtypes=check_grad_dtypes,
+                      check_backward_ad=check_backward_ad, fast_mode=fast_mode,
+                      strict_outputs=False)
+
+
+def _random_grad_output(rng, output, non_contiguous):
+    data = output.data
+    xp = _array_module(data)
+    dtype = data.dtype if _is_floating(data.dtype) else numpy.float64
+    values = numpy.asarray(rng.standard_normal(data.shape))
+    if non_contiguous and data.ndim > 0:
+        # Every other element of a twice-as-long last axis: same values, strided layout.
+        storage = xp.zeros(data.shape[:-1] + (2 * data.shape[-1],), dtype=dtype)
+        array = storage[..., ::2]
+        array[...] = xp.asarray(values).astype(dtype)
+    else:
+        array = xp.asarray(values).astype(dtype)
+    return pyad.Variable(array, requires_grad=True)
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False,
+                  check_batched_grad=False, fast_mode=False, masked=None):
+    """Check the second derivatives of ``func`` against finite differences.
+
+    Runs `gradcheck` on the function ``(*inputs, *grad_outputs) -> grads`` that
+    computes ``pyad.autograd.grad(func(*inputs), inputs, grad_outputs,
+    create_graph=True)``: this checks that the backward pass of ``func`` is
+    itself correctly differentiable, with respect to both the inputs and the
+    grad_outputs.
+
+    Unlike torch, a gradient that comes out of the backward pass without a graph
+    (a backward computed from ``.data`` or NumPy) although it depends on its
+    arguments is reported as a failure instead of being skipped.
+
+    Parameters
+    ----------
+    func : callable
+        As for `gradcheck`.
+    inputs : Variable or tuple of Variables
+        As for `gradcheck`.
+    grad_outputs : Variable or tuple of Variables, optional
+        One per output of ``func`` that requires grad. Those that require grad are
+        checked too. By default random normal values (seeded, so reproducible) of
+        each output's dtype, requiring grad.
+    gen_non_contig_grad_outputs : bool
+        Make the generated grad_outputs non-contiguous views.
+    eps, atol, rtol, raise_exception, nondet_tol, check_undefined_grad, \
+check_grad_dtypes, check_batched_grad, fast_mode, masked
+        As for `gradcheck`.
+
+    Returns
+    -------
+    bool
+        True if all checks pass; False on failure when ``raise_exception`` is False.
+
+    Examples
+    --------
+    >>> import numpy as np, pyad
+    >>> from pyad.autograd import gradgradcheck
+    >>> x = pyad.Variable(np.linspace(0.5, 1.5, 4), requires_grad=True)
+    >>> gradgradcheck(lambda a: a * a * a, (x,))
+    True
+    """
+    inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        rng = numpy.random.default_rng(0)
+        with pyad.enable_grad():
+            outputs = _as_tuple(func(*inputs))
+        grad_outputs = tuple(_random_grad_output(rng, o, gen_non_contig_grad_outputs)
+                             for o in outputs if _is_differentiable_output(o))
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+    num_grad_outputs = len(grad_outputs)
+    diff_positions = [i for i, x in enumerate(inputs)
+                      if isinstance(x, pyad.Variable) and x.requires_grad]
+
+    def new_func(*args):
+        input_args = args[:len(args) - num_grad_outputs]
+        # grad(create_graph=True) needs grad mode even if the caller disabled it.
+        with pyad.enable_grad():
+            outputs = [o for o in _as_tuple(func(*input_args))
+                       if _is_differentiable_output(o)]
+            if len(outputs) != num_grad_outputs:
+                raise ValueError(
+                    f"gradgradcheck got {num_grad_outputs} grad_outputs, but func has "
+                    f"{len(outputs)} outputs that require grad.")
+            grads = pyad.autograd.grad(
+                outputs, [input_args[i] for i in diff_positions],
+                list(args[len(args) - num_grad_outputs:]),
+                create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    # Indices in a failure message refer to new_func; say what they mean.
+    first, last = len(inputs), len(inputs) + num_grad_outputs - 1
+    which = f"input {first} is" if first == last else f"inputs {first}..{last} are"
+    context = (
+        f"(gradgradcheck: {which} the grad_outputs, after the original inputs; output k "
+        "is the gradient with respect to the k-th original input that requires grad, "
+        f"among positions {diff_positions}, unused inputs left out.)")
+    del check_batched_grad, masked
+    return _gradcheck(new_func, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                      raise_exception=raise_exception, nondet_tol=nondet_tol,
+                      check_undefined_grad=check_undefined_grad,
+                      check_grad_dtypes=check_grad_dtypes, check_backward_ad=True,
+                      fast_mode=fast_mode, strict_outputs=True, context=context)

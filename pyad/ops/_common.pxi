@@ -1,0 +1,312 @@
+# Shared machinery of the op families: operand handling, recording a node, the one
+# broadcast reduction (sum_to / broadcast_to, adjoint to each other), conversions,
+# comparisons and printing.
+
+import builtins
+
+
+cdef inline object _ensure_array(object data):
+    # NumPy returns scalars for 0-d results; a Variable always holds an array.
+    if type(data) is numpy.ndarray:
+        return data
+    if isinstance(data, numpy.generic):
+        return numpy.asarray(data)
+    return data
+
+
+cdef inline Variable _plain(object data, bint is_volatile):
+    # An output that records nothing.
+    cdef Variable v = _wrap(_ensure_array(data))
+    v._volatile = is_volatile
+    return v
+
+
+cdef inline Variable _recorded(Node node, object data, tuple edges):
+    cdef Variable v
+    _init_node(node, edges, 1)
+    v = _wrap(_ensure_array(data))
+    v._grad_fn = node
+    v._requires_grad = True
+    return v
+
+
+cdef inline bint _records(Variable a):
+    return a._requires_grad and _grad_enabled()
+
+
+cdef Py_ssize_t _normalize_dim(object dim, Py_ssize_t ndim, str what) except? -1:
+    cdef Py_ssize_t d
+    try:
+        d = dim
+    except TypeError:
+        raise TypeError("%s: dim must be an int, got %s" % (what, type(dim).__name__)) from None
+    cdef Py_ssize_t n = ndim if ndim > 0 else 1
+    if d < -n or d >= n:
+        raise IndexError("%s: dimension out of range (expected to be in range of [%d, %d], "
+                         "but got %d)" % (what, -n, n - 1, d))
+    return d + n if d < 0 else d
+
+
+cdef tuple _normalize_dims(object dim, Py_ssize_t ndim, str what):
+    # None -> all dims; int or sequence -> sorted unique non-negative dims.
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        dims = tuple(sorted({_normalize_dim(d, ndim, what) for d in dim}))
+        if len(dims) != len(dim):
+            raise RuntimeError("%s: dim %s appears multiple times in the list of dims"
+                               % (what, dim))
+        return dims
+    if ndim == 0:
+        _normalize_dim(dim, ndim, what)
+        return ()
+    return (_normalize_dim(dim, ndim, what),)
+
+
+cdef object _operand_data(object x, str what):
+    # The array (or Python scalar, which NumPy 2 treats as weakly typed) of an operand.
+    if isinstance(x, Variable):
+        return (<Variable>x)._data
+    if isinstance(x, (int, float, bool)) or type(x) is numpy.ndarray:
+        return x
+    if cupy is not None and isinstance(x, cupy.ndarray):
+        return x
+    if isinstance(x, complex):
+        return x
+    return _to_array(x, None, what)
+
+
+cdef inline tuple _shape_of(object x):
+    if isinstance(x, Variable):
+        return (<Variable>x)._data.shape
+    if isinstance(x, (int, float, bool, complex)):
+        return ()
+    return x.shape
+
+
+cdef inline bint _operand_volatile(object x):
+    return isinstance(x, Variable) and (<Variable>x)._volatile
+
+
+cdef inline bint _operand_requires_grad(object x):
+    return isinstance(x, Variable) and (<Variable>x)._requires_grad
+
+
+cdef inline tuple _operand_edge(object x):
+    if isinstance(x, Variable):
+        return _edge(<Variable>x)
+    return _NO_EDGE
+
+
+cdef void _check_same_device(object da, object db, str what) except *:
+    if cupy is None:
+        return
+    ca = isinstance(da, cupy.ndarray)
+    cb = isinstance(db, cupy.ndarray)
+    if (ca and type(db) is numpy.ndarray) or (cb and type(da) is numpy.ndarray):
+        raise RuntimeError("%s: expected all operands to be on the same device, got cpu and "
+                           "cuda" % what)
+    if ca and cb and da.device.id != db.device.id:
+        raise RuntimeError("%s: operands are on different GPUs (cuda:%d and cuda:%d)"
+                           % (what, da.device.id, db.device.id))
+
+
+cdef object _broadcast_error(str what, object a, object b):
+    return RuntimeError("%s: the size of operand a %s does not match the size of operand b "
+                        "%s (shapes cannot be broadcast together)"
+                        % (what, _shape_str(_shape_of(a)), _shape_str(_shape_of(b))))
+
+
+cdef class _SavedOperand:
+    # An operand a node needs in backward: a saved Variable or a constant.
+    cdef SavedVariable saved
+    cdef object constant
+
+    cdef object get(self, Node owner):
+        if self.saved is not None:
+            return self.saved.unpack(owner)
+        return self.constant
+
+    cdef void release(self):
+        if self.saved is not None:
+            self.saved.release()
+        self.constant = None
+
+
+cdef _SavedOperand _save_operand(object x):
+    cdef _SavedOperand s = _SavedOperand.__new__(_SavedOperand)
+    if isinstance(x, Variable):
+        s.saved = _save(<Variable>x, False)
+    else:
+        s.constant = x
+    return s
+
+
+# -- the broadcast reduction ------------------------------------------------------
+
+cdef object _sum_to_data(object data, tuple shape):
+    cdef Py_ssize_t lead = data.ndim - len(shape)
+    cdef list axes = list(range(lead))
+    cdef Py_ssize_t i
+    for i in range(len(shape)):
+        if shape[i] == 1 and data.shape[lead + i] != 1:
+            axes.append(lead + i)
+    if not axes:
+        return data.reshape(shape)
+    return data.sum(axis=tuple(axes), keepdims=True).reshape(shape)
+
+
+cdef class SumToBackward(Node):
+    cdef tuple input_shape
+
+    cdef tuple _backward(self, tuple grads):
+        return (broadcast_to(grads[0], self.input_shape),)
+
+
+cpdef Variable sum_to(object input, object shape):
+    """Sum ``input`` over broadcast dimensions so it has ``shape`` (adjoint of broadcast_to).
+
+    Every op's backward uses it to reduce a broadcast gradient to its input's shape.
+    """
+    cdef Variable x = _as_variable(input)
+    shape = tuple(shape)
+    if x._data.shape == shape:
+        return x
+    data = _sum_to_data(x._data, shape)
+    cdef SumToBackward node
+    if _records(x):
+        node = SumToBackward.__new__(SumToBackward)
+        node.input_shape = x._data.shape
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class ExpandBackward(Node):
+    cdef tuple input_shape
+
+    cdef tuple _backward(self, tuple grads):
+        return (sum_to(grads[0], self.input_shape),)
+
+
+cpdef Variable broadcast_to(object input, object shape):
+    """Broadcast ``input`` to ``shape`` (a read-only view, as NumPy's broadcast_to)."""
+    cdef Variable x = _as_variable(input)
+    shape = tuple(shape)
+    if x._data.shape == shape:
+        return x
+    try:
+        data = _xp_of(x._data).broadcast_to(x._data, shape)
+    except ValueError:
+        raise RuntimeError("broadcast_to: the shape %s cannot be broadcast to %s"
+                           % (_shape_str(x._data.shape), _shape_str(shape))) from None
+    cdef ExpandBackward node
+    cdef Variable out
+    if _records(x):
+        node = ExpandBackward.__new__(ExpandBackward)
+        node.input_shape = x._data.shape
+        out = _recorded(node, data, (_edge(x),))
+    else:
+        out = _plain(data, x._volatile)
+    out._version_counter = x._version_counter
+    out._is_view = True
+    return out
+
+
+def expand(input, *sizes):
+    """Broadcast to ``sizes``; ``-1`` keeps a dimension (torch's expand)."""
+    cdef Variable x = _as_variable(input)
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    lead = len(sizes) - x._data.ndim
+    if lead < 0:
+        raise RuntimeError("expand: the number of sizes provided (%d) must be greater or equal "
+                           "to the number of dimensions in the tensor (%d)"
+                           % (len(sizes), x._data.ndim))
+    shape = tuple(x._data.shape[i - lead] if s == -1 and i >= lead else s
+                  for i, s in enumerate(sizes))
+    return broadcast_to(x, shape)
+
+
+# -- conversions ------------------------------------------------------------------
+
+cdef class ToCopyBackward(Node):
+    cdef object input_dtype
+    cdef object input_device
+
+    cdef tuple _backward(self, tuple grads):
+        return (_convert(grads[0], self.input_device, self.input_dtype, False),)
+
+
+cdef Variable _convert(Variable x, object dev, object dtype, bint copy):
+    data = x._data
+    if dtype is not None:
+        dtype = numpy.dtype(dtype)
+    if dev is not None:
+        data = _move_to_device(data, dev)
+    if dtype is not None and data.dtype != dtype:
+        data = data.astype(dtype)
+    if data is x._data:
+        if not copy:
+            return x
+        data = data.copy()
+    cdef ToCopyBackward node
+    if _records(x) and _is_float_dtype(data.dtype):
+        node = ToCopyBackward.__new__(ToCopyBackward)
+        node.input_dtype = x._data.dtype
+        node.input_device = str(x.device)
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+# -- comparisons (no gradient, bool result) ----------------------------------------
+
+cdef Variable _compare(Variable a, object b, int op):
+    other = _operand_data(b, "comparison")
+    d = a._data
+    try:
+        if op == 0:
+            r = d < other
+        elif op == 1:
+            r = d <= other
+        elif op == 2:
+            r = d == other
+        elif op == 3:
+            r = d != other
+        elif op == 4:
+            r = d > other
+        else:
+            r = d >= other
+    except ValueError:
+        raise _broadcast_error("comparison", a, b) from None
+    return _plain(r, a._volatile or _operand_volatile(b))
+
+
+# -- printing ---------------------------------------------------------------------
+
+def _format_variable(Variable v):
+    data = v._host_data()
+    kwargs = dict(separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
+                  max_line_width=80)
+    if data.dtype.kind == "f":
+        # torch's style: "1." when every value is integral, else four fixed decimals.
+        finite = data[numpy.isfinite(data)]
+        integral = finite.size == 0 or bool((finite == numpy.round(finite)).all())
+        kwargs.update(precision=4, floatmode="maxprec_equal" if integral else "fixed")
+    if data.size == 0:
+        body = "[]"
+    else:
+        body = numpy.array2string(data, **kwargs)
+    extras = []
+    if data.size == 0 and data.shape != (0,):
+        extras.append("size=%s" % (tuple(data.shape),))
+    if data.dtype != _default_dtype and data.dtype != numpy.int64 and data.dtype != numpy.bool_:
+        extras.append("dtype=%s" % data.dtype)
+    if type(v._data) is not numpy.ndarray:
+        extras.append("device='%s'" % v.device)
+    if v._grad_fn is not None:
+        extras.append("grad_fn=<%s>" % v._grad_fn.name())
+    elif v._requires_grad:
+        extras.append("requires_grad=True")
+    if v._volatile:
+        extras.append("volatile=True")
+    return "tensor(" + body + "".join(", " + e for e in extras) + ")"

@@ -1,0 +1,331 @@
+# Elementwise ops. Each op's forward is next to its backward node; every backward
+# is written with differentiable pyad ops, so create_graph=True works for all.
+
+
+cdef class _BinaryNode(Node):
+    # The operands a binary op's backward needs, plus their shapes for sum_to.
+    cdef _SavedOperand a
+    cdef _SavedOperand b
+    cdef tuple a_shape
+    cdef tuple b_shape
+
+    cdef void _release_saved(self):
+        self._released = True
+        if self.a is not None:
+            self.a.release()
+        if self.b is not None:
+            self.b.release()
+
+
+cdef inline Variable _binary(_BinaryNode node, object data, object a, object b,
+                             bint save_a, bint save_b):
+    # Record `node` for data = op(a, b). save_a/save_b: keep the operand for backward.
+    node.a_shape = _shape_of(a)
+    node.b_shape = _shape_of(b)
+    if save_a:
+        node.a = _save_operand(a)
+    if save_b:
+        node.b = _save_operand(b)
+    return _recorded(node, data, (_operand_edge(a), _operand_edge(b)))
+
+
+cdef inline bint _binary_records(object a, object b):
+    return (_operand_requires_grad(a) or _operand_requires_grad(b)) and _grad_enabled()
+
+
+cdef inline object _apply_binary(object ufunc, object a, object b, str what):
+    cdef object da = _operand_data(a, what)
+    cdef object db = _operand_data(b, what)
+    try:
+        return ufunc(da, db)
+    except ValueError:
+        raise _broadcast_error(what, a, b) from None
+    except TypeError:
+        _check_same_device(da, db, what)
+        raise
+
+
+cdef inline Variable _check_binary_args(object a, object b, str what):
+    # At least one operand must be a Variable (pyad.add(2, 3) makes a Variable too).
+    if isinstance(a, Variable):
+        return <Variable>a
+    if isinstance(b, Variable):
+        return <Variable>b
+    return _as_variable(a)
+
+
+# -- add / sub ----------------------------------------------------------------------
+
+cdef class AddBackward(_BinaryNode):
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        return (sum_to(g, self.a_shape) if self._needs_input_grad(0) else None,
+                sum_to(g, self.b_shape) if self._needs_input_grad(1) else None)
+
+
+cpdef Variable add(object input, object other):
+    """Elementwise ``input + other`` with broadcasting."""
+    _check_binary_args(input, other, "add")
+    data = _apply_binary(numpy.add, input, other, "add")
+    if _binary_records(input, other):
+        return _binary(AddBackward.__new__(AddBackward), data, input, other, False, False)
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+cdef class SubBackward(_BinaryNode):
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        return (sum_to(g, self.a_shape) if self._needs_input_grad(0) else None,
+                sum_to(neg(g), self.b_shape) if self._needs_input_grad(1) else None)
+
+
+cpdef Variable sub(object input, object other):
+    """Elementwise ``input - other`` with broadcasting."""
+    _check_binary_args(input, other, "sub")
+    data = _apply_binary(numpy.subtract, input, other, "sub")
+    if _binary_records(input, other):
+        return _binary(SubBackward.__new__(SubBackward), data, input, other, False, False)
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+# -- mul / div ----------------------------------------------------------------------
+
+cdef class MulBackward(_BinaryNode):
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        ga = gb = None
+        if self._needs_input_grad(0):
+            ga = sum_to(mul(g, self.b.get(self)), self.a_shape)
+        if self._needs_input_grad(1):
+            gb = sum_to(mul(g, self.a.get(self)), self.b_shape)
+        return (ga, gb)
+
+
+cpdef Variable mul(object input, object other):
+    """Elementwise ``input * other`` with broadcasting."""
+    _check_binary_args(input, other, "mul")
+    data = _apply_binary(numpy.multiply, input, other, "mul")
+    if _binary_records(input, other):
+        return _binary(MulBackward.__new__(MulBackward), data, input, other,
+                       _operand_requires_grad(other), _operand_requires_grad(input))
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+cdef class DivBackward(_BinaryNode):
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        b = self.b.get(self)
+        ga = gb = None
+        if self._needs_input_grad(0):
+            ga = sum_to(div(g, b), self.a_shape)
+        if self._needs_input_grad(1):
+            # d(a/b)/db = -a / b^2
+            gb = sum_to(neg(div(mul(g, self.a.get(self)), mul(b, b))), self.b_shape)
+        return (ga, gb)
+
+
+cpdef Variable div(object input, object other):
+    """Elementwise true division ``input / other`` with broadcasting."""
+    _check_binary_args(input, other, "div")
+    data = _apply_binary(numpy.true_divide, input, other, "div")
+    if _binary_records(input, other):
+        return _binary(DivBackward.__new__(DivBackward), data, input, other,
+                       _operand_requires_grad(other), True)
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+# -- pow ----------------------------------------------------------------------------
+
+cdef class PowBackward(_BinaryNode):
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        base = self.a.get(self)
+        exponent = self.b.get(self)
+        ga = gb = None
+        if self._needs_input_grad(0):
+            if isinstance(exponent, (int, float)):
+                if exponent == 0:
+                    ga = mul(g, 0.0)
+                else:
+                    ga = mul(g, mul(pow(base, exponent - 1), exponent))
+            else:
+                ga = sum_to(mul(g, mul(pow(base, sub(exponent, 1)), exponent)), self.a_shape)
+        if self._needs_input_grad(1):
+            # d(a^b)/db = a^b log(a); taken as 0 where a == 0 and b >= 0 (torch's choice,
+            # the limit from the right) so 0**b does not produce nan gradients.
+            result = pow(base, exponent)
+            bdata = _operand_data(base, "pow")
+            xp = _xp_of(_operand_data(exponent, "pow"))
+            mask = xp.asarray(bdata == 0) & xp.asarray(_operand_data(exponent, "pow") >= 0)
+            safe_base = where_const(mask, 1.0, base) if isinstance(base, Variable) else \
+                xp.where(mask, 1.0, bdata)
+            gb = sum_to(mul(g, mul(result, log(safe_base))), self.b_shape)
+        return (ga, gb)
+
+
+cpdef Variable pow(object input, object exponent):
+    """Elementwise ``input ** exponent`` (either may be a Variable or a number)."""
+    _check_binary_args(input, exponent, "pow")
+    data = _apply_binary(numpy.power, input, exponent, "pow")
+    if _binary_records(input, exponent):
+        return _binary(PowBackward.__new__(PowBackward), data, input, exponent, True, True)
+    return _plain(data, _operand_volatile(input) or _operand_volatile(exponent))
+
+
+# -- unary --------------------------------------------------------------------------
+
+cdef class _UnaryNode(Node):
+    # Saves the input or the output of a unary op (whichever the formula needs).
+    cdef SavedVariable saved
+
+    cdef void _release_saved(self):
+        self._released = True
+        if self.saved is not None:
+            self.saved.release()
+
+
+cdef inline Variable _record_unary(_UnaryNode node, object data, Variable x, bint save_input,
+                                   bint save_output):
+    cdef Variable out = _recorded(node, data, (_edge(x),))
+    if save_input:
+        node.saved = _save(x, False)
+    elif save_output:
+        node.saved = _save(out, True)
+    return out
+
+
+cdef class NegBackward(Node):
+    cdef tuple _backward(self, tuple grads):
+        return (neg(grads[0]),)
+
+
+cpdef Variable neg(object input):
+    """Elementwise ``-input``."""
+    cdef Variable x = _as_variable(input)
+    data = numpy.negative(x._data)
+    if _records(x):
+        return _recorded(NegBackward.__new__(NegBackward), data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class ExpBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (mul(grads[0], self.saved.unpack(self)),)
+
+
+cpdef Variable exp(object input):
+    """Elementwise exponential."""
+    cdef Variable x = _as_variable(input)
+    data = numpy.exp(x._data)
+    if _records(x):
+        return _record_unary(ExpBackward.__new__(ExpBackward), data, x, False, True)
+    return _plain(data, x._volatile)
+
+
+cdef class LogBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (div(grads[0], self.saved.unpack(self)),)
+
+
+cpdef Variable log(object input):
+    """Elementwise natural logarithm."""
+    cdef Variable x = _as_variable(input)
+    data = numpy.log(x._data)
+    if _records(x):
+        return _record_unary(LogBackward.__new__(LogBackward), data, x, True, False)
+    return _plain(data, x._volatile)
+
+
+cdef class SqrtBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (div(grads[0], mul(self.saved.unpack(self), 2)),)
+
+
+cpdef Variable sqrt(object input):
+    """Elementwise square root."""
+    cdef Variable x = _as_variable(input)
+    data = numpy.sqrt(x._data)
+    if _records(x):
+        return _record_unary(SqrtBackward.__new__(SqrtBackward), data, x, False, True)
+    return _plain(data, x._volatile)
+
+
+cdef class TanhBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        y = self.saved.unpack(self)
+        return (mul(grads[0], sub(1, mul(y, y))),)
+
+
+cpdef Variable tanh(object input):
+    """Elementwise hyperbolic tangent."""
+    cdef Variable x = _as_variable(input)
+    data = numpy.tanh(x._data)
+    if _records(x):
+        return _record_unary(TanhBackward.__new__(TanhBackward), data, x, False, True)
+    return _plain(data, x._volatile)
+
+
+cdef class SigmoidBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        y = self.saved.unpack(self)
+        return (mul(grads[0], mul(y, sub(1, y))),)
+
+
+cdef object _sigmoid_data(object d):
+    # Split by sign so exp never overflows: 1/(1+e^-x) for x>=0, e^x/(1+e^x) otherwise.
+    xp = _xp_of(d)
+    e = xp.exp(-xp.abs(d))
+    return xp.where(d >= 0, 1 / (1 + e), e / (1 + e)).astype(d.dtype, copy=False)
+
+
+cpdef Variable sigmoid(object input):
+    """Elementwise logistic sigmoid ``1 / (1 + exp(-x))``."""
+    cdef Variable x = _as_variable(input)
+    data = _sigmoid_data(x._data)
+    if _records(x):
+        return _record_unary(SigmoidBackward.__new__(SigmoidBackward), data, x, False, True)
+    return _plain(data, x._volatile)
+
+
+cdef class ReluBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        # The mask is a constant, so the backward is linear in the incoming gradient
+        # and is itself differentiable (its own derivative is the same mask).
+        y = self.saved.unpack(self)._data
+        return (mul(grads[0], y > 0),)
+
+
+cpdef Variable relu(object input):
+    """Elementwise ``max(input, 0)``."""
+    cdef Variable x = _as_variable(input)
+    data = numpy.maximum(x._data, 0)
+    if data.dtype != x._data.dtype:
+        data = data.astype(x._data.dtype)
+    if _records(x):
+        return _record_unary(ReluBackward.__new__(ReluBackward), data, x, False, True)
+    return _plain(data, x._volatile)
+
+
+# -- where with a constant (used by formulas that must avoid nan, e.g. pow) --------------
+
+cdef class WhereConstBackward(Node):
+    cdef object mask
+    cdef tuple input_shape
+
+    cdef tuple _backward(self, tuple grads):
+        return (sum_to(mul(grads[0], ~self.mask), self.input_shape),)
+
+
+cpdef Variable where_const(object mask, object value, object input):
+    """``value`` where ``mask`` is true, ``input`` elsewhere (gradient flows to input)."""
+    cdef Variable x = _as_variable(input)
+    xp = _xp_of(x._data)
+    mask = xp.asarray(mask)
+    data = xp.where(mask, xp.asarray(value, dtype=x._data.dtype), x._data)
+    cdef WhereConstBackward node
+    if _records(x):
+        node = WhereConstBackward.__new__(WhereConstBackward)
+        node.mask = mask
+        node.input_shape = x._data.shape
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)

@@ -1,0 +1,138 @@
+# In-place ops. Each bumps the version counter shared by a Variable and its views.
+#
+# With autograd recording, an in-place op on x is recorded as the out-of-place op on
+# a snapshot of x's old value; the result is written back into x's memory and x's
+# history moves onto the new node, so gradients stay correct and saved copies of
+# the old x are caught by the version check.
+
+
+cdef void _check_inplace_allowed(Variable x, object other, str what) except *:
+    if x._requires_grad and x._grad_fn is None:
+        raise RuntimeError("%s: a leaf Variable that requires grad is being used in an "
+                           "in-place operation (wrap it in pyad.no_grad() or use the "
+                           "out-of-place op)." % what)
+    if x._is_view and x._view_base is not None and (
+            x._view_base._requires_grad or _operand_requires_grad(other)):
+        raise RuntimeError("%s: in-place modification of a view of a Variable that is part "
+                           "of an autograd graph is not supported; use the out-of-place op "
+                           "(or modify a .clone())." % what)
+
+
+cdef Variable _write_back(Variable x, Variable result, str what):
+    # Copy `result` into x's memory and give x the result's history.
+    if result._data.shape != x._data.shape:
+        raise RuntimeError("%s: output with shape %s doesn't match the broadcast shape %s"
+                           % (what, _shape_str(x._data.shape), _shape_str(result._data.shape)))
+    try:
+        _xp_of(x._data).copyto(x._data, result._data, casting="same_kind")
+    except (TypeError, ValueError) as exc:
+        raise RuntimeError("%s: cannot write the result into this Variable: %s"
+                           % (what, exc)) from None
+    x._version_counter.version += 1
+    if result._grad_fn is not None:
+        x._grad_fn = result._grad_fn
+        x._output_nr = result._output_nr
+        x._requires_grad = True
+    return x
+
+
+cdef Variable _snapshot(Variable x):
+    # x's current value and history, in memory of its own.
+    cdef Variable old = _wrap(x._data.copy())
+    old._grad_fn = x._grad_fn
+    old._output_nr = x._output_nr
+    old._requires_grad = x._requires_grad
+    if x._requires_grad and x._grad_fn is None:
+        old._accumulator = x._get_accumulator()
+    return old
+
+
+cdef inline bint _inplace_records(Variable x, object other):
+    return _grad_enabled() and (x._requires_grad or _operand_requires_grad(other))
+
+
+cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which, str what):
+    cdef Variable old, result
+    if _inplace_records(x, other):
+        _check_inplace_allowed(x, other, what)
+        old = _snapshot(x)
+        if which == 0:
+            result = add(old, other)
+        elif which == 1:
+            result = sub(old, other)
+        elif which == 2:
+            result = mul(old, other)
+        else:
+            result = div(old, other)
+        return _write_back(x, result, what)
+    if not x._data.flags.writeable:
+        raise RuntimeError("%s: the Variable's data is read-only" % what)
+    try:
+        ufunc(x._data, _operand_data(other, what), out=x._data, casting="same_kind")
+    except ValueError:
+        raise _broadcast_error(what, x, other) from None
+    except TypeError as exc:
+        raise RuntimeError("%s: %s" % (what, exc)) from None
+    x._version_counter.version += 1
+    return x
+
+
+cpdef Variable add_(Variable input, object other):
+    """In-place ``input += other``."""
+    return _inplace_binary(input, other, numpy.add, 0, "add_")
+
+
+cpdef Variable sub_(Variable input, object other):
+    """In-place ``input -= other``."""
+    return _inplace_binary(input, other, numpy.subtract, 1, "sub_")
+
+
+cpdef Variable mul_(Variable input, object other):
+    """In-place ``input *= other``."""
+    return _inplace_binary(input, other, numpy.multiply, 2, "mul_")
+
+
+cpdef Variable div_(Variable input, object other):
+    """In-place ``input /= other``."""
+    return _inplace_binary(input, other, numpy.true_divide, 3, "div_")
+
+
+cdef Variable _inplace_fill(Variable x, object value, str what):
+    # value: a number or a Variable broadcastable to x. History: the old x gets a zero
+    # gradient, `value` (when a Variable) gets the gradient summed to its shape.
+    cdef Variable old
+    if _inplace_records(x, value):
+        _check_inplace_allowed(x, value, what)
+        old = _snapshot(x)
+        return _write_back(x, add(mul(old, 0), broadcast_to(value, x._data.shape)
+                                  if isinstance(value, Variable) else value), what)
+    if not x._data.flags.writeable:
+        raise RuntimeError("%s: the Variable's data is read-only" % what)
+    try:
+        x._data[...] = _operand_data(value, what)
+    except ValueError:
+        raise _broadcast_error(what, x, value) from None
+    x._version_counter.version += 1
+    return x
+
+
+cpdef Variable zero_(Variable input):
+    """Fill with zeros in place."""
+    return _inplace_fill(input, 0, "zero_")
+
+
+cpdef Variable fill_(Variable input, object value):
+    """Fill with ``value`` in place."""
+    if isinstance(value, Variable) and (<Variable>value)._data.ndim != 0:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           "%d dimensions." % (<Variable>value)._data.ndim)
+    return _inplace_fill(input, value, "fill_")
+
+
+cpdef Variable copy_(Variable input, object src):
+    """Copy ``src`` (broadcast, cast to this dtype) into this Variable in place."""
+    if isinstance(src, Variable):
+        if (<Variable>src)._data.dtype != input._data.dtype:
+            src = _convert(<Variable>src, None, input._data.dtype, False)
+        src = _convert(<Variable>src, str(input.device), None, False)
+    return _inplace_fill(input, src, "copy_")

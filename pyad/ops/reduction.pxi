@@ -1,0 +1,214 @@
+# Reductions. A reduction's backward reshapes the incoming gradient to the
+# keepdim shape and broadcasts it back over the input (through broadcast_to).
+
+from collections import namedtuple
+
+max_result = namedtuple("max", ["values", "indices"])
+
+
+cdef tuple _keepdim_shape(tuple shape, tuple dims):
+    return tuple(1 if i in dims else shape[i] for i in range(len(shape)))
+
+
+cdef tuple _reduce_args(Variable x, object dim, object keepdim, object axis, object keepdims,
+                        str what):
+    if axis is not None:
+        if dim is not None:
+            raise TypeError("%s: got both dim and axis" % what)
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    return _normalize_dims(dim, x._data.ndim, what), bool(keepdim)
+
+
+cdef Variable _expand_reduced_grad(Variable g, tuple input_shape, tuple dims, bint keepdim):
+    if not keepdim:
+        g = reshape(g, _keepdim_shape(input_shape, dims))
+    return broadcast_to(g, input_shape)
+
+
+cdef class SumBackward(Node):
+    cdef tuple input_shape
+    cdef tuple dims
+    cdef bint keepdim
+
+    cdef tuple _backward(self, tuple grads):
+        return (_expand_reduced_grad(grads[0], self.input_shape, self.dims, self.keepdim),)
+
+
+cpdef Variable sum(object input, object dim=None, object keepdim=False, object axis=None,
+                   object keepdims=None, object dtype=None):
+    """Sum over ``dim`` (an int, a tuple, or None for all), keeping it if ``keepdim``.
+
+    >>> sum(Variable(numpy.arange(6.).reshape(2, 3)), dim=1)
+    tensor([ 3., 12.], dtype=float64)
+    """
+    cdef Variable x = _as_variable(input)
+    dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "sum")
+    data = x._data.sum(axis=dims, keepdims=kd, dtype=dtype)
+    cdef SumBackward node
+    if _records(x):
+        node = SumBackward.__new__(SumBackward)
+        node.input_shape = x._data.shape
+        node.dims = dims
+        node.keepdim = kd
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class MeanBackward(SumBackward):
+    cdef Py_ssize_t count
+
+    cdef tuple _backward(self, tuple grads):
+        g = div(grads[0], self.count)
+        return (_expand_reduced_grad(g, self.input_shape, self.dims, self.keepdim),)
+
+
+cpdef Variable mean(object input, object dim=None, object keepdim=False, object axis=None,
+                    object keepdims=None, object dtype=None):
+    """Mean over ``dim`` (an int, a tuple, or None for all), keeping it if ``keepdim``."""
+    cdef Variable x = _as_variable(input)
+    if not _is_float_dtype(x._data.dtype) and dtype is None:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                           "a floating point or complex dtype. Got: %s" % x._data.dtype)
+    dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "mean")
+    data = x._data.mean(axis=dims, keepdims=kd, dtype=dtype)
+    cdef MeanBackward node
+    cdef Py_ssize_t count = 1
+    if _records(x):
+        for d in dims:
+            count *= x._data.shape[d]
+        node = MeanBackward.__new__(MeanBackward)
+        node.input_shape = x._data.shape
+        node.dims = dims
+        node.keepdim = kd
+        node.count = count
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class MaxBackward(Node):
+    # Ties: without dim the gradient is shared evenly by all maxima (torch's choice);
+    # with dim it goes to the index returned (the first maximum).
+    cdef object mask          # float array of the input's shape, already divided by ties
+    cdef tuple input_shape
+    cdef tuple dims
+    cdef bint keepdim
+
+    cdef tuple _backward(self, tuple grads):
+        g = _expand_reduced_grad(grads[0], self.input_shape, self.dims, self.keepdim)
+        return (mul(g, self.mask),)
+
+    cdef void _release_saved(self):
+        self._released = True
+
+
+cpdef object max(object input, object dim=None, object keepdim=False):
+    """Maximum of all elements, or ``(values, indices)`` along ``dim``.
+
+    >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
+    tensor([5., 7.], dtype=float64)
+    """
+    cdef Variable x = _as_variable(input)
+    if x._data.size == 0:
+        raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+    xp = _xp_of(x._data)
+    cdef MaxBackward node
+    cdef Variable values
+    cdef tuple dims
+    if dim is None:
+        dims = tuple(range(x._data.ndim))
+        data = x._data.max()
+        if _records(x):
+            is_max = (x._data == data)
+            node = MaxBackward.__new__(MaxBackward)
+            node.mask = is_max / is_max.sum(dtype=x._data.dtype)
+            node.mask = node.mask.astype(x._data.dtype, copy=False)
+            node.input_shape = x._data.shape
+            node.dims = dims
+            node.keepdim = False
+            return _recorded(node, data, (_edge(x),))
+        return _plain(data, x._volatile)
+    if isinstance(dim, Variable):
+        raise TypeError("max(input, other): use pyad.maximum for the elementwise maximum")
+    d = _normalize_dim(dim, x._data.ndim, "max")
+    dims = (d,) if x._data.ndim else ()
+    if x._data.ndim == 0:
+        indices = xp.zeros((), dtype=numpy.int64)
+        data = x._data.copy()
+    else:
+        indices = xp.argmax(x._data, axis=d, keepdims=True)
+        data = xp.take_along_axis(x._data, indices, axis=d)
+        if not keepdim:
+            indices = indices.squeeze(d)
+            data = data.squeeze(d)
+    if _records(x):
+        node = MaxBackward.__new__(MaxBackward)
+        mask = xp.zeros(x._data.shape, dtype=x._data.dtype)
+        if x._data.ndim:
+            xp.put_along_axis(mask, indices if keepdim else xp.expand_dims(indices, d), 1, axis=d)
+        else:
+            mask[...] = 1
+        node.mask = mask
+        node.input_shape = x._data.shape
+        node.dims = dims
+        node.keepdim = bool(keepdim)
+        values = _recorded(node, data, (_edge(x),))
+    else:
+        values = _plain(data, x._volatile)
+    return max_result(values, _plain(indices.astype(numpy.int64, copy=False), x._volatile))
+
+
+cdef class LogsumexpBackward(Node):
+    cdef SavedVariable input
+    cdef SavedVariable result
+    cdef tuple dims
+    cdef bint keepdim
+
+    cdef tuple _backward(self, tuple grads):
+        x = self.input.unpack(self)
+        out = self.result.unpack(self)
+        g = grads[0]
+        shape = x._data.shape
+        if not self.keepdim:
+            g = reshape(g, _keepdim_shape(shape, self.dims))
+            out = reshape(out, _keepdim_shape(shape, self.dims))
+        # d/dx log(sum(exp(x))) = softmax(x) = exp(x - logsumexp(x))
+        return (mul(g, exp(sub(x, out))),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+        self.result.release()
+
+
+cdef object _logsumexp_data(object d, tuple dims, bint keepdim):
+    xp = _xp_of(d)
+    m = d.max(axis=dims, keepdims=True)
+    # A row of -inf would give -inf - -inf = nan; shift by 0 there instead.
+    m = xp.where(xp.isfinite(m), m, 0)
+    out = xp.log(xp.exp(d - m).sum(axis=dims, keepdims=True)) + m
+    if not keepdim:
+        out = out.reshape(tuple(s for i, s in enumerate(d.shape) if i not in dims))
+    return out
+
+
+cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
+    """``log(sum(exp(input), dim))`` computed stably."""
+    cdef Variable x = _as_variable(input)
+    if not _is_float_dtype(x._data.dtype):
+        x = _plain(x._data.astype(_default_dtype), x._volatile)
+    dims = _normalize_dims(dim, x._data.ndim, "logsumexp")
+    data = _logsumexp_data(x._data, dims, bool(keepdim))
+    cdef LogsumexpBackward node
+    cdef Variable out
+    if _records(x):
+        node = LogsumexpBackward.__new__(LogsumexpBackward)
+        node.dims = dims
+        node.keepdim = bool(keepdim)
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False)
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)

@@ -1,0 +1,222 @@
+# Shape and indexing ops. Results share memory with the input where NumPy returns a
+# view, and then also share its version counter (an in-place change to either is
+# seen by backward's checks on both).
+
+
+cdef inline Variable _shape_result(Variable x, object data, Node node):
+    cdef Variable out
+    if node is not None:
+        out = _recorded(node, data, (_edge(x),))
+    else:
+        out = _plain(data, x._volatile)
+    if data.base is not None:
+        out._version_counter = x._version_counter
+        out._is_view = True
+        out._view_base = x._view_base if x._view_base is not None else x
+    return out
+
+
+cdef tuple _shape_args(tuple shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return shape
+
+
+cdef class ViewBackward(Node):
+    cdef tuple input_shape
+
+    cdef tuple _backward(self, tuple grads):
+        return (reshape(grads[0], self.input_shape),)
+
+
+cdef Variable _reshape(Variable x, tuple shape, bint must_view):
+    try:
+        if must_view:
+            data = x._data.view()
+            data.shape = shape        # raises rather than copy when a view is impossible
+        else:
+            data = x._data.reshape(shape)
+    except (ValueError, AttributeError) as exc:
+        raise RuntimeError("%s: shape %s is invalid for input of size %d (%s)"
+                           % ("view" if must_view else "reshape", _shape_str(shape),
+                              x._data.size, exc)) from None
+    cdef ViewBackward node = None
+    if _records(x):
+        node = ViewBackward.__new__(ViewBackward)
+        node.input_shape = x._data.shape
+    return _shape_result(x, data, node)
+
+
+def reshape(input, *shape):
+    """Reshape (a view when possible, else a copy); one dimension may be -1."""
+    cdef Variable x = _as_variable(input)
+    cdef tuple s = _shape_args(shape)
+    if s == x._data.shape:
+        return _reshape(x, s, False) if _records(x) else _shape_result(x, x._data.view(), None)
+    return _reshape(x, s, False)
+
+
+def view(input, *shape):
+    """Reshape without copying; raises if the memory layout does not allow a view."""
+    return _reshape(_as_variable(input), _shape_args(shape), True)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """Flatten dimensions ``start_dim`` through ``end_dim`` into one."""
+    cdef Variable x = _as_variable(input)
+    shape = x._data.shape
+    if len(shape) == 0:
+        return reshape(x, (1,))
+    s = _normalize_dim(start_dim, len(shape), "flatten")
+    e = _normalize_dim(end_dim, len(shape), "flatten")
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return reshape(x, shape[:s] + (n,) + shape[e + 1:])
+
+
+cdef class PermuteBackward(Node):
+    cdef tuple inverse
+
+    cdef tuple _backward(self, tuple grads):
+        return (permute(grads[0], self.inverse),)
+
+
+def permute(input, *dims):
+    """Reorder dimensions (a view)."""
+    cdef Variable x = _as_variable(input)
+    cdef tuple perm = _shape_args(dims)
+    cdef Py_ssize_t n = x._data.ndim
+    if len(perm) != n:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
+                           "not match the length of the desired ordering of dimensions i.e. "
+                           "input.dim() = %d is not equal to len(dims) = %d" % (n, len(perm)))
+    perm = tuple(_normalize_dim(d, n, "permute") for d in perm)
+    if len(set(perm)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    data = x._data.transpose(perm)
+    cdef PermuteBackward node = None
+    if _records(x):
+        node = PermuteBackward.__new__(PermuteBackward)
+        inverse = [0] * n
+        for i in range(n):
+            inverse[perm[i]] = i
+        node.inverse = tuple(inverse)
+    return _shape_result(x, data, node)
+
+
+def transpose(input, dim0, dim1):
+    """Swap two dimensions (a view)."""
+    cdef Variable x = _as_variable(input)
+    cdef Py_ssize_t n = x._data.ndim
+    if n == 0:
+        _normalize_dim(dim0, n, "transpose")
+        _normalize_dim(dim1, n, "transpose")
+        return permute(x, ())
+    perm = list(range(n))
+    a = _normalize_dim(dim0, n, "transpose")
+    b = _normalize_dim(dim1, n, "transpose")
+    perm[a], perm[b] = perm[b], perm[a]
+    return permute(x, tuple(perm))
+
+
+def t(input):
+    """Transpose a Variable of at most 2 dimensions."""
+    return _as_variable(input).t()
+
+
+def unsqueeze(input, dim):
+    """Insert a dimension of size 1 at ``dim``."""
+    cdef Variable x = _as_variable(input)
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim + 1, "unsqueeze")
+    shape = x._data.shape
+    return _reshape(x, shape[:d] + (1,) + shape[d:], False)
+
+
+def squeeze(input, dim=None):
+    """Remove dimensions of size 1 (all of them, or those in ``dim``)."""
+    cdef Variable x = _as_variable(input)
+    shape = x._data.shape
+    if dim is None:
+        dims = tuple(i for i, s in enumerate(shape) if s == 1)
+    else:
+        dims = tuple(d for d in _normalize_dims(dim, len(shape), "squeeze") if shape[d] == 1)
+    return _reshape(x, tuple(s for i, s in enumerate(shape) if i not in dims), False)
+
+
+# -- basic indexing -------------------------------------------------------------------
+
+cdef object _index_key(object key):
+    # Unwrap Variables used as indices; plain ints, slices, None and Ellipsis pass as is.
+    if isinstance(key, Variable):
+        return (<Variable>key)._data
+    if isinstance(key, tuple):
+        return tuple(_index_key(k) for k in key)
+    if isinstance(key, list):
+        return _xp_of(numpy.empty(0)).asarray(key)
+    return key
+
+
+cdef bint _is_basic_key(object key):
+    if isinstance(key, tuple):
+        for k in key:
+            if not (k is None or k is Ellipsis or isinstance(k, (int, slice))):
+                return False
+        return True
+    return key is None or key is Ellipsis or isinstance(key, (int, slice))
+
+
+cdef class IndexBackward(Node):
+    cdef object key
+    cdef tuple input_shape
+    cdef object dtype
+
+    cdef tuple _backward(self, tuple grads):
+        return (_index_put_into_zeros(grads[0], self.key, self.input_shape),)
+
+
+cdef class IndexPutBackward(Node):
+    # Adjoint of indexing: its backward indexes the gradient the same way.
+    cdef object key
+
+    cdef tuple _backward(self, tuple grads):
+        return (getitem(grads[0], self.key),)
+
+
+cdef Variable _index_put_into_zeros(Variable g, object key, tuple shape):
+    xp = _xp_of(g._data)
+    data = xp.zeros(shape, dtype=g._data.dtype)
+    if _is_basic_key(key):
+        data[key] = g._data
+    else:
+        # Repeated indices must add up, not overwrite.
+        xp.add.at(data, key, g._data)
+    cdef IndexPutBackward node
+    if _records(g):
+        node = IndexPutBackward.__new__(IndexPutBackward)
+        node.key = key
+        return _recorded(node, data, (_edge(g),))
+    return _plain(data, g._volatile)
+
+
+def getitem(input, key):
+    """``input[key]``: ints, slices, None, Ellipsis, and integer or boolean arrays."""
+    cdef Variable x = _as_variable(input)
+    key = _index_key(key)
+    try:
+        data = x._data[key]
+    except IndexError as exc:
+        raise IndexError("index %r is out of bounds for a Variable of shape %s: %s"
+                         % (key, _shape_str(x._data.shape), exc)) from None
+    cdef IndexBackward node = None
+    if _records(x):
+        node = IndexBackward.__new__(IndexBackward)
+        node.key = key
+        node.input_shape = x._data.shape
+    if _is_basic_key(key):
+        return _shape_result(x, _ensure_array(data), node)
+    if node is not None:
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)

@@ -1,0 +1,49 @@
+"""Build the Cython core.
+
+Release builds turn bounds and wraparound checks off. Set PYAD_DEBUG=1 to build
+with bounds checks, wraparound, line tracing (for coverage, py-spy and
+line_profiler) and an HTML annotation (`cython -a`) next to each .pyx.
+"""
+import os
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("PYAD_DEBUG", "") not in ("", "0")
+
+directives = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "initializedcheck": DEBUG,
+    "nonecheck": False,
+    "cdivision": True,
+    "embedsignature": True,
+    "linetrace": DEBUG,
+    "profile": DEBUG,
+}
+macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
+if DEBUG:
+    macros += [("CYTHON_TRACE", "1"), ("CYTHON_TRACE_NOGIL", "1")]
+
+extensions = [
+    Extension(
+        "pyad._engine",
+        ["pyad/_engine.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=macros,
+        extra_compile_args=["-O0", "-g"] if DEBUG else ["-O2"],
+    )
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives=directives,
+        annotate=DEBUG,
+        # The op families are textually included into _engine.pyx (uvloop style),
+        # so a change to any .pxi must rebuild the module.
+        depfile=False,
+    )
+)
