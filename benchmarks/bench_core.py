@@ -66,9 +66,11 @@ def import_torch(disabled):
 def import_pyad(disabled):
     if disabled:
         return None, "disabled (--no-pyad)"
-    # Prefer the in-tree package (built in place with
-    # `python setup.py build_ext --inplace`) over an installed one.
-    if os.path.isfile(os.path.join(REPO_ROOT, "pyad", "__init__.py")):
+    # Prefer the in-tree package when it was built in place
+    # (`python setup.py build_ext --inplace`); otherwise the installed one.
+    import glob
+    if glob.glob(os.path.join(REPO_ROOT, "pyad", "_engine*.so")) or \
+            glob.glob(os.path.join(REPO_ROOT, "pyad", "_engine*.pyd")):
         sys.path.insert(0, REPO_ROOT)
     try:
         import pyad

@@ -40,7 +40,6 @@ cdef class SavedVariable:
     cdef Py_ssize_t _saved_version
     cdef Node _grad_fn               # producer of a saved input (None for our own outputs)
     cdef Py_ssize_t _output_nr
-    cdef Variable _leaf              # a saved leaf is kept as itself
     cdef bint _is_output
     cdef bint _requires_grad
     cdef bint _released

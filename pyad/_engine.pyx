@@ -9,6 +9,10 @@ the Variable methods and from each other (the uvloop layout).
 """
 cimport cython
 from cpython.ref cimport Py_REFCNT
+from cpython.object cimport PyTypeObject, PyObject
+
+cdef extern from "Python.h":
+    void PyType_Modified(PyTypeObject* t)
 from libc.math cimport INFINITY
 
 import sys
@@ -142,19 +146,36 @@ cdef inline void _profile_op_end(object token, object outputs) except *:
 # --------------------------------------------------------------------------------
 
 cdef list _dealloc_pending = []
-cdef bint _dealloc_draining = False
+cdef int _dealloc_depth = 0
+cdef int _MAX_DEALLOC_DEPTH = 200
+
+
+cdef inline bint _enter_dealloc():
+    # True: release references now (recursion is still shallow). False: park them.
+    global _dealloc_depth
+    if _dealloc_depth >= _MAX_DEALLOC_DEPTH:
+        return False
+    _dealloc_depth += 1
+    return True
+
+
+cdef inline void _leave_dealloc():
+    global _dealloc_depth
+    _dealloc_depth -= 1
+    if _dealloc_depth == 0 and _dealloc_pending:
+        _drain_pending()
 
 
 cdef void _drain_pending():
-    global _dealloc_draining
-    if _dealloc_draining:
-        return
-    _dealloc_draining = True
+    # Runs at depth 0: each pop frees one parked object, whose own releases recurse
+    # at most _MAX_DEALLOC_DEPTH levels before parking again.
+    global _dealloc_depth
+    _dealloc_depth += 1
     try:
         while _dealloc_pending:
             _dealloc_pending.pop()
     finally:
-        _dealloc_draining = False
+        _dealloc_depth -= 1
 
 
 # --------------------------------------------------------------------------------
@@ -283,10 +304,14 @@ cdef class Node:
     """
 
     def __dealloc__(self):
-        if self._next_functions is not None:
+        if self._next_functions is None:
+            return
+        if _enter_dealloc():
+            self._next_functions = None
+            _leave_dealloc()
+        else:
             _dealloc_pending.append(self._next_functions)
             self._next_functions = None
-            _drain_pending()
 
     cdef tuple _backward(self, tuple grads):
         raise NotImplementedError("%s has no backward" % self.name())
@@ -408,6 +433,22 @@ cdef AccumulateGrad _new_accumulator(Variable leaf):
     return acc
 
 
+cdef bint _owned_by(Variable grad):
+    # True when nothing but `grad` can reach its array (nor the array's base), so
+    # .grad may take the buffer instead of copying it (torch steals the same way).
+    # Expected references: grad._data plus the caller's local; grad itself is held
+    # by the engine's buffer, the grads tuple and the caller's argument.
+    data = grad._data
+    if Py_REFCNT(grad) > 3 or Py_REFCNT(data) > 3 or grad._grad_fn is not None:
+        return False
+    if type(data) is not numpy.ndarray:
+        return data.base is None
+    base = data.base
+    if base is None:
+        return True
+    return type(base) is numpy.ndarray and base.base is None and Py_REFCNT(base) <= 2
+
+
 cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
     cdef Variable existing = leaf._grad
     cdef object data = grad._data
@@ -416,11 +457,7 @@ cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
             # create_graph: .grad keeps its history so it can be differentiated again.
             leaf._grad = grad
         else:
-            # Steal the buffer when nothing else can see it, else copy (torch does the same).
-            if not (Py_REFCNT(data) <= 3 and data.base is None and grad._grad_fn is None
-                    and Py_REFCNT(grad) <= 3):
-                data = data.copy()
-            leaf._grad = _wrap(data)
+            leaf._grad = _wrap(data if _owned_by(grad) else data.copy())
         return
     if _grad_enabled() or existing._requires_grad:
         leaf._grad = existing + grad
@@ -441,10 +478,14 @@ cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
 cdef class SavedVariable:
 
     def __dealloc__(self):
-        if self._grad_fn is not None:
+        if self._grad_fn is None:
+            return
+        if _enter_dealloc():
+            self._grad_fn = None
+            _leave_dealloc()
+        else:
             _dealloc_pending.append(self._grad_fn)
             self._grad_fn = None
-            _drain_pending()
 
     cdef Variable unpack(self, Node owner):
         cdef Variable v
@@ -465,8 +506,6 @@ cdef class SavedVariable:
                 % (self._data.dtype, _shape_str(self._data.shape),
                    ("output %d" % self._output_nr) if self._is_output else "an input",
                    owner.name(), self._version_counter.version, self._saved_version))
-        if self._leaf is not None:
-            return self._leaf
         v = Variable.__new__(Variable)
         v._data = self._data
         v._version_counter = self._version_counter
@@ -479,11 +518,13 @@ cdef class SavedVariable:
     cdef void release(self):
         self._released = True
         self._data = None
-        self._leaf = None
         if self._grad_fn is not None:
-            _dealloc_pending.append(self._grad_fn)
-            self._grad_fn = None
-            _drain_pending()
+            if _enter_dealloc():
+                self._grad_fn = None
+                _leave_dealloc()
+            else:
+                _dealloc_pending.append(self._grad_fn)
+                self._grad_fn = None
 
 
 cdef inline SavedVariable _save(Variable v, bint is_output):
@@ -495,12 +536,12 @@ cdef inline SavedVariable _save(Variable v, bint is_output):
     s._is_output = is_output
     if v._requires_grad:
         s._requires_grad = True
-        if is_output:
-            pass  # the owner node re-attaches itself at unpack: no node->output cycle
-        elif v._grad_fn is None:
-            s._leaf = v
-        else:
-            s._grad_fn = v._grad_fn
+        # No strong reference to any Variable: an output is re-attached to its owner
+        # node at unpack, and a leaf is reached through its accumulator (which holds
+        # the leaf weakly), so create_graph cannot make leaf -> .grad -> node -> leaf
+        # cycles.
+        if not is_output:
+            s._grad_fn = _node_of(v)
     return s
 
 
@@ -675,13 +716,8 @@ cdef class Variable:
             [2., 2.]], dtype=float64)
     """
 
-    @property
-    def __array_priority__(self):
-        # An ndarray on the left of an operator defers to the Variable.
-        return 1000
-
-    # `volatile` is a keyword of Cython's C syntax, so that argument and the property
-    # go through **kwargs, __getattr__ and __setattr__.
+    # `volatile` is a keyword of Cython's C syntax, so that argument goes through
+    # **kwargs and the property is added to the type after its definition.
     def __init__(self, data=None, requires_grad=False, *args, **kwargs):
         is_volatile = args[0] if args else kwargs.pop("volatile", False)
         if kwargs:
@@ -697,12 +733,18 @@ cdef class Variable:
             self._requires_grad = True
 
     def __dealloc__(self):
-        if self._grad_fn is not None or self._view_base is not None or self._grad is not None:
+        if self._grad_fn is None and self._view_base is None and self._grad is None:
+            return
+        if _enter_dealloc():
+            self._grad_fn = None
+            self._view_base = None
+            self._grad = None
+            _leave_dealloc()
+        else:
             _dealloc_pending.append((self._grad_fn, self._view_base, self._grad))
             self._grad_fn = None
             self._view_base = None
             self._grad = None
-            _drain_pending()
 
     cdef AccumulateGrad _get_accumulator(self):
         if self._accumulator is None:
@@ -767,22 +809,6 @@ cdef class Variable:
         self._requires_grad = bool(requires_grad)
         return self
 
-    def __getattr__(self, name):
-        # Only reached when normal lookup fails.
-        if name == "volatile":
-            # Legacy inference flag: any volatile input makes an op's output volatile.
-            return self._volatile
-        raise AttributeError("'Variable' object has no attribute %r" % name)
-
-    def __setattr__(self, name, value):
-        if name == "volatile":
-            if self._grad_fn is not None:
-                raise RuntimeError("volatile can only be set on leaf variables")
-            self._volatile = bool(value)
-            if self._volatile:
-                self._requires_grad = False
-            return
-        object.__setattr__(self, name, value)
 
     @property
     def is_leaf(self):
@@ -1315,6 +1341,32 @@ cdef class Variable:
 Tensor = Variable
 
 
+def _get_volatile(Variable self):
+    """Legacy inference flag: any volatile input makes an op's output volatile."""
+    return self._volatile
+
+
+def _set_volatile(Variable self, value):
+    if self._grad_fn is not None:
+        raise RuntimeError("volatile can only be set on leaf variables")
+    self._volatile = bool(value)
+    if self._volatile:
+        self._requires_grad = False
+
+
+cdef _add_class_attribute(type cls, str name, object value):
+    # Extension types are immutable from Python; add the attribute to the type's dict
+    # through the C API and invalidate the attribute cache.
+    (<dict>(<PyTypeObject*>cls).tp_dict)[name] = value
+    PyType_Modified(<PyTypeObject*>cls)
+
+
+_add_class_attribute(Variable, "volatile", property(_get_volatile, _set_volatile,
+                                                    doc=_get_volatile.__doc__))
+# An ndarray on the left of an operator defers to the Variable.
+_add_class_attribute(Variable, "__array_priority__", 1000)
+
+
 # --------------------------------------------------------------------------------
 # The backward queue
 #
@@ -1384,7 +1436,7 @@ cdef set _nodes_to_execute(Node root, set targets, set exec_targets):
 cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph):
     # Variable hooks (per output slot), then retain_grad, then node pre-hooks.
     cdef Py_ssize_t nr
-    cdef Variable var
+    cdef Variable var, g
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
             for _, hook in list(hooks):
@@ -1547,7 +1599,8 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
     pyad_set_grad_disabled(not create_graph)
     try:
         while ready:
-            node = heapq.heappop(ready)[1]
+            # A chain has one ready node at a time: skip the heap calls then.
+            node = (<tuple>(ready.pop() if len(ready) == 1 else _heappop(ready)))[1]
             if node is root:
                 grads = root_grads
             else:
@@ -1595,7 +1648,10 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
                 count = deps[nxt] - 1
                 if count == 0:
                     del deps[nxt]
-                    heapq.heappush(ready, (-nxt._seq, nxt))
+                    if ready:
+                        _heappush(ready, (-nxt._seq, nxt))
+                    else:
+                        ready.append((-nxt._seq, nxt))
                 else:
                     deps[nxt] = count
     finally:
@@ -1604,6 +1660,8 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
 
 
 cdef bint _only_inputs_flag = True
+cdef object _heappush = heapq.heappush
+cdef object _heappop = heapq.heappop
 
 
 cdef tuple _as_tuple(object x):

@@ -4,6 +4,20 @@
 
 import builtins
 
+# NumPy ufuncs, looked up once. They also dispatch CuPy arrays (through
+# __array_ufunc__), so one code path serves both array modules.
+cdef object _np_add = numpy.add
+cdef object _np_subtract = numpy.subtract
+cdef object _np_multiply = numpy.multiply
+cdef object _np_true_divide = numpy.true_divide
+cdef object _np_power = numpy.power
+cdef object _np_negative = numpy.negative
+cdef object _np_exp = numpy.exp
+cdef object _np_log = numpy.log
+cdef object _np_sqrt = numpy.sqrt
+cdef object _np_tanh = numpy.tanh
+cdef object _np_maximum = numpy.maximum
+
 
 cdef inline object _ensure_array(object data):
     # NumPy returns scalars for 0-d results; a Variable always holds an array.

@@ -66,7 +66,7 @@ cdef class AddBackward(_BinaryNode):
 cpdef Variable add(object input, object other):
     """Elementwise ``input + other`` with broadcasting."""
     _check_binary_args(input, other, "add")
-    data = _apply_binary(numpy.add, input, other, "add")
+    data = _apply_binary(_np_add, input, other, "add")
     if _binary_records(input, other):
         return _binary(AddBackward.__new__(AddBackward), data, input, other, False, False)
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
@@ -82,7 +82,7 @@ cdef class SubBackward(_BinaryNode):
 cpdef Variable sub(object input, object other):
     """Elementwise ``input - other`` with broadcasting."""
     _check_binary_args(input, other, "sub")
-    data = _apply_binary(numpy.subtract, input, other, "sub")
+    data = _apply_binary(_np_subtract, input, other, "sub")
     if _binary_records(input, other):
         return _binary(SubBackward.__new__(SubBackward), data, input, other, False, False)
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
@@ -104,7 +104,7 @@ cdef class MulBackward(_BinaryNode):
 cpdef Variable mul(object input, object other):
     """Elementwise ``input * other`` with broadcasting."""
     _check_binary_args(input, other, "mul")
-    data = _apply_binary(numpy.multiply, input, other, "mul")
+    data = _apply_binary(_np_multiply, input, other, "mul")
     if _binary_records(input, other):
         return _binary(MulBackward.__new__(MulBackward), data, input, other,
                        _operand_requires_grad(other), _operand_requires_grad(input))
@@ -127,7 +127,7 @@ cdef class DivBackward(_BinaryNode):
 cpdef Variable div(object input, object other):
     """Elementwise true division ``input / other`` with broadcasting."""
     _check_binary_args(input, other, "div")
-    data = _apply_binary(numpy.true_divide, input, other, "div")
+    data = _apply_binary(_np_true_divide, input, other, "div")
     if _binary_records(input, other):
         return _binary(DivBackward.__new__(DivBackward), data, input, other,
                        _operand_requires_grad(other), True)
@@ -166,7 +166,7 @@ cdef class PowBackward(_BinaryNode):
 cpdef Variable pow(object input, object exponent):
     """Elementwise ``input ** exponent`` (either may be a Variable or a number)."""
     _check_binary_args(input, exponent, "pow")
-    data = _apply_binary(numpy.power, input, exponent, "pow")
+    data = _apply_binary(_np_power, input, exponent, "pow")
     if _binary_records(input, exponent):
         return _binary(PowBackward.__new__(PowBackward), data, input, exponent, True, True)
     return _plain(data, _operand_volatile(input) or _operand_volatile(exponent))
@@ -202,7 +202,7 @@ cdef class NegBackward(Node):
 cpdef Variable neg(object input):
     """Elementwise ``-input``."""
     cdef Variable x = _as_variable(input)
-    data = numpy.negative(x._data)
+    data = _np_negative(x._data)
     if _records(x):
         return _recorded(NegBackward.__new__(NegBackward), data, (_edge(x),))
     return _plain(data, x._volatile)
@@ -216,7 +216,7 @@ cdef class ExpBackward(_UnaryNode):
 cpdef Variable exp(object input):
     """Elementwise exponential."""
     cdef Variable x = _as_variable(input)
-    data = numpy.exp(x._data)
+    data = _np_exp(x._data)
     if _records(x):
         return _record_unary(ExpBackward.__new__(ExpBackward), data, x, False, True)
     return _plain(data, x._volatile)
@@ -230,7 +230,7 @@ cdef class LogBackward(_UnaryNode):
 cpdef Variable log(object input):
     """Elementwise natural logarithm."""
     cdef Variable x = _as_variable(input)
-    data = numpy.log(x._data)
+    data = _np_log(x._data)
     if _records(x):
         return _record_unary(LogBackward.__new__(LogBackward), data, x, True, False)
     return _plain(data, x._volatile)
@@ -244,7 +244,7 @@ cdef class SqrtBackward(_UnaryNode):
 cpdef Variable sqrt(object input):
     """Elementwise square root."""
     cdef Variable x = _as_variable(input)
-    data = numpy.sqrt(x._data)
+    data = _np_sqrt(x._data)
     if _records(x):
         return _record_unary(SqrtBackward.__new__(SqrtBackward), data, x, False, True)
     return _plain(data, x._volatile)
@@ -259,7 +259,7 @@ cdef class TanhBackward(_UnaryNode):
 cpdef Variable tanh(object input):
     """Elementwise hyperbolic tangent."""
     cdef Variable x = _as_variable(input)
-    data = numpy.tanh(x._data)
+    data = _np_tanh(x._data)
     if _records(x):
         return _record_unary(TanhBackward.__new__(TanhBackward), data, x, False, True)
     return _plain(data, x._volatile)
@@ -298,7 +298,7 @@ cdef class ReluBackward(_UnaryNode):
 cpdef Variable relu(object input):
     """Elementwise ``max(input, 0)``."""
     cdef Variable x = _as_variable(input)
-    data = numpy.maximum(x._data, 0)
+    data = _np_maximum(x._data, 0)
     if data.dtype != x._data.dtype:
         data = data.astype(x._data.dtype)
     if _records(x):

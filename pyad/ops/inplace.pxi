@@ -79,22 +79,22 @@ cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which,
 
 cpdef Variable add_(Variable input, object other):
     """In-place ``input += other``."""
-    return _inplace_binary(input, other, numpy.add, 0, "add_")
+    return _inplace_binary(input, other, _np_add, 0, "add_")
 
 
 cpdef Variable sub_(Variable input, object other):
     """In-place ``input -= other``."""
-    return _inplace_binary(input, other, numpy.subtract, 1, "sub_")
+    return _inplace_binary(input, other, _np_subtract, 1, "sub_")
 
 
 cpdef Variable mul_(Variable input, object other):
     """In-place ``input *= other``."""
-    return _inplace_binary(input, other, numpy.multiply, 2, "mul_")
+    return _inplace_binary(input, other, _np_multiply, 2, "mul_")
 
 
 cpdef Variable div_(Variable input, object other):
     """In-place ``input /= other``."""
-    return _inplace_binary(input, other, numpy.true_divide, 3, "div_")
+    return _inplace_binary(input, other, _np_true_divide, 3, "div_")
 
 
 cdef Variable _inplace_fill(Variable x, object value, str what):

@@ -6,6 +6,7 @@ cdef class MatmulBackward(Node):
     cdef SavedVariable b
 
     cdef tuple _backward(self, tuple grads):
+        cdef Variable a, b, a2, b2
         a = self.a.unpack(self)
         b = self.b.unpack(self)
         g = grads[0]
@@ -21,9 +22,13 @@ cdef class MatmulBackward(Node):
             g = unsqueeze(g, -1)
         ga = gb = None
         if self._needs_input_grad(0):
-            ga = reshape(sum_to(matmul(g, transpose(b2, -1, -2)), a2._data.shape), a_shape)
+            ga = sum_to(matmul(g, transpose(b2, -1, -2)), a2._data.shape)
+            if a2 is not a:
+                ga = reshape(ga, a_shape)
         if self._needs_input_grad(1):
-            gb = reshape(sum_to(matmul(transpose(a2, -1, -2), g), b2._data.shape), b_shape)
+            gb = sum_to(matmul(transpose(a2, -1, -2), g), b2._data.shape)
+            if b2 is not b:
+                gb = reshape(gb, b_shape)
         return (ga, gb)
 
     cdef void _release_saved(self):

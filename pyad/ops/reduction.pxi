@@ -167,7 +167,7 @@ cdef class LogsumexpBackward(Node):
     cdef bint keepdim
 
     cdef tuple _backward(self, tuple grads):
-        x = self.input.unpack(self)
+        cdef Variable x = self.input.unpack(self)
         out = self.result.unpack(self)
         g = grads[0]
         shape = x._data.shape

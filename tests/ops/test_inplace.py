@@ -1,0 +1,234 @@
+"""In-place ops: add_, sub_, mul_, div_, zero_, fill_, copy_ and += -= *= /=.
+
+Differentiable use is on non-leaves (``z = x.clone(); z.op_(...)``): the gradient
+must flow through the rewritten history to x and to the other operand."""
+import numpy as np
+import pytest
+
+import pyad
+from _ops_helpers import (Case, params, check_values, check_gradcheck, check_gradgradcheck,
+                          check_vs_torch, check_second_order_vs_torch, PYAD)
+
+C34 = np.random.default_rng(13).uniform(0.5, 1.5, size=(3, 4))
+
+
+def _ip(name, *consts, alpha=1):
+    """z = x.clone(); z.<name>(consts...); constants given as arrays or numbers."""
+    def f(L, x):
+        z = L.clone(x)
+        args = [L.c(c) for c in consts]
+        kw = {} if alpha == 1 else {"alpha": alpha}
+        return L.inplace(z, name, *args, **kw)
+    return f
+
+
+def _ip2(name, pre=None, alpha=1):
+    """z = pre(x) (a non-leaf); z.<name>(y) with y a differentiable input too."""
+    def f(L, x, y):
+        z = L.clone(x) if pre is None else pre(L, x)
+        kw = {} if alpha == 1 else {"alpha": alpha}
+        return L.inplace(z, name, y, **kw)
+    return f
+
+
+CASES = [
+    # with constants
+    Case("add__scalar", _ip("add_", 2.5), [(3, 4)]),
+    Case("add__ndarray", _ip("add_", C34), [(3, 4)]),
+    Case("sub__scalar", _ip("sub_", 1.5), [(3, 4)]),
+    Case("mul__scalar", _ip("mul_", 3.0), [(3, 4)]),
+    Case("mul__ndarray_broadcast", _ip("mul_", C34[0]), [(3, 4)]),
+    Case("div__scalar", _ip("div_", 4.0), [(3, 4)]),
+    Case("div__ndarray", _ip("div_", C34), [(3, 4)]),
+    Case("iadd_scalar", _ip("iadd", 2.0), [(3, 4)]),
+    Case("isub_ndarray", _ip("isub", C34), [(3, 4)]),
+    Case("imul_scalar", _ip("imul", -2.0), [(3, 4)]),
+    Case("itruediv_scalar", _ip("itruediv", 8.0), [(3, 4)]),
+    Case("zero_", lambda L, x: L.inplace(L.clone(x), "zero_") + x, [(3, 4)]),
+    Case("fill__scalar", lambda L, x: L.inplace(L.clone(x), "fill_", 1.5) * x, [(3, 4)]),
+    Case("copy__ndarray", lambda L, x: L.inplace(L.clone(x), "copy_", L.c(C34)) * x, [(3, 4)]),
+    # the other operand requires grad too
+    Case("add__variable", _ip2("add_"), [(3, 4), (3, 4)]),
+    Case("add__variable_alpha", _ip2("add_", alpha=2.0), [(3, 4), (3, 4)]),
+    Case("add__variable_broadcast", _ip2("add_"), [(3, 4), (4,)]),
+    Case("sub__variable", _ip2("sub_"), [(3, 4), (3, 1)]),
+    Case("sub__variable_alpha", _ip2("sub_", alpha=0.5), [(3, 4), (3, 4)]),
+    Case("mul__variable", _ip2("mul_"), [(3, 4), (3, 4)]),
+    Case("mul__variable_broadcast", _ip2("mul_"), [(3, 4), (1, 4)]),
+    Case("div__variable", _ip2("div_"), [(3, 4), (3, 4)]),
+    Case("iadd_variable", _ip2("iadd"), [(3, 4), (4,)]),
+    Case("isub_variable", _ip2("isub"), [(3, 4), (3, 4)]),
+    Case("imul_variable", _ip2("imul"), [(3, 4), (3, 4)]),
+    Case("itruediv_variable", _ip2("itruediv"), [(3, 4), (3, 4)]),
+    Case("fill__0d_variable", _ip2("fill_"), [(3, 4), ()]),
+    Case("copy__variable", _ip2("copy_"), [(3, 4), (3, 4)]),
+    Case("copy__variable_broadcast", _ip2("copy_"), [(3, 4), (4,)]),
+    # in-place on an op result whose backward needs its output or input
+    Case("mul__after_exp", _ip2("mul_", pre=lambda L, x: L.exp(x)), [(3, 4), (3, 4)]),
+    Case("add__after_tanh", _ip2("add_", pre=lambda L, x: L.tanh(x)), [(3, 4), (3, 4)]),
+    Case("div__after_square", _ip2("div_", pre=lambda L, x: x * x), [(3, 4), (3, 4)]),
+    Case("chain_of_inplace", lambda L, x, y: L.inplace(L.inplace(L.inplace(
+        L.clone(x), "mul_", y), "add_", x), "imul", y), [(3, 4), (3, 4)]),
+    Case("inplace_then_nonlinear", lambda L, x, y: L.sigmoid(L.inplace(L.clone(x), "mul_", y)),
+         [(3, 4), (3, 4)]),
+]
+
+SECOND_ORDER = ["mul__variable", "div__variable", "imul_variable", "itruediv_variable",
+                "mul__after_exp", "add__after_tanh", "div__after_square", "chain_of_inplace",
+                "inplace_then_nonlinear", "div__scalar"]
+
+
+@pytest.mark.parametrize("case", params(CASES, values=True))
+def test_values_match_numpy(case):
+    check_values(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_first_derivatives_pass_gradcheck(case):
+    check_gradcheck(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_second_derivatives_pass_gradgradcheck(case):
+    check_gradgradcheck(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_values_and_gradients_match_torch(case):
+    check_vs_torch(case)
+
+
+@pytest.mark.parametrize("case", params([c for c in CASES if c.id in SECOND_ORDER]))
+def test_second_derivatives_match_torch(case):
+    check_second_order_vs_torch(case)
+
+
+# --------------------------------------------------------------------------------
+# In-place semantics
+# --------------------------------------------------------------------------------
+
+INPLACE_CALLS = {
+    "add_": lambda z: z.add_(1.0),
+    "sub_": lambda z: z.sub_(1.0),
+    "mul_": lambda z: z.mul_(2.0),
+    "div_": lambda z: z.div_(2.0),
+    "zero_": lambda z: z.zero_(),
+    "fill_": lambda z: z.fill_(3.0),
+    "copy_": lambda z: z.copy_(np.full((2, 3), 5.0)),
+    "pyad.add_": lambda z: pyad.add_(z, 1.0),
+    "pyad.mul_": lambda z: pyad.mul_(z, 2.0),
+}
+AUGMENTED = ["+=", "-=", "*=", "/="]
+
+
+@pytest.mark.parametrize("requires_grad", [False, True], ids=["plain", "non_leaf"])
+@pytest.mark.parametrize("name", list(INPLACE_CALLS))
+def test_inplace_op_returns_self_writes_same_memory_and_bumps_version(name, requires_grad):
+    x = pyad.Variable(np.arange(6.0).reshape(2, 3), requires_grad=requires_grad)
+    z = x * 1.0 if requires_grad else x
+    buffer = z.data
+    version = z._version
+    out = INPLACE_CALLS[name](z)
+    assert out is z
+    assert z.data is buffer
+    assert z._version > version
+
+
+@pytest.mark.parametrize("op", AUGMENTED)
+def test_augmented_assignment_keeps_object_and_memory(op):
+    x = pyad.Variable(np.arange(1.0, 7.0).reshape(2, 3))
+    z = x
+    buffer = x.data
+    version = x._version
+    expected = eval("buffer.copy() %s 2.0" % op[0])
+    exec("z %s 2.0" % op)
+    assert z is x and x.data is buffer
+    np.testing.assert_allclose(x.data, expected)
+    assert x._version > version
+
+
+@pytest.mark.parametrize("name", ["add_", "sub_", "mul_", "div_"])
+def test_float32_inplace_with_float64_operand_stays_float32(name):
+    z = pyad.Variable(np.ones(3, dtype=np.float32))
+    getattr(z, name)(np.array([2.0, 3.0, 4.0]))
+    assert z.dtype == np.float32
+
+
+def test_inplace_broadcast_to_bigger_shape_raises():
+    z = pyad.Variable(np.ones(3))
+    with pytest.raises(RuntimeError):
+        z.add_(np.ones((2, 3)))
+
+
+def test_inplace_int_variable_with_float_raises():
+    z = pyad.Variable(np.arange(3))
+    with pytest.raises(RuntimeError):
+        z.mul_(1.5)
+
+
+def test_fill_with_non_0d_variable_raises():
+    z = pyad.Variable(np.ones(3))
+    with pytest.raises(RuntimeError, match="0-dimension"):
+        z.fill_(pyad.Variable(np.ones(2)))
+
+
+def test_copy_casts_source_to_destination_dtype():
+    z = pyad.Variable(np.zeros(3, dtype=np.float32))
+    z.copy_(pyad.Variable(np.array([1.5, 2.5, 3.5])))
+    assert z.dtype == np.float32
+    np.testing.assert_array_equal(z.data, np.array([1.5, 2.5, 3.5], dtype=np.float32))
+
+
+def test_copy_gradient_flows_to_source_and_not_to_overwritten_value():
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    src = pyad.Variable(np.array([1.0, 2.0, 3.0]), requires_grad=True)
+    z = x * 2.0
+    z.copy_(src)
+    (z * z).sum().backward()
+    np.testing.assert_array_equal(src.grad.data, 2 * src.data)
+    np.testing.assert_array_equal(x.grad.data, np.zeros(3))
+
+
+def test_zero_gives_zero_gradient_to_previous_value():
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    z = x * 3.0
+    z.zero_()
+    (z + x).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, np.ones(3))
+
+
+def test_inplace_on_leaf_requiring_grad_raises():
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    for call in INPLACE_CALLS.values():
+        if call is INPLACE_CALLS["copy_"]:
+            continue
+        with pytest.raises(RuntimeError, match="leaf"):
+            call(x)
+
+
+def test_inplace_on_leaf_requiring_grad_works_under_no_grad():
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    with pyad.no_grad():
+        x.mul_(2.0)
+        x += 1.0
+        x.sub_(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(x.data, [2.0, 1.0, 0.0])
+    assert x.is_leaf and x.requires_grad and x.grad_fn is None
+
+
+def test_inplace_on_non_leaf_records_the_inplace_op_node():
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    z = x * 2.0
+    first = z.grad_fn
+    z.add_(1.0)
+    assert z.grad_fn is not first
+    assert not z.is_leaf
+
+
+def test_inplace_on_plain_variable_with_grad_operand_makes_it_require_grad():
+    y = pyad.Variable(np.array([1.0, 2.0, 3.0]), requires_grad=True)
+    z = pyad.Variable(np.ones(3))
+    z.mul_(y)
+    assert z.requires_grad and z.grad_fn is not None
+    z.sum().backward()
+    np.testing.assert_array_equal(y.grad.data, np.ones(3))

@@ -1,0 +1,118 @@
+"""Linear algebra: matmul / @ (1-D.1-D, 2-D.1-D, 1-D.2-D, 2-D.2-D, batched with
+broadcasting, 1-D with batched) and mm."""
+import numpy as np
+import pytest
+
+import pyad
+from _ops_helpers import (Case, params, check_values, check_gradcheck, check_gradgradcheck,
+                          check_vs_torch, check_second_order_vs_torch)
+
+BUG_VEC_DOT_VEC = ("pyad bug: backward of 1-D @ 1-D raises IndexError (MatmulBackward "
+                   "unsqueezes the 0-d gradient at dim -2)")
+B34 = np.random.default_rng(12).standard_normal((3, 4))
+
+CASES = [
+    Case("vec_dot_vec", lambda L, a, b: L.matmul(a, b), [(4,), (4,)], xfail=BUG_VEC_DOT_VEC),
+    Case("mat_times_vec", lambda L, a, b: L.matmul(a, b), [(3, 4), (4,)]),
+    Case("vec_times_mat", lambda L, a, b: L.matmul(a, b), [(3,), (3, 4)]),
+    Case("mat_times_mat", lambda L, a, b: L.matmul(a, b), [(2, 3), (3, 4)]),
+    Case("batched_same_batch", lambda L, a, b: L.matmul(a, b), [(2, 3, 4), (2, 4, 2)]),
+    Case("batched_broadcast_2d_right", lambda L, a, b: L.matmul(a, b), [(2, 3, 4), (4, 2)]),
+    Case("batched_broadcast_2d_left", lambda L, a, b: L.matmul(a, b), [(3, 4), (2, 4, 2)]),
+    Case("batched_broadcast_size_one_batch", lambda L, a, b: L.matmul(a, b),
+         [(2, 1, 2, 3), (3, 3, 2)]),
+    Case("batched_times_vec", lambda L, a, b: L.matmul(a, b), [(2, 3, 4), (4,)]),
+    Case("vec_times_batched", lambda L, a, b: L.matmul(a, b), [(3,), (2, 3, 4)]),
+    Case("matmul_ndarray_left", lambda L, a: L.matmul(L.c(B34), a), [(4, 2)]),
+    Case("matmul_ndarray_right", lambda L, a: L.matmul(a, L.c(B34)), [(2, 3)]),
+    Case("matmul_same_variable", lambda L, a: L.matmul(a, a), [(3, 3)]),
+    Case("quadratic_form", lambda L, a, m: L.matmul(a, L.matmul(m, a)), [(3,), (3, 3)],
+         xfail=BUG_VEC_DOT_VEC),
+    Case("matmul_then_tanh", lambda L, a, b: L.tanh(L.matmul(a, b)), [(2, 3), (3, 2)]),
+]
+
+SECOND_ORDER = ["mat_times_mat", "batched_broadcast_2d_right", "matmul_same_variable",
+                "quadratic_form", "matmul_then_tanh", "vec_dot_vec"]
+
+
+@pytest.mark.parametrize("case", params(CASES, values=True))
+def test_values_match_numpy(case):
+    check_values(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_first_derivatives_pass_gradcheck(case):
+    check_gradcheck(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_second_derivatives_pass_gradgradcheck(case):
+    check_gradgradcheck(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_values_and_gradients_match_torch(case):
+    check_vs_torch(case)
+
+
+@pytest.mark.parametrize("case", params([c for c in CASES if c.id in SECOND_ORDER]))
+def test_second_derivatives_match_torch(case):
+    check_second_order_vs_torch(case)
+
+
+def test_matmul_operator_method_and_function_agree():
+    rng = np.random.default_rng(0)
+    a = pyad.Variable(rng.standard_normal((2, 3)))
+    b = pyad.Variable(rng.standard_normal((3, 4)))
+    expected = a.data @ b.data
+    for out in (a @ b, a.matmul(b), pyad.matmul(a, b), pyad.mm(a, b)):
+        np.testing.assert_allclose(out.data, expected, rtol=1e-12)
+
+
+def test_ndarray_at_variable_gives_variable_with_graph():
+    x = pyad.Variable(np.ones((3, 2)), requires_grad=True)
+    y = np.ones((4, 3)) @ x
+    assert isinstance(y, pyad.Variable) and y.grad_fn is not None
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, np.full((3, 2), 4.0))
+
+
+def test_vec_dot_vec_gives_0d():
+    y = pyad.matmul(pyad.Variable(np.ones(3)), pyad.Variable(np.ones(3)))
+    assert y.shape == ()
+    assert y.item() == 3.0
+
+
+@pytest.mark.xfail(reason=BUG_VEC_DOT_VEC, strict=True)
+def test_vec_dot_vec_backward_gives_the_other_vector():
+    a = pyad.Variable(np.array([1.0, 2.0, 3.0]), requires_grad=True)
+    b = pyad.Variable(np.array([4.0, 5.0, 6.0]), requires_grad=True)
+    (a @ b).backward()
+    np.testing.assert_array_equal(a.grad.data, b.data)
+    np.testing.assert_array_equal(b.grad.data, a.data)
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((4,), (3,)), ((2, 3, 4), (3, 3, 2))])
+def test_matmul_shape_mismatch_raises(shapes):
+    a, b = (pyad.Variable(np.ones(s)) for s in shapes)
+    with pytest.raises(RuntimeError):
+        a @ b
+
+
+def test_matmul_of_0d_raises():
+    with pytest.raises(RuntimeError, match="1D"):
+        pyad.matmul(pyad.Variable(np.array(2.0)), pyad.Variable(np.ones(3)))
+
+
+def test_mm_requires_2d():
+    with pytest.raises(RuntimeError):
+        pyad.mm(pyad.Variable(np.ones(3)), pyad.Variable(np.ones((3, 2))))
+
+
+def test_matmul_keeps_float32():
+    a = pyad.Variable(np.ones((2, 3), dtype=np.float32), requires_grad=True)
+    b = pyad.Variable(np.ones((3,), dtype=np.float32), requires_grad=True)
+    y = a @ b
+    assert y.dtype == np.float32
+    y.sum().backward()
+    assert a.grad.dtype == np.float32 and b.grad.dtype == np.float32

@@ -1,0 +1,87 @@
+"""Neural-net building blocks: pyad.log_softmax(x, dim)."""
+import numpy as np
+import pytest
+
+import pyad
+from _ops_helpers import (Case, params, check_values, check_gradcheck, check_gradgradcheck,
+                          check_vs_torch, check_second_order_vs_torch)
+
+CASES = [
+    Case("log_softmax_1d", lambda L, a: L.log_softmax(a, 0), [(5,)]),
+    Case("log_softmax_dim1", lambda L, a: L.log_softmax(a, 1), [(3, 4)]),
+    Case("log_softmax_dim0", lambda L, a: L.log_softmax(a, 0), [(3, 4)]),
+    Case("log_softmax_dim_neg1_3d", lambda L, a: L.log_softmax(a, -1), [(2, 3, 4)]),
+    Case("log_softmax_middle_dim_3d", lambda L, a: L.log_softmax(a, 1), [(2, 3, 4)]),
+    Case("log_softmax_of_linear", lambda L, a, w: L.log_softmax(L.matmul(a, w), 1),
+         [(3, 4), (4, 5)]),
+    Case("nll_like_loss", lambda L, a: -L.sum(L.getitem(L.log_softmax(a, 1),
+                                                        (np.arange(3), np.array([1, 0, 3])))),
+         [(3, 4)]),
+]
+
+SECOND_ORDER = [c.id for c in CASES]
+
+
+@pytest.mark.parametrize("case", params(CASES, values=True))
+def test_values_match_numpy(case):
+    check_values(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_first_derivatives_pass_gradcheck(case):
+    check_gradcheck(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_second_derivatives_pass_gradgradcheck(case):
+    check_gradgradcheck(case)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_values_and_gradients_match_torch(case):
+    check_vs_torch(case)
+
+
+@pytest.mark.parametrize("case", params([c for c in CASES if c.id in SECOND_ORDER]))
+def test_second_derivatives_match_torch(case):
+    check_second_order_vs_torch(case)
+
+
+def test_log_softmax_method_matches_function():
+    x = pyad.Variable(np.random.default_rng(0).standard_normal((2, 3)))
+    np.testing.assert_array_equal(x.log_softmax(1).data, pyad.log_softmax(x, 1).data)
+
+
+def test_log_softmax_rows_exponentiate_to_one():
+    x = pyad.Variable(np.random.default_rng(0).standard_normal((4, 6)) * 10)
+    np.testing.assert_allclose(np.exp(pyad.log_softmax(x, 1).data).sum(1), 1.0, rtol=1e-12)
+
+
+def test_log_softmax_is_stable_for_large_inputs():
+    x = pyad.Variable(np.array([1000.0, 0.0, -1000.0]), requires_grad=True)
+    with np.errstate(over="raise", invalid="raise"):
+        y = pyad.log_softmax(x, 0)
+    np.testing.assert_allclose(y.data, [0.0, -1000.0, -2000.0])
+    y[0].backward()
+    assert np.all(np.isfinite(x.grad.data))
+
+
+def test_log_softmax_without_dim_raises():
+    with pytest.raises(TypeError):
+        pyad.log_softmax(pyad.Variable(np.ones(3)))
+
+
+def test_log_softmax_dtype_argument_casts_first():
+    x = pyad.Variable(np.ones(3, dtype=np.float32), requires_grad=True)
+    y = pyad.log_softmax(x, 0, dtype=np.float64)
+    assert y.dtype == np.float64
+    y[0].backward()
+    assert x.grad.dtype == np.float32
+
+
+def test_log_softmax_keeps_float32():
+    x = pyad.Variable(np.ones((2, 3), dtype=np.float32), requires_grad=True)
+    y = pyad.log_softmax(x, 1)
+    assert y.dtype == np.float32
+    y[:, 0].sum().backward()
+    assert x.grad.dtype == np.float32

@@ -1,0 +1,94 @@
+"""Every script in examples/ runs to completion and prints what it promises.
+
+Each example runs in a fresh interpreter (the way a user runs it), from the repository
+root, with the repository on PYTHONPATH so an in-place build is picked up.
+"""
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(REPO_ROOT, "examples")
+NUMBER = r"-?\d+\.\d*(?:e[-+]?\d+)?"
+
+
+def run_example(name, *args):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [REPO_ROOT] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    # The MLP's matrices are small: threaded BLAS only adds contention on a busy CI box.
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    env.setdefault("OMP_NUM_THREADS", "1")
+    proc = subprocess.run(
+        [sys.executable, os.path.join(EXAMPLES, name), *args],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120)
+    detail = "stdout:\n%s\nstderr:\n%s" % (proc.stdout, proc.stderr)
+    assert proc.returncode == 0, detail
+    return proc.stdout, detail
+
+
+def numbers(text):
+    return [float(s) for s in re.findall(NUMBER, text)]
+
+
+def test_every_example_has_a_test():
+    scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
+    assert scripts == ["custom_function.py", "train_mlp.py", "tutorial.py"]
+
+
+def test_tutorial_prints_the_tutorial_values():
+    out, detail = run_example("tutorial.py")
+    lines = out.splitlines()
+
+    # x.grad and x.creator are None before any backward, for a leaf.
+    assert lines.count("None") == 2, detail
+    assert "AddBackward" in out, detail          # y.creator
+
+    # The values of each printed Variable: what follows "tensor(" up to its first
+    # keyword (requires_grad=, grad_fn=, dtype=) or closing parenthesis.
+    values = [numbers(m) for m in re.findall(r"tensor\(([^=)]*)", out)]
+    # x, y = x + 2, z = y * y * 3 and its mean, d(out)/dx, x.grad, z = y * y, x.grad
+    assert values[0] == [1.0] * 4, detail
+    assert values[1] == [3.0] * 4, detail
+    assert values[2] == [27.0] * 4, detail
+    assert values[3] == [27.0], detail
+    assert values[4] == [4.5] * 4, detail
+    assert values[5] == [1.0] * 4, detail        # retain_variables=True pass
+    assert values[6] == [9.0] * 4, detail
+
+    # The last x.grad is ones (first backward) + the seeded random gradient.
+    import pyad
+    pyad.manual_seed(0)
+    expected = 1.0 + pyad.randn(2, 2).data.ravel()
+    np.testing.assert_allclose(values[7], expected, atol=1e-4, err_msg=detail)
+
+
+def test_train_mlp_reaches_the_documented_accuracy():
+    out, detail = run_example("train_mlp.py", "--quiet")
+    match = re.search(r"final training accuracy: (%s)" % NUMBER, out)
+    assert match, detail
+    assert float(match.group(1)) >= 0.95, detail
+    assert "step" not in out.replace("steps", ""), detail   # --quiet
+
+
+def test_train_mlp_steps_option_prints_progress():
+    out, detail = run_example("train_mlp.py", "--steps", "3")
+    assert re.search(r"step\s+1\s+loss", out), detail
+    assert "(3 steps" in out, detail
+
+
+def test_custom_function_passes_gradcheck_and_refuses_double_backward():
+    out, detail = run_example("custom_function.py")
+    assert "softplus gradient matches sigmoid(beta * x)" in out, detail
+    assert "gradcheck(Softplus): True" in out, detail
+    assert "gradgradcheck(Softplus): True" in out, detail
+    assert "gradcheck(Cube): True" in out, detail
+    assert re.search(r"gradgradcheck\(Cube\):.*once_differentiable", out), detail
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-v"]))
