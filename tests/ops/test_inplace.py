@@ -64,8 +64,10 @@ CASES = [
     Case("copy__variable", _ip2("copy_"), [(3, 4), (3, 4)]),
     Case("copy__variable_broadcast", _ip2("copy_"), [(3, 4), (4,)]),
     # in-place on an op result whose backward needs its output or input
-    Case("mul__after_exp", _ip2("mul_", pre=lambda L, x: L.exp(x)), [(3, 4), (3, 4)]),
-    Case("add__after_tanh", _ip2("add_", pre=lambda L, x: L.tanh(x)), [(3, 4), (3, 4)]),
+    Case("mul__after_log", _ip2("mul_", pre=lambda L, x: L.log(x)), [(3, 4), (3, 4)],
+         domain="positive"),
+    Case("add__after_matmul", _ip2("add_", pre=lambda L, x: L.matmul(x, L.T(x))),
+         [(3, 4), (3, 3)]),
     Case("div__after_square", _ip2("div_", pre=lambda L, x: x * x), [(3, 4), (3, 4)]),
     Case("chain_of_inplace", lambda L, x, y: L.inplace(L.inplace(L.inplace(
         L.clone(x), "mul_", y), "add_", x), "imul", y), [(3, 4), (3, 4)]),
@@ -74,8 +76,8 @@ CASES = [
 ]
 
 SECOND_ORDER = ["mul__variable", "div__variable", "imul_variable", "itruediv_variable",
-                "mul__after_exp", "add__after_tanh", "div__after_square", "chain_of_inplace",
-                "inplace_then_nonlinear", "div__scalar"]
+                "mul__after_log", "add__after_matmul", "div__after_square", "chain_of_inplace",
+                "inplace_then_nonlinear"]
 
 
 @pytest.mark.parametrize("case", params(CASES, values=True))
@@ -232,3 +234,22 @@ def test_inplace_on_plain_variable_with_grad_operand_makes_it_require_grad():
     assert z.requires_grad and z.grad_fn is not None
     z.sum().backward()
     np.testing.assert_array_equal(y.grad.data, np.ones(3))
+
+
+@pytest.mark.parametrize("make", [lambda L, x: L.exp(x), lambda L, x: L.tanh(x),
+                                  lambda L, x: L.sigmoid(x), lambda L, x: L.sqrt(x)],
+                         ids=["exp", "tanh", "sigmoid", "sqrt"])
+def test_inplace_on_output_saved_by_its_op_raises_on_backward_like_torch(make):
+    x = pyad.Variable(np.array([0.5, 1.0, 2.0]), requires_grad=True)
+    z = make(PYAD, x)
+    z.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+    torch = pytest.importorskip("torch")
+    from _ops_helpers import torch_lib
+    T, _ = torch_lib()
+    t = torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    tz = make(T, t)
+    tz.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        tz.sum().backward()

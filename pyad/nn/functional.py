@@ -1,0 +1,7 @@
+"""Functional neural-network ops, as ``torch.nn.functional``.
+
+The activations live in ``pyad`` itself and are re-exported here.
+"""
+from pyad._engine import relu, sigmoid, tanh, log_softmax
+
+__all__ = ["relu", "sigmoid", "tanh", "log_softmax"]
