@@ -13,9 +13,9 @@ cdef class Node:
     cdef long long _seq
     cdef Py_ssize_t _num_outputs     # how many gradients flow into this node
     cdef tuple _out_meta             # ((shape, dtype, xp), ...) to materialise missing grads
-    cdef list _pre_hooks
-    cdef list _post_hooks
-    cdef dict _tensor_pre_hooks      # output_nr -> [hook, ...] (Variable.register_hook)
+    cdef object _pre_hooks           # _HookList (weakly referenceable by handles)
+    cdef object _post_hooks
+    cdef object _tensor_pre_hooks    # output_nr -> [hook, ...] (Variable.register_hook)
     cdef dict _retain_grad_hooks     # output_nr -> weakref to the Variable retaining grad
     cdef dict _metadata
     cdef object _creation_stack      # anomaly mode: frames where the forward op ran
@@ -31,7 +31,7 @@ cdef class Node:
 
 cdef class AccumulateGrad(Node):
     cdef object _variable_ref        # weakref to the leaf (the leaf holds us strongly)
-    cdef list _post_accumulate_hooks
+    cdef object _post_accumulate_hooks
 
 
 cdef class SavedVariable:

@@ -1100,16 +1100,22 @@ cdef class Variable:
             kwargs["dl_device"] = dl_device
         if copy is not None:
             kwargs["copy"] = copy
+        data = self._data
+        if copy is None and type(data) is numpy.ndarray and data.ndim and \
+                builtins.min(data.strides) < 0:
+            # Several consumers (torch among them) abort on negative strides: when a
+            # copy is allowed, hand out a contiguous one instead.
+            data = data.copy()
         try:
-            return self._data.__dlpack__(**kwargs)
+            return data.__dlpack__(**kwargs)
         except TypeError:
             if "max_version" in kwargs or "dl_device" in kwargs or "copy" in kwargs:
                 kwargs.pop("max_version", None)
                 if kwargs.pop("dl_device", None) not in (None, self.__dlpack_device__()):
                     raise BufferError("cannot export to the requested device")
                 if kwargs.pop("copy", None):
-                    return self._data.copy().__dlpack__(**kwargs)
-                return self._data.__dlpack__(**kwargs)
+                    return data.copy().__dlpack__(**kwargs)
+                return data.__dlpack__(**kwargs)
             raise
 
     def __dlpack_device__(self):

@@ -82,12 +82,22 @@ cdef class FunctionNode(Node):
                 raise RuntimeError("function %s returned an incorrect number of gradients "
                                    "(expected %d, got %d)" % (self.name(), n, len(result)))
         out = []
+        raw = False
         for i in range(n):
             g = result[i]
             if g is None or (<tuple>self._next_functions[i])[0] is None:
                 out.append(None)
                 continue
+            raw = raw or not isinstance(g, Variable)
             out.append(_validate_function_grad(self, i, g))
+        if raw and _grad_enabled():
+            # A backward that returned arrays cannot be differentiated again: make a
+            # second differentiation fail loudly instead of silently dropping terms.
+            out = list(_delayed_error(
+                tuple(out), grads,
+                "function %s returned arrays (not Variables) from backward, so its "
+                "gradient cannot be differentiated again; write backward with pyad ops "
+                "or mark it @once_differentiable" % self.name(), self))
         return tuple(out)
 
 
@@ -140,14 +150,14 @@ def _function_apply(cls, node_cls, args, kwargs):
             v = <Variable>a
             needs.append(v._requires_grad)
             meta.append((v._data.shape, v._data.dtype, _device_of(v._data)))
-            volatile = volatile or v._volatile
+            any_volatile = any_volatile or v._volatile
             any_requires = any_requires or v._requires_grad
         else:
             needs.append(False)
             meta.append(None)
     node.needs_input_grad = tuple(needs)
     node._input_meta = tuple(meta)
-    cdef bint record = any_requires and _grad_enabled()
+    cdef bint record = any_requires and _grad_enabled() and not any_volatile
     previous = pyad_get_grad_disabled()
     pyad_set_grad_disabled(1)
     try:
@@ -222,7 +232,7 @@ cdef class DelayedErrorBackward(Node):
         raise RuntimeError(self.message)
 
 
-def _delayed_error(outputs, inputs, str message):
+def _delayed_error(outputs, inputs, str message, Node node_inputs_of=None):
     """Give ``outputs`` a node connected to ``inputs`` whose backward raises ``message``.
 
     Used by once_differentiable: a second differentiation through such a backward
@@ -233,6 +243,10 @@ def _delayed_error(outputs, inputs, str message):
     node.message = message
     edges = tuple(_edge(<Variable>v) for v in inputs
                   if isinstance(v, Variable) and (<Variable>v)._requires_grad)
+    if node_inputs_of is not None:
+        # Also reach the forward inputs of the Function, so differentiating the
+        # gradient w.r.t. them hits the error too.
+        edges += tuple(e for e in node_inputs_of._next_functions if e[0] is not None)
     _init_node(node, edges, len(outputs))
     result = []
     for i, o in enumerate(outputs):

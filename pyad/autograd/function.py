@@ -85,11 +85,11 @@ def once_differentiable(fn):
         if not _engine.is_grad_enabled():
             return outputs
         requires_grad = any(isinstance(a, _engine.Variable) and a.requires_grad for a in args)
-        if not requires_grad:
+        if not requires_grad and not any(f is not None for f, _ in ctx.next_functions):
             return outputs
         single = not isinstance(outputs, tuple)
         wrapped = _engine._delayed_error((outputs,) if single else outputs, args,
-                                         _ONCE_DIFFERENTIABLE_ERROR)
+                                         _ONCE_DIFFERENTIABLE_ERROR, ctx)
         return wrapped[0] if single else wrapped
 
     return wrapper

@@ -30,7 +30,9 @@ cdef inline Variable _binary(_BinaryNode node, object data, object a, object b,
 
 
 cdef inline bint _binary_records(object a, object b):
-    return (_operand_requires_grad(a) or _operand_requires_grad(b)) and _grad_enabled()
+    # Any volatile input makes the output volatile, with no graph (legacy semantics).
+    return ((_operand_requires_grad(a) or _operand_requires_grad(b)) and _grad_enabled()
+            and not (_operand_volatile(a) or _operand_volatile(b)))
 
 
 cdef inline object _apply_binary(object ufunc, object a, object b, str what):

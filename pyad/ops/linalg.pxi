@@ -57,7 +57,8 @@ cpdef Variable matmul(object input, object other):
         _check_same_device(a._data, b._data, "matmul")
         raise
     cdef MatmulBackward node
-    if (a._requires_grad or b._requires_grad) and _grad_enabled():
+    if (a._requires_grad or b._requires_grad) and _grad_enabled() and not (
+            a._volatile or b._volatile):
         node = MatmulBackward.__new__(MatmulBackward)
         node.a = _save(a, False)
         node.b = _save(b, False)
