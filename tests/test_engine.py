@@ -13,15 +13,6 @@ def leaf(values=(1.0, 2.0, 3.0), requires_grad=True, dtype=np.float64):
     return Variable(np.array(values, dtype=dtype), requires_grad=requires_grad)
 
 
-BUG_HOOK_CONTAINERS = (
-    "pyad bug: every hook registration raises TypeError ('Expected list, got _HookList' / "
-    "'Expected dict, got _HookDict'): the Node attributes are typed `cdef list`/`cdef "
-    "dict` in _engine.pxd, which rejects the weak-referenceable subclasses")
-BUG_VOLATILE = (
-    "pyad bug: a volatile input does not make the output volatile when another input "
-    "requires grad (x * volatile_v records a graph, output.volatile is False)")
-
-
 # --------------------------------------------------------------------------------
 # requires_grad and volatile propagation
 # --------------------------------------------------------------------------------
@@ -95,7 +86,6 @@ def test_volatile_with_non_requiring_input_gives_volatile_output(op):
     assert out.volatile and not out.requires_grad and out.grad_fn is None
 
 
-@pytest.mark.xfail(reason=BUG_VOLATILE, strict=True)
 @pytest.mark.parametrize("op", list(BINARY.values()), ids=list(BINARY))
 def test_any_volatile_input_makes_output_volatile_even_if_other_requires_grad(op):
     v = Variable(np.ones(3), volatile=True)
@@ -155,9 +145,6 @@ def test_no_grad_as_decorator():
     assert pyad.is_grad_enabled()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pyad bug: @pyad.no_grad (without parentheses) raises TypeError 'no_grad() takes no "
-    "arguments'; torch 2.x accepts the bare form"))
 def test_no_grad_as_decorator_without_parentheses():
     # torch >= 2.0 accepts @torch.no_grad as well as @torch.no_grad()
     @pyad.no_grad
@@ -581,7 +568,6 @@ def test_autograd_backward_new_keyword_names():
 # Hooks
 # --------------------------------------------------------------------------------
 
-@pytest.mark.xfail(reason=BUG_HOOK_CONTAINERS, strict=True)
 def test_register_hook_sees_gradient_and_can_replace_it():
     x = leaf()
     y = x * 2.0
@@ -597,7 +583,6 @@ def test_register_hook_sees_gradient_and_can_replace_it():
     np.testing.assert_array_equal(x.grad.data, np.full(3, 20.0))
 
 
-@pytest.mark.xfail(reason=BUG_HOOK_CONTAINERS, strict=True)
 def test_register_hook_returning_none_keeps_gradient():
     x = leaf()
     seen = []
@@ -607,7 +592,6 @@ def test_register_hook_returning_none_keeps_gradient():
     np.testing.assert_array_equal(x.grad.data, np.full(3, 3.0))
 
 
-@pytest.mark.xfail(reason=BUG_HOOK_CONTAINERS, strict=True)
 def test_register_hook_on_leaf_replacement_goes_into_dot_grad():
     x = leaf()
     x.register_hook(lambda g: g * 0.0)
@@ -615,7 +599,6 @@ def test_register_hook_on_leaf_replacement_goes_into_dot_grad():
     np.testing.assert_array_equal(x.grad.data, np.zeros(3))
 
 
-@pytest.mark.xfail(reason=BUG_HOOK_CONTAINERS, strict=True)
 def test_hook_handle_remove_unregisters():
     x = leaf()
     calls = []
@@ -658,7 +641,6 @@ def test_retain_grad_accumulates_across_backwards():
     np.testing.assert_array_equal(h.grad.data, np.full(3, 2.0))
 
 
-@pytest.mark.xfail(reason=BUG_HOOK_CONTAINERS, strict=True)
 def test_grad_fn_register_hook_gets_grad_inputs_and_outputs():
     x = leaf()
     y = x * 3.0
@@ -670,7 +652,6 @@ def test_grad_fn_register_hook_gets_grad_inputs_and_outputs():
     np.testing.assert_array_equal(grad_inputs[0].data, np.full(3, 3.0))
 
 
-@pytest.mark.xfail(reason=BUG_HOOK_CONTAINERS, strict=True)
 def test_grad_fn_register_hook_can_replace_grad_inputs():
     x = leaf()
     y = x * 3.0
@@ -679,7 +660,6 @@ def test_grad_fn_register_hook_can_replace_grad_inputs():
     np.testing.assert_array_equal(x.grad.data, np.full(3, 6.0))
 
 
-@pytest.mark.xfail(reason=BUG_HOOK_CONTAINERS, strict=True)
 def test_grad_fn_register_prehook_can_replace_grad_outputs():
     x = leaf()
     y = x * 3.0
@@ -695,7 +675,6 @@ def test_grad_fn_register_prehook_can_replace_grad_outputs():
     np.testing.assert_array_equal(x.grad.data, np.full(3, 15.0))
 
 
-@pytest.mark.xfail(reason=BUG_HOOK_CONTAINERS, strict=True)
 def test_grad_fn_hook_handles_remove():
     x = leaf()
     y = x * 3.0
@@ -708,7 +687,6 @@ def test_grad_fn_hook_handles_remove():
     assert calls == []
 
 
-@pytest.mark.xfail(reason=BUG_HOOK_CONTAINERS, strict=True)
 def test_post_accumulate_grad_hook_receives_variable_with_updated_grad():
     x = leaf()
     seen = []

@@ -184,13 +184,6 @@ def test_inplace_history_rewrite_does_not_create_cycle(gc_disabled):
     assert pyad_garbage() == []
 
 
-BUG_FUNCTION_APPLY = (
-    "pyad bug: Function.apply with any Variable argument raises UnboundLocalError "
-    "(_function_apply in _function.pxi assigns `volatile = volatile or v._volatile` "
-    "instead of updating `any_volatile`)")
-
-
-@pytest.mark.xfail(reason=BUG_FUNCTION_APPLY, strict=True)
 def test_custom_function_graph_has_no_cycle(gc_disabled):
     class Square(pyad.autograd.Function):
         @staticmethod

@@ -50,7 +50,15 @@ class _GradModeContext:
         return wrapper
 
 
-class no_grad(_GradModeContext):
+class _NoParamDecorator(_GradModeContext):
+    # Also usable bare, as ``@no_grad`` without parentheses (torch 2.x allows it).
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):
     """Disable recording of operations (inference, parameter updates).
 
     >>> x = pyad.ones(2, requires_grad=True)
@@ -63,7 +71,7 @@ class no_grad(_GradModeContext):
     _mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamDecorator):
     """Re-enable recording inside a ``no_grad`` block (or as a decorator)."""
 
     _mode = True

@@ -27,7 +27,6 @@ class GradcheckError(RuntimeError):
 
     Examples
     --------
-    >>> import numpy as np, pyad
     >>> from pyad.autograd.gradcheck import GradcheckError
     >>> issubclass(GradcheckError, RuntimeError)
     True
@@ -568,7 +567,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     Examples
     --------
     >>> import numpy as np, pyad
-    >>> from pyad.autograd import gradcheck
+    >>> from pyad.autograd.gradcheck import gradcheck
     >>> x = pyad.Variable(np.linspace(0.5, 1.5, 4), requires_grad=True)
     >>> y = pyad.Variable(np.arange(4.0), requires_grad=True)
     >>> gradcheck(lambda a, b: (a * b, a * a), (x, y))
@@ -640,7 +639,7 @@ check_grad_dtypes, check_batched_grad, fast_mode, masked
     Examples
     --------
     >>> import numpy as np, pyad
-    >>> from pyad.autograd import gradgradcheck
+    >>> from pyad.autograd.gradcheck import gradgradcheck
     >>> x = pyad.Variable(np.linspace(0.5, 1.5, 4), requires_grad=True)
     >>> gradgradcheck(lambda a: a * a * a, (x,))
     True

@@ -16,9 +16,11 @@ cdef class MatmulBackward(Node):
         # covers vector, matrix and batched products; sum_to undoes batch broadcasting.
         a2 = unsqueeze(a, 0) if len(a_shape) == 1 else a
         b2 = unsqueeze(b, -1) if len(b_shape) == 1 else b
-        if len(a_shape) == 1:
+        if len(a_shape) == 1 and len(b_shape) == 1:
+            g = reshape(g, (1, 1))
+        elif len(a_shape) == 1:
             g = unsqueeze(g, -2)
-        if len(b_shape) == 1:
+        elif len(b_shape) == 1:
             g = unsqueeze(g, -1)
         ga = gb = None
         if self._needs_input_grad(0):

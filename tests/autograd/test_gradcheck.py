@@ -334,3 +334,17 @@ def test_gradgradcheck_catches_backward_without_graph(fast_mode):
     assert gradcheck(CubeWithUnrecordedBackward.apply, (x,), fast_mode=fast_mode)
     with pytest.raises(GradcheckError, match="does not require grad"):
         gradgradcheck(CubeWithUnrecordedBackward.apply, (x,), fast_mode=fast_mode)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradgradcheck_catches_one_gradient_without_graph_among_others(fast_mode):
+    # The gradient for x keeps its graph, the one for y loses it. torch's
+    # gradgradcheck would skip the second silently; ours must not.
+    x, y = variable((3,), seed=1), variable((3,), seed=2)
+
+    def func(a, b):
+        return a * CubeWithUnrecordedBackward.apply(b)
+
+    assert gradcheck(func, (x, y), fast_mode=fast_mode)
+    with pytest.raises(GradcheckError, match="Output 1 does not require grad.*not recorded"):
+        gradgradcheck(func, (x, y), fast_mode=fast_mode)
