@@ -21,6 +21,11 @@ cdef class Node:
     cdef object _creation_stack      # anomaly mode: frames where the forward op ran
     cdef Node _parent_node           # anomaly mode: node being run when this one was made
     cdef bint _released
+    # Per-backward bookkeeping, used by the outermost backward pass (nested passes,
+    # e.g. grad() called inside a custom backward, keep theirs in dicts).
+    cdef bint _in_task
+    cdef Py_ssize_t _deps            # edges from not-yet-run nodes into this one
+    cdef object _buffer              # summed incoming gradient(s): Variable or list
     cdef object __weakref__
 
     cdef tuple _backward(self, tuple grads)

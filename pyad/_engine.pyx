@@ -1390,23 +1390,107 @@ cdef class _GraphRoot(Node):
         return self._grads
 
 
-cdef dict _count_dependencies(Node root):
-    cdef dict deps = {}
-    cdef set seen = {root}
-    cdef list stack = [root]
-    cdef Node node
-    cdef tuple edge
-    while stack:
-        node = stack.pop()
-        for edge in node._next_functions:
-            nxt = edge[0]
-            if nxt is None:
-                continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return deps
+@cython.final
+cdef class _GraphTask:
+    # Dependency counts and gradient buffers of one backward pass. The outermost pass
+    # keeps them in the nodes' own fields (no hashing); a nested pass, which may
+    # cross the same nodes, keeps them in dicts.
+    cdef bint in_fields
+    cdef dict deps
+    cdef dict buffers
+    cdef list visited
+
+    cdef void count_dependencies(self, Node root) except *:
+        cdef list stack = [root]
+        cdef Node node, nxt
+        cdef tuple edge
+        if self.in_fields:
+            root._in_task = True
+            self.visited = [root]
+            while stack:
+                node = stack.pop()
+                for edge in node._next_functions:
+                    if edge[0] is None:
+                        continue
+                    nxt = <Node>edge[0]
+                    if nxt._in_task:
+                        nxt._deps += 1
+                    else:
+                        nxt._in_task = True
+                        nxt._deps = 1
+                        self.visited.append(nxt)
+                        stack.append(nxt)
+            return
+        self.deps = {}
+        self.buffers = {}
+        seen = {root}
+        while stack:
+            node = stack.pop()
+            for edge in node._next_functions:
+                nxt_obj = edge[0]
+                if nxt_obj is None:
+                    continue
+                self.deps[nxt_obj] = self.deps.get(nxt_obj, 0) + 1
+                if nxt_obj not in seen:
+                    seen.add(nxt_obj)
+                    stack.append(nxt_obj)
+
+    cdef inline list take_buffer(self, Node node):
+        # The gradients summed for `node`, one slot per output, as a list.
+        if self.in_fields:
+            buf = node._buffer
+            node._buffer = None
+        else:
+            buf = self.buffers.pop(node, None)
+        if buf is None:
+            return [None] * node._num_outputs
+        if node._num_outputs == 1:
+            return [buf]
+        return <list>buf
+
+    cdef inline void add_grad(self, Node node, Py_ssize_t nr, object g) except *:
+        cdef object buf
+        if node._num_outputs == 1:
+            buf = node._buffer if self.in_fields else self.buffers.get(node)
+            buf = g if buf is None else buf + g
+            if self.in_fields:
+                node._buffer = buf
+            else:
+                self.buffers[node] = buf
+            return
+        buf = node._buffer if self.in_fields else self.buffers.get(node)
+        if buf is None:
+            buf = [None] * node._num_outputs
+            if self.in_fields:
+                node._buffer = buf
+            else:
+                self.buffers[node] = buf
+        (<list>buf)[nr] = g if (<list>buf)[nr] is None else (<list>buf)[nr] + g
+
+    cdef inline bint release_dependency(self, Node node) except -1:
+        # One more producer of `node`'s gradient has run; True when it was the last.
+        cdef Py_ssize_t count
+        if self.in_fields:
+            node._deps -= 1
+            return node._deps == 0
+        count = self.deps[node] - 1
+        if count == 0:
+            del self.deps[node]
+            return True
+        self.deps[node] = count
+        return False
+
+    cdef void finish(self):
+        cdef Node node
+        if self.visited is not None:
+            for node in self.visited:
+                node._in_task = False
+                node._deps = 0
+                node._buffer = None
+            self.visited = None
+
+
+cdef int _backward_depth = 0
 
 
 cdef set _nodes_to_execute(Node root, set targets, set exec_targets):
@@ -1500,7 +1584,8 @@ cdef tuple _run_node(Node node, tuple grads, bint keep_graph):
         grads = _materialize(node, grads)
     if _profiling:
         token = _profiler.node_begin(node)
-    _current_node = node
+    if _anomaly:
+        _current_node = node
     try:
         outs = node._backward(grads)
     except Exception as exc:
@@ -1508,7 +1593,8 @@ cdef tuple _run_node(Node node, tuple grads, bint keep_graph):
             _add_forward_trace(exc, node)
         raise
     finally:
-        _current_node = previous
+        if _anomaly:
+            _current_node = previous
     if node._post_hooks:
         for _, hook in list(node._post_hooks):
             result = hook(outs, grads)
@@ -1579,7 +1665,8 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
     root._seq = -1
     root._grads = root_grads
 
-    cdef dict deps = _count_dependencies(root)
+    cdef _GraphTask task = _GraphTask.__new__(_GraphTask)
+    task.in_fields = _backward_depth == 0
 
     if inputs is not None:
         captures = {}
@@ -1599,20 +1686,20 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
         if accumulate is False and not _only_inputs_flag:
             needed = None                    # grad(only_inputs=False): other leaves accumulate
 
-    cdef dict buffers = {}
+    global _backward_depth
     cdef list ready = [(0, root)]
     previous_mode = pyad_get_grad_disabled()
-    pyad_set_grad_disabled(not create_graph)
+    _backward_depth += 1
     try:
+        task.count_dependencies(root)
+        pyad_set_grad_disabled(not create_graph)
         while ready:
             # A chain has one ready node at a time: skip the heap calls then.
             node = (<tuple>(ready.pop() if len(ready) == 1 else _heappop(ready)))[1]
             if node is root:
                 grads = root_grads
             else:
-                buffer = buffers.pop(node, None)
-                if buffer is None:
-                    buffer = [None] * node._num_outputs
+                buffer = task.take_buffer(node)
                 if node._tensor_pre_hooks or node._retain_grad_hooks or node._pre_hooks:
                     grads = _call_hooks_on_grads(node, buffer, create_graph)
                 else:
@@ -1642,25 +1729,15 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
                     continue
                 g = outs[i]
                 if g is not None:
-                    nr = edge[1]
-                    buffer = buffers.get(nxt)
-                    if buffer is None:
-                        buffer = [None] * nxt._num_outputs
-                        buffers[nxt] = buffer
-                    if buffer[nr] is None:
-                        buffer[nr] = g
-                    else:
-                        buffer[nr] = buffer[nr] + g
-                count = deps[nxt] - 1
-                if count == 0:
-                    del deps[nxt]
+                    task.add_grad(nxt, edge[1], g)
+                if task.release_dependency(nxt):
                     if ready:
                         _heappush(ready, (-nxt._seq, nxt))
                     else:
                         ready.append((-nxt._seq, nxt))
-                else:
-                    deps[nxt] = count
     finally:
+        _backward_depth -= 1
+        task.finish()
         pyad_set_grad_disabled(previous_mode)
     return captured
 
