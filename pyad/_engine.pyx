@@ -414,7 +414,7 @@ cdef class AccumulateGrad(Node):
         cdef Variable leaf = self._variable_ref()
         if leaf is None:
             return ()
-        _accumulate_grad(leaf, grads[0])
+        _accumulate_grad(leaf, <Variable>grads[0])
         if self._post_accumulate_hooks:
             for _, hook in list(self._post_accumulate_hooks):
                 hook(leaf)
@@ -436,8 +436,10 @@ cdef AccumulateGrad _new_accumulator(Variable leaf):
 cdef bint _owned_by(Variable grad):
     # True when nothing but `grad` can reach its array (nor the array's base), so
     # .grad may take the buffer instead of copying it (torch steals the same way).
-    # Expected references: grad._data plus the caller's local; grad itself is held
-    # by the engine's buffer, the grads tuple and the caller's argument.
+    # The engine drops its own extra references before a sink runs, leaving exactly:
+    # grad <- the grads tuple, the sink's argument temp and this argument (3);
+    # data <- grad._data and the two callers' locals (3). Anything more (a second
+    # sink, a hook, the user's own gradient) means shared: copy.
     data = grad._data
     if Py_REFCNT(grad) > 3 or Py_REFCNT(data) > 3 or grad._grad_fn is not None:
         return False
@@ -1696,6 +1698,10 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
         while ready:
             # A chain has one ready node at a time: skip the heap calls then.
             node = (<tuple>(ready.pop() if len(ready) == 1 else _heappop(ready)))[1]
+            # Drop the previous node's references so a leaf's sink can tell, from
+            # reference counts, whether it is the only holder of its gradient.
+            outs = None
+            g = None
             if node is root:
                 grads = root_grads
             else:
@@ -1704,6 +1710,7 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
                     grads = _call_hooks_on_grads(node, buffer, create_graph)
                 else:
                     grads = tuple(buffer)
+                buffer = None
                 if captures is not None and node in captures:
                     for nr, i in captures[node]:
                         captured[i] = grads[nr]

@@ -314,6 +314,33 @@ def test_gradients_accumulate_across_backward_calls():
     np.testing.assert_array_equal(x.grad.data, 2.0 + 2 * x.data)
 
 
+def test_leaf_grads_do_not_alias_each_other():
+    a, b = leaf(), leaf()
+    (a + b).sum().backward()
+    assert not np.shares_memory(a.grad.data, b.grad.data)
+    (a * 2.0).sum().backward()          # accumulating into a.grad leaves b.grad alone
+    np.testing.assert_array_equal(b.grad.data, np.ones(3))
+    np.testing.assert_array_equal(a.grad.data, np.full(3, 3.0))
+
+
+def test_leaf_grad_does_not_alias_the_user_gradient():
+    x = leaf()
+    g = np.ones(3)
+    (x + 0.0).backward(Variable(g))
+    assert not np.shares_memory(x.grad.data, g)
+    (x + 0.0).backward(Variable(g))
+    np.testing.assert_array_equal(g, np.ones(3))
+    np.testing.assert_array_equal(x.grad.data, np.full(3, 2.0))
+
+
+def test_leaf_grad_from_broadcast_is_a_writable_array_of_the_leaf_shape():
+    x = leaf((1.0,))
+    x.expand(3).sum().backward()
+    assert x.grad.shape == (1,) and x.grad.data.flags.writeable
+    x.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [4.0])
+
+
 def test_grad_is_none_until_first_backward():
     x = leaf()
     assert x.grad is None

@@ -165,13 +165,16 @@ def test_reduction_dim_out_of_range_raises_index_error(name):
         getattr(pyad.Variable(np.ones((2, 3))), name)(2)
 
 
-@pytest.mark.parametrize("name", ["sum", "mean"])
-def test_reduction_keeps_float32(name):
-    x = pyad.Variable(np.ones((2, 3), dtype=np.float32), requires_grad=True)
-    y = getattr(x, name)(1)
-    assert y.dtype == np.float32
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+@pytest.mark.parametrize("reduce", [
+    lambda x: x.sum(1), lambda x: x.mean(1), lambda x: x.max(), lambda x: x.max(1).values,
+    lambda x: pyad.logsumexp(x, 1)], ids=["sum", "mean", "max", "max_dim", "logsumexp"])
+def test_reduction_keeps_low_precision_dtype(reduce, dtype):
+    x = pyad.Variable(np.arange(6.0).reshape(2, 3).astype(dtype), requires_grad=True)
+    y = reduce(x)
+    assert y.dtype == dtype
     y.sum().backward()
-    assert x.grad.dtype == np.float32
+    assert x.grad.dtype == dtype
 
 
 def test_mean_of_integer_variable_raises():
