@@ -3,11 +3,21 @@
 
 
 cdef class _BinaryNode(Node):
-    # The operands a binary op's backward needs, plus their shapes for sum_to.
+    # The operands a binary op's backward needs, plus their shapes and dtypes: each
+    # gradient is summed to its input's shape and cast to its dtype (NumPy promotion
+    # may have widened the result, e.g. float32 * float64 array).
     cdef _SavedOperand a
     cdef _SavedOperand b
     cdef tuple a_shape
     cdef tuple b_shape
+    cdef object a_dtype
+    cdef object b_dtype
+
+    cdef inline Variable grad_a(self, Variable g):
+        return _reduce_grad(g, self.a_shape, self.a_dtype)
+
+    cdef inline Variable grad_b(self, Variable g):
+        return _reduce_grad(g, self.b_shape, self.b_dtype)
 
     cdef void _release_saved(self):
         self._released = True
@@ -17,11 +27,26 @@ cdef class _BinaryNode(Node):
             self.b.release()
 
 
+cdef inline Variable _reduce_grad(Variable g, tuple shape, object dtype):
+    g = sum_to(g, shape)
+    if dtype is not None and g._data.dtype != dtype:
+        g = _convert(g, None, dtype, False)
+    return g
+
+
+cdef inline object _dtype_of(object x):
+    if isinstance(x, Variable):
+        return (<Variable>x)._data.dtype
+    return None
+
+
 cdef inline Variable _binary(_BinaryNode node, object data, object a, object b,
                              bint save_a, bint save_b):
     # Record `node` for data = op(a, b). save_a/save_b: keep the operand for backward.
     node.a_shape = _shape_of(a)
     node.b_shape = _shape_of(b)
+    node.a_dtype = _dtype_of(a)
+    node.b_dtype = _dtype_of(b)
     if save_a:
         node.a = _save_operand(a)
     if save_b:
@@ -61,8 +86,8 @@ cdef inline Variable _check_binary_args(object a, object b, str what):
 cdef class AddBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
         g = grads[0]
-        return (sum_to(g, self.a_shape) if self._needs_input_grad(0) else None,
-                sum_to(g, self.b_shape) if self._needs_input_grad(1) else None)
+        return (self.grad_a(g) if self._needs_input_grad(0) else None,
+                self.grad_b(g) if self._needs_input_grad(1) else None)
 
 
 cpdef Variable add(object input, object other):
@@ -77,8 +102,8 @@ cpdef Variable add(object input, object other):
 cdef class SubBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
         g = grads[0]
-        return (sum_to(g, self.a_shape) if self._needs_input_grad(0) else None,
-                sum_to(neg(g), self.b_shape) if self._needs_input_grad(1) else None)
+        return (self.grad_a(g) if self._needs_input_grad(0) else None,
+                self.grad_b(neg(g)) if self._needs_input_grad(1) else None)
 
 
 cpdef Variable sub(object input, object other):
@@ -97,9 +122,9 @@ cdef class MulBackward(_BinaryNode):
         g = grads[0]
         ga = gb = None
         if self._needs_input_grad(0):
-            ga = sum_to(mul(g, self.b.get(self)), self.a_shape)
+            ga = self.grad_a(mul(g, self.b.get(self)))
         if self._needs_input_grad(1):
-            gb = sum_to(mul(g, self.a.get(self)), self.b_shape)
+            gb = self.grad_b(mul(g, self.a.get(self)))
         return (ga, gb)
 
 
@@ -119,10 +144,10 @@ cdef class DivBackward(_BinaryNode):
         b = self.b.get(self)
         ga = gb = None
         if self._needs_input_grad(0):
-            ga = sum_to(div(g, b), self.a_shape)
+            ga = self.grad_a(div(g, b))
         if self._needs_input_grad(1):
             # d(a/b)/db = -a / b^2
-            gb = sum_to(neg(div(mul(g, self.a.get(self)), mul(b, b))), self.b_shape)
+            gb = self.grad_b(neg(div(mul(g, self.a.get(self)), mul(b, b))))
         return (ga, gb)
 
 
@@ -151,17 +176,30 @@ cdef class PowBackward(_BinaryNode):
                 else:
                     ga = mul(g, mul(pow(base, exponent - 1), exponent))
             else:
-                ga = sum_to(mul(g, mul(pow(base, sub(exponent, 1)), exponent)), self.a_shape)
+                ga = mul(g, mul(pow(base, sub(exponent, 1)), exponent))
+                # b * a^(b-1) is 0 * inf = nan at a = 0, b = 0; the derivative is 0
+                # there (torch's choice).
+                zero_exponent = _operand_data(exponent, "pow") == 0
+                if bool(zero_exponent.any()):
+                    ga = where_const(zero_exponent, 0.0, ga)
+            ga = self.grad_a(ga)
         if self._needs_input_grad(1):
             # d(a^b)/db = a^b log(a); taken as 0 where a == 0 and b >= 0 (torch's choice,
             # the limit from the right) so 0**b does not produce nan gradients.
             result = pow(base, exponent)
             bdata = _operand_data(base, "pow")
-            xp = _xp_of(_operand_data(exponent, "pow"))
-            mask = xp.asarray(bdata == 0) & xp.asarray(_operand_data(exponent, "pow") >= 0)
-            safe_base = where_const(mask, 1.0, base) if isinstance(base, Variable) else \
-                xp.where(mask, 1.0, bdata)
-            gb = sum_to(mul(g, mul(result, log(safe_base))), self.b_shape)
+            edata = _operand_data(exponent, "pow")
+            xp = _xp_of(edata)
+            mask = xp.asarray(bdata == 0) & xp.asarray(edata >= 0)
+            if isinstance(base, Variable):
+                log_base = log(where_const(mask, 1.0, base))
+            elif isinstance(base, (int, float)):
+                # A Python float stays a weakly typed Python float (full precision).
+                with numpy.errstate(invalid="ignore"):
+                    log_base = float(numpy.log(numpy.float64(1.0 if base == 0 else base)))
+            else:
+                log_base = xp.log(xp.where(mask, 1, bdata).astype(bdata.dtype, copy=False))
+            gb = self.grad_b(mul(g, mul(result, log_base)))
         return (ga, gb)
 
 
@@ -184,6 +222,14 @@ cdef class _UnaryNode(Node):
         self._released = True
         if self.saved is not None:
             self.saved.release()
+
+
+cdef inline Variable _float_input(object input):
+    # Integer and bool inputs of float functions compute in the default float dtype.
+    cdef Variable x = _as_variable(input)
+    if x._data.dtype.kind in "iub":
+        return _plain(x._data.astype(_default_dtype), x._volatile)
+    return x
 
 
 cdef inline Variable _record_unary(_UnaryNode node, object data, Variable x, bint save_input,
@@ -217,7 +263,7 @@ cdef class ExpBackward(_UnaryNode):
 
 cpdef Variable exp(object input):
     """Elementwise exponential."""
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _float_input(input)
     data = _np_exp(x._data)
     if _records(x):
         return _record_unary(ExpBackward.__new__(ExpBackward), data, x, False, True)
@@ -231,7 +277,7 @@ cdef class LogBackward(_UnaryNode):
 
 cpdef Variable log(object input):
     """Elementwise natural logarithm."""
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _float_input(input)
     data = _np_log(x._data)
     if _records(x):
         return _record_unary(LogBackward.__new__(LogBackward), data, x, True, False)
@@ -245,7 +291,7 @@ cdef class SqrtBackward(_UnaryNode):
 
 cpdef Variable sqrt(object input):
     """Elementwise square root."""
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _float_input(input)
     data = _np_sqrt(x._data)
     if _records(x):
         return _record_unary(SqrtBackward.__new__(SqrtBackward), data, x, False, True)
@@ -260,7 +306,7 @@ cdef class TanhBackward(_UnaryNode):
 
 cpdef Variable tanh(object input):
     """Elementwise hyperbolic tangent."""
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _float_input(input)
     data = _np_tanh(x._data)
     if _records(x):
         return _record_unary(TanhBackward.__new__(TanhBackward), data, x, False, True)
@@ -282,7 +328,7 @@ cdef object _sigmoid_data(object d):
 
 cpdef Variable sigmoid(object input):
     """Elementwise logistic sigmoid ``1 / (1 + exp(-x))``."""
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _float_input(input)
     data = _sigmoid_data(x._data)
     if _records(x):
         return _record_unary(SigmoidBackward.__new__(SigmoidBackward), data, x, False, True)

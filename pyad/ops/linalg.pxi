@@ -24,11 +24,11 @@ cdef class MatmulBackward(Node):
             g = unsqueeze(g, -1)
         ga = gb = None
         if self._needs_input_grad(0):
-            ga = sum_to(matmul(g, transpose(b2, -1, -2)), a2._data.shape)
+            ga = _reduce_grad(matmul(g, transpose(b2, -1, -2)), a2._data.shape, a._data.dtype)
             if a2 is not a:
                 ga = reshape(ga, a_shape)
         if self._needs_input_grad(1):
-            gb = sum_to(matmul(transpose(a2, -1, -2), g), b2._data.shape)
+            gb = _reduce_grad(matmul(transpose(a2, -1, -2), g), b2._data.shape, b._data.dtype)
             if b2 is not b:
                 gb = reshape(gb, b_shape)
         return (ga, gb)

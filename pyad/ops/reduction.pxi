@@ -4,6 +4,7 @@
 from collections import namedtuple
 
 max_result = namedtuple("max", ["values", "indices"])
+max_result.__module__ = "pyad"
 
 
 cdef tuple _keepdim_shape(tuple shape, tuple dims):
@@ -188,7 +189,12 @@ cdef object _logsumexp_data(object d, tuple dims, bint keepdim):
     m = d.max(axis=dims, keepdims=True)
     # A row of -inf would give -inf - -inf = nan; shift by 0 there instead.
     m = xp.where(xp.isfinite(m), m, 0)
-    out = xp.log(xp.exp(d - m).sum(axis=dims, keepdims=True)) + m
+    total = xp.exp(d - m).sum(axis=dims, keepdims=True)
+    if xp is numpy:
+        with numpy.errstate(divide="ignore"):   # log(0) = -inf is the right answer
+            out = xp.log(total) + m
+    else:
+        out = xp.log(total) + m
     if not keepdim:
         out = out.reshape(tuple(s for i, s in enumerate(d.shape) if i not in dims))
     return out

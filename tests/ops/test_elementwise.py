@@ -126,11 +126,6 @@ def test_ndarray_on_the_left_gives_variable_with_graph(op):
     assert x.grad is not None and x.grad.shape == (3,)
 
 
-BUG_SCALAR_BASE_POW_GRAD_DTYPE = (
-    "pyad bug: d(scalar ** x)/dx is float64 for a float32 x (the scalar base is turned "
-    "into a float64 array in PowBackward)")
-
-
 @pytest.mark.parametrize("op", OPS, ids=OP_IDS)
 @pytest.mark.parametrize("scalar", [2, 2.5, True], ids=["int", "float", "bool"])
 @pytest.mark.parametrize("side", ["right", "left"])
@@ -145,11 +140,7 @@ def _scalar_grad_params():
     for side in ["right", "left"]:
         for scalar, sid in [(2, "int"), (2.5, "float"), (True, "bool")]:
             for op, oid in zip(OPS, OP_IDS):
-                marks = []
-                if side == "left" and op is operator.pow:
-                    marks = [pytest.mark.xfail(reason=BUG_SCALAR_BASE_POW_GRAD_DTYPE,
-                                               strict=True)]
-                out.append(pytest.param(op, scalar, side, marks=marks,
+                out.append(pytest.param(op, scalar, side,
                                         id="%s-%s-%s" % (side, sid, oid)))
     return out
 
@@ -193,22 +184,12 @@ def test_result_dtype_follows_numpy_promotion(op, other, side):
     np.testing.assert_allclose(y.data, expected, rtol=1e-6)
 
 
-BUG_PROMOTED_GRAD_DTYPE = (
-    "pyad bug: when NumPy promotion makes the result wider than an input (float32 x * "
-    "float64 array), the gradient reaching that input keeps the wider dtype, so x.grad "
-    "is float64 for a float32 x (torch casts every input gradient to the input's dtype)")
-
-
 def _promotion_grad_params():
     out = []
     for side in ["right", "left"]:
         for name, other in OTHERS.items():
             for op, oid in zip(OPS, OP_IDS):
-                widened = (op(np.ones(3, np.float32), _raw(other))).dtype != np.float32
-                marks = []
-                if widened:
-                    marks = [pytest.mark.xfail(reason=BUG_PROMOTED_GRAD_DTYPE, strict=True)]
-                out.append(pytest.param(op, other, side, marks=marks,
+                out.append(pytest.param(op, other, side,
                                         id="%s-%s-%s" % (side, name, oid)))
     return out
 
@@ -268,8 +249,6 @@ def test_incompatible_shapes_raise_a_clear_error():
         a + b
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pyad bug: d(a ** b)/da at a == 0, b == 0 is nan (0 * 0**-1); torch gives 0"))
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_pow_of_zero_base_with_variable_exponent_has_finite_gradient():
     torch = pytest.importorskip("torch")
