@@ -49,6 +49,7 @@ cdef class SavedVariable:
     cdef bint _requires_grad
     cdef bint _released
 
+    cdef object data(self, Node owner)
     cdef Variable unpack(self, Node owner)
     cdef void release(self)
 

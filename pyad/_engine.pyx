@@ -489,8 +489,8 @@ cdef class SavedVariable:
             _dealloc_pending.append(self._grad_fn)
             self._grad_fn = None
 
-    cdef Variable unpack(self, Node owner):
-        cdef Variable v
+    cdef object data(self, Node owner):
+        # The saved array, after the same checks as unpack (fast backward paths).
         if self._released:
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly access "
@@ -508,6 +508,11 @@ cdef class SavedVariable:
                 % (self._data.dtype, _shape_str(self._data.shape),
                    ("output %d" % self._output_nr) if self._is_output else "an input",
                    owner.name(), self._version_counter.version, self._saved_version))
+        return self._data
+
+    cdef Variable unpack(self, Node owner):
+        cdef Variable v
+        self.data(owner)
         v = Variable.__new__(Variable)
         v._data = self._data
         v._version_counter = self._version_counter

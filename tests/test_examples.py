@@ -1,7 +1,7 @@
 """Every script in examples/ runs to completion and prints what it promises.
 
 Each example runs in a fresh interpreter (the way a user runs it), from the repository
-root, with the repository on PYTHONPATH so an in-place build is picked up.
+root, importing the same pyad as this test process (installed, or an in-place build).
 """
 import os
 import re
@@ -11,15 +11,17 @@ import sys
 import numpy as np
 import pytest
 
+import pyad
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(REPO_ROOT, "examples")
+PYAD_HOME = os.path.dirname(os.path.dirname(os.path.abspath(pyad.__file__)))
 NUMBER = r"-?\d+\.\d*(?:e[-+]?\d+)?"
 
 
 def run_example(name, *args):
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [REPO_ROOT] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env["PYTHONPATH"] = PYAD_HOME
     # The MLP's matrices are small: threaded BLAS only adds contention on a busy CI box.
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     env.setdefault("OMP_NUM_THREADS", "1")

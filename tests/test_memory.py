@@ -2,6 +2,7 @@
 cycles (they are freed by reference counting alone, with gc disabled), training loops
 hold constant memory, and saved buffers are released by backward."""
 import gc
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,10 +15,17 @@ import pyad
 from pyad import Variable
 
 
+# The directory holding the pyad this process imported (site-packages, or the
+# checkout for an in-place build): subprocesses must import the same one.
+PYAD_HOME = os.path.dirname(os.path.dirname(os.path.abspath(pyad.__file__)))
+
+
 def run_python(code, timeout=300):
     """Run ``code`` in a fresh interpreter; return the CompletedProcess."""
+    env = dict(os.environ, PYTHONPATH=PYAD_HOME)
+    # Not from the checkout: `-c` puts the working directory first on sys.path.
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=env, cwd=os.path.dirname(PYAD_HOME))
 
 
 def assert_ok(proc):

@@ -141,6 +141,11 @@ cdef class _SavedOperand:
             return self.saved.unpack(owner)
         return self.constant
 
+    cdef object data(self, Node owner):
+        if self.saved is not None:
+            return self.saved.data(owner)
+        return self.constant
+
     cdef void release(self):
         if self.saved is not None:
             self.saved.release()
@@ -154,6 +159,26 @@ cdef _SavedOperand _save_operand(object x):
     else:
         s.constant = x
     return s
+
+
+# -- fast first-order backward ----------------------------------------------------
+#
+# A backward runs with grad mode equal to create_graph. When it is off nothing is
+# recorded, so hot ops compute their gradient directly on the arrays (fewer
+# temporaries, no wrapper per step); when it is on they use the differentiable
+# formula next to it. Tests check both: gradcheck the first, gradgradcheck the second.
+
+cdef inline Variable _raw(object data):
+    return _wrap(_ensure_array(data))
+
+
+cdef inline object _reduce_data(object data, tuple shape, object dtype):
+    # The array form of _reduce_grad: sum over broadcast dims, cast to the input dtype.
+    if data.shape != shape:
+        data = _sum_to_data(data, shape)
+    if dtype is not None and data.dtype != dtype:
+        data = data.astype(dtype)
+    return data
 
 
 # -- the broadcast reduction ------------------------------------------------------
@@ -174,6 +199,9 @@ cdef class SumToBackward(Node):
     cdef tuple input_shape
 
     cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            d = (<Variable>grads[0])._data
+            return (_raw(_xp_of(d).broadcast_to(d, self.input_shape)),)
         return (broadcast_to(grads[0], self.input_shape),)
 
 
@@ -199,6 +227,8 @@ cdef class ExpandBackward(Node):
     cdef tuple input_shape
 
     cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            return (_raw(_sum_to_data((<Variable>grads[0])._data, self.input_shape)),)
         return (sum_to(grads[0], self.input_shape),)
 
 

@@ -19,6 +19,19 @@ cdef class _BinaryNode(Node):
     cdef inline Variable grad_b(self, Variable g):
         return _reduce_grad(g, self.b_shape, self.b_dtype)
 
+    cdef inline Variable raw_grad_a(self, Variable g, object data):
+        # Array form for the fast path; g itself when nothing needs changing.
+        if data is g._data and data.shape == self.a_shape and (
+                self.a_dtype is None or data.dtype == self.a_dtype):
+            return g
+        return _raw(_reduce_data(data, self.a_shape, self.a_dtype))
+
+    cdef inline Variable raw_grad_b(self, Variable g, object data):
+        if data is g._data and data.shape == self.b_shape and (
+                self.b_dtype is None or data.dtype == self.b_dtype):
+            return g
+        return _raw(_reduce_data(data, self.b_shape, self.b_dtype))
+
     cdef void _release_saved(self):
         self._released = True
         if self.a is not None:
@@ -85,7 +98,10 @@ cdef inline Variable _check_binary_args(object a, object b, str what):
 
 cdef class AddBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
-        g = grads[0]
+        cdef Variable g = grads[0]
+        if not _grad_enabled():
+            return (self.raw_grad_a(g, g._data) if self._needs_input_grad(0) else None,
+                    self.raw_grad_b(g, g._data) if self._needs_input_grad(1) else None)
         return (self.grad_a(g) if self._needs_input_grad(0) else None,
                 self.grad_b(g) if self._needs_input_grad(1) else None)
 
@@ -101,7 +117,11 @@ cpdef Variable add(object input, object other):
 
 cdef class SubBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
-        g = grads[0]
+        cdef Variable g = grads[0]
+        if not _grad_enabled():
+            return (self.raw_grad_a(g, g._data) if self._needs_input_grad(0) else None,
+                    self.raw_grad_b(g, _np_negative(g._data))
+                    if self._needs_input_grad(1) else None)
         return (self.grad_a(g) if self._needs_input_grad(0) else None,
                 self.grad_b(neg(g)) if self._needs_input_grad(1) else None)
 
@@ -119,8 +139,14 @@ cpdef Variable sub(object input, object other):
 
 cdef class MulBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
-        g = grads[0]
+        cdef Variable g = grads[0]
         ga = gb = None
+        if not _grad_enabled():
+            if self._needs_input_grad(0):
+                ga = self.raw_grad_a(g, _np_multiply(g._data, self.b.data(self)))
+            if self._needs_input_grad(1):
+                gb = self.raw_grad_b(g, _np_multiply(g._data, self.a.data(self)))
+            return (ga, gb)
         if self._needs_input_grad(0):
             ga = self.grad_a(mul(g, self.b.get(self)))
         if self._needs_input_grad(1):
@@ -140,9 +166,18 @@ cpdef Variable mul(object input, object other):
 
 cdef class DivBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
-        g = grads[0]
-        b = self.b.get(self)
+        cdef Variable g = grads[0]
         ga = gb = None
+        if not _grad_enabled():
+            bd = self.b.data(self)
+            quotient = _np_true_divide(g._data, bd)
+            if self._needs_input_grad(1):
+                # d(a/b)/db = -(g / b) * a / b
+                gb = self.raw_grad_b(g, _np_negative(quotient * self.a.data(self) / bd))
+            if self._needs_input_grad(0):
+                ga = self.raw_grad_a(g, quotient)
+            return (ga, gb)
+        b = self.b.get(self)
         if self._needs_input_grad(0):
             ga = self.grad_a(div(g, b))
         if self._needs_input_grad(1):
@@ -244,6 +279,8 @@ cdef inline Variable _record_unary(_UnaryNode node, object data, Variable x, bin
 
 cdef class NegBackward(Node):
     cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            return (_raw(_np_negative((<Variable>grads[0])._data)),)
         return (neg(grads[0]),)
 
 
@@ -258,6 +295,8 @@ cpdef Variable neg(object input):
 
 cdef class ExpBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            return (_raw(_np_multiply((<Variable>grads[0])._data, self.saved.data(self))),)
         return (mul(grads[0], self.saved.unpack(self)),)
 
 
@@ -272,6 +311,8 @@ cpdef Variable exp(object input):
 
 cdef class LogBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            return (_raw(_np_true_divide((<Variable>grads[0])._data, self.saved.data(self))),)
         return (div(grads[0], self.saved.unpack(self)),)
 
 
@@ -286,6 +327,9 @@ cpdef Variable log(object input):
 
 cdef class SqrtBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            t = _np_multiply(self.saved.data(self), 2)
+            return (_raw(_np_true_divide((<Variable>grads[0])._data, t, out=t)),)
         return (div(grads[0], mul(self.saved.unpack(self), 2)),)
 
 
@@ -300,6 +344,11 @@ cpdef Variable sqrt(object input):
 
 cdef class TanhBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            yd = self.saved.data(self)
+            t = _np_multiply(yd, yd)                       # g * (1 - y^2), one temporary
+            _np_subtract(1, t, out=t)
+            return (_raw(_np_multiply((<Variable>grads[0])._data, t, out=t)),)
         y = self.saved.unpack(self)
         return (mul(grads[0], sub(1, mul(y, y))),)
 
@@ -315,6 +364,11 @@ cpdef Variable tanh(object input):
 
 cdef class SigmoidBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            yd = self.saved.data(self)
+            t = _np_subtract(1, yd)                        # g * y * (1 - y)
+            _np_multiply(t, yd, out=t)
+            return (_raw(_np_multiply((<Variable>grads[0])._data, t, out=t)),)
         y = self.saved.unpack(self)
         return (mul(grads[0], mul(y, sub(1, y))),)
 
@@ -339,7 +393,9 @@ cdef class ReluBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
         # The mask is a constant, so the backward is linear in the incoming gradient
         # and is itself differentiable (its own derivative is the same mask).
-        y = self.saved.unpack(self)._data
+        y = self.saved.data(self)
+        if not _grad_enabled():
+            return (_raw(_np_multiply((<Variable>grads[0])._data, y > 0)),)
         return (mul(grads[0], y > 0),)
 
 

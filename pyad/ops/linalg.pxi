@@ -7,6 +7,8 @@ cdef class MatmulBackward(Node):
 
     cdef tuple _backward(self, tuple grads):
         cdef Variable a, b, a2, b2
+        if not _grad_enabled() and self.a.data(self).ndim == 2 and self.b.data(self).ndim == 2:
+            return self._backward_2d(grads[0])
         a = self.a.unpack(self)
         b = self.b.unpack(self)
         g = grads[0]
@@ -31,6 +33,18 @@ cdef class MatmulBackward(Node):
             gb = _reduce_grad(matmul(transpose(a2, -1, -2), g), b2._data.shape, b._data.dtype)
             if b2 is not b:
                 gb = reshape(gb, b_shape)
+        return (ga, gb)
+
+    cdef tuple _backward_2d(self, Variable g):
+        # The common matrix case on arrays: g @ b.T and a.T @ g.
+        ad = self.a.data(self)
+        bd = self.b.data(self)
+        xp = _xp_of(g._data)
+        ga = gb = None
+        if self._needs_input_grad(0):
+            ga = _raw(_reduce_data(xp.matmul(g._data, bd.T), ad.shape, ad.dtype))
+        if self._needs_input_grad(1):
+            gb = _raw(_reduce_data(xp.matmul(ad.T, g._data), bd.shape, bd.dtype))
         return (ga, gb)
 
     cdef void _release_saved(self):

@@ -6,6 +6,11 @@ cdef class LogSoftmaxBackward(Node):
     cdef Py_ssize_t dim
 
     cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            gd = (<Variable>grads[0])._data
+            t = _np_exp(self.result.data(self))
+            t *= gd.sum(axis=self.dim, keepdims=True)
+            return (_raw(_np_subtract(gd, t, out=t)),)
         g = grads[0]
         out = self.result.unpack(self)
         # d log_softmax: g - softmax * sum(g); softmax = exp(output)

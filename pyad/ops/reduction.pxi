@@ -23,6 +23,11 @@ cdef tuple _reduce_args(Variable x, object dim, object keepdim, object axis, obj
 
 
 cdef Variable _expand_reduced_grad(Variable g, tuple input_shape, tuple dims, bint keepdim):
+    if not _grad_enabled():
+        data = g._data
+        if not keepdim:
+            data = data.reshape(_keepdim_shape(input_shape, dims))
+        return _raw(_xp_of(data).broadcast_to(data, input_shape))
     if not keepdim:
         g = reshape(g, _keepdim_shape(input_shape, dims))
     return broadcast_to(g, input_shape)
@@ -61,7 +66,10 @@ cdef class MeanBackward(SumBackward):
     cdef Py_ssize_t count
 
     cdef tuple _backward(self, tuple grads):
-        g = div(grads[0], self.count)
+        if not _grad_enabled():
+            g = _raw(_np_true_divide((<Variable>grads[0])._data, self.count))
+        else:
+            g = div(grads[0], self.count)
         return (_expand_reduced_grad(g, self.input_shape, self.dims, self.keepdim),)
 
 

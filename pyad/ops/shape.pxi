@@ -26,6 +26,8 @@ cdef class ViewBackward(Node):
     cdef tuple input_shape
 
     cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            return (_raw((<Variable>grads[0])._data.reshape(self.input_shape)),)
         return (reshape(grads[0], self.input_shape),)
 
 
@@ -81,6 +83,8 @@ cdef class PermuteBackward(Node):
     cdef tuple inverse
 
     cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            return (_raw((<Variable>grads[0])._data.transpose(self.inverse)),)
         return (permute(grads[0], self.inverse),)
 
 
