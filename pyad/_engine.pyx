@@ -1455,6 +1455,17 @@ cdef class _GraphTask:
             return [buf]
         return <list>buf
 
+    cdef inline tuple take_grads(self, Node node):
+        # As take_buffer, but straight to the tuple a backward receives.
+        if node._num_outputs != 1:
+            return tuple(self.take_buffer(node))
+        if self.in_fields:
+            buf = node._buffer
+            node._buffer = None
+        else:
+            buf = self.buffers.pop(node, None)
+        return (buf,)
+
     cdef inline void add_grad(self, Node node, Py_ssize_t nr, object g) except *:
         cdef object buf
         if node._num_outputs == 1:
@@ -1694,15 +1705,21 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
             needed = None                    # grad(only_inputs=False): other leaves accumulate
 
     global _backward_depth
-    cdef list ready = [(0, root)]
+    # Ready nodes: `next_ready` holds one directly (a chain never needs more, and then
+    # no heap entries are built); more than one go to the heap, newest node first.
+    cdef list ready = []
+    cdef Node next_ready = root
     previous_mode = pyad_get_grad_disabled()
     _backward_depth += 1
     try:
         task.count_dependencies(root)
         pyad_set_grad_disabled(not create_graph)
-        while ready:
-            # A chain has one ready node at a time: skip the heap calls then.
-            node = (<tuple>(ready.pop() if len(ready) == 1 else _heappop(ready)))[1]
+        while next_ready is not None or ready:
+            if next_ready is not None:
+                node = next_ready
+                next_ready = None
+            else:
+                node = (<tuple>(ready.pop() if len(ready) == 1 else _heappop(ready)))[1]
             # Drop the previous node's references so a leaf's sink can tell, from
             # reference counts, whether it is the only holder of its gradient.
             outs = None
@@ -1710,12 +1727,10 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
             if node is root:
                 grads = root_grads
             else:
-                buffer = task.take_buffer(node)
                 if node._tensor_pre_hooks or node._retain_grad_hooks or node._pre_hooks:
-                    grads = _call_hooks_on_grads(node, buffer, create_graph)
+                    grads = _call_hooks_on_grads(node, task.take_buffer(node), create_graph)
                 else:
-                    grads = tuple(buffer)
-                buffer = None
+                    grads = task.take_grads(node)
                 if captures is not None and node in captures:
                     for nr, i in captures[node]:
                         captured[i] = grads[nr]
@@ -1743,10 +1758,13 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
                 if g is not None:
                     task.add_grad(nxt, edge[1], g)
                 if task.release_dependency(nxt):
-                    if ready:
-                        _heappush(ready, (-nxt._seq, nxt))
+                    if next_ready is None and not ready:
+                        next_ready = nxt
                     else:
-                        ready.append((-nxt._seq, nxt))
+                        if next_ready is not None:
+                            _heappush(ready, (-next_ready._seq, next_ready))
+                            next_ready = None
+                        _heappush(ready, (-nxt._seq, nxt))
     finally:
         _backward_depth -= 1
         task.finish()
