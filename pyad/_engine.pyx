@@ -239,6 +239,14 @@ cdef inline VersionCounter _new_version_counter():
     return VersionCounter.__new__(VersionCounter)
 
 
+cdef inline VersionCounter _vc(Variable v):
+    # Counters are created on first need (a save, a view, an in-place op): most
+    # intermediate Variables never need one.
+    if v._version_counter is None:
+        v._version_counter = VersionCounter.__new__(VersionCounter)
+    return v._version_counter
+
+
 # --------------------------------------------------------------------------------
 # Hook handles
 # --------------------------------------------------------------------------------
@@ -467,7 +475,7 @@ cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
         edata = existing._data
         if edata.shape == data.shape and edata.flags.writeable:
             edata += data
-            existing._version_counter.version += 1
+            _vc(existing).version += 1
         else:
             leaf._grad = _wrap(edata + data)
 
@@ -537,8 +545,8 @@ cdef class SavedVariable:
 cdef inline SavedVariable _save(Variable v, bint is_output):
     cdef SavedVariable s = SavedVariable.__new__(SavedVariable)
     s._data = v._data
-    s._version_counter = v._version_counter
-    s._saved_version = v._version_counter.version
+    s._version_counter = _vc(v)
+    s._saved_version = s._version_counter.version
     s._output_nr = v._output_nr
     s._is_output = is_output
     if v._requires_grad:
@@ -680,7 +688,6 @@ cdef object _to_array(object data, object dtype, str what):
 cdef inline Variable _wrap(object data):
     cdef Variable v = Variable.__new__(Variable)
     v._data = data
-    v._version_counter = _new_version_counter()
     return v
 
 
@@ -694,7 +701,7 @@ cdef inline Variable _view_of(Variable base, object data):
     # A result that shares memory with `base` shares its version counter too.
     cdef Variable v = Variable.__new__(Variable)
     v._data = data
-    v._version_counter = base._version_counter
+    v._version_counter = _vc(base)
     v._is_view = True
     v._view_base = base._view_base if base._view_base is not None else base
     v._volatile = base._volatile
@@ -733,7 +740,6 @@ cdef class Variable:
         if data is None:
             data = numpy.empty((0,), dtype=_default_dtype)
         self._data = _to_array(data, None, "Variable")
-        self._version_counter = _new_version_counter()
         self._volatile = bool(is_volatile)
         if requires_grad and not self._volatile:
             _check_can_require_grad(self._data.dtype, "Variable")
@@ -772,7 +778,7 @@ cdef class Variable:
             raise RuntimeError("data set to an array of dtype %s on a Variable that "
                                "requires grad" % arr.dtype)
         self._data = arr
-        self._version_counter = _new_version_counter()
+        self._version_counter = None          # a fresh counter: no history for new data
 
     @property
     def grad(self):
@@ -840,7 +846,7 @@ cdef class Variable:
 
     @property
     def _version(self):
-        return self._version_counter.version
+        return _vc(self).version
 
     @property
     def _base(self):
@@ -1041,7 +1047,7 @@ cdef class Variable:
         """A Variable sharing this one's data (and version counter) with no history."""
         cdef Variable v = Variable.__new__(Variable)
         v._data = self._data
-        v._version_counter = self._version_counter
+        v._version_counter = _vc(self)
         v._volatile = self._volatile
         return v
 

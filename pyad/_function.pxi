@@ -193,13 +193,13 @@ def _function_apply(cls, node_cls, args, kwargs):
             if o._requires_grad and o._grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation (mark_dirty in %s)" % node.name())
-            o._version_counter.version += 1
+            _vc(o).version += 1
         elif builtins.any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
             # An input (or any Variable with history) returned as is: give the output its
             # own Variable sharing the data, so the input's history is left intact.
             alias = Variable.__new__(Variable)
             (<Variable>alias)._data = o._data
-            (<Variable>alias)._version_counter = o._version_counter
+            (<Variable>alias)._version_counter = _vc(o)
             o = <Variable>alias
             outs[i] = o
         out_meta.append((o._data.shape, o._data.dtype, _xp_of(o._data)))

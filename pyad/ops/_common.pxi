@@ -131,6 +131,7 @@ cdef object _broadcast_error(str what, object a, object b):
                         % (what, _shape_str(_shape_of(a)), _shape_str(_shape_of(b))))
 
 
+@cython.freelist(32)
 cdef class _SavedOperand:
     # An operand a node needs in backward: a saved Variable or a constant.
     cdef SavedVariable saved
@@ -251,7 +252,7 @@ cpdef Variable broadcast_to(object input, object shape):
         out = _recorded(node, data, (_edge(x),))
     else:
         out = _plain(data, x._volatile)
-    out._version_counter = x._version_counter
+    out._version_counter = _vc(x)
     out._is_view = True
     return out
 

@@ -85,15 +85,6 @@ cdef inline object _apply_binary(object ufunc, object a, object b, str what):
         raise
 
 
-cdef inline Variable _check_binary_args(object a, object b, str what):
-    # At least one operand must be a Variable (pyad.add(2, 3) makes a Variable too).
-    if isinstance(a, Variable):
-        return <Variable>a
-    if isinstance(b, Variable):
-        return <Variable>b
-    return _as_variable(a)
-
-
 # -- add / sub ----------------------------------------------------------------------
 
 cdef class AddBackward(_BinaryNode):
@@ -108,7 +99,6 @@ cdef class AddBackward(_BinaryNode):
 
 cpdef Variable add(object input, object other):
     """Elementwise ``input + other`` with broadcasting."""
-    _check_binary_args(input, other, "add")
     data = _apply_binary(_np_add, input, other, "add")
     if _binary_records(input, other):
         return _binary(AddBackward.__new__(AddBackward), data, input, other, False, False)
@@ -128,7 +118,6 @@ cdef class SubBackward(_BinaryNode):
 
 cpdef Variable sub(object input, object other):
     """Elementwise ``input - other`` with broadcasting."""
-    _check_binary_args(input, other, "sub")
     data = _apply_binary(_np_subtract, input, other, "sub")
     if _binary_records(input, other):
         return _binary(SubBackward.__new__(SubBackward), data, input, other, False, False)
@@ -156,7 +145,6 @@ cdef class MulBackward(_BinaryNode):
 
 cpdef Variable mul(object input, object other):
     """Elementwise ``input * other`` with broadcasting."""
-    _check_binary_args(input, other, "mul")
     data = _apply_binary(_np_multiply, input, other, "mul")
     if _binary_records(input, other):
         return _binary(MulBackward.__new__(MulBackward), data, input, other,
@@ -188,7 +176,6 @@ cdef class DivBackward(_BinaryNode):
 
 cpdef Variable div(object input, object other):
     """Elementwise true division ``input / other`` with broadcasting."""
-    _check_binary_args(input, other, "div")
     data = _apply_binary(_np_true_divide, input, other, "div")
     if _binary_records(input, other):
         return _binary(DivBackward.__new__(DivBackward), data, input, other,
@@ -240,7 +227,6 @@ cdef class PowBackward(_BinaryNode):
 
 cpdef Variable pow(object input, object exponent):
     """Elementwise ``input ** exponent`` (either may be a Variable or a number)."""
-    _check_binary_args(input, exponent, "pow")
     data = _apply_binary(_np_power, input, exponent, "pow")
     if _binary_records(input, exponent):
         return _binary(PowBackward.__new__(PowBackward), data, input, exponent, True, True)
