@@ -68,7 +68,6 @@ cdef class Variable:
     cdef AccumulateGrad _accumulator
     cdef object _name
     cdef object __weakref__
-    cdef dict __dict__
 
     cdef AccumulateGrad _get_accumulator(self)
     cdef object _host_data(self)
