@@ -22,6 +22,9 @@ import threading
 import itertools
 
 import numpy
+cimport numpy as cnp
+
+cnp.import_array()
 
 try:  # CuPy is optional; without it every array lives on the host.
     import cupy
@@ -247,6 +250,11 @@ cdef inline VersionCounter _vc(Variable v):
     return v._version_counter
 
 
+cdef inline void _bump_version(Variable v):
+    cdef VersionCounter counter = _vc(v)
+    counter.version += 1
+
+
 # --------------------------------------------------------------------------------
 # Hook handles
 # --------------------------------------------------------------------------------
@@ -453,6 +461,10 @@ cdef bint _owned_by(Variable grad):
         return False
     if type(data) is not numpy.ndarray:
         return data.base is None
+    # Only a plain writable contiguous buffer may become .grad (never a broadcast view).
+    if not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data) or \
+            not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>data):
+        return False
     base = data.base
     if base is None:
         return True
@@ -475,7 +487,7 @@ cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
         edata = existing._data
         if edata.shape == data.shape and edata.flags.writeable:
             edata += data
-            _vc(existing).version += 1
+            _bump_version(existing)
         else:
             leaf._grad = _wrap(edata + data)
 

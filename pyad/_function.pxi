@@ -193,7 +193,7 @@ def _function_apply(cls, node_cls, args, kwargs):
             if o._requires_grad and o._grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation (mark_dirty in %s)" % node.name())
-            _vc(o).version += 1
+            _bump_version(o)
         elif builtins.any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
             # An input (or any Variable with history) returned as is: give the output its
             # own Variable sharing the data, so the input's history is left intact.

@@ -17,6 +17,7 @@ cdef object _np_log = numpy.log
 cdef object _np_sqrt = numpy.sqrt
 cdef object _np_tanh = numpy.tanh
 cdef object _np_maximum = numpy.maximum
+cdef object _np_ndarray = numpy.ndarray
 
 
 cdef inline object _ensure_array(object data):
@@ -182,6 +183,29 @@ cdef inline object _reduce_data(object data, tuple shape, object dtype):
     return data
 
 
+cdef object _broadcast_data(object data, tuple shape):
+    # numpy.broadcast_to is Python code (~3 us); build the same read-only view with
+    # zero strides through the ndarray constructor when the input is C-contiguous.
+    cdef Py_ssize_t lead, i, n
+    if type(data) is not numpy.ndarray or not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data):
+        return _xp_of(data).broadcast_to(data, shape)
+    n = len(shape)
+    lead = n - cnp.PyArray_NDIM(<cnp.ndarray>data)
+    if lead < 0:
+        return numpy.broadcast_to(data, shape)       # raises the right error
+    in_shape = data.shape
+    in_strides = data.strides
+    strides = [0] * n
+    for i in range(lead, n):
+        if in_shape[i - lead] == shape[i]:
+            strides[i] = in_strides[i - lead]
+        elif in_shape[i - lead] != 1:
+            return numpy.broadcast_to(data, shape)   # raises the right error
+    out = _np_ndarray(shape, data.dtype, data, 0, tuple(strides))
+    cnp.PyArray_CLEARFLAGS(<cnp.ndarray>out, cnp.NPY_ARRAY_WRITEABLE)
+    return out
+
+
 # -- the broadcast reduction ------------------------------------------------------
 
 cdef object _sum_to_data(object data, tuple shape):
@@ -201,8 +225,7 @@ cdef class SumToBackward(Node):
 
     cdef tuple _backward(self, tuple grads):
         if not _grad_enabled():
-            d = (<Variable>grads[0])._data
-            return (_raw(_xp_of(d).broadcast_to(d, self.input_shape)),)
+            return (_raw(_broadcast_data((<Variable>grads[0])._data, self.input_shape)),)
         return (broadcast_to(grads[0], self.input_shape),)
 
 
@@ -240,7 +263,7 @@ cpdef Variable broadcast_to(object input, object shape):
     if x._data.shape == shape:
         return x
     try:
-        data = _xp_of(x._data).broadcast_to(x._data, shape)
+        data = _broadcast_data(x._data, shape)
     except ValueError:
         raise RuntimeError("broadcast_to: the shape %s cannot be broadcast to %s"
                            % (_shape_str(x._data.shape), _shape_str(shape))) from None

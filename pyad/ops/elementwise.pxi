@@ -188,9 +188,20 @@ cpdef Variable div(object input, object other):
 cdef class PowBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
         g = grads[0]
+        ga = gb = None
+        if not _grad_enabled() and not self._needs_input_grad(1):
+            exponent = self.b.data(self)
+            if isinstance(exponent, (int, float)):
+                # x ** c with a constant c: g * c * x ** (c - 1)
+                if exponent == 0:
+                    t = _np_multiply((<Variable>g)._data, 0.0)
+                else:
+                    t = _np_power(self.a.data(self), exponent - 1)
+                    _np_multiply(t, exponent, out=t)
+                    _np_multiply(t, (<Variable>g)._data, out=t)
+                return (self.raw_grad_a(g, t), None)
         base = self.a.get(self)
         exponent = self.b.get(self)
-        ga = gb = None
         if self._needs_input_grad(0):
             if isinstance(exponent, (int, float)):
                 if exponent == 0:

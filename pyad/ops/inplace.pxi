@@ -28,7 +28,7 @@ cdef Variable _write_back(Variable x, Variable result, str what):
     except (TypeError, ValueError) as exc:
         raise RuntimeError("%s: cannot write the result into this Variable: %s"
                            % (what, exc)) from None
-    _vc(x).version += 1
+    _bump_version(x)
     if result._grad_fn is not None:
         x._grad_fn = result._grad_fn
         x._output_nr = result._output_nr
@@ -73,7 +73,7 @@ cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which,
         raise _broadcast_error(what, x, other) from None
     except TypeError as exc:
         raise RuntimeError("%s: %s" % (what, exc)) from None
-    _vc(x).version += 1
+    _bump_version(x)
     return x
 
 
@@ -112,7 +112,7 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
         x._data[...] = _operand_data(value, what)
     except ValueError:
         raise _broadcast_error(what, x, value) from None
-    _vc(x).version += 1
+    _bump_version(x)
     return x
 
 

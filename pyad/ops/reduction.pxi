@@ -27,7 +27,7 @@ cdef Variable _expand_reduced_grad(Variable g, tuple input_shape, tuple dims, bi
         data = g._data
         if not keepdim:
             data = data.reshape(_keepdim_shape(input_shape, dims))
-        return _raw(_xp_of(data).broadcast_to(data, input_shape))
+        return _raw(_broadcast_data(data, input_shape))
     if not keepdim:
         g = reshape(g, _keepdim_shape(input_shape, dims))
     return broadcast_to(g, input_shape)
