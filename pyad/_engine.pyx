@@ -1828,7 +1828,7 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    "(output %d has shape %s); pass a gradient"
                                    % (i, _shape_str(out._data.shape)))
-            g = _wrap(_xp_of(out._data).ones_like(out._data))
+            g = _wrap(_ones_data(out._data))
         else:
             g = _as_variable(grads[i])
             if g._data.shape != out._data.shape:

@@ -18,6 +18,30 @@ cdef object _np_sqrt = numpy.sqrt
 cdef object _np_tanh = numpy.tanh
 cdef object _np_maximum = numpy.maximum
 cdef object _np_ndarray = numpy.ndarray
+cdef object _np_add_reduce = numpy.add.reduce
+cdef object _np_maximum_reduce = numpy.maximum.reduce
+
+
+cdef inline object _sum_data(object data, object axis, bint keepdims, object dtype=None):
+    # ndarray.sum goes through a Python wrapper (numpy/_core/_methods.py); the ufunc
+    # reduction it ends in is called directly. CuPy arrays use their own method.
+    if type(data) is numpy.ndarray:
+        return _np_add_reduce(data, axis, dtype, None, keepdims)
+    return data.sum(axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+cdef inline object _max_data(object data, object axis, bint keepdims):
+    if type(data) is numpy.ndarray:
+        return _np_maximum_reduce(data, axis, None, None, keepdims)
+    return data.max(axis=axis, keepdims=keepdims)
+
+
+cdef inline object _ones_data(object like):
+    # numpy.ones_like is Python code; empty + fill are C methods.
+    xp = _xp_of(like)
+    out = xp.empty(like.shape, dtype=like.dtype)
+    out.fill(1)
+    return out
 
 
 cdef inline object _ensure_array(object data):
@@ -217,7 +241,7 @@ cdef object _sum_to_data(object data, tuple shape):
             axes.append(lead + i)
     if not axes:
         return data.reshape(shape)
-    return data.sum(axis=tuple(axes), keepdims=True).reshape(shape)
+    return _sum_data(data, tuple(axes), True).reshape(shape)
 
 
 cdef class SumToBackward(Node):

@@ -9,7 +9,7 @@ cdef class LogSoftmaxBackward(Node):
         if not _grad_enabled():
             gd = (<Variable>grads[0])._data
             t = _np_exp(self.result.data(self))
-            t *= gd.sum(axis=self.dim, keepdims=True)
+            t *= _sum_data(gd, self.dim, True)
             return (_raw(_np_subtract(gd, t, out=t)),)
         g = grads[0]
         out = self.result.unpack(self)

@@ -51,7 +51,7 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
     """
     cdef Variable x = _as_variable(input)
     dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "sum")
-    data = x._data.sum(axis=dims, keepdims=kd, dtype=dtype)
+    data = _sum_data(x._data, dims, kd, dtype)
     cdef SumBackward node
     if _records(x):
         node = SumBackward.__new__(SumBackward)
@@ -81,12 +81,15 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
                            "a floating point or complex dtype. Got: %s" % x._data.dtype)
     dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "mean")
-    data = x._data.mean(axis=dims, keepdims=kd, dtype=dtype)
     cdef MeanBackward node
     cdef Py_ssize_t count = 1
+    for d in dims:
+        count *= x._data.shape[d]
+    if dtype is None and x._data.dtype.itemsize >= 4 and count > 0:
+        data = _np_true_divide(_sum_data(x._data, dims, kd), count)
+    else:
+        data = x._data.mean(axis=dims, keepdims=kd, dtype=dtype)
     if _records(x):
-        for d in dims:
-            count *= x._data.shape[d]
         node = MeanBackward.__new__(MeanBackward)
         node.input_shape = x._data.shape
         node.dims = dims
@@ -194,11 +197,11 @@ cdef class LogsumexpBackward(Node):
 
 cdef object _logsumexp_data(object d, tuple dims, bint keepdim):
     xp = _xp_of(d)
-    m = d.max(axis=dims, keepdims=True)
+    m = _max_data(d, dims, True)
     # A row of -inf would give -inf - -inf = nan; shift by 0 there instead.
     m = xp.where(xp.isfinite(m), m, 0)
-    total = xp.exp(d - m).sum(axis=dims, keepdims=True)
-    if xp is numpy:
+    total = _sum_data(xp.exp(d - m), dims, True)
+    if xp is numpy and bool((total == 0).any()):
         with numpy.errstate(divide="ignore"):   # log(0) = -inf is the right answer
             out = xp.log(total) + m
     else:
