@@ -1488,7 +1488,10 @@ cdef class _GraphTask:
         cdef object buf
         if node._num_outputs == 1:
             buf = node._buffer if self.in_fields else self.buffers.get(node)
-            buf = g if buf is None else buf + g
+            if buf is None:
+                buf = g
+            elif not (self.in_fields and _add_into(<Variable>buf, <Variable>g)):
+                buf = buf + g
             if self.in_fields:
                 node._buffer = buf
             else:
@@ -1524,6 +1527,24 @@ cdef class _GraphTask:
                 node._deps = 0
                 node._buffer = None
             self.visited = None
+
+
+cdef bint _add_into(Variable acc, Variable g) except -1:
+    # Sum g into the buffered gradient's own array when nothing else can see it: only
+    # the node's buffer field and our caller's local hold `acc`, and only acc holds its
+    # array. Saves a temporary per extra consumer of a value (big arrays page-fault).
+    if _grad_enabled() or Py_REFCNT(acc) > 2:
+        return False
+    data = acc._data
+    if type(data) is not numpy.ndarray or Py_REFCNT(data) > 2 or \
+            not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data) or \
+            not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>data) or data.base is not None:
+        return False
+    other = g._data
+    if other.shape != data.shape or other.dtype != data.dtype:
+        return False
+    _np_add(data, other, out=data)
+    return True
 
 
 cdef int _backward_depth = 0
