@@ -21,7 +21,8 @@ from pyad._engine import (
     # nn
     log_softmax,
     # in-place
-    add_, sub_, mul_, div_, zero_, fill_, copy_,
+    add_, sub_, mul_, div_, zero_, fill_, copy_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_,
+    neg_, pow_, uniform_, normal_, setitem,
 )
 from pyad._factories import (
     tensor, as_tensor, zeros, ones, empty, full, arange, linspace, eye, rand, randn,

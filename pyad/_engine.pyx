@@ -1218,6 +1218,9 @@ cdef class Variable:
     def __getitem__(self, key):
         return getitem(self, key)
 
+    def __setitem__(self, key, value):
+        setitem(self, key, value)
+
     def __lt__(self, other):
         return _compare(self, other, 0)
 
@@ -1361,6 +1364,36 @@ cdef class Variable:
 
     def zero_(self):
         return zero_(self)
+
+    def exp_(self):
+        return exp_(self)
+
+    def log_(self):
+        return log_(self)
+
+    def sqrt_(self):
+        return sqrt_(self)
+
+    def tanh_(self):
+        return tanh_(self)
+
+    def sigmoid_(self):
+        return sigmoid_(self)
+
+    def relu_(self):
+        return relu_(self)
+
+    def neg_(self):
+        return neg_(self)
+
+    def pow_(self, exponent):
+        return pow_(self, exponent)
+
+    def uniform_(self, low=0.0, high=1.0):
+        return uniform_(self, low, high)
+
+    def normal_(self, mean=0.0, std=1.0):
+        return normal_(self, mean, std)
 
     def fill_(self, value):
         return fill_(self, value)

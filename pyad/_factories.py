@@ -24,6 +24,13 @@ def manual_seed(seed):
     return _seed
 
 
+def _generator_for(data):
+    """The random generator for arrays like ``data`` (host or device)."""
+    if type(data) is numpy.ndarray:
+        return _host_rng
+    return _engine.cupy.random
+
+
 def initial_seed():
     return _seed
 

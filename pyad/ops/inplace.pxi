@@ -33,6 +33,14 @@ cdef Variable _write_back(Variable x, Variable result, str what):
         x._grad_fn = result._grad_fn
         x._output_nr = result._output_nr
         x._requires_grad = True
+        # An op that saved its output (exp_, tanh_, ...) now saves x itself, as torch
+        # does: no second copy, and a later in-place change to x is caught by backward.
+        if isinstance(result._grad_fn, _UnaryNode):
+            saved = (<_UnaryNode>result._grad_fn).saved
+            if saved is not None and saved._is_output:
+                saved._data = x._data
+                saved._version_counter = _vc(x)
+                saved._saved_version = saved._version_counter.version
     return x
 
 
@@ -136,3 +144,149 @@ cpdef Variable copy_(Variable input, object src):
             src = _convert(<Variable>src, None, input._data.dtype, False)
         src = _convert(<Variable>src, str(input.device), None, False)
     return _inplace_fill(input, src, "copy_")
+
+
+# -- in-place forms of unary ops: the same snapshot-and-write-back recipe -------------
+
+cdef Variable _inplace_unary(Variable x, object op, str what):
+    cdef Variable old
+    if _inplace_records(x, None):
+        _check_inplace_allowed(x, None, what)
+        old = _snapshot(x)
+        return _write_back(x, op(old), what)
+    if not x._data.flags.writeable:
+        raise RuntimeError("%s: the Variable's data is read-only" % what)
+    result = (<Variable>op(_wrap(x._data)))._data
+    try:
+        _xp_of(x._data).copyto(x._data, result, casting="same_kind")
+    except TypeError as exc:
+        raise RuntimeError("%s: %s" % (what, exc)) from None
+    _bump_version(x)
+    return x
+
+
+def exp_(Variable input):
+    """In-place exponential."""
+    return _inplace_unary(input, exp, "exp_")
+
+
+def log_(Variable input):
+    """In-place natural logarithm."""
+    return _inplace_unary(input, log, "log_")
+
+
+def sqrt_(Variable input):
+    """In-place square root."""
+    return _inplace_unary(input, sqrt, "sqrt_")
+
+
+def tanh_(Variable input):
+    """In-place hyperbolic tangent."""
+    return _inplace_unary(input, tanh, "tanh_")
+
+
+def sigmoid_(Variable input):
+    """In-place logistic sigmoid."""
+    return _inplace_unary(input, sigmoid, "sigmoid_")
+
+
+def relu_(Variable input):
+    """In-place ``max(input, 0)``."""
+    return _inplace_unary(input, relu, "relu_")
+
+
+def neg_(Variable input):
+    """In-place negation."""
+    return _inplace_unary(input, neg, "neg_")
+
+
+def pow_(Variable input, exponent):
+    """In-place ``input ** exponent``."""
+    return _inplace_unary(input, lambda v: pow(v, exponent), "pow_")
+
+
+cdef Variable _inplace_random(Variable x, object draw, str what):
+    # Random fills carry no gradient: allowed on a leaf only under no_grad.
+    if _grad_enabled() and x._requires_grad:
+        if x._grad_fn is None:
+            raise RuntimeError("%s: a leaf Variable that requires grad is being used in an "
+                               "in-place operation (wrap it in pyad.no_grad())." % what)
+        raise RuntimeError("%s: cannot fill a Variable that is part of an autograd graph "
+                           "with random values; use pyad.no_grad() or a new Variable" % what)
+    if not x._data.flags.writeable:
+        raise RuntimeError("%s: the Variable's data is read-only" % what)
+    x._data[...] = draw(x._data.shape)
+    _bump_version(x)
+    return x
+
+
+def uniform_(Variable input, low=0.0, high=1.0):
+    """Fill in place with samples from U[low, high) (seeded by ``pyad.manual_seed``)."""
+    from pyad._factories import _generator_for
+    gen = _generator_for(input._data)
+    return _inplace_random(input, lambda shape: gen.uniform(low, high, shape), "uniform_")
+
+
+def normal_(Variable input, mean=0.0, std=1.0):
+    """Fill in place with samples from N(mean, std^2) (seeded by ``pyad.manual_seed``)."""
+    from pyad._factories import _generator_for
+    gen = _generator_for(input._data)
+    return _inplace_random(input, lambda shape: gen.normal(mean, std, shape), "normal_")
+
+
+# -- __setitem__ ------------------------------------------------------------------
+
+cdef class SetItemBackward(Node):
+    # out = old with out[key] = value: old gets g outside `key`, value gets g[key].
+    cdef object key
+    cdef object keep_mask        # 1 outside key, 0 inside (old's share of g)
+    cdef tuple value_shape
+    cdef object value_dtype
+
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        g_old = g_value = None
+        if self._needs_input_grad(0):
+            g_old = mul(g, self.keep_mask)
+        if self._needs_input_grad(1):
+            g_value = _reduce_grad(getitem(g, self.key), self.value_shape, self.value_dtype)
+        return (g_old, g_value)
+
+
+cdef Variable _setitem_out_of_place(Variable old, object key, object value):
+    xp = _xp_of(old._data)
+    data = old._data.copy()
+    data[key] = _operand_data(value, "__setitem__")
+    cdef SetItemBackward node
+    if (old._requires_grad or _operand_requires_grad(value)) and _grad_enabled():
+        node = SetItemBackward.__new__(SetItemBackward)
+        node.key = key
+        mask = xp.ones(old._data.shape, dtype=old._data.dtype)
+        mask[key] = 0
+        node.keep_mask = mask
+        node.value_shape = _shape_of(value)
+        node.value_dtype = _dtype_of(value)
+        return _recorded(node, data, (_edge(old), _operand_edge(value)))
+    return _plain(data, old._volatile)
+
+
+def setitem(Variable input, key, value):
+    """``input[key] = value`` in place (differentiable w.r.t. both)."""
+    cdef Variable old
+    key = _index_key(key)
+    if _inplace_records(input, value):
+        _check_inplace_allowed(input, value, "__setitem__")
+        old = _snapshot(input)
+        try:
+            result = _setitem_out_of_place(old, key, value)
+        except (IndexError, ValueError) as exc:
+            raise type(exc)("__setitem__: %s" % exc) from None
+        return _write_back(input, result, "__setitem__")
+    if not input._data.flags.writeable:
+        raise RuntimeError("__setitem__: the Variable's data is read-only")
+    try:
+        input._data[key] = _operand_data(value, "__setitem__")
+    except (IndexError, ValueError) as exc:
+        raise type(exc)("__setitem__: %s" % exc) from None
+    _bump_version(input)
+    return input

@@ -149,9 +149,21 @@ class _NumpyLib:
             z[...] = 0
         elif name in ("fill_", "copy_"):
             z[...] = a
+        elif name == "setitem":
+            z[args[0]] = args[1]
+        elif name in _NUMPY_UNARY_INPLACE:
+            z[...] = _NUMPY_UNARY_INPLACE[name](z, *args)
         else:
             raise ValueError(name)
         return z
+
+
+_NUMPY_UNARY_INPLACE = {
+    "exp_": lambda z: np.exp(z), "log_": lambda z: np.log(z), "sqrt_": lambda z: np.sqrt(z),
+    "tanh_": lambda z: np.tanh(z), "sigmoid_": lambda z: 1 / (1 + np.exp(-z)),
+    "relu_": lambda z: np.maximum(z, 0), "neg_": lambda z: -z,
+    "pow_": lambda z, e: z ** e,
+}
 
 
 class _PyadLib:
@@ -248,7 +260,9 @@ class _PyadLib:
 
     @staticmethod
     def inplace(z, name, *args, **kwargs):
-        if name == "iadd":
+        if name == "setitem":
+            z[args[0]] = args[1]
+        elif name == "iadd":
             z += args[0]
         elif name == "isub":
             z -= args[0]

@@ -1,4 +1,6 @@
-"""In-place ops: add_, sub_, mul_, div_, zero_, fill_, copy_ and += -= *= /=.
+"""In-place ops: add_, sub_, mul_, div_, zero_, fill_, copy_, the in-place unary ops
+(exp_, log_, sqrt_, tanh_, sigmoid_, relu_, neg_, pow_), ``__setitem__`` and
++= -= *= /=.
 
 Differentiable use is on non-leaves (``z = x.clone(); z.op_(...)``): the gradient
 must flow through the rewritten history to x and to the other operand."""
@@ -73,9 +75,32 @@ CASES = [
         L.clone(x), "mul_", y), "add_", x), "imul", y), [(3, 4), (3, 4)]),
     Case("inplace_then_nonlinear", lambda L, x, y: L.sigmoid(L.inplace(L.clone(x), "mul_", y)),
          [(3, 4), (3, 4)]),
+    # in-place unary ops on a non-leaf (the old value is what their backward needs)
+    Case("exp_", lambda L, x: L.inplace(x * 0.5, "exp_"), [(3, 4)]),
+    Case("log_", lambda L, x: L.inplace(x * 2.0, "log_"), [(3, 4)], domain="positive"),
+    Case("sqrt_", lambda L, x: L.inplace(x * 2.0, "sqrt_"), [(3, 4)], domain="positive"),
+    Case("tanh_", lambda L, x: L.inplace(x * 1.5, "tanh_"), [(3, 4)]),
+    Case("sigmoid_", lambda L, x: L.inplace(x * 1.5, "sigmoid_"), [(3, 4)]),
+    Case("relu_", lambda L, x: L.inplace(x * 1.5, "relu_") * x, [(3, 4)]),
+    Case("neg_", lambda L, x: L.inplace(x * 1.5, "neg_") * x, [(3, 4)]),
+    Case("pow__3", lambda L, x: L.inplace(x * 1.5, "pow_", 3), [(3, 4)]),
+    Case("pow__half", lambda L, x: L.inplace(x * 1.5, "pow_", 0.5), [(3, 4)],
+         domain="positive"),
+    Case("chained_unary_inplace", lambda L, x: L.inplace(L.inplace(
+        L.inplace(x * 0.5, "mul_", 2.0), "add_", 0.25), "tanh_"), [(3, 4)]),
+    # __setitem__: the overwritten part gets no gradient, the value gets it
+    Case("setitem_constant_row", lambda L, x: L.inplace(x * 2.0, "setitem", 1, 0.5) * x,
+         [(3, 4)]),
+    Case("setitem_variable_slice", lambda L, x, y: L.inplace(
+        x * 2.0, "setitem", (slice(0, 2), 1), y * y), [(3, 4), (2,)]),
+    Case("setitem_variable_broadcast_row", lambda L, x, y: L.inplace(
+        x * 2.0, "setitem", 2, y * 3.0) * x, [(3, 4), (1,)]),
+    Case("setitem_ellipsis_column", lambda L, x, y: L.inplace(
+        x * 1.0, "setitem", (Ellipsis, 0), L.sigmoid(y)), [(3, 4), (3,)]),
 ]
 
-SECOND_ORDER = ["mul__variable", "div__variable", "imul_variable", "itruediv_variable",
+SECOND_ORDER = ["exp_", "log_", "sqrt_", "tanh_", "sigmoid_", "pow__3", "chained_unary_inplace",
+                "setitem_variable_slice", "setitem_ellipsis_column", "mul__variable", "div__variable", "imul_variable", "itruediv_variable",
                 "mul__after_log", "add__after_matmul", "div__after_square", "chain_of_inplace",
                 "inplace_then_nonlinear"]
 
@@ -253,3 +278,62 @@ def test_inplace_on_output_saved_by_its_op_raises_on_backward_like_torch(make):
     tz.mul_(2.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         tz.sum().backward()
+
+
+def test_unary_inplace_on_leaf_requiring_grad_raises_but_works_under_no_grad():
+    x = pyad.Variable(np.array([0.5, 1.0]), requires_grad=True)
+    with pytest.raises(RuntimeError, match="exp_.*leaf"):
+        x.exp_()
+    with pyad.no_grad():
+        x.exp_()
+    np.testing.assert_allclose(x.data, np.exp([0.5, 1.0]))
+    assert x._version == 1
+
+
+def test_setitem_on_leaf_requiring_grad_raises():
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    with pytest.raises(RuntimeError, match="__setitem__.*leaf"):
+        x[0] = 2.0
+
+
+def test_setitem_without_grad_writes_in_place_and_bumps_version():
+    data = np.zeros((2, 3))
+    x = pyad.Variable(data)
+    x[1, 1:] = np.array([4.0, 5.0])
+    assert data[1, 2] == 5.0 and x._version == 1
+
+
+def test_setitem_bad_index_raises_index_error_naming_setitem():
+    x = pyad.Variable(np.zeros(3))
+    with pytest.raises(IndexError, match="__setitem__"):
+        x[5] = 1.0
+
+
+def test_uniform_and_normal_fill_in_place_reproducibly():
+    pyad.manual_seed(3)
+    a = pyad.zeros(1000, dtype=pyad.float64).uniform_(-2.0, 2.0)
+    pyad.manual_seed(3)
+    b = pyad.zeros(1000, dtype=pyad.float64).uniform_(-2.0, 2.0)
+    np.testing.assert_array_equal(a.data, b.data)
+    assert a.data.min() >= -2.0 and a.data.max() < 2.0
+    n = pyad.zeros(20000, dtype=pyad.float64).normal_(1.0, 2.0)
+    assert abs(n.data.mean() - 1.0) < 0.1 and abs(n.data.std() - 2.0) < 0.1
+
+
+def test_random_fill_of_a_leaf_requiring_grad_needs_no_grad():
+    w = pyad.zeros(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="normal_"):
+        w.normal_()
+    with pyad.no_grad():
+        w.normal_()
+    assert w.requires_grad and w.is_leaf
+
+
+def test_inplace_after_an_inplace_op_that_saved_its_output_raises_like_torch():
+    # exp_ saves its output, which is x itself; modifying x again invalidates it.
+    x = pyad.Variable(np.array([0.5, 1.0]), requires_grad=True)
+    y = x * 1.0
+    y.exp_()
+    y.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
