@@ -114,7 +114,7 @@ def _is_anomaly_check_nan_enabled():
 cdef object _capture_stack():
     # Frames and line numbers only; formatting (file reads) waits until an error.
     frames = []
-    f = sys._getframe(1)
+    f = sys._getframe(0)     # Cython functions have no frames: 0 is the user's code
     while f is not None:
         frames.append((f.f_code, f.f_lineno))
         f = f.f_back
@@ -1317,10 +1317,7 @@ cdef class Variable:
         return permute(self, *dims)
 
     def t(self):
-        if self._data.ndim > 2:
-            raise RuntimeError("t() expects a Variable with <= 2 dimensions, but self is %dD"
-                               % self._data.ndim)
-        return permute(self, tuple(range(self._data.ndim))[::-1])
+        return t(self)
 
     @property
     def T(self):
@@ -2016,3 +2013,56 @@ include "ops/nn.pxi"
 include "ops/inplace.pxi"
 include "_function.pxi"
 include "_dlpack.pxi"
+
+
+# Public ops by name, for the profiler's re-dispatch (see ops/_common.pxi).
+_OPS = {name: globals()[name] for name in (
+    "add",
+    "add_",
+    "broadcast_to",
+    "copy_",
+    "div",
+    "div_",
+    "exp",
+    "exp_",
+    "expand",
+    "fill_",
+    "flatten",
+    "getitem",
+    "log",
+    "log_",
+    "log_softmax",
+    "logsumexp",
+    "matmul",
+    "max",
+    "mean",
+    "mm",
+    "mul",
+    "mul_",
+    "neg",
+    "neg_",
+    "normal_",
+    "permute",
+    "pow",
+    "pow_",
+    "relu",
+    "relu_",
+    "reshape",
+    "setitem",
+    "sigmoid",
+    "sigmoid_",
+    "sqrt",
+    "sqrt_",
+    "squeeze",
+    "sub",
+    "sub_",
+    "sum",
+    "sum_to",
+    "t",
+    "tanh",
+    "tanh_",
+    "transpose",
+    "uniform_",
+    "unsqueeze",
+    "view",
+    "zero_")}

@@ -187,6 +187,25 @@ cdef _SavedOperand _save_operand(object x):
     return s
 
 
+# -- profiling ----------------------------------------------------------------------
+#
+# Every public op starts with `if _profiling: return _profiled(name, args)`: one C flag
+# test when the profiler is off. When on, the op runs again through its Python entry
+# point between the profiler's op_begin/op_end callbacks, with profiling paused so the
+# ops it calls internally are not reported separately.
+
+cdef object _profiled(str name, tuple args):
+    global _profiling
+    token = _profiler.op_begin(name, args)
+    _profiling = False
+    try:
+        result = _OPS[name](*args)
+    finally:
+        _profiling = _profiler is not None
+    _profiler.op_end(token, result)
+    return result
+
+
 # -- fast first-order backward ----------------------------------------------------
 #
 # A backward runs with grad mode equal to create_graph. When it is off nothing is
@@ -258,6 +277,8 @@ cpdef Variable sum_to(object input, object shape):
 
     Every op's backward uses it to reduce a broadcast gradient to its input's shape.
     """
+    if _profiling:
+        return _profiled("sum_to", (input, shape, ))
     cdef Variable x = _as_variable(input)
     shape = tuple(shape)
     if x._data.shape == shape:
@@ -282,6 +303,8 @@ cdef class ExpandBackward(Node):
 
 cpdef Variable broadcast_to(object input, object shape):
     """Broadcast ``input`` to ``shape`` (a read-only view, as NumPy's broadcast_to)."""
+    if _profiling:
+        return _profiled("broadcast_to", (input, shape, ))
     cdef Variable x = _as_variable(input)
     shape = tuple(shape)
     if x._data.shape == shape:
@@ -306,6 +329,8 @@ cpdef Variable broadcast_to(object input, object shape):
 
 def expand(input, *sizes):
     """Broadcast to ``sizes``; ``-1`` keeps a dimension (torch's expand)."""
+    if _profiling:
+        return _profiled("expand", (input, ) + sizes)
     cdef Variable x = _as_variable(input)
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])

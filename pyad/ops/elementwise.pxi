@@ -99,6 +99,8 @@ cdef class AddBackward(_BinaryNode):
 
 cpdef Variable add(object input, object other):
     """Elementwise ``input + other`` with broadcasting."""
+    if _profiling:
+        return _profiled("add", (input, other, ))
     data = _apply_binary(_np_add, input, other, "add")
     if _binary_records(input, other):
         return _binary(AddBackward.__new__(AddBackward), data, input, other, False, False)
@@ -118,6 +120,8 @@ cdef class SubBackward(_BinaryNode):
 
 cpdef Variable sub(object input, object other):
     """Elementwise ``input - other`` with broadcasting."""
+    if _profiling:
+        return _profiled("sub", (input, other, ))
     data = _apply_binary(_np_subtract, input, other, "sub")
     if _binary_records(input, other):
         return _binary(SubBackward.__new__(SubBackward), data, input, other, False, False)
@@ -145,6 +149,8 @@ cdef class MulBackward(_BinaryNode):
 
 cpdef Variable mul(object input, object other):
     """Elementwise ``input * other`` with broadcasting."""
+    if _profiling:
+        return _profiled("mul", (input, other, ))
     data = _apply_binary(_np_multiply, input, other, "mul")
     if _binary_records(input, other):
         return _binary(MulBackward.__new__(MulBackward), data, input, other,
@@ -176,6 +182,8 @@ cdef class DivBackward(_BinaryNode):
 
 cpdef Variable div(object input, object other):
     """Elementwise true division ``input / other`` with broadcasting."""
+    if _profiling:
+        return _profiled("div", (input, other, ))
     data = _apply_binary(_np_true_divide, input, other, "div")
     if _binary_records(input, other):
         return _binary(DivBackward.__new__(DivBackward), data, input, other,
@@ -238,6 +246,8 @@ cdef class PowBackward(_BinaryNode):
 
 cpdef Variable pow(object input, object exponent):
     """Elementwise ``input ** exponent`` (either may be a Variable or a number)."""
+    if _profiling:
+        return _profiled("pow", (input, exponent, ))
     data = _apply_binary(_np_power, input, exponent, "pow")
     if _binary_records(input, exponent):
         return _binary(PowBackward.__new__(PowBackward), data, input, exponent, True, True)
@@ -283,6 +293,8 @@ cdef class NegBackward(Node):
 
 cpdef Variable neg(object input):
     """Elementwise ``-input``."""
+    if _profiling:
+        return _profiled("neg", (input, ))
     cdef Variable x = _as_variable(input)
     data = _np_negative(x._data)
     if _records(x):
@@ -299,6 +311,8 @@ cdef class ExpBackward(_UnaryNode):
 
 cpdef Variable exp(object input):
     """Elementwise exponential."""
+    if _profiling:
+        return _profiled("exp", (input, ))
     cdef Variable x = _float_input(input)
     data = _np_exp(x._data)
     if _records(x):
@@ -315,6 +329,8 @@ cdef class LogBackward(_UnaryNode):
 
 cpdef Variable log(object input):
     """Elementwise natural logarithm."""
+    if _profiling:
+        return _profiled("log", (input, ))
     cdef Variable x = _float_input(input)
     data = _np_log(x._data)
     if _records(x):
@@ -332,6 +348,8 @@ cdef class SqrtBackward(_UnaryNode):
 
 cpdef Variable sqrt(object input):
     """Elementwise square root."""
+    if _profiling:
+        return _profiled("sqrt", (input, ))
     cdef Variable x = _float_input(input)
     data = _np_sqrt(x._data)
     if _records(x):
@@ -352,6 +370,8 @@ cdef class TanhBackward(_UnaryNode):
 
 cpdef Variable tanh(object input):
     """Elementwise hyperbolic tangent."""
+    if _profiling:
+        return _profiled("tanh", (input, ))
     cdef Variable x = _float_input(input)
     data = _np_tanh(x._data)
     if _records(x):
@@ -379,6 +399,8 @@ cdef object _sigmoid_data(object d):
 
 cpdef Variable sigmoid(object input):
     """Elementwise logistic sigmoid ``1 / (1 + exp(-x))``."""
+    if _profiling:
+        return _profiled("sigmoid", (input, ))
     cdef Variable x = _float_input(input)
     data = _sigmoid_data(x._data)
     if _records(x):
@@ -398,6 +420,8 @@ cdef class ReluBackward(_UnaryNode):
 
 cpdef Variable relu(object input):
     """Elementwise ``max(input, 0)``."""
+    if _profiling:
+        return _profiled("relu", (input, ))
     cdef Variable x = _as_variable(input)
     data = _np_maximum(x._data, 0)
     if data.dtype != x._data.dtype:

@@ -87,21 +87,29 @@ cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which,
 
 cpdef Variable add_(Variable input, object other):
     """In-place ``input += other``."""
+    if _profiling:
+        return _profiled("add_", (input, other, ))
     return _inplace_binary(input, other, _np_add, 0, "add_")
 
 
 cpdef Variable sub_(Variable input, object other):
     """In-place ``input -= other``."""
+    if _profiling:
+        return _profiled("sub_", (input, other, ))
     return _inplace_binary(input, other, _np_subtract, 1, "sub_")
 
 
 cpdef Variable mul_(Variable input, object other):
     """In-place ``input *= other``."""
+    if _profiling:
+        return _profiled("mul_", (input, other, ))
     return _inplace_binary(input, other, _np_multiply, 2, "mul_")
 
 
 cpdef Variable div_(Variable input, object other):
     """In-place ``input /= other``."""
+    if _profiling:
+        return _profiled("div_", (input, other, ))
     return _inplace_binary(input, other, _np_true_divide, 3, "div_")
 
 
@@ -126,11 +134,15 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
 
 cpdef Variable zero_(Variable input):
     """Fill with zeros in place."""
+    if _profiling:
+        return _profiled("zero_", (input, ))
     return _inplace_fill(input, 0, "zero_")
 
 
 cpdef Variable fill_(Variable input, object value):
     """Fill with ``value`` in place."""
+    if _profiling:
+        return _profiled("fill_", (input, value, ))
     if isinstance(value, Variable) and (<Variable>value)._data.ndim != 0:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                            "%d dimensions." % (<Variable>value)._data.ndim)
@@ -139,6 +151,8 @@ cpdef Variable fill_(Variable input, object value):
 
 cpdef Variable copy_(Variable input, object src):
     """Copy ``src`` (broadcast, cast to this dtype) into this Variable in place."""
+    if _profiling:
+        return _profiled("copy_", (input, src, ))
     if isinstance(src, Variable):
         if (<Variable>src)._data.dtype != input._data.dtype:
             src = _convert(<Variable>src, None, input._data.dtype, False)
@@ -167,41 +181,57 @@ cdef Variable _inplace_unary(Variable x, object op, str what):
 
 def exp_(Variable input):
     """In-place exponential."""
+    if _profiling:
+        return _profiled("exp_", (input, ))
     return _inplace_unary(input, exp, "exp_")
 
 
 def log_(Variable input):
     """In-place natural logarithm."""
+    if _profiling:
+        return _profiled("log_", (input, ))
     return _inplace_unary(input, log, "log_")
 
 
 def sqrt_(Variable input):
     """In-place square root."""
+    if _profiling:
+        return _profiled("sqrt_", (input, ))
     return _inplace_unary(input, sqrt, "sqrt_")
 
 
 def tanh_(Variable input):
     """In-place hyperbolic tangent."""
+    if _profiling:
+        return _profiled("tanh_", (input, ))
     return _inplace_unary(input, tanh, "tanh_")
 
 
 def sigmoid_(Variable input):
     """In-place logistic sigmoid."""
+    if _profiling:
+        return _profiled("sigmoid_", (input, ))
     return _inplace_unary(input, sigmoid, "sigmoid_")
 
 
 def relu_(Variable input):
     """In-place ``max(input, 0)``."""
+    if _profiling:
+        return _profiled("relu_", (input, ))
     return _inplace_unary(input, relu, "relu_")
 
 
 def neg_(Variable input):
     """In-place negation."""
+    if _profiling:
+        return _profiled("neg_", (input, ))
     return _inplace_unary(input, neg, "neg_")
 
 
 def pow_(Variable input, exponent):
     """In-place ``input ** exponent``."""
+    if _profiling:
+        return _profiled("pow_", (input, exponent, ))
     return _inplace_unary(input, lambda v: pow(v, exponent), "pow_")
 
 
@@ -222,6 +252,8 @@ cdef Variable _inplace_random(Variable x, object draw, str what):
 
 def uniform_(Variable input, low=0.0, high=1.0):
     """Fill in place with samples from U[low, high) (seeded by ``pyad.manual_seed``)."""
+    if _profiling:
+        return _profiled("uniform_", (input, low, high, ))
     from pyad._factories import _generator_for
     gen = _generator_for(input._data)
     return _inplace_random(input, lambda shape: gen.uniform(low, high, shape), "uniform_")
@@ -229,6 +261,8 @@ def uniform_(Variable input, low=0.0, high=1.0):
 
 def normal_(Variable input, mean=0.0, std=1.0):
     """Fill in place with samples from N(mean, std^2) (seeded by ``pyad.manual_seed``)."""
+    if _profiling:
+        return _profiled("normal_", (input, mean, std, ))
     from pyad._factories import _generator_for
     gen = _generator_for(input._data)
     return _inplace_random(input, lambda shape: gen.normal(mean, std, shape), "normal_")
@@ -272,6 +306,8 @@ cdef Variable _setitem_out_of_place(Variable old, object key, object value):
 
 def setitem(Variable input, key, value):
     """``input[key] = value`` in place (differentiable w.r.t. both)."""
+    if _profiling:
+        return _profiled("setitem", (input, key, value, ))
     cdef Variable old
     key = _index_key(key)
     if _inplace_records(input, value):

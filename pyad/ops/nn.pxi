@@ -27,6 +27,8 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
     >>> log_softmax(Variable(numpy.zeros(2)), dim=0)
     tensor([-0.6931, -0.6931], dtype=float64)
     """
+    if _profiling:
+        return _profiled("log_softmax", (input, dim, dtype, ))
     cdef Variable x = _as_variable(input)
     if dim is None:
         raise TypeError("log_softmax(): argument 'dim' must be given")

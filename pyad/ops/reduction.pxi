@@ -49,6 +49,8 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
     >>> sum(Variable(numpy.arange(6.).reshape(2, 3)), dim=1)
     tensor([ 3., 12.], dtype=float64)
     """
+    if _profiling:
+        return _profiled("sum", (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input)
     dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "sum")
     data = _sum_data(x._data, dims, kd, dtype)
@@ -76,6 +78,8 @@ cdef class MeanBackward(SumBackward):
 cpdef Variable mean(object input, object dim=None, object keepdim=False, object axis=None,
                     object keepdims=None, object dtype=None):
     """Mean over ``dim`` (an int, a tuple, or None for all), keeping it if ``keepdim``."""
+    if _profiling:
+        return _profiled("mean", (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input)
     if not _is_float_dtype(x._data.dtype) and dtype is None:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
@@ -121,6 +125,8 @@ cpdef object max(object input, object dim=None, object keepdim=False):
     >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
     tensor([5., 7.], dtype=float64)
     """
+    if _profiling:
+        return _profiled("max", (input, dim, keepdim, ))
     cdef Variable x = _as_variable(input)
     if x._data.size == 0:
         raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() "
@@ -213,6 +219,8 @@ cdef object _logsumexp_data(object d, tuple dims, bint keepdim):
 
 cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably."""
+    if _profiling:
+        return _profiled("logsumexp", (input, dim, keepdim, ))
     cdef Variable x = _as_variable(input)
     if not _is_float_dtype(x._data.dtype):
         x = _plain(x._data.astype(_default_dtype), x._volatile)

@@ -51,6 +51,8 @@ cdef Variable _reshape(Variable x, tuple shape, bint must_view):
 
 def reshape(input, *shape):
     """Reshape (a view when possible, else a copy); one dimension may be -1."""
+    if _profiling:
+        return _profiled("reshape", (input, ) + shape)
     cdef Variable x = _as_variable(input)
     cdef tuple s = _shape_args(shape)
     if s == x._data.shape:
@@ -60,11 +62,15 @@ def reshape(input, *shape):
 
 def view(input, *shape):
     """Reshape without copying; raises if the memory layout does not allow a view."""
+    if _profiling:
+        return _profiled("view", (input, ) + shape)
     return _reshape(_as_variable(input), _shape_args(shape), True)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
     """Flatten dimensions ``start_dim`` through ``end_dim`` into one."""
+    if _profiling:
+        return _profiled("flatten", (input, start_dim, end_dim, ))
     cdef Variable x = _as_variable(input)
     shape = x._data.shape
     if len(shape) == 0:
@@ -90,6 +96,8 @@ cdef class PermuteBackward(Node):
 
 def permute(input, *dims):
     """Reorder dimensions (a view)."""
+    if _profiling:
+        return _profiled("permute", (input, ) + dims)
     cdef Variable x = _as_variable(input)
     cdef tuple perm = _shape_args(dims)
     cdef Py_ssize_t n = x._data.ndim
@@ -113,6 +121,8 @@ def permute(input, *dims):
 
 def transpose(input, dim0, dim1):
     """Swap two dimensions (a view)."""
+    if _profiling:
+        return _profiled("transpose", (input, dim0, dim1, ))
     cdef Variable x = _as_variable(input)
     cdef Py_ssize_t n = x._data.ndim
     if n == 0:
@@ -128,11 +138,19 @@ def transpose(input, dim0, dim1):
 
 def t(input):
     """Transpose a Variable of at most 2 dimensions."""
-    return _as_variable(input).t()
+    if _profiling:
+        return _profiled("t", (input, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim > 2:
+        raise RuntimeError("t() expects a Variable with <= 2 dimensions, but self is %dD"
+                           % x._data.ndim)
+    return permute(x, tuple(range(x._data.ndim))[::-1])
 
 
 def unsqueeze(input, dim):
     """Insert a dimension of size 1 at ``dim``."""
+    if _profiling:
+        return _profiled("unsqueeze", (input, dim, ))
     cdef Variable x = _as_variable(input)
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim + 1, "unsqueeze")
     shape = x._data.shape
@@ -141,6 +159,8 @@ def unsqueeze(input, dim):
 
 def squeeze(input, dim=None):
     """Remove dimensions of size 1 (all of them, or those in ``dim``)."""
+    if _profiling:
+        return _profiled("squeeze", (input, dim, ))
     cdef Variable x = _as_variable(input)
     shape = x._data.shape
     if dim is None:
@@ -207,6 +227,8 @@ cdef Variable _index_put_into_zeros(Variable g, object key, tuple shape):
 
 def getitem(input, key):
     """``input[key]``: ints, slices, None, Ellipsis, and integer or boolean arrays."""
+    if _profiling:
+        return _profiled("getitem", (input, key, ))
     cdef Variable x = _as_variable(input)
     key = _index_key(key)
     try:

@@ -1,0 +1,168 @@
+"""The engine's switches for the later tools: the profiler callbacks and anomaly mode.
+
+Both are internal APIs (pyad._engine._set_profiler, _set_anomaly_enabled); the pure
+Python tools (pyad.autograd.profiler, detect_anomaly) are built on them later.
+"""
+import numpy as np
+import pytest
+
+import pyad
+from pyad import _engine
+
+
+class RecordingProfiler:
+    def __init__(self):
+        self.events = []
+
+    def op_begin(self, name, inputs):
+        self.events.append(("op_begin", name, len(inputs)))
+        return name
+
+    def op_end(self, token, outputs):
+        self.events.append(("op_end", token, type(outputs).__name__))
+
+    def node_begin(self, node):
+        self.events.append(("node_begin", node.name(), node._sequence_nr()))
+        return node.name()
+
+    def node_end(self, token):
+        self.events.append(("node_end", token))
+
+
+@pytest.fixture
+def profiler():
+    recorder = RecordingProfiler()
+    previous = _engine._set_profiler(recorder)
+    try:
+        yield recorder
+    finally:
+        _engine._set_profiler(previous)
+
+
+def test_profiler_sees_each_forward_op_once_with_begin_before_end(profiler):
+    x = pyad.Variable(np.array([1.0, 2.0]), requires_grad=True)
+    y = (x * 2).tanh().sum()
+    names = [e[1] for e in profiler.events if e[0] == "op_begin"]
+    assert names == ["mul", "tanh", "sum"]
+    assert profiler.events[0] == ("op_begin", "mul", 2)
+    assert profiler.events[1] == ("op_end", "mul", "Variable")
+    assert y.item() == pytest.approx(np.tanh([2.0, 4.0]).sum())
+
+
+def test_profiler_does_not_report_ops_called_inside_an_op(profiler):
+    x = pyad.Variable(np.ones((2, 3)), requires_grad=True)
+    x.t()           # t() is implemented with permute()
+    assert [e[1] for e in profiler.events if e[0] == "op_begin"] == ["t"]
+
+
+def test_profiler_sees_each_backward_node_with_its_sequence_number(profiler):
+    x = pyad.Variable(np.array([1.0, 2.0]), requires_grad=True)
+    y = (x * 2).tanh().sum()
+    profiler.events.clear()
+    y.backward()
+    nodes = [e[1] for e in profiler.events if e[0] == "node_begin"]
+    assert nodes == ["_GraphRoot", "SumBackward", "TanhBackward", "MulBackward",
+                     "AccumulateGrad"]
+    ends = [e for e in profiler.events if e[0] == "node_end"]
+    assert len(ends) == len(nodes)
+    np.testing.assert_allclose(x.grad.data, 2 * (1 - np.tanh([2.0, 4.0]) ** 2))
+
+
+def test_profiler_off_records_nothing():
+    recorder = RecordingProfiler()
+    previous = _engine._set_profiler(recorder)
+    _engine._set_profiler(previous)
+    x = pyad.Variable(np.ones(2), requires_grad=True)
+    (x * 3).sum().backward()
+    assert recorder.events == []
+
+
+def test_set_profiler_returns_the_previous_one():
+    a, b = RecordingProfiler(), RecordingProfiler()
+    assert _engine._set_profiler(a) is None
+    assert _engine._set_profiler(b) is a
+    assert _engine._set_profiler(None) is b
+
+
+@pytest.fixture
+def anomaly():
+    previous = _engine._set_anomaly_enabled(True)
+    try:
+        yield
+    finally:
+        _engine._set_anomaly_enabled(*previous)
+
+
+def test_anomaly_nan_gradient_names_node_output_and_forward_line(anomaly):
+    x = pyad.Variable(np.array([0.0, 1.0]), requires_grad=True)
+    y = pyad.sqrt(x)      # the forward line the report must show
+    z = (y * 0.0).sum()
+    with pytest.raises(RuntimeError) as info, np.errstate(divide="ignore", invalid="ignore"):
+        z.backward()
+    message = str(info.value)
+    assert "Function 'SqrtBackward' returned nan values in its 0th output" in message
+    assert "y = pyad.sqrt(x)      # the forward line the report must show" in message
+
+
+def test_anomaly_error_inside_a_backward_carries_the_forward_trace(anomaly):
+    class Broken(pyad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise ValueError("broken backward")
+
+    x = pyad.Variable(np.ones(2), requires_grad=True)
+    out = Broken.apply(x).sum()   # forward call of the broken Function
+    with pytest.raises(ValueError) as info:
+        out.backward()
+    message = str(info.value)
+    assert "broken backward" in message
+    assert "Error detected in BrokenBackward" in message
+    assert "out = Broken.apply(x).sum()   # forward call of the broken Function" in message
+
+
+def test_anomaly_double_backward_reports_the_inducing_node(anomaly):
+    class BrokenSecond(pyad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return Fail.apply(grad * 2 * x)
+
+    class Fail(pyad.autograd.Function):
+        @staticmethod
+        def forward(ctx, g):
+            return g * 1.0
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise RuntimeError("second order fails")
+
+    x = pyad.Variable(np.ones(2), requires_grad=True)
+    g, = pyad.grad(BrokenSecond.apply(x).sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError) as info:
+        g.sum().backward()
+    message = str(info.value)
+    assert "Error detected in FailBackward" in message
+    assert "Previous calculation was induced by BrokenSecondBackward" in message
+
+
+def test_anomaly_off_nan_gradients_pass_silently():
+    x = pyad.Variable(np.array([0.0, 1.0]), requires_grad=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        (pyad.sqrt(x) * 0.0).sum().backward()
+    assert np.isnan(x.grad.data[0])
+
+
+def test_nodes_record_no_stack_when_anomaly_is_off():
+    x = pyad.Variable(np.ones(2), requires_grad=True)
+    assert _engine._is_anomaly_enabled() is False
+    y = x * 2
+    assert y.grad_fn is not None
