@@ -2,7 +2,8 @@
 # Variable.__dlpack__); import goes through numpy.from_dlpack / cupy.from_dlpack, so
 # byte_offset, strides, read-only flags and streams are handled by those libraries.
 
-from cpython.pycapsule cimport PyCapsule_IsValid, PyCapsule_GetPointer
+from cpython.pycapsule cimport PyCapsule_IsValid, PyCapsule_GetPointer, PyCapsule_SetName
+from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 
@@ -25,10 +26,22 @@ cdef extern from *:
     ctypedef struct pyad_DLDevice:
         int32_t device_type
         int32_t device_id
+    ctypedef struct pyad_DLDataType:
+        uint8_t code
+        uint8_t bits
+        uint16_t lanes
     ctypedef struct pyad_DLTensor:
+        void* data
         pyad_DLDevice device
+        int32_t ndim
+        pyad_DLDataType dtype
+        int64_t* shape
+        int64_t* strides
+        uint64_t byte_offset
     ctypedef struct pyad_DLManagedTensor:
         pyad_DLTensor dl_tensor
+        void* manager_ctx
+        void (*deleter)(pyad_DLManagedTensor*)
     ctypedef struct pyad_DLManagedTensorVersioned:
         pyad_DLTensor dl_tensor
 
@@ -56,6 +69,73 @@ cdef tuple _capsule_device(object capsule):
                      "imported twice)")
 
 
+cdef extern from "numpy/arrayobject.h":
+    PyObject* PyArray_NewFromDescr(PyTypeObject* subtype, PyObject* descr, int nd,
+                                   cnp.npy_intp* dims, cnp.npy_intp* strides, void* data,
+                                   int flags, PyObject* obj) except NULL
+
+
+cdef class _LegacyDLPackOwner:
+    # Keeps a consumed legacy DLManagedTensor alive as the base of the array that views
+    # it, and calls the producer's deleter when that array is freed.
+    cdef pyad_DLManagedTensor* managed
+
+    def __dealloc__(self):
+        if self.managed != NULL and self.managed.deleter != NULL:
+            self.managed.deleter(self.managed)
+        self.managed = NULL
+
+
+cdef dict _DL_KINDS = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}
+
+
+cdef object _array_from_legacy_capsule(object capsule):
+    # NumPy imports an unversioned capsule read-only (it cannot tell), but the legacy
+    # protocol carried no read-only flag and producers (torch) export writable memory:
+    # build a writable view ourselves, checking every field before touching memory.
+    cdef pyad_DLManagedTensor* managed = <pyad_DLManagedTensor*>PyCapsule_GetPointer(
+        capsule, b"dltensor")
+    if managed == NULL:
+        raise BufferError("from_dlpack: the capsule holds no tensor")
+    cdef pyad_DLTensor* t = &managed.dl_tensor
+    cdef int ndim = t.ndim
+    cdef int i
+    cdef cnp.npy_intp dims[64]
+    cdef cnp.npy_intp strides[64]
+    if ndim < 0 or ndim > 64:
+        raise BufferError("from_dlpack: unsupported number of dimensions %d" % ndim)
+    if ndim > 0 and t.shape == NULL:
+        raise BufferError("from_dlpack: the tensor has no shape")
+    if t.dtype.lanes != 1 or t.dtype.code not in _DL_KINDS or t.dtype.bits % 8 != 0:
+        raise BufferError("from_dlpack: unsupported DLPack dtype (code %d, bits %d, lanes %d)"
+                          % (t.dtype.code, t.dtype.bits, t.dtype.lanes))
+    kind = _DL_KINDS[t.dtype.code]
+    dtype = numpy.dtype("?" if kind == "b" else "%s%d" % (kind, t.dtype.bits // 8))
+    cdef Py_ssize_t itemsize = dtype.itemsize
+    cdef Py_ssize_t expected = itemsize
+    for i in range(ndim - 1, -1, -1):
+        if t.shape[i] < 0:
+            raise BufferError("from_dlpack: negative dimension %d" % t.shape[i])
+        dims[i] = <cnp.npy_intp>t.shape[i]
+        # NULL strides mean compact row-major (DLPack < 1.2 allowed it).
+        strides[i] = <cnp.npy_intp>(t.strides[i] * itemsize if t.strides != NULL else expected)
+        expected *= t.shape[i]
+    cdef char* data = <char*>t.data
+    if data == NULL and expected != 0:
+        raise BufferError("from_dlpack: the tensor has no data")
+    if data != NULL:
+        data += t.byte_offset
+    owner = _LegacyDLPackOwner.__new__(_LegacyDLPackOwner)
+    PyCapsule_SetName(capsule, b"used_dltensor")   # we call the deleter from now on
+    (<_LegacyDLPackOwner>owner).managed = managed
+    Py_INCREF(dtype)                                 # NewFromDescr steals a reference
+    arr = <object>PyArray_NewFromDescr(
+        <PyTypeObject*>numpy.ndarray, <PyObject*>dtype, ndim, dims, strides, <void*>data,
+        cnp.NPY_ARRAY_WRITEABLE, NULL)
+    cnp.set_array_base(<cnp.ndarray>arr, owner)
+    return arr
+
+
 class _CapsuleProducer:
     # numpy.from_dlpack takes producers, not bare capsules: present a capsule as one.
     def __init__(self, capsule, device):
@@ -79,6 +159,8 @@ def _array_from_dlpack(obj):
         producer = obj
     elif type(obj).__name__ == "PyCapsule":
         dev = _capsule_device(obj)
+        if dev[0] in (_DL_CPU, _DL_CUDA_HOST) and PyCapsule_IsValid(obj, b"dltensor"):
+            return _array_from_legacy_capsule(obj)
         producer = _CapsuleProducer(obj, dev)
     else:
         raise TypeError("from_dlpack: expected an object with __dlpack__ or a DLPack capsule, "

@@ -674,10 +674,15 @@ cdef object _to_array(object data, object dtype, str what):
         arr = numpy.asarray(data, dtype=_default_dtype if dtype is None else dtype)
     elif isinstance(data, numpy.generic):
         arr = numpy.asarray(data)
-    elif hasattr(data, "__dlpack__") and not hasattr(data, "__array__") or (
-            hasattr(data, "__dlpack__") and hasattr(data, "__dlpack_device__")
-            and data.__dlpack_device__()[0] != 1):
-        arr = _array_from_dlpack(data)
+    elif hasattr(data, "__dlpack__"):
+        # Any other array library: share its memory through DLPack. If it refuses
+        # (torch does for tensors that require grad), fall back to __array__ below.
+        try:
+            arr = _array_from_dlpack(data)
+        except (BufferError, RuntimeError, TypeError, ValueError):
+            if not hasattr(data, "__array__"):
+                raise
+            arr = _to_array(numpy.asarray(data), dtype, what)
     else:
         try:
             arr = numpy.asarray(data)

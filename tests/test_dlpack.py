@@ -208,13 +208,8 @@ def test_torch_legacy_capsule_into_pyad_shares_memory(torch):
     assert v.data[0] == 9.0
 
 
-BUG_LEGACY_READONLY = (
-    "pyad bug: pyad.from_dlpack(legacy 'dltensor' capsule) gives a read-only array "
-    "(numpy.from_dlpack marks unversioned capsules read-only), so in-place ops on the "
-    "Variable fail; torch.from_dlpack of the same capsule is writable")
 
 
-@pytest.mark.xfail(reason=BUG_LEGACY_READONLY, strict=True)
 def test_torch_legacy_capsule_into_pyad_is_writable(torch):
     t = torch.arange(4.0)
     v = pyad.from_dlpack(torch.utils.dlpack.to_dlpack(t))
@@ -222,7 +217,6 @@ def test_torch_legacy_capsule_into_pyad_is_writable(torch):
     assert t[0].item() == 1.0
 
 
-@pytest.mark.xfail(reason=BUG_LEGACY_READONLY, strict=True)
 def test_legacy_capsule_round_trip_is_writable():
     a = np.arange(4.0)
     w = pyad.from_dlpack(pyad.to_dlpack(Variable(a)))
@@ -305,3 +299,33 @@ def test_cuda_variable_into_torch_shares_memory(cupy, torch):
     t = torch.from_dlpack(Variable(a))
     t[0] = 3.0
     assert float(a[0]) == 3.0
+
+
+def test_legacy_capsule_import_honours_offsets_and_negative_strides():
+    a = np.arange(24.0).reshape(4, 6)[::-2, 1:5:2]
+    v = pyad.from_dlpack(a.__dlpack__())
+    np.testing.assert_array_equal(v.data, a)
+    assert np.shares_memory(v.data, a)
+
+
+def test_legacy_capsule_cannot_be_imported_twice():
+    capsule = np.ones(3).__dlpack__()
+    pyad.from_dlpack(capsule)
+    with pytest.raises(ValueError, match="used capsule"):
+        pyad.from_dlpack(capsule)
+
+
+def test_legacy_capsule_keeps_producer_memory_alive(torch):
+    t = torch.arange(5.0)
+    v = pyad.from_dlpack(torch.utils.dlpack.to_dlpack(t))
+    del t
+    import gc
+    gc.collect()
+    np.testing.assert_array_equal(v.data, np.arange(5.0))
+
+
+def test_legacy_capsule_of_bool_and_int_dtypes(torch):
+    b = pyad.from_dlpack(torch.utils.dlpack.to_dlpack(torch.tensor([True, False])))
+    assert b.dtype == np.bool_ and b.tolist() == [True, False]
+    i = pyad.from_dlpack(torch.utils.dlpack.to_dlpack(torch.tensor([1, 2], dtype=torch.int32)))
+    assert i.dtype == np.int32 and i.tolist() == [1, 2]
