@@ -277,20 +277,35 @@ cdef class SetItemBackward(Node):
     cdef tuple value_shape
     cdef object value_dtype
 
+    cdef tuple squeezed_shape
+
     cdef tuple _backward(self, tuple grads):
         g = grads[0]
         g_old = g_value = None
         if self._needs_input_grad(0):
             g_old = mul(g, self.keep_mask)
         if self._needs_input_grad(1):
-            g_value = _reduce_grad(getitem(g, self.key), self.value_shape, self.value_dtype)
+            g_value = _reduce_grad(getitem(g, self.key), self.squeezed_shape, self.value_dtype)
+            if self.squeezed_shape != self.value_shape:
+                g_value = reshape(g_value, self.value_shape)
         return (g_old, g_value)
+
+
+cdef object _drop_leading_ones(object value, Py_ssize_t target_ndim):
+    # torch accepts a value with extra leading size-1 dims (x[1] = tensor([5.]));
+    # NumPy does not, so drop them first.
+    if isinstance(value, (int, float, bool, complex)):
+        return value
+    while value.ndim > target_ndim and value.shape[0] == 1:
+        value = value.reshape(value.shape[1:])
+    return value
 
 
 cdef Variable _setitem_out_of_place(Variable old, object key, object value):
     xp = _xp_of(old._data)
     data = old._data.copy()
-    data[key] = _operand_data(value, "__setitem__")
+    value_data = _drop_leading_ones(_operand_data(value, "__setitem__"), data[key].ndim)
+    data[key] = value_data
     cdef SetItemBackward node
     if (old._requires_grad or _operand_requires_grad(value)) and _grad_enabled():
         node = SetItemBackward.__new__(SetItemBackward)
@@ -299,6 +314,7 @@ cdef Variable _setitem_out_of_place(Variable old, object key, object value):
         mask[key] = 0
         node.keep_mask = mask
         node.value_shape = _shape_of(value)
+        node.squeezed_shape = _shape_of(value_data)
         node.value_dtype = _dtype_of(value)
         return _recorded(node, data, (_edge(old), _operand_edge(value)))
     return _plain(data, old._volatile)
@@ -321,7 +337,8 @@ def setitem(Variable input, key, value):
     if not input._data.flags.writeable:
         raise RuntimeError("__setitem__: the Variable's data is read-only")
     try:
-        input._data[key] = _operand_data(value, "__setitem__")
+        input._data[key] = _drop_leading_ones(_operand_data(value, "__setitem__"),
+                                              input._data[key].ndim)
     except (IndexError, ValueError) as exc:
         raise type(exc)("__setitem__: %s" % exc) from None
     _bump_version(input)

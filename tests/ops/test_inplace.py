@@ -337,3 +337,22 @@ def test_inplace_after_an_inplace_op_that_saved_its_output_raises_like_torch():
     y.mul_(2.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+def test_setitem_accepts_extra_leading_unit_dims_like_torch():
+    torch = pytest.importorskip("torch")
+    x0, w0 = np.array([1.0, 2.0, 3.0]), np.array([10.0])
+    x = pyad.Variable(x0, requires_grad=True)
+    w = pyad.Variable(w0, requires_grad=True)
+    y = x * 1.0
+    y[1] = w * 2
+    (y * y).sum().backward()
+    tx = torch.tensor(x0, requires_grad=True)
+    tw = torch.tensor(w0, requires_grad=True)
+    ty = tx * 1.0
+    ty[1] = tw * 2
+    (ty * ty).sum().backward()
+    np.testing.assert_allclose(y.data, ty.detach().numpy())
+    np.testing.assert_allclose(x.grad.data, tx.grad.numpy())
+    np.testing.assert_allclose(w.grad.data, tw.grad.numpy())
+    assert w.grad.shape == (1,)
