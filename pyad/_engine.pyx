@@ -666,14 +666,14 @@ cdef object _to_array(object data, object dtype, str what):
     elif isinstance(data, (str, bytes)) or data is None:
         raise TypeError("%s(): data must be an array, a number or a (nested) sequence of "
                         "numbers, got %s" % (what, type(data).__name__))
+    elif isinstance(data, numpy.generic):      # before float: numpy.float64 is a float
+        arr = numpy.asarray(data)
     elif isinstance(data, bool):
         arr = numpy.asarray(data)
     elif isinstance(data, int):
         arr = numpy.asarray(data, dtype=numpy.int64)
     elif isinstance(data, float):
         arr = numpy.asarray(data, dtype=_default_dtype if dtype is None else dtype)
-    elif isinstance(data, numpy.generic):
-        arr = numpy.asarray(data)
     elif hasattr(data, "__dlpack__"):
         # Any other array library: share its memory through DLPack. If it refuses
         # (torch does for tensors that require grad), fall back to __array__ below.

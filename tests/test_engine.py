@@ -1175,3 +1175,9 @@ def test_different_seeds_give_different_values():
     pyad.manual_seed(2)
     b = pyad.randn(5).data.copy()
     assert not np.array_equal(a, b)
+
+
+def test_numpy_scalars_keep_their_dtype_python_floats_use_the_default():
+    assert pyad.Variable(np.float64(2.0)).dtype == np.float64
+    assert pyad.tensor(np.float32(1.0)).dtype == np.float32
+    assert pyad.Variable(2.0).dtype == np.float32
