@@ -1732,7 +1732,7 @@ cdef void _check_nan(Node node, tuple outs) except *:
 
 
 cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_graph,
-                   tuple inputs, bint accumulate):
+                   tuple inputs, bint accumulate, bint only_inputs=True):
     """Run backward from `roots`.
 
     inputs is None: every node runs and leaves accumulate (``backward()``).
@@ -1775,7 +1775,7 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
             else:
                 captures.setdefault(node, []).append((nr, i))
         needed = _nodes_to_execute(root, targets, exec_targets)
-        if accumulate is False and not _only_inputs_flag:
+        if not accumulate and not only_inputs:
             needed = None                    # grad(only_inputs=False): other leaves accumulate
 
     global _backward_depth
@@ -1846,7 +1846,6 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
     return captured
 
 
-cdef bint _only_inputs_flag = True
 cdef object _heappush = heapq.heappush
 cdef object _heappop = heapq.heappop
 
@@ -1968,7 +1967,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     (zeros with ``materialize_grads``). ``only_inputs=False`` also accumulates into the
     ``.grad`` of the other leaves.
     """
-    global _only_inputs_flag
     if is_grads_batched:
         raise NotImplementedError("grad(is_grads_batched=True) is not supported yet")
     if allow_unused is None:
@@ -1986,12 +1984,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not (<Variable>v)._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     cdef tuple roots = _make_root_grads(outs, grad_outputs, create, True)
-    previous = _only_inputs_flag
-    _only_inputs_flag = bool(only_inputs)
-    try:
-        captured = _execute(outs, roots, keep, create, ins, False)
-    finally:
-        _only_inputs_flag = previous
+    captured = _execute(outs, roots, keep, create, ins, False, bool(only_inputs))
     result = []
     for i in range(len(ins)):
         g = captured[i]
