@@ -515,3 +515,35 @@ def check_second_order_vs_torch(case):
         assert a is not None, "input %d: pyad gave no second derivative" % i
         np.testing.assert_allclose(a.data, b.numpy(), rtol=RTOL, atol=ATOL,
                                    err_msg="second derivative, input %d" % i)
+
+
+def standard_op_tests(cases, second_order):
+    """The five checks every op family runs, as test functions for the module to bind.
+
+    Values vs NumPy; first and second derivatives vs finite differences (gradcheck,
+    gradgradcheck, float64); values and gradients vs PyTorch; second derivatives vs
+    PyTorch for the cases named in ``second_order``.
+    """
+    @pytest.mark.parametrize("case", params(cases, values=True))
+    def test_values_match_numpy(case):
+        check_values(case)
+
+    @pytest.mark.parametrize("case", params(cases))
+    def test_first_derivatives_pass_gradcheck(case):
+        check_gradcheck(case)
+
+    @pytest.mark.parametrize("case", params(cases))
+    def test_second_derivatives_pass_gradgradcheck(case):
+        check_gradgradcheck(case)
+
+    @pytest.mark.parametrize("case", params(cases))
+    def test_values_and_gradients_match_torch(case):
+        check_vs_torch(case)
+
+    @pytest.mark.parametrize("case", params([c for c in cases if c.id in second_order]))
+    def test_second_derivatives_match_torch(case):
+        check_second_order_vs_torch(case)
+
+    return (test_values_match_numpy, test_first_derivatives_pass_gradcheck,
+            test_second_derivatives_pass_gradgradcheck, test_values_and_gradients_match_torch,
+            test_second_derivatives_match_torch)

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import pyad
-from _ops_helpers import (Case, params, check_values, check_gradcheck, check_gradgradcheck,
-                          check_vs_torch, check_second_order_vs_torch, PYAD)
+from _ops_helpers import (Case, PYAD, standard_op_tests)
 
 C34 = np.random.default_rng(13).uniform(0.5, 1.5, size=(3, 4))
 
@@ -105,29 +104,9 @@ SECOND_ORDER = ["exp_", "log_", "sqrt_", "tanh_", "sigmoid_", "pow__3", "chained
                 "inplace_then_nonlinear"]
 
 
-@pytest.mark.parametrize("case", params(CASES, values=True))
-def test_values_match_numpy(case):
-    check_values(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_first_derivatives_pass_gradcheck(case):
-    check_gradcheck(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_second_derivatives_pass_gradgradcheck(case):
-    check_gradgradcheck(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_values_and_gradients_match_torch(case):
-    check_vs_torch(case)
-
-
-@pytest.mark.parametrize("case", params([c for c in CASES if c.id in SECOND_ORDER]))
-def test_second_derivatives_match_torch(case):
-    check_second_order_vs_torch(case)
+(test_values_match_numpy, test_first_derivatives_pass_gradcheck,
+ test_second_derivatives_pass_gradgradcheck, test_values_and_gradients_match_torch,
+ test_second_derivatives_match_torch) = standard_op_tests(CASES, SECOND_ORDER)
 
 
 # --------------------------------------------------------------------------------

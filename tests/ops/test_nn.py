@@ -3,8 +3,7 @@ import numpy as np
 import pytest
 
 import pyad
-from _ops_helpers import (Case, params, check_values, check_gradcheck, check_gradgradcheck,
-                          check_vs_torch, check_second_order_vs_torch)
+from _ops_helpers import (Case, standard_op_tests)
 
 CASES = [
     Case("log_softmax_1d", lambda L, a: L.log_softmax(a, 0), [(5,)]),
@@ -22,29 +21,9 @@ CASES = [
 SECOND_ORDER = [c.id for c in CASES]
 
 
-@pytest.mark.parametrize("case", params(CASES, values=True))
-def test_values_match_numpy(case):
-    check_values(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_first_derivatives_pass_gradcheck(case):
-    check_gradcheck(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_second_derivatives_pass_gradgradcheck(case):
-    check_gradgradcheck(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_values_and_gradients_match_torch(case):
-    check_vs_torch(case)
-
-
-@pytest.mark.parametrize("case", params([c for c in CASES if c.id in SECOND_ORDER]))
-def test_second_derivatives_match_torch(case):
-    check_second_order_vs_torch(case)
+(test_values_match_numpy, test_first_derivatives_pass_gradcheck,
+ test_second_derivatives_pass_gradgradcheck, test_values_and_gradients_match_torch,
+ test_second_derivatives_match_torch) = standard_op_tests(CASES, SECOND_ORDER)
 
 
 def test_log_softmax_method_matches_function():

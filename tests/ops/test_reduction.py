@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 import pyad
-from _ops_helpers import (Case, params, check_values, check_gradcheck, check_gradgradcheck,
-                          check_vs_torch, check_second_order_vs_torch, torch_lib)
+from _ops_helpers import (Case, torch_lib, standard_op_tests)
 
 DIMS = [None, 0, 1, -1, -3, (0, 2), (-1, 0), (0, 1, 2)]
 DIM_IDS = ["all", "0", "1", "neg1", "neg3", "tuple02", "tuple_neg1_0", "tuple_all"]
@@ -52,29 +51,9 @@ SECOND_ORDER = ["sum_of_square", "mean_of_exp", "max_of_square", "logsumexp_dim0
                 "logsumexp_dim1_keepdim", "logsumexp_dim_neg1_3d", "logsumexp_tuple_dims"]
 
 
-@pytest.mark.parametrize("case", params(CASES, values=True))
-def test_values_match_numpy(case):
-    check_values(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_first_derivatives_pass_gradcheck(case):
-    check_gradcheck(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_second_derivatives_pass_gradgradcheck(case):
-    check_gradgradcheck(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_values_and_gradients_match_torch(case):
-    check_vs_torch(case)
-
-
-@pytest.mark.parametrize("case", params([c for c in CASES if c.id in SECOND_ORDER]))
-def test_second_derivatives_match_torch(case):
-    check_second_order_vs_torch(case)
+(test_values_match_numpy, test_first_derivatives_pass_gradcheck,
+ test_second_derivatives_pass_gradgradcheck, test_values_and_gradients_match_torch,
+ test_second_derivatives_match_torch) = standard_op_tests(CASES, SECOND_ORDER)
 
 
 # --------------------------------------------------------------------------------

@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 
 import pyad
-from _ops_helpers import (Case, params, check_values, check_gradcheck, check_gradgradcheck,
-                          check_vs_torch, check_second_order_vs_torch)
+from _ops_helpers import (Case, standard_op_tests)
 
 IDX_REPEAT = np.array([0, 2, 2, 0, 1])
 IDX_2D = np.array([[0, 1], [1, 1]])
@@ -83,29 +82,9 @@ CASES = [
 SECOND_ORDER = ["getitem_repeats_then_square", "getitem_slice_then_exp", "expand_then_mul"]
 
 
-@pytest.mark.parametrize("case", params(CASES, values=True))
-def test_values_match_numpy(case):
-    check_values(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_first_derivatives_pass_gradcheck(case):
-    check_gradcheck(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_second_derivatives_pass_gradgradcheck(case):
-    check_gradgradcheck(case)
-
-
-@pytest.mark.parametrize("case", params(CASES))
-def test_values_and_gradients_match_torch(case):
-    check_vs_torch(case)
-
-
-@pytest.mark.parametrize("case", params([c for c in CASES if c.id in SECOND_ORDER]))
-def test_second_derivatives_match_torch(case):
-    check_second_order_vs_torch(case)
+(test_values_match_numpy, test_first_derivatives_pass_gradcheck,
+ test_second_derivatives_pass_gradgradcheck, test_values_and_gradients_match_torch,
+ test_second_derivatives_match_torch) = standard_op_tests(CASES, SECOND_ORDER)
 
 
 # --------------------------------------------------------------------------------
