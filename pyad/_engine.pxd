@@ -4,6 +4,7 @@
 cdef class VersionCounter:
     # Shared by a Variable, its views and detach()ed aliases; in-place ops bump it.
     cdef public Py_ssize_t version
+    cdef object last_change          # anomaly mode: frames of the latest in-place op
 
 
 cdef class Node:
@@ -45,11 +46,13 @@ cdef class SavedVariable:
     cdef Py_ssize_t _saved_version
     cdef Node _grad_fn               # producer of a saved input (None for our own outputs)
     cdef Py_ssize_t _output_nr
+    cdef Py_ssize_t _input_nr        # which input of the owner node (-1: unknown)
     cdef bint _is_output
     cdef bint _requires_grad
     cdef bint _released
 
     cdef object data(self, Node owner)
+    cdef str _version_error(self, Node owner)
     cdef Variable unpack(self, Node owner)
     cdef void release(self)
 

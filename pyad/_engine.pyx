@@ -253,6 +253,9 @@ cdef inline VersionCounter _vc(Variable v):
 cdef inline void _bump_version(Variable v):
     cdef VersionCounter counter = _vc(v)
     counter.version += 1
+    if _anomaly:
+        # Remember the culprit, so the version error can say where it happened.
+        counter.last_change = _capture_stack()
 
 
 # --------------------------------------------------------------------------------
@@ -520,15 +523,32 @@ cdef class SavedVariable:
                 "through the graph a second time or if you need to access saved tensors "
                 "after calling backward." % owner.name())
         if self._version_counter.version != self._saved_version:
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified "
-                "by an inplace operation: [%s %s], which is %s of %s, is at version %d; "
-                "expected version %d instead. Hint: the saved value was modified in place "
-                "after the forward op ran; make a copy (.clone()) before modifying it."
-                % (self._data.dtype, _shape_str(self._data.shape),
-                   ("output %d" % self._output_nr) if self._is_output else "an input",
-                   owner.name(), self._version_counter.version, self._saved_version))
+            raise RuntimeError(self._version_error(owner))
         return self._data
+
+    cdef str _version_error(self, Node owner):
+        if self._is_output:
+            which = "output %d of %s" % (self._output_nr, owner.name())
+        else:
+            which = ("input %d" % self._input_nr if self._input_nr >= 0 else "an input")
+            which += " of %s" % owner.name()
+            if self._grad_fn is not None and not isinstance(self._grad_fn, AccumulateGrad):
+                which += " (output %d of %s)" % (self._output_nr, self._grad_fn.name())
+            elif self._grad_fn is not None:
+                which += " (a leaf)"
+        message = ("one of the variables needed for gradient computation has been modified "
+                   "by an inplace operation: [%s %s], which is %s, is at version %d; "
+                   "expected version %d instead. "
+                   % (self._data.dtype, _shape_str(self._data.shape), which,
+                      self._version_counter.version, self._saved_version))
+        if self._version_counter.last_change is not None:
+            message += ("The last in-place change was made here:\n%s"
+                        % _format_stack(self._version_counter.last_change))
+        else:
+            message += ("Hint: the saved value was modified in place after the forward op "
+                        "ran; make a copy (.clone()) before modifying it, or enable anomaly "
+                        "detection to see where it was modified.")
+        return message
 
     cdef Variable unpack(self, Node owner):
         cdef Variable v
@@ -554,8 +574,9 @@ cdef class SavedVariable:
                 self._grad_fn = None
 
 
-cdef inline SavedVariable _save(Variable v, bint is_output):
+cdef inline SavedVariable _save(Variable v, bint is_output, Py_ssize_t input_nr=-1):
     cdef SavedVariable s = SavedVariable.__new__(SavedVariable)
+    s._input_nr = input_nr
     s._data = v._data
     s._version_counter = _vc(v)
     s._saved_version = s._version_counter.version

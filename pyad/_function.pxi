@@ -219,7 +219,12 @@ def _function_apply(cls, node_cls, args, kwargs):
                 saved.append(None)
             else:
                 v = <Variable>t
-                saved.append(_save(v, v._grad_fn is node))
+                index = -1
+                for i in range(len(args)):
+                    if args[i] is t:
+                        index = i
+                        break
+                saved.append(_save(v, v._grad_fn is node, index))
         node._saved = saved
         node._to_save = None
     return tuple(outs) if is_tuple else outs[0]

@@ -166,3 +166,27 @@ def test_nodes_record_no_stack_when_anomaly_is_off():
     assert _engine._is_anomaly_enabled() is False
     y = x * 2
     assert y.grad_fn is not None
+
+
+def test_version_error_names_consumer_input_and_producer():
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    a = x * 2
+    b = a * pyad.Variable(np.ones(3))
+    a.add_(1)
+    with pytest.raises(RuntimeError) as info:
+        b.sum().backward()
+    message = str(info.value)
+    assert "which is input 0 of MulBackward (output 0 of MulBackward)" in message
+    assert "is at version 1; expected version 0 instead" in message
+
+
+def test_anomaly_version_error_shows_where_the_inplace_change_happened(anomaly):
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    y = pyad.exp(x * 2)
+    z = y * 1.0
+    y.mul_(3.0)   # the in-place change the report must point at
+    with pytest.raises(RuntimeError) as info:
+        z.sum().backward()
+    message = str(info.value)
+    assert "The last in-place change was made here" in message
+    assert "y.mul_(3.0)   # the in-place change the report must point at" in message

@@ -178,10 +178,10 @@ cdef class _SavedOperand:
         self.constant = None
 
 
-cdef _SavedOperand _save_operand(object x):
+cdef _SavedOperand _save_operand(object x, Py_ssize_t input_nr):
     cdef _SavedOperand s = _SavedOperand.__new__(_SavedOperand)
     if isinstance(x, Variable):
-        s.saved = _save(<Variable>x, False)
+        s.saved = _save(<Variable>x, False, input_nr)
     else:
         s.constant = x
     return s

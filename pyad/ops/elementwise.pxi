@@ -61,9 +61,9 @@ cdef inline Variable _binary(_BinaryNode node, object data, object a, object b,
     node.a_dtype = _dtype_of(a)
     node.b_dtype = _dtype_of(b)
     if save_a:
-        node.a = _save_operand(a)
+        node.a = _save_operand(a, 0)
     if save_b:
-        node.b = _save_operand(b)
+        node.b = _save_operand(b, 1)
     return _recorded(node, data, (_operand_edge(a), _operand_edge(b)))
 
 
@@ -278,7 +278,7 @@ cdef inline Variable _record_unary(_UnaryNode node, object data, Variable x, bin
                                    bint save_output):
     cdef Variable out = _recorded(node, data, (_edge(x),))
     if save_input:
-        node.saved = _save(x, False)
+        node.saved = _save(x, False, 0)
     elif save_output:
         node.saved = _save(out, True)
     return out

@@ -78,8 +78,8 @@ cpdef Variable matmul(object input, object other):
     if (a._requires_grad or b._requires_grad) and _grad_enabled() and not (
             a._volatile or b._volatile):
         node = MatmulBackward.__new__(MatmulBackward)
-        node.a = _save(a, False)
-        node.b = _save(b, False)
+        node.a = _save(a, False, 0)
+        node.b = _save(b, False, 1)
         return _recorded(node, data, (_edge(a), _edge(b)))
     return _plain(data, a._volatile or b._volatile)
 

@@ -233,7 +233,7 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
         node.dims = dims
         node.keepdim = bool(keepdim)
         out = _recorded(node, data, (_edge(x),))
-        node.input = _save(x, False)
+        node.input = _save(x, False, 0)
         node.result = _save(out, True)
         return out
     return _plain(data, x._volatile)
