@@ -171,7 +171,7 @@ def test_nodes_record_no_stack_when_anomaly_is_off():
 def test_version_error_names_consumer_input_and_producer():
     x = pyad.Variable(np.ones(3), requires_grad=True)
     a = x * 2
-    b = a * pyad.Variable(np.ones(3))
+    b = a * x
     a.add_(1)
     with pytest.raises(RuntimeError) as info:
         b.sum().backward()
