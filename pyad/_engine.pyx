@@ -26,6 +26,10 @@ cimport numpy as cnp
 
 cnp.import_array()
 
+# Looked up once: `type(x) is numpy.ndarray` would be an attribute lookup per call.
+cdef type _NDARRAY = numpy.ndarray
+cdef type _NUMPY_SCALAR = numpy.generic
+
 try:  # CuPy is optional; without it every array lives on the host.
     import cupy
 except Exception:  # pragma: no cover - no GPU stack here
@@ -186,7 +190,7 @@ cdef void _drain_pending():
 # --------------------------------------------------------------------------------
 
 cdef inline object _xp_of(object data):
-    if type(data) is numpy.ndarray or cupy is None:
+    if type(data) is _NDARRAY or cupy is None:
         return numpy
     return cupy.get_array_module(data)
 
@@ -462,7 +466,7 @@ cdef bint _owned_by(Variable grad):
     data = grad._data
     if Py_REFCNT(grad) > 3 or Py_REFCNT(data) > 3 or grad._grad_fn is not None:
         return False
-    if type(data) is not numpy.ndarray:
+    if type(data) is not _NDARRAY:
         return data.base is None
     # Only a plain writable contiguous buffer may become .grad (never a broadcast view).
     if not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data) or \
@@ -471,7 +475,7 @@ cdef bint _owned_by(Variable grad):
     base = data.base
     if base is None:
         return True
-    return type(base) is numpy.ndarray and base.base is None and Py_REFCNT(base) <= 2
+    return type(base) is _NDARRAY and base.base is None and Py_REFCNT(base) <= 2
 
 
 cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
@@ -643,7 +647,7 @@ _CPU = device("cpu")
 
 
 cdef object _device_of(object data):
-    if type(data) is numpy.ndarray:
+    if type(data) is _NDARRAY:
         return _CPU
     if cupy is not None and isinstance(data, cupy.ndarray):
         return device("cuda", data.device.id)
@@ -663,7 +667,7 @@ def _move_to_device(data, dev, what="to"):
         return data
     dev = device(dev)
     if dev.type == "cpu":
-        if type(data) is numpy.ndarray:
+        if type(data) is _NDARRAY:
             return data
         return data.get()
     cp = _require_cupy(what)
@@ -682,12 +686,12 @@ cdef object _to_array(object data, object dtype, str what):
     cdef object arr
     if isinstance(data, Variable):
         arr = (<Variable>data)._data
-    elif type(data) is numpy.ndarray or (cupy is not None and isinstance(data, cupy.ndarray)):
+    elif type(data) is _NDARRAY or (cupy is not None and isinstance(data, cupy.ndarray)):
         arr = data
     elif isinstance(data, (str, bytes)) or data is None:
         raise TypeError("%s(): data must be an array, a number or a (nested) sequence of "
                         "numbers, got %s" % (what, type(data).__name__))
-    elif isinstance(data, numpy.generic):      # before float: numpy.float64 is a float
+    elif isinstance(data, _NUMPY_SCALAR):      # before float: numpy.float64 is a float
         arr = numpy.asarray(data)
     elif isinstance(data, bool):
         arr = numpy.asarray(data)
@@ -916,7 +920,7 @@ cdef class Variable:
 
     @property
     def is_cuda(self):
-        return type(self._data) is not numpy.ndarray
+        return type(self._data) is not _NDARRAY
 
     @property
     def ndim(self):
@@ -958,7 +962,7 @@ cdef class Variable:
         if self._data.size != 1:
             raise RuntimeError("a Variable with %d elements cannot be converted to Scalar"
                                % self._data.size)
-        return self._data.item() if type(self._data) is numpy.ndarray else self._data.get().item()
+        return self._data.item() if type(self._data) is _NDARRAY else self._data.get().item()
 
     def tolist(self):
         return self._host_data().tolist()
@@ -981,7 +985,7 @@ cdef class Variable:
         return int(self.item())
 
     cdef object _host_data(self):
-        if type(self._data) is numpy.ndarray:
+        if type(self._data) is _NDARRAY:
             return self._data
         return self._data.get()
 
@@ -990,7 +994,7 @@ cdef class Variable:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Variable that requires grad. "
                                "Use var.detach().numpy() (or var.data) instead.")
-        if type(self._data) is not numpy.ndarray:
+        if type(self._data) is not _NDARRAY:
             if not force:
                 raise TypeError("can't convert cuda Variable to numpy. Use .cpu() first.")
             return self._data.get()
@@ -1152,7 +1156,7 @@ cdef class Variable:
         if copy is not None:
             kwargs["copy"] = copy
         data = self._data
-        if copy is None and type(data) is numpy.ndarray and data.ndim and \
+        if copy is None and type(data) is _NDARRAY and data.ndim and \
                 builtins.min(data.strides) < 0:
             # Several consumers (torch among them) abort on negative strides: when a
             # copy is allowed, hand out a contiguous one instead.
@@ -1592,7 +1596,7 @@ cdef bint _add_into(Variable acc, Variable g) except -1:
     if _grad_enabled() or Py_REFCNT(acc) > 2:
         return False
     data = acc._data
-    if type(data) is not numpy.ndarray or Py_REFCNT(data) > 2 or \
+    if type(data) is not _NDARRAY or Py_REFCNT(data) > 2 or \
             not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data) or \
             not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>data) or data.base is not None:
         return False

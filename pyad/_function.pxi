@@ -105,7 +105,7 @@ cdef Variable _validate_function_grad(FunctionNode node, Py_ssize_t i, object g)
     cdef Variable v
     if isinstance(g, Variable):
         v = <Variable>g
-    elif type(g) is numpy.ndarray or (cupy is not None and isinstance(g, cupy.ndarray)) \
+    elif type(g) is _NDARRAY or (cupy is not None and isinstance(g, cupy.ndarray)) \
             or isinstance(g, (int, float)):
         v = _wrap(_ensure_array(g)) if not isinstance(g, (int, float)) else None
         if v is None:
@@ -168,7 +168,7 @@ def _function_apply(cls, node_cls, args, kwargs):
     outs = list(outputs) if is_tuple else [outputs]
     for i in range(len(outs)):
         if not isinstance(outs[i], Variable) and outs[i] is not None:
-            if type(outs[i]) is numpy.ndarray or (cupy is not None and
+            if type(outs[i]) is _NDARRAY or (cupy is not None and
                                                    isinstance(outs[i], cupy.ndarray)):
                 outs[i] = _wrap(outs[i])
     if not record:

@@ -25,13 +25,13 @@ cdef object _np_maximum_reduce = numpy.maximum.reduce
 cdef inline object _sum_data(object data, object axis, bint keepdims, object dtype=None):
     # ndarray.sum goes through a Python wrapper (numpy/_core/_methods.py); the ufunc
     # reduction it ends in is called directly. CuPy arrays use their own method.
-    if type(data) is numpy.ndarray:
+    if type(data) is _NDARRAY:
         return _np_add_reduce(data, axis, dtype, None, keepdims)
     return data.sum(axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 cdef inline object _max_data(object data, object axis, bint keepdims):
-    if type(data) is numpy.ndarray:
+    if type(data) is _NDARRAY:
         return _np_maximum_reduce(data, axis, None, None, keepdims)
     return data.max(axis=axis, keepdims=keepdims)
 
@@ -46,9 +46,9 @@ cdef inline object _ones_data(object like):
 
 cdef inline object _ensure_array(object data):
     # NumPy returns scalars for 0-d results; a Variable always holds an array.
-    if type(data) is numpy.ndarray:
+    if type(data) is _NDARRAY:
         return data
-    if isinstance(data, numpy.generic):
+    if isinstance(data, _NUMPY_SCALAR):
         return numpy.asarray(data)
     return data
 
@@ -106,7 +106,7 @@ cdef object _operand_data(object x, str what):
     # The array (or Python scalar, which NumPy 2 treats as weakly typed) of an operand.
     if isinstance(x, Variable):
         return (<Variable>x)._data
-    if isinstance(x, (int, float, bool)) or type(x) is numpy.ndarray:
+    if isinstance(x, (int, float, bool)) or type(x) is _NDARRAY:
         return x
     if cupy is not None and isinstance(x, cupy.ndarray):
         return x
@@ -142,7 +142,7 @@ cdef void _check_same_device(object da, object db, str what) except *:
         return
     ca = isinstance(da, cupy.ndarray)
     cb = isinstance(db, cupy.ndarray)
-    if (ca and type(db) is numpy.ndarray) or (cb and type(da) is numpy.ndarray):
+    if (ca and type(db) is _NDARRAY) or (cb and type(da) is _NDARRAY):
         raise RuntimeError("%s: expected all operands to be on the same device, got cpu and "
                            "cuda" % what)
     if ca and cb and da.device.id != db.device.id:
@@ -230,7 +230,7 @@ cdef object _broadcast_data(object data, tuple shape):
     # numpy.broadcast_to is Python code (~3 us); build the same read-only view with
     # zero strides through the ndarray constructor when the input is C-contiguous.
     cdef Py_ssize_t lead, i, n
-    if type(data) is not numpy.ndarray or not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data):
+    if type(data) is not _NDARRAY or not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data):
         return _xp_of(data).broadcast_to(data, shape)
     n = len(shape)
     lead = n - cnp.PyArray_NDIM(<cnp.ndarray>data)
@@ -418,7 +418,7 @@ def _format_variable(Variable v):
         extras.append("size=%s" % (tuple(data.shape),))
     if data.dtype != _default_dtype and data.dtype != numpy.int64 and data.dtype != numpy.bool_:
         extras.append("dtype=%s" % data.dtype)
-    if type(v._data) is not numpy.ndarray:
+    if type(v._data) is not _NDARRAY:
         extras.append("device='%s'" % v.device)
     if v._grad_fn is not None:
         extras.append("grad_fn=<%s>" % v._grad_fn.name())
