@@ -30,6 +30,43 @@ cnp.import_array()
 cdef type _NDARRAY = numpy.ndarray
 cdef type _NUMPY_SCALAR = numpy.generic
 
+
+# Metadata of NumPy arrays read from the C struct (attribute lookups cost ~20-40 ns and
+# `.shape` builds a tuple); other arrays (CuPy) go through their attributes.
+
+cdef inline object _dtype(object data):
+    if type(data) is _NDARRAY:
+        return <object>cnp.PyArray_DESCR(<cnp.ndarray>data)
+    return data.dtype
+
+
+cdef inline bint _same_dtype(object a, object b):
+    # Built-in dtypes are singletons, so identity settles nearly every comparison.
+    return a is b or a == b
+
+
+cdef inline bint _has_shape(object data, tuple shape) except -1:
+    cdef int i, nd
+    cdef cnp.npy_intp* dims
+    if type(data) is not _NDARRAY:
+        return data.shape == shape
+    nd = cnp.PyArray_NDIM(<cnp.ndarray>data)
+    if nd != len(shape):
+        return False
+    dims = cnp.PyArray_DIMS(<cnp.ndarray>data)
+    for i in range(nd):
+        if dims[i] != <cnp.npy_intp>(<Py_ssize_t>shape[i]):
+            return False
+    return True
+
+
+cdef inline char _dtype_kind(object data):
+    cdef cnp.dtype descr
+    if type(data) is _NDARRAY:
+        descr = <cnp.dtype><object>cnp.PyArray_DESCR(<cnp.ndarray>data)
+        return descr.kind
+    return ord(data.dtype.kind)
+
 try:  # CuPy is optional; without it every array lives on the host.
     import cupy
 except Exception:  # pragma: no cover - no GPU stack here

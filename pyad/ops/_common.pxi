@@ -219,9 +219,9 @@ cdef inline Variable _raw(object data):
 
 cdef inline object _reduce_data(object data, tuple shape, object dtype):
     # The array form of _reduce_grad: sum over broadcast dims, cast to the input dtype.
-    if data.shape != shape:
+    if not _has_shape(data, shape):
         data = _sum_to_data(data, shape)
-    if dtype is not None and data.dtype != dtype:
+    if dtype is not None and not _same_dtype(_dtype(data), dtype):
         data = data.astype(dtype)
     return data
 
@@ -281,7 +281,7 @@ cpdef Variable sum_to(object input, object shape):
         return _profiled("sum_to", (input, shape, ))
     cdef Variable x = _as_variable(input)
     shape = tuple(shape)
-    if x._data.shape == shape:
+    if _has_shape(x._data, shape):
         return x
     data = _sum_to_data(x._data, shape)
     cdef SumToBackward node

@@ -21,14 +21,14 @@ cdef class _BinaryNode(Node):
 
     cdef inline Variable raw_grad_a(self, Variable g, object data):
         # Array form for the fast path; g itself when nothing needs changing.
-        if data is g._data and data.shape == self.a_shape and (
-                self.a_dtype is None or data.dtype == self.a_dtype):
+        if data is g._data and _has_shape(data, self.a_shape) and (
+                self.a_dtype is None or _same_dtype(_dtype(data), self.a_dtype)):
             return g
         return _raw(_reduce_data(data, self.a_shape, self.a_dtype))
 
     cdef inline Variable raw_grad_b(self, Variable g, object data):
-        if data is g._data and data.shape == self.b_shape and (
-                self.b_dtype is None or data.dtype == self.b_dtype):
+        if data is g._data and _has_shape(data, self.b_shape) and (
+                self.b_dtype is None or _same_dtype(_dtype(data), self.b_dtype)):
             return g
         return _raw(_reduce_data(data, self.b_shape, self.b_dtype))
 
@@ -42,14 +42,14 @@ cdef class _BinaryNode(Node):
 
 cdef inline Variable _reduce_grad(Variable g, tuple shape, object dtype):
     g = sum_to(g, shape)
-    if dtype is not None and g._data.dtype != dtype:
+    if dtype is not None and not _same_dtype(_dtype(g._data), dtype):
         g = _convert(g, None, dtype, False)
     return g
 
 
 cdef inline object _dtype_of(object x):
     if isinstance(x, Variable):
-        return (<Variable>x)._data.dtype
+        return _dtype((<Variable>x)._data)
     return None
 
 
@@ -269,7 +269,8 @@ cdef class _UnaryNode(Node):
 cdef inline Variable _float_input(object input):
     # Integer and bool inputs of float functions compute in the default float dtype.
     cdef Variable x = _as_variable(input)
-    if x._data.dtype.kind in "iub":
+    cdef char kind = _dtype_kind(x._data)
+    if kind == b'i' or kind == b'u' or kind == b'b':
         return _plain(x._data.astype(_default_dtype), x._volatile)
     return x
 
