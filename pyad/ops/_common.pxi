@@ -219,7 +219,7 @@ cdef inline Variable _raw(object data):
 
 cdef inline object _reduce_data(object data, tuple shape, object dtype):
     # The array form of _reduce_grad: sum over broadcast dims, cast to the input dtype.
-    if not _has_shape(data, shape):
+    if shape is not None and not _has_shape(data, shape):
         data = _sum_to_data(data, shape)
     if dtype is not None and not _same_dtype(_dtype(data), dtype):
         data = data.astype(dtype)

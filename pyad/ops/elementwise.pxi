@@ -8,7 +8,7 @@ cdef class _BinaryNode(Node):
     # may have widened the result, e.g. float32 * float64 array).
     cdef _SavedOperand a
     cdef _SavedOperand b
-    cdef tuple a_shape
+    cdef tuple a_shape                # None: the same shape as the output (no reduction)
     cdef tuple b_shape
     cdef object a_dtype
     cdef object b_dtype
@@ -21,13 +21,13 @@ cdef class _BinaryNode(Node):
 
     cdef inline Variable raw_grad_a(self, Variable g, object data):
         # Array form for the fast path; g itself when nothing needs changing.
-        if data is g._data and _has_shape(data, self.a_shape) and (
+        if data is g._data and (self.a_shape is None or _has_shape(data, self.a_shape)) and (
                 self.a_dtype is None or _same_dtype(_dtype(data), self.a_dtype)):
             return g
         return _raw(_reduce_data(data, self.a_shape, self.a_dtype))
 
     cdef inline Variable raw_grad_b(self, Variable g, object data):
-        if data is g._data and _has_shape(data, self.b_shape) and (
+        if data is g._data and (self.b_shape is None or _has_shape(data, self.b_shape)) and (
                 self.b_dtype is None or _same_dtype(_dtype(data), self.b_dtype)):
             return g
         return _raw(_reduce_data(data, self.b_shape, self.b_dtype))
@@ -40,8 +40,30 @@ cdef class _BinaryNode(Node):
             self.b.release()
 
 
+cdef inline object _shape_if_broadcast(object x, object out):
+    # An operand's shape, or None when it equals the output's (compared in C).
+    cdef int i, nd
+    cdef cnp.npy_intp* a
+    cdef cnp.npy_intp* b
+    if isinstance(x, Variable):
+        x = (<Variable>x)._data
+    elif isinstance(x, (int, float, bool, complex)):
+        return ()
+    if type(x) is _NDARRAY and type(out) is _NDARRAY:
+        nd = cnp.PyArray_NDIM(<cnp.ndarray>x)
+        if nd == cnp.PyArray_NDIM(<cnp.ndarray>out):
+            a = cnp.PyArray_DIMS(<cnp.ndarray>x)
+            b = cnp.PyArray_DIMS(<cnp.ndarray>out)
+            for i in range(nd):
+                if a[i] != b[i]:
+                    return x.shape
+            return None
+    return x.shape
+
+
 cdef inline Variable _reduce_grad(Variable g, tuple shape, object dtype):
-    g = sum_to(g, shape)
+    if shape is not None:
+        g = sum_to(g, shape)
     if dtype is not None and not _same_dtype(_dtype(g._data), dtype):
         g = _convert(g, None, dtype, False)
     return g
@@ -56,8 +78,8 @@ cdef inline object _dtype_of(object x):
 cdef inline Variable _binary(_BinaryNode node, object data, object a, object b,
                              bint save_a, bint save_b):
     # Record `node` for data = op(a, b). save_a/save_b: keep the operand for backward.
-    node.a_shape = _shape_of(a)
-    node.b_shape = _shape_of(b)
+    node.a_shape = _shape_if_broadcast(a, data)
+    node.b_shape = _shape_if_broadcast(b, data)
     node.a_dtype = _dtype_of(a)
     node.b_dtype = _dtype_of(b)
     if save_a:
