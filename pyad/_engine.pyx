@@ -13,12 +13,10 @@ from cpython.object cimport PyTypeObject, PyObject
 
 cdef extern from "Python.h":
     void PyType_Modified(PyTypeObject* t)
-from libc.math cimport INFINITY
 
 import sys
 import heapq
 import weakref
-import threading
 import itertools
 
 import numpy
@@ -175,14 +173,6 @@ def _format_stack(frames):
     return "".join(lines)
 
 
-cdef inline object _profile_op_begin(str name, tuple inputs):
-    return _profiler.op_begin(name, inputs)
-
-
-cdef inline void _profile_op_end(object token, object outputs) except *:
-    _profiler.op_end(token, outputs)
-
-
 # --------------------------------------------------------------------------------
 # Iterative deallocation: a chain of 10^6 nodes must not free itself recursively.
 # Each graph object parks its backward references here from __dealloc__ and the
@@ -277,10 +267,6 @@ cdef inline Node _node_of(Variable v):
 @cython.freelist(64)
 cdef class VersionCounter:
     pass
-
-
-cdef inline VersionCounter _new_version_counter():
-    return VersionCounter.__new__(VersionCounter)
 
 
 cdef inline VersionCounter _vc(Variable v):
@@ -774,17 +760,6 @@ cdef inline Variable _as_variable(object x):
     if isinstance(x, Variable):
         return <Variable>x
     return _wrap(_to_array(x, None, "Variable"))
-
-
-cdef inline Variable _view_of(Variable base, object data):
-    # A result that shares memory with `base` shares its version counter too.
-    cdef Variable v = Variable.__new__(Variable)
-    v._data = data
-    v._version_counter = _vc(base)
-    v._is_view = True
-    v._view_base = base._view_base if base._view_base is not None else base
-    v._volatile = base._volatile
-    return v
 
 
 cdef inline void _check_can_require_grad(object dtype, str what) except *:
