@@ -214,9 +214,12 @@ cdef Variable _index_put_into_zeros(Variable g, object key, tuple shape):
     data = xp.zeros(shape, dtype=g._data.dtype)
     if _is_basic_key(key):
         data[key] = g._data
-    else:
+    elif xp is numpy:
         # Repeated indices must add up, not overwrite.
-        xp.add.at(data, key, g._data)
+        numpy.add.at(data, key, g._data)
+    else:
+        import cupyx
+        cupyx.scatter_add(data, key, g._data)
     cdef IndexPutBackward node
     if _records(g):
         node = IndexPutBackward.__new__(IndexPutBackward)
