@@ -287,7 +287,7 @@ cdef class SetItemBackward(Node):
         if self._needs_input_grad(1):
             g_value = _reduce_grad(getitem(g, self.key), self.squeezed_shape, self.value_dtype)
             if self.squeezed_shape != self.value_shape:
-                g_value = reshape(g_value, self.value_shape)
+                g_value = _reshape(g_value, self.value_shape, False)
         return (g_old, g_value)
 
 

@@ -19,7 +19,7 @@ cdef class MatmulBackward(Node):
         a2 = unsqueeze(a, 0) if len(a_shape) == 1 else a
         b2 = unsqueeze(b, -1) if len(b_shape) == 1 else b
         if len(a_shape) == 1 and len(b_shape) == 1:
-            g = reshape(g, (1, 1))
+            g = _reshape(g, (1, 1), False)
         elif len(a_shape) == 1:
             g = unsqueeze(g, -2)
         elif len(b_shape) == 1:
@@ -28,11 +28,11 @@ cdef class MatmulBackward(Node):
         if self._needs_input_grad(0):
             ga = _reduce_grad(matmul(g, transpose(b2, -1, -2)), a2._data.shape, a._data.dtype)
             if a2 is not a:
-                ga = reshape(ga, a_shape)
+                ga = _reshape(ga, a_shape, False)
         if self._needs_input_grad(1):
             gb = _reduce_grad(matmul(transpose(a2, -1, -2), g), b2._data.shape, b._data.dtype)
             if b2 is not b:
-                gb = reshape(gb, b_shape)
+                gb = _reshape(gb, b_shape, False)
         return (ga, gb)
 
     cdef tuple _backward_2d(self, Variable g):

@@ -8,7 +8,10 @@ max_result.__module__ = "pyad"
 
 
 cdef tuple _keepdim_shape(tuple shape, tuple dims):
-    return tuple(1 if i in dims else shape[i] for i in range(len(shape)))
+    cdef list out = list(shape)
+    for d in dims:
+        out[<Py_ssize_t>d] = 1
+    return tuple(out)
 
 
 cdef tuple _reduce_args(Variable x, object dim, object keepdim, object axis, object keepdims,
@@ -29,7 +32,7 @@ cdef Variable _expand_reduced_grad(Variable g, tuple input_shape, tuple dims, bi
             data = data.reshape(_keepdim_shape(input_shape, dims))
         return _raw(_broadcast_data(data, input_shape))
     if not keepdim:
-        g = reshape(g, _keepdim_shape(input_shape, dims))
+        g = _reshape(g, _keepdim_shape(input_shape, dims), False)
     return broadcast_to(g, input_shape)
 
 
@@ -190,8 +193,8 @@ cdef class LogsumexpBackward(Node):
         g = grads[0]
         shape = x._data.shape
         if not self.keepdim:
-            g = reshape(g, _keepdim_shape(shape, self.dims))
-            out = reshape(out, _keepdim_shape(shape, self.dims))
+            g = _reshape(g, _keepdim_shape(shape, self.dims), False)
+            out = _reshape(out, _keepdim_shape(shape, self.dims), False)
         # d/dx log(sum(exp(x))) = softmax(x) = exp(x - logsumexp(x))
         return (mul(g, exp(sub(x, out))),)
 

@@ -28,7 +28,7 @@ cdef class ViewBackward(Node):
     cdef tuple _backward(self, tuple grads):
         if not _grad_enabled():
             return (_raw((<Variable>grads[0])._data.reshape(self.input_shape)),)
-        return (reshape(grads[0], self.input_shape),)
+        return (_reshape(<Variable>grads[0], self.input_shape, False),)
 
 
 cdef Variable _reshape(Variable x, tuple shape, bint must_view):
