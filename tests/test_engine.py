@@ -1181,3 +1181,20 @@ def test_numpy_scalars_keep_their_dtype_python_floats_use_the_default():
     assert pyad.Variable(np.float64(2.0)).dtype == np.float64
     assert pyad.tensor(np.float32(1.0)).dtype == np.float32
     assert pyad.Variable(2.0).dtype == np.float32
+
+
+def test_second_backward_through_ops_that_saved_only_python_numbers_works_like_torch():
+    # x * 2 keeps just the number 2; like torch, nothing was freed, so it may run again.
+    x = pyad.ones(2, requires_grad=True)
+    y = x * 2
+    y.backward(pyad.ones(2))
+    y.backward(pyad.ones(2))
+    np.testing.assert_array_equal(x.grad.data, [4.0, 4.0])
+
+
+def test_second_backward_through_a_freed_array_constant_raises():
+    x = pyad.ones(2, requires_grad=True)
+    y = x * np.ones(2)
+    y.backward(pyad.ones(2))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward(pyad.ones(2))

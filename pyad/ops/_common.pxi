@@ -158,24 +158,39 @@ cdef object _broadcast_error(str what, object a, object b):
 
 @cython.freelist(32)
 cdef class _SavedOperand:
-    # An operand a node needs in backward: a saved Variable or a constant.
+    # An operand a node needs in backward: a saved Variable or a constant. Python
+    # numbers are kept after backward (torch saves nothing for them either); array
+    # constants are freed like saved Variables.
     cdef SavedVariable saved
     cdef object constant
+    cdef bint released
 
     cdef object get(self, Node owner):
         if self.saved is not None:
             return self.saved.unpack(owner)
+        self._check(owner)
         return self.constant
 
     cdef object data(self, Node owner):
         if self.saved is not None:
             return self.saved.data(owner)
+        self._check(owner)
         return self.constant
+
+    cdef void _check(self, Node owner) except *:
+        if self.released:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access "
+                "saved tensors after they have already been freed) in %s. Specify "
+                "retain_graph=True if you need to backward through the graph a second "
+                "time." % owner.name())
 
     cdef void release(self):
         if self.saved is not None:
             self.saved.release()
-        self.constant = None
+        elif not isinstance(self.constant, (int, float, complex)):
+            self.constant = None
+            self.released = True
 
 
 cdef _SavedOperand _save_operand(object x, Py_ssize_t input_nr):
