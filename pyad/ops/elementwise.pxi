@@ -237,7 +237,7 @@ cdef class PowBackward(_BinaryNode):
                 if exponent == 0:
                     ga = mul(g, 0.0)
                 else:
-                    ga = mul(g, mul(pow(base, exponent - 1), exponent))
+                    ga = _pow_const_grad(<Variable>g, <Variable>base, exponent)
             else:
                 ga = mul(g, mul(pow(base, sub(exponent, 1)), exponent))
                 # b * a^(b-1) is 0 * inf = nan at a = 0, b = 0; the derivative is 0
@@ -387,8 +387,7 @@ cdef class TanhBackward(_UnaryNode):
             t = _np_multiply(yd, yd)                       # g * (1 - y^2), one temporary
             _np_subtract(1, t, out=t)
             return (_raw(_np_multiply((<Variable>grads[0])._data, t, out=t)),)
-        y = self.saved.unpack(self)
-        return (mul(grads[0], sub(1, mul(y, y))),)
+        return (_tanh_grad(<Variable>grads[0], self.saved.unpack(self)),)
 
 
 cpdef Variable tanh(object input):
@@ -477,3 +476,66 @@ cpdef Variable where_const(object mask, object value, object input):
         node.input_shape = x._data.shape
         return _recorded(node, data, (_edge(x),))
     return _plain(data, x._volatile)
+
+
+
+# -- fused backward nodes --------------------------------------------------------------
+#
+# Under create_graph a backward formula records what it computes. For the commonest
+# formulas one node with its own derivative (Chainer's ReLUGrad idea) replaces three
+# recorded ops: less to build now, less to run when differentiating again.
+
+cdef class TanhGradBackward(_BinaryNode):
+    # out = g * (1 - y^2), with y = tanh(x):  d/dg = 1 - y^2,  d/dy = -2 g y
+    cdef tuple _backward(self, tuple grads):
+        gg = grads[0]
+        g = self.a.get(self)
+        y = self.b.get(self)
+        dg = dy = None
+        if self._needs_input_grad(0):
+            dg = self.grad_a(mul(gg, sub(1, mul(y, y))))
+        if self._needs_input_grad(1):
+            dy = self.grad_b(mul(mul(gg, g), mul(y, -2.0)))
+        return (dg, dy)
+
+
+cdef Variable _tanh_grad(Variable g, Variable y):
+    t = _np_multiply(y._data, y._data)
+    _np_subtract(1, t, out=t)
+    data = _np_multiply(g._data, t)
+    if _binary_records(g, y):
+        return _binary(TanhGradBackward.__new__(TanhGradBackward), data, g, y,
+                       y._requires_grad, g._requires_grad or y._requires_grad)
+    return _plain(data, g._volatile or y._volatile)
+
+
+cdef class PowConstGradBackward(_BinaryNode):
+    # out = g * c * x^(c-1):  d/dg = c x^(c-1),  d/dx = g c (c-1) x^(c-2)
+    cdef object exponent
+
+    cdef tuple _backward(self, tuple grads):
+        gg = grads[0]
+        g = self.a.get(self)
+        x = self.b.get(self)
+        c = self.exponent
+        dg = dx = None
+        if self._needs_input_grad(0):
+            dg = self.grad_a(mul(gg, mul(pow(x, c - 1), c)))
+        if self._needs_input_grad(1):
+            if c * (c - 1) == 0:
+                dx = self.grad_b(mul(mul(gg, g), 0.0))
+            else:
+                dx = self.grad_b(mul(mul(gg, g), mul(pow(x, c - 2), c * (c - 1))))
+        return (dg, dx)
+
+
+cdef Variable _pow_const_grad(Variable g, Variable x, object c):
+    t = _np_power(x._data, c - 1)
+    _np_multiply(t, c, out=t, casting="unsafe")
+    data = _np_multiply(g._data, t)
+    cdef PowConstGradBackward node
+    if _binary_records(g, x):
+        node = PowConstGradBackward.__new__(PowConstGradBackward)
+        node.exponent = c
+        return _binary(node, data, g, x, x._requires_grad, True)
+    return _plain(data, g._volatile or x._volatile)
