@@ -241,3 +241,22 @@ def test_pow_of_zero_base_with_variable_exponent_has_finite_gradient():
     (ta ** tb).sum().backward()
     np.testing.assert_allclose(a.grad.data, ta.grad.numpy())
     np.testing.assert_allclose(b.grad.data, tb.grad.numpy())
+
+
+@pytest.mark.parametrize("name", ["tanh", "cube", "pow_2_5"])
+def test_third_derivatives_through_fused_gradient_nodes_match_torch(name):
+    torch = pytest.importorskip("torch")
+    fns = {"tanh": (lambda m, v: m.tanh(v)), "cube": (lambda m, v: v ** 3),
+           "pow_2_5": (lambda m, v: v ** 2.5)}
+    f = fns[name]
+    x0 = np.array([0.3, 0.7, 1.2, 1.9])
+    x = pyad.Variable(x0, requires_grad=True)
+    tx = torch.tensor(x0, requires_grad=True)
+    d1, = pyad.grad(f(pyad, x).sum(), x, create_graph=True)
+    d2, = pyad.grad(d1.sum(), x, create_graph=True)
+    d3, = pyad.grad(d2.sum(), x)
+    t1, = torch.autograd.grad(f(torch, tx).sum(), tx, create_graph=True)
+    t2, = torch.autograd.grad(t1.sum(), tx, create_graph=True)
+    t3, = torch.autograd.grad(t2.sum(), tx)
+    for ours, theirs in ((d1, t1), (d2, t2), (d3, t3)):
+        np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
