@@ -488,10 +488,21 @@ cpdef Variable where_const(object mask, object value, object input):
 cdef class TanhGradBackward(_BinaryNode):
     # out = g * (1 - y^2), with y = tanh(x):  d/dg = 1 - y^2,  d/dy = -2 g y
     cdef tuple _backward(self, tuple grads):
-        gg = grads[0]
+        cdef Variable gg = grads[0]
+        dg = dy = None
+        if not _grad_enabled():
+            yd = self.b.data(self)
+            if self._needs_input_grad(0):
+                t = _np_multiply(yd, yd)
+                _np_subtract(1, t, out=t)
+                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
+            if self._needs_input_grad(1):
+                t = _np_multiply(gg._data, self.a.data(self))
+                _np_multiply(t, yd, out=t)
+                dy = self.raw_grad_b(gg, _np_multiply(t, -2.0, out=t))
+            return (dg, dy)
         g = self.a.get(self)
         y = self.b.get(self)
-        dg = dy = None
         if self._needs_input_grad(0):
             dg = self.grad_a(mul(gg, sub(1, mul(y, y))))
         if self._needs_input_grad(1):
@@ -514,11 +525,26 @@ cdef class PowConstGradBackward(_BinaryNode):
     cdef object exponent
 
     cdef tuple _backward(self, tuple grads):
-        gg = grads[0]
-        g = self.a.get(self)
-        x = self.b.get(self)
+        cdef Variable gg = grads[0]
         c = self.exponent
         dg = dx = None
+        if not _grad_enabled():
+            xd = self.b.data(self)
+            if self._needs_input_grad(0):
+                t = _np_power(xd, c - 1)
+                _np_multiply(t, c, out=t, casting="unsafe")
+                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
+            if self._needs_input_grad(1):
+                t = _np_multiply(gg._data, self.a.data(self))
+                if c * (c - 1) == 0:
+                    _np_multiply(t, 0.0, out=t)
+                else:
+                    _np_multiply(t, _np_power(xd, c - 2), out=t)
+                    _np_multiply(t, c * (c - 1), out=t, casting="unsafe")
+                dx = self.raw_grad_b(gg, t)
+            return (dg, dx)
+        g = self.a.get(self)
+        x = self.b.get(self)
         if self._needs_input_grad(0):
             dg = self.grad_a(mul(gg, mul(pow(x, c - 1), c)))
         if self._needs_input_grad(1):
