@@ -291,6 +291,9 @@ cpdef Variable sum_to(object input, object shape):
     """Sum ``input`` over broadcast dimensions so it has ``shape`` (adjoint of broadcast_to).
 
     Every op's backward uses it to reduce a broadcast gradient to its input's shape.
+
+    >>> sum_to(Variable(numpy.ones((2, 3))), (1, 3))
+    tensor([[2., 2., 2.]], dtype=float64)
     """
     if _profiling:
         return _profiled("sum_to", (input, shape, ))

@@ -120,7 +120,11 @@ cdef class AddBackward(_BinaryNode):
 
 
 cpdef Variable add(object input, object other):
-    """Elementwise ``input + other`` with broadcasting."""
+    """Elementwise ``input + other`` with broadcasting.
+
+    >>> add(Variable(numpy.array([1., 2.])), 10)
+    tensor([11., 12.], dtype=float64)
+    """
     if _profiling:
         return _profiled("add", (input, other, ))
     data = _apply_binary(_np_add, input, other, "add")
@@ -170,7 +174,12 @@ cdef class MulBackward(_BinaryNode):
 
 
 cpdef Variable mul(object input, object other):
-    """Elementwise ``input * other`` with broadcasting."""
+    """Elementwise ``input * other`` with broadcasting.
+
+    >>> mul(Variable(numpy.array([[1.], [2.]])), Variable(numpy.array([1., 10.])))
+    tensor([[ 1., 10.],
+            [ 2., 20.]], dtype=float64)
+    """
     if _profiling:
         return _profiled("mul", (input, other, ))
     data = _apply_binary(_np_multiply, input, other, "mul")
@@ -267,7 +276,11 @@ cdef class PowBackward(_BinaryNode):
 
 
 cpdef Variable pow(object input, object exponent):
-    """Elementwise ``input ** exponent`` (either may be a Variable or a number)."""
+    """Elementwise ``input ** exponent`` (either may be a Variable or a number).
+
+    >>> pow(2, Variable(numpy.array([1., 3.])))
+    tensor([2., 8.], dtype=float64)
+    """
     if _profiling:
         return _profiled("pow", (input, exponent, ))
     data = _apply_binary(_np_power, input, exponent, "pow")
@@ -391,7 +404,13 @@ cdef class TanhBackward(_UnaryNode):
 
 
 cpdef Variable tanh(object input):
-    """Elementwise hyperbolic tangent."""
+    """Elementwise hyperbolic tangent.
+
+    >>> x = Variable(numpy.array([0., 1.]), requires_grad=True)
+    >>> tanh(x).sum().backward()
+    >>> x.grad                                  # 1 - tanh(x)^2
+    tensor([1.0000, 0.4200], dtype=float64)
+    """
     if _profiling:
         return _profiled("tanh", (input, ))
     cdef Variable x = _float_input(input)
@@ -441,7 +460,11 @@ cdef class ReluBackward(_UnaryNode):
 
 
 cpdef Variable relu(object input):
-    """Elementwise ``max(input, 0)``."""
+    """Elementwise ``max(input, 0)``.
+
+    >>> relu(Variable(numpy.array([-1., 2.])))
+    tensor([0., 2.], dtype=float64)
+    """
     if _profiling:
         return _profiled("relu", (input, ))
     cdef Variable x = _as_variable(input)

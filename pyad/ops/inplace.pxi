@@ -86,7 +86,14 @@ cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which,
 
 
 cpdef Variable add_(Variable input, object other):
-    """In-place ``input += other``."""
+    """In-place ``input += other``.
+
+    >>> x = Variable(numpy.zeros(2))
+    >>> add_(x, 1)
+    tensor([1., 1.], dtype=float64)
+    >>> x._version
+    1
+    """
     if _profiling:
         return _profiled("add_", (input, other, ))
     return _inplace_binary(input, other, _np_add, 0, "add_")

@@ -80,7 +80,11 @@ cdef class MeanBackward(SumBackward):
 
 cpdef Variable mean(object input, object dim=None, object keepdim=False, object axis=None,
                     object keepdims=None, object dtype=None):
-    """Mean over ``dim`` (an int, a tuple, or None for all), keeping it if ``keepdim``."""
+    """Mean over ``dim`` (an int, a tuple, or None for all), keeping it if ``keepdim``.
+
+    >>> mean(Variable(numpy.arange(6.).reshape(2, 3)), dim=0, keepdim=True)
+    tensor([[1.5000, 2.5000, 3.5000]], dtype=float64)
+    """
     if _profiling:
         return _profiled("mean", (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input)
@@ -221,7 +225,11 @@ cdef object _logsumexp_data(object d, tuple dims, bint keepdim):
 
 
 cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
-    """``log(sum(exp(input), dim))`` computed stably."""
+    """``log(sum(exp(input), dim))`` computed stably.
+
+    >>> logsumexp(Variable(numpy.array([1000., 1000.])), dim=0)
+    tensor(1000.6931, dtype=float64)
+    """
     if _profiling:
         return _profiled("logsumexp", (input, dim, keepdim, ))
     cdef Variable x = _as_variable(input)

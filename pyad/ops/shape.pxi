@@ -50,7 +50,12 @@ cdef Variable _reshape(Variable x, tuple shape, bint must_view):
 
 
 def reshape(input, *shape):
-    """Reshape (a view when possible, else a copy); one dimension may be -1."""
+    """Reshape (a view when possible, else a copy); one dimension may be -1.
+
+    >>> reshape(Variable(numpy.arange(6.)), 2, -1)
+    tensor([[0., 1., 2.],
+            [3., 4., 5.]], dtype=float64)
+    """
     if _profiling:
         return _profiled("reshape", (input, ) + shape)
     cdef Variable x = _as_variable(input)
@@ -120,7 +125,11 @@ def permute(input, *dims):
 
 
 def transpose(input, dim0, dim1):
-    """Swap two dimensions (a view)."""
+    """Swap two dimensions (a view).
+
+    >>> transpose(Variable(numpy.zeros((2, 3, 4))), 0, 2).shape
+    (4, 3, 2)
+    """
     if _profiling:
         return _profiled("transpose", (input, dim0, dim1, ))
     cdef Variable x = _as_variable(input)
@@ -148,7 +157,11 @@ def t(input):
 
 
 def unsqueeze(input, dim):
-    """Insert a dimension of size 1 at ``dim``."""
+    """Insert a dimension of size 1 at ``dim``.
+
+    >>> unsqueeze(Variable(numpy.zeros(3)), -1).shape
+    (3, 1)
+    """
     if _profiling:
         return _profiled("unsqueeze", (input, dim, ))
     cdef Variable x = _as_variable(input)
@@ -229,7 +242,13 @@ cdef Variable _index_put_into_zeros(Variable g, object key, tuple shape):
 
 
 def getitem(input, key):
-    """``input[key]``: ints, slices, None, Ellipsis, and integer or boolean arrays."""
+    """``input[key]``: ints, slices, None, Ellipsis, and integer or boolean arrays.
+
+    >>> x = Variable(numpy.array([1., 2., 3.]), requires_grad=True)
+    >>> x[[0, 0, 2]].sum().backward()          # repeated indices add up
+    >>> x.grad
+    tensor([2., 0., 1.], dtype=float64)
+    """
     if _profiling:
         return _profiled("getitem", (input, key, ))
     cdef Variable x = _as_variable(input)

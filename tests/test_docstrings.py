@@ -1,0 +1,30 @@
+"""The examples in pyad's docstrings run and print what they show."""
+import doctest
+
+import numpy
+import pytest
+
+import pyad
+import pyad._factories
+import pyad.autograd.function
+import pyad.autograd.grad_mode
+import pyad.autograd.gradcheck
+from pyad import _engine
+
+MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_mode,
+           pyad.autograd.gradcheck]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_docstring_examples_run(module):
+    globs = dict(vars(module))          # each example runs in its own module's namespace
+    globs.update(numpy=numpy, np=numpy, pyad=pyad)
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    tests = [t for t in finder.find(module, globs=globs) if t.examples]
+    for test in tests:
+        runner.run(test)
+    results = runner.summarize(verbose=False)
+    assert results.failed == 0
+    if module is _engine:
+        assert results.attempted >= 20
