@@ -68,6 +68,8 @@ cdef class Variable:
     cdef bint _is_view
     cdef VersionCounter _version_counter
     cdef Variable _view_base           # the Variable this one is a view of
+    cdef object _view_fn               # replays base -> this view (_ViewFn), or None
+    cdef Py_ssize_t _view_version      # counter value when the view's history was built
     cdef AccumulateGrad _accumulator
     cdef object _name
     cdef object __weakref__

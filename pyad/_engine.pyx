@@ -255,6 +255,8 @@ def get_default_dtype():
 
 cdef inline Node _node_of(Variable v):
     # The node a gradient for `v` flows into: its producer, or its leaf accumulator.
+    if v._view_fn is not None:
+        _refresh_view(v)
     if v._grad_fn is not None:
         return v._grad_fn
     return v._get_accumulator()
@@ -439,6 +441,8 @@ cdef inline void _init_node(Node node, tuple edges, Py_ssize_t num_outputs):
 
 
 cdef inline tuple _edge(Variable v):
+    if v._view_fn is not None:
+        _refresh_view(v)
     if not v._requires_grad:
         return _NO_EDGE
     if v._grad_fn is not None:

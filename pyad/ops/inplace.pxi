@@ -11,14 +11,19 @@ cdef void _check_inplace_allowed(Variable x, object other, str what) except *:
         raise RuntimeError("%s: a leaf Variable that requires grad is being used in an "
                            "in-place operation (wrap it in pyad.no_grad() or use the "
                            "out-of-place op)." % what)
-    if x._is_view and x._view_base is not None and (
+    if x._is_view and x._view_base is not None and x._view_fn is None and (
             x._view_base._requires_grad or _operand_requires_grad(other)):
-        raise RuntimeError("%s: in-place modification of a view of a Variable that is part "
-                           "of an autograd graph is not supported; use the out-of-place op "
-                           "(or modify a .clone())." % what)
+        raise RuntimeError("%s: in-place modification of this view (made by broadcasting "
+                           "or detach) of a Variable that is part of an autograd graph is "
+                           "not supported; use the out-of-place op (or modify a .clone())."
+                           % what)
+    if x._is_view and x._view_base is not None and x._view_base._requires_grad and \
+            x._view_base._grad_fn is None:
+        raise RuntimeError("%s: a view of a leaf Variable that requires grad is being used "
+                           "in an in-place operation." % what)
 
 
-cdef Variable _write_back(Variable x, Variable result, str what):
+cdef Variable _write_back(Variable x, Variable old, Variable result, str what):
     # Copy `result` into x's memory and give x the result's history.
     if result._data.shape != x._data.shape:
         raise RuntimeError("%s: output with shape %s doesn't match the broadcast shape %s"
@@ -28,6 +33,8 @@ cdef Variable _write_back(Variable x, Variable result, str what):
     except (TypeError, ValueError) as exc:
         raise RuntimeError("%s: cannot write the result into this Variable: %s"
                            % (what, exc)) from None
+    if x._view_fn is not None:
+        return _write_back_view(x, old, result)
     _bump_version(x)
     if result._grad_fn is not None:
         x._grad_fn = result._grad_fn
@@ -45,7 +52,14 @@ cdef Variable _write_back(Variable x, Variable result, str what):
 
 
 cdef Variable _snapshot(Variable x):
-    # x's current value and history, in memory of its own.
+    # x's current value and history, in memory of its own. For a view: the same view of
+    # a snapshot of its base, so the op is recorded against the base's history.
+    if x._view_fn is not None:
+        return (<_ViewFn>x._view_fn).apply(_snapshot_plain(x._view_base))
+    return _snapshot_plain(x)
+
+
+cdef Variable _snapshot_plain(Variable x):
     cdef Variable old = _wrap(x._data.copy())
     old._grad_fn = x._grad_fn
     old._output_nr = x._output_nr
@@ -53,6 +67,49 @@ cdef Variable _snapshot(Variable x):
     if x._requires_grad and x._grad_fn is None:
         old._accumulator = x._get_accumulator()
     return old
+
+
+cdef class CopySlicesBackward(Node):
+    # new_base = old_base with new_base[view] = value: the old base gets the gradient
+    # outside the view, the value gets the view of the gradient.
+    cdef _ViewFn view_fn
+    cdef object keep_mask
+
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        g_base = g_value = None
+        if self._needs_input_grad(0):
+            g_base = mul(g, self.keep_mask)
+        if self._needs_input_grad(1):
+            g_value = self.view_fn.apply(<Variable>g)
+            if not _grad_enabled():
+                g_value = _raw(g_value._data.copy())
+        return (g_base, g_value)
+
+
+cdef Variable _write_back_view(Variable view, Variable old_view, Variable result):
+    # The values are already in memory (written through the view); record
+    # base = copy_slices(old base, view, result) and rebuild the view from it.
+    cdef Variable base = view._view_base
+    cdef Variable old_base = old_view._view_base
+    cdef _ViewFn fn = <_ViewFn>view._view_fn
+    cdef CopySlicesBackward node
+    cdef Variable new_view
+    _bump_version(view)
+    if (old_base._requires_grad or result._requires_grad) and _grad_enabled():
+        xp = _xp_of(base._data)
+        mask = xp.ones(base._data.shape, dtype=base._data.dtype)
+        fn.apply(_wrap(mask))._data[...] = 0
+        node = CopySlicesBackward.__new__(CopySlicesBackward)
+        node.view_fn = fn
+        node.keep_mask = mask
+        _init_node(node, (_edge(old_base), _edge(result)), 1)
+        base._grad_fn = node
+        base._output_nr = 0
+        base._requires_grad = True
+    view._view_version = view._version_counter.version - 1   # stale: rebuilt just below
+    _refresh_view(view)
+    return view
 
 
 cdef inline bint _inplace_records(Variable x, object other):
@@ -72,7 +129,7 @@ cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which,
             result = mul(old, other)
         else:
             result = div(old, other)
-        return _write_back(x, result, what)
+        return _write_back(x, old, result, what)
     if not x._data.flags.writeable:
         raise RuntimeError("%s: the Variable's data is read-only" % what)
     try:
@@ -127,8 +184,8 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
     if _inplace_records(x, value):
         _check_inplace_allowed(x, value, what)
         old = _snapshot(x)
-        return _write_back(x, add(mul(old, 0), broadcast_to(value, x._data.shape)
-                                  if isinstance(value, Variable) else value), what)
+        return _write_back(x, old, add(mul(old, 0), broadcast_to(value, x._data.shape)
+                                       if isinstance(value, Variable) else value), what)
     if not x._data.flags.writeable:
         raise RuntimeError("%s: the Variable's data is read-only" % what)
     try:
@@ -174,7 +231,7 @@ cdef Variable _inplace_unary(Variable x, object op, str what):
     if _inplace_records(x, None):
         _check_inplace_allowed(x, None, what)
         old = _snapshot(x)
-        return _write_back(x, op(old), what)
+        return _write_back(x, old, op(old), what)
     if not x._data.flags.writeable:
         raise RuntimeError("%s: the Variable's data is read-only" % what)
     result = (<Variable>op(_wrap(x._data)))._data
@@ -340,7 +397,7 @@ def setitem(Variable input, key, value):
             result = _setitem_out_of_place(old, key, value)
         except (IndexError, ValueError) as exc:
             raise type(exc)("__setitem__: %s" % exc) from None
-        return _write_back(input, result, "__setitem__")
+        return _write_back(input, old, result, "__setitem__")
     if not input._data.flags.writeable:
         raise RuntimeError("__setitem__: the Variable's data is read-only")
     try:

@@ -3,8 +3,35 @@
 # seen by backward's checks on both).
 
 
-cdef inline Variable _shape_result(Variable x, object data, Node node):
+# -- views and their history ---------------------------------------------------------
+#
+# A view shares memory with its base. Each view remembers how to rebuild itself from its
+# root base (a _ViewFn: reshape, permute or basic indexing, composed), so that
+# - after an in-place change of the base (or of another view) the view's history is
+#   rebuilt on its next use, from the base's new history (torch regenerates view
+#   grad_fns the same way), and
+# - an in-place op on the view is recorded on the base: base[view] = op(view), with the
+#   base's history rewritten (torch's CopySlices), then the view rebuilt from it.
+
+cdef class _ViewFn:
+    cdef int kind               # 0 reshape, 1 permute, 2 basic indexing
+    cdef object arg
+    cdef _ViewFn parent         # the view this one was taken from, or None for the base
+
+    cdef Variable apply(self, Variable base):
+        if self.parent is not None:
+            base = self.parent.apply(base)
+        if self.kind == 0:
+            return _reshape(base, self.arg, False)
+        if self.kind == 1:
+            return permute(base, self.arg)
+        return getitem(base, self.arg)
+
+
+cdef inline Variable _shape_result(Variable x, object data, Node node, int kind=-1,
+                                   object arg=None):
     cdef Variable out
+    cdef _ViewFn fn
     if node is not None:
         out = _recorded(node, data, (_edge(x),))
     else:
@@ -13,7 +40,32 @@ cdef inline Variable _shape_result(Variable x, object data, Node node):
         out._version_counter = _vc(x)
         out._is_view = True
         out._view_base = x._view_base if x._view_base is not None else x
+        if kind >= 0 and (not x._is_view or x._view_fn is not None):
+            fn = _ViewFn.__new__(_ViewFn)
+            fn.kind = kind
+            fn.arg = arg
+            fn.parent = x._view_fn
+            out._view_fn = fn
+            out._view_version = out._version_counter.version
     return out
+
+
+cdef void _refresh_view(Variable v) except *:
+    # Rebuild a view's history from its base if either changed in place since.
+    cdef Variable fresh
+    if v._version_counter is None or v._version_counter.version == v._view_version:
+        return
+    v._view_version = v._version_counter.version
+    base = v._view_base
+    fn = v._view_fn
+    v._view_fn = None                   # no recursion while replaying
+    try:
+        fresh = (<_ViewFn>fn).apply(base)
+    finally:
+        v._view_fn = fn
+    v._grad_fn = fresh._grad_fn
+    v._output_nr = fresh._output_nr
+    v._requires_grad = fresh._requires_grad
 
 
 cdef tuple _shape_args(tuple shape):
@@ -46,7 +98,7 @@ cdef Variable _reshape(Variable x, tuple shape, bint must_view):
     if _records(x):
         node = ViewBackward.__new__(ViewBackward)
         node.input_shape = x._data.shape
-    return _shape_result(x, data, node)
+    return _shape_result(x, data, node, 0, shape)
 
 
 def reshape(input, *shape):
@@ -61,7 +113,8 @@ def reshape(input, *shape):
     cdef Variable x = _as_variable(input)
     cdef tuple s = _shape_args(shape)
     if s == x._data.shape:
-        return _reshape(x, s, False) if _records(x) else _shape_result(x, x._data.view(), None)
+        return _reshape(x, s, False) if _records(x) else _shape_result(x, x._data.view(), None,
+                                                                      0, s)
     return _reshape(x, s, False)
 
 
@@ -121,7 +174,7 @@ def permute(input, *dims):
         for i in range(n):
             inverse[perm[i]] = i
         node.inverse = tuple(inverse)
-    return _shape_result(x, data, node)
+    return _shape_result(x, data, node, 1, perm)
 
 
 def transpose(input, dim0, dim1):
@@ -205,6 +258,17 @@ cdef bint _is_basic_key(object key):
     return key is None or key is Ellipsis or isinstance(key, (int, slice))
 
 
+cdef object _with_ellipsis(object key):
+    if isinstance(key, tuple):
+        for k in key:
+            if k is Ellipsis:
+                return key
+        return key + (Ellipsis,)
+    if key is Ellipsis:
+        return key
+    return (key, Ellipsis)
+
+
 cdef class IndexBackward(Node):
     cdef object key
     cdef tuple input_shape
@@ -253,8 +317,11 @@ def getitem(input, key):
         return _profiled("getitem", (input, key, ))
     cdef Variable x = _as_variable(input)
     key = _index_key(key)
+    cdef bint basic = _is_basic_key(key)
     try:
-        data = x._data[key]
+        # A trailing Ellipsis makes NumPy return a 0-d view, not a scalar copy, so that
+        # x[0].add_(1) changes x, as in torch.
+        data = x._data[_with_ellipsis(key) if basic else key]
     except IndexError as exc:
         raise IndexError("index %r is out of bounds for a Variable of shape %s: %s"
                          % (key, _shape_str(x._data.shape), exc)) from None
@@ -263,8 +330,8 @@ def getitem(input, key):
         node = IndexBackward.__new__(IndexBackward)
         node.key = key
         node.input_shape = x._data.shape
-    if _is_basic_key(key):
-        return _shape_result(x, _ensure_array(data), node)
+    if basic:
+        return _shape_result(x, _ensure_array(data), node, 2, key)
     if node is not None:
         return _recorded(node, data, (_edge(x),))
     return _plain(data, x._volatile)

@@ -335,3 +335,82 @@ def test_setitem_accepts_extra_leading_unit_dims_like_torch():
     np.testing.assert_allclose(x.grad.data, tx.grad.numpy())
     np.testing.assert_allclose(w.grad.data, tw.grad.numpy())
     assert w.grad.shape == (1,)
+
+
+# -- in-place through views ------------------------------------------------------------
+
+def _view_inplace_cases():
+    def row_mul_(m, x):
+        y = x * 2
+        y[0:2].mul_(3)
+        return (y * y).sum()
+
+    def base_changed_after_view(m, x):
+        y = x * 2
+        v = y[:, 1]
+        y.mul_(3)                       # v's history must follow y's new history
+        return (v * v).sum()
+
+    def transposed_row_add_(m, x):
+        y = x * 1.0
+        y.t()[0].add_(x[:, 0])
+        return (y ** 2).sum()
+
+    def reshaped_slice_exp_(m, x):
+        y = x * 1.0
+        y.reshape(12)[2:5].exp_()
+        return (y * x).sum()
+
+    def view_of_view_mul_(m, x):
+        y = x * 1.0
+        v = y[1]
+        v[1:3].mul_(x[0, :2])
+        return (y * y).sum() + (v * v).sum()
+
+    def augmented_on_view_then_setitem(m, x):
+        y = x * 1.0
+        v = y[1:]
+        v += 1
+        v *= x[1:]
+        y[0] = 0.5
+        return (y * v.sum()).sum()
+
+    def scalar_view_add_(m, x):
+        y = x * 1.0
+        y[1, 2].add_(x[0, 0])
+        return (y * y).sum()
+
+    return [row_mul_, base_changed_after_view, transposed_row_add_, reshaped_slice_exp_,
+            view_of_view_mul_, augmented_on_view_then_setitem, scalar_view_add_]
+
+
+@pytest.mark.parametrize("fn", _view_inplace_cases(), ids=lambda f: f.__name__)
+def test_inplace_through_views_matches_torch(fn):
+    torch = pytest.importorskip("torch")
+    x0 = np.random.default_rng(5).uniform(0.5, 1.5, (3, 4))
+    x = pyad.Variable(x0, requires_grad=True)
+    tx = torch.tensor(x0, requires_grad=True)
+    out, tout = fn(pyad, x), fn(torch, tx)
+    out.backward()
+    tout.backward()
+    np.testing.assert_allclose(out.item(), tout.item(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.data, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", _view_inplace_cases(), ids=lambda f: f.__name__)
+def test_inplace_through_views_passes_gradcheck(fn):
+    from pyad.autograd import gradcheck
+    x = pyad.Variable(np.random.default_rng(6).uniform(0.5, 1.5, (3, 4)), requires_grad=True)
+    assert gradcheck(lambda v: fn(pyad, v), (x,))
+
+
+def test_view_of_a_leaf_requiring_grad_cannot_be_modified_in_place():
+    x = pyad.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="view of a leaf Variable that requires grad"):
+        x[0].add_(1)
+
+
+def test_integer_index_gives_a_view_so_inplace_changes_the_base():
+    y = pyad.zeros(3)
+    y[2].fill_(7.0)
+    assert y.tolist() == [0.0, 0.0, 7.0]
