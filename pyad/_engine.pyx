@@ -1143,6 +1143,16 @@ cdef class Variable:
         acc._post_accumulate_hooks.append((handle.id, hook))
         return handle
 
+    def reinforce(self, reward):
+        """Register a reward on the output of a stochastic op (legacy REINFORCE API).
+
+        pyad's stochastic ops (bernoulli, multinomial, normal) are not written yet, so
+        no Variable can take a reward; this raises rather than silently doing nothing.
+        """
+        raise RuntimeError("reinforce() can only be called on the output of a stochastic "
+                           "op (bernoulli, multinomial, normal), and this Variable is not "
+                           "one (pyad does not have stochastic ops yet)")
+
     def retain_grad(self):
         """Keep ``.grad`` for this non-leaf Variable after backward."""
         if not self._requires_grad:

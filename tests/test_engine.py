@@ -1198,3 +1198,9 @@ def test_second_backward_through_a_freed_array_constant_raises():
     y.backward(pyad.ones(2))
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         y.backward(pyad.ones(2))
+
+
+def test_reinforce_on_a_non_stochastic_output_raises_clearly():
+    y = pyad.ones(2, requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="reinforce.*stochastic"):
+        y.reinforce(pyad.ones(2))
