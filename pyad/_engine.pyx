@@ -58,6 +58,12 @@ cdef inline bint _has_shape(object data, tuple shape) except -1:
     return True
 
 
+cdef inline bint _is_writeable(object data):
+    if type(data) is _NDARRAY:
+        return cnp.PyArray_ISWRITEABLE(<cnp.ndarray>data)
+    return data.flags.writeable
+
+
 cdef inline char _dtype_kind(object data):
     cdef cnp.dtype descr
     if type(data) is _NDARRAY:
@@ -519,7 +525,7 @@ cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
         leaf._grad = existing + grad
     else:
         edata = existing._data
-        if edata.shape == data.shape and edata.flags.writeable:
+        if _is_writeable(edata) and _has_shape(data, edata.shape):
             edata += data
             _bump_version(existing)
         else:

@@ -103,18 +103,17 @@ cdef class FunctionNode(Node):
 
 cdef Variable _validate_function_grad(FunctionNode node, Py_ssize_t i, object g):
     cdef Variable v
+    shape, dtype, dev = node._input_meta[i]
     if isinstance(g, Variable):
         v = <Variable>g
-    elif type(g) is _NDARRAY or (cupy is not None and isinstance(g, cupy.ndarray)) \
-            or isinstance(g, (int, float)):
-        v = _wrap(_ensure_array(g)) if not isinstance(g, (int, float)) else None
-        if v is None:
-            shape, dtype, dev = node._input_meta[i]
-            v = _wrap(numpy.full(shape, g, dtype=dtype))
+    elif type(g) is _NDARRAY or (cupy is not None and isinstance(g, cupy.ndarray)):
+        v = _wrap(g)
+    elif isinstance(g, (int, float)):
+        # A number stands for a gradient filled with it, on the input's device.
+        v = _wrap(_move_to_device(numpy.full(shape, g, dtype=dtype), dev))
     else:
         raise TypeError("function %s returned a gradient of type %s at index %d, expected a "
                         "Variable, an array or None" % (node.name(), type(g).__name__, i))
-    shape, dtype, dev = node._input_meta[i]
     if _device_of(v._data) != dev:
         raise RuntimeError("function %s returned a gradient on %s at index %d, expected %s"
                            % (node.name(), _device_of(v._data), i, dev))

@@ -715,3 +715,34 @@ def test_double_backward_through_once_differentiable_raises():
 
 def test_once_differentiable_keeps_function_name():
     assert TanhOnce.backward.__name__ == "backward"
+
+
+def test_backward_may_return_a_python_number_meaning_a_filled_gradient():
+    class Shift(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x + 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2.0
+
+    x = Variable(np.ones(3), requires_grad=True)
+    Shift.apply(x).sum().backward()
+    assert x.grad.dtype == np.float64
+    np.testing.assert_array_equal(x.grad.data, np.full(3, 2.0))
+
+
+def test_backward_returning_a_string_raises_naming_the_function():
+    class Bad(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return "oops"
+
+    x = Variable(np.ones(3), requires_grad=True)
+    with pytest.raises(TypeError, match="BadBackward.*str"):
+        Bad.apply(x).sum().backward()

@@ -130,7 +130,7 @@ cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which,
         else:
             result = div(old, other)
         return _write_back(x, old, result, what)
-    if not x._data.flags.writeable:
+    if not _is_writeable(x._data):
         raise RuntimeError("%s: the Variable's data is read-only" % what)
     try:
         ufunc(x._data, _operand_data(other, what), out=x._data, casting="same_kind")
@@ -186,7 +186,7 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
         old = _snapshot(x)
         return _write_back(x, old, add(mul(old, 0), broadcast_to(value, x._data.shape)
                                        if isinstance(value, Variable) else value), what)
-    if not x._data.flags.writeable:
+    if not _is_writeable(x._data):
         raise RuntimeError("%s: the Variable's data is read-only" % what)
     try:
         x._data[...] = _operand_data(value, what)
@@ -232,7 +232,7 @@ cdef Variable _inplace_unary(Variable x, object op, str what):
         _check_inplace_allowed(x, None, what)
         old = _snapshot(x)
         return _write_back(x, old, op(old), what)
-    if not x._data.flags.writeable:
+    if not _is_writeable(x._data):
         raise RuntimeError("%s: the Variable's data is read-only" % what)
     result = (<Variable>op(_wrap(x._data)))._data
     try:
@@ -307,7 +307,7 @@ cdef Variable _inplace_random(Variable x, object draw, str what):
                                "in-place operation (wrap it in pyad.no_grad())." % what)
         raise RuntimeError("%s: cannot fill a Variable that is part of an autograd graph "
                            "with random values; use pyad.no_grad() or a new Variable" % what)
-    if not x._data.flags.writeable:
+    if not _is_writeable(x._data):
         raise RuntimeError("%s: the Variable's data is read-only" % what)
     x._data[...] = draw(x._data.shape)
     _bump_version(x)
@@ -398,7 +398,7 @@ def setitem(Variable input, key, value):
         except (IndexError, ValueError) as exc:
             raise type(exc)("__setitem__: %s" % exc) from None
         return _write_back(input, old, result, "__setitem__")
-    if not input._data.flags.writeable:
+    if not _is_writeable(input._data):
         raise RuntimeError("__setitem__: the Variable's data is read-only")
     try:
         input._data[key] = _drop_leading_ones(_operand_data(value, "__setitem__"),
