@@ -5,6 +5,7 @@ cdef class VersionCounter:
     # Shared by a Variable, its views and detach()ed aliases; in-place ops bump it.
     cdef public Py_ssize_t version
     cdef object last_change          # anomaly mode: frames of the latest in-place op
+    cdef Py_ssize_t detached_version # version set by detach_() of a non-leaf (0: never)
 
 
 cdef class Node:
@@ -70,6 +71,7 @@ cdef class Variable:
     cdef Variable _view_base           # the Variable this one is a view of
     cdef object _view_fn               # replays base -> this view (_ViewFn), or None
     cdef Py_ssize_t _view_version      # counter value when the view's history was built
+    cdef bint _view_no_grad            # taken under no_grad from a base requiring grad
     cdef AccumulateGrad _accumulator
     cdef object _name
     cdef object __weakref__

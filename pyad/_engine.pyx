@@ -16,6 +16,7 @@ cdef extern from "Python.h":
 
 import sys
 import heapq
+import warnings
 import weakref
 import itertools
 
@@ -294,6 +295,34 @@ cdef inline void _bump_version(Variable v):
 
 
 # --------------------------------------------------------------------------------
+# History changes: an in-place op (or a view's replay) gives a Variable a new grad_fn.
+# Its retain_grad() follows it, so .grad is the gradient of the newest version (torch);
+# hooks registered with register_hook stay with the old node (they saw the old value).
+# --------------------------------------------------------------------------------
+
+cdef void _add_retain_grad_hook(Variable v) except *:
+    cdef Node node = v._grad_fn
+    if node._retain_grad_hooks is None:
+        node._retain_grad_hooks = {}
+    node._retain_grad_hooks[v._output_nr] = weakref.ref(v)
+
+
+cdef void _set_history(Variable v, Node node, Py_ssize_t output_nr) except *:
+    cdef Node old = v._grad_fn
+    cdef bint moved = v._retains_grad and (old is not node or v._output_nr != output_nr)
+    if moved and old is not None and old._retain_grad_hooks:
+        ref = old._retain_grad_hooks.get(v._output_nr)
+        if ref is not None and ref() is v:
+            del old._retain_grad_hooks[v._output_nr]
+    v._grad_fn = node
+    v._output_nr = output_nr
+    if node is not None:
+        v._requires_grad = True
+        if moved:
+            _add_retain_grad_hook(v)
+
+
+# --------------------------------------------------------------------------------
 # Hook handles
 # --------------------------------------------------------------------------------
 
@@ -473,7 +502,9 @@ cdef class AccumulateGrad(Node):
         _accumulate_grad(leaf, <Variable>grads[0])
         if self._post_accumulate_hooks:
             for _, hook in list(self._post_accumulate_hooks):
-                hook(leaf)
+                if hook(leaf) is not None:
+                    raise RuntimeError("Variable post accumulate grad hooks should return "
+                                       "None.")
         return ()
 
 
@@ -564,6 +595,10 @@ cdef class SavedVariable:
         return self._data
 
     cdef str _version_error(self, Node owner):
+        if self._saved_version < self._version_counter.detached_version:
+            return ("Trying to use a saved tensor that has been detached in-place, i.e. with "
+                    ".detach_(). This is not supported, please use out-of-place `.detach()` "
+                    "instead (saved by %s)." % owner.name())
         if self._is_output:
             which = "output %d of %s" % (self._output_nr, owner.name())
         else:
@@ -841,12 +876,21 @@ cdef class Variable:
         if self._requires_grad and not _is_float_dtype(arr.dtype):
             raise RuntimeError("data set to an array of dtype %s on a Variable that "
                                "requires grad" % arr.dtype)
+        # The version counter is kept (torch's set_data): views and saved values of this
+        # Variable keep seeing its in-place history.
         self._data = arr
-        self._version_counter = None          # a fresh counter: no history for new data
 
     @property
     def grad(self):
         """The accumulated gradient (a Variable) or None."""
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Variable that is not a leaf Variable is being "
+                "accessed. Its .grad attribute won't be populated during backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Variable, use "
+                ".retain_grad() on the non-leaf Variable. If you access the non-leaf "
+                "Variable by mistake, make sure you access the leaf Variable instead.",
+                UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -855,7 +899,10 @@ cdef class Variable:
         if value is None:
             self._grad = None
             return
-        g = _as_variable(value)
+        if not isinstance(value, Variable):
+            raise TypeError("assigned grad expected to be a Variable or None but got grad of "
+                            "type %s" % type(value).__name__)
+        g = <Variable>value
         if g._data.shape != self._data.shape:
             raise RuntimeError("assigned grad has data of a different size: %s, expected %s"
                                % (_shape_str(g._data.shape), _shape_str(self._data.shape)))
@@ -866,9 +913,13 @@ cdef class Variable:
             raise RuntimeError("assigned grad has data located on a different device")
         self._grad = g
 
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
     @property
     def requires_grad(self):
-        return self._requires_grad
+        return _requires_grad_now(self)
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -876,6 +927,8 @@ cdef class Variable:
 
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` in place on a leaf and return self."""
+        if self._grad_fn is not None and requires_grad:
+            return self                      # already requires grad, as every non-leaf
         if self._grad_fn is not None:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to "
@@ -889,16 +942,20 @@ cdef class Variable:
 
     @property
     def is_leaf(self):
+        if self._view_fn is not None:
+            _refresh_view(self)
         return self._grad_fn is None
 
     @property
     def grad_fn(self):
+        if self._view_fn is not None:
+            _refresh_view(self)
         return self._grad_fn
 
     @property
     def creator(self):
         """The node that produced this Variable (old name of ``grad_fn``)."""
-        return self._grad_fn
+        return self.grad_fn
 
     @property
     def output_nr(self):
@@ -1119,9 +1176,14 @@ cdef class Variable:
         """Detach this Variable from the graph that created it, making it a leaf."""
         if self._is_view and self._view_base is not None and self._view_base._requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        self._grad_fn = None
+        if self._grad_fn is not None:
+            # Values saved from this Variable would now unpack without their history:
+            # bump the version so backward refuses them, and say why.
+            _bump_version(self)
+            self._version_counter.detached_version = self._version_counter.version
+        _set_history(self, None, 0)
+        self._retains_grad = False
         self._requires_grad = False
-        self._output_nr = 0
         return self
 
     def register_hook(self, hook):
@@ -1161,14 +1223,13 @@ cdef class Variable:
 
     def retain_grad(self):
         """Keep ``.grad`` for this non-leaf Variable after backward."""
+        if self._view_fn is not None:
+            _refresh_view(self)
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Variable that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
-        node = self._grad_fn
-        if node._retain_grad_hooks is None:
-            node._retain_grad_hooks = {}
-        node._retain_grad_hooks[self._output_nr] = weakref.ref(self)
+        _add_retain_grad_hook(self)
         self._retains_grad = True
 
     # -- DLPack --------------------------------------------------------------------
@@ -1672,7 +1733,8 @@ cdef set _nodes_to_execute(Node root, set targets, set exec_targets):
     return needed
 
 
-cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph):
+cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph,
+                                bint run_pre_hooks):
     # Variable hooks (per output slot), then retain_grad, then node pre-hooks.
     cdef Py_ssize_t nr
     cdef Variable var, g
@@ -1695,7 +1757,7 @@ cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph):
             else:
                 var._grad = var._grad + g
     grads = tuple(buffer)
-    if node._pre_hooks:
+    if run_pre_hooks and node._pre_hooks:
         for _, hook in list(node._pre_hooks):
             result = hook(grads)
             if result is not None:
@@ -1718,8 +1780,9 @@ cdef tuple _materialize(Node node, tuple grads):
     cdef list out = list(grads)
     cdef Py_ssize_t i
     for i in range(len(out)):
-        if out[i] is None:
-            shape, dtype, xp = node._out_meta[i]
+        meta = node._out_meta[i]
+        if out[i] is None and meta is not None:     # (None meta: not a Variable output)
+            shape, dtype, xp = meta
             out[i] = _wrap(xp.zeros(shape, dtype=dtype))
     return tuple(out)
 
@@ -1806,6 +1869,7 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
     cdef dict captures = None
     cdef set needed = None
     cdef list captured = None
+    cdef bint is_needed, is_captured
 
     for i in range(len(roots)):
         v = roots[i]
@@ -1858,18 +1922,25 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
             if node is root:
                 grads = root_grads
             else:
-                if node._tensor_pre_hooks or node._retain_grad_hooks or node._pre_hooks:
-                    grads = _call_hooks_on_grads(node, task.take_buffer(node), create_graph)
+                # With inputs= (grad, backward(inputs=)) a node runs only if it leads to
+                # an input. A captured node that need not run still runs its Variable
+                # hooks (they change what is captured) but not its node pre-hooks; any
+                # other node that need not run is skipped, hooks and all (torch).
+                is_needed = needed is None or node in needed
+                is_captured = captures is not None and node in captures
+                if not is_needed and not is_captured:
+                    continue
+                if node._tensor_pre_hooks or node._retain_grad_hooks or (
+                        is_needed and node._pre_hooks):
+                    grads = _call_hooks_on_grads(node, task.take_buffer(node), create_graph,
+                                                 is_needed)
                 else:
                     grads = task.take_grads(node)
-                if captures is not None and node in captures:
+                if is_captured:
                     for nr, i in captures[node]:
                         captured[i] = grads[nr]
-                    if isinstance(node, AccumulateGrad) or (needed is not None
-                                                            and node not in needed):
+                    if not is_needed or isinstance(node, AccumulateGrad):
                         continue
-                if needed is not None and node not in needed:
-                    continue
                 for g in grads:
                     if g is not None:
                         break
@@ -1916,6 +1987,7 @@ cdef tuple _as_tuple(object x):
 
 
 cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint is_grad):
+    # -> (the outputs that require grad, their gradients)
     cdef list result = []
     cdef Variable out, g
     cdef Py_ssize_t i
@@ -1927,14 +1999,17 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
         raise RuntimeError("grad can be implicitly created only for scalar outputs"
                            if len(grads) == 0 else
                            "got %d gradients for %d outputs" % (len(grads), len(outputs)))
+    cdef list kept = []
     for i in range(len(outputs)):
         if not isinstance(outputs[i], Variable):
             raise TypeError("%s: outputs must be Variables, got %s"
                             % ("grad" if is_grad else "backward", type(outputs[i]).__name__))
         out = outputs[i]
-        if not out._requires_grad:
-            raise RuntimeError("element %d of tensors does not require grad and does not "
-                               "have a grad_fn" % i)
+        if not _requires_grad_now(out):
+            # SPEC 4: an output that does not require grad contributes nothing; it is
+            # skipped (an error only when no output requires grad, below).
+            continue
+        kept.append(out)
         if grads[i] is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
@@ -1960,7 +2035,10 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
             if not create_graph and g._grad_fn is not None:
                 g = g.detach()
         result.append(g)
-    return tuple(result)
+    if not kept:
+        raise RuntimeError("element 0 of tensors does not require grad and does not have a "
+                           "grad_fn")
+    return tuple(kept), tuple(result)
 
 
 def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=False,
@@ -1987,7 +2065,7 @@ def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=Fa
     cdef tuple outputs = _as_tuple(tensors)
     cdef bint create = bool(create_graph)
     cdef bint keep = create if retain_graph is None else bool(retain_graph)
-    cdef tuple roots = _make_root_grads(outputs, grad_tensors, create, False)
+    outputs, roots = _make_root_grads(outputs, grad_tensors, create, False)
     cdef tuple ins = None
     if inputs is not None:
         ins = _as_tuple(inputs)
@@ -2003,8 +2081,8 @@ def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=Fa
         for i in range(len(ins)):
             v = ins[i]
             g = captured[i]
-            if (<Variable>v)._grad_fn is None or g is None:
-                continue
+            if (<Variable>v)._grad_fn is None or g is None or (<Variable>v)._retains_grad:
+                continue                     # (retain_grad's hook already stored it)
             if not create:
                 g = _wrap((<Variable>g)._data.copy())
             (<Variable>v)._grad = g if (<Variable>v)._grad is None else (<Variable>v)._grad + g
@@ -2040,7 +2118,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise TypeError("grad: inputs must be Variables, got %s" % type(v).__name__)
         if not (<Variable>v)._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    cdef tuple roots = _make_root_grads(outs, grad_outputs, create, True)
+    outs, roots = _make_root_grads(outs, grad_outputs, create, True)
     captured = _execute(outs, roots, keep, create, ins, False, bool(only_inputs))
     result = []
     for i in range(len(ins)):
@@ -2051,8 +2129,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "been used in the graph. Set allow_unused=True if this is "
                                    "the desired behavior.")
             if materialize_grads:
+                # A leaf that requires grad, as torch's: under create_graph it takes
+                # part in the next differentiation like any other gradient.
                 d = (<Variable>ins[i])._data
                 g = _wrap(_xp_of(d).zeros_like(d))
+                (<Variable>g)._requires_grad = True
         elif not create and (<Variable>g)._grad_fn is not None:
             g = g.detach()
         result.append(g)

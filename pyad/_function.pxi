@@ -59,6 +59,8 @@ cdef class FunctionNode(Node):
 
     @property
     def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'",
+                      DeprecationWarning, stacklevel=2)
         return self.saved_tensors
 
     cdef void _release_saved(self):
@@ -72,7 +74,7 @@ cdef class FunctionNode(Node):
     cdef tuple _backward(self, tuple grads):
         cdef Py_ssize_t n = len(self._next_functions)
         cdef Py_ssize_t i
-        result = self._function_class.backward(self, *grads)
+        result = self._function_class._resolve_backward()(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         if len(result) != n:
@@ -134,11 +136,15 @@ cdef Variable _validate_function_grad(FunctionNode node, Py_ssize_t i, object g)
     return v
 
 
-def _function_apply(cls, node_cls, args, kwargs):
-    """Run ``cls.forward`` without recording, then record one node for the outputs."""
+def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=False):
+    """Run ``cls.forward`` without recording, then record one node for the outputs.
+
+    ``separate_setup_context``: torch 2 style, ``forward(*args)`` without ctx followed by
+    ``setup_context(ctx, inputs, output)``.
+    """
     cdef FunctionNode node = node_cls()
     cdef Variable v, o
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, j
     node._function_class = cls
     needs = []
     meta = []
@@ -147,7 +153,7 @@ def _function_apply(cls, node_cls, args, kwargs):
     for a in args:
         if isinstance(a, Variable):
             v = <Variable>a
-            needs.append(v._requires_grad)
+            needs.append(_requires_grad_now(v))
             meta.append((v._data.shape, v._data.dtype, _device_of(v._data)))
             any_volatile = any_volatile or v._volatile
             any_requires = any_requires or v._requires_grad
@@ -160,7 +166,11 @@ def _function_apply(cls, node_cls, args, kwargs):
     previous = pyad_get_grad_disabled()
     pyad_set_grad_disabled(1)
     try:
-        outputs = cls.forward(node, *args, **kwargs)
+        if separate_setup_context:
+            outputs = cls.forward(*args, **kwargs)
+            cls.setup_context(node, args, outputs)
+        else:
+            outputs = cls.forward(node, *args, **kwargs)
     finally:
         pyad_set_grad_disabled(previous)
     is_tuple = isinstance(outputs, tuple)
@@ -170,6 +180,16 @@ def _function_apply(cls, node_cls, args, kwargs):
             if type(outs[i]) is _NDARRAY or (cupy is not None and
                                                    isinstance(outs[i], cupy.ndarray)):
                 outs[i] = _wrap(outs[i])
+    dirty = node._dirty or ()
+    for d in dirty:
+        if not builtins.any(d is x for x in outs):
+            raise RuntimeError("Some elements marked as dirty during the forward method of %s "
+                               "were not returned as output. The inputs that are modified "
+                               "inplace must all be outputs of the Function." % node.name())
+        if not builtins.any(d is a for a in args):
+            warnings.warn("mark_dirty() in %s received a Variable that was not an input. Only "
+                          "input Variables that have been mutated should be passed to "
+                          "ctx.mark_dirty()." % node.name(), UserWarning, stacklevel=3)
     if not record:
         for o in [x for x in outs if isinstance(x, Variable)]:
             if any_volatile:
@@ -177,22 +197,38 @@ def _function_apply(cls, node_cls, args, kwargs):
         node._to_save = None
         return tuple(outs) if is_tuple else outs[0]
 
-    dirty = node._dirty or ()
     non_diff = node._non_differentiable or ()
     edges = tuple(_edge(<Variable>a) if isinstance(a, Variable) else _NO_EDGE for a in args)
     _init_node(node, edges, len(outs))
+    # A Variable returned twice is one object, attached to its last slot (torch).
+    cdef list last = list(range(len(outs)))
+    for i in range(len(outs)):
+        for j in range(i + 1, len(outs)):
+            if outs[j] is outs[i] and isinstance(outs[i], Variable):
+                last[i] = j
+    cdef list returned = list(outs)
     out_meta = []
     for i in range(len(outs)):
         x = outs[i]
         if not isinstance(x, Variable):
-            out_meta.append(((), _default_dtype, numpy))
+            out_meta.append(None)            # not differentiable: backward gets None
             continue
         o = <Variable>x
+        out_meta.append((o._data.shape, o._data.dtype, _xp_of(o._data)))
+        if last[i] != i:
+            continue
         if builtins.any(o is d for d in dirty):
-            if o._requires_grad and o._grad_fn is None:
-                raise RuntimeError("a leaf Variable that requires grad has been used in an "
-                                   "in-place operation (mark_dirty in %s)" % node.name())
+            _check_inplace_allowed(o, None, "mark_dirty in %s" % node.name())
             _bump_version(o)
+            if o._view_fn is not None:
+                # In place on a view: recorded on its base (torch's CopySlices), and the
+                # view's history rebuilt from the base, as for the built-in ops.
+                result = _wrap(o._data)
+                result._grad_fn = node
+                result._output_nr = i
+                result._requires_grad = True
+                _write_back_view(o, result)
+                continue
         elif builtins.any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
             # An input (or any Variable with history) returned as is: give the output its
             # own Variable sharing the data, so the input's history is left intact.
@@ -201,14 +237,13 @@ def _function_apply(cls, node_cls, args, kwargs):
             (<Variable>alias)._version_counter = _vc(o)
             o = <Variable>alias
             outs[i] = o
-        out_meta.append((o._data.shape, o._data.dtype, _xp_of(o._data)))
         if builtins.any(x is d for d in non_diff) or not _is_float_dtype(o._data.dtype):
             o._requires_grad = False
             o._grad_fn = None
             continue
-        o._grad_fn = node
-        o._output_nr = i
-        o._requires_grad = True
+        _set_history(o, node, i)
+    for i in range(len(outs)):
+        outs[i] = outs[last[i]]
     if node._materialize_grads:
         node._out_meta = tuple(out_meta)
     if node._to_save is not None:
@@ -216,14 +251,26 @@ def _function_apply(cls, node_cls, args, kwargs):
         for t in node._to_save:
             if t is None:
                 saved.append(None)
+                continue
+            v = <Variable>t
+            index = -1
+            for i in range(len(args)):
+                if args[i] is t:
+                    index = i
+                    break
+            # An output (also one modified in place and returned) is saved as this
+            # node's output: no reference from the node back to its own output's
+            # history, so no cycle.
+            out_index = -1
+            for i in range(len(returned)):
+                if returned[i] is t:
+                    out_index = last[i]
+            if out_index >= 0 and (<Variable>outs[out_index])._requires_grad:
+                s_out = _save(<Variable>outs[out_index], True, index)
+                (<SavedVariable>s_out)._output_nr = out_index
+                saved.append(s_out)
             else:
-                v = <Variable>t
-                index = -1
-                for i in range(len(args)):
-                    if args[i] is t:
-                        index = i
-                        break
-                saved.append(_save(v, v._grad_fn is node, index))
+                saved.append(_save(v, False, index))
         node._saved = saved
         node._to_save = None
     return tuple(outs) if is_tuple else outs[0]

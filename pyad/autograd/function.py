@@ -56,12 +56,32 @@ class Function(metaclass=FunctionMeta):
         raise NotImplementedError("You must implement the backward function for custom "
                                   "autograd.Function.")
 
-    vjp = backward
+    @staticmethod
+    def vjp(ctx, *grad_outputs):
+        """Another name for ``backward``: define one of the two."""
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward "
+                                  "mode AD.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Torch 2 style: with this defined, ``forward(*args)`` takes no ctx and
+        ``setup_context(ctx, inputs, output)`` saves what backward needs."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @classmethod
+    def _resolve_backward(cls):
+        backward_fn, vjp_fn = cls.backward, cls.vjp
+        if backward_fn is not Function.backward and vjp_fn is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function "
+                               "is not allowed. You should only implement one of them.")
+        return vjp_fn if vjp_fn is not Function.vjp else backward_fn
 
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` and record one node whose backward is ``cls.backward``."""
-        return _engine._function_apply(cls, cls._backward_cls, args, kwargs)
+        return _engine._function_apply(cls, cls._backward_cls, args, kwargs,
+                                       cls.setup_context is not Function.setup_context)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(

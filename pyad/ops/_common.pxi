@@ -69,8 +69,19 @@ cdef inline Variable _recorded(Node node, object data, tuple edges):
     return v
 
 
-cdef inline bint _records(Variable a):
-    return a._requires_grad and _grad_enabled()
+cdef inline bint _requires_grad_now(Variable a) except -1:
+    # A view's requires_grad follows its base (the base may have started requiring grad,
+    # or been changed in place by an op that does, since the view was taken).
+    if a._requires_grad:
+        return True
+    if a._view_fn is not None:
+        _refresh_view(a)
+        return a._requires_grad
+    return False
+
+
+cdef inline bint _records(Variable a) except -1:
+    return _requires_grad_now(a) and _grad_enabled()
 
 
 cdef Py_ssize_t _normalize_dim(object dim, Py_ssize_t ndim, str what) except? -1:
@@ -127,8 +138,8 @@ cdef inline bint _operand_volatile(object x):
     return isinstance(x, Variable) and (<Variable>x)._volatile
 
 
-cdef inline bint _operand_requires_grad(object x):
-    return isinstance(x, Variable) and (<Variable>x)._requires_grad
+cdef inline bint _operand_requires_grad(object x) except -1:
+    return isinstance(x, Variable) and _requires_grad_now(<Variable>x)
 
 
 cdef inline tuple _operand_edge(object x):

@@ -34,12 +34,10 @@ cdef Variable _write_back(Variable x, Variable old, Variable result, str what):
         raise RuntimeError("%s: cannot write the result into this Variable: %s"
                            % (what, exc)) from None
     if x._view_fn is not None:
-        return _write_back_view(x, old, result)
+        return _write_back_view(x, result)
     _bump_version(x)
     if result._grad_fn is not None:
-        x._grad_fn = result._grad_fn
-        x._output_nr = result._output_nr
-        x._requires_grad = True
+        _set_history(x, result._grad_fn, result._output_nr)
         # An op that saved its output (exp_, tanh_, ...) now saves x itself, as torch
         # does: no second copy, and a later in-place change to x is caught by backward.
         if isinstance(result._grad_fn, _UnaryNode):
@@ -87,33 +85,40 @@ cdef class CopySlicesBackward(Node):
         return (g_base, g_value)
 
 
-cdef Variable _write_back_view(Variable view, Variable old_view, Variable result):
+cdef Variable _write_back_view(Variable view, Variable result):
     # The values are already in memory (written through the view); record
-    # base = copy_slices(old base, view, result) and rebuild the view from it.
+    # base = copy_slices(old base, view, result) and rebuild the view from it. The
+    # base's history is still the old one here: only its memory has changed.
     cdef Variable base = view._view_base
-    cdef Variable old_base = old_view._view_base
     cdef _ViewFn fn = <_ViewFn>view._view_fn
     cdef CopySlicesBackward node
     cdef Variable new_view
     _bump_version(view)
-    if (old_base._requires_grad or result._requires_grad) and _grad_enabled():
+    if (base._requires_grad or result._requires_grad) and _grad_enabled():
         xp = _xp_of(base._data)
         mask = xp.ones(base._data.shape, dtype=base._data.dtype)
         fn.apply(_wrap(mask))._data[...] = 0
         node = CopySlicesBackward.__new__(CopySlicesBackward)
         node.view_fn = fn
         node.keep_mask = mask
-        _init_node(node, (_edge(old_base), _edge(result)), 1)
-        base._grad_fn = node
-        base._output_nr = 0
-        base._requires_grad = True
+        _init_node(node, (_edge(base), _edge(result)), 1)
+        _set_history(base, node, 0)
     view._view_version = view._version_counter.version - 1   # stale: rebuilt just below
     _refresh_view(view)
     return view
 
 
-cdef inline bint _inplace_records(Variable x, object other):
-    return _grad_enabled() and (x._requires_grad or _operand_requires_grad(other))
+cdef inline bint _inplace_records(Variable x, object other) except -1:
+    if not _grad_enabled():
+        return False
+    if x._view_no_grad:
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad "
+            "mode enabled. Given that this use case is ambiguous and error-prone, it is "
+            "forbidden. You can clarify your code by moving both the view and the inplace "
+            "either both inside the no_grad block (if you don't want the inplace to be "
+            "tracked) or both outside (if you want the inplace to be tracked).")
+    return _requires_grad_now(x) or _operand_requires_grad(other)
 
 
 cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which, str what):
@@ -301,7 +306,7 @@ def pow_(Variable input, exponent):
 
 cdef Variable _inplace_random(Variable x, object draw, str what):
     # Random fills carry no gradient: allowed on a leaf only under no_grad.
-    if _grad_enabled() and x._requires_grad:
+    if _inplace_records(x, None):
         if x._grad_fn is None:
             raise RuntimeError("%s: a leaf Variable that requires grad is being used in an "
                                "in-place operation (wrap it in pyad.no_grad())." % what)

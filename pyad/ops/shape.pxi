@@ -47,13 +47,19 @@ cdef inline Variable _shape_result(Variable x, object data, Node node, int kind=
             fn.parent = x._view_fn
             out._view_fn = fn
             out._view_version = out._version_counter.version
+            out._view_no_grad = x._view_no_grad or (out._view_base._requires_grad and
+                                                     not _grad_enabled())
     return out
 
 
 cdef void _refresh_view(Variable v) except *:
-    # Rebuild a view's history from its base if either changed in place since.
+    # Rebuild a view's history from its base if either changed in place since, or if
+    # the base's requires_grad changed. A view taken under no_grad of a base that
+    # requires grad never gets history (torch: such a view is not differentiable).
     cdef Variable fresh
-    if v._version_counter is None or v._version_counter.version == v._view_version:
+    if v._view_no_grad or v._version_counter is None or (
+            v._version_counter.version == v._view_version and
+            v._requires_grad == v._view_base._requires_grad):
         return
     v._view_version = v._version_counter.version
     base = v._view_base
@@ -63,8 +69,7 @@ cdef void _refresh_view(Variable v) except *:
         fresh = (<_ViewFn>fn).apply(base)
     finally:
         v._view_fn = fn
-    v._grad_fn = fresh._grad_fn
-    v._output_nr = fresh._output_nr
+    _set_history(v, fresh._grad_fn, fresh._output_nr)
     v._requires_grad = fresh._requires_grad
 
 
