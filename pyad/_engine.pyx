@@ -567,6 +567,15 @@ cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
 # SavedVariable: a value a node keeps for its backward, with the version it had
 # --------------------------------------------------------------------------------
 
+cdef object _freed_error(Node owner):
+    return RuntimeError(
+        "Trying to backward through the graph a second time (or directly access saved "
+        "tensors after they have already been freed) in %s. Saved intermediate values of "
+        "the graph are freed when you call .backward() or autograd.grad(). Specify "
+        "retain_graph=True if you need to backward through the graph a second time or if "
+        "you need to access saved tensors after calling backward." % owner.name())
+
+
 @cython.freelist(64)
 cdef class SavedVariable:
 
@@ -583,13 +592,7 @@ cdef class SavedVariable:
     cdef object data(self, Node owner):
         # The saved array, after the same checks as unpack (fast backward paths).
         if self._released:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access "
-                "saved tensors after they have already been freed) in %s. Saved "
-                "intermediate values of the graph are freed when you call .backward() or "
-                "autograd.grad(). Specify retain_graph=True if you need to backward "
-                "through the graph a second time or if you need to access saved tensors "
-                "after calling backward." % owner.name())
+            raise _freed_error(owner)
         if self._version_counter.version != self._saved_version:
             raise RuntimeError(self._version_error(owner))
         return self._data
@@ -1851,8 +1854,44 @@ cdef void _check_nan(Node node, tuple outs) except *:
             raise RuntimeError(msg)
 
 
+# A backward called from inside a backward (a custom Function's backward, a hook)
+# nests on the C stack. Every _REENTRANT_THREAD_DEPTH levels the nested pass moves to
+# a fresh thread (the caller waits for it), which starts with a fresh C stack and
+# Python recursion budget: any nesting depth works, as torch's reentrant backward
+# does with its thread pool.
+cdef int _REENTRANT_THREAD_DEPTH = 32
+
+
 cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_graph,
                    tuple inputs, bint accumulate, bint only_inputs=True):
+    if _backward_depth == 0 or _backward_depth % _REENTRANT_THREAD_DEPTH != 0:
+        return _execute_here(roots, root_grads, keep_graph, create_graph, inputs,
+                             accumulate, only_inputs)
+    import threading
+    box = [None, None]
+    worker = threading.Thread(
+        target=_execute_in_thread, name="pyad-reentrant-backward",
+        args=(box, pyad_get_grad_disabled(),
+              (roots, root_grads, keep_graph, create_graph, inputs, accumulate,
+               only_inputs)))
+    worker.start()
+    worker.join()
+    if box[1] is not None:
+        raise box[1]
+    return box[0]
+
+
+def _execute_in_thread(list box, int grad_disabled, tuple args):
+    pyad_set_grad_disabled(grad_disabled)       # grad mode is per thread
+    try:
+        box[0] = _execute_here(args[0], args[1], args[2], args[3], args[4], args[5],
+                               args[6])
+    except BaseException as exc:
+        box[1] = exc
+
+
+cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint create_graph,
+                        tuple inputs, bint accumulate, bint only_inputs=True):
     """Run backward from `roots`.
 
     inputs is None: every node runs and leaves accumulate (``backward()``).

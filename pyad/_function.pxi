@@ -48,11 +48,7 @@ cdef class FunctionNode(Node):
         """The Variables given to ``save_for_backward``, checked against in-place changes."""
         if self._saved is None:
             if self._released:
-                raise RuntimeError(
-                    "Trying to backward through the graph a second time (or directly access "
-                    "saved tensors after they have already been freed) in %s. Specify "
-                    "retain_graph=True if you need to backward through the graph a second "
-                    "time." % self.name())
+                raise _freed_error(self)
             return self._to_save if self._to_save is not None else ()
         return tuple((<SavedVariable>s).unpack(self) if s is not None else None
                      for s in self._saved)

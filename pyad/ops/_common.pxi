@@ -190,11 +190,7 @@ cdef class _SavedOperand:
 
     cdef void _check(self, Node owner) except *:
         if self.released:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access "
-                "saved tensors after they have already been freed) in %s. Specify "
-                "retain_graph=True if you need to backward through the graph a second "
-                "time." % owner.name())
+            raise _freed_error(owner)
 
     cdef void release(self):
         if self.saved is not None:

@@ -483,7 +483,13 @@ cdef class WhereConstBackward(Node):
     cdef tuple input_shape
 
     cdef tuple _backward(self, tuple grads):
+        if self.mask is None:
+            raise _freed_error(self)
         return (sum_to(mul(grads[0], ~self.mask), self.input_shape),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.mask = None
 
 
 cpdef Variable where_const(object mask, object value, object input):

@@ -339,9 +339,8 @@ def normal_(Variable input, mean=0.0, std=1.0):
 
 # -- __setitem__ ------------------------------------------------------------------
 
-cdef class SetItemBackward(Node):
+cdef class SetItemBackward(_KeyNode):
     # out = old with out[key] = value: old gets g outside `key`, value gets g[key].
-    cdef object key
     cdef object keep_mask        # 1 outside key, 0 inside (old's share of g)
     cdef tuple value_shape
     cdef object value_dtype
@@ -350,11 +349,12 @@ cdef class SetItemBackward(Node):
 
     cdef tuple _backward(self, tuple grads):
         g = grads[0]
+        key = self.saved_key()
         g_old = g_value = None
         if self._needs_input_grad(0):
             g_old = mul(g, self.keep_mask)
         if self._needs_input_grad(1):
-            g_value = _reduce_grad(getitem(g, self.key), self.squeezed_shape, self.value_dtype)
+            g_value = _reduce_grad(getitem(g, key), self.squeezed_shape, self.value_dtype)
             if self.squeezed_shape != self.value_shape:
                 g_value = _reshape(g_value, self.value_shape, False)
         return (g_old, g_value)

@@ -274,21 +274,38 @@ cdef object _with_ellipsis(object key):
     return (key, Ellipsis)
 
 
-cdef class IndexBackward(Node):
+cdef class _KeyNode(Node):
+    # Keeps an index key. A key with index arrays is a saved value (torch saves the
+    # indices): freed after backward, and a second backward is refused. Basic keys
+    # (ints, slices) are kept, as torch keeps them.
     cdef object key
+
+    cdef void _release_saved(self):
+        self._released = True
+        if not _is_basic_key(self.key):
+            self.key = _FREED
+
+    cdef object saved_key(self):
+        if self.key is _FREED:
+            raise _freed_error(self)
+        return self.key
+
+
+cdef object _FREED = object()
+
+
+cdef class IndexBackward(_KeyNode):
     cdef tuple input_shape
     cdef object dtype
 
     cdef tuple _backward(self, tuple grads):
-        return (_index_put_into_zeros(grads[0], self.key, self.input_shape),)
+        return (_index_put_into_zeros(grads[0], self.saved_key(), self.input_shape),)
 
 
-cdef class IndexPutBackward(Node):
+cdef class IndexPutBackward(_KeyNode):
     # Adjoint of indexing: its backward indexes the gradient the same way.
-    cdef object key
-
     cdef tuple _backward(self, tuple grads):
-        return (getitem(grads[0], self.key),)
+        return (getitem(grads[0], self.saved_key()),)
 
 
 cdef Variable _index_put_into_zeros(Variable g, object key, tuple shape):
