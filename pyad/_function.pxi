@@ -190,10 +190,13 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
         for o in [x for x in outs if isinstance(x, Variable)]:
             if any_volatile:
                 o._volatile = True
-        node._to_save = None
+        node._to_save = node._dirty = node._non_differentiable = None
         return tuple(outs) if is_tuple else outs[0]
 
     non_diff = node._non_differentiable or ()
+    # The node must not keep its outputs: output -> grad_fn -> node -> output would be
+    # a reference cycle.
+    node._dirty = node._non_differentiable = None
     edges = tuple(_edge(<Variable>a) if isinstance(a, Variable) else _NO_EDGE for a in args)
     _init_node(node, edges, len(outs))
     # A Variable returned twice is one object, attached to its last slot (torch).

@@ -305,18 +305,12 @@ def pow_(Variable input, exponent):
 
 
 cdef Variable _inplace_random(Variable x, object draw, str what):
-    # Random fills carry no gradient: allowed on a leaf only under no_grad.
-    if _inplace_records(x, None):
-        if x._grad_fn is None:
-            raise RuntimeError("%s: a leaf Variable that requires grad is being used in an "
-                               "in-place operation (wrap it in pyad.no_grad())." % what)
-        raise RuntimeError("%s: cannot fill a Variable that is part of an autograd graph "
-                           "with random values; use pyad.no_grad() or a new Variable" % what)
-    if not _is_writeable(x._data):
-        raise RuntimeError("%s: the Variable's data is read-only" % what)
-    x._data[...] = draw(x._data.shape)
-    _bump_version(x)
-    return x
+    # A fill with a constant drawn now: the old values get a zero gradient (torch).
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("%s: expected a floating point Variable, got %s"
+                           % (what, x._data.dtype))
+    sample = draw(x._data.shape)
+    return _inplace_fill(x, _xp_of(x._data).asarray(sample, dtype=x._data.dtype), what)
 
 
 def uniform_(Variable input, low=0.0, high=1.0):
