@@ -439,7 +439,8 @@ cdef class Node:
         """Run this node's backward formula on ``grads`` (one per forward output).
 
         Each gradient is a Variable (or an array) or None, as torch's ``grad_fn(...)``;
-        hooks do not run. All None: nothing flows, every result is None.
+        hooks do not run. Returns a tuple, one gradient (or None) per forward input;
+        all None in: nothing flows, every result is None.
         """
         # The engine calls _backward directly; this checks what a C-level backward
         # assumes (its count of Variables, its graph) so a Python caller gets an error.

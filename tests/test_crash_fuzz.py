@@ -321,3 +321,175 @@ def test_fuzz_raises_only_python_exceptions():
 
 if __name__ == "__main__":
     _fuzz()
+
+
+# -- the checks behind the fuzz, against torch --------------------------------------------
+
+_X = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]]
+_G = [[0.25, 1.0, -2.0], [3.0, 0.5, 1.5]]
+
+
+def _both(torch):
+    x = pyad.Variable(numpy.array(_X), requires_grad=True)
+    w = pyad.Variable(numpy.array(_G), requires_grad=True)
+    tx = torch.tensor(_X, dtype=torch.float64, requires_grad=True)
+    tw = torch.tensor(_G, dtype=torch.float64, requires_grad=True)
+    return x, w, tx, tw
+
+
+def _exception_type(fn, *args):
+    try:
+        fn(*args)
+    except Exception as exc:
+        return type(exc)
+    return None
+
+
+def test_calling_a_node_with_wrong_arguments_raises_type_error_like_torch():
+    torch = pytest.importorskip("torch")
+    x, w, tx, tw = _both(torch)
+    node, tnode = (x * w).grad_fn, (tx * tw).grad_fn
+    g, tg = pyad.Variable(numpy.array(_G)), torch.tensor(_G, dtype=torch.float64)
+    for args, targs in [((), ()), ((g, g), (tg, tg)), ((1.0,), (1.0,)), (("a",), ("a",))]:
+        assert _exception_type(node, *args) is TypeError
+        assert _exception_type(tnode, *targs) is TypeError
+    with pytest.raises(TypeError, match=r"MulBackward expected 1 arguments, got 0"):
+        node()
+    with pytest.raises(TypeError, match="argument 0 is not a Variable"):
+        node("a")
+    with pytest.raises(TypeError, match="without data"):
+        node(_uninit_variable())
+
+
+def test_calling_a_node_runs_its_formula_like_torch():
+    torch = pytest.importorskip("torch")
+    x, w, tx, tw = _both(torch)
+    g, tg = pyad.Variable(numpy.array(_G)), torch.tensor(_G, dtype=torch.float64)
+    for make in (lambda a, b: a * b, lambda a, b: (a / b).exp(), lambda a, b: a.tanh() - b):
+        node, tnode = make(x, w).grad_fn, make(tx, tw).grad_fn
+        for grad_mode in (True, False):
+            with pyad.set_grad_enabled(grad_mode):
+                got = node(g)
+            want = tnode(tg)
+            want = want if isinstance(want, tuple) else (want,)  # torch unwraps one
+            assert len(got) == len(want)
+            for a, b in zip(got, want):
+                numpy.testing.assert_allclose(a.data, b.detach().numpy(), rtol=1e-12)
+        # No gradient flowing in: nothing flows out (torch returns undefined grads).
+        assert node(None) == (None,) * len(got)
+        assert tnode(None) in (None, (None,) * len(got))
+    # An array stands for a Variable (as in a hook's result).
+    numpy.testing.assert_allclose((x * w).grad_fn(numpy.array(_G))[0].data,
+                                  numpy.array(_G) * numpy.array(_G))
+
+
+def test_node_classes_cannot_be_made_from_python_like_torch():
+    torch = pytest.importorskip("torch")
+    x, w, tx, tw = _both(torch)
+    for node, tnode in [((x * w).grad_fn, (tx * tw).grad_fn),
+                        ((x * w).grad_fn.next_functions[0][0],
+                         (tx * tw).grad_fn.next_functions[0][0])]:
+        with pytest.raises(TypeError, match="cannot create"):
+            type(node)()
+        with pytest.raises((TypeError, RuntimeError)):   # torch: TypeError, RuntimeError
+            type(tnode)()
+        # Made without its forward op (__new__ skips __init__): no graph to run.
+        bare = type(node).__new__(type(node))
+        with pytest.raises(RuntimeError, match="not created by a forward op"):
+            bare(pyad.Variable(numpy.array(_G)))
+        assert bare.next_functions == ()
+    with pytest.raises(RuntimeError, match="not created by a forward op"):
+        _engine._GraphRoot.__new__(_engine._GraphRoot)()
+
+
+def test_calling_a_released_node_raises_like_torch():
+    torch = pytest.importorskip("torch")
+    x, w, tx, tw = _both(torch)
+    y, ty = (x * w).exp(), (tx * tw).exp()
+    y.sum().backward()
+    ty.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.grad_fn(pyad.Variable(numpy.array(_G)))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        ty.grad_fn(torch.tensor(_G, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.grad_fn.next_functions[0][0](pyad.Variable(numpy.array(_G)))
+
+
+def test_accumulate_grad_of_a_dead_leaf_does_nothing():
+    x = pyad.Variable(numpy.array(_X), requires_grad=True)
+    acc = (x * 2).grad_fn.next_functions[0][0]
+    assert acc.variable is x
+    acc(pyad.Variable(numpy.array(_G)))
+    numpy.testing.assert_array_equal(x.grad.data, numpy.array(_G))
+    del x
+    assert acc.variable is None
+    assert acc(pyad.Variable(numpy.array(_G))) == ()
+
+
+@pytest.mark.parametrize("kind, result, error, message", [
+    ("pre", (), RuntimeError, "incorrect number of values"),
+    ("pre", (1.0,), TypeError, "is not a Variable"),
+    ("pre", ("x",), TypeError, "is not a Variable"),
+    ("pre", 5, TypeError, "expected a tuple"),
+    ("pre", (numpy.ones(7),), RuntimeError, "changed the size of value 0"),
+    ("post", (), RuntimeError, "incorrect number of values"),
+    ("post", (1.0, None), TypeError, "is not a Variable"),
+    ("post", ("x", None), TypeError, "is not a Variable"),
+    ("post", (numpy.ones(7), None), RuntimeError, "changed the size of value 0"),
+])
+def test_node_hook_returning_bad_values_raises_like_torch(kind, result, error, message):
+    torch = pytest.importorskip("torch")
+    x, w, tx, tw = _both(torch)
+    for y, module in (((x * w).sum(), pyad), ((tx * tw).sum(), torch)):
+        node = y.grad_fn.next_functions[0][0]          # MulBackward
+        if kind == "pre":
+            node.register_prehook(lambda grads: result)
+        else:
+            node.register_hook(lambda grads_in, grads_out: result)
+        if isinstance(result, tuple) and result and isinstance(result[0], numpy.ndarray) \
+                and module is torch:
+            continue                                   # torch takes no ndarrays
+        with pytest.raises(error) as info:
+            y.backward()
+        if module is pyad:
+            assert message in str(info.value)
+
+
+def test_node_hooks_returning_good_values_still_replace_gradients():
+    x = pyad.Variable(numpy.array(_X), requires_grad=True)
+    y = (x * 3.0).sum()
+    y.grad_fn.next_functions[0][0].register_hook(lambda gi, go: (numpy.ones((2, 3)), None))
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad.data, numpy.ones((2, 3)))
+
+
+def test_pickling_nodes_raises_and_variables_keep_value_and_flags():
+    import copy
+    import pickle
+    x = pyad.Variable(numpy.array(_X), requires_grad=True)
+    x.grad = pyad.Variable(numpy.array(_G))
+    y = x * 2
+    for obj in (y.grad_fn, y.grad_fn.next_functions[0][0]):
+        with pytest.raises(TypeError, match="pickle"):
+            pickle.dumps(obj)
+    for copied in (pickle.loads(pickle.dumps(x)), copy.deepcopy(x)):
+        assert copied.requires_grad and copied.is_leaf
+        numpy.testing.assert_array_equal(copied.data, x.data)
+        numpy.testing.assert_array_equal(copied.grad.data, x.grad.data)
+    z = pickle.loads(pickle.dumps(y))                  # as torch: back as a leaf
+    assert z.is_leaf and z.requires_grad
+    numpy.testing.assert_array_equal(z.data, y.data)
+    # No generated __setstate__ left to write the fields unchecked.
+    assert not hasattr(_engine.Variable, "__setstate_cython__")
+    assert not hasattr(_engine.MulBackward, "__setstate_cython__")
+
+
+def test_size_of_a_zero_dim_variable_raises_like_torch():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError):
+        torch.tensor(2.0).size(0)
+    with pytest.raises(IndexError, match="no dimensions"):
+        pyad.Variable(numpy.float64(2.0)).size(0)
+    with pytest.raises(TypeError, match="format spec"):
+        pyad.Variable(numpy.float64(2.0)).__format__(5)
