@@ -1,4 +1,5 @@
 # cython: language_level=3
+# cython: auto_pickle=False
 """The pyad engine: Variable, the graph node base, grad mode, version counters and
 the backward queue.
 
@@ -455,13 +456,61 @@ cdef class Node:
         hooks.append((handle.id, fn))
         return handle
 
+    def __init__(self, *args, **kwargs):
+        # Built-in nodes are made by their forward op (through __new__, which skips
+        # this); one made from Python would have no graph. A custom Function's node
+        # class is instantiated by Function.apply.
+        if not isinstance(self, FunctionNode):
+            raise TypeError("cannot create '%s' instances: backward nodes are made by the "
+                            "forward ops" % type(self).__name__)
+
     def __call__(self, *grads):
-        """Run this node's backward formula on ``grads`` (one per forward output)."""
-        cdef tuple g = tuple(_as_variable(x) if x is not None else None for x in grads)
-        return self._backward(g)
+        """Run this node's backward formula on ``grads`` (one per forward output).
+
+        Each gradient is a Variable (or an array) or None, as torch's ``grad_fn(...)``;
+        hooks do not run. Returns a tuple, one gradient (or None) per forward input;
+        all None in: nothing flows, every result is None.
+        """
+        # The engine calls _backward directly; this checks what a C-level backward
+        # assumes (its count of Variables, its graph) so a Python caller gets an error.
+        cdef Py_ssize_t i, n = len(grads)
+        cdef list checked
+        cdef bint any_grad = False
+        if self._next_functions is None:
+            raise RuntimeError("%s was not created by a forward op, so it has no graph to "
+                               "run backward on" % self.name())
+        if n != self._num_outputs:
+            raise TypeError("%s expected %d arguments, got %d instead"
+                            % (self.name(), self._num_outputs, n))
+        checked = list(grads)
+        for i in range(n):
+            checked[i] = _checked_grad(checked[i], self, i, "argument")
+            any_grad = any_grad or checked[i] is not None
+        if not any_grad:
+            return (None,) * len(self._next_functions)
+        grads = tuple(checked)
+        if self._out_meta is not None:
+            grads = _materialize(self, grads)
+        return self._backward(grads)
 
     def __repr__(self):
         return "<%s object at %#x>" % (self.name(), id(self))
+
+
+cdef object _checked_grad(object g, Node node, Py_ssize_t i, str what):
+    # A gradient handed to a node from Python (a call, a hook's result): None, a
+    # Variable with data, or an array (wrapped). Backward formulas assume nothing else.
+    if g is None:
+        return None
+    if isinstance(g, Variable):
+        if (<Variable>g)._data is None:
+            raise TypeError("%s: %s %d is a Variable without data (made by "
+                            "Variable.__new__ and never initialised)" % (node.name(), what, i))
+        return g
+    if type(g) is _NDARRAY or (cupy is not None and isinstance(g, cupy.ndarray)):
+        return _wrap(g)
+    raise TypeError("%s: %s %d is not a Variable (got %s)"
+                    % (node.name(), what, i, type(g).__name__))
 
 
 cdef inline void _init_node(Node node, tuple edges, Py_ssize_t num_outputs):
@@ -861,6 +910,13 @@ cdef class Variable:
             self._view_base = None
             self._grad = None
 
+    def __reduce__(self):
+        # The value, flags and .grad; never the graph (as torch, a non-leaf comes back
+        # as a leaf). The module has no generated pickling (auto_pickle=False): its
+        # __setstate__ wrote every field unchecked, so a wrong state crashed.
+        return (_rebuild_variable, (self._data, self._requires_grad, self._grad,
+                                    self._volatile, self._name))
+
     cdef AccumulateGrad _get_accumulator(self):
         if self._accumulator is None:
             self._accumulator = _new_accumulator(self)
@@ -1012,6 +1068,10 @@ cdef class Variable:
         """The shape, or the length of dimension ``dim``."""
         if dim is None:
             return self._data.shape
+        if self._data.ndim == 0:
+            # _normalize_dim lets a 0-d Variable take dim 0 (reductions do); a size does not.
+            raise IndexError("size: dimension specified as %s but the Variable has no "
+                             "dimensions" % (dim,))
         return self._data.shape[_normalize_dim(dim, self._data.ndim, "size")]
 
     def numel(self):
@@ -1281,6 +1341,8 @@ cdef class Variable:
         return _format_variable(self)
 
     def __format__(self, spec):
+        if not isinstance(spec, str):       # format() would raise SystemError
+            raise TypeError("format spec must be a str, not %s" % type(spec).__name__)
         if self._data.ndim == 0 and spec:
             return format(self.item(), spec)
         return str(self)
@@ -1528,6 +1590,14 @@ cdef class Variable:
 Tensor = Variable
 
 
+def _rebuild_variable(data, requires_grad, grad, is_volatile, name):
+    """Unpickle a Variable saved by ``Variable.__reduce__``."""
+    cdef Variable v = Variable(data, requires_grad, is_volatile)
+    v.grad = grad
+    v._name = name
+    return v
+
+
 def _get_volatile(Variable self):
     """Legacy inference flag: any volatile input makes an op's output volatile."""
     return self._volatile
@@ -1764,8 +1834,7 @@ cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph,
         for _, hook in list(node._pre_hooks):
             result = hook(grads)
             if result is not None:
-                grads = tuple(_check_hook_result(r, g, node) if r is not None else None
-                              for r, g in zip(result, grads))
+                grads = _check_node_hook_result(node, hook, result, grads)
     return grads
 
 
@@ -1776,6 +1845,32 @@ cdef Variable _check_hook_result(object result, object old, Node node):
                            % (node.name(), _shape_str(new._data.shape),
                               _shape_str((<Variable>old)._data.shape)))
     return new
+
+
+cdef tuple _check_node_hook_result(Node node, object hook, object result, tuple old):
+    # A node hook's replacement for `old` (its gradients in or out): the same count,
+    # each None or a Variable of the old one's shape (torch's checks), since the
+    # backward formulas and the engine take them as they are.
+    cdef Py_ssize_t i
+    cdef list new
+    name = getattr(hook, "__name__", repr(hook))
+    if not isinstance(result, (tuple, list)):
+        raise TypeError("hook '%s' on %s: expected a tuple, but hook returned '%s'"
+                        % (name, node.name(), type(result).__name__))
+    if len(result) != len(old):
+        raise RuntimeError("hook '%s' on %s has returned an incorrect number of values "
+                           "(got %d, but expected %d)"
+                           % (name, node.name(), len(result), len(old)))
+    new = list(result)
+    for i in range(len(new)):
+        new[i] = _checked_grad(new[i], node, i, "hook '%s' value" % name)
+        if new[i] is not None and old[i] is not None and \
+                (<Variable>new[i])._data.shape != (<Variable>old[i])._data.shape:
+            raise RuntimeError("hook '%s' on %s has changed the size of value %d (from %s "
+                               "to %s)" % (name, node.name(), i,
+                                           _shape_str((<Variable>old[i])._data.shape),
+                                           _shape_str((<Variable>new[i])._data.shape)))
+    return tuple(new)
 
 
 cdef tuple _materialize(Node node, tuple grads):
@@ -1814,7 +1909,7 @@ cdef tuple _run_node(Node node, tuple grads, bint keep_graph):
         for _, hook in list(node._post_hooks):
             result = hook(outs, grads)
             if result is not None:
-                outs = tuple(result)
+                outs = _check_node_hook_result(node, hook, result, outs)
     if _anomaly and _anomaly_check_nan:
         _check_nan(node, outs)
     if _profiling:

@@ -1,0 +1,495 @@
+"""Misusing the engine's Python surface raises Python exceptions; it never crashes.
+
+The fuzz (``_fuzz``) calls every public method, property and operator of Variable and
+of every backward node class (found by walking ``Node.__subclasses__()``, so new ones
+are covered without editing this file) with wrong arities and wrong types, on
+receivers in every state: uninitialised (``Cls.__new__(Cls)``), live, released by a
+backward, under no_grad and with grad enabled. It also installs node hooks that
+return bad values and runs backward through them. Any Python exception is fine; a
+segfault is not, so the fuzz runs in a subprocess and the test checks its exit code.
+
+Run this file directly (``python tests/test_crash_fuzz.py``) to run the fuzz alone.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy
+import pytest
+
+import pyad
+from pyad import _engine
+
+
+# -- the fuzz (runs in a subprocess) ---------------------------------------------------
+
+# Nodes never made by a forward op: abstract bases, the engine's virtual root and the
+# custom Function node bases (their concrete subclasses are in the zoo below).
+_NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_GraphRoot", "FunctionNode",
+                     "BackwardCFunction"}
+
+
+def _uninit_variable():
+    return _engine.Variable.__new__(_engine.Variable)
+
+
+def _leaf(shape=(2, 3), dtype=numpy.float64):
+    return pyad.Variable(numpy.arange(1.0, 1.0 + numpy.prod(shape)).reshape(shape)
+                         .astype(dtype), requires_grad=True)
+
+
+def _released_output():
+    with pyad.enable_grad():
+        x = _leaf()
+        y = (x * x).exp()
+        y.sum().backward()
+    return y
+
+
+def _bad_values():
+    """Values of every wrong kind (fresh each time: in-place methods may change them)."""
+    with pyad.enable_grad():
+        x = _leaf()
+        y = x * 2
+    return [None, 0, -1, 2, 1.5, True, "x", b"x", (), [1, 2], {}, object(), 3j,
+            slice(None), Ellipsis, numpy.float64(1.0), numpy.ones(1), numpy.ones((2, 3)),
+            numpy.ones((), dtype=bool), numpy.ones(4, dtype=numpy.int64),
+            numpy.array([None, 1], dtype=object), _uninit_variable(), x, y,
+            pyad.Variable(numpy.ones((), dtype=numpy.float32)),
+            pyad.Variable(numpy.arange(5)), _released_output(),
+            lambda *args, **kwargs: None, y.grad_fn,
+            _engine.MulBackward.__new__(_engine.MulBackward)]
+
+
+def _few_values():
+    with pyad.enable_grad():
+        x = _leaf()
+        y = x * 2
+    return [None, 1, "x", numpy.ones(1), _uninit_variable(), x, y]
+
+
+def _arg_lists():
+    yield ()
+    for v in _bad_values():
+        yield (v,)
+    for v in _few_values():
+        for w in _few_values():
+            yield (v, w)
+    for v in _few_values():
+        yield (v, v, v)
+    yield (1, 2, 3, 4, 5)
+
+
+def _variable_receivers():
+    x = _leaf()
+    y = x * 2
+    return [_uninit_variable(), x, y, y.transpose(0, 1), y[0], _released_output(),
+            pyad.Variable(numpy.float32(2.0)), pyad.Variable(numpy.arange(6)),
+            pyad.Variable(numpy.ones((2, 3)), volatile=True)]
+
+
+class _Square(pyad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * 2 * x
+
+
+class _TwoOutputs(pyad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        return ga * 2 + gb * 3
+
+
+class _NoMaterialize(pyad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        return None if ga is None else ga * 2
+
+
+def _zoo():
+    """(output, leaves) pairs whose graphs hold a node of every built-in class."""
+    x, w, m = _leaf(), _leaf(), _leaf((3, 2))
+    entries = [
+        x + w, x - w, x * w, x / w, x ** 2, x ** w, 2 ** x, -x, x.exp(), x.log(),
+        x.sqrt(), x.tanh(), x.sigmoid(), x.relu(), x.sum(1), x.mean(), x.max(),
+        x.max(1).values, x.logsumexp(1), x.log_softmax(1), x @ m, x.reshape(3, 2),
+        x.transpose(0, 1), x[0], x[[0, 0]], x.expand(4, 2, 3), x.double(), x.float(),
+        _engine.sum_to(x, (1, 3)), _engine.where_const(numpy.eye(2, 3) > 0, 0.0, x),
+        _Square.apply(x), _TwoOutputs.apply(x)[0], _NoMaterialize.apply(x)[1],
+        _engine._delayed_error((x * 1,), (x,), "delayed")[0],
+    ]
+    b = x * 1
+    b[0].mul_(w[0])                       # CopySlicesBackward on b
+    entries.append(b)
+    c = x * 1
+    c[1] = w[0]                           # SetItemBackward
+    entries.append(c)
+    # Backward nodes recorded by create_graph (fused and adjoint nodes).
+    for y in (x.tanh().sum(), (x ** 3).sum(), (x[0] * x[0]).sum()):
+        g, = pyad.autograd.grad(y, x, create_graph=True)
+        entries.append(g)
+    return [(e, (x, w, m)) for e in entries]
+
+
+def _graph_nodes(root):
+    seen, stack, order = set(), [root], []
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append(node)
+        stack.extend(n for n, _ in node.next_functions)
+    return order
+
+
+def _all_subclasses(cls):
+    found, stack = {}, [cls]
+    while stack:
+        c = stack.pop()
+        found[c.__module__ + "." + c.__qualname__] = c
+        stack.extend(c.__subclasses__())
+    return [found[k] for k in sorted(found)]
+
+
+def _members(obj):
+    return sorted(set(dir(type(obj))) - {"__class__", "__init_subclass__",
+                                         "__subclasshook__", "__getattribute__"})
+
+
+_TRACE = os.environ.get("PYAD_FUZZ_TRACE", "") not in ("", "0")
+
+
+def _describe(args):
+    return "(%s)" % ", ".join(
+        "uninitialised Variable" if isinstance(a, _engine.Variable) and a.__class__ is
+        _engine.Variable and _is_uninit(a) else type(a).__name__ for a in args)
+
+
+def _is_uninit(v):
+    try:
+        return v.data is None
+    except Exception:
+        return True
+
+
+class _Fuzzer:
+    def __init__(self):
+        self.calls = 0
+        self.failures = []
+
+    def attempt(self, what, fn, *args, **kwargs):
+        self.calls += 1
+        if _TRACE:                        # PYAD_FUZZ_TRACE=1: name the call that crashes
+            print(what, _describe(args), kwargs, file=sys.stderr, flush=True)
+        try:
+            fn(*args, **kwargs)
+        except SystemError as exc:        # a C-level bug even though it did not crash
+            self.failures.append("%s: SystemError: %s" % (what, exc))
+        except Exception:
+            pass
+
+    def members(self, label, make_receivers, names=None):
+        """Call every member (or those in `names`) of each receiver with every argument list."""
+        if names is None:
+            names = _members(make_receivers()[0])
+        for name in names:
+            for receiver in make_receivers():
+                what = "%s.%s" % (label, name)
+                try:
+                    attr = getattr(receiver, name)
+                except Exception:
+                    attr = None                   # a property that refused: that is fine
+                if callable(attr):
+                    for args in _arg_lists():
+                        self.attempt(what, attr, *args)
+                    self.attempt(what, attr, unexpected_keyword=1)
+                for value in _few_values():
+                    self.attempt(what, setattr, receiver, name, value)
+                self.attempt(what, delattr, receiver, name)
+
+
+def _node_receivers(cls, real):
+    receivers = []
+    try:
+        receivers.append(cls.__new__(cls))
+    except Exception:
+        pass
+    try:
+        receivers.append(cls())
+    except Exception:
+        pass
+    return receivers + real
+
+
+def _fuzz():
+    fuzz = _Fuzzer()
+
+    # Variable, in every state, then its type's own entry points.
+    fuzz.members("Variable", _variable_receivers)
+    for args in _arg_lists():
+        fuzz.attempt("Variable.__new__", _engine.Variable.__new__, _engine.Variable, *args)
+
+    # Real nodes of every class: live (graph kept) and released (after a backward).
+    live, released = {}, {}
+    for out, leaves in _zoo():
+        for node in _graph_nodes(out.grad_fn):
+            live.setdefault(type(node), node)
+    for out, leaves in _zoo():
+        root = out.sum() if out.ndim else out
+        try:
+            pyad.autograd.grad(root, leaves, allow_unused=True)
+        except RuntimeError:              # DelayedErrorBackward raises by design
+            pass
+        for node in _graph_nodes(out.grad_fn):
+            released.setdefault(type(node), node)
+
+    classes = _all_subclasses(_engine.Node)
+    uncovered = sorted(c.__name__ for c in classes if c.__module__ == "pyad._engine"
+                       and c not in live and c.__name__ not in _NO_REAL_INSTANCE)
+    base_members = set(_members(_engine.Node.__new__(_engine.Node)))
+    for cls in classes:
+        real = [n for n in (live.get(cls), released.get(cls)) if n is not None]
+        receivers = lambda: _node_receivers(cls, real)
+        # Members inherited from Node as they are run the same code for every class:
+        # fuzzed on Node and on classes that override them.
+        names = [name for name in _members(receivers()[0])
+                 if cls is _engine.Node or name not in base_members or name == "__call__"
+                 or getattr(cls, name, None) is not getattr(_engine.Node, name, None)]
+        fuzz.members(cls.__name__, receivers, names)
+        with pyad.no_grad():              # the backward formulas' array fast paths
+            fuzz.members(cls.__name__, receivers, ["__call__"])
+
+    # SavedVariable and the engine's other small classes reachable as module attributes.
+    for cls in (_engine.SavedVariable, _engine.VersionCounter):
+        fuzz.members(cls.__name__, lambda: [cls.__new__(cls)])
+
+    # Node hooks that return bad values, run by the engine.
+    bad_results = [(), (None,), (1.0,), "x", 5, [numpy.ones(7)], (_uninit_variable(),),
+                   (numpy.ones((2, 3)),), (None, None, None)]
+    for out, leaves in _zoo():
+        for node in _graph_nodes(out.grad_fn):
+            for result in bad_results:
+                for register, hook in ((node.register_prehook, lambda g: result),
+                                       (node.register_hook, lambda gi, go: result)):
+                    handle = register(hook)
+                    root = out.sum() if out.ndim else out
+                    fuzz.attempt("%s hook" % type(node).__name__, pyad.autograd.grad, root,
+                                 leaves, retain_graph=True, allow_unused=True)
+                    handle.remove()
+
+    print(json.dumps({"calls": fuzz.calls, "failures": fuzz.failures,
+                      "classes": [c.__name__ for c in classes], "uncovered": uncovered}))
+
+
+# -- the tests -------------------------------------------------------------------------
+
+def test_fuzz_raises_only_python_exceptions():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(pyad.__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, "the fuzz crashed (exit code %d):\n%s" % (
+        proc.returncode, proc.stderr[-4000:])
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["failures"] == []
+    # Every node class made by a forward op had a real instance fuzzed.
+    assert report["uncovered"] == [], "add an op making these nodes to _zoo()"
+    for name in ("MulBackward", "AccumulateGrad", "FunctionNode", "_GraphRoot",
+                 "CopySlicesBackward", "TanhGradBackward", "_SquareBackward"):
+        assert name in report["classes"]
+    assert report["calls"] > 100000
+
+
+if __name__ == "__main__":
+    _fuzz()
+
+
+# -- the checks behind the fuzz, against torch --------------------------------------------
+
+_X = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]]
+_G = [[0.25, 1.0, -2.0], [3.0, 0.5, 1.5]]
+
+
+def _both(torch):
+    x = pyad.Variable(numpy.array(_X), requires_grad=True)
+    w = pyad.Variable(numpy.array(_G), requires_grad=True)
+    tx = torch.tensor(_X, dtype=torch.float64, requires_grad=True)
+    tw = torch.tensor(_G, dtype=torch.float64, requires_grad=True)
+    return x, w, tx, tw
+
+
+def _exception_type(fn, *args):
+    try:
+        fn(*args)
+    except Exception as exc:
+        return type(exc)
+    return None
+
+
+def test_calling_a_node_with_wrong_arguments_raises_type_error_like_torch():
+    torch = pytest.importorskip("torch")
+    x, w, tx, tw = _both(torch)
+    node, tnode = (x * w).grad_fn, (tx * tw).grad_fn
+    g, tg = pyad.Variable(numpy.array(_G)), torch.tensor(_G, dtype=torch.float64)
+    for args, targs in [((), ()), ((g, g), (tg, tg)), ((1.0,), (1.0,)), (("a",), ("a",))]:
+        assert _exception_type(node, *args) is TypeError
+        assert _exception_type(tnode, *targs) is TypeError
+    with pytest.raises(TypeError, match=r"MulBackward expected 1 arguments, got 0"):
+        node()
+    with pytest.raises(TypeError, match="argument 0 is not a Variable"):
+        node("a")
+    with pytest.raises(TypeError, match="without data"):
+        node(_uninit_variable())
+
+
+def test_calling_a_node_runs_its_formula_like_torch():
+    torch = pytest.importorskip("torch")
+    x, w, tx, tw = _both(torch)
+    g, tg = pyad.Variable(numpy.array(_G)), torch.tensor(_G, dtype=torch.float64)
+    for make in (lambda a, b: a * b, lambda a, b: (a / b).exp(), lambda a, b: a.tanh() - b):
+        node, tnode = make(x, w).grad_fn, make(tx, tw).grad_fn
+        for grad_mode in (True, False):
+            with pyad.set_grad_enabled(grad_mode):
+                got = node(g)
+            want = tnode(tg)
+            want = want if isinstance(want, tuple) else (want,)  # torch unwraps one
+            assert len(got) == len(want)
+            for a, b in zip(got, want):
+                numpy.testing.assert_allclose(a.data, b.detach().numpy(), rtol=1e-12)
+        # No gradient flowing in: nothing flows out (torch returns undefined grads).
+        assert node(None) == (None,) * len(got)
+        assert tnode(None) in (None, (None,) * len(got))
+    # An array stands for a Variable (as in a hook's result).
+    numpy.testing.assert_allclose((x * w).grad_fn(numpy.array(_G))[0].data,
+                                  numpy.array(_G) * numpy.array(_G))
+
+
+def test_node_classes_cannot_be_made_from_python_like_torch():
+    torch = pytest.importorskip("torch")
+    x, w, tx, tw = _both(torch)
+    for node, tnode in [((x * w).grad_fn, (tx * tw).grad_fn),
+                        ((x * w).grad_fn.next_functions[0][0],
+                         (tx * tw).grad_fn.next_functions[0][0])]:
+        with pytest.raises(TypeError, match="cannot create"):
+            type(node)()
+        with pytest.raises((TypeError, RuntimeError)):   # torch: TypeError, RuntimeError
+            type(tnode)()
+        # Made without its forward op (__new__ skips __init__): no graph to run.
+        bare = type(node).__new__(type(node))
+        with pytest.raises(RuntimeError, match="not created by a forward op"):
+            bare(pyad.Variable(numpy.array(_G)))
+        assert bare.next_functions == ()
+    with pytest.raises(RuntimeError, match="not created by a forward op"):
+        _engine._GraphRoot.__new__(_engine._GraphRoot)()
+
+
+def test_calling_a_released_node_raises_like_torch():
+    torch = pytest.importorskip("torch")
+    x, w, tx, tw = _both(torch)
+    y, ty = (x * w).exp(), (tx * tw).exp()
+    y.sum().backward()
+    ty.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.grad_fn(pyad.Variable(numpy.array(_G)))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        ty.grad_fn(torch.tensor(_G, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.grad_fn.next_functions[0][0](pyad.Variable(numpy.array(_G)))
+
+
+def test_accumulate_grad_of_a_dead_leaf_does_nothing():
+    x = pyad.Variable(numpy.array(_X), requires_grad=True)
+    acc = (x * 2).grad_fn.next_functions[0][0]
+    assert acc.variable is x
+    acc(pyad.Variable(numpy.array(_G)))
+    numpy.testing.assert_array_equal(x.grad.data, numpy.array(_G))
+    del x
+    assert acc.variable is None
+    assert acc(pyad.Variable(numpy.array(_G))) == ()
+
+
+@pytest.mark.parametrize("kind, result, error, message", [
+    ("pre", (), RuntimeError, "incorrect number of values"),
+    ("pre", (1.0,), TypeError, "is not a Variable"),
+    ("pre", ("x",), TypeError, "is not a Variable"),
+    ("pre", 5, TypeError, "expected a tuple"),
+    ("pre", (numpy.ones(7),), RuntimeError, "changed the size of value 0"),
+    ("post", (), RuntimeError, "incorrect number of values"),
+    ("post", (1.0, None), TypeError, "is not a Variable"),
+    ("post", ("x", None), TypeError, "is not a Variable"),
+    ("post", (numpy.ones(7), None), RuntimeError, "changed the size of value 0"),
+])
+def test_node_hook_returning_bad_values_raises_like_torch(kind, result, error, message):
+    torch = pytest.importorskip("torch")
+    x, w, tx, tw = _both(torch)
+    for y, module in (((x * w).sum(), pyad), ((tx * tw).sum(), torch)):
+        node = y.grad_fn.next_functions[0][0]          # MulBackward
+        if kind == "pre":
+            node.register_prehook(lambda grads: result)
+        else:
+            node.register_hook(lambda grads_in, grads_out: result)
+        if isinstance(result, tuple) and result and isinstance(result[0], numpy.ndarray) \
+                and module is torch:
+            continue                                   # torch takes no ndarrays
+        with pytest.raises(error) as info:
+            y.backward()
+        if module is pyad:
+            assert message in str(info.value)
+
+
+def test_node_hooks_returning_good_values_still_replace_gradients():
+    x = pyad.Variable(numpy.array(_X), requires_grad=True)
+    y = (x * 3.0).sum()
+    y.grad_fn.next_functions[0][0].register_hook(lambda gi, go: (numpy.ones((2, 3)), None))
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad.data, numpy.ones((2, 3)))
+
+
+def test_pickling_nodes_raises_and_variables_keep_value_and_flags():
+    import copy
+    import pickle
+    x = pyad.Variable(numpy.array(_X), requires_grad=True)
+    x.grad = pyad.Variable(numpy.array(_G))
+    y = x * 2
+    for obj in (y.grad_fn, y.grad_fn.next_functions[0][0]):
+        with pytest.raises(TypeError, match="pickle"):
+            pickle.dumps(obj)
+    for copied in (pickle.loads(pickle.dumps(x)), copy.deepcopy(x)):
+        assert copied.requires_grad and copied.is_leaf
+        numpy.testing.assert_array_equal(copied.data, x.data)
+        numpy.testing.assert_array_equal(copied.grad.data, x.grad.data)
+    z = pickle.loads(pickle.dumps(y))                  # as torch: back as a leaf
+    assert z.is_leaf and z.requires_grad
+    numpy.testing.assert_array_equal(z.data, y.data)
+    # No generated __setstate__ left to write the fields unchecked.
+    assert not hasattr(_engine.Variable, "__setstate_cython__")
+    assert not hasattr(_engine.MulBackward, "__setstate_cython__")
+
+
+def test_size_of_a_zero_dim_variable_raises_like_torch():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError):
+        torch.tensor(2.0).size(0)
+    with pytest.raises(IndexError, match="no dimensions"):
+        pyad.Variable(numpy.float64(2.0)).size(0)
+    with pytest.raises(TypeError, match="format spec"):
+        pyad.Variable(numpy.float64(2.0)).__format__(5)
