@@ -26,7 +26,7 @@ from pyad import _engine
 
 # Nodes never made by a forward op: abstract bases, the engine's virtual root and the
 # custom Function node bases (their concrete subclasses are in the zoo below).
-_NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_GraphRoot", "FunctionNode",
+_NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
                      "BackwardCFunction"}
 
 
