@@ -27,13 +27,12 @@ CASES = [
     Case("matmul_then_tanh", lambda L, a, b: L.tanh(L.matmul(a, b)), [(2, 3), (3, 2)]),
 ]
 
-SECOND_ORDER = ["mat_times_mat", "batched_broadcast_2d_right", "matmul_same_variable",
-                "quadratic_form", "matmul_then_tanh", "vec_dot_vec"]
 
 
 (test_values_match_numpy, test_first_derivatives_pass_gradcheck,
  test_second_derivatives_pass_gradgradcheck, test_values_and_gradients_match_torch,
- test_second_derivatives_match_torch) = standard_op_tests(CASES, SECOND_ORDER)
+ test_second_derivatives_match_torch, test_create_graph_gradient_equals_plain_gradient,
+ test_variant) = standard_op_tests(CASES)
 
 
 def test_matmul_operator_method_and_function_agree():

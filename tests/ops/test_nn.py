@@ -18,12 +18,12 @@ CASES = [
          [(3, 4)]),
 ]
 
-SECOND_ORDER = [c.id for c in CASES]
 
 
 (test_values_match_numpy, test_first_derivatives_pass_gradcheck,
  test_second_derivatives_pass_gradgradcheck, test_values_and_gradients_match_torch,
- test_second_derivatives_match_torch) = standard_op_tests(CASES, SECOND_ORDER)
+ test_second_derivatives_match_torch, test_create_graph_gradient_equals_plain_gradient,
+ test_variant) = standard_op_tests(CASES)
 
 
 def test_log_softmax_method_matches_function():

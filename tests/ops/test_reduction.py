@@ -47,13 +47,12 @@ CASES = (
     ]
 )
 
-SECOND_ORDER = ["sum_of_square", "mean_of_exp", "max_of_square", "logsumexp_dim0",
-                "logsumexp_dim1_keepdim", "logsumexp_dim_neg1_3d", "logsumexp_tuple_dims"]
 
 
 (test_values_match_numpy, test_first_derivatives_pass_gradcheck,
  test_second_derivatives_pass_gradgradcheck, test_values_and_gradients_match_torch,
- test_second_derivatives_match_torch) = standard_op_tests(CASES, SECOND_ORDER)
+ test_second_derivatives_match_torch, test_create_graph_gradient_equals_plain_gradient,
+ test_variant) = standard_op_tests(CASES)
 
 
 # --------------------------------------------------------------------------------
