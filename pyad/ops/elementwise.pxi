@@ -275,7 +275,10 @@ cdef class PowBackward(_BinaryNode):
                 with numpy.errstate(invalid="ignore"):
                     log_base = float(numpy.log(numpy.float64(base)))
             else:
-                log_base = xp.log(xp.where(mask, 1, bdata).astype(bdata.dtype, copy=False))
+                # In the result's dtype: a float16 array base of a float32 power must not
+                # round log(base) to float16.
+                log_base = xp.log(xp.where(mask, 1, bdata).astype(
+                    (<Variable>result)._data.dtype, copy=False))
             gb = self.grad_b(mul(g, mul(result, log_base)))
         return (ga, gb)
 

@@ -160,6 +160,7 @@ class _NumpyLib:
     @staticmethod
     def inplace(z, name, *args, alpha=1):
         """``z.<name>(*args)`` for the in-place ops and the augmented operators."""
+        z = np.asarray(z)    # arithmetic on a 0-d array gives a NumPy scalar
         a = args[0] if args else None
         if alpha != 1:
             a = a * alpha

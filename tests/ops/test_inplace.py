@@ -153,8 +153,11 @@ def test_augmented_assignment_keeps_object_and_memory(op):
 @pytest.mark.parametrize("name", ["add_", "sub_", "mul_", "div_"])
 def test_float32_inplace_with_float64_operand_stays_float32(name):
     z = pyad.Variable(np.ones(3, dtype=np.float32))
-    getattr(z, name)(np.array([2.0, 3.0, 4.0]))
+    other = np.array([2.0, 3.0, 4.0])
+    getattr(z, name)(other)
     assert z.dtype == np.float32
+    expected = {"add_": 1 + other, "sub_": 1 - other, "mul_": other, "div_": 1 / other}[name]
+    np.testing.assert_array_equal(z.data, expected.astype(np.float32))   # one rounding
 
 
 def test_inplace_broadcast_to_bigger_shape_raises():

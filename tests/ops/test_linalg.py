@@ -84,9 +84,15 @@ def test_mm_requires_2d():
 
 
 def test_matmul_keeps_float32():
-    a = pyad.Variable(np.ones((2, 3), dtype=np.float32), requires_grad=True)
-    b = pyad.Variable(np.ones((3,), dtype=np.float32), requires_grad=True)
+    a0 = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    b0 = np.array([0.5, -1.0, 2.0])
+    a = pyad.Variable(a0.astype(np.float32), requires_grad=True)
+    b = pyad.Variable(b0.astype(np.float32), requires_grad=True)
     y = a @ b
     assert y.dtype == np.float32
+    np.testing.assert_array_equal(y.data, a0 @ b0)       # exact in float32
     y.sum().backward()
     assert a.grad.dtype == np.float32 and b.grad.dtype == np.float32
+    # d sum(a b) / da = 1 b^T, / db = a^T 1
+    np.testing.assert_array_equal(a.grad.data, np.tile(b0, (2, 1)))
+    np.testing.assert_array_equal(b.grad.data, a0.sum(0))

@@ -195,6 +195,14 @@ def test_t_of_3d_raises():
         pyad.Variable(np.ones((2, 3, 4))).t()
 
 
+@pytest.mark.parametrize("dims", [(1,), (0, 1), (-2, -1)])
+def test_flatten_of_0d_accepts_only_dims_0_and_minus_1_like_torch(dims):
+    x = pyad.Variable(np.array(2.0))
+    assert x.flatten(0, -1).shape == (1,) and x.flatten(-1, 0).shape == (1,)
+    with pytest.raises(IndexError, match="flatten"):
+        x.flatten(*dims)
+
+
 def test_unsqueeze_out_of_range_raises_index_error():
     with pytest.raises(IndexError):
         pyad.Variable(np.ones((2, 3))).unsqueeze(3)
@@ -206,3 +214,6 @@ def test_shape_ops_keep_float32():
     assert y.dtype == np.float32
     y.sum().backward()
     assert x.grad.dtype == np.float32
+    # x.T.reshape(6) is x[0,0], x[1,0], x[0,1], ...: elements 0 (twice) and 5 are x[0, 0]
+    # and x[1, 2]; the expand counts each twice.
+    np.testing.assert_array_equal(x.grad.data, [[4.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
