@@ -66,6 +66,12 @@ CASES = [
          [(2, 3, 4)]),
     Case("getitem_mixed_basic", lambda L, a: L.getitem(a, (1, None, slice(None, None, -1),
                                                             slice(1, 3))), [(2, 3, 4)]),
+    # 0-d inputs
+    Case("reshape_0d_to_1x1", lambda L, a: L.reshape(a, 1, 1), [()]),
+    Case("expand_0d", lambda L, a: L.expand(a, 3, 2), [()]),
+    Case("getitem_0d_none", lambda L, a: L.getitem(a, None), [()]),
+    Case("getitem_0d_ellipsis", lambda L, a: L.getitem(a, Ellipsis), [()]),
+    Case("getitem_0d_empty_tuple_then_square", lambda L, a: L.getitem(a, ()) ** 2, [()]),
     # indexing: advanced
     Case("getitem_int_array_with_repeats", lambda L, a: L.getitem(a, IDX_REPEAT), [(3, 4)]),
     Case("getitem_int_array_on_dim1", lambda L, a: L.getitem(a, (slice(None), IDX_REPEAT[:3])),
@@ -75,6 +81,10 @@ CASES = [
         a, (np.array([0, 0, 2, 0]), np.array([1, 1, 3, 1]))), [(3, 4)]),
     Case("getitem_bool_mask_full", lambda L, a: L.getitem(a, MASK_2D), [(3, 4)]),
     Case("getitem_bool_mask_rows", lambda L, a: L.getitem(a, MASK_ROWS), [(3, 4)]),
+    Case("getitem_empty_int_array", lambda L, a: L.getitem(a, np.array([], dtype=np.int64)),
+         [(3, 4)]),
+    Case("getitem_bool_mask_of_empty", lambda L, a: L.getitem(a, np.zeros((0, 4), bool)),
+         [(0, 4)]),
     Case("getitem_repeats_then_square", lambda L, a: L.getitem(a, IDX_REPEAT) ** 2, [(3, 4)]),
     Case("getitem_slice_then_exp", lambda L, a: L.exp(L.getitem(a, (slice(None), 1))),
          [(3, 4)]),
