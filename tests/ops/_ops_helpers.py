@@ -17,6 +17,8 @@ non-contiguous (transposed or strided views), or float32. A 0-d or empty variant
 exists where the NumPy reference is defined on those shapes (``Case(zero_d=...,
 empty=...)`` overrides the automatic shapes, ``False`` turns the variant off).
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -480,11 +482,9 @@ VARIANTS = ["0d", "empty", "noncontig", "float32"]
 
 def _numpy_defined(case, shapes):
     try:
-        with np.errstate(all="ignore"):
-            import warnings
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                case.f(NP, *make_inputs(case, shapes=shapes))
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            case.f(NP, *make_inputs(case, shapes=shapes))
     except (ValueError, IndexError, TypeError, np.exceptions.AxisError):
         return False
     return True
