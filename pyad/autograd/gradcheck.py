@@ -123,7 +123,8 @@ def _check_inputs(inputs, stacklevel):
                 "(e.g. x.double()).",
                 UserWarning, stacklevel=stacklevel)
         data = value.data
-        if any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
+        if data.size and any(stride == 0 and size > 1
+                             for stride, size in zip(data.strides, data.shape)):
             raise RuntimeError(
                 f"Input {position} has a dimension with stride 0 (a broadcast view), so "
                 "its elements overlap in memory and perturbing one element perturbs "

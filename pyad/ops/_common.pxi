@@ -53,6 +53,14 @@ cdef inline object _ensure_array(object data):
     return data
 
 
+cdef inline object _scratch(object data):
+    # A fresh ufunc result that the fast backward paths reuse as ``out=``: a ufunc
+    # returns a NumPy scalar, not an array, for 0-d inputs, and out= needs an array.
+    if type(data) is _NDARRAY:
+        return data
+    return _ensure_array(data)
+
+
 cdef inline Variable _plain(object data, bint is_volatile):
     # An output that records nothing.
     cdef Variable v = _wrap(_ensure_array(data))

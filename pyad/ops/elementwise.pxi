@@ -235,7 +235,7 @@ cdef class PowBackward(_BinaryNode):
                 if exponent == 0:
                     t = _np_multiply((<Variable>g)._data, 0.0)
                 else:
-                    t = _np_power(self.a.data(self), exponent - 1)
+                    t = _scratch(_np_power(self.a.data(self), exponent - 1))
                     _np_multiply(t, exponent, out=t)
                     _np_multiply(t, (<Variable>g)._data, out=t)
                 return (self.raw_grad_a(g, t), None)
@@ -265,12 +265,20 @@ cdef class PowBackward(_BinaryNode):
             mask = xp.asarray(bdata == 0) & xp.asarray(edata >= 0)
             if isinstance(base, Variable):
                 log_base = log(where_const(mask, 1.0, base))
+            elif isinstance(base, (int, float)) and base == 0:
+                # log(0) = -inf where b < 0 (so 0**b = inf gives -inf, as torch), 0 where
+                # b >= 0 (the limit above).
+                log_base = xp.where(edata >= 0, 0.0, -numpy.inf).astype(edata.dtype,
+                                                                         copy=False)
             elif isinstance(base, (int, float)):
                 # A Python float stays a weakly typed Python float (full precision).
                 with numpy.errstate(invalid="ignore"):
-                    log_base = float(numpy.log(numpy.float64(1.0 if base == 0 else base)))
+                    log_base = float(numpy.log(numpy.float64(base)))
             else:
-                log_base = xp.log(xp.where(mask, 1, bdata).astype(bdata.dtype, copy=False))
+                # In the result's dtype: a float16 array base of a float32 power must not
+                # round log(base) to float16.
+                log_base = xp.log(xp.where(mask, 1, bdata).astype(
+                    (<Variable>result)._data.dtype, copy=False))
             gb = self.grad_b(mul(g, mul(result, log_base)))
         return (ga, gb)
 
@@ -377,7 +385,7 @@ cpdef Variable log(object input):
 cdef class SqrtBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
         if not _grad_enabled():
-            t = _np_multiply(self.saved.data(self), 2)
+            t = _scratch(_np_multiply(self.saved.data(self), 2))
             return (_raw(_np_true_divide((<Variable>grads[0])._data, t, out=t)),)
         return (div(grads[0], mul(self.saved.unpack(self), 2)),)
 
@@ -397,7 +405,7 @@ cdef class TanhBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
         if not _grad_enabled():
             yd = self.saved.data(self)
-            t = _np_multiply(yd, yd)                       # g * (1 - y^2), one temporary
+            t = _scratch(_np_multiply(yd, yd))  # g * (1 - y^2), one temporary
             _np_subtract(1, t, out=t)
             return (_raw(_np_multiply((<Variable>grads[0])._data, t, out=t)),)
         return (_tanh_grad(<Variable>grads[0], self.saved.unpack(self)),)
@@ -424,7 +432,7 @@ cdef class SigmoidBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
         if not _grad_enabled():
             yd = self.saved.data(self)
-            t = _np_subtract(1, yd)                        # g * y * (1 - y)
+            t = _scratch(_np_subtract(1, yd))  # g * y * (1 - y)
             _np_multiply(t, yd, out=t)
             return (_raw(_np_multiply((<Variable>grads[0])._data, t, out=t)),)
         y = self.saved.unpack(self)
@@ -522,11 +530,11 @@ cdef class TanhGradBackward(_BinaryNode):
         if not _grad_enabled():
             yd = self.b.data(self)
             if self._needs_input_grad(0):
-                t = _np_multiply(yd, yd)
+                t = _scratch(_np_multiply(yd, yd))
                 _np_subtract(1, t, out=t)
                 dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
             if self._needs_input_grad(1):
-                t = _np_multiply(gg._data, self.a.data(self))
+                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
                 _np_multiply(t, yd, out=t)
                 dy = self.raw_grad_b(gg, _np_multiply(t, -2.0, out=t))
             return (dg, dy)
@@ -540,7 +548,7 @@ cdef class TanhGradBackward(_BinaryNode):
 
 
 cdef Variable _tanh_grad(Variable g, Variable y):
-    t = _np_multiply(y._data, y._data)
+    t = _scratch(_np_multiply(y._data, y._data))
     _np_subtract(1, t, out=t)
     data = _np_multiply(g._data, t)
     if _binary_records(g, y):
@@ -560,11 +568,11 @@ cdef class PowConstGradBackward(_BinaryNode):
         if not _grad_enabled():
             xd = self.b.data(self)
             if self._needs_input_grad(0):
-                t = _np_power(xd, c - 1)
+                t = _scratch(_np_power(xd, c - 1))
                 _np_multiply(t, c, out=t, casting="unsafe")
                 dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
             if self._needs_input_grad(1):
-                t = _np_multiply(gg._data, self.a.data(self))
+                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
                 if c * (c - 1) == 0:
                     _np_multiply(t, 0.0, out=t)
                 else:
@@ -585,7 +593,7 @@ cdef class PowConstGradBackward(_BinaryNode):
 
 
 cdef Variable _pow_const_grad(Variable g, Variable x, object c):
-    t = _np_power(x._data, c - 1)
+    t = _scratch(_np_power(x._data, c - 1))
     _np_multiply(t, c, out=t, casting="unsafe")
     data = _np_multiply(g._data, t)
     cdef PowConstGradBackward node

@@ -8,7 +8,7 @@ cdef class LogSoftmaxBackward(Node):
     cdef tuple _backward(self, tuple grads):
         if not _grad_enabled():
             gd = (<Variable>grads[0])._data
-            t = _np_exp(self.result.data(self))
+            t = _scratch(_np_exp(self.result.data(self)))
             t *= _sum_data(gd, self.dim, True)
             return (_raw(_np_subtract(gd, t, out=t)),)
         g = grads[0]

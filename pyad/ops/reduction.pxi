@@ -71,7 +71,9 @@ cdef class MeanBackward(SumBackward):
     cdef Py_ssize_t count
 
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
+        if self.count == 0:
+            g = grads[0]            # the input is empty: so is its gradient
+        elif not _grad_enabled():
             g = _raw(_np_true_divide((<Variable>grads[0])._data, self.count))
         else:
             g = div(grads[0], self.count)
@@ -98,6 +100,9 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
         count *= x._data.shape[d]
     if dtype is None and x._data.dtype.itemsize >= 4 and count > 0:
         data = _np_true_divide(_sum_data(x._data, dims, kd), count)
+    elif count == 0 and dtype is None and _is_float_dtype(x._data.dtype):
+        with numpy.errstate(invalid="ignore"):       # the mean of nothing is nan (torch)
+            data = _np_true_divide(_sum_data(x._data, dims, kd), count)
     else:
         data = x._data.mean(axis=dims, keepdims=kd, dtype=dtype)
     if _records(x):
@@ -135,7 +140,7 @@ cpdef object max(object input, object dim=None, object keepdim=False):
     if _profiling:
         return _profiled("max", (input, dim, keepdim, ))
     cdef Variable x = _as_variable(input)
-    if x._data.size == 0:
+    if x._data.size == 0 and dim is None:
         raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() "
                            "== 0. Specify the reduction dim with the 'dim' argument.")
     xp = _xp_of(x._data)
@@ -159,6 +164,8 @@ cpdef object max(object input, object dim=None, object keepdim=False):
         raise TypeError("max(input, other): use pyad.maximum for the elementwise maximum")
     d = _normalize_dim(dim, x._data.ndim, "max")
     dims = (d,) if x._data.ndim else ()
+    if x._data.ndim and x._data.shape[d] == 0:
+        raise IndexError("max(): Expected reduction dim %d to have non-zero size." % d)
     if x._data.ndim == 0:
         indices = xp.zeros((), dtype=numpy.int64)
         data = x._data.copy()
@@ -210,6 +217,11 @@ cdef class LogsumexpBackward(Node):
 
 cdef object _logsumexp_data(object d, tuple dims, bint keepdim):
     xp = _xp_of(d)
+    if d.size == 0:
+        # The log of an empty sum is -inf (torch); NumPy's max has no identity to start from.
+        shape = _keepdim_shape(d.shape, dims) if keepdim else tuple(
+            s for i, s in enumerate(d.shape) if i not in dims)
+        return xp.full(shape, -numpy.inf, dtype=d.dtype)
     m = _max_data(d, dims, True)
     # A row of -inf would give -inf - -inf = nan; shift by 0 there instead.
     m = xp.where(xp.isfinite(m), m, 0)

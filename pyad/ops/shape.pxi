@@ -136,10 +136,10 @@ def flatten(input, start_dim=0, end_dim=-1):
         return _profiled("flatten", (input, start_dim, end_dim, ))
     cdef Variable x = _as_variable(input)
     shape = x._data.shape
+    s = _normalize_dim(start_dim, len(shape), "flatten")     # 0-d: only 0 and -1 (torch)
+    e = _normalize_dim(end_dim, len(shape), "flatten")
     if len(shape) == 0:
         return reshape(x, (1,))
-    s = _normalize_dim(start_dim, len(shape), "flatten")
-    e = _normalize_dim(end_dim, len(shape), "flatten")
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     n = 1

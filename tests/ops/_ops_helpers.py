@@ -8,8 +8,17 @@ ndarray-on-either-side paths are exercised), a tensor for torch.
 
 ``check_values`` compares pyad with NumPy, ``check_gradcheck``/``check_gradgradcheck``
 run pyad's finite-difference checks, ``check_vs_torch`` compares values and first
-derivatives with PyTorch, ``check_second_order_vs_torch`` second derivatives.
+derivatives with PyTorch, ``check_second_order_vs_torch`` first derivatives taken with
+create_graph=True and second derivatives, ``check_create_graph_matches_plain`` the two
+backward formulas of every node (fast array path, recorded path) with each other.
+
+Every case also runs in variants (``VARIANTS``): its inputs made 0-d, empty (size 0),
+non-contiguous (transposed or strided views), or float32. A 0-d or empty variant
+exists where the NumPy reference is defined on those shapes (``Case(zero_d=...,
+empty=...)`` overrides the automatic shapes, ``False`` turns the variant off).
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -17,6 +26,14 @@ import pyad
 
 RTOL = 1e-10   # pyad vs torch / NumPy in float64
 ATOL = 1e-12
+# float32 (eps 1.2e-7): the two libraries may round in a different order over a few
+# dozen operations (sums over a row, second derivatives), so about 100 ulps.
+RTOL32 = 1e-5
+ATOL32 = 1e-5
+# create_graph=True vs the fast array backward of the same node: the same formula
+# written with pyad ops or directly on arrays; only the order of a product or quotient
+# may differ, a few ulps.
+CG_TOL = {np.dtype(np.float64): (1e-13, 1e-15), np.dtype(np.float32): (1e-6, 1e-7)}
 
 
 # --------------------------------------------------------------------------------
@@ -24,6 +41,8 @@ ATOL = 1e-12
 # --------------------------------------------------------------------------------
 
 def _np_logsumexp(x, dim, keepdim=False):
+    if x.size == 0:      # the log of an empty sum
+        return np.full(np.sum(x, axis=dim, keepdims=keepdim).shape, -np.inf, x.dtype)
     m = np.max(x, axis=dim, keepdims=True)
     out = np.log(np.sum(np.exp(x - m), axis=dim, keepdims=True)) + m
     return out if keepdim else np.squeeze(out, axis=dim)
@@ -55,6 +74,9 @@ class _NumpyLib:
 
     @staticmethod
     def mean(x, dim=None, keepdim=False):
+        if x.size == 0:      # nan without NumPy's warning
+            with np.errstate(invalid="ignore"):
+                return np.true_divide(np.sum(x, axis=dim, keepdims=keepdim), 0)
         return np.mean(x, axis=dim, keepdims=keepdim)
 
     @staticmethod
@@ -71,6 +93,8 @@ class _NumpyLib:
 
     @staticmethod
     def log_softmax(x, dim):
+        if x.size == 0:
+            return x.copy()
         return x - _np_logsumexp(x, dim, keepdim=True)
 
     @staticmethod
@@ -108,6 +132,10 @@ class _NumpyLib:
     @staticmethod
     def flatten(x, start=0, end=-1):
         shape = x.shape
+        if not shape:        # torch: a 0-d input flattens to one element
+            if start not in (0, -1) or end not in (0, -1):
+                raise IndexError("flatten: dimension out of range")
+            return x.reshape(1)
         s = start % len(shape)
         e = end % len(shape)
         return x.reshape(shape[:s] + (-1,) + shape[e + 1:])
@@ -134,6 +162,7 @@ class _NumpyLib:
     @staticmethod
     def inplace(z, name, *args, alpha=1):
         """``z.<name>(*args)`` for the in-place ops and the augmented operators."""
+        z = np.asarray(z)    # arithmetic on a 0-d array gives a NumPy scalar
         a = args[0] if args else None
         if alpha != 1:
             a = a * alpha
@@ -321,7 +350,9 @@ class _TorchLib:
         return self.t.log_softmax(x, dim)
 
     def matmul(self, a, b):
-        return a @ b
+        # NumPy promotes mixed dtypes, torch's matmul does not.
+        dtype = self.t.promote_types(a.dtype, b.dtype)
+        return a.to(dtype) @ b.to(dtype)
 
     def reshape(self, x, *shape):
         return x.reshape(*shape)
@@ -334,7 +365,7 @@ class _TorchLib:
 
     def T(self, x):
         # torch deprecates .T on ndim != 2; permute(reversed) is the same thing.
-        return x.permute(*reversed(range(x.ndim)))
+        return x.permute(tuple(reversed(range(x.ndim))))
 
     def permute(self, x, *dims):
         return x.permute(*dims)
@@ -385,10 +416,13 @@ class Case:
     domain: 'signed' (|x| in [0.5, 1.5], random sign: away from 0 for relu),
     'positive' ([0.5, 2]: log, sqrt, pow bases), 'distinct' (a permutation of
     well-separated values: max without ties).
+    zero_d / empty: the input shapes of the 0-d and the empty variant; None derives
+    them (every input 0-d; every size equal to the first input's first size made 0),
+    False means the op is not defined there.
     """
 
-    def __init__(self, id, f, shapes, domain="signed", second_order=True, torch=True,
-                 xfail=None, xfail_values=False):
+    def __init__(self, id, f, shapes, domain="signed", xfail=None, xfail_values=False,
+                 zero_d=None, empty=None, non_contiguous=True):
         self.id = id
         # xfail: reason of a known pyad bug, applied to the derivative checks (and to
         # the value check too when xfail_values).
@@ -397,17 +431,18 @@ class Case:
         self.f = f
         self.shapes = [tuple(s) for s in shapes]
         self.domain = domain
-        self.second_order = second_order
-        self.torch = torch
+        self.zero_d = zero_d
+        self.empty = empty
+        self.non_contiguous = non_contiguous     # False: the op needs contiguous input
 
     def __repr__(self):
         return self.id
 
 
-def make_inputs(case, seed=0):
+def make_inputs(case, seed=0, shapes=None, dtype=np.float64, non_contiguous=False):
     rng = np.random.default_rng(seed)
     arrays = []
-    for shape in case.shapes:
+    for shape in (case.shapes if shapes is None else shapes):
         n = int(np.prod(shape))
         if case.domain == "positive":
             a = rng.uniform(0.5, 2.0, size=shape)
@@ -416,8 +451,83 @@ def make_inputs(case, seed=0):
                 0, 0.05, size=shape)
         else:
             a = rng.uniform(0.5, 1.5, size=shape) * rng.choice([-1.0, 1.0], size=shape)
-        arrays.append(np.asarray(a, dtype=np.float64))
+        a = np.asarray(a, dtype=dtype)
+        arrays.append(_non_contiguous(a) if non_contiguous else a)
     return arrays
+
+
+def _non_contiguous(a):
+    """The same values in a non-contiguous view: transposed when two dims are > 1,
+    else every other element of a bigger array."""
+    if sum(s > 1 for s in a.shape) >= 2:
+        rev = tuple(reversed(range(a.ndim)))
+        out = np.ascontiguousarray(a.transpose(rev)).transpose(rev)
+    elif a.ndim:
+        big = np.zeros(tuple(2 * s for s in a.shape), a.dtype)
+        key = (slice(None, None, 2),) * a.ndim
+        big[key] = a
+        out = big[key]
+    else:
+        return a
+    if a.size > 1:
+        assert not out.flags.c_contiguous
+    np.testing.assert_array_equal(out, a)
+    return out
+
+
+# -- variants -------------------------------------------------------------------------
+
+VARIANTS = ["0d", "empty", "noncontig", "float32"]
+
+
+def _numpy_defined(case, shapes):
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            case.f(NP, *make_inputs(case, shapes=shapes))
+    except (ValueError, IndexError, TypeError, np.exceptions.AxisError):
+        return False
+    return True
+
+
+def variant_shapes(case, variant):
+    """Input shapes of ``case`` in ``variant``, or None where it does not apply."""
+    if variant == "float32" or variant == "noncontig" and case.non_contiguous:
+        return case.shapes
+    if variant == "noncontig":
+        return None
+    given = case.zero_d if variant == "0d" else case.empty
+    if given is False:
+        return None
+    if given is not None:
+        return [tuple(s) for s in given]
+    if variant == "0d":
+        shapes = [() for _ in case.shapes]
+    else:
+        if not case.shapes[0]:
+            return None
+        n0 = case.shapes[0][0]
+        shapes = [tuple(0 if d == n0 else d for d in s) for s in case.shapes]
+    if shapes == case.shapes or not _numpy_defined(case, shapes):
+        return None
+    return shapes
+
+
+def variant_params(cases):
+    out = []
+    for c in cases:
+        for v in VARIANTS:
+            if variant_shapes(c, v) is None:
+                continue
+            marks = [pytest.mark.xfail(reason=c.xfail, strict=True)] if c.xfail else []
+            out.append(pytest.param(c, v, id="%s-%s" % (c.id, v), marks=marks))
+    return out
+
+
+def variant_inputs(case, variant):
+    return make_inputs(case, shapes=variant_shapes(case, variant),
+                       dtype=np.float32 if variant == "float32" else np.float64,
+                       non_contiguous=variant == "noncontig")
 
 
 def params(cases, values=False):
@@ -431,8 +541,13 @@ def params(cases, values=False):
     return out
 
 
-def variables(arrays, requires_grad=True):
-    return [pyad.Variable(a.copy(), requires_grad=requires_grad) for a in arrays]
+def variables(arrays, requires_grad=True, copy=True):
+    return [pyad.Variable(a.copy() if copy else a, requires_grad=requires_grad)
+            for a in arrays]
+
+
+def _tolerances(dtype):
+    return (RTOL, ATOL) if np.dtype(dtype) == np.float64 else (RTOL32, ATOL32)
 
 
 def _data(x):
@@ -443,86 +558,138 @@ def _data(x):
 # Checks
 # --------------------------------------------------------------------------------
 
-def check_values(case):
-    arrays = make_inputs(case)
+def check_values(case, arrays=None):
+    arrays = make_inputs(case) if arrays is None else arrays
+    rtol, atol = _tolerances(arrays[0].dtype)
     expected = np.asarray(case.f(NP, *[a.copy() for a in arrays]))
-    out = case.f(PYAD, *variables(arrays))
+    out = case.f(PYAD, *variables(arrays, copy=False))
     assert isinstance(out, pyad.Variable)
     assert out.shape == expected.shape
     assert out.dtype == expected.dtype
-    np.testing.assert_allclose(out.data, expected, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(out.data, expected, rtol=rtol, atol=atol)
     # The same op without grad gives the same values and records nothing.
-    plain = case.f(PYAD, *variables(arrays, requires_grad=False))
+    plain = case.f(PYAD, *variables(arrays, requires_grad=False, copy=False))
     assert plain.grad_fn is None and not plain.requires_grad
-    np.testing.assert_allclose(plain.data, expected, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(plain.data, expected, rtol=rtol, atol=atol)
 
 
-def check_gradcheck(case):
+def check_gradcheck(case, arrays=None):
     from pyad.autograd import gradcheck
-    xs = variables(make_inputs(case))
+    xs = variables(make_inputs(case) if arrays is None else arrays)
     assert gradcheck(lambda *a: case.f(PYAD, *a), tuple(xs))
 
 
-def check_gradgradcheck(case):
+def check_gradgradcheck(case, arrays=None):
     from pyad.autograd import gradgradcheck
-    xs = variables(make_inputs(case))
+    xs = variables(make_inputs(case) if arrays is None else arrays)
     assert gradgradcheck(lambda *a: case.f(PYAD, *a), tuple(xs))
 
 
-def check_vs_torch(case):
+def _torch_inputs(torch, arrays):
+    # from_numpy keeps the strides of a non-contiguous view (torch.tensor would copy).
+    return [torch.from_numpy(a).requires_grad_(True) for a in arrays]
+
+
+def _compare_grads(ours, theirs, dtypes, what, rtol, atol):
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        if b is None:
+            assert a is None or np.all(a.data == 0), "%s, input %d" % (what, i)
+            continue
+        if a is None:       # no graph to differentiate: zero, as torch's must be then
+            assert bool((b == 0).all()), "input %d: pyad gave no %s, torch did" % (i, what)
+            continue
+        assert a.shape == tuple(b.shape), "%s, input %d" % (what, i)
+        assert a.dtype == dtypes[i], "%s, input %d: dtype %s" % (what, i, a.dtype)
+        np.testing.assert_allclose(a.data, b.detach().numpy(), rtol=rtol, atol=atol,
+                                   err_msg="%s of input %d" % (what, i))
+
+
+def check_vs_torch(case, arrays=None):
     T, torch = torch_lib()
-    arrays = make_inputs(case)
-    xs = variables(arrays)
-    ts = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+    arrays = make_inputs(case) if arrays is None else arrays
+    rtol, atol = _tolerances(arrays[0].dtype)
+    xs = variables(arrays, copy=False)
+    ts = _torch_inputs(torch, arrays)
     out = case.f(PYAD, *xs)
     tout = case.f(T, *ts)
     assert out.shape == tuple(tout.shape)
-    np.testing.assert_allclose(out.data, tout.detach().numpy(), rtol=RTOL, atol=ATOL)
-    g = np.random.default_rng(1).standard_normal(out.shape)
+    assert out.dtype == tout.detach().numpy().dtype
+    np.testing.assert_allclose(out.data, tout.detach().numpy(), rtol=rtol, atol=atol)
+    g = np.random.default_rng(1).standard_normal(out.shape).astype(out.dtype)
     grads = pyad.grad(out, xs, pyad.Variable(g), allow_unused=True)
     tgrads = torch.autograd.grad(tout, ts, torch.from_numpy(g), allow_unused=True)
-    for i, (a, b) in enumerate(zip(grads, tgrads)):
-        if b is None:
-            assert a is None or np.all(a.data == 0), i
-            continue
-        assert a is not None, "input %d: pyad gave no gradient, torch did" % i
-        assert a.shape == tuple(b.shape)
-        np.testing.assert_allclose(a.data, b.numpy(), rtol=RTOL, atol=ATOL,
-                                   err_msg="gradient of input %d" % i)
+    _compare_grads(grads, tgrads, [a.dtype for a in arrays], "gradient", rtol, atol)
 
 
-def check_second_order_vs_torch(case):
-    """d/dx <v, d/dx <w, f(x)>> against torch (create_graph then grad again)."""
+def check_second_order_vs_torch(case, arrays=None):
+    """First derivatives taken with create_graph=True, then d/dx <v, d/dx <w, f(x)>>,
+    against torch."""
     T, torch = torch_lib()
-    arrays = make_inputs(case)
-    xs = variables(arrays)
-    ts = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+    arrays = make_inputs(case) if arrays is None else arrays
+    rtol, atol = _tolerances(arrays[0].dtype)
+    dtypes = [a.dtype for a in arrays]
+    xs = variables(arrays, copy=False)
+    ts = _torch_inputs(torch, arrays)
     out = case.f(PYAD, *xs)
     tout = case.f(T, *ts)
     rng = np.random.default_rng(2)
-    w = rng.standard_normal(out.shape)
-    g1 = pyad.grad(out, xs, pyad.Variable(w), create_graph=True)
-    tg1 = torch.autograd.grad(tout, ts, torch.from_numpy(w), create_graph=True)
-    vs = [rng.standard_normal(x.shape) for x in xs]
-    s = sum((g * pyad.Variable(v)).sum() for g, v in zip(g1, vs))
-    ts_ = sum((g * torch.from_numpy(v)).sum() for g, v in zip(tg1, vs))
-    g2 = pyad.grad(s, xs, allow_unused=True)
-    tg2 = torch.autograd.grad(ts_, ts, allow_unused=True)
-    for i, (a, b) in enumerate(zip(g2, tg2)):
-        if b is None:
-            assert a is None or np.all(a.data == 0), i
+    w = rng.standard_normal(out.shape).astype(out.dtype)
+    g1 = pyad.grad(out, xs, pyad.Variable(w), create_graph=True, allow_unused=True)
+    tg1 = torch.autograd.grad(tout, ts, torch.from_numpy(w), create_graph=True,
+                              allow_unused=True)
+    _compare_grads(g1, tg1, dtypes, "first derivative (create_graph)", rtol, atol)
+    vs = [rng.standard_normal(x.shape).astype(x.dtype) for x in arrays]
+    s = sum((g * pyad.Variable(v)).sum() for g, v in zip(g1, vs) if g is not None)
+    ts_ = sum((g * torch.from_numpy(v)).sum() for g, v in zip(tg1, vs) if g is not None)
+    # A linear op's first derivative does not depend on x: no second derivative.
+    g2 = (pyad.grad(s, xs, allow_unused=True)
+          if isinstance(s, pyad.Variable) and s.requires_grad else [None] * len(xs))
+    tg2 = (torch.autograd.grad(ts_, ts, allow_unused=True)
+           if isinstance(ts_, torch.Tensor) and ts_.requires_grad else [None] * len(ts))
+    _compare_grads(g2, tg2, dtypes, "second derivative", rtol, atol)
+
+
+def check_create_graph_matches_plain(case, arrays=None):
+    """The gradient with create_graph=True (the recorded formula) equals the one without
+    (the fast array formula): value, shape and dtype; and it records a graph only
+    when asked to."""
+    arrays = make_inputs(case) if arrays is None else arrays
+    xs = variables(arrays, copy=False)
+    out = case.f(PYAD, *xs)
+    w = pyad.Variable(np.random.default_rng(3).standard_normal(out.shape).astype(out.dtype))
+    plain = pyad.grad(out, xs, w, retain_graph=True, allow_unused=True)
+    recorded = pyad.grad(out, xs, w, create_graph=True, allow_unused=True)
+    for i, (a, b) in enumerate(zip(plain, recorded)):
+        assert (a is None) == (b is None), i
+        if a is None:
             continue
-        assert a is not None, "input %d: pyad gave no second derivative" % i
-        np.testing.assert_allclose(a.data, b.numpy(), rtol=RTOL, atol=ATOL,
-                                   err_msg="second derivative, input %d" % i)
+        assert a.grad_fn is None and not a.requires_grad, i
+        assert a.shape == b.shape == xs[i].shape, i
+        assert a.dtype == b.dtype == xs[i].dtype, i
+        rtol, atol = CG_TOL[np.dtype(a.dtype)]
+        np.testing.assert_allclose(a.data, b.data, rtol=rtol, atol=atol,
+                                   err_msg="input %d" % i)
 
 
-def standard_op_tests(cases, second_order):
-    """The five checks every op family runs, as test functions for the module to bind.
+def check_variant(case, variant):
+    """All checks of a case on its 0-d / empty / non-contiguous / float32 inputs."""
+    arrays = variant_inputs(case, variant)
+    check_values(case, arrays)
+    check_create_graph_matches_plain(case, arrays)
+    if variant in ("0d", "empty"):
+        check_gradcheck(case, arrays)
+        check_gradgradcheck(case, arrays)
+    check_vs_torch(case, arrays)
+    check_second_order_vs_torch(case, arrays)
+
+
+def standard_op_tests(cases):
+    """The checks every op family runs, as test functions for the module to bind.
 
     Values vs NumPy; first and second derivatives vs finite differences (gradcheck,
-    gradgradcheck, float64); values and gradients vs PyTorch; second derivatives vs
-    PyTorch for the cases named in ``second_order``.
+    gradgradcheck, float64); values and gradients vs PyTorch; first (create_graph) and
+    second derivatives vs PyTorch; create_graph vs plain backward; and all of these on
+    the 0-d, empty, non-contiguous and float32 variants of each case.
     """
     @pytest.mark.parametrize("case", params(cases, values=True))
     def test_values_match_numpy(case):
@@ -540,10 +707,19 @@ def standard_op_tests(cases, second_order):
     def test_values_and_gradients_match_torch(case):
         check_vs_torch(case)
 
-    @pytest.mark.parametrize("case", params([c for c in cases if c.id in second_order]))
+    @pytest.mark.parametrize("case", params(cases))
     def test_second_derivatives_match_torch(case):
         check_second_order_vs_torch(case)
 
+    @pytest.mark.parametrize("case", params(cases))
+    def test_create_graph_gradient_equals_plain_gradient(case):
+        check_create_graph_matches_plain(case)
+
+    @pytest.mark.parametrize("case, variant", variant_params(cases))
+    def test_variant(case, variant):
+        check_variant(case, variant)
+
     return (test_values_match_numpy, test_first_derivatives_pass_gradcheck,
             test_second_derivatives_pass_gradgradcheck, test_values_and_gradients_match_torch,
-            test_second_derivatives_match_torch)
+            test_second_derivatives_match_torch, test_create_graph_gradient_equals_plain_gradient,
+            test_variant)

@@ -21,7 +21,8 @@ CASES = [
     Case("reshape_tuple_arg", lambda L, a: L.reshape(a, (12,)), [(3, 4)]),
     Case("reshape_to_0d", lambda L, a: L.reshape(a, ()), [(1,)]),
     Case("reshape_non_contiguous", lambda L, a: L.reshape(L.transpose(a, 0, 1), 12), [(3, 4)]),
-    Case("view_flat", lambda L, a: L.view(a, 12), [(3, 4)]),
+    # (a view cannot merge the dims of a transposed input: no non-contiguous variant)
+    Case("view_flat", lambda L, a: L.view(a, 12), [(3, 4)], non_contiguous=False),
     Case("view_split_dim", lambda L, a: L.view(a, 3, 2, 2), [(3, 4)]),
     # transpose / T / permute
     Case("transpose_01", lambda L, a: L.transpose(a, 0, 1), [(3, 4)]),
@@ -65,6 +66,12 @@ CASES = [
          [(2, 3, 4)]),
     Case("getitem_mixed_basic", lambda L, a: L.getitem(a, (1, None, slice(None, None, -1),
                                                             slice(1, 3))), [(2, 3, 4)]),
+    # 0-d inputs
+    Case("reshape_0d_to_1x1", lambda L, a: L.reshape(a, 1, 1), [()]),
+    Case("expand_0d", lambda L, a: L.expand(a, 3, 2), [()]),
+    Case("getitem_0d_none", lambda L, a: L.getitem(a, None), [()]),
+    Case("getitem_0d_ellipsis", lambda L, a: L.getitem(a, Ellipsis), [()]),
+    Case("getitem_0d_empty_tuple_then_square", lambda L, a: L.getitem(a, ()) ** 2, [()]),
     # indexing: advanced
     Case("getitem_int_array_with_repeats", lambda L, a: L.getitem(a, IDX_REPEAT), [(3, 4)]),
     Case("getitem_int_array_on_dim1", lambda L, a: L.getitem(a, (slice(None), IDX_REPEAT[:3])),
@@ -74,17 +81,21 @@ CASES = [
         a, (np.array([0, 0, 2, 0]), np.array([1, 1, 3, 1]))), [(3, 4)]),
     Case("getitem_bool_mask_full", lambda L, a: L.getitem(a, MASK_2D), [(3, 4)]),
     Case("getitem_bool_mask_rows", lambda L, a: L.getitem(a, MASK_ROWS), [(3, 4)]),
+    Case("getitem_empty_int_array", lambda L, a: L.getitem(a, np.array([], dtype=np.int64)),
+         [(3, 4)]),
+    Case("getitem_bool_mask_of_empty", lambda L, a: L.getitem(a, np.zeros((0, 4), bool)),
+         [(0, 4)]),
     Case("getitem_repeats_then_square", lambda L, a: L.getitem(a, IDX_REPEAT) ** 2, [(3, 4)]),
     Case("getitem_slice_then_exp", lambda L, a: L.exp(L.getitem(a, (slice(None), 1))),
          [(3, 4)]),
 ]
 
-SECOND_ORDER = ["getitem_repeats_then_square", "getitem_slice_then_exp", "expand_then_mul"]
 
 
 (test_values_match_numpy, test_first_derivatives_pass_gradcheck,
  test_second_derivatives_pass_gradgradcheck, test_values_and_gradients_match_torch,
- test_second_derivatives_match_torch) = standard_op_tests(CASES, SECOND_ORDER)
+ test_second_derivatives_match_torch, test_create_graph_gradient_equals_plain_gradient,
+ test_variant) = standard_op_tests(CASES)
 
 
 # --------------------------------------------------------------------------------
@@ -194,6 +205,14 @@ def test_t_of_3d_raises():
         pyad.Variable(np.ones((2, 3, 4))).t()
 
 
+@pytest.mark.parametrize("dims", [(1,), (0, 1), (-2, -1)])
+def test_flatten_of_0d_accepts_only_dims_0_and_minus_1_like_torch(dims):
+    x = pyad.Variable(np.array(2.0))
+    assert x.flatten(0, -1).shape == (1,) and x.flatten(-1, 0).shape == (1,)
+    with pytest.raises(IndexError, match="flatten"):
+        x.flatten(*dims)
+
+
 def test_unsqueeze_out_of_range_raises_index_error():
     with pytest.raises(IndexError):
         pyad.Variable(np.ones((2, 3))).unsqueeze(3)
@@ -205,3 +224,6 @@ def test_shape_ops_keep_float32():
     assert y.dtype == np.float32
     y.sum().backward()
     assert x.grad.dtype == np.float32
+    # x.T.reshape(6) is x[0,0], x[1,0], x[0,1], ...: elements 0 (twice) and 5 are x[0, 0]
+    # and x[1, 2]; the expand counts each twice.
+    np.testing.assert_array_equal(x.grad.data, [[4.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
