@@ -16,6 +16,15 @@ from pyad import Variable
 from pyad._engine import _INPLACE_OPS, _set_grad_enabled
 
 
+@pytest.fixture(autouse=True)
+def _grad_mode_enabled_around_each_test():
+    # A test that leaves grad mode off (one that catches a leak of the mode) must not
+    # make the tests after it fail too.
+    _set_grad_enabled(True)
+    yield
+    _set_grad_enabled(True)
+
+
 def _torch():
     return pytest.importorskip("torch")
 
