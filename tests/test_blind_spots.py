@@ -307,6 +307,39 @@ def test_removing_one_of_three_hooks_keeps_the_others(remove):
     np.testing.assert_allclose(grad, t_grad, rtol=1e-12)
 
 
+def test_every_grad_fn_hook_and_prehook_runs_in_order_as_in_torch():
+    torch = _torch()
+
+    def prehook(name, change):
+        def run(grad_outputs):
+            calls.append(name)
+            return None if change is None else (change(grad_outputs[0]),)
+        return run
+
+    def hook(name, change):
+        def run(grad_inputs, grad_outputs):
+            calls.append(name)
+            if change is not None:
+                return (change(grad_inputs[0]),) + tuple(grad_inputs[1:])
+        return run
+
+    results = []
+    for L in (pyad, torch):
+        x = (Variable(A.copy(), requires_grad=True) if L is pyad
+             else torch.tensor(A, dtype=torch.float64, requires_grad=True))
+        y = x * 3.0
+        calls = []
+        for name, change in (("pre1", _double), ("pre2", _plus_one), ("pre3", None)):
+            y.grad_fn.register_prehook(prehook(name, change))
+        for name, change in (("post1", _triple), ("post2", None), ("post3", _plus_one)):
+            y.grad_fn.register_hook(hook(name, change))
+        (y * y).sum().backward()
+        results.append((calls, _np(x.grad)))
+    (calls, grad), (t_calls, t_grad) = results
+    assert calls == t_calls == ["pre1", "pre2", "pre3", "post1", "post2", "post3"]
+    np.testing.assert_allclose(grad, t_grad, rtol=1e-12)
+
+
 def test_hooks_chain_hand_math():
     # y = 3x, dL/dy = 1: hooks 1 -> 1 + 1 = 2 -> 2 * 3 = 6 -> 6 * 2 = 12; dL/dx = 36
     x = Variable(np.ones(2), requires_grad=True)

@@ -228,6 +228,8 @@ def test_mlp_training_with_gc_disabled_holds_constant_memory():
     # with exactly that leak must exceed it, so the bound is known to be tight enough.
     proc = run_python("""
         import gc, os
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = "1"      # small matmuls: threads only add contention
         import numpy as np
         import pyad
 
