@@ -444,6 +444,27 @@ class _RaisingBackward(pyad.autograd.Function):
         raise Boom("backward failed")
 
 
+class _RaisingForward(pyad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):                    # runs with grad mode off
+        raise Boom("forward failed")
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+class _RaisingOnceDifferentiable(pyad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2.0
+
+    @staticmethod
+    @pyad.autograd.once_differentiable       # runs with grad mode off
+    def backward(ctx, g):
+        raise Boom("backward failed")
+
+
 def _leaf():
     return Variable(np.array(VALUES), requires_grad=True)
 
@@ -495,6 +516,28 @@ def _grad_of_unused_input():
     return lambda: pyad.grad(y, [x, unused])
 
 
+def _function_forward_raises():
+    x = _leaf()
+    return lambda: _RaisingForward.apply(x)
+
+
+def _once_differentiable_backward_raises():
+    y = _RaisingOnceDifferentiable.apply(_leaf()).sum()
+    return lambda: y.backward(create_graph=True)
+
+
+def _gradcheck_of_a_raising_function():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        if len(calls) > 1:                  # in gradcheck's finite differences
+            raise Boom("evaluation failed")
+        return x * x
+    x = _leaf()
+    return lambda: pyad.autograd.gradcheck(f, (x,))
+
+
 def _raise_in_block():
     def run():
         raise Boom("in the block")
@@ -510,6 +553,9 @@ FAILURES = {
     "saved_value_modified": (_graph_with_modified_saved_value, RuntimeError),
     "grad_create_graph_hook_raises": (_grad_with_raising_hook, Boom),
     "grad_unused_input": (_grad_of_unused_input, RuntimeError),
+    "function_forward_raises": (_function_forward_raises, Boom),
+    "once_differentiable_backward_raises": (_once_differentiable_backward_raises, Boom),
+    "gradcheck_raises": (_gradcheck_of_a_raising_function, Boom),
 }
 
 
