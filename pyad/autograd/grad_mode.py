@@ -31,16 +31,27 @@ class _GradModeContext:
         if inspect.isgeneratorfunction(func):
             @functools.wraps(func)
             def generator(*args, **kwargs):
+                # The mode applies while the generator's body runs, not while it is
+                # suspended at a yield (the caller's code runs in the caller's mode).
                 gen = func(*args, **kwargs)
-                with self.clone():
-                    response = gen.send(None)
-                while True:
-                    try:
-                        with self.clone():
+                try:
+                    with self.clone():
+                        response = gen.send(None)
+                    while True:
+                        try:
                             request = yield response
-                            response = gen.send(request)
-                    except StopIteration as stop:
-                        return stop.value
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException as exc:
+                            with self.clone():
+                                response = gen.throw(exc)
+                        else:
+                            with self.clone():
+                                response = gen.send(request)
+                except StopIteration as stop:
+                    return stop.value
             return generator
 
         @functools.wraps(func)

@@ -406,3 +406,15 @@ def setitem(Variable input, key, value):
         raise type(exc)("__setitem__: %s" % exc) from None
     _bump_version(input)
     return input
+
+
+# Every in-place op, by its Variable method name: each bumps the version counter once.
+# A new in-place method must be added here; tests/test_blind_spots.py generates the
+# version-bump tests from this tuple and fails on a Variable method ending in "_" (or
+# an in-place operator) that is missing from it.
+_INPLACE_OPS = (
+    "add_", "sub_", "mul_", "div_", "pow_",
+    "exp_", "log_", "sqrt_", "tanh_", "sigmoid_", "relu_", "neg_",
+    "zero_", "fill_", "copy_", "uniform_", "normal_",
+    "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
+)
