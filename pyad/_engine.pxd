@@ -5,7 +5,7 @@ cdef class VersionCounter:
     # Shared by a Variable, its views and detach()ed aliases; in-place ops bump it.
     cdef public Py_ssize_t version
     cdef object last_change          # anomaly mode: frames of the latest in-place op
-    cdef Py_ssize_t detached_version # version set by detach_() of a non-leaf (0: never)
+    cdef Py_ssize_t detaches         # detach_() calls on a non-leaf sharing this counter
 
 
 cdef class Node:
@@ -45,6 +45,7 @@ cdef class SavedVariable:
     cdef object _data
     cdef VersionCounter _version_counter
     cdef Py_ssize_t _saved_version
+    cdef Py_ssize_t _saved_detaches
     cdef Node _grad_fn               # producer of a saved input (None for our own outputs)
     cdef Py_ssize_t _output_nr
     cdef Py_ssize_t _input_nr        # which input of the owner node (-1: unknown)

@@ -642,12 +642,13 @@ cdef class SavedVariable:
         # The saved array, after the same checks as unpack (fast backward paths).
         if self._released:
             raise _freed_error(owner)
-        if self._version_counter.version != self._saved_version:
+        if self._version_counter.version != self._saved_version or \
+                self._version_counter.detaches != self._saved_detaches:
             raise RuntimeError(self._version_error(owner))
         return self._data
 
     cdef str _version_error(self, Node owner):
-        if self._saved_version < self._version_counter.detached_version:
+        if self._version_counter.detaches != self._saved_detaches:
             return ("Trying to use a saved tensor that has been detached in-place, i.e. with "
                     ".detach_(). This is not supported, please use out-of-place `.detach()` "
                     "instead (saved by %s)." % owner.name())
@@ -704,6 +705,7 @@ cdef inline SavedVariable _save(Variable v, bint is_output, Py_ssize_t input_nr=
     s._data = v._data
     s._version_counter = _vc(v)
     s._saved_version = s._version_counter.version
+    s._saved_detaches = s._version_counter.detaches
     s._output_nr = v._output_nr
     s._is_output = is_output
     if v._requires_grad:
@@ -1241,9 +1243,8 @@ cdef class Variable:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         if self._grad_fn is not None:
             # Values saved from this Variable would now unpack without their history:
-            # bump the version so backward refuses them, and say why.
-            _bump_version(self)
-            self._version_counter.detached_version = self._version_counter.version
+            # backward refuses them (saved values compare this count, as versions).
+            _vc(self).detaches += 1
         _set_history(self, None, 0)
         self._retains_grad = False
         self._requires_grad = False

@@ -46,6 +46,7 @@ cdef Variable _write_back(Variable x, Variable old, Variable result, str what):
                 saved._data = x._data
                 saved._version_counter = _vc(x)
                 saved._saved_version = saved._version_counter.version
+                saved._saved_detaches = saved._version_counter.detaches
     return x
 
 
