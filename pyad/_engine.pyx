@@ -20,6 +20,7 @@ import heapq
 import warnings
 import weakref
 import itertools
+import copy as _copy_module
 
 import numpy
 cimport numpy as cnp
@@ -836,12 +837,14 @@ cdef object _to_array(object data, object dtype, str what):
         except Exception as exc:
             raise TypeError("%s(): could not convert %s to an array: %s"
                             % (what, type(data).__name__, exc)) from None
-        if arr.dtype.kind in "OUSV":
-            raise TypeError("%s(): data must be numeric, got an array of dtype %s (from %s)"
-                            % (what, arr.dtype, type(data).__name__))
         if arr.dtype.kind == "f" and arr.dtype != _default_dtype and dtype is None \
                 and not isinstance(data, numpy.ndarray) and not hasattr(data, "dtype"):
             arr = arr.astype(_default_dtype)
+    if _dtype_kind(arr) not in b"biufc":
+        # Arrays handed over as they are (NumPy, CuPy, DLPack) can hold strings, objects,
+        # dates...: refused as torch refuses them.
+        raise TypeError("%s(): data must be numeric (bool, integer, floating point or "
+                        "complex), got an array of dtype %s" % (what, arr.dtype))
     if dtype is not None:
         dtype = numpy.dtype(dtype)
         if arr.dtype != dtype:
@@ -871,6 +874,21 @@ cdef inline void _check_can_require_grad(object dtype, str what) except *:
 # Variable
 # --------------------------------------------------------------------------------
 
+cdef object _NO_DATA = object()     # Variable() without data (None is refused, not empty)
+
+
+def _rebuild_variable(cls, data, requires_grad, is_volatile, name):
+    """Unpickle a Variable: a leaf with the pickled data and flags (see __reduce_ex__)."""
+    cdef Variable v = Variable.__new__(cls)
+    v._data = _to_array(data, None, "Variable")
+    v._volatile = bool(is_volatile)
+    if requires_grad and not v._volatile:
+        _check_can_require_grad(v._data.dtype, "Variable")
+        v._requires_grad = True
+    v._name = name
+    return v
+
+
 @cython.freelist(256)
 cdef class Variable:
     """An array that records the operations applied to it (``pyad.Tensor`` is the same).
@@ -885,12 +903,12 @@ cdef class Variable:
 
     # `volatile` is a keyword of Cython's C syntax, so that argument goes through
     # **kwargs and the property is added to the type after its definition.
-    def __init__(self, data=None, requires_grad=False, *args, **kwargs):
+    def __init__(self, data=_NO_DATA, requires_grad=False, *args, **kwargs):
         is_volatile = args[0] if args else kwargs.pop("volatile", False)
         if kwargs:
             raise TypeError("Variable() got an unexpected keyword argument %r"
                             % next(iter(kwargs)))
-        if data is None:
+        if data is _NO_DATA:                  # Variable() is empty, as torch.Tensor()
             data = numpy.empty((0,), dtype=_default_dtype)
         self._data = _to_array(data, None, "Variable")
         self._volatile = bool(is_volatile)
@@ -911,13 +929,6 @@ cdef class Variable:
             self._grad_fn = None
             self._view_base = None
             self._grad = None
-
-    def __reduce__(self):
-        # The value, flags and .grad; never the graph (as torch, a non-leaf comes back
-        # as a leaf). The module has no generated pickling (auto_pickle=False): its
-        # __setstate__ wrote every field unchecked, so a wrong state crashed.
-        return (_rebuild_variable, (self._data, self._requires_grad, self._grad,
-                                    self._volatile, self._name))
 
     cdef AccumulateGrad _get_accumulator(self):
         if self._accumulator is None:
@@ -1158,19 +1169,48 @@ cdef class Variable:
 
     # -- device and dtype conversion (differentiable copies) -------------------------
 
-    def to(self, *args, device=None, dtype=None, copy=False):
-        """Return a Variable on ``device`` and/or with ``dtype`` (self if nothing changes)."""
+    def to(self, *args, device=None, dtype=None, non_blocking=False, copy=False):
+        """Return a Variable on ``device`` and/or with ``dtype`` (self if nothing changes).
+
+        torch's forms: ``to(dtype)``, ``to(device, dtype)``, ``to(other)``, each optionally
+        followed by ``non_blocking`` and ``copy``. A string is a device or a dtype name.
+        """
+        device_type = globals()["device"]
+        flags = []
         for a in args:
-            if isinstance(a, (str, globals()["device"])):
-                try:
-                    device = globals()["device"](a)
-                    continue
-                except RuntimeError:
-                    pass
-            if isinstance(a, Variable):
+            if isinstance(a, bool):
+                flags.append(a)
+            elif isinstance(a, Variable):
                 device, dtype = a.device, a.dtype
+            elif isinstance(a, device_type):
+                device = a
+            elif isinstance(a, str):
+                try:
+                    device = device_type(a)
+                except (RuntimeError, ValueError):
+                    try:
+                        dtype = numpy.dtype(a)
+                    except TypeError:
+                        raise RuntimeError(
+                            "to(): %r is neither a device pyad supports (cpu, cuda, cuda:N) "
+                            "nor a dtype" % (a,)) from None
+            elif a is None:
+                raise TypeError("to(): expected a dtype, a device or a Variable, got None")
             else:
                 dtype = a
+        if len(flags) > 2:
+            raise TypeError("to(): too many positional arguments")
+        if len(flags) == 2:
+            copy = flags[1]
+        if dtype is not None:
+            try:
+                dtype = numpy.dtype(dtype)
+            except TypeError:
+                raise TypeError("to(): expected a dtype, a device or a Variable, got %r"
+                                % (dtype,)) from None
+            if dtype.kind not in "biufc":
+                raise TypeError("to(): dtype must be numeric (bool, integer, floating point "
+                                "or complex), got %s" % dtype)
         return _convert(self, device, dtype, copy)
 
     def cpu(self):
@@ -1215,6 +1255,43 @@ cdef class Variable:
             return self
         return _convert(self, None, None, True)
 
+    # -- pickling and copying --------------------------------------------------------
+    #
+    # As torch: pickle and copy.copy give a leaf with the data, requires_grad (and the
+    # volatile flag and name), never graph objects or .grad; copy.copy shares the array.
+    # deepcopy copies a leaf with its .grad and refuses a non-leaf.
+
+    def __reduce_ex__(self, protocol):
+        args = (type(self), self._data, self._requires_grad, self._volatile, self._name)
+        state = getattr(self, "__dict__", None)      # a Python subclass's attributes
+        if state:
+            return (_rebuild_variable, args, state)
+        return (_rebuild_variable, args)
+
+    def __reduce__(self):
+        return self.__reduce_ex__(2)
+
+    def __deepcopy__(self, memo):
+        cdef Variable new
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Variables created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment. Use .detach() (or .clone()) first, or "
+                "copy the leaves the graph was built from.")
+        new = Variable.__new__(type(self))
+        memo[id(self)] = new
+        new._data = _copy_module.deepcopy(self._data, memo)
+        new._requires_grad = self._requires_grad
+        new._volatile = self._volatile
+        new._name = self._name
+        if self._grad is not None:
+            grad = self._grad if self._grad._grad_fn is None else self._grad.detach()
+            new._grad = _copy_module.deepcopy(grad, memo)
+        state = getattr(self, "__dict__", None)
+        if state:
+            new.__dict__.update(_copy_module.deepcopy(state, memo))
+        return new
+
     # -- autograd ------------------------------------------------------------------
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False,
@@ -1239,12 +1316,14 @@ cdef class Variable:
 
     def detach_(self):
         """Detach this Variable from the graph that created it, making it a leaf."""
+        cdef VersionCounter counter
         if self._is_view and self._view_base is not None and self._view_base._requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         if self._grad_fn is not None:
             # Values saved from this Variable would now unpack without their history:
             # backward refuses them (saved values compare this count, as versions).
-            _vc(self).detaches += 1
+            counter = _vc(self)
+            counter.detaches += 1
         _set_history(self, None, 0)
         self._retains_grad = False
         self._requires_grad = False
@@ -1349,41 +1428,68 @@ cdef class Variable:
         return str(self)
 
     # -- operators -----------------------------------------------------------------
+    #
+    # An operand of a type no op takes (a list, a string, None...) gives NotImplemented,
+    # as in torch, so Python tries the other operand before raising TypeError.
 
     def __add__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return add(self, other)
 
     def __radd__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return add(other, self)
 
     def __sub__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return sub(self, other)
 
     def __rsub__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return sub(other, self)
 
     def __mul__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return mul(self, other)
 
     def __rmul__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return mul(other, self)
 
     def __truediv__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return div(self, other)
 
     def __rtruediv__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return div(other, self)
 
     def __pow__(self, other, modulo=None):
+        if not _operator_accepts(other):
+            return NotImplemented
         return pow(self, other)
 
     def __rpow__(self, other, modulo=None):
+        if not _operator_accepts(other):
+            return NotImplemented
         return pow(other, self)
 
     def __matmul__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return matmul(self, other)
 
     def __rmatmul__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return matmul(other, self)
 
     def __neg__(self):
@@ -1393,15 +1499,23 @@ cdef class Variable:
         return self
 
     def __iadd__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return add_(self, other)
 
     def __isub__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return sub_(self, other)
 
     def __imul__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return mul_(self, other)
 
     def __itruediv__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return div_(self, other)
 
     def __getitem__(self, key):
@@ -1411,21 +1525,33 @@ cdef class Variable:
         setitem(self, key, value)
 
     def __lt__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return _compare(self, other, 0)
 
     def __le__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return _compare(self, other, 1)
 
     def __eq__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return _compare(self, other, 2)
 
     def __ne__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return _compare(self, other, 3)
 
     def __gt__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return _compare(self, other, 4)
 
     def __ge__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
         return _compare(self, other, 5)
 
     # -- op methods (the ops live in ops/*.pxi) -----------------------------------------
@@ -1589,14 +1715,6 @@ cdef class Variable:
 
 
 Tensor = Variable
-
-
-def _rebuild_variable(data, requires_grad, grad, is_volatile, name):
-    """Unpickle a Variable saved by ``Variable.__reduce__``."""
-    cdef Variable v = Variable(data, requires_grad, is_volatile)
-    v.grad = grad
-    v._name = name
-    return v
 
 
 def _get_volatile(Variable self):

@@ -149,7 +149,10 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(xp.eye(n, m, dtype=_float_dtype(dtype)), None, device, requires_grad, "eye")
 
 
-def _random(xp, draw, size, dtype):
+def _random(xp, draw, size, dtype, what):
+    if dtype.kind != "f":
+        raise NotImplementedError("%s: only floating point dtypes are supported (as in torch), "
+                                  "got %s" % (what, dtype))
     if xp is numpy:
         return draw(_host_rng)(size).astype(dtype, copy=False)
     return draw(xp.random)(size).astype(dtype, copy=False)
@@ -158,30 +161,91 @@ def _random(xp, draw, size, dtype):
 def rand(*size, dtype=None, device=None, requires_grad=False):
     """Uniform samples on [0, 1) of shape ``size``."""
     xp = _xp_for(device)
-    data = _random(xp, lambda g: g.random, _size(size, "rand"), _float_dtype(dtype))
+    data = _random(xp, lambda g: g.random, _size(size, "rand"), _float_dtype(dtype),
+                   "rand")
     return _finish(data, None, device, requires_grad, "rand")
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal samples of shape ``size``."""
     xp = _xp_for(device)
-    data = _random(xp, lambda g: g.standard_normal, _size(size, "randn"), _float_dtype(dtype))
+    data = _random(xp, lambda g: g.standard_normal, _size(size, "randn"),
+                   _float_dtype(dtype), "randn")
     return _finish(data, None, device, requires_grad, "randn")
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
-    """Integers uniform on [low, high) of shape ``size`` (int64)."""
-    if high is None:
-        low, high = 0, low
-    if size is None:
-        raise TypeError("randint() missing required argument 'size'")
-    size = _size((size,) if isinstance(size, int) else (tuple(size),), "randint")
+def _int_arg(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, numpy.integer)):
+        raise TypeError("randint(): argument '%s' must be int, not %s"
+                        % (name, type(value).__name__))
+    return int(value)
+
+
+def _randint_data(low, high, size, generator, dtype, device):
+    low, high = _int_arg(low, "low"), _int_arg(high, "high")
+    if low >= high:
+        raise RuntimeError("randint: expects 'low' to be less than 'high', but got low=%d >= "
+                           "high=%d" % (low, high))
+    dtype = numpy.dtype(numpy.int64 if dtype is None else dtype)
+    if dtype.kind in "iub":
+        info = numpy.iinfo(dtype) if dtype.kind != "b" else None
+        lo, hi = (0, 1) if info is None else (info.min, info.max)
+        if low < lo or high - 1 > hi:
+            raise RuntimeError("randint: the range [%d, %d) is out of bounds for %s"
+                               % (low, high, dtype))
+    elif dtype.kind not in "fc":
+        raise TypeError("randint: dtype must be numeric, got %s" % dtype)
     xp = _xp_for(device)
-    if xp is numpy:
-        data = _host_rng.integers(low, high, size=size, dtype=numpy.int64)
+    if generator is not None:
+        if xp is not numpy or not isinstance(generator, numpy.random.Generator):
+            raise TypeError("randint: generator must be a numpy.random.Generator for host "
+                            "Variables, got %s" % type(generator).__name__)
+        rng = generator
     else:
-        data = xp.random.randint(low, high, size=size, dtype=numpy.int64)
-    return _finish(data, dtype, device, requires_grad, "randint")
+        rng = _host_rng if xp is numpy else xp.random
+    if xp is numpy:
+        data = rng.integers(low, high, size=size, dtype=numpy.int64)
+    else:
+        data = rng.randint(low, high, size=size, dtype=numpy.int64)
+    return data.astype(dtype, copy=False)
+
+
+def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    """Integers uniform on [low, high) of shape ``size``; int64 unless ``dtype`` says otherwise.
+
+    torch's signatures: ``randint(high, size)``, ``randint(low, high, size)`` and the same
+    as keywords (``low`` defaults to 0). ``generator`` is a ``numpy.random.Generator``.
+
+    >>> randint(10, (2, 3)).shape
+    (2, 3)
+    >>> randint(5, 6, size=(2,))
+    tensor([5, 5])
+    """
+    names = ("low", "high", "size")
+    given = {"low": low, "high": high, "size": size}
+    missing = [n for n in names if given[n] is None]
+    if len(args) > 3:
+        raise TypeError("randint() takes at most 3 positional arguments (%d given)" % len(args))
+    if len(args) > len(missing):
+        raise TypeError("randint() got multiple values for an argument")
+    if len(args) == len(missing) or low is not None:
+        targets = missing
+    else:                                # randint(high, size): low defaults to 0
+        targets = missing[1:]
+    for name, value in zip(targets, args):
+        given[name] = value
+    low, high, size = given["low"], given["high"], given["size"]
+    if high is None or size is None:
+        absent = [repr(n) for n in ("high", "size") if given[n] is None]
+        raise TypeError("randint() missing required argument%s: %s"
+                        % ("s" if len(absent) > 1 else "", " and ".join(absent)))
+    if not isinstance(size, (tuple, list)):
+        raise TypeError("randint(): argument 'size' must be a tuple of ints, not %s"
+                        % type(size).__name__)
+    size = _size((tuple(size),), "randint")
+    data = _randint_data(0 if low is None else low, high, size, generator, dtype, device)
+    return _finish(data, None, device, requires_grad, "randint")
 
 
 def _like(factory):
@@ -207,3 +271,30 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     v = input if isinstance(input, Variable) else Variable(input)
     return full(v.shape, fill_value, dtype=dtype if dtype is not None else v.dtype,
                 device=device if device is not None else v.device, requires_grad=requires_grad)
+
+
+def randint_like(input, *args, low=None, high=None, dtype=None, device=None,
+                 requires_grad=False, generator=None):
+    """``randint`` with the shape, dtype and device of ``input``: ``randint_like(input, high)``
+    or ``randint_like(input, low, high)``."""
+    v = input if isinstance(input, Variable) else Variable(input)
+    if len(args) == 2:
+        if low is not None or high is not None:
+            raise TypeError("randint_like() got multiple values for an argument")
+        low, high = args
+    elif len(args) == 1:
+        if high is None:
+            high = args[0]
+        elif low is None:
+            low = args[0]
+        else:
+            raise TypeError("randint_like() got multiple values for an argument")
+    elif args:
+        raise TypeError("randint_like() takes at most 3 positional arguments (%d given)"
+                        % (len(args) + 1))
+    if high is None:
+        raise TypeError("randint_like() missing required argument 'high'")
+    return randint(0 if low is None else low, high, v.shape, generator=generator,
+                   dtype=dtype if dtype is not None else v.dtype,
+                   device=device if device is not None else v.device,
+                   requires_grad=requires_grad)

@@ -476,7 +476,9 @@ def test_pickling_nodes_raises_and_variables_keep_value_and_flags():
     for copied in (pickle.loads(pickle.dumps(x)), copy.deepcopy(x)):
         assert copied.requires_grad and copied.is_leaf
         numpy.testing.assert_array_equal(copied.data, x.data)
-        numpy.testing.assert_array_equal(copied.grad.data, x.grad.data)
+    # As torch 2.13: deepcopy keeps .grad, pickling drops it.
+    numpy.testing.assert_array_equal(copy.deepcopy(x).grad.data, x.grad.data)
+    assert pickle.loads(pickle.dumps(x)).grad is None
     z = pickle.loads(pickle.dumps(y))                  # as torch: back as a leaf
     assert z.is_leaf and z.requires_grad
     numpy.testing.assert_array_equal(z.data, y.data)

@@ -5,14 +5,97 @@ a C thread-local in the engine).
 """
 import functools
 import inspect
+import warnings
 
 from pyad import _engine
 
 is_grad_enabled = _engine.is_grad_enabled
 
 
+def _drive(ctx_factory, gen):
+    """Run generator-like ``gen`` step by step, each step (and only it) inside a fresh
+    ``ctx_factory()`` context; what the caller sends, throws or closes is passed on.
+
+    ``gen`` is a generator, a coroutine or an async generator's ``asend``/``athrow``
+    awaitable: all have ``send``, ``throw`` and ``close``. This is torch's
+    ``_wrap_generator``: the mode holds while the wrapped code runs and the caller's
+    mode holds while the wrapped code is suspended.
+    """
+    try:
+        with ctx_factory():
+            response = gen.send(None)
+        while True:
+            try:
+                request = yield response
+            except GeneratorExit:
+                with ctx_factory():
+                    gen.close()
+                raise
+            except BaseException as exc:
+                with ctx_factory():
+                    response = gen.throw(exc)
+            else:
+                with ctx_factory():
+                    response = gen.send(request)
+    except StopIteration as stop:
+        return stop.value
+
+
+class _Stepped:
+    """An awaitable that runs an awaitable's steps under the mode (see ``_drive``)."""
+
+    __slots__ = ("_ctx_factory", "_awaitable")
+
+    def __init__(self, ctx_factory, awaitable):
+        self._ctx_factory = ctx_factory
+        self._awaitable = awaitable
+
+    def __await__(self):
+        return (yield from _drive(self._ctx_factory, self._awaitable))
+
+
+def _wrap_generator(ctx_factory, func):
+    @functools.wraps(func)
+    def generator(*args, **kwargs):
+        return (yield from _drive(ctx_factory, func(*args, **kwargs)))
+    return generator
+
+
+def _wrap_coroutine(ctx_factory, func):
+    @functools.wraps(func)
+    async def coroutine(*args, **kwargs):
+        return await _Stepped(ctx_factory, func(*args, **kwargs))
+    return coroutine
+
+
+def _wrap_async_generator(ctx_factory, func):
+    @functools.wraps(func)
+    async def async_generator(*args, **kwargs):
+        agen = func(*args, **kwargs)
+        try:
+            response = await _Stepped(ctx_factory, agen.asend(None))
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    await _Stepped(ctx_factory, agen.aclose())
+                    raise
+                except BaseException as exc:
+                    response = await _Stepped(ctx_factory, agen.athrow(exc))
+                else:
+                    response = await _Stepped(ctx_factory, agen.asend(request))
+        except StopAsyncIteration:
+            return
+    return async_generator
+
+
 class _GradModeContext:
-    """Base: a context manager that is also usable as a function decorator."""
+    """Base: a context manager that is also usable as a function decorator.
+
+    As a decorator it sets the mode while the function's own code runs: for a
+    generator, coroutine or async generator that is each step between two
+    suspensions, never the caller's code in between.
+    """
 
     _mode = True
 
@@ -28,35 +111,25 @@ class _GradModeContext:
         return type(self)()
 
     def __call__(self, func):
+        if inspect.isclass(func):
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. "
+                "You should only decorate functions or methods. To preserve the current "
+                "behavior of class decoration, you can directly decorate the `__init__` "
+                "method and nothing else.", FutureWarning, stacklevel=2)
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731
+        ctx_factory = self.clone
         if inspect.isgeneratorfunction(func):
-            @functools.wraps(func)
-            def generator(*args, **kwargs):
-                # The mode applies while the generator's body runs, not while it is
-                # suspended at a yield (the caller's code runs in the caller's mode).
-                gen = func(*args, **kwargs)
-                try:
-                    with self.clone():
-                        response = gen.send(None)
-                    while True:
-                        try:
-                            request = yield response
-                        except GeneratorExit:
-                            with self.clone():
-                                gen.close()
-                            raise
-                        except BaseException as exc:
-                            with self.clone():
-                                response = gen.throw(exc)
-                        else:
-                            with self.clone():
-                                response = gen.send(request)
-                except StopIteration as stop:
-                    return stop.value
-            return generator
+            return _wrap_generator(ctx_factory, func)
+        if inspect.iscoroutinefunction(func):
+            return _wrap_coroutine(ctx_factory, func)
+        if inspect.isasyncgenfunction(func):
+            return _wrap_async_generator(ctx_factory, func)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            with self.clone():
+            with ctx_factory():
                 return func(*args, **kwargs)
         return wrapper
 

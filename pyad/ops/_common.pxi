@@ -134,6 +134,57 @@ cdef object _operand_data(object x, str what):
     return _to_array(x, None, what)
 
 
+cdef object _binary_operand_data(object x, str what, str argument):
+    # _operand_data for the operands of binary ops: a Variable, an array or a number,
+    # as torch takes them. Sequences and other libraries' tensors are refused (torch
+    # refuses lists too); the fast cases cost what they cost in _operand_data.
+    if isinstance(x, Variable):
+        return (<Variable>x)._data
+    if isinstance(x, (int, float, bool)) or type(x) is _NDARRAY:
+        return x
+    if cupy is not None and isinstance(x, cupy.ndarray):
+        return x
+    if isinstance(x, complex):
+        return x
+    if isinstance(x, (_NDARRAY, _NUMPY_SCALAR)):
+        return _to_array(x, None, what)
+    raise _operand_type_error(x, what, argument)
+
+
+cdef object _operand_type_error(object x, str what, str argument):
+    cdef type cls = type(x)
+    if what == "pow" and argument == "other":
+        argument = "exponent"
+    name = cls.__qualname__ if cls.__module__ == "builtins" else \
+        "%s.%s" % (cls.__module__, cls.__qualname__)
+    if hasattr(x, "__dlpack__"):
+        return TypeError(
+            "%s(): argument '%s' is a %s; pyad does not convert other libraries' tensors "
+            "implicitly: wrap it with pyad.from_dlpack(...) first (shares memory, no copy)"
+            % (what, argument, name))
+    return TypeError("%s(): argument '%s' must be a Variable, an array or a number, not %s"
+                     % (what, argument, name))
+
+
+cdef inline bint _operator_accepts(object x):
+    # The operand types an operator (+, *, <, ...) hands to its op. For any other type
+    # it returns NotImplemented, as torch's do: Python then tries the other operand and
+    # raises "unsupported operand type(s)" (or compares identities for == and !=).
+    # Another library's tensor goes on to the op, whose error points at from_dlpack.
+    return (isinstance(x, (Variable, int, float, complex, _NDARRAY, _NUMPY_SCALAR))
+            or (cupy is not None and isinstance(x, cupy.ndarray))
+            or hasattr(x, "__dlpack__"))
+
+
+cdef void _check_numeric_operands(object da, object db, str what) except *:
+    # Cold path, after a ufunc refused its operands: name the op and the bad dtype.
+    for d in (da, db):
+        dtype = getattr(d, "dtype", None)
+        if dtype is not None and dtype.kind not in "biufc":
+            raise TypeError("%s(): operands must be numeric, got an array of dtype %s"
+                            % (what, dtype))
+
+
 cdef inline tuple _shape_of(object x):
     if isinstance(x, Variable):
         return (<Variable>x)._data.shape
@@ -410,8 +461,11 @@ cdef Variable _convert(Variable x, object dev, object dtype, bint copy):
 
 # -- comparisons (no gradient, bool result) ----------------------------------------
 
+cdef tuple _COMPARISON_NAMES = ("lt", "le", "eq", "ne", "gt", "ge")
+
+
 cdef Variable _compare(Variable a, object b, int op):
-    other = _operand_data(b, "comparison")
+    other = _binary_operand_data(b, _COMPARISON_NAMES[op], "other")
     d = a._data
     try:
         if op == 0:
@@ -427,7 +481,10 @@ cdef Variable _compare(Variable a, object b, int op):
         else:
             r = d >= other
     except ValueError:
-        raise _broadcast_error("comparison", a, b) from None
+        raise _broadcast_error(_COMPARISON_NAMES[op], a, b) from None
+    except TypeError:
+        _check_numeric_operands(d, other, _COMPARISON_NAMES[op])
+        raise
     return _plain(r, a._volatile or _operand_volatile(b))
 
 

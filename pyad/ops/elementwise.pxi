@@ -96,14 +96,15 @@ cdef inline bint _binary_records(object a, object b):
 
 
 cdef inline object _apply_binary(object ufunc, object a, object b, str what):
-    cdef object da = _operand_data(a, what)
-    cdef object db = _operand_data(b, what)
+    cdef object da = _binary_operand_data(a, what, "input")
+    cdef object db = _binary_operand_data(b, what, "other")
     try:
         return ufunc(da, db)
     except ValueError:
         raise _broadcast_error(what, a, b) from None
     except TypeError:
         _check_same_device(da, db, what)
+        _check_numeric_operands(da, db, what)
         raise
 
 

@@ -161,7 +161,8 @@ cpdef object max(object input, object dim=None, object keepdim=False):
             return _recorded(node, data, (_edge(x),))
         return _plain(data, x._volatile)
     if isinstance(dim, Variable):
-        raise TypeError("max(input, other): use pyad.maximum for the elementwise maximum")
+        raise TypeError("max(input, other): the elementwise maximum of two Variables is not "
+                        "supported yet; max takes an int dim (a reduction)")
     d = _normalize_dim(dim, x._data.ndim, "max")
     dims = (d,) if x._data.ndim else ()
     if x._data.ndim and x._data.shape[d] == 0:
