@@ -1554,7 +1554,8 @@ cdef class Variable:
             return NotImplemented
         return _compare(self, other, 5)
 
-    # -- op methods (the ops live in ops/*.pxi) -----------------------------------------
+    # -- methods whose signature differs from their op (the others are installed from
+    # the family tuples by _install_methods at the end of this module) -----------------
 
     def add(self, other, *, alpha=1):
         return add(self, other if alpha == 1 else mul(other, alpha))
@@ -1562,77 +1563,14 @@ cdef class Variable:
     def sub(self, other, *, alpha=1):
         return sub(self, other if alpha == 1 else mul(other, alpha))
 
-    def mul(self, other):
-        return mul(self, other)
-
-    def div(self, other):
-        return div(self, other)
-
-    def pow(self, exponent):
-        return pow(self, exponent)
-
-    def neg(self):
-        return neg(self)
-
-    def exp(self):
-        return exp(self)
-
-    def log(self):
-        return log(self)
-
-    def sqrt(self):
-        return sqrt(self)
-
-    def tanh(self):
-        return tanh(self)
-
-    def sigmoid(self):
-        return sigmoid(self)
-
-    def relu(self):
-        return relu(self)
-
-    def sum(self, dim=None, keepdim=False, *, axis=None, keepdims=None, dtype=None):
-        return sum(self, dim, keepdim, axis=axis, keepdims=keepdims, dtype=dtype)
-
-    def mean(self, dim=None, keepdim=False, *, axis=None, keepdims=None, dtype=None):
-        return mean(self, dim, keepdim, axis=axis, keepdims=keepdims, dtype=dtype)
-
-    def max(self, dim=None, keepdim=False):
-        return max(self, dim, keepdim)
-
-    def logsumexp(self, dim, keepdim=False):
-        return logsumexp(self, dim, keepdim)
-
-    def log_softmax(self, dim, dtype=None):
-        return log_softmax(self, dim, dtype=dtype)
-
-    def matmul(self, other):
-        return matmul(self, other)
-
-    def reshape(self, *shape):
-        return reshape(self, *shape)
-
-    def view(self, *shape):
-        return view(self, *shape)
-
     def view_as(self, other):
         return view(self, other.shape)
 
     def reshape_as(self, other):
         return reshape(self, other.shape)
 
-    def transpose(self, dim0, dim1):
-        return transpose(self, dim0, dim1)
-
     def swapaxes(self, axis0, axis1):
         return transpose(self, axis0, axis1)
-
-    def permute(self, *dims):
-        return permute(self, *dims)
-
-    def t(self):
-        return t(self)
 
     @property
     def T(self):
@@ -1644,75 +1582,14 @@ cdef class Variable:
             raise RuntimeError("mT: the Variable must have at least 2 dimensions")
         return transpose(self, -2, -1)
 
-    def unsqueeze(self, dim):
-        return unsqueeze(self, dim)
-
-    def squeeze(self, dim=None):
-        return squeeze(self, dim)
-
-    def expand(self, *sizes):
-        return expand(self, *sizes)
-
     def expand_as(self, other):
         return broadcast_to(self, other.shape)
-
-    def broadcast_to(self, shape):
-        return broadcast_to(self, shape)
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        return flatten(self, start_dim, end_dim)
 
     def add_(self, other, *, alpha=1):
         return add_(self, other if alpha == 1 else mul(other, alpha))
 
     def sub_(self, other, *, alpha=1):
         return sub_(self, other if alpha == 1 else mul(other, alpha))
-
-    def mul_(self, other):
-        return mul_(self, other)
-
-    def div_(self, other):
-        return div_(self, other)
-
-    def zero_(self):
-        return zero_(self)
-
-    def exp_(self):
-        return exp_(self)
-
-    def log_(self):
-        return log_(self)
-
-    def sqrt_(self):
-        return sqrt_(self)
-
-    def tanh_(self):
-        return tanh_(self)
-
-    def sigmoid_(self):
-        return sigmoid_(self)
-
-    def relu_(self):
-        return relu_(self)
-
-    def neg_(self):
-        return neg_(self)
-
-    def pow_(self, exponent):
-        return pow_(self, exponent)
-
-    def uniform_(self, low=0.0, high=1.0):
-        return uniform_(self, low, high)
-
-    def normal_(self, mean=0.0, std=1.0):
-        return normal_(self, mean, std)
-
-    def fill_(self, value):
-        return fill_(self, value)
-
-    def copy_(self, src):
-        return copy_(self, src)
-
 
 Tensor = Variable
 
@@ -2399,59 +2276,42 @@ include "ops/reduction.pxi"
 include "ops/linalg.pxi"
 include "ops/shape.pxi"
 include "ops/nn.pxi"
+include "ops/random.pxi"
 include "ops/inplace.pxi"
 include "_function.pxi"
 include "_dlpack.pxi"
+include "_format.pxi"
 
 
-# Public ops by name, for the profiler's re-dispatch (see ops/_common.pxi).
-_OPS = {name: globals()[name] for name in (
-    "add",
-    "add_",
-    "broadcast_to",
-    "copy_",
-    "div",
-    "div_",
-    "exp",
-    "exp_",
-    "expand",
-    "fill_",
-    "flatten",
-    "getitem",
-    "log",
-    "log_",
-    "log_softmax",
-    "logsumexp",
-    "matmul",
-    "max",
-    "mean",
-    "mm",
-    "mul",
-    "mul_",
-    "neg",
-    "neg_",
-    "normal_",
-    "permute",
-    "pow",
-    "pow_",
-    "relu",
-    "relu_",
-    "reshape",
-    "setitem",
-    "sigmoid",
-    "sigmoid_",
-    "sqrt",
-    "sqrt_",
-    "squeeze",
-    "sub",
-    "sub_",
-    "sum",
-    "sum_to",
-    "t",
-    "tanh",
-    "tanh_",
-    "transpose",
-    "uniform_",
-    "unsqueeze",
-    "view",
-    "zero_")}
+# --------------------------------------------------------------------------------
+# The op registry: each family file ends with the tuple of its public ops, the only
+# list of their names. Each op becomes a Variable method here (a Cython function
+# binds like a Python one, with no bound-method object per call), unless the class
+# defines that name itself (operators, and methods whose signature differs from the
+# function's, such as add(other, *, alpha)).
+# --------------------------------------------------------------------------------
+
+OP_FAMILIES = {
+    "elementwise": ELEMENTWISE_OPS,
+    "reduction": REDUCTION_OPS,
+    "linalg": LINALG_OPS,
+    "shape": SHAPE_OPS,
+    "nn": NN_OPS,
+    "random": RANDOM_OPS,
+    "inplace": INPLACE_OPS,
+}
+
+# Public as pyad.<name> but not as methods: item access has its operators.
+cdef frozenset _FUNCTION_ONLY = frozenset(("getitem", "setitem", "sum_to"))
+
+
+cdef void _install_methods() except *:
+    cdef dict class_dict = <dict>(<PyTypeObject*>Variable).tp_dict
+    for family in OP_FAMILIES.values():
+        for op in family:
+            name = op.__name__
+            if name not in class_dict and name not in _FUNCTION_ONLY:
+                _add_class_attribute(Variable, name, op)
+
+
+_install_methods()

@@ -2,7 +2,7 @@
 in a copy of pyad and went unnoticed):
 
 - an in-place op that forgets to bump the version counter (a silently wrong gradient):
-  generated from ``pyad._engine._INPLACE_OPS``, which must list every in-place method;
+  generated from ``pyad._engine._INPLACE_METHODS``, which must list every in-place method;
 - only the first of several ``register_hook`` hooks running: chains checked vs torch;
 - ``max(dim)`` returning the last index of a tie: checked vs torch and NumPy;
 - a grad-mode switch not restoring the mode when its block raises (or when a backward
@@ -13,7 +13,7 @@ import pytest
 
 import pyad
 from pyad import Variable
-from pyad._engine import _INPLACE_OPS, _set_grad_enabled
+from pyad._engine import _INPLACE_METHODS, _set_grad_enabled
 
 
 @pytest.fixture(autouse=True)
@@ -51,7 +51,7 @@ def _np(g):
 # --------------------------------------------------------------------------------
 
 # How to call each in-place op on v (a pyad Variable or a torch tensor of positive
-# values). Keys must be exactly _INPLACE_OPS: a new op needs a recipe here.
+# values). Keys must be exactly _INPLACE_METHODS: a new op needs a recipe here.
 RECIPES = {
     "add_": lambda v: v.add_(0.5),
     "sub_": lambda v: v.sub_(0.5),
@@ -94,16 +94,16 @@ VALUES = (1.0, 2.0, 3.0)
 def test_inplace_ops_list_names_every_inplace_method_of_variable():
     methods = {n for n in dir(Variable) if n.endswith("_") and not n.startswith("__")}
     dunders = {n for n in INPLACE_DUNDERS if hasattr(Variable, n)}
-    assert len(_INPLACE_OPS) == len(set(_INPLACE_OPS))
-    assert set(_INPLACE_OPS) == (methods - NOT_INPLACE) | dunders
-    assert set(RECIPES) == set(_INPLACE_OPS)
+    assert len(_INPLACE_METHODS) == len(set(_INPLACE_METHODS))
+    assert set(_INPLACE_METHODS) == (methods - NOT_INPLACE) | dunders
+    assert set(RECIPES) == set(_INPLACE_METHODS)
 
 
 def test_inplace_ops_list_names_every_inplace_function_of_pyad():
     # pyad.add_ and friends are the same ops; pyad.setitem is __setitem__
     functions = {n for n in dir(pyad) if n.endswith("_") and not n.startswith("__")
                  and callable(getattr(pyad, n))}
-    assert functions <= set(_INPLACE_OPS)
+    assert functions <= set(_INPLACE_METHODS)
     for name in functions:
         x = Variable(np.array(VALUES))
         before = x._version
@@ -134,7 +134,7 @@ def test_methods_left_out_of_the_inplace_list_change_no_data(name, make):
     assert v._version == version
 
 
-@pytest.mark.parametrize("name", _INPLACE_OPS)
+@pytest.mark.parametrize("name", _INPLACE_METHODS)
 @pytest.mark.parametrize("mode", ["grad_enabled", "no_grad"])
 def test_inplace_op_bumps_the_version_shared_with_views_once(name, mode):
     x = Variable(np.array(VALUES))
@@ -150,7 +150,7 @@ def test_inplace_op_bumps_the_version_shared_with_views_once(name, mode):
     assert t._version == 1          # torch agrees on one bump per op
 
 
-@pytest.mark.parametrize("name", _INPLACE_OPS)
+@pytest.mark.parametrize("name", _INPLACE_METHODS)
 def test_inplace_op_on_a_non_leaf_in_a_graph_bumps_the_version_once(name):
     a = Variable(np.array(VALUES), requires_grad=True)
     h = a * 1.0
@@ -177,7 +177,7 @@ def _saved_then_modified(L, name, how):
     return out
 
 
-@pytest.mark.parametrize("name", _INPLACE_OPS)
+@pytest.mark.parametrize("name", _INPLACE_METHODS)
 @pytest.mark.parametrize("how", ["grad_enabled", "no_grad", "through_view"])
 def test_backward_through_a_value_saved_before_an_inplace_op_raises(name, how):
     out = _saved_then_modified(pyad, name, how)
@@ -190,7 +190,7 @@ def test_backward_through_a_value_saved_before_an_inplace_op_raises(name, how):
         tout.backward()
 
 
-@pytest.mark.parametrize("name", _INPLACE_OPS)
+@pytest.mark.parametrize("name", _INPLACE_METHODS)
 def test_backward_through_an_output_saved_before_an_inplace_op_raises(name):
     # ExpBackward saves its output y; changing y afterwards must be caught
     a = Variable(np.array(VALUES), requires_grad=True)

@@ -1,6 +1,6 @@
-# Shared machinery of the op families: operand handling, recording a node, the one
-# broadcast reduction (sum_to / broadcast_to, adjoint to each other), conversions,
-# comparisons and printing.
+# Shared machinery of the op families: operand handling, recording a node, the array
+# form of the one broadcast reduction (the ops sum_to / broadcast_to, adjoint to each
+# other, are in shape.pxi) and conversions.
 
 import builtins
 
@@ -275,12 +275,12 @@ cdef _SavedOperand _save_operand(object x, Py_ssize_t input_nr):
 # point between the profiler's op_begin/op_end callbacks, with profiling paused so the
 # ops it calls internally are not reported separately.
 
-cdef object _profiled(str name, tuple args):
+cdef object _profiled(object op, tuple args):
     global _profiling
-    token = _profiler.op_begin(name, args)
+    token = _profiler.op_begin(op.__name__, args)
     _profiling = False
     try:
-        result = _OPS[name](*args)
+        result = op(*args)
     finally:
         _profiling = _profiler is not None
     _profiler.op_end(token, result)
@@ -344,90 +344,6 @@ cdef object _sum_to_data(object data, tuple shape):
     return _sum_data(data, tuple(axes), True).reshape(shape)
 
 
-cdef class SumToBackward(Node):
-    cdef tuple input_shape
-
-    cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw(_broadcast_data((<Variable>grads[0])._data, self.input_shape)),)
-        return (broadcast_to(grads[0], self.input_shape),)
-
-
-cpdef Variable sum_to(object input, object shape):
-    """Sum ``input`` over broadcast dimensions so it has ``shape`` (adjoint of broadcast_to).
-
-    Every op's backward uses it to reduce a broadcast gradient to its input's shape.
-
-    >>> sum_to(Variable(numpy.ones((2, 3))), (1, 3))
-    tensor([[2., 2., 2.]], dtype=float64)
-    """
-    if _profiling:
-        return _profiled("sum_to", (input, shape, ))
-    cdef Variable x = _as_variable(input)
-    shape = tuple(shape)
-    if _has_shape(x._data, shape):
-        return x
-    data = _sum_to_data(x._data, shape)
-    cdef SumToBackward node
-    if _records(x):
-        node = SumToBackward.__new__(SumToBackward)
-        node.input_shape = x._data.shape
-        return _recorded(node, data, (_edge(x),))
-    return _plain(data, x._volatile)
-
-
-cdef class ExpandBackward(Node):
-    cdef tuple input_shape
-
-    cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw(_sum_to_data((<Variable>grads[0])._data, self.input_shape)),)
-        return (sum_to(grads[0], self.input_shape),)
-
-
-cpdef Variable broadcast_to(object input, object shape):
-    """Broadcast ``input`` to ``shape`` (a read-only view, as NumPy's broadcast_to)."""
-    if _profiling:
-        return _profiled("broadcast_to", (input, shape, ))
-    cdef Variable x = _as_variable(input)
-    shape = tuple(shape)
-    if x._data.shape == shape:
-        return x
-    try:
-        data = _broadcast_data(x._data, shape)
-    except ValueError:
-        raise RuntimeError("broadcast_to: the shape %s cannot be broadcast to %s"
-                           % (_shape_str(x._data.shape), _shape_str(shape))) from None
-    cdef ExpandBackward node
-    cdef Variable out
-    if _records(x):
-        node = ExpandBackward.__new__(ExpandBackward)
-        node.input_shape = x._data.shape
-        out = _recorded(node, data, (_edge(x),))
-    else:
-        out = _plain(data, x._volatile)
-    out._version_counter = _vc(x)
-    out._is_view = True
-    return out
-
-
-def expand(input, *sizes):
-    """Broadcast to ``sizes``; ``-1`` keeps a dimension (torch's expand)."""
-    if _profiling:
-        return _profiled("expand", (input, ) + sizes)
-    cdef Variable x = _as_variable(input)
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = tuple(sizes[0])
-    lead = len(sizes) - x._data.ndim
-    if lead < 0:
-        raise RuntimeError("expand: the number of sizes provided (%d) must be greater or equal "
-                           "to the number of dimensions in the tensor (%d)"
-                           % (len(sizes), x._data.ndim))
-    shape = tuple(x._data.shape[i - lead] if s == -1 and i >= lead else s
-                  for i, s in enumerate(sizes))
-    return broadcast_to(x, shape)
-
-
 # -- conversions ------------------------------------------------------------------
 
 cdef class ToCopyBackward(Node):
@@ -457,63 +373,3 @@ cdef Variable _convert(Variable x, object dev, object dtype, bint copy):
         node.input_device = str(x.device)
         return _recorded(node, data, (_edge(x),))
     return _plain(data, x._volatile)
-
-
-# -- comparisons (no gradient, bool result) ----------------------------------------
-
-cdef tuple _COMPARISON_NAMES = ("lt", "le", "eq", "ne", "gt", "ge")
-
-
-cdef Variable _compare(Variable a, object b, int op):
-    other = _binary_operand_data(b, _COMPARISON_NAMES[op], "other")
-    d = a._data
-    try:
-        if op == 0:
-            r = d < other
-        elif op == 1:
-            r = d <= other
-        elif op == 2:
-            r = d == other
-        elif op == 3:
-            r = d != other
-        elif op == 4:
-            r = d > other
-        else:
-            r = d >= other
-    except ValueError:
-        raise _broadcast_error(_COMPARISON_NAMES[op], a, b) from None
-    except TypeError:
-        _check_numeric_operands(d, other, _COMPARISON_NAMES[op])
-        raise
-    return _plain(r, a._volatile or _operand_volatile(b))
-
-
-# -- printing ---------------------------------------------------------------------
-
-def _format_variable(Variable v):
-    data = v._host_data()
-    kwargs = dict(separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
-                  max_line_width=80)
-    if data.dtype.kind == "f":
-        # torch's style: "1." when every value is integral, else four fixed decimals.
-        finite = data[numpy.isfinite(data)]
-        integral = finite.size == 0 or bool((finite == numpy.round(finite)).all())
-        kwargs.update(precision=4, floatmode="maxprec_equal" if integral else "fixed")
-    if data.size == 0:
-        body = "[]"
-    else:
-        body = numpy.array2string(data, **kwargs)
-    extras = []
-    if data.size == 0 and data.shape != (0,):
-        extras.append("size=%s" % (tuple(data.shape),))
-    if data.dtype != _default_dtype and data.dtype != numpy.int64 and data.dtype != numpy.bool_:
-        extras.append("dtype=%s" % data.dtype)
-    if type(v._data) is not _NDARRAY:
-        extras.append("device='%s'" % v.device)
-    if v._grad_fn is not None:
-        extras.append("grad_fn=<%s>" % v._grad_fn.name())
-    elif v._requires_grad:
-        extras.append("requires_grad=True")
-    if v._volatile:
-        extras.append("volatile=True")
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"

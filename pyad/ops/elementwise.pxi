@@ -127,7 +127,7 @@ cpdef Variable add(object input, object other):
     tensor([11., 12.], dtype=float64)
     """
     if _profiling:
-        return _profiled("add", (input, other, ))
+        return _profiled(add, (input, other, ))
     data = _apply_binary(_np_add, input, other, "add")
     if _binary_records(input, other):
         return _binary(AddBackward.__new__(AddBackward), data, input, other, False, False)
@@ -148,7 +148,7 @@ cdef class SubBackward(_BinaryNode):
 cpdef Variable sub(object input, object other):
     """Elementwise ``input - other`` with broadcasting."""
     if _profiling:
-        return _profiled("sub", (input, other, ))
+        return _profiled(sub, (input, other, ))
     data = _apply_binary(_np_subtract, input, other, "sub")
     if _binary_records(input, other):
         return _binary(SubBackward.__new__(SubBackward), data, input, other, False, False)
@@ -182,7 +182,7 @@ cpdef Variable mul(object input, object other):
             [ 2., 20.]], dtype=float64)
     """
     if _profiling:
-        return _profiled("mul", (input, other, ))
+        return _profiled(mul, (input, other, ))
     data = _apply_binary(_np_multiply, input, other, "mul")
     if _binary_records(input, other):
         return _binary(MulBackward.__new__(MulBackward), data, input, other,
@@ -215,7 +215,7 @@ cdef class DivBackward(_BinaryNode):
 cpdef Variable div(object input, object other):
     """Elementwise true division ``input / other`` with broadcasting."""
     if _profiling:
-        return _profiled("div", (input, other, ))
+        return _profiled(div, (input, other, ))
     data = _apply_binary(_np_true_divide, input, other, "div")
     if _binary_records(input, other):
         return _binary(DivBackward.__new__(DivBackward), data, input, other,
@@ -291,7 +291,7 @@ cpdef Variable pow(object input, object exponent):
     tensor([2., 8.], dtype=float64)
     """
     if _profiling:
-        return _profiled("pow", (input, exponent, ))
+        return _profiled(pow, (input, exponent, ))
     data = _apply_binary(_np_power, input, exponent, "pow")
     if _binary_records(input, exponent):
         return _binary(PowBackward.__new__(PowBackward), data, input, exponent, True, True)
@@ -339,7 +339,7 @@ cdef class NegBackward(Node):
 cpdef Variable neg(object input):
     """Elementwise ``-input``."""
     if _profiling:
-        return _profiled("neg", (input, ))
+        return _profiled(neg, (input, ))
     cdef Variable x = _as_variable(input)
     data = _np_negative(x._data)
     if _records(x):
@@ -357,7 +357,7 @@ cdef class ExpBackward(_UnaryNode):
 cpdef Variable exp(object input):
     """Elementwise exponential."""
     if _profiling:
-        return _profiled("exp", (input, ))
+        return _profiled(exp, (input, ))
     cdef Variable x = _float_input(input)
     data = _np_exp(x._data)
     if _records(x):
@@ -375,7 +375,7 @@ cdef class LogBackward(_UnaryNode):
 cpdef Variable log(object input):
     """Elementwise natural logarithm."""
     if _profiling:
-        return _profiled("log", (input, ))
+        return _profiled(log, (input, ))
     cdef Variable x = _float_input(input)
     data = _np_log(x._data)
     if _records(x):
@@ -394,7 +394,7 @@ cdef class SqrtBackward(_UnaryNode):
 cpdef Variable sqrt(object input):
     """Elementwise square root."""
     if _profiling:
-        return _profiled("sqrt", (input, ))
+        return _profiled(sqrt, (input, ))
     cdef Variable x = _float_input(input)
     data = _np_sqrt(x._data)
     if _records(x):
@@ -421,7 +421,7 @@ cpdef Variable tanh(object input):
     tensor([1.0000, 0.4200], dtype=float64)
     """
     if _profiling:
-        return _profiled("tanh", (input, ))
+        return _profiled(tanh, (input, ))
     cdef Variable x = _float_input(input)
     data = _np_tanh(x._data)
     if _records(x):
@@ -450,7 +450,7 @@ cdef object _sigmoid_data(object d):
 cpdef Variable sigmoid(object input):
     """Elementwise logistic sigmoid ``1 / (1 + exp(-x))``."""
     if _profiling:
-        return _profiled("sigmoid", (input, ))
+        return _profiled(sigmoid, (input, ))
     cdef Variable x = _float_input(input)
     data = _sigmoid_data(x._data)
     if _records(x):
@@ -475,7 +475,7 @@ cpdef Variable relu(object input):
     tensor([0., 2.], dtype=float64)
     """
     if _profiling:
-        return _profiled("relu", (input, ))
+        return _profiled(relu, (input, ))
     cdef Variable x = _as_variable(input)
     data = _np_maximum(x._data, 0)
     if data.dtype != x._data.dtype:
@@ -603,3 +603,36 @@ cdef Variable _pow_const_grad(Variable g, Variable x, object c):
         node.exponent = c
         return _binary(node, data, g, x, x._requires_grad, True)
     return _plain(data, g._volatile or x._volatile)
+
+
+# -- comparisons (no gradient, bool result) ----------------------------------------
+
+cdef tuple _COMPARISON_NAMES = ("lt", "le", "eq", "ne", "gt", "ge")
+
+
+cdef Variable _compare(Variable a, object b, int op):
+    other = _binary_operand_data(b, _COMPARISON_NAMES[op], "other")
+    d = a._data
+    try:
+        if op == 0:
+            r = d < other
+        elif op == 1:
+            r = d <= other
+        elif op == 2:
+            r = d == other
+        elif op == 3:
+            r = d != other
+        elif op == 4:
+            r = d > other
+        else:
+            r = d >= other
+    except ValueError:
+        raise _broadcast_error(_COMPARISON_NAMES[op], a, b) from None
+    except TypeError:
+        _check_numeric_operands(d, other, _COMPARISON_NAMES[op])
+        raise
+    return _plain(r, a._volatile or _operand_volatile(b))
+
+
+# The public elementwise ops (each also a Variable method, see _install_methods).
+ELEMENTWISE_OPS = (add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu)

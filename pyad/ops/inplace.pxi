@@ -158,28 +158,28 @@ cpdef Variable add_(Variable input, object other):
     1
     """
     if _profiling:
-        return _profiled("add_", (input, other, ))
+        return _profiled(add_, (input, other, ))
     return _inplace_binary(input, other, _np_add, 0, "add_")
 
 
 cpdef Variable sub_(Variable input, object other):
     """In-place ``input -= other``."""
     if _profiling:
-        return _profiled("sub_", (input, other, ))
+        return _profiled(sub_, (input, other, ))
     return _inplace_binary(input, other, _np_subtract, 1, "sub_")
 
 
 cpdef Variable mul_(Variable input, object other):
     """In-place ``input *= other``."""
     if _profiling:
-        return _profiled("mul_", (input, other, ))
+        return _profiled(mul_, (input, other, ))
     return _inplace_binary(input, other, _np_multiply, 2, "mul_")
 
 
 cpdef Variable div_(Variable input, object other):
     """In-place ``input /= other``."""
     if _profiling:
-        return _profiled("div_", (input, other, ))
+        return _profiled(div_, (input, other, ))
     return _inplace_binary(input, other, _np_true_divide, 3, "div_")
 
 
@@ -205,14 +205,14 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
 cpdef Variable zero_(Variable input):
     """Fill with zeros in place."""
     if _profiling:
-        return _profiled("zero_", (input, ))
+        return _profiled(zero_, (input, ))
     return _inplace_fill(input, 0, "zero_")
 
 
 cpdef Variable fill_(Variable input, object value):
     """Fill with ``value`` in place."""
     if _profiling:
-        return _profiled("fill_", (input, value, ))
+        return _profiled(fill_, (input, value, ))
     if isinstance(value, Variable) and (<Variable>value)._data.ndim != 0:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                            "%d dimensions." % (<Variable>value)._data.ndim)
@@ -222,7 +222,7 @@ cpdef Variable fill_(Variable input, object value):
 cpdef Variable copy_(Variable input, object src):
     """Copy ``src`` (broadcast, cast to this dtype) into this Variable in place."""
     if _profiling:
-        return _profiled("copy_", (input, src, ))
+        return _profiled(copy_, (input, src, ))
     if isinstance(src, Variable):
         if (<Variable>src)._data.dtype != input._data.dtype:
             src = _convert(<Variable>src, None, input._data.dtype, False)
@@ -230,17 +230,17 @@ cpdef Variable copy_(Variable input, object src):
     return _inplace_fill(input, src, "copy_")
 
 
-# -- in-place forms of unary ops: the same snapshot-and-write-back recipe -------------
+# -- in-place twins of unary ops: one factory, the same snapshot-and-write-back recipe --
 
-cdef Variable _inplace_unary(Variable x, object op, str what):
+cdef Variable _inplace_unary(Variable x, object op, tuple args, str what):
     cdef Variable old
     if _inplace_records(x, None):
         _check_inplace_allowed(x, None, what)
         old = _snapshot(x)
-        return _write_back(x, old, op(old), what)
+        return _write_back(x, old, op(old, *args), what)
     if not _is_writeable(x._data):
         raise RuntimeError("%s: the Variable's data is read-only" % what)
-    result = (<Variable>op(_wrap(x._data)))._data
+    result = (<Variable>op(_wrap(x._data), *args))._data
     try:
         _xp_of(x._data).copyto(x._data, result, casting="same_kind")
     except TypeError as exc:
@@ -249,87 +249,26 @@ cdef Variable _inplace_unary(Variable x, object op, str what):
     return x
 
 
-def exp_(Variable input):
-    """In-place exponential."""
-    if _profiling:
-        return _profiled("exp_", (input, ))
-    return _inplace_unary(input, exp, "exp_")
+def _inplace_twin(op, example_args=""):
+    """Make the in-place twin ``op_`` of the out-of-place ``op`` (``exp_`` from ``exp``):
+    the same snapshot-and-write-back recipe as every in-place op."""
+    name = op.__name__ + "_"
 
+    def twin(Variable input, *args):
+        if _profiling:
+            return _profiled(twin, (input,) + args)
+        return _inplace_unary(input, op, args, name)
 
-def log_(Variable input):
-    """In-place natural logarithm."""
-    if _profiling:
-        return _profiled("log_", (input, ))
-    return _inplace_unary(input, log, "log_")
-
-
-def sqrt_(Variable input):
-    """In-place square root."""
-    if _profiling:
-        return _profiled("sqrt_", (input, ))
-    return _inplace_unary(input, sqrt, "sqrt_")
-
-
-def tanh_(Variable input):
-    """In-place hyperbolic tangent."""
-    if _profiling:
-        return _profiled("tanh_", (input, ))
-    return _inplace_unary(input, tanh, "tanh_")
-
-
-def sigmoid_(Variable input):
-    """In-place logistic sigmoid."""
-    if _profiling:
-        return _profiled("sigmoid_", (input, ))
-    return _inplace_unary(input, sigmoid, "sigmoid_")
-
-
-def relu_(Variable input):
-    """In-place ``max(input, 0)``."""
-    if _profiling:
-        return _profiled("relu_", (input, ))
-    return _inplace_unary(input, relu, "relu_")
-
-
-def neg_(Variable input):
-    """In-place negation."""
-    if _profiling:
-        return _profiled("neg_", (input, ))
-    return _inplace_unary(input, neg, "neg_")
-
-
-def pow_(Variable input, exponent):
-    """In-place ``input ** exponent``."""
-    if _profiling:
-        return _profiled("pow_", (input, exponent, ))
-    return _inplace_unary(input, lambda v: pow(v, exponent), "pow_")
-
-
-cdef Variable _inplace_random(Variable x, object draw, str what):
-    # A fill with a constant drawn now: the old values get a zero gradient (torch).
-    if not _is_float_dtype(x._data.dtype):
-        raise RuntimeError("%s: expected a floating point Variable, got %s"
-                           % (what, x._data.dtype))
-    sample = draw(x._data.shape)
-    return _inplace_fill(x, _xp_of(x._data).asarray(sample, dtype=x._data.dtype), what)
-
-
-def uniform_(Variable input, low=0.0, high=1.0):
-    """Fill in place with samples from U[low, high) (seeded by ``pyad.manual_seed``)."""
-    if _profiling:
-        return _profiled("uniform_", (input, low, high, ))
-    from pyad._factories import _generator_for
-    gen = _generator_for(input._data)
-    return _inplace_random(input, lambda shape: gen.uniform(low, high, shape), "uniform_")
-
-
-def normal_(Variable input, mean=0.0, std=1.0):
-    """Fill in place with samples from N(mean, std^2) (seeded by ``pyad.manual_seed``)."""
-    if _profiling:
-        return _profiled("normal_", (input, mean, std, ))
-    from pyad._factories import _generator_for
-    gen = _generator_for(input._data)
-    return _inplace_random(input, lambda shape: gen.normal(mean, std, shape), "normal_")
+    twin.__name__ = twin.__qualname__ = name
+    twin.__doc__ = (
+        "In-place :func:`%s`: ``input.%s(%s)`` writes the result into ``input``.\n\n"
+        "    >>> x = pyad.tensor([0.25, 1.0], dtype=pyad.float64)\n"
+        "    >>> expected = pyad.%s(x%s)\n"
+        "    >>> numpy.array_equal(x.%s(%s).data, expected.data), x._version\n"
+        "    (True, 1)\n"
+        % (op.__name__, name, example_args, op.__name__,
+           ", " + example_args if example_args else "", name, example_args))
+    return twin
 
 
 # -- __setitem__ ------------------------------------------------------------------
@@ -387,7 +326,7 @@ cdef Variable _setitem_out_of_place(Variable old, object key, object value):
 def setitem(Variable input, key, value):
     """``input[key] = value`` in place (differentiable w.r.t. both)."""
     if _profiling:
-        return _profiled("setitem", (input, key, value, ))
+        return _profiled(setitem, (input, key, value, ))
     cdef Variable old
     key = _index_key(key)
     if _inplace_records(input, value):
@@ -409,13 +348,19 @@ def setitem(Variable input, key, value):
     return input
 
 
+# The in-place twins of unary ops (pow_ takes the exponent, shown as 2 in its example).
+_UNARY_TWINS = tuple(_inplace_twin(op, example) for op, example in (
+    (exp, ""), (log, ""), (sqrt, ""), (tanh, ""), (sigmoid, ""), (relu, ""), (neg, ""),
+    (pow, "2")))
+for _twin in _UNARY_TWINS:
+    globals()[_twin.__name__] = _twin
+
+INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, setitem) + _UNARY_TWINS
+
 # Every in-place op, by its Variable method name: each bumps the version counter once.
-# A new in-place method must be added here; tests/test_blind_spots.py generates the
-# version-bump tests from this tuple and fails on a Variable method ending in "_" (or
-# an in-place operator) that is missing from it.
-_INPLACE_OPS = (
-    "add_", "sub_", "mul_", "div_", "pow_",
-    "exp_", "log_", "sqrt_", "tanh_", "sigmoid_", "relu_", "neg_",
-    "zero_", "fill_", "copy_", "uniform_", "normal_",
+# tests/test_blind_spots.py generates the version-bump tests from this tuple and fails
+# on a Variable method ending in "_" (or an in-place operator) that is missing from it.
+_INPLACE_METHODS = tuple(op.__name__ for op in INPLACE_OPS + RANDOM_OPS
+                         if op is not setitem) + (
     "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
 )

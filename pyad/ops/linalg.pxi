@@ -60,7 +60,7 @@ cpdef Variable matmul(object input, object other):
     tensor([1., 2.], dtype=float64)
     """
     if _profiling:
-        return _profiled("matmul", (input, other, ))
+        return _profiled(matmul, (input, other, ))
     cdef Variable a = _as_variable(input)
     cdef Variable b = _as_variable(other)
     if a._data.ndim == 0 or b._data.ndim == 0:
@@ -87,7 +87,10 @@ cpdef Variable matmul(object input, object other):
 def mm(input, mat2):
     """Matrix product of two 2-D Variables."""
     if _profiling:
-        return _profiled("mm", (input, mat2, ))
+        return _profiled(mm, (input, mat2, ))
     if _as_variable(input)._data.ndim != 2 or _as_variable(mat2)._data.ndim != 2:
         raise RuntimeError("mm: both arguments must be 2D")
     return matmul(input, mat2)
+
+
+LINALG_OPS = (matmul, mm)

@@ -28,7 +28,7 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
     tensor([-0.6931, -0.6931], dtype=float64)
     """
     if _profiling:
-        return _profiled("log_softmax", (input, dim, dtype, ))
+        return _profiled(log_softmax, (input, dim, dtype, ))
     cdef Variable x = _as_variable(input)
     if dim is None:
         raise TypeError("log_softmax(): argument 'dim' must be given")
@@ -48,3 +48,6 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
         node.result = _save(out, True)
         return out
     return _plain(data, x._volatile)
+
+
+NN_OPS = (log_softmax,)

@@ -53,7 +53,7 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
     tensor([ 3., 12.], dtype=float64)
     """
     if _profiling:
-        return _profiled("sum", (input, dim, keepdim, axis, keepdims, dtype, ))
+        return _profiled(sum, (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input)
     dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "sum")
     data = _sum_data(x._data, dims, kd, dtype)
@@ -88,7 +88,7 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
     tensor([[1.5000, 2.5000, 3.5000]], dtype=float64)
     """
     if _profiling:
-        return _profiled("mean", (input, dim, keepdim, axis, keepdims, dtype, ))
+        return _profiled(mean, (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input)
     if not _is_float_dtype(x._data.dtype) and dtype is None:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
@@ -138,7 +138,7 @@ cpdef object max(object input, object dim=None, object keepdim=False):
     tensor([5., 7.], dtype=float64)
     """
     if _profiling:
-        return _profiled("max", (input, dim, keepdim, ))
+        return _profiled(max, (input, dim, keepdim, ))
     cdef Variable x = _as_variable(input)
     if x._data.size == 0 and dim is None:
         raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() "
@@ -244,7 +244,7 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
     tensor(1000.6931, dtype=float64)
     """
     if _profiling:
-        return _profiled("logsumexp", (input, dim, keepdim, ))
+        return _profiled(logsumexp, (input, dim, keepdim, ))
     cdef Variable x = _as_variable(input)
     if not _is_float_dtype(x._data.dtype):
         x = _plain(x._data.astype(_default_dtype), x._volatile)
@@ -261,3 +261,6 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
         node.result = _save(out, True)
         return out
     return _plain(data, x._volatile)
+
+
+REDUCTION_OPS = (sum, mean, max, logsumexp)

@@ -114,7 +114,7 @@ def reshape(input, *shape):
             [3., 4., 5.]], dtype=float64)
     """
     if _profiling:
-        return _profiled("reshape", (input, ) + shape)
+        return _profiled(reshape, (input, ) + shape)
     cdef Variable x = _as_variable(input)
     cdef tuple s = _shape_args(shape)
     if s == x._data.shape:
@@ -126,14 +126,14 @@ def reshape(input, *shape):
 def view(input, *shape):
     """Reshape without copying; raises if the memory layout does not allow a view."""
     if _profiling:
-        return _profiled("view", (input, ) + shape)
+        return _profiled(view, (input, ) + shape)
     return _reshape(_as_variable(input), _shape_args(shape), True)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
     """Flatten dimensions ``start_dim`` through ``end_dim`` into one."""
     if _profiling:
-        return _profiled("flatten", (input, start_dim, end_dim, ))
+        return _profiled(flatten, (input, start_dim, end_dim, ))
     cdef Variable x = _as_variable(input)
     shape = x._data.shape
     s = _normalize_dim(start_dim, len(shape), "flatten")     # 0-d: only 0 and -1 (torch)
@@ -160,7 +160,7 @@ cdef class PermuteBackward(Node):
 def permute(input, *dims):
     """Reorder dimensions (a view)."""
     if _profiling:
-        return _profiled("permute", (input, ) + dims)
+        return _profiled(permute, (input, ) + dims)
     cdef Variable x = _as_variable(input)
     cdef tuple perm = _shape_args(dims)
     cdef Py_ssize_t n = x._data.ndim
@@ -189,7 +189,7 @@ def transpose(input, dim0, dim1):
     (4, 3, 2)
     """
     if _profiling:
-        return _profiled("transpose", (input, dim0, dim1, ))
+        return _profiled(transpose, (input, dim0, dim1, ))
     cdef Variable x = _as_variable(input)
     cdef Py_ssize_t n = x._data.ndim
     if n == 0:
@@ -206,7 +206,7 @@ def transpose(input, dim0, dim1):
 def t(input):
     """Transpose a Variable of at most 2 dimensions."""
     if _profiling:
-        return _profiled("t", (input, ))
+        return _profiled(t, (input, ))
     cdef Variable x = _as_variable(input)
     if x._data.ndim > 2:
         raise RuntimeError("t() expects a Variable with <= 2 dimensions, but self is %dD"
@@ -221,7 +221,7 @@ def unsqueeze(input, dim):
     (3, 1)
     """
     if _profiling:
-        return _profiled("unsqueeze", (input, dim, ))
+        return _profiled(unsqueeze, (input, dim, ))
     cdef Variable x = _as_variable(input)
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim + 1, "unsqueeze")
     shape = x._data.shape
@@ -231,7 +231,7 @@ def unsqueeze(input, dim):
 def squeeze(input, dim=None):
     """Remove dimensions of size 1 (all of them, or those in ``dim``)."""
     if _profiling:
-        return _profiled("squeeze", (input, dim, ))
+        return _profiled(squeeze, (input, dim, ))
     cdef Variable x = _as_variable(input)
     shape = x._data.shape
     if dim is None:
@@ -336,7 +336,7 @@ def getitem(input, key):
     tensor([2., 0., 1.], dtype=float64)
     """
     if _profiling:
-        return _profiled("getitem", (input, key, ))
+        return _profiled(getitem, (input, key, ))
     cdef Variable x = _as_variable(input)
     key = _index_key(key)
     cdef bint basic = _is_basic_key(key)
@@ -357,3 +357,93 @@ def getitem(input, key):
     if node is not None:
         return _recorded(node, data, (_edge(x),))
     return _plain(data, x._volatile)
+
+
+# -- broadcasting and its adjoint, the broadcast reduction every backward uses ----------
+
+cdef class SumToBackward(Node):
+    cdef tuple input_shape
+
+    cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            return (_raw(_broadcast_data((<Variable>grads[0])._data, self.input_shape)),)
+        return (broadcast_to(grads[0], self.input_shape),)
+
+
+cpdef Variable sum_to(object input, object shape):
+    """Sum ``input`` over broadcast dimensions so it has ``shape`` (adjoint of broadcast_to).
+
+    Every op's backward uses it to reduce a broadcast gradient to its input's shape.
+
+    >>> sum_to(Variable(numpy.ones((2, 3))), (1, 3))
+    tensor([[2., 2., 2.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(sum_to, (input, shape, ))
+    cdef Variable x = _as_variable(input)
+    shape = tuple(shape)
+    if _has_shape(x._data, shape):
+        return x
+    data = _sum_to_data(x._data, shape)
+    cdef SumToBackward node
+    if _records(x):
+        node = SumToBackward.__new__(SumToBackward)
+        node.input_shape = x._data.shape
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class ExpandBackward(Node):
+    cdef tuple input_shape
+
+    cdef tuple _backward(self, tuple grads):
+        if not _grad_enabled():
+            return (_raw(_sum_to_data((<Variable>grads[0])._data, self.input_shape)),)
+        return (sum_to(grads[0], self.input_shape),)
+
+
+cpdef Variable broadcast_to(object input, object shape):
+    """Broadcast ``input`` to ``shape`` (a read-only view, as NumPy's broadcast_to)."""
+    if _profiling:
+        return _profiled(broadcast_to, (input, shape, ))
+    cdef Variable x = _as_variable(input)
+    shape = tuple(shape)
+    if x._data.shape == shape:
+        return x
+    try:
+        data = _broadcast_data(x._data, shape)
+    except ValueError:
+        raise RuntimeError("broadcast_to: the shape %s cannot be broadcast to %s"
+                           % (_shape_str(x._data.shape), _shape_str(shape))) from None
+    cdef ExpandBackward node
+    cdef Variable out
+    if _records(x):
+        node = ExpandBackward.__new__(ExpandBackward)
+        node.input_shape = x._data.shape
+        out = _recorded(node, data, (_edge(x),))
+    else:
+        out = _plain(data, x._volatile)
+    out._version_counter = _vc(x)
+    out._is_view = True
+    return out
+
+
+def expand(input, *sizes):
+    """Broadcast to ``sizes``; ``-1`` keeps a dimension (torch's expand)."""
+    if _profiling:
+        return _profiled(expand, (input, ) + sizes)
+    cdef Variable x = _as_variable(input)
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    lead = len(sizes) - x._data.ndim
+    if lead < 0:
+        raise RuntimeError("expand: the number of sizes provided (%d) must be greater or equal "
+                           "to the number of dimensions in the tensor (%d)"
+                           % (len(sizes), x._data.ndim))
+    shape = tuple(x._data.shape[i - lead] if s == -1 and i >= lead else s
+                  for i, s in enumerate(sizes))
+    return broadcast_to(x, shape)
+
+
+SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
+             broadcast_to, sum_to, getitem)

@@ -1,0 +1,32 @@
+# Random in-place fills (seeded by ``pyad.manual_seed``). A fill is recorded like a
+# fill with a constant drawn now: the old values get a zero gradient (torch).
+
+
+cdef Variable _inplace_random(Variable x, object draw, str what):
+    # A fill with a constant drawn now: the old values get a zero gradient (torch).
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("%s: expected a floating point Variable, got %s"
+                           % (what, x._data.dtype))
+    sample = draw(x._data.shape)
+    return _inplace_fill(x, _xp_of(x._data).asarray(sample, dtype=x._data.dtype), what)
+
+
+def uniform_(Variable input, low=0.0, high=1.0):
+    """Fill in place with samples from U[low, high) (seeded by ``pyad.manual_seed``)."""
+    if _profiling:
+        return _profiled(uniform_, (input, low, high, ))
+    from pyad._factories import _generator_for
+    gen = _generator_for(input._data)
+    return _inplace_random(input, lambda shape: gen.uniform(low, high, shape), "uniform_")
+
+
+def normal_(Variable input, mean=0.0, std=1.0):
+    """Fill in place with samples from N(mean, std^2) (seeded by ``pyad.manual_seed``)."""
+    if _profiling:
+        return _profiled(normal_, (input, mean, std, ))
+    from pyad._factories import _generator_for
+    gen = _generator_for(input._data)
+    return _inplace_random(input, lambda shape: gen.normal(mean, std, shape), "normal_")
+
+
+RANDOM_OPS = (uniform_, normal_)
