@@ -49,7 +49,12 @@ def _np_logsumexp(x, dim, keepdim=False):
 
 
 class _NumpyLib:
+    """NumPy reference. An op not spelled out below is ``numpy.<name>`` (so a new op
+    whose NumPy function has torch's name and arguments needs only its Case line)."""
     name = "numpy"
+
+    def __getattr__(self, name):
+        return getattr(np, name)
 
     @staticmethod
     def c(a):
@@ -196,7 +201,11 @@ _NUMPY_UNARY_INPLACE = {
 
 
 class _PyadLib:
+    """pyad. An op not spelled out below is ``pyad.<name>``."""
     name = "pyad"
+
+    def __getattr__(self, name):
+        return getattr(pyad, name)
 
     @staticmethod
     def c(a):
@@ -305,10 +314,16 @@ class _PyadLib:
 
 
 class _TorchLib:
+    """torch. An op not spelled out below is ``torch.<name>``."""
     name = "torch"
 
     def __init__(self, torch):
         self.t = torch
+
+    def __getattr__(self, name):
+        if name == "t":                     # set in __init__; never fall back for it
+            raise AttributeError(name)
+        return getattr(self.t, name)
 
     def c(self, a):
         return self.t.from_numpy(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
