@@ -146,7 +146,11 @@ cdef class SubBackward(_BinaryNode):
 
 
 cpdef Variable sub(object input, object other):
-    """Elementwise ``input - other`` with broadcasting."""
+    """Elementwise ``input - other`` with broadcasting.
+
+    >>> sub(Variable(numpy.array([5., 7.])), 2)
+    tensor([3., 5.], dtype=float64)
+    """
     if _profiling:
         return _profiled(sub, (input, other, ))
     data = _apply_binary(_np_subtract, input, other, "sub")
@@ -213,7 +217,11 @@ cdef class DivBackward(_BinaryNode):
 
 
 cpdef Variable div(object input, object other):
-    """Elementwise true division ``input / other`` with broadcasting."""
+    """Elementwise true division ``input / other`` with broadcasting.
+
+    >>> div(Variable(numpy.array([1., 3.])), Variable(numpy.array([2., 4.])))
+    tensor([0.5000, 0.7500], dtype=float64)
+    """
     if _profiling:
         return _profiled(div, (input, other, ))
     data = _apply_binary(_np_true_divide, input, other, "div")
@@ -337,7 +345,11 @@ cdef class NegBackward(Node):
 
 
 cpdef Variable neg(object input):
-    """Elementwise ``-input``."""
+    """Elementwise ``-input``.
+
+    >>> neg(Variable(numpy.array([1., -2.])))
+    tensor([-1.,  2.], dtype=float64)
+    """
     if _profiling:
         return _profiled(neg, (input, ))
     cdef Variable x = _as_variable(input)
@@ -355,7 +367,11 @@ cdef class ExpBackward(_UnaryNode):
 
 
 cpdef Variable exp(object input):
-    """Elementwise exponential."""
+    """Elementwise exponential.
+
+    >>> exp(Variable(numpy.array([0., 1.])))
+    tensor([1.0000, 2.7183], dtype=float64)
+    """
     if _profiling:
         return _profiled(exp, (input, ))
     cdef Variable x = _float_input(input)
@@ -373,7 +389,11 @@ cdef class LogBackward(_UnaryNode):
 
 
 cpdef Variable log(object input):
-    """Elementwise natural logarithm."""
+    """Elementwise natural logarithm.
+
+    >>> log(Variable(numpy.array([1., numpy.e])))
+    tensor([0., 1.], dtype=float64)
+    """
     if _profiling:
         return _profiled(log, (input, ))
     cdef Variable x = _float_input(input)
@@ -392,7 +412,11 @@ cdef class SqrtBackward(_UnaryNode):
 
 
 cpdef Variable sqrt(object input):
-    """Elementwise square root."""
+    """Elementwise square root.
+
+    >>> sqrt(Variable(numpy.array([4., 9.])))
+    tensor([2., 3.], dtype=float64)
+    """
     if _profiling:
         return _profiled(sqrt, (input, ))
     cdef Variable x = _float_input(input)
@@ -448,7 +472,11 @@ cdef object _sigmoid_data(object d):
 
 
 cpdef Variable sigmoid(object input):
-    """Elementwise logistic sigmoid ``1 / (1 + exp(-x))``."""
+    """Elementwise logistic sigmoid ``1 / (1 + exp(-x))``.
+
+    >>> sigmoid(Variable(numpy.array([0., 100.])))
+    tensor([0.5000, 1.0000], dtype=float64)
+    """
     if _profiling:
         return _profiled(sigmoid, (input, ))
     cdef Variable x = _float_input(input)

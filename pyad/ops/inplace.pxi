@@ -163,21 +163,33 @@ cpdef Variable add_(Variable input, object other):
 
 
 cpdef Variable sub_(Variable input, object other):
-    """In-place ``input -= other``."""
+    """In-place ``input -= other``.
+
+    >>> sub_(Variable(numpy.array([3., 4.])), 1)
+    tensor([2., 3.], dtype=float64)
+    """
     if _profiling:
         return _profiled(sub_, (input, other, ))
     return _inplace_binary(input, other, _np_subtract, 1, "sub_")
 
 
 cpdef Variable mul_(Variable input, object other):
-    """In-place ``input *= other``."""
+    """In-place ``input *= other``.
+
+    >>> mul_(Variable(numpy.array([3., 4.])), 2)
+    tensor([6., 8.], dtype=float64)
+    """
     if _profiling:
         return _profiled(mul_, (input, other, ))
     return _inplace_binary(input, other, _np_multiply, 2, "mul_")
 
 
 cpdef Variable div_(Variable input, object other):
-    """In-place ``input /= other``."""
+    """In-place ``input /= other``.
+
+    >>> div_(Variable(numpy.array([3., 4.])), 2)
+    tensor([1.5000, 2.0000], dtype=float64)
+    """
     if _profiling:
         return _profiled(div_, (input, other, ))
     return _inplace_binary(input, other, _np_true_divide, 3, "div_")
@@ -203,14 +215,22 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
 
 
 cpdef Variable zero_(Variable input):
-    """Fill with zeros in place."""
+    """Fill with zeros in place.
+
+    >>> zero_(Variable(numpy.array([3., 4.])))
+    tensor([0., 0.], dtype=float64)
+    """
     if _profiling:
         return _profiled(zero_, (input, ))
     return _inplace_fill(input, 0, "zero_")
 
 
 cpdef Variable fill_(Variable input, object value):
-    """Fill with ``value`` in place."""
+    """Fill with ``value`` in place.
+
+    >>> fill_(Variable(numpy.array([3., 4.])), 7)
+    tensor([7., 7.], dtype=float64)
+    """
     if _profiling:
         return _profiled(fill_, (input, value, ))
     if isinstance(value, Variable) and (<Variable>value)._data.ndim != 0:
@@ -220,7 +240,12 @@ cpdef Variable fill_(Variable input, object value):
 
 
 cpdef Variable copy_(Variable input, object src):
-    """Copy ``src`` (broadcast, cast to this dtype) into this Variable in place."""
+    """Copy ``src`` (broadcast, cast to this dtype) into this Variable in place.
+
+    >>> copy_(Variable(numpy.zeros((2, 2))), Variable(numpy.array([1, 2])))
+    tensor([[1., 2.],
+            [1., 2.]], dtype=float64)
+    """
     if _profiling:
         return _profiled(copy_, (input, src, ))
     if isinstance(src, Variable):
@@ -324,7 +349,12 @@ cdef Variable _setitem_out_of_place(Variable old, object key, object value):
 
 
 def setitem(Variable input, key, value):
-    """``input[key] = value`` in place (differentiable w.r.t. both)."""
+    """``input[key] = value`` in place (differentiable w.r.t. both).
+
+    >>> x = Variable(numpy.zeros(3))
+    >>> setitem(x, slice(1, None), 5.0)
+    tensor([0., 5., 5.], dtype=float64)
+    """
     if _profiling:
         return _profiled(setitem, (input, key, value, ))
     cdef Variable old

@@ -85,7 +85,12 @@ cpdef Variable matmul(object input, object other):
 
 
 def mm(input, mat2):
-    """Matrix product of two 2-D Variables."""
+    """Matrix product of two 2-D Variables.
+
+    >>> mm(Variable(numpy.eye(2) * 2), Variable(numpy.ones((2, 1))))
+    tensor([[2.],
+            [2.]], dtype=float64)
+    """
     if _profiling:
         return _profiled(mm, (input, mat2, ))
     if _as_variable(input)._data.ndim != 2 or _as_variable(mat2)._data.ndim != 2:

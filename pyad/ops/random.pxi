@@ -12,7 +12,13 @@ cdef Variable _inplace_random(Variable x, object draw, str what):
 
 
 def uniform_(Variable input, low=0.0, high=1.0):
-    """Fill in place with samples from U[low, high) (seeded by ``pyad.manual_seed``)."""
+    """Fill in place with samples from U[low, high) (seeded by ``pyad.manual_seed``).
+
+    >>> x = pyad.zeros(1000, dtype=pyad.float64)
+    >>> _ = uniform_(x, 2.0, 3.0)
+    >>> bool((x.data >= 2.0).all() and (x.data < 3.0).all()), x._version
+    (True, 1)
+    """
     if _profiling:
         return _profiled(uniform_, (input, low, high, ))
     from pyad._factories import _generator_for
@@ -21,7 +27,13 @@ def uniform_(Variable input, low=0.0, high=1.0):
 
 
 def normal_(Variable input, mean=0.0, std=1.0):
-    """Fill in place with samples from N(mean, std^2) (seeded by ``pyad.manual_seed``)."""
+    """Fill in place with samples from N(mean, std^2) (seeded by ``pyad.manual_seed``).
+
+    >>> x = pyad.zeros(10000, dtype=pyad.float64)
+    >>> _ = normal_(x, 5.0, 0.1)
+    >>> abs(float(x.data.mean()) - 5.0) < 0.01, x._version
+    (True, 1)
+    """
     if _profiling:
         return _profiled(normal_, (input, mean, std, ))
     from pyad._factories import _generator_for

@@ -124,14 +124,24 @@ def reshape(input, *shape):
 
 
 def view(input, *shape):
-    """Reshape without copying; raises if the memory layout does not allow a view."""
+    """Reshape without copying; raises if the memory layout does not allow a view.
+
+    >>> x = Variable(numpy.arange(6.))
+    >>> v = view(x, 2, 3)
+    >>> v.shape, v.data.base is x.data
+    ((2, 3), True)
+    """
     if _profiling:
         return _profiled(view, (input, ) + shape)
     return _reshape(_as_variable(input), _shape_args(shape), True)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    """Flatten dimensions ``start_dim`` through ``end_dim`` into one."""
+    """Flatten dimensions ``start_dim`` through ``end_dim`` into one.
+
+    >>> flatten(Variable(numpy.zeros((2, 3, 4))), 1).shape
+    (2, 12)
+    """
     if _profiling:
         return _profiled(flatten, (input, start_dim, end_dim, ))
     cdef Variable x = _as_variable(input)
@@ -158,7 +168,11 @@ cdef class PermuteBackward(Node):
 
 
 def permute(input, *dims):
-    """Reorder dimensions (a view)."""
+    """Reorder dimensions (a view).
+
+    >>> permute(Variable(numpy.zeros((2, 3, 4))), 2, 0, 1).shape
+    (4, 2, 3)
+    """
     if _profiling:
         return _profiled(permute, (input, ) + dims)
     cdef Variable x = _as_variable(input)
@@ -204,7 +218,12 @@ def transpose(input, dim0, dim1):
 
 
 def t(input):
-    """Transpose a Variable of at most 2 dimensions."""
+    """Transpose a Variable of at most 2 dimensions.
+
+    >>> t(Variable(numpy.array([[1., 2.]])))
+    tensor([[1.],
+            [2.]], dtype=float64)
+    """
     if _profiling:
         return _profiled(t, (input, ))
     cdef Variable x = _as_variable(input)
@@ -229,7 +248,11 @@ def unsqueeze(input, dim):
 
 
 def squeeze(input, dim=None):
-    """Remove dimensions of size 1 (all of them, or those in ``dim``)."""
+    """Remove dimensions of size 1 (all of them, or those in ``dim``).
+
+    >>> squeeze(Variable(numpy.zeros((1, 3, 1)))).shape, squeeze(Variable(numpy.zeros((1, 3, 1))), 0).shape
+    ((3,), (3, 1))
+    """
     if _profiling:
         return _profiled(squeeze, (input, dim, ))
     cdef Variable x = _as_variable(input)
@@ -403,7 +426,12 @@ cdef class ExpandBackward(Node):
 
 
 cpdef Variable broadcast_to(object input, object shape):
-    """Broadcast ``input`` to ``shape`` (a read-only view, as NumPy's broadcast_to)."""
+    """Broadcast ``input`` to ``shape`` (a read-only view, as NumPy's broadcast_to).
+
+    >>> broadcast_to(Variable(numpy.array([1., 2.])), (2, 2))
+    tensor([[1., 2.],
+            [1., 2.]], dtype=float64)
+    """
     if _profiling:
         return _profiled(broadcast_to, (input, shape, ))
     cdef Variable x = _as_variable(input)
@@ -429,7 +457,12 @@ cpdef Variable broadcast_to(object input, object shape):
 
 
 def expand(input, *sizes):
-    """Broadcast to ``sizes``; ``-1`` keeps a dimension (torch's expand)."""
+    """Broadcast to ``sizes``; ``-1`` keeps a dimension (torch's expand).
+
+    >>> expand(Variable(numpy.array([[1.], [2.]])), -1, 3)
+    tensor([[1., 1., 1.],
+            [2., 2., 2.]], dtype=float64)
+    """
     if _profiling:
         return _profiled(expand, (input, ) + sizes)
     cdef Variable x = _as_variable(input)

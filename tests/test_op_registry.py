@@ -1,0 +1,111 @@
+"""The op registry: each family file's tuple is the only list of its ops (issue 6).
+
+From the tuples: every op is exported as ``pyad.<name>``, is a Variable method (unless
+it is item access), has a runnable docstring example, and reports itself to the
+profiler under its own name.
+"""
+import numpy as np
+import pytest
+
+import pyad
+from pyad import _engine
+
+ALL_OPS = [op for family in _engine.OP_FAMILIES.values() for op in family]
+NAMES = [op.__name__ for op in ALL_OPS]
+
+# Arguments for ops that the generic attempts below cannot call.
+SAMPLE_CALLS = {
+    "sum_to": lambda op, x: op(x, ()),
+    "broadcast_to": lambda op, x: op(x, (2,) + tuple(x.shape)),
+    "getitem": lambda op, x: op(x, 0),
+    "setitem": lambda op, x: op(x, 0, 1.0),
+    "fill_": lambda op, x: op(x, 1.0),
+}
+
+
+def _sample_input():
+    return pyad.Variable(np.array([[0.5, 0.25], [0.75, 0.125]]))
+
+
+def _call(op):
+    """Call ``op`` on small float64 inputs: the sample above, or the first generic form
+    that it accepts."""
+    if op.__name__ in SAMPLE_CALLS:
+        return SAMPLE_CALLS[op.__name__](op, _sample_input())
+    attempts = (lambda x: op(x), lambda x: op(x, x), lambda x: op(x, 1), lambda x: op(x, 0),
+                lambda x: op(x, 2, 2), lambda x: op(x, 0, 1), lambda x: op([x, x]),
+                lambda x: op(x, 1.0, 2.0))
+    errors = []
+    for attempt in attempts:
+        try:
+            return attempt(_sample_input())
+        except Exception as exc:       # noqa: BLE001 - trying signatures
+            errors.append("%s: %s" % (type(exc).__name__, exc))
+    pytest.fail("%s: no sample call works; add one to SAMPLE_CALLS (%s)"
+                % (op.__name__, "; ".join(errors)))
+
+
+def test_family_names_are_unique():
+    assert len(NAMES) == len(set(NAMES))
+
+
+@pytest.mark.parametrize("op", ALL_OPS, ids=NAMES)
+def test_every_op_is_exported_by_pyad(op):
+    assert getattr(pyad, op.__name__, None) is op
+
+
+@pytest.mark.parametrize("op", ALL_OPS, ids=NAMES)
+def test_every_op_is_a_variable_method_unless_item_access(op):
+    if op.__name__ in ("getitem", "setitem", "sum_to"):
+        assert op.__name__ not in vars(pyad.Variable)
+        return
+    method = getattr(pyad.Variable, op.__name__)
+    # Either the op itself, or a class method whose signature differs (add(alpha=)).
+    assert method is op or op.__name__ in vars(pyad.Variable)
+
+
+@pytest.mark.parametrize("op", ALL_OPS, ids=NAMES)
+def test_every_op_has_a_docstring_example(op):
+    assert op.__doc__ and ">>>" in op.__doc__, op.__name__
+
+
+class _Recorder:
+    def __init__(self):
+        self.names = []
+
+    def op_begin(self, name, args):
+        self.names.append(name)
+        return name
+
+    def op_end(self, token, outputs):
+        pass
+
+    def node_begin(self, node):
+        return None
+
+    def node_end(self, token):
+        pass
+
+
+@pytest.mark.parametrize("op", ALL_OPS, ids=NAMES)
+def test_every_op_reports_itself_to_the_profiler(op):
+    recorder = _Recorder()
+    previous = _engine._set_profiler(recorder)
+    try:
+        _call(op)
+    finally:
+        _engine._set_profiler(previous)
+    assert recorder.names and recorder.names[0] == op.__name__, recorder.names
+
+
+def test_in_place_twins_come_from_one_factory():
+    twins = {t.__name__ for t in _engine._UNARY_TWINS}
+    assert {"exp_", "log_", "sqrt_", "tanh_", "sigmoid_", "relu_", "neg_", "pow_"} <= twins
+    for twin in _engine._UNARY_TWINS:
+        out_of_place = getattr(pyad, twin.__name__[:-1])
+        x = pyad.Variable(np.array([0.5, 2.0]))
+        expected = out_of_place(x, 2) if twin.__name__ == "pow_" else out_of_place(x)
+        result = getattr(x, twin.__name__)(2) if twin.__name__ == "pow_" \
+            else getattr(x, twin.__name__)()
+        assert result is x
+        np.testing.assert_array_equal(x.data, expected.data)
