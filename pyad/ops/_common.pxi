@@ -185,6 +185,137 @@ cdef void _check_numeric_operands(object da, object db, str what) except *:
                             % (what, dtype))
 
 
+# -- type promotion: torch's rules, not NumPy's ---------------------------------------
+#
+# Python scalars, NumPy scalars and 0-d arrays only decide the category (bool < int <
+# float < complex) and never widen a dimensioned operand of the same category; an
+# integer or bool operand meeting a float scalar gives the default float dtype; across
+# categories the float (or complex) type wins as it is (NumPy would widen int64 *
+# float32 to float64). NumPy 2's own rules (NEP 50) already agree on the common cases,
+# which _result_dtype recognises with a few C tests and answers None for.
+
+cdef inline int _kind_category(char kind):
+    if kind == b'b':
+        return 0
+    if kind == b'i' or kind == b'u':
+        return 1
+    if kind == b'f':
+        return 2
+    return 3
+
+
+cdef inline int _category(object dtype):
+    cdef str kind = dtype.kind
+    return _kind_category(ord(kind))
+
+
+cdef inline int _scalar_category(object x):
+    # Python bool, int, float, complex -> 0..3; anything else -> -1 (NumPy scalars too,
+    # although numpy.float64 is a float: they count as 0-d arrays, as torch's do).
+    cdef type t = type(x)
+    if t is float:
+        return 2
+    if t is int:
+        return 1
+    if t is bool:
+        return 0
+    if t is complex:
+        return 3
+    if isinstance(x, _NUMPY_SCALAR):
+        return -1
+    if isinstance(x, bool):
+        return 0
+    if isinstance(x, int):
+        return 1
+    if isinstance(x, float):
+        return 2
+    if isinstance(x, complex):
+        return 3
+    return -1
+
+
+cdef object _promote_pair(object t1, object t2):
+    # torch.promote_types
+    if t1 is t2 or t1 == t2:
+        return t1
+    cdef int c1 = _category(t1), c2 = _category(t2)
+    if c1 != c2 and (c1 <= 1 or c2 <= 1):
+        return t1 if c1 > c2 else t2
+    return numpy.promote_types(t1, t2)
+
+
+cdef object _combine_categories(object higher, object lower):
+    # torch's combine_categories: `lower` (0-d and scalar operands) only changes the
+    # result when its category is above `higher`'s.
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    cdef int ch = _category(higher), cl = _category(lower)
+    if ch == 3:
+        return higher
+    if cl == 3:
+        return numpy.promote_types(higher, numpy.complex64) if ch == 2 else lower
+    if ch == 2:
+        return higher
+    if ch == 0 or cl == 2:
+        return _promote_pair(higher, lower)
+    return higher
+
+
+cdef object _wrapped_dtype(object x):
+    cdef int c = _scalar_category(x)
+    if c == 0:
+        return numpy.dtype(numpy.bool_)
+    if c == 1:
+        return numpy.dtype(numpy.int64)
+    if c == 2:
+        return _default_dtype
+    return numpy.promote_types(_default_dtype, numpy.complex64)
+
+
+cdef object _torch_result_dtype(object da, object db):
+    dim = zero = wrapped = None
+    for d in (da, db):
+        if _scalar_category(d) >= 0:
+            t = _wrapped_dtype(d)
+            wrapped = t if wrapped is None else _promote_pair(wrapped, t)
+        elif d.ndim == 0:
+            zero = d.dtype if zero is None else _promote_pair(zero, d.dtype)
+        else:
+            dim = d.dtype if dim is None else _promote_pair(dim, d.dtype)
+    return _combine_categories(dim, _combine_categories(zero, wrapped))
+
+
+cdef inline object _result_dtype(object da, object db):
+    """The dtype of a binary op's result by torch's rules, or None where NumPy's own
+    result already has it (the common case: one dtype, or a Python scalar of a category
+    not above the array's)."""
+    cdef int cs
+    if type(da) is _NDARRAY:
+        if type(db) is _NDARRAY:
+            if _same_dtype(_dtype(da), _dtype(db)):
+                return None
+        else:
+            cs = _scalar_category(db)
+            if cs >= 0 and cs <= _kind_category(_dtype_kind(da)):
+                return None
+    elif type(db) is _NDARRAY:
+        cs = _scalar_category(da)
+        if cs >= 0 and cs <= _kind_category(_dtype_kind(db)):
+            return None
+    rt = _torch_result_dtype(da, db)
+    return None if _same_numpy_result(da, db, rt) else rt
+
+
+cdef bint _same_numpy_result(object da, object db, object rt):
+    # CuPy arrays (and rare mixes) reach here: pass dtype= only when it changes the result.
+    try:
+        return numpy.result_type(da, db) == rt
+    except TypeError:
+        return False
+
+
 cdef inline tuple _shape_of(object x):
     if isinstance(x, Variable):
         return (<Variable>x)._data.shape

@@ -98,14 +98,31 @@ cdef inline bint _binary_records(object a, object b):
 cdef inline object _apply_binary(object ufunc, object a, object b, str what):
     cdef object da = _binary_operand_data(a, what, "input")
     cdef object db = _binary_operand_data(b, what, "other")
+    rt = _result_dtype(da, db)                  # None on the common path
+    if ufunc is _np_true_divide:
+        # True division of integers (or bools) gives the default float dtype (torch).
+        if rt is None:
+            rt = _torch_result_dtype(da, db) if _category_of(da) <= 1 else None
+        if rt is not None and _category(rt) <= 1:
+            rt = _default_dtype
+        elif rt is not None and _same_numpy_result(da, db, rt):
+            rt = None
     try:
-        return ufunc(da, db)
+        if rt is None:
+            return ufunc(da, db)
+        return ufunc(da, db, dtype=rt)
     except ValueError:
         raise _broadcast_error(what, a, b) from None
     except TypeError:
         _check_same_device(da, db, what)
         _check_numeric_operands(da, db, what)
         raise
+
+
+cdef inline int _category_of(object d):
+    # The category of an operand's data (a Python number or an array).
+    cdef int c = _scalar_category(d)
+    return c if c >= 0 else _kind_category(_dtype_kind(d))
 
 
 # -- add / sub ----------------------------------------------------------------------

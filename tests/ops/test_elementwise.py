@@ -167,20 +167,43 @@ def _raw(other):
     return other.data if isinstance(other, pyad.Variable) else other
 
 
+# SPEC 3: torch's promotion. With a float32 Variable: scalars (Python, NumPy) and 0-d
+# arrays never widen it; a dimensioned float array of the same category promotes as
+# usual; an integer array meets a float type, which wins as it is.
+EXPECTED_WITH_FLOAT32 = {
+    "ndarray_f64": np.float64, "ndarray_f32": np.float32, "ndarray_f16": np.float32,
+    "ndarray_i64": np.float32, "np_float64_scalar": np.float32,
+    "np_float32_scalar": np.float32, "zero_d_f64": np.float32, "variable_f64": np.float64,
+}
+
+
 @pytest.mark.parametrize("op", OPS, ids=OP_IDS)
-@pytest.mark.parametrize("other", list(OTHERS.values()), ids=list(OTHERS))
+@pytest.mark.parametrize("name", list(OTHERS))
 @pytest.mark.parametrize("side", ["right", "left"])
-def test_result_dtype_follows_numpy_promotion(op, other, side):
+def test_result_dtype_follows_torch_promotion(op, name, side):
+    other = OTHERS[name]
     base = np.array([0.5, 1.0, 2.0], dtype=np.float32)
     x = pyad.Variable(base.copy(), requires_grad=True)
+    dt = np.dtype(EXPECTED_WITH_FLOAT32[name])
+    # The op computed in the result dtype (what a ufunc does with dtype=): the same bits.
+    a, b = base.astype(dt), np.asarray(_raw(other)).astype(dt)
     if side == "right":
-        y, expected = op(x, other), op(base, _raw(other))
+        y, expected = op(x, other), op(a, b)
     else:
-        y, expected = op(other, x), op(_raw(other), base)
+        y, expected = op(other, x), op(b, a)
     assert isinstance(y, pyad.Variable)
-    assert y.dtype == np.asarray(expected).dtype
-    # The same ufunc on the same operands: the same bits.
+    assert y.dtype == dt
     np.testing.assert_array_equal(y.data, expected)
+    try:
+        import torch
+    except ImportError:
+        return
+    t = torch.from_numpy(base.copy())
+    o = _raw(other)
+    o = torch.from_numpy(np.array(o)) if isinstance(o, np.ndarray) else \
+        torch.tensor(o, dtype=torch.float64 if isinstance(o, np.float64) else torch.float32)
+    ty = op(t, o) if side == "right" else op(o, t)
+    assert str(ty.dtype) == "torch." + str(dt)
 
 
 def _promotion_grad_params():
@@ -348,3 +371,38 @@ def test_zero_scalar_base_to_minus_one_has_gradient_minus_inf():
     with np.errstate(divide="ignore"):
         (0 ** e).backward()
     assert e.grad.item() == -np.inf       # 0**b * log(0) = inf * -inf
+
+
+# Integer and bool operands (SPEC 3, torch's rules): (make(lib), expected dtype name).
+PROMOTION_TABLE = [
+    ("int * float scalar", lambda L: L.tensor([1, 2]) * 2.5, "float32"),
+    ("int / int", lambda L: L.tensor([1, 2]) / L.tensor([2, 4]), "float32"),
+    ("int / int scalar", lambda L: L.tensor([1, 2]) / 2, "float32"),
+    ("bool + int scalar", lambda L: L.tensor([True, False]) + 1, "int64"),
+    ("bool + float scalar", lambda L: L.tensor([True, False]) + 1.5, "float32"),
+    ("bool / bool", lambda L: L.tensor([True]) / L.tensor([True]), "float32"),
+    ("int32 + 0-d int64", lambda L: L.tensor([1, 2], dtype=L.int32) + L.tensor(3), "int32"),
+    ("int64 * float32", lambda L: L.tensor([1, 2]) * L.tensor([1.5], dtype=L.float32),
+     "float32"),
+    ("float16 + int64", lambda L: L.tensor([1.0], dtype=L.float16) + L.tensor([1]),
+     "float16"),
+    ("0-d f64 + 0-d f32", lambda L: L.tensor(1.0, dtype=L.float64) + L.tensor(2.0),
+     "float64"),
+    ("int ** float scalar", lambda L: L.tensor([1, 4]) ** 0.5, "float32"),
+    ("float scalar - int", lambda L: 2.5 - L.tensor([1, 2]), "float32"),
+    ("float32 * complex scalar", lambda L: L.tensor([1.0]) * (1 + 2j), "complex64"),
+]
+
+
+@pytest.mark.parametrize("make, expected", [p[1:] for p in PROMOTION_TABLE],
+                         ids=[p[0] for p in PROMOTION_TABLE])
+def test_integer_and_bool_promotion_follows_torch(make, expected):
+    y = make(pyad)
+    assert str(y.dtype) == expected
+    try:
+        import torch
+    except ImportError:
+        return
+    ty = make(torch)
+    assert str(ty.dtype) == "torch." + expected
+    np.testing.assert_allclose(np.asarray(y.data), ty.numpy(), rtol=1e-6)
