@@ -27,7 +27,7 @@ from pyad._engine import (
 from pyad._factories import (
     tensor, as_tensor, zeros, ones, empty, full, arange, linspace, eye, rand, randn,
     randint, zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
-    manual_seed, initial_seed,
+    manual_seed, initial_seed, from_numpy, is_tensor,
 )
 from pyad.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
 from pyad import autograd, nn

@@ -1099,6 +1099,82 @@ cdef class Variable:
     def element_size(self):
         return self._data.itemsize
 
+    @property
+    def nbytes(self):
+        """Bytes of the elements (``numel() * element_size()``)."""
+        return int(self._data.nbytes)
+
+    def stride(self, dim=None):
+        """Strides in elements (torch's unit; NumPy's ``strides`` are in bytes).
+
+        >>> Variable(numpy.zeros((2, 3))).stride()
+        (3, 1)
+        """
+        itemsize = self._data.itemsize
+        strides = tuple(s // itemsize for s in self._data.strides)
+        if dim is None:
+            return strides
+        if self._data.ndim == 0:
+            raise IndexError("stride(): dimension specified as %s but the Variable has no "
+                             "dimensions" % (dim,))
+        return strides[_normalize_dim(dim, self._data.ndim, "stride")]
+
+    def is_contiguous(self):
+        """True when the elements are laid out in C order without gaps."""
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self):
+        return self._data.dtype.kind == "c"
+
+    def type_as(self, other):
+        """This Variable converted to ``other``'s dtype (differentiable)."""
+        return _convert(self, None, (<Variable>_as_variable(other))._data.dtype, False)
+
+    # -- new_* factories: the same dtype and device as this Variable by default ------
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        """Zeros of ``size`` with this Variable's dtype and device (unless given).
+
+        >>> Variable(numpy.ones(2, dtype=numpy.float64)).new_zeros(3)
+        tensor([0., 0., 0.], dtype=float64)
+        """
+        from pyad import _factories
+        return _factories.zeros(*size, dtype=self._data.dtype if dtype is None else dtype,
+                                device=self.device if device is None else device,
+                                requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        """Ones of ``size`` with this Variable's dtype and device (unless given)."""
+        from pyad import _factories
+        return _factories.ones(*size, dtype=self._data.dtype if dtype is None else dtype,
+                               device=self.device if device is None else device,
+                               requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        """An uninitialised Variable of ``size`` with this Variable's dtype and device."""
+        from pyad import _factories
+        return _factories.empty(*size, dtype=self._data.dtype if dtype is None else dtype,
+                                device=self.device if device is None else device,
+                                requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        """``size`` filled with ``fill_value``, with this Variable's dtype and device."""
+        from pyad import _factories
+        return _factories.full(size, fill_value,
+                               dtype=self._data.dtype if dtype is None else dtype,
+                               device=self.device if device is None else device,
+                               requires_grad=requires_grad)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        """A copy of ``data`` with this Variable's dtype and device (unless given)."""
+        from pyad import _factories
+        return _factories.tensor(data, dtype=self._data.dtype if dtype is None else dtype,
+                                 device=self.device if device is None else device,
+                                 requires_grad=requires_grad)
+
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d Variable")

@@ -298,3 +298,23 @@ def randint_like(input, *args, low=None, high=None, dtype=None, device=None,
                    dtype=dtype if dtype is not None else v.dtype,
                    device=device if device is not None else v.device,
                    requires_grad=requires_grad)
+
+
+def from_numpy(ndarray):
+    """A Variable sharing memory with the NumPy array ``ndarray`` (no copy, its dtype).
+
+    >>> a = numpy.zeros(2)
+    >>> v = from_numpy(a)
+    >>> a[0] = 5.0
+    >>> v
+    tensor([5., 0.], dtype=float64)
+    """
+    if not isinstance(ndarray, numpy.ndarray):
+        raise TypeError("from_numpy(): expected a numpy.ndarray, got %s"
+                        % type(ndarray).__name__)
+    return Variable(ndarray)
+
+
+def is_tensor(obj):
+    """True if ``obj`` is a pyad Variable (``pyad.Tensor`` is the same class)."""
+    return isinstance(obj, Variable)
