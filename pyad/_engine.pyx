@@ -1722,6 +1722,9 @@ cdef class _GraphTask:
     cdef dict deps
     cdef dict buffers
     cdef list visited
+    cdef dict captures        # node -> [(output slot, index in `captured`)] (inputs=)
+    cdef set needed           # nodes that must run (None: all)
+    cdef list captured        # the gradients returned by grad()
 
     cdef void count_dependencies(self, Node root) except *:
         cdef list stack = [root]
@@ -2057,6 +2060,33 @@ def _execute_in_thread(list box, int grad_disabled, tuple args):
         box[1] = exc
 
 
+@cython.final
+cdef class _ReadyQueue:
+    # Nodes whose incoming gradients are complete. One is held directly (a chain never
+    # needs more, and then no heap entry is built); more go to a heap, newest first.
+    cdef Node single
+    cdef list heap
+
+    cdef inline bint empty(self):
+        return self.single is None and not self.heap
+
+    cdef inline void push(self, Node node) except *:
+        if self.single is None and not self.heap:
+            self.single = node
+            return
+        if self.single is not None:
+            _heappush(self.heap, (-self.single._seq, self.single))
+            self.single = None
+        _heappush(self.heap, (-node._seq, node))
+
+    cdef inline Node pop(self):
+        cdef Node node = self.single
+        if node is not None:
+            self.single = None
+            return node
+        return (<tuple>(self.heap.pop() if len(self.heap) == 1 else _heappop(self.heap)))[1]
+
+
 cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint create_graph,
                         tuple inputs, bint accumulate, bint only_inputs=True):
     """Run backward from `roots`.
@@ -2065,119 +2095,121 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
     accumulate=True with inputs: only the inputs' sinks accumulate (``backward(inputs=)``).
     accumulate=False: gradients for `inputs` are captured and returned (``grad()``).
     """
-    cdef _GraphRoot root = _GraphRoot.__new__(_GraphRoot)
-    cdef list edges = []
-    cdef Variable v
-    cdef Node node, nxt
-    cdef Py_ssize_t i, n, nr, count
-    cdef list buffer
-    cdef tuple outs, edge, grads
-    cdef dict captures = None
-    cdef set needed = None
-    cdef list captured = None
-    cdef bint is_needed, is_captured
-
-    for i in range(len(roots)):
-        v = roots[i]
-        edges.append(_edge(v))
-    _init_node(root, tuple(edges), len(roots))
-    root._seq = -1
-    root._grads = root_grads
-
-    cdef _GraphTask task = _GraphTask.__new__(_GraphTask)
-    task.in_fields = _backward_depth == 0
-
-    if inputs is not None:
-        captures = {}
-        captured = [None] * len(inputs)
-        targets = set()
-        exec_targets = set()
-        for i in range(len(inputs)):
-            v = inputs[i]
-            node = _node_of(v)
-            nr = v._output_nr if v._grad_fn is not None else 0
-            targets.add(node)
-            if accumulate and v._grad_fn is None:
-                exec_targets.add(node)       # backward(inputs=[leaf]) accumulates
-            else:
-                captures.setdefault(node, []).append((nr, i))
-        needed = _nodes_to_execute(root, targets, exec_targets)
-        if not accumulate and not only_inputs:
-            needed = None                    # grad(only_inputs=False): other leaves accumulate
-
     global _backward_depth
-    # Ready nodes: `next_ready` holds one directly (a chain never needs more, and then
-    # no heap entries are built); more than one go to the heap, newest node first.
-    cdef list ready = []
-    cdef Node next_ready = root
+    cdef _GraphRoot root = _make_root(roots, root_grads)
+    cdef _GraphTask task = _GraphTask.__new__(_GraphTask)
+    cdef _ReadyQueue queue = _ReadyQueue.__new__(_ReadyQueue)
+    cdef Node node
+    cdef tuple grads, outs
+    task.in_fields = _backward_depth == 0
+    if inputs is not None:
+        _plan_inputs(task, root, inputs, accumulate, only_inputs)
+    queue.heap = []
+    queue.single = root
     previous_mode = pyad_get_grad_disabled()
     _backward_depth += 1
     try:
         task.count_dependencies(root)
         pyad_set_grad_disabled(not create_graph)
-        while next_ready is not None or ready:
-            if next_ready is not None:
-                node = next_ready
-                next_ready = None
-            else:
-                node = (<tuple>(ready.pop() if len(ready) == 1 else _heappop(ready)))[1]
+        while not queue.empty():
+            node = queue.pop()
             # Drop the previous node's references so a leaf's sink can tell, from
             # reference counts, whether it is the only holder of its gradient.
-            outs = None
-            g = None
+            outs = grads = None
             if node is root:
                 grads = root_grads
             else:
-                # With inputs= (grad, backward(inputs=)) a node runs only if it leads to
-                # an input. A captured node that need not run still runs its Variable
-                # hooks (they change what is captured) but not its node pre-hooks; any
-                # other node that need not run is skipped, hooks and all (torch).
-                is_needed = needed is None or node in needed
-                is_captured = captures is not None and node in captures
-                if not is_needed and not is_captured:
+                grads = _incoming_grads(task, node, create_graph)
+                if grads is None:
                     continue
-                if node._tensor_pre_hooks or node._retain_grad_hooks or (
-                        is_needed and node._pre_hooks):
-                    grads = _call_hooks_on_grads(node, task.take_buffer(node), create_graph,
-                                                 is_needed)
-                else:
-                    grads = task.take_grads(node)
-                if is_captured:
-                    for nr, i in captures[node]:
-                        captured[i] = grads[nr]
-                    if not is_needed or isinstance(node, AccumulateGrad):
-                        continue
-                for g in grads:
-                    if g is not None:
-                        break
-                else:
-                    continue                 # nothing flowed in: nothing to propagate
             outs = _run_node(node, grads, keep_graph)
-            n = len(node._next_functions)
-            if len(outs) != n:
-                raise RuntimeError("%s returned %d gradients, expected %d"
-                                   % (node.name(), len(outs), n))
-            for i in range(n):
-                edge = node._next_functions[i]
-                nxt = edge[0]
-                if nxt is None:
-                    continue
-                g = outs[i]
-                if g is not None:
-                    task.add_grad(nxt, edge[1], g)
-                if task.release_dependency(nxt):
-                    if next_ready is None and not ready:
-                        next_ready = nxt
-                    else:
-                        if next_ready is not None:
-                            _heappush(ready, (-next_ready._seq, next_ready))
-                            next_ready = None
-                        _heappush(ready, (-nxt._seq, nxt))
+            _propagate(task, queue, node, outs)
     finally:
         _backward_depth -= 1
         task.finish()
         pyad_set_grad_disabled(previous_mode)
-    return captured
+    return task.captured
+
+
+cdef _GraphRoot _make_root(tuple roots, tuple root_grads):
+    cdef _GraphRoot root = _GraphRoot.__new__(_GraphRoot)
+    _init_node(root, tuple([_edge(<Variable>v) for v in roots]), len(roots))
+    root._seq = -1
+    root._grads = root_grads
+    return root
+
+
+cdef void _plan_inputs(_GraphTask task, Node root, tuple inputs, bint accumulate,
+                       bint only_inputs) except *:
+    # Which nodes' incoming gradients are captured (grad(), non-leaf inputs of
+    # backward(inputs=)), and which nodes need to run at all.
+    cdef Variable v
+    cdef Node node
+    cdef Py_ssize_t i, nr
+    task.captures = {}
+    task.captured = [None] * len(inputs)
+    targets = set()
+    exec_targets = set()
+    for i in range(len(inputs)):
+        v = inputs[i]
+        node = _node_of(v)
+        nr = v._output_nr if v._grad_fn is not None else 0
+        targets.add(node)
+        if accumulate and v._grad_fn is None:
+            exec_targets.add(node)           # backward(inputs=[leaf]) accumulates
+        else:
+            task.captures.setdefault(node, []).append((nr, i))
+    task.needed = _nodes_to_execute(root, targets, exec_targets)
+    if not accumulate and not only_inputs:
+        task.needed = None                   # grad(only_inputs=False): other leaves too
+
+
+cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
+    # The gradients `node` runs on, after hooks and captures; None: do not run it.
+    # With inputs= (grad, backward(inputs=)) a node runs only if it leads to an input.
+    # A captured node that need not run still runs its Variable hooks (they change
+    # what is captured) but not its node pre-hooks; any other node that need not run
+    # is skipped, hooks and all (torch).
+    cdef bint is_needed = task.needed is None or node in task.needed
+    cdef bint is_captured = task.captures is not None and node in task.captures
+    cdef tuple grads
+    cdef Py_ssize_t nr, i
+    if not is_needed and not is_captured:
+        return None
+    if node._tensor_pre_hooks or node._retain_grad_hooks or (is_needed and node._pre_hooks):
+        grads = _call_hooks_on_grads(node, task.take_buffer(node), create_graph, is_needed)
+    else:
+        grads = task.take_grads(node)
+    if is_captured:
+        for nr, i in task.captures[node]:
+            task.captured[i] = grads[nr]
+        if not is_needed or isinstance(node, AccumulateGrad):
+            return None
+    for g in grads:
+        if g is not None:
+            return grads
+    return None                              # nothing flowed in: nothing to propagate
+
+
+cdef void _propagate(_GraphTask task, _ReadyQueue queue, Node node, tuple outs) except *:
+    # Add each gradient `node` returned into the buffer of the node it flows to; a node
+    # whose last producer has now run becomes ready.
+    cdef tuple edge, edges = node._next_functions
+    cdef Node nxt
+    cdef Py_ssize_t i, n = len(edges)
+    if len(outs) != n:
+        raise RuntimeError("%s returned %d gradients, expected %d"
+                           % (node.name(), len(outs), n))
+    for i in range(n):
+        edge = edges[i]
+        nxt = edge[0]
+        if nxt is None:
+            continue
+        g = outs[i]
+        if g is not None:
+            task.add_grad(nxt, edge[1], g)
+        if task.release_dependency(nxt):
+            queue.push(nxt)
 
 
 cdef object _heappush = heapq.heappush
