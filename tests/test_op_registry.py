@@ -109,3 +109,14 @@ def test_in_place_twins_come_from_one_factory():
             else getattr(x, twin.__name__)()
         assert result is x
         np.testing.assert_array_equal(x.data, expected.data)
+
+
+def test_op_reference_page_is_up_to_date():
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "tools", "gen_op_reference.py")
+    spec = importlib.util.spec_from_file_location("gen_op_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--check"]) == 0, "run python tools/gen_op_reference.py"
