@@ -30,6 +30,9 @@ from pyad._factories import (
     manual_seed, initial_seed, from_numpy, is_tensor,
 )
 from pyad.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from pyad.autograd.anomaly_mode import (
+    detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
+)
 from pyad import autograd, nn
 
 float16 = _numpy.dtype(_numpy.float16)

@@ -94,9 +94,15 @@ cdef extern from *:
     static PYAD_TLS int pyad_grad_disabled = 0;
     static int pyad_get_grad_disabled(void) { return pyad_grad_disabled; }
     static void pyad_set_grad_disabled(int v) { pyad_grad_disabled = v; }
+    /* Anomaly mode, per thread as grad mode: bit 0 on, bit 1 "check for NaN". */
+    static PYAD_TLS int pyad_anomaly = 0;
+    static int pyad_get_anomaly(void) { return pyad_anomaly; }
+    static void pyad_set_anomaly(int v) { pyad_anomaly = v; }
     """
     int pyad_get_grad_disabled()
     void pyad_set_grad_disabled(int v)
+    int pyad_get_anomaly()
+    void pyad_set_anomaly(int v)
 
 
 cdef inline bint _grad_enabled():
@@ -122,8 +128,6 @@ def _set_grad_enabled(bint mode):
 
 cdef bint _profiling = False
 cdef object _profiler = None       # object with op_begin/op_end/node_begin/node_end
-cdef bint _anomaly = False
-cdef bint _anomaly_check_nan = True
 cdef long long _sequence_counter = 0
 cdef Node _current_node = None     # the node whose backward is running (anomaly parent)
 
@@ -142,21 +146,25 @@ def _set_profiler(profiler):
     return previous
 
 
+cdef inline bint _anomaly_on():
+    return pyad_get_anomaly() & 1
+
+
 def _set_anomaly_enabled(bint enabled, bint check_nan=True):
-    """Turn anomaly mode on or off; return the previous (enabled, check_nan)."""
-    global _anomaly, _anomaly_check_nan
-    previous = (_anomaly, _anomaly_check_nan)
-    _anomaly = enabled
-    _anomaly_check_nan = check_nan
-    return previous
+    """Turn anomaly mode on or off for the calling thread; return the previous
+    (enabled, check_nan)."""
+    cdef int previous = pyad_get_anomaly()
+    pyad_set_anomaly((1 if enabled else 0) | (2 if check_nan else 0))
+    return (bool(previous & 1), bool(previous & 2) or not previous)
 
 
 def _is_anomaly_enabled():
-    return _anomaly
+    return bool(pyad_get_anomaly() & 1)
 
 
 def _is_anomaly_check_nan_enabled():
-    return _anomaly_check_nan
+    cdef int state = pyad_get_anomaly()
+    return bool(state & 2) or not state       # default (never set): True, as torch
 
 
 cdef object _capture_stack():
@@ -291,7 +299,7 @@ cdef inline VersionCounter _vc(Variable v):
 cdef inline void _bump_version(Variable v):
     cdef VersionCounter counter = _vc(v)
     counter.version += 1
-    if _anomaly:
+    if _anomaly_on():
         # Remember the culprit, so the version error can say where it happened.
         counter.last_change = _capture_stack()
 
@@ -520,7 +528,7 @@ cdef inline void _init_node(Node node, tuple edges, Py_ssize_t num_outputs):
     node._num_outputs = num_outputs
     node._seq = _sequence_counter
     _sequence_counter += 1
-    if _anomaly:
+    if _anomaly_on():
         node._creation_stack = _capture_stack()
         node._parent_node = _current_node
 
@@ -1969,23 +1977,23 @@ cdef tuple _run_node(Node node, tuple grads, bint keep_graph):
         grads = _materialize(node, grads)
     if _profiling:
         token = _profiler.node_begin(node)
-    if _anomaly:
+    if _anomaly_on():
         _current_node = node
     try:
         outs = node._backward(grads)
     except Exception as exc:
-        if _anomaly and node._creation_stack is not None:
+        if _anomaly_on() and node._creation_stack is not None:
             _add_forward_trace(exc, node)
         raise
     finally:
-        if _anomaly:
+        if _anomaly_on():
             _current_node = previous
     if node._post_hooks:
         for _, hook in list(node._post_hooks):
             result = hook(outs, grads)
             if result is not None:
                 outs = _check_node_hook_result(node, hook, result, outs)
-    if _anomaly and _anomaly_check_nan:
+    if pyad_get_anomaly() == 3:                 # on, and checking for NaN
         _check_nan(node, outs)
     if _profiling:
         _profiler.node_end(token)
@@ -2041,7 +2049,7 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
     box = [None, None]
     worker = threading.Thread(
         target=_execute_in_thread, name="pyad-reentrant-backward",
-        args=(box, pyad_get_grad_disabled(),
+        args=(box, pyad_get_grad_disabled(), pyad_get_anomaly(),
               (roots, root_grads, keep_graph, create_graph, inputs, accumulate,
                only_inputs)))
     worker.start()
@@ -2051,8 +2059,9 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
     return box[0]
 
 
-def _execute_in_thread(list box, int grad_disabled, tuple args):
-    pyad_set_grad_disabled(grad_disabled)       # grad mode is per thread
+def _execute_in_thread(list box, int grad_disabled, int anomaly, tuple args):
+    pyad_set_grad_disabled(grad_disabled)       # grad mode and anomaly mode are per thread
+    pyad_set_anomaly(anomaly)
     try:
         box[0] = _execute_here(args[0], args[1], args[2], args[3], args[4], args[5],
                                args[6])
