@@ -9,7 +9,7 @@ sink AccumulateGrad, SavedVariable, Variable, then the backward loop. The op fam
 the Variable methods and from each other (the uvloop layout).
 """
 cimport cython
-from cpython.ref cimport Py_REFCNT
+from cpython.ref cimport Py_REFCNT, Py_DECREF
 from cpython.object cimport PyTypeObject, PyObject
 
 cdef extern from "Python.h":
@@ -167,21 +167,40 @@ def _is_anomaly_check_nan_enabled():
     return bool(state & 2) or not state       # default (never set): True, as torch
 
 
-cdef object _capture_stack():
-    # Frames and line numbers only; formatting (file reads) waits until an error.
-    frames = []
-    f = sys._getframe(0)     # Cython functions have no frames: 0 is the user's code
-    while f is not None:
-        frames.append((f.f_code, f.f_lineno))
-        f = f.f_back
-    frames.reverse()
+cdef extern from "Python.h":
+    ctypedef struct PyFrameObject
+    PyFrameObject* PyEval_GetFrame()                       # borrowed
+    PyFrameObject* PyFrame_GetBack(PyFrameObject* frame)   # new reference or NULL
+    object PyFrame_GetCode(PyFrameObject* frame)           # new reference
+    int PyFrame_GetLineNumber(PyFrameObject* frame)
+
+
+cdef list _capture_stack():
+    # The user's stack as [code, line, code, line, ...], innermost first: references to
+    # code objects and numbers only (a frame would keep its locals alive), walked with
+    # the C API; formatting (file reads) waits until an error. Cython functions have no
+    # frames, so the innermost one is the user's code.
+    cdef list frames = []
+    cdef PyFrameObject* frame = PyEval_GetFrame()
+    cdef PyFrameObject* back
+    cdef bint owned = False
+    while frame != NULL:
+        frames.append(PyFrame_GetCode(frame))
+        frames.append(PyFrame_GetLineNumber(frame))
+        back = PyFrame_GetBack(frame)
+        if owned:
+            Py_DECREF(<object>frame)
+        frame = back
+        owned = True
     return frames
 
 
 def _format_stack(frames):
     import linecache
     lines = []
-    for code, lineno in frames:
+    cdef Py_ssize_t i
+    for i in range(len(frames) - 2, -1, -2):       # outermost first, as tracebacks read
+        code, lineno = frames[i], frames[i + 1]
         filename = code.co_filename
         lines.append('  File "%s", line %d, in %s\n' % (filename, lineno, code.co_name))
         text = linecache.getline(filename, lineno).strip()
@@ -2017,14 +2036,25 @@ cdef void _add_forward_trace(object exc, Node node) except *:
         exc.args = exc.args + (text,)
 
 
+cdef bint _has_nan(object data) except -1:
+    # A NaN anywhere makes the sum NaN, so one reduction settles the common case (no
+    # NaN); only a NaN sum (NaNs, or inf - inf) pays for the elementwise test.
+    cdef char kind = _dtype_kind(data)
+    if kind != b'f' and kind != b'c':
+        return False
+    total = _sum_data(data, None, False)
+    if total == total:
+        return False
+    return bool(_xp_of(data).isnan(data).any())
+
+
 cdef void _check_nan(Node node, tuple outs) except *:
     cdef Py_ssize_t i
     for i in range(len(outs)):
         g = outs[i]
         if g is None:
             continue
-        data = (<Variable>g)._data
-        if _is_float_dtype(data.dtype) and bool(_xp_of(data).isnan(data).any()):
+        if _has_nan((<Variable>g)._data):
             msg = "Function '%s' returned nan values in its %dth output." % (node.name(), i)
             if node._creation_stack is not None:
                 msg += ("\nTraceback of forward call that caused the error:\n%s"
