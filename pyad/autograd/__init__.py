@@ -3,6 +3,7 @@ from pyad._engine import Variable, backward, grad
 from pyad.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
 from pyad.autograd.function import Function, FunctionCtx, once_differentiable
 from pyad.autograd import function, grad_mode
+from pyad.autograd import functional, graph
 
 try:
     from pyad.autograd.gradcheck import gradcheck, gradgradcheck, GradcheckError
