@@ -96,11 +96,13 @@ def to_dot(outputs, params=None, show_saved=False):
     """
     outputs = _as_list(outputs)
     names = {}
+    data_names = {}      # saved values come back as new Variables over the same array
     for name, variable in (params or {}).items():
         if not isinstance(variable, pyad.Variable):
             raise TypeError("to_dot: params must map names to Variables, but %r maps to %s"
                             % (name, type(variable).__name__))
         names[id(variable)] = name
+        data_names[id(variable.data)] = (name, variable)
 
     lines = ["digraph autograd {",
              '  node [shape=box, fontname="monospace", fontsize=10];']
@@ -161,6 +163,8 @@ def to_dot(outputs, params=None, show_saved=False):
                         label = "saved %d\nNone" % slot
                     else:
                         name = names.get(id(variable))
+                        if name is None and id(variable.data) in data_names:
+                            name = data_names[id(variable.data)][0]
                         label = "saved %d\n%s%s" % (slot, name + " " if name else "",
                                                    _describe(variable))
                     lines.append("  %s [label=%s, %s];" % (saved_id, _quote(label), _SAVED_STYLE))
