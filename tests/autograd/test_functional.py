@@ -381,3 +381,24 @@ def test_docstring_examples_run():
         runner.run(test)
     results = runner.summarize(verbose=False)
     assert results.failed == 0 and results.attempted >= 10
+
+
+def test_create_graph_results_pass_gradcheck():
+    from pyad.autograd import gradcheck
+    x = V(data((3,), 7), requires_grad=True)
+    assert gradcheck(lambda x: F.jacobian(lambda x: x.exp() * x.sum(), x, create_graph=True), (x,))
+    assert gradcheck(lambda x: F.hessian(lambda x: (x ** 3).sum() * x.tanh().sum(), x,
+                                         create_graph=True), (x,))
+    v = V(data((3,), 8))
+    assert gradcheck(lambda x: F.jvp(lambda x: x.exp() * x.sum(), x, v, create_graph=True)[1], (x,))
+    assert gradcheck(lambda x: F.hvp(lambda x: (x ** 3).sum() * x.sum(), x, v,
+                                     create_graph=True)[1], (x,))
+
+
+def test_strict_create_graph_refuses_a_constant_jacobian():
+    x = V([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="The jacobian of the user-provided function is independent of "
+                                           "input 0. This is not allowed in strict mode when create_graph=True"):
+        F.jacobian(lambda x: x * 2, x, create_graph=True, strict=True)
+    with pytest.raises(RuntimeError, match="when create_graph=True"):
+        F.vjp(lambda x: x * 2, x, V([1.0, 1.0]), create_graph=True, strict=True)
