@@ -1,0 +1,197 @@
+"""A picture of the backward graph: ``to_dot`` and ``render``.
+
+`to_dot` walks the graph behind one or more outputs through the public node API
+(``Variable.grad_fn``, ``Node.next_functions``, ``Node.name()``,
+``AccumulateGrad.variable`` and, for custom Functions, ``saved_tensors``) and
+returns it as Graphviz DOT text. It needs nothing outside the standard library.
+`render` draws that text with the ``graphviz`` Python package and Graphviz's
+``dot`` program (``pip install pyad[viz]`` and, for example,
+``apt-get install graphviz``).
+
+Edges point the way data flowed in the forward pass: from a leaf or the node
+that produced an input, to the node that used it, and on to the outputs. An
+input used twice (``y * y``) gives two edges.
+"""
+
+import shutil
+
+import pyad
+
+__all__ = ["to_dot", "render"]
+
+_OUTPUT_STYLE = 'style=filled, fillcolor="darkolivegreen1"'
+_LEAF_STYLE = 'style=filled, fillcolor="lightblue"'
+_SAVED_STYLE = 'style=filled, fillcolor="orange"'
+
+
+def _quote(text):
+    """A DOT string literal; ``\\n`` in ``text`` stays a DOT line break."""
+    return '"%s"' % str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _describe(variable):
+    """``(2, 2) float64``: the shape and dtype of a Variable."""
+    return "%s %s" % (tuple(variable.shape), variable.dtype)
+
+
+def _as_list(outputs):
+    if isinstance(outputs, pyad.Variable):
+        return [outputs]
+    outputs = list(outputs)
+    for index, output in enumerate(outputs):
+        if not isinstance(output, pyad.Variable):
+            raise TypeError("to_dot: outputs must be a Variable or a sequence of Variables, "
+                            "but entry %d has type %s" % (index, type(output).__name__))
+    return outputs
+
+
+def _saved_values(node):
+    """The saved Variables of ``node``, or an explanation of why there are none to show."""
+    try:
+        saved = node.saved_tensors
+    except AttributeError:
+        return None
+    except RuntimeError as exc:   # freed by backward, or modified in place since
+        return str(exc).split("\n")[0]
+    return tuple(saved)
+
+
+def to_dot(outputs, params=None, show_saved=False):
+    """Return the backward graph of ``outputs`` as Graphviz DOT text.
+
+    Parameters
+    ----------
+    outputs : Variable or sequence of Variables
+        The graph shown is everything their ``grad_fn`` reaches.
+    params : dict of str to Variable, optional
+        Names for leaves: a leaf found in the graph is labelled with its name
+        here (else with ``Variable.name`` if set, else without a name).
+    show_saved : bool
+        Also show the values saved for backward, as orange boxes with dashed
+        edges to the node that saved them. Only custom Functions expose their
+        saved values (``ctx.saved_tensors``); built-in nodes keep theirs as
+        C-level fields, so for them nothing is shown.
+
+    Each backward node is a box labelled with ``node.name()``; leaves are blue
+    boxes (name, shape, dtype), outputs green boxes (shape, dtype). Built-in
+    nodes do not expose the shapes of what they produced, so interior boxes
+    carry only the node's name. The walk is a loop, not a recursion: graphs a
+    million nodes deep are fine.
+
+    Examples
+    --------
+    >>> from pyad.autograd.graph import to_dot
+    >>> x = pyad.Variable(numpy.ones(2), requires_grad=True)
+    >>> print(to_dot((x * 2).sum(), params={"x": x}))
+    digraph autograd {
+      node [shape=box, fontname="monospace", fontsize=10];
+      output0 [label="output 0\\n() float64", style=filled, fillcolor="darkolivegreen1"];
+      node0 [label="SumBackward"];
+      node0 -> output0;
+      node1 [label="MulBackward"];
+      node1 -> node0;
+      node2 [label="x\\n(2,) float64", style=filled, fillcolor="lightblue"];
+      node2 -> node1;
+    }
+    """
+    outputs = _as_list(outputs)
+    names = {}
+    data_names = {}      # saved values come back as new Variables over the same array
+    for name, variable in (params or {}).items():
+        if not isinstance(variable, pyad.Variable):
+            raise TypeError("to_dot: params must map names to Variables, but %r maps to %s"
+                            % (name, type(variable).__name__))
+        names[id(variable)] = name
+        data_names[id(variable.data)] = (name, variable)
+
+    lines = ["digraph autograd {",
+             '  node [shape=box, fontname="monospace", fontsize=10];']
+    node_ids = {}        # id(node) -> DOT name; the nodes themselves are held in `keep`
+    keep = []
+    stack = []
+
+    def leaf_label(variable):
+        name = names.get(id(variable)) or getattr(variable, "name", None)
+        return (name + "\n" if name else "") + _describe(variable)
+
+    def visit(node):
+        """DOT name of ``node``; queue it for its own edges the first time it is seen."""
+        key = id(node)
+        if key not in node_ids:
+            node_ids[key] = "node%d" % len(node_ids)
+            keep.append(node)
+            stack.append(node)
+            if node.name() == "AccumulateGrad":
+                variable = node.variable
+                label = leaf_label(variable) if variable is not None else "AccumulateGrad\n(leaf freed)"
+                lines.append("  %s [label=%s, %s];" % (node_ids[key], _quote(label), _LEAF_STYLE))
+            else:
+                lines.append("  %s [label=%s];" % (node_ids[key], _quote(node.name())))
+        return node_ids[key]
+
+    saved_count = 0
+    for index, output in enumerate(outputs):
+        out_id = "output%d" % index
+        if output.grad_fn is None and output.requires_grad:
+            label = "output %d\n%s" % (index, leaf_label(output))
+        else:
+            label = "output %d\n%s" % (index, _describe(output))
+        lines.append("  %s [label=%s, %s];" % (out_id, _quote(label), _OUTPUT_STYLE))
+        if output.grad_fn is None:
+            continue
+        lines.append("  %s -> %s;" % (visit(output.grad_fn), out_id))
+        while stack:
+            node = stack.pop()
+            node_id = node_ids[id(node)]
+            for next_node, _ in node.next_functions:
+                if next_node is not None:
+                    lines.append("  %s -> %s;" % (visit(next_node), node_id))
+            if not show_saved:
+                continue
+            saved = _saved_values(node)
+            if isinstance(saved, str):
+                saved_id = "saved%d" % saved_count
+                saved_count += 1
+                lines.append("  %s [label=%s, %s];" % (saved_id, _quote("saved values\n" + saved),
+                                                      _SAVED_STYLE))
+                lines.append("  %s -> %s [style=dashed];" % (saved_id, node_id))
+            elif saved:
+                for slot, variable in enumerate(saved):
+                    saved_id = "saved%d" % saved_count
+                    saved_count += 1
+                    if variable is None:
+                        label = "saved %d\nNone" % slot
+                    else:
+                        name = names.get(id(variable))
+                        if name is None and id(variable.data) in data_names:
+                            name = data_names[id(variable.data)][0]
+                        label = "saved %d\n%s%s" % (slot, name + " " if name else "",
+                                                   _describe(variable))
+                    lines.append("  %s [label=%s, %s];" % (saved_id, _quote(label), _SAVED_STYLE))
+                    lines.append("  %s -> %s [style=dashed];" % (saved_id, node_id))
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def render(outputs, path, format="svg", params=None, show_saved=False):
+    """Draw the graph of ``outputs`` (see `to_dot`) into the file ``path``.
+
+    ``format`` is any output format of Graphviz's ``dot`` (``"svg"``, ``"png"``,
+    ``"pdf"``, ...). Needs the ``graphviz`` Python package (``pip install
+    pyad[viz]``) and the ``dot`` program on the PATH; raises ImportError or
+    RuntimeError saying which is missing otherwise. Returns ``path``.
+    """
+    try:
+        import graphviz
+    except ImportError:
+        raise ImportError("pyad.autograd.graph.render needs the 'graphviz' Python package: "
+                          "pip install 'pyad[viz]' (or pip install graphviz). to_dot() works "
+                          "without it.") from None
+    if shutil.which("dot") is None:
+        raise RuntimeError("pyad.autograd.graph.render needs Graphviz's 'dot' program on the "
+                           "PATH (for example: apt-get install graphviz, or brew install "
+                           "graphviz). to_dot() works without it.")
+    picture = graphviz.Source(to_dot(outputs, params=params, show_saved=show_saved)).pipe(format=format)
+    with open(path, "wb") as f:
+        f.write(picture)
+    return path
