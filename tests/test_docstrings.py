@@ -9,10 +9,14 @@ import pyad._factories
 import pyad.autograd.function
 import pyad.autograd.grad_mode
 import pyad.autograd.gradcheck
+import pyad.autograd.anomaly_mode
+import pyad.autograd.functional
+import pyad.autograd.graph
 from pyad import _engine
 
 MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_mode,
-           pyad.autograd.gradcheck]
+           pyad.autograd.gradcheck, pyad.autograd.anomaly_mode, pyad.autograd.functional,
+           pyad.autograd.graph]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
