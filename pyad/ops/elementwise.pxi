@@ -552,6 +552,8 @@ cdef object _sign_data(object d):
     cdef char kind = _dtype_kind(d)
     if kind == b'f':
         return _np_subtract(d > 0, d < 0, dtype=d.dtype)
+    if kind == b'b':
+        return d.copy()
     return _np_sign(d)
 
 
@@ -973,6 +975,8 @@ cpdef Variable where(object condition, object input, object other):
                            "cannot be broadcast together"
                            % (_shape_str(_shape_of(cond)), _shape_str(_shape_of(input)),
                               _shape_str(_shape_of(other)))) from None
+    if not hasattr(da, "dtype") and not hasattr(db, "dtype") and data.dtype.kind == "f":
+        data = data.astype(_default_dtype)     # two Python floats: the default dtype
     volatile = (_operand_volatile(condition) or _operand_volatile(input)
                 or _operand_volatile(other))
     if not _binary_records(input, other) or _operand_volatile(condition):
@@ -1024,8 +1028,10 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     cdef Variable x = _as_variable(input)
     data = x._data
     if min is not None:
+        _binary_operand_data(min, "clamp", "min")
         data = _apply_binary(_np_maximum, data, min, "clamp")
     if max is not None:
+        _binary_operand_data(max, "clamp", "max")
         data = _apply_binary(_np_minimum, data, max, "clamp")
     data = _ensure_array(data)
     volatile = x._volatile or _operand_volatile(min) or _operand_volatile(max)
@@ -1265,6 +1271,18 @@ cdef object _np_remainder = numpy.remainder
 cdef object _np_fmod = numpy.fmod
 
 
+cdef void _check_integer_divisor(object input, object other, str what) except *:
+    # Integer division by zero: torch raises (NumPy would give 0 with a warning).
+    da = _binary_operand_data(input, what, "input")
+    db = _binary_operand_data(other, what, "other")
+    if isinstance(db, builtins.float) or isinstance(da, builtins.float):
+        return
+    if ((not hasattr(da, "dtype") or da.dtype.kind in "biu")
+            and (not hasattr(db, "dtype") or db.dtype.kind in "biu")
+            and not builtins.bool((db != 0).all() if hasattr(db, "dtype") else db != 0)):
+        raise RuntimeError("%s(): ZeroDivisionError (integer division by zero)" % what)
+
+
 cpdef Variable floor_divide(object input, object other):
     """Elementwise ``input // other`` (rounded towards minus infinity). The result is
     piecewise constant and records no gradient.
@@ -1274,6 +1292,7 @@ cpdef Variable floor_divide(object input, object other):
     """
     if _profiling:
         return _profiled(floor_divide, (input, other, ))
+    _check_integer_divisor(input, other, "floor_divide")
     data = _apply_binary(_np_floor_divide, input, other, "floor_divide")
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
@@ -1307,6 +1326,7 @@ cpdef Variable remainder(object input, object other):
     """
     if _profiling:
         return _profiled(remainder, (input, other, ))
+    _check_integer_divisor(input, other, "remainder")
     data = _apply_binary(_np_remainder, input, other, "remainder")
     if _binary_records(input, other):
         return _binary(RemainderBackward.__new__(RemainderBackward), data, input, other,
@@ -1329,6 +1349,7 @@ cpdef Variable fmod(object input, object other):
     """
     if _profiling:
         return _profiled(fmod, (input, other, ))
+    _check_integer_divisor(input, other, "fmod")
     data = _apply_binary(_np_fmod, input, other, "fmod")
     if _binary_records(input, other):
         return _binary(FmodBackward.__new__(FmodBackward), data, input, other,

@@ -828,3 +828,58 @@ def test_isclose_allclose_equal_match_torch():
     assert pyad.equal(a, a) is torch.equal(ta, ta) is False     # nan != nan
     assert pyad.equal(pyad.Variable(np.array(2.0)), pyad.Variable(np.array(2.0))) is True
     assert a[:2].equal(a[:2]) is True
+
+
+NO_GRAD_BINARY = ["floor_divide", "lt", "le", "gt", "ge", "eq", "ne", "logical_and",
+                  "logical_or", "logical_xor", "isclose"]
+NO_GRAD_UNARY = ["logical_not", "isnan", "isinf", "isfinite"]
+
+
+def _variant_arrays(variant, n):
+    rng = np.random.default_rng(5)
+    shape = {"0d": (), "empty": (0, 3), "noncontig": (3, 4), "float32": (3, 4)}[variant]
+    out = []
+    for _ in range(n):
+        a = np.asarray(np.round(rng.uniform(-2, 2, size=shape), 1))   # ties: comparisons
+        a = a.astype(np.float32 if variant == "float32" else np.float64)
+        out.append(np.asfortranarray(a) if variant == "noncontig" else a)
+    return out
+
+
+@pytest.mark.parametrize("variant", ["0d", "empty", "noncontig", "float32"])
+@pytest.mark.parametrize("name", NO_GRAD_BINARY + NO_GRAD_UNARY)
+def test_ops_without_gradient_match_torch_on_variants(name, variant):
+    torch = pytest.importorskip("torch")
+    arrays = _variant_arrays(variant, 1 if name in NO_GRAD_UNARY else 2)
+    if variant == "noncontig":
+        assert not arrays[0].flags.c_contiguous
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = getattr(pyad, name)(*[pyad.Variable(a, requires_grad=True) for a in arrays])
+    ty = getattr(torch, name)(*[torch.from_numpy(a) for a in arrays])
+    assert not y.requires_grad and y.grad_fn is None
+    _assert_same(y, ty)
+
+
+def test_integer_division_by_zero_raises_as_torch():
+    x = pyad.Variable(np.array([3, 4]))
+    for f, name in [(lambda: x // 0, "floor_divide"), (lambda: x % 0, "remainder"),
+                    (lambda: pyad.fmod(x, pyad.Variable(np.array([1, 0]))), "fmod"),
+                    (lambda: 7 % pyad.Variable(np.array([0])), "remainder")]:
+        with pytest.raises(RuntimeError, match=name + "\\(\\): ZeroDivisionError"):
+            f()
+    np.testing.assert_array_equal((x // 2).data, [1, 2])
+
+
+def test_sign_of_bool_is_a_copy_and_clamp_names_a_bad_bound():
+    b = pyad.Variable(np.array([True, False]))
+    np.testing.assert_array_equal(pyad.sign(b).data, [True, False])
+    with pytest.raises(TypeError, match="clamp\\(\\): argument 'max'"):
+        pyad.clamp(pyad.Variable(np.ones(2)), 0.0, "1")
+
+
+def test_where_of_two_python_floats_has_the_default_dtype():
+    torch = pytest.importorskip("torch")
+    c = np.array([True, False])
+    _assert_same(pyad.where(pyad.Variable(c), 1.5, -1.0),
+                 torch.where(torch.from_numpy(c), 1.5, -1.0))
+    _assert_same(pyad.where(pyad.Variable(c), 2, 3), torch.where(torch.from_numpy(c), 2, 3))
