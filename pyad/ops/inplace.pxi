@@ -254,7 +254,9 @@ def _inplace_twin(op, example_args=""):
     the same snapshot-and-write-back recipe as every in-place op."""
     name = op.__name__ + "_"
 
-    def twin(Variable input, *args):
+    def twin(Variable input, *args, **kwargs):
+        if kwargs:                       # round_(decimals=1); the profiler sees the op
+            return _inplace_unary(input, lambda x, *a: op(x, *a, **kwargs), args, name)
         if _profiling:
             return _profiled(twin, (input,) + args)
         return _inplace_unary(input, op, args, name)

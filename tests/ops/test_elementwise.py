@@ -883,3 +883,16 @@ def test_where_of_two_python_floats_has_the_default_dtype():
     _assert_same(pyad.where(pyad.Variable(c), 1.5, -1.0),
                  torch.where(torch.from_numpy(c), 1.5, -1.0))
     _assert_same(pyad.where(pyad.Variable(c), 2, 3), torch.where(torch.from_numpy(c), 2, 3))
+
+
+def test_round_inplace_takes_decimals_as_torch():
+    torch = pytest.importorskip("torch")
+    x0 = np.array([1.234, -5.678, 2.25])
+    x, tx, _ = _torch_pair(x0)
+    h, th = x * 10.0, tx * 10.0
+    h.round_(decimals=-1)
+    th.round_(decimals=-1)
+    _assert_same(h, th)
+    z = pyad.Variable(x0.copy())
+    pyad.round_(z, decimals=1)
+    _assert_same(z, torch.round(torch.from_numpy(x0), decimals=1))
