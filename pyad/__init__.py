@@ -11,6 +11,11 @@ from pyad._engine import (
     get_default_dtype, set_default_dtype, get_array_module,
     # elementwise
     add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu,
+    abs, reciprocal, sign, square, rsqrt, expm1, log1p, log2, log10, sin, cos, tan, asin,
+    acos, atan, sinh, cosh, erf, maximum, minimum, where, clamp, clip, clamp_min, clamp_max,
+    atan2, hypot, lerp, floor, ceil, round, trunc, frac, floor_divide, remainder, fmod,
+    lt, le, eq, ne, gt, ge, logical_not, logical_and, logical_or, logical_xor, bitwise_not,
+    bitwise_and, bitwise_or, bitwise_xor, isnan, isinf, isfinite, isclose, allclose, equal,
     # reductions
     sum, mean, max, logsumexp, sum_to,
     # linear algebra
@@ -22,7 +27,9 @@ from pyad._engine import (
     log_softmax,
     # in-place
     add_, sub_, mul_, div_, zero_, fill_, copy_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_,
-    neg_, pow_, uniform_, normal_, setitem,
+    neg_, pow_, uniform_, normal_, setitem, abs_, reciprocal_, sign_, square_, rsqrt_, expm1_,
+    log1p_, log2_, log10_, sin_, cos_, tan_, asin_, acos_, atan_, sinh_, cosh_, erf_, floor_,
+    ceil_, round_, trunc_, frac_, clamp_,
 )
 from pyad._factories import (
     tensor, as_tensor, zeros, ones, empty, full, arange, linspace, eye, rand, randn,
@@ -48,5 +55,6 @@ divide = true_divide = div
 multiply = mul
 subtract = sub
 negative = neg
+less, less_equal, greater, greater_equal, not_equal = lt, le, gt, ge, ne
 
 __version__ = "0.1.0"

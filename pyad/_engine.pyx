@@ -1585,6 +1585,59 @@ cdef class Variable:
             return NotImplemented
         return pow(other, self)
 
+    def __floordiv__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return floor_divide(other, self)
+
+    def __mod__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return remainder(self, other)
+
+    def __rmod__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return remainder(other, self)
+
+    def __and__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return bitwise_and(self, other)
+
+    def __rand__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return bitwise_and(other, self)
+
+    def __or__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return bitwise_or(self, other)
+
+    def __ror__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return bitwise_or(other, self)
+
+    def __xor__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return bitwise_xor(other, self)
+
+    def __invert__(self):
+        return bitwise_not(self)
+
     def __matmul__(self, other):
         if not _operator_accepts(other):
             return NotImplemented
@@ -1600,6 +1653,12 @@ cdef class Variable:
 
     def __pos__(self):
         return self
+
+    def __abs__(self):
+        return abs(self)
+
+    def __round__(self, ndigits=None):
+        return round(self, 0 if ndigits is None else ndigits)
 
     def __iadd__(self, other):
         if not _operator_accepts(other):
@@ -1684,6 +1743,9 @@ cdef class Variable:
         if self._data.ndim < 2:
             raise RuntimeError("mT: the Variable must have at least 2 dimensions")
         return transpose(self, -2, -1)
+
+    def where(self, condition, other):
+        return where(condition, self, other)
 
     def expand_as(self, other):
         return broadcast_to(self, other.shape)

@@ -52,6 +52,11 @@ def _np(g):
 
 # How to call each in-place op on v (a pyad Variable or a torch tensor of positive
 # values). Keys must be exactly _INPLACE_METHODS: a new op needs a recipe here.
+def _outside_the_domain(inplace_op):
+    with np.errstate(invalid="ignore"):
+        return inplace_op()
+
+
 RECIPES = {
     "add_": lambda v: v.add_(0.5),
     "sub_": lambda v: v.sub_(0.5),
@@ -65,6 +70,30 @@ RECIPES = {
     "sigmoid_": lambda v: v.sigmoid_(),
     "relu_": lambda v: v.relu_(),
     "neg_": lambda v: v.neg_(),
+    "abs_": lambda v: v.abs_(),
+    "reciprocal_": lambda v: v.reciprocal_(),
+    "sign_": lambda v: v.sign_(),
+    "square_": lambda v: v.square_(),
+    "rsqrt_": lambda v: v.rsqrt_(),
+    "expm1_": lambda v: v.expm1_(),
+    "log1p_": lambda v: v.log1p_(),
+    "log2_": lambda v: v.log2_(),
+    "log10_": lambda v: v.log10_(),
+    "sin_": lambda v: v.sin_(),
+    "cos_": lambda v: v.cos_(),
+    "tan_": lambda v: v.tan_(),
+    "asin_": lambda v: _outside_the_domain(v.asin_),      # VALUES are > 1: nan
+    "acos_": lambda v: _outside_the_domain(v.acos_),
+    "atan_": lambda v: v.atan_(),
+    "sinh_": lambda v: v.sinh_(),
+    "cosh_": lambda v: v.cosh_(),
+    "erf_": lambda v: v.erf_(),
+    "floor_": lambda v: v.floor_(),
+    "ceil_": lambda v: v.ceil_(),
+    "round_": lambda v: v.round_(),
+    "trunc_": lambda v: v.trunc_(),
+    "frac_": lambda v: v.frac_(),
+    "clamp_": lambda v: v.clamp_(1.5, 2.5),
     "zero_": lambda v: v.zero_(),
     "fill_": lambda v: v.fill_(0.25),
     "copy_": lambda v: v.copy_(_full(v, 0.75)),

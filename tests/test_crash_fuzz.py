@@ -27,7 +27,8 @@ from pyad import _engine
 # Nodes never made by a forward op: abstract bases, the engine's virtual root and the
 # custom Function node bases (their concrete subclasses are in the zoo below).
 _NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
-                     "BackwardCFunction"}
+                     "BackwardCFunction", "_ZeroGradBackward", "_SelectBackward",
+                     "_RemainderNode"}
 
 
 def _uninit_variable():
@@ -134,6 +135,14 @@ def _zoo():
         _engine.sum_to(x, (1, 3)), _engine.where_const(numpy.eye(2, 3) > 0, 0.0, x),
         _Square.apply(x), _TwoOutputs.apply(x)[0], _NoMaterialize.apply(x)[1],
         _engine._delayed_error((x * 1,), (x,), "delayed")[0],
+    ]
+    # elementwise math, selections, rounding and remainders (issue 6)
+    entries += [
+        abs(x), x.reciprocal(), x.sign(), x.square(), x.rsqrt(), x.expm1(), x.log1p(),
+        x.log2(), x.log10(), x.sin(), x.cos(), x.tan(), x.asin(), x.acos(), x.atan(),
+        x.sinh(), x.cosh(), x.erf(), x.maximum(w), x.minimum(w), pyad.where(x > 0, x, w),
+        x.clamp(-1, w), x.atan2(w), x.hypot(w), x.floor(), x.ceil(), x.round(), x.trunc(),
+        x % w, x.fmod(w),
     ]
     b = x * 1
     b[0].mul_(w[0])                       # CopySlicesBackward on b

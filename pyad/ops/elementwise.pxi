@@ -530,6 +530,1150 @@ cpdef Variable relu(object input):
     return _plain(data, x._volatile)
 
 
+# -- more unary math (one differentiable formula each, no array fast path) -------------
+
+import math
+import operator
+
+cdef object _np_minimum = numpy.minimum
+cdef object _np_absolute = numpy.absolute
+cdef object _np_sign = numpy.sign
+cdef object _np_square = numpy.square
+cdef object _np_reciprocal = numpy.reciprocal
+cdef object _np_expm1 = numpy.expm1
+cdef object _np_log1p = numpy.log1p
+cdef object _np_log2 = numpy.log2
+cdef object _np_log10 = numpy.log10
+cdef object _np_sin = numpy.sin
+cdef object _np_cos = numpy.cos
+cdef object _np_tan = numpy.tan
+cdef object _np_arcsin = numpy.arcsin
+cdef object _np_arccos = numpy.arccos
+cdef object _np_arctan = numpy.arctan
+cdef object _np_sinh = numpy.sinh
+cdef object _np_cosh = numpy.cosh
+cdef object _np_arctan2 = numpy.arctan2
+cdef object _np_hypot = numpy.hypot
+cdef object _np_floor = numpy.floor
+cdef object _np_ceil = numpy.ceil
+cdef object _np_rint = numpy.rint
+cdef object _np_trunc = numpy.trunc
+
+cdef double _LN2 = math.log(2.0)
+cdef double _LN10 = math.log(10.0)
+cdef double _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+cdef Variable _float_unary(object ufunc, object input, type node_type, int save):
+    # A float function of one input (integer inputs compute in the default float dtype).
+    # save: what the backward formula needs, 1 the input, 2 the output, 0 nothing.
+    cdef Variable x = _float_input(input)
+    data = ufunc(x._data)
+    if _records(x):
+        return _record_unary(<_UnaryNode>node_type.__new__(node_type), data, x, save == 1,
+                             save == 2)
+    return _plain(data, x._volatile)
+
+
+cdef Variable _same_dtype_unary(object ufunc, object input, type node_type, int save):
+    # A function that keeps integer dtypes (abs, sign, square), as torch does.
+    cdef Variable x = _as_variable(input)
+    data = ufunc(x._data)
+    if _records(x):
+        return _record_unary(<_UnaryNode>node_type.__new__(node_type), data, x, save == 1,
+                             save == 2)
+    return _plain(data, x._volatile)
+
+
+cdef class _ZeroGradBackward(_UnaryNode):
+    # Piecewise-constant functions (sign, floor, ...): a zero gradient, as torch gives.
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable g = grads[0]
+        return (_raw(_xp_of(g._data).zeros(g._data.shape, dtype=g._data.dtype)),)
+
+
+cdef object _sign_data(object d):
+    # torch's sign: 0 at nan (NumPy's is nan)
+    cdef char kind = _dtype_kind(d)
+    if kind == b'f':
+        return _np_subtract(d > 0, d < 0, dtype=d.dtype)
+    if kind == b'b':
+        return d.copy()
+    return _np_sign(d)
+
+
+cdef class AbsBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        # sign(x) is a constant here: the second derivative is 0 (torch's too)
+        return (mul(grads[0], _sign_data(self.saved.data(self))),)
+
+
+cpdef Variable abs(object input):
+    """Elementwise absolute value (``abs(x)`` works too); the gradient at 0 is 0.
+
+    >>> abs(Variable(numpy.array([-1.5, 0., 2.])))
+    tensor([1.5000, 0.0000, 2.0000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(abs, (input, ))
+    return _same_dtype_unary(_np_absolute, input, AbsBackward, 1)
+
+
+cdef class ReciprocalBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        y = self.saved.unpack(self)
+        return (mul(neg(grads[0]), mul(y, y)),)
+
+
+cpdef Variable reciprocal(object input):
+    """Elementwise ``1 / input``.
+
+    >>> reciprocal(Variable(numpy.array([2., 4.])))
+    tensor([0.5000, 0.2500], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(reciprocal, (input, ))
+    return _float_unary(_np_reciprocal, input, ReciprocalBackward, 2)
+
+
+cdef class SignBackward(_ZeroGradBackward):
+    pass
+
+
+cpdef Variable sign(object input):
+    """Elementwise sign (-1, 0 or 1; 0 at nan, as torch); its gradient is zero.
+
+    >>> sign(Variable(numpy.array([-2., 0., 3.])))
+    tensor([-1.,  0.,  1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(sign, (input, ))
+    return _same_dtype_unary(_sign_data, input, SignBackward, 0)
+
+
+cdef class SquareBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (mul(grads[0], mul(self.saved.unpack(self), 2)),)
+
+
+cpdef Variable square(object input):
+    """Elementwise ``input * input``.
+
+    >>> square(Variable(numpy.array([-2., 3.])))
+    tensor([4., 9.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(square, (input, ))
+    return _same_dtype_unary(_np_square, input, SquareBackward, 1)
+
+
+cdef class RsqrtBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (mul(grads[0], mul(pow(self.saved.unpack(self), 3), -0.5)),)
+
+
+cdef object _rsqrt_data(object d):
+    r = _scratch(_np_sqrt(d))
+    return _np_true_divide(1, r, out=r)
+
+
+cpdef Variable rsqrt(object input):
+    """Elementwise ``1 / sqrt(input)``.
+
+    >>> rsqrt(Variable(numpy.array([4., 16.])))
+    tensor([0.5000, 0.2500], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(rsqrt, (input, ))
+    return _float_unary(_rsqrt_data, input, RsqrtBackward, 2)
+
+
+cdef class Expm1Backward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (mul(grads[0], add(self.saved.unpack(self), 1)),)
+
+
+cpdef Variable expm1(object input):
+    """Elementwise ``exp(input) - 1``, accurate near 0.
+
+    >>> expm1(Variable(numpy.array([0., 1e-10])))
+    tensor([0.0000e+00, 1.0000e-10], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(expm1, (input, ))
+    return _float_unary(_np_expm1, input, Expm1Backward, 2)
+
+
+cdef class Log1pBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (div(grads[0], add(self.saved.unpack(self), 1)),)
+
+
+cpdef Variable log1p(object input):
+    """Elementwise ``log(1 + input)``, accurate near 0.
+
+    >>> log1p(Variable(numpy.array([0., 1e-10])))
+    tensor([0.0000e+00, 1.0000e-10], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(log1p, (input, ))
+    return _float_unary(_np_log1p, input, Log1pBackward, 1)
+
+
+cdef class Log2Backward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (div(grads[0], mul(self.saved.unpack(self), _LN2)),)
+
+
+cpdef Variable log2(object input):
+    """Elementwise base-2 logarithm.
+
+    >>> log2(Variable(numpy.array([1., 8.])))
+    tensor([0., 3.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(log2, (input, ))
+    return _float_unary(_np_log2, input, Log2Backward, 1)
+
+
+cdef class Log10Backward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (div(grads[0], mul(self.saved.unpack(self), _LN10)),)
+
+
+cpdef Variable log10(object input):
+    """Elementwise base-10 logarithm.
+
+    >>> log10(Variable(numpy.array([1., 100.])))
+    tensor([0., 2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(log10, (input, ))
+    return _float_unary(_np_log10, input, Log10Backward, 1)
+
+
+cdef class SinBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (mul(grads[0], cos(self.saved.unpack(self))),)
+
+
+cpdef Variable sin(object input):
+    """Elementwise sine.
+
+    >>> sin(Variable(numpy.array([0., numpy.pi / 2])))
+    tensor([0., 1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(sin, (input, ))
+    return _float_unary(_np_sin, input, SinBackward, 1)
+
+
+cdef class CosBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (mul(grads[0], neg(sin(self.saved.unpack(self)))),)
+
+
+cpdef Variable cos(object input):
+    """Elementwise cosine.
+
+    >>> cos(Variable(numpy.array([0., numpy.pi])))
+    tensor([ 1., -1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(cos, (input, ))
+    return _float_unary(_np_cos, input, CosBackward, 1)
+
+
+cdef class TanBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        y = self.saved.unpack(self)
+        return (mul(grads[0], add(mul(y, y), 1)),)
+
+
+cpdef Variable tan(object input):
+    """Elementwise tangent.
+
+    >>> tan(Variable(numpy.array([0., numpy.pi / 4])))
+    tensor([0.0000, 1.0000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(tan, (input, ))
+    return _float_unary(_np_tan, input, TanBackward, 2)
+
+
+cdef class AsinBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        x = self.saved.unpack(self)
+        return (mul(grads[0], rsqrt(sub(1, mul(x, x)))),)
+
+
+cpdef Variable asin(object input):
+    """Elementwise arcsine (nan outside [-1, 1]).
+
+    >>> asin(Variable(numpy.array([0., 1.])))
+    tensor([0.0000, 1.5708], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(asin, (input, ))
+    return _float_unary(_np_arcsin, input, AsinBackward, 1)
+
+
+cdef class AcosBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        x = self.saved.unpack(self)
+        return (mul(neg(grads[0]), rsqrt(sub(1, mul(x, x)))),)
+
+
+cpdef Variable acos(object input):
+    """Elementwise arccosine (nan outside [-1, 1]).
+
+    >>> acos(Variable(numpy.array([1., 0.])))
+    tensor([0.0000, 1.5708], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(acos, (input, ))
+    return _float_unary(_np_arccos, input, AcosBackward, 1)
+
+
+cdef class AtanBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        x = self.saved.unpack(self)
+        return (div(grads[0], add(mul(x, x), 1)),)
+
+
+cpdef Variable atan(object input):
+    """Elementwise arctangent.
+
+    >>> atan(Variable(numpy.array([0., 1.])))
+    tensor([0.0000, 0.7854], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(atan, (input, ))
+    return _float_unary(_np_arctan, input, AtanBackward, 1)
+
+
+cdef class SinhBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (mul(grads[0], cosh(self.saved.unpack(self))),)
+
+
+cpdef Variable sinh(object input):
+    """Elementwise hyperbolic sine.
+
+    >>> sinh(Variable(numpy.array([0., 1.])))
+    tensor([0.0000, 1.1752], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(sinh, (input, ))
+    return _float_unary(_np_sinh, input, SinhBackward, 1)
+
+
+cdef class CoshBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        return (mul(grads[0], sinh(self.saved.unpack(self))),)
+
+
+cpdef Variable cosh(object input):
+    """Elementwise hyperbolic cosine.
+
+    >>> cosh(Variable(numpy.array([0., 1.])))
+    tensor([1.0000, 1.5431], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(cosh, (input, ))
+    return _float_unary(_np_cosh, input, CoshBackward, 1)
+
+
+cdef class ErfBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        x = self.saved.unpack(self)
+        return (mul(grads[0], mul(exp(neg(mul(x, x))), _TWO_OVER_SQRT_PI)),)
+
+
+cdef object _erf_scalar = numpy.frompyfunc(math.erf, 1, 1)
+
+
+cdef object _erf_data(object d):
+    # NumPy has no erf: math.erf (correctly rounded to a few ulps) element by element,
+    # in float64, then rounded to the input dtype; CuPy has one.
+    if cupy is not None and isinstance(d, cupy.ndarray):
+        import cupyx.scipy.special
+        return cupyx.scipy.special.erf(d)
+    return numpy.asarray(_erf_scalar(d), dtype=numpy.float64).astype(d.dtype, copy=False)
+
+
+cpdef Variable erf(object input):
+    """Elementwise error function ``2/sqrt(pi) * integral from 0 to x of exp(-t^2)``.
+
+    >>> erf(Variable(numpy.array([0., 1.])))
+    tensor([0.0000, 0.8427], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(erf, (input, ))
+    return _float_unary(_erf_data, input, ErfBackward, 1)
+
+
+# -- selections: maximum, minimum, where, clamp (gradient masks fixed at forward) --------
+
+cdef class _SelectBackward(_BinaryNode):
+    # The output takes each element from a or b (or both, at ties): a's gradient is g with
+    # zeros where zero_a is true, b's where zero_b is; `scale` (0.5 at ties) splits it.
+    cdef object zero_a
+    cdef object zero_b
+    cdef object scale
+
+    cdef tuple _backward(self, tuple grads):
+        if self.zero_a is None:
+            raise _freed_error(self)
+        g = grads[0]
+        if self.scale is not None:
+            g = mul(g, self.scale)
+        ga = gb = None
+        if self._needs_input_grad(0):
+            ga = self.grad_a(where_const(self.zero_a, 0.0, g))
+        if self._needs_input_grad(1):
+            gb = self.grad_b(where_const(self.zero_b, 0.0, g))
+        return (ga, gb)
+
+    cdef void _release_saved(self):
+        _BinaryNode._release_saved(self)
+        self.zero_a = self.zero_b = self.scale = None
+
+
+cdef Variable _extremum(object input, object other, bint is_max, str what):
+    data = _ensure_array(_apply_binary(_np_maximum if is_max else _np_minimum, input, other,
+                                       what))
+    if not _binary_records(input, other):
+        return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+    cdef _SelectBackward node = (MaximumBackward.__new__(MaximumBackward) if is_max
+                                 else MinimumBackward.__new__(MinimumBackward))
+    xp = _xp_of(data)
+    da = _operand_data(input, what)
+    db = _operand_data(other, what)
+    # torch: ties split the gradient half and half; nan goes to both (no comparison holds)
+    node.zero_a = xp.asarray(da < db if is_max else da > db)
+    node.zero_b = xp.asarray(da > db if is_max else da < db)
+    ties = xp.asarray(da == db)
+    if bool(ties.any()):
+        node.scale = xp.where(ties, 0.5, 1.0).astype(data.dtype, copy=False)
+    return _binary(node, data, input, other, False, False)
+
+
+cdef class MaximumBackward(_SelectBackward):
+    pass
+
+
+cpdef Variable maximum(object input, object other):
+    """Elementwise maximum with broadcasting; at ties each input gets half the gradient.
+
+    >>> maximum(Variable(numpy.array([1., 5.])), Variable(numpy.array([3., 2.])))
+    tensor([3., 5.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(maximum, (input, other, ))
+    return _extremum(input, other, True, "maximum")
+
+
+cdef class MinimumBackward(_SelectBackward):
+    pass
+
+
+cpdef Variable minimum(object input, object other):
+    """Elementwise minimum with broadcasting; at ties each input gets half the gradient.
+
+    >>> minimum(Variable(numpy.array([1., 5.])), Variable(numpy.array([3., 2.])))
+    tensor([1., 2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(minimum, (input, other, ))
+    return _extremum(input, other, False, "minimum")
+
+
+cdef class WhereBackward(_SelectBackward):
+    pass
+
+
+cpdef Variable where(object condition, object input, object other):
+    """Elementwise ``input`` where ``condition`` is true, ``other`` elsewhere (either may
+    be a number); the gradient goes to the input each element came from.
+
+    >>> where(Variable(numpy.array([True, False])), Variable(numpy.array([1., 2.])), 0.)
+    tensor([1., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(where, (condition, input, other, ))
+    cond = _binary_operand_data(condition, "where", "condition")
+    if hasattr(cond, "dtype"):
+        if cond.dtype.kind != "b":
+            raise TypeError("where(): condition must be a bool Variable or array, got "
+                            "dtype %s" % cond.dtype)
+    elif not isinstance(cond, bool):
+        raise TypeError("where(): condition must be a bool Variable or array, got %s"
+                        % type(cond).__name__)
+    da = _binary_operand_data(input, "where", "input")
+    db = _binary_operand_data(other, "where", "other")
+    xp = _xp_of(da if hasattr(da, "dtype") else (db if hasattr(db, "dtype") else cond))
+    try:
+        data = _ensure_array(xp.where(cond, da, db))
+    except ValueError:
+        raise RuntimeError("where(): the shapes of condition %s, input %s and other %s "
+                           "cannot be broadcast together"
+                           % (_shape_str(_shape_of(cond)), _shape_str(_shape_of(input)),
+                              _shape_str(_shape_of(other)))) from None
+    if not hasattr(da, "dtype") and not hasattr(db, "dtype") and data.dtype.kind == "f":
+        data = data.astype(_default_dtype)     # two Python floats: the default dtype
+    volatile = (_operand_volatile(condition) or _operand_volatile(input)
+                or _operand_volatile(other))
+    if not _binary_records(input, other) or _operand_volatile(condition):
+        return _plain(data, volatile)
+    cdef _SelectBackward node = WhereBackward.__new__(WhereBackward)
+    cond = xp.asarray(cond)
+    node.zero_a = ~cond
+    node.zero_b = cond
+    return _binary(node, data, input, other, False, False)
+
+
+cdef class ClampBackward(Node):
+    # Three inputs (input, min, max; a bound may be a number or None). zero_*: where
+    # each gets no gradient (torch's clamp_backward and clamp_backward_min_max).
+    cdef object zero_input
+    cdef object zero_min
+    cdef object zero_max
+    cdef tuple shapes
+    cdef tuple dtypes
+
+    cdef tuple _backward(self, tuple grads):
+        if self.zero_input is None:
+            raise _freed_error(self)
+        g = grads[0]
+        out = [None, None, None]
+        for i, zero in enumerate((self.zero_input, self.zero_min, self.zero_max)):
+            if zero is not None and self._needs_input_grad(i):
+                out[i] = _reduce_grad(where_const(zero, 0.0, g), self.shapes[i],
+                                      self.dtypes[i])
+        return tuple(out)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.zero_input = self.zero_min = self.zero_max = None
+
+
+cpdef Variable clamp(object input, object min=None, object max=None):
+    """Elementwise ``input`` limited to [min, max] (numbers or Variables; one may be None).
+    The gradient flows to ``input`` where ``min <= input <= max``, to a Variable bound
+    where the bound was taken.
+
+    >>> clamp(Variable(numpy.array([-2., 0.5, 3.])), -1, 1)
+    tensor([-1.0000,  0.5000,  1.0000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(clamp, (input, min, max, ))
+    if min is None and max is None:
+        raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
+    cdef Variable x = _as_variable(input)
+    data = x._data
+    if min is not None:
+        _binary_operand_data(min, "clamp", "min")
+        data = _apply_binary(_np_maximum, data, min, "clamp")
+    if max is not None:
+        _binary_operand_data(max, "clamp", "max")
+        data = _apply_binary(_np_minimum, data, max, "clamp")
+    data = _ensure_array(data)
+    volatile = x._volatile or _operand_volatile(min) or _operand_volatile(max)
+    if not ((_requires_grad_now(x) or _operand_requires_grad(min)
+             or _operand_requires_grad(max)) and _grad_enabled()) or volatile:
+        return _plain(data, volatile)
+    xp = _xp_of(data)
+    xd = x._data
+    lo = None if min is None else _operand_data(min, "clamp")
+    hi = None if max is None else _operand_data(max, "clamp")
+    inside = xp.ones(data.shape, dtype=bool)
+    if lo is not None:
+        inside = inside & (xd >= lo)
+    if hi is not None:
+        inside = inside & (xd <= hi)
+    cdef ClampBackward node = ClampBackward.__new__(ClampBackward)
+    node.zero_input = ~inside
+    if isinstance(min, Variable):
+        took_min = xd < lo
+        if hi is not None:
+            took_min = took_min & (lo < hi)
+        node.zero_min = ~xp.asarray(took_min)
+    if isinstance(max, Variable):
+        took_max = xd > hi
+        if lo is not None:
+            took_max = took_max | (hi < lo)
+        node.zero_max = ~xp.asarray(took_max)
+    node.shapes = (_shape_if_broadcast(x, data),
+                   None if min is None else _shape_if_broadcast(min, data),
+                   None if max is None else _shape_if_broadcast(max, data))
+    node.dtypes = (_dtype(xd), _dtype_of(min), _dtype_of(max))
+    return _recorded(node, data, (_edge(x), _operand_edge(min), _operand_edge(max)))
+
+
+cpdef Variable clip(object input, object min=None, object max=None):
+    """Alias of :func:`clamp`.
+
+    >>> clip(Variable(numpy.array([-2., 3.])), None, 1)
+    tensor([-2.,  1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(clip, (input, min, max, ))
+    return clamp(input, min, max)
+
+
+cpdef Variable clamp_min(object input, object min):
+    """``clamp(input, min=min)``.
+
+    >>> clamp_min(Variable(numpy.array([-2., 3.])), 0)
+    tensor([0., 3.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(clamp_min, (input, min, ))
+    return clamp(input, min, None)
+
+
+cpdef Variable clamp_max(object input, object max):
+    """``clamp(input, max=max)``.
+
+    >>> clamp_max(Variable(numpy.array([-2., 3.])), 0)
+    tensor([-2.,  0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(clamp_max, (input, max, ))
+    return clamp(input, None, max)
+
+
+# -- atan2, hypot, lerp ---------------------------------------------------------------
+
+cdef class Atan2Backward(_BinaryNode):
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        a = self.a.get(self)
+        b = self.b.get(self)
+        ga = gb = None
+        scaled = div(g, add(mul(a, a), mul(b, b)))       # d atan2(a, b) = (b da - a db) / r^2
+        if self._needs_input_grad(0):
+            ga = self.grad_a(mul(scaled, b))
+        if self._needs_input_grad(1):
+            gb = self.grad_b(mul(scaled, neg(a) if isinstance(a, Variable) else -a))
+        return (ga, gb)
+
+
+cpdef Variable atan2(object input, object other):
+    """Elementwise angle of the point (other, input), in (-pi, pi].
+
+    >>> atan2(Variable(numpy.array([1., 1.])), Variable(numpy.array([1., -1.])))
+    tensor([0.7854, 2.3562], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(atan2, (input, other, ))
+    data = _apply_binary(_np_arctan2, input, other, "atan2")
+    if _binary_records(input, other):
+        return _binary(Atan2Backward.__new__(Atan2Backward), data, input, other, True, True)
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+cdef class HypotBackward(_BinaryNode):
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        a = self.a.get(self)
+        b = self.b.get(self)
+        scaled = div(g, hypot(a, b))
+        ga = gb = None
+        if self._needs_input_grad(0):
+            ga = self.grad_a(mul(scaled, a))
+        if self._needs_input_grad(1):
+            gb = self.grad_b(mul(scaled, b))
+        return (ga, gb)
+
+
+cpdef Variable hypot(object input, object other):
+    """Elementwise ``sqrt(input**2 + other**2)`` without overflow.
+
+    >>> hypot(Variable(numpy.array([3., 5.])), 4.)
+    tensor([5.0000, 6.4031], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(hypot, (input, other, ))
+    data = _apply_binary(_np_hypot, input, other, "hypot")
+    if _binary_records(input, other):
+        return _binary(HypotBackward.__new__(HypotBackward), data, input, other, True, True)
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+cpdef Variable lerp(object input, object end, object weight):
+    """Linear interpolation ``input + weight * (end - input)`` (weight a number or a
+    Variable); differentiable in all three.
+
+    >>> lerp(Variable(numpy.array([0., 10.])), Variable(numpy.array([1., 20.])), 0.5)
+    tensor([ 0.5000, 15.0000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(lerp, (input, end, weight, ))
+    return add(input, mul(weight, sub(end, input)))
+
+
+# -- rounding: zero gradients, as torch -------------------------------------------------
+
+cdef Variable _rounding(object ufunc, object input, type node_type, object decimals=0):
+    cdef Variable x = _as_variable(input)
+    cdef char kind = _dtype_kind(x._data)
+    if kind == b'i' or kind == b'u' or kind == b'b':
+        data = x._data.copy()           # integers are already whole (torch: a copy)
+    elif decimals != 0:
+        data = _xp_of(x._data).round(x._data, decimals)
+    else:
+        data = ufunc(x._data)
+    if _records(x):
+        return _record_unary(<_UnaryNode>node_type.__new__(node_type), data, x, False, False)
+    return _plain(data, x._volatile)
+
+
+cdef class FloorBackward(_ZeroGradBackward):
+    pass
+
+
+cpdef Variable floor(object input):
+    """Elementwise largest integer <= input (zero gradient).
+
+    >>> floor(Variable(numpy.array([-1.5, 1.5])))
+    tensor([-2.,  1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(floor, (input, ))
+    return _rounding(_np_floor, input, FloorBackward)
+
+
+cdef class CeilBackward(_ZeroGradBackward):
+    pass
+
+
+cpdef Variable ceil(object input):
+    """Elementwise smallest integer >= input (zero gradient).
+
+    >>> ceil(Variable(numpy.array([-1.5, 1.5])))
+    tensor([-1.,  2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(ceil, (input, ))
+    return _rounding(_np_ceil, input, CeilBackward)
+
+
+cdef class RoundBackward(_ZeroGradBackward):
+    pass
+
+
+cpdef Variable round(object input, object decimals=0):
+    """Elementwise rounding to ``decimals`` places, halves to even (zero gradient);
+    ``round(x)`` and ``round(x, n)`` work too.
+
+    >>> round(Variable(numpy.array([0.5, 1.5, 2.675])))
+    tensor([0., 2., 3.], dtype=float64)
+    >>> round(Variable(numpy.array([1.234, 5.678])), decimals=1)
+    tensor([1.2000, 5.7000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(round, (input, decimals, ))
+    try:
+        decimals = operator.index(decimals)
+    except TypeError:
+        raise TypeError("round(): decimals must be an int, got %s"
+                        % type(decimals).__name__) from None
+    return _rounding(_np_rint, input, RoundBackward, decimals)
+
+
+cdef class TruncBackward(_ZeroGradBackward):
+    pass
+
+
+cpdef Variable trunc(object input):
+    """Elementwise rounding towards zero (zero gradient).
+
+    >>> trunc(Variable(numpy.array([-1.5, 1.5])))
+    tensor([-1.,  1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(trunc, (input, ))
+    return _rounding(_np_trunc, input, TruncBackward)
+
+
+cpdef Variable frac(object input):
+    """Elementwise fractional part ``input - trunc(input)`` (gradient 1).
+
+    >>> frac(Variable(numpy.array([-1.25, 2.5])))
+    tensor([-0.2500,  0.5000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(frac, (input, ))
+    return sub(input, trunc(input))
+
+
+# -- floor division and remainders --------------------------------------------------------
+
+cdef object _np_floor_divide = numpy.floor_divide
+cdef object _np_remainder = numpy.remainder
+cdef object _np_fmod = numpy.fmod
+
+
+cdef void _check_integer_divisor(object input, object other, str what) except *:
+    # Integer division by zero: torch raises (NumPy would give 0 with a warning).
+    da = _binary_operand_data(input, what, "input")
+    db = _binary_operand_data(other, what, "other")
+    if isinstance(db, builtins.float) or isinstance(da, builtins.float):
+        return
+    if ((not hasattr(da, "dtype") or da.dtype.kind in "biu")
+            and (not hasattr(db, "dtype") or db.dtype.kind in "biu")
+            and not builtins.bool((db != 0).all() if hasattr(db, "dtype") else db != 0)):
+        raise RuntimeError("%s(): ZeroDivisionError (integer division by zero)" % what)
+
+
+cpdef Variable floor_divide(object input, object other):
+    """Elementwise ``input // other`` (rounded towards minus infinity). The result is
+    piecewise constant and records no gradient.
+
+    >>> floor_divide(Variable(numpy.array([5., -5.])), 2)
+    tensor([ 2., -3.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(floor_divide, (input, other, ))
+    _check_integer_divisor(input, other, "floor_divide")
+    data = _apply_binary(_np_floor_divide, input, other, "floor_divide")
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+cdef class _RemainderNode(_BinaryNode):
+    # a - b * q with q = a / b rounded (floor or trunc): d/da = 1, d/db = -q (torch).
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        ga = gb = None
+        if self._needs_input_grad(0):
+            ga = self.grad_a(g)
+        if self._needs_input_grad(1):
+            gb = self.grad_b(mul(neg(g), self.quotient(self.a.data(self), self.b.data(self))))
+        return (ga, gb)
+
+    cdef object quotient(self, object a, object b):
+        return None
+
+
+cdef class RemainderBackward(_RemainderNode):
+    cdef object quotient(self, object a, object b):
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            return _np_floor_divide(a, b)
+
+
+cpdef Variable remainder(object input, object other):
+    """Elementwise ``input % other`` with the sign of ``other`` (Python's ``%``).
+
+    >>> remainder(Variable(numpy.array([5., -5.])), 3)
+    tensor([2., 1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(remainder, (input, other, ))
+    _check_integer_divisor(input, other, "remainder")
+    data = _apply_binary(_np_remainder, input, other, "remainder")
+    if _binary_records(input, other):
+        return _binary(RemainderBackward.__new__(RemainderBackward), data, input, other,
+                       _operand_requires_grad(other), _operand_requires_grad(other))
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+cdef class FmodBackward(_RemainderNode):
+    cdef object quotient(self, object a, object b):
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            return _xp_of(b if not isinstance(b, (int, float)) else a).trunc(
+                _np_true_divide(a, b))
+
+
+cpdef Variable fmod(object input, object other):
+    """Elementwise C-style remainder, with the sign of ``input``.
+
+    >>> fmod(Variable(numpy.array([5., -5.])), 3)
+    tensor([ 2., -2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(fmod, (input, other, ))
+    _check_integer_divisor(input, other, "fmod")
+    data = _apply_binary(_np_fmod, input, other, "fmod")
+    if _binary_records(input, other):
+        return _binary(FmodBackward.__new__(FmodBackward), data, input, other,
+                       _operand_requires_grad(other), _operand_requires_grad(other))
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+# -- comparisons, logical and bitwise ops, tests of values (no gradient) -----------------
+
+cpdef Variable lt(object input, object other):
+    """Elementwise ``input < other`` (bool).
+
+    >>> lt(Variable(numpy.array([1., 3.])), 2)
+    tensor([ True, False])
+    """
+    if _profiling:
+        return _profiled(lt, (input, other, ))
+    return _compare(_as_variable(input), other, 0)
+
+
+cpdef Variable le(object input, object other):
+    """Elementwise ``input <= other`` (bool).
+
+    >>> le(Variable(numpy.array([1., 3.])), 1)
+    tensor([ True, False])
+    """
+    if _profiling:
+        return _profiled(le, (input, other, ))
+    return _compare(_as_variable(input), other, 1)
+
+
+cpdef Variable eq(object input, object other):
+    """Elementwise ``input == other`` (bool).
+
+    >>> eq(Variable(numpy.array([1., 3.])), 3)
+    tensor([False,  True])
+    """
+    if _profiling:
+        return _profiled(eq, (input, other, ))
+    return _compare(_as_variable(input), other, 2)
+
+
+cpdef Variable ne(object input, object other):
+    """Elementwise ``input != other`` (bool).
+
+    >>> ne(Variable(numpy.array([1., 3.])), 3)
+    tensor([ True, False])
+    """
+    if _profiling:
+        return _profiled(ne, (input, other, ))
+    return _compare(_as_variable(input), other, 3)
+
+
+cpdef Variable gt(object input, object other):
+    """Elementwise ``input > other`` (bool).
+
+    >>> gt(Variable(numpy.array([1., 3.])), 2)
+    tensor([False,  True])
+    """
+    if _profiling:
+        return _profiled(gt, (input, other, ))
+    return _compare(_as_variable(input), other, 4)
+
+
+cpdef Variable ge(object input, object other):
+    """Elementwise ``input >= other`` (bool).
+
+    >>> ge(Variable(numpy.array([1., 3.])), 3)
+    tensor([False,  True])
+    """
+    if _profiling:
+        return _profiled(ge, (input, other, ))
+    return _compare(_as_variable(input), other, 5)
+
+
+cdef Variable _no_grad_unary(object ufunc, object input, str what):
+    cdef Variable x = _as_variable(input)
+    try:
+        data = ufunc(x._data)
+    except TypeError:
+        raise TypeError("%s(): not supported for dtype %s" % (what, x._data.dtype)) from None
+    return _plain(data, x._volatile)
+
+
+cdef Variable _no_grad_binary(object ufunc, object input, object other, str what):
+    try:
+        data = _apply_binary(ufunc, input, other, what)
+    except TypeError:
+        raise TypeError("%s(): not supported for dtypes %s and %s"
+                        % (what, _dtype_of(input) or type(input).__name__,
+                           _dtype_of(other) or type(other).__name__)) from None
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+cpdef Variable logical_not(object input):
+    """Elementwise logical NOT (bool result; nonzero is true).
+
+    >>> logical_not(Variable(numpy.array([0., 2.])))
+    tensor([ True, False])
+    """
+    if _profiling:
+        return _profiled(logical_not, (input, ))
+    return _no_grad_unary(numpy.logical_not, input, "logical_not")
+
+
+cpdef Variable logical_and(object input, object other):
+    """Elementwise logical AND (bool result; nonzero is true).
+
+    >>> logical_and(Variable(numpy.array([0., 2.])), True)
+    tensor([False,  True])
+    """
+    if _profiling:
+        return _profiled(logical_and, (input, other, ))
+    return _no_grad_binary(numpy.logical_and, input, other, "logical_and")
+
+
+cpdef Variable logical_or(object input, object other):
+    """Elementwise logical OR (bool result; nonzero is true).
+
+    >>> logical_or(Variable(numpy.array([0., 2.])), False)
+    tensor([False,  True])
+    """
+    if _profiling:
+        return _profiled(logical_or, (input, other, ))
+    return _no_grad_binary(numpy.logical_or, input, other, "logical_or")
+
+
+cpdef Variable logical_xor(object input, object other):
+    """Elementwise logical XOR (bool result; nonzero is true).
+
+    >>> logical_xor(Variable(numpy.array([0., 2.])), True)
+    tensor([ True, False])
+    """
+    if _profiling:
+        return _profiled(logical_xor, (input, other, ))
+    return _no_grad_binary(numpy.logical_xor, input, other, "logical_xor")
+
+
+cdef void _check_bitwise(object x, str what) except *:
+    if isinstance(x, Variable):
+        kind = (<Variable>x)._data.dtype.kind
+    elif isinstance(x, float):
+        kind = "f"
+    else:
+        kind = getattr(x, "dtype", numpy.dtype(bool)).kind
+    if kind not in "biu":
+        raise TypeError("%s(): only integer and bool Variables are supported, got a float "
+                        "operand" % what)
+
+
+cpdef Variable bitwise_not(object input):
+    """Elementwise NOT of bool or integer Variables (``~x``).
+
+    >>> bitwise_not(Variable(numpy.array([True, False])))
+    tensor([False,  True])
+    """
+    if _profiling:
+        return _profiled(bitwise_not, (input, ))
+    _check_bitwise(input, "bitwise_not")
+    return _no_grad_unary(numpy.invert, input, "bitwise_not")
+
+
+cpdef Variable bitwise_and(object input, object other):
+    """Elementwise AND of bool or integer Variables (``a & b``).
+
+    >>> bitwise_and(Variable(numpy.array([True, False])), True)
+    tensor([ True, False])
+    """
+    if _profiling:
+        return _profiled(bitwise_and, (input, other, ))
+    _check_bitwise(input, "bitwise_and")
+    _check_bitwise(other, "bitwise_and")
+    return _no_grad_binary(numpy.bitwise_and, input, other, "bitwise_and")
+
+
+cpdef Variable bitwise_or(object input, object other):
+    """Elementwise OR of bool or integer Variables (``a | b``).
+
+    >>> bitwise_or(Variable(numpy.array([True, False])), False)
+    tensor([ True, False])
+    """
+    if _profiling:
+        return _profiled(bitwise_or, (input, other, ))
+    _check_bitwise(input, "bitwise_or")
+    _check_bitwise(other, "bitwise_or")
+    return _no_grad_binary(numpy.bitwise_or, input, other, "bitwise_or")
+
+
+cpdef Variable bitwise_xor(object input, object other):
+    """Elementwise XOR of bool or integer Variables (``a ^ b``).
+
+    >>> bitwise_xor(Variable(numpy.array([True, False])), True)
+    tensor([False,  True])
+    """
+    if _profiling:
+        return _profiled(bitwise_xor, (input, other, ))
+    _check_bitwise(input, "bitwise_xor")
+    _check_bitwise(other, "bitwise_xor")
+    return _no_grad_binary(numpy.bitwise_xor, input, other, "bitwise_xor")
+
+
+cpdef Variable isnan(object input):
+    """Elementwise test for nan (bool).
+
+    >>> isnan(Variable(numpy.array([1., numpy.nan])))
+    tensor([False,  True])
+    """
+    if _profiling:
+        return _profiled(isnan, (input, ))
+    return _no_grad_unary(numpy.isnan, input, "isnan")
+
+
+cpdef Variable isinf(object input):
+    """Elementwise test for +-inf (bool).
+
+    >>> isinf(Variable(numpy.array([1., -numpy.inf])))
+    tensor([False,  True])
+    """
+    if _profiling:
+        return _profiled(isinf, (input, ))
+    return _no_grad_unary(numpy.isinf, input, "isinf")
+
+
+cpdef Variable isfinite(object input):
+    """Elementwise test for finite values (bool).
+
+    >>> isfinite(Variable(numpy.array([1., numpy.nan])))
+    tensor([ True, False])
+    """
+    if _profiling:
+        return _profiled(isfinite, (input, ))
+    return _no_grad_unary(numpy.isfinite, input, "isfinite")
+
+
+cpdef Variable isclose(object input, object other, double rtol=1e-05, double atol=1e-08,
+                       bint equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (bool).
+
+    >>> isclose(Variable(numpy.array([1., 1.1])), 1.0)
+    tensor([ True, False])
+    """
+    if _profiling:
+        return _profiled(isclose, (input, other, rtol, atol, equal_nan, ))
+    da = _binary_operand_data(input, "isclose", "input")
+    db = _binary_operand_data(other, "isclose", "other")
+    xp = _xp_of(da if hasattr(da, "dtype") else db)
+    try:
+        data = xp.isclose(da, db, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    except ValueError:
+        raise _broadcast_error("isclose", input, other) from None
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``True`` when every element of ``input`` is close to ``other`` (a Python bool).
+
+    >>> allclose(Variable(numpy.array([1., 2.])), Variable(numpy.array([1., 2. + 1e-9])))
+    True
+    """
+    if _profiling:
+        return _profiled(allclose, (input, other, rtol, atol, equal_nan, ))
+    return builtins.bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input, other):
+    """``True`` when both have the same shape and the same elements (a Python bool).
+
+    >>> equal(Variable(numpy.array([1., 2.])), Variable(numpy.array([1., 2.])))
+    True
+    """
+    if _profiling:
+        return _profiled(equal, (input, other, ))
+    da = _binary_operand_data(input, "equal", "input")
+    db = _binary_operand_data(other, "equal", "other")
+    if _shape_of(input) != _shape_of(other):
+        return False
+    return builtins.bool((da == db).all()) if _shape_of(input) else builtins.bool(da == db)
+
+
 # -- where with a constant (used by formulas that must avoid nan, e.g. pow) --------------
 
 cdef class WhereConstBackward(Node):
@@ -680,4 +1824,12 @@ cdef Variable _compare(Variable a, object b, int op):
 
 
 # The public elementwise ops (each also a Variable method, see _install_methods).
-ELEMENTWISE_OPS = (add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu)
+ELEMENTWISE_OPS = (add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu,
+                   abs, reciprocal, sign, square, rsqrt, expm1, log1p, log2, log10,
+                   sin, cos, tan, asin, acos, atan, sinh, cosh, erf,
+                   maximum, minimum, where, clamp, clip, clamp_min, clamp_max, atan2, hypot,
+                   lerp, floor, ceil, round, trunc, frac,
+                   floor_divide, remainder, fmod, lt, le, eq, ne, gt, ge,
+                   logical_not, logical_and, logical_or, logical_xor,
+                   bitwise_not, bitwise_and, bitwise_or, bitwise_xor,
+                   isnan, isinf, isfinite, isclose, allclose, equal)

@@ -279,7 +279,9 @@ def _inplace_twin(op, example_args=""):
     the same snapshot-and-write-back recipe as every in-place op."""
     name = op.__name__ + "_"
 
-    def twin(Variable input, *args):
+    def twin(Variable input, *args, **kwargs):
+        if kwargs:                       # round_(decimals=1); the profiler sees the op
+            return _inplace_unary(input, lambda x, *a: op(x, *a, **kwargs), args, name)
         if _profiling:
             return _profiled(twin, (input,) + args)
         return _inplace_unary(input, op, args, name)
@@ -294,6 +296,26 @@ def _inplace_twin(op, example_args=""):
         % (op.__name__, name, example_args, op.__name__,
            ", " + example_args if example_args else "", name, example_args))
     return twin
+
+
+def clamp_(Variable input, min=None, max=None):
+    """In-place :func:`clamp` (bounds may be numbers or Variables).
+
+    >>> x = Variable(numpy.array([-2., 0.5, 3.]))
+    >>> clamp_(x, -1, 1)
+    tensor([-1.0000,  0.5000,  1.0000], dtype=float64)
+    >>> x._version
+    1
+    """
+    if _profiling:
+        return _profiled(clamp_, (input, min, max, ))
+    cdef Variable old
+    bound = min if _operand_requires_grad(min) else max
+    if _inplace_records(input, bound):
+        _check_inplace_allowed(input, bound, "clamp_")
+        old = _snapshot(input)
+        return _write_back(input, old, clamp(old, min, max), "clamp_")
+    return _inplace_unary(input, clamp, (min, max), "clamp_")
 
 
 # -- __setitem__ ------------------------------------------------------------------
@@ -381,11 +403,14 @@ def setitem(Variable input, key, value):
 # The in-place twins of unary ops (pow_ takes the exponent, shown as 2 in its example).
 _UNARY_TWINS = tuple(_inplace_twin(op, example) for op, example in (
     (exp, ""), (log, ""), (sqrt, ""), (tanh, ""), (sigmoid, ""), (relu, ""), (neg, ""),
-    (pow, "2")))
+    (pow, "2"), (abs, ""), (reciprocal, ""), (sign, ""), (square, ""), (rsqrt, ""),
+    (expm1, ""), (log1p, ""), (log2, ""), (log10, ""), (sin, ""), (cos, ""), (tan, ""),
+    (asin, ""), (acos, ""), (atan, ""), (sinh, ""), (cosh, ""), (erf, ""), (floor, ""),
+    (ceil, ""), (round, ""), (trunc, ""), (frac, "")))
 for _twin in _UNARY_TWINS:
     globals()[_twin.__name__] = _twin
 
-INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, setitem) + _UNARY_TWINS
+INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, setitem) + _UNARY_TWINS
 
 # Every in-place op, by its Variable method name: each bumps the version counter once.
 # tests/test_blind_spots.py generates the version-bump tests from this tuple and fails

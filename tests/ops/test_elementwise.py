@@ -1,8 +1,10 @@
 """Elementwise ops: + - * / ** (Variable, Python scalar and ndarray operands on either
-side, broadcasting), unary -, exp, log, sqrt, tanh, sigmoid, relu.
+side, broadcasting), unary -, exp, log, sqrt, tanh, sigmoid, relu, the unary math of
+issue 6 (abs ... erf, rounding), maximum/minimum/where/clamp, atan2, hypot, lerp.
 
 Each case is checked for values (vs NumPy), first and second derivatives (gradcheck,
 gradgradcheck in float64) and values + gradients vs PyTorch."""
+import math
 import operator
 
 import numpy as np
@@ -71,6 +73,104 @@ CASES = [
     Case("composite_log_sqrt", lambda L, a: L.log(L.sqrt(a) + a * a), [(2, 3)],
          domain="positive"),
     Case("composite_relu_mlp_like", lambda L, a, b: L.relu(a * b - 0.1) * a, [(3, 4), (4,)]),
+]
+
+
+# NumPy references of ops NumPy lacks (or names differently); pyad and torch use their own.
+_erf_scalar = np.frompyfunc(math.erf, 1, 1)
+NP_REFERENCE = {
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+    "erf": lambda x: np.asarray(_erf_scalar(x), dtype=np.float64).astype(x.dtype),
+    "clamp": lambda x, min=None, max=None: np.clip(x, min, max),
+    "clamp_min": lambda x, min: np.maximum(x, min),
+    "clamp_max": lambda x, max: np.minimum(x, max),
+    "lerp": lambda a, b, w: a + w * (b - a),
+    "frac": lambda x: x - np.trunc(x),
+}
+
+
+def op(name):
+    """``L.<name>``, with the NumPy reference above where NumPy has none."""
+    def f(L, *args, **kwargs):
+        if L.name == "numpy" and name in NP_REFERENCE:
+            return NP_REFERENCE[name](*args, **kwargs)
+        return getattr(L, name)(*args, **kwargs)
+    return f
+
+
+COND34 = np.random.default_rng(12).uniform(size=(3, 4)) > 0.5
+COND4 = np.array([True, False, False, True])
+
+CASES += [
+    # unary math (issue 6); asin/acos inputs scaled into (-1, 1)
+    Case("abs", lambda L, a: L.abs(a), [(3, 4)]),
+    Case("abs_builtin", lambda L, a: abs(a) * a, [(3, 4)]),
+    Case("reciprocal", lambda L, a: L.reciprocal(a), [(3, 4)]),
+    Case("sign", lambda L, a: L.sign(a) * a, [(3, 4)]),
+    Case("sign_alone", lambda L, a: L.sign(a), [(3, 4)]),
+    Case("square", lambda L, a: L.square(a), [(3, 4)]),
+    Case("rsqrt", lambda L, a: op("rsqrt")(L, a), [(3, 4)], domain="positive"),
+    Case("expm1", lambda L, a: L.expm1(a), [(3, 4)]),
+    Case("log1p", lambda L, a: L.log1p(a), [(3, 4)], domain="positive"),
+    Case("log2", lambda L, a: L.log2(a), [(3, 4)], domain="positive"),
+    Case("log10", lambda L, a: L.log10(a), [(3, 4)], domain="positive"),
+    Case("sin", lambda L, a: L.sin(a), [(3, 4)]),
+    Case("cos", lambda L, a: L.cos(a), [(3, 4)]),
+    Case("tan", lambda L, a: L.tan(a * 0.8), [(3, 4)]),
+    Case("asin", lambda L, a: L.asin(a * 0.6), [(3, 4)]),
+    Case("acos", lambda L, a: L.acos(a * 0.6), [(3, 4)]),
+    Case("atan", lambda L, a: L.atan(a), [(3, 4)]),
+    Case("sinh", lambda L, a: L.sinh(a), [(3, 4)]),
+    Case("cosh", lambda L, a: L.cosh(a), [(3, 4)]),
+    Case("erf", lambda L, a: op("erf")(L, a), [(3, 4)]),
+    Case("sin_of_log1p_chain", lambda L, a: L.sin(L.log1p(a)) * L.cosh(a), [(3, 4)],
+         domain="positive"),
+    # maximum, minimum, where, clamp
+    Case("maximum", lambda L, a, b: L.maximum(a, b), [(3, 4), (3, 4)]),
+    Case("maximum_broadcast", lambda L, a, b: L.maximum(a, b), [(3, 4), (4,)]),
+    Case("minimum", lambda L, a, b: L.minimum(a, b), [(3, 4), (3, 4)]),
+    Case("minimum_broadcast_ndarray", lambda L, a: L.minimum(L.c(A4), a), [(3, 4)]),
+    Case("where", lambda L, a, b: L.where(L.c(COND34), a, b), [(3, 4), (3, 4)]),
+    Case("where_broadcast", lambda L, a, b: L.where(L.c(COND4), a, b), [(3, 4), (3, 1)]),
+    Case("where_scalar_other", lambda L, a: L.where(L.c(COND34), a * a, 0.5), [(3, 4)]),
+    Case("where_scalar_input", lambda L, a: L.where(L.c(COND4), -1.0, a), [(3, 4)]),
+    Case("clamp_scalars", lambda L, a: op("clamp")(L, a, -0.8, 1.0), [(3, 4)]),
+    Case("clamp_min_only", lambda L, a: op("clamp")(L, a, min=-0.8), [(3, 4)]),
+    Case("clamp_max_only", lambda L, a: op("clamp")(L, a, max=0.8), [(3, 4)]),
+    # random bounds: some rows have min > max (the result is max there, as in torch)
+    Case("clamp_variable_bounds", lambda L, a, lo, hi: op("clamp")(L, a, lo, hi),
+         [(3, 4), (3, 4), (3, 4)]),
+    Case("clamp_variable_bounds_broadcast", lambda L, a, lo, hi: op("clamp")(L, a, lo, hi),
+         [(3, 4), (4,), (3, 1)]),
+    Case("clamp_variable_min", lambda L, a, lo: op("clamp")(L, a, min=lo), [(3, 4), (3, 4)]),
+    Case("clamp_variable_max", lambda L, a, hi: op("clamp")(L, a, max=hi), [(3, 4), (3, 4)]),
+    Case("clip", lambda L, a: L.clip(a, -0.8, 1.0), [(3, 4)]),
+    Case("clamp_min", lambda L, a: op("clamp_min")(L, a, 0.0), [(3, 4)]),
+    Case("clamp_max", lambda L, a: op("clamp_max")(L, a, 0.0), [(3, 4)]),
+    Case("clamp_min_variable", lambda L, a, b: op("clamp_min")(L, a, b), [(3, 4), (3, 4)]),
+    # atan2, hypot, lerp
+    Case("atan2", lambda L, a, b: L.atan2(a, b), [(3, 4), (3, 4)]),
+    Case("atan2_broadcast", lambda L, a, b: L.atan2(a, b), [(3, 4), (4,)]),
+    Case("hypot", lambda L, a, b: L.hypot(a, b), [(3, 4), (3, 4)]),
+    Case("hypot_broadcast", lambda L, a, b: L.hypot(a, b), [(3, 1), (4,)]),
+    Case("lerp", lambda L, a, b, w: op("lerp")(L, a, b, w), [(3, 4), (3, 4), (3, 4)]),
+    Case("lerp_scalar_weight", lambda L, a, b: op("lerp")(L, a, b, 0.3), [(3, 4), (3, 4)]),
+    Case("lerp_broadcast_weight", lambda L, a, b, w: op("lerp")(L, a, b, w),
+         [(3, 4), (3, 4), (4,)]),
+    # rounding: zero gradient (frac: gradient 1)
+    Case("floor", lambda L, a: L.floor(a * 3) * a, [(3, 4)]),
+    Case("ceil", lambda L, a: L.ceil(a * 3) * a, [(3, 4)]),
+    Case("round", lambda L, a: L.round(a * 3) * a, [(3, 4)]),
+    Case("round_decimals", lambda L, a: L.round(a * 3, decimals=1) * a, [(3, 4)]),
+    Case("trunc", lambda L, a: L.trunc(a * 3) * a, [(3, 4)]),
+    Case("floor_alone", lambda L, a: L.floor(a * 3), [(3, 4)]),
+    Case("frac", lambda L, a: op("frac")(L, a * 3), [(3, 4)]),
+    # remainders: gradient 1 to the dividend, -rounded quotient to the divisor
+    Case("remainder", lambda L, a, b: L.remainder(a * 3, b), [(3, 4), (3, 4)]),
+    Case("remainder_operator_broadcast", lambda L, a, b: (a * 3) % b, [(3, 4), (4,)]),
+    Case("remainder_scalar_divisor", lambda L, a: (a * 3) % 0.7, [(3, 4)]),
+    Case("fmod", lambda L, a, b: L.fmod(a * 3, b), [(3, 4), (3, 4)]),
+    Case("fmod_broadcast", lambda L, a, b: L.fmod(a * 3, b), [(3, 4), (3, 1)]),
 ]
 
 
@@ -406,3 +506,451 @@ def test_integer_and_bool_promotion_follows_torch(make, expected):
     ty = make(torch)
     assert str(ty.dtype) == "torch." + expected
     np.testing.assert_allclose(np.asarray(y.data), ty.numpy(), rtol=1e-6)
+
+
+# -- issue 6: special points, in-place twins, dtypes, errors ----------------------------
+
+def _torch_pair(values, dtype=np.float64):
+    torch = pytest.importorskip("torch")
+    x0 = np.asarray(values, dtype=dtype)
+    return (pyad.Variable(x0.copy(), requires_grad=True),
+            torch.tensor(x0, requires_grad=True), torch)
+
+
+def _assert_same(ours, theirs):
+    assert ours.dtype == theirs.detach().numpy().dtype
+    np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("name", ["abs", "sign", "floor", "ceil", "round", "trunc", "frac",
+                                  "sqrt", "rsqrt", "reciprocal", "log2", "asin", "acos"])
+def test_unary_gradients_at_special_points_match_torch(name):
+    values = [-1.0, -0.5, 0.0, 0.5, 1.0, 2.5, np.inf, -np.inf, np.nan]
+    x, tx, torch = _torch_pair(values)
+    with np.errstate(all="ignore"):
+        y = getattr(pyad, name)(x)
+        ty = getattr(torch, name)(tx)
+        _assert_same(y, ty)
+        w = np.linspace(0.5, 1.5, len(values))
+        g, = pyad.grad(y, x, pyad.Variable(w))
+    tg, = torch.autograd.grad(ty, tx, torch.from_numpy(w))
+    _assert_same(g, tg)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_minimum_split_the_gradient_at_ties_as_torch(name):
+    a0 = np.array([1.0, 2.0, 3.0, np.nan, 5.0, -0.0])
+    b0 = np.array([1.0, 3.0, 2.0, 1.0, np.nan, 0.0])
+    torch = pytest.importorskip("torch")
+    a = pyad.Variable(a0, requires_grad=True)
+    b = pyad.Variable(b0, requires_grad=True)
+    ta = torch.tensor(a0, requires_grad=True)
+    tb = torch.tensor(b0, requires_grad=True)
+    y = getattr(pyad, name)(a, b)
+    ty = getattr(torch, name)(ta, tb)
+    _assert_same(y, ty)
+    w = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    ga, gb = pyad.grad(y, [a, b], pyad.Variable(w))
+    tga, tgb = torch.autograd.grad(ty, [ta, tb], torch.from_numpy(w))
+    _assert_same(ga, tga)
+    _assert_same(gb, tgb)
+
+
+def test_maximum_with_broadcast_ties_sums_half_gradients():
+    a, ta, torch = _torch_pair([[1.0, 2.0], [1.0, 0.0]])
+    b, tb, _ = _torch_pair([1.0, 1.0])
+    pyad.maximum(a, b).sum().backward()
+    torch.maximum(ta, tb).sum().backward()
+    _assert_same(a.grad, ta.grad)
+    _assert_same(b.grad, tb.grad)
+
+
+@pytest.mark.parametrize("bounds", [(-1.0, 1.0), (None, 0.5), (0.5, None), (1.0, -1.0),
+                                    (0.5, 0.5)])
+def test_clamp_gradient_at_the_bounds_matches_torch(bounds):
+    values = [-2.0, -1.0, -0.5, 0.5, 1.0, 2.0, np.nan]
+    x, tx, torch = _torch_pair(values)
+    y = pyad.clamp(x, *bounds)
+    ty = torch.clamp(tx, *bounds)
+    np.testing.assert_array_equal(y.data, ty.detach().numpy())
+    y.sum().backward()
+    ty.sum().backward()
+    _assert_same(x.grad, tx.grad)
+
+
+def test_clamp_tensor_bounds_gradients_at_equal_points_match_torch():
+    x0 = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 0.5, 0.5])
+    lo0 = np.array([-1.0, -1.0, -1.0, -1.0, -1.0, 1.0, 0.5])
+    hi0 = np.array([1.0, 1.0, 1.0, 1.0, 1.0, -1.0, 0.5])
+    x, tx, torch = _torch_pair(x0)
+    lo, tlo, _ = _torch_pair(lo0)
+    hi, thi, _ = _torch_pair(hi0)
+    y = pyad.clamp(x, lo, hi)
+    ty = torch.clamp(tx, tlo, thi)
+    _assert_same(y, ty)
+    w = np.arange(1.0, 8.0)
+    grads = pyad.grad(y, [x, lo, hi], pyad.Variable(w))
+    tgrads = torch.autograd.grad(ty, [tx, tlo, thi], torch.from_numpy(w))
+    for g, tg in zip(grads, tgrads):
+        _assert_same(g, tg)
+
+
+def test_clamp_needs_a_bound():
+    with pytest.raises(RuntimeError, match="clamp"):
+        pyad.clamp(pyad.Variable(np.ones(2)))
+
+
+def test_where_gradient_ignores_nan_in_the_branch_not_taken():
+    # where(x > 0, sqrt(x), 0): the usual guard; the untaken branch's nan must not leak
+    x, tx, torch = _torch_pair([-1.0, 0.0, 4.0])
+    with np.errstate(invalid="ignore"):
+        y = pyad.where(x > 0, x * 2.0, 0.0)
+    ty = torch.where(tx > 0, tx * 2.0, 0.0)
+    _assert_same(y, ty)
+    y.sum().backward()
+    ty.sum().backward()
+    _assert_same(x.grad, tx.grad)
+
+
+def test_where_method_and_condition_errors():
+    x = pyad.Variable(np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(x.where(x > 1.5, 0.0).data, [0.0, 2.0])
+    with pytest.raises(TypeError, match="where\\(\\): condition must be a bool"):
+        pyad.where(x, x, 0.0)
+    with pytest.raises(RuntimeError, match="where\\(\\)"):
+        pyad.where(np.array([True, False, True]), x, 0.0)
+
+
+def test_builtin_abs_and_round_dispatch_to_the_ops():
+    x = pyad.Variable(np.array([-1.25, 2.5, 3.5]), requires_grad=True)
+    assert abs(x).grad_fn.name() == "AbsBackward"
+    np.testing.assert_array_equal(abs(x).data, [1.25, 2.5, 3.5])
+    np.testing.assert_array_equal(round(x).data, [-1.0, 2.0, 4.0])    # halves to even
+    np.testing.assert_array_equal(round(x, 1).data, [-1.2, 2.5, 3.5])
+    assert round(x).grad_fn.name() == "RoundBackward"
+
+
+@pytest.mark.parametrize("name", ["abs", "sign", "square", "floor", "ceil", "round", "trunc"])
+def test_integer_inputs_keep_their_dtype_as_torch(name):
+    torch = pytest.importorskip("torch")
+    x0 = np.array([-3, 0, 2], dtype=np.int64)
+    y = getattr(pyad, name)(pyad.Variable(x0))
+    ty = getattr(torch, name)(torch.from_numpy(x0))
+    assert y.dtype == ty.numpy().dtype
+    np.testing.assert_array_equal(y.data, ty.numpy())
+
+
+@pytest.mark.parametrize("name", ["reciprocal", "rsqrt", "sin", "log1p", "erf", "atan"])
+def test_integer_inputs_of_float_functions_give_the_default_float(name):
+    torch = pytest.importorskip("torch")
+    x0 = np.array([1, 2, 3], dtype=np.int64)
+    y = getattr(pyad, name)(pyad.Variable(x0))
+    ty = getattr(torch, name)(torch.from_numpy(x0))
+    assert y.dtype == ty.numpy().dtype == np.float32
+    np.testing.assert_allclose(y.data, ty.numpy(), rtol=2e-7, atol=0)
+
+
+def test_erf_matches_torch_across_its_range():
+    x0 = np.concatenate([np.linspace(-6, 6, 241), [0.0, -0.0, 1e-300, np.inf, -np.inf]])
+    x, tx, torch = _torch_pair(x0)
+    y = pyad.erf(x)
+    ty = torch.erf(tx)
+    np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=4e-16, atol=0)
+    y.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_allclose(x.grad.data, tx.grad.numpy(), rtol=1e-15, atol=0)
+
+
+UNARY_TWINS = ["abs", "reciprocal", "sign", "square", "rsqrt", "expm1", "log1p", "log2",
+               "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf",
+               "floor", "ceil", "round", "trunc", "frac"]
+
+
+@pytest.mark.parametrize("name", UNARY_TWINS)
+def test_inplace_unary_twin_matches_torch_values_and_gradients(name):
+    x0 = np.array([[0.3, 0.45, 0.6], [0.15, 0.7, 0.9]])
+    x, tx, torch = _torch_pair(x0)
+    h = x * 1.0
+    th = tx * 1.0
+    out = getattr(h, name + "_")()
+    tout = getattr(th, name + "_")()
+    assert out is h and h._version == 1
+    assert h.grad_fn is not None
+    _assert_same(h, th)
+    (h * x).sum().backward()
+    (th * tx).sum().backward()
+    np.testing.assert_allclose(x.grad.data, tx.grad.numpy(), rtol=1e-14, atol=0)
+    # the function form, on a tensor outside any graph
+    z = pyad.Variable(x0.copy())
+    getattr(pyad, name + "_")(z)
+    np.testing.assert_allclose(z.data, getattr(torch, name)(torch.from_numpy(x0)).numpy(),
+                               rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("bounds", [(-0.5, 0.5), (None, 0.0), ("variable", None)])
+def test_clamp_inplace_matches_torch(bounds):
+    x0 = np.array([-1.0, -0.25, 0.25, 1.0])
+    x, tx, torch = _torch_pair(x0)
+    if bounds[0] == "variable":
+        lo, tlo, _ = _torch_pair([0.0, 0.0, 0.5, 0.5])
+        bounds, tbounds = (lo, None), (tlo, None)
+    else:
+        tbounds = bounds
+    h = x * 2.0
+    th = tx * 2.0
+    h.clamp_(*bounds)
+    th.clamp_(*tbounds)
+    assert h._version == 1
+    _assert_same(h, th)
+    (h * h).sum().backward()
+    (th * th).sum().backward()
+    _assert_same(x.grad, tx.grad)
+    if isinstance(bounds[0], pyad.Variable):
+        _assert_same(bounds[0].grad, tbounds[0].grad)
+
+
+def test_clamp_inplace_on_a_leaf_that_requires_grad_raises():
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    with pytest.raises(RuntimeError, match="clamp_.*leaf"):
+        x.clamp_(0.0, 0.5)
+
+
+@pytest.mark.parametrize("name", ["abs", "sin", "clamp", "maximum", "atan2", "round", "lerp"])
+def test_new_ops_are_methods_and_functions(name):
+    x = pyad.Variable(np.array([0.25, -1.0, 2.0]))
+    args = {"clamp": (-0.5, 0.5), "maximum": (x * 0.5,), "atan2": (x + 3.0,),
+            "lerp": (x * 3.0, 0.25)}.get(name, ())
+    np.testing.assert_array_equal(getattr(x, name)(*args).data,
+                                  getattr(pyad, name)(x, *args).data)
+
+
+# -- issue 6: floor division, comparisons, logical and bitwise ops, value tests ---------
+
+DIV_A = np.array([5.0, -5.0, 5.0, -5.0, 2.5, 0.0, 7.0, np.inf, np.nan])
+DIV_B = np.array([2.0, 2.0, -2.0, -2.0, 0.5, 3.0, 0.0, 2.0, 1.0])
+
+
+def test_floor_divide_matches_torch_and_records_no_gradient():
+    torch = pytest.importorskip("torch")
+    a = pyad.Variable(DIV_A, requires_grad=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for ours, theirs in [
+                (pyad.floor_divide(a, pyad.Variable(DIV_B)),
+                 torch.floor_divide(torch.tensor(DIV_A), torch.tensor(DIV_B))),
+                (a // 2, torch.tensor(DIV_A) // 2),
+                (a // pyad.Variable(DIV_B), torch.tensor(DIV_A) // torch.tensor(DIV_B)),
+                (7.0 // pyad.Variable(DIV_B[:6]), 7.0 // torch.tensor(DIV_B[:6]))]:
+            assert not ours.requires_grad and ours.grad_fn is None
+            _assert_same(ours, theirs)
+    ia = np.array([7, -7, 7, -7])
+    ib = np.array([2, 2, -2, -2])
+    _assert_same(pyad.Variable(ia) // pyad.Variable(ib),
+                 torch.from_numpy(ia) // torch.from_numpy(ib))
+    _assert_same(pyad.Variable(ia) % pyad.Variable(ib),
+                 torch.from_numpy(ia) % torch.from_numpy(ib))
+
+
+def test_remainder_and_fmod_values_and_gradients_at_special_points_match_torch():
+    torch = pytest.importorskip("torch")
+    for name in ["remainder", "fmod"]:
+        a = pyad.Variable(DIV_A, requires_grad=True)
+        b = pyad.Variable(DIV_B, requires_grad=True)
+        ta = torch.tensor(DIV_A, requires_grad=True)
+        tb = torch.tensor(DIV_B, requires_grad=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y = getattr(pyad, name)(a, b)
+            ty = getattr(torch, name)(ta, tb)
+            _assert_same(y, ty)
+            w = np.linspace(0.5, 1.5, len(DIV_A))
+            ga, gb = pyad.grad(y, [a, b], pyad.Variable(w))
+        tga, tgb = torch.autograd.grad(ty, [ta, tb], torch.from_numpy(w))
+        _assert_same(ga, tga)
+        _assert_same(gb, tgb)
+
+
+def test_reflected_remainder_gives_the_divisor_gradient():
+    # torch records no derivative for scalar % tensor; d(c mod b)/db = -floor(c / b)
+    from pyad.autograd import gradcheck, gradgradcheck
+    b = pyad.Variable(np.array([0.7, -1.3, 2.2, 3.1]), requires_grad=True)
+    np.testing.assert_array_equal((5.0 % b).data, np.remainder(5.0, b.data))
+    (5.0 % b).sum().backward()
+    np.testing.assert_array_equal(b.grad.data, -np.floor_divide(5.0, b.data))
+    assert gradcheck(lambda v: 5.0 % v, (b,))
+    assert gradgradcheck(lambda v: 5.0 % v, (b,))
+
+
+CMP_A = np.array([1.0, 2.0, 3.0, np.nan, -np.inf, 0.0])
+CMP_B = np.array([2.0, 2.0, 2.0, np.nan, -np.inf, -0.0])
+
+
+@pytest.mark.parametrize("name", ["lt", "le", "gt", "ge", "eq", "ne"])
+@pytest.mark.parametrize("other", ["variable", "scalar", "broadcast"])
+def test_comparison_functions_match_torch(name, other):
+    torch = pytest.importorskip("torch")
+    a = pyad.Variable(CMP_A, requires_grad=True)
+    ta = torch.tensor(CMP_A)
+    b, tb = {"variable": (pyad.Variable(CMP_B), torch.tensor(CMP_B)),
+             "scalar": (2.0, 2.0),
+             "broadcast": (pyad.Variable(CMP_B.reshape(6, 1)),
+                           torch.tensor(CMP_B.reshape(6, 1)))}[other]
+    y = getattr(pyad, name)(a, b)
+    assert y.dtype == np.bool_ and not y.requires_grad
+    np.testing.assert_array_equal(y.data, getattr(torch, name)(ta, tb).numpy())
+    np.testing.assert_array_equal(getattr(a, name)(b).data, y.data)
+
+
+def test_comparison_aliases():
+    a = pyad.Variable(CMP_A)
+    for alias, name in [("less", "lt"), ("less_equal", "le"), ("greater", "gt"),
+                        ("greater_equal", "ge"), ("not_equal", "ne")]:
+        np.testing.assert_array_equal(getattr(pyad, alias)(a, 2.0).data,
+                                      getattr(pyad, name)(a, 2.0).data)
+
+
+BOOL_A = np.array([True, True, False, False])
+BOOL_B = np.array([True, False, True, False])
+INT_A = np.array([12, -3, 0, 7])
+INT_B = np.array([10, 5, -1, 7])
+
+
+@pytest.mark.parametrize("op_name", ["and", "or", "xor"])
+@pytest.mark.parametrize("kind", ["bool", "int", "bool_scalar"])
+def test_bitwise_operators_match_torch(op_name, kind):
+    torch = pytest.importorskip("torch")
+    fn = {"and": operator.and_, "or": operator.or_, "xor": operator.xor}[op_name]
+    a0, b0 = (INT_A, INT_B) if kind == "int" else (BOOL_A, BOOL_B)
+    if kind == "bool_scalar":
+        ours, theirs = fn(pyad.Variable(a0), True), fn(torch.from_numpy(a0), True)
+        _assert_same(ours, theirs)
+        ours, theirs = fn(False, pyad.Variable(a0)), fn(False, torch.from_numpy(a0))
+    else:
+        ours = fn(pyad.Variable(a0), pyad.Variable(b0))
+        theirs = fn(torch.from_numpy(a0), torch.from_numpy(b0))
+        np.testing.assert_array_equal(getattr(pyad, "bitwise_" + op_name)(
+            pyad.Variable(a0), pyad.Variable(b0)).data, theirs.numpy())
+    _assert_same(ours, theirs)
+
+
+def test_invert_matches_torch_and_refuses_floats():
+    torch = pytest.importorskip("torch")
+    _assert_same(~pyad.Variable(BOOL_A), ~torch.from_numpy(BOOL_A))
+    _assert_same(~pyad.Variable(INT_A), ~torch.from_numpy(INT_A))
+    x = pyad.Variable(np.array([1.0, 2.0]))
+    with pytest.raises(TypeError, match="bitwise_not\\(\\)"):
+        ~x
+    with pytest.raises(TypeError, match="bitwise_and\\(\\)"):
+        x & pyad.Variable(BOOL_A[:2])
+    with pytest.raises(TypeError, match="bitwise_or\\(\\)"):
+        pyad.Variable(BOOL_A[:2]) | 1.5
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_ops_match_torch_on_numbers_and_bools(name):
+    torch = pytest.importorskip("torch")
+    for a0, b0 in [(BOOL_A, BOOL_B), (np.array([0.0, 2.0, -1.0, np.nan]), INT_B)]:
+        _assert_same(getattr(pyad, name)(pyad.Variable(a0), pyad.Variable(b0)),
+                     getattr(torch, name)(torch.from_numpy(a0), torch.from_numpy(b0)))
+    x = np.array([0.0, 2.0, np.nan, -0.0])
+    _assert_same(pyad.logical_not(pyad.Variable(x)), torch.logical_not(torch.from_numpy(x)))
+    _assert_same(pyad.Variable(x).logical_not(), torch.logical_not(torch.from_numpy(x)))
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite"])
+def test_value_tests_match_torch(name):
+    torch = pytest.importorskip("torch")
+    for x in [np.array([0.0, np.nan, np.inf, -np.inf, 3e38], dtype=np.float32),
+              np.array([[1.0, np.nan]]).T, np.array(np.inf), np.zeros((0, 2)),
+              np.array([1, 2])]:
+        y = getattr(pyad, name)(pyad.Variable(x, requires_grad=x.dtype.kind == "f"))
+        assert not y.requires_grad
+        _assert_same(y, getattr(torch, name)(torch.from_numpy(x)))
+
+
+def test_isclose_allclose_equal_match_torch():
+    torch = pytest.importorskip("torch")
+    a0 = np.array([1.0, 1.0 + 1e-9, 1.001, np.nan, np.inf, -np.inf, 0.0])
+    b0 = np.array([1.0, 1.0, 1.0, np.nan, np.inf, np.inf, 1e-9])
+    a, b = pyad.Variable(a0), pyad.Variable(b0)
+    ta, tb = torch.from_numpy(a0), torch.from_numpy(b0)
+    for kwargs in [{}, {"equal_nan": True}, {"rtol": 1e-2, "atol": 0.0}]:
+        _assert_same(pyad.isclose(a, b, **kwargs), torch.isclose(ta, tb, **kwargs))
+        for sl in [slice(None), slice(0, 3), slice(4, 5)]:
+            ours = pyad.allclose(a[sl], b[sl], **kwargs)
+            assert type(ours) is bool
+            assert ours == torch.allclose(ta[sl], tb[sl], **kwargs)
+    assert a.isclose(b).dtype == np.bool_
+    assert pyad.equal(a[:3], a[:3]) is True
+    assert pyad.equal(a[:3], b[:3]) is False
+    assert pyad.equal(a[:3], a[:2]) is False                    # shapes differ
+    assert pyad.equal(a[:3], a[:3].reshape(3, 1)) is False
+    assert pyad.equal(a, a) is torch.equal(ta, ta) is False     # nan != nan
+    assert pyad.equal(pyad.Variable(np.array(2.0)), pyad.Variable(np.array(2.0))) is True
+    assert a[:2].equal(a[:2]) is True
+
+
+NO_GRAD_BINARY = ["floor_divide", "lt", "le", "gt", "ge", "eq", "ne", "logical_and",
+                  "logical_or", "logical_xor", "isclose"]
+NO_GRAD_UNARY = ["logical_not", "isnan", "isinf", "isfinite"]
+
+
+def _variant_arrays(variant, n):
+    rng = np.random.default_rng(5)
+    shape = {"0d": (), "empty": (0, 3), "noncontig": (3, 4), "float32": (3, 4)}[variant]
+    out = []
+    for _ in range(n):
+        a = np.asarray(np.round(rng.uniform(-2, 2, size=shape), 1))   # ties: comparisons
+        a = a.astype(np.float32 if variant == "float32" else np.float64)
+        out.append(np.asfortranarray(a) if variant == "noncontig" else a)
+    return out
+
+
+@pytest.mark.parametrize("variant", ["0d", "empty", "noncontig", "float32"])
+@pytest.mark.parametrize("name", NO_GRAD_BINARY + NO_GRAD_UNARY)
+def test_ops_without_gradient_match_torch_on_variants(name, variant):
+    torch = pytest.importorskip("torch")
+    arrays = _variant_arrays(variant, 1 if name in NO_GRAD_UNARY else 2)
+    if variant == "noncontig":
+        assert not arrays[0].flags.c_contiguous
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = getattr(pyad, name)(*[pyad.Variable(a, requires_grad=True) for a in arrays])
+    ty = getattr(torch, name)(*[torch.from_numpy(a) for a in arrays])
+    assert not y.requires_grad and y.grad_fn is None
+    _assert_same(y, ty)
+
+
+def test_integer_division_by_zero_raises_as_torch():
+    x = pyad.Variable(np.array([3, 4]))
+    for f, name in [(lambda: x // 0, "floor_divide"), (lambda: x % 0, "remainder"),
+                    (lambda: pyad.fmod(x, pyad.Variable(np.array([1, 0]))), "fmod"),
+                    (lambda: 7 % pyad.Variable(np.array([0])), "remainder")]:
+        with pytest.raises(RuntimeError, match=name + "\\(\\): ZeroDivisionError"):
+            f()
+    np.testing.assert_array_equal((x // 2).data, [1, 2])
+
+
+def test_sign_of_bool_is_a_copy_and_clamp_names_a_bad_bound():
+    b = pyad.Variable(np.array([True, False]))
+    np.testing.assert_array_equal(pyad.sign(b).data, [True, False])
+    with pytest.raises(TypeError, match="clamp\\(\\): argument 'max'"):
+        pyad.clamp(pyad.Variable(np.ones(2)), 0.0, "1")
+
+
+def test_where_of_two_python_floats_has_the_default_dtype():
+    torch = pytest.importorskip("torch")
+    c = np.array([True, False])
+    _assert_same(pyad.where(pyad.Variable(c), 1.5, -1.0),
+                 torch.where(torch.from_numpy(c), 1.5, -1.0))
+    _assert_same(pyad.where(pyad.Variable(c), 2, 3), torch.where(torch.from_numpy(c), 2, 3))
+
+
+def test_round_inplace_takes_decimals_as_torch():
+    torch = pytest.importorskip("torch")
+    x0 = np.array([1.234, -5.678, 2.25])
+    x, tx, _ = _torch_pair(x0)
+    h, th = x * 10.0, tx * 10.0
+    h.round_(decimals=-1)
+    th.round_(decimals=-1)
+    _assert_same(h, th)
+    z = pyad.Variable(x0.copy())
+    pyad.round_(z, decimals=1)
+    _assert_same(z, torch.round(torch.from_numpy(x0), decimals=1))
