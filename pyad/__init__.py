@@ -14,7 +14,8 @@ from pyad._engine import (
     # reductions
     sum, mean, max, logsumexp, sum_to,
     # linear algebra
-    matmul, mm,
+    matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, diagonal, diag_embed,
+    tril, triu,
     # shape and indexing
     reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
     broadcast_to, getitem,

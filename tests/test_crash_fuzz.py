@@ -135,6 +135,8 @@ def _zoo():
         _Square.apply(x), _TwoOutputs.apply(x)[0], _NoMaterialize.apply(x)[1],
         _engine._delayed_error((x * 1,), (x,), "delayed")[0],
     ]
+    # Linear algebra.
+    entries += [x.diagonal(), pyad.diag_embed(x), x.tril(), pyad.einsum("ij->j", x)]
     b = x * 1
     b[0].mul_(w[0])                       # CopySlicesBackward on b
     entries.append(b)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import pyad
-from _ops_helpers import (Case, standard_op_tests)
+from _ops_helpers import (NP, Case, standard_op_tests, torch_lib)
 
 B34 = np.random.default_rng(12).standard_normal((3, 4))
 
@@ -27,6 +27,91 @@ CASES = [
     Case("matmul_then_tanh", lambda L, a, b: L.tanh(L.matmul(a, b)), [(2, 3), (3, 2)]),
 ]
 
+
+def _ref(name, numpy_ref):
+    """``L.<name>(*args)``, with ``numpy_ref`` standing in for NumPy."""
+    return lambda L, *args, **kw: (numpy_ref if L is NP else getattr(L, name))(*args, **kw)
+
+
+def _np_diag_embed(x, offset=0, dim1=-2, dim2=-1):
+    n = x.shape[-1] + abs(offset)
+    out = np.zeros(x.shape[:-1] + (n, n), x.dtype)
+    i = np.arange(x.shape[-1])
+    out[..., i + max(-offset, 0), i + max(offset, 0)] = x
+    return np.moveaxis(out, (-2, -1), (dim1, dim2))
+
+
+bmm = _ref("bmm", np.matmul)
+mv = _ref("mv", np.matmul)
+diag_embed = _ref("diag_embed", _np_diag_embed)
+einsum = _ref("einsum", np.einsum)
+
+NO0 = dict(zero_d=False)
+
+CASES += [
+    Case("bmm", lambda L, a, b: bmm(L, a, b), [(2, 3, 4), (2, 4, 5)], **NO0),
+    Case("mv", lambda L, a, v: mv(L, a, v), [(3, 4), (4,)], **NO0),
+    Case("dot", lambda L, a, b: L.dot(a, b), [(4,), (4,)], **NO0),
+    Case("dot_same", lambda L, a: L.dot(a, a), [(4,)], **NO0),
+    Case("outer", lambda L, a, b: L.outer(a, b), [(3,), (4,)], **NO0),
+    Case("einsum_matmul", lambda L, a, b: einsum(L, "ij,jk->ik", a, b), [(2, 3), (3, 4)],
+         **NO0),
+    Case("einsum_implicit", lambda L, a, b: einsum(L, "bj,ja", a, b), [(2, 3), (3, 4)],
+         **NO0),
+    Case("einsum_trace", lambda L, a: einsum(L, "ii", a), [(3, 3)], **NO0),
+    Case("einsum_diag", lambda L, a: einsum(L, "ii->i", a), [(3, 3)], **NO0),
+    Case("einsum_batch_diag", lambda L, a: einsum(L, "bii->bi", a), [(2, 3, 3)], **NO0),
+    Case("einsum_repeated_3", lambda L, a: einsum(L, "iji->j", a), [(3, 2, 3)], **NO0),
+    Case("einsum_sum_all", lambda L, a: einsum(L, "ij->", a), [(3, 4)], **NO0),
+    Case("einsum_transpose", lambda L, a: einsum(L, "ij->ji", a), [(3, 4)], **NO0),
+    Case("einsum_outer_broadcast_letter", lambda L, a, b: einsum(L, "i,j->ij", a, b),
+         [(3,), (4,)], **NO0),
+    Case("einsum_ellipsis_batched", lambda L, a, b: einsum(L, "...ij,...jk->...ik", a, b),
+         [(2, 3, 4), (4, 2)], **NO0),
+    Case("einsum_ellipsis_broadcast_size1", lambda L, a, b: einsum(L, "...ij,...jk", a, b),
+         [(2, 1, 3, 4), (5, 4, 2)], **NO0),
+    Case("einsum_ellipsis_middle", lambda L, a: einsum(L, "i...j->j...i", a), [(2, 3, 4)],
+         **NO0),
+    Case("einsum_three_operands", lambda L, a, b, c: einsum(L, "ij,jk,kl->il", a, b, c),
+         [(2, 3), (3, 4), (4, 2)], **NO0),
+    Case("einsum_bilinear", lambda L, x, A, y: einsum(L, "i,ij,j->", x, A, y),
+         [(3,), (3, 4), (4,)], **NO0),
+    Case("einsum_same_operand_twice", lambda L, a: einsum(L, "ij,ij->i", a, a), [(3, 4)],
+         **NO0),
+    Case("einsum_only_in_one_operand", lambda L, a, b: einsum(L, "ij,k->ik", a, b),
+         [(2, 3), (4,)], **NO0),
+    Case("einsum_0d", lambda L, a, b: einsum(L, ",->", a, b), [(), ()], zero_d=False,
+         empty=False, non_contiguous=False),
+    # torch's einsum wants one dtype: the constant follows the input's (float32 variant).
+    Case("einsum_with_constant",
+         lambda L, a: einsum(L, "ij,jk->ik", a, L.c(B34.astype(str(a.dtype)[-7:]))), [(2, 3)],
+         **NO0),
+    Case("tensordot_int", lambda L, a, b: L.tensordot(a, b, 2), [(2, 3, 4), (3, 4, 5)],
+         **NO0),
+    Case("tensordot_0", lambda L, a, b: L.tensordot(a, b, 0), [(2, 3), (4,)], **NO0),
+    Case("tensordot_lists", lambda L, a, b: L.tensordot(a, b, ([2, 0], [0, 1])),
+         [(2, 3, 4), (4, 2, 5)], **NO0),
+    Case("trace", lambda L, a: L.trace(a), [(3, 4)], **NO0),
+    Case("diag_of_vector", lambda L, a: L.diag(a), [(3,)], **NO0),
+    Case("diag_of_vector_offset", lambda L, a: L.diag(a, 2), [(3,)], **NO0),
+    Case("diag_of_vector_negative_offset", lambda L, a: L.diag(a, -1), [(3,)], **NO0),
+    Case("diag_of_matrix", lambda L, a: L.diag(a), [(3, 4)], **NO0),
+    Case("diag_of_matrix_offset", lambda L, a: L.diag(a, 1), [(3, 4)], **NO0),
+    Case("diag_of_matrix_negative_offset", lambda L, a: L.diag(a, -2), [(3, 4)], **NO0),
+    Case("diagonal", lambda L, a: L.diagonal(a), [(3, 4)], **NO0),
+    Case("diagonal_dims_offset", lambda L, a: L.diagonal(a, 1, 2, 0), [(3, 2, 4)], **NO0),
+    Case("diagonal_negative_dims", lambda L, a: L.diagonal(a, -1, -1, -2), [(2, 3, 4)],
+         **NO0),
+    Case("diagonal_offset_past_the_end", lambda L, a: L.diagonal(a, 5), [(3, 4)], **NO0),
+    Case("diag_embed", lambda L, a: diag_embed(L, a), [(2, 3)], **NO0),
+    Case("diag_embed_offset_dims", lambda L, a: diag_embed(L, a, 1, 0, 2), [(2, 3)], **NO0),
+    Case("diag_embed_reversed_dims", lambda L, a: diag_embed(L, a, -1, -1, 0), [(2, 3)],
+         **NO0),
+    Case("tril", lambda L, a: L.tril(a), [(3, 4)], **NO0),
+    Case("tril_offset_batched", lambda L, a: L.tril(a, -1), [(2, 3, 4)], **NO0),
+    Case("triu", lambda L, a: L.triu(a), [(4, 3)], **NO0),
+    Case("triu_offset_batched", lambda L, a: L.triu(a, 1), [(2, 3, 4)], **NO0),
+]
 
 
 (test_values_match_numpy, test_first_derivatives_pass_gradcheck,
@@ -96,3 +181,91 @@ def test_matmul_keeps_float32():
     # d sum(a b) / da = 1 b^T, / db = a^T 1
     np.testing.assert_array_equal(a.grad.data, np.tile(b0, (2, 1)))
     np.testing.assert_array_equal(b.grad.data, a0.sum(0))
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: pyad.bmm(pyad.ones(2, 3), pyad.ones(2, 3, 4)), r"bmm\(\): expected 3-D"),
+    (lambda: pyad.bmm(pyad.ones(2, 3, 4), pyad.ones(3, 4, 5)), r"bmm\(\): shapes"),
+    (lambda: pyad.mv(pyad.ones(2, 3), pyad.ones(4)), r"mv\(\): size mismatch"),
+    (lambda: pyad.mv(pyad.ones(3), pyad.ones(3)), r"mv\(\): expected a 2-D"),
+    (lambda: pyad.dot(pyad.ones(2, 3), pyad.ones(3)), r"dot\(\): 1D tensors expected"),
+    (lambda: pyad.dot(pyad.ones(3), pyad.ones(4)), r"dot\(\): inconsistent"),
+    (lambda: pyad.outer(pyad.ones(()), pyad.ones(3)), r"outer\(\): 1D"),
+    (lambda: pyad.trace(pyad.ones(3)), r"trace\(\): expected a matrix"),
+    (lambda: pyad.diag(pyad.ones(2, 2, 2)), r"diag\(\): Supports 1D or 2D"),
+    (lambda: pyad.diagonal(pyad.ones(3, 3), 0, 1, 1), r"diagonal\(\): diagonal dimensions"),
+    (lambda: pyad.diagonal(pyad.ones(3, 3), 0, 0, 2), r"diagonal\(\): dimension out of"),
+    (lambda: pyad.diagonal(pyad.ones(3)), r"diagonal\(\): expected an input with at least 2"),
+    (lambda: pyad.tril(pyad.ones(3)), r"tril\(\): input tensor must have at least 2"),
+    (lambda: pyad.triu(pyad.ones(3, 3), 0.5), r"triu\(\): the diagonal offset must be an int"),
+    (lambda: pyad.einsum("ij,jk", pyad.ones(2, 3), pyad.ones(4, 5)), r"einsum\(\): subscript"),
+    (lambda: pyad.einsum("ij", pyad.ones(2, 3), pyad.ones(4)), r"einsum\(\): the equation has"),
+    (lambda: pyad.einsum("ijk", pyad.ones(2, 3)), r"einsum\(\): operand 0 has 2 dim"),
+    (lambda: pyad.einsum("i1", pyad.ones(2, 3)), r"einsum\(\): invalid subscript"),
+    (lambda: pyad.einsum("ij->ii", pyad.ones(2, 2)), r"einsum\(\): output subscript 'i'"),
+    (lambda: pyad.einsum("ij->k", pyad.ones(2, 2)), r"einsum\(\): output subscript 'k'"),
+    (lambda: pyad.einsum("i,i", pyad.ones(2, dtype=pyad.float64), pyad.ones(2)),
+     r"einsum\(\): expected all operands to have the same dtype"),
+    (lambda: pyad.tensordot(pyad.ones(2, 3), pyad.ones(4, 5), 1),
+     r"tensordot\(\): contracted dimensions need to match"),
+    (lambda: pyad.tensordot(pyad.ones(2, 3), pyad.ones(3), 2), r"tensordot\(\): expects dims"),
+    (lambda: pyad.tensordot(pyad.ones(2, 3), pyad.ones(3, 2), ([0, 1], [1])),
+     r"tensordot\(\): both dimension lists"),
+])
+def test_bad_input_raises_naming_the_op(call, match):
+    with pytest.raises((RuntimeError, ValueError, TypeError, IndexError), match=match):
+        call()
+
+
+@pytest.mark.parametrize("equation, shapes", [
+    ("...ij->ij", [(2, 3, 4)]),                   # ellipsis dims summed (torch; NumPy refuses)
+    ("...ij->i", [(2, 3, 4)]),
+    ("ij,ij->ij", [(1, 3), (2, 3)]),              # size-1 dims broadcast
+    ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]),
+    ("i,i,i->i", [(3,), (3,), (3,)]),
+    ("ii->", [(3, 3)]),
+    ("Ab,bA", [(2, 3), (3, 2)]),
+])
+def test_einsum_matches_torch_including_its_extensions(equation, shapes):
+    T, torch = torch_lib()
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    xs = [pyad.Variable(a, requires_grad=True) for a in arrays]
+    ts = [torch.from_numpy(a).requires_grad_(True) for a in arrays]
+    out = pyad.einsum(equation, *xs)
+    tout = torch.einsum(equation, *ts)
+    np.testing.assert_allclose(out.data, tout.detach().numpy(), rtol=1e-12, atol=1e-12)
+    w = rng.standard_normal(out.shape)
+    gs = pyad.grad(out, xs, pyad.Variable(w), create_graph=True)
+    tgs = torch.autograd.grad(tout, ts, torch.from_numpy(w), create_graph=True)
+    for g, tg in zip(gs, tgs):
+        np.testing.assert_allclose(g.data, tg.detach().numpy(), rtol=1e-12, atol=1e-12)
+    from pyad.autograd import gradcheck, gradgradcheck
+    assert gradcheck(lambda *a: pyad.einsum(equation, *a), tuple(xs))
+    assert gradgradcheck(lambda *a: pyad.einsum(equation, *a), tuple(xs))
+
+
+def test_einsum_takes_a_list_of_operands_and_methods_exist():
+    a = pyad.Variable(np.arange(4.).reshape(2, 2))
+    np.testing.assert_array_equal(pyad.einsum("ij->ji", [a]).data, a.data.T)
+    np.testing.assert_array_equal(a.diag().data, [0., 3.])
+    np.testing.assert_array_equal(a.tril().data, [[0., 0.], [2., 3.]])
+    assert a.trace().item() == 3.0
+
+
+def test_einsum_transpose_result_does_not_alias_the_input():
+    a = pyad.Variable(np.arange(4.).reshape(2, 2))
+    out = pyad.einsum("ij->ji", a)
+    out.data[0, 0] = 100.0
+    assert a.data[0, 0] == 0.0
+
+
+def test_integer_inputs_as_torch():
+    T, torch = torch_lib()
+    a = np.arange(6).reshape(2, 3)
+    for f in (lambda L, x: L.tril(x), lambda L, x: L.diagonal(x, 1),
+              lambda L, x: L.einsum("ij->j", x), lambda L, x: L.diag(x)):
+        out = f(pyad, pyad.Variable(a))
+        ref = f(torch, torch.from_numpy(a))
+        assert out.dtype == ref.numpy().dtype
+        np.testing.assert_array_equal(out.data, ref.numpy())
