@@ -31,7 +31,7 @@ from pyad._factories import (
     manual_seed, initial_seed,
 )
 from pyad.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
-from pyad import autograd, nn
+from pyad import autograd, nn, linalg
 
 float16 = _numpy.dtype(_numpy.float16)
 float32 = _numpy.dtype(_numpy.float32)

@@ -639,6 +639,538 @@ def tensordot(a, b, dims=2):
     return _einsum_core(("".join(ta), "".join(tb)), out, [x, y])
 
 
+
+# -- pyad.linalg: inverses and decompositions -----------------------------------------------
+#
+# Backward formulas are torch's (tools/autograd/derivatives.yaml, FunctionsManual.cpp),
+# written with differentiable ops (matmul, solve, tril, diag_embed, ...) so they can be
+# differentiated again. Multi-output ops (slogdet, qr, eigh, svd) record one node with
+# several outputs; an output that is not used gets no gradient (None in the backward).
+
+cdef inline Py_ssize_t _dim_size(object shape, Py_ssize_t back):
+    # shape[-back] (the module is compiled without wraparound).
+    return shape[len(shape) - back]
+
+
+cdef inline Variable _mT(Variable x):
+    return transpose(x, -2, -1)
+
+
+cdef Variable _matrix_input(object input, str what, bint square):
+    cdef Variable x = _as_variable(input)
+    shape = x._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("%s(): the input must have at least 2 dimensions, got %dD"
+                           % (what, len(shape)))
+    if square and _dim_size(shape, 1) != _dim_size(shape, 2):
+        raise RuntimeError("%s(): expected a batch of square matrices, got shape %s"
+                           % (what, _shape_str(shape)))
+    if x._data.dtype.kind != "f":
+        raise TypeError("%s(): expected a floating point input, got %s"
+                        % (what, x._data.dtype))
+    return x
+
+
+cdef object _linalg_call(object f, str what, str failure, tuple args):
+    # NumPy's LinAlgError becomes an error naming the op.
+    try:
+        return f(*args)
+    except numpy.linalg.LinAlgError:
+        raise RuntimeError("%s(): %s" % (what, failure)) from None
+
+
+cdef tuple _multi_output(Node node, tuple datas, tuple edges, bint records, bint volatile):
+    cdef Variable v
+    cdef list outs = []
+    if records:
+        _init_node(node, edges, len(datas))
+    for i in range(len(datas)):
+        if records:
+            v = _wrap(_ensure_array(datas[i]))
+            v._grad_fn = node
+            v._output_nr = i
+            v._requires_grad = True
+        else:
+            v = _plain(datas[i], volatile)
+        outs.append(v)
+    return tuple(outs)
+
+
+cdef class InvBackward(Node):
+    cdef SavedVariable out
+
+    cdef tuple _backward(self, tuple grads):
+        # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T g A^-T.
+        y = _mT(self.out.unpack(self))
+        return (neg(matmul(y, matmul(grads[0], y))),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.out.release()
+
+
+def inv(A):
+    """Inverse of a (batch of) square matrices.
+
+    >>> pyad.linalg.inv(pyad.tensor([[2., 0.], [0., 4.]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+    """
+    if _profiling:
+        return _profiled(inv, (A, ))
+    cdef Variable x = _matrix_input(A, "inv", True)
+    data = _linalg_call(_xp_of(x._data).linalg.inv, "inv", "the matrix is singular",
+                        (x._data,))
+    cdef InvBackward node
+    cdef Variable out
+    if _records(x):
+        node = InvBackward.__new__(InvBackward)
+        out = _recorded(node, data, (_edge(x),))
+        node.out = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+cdef Variable _matrix_grad(Variable g, Variable A):
+    # g[..., None, None] * A^-T: the gradient of det (times det) and of log|det|.
+    return mul(unsqueeze(unsqueeze(g, -1), -1), _mT(inv(A)))
+
+
+cdef class DetBackward(Node):
+    cdef SavedVariable A
+    cdef SavedVariable out
+
+    cdef tuple _backward(self, tuple grads):
+        # d det(A) = det(A) tr(A^-1 dA). (torch also covers singular A; pyad does not.)
+        return (_matrix_grad(mul(grads[0], self.out.unpack(self)), self.A.unpack(self)),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.A.release()
+        self.out.release()
+
+
+def det(A):
+    """Determinant of a (batch of) square matrices. Its gradient needs an invertible
+    matrix (at a singular one backward raises ``inv(): the matrix is singular``).
+
+    >>> pyad.linalg.det(pyad.tensor([[2., 1.], [1., 3.]]))
+    tensor(5.)
+    """
+    if _profiling:
+        return _profiled(det, (A, ))
+    cdef Variable x = _matrix_input(A, "det", True)
+    data = _ensure_array(_xp_of(x._data).linalg.det(x._data))
+    cdef DetBackward node
+    cdef Variable out
+    if _records(x):
+        node = DetBackward.__new__(DetBackward)
+        node.A = _save(x, False, 0)
+        out = _recorded(node, data, (_edge(x),))
+        node.out = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+slogdet_result = namedtuple("slogdet", ["sign", "logabsdet"])
+slogdet_result.__module__ = "pyad.linalg"
+
+
+cdef class SlogdetBackward(Node):
+    cdef SavedVariable A
+
+    cdef tuple _backward(self, tuple grads):
+        if grads[1] is None:        # the sign has no gradient
+            return (None,)
+        return (_matrix_grad(grads[1], self.A.unpack(self)),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.A.release()
+
+
+def slogdet(A):
+    """``(sign, logabsdet)`` of the determinant: ``det = sign * exp(logabsdet)``. Only
+    logabsdet is differentiable; at a singular matrix it is -inf (sign 0).
+
+    >>> pyad.linalg.slogdet(pyad.tensor([[-2., 0.], [0., 3.]]))
+    slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
+    """
+    if _profiling:
+        return _profiled(slogdet, (A, ))
+    cdef Variable x = _matrix_input(A, "slogdet", True)
+    sign, logabsdet = _xp_of(x._data).linalg.slogdet(x._data)
+    cdef SlogdetBackward node = None
+    cdef bint records = _records(x)
+    if records:
+        node = SlogdetBackward.__new__(SlogdetBackward)
+        node.A = _save(x, False, 0)
+    outs = _multi_output(node, (sign, logabsdet), (_edge(x),), records, x._volatile)
+    if records:
+        (<Variable>outs[0])._requires_grad = False      # sign: not differentiable
+        (<Variable>outs[0])._grad_fn = None
+    return slogdet_result(*outs)
+
+
+cdef class SolveBackward(Node):
+    cdef SavedVariable A
+    cdef SavedVariable out
+    cdef tuple a_shape, b_shape
+    cdef object a_dtype, b_dtype
+
+    cdef tuple _backward(self, tuple grads):
+        # X = A^-1 B: gB = A^-T g, gA = -gB X^T (reduced over broadcast batch dims).
+        a = self.A.unpack(self)
+        gb = _solve(_mT(a), grads[0])
+        ga = None
+        if self._needs_input_grad(0):
+            ga = _reduce_grad(neg(matmul(gb, _mT(self.out.unpack(self)))), self.a_shape,
+                              self.a_dtype)
+        if self._needs_input_grad(1):
+            gb = _reduce_grad(gb, self.b_shape, self.b_dtype)
+        else:
+            gb = None
+        return (ga, gb)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.A.release()
+        self.out.release()
+
+
+cdef Variable _solve(Variable a, Variable b):
+    # A X = B for matrices B, batch dims broadcast.
+    xp = _xp_of(a._data)
+    try:
+        data = xp.linalg.solve(a._data, b._data)
+    except numpy.linalg.LinAlgError:
+        raise RuntimeError("solve(): the matrix A is singular") from None
+    except ValueError:
+        raise RuntimeError("solve(): incompatible shapes: A %s and B %s"
+                           % (_shape_str(a._data.shape), _shape_str(b._data.shape))) from None
+    cdef SolveBackward node
+    cdef Variable out
+    if _grad_enabled() and (_requires_grad_now(a) or _requires_grad_now(b)):
+        node = SolveBackward.__new__(SolveBackward)
+        node.A = _save(a, False, 0)
+        node.a_shape = a._data.shape
+        node.b_shape = b._data.shape
+        node.a_dtype = a._data.dtype
+        node.b_dtype = b._data.dtype
+        out = _recorded(node, data, (_edge(a), _edge(b)))
+        node.out = _save(out, True)
+        return out
+    return _plain(data, a._volatile or b._volatile)
+
+
+def solve(A, B):
+    """The solution ``X`` of ``A X = B``: ``B`` a (batch of) matrices, or of vectors when
+    it is 1-D or has the shape ``A.shape[:-1]`` (as torch.linalg.solve). Batch dims
+    broadcast.
+
+    >>> pyad.linalg.solve(pyad.tensor([[2., 0.], [0., 4.]]), pyad.tensor([2., 2.]))
+    tensor([1.0000, 0.5000])
+    """
+    if _profiling:
+        return _profiled(solve, (A, B, ))
+    cdef Variable a = _matrix_input(A, "solve", True)
+    cdef Variable b = _as_variable(B)
+    if b._data.dtype != a._data.dtype:
+        raise RuntimeError("solve(): expected A and B to have the same dtype, got %s and %s"
+                           % (a._data.dtype, b._data.dtype))
+    nb = b._data.ndim
+    if nb == 0:
+        raise RuntimeError("solve(): B must have at least 1 dimension")
+    vector = nb == 1 or (nb == a._data.ndim - 1 and b._data.shape == a._data.shape[:nb])
+    if vector:
+        return squeeze(_solve(a, unsqueeze(b, -1)), -1)
+    return _solve(a, b)
+
+
+cdef class CholeskyBackward(Node):
+    cdef SavedVariable L
+
+    cdef tuple _backward(self, tuple grads):
+        # torch's cholesky_backward: gA = L^-H Phi L^-1 with
+        # Phi = sym(tril(L^H gL)) (the diagonal counted once).
+        l = self.L.unpack(self)
+        lt = _mT(l)
+        ga = tril(matmul(lt, grads[0]))
+        ga = mul(add(ga, _mT(tril(ga, -1))), 0.5)
+        x = _solve(lt, ga)                   # L^-H Phi
+        return (_mT(_solve(lt, _mT(x))),)    # (L^-H Phi) L^-1
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.L.release()
+
+
+def cholesky(A):
+    """The lower-triangular ``L`` with ``A = L L^T`` of a symmetric positive-definite
+    (batch of) matrices. Only the lower triangle of ``A`` is read.
+
+    >>> pyad.linalg.cholesky(pyad.tensor([[4., 2.], [2., 5.]]))
+    tensor([[2., 0.],
+            [1., 2.]])
+    """
+    if _profiling:
+        return _profiled(cholesky, (A, ))
+    cdef Variable x = _matrix_input(A, "cholesky", True)
+    data = _linalg_call(_xp_of(x._data).linalg.cholesky, "cholesky",
+                        "the input is not positive-definite", (x._data,))
+    cdef CholeskyBackward node
+    cdef Variable out
+    if _records(x):
+        node = CholeskyBackward.__new__(CholeskyBackward)
+        out = _recorded(node, data, (_edge(x),))
+        node.L = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+qr_result = namedtuple("qr", ["Q", "R"])
+qr_result.__module__ = "pyad.linalg"
+
+
+cdef class QrBackward(Node):
+    cdef SavedVariable Q
+    cdef SavedVariable R
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable q, r, sym
+        gq, gr = grads
+        q = self.Q.unpack(self)
+        r = self.R.unpack(self)
+        shape = q._data.shape
+        if _dim_size(shape, 2) < _dim_size(r._data.shape, 1):
+            raise RuntimeError("qr(): the gradient for wide matrices (more columns than rows) "
+                               "is not implemented")
+        # torch's linalg_qr_backward (m >= n): gA = (gQ + Q sym(triu(gR R^H - Q^H gQ)))
+        # R^-H, sym(X) = X + X^H with the diagonal counted once.
+        if gq is not None:
+            ga = neg(matmul(_mT(q), gq))
+            if gr is not None:
+                ga = add(matmul(gr, _mT(r)), ga)
+        else:
+            ga = matmul(gr, _mT(r))
+        sym = triu(ga)
+        sym = add(sym, _mT(sym))
+        sym = sub(sym, diag_embed(mul(_diagonal(sym, 0, sym._data.ndim - 2,
+                                                sym._data.ndim - 1), 0.5)))
+        ga = matmul(q, sym)
+        if gq is not None:
+            ga = add(ga, gq)
+        return (_mT(_solve(r, _mT(ga))),)    # ga R^-T
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.Q.release()
+        self.R.release()
+
+
+def qr(A):
+    """Reduced QR decomposition ``A = Q R`` (Q with orthonormal columns, R upper
+    triangular), as ``torch.linalg.qr(A, mode='reduced')``. The gradient is torch's:
+    defined for full-rank inputs with at least as many rows as columns.
+
+    >>> Q, R = pyad.linalg.qr(pyad.tensor([[3., 0.], [4., 5.]]))
+    >>> R
+    tensor([[-5., -4.],
+            [ 0.,  3.]])
+    """
+    if _profiling:
+        return _profiled(qr, (A, ))
+    cdef Variable x = _matrix_input(A, "qr", False)
+    q, r = _xp_of(x._data).linalg.qr(x._data)
+    cdef QrBackward node = None
+    cdef bint records = _records(x)
+    if records:
+        node = QrBackward.__new__(QrBackward)
+    outs = _multi_output(node, (q, r), (_edge(x),), records, x._volatile)
+    if records:
+        node.Q = _save(outs[0], True)
+        node.R = _save(outs[1], True)
+    return qr_result(*outs)
+
+
+eigh_result = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+eigh_result.__module__ = "pyad.linalg"
+
+
+cdef class EighBackward(Node):
+    cdef SavedVariable L
+    cdef SavedVariable V
+
+    cdef tuple _backward(self, tuple grads):
+        # torch's linalg_eig_backward (Hermitian): with E_ij = L_j - L_i (1 on the
+        # diagonal), gA = V (skew(V^T gV) / 2 / E + diag(gL)) V^T. It divides by the gaps
+        # between eigenvalues: not defined for repeated eigenvalues (as in torch).
+        cdef Variable v, l
+        gl, gv = grads
+        v = self.V.unpack(self)
+        vt = _mT(v)
+        if gv is None:
+            return (matmul(mul(v, unsqueeze(gl, -2)), vt),)
+        l = self.L.unpack(self)
+        vhgv = matmul(vt, gv)
+        vhgv = mul(sub(vhgv, _mT(vhgv)), 0.5)
+        n = _dim_size(l._data.shape, 1)
+        eye = _xp_of(l._data).eye(n, dtype=l._data.dtype)
+        e = add(sub(unsqueeze(l, -2), unsqueeze(l, -1)), eye)
+        ga = div(vhgv, e)
+        if gl is not None:
+            ga = add(ga, diag_embed(gl))    # vhgv's diagonal is zero: replace = add
+        return (matmul(v, matmul(ga, vt)),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.L.release()
+        self.V.release()
+
+
+def eigh(A):
+    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric (batch of)
+    matrices; only the lower triangle is read. The gradient is torch's, which divides
+    by eigenvalue gaps: it is not defined (inf/nan) when eigenvalues repeat, and a loss
+    must not depend on the eigenvectors' signs.
+
+    >>> pyad.linalg.eigh(pyad.tensor([[2., 0.], [0., 1.]])).eigenvalues
+    tensor([1., 2.])
+    """
+    if _profiling:
+        return _profiled(eigh, (A, ))
+    cdef Variable x = _matrix_input(A, "eigh", True)
+    l, v = _linalg_call(_xp_of(x._data).linalg.eigh, "eigh", "the algorithm did not converge",
+                        (x._data,))
+    cdef EighBackward node = None
+    cdef bint records = _records(x)
+    if records:
+        node = EighBackward.__new__(EighBackward)
+    outs = _multi_output(node, (l, v), (_edge(x),), records, x._volatile)
+    if records:
+        node.L = _save(outs[0], True)
+        node.V = _save(outs[1], True)
+    return eigh_result(*outs)
+
+
+svd_result = namedtuple("svd", ["U", "S", "Vh"])
+svd_result.__module__ = "pyad.linalg"
+
+
+cdef class SvdBackward(Node):
+    cdef SavedVariable U
+    cdef SavedVariable S
+    cdef SavedVariable Vh
+    cdef bint full_matrices
+
+    cdef tuple _backward(self, tuple grads):
+        # torch's svd_backward; a full decomposition is first cut to its first k
+        # columns of U / rows of Vh (the others do not depend on A), as torch does.
+        cdef Variable u, s, vh
+        gu, gs, gvh = grads
+        u = self.U.unpack(self)
+        s = self.S.unpack(self)
+        vh = self.Vh.unpack(self)
+        m = _dim_size(u._data.shape, 2)
+        n = _dim_size(vh._data.shape, 1)
+        k = _dim_size(s._data.shape, 1)
+        if self.full_matrices:
+            u = getitem(u, (Ellipsis, slice(0, k)))
+            vh = getitem(vh, (Ellipsis, slice(0, k), slice(None)))
+            if gu is not None:
+                gu = getitem(gu, (Ellipsis, slice(0, k)))
+            if gvh is not None:
+                gvh = getitem(gvh, (Ellipsis, slice(0, k), slice(None)))
+        if gu is None and gvh is None:
+            if m >= n:
+                return (matmul(u, mul(unsqueeze(gs, -1), vh)),)
+            return (matmul(mul(u, unsqueeze(gs, -2)), vh),)
+        uhgu = vhgv = None
+        if gu is not None:
+            uhgu = matmul(_mT(u), gu)
+            uhgu = sub(uhgu, _mT(uhgu))
+        if gvh is not None:
+            vhgv = matmul(vh, _mT(gvh))
+            vhgv = sub(vhgv, _mT(vhgv))
+        s2 = mul(s, s)
+        eye = _xp_of(s._data).eye(k, dtype=s._data.dtype)
+        e = add(sub(unsqueeze(s2, -2), unsqueeze(s2, -1)), eye)
+        if uhgu is not None and vhgv is not None:
+            ga = div(add(mul(uhgu, unsqueeze(s, -2)), mul(unsqueeze(s, -1), vhgv)), e)
+        elif uhgu is not None:
+            ga = mul(div(uhgu, e), unsqueeze(s, -2))
+        else:
+            ga = mul(unsqueeze(s, -1), div(vhgv, e))
+        if gs is not None:
+            ga = add(ga, diag_embed(gs))
+        if m > n and gu is not None:
+            ga = matmul(u, ga)
+            gusinv = div(gu, unsqueeze(s, -2))
+            ga = sub(add(ga, gusinv), matmul(u, matmul(_mT(u), gusinv)))
+            return (matmul(ga, vh),)
+        if m < n and gvh is not None:
+            ga = matmul(ga, vh)
+            sinvgvh = div(gvh, unsqueeze(s, -1))
+            ga = sub(add(ga, sinvgvh), matmul(matmul(sinvgvh, _mT(vh)), vh))
+            return (matmul(u, ga),)
+        if m >= n:
+            return (matmul(u, matmul(ga, vh)),)
+        return (matmul(matmul(u, ga), vh),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.U.release()
+        self.S.release()
+        self.Vh.release()
+
+
+def svd(A, full_matrices=True):
+    """Singular value decomposition ``A = U diag(S) Vh`` (S descending), as
+    ``torch.linalg.svd``. The gradient is torch's: it divides by gaps between squared
+    singular values (not defined when they repeat) and a loss must not depend on the
+    singular vectors' signs; with ``full_matrices=True`` only the first ``k = min(m, n)``
+    columns of U / rows of Vh carry a gradient (torch's choice).
+
+    >>> pyad.linalg.svd(pyad.tensor([[3., 0.], [0., -2.]])).S
+    tensor([3., 2.])
+    """
+    if _profiling:
+        return _profiled(svd, (A, full_matrices, ))
+    cdef Variable x = _matrix_input(A, "svd", False)
+    u, s, vh = _linalg_call(_xp_of(x._data).linalg.svd, "svd", "the algorithm did not converge",
+                            (x._data, bool(full_matrices)))
+    cdef SvdBackward node = None
+    cdef bint records = _records(x)
+    if records:
+        node = SvdBackward.__new__(SvdBackward)
+        node.full_matrices = bool(full_matrices)
+    outs = _multi_output(node, (u, s, vh), (_edge(x),), records, x._volatile)
+    if records:
+        node.U = _save(outs[0], True)
+        node.S = _save(outs[1], True)
+        node.Vh = _save(outs[2], True)
+    return svd_result(*outs)
+
+
+def svdvals(A):
+    """The singular values of ``A``, descending (``svd(A, False).S``, differentiable
+    through it).
+
+    >>> pyad.linalg.svdvals(pyad.tensor([[3., 0.], [0., -2.]]))
+    tensor([3., 2.])
+    """
+    if _profiling:
+        return _profiled(svdvals, (A, ))
+    cdef Variable x = _matrix_input(A, "svdvals", False)
+    if not _records(x):
+        return _plain(_xp_of(x._data).linalg.svd(x._data, compute_uv=False), x._volatile)
+    return svd(x, False).S
+
+
+LINALG_NAMESPACE_OPS = (inv, det, slogdet, solve, cholesky, qr, eigh, svd, svdvals)
+"""pyad.linalg (pyad/linalg.py re-exports them; not Variable methods)."""
+
+
 LINALG_OPS = (matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, diagonal,
               diag_embed, tril, triu)
 """Linear algebra: matmul / @ (1-D.1-D, 2-D.1-D, 1-D.2-D, 2-D.2-D, batched with

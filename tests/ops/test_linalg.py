@@ -269,3 +269,170 @@ def test_integer_inputs_as_torch():
         ref = f(torch, torch.from_numpy(a))
         assert out.dtype == ref.numpy().dtype
         np.testing.assert_array_equal(out.data, ref.numpy())
+
+
+# -- pyad.linalg ---------------------------------------------------------------------------
+
+def _lin(name, **kw):
+    """``L.linalg.<name>`` (numpy.linalg, pyad.linalg, torch.linalg)."""
+    return lambda L: getattr(L.linalg, name)
+
+
+def _spd(L, a):
+    """A symmetric positive-definite matrix made from ``a`` (any square batch)."""
+    n = a.shape[-1]
+    return L.matmul(a, L.transpose(a, -1, -2)) + L.c(np.eye(n) * n)
+
+
+def _sym(L, a):
+    return a + L.transpose(a, -1, -2)
+
+
+def _solve_ref(L, a, b):
+    # NumPy 2 takes a batch of vectors as matrices; torch's rule for vectors:
+    if L is NP and b.ndim > 1 and b.ndim == a.ndim - 1 and b.shape == a.shape[:-1]:
+        return np.linalg.solve(a, b[..., None])[..., 0]
+    return L.linalg.solve(a, b)
+
+
+LIN = dict(zero_d=False)
+QR = dict(zero_d=False, empty=[(0, 4, 3)])      # the gradient needs rows >= columns
+
+LINALG_CASES = [
+    Case("inv", lambda L, a: L.linalg.inv(a), [(3, 3)], **LIN),
+    Case("inv_batched", lambda L, a: L.linalg.inv(a), [(2, 3, 3)], **LIN),
+    Case("det", lambda L, a: L.linalg.det(a), [(3, 3)], **LIN),
+    Case("det_batched", lambda L, a: L.linalg.det(a), [(2, 3, 3)], **LIN),
+    Case("slogdet_logabsdet", lambda L, a: L.linalg.slogdet(a)[1], [(2, 3, 3)], **LIN),
+    Case("slogdet_sign_times_logabsdet",
+         lambda L, a: L.linalg.slogdet(a).sign * L.linalg.slogdet(a).logabsdet, [(3, 3)],
+         **LIN),
+    Case("solve_matrix", lambda L, a, b: _solve_ref(L, a, b), [(3, 3), (3, 2)], **LIN),
+    Case("solve_vector", lambda L, a, b: _solve_ref(L, a, b), [(3, 3), (3,)], **LIN),
+    Case("solve_batched_vectors", lambda L, a, b: _solve_ref(L, a, b), [(2, 3, 3), (2, 3)],
+         **LIN),
+    Case("solve_broadcast_batch", lambda L, a, b: _solve_ref(L, a, b),
+         [(3, 3), (2, 3, 2)], **LIN),
+    Case("solve_broadcast_a", lambda L, a, b: _solve_ref(L, a, b),
+         [(2, 1, 3, 3), (4, 3, 1)], **LIN),
+    Case("cholesky", lambda L, a: L.linalg.cholesky(_spd(L, a)), [(3, 3)], **LIN),
+    Case("cholesky_batched", lambda L, a: L.linalg.cholesky(_spd(L, a)), [(2, 3, 3)], **LIN),
+    # Q and R are unique up to the signs of R's diagonal; NumPy and torch both use
+    # LAPACK's geqrf (negative diagonals here), so they agree.
+    Case("qr_square", lambda L, a: L.linalg.qr(a)[0] + L.linalg.qr(a)[1], [(3, 3)],
+         zero_d=False, empty=[(0, 3, 3)]),
+    Case("qr_tall_Q", lambda L, a: L.linalg.qr(a)[0], [(4, 3)], **QR),
+    Case("qr_tall_R_batched", lambda L, a: L.linalg.qr(a)[1], [(2, 4, 3)], **QR),
+    Case("eigh_values", lambda L, a: L.linalg.eigh(_sym(L, a))[0], [(3, 3)], **LIN),
+    # Eigenvectors only up to sign: V * V is sign-free.
+    Case("eigh_vectors", lambda L, a: L.linalg.eigh(_sym(L, a))[1] ** 2, [(2, 3, 3)], **LIN),
+    Case("eigh_both", lambda L, a: L.linalg.eigh(_sym(L, a))[1] ** 2 *
+         L.unsqueeze(L.linalg.eigh(_sym(L, a))[0], -2), [(3, 3)], **LIN),
+    Case("svd_S", lambda L, a: L.linalg.svd(a, False)[1], [(4, 3)], **LIN),
+    Case("svdvals_wide_batched", lambda L, a: L.linalg.svdvals(a), [(2, 3, 4)], **LIN),
+    Case("svd_U_tall", lambda L, a: L.linalg.svd(a, False)[0] ** 2, [(4, 3)], **LIN),
+    Case("svd_Vh_wide", lambda L, a: L.linalg.svd(a, False)[2] ** 2, [(3, 4)], **LIN),
+    Case("svd_sign_free_product", lambda L, a: L.matmul(
+        L.linalg.svd(a, False)[0] * L.unsqueeze(L.linalg.svd(a, False)[1] ** 2, -2),
+        L.linalg.svd(a, False)[2]), [(2, 3, 4)], **LIN),
+    Case("svd_full_matrices_U", lambda L, a: L.linalg.svd(a)[0][..., :3] ** 2, [(4, 3)],
+         **LIN),
+]
+
+(test_linalg_values_match_numpy, test_linalg_first_derivatives_pass_gradcheck,
+ test_linalg_second_derivatives_pass_gradgradcheck,
+ test_linalg_values_and_gradients_match_torch, test_linalg_second_derivatives_match_torch,
+ test_linalg_create_graph_gradient_equals_plain_gradient,
+ test_linalg_variant) = standard_op_tests(LINALG_CASES)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: pyad.linalg.inv(pyad.zeros(3, 3)), r"inv\(\): the matrix is singular"),
+    (lambda: pyad.linalg.inv(pyad.ones(2, 3)), r"inv\(\): expected a batch of square"),
+    (lambda: pyad.linalg.inv(pyad.ones(3)), r"inv\(\): the input must have at least 2"),
+    (lambda: pyad.linalg.inv(pyad.tensor([[1, 0], [0, 1]])), r"inv\(\): expected a floating"),
+    (lambda: pyad.linalg.det(pyad.ones(2, 3)), r"det\(\): expected a batch of square"),
+    (lambda: pyad.linalg.solve(pyad.zeros(3, 3), pyad.ones(3)),
+     r"solve\(\): the matrix A is singular"),
+    (lambda: pyad.linalg.solve(pyad.eye(3), pyad.ones(4)), r"solve\(\): incompatible shapes"),
+    (lambda: pyad.linalg.solve(pyad.eye(3), pyad.ones(3, dtype=pyad.float64)),
+     r"solve\(\): expected A and B to have the same dtype"),
+    (lambda: pyad.linalg.cholesky(-pyad.eye(2)), r"cholesky\(\): the input is not positive"),
+    (lambda: pyad.linalg.eigh(pyad.ones(2, 3)), r"eigh\(\): expected a batch of square"),
+    (lambda: pyad.linalg.svd(pyad.ones(3)), r"svd\(\): the input must have at least 2"),
+])
+def test_linalg_bad_input_raises_naming_the_op(call, match):
+    with pytest.raises((RuntimeError, TypeError), match=match):
+        call()
+
+
+def test_singular_matrix_det_and_slogdet_as_torch():
+    T, torch = torch_lib()
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    assert pyad.linalg.det(pyad.Variable(a)).item() == torch.linalg.det(torch.from_numpy(a))
+    sign, logabsdet = pyad.linalg.slogdet(pyad.Variable(a))
+    tsign, tlog = torch.linalg.slogdet(torch.from_numpy(a))
+    assert sign.item() == tsign.item() == 0.0
+    assert logabsdet.item() == tlog.item() == -np.inf
+    # pyad's det gradient needs an invertible matrix (torch's also covers singular ones).
+    x = pyad.Variable(a, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"inv\(\): the matrix is singular"):
+        pyad.linalg.det(x).backward()
+
+
+def test_slogdet_sign_is_not_differentiable_and_named():
+    x = pyad.Variable(np.array([[-2.0, 0.0], [0.0, 3.0]]), requires_grad=True)
+    out = pyad.linalg.slogdet(x)
+    assert out._fields == ("sign", "logabsdet")
+    assert not out.sign.requires_grad and out.logabsdet.requires_grad
+    out.logabsdet.backward()
+    np.testing.assert_allclose(x.grad.data, np.linalg.inv(x.data).T, rtol=1e-14)
+
+
+def test_eigh_repeated_eigenvalues_values_gradient_as_torch():
+    # The eigenvalues' gradient V diag(g) V^T is defined at repeated eigenvalues; the
+    # eigenvectors' is not (it divides by the eigenvalue gaps), in torch as in pyad.
+    T, torch = torch_lib()
+    a = np.eye(3)
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    w = np.array([1.0, 2.0, 3.0])
+    (pyad.linalg.eigh(x).eigenvalues * pyad.Variable(w)).sum().backward()
+    (torch.linalg.eigh(t).eigenvalues * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-12, atol=1e-12)
+    x.grad = None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        (pyad.linalg.eigh(x).eigenvectors ** 2 * pyad.Variable(w)).sum().backward()
+    assert not np.all(np.isfinite(x.grad.data))
+
+
+def test_svd_full_matrices_gradient_uses_the_first_k_columns_as_torch():
+    T, torch = torch_lib()
+    a = np.random.default_rng(3).standard_normal((4, 2))
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    U, S, Vh = pyad.linalg.svd(x)
+    tU, tS, tVh = torch.linalg.svd(t)
+    assert U.shape == (4, 4) and Vh.shape == (2, 2)
+    w = np.random.default_rng(4).standard_normal((4, 4))
+    ((U[:, :2] ** 2) * pyad.Variable(w[:, :2])).sum().backward()
+    ((tU[:, :2] ** 2) * torch.from_numpy(w[:, :2])).sum().backward()
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_qr_of_a_wide_matrix_has_values_but_no_gradient_yet():
+    x = pyad.Variable(np.random.default_rng(0).standard_normal((2, 3)), requires_grad=True)
+    Q, R = pyad.linalg.qr(x)
+    np.testing.assert_allclose((Q @ R).data, x.data, rtol=1e-12, atol=1e-12)
+    with pytest.raises(RuntimeError, match=r"qr\(\): the gradient for wide matrices"):
+        R.sum().backward()
+
+
+def test_linalg_namespace_and_no_grad_results():
+    import pyad.linalg as linalg
+    assert linalg is pyad.linalg
+    a = pyad.Variable(np.array([[4.0, 2.0], [2.0, 5.0]]), requires_grad=True)
+    with pyad.no_grad():
+        for out in (linalg.inv(a), linalg.det(a), linalg.cholesky(a), linalg.svdvals(a),
+                    *linalg.qr(a), *linalg.eigh(a), *linalg.svd(a), *linalg.slogdet(a)):
+            assert out.grad_fn is None and not out.requires_grad
