@@ -665,8 +665,8 @@ cdef Variable _matrix_input(object input, str what, bint square):
     if square and _dim_size(shape, 1) != _dim_size(shape, 2):
         raise RuntimeError("%s(): expected a batch of square matrices, got shape %s"
                            % (what, _shape_str(shape)))
-    if x._data.dtype.kind != "f":
-        raise TypeError("%s(): expected a floating point input, got %s"
+    if x._data.dtype.kind != "f" or x._data.dtype.itemsize < 4:
+        raise TypeError("%s(): expected a float32 or float64 input, got %s"
                         % (what, x._data.dtype))
     return x
 
@@ -1163,7 +1163,9 @@ def svdvals(A):
         return _profiled(svdvals, (A, ))
     cdef Variable x = _matrix_input(A, "svdvals", False)
     if not _records(x):
-        return _plain(_xp_of(x._data).linalg.svd(x._data, compute_uv=False), x._volatile)
+        return _plain(_linalg_call(_xp_of(x._data).linalg.svd, "svdvals",
+                                   "the algorithm did not converge",
+                                   (x._data, False, False)), x._volatile)
     return svd(x, False).S
 
 
