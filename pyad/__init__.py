@@ -19,7 +19,8 @@ from pyad._engine import (
     # reductions
     sum, mean, max, logsumexp, sum_to,
     # linear algebra
-    matmul, mm,
+    matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, diagonal, diag_embed,
+    tril, triu,
     # shape and indexing
     reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
     broadcast_to, getitem,
@@ -40,7 +41,7 @@ from pyad.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_g
 from pyad.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
-from pyad import autograd, nn
+from pyad import autograd, nn, linalg
 
 float16 = _numpy.dtype(_numpy.float16)
 float32 = _numpy.dtype(_numpy.float32)

@@ -144,6 +144,12 @@ def _zoo():
         x.clamp(-1, w), x.atan2(w), x.hypot(w), x.floor(), x.ceil(), x.round(), x.trunc(),
         x % w, x.fmod(w),
     ]
+    # Linear algebra.
+    entries += [x.diagonal(), pyad.diag_embed(x), x.tril(), pyad.einsum("ij->j", x)]
+    sq = x @ m + pyad.tensor(numpy.eye(2) * 3)
+    entries += [pyad.linalg.inv(sq), pyad.linalg.det(sq), pyad.linalg.slogdet(sq)[1],
+                pyad.linalg.solve(sq, x), pyad.linalg.cholesky(sq @ sq.T),
+                pyad.linalg.qr(m)[0], pyad.linalg.eigh(sq)[1], pyad.linalg.svd(x)[2]]
     b = x * 1
     b[0].mul_(w[0])                       # CopySlicesBackward on b
     entries.append(b)

@@ -98,4 +98,1088 @@ def mm(input, mat2):
     return matmul(input, mat2)
 
 
-LINALG_OPS = (matmul, mm)
+
+def bmm(input, mat2):
+    """Batched matrix product of two 3-D Variables with the same batch size.
+
+    >>> bmm(Variable(numpy.ones((2, 1, 3))), Variable(numpy.ones((2, 3, 1)))).shape
+    (2, 1, 1)
+    """
+    if _profiling:
+        return _profiled(bmm, (input, mat2, ))
+    cdef Variable a = _as_variable(input)
+    cdef Variable b = _as_variable(mat2)
+    if a._data.ndim != 3 or b._data.ndim != 3:
+        raise RuntimeError("bmm(): expected 3-D tensors, got %dD and %dD"
+                           % (a._data.ndim, b._data.ndim))
+    if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
+        raise RuntimeError("bmm(): shapes %s and %s cannot be multiplied (batch sizes must "
+                           "be equal and the inner sizes match)"
+                           % (_shape_str(a._data.shape), _shape_str(b._data.shape)))
+    return matmul(a, b)
+
+
+def mv(input, vec):
+    """Product of a matrix (2-D) and a vector (1-D).
+
+    >>> mv(Variable(numpy.eye(2)), Variable(numpy.array([3., 4.])))
+    tensor([3., 4.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(mv, (input, vec, ))
+    cdef Variable a = _as_variable(input)
+    cdef Variable v = _as_variable(vec)
+    if a._data.ndim != 2 or v._data.ndim != 1:
+        raise RuntimeError("mv(): expected a 2-D matrix and a 1-D vector, got %dD and %dD"
+                           % (a._data.ndim, v._data.ndim))
+    if a._data.shape[1] != v._data.shape[0]:
+        raise RuntimeError("mv(): size mismatch, got matrix %s and vector %s"
+                           % (_shape_str(a._data.shape), _shape_str(v._data.shape)))
+    return matmul(a, v)
+
+
+def dot(input, other):
+    """Inner product of two 1-D Variables with the same number of elements (a 0-d result).
+
+    >>> dot(Variable(numpy.array([1., 2.])), Variable(numpy.array([3., 4.])))
+    tensor(11., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(dot, (input, other, ))
+    cdef Variable a = _as_variable(input)
+    cdef Variable b = _as_variable(other)
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError("dot(): 1D tensors expected, but got %dD and %dD tensors"
+                           % (a._data.ndim, b._data.ndim))
+    if a._data.shape[0] != b._data.shape[0]:
+        raise RuntimeError("dot(): inconsistent tensor size, expected tensors of the same "
+                           "number of elements, but got %d and %d elements"
+                           % (a._data.shape[0], b._data.shape[0]))
+    return matmul(a, b)
+
+
+def outer(input, vec2):
+    """Outer product of two 1-D Variables: ``out[i, j] = input[i] * vec2[j]``.
+
+    >>> outer(Variable(numpy.array([1., 2.])), Variable(numpy.array([3., 4.])))
+    tensor([[3., 4.],
+            [6., 8.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(outer, (input, vec2, ))
+    cdef Variable a = _as_variable(input)
+    cdef Variable b = _as_variable(vec2)
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError("outer(): 1D tensors expected, but got %dD and %dD tensors"
+                           % (a._data.ndim, b._data.ndim))
+    return mul(_reshape(a, (a._data.shape[0], 1), False),
+               _reshape(b, (1, b._data.shape[0]), False))
+
+
+# -- diagonals ---------------------------------------------------------------------------
+#
+# diagonal(x, offset, d1, d2) takes a diagonal out (as a new last dim); its adjoint
+# _diagonal_scatter writes one into zeros of a given shape (diag_embed). Each is the
+# other's backward, so both are differentiable any number of times.
+
+cdef tuple _diagonal_dims(tuple shape, object dim1, object dim2, str what):
+    cdef Py_ssize_t n = len(shape)
+    if n < 2:
+        raise RuntimeError("%s(): expected an input with at least 2 dimensions, got %dD"
+                           % (what, n))
+    d1 = _normalize_dim(dim1, n, what + "()")
+    d2 = _normalize_dim(dim2, n, what + "()")
+    if d1 == d2:
+        raise RuntimeError("%s(): diagonal dimensions cannot be identical %s, %s"
+                           % (what, dim1, dim2))
+    return d1, d2
+
+
+cdef Py_ssize_t _int_offset(object offset, str what) except? -1:
+    if isinstance(offset, bool) or not isinstance(offset, (int, numpy.integer)):
+        raise TypeError("%s(): the diagonal offset must be an int, got %s"
+                        % (what, type(offset).__name__))
+    return offset
+
+
+cdef class DiagonalBackward(Node):
+    cdef tuple input_shape
+    cdef Py_ssize_t offset, dim1, dim2
+
+    cdef tuple _backward(self, tuple grads):
+        return (_diagonal_scatter(grads[0], self.input_shape, self.offset, self.dim1,
+                                  self.dim2),)
+
+
+cdef Variable _diagonal(Variable x, Py_ssize_t offset, Py_ssize_t d1, Py_ssize_t d2):
+    data = _xp_of(x._data).diagonal(x._data, offset, d1, d2).copy()
+    cdef DiagonalBackward node
+    if _records(x):
+        node = DiagonalBackward.__new__(DiagonalBackward)
+        node.input_shape = x._data.shape
+        node.offset = offset
+        node.dim1 = d1
+        node.dim2 = d2
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal of ``input`` over dims ``dim1`` and ``dim2`` (above the main one for
+    ``offset > 0``), as a new last dimension. A copy (torch returns a view).
+
+    >>> diagonal(Variable(numpy.arange(6.).reshape(2, 3)), 1)
+    tensor([1., 5.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(diagonal, (input, offset, dim1, dim2, ))
+    cdef Variable x = _as_variable(input)
+    d1, d2 = _diagonal_dims(x._data.shape, dim1, dim2, "diagonal")
+    return _diagonal(x, _int_offset(offset, "diagonal"), d1, d2)
+
+
+cdef class DiagonalScatterBackward(Node):
+    cdef Py_ssize_t offset, dim1, dim2
+
+    cdef tuple _backward(self, tuple grads):
+        return (_diagonal(grads[0], self.offset, self.dim1, self.dim2),)
+
+
+cdef Variable _diagonal_scatter(Variable x, tuple shape, Py_ssize_t offset, Py_ssize_t d1,
+                                Py_ssize_t d2):
+    # Zeros of `shape` with `x` written on the diagonal (offset, d1, d2); x's last dim
+    # runs along the diagonal, its other dims are the remaining dims of `shape`.
+    xp = _xp_of(x._data)
+    data = xp.zeros(shape, dtype=x._data.dtype)
+    cdef Py_ssize_t n = x._data.shape[x._data.ndim - 1] if x._data.ndim else 0
+    if n:
+        i = xp.arange(n)
+        xp.moveaxis(data, (d1, d2), (-2, -1))[..., i + builtins.max(-offset, 0),
+                                              i + builtins.max(offset, 0)] = x._data
+    cdef DiagonalScatterBackward node
+    if _records(x):
+        node = DiagonalScatterBackward.__new__(DiagonalScatterBackward)
+        node.offset = offset
+        node.dim1 = d1
+        node.dim2 = d2
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices (over dims ``dim1``, ``dim2`` of the result) whose diagonal ``offset`` is
+    the last dimension of ``input``, zeros elsewhere.
+
+    >>> diag_embed(Variable(numpy.array([1., 2.])))
+    tensor([[1., 0.],
+            [0., 2.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(diag_embed, (input, offset, dim1, dim2, ))
+    cdef Variable x = _as_variable(input)
+    cdef Py_ssize_t k = _int_offset(offset, "diag_embed")
+    if x._data.ndim == 0:
+        raise RuntimeError("diag_embed(): expected an input with at least 1 dimension, got 0D")
+    cdef Py_ssize_t nd = x._data.ndim
+    n = x._data.shape[nd - 1] + abs(k)
+    d1, d2 = _diagonal_dims((0,) * (nd + 1), dim1, dim2, "diag_embed")
+    shape = list(x._data.shape[:nd - 1])
+    lo, hi = (d1, d2) if d1 < d2 else (d2, d1)
+    shape.insert(lo, n)
+    shape.insert(hi, n)
+    return _diagonal_scatter(x, tuple(shape), k, d1, d2)
+
+
+def diag(input, diagonal=0):
+    """A 1-D input becomes a square matrix with it on diagonal ``diagonal``; of a 2-D
+    input, that diagonal is taken out.
+
+    >>> diag(Variable(numpy.array([[1., 2.], [3., 4.]])))
+    tensor([1., 4.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(diag, (input, diagonal, ))
+    cdef Variable x = _as_variable(input)
+    cdef Py_ssize_t k = _int_offset(diagonal, "diag")
+    if x._data.ndim == 1:
+        return diag_embed(x, k, 0, 1)
+    if x._data.ndim == 2:
+        return _diagonal(x, k, 0, 1)
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got %dD" % x._data.ndim)
+
+
+def trace(input):
+    """Sum of the main diagonal of a 2-D Variable.
+
+    >>> trace(Variable(numpy.array([[1., 2.], [3., 4.]])))
+    tensor(5., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(trace, (input, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim != 2:
+        raise RuntimeError("trace(): expected a matrix (2-D), but got a %dD input"
+                           % x._data.ndim)
+    return sum(_diagonal(x, 0, 0, 1))
+
+
+cdef class TriBackward(Node):
+    cdef Py_ssize_t k
+    cdef bint upper
+
+    cdef tuple _backward(self, tuple grads):
+        return (_tri(grads[0], self.k, self.upper),)
+
+
+cdef Variable _tri(Variable x, Py_ssize_t k, bint upper):
+    xp = _xp_of(x._data)
+    cdef Py_ssize_t nd = x._data.ndim
+    if nd < 2:
+        raise RuntimeError("%s(): input tensor must have at least 2 dimensions, got %dD"
+                           % ("triu" if upper else "tril", nd))
+    m = x._data.shape[nd - 2]
+    n = x._data.shape[nd - 1]
+    # tril keeps j - i <= k; triu keeps j - i >= k.
+    keep = xp.tri(m, n, k - 1, dtype=bool) if upper else xp.tri(m, n, k, dtype=bool)
+    if upper:
+        keep = ~keep
+    data = xp.where(keep, x._data, xp.zeros((), dtype=x._data.dtype))
+    cdef TriBackward node
+    if _records(x):
+        node = TriBackward.__new__(TriBackward)
+        node.k = k
+        node.upper = upper
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+def tril(input, diagonal=0):
+    """The lower triangle (``j - i <= diagonal``) of the last two dims, zeros elsewhere.
+
+    >>> tril(Variable(numpy.ones((2, 2))))
+    tensor([[1., 0.],
+            [1., 1.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(tril, (input, diagonal, ))
+    return _tri(_as_variable(input), _int_offset(diagonal, "tril"), False)
+
+
+def triu(input, diagonal=0):
+    """The upper triangle (``j - i >= diagonal``) of the last two dims, zeros elsewhere.
+
+    >>> triu(Variable(numpy.ones((2, 2))))
+    tensor([[1., 1.],
+            [0., 1.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(triu, (input, diagonal, ))
+    return _tri(_as_variable(input), _int_offset(diagonal, "triu"), True)
+
+
+# -- einsum ------------------------------------------------------------------------------
+#
+# The equation is first reduced to a core form: ellipses spelled with fresh letters,
+# repeated letters of an operand taken out with diagonal(), size-1 dims broadcast
+# with broadcast_to() (all differentiable ops). The core einsum (each letter at most
+# once per operand, sizes equal) has the backward: for operand k, the einsum of the
+# gradient and the other operands onto k's letters, broadcast over k's letters that
+# appear nowhere else. That is an einsum again, so it can be differentiated again.
+
+cdef class EinsumBackward(Node):
+    cdef tuple terms          # letters of each operand
+    cdef str out              # letters of the output
+    cdef list saved           # SavedVariable per operand
+    cdef tuple shapes
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Py_ssize_t k, j, n = len(self.terms)
+        if self.saved is None:
+            raise _freed_error(self)
+        ops = [(<SavedVariable>s).unpack(self) for s in self.saved]
+        g = grads[0]
+        result = []
+        for k in range(n):
+            if not self._needs_input_grad(k):
+                result.append(None)
+                continue
+            terms = [self.out]
+            args = [g]
+            for j in range(n):
+                if j != k:
+                    terms.append(self.terms[j])
+                    args.append(ops[j])
+            available = set("".join(terms))
+            term = self.terms[k]
+            target = "".join(c for c in term if c in available)
+            gk = _einsum_core(tuple(terms), target, args)
+            if len(target) != len(term):
+                shape = self.shapes[k]
+                gk = _reshape(gk, tuple(shape[i] if term[i] in available else 1
+                                        for i in range(len(term))), False)
+                gk = broadcast_to(gk, shape)
+            result.append(gk)
+        return tuple(result)
+
+    cdef void _release_saved(self):
+        self._released = True
+        if self.saved is not None:
+            for s in self.saved:
+                (<SavedVariable>s).release()
+            self.saved = None
+
+
+cdef Variable _einsum_core(tuple terms, str out, list operands):
+    cdef Variable v
+    datas = [(<Variable>v)._data for v in operands]
+    eq = ",".join(terms) + "->" + out
+    data = _xp_of(datas[0]).einsum(eq, *datas, optimize=len(datas) > 2)
+    data = _ensure_array(data)
+    if data.base is not None:            # NumPy returns a view for a transpose
+        data = data.copy()
+    cdef bint records = _grad_enabled() and builtins.any(
+        _requires_grad_now(<Variable>v) for v in operands)
+    cdef EinsumBackward node
+    if records:
+        node = EinsumBackward.__new__(EinsumBackward)
+        node.terms = terms
+        node.out = out
+        node.saved = [_save(<Variable>operands[i], False, i) for i in range(len(operands))]
+        node.shapes = tuple((<Variable>v)._data.shape for v in operands)
+        return _recorded(node, data, tuple(_edge(<Variable>v) for v in operands))
+    return _plain(data, builtins.any((<Variable>v)._volatile for v in operands))
+
+
+cdef list _einsum_term(str term, str what):
+    # Letters and "." (the ellipsis) of one subscript term.
+    cdef list out = []
+    cdef Py_ssize_t i = 0
+    while i < len(term):
+        c = term[i]
+        if c == ".":
+            if term[i:i + 3] != "..." or "." in out:
+                raise ValueError("%s(): invalid subscript '%s': '.' only as a single "
+                                 "ellipsis '...'" % (what, term))
+            out.append(".")
+            i += 3
+            continue
+        if not (("a" <= c <= "z") or ("A" <= c <= "Z")):
+            raise ValueError("%s(): invalid subscript '%s' in the equation: only letters "
+                             "a-z, A-Z and '...' are allowed" % (what, c))
+        out.append(c)
+        i += 1
+    return out
+
+
+def einsum(equation, *operands):
+    """Einstein summation, as ``numpy.einsum`` / ``torch.einsum``: repeated letters,
+    ellipsis broadcasting, implicit (sorted) or explicit (``->``) output.
+
+    >>> einsum("ij,j->i", Variable(numpy.eye(2)), Variable(numpy.array([1., 2.])))
+    tensor([1., 2.], dtype=float64)
+    >>> einsum("ii", Variable(numpy.array([[1., 2.], [3., 4.]])))
+    tensor(5., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(einsum, (equation, ) + operands)
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise TypeError("einsum(): the equation must be a str, got %s"
+                        % type(equation).__name__)
+    if not operands:
+        raise ValueError("einsum(): must provide at least one operand")
+    cdef list xs = [_as_variable(o) for o in operands]
+    cdef list datas = [(<Variable>v)._data for v in xs]
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, rhs = eq.split("->", 1)
+        explicit = True
+        if "->" in rhs:
+            raise ValueError("einsum(): the equation has more than one '->'")
+    else:
+        lhs, rhs = eq, ""
+        explicit = False
+    in_terms = [_einsum_term(t, "einsum") for t in lhs.split(",")]
+    if len(in_terms) != len(xs):
+        raise ValueError("einsum(): the equation has %d operand terms but %d operands were "
+                         "given" % (len(in_terms), len(xs)))
+    dtypes = {d.dtype for d in datas}
+    if len(dtypes) > 1:
+        raise RuntimeError("einsum(): expected all operands to have the same dtype, got %s"
+                           % ", ".join(sorted(str(d) for d in dtypes)))
+    # Ellipsis dims: fresh letters, right-aligned across operands.
+    used = set(c for t in in_terms for c in t if c != ".")
+    ell_ndims = []
+    for k, t in enumerate(in_terms):
+        nd = datas[k].ndim
+        nl = len(t) - (1 if "." in t else 0)
+        if nl > nd or (nl != nd and "." not in t):
+            raise ValueError("einsum(): operand %d has %d dimensions but its subscript '%s' "
+                             "names %d" % (k, nd, "".join(t).replace(".", "..."), nl))
+        ell_ndims.append(nd - nl)
+    n_ell = builtins.max(ell_ndims)
+    fresh = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+             if c not in used]
+    if n_ell > len(fresh):
+        raise ValueError("einsum(): too many dimensions")
+    ell = fresh[:n_ell]
+    terms = []
+    for k, t in enumerate(in_terms):
+        letters = []
+        for c in t:
+            if c == ".":
+                letters.extend(ell[n_ell - ell_ndims[k]:])
+            else:
+                letters.append(c)
+        terms.append(letters)
+    # The output letters.
+    if explicit:
+        out_t = _einsum_term(rhs, "einsum")
+        out = []
+        for c in out_t:
+            if c == ".":
+                out.extend(ell)
+            else:
+                if c in out:
+                    raise ValueError("einsum(): output subscript '%s' appears more than once"
+                                     % c)
+                if c not in used:
+                    raise ValueError("einsum(): output subscript '%s' does not appear in the "
+                                     "equation for any input operand" % c)
+                out.append(c)
+    else:
+        counts = {}
+        for t in in_terms:
+            for c in t:
+                if c != ".":
+                    counts[c] = counts.get(c, 0) + 1
+        out = list(ell) + sorted(c for c, m in counts.items() if m == 1)
+    # Sizes: repeated letters of an operand must match; size-1 dims broadcast.
+    sizes = {}
+    for k, t in enumerate(terms):
+        shape = datas[k].shape
+        for i, c in enumerate(t):
+            s = shape[i]
+            prev = sizes.get(c, 1)
+            if s != 1 and prev != 1 and s != prev:
+                raise RuntimeError("einsum(): subscript '%s' has size %d for operand %d which "
+                                   "does not broadcast with previously seen size %d"
+                                   % (c, s, k, prev))
+            if s != 1:
+                sizes[c] = s
+            elif c not in sizes:
+                sizes[c] = 1
+    cdef Variable x
+    core = []
+    for k, t in enumerate(terms):
+        x = xs[k]
+        t = list(t)
+        # Broadcast size-1 dims to the letter's size.
+        target = tuple(sizes[c] for c in t)
+        if x._data.shape != target:
+            x = broadcast_to(x, target)
+        # Take repeated letters out as diagonals (moved to the end, as diagonal does).
+        while len(set(t)) != len(t):
+            for i, c in enumerate(t):
+                j = t.index(c, i + 1) if t.count(c) > 1 else -1
+                if j >= 0:
+                    x = _diagonal(x, 0, i, j)
+                    del t[j]
+                    del t[i]
+                    t.append(c)
+                    break
+        core.append((x, "".join(t)))
+    return _einsum_core(tuple(t for _, t in core), "".join(out), [x for x, _ in core])
+
+
+def tensordot(a, b, dims=2):
+    """Contraction of the last ``dims`` dims of ``a`` with the first ``dims`` of ``b``, or
+    of the dims listed in ``dims = (dims_a, dims_b)``.
+
+    >>> tensordot(Variable(numpy.ones((2, 3))), Variable(numpy.ones((3, 4))), 1).shape
+    (2, 4)
+    """
+    if _profiling:
+        return _profiled(tensordot, (a, b, dims, ))
+    cdef Variable x = _as_variable(a)
+    cdef Variable y = _as_variable(b)
+    cdef Py_ssize_t na = x._data.ndim, nb = y._data.ndim
+    if isinstance(dims, (int, numpy.integer)) and not isinstance(dims, bool):
+        if dims < 0:
+            raise RuntimeError("tensordot(): expects dims >= 0, but got dims=%d" % dims)
+        if dims > na or dims > nb:
+            raise RuntimeError("tensordot(): expects dims <= the number of dims of each "
+                               "operand, got dims=%d for %dD and %dD" % (dims, na, nb))
+        da = list(range(na - dims, na))
+        db = list(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        da, db = dims
+        da = [da] if isinstance(da, (int, numpy.integer)) else list(da)
+        db = [db] if isinstance(db, (int, numpy.integer)) else list(db)
+        if len(da) != len(db):
+            raise RuntimeError("tensordot(): both dimension lists should have same length, "
+                               "got %d and %d" % (len(da), len(db)))
+        da = [_normalize_dim(d, na, "tensordot()") for d in da]
+        db = [_normalize_dim(d, nb, "tensordot()") for d in db]
+        if len(set(da)) != len(da) or len(set(db)) != len(db):
+            raise RuntimeError("tensordot(): a dimension appears twice in dims")
+    else:
+        raise TypeError("tensordot(): dims must be an int or a pair of lists of dims, got %r"
+                        % (dims,))
+    for i, j in zip(da, db):
+        if x._data.shape[i] != y._data.shape[j]:
+            raise RuntimeError("tensordot(): contracted dimensions need to match, but first "
+                               "has size %d in dim %d and second has size %d in dim %d"
+                               % (x._data.shape[i], i, y._data.shape[j], j))
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    if na + nb > len(letters):
+        raise RuntimeError("tensordot(): too many dimensions")
+    ta = list(letters[:na])
+    tb = list(letters[na:na + nb])
+    for i, j in zip(da, db):
+        tb[j] = ta[i]
+    out = "".join([ta[i] for i in range(na) if i not in da] +
+                  [tb[j] for j in range(nb) if j not in db])
+    return _einsum_core(("".join(ta), "".join(tb)), out, [x, y])
+
+
+
+# -- pyad.linalg: inverses and decompositions -----------------------------------------------
+#
+# Backward formulas are torch's (tools/autograd/derivatives.yaml, FunctionsManual.cpp),
+# written with differentiable ops (matmul, solve, tril, diag_embed, ...) so they can be
+# differentiated again. Multi-output ops (slogdet, qr, eigh, svd) record one node with
+# several outputs; an output that is not used gets no gradient (None in the backward).
+
+cdef inline Py_ssize_t _dim_size(object shape, Py_ssize_t back):
+    # shape[-back] (the module is compiled without wraparound).
+    return shape[len(shape) - back]
+
+
+cdef inline Variable _mT(Variable x):
+    return transpose(x, -2, -1)
+
+
+cdef Variable _matrix_input(object input, str what, bint square):
+    cdef Variable x = _as_variable(input)
+    shape = x._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("%s(): the input must have at least 2 dimensions, got %dD"
+                           % (what, len(shape)))
+    if square and _dim_size(shape, 1) != _dim_size(shape, 2):
+        raise RuntimeError("%s(): expected a batch of square matrices, got shape %s"
+                           % (what, _shape_str(shape)))
+    if x._data.dtype.kind != "f" or x._data.dtype.itemsize < 4:
+        raise TypeError("%s(): expected a float32 or float64 input, got %s"
+                        % (what, x._data.dtype))
+    return x
+
+
+cdef object _linalg_call(object f, str what, str failure, tuple args):
+    # NumPy's LinAlgError becomes an error naming the op.
+    try:
+        return f(*args)
+    except numpy.linalg.LinAlgError:
+        raise RuntimeError("%s(): %s" % (what, failure)) from None
+
+
+cdef tuple _multi_output(Node node, tuple datas, tuple edges, bint records, bint volatile):
+    cdef Variable v
+    cdef list outs = []
+    if records:
+        _init_node(node, edges, len(datas))
+    for i in range(len(datas)):
+        if records:
+            v = _wrap(_ensure_array(datas[i]))
+            v._grad_fn = node
+            v._output_nr = i
+            v._requires_grad = True
+        else:
+            v = _plain(datas[i], volatile)
+        outs.append(v)
+    return tuple(outs)
+
+
+cdef class InvBackward(Node):
+    cdef SavedVariable out
+
+    cdef tuple _backward(self, tuple grads):
+        # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T g A^-T.
+        y = _mT(self.out.unpack(self))
+        return (neg(matmul(y, matmul(grads[0], y))),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.out.release()
+
+
+def inv(A):
+    """Inverse of a (batch of) square matrices.
+
+    >>> pyad.linalg.inv(pyad.tensor([[2., 0.], [0., 4.]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+    """
+    if _profiling:
+        return _profiled(inv, (A, ))
+    cdef Variable x = _matrix_input(A, "inv", True)
+    data = _linalg_call(_xp_of(x._data).linalg.inv, "inv", "the matrix is singular",
+                        (x._data,))
+    cdef InvBackward node
+    cdef Variable out
+    if _records(x):
+        node = InvBackward.__new__(InvBackward)
+        out = _recorded(node, data, (_edge(x),))
+        node.out = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+cdef Variable _matrix_grad(Variable g, Variable A):
+    # g[..., None, None] * A^-T: the gradient of det (times det) and of log|det|.
+    return mul(unsqueeze(unsqueeze(g, -1), -1), _mT(inv(A)))
+
+
+cdef class DetBackward(Node):
+    cdef SavedVariable A
+    cdef SavedVariable out
+
+    cdef tuple _backward(self, tuple grads):
+        # d det(A) = det(A) tr(A^-1 dA). (torch also covers singular A; pyad does not.)
+        return (_matrix_grad(mul(grads[0], self.out.unpack(self)), self.A.unpack(self)),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.A.release()
+        self.out.release()
+
+
+def det(A):
+    """Determinant of a (batch of) square matrices. Its gradient needs an invertible
+    matrix (at a singular one backward raises ``inv(): the matrix is singular``).
+
+    >>> pyad.linalg.det(pyad.tensor([[2., 1.], [1., 3.]]))
+    tensor(5.)
+    """
+    if _profiling:
+        return _profiled(det, (A, ))
+    cdef Variable x = _matrix_input(A, "det", True)
+    data = _ensure_array(_xp_of(x._data).linalg.det(x._data))
+    cdef DetBackward node
+    cdef Variable out
+    if _records(x):
+        node = DetBackward.__new__(DetBackward)
+        node.A = _save(x, False, 0)
+        out = _recorded(node, data, (_edge(x),))
+        node.out = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+slogdet_result = namedtuple("slogdet", ["sign", "logabsdet"])
+slogdet_result.__module__ = "pyad.linalg"
+
+
+cdef class SlogdetBackward(Node):
+    cdef SavedVariable A
+
+    cdef tuple _backward(self, tuple grads):
+        if grads[1] is None:        # the sign has no gradient
+            return (None,)
+        return (_matrix_grad(grads[1], self.A.unpack(self)),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.A.release()
+
+
+def slogdet(A):
+    """``(sign, logabsdet)`` of the determinant: ``det = sign * exp(logabsdet)``. Only
+    logabsdet is differentiable; at a singular matrix it is -inf (sign 0).
+
+    >>> pyad.linalg.slogdet(pyad.tensor([[-2., 0.], [0., 3.]]))
+    slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
+    """
+    if _profiling:
+        return _profiled(slogdet, (A, ))
+    cdef Variable x = _matrix_input(A, "slogdet", True)
+    sign, logabsdet = _xp_of(x._data).linalg.slogdet(x._data)
+    cdef SlogdetBackward node = None
+    cdef bint records = _records(x)
+    if records:
+        node = SlogdetBackward.__new__(SlogdetBackward)
+        node.A = _save(x, False, 0)
+    outs = _multi_output(node, (sign, logabsdet), (_edge(x),), records, x._volatile)
+    if records:
+        (<Variable>outs[0])._requires_grad = False      # sign: not differentiable
+        (<Variable>outs[0])._grad_fn = None
+    return slogdet_result(*outs)
+
+
+cdef class SolveBackward(Node):
+    cdef SavedVariable A
+    cdef SavedVariable out
+    cdef tuple a_shape, b_shape
+    cdef object a_dtype, b_dtype
+
+    cdef tuple _backward(self, tuple grads):
+        # X = A^-1 B: gB = A^-T g, gA = -gB X^T (reduced over broadcast batch dims).
+        a = self.A.unpack(self)
+        gb = _solve(_mT(a), grads[0])
+        ga = None
+        if self._needs_input_grad(0):
+            ga = _reduce_grad(neg(matmul(gb, _mT(self.out.unpack(self)))), self.a_shape,
+                              self.a_dtype)
+        if self._needs_input_grad(1):
+            gb = _reduce_grad(gb, self.b_shape, self.b_dtype)
+        else:
+            gb = None
+        return (ga, gb)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.A.release()
+        self.out.release()
+
+
+cdef Variable _solve(Variable a, Variable b):
+    # A X = B for matrices B, batch dims broadcast.
+    xp = _xp_of(a._data)
+    try:
+        data = xp.linalg.solve(a._data, b._data)
+    except numpy.linalg.LinAlgError:
+        raise RuntimeError("solve(): the matrix A is singular") from None
+    except ValueError:
+        raise RuntimeError("solve(): incompatible shapes: A %s and B %s"
+                           % (_shape_str(a._data.shape), _shape_str(b._data.shape))) from None
+    cdef SolveBackward node
+    cdef Variable out
+    if _grad_enabled() and (_requires_grad_now(a) or _requires_grad_now(b)):
+        node = SolveBackward.__new__(SolveBackward)
+        node.A = _save(a, False, 0)
+        node.a_shape = a._data.shape
+        node.b_shape = b._data.shape
+        node.a_dtype = a._data.dtype
+        node.b_dtype = b._data.dtype
+        out = _recorded(node, data, (_edge(a), _edge(b)))
+        node.out = _save(out, True)
+        return out
+    return _plain(data, a._volatile or b._volatile)
+
+
+def solve(A, B):
+    """The solution ``X`` of ``A X = B``: ``B`` a (batch of) matrices, or of vectors when
+    it is 1-D or has the shape ``A.shape[:-1]`` (as torch.linalg.solve). Batch dims
+    broadcast.
+
+    >>> pyad.linalg.solve(pyad.tensor([[2., 0.], [0., 4.]]), pyad.tensor([2., 2.]))
+    tensor([1.0000, 0.5000])
+    """
+    if _profiling:
+        return _profiled(solve, (A, B, ))
+    cdef Variable a = _matrix_input(A, "solve", True)
+    cdef Variable b = _as_variable(B)
+    if b._data.dtype != a._data.dtype:
+        raise RuntimeError("solve(): expected A and B to have the same dtype, got %s and %s"
+                           % (a._data.dtype, b._data.dtype))
+    nb = b._data.ndim
+    if nb == 0:
+        raise RuntimeError("solve(): B must have at least 1 dimension")
+    vector = nb == 1 or (nb == a._data.ndim - 1 and b._data.shape == a._data.shape[:nb])
+    if vector:
+        return squeeze(_solve(a, unsqueeze(b, -1)), -1)
+    return _solve(a, b)
+
+
+cdef class CholeskyBackward(Node):
+    cdef SavedVariable L
+
+    cdef tuple _backward(self, tuple grads):
+        # torch's cholesky_backward: gA = L^-H Phi L^-1 with
+        # Phi = sym(tril(L^H gL)) (the diagonal counted once).
+        l = self.L.unpack(self)
+        lt = _mT(l)
+        ga = tril(matmul(lt, grads[0]))
+        ga = mul(add(ga, _mT(tril(ga, -1))), 0.5)
+        x = _solve(lt, ga)                   # L^-H Phi
+        return (_mT(_solve(lt, _mT(x))),)    # (L^-H Phi) L^-1
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.L.release()
+
+
+def cholesky(A):
+    """The lower-triangular ``L`` with ``A = L L^T`` of a symmetric positive-definite
+    (batch of) matrices. Only the lower triangle of ``A`` is read.
+
+    >>> pyad.linalg.cholesky(pyad.tensor([[4., 2.], [2., 5.]]))
+    tensor([[2., 0.],
+            [1., 2.]])
+    """
+    if _profiling:
+        return _profiled(cholesky, (A, ))
+    cdef Variable x = _matrix_input(A, "cholesky", True)
+    data = _linalg_call(_xp_of(x._data).linalg.cholesky, "cholesky",
+                        "the input is not positive-definite", (x._data,))
+    cdef CholeskyBackward node
+    cdef Variable out
+    if _records(x):
+        node = CholeskyBackward.__new__(CholeskyBackward)
+        out = _recorded(node, data, (_edge(x),))
+        node.L = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+qr_result = namedtuple("qr", ["Q", "R"])
+qr_result.__module__ = "pyad.linalg"
+
+
+cdef class QrBackward(Node):
+    cdef SavedVariable Q
+    cdef SavedVariable R
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable q, r, sym
+        gq, gr = grads
+        q = self.Q.unpack(self)
+        r = self.R.unpack(self)
+        shape = q._data.shape
+        if _dim_size(shape, 2) < _dim_size(r._data.shape, 1):
+            raise RuntimeError("qr(): the gradient for wide matrices (more columns than rows) "
+                               "is not implemented")
+        # torch's linalg_qr_backward (m >= n): gA = (gQ + Q sym(triu(gR R^H - Q^H gQ)))
+        # R^-H, sym(X) = X + X^H with the diagonal counted once.
+        if gq is not None:
+            ga = neg(matmul(_mT(q), gq))
+            if gr is not None:
+                ga = add(matmul(gr, _mT(r)), ga)
+        else:
+            ga = matmul(gr, _mT(r))
+        sym = triu(ga)
+        sym = add(sym, _mT(sym))
+        sym = sub(sym, diag_embed(mul(_diagonal(sym, 0, sym._data.ndim - 2,
+                                                sym._data.ndim - 1), 0.5)))
+        ga = matmul(q, sym)
+        if gq is not None:
+            ga = add(ga, gq)
+        return (_mT(_solve(r, _mT(ga))),)    # ga R^-T
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.Q.release()
+        self.R.release()
+
+
+def qr(A):
+    """Reduced QR decomposition ``A = Q R`` (Q with orthonormal columns, R upper
+    triangular), as ``torch.linalg.qr(A, mode='reduced')``. The gradient is torch's:
+    defined for full-rank inputs with at least as many rows as columns.
+
+    >>> Q, R = pyad.linalg.qr(pyad.tensor([[3., 0.], [4., 5.]]))
+    >>> R
+    tensor([[-5., -4.],
+            [ 0.,  3.]])
+    """
+    if _profiling:
+        return _profiled(qr, (A, ))
+    cdef Variable x = _matrix_input(A, "qr", False)
+    q, r = _xp_of(x._data).linalg.qr(x._data)
+    cdef QrBackward node = None
+    cdef bint records = _records(x)
+    if records:
+        node = QrBackward.__new__(QrBackward)
+    outs = _multi_output(node, (q, r), (_edge(x),), records, x._volatile)
+    if records:
+        node.Q = _save(outs[0], True)
+        node.R = _save(outs[1], True)
+    return qr_result(*outs)
+
+
+eigh_result = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+eigh_result.__module__ = "pyad.linalg"
+
+
+cdef class EighBackward(Node):
+    cdef SavedVariable L
+    cdef SavedVariable V
+
+    cdef tuple _backward(self, tuple grads):
+        # torch's linalg_eig_backward (Hermitian): with E_ij = L_j - L_i (1 on the
+        # diagonal), gA = V (skew(V^T gV) / 2 / E + diag(gL)) V^T. It divides by the gaps
+        # between eigenvalues: not defined for repeated eigenvalues (as in torch).
+        cdef Variable v, l
+        gl, gv = grads
+        v = self.V.unpack(self)
+        vt = _mT(v)
+        if gv is None:
+            return (matmul(mul(v, unsqueeze(gl, -2)), vt),)
+        l = self.L.unpack(self)
+        vhgv = matmul(vt, gv)
+        vhgv = mul(sub(vhgv, _mT(vhgv)), 0.5)
+        n = _dim_size(l._data.shape, 1)
+        eye = _xp_of(l._data).eye(n, dtype=l._data.dtype)
+        e = add(sub(unsqueeze(l, -2), unsqueeze(l, -1)), eye)
+        ga = div(vhgv, e)
+        if gl is not None:
+            ga = add(ga, diag_embed(gl))    # vhgv's diagonal is zero: replace = add
+        return (matmul(v, matmul(ga, vt)),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.L.release()
+        self.V.release()
+
+
+def eigh(A):
+    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric (batch of)
+    matrices; only the lower triangle is read. The gradient is torch's, which divides
+    by eigenvalue gaps: it is not defined (inf/nan) when eigenvalues repeat, and a loss
+    must not depend on the eigenvectors' signs.
+
+    >>> pyad.linalg.eigh(pyad.tensor([[2., 0.], [0., 1.]])).eigenvalues
+    tensor([1., 2.])
+    """
+    if _profiling:
+        return _profiled(eigh, (A, ))
+    cdef Variable x = _matrix_input(A, "eigh", True)
+    l, v = _linalg_call(_xp_of(x._data).linalg.eigh, "eigh", "the algorithm did not converge",
+                        (x._data,))
+    cdef EighBackward node = None
+    cdef bint records = _records(x)
+    if records:
+        node = EighBackward.__new__(EighBackward)
+    outs = _multi_output(node, (l, v), (_edge(x),), records, x._volatile)
+    if records:
+        node.L = _save(outs[0], True)
+        node.V = _save(outs[1], True)
+    return eigh_result(*outs)
+
+
+svd_result = namedtuple("svd", ["U", "S", "Vh"])
+svd_result.__module__ = "pyad.linalg"
+
+
+cdef class SvdBackward(Node):
+    cdef SavedVariable U
+    cdef SavedVariable S
+    cdef SavedVariable Vh
+    cdef bint full_matrices
+
+    cdef tuple _backward(self, tuple grads):
+        # torch's svd_backward; a full decomposition is first cut to its first k
+        # columns of U / rows of Vh (the others do not depend on A), as torch does.
+        cdef Variable u, s, vh
+        gu, gs, gvh = grads
+        u = self.U.unpack(self)
+        s = self.S.unpack(self)
+        vh = self.Vh.unpack(self)
+        m = _dim_size(u._data.shape, 2)
+        n = _dim_size(vh._data.shape, 1)
+        k = _dim_size(s._data.shape, 1)
+        if self.full_matrices:
+            u = getitem(u, (Ellipsis, slice(0, k)))
+            vh = getitem(vh, (Ellipsis, slice(0, k), slice(None)))
+            if gu is not None:
+                gu = getitem(gu, (Ellipsis, slice(0, k)))
+            if gvh is not None:
+                gvh = getitem(gvh, (Ellipsis, slice(0, k), slice(None)))
+        if gu is None and gvh is None:
+            if m >= n:
+                return (matmul(u, mul(unsqueeze(gs, -1), vh)),)
+            return (matmul(mul(u, unsqueeze(gs, -2)), vh),)
+        uhgu = vhgv = None
+        if gu is not None:
+            uhgu = matmul(_mT(u), gu)
+            uhgu = sub(uhgu, _mT(uhgu))
+        if gvh is not None:
+            vhgv = matmul(vh, _mT(gvh))
+            vhgv = sub(vhgv, _mT(vhgv))
+        s2 = mul(s, s)
+        eye = _xp_of(s._data).eye(k, dtype=s._data.dtype)
+        e = add(sub(unsqueeze(s2, -2), unsqueeze(s2, -1)), eye)
+        if uhgu is not None and vhgv is not None:
+            ga = div(add(mul(uhgu, unsqueeze(s, -2)), mul(unsqueeze(s, -1), vhgv)), e)
+        elif uhgu is not None:
+            ga = mul(div(uhgu, e), unsqueeze(s, -2))
+        else:
+            ga = mul(unsqueeze(s, -1), div(vhgv, e))
+        if gs is not None:
+            ga = add(ga, diag_embed(gs))
+        if m > n and gu is not None:
+            ga = matmul(u, ga)
+            gusinv = div(gu, unsqueeze(s, -2))
+            ga = sub(add(ga, gusinv), matmul(u, matmul(_mT(u), gusinv)))
+            return (matmul(ga, vh),)
+        if m < n and gvh is not None:
+            ga = matmul(ga, vh)
+            sinvgvh = div(gvh, unsqueeze(s, -1))
+            ga = sub(add(ga, sinvgvh), matmul(matmul(sinvgvh, _mT(vh)), vh))
+            return (matmul(u, ga),)
+        if m >= n:
+            return (matmul(u, matmul(ga, vh)),)
+        return (matmul(matmul(u, ga), vh),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.U.release()
+        self.S.release()
+        self.Vh.release()
+
+
+def svd(A, full_matrices=True):
+    """Singular value decomposition ``A = U diag(S) Vh`` (S descending), as
+    ``torch.linalg.svd``. The gradient is torch's: it divides by gaps between squared
+    singular values (not defined when they repeat) and a loss must not depend on the
+    singular vectors' signs; with ``full_matrices=True`` only the first ``k = min(m, n)``
+    columns of U / rows of Vh carry a gradient (torch's choice).
+
+    >>> pyad.linalg.svd(pyad.tensor([[3., 0.], [0., -2.]])).S
+    tensor([3., 2.])
+    """
+    if _profiling:
+        return _profiled(svd, (A, full_matrices, ))
+    cdef Variable x = _matrix_input(A, "svd", False)
+    u, s, vh = _linalg_call(_xp_of(x._data).linalg.svd, "svd", "the algorithm did not converge",
+                            (x._data, bool(full_matrices)))
+    cdef SvdBackward node = None
+    cdef bint records = _records(x)
+    if records:
+        node = SvdBackward.__new__(SvdBackward)
+        node.full_matrices = bool(full_matrices)
+    outs = _multi_output(node, (u, s, vh), (_edge(x),), records, x._volatile)
+    if records:
+        node.U = _save(outs[0], True)
+        node.S = _save(outs[1], True)
+        node.Vh = _save(outs[2], True)
+    return svd_result(*outs)
+
+
+def svdvals(A):
+    """The singular values of ``A``, descending (``svd(A, False).S``, differentiable
+    through it).
+
+    >>> pyad.linalg.svdvals(pyad.tensor([[3., 0.], [0., -2.]]))
+    tensor([3., 2.])
+    """
+    if _profiling:
+        return _profiled(svdvals, (A, ))
+    cdef Variable x = _matrix_input(A, "svdvals", False)
+    if not _records(x):
+        return _plain(_linalg_call(_xp_of(x._data).linalg.svd, "svdvals",
+                                   "the algorithm did not converge",
+                                   (x._data, False, False)), x._volatile)
+    return svd(x, False).S
+
+
+LINALG_NAMESPACE_OPS = (inv, det, slogdet, solve, cholesky, qr, eigh, svd, svdvals)
+"""pyad.linalg (pyad/linalg.py re-exports them; not Variable methods)."""
+
+
+LINALG_OPS = (matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, diagonal,
+              diag_embed, tril, triu)
+"""Linear algebra: matmul / @ (1-D.1-D, 2-D.1-D, 1-D.2-D, 2-D.2-D, batched with
+broadcasting, 1-D with batched), mm, bmm, mv, dot, outer, einsum, tensordot; diagonals
+(trace, diag, diagonal, diag_embed) and triangles (tril, triu)."""
