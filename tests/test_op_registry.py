@@ -20,6 +20,16 @@ SAMPLE_CALLS = {
     "getitem": lambda op, x: op(x, 0),
     "setitem": lambda op, x: op(x, 0, 1.0),
     "fill_": lambda op, x: op(x, 1.0),
+    "where": lambda op, x: op(x > 0.3, x, 0.0),
+    "bitwise_not": lambda op, x: op(pyad.tensor([1, 2])),
+    "bitwise_and": lambda op, x: op(pyad.tensor([1, 2]), pyad.tensor([3, 3])),
+    "bitwise_or": lambda op, x: op(pyad.tensor([1, 2]), pyad.tensor([3, 3])),
+    "bitwise_xor": lambda op, x: op(pyad.tensor([1, 2]), pyad.tensor([3, 3])),
+    "bmm": lambda op, x: op(x[None], x[None]),
+    "mv": lambda op, x: op(x, x[0]),
+    "dot": lambda op, x: op(x[0], x[1]),
+    "outer": lambda op, x: op(x[0], x[1]),
+    "einsum": lambda op, x: op("ij->j", x),
 }
 
 
