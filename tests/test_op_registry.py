@@ -105,7 +105,8 @@ def test_every_op_reports_itself_to_the_profiler(op):
         _call(op)
     finally:
         _engine._set_profiler(previous)
-    assert recorder.names and recorder.names[0] == op.__name__, recorder.names
+    # The sample may call other ops to build its arguments; the op itself comes last.
+    assert recorder.names and recorder.names[-1] == op.__name__, recorder.names
 
 
 def test_in_place_twins_come_from_one_factory():
