@@ -12,7 +12,8 @@ from pyad._engine import (
     # elementwise
     add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu,
     # reductions
-    sum, mean, max, logsumexp, sum_to,
+    sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any, count_nonzero,
+    logsumexp, sum_to,
     # linear algebra
     matmul, mm,
     # shape and indexing

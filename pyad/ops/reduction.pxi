@@ -5,6 +5,8 @@ from collections import namedtuple
 
 max_result = namedtuple("max", ["values", "indices"])
 max_result.__module__ = "pyad"
+min_result = namedtuple("min", ["values", "indices"])
+min_result.__module__ = "pyad"
 
 
 cdef tuple _keepdim_shape(tuple shape, tuple dims):
@@ -116,68 +118,99 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
 
 
 cdef class MaxBackward(Node):
-    # Ties: without dim the gradient is shared evenly by all maxima (torch's choice);
-    # with dim it goes to the index returned (the first maximum).
-    cdef object mask          # float array of the input's shape, already divided by ties
+    # mask: an array of the input's shape with the share of the gradient each element
+    # gets. Ties: without dim (and for amax/amin) the gradient is shared evenly by all
+    # extrema (torch's choice); with dim it goes to the index returned (the first one).
+    cdef object mask
     cdef tuple input_shape
     cdef tuple dims
     cdef bint keepdim
 
     cdef tuple _backward(self, tuple grads):
+        if self.mask is None:
+            raise _freed_error(self)
         g = _expand_reduced_grad(grads[0], self.input_shape, self.dims, self.keepdim)
         return (mul(g, self.mask),)
 
     cdef void _release_saved(self):
         self._released = True
+        self.mask = None
 
 
-cpdef object max(object input, object dim=None, object keepdim=False):
-    """Maximum of all elements, or ``(values, indices)`` along ``dim``.
+cdef class MinBackward(MaxBackward):
+    pass
 
-    >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
-    tensor([5., 7.], dtype=float64)
-    """
-    if _profiling:
-        return _profiled(max, (input, dim, keepdim, ))
+
+cdef class AmaxBackward(MaxBackward):
+    pass
+
+
+cdef class AminBackward(MaxBackward):
+    pass
+
+
+cdef object _extremum_data(object data, tuple dims, bint keepdim, bint is_max):
+    if is_max:
+        return _max_data(data, dims, keepdim)
+    if type(data) is _NDARRAY:
+        return numpy.minimum.reduce(data, dims, None, None, keepdim)
+    return data.min(axis=dims, keepdims=keepdim)
+
+
+cdef object _even_mask(object data, object extremum, tuple dims):
+    # 1/count at each of the count extrema of a reduced slice, 0 elsewhere.
+    is_ext = (data == extremum)
+    count = _sum_data(is_ext, dims, True)
+    return (is_ext / count).astype(data.dtype, copy=False)
+
+
+cdef void _check_reduced_sizes(object data, tuple dims, str what) except *:
+    for d in dims:
+        if data.shape[d] == 0:
+            raise IndexError("%s(): Expected reduction dim %d to have non-zero size." % (what, d))
+
+
+cdef object _extremum(object input, object dim, object keepdim, bint is_max):
+    # max / min: all elements (a value), or along dim (values, indices).
+    cdef str what = "max" if is_max else "min"
     cdef Variable x = _as_variable(input)
     if x._data.size == 0 and dim is None:
-        raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() "
-                           "== 0. Specify the reduction dim with the 'dim' argument.")
+        raise RuntimeError("%s(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument." % what)
     xp = _xp_of(x._data)
     cdef MaxBackward node
     cdef Variable values
     cdef tuple dims
     if dim is None:
         dims = tuple(range(x._data.ndim))
-        data = x._data.max()
+        data = _extremum_data(x._data, dims, False, is_max)
         if _records(x):
-            is_max = (x._data == data)
-            node = MaxBackward.__new__(MaxBackward)
-            node.mask = is_max / is_max.sum(dtype=x._data.dtype)
-            node.mask = node.mask.astype(x._data.dtype, copy=False)
+            node = MaxBackward.__new__(MaxBackward) if is_max else \
+                MinBackward.__new__(MinBackward)
+            node.mask = _even_mask(x._data, data, dims)
             node.input_shape = x._data.shape
             node.dims = dims
             node.keepdim = False
             return _recorded(node, data, (_edge(x),))
         return _plain(data, x._volatile)
     if isinstance(dim, Variable):
-        raise TypeError("max(input, other): the elementwise maximum of two Variables is not "
-                        "supported yet; max takes an int dim (a reduction)")
-    d = _normalize_dim(dim, x._data.ndim, "max")
+        raise TypeError("%s(input, other): the elementwise %s of two Variables is not "
+                        "supported yet; %s takes an int dim (a reduction)"
+                        % (what, "maximum" if is_max else "minimum", what))
+    d = _normalize_dim(dim, x._data.ndim, what)
     dims = (d,) if x._data.ndim else ()
-    if x._data.ndim and x._data.shape[d] == 0:
-        raise IndexError("max(): Expected reduction dim %d to have non-zero size." % d)
+    _check_reduced_sizes(x._data, dims, what)
     if x._data.ndim == 0:
         indices = xp.zeros((), dtype=numpy.int64)
         data = x._data.copy()
     else:
-        indices = xp.argmax(x._data, axis=d, keepdims=True)
+        indices = (xp.argmax if is_max else xp.argmin)(x._data, axis=d, keepdims=True)
         data = xp.take_along_axis(x._data, indices, axis=d)
         if not keepdim:
             indices = indices.squeeze(d)
             data = data.squeeze(d)
     if _records(x):
-        node = MaxBackward.__new__(MaxBackward)
+        node = MaxBackward.__new__(MaxBackward) if is_max else MinBackward.__new__(MinBackward)
         mask = xp.zeros(x._data.shape, dtype=x._data.dtype)
         if x._data.ndim:
             xp.put_along_axis(mask, indices if keepdim else xp.expand_dims(indices, d), 1, axis=d)
@@ -190,7 +223,314 @@ cpdef object max(object input, object dim=None, object keepdim=False):
         values = _recorded(node, data, (_edge(x),))
     else:
         values = _plain(data, x._volatile)
-    return max_result(values, _plain(indices.astype(numpy.int64, copy=False), x._volatile))
+    indices = _plain(indices.astype(numpy.int64, copy=False), x._volatile)
+    return (max_result if is_max else min_result)(values, indices)
+
+
+cpdef object max(object input, object dim=None, object keepdim=False):
+    """Maximum of all elements, or ``(values, indices)`` along ``dim``.
+
+    >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
+    tensor([5., 7.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(max, (input, dim, keepdim, ))
+    return _extremum(input, dim, keepdim, True)
+
+
+cpdef object min(object input, object dim=None, object keepdim=False):
+    """Minimum of all elements, or ``(values, indices)`` along ``dim`` (the first
+    minimum of a tie; the gradient goes to it).
+
+    >>> min(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
+    min(values=tensor([1., 2.], dtype=float64), indices=tensor([0, 1]))
+    """
+    if _profiling:
+        return _profiled(min, (input, dim, keepdim, ))
+    return _extremum(input, dim, keepdim, False)
+
+
+cdef Variable _amax_amin(object input, object dim, object keepdim, bint is_max):
+    cdef str what = "amax" if is_max else "amin"
+    cdef Variable x = _as_variable(input)
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    if x._data.size == 0 and dim is None:
+        raise RuntimeError("%s(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument." % what)
+    cdef tuple dims = _normalize_dims(dim, x._data.ndim, what)
+    _check_reduced_sizes(x._data, dims, what)
+    cdef bint kd = bool(keepdim)
+    data = _extremum_data(x._data, dims, True, is_max)
+    cdef MaxBackward node
+    if _records(x):
+        node = AmaxBackward.__new__(AmaxBackward) if is_max else \
+            AminBackward.__new__(AminBackward)
+        node.mask = _even_mask(x._data, data, dims)
+        node.input_shape = x._data.shape
+        node.dims = dims
+        node.keepdim = kd
+        if not kd:
+            data = data.reshape(tuple([s for i, s in enumerate(x._data.shape) if i not in dims]))
+        return _recorded(node, data, (_edge(x),))
+    if not kd:
+        data = data.reshape(tuple([s for i, s in enumerate(x._data.shape) if i not in dims]))
+    return _plain(data, x._volatile)
+
+
+cpdef Variable amax(object input, object dim=None, object keepdim=False):
+    """Maximum over ``dim`` (an int, a tuple, or None for all); ties share the gradient
+    evenly.
+
+    >>> amax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=0)
+    tensor([7., 5.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(amax, (input, dim, keepdim, ))
+    return _amax_amin(input, dim, keepdim, True)
+
+
+cpdef Variable amin(object input, object dim=None, object keepdim=False):
+    """Minimum over ``dim`` (an int, a tuple, or None for all); ties share the gradient
+    evenly.
+
+    >>> amin(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=(0, 1))
+    tensor(1., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(amin, (input, dim, keepdim, ))
+    return _amax_amin(input, dim, keepdim, False)
+
+
+cdef Variable _arg_extremum(object input, object dim, object keepdim, bint is_max):
+    cdef str what = "argmax" if is_max else "argmin"
+    cdef Variable x = _as_variable(input)
+    xp = _xp_of(x._data)
+    f = xp.argmax if is_max else xp.argmin
+    cdef Py_ssize_t d
+    if dim is None:
+        if x._data.size == 0:
+            raise IndexError("%s(): Expected reduction dim to be specified for "
+                             "input.numel() == 0." % what)
+        idx = xp.asarray(f(x._data))         # the index in the flattened input
+        if keepdim:
+            idx = idx.reshape((1,) * x._data.ndim)
+    else:
+        d = _normalize_dim(dim, x._data.ndim, what)
+        if x._data.ndim == 0:
+            idx = xp.zeros((), dtype=numpy.int64)
+        else:
+            _check_reduced_sizes(x._data, (d,), what)
+            idx = f(x._data, axis=d, keepdims=bool(keepdim))
+    return _plain(idx.astype(numpy.int64, copy=False), x._volatile)
+
+
+cpdef Variable argmax(object input, object dim=None, object keepdim=False):
+    """Index of the maximum (the first one of a tie) along ``dim``, or in the flattened
+    input when ``dim`` is None. Not differentiable (int64 result).
+
+    >>> argmax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
+    tensor([1, 0])
+    """
+    if _profiling:
+        return _profiled(argmax, (input, dim, keepdim, ))
+    return _arg_extremum(input, dim, keepdim, True)
+
+
+cpdef Variable argmin(object input, object dim=None, object keepdim=False):
+    """Index of the minimum (the first one of a tie) along ``dim``, or in the flattened
+    input when ``dim`` is None. Not differentiable (int64 result).
+
+    >>> argmin(Variable(numpy.array([[1., 5.], [7., 2.]])))
+    tensor(0)
+    """
+    if _profiling:
+        return _profiled(argmin, (input, dim, keepdim, ))
+    return _arg_extremum(input, dim, keepdim, False)
+
+
+# -- prod ---------------------------------------------------------------------------
+
+cdef object _prod_others_data(object a, Py_ssize_t d):
+    # out[..., i, ...] = prod over j != i of a[..., j, ...] along axis d, without dividing
+    # (exact with zeros): the product of an exclusive cumprod from each side.
+    xp = _xp_of(a)
+    cdef Py_ssize_t n = a.shape[d]
+    if n == 0 or a.size == 0:
+        return a.copy()
+    one_shape = list(a.shape)
+    one_shape[d] = 1
+    ones = xp.ones(tuple(one_shape), dtype=a.dtype)
+    lead = [slice(None)] * a.ndim
+    head = list(lead)
+    head[d] = slice(0, n - 1)
+    left = xp.concatenate((ones, xp.cumprod(a[tuple(head)], axis=d)), axis=d)
+    rev = xp.flip(a, axis=d)
+    right = xp.flip(xp.concatenate((ones, xp.cumprod(rev[tuple(head)], axis=d)), axis=d),
+                    axis=d)
+    return left * right
+
+
+cdef class ProdOthersBackward(Node):
+    # y_i = prod_{j != i} x_j along dim:  dL/dx_k = sum_{i != k} g_i prod_{j != i,k} x_j
+    cdef SavedVariable input
+    cdef Py_ssize_t dim
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        cdef Variable g = grads[0]
+        shape = x._data.shape
+        cdef Py_ssize_t d = self.dim
+        cdef Py_ssize_t n = shape[d]
+        if x._data.size == 0:
+            return (mul(g, 0.0),)
+        # axis d indexes i, axis d+1 indexes j: row i is x with x_i replaced by 1
+        big = shape[:d] + (n,) + shape[d:]
+        xe = broadcast_to(_reshape(x, shape[:d] + (1,) + shape[d:], False), big)
+        xp = _xp_of(x._data)
+        eye = xp.eye(n, dtype=bool).reshape((1,) * d + (n, n) + (1,) * (len(shape) - d - 1))
+        q = _prod_others(where_const(eye, 1, xe), d + 1)   # q[i, k] = prod_{j != i,k} x_j
+        q = where_const(eye, 0, q)
+        ge = _reshape(g, shape[:d + 1] + (1,) + shape[d + 1:], False)
+        return (sum(mul(ge, q), d),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+
+
+cdef Variable _prod_others(Variable x, Py_ssize_t d):
+    data = _prod_others_data(x._data, d)
+    cdef ProdOthersBackward node
+    if _records(x):
+        node = ProdOthersBackward.__new__(ProdOthersBackward)
+        node.dim = d
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        return out
+    return _plain(data, x._volatile)
+
+
+cdef class ProdBackward(Node):
+    # No zero in the input: g * prod / x. Zeros: g * (the product of the others), so
+    # one zero gets the product of the rest and every element of a slice with two or
+    # more zeros gets 0 (torch's prod_safe_zeros_backward).
+    cdef SavedVariable input
+    cdef SavedVariable result
+    cdef object dim            # None (all elements) or the non-negative dim
+    cdef bint keepdim
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        cdef Variable g = grads[0]
+        shape = x._data.shape
+        if x._data.ndim == 0:
+            return (g,)
+        out = self.result.unpack(self)
+        kshape = (1,) * len(shape) if self.dim is None else \
+            _keepdim_shape(shape, (self.dim,))
+        g = _reshape(g, kshape, False)
+        if not bool((x._data == 0).any()):
+            return (mul(g, div(_reshape(out, kshape, False), x)),)
+        if self.dim is None:
+            others = _reshape(_prod_others(_reshape(x, (x._data.size,), False), 0), shape,
+                              False)
+        else:
+            others = _prod_others(x, self.dim)
+        return (mul(g, others),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+        self.result.release()
+
+
+cpdef Variable prod(object input, object dim=None, object keepdim=False, object dtype=None):
+    """Product of all elements, or along the int ``dim`` (keeping it if ``keepdim``).
+    Zeros are handled exactly: a single zero gets the product of the others as its
+    gradient.
+
+    >>> x = Variable(numpy.array([2., 0., 3.]), requires_grad=True)
+    >>> prod(x).backward()
+    >>> x.grad
+    tensor([0., 6., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(prod, (input, dim, keepdim, dtype, ))
+    cdef Variable x = _as_variable(input)
+    if dim is not None and not isinstance(dim, int) and not hasattr(dim, "__index__"):
+        raise TypeError("prod(): dim must be an int or None, got %s" % type(dim).__name__)
+    cdef bint kd = bool(keepdim)
+    if dim is None:
+        dims = tuple(range(x._data.ndim))
+        kd = False
+        d = None
+    else:
+        d = _normalize_dim(dim, x._data.ndim, "prod")
+        dims = (d,) if x._data.ndim else ()
+    if dtype is None and x._data.dtype.kind in "biu":
+        dtype = numpy.int64              # torch: integer products are int64
+    data = x._data.prod(axis=dims, keepdims=kd, dtype=dtype)
+    cdef ProdBackward node
+    cdef Variable out
+    if _records(x) and _is_float_dtype(_dtype(_ensure_array(data))):
+        node = ProdBackward.__new__(ProdBackward)
+        node.dim = d if x._data.ndim else None
+        node.keepdim = kd
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+# -- logical reductions (no gradient) -------------------------------------------------
+
+cdef Variable _logical(object input, object dim, object keepdim, bint is_all):
+    cdef str what = "all" if is_all else "any"
+    cdef Variable x = _as_variable(input)
+    dims = _normalize_dims(dim, x._data.ndim, what)
+    xp = _xp_of(x._data)
+    data = (xp.all if is_all else xp.any)(x._data, axis=dims, keepdims=bool(keepdim))
+    if x._data.dtype == numpy.uint8:       # torch keeps uint8; every other dtype gives bool
+        data = data.astype(numpy.uint8)
+    return _plain(data, x._volatile)
+
+
+cpdef Variable all(object input, object dim=None, object keepdim=False):
+    """Whether every element (over ``dim``: an int, a tuple, or None) is nonzero.
+
+    >>> all(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=1)
+    tensor([False,  True])
+    """
+    if _profiling:
+        return _profiled(all, (input, dim, keepdim, ))
+    return _logical(input, dim, keepdim, True)
+
+
+cpdef Variable any(object input, object dim=None, object keepdim=False):
+    """Whether any element (over ``dim``: an int, a tuple, or None) is nonzero.
+
+    >>> any(Variable(numpy.array([[1., 0.], [0., 0.]])), dim=1)
+    tensor([ True, False])
+    """
+    if _profiling:
+        return _profiled(any, (input, dim, keepdim, ))
+    return _logical(input, dim, keepdim, False)
+
+
+cpdef Variable count_nonzero(object input, object dim=None):
+    """Number of nonzero elements over ``dim`` (an int, a tuple, or None for all), int64.
+
+    >>> count_nonzero(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=0)
+    tensor([2, 1])
+    """
+    if _profiling:
+        return _profiled(count_nonzero, (input, dim, ))
+    cdef Variable x = _as_variable(input)
+    dims = _normalize_dims(dim, x._data.ndim, "count_nonzero")
+    data = _sum_data(x._data != 0, dims, False, numpy.int64)
+    return _plain(data, x._volatile)
 
 
 cdef class LogsumexpBackward(Node):
@@ -263,4 +603,5 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
     return _plain(data, x._volatile)
 
 
-REDUCTION_OPS = (sum, mean, max, logsumexp)
+REDUCTION_OPS = (sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any,
+                 count_nonzero, logsumexp)

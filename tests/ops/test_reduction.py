@@ -1,5 +1,6 @@
-"""Reductions: sum, mean (dim None / int / tuple / negative, keepdim), max (all
-elements, and along a dim returning (values, indices)), logsumexp."""
+"""Reductions: sum, mean (dim None / int / tuple / negative, keepdim), max and min (all
+elements, and along a dim returning (values, indices)), amax, amin, argmax, argmin, prod,
+all, any, count_nonzero, logsumexp."""
 import numpy as np
 import pytest
 
@@ -25,6 +26,26 @@ def _reduction_cases(name, domain="signed"):
     return cases
 
 
+def _call(L, name, a, dim=None, keepdim=False):
+    """``name`` over ``dim`` in torch's spelling; NumPy's twin takes axis/keepdims, and
+    the values of a (values, indices) result."""
+    if L.name == "numpy":
+        return getattr(np, name)(a, axis=dim, keepdims=keepdim)
+    r = getattr(L, name)(a, dim, keepdim) if dim is not None else getattr(L, name)(a)
+    return r if isinstance(r, (pyad.Variable,)) or not isinstance(r, tuple) else r.values
+
+
+def _cases(name, dims, domain="signed", shape=(2, 3, 4)):
+    cases = []
+    for dim in dims:
+        for keepdim in ((False,) if dim is None else (False, True)):
+            cases.append(Case("%s_dim_%s%s" % (name, str(dim).replace(" ", ""),
+                                               "_keepdim" if keepdim else ""),
+                              lambda L, a, dim=dim, keepdim=keepdim, name=name:
+                              _call(L, name, a, dim, keepdim), [shape], domain=domain))
+    return cases
+
+
 CASES = (
     _reduction_cases("sum")
     + _reduction_cases("mean")
@@ -38,6 +59,18 @@ CASES = (
         Case("max_dim1_keepdim", lambda L, a: L.max(a, 1, True), [(3, 4)], domain="distinct"),
         Case("max_dim_neg1_3d", lambda L, a: L.max(a, -1), [(2, 3, 4)], domain="distinct"),
         Case("max_of_square", lambda L, a: L.max(a * a, 1), [(3, 4)], domain="distinct"),
+        # min like max; amax/amin over ints and tuples (no ties here, see the tests below)
+        Case("min_all", lambda L, a: _call(L, "min", a), [(3, 4)], domain="distinct"),
+    ]
+    + _cases("min", [0, -1], "distinct")
+    + _cases("amax", [None, 0, -1, (0, 2), (-1, 0)], "distinct")
+    + _cases("amin", [None, 1, (0, 1, 2)], "distinct")
+    + [Case("amin_of_square", lambda L, a: _call(L, "amin", a * a, (0, 1)), [(3, 4)],
+            domain="distinct")]
+    # prod over everything or one dim (zeros: the tests below)
+    + _cases("prod", [None, 0, 1, -1])
+    + [
+        Case("prod_of_exp", lambda L, a: _call(L, "prod", L.exp(a), 0, True), [(3, 4)]),
         # logsumexp
         Case("logsumexp_dim0", lambda L, a: L.logsumexp(a, 0), [(3, 4)]),
         Case("logsumexp_dim1_keepdim", lambda L, a: L.logsumexp(a, 1, True), [(3, 4)]),
@@ -215,3 +248,236 @@ def test_logsumexp_of_all_minus_inf_row_is_minus_inf():
     y = pyad.logsumexp(x, 1)
     assert y.data[0] == -np.inf
     np.testing.assert_allclose(y.data[1], np.log(2.0), rtol=1e-15, atol=0)
+
+
+# --------------------------------------------------------------------------------
+# min, amax / amin, argmax / argmin
+# --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_extremum_with_dim_ties_match_torch(name, dim, keepdim):
+    _, torch = torch_lib()
+    a = np.random.default_rng(4).integers(0, 3, size=(4, 5, 6)).astype(np.float64)
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    result = getattr(pyad, name)(x, dim, keepdim=keepdim)
+    values, indices = result
+    assert type(result).__name__ == name and result.values is values
+    tvalues, tindices = getattr(t, name)(dim, keepdim=keepdim)
+    np.testing.assert_array_equal(indices.data, tindices.numpy())
+    np.testing.assert_array_equal(values.data, tvalues.detach().numpy())
+    assert indices.dtype == np.int64 and not indices.requires_grad
+    w = np.random.default_rng(5).standard_normal(values.shape)
+    values.backward(pyad.Variable(w))
+    tvalues.backward(torch.from_numpy(w))
+    np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
+
+
+def test_min_without_dim_shares_gradient_evenly_between_ties_like_torch():
+    _, torch = torch_lib()
+    a = np.array([[1.0, 3.0, 1.0], [1.0, 2.0, 3.0]])
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    (x.min() * 3.0).backward()
+    (t.min() * 3.0).backward()
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(x.grad.data, [[1, 0, 1], [1, 0, 0]], rtol=1e-15, atol=0)
+
+
+def test_min_errors_like_torch():
+    with pytest.raises(RuntimeError, match="min.*numel"):
+        pyad.min(pyad.Variable(np.zeros((0, 2))))
+    with pytest.raises(IndexError, match="min.*non-zero size"):
+        pyad.min(pyad.Variable(np.zeros((2, 0))), 1)
+    with pytest.raises(IndexError, match="min.*out of range"):
+        pyad.min(pyad.Variable(np.zeros((2, 3))), 2)
+    with pytest.raises(TypeError, match="min"):
+        pyad.min(pyad.Variable(np.zeros(2)), pyad.Variable(np.zeros(2)))
+
+
+def test_extremum_node_refuses_a_second_backward():
+    x = pyad.Variable(np.array([1.0, 3.0]), requires_grad=True)
+    for y in (x.min(), x.min(0).values, pyad.amax(x, 0)):
+        y.backward()
+        with pytest.raises(RuntimeError, match="second time"):
+            y.backward()
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (0, False), (1, True), ((0, 2), False),
+                                          ((-1, 0), True), ((), False)])
+def test_amax_amin_ties_split_the_gradient_like_torch(name, dim, keepdim):
+    _, torch = torch_lib()
+    a = np.random.default_rng(6).integers(0, 3, size=(3, 4, 5)).astype(np.float64)
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    kwargs = {} if dim is None else {"dim": dim, "keepdim": keepdim}
+    y = getattr(pyad, name)(x, **kwargs)
+    ty = getattr(torch, name)(t, **kwargs)
+    np.testing.assert_array_equal(y.data, ty.detach().numpy())
+    w = np.random.default_rng(7).standard_normal(y.shape)
+    gx, = pyad.grad(y, [x], pyad.Variable(w), create_graph=True)
+    gt, = torch.autograd.grad(ty, [t], torch.from_numpy(w), create_graph=True)
+    np.testing.assert_allclose(gx.data, gt.detach().numpy(), rtol=1e-14, atol=0)
+    assert getattr(x, name)(**kwargs).shape == tuple(ty.shape)
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+def test_amax_amin_errors_like_torch(name):
+    f = getattr(pyad, name)
+    with pytest.raises(RuntimeError, match=name + ".*numel"):
+        f(pyad.Variable(np.zeros((0, 2))))
+    with pytest.raises(IndexError, match=name + ".*non-zero size"):
+        f(pyad.Variable(np.zeros((0, 2))), (0, 1))
+    assert f(pyad.Variable(np.zeros((0, 2))), 1).shape == (0,)
+    with pytest.raises(RuntimeError, match=name + ".*multiple times"):
+        f(pyad.Variable(np.zeros((3, 2))), (0, 0))
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (None, True), (0, False), (1, True),
+                                          (-1, False), (-1, True)])
+def test_argmax_argmin_match_torch_with_ties(name, dim, keepdim):
+    _, torch = torch_lib()
+    a = np.random.default_rng(8).integers(0, 3, size=(4, 5, 6)).astype(np.float64)
+    a = a.transpose(2, 0, 1)                      # non-contiguous
+    for dtype in (np.float64, np.float32, np.int64):
+        y = getattr(pyad, name)(pyad.Variable(a.astype(dtype)), dim, keepdim)
+        ty = getattr(torch, name)(torch.from_numpy(a.astype(dtype)), dim, keepdim)
+        assert y.dtype == np.int64 and not y.requires_grad
+        assert y.shape == tuple(ty.shape)
+        np.testing.assert_array_equal(y.data, ty.numpy())
+    x = pyad.Variable(a, requires_grad=True)
+    assert getattr(x, name)(dim, keepdim).grad_fn is None
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_argmin_of_0d_and_empty_like_torch(name):
+    _, torch = torch_lib()
+    for dim, keepdim in [(None, False), (0, False), (0, True), (-1, True)]:
+        y = getattr(pyad, name)(pyad.Variable(np.array(2.0)), dim, keepdim)
+        ty = getattr(torch, name)(torch.tensor(2.0), dim, keepdim)
+        assert y.shape == tuple(ty.shape) and y.item() == ty.item()
+    assert getattr(pyad, name)(pyad.Variable(np.zeros((0, 3))), 1).shape == (0,)
+    with pytest.raises(IndexError, match=name + ".*numel"):
+        getattr(pyad, name)(pyad.Variable(np.zeros((0, 3))))
+    with pytest.raises(IndexError, match=name + ".*non-zero size"):
+        getattr(pyad, name)(pyad.Variable(np.zeros((0, 3))), 0)
+    with pytest.raises(IndexError, match=name + ".*out of range"):
+        getattr(pyad, name)(pyad.Variable(np.zeros((2, 3))), 2)
+
+
+# --------------------------------------------------------------------------------
+# prod: zeros
+# --------------------------------------------------------------------------------
+
+PROD_ZEROS = [
+    np.array([[2.0, 0.0, 3.0], [1.5, -2.0, 0.5]]),          # one zero
+    np.array([[2.0, 0.0, 0.0], [0.0, -2.0, 0.5]]),          # two zeros in a row
+    np.array([[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),           # zeros everywhere
+    np.array([[0.0, 1.5, -3.0], [2.0, 0.5, 0.0]]).T,        # one per column, non-contiguous
+]
+
+
+@pytest.mark.parametrize("a", PROD_ZEROS, ids=["one", "two", "many", "noncontig"])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (0, False), (1, True), (-1, False)])
+def test_prod_with_zeros_first_and_second_derivatives_match_torch(a, dim, keepdim):
+    _, torch = torch_lib()
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    y = pyad.prod(x) if dim is None else pyad.prod(x, dim, keepdim)
+    ty = t.prod() if dim is None else t.prod(dim, keepdim)
+    np.testing.assert_array_equal(y.data, ty.detach().numpy())
+    rng = np.random.default_rng(9)
+    w = rng.standard_normal(y.shape)
+    plain, = pyad.grad(y, [x], pyad.Variable(w), retain_graph=True)
+    g, = pyad.grad(y, [x], pyad.Variable(w), create_graph=True)
+    tg, = torch.autograd.grad(ty, [t], torch.from_numpy(w), create_graph=True)
+    np.testing.assert_allclose(plain.data, tg.detach().numpy(), rtol=1e-14, atol=0)
+    np.testing.assert_allclose(g.data, tg.detach().numpy(), rtol=1e-14, atol=0)
+    v = rng.standard_normal(a.shape)
+    g2, = pyad.grad((g * pyad.Variable(v)).sum(), [x])
+    tg2, = torch.autograd.grad((tg * torch.from_numpy(v)).sum(), [t])
+    np.testing.assert_allclose(g2.data, tg2.numpy(), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("a", PROD_ZEROS, ids=["one", "two", "many", "noncontig"])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_prod_with_zeros_passes_gradcheck_and_gradgradcheck(a, dim):
+    from pyad.autograd import gradcheck, gradgradcheck
+    x = pyad.Variable(a.copy(), requires_grad=True)
+    f = (lambda x: pyad.prod(x)) if dim is None else (lambda x: pyad.prod(x, dim))
+    assert gradcheck(f, (x,))
+    assert gradgradcheck(f, (x,))
+
+
+def test_prod_gradient_at_a_single_zero_is_the_product_of_the_others():
+    x = pyad.Variable(np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 5.0]]), requires_grad=True)
+    pyad.prod(x, 1).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [[0.0, 6.0, 0.0], [0.0, 0.0, 0.0]])
+
+
+def test_prod_dtypes_and_errors_like_torch():
+    _, torch = torch_lib()
+    for dtype in (np.int32, np.int64, np.bool_):
+        a = np.array([[1, 2, 3], [1, 0, 2]], dtype=dtype)
+        for dim in (None, 1):
+            y = pyad.prod(pyad.Variable(a)) if dim is None else pyad.prod(pyad.Variable(a), dim)
+            ty = torch.from_numpy(a).prod() if dim is None else torch.from_numpy(a).prod(dim)
+            assert y.dtype == ty.numpy().dtype
+            np.testing.assert_array_equal(y.data, ty.numpy())
+    y = pyad.prod(pyad.Variable(np.array([2.0, 3.0])), 0, dtype=np.float32)
+    assert y.dtype == np.float32 and y.item() == 6.0
+    with pytest.raises(TypeError, match="prod"):
+        pyad.prod(pyad.Variable(np.ones((2, 3))), (0, 1))
+    with pytest.raises(IndexError, match="prod.*out of range"):
+        pyad.prod(pyad.Variable(np.ones((2, 3))), 2)
+
+
+def test_prod_saved_values_are_freed_after_backward():
+    x = pyad.Variable(np.array([2.0, 0.0, 3.0]), requires_grad=True)
+    y = pyad.prod(x)
+    y.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()
+
+
+# --------------------------------------------------------------------------------
+# all, any, count_nonzero
+# --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["all", "any", "count_nonzero"])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (0, False), (1, True), (-1, False),
+                                          ((0, 2), False), ((0, 2), True), ((), False)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.bool_, np.uint8])
+def test_logical_reductions_match_torch(name, dim, keepdim, dtype):
+    _, torch = torch_lib()
+    if name == "count_nonzero" and (keepdim or dim == ()):
+        return            # torch's count_nonzero has no keepdim and refuses dim=()
+    a = np.random.default_rng(10).integers(0, 2, size=(3, 4, 5)).astype(dtype)
+    a[0] = 1
+    a = a[:, :, ::-1]                             # non-contiguous
+    args = () if dim is None else (dim,) if name == "count_nonzero" else (dim, keepdim)
+    y = getattr(pyad, name)(pyad.Variable(a), *args)
+    ty = getattr(torch, name)(torch.from_numpy(a.copy()), *args)
+    assert y.dtype == ty.numpy().dtype and y.shape == tuple(ty.shape)
+    np.testing.assert_array_equal(y.data, ty.numpy())
+    assert getattr(pyad.Variable(a), name)(*args).shape == y.shape
+
+
+@pytest.mark.parametrize("name", ["all", "any", "count_nonzero"])
+def test_logical_reductions_of_0d_and_empty_like_torch(name):
+    _, torch = torch_lib()
+    for a, dim in [(np.array(0.0), None), (np.array(2.0), 0), (np.zeros((0, 3)), None),
+                   (np.zeros((0, 3)), 0), (np.zeros((0, 3)), 1)]:
+        args = () if dim is None else (dim,)
+        y = getattr(pyad, name)(pyad.Variable(a), *args)
+        ty = getattr(torch, name)(torch.from_numpy(a), *args)
+        assert y.dtype == ty.numpy().dtype and y.shape == tuple(ty.shape)
+        np.testing.assert_array_equal(y.data, ty.numpy())
+    with pytest.raises(IndexError, match=name + ".*out of range"):
+        getattr(pyad, name)(pyad.Variable(np.zeros((2, 3))), 2)
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    assert not getattr(pyad, name)(x).requires_grad
