@@ -533,6 +533,189 @@ cpdef Variable count_nonzero(object input, object dim=None):
     return _plain(data, x._volatile)
 
 
+# -- variance and standard deviation ---------------------------------------------------
+
+cdef tuple _var_args(Variable x, object dim, object unbiased, object keepdim,
+                     object correction, str what):
+    # torch's overloads: (dim, unbiased, keepdim), (unbiased) and (dim, *, correction).
+    if isinstance(dim, (bool, numpy.bool_)):
+        if unbiased is not None:
+            raise TypeError("%s(): got the unbiased flag twice" % what)
+        dim, unbiased = None, dim
+    if unbiased is not None:
+        if correction is not None:
+            raise RuntimeError("%s(): cannot specify both unbiased and correction" % what)
+        correction = 1 if unbiased else 0
+    elif correction is None:
+        correction = 1
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("%s(): std and var only support floating point and complex "
+                           "dtypes, got %s" % (what, x._data.dtype))
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    dims = _normalize_dims(dim, x._data.ndim, what)
+    cdef Py_ssize_t n = 1
+    for d in dims:
+        n *= x._data.shape[d]
+    return dims, bool(keepdim), correction, n, dim is None or x._data.ndim == 0
+
+
+cdef object _var_data(object data, tuple dims, bint keepdim, object correction, Py_ssize_t n):
+    # torch's divisor: max(0, n - correction) (inf or nan where it is 0).
+    with numpy.errstate(invalid="ignore", divide="ignore"):
+        m = _sum_data(data, dims, True) / n if n else 0     # n == 0: data is empty
+        diff = data - m
+        out = _sum_data(diff * diff, dims, keepdim) / builtins.max(0, n - correction)
+    return _ensure_array(out).astype(data.dtype, copy=False)
+
+
+cdef Variable _var_backward(Variable g, Variable x, tuple dims, bint keepdim, object correction,
+                            Py_ssize_t n, bint all_dims):
+    # torch's var_backward: 2 / (n - correction) * g * (x - mean(x)).
+    shape = x._data.shape
+    if not keepdim:
+        g = _reshape(g, _keepdim_shape(shape, dims), False)
+    m = mean(x, dims, True)
+    dof = n - correction
+    if all_dims and dof <= 0:
+        # 2 / dof is infinite: nan where x equals its mean (inf * 0), inf elsewhere.
+        xp = _xp_of(x._data)
+        with numpy.errstate(invalid="ignore"):
+            special = xp.where(x._data == m._data, numpy.nan, numpy.inf).astype(x._data.dtype)
+        return mul(broadcast_to(g, shape), special)
+    if dof == 0:
+        # torch: inf * g * (x - mean): nan where x is at its mean, +-inf elsewhere.
+        with numpy.errstate(invalid="ignore"):
+            return mul(g, mul(sub(x, m), numpy.inf))
+    # The scale goes on x - mean(x): an empty input then has no inf * 0 in d/dg.
+    return mul(g, mul(sub(x, m), 2.0 / dof))
+
+
+cdef class VarBackward(Node):
+    cdef SavedVariable input
+    cdef tuple dims
+    cdef bint keepdim
+    cdef bint all_dims
+    cdef object correction
+    cdef Py_ssize_t n
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        return (_var_backward(grads[0], x, self.dims, self.keepdim, self.correction, self.n,
+                              self.all_dims),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over ``dim`` (an int, a tuple, or None for all) with divisor
+    ``N - correction`` (``correction=1`` by default; the legacy ``unbiased=False`` is
+    ``correction=0``), keeping ``dim`` if ``keepdim``.
+
+    >>> var(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
+    tensor([1., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(var, (input, dim, unbiased, keepdim, correction))
+    cdef Variable x = _as_variable(input)
+    dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "var")
+    data = _var_data(x._data, dims, kd, correction, n)
+    cdef VarBackward node
+    cdef Variable out
+    if _records(x):
+        node = VarBackward.__new__(VarBackward)
+        node.dims = dims
+        node.keepdim = kd
+        node.correction = correction
+        node.n = n
+        node.all_dims = all_dims
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        return out
+    return _plain(data, x._volatile)
+
+
+cdef class StdBackward(VarBackward):
+    # torch's std_backward: var_backward of g / (2 std), with 0 where std is 0.
+    cdef SavedVariable result
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        cdef Variable out = self.result.unpack(self)
+        if x._data.size == 0:
+            g = grads[0]         # the gradient is empty: no division by a nan std
+        else:
+            # 1 in the divisor where std is 0, so that no derivative of g / (2 std) meets
+            # 0 / 0 (torch divides first and gets nan second derivatives there).
+            zero = out._data == 0
+            g = where_const(zero, 0, div(grads[0], where_const(zero, 1, mul(out, 2))))
+        return (_var_backward(g, x, self.dims, self.keepdim, self.correction, self.n,
+                              self.all_dims),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+        self.result.release()
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation over ``dim`` (arguments as ``var``); the gradient where it
+    is 0 is 0, as torch's.
+
+    >>> std(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
+    tensor([1., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(std, (input, dim, unbiased, keepdim, correction))
+    cdef Variable x = _as_variable(input)
+    dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "std")
+    data = _np_sqrt(_var_data(x._data, dims, kd, correction, n))
+    cdef StdBackward node
+    cdef Variable out
+    if _records(x):
+        node = StdBackward.__new__(StdBackward)
+        node.dims = dims
+        node.keepdim = kd
+        node.correction = correction
+        node.n = n
+        node.all_dims = all_dims
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` over ``dim`` (arguments as ``var``).
+
+    >>> var_mean(Variable(numpy.array([1., 2., 3.])))
+    (tensor(1., dtype=float64), tensor(2., dtype=float64))
+    """
+    if _profiling:
+        return _profiled(var_mean, (input, dim, unbiased, keepdim, correction))
+    cdef Variable x = _as_variable(input)
+    v = var(x, dim, unbiased, keepdim, correction=correction)
+    dims = _var_args(x, dim, unbiased, keepdim, correction, "var_mean")[0]
+    return (v, mean(x, dims, keepdim))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` over ``dim`` (arguments as ``var``).
+
+    >>> std_mean(Variable(numpy.array([1., 2., 3.])), correction=0)[1]
+    tensor(2., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(std_mean, (input, dim, unbiased, keepdim, correction))
+    cdef Variable x = _as_variable(input)
+    s = std(x, dim, unbiased, keepdim, correction=correction)
+    dims = _var_args(x, dim, unbiased, keepdim, correction, "std_mean")[0]
+    return (s, mean(x, dims, keepdim))
+
+
 cdef class LogsumexpBackward(Node):
     cdef SavedVariable input
     cdef SavedVariable result
@@ -604,4 +787,4 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
 
 
 REDUCTION_OPS = (sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any,
-                 count_nonzero, logsumexp)
+                 count_nonzero, var, std, var_mean, std_mean, logsumexp)

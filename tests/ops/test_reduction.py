@@ -7,6 +7,9 @@ import pytest
 import pyad
 from _ops_helpers import (Case, torch_lib, standard_op_tests)
 
+# torch warns when var/std have n - correction <= 0 (tested on purpose here).
+pytestmark = pytest.mark.filterwarnings("ignore:.*degrees of freedom is <= 0:UserWarning")
+
 DIMS = [None, 0, 1, -1, -3, (0, 2), (-1, 0), (0, 1, 2)]
 DIM_IDS = ["all", "0", "1", "neg1", "neg3", "tuple02", "tuple_neg1_0", "tuple_all"]
 
@@ -46,6 +49,31 @@ def _cases(name, dims, domain="signed", shape=(2, 3, 4)):
     return cases
 
 
+def _var_call(L, name, a, dim=None, keepdim=False, correction=1):
+    """var / std in torch's spelling; NumPy's take ddof (and divide by max(0, N - ddof))."""
+    if L.name == "numpy":
+        n = a.size if dim is None else int(np.prod([a.shape[d] for d in np.atleast_1d(dim)]))
+        m = np.sum(a, axis=dim, keepdims=True) / n if n else 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            v = np.sum((a - m) ** 2, axis=dim, keepdims=keepdim) / max(0, n - correction)
+        return np.sqrt(v) if name == "std" else v
+    return getattr(L, name)(a, dim, keepdim=keepdim, correction=correction)
+
+
+def _var_cases(name):
+    cases = []
+    for dim, keepdim, correction in [(None, False, 1), (None, False, 0), (0, False, 1),
+                                     (-1, True, 1), ((0, 2), False, 0), ((2, 0), True, 2),
+                                     (1, False, 1.5)]:
+        cases.append(Case("%s_dim_%s%s_correction%s" % (
+            name, str(dim).replace(" ", ""), "_keepdim" if keepdim else "", correction),
+            lambda L, a, dim=dim, keepdim=keepdim, c=correction: _var_call(
+                L, name, a, dim, keepdim, c), [(2, 3, 4)],
+            # a 0-d input has var 0/0 = nan with correction 1 (no finite derivative)
+            zero_d=None if correction == 0 else False))
+    return cases
+
+
 CASES = (
     _reduction_cases("sum")
     + _reduction_cases("mean")
@@ -69,6 +97,8 @@ CASES = (
             domain="distinct")]
     # prod over everything or one dim (zeros: the tests below)
     + _cases("prod", [None, 0, 1, -1])
+    + _var_cases("var") + _var_cases("std")
+    + [Case("std_of_exp", lambda L, a: _var_call(L, "std", L.exp(a), 1), [(3, 4)])]
     + [
         Case("prod_of_exp", lambda L, a: _call(L, "prod", L.exp(a), 0, True), [(3, 4)]),
         # logsumexp
@@ -481,3 +511,102 @@ def test_logical_reductions_of_0d_and_empty_like_torch(name):
         getattr(pyad, name)(pyad.Variable(np.zeros((2, 3))), 2)
     x = pyad.Variable(np.ones(3), requires_grad=True)
     assert not getattr(pyad, name)(x).requires_grad
+
+
+# --------------------------------------------------------------------------------
+# var, std, var_mean, std_mean
+# --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("args, kwargs", [
+    ((), {}), ((False,), {}), ((True,), {}), ((1,), {}), ((1, False), {}),
+    ((1, True, True), {}), (((0, 2),), {"unbiased": False, "keepdim": True}),
+    ((-1,), {"correction": 0}), ((None,), {"correction": 2, "keepdim": True}),
+    ((), {"dim": [0, 1], "correction": 0.5}),
+], ids=lambda v: str(v).replace(" ", ""))
+def test_var_std_overloads_match_torch(name, args, kwargs):
+    _, torch = torch_lib()
+    a = np.random.default_rng(11).standard_normal((3, 4, 5))
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    out = getattr(pyad, name)(x, *args, **kwargs)
+    tout = getattr(torch, name)(t, *args, **kwargs)
+    method = getattr(x, name)(*args, **kwargs)
+    if name.endswith("_mean"):
+        assert isinstance(out, tuple) and len(out) == 2
+    else:
+        out, tout, method = (out,), (tout,), (method,)
+    for y, ty, m in zip(out, tout, method):
+        assert y.shape == tuple(ty.shape)
+        np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-13, atol=0)
+        np.testing.assert_array_equal(m.data, y.data)
+    ws = [np.random.default_rng(12).standard_normal(y.shape) for y in out]
+    loss = sum((y * pyad.Variable(w)).sum() for y, w in zip(out, ws))
+    tloss = sum((ty * torch.from_numpy(w)).sum() for ty, w in zip(tout, ws))
+    g, = pyad.grad(loss, [x])
+    tg, = torch.autograd.grad(tloss, [t])
+    np.testing.assert_allclose(g.data, tg.numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("dim", [None, 1, (0, 1)])
+def test_var_std_at_zero_spread_match_torch(name, dim):
+    """Constant slices: std 0 (torch's gradient there is 0), and too few elements for
+    the correction (n - correction <= 0: inf / nan)."""
+    _, torch = torch_lib()
+    a = np.array([[2.0, 2.0, 2.0], [1.0, -0.5, 3.0]])
+    for correction in (0, 1, 3, 4):
+        x = pyad.Variable(a, requires_grad=True)
+        t = torch.from_numpy(a).requires_grad_(True)
+        kwargs = {"correction": correction} if dim is None else {"dim": dim,
+                                                                  "correction": correction}
+        with np.errstate(all="raise"):          # no NumPy warnings escape
+            y = getattr(pyad, name)(x, **kwargs)
+        ty = getattr(torch, name)(t, **kwargs)
+        np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-14, atol=0)
+        w = np.random.default_rng(13).standard_normal(y.shape)
+        with np.errstate(all="raise"):
+            g, = pyad.grad(y, [x], pyad.Variable(w), create_graph=True)
+        tg, = torch.autograd.grad(ty, [t], torch.from_numpy(w), create_graph=True)
+        np.testing.assert_allclose(g.data, tg.detach().numpy(), rtol=1e-13, atol=1e-15)
+        if correction == 0 and name == "var":
+            v = np.random.default_rng(14).standard_normal(a.shape)
+            g2, = pyad.grad((g * pyad.Variable(v)).sum(), [x])
+            tg2, = torch.autograd.grad((tg * torch.from_numpy(v)).sum(), [t])
+            np.testing.assert_allclose(g2.data, tg2.numpy(), rtol=1e-13, atol=1e-15)
+
+
+def test_std_gradient_is_zero_where_std_is_zero():
+    x = pyad.Variable(np.array([[3.0, 3.0], [1.0, 2.0]]), requires_grad=True)
+    x.std(1).sum().backward()
+    np.testing.assert_allclose(x.grad.data, [[0.0, 0.0], [-np.sqrt(0.5), np.sqrt(0.5)]],
+                               rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_errors(name):
+    f = getattr(pyad, name)
+    with pytest.raises(RuntimeError, match=name + ".*floating point"):
+        f(pyad.Variable(np.arange(3)))
+    with pytest.raises(RuntimeError, match=name + ".*both unbiased and correction"):
+        f(pyad.Variable(np.ones(3)), 0, True, correction=1)
+    with pytest.raises(IndexError, match=name + ".*out of range"):
+        f(pyad.Variable(np.ones(3)), 1)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_of_empty_and_0d_like_torch(name):
+    _, torch = torch_lib()
+    for a, dim in [(np.zeros((0, 3)), None), (np.zeros((0, 3)), 0), (np.zeros((0, 3)), 1),
+                   (np.array(1.5), None), (np.array(1.5), 0)]:
+        x = pyad.Variable(a, requires_grad=True)
+        t = torch.from_numpy(a).requires_grad_(True)
+        with np.errstate(all="raise"):
+            y = getattr(pyad, name)(x, dim)
+        ty = getattr(torch, name)(t, dim)
+        assert y.shape == tuple(ty.shape) and y.dtype == a.dtype
+        np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-15, atol=0)
+        w = np.ones(y.shape)
+        g, = pyad.grad(y, [x], pyad.Variable(w))
+        tg, = torch.autograd.grad(ty, [t], torch.from_numpy(w))
+        np.testing.assert_allclose(g.data, tg.numpy(), rtol=1e-15, atol=0)
