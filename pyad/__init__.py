@@ -13,7 +13,7 @@ from pyad._engine import (
     add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu,
     # reductions
     sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any, count_nonzero,
-    var, std, var_mean, std_mean, logsumexp, sum_to,
+    var, std, var_mean, std_mean, norm, logsumexp, sum_to,
     # linear algebra
     matmul, mm,
     # shape and indexing
@@ -31,7 +31,7 @@ from pyad._factories import (
     manual_seed, initial_seed,
 )
 from pyad.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
-from pyad import autograd, nn
+from pyad import autograd, nn, linalg
 
 float16 = _numpy.dtype(_numpy.float16)
 float32 = _numpy.dtype(_numpy.float32)

@@ -135,7 +135,8 @@ def _zoo():
         _Square.apply(x), _TwoOutputs.apply(x)[0], _NoMaterialize.apply(x)[1],
         _engine._delayed_error((x * 1,), (x,), "delayed")[0],
     ]
-    entries += [x.min(), x.amax(1), x.amin(), x.prod(1), x.var(1), x.std()]   # reductions
+    entries += [x.min(), x.amax(1), x.amin(), x.prod(1), x.var(1), x.std(), x.norm(),
+                x.norm(0)]   # reductions
     b = x * 1
     b[0].mul_(w[0])                       # CopySlicesBackward on b
     entries.append(b)

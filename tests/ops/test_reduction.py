@@ -74,6 +74,38 @@ def _var_cases(name):
     return cases
 
 
+def _np_vector_norm(a, ord=2, dim=None, keepdim=False):
+    dims = tuple(range(a.ndim)) if dim is None else tuple(np.atleast_1d(dim) % max(a.ndim, 1))
+    if (ord < 0 or ord == np.inf) and any(a.shape[d] == 0 for d in dims) \
+            or (ord < 0 or ord == np.inf) and a.size == 0 and dim is None:
+        raise ValueError("no identity")          # torch raises too
+    x = np.abs(a)
+    if ord == np.inf:
+        return np.max(x, axis=dims, keepdims=keepdim)
+    if ord == -np.inf:
+        return np.min(x, axis=dims, keepdims=keepdim)
+    if ord == 0:
+        return np.sum(x != 0, axis=dims, keepdims=keepdim).astype(a.dtype)
+    return np.sum(x ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+
+
+def _vector_norm(L, a, ord, dim, keepdim):
+    if L.name == "numpy":
+        return _np_vector_norm(a, ord, dim, keepdim)
+    return L.linalg.vector_norm(a, ord, dim, keepdim)
+
+
+def _norm_cases():
+    cases = []
+    for ord in (2, 1, np.inf, -np.inf, 0, 3, 0.5, -1, 1.5):
+        for dim, keepdim in [(None, False), (1, False), ((0, 2), True), (-1, True)]:
+            cases.append(Case("vector_norm_%s_dim_%s%s" % (
+                ord, str(dim).replace(" ", ""), "_keepdim" if keepdim else ""),
+                lambda L, a, o=ord, d=dim, k=keepdim: _vector_norm(L, a, o, d, k),
+                [(2, 3, 4)]))
+    return cases
+
+
 CASES = (
     _reduction_cases("sum")
     + _reduction_cases("mean")
@@ -99,6 +131,9 @@ CASES = (
     + _cases("prod", [None, 0, 1, -1])
     + _var_cases("var") + _var_cases("std")
     + [Case("std_of_exp", lambda L, a: _var_call(L, "std", L.exp(a), 1), [(3, 4)])]
+    + _norm_cases()
+    + [Case("vector_norm_of_exp", lambda L, a: _vector_norm(L, L.exp(a), 2.5, 0, False),
+            [(3, 4)])]
     + [
         Case("prod_of_exp", lambda L, a: _call(L, "prod", L.exp(a), 0, True), [(3, 4)]),
         # logsumexp
@@ -610,3 +645,163 @@ def test_var_std_of_empty_and_0d_like_torch(name):
         g, = pyad.grad(y, [x], pyad.Variable(w))
         tg, = torch.autograd.grad(ty, [t], torch.from_numpy(w))
         np.testing.assert_allclose(g.data, tg.numpy(), rtol=1e-15, atol=0)
+
+
+# --------------------------------------------------------------------------------
+# norm, linalg.norm, linalg.vector_norm
+# --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ord", [2, 1, np.inf, -np.inf, 0, 3, 0.5, -1, 1.5])
+@pytest.mark.parametrize("dim", [None, 1])
+def test_vector_norm_at_zeros_matches_torch(ord, dim):
+    """Zero entries and a zero row: torch's subgradients (0 for p=2 at the zero vector,
+    sign(0) = 0 for p=1, masked |x|^(p-1) for p < 1)."""
+    _, torch = torch_lib()
+    a = np.array([[0.0, 0.0, 0.0], [1.5, 0.0, -2.0], [0.5, -0.5, 0.0]])
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    with np.errstate(all="raise"):
+        y = pyad.linalg.vector_norm(x, ord, dim)
+    ty = torch.linalg.vector_norm(t, ord, dim)
+    np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-14, atol=0)
+    w = np.random.default_rng(15).standard_normal(y.shape)
+    with np.errstate(all="raise"):
+        g, = pyad.grad(y, [x], pyad.Variable(w), allow_unused=True)
+    tg, = torch.autograd.grad(ty, [t], torch.from_numpy(w), allow_unused=True)
+    if tg is None:
+        assert g is None and ord == 0
+    else:
+        np.testing.assert_allclose(g.data, tg.numpy(), rtol=1e-14, atol=0)
+
+
+def test_vector_norm_of_zero_vector_has_zero_gradient():
+    x = pyad.Variable(np.zeros((2, 3)), requires_grad=True)
+    pyad.linalg.vector_norm(x, dim=1).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, np.zeros((2, 3)))
+    x = pyad.Variable(np.zeros(3), requires_grad=True)
+    g, = pyad.grad(x.norm(), [x], create_graph=True)
+    np.testing.assert_array_equal(g.data, np.zeros(3))
+    h, = pyad.grad(g.sum(), [x])            # finite second derivatives (torch: nan)
+    assert np.all(np.isfinite(h.data))
+
+
+@pytest.mark.parametrize("ord", [np.inf, -np.inf])
+def test_inf_norm_ties_share_the_gradient_like_torch(ord):
+    _, torch = torch_lib()
+    a = np.array([[2.0, -2.0, 1.0], [-1.0, 1.0, 1.0]])
+    for dim in (None, 1, 0):
+        x = pyad.Variable(a, requires_grad=True)
+        t = torch.from_numpy(a).requires_grad_(True)
+        y = pyad.linalg.vector_norm(x, ord, dim)
+        ty = torch.linalg.vector_norm(t, ord, dim)
+        w = np.random.default_rng(16).standard_normal(y.shape)
+        g, = pyad.grad(y, [x], pyad.Variable(w))
+        tg, = torch.autograd.grad(ty, [t], torch.from_numpy(w))
+        np.testing.assert_allclose(g.data, tg.numpy(), rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((), {}), (("fro",), {}), (("fro", 1), {}), (("fro", (0, 1)), {"keepdim": True}),
+    ((1,), {}), ((3, 0), {}), ((np.inf, (0, 2)), {}), ((2.5, -1, True), {}),
+    ((), {"p": 0.5, "dim": [1]}),
+], ids=lambda v: str(v).replace(" ", ""))
+def test_norm_overloads_match_torch(args, kwargs):
+    _, torch = torch_lib()
+    a = np.random.default_rng(17).standard_normal((3, 4, 5))
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    y = pyad.norm(x, *args, **kwargs)
+    ty = torch.norm(t, *args, **kwargs)
+    assert y.shape == tuple(ty.shape)
+    np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-13, atol=0)
+    np.testing.assert_array_equal(x.norm(*args, **kwargs).data, y.data)
+    w = np.random.default_rng(18).standard_normal(y.shape).astype(y.dtype)
+    g, = pyad.grad(y, [x], pyad.Variable(w))
+    tg, = torch.autograd.grad(ty, [t], torch.from_numpy(w))
+    np.testing.assert_allclose(g.data, tg.numpy(), rtol=1e-12, atol=0)
+
+
+def test_norm_dtype_widens_like_torch():
+    _, torch = torch_lib()
+    a = np.random.default_rng(22).standard_normal((3, 4)).astype(np.float32)
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    y = pyad.linalg.vector_norm(x, 3, 1, dtype=np.float64)
+    ty = torch.linalg.vector_norm(t, 3, 1, dtype=torch.float64)
+    assert y.dtype == np.float64
+    np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-13, atol=0)
+    y.sum().backward()
+    ty.sum().backward()
+    assert x.grad.dtype == np.float32
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-6, atol=0)
+    with pytest.raises(RuntimeError, match="norm.*narrowing"):
+        pyad.norm(pyad.Variable(a.astype(np.float64)), 2, dtype=np.float32)
+
+
+@pytest.mark.parametrize("shape, args", [
+    ((5,), ()), ((5,), (1,)), ((5,), (np.inf,)), ((5,), (-1,)), ((5,), (0.5,)),
+    ((3, 4), ()), ((3, 4), ("fro",)), ((3, 4), (1,)), ((3, 4), (-1,)), ((3, 4), (np.inf,)),
+    ((3, 4), (-np.inf,)), ((2, 3, 4), ()), ((2, 3, 4), (None, 1)), ((2, 3, 4), (3, -1, True)),
+    ((2, 3, 4), (1, (0, 2))), ((2, 3, 4), (np.inf, (2, 1), True)), ((2, 3, 4), ("fro", (0, 1))),
+    ((2, 3, 4), (None, (2, 0))),
+], ids=lambda v: str(v).replace(" ", ""))
+def test_linalg_norm_matches_torch(shape, args):
+    _, torch = torch_lib()
+    a = np.random.default_rng(19).standard_normal(shape)
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    y = pyad.linalg.norm(x, *args)
+    ty = torch.linalg.norm(t, *args)
+    assert y.shape == tuple(ty.shape)
+    np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-13, atol=0)
+    w = np.random.default_rng(20).standard_normal(y.shape)
+    g, = pyad.grad(y, [x], pyad.Variable(w), create_graph=True)
+    tg, = torch.autograd.grad(ty, [t], torch.from_numpy(w), create_graph=True)
+    np.testing.assert_allclose(g.data, tg.detach().numpy(), rtol=1e-12, atol=1e-15)
+    if g.requires_grad and tg.requires_grad:
+        v = np.random.default_rng(21).standard_normal(shape)
+        g2, = pyad.grad((g * pyad.Variable(v)).sum(), [x], allow_unused=True)
+        tg2, = torch.autograd.grad((tg * torch.from_numpy(v)).sum(), [t], allow_unused=True)
+        if tg2 is None:
+            assert g2 is None or not np.any(g2.data)
+        else:
+            np.testing.assert_allclose(g2.data, tg2.numpy(), rtol=1e-11, atol=1e-14)
+
+
+def test_norm_errors():
+    x = pyad.Variable(np.ones((2, 3, 4)))
+    with pytest.raises(RuntimeError, match="vector_norm.*floating point"):
+        pyad.linalg.vector_norm(pyad.Variable(np.arange(3)))
+    with pytest.raises(RuntimeError, match="vector_norm cannot compute the inf norm"):
+        pyad.linalg.vector_norm(pyad.Variable(np.zeros((0, 3))), np.inf)
+    with pytest.raises(RuntimeError, match="vector_norm cannot compute the -1 norm on the dim"):
+        pyad.linalg.vector_norm(pyad.Variable(np.zeros((0, 3))), -1, 0)
+    assert pyad.linalg.vector_norm(pyad.Variable(np.zeros((0, 3))), -1, 1).shape == (0,)
+    with pytest.raises(TypeError, match="vector_norm.*ord"):
+        pyad.linalg.vector_norm(x, "fro")
+    with pytest.raises(NotImplementedError, match="norm.*nuc"):
+        pyad.norm(x, "nuc")
+    with pytest.raises(NotImplementedError, match="matrix_norm.*singular"):
+        pyad.linalg.norm(x, 2, (0, 1))
+    with pytest.raises(RuntimeError, match="matrix_norm.*Order 0.5"):
+        pyad.linalg.norm(x, 0.5, (0, 1))
+    with pytest.raises(RuntimeError, match="linalg.norm.*1D or 2D"):
+        pyad.linalg.norm(x, 1)
+    with pytest.raises(IndexError, match="norm.*out of range"):
+        pyad.norm(x, 2, 3)
+
+
+def test_norm_of_0d_and_empty_like_torch():
+    _, torch = torch_lib()
+    for a, ord, dim in [(np.array(-2.0), 2, None), (np.array(-2.0), 1, 0),
+                        (np.array(0.0), 3, None), (np.zeros((0, 3)), 2, None),
+                        (np.zeros((0, 3)), 1, 0), (np.zeros((0, 3)), np.inf, 1)]:
+        x = pyad.Variable(a, requires_grad=True)
+        t = torch.from_numpy(a).requires_grad_(True)
+        y = pyad.linalg.vector_norm(x, ord, dim)
+        ty = torch.linalg.vector_norm(t, ord, dim)
+        assert y.shape == tuple(ty.shape)
+        np.testing.assert_array_equal(y.data, ty.detach().numpy())
+        g, = pyad.grad(y, [x], pyad.Variable(np.ones(y.shape)))
+        tg, = torch.autograd.grad(ty, [t], torch.ones(tuple(ty.shape), dtype=torch.float64))
+        np.testing.assert_array_equal(g.data, tg.numpy())
