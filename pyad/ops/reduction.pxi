@@ -964,6 +964,138 @@ cdef Variable _matrix_norm(Variable x, object ord, object dim, bint keepdim, obj
     return out
 
 
+# -- cumulative sum and product ------------------------------------------------------
+
+cdef tuple _cum_args(Variable x, object dim, object dtype, str what):
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, what)
+    if dtype is None and x._data.dtype.kind in "biu":
+        dtype = numpy.int64                  # torch: integer scans are int64
+    return d, dtype
+
+
+cdef object _rev_cumsum_data(object g, Py_ssize_t d):
+    xp = _xp_of(g)
+    return xp.flip(xp.cumsum(xp.flip(g, d), axis=d), d)
+
+
+cdef class CumsumBackward(Node):
+    cdef Py_ssize_t dim
+
+    cdef tuple _backward(self, tuple grads):
+        return (_rev_cumsum(grads[0], self.dim),)
+
+
+cdef class RevCumsumBackward(Node):
+    # Adjoint of cumsum (a cumsum from the end): its backward is cumsum.
+    cdef Py_ssize_t dim
+
+    cdef tuple _backward(self, tuple grads):
+        return (cumsum(grads[0], self.dim),)
+
+
+cdef Variable _rev_cumsum(Variable g, Py_ssize_t d):
+    if g._data.ndim == 0:
+        return g
+    data = _rev_cumsum_data(g._data, d)
+    cdef RevCumsumBackward node
+    if _records(g):
+        node = RevCumsumBackward.__new__(RevCumsumBackward)
+        node.dim = d
+        return _recorded(node, data, (_edge(g),))
+    return _plain(data, g._volatile)
+
+
+cpdef Variable cumsum(object input, object dim, object dtype=None):
+    """Cumulative sum along ``dim``.
+
+    >>> cumsum(Variable(numpy.array([[1., 2., 3.], [4., 5., 6.]])), dim=1)
+    tensor([[ 1.,  3.,  6.],
+            [ 4.,  9., 15.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(cumsum, (input, dim, dtype, ))
+    cdef Variable x = _as_variable(input)
+    d, dtype = _cum_args(x, dim, dtype, "cumsum")
+    if dtype is not None and _is_float_dtype(x._data.dtype):
+        x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
+        dtype = None
+    if x._data.ndim == 0:
+        data = x._data.astype(dtype if dtype is not None else x._data.dtype, copy=True)
+    else:
+        data = _xp_of(x._data).cumsum(x._data, axis=d, dtype=dtype)
+    cdef CumsumBackward node
+    if _records(x) and _is_float_dtype(data.dtype):
+        node = CumsumBackward.__new__(CumsumBackward)
+        node.dim = d
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class CumprodBackward(Node):
+    # No zero: rev_cumsum(g * out) / x. With zeros, exactly (and differentiably):
+    # dL/dx_k = sum_{i >= k} g_i prod_{j <= i, j != k} x_j, through the product of the
+    # others of the rows M[i, j] = x_j (j <= i), 1 (j > i).
+    cdef SavedVariable input
+    cdef SavedVariable result
+    cdef Py_ssize_t dim
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        cdef Variable g = grads[0]
+        if x._data.ndim == 0:
+            return (g,)
+        cdef Py_ssize_t d = self.dim
+        if not bool((x._data == 0).any()):
+            out = self.result.unpack(self)
+            return (div(_rev_cumsum(mul(g, out), d), x),)
+        shape = x._data.shape
+        n = shape[d]
+        xp = _xp_of(x._data)
+        big = shape[:d] + (n,) + shape[d:]            # axis d: i, axis d + 1: j
+        xe = broadcast_to(_reshape(x, shape[:d] + (1,) + shape[d:], False), big)
+        later = xp.triu(xp.ones((n, n), dtype=bool), 1).reshape(
+            (1,) * d + (n, n) + (1,) * (len(shape) - d - 1))          # j > i
+        q = where_const(later, 0, _prod_others(where_const(later, 1, xe), d + 1))
+        ge = _reshape(g, shape[:d + 1] + (1,) + shape[d + 1:], False)
+        return (sum(mul(ge, q), d),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+        self.result.release()
+
+
+cpdef Variable cumprod(object input, object dim, object dtype=None):
+    """Cumulative product along ``dim`` (exact gradients with zeros).
+
+    >>> x = Variable(numpy.array([2., 0., 3.]), requires_grad=True)
+    >>> cumprod(x, 0).sum().backward()
+    >>> x.grad
+    tensor([1., 8., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(cumprod, (input, dim, dtype, ))
+    cdef Variable x = _as_variable(input)
+    d, dtype = _cum_args(x, dim, dtype, "cumprod")
+    if dtype is not None and _is_float_dtype(x._data.dtype):
+        x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
+        dtype = None
+    if x._data.ndim == 0:
+        data = x._data.astype(dtype if dtype is not None else x._data.dtype, copy=True)
+    else:
+        data = _xp_of(x._data).cumprod(x._data, axis=d, dtype=dtype)
+    cdef CumprodBackward node
+    cdef Variable out
+    if _records(x) and _is_float_dtype(data.dtype):
+        node = CumprodBackward.__new__(CumprodBackward)
+        node.dim = d
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
 cdef class LogsumexpBackward(Node):
     cdef SavedVariable input
     cdef SavedVariable result
@@ -1035,4 +1167,5 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
 
 
 REDUCTION_OPS = (sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any,
-                 count_nonzero, var, std, var_mean, std_mean, norm, logsumexp)
+                 count_nonzero, var, std, var_mean, std_mean, norm, cumsum, cumprod,
+                 logsumexp)

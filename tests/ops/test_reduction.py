@@ -132,6 +132,10 @@ CASES = (
     + _var_cases("var") + _var_cases("std")
     + [Case("std_of_exp", lambda L, a: _var_call(L, "std", L.exp(a), 1), [(3, 4)])]
     + _norm_cases()
+    # (NumPy's cumsum of a 0-d array is 1-d: the 0-d case is tested vs torch below)
+    + [Case("%s_dim_%s" % (name, dim), lambda L, a, n=name, d=dim: getattr(L, n)(a, d),
+            [(2, 3, 4)], zero_d=False) for name in ("cumsum", "cumprod") for dim in (0, 1, -1)]
+    + [Case("cumprod_of_exp_1d", lambda L, a: L.cumprod(L.exp(a), 0), [(5,)], zero_d=False)]
     + [Case("vector_norm_of_exp", lambda L, a: _vector_norm(L, L.exp(a), 2.5, 0, False),
             [(3, 4)])]
     + [
@@ -805,3 +809,75 @@ def test_norm_of_0d_and_empty_like_torch():
         g, = pyad.grad(y, [x], pyad.Variable(np.ones(y.shape)))
         tg, = torch.autograd.grad(ty, [t], torch.ones(tuple(ty.shape), dtype=torch.float64))
         np.testing.assert_array_equal(g.data, tg.numpy())
+
+
+# --------------------------------------------------------------------------------
+# cumsum, cumprod
+# --------------------------------------------------------------------------------
+
+CUMPROD_ZEROS = [
+    np.array([[2.0, 0.0, 3.0, 0.5], [1.0, 2.0, 0.0, 0.0]]),
+    np.array([[0.0, 0.0, 3.0, 0.5], [1.5, -2.0, 0.5, 0.0]]),
+    np.array([[0.0, 1.5], [2.0, 0.0], [0.5, -3.0]]).T,       # non-contiguous
+]
+
+
+@pytest.mark.parametrize("a", CUMPROD_ZEROS, ids=["a", "b", "noncontig"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumprod_with_zeros_first_and_second_derivatives_match_torch(a, dim):
+    _, torch = torch_lib()
+    from pyad.autograd import gradcheck, gradgradcheck
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    y = pyad.cumprod(x, dim)
+    ty = torch.cumprod(t, dim)
+    np.testing.assert_array_equal(y.data, ty.detach().numpy())
+    rng = np.random.default_rng(23)
+    w = rng.standard_normal(y.shape)
+    plain, = pyad.grad(y, [x], pyad.Variable(w), retain_graph=True)
+    g, = pyad.grad(y, [x], pyad.Variable(w), create_graph=True)
+    tg, = torch.autograd.grad(ty, [t], torch.from_numpy(w), create_graph=True)
+    np.testing.assert_allclose(plain.data, tg.detach().numpy(), rtol=1e-14, atol=1e-16)
+    np.testing.assert_allclose(g.data, tg.detach().numpy(), rtol=1e-14, atol=1e-16)
+    v = rng.standard_normal(a.shape)
+    g2, = pyad.grad((g * pyad.Variable(v)).sum(), [x])
+    tg2, = torch.autograd.grad((tg * torch.from_numpy(v)).sum(), [t])
+    np.testing.assert_allclose(g2.data, tg2.numpy(), rtol=1e-13, atol=1e-15)
+    assert gradcheck(lambda x: pyad.cumprod(x, dim), (pyad.Variable(a, requires_grad=True),))
+    assert gradgradcheck(lambda x: pyad.cumprod(x, dim),
+                         (pyad.Variable(a, requires_grad=True),))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumulative_ops_dtypes_0d_empty_and_errors_like_torch(name):
+    _, torch = torch_lib()
+    for a, dim in [(np.array([[1, 2], [3, 0]], dtype=np.int32), 1),
+                   (np.array([True, True, False]), 0), (np.array(1.5), 0),
+                   (np.array(1.5), -1), (np.zeros((0, 3)), 1), (np.zeros((0, 3)), 0)]:
+        y = getattr(pyad, name)(pyad.Variable(a), dim)
+        ty = getattr(torch, name)(torch.from_numpy(a), dim)
+        assert y.dtype == ty.numpy().dtype and y.shape == tuple(ty.shape)
+        np.testing.assert_array_equal(y.data, ty.numpy())
+    x = pyad.Variable(np.array([1.0, 2.0, 3.0]), requires_grad=True)
+    y = getattr(pyad, name)(x, 0, dtype=np.float32)
+    ty = getattr(torch, name)(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), 0,
+                              dtype=torch.float32)
+    assert y.dtype == np.float32
+    np.testing.assert_array_equal(y.data, ty.numpy())
+    y.sum().backward()
+    assert x.grad.dtype == np.float64
+    x0 = pyad.Variable(np.array(2.0), requires_grad=True)
+    getattr(x0, name)(0).backward()
+    assert x0.grad.item() == 1.0
+    with pytest.raises(IndexError, match=name + ".*out of range"):
+        getattr(pyad, name)(pyad.Variable(np.ones((2, 3))), 2)
+    with pytest.raises(TypeError):
+        getattr(pyad, name)(pyad.Variable(np.ones((2, 3))))
+
+
+def test_cumprod_saved_values_are_freed_after_backward():
+    x = pyad.Variable(np.array([2.0, 0.0, 3.0]), requires_grad=True)
+    y = pyad.cumprod(x, 0).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()
