@@ -2222,6 +2222,9 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
             else:
                 grads = _incoming_grads(task, node, create_graph)
                 if grads is None:
+                    # Skipped (nothing flowed in, or not needed): its next nodes still
+                    # count it as done, or gradients from other paths would wait forever.
+                    _propagate(task, queue, node, None)
                     continue
             outs = _run_node(node, grads, keep_graph)
             _propagate(task, queue, node, outs)
@@ -2293,11 +2296,17 @@ cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
 
 
 cdef void _propagate(_GraphTask task, _ReadyQueue queue, Node node, tuple outs) except *:
-    # Add each gradient `node` returned into the buffer of the node it flows to; a node
-    # whose last producer has now run becomes ready.
+    # Add each gradient `node` returned (outs None: none) into the buffer of the node
+    # it flows to; a node whose last producer has now run becomes ready.
     cdef tuple edge, edges = node._next_functions
     cdef Node nxt
     cdef Py_ssize_t i, n = len(edges)
+    if outs is None:
+        for i in range(n):
+            nxt = (<tuple>edges[i])[0]
+            if nxt is not None and task.release_dependency(nxt):
+                queue.push(nxt)
+        return
     if len(outs) != n:
         raise RuntimeError("%s returned %d gradients, expected %d"
                            % (node.name(), len(outs), n))

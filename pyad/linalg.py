@@ -2,4 +2,10 @@
 from pyad._engine import (
     # decompositions, inverses and solvers (pyad/ops/linalg.pxi)
     inv, det, slogdet, solve, cholesky, qr, eigh, svd, svdvals,
+    # norms (pyad/ops/reduction.pxi)
+    vector_norm,
 )
+from pyad._engine import _linalg_norm as norm
+
+__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "qr", "eigh", "svd", "svdvals",
+           "norm", "vector_norm"]

@@ -150,6 +150,8 @@ def _zoo():
     entries += [pyad.linalg.inv(sq), pyad.linalg.det(sq), pyad.linalg.slogdet(sq)[1],
                 pyad.linalg.solve(sq, x), pyad.linalg.cholesky(sq @ sq.T),
                 pyad.linalg.qr(m)[0], pyad.linalg.eigh(sq)[1], pyad.linalg.svd(x)[2]]
+    entries += [x.min(), x.amax(1), x.amin(), x.prod(1), x.var(1), x.std(), x.norm(),
+                x.norm(0), x.cumsum(1), x.cumprod(1)]   # reductions
     b = x * 1
     b[0].mul_(w[0])                       # CopySlicesBackward on b
     entries.append(b)
@@ -157,7 +159,8 @@ def _zoo():
     c[1] = w[0]                           # SetItemBackward
     entries.append(c)
     # Backward nodes recorded by create_graph (fused and adjoint nodes).
-    for y in (x.tanh().sum(), (x ** 3).sum(), (x[0] * x[0]).sum()):
+    for y in (x.tanh().sum(), (x ** 3).sum(), (x[0] * x[0]).sum(), (x * 0).prod(1).sum(),
+              (x.cumsum(1) * x).sum()):
         g, = pyad.autograd.grad(y, x, create_graph=True)
         entries.append(g)
     return [(e, (x, w, m)) for e in entries]

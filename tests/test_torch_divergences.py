@@ -671,3 +671,42 @@ def test_backward_skips_roots_that_do_not_require_grad():
 def test_backward_with_no_root_that_requires_grad_raises():
     with pytest.raises(RuntimeError, match="does not require grad"):
         pyad.autograd.backward([pyad.ones(1), pyad.ones(2)], [None, None])
+
+
+# -- a node that passes no gradient to one input must not stall the others -------------
+
+def test_a_none_gradient_branch_does_not_lose_the_other_paths():
+    def scenario(lib):
+        class FirstOnly(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a + b
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, None
+
+        x = lib.ones(2, requires_grad=True)
+        FirstOnly.apply(x * 1, x * 2).sum().backward()
+        return x.grad
+
+    both(scenario, [1.0, 1.0])
+
+
+def test_a_none_gradient_branch_does_not_lose_the_other_paths_in_grad():
+    def scenario(lib):
+        class SecondOnly(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a * 1
+
+            @staticmethod
+            def backward(ctx, g):
+                return None, g
+
+        x = lib.ones(2, requires_grad=True)
+        y = x * 3
+        out = SecondOnly.apply(y * 1, x * 2).sum() + y.sum()
+        return lib.autograd.grad(out, x)[0]
+
+    both(scenario, [5.0, 5.0])          # 2 through b = x * 2, 3 through y.sum()

@@ -940,7 +940,7 @@ cdef class _SelectBackward(_BinaryNode):
         self.zero_a = self.zero_b = self.scale = None
 
 
-cdef Variable _extremum(object input, object other, bint is_max, str what):
+cdef Variable _pairwise_extremum(object input, object other, bint is_max, str what):
     data = _ensure_array(_apply_binary(_np_maximum if is_max else _np_minimum, input, other,
                                        what))
     if not _binary_records(input, other):
@@ -971,7 +971,7 @@ cpdef Variable maximum(object input, object other):
     """
     if _profiling:
         return _profiled(maximum, (input, other, ))
-    return _extremum(input, other, True, "maximum")
+    return _pairwise_extremum(input, other, True, "maximum")
 
 
 cdef class MinimumBackward(_SelectBackward):
@@ -986,7 +986,7 @@ cpdef Variable minimum(object input, object other):
     """
     if _profiling:
         return _profiled(minimum, (input, other, ))
-    return _extremum(input, other, False, "minimum")
+    return _pairwise_extremum(input, other, False, "minimum")
 
 
 cdef class WhereBackward(_SelectBackward):

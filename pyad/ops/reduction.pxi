@@ -5,6 +5,8 @@ from collections import namedtuple
 
 max_result = namedtuple("max", ["values", "indices"])
 max_result.__module__ = "pyad"
+min_result = namedtuple("min", ["values", "indices"])
+min_result.__module__ = "pyad"
 
 
 cdef tuple _keepdim_shape(tuple shape, tuple dims):
@@ -116,68 +118,99 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
 
 
 cdef class MaxBackward(Node):
-    # Ties: without dim the gradient is shared evenly by all maxima (torch's choice);
-    # with dim it goes to the index returned (the first maximum).
-    cdef object mask          # float array of the input's shape, already divided by ties
+    # mask: an array of the input's shape with the share of the gradient each element
+    # gets. Ties: without dim (and for amax/amin) the gradient is shared evenly by all
+    # extrema (torch's choice); with dim it goes to the index returned (the first one).
+    cdef object mask
     cdef tuple input_shape
     cdef tuple dims
     cdef bint keepdim
 
     cdef tuple _backward(self, tuple grads):
+        if self.mask is None:
+            raise _freed_error(self)
         g = _expand_reduced_grad(grads[0], self.input_shape, self.dims, self.keepdim)
         return (mul(g, self.mask),)
 
     cdef void _release_saved(self):
         self._released = True
+        self.mask = None
 
 
-cpdef object max(object input, object dim=None, object keepdim=False):
-    """Maximum of all elements, or ``(values, indices)`` along ``dim``.
+cdef class MinBackward(MaxBackward):
+    pass
 
-    >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
-    tensor([5., 7.], dtype=float64)
-    """
-    if _profiling:
-        return _profiled(max, (input, dim, keepdim, ))
+
+cdef class AmaxBackward(MaxBackward):
+    pass
+
+
+cdef class AminBackward(MaxBackward):
+    pass
+
+
+cdef object _extremum_data(object data, tuple dims, bint keepdim, bint is_max):
+    if is_max:
+        return _max_data(data, dims, keepdim)
+    if type(data) is _NDARRAY:
+        return numpy.minimum.reduce(data, dims, None, None, keepdim)
+    return data.min(axis=dims, keepdims=keepdim)
+
+
+cdef object _even_mask(object data, object extremum, tuple dims):
+    # 1/count at each of the count extrema of a reduced slice, 0 elsewhere.
+    is_ext = (data == extremum)
+    count = _sum_data(is_ext, dims, True)
+    return (is_ext / count).astype(data.dtype, copy=False)
+
+
+cdef void _check_reduced_sizes(object data, tuple dims, str what) except *:
+    for d in dims:
+        if data.shape[d] == 0:
+            raise IndexError("%s(): Expected reduction dim %d to have non-zero size." % (what, d))
+
+
+cdef object _extremum(object input, object dim, object keepdim, bint is_max):
+    # max / min: all elements (a value), or along dim (values, indices).
+    cdef str what = "max" if is_max else "min"
     cdef Variable x = _as_variable(input)
     if x._data.size == 0 and dim is None:
-        raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() "
-                           "== 0. Specify the reduction dim with the 'dim' argument.")
+        raise RuntimeError("%s(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument." % what)
     xp = _xp_of(x._data)
     cdef MaxBackward node
     cdef Variable values
     cdef tuple dims
     if dim is None:
         dims = tuple(range(x._data.ndim))
-        data = x._data.max()
+        data = _extremum_data(x._data, dims, False, is_max)
         if _records(x):
-            is_max = (x._data == data)
-            node = MaxBackward.__new__(MaxBackward)
-            node.mask = is_max / is_max.sum(dtype=x._data.dtype)
-            node.mask = node.mask.astype(x._data.dtype, copy=False)
+            node = MaxBackward.__new__(MaxBackward) if is_max else \
+                MinBackward.__new__(MinBackward)
+            node.mask = _even_mask(x._data, data, dims)
             node.input_shape = x._data.shape
             node.dims = dims
             node.keepdim = False
             return _recorded(node, data, (_edge(x),))
         return _plain(data, x._volatile)
     if isinstance(dim, Variable):
-        raise TypeError("max(input, other): the elementwise maximum of two Variables is not "
-                        "supported yet; max takes an int dim (a reduction)")
-    d = _normalize_dim(dim, x._data.ndim, "max")
+        raise TypeError("%s(input, other): the elementwise %s of two Variables is not "
+                        "supported yet; %s takes an int dim (a reduction)"
+                        % (what, "maximum" if is_max else "minimum", what))
+    d = _normalize_dim(dim, x._data.ndim, what)
     dims = (d,) if x._data.ndim else ()
-    if x._data.ndim and x._data.shape[d] == 0:
-        raise IndexError("max(): Expected reduction dim %d to have non-zero size." % d)
+    _check_reduced_sizes(x._data, dims, what)
     if x._data.ndim == 0:
         indices = xp.zeros((), dtype=numpy.int64)
         data = x._data.copy()
     else:
-        indices = xp.argmax(x._data, axis=d, keepdims=True)
+        indices = (xp.argmax if is_max else xp.argmin)(x._data, axis=d, keepdims=True)
         data = xp.take_along_axis(x._data, indices, axis=d)
         if not keepdim:
             indices = indices.squeeze(d)
             data = data.squeeze(d)
     if _records(x):
-        node = MaxBackward.__new__(MaxBackward)
+        node = MaxBackward.__new__(MaxBackward) if is_max else MinBackward.__new__(MinBackward)
         mask = xp.zeros(x._data.shape, dtype=x._data.dtype)
         if x._data.ndim:
             xp.put_along_axis(mask, indices if keepdim else xp.expand_dims(indices, d), 1, axis=d)
@@ -190,7 +223,876 @@ cpdef object max(object input, object dim=None, object keepdim=False):
         values = _recorded(node, data, (_edge(x),))
     else:
         values = _plain(data, x._volatile)
-    return max_result(values, _plain(indices.astype(numpy.int64, copy=False), x._volatile))
+    indices = _plain(indices.astype(numpy.int64, copy=False), x._volatile)
+    return (max_result if is_max else min_result)(values, indices)
+
+
+cpdef object max(object input, object dim=None, object keepdim=False):
+    """Maximum of all elements, or ``(values, indices)`` along ``dim``.
+
+    >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
+    tensor([5., 7.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(max, (input, dim, keepdim, ))
+    return _extremum(input, dim, keepdim, True)
+
+
+cpdef object min(object input, object dim=None, object keepdim=False):
+    """Minimum of all elements, or ``(values, indices)`` along ``dim`` (the first
+    minimum of a tie; the gradient goes to it).
+
+    >>> min(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
+    min(values=tensor([1., 2.], dtype=float64), indices=tensor([0, 1]))
+    """
+    if _profiling:
+        return _profiled(min, (input, dim, keepdim, ))
+    return _extremum(input, dim, keepdim, False)
+
+
+cdef Variable _amax_amin(object input, object dim, object keepdim, bint is_max):
+    cdef str what = "amax" if is_max else "amin"
+    cdef Variable x = _as_variable(input)
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    if x._data.size == 0 and dim is None:
+        raise RuntimeError("%s(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument." % what)
+    cdef tuple dims = _normalize_dims(dim, x._data.ndim, what)
+    _check_reduced_sizes(x._data, dims, what)
+    cdef bint kd = bool(keepdim)
+    data = _extremum_data(x._data, dims, True, is_max)
+    cdef MaxBackward node
+    if _records(x):
+        node = AmaxBackward.__new__(AmaxBackward) if is_max else \
+            AminBackward.__new__(AminBackward)
+        node.mask = _even_mask(x._data, data, dims)
+        node.input_shape = x._data.shape
+        node.dims = dims
+        node.keepdim = kd
+        if not kd:
+            data = data.reshape(tuple([s for i, s in enumerate(x._data.shape) if i not in dims]))
+        return _recorded(node, data, (_edge(x),))
+    if not kd:
+        data = data.reshape(tuple([s for i, s in enumerate(x._data.shape) if i not in dims]))
+    return _plain(data, x._volatile)
+
+
+cpdef Variable amax(object input, object dim=None, object keepdim=False):
+    """Maximum over ``dim`` (an int, a tuple, or None for all); ties share the gradient
+    evenly.
+
+    >>> amax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=0)
+    tensor([7., 5.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(amax, (input, dim, keepdim, ))
+    return _amax_amin(input, dim, keepdim, True)
+
+
+cpdef Variable amin(object input, object dim=None, object keepdim=False):
+    """Minimum over ``dim`` (an int, a tuple, or None for all); ties share the gradient
+    evenly.
+
+    >>> amin(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=(0, 1))
+    tensor(1., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(amin, (input, dim, keepdim, ))
+    return _amax_amin(input, dim, keepdim, False)
+
+
+cdef Variable _arg_extremum(object input, object dim, object keepdim, bint is_max):
+    cdef str what = "argmax" if is_max else "argmin"
+    cdef Variable x = _as_variable(input)
+    xp = _xp_of(x._data)
+    f = xp.argmax if is_max else xp.argmin
+    cdef Py_ssize_t d
+    if dim is None:
+        if x._data.size == 0:
+            raise IndexError("%s(): Expected reduction dim to be specified for "
+                             "input.numel() == 0." % what)
+        idx = xp.asarray(f(x._data))         # the index in the flattened input
+        if keepdim:
+            idx = idx.reshape((1,) * x._data.ndim)
+    else:
+        d = _normalize_dim(dim, x._data.ndim, what)
+        if x._data.ndim == 0:
+            idx = xp.zeros((), dtype=numpy.int64)
+        else:
+            _check_reduced_sizes(x._data, (d,), what)
+            idx = f(x._data, axis=d, keepdims=bool(keepdim))
+    return _plain(idx.astype(numpy.int64, copy=False), x._volatile)
+
+
+cpdef Variable argmax(object input, object dim=None, object keepdim=False):
+    """Index of the maximum (the first one of a tie) along ``dim``, or in the flattened
+    input when ``dim`` is None. Not differentiable (int64 result).
+
+    >>> argmax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
+    tensor([1, 0])
+    """
+    if _profiling:
+        return _profiled(argmax, (input, dim, keepdim, ))
+    return _arg_extremum(input, dim, keepdim, True)
+
+
+cpdef Variable argmin(object input, object dim=None, object keepdim=False):
+    """Index of the minimum (the first one of a tie) along ``dim``, or in the flattened
+    input when ``dim`` is None. Not differentiable (int64 result).
+
+    >>> argmin(Variable(numpy.array([[1., 5.], [7., 2.]])))
+    tensor(0)
+    """
+    if _profiling:
+        return _profiled(argmin, (input, dim, keepdim, ))
+    return _arg_extremum(input, dim, keepdim, False)
+
+
+# -- prod ---------------------------------------------------------------------------
+
+cdef object _prod_others_data(object a, Py_ssize_t d):
+    # out[..., i, ...] = prod over j != i of a[..., j, ...] along axis d, without dividing
+    # (exact with zeros): the product of an exclusive cumprod from each side.
+    xp = _xp_of(a)
+    cdef Py_ssize_t n = a.shape[d]
+    if n == 0 or a.size == 0:
+        return a.copy()
+    one_shape = list(a.shape)
+    one_shape[d] = 1
+    ones = xp.ones(tuple(one_shape), dtype=a.dtype)
+    lead = [slice(None)] * a.ndim
+    head = list(lead)
+    head[d] = slice(0, n - 1)
+    left = xp.concatenate((ones, xp.cumprod(a[tuple(head)], axis=d)), axis=d)
+    rev = xp.flip(a, axis=d)
+    right = xp.flip(xp.concatenate((ones, xp.cumprod(rev[tuple(head)], axis=d)), axis=d),
+                    axis=d)
+    return left * right
+
+
+cdef class ProdOthersBackward(Node):
+    # y_i = prod_{j != i} x_j along dim:  dL/dx_k = sum_{i != k} g_i prod_{j != i,k} x_j
+    cdef SavedVariable input
+    cdef Py_ssize_t dim
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        cdef Variable g = grads[0]
+        shape = x._data.shape
+        cdef Py_ssize_t d = self.dim
+        cdef Py_ssize_t n = shape[d]
+        if x._data.size == 0:
+            return (mul(g, 0.0),)
+        # axis d indexes i, axis d+1 indexes j: row i is x with x_i replaced by 1
+        big = shape[:d] + (n,) + shape[d:]
+        xe = broadcast_to(_reshape(x, shape[:d] + (1,) + shape[d:], False), big)
+        xp = _xp_of(x._data)
+        eye = xp.eye(n, dtype=bool).reshape((1,) * d + (n, n) + (1,) * (len(shape) - d - 1))
+        q = _prod_others(where_const(eye, 1, xe), d + 1)   # q[i, k] = prod_{j != i,k} x_j
+        q = where_const(eye, 0, q)
+        ge = _reshape(g, shape[:d + 1] + (1,) + shape[d + 1:], False)
+        return (sum(mul(ge, q), d),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+
+
+cdef Variable _prod_others(Variable x, Py_ssize_t d):
+    data = _prod_others_data(x._data, d)
+    cdef ProdOthersBackward node
+    if _records(x):
+        node = ProdOthersBackward.__new__(ProdOthersBackward)
+        node.dim = d
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        return out
+    return _plain(data, x._volatile)
+
+
+cdef class ProdBackward(Node):
+    # No zero in the input: g * prod / x. Zeros: g * (the product of the others), so
+    # one zero gets the product of the rest and every element of a slice with two or
+    # more zeros gets 0 (torch's prod_safe_zeros_backward).
+    cdef SavedVariable input
+    cdef SavedVariable result
+    cdef object dim            # None (all elements) or the non-negative dim
+    cdef bint keepdim
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        cdef Variable g = grads[0]
+        shape = x._data.shape
+        if x._data.ndim == 0:
+            return (g,)
+        out = self.result.unpack(self)
+        kshape = (1,) * len(shape) if self.dim is None else \
+            _keepdim_shape(shape, (self.dim,))
+        g = _reshape(g, kshape, False)
+        if not bool((x._data == 0).any()):
+            return (mul(g, div(_reshape(out, kshape, False), x)),)
+        if self.dim is None:
+            others = _reshape(_prod_others(_reshape(x, (x._data.size,), False), 0), shape,
+                              False)
+        else:
+            others = _prod_others(x, self.dim)
+        return (mul(g, others),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+        self.result.release()
+
+
+cpdef Variable prod(object input, object dim=None, object keepdim=False, object dtype=None):
+    """Product of all elements, or along the int ``dim`` (keeping it if ``keepdim``).
+    Zeros are handled exactly: a single zero gets the product of the others as its
+    gradient.
+
+    >>> x = Variable(numpy.array([2., 0., 3.]), requires_grad=True)
+    >>> prod(x).backward()
+    >>> x.grad
+    tensor([0., 6., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(prod, (input, dim, keepdim, dtype, ))
+    cdef Variable x = _as_variable(input)
+    if dim is not None and not isinstance(dim, int) and not hasattr(dim, "__index__"):
+        raise TypeError("prod(): dim must be an int or None, got %s" % type(dim).__name__)
+    cdef bint kd = bool(keepdim)
+    if dim is None:
+        dims = tuple(range(x._data.ndim))
+        kd = False
+        d = None
+    else:
+        d = _normalize_dim(dim, x._data.ndim, "prod")
+        dims = (d,) if x._data.ndim else ()
+    if dtype is None and x._data.dtype.kind in "biu":
+        dtype = numpy.int64              # torch: integer products are int64
+    data = x._data.prod(axis=dims, keepdims=kd, dtype=dtype)
+    cdef ProdBackward node
+    cdef Variable out
+    if _records(x) and _is_float_dtype(_dtype(_ensure_array(data))):
+        node = ProdBackward.__new__(ProdBackward)
+        node.dim = d if x._data.ndim else None
+        node.keepdim = kd
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+# -- logical reductions (no gradient) -------------------------------------------------
+
+cdef Variable _logical(object input, object dim, object keepdim, bint is_all):
+    cdef str what = "all" if is_all else "any"
+    cdef Variable x = _as_variable(input)
+    dims = _normalize_dims(dim, x._data.ndim, what)
+    xp = _xp_of(x._data)
+    data = (xp.all if is_all else xp.any)(x._data, axis=dims, keepdims=bool(keepdim))
+    if x._data.dtype == numpy.uint8:       # torch keeps uint8; every other dtype gives bool
+        data = data.astype(numpy.uint8)
+    return _plain(data, x._volatile)
+
+
+cpdef Variable all(object input, object dim=None, object keepdim=False):
+    """Whether every element (over ``dim``: an int, a tuple, or None) is nonzero.
+
+    >>> all(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=1)
+    tensor([False,  True])
+    """
+    if _profiling:
+        return _profiled(all, (input, dim, keepdim, ))
+    return _logical(input, dim, keepdim, True)
+
+
+cpdef Variable any(object input, object dim=None, object keepdim=False):
+    """Whether any element (over ``dim``: an int, a tuple, or None) is nonzero.
+
+    >>> any(Variable(numpy.array([[1., 0.], [0., 0.]])), dim=1)
+    tensor([ True, False])
+    """
+    if _profiling:
+        return _profiled(any, (input, dim, keepdim, ))
+    return _logical(input, dim, keepdim, False)
+
+
+cpdef Variable count_nonzero(object input, object dim=None):
+    """Number of nonzero elements over ``dim`` (an int, a tuple, or None for all), int64.
+
+    >>> count_nonzero(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=0)
+    tensor([2, 1])
+    """
+    if _profiling:
+        return _profiled(count_nonzero, (input, dim, ))
+    cdef Variable x = _as_variable(input)
+    dims = _normalize_dims(dim, x._data.ndim, "count_nonzero")
+    data = _sum_data(x._data != 0, dims, False, numpy.int64)
+    return _plain(data, x._volatile)
+
+
+# -- variance and standard deviation ---------------------------------------------------
+
+cdef tuple _var_args(Variable x, object dim, object unbiased, object keepdim,
+                     object correction, str what):
+    # torch's overloads: (dim, unbiased, keepdim), (unbiased) and (dim, *, correction).
+    if isinstance(dim, (bool, numpy.bool_)):
+        if unbiased is not None:
+            raise TypeError("%s(): got the unbiased flag twice" % what)
+        dim, unbiased = None, dim
+    if unbiased is not None:
+        if correction is not None:
+            raise RuntimeError("%s(): cannot specify both unbiased and correction" % what)
+        correction = 1 if unbiased else 0
+    elif correction is None:
+        correction = 1
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("%s(): std and var only support floating point and complex "
+                           "dtypes, got %s" % (what, x._data.dtype))
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    dims = _normalize_dims(dim, x._data.ndim, what)
+    cdef Py_ssize_t n = 1
+    for d in dims:
+        n *= x._data.shape[d]
+    return dims, bool(keepdim), correction, n, dim is None or x._data.ndim == 0
+
+
+cdef object _var_data(object data, tuple dims, bint keepdim, object correction, Py_ssize_t n):
+    # torch's divisor: max(0, n - correction) (inf or nan where it is 0).
+    with numpy.errstate(invalid="ignore", divide="ignore"):
+        m = _sum_data(data, dims, True) / n if n else 0     # n == 0: data is empty
+        diff = data - m
+        out = _sum_data(diff * diff, dims, keepdim) / builtins.max(0, n - correction)
+    return _ensure_array(out).astype(data.dtype, copy=False)
+
+
+cdef Variable _var_backward(Variable g, Variable x, tuple dims, bint keepdim, object correction,
+                            Py_ssize_t n, bint all_dims):
+    # torch's var_backward: 2 / (n - correction) * g * (x - mean(x)).
+    shape = x._data.shape
+    if not keepdim:
+        g = _reshape(g, _keepdim_shape(shape, dims), False)
+    m = mean(x, dims, True)
+    dof = n - correction
+    if all_dims and dof <= 0:
+        # 2 / dof is infinite: nan where x equals its mean (inf * 0), inf elsewhere.
+        xp = _xp_of(x._data)
+        with numpy.errstate(invalid="ignore"):
+            special = xp.where(x._data == m._data, numpy.nan, numpy.inf).astype(x._data.dtype)
+        return mul(broadcast_to(g, shape), special)
+    if dof == 0:
+        # torch: inf * g * (x - mean): nan where x is at its mean, +-inf elsewhere.
+        with numpy.errstate(invalid="ignore"):
+            return mul(g, mul(sub(x, m), numpy.inf))
+    # The scale goes on x - mean(x): an empty input then has no inf * 0 in d/dg.
+    return mul(g, mul(sub(x, m), 2.0 / dof))
+
+
+cdef class VarBackward(Node):
+    cdef SavedVariable input
+    cdef tuple dims
+    cdef bint keepdim
+    cdef bint all_dims
+    cdef object correction
+    cdef Py_ssize_t n
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        return (_var_backward(grads[0], x, self.dims, self.keepdim, self.correction, self.n,
+                              self.all_dims),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
+    """Variance over ``dim`` (an int, a tuple, or None for all) with divisor
+    ``N - correction`` (``correction=1`` by default; the legacy ``unbiased=False`` is
+    ``correction=0``), keeping ``dim`` if ``keepdim``.
+
+    >>> var(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
+    tensor([1., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(var, (input, dim, unbiased, keepdim, correction))
+    cdef Variable x = _as_variable(input)
+    dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "var")
+    data = _var_data(x._data, dims, kd, correction, n)
+    cdef VarBackward node
+    cdef Variable out
+    if _records(x):
+        node = VarBackward.__new__(VarBackward)
+        node.dims = dims
+        node.keepdim = kd
+        node.correction = correction
+        node.n = n
+        node.all_dims = all_dims
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        return out
+    return _plain(data, x._volatile)
+
+
+cdef class StdBackward(VarBackward):
+    # torch's std_backward: var_backward of g / (2 std), with 0 where std is 0.
+    cdef SavedVariable result
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        cdef Variable out = self.result.unpack(self)
+        if x._data.size == 0:
+            g = grads[0]         # the gradient is empty: no division by a nan std
+        else:
+            # 1 in the divisor where std is 0, so that no derivative of g / (2 std) meets
+            # 0 / 0 (torch divides first and gets nan second derivatives there).
+            zero = out._data == 0
+            g = where_const(zero, 0, div(grads[0], where_const(zero, 1, mul(out, 2))))
+        return (_var_backward(g, x, self.dims, self.keepdim, self.correction, self.n,
+                              self.all_dims),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+        self.result.release()
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
+    """Standard deviation over ``dim`` (arguments as ``var``); the gradient where it
+    is 0 is 0, as torch's.
+
+    >>> std(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
+    tensor([1., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(std, (input, dim, unbiased, keepdim, correction))
+    cdef Variable x = _as_variable(input)
+    dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "std")
+    data = _np_sqrt(_var_data(x._data, dims, kd, correction, n))
+    cdef StdBackward node
+    cdef Variable out
+    if _records(x):
+        node = StdBackward.__new__(StdBackward)
+        node.dims = dims
+        node.keepdim = kd
+        node.correction = correction
+        node.n = n
+        node.all_dims = all_dims
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
+    """``(var, mean)`` over ``dim`` (arguments as ``var``).
+
+    >>> var_mean(Variable(numpy.array([1., 2., 3.])))
+    (tensor(1., dtype=float64), tensor(2., dtype=float64))
+    """
+    if _profiling:
+        return _profiled(var_mean, (input, dim, unbiased, keepdim, correction))
+    cdef Variable x = _as_variable(input)
+    v = var(x, dim, unbiased, keepdim, correction=correction)
+    dims = _var_args(x, dim, unbiased, keepdim, correction, "var_mean")[0]
+    return (v, mean(x, dims, keepdim))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
+    """``(std, mean)`` over ``dim`` (arguments as ``var``).
+
+    >>> std_mean(Variable(numpy.array([1., 2., 3.])), correction=0)[1]
+    tensor(2., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(std_mean, (input, dim, unbiased, keepdim, correction))
+    cdef Variable x = _as_variable(input)
+    s = std(x, dim, unbiased, keepdim, correction=correction)
+    dims = _var_args(x, dim, unbiased, keepdim, correction, "std_mean")[0]
+    return (s, mean(x, dims, keepdim))
+
+
+# -- norms --------------------------------------------------------------------------
+
+# (_sign_data, torch's sign on arrays, is in elementwise.pxi)
+
+
+cdef Variable _abs(Variable x):
+    # |x| as x * sign(x) (sign a constant): the derivative sign(x), torch's abs backward.
+    return mul(x, _sign_data(x._data))
+
+
+cdef Variable _masked_recip_scale(Variable g, Variable norm, double power):
+    # g / norm^power, 0 where norm is 0 (torch's masked_fill), with 1 in the divisor
+    # there so that no derivative meets 0 / 0.
+    zero = norm._data == 0
+    safe = where_const(zero, 1, norm)
+    if power != 1:
+        safe = pow(safe, power)
+    return where_const(zero, 0, div(g, safe))
+
+
+cdef class NormBackward(Node):
+    # torch's norm_backward (the gradient of linalg.vector_norm).
+    cdef SavedVariable input
+    cdef SavedVariable result
+    cdef double p
+    cdef tuple dims
+    cdef bint keepdim
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        cdef Variable norm = self.result.unpack(self)
+        cdef Variable g = grads[0]
+        cdef double p = self.p
+        shape = x._data.shape
+        if not self.keepdim:
+            kshape = _keepdim_shape(shape, self.dims)
+            g = _reshape(g, kshape, False)
+            norm = _reshape(norm, kshape, False)
+        xd = x._data
+        sgn = _sign_data(xd)
+        if p == 1:
+            return (mul(broadcast_to(g, shape), sgn),)
+        if p == 2:
+            return (mul(g, where_const(norm._data == 0, 0, div(x, where_const(
+                norm._data == 0, 1, norm)))),)
+        if p == numpy.inf or p == -numpy.inf:
+            # amax / amin of |x|: ties share the gradient, nan counts as an extremum
+            xp = _xp_of(xd)
+            ax = xp.abs(xd)
+            mask = (ax == norm._data) | xp.isnan(ax)
+            count = _sum_data(mask, self.dims, True)
+            return (mul(g, (sgn * mask / count).astype(xd.dtype, copy=False)),)
+        if p < 1:
+            zero = xd == 0
+            scaled = mul(where_const(zero, 0, pow(where_const(zero, 1, _abs(x)), p - 1)), sgn)
+            # norm^(1-p), 0 at a zero norm: with 1 in the base there, no 0 * inf in its
+            # derivative
+            nz = norm._data == 0
+            return (mul(mul(scaled, g), where_const(nz, 0, pow(where_const(nz, 1, norm),
+                                                                1 - p))),)
+        if p < 2:
+            scaled = mul(pow(_abs(x), p - 1), sgn)
+        else:
+            scaled = mul(x, pow(_abs(x), p - 2))
+        return (mul(scaled, _masked_recip_scale(g, norm, p - 1)),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+        self.result.release()
+
+
+cdef class NormZeroBackward(Node):
+    # The 0 "norm" counts nonzeros: no gradient (torch's is undefined).
+    cdef tuple _backward(self, tuple grads):
+        return (None,)
+
+
+cdef double _norm_order(object ord, str what) except? -1:
+    if isinstance(ord, (bool, numpy.bool_)) or not isinstance(ord, (int, float, numpy.number)):
+        raise TypeError("%s: ord must be a number, got %r" % (what, ord))
+    return float(ord)
+
+
+cdef Variable _vector_norm(object input, object ord, object dim, object keepdim, object dtype,
+                           str what):
+    cdef Variable x = _as_variable(input)
+    cdef double p = _norm_order(ord, what)
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
+                           % (what, x._data.dtype))
+    if dtype is not None:
+        dtype = numpy.dtype(dtype)
+        if not numpy.can_cast(x._data.dtype, dtype, "safe"):
+            raise RuntimeError("%s: the dtype of the input (%s) should be convertible "
+                               "without narrowing to the specified dtype (%s)"
+                               % (what, x._data.dtype, dtype))
+        x = _convert(x, None, dtype, False)
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    cdef tuple dims = _normalize_dims(dim, x._data.ndim, what)
+    cdef bint kd = bool(keepdim)
+    d = x._data
+    if p < 0 or p == numpy.inf:
+        if dim is None and d.size == 0:
+            raise RuntimeError("%s cannot compute the %s norm on an empty tensor because the "
+                               "operation does not have an identity" % (what, _order_str(p)))
+        for i in dims:
+            if d.shape[i] == 0:
+                raise RuntimeError("%s cannot compute the %s norm on the dimension %d because "
+                                   "this dimension is empty and the operation does not have "
+                                   "an identity" % (what, _order_str(p), i))
+    xp = _xp_of(d)
+    if p == 2:
+        data = _np_sqrt(_sum_data(d * d, dims, kd))
+    elif p == 1:
+        data = _sum_data(xp.abs(d), dims, kd)
+    elif p == numpy.inf:
+        data = _extremum_data(xp.abs(d), dims, kd, True)
+    elif p == -numpy.inf:
+        data = _extremum_data(xp.abs(d), dims, kd, False)
+    elif p == 0:
+        data = _sum_data(d != 0, dims, kd, d.dtype)
+    else:
+        with numpy.errstate(divide="ignore"):       # |0| ** p = inf for p < 0
+            data = _np_power(_sum_data(_np_power(xp.abs(d), p), dims, kd), 1.0 / p)
+    data = _ensure_array(data).astype(d.dtype, copy=False)
+    cdef NormBackward node
+    cdef Variable out
+    if _records(x):
+        if p == 0:
+            return _recorded(NormZeroBackward.__new__(NormZeroBackward), data, (_edge(x),))
+        node = NormBackward.__new__(NormBackward)
+        node.p = p
+        node.dims = dims
+        node.keepdim = kd
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+cdef str _order_str(double p):
+    if p == numpy.inf:
+        return "inf"
+    if p == -numpy.inf:
+        return "-inf"
+    return ("%d" % p) if p == <long long>p else repr(p)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
+    """The vector ``ord``-norm of ``x`` over ``dim`` (an int, a tuple, or None for all
+    elements): ``ord`` 2 (default), 1, ``inf`` (max |x|), ``-inf`` (min |x|), 0 (number
+    of nonzeros) or any float, ``sum(|x|**ord)**(1/ord)``. At a zero vector the gradient
+    is 0 (a subgradient), as torch's. ``pyad.linalg.vector_norm``.
+
+    >>> vector_norm(Variable(numpy.array([3., -4.])))
+    tensor(5., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(vector_norm, (x, ord, dim, keepdim, dtype))
+    return _vector_norm(x, ord, dim, keepdim, dtype, "linalg.vector_norm")
+
+
+cpdef Variable norm(object input, object p="fro", object dim=None, object keepdim=False,
+                    object dtype=None):
+    """torch.norm: the vector ``p``-norm over ``dim`` (all elements if None; see
+    ``vector_norm``); ``'fro'`` (default) is the 2-norm over ``dim``.
+
+    >>> norm(Variable(numpy.array([[3., 0.], [0., -4.]])), dim=1)
+    tensor([3., 4.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(norm, (input, p, dim, keepdim, dtype, ))
+    if isinstance(p, str):
+        if p != "fro":
+            raise NotImplementedError("norm(): p=%r is not supported (only 'fro' and numbers; "
+                                      "the nuclear norm needs singular values)" % p)
+        if isinstance(dim, (tuple, list)) and len(dim) > 2:
+            raise RuntimeError("norm(): the Frobenius norm takes at most 2 dims, got %r"
+                               % (dim,))
+        p = 2
+    return _vector_norm(input, p, dim, keepdim, dtype, "norm")
+
+
+def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
+    """torch.linalg.norm: a vector norm (over one dim, or of the flattened input when
+    ``ord`` and ``dim`` are None), or a matrix norm (a 2-D input with ``ord`` given, or
+    ``dim`` a pair): ``'fro'``, 1, -1, ``inf``, ``-inf``. ``pyad.linalg.norm``.
+
+    >>> _linalg_norm(Variable(numpy.array([[1., -2.], [0., 3.]])), 1)
+    tensor(5., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(_linalg_norm, (x, ord, dim, keepdim, dtype))
+    cdef Variable v = _as_variable(x)
+    if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
+        return _vector_norm(v, 2 if ord is None else ord, dim, keepdim, dtype, "linalg.norm")
+    if dim is None:
+        if ord is None:
+            return _vector_norm(v, 2, None, keepdim, dtype, "linalg.norm")
+        if v._data.ndim == 1:
+            return _vector_norm(v, ord, None, keepdim, dtype, "linalg.norm")
+        if v._data.ndim != 2:
+            raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input "
+                               "must be 1D or 2D. Got %dD." % v._data.ndim)
+        dim = (0, 1)
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError("linalg.norm: dim must be an int, a pair of ints or None, got %r"
+                           % (dim,))
+    return _matrix_norm(v, "fro" if ord is None else ord, dim, bool(keepdim), dtype)
+
+
+cdef Variable _matrix_norm(Variable x, object ord, object dim, bint keepdim, object dtype):
+    cdef tuple dims = _normalize_dims(dim, x._data.ndim, "linalg.matrix_norm")
+    if len(dims) != 2:
+        raise RuntimeError("linalg.matrix_norm: dims must be different, got %r" % (dim,))
+    if isinstance(ord, str):
+        if ord != "fro":
+            raise NotImplementedError("linalg.matrix_norm: ord=%r is not supported (it needs "
+                                      "singular values)" % ord)
+        return _vector_norm(x, 2, dims, keepdim, dtype, "linalg.matrix_norm")
+    cdef double p = _norm_order(ord, "linalg.matrix_norm")
+    if p not in (1, -1, numpy.inf, -numpy.inf):
+        if p in (2, -2):
+            raise NotImplementedError("linalg.matrix_norm: ord=%s is not supported (it needs "
+                                      "singular values)" % _order_str(p))
+        raise RuntimeError("linalg.matrix_norm: Order %s not supported." % _order_str(p))
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor "
+                           "as input. Got %s" % x._data.dtype)
+    if dtype is not None:
+        x = _convert(x, None, dtype, False)
+    d0, d1 = (dim[0], dim[1])
+    d0 = _normalize_dim(d0, x._data.ndim, "linalg.matrix_norm")
+    d1 = _normalize_dim(d1, x._data.ndim, "linalg.matrix_norm")
+    if p == numpy.inf or p == -numpy.inf:
+        d0, d1 = d1, d0                      # max row sum: sum over columns first
+    # 1: the largest column sum of |x| (sum over d0, then the extremum over d1).
+    out = _amax_amin(sum(_abs(x), d0, True), d1, True, p > 0)
+    if not keepdim:
+        out = _reshape(out, tuple([s for i, s in enumerate(out._data.shape) if i not in dims]),
+                       False)
+    return out
+
+
+# -- cumulative sum and product ------------------------------------------------------
+
+cdef tuple _cum_args(Variable x, object dim, object dtype, str what):
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, what)
+    if dtype is None and x._data.dtype.kind in "biu":
+        dtype = numpy.int64                  # torch: integer scans are int64
+    return d, dtype
+
+
+cdef object _rev_cumsum_data(object g, Py_ssize_t d):
+    xp = _xp_of(g)
+    return xp.flip(xp.cumsum(xp.flip(g, d), axis=d), d)
+
+
+cdef class CumsumBackward(Node):
+    cdef Py_ssize_t dim
+
+    cdef tuple _backward(self, tuple grads):
+        return (_rev_cumsum(grads[0], self.dim),)
+
+
+cdef class RevCumsumBackward(Node):
+    # Adjoint of cumsum (a cumsum from the end): its backward is cumsum.
+    cdef Py_ssize_t dim
+
+    cdef tuple _backward(self, tuple grads):
+        return (cumsum(grads[0], self.dim),)
+
+
+cdef Variable _rev_cumsum(Variable g, Py_ssize_t d):
+    if g._data.ndim == 0:
+        return g
+    data = _rev_cumsum_data(g._data, d)
+    cdef RevCumsumBackward node
+    if _records(g):
+        node = RevCumsumBackward.__new__(RevCumsumBackward)
+        node.dim = d
+        return _recorded(node, data, (_edge(g),))
+    return _plain(data, g._volatile)
+
+
+cpdef Variable cumsum(object input, object dim, object dtype=None):
+    """Cumulative sum along ``dim``.
+
+    >>> cumsum(Variable(numpy.array([[1., 2., 3.], [4., 5., 6.]])), dim=1)
+    tensor([[ 1.,  3.,  6.],
+            [ 4.,  9., 15.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(cumsum, (input, dim, dtype, ))
+    cdef Variable x = _as_variable(input)
+    d, dtype = _cum_args(x, dim, dtype, "cumsum")
+    if dtype is not None and _is_float_dtype(x._data.dtype):
+        x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
+        dtype = None
+    if x._data.ndim == 0:
+        data = x._data.astype(dtype if dtype is not None else x._data.dtype, copy=True)
+    else:
+        data = _xp_of(x._data).cumsum(x._data, axis=d, dtype=dtype)
+    cdef CumsumBackward node
+    if _records(x) and _is_float_dtype(data.dtype):
+        node = CumsumBackward.__new__(CumsumBackward)
+        node.dim = d
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class CumprodBackward(Node):
+    # No zero: rev_cumsum(g * out) / x. With zeros, exactly (and differentiably):
+    # dL/dx_k = sum_{i >= k} g_i prod_{j <= i, j != k} x_j, through the product of the
+    # others of the rows M[i, j] = x_j (j <= i), 1 (j > i).
+    cdef SavedVariable input
+    cdef SavedVariable result
+    cdef Py_ssize_t dim
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        cdef Variable g = grads[0]
+        if x._data.ndim == 0:
+            return (g,)
+        cdef Py_ssize_t d = self.dim
+        if not bool((x._data == 0).any()):
+            out = self.result.unpack(self)
+            return (div(_rev_cumsum(mul(g, out), d), x),)
+        shape = x._data.shape
+        n = shape[d]
+        xp = _xp_of(x._data)
+        big = shape[:d] + (n,) + shape[d:]            # axis d: i, axis d + 1: j
+        xe = broadcast_to(_reshape(x, shape[:d] + (1,) + shape[d:], False), big)
+        later = xp.triu(xp.ones((n, n), dtype=bool), 1).reshape(
+            (1,) * d + (n, n) + (1,) * (len(shape) - d - 1))          # j > i
+        q = where_const(later, 0, _prod_others(where_const(later, 1, xe), d + 1))
+        ge = _reshape(g, shape[:d + 1] + (1,) + shape[d + 1:], False)
+        return (sum(mul(ge, q), d),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+        self.result.release()
+
+
+cpdef Variable cumprod(object input, object dim, object dtype=None):
+    """Cumulative product along ``dim`` (exact gradients with zeros).
+
+    >>> x = Variable(numpy.array([2., 0., 3.]), requires_grad=True)
+    >>> cumprod(x, 0).sum().backward()
+    >>> x.grad
+    tensor([1., 8., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(cumprod, (input, dim, dtype, ))
+    cdef Variable x = _as_variable(input)
+    d, dtype = _cum_args(x, dim, dtype, "cumprod")
+    if dtype is not None and _is_float_dtype(x._data.dtype):
+        x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
+        dtype = None
+    if x._data.ndim == 0:
+        data = x._data.astype(dtype if dtype is not None else x._data.dtype, copy=True)
+    else:
+        data = _xp_of(x._data).cumprod(x._data, axis=d, dtype=dtype)
+    cdef CumprodBackward node
+    cdef Variable out
+    if _records(x) and _is_float_dtype(data.dtype):
+        node = CumprodBackward.__new__(CumprodBackward)
+        node.dim = d
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
 
 
 cdef class LogsumexpBackward(Node):
@@ -263,4 +1165,6 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
     return _plain(data, x._volatile)
 
 
-REDUCTION_OPS = (sum, mean, max, logsumexp)
+REDUCTION_OPS = (sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any,
+                 count_nonzero, var, std, var_mean, std_mean, norm, cumsum, cumprod,
+                 logsumexp)
