@@ -17,7 +17,8 @@ from pyad._engine import (
     matmul, mm,
     # shape and indexing
     reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
-    broadcast_to, getitem,
+    broadcast_to, getitem, cat, concat, stack, hstack, vstack, split, split_with_sizes, chunk,
+    unbind, narrow, select, flip, roll, repeat, tile, movedim, unflatten,
     # nn
     log_softmax,
     # in-place

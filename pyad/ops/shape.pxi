@@ -445,5 +445,516 @@ def expand(input, *sizes):
     return broadcast_to(x, shape)
 
 
+
+# -- joining and splitting ----------------------------------------------------------
+
+cdef list _variable_sequence(object tensors, str what):
+    # A list or tuple of Variables (arrays are wrapped), as torch takes them.
+    if isinstance(tensors, Variable) or not isinstance(tensors, (list, tuple)):
+        raise TypeError("%s(): argument 'tensors' must be a sequence of Variables, not %s"
+                        % (what, type(tensors).__name__))
+    if len(tensors) == 0:
+        raise RuntimeError("%s(): expected a non-empty list of Variables" % what)
+    return [_as_variable(t) for t in tensors]
+
+
+cdef class CatBackward(Node):
+    cdef Py_ssize_t dim
+    cdef tuple sizes                  # each input's size along dim (None: skipped input)
+    cdef tuple dtypes
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable g = grads[0]
+        out = []
+        cdef Py_ssize_t start = 0
+        for i in range(len(self.sizes)):
+            size = self.sizes[i]
+            if size is None:                # a legacy empty 1-d input: an empty gradient
+                out.append(_plain(_xp_of(g._data).zeros((0,), dtype=self.dtypes[i]), False)
+                           if self._needs_input_grad(i) else None)
+                continue
+            if self._needs_input_grad(i):
+                out.append(_reduce_grad(narrow(g, self.dim, start, size), None,
+                                        self.dtypes[i]))
+            else:
+                out.append(None)
+            start += size
+        return tuple(out)
+
+
+def cat(tensors, dim=0):
+    """Concatenate Variables along an existing dimension ``dim``.
+
+    >>> cat([Variable(numpy.ones((1, 2))), Variable(numpy.zeros((2, 2)))]).shape
+    (3, 2)
+    """
+    if _profiling:
+        return _profiled(cat, (tensors, dim, ))
+    cdef list xs = _variable_sequence(tensors, "cat")
+    cdef list used = []
+    cdef Variable x, ref = None
+    for i, x in enumerate(xs):
+        if x._data.ndim == 0:
+            raise RuntimeError("cat(): zero-dimensional Variable (at position %d) cannot be "
+                               "concatenated" % i)
+        if ref is None and not (x._data.ndim == 1 and x._data.shape[0] == 0):
+            ref = x
+    if ref is None:
+        ref = xs[0]
+    cdef Py_ssize_t d = _normalize_dim(dim, ref._data.ndim, "cat")
+    sizes = []
+    for i, x in enumerate(xs):
+        if x is not ref and x._data.ndim == 1 and x._data.shape[0] == 0:
+            sizes.append(None)          # torch skips legacy empty 1-d inputs
+            continue
+        same = x._data.ndim == ref._data.ndim
+        if same:
+            for k in range(x._data.ndim):
+                if k != d and x._data.shape[k] != ref._data.shape[k]:
+                    same = False
+        if not same:
+            raise RuntimeError("cat(): sizes of Variables must match except in dimension %d; "
+                               "got %s and %s (at position %d)"
+                               % (d, _shape_str(ref._data.shape), _shape_str(x._data.shape), i))
+        sizes.append(x._data.shape[d])
+        used.append(x._data)
+    xp = _xp_of(ref._data)
+    data = xp.concatenate(used, axis=d)
+    cdef CatBackward node
+    cdef bint records = False, volatile = False
+    for x in xs:
+        records = records or _requires_grad_now(x)
+        volatile = volatile or x._volatile
+    if records and _grad_enabled():
+        node = CatBackward.__new__(CatBackward)
+        node.dim = d
+        node.sizes = tuple(sizes)
+        node.dtypes = tuple([(<Variable>v)._data.dtype for v in xs])
+        return _recorded(node, data, tuple([_edge(<Variable>v) for v in xs]))
+    return _plain(data, volatile)
+
+
+def concat(tensors, dim=0):
+    """Alias of :func:`cat`.
+
+    >>> concat([Variable(numpy.ones(2)), Variable(numpy.zeros(1))])
+    tensor([1., 1., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(concat, (tensors, dim, ))
+    return cat(tensors, dim)
+
+
+def stack(tensors, dim=0):
+    """Join Variables of equal shape along a new dimension ``dim``.
+
+    >>> stack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))], 1).shape
+    (3, 2)
+    """
+    if _profiling:
+        return _profiled(stack, (tensors, dim, ))
+    cdef list xs = _variable_sequence(tensors, "stack")
+    cdef Variable x
+    shape = (<Variable>xs[0])._data.shape
+    for i, x in enumerate(xs):
+        if x._data.shape != shape:
+            raise RuntimeError("stack(): expects each Variable to be equal size, but got %s at "
+                               "entry 0 and %s at entry %d"
+                               % (_shape_str(shape), _shape_str(x._data.shape), i))
+    d = _normalize_dim(dim, len(shape) + 1, "stack")
+    return cat([unsqueeze(x, d) for x in xs], d)
+
+
+def hstack(tensors):
+    """Concatenate horizontally: along dim 1, or dim 0 for 1-d inputs (0-d become 1-d).
+
+    >>> hstack([Variable(numpy.ones((2, 1))), Variable(numpy.zeros((2, 2)))]).shape
+    (2, 3)
+    """
+    if _profiling:
+        return _profiled(hstack, (tensors, ))
+    cdef list xs = _variable_sequence(tensors, "hstack")
+    xs = [reshape(x, (1,)) if (<Variable>x)._data.ndim == 0 else x for x in xs]
+    return cat(xs, 0 if (<Variable>xs[0])._data.ndim == 1 else 1)
+
+
+def vstack(tensors):
+    """Concatenate vertically (along dim 0), after making every input at least 2-d.
+
+    >>> vstack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))]).shape
+    (2, 3)
+    """
+    if _profiling:
+        return _profiled(vstack, (tensors, ))
+    cdef list xs = _variable_sequence(tensors, "vstack")
+    cdef Variable x
+    out = []
+    for x in xs:
+        if x._data.ndim < 2:
+            x = reshape(x, (1, x._data.size))
+        out.append(x)
+    return cat(out, 0)
+
+
+def narrow(input, dim, start, length):
+    """The slice ``start:start + length`` of dimension ``dim`` (a view).
+
+    >>> narrow(Variable(numpy.arange(5.)), 0, 1, 3)
+    tensor([1., 2., 3.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(narrow, (input, dim, start, length, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        raise RuntimeError("narrow(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "narrow")
+    cdef Py_ssize_t n = x._data.shape[d]
+    s = _int_arg(start, "narrow", "start")
+    l = _int_arg(length, "narrow", "length")
+    if s < -n or s > n:
+        raise IndexError("narrow(): start (%d) out of range for dimension %d of size %d"
+                         % (s, d, n))
+    if s < 0:
+        s += n
+    if l < 0:
+        raise RuntimeError("narrow(): length must be non-negative, got %d" % l)
+    if s + l > n:
+        raise RuntimeError("narrow(): start (%d) + length (%d) exceeds dimension size (%d)"
+                           % (s, l, n))
+    return getitem(x, (slice(None),) * d + (slice(s, s + l),))
+
+
+cdef Py_ssize_t _int_arg(object value, str what, str name) except? -1:
+    if isinstance(value, Variable):
+        if (<Variable>value)._data.ndim == 0 and (<Variable>value)._data.dtype.kind in "iu":
+            return int((<Variable>value)._data)
+    elif isinstance(value, (int, numpy.integer)) and not isinstance(value, bool):
+        return value
+    raise TypeError("%s(): argument '%s' must be an int, not %s"
+                    % (what, name, type(value).__name__))
+
+
+def select(input, dim, index):
+    """The slice at ``index`` of dimension ``dim``, which is removed (a view).
+
+    >>> select(Variable(numpy.arange(6.).reshape(2, 3)), 1, -1)
+    tensor([2., 5.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(select, (input, dim, index, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        raise IndexError("select(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "select")
+    cdef Py_ssize_t n = x._data.shape[d]
+    i = _int_arg(index, "select", "index")
+    if i < -n or i >= n:
+        raise IndexError("select(): index %d out of range for a Variable of size %s at "
+                         "dimension %d" % (i, _shape_str(x._data.shape), d))
+    return getitem(x, (slice(None),) * d + ((i + n if i < 0 else i),))
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """Split into views of the given sizes along ``dim``.
+
+    >>> [p.shape for p in split_with_sizes(Variable(numpy.arange(5.)), [2, 3])]
+    [(2,), (3,)]
+    """
+    if _profiling:
+        return _profiled(split_with_sizes, (input, split_sizes, dim, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        raise RuntimeError("split_with_sizes(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "split_with_sizes")
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError("split_with_sizes(): split_sizes must be a list of ints, not %s"
+                        % type(split_sizes).__name__)
+    sizes = [_int_arg(s, "split_with_sizes", "split_sizes") for s in split_sizes]
+    if any(s < 0 for s in sizes) or builtins.sum(sizes) != x._data.shape[d]:
+        raise RuntimeError("split_with_sizes(): expects split_sizes to be non-negative and to "
+                           "sum exactly to %d (the size of dimension %d), but got %s"
+                           % (x._data.shape[d], d, list(sizes)))
+    out = []
+    start = 0
+    for s in sizes:
+        out.append(narrow(x, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def split(input, split_size_or_sections, dim=0):
+    """Split into views of ``split_size`` along ``dim`` (the last may be smaller), or of
+    the sizes in a list.
+
+    >>> [p.tolist() for p in split(Variable(numpy.arange(5.)), 2)]
+    [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    """
+    if _profiling:
+        return _profiled(split, (input, split_size_or_sections, dim, ))
+    cdef Variable x = _as_variable(input)
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return split_with_sizes(x, split_size_or_sections, dim)
+    if x._data.ndim == 0:
+        raise RuntimeError("split(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "split")
+    cdef Py_ssize_t n = x._data.shape[d]
+    size = _int_arg(split_size_or_sections, "split", "split_size")
+    if size < 0 or (size == 0 and n != 0):
+        raise RuntimeError("split(): split_size can only be 0 if dimension size is 0, and "
+                           "must be non-negative, but got split_size %d for dimension size %d"
+                           % (size, n))
+    if size == 0:
+        return (narrow(x, d, 0, 0),)
+    return split_with_sizes(x, [builtins.min(size, n - k) for k in range(0, n, size)] or [0],
+                            d)
+
+
+def chunk(input, chunks, dim=0):
+    """Split into ``chunks`` views of equal size along ``dim`` (the last may be smaller;
+    there may be fewer), as torch.chunk.
+
+    >>> [p.tolist() for p in chunk(Variable(numpy.arange(5.)), 3)]
+    [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    """
+    if _profiling:
+        return _profiled(chunk, (input, chunks, dim, ))
+    cdef Variable x = _as_variable(input)
+    c = _int_arg(chunks, "chunk", "chunks")
+    if c <= 0:
+        raise RuntimeError("chunk(): expects `chunks` to be greater than 0, got: %d" % c)
+    if x._data.ndim == 0:
+        raise RuntimeError("chunk(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "chunk")
+    cdef Py_ssize_t n = x._data.shape[d]
+    if n == 0:
+        return split_with_sizes(x, [0] * c, d)
+    return split(x, (n + c - 1) // c, d)
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, as a tuple of views with ``dim`` removed.
+
+    >>> unbind(Variable(numpy.arange(4.).reshape(2, 2)), 1)
+    (tensor([0., 2.], dtype=float64), tensor([1., 3.], dtype=float64))
+    """
+    if _profiling:
+        return _profiled(unbind, (input, dim, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        raise IndexError("unbind(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "unbind")
+    return tuple(select(x, d, i) for i in range(x._data.shape[d]))
+
+
+def movedim(input, source, destination):
+    """Move dimension(s) ``source`` to position(s) ``destination`` (a view).
+
+    >>> movedim(Variable(numpy.zeros((2, 3, 4))), 0, -1).shape
+    (3, 4, 2)
+    """
+    if _profiling:
+        return _profiled(movedim, (input, source, destination, ))
+    cdef Variable x = _as_variable(input)
+    cdef Py_ssize_t n = x._data.ndim
+    src = list(source) if isinstance(source, (list, tuple)) else [source]
+    dst = list(destination) if isinstance(destination, (list, tuple)) else [destination]
+    if len(src) != len(dst):
+        raise RuntimeError("movedim(): Invalid source or destination dims: source (%s dims) "
+                           "should contain the same number of dims as destination (%s dims)"
+                           % (len(src), len(dst)))
+    src = [_normalize_dim(s, n, "movedim") for s in src]
+    dst = [_normalize_dim(s, n, "movedim") for s in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise RuntimeError("movedim(): repeated dim in source %s or destination %s"
+                           % (list(source) if isinstance(source, (list, tuple)) else source,
+                              list(destination) if isinstance(destination, (list, tuple))
+                              else destination))
+    if n == 0:
+        return permute(x, ())
+    perm = [-1] * n
+    for s, t_ in zip(src, dst):
+        perm[t_] = s
+    rest = iter(k for k in range(n) if k not in src)
+    perm = [next(rest) if p == -1 else p for p in perm]
+    return permute(x, tuple(perm))
+
+
+def unflatten(input, dim, sizes):
+    """Expand dimension ``dim`` into ``sizes`` (one may be -1), a view when possible.
+
+    >>> unflatten(Variable(numpy.zeros((2, 6))), 1, (3, -1)).shape
+    (2, 3, 2)
+    """
+    if _profiling:
+        return _profiled(unflatten, (input, dim, sizes, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        raise IndexError("unflatten(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "unflatten")
+    if not isinstance(sizes, (list, tuple)) or len(sizes) == 0:
+        raise RuntimeError("unflatten(): sizes must be a non-empty list or tuple of ints")
+    sizes = tuple(_int_arg(s, "unflatten", "sizes") for s in sizes)
+    n = x._data.shape[d]
+    known = 1
+    for s in sizes:
+        if s != -1:
+            known *= s
+    if list(sizes).count(-1) > 1 or (-1 not in sizes and known != n) or (
+            -1 in sizes and (known == 0 or n % known)) or any(s < -1 for s in sizes):
+        raise RuntimeError("unflatten(): provided sizes %s don't multiply up to the size of "
+                           "dim %d (%d) in the input Variable" % (list(sizes), d, n))
+    shape = x._data.shape
+    return reshape(x, shape[:d] + sizes + shape[d + 1:])
+
+
+cdef class FlipBackward(Node):
+    cdef tuple dims
+
+    cdef tuple _backward(self, tuple grads):
+        return (flip(grads[0], self.dims),)
+
+
+def flip(input, dims):
+    """Reverse the order of elements along ``dims`` (a copy, as torch.flip).
+
+    >>> flip(Variable(numpy.arange(4.).reshape(2, 2)), [1])
+    tensor([[1., 0.],
+            [3., 2.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(flip, (input, dims, ))
+    cdef Variable x = _as_variable(input)
+    if isinstance(dims, (list, tuple)):
+        ds = _normalize_dims(tuple(dims), x._data.ndim, "flip")
+    else:
+        ds = _normalize_dims(dims, x._data.ndim, "flip")
+    if x._data.ndim == 0 and (dims if isinstance(dims, (list, tuple)) else True):
+        raise IndexError("flip(): dimension specified as %s but the Variable has no "
+                         "dimensions" % (dims,))
+    key = tuple(slice(None, None, -1) if k in ds else slice(None)
+                for k in range(x._data.ndim))
+    data = x._data[key].copy()
+    cdef FlipBackward node
+    if _records(x):
+        node = FlipBackward.__new__(FlipBackward)
+        node.dims = ds
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class RollBackward(Node):
+    cdef object shifts
+    cdef object dims
+
+    cdef tuple _backward(self, tuple grads):
+        return (roll(grads[0], self.shifts, self.dims),)
+
+
+def roll(input, shifts, dims=None):
+    """Roll elements along ``dims`` (of the flattened input when None) by ``shifts``.
+
+    >>> roll(Variable(numpy.arange(4.)), 1)
+    tensor([3., 0., 1., 2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(roll, (input, shifts, dims, ))
+    cdef Variable x = _as_variable(input)
+    sh = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
+    sh = tuple(_int_arg(s, "roll", "shifts") for s in sh)
+    if dims is None:
+        if len(sh) != 1:
+            raise RuntimeError("roll(): shifts must be one int when dims is not given, got %s"
+                               % (list(sh),))
+        ds = None
+    else:
+        ds = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
+        if len(ds) != len(sh):
+            raise RuntimeError("roll(): shifts and dimensions must align. shifts: %d, dims: %d"
+                               % (len(sh), len(ds)))
+        ds = tuple(_normalize_dim(k, x._data.ndim, "roll") for k in ds)
+        if x._data.ndim == 0:
+            raise IndexError("roll(): dimension specified as %s but the Variable has no "
+                             "dimensions" % (dims,))
+    xp = _xp_of(x._data)
+    data = xp.roll(x._data, sh if ds is not None else sh[0], ds)
+    cdef RollBackward node
+    if _records(x):
+        node = RollBackward.__new__(RollBackward)
+        node.shifts = tuple(-s for s in sh) if ds is not None else -sh[0]
+        node.dims = ds
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class RepeatBackward(Node):
+    cdef tuple input_shape
+    cdef tuple reps
+
+    cdef tuple _backward(self, tuple grads):
+        # g has shape reps[i] * padded_shape[i]: view it as (reps[0], s[0], reps[1], ...)
+        # and sum over the repetition axes.
+        cdef Variable g = grads[0]
+        lead = len(self.reps) - len(self.input_shape)
+        padded = (1,) * lead + self.input_shape
+        inter = []
+        axes = []
+        for i in range(len(self.reps)):
+            if self.reps[i] != 1:
+                axes.append(len(inter))
+                inter.append(self.reps[i])
+            inter.append(padded[i])
+        g = _reshape(g, tuple(inter), False)
+        if axes:
+            g = sum(g, tuple(axes))
+        return (_reshape(g, self.input_shape, False),)
+
+
+def repeat(input, *sizes):
+    """Repeat the input ``sizes[i]`` times along each dimension (torch's Tensor.repeat:
+    extra leading sizes add dimensions).
+
+    >>> repeat(Variable(numpy.array([1., 2.])), 2, 2)
+    tensor([[1., 2., 1., 2.],
+            [1., 2., 1., 2.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(repeat, (input, ) + sizes)
+    cdef Variable x = _as_variable(input)
+    reps = tuple(_int_arg(s, "repeat", "sizes") for s in _shape_args(sizes))
+    if len(reps) < x._data.ndim:
+        raise RuntimeError("repeat(): number of dimensions of repeat dims (%d) can not be "
+                           "smaller than number of dimensions of the Variable (%d)"
+                           % (len(reps), x._data.ndim))
+    if any(r < 0 for r in reps):
+        raise RuntimeError("repeat(): repeats must be non-negative, got %s" % (list(reps),))
+    xp = _xp_of(x._data)
+    data = xp.tile(x._data, reps) if reps else x._data.copy()
+    cdef RepeatBackward node
+    if _records(x):
+        node = RepeatBackward.__new__(RepeatBackward)
+        node.input_shape = x._data.shape
+        node.reps = reps
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+def tile(input, dims):
+    """Repeat the input ``dims[i]`` times along each dimension; missing leading
+    entries of ``dims`` are 1 (torch.tile).
+
+    >>> tile(Variable(numpy.array([[1., 2.]])), (2,)).tolist()
+    [[1.0, 2.0, 1.0, 2.0]]
+    """
+    if _profiling:
+        return _profiled(tile, (input, dims, ))
+    cdef Variable x = _as_variable(input)
+    reps = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
+    if len(reps) < x._data.ndim:
+        reps = (1,) * (x._data.ndim - len(reps)) + reps
+    return repeat(x, reps)
+
+
 SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
-             broadcast_to, sum_to, getitem)
+             broadcast_to, sum_to, getitem, cat, concat, stack, hstack, vstack, split,
+             split_with_sizes, chunk, unbind, narrow, select, flip, roll, repeat, tile,
+             movedim, unflatten)

@@ -1,6 +1,7 @@
 """Shape and indexing ops: reshape/view, transpose, .T, permute, unsqueeze/squeeze,
-flatten, expand/broadcast_to, and __getitem__ (ints, slices, None, Ellipsis, negative
-steps, integer arrays with repeats, boolean masks)."""
+flatten, expand/broadcast_to, __getitem__ (ints, slices, None, Ellipsis, negative
+steps, integer arrays with repeats, boolean masks), joining and splitting (cat, stack,
+split, chunk, unbind, narrow, select, ...), flip, roll, repeat, tile, movedim, unflatten."""
 import numpy as np
 import pytest
 
@@ -13,6 +14,85 @@ MASK_2D = np.array([[True, False, True, False],
                     [False, False, True, True],
                     [True, True, False, False]])
 MASK_ROWS = np.array([True, False, True])
+
+
+# -- NumPy references of ops with no NumPy twin (and torch spellings that differ) -----
+
+def _np_narrow(x, dim, start, length):
+    if x.ndim == 0:
+        raise IndexError("narrow of 0-d")
+    dim %= x.ndim
+    if not -x.shape[dim] <= start <= x.shape[dim]:
+        raise IndexError("narrow start out of range")
+    start = start + x.shape[dim] if start < 0 else start
+    if start + length > x.shape[dim]:
+        raise IndexError("narrow out of range")
+    return x[(slice(None),) * dim + (slice(start, start + length),)]
+
+
+def _np_split(x, size, dim=0):
+    if x.ndim == 0:
+        raise IndexError("split of 0-d")
+    n = x.shape[dim]
+    sizes = list(size) if isinstance(size, (list, tuple)) else (
+        [min(size, n - k) for k in range(0, n, size)] or [0])
+    if sum(sizes) != n:
+        raise ValueError("split sizes do not add up")
+    return np.split(x, np.cumsum(sizes)[:-1], axis=dim)
+
+
+def _np_chunk(x, chunks, dim=0):
+    if x.ndim == 0:
+        raise IndexError("chunk of 0-d")
+    n = x.shape[dim]
+    if n == 0:
+        return _np_split(x, [0] * chunks, dim)
+    return _np_split(x, -(-n // chunks), dim)
+
+
+def _np_unflatten(x, dim, sizes):
+    if x.ndim == 0:
+        raise IndexError("unflatten of 0-d")
+    dim %= x.ndim
+    return x.reshape(x.shape[:dim] + tuple(sizes) + x.shape[dim + 1:])
+
+
+def _np_repeat(x, *sizes):
+    if len(sizes) < x.ndim:
+        raise ValueError("fewer sizes than dims")
+    return np.tile(x, sizes)
+
+
+NP_REF = {
+    "cat": lambda tensors, dim=0: np.concatenate(tensors, axis=dim),
+    "narrow": _np_narrow,
+    "select": lambda x, dim, i: np.take(x, i, axis=dim) if x.ndim else x[i],
+    "split": _np_split,
+    "split_with_sizes": _np_split,
+    "chunk": _np_chunk,
+    "unbind": lambda x, dim=0: [np.take(x, i, axis=dim) for i in range(x.shape[dim])],
+    "movedim": np.moveaxis,
+    "unflatten": _np_unflatten,
+    "repeat": _np_repeat,
+}
+TORCH_REF = {
+    "repeat": lambda x, *sizes: x.repeat(*sizes),     # a Tensor method only
+}
+
+
+def op(L, name, *args):
+    """``L.<name>(*args)``, with the NumPy references and torch spellings above."""
+    if L.name == "numpy" and name in NP_REF:
+        return NP_REF[name](*args)
+    if L.name == "torch" and name in TORCH_REF:
+        return TORCH_REF[name](*args)
+    return getattr(L, name)(*args)
+
+
+def joined(L, parts):
+    """One output from several (split, chunk, unbind): each part flattened and weighted
+    by its position, so each part's gradient differs."""
+    return op(L, "cat", [L.reshape(p, -1) * float(i + 1) for i, p in enumerate(parts)], 0)
 
 CASES = [
     # reshape / view
@@ -88,6 +168,48 @@ CASES = [
     Case("getitem_repeats_then_square", lambda L, a: L.getitem(a, IDX_REPEAT) ** 2, [(3, 4)]),
     Case("getitem_slice_then_exp", lambda L, a: L.exp(L.getitem(a, (slice(None), 1))),
          [(3, 4)]),
+    # joining
+    Case("cat_dim0", lambda L, a, b: op(L, "cat", [a, b], 0), [(2, 3), (4, 3)]),
+    Case("cat_dim1_repeated_input", lambda L, a, b: op(L, "cat", [a, b, a], 1), [(3, 2), (3, 1)]),
+    Case("cat_negative_dim", lambda L, a, b: op(L, "cat", (a, b), -1), [(2, 3, 1), (2, 3, 2)]),
+    Case("cat_one_input", lambda L, a: op(L, "cat", [a]) * 2.0, [(3, 2)]),
+    Case("cat_with_constant", lambda L, a: op(L, "cat", [a, L.c(np.ones((1, 2)))]), [(3, 2)]),
+    Case("concat", lambda L, a, b: L.concat([a, b], 1), [(2, 3), (2, 1)]),
+    Case("stack_dim0", lambda L, a, b: L.stack([a, b]), [(2, 3), (2, 3)]),
+    Case("stack_last_dim", lambda L, a, b: L.stack((a, b, a), -1), [(2, 3), (2, 3)]),
+    Case("hstack_1d", lambda L, a, b: L.hstack([a, b]), [(3,), (2,)]),
+    Case("hstack_2d", lambda L, a, b: L.hstack([a, b]), [(2, 3), (2, 1)], empty=False),
+    Case("vstack_1d", lambda L, a, b: L.vstack([a, b]), [(3,), (3,)]),
+    Case("vstack_2d", lambda L, a, b: L.vstack([a, b]), [(2, 3), (1, 3)]),
+    # splitting (views)
+    Case("split_int", lambda L, a: joined(L, op(L, "split", a, 2, 1)), [(3, 5)]),
+    Case("split_int_dim0", lambda L, a: joined(L, op(L, "split", a, 2)), [(5, 2)]),
+    Case("split_sections", lambda L, a: joined(L, op(L, "split", a, [1, 0, 3], -1)),
+         [(2, 4)]),
+    Case("split_with_sizes", lambda L, a: joined(L, op(L, "split_with_sizes", a, [2, 1])),
+         [(3, 2)]),
+    Case("chunk", lambda L, a: joined(L, op(L, "chunk", a, 3, 1)), [(2, 5)]),
+    Case("chunk_fewer_than_asked", lambda L, a: joined(L, op(L, "chunk", a, 4)), [(6,)]),
+    Case("unbind", lambda L, a: joined(L, op(L, "unbind", a)), [(3, 2)]),
+    Case("unbind_dim1", lambda L, a: joined(L, op(L, "unbind", a, 1)), [(2, 3)]),
+    Case("narrow", lambda L, a: op(L, "narrow", a, 1, 1, 2), [(3, 4)]),
+    Case("narrow_negative_start", lambda L, a: op(L, "narrow", a, 0, -2, 2) ** 2, [(3, 4)]),
+    Case("select", lambda L, a: op(L, "select", a, 1, 2), [(3, 4)]),
+    Case("select_negative", lambda L, a: op(L, "select", a, -1, -1) ** 2, [(3, 4)]),
+    Case("movedim", lambda L, a: op(L, "movedim", a, 0, -1), [(2, 3, 4)]),
+    Case("movedim_lists", lambda L, a: op(L, "movedim", a, (0, 1), (2, 0)), [(2, 3, 4)]),
+    Case("unflatten", lambda L, a: op(L, "unflatten", a, 1, (2, -1)), [(3, 4)]),
+    # copies
+    Case("flip", lambda L, a: L.flip(a, [1]), [(3, 4)]),
+    Case("flip_two_dims", lambda L, a: L.flip(a, (0, -1)) ** 2, [(2, 3, 4)]),
+    Case("flip_no_dims", lambda L, a: L.flip(a, []), [(3,)]),
+    Case("roll_flat", lambda L, a: L.roll(a, 5), [(3, 4)]),
+    Case("roll_dims", lambda L, a: L.roll(a, (1, -2), (0, 1)) ** 2, [(3, 4)]),
+    Case("repeat", lambda L, a: op(L, "repeat", a, 2, 3), [(3, 2)]),
+    Case("repeat_new_dims", lambda L, a: op(L, "repeat", a, 2, 1, 3) ** 2, [(4,)]),
+    Case("repeat_zero", lambda L, a: op(L, "repeat", a, 0, 2), [(3,)]),
+    Case("tile", lambda L, a: L.tile(a, (2,)), [(3, 2)]),
+    Case("tile_more_dims", lambda L, a: L.tile(a, (2, 1, 2)), [(3, 2)]),
 ]
 
 
@@ -227,3 +349,153 @@ def test_shape_ops_keep_float32():
     # x.T.reshape(6) is x[0,0], x[1,0], x[0,1], ...: elements 0 (twice) and 5 are x[0, 0]
     # and x[1, 2]; the expand counts each twice.
     np.testing.assert_array_equal(x.grad.data, [[4.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
+
+
+# -- joining and splitting: views, in-place through views, errors ---------------------
+
+@pytest.mark.parametrize("make", [
+    lambda x: x.narrow(1, 1, 2),
+    lambda x: x.select(0, 1),
+    lambda x: x.split(1, 1)[2],
+    lambda x: x.chunk(2)[1],
+    lambda x: x.unbind(1)[0],
+    lambda x: x.movedim(0, 1),
+    lambda x: x.unflatten(1, (3, 1)),
+], ids=["narrow", "select", "split", "chunk", "unbind", "movedim", "unflatten"])
+def test_splitting_ops_return_views(make):
+    x = pyad.Variable(np.arange(6.0).reshape(2, 3))
+    y = make(x)
+    assert np.shares_memory(x.data, y.data) and y._base is x
+    y.add_(1.0)
+    assert x._version == 1
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: x.flip([0]), lambda x: x.roll(1), lambda x: x.repeat(1, 1),
+    lambda x: x.tile((1,)), lambda x: pyad.cat([x]), lambda x: pyad.stack([x]),
+], ids=["flip", "roll", "repeat", "tile", "cat", "stack"])
+def test_copying_ops_do_not_share_memory(make):
+    x = pyad.Variable(np.arange(6.0).reshape(2, 3))
+    assert not np.shares_memory(x.data, make(x).data)
+
+
+@pytest.mark.parametrize("name, view", [
+    ("narrow", lambda y: y.narrow(1, 1, 2)),
+    ("select", lambda y: y.select(1, -1)),
+    ("movedim", lambda y: y.movedim(0, 1)),
+    ("unflatten", lambda y: y.unflatten(1, (2, 2))),
+])
+def test_inplace_through_a_view_is_recorded_on_the_base_like_torch(name, view):
+    torch = pytest.importorskip("torch")
+    a = np.arange(1.0, 9.0).reshape(2, 4)
+    w = np.linspace(-1.0, 1.0, 8).reshape(2, 4)
+    x = pyad.Variable(a.copy(), requires_grad=True)
+    y = x * 1.0
+    v = view(y)
+    v.mul_(2.0).exp_()
+    (y * pyad.Variable(w)).sum().backward()
+    tx = torch.tensor(a, requires_grad=True)
+    ty = tx * 1.0
+    tv = view(ty)
+    tv.mul_(2.0).exp_()
+    (ty * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(y.data, ty.detach().numpy())
+    np.testing.assert_allclose(x.grad.data, tx.grad.numpy())
+
+
+def test_inplace_through_split_and_unbind_outputs_is_recorded_on_the_base():
+    # torch refuses in-place on outputs of multi-view functions; pyad records them like
+    # any view: y = x * 1, y[:, 2:] squared in place, y[1] tripled in place.
+    a = np.arange(1.0, 9.0).reshape(2, 4)
+    x = pyad.Variable(a.copy(), requires_grad=True)
+    y = x * 1.0
+    part = y.split([2, 2], 1)[1]
+    part.pow_(2)
+    y.unbind(0)[1].mul_(3.0)
+    y.sum().backward()
+    expected = np.ones((2, 4))
+    expected[:, 2:] = 2 * a[:, 2:]
+    expected[1] *= 3.0
+    np.testing.assert_array_equal(x.grad.data, expected)
+
+
+def test_cat_skips_legacy_empty_1d_inputs_like_torch():
+    torch = pytest.importorskip("torch")
+    a = np.arange(6.0).reshape(2, 3)
+    x = pyad.Variable(a, requires_grad=True)
+    e = pyad.Variable(np.zeros(0), requires_grad=True)
+    y = pyad.cat([e, x, e], 1)
+    tx = torch.tensor(a, requires_grad=True)
+    te = torch.zeros(0, requires_grad=True)
+    ty = torch.cat([te, tx, te], 1)
+    np.testing.assert_array_equal(y.data, ty.detach().numpy())
+    (y * 2.0).sum().backward()
+    (ty * 2.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, tx.grad.numpy())
+    assert e.grad.shape == (0,)
+
+
+def test_cat_promotes_and_returns_each_gradient_in_its_input_dtype():
+    a = pyad.Variable(np.ones(2, np.float32), requires_grad=True)
+    b = pyad.Variable(np.ones(1, np.float64), requires_grad=True)
+    y = pyad.cat([a, b])
+    assert y.dtype == np.float64
+    y.sum().backward()
+    assert a.grad.dtype == np.float32 and b.grad.dtype == np.float64
+
+
+@pytest.mark.parametrize("n, chunks", [(5, 3), (6, 4), (0, 3), (1, 2), (7, 7)])
+def test_chunk_sizes_match_torch(n, chunks):
+    torch = pytest.importorskip("torch")
+    ours = [p.shape for p in pyad.Variable(np.zeros((n, 2))).chunk(chunks)]
+    theirs = [tuple(p.shape) for p in torch.zeros(n, 2).chunk(chunks)]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("n, size", [(5, 2), (0, 2), (0, 0), (4, 4), (3, 5)])
+def test_split_sizes_match_torch(n, size):
+    torch = pytest.importorskip("torch")
+    ours = [p.shape for p in pyad.split(pyad.Variable(np.zeros(n)), size)]
+    theirs = [tuple(p.shape) for p in torch.split(torch.zeros(n), size)]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda x: pyad.cat([x, pyad.Variable(np.array(1.0))]), RuntimeError, "cat"),
+    (lambda x: pyad.cat([x, pyad.Variable(np.ones((3, 2)))]), RuntimeError, "cat"),
+    (lambda x: pyad.cat([]), RuntimeError, "cat"),
+    (lambda x: pyad.cat(x), TypeError, "cat"),
+    (lambda x: pyad.cat([x], 2), IndexError, "cat"),
+    (lambda x: pyad.stack([x, x.T]), RuntimeError, "stack"),
+    (lambda x: x.narrow(1, 2, 2), RuntimeError, "narrow"),
+    (lambda x: x.narrow(1, 4, 0), IndexError, "narrow"),
+    (lambda x: x.narrow(1, 0.5, 1), TypeError, "narrow"),
+    (lambda x: x.select(0, 2), IndexError, "select"),
+    (lambda x: x.select(2, 0), IndexError, "select"),
+    (lambda x: x.split([1, 2]), RuntimeError, "split_with_sizes"),
+    (lambda x: x.split(0), RuntimeError, "split"),
+    (lambda x: x.chunk(0), RuntimeError, "chunk"),
+    (lambda x: x.movedim((0, 1), 0), RuntimeError, "movedim"),
+    (lambda x: x.movedim((0, 0), (0, 1)), RuntimeError, "movedim"),
+    (lambda x: x.unflatten(1, (2, 2)), RuntimeError, "unflatten"),
+    (lambda x: x.roll((1, 2)), RuntimeError, "roll"),
+    (lambda x: x.roll(1, 2), IndexError, "roll"),
+    (lambda x: x.flip([0, 0]), RuntimeError, "flip"),
+    (lambda x: x.repeat(2), RuntimeError, "repeat"),
+    (lambda x: pyad.Variable(np.array(1.0)).flip([0]), IndexError, "flip"),
+    (lambda x: pyad.Variable(np.array(1.0)).narrow(0, 0, 1), RuntimeError, "narrow"),
+    (lambda x: pyad.Variable(np.array(1.0)).unbind(), IndexError, "unbind"),
+])
+def test_joining_and_splitting_errors_name_the_op(call, error, match):
+    with pytest.raises(error, match=match):
+        call(pyad.Variable(np.ones((2, 3))))
+
+
+def test_repeat_of_0d_and_movedim_of_0d_match_torch():
+    torch = pytest.importorskip("torch")
+    x = pyad.Variable(np.array(2.0), requires_grad=True)
+    y = x.repeat(2, 3)
+    assert y.shape == tuple(torch.tensor(2.0).repeat(2, 3).shape)
+    y.sum().backward()
+    assert x.grad.item() == 6.0
+    assert x.repeat().shape == () and x.movedim(0, -1).shape == ()
