@@ -18,12 +18,15 @@ from pyad._engine import (
     # shape and indexing
     reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
     broadcast_to, getitem, cat, concat, stack, hstack, vstack, split, split_with_sizes, chunk,
-    unbind, narrow, select, flip, roll, repeat, tile, movedim, unflatten,
+    unbind, narrow, select, flip, roll, repeat, tile, movedim, unflatten, gather,
+    take_along_dim, scatter, scatter_add, index_select, index_add, index_copy, index_fill,
+    masked_fill, masked_select, masked_scatter,
     # nn
     log_softmax,
     # in-place
     add_, sub_, mul_, div_, zero_, fill_, copy_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_,
-    neg_, pow_, uniform_, normal_, setitem,
+    neg_, pow_, uniform_, normal_, setitem, masked_fill_, index_fill_, index_add_, index_copy_,
+    scatter_, scatter_add_,
 )
 from pyad._factories import (
     tensor, as_tensor, zeros, ones, empty, full, arange, linspace, eye, rand, randn,

@@ -348,6 +348,101 @@ def setitem(Variable input, key, value):
     return input
 
 
+# -- in-place twins of the indexing ops (shape.pxi): the same recipe ------------------
+
+cdef Variable _inplace_indexing(Variable x, object op, tuple args, dict kwargs, object other,
+                                str what):
+    # x = op(x, *args); `other` is the operand that may carry a gradient (src, source,
+    # value), if any.
+    cdef Variable old
+    if _inplace_records(x, other):
+        _check_inplace_allowed(x, other, what)
+        old = _snapshot(x)
+        return _write_back(x, old, op(old, *args, **kwargs), what)
+    if not _is_writeable(x._data):
+        raise RuntimeError("%s: the Variable's data is read-only" % what)
+    result = (<Variable>op(_wrap(x._data), *args, **kwargs))._data
+    if result.shape != x._data.shape:
+        raise RuntimeError("%s: output with shape %s doesn't match the broadcast shape %s"
+                           % (what, _shape_str(x._data.shape), _shape_str(result.shape)))
+    try:
+        _xp_of(x._data).copyto(x._data, result, casting="same_kind")
+    except TypeError as exc:
+        raise RuntimeError("%s: %s" % (what, exc)) from None
+    _bump_version(x)
+    return x
+
+
+def masked_fill_(Variable input, mask, value):
+    """In-place :func:`masked_fill`.
+
+    >>> x = Variable(numpy.ones(3))
+    >>> x.masked_fill_(numpy.array([True, False, False]), 0.0), x._version
+    (tensor([0., 1., 1.], dtype=float64), 1)
+    """
+    if _profiling:
+        return _profiled(masked_fill_, (input, mask, value, ))
+    return _inplace_indexing(input, masked_fill, (mask, value), {}, value, "masked_fill_")
+
+
+def index_fill_(Variable input, dim, index, value):
+    """In-place :func:`index_fill`.
+
+    >>> Variable(numpy.zeros(3)).index_fill_(0, numpy.array([1]), 2.0)
+    tensor([0., 2., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_fill_, (input, dim, index, value, ))
+    return _inplace_indexing(input, index_fill, (dim, index, value), {}, value, "index_fill_")
+
+
+def index_add_(Variable input, dim, index, source, alpha=1):
+    """In-place :func:`index_add` (repeated indices add up).
+
+    >>> Variable(numpy.zeros(3)).index_add_(0, numpy.array([1, 1]), Variable(numpy.ones(2)))
+    tensor([0., 2., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_add_, (input, dim, index, source, alpha, ))
+    return _inplace_indexing(input, index_add, (dim, index, source), {"alpha": alpha},
+                             source, "index_add_")
+
+
+def index_copy_(Variable input, dim, index, source):
+    """In-place :func:`index_copy`.
+
+    >>> Variable(numpy.zeros(3)).index_copy_(0, numpy.array([2]), Variable(numpy.ones(1)))
+    tensor([0., 0., 1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_copy_, (input, dim, index, source, ))
+    return _inplace_indexing(input, index_copy, (dim, index, source), {}, source,
+                             "index_copy_")
+
+
+def scatter_(Variable input, dim, index, src=None, value=None):
+    """In-place :func:`scatter` (``src`` a Variable or a number, or ``value=``).
+
+    >>> Variable(numpy.zeros(3)).scatter_(0, numpy.array([2, 0]), 1.0)
+    tensor([1., 0., 1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(scatter_, (input, dim, index, src, value, ))
+    return _inplace_indexing(input, scatter, (dim, index, src, value), {},
+                             src if src is not None else value, "scatter_")
+
+
+def scatter_add_(Variable input, dim, index, src):
+    """In-place :func:`scatter_add` (repeated indices add up).
+
+    >>> Variable(numpy.zeros(3)).scatter_add_(0, numpy.array([0, 0]), Variable(numpy.ones(2)))
+    tensor([2., 0., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(scatter_add_, (input, dim, index, src, ))
+    return _inplace_indexing(input, scatter_add, (dim, index, src), {}, src, "scatter_add_")
+
+
 # The in-place twins of unary ops (pow_ takes the exponent, shown as 2 in its example).
 _UNARY_TWINS = tuple(_inplace_twin(op, example) for op, example in (
     (exp, ""), (log, ""), (sqrt, ""), (tanh, ""), (sigmoid, ""), (relu, ""), (neg, ""),
@@ -355,7 +450,8 @@ _UNARY_TWINS = tuple(_inplace_twin(op, example) for op, example in (
 for _twin in _UNARY_TWINS:
     globals()[_twin.__name__] = _twin
 
-INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, setitem) + _UNARY_TWINS
+INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, setitem, masked_fill_,
+               index_fill_, index_add_, index_copy_, scatter_, scatter_add_) + _UNARY_TWINS
 
 # Every in-place op, by its Variable method name: each bumps the version counter once.
 # tests/test_blind_spots.py generates the version-bump tests from this tuple and fails

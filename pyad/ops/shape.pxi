@@ -954,7 +954,420 @@ def tile(input, dims):
     return repeat(x, reps)
 
 
+
+# -- gather / scatter and index_* / masked_* -----------------------------------------
+#
+# Each is written as advanced indexing with a key built from (dim, index): gather is
+# getitem (its backward adds repeated indices up), scatter_add and index_add add into
+# zeros at the key (IndexPutBackward), scatter, index_fill, index_copy and the masked
+# ops are an out-of-place setitem (SetItemBackward). The key holds the index arrays, so
+# the nodes free it after backward like any indexing node.
+
+cdef object _index_data(object index, str what, str name="index"):
+    # The integer array of an index argument (a Variable, an array or a list).
+    if isinstance(index, Variable):
+        data = (<Variable>index)._data
+    elif type(index) is _NDARRAY or (cupy is not None and isinstance(index, cupy.ndarray)):
+        data = index
+    elif isinstance(index, (list, tuple, int, numpy.integer)) and not isinstance(index, bool):
+        data = numpy.asarray(index)
+        if data.size == 0:
+            data = data.astype(numpy.int64)
+    else:
+        raise TypeError("%s(): argument '%s' must be an integer Variable, not %s"
+                        % (what, name, type(index).__name__))
+    if data.dtype.kind not in "iu":
+        raise RuntimeError("%s(): expected an integer dtype for %s, got %s"
+                           % (what, name, data.dtype))
+    return data
+
+
+cdef void _check_index_range(object idx, Py_ssize_t n, Py_ssize_t dim, str what) except *:
+    if idx.size == 0:
+        return
+    lo = int(idx.min())
+    hi = int(idx.max())
+    if lo < 0 or hi >= n:
+        raise IndexError("%s(): index %d is out of bounds for dimension %d with size %d"
+                         % (what, lo if lo < 0 else hi, dim, n))
+
+
+cdef object _mask_data(object mask, str what):
+    if isinstance(mask, Variable):
+        data = (<Variable>mask)._data
+    elif type(mask) is _NDARRAY or (cupy is not None and isinstance(mask, cupy.ndarray)):
+        data = mask
+    else:
+        raise TypeError("%s(): argument 'mask' must be a bool Variable, not %s"
+                        % (what, type(mask).__name__))
+    if data.dtype.kind != "b":
+        raise RuntimeError("%s(): expected a bool mask, got a mask of dtype %s"
+                           % (what, data.dtype))
+    return data
+
+
+cdef void _check_same_dtype(Variable x, object src, str what, str name) except *:
+    if isinstance(src, Variable) and (<Variable>src)._data.dtype != x._data.dtype:
+        raise RuntimeError("%s(): expected %s to have the same dtype as self, got %s and %s"
+                           % (what, name, (<Variable>src)._data.dtype, x._data.dtype))
+
+
+cdef tuple _gather_key(Variable x, object dim, object index, str what, object src=None):
+    # The advanced-indexing key of gather/scatter along ``dim``: index at dim, and
+    # aranges elsewhere (index may be smaller than the input in every other dim).
+    idx = _index_data(index, what)
+    cdef Py_ssize_t nd = x._data.ndim
+    cdef Py_ssize_t d = _normalize_dim(dim, nd, what)
+    if idx.ndim != nd:
+        raise RuntimeError("%s(): index must have the same number of dimensions as input "
+                           "(%d), got %d" % (what, nd, idx.ndim))
+    shapes = [("input", x._data.shape)]
+    if isinstance(src, Variable):
+        if (<Variable>src)._data.ndim != nd:
+            raise RuntimeError("%s(): src must have the same number of dimensions as input "
+                               "(%d), got %d" % (what, nd, (<Variable>src)._data.ndim))
+        shapes.append(("src", (<Variable>src)._data.shape))
+    for k in range(nd):
+        for name, shape in shapes:
+            if (k != d or name == "src") and idx.shape[k] > shape[k]:
+                raise RuntimeError("%s(): size of index %s does not fit %s of shape %s "
+                                   "(dimension %d)" % (what, _shape_str(idx.shape), name,
+                                                       _shape_str(shape), k))
+    _check_index_range(idx, x._data.shape[d], d, what)
+    xp = _xp_of(x._data)
+    key = []
+    for k in range(nd):
+        if k == d:
+            key.append(idx)
+        else:
+            shape = [1] * nd
+            shape[k] = idx.shape[k]
+            key.append(xp.arange(idx.shape[k]).reshape(shape))
+    return tuple(key)
+
+
+cdef object _index_of_0d(object dim, object index, str what):
+    # A 0-d input is handled as a 1-element 1-d one: its index, made 1-d.
+    idx = _index_data(index, what)
+    _normalize_dim(dim, 0, what)
+    if idx.ndim > 1 or idx.size > 1:
+        raise RuntimeError("%s(): index of a 0-d input must have at most one element, got "
+                           "shape %s" % (what, _shape_str(idx.shape)))
+    _check_index_range(idx, 1, 0, what)
+    return idx.reshape(-1)
+
+
+cdef object _src_part(object src, tuple key, object idx_shape):
+    # src cut to the index's shape (scatter reads src only where the index is).
+    if not isinstance(src, Variable):
+        return src
+    if (<Variable>src)._data.shape == tuple(idx_shape):
+        return src
+    return getitem(src, tuple(slice(0, s) for s in idx_shape))
+
+
+def gather(input, dim, index):
+    """``out[i][j] = input[index[i][j]][j]`` (for dim 0): values along ``dim`` at ``index``.
+
+    >>> gather(Variable(numpy.array([[1., 2.], [3., 4.]])), 1, numpy.array([[0, 0], [1, 0]]))
+    tensor([[1., 1.],
+            [4., 3.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(gather, (input, dim, index, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        idx = _index_of_0d(dim, index, "gather")
+        return reshape(gather(reshape(x, (1,)), 0, idx), _index_data(index, "gather").shape)
+    return getitem(x, _gather_key(x, dim, index, "gather"))
+
+
+def take_along_dim(input, indices, dim=None):
+    """Values at ``indices`` along ``dim`` (of the flattened input when None); input and
+    indices broadcast in the other dimensions.
+
+    >>> take_along_dim(Variable(numpy.array([[10., 30., 20.]])), numpy.array([[1], [2]]), 1)
+    tensor([[30.],
+            [20.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(take_along_dim, (input, indices, dim, ))
+    cdef Variable x = _as_variable(input)
+    idx = _index_data(indices, "take_along_dim", "indices")
+    if dim is None:
+        return gather(reshape(x, (-1,)), 0, idx.reshape(-1))
+    if idx.ndim != x._data.ndim:
+        raise RuntimeError("take_along_dim(): input and indices should have the same number "
+                           "of dimensions, but got %d and %d" % (x._data.ndim, idx.ndim))
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "take_along_dim")
+    xp = _xp_of(x._data)
+    try:
+        shape = list(numpy.broadcast_shapes(
+            tuple(1 if k == d else s for k, s in enumerate(x._data.shape)),
+            tuple(1 if k == d else s for k, s in enumerate(idx.shape))))
+    except ValueError:
+        raise RuntimeError("take_along_dim(): input %s and indices %s cannot be broadcast "
+                           "outside dimension %d" % (_shape_str(x._data.shape),
+                                                      _shape_str(idx.shape), d)) from None
+    shape[d] = x._data.shape[d]
+    xb = broadcast_to(x, tuple(shape))
+    shape[d] = idx.shape[d]
+    return gather(xb, d, xp.broadcast_to(idx, tuple(shape)))
+
+
+def scatter_add(input, dim, index, src):
+    """``input`` with ``src`` added at ``index`` along ``dim``; repeated indices add up.
+
+    >>> scatter_add(Variable(numpy.zeros(3)), 0, numpy.array([0, 2, 0]),
+    ...             Variable(numpy.array([1., 2., 3.])))
+    tensor([4., 0., 2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(scatter_add, (input, dim, index, src, ))
+    cdef Variable x = _as_variable(input)
+    if not isinstance(src, Variable):
+        raise TypeError("scatter_add(): argument 'src' must be a Variable, not %s"
+                        % type(src).__name__)
+    _check_same_dtype(x, src, "scatter_add", "src")
+    if x._data.ndim == 0:
+        idx = _index_of_0d(dim, index, "scatter_add")
+        return reshape(scatter_add(reshape(x, (1,)), 0, idx, reshape(src, (-1,))), ())
+    key = _gather_key(x, dim, index, "scatter_add", src)
+    return add(x, _index_put_into_zeros(_src_part(src, key, _index_data(index, "scatter").shape), key,
+                                        x._data.shape))
+
+
+cdef Variable _put(Variable x, object key, object value, str what):
+    # x with x[key] = value, out of place (SetItemBackward records it).
+    _requires_grad_now(x)
+    try:
+        return _setitem_out_of_place(x, key, value)
+    except (IndexError, ValueError) as exc:
+        raise RuntimeError("%s(): %s" % (what, exc)) from None
+
+
+cdef object _scalar_value(object value, str what):
+    if isinstance(value, Variable):
+        if (<Variable>value)._data.ndim != 0:
+            raise RuntimeError("%s(): only supports a 0-dimensional value Variable, but got "
+                               "one with %d dimensions" % (what, (<Variable>value)._data.ndim))
+        return value
+    if isinstance(value, (int, float, bool, numpy.number)):
+        return value
+    raise TypeError("%s(): argument 'value' must be a number or a 0-d Variable, not %s"
+                    % (what, type(value).__name__))
+
+
+def scatter(input, dim, index, src=None, value=None):
+    """``input`` with ``src`` (a Variable, or a number) written at ``index`` along ``dim``.
+
+    >>> scatter(Variable(numpy.zeros(3)), 0, numpy.array([2, 0]), Variable(numpy.array([1., 2.])))
+    tensor([2., 0., 1.], dtype=float64)
+    >>> scatter(Variable(numpy.zeros(3)), 0, numpy.array([1]), value=5.0)
+    tensor([0., 5., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(scatter, (input, dim, index, src, value, ))
+    cdef Variable x = _as_variable(input)
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError("scatter(): expected a src Variable or a value")
+    if not isinstance(src, Variable):
+        src = _scalar_value(src, "scatter")
+    _check_same_dtype(x, src, "scatter", "src")
+    if x._data.ndim == 0:
+        idx = _index_of_0d(dim, index, "scatter")
+        return reshape(scatter(reshape(x, (1,)), 0, idx, reshape(src, (-1,))
+                               if isinstance(src, Variable) else src), ())
+    key = _gather_key(x, dim, index, "scatter", src)
+    return _put(x, key, _src_part(src, key, _index_data(index, "scatter").shape), "scatter")
+
+
+cdef tuple _index_dim_key(Variable x, object dim, object index, str what):
+    # (slice(None), ..., index) for the index_* ops: a 1-d (or 0-d) index along dim.
+    idx = _index_data(index, what)
+    if idx.ndim > 1:
+        raise IndexError("%s(): index must be 1-dimensional, got %d dimensions"
+                         % (what, idx.ndim))
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, what)
+    if x._data.ndim == 0:
+        if idx.size > 1:
+            raise RuntimeError("%s(): an index into a 0-d Variable can have only 1 value, got "
+                               "%d" % (what, idx.size))
+        _check_index_range(idx, 1, 0, what)
+        return (idx.reshape(-1),)
+    _check_index_range(idx, x._data.shape[d], d, what)
+    return (slice(None),) * d + (idx.reshape(-1),)
+
+
+def index_select(input, dim, index):
+    """The entries at ``index`` (1-d) along ``dim``.
+
+    >>> index_select(Variable(numpy.arange(6.).reshape(2, 3)), 1, numpy.array([2, 0]))
+    tensor([[2., 0.],
+            [5., 3.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_select, (input, dim, index, ))
+    cdef Variable x = _as_variable(input)
+    key = _index_dim_key(x, dim, index, "index_select")
+    if x._data.ndim == 0:
+        out = getitem(reshape(x, (1,)), key)
+        return reshape(out, ()) if _index_data(index, "index_select").ndim == 0 else out
+    return getitem(x, key)
+
+
+cdef object _index_source(Variable x, tuple key, object source, str what):
+    # source for the index_* ops must have x's shape with dim's size = len(index).
+    if not isinstance(source, Variable):
+        raise TypeError("%s(): argument 'source' must be a Variable, not %s"
+                        % (what, type(source).__name__))
+    _check_same_dtype(x, source, what, "source")
+    if x._data.ndim == 0:
+        expected = () if (<Variable>source)._data.ndim == 0 else (key[0].shape[0],)
+    else:
+        d = len(key) - 1
+        expected = x._data.shape[:d] + (key[d].shape[0],) + x._data.shape[d + 1:]
+    if (<Variable>source)._data.shape != expected:
+        raise RuntimeError("%s(): source must have shape %s, got %s"
+                           % (what, _shape_str(expected),
+                              _shape_str((<Variable>source)._data.shape)))
+    if x._data.ndim == 0:
+        return reshape(source, (key[0].shape[0],))
+    return source
+
+
+def index_add(input, dim, index, source, alpha=1):
+    """``input`` with ``alpha * source`` added at ``index`` along ``dim``; repeated
+    indices add up.
+
+    >>> index_add(Variable(numpy.zeros(3)), 0, numpy.array([0, 0, 2]),
+    ...           Variable(numpy.array([1., 2., 3.])))
+    tensor([3., 0., 3.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_add, (input, dim, index, source, alpha, ))
+    cdef Variable x = _as_variable(input)
+    key = _index_dim_key(x, dim, index, "index_add")
+    src = _index_source(x, key, source, "index_add")
+    if alpha != 1:
+        src = mul(src, alpha)
+    if x._data.ndim == 0:
+        return add(x, reshape(_index_put_into_zeros(src, key, (1,)), ()))
+    return add(x, _index_put_into_zeros(src, key, x._data.shape))
+
+
+def index_copy(input, dim, index, source):
+    """``input`` with the slices of ``source`` copied to ``index`` along ``dim``.
+
+    >>> index_copy(Variable(numpy.zeros(3)), 0, numpy.array([2, 0]),
+    ...            Variable(numpy.array([1., 2.])))
+    tensor([2., 0., 1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_copy, (input, dim, index, source, ))
+    cdef Variable x = _as_variable(input)
+    key = _index_dim_key(x, dim, index, "index_copy")
+    src = _index_source(x, key, source, "index_copy")
+    if x._data.ndim == 0:
+        return reshape(_put(reshape(x, (1,)), key, src, "index_copy"), ())
+    return _put(x, key, src, "index_copy")
+
+
+def index_fill(input, dim, index, value):
+    """``input`` with the slices at ``index`` along ``dim`` set to ``value`` (a number or
+    a 0-d Variable).
+
+    >>> index_fill(Variable(numpy.zeros((2, 2))), 1, numpy.array([1]), -1.0)
+    tensor([[ 0., -1.],
+            [ 0., -1.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_fill, (input, dim, index, value, ))
+    cdef Variable x = _as_variable(input)
+    value = _scalar_value(value, "index_fill")
+    idx = _index_data(index, "index_fill")
+    # Filling twice is filling once: without repeats, a Variable value's gradient counts
+    # each filled entry once.
+    key = _index_dim_key(x, dim, _xp_of(idx).unique(idx) if idx.ndim else idx, "index_fill")
+    if x._data.ndim == 0:
+        return reshape(_put(reshape(x, (1,)), key, value, "index_fill"), ())
+    return _put(x, key, value, "index_fill")
+
+
+cdef tuple _broadcast_mask(Variable x, object mask, str what):
+    m = _mask_data(mask, what)
+    try:
+        shape = numpy.broadcast_shapes(x._data.shape, m.shape)
+    except ValueError:
+        raise RuntimeError("%s(): the shape of the mask %s must be broadcastable with the "
+                           "shape of the input %s" % (what, _shape_str(m.shape),
+                                                      _shape_str(x._data.shape))) from None
+    return (broadcast_to(x, shape) if shape != x._data.shape else x,
+            _xp_of(m).broadcast_to(m, shape) if shape != m.shape else m)
+
+
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` (a number or a 0-d Variable) where ``mask`` is true.
+
+    >>> masked_fill(Variable(numpy.ones(3)), numpy.array([True, False, True]), 0.5)
+    tensor([0.5000, 1.0000, 0.5000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(masked_fill, (input, mask, value, ))
+    cdef Variable x = _as_variable(input)
+    value = _scalar_value(value, "masked_fill")
+    xb, m = _broadcast_mask(x, mask, "masked_fill")
+    if m.ndim == 0:
+        m = m.reshape(1)
+        return reshape(_put(reshape(xb, (1,)), m, value, "masked_fill"), ())
+    return _put(xb, m, value, "masked_fill")
+
+
+def masked_select(input, mask):
+    """The entries where ``mask`` is true, as a 1-d Variable (input and mask broadcast).
+
+    >>> masked_select(Variable(numpy.arange(3.)), numpy.array([True, False, True]))
+    tensor([0., 2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(masked_select, (input, mask, ))
+    cdef Variable x = _as_variable(input)
+    xb, m = _broadcast_mask(x, mask, "masked_select")
+    if m.ndim == 0:
+        return getitem(reshape(xb, (1,)), m.reshape(1))
+    return getitem(xb, m)
+
+
+def masked_scatter(input, mask, source):
+    """``input`` with the first elements of ``source`` (in order) written where ``mask``
+    is true.
+
+    >>> masked_scatter(Variable(numpy.zeros(3)), numpy.array([True, False, True]),
+    ...                Variable(numpy.array([1., 2., 3.])))
+    tensor([1., 0., 2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(masked_scatter, (input, mask, source, ))
+    cdef Variable x = _as_variable(input)
+    if not isinstance(source, Variable):
+        raise TypeError("masked_scatter(): argument 'source' must be a Variable, not %s"
+                        % type(source).__name__)
+    _check_same_dtype(x, source, "masked_scatter", "source")
+    xb, m = _broadcast_mask(x, mask, "masked_scatter")
+    n = int(m.sum())
+    if (<Variable>source)._data.size < n:
+        raise RuntimeError("masked_scatter(): source has %d elements, fewer than the %d "
+                           "true entries of the mask" % ((<Variable>source)._data.size, n))
+    part = getitem(reshape(source, (-1,)), slice(0, n))
+    if m.ndim == 0:
+        return reshape(_put(reshape(xb, (1,)), m.reshape(1), part, "masked_scatter"), ())
+    return _put(xb, m, part, "masked_scatter")
+
+
 SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
              broadcast_to, sum_to, getitem, cat, concat, stack, hstack, vstack, split,
              split_with_sizes, chunk, unbind, narrow, select, flip, roll, repeat, tile,
-             movedim, unflatten)
+             movedim, unflatten, gather, take_along_dim, scatter, scatter_add, index_select,
+             index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter)
