@@ -20,7 +20,7 @@ from pyad._engine import (
     broadcast_to, getitem, cat, concat, stack, hstack, vstack, split, split_with_sizes, chunk,
     unbind, narrow, select, flip, roll, repeat, tile, movedim, unflatten, gather,
     take_along_dim, scatter, scatter_add, index_select, index_add, index_copy, index_fill,
-    masked_fill, masked_select, masked_scatter,
+    masked_fill, masked_select, masked_scatter, nonzero, unique, pad,
     # nn
     log_softmax,
     # in-place

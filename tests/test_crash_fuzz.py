@@ -135,7 +135,8 @@ def _zoo():
         _Square.apply(x), _TwoOutputs.apply(x)[0], _NoMaterialize.apply(x)[1],
         _engine._delayed_error((x * 1,), (x,), "delayed")[0],
     ]
-    entries += [pyad.cat([x, w]), x.flip([0]), x.roll(1), x.repeat(2, 1)]     # shape.pxi
+    entries += [pyad.cat([x, w]), x.flip([0]), x.roll(1), x.repeat(2, 1),
+                pyad.pad(x, (1, 1))]                                            # shape.pxi
     b = x * 1
     b[0].mul_(w[0])                       # CopySlicesBackward on b
     entries.append(b)

@@ -1366,8 +1366,137 @@ def masked_scatter(input, mask, source):
     return _put(xb, m, part, "masked_scatter")
 
 
+
+# -- nonzero, unique, pad ---------------------------------------------------------------
+
+def nonzero(input, as_tuple=False):
+    """Indices of the nonzero entries: an int64 Variable of shape (n, ndim), or with
+    ``as_tuple`` one 1-d Variable per dimension (not differentiable).
+
+    >>> nonzero(Variable(numpy.array([[0., 1.], [2., 0.]])))
+    tensor([[0, 1],
+            [1, 0]])
+    """
+    if _profiling:
+        return _profiled(nonzero, (input, as_tuple, ))
+    cdef Variable x = _as_variable(input)
+    xp = _xp_of(x._data)
+    if as_tuple:
+        data = x._data.reshape(1) if x._data.ndim == 0 else x._data
+        return tuple(_plain(i.astype(numpy.int64), False) for i in xp.nonzero(data))
+    return _plain(xp.argwhere(x._data).astype(numpy.int64), False)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The sorted distinct values (of the flattened input, or slices along ``dim``), with
+    optionally the inverse indices and the counts (not differentiable).
+
+    >>> unique(Variable(numpy.array([3., 1., 3.])), return_inverse=True, return_counts=True)
+    (tensor([1., 3.], dtype=float64), tensor([1, 0, 1]), tensor([1, 2]))
+    """
+    if _profiling:
+        return _profiled(unique, (input, sorted, return_inverse, return_counts, dim, ))
+    cdef Variable x = _as_variable(input)
+    xp = _xp_of(x._data)
+    axis = None if dim is None else _normalize_dim(dim, x._data.ndim, "unique")
+    if axis is not None and x._data.ndim == 0:
+        raise IndexError("unique(): dim %s is out of range for a 0-d Variable" % (dim,))
+    values, inverse, counts = xp.unique(x._data, return_inverse=True, return_counts=True,
+                                        axis=axis)
+    out = [_plain(values, False)]
+    if return_inverse:
+        shape = x._data.shape if axis is None else (x._data.shape[axis],)
+        out.append(_plain(inverse.reshape(shape).astype(numpy.int64), False))
+    if return_counts:
+        out.append(_plain(counts.astype(numpy.int64), False))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+cdef class ConstantPadBackward(Node):
+    cdef tuple key                      # where the input sits in the padded output
+
+    cdef tuple _backward(self, tuple grads):
+        return (getitem(grads[0], self.key),)
+
+
+def pad(input, pad, mode="constant", value=0):
+    """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left, right)`` of the last
+    dimension, then of the one before, ... (torch.nn.functional.pad). Modes: 'constant'
+    (negative sizes crop), 'reflect' (mirror without the edge), 'replicate' (the edge).
+
+    >>> pad(Variable(numpy.array([[1., 2.]])), (1, 2), value=-1.0)
+    tensor([[-1.,  1.,  2., -1., -1.]], dtype=float64)
+    >>> pad(Variable(numpy.array([[1., 2., 3.]])), (2, 1), mode="reflect")
+    tensor([[3., 2., 1., 2., 3., 2.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(_pad_op, (input, pad, mode, value, ))
+    cdef Variable x = _as_variable(input)
+    if not isinstance(pad, (list, tuple)):
+        raise TypeError("pad(): argument 'pad' must be a tuple of ints, not %s"
+                        % type(pad).__name__)
+    sizes = [_int_arg(p, "pad", "pad") for p in pad]
+    cdef Py_ssize_t nd = x._data.ndim
+    if len(sizes) % 2 or len(sizes) // 2 > nd:
+        raise RuntimeError("pad(): padding length must be even and at most twice the number "
+                           "of dimensions (%d), got %d" % (nd, len(sizes)))
+    if mode not in ("constant", "reflect", "replicate"):
+        raise NotImplementedError("pad(): mode %r is not supported (constant, reflect, "
+                                  "replicate)" % (mode,))
+    widths = [(0, 0)] * nd
+    for i in range(len(sizes) // 2):
+        widths[nd - 1 - i] = (sizes[2 * i], sizes[2 * i + 1])
+    xp = _xp_of(x._data)
+    if mode != "constant":
+        if value != 0 and value is not None:
+            raise RuntimeError("pad(): padding mode %r doesn't take in value argument" % mode)
+        for d, (lo, hi) in enumerate(widths):
+            if lo < 0 or hi < 0:
+                raise RuntimeError("pad(): negative padding is only supported in constant "
+                                   "mode, got %s" % (tuple(sizes),))
+            n = x._data.shape[d]
+            if (lo or hi) and (n == 0 or (mode == "reflect" and (lo >= n or hi >= n))):
+                raise RuntimeError("pad(): padding (%d, %d) at dimension %d is too large for "
+                                   "the %s mode on an input of shape %s"
+                                   % (lo, hi, d, mode, _shape_str(x._data.shape)))
+        # The padded output takes each entry from one input entry: gather through the
+        # map of flat positions (its backward adds the reused entries up).
+        positions = numpy.pad(numpy.arange(x._data.size).reshape(x._data.shape), widths,
+                              mode="reflect" if mode == "reflect" else "edge")
+        if xp is not numpy:
+            positions = xp.asarray(positions)
+        return getitem(reshape(x, (-1,)), positions)
+    # constant: crop the negative sizes, then pad the positive ones
+    crop = []
+    for d, (lo, hi) in enumerate(widths):
+        n = x._data.shape[d]
+        start = -lo if lo < 0 else 0
+        stop = n + hi if hi < 0 else n
+        if stop < start:
+            raise RuntimeError("pad(): the padding %s leaves dimension %d of size %d with a "
+                               "negative size" % (tuple(sizes), d, n))
+        crop.append(slice(start, stop))
+    if any(lo < 0 or hi < 0 for lo, hi in widths):
+        x = getitem(x, tuple(crop))
+    grow = [(builtins.max(lo, 0), builtins.max(hi, 0)) for lo, hi in widths]
+    data = xp.full(tuple(n + lo + hi for n, (lo, hi) in zip(x._data.shape, grow)),
+                   value, dtype=x._data.dtype)
+    key = tuple(slice(lo, lo + n) for n, (lo, hi) in zip(x._data.shape, grow))
+    data[key] = x._data
+    cdef ConstantPadBackward node
+    if _records(x):
+        node = ConstantPadBackward.__new__(ConstantPadBackward)
+        node.key = key
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef object _pad_op = pad           # pad's own argument `pad` hides it inside
+
+
 SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
              broadcast_to, sum_to, getitem, cat, concat, stack, hstack, vstack, split,
              split_with_sizes, chunk, unbind, narrow, select, flip, roll, repeat, tile,
              movedim, unflatten, gather, take_along_dim, scatter, scatter_add, index_select,
-             index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter)
+             index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter,
+             nonzero, unique, pad)

@@ -150,8 +150,32 @@ NP_REF.update({
         np.broadcast_arrays(x, mask)[1]],
     "masked_scatter": _np_masked_scatter,
 })
+def _np_pad(x, pad, mode="constant", value=0):
+    if len(pad) % 2 or len(pad) // 2 > x.ndim:
+        raise ValueError("bad pad")
+    widths = [(0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    crop = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for n, (lo, hi) in zip(x.shape, widths))
+    if any(c.stop < c.start for c in crop):
+        raise ValueError("cropped to a negative size")
+    widths = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
+    if mode == "constant":
+        return np.pad(x[crop], widths, constant_values=value)
+    return np.pad(x, widths, mode="reflect" if mode == "reflect" else "edge")
+
+
+NP_REF["pad"] = _np_pad
+
+
+def _torch_pad(x, pad, mode="constant", value=0):
+    import torch.nn.functional as F
+    return F.pad(x, pad, mode=mode, value=None if mode != "constant" else value)
+
+
 TORCH_REF = {
     "repeat": lambda x, *sizes: x.repeat(*sizes),     # a Tensor method only
+    "pad": _torch_pad,
 }
 
 

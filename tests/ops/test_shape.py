@@ -188,6 +188,21 @@ CASES = [
          [(3, 4), (2, 4)]),
     Case("masked_scatter_squared", lambda L, a, b: op(L, "masked_scatter", a, L.c(MASK_COLS),
                                                       b) ** 2, [(3, 4), (7,)]),
+    # pad
+    Case("pad_constant", lambda L, a: op(L, "pad", a, (1, 2), "constant", -0.5), [(3, 4)]),
+    Case("pad_constant_two_dims_squared", lambda L, a: op(L, "pad", a, (0, 1, 2, 0)) ** 2,
+         [(2, 3, 4)]),
+    Case("pad_constant_negative_crops", lambda L, a: op(L, "pad", a, (-1, 2, 1, -2)),
+         [(3, 4)]),
+    # (torch refuses empty inputs in the reflect and replicate modes)
+    Case("pad_reflect", lambda L, a: op(L, "pad", a, (2, 3), "reflect"), [(2, 4)], empty=False),
+    Case("pad_reflect_two_dims_squared", lambda L, a: op(L, "pad", a, (1, 2, 2, 1), "reflect")
+         ** 2, [(2, 3, 4)], empty=False),
+    Case("pad_replicate", lambda L, a: op(L, "pad", a, (3, 1), "replicate"), [(2, 3)],
+         empty=False),
+    Case("pad_replicate_two_dims_squared", lambda L, a: op(L, "pad", a, (2, 0, 1, 3),
+                                                           "replicate") ** 2, [(2, 3, 4)],
+         empty=False),
 ]
 
 
@@ -584,3 +599,74 @@ def test_indexing_ops_on_0d_inputs_match_torch(name, args):
     (y * 3.0).sum().backward()
     (ty * 3.0).sum().backward()
     np.testing.assert_array_equal(x.grad.data, tx.grad.numpy())
+
+
+# -- nonzero, unique, pad: details ---------------------------------------------------------
+
+@pytest.mark.parametrize("a", [
+    np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]]), np.array(0.0), np.array(3.0),
+    np.zeros((0, 3)), np.array([0.0, 0.0]), np.array([True, False, True]),
+], ids=["2d", "0d_zero", "0d_nonzero", "empty", "all_zero", "bool"])
+def test_nonzero_matches_torch(a):
+    torch = pytest.importorskip("torch")
+    x, t = pyad.Variable(a), torch.from_numpy(a)
+    y = pyad.nonzero(x)
+    assert y.dtype == np.int64 and y.requires_grad is False
+    np.testing.assert_array_equal(y.data, torch.nonzero(t).numpy())
+    assert y.shape == tuple(torch.nonzero(t).shape)
+    ours, theirs = x.nonzero(as_tuple=True), torch.nonzero(t, as_tuple=True)
+    assert len(ours) == len(theirs)
+    for o, th in zip(ours, theirs):
+        np.testing.assert_array_equal(o.data, th.numpy())
+
+
+@pytest.mark.parametrize("a", [
+    np.array([3.0, 1.0, 3.0, -2.0, 1.0]), np.array([[2.0, 2.0], [0.5, 2.0]]), np.array(4.0),
+    np.zeros(0),
+], ids=["1d", "2d", "0d", "empty"])
+def test_unique_matches_torch(a):
+    torch = pytest.importorskip("torch")
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a)
+    for inverse in (False, True):
+        for counts in (False, True):
+            ours = pyad.unique(x, return_inverse=inverse, return_counts=counts)
+            theirs = torch.unique(t, return_inverse=inverse, return_counts=counts)
+            if not (inverse or counts):
+                ours, theirs = (ours,), (theirs,)
+            assert len(ours) == len(theirs)
+            for o, th in zip(ours, theirs):
+                assert o.shape == tuple(th.shape) and not o.requires_grad
+                assert o.dtype == th.numpy().dtype
+                np.testing.assert_array_equal(o.data, th.numpy())
+
+
+def test_unique_along_a_dim_matches_torch():
+    torch = pytest.importorskip("torch")
+    a = np.array([[1.0, 2.0], [0.0, 5.0], [1.0, 2.0]])
+    ours = pyad.unique(pyad.Variable(a), dim=0, return_inverse=True, return_counts=True)
+    theirs = torch.unique(torch.from_numpy(a), dim=0, return_inverse=True, return_counts=True)
+    for o, th in zip(ours, theirs):
+        np.testing.assert_array_equal(o.data, th.numpy())
+
+
+def test_pad_is_in_nn_functional():
+    from pyad.nn import functional as F
+    assert F.pad is pyad.pad
+    assert F.pad(pyad.Variable(np.ones(2)), (1, 0)).data.tolist() == [0.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda x: pyad.pad(x, (1,)), RuntimeError, r"pad\(\).*even"),
+    (lambda x: pyad.pad(x, (1, 1, 1, 1, 1, 1)), RuntimeError, r"pad\(\)"),
+    (lambda x: pyad.pad(x, (3, 0), mode="reflect"), RuntimeError, r"pad\(\).*too large"),
+    (lambda x: pyad.pad(x, (-1, 0), mode="replicate"), RuntimeError, r"pad\(\).*negative"),
+    (lambda x: pyad.pad(x, (1, 1), mode="circular"), NotImplementedError, r"pad\(\)"),
+    (lambda x: pyad.pad(x, (1, 1), mode="reflect", value=2.0), RuntimeError, r"pad\(\)"),
+    (lambda x: pyad.pad(x, (-2, -2)), RuntimeError, r"pad\(\).*negative size"),
+    (lambda x: pyad.pad(x, 1), TypeError, r"pad\(\)"),
+    (lambda x: pyad.unique(x, dim=2), IndexError, r"unique"),
+])
+def test_pad_and_unique_errors_name_the_op(call, error, match):
+    with pytest.raises(error, match=match):
+        call(X23())
