@@ -307,14 +307,15 @@ cdef object _drop_leading_ones(object value, Py_ssize_t target_ndim):
 cdef Variable _setitem_out_of_place(Variable old, object key, object value):
     xp = _xp_of(old._data)
     data = old._data.copy()
-    value_data = _drop_leading_ones(_operand_data(value, "__setitem__"), data[key].ndim)
-    data[key] = value_data
+    value_data = _drop_leading_ones(_operand_data(value, "__setitem__"),
+                                    _key_get(data, key).ndim)
+    _key_set(data, key, value_data)
     cdef SetItemBackward node
     if (old._requires_grad or _operand_requires_grad(value)) and _grad_enabled():
         node = SetItemBackward.__new__(SetItemBackward)
         node.key = key
         mask = xp.ones(old._data.shape, dtype=old._data.dtype)
-        mask[key] = 0
+        _key_set(mask, key, 0)
         node.keep_mask = mask
         node.value_shape = _shape_of(value)
         node.squeezed_shape = _shape_of(value_data)
@@ -340,8 +341,8 @@ def setitem(Variable input, key, value):
     if not _is_writeable(input._data):
         raise RuntimeError("__setitem__: the Variable's data is read-only")
     try:
-        input._data[key] = _drop_leading_ones(_operand_data(value, "__setitem__"),
-                                              input._data[key].ndim)
+        _key_set(input._data, key, _drop_leading_ones(_operand_data(value, "__setitem__"),
+                                                      _key_get(input._data, key).ndim))
     except (IndexError, ValueError) as exc:
         raise type(exc)("__setitem__: %s" % exc) from None
     _bump_version(input)

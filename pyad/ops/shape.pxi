@@ -274,6 +274,59 @@ cdef object _with_ellipsis(object key):
     return (key, Ellipsis)
 
 
+cdef tuple _split_mixed_key(object key):
+    # torch applies the ints of a key before its index arrays (as selects); NumPy counts
+    # them as index arrays, which moves the indexed dims to the front when a slice
+    # separates them (x[0, :, [1, 2]] is (4, 2) in torch, (2, 4) in NumPy for x of shape
+    # (3, 4, 5)). Such a key is applied in two steps: the basic part, then the arrays.
+    # Returns None for a key NumPy already indexes like torch.
+    if not isinstance(key, tuple):
+        return None
+    cdef bint has_int = False, has_array = False
+    for k in key:
+        if isinstance(k, int) and not isinstance(k, bool):
+            has_int = True
+        elif not (k is None or k is Ellipsis or isinstance(k, slice)):
+            has_array = True
+    if not (has_int and has_array):
+        return None
+    first = []
+    second = []
+    for k in key:
+        if isinstance(k, int) and not isinstance(k, bool):
+            first.append(k)
+        elif k is None or isinstance(k, slice):
+            first.append(k)
+            second.append(slice(None))
+        elif k is Ellipsis:
+            first.append(k)
+            second.append(k)
+        else:
+            nd = getattr(k, "ndim", None)
+            if nd is None:
+                nd = numpy.ndim(k)
+            bool_mask = getattr(k, "dtype", None) is not None and k.dtype.kind == "b"
+            first.extend([slice(None)] * (nd if bool_mask else 1))
+            second.append(k)
+    return _with_ellipsis(tuple(first)), tuple(second)
+
+
+cdef object _key_get(object data, object key):
+    # data[key] with torch's placement of the indexed dims.
+    split = _split_mixed_key(key)
+    if split is None:
+        return data[key]
+    return data[split[0]][split[1]]
+
+
+cdef void _key_set(object data, object key, object value) except *:
+    split = _split_mixed_key(key)
+    if split is None:
+        data[key] = value
+    else:
+        data[split[0]][split[1]] = value
+
+
 cdef class _KeyNode(Node):
     # Keeps an index key. A key with index arrays is a saved value (torch saves the
     # indices): freed after backward, and a second backward is refused. Basic keys
@@ -311,14 +364,20 @@ cdef class IndexPutBackward(_KeyNode):
 cdef Variable _index_put_into_zeros(Variable g, object key, tuple shape):
     xp = _xp_of(g._data)
     data = xp.zeros(shape, dtype=g._data.dtype)
+    split = _split_mixed_key(key)
+    if split is not None:
+        data_part = data[split[0]]
+        key = split[1]
+    else:
+        data_part = data
     if _is_basic_key(key):
-        data[key] = g._data
+        data_part[key] = g._data
     elif xp is numpy:
         # Repeated indices must add up, not overwrite.
-        numpy.add.at(data, key, g._data)
+        numpy.add.at(data_part, key, g._data)
     else:
         import cupyx
-        cupyx.scatter_add(data, key, g._data)
+        cupyx.scatter_add(data_part, key, g._data)
     cdef IndexPutBackward node
     if _records(g):
         node = IndexPutBackward.__new__(IndexPutBackward)
@@ -343,7 +402,7 @@ def getitem(input, key):
     try:
         # A trailing Ellipsis makes NumPy return a 0-d view, not a scalar copy, so that
         # x[0].add_(1) changes x, as in torch.
-        data = x._data[_with_ellipsis(key) if basic else key]
+        data = x._data[_with_ellipsis(key)] if basic else _key_get(x._data, key)
     except IndexError as exc:
         raise IndexError("index %r is out of bounds for a Variable of shape %s: %s"
                          % (key, _shape_str(x._data.shape), exc)) from None

@@ -670,3 +670,87 @@ def test_pad_is_in_nn_functional():
 def test_pad_and_unique_errors_name_the_op(call, error, match):
     with pytest.raises(error, match=match):
         call(X23())
+
+
+# -- advanced indexing vs torch: a table of keys, get and set ------------------------------
+
+def _keys():
+    i = np.array
+    return [
+        ("int_array_repeats", i([0, 2, 2, 0])),
+        ("list_2d", [[0, 1], [2, 2]]),
+        ("int_variable", pyad.Variable(i([2, 0, 2]))),
+        ("bool_array", i([True, False, True])),
+        ("bool_variable_2d", pyad.Variable(i([[True, False, True, False]] * 3))),
+        ("bool_full", np.arange(60).reshape(3, 4, 5) % 3 == 0),
+        ("slice_then_array", (slice(None), i([3, 0, 3]))),
+        ("array_slice_array", (i([0, 1, 1]), slice(1, 3), i([4, 4, 0]))),
+        ("int_slice_array", (0, slice(None), i([1, 2, 1]))),
+        ("slice_array_int", (slice(None), i([0, 2]), 0)),
+        ("int_array_array", (1, i([1, 1]), i([2, 3]))),
+        ("none_array", (None, i([0, 2]))),
+        ("array_none", (i([2, 2]), None)),
+        ("slice_none_array", (slice(None), None, i([0, 1]))),
+        ("ellipsis_array", (Ellipsis, i([1, 1, 4]))),
+        ("array_ellipsis_int", (i([1, 0]), Ellipsis, 2)),
+        ("bool_slice_int", (i([True, False, True]), slice(None, 3), 1)),
+        ("broadcast_arrays", (i([[0], [2]]), slice(None), i([1, 3, 3]))),
+        ("negative_indices", (i([-1, -3]), -2)),
+        ("empty_array", i([], dtype=np.int64)),
+    ]
+
+
+def _torch_key(key):
+    torch = pytest.importorskip("torch")
+    conv = lambda k: (torch.from_numpy(k.data) if isinstance(k, pyad.Variable) else
+                      torch.from_numpy(k) if isinstance(k, np.ndarray) else
+                      torch.tensor(k) if isinstance(k, list) else k)
+    return tuple(conv(k) for k in key) if isinstance(key, tuple) else conv(key)
+
+
+KEY_IDS = [k for k, _ in _keys()]
+
+
+@pytest.mark.parametrize("n", range(len(KEY_IDS)), ids=KEY_IDS)
+def test_getitem_matches_torch_on_a_table_of_keys(n):
+    torch = pytest.importorskip("torch")
+    key = _keys()[n][1]
+    a = np.random.default_rng(n).standard_normal((3, 4, 5))
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    y, ty = x[key], t[_torch_key(key)]
+    assert y.shape == tuple(ty.shape)
+    np.testing.assert_array_equal(y.data, ty.detach().numpy())
+    w = np.random.default_rng(100 + n).standard_normal(y.shape)
+    (y * pyad.Variable(w)).sum().backward()
+    (ty * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
+
+
+@pytest.mark.parametrize("n", range(len(KEY_IDS)), ids=KEY_IDS)
+def test_setitem_matches_torch_on_a_table_of_keys(n):
+    torch = pytest.importorskip("torch")
+    key = _keys()[n][1]
+    a = np.random.default_rng(n).standard_normal((3, 4, 5))
+    shape = tuple(torch.zeros(3, 4, 5)[_torch_key(key)].shape)
+    v = np.random.default_rng(200 + n).standard_normal(shape)
+    w = np.random.default_rng(300 + n).standard_normal((3, 4, 5))
+    x = pyad.Variable(a, requires_grad=True)
+    val = pyad.Variable(v, requires_grad=True)
+    z = x * 1.0
+    z[key] = val
+    (z * z * pyad.Variable(w)).sum().backward()
+    t = torch.tensor(a, requires_grad=True)
+    tval = torch.tensor(v, requires_grad=True)
+    tz = t * 1.0
+    tz[_torch_key(key)] = tval
+    (tz * tz * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_array_equal(z.data, tz.detach().numpy())
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-12, atol=1e-14)
+    # a repeated index: torch writes its last value and gathers the gradient at each
+    # occurrence (as NumPy and pyad do)
+    np.testing.assert_allclose(val.grad.data, tval.grad.numpy(), rtol=1e-12, atol=1e-14)
+    # the same without grad
+    y = pyad.Variable(a.copy())
+    y[key] = pyad.Variable(v)
+    np.testing.assert_array_equal(y.data, tz.detach().numpy())
