@@ -24,14 +24,18 @@ from pyad._engine import (
     tril, triu,
     # shape and indexing
     reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
-    broadcast_to, getitem,
+    broadcast_to, getitem, cat, concat, stack, hstack, vstack, split, split_with_sizes, chunk,
+    unbind, narrow, select, flip, roll, repeat, tile, movedim, unflatten, gather,
+    take_along_dim, scatter, scatter_add, index_select, index_add, index_copy, index_fill,
+    masked_fill, masked_select, masked_scatter, nonzero, unique, pad,
     # nn
     log_softmax,
     # in-place
     add_, sub_, mul_, div_, zero_, fill_, copy_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_,
     neg_, pow_, uniform_, normal_, setitem, abs_, reciprocal_, sign_, square_, rsqrt_, expm1_,
     log1p_, log2_, log10_, sin_, cos_, tan_, asin_, acos_, atan_, sinh_, cosh_, erf_, floor_,
-    ceil_, round_, trunc_, frac_, clamp_,
+    ceil_, round_, trunc_, frac_, clamp_, masked_fill_, index_fill_, index_add_, index_copy_,
+    scatter_, scatter_add_,
 )
 from pyad._factories import (
     tensor, as_tensor, zeros, ones, empty, full, arange, linspace, eye, rand, randn,

@@ -41,6 +41,24 @@ def _full(v, value):
     return Variable(np.full(v.shape, value, dtype=v.dtype))
 
 
+def _index(v, values):
+    """An int64 index of v's library."""
+    if _is_torch(v):
+        import torch
+        return torch.tensor(values, dtype=torch.int64)
+    return np.array(values, dtype=np.int64)
+
+
+def _mask(v):
+    """A bool mask of v's shape, true at the first entry, of v's library."""
+    m = np.zeros(v.shape, dtype=bool)
+    m.flat[0] = True
+    if _is_torch(v):
+        import torch
+        return torch.from_numpy(m)
+    return m
+
+
 def _np(g):
     return np.array(g.detach().numpy() if _is_torch(g) else g.data)
 
@@ -100,6 +118,12 @@ RECIPES = {
     "uniform_": lambda v: v.uniform_(0.5, 1.0),
     "normal_": lambda v: v.normal_(0.0, 1.0),
     "__setitem__": lambda v: v.__setitem__(slice(0, 1), 0.5),
+    "masked_fill_": lambda v: v.masked_fill_(_mask(v), 0.5),
+    "index_fill_": lambda v: v.index_fill_(0, _index(v, [1]), 0.5),
+    "index_add_": lambda v: v.index_add_(0, _index(v, [0, 0]), _full(v, 0.5)[:2]),
+    "index_copy_": lambda v: v.index_copy_(0, _index(v, [1]), _full(v, 0.5)[:1]),
+    "scatter_": lambda v: v.scatter_(0, _index(v, [1]), 0.5),
+    "scatter_add_": lambda v: v.scatter_add_(0, _index(v, [1, 1]), _full(v, 0.5)[:2]),
     "__iadd__": lambda v: v.__iadd__(0.5),
     "__isub__": lambda v: v.__isub__(0.5),
     "__imul__": lambda v: v.__imul__(1.5),

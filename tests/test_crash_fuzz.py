@@ -152,6 +152,8 @@ def _zoo():
                 pyad.linalg.qr(m)[0], pyad.linalg.eigh(sq)[1], pyad.linalg.svd(x)[2]]
     entries += [x.min(), x.amax(1), x.amin(), x.prod(1), x.var(1), x.std(), x.norm(),
                 x.norm(0), x.cumsum(1), x.cumprod(1)]   # reductions
+    entries += [pyad.cat([x, w]), x.flip([0]), x.roll(1), x.repeat(2, 1),
+                pyad.pad(x, (1, 1))]                                            # shape.pxi
     b = x * 1
     b[0].mul_(w[0])                       # CopySlicesBackward on b
     entries.append(b)

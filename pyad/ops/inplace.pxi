@@ -354,14 +354,15 @@ cdef object _drop_leading_ones(object value, Py_ssize_t target_ndim):
 cdef Variable _setitem_out_of_place(Variable old, object key, object value):
     xp = _xp_of(old._data)
     data = old._data.copy()
-    value_data = _drop_leading_ones(_operand_data(value, "__setitem__"), data[key].ndim)
-    data[key] = value_data
+    value_data = _drop_leading_ones(_operand_data(value, "__setitem__"),
+                                    _key_get(data, key).ndim)
+    _key_set(data, key, value_data)
     cdef SetItemBackward node
     if (old._requires_grad or _operand_requires_grad(value)) and _grad_enabled():
         node = SetItemBackward.__new__(SetItemBackward)
         node.key = key
         mask = xp.ones(old._data.shape, dtype=old._data.dtype)
-        mask[key] = 0
+        _key_set(mask, key, 0)
         node.keep_mask = mask
         node.value_shape = _shape_of(value)
         node.squeezed_shape = _shape_of(value_data)
@@ -392,12 +393,107 @@ def setitem(Variable input, key, value):
     if not _is_writeable(input._data):
         raise RuntimeError("__setitem__: the Variable's data is read-only")
     try:
-        input._data[key] = _drop_leading_ones(_operand_data(value, "__setitem__"),
-                                              input._data[key].ndim)
+        _key_set(input._data, key, _drop_leading_ones(_operand_data(value, "__setitem__"),
+                                                      _key_get(input._data, key).ndim))
     except (IndexError, ValueError) as exc:
         raise type(exc)("__setitem__: %s" % exc) from None
     _bump_version(input)
     return input
+
+
+# -- in-place twins of the indexing ops (shape.pxi): the same recipe ------------------
+
+cdef Variable _inplace_indexing(Variable x, object op, tuple args, dict kwargs, object other,
+                                str what):
+    # x = op(x, *args); `other` is the operand that may carry a gradient (src, source,
+    # value), if any.
+    cdef Variable old
+    if _inplace_records(x, other):
+        _check_inplace_allowed(x, other, what)
+        old = _snapshot(x)
+        return _write_back(x, old, op(old, *args, **kwargs), what)
+    if not _is_writeable(x._data):
+        raise RuntimeError("%s: the Variable's data is read-only" % what)
+    result = (<Variable>op(_wrap(x._data), *args, **kwargs))._data
+    if result.shape != x._data.shape:
+        raise RuntimeError("%s: output with shape %s doesn't match the broadcast shape %s"
+                           % (what, _shape_str(x._data.shape), _shape_str(result.shape)))
+    try:
+        _xp_of(x._data).copyto(x._data, result, casting="same_kind")
+    except TypeError as exc:
+        raise RuntimeError("%s: %s" % (what, exc)) from None
+    _bump_version(x)
+    return x
+
+
+def masked_fill_(Variable input, mask, value):
+    """In-place :func:`masked_fill`.
+
+    >>> x = Variable(numpy.ones(3))
+    >>> x.masked_fill_(numpy.array([True, False, False]), 0.0), x._version
+    (tensor([0., 1., 1.], dtype=float64), 1)
+    """
+    if _profiling:
+        return _profiled(masked_fill_, (input, mask, value, ))
+    return _inplace_indexing(input, masked_fill, (mask, value), {}, value, "masked_fill_")
+
+
+def index_fill_(Variable input, dim, index, value):
+    """In-place :func:`index_fill`.
+
+    >>> Variable(numpy.zeros(3)).index_fill_(0, numpy.array([1]), 2.0)
+    tensor([0., 2., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_fill_, (input, dim, index, value, ))
+    return _inplace_indexing(input, index_fill, (dim, index, value), {}, value, "index_fill_")
+
+
+def index_add_(Variable input, dim, index, source, alpha=1):
+    """In-place :func:`index_add` (repeated indices add up).
+
+    >>> Variable(numpy.zeros(3)).index_add_(0, numpy.array([1, 1]), Variable(numpy.ones(2)))
+    tensor([0., 2., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_add_, (input, dim, index, source, alpha, ))
+    return _inplace_indexing(input, index_add, (dim, index, source), {"alpha": alpha},
+                             source, "index_add_")
+
+
+def index_copy_(Variable input, dim, index, source):
+    """In-place :func:`index_copy`.
+
+    >>> Variable(numpy.zeros(3)).index_copy_(0, numpy.array([2]), Variable(numpy.ones(1)))
+    tensor([0., 0., 1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_copy_, (input, dim, index, source, ))
+    return _inplace_indexing(input, index_copy, (dim, index, source), {}, source,
+                             "index_copy_")
+
+
+def scatter_(Variable input, dim, index, src=None, value=None):
+    """In-place :func:`scatter` (``src`` a Variable or a number, or ``value=``).
+
+    >>> Variable(numpy.zeros(3)).scatter_(0, numpy.array([2, 0]), 1.0)
+    tensor([1., 0., 1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(scatter_, (input, dim, index, src, value, ))
+    return _inplace_indexing(input, scatter, (dim, index, src, value), {},
+                             src if src is not None else value, "scatter_")
+
+
+def scatter_add_(Variable input, dim, index, src):
+    """In-place :func:`scatter_add` (repeated indices add up).
+
+    >>> Variable(numpy.zeros(3)).scatter_add_(0, numpy.array([0, 0]), Variable(numpy.ones(2)))
+    tensor([2., 0., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(scatter_add_, (input, dim, index, src, ))
+    return _inplace_indexing(input, scatter_add, (dim, index, src), {}, src, "scatter_add_")
 
 
 # The in-place twins of unary ops (pow_ takes the exponent, shown as 2 in its example).
@@ -410,7 +506,8 @@ _UNARY_TWINS = tuple(_inplace_twin(op, example) for op, example in (
 for _twin in _UNARY_TWINS:
     globals()[_twin.__name__] = _twin
 
-INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, setitem) + _UNARY_TWINS
+INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, setitem, masked_fill_,
+               index_fill_, index_add_, index_copy_, scatter_, scatter_add_) + _UNARY_TWINS
 
 # Every in-place op, by its Variable method name: each bumps the version counter once.
 # tests/test_blind_spots.py generates the version-bump tests from this tuple and fails

@@ -297,6 +297,59 @@ cdef object _with_ellipsis(object key):
     return (key, Ellipsis)
 
 
+cdef tuple _split_mixed_key(object key):
+    # torch applies the ints of a key before its index arrays (as selects); NumPy counts
+    # them as index arrays, which moves the indexed dims to the front when a slice
+    # separates them (x[0, :, [1, 2]] is (4, 2) in torch, (2, 4) in NumPy for x of shape
+    # (3, 4, 5)). Such a key is applied in two steps: the basic part, then the arrays.
+    # Returns None for a key NumPy already indexes like torch.
+    if not isinstance(key, tuple):
+        return None
+    cdef bint has_int = False, has_array = False
+    for k in key:
+        if isinstance(k, int) and not isinstance(k, bool):
+            has_int = True
+        elif not (k is None or k is Ellipsis or isinstance(k, slice)):
+            has_array = True
+    if not (has_int and has_array):
+        return None
+    first = []
+    second = []
+    for k in key:
+        if isinstance(k, int) and not isinstance(k, bool):
+            first.append(k)
+        elif k is None or isinstance(k, slice):
+            first.append(k)
+            second.append(slice(None))
+        elif k is Ellipsis:
+            first.append(k)
+            second.append(k)
+        else:
+            nd = getattr(k, "ndim", None)
+            if nd is None:
+                nd = numpy.ndim(k)
+            bool_mask = getattr(k, "dtype", None) is not None and k.dtype.kind == "b"
+            first.extend([slice(None)] * (nd if bool_mask else 1))
+            second.append(k)
+    return _with_ellipsis(tuple(first)), tuple(second)
+
+
+cdef object _key_get(object data, object key):
+    # data[key] with torch's placement of the indexed dims.
+    split = _split_mixed_key(key)
+    if split is None:
+        return data[key]
+    return data[split[0]][split[1]]
+
+
+cdef void _key_set(object data, object key, object value) except *:
+    split = _split_mixed_key(key)
+    if split is None:
+        data[key] = value
+    else:
+        data[split[0]][split[1]] = value
+
+
 cdef class _KeyNode(Node):
     # Keeps an index key. A key with index arrays is a saved value (torch saves the
     # indices): freed after backward, and a second backward is refused. Basic keys
@@ -334,14 +387,20 @@ cdef class IndexPutBackward(_KeyNode):
 cdef Variable _index_put_into_zeros(Variable g, object key, tuple shape):
     xp = _xp_of(g._data)
     data = xp.zeros(shape, dtype=g._data.dtype)
+    split = _split_mixed_key(key)
+    if split is not None:
+        data_part = data[split[0]]
+        key = split[1]
+    else:
+        data_part = data
     if _is_basic_key(key):
-        data[key] = g._data
+        data_part[key] = g._data
     elif xp is numpy:
         # Repeated indices must add up, not overwrite.
-        numpy.add.at(data, key, g._data)
+        numpy.add.at(data_part, key, g._data)
     else:
         import cupyx
-        cupyx.scatter_add(data, key, g._data)
+        cupyx.scatter_add(data_part, key, g._data)
     cdef IndexPutBackward node
     if _records(g):
         node = IndexPutBackward.__new__(IndexPutBackward)
@@ -366,7 +425,7 @@ def getitem(input, key):
     try:
         # A trailing Ellipsis makes NumPy return a 0-d view, not a scalar copy, so that
         # x[0].add_(1) changes x, as in torch.
-        data = x._data[_with_ellipsis(key) if basic else key]
+        data = x._data[_with_ellipsis(key)] if basic else _key_get(x._data, key)
     except IndexError as exc:
         raise IndexError("index %r is out of bounds for a Variable of shape %s: %s"
                          % (key, _shape_str(x._data.shape), exc)) from None
@@ -478,5 +537,1058 @@ def expand(input, *sizes):
     return broadcast_to(x, shape)
 
 
+
+# -- joining and splitting ----------------------------------------------------------
+
+cdef list _variable_sequence(object tensors, str what):
+    # A list or tuple of Variables (arrays are wrapped), as torch takes them.
+    if isinstance(tensors, Variable) or not isinstance(tensors, (list, tuple)):
+        raise TypeError("%s(): argument 'tensors' must be a sequence of Variables, not %s"
+                        % (what, type(tensors).__name__))
+    if len(tensors) == 0:
+        raise RuntimeError("%s(): expected a non-empty list of Variables" % what)
+    return [_as_variable(t) for t in tensors]
+
+
+cdef class CatBackward(Node):
+    cdef Py_ssize_t dim
+    cdef tuple sizes                  # each input's size along dim (None: skipped input)
+    cdef tuple dtypes
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable g = grads[0]
+        out = []
+        cdef Py_ssize_t start = 0
+        for i in range(len(self.sizes)):
+            size = self.sizes[i]
+            if size is None:                # a legacy empty 1-d input: an empty gradient
+                out.append(_plain(_xp_of(g._data).zeros((0,), dtype=self.dtypes[i]), False)
+                           if self._needs_input_grad(i) else None)
+                continue
+            if self._needs_input_grad(i):
+                out.append(_reduce_grad(narrow(g, self.dim, start, size), None,
+                                        self.dtypes[i]))
+            else:
+                out.append(None)
+            start += size
+        return tuple(out)
+
+
+def cat(tensors, dim=0):
+    """Concatenate Variables along an existing dimension ``dim``.
+
+    >>> cat([Variable(numpy.ones((1, 2))), Variable(numpy.zeros((2, 2)))]).shape
+    (3, 2)
+    """
+    if _profiling:
+        return _profiled(cat, (tensors, dim, ))
+    cdef list xs = _variable_sequence(tensors, "cat")
+    cdef list used = []
+    cdef Variable x, ref = None
+    for i, x in enumerate(xs):
+        if x._data.ndim == 0:
+            raise RuntimeError("cat(): zero-dimensional Variable (at position %d) cannot be "
+                               "concatenated" % i)
+        if ref is None and not (x._data.ndim == 1 and x._data.shape[0] == 0):
+            ref = x
+    if ref is None:
+        ref = xs[0]
+    cdef Py_ssize_t d = _normalize_dim(dim, ref._data.ndim, "cat")
+    sizes = []
+    for i, x in enumerate(xs):
+        if x is not ref and x._data.ndim == 1 and x._data.shape[0] == 0:
+            sizes.append(None)          # torch skips legacy empty 1-d inputs
+            continue
+        same = x._data.ndim == ref._data.ndim
+        if same:
+            for k in range(x._data.ndim):
+                if k != d and x._data.shape[k] != ref._data.shape[k]:
+                    same = False
+        if not same:
+            raise RuntimeError("cat(): sizes of Variables must match except in dimension %d; "
+                               "got %s and %s (at position %d)"
+                               % (d, _shape_str(ref._data.shape), _shape_str(x._data.shape), i))
+        sizes.append(x._data.shape[d])
+        used.append(x._data)
+    xp = _xp_of(ref._data)
+    data = xp.concatenate(used, axis=d)
+    cdef CatBackward node
+    cdef bint records = False, volatile = False
+    for x in xs:
+        records = records or _requires_grad_now(x)
+        volatile = volatile or x._volatile
+    if records and _grad_enabled():
+        node = CatBackward.__new__(CatBackward)
+        node.dim = d
+        node.sizes = tuple(sizes)
+        node.dtypes = tuple([(<Variable>v)._data.dtype for v in xs])
+        return _recorded(node, data, tuple([_edge(<Variable>v) for v in xs]))
+    return _plain(data, volatile)
+
+
+def concat(tensors, dim=0):
+    """Alias of :func:`cat`.
+
+    >>> concat([Variable(numpy.ones(2)), Variable(numpy.zeros(1))])
+    tensor([1., 1., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(concat, (tensors, dim, ))
+    return cat(tensors, dim)
+
+
+def stack(tensors, dim=0):
+    """Join Variables of equal shape along a new dimension ``dim``.
+
+    >>> stack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))], 1).shape
+    (3, 2)
+    """
+    if _profiling:
+        return _profiled(stack, (tensors, dim, ))
+    cdef list xs = _variable_sequence(tensors, "stack")
+    cdef Variable x
+    shape = (<Variable>xs[0])._data.shape
+    for i, x in enumerate(xs):
+        if x._data.shape != shape:
+            raise RuntimeError("stack(): expects each Variable to be equal size, but got %s at "
+                               "entry 0 and %s at entry %d"
+                               % (_shape_str(shape), _shape_str(x._data.shape), i))
+    d = _normalize_dim(dim, len(shape) + 1, "stack")
+    return cat([unsqueeze(x, d) for x in xs], d)
+
+
+def hstack(tensors):
+    """Concatenate horizontally: along dim 1, or dim 0 for 1-d inputs (0-d become 1-d).
+
+    >>> hstack([Variable(numpy.ones((2, 1))), Variable(numpy.zeros((2, 2)))]).shape
+    (2, 3)
+    """
+    if _profiling:
+        return _profiled(hstack, (tensors, ))
+    cdef list xs = _variable_sequence(tensors, "hstack")
+    xs = [reshape(x, (1,)) if (<Variable>x)._data.ndim == 0 else x for x in xs]
+    return cat(xs, 0 if (<Variable>xs[0])._data.ndim == 1 else 1)
+
+
+def vstack(tensors):
+    """Concatenate vertically (along dim 0), after making every input at least 2-d.
+
+    >>> vstack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))]).shape
+    (2, 3)
+    """
+    if _profiling:
+        return _profiled(vstack, (tensors, ))
+    cdef list xs = _variable_sequence(tensors, "vstack")
+    cdef Variable x
+    out = []
+    for x in xs:
+        if x._data.ndim < 2:
+            x = reshape(x, (1, x._data.size))
+        out.append(x)
+    return cat(out, 0)
+
+
+def narrow(input, dim, start, length):
+    """The slice ``start:start + length`` of dimension ``dim`` (a view).
+
+    >>> narrow(Variable(numpy.arange(5.)), 0, 1, 3)
+    tensor([1., 2., 3.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(narrow, (input, dim, start, length, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        raise RuntimeError("narrow(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "narrow")
+    cdef Py_ssize_t n = x._data.shape[d]
+    s = _int_arg(start, "narrow", "start")
+    l = _int_arg(length, "narrow", "length")
+    if s < -n or s > n:
+        raise IndexError("narrow(): start (%d) out of range for dimension %d of size %d"
+                         % (s, d, n))
+    if s < 0:
+        s += n
+    if l < 0:
+        raise RuntimeError("narrow(): length must be non-negative, got %d" % l)
+    if s + l > n:
+        raise RuntimeError("narrow(): start (%d) + length (%d) exceeds dimension size (%d)"
+                           % (s, l, n))
+    return getitem(x, (slice(None),) * d + (slice(s, s + l),))
+
+
+cdef Py_ssize_t _int_arg(object value, str what, str name) except? -1:
+    if isinstance(value, Variable):
+        if (<Variable>value)._data.ndim == 0 and (<Variable>value)._data.dtype.kind in "iu":
+            return int((<Variable>value)._data)
+    elif isinstance(value, (int, numpy.integer)) and not isinstance(value, bool):
+        return value
+    raise TypeError("%s(): argument '%s' must be an int, not %s"
+                    % (what, name, type(value).__name__))
+
+
+def select(input, dim, index):
+    """The slice at ``index`` of dimension ``dim``, which is removed (a view).
+
+    >>> select(Variable(numpy.arange(6.).reshape(2, 3)), 1, -1)
+    tensor([2., 5.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(select, (input, dim, index, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        raise IndexError("select(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "select")
+    cdef Py_ssize_t n = x._data.shape[d]
+    i = _int_arg(index, "select", "index")
+    if i < -n or i >= n:
+        raise IndexError("select(): index %d out of range for a Variable of size %s at "
+                         "dimension %d" % (i, _shape_str(x._data.shape), d))
+    return getitem(x, (slice(None),) * d + ((i + n if i < 0 else i),))
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """Split into views of the given sizes along ``dim``.
+
+    >>> [p.shape for p in split_with_sizes(Variable(numpy.arange(5.)), [2, 3])]
+    [(2,), (3,)]
+    """
+    if _profiling:
+        return _profiled(split_with_sizes, (input, split_sizes, dim, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        raise RuntimeError("split_with_sizes(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "split_with_sizes")
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError("split_with_sizes(): split_sizes must be a list of ints, not %s"
+                        % type(split_sizes).__name__)
+    sizes = [_int_arg(s, "split_with_sizes", "split_sizes") for s in split_sizes]
+    if any(s < 0 for s in sizes) or builtins.sum(sizes) != x._data.shape[d]:
+        raise RuntimeError("split_with_sizes(): expects split_sizes to be non-negative and to "
+                           "sum exactly to %d (the size of dimension %d), but got %s"
+                           % (x._data.shape[d], d, list(sizes)))
+    out = []
+    start = 0
+    for s in sizes:
+        out.append(narrow(x, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def split(input, split_size_or_sections, dim=0):
+    """Split into views of ``split_size`` along ``dim`` (the last may be smaller), or of
+    the sizes in a list.
+
+    >>> [p.tolist() for p in split(Variable(numpy.arange(5.)), 2)]
+    [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    """
+    if _profiling:
+        return _profiled(split, (input, split_size_or_sections, dim, ))
+    cdef Variable x = _as_variable(input)
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return split_with_sizes(x, split_size_or_sections, dim)
+    if x._data.ndim == 0:
+        raise RuntimeError("split(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "split")
+    cdef Py_ssize_t n = x._data.shape[d]
+    size = _int_arg(split_size_or_sections, "split", "split_size")
+    if size < 0 or (size == 0 and n != 0):
+        raise RuntimeError("split(): split_size can only be 0 if dimension size is 0, and "
+                           "must be non-negative, but got split_size %d for dimension size %d"
+                           % (size, n))
+    if size == 0:
+        return (narrow(x, d, 0, 0),)
+    return split_with_sizes(x, [builtins.min(size, n - k) for k in range(0, n, size)] or [0],
+                            d)
+
+
+def chunk(input, chunks, dim=0):
+    """Split into ``chunks`` views of equal size along ``dim`` (the last may be smaller;
+    there may be fewer), as torch.chunk.
+
+    >>> [p.tolist() for p in chunk(Variable(numpy.arange(5.)), 3)]
+    [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    """
+    if _profiling:
+        return _profiled(chunk, (input, chunks, dim, ))
+    cdef Variable x = _as_variable(input)
+    c = _int_arg(chunks, "chunk", "chunks")
+    if c <= 0:
+        raise RuntimeError("chunk(): expects `chunks` to be greater than 0, got: %d" % c)
+    if x._data.ndim == 0:
+        raise RuntimeError("chunk(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "chunk")
+    cdef Py_ssize_t n = x._data.shape[d]
+    if n == 0:
+        return split_with_sizes(x, [0] * c, d)
+    return split(x, (n + c - 1) // c, d)
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, as a tuple of views with ``dim`` removed.
+
+    >>> unbind(Variable(numpy.arange(4.).reshape(2, 2)), 1)
+    (tensor([0., 2.], dtype=float64), tensor([1., 3.], dtype=float64))
+    """
+    if _profiling:
+        return _profiled(unbind, (input, dim, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        raise IndexError("unbind(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "unbind")
+    return tuple(select(x, d, i) for i in range(x._data.shape[d]))
+
+
+def movedim(input, source, destination):
+    """Move dimension(s) ``source`` to position(s) ``destination`` (a view).
+
+    >>> movedim(Variable(numpy.zeros((2, 3, 4))), 0, -1).shape
+    (3, 4, 2)
+    """
+    if _profiling:
+        return _profiled(movedim, (input, source, destination, ))
+    cdef Variable x = _as_variable(input)
+    cdef Py_ssize_t n = x._data.ndim
+    src = list(source) if isinstance(source, (list, tuple)) else [source]
+    dst = list(destination) if isinstance(destination, (list, tuple)) else [destination]
+    if len(src) != len(dst):
+        raise RuntimeError("movedim(): Invalid source or destination dims: source (%s dims) "
+                           "should contain the same number of dims as destination (%s dims)"
+                           % (len(src), len(dst)))
+    src = [_normalize_dim(s, n, "movedim") for s in src]
+    dst = [_normalize_dim(s, n, "movedim") for s in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise RuntimeError("movedim(): repeated dim in source %s or destination %s"
+                           % (list(source) if isinstance(source, (list, tuple)) else source,
+                              list(destination) if isinstance(destination, (list, tuple))
+                              else destination))
+    if n == 0:
+        return permute(x, ())
+    perm = [-1] * n
+    for s, t_ in zip(src, dst):
+        perm[t_] = s
+    rest = iter(k for k in range(n) if k not in src)
+    perm = [next(rest) if p == -1 else p for p in perm]
+    return permute(x, tuple(perm))
+
+
+def unflatten(input, dim, sizes):
+    """Expand dimension ``dim`` into ``sizes`` (one may be -1), a view when possible.
+
+    >>> unflatten(Variable(numpy.zeros((2, 6))), 1, (3, -1)).shape
+    (2, 3, 2)
+    """
+    if _profiling:
+        return _profiled(unflatten, (input, dim, sizes, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        raise IndexError("unflatten(): cannot be applied to a 0-dim Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "unflatten")
+    if not isinstance(sizes, (list, tuple)) or len(sizes) == 0:
+        raise RuntimeError("unflatten(): sizes must be a non-empty list or tuple of ints")
+    sizes = tuple(_int_arg(s, "unflatten", "sizes") for s in sizes)
+    n = x._data.shape[d]
+    known = 1
+    for s in sizes:
+        if s != -1:
+            known *= s
+    if list(sizes).count(-1) > 1 or (-1 not in sizes and known != n) or (
+            -1 in sizes and (known == 0 or n % known)) or any(s < -1 for s in sizes):
+        raise RuntimeError("unflatten(): provided sizes %s don't multiply up to the size of "
+                           "dim %d (%d) in the input Variable" % (list(sizes), d, n))
+    shape = x._data.shape
+    return reshape(x, shape[:d] + sizes + shape[d + 1:])
+
+
+cdef class FlipBackward(Node):
+    cdef tuple dims
+
+    cdef tuple _backward(self, tuple grads):
+        return (flip(grads[0], self.dims),)
+
+
+def flip(input, dims):
+    """Reverse the order of elements along ``dims`` (a copy, as torch.flip).
+
+    >>> flip(Variable(numpy.arange(4.).reshape(2, 2)), [1])
+    tensor([[1., 0.],
+            [3., 2.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(flip, (input, dims, ))
+    cdef Variable x = _as_variable(input)
+    if isinstance(dims, (list, tuple)):
+        ds = _normalize_dims(tuple(dims), x._data.ndim, "flip")
+    else:
+        ds = _normalize_dims(dims, x._data.ndim, "flip")
+    if x._data.ndim == 0 and (dims if isinstance(dims, (list, tuple)) else True):
+        raise IndexError("flip(): dimension specified as %s but the Variable has no "
+                         "dimensions" % (dims,))
+    key = tuple(slice(None, None, -1) if k in ds else slice(None)
+                for k in range(x._data.ndim))
+    data = x._data[key].copy()
+    cdef FlipBackward node
+    if _records(x):
+        node = FlipBackward.__new__(FlipBackward)
+        node.dims = ds
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class RollBackward(Node):
+    cdef object shifts
+    cdef object dims
+
+    cdef tuple _backward(self, tuple grads):
+        return (roll(grads[0], self.shifts, self.dims),)
+
+
+def roll(input, shifts, dims=None):
+    """Roll elements along ``dims`` (of the flattened input when None) by ``shifts``.
+
+    >>> roll(Variable(numpy.arange(4.)), 1)
+    tensor([3., 0., 1., 2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(roll, (input, shifts, dims, ))
+    cdef Variable x = _as_variable(input)
+    sh = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
+    sh = tuple(_int_arg(s, "roll", "shifts") for s in sh)
+    if dims is None:
+        if len(sh) != 1:
+            raise RuntimeError("roll(): shifts must be one int when dims is not given, got %s"
+                               % (list(sh),))
+        ds = None
+    else:
+        ds = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
+        if len(ds) != len(sh):
+            raise RuntimeError("roll(): shifts and dimensions must align. shifts: %d, dims: %d"
+                               % (len(sh), len(ds)))
+        ds = tuple(_normalize_dim(k, x._data.ndim, "roll") for k in ds)
+        if x._data.ndim == 0:
+            raise IndexError("roll(): dimension specified as %s but the Variable has no "
+                             "dimensions" % (dims,))
+    xp = _xp_of(x._data)
+    data = xp.roll(x._data, sh if ds is not None else sh[0], ds)
+    cdef RollBackward node
+    if _records(x):
+        node = RollBackward.__new__(RollBackward)
+        node.shifts = tuple(-s for s in sh) if ds is not None else -sh[0]
+        node.dims = ds
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class RepeatBackward(Node):
+    cdef tuple input_shape
+    cdef tuple reps
+
+    cdef tuple _backward(self, tuple grads):
+        # g has shape reps[i] * padded_shape[i]: view it as (reps[0], s[0], reps[1], ...)
+        # and sum over the repetition axes.
+        cdef Variable g = grads[0]
+        lead = len(self.reps) - len(self.input_shape)
+        padded = (1,) * lead + self.input_shape
+        inter = []
+        axes = []
+        for i in range(len(self.reps)):
+            if self.reps[i] != 1:
+                axes.append(len(inter))
+                inter.append(self.reps[i])
+            inter.append(padded[i])
+        g = _reshape(g, tuple(inter), False)
+        if axes:
+            g = sum(g, tuple(axes))
+        return (_reshape(g, self.input_shape, False),)
+
+
+def repeat(input, *sizes):
+    """Repeat the input ``sizes[i]`` times along each dimension (torch's Tensor.repeat:
+    extra leading sizes add dimensions).
+
+    >>> repeat(Variable(numpy.array([1., 2.])), 2, 2)
+    tensor([[1., 2., 1., 2.],
+            [1., 2., 1., 2.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(repeat, (input, ) + sizes)
+    cdef Variable x = _as_variable(input)
+    reps = tuple(_int_arg(s, "repeat", "sizes") for s in _shape_args(sizes))
+    if len(reps) < x._data.ndim:
+        raise RuntimeError("repeat(): number of dimensions of repeat dims (%d) can not be "
+                           "smaller than number of dimensions of the Variable (%d)"
+                           % (len(reps), x._data.ndim))
+    if any(r < 0 for r in reps):
+        raise RuntimeError("repeat(): repeats must be non-negative, got %s" % (list(reps),))
+    xp = _xp_of(x._data)
+    data = xp.tile(x._data, reps) if reps else x._data.copy()
+    cdef RepeatBackward node
+    if _records(x):
+        node = RepeatBackward.__new__(RepeatBackward)
+        node.input_shape = x._data.shape
+        node.reps = reps
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+def tile(input, dims):
+    """Repeat the input ``dims[i]`` times along each dimension; missing leading
+    entries of ``dims`` are 1 (torch.tile).
+
+    >>> tile(Variable(numpy.array([[1., 2.]])), (2,)).tolist()
+    [[1.0, 2.0, 1.0, 2.0]]
+    """
+    if _profiling:
+        return _profiled(tile, (input, dims, ))
+    cdef Variable x = _as_variable(input)
+    reps = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
+    if len(reps) < x._data.ndim:
+        reps = (1,) * (x._data.ndim - len(reps)) + reps
+    return repeat(x, reps)
+
+
+
+# -- gather / scatter and index_* / masked_* -----------------------------------------
+#
+# Each is written as advanced indexing with a key built from (dim, index): gather is
+# getitem (its backward adds repeated indices up), scatter_add and index_add add into
+# zeros at the key (IndexPutBackward), scatter, index_fill, index_copy and the masked
+# ops are an out-of-place setitem (SetItemBackward). The key holds the index arrays, so
+# the nodes free it after backward like any indexing node.
+
+cdef object _index_data(object index, str what, str name="index"):
+    # The integer array of an index argument (a Variable, an array or a list).
+    if isinstance(index, Variable):
+        data = (<Variable>index)._data
+    elif type(index) is _NDARRAY or (cupy is not None and isinstance(index, cupy.ndarray)):
+        data = index
+    elif isinstance(index, (list, tuple, int, numpy.integer)) and not isinstance(index, bool):
+        data = numpy.asarray(index)
+        if data.size == 0:
+            data = data.astype(numpy.int64)
+    else:
+        raise TypeError("%s(): argument '%s' must be an integer Variable, not %s"
+                        % (what, name, type(index).__name__))
+    if data.dtype.kind not in "iu":
+        raise RuntimeError("%s(): expected an integer dtype for %s, got %s"
+                           % (what, name, data.dtype))
+    return data
+
+
+cdef void _check_index_range(object idx, Py_ssize_t n, Py_ssize_t dim, str what) except *:
+    if idx.size == 0:
+        return
+    lo = int(idx.min())
+    hi = int(idx.max())
+    if lo < 0 or hi >= n:
+        raise IndexError("%s(): index %d is out of bounds for dimension %d with size %d"
+                         % (what, lo if lo < 0 else hi, dim, n))
+
+
+cdef object _mask_data(object mask, str what):
+    if isinstance(mask, Variable):
+        data = (<Variable>mask)._data
+    elif type(mask) is _NDARRAY or (cupy is not None and isinstance(mask, cupy.ndarray)):
+        data = mask
+    else:
+        raise TypeError("%s(): argument 'mask' must be a bool Variable, not %s"
+                        % (what, type(mask).__name__))
+    if data.dtype.kind != "b":
+        raise RuntimeError("%s(): expected a bool mask, got a mask of dtype %s"
+                           % (what, data.dtype))
+    return data
+
+
+cdef void _check_same_dtype(Variable x, object src, str what, str name) except *:
+    if isinstance(src, Variable) and (<Variable>src)._data.dtype != x._data.dtype:
+        raise RuntimeError("%s(): expected %s to have the same dtype as self, got %s and %s"
+                           % (what, name, (<Variable>src)._data.dtype, x._data.dtype))
+
+
+cdef tuple _gather_key(Variable x, object dim, object index, str what, object src=None):
+    # The advanced-indexing key of gather/scatter along ``dim``: index at dim, and
+    # aranges elsewhere (index may be smaller than the input in every other dim).
+    idx = _index_data(index, what)
+    cdef Py_ssize_t nd = x._data.ndim
+    cdef Py_ssize_t d = _normalize_dim(dim, nd, what)
+    if idx.ndim != nd:
+        raise RuntimeError("%s(): index must have the same number of dimensions as input "
+                           "(%d), got %d" % (what, nd, idx.ndim))
+    shapes = [("input", x._data.shape)]
+    if isinstance(src, Variable):
+        if (<Variable>src)._data.ndim != nd:
+            raise RuntimeError("%s(): src must have the same number of dimensions as input "
+                               "(%d), got %d" % (what, nd, (<Variable>src)._data.ndim))
+        shapes.append(("src", (<Variable>src)._data.shape))
+    for k in range(nd):
+        for name, shape in shapes:
+            if (k != d or name == "src") and idx.shape[k] > shape[k]:
+                raise RuntimeError("%s(): size of index %s does not fit %s of shape %s "
+                                   "(dimension %d)" % (what, _shape_str(idx.shape), name,
+                                                       _shape_str(shape), k))
+    _check_index_range(idx, x._data.shape[d], d, what)
+    xp = _xp_of(x._data)
+    key = []
+    for k in range(nd):
+        if k == d:
+            key.append(idx)
+        else:
+            shape = [1] * nd
+            shape[k] = idx.shape[k]
+            key.append(xp.arange(idx.shape[k]).reshape(shape))
+    return tuple(key)
+
+
+cdef object _index_of_0d(object dim, object index, str what):
+    # A 0-d input is handled as a 1-element 1-d one: its index, made 1-d.
+    idx = _index_data(index, what)
+    _normalize_dim(dim, 0, what)
+    if idx.ndim > 1 or idx.size > 1:
+        raise RuntimeError("%s(): index of a 0-d input must have at most one element, got "
+                           "shape %s" % (what, _shape_str(idx.shape)))
+    _check_index_range(idx, 1, 0, what)
+    return idx.reshape(-1)
+
+
+cdef object _src_part(object src, tuple key, object idx_shape):
+    # src cut to the index's shape (scatter reads src only where the index is).
+    if not isinstance(src, Variable):
+        return src
+    if (<Variable>src)._data.shape == tuple(idx_shape):
+        return src
+    return getitem(src, tuple(slice(0, s) for s in idx_shape))
+
+
+def gather(input, dim, index):
+    """``out[i][j] = input[index[i][j]][j]`` (for dim 0): values along ``dim`` at ``index``.
+
+    >>> gather(Variable(numpy.array([[1., 2.], [3., 4.]])), 1, numpy.array([[0, 0], [1, 0]]))
+    tensor([[1., 1.],
+            [4., 3.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(gather, (input, dim, index, ))
+    cdef Variable x = _as_variable(input)
+    if x._data.ndim == 0:
+        idx = _index_of_0d(dim, index, "gather")
+        return reshape(gather(reshape(x, (1,)), 0, idx), _index_data(index, "gather").shape)
+    return getitem(x, _gather_key(x, dim, index, "gather"))
+
+
+def take_along_dim(input, indices, dim=None):
+    """Values at ``indices`` along ``dim`` (of the flattened input when None); input and
+    indices broadcast in the other dimensions.
+
+    >>> take_along_dim(Variable(numpy.array([[10., 30., 20.]])), numpy.array([[1], [2]]), 1)
+    tensor([[30.],
+            [20.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(take_along_dim, (input, indices, dim, ))
+    cdef Variable x = _as_variable(input)
+    idx = _index_data(indices, "take_along_dim", "indices")
+    if dim is None:
+        return gather(reshape(x, (-1,)), 0, idx.reshape(-1))
+    if idx.ndim != x._data.ndim:
+        raise RuntimeError("take_along_dim(): input and indices should have the same number "
+                           "of dimensions, but got %d and %d" % (x._data.ndim, idx.ndim))
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "take_along_dim")
+    xp = _xp_of(x._data)
+    try:
+        shape = list(numpy.broadcast_shapes(
+            tuple(1 if k == d else s for k, s in enumerate(x._data.shape)),
+            tuple(1 if k == d else s for k, s in enumerate(idx.shape))))
+    except ValueError:
+        raise RuntimeError("take_along_dim(): input %s and indices %s cannot be broadcast "
+                           "outside dimension %d" % (_shape_str(x._data.shape),
+                                                      _shape_str(idx.shape), d)) from None
+    shape[d] = x._data.shape[d]
+    xb = broadcast_to(x, tuple(shape))
+    shape[d] = idx.shape[d]
+    return gather(xb, d, xp.broadcast_to(idx, tuple(shape)))
+
+
+def scatter_add(input, dim, index, src):
+    """``input`` with ``src`` added at ``index`` along ``dim``; repeated indices add up.
+
+    >>> scatter_add(Variable(numpy.zeros(3)), 0, numpy.array([0, 2, 0]),
+    ...             Variable(numpy.array([1., 2., 3.])))
+    tensor([4., 0., 2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(scatter_add, (input, dim, index, src, ))
+    cdef Variable x = _as_variable(input)
+    if not isinstance(src, Variable):
+        raise TypeError("scatter_add(): argument 'src' must be a Variable, not %s"
+                        % type(src).__name__)
+    _check_same_dtype(x, src, "scatter_add", "src")
+    if x._data.ndim == 0:
+        idx = _index_of_0d(dim, index, "scatter_add")
+        return reshape(scatter_add(reshape(x, (1,)), 0, idx, reshape(src, (-1,))), ())
+    key = _gather_key(x, dim, index, "scatter_add", src)
+    return add(x, _index_put_into_zeros(_src_part(src, key, _index_data(index, "scatter").shape), key,
+                                        x._data.shape))
+
+
+cdef Variable _put(Variable x, object key, object value, str what):
+    # x with x[key] = value, out of place (SetItemBackward records it).
+    _requires_grad_now(x)
+    try:
+        return _setitem_out_of_place(x, key, value)
+    except (IndexError, ValueError) as exc:
+        raise RuntimeError("%s(): %s" % (what, exc)) from None
+
+
+cdef object _scalar_value(object value, str what):
+    if isinstance(value, Variable):
+        if (<Variable>value)._data.ndim != 0:
+            raise RuntimeError("%s(): only supports a 0-dimensional value Variable, but got "
+                               "one with %d dimensions" % (what, (<Variable>value)._data.ndim))
+        return value
+    if isinstance(value, (int, float, bool, numpy.number)):
+        return value
+    raise TypeError("%s(): argument 'value' must be a number or a 0-d Variable, not %s"
+                    % (what, type(value).__name__))
+
+
+def scatter(input, dim, index, src=None, value=None):
+    """``input`` with ``src`` (a Variable, or a number) written at ``index`` along ``dim``.
+
+    >>> scatter(Variable(numpy.zeros(3)), 0, numpy.array([2, 0]), Variable(numpy.array([1., 2.])))
+    tensor([2., 0., 1.], dtype=float64)
+    >>> scatter(Variable(numpy.zeros(3)), 0, numpy.array([1]), value=5.0)
+    tensor([0., 5., 0.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(scatter, (input, dim, index, src, value, ))
+    cdef Variable x = _as_variable(input)
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError("scatter(): expected a src Variable or a value")
+    if not isinstance(src, Variable):
+        src = _scalar_value(src, "scatter")
+    _check_same_dtype(x, src, "scatter", "src")
+    if x._data.ndim == 0:
+        idx = _index_of_0d(dim, index, "scatter")
+        return reshape(scatter(reshape(x, (1,)), 0, idx, reshape(src, (-1,))
+                               if isinstance(src, Variable) else src), ())
+    key = _gather_key(x, dim, index, "scatter", src)
+    return _put(x, key, _src_part(src, key, _index_data(index, "scatter").shape), "scatter")
+
+
+cdef tuple _index_dim_key(Variable x, object dim, object index, str what):
+    # (slice(None), ..., index) for the index_* ops: a 1-d (or 0-d) index along dim.
+    idx = _index_data(index, what)
+    if idx.ndim > 1:
+        raise IndexError("%s(): index must be 1-dimensional, got %d dimensions"
+                         % (what, idx.ndim))
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, what)
+    if x._data.ndim == 0:
+        if idx.size > 1:
+            raise RuntimeError("%s(): an index into a 0-d Variable can have only 1 value, got "
+                               "%d" % (what, idx.size))
+        _check_index_range(idx, 1, 0, what)
+        return (idx.reshape(-1),)
+    _check_index_range(idx, x._data.shape[d], d, what)
+    return (slice(None),) * d + (idx.reshape(-1),)
+
+
+def index_select(input, dim, index):
+    """The entries at ``index`` (1-d) along ``dim``.
+
+    >>> index_select(Variable(numpy.arange(6.).reshape(2, 3)), 1, numpy.array([2, 0]))
+    tensor([[2., 0.],
+            [5., 3.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_select, (input, dim, index, ))
+    cdef Variable x = _as_variable(input)
+    key = _index_dim_key(x, dim, index, "index_select")
+    if x._data.ndim == 0:
+        out = getitem(reshape(x, (1,)), key)
+        return reshape(out, ()) if _index_data(index, "index_select").ndim == 0 else out
+    return getitem(x, key)
+
+
+cdef object _index_source(Variable x, tuple key, object source, str what):
+    # source for the index_* ops must have x's shape with dim's size = len(index).
+    if not isinstance(source, Variable):
+        raise TypeError("%s(): argument 'source' must be a Variable, not %s"
+                        % (what, type(source).__name__))
+    _check_same_dtype(x, source, what, "source")
+    if x._data.ndim == 0:
+        expected = () if (<Variable>source)._data.ndim == 0 else (key[0].shape[0],)
+    else:
+        d = len(key) - 1
+        expected = x._data.shape[:d] + (key[d].shape[0],) + x._data.shape[d + 1:]
+    if (<Variable>source)._data.shape != expected:
+        raise RuntimeError("%s(): source must have shape %s, got %s"
+                           % (what, _shape_str(expected),
+                              _shape_str((<Variable>source)._data.shape)))
+    if x._data.ndim == 0:
+        return reshape(source, (key[0].shape[0],))
+    return source
+
+
+def index_add(input, dim, index, source, alpha=1):
+    """``input`` with ``alpha * source`` added at ``index`` along ``dim``; repeated
+    indices add up.
+
+    >>> index_add(Variable(numpy.zeros(3)), 0, numpy.array([0, 0, 2]),
+    ...           Variable(numpy.array([1., 2., 3.])))
+    tensor([3., 0., 3.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_add, (input, dim, index, source, alpha, ))
+    cdef Variable x = _as_variable(input)
+    key = _index_dim_key(x, dim, index, "index_add")
+    src = _index_source(x, key, source, "index_add")
+    if alpha != 1:
+        src = mul(src, alpha)
+    if x._data.ndim == 0:
+        return add(x, reshape(_index_put_into_zeros(src, key, (1,)), ()))
+    return add(x, _index_put_into_zeros(src, key, x._data.shape))
+
+
+def index_copy(input, dim, index, source):
+    """``input`` with the slices of ``source`` copied to ``index`` along ``dim``.
+
+    >>> index_copy(Variable(numpy.zeros(3)), 0, numpy.array([2, 0]),
+    ...            Variable(numpy.array([1., 2.])))
+    tensor([2., 0., 1.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_copy, (input, dim, index, source, ))
+    cdef Variable x = _as_variable(input)
+    key = _index_dim_key(x, dim, index, "index_copy")
+    src = _index_source(x, key, source, "index_copy")
+    if x._data.ndim == 0:
+        return reshape(_put(reshape(x, (1,)), key, src, "index_copy"), ())
+    return _put(x, key, src, "index_copy")
+
+
+def index_fill(input, dim, index, value):
+    """``input`` with the slices at ``index`` along ``dim`` set to ``value`` (a number or
+    a 0-d Variable).
+
+    >>> index_fill(Variable(numpy.zeros((2, 2))), 1, numpy.array([1]), -1.0)
+    tensor([[ 0., -1.],
+            [ 0., -1.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(index_fill, (input, dim, index, value, ))
+    cdef Variable x = _as_variable(input)
+    value = _scalar_value(value, "index_fill")
+    idx = _index_data(index, "index_fill")
+    # Filling twice is filling once: without repeats, a Variable value's gradient counts
+    # each filled entry once.
+    key = _index_dim_key(x, dim, _xp_of(idx).unique(idx) if idx.ndim else idx, "index_fill")
+    if x._data.ndim == 0:
+        return reshape(_put(reshape(x, (1,)), key, value, "index_fill"), ())
+    return _put(x, key, value, "index_fill")
+
+
+cdef tuple _broadcast_mask(Variable x, object mask, str what):
+    m = _mask_data(mask, what)
+    try:
+        shape = numpy.broadcast_shapes(x._data.shape, m.shape)
+    except ValueError:
+        raise RuntimeError("%s(): the shape of the mask %s must be broadcastable with the "
+                           "shape of the input %s" % (what, _shape_str(m.shape),
+                                                      _shape_str(x._data.shape))) from None
+    return (broadcast_to(x, shape) if shape != x._data.shape else x,
+            _xp_of(m).broadcast_to(m, shape) if shape != m.shape else m)
+
+
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` (a number or a 0-d Variable) where ``mask`` is true.
+
+    >>> masked_fill(Variable(numpy.ones(3)), numpy.array([True, False, True]), 0.5)
+    tensor([0.5000, 1.0000, 0.5000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(masked_fill, (input, mask, value, ))
+    cdef Variable x = _as_variable(input)
+    value = _scalar_value(value, "masked_fill")
+    xb, m = _broadcast_mask(x, mask, "masked_fill")
+    if m.ndim == 0:
+        m = m.reshape(1)
+        return reshape(_put(reshape(xb, (1,)), m, value, "masked_fill"), ())
+    return _put(xb, m, value, "masked_fill")
+
+
+def masked_select(input, mask):
+    """The entries where ``mask`` is true, as a 1-d Variable (input and mask broadcast).
+
+    >>> masked_select(Variable(numpy.arange(3.)), numpy.array([True, False, True]))
+    tensor([0., 2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(masked_select, (input, mask, ))
+    cdef Variable x = _as_variable(input)
+    xb, m = _broadcast_mask(x, mask, "masked_select")
+    if m.ndim == 0:
+        return getitem(reshape(xb, (1,)), m.reshape(1))
+    return getitem(xb, m)
+
+
+def masked_scatter(input, mask, source):
+    """``input`` with the first elements of ``source`` (in order) written where ``mask``
+    is true.
+
+    >>> masked_scatter(Variable(numpy.zeros(3)), numpy.array([True, False, True]),
+    ...                Variable(numpy.array([1., 2., 3.])))
+    tensor([1., 0., 2.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(masked_scatter, (input, mask, source, ))
+    cdef Variable x = _as_variable(input)
+    if not isinstance(source, Variable):
+        raise TypeError("masked_scatter(): argument 'source' must be a Variable, not %s"
+                        % type(source).__name__)
+    _check_same_dtype(x, source, "masked_scatter", "source")
+    xb, m = _broadcast_mask(x, mask, "masked_scatter")
+    n = int(m.sum())
+    if (<Variable>source)._data.size < n:
+        raise RuntimeError("masked_scatter(): source has %d elements, fewer than the %d "
+                           "true entries of the mask" % ((<Variable>source)._data.size, n))
+    part = getitem(reshape(source, (-1,)), slice(0, n))
+    if m.ndim == 0:
+        return reshape(_put(reshape(xb, (1,)), m.reshape(1), part, "masked_scatter"), ())
+    return _put(xb, m, part, "masked_scatter")
+
+
+
+# -- nonzero, unique, pad ---------------------------------------------------------------
+
+def nonzero(input, as_tuple=False):
+    """Indices of the nonzero entries: an int64 Variable of shape (n, ndim), or with
+    ``as_tuple`` one 1-d Variable per dimension (not differentiable).
+
+    >>> nonzero(Variable(numpy.array([[0., 1.], [2., 0.]])))
+    tensor([[0, 1],
+            [1, 0]])
+    """
+    if _profiling:
+        return _profiled(nonzero, (input, as_tuple, ))
+    cdef Variable x = _as_variable(input)
+    xp = _xp_of(x._data)
+    if as_tuple:
+        data = x._data.reshape(1) if x._data.ndim == 0 else x._data
+        return tuple(_plain(i.astype(numpy.int64), False) for i in xp.nonzero(data))
+    return _plain(xp.argwhere(x._data).astype(numpy.int64), False)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The sorted distinct values (of the flattened input, or slices along ``dim``), with
+    optionally the inverse indices and the counts (not differentiable).
+
+    >>> unique(Variable(numpy.array([3., 1., 3.])), return_inverse=True, return_counts=True)
+    (tensor([1., 3.], dtype=float64), tensor([1, 0, 1]), tensor([1, 2]))
+    """
+    if _profiling:
+        return _profiled(unique, (input, sorted, return_inverse, return_counts, dim, ))
+    cdef Variable x = _as_variable(input)
+    xp = _xp_of(x._data)
+    axis = None if dim is None else _normalize_dim(dim, x._data.ndim, "unique")
+    if axis is not None and x._data.ndim == 0:
+        raise IndexError("unique(): dim %s is out of range for a 0-d Variable" % (dim,))
+    values, inverse, counts = xp.unique(x._data, return_inverse=True, return_counts=True,
+                                        axis=axis)
+    out = [_plain(values, False)]
+    if return_inverse:
+        shape = x._data.shape if axis is None else (x._data.shape[axis],)
+        out.append(_plain(inverse.reshape(shape).astype(numpy.int64), False))
+    if return_counts:
+        out.append(_plain(counts.astype(numpy.int64), False))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+cdef class ConstantPadBackward(Node):
+    cdef tuple key                      # where the input sits in the padded output
+
+    cdef tuple _backward(self, tuple grads):
+        return (getitem(grads[0], self.key),)
+
+
+def pad(input, pad, mode="constant", value=0):
+    """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left, right)`` of the last
+    dimension, then of the one before, ... (torch.nn.functional.pad). Modes: 'constant'
+    (negative sizes crop), 'reflect' (mirror without the edge), 'replicate' (the edge).
+
+    >>> pad(Variable(numpy.array([[1., 2.]])), (1, 2), value=-1.0)
+    tensor([[-1.,  1.,  2., -1., -1.]], dtype=float64)
+    >>> pad(Variable(numpy.array([[1., 2., 3.]])), (2, 1), mode="reflect")
+    tensor([[3., 2., 1., 2., 3., 2.]], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(_pad_op, (input, pad, mode, value, ))
+    cdef Variable x = _as_variable(input)
+    if not isinstance(pad, (list, tuple)):
+        raise TypeError("pad(): argument 'pad' must be a tuple of ints, not %s"
+                        % type(pad).__name__)
+    sizes = [_int_arg(p, "pad", "pad") for p in pad]
+    cdef Py_ssize_t nd = x._data.ndim
+    if len(sizes) % 2 or len(sizes) // 2 > nd:
+        raise RuntimeError("pad(): padding length must be even and at most twice the number "
+                           "of dimensions (%d), got %d" % (nd, len(sizes)))
+    if mode not in ("constant", "reflect", "replicate"):
+        raise NotImplementedError("pad(): mode %r is not supported (constant, reflect, "
+                                  "replicate)" % (mode,))
+    widths = [(0, 0)] * nd
+    for i in range(len(sizes) // 2):
+        widths[nd - 1 - i] = (sizes[2 * i], sizes[2 * i + 1])
+    xp = _xp_of(x._data)
+    if mode != "constant":
+        if value != 0 and value is not None:
+            raise RuntimeError("pad(): padding mode %r doesn't take in value argument" % mode)
+        for d, (lo, hi) in enumerate(widths):
+            if lo < 0 or hi < 0:
+                raise RuntimeError("pad(): negative padding is only supported in constant "
+                                   "mode, got %s" % (tuple(sizes),))
+            n = x._data.shape[d]
+            if (lo or hi) and (n == 0 or (mode == "reflect" and (lo >= n or hi >= n))):
+                raise RuntimeError("pad(): padding (%d, %d) at dimension %d is too large for "
+                                   "the %s mode on an input of shape %s"
+                                   % (lo, hi, d, mode, _shape_str(x._data.shape)))
+        # The padded output takes each entry from one input entry: gather through the
+        # map of flat positions (its backward adds the reused entries up).
+        positions = numpy.pad(numpy.arange(x._data.size).reshape(x._data.shape), widths,
+                              mode="reflect" if mode == "reflect" else "edge")
+        if xp is not numpy:
+            positions = xp.asarray(positions)
+        return getitem(reshape(x, (-1,)), positions)
+    # constant: crop the negative sizes, then pad the positive ones
+    crop = []
+    for d, (lo, hi) in enumerate(widths):
+        n = x._data.shape[d]
+        start = -lo if lo < 0 else 0
+        stop = n + hi if hi < 0 else n
+        if stop < start:
+            raise RuntimeError("pad(): the padding %s leaves dimension %d of size %d with a "
+                               "negative size" % (tuple(sizes), d, n))
+        crop.append(slice(start, stop))
+    if any(lo < 0 or hi < 0 for lo, hi in widths):
+        x = getitem(x, tuple(crop))
+    grow = [(builtins.max(lo, 0), builtins.max(hi, 0)) for lo, hi in widths]
+    data = xp.full(tuple(n + lo + hi for n, (lo, hi) in zip(x._data.shape, grow)),
+                   value, dtype=x._data.dtype)
+    key = tuple(slice(lo, lo + n) for n, (lo, hi) in zip(x._data.shape, grow))
+    data[key] = x._data
+    cdef ConstantPadBackward node
+    if _records(x):
+        node = ConstantPadBackward.__new__(ConstantPadBackward)
+        node.key = key
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef object _pad_op = pad           # pad's own argument `pad` hides it inside
+
+
 SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
-             broadcast_to, sum_to, getitem)
+             broadcast_to, sum_to, getitem, cat, concat, stack, hstack, vstack, split,
+             split_with_sizes, chunk, unbind, narrow, select, flip, roll, repeat, tile,
+             movedim, unflatten, gather, take_along_dim, scatter, scatter_add, index_select,
+             index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter,
+             nonzero, unique, pad)

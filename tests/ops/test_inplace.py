@@ -1,6 +1,7 @@
 """In-place ops: add_, sub_, mul_, div_, zero_, fill_, copy_, the in-place unary ops
-(exp_, log_, sqrt_, tanh_, sigmoid_, relu_, neg_, pow_), ``__setitem__`` and
-+= -= *= /=.
+(exp_, log_, sqrt_, tanh_, sigmoid_, relu_, neg_, pow_), ``__setitem__``,
++= -= *= /=, and the indexing twins (masked_fill_, index_fill_, index_add_, index_copy_,
+scatter_, scatter_add_).
 
 Differentiable use is on non-leaves (``z = x.clone(); z.op_(...)``): the gradient
 must flow through the rewritten history to x and to the other operand."""
@@ -9,6 +10,7 @@ import pytest
 
 import pyad
 from _ops_helpers import (Case, PYAD, standard_op_tests)
+from _shape_refs import NP_REF
 
 C34 = np.random.default_rng(13).uniform(0.5, 1.5, size=(3, 4))
 
@@ -29,6 +31,28 @@ def _ip2(name, pre=None, alpha=1):
         z = L.clone(x) if pre is None else pre(L, x)
         kw = {} if alpha == 1 else {"alpha": alpha}
         return L.inplace(z, name, y, **kw)
+    return f
+
+
+IDX_REPEAT = np.array([0, 2, 0])
+IDX_DISTINCT = np.array([2, 0])
+SCATTER_0 = np.array([[0, 2, 1, 0], [2, 0, 0, 1]])
+MASK = np.array([[True, False, True, False], [False, False, True, True],
+                 [True, True, False, False]])
+
+
+def _ipi(name, *consts, pre=None, **kwargs):
+    """z = pre(x) (a non-leaf; x * 1 by default); z.<name>(consts..., y...) with the
+    inputs after x (y, ...) differentiable operands. NumPy: the out-of-place reference
+    written back into z."""
+    def f(L, x, *ys):
+        z = x * 1.0 if pre is None else pre(L, x)
+        args = [L.c(c) if isinstance(c, np.ndarray) else c for c in consts] + list(ys)
+        if L.name == "numpy":
+            z = np.asarray(z)
+            z[...] = NP_REF[name[:-1]](z, *args, **kwargs)
+            return z
+        return getattr(z, name)(*args, **kwargs)
     return f
 
 
@@ -75,6 +99,24 @@ CASES = [
     Case("inplace_then_nonlinear", lambda L, x, y: L.sigmoid(L.inplace(L.clone(x), "mul_", y)),
          [(3, 4), (3, 4)]),
     # in-place unary ops on a non-leaf (the old value is what their backward needs)
+    # the indexing twins
+    Case("masked_fill__number", _ipi("masked_fill_", MASK, 0.5), [(3, 4)]),
+    Case("masked_fill__variable", _ipi("masked_fill_", MASK), [(3, 4), ()], empty=False),
+    Case("masked_fill__after_exp", _ipi("masked_fill_", MASK[0], -1.0,
+                                        pre=lambda L, x: x * x), [(3, 4)]),
+    Case("index_fill__number", _ipi("index_fill_", 1, IDX_DISTINCT, 2.0), [(3, 4)]),
+    Case("index_fill__variable", _ipi("index_fill_", 0, IDX_REPEAT), [(3, 4), ()],
+         empty=False),
+    Case("index_add__repeats", _ipi("index_add_", 0, IDX_REPEAT), [(3, 4), (3, 4)]),
+    Case("index_add__alpha", _ipi("index_add_", 1, IDX_DISTINCT, alpha=0.5,
+                                  pre=lambda L, x: x * x), [(3, 4), (3, 2)]),
+    Case("index_copy_", _ipi("index_copy_", 0, IDX_DISTINCT, pre=lambda L, x: x * x),
+         [(3, 4), (2, 4)]),
+    Case("scatter__src", _ipi("scatter_", 0, SCATTER_0), [(3, 4), (2, 4)]),
+    Case("scatter__number", _ipi("scatter_", 0, SCATTER_0, 1.5, pre=lambda L, x: x * x),
+         [(3, 4)]),
+    Case("scatter_add__repeats", _ipi("scatter_add_", 1, np.array([[0, 0], [3, 3], [1, 2]]),
+                                      pre=lambda L, x: x * x), [(3, 4), (3, 2)]),
     Case("exp_", lambda L, x: L.inplace(x * 0.5, "exp_"), [(3, 4)]),
     Case("log_", lambda L, x: L.inplace(x * 2.0, "log_"), [(3, 4)], domain="positive"),
     Case("sqrt_", lambda L, x: L.inplace(x * 2.0, "sqrt_"), [(3, 4)], domain="positive"),
