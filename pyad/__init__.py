@@ -13,7 +13,8 @@ from pyad._engine import (
     add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu,
     # reductions
     sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any, count_nonzero,
-    var, std, var_mean, std_mean, norm, cumsum, cumprod, logsumexp, sum_to,
+    var, std, var_mean, std_mean, norm, cumsum, cumprod, sort, argsort, topk, kthvalue,
+    median, logsumexp, sum_to,
     # linear algebra
     matmul, mm,
     # shape and indexing

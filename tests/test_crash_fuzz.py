@@ -27,7 +27,7 @@ from pyad import _engine
 # Nodes never made by a forward op: abstract bases, the engine's virtual root and the
 # custom Function node bases (their concrete subclasses are in the zoo below).
 _NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
-                     "BackwardCFunction"}
+                     "BackwardCFunction", "_IndexAlongNode"}
 
 
 def _uninit_variable():
@@ -136,7 +136,8 @@ def _zoo():
         _engine._delayed_error((x * 1,), (x,), "delayed")[0],
     ]
     entries += [x.min(), x.amax(1), x.amin(), x.prod(1), x.var(1), x.std(), x.norm(),
-                x.norm(0), x.cumsum(1), x.cumprod(1)]   # reductions
+                x.norm(0), x.cumsum(1), x.cumprod(1), x.median(),
+                x.sort(1).values]   # reductions
     b = x * 1
     b[0].mul_(w[0])                       # CopySlicesBackward on b
     entries.append(b)
@@ -145,7 +146,7 @@ def _zoo():
     entries.append(c)
     # Backward nodes recorded by create_graph (fused and adjoint nodes).
     for y in (x.tanh().sum(), (x ** 3).sum(), (x[0] * x[0]).sum(), (x * 0).prod(1).sum(),
-              (x.cumsum(1) * x).sum()):
+              (x.cumsum(1) * x).sum(), (x.sort(1).values * x).sum()):
         g, = pyad.autograd.grad(y, x, create_graph=True)
         entries.append(g)
     return [(e, (x, w, m)) for e in entries]
