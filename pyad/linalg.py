@@ -1,5 +1,5 @@
-"""pyad.linalg: torch.linalg's functions (re-exported from the engine)."""
-from pyad._engine import vector_norm
-from pyad._engine import _linalg_norm as norm
-
-__all__ = ["norm", "vector_norm"]
+"""pyad.linalg: linear algebra functions, as ``torch.linalg``."""
+from pyad._engine import (
+    # norms (pyad/ops/reduction.pxi)
+    vector_norm, _linalg_norm as norm,
+)

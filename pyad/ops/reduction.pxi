@@ -245,7 +245,7 @@ cpdef object max(object input, object dim=None, object keepdim=False):
     return _extremum(input, dim, keepdim, True)
 
 
-cpdef object min(object input, object dim=None, object keepdim=False):
+cpdef object _op_min(object input, object dim=None, object keepdim=False):
     """Minimum of all elements, or ``(values, indices)`` along ``dim`` (the first
     minimum of a tie; the gradient goes to it).
 
@@ -253,7 +253,7 @@ cpdef object min(object input, object dim=None, object keepdim=False):
     min(values=tensor([1., 2.], dtype=float64), indices=tensor([0, 1]))
     """
     if _profiling:
-        return _profiled(min, (input, dim, keepdim, ))
+        return _profiled(_op_min, (input, dim, keepdim, ))
     return _extremum(input, dim, keepdim, False)
 
 
@@ -504,25 +504,25 @@ cdef Variable _logical(object input, object dim, object keepdim, bint is_all):
     return _plain(data, x._volatile)
 
 
-cpdef Variable all(object input, object dim=None, object keepdim=False):
+cpdef Variable _op_all(object input, object dim=None, object keepdim=False):
     """Whether every element (over ``dim``: an int, a tuple, or None) is nonzero.
 
     >>> all(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=1)
     tensor([False,  True])
     """
     if _profiling:
-        return _profiled(all, (input, dim, keepdim, ))
+        return _profiled(_op_all, (input, dim, keepdim, ))
     return _logical(input, dim, keepdim, True)
 
 
-cpdef Variable any(object input, object dim=None, object keepdim=False):
+cpdef Variable _op_any(object input, object dim=None, object keepdim=False):
     """Whether any element (over ``dim``: an int, a tuple, or None) is nonzero.
 
     >>> any(Variable(numpy.array([[1., 0.], [0., 0.]])), dim=1)
     tensor([ True, False])
     """
     if _profiling:
-        return _profiled(any, (input, dim, keepdim, ))
+        return _profiled(_op_any, (input, dim, keepdim, ))
     return _logical(input, dim, keepdim, False)
 
 
@@ -1413,6 +1413,16 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
     return _plain(data, x._volatile)
 
 
-REDUCTION_OPS = (sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any,
+REDUCTION_OPS = (sum, mean, max, _op_min, amax, amin, argmax, argmin, prod, _op_all, _op_any,
                  count_nonzero, var, std, var_mean, std_mean, norm, cumsum, cumprod, sort,
                  argsort, topk, kthvalue, median, logsumexp)
+
+
+# min, all and any are public under those names, but are not module-level names in the
+# source: Cython would then compile every min(...), all(...), any(...) in the engine to a
+# call of the op instead of the Python builtin. They are bound at import instead, where
+# compiled code does not see them.
+for _op in (_op_min, _op_all, _op_any):
+    _op.__name__ = _op.__qualname__ = _op.__name__[4:]
+    globals()[_op.__name__] = _op
+del _op
