@@ -18,7 +18,8 @@ from pyad._engine import (
     bitwise_and, bitwise_or, bitwise_xor, isnan, isinf, isfinite, isclose, allclose, equal,
     # reductions
     sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any, count_nonzero,
-    var, std, var_mean, std_mean, norm, cumsum, cumprod, logsumexp, sum_to,
+    var, std, var_mean, std_mean, norm, cumsum, cumprod, sort, argsort, topk, kthvalue,
+    median, logsumexp, sum_to,
     # linear algebra
     matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, diagonal, diag_embed,
     tril, triu,

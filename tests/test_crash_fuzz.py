@@ -28,7 +28,7 @@ from pyad import _engine
 # custom Function node bases (their concrete subclasses are in the zoo below).
 _NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
                      "BackwardCFunction", "_ZeroGradBackward", "_SelectBackward",
-                     "_RemainderNode"}
+                     "_RemainderNode", "_IndexAlongNode"}
 
 
 def _uninit_variable():
@@ -151,7 +151,8 @@ def _zoo():
                 pyad.linalg.solve(sq, x), pyad.linalg.cholesky(sq @ sq.T),
                 pyad.linalg.qr(m)[0], pyad.linalg.eigh(sq)[1], pyad.linalg.svd(x)[2]]
     entries += [x.min(), x.amax(1), x.amin(), x.prod(1), x.var(1), x.std(), x.norm(),
-                x.norm(0), x.cumsum(1), x.cumprod(1)]   # reductions
+                x.norm(0), x.cumsum(1), x.cumprod(1), x.median(),
+                x.sort(1).values]   # reductions
     entries += [pyad.cat([x, w]), x.flip([0]), x.roll(1), x.repeat(2, 1),
                 pyad.pad(x, (1, 1))]                                            # shape.pxi
     b = x * 1
@@ -162,7 +163,7 @@ def _zoo():
     entries.append(c)
     # Backward nodes recorded by create_graph (fused and adjoint nodes).
     for y in (x.tanh().sum(), (x ** 3).sum(), (x[0] * x[0]).sum(), (x * 0).prod(1).sum(),
-              (x.cumsum(1) * x).sum()):
+              (x.cumsum(1) * x).sum(), (x.sort(1).values * x).sum()):
         g, = pyad.autograd.grad(y, x, create_graph=True)
         entries.append(g)
     return [(e, (x, w, m)) for e in entries]

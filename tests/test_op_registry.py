@@ -30,7 +30,22 @@ SAMPLE_CALLS = {
     "dot": lambda op, x: op(x[0], x[1]),
     "outer": lambda op, x: op(x[0], x[1]),
     "einsum": lambda op, x: op("ij->j", x),
+    "split_with_sizes": lambda op, x: op(x, [1, 1]),
+    "narrow": lambda op, x: op(x, 0, 0, 1),
+    "unflatten": lambda op, x: op(x, 1, (2, 1)),
+    "gather": lambda op, x: op(x, 1, pyad.tensor([[0], [1]])),
+    "pad": lambda op, x: op(x, (1, 1)),
+    "masked_select": lambda op, x: op(x, x > 0.3),
 }
+for _name in ("scatter", "scatter_add", "scatter_", "scatter_add_"):
+    SAMPLE_CALLS[_name] = lambda op, x: op(x, 1, pyad.tensor([[0], [1]]), x)
+for _name in ("index_add", "index_copy", "index_add_", "index_copy_"):
+    SAMPLE_CALLS[_name] = lambda op, x: op(x, 0, pyad.tensor([0]), x[:1])
+for _name in ("index_fill", "index_fill_"):
+    SAMPLE_CALLS[_name] = lambda op, x: op(x, 0, pyad.tensor([0]), 1.0)
+for _name in ("masked_fill", "masked_fill_"):
+    SAMPLE_CALLS[_name] = lambda op, x: op(x, x > 0.3, 0.0)
+SAMPLE_CALLS["masked_scatter"] = lambda op, x: op(x, x > 0.3, x)
 
 
 def _sample_input():

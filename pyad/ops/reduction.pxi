@@ -157,11 +157,18 @@ cdef object _extremum_data(object data, tuple dims, bint keepdim, bint is_max):
     return data.min(axis=dims, keepdims=keepdim)
 
 
-cdef object _even_mask(object data, object extremum, tuple dims):
-    # 1/count at each of the count extrema of a reduced slice, 0 elsewhere.
+cdef object _even_mask(object data, object extremum, tuple dims, bint nan_equal=False):
+    # 1/count at each of the count extrema of a reduced slice, 0 elsewhere. nan_equal:
+    # a NaN result is shared by the NaNs (torch's evenly_distribute_backward, for max(),
+    # min(), median()); otherwise a NaN slice gets 0/0 = NaN (torch's amax / amin).
+    xp = _xp_of(data)
     is_ext = (data == extremum)
+    if nan_equal and _is_float_dtype(data.dtype) and bool(xp.isnan(extremum).any()):
+        is_ext = xp.isnan(data) if data.ndim == 0 or extremum.size == 1 else \
+            is_ext | (xp.isnan(data) & xp.isnan(extremum))
     count = _sum_data(is_ext, dims, True)
-    return (is_ext / count).astype(data.dtype, copy=False)
+    with numpy.errstate(invalid="ignore"):
+        return (is_ext / count).astype(data.dtype, copy=False)
 
 
 cdef void _check_reduced_sizes(object data, tuple dims, str what) except *:
@@ -187,7 +194,7 @@ cdef object _extremum(object input, object dim, object keepdim, bint is_max):
         if _records(x):
             node = MaxBackward.__new__(MaxBackward) if is_max else \
                 MinBackward.__new__(MinBackward)
-            node.mask = _even_mask(x._data, data, dims)
+            node.mask = _even_mask(x._data, data, dims, True)
             node.input_shape = x._data.shape
             node.dims = dims
             node.keepdim = False
@@ -238,7 +245,7 @@ cpdef object max(object input, object dim=None, object keepdim=False):
     return _extremum(input, dim, keepdim, True)
 
 
-cpdef object min(object input, object dim=None, object keepdim=False):
+cpdef object _op_min(object input, object dim=None, object keepdim=False):
     """Minimum of all elements, or ``(values, indices)`` along ``dim`` (the first
     minimum of a tie; the gradient goes to it).
 
@@ -246,7 +253,7 @@ cpdef object min(object input, object dim=None, object keepdim=False):
     min(values=tensor([1., 2.], dtype=float64), indices=tensor([0, 1]))
     """
     if _profiling:
-        return _profiled(min, (input, dim, keepdim, ))
+        return _profiled(_op_min, (input, dim, keepdim, ))
     return _extremum(input, dim, keepdim, False)
 
 
@@ -497,25 +504,25 @@ cdef Variable _logical(object input, object dim, object keepdim, bint is_all):
     return _plain(data, x._volatile)
 
 
-cpdef Variable all(object input, object dim=None, object keepdim=False):
+cpdef Variable _op_all(object input, object dim=None, object keepdim=False):
     """Whether every element (over ``dim``: an int, a tuple, or None) is nonzero.
 
     >>> all(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=1)
     tensor([False,  True])
     """
     if _profiling:
-        return _profiled(all, (input, dim, keepdim, ))
+        return _profiled(_op_all, (input, dim, keepdim, ))
     return _logical(input, dim, keepdim, True)
 
 
-cpdef Variable any(object input, object dim=None, object keepdim=False):
+cpdef Variable _op_any(object input, object dim=None, object keepdim=False):
     """Whether any element (over ``dim``: an int, a tuple, or None) is nonzero.
 
     >>> any(Variable(numpy.array([[1., 0.], [0., 0.]])), dim=1)
     tensor([ True, False])
     """
     if _profiling:
-        return _profiled(any, (input, dim, keepdim, ))
+        return _profiled(_op_any, (input, dim, keepdim, ))
     return _logical(input, dim, keepdim, False)
 
 
@@ -1095,6 +1102,246 @@ cpdef Variable cumprod(object input, object dim, object dtype=None):
     return _plain(data, x._volatile)
 
 
+# -- sorting and selection ---------------------------------------------------------
+#
+# Values selected by index (sort, topk, kthvalue, median along a dim) are a gather
+# along the dim; its adjoint puts the gradient back at the selected positions (distinct
+# within each slice), and the adjoint of that is the gather again.
+
+sort_result = namedtuple("sort", ["values", "indices"])
+sort_result.__module__ = "pyad"
+topk_result = namedtuple("topk", ["values", "indices"])
+topk_result.__module__ = "pyad"
+kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
+kthvalue_result.__module__ = "pyad"
+median_result = namedtuple("median", ["values", "indices"])
+median_result.__module__ = "pyad"
+
+
+cdef class _IndexAlongNode(Node):
+    cdef object index           # int64, the input's ndim, freed after backward
+    cdef Py_ssize_t dim
+    cdef tuple input_shape
+
+    cdef object saved_index(self):
+        if self.index is None:
+            raise _freed_error(self)
+        return self.index
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.index = None
+
+
+cdef class GatherBackward(_IndexAlongNode):
+    cdef tuple _backward(self, tuple grads):
+        return (_put_along(grads[0], self.saved_index(), self.dim, self.input_shape),)
+
+
+cdef class PutAlongBackward(_IndexAlongNode):
+    cdef tuple _backward(self, tuple grads):
+        return (_take_along(grads[0], self.saved_index(), self.dim),)
+
+
+cdef Variable _take_along(Variable x, object index, Py_ssize_t d):
+    xp = _xp_of(x._data)
+    data = xp.take_along_axis(x._data, index, axis=d) if x._data.ndim else x._data.copy()
+    cdef GatherBackward node
+    if _records(x):
+        node = GatherBackward.__new__(GatherBackward)
+        node.index = index
+        node.dim = d
+        node.input_shape = x._data.shape
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef Variable _put_along(Variable g, object index, Py_ssize_t d, tuple shape):
+    xp = _xp_of(g._data)
+    data = xp.zeros(shape, dtype=g._data.dtype)
+    if data.ndim:
+        xp.put_along_axis(data, index, g._data, axis=d)
+    else:
+        data[...] = g._data
+    cdef PutAlongBackward node
+    if _records(g):
+        node = PutAlongBackward.__new__(PutAlongBackward)
+        node.index = index
+        node.dim = d
+        node.input_shape = g._data.shape
+        return _recorded(node, data, (_edge(g),))
+    return _plain(data, g._volatile)
+
+
+cdef object _sort_indices(object data, Py_ssize_t d, bint descending):
+    # Stable; descending keeps equal elements in their original order (torch's
+    # stable=True). NaN sorts as the largest value, as in torch.
+    xp = _xp_of(data)
+    if data.ndim == 0:
+        return xp.zeros((), dtype=numpy.int64)
+    if not descending:
+        return xp.argsort(data, axis=d, kind="stable").astype(numpy.int64, copy=False)
+    n = data.shape[d]
+    rev = xp.argsort(xp.flip(data, d), axis=d, kind="stable")
+    return (n - 1 - xp.flip(rev, d)).astype(numpy.int64, copy=False)
+
+
+cdef tuple _select(Variable x, object index, Py_ssize_t d, bint keepdim):
+    # (values, indices) at ``index`` (keepdim form) along d.
+    values = _take_along(x, index, d)
+    if not keepdim and x._data.ndim:
+        shape = index.shape[:d] + index.shape[d + 1:]
+        values = _reshape(values, shape, False)
+        index = index.reshape(shape)
+    return values, _plain(index, x._volatile)
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """``(values, indices)`` sorted along ``dim`` (stable: equal elements keep their
+    order). The values' gradient goes back to the positions they came from.
+
+    >>> sort(Variable(numpy.array([3., 1., 2.]))).indices
+    tensor([1, 2, 0])
+    """
+    if _profiling:
+        return _profiled(sort, (input, dim, descending, stable))
+    cdef Variable x = _as_variable(input)
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "sort")
+    index = _sort_indices(x._data, d, bool(descending))
+    return sort_result(*_select(x, index, d, True))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Indices that sort ``input`` along ``dim`` (stable), int64.
+
+    >>> argsort(Variable(numpy.array([3., 1., 2.])), descending=True)
+    tensor([0, 2, 1])
+    """
+    if _profiling:
+        return _profiled(argsort, (input, dim, descending, stable))
+    cdef Variable x = _as_variable(input)
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "argsort")
+    return _plain(_sort_indices(x._data, d, bool(descending)), x._volatile)
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) elements along ``dim`` as ``(values, indices)``.
+
+    >>> topk(Variable(numpy.array([1., 5., 3., 4.])), 2).values
+    tensor([5., 4.], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(topk, (input, k, dim, largest, sorted))
+    cdef Variable x = _as_variable(input)
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "topk")
+    cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
+    k = _index_arg(k, "topk", "k")
+    if k < 0 or k > n:
+        raise IndexError("topk(): selected index k out of range (k=%d, the size of dim %d "
+                         "is %d)" % (k, d, n))
+    index = _sort_indices(x._data, d, bool(largest))
+    if x._data.ndim:
+        key = [slice(None)] * x._data.ndim
+        key[d] = slice(0, k)
+        index = index[tuple(key)]
+    return topk_result(*_select(x, index, d, True))
+
+
+cdef Py_ssize_t _index_arg(object k, str what, str name) except? -1:
+    if isinstance(k, (bool, numpy.bool_)) or not hasattr(k, "__index__"):
+        raise TypeError("%s(): %s must be an int, got %s" % (what, name, type(k).__name__))
+    return k.__index__()
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The ``k``-th smallest element (``k`` from 1) along ``dim`` as ``(values, indices)``.
+
+    >>> kthvalue(Variable(numpy.array([3., 1., 2.])), 2)
+    kthvalue(values=tensor(2., dtype=float64), indices=tensor(2))
+    """
+    if _profiling:
+        return _profiled(kthvalue, (input, k, dim, keepdim))
+    cdef Variable x = _as_variable(input)
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "kthvalue")
+    cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
+    k = _index_arg(k, "kthvalue", "k")
+    if k < 1 or k > n:
+        raise IndexError("kthvalue(): selected number k out of range for dimension %d "
+                         "(k=%d, size %d)" % (d, k, n))
+    return kthvalue_result(*_select(x, _kth_index(x._data, d, k - 1), d, bool(keepdim)))
+
+
+cdef object _kth_index(object data, Py_ssize_t d, Py_ssize_t i):
+    # The index (keepdim form) of the i-th smallest element along d (stable order).
+    index = _sort_indices(data, d, False)
+    if data.ndim == 0:
+        return index
+    key = [slice(None)] * data.ndim
+    key[d] = slice(i, i + 1)
+    return index[tuple(key)]
+
+
+cdef class MedianBackward(MaxBackward):
+    pass
+
+
+cdef object _median_index(object data, Py_ssize_t d):
+    # The lower median's index (keepdim form) along d; a slice with NaN gives its first
+    # NaN (torch: the median is NaN then).
+    if data.ndim == 0:
+        return _sort_indices(data, d, False)
+    xp = _xp_of(data)
+    n = data.shape[d]
+    order = _sort_indices(data, d, False)
+    if _is_float_dtype(data.dtype):
+        n_real = _sum_data(~xp.isnan(data), (d,), True, numpy.int64)
+        pos = xp.where(n_real < n, n_real, (n - 1) // 2)
+    else:
+        shape = list(data.shape)
+        shape[d] = 1
+        pos = xp.full(tuple(shape), (n - 1) // 2, dtype=numpy.int64)
+    return xp.take_along_axis(order, pos, axis=d)
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median of all elements (ties share the gradient evenly), or
+    ``(values, indices)`` along ``dim``.
+
+    >>> median(Variable(numpy.array([4., 1., 3., 2.])))
+    tensor(2., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(median, (input, dim, keepdim))
+    cdef Variable x = _as_variable(input)
+    cdef Py_ssize_t d, n
+    cdef MaxBackward node
+    if dim is None:
+        flat = x._data.reshape(-1)
+        n = flat.shape[0]
+        if n == 0:
+            data = numpy.asarray(numpy.nan, dtype=x._data.dtype) if _is_float_dtype(
+                x._data.dtype) else None
+            if data is None:
+                raise RuntimeError("median(): the median of an empty integer Variable is "
+                                   "undefined")
+        else:
+            data = flat[_median_index(flat, 0)[0]]
+        dims = tuple(range(x._data.ndim))
+        if _records(x):
+            node = MedianBackward.__new__(MedianBackward)
+            node.mask = _even_mask(x._data, data, dims, True)
+            node.input_shape = x._data.shape
+            node.dims = dims
+            node.keepdim = False
+            return _recorded(node, data, (_edge(x),))
+        return _plain(data, x._volatile)
+    d = _normalize_dim(dim, x._data.ndim, "median")
+    n = x._data.shape[d] if x._data.ndim else 1
+    if n == 0:
+        raise IndexError("median(): Expected reduction dim %d to have non-zero size." % d)
+    return median_result(*_select(x, _median_index(x._data, d), d, bool(keepdim)))
+
+
 cdef class LogsumexpBackward(Node):
     cdef SavedVariable input
     cdef SavedVariable result
@@ -1165,6 +1412,16 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
     return _plain(data, x._volatile)
 
 
-REDUCTION_OPS = (sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any,
-                 count_nonzero, var, std, var_mean, std_mean, norm, cumsum, cumprod,
-                 logsumexp)
+REDUCTION_OPS = (sum, mean, max, _op_min, amax, amin, argmax, argmin, prod, _op_all, _op_any,
+                 count_nonzero, var, std, var_mean, std_mean, norm, cumsum, cumprod, sort,
+                 argsort, topk, kthvalue, median, logsumexp)
+
+
+# min, all and any are public under those names, but are not module-level names in the
+# source: Cython would then compile every min(...), all(...), any(...) in the engine to a
+# call of the op instead of the Python builtin. They are bound at import instead, where
+# compiled code does not see them.
+for _op in (_op_min, _op_all, _op_any):
+    _op.__name__ = _op.__qualname__ = _op.__name__[4:]
+    globals()[_op.__name__] = _op
+del _op

@@ -106,6 +106,39 @@ def _norm_cases():
     return cases
 
 
+def _sort(L, a, dim, descending):
+    if L.name == "numpy":
+        out = np.sort(a, axis=dim)
+        return np.flip(out, dim) if descending else out
+    return L.sort(a, dim, descending).values
+
+
+def _topk(L, a, k, dim, largest):
+    if L.name == "numpy":
+        out = np.sort(a, axis=dim)
+        out = np.flip(out, dim) if largest else out
+        return np.take(out, np.arange(k), axis=dim)
+    return L.topk(a, k, dim, largest).values
+
+
+def _kthvalue(L, a, k, dim, keepdim):
+    if L.name == "numpy":
+        out = np.take(np.sort(a, axis=dim), [k - 1], axis=dim)
+        return out if keepdim else np.squeeze(out, dim)
+    return L.kthvalue(a, k, dim, keepdim).values
+
+
+def _median(L, a, dim=None, keepdim=False):
+    """The lower median (torch's), not NumPy's mean of the two middle values."""
+    if dim is None:
+        if L.name == "numpy":
+            return np.sort(a.reshape(-1))[(a.size - 1) // 2]
+        return L.median(a)
+    if L.name == "numpy":
+        return _kthvalue(L, a, (a.shape[dim] - 1) // 2 + 1, dim, keepdim)
+    return L.median(a, dim, keepdim).values
+
+
 CASES = (
     _reduction_cases("sum")
     + _reduction_cases("mean")
@@ -136,6 +169,26 @@ CASES = (
     + [Case("%s_dim_%s" % (name, dim), lambda L, a, n=name, d=dim: getattr(L, n)(a, d),
             [(2, 3, 4)], zero_d=False) for name in ("cumsum", "cumprod") for dim in (0, 1, -1)]
     + [Case("cumprod_of_exp_1d", lambda L, a: L.cumprod(L.exp(a), 0), [(5,)], zero_d=False)]
+    # sorting and selection (distinct values: no ties; ties are tested below)
+    + [Case("sort_dim_%s%s" % (dim, "_desc" if desc else ""),
+            lambda L, a, d=dim, desc=desc: _sort(L, a, d, desc), [(2, 3, 4)],
+            domain="distinct", zero_d=False) for dim in (0, -1) for desc in (False, True)]
+    + [Case("topk_%d_dim_%s%s" % (k, dim, "" if largest else "_smallest"),
+            lambda L, a, k=k, d=dim, lg=largest: _topk(L, a, k, d, lg), [(2, 3, 4)],
+            domain="distinct", zero_d=False, empty=False)
+       for k, dim, largest in [(2, -1, True), (1, 0, False), (3, 1, True), (0, 1, True)]]
+    + [Case("kthvalue_%d_dim_%s%s" % (k, dim, "_keepdim" if kd else ""),
+            lambda L, a, k=k, d=dim, kd=kd: _kthvalue(L, a, k, d, kd), [(2, 3, 4)],
+            domain="distinct", zero_d=False, empty=False)
+       for k, dim, kd in [(1, -1, False), (2, 1, True), (2, 0, False)]]
+    + [Case("median_all", lambda L, a: _median(L, a), [(3, 5)], domain="distinct",
+            zero_d=False, empty=False),
+       Case("median_all_even", lambda L, a: _median(L, a), [(2, 3)], domain="distinct",
+            zero_d=False, empty=False)]
+    + [Case("median_dim_%s%s" % (dim, "_keepdim" if kd else ""),
+            lambda L, a, d=dim, kd=kd: _median(L, a, d, kd), [shape], domain="distinct",
+            zero_d=False, empty=False)
+       for dim, kd, shape in [(0, False, (3, 4)), (1, True, (3, 4)), (-1, False, (2, 3, 4))]]
     + [Case("vector_norm_of_exp", lambda L, a: _vector_norm(L, L.exp(a), 2.5, 0, False),
             [(3, 4)])]
     + [
@@ -881,3 +934,194 @@ def test_cumprod_saved_values_are_freed_after_backward():
     y.backward()
     with pytest.raises(RuntimeError, match="second time"):
         y.backward()
+
+
+# --------------------------------------------------------------------------------
+# sort, argsort, topk, kthvalue, median
+# --------------------------------------------------------------------------------
+
+def _ties(shape, seed=24):
+    return np.random.default_rng(seed).integers(0, 3, size=shape).astype(np.float64)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_sort_is_stable_with_ties_and_nan_like_torch(dim, descending):
+    _, torch = torch_lib()
+    a = _ties((4, 5, 6))
+    a[1, 2, 3] = a[2, 0, 0] = np.nan
+    a = a.transpose(1, 0, 2)                       # non-contiguous
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    values, indices = pyad.sort(x, dim, descending=descending, stable=True)
+    tv, ti = torch.sort(t, dim=dim, descending=descending, stable=True)
+    np.testing.assert_array_equal(indices.data, ti.numpy())
+    np.testing.assert_array_equal(values.data, tv.detach().numpy())
+    np.testing.assert_array_equal(pyad.argsort(x, dim, descending).data, ti.numpy())
+    np.testing.assert_array_equal(x.argsort(dim, descending).data, ti.numpy())
+    assert indices.dtype == np.int64 and not indices.requires_grad
+    w = np.random.default_rng(25).standard_normal(a.shape)
+    g, = pyad.grad(values, [x], pyad.Variable(w), create_graph=True)
+    tg, = torch.autograd.grad(tv, [t], torch.from_numpy(w), create_graph=True)
+    np.testing.assert_array_equal(g.data, tg.detach().numpy())
+    # the gradient of the gradient (a gather of the scatter) with respect to w
+    wv = pyad.Variable(w, requires_grad=True)
+    g, = pyad.grad(pyad.sort(x, dim, descending).values, [x], wv, create_graph=True)
+    v = np.random.default_rng(26).standard_normal(a.shape)
+    gw, = pyad.grad((g * pyad.Variable(v)).sum(), [wv])
+    np.testing.assert_array_equal(gw.data, np.take_along_axis(v, indices.data, dim))
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("k, dim", [(1, -1), (3, 1), (5, -1), (0, 0), (4, 0)])
+def test_topk_matches_torch(k, dim, largest):
+    _, torch = torch_lib()
+    a = np.random.default_rng(27).permutation(4 * 5 * 5).reshape(4, 5, 5) * 0.5
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    values, indices = pyad.topk(x, k, dim, largest)
+    tv, ti = torch.topk(t, k, dim, largest)
+    assert x.topk(k, dim, largest).values.shape == tuple(tv.shape)
+    np.testing.assert_array_equal(indices.data, ti.numpy())
+    np.testing.assert_array_equal(values.data, tv.detach().numpy())
+    w = np.random.default_rng(28).standard_normal(values.shape)
+    g, = pyad.grad(values, [x], pyad.Variable(w))
+    tg, = torch.autograd.grad(tv, [t], torch.from_numpy(w))
+    np.testing.assert_array_equal(g.data, tg.numpy())
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("k, dim", [(1, -1), (3, 1), (4, 0), (2, 2)])
+def test_kthvalue_matches_torch(k, dim, keepdim):
+    _, torch = torch_lib()
+    a = np.random.default_rng(29).permutation(4 * 5 * 6).reshape(4, 5, 6) * 0.5
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    values, indices = pyad.kthvalue(x, k, dim, keepdim)
+    tv, ti = torch.kthvalue(t, k, dim, keepdim)
+    np.testing.assert_array_equal(indices.data, ti.numpy())
+    np.testing.assert_array_equal(values.data, tv.detach().numpy())
+    w = np.random.default_rng(30).standard_normal(values.shape)
+    g, = pyad.grad(values, [x], pyad.Variable(w))
+    tg, = torch.autograd.grad(tv, [t], torch.from_numpy(w))
+    np.testing.assert_array_equal(g.data, tg.numpy())
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("shape, dim", [((5, 4), 0), ((4, 6), 1), ((3, 4, 5), -1)])
+def test_median_with_dim_matches_torch(shape, dim, keepdim):
+    _, torch = torch_lib()
+    a = np.random.default_rng(31).permutation(int(np.prod(shape))).reshape(shape) * 0.5
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    values, indices = pyad.median(x, dim, keepdim)
+    tv, ti = torch.median(t, dim, keepdim)
+    assert type(x.median(dim, keepdim)).__name__ == "median"
+    np.testing.assert_array_equal(indices.data, ti.numpy())
+    np.testing.assert_array_equal(values.data, tv.detach().numpy())
+    w = np.random.default_rng(32).standard_normal(values.shape)
+    g, = pyad.grad(values, [x], pyad.Variable(w))
+    tg, = torch.autograd.grad(tv, [t], torch.from_numpy(w))
+    np.testing.assert_array_equal(g.data, tg.numpy())
+
+
+@pytest.mark.parametrize("a", [np.array([[1.0, 2.0, 2.0], [2.0, 0.0, 3.0]]),
+                               np.array([4.0, 1.0, 1.0, 4.0]), np.array([2.0, 2.0])])
+def test_median_without_dim_is_the_lower_median_ties_share_the_gradient_like_torch(a):
+    _, torch = torch_lib()
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    y = pyad.median(x)
+    ty = torch.median(t)
+    assert y.shape == () and y.item() == ty.item()
+    (y * 3.0).backward()
+    (ty * 3.0).backward()
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-15, atol=0)
+
+
+def test_sorting_ops_of_0d_and_empty_like_torch():
+    _, torch = torch_lib()
+    s = pyad.Variable(np.array(2.5), requires_grad=True)
+    ts = torch.tensor(2.5, dtype=torch.float64, requires_grad=True)
+    for f, tf in [(lambda v: pyad.sort(v, 0).values, lambda v: torch.sort(v, 0).values),
+                  (lambda v: pyad.topk(v, 1).values, lambda v: torch.topk(v, 1).values),
+                  (lambda v: pyad.kthvalue(v, 1, 0, True).values,
+                   lambda v: torch.kthvalue(v, 1, 0, True).values),
+                  (lambda v: pyad.median(v, 0).values, lambda v: torch.median(v, 0).values),
+                  (lambda v: pyad.median(v), lambda v: torch.median(v))]:
+        y, ty = f(s), tf(ts)
+        assert y.shape == tuple(ty.shape) and y.item() == ty.item()
+        g, = pyad.grad(y, [s])
+        tg, = torch.autograd.grad(ty, [ts])
+        assert g.item() == tg.item()
+    assert pyad.argsort(pyad.Variable(np.array(1.0))).shape == ()
+    e = np.zeros((0, 3))
+    for dim in (0, 1):
+        r = pyad.sort(pyad.Variable(e), dim)
+        tr = torch.sort(torch.from_numpy(e), dim)
+        assert r.values.shape == tuple(tr.values.shape) == r.indices.shape
+    assert pyad.topk(pyad.Variable(e), 0, 0).values.shape == (0, 3)
+    assert pyad.median(pyad.Variable(e), 1).values.shape == (0,)
+    assert np.isnan(pyad.median(pyad.Variable(e)).item())
+    assert np.isnan(torch.median(torch.from_numpy(e)).item())
+
+
+def test_sorting_ops_errors():
+    x = pyad.Variable(np.ones((2, 3)))
+    with pytest.raises(IndexError, match="topk.*out of range"):
+        pyad.topk(x, 4)
+    with pytest.raises(IndexError, match="topk.*out of range"):
+        pyad.topk(x, -1)
+    with pytest.raises(TypeError, match="topk.*k must be an int"):
+        pyad.topk(x, 1.5)
+    with pytest.raises(IndexError, match="kthvalue.*out of range"):
+        pyad.kthvalue(x, 0)
+    with pytest.raises(IndexError, match="kthvalue.*out of range"):
+        pyad.kthvalue(x, 4)
+    with pytest.raises(IndexError, match="sort.*out of range"):
+        pyad.sort(x, 2)
+    with pytest.raises(IndexError, match="median.*non-zero size"):
+        pyad.median(pyad.Variable(np.zeros((0, 3))), 0)
+
+
+def test_sort_gradient_indices_are_freed_after_backward():
+    x = pyad.Variable(np.array([3.0, 1.0, 2.0]), requires_grad=True)
+    y = (pyad.sort(x).values * pyad.Variable(np.arange(3.0))).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()
+
+
+def test_median_with_nan_is_nan_at_the_first_nan_like_torch():
+    _, torch = torch_lib()
+    a = np.array([[1.0, np.nan, 2.0, np.nan, 0.0], [3.0, 1.0, 2.0, 0.0, 5.0]])
+    for dim in (None, 1, 0):
+        x = pyad.Variable(a, requires_grad=True)
+        t = torch.from_numpy(a).requires_grad_(True)
+        r = pyad.median(x) if dim is None else pyad.median(x, dim)
+        tr = torch.median(t) if dim is None else torch.median(t, dim)
+        y, ty = (r, tr) if dim is None else (r.values, tr.values)
+        np.testing.assert_array_equal(y.data, ty.detach().numpy())
+        if dim is not None:
+            np.testing.assert_array_equal(r.indices.data, tr.indices.numpy())
+            w = np.random.default_rng(33).standard_normal(y.shape)
+            g, = pyad.grad(y, [x], pyad.Variable(w))
+            tg, = torch.autograd.grad(ty, [t], torch.from_numpy(w))
+            np.testing.assert_array_equal(g.data, tg.numpy())
+
+
+@pytest.mark.parametrize("name", ["max", "min", "median", "amax", "amin"])
+def test_reduction_of_all_elements_with_nan_gradient_like_torch(name):
+    """max(), min(), median() share the gradient among the NaNs (torch's
+    evenly_distribute_backward); amax / amin give NaN gradients on a NaN slice."""
+    _, torch = torch_lib()
+    a = np.array([[1.0, np.nan, 2.0], [np.nan, 0.0, 5.0]])
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    with np.errstate(all="raise"):
+        y = getattr(pyad, name)(x)
+        g, = pyad.grad(y * 2.0, [x])
+    ty = getattr(torch, name)(t)
+    tg, = torch.autograd.grad(ty * 2.0, [t])
+    assert np.isnan(y.item()) and np.isnan(ty.item())
+    np.testing.assert_array_equal(g.data, tg.numpy())
