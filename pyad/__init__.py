@@ -46,4 +46,4 @@ multiply = mul
 subtract = sub
 negative = neg
 
-__version__ = "0.1.0"
+from pyad._version import __version__
