@@ -47,3 +47,23 @@ subtract = sub
 negative = neg
 
 from pyad._version import __version__
+
+# Every public name, for `from pyad import *` and for type checkers (mypy --strict reads
+# only names listed here as re-exported). tests/test_typing.py checks it is complete:
+# a new op imported above must be added here too.
+__all__ = [
+    "add", "add_", "arange", "as_tensor", "autograd", "backward", "bool",
+    "broadcast_to", "copy_", "device", "div", "div_", "divide", "double", "empty",
+    "empty_like", "enable_grad", "exp", "exp_", "expand", "eye", "fill_", "flatten",
+    "float", "float16", "float32", "float64", "from_dlpack", "full", "full_like",
+    "get_array_module", "get_default_dtype", "getitem", "grad", "half", "initial_seed",
+    "int", "int32", "int64", "is_grad_enabled", "linspace", "log", "log_",
+    "log_softmax", "logsumexp", "long", "manual_seed", "matmul", "max", "mean", "mm",
+    "mul", "mul_", "multiply", "neg", "neg_", "negative", "nn", "no_grad", "normal_",
+    "ones", "ones_like", "permute", "pow", "pow_", "rand", "rand_like", "randint",
+    "randint_like", "randn", "randn_like", "relu", "relu_", "reshape",
+    "set_default_dtype", "set_grad_enabled", "setitem", "sigmoid", "sigmoid_", "sqrt",
+    "sqrt_", "squeeze", "sub", "sub_", "subtract", "sum", "sum_to", "t", "tanh",
+    "tanh_", "Tensor", "tensor", "to_dlpack", "transpose", "true_divide", "uniform_",
+    "unsqueeze", "Variable", "view", "zero_", "zeros", "zeros_like"
+]
