@@ -991,6 +991,10 @@ cdef class Variable:
 
     @property
     def requires_grad(self):
+        """Whether operations on this Variable are recorded for differentiation.
+
+        Settable on leaves only (see `requires_grad_`).
+        """
         return _requires_grad_now(self)
 
     @requires_grad.setter
@@ -1014,12 +1018,17 @@ cdef class Variable:
 
     @property
     def is_leaf(self):
+        """True for Variables not produced by a recorded op (their ``grad_fn`` is None).
+
+        Only leaves accumulate ``.grad`` by default.
+        """
         if self._view_fn is not None:
             _refresh_view(self)
         return self._grad_fn is None
 
     @property
     def grad_fn(self):
+        """The graph node that produced this Variable, or None for a leaf."""
         if self._view_fn is not None:
             _refresh_view(self)
         return self._grad_fn
@@ -1031,10 +1040,12 @@ cdef class Variable:
 
     @property
     def output_nr(self):
+        """Which output of its ``grad_fn`` this Variable is (0 for single-output ops)."""
         return self._output_nr
 
     @property
     def retains_grad(self):
+        """True when `retain_grad` was called on this non-leaf Variable."""
         return self._retains_grad
 
     @property
@@ -1047,10 +1058,12 @@ cdef class Variable:
 
     @property
     def is_view(self):
+        """True when this Variable is a view of another and shares its memory and version counter."""
         return self._is_view
 
     @property
     def name(self):
+        """An optional name (str or None), shown by debugging tools."""
         return self._name
 
     @name.setter
@@ -1059,22 +1072,27 @@ cdef class Variable:
 
     @property
     def shape(self):
+        """The shape of the data, a tuple of ints."""
         return self._data.shape
 
     @property
     def dtype(self):
+        """The NumPy dtype of the data."""
         return self._data.dtype
 
     @property
     def device(self):
+        """Where the data lives, a `pyad.device` (``cpu`` or ``cuda:N``)."""
         return _device_of(self._data)
 
     @property
     def is_cuda(self):
+        """True when the data is a CuPy array on a GPU."""
         return type(self._data) is not _NDARRAY
 
     @property
     def ndim(self):
+        """The number of dimensions."""
         return self._data.ndim
 
     def size(self, dim=None):
@@ -1088,15 +1106,48 @@ cdef class Variable:
         return self._data.shape[_normalize_dim(dim, self._data.ndim, "size")]
 
     def numel(self):
+        """Return the number of elements.
+
+        Returns
+        -------
+        int
+            The product of the sizes.
+
+        Examples
+        --------
+        >>> pyad.zeros(2, 3).numel()
+        6
+        """
         return int(self._data.size)
 
     def nelement(self):
+        """Return the number of elements (alias of `numel`).
+
+        Returns
+        -------
+        int
+            The product of the sizes.
+        """
         return int(self._data.size)
 
     def dim(self):
+        """Return the number of dimensions (as ``ndim``).
+
+        Returns
+        -------
+        int
+            The number of dimensions.
+        """
         return self._data.ndim
 
     def element_size(self):
+        """Return the size of one element in bytes.
+
+        Returns
+        -------
+        int
+            The dtype's item size.
+        """
         return self._data.itemsize
 
     def __len__(self):
@@ -1120,6 +1171,18 @@ cdef class Variable:
         return self._data.item() if type(self._data) is _NDARRAY else self._data.get().item()
 
     def tolist(self):
+        """Return the data as (nested) Python lists of Python scalars.
+
+        Returns
+        -------
+        list or scalar
+            As ``ndarray.tolist``.
+
+        Examples
+        --------
+        >>> pyad.tensor([1.0, 2.0]).tolist()
+        [1.0, 2.0]
+        """
         return self._host_data().tolist()
 
     def __bool__(self):
@@ -1156,6 +1219,20 @@ cdef class Variable:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        """Return the data as a NumPy array (the NumPy array protocol).
+
+        Parameters
+        ----------
+        dtype : dtype, optional
+            Convert to this dtype.
+        copy : bool, optional
+            Always copy when True; never when False.
+
+        Returns
+        -------
+        numpy.ndarray
+            The data, on the CPU.
+        """
         if self._requires_grad:
             raise RuntimeError("Can't convert a Variable that requires grad to a NumPy array "
                                "(the graph would be silently dropped). Use var.detach() or "
@@ -1214,9 +1291,30 @@ cdef class Variable:
         return _convert(self, device, dtype, copy)
 
     def cpu(self):
+        """Return this Variable with its data on the CPU (self when it already is).
+
+        Returns
+        -------
+        Variable
+            A differentiable copy, or self.
+        """
         return _convert(self, "cpu", None, False)
 
     def cuda(self, device=None, non_blocking=False):
+        """Return this Variable with its data on a GPU (requires CuPy).
+
+        Parameters
+        ----------
+        device : int or device, optional
+            The GPU; the current one when omitted.
+        non_blocking : bool, default False
+            Accepted for torch compatibility.
+
+        Returns
+        -------
+        Variable
+            A differentiable copy, or self.
+        """
         if device is None:
             device = "cuda"
         elif isinstance(device, int):
@@ -1224,26 +1322,80 @@ cdef class Variable:
         return _convert(self, device, None, False)
 
     def type(self, dtype=None):
+        """Return the type name, or convert to another dtype.
+
+        Parameters
+        ----------
+        dtype : dtype or str, optional
+            Convert to this dtype; without it, return the type name.
+
+        Returns
+        -------
+        str or Variable
+            The type name, or the converted Variable.
+        """
         if dtype is None:
             return str(self._data.dtype)
         return _convert(self, None, dtype, False)
 
     def float(self):
+        """Return the Variable converted to float32 (differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already float32.
+        """
         return _convert(self, None, numpy.float32, False)
 
     def double(self):
+        """Return the Variable converted to float64 (differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already float64.
+        """
         return _convert(self, None, numpy.float64, False)
 
     def half(self):
+        """Return the Variable converted to float16 (differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already float16.
+        """
         return _convert(self, None, numpy.float16, False)
 
     def long(self):
+        """Return the Variable converted to int64 (not differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already int64.
+        """
         return _convert(self, None, numpy.int64, False)
 
     def int(self):
+        """Return the Variable converted to int32 (not differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already int32.
+        """
         return _convert(self, None, numpy.int32, False)
 
     def bool(self):
+        """Return the Variable converted to bool (not differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already bool.
+        """
         return _convert(self, None, numpy.bool_, False)
 
     def clone(self):
@@ -1251,6 +1403,13 @@ cdef class Variable:
         return _convert(self, None, None, True)
 
     def contiguous(self):
+        """Return a C-contiguous Variable: self if it already is, else a differentiable copy.
+
+        Returns
+        -------
+        Variable
+            C-contiguous data.
+        """
         if self._data.flags.c_contiguous:
             return self
         return _convert(self, None, None, True)
@@ -1262,6 +1421,13 @@ cdef class Variable:
     # deepcopy copies a leaf with its .grad and refuses a non-leaf.
 
     def __reduce_ex__(self, protocol):
+        """Support pickling: the data, ``requires_grad`` and the legacy flags (not ``.grad``, as torch).
+
+        Parameters
+        ----------
+        protocol : int
+            The pickle protocol.
+        """
         args = (type(self), self._data, self._requires_grad, self._volatile, self._name)
         state = getattr(self, "__dict__", None)      # a Python subclass's attributes
         if state:
@@ -1269,9 +1435,17 @@ cdef class Variable:
         return (_rebuild_variable, args)
 
     def __reduce__(self):
+        """Support pickling (see `__reduce_ex__`)."""
         return self.__reduce_ex__(2)
 
     def __deepcopy__(self, memo):
+        """Return a deep copy of a leaf: new data, same flags, ``.grad`` copied too (as torch).
+
+        Parameters
+        ----------
+        memo : dict
+            The ``copy.deepcopy`` memo.
+        """
         cdef Variable new
         if self._grad_fn is not None:
             raise RuntimeError(
@@ -1410,6 +1584,13 @@ cdef class Variable:
             raise
 
     def __dlpack_device__(self):
+        """Return the DLPack ``(device_type, device_id)`` of the data.
+
+        Returns
+        -------
+        tuple of int
+            ``(1, 0)`` on the CPU, ``(2, id)`` on a CUDA GPU.
+        """
         return self._data.__dlpack_device__()
 
     # -- printing ------------------------------------------------------------------
@@ -1421,6 +1602,13 @@ cdef class Variable:
         return _format_variable(self)
 
     def __format__(self, spec):
+        """Format a one-element Variable as its Python scalar; others as ``str(self)``.
+
+        Parameters
+        ----------
+        spec : str
+            The format spec.
+        """
         if not isinstance(spec, str):       # format() would raise SystemError
             raise TypeError("format spec must be a str, not %s" % type(spec).__name__)
         if self._data.ndim == 0 and spec:
@@ -1557,160 +1745,740 @@ cdef class Variable:
     # -- op methods (the ops live in ops/*.pxi) -----------------------------------------
 
     def add(self, other, *, alpha=1):
+        """Return ``self + alpha * other`` (differentiable).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+        alpha : scalar, default 1
+            Multiplier of ``other``.
+
+        Returns
+        -------
+        Variable
+            The sum.
+
+        Examples
+        --------
+        >>> pyad.tensor([1.0, 2.0]).add(pyad.tensor([1.0, 1.0]), alpha=2)
+        tensor([3., 4.])
+        """
         return add(self, other if alpha == 1 else mul(other, alpha))
 
     def sub(self, other, *, alpha=1):
+        """Return ``self - alpha * other`` (differentiable).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+        alpha : scalar, default 1
+            Multiplier of ``other``.
+
+        Returns
+        -------
+        Variable
+            The difference.
+        """
         return sub(self, other if alpha == 1 else mul(other, alpha))
 
     def mul(self, other):
+        """Return ``self * other``, elementwise (differentiable).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+
+        Returns
+        -------
+        Variable
+            The product.
+        """
         return mul(self, other)
 
     def div(self, other):
+        """Return ``self / other``, elementwise (differentiable).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+
+        Returns
+        -------
+        Variable
+            The quotient.
+        """
         return div(self, other)
 
     def pow(self, exponent):
+        """Return ``self ** exponent``, elementwise (differentiable).
+
+        Parameters
+        ----------
+        exponent : Variable, array or scalar
+            The power.
+
+        Returns
+        -------
+        Variable
+            The power.
+
+        Examples
+        --------
+        >>> pyad.tensor([1.0, 2.0, 3.0]).pow(2)
+        tensor([1., 4., 9.])
+        """
         return pow(self, exponent)
 
     def neg(self):
+        """Return ``-self`` (differentiable).
+
+        Returns
+        -------
+        Variable
+            The negation.
+        """
         return neg(self)
 
     def exp(self):
+        """Return the elementwise exponential (differentiable).
+
+        Returns
+        -------
+        Variable
+            ``e ** self``.
+        """
         return exp(self)
 
     def log(self):
+        """Return the elementwise natural logarithm (differentiable).
+
+        Returns
+        -------
+        Variable
+            ``log(self)``.
+        """
         return log(self)
 
     def sqrt(self):
+        """Return the elementwise square root (differentiable).
+
+        Returns
+        -------
+        Variable
+            ``sqrt(self)``.
+        """
         return sqrt(self)
 
     def tanh(self):
+        """Return the elementwise hyperbolic tangent (differentiable).
+
+        Returns
+        -------
+        Variable
+            ``tanh(self)``.
+        """
         return tanh(self)
 
     def sigmoid(self):
+        """Return the elementwise logistic sigmoid ``1 / (1 + exp(-self))`` (differentiable).
+
+        Returns
+        -------
+        Variable
+            Values in (0, 1).
+        """
         return sigmoid(self)
 
     def relu(self):
+        """Return ``max(self, 0)`` elementwise (differentiable).
+
+        Returns
+        -------
+        Variable
+            The rectified values.
+        """
         return relu(self)
 
     def sum(self, dim=None, keepdim=False, *, axis=None, keepdims=None, dtype=None):
+        """Return the sum of the elements, over all or some dimensions (differentiable).
+
+        Parameters
+        ----------
+        dim : int or tuple of int, optional
+            Dimension(s) to reduce; all when omitted.
+        keepdim : bool, default False
+            Keep reduced dimensions with size 1.
+        axis : int or tuple of int, optional
+            NumPy spelling of ``dim``.
+        keepdims : bool, optional
+            NumPy spelling of ``keepdim``.
+        dtype : dtype, optional
+            Accumulate and return in this dtype.
+
+        Returns
+        -------
+        Variable
+            The sum.
+
+        Examples
+        --------
+        >>> pyad.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(dim=0)
+        tensor([4., 6.])
+        """
         return sum(self, dim, keepdim, axis=axis, keepdims=keepdims, dtype=dtype)
 
     def mean(self, dim=None, keepdim=False, *, axis=None, keepdims=None, dtype=None):
+        """Return the mean of the elements, over all or some dimensions (differentiable).
+
+        Parameters
+        ----------
+        dim : int or tuple of int, optional
+            Dimension(s) to reduce; all when omitted.
+        keepdim : bool, default False
+            Keep reduced dimensions with size 1.
+        axis : int or tuple of int, optional
+            NumPy spelling of ``dim``.
+        keepdims : bool, optional
+            NumPy spelling of ``keepdim``.
+        dtype : dtype, optional
+            Accumulate and return in this dtype.
+
+        Returns
+        -------
+        Variable
+            The mean.
+        """
         return mean(self, dim, keepdim, axis=axis, keepdims=keepdims, dtype=dtype)
 
     def max(self, dim=None, keepdim=False):
+        """Return the maximum: of all elements, or ``(values, indices)`` along ``dim``.
+
+        Parameters
+        ----------
+        dim : int, optional
+            Reduce along this dimension and also return the indices.
+        keepdim : bool, default False
+            Keep reduced dimensions with size 1.
+
+        Returns
+        -------
+        Variable or (values, indices)
+            The maximum; a named tuple when ``dim`` is given.
+        """
         return max(self, dim, keepdim)
 
     def logsumexp(self, dim, keepdim=False):
+        """Return ``log(sum(exp(self)))`` along ``dim``, computed stably (differentiable).
+
+        Parameters
+        ----------
+        dim : int or tuple of int
+            Dimension(s) to reduce.
+        keepdim : bool, default False
+            Keep reduced dimensions with size 1.
+
+        Returns
+        -------
+        Variable
+            The log-sum-exp.
+        """
         return logsumexp(self, dim, keepdim)
 
     def log_softmax(self, dim, dtype=None):
+        """Return ``self - logsumexp(self, dim, keepdim=True)`` (differentiable).
+
+        Parameters
+        ----------
+        dim : int
+            The dimension to normalize over.
+        dtype : dtype, optional
+            Convert to this dtype first.
+
+        Returns
+        -------
+        Variable
+            Log-probabilities along ``dim``.
+        """
         return log_softmax(self, dim, dtype=dtype)
 
     def matmul(self, other):
+        """Return the matrix product ``self @ other`` (NumPy's matmul rules; differentiable).
+
+        Parameters
+        ----------
+        other : Variable or array
+            The right operand.
+
+        Returns
+        -------
+        Variable
+            The product.
+        """
         return matmul(self, other)
 
     def reshape(self, *shape):
+        """Return a Variable with the same data in a new shape (a view when possible).
+
+        Parameters
+        ----------
+        *shape : int or tuple of int
+            The new shape; one size may be -1.
+
+        Returns
+        -------
+        Variable
+            The reshaped Variable.
+
+        Examples
+        --------
+        >>> pyad.arange(6.0).reshape(2, 3).shape
+        (2, 3)
+        """
         return reshape(self, *shape)
 
     def view(self, *shape):
+        """Return a view of the same memory in a new shape (shares the version counter).
+
+        Parameters
+        ----------
+        *shape : int or tuple of int
+            The new shape; one size may be -1.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return view(self, *shape)
 
     def view_as(self, other):
+        """Return ``self.view(other.shape)``.
+
+        Parameters
+        ----------
+        other : Variable
+            The Variable whose shape to take.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return view(self, other.shape)
 
     def reshape_as(self, other):
+        """Return ``self.reshape(other.shape)``.
+
+        Parameters
+        ----------
+        other : Variable
+            The Variable whose shape to take.
+
+        Returns
+        -------
+        Variable
+            The reshaped Variable.
+        """
         return reshape(self, other.shape)
 
     def transpose(self, dim0, dim1):
+        """Return a view with dimensions ``dim0`` and ``dim1`` swapped.
+
+        Parameters
+        ----------
+        dim0 : int
+            The first dimension.
+        dim1 : int
+            The second dimension.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return transpose(self, dim0, dim1)
 
     def swapaxes(self, axis0, axis1):
+        """Return a view with two dimensions swapped (NumPy's name for `transpose`).
+
+        Parameters
+        ----------
+        axis0 : int
+            The first dimension.
+        axis1 : int
+            The second dimension.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return transpose(self, axis0, axis1)
 
     def permute(self, *dims):
+        """Return a view with the dimensions reordered.
+
+        Parameters
+        ----------
+        *dims : int or tuple of int
+            The new order of the dimensions.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return permute(self, *dims)
 
     def t(self):
+        """Return the transpose of a Variable with at most 2 dimensions (a view).
+
+        Returns
+        -------
+        Variable
+            The transpose.
+        """
         return t(self)
 
     @property
     def T(self):
+        """The Variable with all dimensions reversed (``permute(n-1, ..., 0)``)."""
         return permute(self, tuple(range(self._data.ndim))[::-1])
 
     @property
     def mT(self):
+        """The Variable with its last two dimensions swapped (a batched matrix transpose)."""
         if self._data.ndim < 2:
             raise RuntimeError("mT: the Variable must have at least 2 dimensions")
         return transpose(self, -2, -1)
 
     def unsqueeze(self, dim):
+        """Return a view with a dimension of size 1 inserted at ``dim``.
+
+        Parameters
+        ----------
+        dim : int
+            Where to insert the new dimension.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return unsqueeze(self, dim)
 
     def squeeze(self, dim=None):
+        """Return a view without dimensions of size 1.
+
+        Parameters
+        ----------
+        dim : int, optional
+            Remove only this dimension (if its size is 1).
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return squeeze(self, dim)
 
     def expand(self, *sizes):
+        """Return a broadcast view with sizes expanded (no copy; -1 keeps a size).
+
+        Parameters
+        ----------
+        *sizes : int or tuple of int
+            The new sizes.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return expand(self, *sizes)
 
     def expand_as(self, other):
+        """Return ``self.expand(other.shape)``.
+
+        Parameters
+        ----------
+        other : Variable
+            The Variable whose shape to take.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return broadcast_to(self, other.shape)
 
     def broadcast_to(self, shape):
+        """Return a view broadcast to ``shape`` (NumPy's broadcasting rules).
+
+        Parameters
+        ----------
+        shape : tuple of int
+            The target shape.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return broadcast_to(self, shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
+        """Return the Variable with dimensions ``start_dim`` to ``end_dim`` merged into one.
+
+        Parameters
+        ----------
+        start_dim : int, default 0
+            The first dimension to flatten.
+        end_dim : int, default -1
+            The last dimension to flatten.
+
+        Returns
+        -------
+        Variable
+            The flattened Variable.
+        """
         return flatten(self, start_dim, end_dim)
 
     def add_(self, other, *, alpha=1):
+        """Add ``alpha * other`` in place and return self (recorded; bumps the version).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+        alpha : scalar, default 1
+            Multiplier of ``other``.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return add_(self, other if alpha == 1 else mul(other, alpha))
 
     def sub_(self, other, *, alpha=1):
+        """Subtract ``alpha * other`` in place and return self (recorded; bumps the version).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+        alpha : scalar, default 1
+            Multiplier of ``other``.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return sub_(self, other if alpha == 1 else mul(other, alpha))
 
     def mul_(self, other):
+        """Multiply by ``other`` in place and return self (recorded; bumps the version).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return mul_(self, other)
 
     def div_(self, other):
+        """Divide by ``other`` in place and return self (recorded; bumps the version).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return div_(self, other)
 
     def zero_(self):
+        """Fill with zeros in place and return self.
+
+        Returns
+        -------
+        Variable
+            self.
+
+        Examples
+        --------
+        >>> pyad.ones(2).zero_()
+        tensor([0., 0.])
+        """
         return zero_(self)
 
     def exp_(self):
+        """Replace the data by its exponential in place and return self.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return exp_(self)
 
     def log_(self):
+        """Replace the data by its natural logarithm in place and return self.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return log_(self)
 
     def sqrt_(self):
+        """Replace the data by its square root in place and return self.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return sqrt_(self)
 
     def tanh_(self):
+        """Replace the data by its hyperbolic tangent in place and return self.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return tanh_(self)
 
     def sigmoid_(self):
+        """Replace the data by its logistic sigmoid in place and return self.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return sigmoid_(self)
 
     def relu_(self):
+        """Replace negative values by zero in place and return self.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return relu_(self)
 
     def neg_(self):
+        """Negate in place and return self.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return neg_(self)
 
     def pow_(self, exponent):
+        """Raise to ``exponent`` in place and return self.
+
+        Parameters
+        ----------
+        exponent : Variable, array or scalar
+            The power.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return pow_(self, exponent)
 
     def uniform_(self, low=0.0, high=1.0):
+        """Fill in place with samples from the uniform distribution on ``[low, high)``.
+
+        Parameters
+        ----------
+        low : float, default 0.0
+            Lower bound.
+        high : float, default 1.0
+            Upper bound.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return uniform_(self, low, high)
 
     def normal_(self, mean=0.0, std=1.0):
+        """Fill in place with samples from a normal distribution.
+
+        Parameters
+        ----------
+        mean : float, default 0.0
+            The mean.
+        std : float, default 1.0
+            The standard deviation.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return normal_(self, mean, std)
 
     def fill_(self, value):
+        """Fill with ``value`` in place and return self.
+
+        Parameters
+        ----------
+        value : scalar or one-element Variable
+            The fill value.
+
+        Returns
+        -------
+        Variable
+            self.
+
+        Examples
+        --------
+        >>> pyad.zeros(2).fill_(3.0)
+        tensor([3., 3.])
+        """
         return fill_(self, value)
 
     def copy_(self, src):
+        """Copy ``src`` (broadcast) into this Variable in place and return self (differentiable w.r.t. ``src``).
+
+        Parameters
+        ----------
+        src : Variable or array
+            The values to copy.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return copy_(self, src)
 
 
