@@ -64,4 +64,44 @@ subtract = sub
 negative = neg
 less, less_equal, greater, greater_equal, not_equal = lt, le, gt, ge, ne
 
-__version__ = "0.1.0"
+from pyad._version import __version__
+
+# Every public name, for `from pyad import *` and for type checkers (mypy --strict reads
+# only names listed here as re-exported). tests/test_typing.py checks it is complete:
+# a new op imported above must be added here too.
+__all__ = [
+    "Tensor", "Variable", "abs", "abs_", "acos", "acos_", "add", "add_", "all", "allclose",
+    "amax", "amin", "any", "arange", "argmax", "argmin", "argsort", "as_tensor", "asin",
+    "asin_", "atan", "atan2", "atan_", "autograd", "backward", "bitwise_and", "bitwise_not",
+    "bitwise_or", "bitwise_xor", "bmm", "bool", "broadcast_to", "cat", "ceil", "ceil_",
+    "chunk", "clamp", "clamp_", "clamp_max", "clamp_min", "clip", "concat", "copy_", "cos",
+    "cos_", "cosh", "cosh_", "count_nonzero", "cumprod", "cumsum", "detect_anomaly",
+    "device", "diag", "diag_embed", "diagonal", "div", "div_", "divide", "dot", "double",
+    "einsum", "empty", "empty_like", "enable_grad", "eq", "equal", "erf", "erf_", "exp",
+    "exp_", "expand", "expm1", "expm1_", "eye", "fill_", "flatten", "flip", "float",
+    "float16", "float32", "float64", "floor", "floor_", "floor_divide", "fmod", "frac",
+    "frac_", "from_dlpack", "from_numpy", "full", "full_like", "gather", "ge",
+    "get_array_module", "get_default_dtype", "getitem", "grad", "greater", "greater_equal",
+    "gt", "half", "hstack", "hypot", "index_add", "index_add_", "index_copy", "index_copy_",
+    "index_fill", "index_fill_", "index_select", "initial_seed", "int", "int32", "int64",
+    "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_grad_enabled", "is_tensor",
+    "isclose", "isfinite", "isinf", "isnan", "kthvalue", "le", "lerp", "less", "less_equal",
+    "linalg", "linspace", "log", "log10", "log10_", "log1p", "log1p_", "log2", "log2_",
+    "log_", "log_softmax", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "logsumexp", "long", "lt", "manual_seed", "masked_fill", "masked_fill_",
+    "masked_scatter", "masked_select", "matmul", "max", "maximum", "mean", "median", "min",
+    "minimum", "mm", "movedim", "mul", "mul_", "multiply", "mv", "narrow", "ne", "neg",
+    "neg_", "negative", "nn", "no_grad", "nonzero", "norm", "normal_", "not_equal", "ones",
+    "ones_like", "outer", "pad", "permute", "pow", "pow_", "prod", "rand", "rand_like",
+    "randint", "randint_like", "randn", "randn_like", "reciprocal", "reciprocal_", "relu",
+    "relu_", "remainder", "repeat", "reshape", "roll", "round", "round_", "rsqrt", "rsqrt_",
+    "scatter", "scatter_", "scatter_add", "scatter_add_", "select", "set_default_dtype",
+    "set_detect_anomaly", "set_grad_enabled", "setitem", "sigmoid", "sigmoid_", "sign",
+    "sign_", "sin", "sin_", "sinh", "sinh_", "sort", "split", "split_with_sizes", "sqrt",
+    "sqrt_", "square", "square_", "squeeze", "stack", "std", "std_mean", "sub", "sub_",
+    "subtract", "sum", "sum_to", "t", "take_along_dim", "tan", "tan_", "tanh", "tanh_",
+    "tensor", "tensordot", "tile", "to_dlpack", "topk", "trace", "transpose", "tril",
+    "triu", "true_divide", "trunc", "trunc_", "unbind", "unflatten", "uniform_", "unique",
+    "unsqueeze", "var", "var_mean", "view", "vstack", "where", "zero_", "zeros",
+    "zeros_like",
+]

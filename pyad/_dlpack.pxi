@@ -70,7 +70,11 @@ cdef tuple _capsule_device(object capsule):
 
 
 cdef extern from "numpy/arrayobject.h":
-    PyObject* PyArray_NewFromDescr(PyTypeObject* subtype, PyObject* descr, int nd,
+    # NumPy's own prototype takes a PyArray_Descr*, not a PyObject* (GCC 14 rejects the
+    # mismatch as an incompatible pointer type).
+    ctypedef struct _pyad_PyArray_Descr "PyArray_Descr":
+        pass
+    PyObject* PyArray_NewFromDescr(PyTypeObject* subtype, _pyad_PyArray_Descr* descr, int nd,
                                    cnp.npy_intp* dims, cnp.npy_intp* strides, void* data,
                                    int flags, PyObject* obj) except NULL
 
@@ -130,7 +134,7 @@ cdef object _array_from_legacy_capsule(object capsule):
     (<_LegacyDLPackOwner>owner).managed = managed
     Py_INCREF(dtype)                                 # NewFromDescr steals a reference
     arr = <object>PyArray_NewFromDescr(
-        <PyTypeObject*>numpy.ndarray, <PyObject*>dtype, ndim, dims, strides, <void*>data,
+        <PyTypeObject*>numpy.ndarray, <_pyad_PyArray_Descr*><PyObject*>dtype, ndim, dims, strides, <void*>data,
         cnp.NPY_ARRAY_WRITEABLE, NULL)
     cnp.set_array_base(<cnp.ndarray>arr, owner)
     return arr

@@ -169,9 +169,10 @@ def _is_anomaly_check_nan_enabled():
 
 cdef extern from "Python.h":
     ctypedef struct PyFrameObject
+    ctypedef struct PyCodeObject
     PyFrameObject* PyEval_GetFrame()                       # borrowed
     PyFrameObject* PyFrame_GetBack(PyFrameObject* frame)   # new reference or NULL
-    object PyFrame_GetCode(PyFrameObject* frame)           # new reference
+    PyCodeObject* PyFrame_GetCode(PyFrameObject* frame)    # new reference
     int PyFrame_GetLineNumber(PyFrameObject* frame)
 
 
@@ -183,9 +184,12 @@ cdef list _capture_stack():
     cdef list frames = []
     cdef PyFrameObject* frame = PyEval_GetFrame()
     cdef PyFrameObject* back
+    cdef PyCodeObject* code
     cdef bint owned = False
     while frame != NULL:
-        frames.append(PyFrame_GetCode(frame))
+        code = PyFrame_GetCode(frame)
+        frames.append(<object>code)
+        Py_DECREF(<object>code)
         frames.append(PyFrame_GetLineNumber(frame))
         back = PyFrame_GetBack(frame)
         if owned:
@@ -1018,6 +1022,10 @@ cdef class Variable:
 
     @property
     def requires_grad(self):
+        """Whether operations on this Variable are recorded for differentiation.
+
+        Settable on leaves only (see `requires_grad_`).
+        """
         return _requires_grad_now(self)
 
     @requires_grad.setter
@@ -1041,12 +1049,17 @@ cdef class Variable:
 
     @property
     def is_leaf(self):
+        """True for Variables not produced by a recorded op (their ``grad_fn`` is None).
+
+        Only leaves accumulate ``.grad`` by default.
+        """
         if self._view_fn is not None:
             _refresh_view(self)
         return self._grad_fn is None
 
     @property
     def grad_fn(self):
+        """The graph node that produced this Variable, or None for a leaf."""
         if self._view_fn is not None:
             _refresh_view(self)
         return self._grad_fn
@@ -1058,10 +1071,12 @@ cdef class Variable:
 
     @property
     def output_nr(self):
+        """Which output of its ``grad_fn`` this Variable is (0 for single-output ops)."""
         return self._output_nr
 
     @property
     def retains_grad(self):
+        """True when `retain_grad` was called on this non-leaf Variable."""
         return self._retains_grad
 
     @property
@@ -1074,10 +1089,12 @@ cdef class Variable:
 
     @property
     def is_view(self):
+        """True when this Variable is a view of another and shares its memory and version counter."""
         return self._is_view
 
     @property
     def name(self):
+        """An optional name (str or None), shown by debugging tools."""
         return self._name
 
     @name.setter
@@ -1086,22 +1103,27 @@ cdef class Variable:
 
     @property
     def shape(self):
+        """The shape of the data, a tuple of ints."""
         return self._data.shape
 
     @property
     def dtype(self):
+        """The NumPy dtype of the data."""
         return self._data.dtype
 
     @property
     def device(self):
+        """Where the data lives, a `pyad.device` (``cpu`` or ``cuda:N``)."""
         return _device_of(self._data)
 
     @property
     def is_cuda(self):
+        """True when the data is a CuPy array on a GPU."""
         return type(self._data) is not _NDARRAY
 
     @property
     def ndim(self):
+        """The number of dimensions."""
         return self._data.ndim
 
     def size(self, dim=None):
@@ -1115,15 +1137,48 @@ cdef class Variable:
         return self._data.shape[_normalize_dim(dim, self._data.ndim, "size")]
 
     def numel(self):
+        """Return the number of elements.
+
+        Returns
+        -------
+        int
+            The product of the sizes.
+
+        Examples
+        --------
+        >>> pyad.zeros(2, 3).numel()
+        6
+        """
         return int(self._data.size)
 
     def nelement(self):
+        """Return the number of elements (alias of `numel`).
+
+        Returns
+        -------
+        int
+            The product of the sizes.
+        """
         return int(self._data.size)
 
     def dim(self):
+        """Return the number of dimensions (as ``ndim``).
+
+        Returns
+        -------
+        int
+            The number of dimensions.
+        """
         return self._data.ndim
 
     def element_size(self):
+        """Return the size of one element in bytes.
+
+        Returns
+        -------
+        int
+            The dtype's item size.
+        """
         return self._data.itemsize
 
     @property
@@ -1151,9 +1206,11 @@ cdef class Variable:
         return bool(self._data.flags.c_contiguous)
 
     def is_floating_point(self):
+        """True if the dtype is a floating point type (float16, float32, float64)."""
         return self._data.dtype.kind == "f"
 
     def is_complex(self):
+        """True if the dtype is a complex type."""
         return self._data.dtype.kind == "c"
 
     def type_as(self, other):
@@ -1223,6 +1280,18 @@ cdef class Variable:
         return self._data.item() if type(self._data) is _NDARRAY else self._data.get().item()
 
     def tolist(self):
+        """Return the data as (nested) Python lists of Python scalars.
+
+        Returns
+        -------
+        list or scalar
+            As ``ndarray.tolist``.
+
+        Examples
+        --------
+        >>> pyad.tensor([1.0, 2.0]).tolist()
+        [1.0, 2.0]
+        """
         return self._host_data().tolist()
 
     def __bool__(self):
@@ -1259,6 +1328,20 @@ cdef class Variable:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        """Return the data as a NumPy array (the NumPy array protocol).
+
+        Parameters
+        ----------
+        dtype : dtype, optional
+            Convert to this dtype.
+        copy : bool, optional
+            Always copy when True; never when False.
+
+        Returns
+        -------
+        numpy.ndarray
+            The data, on the CPU.
+        """
         if self._requires_grad:
             raise RuntimeError("Can't convert a Variable that requires grad to a NumPy array "
                                "(the graph would be silently dropped). Use var.detach() or "
@@ -1317,9 +1400,30 @@ cdef class Variable:
         return _convert(self, device, dtype, copy)
 
     def cpu(self):
+        """Return this Variable with its data on the CPU (self when it already is).
+
+        Returns
+        -------
+        Variable
+            A differentiable copy, or self.
+        """
         return _convert(self, "cpu", None, False)
 
     def cuda(self, device=None, non_blocking=False):
+        """Return this Variable with its data on a GPU (requires CuPy).
+
+        Parameters
+        ----------
+        device : int or device, optional
+            The GPU; the current one when omitted.
+        non_blocking : bool, default False
+            Accepted for torch compatibility.
+
+        Returns
+        -------
+        Variable
+            A differentiable copy, or self.
+        """
         if device is None:
             device = "cuda"
         elif isinstance(device, int):
@@ -1327,26 +1431,80 @@ cdef class Variable:
         return _convert(self, device, None, False)
 
     def type(self, dtype=None):
+        """Return the type name, or convert to another dtype.
+
+        Parameters
+        ----------
+        dtype : dtype or str, optional
+            Convert to this dtype; without it, return the type name.
+
+        Returns
+        -------
+        str or Variable
+            The type name, or the converted Variable.
+        """
         if dtype is None:
             return str(self._data.dtype)
         return _convert(self, None, dtype, False)
 
     def float(self):
+        """Return the Variable converted to float32 (differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already float32.
+        """
         return _convert(self, None, numpy.float32, False)
 
     def double(self):
+        """Return the Variable converted to float64 (differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already float64.
+        """
         return _convert(self, None, numpy.float64, False)
 
     def half(self):
+        """Return the Variable converted to float16 (differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already float16.
+        """
         return _convert(self, None, numpy.float16, False)
 
     def long(self):
+        """Return the Variable converted to int64 (not differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already int64.
+        """
         return _convert(self, None, numpy.int64, False)
 
     def int(self):
+        """Return the Variable converted to int32 (not differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already int32.
+        """
         return _convert(self, None, numpy.int32, False)
 
     def bool(self):
+        """Return the Variable converted to bool (not differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already bool.
+        """
         return _convert(self, None, numpy.bool_, False)
 
     def clone(self):
@@ -1354,6 +1512,13 @@ cdef class Variable:
         return _convert(self, None, None, True)
 
     def contiguous(self):
+        """Return a C-contiguous Variable: self if it already is, else a differentiable copy.
+
+        Returns
+        -------
+        Variable
+            C-contiguous data.
+        """
         if self._data.flags.c_contiguous:
             return self
         return _convert(self, None, None, True)
@@ -1365,6 +1530,13 @@ cdef class Variable:
     # deepcopy copies a leaf with its .grad and refuses a non-leaf.
 
     def __reduce_ex__(self, protocol):
+        """Support pickling: the data, ``requires_grad`` and the legacy flags (not ``.grad``, as torch).
+
+        Parameters
+        ----------
+        protocol : int
+            The pickle protocol.
+        """
         args = (type(self), self._data, self._requires_grad, self._volatile, self._name)
         state = getattr(self, "__dict__", None)      # a Python subclass's attributes
         if state:
@@ -1372,9 +1544,17 @@ cdef class Variable:
         return (_rebuild_variable, args)
 
     def __reduce__(self):
+        """Support pickling (see `__reduce_ex__`)."""
         return self.__reduce_ex__(2)
 
     def __deepcopy__(self, memo):
+        """Return a deep copy of a leaf: new data, same flags, ``.grad`` copied too (as torch).
+
+        Parameters
+        ----------
+        memo : dict
+            The ``copy.deepcopy`` memo.
+        """
         cdef Variable new
         if self._grad_fn is not None:
             raise RuntimeError(
@@ -1513,6 +1693,13 @@ cdef class Variable:
             raise
 
     def __dlpack_device__(self):
+        """Return the DLPack ``(device_type, device_id)`` of the data.
+
+        Returns
+        -------
+        tuple of int
+            ``(1, 0)`` on the CPU, ``(2, id)`` on a CUDA GPU.
+        """
         return self._data.__dlpack_device__()
 
     # -- printing ------------------------------------------------------------------
@@ -1524,6 +1711,13 @@ cdef class Variable:
         return _format_variable(self)
 
     def __format__(self, spec):
+        """Format a one-element Variable as its Python scalar; others as ``str(self)``.
+
+        Parameters
+        ----------
+        spec : str
+            The format spec.
+        """
         if not isinstance(spec, str):       # format() would raise SystemError
             raise TypeError("format spec must be a str, not %s" % type(spec).__name__)
         if self._data.ndim == 0 and spec:
@@ -1720,40 +1914,155 @@ cdef class Variable:
     # the family tuples by _install_methods at the end of this module) -----------------
 
     def add(self, other, *, alpha=1):
+        """Return ``self + alpha * other`` (differentiable).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+        alpha : scalar, default 1
+            Multiplier of ``other``.
+
+        Returns
+        -------
+        Variable
+            The sum.
+
+        Examples
+        --------
+        >>> pyad.tensor([1.0, 2.0]).add(pyad.tensor([1.0, 1.0]), alpha=2)
+        tensor([3., 4.])
+        """
         return add(self, other if alpha == 1 else mul(other, alpha))
 
     def sub(self, other, *, alpha=1):
+        """Return ``self - alpha * other`` (differentiable).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+        alpha : scalar, default 1
+            Multiplier of ``other``.
+
+        Returns
+        -------
+        Variable
+            The difference.
+        """
         return sub(self, other if alpha == 1 else mul(other, alpha))
 
     def view_as(self, other):
+        """Return ``self.view(other.shape)``.
+
+        Parameters
+        ----------
+        other : Variable
+            The Variable whose shape to take.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return view(self, other.shape)
 
     def reshape_as(self, other):
+        """Return ``self.reshape(other.shape)``.
+
+        Parameters
+        ----------
+        other : Variable
+            The Variable whose shape to take.
+
+        Returns
+        -------
+        Variable
+            The reshaped Variable.
+        """
         return reshape(self, other.shape)
 
     def swapaxes(self, axis0, axis1):
+        """Return a view with two dimensions swapped (NumPy's name for `transpose`).
+
+        Parameters
+        ----------
+        axis0 : int
+            The first dimension.
+        axis1 : int
+            The second dimension.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return transpose(self, axis0, axis1)
 
     @property
     def T(self):
+        """The Variable with all dimensions reversed (``permute(n-1, ..., 0)``)."""
         return permute(self, tuple(range(self._data.ndim))[::-1])
 
     @property
     def mT(self):
+        """The Variable with its last two dimensions swapped (a batched matrix transpose)."""
         if self._data.ndim < 2:
             raise RuntimeError("mT: the Variable must have at least 2 dimensions")
         return transpose(self, -2, -1)
 
     def where(self, condition, other):
+        """``self`` where ``condition`` is true, ``other`` elsewhere (torch's argument
+        order: ``x.where(cond, y)`` is ``pyad.where(cond, x, y)``)."""
         return where(condition, self, other)
 
     def expand_as(self, other):
+        """Return ``self.expand(other.shape)``.
+
+        Parameters
+        ----------
+        other : Variable
+            The Variable whose shape to take.
+
+        Returns
+        -------
+        Variable
+            The view.
+        """
         return broadcast_to(self, other.shape)
 
     def add_(self, other, *, alpha=1):
+        """Add ``alpha * other`` in place and return self (recorded; bumps the version).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+        alpha : scalar, default 1
+            Multiplier of ``other``.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return add_(self, other if alpha == 1 else mul(other, alpha))
 
     def sub_(self, other, *, alpha=1):
+        """Subtract ``alpha * other`` in place and return self (recorded; bumps the version).
+
+        Parameters
+        ----------
+        other : Variable, array or scalar
+            The second operand (broadcast against this one).
+        alpha : scalar, default 1
+            Multiplier of ``other``.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
         return sub_(self, other if alpha == 1 else mul(other, alpha))
 
 Tensor = Variable

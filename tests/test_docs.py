@@ -1,52 +1,48 @@
-"""Every Python snippet in docs/*.md runs and prints what the page says.
+"""Every Python snippet in the documentation pages runs and prints what the page says.
 
-Fenced blocks marked ```python are run in order, one namespace per page: blocks with
-``>>>`` prompts as doctests (their printed output is compared, with ``...`` as a
-wildcard), other blocks with exec. Blocks fenced as ```py (code that needs a GPU) and
-```sh are shown but not run.
+The pages (docs/*.md and docs/guides/*.md) are parsed with Sybil: fenced blocks marked
+```python run in order, one namespace per page; blocks with ``>>>`` prompts run as
+doctests (printed output compared, ``...`` as a wildcard), other blocks with exec.
+Blocks fenced as ```py (code that needs a GPU) and ```bash are shown but not run.
 """
 import doctest
-import glob
 import importlib.util
-import os
-import re
+import pathlib
 
 import pytest
 
-DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
-PAGES = sorted(glob.glob(os.path.join(DOCS, "*.md")))
-BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+sybil = pytest.importorskip("sybil")
+from sybil.parsers.markdown import PythonCodeBlockParser  # noqa: E402
+
+DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
+PAGES = sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)
+SYBIL = sybil.Sybil(parsers=[PythonCodeBlockParser(doctest_optionflags=doctest.ELLIPSIS)])
+
+
+def _id(page):
+    return str(page.relative_to(DOCS))
 
 
 def test_docs_exist():
-    names = {os.path.basename(p) for p in PAGES}
+    names = {p.name for p in PAGES}
     assert {"index.md", "getting-started.md", "graph-semantics.md", "custom-functions.md",
             "gradcheck.md", "dlpack.md", "devices.md"} <= names
 
 
-@pytest.mark.parametrize("page", PAGES, ids=os.path.basename)
+@pytest.mark.parametrize("page", PAGES, ids=_id)
 def test_snippets_run(page):
-    with open(page, encoding="utf-8") as f:
-        text = f.read()
+    text = page.read_text(encoding="utf-8")
     if "import torch" in text and importlib.util.find_spec("torch") is None:
         pytest.skip("page uses PyTorch, which is not installed")
-    name = os.path.basename(page)
-    parser = doctest.DocTestParser()
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    namespace = {"__name__": "__docs__"}
+    document = SYBIL.parse(page)
+    document.namespace["__name__"] = "__docs__"
+    examples = list(document.examples())
+    # every ```python block is picked up (a doctest block gives one example per prompt)
+    assert len(examples) >= text.count("```python\n")
     failures = []
-    for start, block in ((m.start(), m.group(1)) for m in BLOCK.finditer(text)):
-        line = text.count("\n", 0, start) + 2
-        if ">>>" not in block:
-            try:
-                exec(compile(block, "%s:%d" % (name, line), "exec"), namespace)
-            except Exception as exc:  # report every failing block, not just the first
-                failures.append("%s:%d: %s: %s" % (name, line, type(exc).__name__, exc))
-            continue
-        test = parser.get_doctest(block, namespace, "%s:%d" % (name, line), page, line - 1)
-        out = []
-        result = runner.run(test, out=out.append, clear_globs=False)
-        namespace.update(test.globs)        # DocTest copies its globals
-        if result.failed:
-            failures.append("".join(out))
+    for example in examples:
+        try:
+            example.evaluate()
+        except Exception as exc:  # report every failing block, not just the first
+            failures.append("%s:%d: %s: %s" % (_id(page), example.line, type(exc).__name__, exc))
     assert not failures, "\n".join(failures)

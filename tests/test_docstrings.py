@@ -32,3 +32,24 @@ def test_docstring_examples_run(module):
     assert results.failed == 0
     if module is _engine:
         assert results.attempted >= 20
+
+
+def _summary(obj):
+    """The docstring's first line after Cython's embedded signature, or ''."""
+    lines = [line.strip() for line in (obj.__doc__ or "").splitlines()]
+    if lines and "(" in lines[0] and lines[0].split("(")[0].endswith(
+            getattr(obj, "__name__", "\0")):
+        lines = lines[1:]                    # "Variable.add(self, other, *, alpha=1)"
+    lines = [line for line in lines if line]
+    return lines[0] if lines else ""
+
+
+def test_every_public_variable_member_has_a_summary():
+    missing = []
+    for name, member in vars(pyad.Variable).items():
+        if name.startswith("_"):
+            continue
+        target = member.fget if isinstance(member, property) else member
+        if not _summary(target if target.__doc__ else member):
+            missing.append(name)
+    assert not missing, "Variable members without a docstring summary: %s" % missing

@@ -39,7 +39,13 @@ def numbers(text):
 
 def test_every_example_has_a_test():
     scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
-    assert scripts == ["custom_function.py", "train_mlp.py", "tutorial.py"]
+    assert scripts == ["custom_function.py", "train_mlp.py", "tutorial.py", "typed_usage.py"]
+
+
+def test_typed_usage_recovers_the_true_weights():
+    # y = x @ [1, -2, 0.5] exactly, so least squares by gradient descent finds them.
+    out, detail = run_example("typed_usage.py")
+    assert out.split() == ["[", "1.", "-2.", "0.5]"], detail
 
 
 def test_tutorial_prints_the_tutorial_values():
