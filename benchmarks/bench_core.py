@@ -85,9 +85,9 @@ def import_pyad(disabled):
 # --------------------------------------------------------------------------
 
 FULL = dict(chain_n=8, chain_reps=25, mlp_batch=64, mlp_in=784, mlp_hidden=256,
-            mlp_out=10, big_n=10 ** 6, hvp_n=16)
+            mlp_out=10, big_n=10 ** 6, hvp_n=16, surface_shape=(256, 64))
 SMOKE = dict(chain_n=8, chain_reps=25, mlp_batch=8, mlp_in=32, mlp_hidden=16,
-             mlp_out=10, big_n=1000, hvp_n=16)
+             mlp_out=10, big_n=1000, hvp_n=16, surface_shape=(8, 4))
 LR = 0.01
 
 F64_TOL = dict(rtol=1e-9, atol=1e-12)
@@ -181,6 +181,27 @@ class ChainFwdBwd(ChainFwd):
             s.backward()
             return s, x.grad
         return run
+
+
+class ChainAnomaly(ChainFwdBwd):
+    """(a) with anomaly detection on, in both frameworks (target: 3x the (a) target)."""
+    target = 4.5
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.name = "(a') chain%d fwd+bwd, anomaly on" % (4 * self.reps)
+
+    def _with_anomaly(self, lib, run):
+        def wrapped():
+            with lib.autograd.set_detect_anomaly(True):
+                return run()
+        return wrapped
+
+    def pyad(self, pyad):
+        return self._with_anomaly(pyad, super().pyad(pyad))
+
+    def torch(self, torch):
+        return self._with_anomaly(torch, super().torch(torch))
 
 
 # --------------------------------------------------------------------------
@@ -401,9 +422,75 @@ class HVP:
         return run
 
 
-CASES = [ChainFwd, ChainFwdBwd, MLPStep, BigTanhSum, HVP]
-CASE_KEYS = {"chain": (ChainFwd, ChainFwdBwd), "mlp": (MLPStep,),
-             "big": (BigTanhSum,), "hvp": (HVP,)}
+# --------------------------------------------------------------------------
+# (e) the wider op surface: clamp, where, cat, an index gather, logsumexp loss
+# --------------------------------------------------------------------------
+
+def floor_surface(x, w, idx):
+    rows = np.arange(x.shape[0])[:, None]
+    xw = x * w
+    h = np.clip(xw, -1.0, 1.0)
+    pos = x > 0
+    m = np.where(pos, h, h * 0.1)
+    c = np.concatenate([m, x], axis=1)
+    g = c[rows, idx]
+    gmax = g.max(axis=1, keepdims=True)
+    e = np.exp(g - gmax)
+    se = e.sum(axis=1, keepdims=True)
+    loss = (np.log(se) + gmax).sum()
+    # backward: d loss / d g = softmax(g); the gather scatters back (repeats add up)
+    dg = e / se
+    dc = np.zeros_like(c)
+    np.add.at(dc, (rows, idx), dg)
+    dm, dx = dc[:, :x.shape[1]], dc[:, x.shape[1]:].copy()
+    dh = dm * np.where(pos, 1.0, 0.1).astype(x.dtype)
+    dxw = dh * ((xw >= -1.0) & (xw <= 1.0))
+    dx += dxw * w
+    dw = (dxw * x).sum(axis=0)
+    return loss, dx, dw
+
+
+class SurfaceStep:
+    target = 1.2
+    tol = F32_TOL
+
+    def __init__(self, cfg):
+        n, d = cfg["surface_shape"]
+        self.name = "(e) clamp/where/cat/gather/lse %dx%d f32" % (n, d)
+        rng = np.random.default_rng(5)
+        self.x0 = rng.standard_normal((n, d)).astype(np.float32)
+        self.w0 = rng.standard_normal(d).astype(np.float32)
+        self.idx = rng.integers(0, 2 * d, size=(n, 16))
+
+    def floor(self):
+        x, w, idx = self.x0.copy(), self.w0.copy(), self.idx
+        return lambda: floor_surface(x, w, idx)
+
+    def _run(self, lib, x, w, idx):
+        def run():
+            x.grad = w.grad = None
+            h = lib.clamp(x * w, -1.0, 1.0)
+            m = lib.where(x > 0, h, h * 0.1)
+            c = lib.cat([m, x], dim=1)
+            loss = lib.logsumexp(lib.gather(c, 1, idx), dim=1).sum()
+            loss.backward()
+            return loss, x.grad, w.grad
+        return run
+
+    def pyad(self, pyad):
+        x = pyad.Variable(self.x0.copy(), requires_grad=True)
+        w = pyad.Variable(self.w0.copy(), requires_grad=True)
+        return self._run(pyad, x, w, pyad.Variable(self.idx))
+
+    def torch(self, torch):
+        x = torch.from_numpy(self.x0.copy()).requires_grad_()
+        w = torch.from_numpy(self.w0.copy()).requires_grad_()
+        return self._run(torch, x, w, torch.from_numpy(self.idx))
+
+
+CASES = [ChainFwd, ChainFwdBwd, ChainAnomaly, MLPStep, BigTanhSum, HVP, SurfaceStep]
+CASE_KEYS = {"chain": (ChainFwd, ChainFwdBwd), "anomaly": (ChainAnomaly,), "mlp": (MLPStep,),
+             "big": (BigTanhSum,), "hvp": (HVP,), "surface": (SurfaceStep,)}
 
 
 # --------------------------------------------------------------------------
@@ -476,6 +563,20 @@ def verify_floors():
     eps = 1e-6
     fd_hv = (floor_hvp_grad(x + eps * v) - floor_hvp_grad(x - eps * v)) / (2 * eps)
     _assert_close("hvp H v", hv, fd_hv)
+
+    # (e) surface step: in float64, gradients vs FD on a few entries.
+    xs = rng.standard_normal((6, 4))
+    ws = rng.standard_normal(4)
+    idx = rng.integers(0, 8, size=(6, 3))
+    loss, dx, dw = floor_surface(xs, ws, idx)
+    c = np.concatenate([np.where(xs > 0, np.clip(xs * ws, -1, 1),
+                                 0.1 * np.clip(xs * ws, -1, 1)), xs], axis=1)
+    g = np.take_along_axis(c, idx, axis=1)
+    _assert_close("surface loss", loss, np.log(np.exp(g).sum(axis=1)).sum(), 1e-12, 1e-12)
+    _assert_close("surface dx", dx.flat[:8],
+                  _fd_grad(lambda z: floor_surface(z, ws, idx)[0], xs, range(8)))
+    _assert_close("surface dw", dw, _fd_grad(lambda z: floor_surface(xs, z, idx)[0], ws,
+                                             range(4)))
 
 
 # --------------------------------------------------------------------------
