@@ -2828,8 +2828,10 @@ OP_FAMILIES = {
     "inplace": INPLACE_OPS,
 }
 
-# Public as pyad.<name> but not as methods: item access has its operators.
-cdef frozenset _FUNCTION_ONLY = frozenset(("getitem", "setitem", "sum_to"))
+# Public as pyad.<name> but not as Variable methods: item access has its operators,
+# and torch has no method for the joining ops, pad, einsum and tensordot.
+FUNCTION_ONLY = frozenset(("getitem", "setitem", "sum_to", "cat", "concat", "stack",
+                           "hstack", "vstack", "pad", "einsum", "tensordot"))
 
 
 cdef void _install_methods() except *:
@@ -2837,7 +2839,7 @@ cdef void _install_methods() except *:
     for family in OP_FAMILIES.values():
         for op in family:
             name = op.__name__
-            if name not in class_dict and name not in _FUNCTION_ONLY:
+            if name not in class_dict and name not in FUNCTION_ONLY:
                 _add_class_attribute(Variable, name, op)
 
 

@@ -39,7 +39,7 @@ def render():
         for op in sorted(ops, key=lambda o: o.__name__):
             name = op.__name__
             method = (getattr(pyad.Variable, name, None) is not None
-                      and name not in ("getitem", "setitem", "sum_to"))
+                      and name not in _engine.FUNCTION_ONLY)
             lines.append("### `pyad.%s%s`" % (name, _signature(op)))
             lines.append("")
             if not method:

@@ -349,6 +349,8 @@ def generate():
             functions.append("def %s%s: ..." % (attr, _signature(attr, obj, False)))
         elif isinstance(obj, tuple):              # the op families' tuples
             aliases.append("%s: tuple[Any, ...]" % attr)
+        elif isinstance(obj, frozenset):          # FUNCTION_ONLY
+            aliases.append("%s: frozenset[str]" % attr)
         elif isinstance(obj, dict):               # OP_FAMILIES
             aliases.append("%s: dict[str, tuple[Any, ...]]" % attr)
     # base classes first, so the stub reads top-down
