@@ -309,9 +309,13 @@ cdef inline object _result_dtype(object da, object db):
 
 
 cdef bint _same_numpy_result(object da, object db, object rt):
-    # CuPy arrays (and rare mixes) reach here: pass dtype= only when it changes the result.
+    # Whether the ufunc's own (NEP 50) result already has dtype `rt`, so dtype= need not
+    # be passed. Computed from dtypes and Python scalars only, never from the arrays
+    # (which may be on a GPU).
+    a = da if _scalar_category(da) >= 0 else _dtype(da)
+    b = db if _scalar_category(db) >= 0 else _dtype(db)
     try:
-        return numpy.result_type(da, db) == rt
+        return numpy.result_type(a, b) == rt
     except TypeError:
         return False
 
