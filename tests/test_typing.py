@@ -17,7 +17,7 @@ PACKAGE_DIR = pathlib.Path(pyad.__file__).parent
 def test_all_lists_every_public_name():
     public = {n for n, v in vars(pyad).items()
               if not n.startswith("_") and not isinstance(v, types.ModuleType)}
-    public |= {"autograd", "nn"}
+    public |= {"autograd", "nn", "optim"}
     missing = public - set(pyad.__all__)
     assert not missing, "add these to __all__ in pyad/__init__.py: %s" % sorted(missing)
     unknown = set(pyad.__all__) - set(vars(pyad))

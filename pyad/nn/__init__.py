@@ -1,4 +1,17 @@
-"""``pyad.nn``: neural-network building blocks (``pyad.nn.functional``)."""
-from pyad.nn import functional
+"""``pyad.nn``: modules, parameters and initialisations as ``torch.nn``.
 
-__all__ = ["functional"]
+``pyad.nn.functional`` holds the functional ops; the modules here call them.
+"""
+from pyad.nn import functional, init
+from pyad.nn.parameter import Parameter
+from pyad.nn.modules import (
+    Module, Sequential, ModuleList, Identity, Linear, Conv2d, MaxPool2d, ReLU, Tanh,
+    Sigmoid, GELU, Dropout, LayerNorm, BatchNorm2d, Embedding, Flatten, CrossEntropyLoss,
+    MSELoss,
+)
+
+__all__ = [
+    "BatchNorm2d", "Conv2d", "CrossEntropyLoss", "Dropout", "Embedding", "Flatten", "GELU",
+    "Identity", "LayerNorm", "Linear", "MSELoss", "MaxPool2d", "Module", "ModuleList",
+    "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh", "functional", "init",
+]

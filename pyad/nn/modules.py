@@ -1,0 +1,1087 @@
+"""``pyad.nn`` modules: `Module`, the containers and the layers, as ``torch.nn``.
+
+A module holds its parameters (`Parameter`), buffers (Variables that are saved but not
+trained, such as running statistics) and submodules in three dicts, filled by attribute
+assignment. Layers call ``pyad.nn.functional`` at call time with torch's signatures.
+"""
+import collections
+import itertools
+import math
+import operator
+
+import numpy
+
+from pyad._engine import Variable, device as _device, matmul
+from pyad._factories import empty, zeros, ones, tensor
+from pyad.autograd.grad_mode import no_grad
+from pyad.nn import functional as F
+from pyad.nn import init
+from pyad.nn.parameter import Parameter
+
+__all__ = ["Module", "Sequential", "ModuleList", "Identity", "Linear", "Conv2d",
+           "MaxPool2d", "ReLU", "Tanh", "Sigmoid", "GELU", "Dropout", "LayerNorm",
+           "BatchNorm2d", "Embedding", "Flatten", "CrossEntropyLoss", "MSELoss"]
+
+_IncompatibleKeys = collections.namedtuple("IncompatibleKeys",
+                                           ["missing_keys", "unexpected_keys"])
+
+
+def _addindent(text, spaces):
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+def _shape(v):
+    return "pyad.Size([%s])" % ", ".join(str(s) for s in v.shape)
+
+
+def _parse_to(args, kwargs):
+    """(device, dtype) from Module.to's arguments: a device, a dtype, or a Variable."""
+    dev = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError("Module.to() got an unexpected keyword argument %r" % next(iter(kwargs)))
+    for arg in args:
+        if isinstance(arg, Variable):
+            dev, dtype = arg.device, arg.dtype
+        elif isinstance(arg, _device) or (isinstance(arg, str) and arg.split(":")[0] in
+                                          ("cpu", "cuda")):
+            dev = arg
+        elif arg is not None:
+            dtype = arg
+    if dtype is not None:
+        dtype = numpy.dtype(dtype)
+        if dtype.kind not in "fc":
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
+                            "but got desired dtype=%s" % dtype)
+    return dev, dtype
+
+
+class Module:
+    """Base class of every layer and model, as ``torch.nn.Module``.
+
+    Subclasses assign `Parameter` s, submodules and buffers as attributes in
+    ``__init__`` and define ``forward``; calling the module calls ``forward``.
+
+    >>> import pyad
+    >>> from pyad import nn
+    >>> class Affine(nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.scale = nn.Parameter(pyad.ones(2))
+    ...         self.inner = nn.Linear(2, 2)
+    ...     def forward(self, x):
+    ...         return self.inner(x) * self.scale
+    >>> [name for name, _ in Affine().named_parameters()]
+    ['scale', 'inner.weight', 'inner.bias']
+    """
+
+    training = True
+
+    def __init__(self):
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
+        object.__setattr__(self, "_modules", {})
+
+    def forward(self, *args, **kwargs):
+        """The computation; subclasses define it."""
+        raise NotImplementedError('Module [%s] is missing the required "forward" function'
+                                  % type(self).__name__)
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # -- registration ----------------------------------------------------------------
+
+    def _check_name(self, name, what):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign %s before Module.__init__() call" % what)
+        if not isinstance(name, str):
+            raise TypeError("%s name should be a string. Got %s" % (what, type(name).__name__))
+        if name == "" or "." in name:
+            raise KeyError('%s name can\'t be empty or contain "."' % what)
+
+    def register_parameter(self, name, param):
+        """Add a `Parameter` (or None) under ``name``.
+
+        >>> import pyad
+        >>> m = pyad.nn.Module()
+        >>> m.register_parameter("w", pyad.nn.Parameter(pyad.zeros(1)))
+        >>> list(dict(m.named_parameters()))
+        ['w']
+        """
+        self._check_name(name, "parameter")
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError("attribute '%s' already exists" % name)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError("cannot assign '%s' object to parameter '%s' (pyad.nn.Parameter "
+                            "or None required)" % (type(param).__name__, name))
+        if param is not None and param.grad_fn is not None:
+            raise ValueError("Cannot assign non-leaf Variable to parameter '%s'. Model "
+                             "parameters must be created explicitly." % name)
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add a buffer (a Variable or None): saved in `state_dict` if ``persistent``.
+
+        >>> import pyad
+        >>> m = pyad.nn.Module()
+        >>> m.register_buffer("count", pyad.zeros(1))
+        >>> list(m.state_dict())
+        ['count']
+        """
+        self._check_name(name, "buffer")
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError("attribute '%s' already exists" % name)
+        if tensor is not None and not isinstance(tensor, Variable):
+            raise TypeError("cannot assign '%s' object to buffer '%s' (pyad.Variable or None "
+                            "required)" % (type(tensor).__name__, name))
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name, module):
+        """Add a submodule (or None) under ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError("%s is not a Module subclass" % type(module).__name__)
+        self._check_name(name, "module")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError("attribute '%s' already exists" % name)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __getattr__(self, name):
+        # Only called when normal lookup fails: parameters, buffers and submodules.
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            if store in d and name in d[store]:
+                return d[store][name]
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._remove_from(name, d, self._buffers, self._modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError("cannot assign '%s' as parameter '%s' (pyad.nn.Parameter or "
+                                "None expected)" % (type(value).__name__, name))
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            if params is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._remove_from(name, d, self._parameters, self._buffers)
+            self._modules[name] = value
+        elif "_modules" in d and name in self._modules:
+            if value is not None:
+                raise TypeError("cannot assign '%s' as child module '%s' (pyad.nn.Module or "
+                                "None expected)" % (type(value).__name__, name))
+            self._modules[name] = value
+        elif "_buffers" in d and name in self._buffers:
+            if value is not None and not isinstance(value, Variable):
+                raise TypeError("cannot assign '%s' as buffer '%s' (pyad.Variable or None "
+                                "expected)" % (type(value).__name__, name))
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    @staticmethod
+    def _remove_from(name, attrs, *stores):
+        attrs.pop(name, None)
+        for store in stores:
+            store.pop(name, None)
+
+    def __delattr__(self, name):
+        for store in (self._parameters, self._buffers, self._modules):
+            if name in store:
+                del store[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = list(object.__dir__(self)) + list(self._parameters) + list(self._buffers) \
+            + list(self._modules)
+        return sorted(k for k in set(keys) if not k[:1].isdigit())
+
+    # -- traversal -------------------------------------------------------------------
+
+    def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
+        memo = set()
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        for module_prefix, module in modules:
+            for k, v in get_members(module):
+                if v is None or (remove_duplicate and id(v) in memo):
+                    continue
+                if remove_duplicate:
+                    memo.add(id(v))
+                yield (module_prefix + ("." if module_prefix else "") + k, v)
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """Iterate over ``(name, parameter)`` pairs, submodules' with dotted names."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse,
+                                   remove_duplicate)
+
+    def parameters(self, recurse=True):
+        """Iterate over the parameters (each once), submodules' included.
+
+        >>> import pyad
+        >>> [tuple(p.shape) for p in pyad.nn.Linear(3, 2).parameters()]
+        [(2, 3), (2,)]
+        """
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """Iterate over ``(name, buffer)`` pairs, submodules' with dotted names."""
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                   remove_duplicate)
+
+    def buffers(self, recurse=True):
+        """Iterate over the buffers, submodules' included."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_children(self):
+        """Iterate over ``(name, module)`` for the immediate submodules."""
+        memo = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in memo:
+                memo.add(id(module))
+                yield name, module
+
+    def children(self):
+        """Iterate over the immediate submodules."""
+        for _, module in self.named_children():
+            yield module
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """Iterate over ``(name, module)`` for this module (name '') and all below it."""
+        if memo is None:
+            memo = set()
+        if id(self) in memo:
+            return
+        if remove_duplicate:
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self):
+        """Iterate over this module and every module below it (each once)."""
+        for _, module in self.named_modules():
+            yield module
+
+    def apply(self, fn):
+        """Call ``fn`` on every submodule (children first) and then on self; return self.
+
+        >>> import pyad
+        >>> net = pyad.nn.Sequential(pyad.nn.Linear(2, 2), pyad.nn.ReLU())
+        >>> _ = net.apply(lambda m: print(type(m).__name__))
+        Linear
+        ReLU
+        Sequential
+        """
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # -- modes and gradients -----------------------------------------------------------
+
+    def train(self, mode=True):
+        """Set training mode (``mode=True``) or evaluation mode on self and below."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self):
+        """Set evaluation mode (``train(False)``): Dropout off, BatchNorm uses running stats."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` on every parameter; return self."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the parameters' gradients: to None (the default) or to zeros."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p.grad
+                if g.grad_fn is not None:
+                    g = g.detach()
+                    p.grad = g
+                else:
+                    g.requires_grad_(False)
+                with no_grad():
+                    g.zero_()
+
+    # -- dtype and device --------------------------------------------------------------
+
+    def _apply(self, fn):
+        """Convert every parameter (and its grad) and buffer in place with ``fn(array)``."""
+        for module in self.modules():
+            for p in module._parameters.values():
+                if p is None:
+                    continue
+                with no_grad():
+                    new = fn(p)
+                    if new is not p:
+                        p.data = new.data
+                    g = p.grad
+                    if g is not None:
+                        new_g = fn(g)
+                        if new_g is not g:
+                            p.grad = Variable(new_g.data)
+            for name, b in module._buffers.items():
+                if b is not None:
+                    new = fn(b)
+                    if new is not b:
+                        module._buffers[name] = new
+        return self
+
+    def to(self, *args, **kwargs):
+        """Move and/or cast parameters and buffers: ``to(dtype)``, ``to(device)``, ``to(x)``.
+
+        Floating point parameters and buffers take the dtype; integer ones (such as
+        BatchNorm's ``num_batches_tracked``) keep theirs. Parameters stay the same
+        objects (their ``.data`` is replaced), as torch.
+
+        >>> import pyad
+        >>> lin = pyad.nn.Linear(2, 2).to(pyad.float64)
+        >>> lin.weight.dtype
+        dtype('float64')
+        """
+        dev, dtype = _parse_to(args, dict(kwargs))
+
+        def convert(v):
+            out = v
+            if dtype is not None and out.dtype.kind in "fc" and out.dtype != dtype:
+                out = out.to(dtype=dtype)
+            if dev is not None:
+                out = out.to(device=dev)
+            if out is not v:
+                out = out.detach().requires_grad_(v.requires_grad and v.is_leaf)
+            return out
+        return self._apply(convert)
+
+    def float(self):
+        """Cast floating point parameters and buffers to float32."""
+        return self.to(numpy.float32)
+
+    def double(self):
+        """Cast floating point parameters and buffers to float64."""
+        return self.to(numpy.float64)
+
+    def half(self):
+        """Cast floating point parameters and buffers to float16."""
+        return self.to(numpy.float16)
+
+    def cpu(self):
+        """Move parameters and buffers to the CPU."""
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        """Move parameters and buffers to a GPU (needs CuPy)."""
+        return self.to("cuda" if device is None else _device("cuda", device)
+                       if isinstance(device, int) else device)
+
+    # -- state ---------------------------------------------------------------------------
+
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """A dict of every parameter and persistent buffer by dotted name.
+
+        Values are detached Variables sharing memory with the module's (``keep_vars=True``
+        gives the Parameters themselves).
+
+        >>> import pyad
+        >>> list(pyad.nn.Sequential(pyad.nn.Linear(2, 3)).state_dict())
+        ['0.weight', '0.bias']
+        """
+        if destination is None:
+            destination = collections.OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy parameters and buffers from ``state_dict`` into this module.
+
+        Returns ``(missing_keys, unexpected_keys)``; with ``strict=True`` (the default)
+        either list being non-empty raises RuntimeError, as does a shape mismatch (always).
+        Values may be Variables or arrays; they are copied in place (cast to each
+        parameter's dtype), so optimizers holding the parameters keep working.
+
+        >>> import pyad
+        >>> a, b = pyad.nn.Linear(2, 2), pyad.nn.Linear(2, 2)
+        >>> b.load_state_dict(a.state_dict())
+        IncompatibleKeys(missing_keys=[], unexpected_keys=[])
+        >>> bool((a.weight == b.weight).all())
+        True
+        """
+        if not isinstance(state_dict, collections.abc.Mapping):
+            raise TypeError("Expected state_dict to be dict-like, got %s."
+                            % type(state_dict).__name__)
+        missing, unexpected, errors = [], [], []
+        expected = set()
+        for prefix_mod, module in self.named_modules(prefix="", remove_duplicate=False):
+            prefix = prefix_mod + "." if prefix_mod else ""
+            local = [(n, p) for n, p in module._parameters.items() if p is not None]
+            local += [(n, b) for n, b in module._buffers.items()
+                      if b is not None and n not in module._non_persistent_buffers_set]
+            for name, target in local:
+                key = prefix + name
+                expected.add(key)
+                if key not in state_dict:
+                    missing.append(key)
+                    continue
+                value = state_dict[key]
+                if not isinstance(value, Variable):
+                    try:
+                        value = Variable(numpy.asarray(value))
+                    except Exception:
+                        errors.append('While copying the parameter named "%s", expected '
+                                      'Variable or array-like object from checkpoint but '
+                                      'received %s' % (key, type(value).__name__))
+                        continue
+                if tuple(value.shape) != tuple(target.shape):
+                    errors.append("size mismatch for %s: copying a param with shape %s from "
+                                  "checkpoint, the shape in current model is %s."
+                                  % (key, _shape(value), _shape(target)))
+                    continue
+                with no_grad():
+                    target.copy_(value)
+        for key in state_dict:
+            if key not in expected:
+                unexpected.append(key)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: %s. "
+                              % ", ".join('"%s"' % k for k in unexpected))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: %s. "
+                              % ", ".join('"%s"' % k for k in missing))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for %s:\n\t%s"
+                               % (type(self).__name__, "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # -- printing ------------------------------------------------------------------------
+
+    def extra_repr(self):
+        """The text inside this module's parentheses in its repr (subclasses override)."""
+        return ""
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        for name, module in self._modules.items():
+            lines.append("(" + name + "): " + _addindent(repr(module), 2))
+        if not lines:
+            return self._get_name() + "()"
+        if len(lines) == 1 and not self._modules:
+            return self._get_name() + "(" + lines[0] + ")"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+# -- containers ------------------------------------------------------------------------
+
+
+def _index(idx, n, what):
+    idx = operator.index(idx)
+    if not -n <= idx < n:
+        raise IndexError("index %d is out of range for %s of length %d" % (idx, what, n))
+    return idx % n
+
+
+class Sequential(Module):
+    """Modules called in order, each on the previous one's output.
+
+    ``Sequential(m0, m1, ...)`` or ``Sequential(OrderedDict([(name, m), ...]))``;
+    supports indexing (an int gives a module, a slice a Sequential), ``len``,
+    iteration and ``append``.
+
+    >>> import pyad
+    >>> net = pyad.nn.Sequential(pyad.nn.Linear(4, 8), pyad.nn.ReLU(), pyad.nn.Linear(8, 1))
+    >>> len(net), type(net[1]).__name__, net(pyad.zeros(5, 4)).shape
+    (3, 'ReLU', (5, 1))
+    >>> net
+    Sequential(
+      (0): Linear(in_features=4, out_features=8, bias=True)
+      (1): ReLU()
+      (2): Linear(in_features=8, out_features=1, bias=True)
+    )
+    """
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], collections.OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for i, module in enumerate(args):
+                self.add_module(str(i), module)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return Sequential(collections.OrderedDict(list(self._modules.items())[idx]))
+        keys = list(self._modules)
+        return self._modules[keys[_index(idx, len(keys), "Sequential")]]
+
+    def __setitem__(self, idx, module):
+        keys = list(self._modules)
+        setattr(self, keys[_index(idx, len(keys), "Sequential")], module)
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)
+        if isinstance(idx, slice):
+            for key in keys[idx]:
+                delattr(self, key)
+        else:
+            delattr(self, keys[_index(idx, len(keys), "Sequential")])
+        # keep the names 0, 1, ... contiguous, as torch
+        items = list(self._modules.items())
+        self._modules.clear()
+        for i, (name, module) in enumerate(items):
+            self._modules[str(i) if name.isdigit() else name] = module
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        """Add ``module`` at the end; return self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def forward(self, input):
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+
+class ModuleList(Module):
+    """A list of submodules, registered so their parameters are the parent's.
+
+    >>> import pyad
+    >>> layers = pyad.nn.ModuleList([pyad.nn.Linear(2, 2) for _ in range(3)])
+    >>> len(layers), len(list(layers.parameters()))
+    (3, 6)
+    """
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ModuleList(list(self._modules.values())[idx])
+        return self._modules[str(_index(idx, len(self), "ModuleList"))]
+
+    def __setitem__(self, idx, module):
+        self.add_module(str(_index(idx, len(self), "ModuleList")), module)
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)
+        if isinstance(idx, slice):
+            for key in keys[idx]:
+                del self._modules[key]
+        else:
+            del self._modules[keys[_index(idx, len(keys), "ModuleList")]]
+        values = list(self._modules.values())
+        self._modules.clear()
+        for i, module in enumerate(values):
+            self._modules[str(i)] = module
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def append(self, module):
+        """Add ``module`` at the end; return self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        """Add every module of an iterable at the end; return self."""
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index, module):
+        """Insert ``module`` before position ``index``."""
+        values = list(self._modules.values())
+        values.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(values):
+            self.add_module(str(i), m)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ModuleList has no forward; iterate over it instead")
+
+
+# -- layers ----------------------------------------------------------------------------
+
+
+def _factory(shape, device, dtype):
+    return empty(*shape, device=device, dtype=dtype)
+
+
+def _pair(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+
+
+class Identity(Module):
+    """Return the input unchanged."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``, with torch's initialisation U(-1/sqrt(in), 1/sqrt(in)).
+
+    >>> import pyad
+    >>> lin = pyad.nn.Linear(3, 2)
+    >>> lin.weight.shape, lin.bias.shape, lin(pyad.zeros(4, 3)).shape
+    ((2, 3), (2,), (4, 2))
+    """
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_factory((out_features, in_features), device, dtype))
+        if bias:
+            self.bias = Parameter(_factory((out_features,), device, dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Redraw weight and bias from torch's default distributions."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        out = matmul(input, self.weight.t())
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def extra_repr(self):
+        return "in_features=%d, out_features=%d, bias=%s" % (
+            self.in_features, self.out_features, self.bias is not None)
+
+
+class Conv2d(Module):
+    """2-D convolution over ``(N, C, H, W)`` input (``F.conv2d``), torch's initialisation.
+
+    >>> import pyad
+    >>> conv = pyad.nn.Conv2d(1, 4, 3, padding=1)
+    >>> conv.weight.shape
+    (4, 1, 3, 3)
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__()
+        if groups <= 0 or in_channels % groups or out_channels % groups:
+            raise ValueError("Conv2d: in_channels and out_channels must be divisible by "
+                             "groups (a positive integer), got %r, %r, %r"
+                             % (in_channels, out_channels, groups))
+        if padding_mode != "zeros":
+            raise ValueError("Conv2d: padding_mode %r is not supported (only 'zeros')"
+                             % (padding_mode,))
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _pair(kernel_size)
+        self.stride = _pair(stride)
+        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.dilation = _pair(dilation)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        self.weight = Parameter(_factory(
+            (out_channels, in_channels // groups) + self.kernel_size, device, dtype))
+        if bias:
+            self.bias = Parameter(_factory((out_channels,), device, dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Redraw weight and bias from torch's default distributions."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+    def extra_repr(self):
+        s = "%d, %d, kernel_size=%s, stride=%s" % (self.in_channels, self.out_channels,
+                                                   self.kernel_size, self.stride)
+        if self.padding != (0, 0):
+            s += ", padding=%r" % (self.padding,)
+        if self.dilation != (1, 1):
+            s += ", dilation=%s" % (self.dilation,)
+        if self.groups != 1:
+            s += ", groups=%d" % self.groups
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class MaxPool2d(Module):
+    """2-D max pooling (``F.max_pool2d``); ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
+                 return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding,
+                            self.dilation, ceil_mode=self.ceil_mode,
+                            return_indices=self.return_indices)
+
+    def extra_repr(self):
+        return ("kernel_size=%s, stride=%s, padding=%s, dilation=%s, ceil_mode=%s"
+                % (self.kernel_size, self.stride, self.padding, self.dilation,
+                   self.ceil_mode))
+
+
+class ReLU(Module):
+    """``max(x, 0)`` elementwise (``inplace=True`` overwrites the input)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return input.relu_() if self.inplace else F.relu(input)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Tanh(Module):
+    """``tanh(x)`` elementwise."""
+
+    def forward(self, input):
+        return F.tanh(input)
+
+
+class Sigmoid(Module):
+    """``1 / (1 + exp(-x))`` elementwise."""
+
+    def forward(self, input):
+        return F.sigmoid(input)
+
+
+class GELU(Module):
+    """The Gaussian error linear unit (``approximate='none'`` or ``'tanh'``)."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return "approximate=%r" % (self.approximate,)
+
+
+class Dropout(Module):
+    """Zero each element with probability ``p`` in training mode (scaling the rest by
+    ``1 / (1 - p)``); the identity in eval mode."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise ValueError("dropout probability has to be between 0 and 1, but got %r"
+                             % (p,))
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return "p=%s, inplace=%s" % (self.p, self.inplace)
+
+
+class LayerNorm(Module):
+    """Normalise over the last ``len(normalized_shape)`` dims, then scale and shift."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(_factory(self.normalized_shape, device, dtype))
+            if bias:
+                self.bias = Parameter(_factory(self.normalized_shape, device, dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Weight to ones, bias to zeros."""
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return "%s, eps=%s, elementwise_affine=%s" % (self.normalized_shape, self.eps,
+                                                      self.elementwise_affine)
+
+
+class BatchNorm2d(Module):
+    """Batch normalisation over ``(N, C, H, W)`` input, per channel.
+
+    In training mode it normalises with the batch statistics and updates the buffers
+    ``running_mean``, ``running_var`` (with ``momentum``, or a cumulative average when
+    ``momentum=None``) and ``num_batches_tracked``; in eval mode it uses the running ones.
+    """
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(_factory((num_features,), device, dtype))
+            self.bias = Parameter(_factory((num_features,), device, dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, device=device,
+                                                       dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, device=device,
+                                                     dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=numpy.int64,
+                                                               device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        """Running mean to zeros, running variance to ones, the batch count to 0."""
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1.0)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        """Reset the running statistics; weight to ones, bias to zeros."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise ValueError("BatchNorm2d: expected 4D input (got %dD input)" % input.dim())
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / float(self.num_batches_tracked.item())
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        use_stats = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_stats else None,
+                            self.running_var if use_stats else None, self.weight, self.bias,
+                            bn_training, factor, self.eps)
+
+    def extra_repr(self):
+        return ("%d, eps=%s, momentum=%s, affine=%s, track_running_stats=%s"
+                % (self.num_features, self.eps, self.momentum, self.affine,
+                   self.track_running_stats))
+
+
+class Embedding(Module):
+    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``, N(0, 1).
+
+    The row ``padding_idx`` (if given) starts at zero and receives no gradient.
+    """
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None):
+        super().__init__()
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
+        if _weight is None:
+            self.weight = Parameter(_factory((num_embeddings, embedding_dim), device, dtype),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise AssertionError("Shape of weight does not match num_embeddings and "
+                                     "embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        """Weight from N(0, 1), the padding row zeroed."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm,
+                           self.norm_type, self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self):
+        s = "%d, %d" % (self.num_embeddings, self.embedding_dim)
+        if self.padding_idx is not None:
+            s += ", padding_idx=%d" % self.padding_idx
+        if self.max_norm is not None:
+            s += ", max_norm=%s" % self.max_norm
+        return s
+
+
+class Flatten(Module):
+    """Flatten dims ``start_dim`` to ``end_dim`` (by default all but the batch dim)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return "start_dim=%d, end_dim=%d" % (self.start_dim, self.end_dim)
+
+
+class CrossEntropyLoss(Module):
+    """The cross entropy between logits and class indices or probabilities
+    (``F.cross_entropy``)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = _legacy_reduction(size_average, reduce)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+        self.reduction = reduction
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, weight=self.weight,
+                               ignore_index=self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
+
+
+class MSELoss(Module):
+    """The mean (or sum, or none) of squared differences (``F.mse_loss``)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = _legacy_reduction(size_average, reduce)
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+def _legacy_reduction(size_average, reduce):
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"

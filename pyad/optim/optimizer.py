@@ -1,0 +1,335 @@
+"""The optimizer base class and SGD, Adam, AdamW, as ``torch.optim``.
+
+Updates run under ``no_grad`` and change each parameter in place (one version bump per
+step, as torch), so a Variable saved for a backward that has not run yet is caught.
+"""
+import collections
+import copy
+import math
+
+import numpy
+
+from pyad._engine import Variable
+from pyad._factories import tensor
+from pyad.autograd.grad_mode import no_grad
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+
+
+class _RequiredParameter:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+class Optimizer:
+    """Base class of the optimizers: parameter groups, per-parameter state, zero_grad.
+
+    ``params`` is an iterable of Variables or of dicts (parameter groups) with a
+    ``'params'`` entry and per-group options overriding ``defaults``. Subclasses define
+    ``step``. ``state_dict()`` has torch's structure: ``'state'`` keyed by the index of
+    each parameter (counted through the groups in order) and ``'param_groups'`` whose
+    ``'params'`` are lists of those indices.
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = collections.defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, Variable):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Variables or dicts, but got " + type(params).__name__)
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Add a group of parameters (a dict with ``'params'`` and optional options)."""
+        if not isinstance(param_group, dict):
+            raise TypeError("param_group must be a dict, but got %s"
+                            % type(param_group).__name__)
+        params = param_group["params"]
+        if isinstance(params, Variable):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered "
+                            "collections, but the ordering of Variables in sets will change "
+                            "between runs. Please use a list instead.")
+        else:
+            params = list(params)
+        for p in params:
+            if not isinstance(p, Variable):
+                raise TypeError("optimizer can only optimize Variables, but one of the params "
+                                "is " + type(p).__name__)
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Variable")
+        group = dict(param_group, params=params)
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 "optimization parameter " + name)
+            group.setdefault(name, default)
+        if len({id(p) for p in params}) != len(params):
+            raise ValueError("optimizer contains a parameter group with duplicate parameters")
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of every parameter: to None (the default) or to zeros."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if g.grad_fn is not None:
+                        g = g.detach()
+                        p.grad = g
+                    else:
+                        g.requires_grad_(False)
+                    with no_grad():
+                        g.zero_()
+
+    def step(self, closure=None):
+        """Update the parameters once (subclasses define it)."""
+        raise NotImplementedError
+
+    def _run_closure(self, closure):
+        if closure is None:
+            return None
+        from pyad.autograd.grad_mode import enable_grad
+        with enable_grad():
+            return closure()
+
+    # -- state -----------------------------------------------------------------------------
+
+    def state_dict(self):
+        """``{'state': {index: {...}}, 'param_groups': [{..., 'params': [index, ...]}]}``.
+
+        The state's Variables are the optimizer's own (not copies), as torch.
+        """
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Load a `state_dict` saved from an optimizer over parameters of the same shapes.
+
+        The state's floating point Variables are copied and cast to each parameter's
+        dtype and device (``'step'`` is kept as saved); group options are taken from the
+        saved groups.
+        """
+        saved_groups = state_dict["param_groups"]
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for ours, theirs in zip(self.param_groups, saved_groups):
+            if len(ours["params"]) != len(theirs["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't "
+                                 "match the size of optimizer's group")
+        id_map = {}
+        for ours, theirs in zip(self.param_groups, saved_groups):
+            for p, i in zip(ours["params"], theirs["params"]):
+                id_map[i] = p
+        state = collections.defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key not in id_map:
+                continue
+            param = id_map[key]
+            state[param] = {k: self._cast_state(param, k, v) for k, v in value.items()}
+        self.state = state
+        self.param_groups = [dict(copy.deepcopy({k: v for k, v in theirs.items()
+                                                 if k != "params"}), params=ours["params"])
+                             for ours, theirs in zip(self.param_groups, saved_groups)]
+
+    @staticmethod
+    def _cast_state(param, key, value):
+        if isinstance(value, numpy.ndarray):
+            value = Variable(value.copy())
+        if not isinstance(value, Variable):
+            return copy.deepcopy(value)
+        value = value.detach()
+        if key != "step" and value.dtype.kind in "fc":
+            value = value.to(device=param.device, dtype=param.dtype)
+        return value.clone()
+
+    def __repr__(self):
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append("Parameter Group %d" % i)
+            for key in sorted(group):
+                if key != "params":
+                    lines.append("    %s: %s" % (key, group[key]))
+        lines.append(")")
+        return "\n".join(lines)
+
+
+def _check(name, value, ok):
+    if not ok:
+        raise ValueError("Invalid %s: %s" % (name, value))
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional momentum, Nesterov, weight decay.
+
+    Per parameter, as torch: ``g = grad (negated if maximize) + weight_decay * p``;
+    with momentum, ``buf = momentum * buf + (1 - dampening) * g`` (``buf = g`` at the
+    first step) and ``g = g + momentum * buf`` (nesterov) or ``g = buf``;
+    then ``p -= lr * g``.
+
+    >>> import pyad
+    >>> w = pyad.nn.Parameter(pyad.tensor([1.0, 2.0]))
+    >>> opt = pyad.optim.SGD([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    Parameter containing:
+    tensor([0.8000, 1.6000], requires_grad=True)
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False):
+        _check("learning rate", lr, lr >= 0.0)
+        _check("momentum value", momentum, momentum >= 0.0)
+        _check("weight_decay value", weight_decay, weight_decay >= 0.0)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """Update every parameter that has a gradient; return the closure's loss."""
+        loss = self._run_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                lr, momentum = group["lr"], group["momentum"]
+                dampening, wd = group["dampening"], group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    d_p = p.grad.data
+                    if group["maximize"]:
+                        d_p = -d_p
+                    if wd != 0:
+                        d_p = d_p + wd * p.data
+                    if momentum != 0:
+                        state = self.state[p]
+                        buf = state.get("momentum_buffer")
+                        if buf is None:
+                            buf = Variable(d_p.copy())
+                            state["momentum_buffer"] = buf
+                        else:
+                            b = buf.data
+                            b *= momentum
+                            b += (1 - dampening) * d_p
+                        d_p = d_p + momentum * buf.data if group["nesterov"] else buf.data
+                    p.sub_(Variable(lr * d_p))
+        return loss
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba), with torch's options and update formula.
+
+    Per parameter at step t: ``g = grad`` (negated if maximize), plus
+    ``weight_decay * p`` (L2) unless ``decoupled_weight_decay`` (then ``p *= 1 - lr *
+    weight_decay`` first, which is `AdamW`); ``m = beta1 m + (1 - beta1) g``,
+    ``v = beta2 v + (1 - beta2) g^2`` (with ``amsgrad``, the running max of v is used);
+    ``p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)``.
+
+    >>> import pyad
+    >>> w = pyad.nn.Parameter(pyad.tensor([1.0, -1.0]))
+    >>> opt = pyad.optim.Adam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    Parameter containing:
+    tensor([ 0.9000, -0.9000], requires_grad=True)
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, maximize=False, decoupled_weight_decay=False):
+        _check("learning rate", lr, lr >= 0.0)
+        _check("epsilon value", eps, eps >= 0.0)
+        _check("beta parameter at index 0", betas[0], 0.0 <= betas[0] < 1.0)
+        _check("beta parameter at index 1", betas[1], 0.0 <= betas[1] < 1.0)
+        _check("weight_decay value", weight_decay, weight_decay >= 0.0)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """Update every parameter that has a gradient; return the closure's loss."""
+        loss = self._run_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+                beta1, beta2 = group["betas"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state[p]
+                    if not state:
+                        state["step"] = tensor(0.0)
+                        state["exp_avg"] = Variable(p.data * 0)
+                        state["exp_avg_sq"] = Variable(p.data * 0)
+                        if group["amsgrad"]:
+                            state["max_exp_avg_sq"] = Variable(p.data * 0)
+                    grad = p.grad.data
+                    if group["maximize"]:
+                        grad = -grad
+                    state["step"].add_(1)
+                    step = float(state["step"].item())
+                    if wd != 0:
+                        if group["decoupled_weight_decay"]:
+                            p.mul_(1 - lr * wd)
+                        else:
+                            grad = grad + wd * p.data
+                    m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+                    m += (grad - m) * (1 - beta1)          # torch's lerp_
+                    v *= beta2
+                    v += (1 - beta2) * grad * grad
+                    if group["amsgrad"]:
+                        vmax = state["max_exp_avg_sq"].data
+                        _xp(vmax).maximum(vmax, v, out=vmax)
+                        v = vmax
+                    step_size = lr / (1 - beta1 ** step)
+                    denom = _xp(v).sqrt(v) / math.sqrt(1 - beta2 ** step) + eps
+                    p.sub_(Variable(step_size * (m / denom)))
+        return loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (``p *= 1 - lr * weight_decay`` each step).
+
+    >>> import pyad
+    >>> w = pyad.nn.Parameter(pyad.ones(2))
+    >>> pyad.optim.AdamW([w]).defaults["weight_decay"]
+    0.01
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         decoupled_weight_decay=True)
+
+
+def _xp(array):
+    return numpy if isinstance(array, numpy.ndarray) else __import__("cupy")
