@@ -43,7 +43,8 @@ def _parse_to(args, kwargs):
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
     if kwargs:
-        raise TypeError("Module.to() got an unexpected keyword argument %r" % next(iter(kwargs)))
+        raise TypeError("Module.to() got an unexpected keyword argument %r"
+                        % next(iter(kwargs)))
     for arg in args:
         if isinstance(arg, Variable):
             dev, dtype = arg.device, arg.dtype
@@ -315,7 +316,7 @@ class Module:
         return self
 
     def eval(self):
-        """Set evaluation mode (``train(False)``): Dropout off, BatchNorm uses running stats."""
+        """Set evaluation mode (``train(False)``): no dropout, BatchNorm's running stats."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
@@ -905,8 +906,8 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return "%s, eps=%s, elementwise_affine=%s" % (self.normalized_shape, self.eps,
-                                                      self.elementwise_affine)
+        return "%s, eps=%s, elementwise_affine=%s, bias=%s" % (
+            self.normalized_shape, self.eps, self.elementwise_affine, self.bias is not None)
 
 
 class BatchNorm2d(Module):
@@ -918,7 +919,7 @@ class BatchNorm2d(Module):
     """
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None):
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -927,7 +928,10 @@ class BatchNorm2d(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(_factory((num_features,), device, dtype))
-            self.bias = Parameter(_factory((num_features,), device, dtype))
+            if bias:
+                self.bias = Parameter(_factory((num_features,), device, dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -955,8 +959,9 @@ class BatchNorm2d(Module):
     def reset_parameters(self):
         """Reset the running statistics; weight to ones, bias to zeros."""
         self.reset_running_stats()
-        if self.affine:
+        if self.weight is not None:
             init.ones_(self.weight)
+        if self.bias is not None:
             init.zeros_(self.bias)
 
     def forward(self, input):
@@ -975,9 +980,9 @@ class BatchNorm2d(Module):
                             bn_training, factor, self.eps)
 
     def extra_repr(self):
-        return ("%d, eps=%s, momentum=%s, affine=%s, track_running_stats=%s"
+        return ("%d, eps=%s, momentum=%s, affine=%s, bias=%s, track_running_stats=%s"
                 % (self.num_features, self.eps, self.momentum, self.affine,
-                   self.track_running_stats))
+                   self.bias is not None, self.track_running_stats))
 
 
 class Embedding(Module):

@@ -1,0 +1,616 @@
+"""pyad.nn modules against torch.nn: registration, traversal, state_dict, repr,
+initialisation, and the layers' outputs and gradients on the same weights."""
+import collections
+import math
+
+import numpy as np
+import pytest
+
+import pyad
+from pyad import nn
+from pyad.nn import functional as F
+from pyad.autograd import gradcheck
+
+torch = pytest.importorskip("torch")
+
+
+def needs(*names):
+    missing = [n for n in names if not hasattr(F, n)]
+    return pytest.mark.skipif(bool(missing), reason="pyad.nn.functional lacks %s" % missing)
+
+
+def T(v):
+    """A torch tensor with the data of a pyad Variable (or array)."""
+    return torch.tensor(np.asarray(v.data if isinstance(v, pyad.Variable) else v))
+
+
+def copy_weights(pyad_module, torch_module):
+    """Give the pyad module the torch module's parameters and buffers (same names)."""
+    state = {k: v.detach().numpy().copy() for k, v in torch_module.state_dict().items()}
+    pyad_module.load_state_dict(state)
+
+
+def zoo(lib):
+    """The same model written with torch.nn or pyad.nn (construction only)."""
+    n = lib.nn if hasattr(lib, "nn") else lib
+    return n.Sequential(
+        n.Conv2d(1, 4, 3, padding=1), n.Conv2d(4, 4, (3, 5), stride=2, bias=False, groups=2,
+                                               dilation=2),
+        n.BatchNorm2d(4), n.BatchNorm2d(4, affine=False, momentum=None), n.ReLU(),
+        n.ReLU(inplace=True), n.MaxPool2d(2), n.MaxPool2d(3, stride=1, padding=1),
+        n.Flatten(), n.Linear(16, 8), n.Linear(8, 8, bias=False), n.Tanh(), n.Sigmoid(),
+        n.GELU(), n.GELU(approximate="tanh"), n.Dropout(0.2), n.LayerNorm(8),
+        n.LayerNorm((2, 4), elementwise_affine=False), n.Embedding(10, 3),
+        n.Embedding(10, 3, padding_idx=0), n.ModuleList([n.Linear(1, 1), n.Identity()]),
+        n.CrossEntropyLoss(), n.MSELoss(reduction="sum"))
+
+
+# -- Parameter ------------------------------------------------------------------------------
+
+
+def test_parameter_is_a_leaf_variable_that_requires_grad_and_prints_like_torch():
+    p = nn.Parameter(pyad.zeros(2))
+    assert isinstance(p, pyad.Variable) and p.is_leaf and p.requires_grad
+    assert repr(p) == repr(torch.nn.Parameter(torch.zeros(2)))
+    assert str(p) == str(torch.nn.Parameter(torch.zeros(2)))
+    assert nn.Parameter(pyad.zeros(2), requires_grad=False).requires_grad is False
+    assert type(p * 2) is pyad.Variable          # ops give plain Variables, as torch
+
+
+def test_parameter_shares_memory_with_its_data():
+    base = pyad.zeros(3)
+    p = nn.Parameter(base)
+    with pyad.no_grad():
+        p.add_(1.0)
+    assert base.data.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_integer_parameter_that_requires_grad_is_refused():
+    with pytest.raises(RuntimeError):
+        nn.Parameter(pyad.tensor([1, 2]))
+
+
+# -- registration and traversal ------------------------------------------------------------
+
+
+def custom(lib):
+    n = lib.nn
+
+    class Block(n.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = n.Parameter(lib.ones(2))
+            self.register_parameter("unused", None)
+            self.register_buffer("count", lib.zeros(1))
+            self.register_buffer("scratch", lib.zeros(1), persistent=False)
+            self.inner = n.Linear(2, 2)
+
+        def forward(self, x):
+            return self.inner(x) * self.scale
+
+    class Net(n.Module):
+        def __init__(self):
+            super().__init__()
+            self.first = Block()
+            self.shared = n.Linear(2, 2)
+            self.again = self.shared                  # the same module twice
+            self.plain = 3                            # not registered
+            self.stack = n.Sequential(Block(), n.ReLU())
+
+        def forward(self, x):
+            return self.stack(self.again(self.shared(self.first(x))))
+    return Net()
+
+
+def test_traversal_names_match_torch():
+    a, b = custom(torch), custom(pyad)
+    assert [n for n, _ in b.named_parameters()] == [n for n, _ in a.named_parameters()]
+    assert [n for n, _ in b.named_buffers()] == [n for n, _ in a.named_buffers()]
+    assert [n for n, _ in b.named_children()] == [n for n, _ in a.named_children()]
+    assert [n for n, _ in b.named_modules()] == [n for n, _ in a.named_modules()]
+    assert list(b.state_dict()) == list(a.state_dict())
+    assert len(list(b.parameters())) == len(list(a.parameters()))
+    assert len(list(b.modules())) == len(list(a.modules()))
+    assert ([n for n, _ in b.named_parameters(remove_duplicate=False)]
+            == [n for n, _ in a.named_parameters(remove_duplicate=False)])
+    assert ([n for n, _ in b.named_parameters(recurse=False)]
+            == [n for n, _ in a.named_parameters(recurse=False)])
+    assert b.plain == 3 and "plain" not in dict(b.named_children())
+
+
+def test_forward_through_a_custom_module_matches_torch():
+    a, b = custom(torch).double(), custom(pyad).double()
+    copy_weights(b, a)
+    x = np.random.default_rng(0).normal(size=(3, 2))
+    out_t = a(torch.tensor(x))
+    out_p = b(pyad.tensor(x))
+    np.testing.assert_allclose(out_p.data, out_t.detach().numpy(), rtol=1e-12)
+    out_t.sum().backward()
+    out_p.sum().backward()
+    for (name, p), (_, q) in zip(b.named_parameters(), a.named_parameters()):
+        np.testing.assert_allclose(p.grad.data, q.grad.numpy(), rtol=1e-12, err_msg=name)
+
+
+def test_zoo_state_dict_names_shapes_and_dtypes_match_torch():
+    a, b = zoo(torch), zoo(pyad)
+    sa, sb = a.state_dict(), b.state_dict()
+    assert list(sb) == list(sa)
+    for k in sa:
+        assert tuple(sb[k].shape) == tuple(sa[k].shape), k
+        assert str(sb[k].dtype) == str(sa[k].dtype).replace("torch.", ""), k
+        assert type(sb[k]) is pyad.Variable and not sb[k].requires_grad
+    assert isinstance(sb, collections.OrderedDict)
+
+
+def test_zoo_repr_matches_torch():
+    assert repr(zoo(pyad)) == repr(zoo(torch))
+
+
+def test_state_dict_shares_memory_and_keep_vars_gives_the_parameters():
+    lin = nn.Linear(2, 2)
+    state = lin.state_dict()
+    assert np.shares_memory(state["weight"].data, lin.weight.data)
+    assert lin.state_dict(keep_vars=True)["weight"] is lin.weight
+
+
+def test_assigning_a_variable_to_a_parameter_name_is_refused():
+    lin = nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="parameter 'weight'"):
+        lin.weight = pyad.zeros(2, 2)
+    lin.bias = None                                   # None is allowed, as torch
+    assert "bias" not in lin.state_dict()
+    with pytest.raises(TypeError, match="parameter 'w2'"):
+        lin.register_parameter("w2", nn.Parameter(pyad.zeros(1)) * 2)
+
+
+def test_reassigning_a_name_moves_it_between_kinds():
+    m = nn.Module()
+    m.thing = nn.Linear(1, 1)
+    m.thing = nn.Parameter(pyad.zeros(1))
+    assert list(dict(m.named_children())) == [] and list(dict(m.named_parameters())) == ["thing"]
+    del m.thing
+    assert list(m.parameters()) == []
+    with pytest.raises(AttributeError, match="'Module' object has no attribute 'thing'"):
+        m.thing
+
+
+def test_assignment_before_init_is_a_clear_error():
+    class Bad(nn.Module):
+        def __init__(self):
+            self.w = nn.Parameter(pyad.zeros(1))
+    with pytest.raises(AttributeError, match="before Module.__init__"):
+        Bad()
+
+
+def test_module_without_forward_raises_not_implemented():
+    with pytest.raises(NotImplementedError, match="forward"):
+        nn.Module()(1)
+
+
+# -- load_state_dict ---------------------------------------------------------------------
+
+
+def test_load_state_dict_copies_in_place_and_casts():
+    lin = nn.Linear(3, 2)
+    weight, version = lin.weight, lin.weight._version
+    new = {"weight": np.arange(6.0).reshape(2, 3), "bias": pyad.tensor([1.0, 2.0],
+                                                                       dtype=pyad.float64)}
+    result = lin.load_state_dict(new)
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    assert lin.weight is weight and weight._version > version
+    assert lin.weight.dtype == np.float32 and lin.weight.requires_grad
+    assert lin.weight.data.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert lin.bias.data.tolist() == [1.0, 2.0]
+
+
+def test_load_state_dict_non_strict_reports_keys_as_torch():
+    a, b = torch.nn.Sequential(torch.nn.Linear(2, 2)), nn.Sequential(nn.Linear(2, 2))
+    state = {"0.weight": np.zeros((2, 2), np.float32), "extra": np.zeros(1, np.float32)}
+    ra = a.load_state_dict({k: torch.tensor(v) for k, v in state.items()}, strict=False)
+    rb = b.load_state_dict(state, strict=False)
+    assert (rb.missing_keys, rb.unexpected_keys) == (ra.missing_keys, ra.unexpected_keys)
+    assert rb.missing_keys == ["0.bias"] and rb.unexpected_keys == ["extra"]
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_load_state_dict_errors_read_as_torch(strict):
+    state = {"weight": np.zeros((3, 2), np.float32), "extra": np.zeros(1, np.float32)}
+    with pytest.raises(RuntimeError) as et:
+        torch.nn.Linear(2, 2).load_state_dict({k: torch.tensor(v) for k, v in state.items()},
+                                              strict=strict)
+    with pytest.raises(RuntimeError) as ep:
+        nn.Linear(2, 2).load_state_dict(state, strict=strict)
+    assert str(ep.value) == str(et.value).replace("torch.Size", "pyad.Size")
+    assert "size mismatch for weight" in str(ep.value)
+
+
+def test_load_state_dict_strict_missing_and_unexpected_message_matches_torch():
+    with pytest.raises(RuntimeError) as et:
+        torch.nn.Linear(2, 2).load_state_dict({"weight": torch.zeros(2, 2), "x": torch.ones(1)})
+    with pytest.raises(RuntimeError) as ep:
+        nn.Linear(2, 2).load_state_dict({"weight": pyad.zeros(2, 2), "x": pyad.ones(1)})
+    assert str(ep.value) == str(et.value)
+
+
+def test_load_state_dict_round_trip_between_modules():
+    a, b = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1)), \
+        nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    b.load_state_dict(a.state_dict())
+    x = pyad.randn(5, 3)
+    assert np.array_equal(a(x).data, b(x).data)
+
+
+# -- modes, gradients, dtype ------------------------------------------------------------
+
+
+def test_train_and_eval_propagate():
+    net = zoo(pyad)
+    assert net.training and all(m.training for m in net.modules())
+    assert net.eval() is net
+    assert not any(m.training for m in net.modules())
+    net.train()
+    assert all(m.training for m in net.modules())
+    with pytest.raises(ValueError):
+        net.train("yes")
+
+
+@pytest.mark.parametrize("set_to_none", [True, False])
+def test_zero_grad(set_to_none):
+    lin = nn.Linear(2, 1)
+    lin(pyad.ones(1, 2)).sum().backward()
+    lin.zero_grad(set_to_none=set_to_none)
+    if set_to_none:
+        assert lin.weight.grad is None and lin.bias.grad is None
+    else:
+        assert lin.weight.grad.data.tolist() == [[0.0, 0.0]]
+    lin(pyad.ones(1, 2)).sum().backward()
+    assert lin.weight.grad.data.tolist() == [[1.0, 1.0]]
+
+
+def test_zero_grad_default_is_set_to_none():
+    lin = nn.Linear(2, 1)
+    lin(pyad.ones(1, 2)).sum().backward()
+    lin.zero_grad()
+    assert lin.weight.grad is None
+
+
+def test_requires_grad_():
+    lin = nn.Linear(2, 1).requires_grad_(False)
+    assert not any(p.requires_grad for p in lin.parameters())
+
+
+def test_to_double_keeps_parameter_objects_and_integer_buffers_as_torch():
+    a, b = torch.nn.BatchNorm2d(3).double(), nn.BatchNorm2d(3)
+    weight = b.weight
+    b.weight.grad = pyad.ones(3)
+    assert b.double() is b
+    assert b.weight is weight and isinstance(b.weight, nn.Parameter) and b.weight.requires_grad
+    for (k, v), (_, w) in zip(b.state_dict().items(), a.state_dict().items()):
+        assert str(v.dtype) == str(w.dtype).replace("torch.", ""), k
+    assert b.weight.grad.dtype == np.float64
+    assert b.float().weight.dtype == np.float32
+    assert b.to(pyad.float64).running_mean.dtype == np.float64
+    assert b.to("cpu", dtype=pyad.float32).running_var.dtype == np.float32
+    with pytest.raises(TypeError, match="floating point"):
+        b.to(pyad.int64)
+
+
+def test_apply_visits_children_first_as_torch():
+    seen_t, seen_p = [], []
+    zoo(torch).apply(lambda m: seen_t.append(type(m).__name__))
+    zoo(pyad).apply(lambda m: seen_p.append(type(m).__name__))
+    assert seen_p == seen_t
+
+
+# -- containers ------------------------------------------------------------------------------
+
+
+def test_sequential_indexing_len_iteration_as_torch():
+    a, b = zoo(torch), zoo(pyad)
+    assert len(b) == len(a)
+    assert [type(m).__name__ for m in b] == [type(m).__name__ for m in a]
+    assert type(b[-1]).__name__ == "MSELoss" and b[0] is list(b)[0]
+    assert repr(b[2:5]) == repr(a[2:5])
+    with pytest.raises(IndexError):
+        b[len(b)]
+    del a[1]
+    del b[1]
+    assert list(b.state_dict()) == list(a.state_dict())
+    b.append(nn.Tanh())
+    assert type(b[-1]) is nn.Tanh
+    od = nn.Sequential(collections.OrderedDict([("fc", nn.Linear(1, 2)), ("act", nn.ReLU())]))
+    assert list(od.state_dict()) == ["fc.weight", "fc.bias"] and od.act is od[1]
+
+
+def test_module_list():
+    layers = nn.ModuleList([nn.Linear(2, 2)])
+    layers.append(nn.Linear(2, 3))
+    layers += [nn.ReLU()]
+    layers.insert(0, nn.Tanh())
+    assert [type(m).__name__ for m in layers] == ["Tanh", "Linear", "Linear", "ReLU"]
+    assert list(layers.state_dict()) == ["1.weight", "1.bias", "2.weight", "2.bias"]
+    assert len(layers[1:]) == 3 and layers[-1] is list(layers)[-1]
+    del layers[0]
+    assert list(layers.state_dict()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+
+
+# -- initialisation ----------------------------------------------------------------------
+
+
+def test_linear_and_conv_initialisation_follow_torch_bounds():
+    pyad.manual_seed(0)
+    lin = nn.Linear(400, 300)
+    w, b = lin.weight.data, lin.bias.data
+    bound = 1 / math.sqrt(400)
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.99 * bound
+    assert abs(w.var() / (bound ** 2 / 3) - 1) < 0.03      # U(-b, b) has variance b^2/3
+    assert np.abs(b).max() <= bound
+    conv = nn.Conv2d(8, 64, 5)
+    bound = 1 / math.sqrt(8 * 5 * 5)
+    assert np.abs(conv.weight.data).max() <= bound
+    assert abs(conv.weight.data.var() / (bound ** 2 / 3) - 1) < 0.05
+    assert np.abs(conv.bias.data).max() <= bound
+
+
+def test_initialisation_is_reproducible_with_manual_seed():
+    pyad.manual_seed(3)
+    a = nn.Sequential(nn.Linear(4, 4), nn.Embedding(5, 2), nn.Conv2d(1, 2, 3))
+    pyad.manual_seed(3)
+    b = nn.Sequential(nn.Linear(4, 4), nn.Embedding(5, 2), nn.Conv2d(1, 2, 3))
+    for k, v in a.state_dict().items():
+        assert np.array_equal(v.data, b.state_dict()[k].data), k
+
+
+def test_embedding_and_norm_initialisation():
+    pyad.manual_seed(1)
+    emb = nn.Embedding(1000, 100, padding_idx=3)
+    w = emb.weight.data
+    assert abs(w.mean()) < 0.01 and abs(w.std() - 1) < 0.01
+    assert not w[3].any()
+    ln, bn = nn.LayerNorm(4), nn.BatchNorm2d(2)
+    assert ln.weight.data.tolist() == [1] * 4 and ln.bias.data.tolist() == [0] * 4
+    assert bn.running_var.data.tolist() == [1, 1] and int(bn.num_batches_tracked.item()) == 0
+    assert bn.num_batches_tracked.dtype == np.int64
+
+
+@pytest.mark.parametrize("nonlinearity,param", [("relu", None), ("tanh", None),
+                                                ("leaky_relu", None), ("leaky_relu", 0.2),
+                                                ("sigmoid", None), ("conv2d", None),
+                                                ("selu", None)])
+def test_calculate_gain_matches_torch(nonlinearity, param):
+    assert nn.init.calculate_gain(nonlinearity, param) == pytest.approx(
+        torch.nn.init.calculate_gain(nonlinearity, param), rel=1e-15)
+
+
+def test_init_functions_fill_in_place_with_the_stated_bounds():
+    w = pyad.empty(50, 20, dtype=pyad.float64)
+    version = w._version
+    assert nn.init.kaiming_uniform_(w, nonlinearity="relu") is w and w._version > version
+    assert np.abs(w.data).max() <= math.sqrt(6 / 20)
+    nn.init.kaiming_uniform_(w, mode="fan_out", nonlinearity="relu")
+    assert np.abs(w.data).max() <= math.sqrt(6 / 50)
+    nn.init.xavier_uniform_(w, gain=2.0)
+    assert np.abs(w.data).max() <= 2.0 * math.sqrt(6 / 70)
+    assert nn.init.constant_(w, 0.25).data.min() == 0.25
+    assert not nn.init.zeros_(w).data.any() and nn.init.ones_(w).data.min() == 1.0
+    nn.init.uniform_(w, 2.0, 3.0)
+    assert w.data.min() >= 2.0 and w.data.max() < 3.0
+    with pytest.raises(ValueError, match="fewer than 2 dimensions"):
+        nn.init.xavier_uniform_(pyad.empty(3))
+    with pytest.raises(ValueError, match="Mode"):
+        nn.init.kaiming_uniform_(w, mode="fan_middle")
+
+
+def test_init_on_a_parameter_is_allowed_and_bumps_its_version():
+    p = nn.Parameter(pyad.zeros(3, 3))
+    nn.init.normal_(p)
+    assert p._version == 1 and p.requires_grad and p.is_leaf
+
+
+# -- layers against torch -----------------------------------------------------------------
+
+
+def _pair(n_pyad, n_torch, x, dtype=torch.float64):
+    a = n_torch.to(dtype)
+    b = n_pyad.double() if dtype == torch.float64 else n_pyad
+    copy_weights(b, a)
+    xt = torch.tensor(x, requires_grad=x.dtype.kind == "f")
+    xp = pyad.tensor(x, requires_grad=x.dtype.kind == "f")
+    return a, b, xt, xp
+
+
+def _check_forward_backward(n_pyad, n_torch, x, rtol=1e-10, atol=1e-12):
+    a, b, xt, xp = _pair(n_pyad, n_torch, x)
+    out_t, out_p = a(xt), b(xp)
+    np.testing.assert_allclose(out_p.data, out_t.detach().numpy(), rtol=rtol, atol=atol)
+    g = np.random.default_rng(7).normal(size=out_t.shape)
+    out_t.backward(torch.tensor(g))
+    out_p.backward(pyad.tensor(g))
+    if xt.requires_grad:
+        np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=rtol, atol=atol)
+    for (name, p), (_, q) in zip(b.named_parameters(), a.named_parameters()):
+        np.testing.assert_allclose(p.grad.data, q.grad.numpy(), rtol=rtol, atol=atol,
+                                   err_msg=name)
+    for (name, p), (_, q) in zip(b.named_buffers(), a.named_buffers()):
+        np.testing.assert_allclose(p.data, q.numpy(), rtol=rtol, atol=atol, err_msg=name)
+    return b, xp
+
+
+def _x(*shape, seed=0):
+    return np.random.default_rng(seed).normal(size=shape)
+
+
+def test_linear_matches_torch_and_passes_gradcheck():
+    b, xp = _check_forward_backward(nn.Linear(3, 4), torch.nn.Linear(3, 4), _x(5, 3))
+    w, bias = b.weight.detach().requires_grad_(), b.bias.detach().requires_grad_()
+
+    def f(x, w, bias):
+        b.weight.data, b.bias.data = w.data, bias.data
+        return pyad.matmul(x, w.t()) + bias
+    assert gradcheck(f, (pyad.tensor(_x(2, 3), requires_grad=True), w, bias))
+    assert gradcheck(lambda x: b(x), (pyad.tensor(_x(2, 3), requires_grad=True),))
+    _check_forward_backward(nn.Linear(3, 2, bias=False), torch.nn.Linear(3, 2, bias=False),
+                            _x(2, 4, 3))
+
+
+@pytest.mark.parametrize("name", ["ReLU", "Tanh", "Sigmoid", "Flatten", "Identity"])
+def test_elementwise_and_flatten_modules_match_torch(name):
+    _check_forward_backward(getattr(nn, name)(), getattr(torch.nn, name)(), _x(2, 3, 4))
+
+
+def test_flatten_dims_match_torch():
+    _check_forward_backward(nn.Flatten(0, 1), torch.nn.Flatten(0, 1), _x(2, 3, 4))
+
+
+def test_relu_inplace_matches_torch_on_a_non_leaf():
+    x = _x(3, 4)
+    xt = torch.tensor(x, requires_grad=True)
+    xp = pyad.tensor(x, requires_grad=True)
+    out_t = torch.nn.ReLU(inplace=True)(xt * 2)
+    out_p = nn.ReLU(inplace=True)(xp * 2)
+    np.testing.assert_allclose(out_p.data, out_t.detach().numpy())
+    out_t.sum().backward()
+    out_p.sum().backward()
+    np.testing.assert_allclose(xp.grad.data, xt.grad.numpy())
+
+
+def test_sequential_mlp_matches_torch():
+    def mlp(n):
+        return n.Sequential(n.Linear(3, 5), n.Tanh(), n.Linear(5, 5), n.ReLU(),
+                            n.Linear(5, 2), n.Sigmoid())
+    _check_forward_backward(mlp(nn), mlp(torch.nn), _x(4, 3))
+
+
+@needs("conv2d")
+@pytest.mark.parametrize("kwargs", [dict(), dict(stride=2, padding=1),
+                                    dict(padding=(1, 2), dilation=2, bias=False),
+                                    dict(groups=2, kernel_size=(2, 3))])
+def test_conv2d_matches_torch(kwargs):
+    kw = dict(in_channels=2, out_channels=4, kernel_size=3)
+    kw.update(kwargs)
+    _check_forward_backward(nn.Conv2d(**kw), torch.nn.Conv2d(**kw), _x(2, 2, 7, 8),
+                            rtol=1e-9)
+
+
+@needs("max_pool2d")
+@pytest.mark.parametrize("args,kwargs", [((2,), {}), ((3,), dict(stride=1, padding=1)),
+                                         ((2,), dict(ceil_mode=True))])
+def test_max_pool2d_matches_torch(args, kwargs):
+    _check_forward_backward(nn.MaxPool2d(*args, **kwargs), torch.nn.MaxPool2d(*args, **kwargs),
+                            _x(2, 3, 7, 7))
+
+
+@needs("gelu")
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_matches_torch(approximate):
+    _check_forward_backward(nn.GELU(approximate), torch.nn.GELU(approximate), _x(3, 4))
+
+
+@needs("dropout")
+def test_dropout_is_identity_in_eval_and_scales_in_training():
+    drop = nn.Dropout(0.25)
+    x = pyad.ones(2000, dtype=pyad.float64)
+    out = drop(x)
+    kept = out.data != 0
+    np.testing.assert_allclose(out.data[kept], 1 / 0.75)
+    assert 0.2 < 1 - kept.mean() < 0.3
+    assert np.array_equal(drop.eval()(x).data, x.data)
+
+
+@needs("layer_norm")
+@pytest.mark.parametrize("shape,kwargs", [((4,), {}), ((3, 4), {}),
+                                          ((4,), dict(elementwise_affine=False)),
+                                          ((4,), dict(bias=False))])
+def test_layer_norm_matches_torch(shape, kwargs):
+    a = torch.nn.LayerNorm(shape, **kwargs)
+    if a.weight is not None:               # not the trivial ones/zeros
+        with torch.no_grad():
+            a.weight.normal_()
+            if a.bias is not None:
+                a.bias.normal_()
+    _check_forward_backward(nn.LayerNorm(shape, **kwargs), a, _x(2, 3, 4), rtol=1e-9)
+
+
+@needs("batch_norm")
+@pytest.mark.parametrize("kwargs", [{}, dict(momentum=None), dict(affine=False),
+                                    dict(track_running_stats=False)])
+def test_batch_norm2d_training_steps_and_eval_match_torch(kwargs):
+    a = torch.nn.BatchNorm2d(3, **kwargs).double()
+    b = nn.BatchNorm2d(3, **kwargs).double()
+    copy_weights(b, a)
+    for step in range(3):
+        x = _x(4, 3, 5, 5, seed=step) * (step + 1) + step
+        out_t, out_p = a(torch.tensor(x)), b(pyad.tensor(x))
+        np.testing.assert_allclose(out_p.data, out_t.detach().numpy(), rtol=1e-9, atol=1e-12)
+    for (k, v), (_, w) in zip(b.state_dict().items(), a.state_dict().items()):
+        np.testing.assert_allclose(v.data, w.numpy(), rtol=1e-12, err_msg=k)
+    a.eval()
+    b.eval()
+    _check_forward_backward(b, a, _x(2, 3, 4, 4, seed=9), rtol=1e-9)
+
+
+def test_batch_norm2d_refuses_non_4d_input():
+    with pytest.raises(ValueError, match="BatchNorm2d: expected 4D input"):
+        nn.BatchNorm2d(3)(pyad.zeros(2, 3))
+
+
+@needs("embedding")
+@pytest.mark.parametrize("padding_idx", [None, 1])
+def test_embedding_matches_torch(padding_idx):
+    a, b = torch.nn.Embedding(5, 3, padding_idx=padding_idx).double(), \
+        nn.Embedding(5, 3, padding_idx=padding_idx).double()
+    copy_weights(b, a)
+    idx = np.array([[0, 1, 1], [4, 2, 1]])
+    out_t, out_p = a(torch.tensor(idx)), b(pyad.tensor(idx))
+    np.testing.assert_allclose(out_p.data, out_t.detach().numpy())
+    g = _x(2, 3, 3)
+    out_t.backward(torch.tensor(g))
+    out_p.backward(pyad.tensor(g))
+    np.testing.assert_allclose(b.weight.grad.data, a.weight.grad.numpy(), rtol=1e-12)
+
+
+@needs("cross_entropy")
+@pytest.mark.parametrize("kwargs", [{}, dict(reduction="sum"), dict(ignore_index=1),
+                                    dict(label_smoothing=0.1)])
+def test_cross_entropy_loss_matches_torch(kwargs):
+    x, y = _x(5, 4), np.array([0, 3, 1, 1, 2])
+    xt, xp = torch.tensor(x, requires_grad=True), pyad.tensor(x, requires_grad=True)
+    lt = torch.nn.CrossEntropyLoss(**kwargs)(xt, torch.tensor(y))
+    lp = nn.CrossEntropyLoss(**kwargs)(xp, pyad.tensor(y))
+    np.testing.assert_allclose(lp.data, lt.detach().numpy(), rtol=1e-12)
+    lt.backward()
+    lp.backward()
+    np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+@needs("cross_entropy")
+def test_cross_entropy_loss_class_weights_match_torch():
+    w = np.array([1.0, 2.0, 0.5, 1.5])
+    x, y = _x(5, 4), np.array([0, 3, 1, 1, 2])
+    lt = torch.nn.CrossEntropyLoss(weight=torch.tensor(w))(torch.tensor(x), torch.tensor(y))
+    loss = nn.CrossEntropyLoss(weight=pyad.tensor(w))
+    assert "weight" in loss.state_dict()                # a buffer, as torch
+    np.testing.assert_allclose(loss(pyad.tensor(x), pyad.tensor(y)).data, lt.numpy(),
+                               rtol=1e-12)
+
+
+@needs("mse_loss")
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_loss_matches_torch(reduction):
+    x, y = _x(3, 4), _x(3, 4, seed=1)
+    xt, xp = torch.tensor(x, requires_grad=True), pyad.tensor(x, requires_grad=True)
+    lt = torch.nn.MSELoss(reduction=reduction)(xt, torch.tensor(y))
+    lp = nn.MSELoss(reduction=reduction)(xp, pyad.tensor(y))
+    np.testing.assert_allclose(lp.data, lt.detach().numpy(), rtol=1e-12)
+    lt.sum().backward()
+    lp.sum().backward()
+    np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=1e-12)
+
+
+def test_conv2d_and_dropout_arguments_are_validated():
+    with pytest.raises(ValueError, match="Conv2d"):
+        nn.Conv2d(3, 4, 3, groups=2)
+    with pytest.raises(ValueError, match="Conv2d: padding_mode"):
+        nn.Conv2d(2, 2, 3, padding_mode="reflect")
+    with pytest.raises(ValueError, match="dropout probability"):
+        nn.Dropout(1.5)
