@@ -38,6 +38,10 @@ class Optimizer:
         self.defaults = defaults
         self.state = collections.defaultdict(dict)
         self.param_groups = []
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered "
+                            "collections, but the ordering of Variables in sets will change "
+                            "between runs. Please use a list instead.")
         if isinstance(params, Variable):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Variables or dicts, but got " + type(params).__name__)
