@@ -10,7 +10,6 @@ source cannot execute anything.
 import collections
 import json
 import os
-import zipfile
 
 import numpy
 
@@ -126,6 +125,8 @@ class _Reader:
             arr = self.npz[key]
         except Exception as exc:    # an object (pickled) array is refused, never unpickled
             self.fail("array %r cannot be read (%s: %s)" % (key, type(exc).__name__, exc))
+        if not isinstance(arr, numpy.ndarray):   # a member that is not a .npy file
+            self.fail("array %r is not an array" % (key,))
         if arr.dtype.kind not in _ARRAY_KINDS:
             self.fail("array %r has dtype %s" % (key, arr.dtype))
         return arr
@@ -221,9 +222,9 @@ def load(f, map_location=None):
     name = repr(os.fspath(f)) if isinstance(f, (str, bytes, os.PathLike)) else "the file"
     try:
         npz = numpy.load(f, allow_pickle=False)
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
         raise
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+    except Exception as exc:     # zipfile and numpy raise many kinds on a damaged archive
         raise RuntimeError("pyad.load: %s is not a valid pyad checkpoint (%s: %s)"
                            % (name, type(exc).__name__, exc)) from None
     if not isinstance(npz, numpy.lib.npyio.NpzFile):
@@ -237,7 +238,7 @@ def load(f, map_location=None):
             raw = npz[_INDEX]
         except Exception as exc:    # an object (pickled) array is refused, never unpickled
             reader.fail("the index cannot be read (%s: %s)" % (type(exc).__name__, exc))
-        if raw.dtype != numpy.uint8 or raw.ndim != 1:
+        if not isinstance(raw, numpy.ndarray) or raw.dtype != numpy.uint8 or raw.ndim != 1:
             reader.fail("the index is not UTF-8 JSON bytes")
         try:
             index = json.loads(raw.tobytes().decode("utf-8"))

@@ -1,0 +1,300 @@
+"""pyad.save / pyad.load: round trips, and files that must be refused without running code."""
+import collections
+import io
+import json
+import math
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+import pyad
+from pyad import nn, optim
+
+
+def round_trip(obj, **kwargs):
+    buffer = io.BytesIO()
+    pyad.save(obj, buffer)
+    buffer.seek(0)
+    return pyad.load(buffer, **kwargs)
+
+
+def assert_same(a, b):
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, pyad.Variable):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert np.array_equal(a.data, b.data) and a.requires_grad == b.requires_grad
+        assert b.is_leaf
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    elif isinstance(a, dict):
+        assert list(a) == list(b) and [type(k) for k in a] == [type(k) for k in b]
+        for k in a:
+            assert_same(a[k], b[k])
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            assert_same(x, y)
+    elif isinstance(a, float) and math.isnan(a):
+        assert math.isnan(b)
+    else:
+        assert a == b
+
+
+def test_nested_structures_round_trip_with_their_types():
+    obj = {
+        "none": None, "flags": [True, False], "int": -(2 ** 70), "float": 0.1,
+        "special": [float("inf"), float("-inf"), float("nan")], "text": "héllo \"q\"\n",
+        "tuple": (1, (2.5, "x"), []), 3: "int key", 2.5: "float key", None: "none key",
+        True: "bool key",
+        "arrays": [np.arange(6, dtype=np.int32).reshape(2, 3), np.zeros((0, 4)),
+                   np.array(["a", "bc"]), np.array([1 + 2j]), np.array(True)],
+        "scalar": np.float32(1.5),
+        "variables": [pyad.tensor([1.0, 2.0], requires_grad=True),
+                      pyad.tensor([[1, 2]]), pyad.tensor(3.0, dtype=pyad.float64),
+                      pyad.zeros(2, 3, dtype=pyad.float16)],
+        "ordered": collections.OrderedDict([("b", 1), ("a", 2)]),
+    }
+    back = round_trip(obj)
+    assert_same(obj, back)
+    assert isinstance(back["scalar"], np.float32)
+
+
+def test_a_variable_that_requires_grad_keeps_it_and_a_non_leaf_comes_back_a_leaf():
+    x = pyad.tensor([1.0, 2.0], requires_grad=True)
+    y = round_trip(x * 2)
+    assert y.requires_grad and y.is_leaf and y.grad_fn is None
+    assert y.data.tolist() == [2.0, 4.0]
+
+
+def test_parameters_come_back_as_parameters():
+    p = nn.Parameter(pyad.ones(2))
+    back = round_trip({"p": p, "frozen": nn.Parameter(pyad.ones(1), requires_grad=False)})
+    assert type(back["p"]) is nn.Parameter and back["p"].requires_grad
+    assert type(back["frozen"]) is nn.Parameter and not back["frozen"].requires_grad
+
+
+def test_a_non_contiguous_view_saves_its_values():
+    x = pyad.tensor(np.arange(12.0).reshape(3, 4)).t()[::2]
+    assert np.array_equal(round_trip(x).data, x.data)
+
+
+def test_module_state_dict_round_trip_restores_the_model(tmp_path):
+    pyad.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2), nn.BatchNorm2d(2))
+    path = tmp_path / "model.pt"
+    pyad.save(model.state_dict(), path)
+    assert os.listdir(tmp_path) == ["model.pt"]       # no suffix added
+    state = pyad.load(path)
+    assert isinstance(state, collections.OrderedDict)
+    assert list(state) == list(model.state_dict())
+    assert state["3.num_batches_tracked"].dtype == np.int64
+    fresh = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2), nn.BatchNorm2d(2))
+    fresh.load_state_dict(state)
+    x = pyad.randn(5, 3)
+    assert np.array_equal(fresh[:3](x).data, model[:3](x).data)
+    assert_same(dict(model.state_dict()), dict(pyad.load(str(path))))
+
+
+def test_adam_state_dict_round_trip_resumes_training(tmp_path):
+    def make():
+        pyad.manual_seed(1)
+        model = nn.Linear(3, 1)
+        return model, optim.Adam(model.parameters(), lr=0.01, amsgrad=True)
+
+    def train(model, opt, steps, seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(steps):
+            x = pyad.tensor(rng.normal(size=(8, 3)), dtype=pyad.float32)
+            opt.zero_grad()
+            (model(x) ** 2).mean().backward()
+            opt.step()
+
+    model, opt = make()
+    train(model, opt, 3, seed=0)
+    pyad.save({"model": model.state_dict(), "optim": opt.state_dict(), "epoch": 3},
+              tmp_path / "ckpt")
+    ckpt = pyad.load(tmp_path / "ckpt")
+    saved = opt.state_dict()
+    assert sorted(ckpt["optim"]["state"]) == [0, 1]       # int keys stay ints
+    assert ckpt["optim"]["param_groups"][0]["betas"] == (0.9, 0.999)
+    assert_same(saved["state"], ckpt["optim"]["state"])
+    assert ckpt["epoch"] == 3
+
+    model2, opt2 = make()
+    model2.load_state_dict(ckpt["model"])
+    opt2.load_state_dict(ckpt["optim"])
+    train(model, opt, 3, seed=1)
+    train(model2, opt2, 3, seed=1)
+    for p, q in zip(model.parameters(), model2.parameters()):
+        assert np.array_equal(p.data, q.data)
+
+
+def test_file_objects_and_map_location():
+    buffer = io.BytesIO()
+    pyad.save([pyad.ones(2, requires_grad=True)], buffer)
+    for loc in ("cpu", pyad.device("cpu")):
+        buffer.seek(0)
+        (v,) = pyad.load(buffer, map_location=loc)
+        assert v.device == "cpu" and v.requires_grad
+    buffer.seek(0)
+    with pytest.raises(TypeError, match="pyad.load: map_location"):
+        pyad.load(buffer, map_location=lambda storage, loc: storage)
+    buffer.seek(0)
+    with pytest.raises(ValueError, match="pyad.load: invalid map_location"):
+        pyad.load(buffer, map_location="tpu")
+
+
+@pytest.mark.parametrize("obj,path", [
+    ({"a": [1, object()]}, r"obj\['a'\]\[1\]"),
+    ([{"k": {1, 2}}], r"obj\[0\]\['k'\]"),
+    ({(1, 2): 3}, r"dict key of type tuple at obj"),
+    ({"x": np.array([None, 1], dtype=object)}, r"dtype object at obj\['x'\]"),
+    (pyad.device("cpu"), r"type device at obj"),
+    ([1j], r"type complex at obj\[0\]"),
+])
+def test_unsupported_objects_raise_type_error_naming_the_path(obj, path):
+    with pytest.raises(TypeError, match="pyad.save: cannot save .*" + path):
+        pyad.save(obj, io.BytesIO())
+
+
+# -- files that must be refused ------------------------------------------------------------
+
+
+class _Boom:
+    """Unpickling this runs code: it sets ``pyad._evil_ran``."""
+
+    def __reduce__(self):
+        return (exec, ("import sys; sys.modules['pyad']._evil_ran = True",))
+
+
+def _code_ran():
+    return getattr(pyad, "_evil_ran", False)
+
+
+def _npz(**arrays):
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)          # object arrays are pickled into the archive
+    buffer.seek(0)
+    return buffer
+
+
+def _index(root):
+    text = json.dumps({"format": "pyad-checkpoint", "version": 1, "root": root})
+    return np.frombuffer(text.encode(), dtype=np.uint8)
+
+
+def test_a_pickled_object_array_is_refused_and_never_run():
+    evil = np.empty(1, dtype=object)
+    evil[0] = _Boom()
+    f = _npz(index=_index({"t": "array", "k": "a0"}), a0=evil)
+    with pytest.raises(RuntimeError, match="pyad.load: .*not a valid pyad checkpoint.*a0"):
+        pyad.load(f)
+    assert not _code_ran()
+    # the archive really would run code if unpickled
+    f.seek(0)
+    try:
+        np.load(f, allow_pickle=True)["a0"]
+        assert _code_ran()
+    finally:
+        pyad.__dict__.pop("_evil_ran", None)
+
+
+def test_a_pickled_index_is_refused_and_never_run():
+    evil = np.empty(1, dtype=object)
+    evil[0] = _Boom()
+    with pytest.raises(RuntimeError, match="pyad.load: .*index"):
+        pyad.load(_npz(index=evil))
+    assert not _code_ran()
+
+
+def test_a_plain_pickle_file_is_refused_and_never_run(tmp_path):
+    import pickle
+    path = tmp_path / "evil.pt"
+    path.write_bytes(pickle.dumps({"w": _Boom()}))
+    with pytest.raises(RuntimeError, match="pyad.load: .*evil.pt.*not a valid pyad checkpoint"):
+        pyad.load(path)
+    assert not _code_ran()
+
+
+def _saved_bytes():
+    buffer = io.BytesIO()
+    pyad.save({"w": pyad.arange(100.0), "b": [1, 2]}, buffer)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("cut", [0, 10, 100, 0.5, -30, -1])
+def test_a_truncated_file_raises_a_clear_error(cut):
+    data = _saved_bytes()
+    cut = int(len(data) * cut) if isinstance(cut, float) else cut
+    with pytest.raises(RuntimeError, match="pyad.load"):
+        pyad.load(io.BytesIO(data[:cut]))
+
+
+def test_corrupt_bytes_raise_a_clear_error():
+    data = bytearray(_saved_bytes())
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        bad = bytearray(data)
+        for i in rng.integers(0, len(bad), size=8):
+            bad[i] ^= 0xFF
+        try:
+            pyad.load(io.BytesIO(bytes(bad)))
+        except RuntimeError as exc:
+            assert "pyad.load" in str(exc)
+        # a flip that lands in array values (not checked by npz) may load silently
+
+
+@pytest.mark.parametrize("root,why", [
+    ({"t": "array", "k": "missing"}, "missing array"),
+    ({"t": "array", "k": "index"}, "missing array"),
+    ({"t": "eval", "v": "__import__('os')"}, "unknown entry type"),
+    ({"t": "int", "v": "3"}, "malformed int"),
+    ({"t": "list", "v": 3}, "malformed list"),
+    ({"t": "dict", "keys": [{"t": "list", "v": []}], "values": [{"t": "none"}]}, "dict key"),
+    ({"t": "variable", "k": "a0", "requires_grad": "yes"}, "malformed Variable"),
+    ({"t": "variable", "k": "a1", "requires_grad": True}, "integer or bool Variable"),
+    ([], "malformed index entry"),
+])
+def test_a_malformed_index_is_refused(root, why):
+    f = _npz(index=_index(root), a0=np.zeros(2), a1=np.zeros(2, dtype=np.int64))
+    with pytest.raises(RuntimeError, match="pyad.load: .*" + why):
+        pyad.load(f)
+
+
+def test_other_files_are_refused():
+    with pytest.raises(RuntimeError, match="pyad.load: .*single .npy"):
+        buffer = io.BytesIO()
+        np.save(buffer, np.zeros(2))
+        buffer.seek(0)
+        pyad.load(buffer)
+    with pytest.raises(RuntimeError, match="pyad.load: .*no index"):
+        pyad.load(_npz(a0=np.zeros(2)))
+    with pytest.raises(RuntimeError, match="pyad.load: .*not UTF-8 JSON"):
+        pyad.load(_npz(index=np.zeros(3)))
+    with pytest.raises(RuntimeError, match="pyad.load: .*not valid JSON"):
+        pyad.load(_npz(index=np.frombuffer(b"{nope", dtype=np.uint8)))
+    with pytest.raises(RuntimeError, match="pyad.load: .*header"):
+        pyad.load(_npz(index=np.frombuffer(b"[1]", dtype=np.uint8)))
+    text = b'{"format": "pyad-checkpoint", "version": 99, "root": {"t": "none"}}'
+    with pytest.raises(RuntimeError, match="pyad.load: .*version 99"):
+        pyad.load(_npz(index=np.frombuffer(text, dtype=np.uint8)))
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w") as z:
+        z.writestr("index.npy", b"not an npy file")
+    zipped.seek(0)
+    with pytest.raises(RuntimeError, match="pyad.load: .*index"):
+        pyad.load(zipped)
+
+
+def test_a_deeply_nested_index_is_refused_cleanly():
+    deep = b'{"t": "list", "v": [' * 100000 + b"]}" * 100000
+    text = b'{"format": "pyad-checkpoint", "version": 1, "root": ' + deep + b"}"
+    with pytest.raises(RuntimeError, match="pyad.load"):
+        pyad.load(_npz(index=np.frombuffer(text, dtype=np.uint8)))
+
+
+def test_a_missing_file_raises_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        pyad.load(tmp_path / "nope.pt")
