@@ -39,7 +39,8 @@ def numbers(text):
 
 def test_every_example_has_a_test():
     scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
-    assert scripts == ["custom_function.py", "train_mlp.py", "tutorial.py", "typed_usage.py"]
+    assert scripts == ["custom_function.py", "train_cnn.py", "train_mlp.py", "tutorial.py",
+                       "typed_usage.py"]
 
 
 def test_typed_usage_recovers_the_true_weights():
@@ -87,6 +88,21 @@ def test_train_mlp_steps_option_prints_progress():
     out, detail = run_example("train_mlp.py", "--steps", "3")
     assert re.search(r"step\s+1\s+loss", out), detail
     assert "(3 steps" in out, detail
+
+
+_CNN_OPS = ("conv2d", "max_pool2d", "cross_entropy")
+
+
+@pytest.mark.skipif(not all(hasattr(pyad.nn.functional, n) for n in _CNN_OPS),
+                    reason="pyad.nn.functional lacks conv2d, max_pool2d or cross_entropy")
+def test_train_cnn_reaches_the_documented_accuracy_and_reloads_it():
+    out, detail = run_example("train_cnn.py", "--quiet")
+    match = re.search(r"^test accuracy: (%s)" % NUMBER, out, re.M)
+    assert match, detail
+    assert float(match.group(1)) >= 0.95, detail
+    reloaded = re.search(r"reloaded test accuracy: (%s)" % NUMBER, out)
+    assert reloaded and float(reloaded.group(1)) == float(match.group(1)), detail
+    assert "epoch 1" not in out, detail                       # --quiet
 
 
 def test_custom_function_passes_gradcheck_and_refuses_double_backward():
