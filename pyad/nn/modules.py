@@ -34,7 +34,7 @@ def _addindent(text, spaces):
 
 
 def _shape(v):
-    return "pyad.Size([%s])" % ", ".join(str(s) for s in v.shape)
+    return str(tuple(v.shape))
 
 
 def _parse_to(args, kwargs):
