@@ -61,15 +61,15 @@ cpdef Variable matmul(object input, object other):
     """
     if _profiling:
         return _profiled(matmul, (input, other, ))
-    cdef Variable a = _as_variable(input)
-    cdef Variable b = _as_variable(other)
+    cdef Variable a = _as_variable(input, "matmul")
+    cdef Variable b = _as_variable(other, "matmul")
     if a._data.ndim == 0 or b._data.ndim == 0:
-        raise RuntimeError("matmul: both arguments need to be at least 1D, but they are %dD "
+        raise RuntimeError("matmul(): both arguments need to be at least 1D, but they are %dD "
                            "and %dD" % (a._data.ndim, b._data.ndim))
     try:
         data = _xp_of(a._data).matmul(a._data, b._data)
     except ValueError:
-        raise RuntimeError("matmul: shapes %s and %s cannot be multiplied"
+        raise RuntimeError("matmul(): shapes %s and %s cannot be multiplied"
                            % (_shape_str(a._data.shape), _shape_str(b._data.shape))) from None
     except TypeError:
         _check_same_device(a._data, b._data, "matmul")
@@ -93,8 +93,8 @@ def mm(input, mat2):
     """
     if _profiling:
         return _profiled(mm, (input, mat2, ))
-    if _as_variable(input)._data.ndim != 2 or _as_variable(mat2)._data.ndim != 2:
-        raise RuntimeError("mm: both arguments must be 2D")
+    if _as_variable(input, "mm")._data.ndim != 2 or _as_variable(mat2, "mm")._data.ndim != 2:
+        raise RuntimeError("mm(): both arguments must be 2D")
     return matmul(input, mat2)
 
 
@@ -107,8 +107,8 @@ def bmm(input, mat2):
     """
     if _profiling:
         return _profiled(bmm, (input, mat2, ))
-    cdef Variable a = _as_variable(input)
-    cdef Variable b = _as_variable(mat2)
+    cdef Variable a = _as_variable(input, "bmm")
+    cdef Variable b = _as_variable(mat2, "bmm")
     if a._data.ndim != 3 or b._data.ndim != 3:
         raise RuntimeError("bmm(): expected 3-D tensors, got %dD and %dD"
                            % (a._data.ndim, b._data.ndim))
@@ -127,8 +127,8 @@ def mv(input, vec):
     """
     if _profiling:
         return _profiled(mv, (input, vec, ))
-    cdef Variable a = _as_variable(input)
-    cdef Variable v = _as_variable(vec)
+    cdef Variable a = _as_variable(input, "mv")
+    cdef Variable v = _as_variable(vec, "mv")
     if a._data.ndim != 2 or v._data.ndim != 1:
         raise RuntimeError("mv(): expected a 2-D matrix and a 1-D vector, got %dD and %dD"
                            % (a._data.ndim, v._data.ndim))
@@ -146,8 +146,8 @@ def dot(input, other):
     """
     if _profiling:
         return _profiled(dot, (input, other, ))
-    cdef Variable a = _as_variable(input)
-    cdef Variable b = _as_variable(other)
+    cdef Variable a = _as_variable(input, "dot")
+    cdef Variable b = _as_variable(other, "dot")
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError("dot(): 1D tensors expected, but got %dD and %dD tensors"
                            % (a._data.ndim, b._data.ndim))
@@ -167,8 +167,8 @@ def outer(input, vec2):
     """
     if _profiling:
         return _profiled(outer, (input, vec2, ))
-    cdef Variable a = _as_variable(input)
-    cdef Variable b = _as_variable(vec2)
+    cdef Variable a = _as_variable(input, "outer")
+    cdef Variable b = _as_variable(vec2, "outer")
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError("outer(): 1D tensors expected, but got %dD and %dD tensors"
                            % (a._data.ndim, b._data.ndim))
@@ -187,8 +187,8 @@ cdef tuple _diagonal_dims(tuple shape, object dim1, object dim2, str what):
     if n < 2:
         raise RuntimeError("%s(): expected an input with at least 2 dimensions, got %dD"
                            % (what, n))
-    d1 = _normalize_dim(dim1, n, what + "()")
-    d2 = _normalize_dim(dim2, n, what + "()")
+    d1 = _normalize_dim(dim1, n, what)
+    d2 = _normalize_dim(dim2, n, what)
     if d1 == d2:
         raise RuntimeError("%s(): diagonal dimensions cannot be identical %s, %s"
                            % (what, dim1, dim2))
@@ -233,7 +233,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     """
     if _profiling:
         return _profiled(diagonal, (input, offset, dim1, dim2, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "diagonal")
     d1, d2 = _diagonal_dims(x._data.shape, dim1, dim2, "diagonal")
     return _diagonal(x, _int_offset(offset, "diagonal"), d1, d2)
 
@@ -276,7 +276,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """
     if _profiling:
         return _profiled(diag_embed, (input, offset, dim1, dim2, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "diag_embed")
     cdef Py_ssize_t k = _int_offset(offset, "diag_embed")
     if x._data.ndim == 0:
         raise RuntimeError("diag_embed(): expected an input with at least 1 dimension, got 0D")
@@ -299,7 +299,7 @@ def diag(input, diagonal=0):
     """
     if _profiling:
         return _profiled(diag, (input, diagonal, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "diag")
     cdef Py_ssize_t k = _int_offset(diagonal, "diag")
     if x._data.ndim == 1:
         return diag_embed(x, k, 0, 1)
@@ -316,7 +316,7 @@ def trace(input):
     """
     if _profiling:
         return _profiled(trace, (input, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "trace")
     if x._data.ndim != 2:
         raise RuntimeError("trace(): expected a matrix (2-D), but got a %dD input"
                            % x._data.ndim)
@@ -362,7 +362,7 @@ def tril(input, diagonal=0):
     """
     if _profiling:
         return _profiled(tril, (input, diagonal, ))
-    return _tri(_as_variable(input), _int_offset(diagonal, "tril"), False)
+    return _tri(_as_variable(input, "tril"), _int_offset(diagonal, "tril"), False)
 
 
 def triu(input, diagonal=0):
@@ -374,7 +374,7 @@ def triu(input, diagonal=0):
     """
     if _profiling:
         return _profiled(triu, (input, diagonal, ))
-    return _tri(_as_variable(input), _int_offset(diagonal, "triu"), True)
+    return _tri(_as_variable(input, "triu"), _int_offset(diagonal, "triu"), True)
 
 
 # -- einsum ------------------------------------------------------------------------------
@@ -489,7 +489,7 @@ def einsum(equation, *operands):
                         % type(equation).__name__)
     if not operands:
         raise ValueError("einsum(): must provide at least one operand")
-    cdef list xs = [_as_variable(o) for o in operands]
+    cdef list xs = [_as_variable(o, "einsum") for o in operands]
     cdef list datas = [(<Variable>v)._data for v in xs]
     eq = equation.replace(" ", "")
     if "->" in eq:
@@ -602,8 +602,8 @@ def tensordot(a, b, dims=2):
     """
     if _profiling:
         return _profiled(tensordot, (a, b, dims, ))
-    cdef Variable x = _as_variable(a)
-    cdef Variable y = _as_variable(b)
+    cdef Variable x = _as_variable(a, "tensordot")
+    cdef Variable y = _as_variable(b, "tensordot")
     cdef Py_ssize_t na = x._data.ndim, nb = y._data.ndim
     if isinstance(dims, (int, numpy.integer)) and not isinstance(dims, bool):
         if dims < 0:
@@ -620,8 +620,8 @@ def tensordot(a, b, dims=2):
         if len(da) != len(db):
             raise RuntimeError("tensordot(): both dimension lists should have same length, "
                                "got %d and %d" % (len(da), len(db)))
-        da = [_normalize_dim(d, na, "tensordot()") for d in da]
-        db = [_normalize_dim(d, nb, "tensordot()") for d in db]
+        da = [_normalize_dim(d, na, "tensordot") for d in da]
+        db = [_normalize_dim(d, nb, "tensordot") for d in db]
         if len(set(da)) != len(da) or len(set(db)) != len(db):
             raise RuntimeError("tensordot(): a dimension appears twice in dims")
     else:
@@ -662,7 +662,7 @@ cdef inline Variable _mT(Variable x):
 
 
 cdef Variable _matrix_input(object input, str what, bint square):
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, what)
     shape = x._data.shape
     if len(shape) < 2:
         raise RuntimeError("%s(): the input must have at least 2 dimensions, got %dD"
@@ -879,7 +879,7 @@ def solve(A, B):
     if _profiling:
         return _profiled(solve, (A, B, ))
     cdef Variable a = _matrix_input(A, "solve", True)
-    cdef Variable b = _as_variable(B)
+    cdef Variable b = _as_variable(B, "solve")
     if b._data.dtype != a._data.dtype:
         raise RuntimeError("solve(): expected A and B to have the same dtype, got %s and %s"
                            % (a._data.dtype, b._data.dtype))
