@@ -1,6 +1,8 @@
-# DLPack exchange. Export delegates to the array library's own __dlpack__ (see
-# Variable.__dlpack__); import goes through numpy.from_dlpack / cupy.from_dlpack, so
-# byte_offset, strides, read-only flags and streams are handled by those libraries.
+# DLPack exchange, both directions. Export (Variable.__dlpack__ and __dlpack_device__,
+# two thin methods in the class calling _dlpack_export / _dlpack_device below, and
+# to_dlpack) delegates to the array library's own __dlpack__; import goes through
+# numpy.from_dlpack / cupy.from_dlpack, so byte_offset, strides, read-only flags and
+# streams are handled by those libraries.
 
 from cpython.pycapsule cimport PyCapsule_IsValid, PyCapsule_GetPointer, PyCapsule_SetName
 from cpython.ref cimport Py_INCREF
@@ -45,6 +47,52 @@ cdef extern from *:
     ctypedef struct pyad_DLManagedTensorVersioned:
         pyad_DLTensor dl_tensor
 
+
+# -- export ------------------------------------------------------------------------
+
+cdef object _dlpack_export(Variable v, object stream, object max_version, object dl_device,
+                           object copy):
+    if v._requires_grad:
+        raise RuntimeError("__dlpack__(): Can't export a Variable that requires grad through "
+                           "DLPack; use var.detach() first.")
+    kwargs = {}
+    if stream is not None:
+        kwargs["stream"] = stream
+    if max_version is not None:
+        kwargs["max_version"] = max_version
+    if dl_device is not None:
+        kwargs["dl_device"] = dl_device
+    if copy is not None:
+        kwargs["copy"] = copy
+    data = v._data
+    if copy is None and type(data) is _NDARRAY and data.ndim and \
+            builtins.min(data.strides) < 0:
+        # Several consumers (torch among them) abort on negative strides: when a
+        # copy is allowed, hand out a contiguous one instead.
+        data = data.copy()
+    try:
+        return data.__dlpack__(**kwargs)
+    except TypeError:
+        if "max_version" in kwargs or "dl_device" in kwargs or "copy" in kwargs:
+            kwargs.pop("max_version", None)
+            if kwargs.pop("dl_device", None) not in (None, _dlpack_device(v)):
+                raise BufferError("__dlpack__(): cannot export to the requested device")
+            if kwargs.pop("copy", None):
+                return data.copy().__dlpack__(**kwargs)
+            return data.__dlpack__(**kwargs)
+        raise
+
+
+cdef object _dlpack_device(Variable v):
+    return v._data.__dlpack_device__()
+
+
+def to_dlpack(Variable tensor):
+    """A legacy DLPack capsule for ``tensor`` (prefer passing the Variable itself)."""
+    return _dlpack_export(tensor, None, None, None, None)
+
+
+# -- import ------------------------------------------------------------------------
 
 cdef int _DL_CPU = 1
 cdef int _DL_CUDA = 2
@@ -197,7 +245,3 @@ def from_dlpack(ext_tensor):
         return ext_tensor
     return _wrap(_array_from_dlpack(ext_tensor))
 
-
-def to_dlpack(Variable tensor):
-    """A legacy DLPack capsule for ``tensor`` (prefer passing the Variable itself)."""
-    return tensor.__dlpack__()

@@ -1663,35 +1663,7 @@ cdef class Variable:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Export the data through DLPack (zero copy), delegating to the array library."""
-        if self._requires_grad:
-            raise RuntimeError("__dlpack__(): Can't export a Variable that requires grad "
-                               "through DLPack; use var.detach() first.")
-        kwargs = {}
-        if stream is not None:
-            kwargs["stream"] = stream
-        if max_version is not None:
-            kwargs["max_version"] = max_version
-        if dl_device is not None:
-            kwargs["dl_device"] = dl_device
-        if copy is not None:
-            kwargs["copy"] = copy
-        data = self._data
-        if copy is None and type(data) is _NDARRAY and data.ndim and \
-                builtins.min(data.strides) < 0:
-            # Several consumers (torch among them) abort on negative strides: when a
-            # copy is allowed, hand out a contiguous one instead.
-            data = data.copy()
-        try:
-            return data.__dlpack__(**kwargs)
-        except TypeError:
-            if "max_version" in kwargs or "dl_device" in kwargs or "copy" in kwargs:
-                kwargs.pop("max_version", None)
-                if kwargs.pop("dl_device", None) not in (None, self.__dlpack_device__()):
-                    raise BufferError("__dlpack__(): cannot export to the requested device")
-                if kwargs.pop("copy", None):
-                    return data.copy().__dlpack__(**kwargs)
-                return data.__dlpack__(**kwargs)
-            raise
+        return _dlpack_export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
         """Return the DLPack ``(device_type, device_id)`` of the data.
@@ -1701,7 +1673,7 @@ cdef class Variable:
         tuple of int
             ``(1, 0)`` on the CPU, ``(2, id)`` on a CUDA GPU.
         """
-        return self._data.__dlpack_device__()
+        return _dlpack_device(self)
 
     # -- printing ------------------------------------------------------------------
 
