@@ -224,9 +224,27 @@ cdef Variable _diagonal(Variable x, Py_ssize_t offset, Py_ssize_t d1, Py_ssize_t
     return _plain(data, x._volatile)
 
 
+cdef Variable _diagonal_view(Variable x, Py_ssize_t offset, Py_ssize_t d1, Py_ssize_t d2):
+    # The public diagonal: a view sharing memory and version counter with x, rebuilt
+    # from its base like the views of shape.pxi (_ViewFn kind 3), so writes through it
+    # and in-place ops on it reach x, as in torch.
+    data = _xp_of(x._data).diagonal(x._data, offset, d1, d2)
+    if type(data) is _NDARRAY and x._data.flags.writeable:
+        data.flags.writeable = True          # NumPy hands out read-only diagonals
+    cdef DiagonalBackward node = None
+    if _records(x):
+        node = DiagonalBackward.__new__(DiagonalBackward)
+        node.input_shape = x._data.shape
+        node.offset = offset
+        node.dim1 = d1
+        node.dim2 = d2
+    return _shape_result(x, data, node, 3, (offset, d1, d2))
+
+
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal of ``input`` over dims ``dim1`` and ``dim2`` (above the main one for
-    ``offset > 0``), as a new last dimension. A copy (torch returns a view).
+    ``offset > 0``), as a new last dimension: a view, as torch's (writes through it
+    change ``input``).
 
     >>> diagonal(Variable(numpy.arange(6.).reshape(2, 3)), 1)
     tensor([1., 5.], dtype=float64)
@@ -235,7 +253,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         return _profiled(diagonal, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input, "diagonal")
     d1, d2 = _diagonal_dims(x._data.shape, dim1, dim2, "diagonal")
-    return _diagonal(x, _int_offset(offset, "diagonal"), d1, d2)
+    return _diagonal_view(x, _int_offset(offset, "diagonal"), d1, d2)
 
 
 cdef class DiagonalScatterBackward(Node):
@@ -942,30 +960,39 @@ cdef class QrBackward(Node):
     cdef SavedVariable R
 
     cdef tuple _backward(self, tuple grads):
-        cdef Variable q, r, sym
+        cdef Variable q, r, sym, u, ga
         gq, gr = grads
         q = self.Q.unpack(self)
         r = self.R.unpack(self)
-        shape = q._data.shape
-        if _dim_size(shape, 2) < _dim_size(r._data.shape, 1):
-            raise RuntimeError("qr(): the gradient for wide matrices (more columns than rows) "
-                               "is not implemented")
-        # torch's linalg_qr_backward (m >= n): gA = (gQ + Q sym(triu(gR R^H - Q^H gQ)))
-        # R^-H, sym(X) = X + X^H with the diagonal counted once.
+        cdef Py_ssize_t m = _dim_size(q._data.shape, 2)
+        cdef Py_ssize_t n = _dim_size(r._data.shape, 1)
+        # torch's linalg_qr_backward. With M = gR R^H - Q^H gQ:
         if gq is not None:
             ga = neg(matmul(_mT(q), gq))
             if gr is not None:
                 ga = add(matmul(gr, _mT(r)), ga)
         else:
             ga = matmul(gr, _mT(r))
-        sym = triu(ga)
-        sym = add(sym, _mT(sym))
-        sym = sub(sym, diag_embed(mul(_diagonal(sym, 0, sym._data.ndim - 2,
-                                                sym._data.ndim - 1), 0.5)))
-        ga = matmul(q, sym)
-        if gq is not None:
-            ga = add(ga, gq)
-        return (_mT(_solve(r, _mT(ga))),)    # ga R^-T
+        if m >= n:
+            # gA = (gQ + Q sym(triu(M))) R^-H, sym(X) = X + X^H with the diagonal once.
+            sym = triu(ga)
+            sym = add(sym, _mT(sym))
+            sym = sub(sym, diag_embed(mul(_diagonal(sym, 0, sym._data.ndim - 2,
+                                                    sym._data.ndim - 1), 0.5)))
+            ga = matmul(q, sym)
+            if gq is not None:
+                ga = add(ga, gq)
+            return (_mT(_solve(r, _mT(ga))),)    # ga R^-T
+        # Wide (m < n): A = [B | C] with B = Q U square (U = R[..., :m]) and C = Q V.
+        # gB = Q tril(M^H - M, -1) U^-H and gC = 0, then gA += Q gR.
+        u = narrow(r, -1, 0, m)
+        ga = matmul(q, tril(sub(_mT(ga), ga), -1))
+        ga = _mT(_solve(u, _mT(ga)))             # ga U^-T
+        pad_shape = ga._data.shape[:ga._data.ndim - 1] + (n - m,)
+        ga = cat([ga, _wrap(_xp_of(ga._data).zeros(pad_shape, dtype=ga._data.dtype))], -1)
+        if gr is not None:
+            ga = add(ga, matmul(q, gr))
+        return (ga,)
 
     cdef void _release_saved(self):
         self._released = True
@@ -976,7 +1003,8 @@ cdef class QrBackward(Node):
 def qr(A):
     """Reduced QR decomposition ``A = Q R`` (Q with orthonormal columns, R upper
     triangular), as ``torch.linalg.qr(A, mode='reduced')``. The gradient is torch's:
-    defined for full-rank inputs with at least as many rows as columns.
+    defined for full-rank inputs (for wide inputs, more columns than rows, the leading
+    square block must be full-rank).
 
     >>> Q, R = pyad.linalg.qr(pyad.tensor([[3., 0.], [4., 5.]]))
     >>> R

@@ -891,7 +891,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
 cpdef Variable norm(object input, object p="fro", object dim=None, object keepdim=False,
                     object dtype=None):
     """torch.norm: the vector ``p``-norm over ``dim`` (all elements if None; see
-    ``vector_norm``); ``'fro'`` (default) is the 2-norm over ``dim``.
+    ``vector_norm``); ``'fro'`` (default) is the 2-norm over ``dim``, ``'nuc'`` the
+    nuclear norm of a matrix (over a pair of dims).
 
     >>> norm(Variable(numpy.array([[3., 0.], [0., -4.]])), dim=1)
     tensor([3., 4.], dtype=float64)
@@ -899,9 +900,20 @@ cpdef Variable norm(object input, object p="fro", object dim=None, object keepdi
     if _profiling:
         return _profiled(norm, (input, p, dim, keepdim, dtype, ))
     if isinstance(p, str):
+        if p == "nuc":
+            x = _as_variable(input, "norm")
+            if dim is None:
+                if (<Variable>x)._data.ndim != 2:
+                    raise RuntimeError("norm(): the nuclear norm of a %dD input needs dim, a "
+                                       "pair of dims" % (<Variable>x)._data.ndim)
+                dim = (0, 1)
+            if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+                raise RuntimeError("norm(): the nuclear norm takes a pair of dims, got %r"
+                                   % (dim,))
+            return _matrix_norm(x, "nuc", dim, bool(keepdim), dtype)
         if p != "fro":
-            raise NotImplementedError("norm(): p=%r is not supported (only 'fro' and numbers; "
-                                      "the nuclear norm needs singular values)" % p)
+            raise RuntimeError("norm(): p=%r is not supported (a number, 'fro' or 'nuc')"
+                               % p)
         if isinstance(dim, (tuple, list)) and len(dim) > 2:
             raise RuntimeError("norm(): the Frobenius norm takes at most 2 dims, got %r"
                                % (dim,))
@@ -912,7 +924,8 @@ cpdef Variable norm(object input, object p="fro", object dim=None, object keepdi
 def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
     """torch.linalg.norm: a vector norm (over one dim, or of the flattened input when
     ``ord`` and ``dim`` are None), or a matrix norm (a 2-D input with ``ord`` given, or
-    ``dim`` a pair): ``'fro'``, 1, -1, ``inf``, ``-inf``. ``pyad.linalg.norm``.
+    ``dim`` a pair): ``'fro'``, ``'nuc'``, 2, -2, 1, -1, ``inf``, ``-inf``.
+    ``pyad.linalg.norm``.
 
     >>> _linalg_norm(Variable(numpy.array([[1., -2.], [0., 3.]])), 1)
     tensor(5., dtype=float64)
@@ -942,15 +955,15 @@ cdef Variable _matrix_norm(Variable x, object ord, object dim, bint keepdim, obj
     if len(dims) != 2:
         raise RuntimeError("linalg.matrix_norm(): dims must be different, got %r" % (dim,))
     if isinstance(ord, str):
-        if ord != "fro":
-            raise NotImplementedError("linalg.matrix_norm(): ord=%r is not supported (it needs "
-                                      "singular values)" % ord)
-        return _vector_norm(x, 2, dims, keepdim, dtype, "linalg.matrix_norm")
+        if ord == "fro":
+            return _vector_norm(x, 2, dims, keepdim, dtype, "linalg.matrix_norm")
+        if ord == "nuc":
+            return _spectral_norm(x, 0, dim, keepdim, dtype)
+        raise RuntimeError("linalg.matrix_norm(): Order %s not supported." % ord)
     cdef double p = _norm_order(ord, "linalg.matrix_norm")
+    if p == 2 or p == -2:
+        return _spectral_norm(x, p, dim, keepdim, dtype)
     if p not in (1, -1, numpy.inf, -numpy.inf):
-        if p in (2, -2):
-            raise NotImplementedError("linalg.matrix_norm(): ord=%s is not supported (it needs "
-                                      "singular values)" % _order_str(p))
         raise RuntimeError("linalg.matrix_norm(): Order %s not supported." % _order_str(p))
     if not _is_float_dtype(x._data.dtype):
         raise RuntimeError("linalg.matrix_norm(): Expected a floating point or complex tensor "
@@ -968,6 +981,47 @@ cdef Variable _matrix_norm(Variable x, object ord, object dim, bint keepdim, obj
         out = _reshape(out, tuple([s for i, s in enumerate(out._data.shape) if i not in dims]),
                        False)
     return out
+
+
+cdef Variable _spectral_norm(Variable x, double p, object dim, bint keepdim, object dtype):
+    # ord 2 / -2: the largest / smallest singular value; p == 0 stands for 'nuc', their
+    # sum. Gradients through svdvals (U diag(g) V^H; ties of amax/amin split as torch).
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("linalg.matrix_norm(): Expected a floating point or complex tensor "
+                           "as input. Got %s" % x._data.dtype)
+    if dtype is not None:
+        x = _convert(x, None, dtype, False)
+    cdef Py_ssize_t d0 = _normalize_dim(dim[0], x._data.ndim, "linalg.matrix_norm")
+    cdef Py_ssize_t d1 = _normalize_dim(dim[1], x._data.ndim, "linalg.matrix_norm")
+    s = svdvals(movedim(x, (d0, d1), (-2, -1)))
+    if p == 0:
+        out = sum(s, -1)
+    else:
+        out = _amax_amin(s, -1, False, p > 0)
+    if keepdim:
+        out = unsqueeze(unsqueeze(out, d0 if d0 < d1 else d1), d1 if d0 < d1 else d0)
+    return out
+
+
+def _linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
+    """torch.linalg.matrix_norm: ``'fro'`` (default), ``'nuc'`` (the sum of the singular
+    values), 2 / -2 (the largest / smallest singular value), 1, -1, ``inf``, ``-inf``
+    (largest / smallest absolute column or row sum), over the two dims ``dim``.
+    ``pyad.linalg.matrix_norm``.
+
+    >>> _linalg_matrix_norm(Variable(numpy.array([[3., 0.], [0., -4.]])), 2)
+    tensor(4., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(_linalg_matrix_norm, (A, ord, dim, keepdim, dtype))
+    cdef Variable v = _as_variable(A, "linalg.matrix_norm")
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm(): dim must be a 2-tuple of ints, got %r"
+                           % (dim,))
+    if v._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm(): The input tensor A must have at least 2 "
+                           "dimensions.")
+    return _matrix_norm(v, ord, dim, bool(keepdim), dtype)
 
 
 # -- cumulative sum and product ------------------------------------------------------

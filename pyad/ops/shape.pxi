@@ -6,7 +6,7 @@
 # -- views and their history ---------------------------------------------------------
 #
 # A view shares memory with its base. Each view remembers how to rebuild itself from its
-# root base (a _ViewFn: reshape, permute or basic indexing, composed), so that
+# root base (a _ViewFn: reshape, permute, basic indexing or diagonal, composed), so that
 # - after an in-place change of the base (or of another view) the view's history is
 #   rebuilt on its next use, from the base's new history (torch regenerates view
 #   grad_fns the same way), and
@@ -14,7 +14,7 @@
 #   base's history rewritten (torch's CopySlices), then the view rebuilt from it.
 
 cdef class _ViewFn:
-    cdef int kind               # 0 reshape, 1 permute, 2 basic indexing
+    cdef int kind               # 0 reshape, 1 permute, 2 basic indexing, 3 diagonal
     cdef object arg
     cdef _ViewFn parent         # the view this one was taken from, or None for the base
 
@@ -25,6 +25,8 @@ cdef class _ViewFn:
             return _reshape(base, self.arg, False)
         if self.kind == 1:
             return permute(base, self.arg)
+        if self.kind == 3:
+            return _diagonal_view(base, self.arg[0], self.arg[1], self.arg[2])
         return getitem(base, self.arg)
 
 
