@@ -104,10 +104,12 @@ def _out_shape(fn, shape, extra_shapes):
 
 @st.composite
 def _broadcastable(draw, shape):
+    # Some dims of `shape` set to 1, then either some leading dims dropped or a new
+    # leading dim added (the result grows).
     dims = [1 if draw(st.booleans()) else n for n in shape]
     if dims and draw(st.booleans()):
         dims = dims[draw(st.integers(0, len(dims))):]
-    if len(dims) < MAX_DIMS and draw(st.integers(0, 3)) == 0:
+    elif len(dims) < MAX_DIMS and draw(st.integers(0, 3)) == 0:
         dims = [2] + dims
     return tuple(dims)
 
