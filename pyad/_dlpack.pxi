@@ -1,6 +1,8 @@
-# DLPack exchange. Export delegates to the array library's own __dlpack__ (see
-# Variable.__dlpack__); import goes through numpy.from_dlpack / cupy.from_dlpack, so
-# byte_offset, strides, read-only flags and streams are handled by those libraries.
+# DLPack exchange, both directions. Export (Variable.__dlpack__ and __dlpack_device__,
+# two thin methods in the class calling _dlpack_export / _dlpack_device below, and
+# to_dlpack) delegates to the array library's own __dlpack__; import goes through
+# numpy.from_dlpack / cupy.from_dlpack, so byte_offset, strides, read-only flags and
+# streams are handled by those libraries.
 
 from cpython.pycapsule cimport PyCapsule_IsValid, PyCapsule_GetPointer, PyCapsule_SetName
 from cpython.ref cimport Py_INCREF
@@ -46,6 +48,52 @@ cdef extern from *:
         pyad_DLTensor dl_tensor
 
 
+# -- export ------------------------------------------------------------------------
+
+cdef object _dlpack_export(Variable v, object stream, object max_version, object dl_device,
+                           object copy):
+    if v._requires_grad:
+        raise RuntimeError("__dlpack__(): Can't export a Variable that requires grad through "
+                           "DLPack; use var.detach() first.")
+    kwargs = {}
+    if stream is not None:
+        kwargs["stream"] = stream
+    if max_version is not None:
+        kwargs["max_version"] = max_version
+    if dl_device is not None:
+        kwargs["dl_device"] = dl_device
+    if copy is not None:
+        kwargs["copy"] = copy
+    data = v._data
+    if copy is None and type(data) is _NDARRAY and data.ndim and \
+            builtins.min(data.strides) < 0:
+        # Several consumers (torch among them) abort on negative strides: when a
+        # copy is allowed, hand out a contiguous one instead.
+        data = data.copy()
+    try:
+        return data.__dlpack__(**kwargs)
+    except TypeError:
+        if "max_version" in kwargs or "dl_device" in kwargs or "copy" in kwargs:
+            kwargs.pop("max_version", None)
+            if kwargs.pop("dl_device", None) not in (None, _dlpack_device(v)):
+                raise BufferError("__dlpack__(): cannot export to the requested device")
+            if kwargs.pop("copy", None):
+                return data.copy().__dlpack__(**kwargs)
+            return data.__dlpack__(**kwargs)
+        raise
+
+
+cdef object _dlpack_device(Variable v):
+    return v._data.__dlpack_device__()
+
+
+def to_dlpack(Variable tensor):
+    """A legacy DLPack capsule for ``tensor`` (prefer passing the Variable itself)."""
+    return _dlpack_export(tensor, None, None, None, None)
+
+
+# -- import ------------------------------------------------------------------------
+
 cdef int _DL_CPU = 1
 cdef int _DL_CUDA = 2
 cdef int _DL_CUDA_HOST = 3
@@ -64,7 +112,7 @@ cdef tuple _capsule_device(object capsule):
         versioned = <pyad_DLManagedTensorVersioned*>PyCapsule_GetPointer(
             capsule, b"dltensor_versioned")
         return (versioned.dl_tensor.device.device_type, versioned.dl_tensor.device.device_id)
-    raise ValueError("from_dlpack: the capsule is not an unconsumed DLPack tensor (its name "
+    raise ValueError("from_dlpack(): the capsule is not an unconsumed DLPack tensor (its name "
                      "must be 'dltensor' or 'dltensor_versioned'; a used capsule cannot be "
                      "imported twice)")
 
@@ -100,18 +148,18 @@ cdef object _array_from_legacy_capsule(object capsule):
     cdef pyad_DLManagedTensor* managed = <pyad_DLManagedTensor*>PyCapsule_GetPointer(
         capsule, b"dltensor")
     if managed == NULL:
-        raise BufferError("from_dlpack: the capsule holds no tensor")
+        raise BufferError("from_dlpack(): the capsule holds no tensor")
     cdef pyad_DLTensor* t = &managed.dl_tensor
     cdef int ndim = t.ndim
     cdef int i
     cdef cnp.npy_intp dims[64]
     cdef cnp.npy_intp strides[64]
     if ndim < 0 or ndim > 64:
-        raise BufferError("from_dlpack: unsupported number of dimensions %d" % ndim)
+        raise BufferError("from_dlpack(): unsupported number of dimensions %d" % ndim)
     if ndim > 0 and t.shape == NULL:
-        raise BufferError("from_dlpack: the tensor has no shape")
+        raise BufferError("from_dlpack(): the tensor has no shape")
     if t.dtype.lanes != 1 or t.dtype.code not in _DL_KINDS or t.dtype.bits % 8 != 0:
-        raise BufferError("from_dlpack: unsupported DLPack dtype (code %d, bits %d, lanes %d)"
+        raise BufferError("from_dlpack(): unsupported DLPack dtype (code %d, bits %d, lanes %d)"
                           % (t.dtype.code, t.dtype.bits, t.dtype.lanes))
     kind = _DL_KINDS[t.dtype.code]
     dtype = numpy.dtype("?" if kind == "b" else "%s%d" % (kind, t.dtype.bits // 8))
@@ -119,14 +167,14 @@ cdef object _array_from_legacy_capsule(object capsule):
     cdef Py_ssize_t expected = itemsize
     for i in range(ndim - 1, -1, -1):
         if t.shape[i] < 0:
-            raise BufferError("from_dlpack: negative dimension %d" % t.shape[i])
+            raise BufferError("from_dlpack(): negative dimension %d" % t.shape[i])
         dims[i] = <cnp.npy_intp>t.shape[i]
         # NULL strides mean compact row-major (DLPack < 1.2 allowed it).
         strides[i] = <cnp.npy_intp>(t.strides[i] * itemsize if t.strides != NULL else expected)
         expected *= t.shape[i]
     cdef char* data = <char*>t.data
     if data == NULL and expected != 0:
-        raise BufferError("from_dlpack: the tensor has no data")
+        raise BufferError("from_dlpack(): the tensor has no data")
     if data != NULL:
         data += t.byte_offset
     owner = _LegacyDLPackOwner.__new__(_LegacyDLPackOwner)
@@ -149,7 +197,7 @@ class _CapsuleProducer:
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         capsule, self._capsule = self._capsule, None
         if capsule is None:
-            raise BufferError("from_dlpack: this capsule was already consumed")
+            raise BufferError("from_dlpack(): this capsule was already consumed")
         return capsule
 
     def __dlpack_device__(self):
@@ -167,19 +215,19 @@ def _array_from_dlpack(obj):
             return _array_from_legacy_capsule(obj)
         producer = _CapsuleProducer(obj, dev)
     else:
-        raise TypeError("from_dlpack: expected an object with __dlpack__ or a DLPack capsule, "
+        raise TypeError("from_dlpack(): expected an object with __dlpack__ or a DLPack capsule, "
                         "got %s" % type(obj).__name__)
     kind = dev[0]
     if kind == _DL_CPU or kind == _DL_CUDA_HOST:
         return numpy.from_dlpack(producer)
     if kind == _DL_CUDA or kind == _DL_CUDA_MANAGED:
         if cupy is None:
-            raise RuntimeError("from_dlpack: the data is on a CUDA device (DLPack device %s); "
+            raise RuntimeError("from_dlpack(): the data is on a CUDA device (DLPack device %s); "
                                "importing it needs CuPy (pip install pyad[cuda])" % (dev,))
         if producer is not obj:
             return cupy.from_dlpack(obj)
         return cupy.from_dlpack(producer)
-    raise BufferError("from_dlpack: unsupported DLPack device type %d" % kind)
+    raise BufferError("from_dlpack(): unsupported DLPack device type %d" % kind)
 
 
 def from_dlpack(ext_tensor):
@@ -197,7 +245,3 @@ def from_dlpack(ext_tensor):
         return ext_tensor
     return _wrap(_array_from_dlpack(ext_tensor))
 
-
-def to_dlpack(Variable tensor):
-    """A legacy DLPack capsule for ``tensor`` (prefer passing the Variable itself)."""
-    return tensor.__dlpack__()

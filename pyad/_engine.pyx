@@ -284,7 +284,7 @@ def set_default_dtype(d):
     global _default_dtype
     d = numpy.dtype(d)
     if d.kind != 'f':
-        raise TypeError("set_default_dtype: only floating dtypes are supported, got %s" % d)
+        raise TypeError("set_default_dtype(): only floating dtypes are supported, got %s" % d)
     _default_dtype = d
 
 
@@ -536,13 +536,13 @@ cdef object _checked_grad(object g, Node node, Py_ssize_t i, str what):
         return None
     if isinstance(g, Variable):
         if (<Variable>g)._data is None:
-            raise TypeError("%s: %s %d is a Variable without data (made by "
-                            "Variable.__new__ and never initialised)" % (node.name(), what, i))
+            raise TypeError("%s %d given to %s is a Variable without data (made by "
+                            "Variable.__new__ and never initialised)" % (what, i, node.name()))
         return g
     if type(g) is _NDARRAY or (cupy is not None and isinstance(g, cupy.ndarray)):
         return _wrap(g)
-    raise TypeError("%s: %s %d is not a Variable (got %s)"
-                    % (node.name(), what, i, type(g).__name__))
+    raise TypeError("%s %d given to %s is not a Variable (got %s)"
+                    % (what, i, node.name(), type(g).__name__))
 
 
 cdef inline void _init_node(Node node, tuple edges, Py_ssize_t num_outputs):
@@ -811,7 +811,7 @@ cdef object _device_of(object data):
 cdef object _require_cupy(what):
     if cupy is None:
         raise RuntimeError(
-            "%s: device 'cuda' needs CuPy and an NVIDIA GPU; install pyad[cuda]" % what)
+            "%s(): device 'cuda' needs CuPy and an NVIDIA GPU; install pyad[cuda]" % what)
     return cupy
 
 
@@ -889,15 +889,16 @@ cdef inline Variable _wrap(object data):
     return v
 
 
-cdef inline Variable _as_variable(object x):
+cdef inline Variable _as_variable(object x, str what):
+    # `what` names the op in the error for data that is not array-like.
     if isinstance(x, Variable):
         return <Variable>x
-    return _wrap(_to_array(x, None, "Variable"))
+    return _wrap(_to_array(x, None, what))
 
 
 cdef inline void _check_can_require_grad(object dtype, str what) except *:
     if not _is_float_dtype(dtype):
-        raise RuntimeError("%s: only Variables of floating point dtype can require "
+        raise RuntimeError("%s(): only Variables of floating point dtype can require "
                            "gradients, got %s" % (what, dtype))
 
 
@@ -1132,7 +1133,7 @@ cdef class Variable:
             return self._data.shape
         if self._data.ndim == 0:
             # _normalize_dim lets a 0-d Variable take dim 0 (reductions do); a size does not.
-            raise IndexError("size: dimension specified as %s but the Variable has no "
+            raise IndexError("size(): dimension specified as %s but the Variable has no "
                              "dimensions" % (dim,))
         return self._data.shape[_normalize_dim(dim, self._data.ndim, "size")]
 
@@ -1215,7 +1216,7 @@ cdef class Variable:
 
     def type_as(self, other):
         """This Variable converted to ``other``'s dtype (differentiable)."""
-        return _convert(self, None, (<Variable>_as_variable(other))._data.dtype, False)
+        return _convert(self, None, (<Variable>_as_variable(other, "type_as"))._data.dtype, False)
 
     # -- new_* factories: the same dtype and device as this Variable by default ------
 
@@ -1662,35 +1663,7 @@ cdef class Variable:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Export the data through DLPack (zero copy), delegating to the array library."""
-        if self._requires_grad:
-            raise RuntimeError("Can't export a Variable that requires grad through DLPack; "
-                               "use var.detach() first.")
-        kwargs = {}
-        if stream is not None:
-            kwargs["stream"] = stream
-        if max_version is not None:
-            kwargs["max_version"] = max_version
-        if dl_device is not None:
-            kwargs["dl_device"] = dl_device
-        if copy is not None:
-            kwargs["copy"] = copy
-        data = self._data
-        if copy is None and type(data) is _NDARRAY and data.ndim and \
-                builtins.min(data.strides) < 0:
-            # Several consumers (torch among them) abort on negative strides: when a
-            # copy is allowed, hand out a contiguous one instead.
-            data = data.copy()
-        try:
-            return data.__dlpack__(**kwargs)
-        except TypeError:
-            if "max_version" in kwargs or "dl_device" in kwargs or "copy" in kwargs:
-                kwargs.pop("max_version", None)
-                if kwargs.pop("dl_device", None) not in (None, self.__dlpack_device__()):
-                    raise BufferError("cannot export to the requested device")
-                if kwargs.pop("copy", None):
-                    return data.copy().__dlpack__(**kwargs)
-                return data.__dlpack__(**kwargs)
-            raise
+        return _dlpack_export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
         """Return the DLPack ``(device_type, device_id)`` of the data.
@@ -1700,7 +1673,7 @@ cdef class Variable:
         tuple of int
             ``(1, 0)`` on the CPU, ``(2, id)`` on a CUDA GPU.
         """
-        return self._data.__dlpack_device__()
+        return _dlpack_device(self)
 
     # -- printing ------------------------------------------------------------------
 
@@ -2008,7 +1981,8 @@ cdef class Variable:
     def mT(self):
         """The Variable with its last two dimensions swapped (a batched matrix transpose)."""
         if self._data.ndim < 2:
-            raise RuntimeError("mT: the Variable must have at least 2 dimensions")
+            raise RuntimeError("Variable.mT is only supported on matrices or batches of "
+                               "matrices. Got %d-D Variable." % self._data.ndim)
         return transpose(self, -2, -1)
 
     def where(self, condition, other):
@@ -2312,7 +2286,7 @@ cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph,
 
 
 cdef Variable _check_hook_result(object result, object old, Node node):
-    cdef Variable new = _as_variable(result)
+    cdef Variable new = _as_variable(result, "hook")
     if old is not None and new._data.shape != (<Variable>old)._data.shape:
         raise RuntimeError("hook on %s returned a gradient of shape %s, expected %s"
                            % (node.name(), _shape_str(new._data.shape),
@@ -2659,7 +2633,7 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
     cdef list kept = []
     for i in range(len(outputs)):
         if not isinstance(outputs[i], Variable):
-            raise TypeError("%s: outputs must be Variables, got %s"
+            raise TypeError("%s(): outputs must be Variables, got %s"
                             % ("grad" if is_grad else "backward", type(outputs[i]).__name__))
         out = outputs[i]
         if not _requires_grad_now(out):
@@ -2674,7 +2648,7 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
                                    % (i, _shape_str(out._data.shape)))
             g = _wrap(_ones_data(out._data))
         else:
-            g = _as_variable(grads[i])
+            g = _as_variable(grads[i], "grad" if is_grad else "backward")
             if g._data.shape != out._data.shape:
                 raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %s and "
                                    "output[%d] has a shape of %s."
@@ -2730,8 +2704,7 @@ def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=Fa
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         for v in ins:
             if not isinstance(v, Variable) or not (<Variable>v)._requires_grad:
-                raise RuntimeError("backward(inputs=...): every input must be a Variable "
-                                   "that requires grad")
+                raise RuntimeError("backward(): every Variable in inputs= must require grad")
     captured = _execute(outputs, roots, keep, create, ins, True)
     if ins is not None:
         # Non-leaf inputs were captured; they receive .grad like retain_grad would.
@@ -2760,7 +2733,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ``.grad`` of the other leaves.
     """
     if is_grads_batched:
-        raise NotImplementedError("grad(is_grads_batched=True) is not supported yet")
+        raise NotImplementedError("grad(): is_grads_batched=True is not supported yet")
     if allow_unused is None:
         allow_unused = materialize_grads
     cdef tuple outs = _as_tuple(outputs)
@@ -2772,7 +2745,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i in range(len(ins)):
         v = ins[i]
         if not isinstance(v, Variable):
-            raise TypeError("grad: inputs must be Variables, got %s" % type(v).__name__)
+            raise TypeError("grad(): inputs must be Variables, got %s" % type(v).__name__)
         if not (<Variable>v)._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     outs, roots = _make_root_grads(outs, grad_outputs, create, True)

@@ -35,11 +35,12 @@ def initial_seed():
     return _seed
 
 
-def _xp_for(dev):
+def _xp_for(dev, what):
     if dev is None or _device(dev).type == "cpu":
         return numpy
     if _engine.cupy is None:
-        raise RuntimeError("device 'cuda' needs CuPy and an NVIDIA GPU; install pyad[cuda]")
+        raise RuntimeError("%s(): device 'cuda' needs CuPy and an NVIDIA GPU; install "
+                           "pyad[cuda]" % what)
     return _engine.cupy
 
 
@@ -51,7 +52,7 @@ def _finish(data, dtype, device, requires_grad, what):
     v = Variable(data)
     if requires_grad:
         if v.dtype.kind not in "fc":
-            raise RuntimeError("%s: only Variables of floating point dtype can require "
+            raise RuntimeError("%s(): only Variables of floating point dtype can require "
                                "gradients, got %s" % (what, v.dtype))
         v.requires_grad_(True)
     return v
@@ -62,7 +63,7 @@ def _size(size, what):
         size = tuple(size[0])
     for s in size:
         if not isinstance(s, (int, numpy.integer)) or s < 0:
-            raise ValueError("%s: sizes must be non-negative integers, got %r" % (what, size))
+            raise ValueError("%s(): sizes must be non-negative integers, got %r" % (what, size))
     return tuple(int(s) for s in size)
 
 
@@ -94,28 +95,28 @@ def as_tensor(data, dtype=None, device=None):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A Variable of zeros of shape ``size``."""
-    xp = _xp_for(device)
+    xp = _xp_for(device, "zeros")
     return _finish(xp.zeros(_size(size, "zeros"), dtype=_float_dtype(dtype)), None, device,
                    requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A Variable of ones of shape ``size``."""
-    xp = _xp_for(device)
+    xp = _xp_for(device, "ones")
     return _finish(xp.ones(_size(size, "ones"), dtype=_float_dtype(dtype)), None, device,
                    requires_grad, "ones")
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """An uninitialised Variable of shape ``size``."""
-    xp = _xp_for(device)
+    xp = _xp_for(device, "empty")
     return _finish(xp.empty(_size(size, "empty"), dtype=_float_dtype(dtype)), None, device,
                    requires_grad, "empty")
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     """A Variable of shape ``size`` filled with ``fill_value``."""
-    xp = _xp_for(device)
+    xp = _xp_for(device, "full")
     if dtype is None:
         dtype = (numpy.bool_ if isinstance(fill_value, bool) else
                  numpy.int64 if isinstance(fill_value, int) else _float_dtype(None))
@@ -130,7 +131,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if dtype is None:
         dtype = (numpy.int64 if all(isinstance(a, (int, numpy.integer)) for a in
                                     (start, end, step)) else _float_dtype(None))
-    xp = _xp_for(device)
+    xp = _xp_for(device, "arange")
     return _finish(xp.arange(start, end, step, dtype=numpy.float64 if
                              numpy.dtype(dtype).kind == "f" else dtype).astype(dtype),
                    None, device, requires_grad, "arange")
@@ -138,20 +139,20 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
-    xp = _xp_for(device)
+    xp = _xp_for(device, "linspace")
     return _finish(xp.linspace(start, end, steps).astype(_float_dtype(dtype)), None, device,
                    requires_grad, "linspace")
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     """The identity matrix of shape ``(n, m or n)``."""
-    xp = _xp_for(device)
+    xp = _xp_for(device, "eye")
     return _finish(xp.eye(n, m, dtype=_float_dtype(dtype)), None, device, requires_grad, "eye")
 
 
 def _random(xp, draw, size, dtype, what):
     if dtype.kind != "f":
-        raise NotImplementedError("%s: only floating point dtypes are supported (as in torch), "
+        raise NotImplementedError("%s(): only floating point dtypes are supported (as in torch), "
                                   "got %s" % (what, dtype))
     if xp is numpy:
         return draw(_host_rng)(size).astype(dtype, copy=False)
@@ -160,7 +161,7 @@ def _random(xp, draw, size, dtype, what):
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     """Uniform samples on [0, 1) of shape ``size``."""
-    xp = _xp_for(device)
+    xp = _xp_for(device, "rand")
     data = _random(xp, lambda g: g.random, _size(size, "rand"), _float_dtype(dtype),
                    "rand")
     return _finish(data, None, device, requires_grad, "rand")
@@ -168,7 +169,7 @@ def rand(*size, dtype=None, device=None, requires_grad=False):
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal samples of shape ``size``."""
-    xp = _xp_for(device)
+    xp = _xp_for(device, "randn")
     data = _random(xp, lambda g: g.standard_normal, _size(size, "randn"),
                    _float_dtype(dtype), "randn")
     return _finish(data, None, device, requires_grad, "randn")
@@ -184,21 +185,21 @@ def _int_arg(value, name):
 def _randint_data(low, high, size, generator, dtype, device):
     low, high = _int_arg(low, "low"), _int_arg(high, "high")
     if low >= high:
-        raise RuntimeError("randint: expects 'low' to be less than 'high', but got low=%d >= "
+        raise RuntimeError("randint(): expects 'low' to be less than 'high', but got low=%d >= "
                            "high=%d" % (low, high))
     dtype = numpy.dtype(numpy.int64 if dtype is None else dtype)
     if dtype.kind in "iub":
         info = numpy.iinfo(dtype) if dtype.kind != "b" else None
         lo, hi = (0, 1) if info is None else (info.min, info.max)
         if low < lo or high - 1 > hi:
-            raise RuntimeError("randint: the range [%d, %d) is out of bounds for %s"
+            raise RuntimeError("randint(): the range [%d, %d) is out of bounds for %s"
                                % (low, high, dtype))
     elif dtype.kind not in "fc":
-        raise TypeError("randint: dtype must be numeric, got %s" % dtype)
-    xp = _xp_for(device)
+        raise TypeError("randint(): dtype must be numeric, got %s" % dtype)
+    xp = _xp_for(device, "randint")
     if generator is not None:
         if xp is not numpy or not isinstance(generator, numpy.random.Generator):
-            raise TypeError("randint: generator must be a numpy.random.Generator for host "
+            raise TypeError("randint(): generator must be a numpy.random.Generator for host "
                             "Variables, got %s" % type(generator).__name__)
         rng = generator
     else:

@@ -6,6 +6,7 @@ from pyad._engine import (
     vector_norm,
 )
 from pyad._engine import _linalg_norm as norm
+from pyad._engine import _linalg_matrix_norm as matrix_norm
 
 __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "qr", "eigh", "svd", "svdvals",
-           "norm", "vector_norm"]
+           "norm", "vector_norm", "matrix_norm"]

@@ -376,7 +376,7 @@ def test_calling_a_node_with_wrong_arguments_raises_type_error_like_torch():
         assert _exception_type(tnode, *targs) is TypeError
     with pytest.raises(TypeError, match=r"MulBackward expected 1 arguments, got 0"):
         node()
-    with pytest.raises(TypeError, match="argument 0 is not a Variable"):
+    with pytest.raises(TypeError, match="argument 0 given to MulBackward is not a Variable"):
         node("a")
     with pytest.raises(TypeError, match="without data"):
         node(_uninit_variable())

@@ -6,6 +6,7 @@ import pathlib
 import re
 import tokenize
 
+import numpy
 import pytest
 
 import pyad
@@ -79,3 +80,85 @@ def test_max_with_a_variable_dim_names_no_missing_function():
     with pytest.raises(TypeError, match=r"^max\(input, other\): the elementwise maximum") as info:
         pyad.max(pyad.ones(2), pyad.ones(2))
     assert "pyad.maximum" not in str(info.value)
+
+
+# -- one error format: "<op>(): <what was wrong>" ----------------------------------------
+# The first string literal handed to an exception class, in every package source.
+RAISED = re.compile(r"""\b(?:[A-Z][A-Za-z]*(?:Error|Exception))\(\s*\(?\s*[rbuRBUfF]{0,2}"""
+                    r"""("(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')""")
+# The old style this format replaced: "name: ..." or "%s: ..." (an op name and a colon).
+OLD_STYLE = re.compile(r"^(?:%s|[A-Za-z_][A-Za-z0-9_.]*): ")
+
+
+def _raised_messages():
+    found = []
+    for path in sorted(PACKAGE_DIR.rglob("*")):
+        if path.suffix not in SOURCE_SUFFIXES:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for match in RAISED.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            found.append(("%s:%d" % (path.relative_to(PACKAGE_DIR).as_posix(), line),
+                          match.group(1)[1:-1]))
+    return found
+
+
+RAISED_MESSAGES = _raised_messages()
+
+
+def test_message_scan_reads_the_sources():
+    places = {place.split(":")[0] for place, _ in RAISED_MESSAGES}
+    assert {"_engine.pyx", "_dlpack.pxi", "_function.pxi", "ops/shape.pxi",
+            "_factories.py", "autograd/functional.py"} <= places
+    assert sum(text.startswith("%s(): ") for _, text in RAISED_MESSAGES) >= 30
+    assert OLD_STYLE.match("from_dlpack: the capsule") and OLD_STYLE.match("%s: bad")
+    assert not OLD_STYLE.match("from_dlpack(): the capsule")
+    assert not OLD_STYLE.match("Mismatch in shape: grad_output[0]")
+
+
+def test_no_message_uses_the_old_op_colon_format():
+    old = ["%s: %r" % pair for pair in RAISED_MESSAGES if OLD_STYLE.match(pair[1])]
+    assert not old, "use the format \"<op>(): <what was wrong>\":\n" + "\n".join(old)
+
+
+def _raise_message(call):
+    with pytest.raises(Exception) as info:
+        call()
+    return str(info.value)
+
+
+_x = pyad.ones(2, 3)
+MESSAGE_TABLE = [
+    ("from_dlpack", lambda: pyad.from_dlpack(3)),
+    ("set_default_dtype", lambda: pyad.set_default_dtype(numpy.int32)),
+    ("size", lambda: pyad.tensor(1.0).size(0)),
+    ("size", lambda: _x.size(5)),
+    ("sum", lambda: pyad.sum(_x, 2)),
+    ("transpose", lambda: pyad.transpose(_x, 0, 4)),
+    ("log_softmax", lambda: pyad.log_softmax(pyad.ones(2, dtype=pyad.int64), 0)),
+    ("matmul", lambda: pyad.matmul(_x, _x)),
+    ("mm", lambda: pyad.mm(pyad.ones(2), pyad.ones(2))),
+    ("add", lambda: pyad.add(_x, pyad.ones(4))),
+    ("add_", lambda: pyad.ones(2, requires_grad=True).add_(1)),
+    ("add_", lambda: _x.clone().add_(pyad.ones(4))),
+    ("expand", lambda: _x.expand(3)),
+    ("broadcast_to", lambda: pyad.broadcast_to(_x, (4, 3))),
+    ("reshape", lambda: _x.reshape(4)),
+    ("tensordot", lambda: pyad.tensordot(_x, _x, ([5], [0]))),
+    ("diagonal", lambda: pyad.diagonal(_x, 0, 0, 0)),
+    ("linalg.norm", lambda: pyad.linalg.norm(pyad.ones(2, 2, 2), 1)),
+    ("linalg.matrix_norm", lambda: pyad.linalg.norm(_x, "fro", (0, 0))),
+    ("gather", lambda: pyad.gather(_x, 1, pyad.ones(2, 3))),
+    ("__getitem__", lambda: _x[5]),
+    ("grad", lambda: pyad.autograd.grad(pyad.ones(1, requires_grad=True).sum(), [3])),
+    ("randint", lambda: pyad.randint(10, (2,), generator=object())),
+    ("zeros", lambda: pyad.zeros(-1)),
+    ("uniform_", lambda: pyad.zeros(2, dtype=pyad.int64).uniform_()),
+    ("jacobian", lambda: pyad.autograd.functional.jacobian(lambda v: v, _x, strategy="x")),
+]
+
+
+@pytest.mark.parametrize("op, call", MESSAGE_TABLE, ids=[row[0] for row in MESSAGE_TABLE])
+def test_message_names_the_op(op, call):
+    message = _raise_message(call)
+    assert message.startswith(op + "(): "), message

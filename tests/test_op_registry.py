@@ -124,6 +124,40 @@ def test_every_op_reports_itself_to_the_profiler(op):
     assert recorder.names and recorder.names[-1] == op.__name__, recorder.names
 
 
+# pyad.linalg: functions only (no Variable methods), held to the same rules.
+LINALG_NAMES = list(pyad.linalg.__all__)
+LINALG_CALLS = {
+    "inv": lambda f: f(_sample_input()),
+    "solve": lambda f: f(_sample_input(), _sample_input()),
+    "vector_norm": lambda f: f(_sample_input(), 3, 1),
+    "norm": lambda f: f(_sample_input(), 1),
+    "matrix_norm": lambda f: f(_sample_input(), 2),
+    "cholesky": lambda f: f(pyad.Variable(np.array([[2.0, 1.0], [1.0, 2.0]]))),
+}
+
+
+def test_linalg_namespace_covers_the_family_tuple():
+    assert {op.__name__ for op in _engine.LINALG_NAMESPACE_OPS} <= set(LINALG_NAMES)
+
+
+@pytest.mark.parametrize("name", LINALG_NAMES)
+def test_every_linalg_function_has_a_docstring_example(name):
+    f = getattr(pyad.linalg, name)
+    assert f.__doc__ and ">>>" in f.__doc__, name
+
+
+@pytest.mark.parametrize("name", LINALG_NAMES)
+def test_every_linalg_function_reports_itself_to_the_profiler(name):
+    f = getattr(pyad.linalg, name)
+    recorder = _Recorder()
+    previous = _engine._set_profiler(recorder)
+    try:
+        LINALG_CALLS.get(name, lambda f: f(_sample_input()))(f)
+    finally:
+        _engine._set_profiler(previous)
+    assert recorder.names and recorder.names[-1] == f.__name__, recorder.names
+
+
 def test_in_place_twins_come_from_one_factory():
     twins = {t.__name__ for t in _engine._UNARY_TWINS}
     assert {"exp_", "log_", "sqrt_", "tanh_", "sigmoid_", "relu_", "neg_", "pow_"} <= twins

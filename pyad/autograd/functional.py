@@ -198,11 +198,11 @@ def _stack(rows, shape):
 
 def _check_strategy(strategy, fn_name, argument):
     if strategy not in _STRATEGIES:
-        raise ValueError('%s: expected %s to be either "forward-mode" or "reverse-mode", got %r.'
+        raise ValueError('%s(): expected %s to be either "forward-mode" or "reverse-mode", got %r.'
                          % (fn_name, argument, strategy))
     if strategy == "forward-mode":
         raise NotImplementedError(
-            'pyad.autograd.functional.%s: %s="forward-mode" needs forward-mode AD, which pyad '
+            '%s(): %s="forward-mode" needs forward-mode AD, which pyad '
             'does not have yet. Use %s="reverse-mode" (the default): the result is the same.'
             % (fn_name, argument, argument))
 
@@ -318,7 +318,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     tensor([0., 0.], dtype=float64)
     """
     if strategy not in _STRATEGIES:
-        raise ValueError('jacobian: expected strategy to be either "forward-mode" or '
+        raise ValueError('jacobian(): expected strategy to be either "forward-mode" or '
                          '"reverse-mode", got %r. Hint: If your function has more outputs than '
                          'inputs, "forward-mode" tends to be more performant. Otherwise, prefer '
                          'to use "reverse-mode".' % (strategy,))
@@ -329,7 +329,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         outputs_were_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outputs, "outputs", strict)
         if vectorize and strict:
-            raise RuntimeError("pyad.autograd.functional.jacobian: `strict=True` and "
+            raise RuntimeError("jacobian(): `strict=True` and "
                                "`vectorize=True` are not supported together. Please either set "
                                "`strict=False` or `vectorize=False`.")
 
@@ -386,7 +386,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     """
     inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in _STRATEGIES:
-        raise ValueError('hessian: expected outer_jacobian_strategy to be either "forward-mode" '
+        raise ValueError('hessian(): expected outer_jacobian_strategy to be either "forward-mode" '
                          'or "reverse-mode", got %r.' % (outer_jacobian_strategy,))
     _check_strategy(outer_jacobian_strategy, "hessian", "outer_jacobian_strategy")
 

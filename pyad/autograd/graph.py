@@ -40,7 +40,7 @@ def _as_list(outputs):
     outputs = list(outputs)
     for index, output in enumerate(outputs):
         if not isinstance(output, pyad.Variable):
-            raise TypeError("to_dot: outputs must be a Variable or a sequence of Variables, "
+            raise TypeError("to_dot(): outputs must be a Variable or a sequence of Variables, "
                             "but entry %d has type %s" % (index, type(output).__name__))
     return outputs
 
@@ -99,7 +99,7 @@ def to_dot(outputs, params=None, show_saved=False):
     data_names = {}      # saved values come back as new Variables over the same array
     for name, variable in (params or {}).items():
         if not isinstance(variable, pyad.Variable):
-            raise TypeError("to_dot: params must map names to Variables, but %r maps to %s"
+            raise TypeError("to_dot(): params must map names to Variables, but %r maps to %s"
                             % (name, type(variable).__name__))
         names[id(variable)] = name
         data_names[id(variable.data)] = (name, variable)
@@ -184,11 +184,11 @@ def render(outputs, path, format="svg", params=None, show_saved=False):
     try:
         import graphviz
     except ImportError:
-        raise ImportError("pyad.autograd.graph.render needs the 'graphviz' Python package: "
+        raise ImportError("render(): needs the 'graphviz' Python package: "
                           "pip install 'pyad[viz]' (or pip install graphviz). to_dot() works "
                           "without it.") from None
     if shutil.which("dot") is None:
-        raise RuntimeError("pyad.autograd.graph.render needs Graphviz's 'dot' program on the "
+        raise RuntimeError("render(): needs Graphviz's 'dot' program on the "
                            "PATH (for example: apt-get install graphviz, or brew install "
                            "graphviz). to_dot() works without it.")
     picture = graphviz.Source(to_dot(outputs, params=params, show_saved=show_saved)).pipe(format=format)

@@ -97,10 +97,10 @@ cdef Py_ssize_t _normalize_dim(object dim, Py_ssize_t ndim, str what) except? -1
     try:
         d = dim
     except TypeError:
-        raise TypeError("%s: dim must be an int, got %s" % (what, type(dim).__name__)) from None
+        raise TypeError("%s(): dim must be an int, got %s" % (what, type(dim).__name__)) from None
     cdef Py_ssize_t n = ndim if ndim > 0 else 1
     if d < -n or d >= n:
-        raise IndexError("%s: dimension out of range (expected to be in range of [%d, %d], "
+        raise IndexError("%s(): dimension out of range (expected to be in range of [%d, %d], "
                          "but got %d)" % (what, -n, n - 1, d))
     return d + n if d < 0 else d
 
@@ -112,7 +112,7 @@ cdef tuple _normalize_dims(object dim, Py_ssize_t ndim, str what):
     if isinstance(dim, (list, tuple)):
         dims = tuple(sorted({_normalize_dim(d, ndim, what) for d in dim}))
         if len(dims) != len(dim):
-            raise RuntimeError("%s: dim %s appears multiple times in the list of dims"
+            raise RuntimeError("%s(): dim %s appears multiple times in the list of dims"
                                % (what, dim))
         return dims
     if ndim == 0:
@@ -348,15 +348,33 @@ cdef void _check_same_device(object da, object db, str what) except *:
     ca = isinstance(da, cupy.ndarray)
     cb = isinstance(db, cupy.ndarray)
     if (ca and type(db) is _NDARRAY) or (cb and type(da) is _NDARRAY):
-        raise RuntimeError("%s: expected all operands to be on the same device, got cpu and "
+        raise RuntimeError("%s(): expected all operands to be on the same device, got cpu and "
                            "cuda" % what)
     if ca and cb and da.device.id != db.device.id:
-        raise RuntimeError("%s: operands are on different GPUs (cuda:%d and cuda:%d)"
+        raise RuntimeError("%s(): operands are on different GPUs (cuda:%d and cuda:%d)"
                            % (what, da.device.id, db.device.id))
 
 
+import re as _re
+
+cdef tuple _OP_ERRORS = (TypeError, ValueError, IndexError, RuntimeError)
+
+
+cdef object _renamed(object exc, str what):
+    # An error raised by an op that `what` is made of (clip calls clamp, index_add_ calls
+    # index_add): the same error, naming the op the user called.
+    msg = str(exc)
+    m = _OP_PREFIX.match(msg)
+    if m is None or m.group(1) == what:
+        return exc
+    return type(exc)("%s(): %s" % (what, msg[m.end():]))
+
+
+cdef object _OP_PREFIX = _re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\(\): ")
+
+
 cdef object _broadcast_error(str what, object a, object b):
-    return RuntimeError("%s: the size of operand a %s does not match the size of operand b "
+    return RuntimeError("%s(): the size of operand a %s does not match the size of operand b "
                         "%s (shapes cannot be broadcast together)"
                         % (what, _shape_str(_shape_of(a)), _shape_str(_shape_of(b))))
 

@@ -335,9 +335,9 @@ cdef class _UnaryNode(Node):
             self.saved.release()
 
 
-cdef inline Variable _float_input(object input):
+cdef inline Variable _float_input(object input, str what):
     # Integer and bool inputs of float functions compute in the default float dtype.
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, what)
     cdef char kind = _dtype_kind(x._data)
     if kind == b'i' or kind == b'u' or kind == b'b':
         return _plain(x._data.astype(_default_dtype), x._volatile)
@@ -369,7 +369,7 @@ cpdef Variable neg(object input):
     """
     if _profiling:
         return _profiled(neg, (input, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "neg")
     data = _np_negative(x._data)
     if _records(x):
         return _recorded(NegBackward.__new__(NegBackward), data, (_edge(x),))
@@ -391,7 +391,7 @@ cpdef Variable exp(object input):
     """
     if _profiling:
         return _profiled(exp, (input, ))
-    cdef Variable x = _float_input(input)
+    cdef Variable x = _float_input(input, "exp")
     data = _np_exp(x._data)
     if _records(x):
         return _record_unary(ExpBackward.__new__(ExpBackward), data, x, False, True)
@@ -413,7 +413,7 @@ cpdef Variable log(object input):
     """
     if _profiling:
         return _profiled(log, (input, ))
-    cdef Variable x = _float_input(input)
+    cdef Variable x = _float_input(input, "log")
     data = _np_log(x._data)
     if _records(x):
         return _record_unary(LogBackward.__new__(LogBackward), data, x, True, False)
@@ -436,7 +436,7 @@ cpdef Variable sqrt(object input):
     """
     if _profiling:
         return _profiled(sqrt, (input, ))
-    cdef Variable x = _float_input(input)
+    cdef Variable x = _float_input(input, "sqrt")
     data = _np_sqrt(x._data)
     if _records(x):
         return _record_unary(SqrtBackward.__new__(SqrtBackward), data, x, False, True)
@@ -463,7 +463,7 @@ cpdef Variable tanh(object input):
     """
     if _profiling:
         return _profiled(tanh, (input, ))
-    cdef Variable x = _float_input(input)
+    cdef Variable x = _float_input(input, "tanh")
     data = _np_tanh(x._data)
     if _records(x):
         return _record_unary(TanhBackward.__new__(TanhBackward), data, x, False, True)
@@ -496,7 +496,7 @@ cpdef Variable sigmoid(object input):
     """
     if _profiling:
         return _profiled(sigmoid, (input, ))
-    cdef Variable x = _float_input(input)
+    cdef Variable x = _float_input(input, "sigmoid")
     data = _sigmoid_data(x._data)
     if _records(x):
         return _record_unary(SigmoidBackward.__new__(SigmoidBackward), data, x, False, True)
@@ -521,7 +521,7 @@ cpdef Variable relu(object input):
     """
     if _profiling:
         return _profiled(relu, (input, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "relu")
     data = _np_maximum(x._data, 0)
     if data.dtype != x._data.dtype:
         data = data.astype(x._data.dtype)
@@ -564,10 +564,10 @@ cdef double _LN10 = math.log(10.0)
 cdef double _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
-cdef Variable _float_unary(object ufunc, object input, type node_type, int save):
+cdef Variable _float_unary(object ufunc, object input, type node_type, int save, str what):
     # A float function of one input (integer inputs compute in the default float dtype).
     # save: what the backward formula needs, 1 the input, 2 the output, 0 nothing.
-    cdef Variable x = _float_input(input)
+    cdef Variable x = _float_input(input, what)
     data = ufunc(x._data)
     if _records(x):
         return _record_unary(<_UnaryNode>node_type.__new__(node_type), data, x, save == 1,
@@ -575,9 +575,10 @@ cdef Variable _float_unary(object ufunc, object input, type node_type, int save)
     return _plain(data, x._volatile)
 
 
-cdef Variable _same_dtype_unary(object ufunc, object input, type node_type, int save):
+cdef Variable _same_dtype_unary(object ufunc, object input, type node_type, int save,
+                                 str what):
     # A function that keeps integer dtypes (abs, sign, square), as torch does.
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, what)
     data = ufunc(x._data)
     if _records(x):
         return _record_unary(<_UnaryNode>node_type.__new__(node_type), data, x, save == 1,
@@ -616,7 +617,7 @@ cpdef Variable abs(object input):
     """
     if _profiling:
         return _profiled(abs, (input, ))
-    return _same_dtype_unary(_np_absolute, input, AbsBackward, 1)
+    return _same_dtype_unary(_np_absolute, input, AbsBackward, 1, "abs")
 
 
 cdef class ReciprocalBackward(_UnaryNode):
@@ -633,7 +634,7 @@ cpdef Variable reciprocal(object input):
     """
     if _profiling:
         return _profiled(reciprocal, (input, ))
-    return _float_unary(_np_reciprocal, input, ReciprocalBackward, 2)
+    return _float_unary(_np_reciprocal, input, ReciprocalBackward, 2, "reciprocal")
 
 
 cdef class SignBackward(_ZeroGradBackward):
@@ -648,7 +649,7 @@ cpdef Variable sign(object input):
     """
     if _profiling:
         return _profiled(sign, (input, ))
-    return _same_dtype_unary(_sign_data, input, SignBackward, 0)
+    return _same_dtype_unary(_sign_data, input, SignBackward, 0, "sign")
 
 
 cdef class SquareBackward(_UnaryNode):
@@ -664,7 +665,7 @@ cpdef Variable square(object input):
     """
     if _profiling:
         return _profiled(square, (input, ))
-    return _same_dtype_unary(_np_square, input, SquareBackward, 1)
+    return _same_dtype_unary(_np_square, input, SquareBackward, 1, "square")
 
 
 cdef class RsqrtBackward(_UnaryNode):
@@ -685,7 +686,7 @@ cpdef Variable rsqrt(object input):
     """
     if _profiling:
         return _profiled(rsqrt, (input, ))
-    return _float_unary(_rsqrt_data, input, RsqrtBackward, 2)
+    return _float_unary(_rsqrt_data, input, RsqrtBackward, 2, "rsqrt")
 
 
 cdef class Expm1Backward(_UnaryNode):
@@ -701,7 +702,7 @@ cpdef Variable expm1(object input):
     """
     if _profiling:
         return _profiled(expm1, (input, ))
-    return _float_unary(_np_expm1, input, Expm1Backward, 2)
+    return _float_unary(_np_expm1, input, Expm1Backward, 2, "expm1")
 
 
 cdef class Log1pBackward(_UnaryNode):
@@ -717,7 +718,7 @@ cpdef Variable log1p(object input):
     """
     if _profiling:
         return _profiled(log1p, (input, ))
-    return _float_unary(_np_log1p, input, Log1pBackward, 1)
+    return _float_unary(_np_log1p, input, Log1pBackward, 1, "log1p")
 
 
 cdef class Log2Backward(_UnaryNode):
@@ -733,7 +734,7 @@ cpdef Variable log2(object input):
     """
     if _profiling:
         return _profiled(log2, (input, ))
-    return _float_unary(_np_log2, input, Log2Backward, 1)
+    return _float_unary(_np_log2, input, Log2Backward, 1, "log2")
 
 
 cdef class Log10Backward(_UnaryNode):
@@ -749,7 +750,7 @@ cpdef Variable log10(object input):
     """
     if _profiling:
         return _profiled(log10, (input, ))
-    return _float_unary(_np_log10, input, Log10Backward, 1)
+    return _float_unary(_np_log10, input, Log10Backward, 1, "log10")
 
 
 cdef class SinBackward(_UnaryNode):
@@ -765,7 +766,7 @@ cpdef Variable sin(object input):
     """
     if _profiling:
         return _profiled(sin, (input, ))
-    return _float_unary(_np_sin, input, SinBackward, 1)
+    return _float_unary(_np_sin, input, SinBackward, 1, "sin")
 
 
 cdef class CosBackward(_UnaryNode):
@@ -781,7 +782,7 @@ cpdef Variable cos(object input):
     """
     if _profiling:
         return _profiled(cos, (input, ))
-    return _float_unary(_np_cos, input, CosBackward, 1)
+    return _float_unary(_np_cos, input, CosBackward, 1, "cos")
 
 
 cdef class TanBackward(_UnaryNode):
@@ -798,7 +799,7 @@ cpdef Variable tan(object input):
     """
     if _profiling:
         return _profiled(tan, (input, ))
-    return _float_unary(_np_tan, input, TanBackward, 2)
+    return _float_unary(_np_tan, input, TanBackward, 2, "tan")
 
 
 cdef class AsinBackward(_UnaryNode):
@@ -815,7 +816,7 @@ cpdef Variable asin(object input):
     """
     if _profiling:
         return _profiled(asin, (input, ))
-    return _float_unary(_np_arcsin, input, AsinBackward, 1)
+    return _float_unary(_np_arcsin, input, AsinBackward, 1, "asin")
 
 
 cdef class AcosBackward(_UnaryNode):
@@ -832,7 +833,7 @@ cpdef Variable acos(object input):
     """
     if _profiling:
         return _profiled(acos, (input, ))
-    return _float_unary(_np_arccos, input, AcosBackward, 1)
+    return _float_unary(_np_arccos, input, AcosBackward, 1, "acos")
 
 
 cdef class AtanBackward(_UnaryNode):
@@ -849,7 +850,7 @@ cpdef Variable atan(object input):
     """
     if _profiling:
         return _profiled(atan, (input, ))
-    return _float_unary(_np_arctan, input, AtanBackward, 1)
+    return _float_unary(_np_arctan, input, AtanBackward, 1, "atan")
 
 
 cdef class SinhBackward(_UnaryNode):
@@ -865,7 +866,7 @@ cpdef Variable sinh(object input):
     """
     if _profiling:
         return _profiled(sinh, (input, ))
-    return _float_unary(_np_sinh, input, SinhBackward, 1)
+    return _float_unary(_np_sinh, input, SinhBackward, 1, "sinh")
 
 
 cdef class CoshBackward(_UnaryNode):
@@ -881,7 +882,7 @@ cpdef Variable cosh(object input):
     """
     if _profiling:
         return _profiled(cosh, (input, ))
-    return _float_unary(_np_cosh, input, CoshBackward, 1)
+    return _float_unary(_np_cosh, input, CoshBackward, 1, "cosh")
 
 
 cdef class ErfBackward(_UnaryNode):
@@ -910,7 +911,7 @@ cpdef Variable erf(object input):
     """
     if _profiling:
         return _profiled(erf, (input, ))
-    return _float_unary(_erf_data, input, ErfBackward, 1)
+    return _float_unary(_erf_data, input, ErfBackward, 1, "erf")
 
 
 # -- selections: maximum, minimum, where, clamp (gradient masks fixed at forward) --------
@@ -1070,7 +1071,7 @@ cpdef Variable clamp(object input, object min=None, object max=None):
         return _profiled(clamp, (input, min, max, ))
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "clamp")
     data = x._data
     if min is not None:
         _binary_operand_data(min, "clamp", "min")
@@ -1119,7 +1120,10 @@ cpdef Variable clip(object input, object min=None, object max=None):
     """
     if _profiling:
         return _profiled(clip, (input, min, max, ))
-    return clamp(input, min, max)
+    try:
+        return clamp(input, min, max)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "clip") from None
 
 
 cpdef Variable clamp_min(object input, object min):
@@ -1130,7 +1134,10 @@ cpdef Variable clamp_min(object input, object min):
     """
     if _profiling:
         return _profiled(clamp_min, (input, min, ))
-    return clamp(input, min, None)
+    try:
+        return clamp(input, min, None)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "clamp_min") from None
 
 
 cpdef Variable clamp_max(object input, object max):
@@ -1141,7 +1148,10 @@ cpdef Variable clamp_max(object input, object max):
     """
     if _profiling:
         return _profiled(clamp_max, (input, max, ))
-    return clamp(input, None, max)
+    try:
+        return clamp(input, None, max)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "clamp_max") from None
 
 
 # -- atan2, hypot, lerp ---------------------------------------------------------------
@@ -1211,13 +1221,17 @@ cpdef Variable lerp(object input, object end, object weight):
     """
     if _profiling:
         return _profiled(lerp, (input, end, weight, ))
-    return add(input, mul(weight, sub(end, input)))
+    try:
+        return add(input, mul(weight, sub(end, input)))
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "lerp") from None
 
 
 # -- rounding: zero gradients, as torch -------------------------------------------------
 
-cdef Variable _rounding(object ufunc, object input, type node_type, object decimals=0):
-    cdef Variable x = _as_variable(input)
+cdef Variable _rounding(object ufunc, object input, type node_type, str what,
+                        object decimals=0):
+    cdef Variable x = _as_variable(input, what)
     cdef char kind = _dtype_kind(x._data)
     if kind == b'i' or kind == b'u' or kind == b'b':
         data = x._data.copy()           # integers are already whole (torch: a copy)
@@ -1242,7 +1256,7 @@ cpdef Variable floor(object input):
     """
     if _profiling:
         return _profiled(floor, (input, ))
-    return _rounding(_np_floor, input, FloorBackward)
+    return _rounding(_np_floor, input, FloorBackward, "floor")
 
 
 cdef class CeilBackward(_ZeroGradBackward):
@@ -1257,7 +1271,7 @@ cpdef Variable ceil(object input):
     """
     if _profiling:
         return _profiled(ceil, (input, ))
-    return _rounding(_np_ceil, input, CeilBackward)
+    return _rounding(_np_ceil, input, CeilBackward, "ceil")
 
 
 cdef class RoundBackward(_ZeroGradBackward):
@@ -1280,7 +1294,7 @@ cpdef Variable round(object input, object decimals=0):
     except TypeError:
         raise TypeError("round(): decimals must be an int, got %s"
                         % type(decimals).__name__) from None
-    return _rounding(_np_rint, input, RoundBackward, decimals)
+    return _rounding(_np_rint, input, RoundBackward, "round", decimals)
 
 
 cdef class TruncBackward(_ZeroGradBackward):
@@ -1295,7 +1309,7 @@ cpdef Variable trunc(object input):
     """
     if _profiling:
         return _profiled(trunc, (input, ))
-    return _rounding(_np_trunc, input, TruncBackward)
+    return _rounding(_np_trunc, input, TruncBackward, "trunc")
 
 
 cpdef Variable frac(object input):
@@ -1306,7 +1320,10 @@ cpdef Variable frac(object input):
     """
     if _profiling:
         return _profiled(frac, (input, ))
-    return sub(input, trunc(input))
+    try:
+        return sub(input, trunc(input))
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "frac") from None
 
 
 # -- floor division and remainders --------------------------------------------------------
@@ -1412,7 +1429,7 @@ cpdef Variable lt(object input, object other):
     """
     if _profiling:
         return _profiled(lt, (input, other, ))
-    return _compare(_as_variable(input), other, 0)
+    return _compare(_as_variable(input, "lt"), other, 0)
 
 
 cpdef Variable le(object input, object other):
@@ -1423,7 +1440,7 @@ cpdef Variable le(object input, object other):
     """
     if _profiling:
         return _profiled(le, (input, other, ))
-    return _compare(_as_variable(input), other, 1)
+    return _compare(_as_variable(input, "le"), other, 1)
 
 
 cpdef Variable eq(object input, object other):
@@ -1434,7 +1451,7 @@ cpdef Variable eq(object input, object other):
     """
     if _profiling:
         return _profiled(eq, (input, other, ))
-    return _compare(_as_variable(input), other, 2)
+    return _compare(_as_variable(input, "eq"), other, 2)
 
 
 cpdef Variable ne(object input, object other):
@@ -1445,7 +1462,7 @@ cpdef Variable ne(object input, object other):
     """
     if _profiling:
         return _profiled(ne, (input, other, ))
-    return _compare(_as_variable(input), other, 3)
+    return _compare(_as_variable(input, "ne"), other, 3)
 
 
 cpdef Variable gt(object input, object other):
@@ -1456,7 +1473,7 @@ cpdef Variable gt(object input, object other):
     """
     if _profiling:
         return _profiled(gt, (input, other, ))
-    return _compare(_as_variable(input), other, 4)
+    return _compare(_as_variable(input, "gt"), other, 4)
 
 
 cpdef Variable ge(object input, object other):
@@ -1467,11 +1484,11 @@ cpdef Variable ge(object input, object other):
     """
     if _profiling:
         return _profiled(ge, (input, other, ))
-    return _compare(_as_variable(input), other, 5)
+    return _compare(_as_variable(input, "ge"), other, 5)
 
 
 cdef Variable _no_grad_unary(object ufunc, object input, str what):
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, what)
     try:
         data = ufunc(x._data)
     except TypeError:
@@ -1656,7 +1673,10 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """
     if _profiling:
         return _profiled(allclose, (input, other, rtol, atol, equal_nan, ))
-    return builtins.bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+    try:
+        return builtins.bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "allclose") from None
 
 
 def equal(input, other):
@@ -1692,7 +1712,7 @@ cdef class WhereConstBackward(Node):
 
 cpdef Variable where_const(object mask, object value, object input):
     """``value`` where ``mask`` is true, ``input`` elsewhere (gradient flows to input)."""
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "where_const")
     xp = _xp_of(x._data)
     mask = xp.asarray(mask)
     data = xp.where(mask, xp.asarray(value, dtype=x._data.dtype), x._data)

@@ -6,32 +6,41 @@
 # the old x are caught by the version check.
 
 
+cdef inline Variable _inplace_target(object input, str what):
+    # The Variable an in-place op writes into (typed parameters would give Cython's
+    # message, which names no op).
+    if isinstance(input, Variable):
+        return <Variable>input
+    raise TypeError("%s(): argument 'input' must be a Variable, not %s"
+                    % (what, type(input).__name__))
+
+
 cdef void _check_inplace_allowed(Variable x, object other, str what) except *:
     if x._requires_grad and x._grad_fn is None:
-        raise RuntimeError("%s: a leaf Variable that requires grad is being used in an "
-                           "in-place operation (wrap it in pyad.no_grad() or use the "
-                           "out-of-place op)." % what)
+        raise RuntimeError("%s(): a leaf Variable that requires grad is being used in an "
+                           "in-place operation. Wrap it in pyad.no_grad() or use the "
+                           "out-of-place op." % what)
     if x._is_view and x._view_base is not None and x._view_fn is None and (
             x._view_base._requires_grad or _operand_requires_grad(other)):
-        raise RuntimeError("%s: in-place modification of this view (made by broadcasting "
+        raise RuntimeError("%s(): in-place modification of this view (made by broadcasting "
                            "or detach) of a Variable that is part of an autograd graph is "
                            "not supported; use the out-of-place op (or modify a .clone())."
                            % what)
     if x._is_view and x._view_base is not None and x._view_base._requires_grad and \
             x._view_base._grad_fn is None:
-        raise RuntimeError("%s: a view of a leaf Variable that requires grad is being used "
+        raise RuntimeError("%s(): a view of a leaf Variable that requires grad is being used "
                            "in an in-place operation." % what)
 
 
 cdef Variable _write_back(Variable x, Variable old, Variable result, str what):
     # Copy `result` into x's memory and give x the result's history.
     if result._data.shape != x._data.shape:
-        raise RuntimeError("%s: output with shape %s doesn't match the broadcast shape %s"
+        raise RuntimeError("%s(): output with shape %s doesn't match the broadcast shape %s"
                            % (what, _shape_str(x._data.shape), _shape_str(result._data.shape)))
     try:
         _xp_of(x._data).copyto(x._data, result._data, casting="same_kind")
     except (TypeError, ValueError) as exc:
-        raise RuntimeError("%s: cannot write the result into this Variable: %s"
+        raise RuntimeError("%s(): cannot write the result into this Variable: %s"
                            % (what, exc)) from None
     if x._view_fn is not None:
         return _write_back_view(x, result)
@@ -137,18 +146,18 @@ cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which,
             result = div(old, other)
         return _write_back(x, old, result, what)
     if not _is_writeable(x._data):
-        raise RuntimeError("%s: the Variable's data is read-only" % what)
+        raise RuntimeError("%s(): the Variable's data is read-only" % what)
     try:
         ufunc(x._data, _operand_data(other, what), out=x._data, casting="same_kind")
     except ValueError:
         raise _broadcast_error(what, x, other) from None
     except TypeError as exc:
-        raise RuntimeError("%s: %s" % (what, exc)) from None
+        raise RuntimeError("%s(): %s" % (what, exc)) from None
     _bump_version(x)
     return x
 
 
-cpdef Variable add_(Variable input, object other):
+cpdef Variable add_(object input, object other):
     """In-place ``input += other``.
 
     >>> x = Variable(numpy.zeros(2))
@@ -159,10 +168,10 @@ cpdef Variable add_(Variable input, object other):
     """
     if _profiling:
         return _profiled(add_, (input, other, ))
-    return _inplace_binary(input, other, _np_add, 0, "add_")
+    return _inplace_binary(_inplace_target(input, "add_"), other, _np_add, 0, "add_")
 
 
-cpdef Variable sub_(Variable input, object other):
+cpdef Variable sub_(object input, object other):
     """In-place ``input -= other``.
 
     >>> sub_(Variable(numpy.array([3., 4.])), 1)
@@ -170,10 +179,11 @@ cpdef Variable sub_(Variable input, object other):
     """
     if _profiling:
         return _profiled(sub_, (input, other, ))
-    return _inplace_binary(input, other, _np_subtract, 1, "sub_")
+    return _inplace_binary(_inplace_target(input, "sub_"), other, _np_subtract, 1,
+                           "sub_")
 
 
-cpdef Variable mul_(Variable input, object other):
+cpdef Variable mul_(object input, object other):
     """In-place ``input *= other``.
 
     >>> mul_(Variable(numpy.array([3., 4.])), 2)
@@ -181,10 +191,11 @@ cpdef Variable mul_(Variable input, object other):
     """
     if _profiling:
         return _profiled(mul_, (input, other, ))
-    return _inplace_binary(input, other, _np_multiply, 2, "mul_")
+    return _inplace_binary(_inplace_target(input, "mul_"), other, _np_multiply, 2,
+                           "mul_")
 
 
-cpdef Variable div_(Variable input, object other):
+cpdef Variable div_(object input, object other):
     """In-place ``input /= other``.
 
     >>> div_(Variable(numpy.array([3., 4.])), 2)
@@ -192,7 +203,8 @@ cpdef Variable div_(Variable input, object other):
     """
     if _profiling:
         return _profiled(div_, (input, other, ))
-    return _inplace_binary(input, other, _np_true_divide, 3, "div_")
+    return _inplace_binary(_inplace_target(input, "div_"), other, _np_true_divide, 3,
+                           "div_")
 
 
 cdef Variable _inplace_fill(Variable x, object value, str what):
@@ -205,7 +217,7 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
         return _write_back(x, old, add(mul(old, 0), broadcast_to(value, x._data.shape)
                                        if isinstance(value, Variable) else value), what)
     if not _is_writeable(x._data):
-        raise RuntimeError("%s: the Variable's data is read-only" % what)
+        raise RuntimeError("%s(): the Variable's data is read-only" % what)
     try:
         x._data[...] = _operand_data(value, what)
     except ValueError:
@@ -214,7 +226,7 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
     return x
 
 
-cpdef Variable zero_(Variable input):
+cpdef Variable zero_(object input):
     """Fill with zeros in place.
 
     >>> zero_(Variable(numpy.array([3., 4.])))
@@ -222,10 +234,10 @@ cpdef Variable zero_(Variable input):
     """
     if _profiling:
         return _profiled(zero_, (input, ))
-    return _inplace_fill(input, 0, "zero_")
+    return _inplace_fill(_inplace_target(input, "zero_"), 0, "zero_")
 
 
-cpdef Variable fill_(Variable input, object value):
+cpdef Variable fill_(object input, object value):
     """Fill with ``value`` in place.
 
     >>> fill_(Variable(numpy.array([3., 4.])), 7)
@@ -233,13 +245,14 @@ cpdef Variable fill_(Variable input, object value):
     """
     if _profiling:
         return _profiled(fill_, (input, value, ))
+    _inplace_target(input, "fill_")
     if isinstance(value, Variable) and (<Variable>value)._data.ndim != 0:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                            "%d dimensions." % (<Variable>value)._data.ndim)
-    return _inplace_fill(input, value, "fill_")
+    return _inplace_fill(_inplace_target(input, "fill_"), value, "fill_")
 
 
-cpdef Variable copy_(Variable input, object src):
+cpdef Variable copy_(object input, object src):
     """Copy ``src`` (broadcast, cast to this dtype) into this Variable in place.
 
     >>> copy_(Variable(numpy.zeros((2, 2))), Variable(numpy.array([1, 2])))
@@ -248,28 +261,32 @@ cpdef Variable copy_(Variable input, object src):
     """
     if _profiling:
         return _profiled(copy_, (input, src, ))
+    cdef Variable x = _inplace_target(input, "copy_")
     if isinstance(src, Variable):
-        if (<Variable>src)._data.dtype != input._data.dtype:
-            src = _convert(<Variable>src, None, input._data.dtype, False)
-        src = _convert(<Variable>src, str(input.device), None, False)
-    return _inplace_fill(input, src, "copy_")
+        if (<Variable>src)._data.dtype != x._data.dtype:
+            src = _convert(<Variable>src, None, x._data.dtype, False)
+        src = _convert(<Variable>src, str(x.device), None, False)
+    return _inplace_fill(x, src, "copy_")
 
 
 # -- in-place twins of unary ops: one factory, the same snapshot-and-write-back recipe --
 
 cdef Variable _inplace_unary(Variable x, object op, tuple args, str what):
     cdef Variable old
-    if _inplace_records(x, None):
-        _check_inplace_allowed(x, None, what)
-        old = _snapshot(x)
-        return _write_back(x, old, op(old, *args), what)
-    if not _is_writeable(x._data):
-        raise RuntimeError("%s: the Variable's data is read-only" % what)
-    result = (<Variable>op(_wrap(x._data), *args))._data
+    try:
+        if _inplace_records(x, None):
+            _check_inplace_allowed(x, None, what)
+            old = _snapshot(x)
+            return _write_back(x, old, op(old, *args), what)
+        if not _is_writeable(x._data):
+            raise RuntimeError("%s(): the Variable's data is read-only" % what)
+        result = (<Variable>op(_wrap(x._data), *args))._data
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, what) from None     # pow's errors, named pow_
     try:
         _xp_of(x._data).copyto(x._data, result, casting="same_kind")
     except TypeError as exc:
-        raise RuntimeError("%s: %s" % (what, exc)) from None
+        raise RuntimeError("%s(): %s" % (what, exc)) from None
     _bump_version(x)
     return x
 
@@ -279,7 +296,8 @@ def _inplace_twin(op, example_args=""):
     the same snapshot-and-write-back recipe as every in-place op."""
     name = op.__name__ + "_"
 
-    def twin(Variable input, *args, **kwargs):
+    def twin(input, *args, **kwargs):
+        _inplace_target(input, name)
         if kwargs:                       # round_(decimals=1); the profiler sees the op
             return _inplace_unary(input, lambda x, *a: op(x, *a, **kwargs), args, name)
         if _profiling:
@@ -298,7 +316,7 @@ def _inplace_twin(op, example_args=""):
     return twin
 
 
-def clamp_(Variable input, min=None, max=None):
+def clamp_(object input, min=None, max=None):
     """In-place :func:`clamp` (bounds may be numbers or Variables).
 
     >>> x = Variable(numpy.array([-2., 0.5, 3.]))
@@ -309,6 +327,7 @@ def clamp_(Variable input, min=None, max=None):
     """
     if _profiling:
         return _profiled(clamp_, (input, min, max, ))
+    _inplace_target(input, "clamp_")
     cdef Variable old
     bound = min if _operand_requires_grad(min) else max
     if _inplace_records(input, bound):
@@ -371,7 +390,7 @@ cdef Variable _setitem_out_of_place(Variable old, object key, object value):
     return _plain(data, old._volatile)
 
 
-def setitem(Variable input, key, value):
+def setitem(object input, key, value):
     """``input[key] = value`` in place (differentiable w.r.t. both).
 
     >>> x = Variable(numpy.zeros(3))
@@ -380,25 +399,26 @@ def setitem(Variable input, key, value):
     """
     if _profiling:
         return _profiled(setitem, (input, key, value, ))
+    cdef Variable x = _inplace_target(input, "__setitem__")
     cdef Variable old
     key = _index_key(key)
-    if _inplace_records(input, value):
-        _check_inplace_allowed(input, value, "__setitem__")
-        old = _snapshot(input)
+    if _inplace_records(x, value):
+        _check_inplace_allowed(x, value, "__setitem__")
+        old = _snapshot(x)
         try:
             result = _setitem_out_of_place(old, key, value)
         except (IndexError, ValueError) as exc:
-            raise type(exc)("__setitem__: %s" % exc) from None
-        return _write_back(input, old, result, "__setitem__")
-    if not _is_writeable(input._data):
-        raise RuntimeError("__setitem__: the Variable's data is read-only")
+            raise type(exc)("__setitem__(): %s" % exc) from None
+        return _write_back(x, old, result, "__setitem__")
+    if not _is_writeable(x._data):
+        raise RuntimeError("__setitem__(): the Variable's data is read-only")
     try:
-        _key_set(input._data, key, _drop_leading_ones(_operand_data(value, "__setitem__"),
-                                                      _key_get(input._data, key).ndim))
+        _key_set(x._data, key, _drop_leading_ones(_operand_data(value, "__setitem__"),
+                                                  _key_get(x._data, key).ndim))
     except (IndexError, ValueError) as exc:
-        raise type(exc)("__setitem__: %s" % exc) from None
-    _bump_version(input)
-    return input
+        raise type(exc)("__setitem__(): %s" % exc) from None
+    _bump_version(x)
+    return x
 
 
 # -- in-place twins of the indexing ops (shape.pxi): the same recipe ------------------
@@ -408,25 +428,28 @@ cdef Variable _inplace_indexing(Variable x, object op, tuple args, dict kwargs, 
     # x = op(x, *args); `other` is the operand that may carry a gradient (src, source,
     # value), if any.
     cdef Variable old
-    if _inplace_records(x, other):
-        _check_inplace_allowed(x, other, what)
-        old = _snapshot(x)
-        return _write_back(x, old, op(old, *args, **kwargs), what)
-    if not _is_writeable(x._data):
-        raise RuntimeError("%s: the Variable's data is read-only" % what)
-    result = (<Variable>op(_wrap(x._data), *args, **kwargs))._data
+    try:
+        if _inplace_records(x, other):
+            _check_inplace_allowed(x, other, what)
+            old = _snapshot(x)
+            return _write_back(x, old, op(old, *args, **kwargs), what)
+        if not _is_writeable(x._data):
+            raise RuntimeError("%s(): the Variable's data is read-only" % what)
+        result = (<Variable>op(_wrap(x._data), *args, **kwargs))._data
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, what) from None     # index_add's errors, named index_add_
     if result.shape != x._data.shape:
-        raise RuntimeError("%s: output with shape %s doesn't match the broadcast shape %s"
+        raise RuntimeError("%s(): output with shape %s doesn't match the broadcast shape %s"
                            % (what, _shape_str(x._data.shape), _shape_str(result.shape)))
     try:
         _xp_of(x._data).copyto(x._data, result, casting="same_kind")
     except TypeError as exc:
-        raise RuntimeError("%s: %s" % (what, exc)) from None
+        raise RuntimeError("%s(): %s" % (what, exc)) from None
     _bump_version(x)
     return x
 
 
-def masked_fill_(Variable input, mask, value):
+def masked_fill_(object input, mask, value):
     """In-place :func:`masked_fill`.
 
     >>> x = Variable(numpy.ones(3))
@@ -435,10 +458,10 @@ def masked_fill_(Variable input, mask, value):
     """
     if _profiling:
         return _profiled(masked_fill_, (input, mask, value, ))
-    return _inplace_indexing(input, masked_fill, (mask, value), {}, value, "masked_fill_")
+    return _inplace_indexing(_inplace_target(input, "masked_fill_"), masked_fill, (mask, value), {}, value, "masked_fill_")
 
 
-def index_fill_(Variable input, dim, index, value):
+def index_fill_(object input, dim, index, value):
     """In-place :func:`index_fill`.
 
     >>> Variable(numpy.zeros(3)).index_fill_(0, numpy.array([1]), 2.0)
@@ -446,10 +469,10 @@ def index_fill_(Variable input, dim, index, value):
     """
     if _profiling:
         return _profiled(index_fill_, (input, dim, index, value, ))
-    return _inplace_indexing(input, index_fill, (dim, index, value), {}, value, "index_fill_")
+    return _inplace_indexing(_inplace_target(input, "index_fill_"), index_fill, (dim, index, value), {}, value, "index_fill_")
 
 
-def index_add_(Variable input, dim, index, source, alpha=1):
+def index_add_(object input, dim, index, source, alpha=1):
     """In-place :func:`index_add` (repeated indices add up).
 
     >>> Variable(numpy.zeros(3)).index_add_(0, numpy.array([1, 1]), Variable(numpy.ones(2)))
@@ -457,11 +480,11 @@ def index_add_(Variable input, dim, index, source, alpha=1):
     """
     if _profiling:
         return _profiled(index_add_, (input, dim, index, source, alpha, ))
-    return _inplace_indexing(input, index_add, (dim, index, source), {"alpha": alpha},
+    return _inplace_indexing(_inplace_target(input, "index_add_"), index_add, (dim, index, source), {"alpha": alpha},
                              source, "index_add_")
 
 
-def index_copy_(Variable input, dim, index, source):
+def index_copy_(object input, dim, index, source):
     """In-place :func:`index_copy`.
 
     >>> Variable(numpy.zeros(3)).index_copy_(0, numpy.array([2]), Variable(numpy.ones(1)))
@@ -469,11 +492,11 @@ def index_copy_(Variable input, dim, index, source):
     """
     if _profiling:
         return _profiled(index_copy_, (input, dim, index, source, ))
-    return _inplace_indexing(input, index_copy, (dim, index, source), {}, source,
+    return _inplace_indexing(_inplace_target(input, "index_copy_"), index_copy, (dim, index, source), {}, source,
                              "index_copy_")
 
 
-def scatter_(Variable input, dim, index, src=None, value=None):
+def scatter_(object input, dim, index, src=None, value=None):
     """In-place :func:`scatter` (``src`` a Variable or a number, or ``value=``).
 
     >>> Variable(numpy.zeros(3)).scatter_(0, numpy.array([2, 0]), 1.0)
@@ -481,11 +504,11 @@ def scatter_(Variable input, dim, index, src=None, value=None):
     """
     if _profiling:
         return _profiled(scatter_, (input, dim, index, src, value, ))
-    return _inplace_indexing(input, scatter, (dim, index, src, value), {},
+    return _inplace_indexing(_inplace_target(input, "scatter_"), scatter, (dim, index, src, value), {},
                              src if src is not None else value, "scatter_")
 
 
-def scatter_add_(Variable input, dim, index, src):
+def scatter_add_(object input, dim, index, src):
     """In-place :func:`scatter_add` (repeated indices add up).
 
     >>> Variable(numpy.zeros(3)).scatter_add_(0, numpy.array([0, 0]), Variable(numpy.ones(2)))
@@ -493,7 +516,7 @@ def scatter_add_(Variable input, dim, index, src):
     """
     if _profiling:
         return _profiled(scatter_add_, (input, dim, index, src, ))
-    return _inplace_indexing(input, scatter_add, (dim, index, src), {}, src, "scatter_add_")
+    return _inplace_indexing(_inplace_target(input, "scatter_add_"), scatter_add, (dim, index, src), {}, src, "scatter_add_")
 
 
 # The in-place twins of unary ops (pow_ takes the exponent, shown as 2 in its example).

@@ -61,15 +61,15 @@ cpdef Variable matmul(object input, object other):
     """
     if _profiling:
         return _profiled(matmul, (input, other, ))
-    cdef Variable a = _as_variable(input)
-    cdef Variable b = _as_variable(other)
+    cdef Variable a = _as_variable(input, "matmul")
+    cdef Variable b = _as_variable(other, "matmul")
     if a._data.ndim == 0 or b._data.ndim == 0:
-        raise RuntimeError("matmul: both arguments need to be at least 1D, but they are %dD "
+        raise RuntimeError("matmul(): both arguments need to be at least 1D, but they are %dD "
                            "and %dD" % (a._data.ndim, b._data.ndim))
     try:
         data = _xp_of(a._data).matmul(a._data, b._data)
     except ValueError:
-        raise RuntimeError("matmul: shapes %s and %s cannot be multiplied"
+        raise RuntimeError("matmul(): shapes %s and %s cannot be multiplied"
                            % (_shape_str(a._data.shape), _shape_str(b._data.shape))) from None
     except TypeError:
         _check_same_device(a._data, b._data, "matmul")
@@ -93,8 +93,8 @@ def mm(input, mat2):
     """
     if _profiling:
         return _profiled(mm, (input, mat2, ))
-    if _as_variable(input)._data.ndim != 2 or _as_variable(mat2)._data.ndim != 2:
-        raise RuntimeError("mm: both arguments must be 2D")
+    if _as_variable(input, "mm")._data.ndim != 2 or _as_variable(mat2, "mm")._data.ndim != 2:
+        raise RuntimeError("mm(): both arguments must be 2D")
     return matmul(input, mat2)
 
 
@@ -107,8 +107,8 @@ def bmm(input, mat2):
     """
     if _profiling:
         return _profiled(bmm, (input, mat2, ))
-    cdef Variable a = _as_variable(input)
-    cdef Variable b = _as_variable(mat2)
+    cdef Variable a = _as_variable(input, "bmm")
+    cdef Variable b = _as_variable(mat2, "bmm")
     if a._data.ndim != 3 or b._data.ndim != 3:
         raise RuntimeError("bmm(): expected 3-D tensors, got %dD and %dD"
                            % (a._data.ndim, b._data.ndim))
@@ -127,8 +127,8 @@ def mv(input, vec):
     """
     if _profiling:
         return _profiled(mv, (input, vec, ))
-    cdef Variable a = _as_variable(input)
-    cdef Variable v = _as_variable(vec)
+    cdef Variable a = _as_variable(input, "mv")
+    cdef Variable v = _as_variable(vec, "mv")
     if a._data.ndim != 2 or v._data.ndim != 1:
         raise RuntimeError("mv(): expected a 2-D matrix and a 1-D vector, got %dD and %dD"
                            % (a._data.ndim, v._data.ndim))
@@ -146,8 +146,8 @@ def dot(input, other):
     """
     if _profiling:
         return _profiled(dot, (input, other, ))
-    cdef Variable a = _as_variable(input)
-    cdef Variable b = _as_variable(other)
+    cdef Variable a = _as_variable(input, "dot")
+    cdef Variable b = _as_variable(other, "dot")
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError("dot(): 1D tensors expected, but got %dD and %dD tensors"
                            % (a._data.ndim, b._data.ndim))
@@ -167,8 +167,8 @@ def outer(input, vec2):
     """
     if _profiling:
         return _profiled(outer, (input, vec2, ))
-    cdef Variable a = _as_variable(input)
-    cdef Variable b = _as_variable(vec2)
+    cdef Variable a = _as_variable(input, "outer")
+    cdef Variable b = _as_variable(vec2, "outer")
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError("outer(): 1D tensors expected, but got %dD and %dD tensors"
                            % (a._data.ndim, b._data.ndim))
@@ -187,8 +187,8 @@ cdef tuple _diagonal_dims(tuple shape, object dim1, object dim2, str what):
     if n < 2:
         raise RuntimeError("%s(): expected an input with at least 2 dimensions, got %dD"
                            % (what, n))
-    d1 = _normalize_dim(dim1, n, what + "()")
-    d2 = _normalize_dim(dim2, n, what + "()")
+    d1 = _normalize_dim(dim1, n, what)
+    d2 = _normalize_dim(dim2, n, what)
     if d1 == d2:
         raise RuntimeError("%s(): diagonal dimensions cannot be identical %s, %s"
                            % (what, dim1, dim2))
@@ -224,18 +224,36 @@ cdef Variable _diagonal(Variable x, Py_ssize_t offset, Py_ssize_t d1, Py_ssize_t
     return _plain(data, x._volatile)
 
 
+cdef Variable _diagonal_view(Variable x, Py_ssize_t offset, Py_ssize_t d1, Py_ssize_t d2):
+    # The public diagonal: a view sharing memory and version counter with x, rebuilt
+    # from its base like the views of shape.pxi (_ViewFn kind 3), so writes through it
+    # and in-place ops on it reach x, as in torch.
+    data = _xp_of(x._data).diagonal(x._data, offset, d1, d2)
+    if type(data) is _NDARRAY and x._data.flags.writeable:
+        data.flags.writeable = True          # NumPy hands out read-only diagonals
+    cdef DiagonalBackward node = None
+    if _records(x):
+        node = DiagonalBackward.__new__(DiagonalBackward)
+        node.input_shape = x._data.shape
+        node.offset = offset
+        node.dim1 = d1
+        node.dim2 = d2
+    return _shape_result(x, data, node, 3, (offset, d1, d2))
+
+
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal of ``input`` over dims ``dim1`` and ``dim2`` (above the main one for
-    ``offset > 0``), as a new last dimension. A copy (torch returns a view).
+    ``offset > 0``), as a new last dimension: a view, as torch's (writes through it
+    change ``input``).
 
     >>> diagonal(Variable(numpy.arange(6.).reshape(2, 3)), 1)
     tensor([1., 5.], dtype=float64)
     """
     if _profiling:
         return _profiled(diagonal, (input, offset, dim1, dim2, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "diagonal")
     d1, d2 = _diagonal_dims(x._data.shape, dim1, dim2, "diagonal")
-    return _diagonal(x, _int_offset(offset, "diagonal"), d1, d2)
+    return _diagonal_view(x, _int_offset(offset, "diagonal"), d1, d2)
 
 
 cdef class DiagonalScatterBackward(Node):
@@ -276,7 +294,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """
     if _profiling:
         return _profiled(diag_embed, (input, offset, dim1, dim2, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "diag_embed")
     cdef Py_ssize_t k = _int_offset(offset, "diag_embed")
     if x._data.ndim == 0:
         raise RuntimeError("diag_embed(): expected an input with at least 1 dimension, got 0D")
@@ -299,7 +317,7 @@ def diag(input, diagonal=0):
     """
     if _profiling:
         return _profiled(diag, (input, diagonal, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "diag")
     cdef Py_ssize_t k = _int_offset(diagonal, "diag")
     if x._data.ndim == 1:
         return diag_embed(x, k, 0, 1)
@@ -316,7 +334,7 @@ def trace(input):
     """
     if _profiling:
         return _profiled(trace, (input, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "trace")
     if x._data.ndim != 2:
         raise RuntimeError("trace(): expected a matrix (2-D), but got a %dD input"
                            % x._data.ndim)
@@ -362,7 +380,7 @@ def tril(input, diagonal=0):
     """
     if _profiling:
         return _profiled(tril, (input, diagonal, ))
-    return _tri(_as_variable(input), _int_offset(diagonal, "tril"), False)
+    return _tri(_as_variable(input, "tril"), _int_offset(diagonal, "tril"), False)
 
 
 def triu(input, diagonal=0):
@@ -374,7 +392,7 @@ def triu(input, diagonal=0):
     """
     if _profiling:
         return _profiled(triu, (input, diagonal, ))
-    return _tri(_as_variable(input), _int_offset(diagonal, "triu"), True)
+    return _tri(_as_variable(input, "triu"), _int_offset(diagonal, "triu"), True)
 
 
 # -- einsum ------------------------------------------------------------------------------
@@ -489,7 +507,7 @@ def einsum(equation, *operands):
                         % type(equation).__name__)
     if not operands:
         raise ValueError("einsum(): must provide at least one operand")
-    cdef list xs = [_as_variable(o) for o in operands]
+    cdef list xs = [_as_variable(o, "einsum") for o in operands]
     cdef list datas = [(<Variable>v)._data for v in xs]
     eq = equation.replace(" ", "")
     if "->" in eq:
@@ -602,8 +620,8 @@ def tensordot(a, b, dims=2):
     """
     if _profiling:
         return _profiled(tensordot, (a, b, dims, ))
-    cdef Variable x = _as_variable(a)
-    cdef Variable y = _as_variable(b)
+    cdef Variable x = _as_variable(a, "tensordot")
+    cdef Variable y = _as_variable(b, "tensordot")
     cdef Py_ssize_t na = x._data.ndim, nb = y._data.ndim
     if isinstance(dims, (int, numpy.integer)) and not isinstance(dims, bool):
         if dims < 0:
@@ -620,8 +638,8 @@ def tensordot(a, b, dims=2):
         if len(da) != len(db):
             raise RuntimeError("tensordot(): both dimension lists should have same length, "
                                "got %d and %d" % (len(da), len(db)))
-        da = [_normalize_dim(d, na, "tensordot()") for d in da]
-        db = [_normalize_dim(d, nb, "tensordot()") for d in db]
+        da = [_normalize_dim(d, na, "tensordot") for d in da]
+        db = [_normalize_dim(d, nb, "tensordot") for d in db]
         if len(set(da)) != len(da) or len(set(db)) != len(db):
             raise RuntimeError("tensordot(): a dimension appears twice in dims")
     else:
@@ -662,7 +680,7 @@ cdef inline Variable _mT(Variable x):
 
 
 cdef Variable _matrix_input(object input, str what, bint square):
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, what)
     shape = x._data.shape
     if len(shape) < 2:
         raise RuntimeError("%s(): the input must have at least 2 dimensions, got %dD"
@@ -879,7 +897,7 @@ def solve(A, B):
     if _profiling:
         return _profiled(solve, (A, B, ))
     cdef Variable a = _matrix_input(A, "solve", True)
-    cdef Variable b = _as_variable(B)
+    cdef Variable b = _as_variable(B, "solve")
     if b._data.dtype != a._data.dtype:
         raise RuntimeError("solve(): expected A and B to have the same dtype, got %s and %s"
                            % (a._data.dtype, b._data.dtype))
@@ -942,30 +960,39 @@ cdef class QrBackward(Node):
     cdef SavedVariable R
 
     cdef tuple _backward(self, tuple grads):
-        cdef Variable q, r, sym
+        cdef Variable q, r, sym, u, ga
         gq, gr = grads
         q = self.Q.unpack(self)
         r = self.R.unpack(self)
-        shape = q._data.shape
-        if _dim_size(shape, 2) < _dim_size(r._data.shape, 1):
-            raise RuntimeError("qr(): the gradient for wide matrices (more columns than rows) "
-                               "is not implemented")
-        # torch's linalg_qr_backward (m >= n): gA = (gQ + Q sym(triu(gR R^H - Q^H gQ)))
-        # R^-H, sym(X) = X + X^H with the diagonal counted once.
+        cdef Py_ssize_t m = _dim_size(q._data.shape, 2)
+        cdef Py_ssize_t n = _dim_size(r._data.shape, 1)
+        # torch's linalg_qr_backward. With M = gR R^H - Q^H gQ:
         if gq is not None:
             ga = neg(matmul(_mT(q), gq))
             if gr is not None:
                 ga = add(matmul(gr, _mT(r)), ga)
         else:
             ga = matmul(gr, _mT(r))
-        sym = triu(ga)
-        sym = add(sym, _mT(sym))
-        sym = sub(sym, diag_embed(mul(_diagonal(sym, 0, sym._data.ndim - 2,
-                                                sym._data.ndim - 1), 0.5)))
-        ga = matmul(q, sym)
-        if gq is not None:
-            ga = add(ga, gq)
-        return (_mT(_solve(r, _mT(ga))),)    # ga R^-T
+        if m >= n:
+            # gA = (gQ + Q sym(triu(M))) R^-H, sym(X) = X + X^H with the diagonal once.
+            sym = triu(ga)
+            sym = add(sym, _mT(sym))
+            sym = sub(sym, diag_embed(mul(_diagonal(sym, 0, sym._data.ndim - 2,
+                                                    sym._data.ndim - 1), 0.5)))
+            ga = matmul(q, sym)
+            if gq is not None:
+                ga = add(ga, gq)
+            return (_mT(_solve(r, _mT(ga))),)    # ga R^-T
+        # Wide (m < n): A = [B | C] with B = Q U square (U = R[..., :m]) and C = Q V.
+        # gB = Q tril(M^H - M, -1) U^-H and gC = 0, then gA += Q gR.
+        u = narrow(r, -1, 0, m)
+        ga = matmul(q, tril(sub(_mT(ga), ga), -1))
+        ga = _mT(_solve(u, _mT(ga)))             # ga U^-T
+        pad_shape = ga._data.shape[:ga._data.ndim - 1] + (n - m,)
+        ga = cat([ga, _wrap(_xp_of(ga._data).zeros(pad_shape, dtype=ga._data.dtype))], -1)
+        if gr is not None:
+            ga = add(ga, matmul(q, gr))
+        return (ga,)
 
     cdef void _release_saved(self):
         self._released = True
@@ -976,7 +1003,8 @@ cdef class QrBackward(Node):
 def qr(A):
     """Reduced QR decomposition ``A = Q R`` (Q with orthonormal columns, R upper
     triangular), as ``torch.linalg.qr(A, mode='reduced')``. The gradient is torch's:
-    defined for full-rank inputs with at least as many rows as columns.
+    defined for full-rank inputs (for wide inputs, more columns than rows, the leading
+    square block must be full-rank).
 
     >>> Q, R = pyad.linalg.qr(pyad.tensor([[3., 0.], [4., 5.]]))
     >>> R

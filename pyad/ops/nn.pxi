@@ -29,13 +29,13 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
     """
     if _profiling:
         return _profiled(log_softmax, (input, dim, dtype, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "log_softmax")
     if dim is None:
         raise TypeError("log_softmax(): argument 'dim' must be given")
     if dtype is not None:
         x = _convert(x, None, dtype, False)
     if not _is_float_dtype(x._data.dtype):
-        raise RuntimeError("log_softmax: expected a floating point input, got %s"
+        raise RuntimeError("log_softmax(): expected a floating point input, got %s"
                            % x._data.dtype)
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "log_softmax")
     data = x._data - _logsumexp_data(x._data, (d,) if x._data.ndim else (), True)

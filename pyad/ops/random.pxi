@@ -5,13 +5,13 @@
 cdef Variable _inplace_random(Variable x, object draw, str what):
     # A fill with a constant drawn now: the old values get a zero gradient (torch).
     if not _is_float_dtype(x._data.dtype):
-        raise RuntimeError("%s: expected a floating point Variable, got %s"
+        raise RuntimeError("%s(): expected a floating point Variable, got %s"
                            % (what, x._data.dtype))
     sample = draw(x._data.shape)
     return _inplace_fill(x, _xp_of(x._data).asarray(sample, dtype=x._data.dtype), what)
 
 
-def uniform_(Variable input, low=0.0, high=1.0):
+def uniform_(object input, low=0.0, high=1.0):
     """Fill in place with samples from U[low, high) (seeded by ``pyad.manual_seed``).
 
     >>> x = pyad.zeros(1000, dtype=pyad.float64)
@@ -21,12 +21,13 @@ def uniform_(Variable input, low=0.0, high=1.0):
     """
     if _profiling:
         return _profiled(uniform_, (input, low, high, ))
+    cdef Variable x = _inplace_target(input, "uniform_")
     from pyad._factories import _generator_for
-    gen = _generator_for(input._data)
-    return _inplace_random(input, lambda shape: gen.uniform(low, high, shape), "uniform_")
+    gen = _generator_for(x._data)
+    return _inplace_random(x, lambda shape: gen.uniform(low, high, shape), "uniform_")
 
 
-def normal_(Variable input, mean=0.0, std=1.0):
+def normal_(object input, mean=0.0, std=1.0):
     """Fill in place with samples from N(mean, std^2) (seeded by ``pyad.manual_seed``).
 
     >>> x = pyad.zeros(10000, dtype=pyad.float64)
@@ -36,9 +37,10 @@ def normal_(Variable input, mean=0.0, std=1.0):
     """
     if _profiling:
         return _profiled(normal_, (input, mean, std, ))
+    cdef Variable x = _inplace_target(input, "normal_")
     from pyad._factories import _generator_for
-    gen = _generator_for(input._data)
-    return _inplace_random(input, lambda shape: gen.normal(mean, std, shape), "normal_")
+    gen = _generator_for(x._data)
+    return _inplace_random(x, lambda shape: gen.normal(mean, std, shape), "normal_")
 
 
 RANDOM_OPS = (uniform_, normal_)

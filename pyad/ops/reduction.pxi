@@ -20,7 +20,7 @@ cdef tuple _reduce_args(Variable x, object dim, object keepdim, object axis, obj
                         str what):
     if axis is not None:
         if dim is not None:
-            raise TypeError("%s: got both dim and axis" % what)
+            raise TypeError("%s(): got both dim and axis" % what)
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
@@ -56,7 +56,7 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
     """
     if _profiling:
         return _profiled(sum, (input, dim, keepdim, axis, keepdims, dtype, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "sum")
     dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "sum")
     data = _sum_data(x._data, dims, kd, dtype)
     cdef SumBackward node
@@ -91,7 +91,7 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
     """
     if _profiling:
         return _profiled(mean, (input, dim, keepdim, axis, keepdims, dtype, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "mean")
     if not _is_float_dtype(x._data.dtype) and dtype is None:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
                            "a floating point or complex dtype. Got: %s" % x._data.dtype)
@@ -180,7 +180,7 @@ cdef void _check_reduced_sizes(object data, tuple dims, str what) except *:
 cdef object _extremum(object input, object dim, object keepdim, bint is_max):
     # max / min: all elements (a value), or along dim (values, indices).
     cdef str what = "max" if is_max else "min"
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "max" if is_max else "min")
     if x._data.size == 0 and dim is None:
         raise RuntimeError("%s(): Expected reduction dim to be specified for input.numel() "
                            "== 0. Specify the reduction dim with the 'dim' argument." % what)
@@ -259,7 +259,7 @@ cpdef object _op_min(object input, object dim=None, object keepdim=False):
 
 cdef Variable _amax_amin(object input, object dim, object keepdim, bint is_max):
     cdef str what = "amax" if is_max else "amin"
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "amax" if is_max else "amin")
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
         dim = None
     if x._data.size == 0 and dim is None:
@@ -311,7 +311,7 @@ cpdef Variable amin(object input, object dim=None, object keepdim=False):
 
 cdef Variable _arg_extremum(object input, object dim, object keepdim, bint is_max):
     cdef str what = "argmax" if is_max else "argmin"
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "argmax" if is_max else "argmin")
     xp = _xp_of(x._data)
     f = xp.argmax if is_max else xp.argmin
     cdef Py_ssize_t d
@@ -464,7 +464,7 @@ cpdef Variable prod(object input, object dim=None, object keepdim=False, object 
     """
     if _profiling:
         return _profiled(prod, (input, dim, keepdim, dtype, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "prod")
     if dim is not None and not isinstance(dim, int) and not hasattr(dim, "__index__"):
         raise TypeError("prod(): dim must be an int or None, got %s" % type(dim).__name__)
     cdef bint kd = bool(keepdim)
@@ -495,7 +495,7 @@ cpdef Variable prod(object input, object dim=None, object keepdim=False, object 
 
 cdef Variable _logical(object input, object dim, object keepdim, bint is_all):
     cdef str what = "all" if is_all else "any"
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "all" if is_all else "any")
     dims = _normalize_dims(dim, x._data.ndim, what)
     xp = _xp_of(x._data)
     data = (xp.all if is_all else xp.any)(x._data, axis=dims, keepdims=bool(keepdim))
@@ -534,7 +534,7 @@ cpdef Variable count_nonzero(object input, object dim=None):
     """
     if _profiling:
         return _profiled(count_nonzero, (input, dim, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "count_nonzero")
     dims = _normalize_dims(dim, x._data.ndim, "count_nonzero")
     data = _sum_data(x._data != 0, dims, False, numpy.int64)
     return _plain(data, x._volatile)
@@ -626,7 +626,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """
     if _profiling:
         return _profiled(var, (input, dim, unbiased, keepdim, correction))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "var")
     dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "var")
     data = _var_data(x._data, dims, kd, correction, n)
     cdef VarBackward node
@@ -676,7 +676,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """
     if _profiling:
         return _profiled(std, (input, dim, unbiased, keepdim, correction))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "std")
     dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "std")
     data = _np_sqrt(_var_data(x._data, dims, kd, correction, n))
     cdef StdBackward node
@@ -703,7 +703,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """
     if _profiling:
         return _profiled(var_mean, (input, dim, unbiased, keepdim, correction))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "var_mean")
     v = var(x, dim, unbiased, keepdim, correction=correction)
     dims = _var_args(x, dim, unbiased, keepdim, correction, "var_mean")[0]
     return (v, mean(x, dims, keepdim))
@@ -717,7 +717,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """
     if _profiling:
         return _profiled(std_mean, (input, dim, unbiased, keepdim, correction))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "std_mean")
     s = std(x, dim, unbiased, keepdim, correction=correction)
     dims = _var_args(x, dim, unbiased, keepdim, correction, "std_mean")[0]
     return (s, mean(x, dims, keepdim))
@@ -803,21 +803,21 @@ cdef class NormZeroBackward(Node):
 
 cdef double _norm_order(object ord, str what) except? -1:
     if isinstance(ord, (bool, numpy.bool_)) or not isinstance(ord, (int, float, numpy.number)):
-        raise TypeError("%s: ord must be a number, got %r" % (what, ord))
+        raise TypeError("%s(): ord must be a number, got %r" % (what, ord))
     return float(ord)
 
 
 cdef Variable _vector_norm(object input, object ord, object dim, object keepdim, object dtype,
                            str what):
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, what)
     cdef double p = _norm_order(ord, what)
     if not _is_float_dtype(x._data.dtype):
-        raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
+        raise RuntimeError("%s(): Expected a floating point or complex tensor as input. Got %s"
                            % (what, x._data.dtype))
     if dtype is not None:
         dtype = numpy.dtype(dtype)
         if not numpy.can_cast(x._data.dtype, dtype, "safe"):
-            raise RuntimeError("%s: the dtype of the input (%s) should be convertible "
+            raise RuntimeError("%s(): the dtype of the input (%s) should be convertible "
                                "without narrowing to the specified dtype (%s)"
                                % (what, x._data.dtype, dtype))
         x = _convert(x, None, dtype, False)
@@ -891,7 +891,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
 cpdef Variable norm(object input, object p="fro", object dim=None, object keepdim=False,
                     object dtype=None):
     """torch.norm: the vector ``p``-norm over ``dim`` (all elements if None; see
-    ``vector_norm``); ``'fro'`` (default) is the 2-norm over ``dim``.
+    ``vector_norm``); ``'fro'`` (default) is the 2-norm over ``dim``, ``'nuc'`` the
+    nuclear norm of a matrix (over a pair of dims).
 
     >>> norm(Variable(numpy.array([[3., 0.], [0., -4.]])), dim=1)
     tensor([3., 4.], dtype=float64)
@@ -899,9 +900,20 @@ cpdef Variable norm(object input, object p="fro", object dim=None, object keepdi
     if _profiling:
         return _profiled(norm, (input, p, dim, keepdim, dtype, ))
     if isinstance(p, str):
+        if p == "nuc":
+            x = _as_variable(input, "norm")
+            if dim is None:
+                if (<Variable>x)._data.ndim != 2:
+                    raise RuntimeError("norm(): the nuclear norm of a %dD input needs dim, a "
+                                       "pair of dims" % (<Variable>x)._data.ndim)
+                dim = (0, 1)
+            if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+                raise RuntimeError("norm(): the nuclear norm takes a pair of dims, got %r"
+                                   % (dim,))
+            return _matrix_norm(x, "nuc", dim, bool(keepdim), dtype)
         if p != "fro":
-            raise NotImplementedError("norm(): p=%r is not supported (only 'fro' and numbers; "
-                                      "the nuclear norm needs singular values)" % p)
+            raise RuntimeError("norm(): p=%r is not supported (a number, 'fro' or 'nuc')"
+                               % p)
         if isinstance(dim, (tuple, list)) and len(dim) > 2:
             raise RuntimeError("norm(): the Frobenius norm takes at most 2 dims, got %r"
                                % (dim,))
@@ -912,14 +924,15 @@ cpdef Variable norm(object input, object p="fro", object dim=None, object keepdi
 def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
     """torch.linalg.norm: a vector norm (over one dim, or of the flattened input when
     ``ord`` and ``dim`` are None), or a matrix norm (a 2-D input with ``ord`` given, or
-    ``dim`` a pair): ``'fro'``, 1, -1, ``inf``, ``-inf``. ``pyad.linalg.norm``.
+    ``dim`` a pair): ``'fro'``, ``'nuc'``, 2, -2, 1, -1, ``inf``, ``-inf``.
+    ``pyad.linalg.norm``.
 
     >>> _linalg_norm(Variable(numpy.array([[1., -2.], [0., 3.]])), 1)
     tensor(5., dtype=float64)
     """
     if _profiling:
         return _profiled(_linalg_norm, (x, ord, dim, keepdim, dtype))
-    cdef Variable v = _as_variable(x)
+    cdef Variable v = _as_variable(x, "linalg.norm")
     if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
         return _vector_norm(v, 2 if ord is None else ord, dim, keepdim, dtype, "linalg.norm")
     if dim is None:
@@ -928,11 +941,11 @@ def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
         if v._data.ndim == 1:
             return _vector_norm(v, ord, None, keepdim, dtype, "linalg.norm")
         if v._data.ndim != 2:
-            raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input "
+            raise RuntimeError("linalg.norm(): If dim is not specified but ord is, the input "
                                "must be 1D or 2D. Got %dD." % v._data.ndim)
         dim = (0, 1)
     if not isinstance(dim, (tuple, list)) or len(dim) != 2:
-        raise RuntimeError("linalg.norm: dim must be an int, a pair of ints or None, got %r"
+        raise RuntimeError("linalg.norm(): dim must be an int, a pair of ints or None, got %r"
                            % (dim,))
     return _matrix_norm(v, "fro" if ord is None else ord, dim, bool(keepdim), dtype)
 
@@ -940,20 +953,20 @@ def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
 cdef Variable _matrix_norm(Variable x, object ord, object dim, bint keepdim, object dtype):
     cdef tuple dims = _normalize_dims(dim, x._data.ndim, "linalg.matrix_norm")
     if len(dims) != 2:
-        raise RuntimeError("linalg.matrix_norm: dims must be different, got %r" % (dim,))
+        raise RuntimeError("linalg.matrix_norm(): dims must be different, got %r" % (dim,))
     if isinstance(ord, str):
-        if ord != "fro":
-            raise NotImplementedError("linalg.matrix_norm: ord=%r is not supported (it needs "
-                                      "singular values)" % ord)
-        return _vector_norm(x, 2, dims, keepdim, dtype, "linalg.matrix_norm")
+        if ord == "fro":
+            return _vector_norm(x, 2, dims, keepdim, dtype, "linalg.matrix_norm")
+        if ord == "nuc":
+            return _spectral_norm(x, 0, dim, keepdim, dtype)
+        raise RuntimeError("linalg.matrix_norm(): Order %s not supported." % ord)
     cdef double p = _norm_order(ord, "linalg.matrix_norm")
+    if p == 2 or p == -2:
+        return _spectral_norm(x, p, dim, keepdim, dtype)
     if p not in (1, -1, numpy.inf, -numpy.inf):
-        if p in (2, -2):
-            raise NotImplementedError("linalg.matrix_norm: ord=%s is not supported (it needs "
-                                      "singular values)" % _order_str(p))
-        raise RuntimeError("linalg.matrix_norm: Order %s not supported." % _order_str(p))
+        raise RuntimeError("linalg.matrix_norm(): Order %s not supported." % _order_str(p))
     if not _is_float_dtype(x._data.dtype):
-        raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor "
+        raise RuntimeError("linalg.matrix_norm(): Expected a floating point or complex tensor "
                            "as input. Got %s" % x._data.dtype)
     if dtype is not None:
         x = _convert(x, None, dtype, False)
@@ -968,6 +981,47 @@ cdef Variable _matrix_norm(Variable x, object ord, object dim, bint keepdim, obj
         out = _reshape(out, tuple([s for i, s in enumerate(out._data.shape) if i not in dims]),
                        False)
     return out
+
+
+cdef Variable _spectral_norm(Variable x, double p, object dim, bint keepdim, object dtype):
+    # ord 2 / -2: the largest / smallest singular value; p == 0 stands for 'nuc', their
+    # sum. Gradients through svdvals (U diag(g) V^H; ties of amax/amin split as torch).
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("linalg.matrix_norm(): Expected a floating point or complex tensor "
+                           "as input. Got %s" % x._data.dtype)
+    if dtype is not None:
+        x = _convert(x, None, dtype, False)
+    cdef Py_ssize_t d0 = _normalize_dim(dim[0], x._data.ndim, "linalg.matrix_norm")
+    cdef Py_ssize_t d1 = _normalize_dim(dim[1], x._data.ndim, "linalg.matrix_norm")
+    s = svdvals(movedim(x, (d0, d1), (-2, -1)))
+    if p == 0:
+        out = sum(s, -1)
+    else:
+        out = _amax_amin(s, -1, False, p > 0)
+    if keepdim:
+        out = unsqueeze(unsqueeze(out, d0 if d0 < d1 else d1), d1 if d0 < d1 else d0)
+    return out
+
+
+def _linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
+    """torch.linalg.matrix_norm: ``'fro'`` (default), ``'nuc'`` (the sum of the singular
+    values), 2 / -2 (the largest / smallest singular value), 1, -1, ``inf``, ``-inf``
+    (largest / smallest absolute column or row sum), over the two dims ``dim``.
+    ``pyad.linalg.matrix_norm``.
+
+    >>> _linalg_matrix_norm(Variable(numpy.array([[3., 0.], [0., -4.]])), 2)
+    tensor(4., dtype=float64)
+    """
+    if _profiling:
+        return _profiled(_linalg_matrix_norm, (A, ord, dim, keepdim, dtype))
+    cdef Variable v = _as_variable(A, "linalg.matrix_norm")
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm(): dim must be a 2-tuple of ints, got %r"
+                           % (dim,))
+    if v._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm(): The input tensor A must have at least 2 "
+                           "dimensions.")
+    return _matrix_norm(v, ord, dim, bool(keepdim), dtype)
 
 
 # -- cumulative sum and product ------------------------------------------------------
@@ -1020,7 +1074,7 @@ cpdef Variable cumsum(object input, object dim, object dtype=None):
     """
     if _profiling:
         return _profiled(cumsum, (input, dim, dtype, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "cumsum")
     d, dtype = _cum_args(x, dim, dtype, "cumsum")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
@@ -1081,7 +1135,7 @@ cpdef Variable cumprod(object input, object dim, object dtype=None):
     """
     if _profiling:
         return _profiled(cumprod, (input, dim, dtype, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "cumprod")
     d, dtype = _cum_args(x, dim, dtype, "cumprod")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
@@ -1205,7 +1259,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     """
     if _profiling:
         return _profiled(sort, (input, dim, descending, stable))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "sort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "sort")
     index = _sort_indices(x._data, d, bool(descending))
     return sort_result(*_select(x, index, d, True))
@@ -1219,7 +1273,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     """
     if _profiling:
         return _profiled(argsort, (input, dim, descending, stable))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "argsort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "argsort")
     return _plain(_sort_indices(x._data, d, bool(descending)), x._volatile)
 
@@ -1232,7 +1286,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     """
     if _profiling:
         return _profiled(topk, (input, k, dim, largest, sorted))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "topk")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "topk")
     cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
     k = _index_arg(k, "topk", "k")
@@ -1261,7 +1315,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """
     if _profiling:
         return _profiled(kthvalue, (input, k, dim, keepdim))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "kthvalue")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "kthvalue")
     cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
     k = _index_arg(k, "kthvalue", "k")
@@ -1312,7 +1366,7 @@ def median(input, dim=None, keepdim=False):
     """
     if _profiling:
         return _profiled(median, (input, dim, keepdim))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "median")
     cdef Py_ssize_t d, n
     cdef MaxBackward node
     if dim is None:
@@ -1394,7 +1448,7 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
     """
     if _profiling:
         return _profiled(logsumexp, (input, dim, keepdim, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "logsumexp")
     if not _is_float_dtype(x._data.dtype):
         x = _plain(x._data.astype(_default_dtype), x._volatile)
     dims = _normalize_dims(dim, x._data.ndim, "logsumexp")

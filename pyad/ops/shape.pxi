@@ -6,7 +6,7 @@
 # -- views and their history ---------------------------------------------------------
 #
 # A view shares memory with its base. Each view remembers how to rebuild itself from its
-# root base (a _ViewFn: reshape, permute or basic indexing, composed), so that
+# root base (a _ViewFn: reshape, permute, basic indexing or diagonal, composed), so that
 # - after an in-place change of the base (or of another view) the view's history is
 #   rebuilt on its next use, from the base's new history (torch regenerates view
 #   grad_fns the same way), and
@@ -14,7 +14,7 @@
 #   base's history rewritten (torch's CopySlices), then the view rebuilt from it.
 
 cdef class _ViewFn:
-    cdef int kind               # 0 reshape, 1 permute, 2 basic indexing
+    cdef int kind               # 0 reshape, 1 permute, 2 basic indexing, 3 diagonal
     cdef object arg
     cdef _ViewFn parent         # the view this one was taken from, or None for the base
 
@@ -25,6 +25,8 @@ cdef class _ViewFn:
             return _reshape(base, self.arg, False)
         if self.kind == 1:
             return permute(base, self.arg)
+        if self.kind == 3:
+            return _diagonal_view(base, self.arg[0], self.arg[1], self.arg[2])
         return getitem(base, self.arg)
 
 
@@ -96,7 +98,7 @@ cdef Variable _reshape(Variable x, tuple shape, bint must_view):
         else:
             data = x._data.reshape(shape)
     except (ValueError, AttributeError) as exc:
-        raise RuntimeError("%s: shape %s is invalid for input of size %d (%s)"
+        raise RuntimeError("%s(): shape %s is invalid for input of size %d (%s)"
                            % ("view" if must_view else "reshape", _shape_str(shape),
                               x._data.size, exc)) from None
     cdef ViewBackward node = None
@@ -115,7 +117,7 @@ def reshape(input, *shape):
     """
     if _profiling:
         return _profiled(reshape, (input, ) + shape)
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "reshape")
     cdef tuple s = _shape_args(shape)
     if s == x._data.shape:
         return _reshape(x, s, False) if _records(x) else _shape_result(x, x._data.view(), None,
@@ -133,7 +135,7 @@ def view(input, *shape):
     """
     if _profiling:
         return _profiled(view, (input, ) + shape)
-    return _reshape(_as_variable(input), _shape_args(shape), True)
+    return _reshape(_as_variable(input, "view"), _shape_args(shape), True)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -144,7 +146,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     """
     if _profiling:
         return _profiled(flatten, (input, start_dim, end_dim, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "flatten")
     shape = x._data.shape
     s = _normalize_dim(start_dim, len(shape), "flatten")     # 0-d: only 0 and -1 (torch)
     e = _normalize_dim(end_dim, len(shape), "flatten")
@@ -175,7 +177,7 @@ def permute(input, *dims):
     """
     if _profiling:
         return _profiled(permute, (input, ) + dims)
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "permute")
     cdef tuple perm = _shape_args(dims)
     cdef Py_ssize_t n = x._data.ndim
     if len(perm) != n:
@@ -204,7 +206,7 @@ def transpose(input, dim0, dim1):
     """
     if _profiling:
         return _profiled(transpose, (input, dim0, dim1, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "transpose")
     cdef Py_ssize_t n = x._data.ndim
     if n == 0:
         _normalize_dim(dim0, n, "transpose")
@@ -226,7 +228,7 @@ def t(input):
     """
     if _profiling:
         return _profiled(t, (input, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "t")
     if x._data.ndim > 2:
         raise RuntimeError("t() expects a Variable with <= 2 dimensions, but self is %dD"
                            % x._data.ndim)
@@ -241,7 +243,7 @@ def unsqueeze(input, dim):
     """
     if _profiling:
         return _profiled(unsqueeze, (input, dim, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "unsqueeze")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim + 1, "unsqueeze")
     shape = x._data.shape
     return _reshape(x, shape[:d] + (1,) + shape[d:], False)
@@ -255,7 +257,7 @@ def squeeze(input, dim=None):
     """
     if _profiling:
         return _profiled(squeeze, (input, dim, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "squeeze")
     shape = x._data.shape
     if dim is None:
         dims = tuple(i for i, s in enumerate(shape) if s == 1)
@@ -419,7 +421,7 @@ def getitem(input, key):
     """
     if _profiling:
         return _profiled(getitem, (input, key, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "__getitem__")
     key = _index_key(key)
     cdef bint basic = _is_basic_key(key)
     try:
@@ -427,7 +429,7 @@ def getitem(input, key):
         # x[0].add_(1) changes x, as in torch.
         data = x._data[_with_ellipsis(key)] if basic else _key_get(x._data, key)
     except IndexError as exc:
-        raise IndexError("index %r is out of bounds for a Variable of shape %s: %s"
+        raise IndexError("__getitem__(): index %r is out of bounds for a Variable of shape %s: %s"
                          % (key, _shape_str(x._data.shape), exc)) from None
     cdef IndexBackward node = None
     if _records(x):
@@ -462,7 +464,7 @@ cpdef Variable sum_to(object input, object shape):
     """
     if _profiling:
         return _profiled(sum_to, (input, shape, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "sum_to")
     shape = tuple(shape)
     if _has_shape(x._data, shape):
         return x
@@ -493,14 +495,14 @@ cpdef Variable broadcast_to(object input, object shape):
     """
     if _profiling:
         return _profiled(broadcast_to, (input, shape, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "broadcast_to")
     shape = tuple(shape)
     if x._data.shape == shape:
         return x
     try:
         data = _broadcast_data(x._data, shape)
     except ValueError:
-        raise RuntimeError("broadcast_to: the shape %s cannot be broadcast to %s"
+        raise RuntimeError("broadcast_to(): the shape %s cannot be broadcast to %s"
                            % (_shape_str(x._data.shape), _shape_str(shape))) from None
     cdef ExpandBackward node
     cdef Variable out
@@ -524,12 +526,12 @@ def expand(input, *sizes):
     """
     if _profiling:
         return _profiled(expand, (input, ) + sizes)
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "expand")
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     lead = len(sizes) - x._data.ndim
     if lead < 0:
-        raise RuntimeError("expand: the number of sizes provided (%d) must be greater or equal "
+        raise RuntimeError("expand(): the number of sizes provided (%d) must be greater or equal "
                            "to the number of dimensions in the tensor (%d)"
                            % (len(sizes), x._data.ndim))
     shape = tuple(x._data.shape[i - lead] if s == -1 and i >= lead else s
@@ -547,7 +549,7 @@ cdef list _variable_sequence(object tensors, str what):
                         % (what, type(tensors).__name__))
     if len(tensors) == 0:
         raise RuntimeError("%s(): expected a non-empty list of Variables" % what)
-    return [_as_variable(t) for t in tensors]
+    return [_as_variable(t, what) for t in tensors]
 
 
 cdef class CatBackward(Node):
@@ -696,7 +698,7 @@ def narrow(input, dim, start, length):
     """
     if _profiling:
         return _profiled(narrow, (input, dim, start, length, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "narrow")
     if x._data.ndim == 0:
         raise RuntimeError("narrow(): cannot be applied to a 0-dim Variable")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "narrow")
@@ -734,7 +736,7 @@ def select(input, dim, index):
     """
     if _profiling:
         return _profiled(select, (input, dim, index, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "select")
     if x._data.ndim == 0:
         raise IndexError("select(): cannot be applied to a 0-dim Variable")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "select")
@@ -754,7 +756,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     """
     if _profiling:
         return _profiled(split_with_sizes, (input, split_sizes, dim, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "split_with_sizes")
     if x._data.ndim == 0:
         raise RuntimeError("split_with_sizes(): cannot be applied to a 0-dim Variable")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "split_with_sizes")
@@ -783,7 +785,7 @@ def split(input, split_size_or_sections, dim=0):
     """
     if _profiling:
         return _profiled(split, (input, split_size_or_sections, dim, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "split")
     if isinstance(split_size_or_sections, (list, tuple)):
         return split_with_sizes(x, split_size_or_sections, dim)
     if x._data.ndim == 0:
@@ -810,7 +812,7 @@ def chunk(input, chunks, dim=0):
     """
     if _profiling:
         return _profiled(chunk, (input, chunks, dim, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "chunk")
     c = _int_arg(chunks, "chunk", "chunks")
     if c <= 0:
         raise RuntimeError("chunk(): expects `chunks` to be greater than 0, got: %d" % c)
@@ -831,7 +833,7 @@ def unbind(input, dim=0):
     """
     if _profiling:
         return _profiled(unbind, (input, dim, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "unbind")
     if x._data.ndim == 0:
         raise IndexError("unbind(): cannot be applied to a 0-dim Variable")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "unbind")
@@ -846,7 +848,7 @@ def movedim(input, source, destination):
     """
     if _profiling:
         return _profiled(movedim, (input, source, destination, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "movedim")
     cdef Py_ssize_t n = x._data.ndim
     src = list(source) if isinstance(source, (list, tuple)) else [source]
     dst = list(destination) if isinstance(destination, (list, tuple)) else [destination]
@@ -879,7 +881,7 @@ def unflatten(input, dim, sizes):
     """
     if _profiling:
         return _profiled(unflatten, (input, dim, sizes, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "unflatten")
     if x._data.ndim == 0:
         raise IndexError("unflatten(): cannot be applied to a 0-dim Variable")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "unflatten")
@@ -915,7 +917,7 @@ def flip(input, dims):
     """
     if _profiling:
         return _profiled(flip, (input, dims, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "flip")
     if isinstance(dims, (list, tuple)):
         ds = _normalize_dims(tuple(dims), x._data.ndim, "flip")
     else:
@@ -950,7 +952,7 @@ def roll(input, shifts, dims=None):
     """
     if _profiling:
         return _profiled(roll, (input, shifts, dims, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "roll")
     sh = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
     sh = tuple(_int_arg(s, "roll", "shifts") for s in sh)
     if dims is None:
@@ -1011,7 +1013,7 @@ def repeat(input, *sizes):
     """
     if _profiling:
         return _profiled(repeat, (input, ) + sizes)
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "repeat")
     reps = tuple(_int_arg(s, "repeat", "sizes") for s in _shape_args(sizes))
     if len(reps) < x._data.ndim:
         raise RuntimeError("repeat(): number of dimensions of repeat dims (%d) can not be "
@@ -1039,7 +1041,7 @@ def tile(input, dims):
     """
     if _profiling:
         return _profiled(tile, (input, dims, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "tile")
     reps = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
     if len(reps) < x._data.ndim:
         reps = (1,) * (x._data.ndim - len(reps)) + reps
@@ -1167,7 +1169,7 @@ def gather(input, dim, index):
     """
     if _profiling:
         return _profiled(gather, (input, dim, index, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "gather")
     if x._data.ndim == 0:
         idx = _index_of_0d(dim, index, "gather")
         return reshape(gather(reshape(x, (1,)), 0, idx), _index_data(index, "gather").shape)
@@ -1184,10 +1186,13 @@ def take_along_dim(input, indices, dim=None):
     """
     if _profiling:
         return _profiled(take_along_dim, (input, indices, dim, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "take_along_dim")
     idx = _index_data(indices, "take_along_dim", "indices")
     if dim is None:
-        return gather(reshape(x, (-1,)), 0, idx.reshape(-1))
+        try:
+            return gather(reshape(x, (-1,)), 0, idx.reshape(-1))
+        except _OP_ERRORS as exc:
+            raise _renamed(exc, "take_along_dim") from None
     if idx.ndim != x._data.ndim:
         raise RuntimeError("take_along_dim(): input and indices should have the same number "
                            "of dimensions, but got %d and %d" % (x._data.ndim, idx.ndim))
@@ -1204,7 +1209,10 @@ def take_along_dim(input, indices, dim=None):
     shape[d] = x._data.shape[d]
     xb = broadcast_to(x, tuple(shape))
     shape[d] = idx.shape[d]
-    return gather(xb, d, xp.broadcast_to(idx, tuple(shape)))
+    try:
+        return gather(xb, d, xp.broadcast_to(idx, tuple(shape)))
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "take_along_dim") from None
 
 
 def scatter_add(input, dim, index, src):
@@ -1216,7 +1224,7 @@ def scatter_add(input, dim, index, src):
     """
     if _profiling:
         return _profiled(scatter_add, (input, dim, index, src, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "scatter_add")
     if not isinstance(src, Variable):
         raise TypeError("scatter_add(): argument 'src' must be a Variable, not %s"
                         % type(src).__name__)
@@ -1260,7 +1268,7 @@ def scatter(input, dim, index, src=None, value=None):
     """
     if _profiling:
         return _profiled(scatter, (input, dim, index, src, value, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "scatter")
     if src is None:
         src = value
     if src is None:
@@ -1302,7 +1310,7 @@ def index_select(input, dim, index):
     """
     if _profiling:
         return _profiled(index_select, (input, dim, index, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "index_select")
     key = _index_dim_key(x, dim, index, "index_select")
     if x._data.ndim == 0:
         out = getitem(reshape(x, (1,)), key)
@@ -1340,7 +1348,7 @@ def index_add(input, dim, index, source, alpha=1):
     """
     if _profiling:
         return _profiled(index_add, (input, dim, index, source, alpha, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "index_add")
     key = _index_dim_key(x, dim, index, "index_add")
     src = _index_source(x, key, source, "index_add")
     if alpha != 1:
@@ -1359,7 +1367,7 @@ def index_copy(input, dim, index, source):
     """
     if _profiling:
         return _profiled(index_copy, (input, dim, index, source, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "index_copy")
     key = _index_dim_key(x, dim, index, "index_copy")
     src = _index_source(x, key, source, "index_copy")
     if x._data.ndim == 0:
@@ -1377,7 +1385,7 @@ def index_fill(input, dim, index, value):
     """
     if _profiling:
         return _profiled(index_fill, (input, dim, index, value, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "index_fill")
     value = _scalar_value(value, "index_fill")
     idx = _index_data(index, "index_fill")
     # Filling twice is filling once: without repeats, a Variable value's gradient counts
@@ -1408,7 +1416,7 @@ def masked_fill(input, mask, value):
     """
     if _profiling:
         return _profiled(masked_fill, (input, mask, value, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "masked_fill")
     value = _scalar_value(value, "masked_fill")
     xb, m = _broadcast_mask(x, mask, "masked_fill")
     if m.ndim == 0:
@@ -1425,7 +1433,7 @@ def masked_select(input, mask):
     """
     if _profiling:
         return _profiled(masked_select, (input, mask, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "masked_select")
     xb, m = _broadcast_mask(x, mask, "masked_select")
     if m.ndim == 0:
         return getitem(reshape(xb, (1,)), m.reshape(1))
@@ -1442,7 +1450,7 @@ def masked_scatter(input, mask, source):
     """
     if _profiling:
         return _profiled(masked_scatter, (input, mask, source, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "masked_scatter")
     if not isinstance(source, Variable):
         raise TypeError("masked_scatter(): argument 'source' must be a Variable, not %s"
                         % type(source).__name__)
@@ -1471,7 +1479,7 @@ def nonzero(input, as_tuple=False):
     """
     if _profiling:
         return _profiled(nonzero, (input, as_tuple, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "nonzero")
     xp = _xp_of(x._data)
     if as_tuple:
         data = x._data.reshape(1) if x._data.ndim == 0 else x._data
@@ -1488,7 +1496,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """
     if _profiling:
         return _profiled(unique, (input, sorted, return_inverse, return_counts, dim, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "unique")
     xp = _xp_of(x._data)
     axis = None if dim is None else _normalize_dim(dim, x._data.ndim, "unique")
     if axis is not None and x._data.ndim == 0:
@@ -1523,7 +1531,7 @@ def pad(input, pad, mode="constant", value=0):
     """
     if _profiling:
         return _profiled(_pad_op, (input, pad, mode, value, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "pad")
     if not isinstance(pad, (list, tuple)):
         raise TypeError("pad(): argument 'pad' must be a tuple of ints, not %s"
                         % type(pad).__name__)

@@ -149,9 +149,9 @@ def test_deep_chain_is_walked_without_recursion():
 
 def test_bad_arguments_raise_type_errors():
     x = pyad.Variable(np.ones(2), requires_grad=True)
-    with pytest.raises(TypeError, match="to_dot: outputs must be a Variable"):
+    with pytest.raises(TypeError, match=r"^to_dot\(\): outputs must be a Variable"):
         G.to_dot([x, np.ones(2)])
-    with pytest.raises(TypeError, match="to_dot: params must map names to Variables"):
+    with pytest.raises(TypeError, match=r"^to_dot\(\): params must map names to Variables"):
         G.to_dot(x.sum(), params={"x": np.ones(2)})
 
 

@@ -296,7 +296,8 @@ def _solve_ref(L, a, b):
 
 
 LIN = dict(zero_d=False)
-QR = dict(zero_d=False, empty=[(0, 4, 3)])      # the gradient needs rows >= columns
+QR = dict(zero_d=False, empty=[(0, 4, 3)])
+QR_WIDE = dict(zero_d=False, empty=[(0, 3, 5)])
 
 LINALG_CASES = [
     Case("inv", lambda L, a: L.linalg.inv(a), [(3, 3)], **LIN),
@@ -323,6 +324,12 @@ LINALG_CASES = [
          zero_d=False, empty=[(0, 3, 3)]),
     Case("qr_tall_Q", lambda L, a: L.linalg.qr(a)[0], [(4, 3)], **QR),
     Case("qr_tall_R_batched", lambda L, a: L.linalg.qr(a)[1], [(2, 4, 3)], **QR),
+    # Wide inputs (more columns than rows): torch's mode='reduced' gradient.
+    Case("qr_wide_Q", lambda L, a: L.linalg.qr(a)[0], [(3, 5)], **QR_WIDE),
+    Case("qr_wide_R", lambda L, a: L.linalg.qr(a)[1], [(3, 5)], **QR_WIDE),
+    Case("qr_wide_both_batched", lambda L, a: L.matmul(L.linalg.qr(a)[0] ** 2,
+                                                        L.linalg.qr(a)[1]),
+         [(2, 2, 4)], **QR_WIDE),
     Case("eigh_values", lambda L, a: L.linalg.eigh(_sym(L, a))[0], [(3, 3)], **LIN),
     # Eigenvectors only up to sign: V * V is sign-free.
     Case("eigh_vectors", lambda L, a: L.linalg.eigh(_sym(L, a))[1] ** 2, [(2, 3, 3)], **LIN),
@@ -421,12 +428,113 @@ def test_svd_full_matrices_gradient_uses_the_first_k_columns_as_torch():
     np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
-def test_qr_of_a_wide_matrix_has_values_but_no_gradient_yet():
-    x = pyad.Variable(np.random.default_rng(0).standard_normal((2, 3)), requires_grad=True)
+def test_qr_of_a_wide_matrix_reconstructs_it_and_has_torchs_gradient():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((2, 3))
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
     Q, R = pyad.linalg.qr(x)
-    np.testing.assert_allclose((Q @ R).data, x.data, rtol=1e-12, atol=1e-12)
-    with pytest.raises(RuntimeError, match=r"qr\(\): the gradient for wide matrices"):
-        R.sum().backward()
+    tQ, tR = torch.linalg.qr(t)
+    np.testing.assert_allclose((Q @ R).data, a, rtol=1e-12, atol=1e-12)
+    wq, wr = np.random.default_rng(1).standard_normal((2, 2, 3))[:, :, :2], \
+        np.random.default_rng(2).standard_normal((2, 3))
+    ((Q * pyad.Variable(wq[0])).sum() + (R * pyad.Variable(wr)).sum()).backward()
+    ((tQ * torch.from_numpy(wq[0])).sum() + (tR * torch.from_numpy(wr)).sum()).backward()
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+    # Only one of the outputs used: the other gradient is undefined, as in torch.
+    for pick in (0, 1):
+        x.grad = None
+        t.grad = None
+        pyad.linalg.qr(x)[pick].sum().backward()
+        torch.linalg.qr(t)[pick].sum().backward()
+        np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+# -- diagonal is a view --------------------------------------------------------------------
+
+def test_diagonal_is_a_view_that_shares_memory_and_version():
+    torch = pytest.importorskip("torch")
+    a = np.arange(12.0).reshape(3, 4)
+    x = pyad.tensor(a)
+    t = torch.tensor(a)
+    for args in [(), (1,), (-1,), (0, 1, 0)]:
+        d = x.diagonal(*args)
+        td = t.diagonal(*args)
+        assert np.shares_memory(d.data, x.data)
+        np.testing.assert_array_equal(d.data, td.numpy())
+    d = x.diagonal(1)
+    before = x._version
+    d.mul_(10)
+    t.diagonal(1).mul_(10)
+    assert x._version == d._version == before + 1
+    np.testing.assert_array_equal(x.data, t.numpy())
+    d[0] = -1.0                          # item assignment writes through too
+    t.diagonal(1)[0] = -1.0
+    np.testing.assert_array_equal(x.data, t.numpy())
+    x.add_(1)                            # and the view sees writes to its base
+    t.add_(1)
+    np.testing.assert_array_equal(d.data, t.diagonal(1).numpy())
+
+
+def test_diagonal_of_a_read_only_input_stays_read_only():
+    a = np.eye(3)
+    a.flags.writeable = False
+    d = pyad.diagonal(pyad.from_numpy(a))
+    assert not d.data.flags.writeable
+    with pytest.raises(RuntimeError, match=r"^mul_\(\): the Variable's data is read-only"):
+        d.mul_(2)
+
+
+def test_in_place_op_on_a_diagonal_view_follows_the_view_machinery():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(3).standard_normal((2, 3, 3))
+    w = np.random.default_rng(4).standard_normal((2, 3, 3))
+
+    def run(lib, leaf):
+        y = leaf * 2                     # a non-leaf base
+        d = y.diagonal(0, -2, -1)
+        d.sin_()                         # changes the diagonal of y in place
+        (y.exp() * lib(w)).sum().backward()
+        return y
+
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    y = run(pyad.Variable, x)
+    ty = run(torch.from_numpy, t)
+    np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-13)
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+    def f(v):
+        y = v * 2
+        y.diagonal(1, 0, 2).exp_()
+        return y.sin()
+
+    x = pyad.Variable(a, requires_grad=True)
+    assert pyad.autograd.gradcheck(f, (x,))
+    assert pyad.autograd.gradgradcheck(f, (x,))
+
+
+def test_in_place_on_a_diagonal_of_a_leaf_that_requires_grad_is_refused_like_torch():
+    torch = pytest.importorskip("torch")
+    x = pyad.Variable(np.eye(2), requires_grad=True)
+    t = torch.eye(2, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        x.diagonal().add_(1)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        t.diagonal().add_(1)
+    with pyad.no_grad():
+        x.diagonal().add_(1)
+    np.testing.assert_array_equal(x.data, 2 * np.eye(2))
+
+
+def test_a_saved_diagonal_view_sees_in_place_changes_of_its_base():
+    x = pyad.Variable(np.eye(3) + 1.0, requires_grad=True)
+    y = x * 1.0
+    d = y.diagonal()
+    z = (d * d).sum()                   # saves d
+    y.add_(1)                           # changes d's memory
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
 
 
 def test_linalg_namespace_and_no_grad_results():

@@ -801,6 +801,10 @@ def test_norm_dtype_widens_like_torch():
     ((3, 4), (-np.inf,)), ((2, 3, 4), ()), ((2, 3, 4), (None, 1)), ((2, 3, 4), (3, -1, True)),
     ((2, 3, 4), (1, (0, 2))), ((2, 3, 4), (np.inf, (2, 1), True)), ((2, 3, 4), ("fro", (0, 1))),
     ((2, 3, 4), (None, (2, 0))),
+    # through the singular values
+    ((3, 4), (2,)), ((3, 4), (-2,)), ((4, 3), ("nuc",)), ((3, 3), (2, None, True)),
+    ((2, 3, 4), (2, (2, 0))), ((2, 3, 4), (-2, (1, 2), True)), ((2, 3, 4), ("nuc", (0, 2))),
+    ((2, 3, 4), ("nuc", (2, 1), True)),
 ], ids=lambda v: str(v).replace(" ", ""))
 def test_linalg_norm_matches_torch(shape, args):
     _, torch = torch_lib()
@@ -825,6 +829,47 @@ def test_linalg_norm_matches_torch(shape, args):
             np.testing.assert_allclose(g2.data, tg2.numpy(), rtol=1e-11, atol=1e-14)
 
 
+@pytest.mark.parametrize("shape, args, kwargs", [
+    ((3, 4), (), {}), ((3, 4), ("nuc",), {}), ((3, 4), (2,), {}), ((4, 3), (-2,), {}),
+    ((2, 3, 4), (2,), {"keepdim": True}), ((2, 3, 4), ("nuc", (0, 2)), {}),
+    ((2, 3, 4), (-2, (2, 0), True), {}), ((2, 4, 3), (1,), {}), ((2, 4, 3), (-np.inf,), {}),
+], ids=lambda v: str(v).replace(" ", ""))
+def test_linalg_matrix_norm_matches_torch_and_finite_differences(shape, args, kwargs):
+    _, torch = torch_lib()
+    a = np.random.default_rng(23).standard_normal(shape)
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    y = pyad.linalg.matrix_norm(x, *args, **kwargs)
+    ty = torch.linalg.matrix_norm(t, *args, **kwargs)
+    assert y.shape == tuple(ty.shape)
+    np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-13, atol=0)
+    w = np.random.default_rng(24).standard_normal(y.shape)
+    g, = pyad.grad(y, [x], pyad.Variable(w), create_graph=True)
+    tg, = torch.autograd.grad(ty, [t], torch.from_numpy(w), create_graph=True)
+    np.testing.assert_allclose(g.data, tg.detach().numpy(), rtol=1e-12, atol=1e-15)
+    if g.requires_grad and tg.requires_grad:    # 1 / inf: piecewise linear, no 2nd order
+        v = np.random.default_rng(25).standard_normal(shape)
+        g2, = pyad.grad((g * pyad.Variable(v)).sum(), [x])
+        tg2, = torch.autograd.grad((tg * torch.from_numpy(v)).sum(), [t])
+        np.testing.assert_allclose(g2.data, tg2.numpy(), rtol=1e-10, atol=1e-13)
+    f = lambda z: pyad.linalg.matrix_norm(z, *args, **kwargs)  # noqa: E731
+    assert pyad.autograd.gradcheck(f, (x,))
+    assert pyad.autograd.gradgradcheck(f, (x,))
+
+
+def test_nuclear_norm_of_torch_norm_matches_torch():
+    _, torch = torch_lib()
+    a = np.random.default_rng(26).standard_normal((3, 5))
+    x = pyad.Variable(a, requires_grad=True)
+    t = torch.from_numpy(a).requires_grad_(True)
+    y = pyad.norm(x, "nuc")
+    ty = torch.norm(t, "nuc")
+    np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-13)
+    y.backward()
+    ty.backward()
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
 def test_norm_errors():
     x = pyad.Variable(np.ones((2, 3, 4)))
     with pytest.raises(RuntimeError, match="vector_norm.*floating point"):
@@ -836,10 +881,14 @@ def test_norm_errors():
     assert pyad.linalg.vector_norm(pyad.Variable(np.zeros((0, 3))), -1, 1).shape == (0,)
     with pytest.raises(TypeError, match="vector_norm.*ord"):
         pyad.linalg.vector_norm(x, "fro")
-    with pytest.raises(NotImplementedError, match="norm.*nuc"):
+    with pytest.raises(RuntimeError, match=r"^norm\(\): the nuclear norm of a 3D input"):
         pyad.norm(x, "nuc")
-    with pytest.raises(NotImplementedError, match="matrix_norm.*singular"):
-        pyad.linalg.norm(x, 2, (0, 1))
+    with pytest.raises(RuntimeError, match=r"^norm\(\): p='bad' is not supported"):
+        pyad.norm(x, "bad")
+    with pytest.raises(RuntimeError, match=r"^linalg.matrix_norm\(\): Order bad"):
+        pyad.linalg.norm(x, "bad", (0, 1))
+    with pytest.raises(RuntimeError, match=r"^linalg.matrix_norm\(\): The input tensor A"):
+        pyad.linalg.matrix_norm(pyad.ones(3))
     with pytest.raises(RuntimeError, match="matrix_norm.*Order 0.5"):
         pyad.linalg.norm(x, 0.5, (0, 1))
     with pytest.raises(RuntimeError, match="linalg.norm.*1D or 2D"):

@@ -1,0 +1,20 @@
+"""Test-suite-wide settings: the hypothesis profiles.
+
+``ci`` (the default) keeps the property tests short and reproducible: few examples,
+derandomized (the same examples on every run, no example database). ``long`` runs
+many more random examples; select it with ``pytest --hypothesis-profile=long``.
+Registered here (the top-level conftest is read before the hypothesis plugin picks
+the profile), so the option works for any subset of the suite.
+"""
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:          # hypothesis is a test dependency; its tests skip without it
+    settings = None
+
+if settings is not None:
+    _common = dict(deadline=None, database=None, print_blob=True,
+                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                          HealthCheck.filter_too_much])
+    settings.register_profile("ci", max_examples=60, derandomize=True, **_common)
+    settings.register_profile("long", max_examples=1000, **_common)
+    settings.load_profile("ci")

@@ -1,0 +1,272 @@
+"""Bad input for every public op: a Python exception whose message names the op.
+
+Every op of the family tuples (``pyad._engine.OP_FAMILIES``) and every ``pyad.linalg``
+function has one valid call below (``VALID``); the probes then spoil one argument at
+a time, where the op has such an argument:
+
+- wrong argument type: a string where the Variable goes;
+- wrong dim: an out-of-range int for ``dim`` (and the other dimension arguments);
+- mismatched shapes: an ``other`` operand whose shape does not fit;
+- wrong index dtype: float indices; out-of-range indices;
+- a non-bool mask.
+
+Each must raise TypeError, ValueError, IndexError or RuntimeError (never crash, never
+pass silently) with the op's name in the message.
+"""
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+import pyad
+import pyad.linalg
+from pyad import _engine
+
+ERRORS = (TypeError, ValueError, IndexError, RuntimeError)
+
+
+def X():
+    return pyad.tensor(np.arange(1.0, 7.0).reshape(2, 3))
+
+
+def SQ():
+    return pyad.tensor([[4.0, 1.0], [1.0, 3.0]])
+
+
+def IDX():
+    return pyad.tensor([[0, 1, 2], [2, 1, 0]])
+
+
+def MASK():
+    return pyad.tensor([[True, False, True], [False, True, False]])
+
+
+def INTS():
+    return pyad.tensor([[1, 2, 3], [4, 5, 6]])
+
+
+# op name -> (args, kwargs) of one valid call; spoiled by the probes below.
+VALID = {
+    "where": lambda: ((MASK(), X(), X()), {}),
+    "clamp": lambda: ((X(), 0.0, 2.0), {}),
+    "clip": lambda: ((X(), 0.0, 2.0), {}),
+    "clamp_min": lambda: ((X(), 2.0), {}),
+    "clamp_max": lambda: ((X(), 2.0), {}),
+    "lerp": lambda: ((X(), X(), 0.5), {}),
+    "pow": lambda: ((X(), 2.0), {}),
+    "bitwise_not": lambda: ((INTS(),), {}),
+    "bitwise_and": lambda: ((INTS(), INTS()), {}),
+    "bitwise_or": lambda: ((INTS(), INTS()), {}),
+    "bitwise_xor": lambda: ((INTS(), INTS()), {}),
+    "logical_and": lambda: ((MASK(), MASK()), {}),
+    "logical_or": lambda: ((MASK(), MASK()), {}),
+    "logical_xor": lambda: ((MASK(), MASK()), {}),
+    "cumsum": lambda: ((X(), 1), {}),
+    "cumprod": lambda: ((X(), 1), {}),
+    "topk": lambda: ((X(), 2), {"dim": 1}),
+    "kthvalue": lambda: ((X(), 2), {"dim": 1}),
+    "mm": lambda: ((X(), X().t()), {}),
+    "matmul": lambda: ((X(), X().t()), {}),
+    "bmm": lambda: ((X()[None], X().t()[None]), {}),
+    "mv": lambda: ((X(), pyad.ones(3, dtype=pyad.float64)), {}),
+    "dot": lambda: ((X()[0], X()[1]), {}),
+    "outer": lambda: ((X()[0], X()[1]), {}),
+    "einsum": lambda: (("ij->j", X()), {}),
+    "tensordot": lambda: ((X(), X().t()), {"dims": ([1], [0])}),
+    "trace": lambda: ((SQ(),), {}),
+    "diag": lambda: ((SQ(),), {}),
+    "diagonal": lambda: ((X(),), {"dim1": 0, "dim2": 1}),
+    "diag_embed": lambda: ((X(),), {"dim1": 0, "dim2": 1}),
+    "reshape": lambda: ((X(), 3, 2), {}),
+    "view": lambda: ((X(), 3, 2), {}),
+    "transpose": lambda: ((X(), 0, 1), {}),
+    "permute": lambda: ((X(), 1, 0), {}),
+    "unsqueeze": lambda: ((X(), 0), {}),
+    "squeeze": lambda: ((X(),), {"dim": 0}),
+    "expand": lambda: ((X(), 4, 2, 3), {}),
+    "broadcast_to": lambda: ((X(), (4, 2, 3)), {}),
+    "sum_to": lambda: ((X(), (1, 3)), {}),
+    "getitem": lambda: ((X(), 1), {}),
+    "setitem": lambda: ((X(), 1, 0.0), {}),
+    "cat": lambda: (([X(), X()],), {"dim": 0}),
+    "concat": lambda: (([X(), X()],), {"dim": 0}),
+    "stack": lambda: (([X(), X()],), {"dim": 0}),
+    "hstack": lambda: (([X(), X()],), {}),
+    "vstack": lambda: (([X(), X()],), {}),
+    "split": lambda: ((X(), 1), {"dim": 1}),
+    "split_with_sizes": lambda: ((X(), [1, 2]), {"dim": 1}),
+    "chunk": lambda: ((X(), 3), {"dim": 1}),
+    "unbind": lambda: ((X(),), {"dim": 1}),
+    "narrow": lambda: ((X(),), {"dim": 1, "start": 0, "length": 2}),
+    "select": lambda: ((X(),), {"dim": 1, "index": 0}),
+    "flip": lambda: ((X(), (1,)), {}),
+    "roll": lambda: ((X(), 1), {"dims": 1}),
+    "repeat": lambda: ((X(), 2, 1), {}),
+    "tile": lambda: ((X(), (2, 1)), {}),
+    "movedim": lambda: ((X(), 0, 1), {}),
+    "unflatten": lambda: ((X(),), {"dim": 1, "sizes": (3, 1)}),
+    "gather": lambda: ((X(),), {"dim": 1, "index": IDX()}),
+    "take_along_dim": lambda: ((X(),), {"indices": IDX(), "dim": 1}),
+    "scatter": lambda: ((X(),), {"dim": 1, "index": IDX(), "src": X()}),
+    "scatter_add": lambda: ((X(),), {"dim": 1, "index": IDX(), "src": X()}),
+    "index_select": lambda: ((X(),), {"dim": 1, "index": pyad.tensor([0, 2])}),
+    "index_add": lambda: ((X(),), {"dim": 1, "index": pyad.tensor([0, 2]),
+                                   "source": pyad.ones(2, 2, dtype=pyad.float64)}),
+    "index_copy": lambda: ((X(),), {"dim": 1, "index": pyad.tensor([0, 2]),
+                                    "source": pyad.ones(2, 2, dtype=pyad.float64)}),
+    "index_fill": lambda: ((X(),), {"dim": 1, "index": pyad.tensor([0, 2]), "value": 1.0}),
+    "masked_fill": lambda: ((X(),), {"mask": MASK(), "value": 0.0}),
+    "masked_select": lambda: ((X(),), {"mask": MASK()}),
+    "masked_scatter": lambda: ((X(),), {"mask": MASK(), "source": X()}),
+    "pad": lambda: ((X(), (1, 1)), {}),
+    "log_softmax": lambda: ((X(),), {"dim": 1}),
+    "fill_": lambda: ((X(), 1.0), {}),
+    "copy_": lambda: ((X(), X()), {}),
+    # pyad.linalg
+    "inv": lambda: ((SQ(),), {}),
+    "det": lambda: ((SQ(),), {}),
+    "slogdet": lambda: ((SQ(),), {}),
+    "solve": lambda: ((SQ(), SQ()), {}),
+    "cholesky": lambda: ((SQ(),), {}),
+    "qr": lambda: ((X(),), {}),
+    "eigh": lambda: ((SQ(),), {}),
+    "svd": lambda: ((X(),), {}),
+    "svdvals": lambda: ((X(),), {}),
+    "norm": lambda: ((X(),), {}),
+    "vector_norm": lambda: ((X(),), {"dim": 1}),
+    "matrix_norm": lambda: ((X(),), {}),
+}
+for _name in ("masked_fill_", "index_fill_", "index_add_", "index_copy_", "scatter_",
+              "scatter_add_"):
+    VALID[_name] = VALID[_name[:-1]]
+for _name in ("add_", "sub_", "mul_", "div_"):
+    VALID[_name] = lambda: ((X(), X()), {})
+VALID["clamp_"] = lambda: ((X(), 0.0, 2.0), {})
+VALID["pow_"] = lambda: ((X(), 2.0), {})
+
+# Names the op goes by in messages when it differs from its function's name.
+SPOKEN = {"getitem": "__getitem__", "setitem": "__setitem__", "concat": "cat",
+          "_linalg_norm": "linalg.norm"}
+
+ALL_OPS = [op for family in _engine.OP_FAMILIES.values() for op in family]
+LINALG = [getattr(pyad.linalg, name) for name in pyad.linalg.__all__]
+OPS = ALL_OPS + [f for f in LINALG if f not in ALL_OPS]
+
+
+def _key(op):
+    for name in pyad.linalg.__all__:
+        if getattr(pyad.linalg, name) is op:
+            return name
+    return op.__name__
+
+
+def _valid(op):
+    key = _key(op)
+    if key in VALID:
+        args, kwargs = VALID[key]()
+        return list(args), dict(kwargs)
+    params = list(inspect.signature(op).parameters.values())
+    nargs = 2 if len(params) > 1 and params[1].name in ("other", "exponent") else 1
+    return [X() for _ in range(nargs)], {}
+
+
+def _params(op):
+    return [p.name for p in inspect.signature(op).parameters.values()]
+
+
+def _set(args, kwargs, op, name, value):
+    """args/kwargs with parameter ``name`` replaced (None if the call does not pass it)."""
+    params = _params(op)
+    args, kwargs = list(args), dict(kwargs)
+    if name in kwargs:
+        kwargs[name] = value
+    elif name in params and params.index(name) < len(args) and \
+            inspect.signature(op).parameters[name].kind != inspect.Parameter.VAR_POSITIONAL:
+        args[params.index(name)] = value
+    else:
+        return None
+    return args, kwargs
+
+
+def _probes(op):
+    """(label, args, kwargs) for every bad input that applies to ``op``."""
+    args, kwargs = _valid(op)
+    params = _params(op)
+    out = []
+
+    def add(label, changed):
+        if changed is not None:
+            out.append((label,) + changed)
+
+    first = params[0]
+    if first in ("input", "a", "A", "x", "condition") and args:
+        add("wrong type", (["abc"] + args[1:], kwargs))
+    elif first == "equation":
+        add("wrong type", ([args[0], "abc"], kwargs))
+        add("bad subscripts", (["ij->k", args[1]], kwargs))
+        add("mismatched shapes", (["ij,ij->i", args[1], args[1].t()], kwargs))
+        add("wrong operand count", (["ij,jk->ik", args[1]], kwargs))
+    elif first == "tensors":
+        add("wrong type", (["abc"] + args[1:], kwargs))
+        add("wrong element type", ([[X(), "abc"]] + args[1:], kwargs))
+    dim_names = ("dim", "dim0", "dim1", "dim2", "start_dim", "end_dim")
+    if op.__name__ == "movedim":
+        dim_names += ("source", "destination")
+    for name in dim_names:
+        if name in params:
+            add("dim out of range (%s)" % name, _set(args, kwargs, op, name, 7))
+    for name in ("other", "mat2", "vec", "vec2", "end", "b", "B"):
+        if name in params and op.__name__ != "equal":   # equal: False, as torch
+            value = pyad.ones(4, 5, 7, dtype=pyad.float64)
+            add("mismatched shapes (%s)" % name, _set(args, kwargs, op, name, value))
+    for name in ("src", "source"):
+        if name in kwargs and isinstance(kwargs[name], pyad.Variable):
+            # masked_scatter takes any source with enough elements: give it too few
+            bad = pyad.ones(1 if "mask" in kwargs else (7, 7, 7), dtype=pyad.float64)
+            add("mismatched shapes (%s)" % name, _set(args, kwargs, op, name, bad))
+    for name in ("index", "indices"):
+        if isinstance(kwargs.get(name), pyad.Variable):
+            good = kwargs[name]
+            add("float index", _set(args, kwargs, op, name, good.to(pyad.float64)))
+            add("index out of range", _set(args, kwargs, op, name,
+                                           pyad.full(tuple(good.shape), 9)))
+            add("negative index out of range", _set(args, kwargs, op, name,
+                                                    pyad.full(tuple(good.shape), -9)))
+    if isinstance(kwargs.get("index"), int):
+        add("index out of range", _set(args, kwargs, op, "index", 9))
+    if "mask" in kwargs:
+        add("float mask", _set(args, kwargs, op, "mask", X()))
+        add("mismatched mask", _set(args, kwargs, op, "mask",
+                                    pyad.ones(4, 5, dtype=pyad.bool)))
+    return out
+
+
+CASES = [(op, label, args, kwargs) for op in OPS for label, args, kwargs in _probes(op)]
+
+
+def _id(case):
+    return "%s-%s" % (_key(case[0]), case[1])
+
+
+def test_the_valid_calls_are_valid():
+    for op in OPS:
+        args, kwargs = _valid(op)
+        op(*args, **kwargs)
+
+
+def test_every_op_has_a_probe():
+    probed = {id(case[0]) for case in CASES}
+    assert [op.__name__ for op in OPS if id(op) not in probed] == []
+    assert len(CASES) > 300
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+def test_bad_input_raises_an_error_naming_the_op(case):
+    op, label, args, kwargs = case
+    with pytest.raises(ERRORS) as info:
+        op(*args, **kwargs)
+    name = SPOKEN.get(op.__name__, _key(op))
+    message = str(info.value)
+    assert re.search(r"(^|[^\w.])(linalg\.)?%s\(" % re.escape(name), message) or \
+        re.match(r"%s\b" % re.escape(name), message), (label, message)
