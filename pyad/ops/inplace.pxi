@@ -157,7 +157,7 @@ cpdef Variable add_(Variable input, object other):
     >>> x._version
     1
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(add_, (input, other, ))
     return _inplace_binary(input, other, _np_add, 0, "add_")
 
@@ -168,7 +168,7 @@ cpdef Variable sub_(Variable input, object other):
     >>> sub_(Variable(numpy.array([3., 4.])), 1)
     tensor([2., 3.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sub_, (input, other, ))
     return _inplace_binary(input, other, _np_subtract, 1, "sub_")
 
@@ -179,7 +179,7 @@ cpdef Variable mul_(Variable input, object other):
     >>> mul_(Variable(numpy.array([3., 4.])), 2)
     tensor([6., 8.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(mul_, (input, other, ))
     return _inplace_binary(input, other, _np_multiply, 2, "mul_")
 
@@ -190,7 +190,7 @@ cpdef Variable div_(Variable input, object other):
     >>> div_(Variable(numpy.array([3., 4.])), 2)
     tensor([1.5000, 2.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(div_, (input, other, ))
     return _inplace_binary(input, other, _np_true_divide, 3, "div_")
 
@@ -220,7 +220,7 @@ cpdef Variable zero_(Variable input):
     >>> zero_(Variable(numpy.array([3., 4.])))
     tensor([0., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(zero_, (input, ))
     return _inplace_fill(input, 0, "zero_")
 
@@ -231,7 +231,7 @@ cpdef Variable fill_(Variable input, object value):
     >>> fill_(Variable(numpy.array([3., 4.])), 7)
     tensor([7., 7.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(fill_, (input, value, ))
     if isinstance(value, Variable) and (<Variable>value)._data.ndim != 0:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
@@ -246,7 +246,7 @@ cpdef Variable copy_(Variable input, object src):
     tensor([[1., 2.],
             [1., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(copy_, (input, src, ))
     if isinstance(src, Variable):
         if (<Variable>src)._data.dtype != input._data.dtype:
@@ -282,7 +282,7 @@ def _inplace_twin(op, example_args=""):
     def twin(Variable input, *args, **kwargs):
         if kwargs:                       # round_(decimals=1); the profiler sees the op
             return _inplace_unary(input, lambda x, *a: op(x, *a, **kwargs), args, name)
-        if _profiling:
+        if _profiling and _profile_enter():
             return _profiled(twin, (input,) + args)
         return _inplace_unary(input, op, args, name)
 
@@ -307,7 +307,7 @@ def clamp_(Variable input, min=None, max=None):
     >>> x._version
     1
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(clamp_, (input, min, max, ))
     cdef Variable old
     bound = min if _operand_requires_grad(min) else max
@@ -378,7 +378,7 @@ def setitem(Variable input, key, value):
     >>> setitem(x, slice(1, None), 5.0)
     tensor([0., 5., 5.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(setitem, (input, key, value, ))
     cdef Variable old
     key = _index_key(key)
@@ -433,7 +433,7 @@ def masked_fill_(Variable input, mask, value):
     >>> x.masked_fill_(numpy.array([True, False, False]), 0.0), x._version
     (tensor([0., 1., 1.], dtype=float64), 1)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(masked_fill_, (input, mask, value, ))
     return _inplace_indexing(input, masked_fill, (mask, value), {}, value, "masked_fill_")
 
@@ -444,7 +444,7 @@ def index_fill_(Variable input, dim, index, value):
     >>> Variable(numpy.zeros(3)).index_fill_(0, numpy.array([1]), 2.0)
     tensor([0., 2., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_fill_, (input, dim, index, value, ))
     return _inplace_indexing(input, index_fill, (dim, index, value), {}, value, "index_fill_")
 
@@ -455,7 +455,7 @@ def index_add_(Variable input, dim, index, source, alpha=1):
     >>> Variable(numpy.zeros(3)).index_add_(0, numpy.array([1, 1]), Variable(numpy.ones(2)))
     tensor([0., 2., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_add_, (input, dim, index, source, alpha, ))
     return _inplace_indexing(input, index_add, (dim, index, source), {"alpha": alpha},
                              source, "index_add_")
@@ -467,7 +467,7 @@ def index_copy_(Variable input, dim, index, source):
     >>> Variable(numpy.zeros(3)).index_copy_(0, numpy.array([2]), Variable(numpy.ones(1)))
     tensor([0., 0., 1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_copy_, (input, dim, index, source, ))
     return _inplace_indexing(input, index_copy, (dim, index, source), {}, source,
                              "index_copy_")
@@ -479,7 +479,7 @@ def scatter_(Variable input, dim, index, src=None, value=None):
     >>> Variable(numpy.zeros(3)).scatter_(0, numpy.array([2, 0]), 1.0)
     tensor([1., 0., 1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(scatter_, (input, dim, index, src, value, ))
     return _inplace_indexing(input, scatter, (dim, index, src, value), {},
                              src if src is not None else value, "scatter_")
@@ -491,7 +491,7 @@ def scatter_add_(Variable input, dim, index, src):
     >>> Variable(numpy.zeros(3)).scatter_add_(0, numpy.array([0, 0]), Variable(numpy.ones(2)))
     tensor([2., 0., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(scatter_add_, (input, dim, index, src, ))
     return _inplace_indexing(input, scatter_add, (dim, index, src), {}, src, "scatter_add_")
 

@@ -59,7 +59,7 @@ cpdef Variable matmul(object input, object other):
     >>> matmul(Variable(numpy.eye(2)), Variable(numpy.array([1., 2.])))
     tensor([1., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(matmul, (input, other, ))
     cdef Variable a = _as_variable(input)
     cdef Variable b = _as_variable(other)
@@ -91,7 +91,7 @@ def mm(input, mat2):
     tensor([[2.],
             [2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(mm, (input, mat2, ))
     if _as_variable(input)._data.ndim != 2 or _as_variable(mat2)._data.ndim != 2:
         raise RuntimeError("mm: both arguments must be 2D")
@@ -105,7 +105,7 @@ def bmm(input, mat2):
     >>> bmm(Variable(numpy.ones((2, 1, 3))), Variable(numpy.ones((2, 3, 1)))).shape
     (2, 1, 1)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(bmm, (input, mat2, ))
     cdef Variable a = _as_variable(input)
     cdef Variable b = _as_variable(mat2)
@@ -125,7 +125,7 @@ def mv(input, vec):
     >>> mv(Variable(numpy.eye(2)), Variable(numpy.array([3., 4.])))
     tensor([3., 4.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(mv, (input, vec, ))
     cdef Variable a = _as_variable(input)
     cdef Variable v = _as_variable(vec)
@@ -144,7 +144,7 @@ def dot(input, other):
     >>> dot(Variable(numpy.array([1., 2.])), Variable(numpy.array([3., 4.])))
     tensor(11., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(dot, (input, other, ))
     cdef Variable a = _as_variable(input)
     cdef Variable b = _as_variable(other)
@@ -165,7 +165,7 @@ def outer(input, vec2):
     tensor([[3., 4.],
             [6., 8.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(outer, (input, vec2, ))
     cdef Variable a = _as_variable(input)
     cdef Variable b = _as_variable(vec2)
@@ -231,7 +231,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     >>> diagonal(Variable(numpy.arange(6.).reshape(2, 3)), 1)
     tensor([1., 5.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(diagonal, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input)
     d1, d2 = _diagonal_dims(x._data.shape, dim1, dim2, "diagonal")
@@ -274,7 +274,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     tensor([[1., 0.],
             [0., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(diag_embed, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input)
     cdef Py_ssize_t k = _int_offset(offset, "diag_embed")
@@ -297,7 +297,7 @@ def diag(input, diagonal=0):
     >>> diag(Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor([1., 4.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(diag, (input, diagonal, ))
     cdef Variable x = _as_variable(input)
     cdef Py_ssize_t k = _int_offset(diagonal, "diag")
@@ -314,7 +314,7 @@ def trace(input):
     >>> trace(Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor(5., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(trace, (input, ))
     cdef Variable x = _as_variable(input)
     if x._data.ndim != 2:
@@ -360,7 +360,7 @@ def tril(input, diagonal=0):
     tensor([[1., 0.],
             [1., 1.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(tril, (input, diagonal, ))
     return _tri(_as_variable(input), _int_offset(diagonal, "tril"), False)
 
@@ -372,7 +372,7 @@ def triu(input, diagonal=0):
     tensor([[1., 1.],
             [0., 1.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(triu, (input, diagonal, ))
     return _tri(_as_variable(input), _int_offset(diagonal, "triu"), True)
 
@@ -480,7 +480,7 @@ def einsum(equation, *operands):
     >>> einsum("ii", Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor(5., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(einsum, (equation, ) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
@@ -600,7 +600,7 @@ def tensordot(a, b, dims=2):
     >>> tensordot(Variable(numpy.ones((2, 3))), Variable(numpy.ones((3, 4))), 1).shape
     (2, 4)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(tensordot, (a, b, dims, ))
     cdef Variable x = _as_variable(a)
     cdef Variable y = _as_variable(b)
@@ -721,7 +721,7 @@ def inv(A):
     tensor([[0.5000, 0.0000],
             [0.0000, 0.2500]])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(inv, (A, ))
     cdef Variable x = _matrix_input(A, "inv", True)
     data = _linalg_call(_xp_of(x._data).linalg.inv, "inv", "the matrix is singular",
@@ -762,7 +762,7 @@ def det(A):
     >>> pyad.linalg.det(pyad.tensor([[2., 1.], [1., 3.]]))
     tensor(5.)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(det, (A, ))
     cdef Variable x = _matrix_input(A, "det", True)
     data = _ensure_array(_xp_of(x._data).linalg.det(x._data))
@@ -801,7 +801,7 @@ def slogdet(A):
     >>> pyad.linalg.slogdet(pyad.tensor([[-2., 0.], [0., 3.]]))
     slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(slogdet, (A, ))
     cdef Variable x = _matrix_input(A, "slogdet", True)
     sign, logabsdet = _xp_of(x._data).linalg.slogdet(x._data)
@@ -876,7 +876,7 @@ def solve(A, B):
     >>> pyad.linalg.solve(pyad.tensor([[2., 0.], [0., 4.]]), pyad.tensor([2., 2.]))
     tensor([1.0000, 0.5000])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(solve, (A, B, ))
     cdef Variable a = _matrix_input(A, "solve", True)
     cdef Variable b = _as_variable(B)
@@ -918,7 +918,7 @@ def cholesky(A):
     tensor([[2., 0.],
             [1., 2.]])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(cholesky, (A, ))
     cdef Variable x = _matrix_input(A, "cholesky", True)
     data = _linalg_call(_xp_of(x._data).linalg.cholesky, "cholesky",
@@ -983,7 +983,7 @@ def qr(A):
     tensor([[-5., -4.],
             [ 0.,  3.]])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(qr, (A, ))
     cdef Variable x = _matrix_input(A, "qr", False)
     q, r = _xp_of(x._data).linalg.qr(x._data)
@@ -1042,7 +1042,7 @@ def eigh(A):
     >>> pyad.linalg.eigh(pyad.tensor([[2., 0.], [0., 1.]])).eigenvalues
     tensor([1., 2.])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(eigh, (A, ))
     cdef Variable x = _matrix_input(A, "eigh", True)
     l, v = _linalg_call(_xp_of(x._data).linalg.eigh, "eigh", "the algorithm did not converge",
@@ -1139,7 +1139,7 @@ def svd(A, full_matrices=True):
     >>> pyad.linalg.svd(pyad.tensor([[3., 0.], [0., -2.]])).S
     tensor([3., 2.])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(svd, (A, full_matrices, ))
     cdef Variable x = _matrix_input(A, "svd", False)
     u, s, vh = _linalg_call(_xp_of(x._data).linalg.svd, "svd", "the algorithm did not converge",
@@ -1164,7 +1164,7 @@ def svdvals(A):
     >>> pyad.linalg.svdvals(pyad.tensor([[3., 0.], [0., -2.]]))
     tensor([3., 2.])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(svdvals, (A, ))
     cdef Variable x = _matrix_input(A, "svdvals", False)
     if not _records(x):

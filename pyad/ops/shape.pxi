@@ -113,7 +113,7 @@ def reshape(input, *shape):
     tensor([[0., 1., 2.],
             [3., 4., 5.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(reshape, (input, ) + shape)
     cdef Variable x = _as_variable(input)
     cdef tuple s = _shape_args(shape)
@@ -131,7 +131,7 @@ def view(input, *shape):
     >>> v.shape, v.data.base is x.data
     ((2, 3), True)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(view, (input, ) + shape)
     return _reshape(_as_variable(input), _shape_args(shape), True)
 
@@ -142,7 +142,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     >>> flatten(Variable(numpy.zeros((2, 3, 4))), 1).shape
     (2, 12)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(flatten, (input, start_dim, end_dim, ))
     cdef Variable x = _as_variable(input)
     shape = x._data.shape
@@ -173,7 +173,7 @@ def permute(input, *dims):
     >>> permute(Variable(numpy.zeros((2, 3, 4))), 2, 0, 1).shape
     (4, 2, 3)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(permute, (input, ) + dims)
     cdef Variable x = _as_variable(input)
     cdef tuple perm = _shape_args(dims)
@@ -202,7 +202,7 @@ def transpose(input, dim0, dim1):
     >>> transpose(Variable(numpy.zeros((2, 3, 4))), 0, 2).shape
     (4, 3, 2)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(transpose, (input, dim0, dim1, ))
     cdef Variable x = _as_variable(input)
     cdef Py_ssize_t n = x._data.ndim
@@ -224,7 +224,7 @@ def t(input):
     tensor([[1.],
             [2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(t, (input, ))
     cdef Variable x = _as_variable(input)
     if x._data.ndim > 2:
@@ -239,7 +239,7 @@ def unsqueeze(input, dim):
     >>> unsqueeze(Variable(numpy.zeros(3)), -1).shape
     (3, 1)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(unsqueeze, (input, dim, ))
     cdef Variable x = _as_variable(input)
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim + 1, "unsqueeze")
@@ -253,7 +253,7 @@ def squeeze(input, dim=None):
     >>> squeeze(Variable(numpy.zeros((1, 3, 1)))).shape, squeeze(Variable(numpy.zeros((1, 3, 1))), 0).shape
     ((3,), (3, 1))
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(squeeze, (input, dim, ))
     cdef Variable x = _as_variable(input)
     shape = x._data.shape
@@ -417,7 +417,7 @@ def getitem(input, key):
     >>> x.grad
     tensor([2., 0., 1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(getitem, (input, key, ))
     cdef Variable x = _as_variable(input)
     key = _index_key(key)
@@ -460,7 +460,7 @@ cpdef Variable sum_to(object input, object shape):
     >>> sum_to(Variable(numpy.ones((2, 3))), (1, 3))
     tensor([[2., 2., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sum_to, (input, shape, ))
     cdef Variable x = _as_variable(input)
     shape = tuple(shape)
@@ -491,7 +491,7 @@ cpdef Variable broadcast_to(object input, object shape):
     tensor([[1., 2.],
             [1., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(broadcast_to, (input, shape, ))
     cdef Variable x = _as_variable(input)
     shape = tuple(shape)
@@ -522,7 +522,7 @@ def expand(input, *sizes):
     tensor([[1., 1., 1.],
             [2., 2., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(expand, (input, ) + sizes)
     cdef Variable x = _as_variable(input)
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
@@ -580,7 +580,7 @@ def cat(tensors, dim=0):
     >>> cat([Variable(numpy.ones((1, 2))), Variable(numpy.zeros((2, 2)))]).shape
     (3, 2)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(cat, (tensors, dim, ))
     cdef list xs = _variable_sequence(tensors, "cat")
     cdef list used = []
@@ -632,7 +632,7 @@ def concat(tensors, dim=0):
     >>> concat([Variable(numpy.ones(2)), Variable(numpy.zeros(1))])
     tensor([1., 1., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(concat, (tensors, dim, ))
     return cat(tensors, dim)
 
@@ -643,7 +643,7 @@ def stack(tensors, dim=0):
     >>> stack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))], 1).shape
     (3, 2)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(stack, (tensors, dim, ))
     cdef list xs = _variable_sequence(tensors, "stack")
     cdef Variable x
@@ -663,7 +663,7 @@ def hstack(tensors):
     >>> hstack([Variable(numpy.ones((2, 1))), Variable(numpy.zeros((2, 2)))]).shape
     (2, 3)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(hstack, (tensors, ))
     cdef list xs = _variable_sequence(tensors, "hstack")
     xs = [reshape(x, (1,)) if (<Variable>x)._data.ndim == 0 else x for x in xs]
@@ -676,7 +676,7 @@ def vstack(tensors):
     >>> vstack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))]).shape
     (2, 3)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(vstack, (tensors, ))
     cdef list xs = _variable_sequence(tensors, "vstack")
     cdef Variable x
@@ -694,7 +694,7 @@ def narrow(input, dim, start, length):
     >>> narrow(Variable(numpy.arange(5.)), 0, 1, 3)
     tensor([1., 2., 3.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(narrow, (input, dim, start, length, ))
     cdef Variable x = _as_variable(input)
     if x._data.ndim == 0:
@@ -732,7 +732,7 @@ def select(input, dim, index):
     >>> select(Variable(numpy.arange(6.).reshape(2, 3)), 1, -1)
     tensor([2., 5.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(select, (input, dim, index, ))
     cdef Variable x = _as_variable(input)
     if x._data.ndim == 0:
@@ -752,7 +752,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     >>> [p.shape for p in split_with_sizes(Variable(numpy.arange(5.)), [2, 3])]
     [(2,), (3,)]
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(split_with_sizes, (input, split_sizes, dim, ))
     cdef Variable x = _as_variable(input)
     if x._data.ndim == 0:
@@ -781,7 +781,7 @@ def split(input, split_size_or_sections, dim=0):
     >>> [p.tolist() for p in split(Variable(numpy.arange(5.)), 2)]
     [[0.0, 1.0], [2.0, 3.0], [4.0]]
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(split, (input, split_size_or_sections, dim, ))
     cdef Variable x = _as_variable(input)
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -808,7 +808,7 @@ def chunk(input, chunks, dim=0):
     >>> [p.tolist() for p in chunk(Variable(numpy.arange(5.)), 3)]
     [[0.0, 1.0], [2.0, 3.0], [4.0]]
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(chunk, (input, chunks, dim, ))
     cdef Variable x = _as_variable(input)
     c = _int_arg(chunks, "chunk", "chunks")
@@ -829,7 +829,7 @@ def unbind(input, dim=0):
     >>> unbind(Variable(numpy.arange(4.).reshape(2, 2)), 1)
     (tensor([0., 2.], dtype=float64), tensor([1., 3.], dtype=float64))
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(unbind, (input, dim, ))
     cdef Variable x = _as_variable(input)
     if x._data.ndim == 0:
@@ -844,7 +844,7 @@ def movedim(input, source, destination):
     >>> movedim(Variable(numpy.zeros((2, 3, 4))), 0, -1).shape
     (3, 4, 2)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(movedim, (input, source, destination, ))
     cdef Variable x = _as_variable(input)
     cdef Py_ssize_t n = x._data.ndim
@@ -877,7 +877,7 @@ def unflatten(input, dim, sizes):
     >>> unflatten(Variable(numpy.zeros((2, 6))), 1, (3, -1)).shape
     (2, 3, 2)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(unflatten, (input, dim, sizes, ))
     cdef Variable x = _as_variable(input)
     if x._data.ndim == 0:
@@ -913,7 +913,7 @@ def flip(input, dims):
     tensor([[1., 0.],
             [3., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(flip, (input, dims, ))
     cdef Variable x = _as_variable(input)
     if isinstance(dims, (list, tuple)):
@@ -948,7 +948,7 @@ def roll(input, shifts, dims=None):
     >>> roll(Variable(numpy.arange(4.)), 1)
     tensor([3., 0., 1., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(roll, (input, shifts, dims, ))
     cdef Variable x = _as_variable(input)
     sh = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
@@ -1009,7 +1009,7 @@ def repeat(input, *sizes):
     tensor([[1., 2., 1., 2.],
             [1., 2., 1., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(repeat, (input, ) + sizes)
     cdef Variable x = _as_variable(input)
     reps = tuple(_int_arg(s, "repeat", "sizes") for s in _shape_args(sizes))
@@ -1037,7 +1037,7 @@ def tile(input, dims):
     >>> tile(Variable(numpy.array([[1., 2.]])), (2,)).tolist()
     [[1.0, 2.0, 1.0, 2.0]]
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(tile, (input, dims, ))
     cdef Variable x = _as_variable(input)
     reps = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
@@ -1165,7 +1165,7 @@ def gather(input, dim, index):
     tensor([[1., 1.],
             [4., 3.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(gather, (input, dim, index, ))
     cdef Variable x = _as_variable(input)
     if x._data.ndim == 0:
@@ -1182,7 +1182,7 @@ def take_along_dim(input, indices, dim=None):
     tensor([[30.],
             [20.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(take_along_dim, (input, indices, dim, ))
     cdef Variable x = _as_variable(input)
     idx = _index_data(indices, "take_along_dim", "indices")
@@ -1214,7 +1214,7 @@ def scatter_add(input, dim, index, src):
     ...             Variable(numpy.array([1., 2., 3.])))
     tensor([4., 0., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(scatter_add, (input, dim, index, src, ))
     cdef Variable x = _as_variable(input)
     if not isinstance(src, Variable):
@@ -1258,7 +1258,7 @@ def scatter(input, dim, index, src=None, value=None):
     >>> scatter(Variable(numpy.zeros(3)), 0, numpy.array([1]), value=5.0)
     tensor([0., 5., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(scatter, (input, dim, index, src, value, ))
     cdef Variable x = _as_variable(input)
     if src is None:
@@ -1300,7 +1300,7 @@ def index_select(input, dim, index):
     tensor([[2., 0.],
             [5., 3.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_select, (input, dim, index, ))
     cdef Variable x = _as_variable(input)
     key = _index_dim_key(x, dim, index, "index_select")
@@ -1338,7 +1338,7 @@ def index_add(input, dim, index, source, alpha=1):
     ...           Variable(numpy.array([1., 2., 3.])))
     tensor([3., 0., 3.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_add, (input, dim, index, source, alpha, ))
     cdef Variable x = _as_variable(input)
     key = _index_dim_key(x, dim, index, "index_add")
@@ -1357,7 +1357,7 @@ def index_copy(input, dim, index, source):
     ...            Variable(numpy.array([1., 2.])))
     tensor([2., 0., 1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_copy, (input, dim, index, source, ))
     cdef Variable x = _as_variable(input)
     key = _index_dim_key(x, dim, index, "index_copy")
@@ -1375,7 +1375,7 @@ def index_fill(input, dim, index, value):
     tensor([[ 0., -1.],
             [ 0., -1.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_fill, (input, dim, index, value, ))
     cdef Variable x = _as_variable(input)
     value = _scalar_value(value, "index_fill")
@@ -1406,7 +1406,7 @@ def masked_fill(input, mask, value):
     >>> masked_fill(Variable(numpy.ones(3)), numpy.array([True, False, True]), 0.5)
     tensor([0.5000, 1.0000, 0.5000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(masked_fill, (input, mask, value, ))
     cdef Variable x = _as_variable(input)
     value = _scalar_value(value, "masked_fill")
@@ -1423,7 +1423,7 @@ def masked_select(input, mask):
     >>> masked_select(Variable(numpy.arange(3.)), numpy.array([True, False, True]))
     tensor([0., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(masked_select, (input, mask, ))
     cdef Variable x = _as_variable(input)
     xb, m = _broadcast_mask(x, mask, "masked_select")
@@ -1440,7 +1440,7 @@ def masked_scatter(input, mask, source):
     ...                Variable(numpy.array([1., 2., 3.])))
     tensor([1., 0., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(masked_scatter, (input, mask, source, ))
     cdef Variable x = _as_variable(input)
     if not isinstance(source, Variable):
@@ -1469,7 +1469,7 @@ def nonzero(input, as_tuple=False):
     tensor([[0, 1],
             [1, 0]])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(nonzero, (input, as_tuple, ))
     cdef Variable x = _as_variable(input)
     xp = _xp_of(x._data)
@@ -1486,7 +1486,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     >>> unique(Variable(numpy.array([3., 1., 3.])), return_inverse=True, return_counts=True)
     (tensor([1., 3.], dtype=float64), tensor([1, 0, 1]), tensor([1, 2]))
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(unique, (input, sorted, return_inverse, return_counts, dim, ))
     cdef Variable x = _as_variable(input)
     xp = _xp_of(x._data)
@@ -1521,7 +1521,7 @@ def pad(input, pad, mode="constant", value=0):
     >>> pad(Variable(numpy.array([[1., 2., 3.]])), (2, 1), mode="reflect")
     tensor([[3., 2., 1., 2., 3., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(_pad_op, (input, pad, mode, value, ))
     cdef Variable x = _as_variable(input)
     if not isinstance(pad, (list, tuple)):
