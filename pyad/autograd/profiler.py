@@ -667,7 +667,7 @@ class profile:
     >>> with pyad.autograd.profiler.profile() as prof:
     ...     (x * 2).sum().backward()
     >>> [e.name for e in prof.function_events]
-    ['mul', 'sum', 'SumBackward', 'MulBackward', 'AccumulateGrad']
+    ['mul', 'sum', '_GraphRoot', 'SumBackward', 'MulBackward', 'AccumulateGrad']
 
     One profile (or emit_nvtx) runs at a time: entering a second one while the first
     is active raises RuntimeError (torch 2 only warns and leaves both broken).
