@@ -200,3 +200,25 @@ def test_anomaly_version_error_shows_where_the_inplace_change_happened(anomaly):
     message = str(info.value)
     assert "The last in-place change was made here" in message
     assert "y.mul_(3.0)   # the in-place change the report must point at" in message
+
+
+def test_event_log_is_filled_by_the_engine():
+    import threading
+    log = _engine._EventLog()
+    previous = _engine._set_profiler(log)
+    try:
+        x = pyad.Variable(np.ones((2, 3)), requires_grad=True)
+        y = x.t().sum()
+        y.backward()
+    finally:
+        _engine._set_profiler(previous)
+    rows = [(r[0], r[5]) for r in log.records]
+    assert rows == [("t", 0), ("permute", 0), ("sum", 0), ("_GraphRoot", 1),
+                    ("SumBackward", 1), ("PermuteBackward", 1), ("AccumulateGrad", 1)]
+    t, permute = log.records[0], log.records[1]
+    assert t[2] <= permute[2] <= permute[3] <= t[3]          # nested in time
+    assert t[4] == permute[4] >= 0                           # t's node is permute's
+    assert log.records[5][4] == t[4]                         # PermuteBackward
+    assert log.records[6][4] == -1                           # AccumulateGrad
+    assert {r[1] for r in log.records} == {threading.get_native_id()}
+    assert all(r[3] >= r[2] > 0 for r in log.records)

@@ -28,45 +28,14 @@ _active = None                  # the running profile / emit_nvtx recorder (proc
 
 _OP, _NODE, _USER = 0, 1, 2
 # A record: [name, tid, t0_ns, t1_ns, seq, kind, shapes, memory, stack, cuda_events]
+# Recorders implement the engine's protocol (pyad._engine._set_profiler) plus
+# user_begin(name) -> token and user_end(token) for record_function.
 _HERE = os.path.abspath(__file__)
 
 
 # --------------------------------------------------------------------------------
 # Recorders (the callbacks the engine calls; see pyad._engine._set_profiler)
 # --------------------------------------------------------------------------------
-
-class _Recorder:
-    """CPU times only: the fast path."""
-
-    def __init__(self):
-        self.records = []
-        self._append = self.records.append
-
-    def op_begin(self, name, args, next_seq):
-        rec = [name, _tid(), _now(), 0, -1, _OP, None, None, None, None]
-        self._append(rec)
-        return rec
-
-    def op_end(self, rec, result, seq):
-        rec[3] = _now()
-        rec[4] = seq
-
-    def node_begin(self, name, seq):
-        rec = [name, _tid(), _now(), 0, seq, _NODE, None, None, None, None]
-        self._append(rec)
-        return rec
-
-    def node_end(self, rec, grads):
-        rec[3] = _now()
-
-    def user_begin(self, name):
-        rec = [name, _tid(), _now(), 0, -1, _USER, None, None, None, None]
-        self._append(rec)
-        return rec
-
-    def user_end(self, rec):
-        rec[3] = _now()
-
 
 def _shape_of(a):
     shape = getattr(a, "shape", None)
@@ -98,11 +67,13 @@ def _user_stack():
     return stack
 
 
-class _FullRecorder(_Recorder):
-    """Shapes, memory, stacks and CUDA events, each when asked."""
+class _FullRecorder:
+    """Shapes, memory, stacks and CUDA events, each when asked. (Without any of them
+    the engine's own ``_EventLog`` records, in C, the same lists.)"""
 
     def __init__(self, record_shapes, profile_memory, with_stack, cuda):
-        super().__init__()
+        self.records = []
+        self._append = self.records.append
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
         self.with_stack = with_stack
@@ -564,6 +535,9 @@ def _build_table(events, sort_by, row_limit, max_src_column_width, max_name_colu
     return "\n".join(lines) + "\n"
 
 
+_GPU_TRACK = 1 << 40                    # track ids of kernels (above any OS thread id)
+
+
 def _write_chrome_trace(events, path):
     pid = os.getpid()
     trace = [{"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
@@ -579,6 +553,7 @@ def _write_chrome_trace(events, path):
                       "args": {"sort_index": i}})
     categories = {"forward": "cpu_op", "backward": "cpu_op", "user": "user_annotation"}
     creator = {}                        # seq -> the innermost forward op that made the node
+    gpu_tracks = set()
     for evt in events:
         args = {"Sequence number": evt.sequence_nr, "Scope": evt.scope}
         if evt.input_shapes:
@@ -590,10 +565,15 @@ def _write_chrome_trace(events, path):
                       "pid": pid, "tid": evt.thread, "args": args})
         if evt.scope == "forward" and evt.sequence_nr >= 0:
             creator[evt.sequence_nr] = evt      # later (inner) ops overwrite: innermost
-        for k in evt.kernels:
+        for k in evt.kernels:           # (load_nvprof: GPU times are not on the CPU clock)
+            tid = _GPU_TRACK + k.device
+            if tid not in gpu_tracks:
+                gpu_tracks.add(tid)
+                trace.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
+                              "args": {"name": "GPU %d kernels" % k.device}})
             trace.append({"name": k.name, "ph": "X", "cat": "kernel",
-                          "ts": evt.time_range.start, "dur": k.duration, "pid": "GPU %d"
-                          % k.device, "tid": "stream", "args": {"launched by": evt.name}})
+                          "ts": evt.time_range.start, "dur": k.duration, "pid": pid,
+                          "tid": tid, "args": {"launched by": evt.name}})
     flow_id = 0
     for evt in events:
         if evt.scope != "backward" or evt.sequence_nr < 0:
@@ -695,7 +675,7 @@ class profile:
             recorder = _FullRecorder(self.record_shapes, self.profile_memory,
                                      self.with_stack, self._cupy)
         else:
-            recorder = _Recorder()
+            recorder = _engine._EventLog()
         _install(recorder, "profile")
         self._entered = True
         self._recorder = recorder
@@ -833,7 +813,7 @@ class emit_nvtx:
         self.record_shapes = record_shapes
         self._recorder = None
         if enabled:
-            cupy = _cupy_for("emit_nvtx", need_nvtx=True)
+            _cupy_for("emit_nvtx", need_nvtx=True)
             from cupy.cuda import nvtx
             self._recorder = _NvtxRecorder(nvtx, record_shapes)
         self._entered = False

@@ -418,6 +418,8 @@ cdef object _profiled(object op, tuple args):
 cdef object _profiled_named(str name, object fn, tuple args):
     cdef long long seq0 = _sequence_counter
     cdef long long seq = -1
+    cdef object token
+    cdef bint fast
     profiler = _profiler
     if profiler is None:                        # removed by another thread meanwhile
         pyad_set_profile_bypass(1)
@@ -425,8 +427,12 @@ cdef object _profiled_named(str name, object fn, tuple args):
             return fn(*args)
         finally:
             pyad_set_profile_bypass(0)
+    fast = type(profiler) is _EventLog
     result = None
-    token = profiler.op_begin(name, args, seq0)
+    if fast:
+        token = (<_EventLog>profiler).begin(name, 0, -1)
+    else:
+        token = profiler.op_begin(name, args, seq0)
     pyad_set_profile_bypass(1)
     try:
         result = fn(*args)
@@ -436,7 +442,10 @@ cdef object _profiled_named(str name, object fn, tuple args):
         if isinstance(first, Variable) and (<Variable>first)._grad_fn is not None:
             if seq0 <= (<Variable>first)._grad_fn._seq < _ACCUMULATE_SEQUENCE:
                 seq = (<Variable>first)._grad_fn._seq
-        profiler.op_end(token, result, seq)
+        if fast:
+            (<_EventLog>profiler).end(<list>token, seq)
+        else:
+            profiler.op_end(token, result, seq)
     return result
 
 

@@ -493,6 +493,11 @@ def test_load_nvprof_plain_kernel_table_and_no_kernels(tmp_path):
     assert len(events) == 3
 
 
+def open_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def test_load_nvprof_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="load_nvprof"):
         profiler.load_nvprof(str(tmp_path / "missing.prof"))
@@ -501,7 +506,7 @@ def test_load_nvprof_errors(tmp_path):
     with pytest.raises(RuntimeError, match="load_nvprof: .* not an nvprof SQLite file"):
         profiler.load_nvprof(str(text))
     good = _nvprof_db(tmp_path / "good.prof")
-    data = open(good, "rb").read()
+    data = open_bytes(good)
     cut = tmp_path / "truncated.prof"
     cut.write_bytes(data[:len(data) // 2])
     with pytest.raises(RuntimeError, match="load_nvprof"):
@@ -513,6 +518,6 @@ def test_load_nvprof_errors(tmp_path):
     con.close()
     with pytest.raises(RuntimeError, match="StringTable"):
         profiler.load_nvprof(str(other))
-    before = open(good, "rb").read()
+    before = open_bytes(good)
     profiler.load_nvprof(good)
-    assert open(good, "rb").read() == before       # opened read-only
+    assert open_bytes(good) == before              # opened read-only
