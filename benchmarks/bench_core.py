@@ -204,6 +204,30 @@ class ChainAnomaly(ChainFwdBwd):
         return self._with_anomaly(torch, super().torch(torch))
 
 
+class ChainProfiler(ChainFwdBwd):
+    """(a) inside the autograd profiler, in both frameworks: every op and backward node
+    is an event (target: 3x the (a) target). The results are not read."""
+    target = 4.5
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.name = "(a) chain%d fwd+bwd, profiler on" % (4 * self.reps)
+
+    def _with_profiler(self, lib, run):
+        def wrapped():
+            with lib.autograd.profiler.profile():
+                return run()
+        return wrapped
+
+    def pyad(self, pyad):
+        import pyad.autograd.profiler  # noqa: F401
+        return self._with_profiler(pyad, super().pyad(pyad))
+
+    def torch(self, torch):
+        import torch.autograd.profiler  # noqa: F401
+        return self._with_profiler(torch, super().torch(torch))
+
+
 # --------------------------------------------------------------------------
 # (b) MLP training step
 # --------------------------------------------------------------------------
@@ -488,8 +512,10 @@ class SurfaceStep:
         return self._run(torch, x, w, torch.from_numpy(self.idx))
 
 
-CASES = [ChainFwd, ChainFwdBwd, ChainAnomaly, MLPStep, BigTanhSum, HVP, SurfaceStep]
-CASE_KEYS = {"chain": (ChainFwd, ChainFwdBwd), "anomaly": (ChainAnomaly,), "mlp": (MLPStep,),
+CASES = [ChainFwd, ChainFwdBwd, ChainAnomaly, ChainProfiler, MLPStep, BigTanhSum, HVP,
+         SurfaceStep]
+CASE_KEYS = {"chain": (ChainFwd, ChainFwdBwd), "anomaly": (ChainAnomaly,),
+             "profiler": (ChainProfiler,), "mlp": (MLPStep,),
              "big": (BigTanhSum,), "hvp": (HVP,), "surface": (SurfaceStep,)}
 
 

@@ -98,11 +98,18 @@ cdef extern from *:
     static PYAD_TLS int pyad_anomaly = 0;
     static int pyad_get_anomaly(void) { return pyad_anomaly; }
     static void pyad_set_anomaly(int v) { pyad_anomaly = v; }
+    /* Profiler: set by _profiled just before it calls the op's entry point again, so
+       that call (and only it) runs the op body instead of re-entering _profiled. */
+    static PYAD_TLS int pyad_profile_bypass = 0;
+    static int pyad_get_profile_bypass(void) { return pyad_profile_bypass; }
+    static void pyad_set_profile_bypass(int v) { pyad_profile_bypass = v; }
     """
     int pyad_get_grad_disabled()
     void pyad_set_grad_disabled(int v)
     int pyad_get_anomaly()
     void pyad_set_anomaly(int v)
+    int pyad_get_profile_bypass()
+    void pyad_set_profile_bypass(int v)
 
 
 cdef inline bint _grad_enabled():
@@ -133,17 +140,80 @@ cdef Node _current_node = None     # the node whose backward is running (anomaly
 
 
 def _set_profiler(profiler):
-    """Install (or with None remove) the profiler callbacks.
+    """Install (or with None remove) the profiler callbacks (process-wide: every thread).
 
-    ``profiler.op_begin(name, inputs) -> token`` and ``profiler.op_end(token, outputs)``
-    wrap every forward op; ``profiler.node_begin(node) -> token`` and
-    ``profiler.node_end(token)`` wrap every backward node. Returns the previous one.
+    ``profiler.op_begin(name, inputs, next_seq) -> token`` and
+    ``profiler.op_end(token, outputs, seq)`` wrap every forward op (``next_seq``: the
+    sequence number the next node will get; ``seq``: that of the node the op created,
+    -1 if none); ``profiler.node_begin(name, seq) -> token`` and
+    ``profiler.node_end(token, grads)`` wrap every backward node (``grads``: the
+    gradients it returned, None if it raised). ``op_end``/``node_end`` are
+    also called when the op or node raises. Ops called inside ops (and inside backward
+    nodes) are reported too, nested in time. Returns the previous profiler.
     """
     global _profiling, _profiler
     previous = _profiler
     _profiler = profiler
     _profiling = profiler is not None
     return previous
+
+
+cdef extern from "pythread.h":
+    unsigned long PyThread_get_thread_native_id()
+
+from time import perf_counter_ns as _perf_counter_ns
+
+
+@cython.final
+cdef class _EventLog:
+    """The profiler's fast recorder (pyad.autograd.profiler, CPU times only).
+
+    Each event is one list ``[name, thread, t0_ns, t1_ns, seq, kind, None, None, None,
+    None]`` (kind 0 op, 1 backward node, 2 user range) appended in start order; the
+    engine fills it in C instead of calling Python methods.
+    """
+    cdef public list records
+
+    def __cinit__(self):
+        self.records = []
+
+    cdef list begin(self, object name, long kind, long long seq):
+        cdef list rec = [name, PyThread_get_thread_native_id(), 0, 0, seq, kind,
+                         None, None, None, None]
+        self.records.append(rec)
+        rec[2] = _perf_counter_ns()
+        return rec
+
+    cdef inline void end(self, list rec, long long seq) except *:
+        rec[3] = _perf_counter_ns()
+        rec[4] = seq
+
+    # The generic protocol (see _set_profiler), for callers outside the engine.
+    def op_begin(self, name, args, next_seq):
+        return self.begin(name, 0, -1)
+
+    def op_end(self, rec, result, long long seq):
+        self.end(rec, seq)
+
+    def node_begin(self, name, long long seq):
+        return self.begin(name, 1, seq)
+
+    def node_end(self, rec, grads):
+        self.end(rec, rec[4])
+
+    def user_begin(self, name):
+        return self.begin(name, 2, -1)
+
+    def user_end(self, rec):
+        self.end(rec, -1)
+
+
+cdef inline bint _profile_enter():
+    # Called only when _profiling: False for the one call _profiled makes itself.
+    if pyad_get_profile_bypass():
+        pyad_set_profile_bypass(0)
+        return False
+    return True
 
 
 cdef inline bint _anomaly_on():
@@ -567,6 +637,7 @@ cdef inline tuple _edge(Variable v):
 
 
 cdef long long _ACCUMULATE_SEQUENCE = 1LL << 62
+cdef long long _accumulator_counter = 0
 
 
 cdef class AccumulateGrad(Node):
@@ -590,13 +661,15 @@ cdef class AccumulateGrad(Node):
 
 
 cdef AccumulateGrad _new_accumulator(Variable leaf):
-    global _sequence_counter
+    global _accumulator_counter
     cdef AccumulateGrad acc = AccumulateGrad.__new__(AccumulateGrad)
     acc._next_functions = ()
     acc._num_outputs = 1
     # Sinks run first when ready: it frees the gradient and lets hooks see it early.
-    acc._seq = _ACCUMULATE_SEQUENCE + _sequence_counter
-    _sequence_counter += 1
+    # They count on their own, so an op's node gets the number the op saw next
+    # (emit_nvtx announces it before the op runs, as torch does).
+    acc._seq = _ACCUMULATE_SEQUENCE + _accumulator_counter
+    _accumulator_counter += 1
     acc._variable_ref = weakref.ref(leaf)
     return acc
 
@@ -2333,14 +2406,39 @@ cdef tuple _materialize(Node node, tuple grads):
 
 
 cdef tuple _run_node(Node node, tuple grads, bint keep_graph):
+    if _profiling:
+        return _run_node_profiled(node, grads, keep_graph)
+    return _run_node_body(node, grads, keep_graph)
+
+
+cdef tuple _run_node_profiled(Node node, tuple grads, bint keep_graph):
+    cdef long long seq = node._seq if node._seq < _ACCUMULATE_SEQUENCE else -1
+    cdef bint fast
+    profiler = _profiler
+    if profiler is None:
+        return _run_node_body(node, grads, keep_graph)
+    fast = type(profiler) is _EventLog
+    if fast:
+        token = (<_EventLog>profiler).begin(type(node).__name__, 1, seq)
+    else:
+        token = profiler.node_begin(type(node).__name__, seq)
+    outs = None
+    try:
+        outs = _run_node_body(node, grads, keep_graph)
+    finally:
+        if fast:
+            (<_EventLog>profiler).end(<list>token, seq)
+        else:
+            profiler.node_end(token, outs)
+    return outs
+
+
+cdef inline tuple _run_node_body(Node node, tuple grads, bint keep_graph):
     global _current_node
     cdef tuple outs
     cdef Node previous = _current_node
-    token = None
     if node._out_meta is not None:
         grads = _materialize(node, grads)
-    if _profiling:
-        token = _profiler.node_begin(node)
     if _anomaly_on():
         _current_node = node
     try:
@@ -2359,8 +2457,6 @@ cdef tuple _run_node(Node node, tuple grads, bint keep_graph):
                 outs = _check_node_hook_result(node, hook, result, outs)
     if pyad_get_anomaly() == 3:                 # on, and checking for NaN
         _check_nan(node, outs)
-    if _profiling:
-        _profiler.node_end(token)
     if not keep_graph:
         node._release_saved()
     return outs

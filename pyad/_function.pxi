@@ -138,6 +138,9 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
     ``separate_setup_context``: torch 2 style, ``forward(*args)`` without ctx followed by
     ``setup_context(ctx, inputs, output)``.
     """
+    if _profiling and _profile_enter():
+        return _profiled_named(cls.__name__, _function_apply,
+                               (cls, node_cls, args, kwargs, separate_setup_context))
     cdef FunctionNode node = node_cls()
     cdef Variable v, o
     cdef Py_ssize_t i, j

@@ -12,6 +12,7 @@ import pyad.autograd.gradcheck
 import pyad.autograd.anomaly_mode
 import pyad.autograd.functional
 import pyad.autograd.graph
+import pyad.autograd.profiler
 import pyad.nn.init
 import pyad.nn.modules
 import pyad.nn.parameter
@@ -22,8 +23,9 @@ from pyad import _engine
 
 MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_mode,
            pyad.autograd.gradcheck, pyad.autograd.anomaly_mode, pyad.autograd.functional,
-           pyad.autograd.graph, pyad.nn.init, pyad.nn.modules, pyad.nn.parameter,
-           pyad.optim.optimizer, pyad.optim.lr_scheduler, pyad.serialization]
+           pyad.autograd.graph, pyad.autograd.profiler, pyad.nn.init, pyad.nn.modules,
+           pyad.nn.parameter, pyad.optim.optimizer, pyad.optim.lr_scheduler,
+           pyad.serialization]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

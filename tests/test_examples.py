@@ -39,8 +39,8 @@ def numbers(text):
 
 def test_every_example_has_a_test():
     scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
-    assert scripts == ["custom_function.py", "train_cnn.py", "train_mlp.py", "tutorial.py",
-                       "typed_usage.py"]
+    assert scripts == ["custom_function.py", "profile_mlp.py", "train_cnn.py", "train_mlp.py",
+                       "tutorial.py", "typed_usage.py"]
 
 
 def test_typed_usage_recovers_the_true_weights():
@@ -112,6 +112,31 @@ def test_custom_function_passes_gradcheck_and_refuses_double_backward():
     assert "gradgradcheck(Softplus): True" in out, detail
     assert "gradcheck(Cube): True" in out, detail
     assert re.search(r"gradgradcheck\(Cube\):.*once_differentiable", out), detail
+
+
+def test_profile_mlp_prints_the_table_and_writes_a_trace(tmp_path):
+    import json
+    path = tmp_path / "trace.json"
+    out, detail = run_example("profile_mlp.py", str(path))
+    assert re.search(r"Name\s+Self CPU %\s+Self CPU\s+CPU total %\s+CPU total\s+"
+                     r"CPU time avg\s+CPU Mem\s+Self CPU Mem\s+# of Calls", out), detail
+    # 3 profiled steps, each one forward, backward and update range, 3 matmuls
+    # (the table shows the 12 rows with most self time: these are always among them)
+    for name, calls in (("forward", 3), ("backward", 3), ("matmul", 9),
+                        ("MatmulBackward", 9)):
+        assert re.search(r"^\s*%s\s.*\s%d\s*$" % (name, calls), out, re.M), (name, detail)
+    # every row shown has the count the three steps imply
+    expected = {"update": 3, "log_softmax": 3, "add": 9, "relu": 6, "AddBackward": 9,
+                "ReluBackward": 6, "LogSoftmaxBackward": 3, "SumBackward": 3, "sum": 3,
+                "mul": 3, "MulBackward": 3, "neg": 3, "NegBackward": 3, "mean": 3,
+                "MeanBackward": 3, "AccumulateGrad": 18, "_GraphRoot": 3}
+    for name, calls in expected.items():
+        row = re.search(r"^\s*%s\s.*\s(\d+)\s*$" % name, out, re.M)
+        assert row is None or int(row.group(1)) == calls, (name, detail)
+    assert "Self CPU time total:" in out, detail
+    trace = json.loads(path.read_text())["traceEvents"]
+    assert any(e["ph"] == "s" and e["cat"] == "fwdbwd" for e in trace), detail
+    assert "chrome trace written to %s" % path in out, detail
 
 
 if __name__ == "__main__":

@@ -96,19 +96,22 @@ def test_every_op_has_a_docstring_example(op):
 
 class _Recorder:
     def __init__(self):
-        self.names = []
+        self.names = []         # ops that began outside any other op
+        self.depth = 0
 
-    def op_begin(self, name, args):
-        self.names.append(name)
+    def op_begin(self, name, args, next_seq):
+        if self.depth == 0:
+            self.names.append(name)
+        self.depth += 1
         return name
 
-    def op_end(self, token, outputs):
-        pass
+    def op_end(self, token, outputs, seq):
+        self.depth -= 1
 
-    def node_begin(self, node):
+    def node_begin(self, name, seq):
         return None
 
-    def node_end(self, token):
+    def node_end(self, token, grads):
         pass
 
 
@@ -120,8 +123,10 @@ def test_every_op_reports_itself_to_the_profiler(op):
         _call(op)
     finally:
         _engine._set_profiler(previous)
-    # The sample may call other ops to build its arguments; the op itself comes last.
+    # The sample may call other ops to build its arguments; the op itself comes last
+    # among the top-level ones (ops it calls itself nest inside it).
     assert recorder.names and recorder.names[-1] == op.__name__, recorder.names
+    assert recorder.depth == 0
 
 
 # pyad.linalg: functions only (no Variable methods), held to the same rules.

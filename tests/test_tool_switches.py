@@ -14,18 +14,18 @@ class RecordingProfiler:
     def __init__(self):
         self.events = []
 
-    def op_begin(self, name, inputs):
+    def op_begin(self, name, inputs, next_seq):
         self.events.append(("op_begin", name, len(inputs)))
         return name
 
-    def op_end(self, token, outputs):
+    def op_end(self, token, outputs, seq):
         self.events.append(("op_end", token, type(outputs).__name__))
 
-    def node_begin(self, node):
-        self.events.append(("node_begin", node.name(), node._sequence_nr()))
-        return node.name()
+    def node_begin(self, name, seq):
+        self.events.append(("node_begin", name, seq))
+        return name
 
-    def node_end(self, token):
+    def node_end(self, token, grads):
         self.events.append(("node_end", token))
 
 
@@ -49,10 +49,20 @@ def test_profiler_sees_each_forward_op_once_with_begin_before_end(profiler):
     assert y.item() == pytest.approx(np.tanh([2.0, 4.0]).sum())
 
 
-def test_profiler_does_not_report_ops_called_inside_an_op(profiler):
+def test_profiler_reports_ops_called_inside_an_op_nested_in_it(profiler):
     x = pyad.Variable(np.ones((2, 3)), requires_grad=True)
     x.t()           # t() is implemented with permute()
-    assert [e[1] for e in profiler.events if e[0] == "op_begin"] == ["t"]
+    assert [e[:2] for e in profiler.events] == [
+        ("op_begin", "t"), ("op_begin", "permute"), ("op_end", "permute"), ("op_end", "t")]
+
+
+def test_profiler_op_end_is_called_when_the_op_raises(profiler):
+    x = pyad.Variable(np.ones((2, 3)))
+    with pytest.raises(RuntimeError):
+        pyad.matmul(x, x)
+    assert [e[:2] for e in profiler.events] == [("op_begin", "matmul"), ("op_end", "matmul")]
+    assert pyad.mul(x, 2).shape == (2, 3)     # the bypass flag did not leak
+    assert [e[1] for e in profiler.events[2:]] == ["mul", "mul"]
 
 
 def test_profiler_sees_each_backward_node_with_its_sequence_number(profiler):
@@ -190,3 +200,25 @@ def test_anomaly_version_error_shows_where_the_inplace_change_happened(anomaly):
     message = str(info.value)
     assert "The last in-place change was made here" in message
     assert "y.mul_(3.0)   # the in-place change the report must point at" in message
+
+
+def test_event_log_is_filled_by_the_engine():
+    import threading
+    log = _engine._EventLog()
+    previous = _engine._set_profiler(log)
+    try:
+        x = pyad.Variable(np.ones((2, 3)), requires_grad=True)
+        y = x.t().sum()
+        y.backward()
+    finally:
+        _engine._set_profiler(previous)
+    rows = [(r[0], r[5]) for r in log.records]
+    assert rows == [("t", 0), ("permute", 0), ("sum", 0), ("_GraphRoot", 1),
+                    ("SumBackward", 1), ("PermuteBackward", 1), ("AccumulateGrad", 1)]
+    t, permute = log.records[0], log.records[1]
+    assert t[2] <= permute[2] <= permute[3] <= t[3]          # nested in time
+    assert t[4] == permute[4] >= 0                           # t's node is permute's
+    assert log.records[5][4] == t[4]                         # PermuteBackward
+    assert log.records[6][4] == -1                           # AccumulateGrad
+    assert {r[1] for r in log.records} == {threading.get_native_id()}
+    assert all(r[3] >= r[2] > 0 for r in log.records)

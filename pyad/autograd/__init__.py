@@ -5,7 +5,7 @@ from pyad.autograd.function import Function, FunctionCtx, once_differentiable
 from pyad.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
-from pyad.autograd import function, grad_mode, anomaly_mode, functional, graph
+from pyad.autograd import function, grad_mode, anomaly_mode, functional, graph, profiler
 
 try:
     from pyad.autograd.gradcheck import gradcheck, gradgradcheck, GradcheckError
@@ -15,4 +15,5 @@ except ImportError:  # pragma: no cover - written alongside the engine
 __all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad",
            "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck",
            "once_differentiable", "FunctionCtx", "detect_anomaly", "set_detect_anomaly",
-           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "functional", "graph"]
+           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "functional", "graph",
+           "profiler"]

@@ -423,20 +423,47 @@ cdef _SavedOperand _save_operand(object x, Py_ssize_t input_nr):
 
 # -- profiling ----------------------------------------------------------------------
 #
-# Every public op starts with `if _profiling: return _profiled(name, args)`: one C flag
-# test when the profiler is off. When on, the op runs again through its Python entry
-# point between the profiler's op_begin/op_end callbacks, with profiling paused so the
-# ops it calls internally are not reported separately.
+# Every public op starts with `if _profiling and _profile_enter(): return
+# _profiled(op, args)`: one C flag test when the profiler is off. When on, _profiled
+# reports the op to the profiler and calls the op's entry point again with a per-thread
+# bypass flag set, which the op's own test consumes, so that call runs the body. Ops
+# the body calls are reported too: they nest inside this op's time range.
 
 cdef object _profiled(object op, tuple args):
-    global _profiling
-    token = _profiler.op_begin(op.__name__, args)
-    _profiling = False
+    return _profiled_named(op.__name__, op, args)
+
+
+cdef object _profiled_named(str name, object fn, tuple args):
+    cdef long long seq0 = _sequence_counter
+    cdef long long seq = -1
+    cdef object token
+    cdef bint fast
+    profiler = _profiler
+    if profiler is None:                        # removed by another thread meanwhile
+        pyad_set_profile_bypass(1)
+        try:
+            return fn(*args)
+        finally:
+            pyad_set_profile_bypass(0)
+    fast = type(profiler) is _EventLog
+    result = None
+    if fast:
+        token = (<_EventLog>profiler).begin(name, 0, -1)
+    else:
+        token = profiler.op_begin(name, args, seq0)
+    pyad_set_profile_bypass(1)
     try:
-        result = op(*args)
+        result = fn(*args)
     finally:
-        _profiling = _profiler is not None
-    _profiler.op_end(token, result)
+        pyad_set_profile_bypass(0)              # (still set if fn raised on its arguments)
+        first = result[0] if type(result) is tuple and len(result) else result
+        if isinstance(first, Variable) and (<Variable>first)._grad_fn is not None:
+            if seq0 <= (<Variable>first)._grad_fn._seq < _ACCUMULATE_SEQUENCE:
+                seq = (<Variable>first)._grad_fn._seq
+        if fast:
+            (<_EventLog>profiler).end(<list>token, seq)
+        else:
+            profiler.op_end(token, result, seq)
     return result
 
 

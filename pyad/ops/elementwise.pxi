@@ -143,7 +143,7 @@ cpdef Variable add(object input, object other):
     >>> add(Variable(numpy.array([1., 2.])), 10)
     tensor([11., 12.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(add, (input, other, ))
     data = _apply_binary(_np_add, input, other, "add")
     if _binary_records(input, other):
@@ -168,7 +168,7 @@ cpdef Variable sub(object input, object other):
     >>> sub(Variable(numpy.array([5., 7.])), 2)
     tensor([3., 5.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sub, (input, other, ))
     data = _apply_binary(_np_subtract, input, other, "sub")
     if _binary_records(input, other):
@@ -202,7 +202,7 @@ cpdef Variable mul(object input, object other):
     tensor([[ 1., 10.],
             [ 2., 20.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(mul, (input, other, ))
     data = _apply_binary(_np_multiply, input, other, "mul")
     if _binary_records(input, other):
@@ -239,7 +239,7 @@ cpdef Variable div(object input, object other):
     >>> div(Variable(numpy.array([1., 3.])), Variable(numpy.array([2., 4.])))
     tensor([0.5000, 0.7500], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(div, (input, other, ))
     data = _apply_binary(_np_true_divide, input, other, "div")
     if _binary_records(input, other):
@@ -315,7 +315,7 @@ cpdef Variable pow(object input, object exponent):
     >>> pow(2, Variable(numpy.array([1., 3.])))
     tensor([2., 8.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(pow, (input, exponent, ))
     data = _apply_binary(_np_power, input, exponent, "pow")
     if _binary_records(input, exponent):
@@ -367,7 +367,7 @@ cpdef Variable neg(object input):
     >>> neg(Variable(numpy.array([1., -2.])))
     tensor([-1.,  2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(neg, (input, ))
     cdef Variable x = _as_variable(input, "neg")
     data = _np_negative(x._data)
@@ -389,7 +389,7 @@ cpdef Variable exp(object input):
     >>> exp(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 2.7183], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(exp, (input, ))
     cdef Variable x = _float_input(input, "exp")
     data = _np_exp(x._data)
@@ -411,7 +411,7 @@ cpdef Variable log(object input):
     >>> log(Variable(numpy.array([1., numpy.e])))
     tensor([0., 1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(log, (input, ))
     cdef Variable x = _float_input(input, "log")
     data = _np_log(x._data)
@@ -434,7 +434,7 @@ cpdef Variable sqrt(object input):
     >>> sqrt(Variable(numpy.array([4., 9.])))
     tensor([2., 3.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sqrt, (input, ))
     cdef Variable x = _float_input(input, "sqrt")
     data = _np_sqrt(x._data)
@@ -461,7 +461,7 @@ cpdef Variable tanh(object input):
     >>> x.grad                                  # 1 - tanh(x)^2
     tensor([1.0000, 0.4200], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(tanh, (input, ))
     cdef Variable x = _float_input(input, "tanh")
     data = _np_tanh(x._data)
@@ -494,7 +494,7 @@ cpdef Variable sigmoid(object input):
     >>> sigmoid(Variable(numpy.array([0., 100.])))
     tensor([0.5000, 1.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sigmoid, (input, ))
     cdef Variable x = _float_input(input, "sigmoid")
     data = _sigmoid_data(x._data)
@@ -519,7 +519,7 @@ cpdef Variable relu(object input):
     >>> relu(Variable(numpy.array([-1., 2.])))
     tensor([0., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(relu, (input, ))
     cdef Variable x = _as_variable(input, "relu")
     data = _np_maximum(x._data, 0)
@@ -615,7 +615,7 @@ cpdef Variable abs(object input):
     >>> abs(Variable(numpy.array([-1.5, 0., 2.])))
     tensor([1.5000, 0.0000, 2.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(abs, (input, ))
     return _same_dtype_unary(_np_absolute, input, AbsBackward, 1, "abs")
 
@@ -632,7 +632,7 @@ cpdef Variable reciprocal(object input):
     >>> reciprocal(Variable(numpy.array([2., 4.])))
     tensor([0.5000, 0.2500], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(reciprocal, (input, ))
     return _float_unary(_np_reciprocal, input, ReciprocalBackward, 2, "reciprocal")
 
@@ -647,7 +647,7 @@ cpdef Variable sign(object input):
     >>> sign(Variable(numpy.array([-2., 0., 3.])))
     tensor([-1.,  0.,  1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sign, (input, ))
     return _same_dtype_unary(_sign_data, input, SignBackward, 0, "sign")
 
@@ -663,7 +663,7 @@ cpdef Variable square(object input):
     >>> square(Variable(numpy.array([-2., 3.])))
     tensor([4., 9.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(square, (input, ))
     return _same_dtype_unary(_np_square, input, SquareBackward, 1, "square")
 
@@ -684,7 +684,7 @@ cpdef Variable rsqrt(object input):
     >>> rsqrt(Variable(numpy.array([4., 16.])))
     tensor([0.5000, 0.2500], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(rsqrt, (input, ))
     return _float_unary(_rsqrt_data, input, RsqrtBackward, 2, "rsqrt")
 
@@ -700,7 +700,7 @@ cpdef Variable expm1(object input):
     >>> expm1(Variable(numpy.array([0., 1e-10])))
     tensor([0.0000e+00, 1.0000e-10], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(expm1, (input, ))
     return _float_unary(_np_expm1, input, Expm1Backward, 2, "expm1")
 
@@ -716,7 +716,7 @@ cpdef Variable log1p(object input):
     >>> log1p(Variable(numpy.array([0., 1e-10])))
     tensor([0.0000e+00, 1.0000e-10], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(log1p, (input, ))
     return _float_unary(_np_log1p, input, Log1pBackward, 1, "log1p")
 
@@ -732,7 +732,7 @@ cpdef Variable log2(object input):
     >>> log2(Variable(numpy.array([1., 8.])))
     tensor([0., 3.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(log2, (input, ))
     return _float_unary(_np_log2, input, Log2Backward, 1, "log2")
 
@@ -748,7 +748,7 @@ cpdef Variable log10(object input):
     >>> log10(Variable(numpy.array([1., 100.])))
     tensor([0., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(log10, (input, ))
     return _float_unary(_np_log10, input, Log10Backward, 1, "log10")
 
@@ -764,7 +764,7 @@ cpdef Variable sin(object input):
     >>> sin(Variable(numpy.array([0., numpy.pi / 2])))
     tensor([0., 1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sin, (input, ))
     return _float_unary(_np_sin, input, SinBackward, 1, "sin")
 
@@ -780,7 +780,7 @@ cpdef Variable cos(object input):
     >>> cos(Variable(numpy.array([0., numpy.pi])))
     tensor([ 1., -1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(cos, (input, ))
     return _float_unary(_np_cos, input, CosBackward, 1, "cos")
 
@@ -797,7 +797,7 @@ cpdef Variable tan(object input):
     >>> tan(Variable(numpy.array([0., numpy.pi / 4])))
     tensor([0.0000, 1.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(tan, (input, ))
     return _float_unary(_np_tan, input, TanBackward, 2, "tan")
 
@@ -814,7 +814,7 @@ cpdef Variable asin(object input):
     >>> asin(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(asin, (input, ))
     return _float_unary(_np_arcsin, input, AsinBackward, 1, "asin")
 
@@ -831,7 +831,7 @@ cpdef Variable acos(object input):
     >>> acos(Variable(numpy.array([1., 0.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(acos, (input, ))
     return _float_unary(_np_arccos, input, AcosBackward, 1, "acos")
 
@@ -848,7 +848,7 @@ cpdef Variable atan(object input):
     >>> atan(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.7854], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(atan, (input, ))
     return _float_unary(_np_arctan, input, AtanBackward, 1, "atan")
 
@@ -864,7 +864,7 @@ cpdef Variable sinh(object input):
     >>> sinh(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 1.1752], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sinh, (input, ))
     return _float_unary(_np_sinh, input, SinhBackward, 1, "sinh")
 
@@ -880,7 +880,7 @@ cpdef Variable cosh(object input):
     >>> cosh(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 1.5431], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(cosh, (input, ))
     return _float_unary(_np_cosh, input, CoshBackward, 1, "cosh")
 
@@ -909,7 +909,7 @@ cpdef Variable erf(object input):
     >>> erf(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.8427], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(erf, (input, ))
     return _float_unary(_erf_data, input, ErfBackward, 1, "erf")
 
@@ -970,7 +970,7 @@ cpdef Variable maximum(object input, object other):
     >>> maximum(Variable(numpy.array([1., 5.])), Variable(numpy.array([3., 2.])))
     tensor([3., 5.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(maximum, (input, other, ))
     return _pairwise_extremum(input, other, True, "maximum")
 
@@ -985,7 +985,7 @@ cpdef Variable minimum(object input, object other):
     >>> minimum(Variable(numpy.array([1., 5.])), Variable(numpy.array([3., 2.])))
     tensor([1., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(minimum, (input, other, ))
     return _pairwise_extremum(input, other, False, "minimum")
 
@@ -1001,7 +1001,7 @@ cpdef Variable where(object condition, object input, object other):
     >>> where(Variable(numpy.array([True, False])), Variable(numpy.array([1., 2.])), 0.)
     tensor([1., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(where, (condition, input, other, ))
     cond = _binary_operand_data(condition, "where", "condition")
     if hasattr(cond, "dtype"):
@@ -1067,7 +1067,7 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     >>> clamp(Variable(numpy.array([-2., 0.5, 3.])), -1, 1)
     tensor([-1.0000,  0.5000,  1.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(clamp, (input, min, max, ))
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
@@ -1118,7 +1118,7 @@ cpdef Variable clip(object input, object min=None, object max=None):
     >>> clip(Variable(numpy.array([-2., 3.])), None, 1)
     tensor([-2.,  1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(clip, (input, min, max, ))
     try:
         return clamp(input, min, max)
@@ -1132,7 +1132,7 @@ cpdef Variable clamp_min(object input, object min):
     >>> clamp_min(Variable(numpy.array([-2., 3.])), 0)
     tensor([0., 3.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(clamp_min, (input, min, ))
     try:
         return clamp(input, min, None)
@@ -1146,7 +1146,7 @@ cpdef Variable clamp_max(object input, object max):
     >>> clamp_max(Variable(numpy.array([-2., 3.])), 0)
     tensor([-2.,  0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(clamp_max, (input, max, ))
     try:
         return clamp(input, None, max)
@@ -1176,7 +1176,7 @@ cpdef Variable atan2(object input, object other):
     >>> atan2(Variable(numpy.array([1., 1.])), Variable(numpy.array([1., -1.])))
     tensor([0.7854, 2.3562], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(atan2, (input, other, ))
     data = _apply_binary(_np_arctan2, input, other, "atan2")
     if _binary_records(input, other):
@@ -1204,7 +1204,7 @@ cpdef Variable hypot(object input, object other):
     >>> hypot(Variable(numpy.array([3., 5.])), 4.)
     tensor([5.0000, 6.4031], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(hypot, (input, other, ))
     data = _apply_binary(_np_hypot, input, other, "hypot")
     if _binary_records(input, other):
@@ -1219,7 +1219,7 @@ cpdef Variable lerp(object input, object end, object weight):
     >>> lerp(Variable(numpy.array([0., 10.])), Variable(numpy.array([1., 20.])), 0.5)
     tensor([ 0.5000, 15.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(lerp, (input, end, weight, ))
     try:
         return add(input, mul(weight, sub(end, input)))
@@ -1254,7 +1254,7 @@ cpdef Variable floor(object input):
     >>> floor(Variable(numpy.array([-1.5, 1.5])))
     tensor([-2.,  1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(floor, (input, ))
     return _rounding(_np_floor, input, FloorBackward, "floor")
 
@@ -1269,7 +1269,7 @@ cpdef Variable ceil(object input):
     >>> ceil(Variable(numpy.array([-1.5, 1.5])))
     tensor([-1.,  2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(ceil, (input, ))
     return _rounding(_np_ceil, input, CeilBackward, "ceil")
 
@@ -1287,7 +1287,7 @@ cpdef Variable round(object input, object decimals=0):
     >>> round(Variable(numpy.array([1.234, 5.678])), decimals=1)
     tensor([1.2000, 5.7000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(round, (input, decimals, ))
     try:
         decimals = operator.index(decimals)
@@ -1307,7 +1307,7 @@ cpdef Variable trunc(object input):
     >>> trunc(Variable(numpy.array([-1.5, 1.5])))
     tensor([-1.,  1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(trunc, (input, ))
     return _rounding(_np_trunc, input, TruncBackward, "trunc")
 
@@ -1318,7 +1318,7 @@ cpdef Variable frac(object input):
     >>> frac(Variable(numpy.array([-1.25, 2.5])))
     tensor([-0.2500,  0.5000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(frac, (input, ))
     try:
         return sub(input, trunc(input))
@@ -1352,7 +1352,7 @@ cpdef Variable floor_divide(object input, object other):
     >>> floor_divide(Variable(numpy.array([5., -5.])), 2)
     tensor([ 2., -3.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(floor_divide, (input, other, ))
     _check_integer_divisor(input, other, "floor_divide")
     data = _apply_binary(_np_floor_divide, input, other, "floor_divide")
@@ -1386,7 +1386,7 @@ cpdef Variable remainder(object input, object other):
     >>> remainder(Variable(numpy.array([5., -5.])), 3)
     tensor([2., 1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(remainder, (input, other, ))
     _check_integer_divisor(input, other, "remainder")
     data = _apply_binary(_np_remainder, input, other, "remainder")
@@ -1409,7 +1409,7 @@ cpdef Variable fmod(object input, object other):
     >>> fmod(Variable(numpy.array([5., -5.])), 3)
     tensor([ 2., -2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(fmod, (input, other, ))
     _check_integer_divisor(input, other, "fmod")
     data = _apply_binary(_np_fmod, input, other, "fmod")
@@ -1427,7 +1427,7 @@ cpdef Variable lt(object input, object other):
     >>> lt(Variable(numpy.array([1., 3.])), 2)
     tensor([ True, False])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(lt, (input, other, ))
     return _compare(_as_variable(input, "lt"), other, 0)
 
@@ -1438,7 +1438,7 @@ cpdef Variable le(object input, object other):
     >>> le(Variable(numpy.array([1., 3.])), 1)
     tensor([ True, False])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(le, (input, other, ))
     return _compare(_as_variable(input, "le"), other, 1)
 
@@ -1449,7 +1449,7 @@ cpdef Variable eq(object input, object other):
     >>> eq(Variable(numpy.array([1., 3.])), 3)
     tensor([False,  True])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(eq, (input, other, ))
     return _compare(_as_variable(input, "eq"), other, 2)
 
@@ -1460,7 +1460,7 @@ cpdef Variable ne(object input, object other):
     >>> ne(Variable(numpy.array([1., 3.])), 3)
     tensor([ True, False])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(ne, (input, other, ))
     return _compare(_as_variable(input, "ne"), other, 3)
 
@@ -1471,7 +1471,7 @@ cpdef Variable gt(object input, object other):
     >>> gt(Variable(numpy.array([1., 3.])), 2)
     tensor([False,  True])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(gt, (input, other, ))
     return _compare(_as_variable(input, "gt"), other, 4)
 
@@ -1482,7 +1482,7 @@ cpdef Variable ge(object input, object other):
     >>> ge(Variable(numpy.array([1., 3.])), 3)
     tensor([False,  True])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(ge, (input, other, ))
     return _compare(_as_variable(input, "ge"), other, 5)
 
@@ -1512,7 +1512,7 @@ cpdef Variable logical_not(object input):
     >>> logical_not(Variable(numpy.array([0., 2.])))
     tensor([ True, False])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(logical_not, (input, ))
     return _no_grad_unary(numpy.logical_not, input, "logical_not")
 
@@ -1523,7 +1523,7 @@ cpdef Variable logical_and(object input, object other):
     >>> logical_and(Variable(numpy.array([0., 2.])), True)
     tensor([False,  True])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(logical_and, (input, other, ))
     return _no_grad_binary(numpy.logical_and, input, other, "logical_and")
 
@@ -1534,7 +1534,7 @@ cpdef Variable logical_or(object input, object other):
     >>> logical_or(Variable(numpy.array([0., 2.])), False)
     tensor([False,  True])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(logical_or, (input, other, ))
     return _no_grad_binary(numpy.logical_or, input, other, "logical_or")
 
@@ -1545,7 +1545,7 @@ cpdef Variable logical_xor(object input, object other):
     >>> logical_xor(Variable(numpy.array([0., 2.])), True)
     tensor([ True, False])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(logical_xor, (input, other, ))
     return _no_grad_binary(numpy.logical_xor, input, other, "logical_xor")
 
@@ -1568,7 +1568,7 @@ cpdef Variable bitwise_not(object input):
     >>> bitwise_not(Variable(numpy.array([True, False])))
     tensor([False,  True])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(bitwise_not, (input, ))
     _check_bitwise(input, "bitwise_not")
     return _no_grad_unary(numpy.invert, input, "bitwise_not")
@@ -1580,7 +1580,7 @@ cpdef Variable bitwise_and(object input, object other):
     >>> bitwise_and(Variable(numpy.array([True, False])), True)
     tensor([ True, False])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(bitwise_and, (input, other, ))
     _check_bitwise(input, "bitwise_and")
     _check_bitwise(other, "bitwise_and")
@@ -1593,7 +1593,7 @@ cpdef Variable bitwise_or(object input, object other):
     >>> bitwise_or(Variable(numpy.array([True, False])), False)
     tensor([ True, False])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(bitwise_or, (input, other, ))
     _check_bitwise(input, "bitwise_or")
     _check_bitwise(other, "bitwise_or")
@@ -1606,7 +1606,7 @@ cpdef Variable bitwise_xor(object input, object other):
     >>> bitwise_xor(Variable(numpy.array([True, False])), True)
     tensor([False,  True])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(bitwise_xor, (input, other, ))
     _check_bitwise(input, "bitwise_xor")
     _check_bitwise(other, "bitwise_xor")
@@ -1619,7 +1619,7 @@ cpdef Variable isnan(object input):
     >>> isnan(Variable(numpy.array([1., numpy.nan])))
     tensor([False,  True])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(isnan, (input, ))
     return _no_grad_unary(numpy.isnan, input, "isnan")
 
@@ -1630,7 +1630,7 @@ cpdef Variable isinf(object input):
     >>> isinf(Variable(numpy.array([1., -numpy.inf])))
     tensor([False,  True])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(isinf, (input, ))
     return _no_grad_unary(numpy.isinf, input, "isinf")
 
@@ -1641,7 +1641,7 @@ cpdef Variable isfinite(object input):
     >>> isfinite(Variable(numpy.array([1., numpy.nan])))
     tensor([ True, False])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(isfinite, (input, ))
     return _no_grad_unary(numpy.isfinite, input, "isfinite")
 
@@ -1653,7 +1653,7 @@ cpdef Variable isclose(object input, object other, double rtol=1e-05, double ato
     >>> isclose(Variable(numpy.array([1., 1.1])), 1.0)
     tensor([ True, False])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(isclose, (input, other, rtol, atol, equal_nan, ))
     da = _binary_operand_data(input, "isclose", "input")
     db = _binary_operand_data(other, "isclose", "other")
@@ -1671,7 +1671,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> allclose(Variable(numpy.array([1., 2.])), Variable(numpy.array([1., 2. + 1e-9])))
     True
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(allclose, (input, other, rtol, atol, equal_nan, ))
     try:
         return builtins.bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
@@ -1685,7 +1685,7 @@ def equal(input, other):
     >>> equal(Variable(numpy.array([1., 2.])), Variable(numpy.array([1., 2.])))
     True
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(equal, (input, other, ))
     da = _binary_operand_data(input, "equal", "input")
     db = _binary_operand_data(other, "equal", "other")

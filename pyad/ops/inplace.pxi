@@ -166,7 +166,7 @@ cpdef Variable add_(object input, object other):
     >>> x._version
     1
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(add_, (input, other, ))
     return _inplace_binary(_inplace_target(input, "add_"), other, _np_add, 0, "add_")
 
@@ -177,7 +177,7 @@ cpdef Variable sub_(object input, object other):
     >>> sub_(Variable(numpy.array([3., 4.])), 1)
     tensor([2., 3.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sub_, (input, other, ))
     return _inplace_binary(_inplace_target(input, "sub_"), other, _np_subtract, 1,
                            "sub_")
@@ -189,7 +189,7 @@ cpdef Variable mul_(object input, object other):
     >>> mul_(Variable(numpy.array([3., 4.])), 2)
     tensor([6., 8.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(mul_, (input, other, ))
     return _inplace_binary(_inplace_target(input, "mul_"), other, _np_multiply, 2,
                            "mul_")
@@ -201,7 +201,7 @@ cpdef Variable div_(object input, object other):
     >>> div_(Variable(numpy.array([3., 4.])), 2)
     tensor([1.5000, 2.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(div_, (input, other, ))
     return _inplace_binary(_inplace_target(input, "div_"), other, _np_true_divide, 3,
                            "div_")
@@ -232,7 +232,7 @@ cpdef Variable zero_(object input):
     >>> zero_(Variable(numpy.array([3., 4.])))
     tensor([0., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(zero_, (input, ))
     return _inplace_fill(_inplace_target(input, "zero_"), 0, "zero_")
 
@@ -243,7 +243,7 @@ cpdef Variable fill_(object input, object value):
     >>> fill_(Variable(numpy.array([3., 4.])), 7)
     tensor([7., 7.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(fill_, (input, value, ))
     _inplace_target(input, "fill_")
     if isinstance(value, Variable) and (<Variable>value)._data.ndim != 0:
@@ -259,7 +259,7 @@ cpdef Variable copy_(object input, object src):
     tensor([[1., 2.],
             [1., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(copy_, (input, src, ))
     cdef Variable x = _inplace_target(input, "copy_")
     if isinstance(src, Variable):
@@ -300,7 +300,7 @@ def _inplace_twin(op, example_args=""):
         _inplace_target(input, name)
         if kwargs:                       # round_(decimals=1); the profiler sees the op
             return _inplace_unary(input, lambda x, *a: op(x, *a, **kwargs), args, name)
-        if _profiling:
+        if _profiling and _profile_enter():
             return _profiled(twin, (input,) + args)
         return _inplace_unary(input, op, args, name)
 
@@ -325,7 +325,7 @@ def clamp_(object input, min=None, max=None):
     >>> x._version
     1
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(clamp_, (input, min, max, ))
     _inplace_target(input, "clamp_")
     cdef Variable old
@@ -397,7 +397,7 @@ def setitem(object input, key, value):
     >>> setitem(x, slice(1, None), 5.0)
     tensor([0., 5., 5.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(setitem, (input, key, value, ))
     cdef Variable x = _inplace_target(input, "__setitem__")
     cdef Variable old
@@ -456,7 +456,7 @@ def masked_fill_(object input, mask, value):
     >>> x.masked_fill_(numpy.array([True, False, False]), 0.0), x._version
     (tensor([0., 1., 1.], dtype=float64), 1)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(masked_fill_, (input, mask, value, ))
     return _inplace_indexing(_inplace_target(input, "masked_fill_"), masked_fill, (mask, value), {}, value, "masked_fill_")
 
@@ -467,7 +467,7 @@ def index_fill_(object input, dim, index, value):
     >>> Variable(numpy.zeros(3)).index_fill_(0, numpy.array([1]), 2.0)
     tensor([0., 2., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_fill_, (input, dim, index, value, ))
     return _inplace_indexing(_inplace_target(input, "index_fill_"), index_fill, (dim, index, value), {}, value, "index_fill_")
 
@@ -478,7 +478,7 @@ def index_add_(object input, dim, index, source, alpha=1):
     >>> Variable(numpy.zeros(3)).index_add_(0, numpy.array([1, 1]), Variable(numpy.ones(2)))
     tensor([0., 2., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_add_, (input, dim, index, source, alpha, ))
     return _inplace_indexing(_inplace_target(input, "index_add_"), index_add, (dim, index, source), {"alpha": alpha},
                              source, "index_add_")
@@ -490,7 +490,7 @@ def index_copy_(object input, dim, index, source):
     >>> Variable(numpy.zeros(3)).index_copy_(0, numpy.array([2]), Variable(numpy.ones(1)))
     tensor([0., 0., 1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_copy_, (input, dim, index, source, ))
     return _inplace_indexing(_inplace_target(input, "index_copy_"), index_copy, (dim, index, source), {}, source,
                              "index_copy_")
@@ -502,7 +502,7 @@ def scatter_(object input, dim, index, src=None, value=None):
     >>> Variable(numpy.zeros(3)).scatter_(0, numpy.array([2, 0]), 1.0)
     tensor([1., 0., 1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(scatter_, (input, dim, index, src, value, ))
     return _inplace_indexing(_inplace_target(input, "scatter_"), scatter, (dim, index, src, value), {},
                              src if src is not None else value, "scatter_")
@@ -514,7 +514,7 @@ def scatter_add_(object input, dim, index, src):
     >>> Variable(numpy.zeros(3)).scatter_add_(0, numpy.array([0, 0]), Variable(numpy.ones(2)))
     tensor([2., 0., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(scatter_add_, (input, dim, index, src, ))
     return _inplace_indexing(_inplace_target(input, "scatter_add_"), scatter_add, (dim, index, src), {}, src, "scatter_add_")
 

@@ -59,7 +59,7 @@ cpdef Variable matmul(object input, object other):
     >>> matmul(Variable(numpy.eye(2)), Variable(numpy.array([1., 2.])))
     tensor([1., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(matmul, (input, other, ))
     cdef Variable a = _as_variable(input, "matmul")
     cdef Variable b = _as_variable(other, "matmul")
@@ -91,7 +91,7 @@ def mm(input, mat2):
     tensor([[2.],
             [2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(mm, (input, mat2, ))
     if _as_variable(input, "mm")._data.ndim != 2 or _as_variable(mat2, "mm")._data.ndim != 2:
         raise RuntimeError("mm(): both arguments must be 2D")
@@ -105,7 +105,7 @@ def bmm(input, mat2):
     >>> bmm(Variable(numpy.ones((2, 1, 3))), Variable(numpy.ones((2, 3, 1)))).shape
     (2, 1, 1)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(bmm, (input, mat2, ))
     cdef Variable a = _as_variable(input, "bmm")
     cdef Variable b = _as_variable(mat2, "bmm")
@@ -125,7 +125,7 @@ def mv(input, vec):
     >>> mv(Variable(numpy.eye(2)), Variable(numpy.array([3., 4.])))
     tensor([3., 4.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(mv, (input, vec, ))
     cdef Variable a = _as_variable(input, "mv")
     cdef Variable v = _as_variable(vec, "mv")
@@ -144,7 +144,7 @@ def dot(input, other):
     >>> dot(Variable(numpy.array([1., 2.])), Variable(numpy.array([3., 4.])))
     tensor(11., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(dot, (input, other, ))
     cdef Variable a = _as_variable(input, "dot")
     cdef Variable b = _as_variable(other, "dot")
@@ -165,7 +165,7 @@ def outer(input, vec2):
     tensor([[3., 4.],
             [6., 8.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(outer, (input, vec2, ))
     cdef Variable a = _as_variable(input, "outer")
     cdef Variable b = _as_variable(vec2, "outer")
@@ -249,7 +249,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     >>> diagonal(Variable(numpy.arange(6.).reshape(2, 3)), 1)
     tensor([1., 5.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(diagonal, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input, "diagonal")
     d1, d2 = _diagonal_dims(x._data.shape, dim1, dim2, "diagonal")
@@ -292,7 +292,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     tensor([[1., 0.],
             [0., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(diag_embed, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input, "diag_embed")
     cdef Py_ssize_t k = _int_offset(offset, "diag_embed")
@@ -315,7 +315,7 @@ def diag(input, diagonal=0):
     >>> diag(Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor([1., 4.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(diag, (input, diagonal, ))
     cdef Variable x = _as_variable(input, "diag")
     cdef Py_ssize_t k = _int_offset(diagonal, "diag")
@@ -332,7 +332,7 @@ def trace(input):
     >>> trace(Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor(5., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(trace, (input, ))
     cdef Variable x = _as_variable(input, "trace")
     if x._data.ndim != 2:
@@ -378,7 +378,7 @@ def tril(input, diagonal=0):
     tensor([[1., 0.],
             [1., 1.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(tril, (input, diagonal, ))
     return _tri(_as_variable(input, "tril"), _int_offset(diagonal, "tril"), False)
 
@@ -390,7 +390,7 @@ def triu(input, diagonal=0):
     tensor([[1., 1.],
             [0., 1.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(triu, (input, diagonal, ))
     return _tri(_as_variable(input, "triu"), _int_offset(diagonal, "triu"), True)
 
@@ -498,7 +498,7 @@ def einsum(equation, *operands):
     >>> einsum("ii", Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor(5., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(einsum, (equation, ) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
@@ -618,7 +618,7 @@ def tensordot(a, b, dims=2):
     >>> tensordot(Variable(numpy.ones((2, 3))), Variable(numpy.ones((3, 4))), 1).shape
     (2, 4)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(tensordot, (a, b, dims, ))
     cdef Variable x = _as_variable(a, "tensordot")
     cdef Variable y = _as_variable(b, "tensordot")
@@ -739,7 +739,7 @@ def inv(A):
     tensor([[0.5000, 0.0000],
             [0.0000, 0.2500]])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(inv, (A, ))
     cdef Variable x = _matrix_input(A, "inv", True)
     data = _linalg_call(_xp_of(x._data).linalg.inv, "inv", "the matrix is singular",
@@ -780,7 +780,7 @@ def det(A):
     >>> pyad.linalg.det(pyad.tensor([[2., 1.], [1., 3.]]))
     tensor(5.)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(det, (A, ))
     cdef Variable x = _matrix_input(A, "det", True)
     data = _ensure_array(_xp_of(x._data).linalg.det(x._data))
@@ -819,7 +819,7 @@ def slogdet(A):
     >>> pyad.linalg.slogdet(pyad.tensor([[-2., 0.], [0., 3.]]))
     slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(slogdet, (A, ))
     cdef Variable x = _matrix_input(A, "slogdet", True)
     sign, logabsdet = _xp_of(x._data).linalg.slogdet(x._data)
@@ -894,7 +894,7 @@ def solve(A, B):
     >>> pyad.linalg.solve(pyad.tensor([[2., 0.], [0., 4.]]), pyad.tensor([2., 2.]))
     tensor([1.0000, 0.5000])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(solve, (A, B, ))
     cdef Variable a = _matrix_input(A, "solve", True)
     cdef Variable b = _as_variable(B, "solve")
@@ -936,7 +936,7 @@ def cholesky(A):
     tensor([[2., 0.],
             [1., 2.]])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(cholesky, (A, ))
     cdef Variable x = _matrix_input(A, "cholesky", True)
     data = _linalg_call(_xp_of(x._data).linalg.cholesky, "cholesky",
@@ -1011,7 +1011,7 @@ def qr(A):
     tensor([[-5., -4.],
             [ 0.,  3.]])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(qr, (A, ))
     cdef Variable x = _matrix_input(A, "qr", False)
     q, r = _xp_of(x._data).linalg.qr(x._data)
@@ -1070,7 +1070,7 @@ def eigh(A):
     >>> pyad.linalg.eigh(pyad.tensor([[2., 0.], [0., 1.]])).eigenvalues
     tensor([1., 2.])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(eigh, (A, ))
     cdef Variable x = _matrix_input(A, "eigh", True)
     l, v = _linalg_call(_xp_of(x._data).linalg.eigh, "eigh", "the algorithm did not converge",
@@ -1167,7 +1167,7 @@ def svd(A, full_matrices=True):
     >>> pyad.linalg.svd(pyad.tensor([[3., 0.], [0., -2.]])).S
     tensor([3., 2.])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(svd, (A, full_matrices, ))
     cdef Variable x = _matrix_input(A, "svd", False)
     u, s, vh = _linalg_call(_xp_of(x._data).linalg.svd, "svd", "the algorithm did not converge",
@@ -1192,7 +1192,7 @@ def svdvals(A):
     >>> pyad.linalg.svdvals(pyad.tensor([[3., 0.], [0., -2.]]))
     tensor([3., 2.])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(svdvals, (A, ))
     cdef Variable x = _matrix_input(A, "svdvals", False)
     if not _records(x):

@@ -27,7 +27,7 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
     >>> log_softmax(Variable(numpy.zeros(2)), dim=0)
     tensor([-0.6931, -0.6931], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(log_softmax, (input, dim, dtype, ))
     cdef Variable x = _as_variable(input, "log_softmax")
     if dim is None:

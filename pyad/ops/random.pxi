@@ -19,7 +19,7 @@ def uniform_(object input, low=0.0, high=1.0):
     >>> bool((x.data >= 2.0).all() and (x.data < 3.0).all()), x._version
     (True, 1)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(uniform_, (input, low, high, ))
     cdef Variable x = _inplace_target(input, "uniform_")
     from pyad._factories import _generator_for
@@ -35,7 +35,7 @@ def normal_(object input, mean=0.0, std=1.0):
     >>> 4.99 < float(x.data.mean()) < 5.01, x._version
     (True, 1)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(normal_, (input, mean, std, ))
     cdef Variable x = _inplace_target(input, "normal_")
     from pyad._factories import _generator_for

@@ -54,7 +54,7 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
     >>> sum(Variable(numpy.arange(6.).reshape(2, 3)), dim=1)
     tensor([ 3., 12.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sum, (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input, "sum")
     dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "sum")
@@ -89,7 +89,7 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
     >>> mean(Variable(numpy.arange(6.).reshape(2, 3)), dim=0, keepdim=True)
     tensor([[1.5000, 2.5000, 3.5000]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(mean, (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input, "mean")
     if not _is_float_dtype(x._data.dtype) and dtype is None:
@@ -240,7 +240,7 @@ cpdef object max(object input, object dim=None, object keepdim=False):
     >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
     tensor([5., 7.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(max, (input, dim, keepdim, ))
     return _extremum(input, dim, keepdim, True)
 
@@ -252,7 +252,7 @@ cpdef object _op_min(object input, object dim=None, object keepdim=False):
     >>> min(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     min(values=tensor([1., 2.], dtype=float64), indices=tensor([0, 1]))
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(_op_min, (input, dim, keepdim, ))
     return _extremum(input, dim, keepdim, False)
 
@@ -292,7 +292,7 @@ cpdef Variable amax(object input, object dim=None, object keepdim=False):
     >>> amax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=0)
     tensor([7., 5.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(amax, (input, dim, keepdim, ))
     return _amax_amin(input, dim, keepdim, True)
 
@@ -304,7 +304,7 @@ cpdef Variable amin(object input, object dim=None, object keepdim=False):
     >>> amin(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=(0, 1))
     tensor(1., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(amin, (input, dim, keepdim, ))
     return _amax_amin(input, dim, keepdim, False)
 
@@ -339,7 +339,7 @@ cpdef Variable argmax(object input, object dim=None, object keepdim=False):
     >>> argmax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     tensor([1, 0])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(argmax, (input, dim, keepdim, ))
     return _arg_extremum(input, dim, keepdim, True)
 
@@ -351,7 +351,7 @@ cpdef Variable argmin(object input, object dim=None, object keepdim=False):
     >>> argmin(Variable(numpy.array([[1., 5.], [7., 2.]])))
     tensor(0)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(argmin, (input, dim, keepdim, ))
     return _arg_extremum(input, dim, keepdim, False)
 
@@ -462,7 +462,7 @@ cpdef Variable prod(object input, object dim=None, object keepdim=False, object 
     >>> x.grad
     tensor([0., 6., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(prod, (input, dim, keepdim, dtype, ))
     cdef Variable x = _as_variable(input, "prod")
     if dim is not None and not isinstance(dim, int) and not hasattr(dim, "__index__"):
@@ -510,7 +510,7 @@ cpdef Variable _op_all(object input, object dim=None, object keepdim=False):
     >>> all(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=1)
     tensor([False,  True])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(_op_all, (input, dim, keepdim, ))
     return _logical(input, dim, keepdim, True)
 
@@ -521,7 +521,7 @@ cpdef Variable _op_any(object input, object dim=None, object keepdim=False):
     >>> any(Variable(numpy.array([[1., 0.], [0., 0.]])), dim=1)
     tensor([ True, False])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(_op_any, (input, dim, keepdim, ))
     return _logical(input, dim, keepdim, False)
 
@@ -532,7 +532,7 @@ cpdef Variable count_nonzero(object input, object dim=None):
     >>> count_nonzero(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=0)
     tensor([2, 1])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(count_nonzero, (input, dim, ))
     cdef Variable x = _as_variable(input, "count_nonzero")
     dims = _normalize_dims(dim, x._data.ndim, "count_nonzero")
@@ -624,7 +624,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
     >>> var(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
     tensor([1., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(var, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "var")
     dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "var")
@@ -674,7 +674,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
     >>> std(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
     tensor([1., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(std, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "std")
     dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "std")
@@ -701,7 +701,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     >>> var_mean(Variable(numpy.array([1., 2., 3.])))
     (tensor(1., dtype=float64), tensor(2., dtype=float64))
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(var_mean, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "var_mean")
     v = var(x, dim, unbiased, keepdim, correction=correction)
@@ -715,7 +715,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     >>> std_mean(Variable(numpy.array([1., 2., 3.])), correction=0)[1]
     tensor(2., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(std_mean, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "std_mean")
     s = std(x, dim, unbiased, keepdim, correction=correction)
@@ -883,7 +883,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     >>> vector_norm(Variable(numpy.array([3., -4.])))
     tensor(5., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(vector_norm, (x, ord, dim, keepdim, dtype))
     return _vector_norm(x, ord, dim, keepdim, dtype, "linalg.vector_norm")
 
@@ -897,7 +897,7 @@ cpdef Variable norm(object input, object p="fro", object dim=None, object keepdi
     >>> norm(Variable(numpy.array([[3., 0.], [0., -4.]])), dim=1)
     tensor([3., 4.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(norm, (input, p, dim, keepdim, dtype, ))
     if isinstance(p, str):
         if p == "nuc":
@@ -930,7 +930,7 @@ def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
     >>> _linalg_norm(Variable(numpy.array([[1., -2.], [0., 3.]])), 1)
     tensor(5., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(_linalg_norm, (x, ord, dim, keepdim, dtype))
     cdef Variable v = _as_variable(x, "linalg.norm")
     if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
@@ -1072,7 +1072,7 @@ cpdef Variable cumsum(object input, object dim, object dtype=None):
     tensor([[ 1.,  3.,  6.],
             [ 4.,  9., 15.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(cumsum, (input, dim, dtype, ))
     cdef Variable x = _as_variable(input, "cumsum")
     d, dtype = _cum_args(x, dim, dtype, "cumsum")
@@ -1133,7 +1133,7 @@ cpdef Variable cumprod(object input, object dim, object dtype=None):
     >>> x.grad
     tensor([1., 8., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(cumprod, (input, dim, dtype, ))
     cdef Variable x = _as_variable(input, "cumprod")
     d, dtype = _cum_args(x, dim, dtype, "cumprod")
@@ -1257,7 +1257,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     >>> sort(Variable(numpy.array([3., 1., 2.]))).indices
     tensor([1, 2, 0])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sort, (input, dim, descending, stable))
     cdef Variable x = _as_variable(input, "sort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "sort")
@@ -1271,7 +1271,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     >>> argsort(Variable(numpy.array([3., 1., 2.])), descending=True)
     tensor([0, 2, 1])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(argsort, (input, dim, descending, stable))
     cdef Variable x = _as_variable(input, "argsort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "argsort")
@@ -1284,7 +1284,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     >>> topk(Variable(numpy.array([1., 5., 3., 4.])), 2).values
     tensor([5., 4.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(topk, (input, k, dim, largest, sorted))
     cdef Variable x = _as_variable(input, "topk")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "topk")
@@ -1313,7 +1313,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     >>> kthvalue(Variable(numpy.array([3., 1., 2.])), 2)
     kthvalue(values=tensor(2., dtype=float64), indices=tensor(2))
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(kthvalue, (input, k, dim, keepdim))
     cdef Variable x = _as_variable(input, "kthvalue")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "kthvalue")
@@ -1364,7 +1364,7 @@ def median(input, dim=None, keepdim=False):
     >>> median(Variable(numpy.array([4., 1., 3., 2.])))
     tensor(2., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(median, (input, dim, keepdim))
     cdef Variable x = _as_variable(input, "median")
     cdef Py_ssize_t d, n
@@ -1446,7 +1446,7 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
     >>> logsumexp(Variable(numpy.array([1000., 1000.])), dim=0)
     tensor(1000.6931, dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(logsumexp, (input, dim, keepdim, ))
     cdef Variable x = _as_variable(input, "logsumexp")
     if not _is_float_dtype(x._data.dtype):

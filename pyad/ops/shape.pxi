@@ -115,7 +115,7 @@ def reshape(input, *shape):
     tensor([[0., 1., 2.],
             [3., 4., 5.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(reshape, (input, ) + shape)
     cdef Variable x = _as_variable(input, "reshape")
     cdef tuple s = _shape_args(shape)
@@ -133,7 +133,7 @@ def view(input, *shape):
     >>> v.shape, v.data.base is x.data
     ((2, 3), True)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(view, (input, ) + shape)
     return _reshape(_as_variable(input, "view"), _shape_args(shape), True)
 
@@ -144,7 +144,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     >>> flatten(Variable(numpy.zeros((2, 3, 4))), 1).shape
     (2, 12)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(flatten, (input, start_dim, end_dim, ))
     cdef Variable x = _as_variable(input, "flatten")
     shape = x._data.shape
@@ -175,7 +175,7 @@ def permute(input, *dims):
     >>> permute(Variable(numpy.zeros((2, 3, 4))), 2, 0, 1).shape
     (4, 2, 3)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(permute, (input, ) + dims)
     cdef Variable x = _as_variable(input, "permute")
     cdef tuple perm = _shape_args(dims)
@@ -204,7 +204,7 @@ def transpose(input, dim0, dim1):
     >>> transpose(Variable(numpy.zeros((2, 3, 4))), 0, 2).shape
     (4, 3, 2)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(transpose, (input, dim0, dim1, ))
     cdef Variable x = _as_variable(input, "transpose")
     cdef Py_ssize_t n = x._data.ndim
@@ -226,7 +226,7 @@ def t(input):
     tensor([[1.],
             [2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(t, (input, ))
     cdef Variable x = _as_variable(input, "t")
     if x._data.ndim > 2:
@@ -241,7 +241,7 @@ def unsqueeze(input, dim):
     >>> unsqueeze(Variable(numpy.zeros(3)), -1).shape
     (3, 1)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(unsqueeze, (input, dim, ))
     cdef Variable x = _as_variable(input, "unsqueeze")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim + 1, "unsqueeze")
@@ -255,7 +255,7 @@ def squeeze(input, dim=None):
     >>> squeeze(Variable(numpy.zeros((1, 3, 1)))).shape, squeeze(Variable(numpy.zeros((1, 3, 1))), 0).shape
     ((3,), (3, 1))
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(squeeze, (input, dim, ))
     cdef Variable x = _as_variable(input, "squeeze")
     shape = x._data.shape
@@ -419,7 +419,7 @@ def getitem(input, key):
     >>> x.grad
     tensor([2., 0., 1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(getitem, (input, key, ))
     cdef Variable x = _as_variable(input, "__getitem__")
     key = _index_key(key)
@@ -462,7 +462,7 @@ cpdef Variable sum_to(object input, object shape):
     >>> sum_to(Variable(numpy.ones((2, 3))), (1, 3))
     tensor([[2., 2., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(sum_to, (input, shape, ))
     cdef Variable x = _as_variable(input, "sum_to")
     shape = tuple(shape)
@@ -493,7 +493,7 @@ cpdef Variable broadcast_to(object input, object shape):
     tensor([[1., 2.],
             [1., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(broadcast_to, (input, shape, ))
     cdef Variable x = _as_variable(input, "broadcast_to")
     shape = tuple(shape)
@@ -524,7 +524,7 @@ def expand(input, *sizes):
     tensor([[1., 1., 1.],
             [2., 2., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(expand, (input, ) + sizes)
     cdef Variable x = _as_variable(input, "expand")
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
@@ -582,7 +582,7 @@ def cat(tensors, dim=0):
     >>> cat([Variable(numpy.ones((1, 2))), Variable(numpy.zeros((2, 2)))]).shape
     (3, 2)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(cat, (tensors, dim, ))
     cdef list xs = _variable_sequence(tensors, "cat")
     cdef list used = []
@@ -634,7 +634,7 @@ def concat(tensors, dim=0):
     >>> concat([Variable(numpy.ones(2)), Variable(numpy.zeros(1))])
     tensor([1., 1., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(concat, (tensors, dim, ))
     return cat(tensors, dim)
 
@@ -645,7 +645,7 @@ def stack(tensors, dim=0):
     >>> stack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))], 1).shape
     (3, 2)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(stack, (tensors, dim, ))
     cdef list xs = _variable_sequence(tensors, "stack")
     cdef Variable x
@@ -665,7 +665,7 @@ def hstack(tensors):
     >>> hstack([Variable(numpy.ones((2, 1))), Variable(numpy.zeros((2, 2)))]).shape
     (2, 3)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(hstack, (tensors, ))
     cdef list xs = _variable_sequence(tensors, "hstack")
     xs = [reshape(x, (1,)) if (<Variable>x)._data.ndim == 0 else x for x in xs]
@@ -678,7 +678,7 @@ def vstack(tensors):
     >>> vstack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))]).shape
     (2, 3)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(vstack, (tensors, ))
     cdef list xs = _variable_sequence(tensors, "vstack")
     cdef Variable x
@@ -696,7 +696,7 @@ def narrow(input, dim, start, length):
     >>> narrow(Variable(numpy.arange(5.)), 0, 1, 3)
     tensor([1., 2., 3.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(narrow, (input, dim, start, length, ))
     cdef Variable x = _as_variable(input, "narrow")
     if x._data.ndim == 0:
@@ -734,7 +734,7 @@ def select(input, dim, index):
     >>> select(Variable(numpy.arange(6.).reshape(2, 3)), 1, -1)
     tensor([2., 5.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(select, (input, dim, index, ))
     cdef Variable x = _as_variable(input, "select")
     if x._data.ndim == 0:
@@ -754,7 +754,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     >>> [p.shape for p in split_with_sizes(Variable(numpy.arange(5.)), [2, 3])]
     [(2,), (3,)]
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(split_with_sizes, (input, split_sizes, dim, ))
     cdef Variable x = _as_variable(input, "split_with_sizes")
     if x._data.ndim == 0:
@@ -783,7 +783,7 @@ def split(input, split_size_or_sections, dim=0):
     >>> [p.tolist() for p in split(Variable(numpy.arange(5.)), 2)]
     [[0.0, 1.0], [2.0, 3.0], [4.0]]
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(split, (input, split_size_or_sections, dim, ))
     cdef Variable x = _as_variable(input, "split")
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -810,7 +810,7 @@ def chunk(input, chunks, dim=0):
     >>> [p.tolist() for p in chunk(Variable(numpy.arange(5.)), 3)]
     [[0.0, 1.0], [2.0, 3.0], [4.0]]
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(chunk, (input, chunks, dim, ))
     cdef Variable x = _as_variable(input, "chunk")
     c = _int_arg(chunks, "chunk", "chunks")
@@ -831,7 +831,7 @@ def unbind(input, dim=0):
     >>> unbind(Variable(numpy.arange(4.).reshape(2, 2)), 1)
     (tensor([0., 2.], dtype=float64), tensor([1., 3.], dtype=float64))
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(unbind, (input, dim, ))
     cdef Variable x = _as_variable(input, "unbind")
     if x._data.ndim == 0:
@@ -846,7 +846,7 @@ def movedim(input, source, destination):
     >>> movedim(Variable(numpy.zeros((2, 3, 4))), 0, -1).shape
     (3, 4, 2)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(movedim, (input, source, destination, ))
     cdef Variable x = _as_variable(input, "movedim")
     cdef Py_ssize_t n = x._data.ndim
@@ -879,7 +879,7 @@ def unflatten(input, dim, sizes):
     >>> unflatten(Variable(numpy.zeros((2, 6))), 1, (3, -1)).shape
     (2, 3, 2)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(unflatten, (input, dim, sizes, ))
     cdef Variable x = _as_variable(input, "unflatten")
     if x._data.ndim == 0:
@@ -915,7 +915,7 @@ def flip(input, dims):
     tensor([[1., 0.],
             [3., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(flip, (input, dims, ))
     cdef Variable x = _as_variable(input, "flip")
     if isinstance(dims, (list, tuple)):
@@ -950,7 +950,7 @@ def roll(input, shifts, dims=None):
     >>> roll(Variable(numpy.arange(4.)), 1)
     tensor([3., 0., 1., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(roll, (input, shifts, dims, ))
     cdef Variable x = _as_variable(input, "roll")
     sh = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
@@ -1011,7 +1011,7 @@ def repeat(input, *sizes):
     tensor([[1., 2., 1., 2.],
             [1., 2., 1., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(repeat, (input, ) + sizes)
     cdef Variable x = _as_variable(input, "repeat")
     reps = tuple(_int_arg(s, "repeat", "sizes") for s in _shape_args(sizes))
@@ -1039,7 +1039,7 @@ def tile(input, dims):
     >>> tile(Variable(numpy.array([[1., 2.]])), (2,)).tolist()
     [[1.0, 2.0, 1.0, 2.0]]
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(tile, (input, dims, ))
     cdef Variable x = _as_variable(input, "tile")
     reps = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
@@ -1167,7 +1167,7 @@ def gather(input, dim, index):
     tensor([[1., 1.],
             [4., 3.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(gather, (input, dim, index, ))
     cdef Variable x = _as_variable(input, "gather")
     if x._data.ndim == 0:
@@ -1184,7 +1184,7 @@ def take_along_dim(input, indices, dim=None):
     tensor([[30.],
             [20.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(take_along_dim, (input, indices, dim, ))
     cdef Variable x = _as_variable(input, "take_along_dim")
     idx = _index_data(indices, "take_along_dim", "indices")
@@ -1222,7 +1222,7 @@ def scatter_add(input, dim, index, src):
     ...             Variable(numpy.array([1., 2., 3.])))
     tensor([4., 0., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(scatter_add, (input, dim, index, src, ))
     cdef Variable x = _as_variable(input, "scatter_add")
     if not isinstance(src, Variable):
@@ -1266,7 +1266,7 @@ def scatter(input, dim, index, src=None, value=None):
     >>> scatter(Variable(numpy.zeros(3)), 0, numpy.array([1]), value=5.0)
     tensor([0., 5., 0.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(scatter, (input, dim, index, src, value, ))
     cdef Variable x = _as_variable(input, "scatter")
     if src is None:
@@ -1308,7 +1308,7 @@ def index_select(input, dim, index):
     tensor([[2., 0.],
             [5., 3.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_select, (input, dim, index, ))
     cdef Variable x = _as_variable(input, "index_select")
     key = _index_dim_key(x, dim, index, "index_select")
@@ -1346,7 +1346,7 @@ def index_add(input, dim, index, source, alpha=1):
     ...           Variable(numpy.array([1., 2., 3.])))
     tensor([3., 0., 3.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_add, (input, dim, index, source, alpha, ))
     cdef Variable x = _as_variable(input, "index_add")
     key = _index_dim_key(x, dim, index, "index_add")
@@ -1365,7 +1365,7 @@ def index_copy(input, dim, index, source):
     ...            Variable(numpy.array([1., 2.])))
     tensor([2., 0., 1.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_copy, (input, dim, index, source, ))
     cdef Variable x = _as_variable(input, "index_copy")
     key = _index_dim_key(x, dim, index, "index_copy")
@@ -1383,7 +1383,7 @@ def index_fill(input, dim, index, value):
     tensor([[ 0., -1.],
             [ 0., -1.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(index_fill, (input, dim, index, value, ))
     cdef Variable x = _as_variable(input, "index_fill")
     value = _scalar_value(value, "index_fill")
@@ -1414,7 +1414,7 @@ def masked_fill(input, mask, value):
     >>> masked_fill(Variable(numpy.ones(3)), numpy.array([True, False, True]), 0.5)
     tensor([0.5000, 1.0000, 0.5000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(masked_fill, (input, mask, value, ))
     cdef Variable x = _as_variable(input, "masked_fill")
     value = _scalar_value(value, "masked_fill")
@@ -1431,7 +1431,7 @@ def masked_select(input, mask):
     >>> masked_select(Variable(numpy.arange(3.)), numpy.array([True, False, True]))
     tensor([0., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(masked_select, (input, mask, ))
     cdef Variable x = _as_variable(input, "masked_select")
     xb, m = _broadcast_mask(x, mask, "masked_select")
@@ -1448,7 +1448,7 @@ def masked_scatter(input, mask, source):
     ...                Variable(numpy.array([1., 2., 3.])))
     tensor([1., 0., 2.], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(masked_scatter, (input, mask, source, ))
     cdef Variable x = _as_variable(input, "masked_scatter")
     if not isinstance(source, Variable):
@@ -1477,7 +1477,7 @@ def nonzero(input, as_tuple=False):
     tensor([[0, 1],
             [1, 0]])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(nonzero, (input, as_tuple, ))
     cdef Variable x = _as_variable(input, "nonzero")
     xp = _xp_of(x._data)
@@ -1494,7 +1494,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     >>> unique(Variable(numpy.array([3., 1., 3.])), return_inverse=True, return_counts=True)
     (tensor([1., 3.], dtype=float64), tensor([1, 0, 1]), tensor([1, 2]))
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(unique, (input, sorted, return_inverse, return_counts, dim, ))
     cdef Variable x = _as_variable(input, "unique")
     xp = _xp_of(x._data)
@@ -1529,7 +1529,7 @@ def pad(input, pad, mode="constant", value=0):
     >>> pad(Variable(numpy.array([[1., 2., 3.]])), (2, 1), mode="reflect")
     tensor([[3., 2., 1., 2., 3., 2.]], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(_pad_op, (input, pad, mode, value, ))
     cdef Variable x = _as_variable(input, "pad")
     if not isinstance(pad, (list, tuple)):
