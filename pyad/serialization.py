@@ -31,7 +31,7 @@ class _Writer:
         if not isinstance(arr, numpy.ndarray):         # a CuPy array: saved from the host
             arr = arr.get()
         if arr.dtype.kind not in _ARRAY_KINDS:
-            raise TypeError("pyad.save: cannot save an array of dtype %s at %s (only bool, "
+            raise TypeError("pyad.save(): cannot save an array of dtype %s at %s (only bool, "
                             "integer, floating point, complex and string arrays)"
                             % (arr.dtype, path))
         key = "a%d" % len(self.arrays)
@@ -63,7 +63,7 @@ class _Writer:
             keys, values = [], []
             for k, v in obj.items():
                 if k is not None and not isinstance(k, (str, int, float)):
-                    raise TypeError("pyad.save: cannot save a dict key of type %s at %s "
+                    raise TypeError("pyad.save(): cannot save a dict key of type %s at %s "
                                     "(keys may be str, int, float, bool or None)"
                                     % (type(k).__name__, path))
                 keys.append(self.encode(k, path))
@@ -73,7 +73,7 @@ class _Writer:
         if isinstance(obj, (list, tuple)):
             items = [self.encode(v, "%s[%d]" % (path, i)) for i, v in enumerate(obj)]
             return {"t": "list" if isinstance(obj, list) else "tuple", "v": items}
-        raise TypeError("pyad.save: cannot save an object of type %s at %s (supported: "
+        raise TypeError("pyad.save(): cannot save an object of type %s at %s (supported: "
                         "Variable, array, int, float, bool, str, None, and dicts, lists and "
                         "tuples of them)" % (type(obj).__name__, path))
 
@@ -114,7 +114,7 @@ class _Reader:
         self.name = name
 
     def fail(self, why):
-        raise RuntimeError("pyad.load: %s is not a valid pyad checkpoint: %s"
+        raise RuntimeError("pyad.load(): %s is not a valid pyad checkpoint: %s"
                            % (self.name, why))
 
     def _array(self, node):
@@ -211,13 +211,13 @@ def load(f, map_location=None):
     """
     if map_location is not None:
         if not isinstance(map_location, (str, _device)):
-            raise TypeError("pyad.load: map_location must be None, a device string ('cpu', "
+            raise TypeError("pyad.load(): map_location must be None, a device string ('cpu', "
                             "'cuda', 'cuda:N') or a pyad.device, got %s"
                             % type(map_location).__name__)
         try:
             map_location = str(_device(map_location))
         except Exception as exc:
-            raise ValueError("pyad.load: invalid map_location %r (%s)"
+            raise ValueError("pyad.load(): invalid map_location %r (%s)"
                              % (map_location, exc)) from None
     name = repr(os.fspath(f)) if isinstance(f, (str, bytes, os.PathLike)) else "the file"
     try:
@@ -225,10 +225,10 @@ def load(f, map_location=None):
     except (FileNotFoundError, IsADirectoryError, PermissionError):
         raise
     except Exception as exc:     # zipfile and numpy raise many kinds on a damaged archive
-        raise RuntimeError("pyad.load: %s is not a valid pyad checkpoint (%s: %s)"
+        raise RuntimeError("pyad.load(): %s is not a valid pyad checkpoint (%s: %s)"
                            % (name, type(exc).__name__, exc)) from None
     if not isinstance(npz, numpy.lib.npyio.NpzFile):
-        raise RuntimeError("pyad.load: %s is not a valid pyad checkpoint (a single .npy "
+        raise RuntimeError("pyad.load(): %s is not a valid pyad checkpoint (a single .npy "
                            "array, not an .npz archive)" % name)
     with npz:
         reader = _Reader(npz, map_location, name)

@@ -139,10 +139,10 @@ def test_file_objects_and_map_location():
         (v,) = pyad.load(buffer, map_location=loc)
         assert v.device == "cpu" and v.requires_grad
     buffer.seek(0)
-    with pytest.raises(TypeError, match="pyad.load: map_location"):
+    with pytest.raises(TypeError, match=r"pyad.load\(\): map_location"):
         pyad.load(buffer, map_location=lambda storage, loc: storage)
     buffer.seek(0)
-    with pytest.raises(ValueError, match="pyad.load: invalid map_location"):
+    with pytest.raises(ValueError, match=r"pyad.load\(\): invalid map_location"):
         pyad.load(buffer, map_location="tpu")
 
 
@@ -155,7 +155,7 @@ def test_file_objects_and_map_location():
     ([1j], r"type complex at obj\[0\]"),
 ])
 def test_unsupported_objects_raise_type_error_naming_the_path(obj, path):
-    with pytest.raises(TypeError, match="pyad.save: cannot save .*" + path):
+    with pytest.raises(TypeError, match=r"pyad.save\(\): cannot save .*" + path):
         pyad.save(obj, io.BytesIO())
 
 
@@ -189,7 +189,7 @@ def test_a_pickled_object_array_is_refused_and_never_run():
     evil = np.empty(1, dtype=object)
     evil[0] = _Boom()
     f = _npz(index=_index({"t": "array", "k": "a0"}), a0=evil)
-    with pytest.raises(RuntimeError, match="pyad.load: .*not a valid pyad checkpoint.*a0"):
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*not a valid pyad checkpoint.*a0"):
         pyad.load(f)
     assert not _code_ran()
     # the archive really would run code if unpickled
@@ -204,7 +204,7 @@ def test_a_pickled_object_array_is_refused_and_never_run():
 def test_a_pickled_index_is_refused_and_never_run():
     evil = np.empty(1, dtype=object)
     evil[0] = _Boom()
-    with pytest.raises(RuntimeError, match="pyad.load: .*index"):
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*index"):
         pyad.load(_npz(index=evil))
     assert not _code_ran()
 
@@ -213,7 +213,7 @@ def test_a_plain_pickle_file_is_refused_and_never_run(tmp_path):
     import pickle
     path = tmp_path / "evil.pt"
     path.write_bytes(pickle.dumps({"w": _Boom()}))
-    with pytest.raises(RuntimeError, match="pyad.load: .*evil.pt.*not a valid pyad checkpoint"):
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*evil.pt.*not a valid pyad checkpoint"):
         pyad.load(path)
     assert not _code_ran()
 
@@ -259,32 +259,32 @@ def test_corrupt_bytes_raise_a_clear_error():
 ])
 def test_a_malformed_index_is_refused(root, why):
     f = _npz(index=_index(root), a0=np.zeros(2), a1=np.zeros(2, dtype=np.int64))
-    with pytest.raises(RuntimeError, match="pyad.load: .*" + why):
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*" + why):
         pyad.load(f)
 
 
 def test_other_files_are_refused():
-    with pytest.raises(RuntimeError, match="pyad.load: .*single .npy"):
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*single .npy"):
         buffer = io.BytesIO()
         np.save(buffer, np.zeros(2))
         buffer.seek(0)
         pyad.load(buffer)
-    with pytest.raises(RuntimeError, match="pyad.load: .*no index"):
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*no index"):
         pyad.load(_npz(a0=np.zeros(2)))
-    with pytest.raises(RuntimeError, match="pyad.load: .*not UTF-8 JSON"):
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*not UTF-8 JSON"):
         pyad.load(_npz(index=np.zeros(3)))
-    with pytest.raises(RuntimeError, match="pyad.load: .*not valid JSON"):
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*not valid JSON"):
         pyad.load(_npz(index=np.frombuffer(b"{nope", dtype=np.uint8)))
-    with pytest.raises(RuntimeError, match="pyad.load: .*header"):
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*header"):
         pyad.load(_npz(index=np.frombuffer(b"[1]", dtype=np.uint8)))
     text = b'{"format": "pyad-checkpoint", "version": 99, "root": {"t": "none"}}'
-    with pytest.raises(RuntimeError, match="pyad.load: .*version 99"):
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*version 99"):
         pyad.load(_npz(index=np.frombuffer(text, dtype=np.uint8)))
     zipped = io.BytesIO()
     with zipfile.ZipFile(zipped, "w") as z:
         z.writestr("index.npy", b"not an npy file")
     zipped.seek(0)
-    with pytest.raises(RuntimeError, match="pyad.load: .*index"):
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*index"):
         pyad.load(zipped)
 
 

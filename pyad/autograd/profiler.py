@@ -126,7 +126,7 @@ def _install(recorder, who):
     with _lock:
         if _active is not None:
             raise RuntimeError(
-                "%s: the profiler is already enabled (pyad runs one profile() or "
+                "%s(): the profiler is already enabled (pyad runs one profile() or "
                 "emit_nvtx() at a time, for all threads); leave the other one first" % who)
         _active = recorder
         _engine._set_profiler(recorder)
@@ -441,7 +441,7 @@ class EventList(list):
         the event's name as the leaf frame, value in whole µs) for flamegraph.pl,
         speedscope or inferno. Only events recorded ``with_stack=True`` have stacks."""
         if metric not in _STACK_METRICS:
-            raise ValueError("export_stacks: metric should be one of %s, got %r"
+            raise ValueError("export_stacks(): metric should be one of %s, got %r"
                              % (list(_STACK_METRICS), metric))
         translate = str.maketrans(" ;\t\n", "____")
         with open(path, "w") as f:
@@ -460,7 +460,7 @@ def _sort_value(evt, sort_by):
     try:
         return getattr(evt, sort_by.replace("device", "cuda"))
     except AttributeError:
-        raise ValueError("table: cannot sort by %r (use e.g. 'cpu_time_total', "
+        raise ValueError("table(): cannot sort by %r (use e.g. 'cpu_time_total', "
                          "'self_cpu_time_total', 'cpu_time', 'count', "
                          "'cpu_memory_usage', 'self_cpu_memory_usage', "
                          "'cuda_time_total')" % sort_by) from None
@@ -693,7 +693,7 @@ class profile:
 
     def _check_finished(self):
         if self._entered and self._recorder is not None and _active is self._recorder:
-            raise RuntimeError("profile: results are available after the with block ends")
+            raise RuntimeError("profile(): results are available after the with block ends")
 
     @property
     def function_events(self):
@@ -742,7 +742,7 @@ class record_function:
 
     def __init__(self, name, args=None):
         if not isinstance(name, str):
-            raise TypeError("record_function: name must be a str, got %s"
+            raise TypeError("record_function(): name must be a str, got %s"
                             % type(name).__name__)
         self.name = name if args is None else "%s(%s)" % (name, args)
         self._recorder = None
@@ -851,30 +851,30 @@ def load_nvprof(path, launch_cbids=_LAUNCH_CBIDS):
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
-        raise FileNotFoundError("load_nvprof: no such file: %r" % path)
+        raise FileNotFoundError("load_nvprof(): no such file: %r" % path)
     uri = "file:%s?mode=ro" % os.path.abspath(path).replace("?", "%3f").replace("#", "%23")
     try:
         conn = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
-        raise RuntimeError("load_nvprof: cannot open %r: %s" % (path, exc)) from None
+        raise RuntimeError("load_nvprof(): cannot open %r: %s" % (path, exc)) from None
     try:
         try:
             tables = {r[0] for r in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
-            raise RuntimeError("load_nvprof: %r is not an nvprof SQLite file (%s)"
+            raise RuntimeError("load_nvprof(): %r is not an nvprof SQLite file (%s)"
                                % (path, exc)) from None
         missing = [t for t in ("StringTable", "CUPTI_ACTIVITY_KIND_MARKER",
                                "CUPTI_ACTIVITY_KIND_RUNTIME") if t not in tables]
         if missing:
-            raise RuntimeError("load_nvprof: %r is not an nvprof trace: table(s) %s missing"
+            raise RuntimeError("load_nvprof(): %r is not an nvprof trace: table(s) %s missing"
                                % (path, ", ".join(missing)))
         kernel_tables = [t for t in ("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL",
                                      "CUPTI_ACTIVITY_KIND_KERNEL") if t in tables]
         try:
             return _read_nvprof(conn, kernel_tables, frozenset(launch_cbids))
         except sqlite3.DatabaseError as exc:
-            raise RuntimeError("load_nvprof: cannot read %r (truncated or damaged?): %s"
+            raise RuntimeError("load_nvprof(): cannot read %r (truncated or damaged?): %s"
                                % (path, exc)) from None
     finally:
         conn.close()
@@ -888,7 +888,7 @@ def _read_nvprof(conn, kernel_tables, cbids):
             "FROM CUPTI_ACTIVITY_KIND_MARKER AS s JOIN CUPTI_ACTIVITY_KIND_MARKER AS e "
             "ON s.id = e.id WHERE s.name != 0 AND e.name = 0 ORDER BY s.timestamp"):
         if mid in events:
-            raise RuntimeError("load_nvprof: duplicate marker id %d" % mid)
+            raise RuntimeError("load_nvprof(): duplicate marker id %d" % mid)
         thread = 0
         if isinstance(obj, (bytes, memoryview)) and len(obj) >= 8:
             thread = int.from_bytes(bytes(obj)[4:8], "little")    # (processId, threadId)

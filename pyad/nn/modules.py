@@ -739,11 +739,11 @@ class Conv2d(Module):
                  dtype=None):
         super().__init__()
         if groups <= 0 or in_channels % groups or out_channels % groups:
-            raise ValueError("Conv2d: in_channels and out_channels must be divisible by "
+            raise ValueError("Conv2d(): in_channels and out_channels must be divisible by "
                              "groups (a positive integer), got %r, %r, %r"
                              % (in_channels, out_channels, groups))
         if padding_mode != "zeros":
-            raise ValueError("Conv2d: padding_mode %r is not supported (only 'zeros')"
+            raise ValueError("Conv2d(): padding_mode %r is not supported (only 'zeros')"
                              % (padding_mode,))
         self.in_channels = in_channels
         self.out_channels = out_channels
@@ -966,7 +966,7 @@ class BatchNorm2d(Module):
 
     def forward(self, input):
         if input.dim() != 4:
-            raise ValueError("BatchNorm2d: expected 4D input (got %dD input)" % input.dim())
+            raise ValueError("BatchNorm2d(): expected 4D input (got %dD input)" % input.dim())
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             with no_grad():

@@ -1012,7 +1012,7 @@ def _linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
     >>> _linalg_matrix_norm(Variable(numpy.array([[3., 0.], [0., -4.]])), 2)
     tensor(4., dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(_linalg_matrix_norm, (A, ord, dim, keepdim, dtype))
     cdef Variable v = _as_variable(A, "linalg.matrix_norm")
     if not isinstance(dim, (tuple, list)) or len(dim) != 2:

@@ -503,7 +503,7 @@ def test_load_nvprof_errors(tmp_path):
         profiler.load_nvprof(str(tmp_path / "missing.prof"))
     text = tmp_path / "text.prof"
     text.write_text("this is not a database\n" * 100)
-    with pytest.raises(RuntimeError, match="load_nvprof: .* not an nvprof SQLite file"):
+    with pytest.raises(RuntimeError, match=r"load_nvprof\(\): .* not an nvprof SQLite file"):
         profiler.load_nvprof(str(text))
     good = _nvprof_db(tmp_path / "good.prof")
     data = open_bytes(good)

@@ -558,7 +558,7 @@ def test_batch_norm2d_training_steps_and_eval_match_torch(kwargs):
 
 
 def test_batch_norm2d_refuses_non_4d_input():
-    with pytest.raises(ValueError, match="BatchNorm2d: expected 4D input"):
+    with pytest.raises(ValueError, match=r"BatchNorm2d\(\): expected 4D input"):
         nn.BatchNorm2d(3)(pyad.zeros(2, 3))
 
 
@@ -618,7 +618,7 @@ def test_mse_loss_matches_torch(reduction):
 def test_conv2d_and_dropout_arguments_are_validated():
     with pytest.raises(ValueError, match="Conv2d"):
         nn.Conv2d(3, 4, 3, groups=2)
-    with pytest.raises(ValueError, match="Conv2d: padding_mode"):
+    with pytest.raises(ValueError, match=r"Conv2d\(\): padding_mode"):
         nn.Conv2d(2, 2, 3, padding_mode="reflect")
     with pytest.raises(ValueError, match="dropout probability"):
         nn.Dropout(1.5)
