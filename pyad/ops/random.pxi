@@ -364,7 +364,7 @@ cdef class NormalBackward(_FloatSampleNode):
         return (gm, gs)
 
 
-def normal(mean=0.0, std=1.0, size=None, *, dtype=None):
+def normal(mean=0.0, std=1.0, size=None, dtype=None):
     """Samples from N(mean, std^2): ``mean`` and/or ``std`` Variables (broadcast), or
     numbers with ``size=``, as torch's overloads.
 
@@ -377,7 +377,7 @@ def normal(mean=0.0, std=1.0, size=None, *, dtype=None):
     tensor([  0., 100.])
     """
     if _profiling:
-        return _profiled(normal, (mean, std, size, ))
+        return _profiled(normal, (mean, std, size, dtype, ))
     from pyad._factories import _generator_for
     mean_is_tensor = not isinstance(mean, (int, float, numpy.generic))
     std_is_tensor = not isinstance(std, (int, float, numpy.generic))

@@ -138,6 +138,34 @@ def test_bad_input_errors_agree_with_torch():
         torch.normal(torch.ones(2), -1.0)
 
 
+def test_ops_keep_their_arguments_under_the_profiler():
+    from pyad import _engine
+    names = []
+
+    class Recorder:
+        def op_begin(self, name, args):
+            names.append(name)
+
+        def op_end(self, token, result):
+            pass
+
+        def node_begin(self, node):
+            pass
+
+        def node_end(self, token):
+            pass
+
+    _engine._set_profiler(Recorder())
+    try:
+        x = pyad.normal(0.0, 1.0, size=(2,), dtype=pyad.float64)
+        k = pyad.multinomial(pyad.ones(3), 3, replacement=True)
+        z = pyad.bernoulli(pyad.ones(2), 0.0)
+    finally:
+        _engine._set_profiler(None)
+    assert x.dtype == np.float64 and k.shape == (3,) and z.data.sum() == 0
+    assert {"normal", "multinomial", "bernoulli"} <= set(names)
+
+
 def test_normal_with_number_mean_and_std_needs_size():
     with pytest.raises(TypeError, match=r"normal\(\): .*size="):
         pyad.normal(0.0, 1.0)
