@@ -37,6 +37,8 @@ from pyad._engine import (
     log1p_, log2_, log10_, sin_, cos_, tan_, asin_, acos_, atan_, sinh_, cosh_, erf_, floor_,
     ceil_, round_, trunc_, frac_, clamp_, masked_fill_, index_fill_, index_add_, index_copy_,
     scatter_, scatter_add_,
+    # stochastic (with reinforce)
+    bernoulli, multinomial, normal,
 )
 from pyad._factories import (
     tensor, as_tensor, zeros, ones, empty, full, arange, linspace, eye, rand, randn,
@@ -106,4 +108,6 @@ __all__ = [
     "triu", "true_divide", "trunc", "trunc_", "unbind", "unflatten", "uniform_", "unique",
     "unsqueeze", "var", "var_mean", "view", "vstack", "where", "zero_", "zeros",
     "zeros_like",
+    # stochastic ops (issue 8)
+    "bernoulli", "multinomial", "normal",
 ]

@@ -1712,14 +1712,14 @@ cdef class Variable:
         return handle
 
     def reinforce(self, reward):
-        """Register a reward on the output of a stochastic op (legacy REINFORCE API).
+        """Register a reward on the sample of a stochastic op (``bernoulli``,
+        ``multinomial``, ``normal``): backward then sends
+        ``-reward * d log p(sample) / d params`` to the distribution's parameters.
 
-        pyad's stochastic ops (bernoulli, multinomial, normal) are not written yet, so
-        no Variable can take a reward; this raises rather than silently doing nothing.
+        ``reward`` has the sample's shape (or is a scalar); it is used by one backward
+        (kept with ``retain_graph=True``). See docs/stochastic.md.
         """
-        raise RuntimeError("reinforce() can only be called on the output of a stochastic "
-                           "op (bernoulli, multinomial, normal), and this Variable is not "
-                           "one (pyad does not have stochastic ops yet)")
+        _reinforce(self, reward)
 
     def retain_grad(self):
         """Keep ``.grad`` for this non-leaf Variable after backward."""
@@ -2616,7 +2616,10 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
 
 cdef _GraphRoot _make_root(tuple roots, tuple root_grads):
     cdef _GraphRoot root = _GraphRoot.__new__(_GraphRoot)
-    _init_node(root, tuple([_edge(<Variable>v) for v in roots]), len(roots))
+    _init_node(root, tuple([_edge(<Variable>v) if (<Variable>v)._requires_grad
+                            or (<Variable>v)._grad_fn is None
+                            else ((<Variable>v)._grad_fn, (<Variable>v)._output_nr)
+                            for v in roots]), len(roots))
     root._seq = -1
     root._grads = root_grads
     return root
@@ -2732,12 +2735,18 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
             raise TypeError("%s(): outputs must be Variables, got %s"
                             % ("grad" if is_grad else "backward", type(outputs[i]).__name__))
         out = outputs[i]
-        if not _requires_grad_now(out):
+        stochastic = isinstance(out._grad_fn, _StochasticNode)
+        if not _requires_grad_now(out) and not stochastic:
             # SPEC 4: an output that does not require grad contributes nothing; it is
-            # skipped (an error only when no output requires grad, below).
+            # skipped (an error only when no output requires grad, below). The integer
+            # sample of a stochastic op (multinomial) is a root without requiring grad.
             continue
         kept.append(out)
-        if grads[i] is None:
+        if grads[i] is None and stochastic:
+            # A sample ignores the gradient it receives (its reward replaces it).
+            g = _wrap(_xp_of(out._data).zeros(out._data.shape, dtype=(<_StochasticNode>
+                                              out._grad_fn)._reward_dtype()))
+        elif grads[i] is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    "(output %d has shape %s); pass a gradient"
@@ -2900,7 +2909,7 @@ OP_FAMILIES = {
 # Public as pyad.<name> but not as Variable methods: item access has its operators,
 # and torch has no method for the joining ops, pad, einsum and tensordot.
 FUNCTION_ONLY = frozenset(("getitem", "setitem", "sum_to", "cat", "concat", "stack",
-                           "hstack", "vstack", "pad", "einsum", "tensordot"))
+                           "hstack", "vstack", "pad", "einsum", "tensordot", "normal"))
 
 
 cdef void _install_methods() except *:

@@ -18,6 +18,7 @@ cdef class FunctionNode(Node):
     cdef tuple _input_meta            # per forward argument: (shape, dtype, device) or None
     cdef public tuple needs_input_grad
     cdef object _function_class
+    cdef bint _legacy                 # an instance-style Function (forward(self, ...))
 
     def __cinit__(self):
         self._materialize_grads = True
@@ -25,6 +26,8 @@ cdef class FunctionNode(Node):
     def save_for_backward(self, *tensors):
         """Keep Variables (or None) for backward; read them back with ``saved_tensors``."""
         for t in tensors:
+            if self._legacy:
+                break                 # legacy Functions save arrays (mapped after forward)
             if t is not None and not isinstance(t, Variable):
                 raise TypeError("save_for_backward can only save variables, but argument %d "
                                 "is not a Variable (got %s); store other objects as ctx "
@@ -46,6 +49,14 @@ cdef class FunctionNode(Node):
     @property
     def saved_tensors(self):
         """The Variables given to ``save_for_backward``, checked against in-place changes."""
+        saved = self._saved_variables()
+        if self._legacy:
+            # The old API: saved_tensors are the arrays, saved_variables the Variables.
+            return tuple(None if v is None or not isinstance(v, Variable)
+                         else (<Variable>v)._data for v in saved)
+        return saved
+
+    def _saved_variables(self):
         if self._saved is None:
             if self._released:
                 raise _freed_error(self)
@@ -55,6 +66,8 @@ cdef class FunctionNode(Node):
 
     @property
     def saved_variables(self):
+        if self._legacy:
+            return self._saved_variables()
         warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'",
                       DeprecationWarning, stacklevel=2)
         return self.saved_tensors
@@ -70,7 +83,17 @@ cdef class FunctionNode(Node):
     cdef tuple _backward(self, tuple grads):
         cdef Py_ssize_t n = len(self._next_functions)
         cdef Py_ssize_t i
-        result = self._function_class._resolve_backward()(self, *grads)
+        if self._legacy:
+            # Instance-style Functions work on arrays, without recording (SPEC 11).
+            arrays = tuple(None if g is None else (<Variable>g)._data for g in grads)
+            previous = pyad_get_grad_disabled()
+            pyad_set_grad_disabled(1)
+            try:
+                result = (<object>self).backward(*arrays)
+            finally:
+                pyad_set_grad_disabled(previous)
+        else:
+            result = self._function_class._resolve_backward()(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         if len(result) != n:
@@ -88,7 +111,15 @@ cdef class FunctionNode(Node):
                 continue
             raw = raw or not isinstance(g, Variable)
             out.append(_validate_function_grad(self, i, g))
-        if raw and _grad_enabled():
+        if self._legacy and _grad_enabled():
+            out = list(_delayed_error(
+                tuple(out), grads,
+                "legacy Function %s is once-differentiable (its backward works on arrays): "
+                "trying to differentiate twice a function that was marked with "
+                "@once_differentiable; write it as a new-style Function (static forward "
+                "and backward taking ctx) to differentiate its gradient again"
+                % self.name(), self))
+        elif raw and _grad_enabled():
             # A backward that returned arrays cannot be differentiated again: make a
             # second differentiation fail loudly instead of silently dropping terms.
             out = list(_delayed_error(
@@ -132,16 +163,18 @@ cdef Variable _validate_function_grad(FunctionNode node, Py_ssize_t i, object g)
     return v
 
 
-def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=False):
+def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=False,
+                    FunctionNode legacy=None):
     """Run ``cls.forward`` without recording, then record one node for the outputs.
 
     ``separate_setup_context``: torch 2 style, ``forward(*args)`` without ctx followed by
-    ``setup_context(ctx, inputs, output)``.
+    ``setup_context(ctx, inputs, output)``. ``legacy``: an instance-style Function, its
+    own node, whose ``forward(self, *arrays)`` takes and returns arrays.
     """
     if _profiling and _profile_enter():
         return _profiled_named(cls.__name__, _function_apply,
-                               (cls, node_cls, args, kwargs, separate_setup_context))
-    cdef FunctionNode node = node_cls()
+                               (cls, node_cls, args, kwargs, separate_setup_context, legacy))
+    cdef FunctionNode node = node_cls() if legacy is None else legacy
     cdef Variable v, o
     cdef Py_ssize_t i, j
     node._function_class = cls
@@ -162,10 +195,18 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
     node.needs_input_grad = tuple(needs)
     node._input_meta = tuple(meta)
     cdef bint record = any_requires and _grad_enabled() and not any_volatile
+    if legacy is not None:
+        node._legacy = True
+        setattr(legacy, "num_inputs", len(args))
+        setattr(legacy, "requires_grad", record)
     previous = pyad_get_grad_disabled()
     pyad_set_grad_disabled(1)
     try:
-        if separate_setup_context:
+        if legacy is not None:
+            outputs = (<object>legacy).forward(
+                *[(<Variable>a)._data if isinstance(a, Variable) else a for a in args])
+            outputs = _legacy_outputs(node, args, outputs)
+        elif separate_setup_context:
             outputs = cls.forward(*args, **kwargs)
             cls.setup_context(node, args, outputs)
         else:
@@ -314,3 +355,55 @@ def _delayed_error(outputs, inputs, str message, Node node_inputs_of=None):
             out._requires_grad = True
         result.append(out)
     return tuple(result)
+
+
+def _legacy_outputs(FunctionNode node, tuple args, object outputs):
+    # A legacy forward returned arrays and named arrays in save_for_backward, mark_dirty
+    # and mark_non_differentiable: map each back to its Variable (an input whose data it
+    # is, else the output wrapping it), so the node machinery sees Variables.
+    is_tuple = isinstance(outputs, tuple)
+    cdef list outs = list(outputs) if is_tuple else [outputs]
+    cdef Py_ssize_t i
+    for i in range(len(outs)):
+        o = outs[i]
+        if isinstance(o, Variable) or o is None:
+            continue
+        if isinstance(o, numpy.generic):
+            o = numpy.asarray(o)          # a NumPy reduction's result: a 0-d output
+        if not (type(o) is _NDARRAY or (cupy is not None and isinstance(o, cupy.ndarray))):
+            raise TypeError("legacy Function %s: forward must return arrays, got %s at "
+                            "index %d" % (node.name(), type(o).__name__, i))
+        for a in args:
+            if isinstance(a, Variable) and (<Variable>a)._data is o:
+                o = a
+                break
+        else:
+            o = _wrap(o)
+        outs[i] = o
+
+    def variable_of(x, bint inputs_only, str what):
+        if x is None or isinstance(x, Variable):
+            return x
+        for a in args:
+            if isinstance(a, Variable) and (<Variable>a)._data is x:
+                return a
+        if not inputs_only:
+            for o in outs:
+                if isinstance(o, Variable) and (<Variable>o)._data is x:
+                    return o
+            if type(x) is _NDARRAY or (cupy is not None and isinstance(x, cupy.ndarray)):
+                return _wrap(x)
+        raise RuntimeError("legacy Function %s: %s received an object that is not %s"
+                           % (node.name(), what, "an input array" if inputs_only
+                              else "an array"))
+
+    if node._dirty:
+        node._dirty = tuple(variable_of(d, True, "mark_dirty") for d in node._dirty)
+    if node._non_differentiable:
+        node._non_differentiable = tuple(variable_of(d, False, "mark_non_differentiable")
+                                         for d in node._non_differentiable)
+    if node._to_save is not None:
+        node._to_save = tuple(variable_of(t, False, "save_for_backward")
+                              for t in node._to_save)
+    setattr(node, "num_outputs", len(outs))
+    return tuple(outs) if is_tuple else outs[0]

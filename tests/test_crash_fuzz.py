@@ -28,7 +28,8 @@ from pyad import _engine
 # custom Function node bases (their concrete subclasses are in the zoo below).
 _NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
                      "BackwardCFunction", "_ZeroGradBackward", "_SelectBackward",
-                     "_RemainderNode", "_IndexAlongNode"}
+                     "_RemainderNode", "_IndexAlongNode", "_StochasticNode",
+                     "_FloatSampleNode"}
 
 
 def _uninit_variable():
@@ -136,6 +137,9 @@ def _zoo():
         _Square.apply(x), _TwoOutputs.apply(x)[0], _NoMaterialize.apply(x)[1],
         _engine._delayed_error((x * 1,), (x,), "delayed")[0],
     ]
+    # Stochastic ops (their samples' nodes take rewards).
+    entries += [x.sigmoid().bernoulli(), pyad.normal(x, 1.0),
+                pyad.multinomial(x.sigmoid(), 2)]
     # elementwise math, selections, rounding and remainders (issue 6)
     entries += [
         abs(x), x.reciprocal(), x.sign(), x.square(), x.rsqrt(), x.expm1(), x.log1p(),

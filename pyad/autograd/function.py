@@ -6,6 +6,7 @@ called through ``MyFunction.apply(...)``. ``ctx`` is the backward node itself
 it computes is recorded, so a backward written with pyad ops is differentiable again.
 """
 import functools
+import inspect
 
 from pyad import _engine
 
@@ -28,8 +29,13 @@ class FunctionMeta(type):
         super().__init__(name, bases, attrs)
 
 
-class Function(metaclass=FunctionMeta):
+class Function(_engine.FunctionNode, metaclass=FunctionMeta):
     """Base class for operations with a user-defined derivative.
+
+    New style: static ``forward(ctx, ...)``/``backward(ctx, ...)`` called through
+    ``MyFunction.apply(...)``. Legacy style (the oldest torch API): ``forward(self,
+    *arrays)``/``backward(self, *grad_arrays)`` on an instance, called once as
+    ``MyFunction()(x)``; the instance is the graph node (see docs/custom-functions.md).
 
     >>> class Square(Function):
     ...     @staticmethod
@@ -84,10 +90,19 @@ class Function(metaclass=FunctionMeta):
                                        cls.setup_context is not Function.setup_context)
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(
-            "Legacy autograd function with non-static forward method is not supported yet; "
-            "define forward/backward as @staticmethod and call %s.apply(...)"
-            % type(self).__name__)
+        cls = type(self)
+        if isinstance(inspect.getattr_static(cls, "forward"), staticmethod):
+            raise RuntimeError("%s has a static forward (a new-style Function): call "
+                               "%s.apply(...), not an instance" % (cls.__name__, cls.__name__))
+        if kwargs:
+            raise TypeError("legacy Function %s takes positional arguments only"
+                            % cls.__name__)
+        if self.__dict__.get("_legacy_called"):
+            raise RuntimeError("legacy Function %s was called twice: an instance is used once "
+                               "(its saved values would be overwritten); create a new one "
+                               "for each call, %s()(...)" % (cls.__name__, cls.__name__))
+        self._legacy_called = True
+        return _engine._function_apply(cls, None, args, {}, False, self)
 
 
 _ONCE_DIFFERENTIABLE_ERROR = ("trying to differentiate twice a function that was marked "

@@ -43,4 +43,406 @@ def normal_(object input, mean=0.0, std=1.0):
     return _inplace_random(x, lambda shape: gen.normal(mean, std, shape), "normal_")
 
 
-RANDOM_OPS = (uniform_, normal_)
+
+
+# -- stochastic ops (SPEC 3, SPEC 11) -----------------------------------------------
+#
+# bernoulli, multinomial and normal draw a sample whose grad_fn is a stochastic node.
+# A sample is not a differentiable function of the distribution's parameters, so
+# gradients arriving at it are discarded; instead, once ``sample.reinforce(reward)``
+# gave it a reward, the node sends the score-function (REINFORCE) estimator
+#     -reward * d log p(sample) / d params
+# to the parameters (the sign of the older reference: minimising it maximises the
+# expected reward). Backward reaching a node without a reward raises, unless nothing
+# differentiable lies behind it (only other samples: their gradient is discarded).
+
+cdef class _StochasticNode(Node):
+    cdef tuple saved_params          # SavedVariable per Variable parameter, else None
+    cdef tuple param_values          # the non-Variable parameters (Python numbers)
+    cdef SavedVariable sample
+    cdef object reward               # array shaped like the sample, or None
+
+    cdef tuple _backward(self, tuple grads):
+        if self._released and self.sample is None:
+            raise _freed_error(self)
+        if self.reward is None:
+            if not _reaches_a_leaf(self):
+                # Only samples lie behind: zeros (not None) so that their nodes still
+                # run and deliver their own rewards.
+                return tuple(None if not self._needs_input_grad(i) else
+                             _wrap(_xp_of((<SavedVariable>self.saved_params[i])._data).zeros(
+                                 (<SavedVariable>self.saved_params[i])._data.shape,
+                                 dtype=(<SavedVariable>self.saved_params[i])._data.dtype))
+                             for i in range(len(self._next_functions)))
+            raise RuntimeError(
+                "%s: differentiating a stochastic op requires a reward: call "
+                "reinforce(reward) on its output (the sample) before backward"
+                % self.name())
+        return self._score_grads(_wrap(self.sample.data(self)), _wrap(self.reward))
+
+    cdef tuple _score_grads(self, Variable sample, Variable reward):
+        raise NotImplementedError
+
+    cdef object _param(self, Py_ssize_t i):
+        s = self.saved_params[i]
+        if s is None:
+            return self.param_values[i]
+        return (<SavedVariable>s).unpack(self)
+
+    cdef void _release_saved(self):
+        self._released = True
+        if self.saved_params is not None:
+            for s in self.saved_params:
+                if s is not None:
+                    (<SavedVariable>s).release()
+        self.saved_params = None
+        if self.sample is not None:
+            self.sample.release()
+        self.sample = None
+        self.reward = None           # a reward is used once, as the older API did
+
+
+cdef bint _reaches_a_leaf(Node start) except -1:
+    # Whether a gradient from `start` can reach a leaf other than through a sample.
+    cdef list stack = [e[0] for e in start._next_functions if e[0] is not None]
+    cdef set seen = set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if isinstance(node, AccumulateGrad):
+            return True
+        if isinstance(node, _StochasticNode):
+            continue
+        stack.extend(e[0] for e in (<Node>node)._next_functions if e[0] is not None)
+    return False
+
+
+def _reinforce(Variable output, reward):
+    # Variable.reinforce: store the reward on the sample's stochastic node.
+    node = output._grad_fn
+    if not isinstance(node, _StochasticNode):
+        if output._grad_fn is None and not output._requires_grad:
+            raise RuntimeError(
+                "reinforce() can only be called on the output of a stochastic op "
+                "(bernoulli, multinomial, normal) whose parameters require grad; this "
+                "Variable has no grad_fn")
+        raise RuntimeError("reinforce() can only be called on the output of a stochastic op "
+                           "(bernoulli, multinomial, normal); this Variable's grad_fn is %s"
+                           % output._grad_fn.name())
+    cdef _StochasticNode snode = <_StochasticNode>node
+    if snode._released and snode.sample is None:
+        raise _freed_error(snode)
+    data = output._data
+    if isinstance(reward, Variable):
+        r = (<Variable>reward)._data
+    elif isinstance(reward, (int, float, numpy.generic)) and not isinstance(reward, bool):
+        r = reward
+    else:
+        r = _to_array(reward, None, "reinforce")
+    xp = _xp_of(data)
+    if not isinstance(r, (int, float, numpy.generic)):
+        if _device_of(r) != _device_of(data):
+            raise RuntimeError("reinforce(): the reward is on %s but the sample is on %s"
+                               % (_device_of(r), _device_of(data)))
+        if r.ndim != 0 and r.shape != data.shape:
+            raise RuntimeError("reinforce(): the reward must have the sample's shape %s (or "
+                               "be a scalar), got %s"
+                               % (_shape_str(data.shape), _shape_str(r.shape)))
+        if r.dtype.kind not in "biuf":
+            raise TypeError("reinforce(): the reward must be real numbers, got %s" % r.dtype)
+    dtype = snode._reward_dtype()
+    snode.reward = xp.ascontiguousarray(xp.broadcast_to(xp.asarray(r, dtype=dtype),
+                                                        data.shape))
+
+
+cdef class _FloatSampleNode(_StochasticNode):
+    cdef object dtype
+
+    def _reward_dtype(self):
+        return self.dtype
+
+
+cdef Variable _stochastic_output(_StochasticNode node, object sample, tuple params,
+                                 bint differentiable_output):
+    # Record `node` for `sample` drawn from `params` (Variables or numbers).
+    cdef Variable out = _wrap(_ensure_array(sample))
+    node.saved_params = tuple(_save(<Variable>p, False, i) if isinstance(p, Variable)
+                              else None for i, p in enumerate(params))
+    node.param_values = tuple(None if isinstance(p, Variable) else p for p in params)
+    _init_node(node, tuple(_edge(<Variable>p) if isinstance(p, Variable) else _NO_EDGE
+                           for p in params), 1)
+    out._grad_fn = node
+    # A float sample requires grad, so the graph of a loss computed from it reaches
+    # this node; an integer sample (multinomial) cannot, so it is a backward root.
+    out._requires_grad = differentiable_output
+    node.sample = _save(out, True)
+    return out
+
+
+cdef bint _stochastic_records(tuple params) except -1:
+    # Whether a stochastic op on `params` records a node (and, else, its volatility).
+    if not _grad_enabled():
+        return False
+    any_requires = False
+    for p in params:
+        if isinstance(p, Variable):
+            if (<Variable>p)._volatile:
+                return False
+            any_requires = any_requires or _requires_grad_now(<Variable>p)
+    return any_requires
+
+
+cdef bint _any_volatile(tuple params):
+    for p in params:
+        if isinstance(p, Variable) and (<Variable>p)._volatile:
+            return True
+    return False
+
+
+cdef class BernoulliBackward(_FloatSampleNode):
+    cdef tuple _score_grads(self, Variable s, Variable reward):
+        p = self._param(0)
+        # d log p(s) / dp = s / p - (1 - s) / (1 - p), written so that neither branch
+        # divides by zero (s = 1 only where p > 0, s = 0 only where p < 1).
+        not_s = sub(1.0, s)
+        score = sub(div(s, add(p, not_s)), div(not_s, add(sub(1.0, p), s)))
+        return (neg(mul(reward, score)),)
+
+
+def bernoulli(input, p=None):
+    """Draw 0/1 samples, 1 with probability ``input`` (or the number ``p``) elementwise.
+
+    A stochastic op: when ``input`` requires grad, call ``reinforce(reward)`` on the
+    sample before backward (see docs/stochastic.md).
+
+    >>> _ = pyad.manual_seed(0)
+    >>> bernoulli(pyad.tensor([0.0, 1.0, 1.0]))
+    tensor([0., 1., 1.])
+    """
+    if _profiling:
+        return _profiled(bernoulli, (input, p, ))
+    cdef Variable x = _as_variable(input)
+    from pyad._factories import _generator_for
+    data = x._data
+    xp = _xp_of(data)
+    if p is not None:
+        if isinstance(p, Variable):
+            raise TypeError("bernoulli(): p must be a number (for a probability per "
+                            "element, pass them as input)")
+        p = float(p)
+        if not 0.0 <= p <= 1.0:
+            raise RuntimeError("bernoulli(): expected p in [0, 1], got %r" % p)
+        dtype = data.dtype if _is_float_dtype(data.dtype) else _default_dtype
+        sample = (_generator_for(data).random(data.shape) < p).astype(dtype)
+        return _plain(xp.asarray(sample), x._volatile)
+    if not _is_float_dtype(data.dtype):
+        raise RuntimeError("bernoulli(): expected a floating point tensor of probabilities, "
+                           "got %s" % data.dtype)
+    if data.size and not bool(((data >= 0) & (data <= 1)).all()):
+        raise RuntimeError("bernoulli(): expected all probabilities in [0, 1]")
+    sample = (_generator_for(data).random(data.shape) < data).astype(data.dtype)
+    cdef BernoulliBackward node
+    if _stochastic_records((x,)):
+        node = BernoulliBackward.__new__(BernoulliBackward)
+        node.dtype = data.dtype
+        return _stochastic_output(node, sample, (x,), True)
+    return _plain(sample, x._volatile)
+
+
+cdef class MultinomialBackward(_StochasticNode):
+    cdef bint replacement
+
+    def _reward_dtype(self):
+        return (<SavedVariable>self.saved_params[0])._data.dtype
+
+    cdef tuple _score_grads(self, Variable k, Variable reward):
+        w = self._param(0)
+        one_d = w.ndim == 1
+        if one_d:
+            w = unsqueeze(w, 0)
+            k = unsqueeze(k, 0)
+            reward = unsqueeze(reward, 0)
+        # log p(k_i | k_<i) = log w[k_i] - log(total weight left before draw i);
+        # without replacement the drawn weights leave the total.
+        chosen = gather(w, 1, k)
+        total = sum(w, 1, True)
+        left = sub(total, sub(cumsum(chosen, 1), chosen)) if not self.replacement else total
+        wd = (<Variable>w)._data
+        zeros = _wrap(_xp_of(wd).zeros(wd.shape, dtype=wd.dtype))
+        per_draw = div(reward, left)
+        d = sub(scatter_add(zeros, 1, k, div(reward, chosen)), sum(per_draw, 1, True))
+        if not self.replacement:
+            later = sub(sum(per_draw, 1, True), cumsum(per_draw, 1))
+            d = scatter_add(d, 1, k, later)
+        d = neg(d)
+        return (squeeze(d, 0) if one_d else d,)
+
+
+def multinomial(input, num_samples, replacement=False):
+    """Draw ``num_samples`` category indices per row, with probabilities proportional to
+    the rows of ``input`` (1-d or 2-d, non-negative weights); an int64 result.
+
+    A stochastic op: when ``input`` requires grad, call ``reinforce(reward)`` on the
+    sample, then ``backward()`` from it (see docs/stochastic.md).
+
+    >>> _ = pyad.manual_seed(0)
+    >>> multinomial(pyad.tensor([0.0, 0.0, 1.0, 0.0]), 1)
+    tensor([2])
+    """
+    if _profiling:
+        return _profiled(multinomial, (input, num_samples, replacement, ))
+    cdef Variable x = _as_variable(input)
+    data = x._data
+    if data.ndim not in (1, 2):
+        raise RuntimeError("multinomial(): prob_dist must be 1 or 2 dim, got %d" % data.ndim)
+    if not _is_float_dtype(data.dtype):
+        raise RuntimeError("multinomial(): only supports floating-point dtypes for input, "
+                           "got %s" % data.dtype)
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, numpy.integer)):
+        raise TypeError("multinomial(): num_samples must be an int, got %s"
+                        % type(num_samples).__name__)
+    k = int(num_samples)
+    replacement = bool(replacement)
+    if k <= 0:
+        raise RuntimeError("multinomial(): cannot sample n_sample <= 0 samples")
+    n = data.shape[data.ndim - 1]
+    if not replacement and k > n:
+        raise RuntimeError("multinomial(): cannot sample n_sample > prob_dist.size(-1) "
+                           "samples without replacement")
+    xp = _xp_of(data)
+    rows = data.reshape(-1, n) if data.ndim == 2 else data.reshape(1, n)
+    if rows.size and not bool((xp.isfinite(rows) & (rows >= 0)).all()):
+        raise RuntimeError("multinomial(): probability tensor contains either `inf`, `nan` "
+                           "or element < 0")
+    if rows.shape[0] and (n == 0 or not bool((rows.sum(axis=1) > 0).all())):
+        raise RuntimeError("multinomial(): invalid multinomial distribution (sum of "
+                           "probabilities <= 0)")
+    if not replacement and rows.shape[0] and not bool(((rows > 0).sum(axis=1) >= k).all()):
+        raise RuntimeError("multinomial(): invalid multinomial distribution (with "
+                           "replacement=False, not enough non-negative category to sample)")
+    from pyad._factories import _generator_for
+    gen = _generator_for(data)
+    weights = rows.astype(numpy.float64)
+    u = gen.random((rows.shape[0], k))
+    sample = xp.empty((rows.shape[0], k), dtype=numpy.int64)
+    for r in range(rows.shape[0]):
+        w = weights[r].copy()
+        for i in range(k if not replacement else 1):
+            cdf = xp.cumsum(w)
+            cdf = cdf / cdf[n - 1]
+            if replacement:
+                sample[r] = xp.searchsorted(cdf, u[r], side="right")
+            else:
+                # Sequential draws: the drawn category leaves the distribution.
+                j = int(xp.searchsorted(cdf, u[r, i], side="right"))
+                sample[r, i] = j
+                w[j] = 0
+    sample = sample.reshape((k,)) if data.ndim == 1 else sample
+    cdef MultinomialBackward node
+    if _stochastic_records((x,)):
+        node = MultinomialBackward.__new__(MultinomialBackward)
+        node.replacement = replacement
+        return _stochastic_output(node, sample, (x,), False)
+    return _plain(sample, x._volatile)
+
+
+cdef class NormalBackward(_FloatSampleNode):
+    cdef tuple _score_grads(self, Variable x, Variable reward):
+        mean = self._param(0)
+        std = self._param(1)
+        # log p(x) = -(x - mean)^2 / (2 std^2) - log std - log(2 pi) / 2
+        diff = sub(x, mean)
+        gm = gs = None
+        if self._needs_input_grad(0):
+            gm = neg(mul(reward, div(diff, mul(std, std))))
+            gm = sum_to(gm, (<Variable>mean)._data.shape)
+        if self._needs_input_grad(1):
+            gs = neg(mul(reward, sub(div(mul(diff, diff), mul(mul(std, std), std)),
+                                     reciprocal(std) if isinstance(std, Variable)
+                                     else 1.0 / std)))
+            gs = sum_to(gs, (<Variable>std)._data.shape)
+        return (gm, gs)
+
+
+def normal(mean=0.0, std=1.0, size=None, dtype=None):
+    """Samples from N(mean, std^2): ``mean`` and/or ``std`` Variables (broadcast), or
+    numbers with ``size=``, as torch's overloads.
+
+    A stochastic op, not reparameterised: when ``mean`` or ``std`` requires grad, call
+    ``reinforce(reward)`` on the sample before backward (see docs/stochastic.md); for a
+    pathwise gradient write ``mean + std * pyad.randn_like(mean)``.
+
+    >>> _ = pyad.manual_seed(0)
+    >>> normal(pyad.tensor([0.0, 100.0]), 1e-6).round()
+    tensor([  0., 100.])
+    """
+    if _profiling:
+        return _profiled(normal, (mean, std, size, dtype, ))
+    from pyad._factories import _generator_for
+    mean_is_tensor = not isinstance(mean, (int, float, numpy.generic))
+    std_is_tensor = not isinstance(std, (int, float, numpy.generic))
+    if mean_is_tensor:
+        mean = _as_variable(mean)
+    if std_is_tensor:
+        std = _as_variable(std)
+    params = (mean, std)
+    for name, p in (("mean", mean), ("std", std)):
+        if isinstance(p, Variable) and not _is_float_dtype((<Variable>p)._data.dtype):
+            raise RuntimeError("normal(): expected a floating point %s, got %s"
+                               % (name, (<Variable>p)._data.dtype))
+    if not mean_is_tensor and not std_is_tensor:
+        if size is None:
+            raise TypeError("normal(): with a number mean and std, size= is required")
+        shape = tuple(size) if not isinstance(size, (int, numpy.integer)) else (int(size),)
+        out_dtype = numpy.dtype(dtype) if dtype is not None else _default_dtype
+        if std < 0:
+            raise RuntimeError("normal(): expected std >= 0.0, got %r" % std)
+        sample = _host_rng_normal(shape) * std + mean
+        return _plain(numpy.asarray(sample, dtype=out_dtype), False)
+    if size is not None:
+        raise TypeError("normal(): size= is only taken with a number mean and std")
+    if mean_is_tensor and std_is_tensor:
+        if _device_of((<Variable>mean)._data) != _device_of((<Variable>std)._data):
+            raise RuntimeError("normal(): mean is on %s but std is on %s"
+                               % (_device_of((<Variable>mean)._data),
+                                  _device_of((<Variable>std)._data)))
+        out_dtype = numpy.result_type((<Variable>mean)._data.dtype, (<Variable>std)._data.dtype)
+        try:
+            shape = numpy.broadcast_shapes((<Variable>mean)._data.shape,
+                                           (<Variable>std)._data.shape)
+        except ValueError:
+            raise RuntimeError("normal(): mean of shape %s and std of shape %s do not "
+                               "broadcast" % (_shape_str((<Variable>mean)._data.shape),
+                                              _shape_str((<Variable>std)._data.shape))) from None
+        like = (<Variable>mean)._data
+    elif mean_is_tensor:
+        like = (<Variable>mean)._data
+        out_dtype, shape = like.dtype, like.shape
+    else:
+        like = (<Variable>std)._data
+        out_dtype, shape = like.dtype, like.shape
+    if dtype is not None and numpy.dtype(dtype) != out_dtype:
+        raise RuntimeError("normal(): dtype= is only taken with a number mean and std")
+    xp = _xp_of(like)
+    std_data = (<Variable>std)._data if std_is_tensor else std
+    if (xp.asarray(std_data) < 0).any():
+        raise RuntimeError("normal(): expected all elements of std >= 0.0")
+    mean_data = (<Variable>mean)._data if mean_is_tensor else mean
+    eps = _generator_for(like).standard_normal(shape)
+    sample = xp.asarray(mean_data + std_data * eps, dtype=out_dtype)
+    cdef NormalBackward node
+    if _stochastic_records(params):
+        node = NormalBackward.__new__(NormalBackward)
+        node.dtype = out_dtype
+        return _stochastic_output(node, sample, params, True)
+    return _plain(sample, _any_volatile(params))
+
+
+cdef object _host_rng_normal(tuple shape):
+    from pyad._factories import _generator_for
+    return _generator_for(numpy.empty(0)).standard_normal(shape)
+
+
+RANDOM_OPS = (uniform_, normal_, bernoulli, multinomial, normal)
