@@ -537,6 +537,8 @@ import operator
 
 cdef object _np_minimum = numpy.minimum
 cdef object _np_bitwise_and = numpy.bitwise_and
+cdef object _np_bitwise_xor = numpy.bitwise_xor
+cdef object _np_equal = numpy.equal
 cdef object _np_clip = numpy.clip
 cdef object _np_absolute = numpy.absolute
 cdef object _np_sign = numpy.sign
@@ -947,6 +949,8 @@ cdef class _SelectBackward(_BinaryNode):
     cdef object zero_a
     cdef object zero_b
     cdef object scale
+    cdef object keep_bits             # where's bit select: all ones where a was taken
+    cdef object bits_dtype            # ... for gradients of this (the output's) dtype
 
     cdef tuple _backward(self, tuple grads):
         if self.zero_a is None:
@@ -955,6 +959,16 @@ cdef class _SelectBackward(_BinaryNode):
         ga = gb = None
         if not _grad_enabled():
             gd = (<Variable>g)._data
+            if self.keep_bits is not None and type(gd) is _NDARRAY and \
+                    _dtype(gd) is self.bits_dtype:
+                # a's gradient is g's bits under the mask, b's the rest: g ^ (g & mask)
+                gi = gd.view(self.keep_bits.dtype)
+                da = _np_bitwise_and(gi, self.keep_bits)
+                if self._needs_input_grad(1):
+                    gb = self.raw_grad_b(g, _np_bitwise_xor(gi, da).view(self.bits_dtype))
+                if self._needs_input_grad(0):
+                    ga = self.raw_grad_a(g, da.view(self.bits_dtype))
+                return (ga, gb)
             if self.scale is not None:
                 gd = _np_multiply(gd, self.scale)
             if self._needs_input_grad(0):
@@ -972,7 +986,7 @@ cdef class _SelectBackward(_BinaryNode):
 
     cdef void _release_saved(self):
         _BinaryNode._release_saved(self)
-        self.zero_a = self.zero_b = self.scale = None
+        self.zero_a = self.zero_b = self.scale = self.keep_bits = None
 
 
 cdef Variable _pairwise_extremum(object input, object other, bint is_max, str what):
@@ -1048,8 +1062,24 @@ cpdef Variable where(object condition, object input, object other):
     da = _binary_operand_data(input, "where", "input")
     db = _binary_operand_data(other, "where", "other")
     xp = _xp_of(da if hasattr(da, "dtype") else (db if hasattr(db, "dtype") else cond))
+    cdef object int_dtype = None
+    if (type(da) is _NDARRAY and type(db) is _NDARRAY and type(cond) is _NDARRAY
+            and cnp.PyArray_NDIM(<cnp.ndarray>da) and cnp.PyArray_NDIM(<cnp.ndarray>db)
+            and _dtype(da) is _dtype(db) and _dtype_kind(da) == b'f'
+            and (<cnp.dtype>_dtype(da)).isnative):
+        int_dtype = _ZERO_BITS_INT.get((<cnp.dtype>_dtype(da)).itemsize)
     try:
-        data = _ensure_array(xp.where(cond, da, db))
+        if int_dtype is not None:
+            # Two float arrays of one dtype: select bits, b ^ ((a ^ b) & mask) with an
+            # all-ones mask where cond is true (three SIMD passes; numpy.where has no
+            # fast loop for broadcast or strided operands, ~3 ns per element).
+            keep = cond.astype(int_dtype)
+            _np_negative(keep, out=keep)
+            bi = db.view(int_dtype)
+            t = _np_bitwise_and(_np_bitwise_xor(da.view(int_dtype), bi), keep)
+            data = _np_bitwise_xor(t, bi, out=t).view(_dtype(da))
+        else:
+            data = _ensure_array(xp.where(cond, da, db))
     except ValueError:
         raise RuntimeError("where(): the shapes of condition %s, input %s and other %s "
                            "cannot be broadcast together"
@@ -1062,6 +1092,9 @@ cpdef Variable where(object condition, object input, object other):
     if not _binary_records(input, other) or _operand_volatile(condition):
         return _plain(data, volatile)
     cdef _SelectBackward node = WhereBackward.__new__(WhereBackward)
+    if int_dtype is not None:
+        node.keep_bits = keep
+        node.bits_dtype = _dtype(data)
     cond = xp.asarray(cond)
     node.zero_a = ~cond
     node.zero_b = cond
@@ -1117,8 +1150,9 @@ cpdef Variable clamp(object input, object min=None, object max=None):
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
     cdef Variable x = _as_variable(input)
     data = x._data
-    if (_dtype_kind(data) == b'f' and type(data) is _NDARRAY and _clip_bound(min)
-            and _clip_bound(max)):
+    cdef bint clipped = (_dtype_kind(data) == b'f' and type(data) is _NDARRAY
+                         and _clip_bound(min) and _clip_bound(max))
+    if clipped:
         # Float array and number bounds: numpy.clip's one loop is minimum(maximum(x, min),
         # max) (nan propagates), several times faster than the two ufunc calls.
         data = _np_clip(data, min, max)
@@ -1138,7 +1172,10 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     xd = x._data
     lo = None if min is None else _operand_data(min, "clamp")
     hi = None if max is None else _operand_data(max, "clamp")
-    if lo is not None and hi is not None:
+    if clipped and (lo is None or hi is None or lo <= hi):
+        # the clip left x unchanged exactly where min <= x <= max (nan: neither holds)
+        inside = _np_equal(data, xd)
+    elif lo is not None and hi is not None:
         inside = (xd >= lo) & (xd <= hi)
     elif lo is not None:
         inside = xd >= lo

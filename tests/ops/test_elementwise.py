@@ -132,6 +132,7 @@ CASES += [
     Case("minimum_broadcast_ndarray", lambda L, a: L.minimum(L.c(A4), a), [(3, 4)]),
     Case("where", lambda L, a, b: L.where(L.c(COND34), a, b), [(3, 4), (3, 4)]),
     Case("where_broadcast", lambda L, a, b: L.where(L.c(COND4), a, b), [(3, 4), (3, 1)]),
+    Case("where_broadcast_by_cond", lambda L, a, b: L.where(L.c(COND34), a, b), [(4,), (3, 1)]),
     Case("where_scalar_other", lambda L, a: L.where(L.c(COND34), a * a, 0.5), [(3, 4)]),
     Case("where_scalar_input", lambda L, a: L.where(L.c(COND4), -1.0, a), [(3, 4)]),
     Case("clamp_scalars", lambda L, a: op("clamp")(L, a, -0.8, 1.0), [(3, 4)]),
@@ -992,6 +993,7 @@ def test_where_and_clamp_zero_nan_and_inf_gradients_where_masked_like_torch(dtyp
     for f, ins, tins in cases:
         y = f(P, x, b)
         ty = f(T, tx, tb)
+        np.testing.assert_array_equal(y.data, ty.detach().numpy())
         with np.errstate(invalid="ignore"):         # inf * 0 in the backward of u * 0.0
             grads = pyad.autograd.grad(y, ins, pyad.Variable(g0), create_graph=create_graph)
         tgrads = torch.autograd.grad(ty, tins, torch.from_numpy(g0.copy()))
