@@ -451,13 +451,15 @@ class HVP:
 # --------------------------------------------------------------------------
 
 def floor_surface(x, w, idx):
-    rows = np.arange(x.shape[0])[:, None]
+    # The gather as flat positions in c (C order): one take forward, one flat add.at
+    # back (add.at with the (rows, idx) pair of index arrays takes its slow general path)
+    flat = np.arange(x.shape[0])[:, None] * (2 * x.shape[1]) + idx
     xw = x * w
     h = np.clip(xw, -1.0, 1.0)
     pos = x > 0
     m = np.where(pos, h, h * 0.1)
     c = np.concatenate([m, x], axis=1)
-    g = c[rows, idx]
+    g = c.take(flat)
     gmax = g.max(axis=1, keepdims=True)
     e = np.exp(g - gmax)
     se = e.sum(axis=1, keepdims=True)
@@ -465,7 +467,7 @@ def floor_surface(x, w, idx):
     # backward: d loss / d g = softmax(g); the gather scatters back (repeats add up)
     dg = e / se
     dc = np.zeros_like(c)
-    np.add.at(dc, (rows, idx), dg)
+    np.add.at(dc.reshape(-1), flat.reshape(-1), dg.reshape(-1))
     dm, dx = dc[:, :x.shape[1]], dc[:, x.shape[1]:].copy()
     dh = dm * np.where(pos, 1.0, 0.1).astype(x.dtype)
     dxw = dh * ((xw >= -1.0) & (xw <= 1.0))

@@ -243,14 +243,29 @@ cdef extern from "Python.h":
     PyFrameObject* PyEval_GetFrame()                       # borrowed
     PyFrameObject* PyFrame_GetBack(PyFrameObject* frame)   # new reference or NULL
     PyCodeObject* PyFrame_GetCode(PyFrameObject* frame)    # new reference
-    int PyFrame_GetLineNumber(PyFrameObject* frame)
+
+cdef extern from *:
+    """
+    /* Where a frame is, cheaply: from Python 3.11 its bytecode offset (the line is
+       looked up in the code's line table only when an error is formatted; the lookup
+       is most of what PyFrame_GetLineNumber costs); before, the line number itself. */
+    #if PY_VERSION_HEX >= 0x030B0000
+    #define pyad_frame_position(f) PyFrame_GetLasti(f)
+    #define pyad_position_line(code, pos) PyCode_Addr2Line((PyCodeObject *)(code), (pos))
+    #else
+    #define pyad_frame_position(f) PyFrame_GetLineNumber(f)
+    #define pyad_position_line(code, pos) (pos)
+    #endif
+    """
+    int pyad_frame_position(PyFrameObject* frame)
+    int pyad_position_line(object code, int position)
 
 
 cdef list _capture_stack():
-    # The user's stack as [code, line, code, line, ...], innermost first: references to
-    # code objects and numbers only (a frame would keep its locals alive), walked with
-    # the C API; formatting (file reads) waits until an error. Cython functions have no
-    # frames, so the innermost one is the user's code.
+    # The user's stack as [code, position, code, position, ...], innermost first:
+    # references to code objects and numbers only (a frame would keep its locals alive),
+    # walked with the C API; formatting (line numbers, file reads) waits until an error.
+    # Cython functions have no frames, so the innermost one is the user's code.
     cdef list frames = []
     cdef PyFrameObject* frame = PyEval_GetFrame()
     cdef PyFrameObject* back
@@ -260,7 +275,7 @@ cdef list _capture_stack():
         code = PyFrame_GetCode(frame)
         frames.append(<object>code)
         Py_DECREF(<object>code)
-        frames.append(PyFrame_GetLineNumber(frame))
+        frames.append(pyad_frame_position(frame))
         back = PyFrame_GetBack(frame)
         if owned:
             Py_DECREF(<object>frame)
@@ -274,7 +289,8 @@ def _format_stack(frames):
     lines = []
     cdef Py_ssize_t i
     for i in range(len(frames) - 2, -1, -2):       # outermost first, as tracebacks read
-        code, lineno = frames[i], frames[i + 1]
+        code = frames[i]
+        lineno = pyad_position_line(code, frames[i + 1])
         filename = code.co_filename
         lines.append('  File "%s", line %d, in %s\n' % (filename, lineno, code.co_name))
         text = linecache.getline(filename, lineno).strip()
@@ -2478,11 +2494,33 @@ cdef void _add_forward_trace(object exc, Node node) except *:
 
 
 cdef bint _has_nan(object data) except -1:
-    # A NaN anywhere makes the sum NaN, so one reduction settles the common case (no
+    # A contiguous float32/float64 NumPy array is scanned in C (a ufunc reduction costs
+    # about a microsecond of dispatch, most of the check on small arrays). Otherwise a
+    # NaN anywhere makes the sum NaN, so one reduction settles the common case (no
     # NaN); only a NaN sum (NaNs, or inf - inf) pays for the elementwise test.
     cdef char kind = _dtype_kind(data)
     if kind != b'f' and kind != b'c':
         return False
+    cdef Py_ssize_t i, n
+    cdef int type_num
+    cdef double* d64
+    cdef float* d32
+    if type(data) is _NDARRAY and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data) and \
+            cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>data):
+        n = cnp.PyArray_SIZE(<cnp.ndarray>data)
+        type_num = cnp.PyArray_TYPE(<cnp.ndarray>data)
+        if type_num == cnp.NPY_FLOAT64:
+            d64 = <double*>cnp.PyArray_DATA(<cnp.ndarray>data)
+            for i in range(n):
+                if d64[i] != d64[i]:
+                    return True
+            return False
+        if type_num == cnp.NPY_FLOAT32:
+            d32 = <float*>cnp.PyArray_DATA(<cnp.ndarray>data)
+            for i in range(n):
+                if d32[i] != d32[i]:
+                    return True
+            return False
     total = _sum_data(data, None, False)
     if total == total:
         return False

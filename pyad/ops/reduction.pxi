@@ -1403,9 +1403,21 @@ cdef class LogsumexpBackward(Node):
     cdef bint keepdim
 
     cdef tuple _backward(self, tuple grads):
+        cdef Variable gv = grads[0]
+        if not _grad_enabled():
+            xd = self.input.data(self)
+            od = self.result.data(self)
+            gd = gv._data
+            if not self.keepdim:
+                kshape = _keepdim_shape(xd.shape, self.dims)
+                od = od.reshape(kshape)
+                gd = gd.reshape(kshape)
+            t = _scratch(_np_subtract(xd, od))
+            _np_exp(t, out=t)
+            return (_raw(_np_multiply(t, gd, out=t)),)
         cdef Variable x = self.input.unpack(self)
         out = self.result.unpack(self)
-        g = grads[0]
+        g = gv
         shape = x._data.shape
         if not self.keepdim:
             g = _reshape(g, _keepdim_shape(shape, self.dims), False)

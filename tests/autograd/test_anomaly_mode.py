@@ -160,3 +160,33 @@ def test_names_are_in_pyad_and_pyad_autograd():
     for name in ("detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
                  "is_anomaly_check_nan_enabled"):
         assert getattr(pyad, name) is getattr(pyad.autograd, name)
+
+
+def test_forward_traceback_lists_the_same_frames_and_lines_as_python():
+    # Frames are captured as code objects and bytecode offsets; the lines are looked up
+    # when the error is formatted and must be the ones Python itself reports there.
+    import re
+    import traceback
+    x = pyad.tensor([0.0, 1.0], requires_grad=True)
+    with pyad.autograd.detect_anomaly():
+        y, expected = x.sqrt(), traceback.extract_stack()
+        with pytest.raises(RuntimeError) as info:
+            (y * 0).sum().backward()
+    got = re.findall(r'  File "(.*)", line (\d+), in (.*)\n', str(info.value))
+    assert [(f, int(n), name) for f, n, name in got] == \
+        [(f.filename, f.lineno, f.name) for f in expected]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("strided", [False, True])
+def test_nan_check_sees_nan_in_contiguous_and_strided_gradients(dtype, strided):
+    x = pyad.tensor(np.ones((3, 2), dtype=dtype), requires_grad=True)
+    g = np.ones((2, 3), dtype=dtype)
+    g[1, 2] = np.nan
+    with pyad.autograd.detect_anomaly():
+        y = x.t() if strided else x * 1.0           # TBackward returns a strided view
+        with pytest.raises(RuntimeError, match="returned nan values in its 0th output"):
+            y.backward(pyad.Variable(g if strided else g.T.copy()))
+        y = x.t() if strided else x * 1.0
+        y.backward(pyad.Variable(np.ones((2, 3) if strided else (3, 2), dtype=dtype)))
+    assert not np.isnan(x.grad.data).any()

@@ -132,6 +132,7 @@ CASES += [
     Case("minimum_broadcast_ndarray", lambda L, a: L.minimum(L.c(A4), a), [(3, 4)]),
     Case("where", lambda L, a, b: L.where(L.c(COND34), a, b), [(3, 4), (3, 4)]),
     Case("where_broadcast", lambda L, a, b: L.where(L.c(COND4), a, b), [(3, 4), (3, 1)]),
+    Case("where_broadcast_by_cond", lambda L, a, b: L.where(L.c(COND34), a, b), [(4,), (3, 1)]),
     Case("where_scalar_other", lambda L, a: L.where(L.c(COND34), a * a, 0.5), [(3, 4)]),
     Case("where_scalar_input", lambda L, a: L.where(L.c(COND4), -1.0, a), [(3, 4)]),
     Case("clamp_scalars", lambda L, a: op("clamp")(L, a, -0.8, 1.0), [(3, 4)]),
@@ -954,3 +955,48 @@ def test_round_inplace_takes_decimals_as_torch():
     z = pyad.Variable(x0.copy())
     pyad.round_(z, decimals=1)
     _assert_same(z, torch.round(torch.from_numpy(x0), decimals=1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_where_and_clamp_zero_nan_and_inf_gradients_where_masked_like_torch(dtype,
+                                                                             create_graph):
+    # The array fast path selects with a bit mask: nan and inf in the incoming gradient
+    # must become exact zeros where the mask is off, and pass through where it is on
+    # (torch uses where(mask, grad, 0)); also for a broadcast condition and a strided grad.
+    torch = pytest.importorskip("torch")
+    x0 = np.array([[-2.0, -0.5, 0.5, 2.0], [0.25, -3.0, 1.0, -1.0], [3.0, 0.0, -0.1, 0.7]],
+                  dtype=dtype)
+    cond0 = np.array([True, False, True, False])
+    gfull = np.array([[np.nan, np.inf, -np.inf, 1.5, 2.0, np.nan, -np.inf, 3.0]] * 3,
+                     dtype=dtype)
+    g0 = gfull[:, ::2]                              # non-contiguous incoming gradient
+    g0[1] = [np.nan, -np.inf, np.nan, np.inf]
+    x, tx, _ = _torch_pair(x0, dtype)
+    b, tb, _ = _torch_pair(x0[:, ::-1].copy(), dtype)
+    cases = [
+        (lambda L, u, v: L.where(L.c(cond0), u, v), [x, b], [tx, tb]),
+        (lambda L, u, v: L.clamp(u, -1.0, 1.0), [x], [tx]),
+        (lambda L, u, v: L.clamp(u, min=0.0), [x], [tx]),
+        (lambda L, u, v: L.clamp(u, u * 0.0 - 0.5, v), [x, b], [tx, tb]),
+        (lambda L, u, v: L.maximum(u, v), [x, b], [tx, tb]),
+    ]
+
+    class P:
+        c = staticmethod(lambda a: pyad.Variable(a))
+        where, clamp, maximum = pyad.where, pyad.clamp, pyad.maximum
+
+    class T:
+        c = staticmethod(torch.from_numpy)
+        where, clamp, maximum = torch.where, torch.clamp, torch.maximum
+
+    for f, ins, tins in cases:
+        y = f(P, x, b)
+        ty = f(T, tx, tb)
+        np.testing.assert_array_equal(y.data, ty.detach().numpy())
+        with np.errstate(invalid="ignore"):         # inf * 0 in the backward of u * 0.0
+            grads = pyad.autograd.grad(y, ins, pyad.Variable(g0), create_graph=create_graph)
+        tgrads = torch.autograd.grad(ty, tins, torch.from_numpy(g0.copy()))
+        for gr, tg in zip(grads, tgrads):
+            assert gr.dtype == tg.numpy().dtype
+            np.testing.assert_array_equal(gr.data, tg.numpy())
