@@ -221,9 +221,9 @@ def bernoulli(input, p=None):
     >>> bernoulli(pyad.tensor([0.0, 1.0, 1.0]))
     tensor([0., 1., 1.])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(bernoulli, (input, p, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "bernoulli")
     from pyad._factories import _generator_for
     data = x._data
     xp = _xp_of(data)
@@ -291,9 +291,9 @@ def multinomial(input, num_samples, replacement=False):
     >>> multinomial(pyad.tensor([0.0, 0.0, 1.0, 0.0]), 1)
     tensor([2])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(multinomial, (input, num_samples, replacement, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "multinomial")
     data = x._data
     if data.ndim not in (1, 2):
         raise RuntimeError("multinomial(): prob_dist must be 1 or 2 dim, got %d" % data.ndim)
@@ -378,15 +378,15 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None):
     >>> normal(pyad.tensor([0.0, 100.0]), 1e-6).round()
     tensor([  0., 100.])
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(normal, (mean, std, size, dtype, ))
     from pyad._factories import _generator_for
     mean_is_tensor = not isinstance(mean, (int, float, numpy.generic))
     std_is_tensor = not isinstance(std, (int, float, numpy.generic))
     if mean_is_tensor:
-        mean = _as_variable(mean)
+        mean = _as_variable(mean, "normal")
     if std_is_tensor:
-        std = _as_variable(std)
+        std = _as_variable(std, "normal")
     params = (mean, std)
     for name, p in (("mean", mean), ("std", std)):
         if isinstance(p, Variable) and not _is_float_dtype((<Variable>p)._data.dtype):
