@@ -30,7 +30,7 @@ from pyad._engine import (
     take_along_dim, scatter, scatter_add, index_select, index_add, index_copy, index_fill,
     masked_fill, masked_select, masked_scatter, nonzero, unique, pad,
     # nn
-    log_softmax,
+    log_softmax, softmax, gelu, silu, elu, leaky_relu, softplus, hardtanh, logsigmoid,
     # in-place
     add_, sub_, mul_, div_, zero_, fill_, copy_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_,
     neg_, pow_, uniform_, normal_, setitem, abs_, reciprocal_, sign_, square_, rsqrt_, expm1_,
@@ -76,7 +76,8 @@ __all__ = [
     "bitwise_or", "bitwise_xor", "bmm", "bool", "broadcast_to", "cat", "ceil", "ceil_",
     "chunk", "clamp", "clamp_", "clamp_max", "clamp_min", "clip", "concat", "copy_", "cos",
     "cos_", "cosh", "cosh_", "count_nonzero", "cumprod", "cumsum", "detect_anomaly",
-    "device", "diag", "diag_embed", "diagonal", "div", "div_", "divide", "dot", "double",
+    "device", "diag", "diag_embed", "diagonal", "elu", "gelu", "hardtanh", "leaky_relu", "logsigmoid",
+    "silu", "softmax", "softplus", "div", "div_", "divide", "dot", "double",
     "einsum", "empty", "empty_like", "enable_grad", "eq", "equal", "erf", "erf_", "exp",
     "exp_", "expand", "expm1", "expm1_", "eye", "fill_", "flatten", "flip", "float",
     "float16", "float32", "float64", "floor", "floor_", "floor_divide", "fmod", "frac",
