@@ -98,7 +98,10 @@ def check_all(case, arrays, variant=None):
 def _check_all(case, arrays, variant):
     w = _wrap(case)
     check_plain_values(case, arrays)
-    if arrays[0].dtype == np.float64 and variant in (None, "0d", "empty"):
+    # gradcheck=False: torch's gradient is by design not the derivative (embedding's
+    # padding_idx and scale_grad_by_freq); torch is then the only reference
+    if (arrays[0].dtype == np.float64 and variant in (None, "0d", "empty")
+            and getattr(case, "gradcheck", True)):
         H.check_gradcheck(w, arrays)
         H.check_gradgradcheck(w, arrays)
     H.check_vs_torch(w, arrays)
