@@ -12,11 +12,12 @@ import pyad.autograd.gradcheck
 import pyad.autograd.anomaly_mode
 import pyad.autograd.functional
 import pyad.autograd.graph
+import pyad.nn.functional
 from pyad import _engine
 
 MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_mode,
            pyad.autograd.gradcheck, pyad.autograd.anomaly_mode, pyad.autograd.functional,
-           pyad.autograd.graph]
+           pyad.autograd.graph, pyad.nn.functional]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

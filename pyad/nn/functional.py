@@ -659,7 +659,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     >>> embedding(pyad.tensor([1, 1, 0]), w)
     tensor([[1., 2.],
             [1., 2.],
-            [0., 0.]], grad_fn=<ReshapeBackward>)
+            [0., 0.]], grad_fn=<ViewBackward>)
     """
     what = "embedding"
     if sparse:
