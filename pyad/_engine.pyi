@@ -596,6 +596,10 @@ class CoshBackward(Node):
     ...
 
 @disjoint_base
+class CrossEntropyBackward(Node):
+    ...
+
+@disjoint_base
 class CumprodBackward(Node):
     ...
 

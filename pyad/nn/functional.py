@@ -19,6 +19,7 @@ from pyad._engine import (
     Variable, relu as _relu, relu_ as _relu_, sigmoid, tanh, gelu, elu as _elu,
     leaky_relu as _leaky_relu, softplus, hardtanh as _hardtanh, logsigmoid,
     silu as _silu, softmax as _softmax, log_softmax as _log_softmax, pad,
+    _cross_entropy_indices,
 )
 
 __all__ = [
@@ -373,8 +374,9 @@ def _check_weight(what, weight, n_classes):
     return w
 
 
-def _nll(what, input, target, weight, ignore_index, reduction):
-    input, target = _var(input), _var(target)
+def _checked_indices(what, input, target, weight, ignore_index):
+    """The class indices (0 where ignored), the per-sample weights (0 where ignored),
+    the mask of samples not ignored, the class weights and the class dimension."""
     if input.ndim == 0:
         raise ValueError("%s(): input must have a class dimension, got a 0-d input" % what)
     class_dim = 0 if input.ndim == 1 else 1
@@ -382,15 +384,28 @@ def _nll(what, input, target, weight, ignore_index, reduction):
     t = _class_target(what, input, target, class_dim)
     w = _check_weight(what, weight, n_classes)
     xp = pyad.get_array_module(t)
+    if t.size and not 0 <= ignore_index < n_classes and 0 <= t.min() and t.max() < n_classes:
+        # the common case: every target in range, none ignored
+        safe = t if t.dtype == xp.int64 else t.astype(xp.int64)
+        wt = xp.ones(t.shape, input.dtype) if w is None else w[safe].astype(input.dtype)
+        return safe, wt, xp.ones(t.shape, bool), w, class_dim
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= n_classes))
     if t.size and bool(bad.any()):
         raise IndexError("%s(): target %d is out of bounds for %d classes"
                          % (what, int(t[bad].ravel()[0]), n_classes))
     safe = xp.where(valid, t, 0).astype(xp.int64)
+    wt = (xp.ones(t.shape, input.dtype) if w is None else w[safe].astype(input.dtype)) * valid
+    return safe, wt, valid, w, class_dim
+
+
+def _nll(what, input, target, weight, ignore_index, reduction):
+    input, target = _var(input), _var(target)
+    safe, wt, valid, w, class_dim = _checked_indices(what, input, target, weight,
+                                                     ignore_index)
+    xp = pyad.get_array_module(safe)
     picked = pyad.gather(input, class_dim, pyad.unsqueeze(Variable(safe), class_dim))
     picked = pyad.squeeze(picked, class_dim)
-    wt = (xp.ones(t.shape, input.dtype) if w is None else w[safe].astype(input.dtype)) * valid
     loss = -picked * wt
     if reduction == "none":
         return loss, valid, w, class_dim
@@ -434,6 +449,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise ValueError("%s(): input must have a class dimension, got a 0-d input" % what)
     class_dim = 0 if input.ndim == 1 else 1
     n_classes = input.shape[class_dim]
+    if label_smoothing == 0 and _int_kind(target.data):
+        # one fused node: log_softmax, pick, weight and reduce
+        safe, wt, _, _, class_dim = _checked_indices(what, input, target, weight,
+                                                     ignore_index)
+        return _cross_entropy_indices(input, safe, wt, class_dim,
+                                      _REDUCTIONS.index(reduction))
     logp = _log_softmax(input, class_dim)
     if not _int_kind(target.data):
         # class probabilities
@@ -453,8 +474,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             return -prod.sum()
         return -prod.sum() / (input.numel() // n_classes if n_classes else 0)
     nll, valid, w, _ = _nll(what, logp, target, weight, ignore_index, reduction)
-    if label_smoothing == 0:
-        return nll
     if w is not None:
         smooth = -(logp * _class_view(w.astype(logp.dtype), input.ndim, class_dim)).sum(
             class_dim)

@@ -364,4 +364,96 @@ cpdef Variable logsigmoid(object input):
     return _plain(data, x._volatile)
 
 
+# -- cross entropy with class indices: one node (log_softmax, pick, weight, reduce) ----
+
+cdef class CrossEntropyBackward(Node):
+    # loss = sum_i coef_i * -log_softmax(x)_i[t_i] (or per i for reduction='none'):
+    # d/dx_i = coef_i * (softmax(x)_i - onehot(t_i)), written with softmax (a node
+    # with its own backward), so the gradient is differentiable again.
+    cdef SavedVariable saved
+    cdef object index          # the class index of each sample (ignored ones: 0)
+    cdef object coef           # weight[t] / total weight (mean), weight[t] otherwise; 0 if ignored
+    cdef Py_ssize_t class_dim
+    cdef bint reduced
+
+    cdef tuple _backward(self, tuple grads):
+        if self.coef is None:
+            raise _freed_error(self)
+        xp = _xp_of(self.coef)
+        idx = xp.expand_dims(self.index, self.class_dim)
+        coef = xp.expand_dims(self.coef, self.class_dim)
+        if not _grad_enabled():
+            # the same formula on arrays (the benchmarked training step takes this path)
+            gd = (<Variable>grads[0])._data
+            t = _softmax_data(self.saved.data(self), self.class_dim)
+            if t.ndim == 2 and self.class_dim == 1:
+                t[xp.arange(t.shape[0]), self.index] -= 1
+            else:
+                xp.put_along_axis(t, idx, xp.take_along_axis(t, idx, self.class_dim) - 1,
+                                  self.class_dim)
+            t *= coef * (gd if self.reduced else xp.expand_dims(gd, self.class_dim))
+            return (_raw(t),)
+        x = self.saved.unpack(self)
+        d = x._data
+        onehot = xp.zeros(d.shape, d.dtype)
+        xp.put_along_axis(onehot, idx, 1, self.class_dim)
+        g = grads[0]
+        scale = mul(g, coef) if self.reduced else mul(unsqueeze(g, self.class_dim), coef)
+        return (mul(sub(softmax(x, self.class_dim), onehot), scale),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.saved.release()
+        self.index = None
+        self.coef = None
+
+
+cpdef Variable _cross_entropy_indices(object input, object index, object weight_t,
+                                      Py_ssize_t class_dim, int reduction):
+    """Cross entropy of logits ``input`` at the checked class indices ``index`` (an int64
+    array, 0 at ignored samples) with per-sample weights ``weight_t`` (0 at ignored
+    samples); reduction 0 none, 1 mean, 2 sum. Called by
+    ``pyad.nn.functional.cross_entropy``, which checks the arguments.
+
+    >>> _cross_entropy_indices(Variable(numpy.zeros((1, 2))), numpy.array([1]),
+    ...                        numpy.ones(1), 1, 1)
+    tensor(0.6931, dtype=float64)
+    """
+    if _profiling:
+        return _profiled(_cross_entropy_indices, (input, index, weight_t, class_dim,
+                                                  reduction, ))
+    cdef Variable x = _as_variable(input)
+    d = x._data
+    xp = _xp_of(d)
+    logp = d - _logsumexp_data(d, (class_dim,), True)
+    if d.ndim == 2 and class_dim == 1:
+        picked = logp[xp.arange(d.shape[0]), index]
+    else:
+        picked = xp.take_along_axis(logp, xp.expand_dims(index, class_dim), class_dim)
+        picked = picked.reshape(index.shape)
+    with numpy.errstate(invalid="ignore", divide="ignore"):
+        if reduction == 0:
+            coef = weight_t
+            data = -picked * coef
+        else:
+            coef = weight_t
+            data = -(picked * coef).sum()
+            if reduction == 1:
+                total = weight_t.sum()
+                data = data / total
+                coef = weight_t / total
+    data = _ensure_array(data).astype(d.dtype, copy=False)
+    cdef CrossEntropyBackward node
+    if _records(x):
+        node = CrossEntropyBackward.__new__(CrossEntropyBackward)
+        node.index = index
+        node.coef = xp.asarray(coef, dtype=d.dtype)
+        node.class_dim = class_dim
+        node.reduced = reduction != 0
+        out = _recorded(node, data, (_edge(x),))
+        node.saved = _save(x, False, 0)
+        return out
+    return _plain(data, x._volatile)
+
+
 NN_OPS = (log_softmax, softmax, gelu, silu, elu, leaky_relu, softplus, hardtanh, logsigmoid)

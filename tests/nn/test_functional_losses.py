@@ -246,3 +246,32 @@ def test_cross_entropy_float32_stays_float32():
     assert loss.dtype == np.float32
     loss.backward()
     assert x.grad.dtype == np.float32
+
+
+def test_cross_entropy_with_indices_is_one_node_freed_after_backward():
+    x = pyad.tensor(np.zeros((2, 3)), requires_grad=True)
+    loss = F.cross_entropy(x, pyad.tensor([0, 2]))
+    assert type(loss.grad_fn).__name__ == "CrossEntropyBackward"
+    assert loss.grad_fn.next_functions[0][0] is not None
+    loss.backward()
+    np.testing.assert_allclose(x.grad.data, [[-1 / 3, 1 / 6, 1 / 6], [1 / 6, 1 / 6, -1 / 3]],
+                               rtol=1e-15)
+    with pytest.raises(RuntimeError, match="CrossEntropyBackward"):
+        loss.backward()
+
+
+def test_cross_entropy_third_derivative_matches_torch():
+    torch = _torch()
+    a = np.random.default_rng(5).standard_normal((3, 4))
+    x = pyad.tensor(a, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    w = np.array([1.0, 0.5, 2.0, 1.0])
+    y = F.cross_entropy(x * x, pyad.tensor(T3_IGN), weight=pyad.tensor(w))
+    ty = torch.nn.functional.cross_entropy(tx * tx, torch.tensor(T3_IGN), weight=torch.tensor(w))
+    g, = pyad.grad(y, [x], create_graph=True)
+    tg, = torch.autograd.grad(ty, [tx], create_graph=True)
+    h, = pyad.grad(g.sum(), [x], create_graph=True)
+    th, = torch.autograd.grad(tg.sum(), [tx], create_graph=True)
+    k, = pyad.grad((h * h).sum(), [x])
+    tk, = torch.autograd.grad((th * th).sum(), [tx])
+    np.testing.assert_allclose(k.data, tk.numpy(), rtol=1e-10, atol=1e-12)
