@@ -411,7 +411,9 @@ def _nll(what, input, target, weight, ignore_index, reduction):
         return loss, valid, w, class_dim
     if reduction == "sum":
         return loss.sum(), valid, w, class_dim
-    return loss.sum() / Variable(xp.asarray(wt.sum(), dtype=input.dtype)), valid, w, class_dim
+    with _np.errstate(invalid="ignore", divide="ignore"):     # nothing counted: nan
+        mean = loss.sum() / Variable(xp.asarray(wt.sum(), dtype=input.dtype))
+    return mean, valid, w, class_dim
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -490,7 +492,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             denom = w[t[valid]].sum()
         else:
             denom = valid.sum()
-        ret = smooth.sum() / Variable(pyad.get_array_module(t).asarray(denom, logp.dtype))
+        with _np.errstate(invalid="ignore", divide="ignore"):  # nothing counted: nan
+            ret = smooth.sum() / Variable(pyad.get_array_module(t).asarray(denom, logp.dtype))
     return nll * (1 - label_smoothing) + ret * (label_smoothing / n_classes)
 
 
