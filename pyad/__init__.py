@@ -30,7 +30,7 @@ from pyad._engine import (
     take_along_dim, scatter, scatter_add, index_select, index_add, index_copy, index_fill,
     masked_fill, masked_select, masked_scatter, nonzero, unique, pad,
     # nn
-    log_softmax,
+    log_softmax, softmax, gelu, silu, elu, leaky_relu, softplus, hardtanh, logsigmoid,
     # in-place
     add_, sub_, mul_, div_, zero_, fill_, copy_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_,
     neg_, pow_, uniform_, normal_, setitem, abs_, reciprocal_, sign_, square_, rsqrt_, expm1_,
@@ -73,6 +73,7 @@ from pyad._version import __version__
 # only names listed here as re-exported). tests/test_typing.py checks it is complete:
 # a new op imported above must be added here too.
 __all__ = [
+    "elu", "gelu", "hardtanh", "leaky_relu", "logsigmoid", "silu", "softmax", "softplus",
     "Tensor", "Variable", "abs", "abs_", "acos", "acos_", "add", "add_", "all", "allclose",
     "amax", "amin", "any", "arange", "argmax", "argmin", "argsort", "as_tensor", "asin",
     "asin_", "atan", "atan2", "atan_", "autograd", "backward", "bitwise_and",

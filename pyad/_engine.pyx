@@ -2947,7 +2947,10 @@ OP_FAMILIES = {
 # Public as pyad.<name> but not as Variable methods: item access has its operators,
 # and torch has no method for the joining ops, pad, einsum and tensordot.
 FUNCTION_ONLY = frozenset(("getitem", "setitem", "sum_to", "cat", "concat", "stack",
-                           "hstack", "vstack", "pad", "einsum", "tensordot", "normal"))
+                           "hstack", "vstack", "pad", "einsum", "tensordot", "normal",
+                           # torch.nn.functional only (torch.Tensor has no such methods)
+                           "gelu", "silu", "elu", "leaky_relu", "softplus", "hardtanh",
+                           "logsigmoid"))
 
 
 cdef void _install_methods() except *:

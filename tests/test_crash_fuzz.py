@@ -148,6 +148,10 @@ def _zoo():
         x.clamp(-1, w), x.atan2(w), x.hypot(w), x.floor(), x.ceil(), x.round(), x.trunc(),
         x % w, x.fmod(w),
     ]
+    # nn activations (issue 8)
+    entries += [x.softmax(1), pyad.gelu(x), pyad.silu(x), pyad.elu(x), pyad.leaky_relu(x),
+                pyad.softplus(x), pyad.hardtanh(x), pyad.logsigmoid(x),
+                pyad.nn.functional.cross_entropy(x, pyad.tensor([0, 2]))]
     # Linear algebra.
     entries += [x.diagonal(), pyad.diag_embed(x), x.tril(), pyad.einsum("ij->j", x)]
     sq = x @ m + pyad.tensor(numpy.eye(2) * 3)

@@ -13,6 +13,7 @@ import pyad.autograd.anomaly_mode
 import pyad.autograd.functional
 import pyad.autograd.graph
 import pyad.autograd.profiler
+import pyad.nn.functional
 import pyad.nn.init
 import pyad.nn.modules
 import pyad.nn.parameter
@@ -25,7 +26,7 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.autograd.gradcheck, pyad.autograd.anomaly_mode, pyad.autograd.functional,
            pyad.autograd.graph, pyad.autograd.profiler, pyad.nn.init, pyad.nn.modules,
            pyad.nn.parameter, pyad.optim.optimizer, pyad.optim.lr_scheduler,
-           pyad.serialization]
+           pyad.serialization, pyad.nn.functional]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -1,8 +1,789 @@
 """Functional neural-network ops, as ``torch.nn.functional``.
 
-The activations live in ``pyad`` itself and are re-exported here.
-"""
-from pyad._engine import relu, sigmoid, tanh, log_softmax
-from pyad._engine import pad
+The activations are Cython ops in ``pyad`` itself (``pyad/ops/nn.pxi``) and are
+re-exported here; the functions with an ``inplace`` flag wrap them. Losses,
+normalisation, embedding and dropout are compositions of differentiable pyad ops, so
+every one of them can be differentiated twice and more (``create_graph=True``).
 
-__all__ = ["relu", "sigmoid", "tanh", "log_softmax", "pad"]
+Signatures and keyword names are torch's. The deprecated ``size_average``/``reduce``
+arguments of the losses are accepted as torch accepts them (they override
+``reduction``, with a ``UserWarning``). Errors name the function:
+``"cross_entropy(): target 7 is out of bounds for 5 classes"``.
+"""
+import warnings
+
+import numpy as _np
+
+import pyad
+from pyad._engine import (
+    Variable, relu as _relu, relu_ as _relu_, sigmoid, tanh, gelu, elu as _elu,
+    leaky_relu as _leaky_relu, softplus, hardtanh as _hardtanh, logsigmoid,
+    silu as _silu, softmax as _softmax, log_softmax as _log_softmax, pad,
+    _cross_entropy_indices,
+)
+
+__all__ = [
+    # activations
+    "relu", "sigmoid", "tanh", "gelu", "silu", "elu", "leaky_relu", "softplus",
+    "hardtanh", "logsigmoid", "softmax", "log_softmax",
+    # linear
+    "linear",
+    # losses
+    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+    # normalisation
+    "layer_norm", "batch_norm", "group_norm", "normalize", "cosine_similarity",
+    # embedding
+    "embedding", "one_hot",
+    # dropout
+    "dropout",
+    # padding
+    "pad",
+]
+
+
+def _var(x):
+    return x if isinstance(x, Variable) else pyad.as_tensor(x)
+
+
+def _int_kind(data):
+    return _np.dtype(data.dtype).kind in "iu"
+
+
+# ---------------------------------------------------------------------------------
+# Activations
+# ---------------------------------------------------------------------------------
+
+def _in_place(op, input, *args):
+    # The result computed from a copy, written back with copy_ (so the graph stays
+    # right on a non-leaf; on a leaf that requires grad copy_ raises, as torch does).
+    x = _var(input)
+    return x.copy_(op(x.clone(), *args))
+
+
+def relu(input, inplace=False):
+    """``max(input, 0)``; ``inplace=True`` overwrites ``input`` (``relu_``).
+
+    >>> relu(pyad.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return _relu_(input) if inplace else _relu(input)
+
+
+def silu(input, inplace=False):
+    """``input * sigmoid(input)`` (swish).
+
+    >>> silu(pyad.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.7311])
+    """
+    return _in_place(_silu, input) if inplace else _silu(input)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``input`` where positive, ``alpha * (exp(input) - 1)`` elsewhere.
+
+    >>> elu(pyad.tensor([-1.0, 2.0]))
+    tensor([-0.6321,  2.0000])
+    """
+    return _in_place(_elu, input, alpha) if inplace else _elu(input, alpha)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``input`` where positive, ``negative_slope * input`` elsewhere.
+
+    >>> leaky_relu(pyad.tensor([-1.0, 2.0]), 0.1)
+    tensor([-0.1000,  2.0000])
+    """
+    if inplace:
+        return _in_place(_leaky_relu, input, negative_slope)
+    return _leaky_relu(input, negative_slope)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """``input`` clamped to ``[min_val, max_val]`` (no gradient outside or on the edges).
+
+    >>> hardtanh(pyad.tensor([-2.0, 0.5, 3.0]))
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if inplace:
+        return _in_place(_hardtanh, input, min_val, max_val)
+    return _hardtanh(input, min_val, max_val)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(input) / exp(input).sum(dim)``, computed stably. ``dim`` must be given
+    (torch's implicit choice of dimension is deprecated; pyad refuses it).
+
+    >>> softmax(pyad.tensor([[1.0, 1.0]]), dim=1)
+    tensor([[0.5000, 0.5000]])
+    """
+    return _softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``log(softmax(input, dim))``, computed stably. ``dim`` must be given.
+
+    >>> log_softmax(pyad.tensor([[0.0, 0.0]]), dim=1)
+    tensor([[-0.6931, -0.6931]])
+    """
+    return _log_softmax(input, dim, dtype)
+
+
+# ---------------------------------------------------------------------------------
+# Linear
+# ---------------------------------------------------------------------------------
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``; ``weight`` is ``(out_features, in_features)``.
+
+    >>> linear(pyad.ones(2, 3), pyad.ones(4, 3), pyad.zeros(4)).shape
+    (2, 4)
+    """
+    input, weight = _var(input), _var(weight)
+    if input.ndim == 0:
+        raise RuntimeError("linear(): input must have at least one dimension")
+    if input.shape[-1] != weight.shape[-1]:
+        raise RuntimeError("linear(): input has %d features in its last dimension but "
+                           "weight expects %d (weight shape %s)"
+                           % (input.shape[-1], weight.shape[-1], tuple(weight.shape)))
+    out = pyad.matmul(input, pyad.t(weight))
+    return out if bias is None else out + bias
+
+
+# ---------------------------------------------------------------------------------
+# Losses
+# ---------------------------------------------------------------------------------
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduction(what, size_average, reduce, reduction, extra=()):
+    if size_average is not None or reduce is not None:
+        # torch's legacy rule: reduce=False gives 'none', else size_average picks mean
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ("mean" if size_average else "sum") if reduce else "none"
+        warnings.warn("%s(): size_average and reduce are deprecated, use "
+                      "reduction='%s' instead" % (what, reduction), UserWarning,
+                      stacklevel=3)
+    if reduction not in _REDUCTIONS + tuple(extra):
+        raise ValueError("%s(): reduction must be one of %s, got %r"
+                         % (what, ", ".join(repr(r) for r in _REDUCTIONS + tuple(extra)),
+                            reduction))
+    return reduction
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def _weighted(what, loss, weight, input, reduction, mean_by_weight):
+    # mse_loss / l1_loss / huber_loss with torch's elementwise weight
+    weight = _var(weight)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("%s(): weight shape %s must be the same as the input shape %s"
+                         % (what, tuple(weight.shape), tuple(input.shape)))
+    loss = loss * weight
+    if reduction == "mean" and mean_by_weight:
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction)
+
+
+def _pointwise_inputs(what, input, target):
+    input, target = _var(input), _var(target)
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn("%s(): using a target size (%s) that is different to the input size "
+                      "(%s). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size."
+                      % (what, tuple(target.shape), tuple(input.shape)), UserWarning,
+                      stacklevel=3)
+        shape = _np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+        input, target = pyad.broadcast_to(input, shape), pyad.broadcast_to(target, shape)
+    return input, target
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error ``(input - target)^2``, reduced.
+
+    >>> mse_loss(pyad.tensor([1.0, 2.0]), pyad.tensor([0.0, 0.0]))
+    tensor(2.5000)
+    """
+    reduction = _reduction("mse_loss", size_average, reduce, reduction)
+    input, target = _pointwise_inputs("mse_loss", input, target)
+    d = input - target
+    loss = d * d
+    if weight is not None:
+        return _weighted("mse_loss", loss, weight, input, reduction, True)
+    return _reduce(loss, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error ``|input - target|``, reduced.
+
+    >>> l1_loss(pyad.tensor([1.0, -2.0]), pyad.tensor([0.0, 0.0]), reduction="sum")
+    tensor(3.)
+    """
+    reduction = _reduction("l1_loss", size_average, reduce, reduction)
+    input, target = _pointwise_inputs("l1_loss", input, target)
+    loss = pyad.abs(input - target)
+    if weight is not None:
+        return _weighted("l1_loss", loss, weight, input, reduction, True)
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",
+                   beta=1.0):
+    """``0.5 d^2 / beta`` where ``|d| < beta``, ``|d| - 0.5 beta`` elsewhere
+    (``d = input - target``; ``beta=0`` is the L1 loss).
+
+    >>> smooth_l1_loss(pyad.tensor([0.5, 3.0]), pyad.tensor([0.0, 0.0]), reduction="none")
+    tensor([0.1250, 2.5000])
+    """
+    reduction = _reduction("smooth_l1_loss", size_average, reduce, reduction)
+    if beta < 0:
+        raise ValueError("smooth_l1_loss(): beta must be non-negative, got %r" % (beta,))
+    input, target = _pointwise_inputs("smooth_l1_loss", input, target)
+    d = input - target
+    a = pyad.abs(d)
+    if beta == 0:
+        return _reduce(a, reduction)
+    loss = pyad.where(a.data < beta, d * d * (0.5 / beta), a - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere.
+
+    >>> huber_loss(pyad.tensor([0.5, 3.0]), pyad.tensor([0.0, 0.0]), reduction="none")
+    tensor([0.1250, 2.5000])
+    """
+    reduction = _reduction("huber_loss", None, None, reduction)
+    if delta <= 0:
+        raise ValueError("huber_loss(): delta must be positive, got %r" % (delta,))
+    input, target = _pointwise_inputs("huber_loss", input, target)
+    d = input - target
+    a = pyad.abs(d)
+    loss = pyad.where(a.data < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+    if weight is not None:
+        return _weighted("huber_loss", loss, weight, input, reduction, False)
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``-(target log(input) + (1 - target) log(1 - input))``, each log clamped at -100
+    as torch does; ``input`` holds probabilities in [0, 1].
+
+    >>> binary_cross_entropy(pyad.tensor([0.5]), pyad.tensor([1.0]))
+    tensor(0.6931)
+    """
+    what = "binary_cross_entropy"
+    reduction = _reduction(what, size_average, reduce, reduction)
+    input, target = _var(input), _var(target)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError("%s(): target size %s must be the same as the input size %s"
+                         % (what, tuple(target.shape), tuple(input.shape)))
+    x = input.data
+    if x.size and not bool(((x >= 0) & (x <= 1)).all()):
+        raise RuntimeError("%s(): all elements of input should be between 0 and 1" % what)
+    with _np.errstate(divide="ignore"):
+        log_x = pyad.clamp_min(pyad.log(input), -100.0)
+        log_1mx = pyad.clamp_min(pyad.log(1 - input), -100.0)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """``binary_cross_entropy(sigmoid(input), target)`` computed stably from the
+    logits: ``(1 - target) input - (1 + (pos_weight - 1) target) logsigmoid(input)``.
+
+    >>> binary_cross_entropy_with_logits(pyad.tensor([0.0]), pyad.tensor([1.0]))
+    tensor(0.6931)
+    """
+    what = "binary_cross_entropy_with_logits"
+    reduction = _reduction(what, size_average, reduce, reduction)
+    input, target = _var(input), _var(target)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError("%s(): target size %s must be the same as the input size %s"
+                         % (what, tuple(target.shape), tuple(input.shape)))
+    log_sig = logsigmoid(input)
+    if pos_weight is not None:
+        log_sig = log_sig * ((pos_weight - 1) * target + 1)
+    loss = (1 - target) * input - log_sig
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
+           log_target=False):
+    """Kullback-Leibler divergence ``target (log(target) - input)`` (``input`` holds
+    log-probabilities; ``log_target=True``: so does ``target``). ``reduction='batchmean'``
+    divides the sum by the batch size (the mathematical KL divergence); ``'mean'``
+    divides by the number of elements and warns, as torch does.
+
+    >>> kl_div(pyad.tensor([[-0.6931, -0.6931]]), pyad.tensor([[0.5, 0.5]]),
+    ...        reduction="batchmean").item() < 1e-4
+    True
+    """
+    reduction = _reduction("kl_div", size_average, reduce, reduction, ("batchmean",))
+    if reduction == "mean":
+        warnings.warn("kl_div(): reduction 'mean' divides the total loss by both the batch "
+                      "size and the support size; 'batchmean' divides only by the batch "
+                      "size and aligns with the KL divergence math definition.",
+                      UserWarning, stacklevel=2)
+    input, target = _var(input), _var(target)
+    if log_target:
+        loss = pyad.exp(target) * (target - input)
+    else:
+        pos = target.data > 0
+        # xlogy(target, target): 0 where target is 0 (log taken of 1 there, no nan)
+        t_log_t = pyad.where(pos, target * pyad.log(pyad.where(pos, target, 1.0)), 0.0)
+        loss = t_log_t - target * input
+    if reduction == "batchmean":
+        total = loss.sum()
+        return total / input.shape[0] if input.ndim else total
+    return _reduce(loss, reduction)
+
+
+def _class_target(what, input, target, class_dim):
+    """The index target as an integer array, checked against the input's shape."""
+    t = target.data
+    if not _int_kind(t):
+        raise TypeError("%s(): expected an integer target of class indices, got dtype %s"
+                        % (what, t.dtype))
+    expected = tuple(s for i, s in enumerate(input.shape) if i != class_dim)
+    if tuple(t.shape) != expected:
+        raise ValueError("%s(): expected a target of shape %s for an input of shape %s, "
+                         "got %s" % (what, expected, tuple(input.shape), tuple(t.shape)))
+    return t
+
+
+def _check_weight(what, weight, n_classes):
+    if weight is None:
+        return None
+    w = weight.data if isinstance(weight, Variable) else _np.asarray(weight)
+    if tuple(w.shape) != (n_classes,):
+        raise ValueError("%s(): weight must be a 1-d Variable of %d elements (one per "
+                         "class), got shape %s" % (what, n_classes, tuple(w.shape)))
+    return w
+
+
+def _checked_indices(what, input, target, weight, ignore_index):
+    """The class indices (0 where ignored), the per-sample weights (0 where ignored),
+    the mask of samples not ignored, the class weights and the class dimension."""
+    if input.ndim == 0:
+        raise ValueError("%s(): input must have a class dimension, got a 0-d input" % what)
+    class_dim = 0 if input.ndim == 1 else 1
+    n_classes = input.shape[class_dim]
+    t = _class_target(what, input, target, class_dim)
+    w = _check_weight(what, weight, n_classes)
+    xp = pyad.get_array_module(t)
+    if t.size and not 0 <= ignore_index < n_classes and 0 <= t.min() and t.max() < n_classes:
+        # the common case: every target in range, none ignored
+        safe = t if t.dtype == xp.int64 else t.astype(xp.int64)
+        wt = xp.ones(t.shape, input.dtype) if w is None else w[safe].astype(input.dtype)
+        return safe, wt, xp.ones(t.shape, bool), w, class_dim
+    valid = t != ignore_index
+    bad = valid & ((t < 0) | (t >= n_classes))
+    if t.size and bool(bad.any()):
+        raise IndexError("%s(): target %d is out of bounds for %d classes"
+                         % (what, int(t[bad].ravel()[0]), n_classes))
+    safe = xp.where(valid, t, 0).astype(xp.int64)
+    wt = (xp.ones(t.shape, input.dtype) if w is None else w[safe].astype(input.dtype)) * valid
+    return safe, wt, valid, w, class_dim
+
+
+def _nll(what, input, target, weight, ignore_index, reduction):
+    input, target = _var(input), _var(target)
+    safe, wt, valid, w, class_dim = _checked_indices(what, input, target, weight,
+                                                     ignore_index)
+    xp = pyad.get_array_module(safe)
+    picked = pyad.gather(input, class_dim, pyad.unsqueeze(Variable(safe), class_dim))
+    picked = pyad.squeeze(picked, class_dim)
+    loss = -picked * wt
+    if reduction == "none":
+        return loss, valid, w, class_dim
+    if reduction == "sum":
+        return loss.sum(), valid, w, class_dim
+    with _np.errstate(invalid="ignore", divide="ignore"):     # nothing counted: nan
+        mean = loss.sum() / Variable(xp.asarray(wt.sum(), dtype=input.dtype))
+    return mean, valid, w, class_dim
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log-likelihood ``-input[n, target[n]] * weight[target[n]]`` of
+    log-probabilities ``input`` (``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``) at the
+    integer class indices ``target``; ``reduction='mean'`` divides by the summed weights
+    of the targets not equal to ``ignore_index``.
+
+    >>> nll_loss(pyad.tensor([[-1.0, -2.0], [-3.0, -4.0]]), pyad.tensor([0, 1]))
+    tensor(2.5000)
+    """
+    reduction = _reduction("nll_loss", size_average, reduce, reduction)
+    return _nll("nll_loss", input, target, weight, ignore_index, reduction)[0]
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """Cross entropy of the logits ``input`` (``(N, C)``, ``(C,)`` or
+    ``(N, C, d1, ...)``) and ``target``: integer class indices (``nll_loss`` of
+    ``log_softmax(input)``, with ``weight`` and ``ignore_index``) or class probabilities
+    of the input's shape; ``label_smoothing`` mixes the target with the uniform
+    distribution, as torch does.
+
+    >>> cross_entropy(pyad.tensor([[0.0, 0.0]]), pyad.tensor([1]))
+    tensor(0.6931)
+    """
+    what = "cross_entropy"
+    reduction = _reduction(what, size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError("%s(): label_smoothing must be between 0.0 and 1.0, got %r"
+                         % (what, label_smoothing))
+    input, target = _var(input), _var(target)
+    if input.ndim == 0:
+        raise ValueError("%s(): input must have a class dimension, got a 0-d input" % what)
+    class_dim = 0 if input.ndim == 1 else 1
+    n_classes = input.shape[class_dim]
+    if label_smoothing == 0 and _int_kind(target.data):
+        # one fused node: log_softmax, pick, weight and reduce
+        safe, wt, _, _, class_dim = _checked_indices(what, input, target, weight,
+                                                     ignore_index)
+        return _cross_entropy_indices(input, safe, wt, class_dim,
+                                      _REDUCTIONS.index(reduction))
+    logp = _log_softmax(input, class_dim)
+    if not _int_kind(target.data):
+        # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise ValueError("%s(): a target of class probabilities must have the input's "
+                             "shape %s, got %s (class indices must be integers)"
+                             % (what, tuple(input.shape), tuple(target.shape)))
+        w = _check_weight(what, weight, n_classes)
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        prod = logp * target
+        if w is not None:
+            prod = prod * _class_view(w, input.ndim, class_dim)
+        if reduction == "none":
+            return -prod.sum(class_dim)
+        if reduction == "sum":
+            return -prod.sum()
+        return -prod.sum() / (input.numel() // n_classes if n_classes else 0)
+    nll, valid, w, _ = _nll(what, logp, target, weight, ignore_index, reduction)
+    if w is not None:
+        smooth = -(logp * _class_view(w.astype(logp.dtype), input.ndim, class_dim)).sum(
+            class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = pyad.where(valid, smooth, 0.0)
+    if reduction == "none":
+        ret = smooth
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        t = target.data
+        if w is not None:
+            denom = w[t[valid]].sum()
+        else:
+            denom = valid.sum()
+        with _np.errstate(invalid="ignore", divide="ignore"):  # nothing counted: nan
+            ret = smooth.sum() / Variable(pyad.get_array_module(t).asarray(denom, logp.dtype))
+    return nll * (1 - label_smoothing) + ret * (label_smoothing / n_classes)
+
+
+def _class_view(w, ndim, class_dim):
+    shape = [1] * ndim
+    shape[class_dim] = -1
+    return w.reshape(shape)
+
+
+# ---------------------------------------------------------------------------------
+# Normalisation
+# ---------------------------------------------------------------------------------
+
+def _normalized_shape(normalized_shape):
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(int(s) for s in normalized_shape)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last ``len(normalized_shape)`` dimensions (biased variance),
+    then scale by ``weight`` and shift by ``bias`` (each of ``normalized_shape``).
+
+    >>> layer_norm(pyad.tensor([[1.0, 3.0]]), (2,))
+    tensor([[-1.0000,  1.0000]])
+    """
+    input = _var(input)
+    shape = _normalized_shape(normalized_shape)
+    k = len(shape)
+    if k == 0 or tuple(input.shape[input.ndim - k:]) != shape or k > input.ndim:
+        raise RuntimeError("layer_norm(): normalized_shape %s does not match the last "
+                           "dimensions of the input of shape %s"
+                           % (shape, tuple(input.shape)))
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(_var(p).shape) != shape:
+            raise RuntimeError("layer_norm(): %s of shape %s, expected normalized_shape %s"
+                               % (name, tuple(_var(p).shape), shape))
+    dims = tuple(range(input.ndim - k, input.ndim))
+    mean = input.mean(dims, keepdim=True)
+    centred = input - mean
+    var = (centred * centred).mean(dims, keepdim=True)
+    out = centred * pyad.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (dimension 1) of ``(N, C, ...)`` input. In training, by the
+    batch statistics, and ``running_mean``/``running_var`` (when given) are updated in
+    place: ``(1 - momentum) * running + momentum * batch`` (the variance unbiased); in
+    evaluation, by the running statistics.
+
+    >>> rm, rv = pyad.zeros(2), pyad.ones(2)
+    >>> batch_norm(pyad.tensor([[1.0, 2.0], [3.0, 6.0]]), rm, rv, training=True)
+    tensor([[-1.0000, -1.0000],
+            [ 1.0000,  1.0000]])
+    >>> rm
+    tensor([0.2000, 0.4000])
+    """
+    what = "batch_norm"
+    input = _var(input)
+    if input.ndim < 2:
+        raise ValueError("%s(): expected an input of at least 2 dimensions (N, C, ...), "
+                         "got shape %s" % (what, tuple(input.shape)))
+    n_channels = input.shape[1]
+    for name, p in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if p is not None and tuple(_var(p).shape) != (n_channels,):
+            raise RuntimeError("%s(): %s must have shape (%d,), got %s"
+                               % (what, name, n_channels, tuple(_var(p).shape)))
+    dims = (0,) + tuple(range(2, input.ndim))
+    view = (1, -1) + (1,) * (input.ndim - 2)
+    if training:
+        count = input.numel() // n_channels if n_channels else 0
+        if count <= 1:
+            raise ValueError("%s(): expected more than 1 value per channel when training, "
+                             "got input of shape %s" % (what, tuple(input.shape)))
+        mean = input.mean(dims, keepdim=True)
+        centred = input - mean
+        var = (centred * centred).mean(dims, keepdim=True)
+        with pyad.no_grad():
+            if running_mean is not None:
+                running_mean.mul_(1 - momentum).add_(mean.detach().reshape(-1) * momentum)
+            if running_var is not None:
+                unbiased = var.detach().reshape(-1) * (count / (count - 1))
+                running_var.mul_(1 - momentum).add_(unbiased * momentum)
+        out = centred * pyad.rsqrt(var + eps)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("%s(): running_mean and running_var must be given when not "
+                             "training" % what)
+        out = (input - _var(running_mean).reshape(view)) * pyad.rsqrt(
+            _var(running_var).reshape(view) + eps)
+    if weight is not None:
+        out = out * _var(weight).reshape(view)
+    if bias is not None:
+        out = out + _var(bias).reshape(view)
+    return out
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise ``(N, C, ...)`` input over each of ``num_groups`` groups of channels
+    (and all the other dimensions but N), then an affine map per channel.
+
+    >>> group_norm(pyad.tensor([[1.0, 3.0, 0.0, 4.0]]), 2)
+    tensor([[-1.0000,  1.0000, -1.0000,  1.0000]])
+    """
+    what = "group_norm"
+    input = _var(input)
+    if input.ndim < 2:
+        raise ValueError("%s(): expected an input of at least 2 dimensions (N, C, ...), "
+                         "got shape %s" % (what, tuple(input.shape)))
+    n, c = input.shape[0], input.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise ValueError("%s(): the number of channels (%d) must be divisible by "
+                         "num_groups (%d)" % (what, c, num_groups))
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(_var(p).shape) != (c,):
+            raise RuntimeError("%s(): %s must have shape (%d,), got %s"
+                               % (what, name, c, tuple(_var(p).shape)))
+    grouped = input.reshape((n, num_groups, (c // num_groups) * int(_np.prod(input.shape[2:]))))
+    mean = grouped.mean(2, keepdim=True)
+    centred = grouped - mean
+    var = (centred * centred).mean(2, keepdim=True)
+    out = (centred * pyad.rsqrt(var + eps)).reshape(tuple(input.shape))
+    view = (1, -1) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * _var(weight).reshape(view)
+    if bias is not None:
+        out = out + _var(bias).reshape(view)
+    return out
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(norm(input, p, dim), eps)``: unit vectors along ``dim``.
+
+    >>> normalize(pyad.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    if out is not None:
+        raise TypeError("normalize(): the out= argument is not supported")
+    input = _var(input)
+    denom = pyad.clamp_min(pyad.norm(input, p, dim, keepdim=True), eps)
+    return input / denom
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``sum(x1 * x2, dim) / (max(|x1|, eps) * max(|x2|, eps))`` (broadcast first).
+
+    >>> cosine_similarity(pyad.tensor([[1.0, 0.0]]), pyad.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    x1, x2 = _var(x1), _var(x2)
+    shape = _np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    x1, x2 = pyad.broadcast_to(x1, shape), pyad.broadcast_to(x2, shape)
+    n1 = _clamped_norm(x1, dim, eps)
+    n2 = _clamped_norm(x2, dim, eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def _clamped_norm(x, dim, eps):
+    # torch clamps the norm to eps without recording the clamp: the value is clamped,
+    # the gradient is the norm's.
+    n = pyad.norm(x, 2, dim, keepdim=True)
+    nd = n.detach()
+    return n + (pyad.clamp_min(nd, eps) - nd)
+
+
+# ---------------------------------------------------------------------------------
+# Embedding
+# ---------------------------------------------------------------------------------
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` at the integer indices ``input`` (output shape
+    ``input.shape + (embedding_dim,)``). The row ``padding_idx`` gets no gradient;
+    ``max_norm`` renormalises the looked-up rows of ``weight`` in place;
+    ``scale_grad_by_freq`` divides each row's gradient by its count in ``input``.
+
+    >>> w = pyad.tensor([[0.0, 0.0], [1.0, 2.0]], requires_grad=True)
+    >>> embedding(pyad.tensor([1, 1, 0]), w)
+    tensor([[1., 2.],
+            [1., 2.],
+            [0., 0.]], grad_fn=<ViewBackward>)
+    """
+    what = "embedding"
+    if sparse:
+        raise NotImplementedError("%s(): sparse gradients are not supported" % what)
+    input, weight = _var(input), _var(weight)
+    idx = input.data
+    if not _int_kind(idx):
+        raise TypeError("%s(): indices must be an integer Variable, got dtype %s"
+                        % (what, idx.dtype))
+    if weight.ndim != 2:
+        raise ValueError("%s(): weight must be 2-d (num_embeddings, embedding_dim), got "
+                         "shape %s" % (what, tuple(weight.shape)))
+    rows = weight.shape[0]
+    if idx.size and bool(((idx < 0) | (idx >= rows)).any()):
+        bad = idx[(idx < 0) | (idx >= rows)].ravel()[0]
+        raise IndexError("%s(): index %d is out of range for a weight of %d rows"
+                         % (what, int(bad), rows))
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise ValueError("%s(): padding_idx %d must be within the %d rows of weight"
+                             % (what, padding_idx, rows))
+        padding_idx %= rows
+    flat = idx.reshape(-1).astype(_np.int64)
+    if max_norm is not None:
+        _renorm_rows(weight, flat, max_norm, norm_type)
+    out = pyad.index_select(weight, 0, Variable(flat))
+    if padding_idx is not None:
+        pad_rows = (flat == padding_idx).reshape(-1, 1)
+        out = pyad.where(pad_rows, out.detach(), out)
+    if scale_grad_by_freq:
+        xp = pyad.get_array_module(flat)
+        counts = xp.bincount(flat, minlength=rows)[flat] if flat.size else flat
+        scale = (1.0 / counts).astype(out.dtype).reshape(-1, 1)
+        # the same values; a gradient scaled by 1 / count
+        out = out.detach() + (out - out.detach()) * scale
+    return out.reshape(tuple(idx.shape) + (weight.shape[1],))
+
+
+def _renorm_rows(weight, flat, max_norm, norm_type):
+    xp = pyad.get_array_module(flat)
+    uniq = xp.unique(flat)
+    with pyad.no_grad():
+        rows = weight.data[uniq]
+        norms = xp.linalg.norm(rows, ord=norm_type, axis=1)
+        too_big = norms > max_norm
+        if bool(too_big.any()):
+            scale = xp.where(too_big, max_norm / (norms + 1e-7), 1.0).astype(weight.dtype)
+            weight[Variable(uniq)] = Variable(rows * scale[:, None])
+
+
+def one_hot(tensor, num_classes=-1):
+    """``(..., num_classes)`` int64 array with a 1 at each index of ``tensor``
+    (``num_classes=-1``: one more than the largest index).
+
+    >>> one_hot(pyad.tensor([0, 2]))
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    what = "one_hot"
+    t = _var(tensor).data
+    if not _int_kind(t):
+        raise TypeError("%s(): expects an integer tensor of class indices, got dtype %s"
+                        % (what, t.dtype))
+    xp = pyad.get_array_module(t)
+    if num_classes == -1:
+        if t.size == 0:
+            raise RuntimeError("%s(): cannot infer the number of classes from an empty "
+                               "tensor" % what)
+        num_classes = int(t.max()) + 1
+    if t.size and int(t.min()) < 0:
+        raise RuntimeError("%s(): class values must be non-negative" % what)
+    if t.size and int(t.max()) >= num_classes:
+        raise RuntimeError("%s(): class values must be smaller than num_classes (%d)"
+                           % (what, num_classes))
+    out = (t[..., None] == xp.arange(num_classes)).astype(xp.int64)
+    return Variable(out)
+
+
+# ---------------------------------------------------------------------------------
+# Dropout
+# ---------------------------------------------------------------------------------
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``
+    (in training; otherwise ``input`` itself). Reproducible under ``pyad.manual_seed``.
+
+    >>> _ = pyad.manual_seed(0)
+    >>> y = dropout(pyad.ones(1000), 0.5)
+    >>> sorted(set(y.tolist()))
+    [0.0, 2.0]
+    """
+    if not 0.0 <= p <= 1.0:
+        raise ValueError("dropout(): dropout probability has to be between 0 and 1, "
+                         "but got %r" % (p,))
+    input = _var(input)
+    if not training or p == 0:
+        return input
+    from pyad._factories import _generator_for
+    data = input.data
+    if p == 1:
+        factor = pyad.get_array_module(data).zeros(data.shape, data.dtype)
+    else:
+        keep = pyad.get_array_module(data).asarray(_generator_for(data).random(data.shape) >= p)
+        factor = (keep * (1.0 / (1.0 - p))).astype(data.dtype)
+    return input.mul_(factor) if inplace else input * factor

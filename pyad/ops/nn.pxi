@@ -50,4 +50,410 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
     return _plain(data, x._volatile)
 
 
-NN_OPS = (log_softmax,)
+
+cdef class SoftmaxBackward(Node):
+    cdef SavedVariable result
+    cdef Py_ssize_t dim
+
+    cdef tuple _backward(self, tuple grads):
+        # d softmax: y * (g - sum(g * y)), y = the output
+        y = self.result.unpack(self)
+        gy = mul(grads[0], y)
+        return (sub(gy, mul(y, sum(gy, self.dim, True))),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.result.release()
+
+
+cdef object _softmax_data(object d, Py_ssize_t dim):
+    xp = _xp_of(d)
+    if d.size == 0:
+        return d.copy()
+    if d.ndim == 0:
+        e = xp.exp(d - d)
+        return e / e
+    e = xp.exp(d - d.max(axis=dim, keepdims=True))
+    e /= e.sum(axis=dim, keepdims=True)
+    return e
+
+
+cpdef Variable softmax(object input, object dim=None, object dtype=None):
+    """``exp(input) / sum(exp(input), dim)``, computed stably.
+
+    >>> softmax(Variable(numpy.array([0., numpy.log(3.)])), dim=0)
+    tensor([0.2500, 0.7500], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(softmax, (input, dim, dtype, ))
+    cdef Variable x = _as_variable(input)
+    if dim is None:
+        raise TypeError("softmax(): argument 'dim' must be given")
+    if dtype is not None:
+        x = _convert(x, None, dtype, False)
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("softmax(): expected a floating point input, got %s"
+                           % x._data.dtype)
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "softmax")
+    data = _softmax_data(x._data, d)
+    cdef SoftmaxBackward node
+    cdef Variable out
+    if _records(x):
+        node = SoftmaxBackward.__new__(SoftmaxBackward)
+        node.dim = d if x._data.ndim else 0
+        out = _recorded(node, data, (_edge(x),))
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+# -- activations: each saves its input; the backward is g times the derivative written
+# with differentiable ops (so create_graph gives second and higher derivatives) ---------
+
+cdef Variable _activation_input(object input, str what):
+    cdef Variable x = _as_variable(input)
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("%s(): expected a floating point input, got %s"
+                           % (what, x._data.dtype))
+    return x
+
+
+cdef inline object _as_dtype(object data, object dtype):
+    return data if data.dtype == dtype else data.astype(dtype)
+
+
+cdef double _SQRT1_2 = 0.7071067811865476
+cdef double _INV_SQRT_2PI = 0.3989422804014327
+cdef double _SQRT_2_OVER_PI = 0.7978845608028654
+cdef double _GELU_C = 0.044715
+
+
+cdef class GeluBackward(_UnaryNode):
+    cdef bint tanh_approx
+
+    cdef tuple _backward(self, tuple grads):
+        x = self.saved.unpack(self)
+        if self.tanh_approx:
+            # y = x/2 (1 + t), t = tanh(k (x + c x^3)):
+            # y' = (1 + t)/2 + x/2 (1 - t^2) k (1 + 3 c x^2)
+            x2 = mul(x, x)
+            t = tanh(mul(add(x, mul(mul(x2, x), _GELU_C)), _SQRT_2_OVER_PI))
+            inner = mul(add(mul(x2, 3.0 * _GELU_C), 1.0), _SQRT_2_OVER_PI)
+            d = add(mul(add(t, 1.0), 0.5), mul(mul(mul(x, 0.5), sub(1.0, mul(t, t))), inner))
+        else:
+            # y = x Phi(x):  y' = Phi(x) + x phi(x)
+            cdf = mul(add(erf(mul(x, _SQRT1_2)), 1.0), 0.5)
+            pdf = mul(exp(mul(mul(x, x), -0.5)), _INV_SQRT_2PI)
+            d = add(cdf, mul(x, pdf))
+        return (mul(grads[0], d),)
+
+
+cpdef Variable gelu(object input, str approximate="none"):
+    """Gaussian error linear unit ``x * Phi(x)`` (``approximate='tanh'``: the tanh
+    approximation ``x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``).
+
+    >>> gelu(Variable(numpy.array([-1., 0., 1.])))
+    tensor([-0.1587,  0.0000,  0.8413], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(gelu, (input, approximate, ))
+    cdef Variable x = _activation_input(input, "gelu")
+    cdef bint use_tanh
+    if approximate == "none":
+        use_tanh = False
+    elif approximate == "tanh":
+        use_tanh = True
+    else:
+        raise ValueError("gelu(): approximate must be 'none' or 'tanh', got %r"
+                         % (approximate,))
+    d = x._data
+    xp = _xp_of(d)
+    if use_tanh:
+        data = d * 0.5 * (1 + xp.tanh(_SQRT_2_OVER_PI * (d + _GELU_C * d * d * d)))
+    else:
+        data = d * 0.5 * (1 + _erf_data(d * _SQRT1_2))
+    data = _as_dtype(_ensure_array(data), d.dtype)
+    cdef GeluBackward node
+    if _records(x):
+        node = GeluBackward.__new__(GeluBackward)
+        node.tanh_approx = use_tanh
+        return _record_unary(node, data, x, True, False)
+    return _plain(data, x._volatile)
+
+
+cdef class SiluBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        # y = x s(x):  y' = s (1 + x (1 - s))
+        x = self.saved.unpack(self)
+        s = sigmoid(x)
+        return (mul(grads[0], mul(s, add(mul(x, sub(1.0, s)), 1.0))),)
+
+
+cpdef Variable silu(object input):
+    """Sigmoid linear unit (swish) ``x * sigmoid(x)``.
+
+    >>> silu(Variable(numpy.array([0., 1.])))
+    tensor([0.0000, 0.7311], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(silu, (input, ))
+    cdef Variable x = _activation_input(input, "silu")
+    data = _as_dtype(_ensure_array(x._data * _sigmoid_data(x._data)), x._data.dtype)
+    if _records(x):
+        return _record_unary(SiluBackward.__new__(SiluBackward), data, x, True, False)
+    return _plain(data, x._volatile)
+
+
+cdef class EluBackward(_UnaryNode):
+    cdef double alpha
+
+    cdef tuple _backward(self, tuple grads):
+        # 1 for x > 0, alpha exp(x) elsewhere; the exp is taken of x where x < 0 and of
+        # a constant 0 elsewhere (no overflow in the branch not taken, and, as torch,
+        # no second derivative at 0)
+        x = self.saved.unpack(self)
+        d = x._data
+        neg = where_const(d >= 0, 0.0, x)
+        return (mul(grads[0], where(d > 0, 1.0, mul(exp(neg), self.alpha))),)
+
+
+cpdef Variable elu(object input, double alpha=1.0):
+    """Exponential linear unit: ``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` elsewhere.
+
+    >>> elu(Variable(numpy.array([-1., 2.])))
+    tensor([-0.6321,  2.0000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(elu, (input, alpha, ))
+    cdef Variable x = _activation_input(input, "elu")
+    d = x._data
+    xp = _xp_of(d)
+    data = _as_dtype(_ensure_array(xp.where(d > 0, d, alpha * xp.expm1(xp.minimum(d, 0)))),
+                     d.dtype)
+    cdef EluBackward node
+    if _records(x):
+        node = EluBackward.__new__(EluBackward)
+        node.alpha = alpha
+        return _record_unary(node, data, x, True, False)
+    return _plain(data, x._volatile)
+
+
+cdef class LeakyReluBackward(_UnaryNode):
+    cdef double slope
+
+    cdef tuple _backward(self, tuple grads):
+        # A constant factor (1 or the slope): linear in g, so differentiable again.
+        d = self.saved.data(self)
+        factor = _xp_of(d).where(d > 0, 1.0, self.slope).astype(d.dtype, copy=False)
+        return (mul(grads[0], factor),)
+
+
+cpdef Variable leaky_relu(object input, double negative_slope=0.01):
+    """``x`` for ``x > 0``, ``negative_slope * x`` elsewhere.
+
+    >>> leaky_relu(Variable(numpy.array([-1., 2.])), 0.1)
+    tensor([-0.1000,  2.0000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(leaky_relu, (input, negative_slope, ))
+    cdef Variable x = _activation_input(input, "leaky_relu")
+    d = x._data
+    data = _as_dtype(_ensure_array(_xp_of(d).where(d > 0, d, d * negative_slope)), d.dtype)
+    cdef LeakyReluBackward node
+    if _records(x):
+        node = LeakyReluBackward.__new__(LeakyReluBackward)
+        node.slope = negative_slope
+        return _record_unary(node, data, x, True, False)
+    return _plain(data, x._volatile)
+
+
+cdef class SoftplusBackward(_UnaryNode):
+    cdef double beta
+    cdef double threshold
+
+    cdef tuple _backward(self, tuple grads):
+        # sigmoid(beta x); 1 where beta x > threshold (the linear part)
+        # (torch's second derivative is 0 from beta x = threshold on: x is a constant
+        # there)
+        x = self.saved.unpack(self)
+        d = x._data
+        bx = d * self.beta
+        xs = where_const(bx >= self.threshold, d, x)
+        return (mul(grads[0], where(bx > self.threshold, 1.0, sigmoid(mul(xs, self.beta)))),)
+
+
+cpdef Variable softplus(object input, double beta=1.0, double threshold=20.0):
+    """``log(1 + exp(beta * x)) / beta``; ``x`` itself where ``beta * x > threshold``.
+
+    >>> softplus(Variable(numpy.array([0., 30.])))
+    tensor([ 0.6931, 30.0000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(softplus, (input, beta, threshold, ))
+    cdef Variable x = _activation_input(input, "softplus")
+    d = x._data
+    xp = _xp_of(d)
+    bx = d * beta
+    linear = bx > threshold
+    with numpy.errstate(over="ignore"):
+        soft = xp.log1p(xp.exp(xp.where(linear, 0, bx))) / beta
+    data = _as_dtype(_ensure_array(xp.where(linear, d, soft)), d.dtype)
+    cdef SoftplusBackward node
+    if _records(x):
+        node = SoftplusBackward.__new__(SoftplusBackward)
+        node.beta = beta
+        node.threshold = threshold
+        return _record_unary(node, data, x, True, False)
+    return _plain(data, x._volatile)
+
+
+cdef class HardtanhBackward(_UnaryNode):
+    cdef double min_val
+    cdef double max_val
+
+    cdef tuple _backward(self, tuple grads):
+        # g inside (min_val, max_val), 0 outside and on the edges (torch)
+        d = self.saved.data(self)
+        return (mul(grads[0], (d > self.min_val) & (d < self.max_val)),)
+
+
+cpdef Variable hardtanh(object input, double min_val=-1.0, double max_val=1.0):
+    """``input`` clamped to ``[min_val, max_val]``.
+
+    >>> hardtanh(Variable(numpy.array([-2., 0.5, 3.])))
+    tensor([-1.0000,  0.5000,  1.0000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(hardtanh, (input, min_val, max_val, ))
+    if min_val > max_val:
+        raise ValueError("hardtanh(): min_val (%r) cannot be greater than max_val (%r)"
+                         % (min_val, max_val))
+    cdef Variable x = _activation_input(input, "hardtanh")
+    d = x._data
+    data = _as_dtype(_ensure_array(_xp_of(d).clip(d, min_val, max_val)), d.dtype)
+    cdef HardtanhBackward node
+    if _records(x):
+        node = HardtanhBackward.__new__(HardtanhBackward)
+        node.min_val = min_val
+        node.max_val = max_val
+        return _record_unary(node, data, x, True, False)
+    return _plain(data, x._volatile)
+
+
+cdef class LogSigmoidBackward(_UnaryNode):
+    cdef tuple _backward(self, tuple grads):
+        # d log sigmoid(x) = 1 - sigmoid(x) = sigmoid(-x)
+        return (mul(grads[0], sigmoid(neg(self.saved.unpack(self)))),)
+
+
+cpdef Variable logsigmoid(object input):
+    """``log(sigmoid(x))``, computed stably as ``min(x, 0) - log1p(exp(-|x|))``.
+
+    >>> logsigmoid(Variable(numpy.array([0., -100.])))
+    tensor([  -0.6931, -100.0000], dtype=float64)
+    """
+    if _profiling:
+        return _profiled(logsigmoid, (input, ))
+    cdef Variable x = _activation_input(input, "logsigmoid")
+    d = x._data
+    xp = _xp_of(d)
+    data = _as_dtype(_ensure_array(xp.minimum(d, 0) - xp.log1p(xp.exp(-xp.abs(d)))), d.dtype)
+    if _records(x):
+        return _record_unary(LogSigmoidBackward.__new__(LogSigmoidBackward), data, x, True,
+                             False)
+    return _plain(data, x._volatile)
+
+
+# -- cross entropy with class indices: one node (log_softmax, pick, weight, reduce) ----
+
+cdef class CrossEntropyBackward(Node):
+    # loss = sum_i coef_i * -log_softmax(x)_i[t_i] (or per i for reduction='none'):
+    # d/dx_i = coef_i * (softmax(x)_i - onehot(t_i)), written with softmax (a node
+    # with its own backward), so the gradient is differentiable again.
+    cdef SavedVariable saved
+    cdef object index          # the class index of each sample (ignored ones: 0)
+    cdef object coef           # weight[t] / total weight (mean), weight[t] otherwise; 0 if ignored
+    cdef Py_ssize_t class_dim
+    cdef bint reduced
+
+    cdef tuple _backward(self, tuple grads):
+        if self.coef is None:
+            raise _freed_error(self)
+        xp = _xp_of(self.coef)
+        idx = xp.expand_dims(self.index, self.class_dim)
+        coef = xp.expand_dims(self.coef, self.class_dim)
+        if not _grad_enabled():
+            # the same formula on arrays (the benchmarked training step takes this path)
+            gd = (<Variable>grads[0])._data
+            t = _softmax_data(self.saved.data(self), self.class_dim)
+            if t.ndim == 2 and self.class_dim == 1:
+                t[xp.arange(t.shape[0]), self.index] -= 1
+            else:
+                xp.put_along_axis(t, idx, xp.take_along_axis(t, idx, self.class_dim) - 1,
+                                  self.class_dim)
+            t *= coef * (gd if self.reduced else xp.expand_dims(gd, self.class_dim))
+            return (_raw(t),)
+        x = self.saved.unpack(self)
+        d = x._data
+        onehot = xp.zeros(d.shape, d.dtype)
+        xp.put_along_axis(onehot, idx, 1, self.class_dim)
+        g = grads[0]
+        scale = mul(g, coef) if self.reduced else mul(unsqueeze(g, self.class_dim), coef)
+        return (mul(sub(softmax(x, self.class_dim), onehot), scale),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.saved.release()
+        self.index = None
+        self.coef = None
+
+
+cpdef Variable _cross_entropy_indices(object input, object index, object weight_t,
+                                      Py_ssize_t class_dim, int reduction):
+    """Cross entropy of logits ``input`` at the checked class indices ``index`` (an int64
+    array, 0 at ignored samples) with per-sample weights ``weight_t`` (0 at ignored
+    samples); reduction 0 none, 1 mean, 2 sum. Called by
+    ``pyad.nn.functional.cross_entropy``, which checks the arguments.
+
+    >>> _cross_entropy_indices(Variable(numpy.zeros((1, 2))), numpy.array([1]),
+    ...                        numpy.ones(1), 1, 1)
+    tensor(0.6931, dtype=float64)
+    """
+    if _profiling:
+        return _profiled(_cross_entropy_indices, (input, index, weight_t, class_dim,
+                                                  reduction, ))
+    cdef Variable x = _as_variable(input)
+    d = x._data
+    xp = _xp_of(d)
+    logp = d - _logsumexp_data(d, (class_dim,), True)
+    if d.ndim == 2 and class_dim == 1:
+        picked = logp[xp.arange(d.shape[0]), index]
+    else:
+        picked = xp.take_along_axis(logp, xp.expand_dims(index, class_dim), class_dim)
+        picked = picked.reshape(index.shape)
+    with numpy.errstate(invalid="ignore", divide="ignore"):
+        if reduction == 0:
+            coef = weight_t
+            data = -picked * coef
+        else:
+            coef = weight_t
+            data = -(picked * coef).sum()
+            if reduction == 1:
+                total = weight_t.sum()
+                data = data / total
+                coef = weight_t / total
+    data = _ensure_array(data).astype(d.dtype, copy=False)
+    cdef CrossEntropyBackward node
+    if _records(x):
+        node = CrossEntropyBackward.__new__(CrossEntropyBackward)
+        node.index = index
+        node.coef = xp.asarray(coef, dtype=d.dtype)
+        node.class_dim = class_dim
+        node.reduced = reduction != 0
+        out = _recorded(node, data, (_edge(x),))
+        node.saved = _save(x, False, 0)
+        return out
+    return _plain(data, x._volatile)
+
+
+NN_OPS = (log_softmax, softmax, gelu, silu, elu, leaky_relu, softplus, hardtanh, logsigmoid)

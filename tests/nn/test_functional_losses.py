@@ -1,0 +1,280 @@
+"""pyad.nn.functional losses against torch.nn.functional (values, first and second
+derivatives, gradcheck/gradgradcheck in float64, variants)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import pyad
+import pyad.nn.functional as F
+from _nn_helpers import Case, standard_nn_tests
+
+T3 = np.array([1, 0, 3])                       # class indices for (3, 4) inputs
+T3_IGN = np.array([1, -100, 3])
+T_ND = np.array([[[1, 0], [2, 2], [0, 1]], [[2, 1], [0, 0], [1, 2]]])   # for (2, 3, 3, 2)
+W4 = np.array([0.5, 2.0, 1.0, 1.5])
+P34 = np.random.default_rng(7).dirichlet(np.ones(4), size=3)             # probabilities
+U34 = np.random.default_rng(8).uniform(0.05, 0.95, (3, 4))
+B34 = (np.random.default_rng(9).uniform(size=(3, 4)) > 0.5).astype(np.float64)
+
+
+def _sig(L, x):
+    return L.lib.sigmoid(x)
+
+
+CASES = [
+    Case("linear", lambda L, x, w, b: L.F.linear(x, w, b), [(3, 4), (5, 4), (5,)],
+         empty=[(0, 4), (5, 4), (5,)]),
+    Case("linear_nobias_3d", lambda L, x, w: L.F.linear(x, w), [(2, 3, 4), (5, 4)]),
+    # cross_entropy with class indices
+    Case("ce", lambda L, x: L.F.cross_entropy(x, L.c(T3)), [(3, 4)]),
+    Case("ce_sum", lambda L, x: L.F.cross_entropy(x, L.c(T3), reduction="sum"), [(3, 4)]),
+    Case("ce_none", lambda L, x: L.F.cross_entropy(x, L.c(T3), reduction="none"), [(3, 4)]),
+    Case("ce_weight", lambda L, x: L.F.cross_entropy(x, L.c(T3), weight=L.c(W4)), [(3, 4)]),
+    Case("ce_ignore", lambda L, x: L.F.cross_entropy(x, L.c(T3_IGN)), [(3, 4)]),
+    Case("ce_ignore_weight_none", lambda L, x: L.F.cross_entropy(
+        x, L.c(np.array([1, 2, 3])), weight=L.c(W4), ignore_index=2, reduction="none"),
+        [(3, 4)]),
+    Case("ce_smoothing", lambda L, x: L.F.cross_entropy(x, L.c(T3), label_smoothing=0.2),
+         [(3, 4)]),
+    Case("ce_smoothing_weight_ignore", lambda L, x: L.F.cross_entropy(
+        x, L.c(T3_IGN), weight=L.c(W4), label_smoothing=0.3), [(3, 4)]),
+    Case("ce_smoothing_sum_none", lambda L, x: L.F.cross_entropy(
+        x, L.c(T3_IGN), label_smoothing=0.1, reduction="none"), [(3, 4)]),
+    Case("ce_smoothing_sum", lambda L, x: L.F.cross_entropy(
+        x, L.c(T3), weight=L.c(W4), label_smoothing=0.1, reduction="sum"), [(3, 4)]),
+    Case("ce_unbatched", lambda L, x: L.F.cross_entropy(x, L.c(np.array(2))), [(4,)]),
+    Case("ce_nd", lambda L, x: L.F.cross_entropy(x, L.c(T_ND), weight=L.c(np.array(
+        [1.0, 2.0, 0.5]))), [(2, 3, 3, 2)]),
+    Case("ce_nd_smoothing_none", lambda L, x: L.F.cross_entropy(
+        x, L.c(T_ND), label_smoothing=0.25, reduction="none"), [(2, 3, 3, 2)]),
+    Case("ce_probs", lambda L, x: L.F.cross_entropy(x, L.c(P34)), [(3, 4)]),
+    Case("ce_probs_weight_smoothing", lambda L, x: L.F.cross_entropy(
+        x, L.c(P34), weight=L.c(W4), label_smoothing=0.2), [(3, 4)]),
+    Case("ce_probs_none", lambda L, x: L.F.cross_entropy(x, L.c(P34), reduction="none"),
+         [(3, 4)]),
+    Case("ce_probs_target_grad", lambda L, x, p: L.F.cross_entropy(
+        x, L.F.softmax(p, 1), reduction="sum"), [(3, 4), (3, 4)]),
+    # nll_loss
+    Case("nll", lambda L, x: L.F.nll_loss(L.F.log_softmax(x, 1), L.c(T3)), [(3, 4)]),
+    Case("nll_weight_ignore", lambda L, x: L.F.nll_loss(
+        x, L.c(T3_IGN), weight=L.c(W4)), [(3, 4)]),
+    Case("nll_weight_ignore_sum", lambda L, x: L.F.nll_loss(
+        x, L.c(T3), weight=L.c(W4), ignore_index=0, reduction="sum"), [(3, 4)]),
+    # (torch's nll_loss2d backward refuses a non-contiguous gradient: no such variant)
+    Case("nll_nd_none", lambda L, x: L.F.nll_loss(x, L.c(T_ND), reduction="none"),
+         [(2, 3, 3, 2)], non_contiguous=False),
+    Case("nll_unbatched", lambda L, x: L.F.nll_loss(x, L.c(np.array(1))), [(4,)]),
+    # regression losses
+    Case("mse", lambda L, x, y: L.F.mse_loss(x, y), [(3, 4), (3, 4)],
+         zero_d=[(), ()]),
+    Case("mse_sum", lambda L, x, y: L.F.mse_loss(x, y, reduction="sum"), [(3, 4), (3, 4)],
+         zero_d=[(), ()], empty=[(0, 4), (0, 4)]),
+    Case("mse_none", lambda L, x, y: L.F.mse_loss(x, y, reduction="none"), [(3, 4), (3, 4)],
+         zero_d=[(), ()], empty=[(0, 4), (0, 4)]),
+    Case("mse_weight", lambda L, x, y: L.F.mse_loss(x, y, weight=L.c(U34)), [(3, 4), (3, 4)]),
+    Case("l1", lambda L, x, y: L.F.l1_loss(x, y), [(3, 4), (3, 4)], zero_d=[(), ()]),
+    Case("l1_weight_sum", lambda L, x, y: L.F.l1_loss(x, y, reduction="sum",
+                                                      weight=L.c(U34)), [(3, 4), (3, 4)]),
+    Case("smooth_l1", lambda L, x, y: L.F.smooth_l1_loss(x * 2, y), [(3, 4), (3, 4)],
+         zero_d=[(), ()]),
+    Case("smooth_l1_beta", lambda L, x, y: L.F.smooth_l1_loss(
+        x, y, beta=0.7, reduction="none"), [(3, 4), (3, 4)], empty=[(0, 4), (0, 4)]),
+    Case("smooth_l1_beta0", lambda L, x, y: L.F.smooth_l1_loss(x, y, beta=0.0), [(3, 4),
+                                                                                (3, 4)]),
+    Case("huber", lambda L, x, y: L.F.huber_loss(x * 2, y), [(3, 4), (3, 4)],
+         zero_d=[(), ()]),
+    Case("huber_delta_sum", lambda L, x, y: L.F.huber_loss(x, y, reduction="sum", delta=0.6),
+         [(3, 4), (3, 4)], empty=[(0, 4), (0, 4)]),
+    Case("huber_weight", lambda L, x, y: L.F.huber_loss(x * 2, y, weight=L.c(U34)),
+         [(3, 4), (3, 4)]),
+    # binary cross entropy
+    Case("bce", lambda L, x: L.F.binary_cross_entropy(_sig(L, x), L.c(B34)), [(3, 4)]),
+    Case("bce_soft_target_grad", lambda L, x, y: L.F.binary_cross_entropy(
+        _sig(L, x), _sig(L, y), reduction="sum"), [(3, 4), (3, 4)], zero_d=[(), ()]),
+    Case("bce_weight_none", lambda L, x: L.F.binary_cross_entropy(
+        _sig(L, x), L.c(B34), weight=L.c(U34), reduction="none"), [(3, 4)]),
+    Case("bce_logits", lambda L, x, y: L.F.binary_cross_entropy_with_logits(
+        x * 3, _sig(L, y)), [(3, 4), (3, 4)], zero_d=[(), ()]),
+    Case("bce_logits_weights", lambda L, x: L.F.binary_cross_entropy_with_logits(
+        x * 3, L.c(B34), weight=L.c(U34), pos_weight=L.c(W4), reduction="sum"), [(3, 4)]),
+    Case("bce_logits_pos_weight", lambda L, x, y: L.F.binary_cross_entropy_with_logits(
+        x, _sig(L, y), pos_weight=L.c(W4), reduction="none"), [(3, 4), (3, 4)]),
+    # kl_div
+    Case("kl_batchmean", lambda L, x, p: L.F.kl_div(
+        L.F.log_softmax(x, 1), L.F.softmax(p, 1), reduction="batchmean"), [(3, 4), (3, 4)]),
+    Case("kl_sum_log_target", lambda L, x, p: L.F.kl_div(
+        L.F.log_softmax(x, 1), L.F.log_softmax(p, 1), reduction="sum", log_target=True),
+        [(3, 4), (3, 4)]),
+    Case("kl_none", lambda L, x: L.F.kl_div(x, L.c(U34), reduction="none"), [(3, 4)]),
+]
+
+test_matches_torch_and_finite_differences, test_variant = standard_nn_tests(CASES)
+
+
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def test_cross_entropy_matches_log_softmax_nll_composition():
+    x = pyad.tensor(np.random.default_rng(0).standard_normal((32, 10)), requires_grad=True)
+    t = pyad.tensor(np.random.default_rng(1).integers(0, 10, 32))
+    a = F.cross_entropy(x, t)
+    b = F.nll_loss(F.log_softmax(x, 1), t)
+    np.testing.assert_allclose(a.data, b.data, rtol=1e-15)
+
+
+def test_empty_batch_means_are_nan_as_torch():
+    torch = _torch()
+    x = np.zeros((0, 4))
+    for kw in ({}, {"label_smoothing": 0.1}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")          # nan without a NumPy warning
+            ours = F.cross_entropy(pyad.tensor(x), pyad.tensor(np.zeros(0, np.int64)),
+                                   **kw)
+        theirs = torch.nn.functional.cross_entropy(torch.tensor(x),
+                                                   torch.zeros(0, dtype=torch.long), **kw)
+        np.testing.assert_array_equal(ours.data, theirs.numpy())
+
+
+def test_all_targets_ignored_gives_nan_mean():
+    torch = _torch()
+    x = np.ones((2, 3))
+    t = np.array([-100, -100])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = F.cross_entropy(pyad.tensor(x), pyad.tensor(t))
+    theirs = torch.nn.functional.cross_entropy(torch.tensor(x), torch.tensor(t))
+    np.testing.assert_array_equal(ours.data, theirs.numpy())
+
+
+@pytest.mark.parametrize("fn", [F.cross_entropy, F.nll_loss])
+def test_target_errors_name_the_op(fn):
+    name = fn.__name__
+    x = pyad.tensor(np.zeros((3, 4)))
+    with pytest.raises(IndexError, match=r"%s\(\): target 4 is out of bounds" % name):
+        fn(x, pyad.tensor([0, 4, 1]))
+    with pytest.raises(IndexError, match=r"%s\(\): target -1" % name):
+        fn(x, pyad.tensor([0, -1, 1]))
+    with pytest.raises(ValueError, match=r"%s\(\)" % name):
+        fn(x, pyad.tensor([0, 1]))
+    with pytest.raises(ValueError, match=r"%s\(\): reduction" % name):
+        fn(x, pyad.tensor([0, 1, 2]), reduction="avg")
+    with pytest.raises(ValueError, match=r"%s\(\)" % name):
+        fn(pyad.tensor(1.0), pyad.tensor(0))
+    with pytest.raises(ValueError, match=r"%s\(\): weight" % name):
+        fn(x, pyad.tensor([0, 1, 2]), weight=pyad.ones(3))
+
+
+def test_float_target_of_wrong_shape_and_float_nll_target_raise():
+    x = pyad.tensor(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match=r"cross_entropy\(\)"):
+        F.cross_entropy(x, pyad.tensor([0.0, 1.0, 2.0]))
+    with pytest.raises(TypeError, match=r"nll_loss\(\): expected an integer target"):
+        F.nll_loss(x, pyad.tensor([0.0, 1.0, 2.0]))
+    with pytest.raises(ValueError, match=r"cross_entropy\(\): label_smoothing"):
+        F.cross_entropy(x, pyad.tensor([0, 1, 2]), label_smoothing=1.5)
+
+
+def test_legacy_size_average_and_reduce_follow_torch():
+    torch = _torch()
+    x, y = np.arange(6.0).reshape(2, 3), np.ones((2, 3))
+    for sa, red in ((False, None), (None, False), (True, True), (False, True)):
+        with pytest.warns(UserWarning):
+            ours = F.mse_loss(pyad.tensor(x), pyad.tensor(y), size_average=sa, reduce=red)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = torch.nn.functional.mse_loss(torch.tensor(x), torch.tensor(y),
+                                                  size_average=sa, reduce=red)
+        np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-15)
+
+
+def test_broadcasting_target_warns_as_torch():
+    with pytest.warns(UserWarning, match="target size"):
+        out = F.mse_loss(pyad.tensor(np.ones((2, 3))), pyad.tensor(np.zeros(3)))
+    assert out.item() == 1.0
+
+
+def test_bce_checks_range_and_shape_and_clamps_log():
+    torch = _torch()
+    with pytest.raises(RuntimeError, match=r"binary_cross_entropy\(\): all elements"):
+        F.binary_cross_entropy(pyad.tensor([1.5]), pyad.tensor([1.0]))
+    with pytest.raises(ValueError, match=r"binary_cross_entropy\(\): target size"):
+        F.binary_cross_entropy(pyad.tensor([0.5]), pyad.tensor([1.0, 0.0]))
+    with pytest.raises(ValueError, match=r"binary_cross_entropy_with_logits\(\)"):
+        F.binary_cross_entropy_with_logits(pyad.tensor([0.5]), pyad.tensor([1.0, 0.0]))
+    x, t = np.array([0.0, 1.0, 0.5]), np.array([1.0, 0.0, 1.0])
+    with np.errstate(divide="ignore"):
+        ours = F.binary_cross_entropy(pyad.tensor(x), pyad.tensor(t), reduction="none")
+    theirs = torch.nn.functional.binary_cross_entropy(torch.tensor(x), torch.tensor(t),
+                                                      reduction="none")
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-15)   # 100, 100, log 2
+
+
+def test_bce_with_logits_is_stable_for_large_logits():
+    torch = _torch()
+    x, t = np.array([-800.0, 800.0, 0.0]), np.array([1.0, 0.0, 1.0])
+    xs = pyad.tensor(x, requires_grad=True)
+    ts = torch.tensor(x, requires_grad=True)
+    with np.errstate(over="raise"):
+        ours = F.binary_cross_entropy_with_logits(xs, pyad.tensor(t), reduction="sum")
+    theirs = torch.nn.functional.binary_cross_entropy_with_logits(ts, torch.tensor(t),
+                                                                  reduction="sum")
+    np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-15)
+    ours.backward()
+    theirs.backward()
+    np.testing.assert_allclose(xs.grad.data, ts.grad.numpy(), rtol=1e-15)
+
+
+def test_kl_div_mean_warns_and_batchmean_divides_by_batch():
+    torch = _torch()
+    x = np.log(np.array([[0.25, 0.75], [0.5, 0.5]]))
+    t = np.array([[0.5, 0.5], [0.9, 0.1]])
+    with pytest.warns(UserWarning, match="batchmean"):
+        F.kl_div(pyad.tensor(x), pyad.tensor(t))
+    for red in ("batchmean", "sum", "none"):
+        ours = F.kl_div(pyad.tensor(x), pyad.tensor(t), reduction=red)
+        theirs = torch.nn.functional.kl_div(torch.tensor(x), torch.tensor(t), reduction=red)
+        np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-14)
+    # a zero target contributes 0 (xlogy), not nan
+    z = F.kl_div(pyad.tensor(x), pyad.tensor([[0.0, 1.0], [1.0, 0.0]]), reduction="sum")
+    assert np.isfinite(z.item())
+
+
+def test_cross_entropy_float32_stays_float32():
+    x = pyad.tensor(np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32),
+                    requires_grad=True)
+    loss = F.cross_entropy(x, pyad.tensor([0, 1, 2, 0]), weight=pyad.tensor(
+        np.array([1.0, 2.0, 3.0], np.float32)), label_smoothing=0.1)
+    assert loss.dtype == np.float32
+    loss.backward()
+    assert x.grad.dtype == np.float32
+
+
+def test_cross_entropy_with_indices_is_one_node_freed_after_backward():
+    x = pyad.tensor(np.zeros((2, 3)), requires_grad=True)
+    loss = F.cross_entropy(x, pyad.tensor([0, 2]))
+    assert type(loss.grad_fn).__name__ == "CrossEntropyBackward"
+    assert loss.grad_fn.next_functions[0][0] is not None
+    loss.backward()
+    np.testing.assert_allclose(x.grad.data, [[-1 / 3, 1 / 6, 1 / 6], [1 / 6, 1 / 6, -1 / 3]],
+                               rtol=1e-15)
+    with pytest.raises(RuntimeError, match="CrossEntropyBackward"):
+        loss.backward()
+
+
+def test_cross_entropy_third_derivative_matches_torch():
+    torch = _torch()
+    a = np.random.default_rng(5).standard_normal((3, 4))
+    x = pyad.tensor(a, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    w = np.array([1.0, 0.5, 2.0, 1.0])
+    y = F.cross_entropy(x * x, pyad.tensor(T3_IGN), weight=pyad.tensor(w))
+    ty = torch.nn.functional.cross_entropy(tx * tx, torch.tensor(T3_IGN), weight=torch.tensor(w))
+    g, = pyad.grad(y, [x], create_graph=True)
+    tg, = torch.autograd.grad(ty, [tx], create_graph=True)
+    h, = pyad.grad(g.sum(), [x], create_graph=True)
+    th, = torch.autograd.grad(tg.sum(), [tx], create_graph=True)
+    k, = pyad.grad((h * h).sum(), [x])
+    tk, = torch.autograd.grad((th * th).sum(), [tx])
+    np.testing.assert_allclose(k.data, tk.numpy(), rtol=1e-10, atol=1e-12)
