@@ -2803,6 +2803,7 @@ include "ops/reduction.pxi"
 include "ops/linalg.pxi"
 include "ops/shape.pxi"
 include "ops/nn.pxi"
+include "ops/conv.pxi"
 include "ops/random.pxi"
 include "ops/inplace.pxi"
 include "_function.pxi"
@@ -2824,6 +2825,7 @@ OP_FAMILIES = {
     "linalg": LINALG_OPS,
     "shape": SHAPE_OPS,
     "nn": NN_OPS,
+    "conv": CONV_OPS,
     "random": RANDOM_OPS,
     "inplace": INPLACE_OPS,
 }
@@ -2831,7 +2833,9 @@ OP_FAMILIES = {
 # Public as pyad.<name> but not as Variable methods: item access has its operators,
 # and torch has no method for the joining ops, pad, einsum and tensordot.
 FUNCTION_ONLY = frozenset(("getitem", "setitem", "sum_to", "cat", "concat", "stack",
-                           "hstack", "vstack", "pad", "einsum", "tensordot"))
+                           "hstack", "vstack", "pad", "einsum", "tensordot",
+                           "conv1d", "conv2d", "conv_transpose2d", "max_pool2d",
+                           "avg_pool2d", "adaptive_avg_pool2d"))
 
 
 cdef void _install_methods() except *:
