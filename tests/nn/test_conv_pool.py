@@ -394,3 +394,41 @@ def test_conv2d_input_changed_in_place_after_forward_raises():
     h.mul_(2)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.sum().backward()
+
+
+OPS = [
+    ("conv2d", lambda m, x, w: m.conv2d(x, w, padding=1), (3, 2, 3, 3)),
+    ("conv1d", lambda m, x, w: m.conv1d(x[:, :, 1], w, stride=2), (3, 2, 3)),
+    ("conv_transpose2d", lambda m, x, w: m.conv_transpose2d(x, w, stride=2), (2, 3, 3, 3)),
+    ("max_pool2d", lambda m, x, w: m.max_pool2d(x, 3, stride=2, padding=1), None),
+    ("avg_pool2d", lambda m, x, w: m.avg_pool2d(x, 2, ceil_mode=True), None),
+    ("adaptive_avg_pool2d", lambda m, x, w: m.adaptive_avg_pool2d(x, (2, 3)), None),
+]
+
+
+@pytest.mark.parametrize("name,call,wshape", OPS, ids=[o[0] for o in OPS])
+@pytest.mark.parametrize("variant", ["float32", "non-contiguous", "empty batch"])
+def test_variants_vs_torch(name, call, wshape, variant):
+    rng = _rng(3)
+    x = rng.standard_normal((2, 2, 6, 5) if variant != "empty batch" else (0, 2, 6, 5))
+    w = rng.standard_normal(wshape) if wshape else None
+    if variant == "float32":
+        x = x.astype(np.float32)
+        w = None if w is None else w.astype(np.float32)
+    if variant == "non-contiguous":
+        x = np.ascontiguousarray(x.transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)
+        assert not x.flags.c_contiguous
+    px, tx = _v(x), torch.tensor(x, requires_grad=True)
+    pw = None if w is None else _v(w)
+    tw = None if w is None else torch.tensor(w, requires_grad=True)
+    po, to = call(F, px, pw), call(TF, tx, tw)
+    assert po.dtype == x.dtype and po.shape == tuple(to.shape)
+    tol = dict(rtol=1e-5, atol=1e-5) if variant == "float32" else dict(rtol=RTOL, atol=1e-12)
+    np.testing.assert_allclose(po.data, to.detach().numpy(), **tol)
+    g = rng.standard_normal(po.shape).astype(x.dtype)
+    po.backward(pyad.Variable(g))
+    to.backward(torch.tensor(g))
+    np.testing.assert_allclose(px.grad.data, tx.grad.numpy(), **tol)
+    assert px.grad.dtype == x.dtype
+    if w is not None:
+        np.testing.assert_allclose(pw.grad.data, tw.grad.numpy(), **tol)
