@@ -432,3 +432,13 @@ def test_variants_vs_torch(name, call, wshape, variant):
     assert px.grad.dtype == x.dtype
     if w is not None:
         np.testing.assert_allclose(pw.grad.data, tw.grad.numpy(), **tol)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1)])
+def test_max_pool2d_nan_propagates_as_torch(kw):
+    x = np.arange(16.).reshape(1, 1, 4, 4)
+    x[0, 0, 0, 1] = x[0, 0, 1, 0] = x[0, 0, 3, 3] = np.nan
+    out, idx = F.max_pool2d(pyad.Variable(x), return_indices=True, **kw)
+    tout, tidx = TF.max_pool2d(torch.tensor(x), return_indices=True, **kw)
+    np.testing.assert_array_equal(out.data, tout.numpy())       # NaN equal to NaN
+    np.testing.assert_array_equal(idx.data, tidx.numpy())
