@@ -85,9 +85,11 @@ def import_pyad(disabled):
 # --------------------------------------------------------------------------
 
 FULL = dict(chain_n=8, chain_reps=25, mlp_batch=64, mlp_in=784, mlp_hidden=256,
-            mlp_out=10, big_n=10 ** 6, hvp_n=16, surface_shape=(256, 64))
+            mlp_out=10, big_n=10 ** 6, hvp_n=16, surface_shape=(256, 64),
+            cnn_batch=32, cnn_hw=28, cnn_channels=8)
 SMOKE = dict(chain_n=8, chain_reps=25, mlp_batch=8, mlp_in=32, mlp_hidden=16,
-             mlp_out=10, big_n=1000, hvp_n=16, surface_shape=(8, 4))
+             mlp_out=10, big_n=1000, hvp_n=16, surface_shape=(8, 4),
+             cnn_batch=4, cnn_hw=8, cnn_channels=2)
 LR = 0.01
 
 F64_TOL = dict(rtol=1e-9, atol=1e-12)
@@ -514,11 +516,141 @@ class SurfaceStep:
         return self._run(torch, x, w, torch.from_numpy(self.idx))
 
 
+# --------------------------------------------------------------------------
+# (f) small CNN training step: conv 3x3 (padding 0) -> relu -> max-pool 2 ->
+# flatten -> linear -> cross-entropy with class indices
+# --------------------------------------------------------------------------
+
+def floor_cnn(x, W, b, Wl, bl, target):
+    """Forward and hand-derived gradients w.r.t. W, b, Wl, bl. The convolution is
+    im2col (a strided window view copied to (B, C*kh*kw, oh*ow)) and one matmul; the
+    2x2 pooling windows do not overlap: one strided slice per window offset."""
+    B, Ci, H, Wd = x.shape
+    C, _, kh, kw = W.shape
+    oh, ow = H - kh + 1, Wd - kw + 1
+    win = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))
+    cols = win.transpose(0, 1, 4, 5, 2, 3).reshape(B, Ci * kh * kw, oh * ow)
+    z = (W.reshape(C, -1) @ cols).reshape(B, C, oh, ow) + b[:, None, None]
+    r = np.maximum(z, 0)
+    # 2x2 max-pool: one pass per window offset, keeping the running max and its offset
+    ph, pw = oh // 2, ow // 2
+    s = r.strides
+    rv = np.lib.stride_tricks.as_strided(r, (B, C, ph, pw, 2, 2),
+                                         (s[0], s[1], 2 * s[2], 2 * s[3], s[2], s[3]))
+    p = rv[:, :, :, :, 0, 0].copy()
+    arg = np.zeros(p.shape, dtype=np.int64)
+    for k in range(1, 4):
+        cand = rv[:, :, :, :, k // 2, k % 2]
+        better = cand > p
+        np.copyto(p, cand, where=better)
+        np.copyto(arg, k, where=better)
+    f = p.reshape(B, -1)
+    logits = f @ Wl + bl
+    m = logits.max(axis=1, keepdims=True)
+    e = np.exp(logits - m)
+    se = e.sum(axis=1, keepdims=True)
+    rows = np.arange(B)
+    loss = -(logits[rows, target] - m[:, 0] - np.log(se[:, 0])).mean()
+    # d logits = (softmax - onehot) / B
+    dlogits = e / se
+    dlogits[rows, target] -= 1
+    dlogits /= B
+    dWl = f.T @ dlogits
+    dbl = dlogits.sum(axis=0)
+    dp = (dlogits @ Wl.T).reshape(B, C, ph, pw)
+    dr = np.zeros_like(r)
+    s = dr.strides
+    dv = np.lib.stride_tricks.as_strided(dr, (B, C, ph, pw, 2, 2),
+                                         (s[0], s[1], 2 * s[2], 2 * s[3], s[2], s[3]))
+    for k in range(4):
+        np.copyto(dv[:, :, :, :, k // 2, k % 2], dp, where=arg == k)
+    dz = dr * (z > 0)
+    db = dz.sum(axis=(0, 2, 3))
+    dW = (dz.reshape(B, C, oh * ow) @ cols.transpose(0, 2, 1)).sum(axis=0).reshape(W.shape)
+    return loss, dW, db, dWl, dbl
+
+
+class CNNStep:
+    target = 1.15
+    tol = F32_TOL
+
+    def __init__(self, cfg):
+        B, hw, C = cfg["cnn_batch"], cfg["cnn_hw"], cfg["cnn_channels"]
+        self.B = B
+        self.name = "(f) cnn step %dx1x%dx%d conv3x3-%d f32" % (B, hw, hw, C)
+        rng = np.random.default_rng(6)
+        f32 = np.float32
+        nf = C * ((hw - 2) // 2) ** 2
+        self.x = rng.standard_normal((B, 1, hw, hw)).astype(f32)
+        self.target_idx = rng.integers(0, 10, size=B)
+        self.params0 = [
+            (rng.standard_normal((C, 1, 3, 3)) / 3.0).astype(f32),
+            (0.1 * rng.standard_normal(C)).astype(f32),
+            (rng.standard_normal((nf, 10)) / math.sqrt(nf)).astype(f32),
+            (0.1 * rng.standard_normal(10)).astype(f32),
+        ]
+
+    def floor(self):
+        x, target = self.x, self.target_idx
+        params = [p.copy() for p in self.params0]
+
+        def run():
+            loss, *grads = floor_cnn(x, *params, target)
+            for p, g in zip(params, grads):
+                p -= LR * g
+            return (loss, *grads)
+        return run
+
+    def pyad(self, pyad):
+        import pyad.nn.functional as F
+        B = self.B
+        xv, tv = pyad.Variable(self.x), pyad.Variable(self.target_idx)
+        params = [pyad.Variable(p.copy(), requires_grad=True) for p in self.params0]
+        W, b, Wl, bl = params
+
+        def run():
+            h = F.max_pool2d(F.conv2d(xv, W, b).relu(), 2)
+            logits = h.reshape(B, -1) @ Wl + bl
+            loss = F.cross_entropy(logits, tv)
+            loss.backward()
+            grads = []
+            for p in params:
+                g = p.grad
+                d = p.data
+                d -= LR * g.data          # in place on the shared ndarray
+                p.grad = None
+                grads.append(g)
+            return (loss, *grads)
+        return run
+
+    def torch(self, torch):
+        F = torch.nn.functional
+        B = self.B
+        xv, tv = torch.from_numpy(self.x), torch.from_numpy(self.target_idx)
+        params = [torch.from_numpy(p.copy()).requires_grad_() for p in self.params0]
+        W, b, Wl, bl = params
+
+        def run():
+            h = F.max_pool2d(F.conv2d(xv, W, b).relu(), 2)
+            logits = h.reshape(B, -1) @ Wl + bl
+            loss = F.cross_entropy(logits, tv)
+            loss.backward()
+            grads = []
+            with torch.no_grad():
+                for p in params:
+                    g = p.grad
+                    p -= LR * g
+                    p.grad = None
+                    grads.append(g)
+            return (loss, *grads)
+        return run
+
+
 CASES = [ChainFwd, ChainFwdBwd, ChainAnomaly, ChainProfiler, MLPStep, BigTanhSum, HVP,
-         SurfaceStep]
+         SurfaceStep, CNNStep]
 CASE_KEYS = {"chain": (ChainFwd, ChainFwdBwd), "anomaly": (ChainAnomaly,),
              "profiler": (ChainProfiler,), "mlp": (MLPStep,),
-             "big": (BigTanhSum,), "hvp": (HVP,), "surface": (SurfaceStep,)}
+             "big": (BigTanhSum,), "hvp": (HVP,), "surface": (SurfaceStep,), "cnn": (CNNStep,)}
 
 
 # --------------------------------------------------------------------------
@@ -605,6 +737,30 @@ def verify_floors():
                   _fd_grad(lambda z: floor_surface(z, ws, idx)[0], xs, range(8)))
     _assert_close("surface dw", dw, _fd_grad(lambda z: floor_surface(xs, z, idx)[0], ws,
                                              range(4)))
+
+    # (f) cnn step: in float64, loss vs a direct convolution, gradients vs FD.
+    xc = rng.standard_normal((3, 1, 7, 7))
+    tc = rng.integers(0, 10, size=3)
+    pc = [rng.standard_normal((2, 1, 3, 3)), rng.standard_normal(2),
+          rng.standard_normal((2 * 2 * 2, 10)), rng.standard_normal(10)]
+    loss, *grads = floor_cnn(xc, *pc, tc)
+    z = np.zeros((3, 2, 5, 5))
+    for i in range(3):
+        for j in range(3):
+            z += pc[0][None, :, 0, i, j, None, None] * xc[:, :, i:i + 5, j:j + 5]
+    z += pc[1][:, None, None]
+    pooled = np.maximum(z, 0)[:, :, :4, :4].reshape(3, 2, 2, 2, 2, 2).max(axis=(3, 5))
+    logits = pooled.reshape(3, -1) @ pc[2] + pc[3]
+    lse = np.log(np.exp(logits).sum(axis=1))
+    _assert_close("cnn loss", loss, np.mean(lse - logits[np.arange(3), tc]), 1e-12, 1e-12)
+    for k, name in enumerate(("W", "b", "Wl", "bl")):
+        idx = rng.choice(pc[k].size, size=min(6, pc[k].size), replace=False)
+
+        def loss_c(pk, k=k):
+            ps = list(pc)
+            ps[k] = pk
+            return floor_cnn(xc, *ps, tc)[0]
+        _assert_close("cnn grad " + name, grads[k].flat[idx], _fd_grad(loss_c, pc[k], idx))
 
 
 # --------------------------------------------------------------------------

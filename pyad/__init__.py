@@ -31,6 +31,8 @@ from pyad._engine import (
     masked_fill, masked_select, masked_scatter, nonzero, unique, pad,
     # nn
     log_softmax, softmax, gelu, silu, elu, leaky_relu, softplus, hardtanh, logsigmoid,
+    # convolution and pooling
+    conv1d, conv2d, conv_transpose2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d,
     # in-place
     add_, sub_, mul_, div_, zero_, fill_, copy_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_,
     neg_, pow_, uniform_, normal_, setitem, abs_, reciprocal_, sign_, square_, rsqrt_, expm1_,
@@ -111,4 +113,5 @@ __all__ = [
     "zeros_like",
     # stochastic ops (issue 8)
     "bernoulli", "multinomial", "normal",
+    "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
 ]

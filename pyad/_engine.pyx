@@ -2919,6 +2919,7 @@ include "ops/reduction.pxi"
 include "ops/linalg.pxi"
 include "ops/shape.pxi"
 include "ops/nn.pxi"
+include "ops/conv.pxi"
 include "ops/random.pxi"
 include "ops/inplace.pxi"
 include "_function.pxi"
@@ -2940,6 +2941,7 @@ OP_FAMILIES = {
     "linalg": LINALG_OPS,
     "shape": SHAPE_OPS,
     "nn": NN_OPS,
+    "conv": CONV_OPS,
     "random": RANDOM_OPS,
     "inplace": INPLACE_OPS,
 }
@@ -2950,7 +2952,9 @@ FUNCTION_ONLY = frozenset(("getitem", "setitem", "sum_to", "cat", "concat", "sta
                            "hstack", "vstack", "pad", "einsum", "tensordot", "normal",
                            # torch.nn.functional only (torch.Tensor has no such methods)
                            "gelu", "silu", "elu", "leaky_relu", "softplus", "hardtanh",
-                           "logsigmoid"))
+                           "logsigmoid",
+                           "conv1d", "conv2d", "conv_transpose2d", "max_pool2d",
+                           "avg_pool2d", "adaptive_avg_pool2d"))
 
 
 cdef void _install_methods() except *:

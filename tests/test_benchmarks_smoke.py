@@ -28,5 +28,5 @@ def test_bench_core_smoke():
     assert header, detail
     for column in ("NumPy floor", "pyad", "pyad/floor", "target", "torch", "torch/floor"):
         assert column in header[0], detail
-    for case in ("(a)", "(a')", "(b)", "(c)", "(d)", "(e)"):
+    for case in ("(a)", "(a')", "(b)", "(c)", "(d)", "(e)", "(f)"):
         assert case in proc.stdout, detail

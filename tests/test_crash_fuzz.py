@@ -163,6 +163,11 @@ def _zoo():
                 x.sort(1).values]   # reductions
     entries += [pyad.cat([x, w]), x.flip([0]), x.roll(1), x.repeat(2, 1),
                 pyad.pad(x, (1, 1))]                                            # shape.pxi
+    x4, w4 = x.reshape(1, 1, 2, 3), w.reshape(1, 1, 2, 3)       # conv.pxi
+    entries += [pyad.nn.functional.conv2d(x4, w4[..., :2, :2]),
+                pyad.nn.functional.conv_transpose2d(x4, w4),       # einsum + FoldBackward
+                pyad.nn.functional.max_pool2d(x4, 2, stride=1),
+                pyad.nn.functional.avg_pool2d(x4, 2, stride=1)]    # UnfoldBackward
     b = x * 1
     b[0].mul_(w[0])                       # CopySlicesBackward on b
     entries.append(b)

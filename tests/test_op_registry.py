@@ -36,6 +36,12 @@ SAMPLE_CALLS = {
     "gather": lambda op, x: op(x, 1, pyad.tensor([[0], [1]])),
     "pad": lambda op, x: op(x, (1, 1)),
     "masked_select": lambda op, x: op(x, x > 0.3),
+    "conv1d": lambda op, x: op(x, x[:, :, None]),
+    "conv2d": lambda op, x: op(x[None], x[None, None]),
+    "conv_transpose2d": lambda op, x: op(x[None], x[None, None]),
+    "max_pool2d": lambda op, x: op(x[None], 2),
+    "avg_pool2d": lambda op, x: op(x[None], 2),
+    "adaptive_avg_pool2d": lambda op, x: op(x[None], 1),
 }
 for _name in ("scatter", "scatter_add", "scatter_", "scatter_add_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x, 1, pyad.tensor([[0], [1]]), x)

@@ -21,6 +21,8 @@ from pyad._engine import (
     silu as _silu, softmax as _softmax, log_softmax as _log_softmax, pad,
     _cross_entropy_indices,
 )
+from pyad._engine import (conv1d, conv2d, conv_transpose2d, max_pool2d, avg_pool2d,
+                           adaptive_avg_pool2d)
 
 __all__ = [
     # activations
@@ -28,6 +30,9 @@ __all__ = [
     "hardtanh", "logsigmoid", "softmax", "log_softmax",
     # linear
     "linear",
+    # convolution and pooling
+    "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
+    "adaptive_avg_pool2d",
     # losses
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",

@@ -84,9 +84,9 @@ cpdef Variable softmax(object input, object dim=None, object dtype=None):
     >>> softmax(Variable(numpy.array([0., numpy.log(3.)])), dim=0)
     tensor([0.2500, 0.7500], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(softmax, (input, dim, dtype, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "softmax")
     if dim is None:
         raise TypeError("softmax(): argument 'dim' must be given")
     if dtype is not None:
@@ -111,7 +111,7 @@ cpdef Variable softmax(object input, object dim=None, object dtype=None):
 # with differentiable ops (so create_graph gives second and higher derivatives) ---------
 
 cdef Variable _activation_input(object input, str what):
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, what)
     if not _is_float_dtype(x._data.dtype):
         raise RuntimeError("%s(): expected a floating point input, got %s"
                            % (what, x._data.dtype))
@@ -155,7 +155,7 @@ cpdef Variable gelu(object input, str approximate="none"):
     >>> gelu(Variable(numpy.array([-1., 0., 1.])))
     tensor([-0.1587,  0.0000,  0.8413], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(gelu, (input, approximate, ))
     cdef Variable x = _activation_input(input, "gelu")
     cdef bint use_tanh
@@ -195,7 +195,7 @@ cpdef Variable silu(object input):
     >>> silu(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.7311], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(silu, (input, ))
     cdef Variable x = _activation_input(input, "silu")
     data = _as_dtype(_ensure_array(x._data * _sigmoid_data(x._data)), x._data.dtype)
@@ -223,7 +223,7 @@ cpdef Variable elu(object input, double alpha=1.0):
     >>> elu(Variable(numpy.array([-1., 2.])))
     tensor([-0.6321,  2.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(elu, (input, alpha, ))
     cdef Variable x = _activation_input(input, "elu")
     d = x._data
@@ -254,7 +254,7 @@ cpdef Variable leaky_relu(object input, double negative_slope=0.01):
     >>> leaky_relu(Variable(numpy.array([-1., 2.])), 0.1)
     tensor([-0.1000,  2.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(leaky_relu, (input, negative_slope, ))
     cdef Variable x = _activation_input(input, "leaky_relu")
     d = x._data
@@ -288,7 +288,7 @@ cpdef Variable softplus(object input, double beta=1.0, double threshold=20.0):
     >>> softplus(Variable(numpy.array([0., 30.])))
     tensor([ 0.6931, 30.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(softplus, (input, beta, threshold, ))
     cdef Variable x = _activation_input(input, "softplus")
     d = x._data
@@ -323,7 +323,7 @@ cpdef Variable hardtanh(object input, double min_val=-1.0, double max_val=1.0):
     >>> hardtanh(Variable(numpy.array([-2., 0.5, 3.])))
     tensor([-1.0000,  0.5000,  1.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(hardtanh, (input, min_val, max_val, ))
     if min_val > max_val:
         raise ValueError("hardtanh(): min_val (%r) cannot be greater than max_val (%r)"
@@ -352,7 +352,7 @@ cpdef Variable logsigmoid(object input):
     >>> logsigmoid(Variable(numpy.array([0., -100.])))
     tensor([  -0.6931, -100.0000], dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(logsigmoid, (input, ))
     cdef Variable x = _activation_input(input, "logsigmoid")
     d = x._data
@@ -419,10 +419,10 @@ cpdef Variable _cross_entropy_indices(object input, object index, object weight_
     ...                        numpy.ones(1), 1, 1)
     tensor(0.6931, dtype=float64)
     """
-    if _profiling:
+    if _profiling and _profile_enter():
         return _profiled(_cross_entropy_indices, (input, index, weight_t, class_dim,
                                                   reduction, ))
-    cdef Variable x = _as_variable(input)
+    cdef Variable x = _as_variable(input, "cross_entropy")
     d = x._data
     xp = _xp_of(d)
     logp = d - _logsumexp_data(d, (class_dim,), True)
