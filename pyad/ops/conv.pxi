@@ -16,7 +16,7 @@ cdef object _window_view(object data, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t s
                                                       data.shape[2]) or (
             ow and (ow - 1) * sw + (kw - 1) * dw + 1 > data.shape[3]):
         # as_strided does not check: never make a view past the end of the array
-        raise RuntimeError("im2col: %d x %d windows of a %d x %d kernel do not fit an input "
+        raise RuntimeError("im2col(): %d x %d windows of a %d x %d kernel do not fit an input "
                            "of shape %s" % (oh, ow, kh, kw, _shape_str(data.shape)))
     s = data.strides
     return _xp_of(data).lib.stride_tricks.as_strided(
@@ -29,7 +29,7 @@ cdef object _fold_data(object cols, Py_ssize_t hp, Py_ssize_t wp, Py_ssize_t sh,
     # The adjoint of _window_view: cols (N, C, oh, ow, kh, kw) summed into (N, C, hp, wp).
     cdef Py_ssize_t i, j
     if cols.ndim != 6:            # (bounds checks are off: check before indexing shapes)
-        raise RuntimeError("col2im: expected 6-D columns (N, C, oh, ow, kh, kw), got shape %s"
+        raise RuntimeError("col2im(): expected 6-D columns (N, C, oh, ow, kh, kw), got shape %s"
                            % _shape_str(cols.shape))
     cdef Py_ssize_t oh = cols.shape[2], ow = cols.shape[3]
     cdef Py_ssize_t kh = cols.shape[4], kw = cols.shape[5]
@@ -132,7 +132,7 @@ cdef class ConvolutionBackward(Node):
         if self._released:
             raise _freed_error(self)
         if (<Variable>grads[0])._data.ndim != 4:
-            raise RuntimeError("ConvolutionBackward: expected a 4-D gradient, got shape %s"
+            raise RuntimeError("ConvolutionBackward(): expected a 4-D gradient, got shape %s"
                                % _shape_str((<Variable>grads[0])._data.shape))
         if not _grad_enabled():
             return self._backward_arrays((<Variable>grads[0])._data)
@@ -513,7 +513,7 @@ cdef class MaxPool2dBackward(Node):
         cdef Py_ssize_t n = self.shape[0], c = self.shape[1], h = self.shape[2]
         cdef Py_ssize_t w = self.shape[3], i, j
         if g._data.shape != self.arg.shape:
-            raise RuntimeError("MaxPool2dBackward: expected a gradient of shape %s, got %s"
+            raise RuntimeError("MaxPool2dBackward(): expected a gradient of shape %s, got %s"
                                % (_shape_str(self.arg.shape), _shape_str(g._data.shape)))
         if not _grad_enabled() and (self.p[0] or self.p[1]):
             # With padding, through the flat positions (a window of only -inf may point

@@ -75,7 +75,7 @@ cdef class _StochasticNode(Node):
                                  dtype=(<SavedVariable>self.saved_params[i])._data.dtype))
                              for i in range(len(self._next_functions)))
             raise RuntimeError(
-                "%s: differentiating a stochastic op requires a reward: call "
+                "%s(): differentiating a stochastic op requires a reward: call "
                 "reinforce(reward) on its output (the sample) before backward"
                 % self.name())
         return self._score_grads(_wrap(self.sample.data(self)), _wrap(self.reward))

@@ -121,6 +121,18 @@ VALID = {
     "masked_scatter": lambda: ((X(),), {"mask": MASK(), "source": X()}),
     "pad": lambda: ((X(), (1, 1)), {}),
     "log_softmax": lambda: ((X(),), {"dim": 1}),
+    "softmax": lambda: ((X(),), {"dim": 1}),
+    # convolution and pooling: (N, C, H, W) inputs
+    "conv1d": lambda: ((pyad.ones(1, 2, 5), pyad.ones(3, 2, 2)), {}),
+    "conv2d": lambda: ((pyad.ones(1, 2, 5, 5), pyad.ones(3, 2, 2, 2)), {}),
+    "conv_transpose2d": lambda: ((pyad.ones(1, 2, 4, 4), pyad.ones(2, 3, 2, 2)), {}),
+    "max_pool2d": lambda: ((pyad.ones(1, 2, 4, 4), 2), {}),
+    "avg_pool2d": lambda: ((pyad.ones(1, 2, 4, 4), 2), {}),
+    "adaptive_avg_pool2d": lambda: ((pyad.ones(1, 2, 4, 4), 2), {}),
+    # stochastic ops: probabilities / weights
+    "bernoulli": lambda: ((pyad.tensor([[0.2, 0.5], [0.7, 1.0]]),), {}),
+    "multinomial": lambda: ((pyad.tensor([[0.2, 0.5, 0.3], [1.0, 1.0, 1.0]]), 2), {}),
+    "normal": lambda: ((X(), 1.0), {}),
     "fill_": lambda: ((X(), 1.0), {}),
     "copy_": lambda: ((X(), X()), {}),
     # pyad.linalg
@@ -200,7 +212,7 @@ def _probes(op):
             out.append((label,) + changed)
 
     first = params[0]
-    if first in ("input", "a", "A", "x", "condition") and args:
+    if first in ("input", "a", "A", "x", "condition", "mean") and args:
         add("wrong type", (["abc"] + args[1:], kwargs))
     elif first == "equation":
         add("wrong type", ([args[0], "abc"], kwargs))

@@ -143,16 +143,16 @@ def test_ops_keep_their_arguments_under_the_profiler():
     names = []
 
     class Recorder:
-        def op_begin(self, name, args):
+        def op_begin(self, name, args, next_seq):
             names.append(name)
 
-        def op_end(self, token, result):
+        def op_end(self, token, result, seq):
             pass
 
-        def node_begin(self, node):
+        def node_begin(self, name, seq):
             pass
 
-        def node_end(self, token):
+        def node_end(self, token, grads):
             pass
 
     _engine._set_profiler(Recorder())
