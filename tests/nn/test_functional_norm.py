@@ -71,6 +71,8 @@ def test_batch_norm_errors():
         F.batch_norm(pyad.ones(2, 3), None, None)
     with pytest.raises(RuntimeError, match=r"batch_norm\(\): weight"):
         F.batch_norm(pyad.ones(2, 3), None, None, pyad.ones(2), training=True)
+    with pytest.raises(TypeError, match=r"batch_norm\(\): running_mean must be a Variable"):
+        F.batch_norm(pyad.ones(2, 3), np.zeros(3, np.float32), pyad.ones(3), training=True)
 
 
 def test_layer_and_group_norm_errors():
