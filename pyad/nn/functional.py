@@ -574,7 +574,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError("%s(): %s must have shape (%d,), got %s"
                                % (what, name, n_channels, tuple(_var(p).shape)))
     for name, p in (("running_mean", running_mean), ("running_var", running_var)):
-        if p is not None and not isinstance(p, Variable):
+        if training and p is not None and not isinstance(p, Variable):
             raise TypeError("%s(): %s must be a Variable (it is updated in place), got %s"
                             % (what, name, type(p).__name__))
     dims = (0,) + tuple(range(2, input.ndim))
