@@ -6,12 +6,13 @@ from pyad.nn import functional, init
 from pyad.nn.parameter import Parameter
 from pyad.nn.modules import (
     Module, Sequential, ModuleList, Identity, Linear, Conv2d, MaxPool2d, ReLU, Tanh,
-    Sigmoid, GELU, Dropout, LayerNorm, BatchNorm2d, Embedding, Flatten, CrossEntropyLoss,
-    MSELoss,
+    Sigmoid, GELU, Softmax, LogSoftmax, Dropout, LayerNorm, BatchNorm2d, Embedding,
+    Flatten, CrossEntropyLoss, MSELoss,
 )
 
 __all__ = [
     "BatchNorm2d", "Conv2d", "CrossEntropyLoss", "Dropout", "Embedding", "Flatten", "GELU",
-    "Identity", "LayerNorm", "Linear", "MSELoss", "MaxPool2d", "Module", "ModuleList",
-    "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh", "functional", "init",
+    "Identity", "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module",
+    "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid", "Softmax", "Tanh",
+    "functional", "init",
 ]

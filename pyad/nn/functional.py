@@ -27,7 +27,7 @@ from pyad._engine import (conv1d, conv2d, conv_transpose2d, max_pool2d, avg_pool
 __all__ = [
     # activations
     "relu", "sigmoid", "tanh", "gelu", "silu", "elu", "leaky_relu", "softplus",
-    "hardtanh", "logsigmoid", "softmax", "log_softmax",
+    "hardtanh", "logsigmoid", "softmax", "softmin", "log_softmax",
     # linear
     "linear",
     # convolution and pooling
@@ -115,22 +115,50 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _hardtanh(input, min_val, max_val)
 
 
+def _implicit_softmax_dim(name, ndim, stacklevel):
+    # torch's deprecated choice when no dim is given: 0 for 0-, 1- and 3-D input
+    # (a vector, or one unbatched image), else 1 (the class dimension of a batch).
+    warnings.warn("Implicit dimension choice for %s has been deprecated. Change the call "
+                  "to include dim=X as an argument." % name, UserWarning,
+                  stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``exp(input) / exp(input).sum(dim)``, computed stably. ``dim`` must be given
-    (torch's implicit choice of dimension is deprecated; pyad refuses it).
+    """``exp(input) / exp(input).sum(dim)``, computed stably. Without ``dim``, torch's
+    deprecated implicit choice (0 for 0-, 1- and 3-D input, else 1) with a warning.
 
     >>> softmax(pyad.tensor([[1.0, 1.0]]), dim=1)
     tensor([[0.5000, 0.5000]])
     """
+    if dim is None:
+        dim = _implicit_softmax_dim("softmax", _var(input).ndim, _stacklevel)
     return _softmax(input, dim, dtype)
 
 
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-input, dim)``: weights that favour the smallest entries.
+
+    >>> softmin(pyad.tensor([[0.0, 0.0]]), dim=1)
+    tensor([[0.5000, 0.5000]])
+    """
+    input = _var(input)
+    if dim is None:
+        dim = _implicit_softmax_dim("softmin", input.ndim, _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype=dtype)
+    return _softmax(-input, dim)
+
+
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``log(softmax(input, dim))``, computed stably. ``dim`` must be given.
+    """``log(softmax(input, dim))``, computed stably. Without ``dim``, the same implicit
+    choice as :func:`softmax`, with a warning.
 
     >>> log_softmax(pyad.tensor([[0.0, 0.0]]), dim=1)
     tensor([[-0.6931, -0.6931]])
     """
+    if dim is None:
+        dim = _implicit_softmax_dim("log_softmax", _var(input).ndim, _stacklevel)
     return _log_softmax(input, dim, dtype)
 
 

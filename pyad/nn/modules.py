@@ -11,7 +11,7 @@ import operator
 
 import numpy
 
-from pyad._engine import Variable, device as _device, matmul
+from pyad._engine import RemovableHandle, Variable, device as _device, matmul
 from pyad._factories import empty, zeros, ones, tensor
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
@@ -61,6 +61,11 @@ def _parse_to(args, kwargs):
     return dev, dtype
 
 
+class _HookList(list):
+    """A module's hooks as ``(handle id, hook, with_kwargs)``; a list subclass so that
+    its handles can reference it weakly."""
+
+
 class Module:
     """Base class of every layer and model, as ``torch.nn.Module``.
 
@@ -88,6 +93,8 @@ class Module:
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_forward_pre_hooks", _HookList())
+        object.__setattr__(self, "_forward_hooks", _HookList())
 
     def forward(self, *args, **kwargs):
         """The computation; subclasses define it."""
@@ -95,7 +102,86 @@ class Module:
                                   % type(self).__name__)
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        # The hook lists are read through __dict__ so that a subclass which forgot
+        # super().__init__() still reaches forward (and its own error, if any).
+        pre_hooks = self.__dict__.get("_forward_pre_hooks")
+        if pre_hooks:
+            for _, hook, with_kwargs in list(pre_hooks):
+                if with_kwargs:
+                    result = hook(self, args, kwargs)
+                    if result is not None:
+                        if not (isinstance(result, tuple) and len(result) == 2):
+                            raise RuntimeError(
+                                "forward pre-hook must return None or a tuple of "
+                                "(new_args, new_kwargs), but got %r" % (result,))
+                        args, kwargs = result
+                else:
+                    result = hook(self, args)
+                    if result is not None:
+                        args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        hooks = self.__dict__.get("_forward_hooks")
+        if hooks:
+            for _, hook, with_kwargs in list(hooks):
+                if with_kwargs:
+                    result = hook(self, args, kwargs, output)
+                else:
+                    result = hook(self, args, output)
+                if result is not None:
+                    output = result
+        return output
+
+    def _add_hook(self, attr, hook, prepend, with_kwargs, what):
+        if not callable(hook):
+            raise TypeError("%s(): hook must be callable, got %s"
+                            % (what, type(hook).__name__))
+        hooks = self.__dict__.get(attr)
+        if hooks is None:
+            hooks = _HookList()
+            object.__setattr__(self, attr, hooks)
+        handle = RemovableHandle(hooks)
+        entry = (handle.id, hook, bool(with_kwargs))
+        if prepend:
+            hooks.insert(0, entry)
+        else:
+            hooks.append(entry)
+        return handle
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """Call ``hook(module, args)`` before each ``forward``; a non-None result
+        replaces the positional arguments (a single value is wrapped in a tuple). With
+        ``with_kwargs=True`` the hook is ``hook(module, args, kwargs)`` and may return
+        ``(args, kwargs)``. Returns a handle whose ``remove()`` unregisters it.
+
+        >>> import pyad
+        >>> from pyad import nn
+        >>> layer = nn.Identity()
+        >>> handle = layer.register_forward_pre_hook(lambda m, args: (args[0] * 2,))
+        >>> layer(pyad.tensor([1.0]))
+        tensor([2.])
+        >>> handle.remove()
+        >>> layer(pyad.tensor([1.0]))
+        tensor([1.])
+        """
+        return self._add_hook("_forward_pre_hooks", hook, prepend, with_kwargs,
+                              "register_forward_pre_hook")
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """Call ``hook(module, args, output)`` after each ``forward``; a non-None result
+        replaces the output. With ``with_kwargs=True`` the hook is
+        ``hook(module, args, kwargs, output)``. Returns a removable handle.
+
+        >>> import pyad
+        >>> from pyad import nn
+        >>> seen = []
+        >>> layer = nn.Linear(3, 2)
+        >>> handle = layer.register_forward_hook(lambda m, args, out: seen.append(out.shape))
+        >>> _ = layer(pyad.ones(4, 3))
+        >>> seen
+        [(4, 2)]
+        """
+        return self._add_hook("_forward_hooks", hook, prepend, with_kwargs,
+                              "register_forward_hook")
 
     # -- registration ----------------------------------------------------------------
 
@@ -852,6 +938,34 @@ class GELU(Module):
 
     def extra_repr(self):
         return "approximate=%r" % (self.approximate,)
+
+
+class Softmax(Module):
+    """``softmax`` over ``dim`` (torch's implicit choice, with a warning, when None)."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return "dim=%r" % (self.dim,)
+
+
+class LogSoftmax(Module):
+    """``log_softmax`` over ``dim`` (torch's implicit choice, with a warning, when None)."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.log_softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return "dim=%r" % (self.dim,)
 
 
 class Dropout(Module):

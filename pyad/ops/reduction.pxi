@@ -931,7 +931,7 @@ def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
     tensor(5., dtype=float64)
     """
     if _profiling and _profile_enter():
-        return _profiled(_linalg_norm, (x, ord, dim, keepdim, dtype))
+        return _profiled_named("linalg_norm", _linalg_norm, (x, ord, dim, keepdim, dtype))
     cdef Variable v = _as_variable(x, "linalg.norm")
     if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
         return _vector_norm(v, 2 if ord is None else ord, dim, keepdim, dtype, "linalg.norm")

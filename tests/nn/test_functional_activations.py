@@ -34,6 +34,7 @@ CASES = [
     Case("log_softmax_dim1", lambda L, x: L.F.log_softmax(x, dim=1), [(3, 4)],
          empty=[(0, 4)]),
     Case("softmax_of_softmax", lambda L, x: L.F.softmax(L.F.softmax(x, -1) * 3, 0), [(3, 4)]),
+    Case("softmin_dim1", lambda L, x: L.F.softmin(x, dim=1), [(3, 4)], empty=[(0, 4)]),
     Case("lib_softmax", lambda L, x: L.lib.softmax(x, -1), [(3, 4)]),
     Case("method_softmax", lambda L, x: x.softmax(-1), [(3, 4)]),
     Case("method_log_softmax", lambda L, x: x.log_softmax(0), [(3, 4)]),
@@ -130,8 +131,6 @@ def test_bad_arguments_raise_naming_the_op():
         F.hardtanh(x, 1.0, -1.0)
     with pytest.raises(RuntimeError, match=r"softmax\(\)"):
         F.softmax(pyad.tensor([1, 2]), 0)
-    with pytest.raises(TypeError, match=r"softmax\(\)"):
-        F.softmax(x)
     with pytest.raises(IndexError):
         F.softmax(x, 3)
     with pytest.raises(RuntimeError, match=r"elu\(\)"):
@@ -161,3 +160,26 @@ def test_float32_stays_float32():
         assert y.dtype == np.float32
         g, = pyad.grad(y.sum(), [x])
         assert g.dtype == np.float32
+
+
+@pytest.mark.parametrize("shape, expected_dim", [((), 0), ((5,), 0), ((3, 4), 1),
+                                                 ((2, 3, 4), 0), ((2, 3, 4, 5), 1)])
+@pytest.mark.parametrize("name", ["softmax", "softmin", "log_softmax"])
+def test_implicit_dim_warns_and_picks_torchs_dim(name, shape, expected_dim):
+    # torch's deprecated rule: dim 0 for 0-, 1- and 3-D input, else 1
+    rng = np.random.default_rng(len(shape))
+    data = rng.standard_normal(shape)
+    with pytest.warns(UserWarning, match="Implicit dimension choice for %s" % name):
+        implicit = getattr(F, name)(pyad.tensor(data))
+    explicit = getattr(F, name)(pyad.tensor(data), dim=expected_dim)
+    np.testing.assert_array_equal(implicit.data, explicit.data)
+    torch = pytest.importorskip("torch")
+    with pytest.warns(UserWarning):
+        reference = getattr(torch.nn.functional, name)(torch.tensor(data))
+    np.testing.assert_allclose(implicit.data, reference.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_implicit_dim_warning_points_at_the_caller():
+    with pytest.warns(UserWarning) as record:
+        F.softmax(pyad.tensor([1.0, 2.0]))
+    assert record[0].filename == __file__

@@ -40,7 +40,8 @@ def zoo(lib):
         n.BatchNorm2d(4), n.BatchNorm2d(4, affine=False, momentum=None), n.ReLU(),
         n.ReLU(inplace=True), n.MaxPool2d(2), n.MaxPool2d(3, stride=1, padding=1),
         n.Flatten(), n.Linear(16, 8), n.Linear(8, 8, bias=False), n.Tanh(), n.Sigmoid(),
-        n.GELU(), n.GELU(approximate="tanh"), n.Dropout(0.2), n.LayerNorm(8),
+        n.GELU(), n.GELU(approximate="tanh"), n.Softmax(dim=1), n.LogSoftmax(dim=-1),
+        n.Softmax(), n.Dropout(0.2), n.LayerNorm(8),
         n.LayerNorm((2, 4), elementwise_affine=False), n.Embedding(10, 3),
         n.Embedding(10, 3, padding_idx=0), n.ModuleList([n.Linear(1, 1), n.Identity()]),
         n.CrossEntropyLoss(), n.MSELoss(reduction="sum"))
@@ -622,3 +623,68 @@ def test_conv2d_and_dropout_arguments_are_validated():
         nn.Conv2d(2, 2, 3, padding_mode="reflect")
     with pytest.raises(ValueError, match="dropout probability"):
         nn.Dropout(1.5)
+
+
+# -- forward hooks --------------------------------------------------------------------------
+
+
+def _hooked_calls(lib):
+    """The order of hook calls and the output of a Linear with pre/post hooks, some of
+    which replace arguments or outputs, one prepended and one removed, in ``lib``."""
+    n = lib.nn
+    layer = n.Linear(3, 2)
+    with lib.no_grad():
+        layer.weight.copy_(lib.tensor(np.arange(6.0).reshape(2, 3)))
+        layer.bias.fill_(0.5)
+    calls = []
+    layer.register_forward_pre_hook(lambda m, args: calls.append(("pre", len(args))))
+    layer.register_forward_pre_hook(lambda m, args: (args[0] * 2,))
+    layer.register_forward_pre_hook(lambda m, args: calls.append(("first",)), prepend=True)
+    gone = layer.register_forward_pre_hook(lambda m, args: calls.append(("removed",)))
+    gone.remove()
+    layer.register_forward_hook(lambda m, args, out: calls.append(("post", tuple(out.shape))))
+    layer.register_forward_hook(lambda m, args, out: out + args[0].sum())
+    layer.register_forward_hook(
+        lambda m, args, kwargs, out: calls.append(("kw", sorted(kwargs))), with_kwargs=True)
+    out = layer(lib.ones(4, 3))
+    return calls, out.detach().numpy()
+
+
+def test_forward_hooks_run_in_torchs_order_and_replace_like_torch():
+    calls, out = _hooked_calls(pyad)
+    torch_calls, torch_out = _hooked_calls(torch)
+    assert calls == torch_calls
+    assert calls[0] == ("first",)
+    np.testing.assert_allclose(out, torch_out)
+
+
+def test_forward_pre_hook_with_kwargs_rewrites_both():
+    seen = []
+
+    class Scale(nn.Module):
+        def forward(self, x, factor=1.0):
+            return x * factor
+
+    module = Scale()
+    module.register_forward_pre_hook(lambda m, args, kwargs: (args, {"factor": 3.0}),
+                                     with_kwargs=True)
+    module.register_forward_hook(lambda m, args, out: seen.append(out.tolist()))
+    assert module(pyad.tensor([1.0, 2.0]), factor=5.0).tolist() == [3.0, 6.0]
+    assert seen == [[3.0, 6.0]]
+
+
+def test_hooks_see_gradients_flow_through_replaced_outputs():
+    layer = nn.Linear(2, 1)
+    layer.register_forward_hook(lambda m, args, out: out * 3)
+    x = pyad.ones(1, 2)
+    layer(x).sum().backward()
+    np.testing.assert_allclose(layer.weight.grad.data, np.full((1, 2), 3.0))
+
+
+def test_bad_hooks_are_clear_errors():
+    layer = nn.Identity()
+    with pytest.raises(TypeError, match=r"register_forward_hook\(\)"):
+        layer.register_forward_hook(3)
+    layer.register_forward_pre_hook(lambda m, a, k: 5, with_kwargs=True)
+    with pytest.raises(RuntimeError, match="forward pre-hook must return None or a tuple"):
+        layer(pyad.ones(1))
