@@ -1995,7 +1995,7 @@ cdef class Variable:
         >>> pyad.tensor([1.0, 2.0]).add(pyad.tensor([1.0, 1.0]), alpha=2)
         tensor([3., 4.])
         """
-        return add(self, other if alpha == 1 else mul(other, alpha))
+        return add(self, other, alpha)
 
     def sub(self, other, *, alpha=1):
         """Return ``self - alpha * other`` (differentiable).
@@ -2012,7 +2012,7 @@ cdef class Variable:
         Variable
             The difference.
         """
-        return sub(self, other if alpha == 1 else mul(other, alpha))
+        return sub(self, other, alpha)
 
     def view_as(self, other):
         """Return ``self.view(other.shape)``.

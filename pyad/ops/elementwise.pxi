@@ -137,14 +137,28 @@ cdef class AddBackward(_BinaryNode):
                 self.grad_b(g) if self._needs_input_grad(1) else None)
 
 
-cpdef Variable add(object input, object other):
-    """Elementwise ``input + other`` with broadcasting.
+cdef object _ONE = 1
+
+
+cdef object _scaled(object other, object alpha):
+    # alpha * other for add/sub: a number stays a number (it decides only the category)
+    if isinstance(other, (int, float, complex)):
+        return other * alpha
+    return mul(other, alpha)
+
+
+cpdef Variable add(object input, object other, object alpha=1):
+    """Elementwise ``input + alpha * other`` with broadcasting.
 
     >>> add(Variable(numpy.array([1., 2.])), 10)
     tensor([11., 12.], dtype=float64)
+    >>> add(Variable(numpy.array([1., 2.])), 10, alpha=2)
+    tensor([21., 22.], dtype=float64)
     """
     if _profiling and _profile_enter():
-        return _profiled(add, (input, other, ))
+        return _profiled(add, (input, other, alpha))
+    if alpha is not _ONE and alpha != 1:
+        other = _scaled(other, alpha)
     data = _apply_binary(_np_add, input, other, "add")
     if _binary_records(input, other):
         return _binary(AddBackward.__new__(AddBackward), data, input, other, False, False)
@@ -162,14 +176,18 @@ cdef class SubBackward(_BinaryNode):
                 self.grad_b(neg(g)) if self._needs_input_grad(1) else None)
 
 
-cpdef Variable sub(object input, object other):
-    """Elementwise ``input - other`` with broadcasting.
+cpdef Variable sub(object input, object other, object alpha=1):
+    """Elementwise ``input - alpha * other`` with broadcasting.
 
     >>> sub(Variable(numpy.array([5., 7.])), 2)
     tensor([3., 5.], dtype=float64)
+    >>> sub(Variable(numpy.array([5., 7.])), 2, alpha=0.5)
+    tensor([4., 6.], dtype=float64)
     """
     if _profiling and _profile_enter():
-        return _profiled(sub, (input, other, ))
+        return _profiled(sub, (input, other, alpha))
+    if alpha is not _ONE and alpha != 1:
+        other = _scaled(other, alpha)
     data = _apply_binary(_np_subtract, input, other, "sub")
     if _binary_records(input, other):
         return _binary(SubBackward.__new__(SubBackward), data, input, other, False, False)

@@ -57,6 +57,9 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
     if _profiling and _profile_enter():
         return _profiled(sum, (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input, "sum")
+    if dtype is not None and _is_float_dtype(x._data.dtype):
+        x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
+        dtype = None
     dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "sum")
     data = _sum_data(x._data, dims, kd, dtype)
     cdef SumBackward node
@@ -92,6 +95,9 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
     if _profiling and _profile_enter():
         return _profiled(mean, (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input, "mean")
+    if dtype is not None and _is_float_dtype(x._data.dtype):
+        x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
+        dtype = None
     if not _is_float_dtype(x._data.dtype) and dtype is None:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
                            "a floating point or complex dtype. Got: %s" % x._data.dtype)
@@ -200,10 +206,11 @@ cdef object _extremum(object input, object dim, object keepdim, bint is_max):
             node.keepdim = False
             return _recorded(node, data, (_edge(x),))
         return _plain(data, x._volatile)
-    if isinstance(dim, Variable):
-        raise TypeError("%s(input, other): the elementwise %s of two Variables is not "
-                        "supported yet; %s takes an int dim (a reduction)"
-                        % (what, "maximum" if is_max else "minimum", what))
+    if isinstance(dim, Variable):          # torch.max(input, other): the elementwise one
+        if keepdim:
+            raise TypeError("%s(input, other): keepdim is only for a reduction over an int "
+                            "dim" % what)
+        return _pairwise_extremum(input, dim, is_max, what)
     d = _normalize_dim(dim, x._data.ndim, what)
     dims = (d,) if x._data.ndim else ()
     _check_reduced_sizes(x._data, dims, what)
@@ -235,7 +242,8 @@ cdef object _extremum(object input, object dim, object keepdim, bint is_max):
 
 
 cpdef object max(object input, object dim=None, object keepdim=False):
-    """Maximum of all elements, or ``(values, indices)`` along ``dim``.
+    """Maximum of all elements, or ``(values, indices)`` along ``dim``; given a Variable
+    instead of a dim, the elementwise :func:`maximum` (as ``torch.max(input, other)``).
 
     >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
     tensor([5., 7.], dtype=float64)
@@ -247,7 +255,8 @@ cpdef object max(object input, object dim=None, object keepdim=False):
 
 cpdef object _op_min(object input, object dim=None, object keepdim=False):
     """Minimum of all elements, or ``(values, indices)`` along ``dim`` (the first
-    minimum of a tie; the gradient goes to it).
+    minimum of a tie; the gradient goes to it); given a Variable instead of a dim, the
+    elementwise :func:`minimum` (as ``torch.min(input, other)``).
 
     >>> min(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     min(values=tensor([1., 2.], dtype=float64), indices=tensor([0, 1]))
@@ -465,6 +474,9 @@ cpdef Variable prod(object input, object dim=None, object keepdim=False, object 
     if _profiling and _profile_enter():
         return _profiled(prod, (input, dim, keepdim, dtype, ))
     cdef Variable x = _as_variable(input, "prod")
+    if dtype is not None and _is_float_dtype(x._data.dtype):
+        x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
+        dtype = None
     if dim is not None and not isinstance(dim, int) and not hasattr(dim, "__index__"):
         raise TypeError("prod(): dim must be an int or None, got %s" % type(dim).__name__)
     cdef bint kd = bool(keepdim)

@@ -1000,3 +1000,37 @@ def test_where_and_clamp_zero_nan_and_inf_gradients_where_masked_like_torch(dtyp
         for gr, tg in zip(grads, tgrads):
             assert gr.dtype == tg.numpy().dtype
             np.testing.assert_array_equal(gr.data, tg.numpy())
+
+
+# torch.max(input, other) / torch.min(input, other) are maximum / minimum; add and sub
+# take alpha as functions too. (Outside the Case table: its adapters read max(x, y) as a
+# reduction over dim y and have no alpha.)
+TWO_OPERAND_FORMS = {
+    "max_of_two": (lambda L, a, b: L.max(a, b), np.maximum),
+    "min_of_two_method": (lambda L, a, b: a.min(b), np.minimum),
+    "add_alpha": (lambda L, a, b: L.add(a, b, alpha=2.5), lambda a, b: a + 2.5 * b),
+    "sub_alpha": (lambda L, a, b: L.sub(a, b, alpha=-0.5), lambda a, b: a + 0.5 * b),
+    "add_alpha_number": (lambda L, a, b: L.add(a, 2, alpha=3) * b, lambda a, b: (a + 6) * b),
+}
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 4), (4,)), ((), ()),
+                                    ((0, 4), (4,))], ids=str)
+@pytest.mark.parametrize("name", sorted(TWO_OPERAND_FORMS))
+def test_two_operand_forms(name, shapes):
+    f, reference = TWO_OPERAND_FORMS[name]
+    rng = np.random.default_rng(3)
+    a, b = (rng.uniform(0.5, 1.5, size=s) * rng.choice([-1.0, 1.0], size=s) for s in shapes)
+    x, y = pyad.tensor(a, requires_grad=True), pyad.tensor(b, requires_grad=True)
+    out = f(pyad, x, y)
+    np.testing.assert_allclose(out.data, reference(a, b))
+    assert pyad.autograd.gradcheck(lambda x, y: f(pyad, x, y), (x, y))
+    assert pyad.autograd.gradgradcheck(lambda x, y: f(pyad, x, y), (x, y))
+    torch = pytest.importorskip("torch")
+    tx, ty = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    tout = f(torch, tx, ty)
+    w = rng.standard_normal(tout.shape)
+    expected = torch.autograd.grad(tout, (tx, ty), torch.tensor(w))
+    got = pyad.autograd.grad(out, (x, y), pyad.tensor(w))
+    for g, t in zip(got, expected):
+        np.testing.assert_allclose(g.data, t.numpy(), rtol=1e-12, atol=1e-12)

@@ -416,7 +416,7 @@ def test_min_errors_like_torch():
     with pytest.raises(IndexError, match="min.*out of range"):
         pyad.min(pyad.Variable(np.zeros((2, 3))), 2)
     with pytest.raises(TypeError, match="min"):
-        pyad.min(pyad.Variable(np.zeros(2)), pyad.Variable(np.zeros(2)))
+        pyad.min(pyad.Variable(np.zeros(2)), 1.5)
 
 
 def test_extremum_node_refuses_a_second_backward():
@@ -1174,3 +1174,31 @@ def test_reduction_of_all_elements_with_nan_gradient_like_torch(name):
     tg, = torch.autograd.grad(ty * 2.0, [t])
     assert np.isnan(y.item()) and np.isnan(ty.item())
     np.testing.assert_array_equal(g.data, tg.numpy())
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod"])
+def test_dtype_argument_casts_first_and_the_gradient_comes_back_in_the_input_dtype(name):
+    # torch: reduce(x, dtype=d) is reduce(x.to(d)); the gradient is cast back to x's dtype
+    a = np.random.default_rng(5).uniform(0.5, 1.5, size=(3, 4))
+    x = pyad.tensor(a, requires_grad=True)
+    y = getattr(pyad, name)(x, dtype=pyad.float32)
+    assert y.dtype == np.float32
+    (g,) = pyad.autograd.grad(y, [x])
+    assert g.dtype == np.float64
+    expected = getattr(pyad, name)(pyad.tensor(a.astype(np.float32), requires_grad=True))
+    np.testing.assert_allclose(y.data, expected.data, rtol=1e-6)
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(a, requires_grad=True)
+    (tg,) = torch.autograd.grad(getattr(torch, name)(tx, dtype=torch.float32), [tx])
+    assert tg.dtype == torch.float64
+    np.testing.assert_allclose(g.data, tg.numpy(), rtol=1e-6)
+
+
+def test_max_and_min_of_two_variables_split_ties_like_maximum():
+    a = pyad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = pyad.tensor([3.0, 2.0, 1.0], requires_grad=True)
+    pyad.max(a, b).sum().backward()
+    np.testing.assert_array_equal(a.grad.data, [0.0, 0.5, 1.0])
+    np.testing.assert_array_equal(b.grad.data, [1.0, 0.5, 0.0])
+    with pytest.raises(TypeError, match=r"min\(input, other\)"):
+        pyad.min(a, b, keepdim=True)
