@@ -1451,17 +1451,29 @@ cdef object _logsumexp_data(object d, tuple dims, bint keepdim):
             s for i, s in enumerate(d.shape) if i not in dims)
         return xp.full(shape, -numpy.inf, dtype=d.dtype)
     m = _max_data(d, dims, True)
-    # A row of -inf would give -inf - -inf = nan; shift by 0 there instead.
-    m = xp.where(xp.isfinite(m), m, 0)
-    total = _sum_data(xp.exp(d - m), dims, True)
-    if xp is numpy and bool((total == 0).any()):
-        with numpy.errstate(divide="ignore"):   # log(0) = -inf is the right answer
+    # With finite row maxima every sum of exp(d - m) is at least 1: one scalar test on
+    # NumPy (their sum is finite) saves the elementwise fix-up on the common path.
+    if xp is not numpy or not _finite_double(float(_np_add.reduce(m, None))):
+        # A row of -inf would give -inf - -inf = nan; shift by 0 there instead.
+        m = xp.where(xp.isfinite(m), m, 0)
+        total = _sum_data(xp.exp(d - m), dims, True)
+        if xp is numpy and bool((total == 0).any()):
+            with numpy.errstate(divide="ignore"):   # log(0) = -inf is the right answer
+                out = xp.log(total) + m
+        else:
             out = xp.log(total) + m
     else:
-        out = xp.log(total) + m
+        t = _scratch(_np_subtract(d, m))
+        _np_exp(t, out=t)
+        out = _scratch(_np_log(_sum_data(t, dims, True)))
+        _np_add(out, m, out=out)
     if not keepdim:
         out = out.reshape(tuple(s for i, s in enumerate(d.shape) if i not in dims))
     return out
+
+
+cdef inline bint _finite_double(double v):
+    return v - v == 0.0             # false for inf and nan
 
 
 cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):

@@ -372,6 +372,24 @@ def test_logsumexp_of_all_minus_inf_row_is_minus_inf():
     np.testing.assert_allclose(y.data[1], np.log(2.0), rtol=1e-15, atol=0)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logsumexp_rows_with_non_finite_or_huge_values_match_torch(dtype):
+    # Rows: +inf, nan, all -inf, -inf beside a number, mixed +-inf, and finite maxima
+    # whose sum overflows (the common path's finiteness test must fall back, not fail).
+    big = np.finfo(dtype).max / 2
+    rows = np.array([[np.inf, 1.0], [np.nan, 1.0], [-np.inf, -np.inf], [-np.inf, 0.0],
+                     [np.inf, -np.inf], [big, big], [big, 0.0], [2.0, 3.0]], dtype=dtype)
+    y = pyad.logsumexp(pyad.Variable(rows), 1)
+    assert y.dtype == dtype
+    expected = [np.inf, np.nan, -np.inf, 0.0, np.inf, big + np.log(2.0), big,
+                3.0 + np.log1p(np.exp(-1.0))]
+    np.testing.assert_allclose(y.data, np.array(expected, dtype=dtype), rtol=1e-6)
+    torch = pytest.importorskip("torch")
+    np.testing.assert_allclose(y.data, torch.logsumexp(torch.from_numpy(rows), 1).numpy(),
+                               rtol=1e-6)
+
+
 # --------------------------------------------------------------------------------
 # min, amax / amin, argmax / argmin
 # --------------------------------------------------------------------------------
