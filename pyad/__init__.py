@@ -47,7 +47,10 @@ from pyad._factories import (
     randint, zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
     manual_seed, initial_seed, from_numpy, is_tensor,
 )
-from pyad.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from pyad.autograd.grad_mode import (
+    no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
+    is_inference_mode_enabled,
+)
 from pyad.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
@@ -90,8 +93,10 @@ __all__ = [
     "full_like", "gather", "ge", "get_array_module", "get_default_dtype", "getitem",
     "grad", "greater", "greater_equal", "gt", "half", "hstack", "hypot", "index_add",
     "index_add_", "index_copy", "index_copy_", "index_fill", "index_fill_", "index_select",
+    "inference_mode",
     "initial_seed", "int", "int32", "int64", "is_anomaly_check_nan_enabled",
-    "is_anomaly_enabled", "is_grad_enabled", "is_tensor", "isclose", "isfinite", "isinf",
+    "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
+    "isclose", "isfinite", "isinf",
     "isnan", "kthvalue", "le", "lerp", "less", "less_equal", "linalg", "linspace", "load",
     "log", "log10", "log10_", "log1p", "log1p_", "log2", "log2_", "log_", "log_softmax",
     "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "long", "lt",

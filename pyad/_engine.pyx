@@ -1407,8 +1407,10 @@ cdef class Variable:
         return self._data.get()
 
     def numpy(self, force=False):
-        """The NumPy array (shared memory). Refuses a Variable that requires grad."""
-        if self._requires_grad and not force:
+        """The NumPy array (shared memory). Refuses a Variable that requires grad while
+        grad mode is on, as torch does (under ``no_grad``, e.g. in a custom Function's
+        forward, no graph can be dropped)."""
+        if self._requires_grad and not force and _grad_enabled():
             raise RuntimeError("Can't call numpy() on Variable that requires grad. "
                                "Use var.detach().numpy() (or var.data) instead.")
         if type(self._data) is not _NDARRAY:
@@ -1432,7 +1434,7 @@ cdef class Variable:
         numpy.ndarray
             The data, on the CPU.
         """
-        if self._requires_grad:
+        if self._requires_grad and _grad_enabled():
             raise RuntimeError("Can't convert a Variable that requires grad to a NumPy array "
                                "(the graph would be silently dropped). Use var.detach() or "
                                "var.data instead.")

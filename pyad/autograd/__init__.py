@@ -1,6 +1,9 @@
 """``pyad.autograd``: the torch.autograd namespace over pyad's engine."""
 from pyad._engine import Variable, backward, grad
-from pyad.autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from pyad.autograd.grad_mode import (
+    no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
+    is_inference_mode_enabled,
+)
 from pyad.autograd.function import Function, FunctionCtx, once_differentiable
 from pyad.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
@@ -13,7 +16,8 @@ except ImportError:  # pragma: no cover - written alongside the engine
     pass
 
 __all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad",
-           "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck",
+           "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled", "gradcheck", "gradgradcheck",
            "once_differentiable", "FunctionCtx", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "functional", "graph",
            "profiler"]

@@ -1,10 +1,12 @@
-"""Grad-mode switches: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
+"""Grad-mode switches: ``no_grad``, ``enable_grad``, ``set_grad_enabled``,
+``inference_mode``.
 
 Each works as a context manager and as a decorator, and is thread-local (the flag is
 a C thread-local in the engine).
 """
 import functools
 import inspect
+import threading
 import warnings
 
 from pyad import _engine
@@ -193,3 +195,53 @@ class set_grad_enabled(_GradModeContext):
 class _SetGradScope(_GradModeContext):
     def __init__(self, mode):
         self._mode = mode
+
+
+_inference = threading.local()
+
+
+def is_inference_mode_enabled():
+    """Whether an ``inference_mode()`` block is active on this thread.
+
+    >>> with pyad.inference_mode():
+    ...     pyad.is_inference_mode_enabled()
+    True
+    """
+    return getattr(_inference, "enabled", False)
+
+
+class inference_mode(_GradModeContext):
+    """torch's ``inference_mode(mode=True)``: no graph is recorded inside (grad mode
+    off); ``mode=False`` turns grad mode on inside, as torch's does (its guard sets grad
+    mode to ``not mode``). Context manager and decorator (bare or called), thread-local
+    like ``no_grad``. pyad has no separate inference tensors:
+    what is made inside is an ordinary Variable that does not require grad.
+
+    >>> x = pyad.ones(2, requires_grad=True)
+    >>> with pyad.inference_mode():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
+
+    def __new__(cls, mode=True):
+        if not isinstance(mode, bool) and callable(mode):    # bare @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self._previous_inference = is_inference_mode_enabled()
+        _inference.enabled = self.mode
+        self._previous = _engine._set_grad_enabled(not self.mode)
+        return None
+
+    def __exit__(self, exc_type, exc, tb):
+        _inference.enabled = self._previous_inference
+        _engine._set_grad_enabled(self._previous)
+        return False
+
+    def clone(self):
+        return type(self)(self.mode)

@@ -1,0 +1,110 @@
+"""inference_mode (torch's names and forms) and NumPy conversion under no_grad."""
+import threading
+
+import numpy as np
+import pytest
+
+import pyad
+from pyad.autograd import Function
+from pyad.autograd.function import once_differentiable
+
+
+def test_inference_mode_records_nothing_and_restores_grad_mode():
+    x = pyad.ones(2, requires_grad=True)
+    assert not pyad.is_inference_mode_enabled()
+    with pyad.inference_mode():
+        assert pyad.is_inference_mode_enabled() and not pyad.is_grad_enabled()
+        y = x * 2
+    assert not y.requires_grad and y.grad_fn is None
+    assert pyad.is_grad_enabled() and not pyad.is_inference_mode_enabled()
+
+
+def test_inference_mode_false_turns_grad_mode_on_inside():
+    x = pyad.ones(2, requires_grad=True)
+    with pyad.inference_mode():
+        with pyad.inference_mode(False):
+            assert not pyad.is_inference_mode_enabled()
+            assert pyad.is_grad_enabled()           # as torch: grad mode = not mode
+            assert (x * 2).requires_grad
+        assert pyad.is_inference_mode_enabled() and not pyad.is_grad_enabled()
+    with pyad.no_grad(), pyad.inference_mode(mode=False):
+        assert (x * 2).requires_grad
+    assert pyad.is_grad_enabled()
+
+
+def test_inference_mode_as_decorator_bare_and_called_and_in_autograd():
+    x = pyad.ones(2, requires_grad=True)
+
+    @pyad.inference_mode
+    def bare(v):
+        return v * 2
+
+    @pyad.autograd.inference_mode()
+    def called(v):
+        return v * 2
+
+    assert not bare(x).requires_grad and not called(x).requires_grad
+    assert pyad.is_grad_enabled()
+    assert pyad.autograd.is_inference_mode_enabled is pyad.is_inference_mode_enabled
+
+
+def test_inference_mode_restores_on_error_and_is_thread_local():
+    with pytest.raises(ValueError):
+        with pyad.inference_mode():
+            raise ValueError
+    assert pyad.is_grad_enabled() and not pyad.is_inference_mode_enabled()
+    seen = []
+    with pyad.inference_mode():
+        worker = threading.Thread(target=lambda: seen.append(
+            (pyad.is_inference_mode_enabled(), pyad.is_grad_enabled())))
+        worker.start()
+        worker.join()
+    assert seen == [(False, True)]
+
+
+def test_inference_mode_matches_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (pyad, torch):
+        x = lib.ones(2, requires_grad=True)
+        with lib.inference_mode():
+            assert not (x * 2).requires_grad and lib.is_inference_mode_enabled()
+        with lib.no_grad(), lib.inference_mode(False):
+            assert lib.is_grad_enabled() and not lib.is_inference_mode_enabled()
+
+
+# -- numpy() and np.asarray on a Variable that requires grad ------------------------------
+
+def test_numpy_of_a_variable_that_requires_grad_works_only_without_grad_mode():
+    x = pyad.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="detach"):
+        x.numpy()
+    with pytest.raises(RuntimeError, match="detach"):
+        np.asarray(x)
+    with pyad.no_grad():        # as torch: no graph can be dropped here
+        assert x.numpy() is x.data
+        np.testing.assert_array_equal(np.asarray(x), [1.0, 2.0])
+
+
+def test_the_mark_dirty_example_of_torchs_docs_runs_and_catches_the_stale_save():
+    # torch.autograd.function.FunctionCtx.mark_dirty's example, unchanged but for imports:
+    # forward writes through x.numpy() (grad mode is off there) and marks x dirty; the
+    # product saved x before the write, so backward refuses it.
+    class Inplace(Function):
+        @staticmethod
+        def forward(ctx, x):
+            x_npy = x.numpy()   # x_npy shares storage with x
+            x_npy += 1
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad_output):
+            return grad_output
+
+    a = pyad.tensor(1., requires_grad=True, dtype=pyad.double).clone()
+    b = a * a
+    Inplace.apply(a)
+    assert a.item() == 2.0
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        b.backward()
