@@ -11,7 +11,7 @@ from pyad._engine import (
     get_default_dtype, set_default_dtype, get_array_module,
     # elementwise
     add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu,
-    abs, reciprocal, sign, square, rsqrt, expm1, log1p, log2, log10, sin, cos, tan, asin,
+    abs, absolute, rsub, reciprocal, sign, square, rsqrt, expm1, log1p, log2, log10, sin, cos, tan, asin,
     acos, atan, sinh, cosh, erf, maximum, minimum, where, clamp, clip, clamp_min, clamp_max,
     atan2, hypot, lerp, floor, ceil, round, trunc, frac, floor_divide, remainder, fmod,
     lt, le, eq, ne, gt, ge, logical_not, logical_and, logical_or, logical_xor, bitwise_not,
@@ -19,16 +19,18 @@ from pyad._engine import (
     # reductions
     sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any, count_nonzero,
     var, std, var_mean, std_mean, norm, cumsum, cumprod, sort, argsort, topk, kthvalue,
-    median, logsumexp, sum_to,
+    median, logsumexp, sum_to, cummax, cummin, aminmax, nansum, nanmean,
     # linear algebra
     matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, diagonal, diag_embed,
-    tril, triu,
+    tril, triu, cross, matrix_power,
     # shape and indexing
     reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
     broadcast_to, getitem, cat, concat, stack, hstack, vstack, split, split_with_sizes, chunk,
     unbind, narrow, select, flip, roll, repeat, tile, movedim, unflatten, gather,
     take_along_dim, scatter, scatter_add, index_select, index_add, index_copy, index_fill,
-    masked_fill, masked_select, masked_scatter, nonzero, unique, pad,
+    masked_fill, masked_select, masked_scatter, nonzero, unique, pad, ravel, flipud, fliplr,
+    rot90, atleast_1d, atleast_2d, atleast_3d, dstack, column_stack, tensor_split, hsplit,
+    vsplit, take, broadcast_tensors, broadcast_shapes, meshgrid, kron,
     # nn
     log_softmax, softmax, gelu, silu, elu, leaky_relu, softplus, hardtanh, logsigmoid,
     # convolution and pooling
@@ -119,4 +121,9 @@ __all__ = [
     # stochastic ops (issue 8)
     "bernoulli", "multinomial", "normal",
     "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+    # torch conveniences outside SPEC 3
+    "absolute", "rsub", "cummax", "cummin", "aminmax", "nansum", "nanmean", "cross",
+    "matrix_power", "ravel", "flipud", "fliplr", "rot90", "atleast_1d", "atleast_2d",
+    "atleast_3d", "dstack", "column_stack", "tensor_split", "hsplit", "vsplit", "take",
+    "broadcast_tensors", "broadcast_shapes", "meshgrid", "kron",
 ]

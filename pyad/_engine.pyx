@@ -2956,7 +2956,10 @@ FUNCTION_ONLY = frozenset(("getitem", "setitem", "sum_to", "cat", "concat", "sta
                            "gelu", "silu", "elu", "leaky_relu", "softplus", "hardtanh",
                            "logsigmoid",
                            "conv1d", "conv2d", "conv_transpose2d", "max_pool2d",
-                           "avg_pool2d", "adaptive_avg_pool2d"))
+                           "avg_pool2d", "adaptive_avg_pool2d",
+                           # torch has these as functions only
+                           "rsub", "atleast_1d", "atleast_2d", "atleast_3d", "dstack",
+                           "column_stack", "broadcast_tensors", "meshgrid"))
 
 
 cdef void _install_methods() except *:

@@ -16,6 +16,8 @@ NAMES = [op.__name__ for op in ALL_OPS]
 # Arguments for ops that the generic attempts below cannot call.
 SAMPLE_CALLS = {
     "sum_to": lambda op, x: op(x, ()),
+    "cross": lambda op, x: op(pyad.ones(2, 3), pyad.ones(2, 3)),
+    "meshgrid": lambda op, x: op(x[0], x[1], indexing="ij"),
     "broadcast_to": lambda op, x: op(x, (2,) + tuple(x.shape)),
     "getitem": lambda op, x: op(x, 0),
     "setitem": lambda op, x: op(x, 0, 1.0),
@@ -144,6 +146,8 @@ LINALG_CALLS = {
     "norm": lambda f: f(_sample_input(), 1),
     "matrix_norm": lambda f: f(_sample_input(), 2),
     "cholesky": lambda f: f(pyad.Variable(np.array([[2.0, 1.0], [1.0, 2.0]]))),
+    "cross": lambda f: f(pyad.ones(2, 3), pyad.ones(2, 3)),
+    "matrix_power": lambda f: f(_sample_input(), 2),
 }
 
 
@@ -166,8 +170,9 @@ def test_every_linalg_function_reports_itself_to_the_profiler(name):
         LINALG_CALLS.get(name, lambda f: f(_sample_input()))(f)
     finally:
         _engine._set_profiler(previous)
-    # linalg.norm reports itself as linalg_norm, apart from the tensor method norm
-    expected = "linalg_norm" if name == "norm" else f.__name__
+    # linalg.norm / linalg.cross report themselves as linalg_norm / linalg_cross, apart
+    # from the functions norm / cross
+    expected = {"norm": "linalg_norm", "cross": "linalg_cross"}.get(name, f.__name__)
     assert recorder.names and recorder.names[-1] == expected, recorder.names
 
 

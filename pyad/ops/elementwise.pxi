@@ -194,6 +194,20 @@ cpdef Variable sub(object input, object other, object alpha=1):
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+def rsub(input, other, alpha=1):
+    """``other - alpha * input`` (sub with the operands swapped), as torch.rsub.
+
+    >>> rsub(Variable(numpy.array([1., 2.])), 10)
+    tensor([9., 8.], dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(rsub, (input, other, alpha))
+    try:
+        return sub(other, input, alpha)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "rsub") from None
+
+
 # -- mul / div ----------------------------------------------------------------------
 
 cdef class MulBackward(_BinaryNode):
@@ -640,6 +654,20 @@ cpdef Variable abs(object input):
     if _profiling and _profile_enter():
         return _profiled(abs, (input, ))
     return _same_dtype_unary(_np_absolute, input, AbsBackward, 1, "abs")
+
+
+cpdef Variable absolute(object input):
+    """Alias of :func:`abs`.
+
+    >>> absolute(Variable(numpy.array([-2., 3.])))
+    tensor([2., 3.], dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(absolute, (input, ))
+    try:
+        return abs(input)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "absolute") from None
 
 
 cdef class ReciprocalBackward(_UnaryNode):
@@ -1952,7 +1980,7 @@ cdef Variable _compare(Variable a, object b, int op):
 
 # The public elementwise ops (each also a Variable method, see _install_methods).
 ELEMENTWISE_OPS = (add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu,
-                   abs, reciprocal, sign, square, rsqrt, expm1, log1p, log2, log10,
+                   abs, absolute, rsub, reciprocal, sign, square, rsqrt, expm1, log1p, log2, log10,
                    sin, cos, tan, asin, acos, atan, sinh, cosh, erf,
                    maximum, minimum, where, clamp, clip, clamp_min, clamp_max, atan2, hypot,
                    lerp, floor, ceil, round, trunc, frac,

@@ -1202,12 +1202,100 @@ def svdvals(A):
     return svd(x, False).S
 
 
+# -- cross products and matrix powers ---------------------------------------------------
+
+cdef Variable _cross(object input, object other, object dim, str what):
+    try:
+        a, b = broadcast_tensors(_as_variable(input, what), _as_variable(other, what))
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, what) from None
+    shape = (<Variable>a)._data.shape
+    if dim is None:       # torch.cross without dim: the first dimension of size 3
+        for i, n in enumerate(shape):
+            if n == 3:
+                dim = i
+                break
+        else:
+            raise RuntimeError("%s(): no dimension of size 3 in input of shape %s"
+                               % (what, _shape_str(shape)))
+    cdef Py_ssize_t d = _normalize_dim(dim, len(shape), what)
+    if shape[d] != 3:
+        raise RuntimeError("%s(): the size of dimension %d must be 3, got %d"
+                           % (what, d, shape[d]))
+    a0, a1, a2 = select(a, d, 0), select(a, d, 1), select(a, d, 2)
+    b0, b1, b2 = select(b, d, 0), select(b, d, 1), select(b, d, 2)
+    return stack([sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2)),
+                  sub(mul(a0, b1), mul(a1, b0))], d)
+
+
+def cross(input, other, dim=None):
+    """Cross product of 3-vectors along ``dim`` (the first dimension of size 3 when
+    None, as torch.cross); the inputs broadcast.
+
+    >>> cross(Variable(numpy.array([1., 0., 0.])), Variable(numpy.array([0., 1., 0.])))
+    tensor([0., 0., 1.], dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(cross, (input, other, dim))
+    return _cross(input, other, dim, "cross")
+
+
+def _linalg_cross(input, other, *, dim=-1):
+    """torch.linalg.cross: the cross product of 3-vectors along ``dim`` (default the
+    last), with broadcasting. ``pyad.linalg.cross``.
+
+    >>> _linalg_cross(Variable(numpy.array([[0., 1., 0.]])), Variable(numpy.array([0., 0., 1.])))
+    tensor([[1., 0., 0.]], dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled_named("linalg_cross", lambda a, b: _linalg_cross(a, b, dim=dim),
+                               (input, other))
+    return _cross(input, other, dim, "linalg.cross")
+
+
+def matrix_power(input, n):
+    """The (batch of) square matrices raised to the integer power ``n`` by repeated
+    squaring; negative ``n`` inverts first, ``n = 0`` gives identities (no graph).
+
+    >>> matrix_power(Variable(numpy.array([[1., 1.], [0., 1.]])), 3).tolist()
+    [[1.0, 3.0], [0.0, 1.0]]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(matrix_power, (input, n))
+    cdef Variable x = _as_variable(input, "matrix_power")
+    shape = x._data.shape
+    # (no negative indexing: the engine is compiled with wraparound off)
+    if len(shape) < 2 or _dim_size(shape, 1) != _dim_size(shape, 2):
+        raise RuntimeError("matrix_power(): expected a (batch of) square matrices, got "
+                           "shape %s" % _shape_str(shape))
+    cdef Py_ssize_t k = _int_arg(n, "matrix_power", "n")
+    if k == 0:
+        xp = _xp_of(x._data)
+        eye = xp.broadcast_to(xp.eye(_dim_size(shape, 1), dtype=x._data.dtype), shape).copy()
+        return _plain(eye, x._volatile)
+    if k < 0:
+        try:
+            x = inv(x)
+        except _OP_ERRORS as exc:
+            raise _renamed(exc, "matrix_power") from None
+        k = -k
+    result = None
+    base = x
+    while k:
+        if k & 1:
+            result = base if result is None else matmul(result, base)
+        k >>= 1
+        if k:
+            base = matmul(base, base)
+    return result
+
+
 LINALG_NAMESPACE_OPS = (inv, det, slogdet, solve, cholesky, qr, eigh, svd, svdvals)
 """pyad.linalg (pyad/linalg.py re-exports them; not Variable methods)."""
 
 
 LINALG_OPS = (matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, diagonal,
-              diag_embed, tril, triu)
+              diag_embed, tril, triu, cross, matrix_power)
 """Linear algebra: matmul / @ (1-D.1-D, 2-D.1-D, 1-D.2-D, 2-D.2-D, batched with
 broadcasting, 1-D with batched), mm, bmm, mv, dot, outer, einsum, tensordot; diagonals
 (trace, diag, diagonal, diag_embed) and triangles (tril, triu)."""

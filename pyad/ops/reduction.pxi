@@ -1502,9 +1502,128 @@ cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
     return _plain(data, x._volatile)
 
 
+# -- cummax / cummin, aminmax, nansum / nanmean ------------------------------------------
+
+cummax_result = namedtuple("cummax", ["values", "indices"])
+cummin_result = namedtuple("cummin", ["values", "indices"])
+aminmax_result = namedtuple("aminmax", ["min", "max"])
+
+
+cdef object _cum_extremum(object input, object dim, bint is_max):
+    # values = gather(input, dim, indices), so the gradient goes to the index chosen.
+    # indices: the last position so far that set the running extremum (x[i] >= the
+    # running max, or a nan), which is torch's choice at ties.
+    cdef str what = "cummax" if is_max else "cummin"
+    cdef Variable x = _as_variable(input, what)
+    d = _normalize_dim(dim, builtins.max(x._data.ndim, 1), what)
+    data = x._data
+    xp = _xp_of(data)
+    if data.ndim == 0:
+        idx = xp.zeros((), dtype=numpy.int64)
+    else:
+        running = (xp.maximum if is_max else xp.minimum).accumulate(data, axis=d)
+        hit = data == running
+        if _is_float_dtype(data.dtype):
+            hit |= xp.isnan(data)
+        steps = xp.arange(data.shape[d], dtype=numpy.int64).reshape(
+            tuple([-1 if i == d else 1 for i in range(data.ndim)]))
+        idx = xp.maximum.accumulate(xp.where(hit, steps, 0), axis=d)
+    values = gather(x, d, idx)
+    return (cummax_result if is_max else cummin_result)(values, _plain(idx, x._volatile))
+
+
+def cummax(input, dim):
+    """Running maximum along ``dim`` and the index where it was reached (the last one
+    at ties, as torch); the gradient goes to that index.
+
+    >>> cummax(Variable(numpy.array([1., 3., 2., 3.])), 0)
+    cummax(values=tensor([1., 3., 3., 3.], dtype=float64), indices=tensor([0, 1, 1, 3]))
+    """
+    if _profiling and _profile_enter():
+        return _profiled(cummax, (input, dim))
+    return _cum_extremum(input, dim, True)
+
+
+def cummin(input, dim):
+    """Running minimum along ``dim`` and the index where it was reached (the last one
+    at ties, as torch); the gradient goes to that index.
+
+    >>> cummin(Variable(numpy.array([3., 1., 2., 1.])), 0).indices
+    tensor([0, 1, 1, 3])
+    """
+    if _profiling and _profile_enter():
+        return _profiled(cummin, (input, dim))
+    return _cum_extremum(input, dim, False)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(amin, amax)`` over ``dim`` (all elements when None) as a named tuple; ties
+    share the gradient evenly, as amin and amax.
+
+    >>> aminmax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
+    aminmax(min=tensor([1., 2.], dtype=float64), max=tensor([5., 7.], dtype=float64))
+    """
+    if _profiling and _profile_enter():
+        return _profiled_named("aminmax", lambda x: aminmax(x, dim=dim, keepdim=keepdim),
+                               (input,))
+    cdef Variable x = _as_variable(input, "aminmax")
+    if dim is not None and not isinstance(dim, int) and not hasattr(dim, "__index__"):
+        raise TypeError("aminmax(): dim must be an int or None, got %s" % type(dim).__name__)
+    try:
+        return aminmax_result(amin(x, dim, keepdim), amax(x, dim, keepdim))
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "aminmax") from None
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum treating nan as zero; nan entries get a zero gradient.
+
+    >>> nansum(Variable(numpy.array([1., numpy.nan, 2.])))
+    tensor(3., dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled_named("nansum", lambda x, d, k: nansum(x, d, k, dtype=dtype),
+                               (input, dim, keepdim))
+    cdef Variable x = _as_variable(input, "nansum")
+    if _is_float_dtype(x._data.dtype):
+        x = where(isnan(x), 0, x)
+    try:
+        return sum(x, dim, keepdim, None, None, dtype)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "nansum") from None
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean of the non-nan entries (nan where there are none); nan entries get a zero
+    gradient.
+
+    >>> nanmean(Variable(numpy.array([1., numpy.nan, 2.])))
+    tensor(1.5000, dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled_named("nanmean", lambda x, d, k: nanmean(x, d, k, dtype=dtype),
+                               (input, dim, keepdim))
+    cdef Variable x = _as_variable(input, "nanmean")
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("nanmean(): expected a floating point input, got %s"
+                           % x._data.dtype)
+    if dtype is not None:
+        x = _convert(x, None, dtype, False)
+    kept = logical_not(isnan(x))
+    try:
+        total = sum(where(kept, x, 0), dim, keepdim)
+        count = sum(kept, dim, keepdim, None, None, x._data.dtype)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "nanmean") from None
+    # nan where nothing is kept (as torch), without dividing by zero forward or backward
+    none = eq(count, 0)
+    return where(none, numpy.nan, div(total, where(none, 1, count)))
+
+
 REDUCTION_OPS = (sum, mean, max, _op_min, amax, amin, argmax, argmin, prod, _op_all, _op_any,
                  count_nonzero, var, std, var_mean, std_mean, norm, cumsum, cumprod, sort,
-                 argsort, topk, kthvalue, median, logsumexp)
+                 argsort, topk, kthvalue, median, logsumexp, cummax, cummin, aminmax,
+                 nansum, nanmean)
 
 
 # min, all and any are public under those names, but are not module-level names in the

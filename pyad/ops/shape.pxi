@@ -1069,6 +1069,359 @@ def tile(input, dims):
 
 
 
+def ravel(input):
+    """The input flattened to one dimension (a view when the layout allows), as
+    torch.ravel.
+
+    >>> ravel(Variable(numpy.array([[1., 2.], [3., 4.]])))
+    tensor([1., 2., 3., 4.], dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(ravel, (input, ))
+    return reshape(_as_variable(input, "ravel"), (-1,))
+
+
+def flipud(input):
+    """The input with dimension 0 reversed (at least 1-d).
+
+    >>> flipud(Variable(numpy.array([[1., 2.], [3., 4.]]))).tolist()
+    [[3.0, 4.0], [1.0, 2.0]]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(flipud, (input, ))
+    cdef Variable x = _as_variable(input, "flipud")
+    if x._data.ndim < 1:
+        raise RuntimeError("flipud(): input must be >= 1-d, got a 0-d Variable")
+    return flip(x, (0,))
+
+
+def fliplr(input):
+    """The input with dimension 1 reversed (at least 2-d).
+
+    >>> fliplr(Variable(numpy.array([[1., 2.], [3., 4.]]))).tolist()
+    [[2.0, 1.0], [4.0, 3.0]]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(fliplr, (input, ))
+    cdef Variable x = _as_variable(input, "fliplr")
+    if x._data.ndim < 2:
+        raise RuntimeError("fliplr(): input must be >= 2-d, got %d-d" % x._data.ndim)
+    return flip(x, (1,))
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first axis
+    towards the second (torch.rot90).
+
+    >>> rot90(Variable(numpy.array([[1., 2.], [3., 4.]]))).tolist()
+    [[2.0, 4.0], [1.0, 3.0]]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(rot90, (input, k, dims))
+    cdef Variable x = _as_variable(input, "rot90")
+    if not isinstance(dims, (list, tuple)) or len(dims) != 2:
+        raise RuntimeError("rot90(): expected total rotation dims == 2, but got dims = %r"
+                           % (dims,))
+    if x._data.ndim < 2:
+        raise RuntimeError("rot90(): expected total dims >= 2, but got total dims = %d"
+                           % x._data.ndim)
+    d0 = _normalize_dim(dims[0], x._data.ndim, "rot90")
+    d1 = _normalize_dim(dims[1], x._data.ndim, "rot90")
+    if d0 == d1:
+        raise RuntimeError("rot90(): expected rotation dims to be different, but got "
+                           "dim0 = %d and dim1 = %d" % (d0, d1))
+    turns = (_int_arg(k, "rot90", "k") % 4 + 4) % 4       # C modulo keeps the sign
+    if turns == 1:
+        return transpose(flip(x, (d1,)), d0, d1)
+    if turns == 2:
+        return flip(x, (d0, d1))
+    if turns == 3:
+        return transpose(flip(x, (d0,)), d0, d1)
+    return x.clone()
+
+
+cdef object _at_least(tuple tensors, Py_ssize_t ndim, str what):
+    # atleast_{1,2,3}d: one Variable in, one out; several (or a sequence), a tuple.
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+        single = False
+    else:
+        single = len(tensors) == 1
+    cdef list out = []
+    cdef Variable x
+    for t in tensors:
+        x = _as_variable(t, what)
+        shape = x._data.shape
+        if len(shape) < ndim:
+            if ndim == 2:
+                shape = (1,) * (2 - len(shape)) + shape
+            elif len(shape) == 0:
+                shape = (1,) * ndim
+            elif len(shape) == 1:
+                shape = (1, shape[0], 1)
+            else:
+                shape = shape + (1,)
+            x = reshape(x, shape)
+        out.append(x)
+    return out[0] if single else tuple(out)
+
+
+def atleast_1d(*tensors):
+    """Each input with at least one dimension (a 0-d one becomes shape (1,)).
+
+    >>> atleast_1d(Variable(numpy.array(2.))).shape
+    (1,)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(atleast_1d, tensors)
+    return _at_least(tensors, 1, "atleast_1d")
+
+
+def atleast_2d(*tensors):
+    """Each input with at least two dimensions (new ones in front, as NumPy).
+
+    >>> atleast_2d(Variable(numpy.array([1., 2.]))).shape
+    (1, 2)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(atleast_2d, tensors)
+    return _at_least(tensors, 2, "atleast_2d")
+
+
+def atleast_3d(*tensors):
+    """Each input with at least three dimensions: (n,) becomes (1, n, 1) and (m, n)
+    becomes (m, n, 1), as NumPy.
+
+    >>> atleast_3d(Variable(numpy.ones((2, 3)))).shape
+    (2, 3, 1)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(atleast_3d, tensors)
+    return _at_least(tensors, 3, "atleast_3d")
+
+
+def dstack(tensors):
+    """Concatenate along dimension 2 (depth) after making every input at least 3-d.
+
+    >>> dstack([Variable(numpy.ones(2)), Variable(numpy.zeros(2))]).shape
+    (1, 2, 2)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(dstack, (tensors, ))
+    cdef list xs = _variable_sequence(tensors, "dstack")
+    return cat(list(atleast_3d(xs)), 2)
+
+
+def column_stack(tensors):
+    """Stack as columns: 0-d and 1-d inputs become (n, 1) columns, then concatenate
+    along dimension 1.
+
+    >>> column_stack([Variable(numpy.ones(2)), Variable(numpy.zeros((2, 2)))]).shape
+    (2, 3)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(column_stack, (tensors, ))
+    cdef list xs = _variable_sequence(tensors, "column_stack")
+    cdef Variable x
+    out = []
+    for x in xs:
+        out.append(reshape(x, (x._data.size, 1)) if x._data.ndim < 2 else x)
+    return cat(out, 1)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Split into views along ``dim``: into ``n`` parts of sizes differing by at most
+    one (the first ones larger), or at the given indices.
+
+    >>> [p.tolist() for p in tensor_split(Variable(numpy.arange(5.)), 3)]
+    [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    >>> [p.tolist() for p in tensor_split(Variable(numpy.arange(5.)), [1, 4])]
+    [[0.0], [1.0, 2.0, 3.0], [4.0]]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(tensor_split, (input, indices_or_sections, dim))
+    cdef Variable x = _as_variable(input, "tensor_split")
+    if x._data.ndim == 0:
+        raise RuntimeError("tensor_split(): expected at least a 1-dimensional Variable")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "tensor_split")
+    cdef Py_ssize_t n = x._data.shape[d]
+    cdef Py_ssize_t sections, pos
+    if isinstance(indices_or_sections, (list, tuple)):
+        bounds = [_int_arg(i, "tensor_split", "indices") for i in indices_or_sections]
+    else:
+        sections = _int_arg(indices_or_sections, "tensor_split", "sections")
+        if sections <= 0:
+            raise RuntimeError("tensor_split(): number of sections must be larger than 0, "
+                               "got %d" % sections)
+        bounds = []
+        pos = 0
+        for i in range(sections - 1):
+            pos += n // sections + (1 if i < n % sections else 0)
+            bounds.append(pos)
+    # The parts are x[0:c0], x[c0:c1], ..., x[ck:n], the cuts read as slice bounds
+    # (negative from the end, clamped to [0, n]); a cut below the previous one gives an
+    # empty part, as in torch.
+    cuts = [builtins.min(builtins.max(b + n if b < 0 else b, 0), n) for b in bounds]
+    return tuple([narrow(x, d, lo, builtins.max(hi - lo, 0))
+                  for lo, hi in zip([0] + cuts, cuts + [n])])
+
+
+def hsplit(input, indices_or_sections):
+    """``tensor_split`` along dimension 1 (dimension 0 for 1-d input); a number of
+    sections must divide that dimension exactly.
+
+    >>> [p.shape for p in hsplit(Variable(numpy.ones((2, 4))), 2)]
+    [(2, 2), (2, 2)]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(hsplit, (input, indices_or_sections))
+    cdef Variable x = _as_variable(input, "hsplit")
+    if x._data.ndim < 1:
+        raise RuntimeError("hsplit(): requires a Variable with at least 1 dimension, but "
+                           "got a Variable with 0 dimensions")
+    return _exact_split(x, indices_or_sections, 0 if x._data.ndim == 1 else 1, "hsplit")
+
+
+def vsplit(input, indices_or_sections):
+    """``tensor_split`` along dimension 0 (at least 2-d input); a number of sections
+    must divide that dimension exactly.
+
+    >>> [p.shape for p in vsplit(Variable(numpy.ones((4, 2))), [1])]
+    [(1, 2), (3, 2)]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(vsplit, (input, indices_or_sections))
+    cdef Variable x = _as_variable(input, "vsplit")
+    if x._data.ndim < 2:
+        raise RuntimeError("vsplit(): requires a Variable with at least 2 dimension, but "
+                           "got a Variable with %d dimensions" % x._data.ndim)
+    return _exact_split(x, indices_or_sections, 0, "vsplit")
+
+
+cdef object _exact_split(Variable x, object indices_or_sections, Py_ssize_t d, str what):
+    if not isinstance(indices_or_sections, (list, tuple)):
+        sections = _int_arg(indices_or_sections, what, "sections")
+        if sections <= 0 or x._data.shape[d] % sections:
+            raise RuntimeError("%s(): attempted to split along dimension %d, but the size "
+                               "of the dimension %d is not divisible by the split_size %d!"
+                               % (what, d, x._data.shape[d], sections))
+    return tensor_split(x, indices_or_sections, d)
+
+
+def take(input, index):
+    """Elements of the input treated as 1-d, at ``index`` (the result has the index's
+    shape); the gradient adds up at repeated indices.
+
+    >>> take(Variable(numpy.array([[1., 2.], [3., 4.]])), numpy.array([0, 3, 3]))
+    tensor([1., 4., 4.], dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(take, (input, index))
+    cdef Variable x = _as_variable(input, "take")
+    idx = _index_data(index, "take")
+    n = x._data.size
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
+        raise IndexError("take(): index out of range for a Variable of %d elements" % n)
+    if idx.size and int(idx.min()) < 0:
+        idx = _xp_of(idx).where(idx < 0, idx + n, idx)       # negative counts from the end
+    return gather(reshape(x, (-1,)), 0, idx.reshape(-1)).reshape(idx.shape)
+
+
+def broadcast_shapes(*shapes):
+    """The shape that all ``shapes`` broadcast to, as torch.broadcast_shapes.
+
+    >>> broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    """
+    try:
+        return tuple(numpy.broadcast_shapes(*[
+            (s,) if isinstance(s, (int, numpy.integer)) else tuple(s) for s in shapes]))
+    except ValueError:
+        raise RuntimeError("broadcast_shapes(): shapes %s cannot be broadcast together"
+                           % ", ".join(str(tuple(s) if isinstance(s, (list, tuple)) else (s,))
+                                       for s in shapes)) from None
+
+
+def broadcast_tensors(*tensors):
+    """The inputs broadcast to their common shape (read-only views).
+
+    >>> [t.shape for t in broadcast_tensors(Variable(numpy.ones((2, 1))), Variable(numpy.ones(3)))]
+    [(2, 3), (2, 3)]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(broadcast_tensors, tensors)
+    xs = [_as_variable(t, "broadcast_tensors") for t in tensors]
+    try:
+        shape = tuple(numpy.broadcast_shapes(*[(<Variable>x)._data.shape for x in xs]))
+    except ValueError:
+        raise RuntimeError("broadcast_tensors(): shapes %s cannot be broadcast together"
+                           % ", ".join(str((<Variable>x)._data.shape) for x in xs)) from None
+    return tuple(x if (<Variable>x)._data.shape == shape else broadcast_to(x, shape)
+                 for x in xs)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids from 1-d inputs: output ``i`` varies along dimension ``i``
+    (``indexing='ij'``, torch's default, with its warning when not given) or, with
+    ``'xy'``, the first two roles swapped as in NumPy.
+
+    >>> gx, gy = meshgrid(Variable(numpy.array([1., 2., 3.])), Variable(numpy.array([4., 5.])),
+    ...                   indexing="ij")
+    >>> gx.shape, gy.tolist()
+    ((3, 2), [[4.0, 5.0], [4.0, 5.0], [4.0, 5.0]])
+    """
+    if _profiling and _profile_enter():
+        return _profiled_named("meshgrid", lambda *t: meshgrid(*t, indexing=indexing),
+                               tensors)
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("meshgrid(): in an upcoming release, it will be required to pass "
+                      "the indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise ValueError("meshgrid(): indexing must be 'ij' or 'xy', got %r" % (indexing,))
+    xs = [_as_variable(t, "meshgrid") for t in tensors]
+    if not xs:
+        raise RuntimeError("meshgrid(): expects a non-empty list of Variables")
+    for x in xs:
+        if (<Variable>x)._data.ndim > 1:
+            raise RuntimeError("meshgrid(): expects all Variables to be 0-d or 1-d, got "
+                               "%d-d" % (<Variable>x)._data.ndim)
+    swap = indexing == "xy" and len(xs) >= 2
+    if swap:
+        xs[0], xs[1] = xs[1], xs[0]
+    shape = tuple((<Variable>x)._data.size for x in xs)
+    out = []
+    for i, x in enumerate(xs):
+        view = [1] * len(xs)
+        view[i] = shape[i]
+        out.append(broadcast_to(reshape(x, tuple(view)), shape))
+    if swap:
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+def kron(input, other):
+    """Kronecker product: block (i, j, ...) of the result is ``input[i, j, ...] *
+    other`` (the shorter shape is padded with leading ones).
+
+    >>> kron(Variable(numpy.eye(2)), Variable(numpy.array([[1., 2.]]))).tolist()
+    [[1.0, 2.0, 0.0, 0.0], [0.0, 0.0, 1.0, 2.0]]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(kron, (input, other))
+    cdef Variable a = _as_variable(input, "kron")
+    cdef Variable b = _as_variable(other, "kron")
+    cdef Py_ssize_t nd = builtins.max(a._data.ndim, b._data.ndim)
+    sa = (1,) * (nd - a._data.ndim) + a._data.shape
+    sb = (1,) * (nd - b._data.ndim) + b._data.shape
+    # a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...), then merge each pair
+    ra = reshape(a, tuple(v for s in sa for v in (s, 1)))
+    rb = reshape(b, tuple(v for s in sb for v in (1, s)))
+    return reshape(mul(ra, rb), tuple(p * q for p, q in zip(sa, sb)))
+
+
 # -- gather / scatter and index_* / masked_* -----------------------------------------
 #
 # Each is written as advanced indexing with a key built from (dim, index): gather is
@@ -1643,4 +1996,6 @@ SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, 
              split_with_sizes, chunk, unbind, narrow, select, flip, roll, repeat, tile,
              movedim, unflatten, gather, take_along_dim, scatter, scatter_add, index_select,
              index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter,
-             nonzero, unique, pad)
+             nonzero, unique, pad, ravel, flipud, fliplr, rot90, atleast_1d, atleast_2d,
+             atleast_3d, dstack, column_stack, tensor_split, hsplit, vsplit, take,
+             broadcast_tensors, meshgrid, kron)

@@ -148,6 +148,20 @@ VALID = {
     "norm": lambda: ((X(),), {}),
     "vector_norm": lambda: ((X(),), {"dim": 1}),
     "matrix_norm": lambda: ((X(),), {}),
+    # torch conveniences outside SPEC 3
+    "cummax": lambda: ((X(), 1), {}),
+    "cummin": lambda: ((X(), 1), {}),
+    "tensor_split": lambda: ((X(), 3), {"dim": 1}),
+    "hsplit": lambda: ((X(), 3), {}),
+    "vsplit": lambda: ((X(), 2), {}),
+    "take": lambda: ((X(),), {"index": pyad.tensor([0, 5])}),
+    "dstack": lambda: (([X(), X()],), {}),
+    "column_stack": lambda: (([X(), X()],), {}),
+    "broadcast_tensors": lambda: ((X(), X()), {}),
+    "meshgrid": lambda: ((pyad.ones(2), pyad.ones(3)), {"indexing": "ij"}),
+    "cross": lambda: ((pyad.ones(2, 3), pyad.ones(2, 3)), {"dim": 1}),
+    "matrix_power": lambda: ((SQ(), 2), {}),
+    "rsub": lambda: ((X(), X()), {}),
 }
 for _name in ("masked_fill_", "index_fill_", "index_add_", "index_copy_", "scatter_",
               "scatter_add_"):
@@ -159,7 +173,7 @@ VALID["pow_"] = lambda: ((X(), 2.0), {})
 
 # Names the op goes by in messages when it differs from its function's name.
 SPOKEN = {"getitem": "__getitem__", "setitem": "__setitem__", "concat": "cat",
-          "_linalg_norm": "linalg.norm"}
+          "_linalg_norm": "linalg.norm", "_linalg_cross": "linalg.cross"}
 
 ALL_OPS = [op for family in _engine.OP_FAMILIES.values() for op in family]
 LINALG = [getattr(pyad.linalg, name) for name in pyad.linalg.__all__]
@@ -229,7 +243,8 @@ def _probes(op):
         if name in params:
             add("dim out of range (%s)" % name, _set(args, kwargs, op, name, 7))
     for name in ("other", "mat2", "vec", "vec2", "end", "b", "B"):
-        if name in params and op.__name__ != "equal":   # equal: False, as torch
+        # equal: False, as torch; kron: any two shapes have a Kronecker product
+        if name in params and op.__name__ not in ("equal", "kron"):
             value = pyad.ones(4, 5, 7, dtype=pyad.float64)
             add("mismatched shapes (%s)" % name, _set(args, kwargs, op, name, value))
     for name in ("src", "source"):
