@@ -8,6 +8,9 @@ from pyad.nn.modules import (
     Module, Sequential, ModuleList, Identity, Linear, Conv2d, MaxPool2d, ReLU, Tanh,
     Sigmoid, GELU, Softmax, LogSoftmax, Dropout, LayerNorm, BatchNorm2d, Embedding,
     Flatten, CrossEntropyLoss, MSELoss,
+    LeakyReLU, ELU, CELU, SELU, SiLU, Mish, ReLU6, Hardswish, Hardsigmoid, Softplus,
+    Hardtanh, LogSigmoid, Softsign, Tanhshrink, Softshrink, Hardshrink, Threshold, GLU,
+    L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss, NLLLoss, KLDivLoss,
 )
 
 __all__ = [
@@ -15,4 +18,8 @@ __all__ = [
     "Identity", "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module",
     "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid", "Softmax", "Tanh",
     "functional", "init",
+    "LeakyReLU", "ELU", "CELU", "SELU", "SiLU", "Mish", "ReLU6", "Hardswish",
+    "Hardsigmoid", "Softplus", "Hardtanh", "LogSigmoid", "Softsign", "Tanhshrink",
+    "Softshrink", "Hardshrink", "Threshold", "GLU", "L1Loss", "SmoothL1Loss",
+    "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "KLDivLoss",
 ]

@@ -10,6 +10,7 @@ arguments of the losses are accepted as torch accepts them (they override
 ``reduction``, with a ``UserWarning``). Errors name the function:
 ``"cross_entropy(): target 7 is out of bounds for 5 classes"``.
 """
+import math as _math
 import warnings
 
 import numpy as _np
@@ -27,7 +28,9 @@ from pyad._engine import (conv1d, conv2d, conv_transpose2d, max_pool2d, avg_pool
 __all__ = [
     # activations
     "relu", "sigmoid", "tanh", "gelu", "silu", "elu", "leaky_relu", "softplus",
-    "hardtanh", "logsigmoid", "softmax", "softmin", "log_softmax",
+    "hardtanh", "logsigmoid", "softmax", "softmin", "log_softmax", "relu6", "hardsigmoid",
+    "hardswish", "selu", "celu", "mish", "softsign", "tanhshrink", "softshrink",
+    "hardshrink", "threshold", "glu",
     # linear
     "linear",
     # convolution and pooling
@@ -36,8 +39,11 @@ __all__ = [
     # losses
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+    "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "triplet_margin_loss",
+    "poisson_nll_loss", "gaussian_nll_loss", "cosine_embedding_loss",
     # normalisation
     "layer_norm", "batch_norm", "group_norm", "normalize", "cosine_similarity",
+    "pairwise_distance",
     # embedding
     "embedding", "one_hot",
     # dropout
@@ -113,6 +119,175 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if inplace:
         return _in_place(_hardtanh, input, min_val, max_val)
     return _hardtanh(input, min_val, max_val)
+
+
+def _data_of(x):
+    return x.data
+
+
+def relu6(input, inplace=False):
+    """``min(max(input, 0), 6)`` (hardtanh between 0 and 6: no gradient on the edges).
+
+    >>> relu6(pyad.tensor([-1.0, 3.0, 7.0]))
+    tensor([0., 3., 6.])
+    """
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def _hardsigmoid(x):
+    d = _data_of(x)
+    inside = (d > -3.0) & (d < 3.0)
+    # torch: gradient 1/6 strictly inside (-3, 3), 0 elsewhere, the edges included
+    return pyad.where(inside, x * (1.0 / 6.0) + 0.5, pyad.where(d >= 3.0, 1.0, 0.0))
+
+
+def hardsigmoid(input, inplace=False):
+    """``relu6(input + 3) / 6``: 0 below -3, 1 above 3, linear in between.
+
+    >>> hardsigmoid(pyad.tensor([-4.0, 0.0, 1.5, 4.0]))
+    tensor([0.0000, 0.5000, 0.7500, 1.0000])
+    """
+    return _in_place(_hardsigmoid, input) if inplace else _hardsigmoid(_var(input))
+
+
+def _hardswish(x):
+    d = _data_of(x)
+    # torch's gradient: 0 up to -3, x/3 + 1/2 strictly between -3 and 3, 1 from 3 on
+    middle = x * (x + 3.0) * (1.0 / 6.0)
+    return pyad.where(d <= -3.0, 0.0, pyad.where(d < 3.0, middle, x))
+
+
+def hardswish(input, inplace=False):
+    """``input * relu6(input + 3) / 6``.
+
+    >>> hardswish(pyad.tensor([-4.0, 0.0, 1.5, 4.0]))
+    tensor([0.0000, 0.0000, 1.1250, 4.0000])
+    """
+    return _in_place(_hardswish, input) if inplace else _hardswish(_var(input))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """``scale * elu(input, alpha)`` with the self-normalising constants.
+
+    >>> selu(pyad.tensor([-1.0, 1.0]))
+    tensor([-1.1113,  1.0507])
+    """
+    def op(x):
+        return _elu(x, _SELU_ALPHA) * _SELU_SCALE
+    return _in_place(op, input) if inplace else op(_var(input))
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    >>> celu(pyad.tensor([-1.0, 1.0]), alpha=2.0)
+    tensor([-0.7869,  1.0000])
+    """
+    if alpha == 0:
+        raise ValueError("celu(): alpha must not be 0 (it divides the input)")
+
+    def op(x):
+        return _elu(x * (1.0 / alpha), 1.0) * alpha
+    return _in_place(op, input) if inplace else op(_var(input))
+
+
+def mish(input, inplace=False):
+    """``input * tanh(softplus(input))``.
+
+    >>> mish(pyad.tensor([-1.0, 0.0, 1.0]))
+    tensor([-0.3034,  0.0000,  0.8651])
+    """
+    def op(x):
+        return x * tanh(softplus(x))
+    return _in_place(op, input) if inplace else op(_var(input))
+
+
+def softsign(input):
+    """``input / (1 + |input|)``.
+
+    >>> softsign(pyad.tensor([-3.0, 1.0]))
+    tensor([-0.7500,  0.5000])
+    """
+    input = _var(input)
+    return input / (pyad.abs(input) + 1.0)
+
+
+def tanhshrink(input):
+    """``input - tanh(input)``.
+
+    >>> tanhshrink(pyad.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.2384])
+    """
+    input = _var(input)
+    return input - tanh(input)
+
+
+def _check_lambd(what, lambd):
+    if lambd < 0:
+        raise ValueError("%s(): lambda must be greater or equal to 0, but found to be %r"
+                         % (what, lambd))
+
+
+def softshrink(input, lambd=0.5):
+    """``input - lambd`` above ``lambd``, ``input + lambd`` below ``-lambd``, 0 between
+    (no gradient on the edges, as torch).
+
+    >>> softshrink(pyad.tensor([-1.0, 0.2, 2.0]))
+    tensor([-0.5000,  0.0000,  1.5000])
+    """
+    _check_lambd("softshrink", lambd)
+    x = _var(input)
+    d = _data_of(x)
+    return pyad.where(d > lambd, x - lambd, pyad.where(d < -lambd, x + lambd, 0.0))
+
+
+def hardshrink(input, lambd=0.5):
+    """``input`` where ``|input| > lambd``, 0 elsewhere (the edges included).
+
+    >>> hardshrink(pyad.tensor([-1.0, 0.2, 0.5]))
+    tensor([-1.,  0.,  0.])
+    """
+    _check_lambd("hardshrink", lambd)
+    x = _var(input)
+    d = _data_of(x)
+    return pyad.where((d > lambd) | (d < -lambd), x, 0.0)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``input`` where ``input > threshold``, ``value`` elsewhere.
+
+    >>> threshold(pyad.tensor([-1.0, 0.5, 2.0]), 0.5, -9.0)
+    tensor([-9., -9.,  2.])
+    """
+    def op(x):
+        return pyad.where(_data_of(x) > threshold, x, value)
+    return _in_place(op, input) if inplace else op(_var(input))
+
+
+def glu(input, dim=-1):
+    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second.
+
+    >>> glu(pyad.tensor([[1.0, 2.0, 0.0, 100.0]]))
+    tensor([[0.5000, 2.0000]])
+    """
+    input = _var(input)
+    if input.ndim == 0:
+        raise RuntimeError("glu(): does not support scalars because halving size must be "
+                           "even")
+    d = dim + input.ndim if dim < 0 else dim
+    if not 0 <= d < input.ndim:
+        raise IndexError("glu(): dimension out of range (expected to be in range of "
+                         "[%d, %d], but got %d)" % (-input.ndim, input.ndim - 1, dim))
+    n = input.shape[d]
+    if n % 2:
+        raise RuntimeError("glu(): halving dimension must be even, but dimension %d is "
+                           "size %d" % (d, n))
+    a, b = pyad.split(input, n // 2, d)
+    return a * sigmoid(b)
 
 
 def _implicit_softmax_dim(name, ndim, stacklevel):
@@ -381,6 +556,165 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
     if reduction == "batchmean":
         total = loss.sum()
         return total / input.shape[0] if input.ndim else total
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``, reduced.
+
+    >>> margin_ranking_loss(pyad.tensor([1.0, 2.0]), pyad.tensor([2.0, 1.0]),
+    ...                     pyad.tensor([1.0, 1.0]))
+    tensor(0.5000)
+    """
+    reduction = _reduction("margin_ranking_loss", size_average, reduce, reduction)
+    input1, input2, target = _var(input1), _var(input2), _var(target)
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError("margin_ranking_loss(): all input tensors should have same "
+                           "dimension but got sizes: input1: %s, input2: %s, target: %s"
+                           % (tuple(input1.shape), tuple(input2.shape),
+                              tuple(target.shape)))
+    loss = pyad.clamp_min(-target * (input1 - input2) + margin, 0.0)
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1, reduced.
+
+    >>> hinge_embedding_loss(pyad.tensor([0.3, 2.0]), pyad.tensor([-1.0, 1.0]),
+    ...                      reduction="none")
+    tensor([0.7000, 2.0000])
+    """
+    reduction = _reduction("hinge_embedding_loss", size_average, reduce, reduction)
+    input, target = _var(input), _var(target)
+    t = target.data
+    margin_part = pyad.where(t != 1, pyad.clamp_min(margin - input, 0.0), 0.0)
+    self_part = pyad.where(t != -1, input, 0.0)
+    return _reduce(margin_part + self_part, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-target * input))``, reduced.
+
+    >>> soft_margin_loss(pyad.tensor([0.0, 2.0]), pyad.tensor([1.0, -1.0]), reduction="none")
+    tensor([0.6931, 2.1269])
+    """
+    reduction = _reduction("soft_margin_loss", size_average, reduce, reduction)
+    input, target = _pointwise_inputs("soft_margin_loss", input, target)
+    return _reduce(pyad.log1p(pyad.exp(-target * input)), reduction)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The ``p``-norm of ``x1 - x2 + eps`` over the last dimension (inputs broadcast).
+
+    >>> pairwise_distance(pyad.tensor([[0.0, 0.0]]), pyad.tensor([[3.0, 4.0]]), eps=0.0)
+    tensor([5.])
+    """
+    x1, x2 = _var(x1), _var(x2)
+    d = x1 - x2 + eps
+    if d.ndim == 0:
+        return pyad.abs(d)
+    return pyad.linalg.vector_norm(d, p, -1, keepdim)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """``max(d(anchor, positive) - d(anchor, negative) + margin, 0)`` with
+    ``d = pairwise_distance`` (``swap``: the smaller of d(a, n) and d(p, n)), reduced.
+
+    >>> triplet_margin_loss(pyad.tensor([[0.0, 0.0]]), pyad.tensor([[0.0, 1.0]]),
+    ...                     pyad.tensor([[3.0, 4.0]]), eps=0.0)
+    tensor(0.)
+    """
+    reduction = _reduction("triplet_margin_loss", size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError("triplet_margin_loss(): margin must be greater than 0, got %r"
+                         % (margin,))
+    anchor, positive, negative = _var(anchor), _var(positive), _var(negative)
+    if not (anchor.ndim == positive.ndim == negative.ndim):
+        raise RuntimeError("triplet_margin_loss(): the anchor, positive, and negative "
+                           "inputs must have the same number of dimensions, got %d, %d "
+                           "and %d" % (anchor.ndim, positive.ndim, negative.ndim))
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = pyad.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce(pyad.clamp_min(margin + d_pos - d_neg, 0.0), reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """Negative log likelihood of ``target`` under a Poisson of rate ``exp(input)``
+    (``log_input``) or ``input``; ``full`` adds Stirling's term where ``target > 1``.
+
+    >>> poisson_nll_loss(pyad.tensor([0.0, 1.0]), pyad.tensor([1.0, 2.0]), reduction="none")
+    tensor([1.0000, 0.7183])
+    """
+    reduction = _reduction("poisson_nll_loss", size_average, reduce, reduction)
+    input, target = _var(input), _var(target)
+    if log_input:
+        loss = pyad.exp(input) - target * input
+    else:
+        loss = input - target * pyad.log(input + eps)
+    if full:
+        big = target.data > 1
+        t = pyad.where(big, target.detach(), 2.0)   # log(0) never taken, no warnings
+        stirling = t * pyad.log(t) - t + 0.5 * pyad.log(2 * _np.pi * t)
+        loss = loss + pyad.where(big, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """``0.5 * (log(var) + (input - target)^2 / var)`` (plus ``0.5 log(2 pi)`` when
+    ``full``), with ``var`` clamped below at ``eps`` for the value only, as torch.
+
+    >>> gaussian_nll_loss(pyad.tensor([1.0]), pyad.tensor([0.0]), pyad.tensor([1.0]))
+    tensor(0.5000)
+    """
+    reduction = _reduction("gaussian_nll_loss", None, None, reduction)
+    input, target, var = _var(input), _var(target), _var(var)
+    ishape, vshape = tuple(input.shape), tuple(var.shape)
+    if vshape != ishape:
+        if ishape[:-1] == vshape:
+            var = var.unsqueeze(-1)          # one variance per sample (homoscedastic)
+        elif not (ishape[:-1] == vshape[:-1] and vshape[-1:] == (1,)):
+            raise ValueError("gaussian_nll_loss(): var is of incorrect size %s for input "
+                             "of size %s" % (vshape, ishape))
+    if bool((var.data < 0).any()):
+        raise ValueError("gaussian_nll_loss(): var has negative entry/entries")
+    v = var.detach()
+    var = var + (pyad.clamp_min(v, eps) - v)
+    loss = 0.5 * (pyad.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * _math.log(2 * _math.pi)
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where
+    it is -1 (cosine over the last dimension), reduced.
+
+    >>> cosine_embedding_loss(pyad.tensor([[1.0, 0.0]]), pyad.tensor([[1.0, 1.0]]),
+    ...                       pyad.tensor([1.0]))
+    tensor(0.2929)
+    """
+    reduction = _reduction("cosine_embedding_loss", size_average, reduce, reduction)
+    input1, input2, target = _var(input1), _var(input2), _var(target)
+    if input1.ndim not in (1, 2) or tuple(input1.shape) != tuple(input2.shape):
+        raise RuntimeError("cosine_embedding_loss(): expected 1-D or 2-D inputs of the same "
+                           "shape, got %s and %s" % (tuple(input1.shape), tuple(input2.shape)))
+    if target.ndim != input1.ndim - 1:
+        raise RuntimeError("cosine_embedding_loss(): expected a %d-D target for %d-D inputs, "
+                           "got %d-D" % (input1.ndim - 1, input1.ndim, target.ndim))
+    tiny = 1e-12                  # torch's EPSILON
+    dot = (input1 * input2).sum(-1)
+    mag = ((input1 * input1).sum(-1) + tiny) * ((input2 * input2).sum(-1) + tiny)
+    cos = dot / pyad.sqrt(mag)
+    t = target.data
+    loss = pyad.where(t == 1, 1.0 - cos, 0.0) + pyad.where(
+        t == -1, pyad.clamp_min(cos - margin, 0.0), 0.0)
     return _reduce(loss, reduction)
 
 

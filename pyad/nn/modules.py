@@ -1198,6 +1198,294 @@ class MSELoss(Module):
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
+def _inplace_suffix(inplace):
+    return ", inplace=True" if inplace else ""
+
+
+class LeakyReLU(Module):
+    """``F.leaky_relu`` with ``negative_slope``."""
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return "negative_slope=%s%s" % (self.negative_slope, _inplace_suffix(self.inplace))
+
+
+class ELU(Module):
+    """``F.elu`` with ``alpha``."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return "alpha=%s%s" % (self.alpha, _inplace_suffix(self.inplace))
+
+
+class CELU(ELU):
+    """``F.celu`` with ``alpha``."""
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+
+class _InplaceActivation(Module):
+    # An activation whose only option is inplace (printed only when set, as torch)
+    _function = None
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self)._function(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class SELU(_InplaceActivation):
+    """``F.selu``."""
+    _function = staticmethod(F.selu)
+
+
+class SiLU(_InplaceActivation):
+    """``F.silu`` (swish)."""
+    _function = staticmethod(F.silu)
+
+
+class Mish(_InplaceActivation):
+    """``F.mish``."""
+    _function = staticmethod(F.mish)
+
+
+class ReLU6(_InplaceActivation):
+    """``F.relu6``."""
+    _function = staticmethod(F.relu6)
+
+
+class Hardswish(_InplaceActivation):
+    """``F.hardswish``."""
+    _function = staticmethod(F.hardswish)
+
+    def extra_repr(self):
+        return ""
+
+
+class Hardsigmoid(Hardswish):
+    """``F.hardsigmoid``."""
+    _function = staticmethod(F.hardsigmoid)
+
+
+class Softplus(Module):
+    """``F.softplus`` with ``beta`` and ``threshold``."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return "beta=%s, threshold=%s" % (self.beta, self.threshold)
+
+
+class Hardtanh(Module):
+    """``F.hardtanh`` between ``min_val`` and ``max_val``."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        if max_val <= min_val:
+            raise ValueError("Hardtanh(): max_val must be greater than min_val, got "
+                             "min_val=%s, max_val=%s" % (min_val, max_val))
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return "min_val=%s, max_val=%s%s" % (self.min_val, self.max_val,
+                                             _inplace_suffix(self.inplace))
+
+
+class LogSigmoid(Module):
+    """``F.logsigmoid``."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    """``F.softsign``."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """``F.tanhshrink``."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class Softshrink(Module):
+    """``F.softshrink`` with ``lambd``."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Hardshrink(Softshrink):
+    """``F.hardshrink`` with ``lambd``."""
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+
+class Threshold(Module):
+    """``F.threshold``: ``input`` above ``threshold``, ``value`` elsewhere."""
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return "threshold=%s, value=%s%s" % (self.threshold, self.value,
+                                             _inplace_suffix(self.inplace))
+
+
+class GLU(Module):
+    """``F.glu`` over ``dim``."""
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return "dim=%s" % (self.dim,)
+
+
+class _Loss(Module):
+    # The reduction (torch's legacy size_average/reduce accepted) shared by the losses
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = _legacy_reduction(size_average, reduce)
+        self.reduction = reduction
+
+
+class L1Loss(_Loss):
+    """``F.l1_loss``."""
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """``F.smooth_l1_loss`` with ``beta``."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """``F.huber_loss`` with ``delta``."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class BCELoss(_Loss):
+    """``F.binary_cross_entropy`` (``weight`` is a buffer)."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight,
+                                      reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """``F.binary_cross_entropy_with_logits`` (``weight`` and ``pos_weight`` are
+    buffers)."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, weight=self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
+
+
+class NLLLoss(_Loss):
+    """``F.nll_loss`` (``weight`` is a buffer)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class KLDivLoss(_Loss):
+    """``F.kl_div`` (``log_target``)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
 def _legacy_reduction(size_average, reduce):
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
