@@ -6,20 +6,24 @@ from pyad.nn import functional, init
 from pyad.nn.parameter import Parameter
 from pyad.nn.modules import (
     Module, Sequential, ModuleList, Identity, Linear, Conv2d, MaxPool2d, ReLU, Tanh,
-    Sigmoid, GELU, Softmax, LogSoftmax, Dropout, LayerNorm, BatchNorm2d, Embedding,
-    Flatten, CrossEntropyLoss, MSELoss,
-    LeakyReLU, ELU, CELU, SELU, SiLU, Mish, ReLU6, Hardswish, Hardsigmoid, Softplus,
-    Hardtanh, LogSigmoid, Softsign, Tanhshrink, Softshrink, Hardshrink, Threshold, GLU,
-    L1Loss, SmoothL1Loss, HuberLoss, BCELoss, BCEWithLogitsLoss, NLLLoss, KLDivLoss,
+    Sigmoid, GELU, Softmax, LogSoftmax, LeakyReLU, ELU, CELU, SELU, SiLU, Mish, Softplus,
+    Hardtanh, ReLU6, Hardsigmoid, Hardswish, LogSigmoid, Softsign, Tanhshrink, Softshrink,
+    Hardshrink, Threshold, GLU, Dropout, LayerNorm, BatchNorm2d, Embedding, Flatten,
+    Unflatten, CrossEntropyLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
+    BCEWithLogitsLoss, NLLLoss, KLDivLoss, MarginRankingLoss, HingeEmbeddingLoss,
+    SoftMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, CosineEmbeddingLoss,
+    MultiMarginLoss,
 )
 
 __all__ = [
-    "BatchNorm2d", "Conv2d", "CrossEntropyLoss", "Dropout", "Embedding", "Flatten", "GELU",
-    "Identity", "LayerNorm", "Linear", "LogSoftmax", "MSELoss", "MaxPool2d", "Module",
-    "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid", "Softmax", "Tanh",
-    "functional", "init",
-    "LeakyReLU", "ELU", "CELU", "SELU", "SiLU", "Mish", "ReLU6", "Hardswish",
-    "Hardsigmoid", "Softplus", "Hardtanh", "LogSigmoid", "Softsign", "Tanhshrink",
-    "Softshrink", "Hardshrink", "Threshold", "GLU", "L1Loss", "SmoothL1Loss",
-    "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "KLDivLoss",
+    "BCELoss", "BCEWithLogitsLoss", "BatchNorm2d", "CELU", "Conv2d", "CosineEmbeddingLoss",
+    "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten", "GELU", "GLU",
+    "GaussianNLLLoss", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
+    "HingeEmbeddingLoss", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm",
+    "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss", "MarginRankingLoss",
+    "MaxPool2d", "Mish", "Module", "ModuleList", "MultiMarginLoss", "NLLLoss", "Parameter",
+    "PoissonNLLLoss", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
+    "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softplus", "Softshrink", "Softsign",
+    "Tanh", "Tanhshrink", "Threshold", "TripletMarginLoss", "Unflatten", "functional",
+    "init",
 ]

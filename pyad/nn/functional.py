@@ -10,7 +10,7 @@ arguments of the losses are accepted as torch accepts them (they override
 ``reduction``, with a ``UserWarning``). Errors name the function:
 ``"cross_entropy(): target 7 is out of bounds for 5 classes"``.
 """
-import math as _math
+import math
 import warnings
 
 import numpy as _np
@@ -28,9 +28,9 @@ from pyad._engine import (conv1d, conv2d, conv_transpose2d, max_pool2d, avg_pool
 __all__ = [
     # activations
     "relu", "sigmoid", "tanh", "gelu", "silu", "elu", "leaky_relu", "softplus",
-    "hardtanh", "logsigmoid", "softmax", "softmin", "log_softmax", "relu6", "hardsigmoid",
-    "hardswish", "selu", "celu", "mish", "softsign", "tanhshrink", "softshrink",
-    "hardshrink", "threshold", "glu",
+    "hardtanh", "logsigmoid", "softmax", "softmin", "log_softmax", "relu6",
+    "hardsigmoid", "hardswish", "selu", "celu", "mish", "softsign", "tanhshrink",
+    "softshrink", "hardshrink", "threshold", "glu",
     # linear
     "linear",
     # convolution and pooling
@@ -39,8 +39,9 @@ __all__ = [
     # losses
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-    "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "triplet_margin_loss",
-    "poisson_nll_loss", "gaussian_nll_loss", "cosine_embedding_loss",
+    "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
+    "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
+    "cosine_embedding_loss", "multi_margin_loss",
     # normalisation
     "layer_norm", "batch_norm", "group_norm", "normalize", "cosine_similarity",
     "pairwise_distance",
@@ -121,78 +122,114 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _hardtanh(input, min_val, max_val)
 
 
-def _data_of(x):
-    return x.data
+# The piecewise activations below are ``where`` over the pieces, selected by masks of
+# the input's values, so the gradient at a kink is the one torch gives there (the
+# pieces at the kink points are linear when torch's second derivative is 0 there).
+
+def _floating(what, input):
+    # as the Cython activations (and torch, which has no integer kernel for these)
+    x = _var(input)
+    if _np.dtype(x.dtype).kind not in "fc":
+        raise RuntimeError("%s(): expected a floating point input, got %s"
+                           % (what, _np.dtype(x.dtype)))
+    return x
+
+
+def _masked(x, mask, value=0.0):
+    # x where mask, else the constant value (no gradient there)
+    return pyad.where(mask, x, value)
 
 
 def relu6(input, inplace=False):
-    """``min(max(input, 0), 6)`` (hardtanh between 0 and 6: no gradient on the edges).
+    """``min(max(input, 0), 6)`` (``hardtanh(input, 0, 6)``: no gradient at 0 and 6).
 
     >>> relu6(pyad.tensor([-1.0, 3.0, 7.0]))
     tensor([0., 3., 6.])
     """
-    return hardtanh(input, 0.0, 6.0, inplace)
+    x = _var(input)
+    if _int_kind(x.data):               # torch clamps integers too (no gradient there)
+        return _in_place(pyad.clamp, x, 0, 6) if inplace else pyad.clamp(x, 0, 6)
+    return hardtanh(x, 0.0, 6.0, inplace)
 
 
 def _hardsigmoid(x):
-    d = _data_of(x)
-    inside = (d > -3.0) & (d < 3.0)
-    # torch: gradient 1/6 strictly inside (-3, 3), 0 elsewhere, the edges included
-    return pyad.where(inside, x * (1.0 / 6.0) + 0.5, pyad.where(d >= 3.0, 1.0, 0.0))
+    d = x.data
+    mid = (x + 3) / 6
+    return pyad.where(d >= 3, 1.0, _masked(mid, d > -3))
 
 
 def hardsigmoid(input, inplace=False):
-    """``relu6(input + 3) / 6``: 0 below -3, 1 above 3, linear in between.
+    """``0`` for ``input <= -3``, ``1`` for ``input >= 3``, ``input / 6 + 1 / 2``
+    between (the gradient is 0 at -3 and 3, as torch's).
 
     >>> hardsigmoid(pyad.tensor([-4.0, 0.0, 1.5, 4.0]))
     tensor([0.0000, 0.5000, 0.7500, 1.0000])
     """
-    return _in_place(_hardsigmoid, input) if inplace else _hardsigmoid(_var(input))
+    input = _floating("hardsigmoid", input)
+    return _in_place(_hardsigmoid, input) if inplace else _hardsigmoid(input)
 
 
 def _hardswish(x):
-    d = _data_of(x)
-    # torch's gradient: 0 up to -3, x/3 + 1/2 strictly between -3 and 3, 1 from 3 on
-    middle = x * (x + 3.0) * (1.0 / 6.0)
-    return pyad.where(d <= -3.0, 0.0, pyad.where(d < 3.0, middle, x))
+    d = x.data
+    # torch: x * (x + 3) / 6 on the open interval (-3, 3), so no gradient at -3 and a
+    # gradient of 1 at 3
+    return pyad.where(d >= 3, x, _masked(x * (x + 3) / 6, d > -3))
 
 
 def hardswish(input, inplace=False):
-    """``input * relu6(input + 3) / 6``.
+    """``input * hardsigmoid(input)``: ``0`` for ``input <= -3``, ``input`` for
+    ``input >= 3``, ``input * (input + 3) / 6`` between.
 
     >>> hardswish(pyad.tensor([-4.0, 0.0, 1.5, 4.0]))
     tensor([0.0000, 0.0000, 1.1250, 4.0000])
     """
-    return _in_place(_hardswish, input) if inplace else _hardswish(_var(input))
+    input = _floating("hardswish", input)
+    return _in_place(_hardswish, input) if inplace else _hardswish(input)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+def _selu(x):
+    return _elu(x, _SELU_ALPHA) * _SELU_SCALE
+
+
 def selu(input, inplace=False):
-    """``scale * elu(input, alpha)`` with the self-normalising constants.
+    """``scale * elu(input, alpha)`` with torch's constants ``alpha = 1.6732...`` and
+    ``scale = 1.0507...`` (self-normalising).
 
     >>> selu(pyad.tensor([-1.0, 1.0]))
     tensor([-1.1113,  1.0507])
     """
-    def op(x):
-        return _elu(x, _SELU_ALPHA) * _SELU_SCALE
-    return _in_place(op, input) if inplace else op(_var(input))
+    input = _floating("selu", input)
+    return _in_place(_selu, input) if inplace else _selu(input)
+
+
+def _celu(x, alpha):
+    if alpha > 0:
+        return _elu(x * (1.0 / alpha), 1.0) * alpha
+    # a negative alpha (torch allows it): the exponential side is still input < 0 (at 0
+    # torch's gradient is 1 and its second derivative 0: the identity's)
+    return pyad.where(x.data >= 0, x, pyad.expm1(x * (1.0 / alpha)) * alpha)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+    """``max(0, input) + min(0, alpha * (exp(input / alpha) - 1))``.
 
-    >>> celu(pyad.tensor([-1.0, 1.0]), alpha=2.0)
-    tensor([-0.7869,  1.0000])
+    >>> celu(pyad.tensor([-1.0, 2.0]), alpha=2.0)
+    tensor([-0.7869,  2.0000])
     """
     if alpha == 0:
-        raise ValueError("celu(): alpha must not be 0 (it divides the input)")
+        raise RuntimeError("celu(): alpha cannot be 0")
+    input = _floating("celu", input)
+    if inplace:
+        return _in_place(_celu, input, alpha)
+    return _celu(_var(input), alpha)
 
-    def op(x):
-        return _elu(x * (1.0 / alpha), 1.0) * alpha
-    return _in_place(op, input) if inplace else op(_var(input))
+
+def _mish(x):
+    return x * tanh(softplus(x))
 
 
 def mish(input, inplace=False):
@@ -201,9 +238,8 @@ def mish(input, inplace=False):
     >>> mish(pyad.tensor([-1.0, 0.0, 1.0]))
     tensor([-0.3034,  0.0000,  0.8651])
     """
-    def op(x):
-        return x * tanh(softplus(x))
-    return _in_place(op, input) if inplace else op(_var(input))
+    input = _floating("mish", input)
+    return _in_place(_mish, input) if inplace else _mish(input)
 
 
 def softsign(input):
@@ -213,7 +249,7 @@ def softsign(input):
     tensor([-0.7500,  0.5000])
     """
     input = _var(input)
-    return input / (pyad.abs(input) + 1.0)
+    return input / (pyad.abs(input) + 1)
 
 
 def tanhshrink(input):
@@ -228,66 +264,72 @@ def tanhshrink(input):
 
 def _check_lambd(what, lambd):
     if lambd < 0:
-        raise ValueError("%s(): lambda must be greater or equal to 0, but found to be %r"
-                         % (what, lambd))
+        raise RuntimeError("%s(): lambda must be greater or equal to 0, but found to be %r"
+                           % (what, lambd))
 
 
 def softshrink(input, lambd=0.5):
     """``input - lambd`` above ``lambd``, ``input + lambd`` below ``-lambd``, 0 between
-    (no gradient on the edges, as torch).
+    (no gradient at +-lambd).
 
-    >>> softshrink(pyad.tensor([-1.0, 0.2, 2.0]))
-    tensor([-0.5000,  0.0000,  1.5000])
+    >>> softshrink(pyad.tensor([-2.0, 0.3, 1.0]))
+    tensor([-1.5000,  0.0000,  0.5000])
     """
     _check_lambd("softshrink", lambd)
-    x = _var(input)
-    d = _data_of(x)
-    return pyad.where(d > lambd, x - lambd, pyad.where(d < -lambd, x + lambd, 0.0))
+    x = _floating("softshrink", input)
+    d = x.data
+    out = pyad.where(d > lambd, x - lambd, _masked(x + lambd, d < -lambd))
+    return out
 
 
 def hardshrink(input, lambd=0.5):
-    """``input`` where ``|input| > lambd``, 0 elsewhere (the edges included).
+    """``input`` where ``|input| > lambd``, else 0 (no gradient at +-lambd).
 
-    >>> hardshrink(pyad.tensor([-1.0, 0.2, 0.5]))
-    tensor([-1.,  0.,  0.])
+    >>> hardshrink(pyad.tensor([-2.0, 0.3, 1.0]))
+    tensor([-2.,  0.,  1.])
     """
     _check_lambd("hardshrink", lambd)
-    x = _var(input)
-    d = _data_of(x)
-    return pyad.where((d > lambd) | (d < -lambd), x, 0.0)
+    x = _floating("hardshrink", input)
+    d = x.data
+    return _masked(x, (d > lambd) | (d < -lambd))
+
+
+def _threshold(x, threshold, value):
+    return _masked(x, x.data > threshold, value)
 
 
 def threshold(input, threshold, value, inplace=False):
-    """``input`` where ``input > threshold``, ``value`` elsewhere.
+    """``input`` where ``input > threshold``, else ``value`` (no gradient at the
+    threshold).
 
     >>> threshold(pyad.tensor([-1.0, 0.5, 2.0]), 0.5, -9.0)
     tensor([-9., -9.,  2.])
     """
-    def op(x):
-        return pyad.where(_data_of(x) > threshold, x, value)
-    return _in_place(op, input) if inplace else op(_var(input))
+    if inplace:
+        return _in_place(_threshold, input, threshold, value)
+    return _threshold(_var(input), threshold, value)
 
 
 def glu(input, dim=-1):
-    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second.
+    """The gated linear unit: ``a * sigmoid(b)``, ``a`` and ``b`` the two halves of
+    ``input`` along ``dim``.
 
     >>> glu(pyad.tensor([[1.0, 2.0, 0.0, 100.0]]))
     tensor([[0.5000, 2.0000]])
     """
-    input = _var(input)
+    input = _floating("glu", input)
     if input.ndim == 0:
-        raise RuntimeError("glu(): does not support scalars because halving size must be "
-                           "even")
-    d = dim + input.ndim if dim < 0 else dim
-    if not 0 <= d < input.ndim:
+        raise RuntimeError("glu(): glu does not support scalars because halving size must "
+                           "be even")
+    if not -input.ndim <= dim < input.ndim:
         raise IndexError("glu(): dimension out of range (expected to be in range of "
                          "[%d, %d], but got %d)" % (-input.ndim, input.ndim - 1, dim))
-    n = input.shape[d]
+    n = input.shape[dim]
     if n % 2:
         raise RuntimeError("glu(): halving dimension must be even, but dimension %d is "
-                           "size %d" % (d, n))
-    a, b = pyad.split(input, n // 2, d)
-    return a * sigmoid(b)
+                           "size %d" % (dim % input.ndim, n))
+    h = n // 2
+    return pyad.narrow(input, dim, 0, h) * sigmoid(pyad.narrow(input, dim, h, h))
 
 
 def _implicit_softmax_dim(name, ndim, stacklevel):
@@ -559,165 +601,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
     return _reduce(loss, reduction)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
-                        reduction="mean"):
-    """``max(0, -target * (input1 - input2) + margin)``, reduced.
-
-    >>> margin_ranking_loss(pyad.tensor([1.0, 2.0]), pyad.tensor([2.0, 1.0]),
-    ...                     pyad.tensor([1.0, 1.0]))
-    tensor(0.5000)
-    """
-    reduction = _reduction("margin_ranking_loss", size_average, reduce, reduction)
-    input1, input2, target = _var(input1), _var(input2), _var(target)
-    if not (input1.ndim == input2.ndim == target.ndim):
-        raise RuntimeError("margin_ranking_loss(): all input tensors should have same "
-                           "dimension but got sizes: input1: %s, input2: %s, target: %s"
-                           % (tuple(input1.shape), tuple(input2.shape),
-                              tuple(target.shape)))
-    loss = pyad.clamp_min(-target * (input1 - input2) + margin, 0.0)
-    return _reduce(loss, reduction)
-
-
-def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
-                         reduction="mean"):
-    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1, reduced.
-
-    >>> hinge_embedding_loss(pyad.tensor([0.3, 2.0]), pyad.tensor([-1.0, 1.0]),
-    ...                      reduction="none")
-    tensor([0.7000, 2.0000])
-    """
-    reduction = _reduction("hinge_embedding_loss", size_average, reduce, reduction)
-    input, target = _var(input), _var(target)
-    t = target.data
-    margin_part = pyad.where(t != 1, pyad.clamp_min(margin - input, 0.0), 0.0)
-    self_part = pyad.where(t != -1, input, 0.0)
-    return _reduce(margin_part + self_part, reduction)
-
-
-def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """``log(1 + exp(-target * input))``, reduced.
-
-    >>> soft_margin_loss(pyad.tensor([0.0, 2.0]), pyad.tensor([1.0, -1.0]), reduction="none")
-    tensor([0.6931, 2.1269])
-    """
-    reduction = _reduction("soft_margin_loss", size_average, reduce, reduction)
-    input, target = _pointwise_inputs("soft_margin_loss", input, target)
-    return _reduce(pyad.log1p(pyad.exp(-target * input)), reduction)
-
-
-def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """The ``p``-norm of ``x1 - x2 + eps`` over the last dimension (inputs broadcast).
-
-    >>> pairwise_distance(pyad.tensor([[0.0, 0.0]]), pyad.tensor([[3.0, 4.0]]), eps=0.0)
-    tensor([5.])
-    """
-    x1, x2 = _var(x1), _var(x2)
-    d = x1 - x2 + eps
-    if d.ndim == 0:
-        return pyad.abs(d)
-    return pyad.linalg.vector_norm(d, p, -1, keepdim)
-
-
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
-                        size_average=None, reduce=None, reduction="mean"):
-    """``max(d(anchor, positive) - d(anchor, negative) + margin, 0)`` with
-    ``d = pairwise_distance`` (``swap``: the smaller of d(a, n) and d(p, n)), reduced.
-
-    >>> triplet_margin_loss(pyad.tensor([[0.0, 0.0]]), pyad.tensor([[0.0, 1.0]]),
-    ...                     pyad.tensor([[3.0, 4.0]]), eps=0.0)
-    tensor(0.)
-    """
-    reduction = _reduction("triplet_margin_loss", size_average, reduce, reduction)
-    if margin <= 0:
-        raise ValueError("triplet_margin_loss(): margin must be greater than 0, got %r"
-                         % (margin,))
-    anchor, positive, negative = _var(anchor), _var(positive), _var(negative)
-    if not (anchor.ndim == positive.ndim == negative.ndim):
-        raise RuntimeError("triplet_margin_loss(): the anchor, positive, and negative "
-                           "inputs must have the same number of dimensions, got %d, %d "
-                           "and %d" % (anchor.ndim, positive.ndim, negative.ndim))
-    d_pos = pairwise_distance(anchor, positive, p, eps)
-    d_neg = pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        d_neg = pyad.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduce(pyad.clamp_min(margin + d_pos - d_neg, 0.0), reduction)
-
-
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
-                     reduce=None, reduction="mean"):
-    """Negative log likelihood of ``target`` under a Poisson of rate ``exp(input)``
-    (``log_input``) or ``input``; ``full`` adds Stirling's term where ``target > 1``.
-
-    >>> poisson_nll_loss(pyad.tensor([0.0, 1.0]), pyad.tensor([1.0, 2.0]), reduction="none")
-    tensor([1.0000, 0.7183])
-    """
-    reduction = _reduction("poisson_nll_loss", size_average, reduce, reduction)
-    input, target = _var(input), _var(target)
-    if log_input:
-        loss = pyad.exp(input) - target * input
-    else:
-        loss = input - target * pyad.log(input + eps)
-    if full:
-        big = target.data > 1
-        t = pyad.where(big, target.detach(), 2.0)   # log(0) never taken, no warnings
-        stirling = t * pyad.log(t) - t + 0.5 * pyad.log(2 * _np.pi * t)
-        loss = loss + pyad.where(big, stirling, 0.0)
-    return _reduce(loss, reduction)
-
-
-def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
-    """``0.5 * (log(var) + (input - target)^2 / var)`` (plus ``0.5 log(2 pi)`` when
-    ``full``), with ``var`` clamped below at ``eps`` for the value only, as torch.
-
-    >>> gaussian_nll_loss(pyad.tensor([1.0]), pyad.tensor([0.0]), pyad.tensor([1.0]))
-    tensor(0.5000)
-    """
-    reduction = _reduction("gaussian_nll_loss", None, None, reduction)
-    input, target, var = _var(input), _var(target), _var(var)
-    ishape, vshape = tuple(input.shape), tuple(var.shape)
-    if vshape != ishape:
-        if ishape[:-1] == vshape:
-            var = var.unsqueeze(-1)          # one variance per sample (homoscedastic)
-        elif not (ishape[:-1] == vshape[:-1] and vshape[-1:] == (1,)):
-            raise ValueError("gaussian_nll_loss(): var is of incorrect size %s for input "
-                             "of size %s" % (vshape, ishape))
-    if bool((var.data < 0).any()):
-        raise ValueError("gaussian_nll_loss(): var has negative entry/entries")
-    v = var.detach()
-    var = var + (pyad.clamp_min(v, eps) - v)
-    loss = 0.5 * (pyad.log(var) + (input - target) ** 2 / var)
-    if full:
-        loss = loss + 0.5 * _math.log(2 * _math.pi)
-    return _reduce(loss, reduction)
-
-
-def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
-                          reduction="mean"):
-    """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where
-    it is -1 (cosine over the last dimension), reduced.
-
-    >>> cosine_embedding_loss(pyad.tensor([[1.0, 0.0]]), pyad.tensor([[1.0, 1.0]]),
-    ...                       pyad.tensor([1.0]))
-    tensor(0.2929)
-    """
-    reduction = _reduction("cosine_embedding_loss", size_average, reduce, reduction)
-    input1, input2, target = _var(input1), _var(input2), _var(target)
-    if input1.ndim not in (1, 2) or tuple(input1.shape) != tuple(input2.shape):
-        raise RuntimeError("cosine_embedding_loss(): expected 1-D or 2-D inputs of the same "
-                           "shape, got %s and %s" % (tuple(input1.shape), tuple(input2.shape)))
-    if target.ndim != input1.ndim - 1:
-        raise RuntimeError("cosine_embedding_loss(): expected a %d-D target for %d-D inputs, "
-                           "got %d-D" % (input1.ndim - 1, input1.ndim, target.ndim))
-    tiny = 1e-12                  # torch's EPSILON
-    dot = (input1 * input2).sum(-1)
-    mag = ((input1 * input1).sum(-1) + tiny) * ((input2 * input2).sum(-1) + tiny)
-    cos = dot / pyad.sqrt(mag)
-    t = target.data
-    loss = pyad.where(t == 1, 1.0 - cos, 0.0) + pyad.where(
-        t == -1, pyad.clamp_min(cos - margin, 0.0), 0.0)
-    return _reduce(loss, reduction)
-
-
 def _class_target(what, input, target, class_dim):
     """The index target as an integer array, checked against the input's shape."""
     t = target.data
@@ -862,6 +745,237 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         with _np.errstate(invalid="ignore", divide="ignore"):  # nothing counted: nan
             ret = smooth.sum() / Variable(pyad.get_array_module(t).asarray(denom, logp.dtype))
     return nll * (1 - label_smoothing) + ret * (label_smoothing / n_classes)
+
+
+def _same_ndim(what, **tensors):
+    dims = [t.ndim for t in tensors.values()]
+    if len(set(dims)) > 1:
+        raise RuntimeError("%s(): all input tensors should have the same number of "
+                           "dimensions, got %s" % (what, ", ".join(
+                               "%s of shape %s" % (k, tuple(t.shape))
+                               for k, t in tensors.items())))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``, reduced (``target`` is 1 or -1:
+    which input should rank higher).
+
+    >>> margin_ranking_loss(pyad.tensor([1.0, 0.0]), pyad.tensor([0.0, 0.5]),
+    ...                     pyad.tensor([1.0, 1.0]), margin=0.5, reduction="none")
+    tensor([0., 1.])
+    """
+    what = "margin_ranking_loss"
+    reduction = _reduction(what, size_average, reduce, reduction)
+    input1, input2, target = _var(input1), _var(input2), _var(target)
+    _same_ndim(what, input1=input1, input2=input2, target=target)
+    loss = pyad.clamp_min(-target * (input1 - input2) + margin, 0)
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1
+    (``input`` is usually a distance), reduced.
+
+    >>> hinge_embedding_loss(pyad.tensor([0.3, 0.3]), pyad.tensor([1.0, -1.0]),
+    ...                      reduction="none")
+    tensor([0.3000, 0.7000])
+    """
+    what = "hinge_embedding_loss"
+    reduction = _reduction(what, size_average, reduce, reduction)
+    input = _var(input)
+    t = _var(target).data
+    # torch's two terms: the margin where target != 1, the input where target != -1
+    loss = (_masked(pyad.clamp_min(margin - input, 0), t != 1)
+            + _masked(input, t != -1))
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """The two-class logistic loss ``log(1 + exp(-target * input))``, reduced.
+
+    >>> soft_margin_loss(pyad.tensor([0.0, 2.0]), pyad.tensor([1.0, -1.0]),
+    ...                  reduction="none")
+    tensor([0.6931, 2.1269])
+    """
+    what = "soft_margin_loss"
+    reduction = _reduction(what, size_average, reduce, reduction)
+    input, target = _var(input), _var(target)
+    loss = pyad.log1p(pyad.exp(-input * target))
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """``max(d(anchor, positive) - d(anchor, negative) + margin, 0)`` with
+    ``d = pairwise_distance(., ., p, eps)``; ``swap=True`` uses the smaller of
+    ``d(anchor, negative)`` and ``d(positive, negative)``.
+
+    >>> a = pyad.tensor([[0.0, 0.0]])
+    >>> triplet_margin_loss(a, pyad.tensor([[1.0, 0.0]]), pyad.tensor([[3.0, 0.0]]))
+    tensor(0.)
+    """
+    what = "triplet_margin_loss"
+    reduction = _reduction(what, size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError("%s(): margin must be greater than 0, got %r" % (what, margin))
+    anchor, positive, negative = _var(anchor), _var(positive), _var(negative)
+    _same_ndim(what, anchor=anchor, positive=positive, negative=negative)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = pyad.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    loss = pyad.clamp_min(d_pos - d_neg + margin, 0)
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None,
+                     eps=1e-8, reduce=None, reduction="mean"):
+    """The negative log-likelihood of ``target`` under a Poisson distribution of rate
+    ``exp(input)`` (``log_input=True``: ``exp(input) - target * input``) or ``input``
+    (``input - target * log(input + eps)``); ``full=True`` adds Stirling's approximation
+    of ``log(target!)`` where ``target > 1``.
+
+    >>> poisson_nll_loss(pyad.tensor([0.0]), pyad.tensor([2.0]))
+    tensor(1.)
+    """
+    what = "poisson_nll_loss"
+    reduction = _reduction(what, size_average, reduce, reduction)
+    input, target = _var(input), _var(target)
+    if log_input:
+        loss = pyad.exp(input) - target * input
+    else:
+        loss = input - target * pyad.log(input + eps)
+    if full:
+        with _np.errstate(divide="ignore", invalid="ignore"):
+            stirling = (target * pyad.log(target) - target
+                        + pyad.log(target * (2 * math.pi)) * 0.5)
+            loss = loss + _masked(stirling, ~(target.data <= 1))
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """The negative log-likelihood of ``target`` under a Gaussian of mean ``input`` and
+    variance ``var``: ``0.5 * (log(var) + (input - target)^2 / var)`` (plus
+    ``0.5 * log(2 pi)`` when ``full``). ``var`` has the input's shape, or one dimension
+    less or of size 1 (one variance shared), or is a float; it is clamped at ``eps``
+    (the clamp passes the gradient unchanged, as torch's).
+
+    >>> gaussian_nll_loss(pyad.tensor([1.0]), pyad.tensor([1.0]), pyad.tensor([1.0]))
+    tensor(0.)
+    """
+    what = "gaussian_nll_loss"
+    input, target = _var(input), _var(target)
+    if isinstance(var, (int, float)) and not isinstance(var, bool):
+        if var < 0:
+            raise ValueError("%s(): var has negative entry/entries" % what)
+        var = pyad.full_like(input, var)
+    else:
+        var = _var(var)
+        if var.numel() and bool((var.data < 0).any()):
+            raise ValueError("%s(): var has negative entry/entries" % what)
+    ishape, vshape = tuple(input.shape), tuple(var.shape)
+    if vshape != ishape:
+        if ishape[:-1] == vshape:
+            var = pyad.unsqueeze(var, -1)        # one variance per input vector
+        elif not (len(ishape) == len(vshape)
+                  and sum(v for i, v in zip(ishape, vshape) if i != v) == 1):
+            raise ValueError("%s(): var is of incorrect size %s for an input of size %s"
+                             % (what, vshape, ishape))
+    reduction = _reduction(what, None, None, reduction)
+    # torch clamps a clone in place under no_grad: the value is clamped, the gradient
+    # passes as if it were not
+    vd = var.detach()
+    var = pyad.where(vd.data < eps, (var - vd) + eps, var)
+    d = input - target
+    loss = (pyad.log(var) + d * d / var) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+_COSINE_EPSILON = 1e-12
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where
+    it is -1 (``cos`` along the last dimension; 1-d target for 2-d inputs, 0-d for 1-d).
+
+    >>> cosine_embedding_loss(pyad.tensor([[1.0, 0.0]]), pyad.tensor([[1.0, 1.0]]),
+    ...                       pyad.tensor([1.0]))
+    tensor(0.2929)
+    """
+    what = "cosine_embedding_loss"
+    reduction = _reduction(what, size_average, reduce, reduction)
+    input1, input2, target = _var(input1), _var(input2), _var(target)
+    tdim = target.ndim
+    if tdim not in (0, 1):
+        raise RuntimeError("%s(): 0D or 1D target tensor expected, multi-target not "
+                           "supported" % what)
+    if input1.ndim != tdim + 1 or input2.ndim != tdim + 1:
+        raise RuntimeError("%s(): %dD target tensor expects %dD input tensors, but found "
+                           "inputs with sizes %s and %s" % (
+                               what, tdim, tdim + 1, tuple(input1.shape),
+                               tuple(input2.shape)))
+    prod_sum = (input1 * input2).sum(tdim)
+    mag1 = (input1 * input1).sum(tdim) + _COSINE_EPSILON
+    mag2 = (input2 * input2).sum(tdim) + _COSINE_EPSILON
+    cos = prod_sum / pyad.sqrt(mag1 * mag2)
+    t = target.data
+    loss = _masked(1 - cos, t == 1) + _masked(pyad.clamp_min(cos - margin, 0), t == -1)
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """The multi-class hinge loss: for each sample,
+    ``sum over i != y of max(0, margin - x[y] + x[i])^p / C`` (``p`` 1 or 2, the term
+    scaled by ``weight[y]``), ``input`` ``(N, C)`` or ``(C,)``, ``target`` class indices.
+
+    >>> multi_margin_loss(pyad.tensor([[0.1, 0.2, 0.4, 0.8]]), pyad.tensor([3]))
+    tensor(0.3250)
+    """
+    what = "multi_margin_loss"
+    reduction = _reduction(what, size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("%s(): only p == 1 and p == 2 supported, got %r" % (what, p))
+    input, target = _var(input), _var(target)
+    t = target.data
+    if not _int_kind(t):
+        raise TypeError("%s(): expected an integer target of class indices, got dtype %s"
+                        % (what, t.dtype))
+    if input.ndim not in (1, 2) or (input.ndim == 2 and input.shape[1] == 0):
+        raise ValueError("%s(): expected a non-empty vector or matrix with an optional "
+                         "0-dim batch size, got input of shape %s"
+                         % (what, tuple(input.shape)))
+    x = input if input.ndim == 2 else input.reshape((1, -1))
+    n, c = x.shape
+    t = t.reshape(-1)
+    if t.size != n:
+        raise ValueError("%s(): inconsistent target size %s for an input of size %s"
+                         % (what, tuple(target.shape), tuple(input.shape)))
+    if t.size and bool(((t < 0) | (t >= c)).any()):
+        bad = t[(t < 0) | (t >= c)][0]
+        raise IndexError("%s(): target %d is out of bounds for %d classes" % (what, bad, c))
+    t = t.astype(_np.int64)
+    xp = pyad.get_array_module(t)
+    x_y = pyad.take_along_dim(x, Variable(t.reshape(-1, 1)), 1)
+    z = pyad.clamp_min(x - x_y + margin, 0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        w = _var(weight)
+        if tuple(w.shape) != (c,):
+            raise ValueError("%s(): weight must have shape (%d,), got %s"
+                             % (what, c, tuple(w.shape)))
+        z = z * pyad.index_select(w, 0, Variable(t)).reshape((-1, 1))
+    not_target = t.reshape(-1, 1) != xp.arange(c)
+    loss = _masked(z, not_target).sum(1) / c
+    if input.ndim == 1:
+        loss = loss.reshape(tuple(target.shape)) if target.ndim == 0 else loss
+    return _reduce(loss, reduction)
 
 
 def _class_view(w, ndim, class_dim):
@@ -1027,6 +1141,17 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     n1 = _clamped_norm(x1, dim, eps)
     n2 = _clamped_norm(x2, dim, eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``norm(x1 - x2 + eps, p)`` over the last dimension (``x1``, ``x2`` broadcast).
+
+    >>> pairwise_distance(pyad.tensor([[0.0, 0.0]]), pyad.tensor([[3.0, 4.0]]), eps=0.0)
+    tensor([5.])
+    """
+    x1, x2 = _var(x1), _var(x2)
+    dim = max(x1.ndim, x2.ndim) - 1
+    return pyad.norm(x1 - x2 + eps, p, dim, keepdim=keepdim)
 
 
 def _clamped_norm(x, dim, eps):

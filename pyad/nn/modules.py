@@ -8,6 +8,7 @@ import collections
 import itertools
 import math
 import operator
+import warnings
 
 import numpy
 
@@ -19,8 +20,15 @@ from pyad.nn import init
 from pyad.nn.parameter import Parameter
 
 __all__ = ["Module", "Sequential", "ModuleList", "Identity", "Linear", "Conv2d",
-           "MaxPool2d", "ReLU", "Tanh", "Sigmoid", "GELU", "Dropout", "LayerNorm",
-           "BatchNorm2d", "Embedding", "Flatten", "CrossEntropyLoss", "MSELoss"]
+           "MaxPool2d", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax",
+           "LeakyReLU", "ELU", "CELU", "SELU", "SiLU", "Mish", "Softplus", "Hardtanh",
+           "ReLU6", "Hardsigmoid", "Hardswish", "LogSigmoid", "Softsign", "Tanhshrink",
+           "Softshrink", "Hardshrink", "Threshold", "GLU", "Dropout", "LayerNorm",
+           "BatchNorm2d", "Embedding", "Flatten", "Unflatten", "CrossEntropyLoss", "MSELoss",
+           "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
+           "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
+           "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLoss",
+           "MultiMarginLoss"]
 
 _IncompatibleKeys = collections.namedtuple("IncompatibleKeys",
                                            ["missing_keys", "unexpected_keys"])
@@ -968,6 +976,258 @@ class LogSoftmax(Module):
         return "dim=%r" % (self.dim,)
 
 
+def _inplace_repr(inplace, prefix=""):
+    return (prefix + ", inplace=True" if prefix else "inplace=True") if inplace else prefix
+
+
+class LeakyReLU(Module):
+    """``x`` where positive, ``negative_slope * x`` elsewhere (``F.leaky_relu``)."""
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace, "negative_slope=%s" % (self.negative_slope,))
+
+
+class ELU(Module):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (``F.elu``)."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace, "alpha=%s" % (self.alpha,))
+
+
+class CELU(Module):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``F.celu``)."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace, "alpha=%s" % (self.alpha,))
+
+
+class SELU(Module):
+    """The self-normalising ``scale * elu(x, alpha)`` (``F.selu``)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace)
+
+
+class SiLU(Module):
+    """``x * sigmoid(x)`` (``F.silu``)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace)
+
+
+class Mish(Module):
+    """``x * tanh(softplus(x))`` (``F.mish``)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.mish(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace)
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold`` (``F.softplus``)."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return "beta=%s, threshold=%s" % (self.beta, self.threshold)
+
+
+class Hardtanh(Module):
+    """``x`` clamped to ``[min_val, max_val]`` (``F.hardtanh``). The deprecated
+    ``min_value``/``max_value`` keywords are accepted, with torch's warning."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None,
+                 max_value=None):
+        super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and rename to "
+                          "`min_val`", FutureWarning, stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and rename to "
+                          "`max_val`", FutureWarning, stacklevel=2)
+            max_val = max_value
+        if not max_val > min_val:
+            raise ValueError("hardtanh(): max_val (%s) must be greater than min_val (%s)"
+                             % (max_val, min_val))
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace, "min_val=%s, max_val=%s"
+                             % (self.min_val, self.max_val))
+
+
+class ReLU6(Hardtanh):
+    """``min(max(x, 0), 6)`` (``F.relu6``; a `Hardtanh` from 0 to 6, as in torch)."""
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def forward(self, input):
+        return F.relu6(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace)
+
+
+class Hardsigmoid(Module):
+    """``relu6(x + 3) / 6`` (``F.hardsigmoid``)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Module):
+    """``x * relu6(x + 3) / 6`` (``F.hardswish``)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(x))``, computed stably (``F.logsigmoid``)."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    """``x / (1 + |x|)`` (``F.softsign``)."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)`` (``F.tanhshrink``)."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class Softshrink(Module):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between
+    (``F.softshrink``)."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Hardshrink(Module):
+    """``x`` where ``|x| > lambd``, 0 elsewhere (``F.hardshrink``)."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Threshold(Module):
+    """``x`` where ``x > threshold``, ``value`` elsewhere (``F.threshold``)."""
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_repr(self.inplace, "threshold=%s, value=%s"
+                             % (self.threshold, self.value))
+
+
+class GLU(Module):
+    """The gated linear unit over ``dim`` (``F.glu``)."""
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return "dim=%s" % (self.dim,)
+
+
 class Dropout(Module):
     """Zero each element with probability ``p`` in training mode (scaling the rest by
     ``1 / (1 - p)``); the identity in eval mode."""
@@ -1165,6 +1425,32 @@ class Flatten(Module):
         return "start_dim=%d, end_dim=%d" % (self.start_dim, self.end_dim)
 
 
+class Unflatten(Module):
+    """Split dimension ``dim`` into ``unflattened_size`` (``Variable.unflatten``)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        if not isinstance(dim, int) or isinstance(dim, bool):
+            raise TypeError("unflatten(): dim must be an int (named dimensions are not "
+                            "supported), got %s" % type(dim).__name__)
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError("unflatten(): unflattened_size must be a tuple of ints, but "
+                            "found type %s" % type(unflattened_size).__name__)
+        for i, size in enumerate(unflattened_size):
+            if not isinstance(size, int) or isinstance(size, bool):
+                raise TypeError("unflatten(): unflattened_size must be tuple of ints, but "
+                                "found element of type %s at pos %d"
+                                % (type(size).__name__, i))
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return "dim=%s, unflattened_size=%s" % (self.dim, self.unflattened_size)
+
+
 class CrossEntropyLoss(Module):
     """The cross entropy between logits and class indices or probabilities
     (``F.cross_entropy``)."""
@@ -1198,205 +1484,8 @@ class MSELoss(Module):
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
-def _inplace_suffix(inplace):
-    return ", inplace=True" if inplace else ""
-
-
-class LeakyReLU(Module):
-    """``F.leaky_relu`` with ``negative_slope``."""
-
-    def __init__(self, negative_slope=0.01, inplace=False):
-        super().__init__()
-        self.negative_slope = negative_slope
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope, self.inplace)
-
-    def extra_repr(self):
-        return "negative_slope=%s%s" % (self.negative_slope, _inplace_suffix(self.inplace))
-
-
-class ELU(Module):
-    """``F.elu`` with ``alpha``."""
-
-    def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
-
-    def extra_repr(self):
-        return "alpha=%s%s" % (self.alpha, _inplace_suffix(self.inplace))
-
-
-class CELU(ELU):
-    """``F.celu`` with ``alpha``."""
-
-    def forward(self, input):
-        return F.celu(input, self.alpha, self.inplace)
-
-
-class _InplaceActivation(Module):
-    # An activation whose only option is inplace (printed only when set, as torch)
-    _function = None
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return type(self)._function(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
-
-
-class SELU(_InplaceActivation):
-    """``F.selu``."""
-    _function = staticmethod(F.selu)
-
-
-class SiLU(_InplaceActivation):
-    """``F.silu`` (swish)."""
-    _function = staticmethod(F.silu)
-
-
-class Mish(_InplaceActivation):
-    """``F.mish``."""
-    _function = staticmethod(F.mish)
-
-
-class ReLU6(_InplaceActivation):
-    """``F.relu6``."""
-    _function = staticmethod(F.relu6)
-
-
-class Hardswish(_InplaceActivation):
-    """``F.hardswish``."""
-    _function = staticmethod(F.hardswish)
-
-    def extra_repr(self):
-        return ""
-
-
-class Hardsigmoid(Hardswish):
-    """``F.hardsigmoid``."""
-    _function = staticmethod(F.hardsigmoid)
-
-
-class Softplus(Module):
-    """``F.softplus`` with ``beta`` and ``threshold``."""
-
-    def __init__(self, beta=1.0, threshold=20.0):
-        super().__init__()
-        self.beta = beta
-        self.threshold = threshold
-
-    def forward(self, input):
-        return F.softplus(input, self.beta, self.threshold)
-
-    def extra_repr(self):
-        return "beta=%s, threshold=%s" % (self.beta, self.threshold)
-
-
-class Hardtanh(Module):
-    """``F.hardtanh`` between ``min_val`` and ``max_val``."""
-
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
-        super().__init__()
-        if max_val <= min_val:
-            raise ValueError("Hardtanh(): max_val must be greater than min_val, got "
-                             "min_val=%s, max_val=%s" % (min_val, max_val))
-        self.min_val = min_val
-        self.max_val = max_val
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
-
-    def extra_repr(self):
-        return "min_val=%s, max_val=%s%s" % (self.min_val, self.max_val,
-                                             _inplace_suffix(self.inplace))
-
-
-class LogSigmoid(Module):
-    """``F.logsigmoid``."""
-
-    def forward(self, input):
-        return F.logsigmoid(input)
-
-
-class Softsign(Module):
-    """``F.softsign``."""
-
-    def forward(self, input):
-        return F.softsign(input)
-
-
-class Tanhshrink(Module):
-    """``F.tanhshrink``."""
-
-    def forward(self, input):
-        return F.tanhshrink(input)
-
-
-class Softshrink(Module):
-    """``F.softshrink`` with ``lambd``."""
-
-    def __init__(self, lambd=0.5):
-        super().__init__()
-        self.lambd = lambd
-
-    def forward(self, input):
-        return F.softshrink(input, self.lambd)
-
-    def extra_repr(self):
-        return str(self.lambd)
-
-
-class Hardshrink(Softshrink):
-    """``F.hardshrink`` with ``lambd``."""
-
-    def forward(self, input):
-        return F.hardshrink(input, self.lambd)
-
-
-class Threshold(Module):
-    """``F.threshold``: ``input`` above ``threshold``, ``value`` elsewhere."""
-
-    def __init__(self, threshold, value, inplace=False):
-        super().__init__()
-        self.threshold = threshold
-        self.value = value
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.threshold(input, self.threshold, self.value, self.inplace)
-
-    def extra_repr(self):
-        return "threshold=%s, value=%s%s" % (self.threshold, self.value,
-                                             _inplace_suffix(self.inplace))
-
-
-class GLU(Module):
-    """``F.glu`` over ``dim``."""
-
-    def __init__(self, dim=-1):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.glu(input, self.dim)
-
-    def extra_repr(self):
-        return "dim=%s" % (self.dim,)
-
-
 class _Loss(Module):
-    # The reduction (torch's legacy size_average/reduce accepted) shared by the losses
+    # torch's _Loss: the legacy size_average/reduce arguments set the reduction
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
@@ -1405,14 +1494,14 @@ class _Loss(Module):
 
 
 class L1Loss(_Loss):
-    """``F.l1_loss``."""
+    """The mean (or sum, or none) of absolute differences (``F.l1_loss``)."""
 
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
-    """``F.smooth_l1_loss`` with ``beta``."""
+    """Quadratic below ``beta``, linear above (``F.smooth_l1_loss``)."""
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
         super().__init__(size_average, reduce, reduction)
@@ -1423,7 +1512,7 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
-    """``F.huber_loss`` with ``delta``."""
+    """Quadratic below ``delta``, ``delta``-scaled linear above (``F.huber_loss``)."""
 
     def __init__(self, reduction="mean", delta=1.0):
         super().__init__(reduction=reduction)
@@ -1434,7 +1523,8 @@ class HuberLoss(_Loss):
 
 
 class BCELoss(_Loss):
-    """``F.binary_cross_entropy`` (``weight`` is a buffer)."""
+    """Binary cross entropy of probabilities (``F.binary_cross_entropy``); ``weight``
+    is a buffer, as in torch."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
@@ -1446,8 +1536,8 @@ class BCELoss(_Loss):
 
 
 class BCEWithLogitsLoss(_Loss):
-    """``F.binary_cross_entropy_with_logits`` (``weight`` and ``pos_weight`` are
-    buffers)."""
+    """Binary cross entropy of logits (``F.binary_cross_entropy_with_logits``);
+    ``weight`` and ``pos_weight`` are buffers, as in torch."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
                  pos_weight=None):
@@ -1456,13 +1546,13 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, weight=self.weight,
-                                                  reduction=self.reduction,
-                                                  pos_weight=self.pos_weight)
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)
 
 
 class NLLLoss(_Loss):
-    """``F.nll_loss`` (``weight`` is a buffer)."""
+    """The negative log-likelihood of class indices (``F.nll_loss``)."""
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean"):
@@ -1476,7 +1566,7 @@ class NLLLoss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    """``F.kl_div`` (``log_target``)."""
+    """The Kullback-Leibler divergence from log-probabilities (``F.kl_div``)."""
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction)
@@ -1484,6 +1574,119 @@ class KLDivLoss(_Loss):
 
     def forward(self, input, target):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class MarginRankingLoss(_Loss):
+    """``max(0, -target * (x1 - x2) + margin)`` (``F.margin_ranking_loss``)."""
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                     reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``x`` for target 1, ``max(0, margin - x)`` for -1 (``F.hinge_embedding_loss``)."""
+
+    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input, target):
+        return F.hinge_embedding_loss(input, target, margin=self.margin,
+                                      reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """``log(1 + exp(-target * x))`` (``F.soft_margin_loss``)."""
+
+    def forward(self, input, target):
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` (``F.triplet_margin_loss``)."""
+
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None,
+                 reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError("triplet_margin_loss(): margin must be greater than 0, got %r"
+                             % (margin,))
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin,
+                                     p=self.p, eps=self.eps, swap=self.swap,
+                                     reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """The Poisson negative log-likelihood (``F.poisson_nll_loss``)."""
+
+    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                 reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+    def forward(self, log_input, target):
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input,
+                                  full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """The Gaussian negative log-likelihood (``F.gaussian_nll_loss``)."""
+
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input, target, var):
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """``1 - cos`` for target 1, ``max(0, cos - margin)`` for -1
+    (``F.cosine_embedding_loss``)."""
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
+                                       reduction=self.reduction)
+
+
+class MultiMarginLoss(_Loss):
+    """The multi-class hinge loss (``F.multi_margin_loss``); ``weight`` is a buffer."""
+
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                 reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("multi_margin_loss(): only p == 1 and p == 2 supported, got %r"
+                             % (p,))
+        if weight is not None and weight.ndim != 1:
+            raise ValueError("multi_margin_loss(): expected weight to be None or 1D tensor, "
+                             "got %dD instead" % weight.ndim)
+        self.register_buffer("weight", weight)
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input, target):
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                   weight=self.weight, reduction=self.reduction)
 
 
 def _legacy_reduction(size_average, reduce):

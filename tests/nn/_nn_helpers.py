@@ -105,7 +105,10 @@ def _check_all(case, arrays, variant):
         H.check_gradcheck(w, arrays)
         H.check_gradgradcheck(w, arrays)
     H.check_vs_torch(w, arrays)
-    H.check_second_order_vs_torch(w, arrays)
+    # torch_second_order=False: torch has no second derivative for the op
+    # (multi_margin_loss); gradgradcheck is then the reference for pyad's
+    if getattr(case, "torch_second_order", True):
+        H.check_second_order_vs_torch(w, arrays)
     H.check_create_graph_matches_plain(w, arrays)
 
 

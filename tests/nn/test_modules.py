@@ -3,6 +3,7 @@ initialisation, and the layers' outputs and gradients on the same weights."""
 import collections
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -44,7 +45,24 @@ def zoo(lib):
         n.Softmax(), n.Dropout(0.2), n.LayerNorm(8),
         n.LayerNorm((2, 4), elementwise_affine=False), n.Embedding(10, 3),
         n.Embedding(10, 3, padding_idx=0), n.ModuleList([n.Linear(1, 1), n.Identity()]),
-        n.CrossEntropyLoss(), n.MSELoss(reduction="sum"))
+        n.CrossEntropyLoss(), n.MSELoss(reduction="sum"),
+        n.LeakyReLU(), n.LeakyReLU(0.2, inplace=True), n.ELU(), n.ELU(alpha=0.5, inplace=True),
+        n.CELU(), n.CELU(2.0, True), n.SELU(), n.SELU(inplace=True), n.SiLU(), n.SiLU(True),
+        n.Mish(), n.Mish(inplace=True), n.Softplus(), n.Softplus(beta=2, threshold=10.0),
+        n.Hardtanh(), n.Hardtanh(-2.0, 3, inplace=True), n.ReLU6(), n.ReLU6(inplace=True),
+        n.Hardsigmoid(), n.Hardswish(inplace=True), n.LogSigmoid(), n.Softsign(),
+        n.Tanhshrink(), n.Softshrink(), n.Softshrink(1.5), n.Hardshrink(lambd=0.25),
+        n.Threshold(0.1, 20), n.Threshold(-1.0, 0.0, inplace=True), n.GLU(), n.GLU(dim=1),
+        n.Unflatten(1, (2, 4)), n.Unflatten(-1, [3, 1]),
+        n.L1Loss(), n.L1Loss(reduction="sum"), n.SmoothL1Loss(beta=0.5), n.HuberLoss(),
+        n.HuberLoss(reduction="none", delta=2.0), n.BCELoss(), n.BCELoss(weight=lib.ones(3)),
+        n.BCEWithLogitsLoss(), n.BCEWithLogitsLoss(pos_weight=lib.ones(2)),
+        n.NLLLoss(), n.NLLLoss(weight=lib.ones(4), ignore_index=3), n.KLDivLoss(),
+        n.KLDivLoss(reduction="batchmean", log_target=True),
+        n.MarginRankingLoss(margin=0.5), n.HingeEmbeddingLoss(), n.SoftMarginLoss(),
+        n.TripletMarginLoss(p=1.0, swap=True), n.PoissonNLLLoss(log_input=False),
+        n.GaussianNLLLoss(full=True), n.CosineEmbeddingLoss(0.1), n.MultiMarginLoss(),
+        n.MultiMarginLoss(p=2, weight=lib.ones(4)))
 
 
 # -- Parameter ------------------------------------------------------------------------------
@@ -313,7 +331,7 @@ def test_sequential_indexing_len_iteration_as_torch():
     a, b = zoo(torch), zoo(pyad)
     assert len(b) == len(a)
     assert [type(m).__name__ for m in b] == [type(m).__name__ for m in a]
-    assert type(b[-1]).__name__ == "MSELoss" and b[0] is list(b)[0]
+    assert type(b[-1]).__name__ == "MultiMarginLoss" and b[0] is list(b)[0]
     assert repr(b[2:5]) == repr(a[2:5])
     with pytest.raises(IndexError):
         b[len(b)]
@@ -688,3 +706,201 @@ def test_bad_hooks_are_clear_errors():
     layer.register_forward_pre_hook(lambda m, a, k: 5, with_kwargs=True)
     with pytest.raises(RuntimeError, match="forward pre-hook must return None or a tuple"):
         layer(pyad.ones(1))
+
+
+# -- the activation and loss modules added with the extra functions -------------------------
+
+ACTIVATION_MODULES = [
+    ("LeakyReLU", (), {}), ("LeakyReLU", (0.2,), {}), ("ELU", (), {}),
+    ("ELU", (), {"alpha": 0.5}), ("CELU", (1.5,), {}), ("SELU", (), {}), ("SiLU", (), {}),
+    ("Mish", (), {}), ("Softplus", (), {}), ("Softplus", (), {"beta": 2.0, "threshold": 1.0}),
+    ("Hardtanh", (), {}), ("Hardtanh", (-0.5, 2.0), {}), ("ReLU6", (), {}),
+    ("Hardsigmoid", (), {}), ("Hardswish", (), {}), ("LogSigmoid", (), {}),
+    ("Softsign", (), {}), ("Tanhshrink", (), {}), ("Softshrink", (), {}),
+    ("Hardshrink", (0.8,), {}), ("Threshold", (0.2, -1.0), {}), ("GLU", (), {}),
+    ("GLU", (), {"dim": 1}), ("Unflatten", (1, (2, 2)), {}),
+]
+FUNCTIONAL_OF = {"LeakyReLU": "leaky_relu", "ELU": "elu", "CELU": "celu", "SELU": "selu",
+                 "SiLU": "silu", "Mish": "mish", "Softplus": "softplus",
+                 "Hardtanh": "hardtanh", "ReLU6": "relu6", "Hardsigmoid": "hardsigmoid",
+                 "Hardswish": "hardswish", "LogSigmoid": "logsigmoid",
+                 "Softsign": "softsign", "Tanhshrink": "tanhshrink",
+                 "Softshrink": "softshrink", "Hardshrink": "hardshrink",
+                 "Threshold": "threshold", "GLU": "glu"}
+
+
+@pytest.mark.parametrize("name, args, kwargs", ACTIVATION_MODULES,
+                         ids=["%s%s%s" % (n, a, k) for n, a, k in ACTIVATION_MODULES])
+def test_activation_modules_match_torch_and_their_functional(name, args, kwargs):
+    x = _x(3, 4, 2) * 2                      # past the kinks at +-3 too
+    mp, mt = getattr(nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
+    assert repr(mp) == repr(mt)
+    assert len(mp.state_dict()) == 0 and list(mp.parameters()) == []
+    # torch's hardsigmoid gradient is 1/6 rounded to float32 (docs/nn-functional.md)
+    _check_forward_backward(mp, mt, x, rtol=1e-7 if name == "Hardsigmoid" else 1e-10)
+    if name in FUNCTIONAL_OF:
+        out = mp(pyad.tensor(x))
+        fargs = args if name != "GLU" else (kwargs.get("dim", -1),)
+        fkwargs = kwargs if name != "GLU" else {}
+        ref = getattr(F, FUNCTIONAL_OF[name])(pyad.tensor(x), *fargs, **fkwargs)
+        np.testing.assert_array_equal(out.data, ref.data)
+
+
+@pytest.mark.parametrize("name", ["LeakyReLU", "ELU", "CELU", "SELU", "SiLU", "Mish",
+                                  "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish"])
+def test_inplace_activation_modules_overwrite_a_non_leaf_as_torch(name):
+    x = _x(2, 3) * 3
+    xp = pyad.tensor(x, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    hp, ht = xp * 1.0, xt * 1.0
+    yp = getattr(nn, name)(inplace=True)(hp)
+    yt = getattr(torch.nn, name)(inplace=True)(ht)
+    assert yp is hp
+    np.testing.assert_allclose(hp.data, ht.detach().numpy(), rtol=1e-12, atol=1e-15)
+    (yp * yp).sum().backward()
+    (yt * yt).sum().backward()
+    np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=1e-7, atol=1e-15)
+
+
+def test_threshold_inplace_module_and_repr():
+    m, mt = nn.Threshold(0.5, 9.0, inplace=True), torch.nn.Threshold(0.5, 9.0, inplace=True)
+    assert repr(m) == repr(mt)
+    h = pyad.tensor(np.array([0.2, 1.0])) * 1.0
+    assert m(h) is h and h.tolist() == [9.0, 1.0]
+
+
+def test_hardtanh_module_checks_its_bounds_and_takes_the_deprecated_keywords():
+    with pytest.raises(ValueError, match=r"hardtanh\(\): max_val"):
+        nn.Hardtanh(1.0, -1.0)
+    with pytest.raises(AssertionError):
+        torch.nn.Hardtanh(1.0, -1.0)
+    with pytest.warns(FutureWarning, match="min_value"):
+        m = nn.Hardtanh(min_value=-2.0)
+    with pytest.warns(FutureWarning):
+        mt = torch.nn.Hardtanh(min_value=-2.0)
+    assert repr(m) == repr(mt) and m.min_val == -2.0
+
+
+def test_unflatten_module_matches_torch_and_checks_its_size():
+    x = _x(2, 6, 3)
+    for args in ((1, (2, 3)), (-1, [3, 1]), (1, (-1, 2))):
+        m, mt = nn.Unflatten(*args), torch.nn.Unflatten(*args)
+        assert repr(m) == repr(mt)
+        _check_forward_backward(m, mt, x)
+    with pytest.raises(TypeError, match=r"unflatten\(\): unflattened_size must be tuple of "
+                                        r"ints, but found element of type float at pos 1"):
+        nn.Unflatten(1, (2, 3.0))
+    with pytest.raises(TypeError):
+        torch.nn.Unflatten(1, (2, 3.0))
+
+
+def _loss_inputs(name):
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4, 3))
+    if name == "BCELoss":
+        return 1 / (1 + np.exp(-x)), rng.uniform(size=(4, 3))
+    if name == "NLLLoss":
+        return x, np.array([0, 2, 1, 2])
+    if name == "KLDivLoss":
+        return x - np.log(np.exp(x).sum(1, keepdims=True)), rng.dirichlet(np.ones(3), 4)
+    return x, rng.normal(size=(4, 3))
+
+
+LOSS_MODULES = [
+    ("L1Loss", {}), ("L1Loss", {"reduction": "sum"}), ("SmoothL1Loss", {}),
+    ("SmoothL1Loss", {"beta": 0.3, "reduction": "none"}), ("HuberLoss", {}),
+    ("HuberLoss", {"delta": 0.4, "reduction": "sum"}), ("BCELoss", {}),
+    ("BCELoss", {"weight": np.array([1.0, 2.0, 0.5])}), ("BCEWithLogitsLoss", {}),
+    ("BCEWithLogitsLoss", {"weight": np.array([1.0, 2.0, 0.5]),
+                           "pos_weight": np.array([3.0, 1.0, 0.2]), "reduction": "none"}),
+    ("NLLLoss", {}), ("NLLLoss", {"weight": np.array([1.0, 2.0, 0.5]), "ignore_index": 1}),
+    ("KLDivLoss", {"reduction": "batchmean"}), ("KLDivLoss", {"reduction": "sum"}),
+    ("L1Loss", {"size_average": False}), ("NLLLoss", {"reduce": False}),
+]
+
+
+@pytest.mark.parametrize("name, kwargs", LOSS_MODULES,
+                         ids=["%s%s" % (n, sorted(k)) for n, k in LOSS_MODULES])
+def test_loss_modules_match_torch_and_their_functional(name, kwargs):
+    x, y = _loss_inputs(name)
+    kp = {k: pyad.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    kt = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    mp = getattr(nn, name)(**kp)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # torch warns about size_average / reduce
+        mt = getattr(torch.nn, name)(**kt)
+    assert repr(mp) == repr(mt)
+    assert sorted(mp.state_dict()) == sorted(mt.state_dict())   # weights are buffers
+    assert mp.reduction == mt.reduction
+    xp = pyad.tensor(x, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    lp, lt = mp(xp, pyad.tensor(y)), mt(xt, torch.tensor(y))
+    np.testing.assert_allclose(lp.data, lt.detach().numpy(), rtol=1e-12)
+    lp.sum().backward()
+    lt.sum().backward()
+    np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=1e-12, atol=1e-15)
+    if not any(k in kwargs for k in ("size_average", "reduce")):
+        fname = {"L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1_loss",
+                 "HuberLoss": "huber_loss", "BCELoss": "binary_cross_entropy",
+                 "BCEWithLogitsLoss": "binary_cross_entropy_with_logits",
+                 "NLLLoss": "nll_loss", "KLDivLoss": "kl_div"}[name]
+        ref = getattr(F, fname)(pyad.tensor(x), pyad.tensor(y), **kp)
+        np.testing.assert_array_equal(mp(pyad.tensor(x), pyad.tensor(y)).data, ref.data)
+
+
+def _pm1(shape, seed):
+    return np.where(np.random.default_rng(seed).uniform(size=shape) > 0.5, 1.0, -1.0)
+
+
+MORE_LOSS_MODULES = [
+    ("MarginRankingLoss", {"margin": 0.5}, lambda: (_x(4, 3), _x(4, 3, seed=1)),
+     lambda: (_pm1((4, 3), 2),)),
+    ("HingeEmbeddingLoss", {"margin": 0.7, "reduction": "sum"}, lambda: (_x(4, 3),),
+     lambda: (_pm1((4, 3), 2),)),
+    ("SoftMarginLoss", {"reduction": "none"}, lambda: (_x(4, 3),), lambda: (_pm1((4, 3), 2),)),
+    ("TripletMarginLoss", {"margin": 2.0, "p": 1.0, "swap": True},
+     lambda: (_x(4, 3), _x(4, 3, seed=1), _x(4, 3, seed=2)), lambda: ()),
+    ("PoissonNLLLoss", {"full": True}, lambda: (_x(4, 3),),
+     lambda: (np.abs(_x(4, 3, seed=1)) * 3,)),
+    ("GaussianNLLLoss", {"full": True, "eps": 1e-3}, lambda: (_x(4, 3), _x(4, 3, seed=1)),
+     lambda: (np.abs(_x(4, 3, seed=2)),)),
+    ("CosineEmbeddingLoss", {"margin": -0.3}, lambda: (_x(4, 3), _x(4, 3, seed=1)),
+     lambda: (_pm1((4,), 2),)),
+    ("MultiMarginLoss", {"p": 2, "margin": 0.5, "weight": np.array([1.0, 2.0, 0.5])},
+     lambda: (_x(4, 3),), lambda: (np.array([0, 2, 1, 2]),)),
+]
+
+
+@pytest.mark.parametrize("name, kwargs, inputs, constants", MORE_LOSS_MODULES,
+                         ids=[c[0] for c in MORE_LOSS_MODULES])
+def test_more_loss_modules_match_torch(name, kwargs, inputs, constants):
+    kp = {k: pyad.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    kt = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    mp, mt = getattr(nn, name)(**kp), getattr(torch.nn, name)(**kt)
+    assert repr(mp) == repr(mt)
+    assert sorted(mp.state_dict()) == sorted(mt.state_dict())
+    xs = inputs()
+    xp = [pyad.tensor(x, requires_grad=True) for x in xs]
+    xt = [torch.tensor(x, requires_grad=True) for x in xs]
+    cs = constants()
+    lp = mp(*xp, *[pyad.tensor(c) for c in cs])
+    lt = mt(*xt, *[torch.tensor(c) for c in cs])
+    np.testing.assert_allclose(lp.data, lt.detach().numpy(), rtol=1e-12)
+    lp.sum().backward()
+    lt.sum().backward()
+    for a, b in zip(xp, xt):
+        np.testing.assert_allclose(a.grad.data, b.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_more_loss_module_arguments_are_checked():
+    with pytest.raises(ValueError, match=r"triplet_margin_loss\(\): margin"):
+        nn.TripletMarginLoss(margin=0.0)
+    with pytest.raises(ValueError, match=r"multi_margin_loss\(\): only p == 1 and p == 2"):
+        nn.MultiMarginLoss(p=3)
+    with pytest.raises(ValueError, match=r"multi_margin_loss\(\): expected weight"):
+        nn.MultiMarginLoss(weight=pyad.ones(2, 2))
+    for bad in (lambda: torch.nn.TripletMarginLoss(margin=0.0),
+                lambda: torch.nn.MultiMarginLoss(p=3),
+                lambda: torch.nn.MultiMarginLoss(weight=torch.ones(2, 2))):
+        with pytest.raises(ValueError):
+            bad()
