@@ -310,7 +310,8 @@ cdef class PowBackward(_BinaryNode):
                 # b * a^(b-1) is 0 * inf = nan at a = 0, b = 0; the derivative is 0
                 # there (torch's choice).
                 zero_exponent = _operand_data(exponent, "pow") == 0
-                if bool(zero_exponent.any()):
+                # (on a GPU the any() would be a host sync: apply the mask always)
+                if _xp_of(zero_exponent) is not numpy or bool(zero_exponent.any()):
                     ga = where_const(zero_exponent, 0.0, ga)
             ga = self.grad_a(ga)
         if self._needs_input_grad(1):
