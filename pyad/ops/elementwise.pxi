@@ -1051,7 +1051,7 @@ cdef Variable _pairwise_extremum(object input, object other, bint is_max, str wh
     node.zero_a = xp.asarray(da < db if is_max else da > db)
     node.zero_b = xp.asarray(da > db if is_max else da < db)
     ties = xp.asarray(da == db)
-    if bool(ties.any()):
+    if xp is not numpy or bool(ties.any()):     # (on a GPU the any() would be a sync)
         node.scale = xp.where(ties, 0.5, 1.0).astype(data.dtype, copy=False)
     return _binary(node, data, input, other, False, False)
 

@@ -1388,7 +1388,7 @@ def median(input, dim=None, keepdim=False):
         flat = x._data.reshape(-1)
         n = flat.shape[0]
         if n == 0:
-            data = numpy.asarray(numpy.nan, dtype=x._data.dtype) if _is_float_dtype(
+            data = _xp_of(x._data).asarray(numpy.nan, dtype=x._data.dtype) if _is_float_dtype(
                 x._data.dtype) else None
             if data is None:
                 raise RuntimeError("median(): the median of an empty integer Variable is "
