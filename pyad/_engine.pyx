@@ -920,6 +920,17 @@ def _move_to_device(data, dev, what="to"):
         return cp.asarray(data)
 
 
+cdef object _full_on_device(tuple shape, object value, object dtype, object dev):
+    """An array of ``shape`` filled with ``value``, made on ``dev`` itself (no host array
+    copied over)."""
+    if dev is None or device(dev).type == "cpu":
+        return numpy.full(shape, value, dtype=dtype)
+    dev = device(dev)
+    cp = _require_cupy("full")
+    with cp.cuda.Device(dev.index):
+        return cp.full(shape, value, dtype=dtype)
+
+
 # --------------------------------------------------------------------------------
 # Converting user data to arrays
 # --------------------------------------------------------------------------------

@@ -139,7 +139,7 @@ cdef Variable _validate_function_grad(FunctionNode node, Py_ssize_t i, object g)
         v = _wrap(g)
     elif isinstance(g, (int, float)):
         # A number stands for a gradient filled with it, on the input's device.
-        v = _wrap(_move_to_device(numpy.full(shape, g, dtype=dtype), dev))
+        v = _wrap(_full_on_device(shape, g, dtype, dev))
     else:
         raise TypeError("function %s returned a gradient of type %s at index %d, expected a "
                         "Variable, an array or None" % (node.name(), type(g).__name__, i))

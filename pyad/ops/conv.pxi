@@ -642,22 +642,23 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     total = sum(_unfold(xpad, k[0], k[1], s[0], s[1], 1, 1, oh, ow), (4, 5))
     # torch's divisor per window: its size within the padded input (count_include_pad)
     # or within the input itself.
+    # Computed with the data's array module, so on a GPU it is made there (no host
+    # array copied over).
+    xp = _xp_of(x._data)
     counts = []
     for size, kk, ss, pp, no in ((h, k[0], s[0], p[0], oh), (w, k[1], s[1], p[1], ow)):
-        start = numpy.arange(no) * ss - pp
-        end = numpy.minimum(start + kk, size + pp)
+        start = xp.arange(no) * ss - pp
+        end = xp.minimum(start + kk, size + pp)
         if not count_include_pad:
-            start = numpy.maximum(start, 0)
-            end = numpy.minimum(end, size)
+            start = xp.maximum(start, 0)
+            end = xp.minimum(end, size)
         counts.append(end - start)
     if divisor_override is not None:
-        divisor = numpy.asarray(float(divisor_override))
+        divisor = float(divisor_override)      # a Python number: no array at all
+        out = div(total, divisor)
     else:
         divisor = (counts[0][:, None] * counts[1][None, :]).astype(x._data.dtype)
-    xp = _xp_of(x._data)
-    if xp is not numpy:
-        divisor = xp.asarray(divisor)
-    out = div(total, _plain(divisor.astype(x._data.dtype), False))
+        out = div(total, _plain(divisor, False))
     return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
 
 
@@ -692,13 +693,12 @@ def adaptive_avg_pool2d(input, output_size):
     mats = []
     for i in range(2):
         size, no = x._data.shape[2 + i], sizes[i]
-        j = numpy.arange(no)
+        j = xp.arange(no)                 # made on the data's device
         start = (j * size) // no
         end = -((-(j + 1) * size) // no)
-        pos = numpy.arange(size)
+        pos = xp.arange(size)
         m = ((pos >= start[:, None]) & (pos < end[:, None])) / (end - start)[:, None]
-        m = m.astype(x._data.dtype)
-        mats.append(_plain(m if xp is numpy else xp.asarray(m), False))
+        mats.append(_plain(m.astype(x._data.dtype), False))
     out = matmul(matmul(mats[0], x), transpose(mats[1], 0, 1))
     return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
 

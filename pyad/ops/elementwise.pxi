@@ -310,7 +310,8 @@ cdef class PowBackward(_BinaryNode):
                 # b * a^(b-1) is 0 * inf = nan at a = 0, b = 0; the derivative is 0
                 # there (torch's choice).
                 zero_exponent = _operand_data(exponent, "pow") == 0
-                if bool(zero_exponent.any()):
+                # (on a GPU the any() would be a host sync: apply the mask always)
+                if _xp_of(zero_exponent) is not numpy or bool(zero_exponent.any()):
                     ga = where_const(zero_exponent, 0.0, ga)
             ga = self.grad_a(ga)
         if self._needs_input_grad(1):
@@ -1050,7 +1051,7 @@ cdef Variable _pairwise_extremum(object input, object other, bint is_max, str wh
     node.zero_a = xp.asarray(da < db if is_max else da > db)
     node.zero_b = xp.asarray(da > db if is_max else da < db)
     ties = xp.asarray(da == db)
-    if bool(ties.any()):
+    if xp is not numpy or bool(ties.any()):     # (on a GPU the any() would be a sync)
         node.scale = xp.where(ties, 0.5, 1.0).astype(data.dtype, copy=False)
     return _binary(node, data, input, other, False, False)
 

@@ -401,7 +401,7 @@ def setitem(object input, key, value):
         return _profiled(setitem, (input, key, value, ))
     cdef Variable x = _inplace_target(input, "__setitem__")
     cdef Variable old
-    key = _index_key(key)
+    key = _index_key(key, x._data)
     if _inplace_records(x, value):
         _check_inplace_allowed(x, value, "__setitem__")
         old = _snapshot(x)

@@ -366,9 +366,10 @@ cdef class NormalBackward(_FloatSampleNode):
         return (gm, gs)
 
 
-def normal(mean=0.0, std=1.0, size=None, dtype=None):
+def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None):
     """Samples from N(mean, std^2): ``mean`` and/or ``std`` Variables (broadcast), or
-    numbers with ``size=``, as torch's overloads.
+    numbers with ``size=`` (and ``device=``, where the sample is drawn: a GPU draws it
+    on the GPU), as torch's overloads.
 
     A stochastic op, not reparameterised: when ``mean`` or ``std`` requires grad, call
     ``reinforce(reward)`` on the sample before backward (see docs/stochastic.md); for a
@@ -379,7 +380,7 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None):
     tensor([  0., 100.])
     """
     if _profiling and _profile_enter():
-        return _profiled(normal, (mean, std, size, dtype, ))
+        return _profiled(normal, (mean, std, size, dtype, device, ))
     from pyad._factories import _generator_for
     mean_is_tensor = not isinstance(mean, (int, float, numpy.generic))
     std_is_tensor = not isinstance(std, (int, float, numpy.generic))
@@ -399,10 +400,12 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None):
         out_dtype = numpy.dtype(dtype) if dtype is not None else _default_dtype
         if std < 0:
             raise RuntimeError("normal(): expected std >= 0.0, got %r" % std)
-        sample = _host_rng_normal(shape) * std + mean
-        return _plain(numpy.asarray(sample, dtype=out_dtype), False)
+        return _plain(_normal_numbers(shape, mean, std, out_dtype, device), False)
     if size is not None:
         raise TypeError("normal(): size= is only taken with a number mean and std")
+    if device is not None:
+        raise TypeError("normal(): device= is only taken with a number mean and std (a "
+                        "Variable mean or std decides the device)")
     if mean_is_tensor and std_is_tensor:
         if _device_of((<Variable>mean)._data) != _device_of((<Variable>std)._data):
             raise RuntimeError("normal(): mean is on %s but std is on %s"
@@ -440,9 +443,16 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None):
     return _plain(sample, _any_volatile(params))
 
 
-cdef object _host_rng_normal(tuple shape):
+cdef object _normal_numbers(tuple shape, object mean, object std, object dtype, object dev):
+    # Drawn by the generator of the target device, so a GPU sample never visits the host.
     from pyad._factories import _generator_for
-    return _generator_for(numpy.empty(0)).standard_normal(shape)
+    if dev is None or device(dev).type == "cpu":
+        sample = _generator_for(numpy.empty(0)).standard_normal(shape) * std + mean
+        return numpy.asarray(sample, dtype=dtype)
+    dev = device(dev)
+    cp = _require_cupy("normal")
+    with cp.cuda.Device(dev.index):
+        return (cp.random.standard_normal(shape) * std + mean).astype(dtype, copy=False)
 
 
 RANDOM_OPS = (uniform_, normal_, bernoulli, multinomial, normal)

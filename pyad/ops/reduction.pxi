@@ -446,7 +446,10 @@ cdef class ProdBackward(Node):
         kshape = (1,) * len(shape) if self.dim is None else \
             _keepdim_shape(shape, (self.dim,))
         g = _reshape(g, kshape, False)
-        if not bool((x._data == 0).any()):
+        # Asking whether a zero is present reads the data on the host; on a GPU that is
+        # a sync in the middle of the backward, so there the zero-safe rule (exact for
+        # every input) always runs.
+        if _xp_of(x._data) is numpy and not bool((x._data == 0).any()):
             return (mul(g, div(_reshape(out, kshape, False), x)),)
         if self.dim is None:
             others = _reshape(_prod_others(_reshape(x, (x._data.size,), False), 0), shape,
@@ -1117,7 +1120,7 @@ cdef class CumprodBackward(Node):
         if x._data.ndim == 0:
             return (g,)
         cdef Py_ssize_t d = self.dim
-        if not bool((x._data == 0).any()):
+        if _xp_of(x._data) is numpy and not bool((x._data == 0).any()):   # no GPU sync
             out = self.result.unpack(self)
             return (div(_rev_cumsum(mul(g, out), d), x),)
         shape = x._data.shape
@@ -1385,7 +1388,7 @@ def median(input, dim=None, keepdim=False):
         flat = x._data.reshape(-1)
         n = flat.shape[0]
         if n == 0:
-            data = numpy.asarray(numpy.nan, dtype=x._data.dtype) if _is_float_dtype(
+            data = _xp_of(x._data).asarray(numpy.nan, dtype=x._data.dtype) if _is_float_dtype(
                 x._data.dtype) else None
             if data is None:
                 raise RuntimeError("median(): the median of an empty integer Variable is "

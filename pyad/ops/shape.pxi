@@ -268,14 +268,16 @@ def squeeze(input, dim=None):
 
 # -- basic indexing -------------------------------------------------------------------
 
-cdef object _index_key(object key):
+cdef object _index_key(object key, object like):
     # Unwrap Variables used as indices; plain ints, slices, None and Ellipsis pass as is.
+    # A list becomes an index array with the array module of `like` (the indexed data),
+    # so a GPU Variable's list key is made on the GPU.
     if isinstance(key, Variable):
         return (<Variable>key)._data
     if isinstance(key, tuple):
-        return tuple(_index_key(k) for k in key)
+        return tuple(_index_key(k, like) for k in key)
     if isinstance(key, list):
-        return _xp_of(numpy.empty(0)).asarray(key)
+        return _xp_of(like).asarray(key)
     return key
 
 
@@ -436,7 +438,7 @@ def getitem(input, key):
     if _profiling and _profile_enter():
         return _profiled(getitem, (input, key, ))
     cdef Variable x = _as_variable(input, "__getitem__")
-    key = _index_key(key)
+    key = _index_key(key, x._data)
     cdef bint basic = _is_basic_key(key)
     try:
         # A trailing Ellipsis makes NumPy return a 0-d view, not a scalar copy, so that
@@ -1958,10 +1960,9 @@ def pad(input, pad, mode="constant", value=0):
                                    % (lo, hi, d, mode, _shape_str(x._data.shape)))
         # The padded output takes each entry from one input entry: gather through the
         # map of flat positions (its backward adds the reused entries up).
-        positions = numpy.pad(numpy.arange(x._data.size).reshape(x._data.shape), widths,
-                              mode="reflect" if mode == "reflect" else "edge")
-        if xp is not numpy:
-            positions = xp.asarray(positions)
+        # Built where the data lives (xp.pad and xp.arange): no host map copied over.
+        positions = xp.pad(xp.arange(x._data.size).reshape(x._data.shape), widths,
+                           mode="reflect" if mode == "reflect" else "edge")
         return getitem(reshape(x, (-1,)), positions)
     # constant: crop the negative sizes, then pad the positive ones
     crop = []

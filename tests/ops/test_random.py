@@ -416,3 +416,27 @@ def test_autograd_backward_takes_several_samples_with_none_gradients():
     x.reinforce(np.ones((1, 3)))
     autograd.backward([k, x], [None, None])
     assert w.grad is not None and np.isfinite(w.grad.data).all()
+
+
+def test_normal_of_numbers_takes_a_device():
+    pyad.manual_seed(3)
+    a = pyad.normal(1.0, 2.0, (4,), device="cpu")
+    pyad.manual_seed(3)
+    b = pyad.normal(1.0, 2.0, (4,))
+    assert isinstance(a.data, np.ndarray)
+    np.testing.assert_array_equal(a.data, b.data)
+
+
+def test_normal_device_needs_a_gpu_or_says_so():
+    try:
+        import cupy  # noqa: F401
+        pytest.skip("CuPy is installed: the GPU test covers device='cuda'")
+    except ImportError:
+        pass
+    with pytest.raises(RuntimeError, match=r"normal\(\): device 'cuda' needs CuPy"):
+        pyad.normal(0.0, 1.0, (2,), device="cuda")
+
+
+def test_normal_device_is_refused_with_variable_parameters():
+    with pytest.raises(TypeError, match=r"normal\(\): device= is only taken"):
+        pyad.normal(pyad.zeros(2), 1.0, device="cpu")
