@@ -7,6 +7,7 @@ every ``record_function`` range, from every thread, with ops called inside ops (
 inside backward nodes) nested as children. Recording appends one small list per event;
 the FunctionEvent objects are built when the results are first read.
 """
+import bisect
 import contextlib
 import functools
 import json
@@ -838,6 +839,21 @@ class emit_nvtx:
 # --------------------------------------------------------------------------------
 
 _LAUNCH_CBIDS = frozenset({13, 211})    # cudaLaunch (CUDA < 9.2), cudaLaunchKernel
+# The longest string (kernel or range name) load_nvprof reads; longer ones are refused
+# before they are fetched. Mangled C++ kernel names run to a few KB.
+_MAX_NVPROF_STRING = 1 << 20
+
+
+class _NvprofError(Exception):
+    """A problem with the file's contents, raised as RuntimeError naming the file."""
+
+
+def _sqlite_uri(path):
+    # Every character with a meaning in a URI ('%', '?', '#', ...) is escaped so the
+    # path names exactly that file; immutable=1 makes SQLite read it without locks and
+    # without creating -wal/-shm files beside a WAL-mode trace.
+    from urllib.parse import quote
+    return "file:%s?mode=ro&immutable=1" % quote(os.path.abspath(path), safe="/")
 
 
 def load_nvprof(path, launch_cbids=_LAUNCH_CBIDS):
@@ -848,16 +864,24 @@ def load_nvprof(path, launch_cbids=_LAUNCH_CBIDS):
     to every enclosing range's ``kernels`` with its resolved name and duration.
     Kernels come from ``CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL`` and
     ``CUPTI_ACTIVITY_KIND_KERNEL``, whichever the file has.
+
+    The file is opened read-only and immutable (nothing is written beside it), ranges
+    and launches are matched in O(n log n), and a file that is not what nvprof writes
+    (missing tables, generated columns, a value of the wrong type, a string longer than
+    1 MiB) raises RuntimeError naming ``load_nvprof``.
     """
     path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
     if not os.path.isfile(path):
         raise FileNotFoundError("load_nvprof(): no such file: %r" % path)
-    uri = "file:%s?mode=ro" % os.path.abspath(path).replace("?", "%3f").replace("#", "%23")
     try:
-        conn = sqlite3.connect(uri, uri=True)
+        conn = sqlite3.connect(_sqlite_uri(path), uri=True)
     except sqlite3.Error as exc:
         raise RuntimeError("load_nvprof(): cannot open %r: %s" % (path, exc)) from None
     try:
+        if hasattr(conn, "setlimit"):   # Python >= 3.11: no string or blob above the bound
+            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _MAX_NVPROF_STRING + 1024)
         try:
             tables = {r[0] for r in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type='table'")}
@@ -873,6 +897,13 @@ def load_nvprof(path, launch_cbids=_LAUNCH_CBIDS):
                                      "CUPTI_ACTIVITY_KIND_KERNEL") if t in tables]
         try:
             return _read_nvprof(conn, kernel_tables, frozenset(launch_cbids))
+        except _NvprofError as exc:
+            raise RuntimeError("load_nvprof(): %r is not a valid nvprof trace: %s"
+                               % (path, exc)) from None
+        except sqlite3.DataError as exc:        # over SQLITE_LIMIT_LENGTH
+            raise RuntimeError("load_nvprof(): %r is not a valid nvprof trace: %s (strings "
+                               "are limited to %d bytes)" % (path, exc, _MAX_NVPROF_STRING)
+                               ) from None
         except sqlite3.DatabaseError as exc:
             raise RuntimeError("load_nvprof(): cannot read %r (truncated or damaged?): %s"
                                % (path, exc)) from None
@@ -880,35 +911,99 @@ def load_nvprof(path, launch_cbids=_LAUNCH_CBIDS):
         conn.close()
 
 
+def _check_columns(conn, table, columns):
+    """Refuse a table missing a column nvprof writes, or with generated columns (which
+    could compute huge values from a tiny file)."""
+    info = {}
+    for row in conn.execute("PRAGMA table_xinfo(%s)" % table):
+        name, hidden = row[1], row[6]
+        if hidden in (2, 3):
+            raise _NvprofError("table %s has a generated column %r (nvprof writes none)"
+                               % (table, name))
+        info[name] = row
+    missing = [c for c in columns if c not in info]
+    if missing:
+        raise _NvprofError("table %s has no column(s) %s" % (table, ", ".join(missing)))
+
+
+def _rows(conn, table, columns, kinds, sql):
+    """Rows of ``sql`` with each value checked against ``kinds`` ('i' int, 's' str,
+    'b' bytes or None)."""
+    _check_columns(conn, table, columns)
+    allowed = {"i": (int,), "s": (str,), "b": (bytes, type(None))}
+    for row in conn.execute(sql):
+        for value, kind, column in zip(row, kinds, columns):
+            if not isinstance(value, allowed[kind]) or isinstance(value, bool):
+                raise _NvprofError("column %s of table %s holds %s %r where nvprof writes %s"
+                                   % (column, table, type(value).__name__,
+                                      value if not isinstance(value, (str, bytes))
+                                      else value[:40],
+                                      {"i": "an integer", "s": "text",
+                                       "b": "a blob"}[kind]))
+        yield row
+
+
 def _read_nvprof(conn, kernel_tables, cbids):
-    strings = dict(conn.execute("SELECT _id_, value FROM StringTable"))
+    strings = {}
+    for sid, too_long, value in _rows(
+            conn, "StringTable", ("_id_", "value", "value"), "iis",
+            "SELECT _id_, length(value) > %d, "
+            "CASE WHEN length(value) > %d THEN '' ELSE value END FROM StringTable"
+            % (_MAX_NVPROF_STRING, _MAX_NVPROF_STRING)):
+        if too_long:
+            raise _NvprofError("string %d of StringTable is longer than %d characters"
+                               % (sid, _MAX_NVPROF_STRING))
+        strings[sid] = value
+
+    # Markers: a range's start row has a name, its end row (same id) name 0.
+    starts, ends = {}, {}
+    marker_columns = ("id", "name", "timestamp", "objectId")
+    for mid, name, stamp, obj in _rows(
+            conn, "CUPTI_ACTIVITY_KIND_MARKER", marker_columns, "iiib",
+            "SELECT id, name, timestamp, substr(objectId, 1, 8) "
+            "FROM CUPTI_ACTIVITY_KIND_MARKER"):
+        side = ends if name == 0 else starts
+        if mid in side:
+            raise _NvprofError("duplicate marker id %d" % mid)
+        side[mid] = (name, stamp, obj)
     events = {}
-    for mid, name, start, end, kind, obj in conn.execute(
-            "SELECT s.id, s.name, s.timestamp, e.timestamp, s.objectKind, s.objectId "
-            "FROM CUPTI_ACTIVITY_KIND_MARKER AS s JOIN CUPTI_ACTIVITY_KIND_MARKER AS e "
-            "ON s.id = e.id WHERE s.name != 0 AND e.name = 0 ORDER BY s.timestamp"):
-        if mid in events:
-            raise RuntimeError("load_nvprof(): duplicate marker id %d" % mid)
+    for mid, (name, start, obj) in starts.items():
+        end = ends.get(mid)
+        if end is None:                 # a range still open when the trace stopped
+            continue
         thread = 0
-        if isinstance(obj, (bytes, memoryview)) and len(obj) >= 8:
-            thread = int.from_bytes(bytes(obj)[4:8], "little")    # (processId, threadId)
+        if obj is not None and len(obj) >= 8:
+            thread = int.from_bytes(obj[4:8], "little")     # (processId, threadId)
         events[mid] = FunctionEvent(mid, strings.get(name, str(name)), thread,
-                                    start / 1000.0, end / 1000.0, -1, [], [], "user")
-    seen = set()
+                                    start / 1000.0, end[1] / 1000.0, sequence_nr=-1,
+                                    scope="user")
+
+    # Launches: runtime calls with a launch cbid, each matched to the first kernel of
+    # its correlation id, from the first kernel table that has one.
+    launches = []
+    for rid, cbid, rstart, rend, corr in _rows(
+            conn, "CUPTI_ACTIVITY_KIND_RUNTIME", ("_id_", "cbid", "start", "end",
+                                                  "correlationId"), "iiiii",
+            "SELECT _id_, cbid, start, end, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
+        if cbid in cbids:
+            launches.append((rstart, rend, rid, corr))
+    launches.sort()
+    assigned = set()
+    by_start = sorted(events.values(), key=lambda e: (e.time_range.start, e.id))
+    stamps = {mid: (starts[mid][1], ends[mid][1]) for mid in events}
     for table in kernel_tables:
-        for mid, rid, cbid, kname, kdev, kstart, kend in conn.execute(
-                "SELECT m.id, r._id_, r.cbid, k.name, k.deviceId, k.start, k.end "
-                "FROM CUPTI_ACTIVITY_KIND_MARKER AS m "
-                "JOIN CUPTI_ACTIVITY_KIND_MARKER AS me ON m.id = me.id "
-                "JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r "
-                "ON m.timestamp < r.start AND r.end < me.timestamp "
-                "JOIN %s AS k ON k.correlationId = r.correlationId "
-                "WHERE m.name != 0 AND me.name = 0 ORDER BY r.start" % table):
-            if cbid not in cbids or (mid, rid) in seen:
-                continue
-            seen.add((mid, rid))
-            events[mid].append_kernel(strings.get(kname, str(kname)), kdev,
-                                      (kend - kstart) / 1000.0)
+        kernels = {}
+        for _, corr, kname, kdev, kstart, kend in _rows(
+                conn, table, ("_id_", "correlationId", "name", "deviceId", "start", "end"),
+                "iiiiii", "SELECT _id_, correlationId, name, deviceId, start, end FROM %s "
+                "ORDER BY _id_" % table):
+            kernels.setdefault(corr, (strings.get(kname, str(kname)), kdev,
+                                      (kend - kstart) / 1000.0))
+        matched = [(l, kernels[l[3]]) for l in launches
+                   if l[2] not in assigned and l[3] in kernels]
+        assigned.update(l[2] for l, _ in matched)
+        _attach_kernels(by_start, stamps, matched)
+
     ordered = sorted(events.values(), key=lambda e: (e.time_range.start, -e.time_range.end))
     stacks = {}
     for evt in ordered:
@@ -927,3 +1022,40 @@ def _read_nvprof(conn, kernel_tables, cbids):
             evt.sequence_nr = int(tail.split(",")[0])
             evt.scope = "backward" if "stashed" in sep else "forward"
     return EventList(ordered, use_cuda=True)
+
+
+def _attach_kernels(by_start, stamps, matched):
+    """Append each launch's kernel to every range that strictly encloses the launch
+    (range start < launch start and launch end < range end), in launch order.
+
+    One sweep over the sorted range boundaries and launches, keeping the open ranges
+    sorted by end time, so a launch visits only the ranges it is appended to:
+    O((ranges + launches) log(ranges + launches) + matches), where the SQL join this
+    replaces was O(ranges x launches).
+    """
+    # At one timestamp: ranges ending there close first, launches are matched, ranges
+    # starting there open last (both comparisons are strict).
+    timeline = []
+    for evt in by_start:
+        t0, t1 = stamps[evt.id]
+        if t1 > t0:                     # an empty or inverted range encloses nothing
+            timeline.append((t0, 2, evt.id, evt))
+            timeline.append((t1, 0, evt.id, evt))
+    for order, (launch, kernel) in enumerate(matched):
+        timeline.append((launch[0], 1, order, (launch, kernel)))
+    timeline.sort(key=lambda item: item[:3])
+    active = []                         # (end, id) of the open ranges, sorted
+    by_id = {}
+    for stamp, kind, key, item in timeline:
+        if kind == 0:
+            entry = (stamp, key)
+            at = bisect.bisect_left(active, entry)
+            if at < len(active) and active[at] == entry:
+                del active[at]
+        elif kind == 2:
+            by_id[key] = item
+            bisect.insort(active, (stamps[key][1], key))
+        else:
+            (rstart, rend, _, _), (kname, kdev, duration) = item
+            for _, mid in active[bisect.bisect_right(active, (rend, float("inf"))):]:
+                by_id[mid].append_kernel(kname, kdev, duration)
