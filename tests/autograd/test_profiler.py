@@ -693,3 +693,92 @@ def test_load_nvprof_missing_columns_raise_a_clear_runtime_error(tmp_path):
                     "ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME DROP COLUMN cbid")
     with pytest.raises(RuntimeError, match=r"load_nvprof\(\): .*no column\(s\) cbid"):
         profiler.load_nvprof(path)
+
+
+# -- torch's test_autograd.py: test_profiler_function_event_avg, test_profiler_shapes -----
+
+
+def test_profiler_function_event_avg():
+    from pyad.autograd.profiler_util import FunctionEvent, FunctionEventAvg
+    avg = FunctionEventAvg()
+    avg.add(FunctionEvent(id=0, node_id=0, name="foo", thread=0, start_us=10, end_us=15))
+    avg.add(FunctionEvent(id=1, node_id=0, name="foo", thread=0, start_us=20, end_us=30))
+    avg.add(avg)
+    assert avg.key == "foo"
+    # aggregate stats
+    assert avg.count == 4
+    assert avg.cpu_time_total == 30
+    assert avg.self_cpu_time_total == 30
+    assert avg.device_time_total == 0
+    # average stats
+    assert avg.cpu_time == 7.5
+    assert avg.device_time == 0
+
+
+def test_function_event_avg_as_torch():
+    torch = pytest.importorskip("torch")
+    from torch.autograd import profiler_util as torch_util
+    from pyad.autograd import profiler_util
+    assert profiler.FunctionEventAvg is profiler_util.FunctionEventAvg
+    assert profiler.FunctionEvent is profiler_util.FunctionEvent
+    results = []
+    for util in (torch_util, profiler_util):
+        avg = util.FunctionEventAvg()
+        avg += util.FunctionEvent(3, "bar", 1, 1, 4, input_shapes=[[2]], stack=["s"],
+                                  cpu_memory_usage=8)
+        avg.add(util.FunctionEvent(4, "bar", 2, 5, 11, cpu_memory_usage=4))
+        results.append((avg.key, avg.count, avg.cpu_time_total, avg.self_cpu_time_total,
+                        avg.cpu_time, avg.input_shapes, avg.stack, avg.cpu_memory_usage,
+                        avg.node_id, avg.is_async, avg.is_remote, avg.flops,
+                        avg.cpu_time_str, avg.cpu_time_total_str))
+        with pytest.raises(AssertionError, match="Expected keys to match, but got baz "
+                                                 "vs bar"):
+            avg.add(util.FunctionEvent(5, "baz", 1, 0, 1))
+        with pytest.raises(AssertionError, match="Expected other to be a FunctionEvent"):
+            avg.add(object.__new__(type("Fake", (), {"key": "bar"})))
+        event = util.FunctionEvent(7, "e", 9, 2, 5)
+        results.append((event.input_shapes, event.stack, event.sequence_nr, event.node_id,
+                        event.fwd_thread, event.count, event.key, event.cpu_time_total,
+                        event.self_cpu_time_total, event.cpu_time, event.is_async,
+                        event.overload_name))
+    assert results[0::2][0] == results[0::2][1]
+    assert results[1::2][0] == results[1::2][1]
+
+
+def test_profiler_shapes():
+    layer1 = pyad.nn.Linear(20, 30)
+    layer2 = pyad.nn.Linear(30, 40)
+    input = pyad.randn(128, 20)
+    with profile(record_shapes=True) as prof:
+        layer2(layer1(input))
+
+    linear_expected_shapes = [
+        [[128, 20], [30, 20], [30]],
+        [[128, 30], [40, 30], [40]],
+    ]
+    found_indices = set()
+    for event in prof.function_events:
+        if event.name == "linear":                  # torch: "aten::linear"
+            assert event.input_shapes in linear_expected_shapes
+            found_indices.add(linear_expected_shapes.index(event.input_shapes))
+    assert len(found_indices) == len(linear_expected_shapes)
+    # the ops linear runs are nested inside it, as torch's
+    first = [e for e in prof.function_events if e.name == "linear"][0]
+    assert [c.name for c in first.cpu_children] == ["t", "matmul", "add"]
+    table = prof.key_averages(group_by_input_shape=True).table()
+    assert "[[128, 20], [30, 20], [30]]" in table
+
+
+def test_profiler_shapes_of_functional_linear_match_torch():
+    torch = pytest.importorskip("torch")
+    for bias in (True, False):
+        shapes = []
+        for lib, F, prof_cls in ((torch, torch.nn.functional,
+                                  torch.autograd.profiler.profile),
+                                 (pyad, pyad.nn.functional, profile)):
+            x, w = lib.ones(4, 3), lib.ones(2, 3)
+            with prof_cls(record_shapes=True) as prof:
+                F.linear(x, w, lib.ones(2) if bias else None)
+            shapes.append([e.input_shapes for e in prof.function_events
+                           if e.name in ("aten::linear", "linear")])
+        assert shapes[0] == shapes[1]
