@@ -120,7 +120,7 @@ class FunctionEvent(_FormattedTimes):
                  is_remote=False, sequence_nr=-1, node_id=-1, device_type="cpu",
                  device_index=0, device_resource_id=None, is_legacy=False, flops=None,
                  trace_name=None, concrete_inputs=None, kwinputs=None,
-                 is_user_annotation=False, *, cuda_time=0.0):
+                 is_user_annotation=False, *, cuda_time=0):
         self.id = id
         self.node_id = node_id
         self.name = name
