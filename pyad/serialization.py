@@ -172,9 +172,17 @@ def _write_atomically(path, write):
     target = os.path.realpath(path)     # through a symlink, replace the file it names
     directory, base = os.path.split(target)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        st = os.stat(target)
     except OSError:
         mode = None
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            # A device or a pipe (/dev/null, a FIFO a reader waits on) is written to, as
+            # open() would; renaming over it would replace the device node itself.
+            with open(path, "wb") as fh:
+                write(fh)
+            return
+        mode = stat.S_IMODE(st.st_mode)
     while True:
         tmp = os.path.join(directory, ".%s.%s.tmp" % (base, secrets.token_hex(6)))
         try:

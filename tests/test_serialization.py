@@ -351,6 +351,23 @@ def test_save_replaces_a_checkpoint_keeping_its_permissions_and_through_a_symlin
     assert sorted(os.listdir(tmp_path)) == ["ckpt", "latest"]
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev/null")
+def test_save_to_a_device_writes_into_it_and_never_replaces_it(monkeypatch):
+    import stat
+    real_replace = os.replace
+
+    def guarded_replace(src, dst):      # (a broken save must not replace /dev/null)
+        assert not os.path.exists(dst) or stat.S_ISREG(os.stat(dst).st_mode), dst
+        real_replace(src, dst)
+    monkeypatch.setattr(os, "replace", guarded_replace)
+    import struct
+    try:
+        pyad.save({"w": pyad.arange(3.0)}, "/dev/null")
+    except struct.error:                # zipfile cannot finish an archive on /dev/null
+        pass
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
 def test_an_interrupted_save_removes_its_temporary_file(tmp_path, monkeypatch):
     path = tmp_path / "ckpt"
     pyad.save([1], path)
