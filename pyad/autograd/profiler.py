@@ -502,8 +502,12 @@ def load_nvprof(path, launch_cbids=_LAUNCH_CBIDS):
 
 
 def _check_columns(conn, table, columns):
-    """Refuse a table missing a column nvprof writes, or with generated columns (which
-    could compute huge values from a tiny file)."""
+    """Refuse a table missing a column nvprof writes, a virtual table, or one with
+    generated columns (either could compute huge values from a tiny file)."""
+    (sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE type='table' AND name=?",
+                          (table,)).fetchone()
+    if isinstance(sql, str) and sql.lstrip()[:20].upper().split()[:2] == ["CREATE", "VIRTUAL"]:
+        raise _NvprofError("table %s is a virtual table (nvprof writes plain tables)" % table)
     info = {}
     for row in conn.execute("PRAGMA table_xinfo(%s)" % table):
         name, hidden = row[1], row[6]

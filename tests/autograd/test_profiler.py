@@ -782,3 +782,17 @@ def test_profiler_shapes_of_functional_linear_match_torch():
             shapes.append([e.input_shapes for e in prof.function_events
                            if e.name in ("aten::linear", "linear")])
         assert shapes[0] == shapes[1]
+
+
+def test_load_nvprof_refuses_a_virtual_table(tmp_path):
+    path = _nvprof_db(tmp_path / "virtual.prof")
+    con = sqlite3.connect(path)
+    try:
+        con.execute("DROP TABLE StringTable")
+        con.execute("CREATE VIRTUAL TABLE StringTable USING fts4(_id_, value)")
+    except sqlite3.OperationalError:
+        pytest.skip("this SQLite has no fts4")
+    con.commit()
+    con.close()
+    with pytest.raises(RuntimeError, match=r"load_nvprof\(\): .*StringTable is a virtual table"):
+        profiler.load_nvprof(path)
