@@ -21,6 +21,7 @@ import math
 import os
 import secrets
 import stat
+import sys
 import zipfile
 
 import numpy
@@ -140,9 +141,14 @@ def save(obj, f):
     {'w': tensor([1., 1.], requires_grad=True), 'step': 3}
     """
     writer = _Writer()
-    root = writer.encode(obj, "obj")
-    index = json.dumps({"format": _FORMAT, "version": _VERSION, "root": root},
-                       allow_nan=True).encode("utf-8")
+    try:
+        root = writer.encode(obj, "obj")
+        index = json.dumps({"format": _FORMAT, "version": _VERSION, "root": root},
+                           allow_nan=True).encode("utf-8")
+    except RecursionError:      # MAX_DEPTH is checked first; this is a deep caller stack
+        raise ValueError("pyad.save(): obj is nested too deeply for the interpreter's "
+                         "recursion limit here (sys.getrecursionlimit() is %d)"
+                         % sys.getrecursionlimit()) from None
     arrays = dict(writer.arrays)
     arrays[_INDEX] = numpy.frombuffer(index, dtype=numpy.uint8)
     if isinstance(f, (str, bytes, os.PathLike)):

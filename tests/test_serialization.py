@@ -488,6 +488,17 @@ def test_deep_nesting_and_cycles_raise_pyads_own_error_when_saving():
     assert round_trip([shared, shared]) == [[1], [1]]     # shared is not a cycle
 
 
+def test_nesting_within_max_depth_from_a_deep_caller_raises_pyads_own_error():
+    import sys
+    from pyad.serialization import MAX_DEPTH
+
+    def recurse(n):
+        return recurse(n - 1) if n else pyad.save(_nested(MAX_DEPTH), io.BytesIO())
+    with pytest.raises(ValueError, match=r"pyad.save\(\): obj is nested too deeply for "
+                                         r"the interpreter's recursion limit"):
+        recurse(sys.getrecursionlimit() - 300)
+
+
 def test_deep_nesting_in_a_crafted_index_is_refused():
     from pyad.serialization import MAX_DEPTH
     root = {"t": "none"}
