@@ -688,6 +688,7 @@ def test_load_nvprof_wrong_column_types_raise_a_clear_runtime_error(tmp_path, st
         profiler.load_nvprof(path)
 
 
+@pytest.mark.skipif(sqlite3.sqlite_version_info < (3, 35), reason="DROP COLUMN")
 def test_load_nvprof_missing_columns_raise_a_clear_runtime_error(tmp_path):
     path = _rewrite(_nvprof_db(tmp_path / "cols.prof"),
                     "ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME DROP COLUMN cbid")
