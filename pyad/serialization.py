@@ -6,21 +6,42 @@ JSON document in the member ``index``. Loading reads it with
 ``numpy.load(..., allow_pickle=False)`` and ``json``, never ``pickle``: an archive
 holding a pickled (object) array is refused, so opening a checkpoint from an untrusted
 source cannot execute anything.
+
+Writing is atomic: ``save`` to a path writes a temporary file in the same directory,
+fsyncs it, and renames it over the target, so a save that fails part-way (disk full,
+file size limit, interrupt) leaves any previous checkpoint intact. Reading is bounded:
+every array member is read once however often the index names it, a member whose
+declared size is out of proportion with the file (a zip bomb) is refused before it is
+inflated, and one ``load`` allocates at most ``max_bytes`` (default: the machine's
+physical memory).
 """
 import collections
 import json
+import math
 import os
+import secrets
+import stat
+import sys
+import zipfile
 
 import numpy
 
 from pyad._engine import Variable, device as _device
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "MAX_DEPTH", "MAX_EXPANSION"]
 
 _FORMAT = "pyad-checkpoint"
 _VERSION = 1
 _INDEX = "index"
 _ARRAY_KINDS = "biufcSU"          # bool, integers, floats, complex, bytes, str: no objects
+# Deepest nesting of dicts/lists/tuples save writes and load accepts: far beyond any
+# state_dict, and well inside Python's recursion limit for json and the codec below.
+MAX_DEPTH = 200
+# A member may declare at most this many times the archive's size (plus _EXPANSION_SLACK)
+# of uncompressed data. pyad.save stores members uncompressed (ratio 1); deflate of
+# constant data reaches about 1000, the signature of a zip bomb.
+MAX_EXPANSION = 64
+_EXPANSION_SLACK = 1 << 20
 
 
 class _Writer:
@@ -38,14 +59,18 @@ class _Writer:
         self.arrays[key] = arr
         return key
 
-    def encode(self, obj, path):
+    def encode(self, obj, path, depth=0, open_containers=None):
         # bool before int: bool is a subclass of int.
         if obj is None:
             return {"t": "none"}
         if isinstance(obj, bool):
             return {"t": "bool", "v": obj}
         if isinstance(obj, int):
-            return {"t": "int", "v": int(obj)}
+            value = int(obj)
+            if value.bit_length() > 4096:       # json writes ints in decimal; bound it
+                raise ValueError("pyad.save(): the int at %s is too large to save (%d bits; "
+                                 "at most 4096)" % (path, value.bit_length()))
+            return {"t": "int", "v": value}
         if isinstance(obj, float):
             return {"t": "float", "v": float(obj)}
         if isinstance(obj, str):
@@ -59,6 +84,26 @@ class _Writer:
             return {"t": "scalar", "k": self._array(numpy.asarray(obj), path)}
         if isinstance(obj, numpy.ndarray) or type(obj).__module__.startswith("cupy"):
             return {"t": "array", "k": self._array(obj, path)}
+        if isinstance(obj, (dict, list, tuple)):
+            if depth >= MAX_DEPTH:
+                raise ValueError("pyad.save(): obj is nested more than %d levels deep (dicts, "
+                                 "lists and tuples inside each other); flatten it"
+                                 % MAX_DEPTH)
+            if open_containers is None:
+                open_containers = set()
+            if id(obj) in open_containers:
+                raise ValueError("pyad.save(): obj contains itself at %s (a reference cycle)"
+                                 % path)
+            open_containers.add(id(obj))
+            try:
+                return self._container(obj, path, depth + 1, open_containers)
+            finally:
+                open_containers.discard(id(obj))
+        raise TypeError("pyad.save(): cannot save an object of type %s at %s (supported: "
+                        "Variable, array, int, float, bool, str, None, and dicts, lists and "
+                        "tuples of them)" % (type(obj).__name__, path))
+
+    def _container(self, obj, path, depth, open_containers):
         if isinstance(obj, dict):
             keys, values = [], []
             for k, v in obj.items():
@@ -67,15 +112,12 @@ class _Writer:
                                     "(keys may be str, int, float, bool or None)"
                                     % (type(k).__name__, path))
                 keys.append(self.encode(k, path))
-                values.append(self.encode(v, "%s[%r]" % (path, k)))
+                values.append(self.encode(v, "%s[%r]" % (path, k), depth, open_containers))
             kind = "odict" if isinstance(obj, collections.OrderedDict) else "dict"
             return {"t": kind, "keys": keys, "values": values}
-        if isinstance(obj, (list, tuple)):
-            items = [self.encode(v, "%s[%d]" % (path, i)) for i, v in enumerate(obj)]
-            return {"t": "list" if isinstance(obj, list) else "tuple", "v": items}
-        raise TypeError("pyad.save(): cannot save an object of type %s at %s (supported: "
-                        "Variable, array, int, float, bool, str, None, and dicts, lists and "
-                        "tuples of them)" % (type(obj).__name__, path))
+        items = [self.encode(v, "%s[%d]" % (path, i), depth, open_containers)
+                 for i, v in enumerate(obj)]
+        return {"t": "list" if isinstance(obj, list) else "tuple", "v": items}
 
 
 def save(obj, f):
@@ -85,7 +127,11 @@ def save(obj, f):
     float, bool, str or None, or dicts (keys str, int, float, bool or None, as in an
     optimizer's ``state_dict``), lists and tuples nesting them: a module's or an
     optimizer's ``state_dict``. Anything else raises TypeError naming where in ``obj``
-    it is. A path is written as given (no suffix is added).
+    it is, and so does nesting deeper than `pyad.serialization.MAX_DEPTH` levels (or a
+    container that holds itself) with ValueError. A path is written as given (no suffix
+    is added) and atomically: the checkpoint goes to a temporary file in the same
+    directory, is flushed to disk, then renamed over ``f``, so if the save fails part-way
+    (disk full, file size limit) an existing checkpoint at ``f`` is left as it was.
 
     >>> import io, pyad
     >>> buffer = io.BytesIO()
@@ -95,32 +141,145 @@ def save(obj, f):
     {'w': tensor([1., 1.], requires_grad=True), 'step': 3}
     """
     writer = _Writer()
-    root = writer.encode(obj, "obj")
-    index = json.dumps({"format": _FORMAT, "version": _VERSION, "root": root},
-                       allow_nan=True).encode("utf-8")
+    try:
+        root = writer.encode(obj, "obj")
+        index = json.dumps({"format": _FORMAT, "version": _VERSION, "root": root},
+                           allow_nan=True).encode("utf-8")
+    except RecursionError:      # MAX_DEPTH is checked first; this is a deep caller stack
+        raise ValueError("pyad.save(): obj is nested too deeply for the interpreter's "
+                         "recursion limit here (sys.getrecursionlimit() is %d)"
+                         % sys.getrecursionlimit()) from None
     arrays = dict(writer.arrays)
     arrays[_INDEX] = numpy.frombuffer(index, dtype=numpy.uint8)
     if isinstance(f, (str, bytes, os.PathLike)):
-        with open(f, "wb") as fh:
-            numpy.savez(fh, **arrays)
+        _write_atomically(os.fspath(f), lambda fh: numpy.savez(fh, **arrays))
     else:
         numpy.savez(f, **arrays)
 
 
+def _fsync_directory(directory):
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:                     # (Windows cannot open a directory)
+        return
+    try:
+        os.fsync(fd)
+    except OSError:                     # some file systems refuse fsync on a directory
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_atomically(path, write):
+    """Write through ``write(fh)`` to a temporary file beside ``path``, fsync it, and
+    rename it over ``path``; on any failure remove the temporary file and keep ``path``."""
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    target = os.path.realpath(path)     # through a symlink, replace the file it names
+    directory, base = os.path.split(target)
+    try:
+        st = os.stat(target)
+    except OSError:
+        mode = None
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            # A device or a pipe (/dev/null, a FIFO a reader waits on) is written to, as
+            # open() would; renaming over it would replace the device node itself.
+            with open(path, "wb") as fh:
+                write(fh)
+            return
+        mode = stat.S_IMODE(st.st_mode)
+    while True:
+        tmp = os.path.join(directory, ".%s.%s.tmp" % (base, secrets.token_hex(6)))
+        try:
+            # 0o666 filtered by the umask: the permissions open(path, "wb") would give
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                         0o666)
+            break
+        except FileExistsError:
+            continue
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)         # an overwritten checkpoint keeps its permissions
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_directory(directory or ".")
+
+
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 64 << 30
+
+
 class _Reader:
-    def __init__(self, npz, map_location, name):
+    def __init__(self, npz, map_location, name, archive_size, max_bytes):
         self.npz = npz
         self.map_location = map_location
         self.name = name
+        self.archive_size = archive_size
+        self.max_bytes = max_bytes
+        self.allocated = 0
+        self.arrays = {}                # member key -> array: each member is read once
+        self.depth = 0
 
     def fail(self, why):
         raise RuntimeError("pyad.load(): %s is not a valid pyad checkpoint: %s"
                            % (self.name, why))
 
-    def _array(self, node):
-        key = node.get("k")
-        if not isinstance(key, str) or key == _INDEX or key not in self.npz.files:
-            self.fail("it refers to a missing array %r" % (key,))
+    def _member_info(self, key):
+        for member in (key + ".npy", key):
+            try:
+                return self.npz.zip.getinfo(member)
+            except KeyError:
+                continue
+        self.fail("it refers to a missing array %r" % (key,))
+
+    def read_member(self, key):
+        """The array in member ``key``, read once; its declared sizes are checked against
+        the archive's size and the load's budget before anything is inflated."""
+        arr = self.arrays.get(key)
+        if arr is not None:
+            return arr
+        info = self._member_info(key)
+        limit = MAX_EXPANSION * self.archive_size + _EXPANSION_SLACK
+        if info.file_size > limit:
+            self.fail("array %r declares %d bytes in a %d-byte file (more than %d times the "
+                      "file: a zip bomb?)" % (key, info.file_size, self.archive_size,
+                                              MAX_EXPANSION))
+        try:
+            with self.npz.zip.open(info) as fp:
+                version = numpy.lib.format.read_magic(fp)
+                if version == (1, 0):
+                    shape, fortran, dtype = numpy.lib.format.read_array_header_1_0(fp)
+                elif version == (2, 0):
+                    shape, fortran, dtype = numpy.lib.format.read_array_header_2_0(fp)
+                else:
+                    raise ValueError("unsupported .npy version %s" % (version,))
+                header_size = fp.tell()
+        except Exception as exc:
+            self.fail("array %r cannot be read (%s: %s)" % (key, type(exc).__name__, exc))
+        if dtype.kind not in _ARRAY_KINDS:
+            self.fail("array %r has dtype %s" % (key, dtype))
+        nbytes = math.prod(shape) * dtype.itemsize
+        if header_size + nbytes != info.file_size:
+            self.fail("array %r declares shape %s of %s (%d bytes) in a member of %d bytes"
+                      % (key, shape, dtype, nbytes, info.file_size - header_size))
+        if self.allocated + nbytes > self.max_bytes:
+            raise RuntimeError("pyad.load(): %s needs more than max_bytes=%d bytes (array %r "
+                               "of %d bytes after %d read); pass a larger max_bytes to "
+                               "load it" % (self.name, self.max_bytes, key, nbytes,
+                                            self.allocated))
         try:
             arr = self.npz[key]
         except Exception as exc:    # an object (pickled) array is refused, never unpickled
@@ -129,7 +288,15 @@ class _Reader:
             self.fail("array %r is not an array" % (key,))
         if arr.dtype.kind not in _ARRAY_KINDS:
             self.fail("array %r has dtype %s" % (key, arr.dtype))
+        self.allocated += nbytes
+        self.arrays[key] = arr
         return arr
+
+    def _array(self, node):
+        key = node.get("k")
+        if not isinstance(key, str) or key == _INDEX or key not in self.npz.files:
+            self.fail("it refers to a missing array %r" % (key,))
+        return self.read_member(key)
 
     def decode(self, node):
         if not isinstance(node, dict):
@@ -142,7 +309,12 @@ class _Reader:
             kinds = {"bool": bool, "int": int, "float": (float, int), "str": str}
             if not isinstance(value, kinds[t]) or (t == "int" and isinstance(value, bool)):
                 self.fail("malformed %s entry" % t)
-            return float(value) if t == "float" else value
+            if t == "float":
+                try:
+                    return float(value)
+                except OverflowError:       # an int too large for a float
+                    self.fail("a float entry out of range (%d digits)" % len(str(value)))
+            return value
         if t == "variable":
             return self._variable(node)
         if t == "array":
@@ -152,6 +324,17 @@ class _Reader:
             if arr.ndim != 0:
                 self.fail("a scalar entry holds an array of shape %s" % (arr.shape,))
             return arr[()]
+        if t in ("list", "tuple", "dict", "odict"):
+            if self.depth >= MAX_DEPTH:
+                self.fail("the structure is nested more than %d levels deep" % MAX_DEPTH)
+            self.depth += 1
+            try:
+                return self._container(node, t)
+            finally:
+                self.depth -= 1
+        self.fail("unknown entry type %r" % (t,))
+
+    def _container(self, node, t):
         if t in ("list", "tuple"):
             items = node.get("v")
             if not isinstance(items, list):
@@ -170,7 +353,6 @@ class _Reader:
                     self.fail("a dict key of type %s" % type(key).__name__)
                 out[key] = self.decode(v)
             return out
-        self.fail("unknown entry type %r" % (t,))
 
     def _variable(self, node):
         arr = self._array(node)
@@ -192,7 +374,7 @@ class _Reader:
         return v.requires_grad_(requires_grad)
 
 
-def load(f, map_location=None):
+def load(f, map_location=None, *, max_bytes=None):
     """Load an object saved by `save` from ``f`` (a path or a binary file object).
 
     Nothing in the file is executed: arrays are read with ``allow_pickle=False`` and
@@ -201,6 +383,13 @@ def load(f, map_location=None):
     ``'cuda'``, ``'cuda:N'`` or a `pyad.device`) places every Variable on that device;
     by default each goes back where it was saved. A file that is not a pyad checkpoint,
     truncated or corrupt raises RuntimeError naming ``pyad.load``.
+
+    Loading is bounded: each array member is read once, however many entries name it;
+    a member that declares more than `pyad.serialization.MAX_EXPANSION` times the
+    file's size (a zip bomb) is refused before it is inflated; and the arrays of one
+    load may take at most ``max_bytes`` bytes (keyword only, pyad's own; default
+    ``None``: the machine's physical memory), else RuntimeError before the array that
+    would exceed it is read.
 
     >>> import io, pyad
     >>> buffer = io.BytesIO()
@@ -219,7 +408,25 @@ def load(f, map_location=None):
         except Exception as exc:
             raise ValueError("pyad.load(): invalid map_location %r (%s)"
                              % (map_location, exc)) from None
-    name = repr(os.fspath(f)) if isinstance(f, (str, bytes, os.PathLike)) else "the file"
+    if max_bytes is None:
+        max_bytes = _physical_memory()
+    elif isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+        raise ValueError("pyad.load(): max_bytes must be None or a non-negative int, got %r"
+                         % (max_bytes,))
+    is_path = isinstance(f, (str, bytes, os.PathLike))
+    name = repr(os.fspath(f)) if is_path else "the file"
+    try:
+        if is_path:
+            archive_size = os.path.getsize(f)
+        else:
+            position = f.tell()
+            archive_size = f.seek(0, os.SEEK_END) - position
+            f.seek(position)
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except (OSError, AttributeError, ValueError) as exc:
+        raise RuntimeError("pyad.load(): cannot find the size of %s (%s: %s); pass a path or "
+                           "a seekable binary file" % (name, type(exc).__name__, exc)) from None
     try:
         npz = numpy.load(f, allow_pickle=False)
     except (FileNotFoundError, IsADirectoryError, PermissionError):
@@ -231,13 +438,10 @@ def load(f, map_location=None):
         raise RuntimeError("pyad.load(): %s is not a valid pyad checkpoint (a single .npy "
                            "array, not an .npz archive)" % name)
     with npz:
-        reader = _Reader(npz, map_location, name)
+        reader = _Reader(npz, map_location, name, archive_size, max_bytes)
         if _INDEX not in npz.files:
             reader.fail("no index")
-        try:
-            raw = npz[_INDEX]
-        except Exception as exc:    # an object (pickled) array is refused, never unpickled
-            reader.fail("the index cannot be read (%s: %s)" % (type(exc).__name__, exc))
+        raw = reader.read_member(_INDEX)
         if not isinstance(raw, numpy.ndarray) or raw.dtype != numpy.uint8 or raw.ndim != 1:
             reader.fail("the index is not UTF-8 JSON bytes")
         try:
@@ -250,5 +454,5 @@ def load(f, map_location=None):
             reader.fail("unsupported format version %r" % (index.get("version"),))
         try:
             return reader.decode(index.get("root"))
-        except RecursionError:
+        except RecursionError:      # (MAX_DEPTH is checked first; a deep caller stack)
             reader.fail("the structure is nested too deeply")

@@ -13,6 +13,7 @@ import pyad.autograd.anomaly_mode
 import pyad.autograd.functional
 import pyad.autograd.graph
 import pyad.autograd.profiler
+import pyad.autograd.profiler_util
 import pyad.nn.functional
 import pyad.nn.init
 import pyad.nn.modules
@@ -24,7 +25,8 @@ from pyad import _engine
 
 MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_mode,
            pyad.autograd.gradcheck, pyad.autograd.anomaly_mode, pyad.autograd.functional,
-           pyad.autograd.graph, pyad.autograd.profiler, pyad.nn.init, pyad.nn.modules,
+           pyad.autograd.graph, pyad.autograd.profiler, pyad.autograd.profiler_util,
+           pyad.nn.init, pyad.nn.modules,
            pyad.nn.parameter, pyad.optim.optimizer, pyad.optim.lr_scheduler,
            pyad.serialization, pyad.nn.functional]
 

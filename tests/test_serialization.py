@@ -298,3 +298,226 @@ def test_a_deeply_nested_index_is_refused_cleanly():
 def test_a_missing_file_raises_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError):
         pyad.load(tmp_path / "nope.pt")
+
+
+# -- atomic writes, bounded reads, clear errors (issue 14 section 3) ------------------------
+
+
+_FILL_DISK = r"""
+import resource, signal, sys
+import numpy as np
+import pyad
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)    # a write past the limit fails with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.RLIM_INFINITY))
+try:
+    pyad.save({"w": pyad.zeros(100000)}, sys.argv[1])      # 800 KB: cannot be written
+except OSError as exc:
+    print("failed", exc.errno)
+else:
+    print("saved")
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="RLIMIT_FSIZE is POSIX")
+def test_a_save_that_fails_part_way_leaves_the_old_checkpoint_intact(tmp_path):
+    import errno
+    import subprocess
+    import sys
+    path = tmp_path / "model.pt"
+    old = {"w": pyad.arange(5.0), "epoch": 7}
+    pyad.save(old, path)
+    old_bytes = path.read_bytes()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(pyad.__file__))] + sys.path))
+    run = subprocess.run([sys.executable, "-c", _FILL_DISK, str(path)], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.stdout.split() == ["failed", str(errno.EFBIG)], run.stdout + run.stderr
+    assert path.read_bytes() == old_bytes
+    assert_same(pyad.load(path), old)
+    assert os.listdir(tmp_path) == ["model.pt"]          # the temporary file is gone
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions and symlinks")
+def test_save_replaces_a_checkpoint_keeping_its_permissions_and_through_a_symlink(tmp_path):
+    path = tmp_path / "ckpt"
+    pyad.save([1], path)
+    os.chmod(path, 0o640)
+    pyad.save([2], path)
+    assert pyad.load(path) == [2]
+    assert (os.stat(path).st_mode & 0o777) == 0o640
+    link = tmp_path / "latest"
+    os.symlink(path, link)
+    pyad.save([3], link)
+    assert os.path.islink(link) and pyad.load(path) == [3]
+    assert sorted(os.listdir(tmp_path)) == ["ckpt", "latest"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev/null")
+def test_save_to_a_device_writes_into_it_and_never_replaces_it(monkeypatch):
+    import stat
+    real_replace = os.replace
+
+    def guarded_replace(src, dst):      # (a broken save must not replace /dev/null)
+        assert not os.path.exists(dst) or stat.S_ISREG(os.stat(dst).st_mode), dst
+        real_replace(src, dst)
+    monkeypatch.setattr(os, "replace", guarded_replace)
+    import struct
+    try:
+        pyad.save({"w": pyad.arange(3.0)}, "/dev/null")
+    except struct.error:                # zipfile cannot finish an archive on /dev/null
+        pass
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_an_interrupted_save_removes_its_temporary_file(tmp_path, monkeypatch):
+    path = tmp_path / "ckpt"
+    pyad.save([1], path)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(np, "savez", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        pyad.save([2], path)
+    monkeypatch.undo()
+    assert os.listdir(tmp_path) == ["ckpt"] and pyad.load(path) == [1]
+
+
+def _npy_bytes(arr):
+    buffer = io.BytesIO()
+    np.save(buffer, arr)
+    return buffer.getvalue()
+
+
+def _npy_header(shape, descr="<f8"):
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buffer, {"descr": descr, "fortran_order": False, "shape": shape})
+    return buffer.getvalue()
+
+
+def _deflated_zeros_archive(nbytes, references):
+    """An archive whose index names one deflated member of ``nbytes`` zero bytes
+    ``references`` times, written in chunks (the test never holds the inflated array)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        index = _index({"t": "list", "v": [{"t": "array", "k": "a0"}] * references})
+        z.writestr("index.npy", _npy_bytes(index))
+        with z.open("a0.npy", "w", force_zip64=True) as member:
+            member.write(_npy_header((nbytes // 8,)))
+            chunk = bytes(1 << 20)
+            for _ in range(nbytes >> 20):
+                member.write(chunk)
+    buffer.seek(0)
+    return buffer
+
+
+def test_a_zip_bomb_member_is_refused_before_it_is_inflated(monkeypatch):
+    bomb = _deflated_zeros_archive(64 << 20, references=10)
+    assert len(bomb.getvalue()) < 200_000
+    reads = []
+    real = np.lib.npyio.NpzFile.__getitem__
+    monkeypatch.setattr(np.lib.npyio.NpzFile, "__getitem__",
+                        lambda self, key: reads.append(key) or real(self, key))
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*'a0' declares \d+ bytes in a "
+                                           r"\d+-byte file .*zip bomb"):
+        pyad.load(bomb)
+    assert "a0" not in reads
+
+
+def test_each_member_is_read_once_however_often_the_index_names_it(monkeypatch):
+    arr = np.arange(1000.0)
+    f = _npz(index=_index({"t": "list", "v": [{"t": "array", "k": "a0"}] * 10
+                           + [{"t": "variable", "k": "a0", "requires_grad": False}]}),
+             a0=arr)
+    reads = []
+    real = np.lib.npyio.NpzFile.__getitem__
+    monkeypatch.setattr(np.lib.npyio.NpzFile, "__getitem__",
+                        lambda self, key: reads.append(key) or real(self, key))
+    back = pyad.load(f, max_bytes=2 * arr.nbytes)    # ten copies would not fit
+    assert reads.count("a0") == 1
+    assert all(np.array_equal(a, arr) for a in back[:10]) and back[1] is back[0]
+    assert np.array_equal(back[10].data, arr)
+
+
+def test_max_bytes_bounds_one_load():
+    buffer = io.BytesIO()
+    pyad.save({"w": pyad.zeros(1000, dtype=pyad.float64),
+               "b": pyad.zeros(1000, dtype=pyad.float64)}, buffer)
+    buffer.seek(0)
+    assert pyad.load(buffer, max_bytes=20000)["w"].shape == (1000,)
+    buffer.seek(0)
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): the file needs more than "
+                                           r"max_bytes=12000 bytes"):
+        pyad.load(buffer, max_bytes=12000)
+    for bad in (-1, 1.5, True, "10"):
+        buffer.seek(0)
+        with pytest.raises(ValueError, match=r"pyad.load\(\): max_bytes"):
+            pyad.load(buffer, max_bytes=bad)
+
+
+def test_a_member_whose_header_declares_more_than_it_holds_is_refused():
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w") as z:
+        z.writestr("index.npy", _npy_bytes(_index({"t": "array", "k": "a0"})))
+        z.writestr("a0.npy", _npy_header((10 ** 12,)) + bytes(32))
+    zipped.seek(0)
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*'a0' declares shape "
+                                           r"\(1000000000000,\)"):
+        pyad.load(zipped)
+
+
+def _nested(depth):
+    obj = 1
+    for _ in range(depth):
+        obj = [obj]
+    return obj
+
+
+def test_deep_nesting_and_cycles_raise_pyads_own_error_when_saving():
+    from pyad.serialization import MAX_DEPTH
+    assert round_trip(_nested(MAX_DEPTH)) == _nested(MAX_DEPTH)
+    for depth in (MAX_DEPTH + 1, 490, 5000):
+        with pytest.raises(ValueError, match=r"pyad.save\(\): obj is nested more than "
+                                             r"%d levels deep" % MAX_DEPTH):
+            pyad.save(_nested(depth), io.BytesIO())
+    loop = {"a": [1]}
+    loop["a"].append(loop)
+    with pytest.raises(ValueError, match=r"pyad.save\(\): obj contains itself at "
+                                         r"obj\['a'\]\[1\]"):
+        pyad.save(loop, io.BytesIO())
+    shared = [1]
+    assert round_trip([shared, shared]) == [[1], [1]]     # shared is not a cycle
+
+
+def test_nesting_within_max_depth_from_a_deep_caller_raises_pyads_own_error():
+    import sys
+    from pyad.serialization import MAX_DEPTH
+
+    def recurse(n):
+        return recurse(n - 1) if n else pyad.save(_nested(MAX_DEPTH), io.BytesIO())
+    with pytest.raises(ValueError, match=r"pyad.save\(\): obj is nested too deeply for "
+                                         r"the interpreter's recursion limit"):
+        recurse(sys.getrecursionlimit() - 300)
+
+
+def test_deep_nesting_in_a_crafted_index_is_refused():
+    from pyad.serialization import MAX_DEPTH
+    root = {"t": "none"}
+    for _ in range(MAX_DEPTH + 1):
+        root = {"t": "list", "v": [root]}
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*nested more than %d levels"
+                                           % MAX_DEPTH):
+        pyad.load(_npz(index=_index(root)))
+
+
+def test_out_of_range_numbers_raise_pyads_own_error():
+    text = b'{"format": "pyad-checkpoint", "version": 1, "root": {"t": "float", "v": 1' \
+           + b"0" * 400 + b"}}"
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*float entry out of range"):
+        pyad.load(_npz(index=np.frombuffer(text, dtype=np.uint8)))
+    # 1e400 written as a JSON float reads as inf, as Python's float("1e400")
+    text = b'{"format": "pyad-checkpoint", "version": 1, "root": {"t": "float", "v": 1e400}}'
+    assert pyad.load(_npz(index=np.frombuffer(text, dtype=np.uint8))) == math.inf
+    assert round_trip([1e400, -1e400, 10 ** 400]) == [math.inf, -math.inf, 10 ** 400]
+    with pytest.raises(ValueError, match=r"pyad.save\(\): the int at obj\[0\] is too large"):
+        pyad.save([10 ** 5000], io.BytesIO())

@@ -16,6 +16,7 @@ import warnings
 import numpy as _np
 
 import pyad
+from pyad.autograd import profiler as _profiler
 from pyad._engine import (
     Variable, relu as _relu, relu_ as _relu_, sigmoid, tanh, gelu, elu as _elu,
     leaky_relu as _leaky_relu, softplus, hardtanh as _hardtanh, logsigmoid,
@@ -389,6 +390,12 @@ def linear(input, weight, bias=None):
     >>> linear(pyad.ones(2, 3), pyad.ones(4, 3), pyad.zeros(4)).shape
     (2, 4)
     """
+    if _profiler._active is not None:          # one event "linear", as torch's aten::linear
+        return _profiler._run_op("linear", _linear, (input, weight, bias))
+    return _linear(input, weight, bias)
+
+
+def _linear(input, weight, bias):
     input, weight = _var(input), _var(weight)
     if input.ndim == 0:
         raise RuntimeError("linear(): input must have at least one dimension")

@@ -14,6 +14,7 @@ import numpy
 
 from pyad._engine import RemovableHandle, Variable, device as _device, matmul
 from pyad._factories import empty, zeros, ones, tensor
+from pyad.autograd import profiler as _profiler
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
@@ -780,6 +781,11 @@ class Identity(Module):
         return input
 
 
+def _linear_forward(input, weight, bias):
+    out = matmul(input, weight.t())
+    return out if bias is None else out + bias
+
+
 class Linear(Module):
     """``y = x @ weight.T + bias``, with torch's initialisation U(-1/sqrt(in), 1/sqrt(in)).
 
@@ -809,10 +815,10 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        out = matmul(input, self.weight.t())
-        if self.bias is not None:
-            out = out + self.bias
-        return out
+        if _profiler._active is not None:   # one "linear" event, as torch's aten::linear
+            return _profiler._run_op("linear", _linear_forward,
+                                     (input, self.weight, self.bias))
+        return _linear_forward(input, self.weight, self.bias)
 
     def extra_repr(self):
         return "in_features=%d, out_features=%d, bias=%s" % (

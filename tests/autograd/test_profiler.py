@@ -521,3 +521,279 @@ def test_load_nvprof_errors(tmp_path):
     before = open_bytes(good)
     profiler.load_nvprof(good)
     assert open_bytes(good) == before              # opened read-only
+
+
+# -- load_nvprof on crafted files (issue 14 section 3) ----------------------------------
+
+
+def test_load_nvprof_opens_exactly_the_named_file_whatever_its_characters(tmp_path):
+    # The path goes into an SQLite URI: '%41' would decode to 'A' and open another file,
+    # '?' would start the query string and '#' a fragment.
+    for odd in ("x%41.prof", "50%.prof", "a?mode=rw.prof", "b#c.prof", "sp ace%2f.prof"):
+        decoy = tmp_path / odd.replace("%41", "A").replace("%2f", "/").split("?")[0] \
+            .split("#")[0]
+        if decoy.parent == tmp_path and decoy.name != odd:
+            other = sqlite3.connect(str(decoy))
+            other.execute("CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY, value TEXT)")
+            other.commit()
+            other.close()
+        events = profiler.load_nvprof(_nvprof_db(tmp_path / odd))
+        assert names(events) == ["outer", "mul, seq = 3", "MulBackward, stashed seq = 3"]
+
+
+def test_load_nvprof_leaves_no_wal_or_shm_files_beside_a_wal_trace(tmp_path):
+    path = _nvprof_db(tmp_path / "wal.prof")
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"
+    con.close()
+    before = sorted(os.listdir(tmp_path))
+    data = open_bytes(path)
+    events = profiler.load_nvprof(path)
+    assert len(events) == 3 and len(events[1].kernels) == 1
+    assert sorted(os.listdir(tmp_path)) == before == ["wal.prof"]
+    assert open_bytes(path) == data
+
+
+def _many_markers_db(path, ranges):
+    """``ranges`` sequential ranges on one thread, each with one launched kernel and a
+    nested child range (2 * ranges ranges, 4 * ranges marker rows)."""
+    _nvprof_db(path, kernels=True)
+    con = sqlite3.connect(str(path))
+    obj = (7).to_bytes(4, "little") + (42).to_bytes(4, "little")
+    markers, runtime, kernels = [], [], []
+    for i in range(ranges):
+        t = 100000 + i * 1000
+        mid = 10 + 2 * i
+        markers += [(2, t, mid, obj, 4), (4, t + 900, mid, obj, 0),
+                    (2, t + 100, mid + 1, obj, 1), (4, t + 500, mid + 1, obj, 0)]
+        runtime.append((211, t + 600, t + 700, 1000 + i))     # in the outer range only
+        kernels.append((t + 650, t + 660, 1000 + i))
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_MARKER(flags, timestamp, id, objectKind, "
+                    "objectId, name, domain) VALUES (?, ?, ?, 2, ?, ?, 0)", markers)
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(cbid, start, end, processId, "
+                    "threadId, correlationId, returnValue) VALUES (?, ?, ?, 7, 42, ?, 0)",
+                    runtime)
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(start, end, deviceId, "
+                    "correlationId, name) VALUES (?, ?, 0, ?, 3)", kernels)
+    con.commit()
+    con.close()
+    return str(path)
+
+
+def test_load_nvprof_matches_16k_markers_to_launches_in_well_under_a_second(tmp_path):
+    import time
+    path = _many_markers_db(tmp_path / "big.prof", 4000)     # 16,000 marker rows
+    start = time.process_time()          # CPU time: robust to a busy machine
+    events = profiler.load_nvprof(path)
+    elapsed = time.process_time() - start
+    assert len(events) == 3 + 8000
+    outer = [e for e in events if e.id >= 10 and e.name == "outer"]
+    inner = [e for e in events if e.id >= 10 and e.name == "mul, seq = 3"]
+    assert len(outer) == len(inner) == 4000
+    assert all(len(e.kernels) == 1 and e.kernels[0].duration == 0.01 for e in outer)
+    outer_ids = {e.id for e in outer}
+    assert all(e.cpu_parent.id in outer_ids and not e.kernels for e in inner)
+    assert elapsed < 1.0, elapsed
+
+
+def test_load_nvprof_kernel_matching_agrees_with_a_brute_force_join(tmp_path):
+    # Random overlapping ranges on several threads, launches anywhere, ties included.
+    rng = np.random.default_rng(0)
+    path = _nvprof_db(tmp_path / "random.prof", kernels=False)
+    con = sqlite3.connect(path)
+    ranges = []
+    for mid in range(100, 300):
+        t0 = int(rng.integers(0, 60)) * 10
+        t1 = t0 + int(rng.integers(0, 30)) * 10
+        ranges.append((mid, t0, t1))
+        obj = (7).to_bytes(4, "little") + int(rng.integers(1, 4)).to_bytes(4, "little")
+        con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MARKER(flags, timestamp, id, "
+                    "objectKind, objectId, name, domain) VALUES (2, ?, ?, 2, ?, 4, 0)",
+                    (t0, mid, obj))
+        con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MARKER(flags, timestamp, id, "
+                    "objectKind, objectId, name, domain) VALUES (4, ?, ?, 2, ?, 0, 0)",
+                    (t1, mid, obj))
+    launches = []
+    for corr in range(500, 800):
+        r0 = int(rng.integers(0, 90)) * 10
+        r1 = r0 + int(rng.integers(0, 3)) * 10
+        launches.append((r0, r1, corr))
+        con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(cbid, start, end, processId, "
+                    "threadId, correlationId, returnValue) VALUES (211, ?, ?, 7, 1, ?, 0)",
+                    (r0, r1, corr))
+        con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(start, end, "
+                    "deviceId, correlationId, name) VALUES (0, ?, 0, ?, 3)", (corr, corr))
+    con.commit()
+    con.close()
+    events = {e.id: e for e in profiler.load_nvprof(path)}
+    launch_start = {corr: r0 for r0, r1, corr in launches}
+    for mid, t0, t1 in ranges:
+        expected = sorted(corr for r0, r1, corr in launches if t0 < r0 and r1 < t1)
+        got = [round(k.duration * 1000) for k in events[mid].kernels]
+        assert sorted(got) == expected, (mid, t0, t1)
+        starts = [launch_start[corr] for corr in got]
+        assert starts == sorted(starts)             # in launch order
+
+
+def _rewrite(path, *statements):
+    con = sqlite3.connect(path)
+    for sql in statements:
+        con.execute(sql)
+    con.commit()
+    con.close()
+    return path
+
+
+@pytest.mark.skipif(sqlite3.sqlite_version_info < (3, 31), reason="generated columns")
+def test_load_nvprof_refuses_a_generated_string_column(tmp_path):
+    # 20 KB on disk, 4 x 100 MB of text if the column were read.
+    path = _rewrite(_nvprof_db(tmp_path / "bomb.prof"),
+                    "DROP TABLE StringTable",
+                    "CREATE TABLE StringTable(_id_ INTEGER PRIMARY KEY, n INT, value TEXT "
+                    "GENERATED ALWAYS AS (CAST(zeroblob(n) AS TEXT)) VIRTUAL)",
+                    "INSERT INTO StringTable(_id_, n) VALUES (1, 100000000), (2, 100000000), "
+                    "(3, 100000000), (4, 100000000)")
+    assert os.path.getsize(path) < 100_000
+    with pytest.raises(RuntimeError, match=r"load_nvprof\(\): .*generated column 'value'"):
+        profiler.load_nvprof(path)
+
+
+def test_load_nvprof_refuses_strings_over_the_bound(tmp_path):
+    long_name = "k" * ((1 << 20) + 1)
+    path = _rewrite(_nvprof_db(tmp_path / "long.prof"),
+                    "UPDATE StringTable SET value = '%s' WHERE _id_ = 3" % long_name)
+    with pytest.raises(RuntimeError, match=r"load_nvprof\(\): .*longer than 1048576"):
+        profiler.load_nvprof(path)
+    path = _rewrite(_nvprof_db(tmp_path / "ok.prof"),
+                    "UPDATE StringTable SET value = '%s' WHERE _id_ = 3" % long_name[:5000])
+    assert profiler.load_nvprof(path)[1].kernels[0].name == long_name[:5000]
+
+
+@pytest.mark.parametrize("statement,column", [
+    ("UPDATE CUPTI_ACTIVITY_KIND_MARKER SET timestamp = 'soon' WHERE id = 2", "timestamp"),
+    ("UPDATE CUPTI_ACTIVITY_KIND_MARKER SET name = 1.5 WHERE id = 2", "name"),
+    ("UPDATE CUPTI_ACTIVITY_KIND_MARKER SET id = NULL WHERE id = 2", "id"),
+    ("UPDATE StringTable SET value = x'00ff' WHERE _id_ = 1", "value"),
+    ("UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 'x' WHERE correlationId = 1", "start"),
+    ("UPDATE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL SET end = 2.5 WHERE correlationId = 1",
+     "end"),
+    ("UPDATE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL SET name = 'volta' WHERE "
+     "correlationId = 1", "name"),
+    ("UPDATE CUPTI_ACTIVITY_KIND_MARKER SET objectId = 7 WHERE id = 2", "objectId"),
+])
+def test_load_nvprof_wrong_column_types_raise_a_clear_runtime_error(tmp_path, statement,
+                                                                     column):
+    path = _rewrite(_nvprof_db(tmp_path / "typed.prof"), statement)
+    with pytest.raises(RuntimeError, match=r"load_nvprof\(\): .*column %s of table" % column):
+        profiler.load_nvprof(path)
+
+
+@pytest.mark.skipif(sqlite3.sqlite_version_info < (3, 35), reason="DROP COLUMN")
+def test_load_nvprof_missing_columns_raise_a_clear_runtime_error(tmp_path):
+    path = _rewrite(_nvprof_db(tmp_path / "cols.prof"),
+                    "ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME DROP COLUMN cbid")
+    with pytest.raises(RuntimeError, match=r"load_nvprof\(\): .*no column\(s\) cbid"):
+        profiler.load_nvprof(path)
+
+
+# -- torch's test_autograd.py: test_profiler_function_event_avg, test_profiler_shapes -----
+
+
+def test_profiler_function_event_avg():
+    from pyad.autograd.profiler_util import FunctionEvent, FunctionEventAvg
+    avg = FunctionEventAvg()
+    avg.add(FunctionEvent(id=0, node_id=0, name="foo", thread=0, start_us=10, end_us=15))
+    avg.add(FunctionEvent(id=1, node_id=0, name="foo", thread=0, start_us=20, end_us=30))
+    avg.add(avg)
+    assert avg.key == "foo"
+    # aggregate stats
+    assert avg.count == 4
+    assert avg.cpu_time_total == 30
+    assert avg.self_cpu_time_total == 30
+    assert avg.device_time_total == 0
+    # average stats
+    assert avg.cpu_time == 7.5
+    assert avg.device_time == 0
+
+
+def test_function_event_avg_as_torch():
+    torch = pytest.importorskip("torch")
+    from torch.autograd import profiler_util as torch_util
+    from pyad.autograd import profiler_util
+    assert profiler.FunctionEventAvg is profiler_util.FunctionEventAvg
+    assert profiler.FunctionEvent is profiler_util.FunctionEvent
+    results = []
+    for util in (torch_util, profiler_util):
+        avg = util.FunctionEventAvg()
+        avg += util.FunctionEvent(3, "bar", 1, 1, 4, input_shapes=[[2]], stack=["s"],
+                                  cpu_memory_usage=8)
+        avg.add(util.FunctionEvent(4, "bar", 2, 5, 11, cpu_memory_usage=4))
+        results.append((avg.key, avg.count, avg.cpu_time_total, avg.self_cpu_time_total,
+                        avg.cpu_time, avg.input_shapes, avg.stack, avg.cpu_memory_usage,
+                        avg.node_id, avg.is_async, avg.is_remote, avg.flops,
+                        avg.cpu_time_str, avg.cpu_time_total_str))
+        with pytest.raises(AssertionError, match="Expected keys to match, but got baz "
+                                                 "vs bar"):
+            avg.add(util.FunctionEvent(5, "baz", 1, 0, 1))
+        with pytest.raises(AssertionError, match="Expected other to be a FunctionEvent"):
+            avg.add(object.__new__(type("Fake", (), {"key": "bar"})))
+        event = util.FunctionEvent(7, "e", 9, 2, 5)
+        results.append((event.input_shapes, event.stack, event.sequence_nr, event.node_id,
+                        event.fwd_thread, event.count, event.key, event.cpu_time_total,
+                        event.self_cpu_time_total, event.cpu_time, event.is_async,
+                        event.overload_name))
+    assert results[0::2][0] == results[0::2][1]
+    assert results[1::2][0] == results[1::2][1]
+
+
+def test_profiler_shapes():
+    layer1 = pyad.nn.Linear(20, 30)
+    layer2 = pyad.nn.Linear(30, 40)
+    input = pyad.randn(128, 20)
+    with profile(record_shapes=True) as prof:
+        layer2(layer1(input))
+
+    linear_expected_shapes = [
+        [[128, 20], [30, 20], [30]],
+        [[128, 30], [40, 30], [40]],
+    ]
+    found_indices = set()
+    for event in prof.function_events:
+        if event.name == "linear":                  # torch: "aten::linear"
+            assert event.input_shapes in linear_expected_shapes
+            found_indices.add(linear_expected_shapes.index(event.input_shapes))
+    assert len(found_indices) == len(linear_expected_shapes)
+    # the ops linear runs are nested inside it, as torch's
+    first = [e for e in prof.function_events if e.name == "linear"][0]
+    assert [c.name for c in first.cpu_children] == ["t", "matmul", "add"]
+    table = prof.key_averages(group_by_input_shape=True).table()
+    assert "[[128, 20], [30, 20], [30]]" in table
+
+
+def test_profiler_shapes_of_functional_linear_match_torch():
+    torch = pytest.importorskip("torch")
+    for bias in (True, False):
+        shapes = []
+        for lib, F, prof_cls in ((torch, torch.nn.functional,
+                                  torch.autograd.profiler.profile),
+                                 (pyad, pyad.nn.functional, profile)):
+            x, w = lib.ones(4, 3), lib.ones(2, 3)
+            with prof_cls(record_shapes=True) as prof:
+                F.linear(x, w, lib.ones(2) if bias else None)
+            shapes.append([e.input_shapes for e in prof.function_events
+                           if e.name in ("aten::linear", "linear")])
+        assert shapes[0] == shapes[1]
+
+
+def test_load_nvprof_refuses_a_virtual_table(tmp_path):
+    path = _nvprof_db(tmp_path / "virtual.prof")
+    con = sqlite3.connect(path)
+    try:
+        con.execute("DROP TABLE StringTable")
+        con.execute("CREATE VIRTUAL TABLE StringTable USING fts4(_id_, value)")
+    except sqlite3.OperationalError:
+        pytest.skip("this SQLite has no fts4")
+    con.commit()
+    con.close()
+    with pytest.raises(RuntimeError, match=r"load_nvprof\(\): .*StringTable is a virtual table"):
+        profiler.load_nvprof(path)
