@@ -1,0 +1,108 @@
+"""pyad.distributed, DistributedDataParallel and the differentiable collectives under
+real MPI: each test launches ``mpiexec -n N python <script>`` (the scripts beside this
+file check their results on every rank and print one "ok" line per check).
+
+Skipped when mpi4py (the ``mpi`` extra) or ``mpiexec`` is missing. N up to 4 runs
+oversubscribed on small machines; every launch has a timeout, so a hang fails instead
+of blocking the suite.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+import pyad
+
+pytest.importorskip("mpi4py")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYAD_HOME = os.path.dirname(os.path.dirname(os.path.abspath(pyad.__file__)))
+REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
+MPIEXEC = (shutil.which("mpiexec", path=os.path.dirname(sys.executable))
+           or shutil.which("mpiexec"))
+if MPIEXEC is None:
+    pytest.skip("no mpiexec on PATH (pip install mpich)", allow_module_level=True)
+TIMEOUT = 90
+
+
+def mpirun(n, script, *args, timeout=TIMEOUT):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = PYAD_HOME
+    env["OMP_NUM_THREADS"] = env["OPENBLAS_NUM_THREADS"] = "1"
+    start = time.monotonic()
+    proc = subprocess.run([MPIEXEC, "-n", str(n), sys.executable, script, *args],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    detail = "exit %d\nstdout:\n%s\nstderr:\n%s" % (proc.returncode, proc.stdout, proc.stderr)
+    return proc, time.monotonic() - start, detail
+
+
+def ok_lines(stdout, world):
+    # Ranks' lines reach mpiexec's stdout whole, but not always newline-separated.
+    return sorted("ok %s (world %d)" % (m, world)
+                  for m in re.findall(r"ok ([^()\n]+?) \(world %d\)" % world, stdout))
+
+
+@pytest.mark.parametrize("world", [1, 2, 3, 4])
+def test_ddp_on_shards_equals_one_process_on_the_whole_batch(world):
+    # SGD with momentum, Adam, small buckets, no_sync accumulation, an unused parameter
+    # (with find_unused_parameters) and the state_dict prefix, each checked after every
+    # step with rtol=1e-12 on every rank.
+    proc, _, detail = mpirun(world, os.path.join(HERE, "mpi_ddp_equivalence.py"))
+    assert proc.returncode == 0, detail
+    cases = ["sgd", "adam", "sgd-small-buckets", "no_sync", "adam-no_sync", "unused",
+             "unused-adam", "unused-without-find_unused refused", "state_dict"]
+    expected = sorted("ok %s (world %d)" % (c, world) for c in cases for _ in range(world))
+    assert ok_lines(proc.stdout, world) == expected, detail
+
+
+@pytest.mark.parametrize("world", [1, 2, 3])
+def test_collectives_and_differentiable_collectives(world):
+    proc, _, detail = mpirun(world, os.path.join(HERE, "mpi_collectives.py"))
+    assert proc.returncode == 0, detail
+    checks = ["all_reduce ops", "all_reduce 0-d, empty and dtypes",
+              "all_reduce non-contiguous", "broadcast and reduce",
+              "all_gather, all_gather_into_tensor, reduce_scatter, gather, scatter",
+              "groups and barrier", "gradcheck across ranks", "cross-rank gradient all_reduce",
+              "cross-rank gradient all_reduce AVG", "cross-rank gradient all_gather",
+              "cross-rank gradient broadcast", "second order"]
+    if world > 1:
+        checks += ["mismatches refused", "send and recv"]
+    expected = sorted("ok %s (world %d)" % (c, world) for c in checks for _ in range(world))
+    assert ok_lines(proc.stdout, world) == expected, detail
+    assert proc.stdout.count("done") == world, detail
+
+
+@pytest.mark.parametrize("case, failed", [("raise-in-backward", 1), ("raise-in-forward", 0)])
+def test_one_rank_raising_ends_every_rank_naming_it(case, failed):
+    proc, elapsed, detail = mpirun(3, os.path.join(HERE, "mpi_faults.py"), case, timeout=60)
+    assert proc.returncode != 0, detail
+    assert "finished, which it must not" not in proc.stdout, detail
+    assert "pyad.distributed: rank %d (of 3) failed" % failed in proc.stderr, detail
+    assert "injected failure" in proc.stderr, detail
+    assert elapsed < 30, detail
+
+
+def test_ddp_refuses_a_different_model_on_every_rank():
+    proc, _, detail = mpirun(3, os.path.join(HERE, "mpi_faults.py"), "model-mismatch")
+    assert proc.returncode == 0, detail
+    for rank in range(3):
+        assert ("rank %d refused: DistributedDataParallel(): DDP expects the same model on "
+                "every rank: parameter 0.weight is (8, 4) float32 (cpu) on rank 0 but "
+                "0.weight (9, 4) float32 (cpu) on rank 1" % rank) in proc.stdout, detail
+        assert ("rank %d refused dtype: DistributedDataParallel(): DDP expects the same "
+                "model on every rank: parameter weight is (2, 4) float64" % rank
+                ) in proc.stdout, detail
+
+
+def test_train_ddp_example_on_two_ranks():
+    proc, _, detail = mpirun(2, os.path.join(REPO_ROOT, "examples", "train_ddp.py"), "--quiet")
+    assert proc.returncode == 0, detail
+    lines = [l for l in proc.stdout.splitlines() if l.startswith("final training accuracy")]
+    assert len(lines) == 1, detail          # rank 0 reports
+    accuracy = float(lines[0].split(":")[1].split()[0])
+    assert accuracy >= 0.95, detail
