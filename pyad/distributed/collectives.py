@@ -488,13 +488,16 @@ def _has_mpi_type(dtype):
     return dtype.char in _mpi()._typedict and dtype.kind != "V"
 
 
-def _use_host(g, arrays):
-    """Whether CuPy arrays must go through host memory for this group."""
-    if not arrays or not _is_cupy(arrays[0]):
-        return False
-    if g.backend == Backend.NCCL and is_nccl_available():
-        return False
-    return os.environ.get("PYAD_CUDA_AWARE_MPI", "") != "1"
+def _use_nccl(g, array, op=ReduceOp.SUM):
+    """Whether this collective on ``array`` goes through NCCL."""
+    return (_is_cupy(array) and g.backend == Backend.NCCL and op in _NCCL_OPS
+            and str(array.dtype) in _NCCL_TYPES and is_nccl_available())
+
+
+def _use_host(g, array, op=ReduceOp.SUM):
+    """Whether CuPy data must go through host memory (neither NCCL nor CUDA-aware MPI)."""
+    return (_is_cupy(array) and not _use_nccl(g, array, op)
+            and os.environ.get("PYAD_CUDA_AWARE_MPI", "") != "1")
 
 
 def _reduce_dtype_check(name, dtype, op):
@@ -518,7 +521,7 @@ def _not_member():
     return None
 
 
-def _run(start, finish, async_op, name):
+def _run(start, finish, async_op):
     """Start a non-blocking MPI call (``start()`` -> requests) or run the blocking one."""
     if async_op:
         return Work(start(True), finish)
@@ -543,34 +546,24 @@ def _nccl_comm(g):
     return g._nccl
 
 
-def _nccl_dtype(dtype):
-    from cupy.cuda import nccl
-    table = {"float16": nccl.NCCL_FLOAT16, "float32": nccl.NCCL_FLOAT32,
-             "float64": nccl.NCCL_FLOAT64, "int32": nccl.NCCL_INT32,
-             "int64": nccl.NCCL_INT64, "uint8": nccl.NCCL_UINT8, "int8": nccl.NCCL_INT8}
-    if str(dtype) not in table:
-        raise TypeError("NCCL has no type for %s" % dtype)
-    return table[str(dtype)]
+_NCCL_TYPES = {"float16": "NCCL_FLOAT16", "float32": "NCCL_FLOAT32",
+               "float64": "NCCL_FLOAT64", "int32": "NCCL_INT32", "int64": "NCCL_INT64",
+               "uint8": "NCCL_UINT8", "int8": "NCCL_INT8"}
 
 
 def _nccl_call(g, kind, send, recv, op=ReduceOp.SUM, root=0, async_op=False, finish=None):
-    """One NCCL collective on the current CuPy stream; async_op gives a Work polling an
-    event recorded after it."""
+    """An NCCL all-reduce or broadcast on the current CuPy stream; async_op gives a Work
+    polling an event recorded after it."""
     import cupy
     from cupy.cuda import nccl
     comm = _nccl_comm(g)
     stream = cupy.cuda.get_current_stream().ptr
-    dtype = _nccl_dtype(send.dtype)
+    dtype = getattr(nccl, _NCCL_TYPES[str(send.dtype)])
     if kind == "allreduce":
         comm.allReduce(send.data.ptr, recv.data.ptr, send.size, dtype,
                        getattr(nccl, _NCCL_OPS[op]), stream)
     elif kind == "broadcast":
         comm.bcast(recv.data.ptr, recv.size, dtype, root, stream)
-    elif kind == "reduce":
-        comm.reduce(send.data.ptr, recv.data.ptr, send.size, dtype,
-                    getattr(nccl, _NCCL_OPS[op]), root, stream)
-    elif kind == "allgather":
-        comm.allGather(send.data.ptr, recv.data.ptr, send.size, dtype, stream)
     event = cupy.cuda.Event()
     event.record()
     if async_op:
@@ -606,8 +599,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
 def _all_reduce_array(g, tensor, op, async_op):
     MPI = _mpi()
-    staging = _use_host(g, [tensor.data])
-    buf = _Buffer(tensor, staging)
+    buf = _Buffer(tensor, _use_host(g, tensor.data, op))
     size = g.size()
 
     def finish():
@@ -615,7 +607,7 @@ def _all_reduce_array(g, tensor, op, async_op):
             buf.array /= size
         buf.finish()
 
-    if _is_cupy(buf.array) and g.backend == Backend.NCCL and is_nccl_available():
+    if _use_nccl(g, buf.array, op):
         return _nccl_call(g, "allreduce", buf.array, buf.array, op, async_op=async_op,
                           finish=finish)
     array = buf.array
@@ -634,7 +626,7 @@ def _all_reduce_array(g, tensor, op, async_op):
         g.comm.Allreduce(MPI.IN_PLACE, array, _mpi_op(op))
         return []
 
-    return _run(start, finish, async_op, "all_reduce")
+    return _run(start, finish, async_op)
 
 
 def broadcast(tensor, src, group=None, async_op=False):
@@ -645,8 +637,8 @@ def broadcast(tensor, src, group=None, async_op=False):
         return _not_member()
     root = g._group_rank(src, "src", "broadcast")
     _agree(g, "broadcast", (("var", _signature(tensor)), ("src", src)))
-    buf = _Buffer(tensor, _use_host(g, [tensor.data]))
-    if _is_cupy(buf.array) and g.backend == Backend.NCCL and is_nccl_available():
+    buf = _Buffer(tensor, _use_host(g, tensor.data))
+    if _use_nccl(g, buf.array):
         return _nccl_call(g, "broadcast", buf.array, buf.array, root=root,
                           async_op=async_op, finish=buf.finish)
     array = buf.array
@@ -658,7 +650,7 @@ def broadcast(tensor, src, group=None, async_op=False):
         g.comm.Bcast(spec, root=root)
         return []
 
-    return _run(start, buf.finish, async_op, "broadcast")
+    return _run(start, buf.finish, async_op)
 
 
 def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
@@ -673,8 +665,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     _reduce_dtype_check("reduce", tensor.data.dtype, op)
     _agree(g, "reduce", (("var", _signature(tensor)), ("op", op), ("dst", dst)))
     MPI = _mpi()
-    buf = _Buffer(tensor, _use_host(g, [tensor.data]) or not _is_cupy(tensor.data)
-                  or g.backend != Backend.NCCL)
+    buf = _Buffer(tensor, staging=True)     # CuPy data is reduced in host memory
     mine = g.rank() == root
     size = g.size()
     array = buf.array
@@ -697,7 +688,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
         g.comm.Reduce(send, recv, _mpi_op(op), root=root)
         return []
 
-    return _run(start, finish, async_op, "reduce")
+    return _run(start, finish, async_op)
 
 
 def _gather_checks(name, out_list, tensor, size):
@@ -736,7 +727,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         g.comm.Allgather(send, recv)
         return []
 
-    return _run(start, finish, async_op, "all_gather")
+    return _run(start, finish, async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -765,7 +756,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         g.comm.Allgather(_raw(send), _raw(out_buf.array))
         return []
 
-    return _run(start, out_buf.finish, async_op, "all_gather_into_tensor")
+    return _run(start, out_buf.finish, async_op)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -797,7 +788,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
         g.comm.Reduce_scatter_block(send, recv, _mpi_op(op))
         return []
 
-    return _run(start, finish, async_op, "reduce_scatter")
+    return _run(start, finish, async_op)
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
@@ -833,7 +824,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
         g.comm.Gather(_raw(src), recv, root=root)
         return []
 
-    return _run(start, finish, async_op, "gather")
+    return _run(start, finish, async_op)
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
@@ -867,7 +858,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
         g.comm.Scatter(s, _raw(recv), root=root)
         return []
 
-    return _run(start, finish, async_op, "scatter")
+    return _run(start, finish, async_op)
 
 
 _TAG_HEADER, _TAG_DATA = 7100, 7101

@@ -106,3 +106,36 @@ def test_train_ddp_example_on_two_ranks():
     assert len(lines) == 1, detail          # rank 0 reports
     accuracy = float(lines[0].split(":")[1].split()[0])
     assert accuracy >= 0.95, detail
+
+
+def _gpu_count():
+    cupy = pytest.importorskip("cupy")
+    try:
+        return cupy.cuda.runtime.getDeviceCount()
+    except Exception:
+        return 0
+
+
+@pytest.mark.parametrize("backend", ["mpi", "nccl"])
+def test_cupy_collectives_and_ddp(backend):
+    gpus = _gpu_count()
+    if gpus == 0:
+        pytest.skip("no GPU")
+    if backend == "nccl":
+        pytest.importorskip("cupy.cuda.nccl")
+    # NCCL needs a GPU per rank; through MPI two ranks may share one.
+    world = min(gpus, 2) if backend == "nccl" else 2
+    proc, _, detail = mpirun(world, os.path.join(HERE, "mpi_gpu.py"), backend)
+    assert proc.returncode == 0, detail
+    expected = sorted("ok %s (world %d)" % (c, world)
+                      for c in ("collectives on cupy", "DDP on cupy") for _ in range(world))
+    assert ok_lines(proc.stdout, world) == expected, detail
+
+
+def test_benchmark_runs_at_smoke_sizes():
+    proc, _, detail = mpirun(2, os.path.join(REPO_ROOT, "benchmarks", "bench_distributed.py"),
+                             "--smoke")
+    assert proc.returncode == 0, detail
+    for row in ("all_reduce 0.25 MB float32", "all_reduce async", "DDP, buckets overlapped",
+                "all-reduce after backward", "overlap gain"):
+        assert row in proc.stdout, detail

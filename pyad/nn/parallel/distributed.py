@@ -11,6 +11,7 @@ for every bucket and writes the averaged gradients back into ``.grad``, so when
 """
 import collections
 import contextlib
+import weakref
 
 import numpy
 
@@ -174,7 +175,7 @@ class DistributedDataParallel(Module):
     def _broadcast_array(self, array):
         g = self._group_obj
         root = 0
-        if _c._is_cupy(array) and g.backend == _c.Backend.NCCL and _c.is_nccl_available():
+        if _c._use_nccl(g, array):
             _c._nccl_call(g, "broadcast", array, array, root=root)
             return
         host = _c._host(array)
@@ -241,9 +242,14 @@ class DistributedDataParallel(Module):
     # -- backward: the hooks -------------------------------------------------------------
 
     def _make_hook(self, index):
+        # The hook lives on the parameter: a weak reference keeps it from holding the
+        # wrapper (and through it the module) alive.
+        ref = weakref.ref(self)
+
         def hook(param):
-            if self._armed:
-                self._mark_ready(index, param.grad)
+            ddp = ref()
+            if ddp is not None and ddp._armed:
+                ddp._mark_ready(index, param.grad)
         return hook
 
     def _mark_ready(self, index, grad):
