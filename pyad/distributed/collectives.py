@@ -20,6 +20,7 @@ import time
 import numpy
 
 from pyad._engine import Variable
+from pyad.autograd.grad_mode import no_grad
 
 __all__ = [
     "Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
@@ -477,6 +478,15 @@ class _Buffer:
                 data[...] = cupy.asarray(self.array)
             else:
                 data[...] = self.array
+        _bump_version(self.variable)
+
+
+def _bump_version(v):
+    """Count a collective's write as an in-place op on ``v`` (as torch does), so a
+    backward that saved ``v`` before it raises instead of using the new values. The
+    write goes to an empty view, which shares ``v``'s version counter: no data moves."""
+    with no_grad():
+        v[None][:0].zero_()
 
 
 def _mpi_buffer(array):
@@ -950,3 +960,4 @@ def _write(v, array):
         data[...] = cupy.asarray(array)
     else:
         data[...] = array
+    _bump_version(v)

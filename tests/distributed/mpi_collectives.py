@@ -66,6 +66,17 @@ dist.all_reduce(v)
 assert v.dtype == np.float16 and np.array_equal(v.data, every(dtype=np.float16).sum(0))
 ok("all_reduce 0-d, empty and dtypes")
 
+# A collective writes in place: it bumps the version, so a backward that saved the old
+# values refuses to run (as torch).
+x = pyad.tensor([1.0, 2.0], dtype=pyad.float64, requires_grad=True)
+y = x * 1.0
+z = (y * y).sum()
+before = y._version
+dist.all_reduce(y)
+assert y._version == before + 1
+expect_error("saved then reduced", z.backward, "modified by an inplace operation")
+ok("all_reduce bumps the version")
+
 # Non-contiguous data is copied in and out: the strided view itself gets the result.
 base = np.zeros((3, 4)) + rank
 v = pyad.Variable(value(rank, (3, 2)).T.copy().T)           # transposed layout

@@ -114,4 +114,38 @@ ddp.load_state_dict(other.state_dict())
 assert np.array_equal(ddp.module.fc1.weight.data, other.fc1.weight.data)
 ddp.load_state_dict(ddp.state_dict())
 print("ok state_dict (world %d)" % world, flush=True)
+# Buffers: rank 0's when wrapped, and again before every training forward unless
+# broadcast_buffers=False.
+for flag in (True, False):
+    net = make(0)
+    net.register_buffer("stat", pyad.tensor([float(rank), 1.0], dtype=pyad.float64))
+    ddp = DDP(net, broadcast_buffers=flag)
+    assert np.array_equal(net.stat.data, [0.0, 1.0])
+    net.stat.data[0] = 10.0 + rank
+    ddp(pyad.randn(2, 5, dtype=pyad.float64)).sum().backward()
+    assert net.stat.data[0] == (10.0 if flag else 10.0 + rank), (flag, net.stat)
+print("ok buffers (world %d)" % world, flush=True)
+
+# Overlap: with small buckets, the last layer's bucket has started its all-reduce (and
+# holds that layer's gradients) before the first layer's gradient exists. An observer
+# hook on fc1.weight registered before DDP's runs first, when fc1.weight's gradient has
+# just been accumulated and nothing of it reduced yet.
+net = make(0)
+seen = {}
+
+
+def observe(param):
+    seen["started"] = [b.work is not None for b in ddp._buckets]
+    seen["indices"] = [b.indices for b in ddp._buckets]
+
+
+net.fc1.weight.register_post_accumulate_grad_hook(observe)
+ddp = DDP(net, bucket_cap_mb=0.0002)
+assert len(ddp._buckets) >= 3, [b.indices for b in ddp._buckets]
+ddp(pyad.randn(4, 5, dtype=pyad.float64)).sum().backward()
+# Parameters in registration order: fc1.weight, fc1.bias, fc2.weight, fc2.bias; the
+# buckets hold them in reverse, so bucket 0 has fc2's and the last holds fc1.weight.
+assert seen["indices"][0][0] == 3 and seen["indices"][-1][-1] == 0, seen
+assert seen["started"][0] and not seen["started"][-1], seen
+print("ok buckets start during backward (world %d)" % world, flush=True)
 dist.destroy_process_group()

@@ -55,7 +55,8 @@ def test_ddp_on_shards_equals_one_process_on_the_whole_batch(world):
     proc, _, detail = mpirun(world, os.path.join(HERE, "mpi_ddp_equivalence.py"))
     assert proc.returncode == 0, detail
     cases = ["sgd", "adam", "sgd-small-buckets", "no_sync", "adam-no_sync", "unused",
-             "unused-adam", "unused-without-find_unused refused", "state_dict"]
+             "unused-adam", "unused-without-find_unused refused", "state_dict",
+             "buckets start during backward", "buffers"]
     expected = sorted("ok %s (world %d)" % (c, world) for c in cases for _ in range(world))
     assert ok_lines(proc.stdout, world) == expected, detail
 
@@ -65,6 +66,7 @@ def test_collectives_and_differentiable_collectives(world):
     proc, _, detail = mpirun(world, os.path.join(HERE, "mpi_collectives.py"))
     assert proc.returncode == 0, detail
     checks = ["all_reduce ops", "all_reduce 0-d, empty and dtypes",
+              "all_reduce bumps the version",
               "all_reduce non-contiguous", "broadcast and reduce",
               "all_gather, all_gather_into_tensor, reduce_scatter, gather, scatter",
               "groups and barrier", "gradcheck across ranks", "cross-rank gradient all_reduce",
