@@ -79,6 +79,17 @@ def test_collectives_and_differentiable_collectives(world):
     assert proc.stdout.count("done") == world, detail
 
 
+def test_collectives_and_ddp_match_torch_distributed_on_the_same_ranks():
+    # Each rank also joins a torch.distributed (gloo) world and runs every collective,
+    # the differentiable collectives' gradients and a DDP training with Adam in both.
+    pytest.importorskip("torch.distributed")
+    proc, _, detail = mpirun(2, os.path.join(HERE, "mpi_vs_torch.py"), timeout=240)
+    assert proc.returncode == 0, detail
+    checks = ["collectives match torch.distributed",
+              "differentiable collectives match torch.distributed.nn", "DDP matches torch DDP"]
+    assert ok_lines(proc.stdout, 2) == sorted("ok %s (world 2)" % c for c in checks * 2), detail
+
+
 @pytest.mark.parametrize("case, failed", [("raise-in-backward", 1), ("raise-in-forward", 0)])
 def test_one_rank_raising_ends_every_rank_naming_it(case, failed):
     proc, elapsed, detail = mpirun(3, os.path.join(HERE, "mpi_faults.py"), case, timeout=60)
