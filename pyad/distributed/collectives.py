@@ -218,15 +218,14 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         if given not in (-1, None) and given != actual:
             raise ValueError("init_process_group(): %s=%s does not match MPI's %s of %d "
                              "(mpiexec decides both)" % (what, given, what, actual))
-    # A private copy of the communicator: our messages never match the user's own.
+    # A private copy of the communicator: our messages never match the user's own. Its
+    # ranks are the "global" ranks of src/dst arguments, as torch's default group's.
     own = comm.Dup()
-    world_ranks = own.allgather(MPI.COMM_WORLD.Get_rank())
-    _state["world"] = ProcessGroup(own, world_ranks, backend)
+    _state["world"] = ProcessGroup(own, range(own.Get_size()), backend)
     _state["timeout"] = timeout
     if own.Get_size() > 1 and not getattr(sys.excepthook, "pyad_abort_hook", False):
         _state["excepthook"] = sys.excepthook
-        sys.excepthook = _abort_hook(sys.excepthook, MPI.COMM_WORLD.Get_rank(),
-                                     MPI.COMM_WORLD.Get_size())
+        sys.excepthook = _abort_hook(sys.excepthook, own.Get_rank(), own.Get_size())
 
 
 def destroy_process_group(group=None):
@@ -417,7 +416,9 @@ def _describe(sig):
 
 def _agree(g, name, header, local_error=None):
     """Check that every rank of ``g`` calls ``name`` with the same ``header`` and that no
-    rank reported an error; else raise the same RuntimeError on every rank.
+    rank found an error in its own arguments; else raise the same exception on every
+    rank. ``local_error`` is a message (a RuntimeError) or an exception instance; the
+    type raised everywhere is that of the first rank that found one.
 
     The common case costs one small Allgather: a 64-bit digest of the header and an
     error flag per rank. Only when they disagree do the ranks exchange the full headers
@@ -431,11 +432,17 @@ def _agree(g, name, header, local_error=None):
     g.comm.Allgather([mine, MPI.INT64_T], [everyone, MPI.INT64_T])
     if not everyone[:, 1].any() and (everyone[:, 0] == everyone[0, 0]).all():
         return
+    if isinstance(local_error, Exception):
+        local_error = (type(local_error).__name__, str(local_error))
+    elif local_error is not None:
+        local_error = ("RuntimeError", local_error)
     everyone = g.comm.allgather((header, local_error))
     errors = [(r, e) for r, (_, e) in enumerate(everyone) if e is not None]
     if errors:
-        raise RuntimeError("%s(): refused on every rank: %s" % (
-            name, "; ".join("rank %d: %s" % (g.ranks[r], e) for r, e in errors)))
+        kind = {"ValueError": ValueError, "TypeError": TypeError}.get(errors[0][1][0],
+                                                                    RuntimeError)
+        raise kind("%s(): refused on every rank: %s" % (
+            name, "; ".join("rank %d: %s" % (g.ranks[r], e[1]) for r, e in errors)))
     headers = [h for h, _ in everyone]
     raise RuntimeError("%s(): the ranks disagree, refused on every rank: %s" % (
         name, "; ".join("rank %d has %s" % (g.ranks[r], _format_header(h))
@@ -510,16 +517,16 @@ def _use_host(g, array, op=ReduceOp.SUM):
             and os.environ.get("PYAD_CUDA_AWARE_MPI", "") != "1")
 
 
-def _reduce_dtype_check(name, dtype, op):
+def _reduce_dtype_error(dtype, op):
+    """A ValueError saying what is wrong with reducing ``dtype`` with ``op``, or None."""
     if op == ReduceOp.AVG and dtype.kind not in "fc":
-        raise ValueError("%s(): ReduceOp.AVG needs a floating-point Variable, got %s"
-                         % (name, dtype))
+        return ValueError("ReduceOp.AVG needs a floating-point Variable, got %s" % dtype)
     if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and dtype.kind not in "biu":
-        raise ValueError("%s(): ReduceOp.%s needs an integer or bool Variable, got %s"
-                         % (name, op.name, dtype))
+        return ValueError("ReduceOp.%s needs an integer or bool Variable, got %s"
+                          % (op.name, dtype))
     if op in (ReduceOp.MIN, ReduceOp.MAX) and dtype.kind == "c":
-        raise ValueError("%s(): ReduceOp.%s is not defined for complex Variables"
-                         % (name, op.name))
+        return ValueError("ReduceOp.%s is not defined for complex Variables" % op.name)
+    return None
 
 
 def _check_op(name, op):
@@ -602,8 +609,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = _group(group)
     if g is None:
         return _not_member()
-    _reduce_dtype_check("all_reduce", tensor.data.dtype, op)
-    _agree(g, "all_reduce", (("var", _signature(tensor)), ("op", op)))
+    _agree(g, "all_reduce", (("var", _signature(tensor)), ("op", op)),
+           _reduce_dtype_error(tensor.data.dtype, op))
     return _all_reduce_array(g, tensor, op, async_op)
 
 
@@ -672,8 +679,8 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     if g is None:
         return _not_member()
     root = g._group_rank(dst, "dst", "reduce")
-    _reduce_dtype_check("reduce", tensor.data.dtype, op)
-    _agree(g, "reduce", (("var", _signature(tensor)), ("op", op), ("dst", dst)))
+    _agree(g, "reduce", (("var", _signature(tensor)), ("op", op), ("dst", dst)),
+           _reduce_dtype_error(tensor.data.dtype, op))
     MPI = _mpi()
     buf = _Buffer(tensor, staging=True)     # CuPy data is reduced in host memory
     mine = g.rank() == root
@@ -778,9 +785,9 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     if g is None:
         return _not_member()
     size = g.size()
-    _reduce_dtype_check("reduce_scatter", output.data.dtype, op)
     _agree(g, "reduce_scatter", (("var", _signature(output)), ("op", op)),
-           _gather_checks("reduce_scatter", input_list, output, size))
+           _reduce_dtype_error(output.data.dtype, op)
+           or _gather_checks("reduce_scatter", input_list, output, size))
     send = numpy.stack([_host(v.data) for v in input_list]) if size else None
     widen = not _has_mpi_type(send.dtype)
     if widen:

@@ -108,6 +108,12 @@ if world > 1:
     ok("mismatches refused")
 expect_error("AVG on int", lambda: dist.all_reduce(pyad.zeros(2, dtype=pyad.int64),
                                                    op=ReduceOp.AVG), "AVG", ValueError)
+# Only rank 0's dtype cannot be averaged: refused on every rank all the same.
+expect_error("AVG on int on one rank", lambda: dist.all_reduce(
+    pyad.zeros(2, dtype=pyad.int64 if rank == 0 else pyad.float64), op=ReduceOp.AVG),
+    "rank 0: ReduceOp.AVG needs a floating-point Variable, got int64", ValueError)
+expect_error("BAND on float", lambda: dist.reduce(pyad.zeros(2), dst=0, op=ReduceOp.BAND),
+             "needs an integer or bool Variable", ValueError)
 expect_error("not a Variable", lambda: dist.all_reduce(np.zeros(2)), "of type Variable",
              TypeError)
 expect_error("bad op", lambda: dist.all_reduce(pyad.zeros(2), op="sum"), "ReduceOp",

@@ -94,6 +94,46 @@ train("unused", pyad.optim.SGD, dict(lr=0.1), unused=True, find_unused_parameter
 train("unused-adam", pyad.optim.Adam, dict(lr=0.01), unused=True,
       find_unused_parameters=True, bucket_cap_mb=0.0005)
 
+# A head only the odd ranks use: on the even ranks its gradient is missing locally but
+# the average still counts the odd ranks' (and with one rank nobody uses it: None).
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(5, 16, dtype=pyad.float64)
+        self.head_a = nn.Linear(16, 3, dtype=pyad.float64)
+        self.head_b = nn.Linear(16, 3, dtype=pyad.float64)
+
+    def forward(self, x, use_b):
+        h = self.fc1(x).tanh()
+        out = self.head_a(h)
+        return out + self.head_b(h) if use_b else out
+
+
+pyad.manual_seed(0)
+ref = TwoHeads()
+pyad.manual_seed(0)
+ddp = DDP(TwoHeads(), find_unused_parameters=True, bucket_cap_mb=0.0005)
+ref_opt = pyad.optim.SGD(ref.parameters(), lr=0.1, momentum=0.5)
+opt = pyad.optim.SGD(ddp.parameters(), lr=0.1, momentum=0.5)
+rng = np.random.default_rng(5)
+for step in range(1, 4):
+    x, y = rng.normal(size=(BATCH, 5)), rng.normal(size=(BATCH, 3))
+    per = BATCH // world
+    total = 0
+    for r in range(world):       # every rank's share, as that rank computes it
+        xs, ys = x[r * per:(r + 1) * per], y[r * per:(r + 1) * per]
+        total = total + ((ref(pyad.tensor(xs), r % 2 == 1) - pyad.tensor(ys)) ** 2).mean()
+    (total / world).backward()
+    ref_opt.step()
+    ref_opt.zero_grad()
+    ((ddp(pyad.tensor(shard(x)), rank % 2 == 1) - pyad.tensor(shard(y))) ** 2).mean().backward()
+    if world == 1:
+        assert ddp.module.head_b.weight.grad is None
+    opt.step()
+    opt.zero_grad()
+    check_same("used on some ranks", step, ddp, ref)
+print("ok used on some ranks (world %d)" % world, flush=True)
+
 # An unused parameter without find_unused_parameters: the next forward says why.
 ddp = DDP(make(0, unused=True))
 ddp(pyad.randn(4, 5, dtype=pyad.float64)).sum().backward()

@@ -5,6 +5,7 @@
     raise-in-forward    rank 0 raises before a collective the others are blocked in.
     model-mismatch      rank 1 wraps a model of another shape in DDP: RuntimeError on
                         every rank (caught and reported), then a clean exit.
+    communicator        (not a fault) the world is an mpi4py communicator.
 """
 import sys
 
@@ -16,9 +17,10 @@ from pyad import nn
 from pyad.autograd import Function
 from pyad.nn.parallel import DistributedDataParallel as DDP
 
-dist.init_process_group("mpi")
-rank, world = dist.get_rank(), dist.get_world_size()
 case = sys.argv[1]
+if case != "communicator":
+    dist.init_process_group("mpi")
+    rank, world = dist.get_rank(), dist.get_world_size()
 
 
 class FailOnRankOne(Function):
@@ -67,6 +69,23 @@ elif case == "model-mismatch":
     except RuntimeError as exc:
         print("rank %d refused dtype: %s" % (rank, exc), flush=True)
     dist.barrier()
+    dist.destroy_process_group()
+elif case == "communicator":
+    # The world is an mpi4py communicator: here the odd and the even ranks apart, in
+    # reverse order. Ranks and roots are the communicator's.
+    from mpi4py import MPI
+    me = MPI.COMM_WORLD.Get_rank()
+    comm = MPI.COMM_WORLD.Split(me % 2, -me)
+    dist.init_process_group(comm)
+    assert dist.get_rank() == comm.Get_rank() and dist.get_world_size() == comm.Get_size()
+    members = [r for r in range(MPI.COMM_WORLD.Get_size()) if r % 2 == me % 2][::-1]
+    v = pyad.tensor([float(me)], dtype=pyad.float64)
+    dist.all_reduce(v)
+    assert v.item() == sum(members), (v, members)
+    v = pyad.tensor([float(me)], dtype=pyad.float64)
+    dist.broadcast(v, src=0)
+    assert v.item() == members[0], (v, members)
+    print("ok communicator (rank %d)" % me, flush=True)
     dist.destroy_process_group()
 else:
     raise SystemExit("unknown case " + case)

@@ -56,7 +56,7 @@ def test_ddp_on_shards_equals_one_process_on_the_whole_batch(world):
     assert proc.returncode == 0, detail
     cases = ["sgd", "adam", "sgd-small-buckets", "no_sync", "adam-no_sync", "unused",
              "unused-adam", "unused-without-find_unused refused", "state_dict",
-             "buckets start during backward", "buffers"]
+             "buckets start during backward", "buffers", "used on some ranks"]
     expected = sorted("ok %s (world %d)" % (c, world) for c in cases for _ in range(world))
     assert ok_lines(proc.stdout, world) == expected, detail
 
@@ -110,6 +110,13 @@ def test_ddp_refuses_a_different_model_on_every_rank():
         assert ("rank %d refused dtype: DistributedDataParallel(): DDP expects the same "
                 "model on every rank: parameter weight is (2, 4) float64" % rank
                 ) in proc.stdout, detail
+
+
+def test_init_process_group_takes_an_mpi4py_communicator():
+    proc, _, detail = mpirun(3, os.path.join(HERE, "mpi_faults.py"), "communicator")
+    assert proc.returncode == 0, detail
+    assert sorted(re.findall(r"ok communicator \(rank (\d)\)", proc.stdout)) == ["0", "1", "2"], \
+        detail
 
 
 def test_train_ddp_example_on_two_ranks():

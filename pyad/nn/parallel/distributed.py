@@ -148,7 +148,8 @@ class DistributedDataParallel(Module):
 
     def _check_same_model(self, named_params, named_buffers):
         def describe(name, v):
-            return (name, tuple(v.shape), str(v.data.dtype), str(v.device))
+            # The device type only: each rank may drive its own GPU.
+            return (name, tuple(v.shape), str(v.data.dtype), str(v.device).split(":")[0])
         mine = ([describe(n, p) for n, p in named_params],
                 [describe(n, b) for n, b in named_buffers])
         everyone = self._group_obj.comm.allgather(mine)
