@@ -919,7 +919,8 @@ def recv(tensor, src=None, group=None, tag=0):
 
 
 def irecv(tensor, src=None, group=None, tag=0):
-    """Receive into ``tensor`` (blocking on the small header); returns a completed `Work`."""
+    """Receive into ``tensor`` now (it waits for the sender's header and data) and return
+    a completed `Work`: the data's size is only known from the sender's header."""
     _recv("irecv", tensor, src, group, tag)
     return Work([])
 
