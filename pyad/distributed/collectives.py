@@ -256,8 +256,8 @@ def _free(group):
     group._nccl = None
 
 
-def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
-              group_desc=None, device_id=None):
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
+              use_local_synchronization=False, group_desc=None, device_id=None):
     """A group of some of the world's ranks (every rank of the world must call it).
 
     Returns `GroupMember.NON_GROUP_MEMBER` on ranks not in ``ranks``; collectives on it
@@ -376,11 +376,6 @@ class Work:
             if self._finish is not None:
                 finish, self._finish = self._finish, None
                 finish()
-
-    def result(self):
-        """The Variables of the operation (after waiting), as torch's ``Work.result``."""
-        self.wait()
-        return []
 
 
 # -- helpers -----------------------------------------------------------------------------
@@ -618,24 +613,22 @@ def _all_reduce_array(g, tensor, op, async_op):
     MPI = _mpi()
     buf = _Buffer(tensor, _use_host(g, tensor.data, op))
     size = g.size()
+    if _use_nccl(g, buf.array, op):
+        def finish_nccl():
+            if op == ReduceOp.AVG:
+                buf.array /= size
+            buf.finish()
+        return _nccl_call(g, "allreduce", buf.array, buf.array, op, async_op=async_op,
+                          finish=finish_nccl)
+    # A dtype MPI has no type for (bfloat16) is reduced in float32 and rounded back.
+    array = buf.array if _has_mpi_type(buf.array.dtype) else buf.array.astype(numpy.float32)
 
     def finish():
         if op == ReduceOp.AVG:
-            buf.array /= size
+            array[...] /= size
+        if array is not buf.array:
+            buf.array[...] = array
         buf.finish()
-
-    if _use_nccl(g, buf.array, op):
-        return _nccl_call(g, "allreduce", buf.array, buf.array, op, async_op=async_op,
-                          finish=finish)
-    array = buf.array
-    if not _has_mpi_type(array.dtype):
-        wide = array.astype(numpy.float32)
-        old_finish = finish
-
-        def finish():  # noqa: F811 - the widened copy is narrowed back first
-            array[...] = wide
-            old_finish()
-        array = wide
 
     def start(nonblocking):
         if nonblocking:
@@ -691,10 +684,10 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
 
     def finish():
         if mine:
+            if op == ReduceOp.AVG:
+                array[...] /= size
             if array is not buf.array:
                 buf.array[...] = array
-            if op == ReduceOp.AVG:
-                buf.array /= size
             buf.finish()
 
     def start(nonblocking):
@@ -708,10 +701,10 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     return _run(start, finish, async_op)
 
 
-def _gather_checks(name, out_list, tensor, size):
+def _gather_checks(out_list, tensor, size):
     if len(out_list) != size:
-        return "%s(): expected %d Variables in the list (one per rank), got %d" % (
-            name, size, len(out_list))
+        return "expected %d Variables in the list (one per rank), got %d" % (
+            size, len(out_list))
     for i, o in enumerate(out_list):
         if _signature(o) != _signature(tensor):
             return ("list entry %d is %s, the input is %s"
@@ -729,7 +722,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         return _not_member()
     size = g.size()
     _agree(g, "all_gather", (("var", _signature(tensor)),),
-           _gather_checks("all_gather", tensor_list, tensor, size))
+           _gather_checks(tensor_list, tensor, size))
     src = numpy.ascontiguousarray(_host(tensor.data))
     out = numpy.empty((size,) + src.shape, src.dtype)
 
@@ -787,10 +780,9 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     size = g.size()
     _agree(g, "reduce_scatter", (("var", _signature(output)), ("op", op)),
            _reduce_dtype_error(output.data.dtype, op)
-           or _gather_checks("reduce_scatter", input_list, output, size))
-    send = numpy.stack([_host(v.data) for v in input_list]) if size else None
-    widen = not _has_mpi_type(send.dtype)
-    if widen:
+           or _gather_checks(input_list, output, size))
+    send = numpy.stack([_host(v.data) for v in input_list])
+    if not _has_mpi_type(send.dtype):
         send = send.astype(numpy.float32)
     recv = numpy.empty(send.shape[1:], send.dtype)
 
@@ -822,7 +814,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
             error = "gather_list is required on the destination rank"
         else:
             _check_list("gather", "gather_list", gather_list)
-            error = _gather_checks("gather", gather_list, tensor, g.size())
+            error = _gather_checks(gather_list, tensor, g.size())
     elif gather_list:
         error = "gather_list must be empty or None on ranks other than dst=%d" % dst
     _agree(g, "gather", (("var", _signature(tensor)), ("dst", dst)), error)
@@ -858,7 +850,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
             error = "scatter_list is required on the source rank"
         else:
             _check_list("scatter", "scatter_list", scatter_list)
-            error = _gather_checks("scatter", scatter_list, tensor, g.size())
+            error = _gather_checks(scatter_list, tensor, g.size())
     elif scatter_list:
         error = "scatter_list must be empty or None on ranks other than src=%d" % src
     _agree(g, "scatter", (("var", _signature(tensor)), ("src", src)), error)
