@@ -134,6 +134,21 @@ for step in range(1, 4):
     check_same("used on some ranks", step, ddp, ref)
 print("ok used on some ranks (world %d)" % world, flush=True)
 
+# A forward whose backward never runs (an evaluation with grad mode on) leaves nothing
+# pending: the next training step averages as usual.
+pyad.manual_seed(0)
+ref = make(0, unused=True)
+pyad.manual_seed(0)
+ddp = DDP(make(0, unused=True), find_unused_parameters=True)
+x = np.random.default_rng(9).normal(size=(BATCH, 5))
+ddp(pyad.tensor(shard(x)))
+ddp(pyad.tensor(shard(x)))
+(ddp(pyad.tensor(shard(x))) ** 2).mean().backward()
+(ref(pyad.tensor(x)) ** 2).mean().backward()
+for p, q in zip(ddp.module.fc1.parameters(), ref.fc1.parameters()):
+    assert np.allclose(p.grad.data, q.grad.data, rtol=1e-12, atol=0)
+print("ok forward without backward (world %d)" % world, flush=True)
+
 # An unused parameter without find_unused_parameters: the next forward says why.
 ddp = DDP(make(0, unused=True))
 ddp(pyad.randn(4, 5, dtype=pyad.float64)).sum().backward()

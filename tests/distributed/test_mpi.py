@@ -56,7 +56,8 @@ def test_ddp_on_shards_equals_one_process_on_the_whole_batch(world):
     assert proc.returncode == 0, detail
     cases = ["sgd", "adam", "sgd-small-buckets", "no_sync", "adam-no_sync", "unused",
              "unused-adam", "unused-without-find_unused refused", "state_dict",
-             "buckets start during backward", "buffers", "used on some ranks"]
+             "buckets start during backward", "buffers", "used on some ranks",
+             "forward without backward"]
     expected = sorted("ok %s (world %d)" % (c, world) for c in cases for _ in range(world))
     assert ok_lines(proc.stdout, world) == expected, detail
 

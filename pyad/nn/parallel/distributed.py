@@ -138,6 +138,8 @@ class DistributedDataParallel(Module):
             for k, i in enumerate(bucket.indices):
                 self._slot[i] = (b, k)
         object.__setattr__(self, "_armed", False)
+        object.__setattr__(self, "_started", False)
+        object.__setattr__(self, "_unused", [])
         object.__setattr__(self, "_next_bucket", 0)
         object.__setattr__(self, "_used", numpy.zeros(len(self._params), numpy.int32))
         object.__setattr__(self, "_hooks", [
@@ -210,7 +212,10 @@ class DistributedDataParallel(Module):
     # -- forward -------------------------------------------------------------------------
 
     def forward(self, *inputs, **kwargs):
-        if self._armed:
+        # A forward whose backward never ran is fine (as torch); one whose backward
+        # stopped halfway (a parameter without gradient) would pair this step's buckets
+        # with the last one's on other ranks.
+        if self._armed and self._started:
             raise RuntimeError(
                 "Expected to have finished reduction in the prior iteration before starting "
                 "a new one. This error indicates that your module has parameters that were "
@@ -232,13 +237,16 @@ class DistributedDataParallel(Module):
             bucket.work = None
         object.__setattr__(self, "_next_bucket", 0)
         object.__setattr__(self, "_armed", True)
+        object.__setattr__(self, "_started", False)
         self._used[:] = 1
+        unused = []
         if self.find_unused_parameters:
             reached = _reachable_leaves(_variables_in(output, []))
-            for i, p in enumerate(self._params):
-                if id(p) not in reached:
-                    self._used[i] = 0
-                    self._mark_ready(i, None)
+            unused = [i for i, p in enumerate(self._params) if id(p) not in reached]
+            self._used[unused] = 0
+        # Counted ready (with zeros) when the backward starts, not now: a forward
+        # without backward must leave no collective behind.
+        object.__setattr__(self, "_unused", unused)
 
     # -- backward: the hooks -------------------------------------------------------------
 
@@ -250,6 +258,10 @@ class DistributedDataParallel(Module):
         def hook(param):
             ddp = ref()
             if ddp is not None and ddp._armed:
+                if not ddp._started:
+                    object.__setattr__(ddp, "_started", True)
+                    for i in ddp._unused:
+                        ddp._mark_ready(i, None)
                 ddp._mark_ready(index, param.grad)
         return hook
 
