@@ -132,8 +132,8 @@ class ProcessGroup:
 
 
 class GroupMember:
-    """``GroupMember.WORLD`` is the default group; ``NON_GROUP_MEMBER`` what `new_group`
-    returns on ranks outside the new group."""
+    """``GroupMember.WORLD`` is the default group (None before `init_process_group`);
+    ``NON_GROUP_MEMBER`` is what `new_group` returns on ranks outside the new group."""
 
     WORLD = None
     NON_GROUP_MEMBER = object()
@@ -155,7 +155,7 @@ def _world():
 
 
 def _group(group):
-    if group is None or group is GroupMember.WORLD:
+    if group is None:
         return _world()
     if group is GroupMember.NON_GROUP_MEMBER:
         return None
@@ -203,7 +203,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     (0, 1)
     """
     if _state["world"] is not None:
-        raise RuntimeError("trying to initialize the default process group twice!")
+        raise ValueError("trying to initialize the default process group twice!")
     MPI = _mpi()
     if comm is None and backend is not None and not isinstance(backend, str):
         comm, backend = backend, None
@@ -221,7 +221,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     # A private copy of the communicator: our messages never match the user's own. Its
     # ranks are the "global" ranks of src/dst arguments, as torch's default group's.
     own = comm.Dup()
-    _state["world"] = ProcessGroup(own, range(own.Get_size()), backend)
+    _state["world"] = GroupMember.WORLD = ProcessGroup(own, range(own.Get_size()), backend)
     _state["timeout"] = timeout
     if own.Get_size() > 1 and not getattr(sys.excepthook, "pyad_abort_hook", False):
         _state["excepthook"] = sys.excepthook
@@ -230,13 +230,13 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 
 def destroy_process_group(group=None):
     """Free a group made by `new_group`, or (no argument) every group and the default one."""
-    if group is None or group is GroupMember.WORLD:
+    if group is None or group is _state["world"]:
         world = _world()
         for g in _state["groups"]:
             _free(g)
         _state["groups"] = []
         _free(world)
-        _state["world"] = None
+        _state["world"] = GroupMember.WORLD = None
         if _state["excepthook"] is not None:
             sys.excepthook = _state["excepthook"]
             _state["excepthook"] = None
@@ -890,8 +890,8 @@ def _send(name, tensor, dst, group, tag, nonblocking):
         return _not_member()
     peer = g._group_rank(dst, "dst", name)
     if peer == g.rank():
-        raise ValueError("%s(): Invalid destination rank: should not be the same as the "
-                         "rank of the current process." % name)
+        raise ValueError("%s(): Invalid destination rank: destination rank should not be the "
+                         "same as the rank of the current process." % name)
     data = numpy.ascontiguousarray(_host(tensor.data))
     # The header goes first, so the receiver can refuse a mismatch (and still drain the
     # data, leaving no message behind).

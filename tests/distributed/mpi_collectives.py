@@ -14,6 +14,14 @@ dist.init_process_group("mpi")
 rank, world = dist.get_rank(), dist.get_world_size()
 ReduceOp = dist.ReduceOp
 assert dist.is_initialized() and dist.get_backend() == "mpi"
+assert dist.group.WORLD is dist.GroupMember.WORLD is not None
+assert dist.get_rank(dist.group.WORLD) == rank
+try:
+    dist.init_process_group("mpi")
+except ValueError as exc:
+    assert str(exc) == "trying to initialize the default process group twice!"
+else:
+    raise AssertionError("a second init_process_group was accepted")
 
 
 def value(r, shape=(2, 3), dtype=np.float64):
@@ -306,5 +314,5 @@ assert np.allclose(g.data, world * 3 * S ** 2, rtol=1e-14, atol=0), g
 assert np.allclose(h.data, world * world * 6 * S, rtol=1e-14, atol=0), h
 ok("second order")
 dist.destroy_process_group()
-assert not dist.is_initialized()
+assert not dist.is_initialized() and dist.group.WORLD is None
 print("done", flush=True)

@@ -32,8 +32,6 @@ class DistributedSampler:
                  drop_last=False):
         if num_replicas is None or rank is None:
             from pyad import distributed
-            if not distributed.is_initialized():
-                raise RuntimeError("Requires distributed package to be available")
             if num_replicas is None:
                 num_replicas = distributed.get_world_size()
             if rank is None:
