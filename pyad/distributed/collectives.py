@@ -196,6 +196,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     ``init_method`` and ``store`` are accepted for torch compatibility: ``mpiexec``
     already connects the processes. An uncaught exception on any rank then ends every
     rank (``MPI_Abort``) with a message naming the failed rank, instead of a hang.
+    With ``timeout`` (a ``datetime.timedelta`` or seconds), a collective that the other
+    ranks do not join in time raises RuntimeError (the collectives then poll MPI's
+    non-blocking calls; without it they block in MPI, as fast as MPI goes).
 
     >>> import pyad.distributed as dist
     >>> dist.init_process_group("mpi")      # doctest: +SKIP
@@ -308,7 +311,10 @@ def barrier(group=None, async_op=False, device_ids=None):
         return None
     if async_op:
         return Work([g.comm.Ibarrier()])
-    g.comm.Barrier()
+    if _state.get("timeout") is not None:
+        _wait_in_time([g.comm.Ibarrier()], "barrier")
+    else:
+        g.comm.Barrier()
     return None
 
 
@@ -359,8 +365,9 @@ class Work:
             deadline = time.monotonic() + limit
             while not self.is_completed():
                 if time.monotonic() > deadline:
-                    raise RuntimeError("Work.wait(): the collective did not complete in "
-                                       "%.1f s (a rank did not join it)" % limit)
+                    raise RuntimeError("Work.wait(): timed out after %.1f s waiting for the "
+                                       "other ranks (a rank did not join the collective)"
+                                       % limit)
             return True
         if self._poll is not None:
             while not self._poll():
@@ -424,7 +431,11 @@ def _agree(g, name, header, local_error=None):
     mine = numpy.array([int.from_bytes(digest, "little", signed=True),
                         local_error is not None], numpy.int64)
     everyone = numpy.empty((g.size(), 2), numpy.int64)
-    g.comm.Allgather([mine, MPI.INT64_T], [everyone, MPI.INT64_T])
+    if _state.get("timeout") is None:
+        g.comm.Allgather([mine, MPI.INT64_T], [everyone, MPI.INT64_T])
+    else:
+        _wait_in_time([g.comm.Iallgather([mine, MPI.INT64_T], [everyone, MPI.INT64_T])],
+                      name)
     if not everyone[:, 1].any() and (everyone[:, 0] == everyone[0, 0]).all():
         return
     if isinstance(local_error, Exception):
@@ -533,13 +544,32 @@ def _not_member():
     return None
 
 
-def _run(start, finish, async_op):
-    """Start a non-blocking MPI call (``start()`` -> requests) or run the blocking one."""
+def _run(start, finish, async_op, name):
+    """Start a non-blocking MPI call (``start(True)`` -> requests) or run the blocking
+    one; with a timeout set, a blocking call is a non-blocking one waited for in time."""
     if async_op:
         return Work(start(True), finish)
-    start(False)
+    if _state.get("timeout") is not None:
+        _wait_in_time(start(True), name)
+    else:
+        start(False)
     finish()
     return None
+
+
+def _wait_in_time(requests, name):
+    """Wait for ``requests``, raising RuntimeError after the process group's timeout."""
+    MPI = _mpi()
+    timeout = _state.get("timeout")
+    if timeout is None:
+        MPI.Request.Waitall(requests)
+        return
+    limit = timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout)
+    deadline = time.monotonic() + limit
+    while not MPI.Request.Testall(requests):
+        if time.monotonic() > deadline:
+            raise RuntimeError("%s(): timed out after %.1f s waiting for the other ranks "
+                               "(a rank did not join the collective)" % (name, limit))
 
 
 # -- NCCL (CuPy arrays on GPUs) ----------------------------------------------------------
@@ -636,7 +666,7 @@ def _all_reduce_array(g, tensor, op, async_op):
         g.comm.Allreduce(MPI.IN_PLACE, array, _mpi_op(op))
         return []
 
-    return _run(start, finish, async_op)
+    return _run(start, finish, async_op, "all_reduce")
 
 
 def broadcast(tensor, src, group=None, async_op=False):
@@ -660,7 +690,7 @@ def broadcast(tensor, src, group=None, async_op=False):
         g.comm.Bcast(spec, root=root)
         return []
 
-    return _run(start, buf.finish, async_op)
+    return _run(start, buf.finish, async_op, "broadcast")
 
 
 def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
@@ -698,7 +728,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
         g.comm.Reduce(send, recv, _mpi_op(op), root=root)
         return []
 
-    return _run(start, finish, async_op)
+    return _run(start, finish, async_op, "reduce")
 
 
 def _gather_checks(out_list, tensor, size):
@@ -737,7 +767,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         g.comm.Allgather(send, recv)
         return []
 
-    return _run(start, finish, async_op)
+    return _run(start, finish, async_op, "all_gather")
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -766,7 +796,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         g.comm.Allgather(_raw(send), _raw(out_buf.array))
         return []
 
-    return _run(start, out_buf.finish, async_op)
+    return _run(start, out_buf.finish, async_op, "all_gather_into_tensor")
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -797,7 +827,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
         g.comm.Reduce_scatter_block(send, recv, _mpi_op(op))
         return []
 
-    return _run(start, finish, async_op)
+    return _run(start, finish, async_op, "reduce_scatter")
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
@@ -833,7 +863,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
         g.comm.Gather(_raw(src), recv, root=root)
         return []
 
-    return _run(start, finish, async_op)
+    return _run(start, finish, async_op, "gather")
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
@@ -867,7 +897,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
         g.comm.Scatter(s, _raw(recv), root=root)
         return []
 
-    return _run(start, finish, async_op)
+    return _run(start, finish, async_op, "scatter")
 
 
 _TAG_HEADER, _TAG_DATA = 7100, 7101

@@ -4,13 +4,18 @@ Rank r's values are known on every rank (they depend on r only), so each rank ch
 results itself. Prints "ok <check>" lines; a failure raises (the abort hook ends every
 rank).
 """
+import datetime
+import sys
+
 import numpy as np
 
 import pyad
 import pyad.distributed as dist
 from pyad.autograd import gradcheck, gradgradcheck
 
-dist.init_process_group("mpi")
+# With --timeout every blocking call polls MPI's non-blocking one against a deadline.
+dist.init_process_group("mpi", timeout=datetime.timedelta(seconds=60)
+                        if "--timeout" in sys.argv else None)
 rank, world = dist.get_rank(), dist.get_world_size()
 ReduceOp = dist.ReduceOp
 assert dist.is_initialized() and dist.get_backend() == "mpi"

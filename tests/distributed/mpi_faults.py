@@ -5,9 +5,13 @@
     raise-in-forward    rank 0 raises before a collective the others are blocked in.
     model-mismatch      rank 1 wraps a model of another shape in DDP: RuntimeError on
                         every rank (caught and reported), then a clean exit.
+    timeout             rank 1 hangs instead of joining an all-reduce: the others raise
+                        after the group's 3 s timeout, which ends every rank.
     communicator        (not a fault) the world is an mpi4py communicator.
 """
+import datetime
 import sys
+import time
 
 import numpy as np
 
@@ -18,7 +22,10 @@ from pyad.autograd import Function
 from pyad.nn.parallel import DistributedDataParallel as DDP
 
 case = sys.argv[1]
-if case != "communicator":
+if case == "timeout":
+    dist.init_process_group("mpi", timeout=datetime.timedelta(seconds=3))
+    rank, world = dist.get_rank(), dist.get_world_size()
+elif case != "communicator":
     dist.init_process_group("mpi")
     rank, world = dist.get_rank(), dist.get_world_size()
 
@@ -70,6 +77,13 @@ elif case == "model-mismatch":
         print("rank %d refused dtype: %s" % (rank, exc), flush=True)
     dist.barrier()
     dist.destroy_process_group()
+elif case == "timeout":
+    # Rank 1 is stuck (not raising) instead of joining the all-reduce: the others give
+    # up after the group's timeout, and their error ends the job.
+    if rank == 1:
+        time.sleep(60)
+    dist.all_reduce(pyad.ones(3))
+    print("rank %d finished, which it must not" % rank, flush=True)
 elif case == "communicator":
     # The world is an mpi4py communicator: here the odd and the even ranks apart, in
     # reverse order. Ranks and roots are the communicator's.

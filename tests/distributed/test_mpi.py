@@ -62,9 +62,9 @@ def test_ddp_on_shards_equals_one_process_on_the_whole_batch(world):
     assert ok_lines(proc.stdout, world) == expected, detail
 
 
-@pytest.mark.parametrize("world", [1, 2, 3])
-def test_collectives_and_differentiable_collectives(world):
-    proc, _, detail = mpirun(world, os.path.join(HERE, "mpi_collectives.py"))
+@pytest.mark.parametrize("world, options", [(1, ()), (2, ()), (3, ()), (2, ("--timeout",))])
+def test_collectives_and_differentiable_collectives(world, options):
+    proc, _, detail = mpirun(world, os.path.join(HERE, "mpi_collectives.py"), *options)
     assert proc.returncode == 0, detail
     checks = ["all_reduce ops", "all_reduce 0-d, empty and dtypes",
               "all_reduce bumps the version",
@@ -99,6 +99,16 @@ def test_one_rank_raising_ends_every_rank_naming_it(case, failed):
     assert "pyad.distributed: rank %d (of 3) failed" % failed in proc.stderr, detail
     assert "injected failure" in proc.stderr, detail
     assert elapsed < 30, detail
+
+
+def test_a_rank_that_hangs_ends_the_job_after_the_timeout():
+    proc, elapsed, detail = mpirun(3, os.path.join(HERE, "mpi_faults.py"), "timeout",
+                                   timeout=60)
+    assert proc.returncode != 0, detail
+    assert "finished, which it must not" not in proc.stdout, detail
+    assert ("all_reduce(): timed out after 3.0 s waiting for the other ranks (a rank did "
+            "not join the collective)") in proc.stderr, detail
+    assert elapsed < 40, detail
 
 
 def test_ddp_refuses_a_different_model_on_every_rank():
