@@ -502,11 +502,6 @@ def _bump_version(v):
         v[None][:0].zero_()
 
 
-def _mpi_buffer(array):
-    """``array`` as an mpi4py buffer spec, widening dtypes MPI has no type for."""
-    return [array, _mpi()._typedict[array.dtype.char]]
-
-
 def _has_mpi_type(dtype):
     return dtype.char in _mpi()._typedict and dtype.kind != "V"
 
@@ -684,7 +679,7 @@ def broadcast(tensor, src, group=None, async_op=False):
     array = buf.array
 
     def start(nonblocking):
-        spec = _mpi_buffer(array) if _has_mpi_type(array.dtype) else array.view(numpy.uint8)
+        spec = _raw(array)
         if nonblocking:
             return [g.comm.Ibcast(spec, root=root)]
         g.comm.Bcast(spec, root=root)
