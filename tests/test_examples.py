@@ -39,8 +39,18 @@ def numbers(text):
 
 def test_every_example_has_a_test():
     scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
-    assert scripts == ["custom_function.py", "profile_mlp.py", "train_cnn.py", "train_mlp.py",
-                       "tutorial.py", "typed_usage.py"]
+    assert scripts == ["custom_function.py", "profile_mlp.py", "train_cnn.py", "train_ddp.py",
+                       "train_mlp.py", "tutorial.py", "typed_usage.py"]
+
+
+def test_train_ddp_on_one_process_reaches_the_documented_accuracy():
+    # Without mpiexec it is a world of one rank; tests/distributed/test_mpi.py runs it on
+    # two ranks under mpiexec.
+    pytest.importorskip("mpi4py")
+    out, detail = run_example("train_ddp.py", "--quiet")
+    assert re.fullmatch(r"final training accuracy: (%s) \(300 steps, 1 ranks, %s s\)\n"
+                        % (NUMBER, NUMBER), out), detail
+    assert float(out.split()[3]) >= 0.95, detail
 
 
 def test_typed_usage_recovers_the_true_weights():

@@ -14,6 +14,7 @@ from pyad.nn.modules import (
     SoftMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, CosineEmbeddingLoss,
     MultiMarginLoss,
 )
+from pyad.nn import parallel
 
 __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "BatchNorm2d", "CELU", "Conv2d", "CosineEmbeddingLoss",
@@ -25,5 +26,5 @@ __all__ = [
     "PoissonNLLLoss", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
     "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softplus", "Softshrink", "Softsign",
     "Tanh", "Tanhshrink", "Threshold", "TripletMarginLoss", "Unflatten", "functional",
-    "init",
+    "init", "parallel",
 ]
