@@ -201,9 +201,23 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Variable):
         arr = data.data
     else:
-        arr = Variable(data).data
+        arr = _python_data(data, dtype)
+        if arr is None:
+            arr = Variable(data).data
     arr = arr.copy()
     return _finish(arr, dtype, device, requires_grad, "tensor")
+
+
+def _python_data(data, dtype):
+    """Python numbers and (nested) lists straight to ``dtype``, so that
+    ``tensor(0.1, dtype=float64)`` is 0.1 and not float32's 0.1 widened; else None."""
+    if dtype is None or not isinstance(data, (int, float, complex, list, tuple)):
+        return None
+    try:
+        arr = numpy.asarray(data, dtype=numpy.dtype(dtype))
+    except (TypeError, ValueError):
+        return None
+    return arr if arr.dtype != object else None
 
 
 def as_tensor(data, dtype=None, device=None):

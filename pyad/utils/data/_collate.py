@@ -61,7 +61,7 @@ def default_collate(batch):
         except TypeError:
             return collated
     if _is_namedtuple(elem):
-        return elem_type(*(default_collate(list(s)) for s in zip(*batch)))
+        return elem_type(*(default_collate(s) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         it = iter(batch)
         size = len(next(it))
@@ -69,16 +69,16 @@ def default_collate(batch):
             raise RuntimeError("each element in list of batch should be of equal size")
         transposed = list(zip(*batch))
         if isinstance(elem, tuple):
-            return [default_collate(list(s)) for s in transposed]
+            return [default_collate(s) for s in transposed]
         try:
             if isinstance(elem, collections.abc.MutableSequence):
                 clone = list(elem) if type(elem) is list else elem.copy()
                 for i, s in enumerate(transposed):
-                    clone[i] = default_collate(list(s))
+                    clone[i] = default_collate(s)
                 return clone
-            return elem_type([default_collate(list(s)) for s in transposed])
+            return elem_type([default_collate(s) for s in transposed])
         except TypeError:
-            return [default_collate(list(s)) for s in transposed]
+            return [default_collate(s) for s in transposed]
     raise TypeError(_ERR.format(elem_type))
 
 
