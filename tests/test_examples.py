@@ -40,7 +40,7 @@ def numbers(text):
 def test_every_example_has_a_test():
     scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
     assert scripts == ["custom_function.py", "profile_mlp.py", "train_cnn.py", "train_mlp.py",
-                       "tutorial.py", "typed_usage.py"]
+                       "train_with_dataloader.py", "tutorial.py", "typed_usage.py"]
 
 
 def test_typed_usage_recovers_the_true_weights():
@@ -141,3 +141,19 @@ def test_profile_mlp_prints_the_table_and_writes_a_trace(tmp_path):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-v"]))
+
+
+def test_train_with_dataloader_learns_and_matches_torch_step_by_step():
+    out, detail = run_example("train_with_dataloader.py", "--epochs", "3")
+    means = [float(m) for m in re.findall(r"mean loss (%s)" % NUMBER, out)]
+    assert len(means) == 3, detail
+    assert means[-1] < means[0], detail
+    found = re.search(r"steps (\d+), largest relative loss difference vs torch (\S+)", out)
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        assert "no comparison" in out, detail
+        return
+    assert found, detail
+    assert int(found.group(1)) == 24, detail
+    assert float(found.group(2)) < 1e-4, detail            # float32 rounding only
