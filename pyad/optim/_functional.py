@@ -37,12 +37,24 @@ def bump(state):
     return float(s.data)
 
 
+def real(array):
+    """A complex array as real numbers (real and imaginary parts interleaved, a view when
+    ``array`` is contiguous), as torch's ``view_as_real``; a real array unchanged."""
+    if array.dtype.kind != "c":
+        return array
+    array = xp_of(array).ascontiguousarray(array)
+    return array.reshape(-1).view(array.real.dtype)
+
+
 def grad_of(p, group):
-    """The parameter's gradient array, negated under ``maximize``."""
-    g = p.grad.data
+    """The parameter's gradient array (as real numbers), negated under ``maximize``."""
+    g = real(p.grad.data)
     return -g if group.get("maximize", False) else g
 
 
 def apply_update(p, new_value):
-    """Write ``new_value`` into the parameter in place (one version bump, as torch)."""
+    """Write ``new_value`` (real numbers for a complex parameter) into the parameter in
+    place (one version bump, as torch)."""
+    if p.dtype.kind == "c":
+        new_value = new_value.view(p.dtype).reshape(p.shape)
     p.copy_(Variable(new_value))

@@ -1,6 +1,6 @@
 """Adadelta, as ``torch.optim.Adadelta``."""
 from pyad.autograd.grad_mode import no_grad
-from pyad.optim._functional import bump, check, grad_of, apply_update, step_state, xp_of, \
+from pyad.optim._functional import real, bump, check, grad_of, apply_update, step_state, xp_of, \
     zeros_state
 from pyad.optim.optimizer import Optimizer
 
@@ -48,16 +48,17 @@ class Adadelta(Optimizer):
                         state["square_avg"] = zeros_state(p)
                         state["acc_delta"] = zeros_state(p)
                     xp = xp_of(p.data)
+                    pd = real(p.data)
                     bump(state)
                     grad = grad_of(p, group)
                     if wd != 0:
-                        grad = grad + wd * p.data
-                    v, u = state["square_avg"].data, state["acc_delta"].data
+                        grad = grad + wd * pd
+                    v, u = real(state["square_avg"].data), real(state["acc_delta"].data)
                     v *= rho
                     v += (1 - rho) * (grad * grad)
                     std = xp.sqrt(v + eps)
                     delta = xp.sqrt(u + eps) / std * grad
                     u *= rho
                     u += (1 - rho) * (delta * delta)
-                    apply_update(p, p.data + (-lr) * delta)
+                    apply_update(p, pd + (-lr) * delta)
         return loss

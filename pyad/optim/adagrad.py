@@ -1,7 +1,7 @@
 """Adagrad, as ``torch.optim.Adagrad``."""
 from pyad._engine import Variable
 from pyad.autograd.grad_mode import no_grad
-from pyad.optim._functional import bump, check, grad_of, apply_update, step_state, xp_of
+from pyad.optim._functional import real, bump, check, grad_of, apply_update, step_state, xp_of
 from pyad.optim.optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -62,13 +62,14 @@ class Adagrad(Optimizer):
                         state["sum"] = Variable(xp_of(p.data).full_like(
                             p.data, group["initial_accumulator_value"]))
                     xp = xp_of(p.data)
+                    pd = real(p.data)
                     step = bump(state)
                     grad = grad_of(p, group)
                     if wd != 0:
-                        grad = grad + wd * p.data
+                        grad = grad + wd * pd
                     clr = lr / (1 + (step - 1) * lr_decay)
-                    s = state["sum"].data
+                    s = real(state["sum"].data)
                     s += grad * grad
                     std = xp.sqrt(s) + eps
-                    apply_update(p, p.data + (-clr) * (grad / std))
+                    apply_update(p, pd + (-clr) * (grad / std))
         return loss

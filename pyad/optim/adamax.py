@@ -1,6 +1,6 @@
 """Adamax, as ``torch.optim.Adamax``."""
 from pyad.autograd.grad_mode import no_grad
-from pyad.optim._functional import bump, check, check_betas, grad_of, apply_update, \
+from pyad.optim._functional import real, bump, check, check_betas, grad_of, apply_update, \
     step_state, xp_of, zeros_state
 from pyad.optim.optimizer import Optimizer
 
@@ -52,14 +52,15 @@ class Adamax(Optimizer):
                         state["exp_avg"] = zeros_state(p)
                         state["exp_inf"] = zeros_state(p)
                     xp = xp_of(p.data)
+                    pd = real(p.data)
                     grad = grad_of(p, group)
                     step = bump(state)
                     if wd != 0:
-                        grad = grad + wd * p.data
-                    m, u = state["exp_avg"].data, state["exp_inf"].data
+                        grad = grad + wd * pd
+                    m, u = real(state["exp_avg"].data), real(state["exp_inf"].data)
                     m += (grad - m) * (1 - beta1)
                     u *= beta2
                     xp.maximum(u, xp.abs(grad) + eps, out=u)
                     clr = lr / (1 - beta1 ** step)
-                    apply_update(p, p.data + (-clr) * (m / u))
+                    apply_update(p, pd + (-clr) * (m / u))
         return loss

@@ -3,10 +3,26 @@ import math
 
 from pyad._engine import Variable
 from pyad.autograd.grad_mode import enable_grad, no_grad
-from pyad.optim._functional import check, xp_of
+from pyad.optim._functional import check, real, xp_of
 from pyad.optim.optimizer import Optimizer
 
 __all__ = ["LBFGS"]
+
+
+def _array(value):
+    return value.data if isinstance(value, Variable) else value
+
+
+def _arrays(values):
+    return None if values is None else [_array(v) for v in values]
+
+
+def _variable(value):
+    return None if value is None or isinstance(value, Variable) else Variable(value)
+
+
+def _variables(values):
+    return None if values is None else [_variable(v) for v in values]
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -141,24 +157,23 @@ class LBFGS(Optimizer):
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]
-        for p in self._params:
-            if p.dtype.kind == "c":
-                raise NotImplementedError("LBFGS(): complex parameters are not supported")
-
-    def _numel(self):
-        return sum(p.numel() for p in self._params)
 
     def _gather_flat_grad(self):
+        # complex parameters count as their real and imaginary parts, as torch
         xp = xp_of(self._params[0].data)
-        views = [xp.zeros(p.numel(), dtype=p.dtype) if p.grad is None
-                 else p.grad.data.reshape(-1) for p in self._params]
+        views = [xp.zeros(p.numel() * (2 if p.dtype.kind == "c" else 1),
+                          dtype=p.data.real.dtype) if p.grad is None
+                 else real(p.grad.data).reshape(-1) for p in self._params]
         return xp.concatenate(views, 0)
 
     def _add_grad(self, step_size, update):
         offset = 0
         for p in self._params:
-            n = p.numel()
-            p.add_(Variable(step_size * update[offset:offset + n].reshape(p.shape)))
+            n = p.numel() * (2 if p.dtype.kind == "c" else 1)
+            chunk = update[offset:offset + n]
+            if p.dtype.kind == "c":
+                chunk = chunk.view(p.dtype)
+            p.add_(Variable(step_size * chunk.reshape(p.shape)))
             offset += n
 
     def _clone_param(self):
@@ -202,10 +217,11 @@ class LBFGS(Optimizer):
         if float(xp.abs(flat_grad).max()) <= tolerance_grad:
             return orig_loss
 
-        d, t = state.get("d"), state.get("t")
-        old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
-        H_diag = state.get("H_diag")
-        prev_flat_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
+        # the state holds Variables (as torch's holds tensors); work on their arrays
+        d, t = _array(state.get("d")), state.get("t")
+        old_dirs, old_stps = _arrays(state.get("old_dirs")), _arrays(state.get("old_stps"))
+        ro, H_diag = state.get("ro"), state.get("H_diag")
+        prev_flat_grad, prev_loss = _array(state.get("prev_flat_grad")), state.get("prev_loss")
 
         n_iter = 0
         while n_iter < max_iter:
@@ -283,6 +299,7 @@ class LBFGS(Optimizer):
             if abs(loss - prev_loss) < tolerance_change:
                 break
 
-        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
-                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+        state.update(d=_variable(d), t=t, old_dirs=_variables(old_dirs),
+                     old_stps=_variables(old_stps), ro=ro, H_diag=H_diag,
+                     prev_flat_grad=_variable(prev_flat_grad), prev_loss=prev_loss)
         return orig_loss

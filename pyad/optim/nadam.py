@@ -3,7 +3,7 @@ import numpy
 
 from pyad._engine import Variable, get_default_dtype
 from pyad.autograd.grad_mode import no_grad
-from pyad.optim._functional import bump, check, check_betas, grad_of, apply_update, \
+from pyad.optim._functional import real, bump, check, check_betas, grad_of, apply_update, \
     step_state, xp_of, zeros_state
 from pyad.optim.optimizer import Optimizer
 
@@ -59,26 +59,28 @@ class NAdam(Optimizer):
                         state["exp_avg"] = zeros_state(p)
                         state["exp_avg_sq"] = zeros_state(p)
                     xp = xp_of(p.data)
+                    pd = real(p.data)
                     grad = grad_of(p, group)
                     step = bump(state)
                     bias_correction2 = 1 - beta2 ** step
                     if wd != 0:
                         if group["decoupled_weight_decay"]:
-                            apply_update(p, p.data * (1 - lr * wd))
+                            apply_update(p, pd * (1 - lr * wd))
+                            pd = real(p.data)
                         else:
-                            grad = grad + wd * p.data
+                            grad = grad + wd * pd
                     mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                     mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
-                    mp = state["mu_product"].data
+                    mp = real(state["mu_product"].data)
                     mp[...] = mp * mu
                     mu_product = float(mp)
-                    m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+                    m, v = real(state["exp_avg"].data), real(state["exp_avg_sq"].data)
                     m += (grad - m) * (1 - beta1)
                     v *= beta2
                     v += (1 - beta2) * (grad * grad)
                     denom = xp.sqrt(v / bias_correction2) + eps
                     mu_product_next = mu_product * mu_next
-                    new = p.data + (-lr * (1.0 - mu) / (1.0 - mu_product)) * (grad / denom)
+                    new = pd + (-lr * (1.0 - mu) / (1.0 - mu_product)) * (grad / denom)
                     new = new + ((-lr * mu_next) / (1.0 - mu_product_next)) * (m / denom)
                     apply_update(p, new)
         return loss

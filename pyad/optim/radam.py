@@ -1,7 +1,7 @@
 """RAdam, as ``torch.optim.RAdam``."""
 
 from pyad.autograd.grad_mode import no_grad
-from pyad.optim._functional import bump, check, check_betas, grad_of, apply_update, \
+from pyad.optim._functional import real, bump, check, check_betas, grad_of, apply_update, \
     step_state, xp_of, zeros_state
 from pyad.optim.optimizer import Optimizer
 
@@ -56,14 +56,16 @@ class RAdam(Optimizer):
                         state["exp_avg"] = zeros_state(p)
                         state["exp_avg_sq"] = zeros_state(p)
                     xp = xp_of(p.data)
+                    pd = real(p.data)
                     grad = grad_of(p, group)
                     step = bump(state)
                     if wd != 0:
                         if group["decoupled_weight_decay"]:
-                            apply_update(p, p.data * (1 - lr * wd))
+                            apply_update(p, pd * (1 - lr * wd))
+                            pd = real(p.data)
                         else:
-                            grad = grad + wd * p.data
-                    m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+                            grad = grad + wd * pd
+                    m, v = real(state["exp_avg"].data), real(state["exp_avg_sq"].data)
                     m += (grad - m) * (1 - beta1)
                     v *= beta2
                     v += (1 - beta2) * (grad * grad)
@@ -76,7 +78,7 @@ class RAdam(Optimizer):
                         rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
                                 / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
                         adaptive = (bias_correction2 ** 0.5) / (xp.sqrt(v) + eps)
-                        apply_update(p, p.data - m_hat * lr * adaptive * rect)
+                        apply_update(p, pd - m_hat * lr * adaptive * rect)
                     else:
-                        apply_update(p, p.data - m_hat * lr)
+                        apply_update(p, pd - m_hat * lr)
         return loss

@@ -1,6 +1,6 @@
 """RMSprop, as ``torch.optim.RMSprop``."""
 from pyad.autograd.grad_mode import no_grad
-from pyad.optim._functional import bump, check, grad_of, apply_update, step_state, xp_of, \
+from pyad.optim._functional import real, bump, check, grad_of, apply_update, step_state, xp_of, \
     zeros_state
 from pyad.optim.optimizer import Optimizer
 
@@ -58,25 +58,26 @@ class RMSprop(Optimizer):
                         if group["centered"]:
                             state["grad_avg"] = zeros_state(p)
                     xp = xp_of(p.data)
+                    pd = real(p.data)
                     grad = grad_of(p, group)
                     bump(state)
                     if wd != 0:
-                        grad = grad + wd * p.data
-                    v = state["square_avg"].data
+                        grad = grad + wd * pd
+                    v = real(state["square_avg"].data)
                     v *= alpha
                     v += (1 - alpha) * (grad * grad)
                     if group["centered"]:
-                        m = state["grad_avg"].data
+                        m = real(state["grad_avg"].data)
                         m += (grad - m) * (1 - alpha)
                         avg = xp.sqrt(v - m * m)
                     else:
                         avg = xp.sqrt(v)
                     avg = avg + eps
                     if momentum > 0:
-                        buf = state["momentum_buffer"].data
+                        buf = real(state["momentum_buffer"].data)
                         buf *= momentum
                         buf += grad / avg
-                        apply_update(p, p.data - lr * buf)
+                        apply_update(p, pd - lr * buf)
                     else:
-                        apply_update(p, p.data + (-lr) * (grad / avg))
+                        apply_update(p, pd + (-lr) * (grad / avg))
         return loss

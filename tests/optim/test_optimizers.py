@@ -309,3 +309,92 @@ def test_closure_loss_is_returned():
             return loss
 
         assert opt.step(closure) is seen[0]
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_state_dict_round_trip_through_save_load_resumes_exactly(line_search_fn):
+    def run(w, opt, steps):
+        def closure():
+            opt.zero_grad()
+            loss = (1 - w[0]) ** 2 + 100 * (w[1] - w[0] ** 2) ** 2
+            loss.backward()
+            return loss
+        for _ in range(steps):
+            opt.step(closure)
+
+    kwargs = dict(lr=0.002 if line_search_fn is None else 1, max_iter=4,
+                  line_search_fn=line_search_fn)
+    w = nn.Parameter(pyad.tensor(np.array([-1.5, 2.0])))
+    opt = optim.LBFGS([w], **kwargs)
+    run(w, opt, 3)
+    buf = io.BytesIO()
+    pyad.save({"opt": opt.state_dict(), "w": w.detach().clone()}, buf)
+    buf.seek(0)
+    saved = pyad.load(buf)
+    run(w, opt, 3)
+    w2 = nn.Parameter(saved["w"])
+    opt2 = optim.LBFGS([w2], **kwargs)
+    opt2.load_state_dict(saved["opt"])
+    run(w2, opt2, 3)
+    np.testing.assert_array_equal(w.data, w2.data)
+    keys = sorted(opt.state_dict()["state"][0])
+    wt = torch.nn.Parameter(torch.tensor([-1.5, 2.0], dtype=torch.float64))
+    ot = torch.optim.LBFGS([wt], **kwargs)
+
+    def ct():
+        ot.zero_grad()
+        loss = (1 - wt[0]) ** 2 + 100 * (wt[1] - wt[0] ** 2) ** 2
+        loss.backward()
+        return loss
+
+    ot.step(ct)
+    ot.step(ct)
+    assert keys == sorted(ot.state_dict()["state"][0])
+
+
+@pytest.mark.parametrize("name,kwargs", [(n, k) for n, k in ALL][::2],
+                         ids=[n + str(k) for n, k in ALL][::2])
+def test_complex_parameters_match_torch(name, kwargs):
+    rng = np.random.default_rng(5)
+    shapes = [(3, 2), (4,), ()]
+    values = [rng.normal(size=s) + 1j * rng.normal(size=s) for s in shapes]
+    values.append((rng.normal(size=(4, 3)) + 1j * rng.normal(size=(4, 3))).T)   # strided
+    ps = [nn.Parameter(pyad.tensor(v)) for v in values]
+    ts = [torch.nn.Parameter(torch.tensor(np.array(v, order="C"))) for v in values]
+    opt_p = getattr(optim, name)(ps, **kwargs)
+    opt_t = getattr(torch.optim, name)(ts, **kwargs)
+    for step in range(20):
+        for p, t in zip(ps, ts):
+            g = rng.normal(size=p.shape) + 1j * rng.normal(size=p.shape)
+            p.grad = pyad.tensor(g)
+            t.grad = torch.tensor(g)
+        opt_p.step()
+        opt_t.step()
+        for i, (p, t) in enumerate(zip(ps, ts)):
+            np.testing.assert_allclose(p.data, t.detach().numpy(), rtol=1e-9, atol=1e-12,
+                                       err_msg="param %d after step %d" % (i, step + 1))
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_complex_parameters_match_torch(line_search_fn):
+    start = np.array([1.0 + 2.0j, -0.5 + 0.3j])
+    target = np.array([0.2 - 1.0j, 1.5 + 0.5j])
+    wp, wt = nn.Parameter(pyad.tensor(start)), torch.nn.Parameter(torch.tensor(start))
+    kw = dict(lr=0.1 if line_search_fn is None else 1, max_iter=6,
+              line_search_fn=line_search_fn)
+    op, ot = optim.LBFGS([wp], **kw), torch.optim.LBFGS([wt], **kw)
+
+    def closure(w, opt, lib_target):
+        def f():
+            opt.zero_grad()
+            diff = w - lib_target
+            loss = (diff.abs() ** 2).sum() + (w.abs() ** 4).sum() * 0.1
+            loss.backward()
+            return loss
+        return f
+
+    for _ in range(5):
+        lp = op.step(closure(wp, op, pyad.tensor(target)))
+        lt = ot.step(closure(wt, ot, torch.tensor(target)))
+        np.testing.assert_allclose(float(lp), float(lt.detach()), rtol=1e-9)
+        np.testing.assert_allclose(wp.data, wt.detach().numpy(), rtol=1e-8, atol=1e-12)
