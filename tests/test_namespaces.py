@@ -260,3 +260,21 @@ def test_randperm_is_a_permutation_with_torchs_dtype_and_checks():
 def test_a_generator_of_the_wrong_kind_is_refused():
     with pytest.raises(TypeError, match="rand\\(\\): generator must be a pyad.Generator"):
         pyad.rand(2, generator=object())
+
+
+@pytest.mark.parametrize("name", ["uniform_", "normal_", "xavier_uniform_", "xavier_normal_",
+                                  "kaiming_uniform_", "kaiming_normal_"])
+def test_nn_init_takes_a_generator_as_torch(name):
+    import inspect
+    torch = pytest.importorskip("torch")
+    ours = inspect.signature(getattr(pyad.nn.init, name))
+    theirs = inspect.signature(getattr(torch.nn.init, name))
+    assert list(ours.parameters) == list(theirs.parameters)
+    fill = getattr(pyad.nn.init, name)
+    a = fill(pyad.empty(4, 5, dtype=pyad.float64), generator=pyad.Generator().manual_seed(9))
+    b = fill(pyad.empty(4, 5, dtype=pyad.float64), generator=pyad.Generator().manual_seed(9))
+    c = fill(pyad.empty(4, 5, dtype=pyad.float64), generator=pyad.Generator().manual_seed(10))
+    assert (a == b).all() and not (a == c).all()
+    w = pyad.nn.Parameter(pyad.zeros(3, 3))
+    fill(w, generator=pyad.Generator())
+    assert w.requires_grad and w.is_leaf and w.dtype == np.float32
