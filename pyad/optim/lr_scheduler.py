@@ -16,8 +16,11 @@ other and with `ChainedScheduler` and `SequentialLR` exactly as torch's do.
 >>> lrs
 [1.0, 1.0, 0.5, 0.5, 0.25]
 """
+import functools
 import math
 import types
+import warnings
+import weakref
 from bisect import bisect_right
 from collections import Counter
 from functools import partial
@@ -28,6 +31,34 @@ __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR
            "ConstantLR", "LinearLR", "ExponentialLR", "SequentialLR", "PolynomialLR",
            "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR",
            "CosineAnnealingWarmRestarts", "OneCycleLR"]
+
+
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being "
+    "deprecated where possible. Please use `scheduler.step()` to step the "
+    "scheduler. During the deprecation, if epoch is different from None, the "
+    "closed form is used instead of the new chainable form, where available. "
+    "Please open an issue if you are unable to replicate your use case: "
+    "https://github.com/pytorch/pytorch/issues/new/choose."
+)
+
+
+def _patch_optimizer_step(optimizer):
+    """Wrap ``optimizer.step`` so the scheduler can tell whether it ran before its own
+    first ``step`` (torch warns when the order is reversed)."""
+    if getattr(optimizer.step, "_wrapped_by_lr_sched", False):
+        return
+    opt_ref = weakref.ref(optimizer)      # no cycle: the optimizer owns the wrapper
+    func = optimizer.step.__func__
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        opt = opt_ref()
+        opt._opt_called = True
+        return func(opt, *args, **kwargs)
+
+    wrapper._wrapped_by_lr_sched = True
+    optimizer.step = wrapper
 
 
 def _lrs(optimizer):
@@ -78,6 +109,7 @@ class LRScheduler:
                                    "when resuming scheduler with last_epoch >= 0." % i)
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        _patch_optimizer_step(optimizer)
         self._initial_step()
 
     def _initial_step(self):
@@ -99,7 +131,24 @@ class LRScheduler:
     def step(self, epoch=None):
         """Advance one epoch (or jump to ``epoch``, torch's deprecated form) and set the
         groups' learning rates."""
+        if self._step_count == 1:
+            if not getattr(self.optimizer.step, "_wrapped_by_lr_sched", False):
+                warnings.warn("Seems like `optimizer.step()` has been overridden after learning "
+                              "rate scheduler initialization. Please, make sure to call "
+                              "`optimizer.step()` before `lr_scheduler.step()`. See more "
+                              "details at https://pytorch.org/docs/stable/optim.html"
+                              "#how-to-adjust-learning-rate", UserWarning, stacklevel=2)
+            elif not getattr(self.optimizer, "_opt_called", False):
+                warnings.warn("Detected call of `lr_scheduler.step()` before "
+                              "`optimizer.step()`. In PyTorch 1.1.0 and later, you should call "
+                              "them in the opposite order: `optimizer.step()` before "
+                              "`lr_scheduler.step()`.  Failure to do this will result in "
+                              "PyTorch skipping the first value of the learning rate schedule. "
+                              "See more details at https://pytorch.org/docs/stable/optim.html"
+                              "#how-to-adjust-learning-rate", UserWarning, stacklevel=2)
         self._step_count += 1
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):
@@ -575,6 +624,8 @@ class ReduceLROnPlateau(LRScheduler):
         current = float(metrics)
         if epoch is None:
             epoch = self.last_epoch + 1
+        else:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best = current

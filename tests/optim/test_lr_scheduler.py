@@ -190,8 +190,11 @@ def test_epoch_argument_uses_the_closed_form_as_torch():
                  "PolynomialLR", "ConstantLR"]:
         op, ot = pair()
         sp, st = SCHEDULES[name](S, op), SCHEDULES[name](T, ot)
+        op.step()
+        ot.step()
         for epoch in [3, 11, 7, 40]:
-            sp.step(epoch)
+            with pytest.warns(UserWarning, match="The epoch parameter"):
+                sp.step(epoch)
             with pytest.warns(UserWarning):
                 st.step(epoch)
             assert sp.get_last_lr() == pytest.approx(st.get_last_lr(), rel=1e-12), name
@@ -236,6 +239,7 @@ def test_one_cycle_refuses_stepping_past_total_steps():
     op, _ = pair()
     sched = S.OneCycleLR(op, max_lr=1.0, total_steps=3)
     for _ in range(3):
+        op.step()
         sched.step()
     with pytest.raises(ValueError, match="Tried to step 4 times"):
         sched.step()
@@ -250,3 +254,23 @@ def test_resuming_without_initial_lr_is_a_key_error():
     op, _ = pair()
     with pytest.raises(KeyError, match="initial_lr"):
         S.StepLR(op, step_size=1, last_epoch=3)
+
+
+def test_stepping_the_schedule_before_the_optimizer_warns_as_torch():
+    op, ot = pair()
+    sp, st = S.StepLR(op, 2), T.StepLR(ot, 2)
+    with pytest.warns(UserWarning) as theirs:
+        st.step()
+    with pytest.warns(UserWarning) as ours:
+        sp.step()
+    assert str(ours[0].message) == str(theirs[0].message)
+    op, _ = pair()
+    sched = S.ExponentialLR(op, 0.5)
+    op.step()
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sched.step()                       # the right order: no warning
+    assert op.step._wrapped_by_lr_sched
+    S.StepLR(op, 3)                        # a second schedule does not wrap twice
+    assert op.step.__wrapped__ is type(op).step
