@@ -4,6 +4,7 @@
 >>> pyad.backends.mps.is_available()
 False
 >>> pyad.backends.cudnn.benchmark = True   # accepted; CuPy picks its own algorithms
+>>> pyad.backends.cudnn.benchmark = False
 """
 from pyad.backends import cudnn, mps
 

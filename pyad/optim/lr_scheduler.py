@@ -201,7 +201,9 @@ class LambdaLR(_LambdaStateMixin, LRScheduler):
     >>> import pyad
     >>> opt = pyad.optim.SGD([pyad.nn.Parameter(pyad.zeros(1))], lr=1.0)
     >>> sched = pyad.optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.5 ** epoch)
-    >>> sched.step(); sched.step(); sched.get_last_lr()
+    >>> for epoch in range(2):
+    ...     opt.step(); sched.step()
+    >>> sched.get_last_lr()
     [0.25]
     """
 
@@ -221,7 +223,9 @@ class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
     >>> import pyad
     >>> opt = pyad.optim.SGD([pyad.nn.Parameter(pyad.zeros(1))], lr=1.0)
     >>> sched = pyad.optim.lr_scheduler.MultiplicativeLR(opt, lambda epoch: 0.5)
-    >>> sched.step(); sched.step(); sched.get_last_lr()
+    >>> for epoch in range(2):
+    ...     opt.step(); sched.step()
+    >>> sched.get_last_lr()
     [0.25]
     """
 
@@ -248,7 +252,7 @@ class StepLR(LRScheduler):
     >>> import pyad
     >>> opt = pyad.optim.SGD([pyad.nn.Parameter(pyad.zeros(1))], lr=1.0)
     >>> sched = pyad.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.1)
-    >>> sched.step(); sched.get_last_lr()
+    >>> opt.step(); sched.step(); sched.get_last_lr()
     [0.1]
     """
 
@@ -274,7 +278,9 @@ class MultiStepLR(LRScheduler):
     >>> import pyad
     >>> opt = pyad.optim.SGD([pyad.nn.Parameter(pyad.zeros(1))], lr=1.0)
     >>> sched = pyad.optim.lr_scheduler.MultiStepLR(opt, milestones=[2], gamma=0.1)
-    >>> sched.step(); sched.step(); sched.get_last_lr()
+    >>> for epoch in range(2):
+    ...     opt.step(); sched.step()
+    >>> sched.get_last_lr()
     [0.1]
     """
 
@@ -302,7 +308,7 @@ class ConstantLR(LRScheduler):
     >>> import pyad
     >>> opt = pyad.optim.SGD([pyad.nn.Parameter(pyad.zeros(1))], lr=1.0)
     >>> sched = pyad.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=1)
-    >>> before = sched.get_last_lr(); sched.step(); before, sched.get_last_lr()
+    >>> before = sched.get_last_lr(); opt.step(); sched.step(); before, sched.get_last_lr()
     ([0.5], [1.0])
     """
 
@@ -333,7 +339,8 @@ class LinearLR(LRScheduler):
     >>> import pyad
     >>> opt = pyad.optim.SGD([pyad.nn.Parameter(pyad.zeros(1))], lr=1.0)
     >>> sched = pyad.optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=2)
-    >>> sched.get_last_lr(), round(sched.step() or sched.get_last_lr()[0], 4)
+    >>> before = sched.get_last_lr(); opt.step(); sched.step()
+    >>> before, round(sched.get_last_lr()[0], 4)
     ([0.5], 0.75)
     """
 
@@ -372,7 +379,9 @@ class ExponentialLR(LRScheduler):
     >>> import pyad
     >>> opt = pyad.optim.SGD([pyad.nn.Parameter(pyad.zeros(1))], lr=1.0)
     >>> sched = pyad.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
-    >>> sched.step(); sched.step(); sched.get_last_lr()
+    >>> for epoch in range(2):
+    ...     opt.step(); sched.step()
+    >>> sched.get_last_lr()
     [0.25]
     """
 
@@ -397,7 +406,7 @@ class PolynomialLR(LRScheduler):
     >>> import pyad
     >>> opt = pyad.optim.SGD([pyad.nn.Parameter(pyad.zeros(1))], lr=1.0)
     >>> sched = pyad.optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=1.0)
-    >>> sched.step(); sched.get_last_lr()
+    >>> opt.step(); sched.step(); sched.get_last_lr()
     [0.75]
     """
 
@@ -426,7 +435,7 @@ class CosineAnnealingLR(LRScheduler):
     >>> import pyad
     >>> opt = pyad.optim.SGD([pyad.nn.Parameter(pyad.zeros(1))], lr=1.0)
     >>> sched = pyad.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=2)
-    >>> sched.step(); round(sched.get_last_lr()[0], 6)
+    >>> opt.step(); sched.step(); round(sched.get_last_lr()[0], 6)
     0.5
     """
 
@@ -498,7 +507,7 @@ class SequentialLR(_ContainerStateMixin, LRScheduler):
     >>> sched = S.SequentialLR(opt, [warm, decay], milestones=[2])
     >>> lrs = []
     >>> for _ in range(4):
-    ...     lrs.append(sched.get_last_lr()[0]); sched.step()
+    ...     lrs.append(sched.get_last_lr()[0]); opt.step(); sched.step()
     >>> lrs
     [0.1, 0.1, 1.0, 0.5]
     """
@@ -719,7 +728,7 @@ class CyclicLR(LRScheduler):
     >>> sched = pyad.optim.lr_scheduler.CyclicLR(opt, 0.1, 1.0, step_size_up=2)
     >>> lrs = []
     >>> for _ in range(5):
-    ...     lrs.append(round(sched.get_last_lr()[0], 4)); sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4)); opt.step(); sched.step()
     >>> lrs
     [0.1, 0.55, 1.0, 0.55, 0.1]
     """
@@ -831,7 +840,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     >>> sched = pyad.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2)
     >>> lrs = []
     >>> for _ in range(4):
-    ...     lrs.append(round(sched.get_last_lr()[0], 4)); sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4)); opt.step(); sched.step()
     >>> lrs
     [1.0, 0.5, 1.0, 0.5]
     """

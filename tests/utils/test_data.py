@@ -492,3 +492,25 @@ def test_spawn_context_works_with_a_picklable_dataset():
     got = [as_np(b) for b in D.DataLoader(ds, batch_size=2, num_workers=1,
                                           multiprocessing_context="spawn")]
     assert got == [as_np(b) for b in D.DataLoader(ds, batch_size=2)]
+
+
+def test_a_batch_that_cannot_be_pickled_is_an_error_not_a_hang():
+    class Local(Exception):
+        pass
+
+    class Unpicklable(D.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            if i == 2:
+                raise Local("local exception class")
+            return lambda: i                       # a lambda cannot be pickled
+
+    loader = D.DataLoader(Unpicklable(), batch_size=None, num_workers=1, timeout=20)
+    with pytest.raises(Exception, match="Caught .* in DataLoader worker process 0"):
+        list(loader)
+    loader = D.DataLoader(Unpicklable(), batch_size=None, sampler=[2], num_workers=1,
+                          timeout=20)
+    with pytest.raises(RuntimeError, match="local exception class"):
+        list(loader)

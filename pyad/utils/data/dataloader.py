@@ -15,6 +15,7 @@ dropping the iterator stops and joins the workers.
 import itertools
 import multiprocessing
 import os
+import pickle
 import queue
 import random
 import sys
@@ -84,6 +85,10 @@ class _ExceptionWrapper:
 
     def __init__(self, exc_info, where):
         self.exc_type = exc_info[0]
+        try:                          # a class defined in a function cannot cross processes
+            pickle.dumps(self.exc_type)
+        except Exception:
+            self.exc_type = RuntimeError
         self.exc_msg = "".join(traceback.format_exception(*exc_info))
         self.where = where
 
@@ -96,6 +101,17 @@ class _ExceptionWrapper:
         except Exception:
             raise RuntimeError(msg) from None
         raise exc
+
+
+def _serialize(idx, data, worker_id):
+    """Pickle a result in the worker, so that a batch that cannot be pickled becomes an
+    error in the main process instead of a batch that never arrives."""
+    try:
+        return pickle.dumps((idx, data), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        wrapped = _ExceptionWrapper(sys.exc_info(), "in DataLoader worker process %d"
+                                    % worker_id)
+        return pickle.dumps((idx, wrapped), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_collation,
@@ -129,12 +145,12 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
                 break
             idx, indices = task
             if init_error is not None:
-                result_queue.put((idx, init_error))
+                result_queue.put(_serialize(idx, init_error, worker_id))
                 init_error = None
                 exhausted = iterable
                 continue
             if exhausted:
-                result_queue.put((idx, _IterableStop(worker_id)))
+                result_queue.put(_serialize(idx, _IterableStop(worker_id), worker_id))
                 continue
             try:
                 if iterable:
@@ -156,7 +172,7 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
             except Exception:
                 data = _ExceptionWrapper(sys.exc_info(),
                                          "in DataLoader worker process %d" % worker_id)
-            result_queue.put((idx, data))
+            result_queue.put(_serialize(idx, data, worker_id))
             del data
     except KeyboardInterrupt:
         pass
@@ -273,7 +289,7 @@ class _MultiProcessIter:
         waited = 0.0
         while True:
             try:
-                return self._result_queue.get(timeout=_STATUS_CHECK_INTERVAL)
+                return pickle.loads(self._result_queue.get(timeout=_STATUS_CHECK_INTERVAL))
             except queue.Empty:
                 waited += _STATUS_CHECK_INTERVAL
                 dead = [w for w in self._workers if not w.is_alive()]

@@ -134,10 +134,10 @@ class WeightedRandomSampler(Sampler):
         from pyad._factories import _rng_for
         w = numpy.asarray(self.weights.data)
         if (w < 0).any() or not numpy.isfinite(w).all() or w.sum() <= 0:
-            raise RuntimeError("WeightedRandomSampler: invalid multinomial distribution "
+            raise RuntimeError("WeightedRandomSampler(): invalid multinomial distribution "
                                "(weights must be finite, non-negative, with a positive sum)")
         if not self.replacement and self.num_samples > numpy.count_nonzero(w):
-            raise RuntimeError("WeightedRandomSampler: cannot sample n_sample > "
+            raise RuntimeError("WeightedRandomSampler(): cannot sample n_sample > "
                                "prob_dist.size(-1) samples without replacement")
         rng = _rng_for(numpy, self.generator, "WeightedRandomSampler")
         draws = rng.choice(len(w), size=self.num_samples, replace=self.replacement,
