@@ -48,6 +48,7 @@ from pyad._factories import (
     tensor, as_tensor, zeros, ones, empty, full, arange, linspace, eye, rand, randn,
     randint, zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
     manual_seed, initial_seed, from_numpy, is_tensor,
+    Generator, default_generator, seed, randperm, set_default_device, get_default_device,
 )
 from pyad.autograd.grad_mode import (
     no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
@@ -57,6 +58,7 @@ from pyad.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from pyad import autograd, nn, linalg, optim
+from pyad import backends, cuda, utils
 from pyad.serialization import save, load
 
 float16 = _numpy.dtype(_numpy.float16)
@@ -126,4 +128,7 @@ __all__ = [
     "matrix_power", "ravel", "flipud", "fliplr", "rot90", "atleast_1d", "atleast_2d",
     "atleast_3d", "dstack", "column_stack", "tensor_split", "hsplit", "vsplit", "take",
     "broadcast_tensors", "broadcast_shapes", "meshgrid", "kron",
+    # porting torch scripts (issue 17)
+    "Generator", "default_generator", "seed", "randperm", "set_default_device",
+    "get_default_device", "backends", "cuda", "utils",
 ]

@@ -7,35 +7,153 @@ import numpy
 from pyad import _engine
 from pyad._engine import Variable, device as _device
 
-_host_rng = numpy.random.default_rng()
-_seed = None
+_default_device = None          # None: the CPU (torch's default)
+
+
+class Generator:
+    """A random number generator, as ``torch.Generator``: pass it as ``generator=`` to
+    `rand`, `randn`, `randint`, `randperm` and to the samplers of ``pyad.utils.data``.
+
+    On the CPU it wraps a ``numpy.random.Generator`` (PCG64); ``device='cuda'`` wraps a
+    ``cupy.random.RandomState``. The streams differ from torch's: the same seed gives
+    reproducible numbers in pyad, not torch's numbers.
+
+    >>> g = Generator().manual_seed(42)
+    >>> a = rand(3, generator=g)
+    >>> _ = g.manual_seed(42)
+    >>> bool((rand(3, generator=g) == a).all())
+    True
+    """
+
+    def __init__(self, device="cpu"):
+        self.device = _device(device)
+        if self.device.type == "cuda" and _engine.cupy is None:
+            raise RuntimeError("Generator(): device 'cuda' needs CuPy and an NVIDIA GPU")
+        self.manual_seed(int(numpy.random.SeedSequence().entropy) & ((1 << 63) - 1))
+
+    def manual_seed(self, seed):
+        """Seed the generator; returns the generator itself, as torch."""
+        seed = int(seed)
+        if seed < -0x8000_0000_0000_0000 or seed > 0xffff_ffff_ffff_ffff:
+            raise RuntimeError("Overflow when unpacking long long")
+        self._seed = seed & 0xffff_ffff_ffff_ffff
+        if self.device.type == "cpu":
+            self._rng = numpy.random.default_rng(self._seed)
+        else:
+            with _engine.cupy.cuda.Device(self.device.index):
+                self._rng = _engine.cupy.random.RandomState(self._seed)
+        return self
+
+    def seed(self):
+        """Seed from the operating system's entropy; returns the new seed."""
+        seed = int(numpy.random.SeedSequence().entropy) & ((1 << 63) - 1)
+        self.manual_seed(seed)
+        return seed
+
+    def initial_seed(self):
+        """The seed the generator was last seeded with."""
+        return self._seed
+
+    def get_state(self):
+        """The generator's state as a uint8 Variable (for `set_state`)."""
+        import pickle
+        state = pickle.dumps(self._rng.bit_generator.state if self.device.type == "cpu"
+                             else self._rng)
+        return Variable(numpy.frombuffer(state, dtype=numpy.uint8).copy())
+
+    def set_state(self, new_state):
+        """Restore a state from `get_state`; returns the generator."""
+        import pickle
+        data = new_state.data if isinstance(new_state, Variable) else new_state
+        if getattr(data, "dtype", None) != numpy.uint8:
+            raise TypeError("set_state(): expected a uint8 Variable from get_state()")
+        restored = pickle.loads(numpy.asarray(data).tobytes())
+        if self.device.type == "cpu":
+            self._rng.bit_generator.state = restored
+        else:
+            self._rng = restored
+        return self
+
+    def __repr__(self):
+        return "<pyad.Generator object on %s>" % self.device
+
+
+default_generator = Generator()
 
 
 def manual_seed(seed):
-    """Seed the generators behind ``rand``, ``randn``, ``randint`` (and CuPy's)."""
-    global _host_rng, _seed
-    _seed = int(seed)
-    _host_rng = numpy.random.default_rng(_seed)
+    """Seed the default generator (behind ``rand``, ``randn``, ``randint``, dropout, the
+    samplers) and CuPy's; returns the default `Generator`, as torch.
+
+    >>> manual_seed(0).initial_seed()
+    0
+    """
+    default_generator.manual_seed(seed)
     if _engine.cupy is not None:
         try:
-            _engine.cupy.random.seed(_seed)
+            _engine.cupy.random.seed(int(seed) & 0xffff_ffff)
         except Exception:  # pragma: no cover - no GPU
             pass
-    return _seed
+    return default_generator
+
+
+def seed():
+    """Seed the default generator from the operating system's entropy; returns the seed."""
+    return default_generator.seed()
 
 
 def _generator_for(data):
     """The random generator for arrays like ``data`` (host or device)."""
     if type(data) is numpy.ndarray:
-        return _host_rng
+        return default_generator._rng
     return _engine.cupy.random
 
 
 def initial_seed():
-    return _seed
+    """The seed of the default generator."""
+    return default_generator.initial_seed()
+
+
+def _rng_for(xp, generator, what):
+    """The array generator to draw from: ``generator`` (pyad or NumPy) or the default."""
+    if generator is None:
+        return default_generator._rng if xp is numpy else xp.random
+    if isinstance(generator, Generator):
+        if (generator.device.type == "cpu") != (xp is numpy):
+            raise RuntimeError("%s(): expected a generator on the same device as the result, "
+                               "got one on %s" % (what, generator.device))
+        return generator._rng
+    if xp is numpy and isinstance(generator, numpy.random.Generator):
+        return generator
+    raise TypeError("%s(): generator must be a pyad.Generator, got %s"
+                    % (what, type(generator).__name__))
+
+
+def set_default_device(device):
+    """Make ``device`` (``'cpu'``, ``'cuda'``, ``'cuda:1'``, a `device`, or None for the
+    CPU) the device of new Variables from factories and of new modules' parameters.
+
+    >>> set_default_device("cpu")
+    >>> get_default_device()
+    device(type='cpu')
+    >>> set_default_device(None)
+    """
+    global _default_device
+    if device is None:
+        _default_device = None
+        return
+    dev = _device(device)
+    _default_device = None if dev.type == "cpu" else dev
+
+
+def get_default_device():
+    """The device factories use when given none (``device(type='cpu')`` by default)."""
+    return _device("cpu") if _default_device is None else _default_device
 
 
 def _xp_for(dev, what):
+    if dev is None:
+        dev = _default_device
     if dev is None or _device(dev).type == "cpu":
         return numpy
     if _engine.cupy is None:
@@ -45,6 +163,8 @@ def _xp_for(dev, what):
 
 
 def _finish(data, dtype, device, requires_grad, what):
+    if device is None:
+        device = _default_device
     if dtype is not None:
         data = data.astype(numpy.dtype(dtype), copy=False)
     if device is not None:
@@ -81,9 +201,23 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Variable):
         arr = data.data
     else:
-        arr = Variable(data).data
+        arr = _python_data(data, dtype)
+        if arr is None:
+            arr = Variable(data).data
     arr = arr.copy()
     return _finish(arr, dtype, device, requires_grad, "tensor")
+
+
+def _python_data(data, dtype):
+    """Python numbers and (nested) lists straight to ``dtype``, so that
+    ``tensor(0.1, dtype=float64)`` is 0.1 and not float32's 0.1 widened; else None."""
+    if dtype is None or not isinstance(data, (int, float, complex, list, tuple)):
+        return None
+    try:
+        arr = numpy.asarray(data, dtype=numpy.dtype(dtype))
+    except (TypeError, ValueError):
+        return None
+    return arr if arr.dtype != object else None
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -150,29 +284,43 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(xp.eye(n, m, dtype=_float_dtype(dtype)), None, device, requires_grad, "eye")
 
 
-def _random(xp, draw, size, dtype, what):
+def _random(xp, draw, size, dtype, what, generator=None):
     if dtype.kind != "f":
         raise NotImplementedError("%s(): only floating point dtypes are supported (as in torch), "
                                   "got %s" % (what, dtype))
-    if xp is numpy:
-        return draw(_host_rng)(size).astype(dtype, copy=False)
-    return draw(xp.random)(size).astype(dtype, copy=False)
+    return draw(_rng_for(xp, generator, what))(size).astype(dtype, copy=False)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False):
-    """Uniform samples on [0, 1) of shape ``size``."""
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform samples on [0, 1) of shape ``size`` (from ``generator`` if given)."""
     xp = _xp_for(device, "rand")
     data = _random(xp, lambda g: g.random, _size(size, "rand"), _float_dtype(dtype),
-                   "rand")
+                   "rand", generator)
     return _finish(data, None, device, requires_grad, "rand")
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):
-    """Standard normal samples of shape ``size``."""
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples of shape ``size`` (from ``generator`` if given)."""
     xp = _xp_for(device, "randn")
     data = _random(xp, lambda g: g.standard_normal, _size(size, "randn"),
-                   _float_dtype(dtype), "randn")
+                   _float_dtype(dtype), "randn", generator)
     return _finish(data, None, device, requires_grad, "randn")
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says otherwise).
+
+    >>> sorted(randperm(4).tolist())
+    [0, 1, 2, 3]
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)):
+        raise TypeError("randperm(): argument 'n' must be int, not %s" % type(n).__name__)
+    if n < 0:
+        raise RuntimeError("randperm(): n must be non-negative, got %d" % n)
+    xp = _xp_for(device, "randperm")
+    data = _rng_for(xp, generator, "randperm").permutation(int(n))
+    data = data.astype(numpy.int64 if dtype is None else numpy.dtype(dtype), copy=False)
+    return _finish(data, None, device, requires_grad, "randperm")
 
 
 def _int_arg(value, name):
@@ -197,13 +345,7 @@ def _randint_data(low, high, size, generator, dtype, device):
     elif dtype.kind not in "fc":
         raise TypeError("randint(): dtype must be numeric, got %s" % dtype)
     xp = _xp_for(device, "randint")
-    if generator is not None:
-        if xp is not numpy or not isinstance(generator, numpy.random.Generator):
-            raise TypeError("randint(): generator must be a numpy.random.Generator for host "
-                            "Variables, got %s" % type(generator).__name__)
-        rng = generator
-    else:
-        rng = _host_rng if xp is numpy else xp.random
+    rng = _rng_for(xp, generator, "randint")
     if xp is numpy:
         data = rng.integers(low, high, size=size, dtype=numpy.int64)
     else:
@@ -216,7 +358,8 @@ def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, d
     """Integers uniform on [low, high) of shape ``size``; int64 unless ``dtype`` says otherwise.
 
     torch's signatures: ``randint(high, size)``, ``randint(low, high, size)`` and the same
-    as keywords (``low`` defaults to 0). ``generator`` is a ``numpy.random.Generator``.
+    as keywords (``low`` defaults to 0). ``generator`` is a `Generator` (or a
+    ``numpy.random.Generator``).
 
     >>> randint(10, (2, 3)).shape
     (2, 3)

@@ -21,6 +21,21 @@ import pyad.nn.parameter
 import pyad.optim.lr_scheduler
 import pyad.optim.optimizer
 import pyad.serialization
+import pyad.backends.cudnn
+import pyad.backends.mps
+import pyad.cuda
+import pyad.optim.adadelta
+import pyad.optim.adagrad
+import pyad.optim.adamax
+import pyad.optim.lbfgs
+import pyad.optim.nadam
+import pyad.optim.radam
+import pyad.optim.rmsprop
+import pyad.utils.data
+import pyad.utils.data._collate
+import pyad.utils.data.dataloader
+import pyad.utils.data.dataset
+import pyad.utils.data.sampler
 from pyad import _engine
 
 MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_mode,
@@ -28,7 +43,13 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.autograd.graph, pyad.autograd.profiler, pyad.autograd.profiler_util,
            pyad.nn.init, pyad.nn.modules,
            pyad.nn.parameter, pyad.optim.optimizer, pyad.optim.lr_scheduler,
-           pyad.serialization, pyad.nn.functional]
+           pyad.serialization, pyad.nn.functional,
+           # porting torch scripts (issue 17)
+           pyad.cuda, pyad.backends, pyad.backends.cudnn, pyad.backends.mps,
+           pyad.optim.rmsprop, pyad.optim.adagrad, pyad.optim.adadelta, pyad.optim.adamax,
+           pyad.optim.nadam, pyad.optim.radam, pyad.optim.lbfgs, pyad.utils.data,
+           pyad.utils.data.dataset, pyad.utils.data.sampler, pyad.utils.data._collate,
+           pyad.utils.data.dataloader]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

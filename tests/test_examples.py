@@ -40,7 +40,8 @@ def numbers(text):
 def test_every_example_has_a_test():
     scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
     assert scripts == ["custom_function.py", "profile_mlp.py", "train_cnn.py", "train_ddp.py",
-                       "train_mlp.py", "tutorial.py", "typed_usage.py"]
+                       "train_mlp.py", "train_with_dataloader.py", "tutorial.py",
+                       "typed_usage.py"]
 
 
 def test_train_ddp_on_one_process_reaches_the_documented_accuracy():
@@ -151,3 +152,19 @@ def test_profile_mlp_prints_the_table_and_writes_a_trace(tmp_path):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-v"]))
+
+
+def test_train_with_dataloader_learns_and_matches_torch_step_by_step():
+    out, detail = run_example("train_with_dataloader.py", "--epochs", "3")
+    means = [float(m) for m in re.findall(r"mean loss (%s)" % NUMBER, out)]
+    assert len(means) == 3, detail
+    assert means[-1] < means[0], detail
+    found = re.search(r"steps (\d+), largest relative loss difference vs torch (\S+)", out)
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        assert "no comparison" in out, detail
+        return
+    assert found, detail
+    assert int(found.group(1)) == 24, detail
+    assert float(found.group(2)) < 1e-4, detail            # float32 rounding only

@@ -12,6 +12,8 @@ the Variable.
 """
 import math
 
+import numpy
+
 from pyad.autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
@@ -63,8 +65,19 @@ def _fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def uniform_(tensor, a=0.0, b=1.0):
-    """Fill with samples from U(a, b).
+def _fill_from(tensor, generator, draw, what):
+    """Fill ``tensor`` in place with ``draw(rng, shape)`` from ``generator``'s stream."""
+    from pyad._engine import Variable
+    from pyad._factories import _rng_for
+    data = tensor.data
+    xp = numpy if isinstance(data, numpy.ndarray) else __import__("cupy")
+    sample = draw(_rng_for(xp, generator, what), data.shape)
+    return tensor.copy_(Variable(xp.asarray(sample, dtype=data.dtype)))
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with samples from U(a, b) (drawn from ``generator``, a `pyad.Generator`, if
+    given).
 
     >>> import pyad
     >>> w = pyad.nn.init.uniform_(pyad.empty(100), -1.0, 1.0)
@@ -72,11 +85,14 @@ def uniform_(tensor, a=0.0, b=1.0):
     True
     """
     with no_grad():
+        if generator is not None:
+            return _fill_from(tensor, generator, lambda g, shape: g.uniform(a, b, shape),
+                              "uniform_")
         return tensor.uniform_(a, b)
 
 
-def normal_(tensor, mean=0.0, std=1.0):
-    """Fill with samples from N(mean, std^2).
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill with samples from N(mean, std^2) (drawn from ``generator`` if given).
 
     >>> import pyad
     >>> w = pyad.nn.init.normal_(pyad.empty(10000, dtype=pyad.float64), 3.0, 0.1)
@@ -84,6 +100,9 @@ def normal_(tensor, mean=0.0, std=1.0):
     True
     """
     with no_grad():
+        if generator is not None:
+            return _fill_from(tensor, generator, lambda g, shape: g.normal(mean, std, shape),
+                              "normal_")
         return tensor.normal_(mean, std)
 
 
@@ -120,7 +139,7 @@ def ones_(tensor):
         return tensor.fill_(1.0)
 
 
-def xavier_uniform_(tensor, gain=1.0):
+def xavier_uniform_(tensor, gain=1.0, generator=None):
     """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)).
 
     >>> import pyad
@@ -130,10 +149,10 @@ def xavier_uniform_(tensor, gain=1.0):
     """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     a = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return uniform_(tensor, -a, a)
+    return uniform_(tensor, -a, a, generator)
 
 
-def xavier_normal_(tensor, gain=1.0):
+def xavier_normal_(tensor, gain=1.0, generator=None):
     """Glorot normal: N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out)).
 
     >>> import pyad
@@ -141,10 +160,10 @@ def xavier_normal_(tensor, gain=1.0):
     (3, 5)
     """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He uniform: U(-bound, bound) with bound = gain * sqrt(3 / fan).
 
     ``Linear`` and ``Conv2d`` use ``a=sqrt(5)``, so their weights are U(-1/sqrt(fan_in),
@@ -159,10 +178,10 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
         return tensor
     fan = _fan(tensor, mode)
     bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He normal: N(0, std^2) with std = gain / sqrt(fan).
 
     >>> import pyad
@@ -172,4 +191,5 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     if 0 in tensor.shape:
         return tensor
     fan = _fan(tensor, mode)
-    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan),
+                   generator)

@@ -1,0 +1,135 @@
+"""``pyad.cuda``: the GPU questions a torch script asks first, as ``torch.cuda``.
+
+CuPy answers them when it is installed and sees an NVIDIA device; otherwise pyad has no
+GPU: `is_available` is False, `device_count` is 0, the seeding functions do nothing (as
+torch's do without CUDA) and the functions that need a device raise ``RuntimeError``.
+
+>>> import pyad
+>>> device = pyad.device("cuda" if pyad.cuda.is_available() else "cpu")
+>>> pyad.zeros(2, device=device).device == device
+True
+"""
+from pyad import _engine
+
+__all__ = ["is_available", "device_count", "current_device", "set_device", "get_device_name",
+           "synchronize", "manual_seed", "manual_seed_all", "memory_allocated", "empty_cache",
+           "is_initialized"]
+
+
+def _cupy():
+    """CuPy if it is installed and sees at least one device, else None."""
+    cp = _engine.cupy
+    if cp is None:
+        return None
+    try:
+        if cp.cuda.runtime.getDeviceCount() < 1:
+            return None
+    except Exception:
+        return None
+    return cp
+
+
+def _require(what):
+    cp = _cupy()
+    if cp is None:
+        raise RuntimeError("pyad.cuda.%s(): no GPU: CuPy is not installed or sees no NVIDIA "
+                           "device (pyad.cuda.is_available() is False)" % what)
+    return cp
+
+
+def _index(device, what):
+    if device is None:
+        return _require(what).cuda.runtime.getDevice()
+    if isinstance(device, int):
+        return device
+    dev = _engine.device(device)
+    if dev.type != "cuda":
+        raise ValueError("pyad.cuda.%s(): expected a cuda device, but got: %s" % (what, dev))
+    return dev.index
+
+
+def is_available():
+    """True when CuPy is installed and sees at least one NVIDIA GPU.
+
+    >>> import pyad
+    >>> isinstance(pyad.cuda.is_available(), bool)
+    True
+    """
+    return _cupy() is not None
+
+
+def is_initialized():
+    """True when a GPU is usable (CuPy initialises lazily, so the same as `is_available`)."""
+    return is_available()
+
+
+def device_count():
+    """The number of GPUs CuPy sees (0 without CuPy or without a GPU).
+
+    >>> import pyad
+    >>> pyad.cuda.device_count() >= 0
+    True
+    """
+    cp = _cupy()
+    return 0 if cp is None else int(cp.cuda.runtime.getDeviceCount())
+
+
+def current_device():
+    """The index of the current GPU (``RuntimeError`` without one)."""
+    return int(_require("current_device").cuda.runtime.getDevice())
+
+
+def set_device(device):
+    """Make ``device`` (an index, ``'cuda:1'`` or a `pyad.device`) the current GPU.
+
+    A negative index is ignored, as torch.
+    """
+    cp = _require("set_device")
+    index = _index(device, "set_device")
+    if index >= 0:
+        cp.cuda.runtime.setDevice(index)
+
+
+def get_device_name(device=None):
+    """The GPU's name, as the driver reports it."""
+    cp = _require("get_device_name")
+    name = cp.cuda.runtime.getDeviceProperties(_index(device, "get_device_name"))["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def synchronize(device=None):
+    """Wait for every kernel queued on the GPU to finish."""
+    cp = _require("synchronize")
+    with cp.cuda.Device(_index(device, "synchronize")):
+        cp.cuda.Device().synchronize()
+
+
+def manual_seed(seed):
+    """Seed CuPy's generator on the current GPU; silently does nothing without a GPU."""
+    cp = _cupy()
+    if cp is not None:
+        cp.random.seed(int(seed))
+
+
+def manual_seed_all(seed):
+    """Seed CuPy's generator on every GPU; silently does nothing without a GPU."""
+    cp = _cupy()
+    if cp is None:
+        return
+    for i in range(cp.cuda.runtime.getDeviceCount()):
+        with cp.cuda.Device(i):
+            cp.random.seed(int(seed))
+
+
+def memory_allocated(device=None):
+    """Bytes of GPU memory held by arrays (CuPy's default memory pool's used bytes)."""
+    cp = _require("memory_allocated")
+    with cp.cuda.Device(_index(device, "memory_allocated")):
+        return int(cp.get_default_memory_pool().used_bytes())
+
+
+def empty_cache():
+    """Give cached, unused GPU memory back to the driver; does nothing without a GPU."""
+    cp = _cupy()
+    if cp is not None:
+        cp.get_default_memory_pool().free_all_blocks()

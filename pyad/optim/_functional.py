@@ -1,0 +1,60 @@
+"""Helpers shared by the optimizers of this package (not public API)."""
+import numpy
+
+from pyad._engine import Variable, get_default_dtype
+
+
+def xp_of(array):
+    """NumPy or CuPy, whichever holds ``array``."""
+    return numpy if isinstance(array, numpy.ndarray) else __import__("cupy")
+
+
+def check(name, value, ok):
+    """torch's ``ValueError("Invalid <name>: <value>")`` for a bad hyper-parameter."""
+    if not ok:
+        raise ValueError("Invalid %s: %s" % (name, value))
+
+
+def check_betas(betas):
+    check("beta parameter at index 0", betas[0], 0.0 <= betas[0] < 1.0)
+    check("beta parameter at index 1", betas[1], 0.0 <= betas[1] < 1.0)
+
+
+def zeros_state(p):
+    """A new state Variable of zeros like the parameter ``p`` (its dtype and device)."""
+    return Variable(xp_of(p.data).zeros_like(p.data))
+
+
+def step_state():
+    """The ``'step'`` counter: a 0-d Variable of the default dtype, as torch's."""
+    return Variable(numpy.zeros((), dtype=get_default_dtype()))
+
+
+def bump(state):
+    """Add one to ``state['step']`` and return the new count as a Python float."""
+    s = state["step"]
+    s.data[...] = s.data + 1
+    return float(s.data)
+
+
+def real(array):
+    """A complex array as real numbers (real and imaginary parts interleaved, a view when
+    ``array`` is contiguous), as torch's ``view_as_real``; a real array unchanged."""
+    if array.dtype.kind != "c":
+        return array
+    array = xp_of(array).ascontiguousarray(array)
+    return array.reshape(-1).view(array.real.dtype)
+
+
+def grad_of(p, group):
+    """The parameter's gradient array (as real numbers), negated under ``maximize``."""
+    g = real(p.grad.data)
+    return -g if group.get("maximize", False) else g
+
+
+def apply_update(p, new_value):
+    """Write ``new_value`` (real numbers for a complex parameter) into the parameter in
+    place (one version bump, as torch)."""
+    if p.dtype.kind == "c":
+        new_value = new_value.view(p.dtype).reshape(p.shape)
+    p.copy_(Variable(new_value))

@@ -1,0 +1,501 @@
+"""``DataLoader``, as ``torch.utils.data.DataLoader``: batches from a dataset, in the main
+process (``num_workers=0``) or in worker processes.
+
+With ``num_workers >= 1`` each worker is a real process (``fork`` on Linux, or the
+``multiprocessing_context`` given) that receives batches of indices on its own queue and
+sends the collated batches back on a shared one; the main process hands them out in
+sampler order, keeping ``prefetch_factor`` batches per worker in flight. Each worker seeds
+``random``, NumPy's global generator and pyad's default generator with ``base_seed +
+worker_id`` (the base seed drawn from the loader's ``generator``), then runs
+``worker_init_fn(worker_id)``; ``get_worker_info()`` tells dataset code which worker it
+runs in. An exception in a worker is raised again in the main process, of the same type,
+with the worker's id and traceback in its message; breaking out of the loop, an error or
+dropping the iterator stops and joins the workers.
+"""
+import itertools
+import multiprocessing
+import os
+import pickle
+import queue
+import random
+import sys
+import traceback
+import warnings
+
+import numpy
+
+from pyad.utils.data._collate import default_collate, default_convert
+from pyad.utils.data.dataset import IterableDataset
+from pyad.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["DataLoader", "get_worker_info", "WorkerInfo"]
+
+_STATUS_CHECK_INTERVAL = 1.0        # seconds between checks that the workers are alive
+
+
+class WorkerInfo:
+    """What a worker process knows about itself: ``id``, ``num_workers``, ``seed`` and
+    its copy of the ``dataset``."""
+
+    def __init__(self, **kwargs):
+        for k, v in kwargs.items():
+            object.__setattr__(self, k, v)
+        object.__setattr__(self, "_frozen", True)
+
+    def __setattr__(self, key, value):
+        raise RuntimeError("Cannot assign attributes to WorkerInfo objects")
+
+    def __repr__(self):
+        return "WorkerInfo(id=%d, num_workers=%d, seed=%d, dataset=%r)" % (
+            self.id, self.num_workers, self.seed, self.dataset)
+
+
+_worker_info = None
+
+
+def get_worker_info():
+    """The current worker's `WorkerInfo` inside a DataLoader worker process, else None.
+
+    >>> get_worker_info() is None
+    True
+    """
+    return _worker_info
+
+
+class _InfiniteConstantSampler(Sampler):
+    def __iter__(self):
+        while True:
+            yield None
+
+
+class _IterableStop:
+    """A worker's iterable dataset is exhausted."""
+
+    def __init__(self, worker_id):
+        self.worker_id = worker_id
+
+
+class _KeyErrorMessage(str):
+    def __repr__(self):
+        return self
+
+
+class _ExceptionWrapper:
+    """An exception caught in a worker, sent to the main process with its traceback."""
+
+    def __init__(self, exc_info, where):
+        self.exc_type = exc_info[0]
+        try:                          # a class defined in a function cannot cross processes
+            pickle.dumps(self.exc_type)
+        except Exception:
+            self.exc_type = RuntimeError
+        self.exc_msg = "".join(traceback.format_exception(*exc_info))
+        self.where = where
+
+    def reraise(self):
+        msg = "Caught %s %s.\nOriginal %s" % (self.exc_type.__name__, self.where, self.exc_msg)
+        if self.exc_type is KeyError:
+            msg = _KeyErrorMessage(msg)    # KeyError prints repr(message): keep the lines
+        try:
+            exc = self.exc_type(msg)
+        except Exception:
+            raise RuntimeError(msg) from None
+        raise exc
+
+
+def _serialize(idx, data, worker_id):
+    """Pickle a result in the worker, so that a batch that cannot be pickled becomes an
+    error in the main process instead of a batch that never arrives."""
+    try:
+        return pickle.dumps((idx, data), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        wrapped = _ExceptionWrapper(sys.exc_info(), "in DataLoader worker process %d"
+                                    % worker_id)
+        return pickle.dumps((idx, wrapped), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_collation,
+                 collate_fn, drop_last, batch_size, seed, init_fn, worker_id, num_workers,
+                 parent_pid):
+    global _worker_info
+    try:
+        import pyad
+        random.seed(seed)
+        numpy.random.seed(seed % (2 ** 32))
+        pyad.manual_seed(seed)
+        _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
+                                  dataset=dataset)
+        init_error = None
+        try:
+            if init_fn is not None:
+                init_fn(worker_id)
+            stream = iter(dataset) if iterable else None
+        except Exception:
+            init_error = _ExceptionWrapper(sys.exc_info(),
+                                           "in DataLoader worker process %d" % worker_id)
+        exhausted = False
+        while not done_event.is_set():
+            try:
+                task = index_queue.get(timeout=_STATUS_CHECK_INTERVAL)
+            except queue.Empty:
+                if os.getppid() != parent_pid:        # the main process died
+                    break
+                continue
+            if task is None:
+                break
+            idx, indices = task
+            if init_error is not None:
+                result_queue.put(_serialize(idx, init_error, worker_id))
+                init_error = None
+                exhausted = iterable
+                continue
+            if exhausted:
+                result_queue.put(_serialize(idx, _IterableStop(worker_id), worker_id))
+                continue
+            try:
+                if iterable:
+                    if auto_collation:
+                        items = list(itertools.islice(stream, batch_size))
+                        if not items or (drop_last and len(items) < batch_size):
+                            raise StopIteration
+                        data = collate_fn(items)
+                    else:
+                        data = collate_fn(next(stream))
+                else:
+                    if auto_collation:
+                        data = collate_fn([dataset[i] for i in indices])
+                    else:
+                        data = collate_fn(dataset[indices])
+            except StopIteration:
+                exhausted = True
+                data = _IterableStop(worker_id)
+            except Exception:
+                data = _ExceptionWrapper(sys.exc_info(),
+                                         "in DataLoader worker process %d" % worker_id)
+            result_queue.put(_serialize(idx, data, worker_id))
+            del data
+    except KeyboardInterrupt:
+        pass
+    finally:
+        result_queue.cancel_join_thread()
+        result_queue.close()
+
+
+class _SingleProcessIter:
+    def __init__(self, loader):
+        self._loader = loader
+        self._sampler_iter = iter(loader._index_sampler)
+        self._stream = iter(loader.dataset) if loader._iterable else None
+        self._num_yielded = 0
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._loader)
+
+    def __next__(self):
+        loader = self._loader
+        if loader._iterable:
+            if loader._auto_collation:
+                items = list(itertools.islice(self._stream, loader.batch_size))
+                if not items or (loader.drop_last and len(items) < loader.batch_size):
+                    raise StopIteration
+                data = loader.collate_fn(items)
+            else:
+                data = loader.collate_fn(next(self._stream))
+        else:
+            indices = next(self._sampler_iter)
+            if loader._auto_collation:
+                data = loader.collate_fn([loader.dataset[i] for i in indices])
+            else:
+                data = loader.collate_fn(loader.dataset[indices])
+        self._num_yielded += 1
+        return data
+
+
+class _MultiProcessIter:
+    def __init__(self, loader):
+        self._loader = loader
+        self._num_workers = loader.num_workers
+        self._sampler_iter = iter(loader._index_sampler)
+        self._timeout = loader.timeout
+        ctx = loader.multiprocessing_context
+        if ctx is None:
+            ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux")
+                                              else None)
+        elif isinstance(ctx, str):
+            ctx = multiprocessing.get_context(ctx)
+        from pyad._factories import _rng_for
+        gen = _rng_for(numpy, loader.generator, "DataLoader")
+        base_seed = int(gen.integers(0, 2 ** 62))
+        self._done_event = ctx.Event()
+        self._result_queue = ctx.Queue()
+        self._index_queues = []
+        self._workers = []
+        self._shutdown = False
+        try:
+            for wid in range(self._num_workers):
+                iq = ctx.Queue()
+                iq.cancel_join_thread()
+                w = ctx.Process(target=_worker_loop, args=(
+                    loader.dataset, loader._iterable, iq, self._result_queue,
+                    self._done_event, loader._auto_collation, loader.collate_fn,
+                    loader.drop_last, loader.batch_size, base_seed + wid,
+                    loader.worker_init_fn, wid, self._num_workers, os.getpid()))
+                w.daemon = True
+                w.start()
+                self._index_queues.append(iq)
+                self._workers.append(w)
+        except BaseException:
+            self._shutdown_workers()
+            raise
+        self._worker_active = [True] * self._num_workers
+        self._worker_cycle = itertools.cycle(range(self._num_workers))
+        self._send_idx = 0          # next task number to send
+        self._rcvd_idx = 0          # next task number to hand out
+        self._task_info = {}        # task -> (worker,) while pending, (worker, data) once in
+        self._tasks_outstanding = 0
+        self._prefetch = max(1, loader.prefetch_factor if loader.prefetch_factor is not None
+                             else 2)
+        for _ in range(self._prefetch * self._num_workers):
+            self._try_put_index()
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._loader)
+
+    def _try_put_index(self):
+        if self._tasks_outstanding >= self._prefetch * self._num_workers:
+            return
+        try:
+            indices = next(self._sampler_iter)
+        except StopIteration:
+            return
+        for _ in range(self._num_workers):
+            wid = next(self._worker_cycle)
+            if self._worker_active[wid]:
+                break
+        else:
+            return
+        self._index_queues[wid].put((self._send_idx, indices))
+        self._task_info[self._send_idx] = (wid,)
+        self._tasks_outstanding += 1
+        self._send_idx += 1
+
+    def _get_data(self):
+        waited = 0.0
+        while True:
+            try:
+                return pickle.loads(self._result_queue.get(timeout=_STATUS_CHECK_INTERVAL))
+            except queue.Empty:
+                waited += _STATUS_CHECK_INTERVAL
+                dead = [w for w in self._workers if not w.is_alive()]
+                if dead:
+                    pids = ", ".join(str(w.pid) for w in dead)
+                    self._shutdown_workers()
+                    raise RuntimeError("DataLoader worker (pid(s) %s) exited unexpectedly"
+                                       % pids) from None
+                if self._timeout > 0 and waited >= self._timeout:
+                    self._shutdown_workers()
+                    raise RuntimeError("DataLoader timed out after %s seconds"
+                                       % self._timeout) from None
+
+    def __next__(self):
+        if self._shutdown:
+            raise StopIteration
+        try:
+            while True:
+                # the next task to hand out, skipping those of exhausted workers
+                while self._rcvd_idx < self._send_idx:
+                    info = self._task_info.get(self._rcvd_idx)
+                    if info:
+                        if len(info) == 2 or self._worker_active[info[0]]:
+                            break
+                        del self._task_info[self._rcvd_idx]
+                    self._rcvd_idx += 1
+                else:
+                    self._shutdown_workers()
+                    raise StopIteration
+                if len(self._task_info[self._rcvd_idx]) == 2:
+                    _, data = self._task_info.pop(self._rcvd_idx)
+                    self._rcvd_idx += 1
+                    return self._process(data)
+                idx, data = self._get_data()
+                self._tasks_outstanding -= 1
+                if isinstance(data, _IterableStop):
+                    self._worker_active[data.worker_id] = False
+                    self._try_put_index()
+                    continue
+                if idx != self._rcvd_idx:
+                    self._task_info[idx] += (data,)     # early: keep it until its turn
+                    continue
+                del self._task_info[idx]
+                self._rcvd_idx += 1
+                return self._process(data)
+        except BaseException:
+            self._shutdown_workers()
+            raise
+
+    def _process(self, data):
+        self._try_put_index()
+        if isinstance(data, _ExceptionWrapper):
+            self._shutdown_workers()
+            data.reraise()
+        return data
+
+    def _shutdown_workers(self):
+        if self._shutdown:
+            return
+        self._shutdown = True
+        self._done_event.set()
+        for q in self._index_queues:
+            try:
+                q.put(None)
+            except Exception:
+                pass
+        for w in self._workers:
+            w.join(timeout=5.0)
+        for w in self._workers:
+            if w.is_alive():
+                w.terminate()
+                w.join()
+        for q in self._index_queues:
+            q.cancel_join_thread()
+            q.close()
+        self._result_queue.cancel_join_thread()
+        self._result_queue.close()
+
+    def __del__(self):
+        try:
+            self._shutdown_workers()
+        except Exception:
+            pass
+
+
+class DataLoader:
+    """Batches of a dataset, as ``torch.utils.data.DataLoader`` (same arguments and
+    defaults). ``pin_memory``, ``pin_memory_device``, ``persistent_workers`` and
+    ``in_order`` are accepted: pinned memory does not apply to NumPy arrays, and
+    workers are started afresh for every epoch.
+
+    >>> import pyad
+    >>> from pyad.utils.data import DataLoader, TensorDataset
+    >>> ds = TensorDataset(pyad.arange(5.0), pyad.arange(5))
+    >>> [y.tolist() for x, y in DataLoader(ds, batch_size=2)]
+    [[0, 1], [2, 3], [4]]
+    """
+
+    _frozen = False
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
+                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
+                 worker_init_fn=None, multiprocessing_context=None, generator=None, *,
+                 prefetch_factor=None, persistent_workers=False, pin_memory_device="",
+                 in_order=True):
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 "
+                             "to disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in "
+                             "multiprocessing.let num_workers > 0 to enable multiprocessing, "
+                             "otherwise set prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        self.dataset = dataset
+        self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.in_order = in_order
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            if shuffle not in {False, None}:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle "
+                                 "option, but got shuffle=%s" % (shuffle,))
+            if sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler "
+                                 "option, but got sampler=%s" % (sampler,))
+            if batch_sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified "
+                                 "batch_sampler option, but got batch_sampler=%s"
+                                 % (batch_sampler,))
+        else:
+            shuffle = bool(shuffle)
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
+                                 "shuffle, sampler, and drop_last")
+            batch_size = None
+            drop_last = False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually "
+                             "exclusive with drop_last")
+        if sampler is None:
+            if self._iterable:
+                sampler = _InfiniteConstantSampler()
+            elif shuffle:
+                sampler = RandomSampler(dataset, generator=generator)
+            else:
+                sampler = SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.generator = generator
+        if collate_fn is None:
+            collate_fn = default_collate if self._auto_collation else default_convert
+        self.collate_fn = collate_fn
+        self.persistent_workers = persistent_workers
+        if pin_memory:
+            from pyad import cuda
+            if not cuda.is_available():
+                warnings.warn("'pin_memory' argument is set as true but no accelerator is "
+                              "found, then device pinned memory won't be used.")
+        self._frozen = True
+
+    def __setattr__(self, attr, val):
+        if self._frozen and attr in ("batch_size", "batch_sampler", "sampler", "drop_last",
+                                     "dataset", "persistent_workers"):
+            raise ValueError("%s attribute should not be set after %s is initialized"
+                             % (attr, type(self).__name__))
+        super().__setattr__(attr, val)
+
+    @property
+    def _auto_collation(self):
+        return self.batch_sampler is not None
+
+    @property
+    def _index_sampler(self):
+        return self.batch_sampler if self._auto_collation else self.sampler
+
+    def __iter__(self):
+        if self.num_workers == 0:
+            return _SingleProcessIter(self)
+        return _MultiProcessIter(self)
+
+    def __len__(self):
+        if self._iterable:
+            length = len(self.dataset)
+            if self.batch_size is not None:
+                if self.drop_last:
+                    length = length // self.batch_size
+                else:
+                    length = -(-length // self.batch_size)
+            return length
+        return len(self._index_sampler)
