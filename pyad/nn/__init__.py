@@ -14,8 +14,11 @@ from pyad.nn.modules import (
     SoftMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, CosineEmbeddingLoss,
     MultiMarginLoss,
 )
+from pyad.nn.rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
+from pyad.nn import utils
 
 __all__ = [
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "utils",
     "BCELoss", "BCEWithLogitsLoss", "BatchNorm2d", "CELU", "Conv2d", "CosineEmbeddingLoss",
     "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten", "GELU", "GLU",
     "GaussianNLLLoss", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
