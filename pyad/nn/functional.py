@@ -1283,3 +1283,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
         keep = pyad.get_array_module(data).asarray(_generator_for(data).random(data.shape) >= p)
         factor = (keep * (1.0 / (1.0 - p))).astype(data.dtype)
     return input.mul_(factor) if inplace else input * factor
+
+
+# 1-D pooling, interpolation, pixel shuffle, channel dropout, instance norm, bilinear and
+# attention live in their own file; they are part of this namespace.
+from pyad.nn._functional_layers import *  # noqa: E402,F401,F403
+from pyad.nn import _functional_layers as _fl  # noqa: E402
+__all__ += _fl.__all__
