@@ -396,6 +396,14 @@ def linear(input, weight, bias=None):
         raise RuntimeError("linear(): input has %d features in its last dimension but "
                            "weight expects %d (weight shape %s)"
                            % (input.shape[-1], weight.shape[-1], tuple(weight.shape)))
+    lead = tuple(input.shape[:-1])
+    if input.ndim > 2 and weight.ndim == 2:
+        # one 2-D product (one GEMM forward and backward) instead of a batched one
+        input = input.reshape(-1, input.shape[-1])
+        out = pyad.matmul(input, pyad.t(weight))
+        if bias is not None:
+            out = out + bias
+        return out.reshape(lead + (weight.shape[0],))
     out = pyad.matmul(input, pyad.t(weight))
     return out if bias is None else out + bias
 

@@ -809,6 +809,10 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
+        if input.ndim > 2:
+            # (..., in) as one (N, in) matrix: one GEMM forward and backward, not a
+            # batched product whose weight gradient is summed over the batch.
+            return F.linear(input, self.weight, self.bias)
         out = matmul(input, self.weight.t())
         if self.bias is not None:
             out = out + self.bias
