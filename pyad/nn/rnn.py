@@ -122,6 +122,115 @@ class _LSTMStep(Function):
                 Variable(dgates.T @ h.data) if needs[3] else None)
 
 
+class _LSTMLayer(Function):
+    """A whole LSTM layer in one direction, ``(xw, h0, c0, w_hh) -> (out, h_T, c_T)``,
+    with ``xw`` of shape ``(T, N, 4H)`` (``x @ w_ih.T + b_ih + b_hh`` for every step).
+
+    The forward and backward loops run on arrays; the backward accumulates the gates'
+    gradients of all steps and computes ``w_hh``'s gradient as one matrix product.
+    Under ``create_graph=True`` the backward is written with pyad ops instead, so it is
+    recorded and can be differentiated again."""
+
+    @staticmethod
+    def forward(ctx, xw, h0, c0, w_hh):
+        xp = pyad.get_array_module(xw.data)
+        X = xw.data
+        T, N = X.shape[0], X.shape[1]
+        H = c0.shape[1]
+        dtype = X.dtype
+        hs = xp.empty((T + 1, N, H), dtype)
+        cs = xp.empty((T + 1, N, H), dtype)
+        acts = xp.empty((T, N, 4 * H), dtype)
+        tcs = xp.empty((T, N, H), dtype)
+        hs[0] = h0.data
+        cs[0] = c0.data
+        w_t = w_hh.data.T
+        for t in range(T):
+            a = acts[t]
+            xp.matmul(hs[t], w_t, out=a)
+            a += X[t]
+            g = xp.tanh(a[:, 2 * H:3 * H])
+            a *= 0.5
+            xp.tanh(a, out=a)
+            a *= 0.5
+            a += 0.5
+            a[:, 2 * H:3 * H] = g
+            c = cs[t + 1]
+            xp.multiply(a[:, H:2 * H], cs[t], out=c)
+            c += a[:, :H] * g
+            tc = tcs[t]
+            xp.tanh(c, out=tc)
+            xp.multiply(a[:, 3 * H:], tc, out=hs[t + 1])
+        ctx.save_for_backward(xw, h0, c0, w_hh)
+        ctx.arrays = (hs, cs, acts, tcs)
+        return Variable(hs[1:]), Variable(hs[T].copy()), Variable(cs[T].copy())
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_h, grad_c):
+        xw, h0, c0, w_hh = ctx.saved_tensors
+        if pyad.is_grad_enabled():
+            return _LSTMLayer._backward_graph(xw, h0, c0, w_hh, grad_out, grad_h, grad_c)
+        xp = pyad.get_array_module(xw.data)
+        hs, cs, acts, tcs = ctx.arrays
+        T, N, H4 = acts.shape
+        H = H4 // 4
+        dout = grad_out.data
+        dh = grad_h.data.copy()
+        dc = grad_c.data.copy()
+        dG = xp.empty(acts.shape, acts.dtype)
+        w = w_hh.data
+        for t in range(T - 1, -1, -1):
+            dh += dout[t]
+            a = acts[t]
+            i, f, g, o = a[:, :H], a[:, H:2 * H], a[:, 2 * H:3 * H], a[:, 3 * H:]
+            tc = tcs[t]
+            dc += dh * o * (1.0 - tc * tc)
+            d = dG[t]
+            xp.multiply(dc * g, i * (1.0 - i), out=d[:, :H])
+            xp.multiply(dc * cs[t], f * (1.0 - f), out=d[:, H:2 * H])
+            xp.multiply(dc * i, 1.0 - g * g, out=d[:, 2 * H:3 * H])
+            xp.multiply(dh * tc, o * (1.0 - o), out=d[:, 3 * H:])
+            dc *= f
+            dh = d @ w
+        needs = ctx.needs_input_grad
+        dw = None
+        if needs[3]:
+            dw = Variable(dG.reshape(T * N, H4).T @ hs[:-1].reshape(T * N, H))
+        return (Variable(dG), Variable(dh) if needs[1] else None,
+                Variable(dc) if needs[2] else None, dw)
+
+    @staticmethod
+    def _backward_graph(xw, h0, c0, w_hh, grad_out, grad_h, grad_c):
+        # Recompute the forward with pyad ops, then run the same reverse loop with them.
+        w_t = w_hh.t()
+        h, c = h0, c0
+        saved = []
+        for t in range(xw.shape[0]):
+            gates = xw[t] + matmul(h, w_t)
+            i, f, g, o = gates.chunk(4, 1)
+            i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+            c_prev = c
+            c = f * c_prev + i * g
+            tc = c.tanh()
+            saved.append((h, c_prev, i, f, g, o, tc))
+            h = o * tc
+        dh, dc = grad_h, grad_c
+        dgs = [None] * len(saved)
+        dw = None
+        for t in range(len(saved) - 1, -1, -1):
+            h_prev, c_prev, i, f, g, o, tc = saved[t]
+            dh = dh + grad_out[t]
+            dc = dc + dh * o * (1 - tc * tc)
+            d = pyad.cat([dc * g * i * (1 - i), dc * c_prev * f * (1 - f),
+                          dc * i * (1 - g * g), dh * tc * o * (1 - o)], 1)
+            dgs[t] = d
+            term = matmul(d.t(), h_prev)
+            dw = term if dw is None else dw + term
+            dc = dc * f
+            dh = matmul(d, w_hh)
+        return pyad.stack(dgs, 0), dh, dc, dw
+
+
 # -- layers --------------------------------------------------------------------------
 
 
@@ -357,13 +466,25 @@ class RNNBase(Module):
         if self.proj_size > 0:
             w_hr = params[-1]
         xw = matmul(data, w_ih.t())
+        T = len(batch_sizes)
+        if (mode == "LSTM" and w_hr is None and type(self)._fused and T > 0
+                and batch_sizes[-1] == batch_sizes[0] and h0.shape[0] == batch_sizes[0]):
+            # every sequence runs all T steps: the whole layer is one fused node
+            if b_ih is not None:
+                xw = xw + (b_ih + b_hh)
+            xw = xw.reshape(T, batch_sizes[0], xw.shape[1])
+            if reverse:
+                xw = pyad.flip(xw, (0,))
+            out, h, c = _LSTMLayer.apply(xw, h0, c0, w_hh)
+            if reverse:
+                out = pyad.flip(out, (0,))
+            return out.reshape(T * batch_sizes[0], out.shape[2]), h, c
         if mode == "GRU":
             if b_ih is not None:
                 xw = xw + b_ih
         elif b_ih is not None:
             xw = xw + (b_ih + b_hh)
         steps = _split_rows(xw, batch_sizes)
-        T = len(batch_sizes)
         order = range(T - 1, -1, -1) if reverse else range(T)
         outs = [None] * T
         full = batch_sizes[0] if T else h0.shape[0]

@@ -290,3 +290,33 @@ def test_pack_errors():
     packed = prnn.pack_padded_sequence(x, [3, 2])
     with pytest.raises(ValueError, match="total_length"):
         prnn.pad_packed_sequence(packed, total_length=2)
+
+
+def test_fused_lstm_layer_first_and_second_order():
+    from pyad.nn.rnn import _LSTMLayer
+    xw = pyad.tensor(RNG.standard_normal((3, 2, 8)), requires_grad=True)
+    h = pyad.tensor(RNG.standard_normal((2, 2)), requires_grad=True)
+    c = pyad.tensor(RNG.standard_normal((2, 2)), requires_grad=True)
+    w = pyad.tensor(RNG.standard_normal((8, 2)), requires_grad=True)
+    assert gradcheck(lambda *a: _LSTMLayer.apply(*a), (xw, h, c, w))
+    assert gradgradcheck(lambda *a: _LSTMLayer.apply(*a), (xw, h, c, w))
+
+
+def test_fused_and_step_paths_agree():
+    _, p = _layer("LSTM", 3, 4, num_layers=2, bidirectional=True)
+    x = pyad.tensor(RNG.standard_normal((5, 2, 3)), requires_grad=True)
+    fused = p(x)
+    (fused[0].sum() + fused[1][1].sum()).backward()
+    g_fused = [x.grad.data.copy()] + [q.grad.data.copy() for q in p.parameters()]
+    x.grad = None
+    p.zero_grad()
+    type(p)._fused = False
+    try:
+        step = p(x)
+        (step[0].sum() + step[1][1].sum()).backward()
+    finally:
+        del type(p)._fused
+    np.testing.assert_allclose(step[0].data, fused[0].data, atol=1e-12)
+    g_step = [x.grad.data] + [q.grad.data for q in p.parameters()]
+    for a, b in zip(g_fused, g_step):
+        np.testing.assert_allclose(a, b, atol=1e-12)
