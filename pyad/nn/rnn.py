@@ -380,6 +380,9 @@ class RNNBase(Module):
             steps, batch = input.shape[0], input.shape[1]
             data = input.reshape(steps * batch, input.shape[2])
             batch_sizes = [batch] * steps
+        if not batch_sizes:
+            raise RuntimeError("%s(): Expected sequence length to be larger than 0 in RNN"
+                               % name)
         if data.shape[-1] != self.input_size:
             raise RuntimeError("%s(): input.size(-1) must be equal to input_size. Expected "
                                "%d, got %d" % (name, self.input_size, data.shape[-1]))
@@ -540,9 +543,6 @@ class RNNBase(Module):
             if c is not None:
                 done_c.append(c)
                 c = pyad.cat(done_c[::-1], 0)
-        if T == 0:
-            raise RuntimeError("%s(): expected a sequence of length at least 1"
-                               % type(self).__name__)
         return (outs[0] if T == 1 else pyad.cat(outs, 0)), h, c
 
     _fused = True

@@ -31,7 +31,7 @@ CONFIGS = [
 
 
 @pytest.mark.parametrize("name,kw", CONFIGS, ids=lambda c: str(c))
-@pytest.mark.parametrize("shape", [(5, 3), (1, 1), (4, 1), (1, 2)])
+@pytest.mark.parametrize("shape", [(5, 3), (1, 1), (4, 1), (1, 2), (3, 0)])
 def test_recurrent_layer_matches_torch(name, kw, shape):
     t, p = _layer(name, 3, 5, **kw)
     L, N = shape
@@ -215,6 +215,8 @@ def test_dropout_between_layers_train_and_eval():
 
 def test_bad_input_raises_torch_exception_types():
     lstm = nn.LSTM(3, 4)
+    with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0"):
+        lstm(pyad.randn(0, 2, 3))
     with pytest.raises(RuntimeError, match="input_size. Expected 3, got 2"):
         lstm(pyad.randn(5, 2, 2))
     with pytest.raises(ValueError, match="LSTM: Expected input to be 2D or 3D, got 4D"):
