@@ -231,6 +231,115 @@ class _LSTMLayer(Function):
         return pyad.stack(dgs, 0), dh, dc, dw
 
 
+class _GRULayer(Function):
+    """A whole GRU layer in one direction, ``(xw, h0, w_hh, b_hh) -> (out, h_T)``, with
+    ``xw`` of shape ``(T, N, 3H)`` (``x @ w_ih.T + b_ih`` for every step); ``b_hh`` may be
+    None. Loops on arrays as `_LSTMLayer`, with the same ``create_graph`` fallback."""
+
+    @staticmethod
+    def forward(ctx, xw, h0, w_hh, b_hh):
+        xp = pyad.get_array_module(xw.data)
+        X = xw.data
+        T, N = X.shape[0], X.shape[1]
+        H = h0.shape[1]
+        dtype = X.dtype
+        hs = xp.empty((T + 1, N, H), dtype)
+        rz = xp.empty((T, N, 2 * H), dtype)
+        ns = xp.empty((T, N, H), dtype)
+        ghn = xp.empty((T, N, H), dtype)
+        hs[0] = h0.data
+        w_t = w_hh.data.T
+        b = None if b_hh is None else b_hh.data
+        for t in range(T):
+            gh = hs[t] @ w_t
+            if b is not None:
+                gh += b
+            a = rz[t]
+            xp.add(X[t, :, :2 * H], gh[:, :2 * H], out=a)
+            a *= 0.5
+            xp.tanh(a, out=a)
+            a *= 0.5
+            a += 0.5
+            ghn[t] = gh[:, 2 * H:]
+            n = ns[t]
+            xp.multiply(a[:, :H], ghn[t], out=n)
+            n += X[t, :, 2 * H:]
+            xp.tanh(n, out=n)
+            z = a[:, H:]
+            xp.subtract(hs[t], n, out=hs[t + 1])
+            hs[t + 1] *= z
+            hs[t + 1] += n
+        ctx.save_for_backward(xw, h0, w_hh, b_hh)
+        ctx.arrays = (hs, rz, ns, ghn)
+        return Variable(hs[1:]), Variable(hs[T].copy())
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_h):
+        xw, h0, w_hh, b_hh = ctx.saved_tensors
+        if pyad.is_grad_enabled():
+            return _GRULayer._backward_graph(xw, h0, w_hh, b_hh, grad_out, grad_h)
+        xp = pyad.get_array_module(xw.data)
+        hs, rz, ns, ghn = ctx.arrays
+        T, N, H = ns.shape
+        dout = grad_out.data
+        dh = grad_h.data.copy()
+        dX = xp.empty((T, N, 3 * H), ns.dtype)
+        dGH = xp.empty((T, N, 3 * H), ns.dtype)
+        w = w_hh.data
+        for t in range(T - 1, -1, -1):
+            dh += dout[t]
+            r, z, n = rz[t, :, :H], rz[t, :, H:], ns[t]
+            dn = dh * (1.0 - z) * (1.0 - n * n)
+            dz = dh * (hs[t] - n) * z * (1.0 - z)
+            dr = dn * ghn[t] * r * (1.0 - r)
+            dX[t, :, :H] = dr
+            dX[t, :, H:2 * H] = dz
+            dX[t, :, 2 * H:] = dn
+            dGH[t, :, :2 * H] = dX[t, :, :2 * H]
+            xp.multiply(dn, r, out=dGH[t, :, 2 * H:])
+            dh = dh * z + dGH[t] @ w
+        needs = ctx.needs_input_grad
+        flat = dGH.reshape(T * N, 3 * H)
+        dw = Variable(flat.T @ hs[:-1].reshape(T * N, H)) if needs[2] else None
+        db = Variable(flat.sum(0)) if b_hh is not None and needs[3] else None
+        return Variable(dX), Variable(dh) if needs[1] else None, dw, db
+
+    @staticmethod
+    def _backward_graph(xw, h0, w_hh, b_hh, grad_out, grad_h):
+        w_t = w_hh.t()
+        h = h0
+        saved = []
+        for t in range(xw.shape[0]):
+            gh = matmul(h, w_t)
+            if b_hh is not None:
+                gh = gh + b_hh
+            xr, xz, xn = xw[t].chunk(3, 1)
+            hr, hz, hn = gh.chunk(3, 1)
+            r = (xr + hr).sigmoid()
+            z = (xz + hz).sigmoid()
+            n = (xn + r * hn).tanh()
+            saved.append((h, r, z, n, hn))
+            h = n + z * (h - n)
+        dh = grad_h
+        dxs = [None] * len(saved)
+        dw = db = None
+        for t in range(len(saved) - 1, -1, -1):
+            h_prev, r, z, n, hn = saved[t]
+            dh = dh + grad_out[t]
+            dn = dh * (1 - z) * (1 - n * n)
+            dz = dh * (h_prev - n) * z * (1 - z)
+            dr = dn * hn * r * (1 - r)
+            dxs[t] = pyad.cat([dr, dz, dn], 1)
+            dgh = pyad.cat([dr, dz, dn * r], 1)
+            term = matmul(dgh.t(), h_prev)
+            dw = term if dw is None else dw + term
+            if b_hh is not None:
+                s = dgh.sum(0)
+                db = s if db is None else db + s
+            dh = dh * z + matmul(dgh, w_hh)
+        return pyad.stack(dxs, 0), dh, dw, db
+
+
 # -- layers --------------------------------------------------------------------------
 
 
@@ -482,6 +591,17 @@ class RNNBase(Module):
             if reverse:
                 out = pyad.flip(out, (0,))
             return out.reshape(T * batch_sizes[0], out.shape[2]), h, c
+        if (mode == "GRU" and type(self)._fused and T > 0
+                and batch_sizes[-1] == batch_sizes[0] and h0.shape[0] == batch_sizes[0]):
+            if b_ih is not None:
+                xw = xw + b_ih
+            xw = xw.reshape(T, batch_sizes[0], xw.shape[1])
+            if reverse:
+                xw = pyad.flip(xw, (0,))
+            out, h = _GRULayer.apply(xw, h0, w_hh, b_hh)
+            if reverse:
+                out = pyad.flip(out, (0,))
+            return out.reshape(T * batch_sizes[0], out.shape[2]), h, None
         if mode == "GRU":
             if b_ih is not None:
                 xw = xw + b_ih

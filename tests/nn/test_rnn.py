@@ -304,18 +304,31 @@ def test_fused_lstm_layer_first_and_second_order():
     assert gradgradcheck(lambda *a: _LSTMLayer.apply(*a), (xw, h, c, w))
 
 
-def test_fused_and_step_paths_agree():
-    _, p = _layer("LSTM", 3, 4, num_layers=2, bidirectional=True)
+def test_fused_gru_layer_first_and_second_order():
+    from pyad.nn.rnn import _GRULayer
+    xw = pyad.tensor(RNG.standard_normal((3, 2, 6)), requires_grad=True)
+    h = pyad.tensor(RNG.standard_normal((2, 2)), requires_grad=True)
+    w = pyad.tensor(RNG.standard_normal((6, 2)), requires_grad=True)
+    b = pyad.tensor(RNG.standard_normal(6), requires_grad=True)
+    assert gradcheck(lambda *a: _GRULayer.apply(*a), (xw, h, w, b))
+    assert gradgradcheck(lambda *a: _GRULayer.apply(*a), (xw, h, w, b))
+    assert gradcheck(lambda *a: _GRULayer.apply(*a, None), (xw, h, w))
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU"])
+def test_fused_and_step_paths_agree(name):
+    _, p = _layer(name, 3, 4, num_layers=2, bidirectional=True)
     x = pyad.tensor(RNG.standard_normal((5, 2, 3)), requires_grad=True)
+    last = (lambda o: o[1][1]) if name == "LSTM" else (lambda o: o[1])
     fused = p(x)
-    (fused[0].sum() + fused[1][1].sum()).backward()
+    (fused[0].sum() + last(fused).sum()).backward()
     g_fused = [x.grad.data.copy()] + [q.grad.data.copy() for q in p.parameters()]
     x.grad = None
     p.zero_grad()
     type(p)._fused = False
     try:
         step = p(x)
-        (step[0].sum() + step[1][1].sum()).backward()
+        (step[0].sum() + last(step).sum()).backward()
     finally:
         del type(p)._fused
     np.testing.assert_allclose(step[0].data, fused[0].data, atol=1e-12)
