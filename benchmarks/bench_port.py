@@ -25,6 +25,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
+import glob  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -32,7 +33,9 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if REPO_ROOT not in sys.path:
+# the in-place build when there is one (as bench_core.py), else the installed pyad
+if glob.glob(os.path.join(REPO_ROOT, "pyad", "_engine*.so")) or \
+        glob.glob(os.path.join(REPO_ROOT, "pyad", "_engine*.pyd")):
     sys.path.insert(0, REPO_ROOT)
 
 import pyad  # noqa: E402
