@@ -14,9 +14,30 @@ from pyad.nn.modules import (
     SoftMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, CosineEmbeddingLoss,
     MultiMarginLoss,
 )
+from pyad.nn.rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
+from pyad.nn.layers import (
+    Conv1d, ConvTranspose2d, BatchNorm1d, GroupNorm, InstanceNorm1d, InstanceNorm2d,
+    AvgPool1d, AvgPool2d, MaxPool1d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, Upsample,
+    UpsamplingNearest2d, UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle, Dropout1d,
+    Dropout2d, Bilinear, CosineSimilarity, PairwiseDistance, ModuleDict, ParameterList,
+    ParameterDict,
+)
+from pyad.nn.transformer import (
+    MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
+    TransformerDecoder, Transformer,
+)
+from pyad.nn import utils
 from pyad.nn import parallel
 
 __all__ = [
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "utils",
+    "Conv1d", "ConvTranspose2d", "BatchNorm1d", "GroupNorm", "InstanceNorm1d",
+    "InstanceNorm2d", "AvgPool1d", "AvgPool2d", "MaxPool1d", "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+    "PixelShuffle", "PixelUnshuffle", "Dropout1d", "Dropout2d", "Bilinear",
+    "CosineSimilarity", "PairwiseDistance", "ModuleDict", "ParameterList", "ParameterDict",
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+    "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
     "BCELoss", "BCEWithLogitsLoss", "BatchNorm2d", "CELU", "Conv2d", "CosineEmbeddingLoss",
     "CrossEntropyLoss", "Dropout", "ELU", "Embedding", "Flatten", "GELU", "GLU",
     "GaussianNLLLoss", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",

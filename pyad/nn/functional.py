@@ -403,6 +403,14 @@ def _linear(input, weight, bias):
         raise RuntimeError("linear(): input has %d features in its last dimension but "
                            "weight expects %d (weight shape %s)"
                            % (input.shape[-1], weight.shape[-1], tuple(weight.shape)))
+    lead = tuple(input.shape[:-1])
+    if input.ndim > 2 and weight.ndim == 2:
+        # one 2-D product (one GEMM forward and backward) instead of a batched one
+        input = input.reshape(-1, input.shape[-1])
+        out = pyad.matmul(input, pyad.t(weight))
+        if bias is not None:
+            out = out + bias
+        return out.reshape(lead + (weight.shape[0],))
     out = pyad.matmul(input, pyad.t(weight))
     return out if bias is None else out + bias
 
@@ -1290,3 +1298,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
         keep = pyad.get_array_module(data).asarray(_generator_for(data).random(data.shape) >= p)
         factor = (keep * (1.0 / (1.0 - p))).astype(data.dtype)
     return input.mul_(factor) if inplace else input * factor
+
+
+# 1-D pooling, interpolation, pixel shuffle, channel dropout, instance norm, bilinear and
+# attention live in their own file; they are part of this namespace.
+from pyad.nn._functional_layers import *  # noqa: E402,F401,F403
+from pyad.nn import _functional_layers as _fl  # noqa: E402
+__all__ += _fl.__all__

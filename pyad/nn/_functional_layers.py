@@ -1,0 +1,456 @@
+"""More of ``torch.nn.functional``: 1-D pooling, interpolation, pixel shuffle, channel
+dropout, instance normalisation, bilinear, and scaled dot-product attention.
+
+All are compositions of differentiable pyad ops (so they differentiate twice and more);
+``pyad.nn.functional`` re-exports them.
+"""
+import math
+import numbers
+import warnings
+
+import numpy as _np
+
+import pyad
+from pyad._engine import Variable, matmul
+from pyad._engine import max_pool2d, avg_pool2d, adaptive_avg_pool2d
+
+__all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "interpolate", "upsample",
+           "pixel_shuffle", "pixel_unshuffle", "dropout1d", "dropout2d", "instance_norm",
+           "bilinear", "scaled_dot_product_attention"]
+
+
+def _var(x):
+    return x if isinstance(x, Variable) else pyad.tensor(x)
+
+
+def _single(x, what, name):
+    if isinstance(x, (tuple, list)):
+        if len(x) != 1:
+            raise RuntimeError("%s(): %s must be a single int or a 1-tuple, got %r"
+                               % (what, name, x))
+        return x[0]
+    return x
+
+
+def _pool1d_input(input, what):
+    input = _var(input)
+    if input.dim() not in (2, 3):
+        raise RuntimeError("%s(): Expected 2D or 3D (batch mode) tensor for input, got %dD "
+                           "with shape %s" % (what, input.dim(), tuple(input.shape)))
+    return input
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """1-D max pooling over ``(N, C, L)`` or ``(C, L)``, as ``F.max_pool1d``.
+
+    >>> max_pool1d(pyad.tensor([[[1.0, 3.0, 2.0, 5.0]]]), 2)
+    tensor([[[3., 5.]]])
+    """
+    what = "max_pool1d"
+    input = _pool1d_input(input, what)
+    k = _single(kernel_size, what, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
+        else _single(stride, what, "stride")
+    out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _single(padding, what,
+                                                                      "padding")),
+                     (1, _single(dilation, what, "dilation")), ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """1-D average pooling over ``(N, C, L)`` or ``(C, L)``, as ``F.avg_pool1d``.
+
+    >>> avg_pool1d(pyad.tensor([[[1.0, 3.0, 2.0, 5.0]]]), 2)
+    tensor([[[2.0000, 3.5000]]])
+    """
+    what = "avg_pool1d"
+    input = _pool1d_input(input, what)
+    k = _single(kernel_size, what, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
+        else _single(stride, what, "stride")
+    return avg_pool2d(input.unsqueeze(-2), (1, k), (1, s),
+                      (0, _single(padding, what, "padding")), ceil_mode,
+                      count_include_pad).squeeze(-2)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """1-D adaptive average pooling to ``output_size``, as ``F.adaptive_avg_pool1d``.
+
+    >>> adaptive_avg_pool1d(pyad.tensor([[[1.0, 3.0, 2.0, 6.0]]]), 1)
+    tensor([[[3.]]])
+    """
+    what = "adaptive_avg_pool1d"
+    input = _pool1d_input(input, what)
+    return adaptive_avg_pool2d(input.unsqueeze(-2),
+                               (1, _single(output_size, what, "output_size"))).squeeze(-2)
+
+
+# -- interpolation -------------------------------------------------------------------
+
+
+_INTERP_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear",
+                 "area")
+
+
+def _index_var(idx, like):
+    t = pyad.tensor(_np.asarray(idx, dtype=_np.int64), dtype=pyad.int64)
+    return t.to(like.device) if like.device.type != "cpu" else t
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dimensions of ``(N, C, *spatial)`` input, as ``F.interpolate``:
+    modes ``'nearest'``, ``'nearest-exact'`` (any number of spatial dims), ``'linear'``
+    (3-D input) and ``'bilinear'`` (4-D input), with torch's ``align_corners`` and
+    ``scale_factor`` conventions.
+
+    >>> interpolate(pyad.tensor([[[1.0, 2.0]]]), scale_factor=2)
+    tensor([[[1., 1., 2., 2.]]])
+    >>> interpolate(pyad.tensor([[[[0.0, 1.0]]]]), size=(1, 3), mode="bilinear",
+    ...             align_corners=True)
+    tensor([[[[0.0000, 0.5000, 1.0000]]]])
+    """
+    what = "interpolate"
+    input = _var(input)
+    if mode not in _INTERP_MODES:
+        raise NotImplementedError(
+            "Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: "
+            "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got %s)"
+            % (input.dim(), mode))
+    if mode in ("bicubic", "trilinear", "area") or antialias:
+        raise NotImplementedError("%s(): mode %r%s is not supported in pyad (nearest, "
+                                  "nearest-exact, linear and bilinear are)"
+                                  % (what, mode, " with antialias" if antialias else ""))
+    if mode in ("nearest", "nearest-exact", "area"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    if dim < 1:
+        raise ValueError("%s(): expected an input of at least 3 dimensions (N, C, *spatial), "
+                         "got %dD" % (what, input.dim()))
+    if mode == "linear" and dim != 1:
+        raise NotImplementedError("Got %dD input, but linear mode needs 3D input" % input.dim())
+    if mode == "bilinear" and dim != 2:
+        raise NotImplementedError("Got %dD input, but bilinear mode needs 4D input"
+                                  % input.dim())
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    in_sizes = tuple(input.shape[2:])
+    if size is not None:
+        if isinstance(size, (tuple, list)):
+            if len(size) != dim:
+                raise ValueError("Input and output must have the same number of spatial "
+                                 "dimensions, but got input with spatial dimensions of %s and "
+                                 "output size of %s. Please provide input tensor in (N, C, "
+                                 "d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                                 "format." % (list(in_sizes), list(size)))
+            out_sizes = tuple(int(s) for s in size)
+        else:
+            out_sizes = (int(size),) * dim
+        scales = [None] * dim
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (tuple, list)):
+            if len(scale_factor) != dim:
+                raise ValueError("Input and scale_factor must have the same number of spatial "
+                                 "dimensions, but got input with spatial dimensions of %s and "
+                                 "scale_factor of shape %s. Please provide input tensor in "
+                                 "(N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, "
+                                 "...,sK) format." % (list(in_sizes), list(scale_factor)))
+            factors = [float(f) for f in scale_factor]
+        else:
+            factors = [float(scale_factor)] * dim
+        out_sizes = tuple(int(math.floor(n * f)) for n, f in zip(in_sizes, factors))
+        scales = [None] * dim if recompute_scale_factor else factors
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if any(s <= 0 for s in out_sizes):
+        raise RuntimeError("%s(): Input and output sizes should be greater than 0, but got "
+                           "input (%s) and output (%s)" % (what, in_sizes, out_sizes))
+    out = input
+    for d in range(dim):
+        n_in, n_out = in_sizes[d], out_sizes[d]
+        axis = 2 + d
+        i = _np.arange(n_out, dtype=_np.float64)
+        if mode in ("nearest", "nearest-exact"):
+            scale = (1.0 / scales[d]) if scales[d] else n_in / n_out
+            if mode == "nearest":
+                src = _np.floor(i * scale).astype(_np.int64)
+            else:
+                src = _np.floor((i + 0.5) * scale).astype(_np.int64)
+            src = _np.minimum(src, n_in - 1)
+            if n_in != n_out or _np.any(src != _np.arange(n_out)):
+                out = out.index_select(axis, _index_var(src, input))
+            continue
+        if align_corners:
+            scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+            src = i * scale
+        else:
+            scale = (1.0 / scales[d]) if scales[d] else n_in / n_out
+            src = _np.maximum((i + 0.5) * scale - 0.5, 0.0)
+        i0 = _np.minimum(_np.floor(src).astype(_np.int64), n_in - 1)
+        i1 = _np.minimum(i0 + 1, n_in - 1)
+        lam = src - i0
+        view = [1] * out.dim()
+        view[axis] = n_out
+        lam_v = pyad.tensor(lam.reshape(view), dtype=input.dtype, device=input.device)
+        a = out.index_select(axis, _index_var(i0, input))
+        b = out.index_select(axis, _index_var(i1, input))
+        out = a + (b - a) * lam_v
+    return out
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of `interpolate` (as torch's, with a warning)."""
+    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)``, as ``F.pixel_shuffle``.
+
+    >>> pixel_shuffle(pyad.arange(4.0).reshape(1, 4, 1, 1), 2).reshape(2, 2)
+    tensor([[0., 1.],
+            [2., 3.]])
+    """
+    what = "pixel_shuffle"
+    input = _var(input)
+    r = int(upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError("%s(): expected input to have at least 3 dimensions, but got "
+                           "input with %d dimension(s)" % (what, input.dim()))
+    if r <= 0:
+        raise RuntimeError("%s(): upscale_factor must be greater than 0 but got %d"
+                           % (what, r))
+    *batch, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError("%s(): channel dimension of the input (%d) must be divisible by "
+                           "upscale_factor squared (%d)" % (what, c, r * r))
+    nb = len(batch)
+    x = input.reshape(tuple(batch) + (c // (r * r), r, r, h, w))
+    perm = tuple(range(nb)) + (nb, nb + 3, nb + 1, nb + 4, nb + 2)
+    return x.permute(*perm).reshape(tuple(batch) + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """``(*, C, H r, W r) -> (*, C r^2, H, W)``, the inverse of `pixel_shuffle`."""
+    what = "pixel_unshuffle"
+    input = _var(input)
+    r = int(downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError("%s(): expected input to have at least 3 dimensions, but got "
+                           "input with %d dimension(s)" % (what, input.dim()))
+    if r <= 0:
+        raise RuntimeError("%s(): downscale_factor must be greater than 0 but got %d"
+                           % (what, r))
+    *batch, c, h, w = input.shape
+    if h % r or w % r:
+        raise RuntimeError("%s(): height and width of the input (%d, %d) must be divisible "
+                           "by downscale_factor (%d)" % (what, h, w, r))
+    nb = len(batch)
+    x = input.reshape(tuple(batch) + (c, h // r, r, w // r, r))
+    perm = tuple(range(nb)) + (nb, nb + 2, nb + 4, nb + 1, nb + 3)
+    return x.permute(*perm).reshape(tuple(batch) + (c * r * r, h // r, w // r))
+
+
+# -- dropout and normalisation -------------------------------------------------------
+
+
+def _channel_dropout(input, p, training, inplace, what, batched_dim):
+    if not 0.0 <= p <= 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got %r" % (p,))
+    input = _var(input)
+    if input.dim() not in (batched_dim - 1, batched_dim):
+        raise RuntimeError("%s(): Expected %dD or %dD input, got %dD"
+                           % (what, batched_dim - 1, batched_dim, input.dim()))
+    if not training or p == 0:
+        return input
+    from pyad._factories import _generator_for
+    data = input.data
+    xp = pyad.get_array_module(data)
+    unbatched = input.dim() == batched_dim - 1
+    lead = (1,) + tuple(data.shape[:1]) if unbatched else tuple(data.shape[:2])
+    mask_shape = lead + (1,) * (batched_dim - 2)
+    if unbatched:
+        mask_shape = mask_shape[1:]
+    if p == 1:
+        factor = xp.zeros(mask_shape, data.dtype)
+    else:
+        keep = xp.asarray(_generator_for(data).random(mask_shape) >= p)
+        factor = (keep * (1.0 / (1.0 - p))).astype(data.dtype)
+    return input.mul_(factor) if inplace else input * factor
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of ``(N, C, L)`` / ``(C, L)`` input with probability ``p``."""
+    return _channel_dropout(input, p, training, inplace, "dropout1d", 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of ``(N, C, H, W)`` / ``(C, H, W)`` input with probability
+    ``p`` (the rest scaled by ``1 / (1 - p)``), as ``F.dropout2d``.
+
+    >>> _ = pyad.manual_seed(0)
+    >>> y = dropout2d(pyad.ones(1, 8, 2, 2))
+    >>> v = y.data.reshape(8, 4)                # each channel all 0 or all 2
+    >>> bool(((v == 0).all(1) | (v == 2).all(1)).all())
+    True
+    """
+    input = _var(input)
+    if input.dim() == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-"
+                      "wise 1D dropout behavior is desired - input is interpreted as shape "
+                      "(N, C, L), where C is the channel dim. This behavior will change in a "
+                      "future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
+                      "dropout behavior, please switch to using dropout1d instead.")
+        return _channel_dropout(input, p, training, inplace, "dropout2d", 3)
+    return _channel_dropout(input, p, training, inplace, "dropout2d", 4)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each channel of each sample of ``(N, C, *)`` input over its spatial
+    dimensions, as ``F.instance_norm`` (running statistics, when given, are updated with
+    the batch average of the per-instance statistics).
+
+    >>> instance_norm(pyad.tensor([[[1.0, 3.0], [0.0, 4.0]]]))
+    tensor([[[-1.0000,  1.0000],
+             [-1.0000,  1.0000]]])
+    """
+    what = "instance_norm"
+    input = _var(input)
+    if input.dim() < 3:
+        raise ValueError("%s(): expected an input of at least 3 dimensions (N, C, *), got "
+                         "shape %s" % (what, tuple(input.shape)))
+    c = input.shape[1]
+    dims = tuple(range(2, input.dim()))
+    view = (1, -1) + (1,) * (input.dim() - 2)
+    count = int(_np.prod(input.shape[2:]))
+    if use_input_stats:
+        if count <= 1:
+            raise ValueError("Expected more than 1 spatial element when training, got input "
+                             "size %s" % (list(input.shape),))
+        mean = input.mean(dims, keepdim=True)
+        centred = input - mean
+        var = (centred * centred).mean(dims, keepdim=True)
+        with pyad.no_grad():
+            if running_mean is not None:
+                running_mean.mul_(1 - momentum).add_(
+                    mean.detach().reshape(input.shape[0], c).mean(0) * momentum)
+            if running_var is not None:
+                unbiased = var.detach().reshape(input.shape[0], c).mean(0) * (
+                    count / (count - 1))
+                running_var.mul_(1 - momentum).add_(unbiased * momentum)
+        out = centred * pyad.rsqrt(var + eps)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("Expected running_mean and running_var to be defined when "
+                             "use_input_stats is false")
+        out = (input - _var(running_mean).reshape(view)) * pyad.rsqrt(
+            _var(running_var).reshape(view) + eps)
+    if weight is not None:
+        out = out * _var(weight).reshape(view)
+    if bias is not None:
+        out = out + _var(bias).reshape(view)
+    return out
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y_k = x1 @ weight[k] @ x2 + bias_k`` over the last dimension, as ``F.bilinear``.
+
+    >>> bilinear(pyad.ones(1, 2), pyad.ones(1, 3), pyad.ones(4, 2, 3)).tolist()
+    [[6.0, 6.0, 6.0, 6.0]]
+    """
+    what = "bilinear"
+    x1, x2, w = _var(input1), _var(input2), _var(weight)
+    if w.dim() != 3:
+        raise RuntimeError("%s(): expected a 3-D weight (out, in1, in2), got %dD"
+                           % (what, w.dim()))
+    out_f, in1, in2 = w.shape
+    if x1.dim() == 0 or x2.dim() == 0 or x1.shape[-1] != in1 or x2.shape[-1] != in2:
+        raise RuntimeError("%s(): input1 and input2 must end in %d and %d features (weight "
+                           "%s), got %s and %s" % (what, in1, in2, tuple(w.shape),
+                                                   tuple(x1.shape), tuple(x2.shape)))
+    if tuple(x1.shape[:-1]) != tuple(x2.shape[:-1]):
+        raise RuntimeError("%s(): input1 and input2 must have the same leading dimensions, "
+                           "got %s and %s" % (what, tuple(x1.shape), tuple(x2.shape)))
+    t = matmul(x1, w.permute(1, 0, 2).reshape(in1, out_f * in2))
+    t = t.reshape(tuple(x1.shape[:-1]) + (out_f, in2))
+    out = (t * x2.unsqueeze(-2)).sum(-1)
+    if bias is not None:
+        out = out + _var(bias)
+    return out
+
+
+# -- attention -----------------------------------------------------------------------
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """``softmax(Q K^T * scale + mask) V`` over the last two dimensions, as
+    ``F.scaled_dot_product_attention``: ``attn_mask`` boolean (True = take part) or
+    additive float, ``is_causal`` for a lower-triangular mask, ``dropout_p`` applied to
+    the attention weights, ``scale`` defaults to ``1/sqrt(E)``.
+
+    >>> q = k = v = pyad.eye(2).reshape(1, 2, 2)
+    >>> scaled_dot_product_attention(q, k, v, is_causal=True)
+    tensor([[[1.0000, 0.0000],
+             [0.3302, 0.6698]]])
+    """
+    what = "scaled_dot_product_attention"
+    q, k, v = _var(query), _var(key), _var(value)
+    if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
+        raise RuntimeError("%s(): query, key and value must have at least 2 dimensions" % what)
+    if q.shape[-1] != k.shape[-1]:
+        raise RuntimeError("%s(): query and key must have the same embedding size, got %d "
+                           "and %d" % (what, q.shape[-1], k.shape[-1]))
+    if k.shape[-2] != v.shape[-2]:
+        raise RuntimeError("%s(): key and value must have the same sequence length, got %d "
+                           "and %d" % (what, k.shape[-2], v.shape[-2]))
+    if q.dtype != k.dtype or q.dtype != v.dtype:
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                           "query.dtype: %s key.dtype: %s and value.dtype: %s instead."
+                           % (q.dtype, k.dtype, v.dtype))
+    if enable_gqa and q.dim() >= 3 and k.shape[-3] != q.shape[-3]:
+        rep = q.shape[-3] // k.shape[-3]
+        k = pyad.stack([k] * rep, -3).reshape(tuple(k.shape[:-3]) + (k.shape[-3] * rep,)
+                                              + tuple(k.shape[-2:]))
+        v = pyad.stack([v] * rep, -3).reshape(tuple(v.shape[:-3]) + (v.shape[-3] * rep,)
+                                              + tuple(v.shape[-2:]))
+    L, S = q.shape[-2], k.shape[-2]
+    scale_factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    scores = matmul(q, k.transpose(-2, -1)) * scale_factor
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("%s(): _scaled_dot_product_attention: Explicit attn_mask "
+                               "should not be set when is_causal=True" % what)
+        keep = _np.tril(_np.ones((L, S), dtype=bool))
+        scores = pyad.masked_fill(scores, pyad.tensor(~keep, device=q.device), float("-inf"))
+    elif attn_mask is not None:
+        mask = _var(attn_mask)
+        if mask.dtype == pyad.bool:
+            scores = pyad.masked_fill(scores, pyad.logical_not(mask), float("-inf"))
+        else:
+            scores = scores + mask.to(dtype=scores.dtype)
+    # torch's math backend uses a "safe" softmax: a row masked everywhere gives zero
+    # weights (and zero gradients), not NaN.
+    xp = pyad.get_array_module(scores.data)
+    dead = xp.all(xp.isneginf(scores.data), axis=-1, keepdims=True)
+    if bool(dead.any()):
+        dead = Variable(xp.broadcast_to(dead, scores.shape))
+        scores = pyad.masked_fill(scores, dead, 0.0)
+        weights = pyad.masked_fill(pyad.softmax(scores, -1), dead, 0.0)
+    else:
+        weights = pyad.softmax(scores, -1)
+    if dropout_p > 0.0:
+        from pyad.nn.functional import dropout
+        weights = dropout(weights, dropout_p, True)
+    return matmul(weights, v)

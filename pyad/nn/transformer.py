@@ -1,0 +1,519 @@
+"""Attention layers: `MultiheadAttention`, `TransformerEncoderLayer`,
+`TransformerEncoder`, `TransformerDecoderLayer`, `TransformerDecoder` and `Transformer`,
+as ``torch.nn``, with torch's parameter names (``in_proj_weight``, ``out_proj.weight``,
+``linear1.weight``, ``norm1.weight``, ...) so that a torch ``state_dict`` loads.
+
+Masks follow torch: in `MultiheadAttention` and the Transformer layers a boolean mask
+marks with True the positions that may *not* be attended to, a float mask is added to
+the scores (``-inf`` excludes); ``key_padding_mask`` is ``(N, S)``.
+
+>>> import pyad
+>>> layer = pyad.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16,
+...                                         batch_first=True)
+>>> enc = pyad.nn.TransformerEncoder(layer, num_layers=2)
+>>> mask = pyad.nn.Transformer.generate_square_subsequent_mask(5)
+>>> enc(pyad.randn(3, 5, 8), mask=mask).shape
+(3, 5, 8)
+"""
+import copy
+import math
+
+import numpy as _np
+
+import pyad
+from pyad._engine import Variable, matmul
+from pyad.nn import functional as F
+from pyad.nn import init
+from pyad.nn.modules import Module, ModuleList, Linear, LayerNorm, Dropout, _factory
+from pyad.nn.parameter import Parameter
+
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+           "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+
+
+def _canonical_mask(mask, name, target_dtype, what):
+    """A boolean mask becomes a float one with ``-inf`` where True; a float mask is kept."""
+    if mask is None:
+        return None
+    if not isinstance(mask, Variable):
+        mask = pyad.tensor(mask)
+    if mask.dtype == pyad.bool:
+        xp = pyad.get_array_module(mask.data)
+        return Variable(xp.where(mask.data, -xp.inf, 0.0).astype(target_dtype))
+    if mask.dtype.kind != "f":
+        raise AssertionError("only bool and floating types of %s are supported" % name)
+    return mask
+
+
+def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight,
+                                 out_proj_bias, training=True, key_padding_mask=None,
+                                 need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False,
+                                 what="MultiheadAttention"):
+    """The computation of `MultiheadAttention` on ``(L, N, E)`` / ``(L, E)`` inputs, as
+    ``F.multi_head_attention_forward``."""
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("%s(): static_k/static_v are not supported" % what)
+    unbatched = query.dim() == 2
+    if query.dim() not in (2, 3):
+        raise AssertionError("%s: query should be unbatched 2D or batched 3D tensor but "
+                             "received %dD query tensor" % (what, query.dim()))
+    if key.dim() != query.dim() or value.dim() != query.dim():
+        raise AssertionError("%s: key and value should have the same number of dimensions "
+                             "as query (%dD), got %dD and %dD"
+                             % (what, query.dim(), key.dim(), value.dim()))
+    if unbatched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            if key_padding_mask.dim() != 1:
+                raise AssertionError("%s: For unbatched (2-D) `query`, expected "
+                                     "`key_padding_mask` to be `None` or 1-D but found %d-D "
+                                     "tensor instead" % (what, key_padding_mask.dim()))
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    if key.shape[:2] != value.shape[:2]:
+        raise AssertionError("%s: key shape %s does not match value shape %s"
+                             % (what, tuple(key.shape), tuple(value.shape)))
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError("embed_dim %d not divisible by num_heads %d"
+                             % (embed_dim, num_heads))
+    if is_causal and attn_mask is None:
+        raise RuntimeError("%s(): Need attn_mask if specifying the is_causal hint. You may "
+                           "use the Transformer module method `generate_square_subsequent_"
+                           "mask` to create this mask." % what)
+    dtype = query.dtype
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", dtype, what)
+    attn_mask = _canonical_mask(attn_mask, "attn_mask", dtype, what)
+
+    # input projections
+    if not use_separate_proj_weight:
+        if query is key and key is value:
+            q, k, v = F.linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
+        else:
+            w_q, w_k, w_v = in_proj_weight.chunk(3, 0)
+            b_q = b_k = b_v = None
+            if in_proj_bias is not None:
+                b_q, b_k, b_v = in_proj_bias.chunk(3, 0)
+            q = F.linear(query, w_q, b_q)
+            k = F.linear(key, w_k, b_k)
+            v = F.linear(value, w_v, b_v)
+    else:
+        b_q = b_k = b_v = None
+        if in_proj_bias is not None:
+            b_q, b_k, b_v = in_proj_bias.chunk(3, 0)
+        q = F.linear(query, q_proj_weight, b_q)
+        k = F.linear(key, k_proj_weight, b_k)
+        v = F.linear(value, v_proj_weight, b_v)
+
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError("The shape of the 2D attn_mask is %s, but should be %s."
+                                   % (tuple(attn_mask.shape), (tgt_len, src_len)))
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError("The shape of the 3D attn_mask is %s, but should be %s."
+                                   % (tuple(attn_mask.shape),
+                                      (bsz * num_heads, tgt_len, src_len)))
+        else:
+            raise RuntimeError("attn_mask's dimension %d is not supported" % attn_mask.dim())
+
+    if bias_k is not None and bias_v is not None:
+        k = pyad.cat([k, bias_k.expand(1, bsz, embed_dim)], 0)
+        v = pyad.cat([v, bias_v.expand(1, bsz, embed_dim)], 0)
+        if attn_mask is not None:
+            attn_mask = F.pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+
+    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+
+    if add_zero_attn:
+        zeros = pyad.zeros(bsz * num_heads, 1, head_dim, dtype=q.dtype, device=q.device)
+        k = pyad.cat([k, zeros], 1)
+        v = pyad.cat([v, zeros], 1)
+        if attn_mask is not None:
+            attn_mask = F.pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (bsz, src_len):
+            raise AssertionError("expecting key_padding_mask shape of %s, but got %s"
+                                 % ((bsz, src_len), tuple(key_padding_mask.shape)))
+        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(
+            bsz, num_heads, 1, src_len).reshape(bsz * num_heads, 1, src_len)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        scores = matmul(q * math.sqrt(1.0 / head_dim), k.transpose(-2, -1))
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = F.softmax(scores, -1)
+        if dropout_p > 0.0:
+            weights = F.dropout(weights, dropout_p)
+        out = matmul(weights, v)
+        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if unbatched:
+            out = out.squeeze(1)
+            weights = weights.squeeze(0)
+        return out, weights
+    if attn_mask is not None:
+        if attn_mask.shape[0] == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
+    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
+    k = k.reshape(bsz, num_heads, src_len, head_dim)
+    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, False)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+    if unbatched:
+        out = out.squeeze(1)
+    return out, None
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention, as ``torch.nn.MultiheadAttention``.
+
+    ``attn_output, attn_weights = mha(query, key, value, key_padding_mask=None,
+    need_weights=True, attn_mask=None, average_attn_weights=True, is_causal=False)`` on
+    ``(L, N, E)`` inputs (``(N, L, E)`` with ``batch_first``, ``(L, E)`` unbatched);
+    ``attn_weights`` is ``(N, L, S)`` (``(N, H, L, S)`` without averaging) or None.
+
+    >>> import pyad
+    >>> mha = pyad.nn.MultiheadAttention(8, 2, batch_first=True)
+    >>> x = pyad.randn(3, 5, 8)
+    >>> out, w = mha(x, x, x)
+    >>> out.shape, w.shape
+    ((3, 5, 8), (3, 5, 5))
+    """
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        super().__init__()
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError("embed_dim and num_heads must be greater than 0, got "
+                             "embed_dim=%s and num_heads=%s instead" % (embed_dim, num_heads))
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(_factory((embed_dim, embed_dim), device, dtype))
+            self.k_proj_weight = Parameter(_factory((embed_dim, self.kdim), device, dtype))
+            self.v_proj_weight = Parameter(_factory((embed_dim, self.vdim), device, dtype))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(_factory((3 * embed_dim, embed_dim), device,
+                                                     dtype))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(_factory((3 * embed_dim,), device, dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
+        if add_bias_kv:
+            self.bias_k = Parameter(_factory((1, 1, embed_dim), device, dtype))
+            self.bias_v = Parameter(_factory((1, 1, embed_dim), device, dtype))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        batched = query.dim() == 3
+        if self.batch_first and batched:
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = query.transpose(1, 0), key.transpose(1, 0)
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        if query.dim() == 3 and key.dim() == 3 and query.shape[2] != self.embed_dim:
+            raise AssertionError("was expecting embedding dimension of %d, but got %d"
+                                 % (self.embed_dim, query.shape[2]))
+        out, weights = multi_head_attention_forward(
+            query, key, value, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+            self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight,
+            self.out_proj.bias, training=self.training, key_padding_mask=key_padding_mask,
+            need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+            is_causal=is_causal)
+        if self.batch_first and batched:
+            out = out.transpose(1, 0)
+        return out, weights
+
+
+def _activation(activation, what):
+    if isinstance(activation, str):
+        if activation == "relu":
+            return F.relu
+        if activation == "gelu":
+            return F.gelu
+        raise RuntimeError("activation should be relu/gelu, not %s" % activation)
+    if not callable(activation):
+        raise RuntimeError("%s(): activation should be relu/gelu or a callable" % what)
+    return activation
+
+
+def _clones(module, n):
+    return ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with a residual connection and
+    layer norm (after, or before with ``norm_first=True``), as
+    ``torch.nn.TransformerEncoderLayer``."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.activation = _activation(activation, "TransformerEncoderLayer")
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout2(x)
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention, attention over the encoder's ``memory``, then a feed-forward
+    block, each with a residual connection and layer norm, as
+    ``torch.nn.TransformerDecoderLayer``."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                            batch_first=batch_first, bias=bias, **kw)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                                 batch_first=batch_first, bias=bias, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation, "TransformerDecoderLayer")
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask,
+                                   tgt_is_causal)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask,
+                                    memory_key_padding_mask, memory_is_causal)
+            x = x + self._ff_block(self.norm3(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask,
+                                              tgt_is_causal))
+            x = self.norm2(x + self._mha_block(x, memory, memory_mask,
+                                               memory_key_padding_mask, memory_is_causal))
+            x = self.norm3(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           is_causal=is_causal, need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
+        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
+                                key_padding_mask=key_padding_mask, is_causal=is_causal,
+                                need_weights=False)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout3(x)
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` copies of ``encoder_layer`` (deep copies, as torch's), then an
+    optional ``norm``."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+                 mask_check=True):
+        super().__init__()
+        self.layers = _clones(encoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        out = src
+        for mod in self.layers:
+            out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                      is_causal=bool(is_causal) and mask is not None)
+        if self.norm is not None:
+            out = self.norm(out)
+        return out
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` copies of ``decoder_layer``, then an optional ``norm``."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        out = tgt
+        for mod in self.layers:
+            out = mod(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask,
+                      memory_key_padding_mask=memory_key_padding_mask,
+                      tgt_is_causal=bool(tgt_is_causal) and tgt_mask is not None,
+                      memory_is_causal=memory_is_causal)
+        if self.norm is not None:
+            out = self.norm(out)
+        return out
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer of "Attention Is All You Need", as
+    ``torch.nn.Transformer`` (an encoder and a decoder stack, each with a final
+    LayerNorm)."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
+                 custom_decoder=None, layer_norm_eps=1e-5, batch_first=False,
+                 norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout,
+                                            activation, layer_norm_eps, batch_first,
+                                            norm_first, bias, **kw)
+            self.encoder = TransformerEncoder(
+                layer, num_encoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout,
+                                            activation, layer_norm_eps, batch_first,
+                                            norm_first, bias, **kw)
+            self.decoder = TransformerDecoder(
+                layer, num_decoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        self._reset_parameters()
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+                src_key_padding_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        is_batched = src.dim() == 3
+        if not self.batch_first and src.shape[1] != tgt.shape[1] and is_batched:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if self.batch_first and src.shape[0] != tgt.shape[0] and is_batched:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """The ``(sz, sz)`` float mask with ``-inf`` above the diagonal, 0 elsewhere."""
+        mask = _np.triu(_np.full((sz, sz), -_np.inf), 1)
+        return pyad.tensor(mask, dtype=dtype if dtype is not None else pyad.get_default_dtype(),
+                           device=device)
+
+    def _reset_parameters(self):
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)

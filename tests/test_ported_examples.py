@@ -1,0 +1,198 @@
+"""The ported PyTorch scripts (examples/ported/) run on torch and on pyad from the same
+initial weights and inputs and give the same loss at every step (float32 tolerance).
+
+Each script is ``run(torch, ...)`` of a namespace. The test runs it once with torch,
+recording the initial state_dict, then with pyad, loading that state_dict first. Where a
+script draws random numbers inside its loop (dropout masks, the VAE's noise), both runs
+get them from the same NumPy stream through a thin proxy of the namespace.
+"""
+import importlib.util
+import os
+import subprocess
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import pyad
+
+torch = pytest.importorskip("torch")
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PORTED = os.path.join(REPO_ROOT, "examples", "ported")
+PYAD_HOME = os.path.dirname(os.path.dirname(os.path.abspath(pyad.__file__)))
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location("ported_" + name,
+                                                  os.path.join(PORTED, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Proxy(types.SimpleNamespace):
+    """``lib`` with some attributes replaced (the rest looked up on ``lib``)."""
+
+    def __init__(self, lib, **overrides):
+        super().__init__(**overrides)
+        self._lib = lib
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["_lib"], name)
+
+
+def seeded(lib, seed=0):
+    """``lib`` whose dropout masks and ``randn``/``randn_like`` noise come from a NumPy
+    stream: the same numbers for torch and pyad."""
+    rng = np.random.default_rng(seed)
+
+    def noise(shape, dtype):
+        return lib.tensor(rng.standard_normal(tuple(shape)),
+                          dtype=dtype if dtype is not None else lib.get_default_dtype())
+
+    class Dropout(lib.nn.Module):
+        def __init__(self, p=0.5, inplace=False):
+            super().__init__()
+            self.p = p
+
+        def forward(self, x):
+            if not self.training or self.p == 0:
+                return x
+            keep = (rng.random(tuple(x.shape)) >= self.p) / (1.0 - self.p)
+            return x * lib.tensor(keep, dtype=x.dtype)
+
+    def dropout(x, p=0.5, training=True, inplace=False):
+        return Dropout(p).train(training)(x)
+
+    functional = Proxy(lib.nn.functional, dropout=dropout)
+    nn = Proxy(lib.nn, Dropout=Dropout, functional=functional)
+    return Proxy(lib, nn=nn,
+                 randn_like=lambda t, **kw: noise(t.shape, kw.get("dtype") or t.dtype),
+                 randn=lambda *size, **kw: noise(size[0] if len(size) == 1 and
+                                                 isinstance(size[0], (tuple, list))
+                                                 else size, kw.get("dtype")))
+
+
+def twin_runs(module, rtol=2e-4, atol=2e-5, proxy=False, **options):
+    """Run ``module.run`` on torch then on pyad (same initial weights); compare losses."""
+    state = {}
+
+    def record(model):
+        state.update({k: v.detach().numpy().copy() for k, v in model.state_dict().items()})
+
+    def restore(model):
+        assert list(model.state_dict()) == list(state), (list(model.state_dict()),
+                                                         list(state))
+        model.load_state_dict({k: pyad.tensor(v) for k, v in state.items()})
+
+    t_lib = seeded(torch) if proxy else torch
+    p_lib = seeded(pyad) if proxy else pyad
+    t_losses = module.run(t_lib, init=record, log=lambda *a: None, **options)
+    p_losses = module.run(p_lib, init=restore if state else None, log=lambda *a: None,
+                          **options)
+    assert len(t_losses) == len(p_losses) > 0
+    np.testing.assert_allclose(p_losses, t_losses, rtol=rtol, atol=atol)
+    return t_losses, p_losses
+
+
+AGREEMENT = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report():
+    yield
+    if AGREEMENT:
+        width = max(len(k) for k in AGREEMENT)
+        lines = ["%-*s  %3d steps, largest loss difference %.2e (relative %.2e)"
+                 % (width, k, n, d, r) for k, (n, d, r) in sorted(AGREEMENT.items())]
+        sys.stdout.write("\nported scripts vs torch:\n" + "\n".join(lines) + "\n")
+
+
+def _agree(name, t, p):
+    diff = np.abs(np.subtract(t, p))
+    AGREEMENT[name] = (len(t), float(diff.max()), float((diff / np.abs(t)).max()))
+
+
+@pytest.mark.parametrize("model_type", ["LSTM", "GRU", "RNN_TANH", "Transformer"])
+def test_word_language_model(model_type):
+    # dropout 0: the recurrent layers' and the Transformer's own dropout draw from each
+    # framework's generator, which cannot agree
+    t, p = twin_runs(load("word_language_model"), model_type=model_type, dropout=0.0,
+                     steps=6)
+    _agree("word_language_model " + model_type, t, p)
+
+
+def test_word_language_model_with_dropout_and_tied_weights():
+    t, p = twin_runs(load("word_language_model"), proxy=True, model_type="LSTM",
+                     dropout=0.3, nlayers=1, tied=True, steps=4)
+    _agree("word_language_model LSTM tied, dropout", t, p)
+
+
+def test_vae():
+    t, p = twin_runs(load("vae"), proxy=True)
+    _agree("vae", t, p)
+
+
+def test_regression():
+    t, p = twin_runs(load("regression"))
+    _agree("regression", t, p)
+
+
+@pytest.mark.skipif(not hasattr(pyad.optim, "Adadelta"),
+                    reason="waits for pyad.optim.Adadelta (another branch)")
+def test_mnist():
+    t, p = twin_runs(load("mnist"), proxy=True)
+    _agree("mnist", t, p)
+
+
+@pytest.mark.skipif(not hasattr(pyad.optim, "LBFGS"),
+                    reason="waits for pyad.optim.LBFGS (another branch)")
+def test_time_sequence_prediction():
+    t, p = twin_runs(load("time_sequence_prediction"), rtol=1e-7, atol=1e-9)
+    _agree("time_sequence_prediction", t, p)
+
+
+def test_time_sequence_prediction_model_with_sgd():
+    # the same Sequence model (two LSTMCells, float64) trained by SGD, which exists on
+    # every branch
+    t, p = twin_runs(load("time_sequence_prediction"), optimizer="SGD", rtol=1e-7,
+                     atol=1e-9)
+    _agree("time_sequence_prediction (SGD)", t, p)
+
+
+@pytest.mark.parametrize("name", ["polynomial_tensor", "polynomial_autograd",
+                                  "polynomial_custom_function", "polynomial_nn",
+                                  "polynomial_module", "dynamic_net"])
+def test_tutorial(name):
+    t, p = twin_runs(load(name))
+    _agree(name, t, p)
+
+
+@pytest.mark.skipif(not hasattr(pyad.optim, "RMSprop"),
+                    reason="waits for pyad.optim.RMSprop (another branch)")
+def test_polynomial_optim():
+    t, p = twin_runs(load("polynomial_optim"))
+    _agree("polynomial_optim", t, p)
+
+
+def test_every_ported_script_is_tested():
+    scripts = sorted(f[:-3] for f in os.listdir(PORTED) if f.endswith(".py"))
+    assert scripts == sorted([
+        "word_language_model", "vae", "regression", "mnist", "time_sequence_prediction",
+        "polynomial_tensor", "polynomial_autograd", "polynomial_custom_function",
+        "polynomial_nn", "polynomial_optim", "polynomial_module", "dynamic_net"])
+
+
+@pytest.mark.parametrize("name,args,expected", [
+    ("word_language_model", ["--steps", "2"], "last loss"),
+    ("polynomial_autograd", [], "Result: y =")])
+def test_scripts_run_as_scripts_on_pyad(name, args, expected):
+    env = dict(os.environ, PYTHONPATH=PYAD_HOME, OPENBLAS_NUM_THREADS="1",
+               OMP_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, os.path.join(PORTED, name + ".py"), *args],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert expected in proc.stdout, proc.stdout
