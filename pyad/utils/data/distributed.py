@@ -1,15 +1,17 @@
 """DistributedSampler: each rank's share of a data set's indices, as torch's.
 
-(``pyad.utils.data`` exports it; this module needs nothing else from the package.)
+(``pyad.utils.data`` exports it.)
 """
 import math
 
 import numpy
 
+from pyad.utils.data.sampler import Sampler
+
 __all__ = ["DistributedSampler"]
 
 
-class DistributedSampler:
+class DistributedSampler(Sampler):
     """Restricts data loading to a subset of the data set: rank ``rank`` of
     ``num_replicas`` gets every ``num_replicas``-th index of one (shuffled) order.
 
