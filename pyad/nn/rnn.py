@@ -498,6 +498,11 @@ class RNNBase(Module):
         if not data.dtype.kind == "f":
             raise RuntimeError("%s(): expected a floating-point input, got %s"
                                % (name, data.dtype))
+        w_dtype = getattr(self, self._flat_weights_names[0]).dtype
+        if data.dtype != w_dtype:
+            raise ValueError("%s(): RNN input dtype (%s) does not match weight dtype (%s). "
+                             "Convert input: input.to(%s), or convert model: model.to(%s)"
+                             % (name, data.dtype, w_dtype, w_dtype, data.dtype))
         h_shape = (self.num_layers * num_directions, batch, real_hidden)
         c_shape = (self.num_layers * num_directions, batch, self.hidden_size)
         if hx is None:

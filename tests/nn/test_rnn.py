@@ -217,6 +217,11 @@ def test_bad_input_raises_torch_exception_types():
     lstm = nn.LSTM(3, 4)
     with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0"):
         lstm(pyad.randn(0, 2, 3))
+    with pytest.raises(ValueError, match=r"input dtype \(float64\) does not match weight "
+                                         r"dtype \(float32\)"):
+        lstm(pyad.randn(5, 2, 3, dtype=pyad.float64))
+    with pytest.raises(ValueError):
+        torch.nn.LSTM(3, 4)(torch.randn(5, 2, 3, dtype=torch.float64))
     with pytest.raises(RuntimeError, match="input_size. Expected 3, got 2"):
         lstm(pyad.randn(5, 2, 2))
     with pytest.raises(ValueError, match="LSTM: Expected input to be 2D or 3D, got 4D"):
