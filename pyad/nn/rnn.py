@@ -478,7 +478,7 @@ class RNNBase(Module):
                 raise TypeError("%s(): input must be a Variable or a PackedSequence, got %s"
                                 % (name, type(input).__name__))
             if input.dim() not in (2, 3):
-                raise ValueError("%s: Expected input to be 2D or 3D, got %dD instead"
+                raise ValueError("%s(): Expected input to be 2D or 3D, got %dD instead"
                                  % (name, input.dim()))
             sorted_indices = None
             if input.dim() == 2:
@@ -786,7 +786,7 @@ class RNNCellBase(Module):
             raise TypeError("%s(): input must be a Variable, got %s"
                             % (name, type(input).__name__))
         if input.dim() not in (1, 2):
-            raise ValueError("%s: Expected input to be 1D or 2D, got %dD instead"
+            raise ValueError("%s(): Expected input to be 1D or 2D, got %dD instead"
                              % (name, input.dim()))
         if input.shape[-1] != self.input_size:
             raise RuntimeError("%s(): input has inconsistent input_size: got %d expected %d"
@@ -804,11 +804,11 @@ class RNNCellBase(Module):
                 raise RuntimeError("%s(): hx must be a tuple (h_0, c_0)" % name)
             for k, s in enumerate(states):
                 if batched and s.dim() != 2:
-                    raise RuntimeError("%s: Expected hidden to be 2D, got %dD instead"
+                    raise RuntimeError("%s(): Expected hidden to be 2D, got %dD instead"
                                        % (name, s.dim()))
                 if not batched:
                     if s.dim() != 1:
-                        raise RuntimeError("%s: Expected hidden to be 1D, got %dD instead"
+                        raise RuntimeError("%s(): Expected hidden to be 1D, got %dD instead"
                                            % (name, s.dim()))
                     s = s.unsqueeze(0)
                 if tuple(s.shape) != (batch, self.hidden_size):
