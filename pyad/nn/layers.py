@@ -153,7 +153,7 @@ class ConvTranspose2d(Module):
         if len(output_size) == input.dim():
             output_size = output_size[2:] if input.dim() == 4 else output_size[1:]
         if len(output_size) != 2:
-            raise ValueError("ConvTranspose2d: output_size must have 2 or %d elements (got %d)"
+            raise ValueError("ConvTranspose2d(): output_size must have 2 or %d elements (got %d)"
                              % (input.dim(), len(output_size)))
         pads = []
         for d in range(2):
@@ -162,7 +162,7 @@ class ConvTranspose2d(Module):
                         + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
             max_size = min_size + self.stride[d] - 1
             if not min_size <= output_size[d] <= max_size:
-                raise ValueError("ConvTranspose2d: requested an output size of %s, but valid "
+                raise ValueError("ConvTranspose2d(): requested an output size of %s, but valid "
                                  "sizes range from %s to %s (for an input of %s)"
                                  % (output_size, min_size, max_size,
                                     list(input.shape[2:])))

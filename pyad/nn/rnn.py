@@ -478,7 +478,7 @@ class RNNBase(Module):
                 raise TypeError("%s(): input must be a Variable or a PackedSequence, got %s"
                                 % (name, type(input).__name__))
             if input.dim() not in (2, 3):
-                raise ValueError("%s: Expected input to be 2D or 3D, got %dD instead"
+                raise ValueError("%s(): Expected input to be 2D or 3D, got %dD instead"
                                  % (name, input.dim()))
             sorted_indices = None
             if input.dim() == 2:
@@ -498,6 +498,11 @@ class RNNBase(Module):
         if not data.dtype.kind == "f":
             raise RuntimeError("%s(): expected a floating-point input, got %s"
                                % (name, data.dtype))
+        w_dtype = getattr(self, self._flat_weights_names[0]).dtype
+        if data.dtype != w_dtype:
+            raise ValueError("%s(): RNN input dtype (%s) does not match weight dtype (%s). "
+                             "Convert input: input.to(%s), or convert model: model.to(%s)"
+                             % (name, data.dtype, w_dtype, w_dtype, data.dtype))
         h_shape = (self.num_layers * num_directions, batch, real_hidden)
         c_shape = (self.num_layers * num_directions, batch, self.hidden_size)
         if hx is None:
@@ -781,7 +786,7 @@ class RNNCellBase(Module):
             raise TypeError("%s(): input must be a Variable, got %s"
                             % (name, type(input).__name__))
         if input.dim() not in (1, 2):
-            raise ValueError("%s: Expected input to be 1D or 2D, got %dD instead"
+            raise ValueError("%s(): Expected input to be 1D or 2D, got %dD instead"
                              % (name, input.dim()))
         if input.shape[-1] != self.input_size:
             raise RuntimeError("%s(): input has inconsistent input_size: got %d expected %d"
@@ -799,11 +804,11 @@ class RNNCellBase(Module):
                 raise RuntimeError("%s(): hx must be a tuple (h_0, c_0)" % name)
             for k, s in enumerate(states):
                 if batched and s.dim() != 2:
-                    raise RuntimeError("%s: Expected hidden to be 2D, got %dD instead"
+                    raise RuntimeError("%s(): Expected hidden to be 2D, got %dD instead"
                                        % (name, s.dim()))
                 if not batched:
                     if s.dim() != 1:
-                        raise RuntimeError("%s: Expected hidden to be 1D, got %dD instead"
+                        raise RuntimeError("%s(): Expected hidden to be 1D, got %dD instead"
                                            % (name, s.dim()))
                     s = s.unsqueeze(0)
                 if tuple(s.shape) != (batch, self.hidden_size):

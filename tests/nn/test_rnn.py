@@ -217,9 +217,14 @@ def test_bad_input_raises_torch_exception_types():
     lstm = nn.LSTM(3, 4)
     with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0"):
         lstm(pyad.randn(0, 2, 3))
+    with pytest.raises(ValueError, match=r"input dtype \(float64\) does not match weight "
+                                         r"dtype \(float32\)"):
+        lstm(pyad.randn(5, 2, 3, dtype=pyad.float64))
+    with pytest.raises(ValueError):
+        torch.nn.LSTM(3, 4)(torch.randn(5, 2, 3, dtype=torch.float64))
     with pytest.raises(RuntimeError, match="input_size. Expected 3, got 2"):
         lstm(pyad.randn(5, 2, 2))
-    with pytest.raises(ValueError, match="LSTM: Expected input to be 2D or 3D, got 4D"):
+    with pytest.raises(ValueError, match=r"LSTM\(\): Expected input to be 2D or 3D, got 4D"):
         lstm(pyad.randn(5, 2, 3, 1))
     with pytest.raises(RuntimeError, match=r"LSTM\(\): Expected hidden\[0\] size"):
         lstm(pyad.randn(5, 2, 3), (pyad.zeros(2, 2, 4), pyad.zeros(1, 2, 4)))
@@ -233,7 +238,7 @@ def test_bad_input_raises_torch_exception_types():
         nn.LSTM(3, 4, dropout=1.5)
     with pytest.raises(ValueError, match="Unknown nonlinearity"):
         nn.RNN(3, 4, nonlinearity="gelu")
-    with pytest.raises(ValueError, match="LSTMCell: Expected input to be 1D or 2D"):
+    with pytest.raises(ValueError, match=r"LSTMCell\(\): Expected input to be 1D or 2D"):
         nn.LSTMCell(3, 4)(pyad.randn(2, 2, 3))
     with pytest.raises(RuntimeError, match="input has inconsistent input_size"):
         nn.GRUCell(3, 4)(pyad.randn(2, 5))
