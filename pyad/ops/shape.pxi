@@ -1075,6 +1075,10 @@ def tile(input, dims):
     reps = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
     if len(reps) < x._data.ndim:
         reps = (1,) * (x._data.ndim - len(reps)) + reps
+    if builtins.all(isinstance(r, (int, numpy.integer)) and r >= 0 for r in reps):
+        lead = len(reps) - x._data.ndim
+        _checked_sizes([r * (x._data.shape[i - lead] if i >= lead else 1)
+                        for i, r in enumerate(reps)], x._data.itemsize, "tile")
     return repeat(x, reps)
 
 
