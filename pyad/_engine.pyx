@@ -2367,7 +2367,7 @@ cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph,
                     break
                 result = hook(buffer[nr])
                 if result is not None:
-                    buffer[nr] = _check_hook_result(result, buffer[nr], node)
+                    buffer[nr] = _check_hook_result(result, buffer[nr], node, hook)
     if node._retain_grad_hooks:
         for nr, ref in node._retain_grad_hooks.items():
             var = ref()
@@ -2387,12 +2387,17 @@ cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph,
     return grads
 
 
-cdef Variable _check_hook_result(object result, object old, Node node):
+cdef Variable _check_hook_result(object result, object old, Node node, object hook=None):
     cdef Variable new = _as_variable(result, "hook")
     if old is not None and new._data.shape != (<Variable>old)._data.shape:
         raise RuntimeError("hook on %s returned a gradient of shape %s, expected %s"
                            % (node.name(), _shape_str(new._data.shape),
                               _shape_str((<Variable>old)._data.shape)))
+    if old is not None and new._data.dtype != (<Variable>old)._data.dtype:
+        # torch's check (a leaf's .grad would otherwise take the hook's dtype)
+        raise RuntimeError("hook '%s' has changed the type of value (was %s got %s)"
+                           % (getattr(hook, "__name__", repr(hook)),
+                              (<Variable>old)._data.dtype, new._data.dtype))
     return new
 
 

@@ -2,6 +2,8 @@
 ``requires_grad``. Floating factories default to ``get_default_dtype()`` (float32).
 Random factories draw from one generator seeded by ``manual_seed``.
 """
+import math
+
 import numpy
 
 from pyad import _engine
@@ -178,13 +180,16 @@ def _finish(data, dtype, device, requires_grad, what):
     return v
 
 
-def _size(size, what):
+def _size(size, what, dtype=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     for s in size:
         if not isinstance(s, (int, numpy.integer)) or s < 0:
             raise ValueError("%s(): sizes must be non-negative integers, got %r" % (what, size))
-    return tuple(int(s) for s in size)
+    size = tuple(int(s) for s in size)
+    # A byte size past int64 overflows inside NumPy: torch's RuntimeError instead.
+    _engine._check_storage_size(size, numpy.float64 if dtype is None else dtype, what)
+    return size
 
 
 def _float_dtype(dtype):
@@ -230,21 +235,21 @@ def as_tensor(data, dtype=None, device=None):
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A Variable of zeros of shape ``size``."""
     xp = _xp_for(device, "zeros")
-    return _finish(xp.zeros(_size(size, "zeros"), dtype=_float_dtype(dtype)), None, device,
+    return _finish(xp.zeros(_size(size, "zeros", _float_dtype(dtype)), dtype=_float_dtype(dtype)), None, device,
                    requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A Variable of ones of shape ``size``."""
     xp = _xp_for(device, "ones")
-    return _finish(xp.ones(_size(size, "ones"), dtype=_float_dtype(dtype)), None, device,
+    return _finish(xp.ones(_size(size, "ones", _float_dtype(dtype)), dtype=_float_dtype(dtype)), None, device,
                    requires_grad, "ones")
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """An uninitialised Variable of shape ``size``."""
     xp = _xp_for(device, "empty")
-    return _finish(xp.empty(_size(size, "empty"), dtype=_float_dtype(dtype)), None, device,
+    return _finish(xp.empty(_size(size, "empty", _float_dtype(dtype)), dtype=_float_dtype(dtype)), None, device,
                    requires_grad, "empty")
 
 
@@ -254,7 +259,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = (numpy.bool_ if isinstance(fill_value, bool) else
                  numpy.int64 if isinstance(fill_value, int) else _float_dtype(None))
-    return _finish(xp.full(_size((size,) if isinstance(size, int) else (size,), "full"),
+    return _finish(xp.full(_size((size,) if isinstance(size, int) else (size,), "full", dtype),
                            fill_value, dtype=dtype), None, device, requires_grad, "full")
 
 
@@ -266,6 +271,12 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         dtype = (numpy.int64 if all(isinstance(a, (int, numpy.integer)) for a in
                                     (start, end, step)) else _float_dtype(None))
     xp = _xp_for(device, "arange")
+    try:
+        count = math.ceil((end - start) / step)
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        count = 0                       # NumPy's own error then
+    if count > 0:
+        _engine._check_storage_size((count,), numpy.float64, "arange")
     return _finish(xp.arange(start, end, step, dtype=numpy.float64 if
                              numpy.dtype(dtype).kind == "f" else dtype).astype(dtype),
                    None, device, requires_grad, "arange")
@@ -274,6 +285,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     xp = _xp_for(device, "linspace")
+    if isinstance(steps, (int, numpy.integer)) and steps > 0:
+        _engine._check_storage_size((int(steps),), numpy.float64, "linspace")
     return _finish(xp.linspace(start, end, steps).astype(_float_dtype(dtype)), None, device,
                    requires_grad, "linspace")
 
@@ -281,6 +294,9 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     """The identity matrix of shape ``(n, m or n)``."""
     xp = _xp_for(device, "eye")
+    if isinstance(n, (int, numpy.integer)) and isinstance(m, (int, numpy.integer, type(None))):
+        _engine._check_storage_size((int(n), int(n if m is None else m)), _float_dtype(dtype),
+                                    "eye")
     return _finish(xp.eye(n, m, dtype=_float_dtype(dtype)), None, device, requires_grad, "eye")
 
 
@@ -294,15 +310,15 @@ def _random(xp, draw, size, dtype, what, generator=None):
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples on [0, 1) of shape ``size`` (from ``generator`` if given)."""
     xp = _xp_for(device, "rand")
-    data = _random(xp, lambda g: g.random, _size(size, "rand"), _float_dtype(dtype),
-                   "rand", generator)
+    data = _random(xp, lambda g: g.random, _size(size, "rand", _float_dtype(dtype)),
+                   _float_dtype(dtype), "rand", generator)
     return _finish(data, None, device, requires_grad, "rand")
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples of shape ``size`` (from ``generator`` if given)."""
     xp = _xp_for(device, "randn")
-    data = _random(xp, lambda g: g.standard_normal, _size(size, "randn"),
+    data = _random(xp, lambda g: g.standard_normal, _size(size, "randn", _float_dtype(dtype)),
                    _float_dtype(dtype), "randn", generator)
     return _finish(data, None, device, requires_grad, "randn")
 

@@ -106,6 +106,10 @@ cdef class FunctionNode(Node):
         raw = False
         for i in range(n):
             g = result[i]
+            if g is not None and self._input_meta[i] is None:
+                raise RuntimeError("function %s returned a gradient different than None at "
+                                   "position %d, but the corresponding forward input was not "
+                                   "a Variable" % (self.name(), i + 1))
             if g is None or (<tuple>self._next_functions[i])[0] is None:
                 out.append(None)
                 continue
@@ -321,12 +325,13 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
 
 cdef class DelayedErrorBackward(Node):
     cdef str message
+    cdef object error               # the exception class raised (RuntimeError if None)
 
     cdef tuple _backward(self, tuple grads):
-        raise RuntimeError(self.message)
+        raise (RuntimeError if self.error is None else self.error)(self.message)
 
 
-def _delayed_error(outputs, inputs, str message, Node node_inputs_of=None):
+def _delayed_error(outputs, inputs, str message, Node node_inputs_of=None, error=None):
     """Give ``outputs`` a node connected to ``inputs`` whose backward raises ``message``.
 
     Used by once_differentiable: a second differentiation through such a backward
@@ -335,6 +340,7 @@ def _delayed_error(outputs, inputs, str message, Node node_inputs_of=None):
     cdef DelayedErrorBackward node = DelayedErrorBackward.__new__(DelayedErrorBackward)
     cdef Variable out
     node.message = message
+    node.error = error
     edges = tuple(_edge(<Variable>v) for v in inputs
                   if isinstance(v, Variable) and (<Variable>v)._requires_grad)
     if node_inputs_of is not None:

@@ -353,8 +353,314 @@ def test_fuzz_raises_only_python_exceptions():
     assert report["calls"] > 100000
 
 
+# -- dims on 0-d inputs and sizes whose product overflows (issue 14) ----------------------
+#
+# Every op taking a dim, called on a 0-d input with dims 0 and -1 (which torch accepts for
+# many ops) and 1 and -2 (out of range): pyad must not crash (the engine indexes shapes
+# without bounds checks), must raise where torch raises (the same exception type) and
+# must give torch's values and gradients where torch accepts. The pyad side runs in a
+# subprocess (a crash is a failure, not a lost test run); torch runs in the test.
+
+def _lin(lib):
+    return lib.linalg
+
+
+def _nnf(lib):
+    return pyad.nn.functional if lib is pyad else lib.nn.functional
+
+
+def _ix(lib, v):
+    return pyad.tensor(numpy.array(v)) if lib is pyad else lib.tensor(v)
+
+
+# name -> fn(lib, x, dim) with x a 0-d float64 Variable / tensor that requires grad
+_DIM_OPS = {
+    "softmax": lambda m, x, d: m.softmax(x, d),
+    "log_softmax": lambda m, x, d: m.log_softmax(x, d),
+    "nn.functional.softmax": lambda m, x, d: _nnf(m).softmax(x, d),
+    "nn.functional.softmin": lambda m, x, d: _nnf(m).softmin(x, d),
+    "nn.functional.log_softmax": lambda m, x, d: _nnf(m).log_softmax(x, d),
+    "nn.functional.glu": lambda m, x, d: _nnf(m).glu(x, d),
+    "nn.functional.normalize": lambda m, x, d: _nnf(m).normalize(x, dim=d),
+    "nn.functional.cosine_similarity": lambda m, x, d: _nnf(m).cosine_similarity(x, x * 2, d),
+    "all": lambda m, x, d: m.all(x, d),
+    "any": lambda m, x, d: m.any(x, d),
+    "amax": lambda m, x, d: m.amax(x, d),
+    "amin": lambda m, x, d: m.amin(x, d),
+    "aminmax": lambda m, x, d: m.aminmax(x, dim=d),
+    "argmax": lambda m, x, d: m.argmax(x, d),
+    "argmin": lambda m, x, d: m.argmin(x, d),
+    "argsort": lambda m, x, d: m.argsort(x, d),
+    "sort": lambda m, x, d: m.sort(x, d),
+    "topk": lambda m, x, d: m.topk(x, 1, d),
+    "kthvalue": lambda m, x, d: m.kthvalue(x, 1, d),
+    "median": lambda m, x, d: m.median(x, d),
+    "max": lambda m, x, d: m.max(x, d),
+    "min": lambda m, x, d: m.min(x, d),
+    "max_keepdim": lambda m, x, d: m.max(x, d, keepdim=True),
+    "cat": lambda m, x, d: m.cat([x, x], d),
+    "concat": lambda m, x, d: m.concat([x, x], d),
+    "stack": lambda m, x, d: m.stack([x, x], d),
+    "chunk": lambda m, x, d: m.chunk(x, 2, d),
+    "split": lambda m, x, d: m.split(x, 1, d),
+    "split_with_sizes": lambda m, x, d: m.split_with_sizes(x, [1], d),
+    "tensor_split": lambda m, x, d: m.tensor_split(x, 1, d),
+    "unbind": lambda m, x, d: m.unbind(x, d),
+    "count_nonzero": lambda m, x, d: m.count_nonzero(x, d),
+    "cumsum": lambda m, x, d: m.cumsum(x, d),
+    "cumprod": lambda m, x, d: m.cumprod(x, d),
+    "cummax": lambda m, x, d: m.cummax(x, d),
+    "cummin": lambda m, x, d: m.cummin(x, d),
+    "diag_embed": lambda m, x, d: m.diag_embed(x, 0, d, d - 1 if d >= 0 else 0),
+    "diagonal": lambda m, x, d: m.diagonal(x, 0, d, 1 - d),
+    "flatten": lambda m, x, d: m.flatten(x, d, d),
+    "flip": lambda m, x, d: m.flip(x, [d]),
+    "roll": lambda m, x, d: m.roll(x, 1, d),
+    "rot90": lambda m, x, d: m.rot90(x, 1, (d, d + 1)),
+    "gather": lambda m, x, d: m.gather(x, d, _ix(m, 0)),
+    "take_along_dim": lambda m, x, d: m.take_along_dim(x, _ix(m, 0), d),
+    "index_select": lambda m, x, d: m.index_select(x, d, _ix(m, [0])),
+    "index_add": lambda m, x, d: m.index_add(x, d, _ix(m, [0]), x * 1),
+    "index_add_1d_source": lambda m, x, d: m.index_add(x, d, _ix(m, [0]), x.reshape(1) * 1),
+    "index_copy": lambda m, x, d: m.index_copy(x, d, _ix(m, [0]), x * 2),
+    "index_fill": lambda m, x, d: m.index_fill(x, d, _ix(m, [0]), 3.0),
+    "scatter": lambda m, x, d: m.scatter(x, d, _ix(m, 0), x * 2),
+    "scatter_value": lambda m, x, d: m.scatter(x, d, _ix(m, 0), value=4.0),
+    "scatter_add": lambda m, x, d: m.scatter_add(x, d, _ix(m, 0), x * 2),
+    "index_add_": lambda m, x, d: (x * 1).index_add_(d, _ix(m, [0]), x * 1),
+    "index_copy_": lambda m, x, d: (x * 1).index_copy_(d, _ix(m, [0]), x * 2),
+    "index_fill_": lambda m, x, d: (x * 1).index_fill_(d, _ix(m, [0]), 3.0),
+    "scatter_": lambda m, x, d: (x * 1).scatter_(d, _ix(m, 0), x * 2),
+    "scatter_add_": lambda m, x, d: (x * 1).scatter_add_(d, _ix(m, 0), x * 2),
+    "logsumexp": lambda m, x, d: m.logsumexp(x, d),
+    "mean": lambda m, x, d: m.mean(x, d),
+    "sum": lambda m, x, d: m.sum(x, d),
+    "sum_keepdim": lambda m, x, d: m.sum(x, d, keepdim=True),
+    "nansum": lambda m, x, d: m.nansum(x, d),
+    "nanmean": lambda m, x, d: m.nanmean(x, d),
+    "prod": lambda m, x, d: m.prod(x, d),
+    "std": lambda m, x, d: m.std(x, d),
+    "var": lambda m, x, d: m.var(x, d),
+    "std_mean": lambda m, x, d: m.std_mean(x, d),
+    "var_mean": lambda m, x, d: m.var_mean(x, d),
+    "norm": lambda m, x, d: m.norm(x, 2, d),
+    "linalg.vector_norm": lambda m, x, d: _lin(m).vector_norm(x, 2, d),
+    "linalg.norm": lambda m, x, d: _lin(m).norm(x, 2, d),
+    "linalg.matrix_norm": lambda m, x, d: _lin(m).matrix_norm(x, "fro", (d, d + 1)),
+    "cross": lambda m, x, d: m.cross(x, x * 2, dim=d),
+    "linalg.cross": lambda m, x, d: _lin(m).cross(x, x * 2, dim=d),
+    "tensordot": lambda m, x, d: m.tensordot(x, x, dims=([d], [d])),
+    "movedim": lambda m, x, d: m.movedim(x, d, d),
+    "narrow": lambda m, x, d: m.narrow(x, d, 0, 1),
+    "select": lambda m, x, d: m.select(x, d, 0),
+    "permute": lambda m, x, d: m.permute(x, (d,)),
+    "transpose": lambda m, x, d: m.transpose(x, d, d),
+    "transpose_two": lambda m, x, d: m.transpose(x, d, d + 1),
+    "squeeze": lambda m, x, d: m.squeeze(x, d),
+    "unsqueeze": lambda m, x, d: m.unsqueeze(x, d),
+    "unflatten": lambda m, x, d: m.unflatten(x, d, (1,)),
+    "unique": lambda m, x, d: m.unique(x, dim=d),
+    "Variable.size": lambda m, x, d: x.size(d),
+    "Variable.stride": lambda m, x, d: x.stride(d),
+}
+
+# Public functions with a dim-like parameter that need no entry above (with the reason).
+_DIM_EXEMPT = {
+    "tile": "its 'dims' are repetition counts (the size table below)",
+    "masked_scatter": "no dim: matched by the parameter name 'source'",
+}
+_DIM_PARAMS = {"dim", "dims", "start_dim", "end_dim", "dim0", "dim1", "dim2", "source",
+               "destination", "axis"}
+
+
+def _public_dim_functions():
+    import inspect
+    names = set()
+    for namespace, prefix in ((pyad, ""), (pyad.linalg, "linalg."),
+                              (pyad.nn.functional, "nn.functional.")):
+        for name in getattr(namespace, "__all__", dir(namespace)):
+            fn = getattr(namespace, name, None)
+            if name.startswith("_") or not callable(fn) or isinstance(fn, type):
+                continue
+            try:
+                params = inspect.signature(fn).parameters
+            except (TypeError, ValueError):
+                continue
+            if _DIM_PARAMS & set(params):
+                names.add(prefix + name)
+    return names
+
+
+def _zero_dim_outcome(lib, fn, d):
+    """("ok", values, grad) or ("exc", exception type name)."""
+    if lib is pyad:
+        x = pyad.Variable(numpy.array(2.5), requires_grad=True)
+    else:
+        x = lib.tensor(2.5, dtype=lib.float64, requires_grad=True)
+    try:
+        out = fn(lib, x, d)
+    except Exception as exc:
+        return ["exc", type(exc).__name__, str(exc)]
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    values = [numpy.asarray(o.detach().numpy() if lib is not pyad else o.data).tolist()
+              for o in outs]
+    shapes = [list(numpy.shape(o.data if lib is pyad else o.detach().numpy())) for o in outs]
+    diff = [o for o in outs if o.requires_grad]
+    grad = None
+    if diff:
+        total = diff[0].sum()
+        for o in diff[1:]:
+            total = total + o.sum()
+        g = (pyad.autograd.grad(total, x, allow_unused=True)[0] if lib is pyad else
+             lib.autograd.grad(total, x, allow_unused=True)[0])
+        grad = None if g is None else float(g.data if lib is pyad else g.detach().numpy())
+    return ["ok", values, shapes, grad]
+
+
+def _zero_dim_fuzz():
+    report = {}
+    for name, fn in _DIM_OPS.items():
+        for d in (0, -1, 1, -2):
+            print(name, d, file=sys.stderr, flush=True)      # names the op if it crashes
+            report["%s %d" % (name, d)] = _zero_dim_outcome(pyad, fn, d)
+    print(json.dumps(report))
+
+
+def _overflow_cases():
+    big, huge = 2 ** 61, 2 ** 62
+    f = lambda: pyad.Variable(numpy.ones((2, 3)), requires_grad=True)
+    b = lambda: pyad.Variable(numpy.ones((8, 1), bool))
+    nnf = pyad.nn.functional
+    return {
+        "repeat": lambda: b().repeat(1, big),                    # crashed NumPy
+        "tile": lambda: b().tile((1, big)),                      # crashed NumPy
+        "repeat_3d": lambda: f().repeat(big, big, 1),
+        "tile_1": lambda: pyad.tile(f(), (big,)),
+        "zeros": lambda: pyad.zeros(big, big),
+        "ones": lambda: pyad.ones(huge, 4),
+        "empty": lambda: pyad.empty(big, 8),
+        "full": lambda: pyad.full((big, 8), 1.0),
+        "rand": lambda: pyad.rand(big, 8),
+        "randn": lambda: pyad.randn(big, 8),
+        "randint": lambda: pyad.randint(0, 3, (big, 8)),
+        "new_zeros": lambda: f().new_zeros(big, 8),
+        "new_ones": lambda: f().new_ones((big, 8)),
+        "new_empty": lambda: f().new_empty(big, 8),
+        "new_full": lambda: f().new_full((big, 8), 2.0),
+        "eye": lambda: pyad.eye(big, big),
+        "arange": lambda: pyad.arange(0, huge),
+        "linspace": lambda: pyad.linspace(0, 1, huge),
+        "pad": lambda: pyad.pad(f(), (big, big)),
+        "nn.functional.pad": lambda: nnf.pad(f(), (big, big)),
+        "normal": lambda: pyad.normal(0.0, 1.0, (big, 8)),
+        "multinomial": lambda: pyad.multinomial(pyad.tensor([0.5, 0.5]), big,
+                                                replacement=True),
+        "one_hot": lambda: nnf.one_hot(pyad.tensor([0, 1]), big),
+        "expand": lambda: f().expand(big, big, 2, 3),
+        "broadcast_to": lambda: pyad.broadcast_to(f(), (huge, huge, 2, 3)),
+        "reshape": lambda: f().reshape(huge, huge),
+        "view": lambda: f().view(big, big),
+        "unflatten": lambda: f().unflatten(1, (huge, huge)),
+    }
+
+
+def _overflow_fuzz():
+    report = {}
+    for name, fn in _overflow_cases().items():
+        print(name, file=sys.stderr, flush=True)
+        try:
+            fn()
+            report[name] = ["ok", ""]
+        except Exception as exc:
+            report[name] = [type(exc).__name__, str(exc)]
+    print(json.dumps(report))
+
+
+def _run_fuzz(mode):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(pyad.__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), mode], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, "the %s fuzz crashed (exit code %d) in:\n%s" % (
+        mode, proc.returncode, proc.stderr[-2000:])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_every_op_with_a_dim_is_in_the_zero_dim_table():
+    missing = sorted(_public_dim_functions() - set(_DIM_OPS) - set(_DIM_EXEMPT))
+    assert missing == [], "add these ops to _DIM_OPS: %s" % missing
+
+
+def test_dims_on_zero_dim_inputs_never_crash_and_match_torch():
+    report = _run_fuzz("zero-dim")
+    for key, outcome in report.items():
+        if outcome[0] == "exc":
+            # a dim out of range is an IndexError (torch's); some ops refuse 0-d input
+            # with a RuntimeError, as torch
+            assert outcome[1] in ("IndexError", "RuntimeError"), (key, outcome)
+    torch = pytest.importorskip("torch")
+    mismatches = []
+    for name, fn in _DIM_OPS.items():
+        for d in (0, -1, 1, -2):
+            got = report["%s %d" % (name, d)]
+            want = _zero_dim_outcome(torch, fn, d)
+            if got[0] != want[0] or (got[0] == "exc" and got[1] != want[1]):
+                mismatches.append((name, d, got, want))
+            elif got[0] == "ok":
+                same = (got[2] == want[2] and len(got[1]) == len(want[1]) and
+                        numpy.allclose(numpy.array(got[1], dtype=float),
+                                       numpy.array(want[1], dtype=float), equal_nan=True)
+                        and (got[3] is None) == (want[3] is None) and
+                        (got[3] is None or numpy.isclose(got[3], want[3], equal_nan=True)))
+                if not same:
+                    mismatches.append((name, d, got, want))
+    assert mismatches == []
+
+
+def test_take_along_dim_and_cross_on_zero_dim_raise_index_error_like_torch():
+    # Both read and wrote past an empty shape (a segfault); now torch's IndexError.
+    report = _run_fuzz("zero-dim")
+    for name in ("take_along_dim", "cross", "linalg.cross"):
+        for d in (0, -1):
+            kind, message = report["%s %d" % (name, d)][1:]
+            assert kind == "IndexError"
+            assert message == "%s(): Dimension specified as %d but the Variable has no " \
+                              "dimensions" % (name, d)
+        kind, message = report["%s 1" % name][1:]
+        assert kind == "IndexError" and message == (
+            "%s(): Dimension out of range (expected to be in range of [-1, 0], but got 1)"
+            % name)
+
+
+def test_overflowing_sizes_raise_runtime_error_like_torch():
+    report = _run_fuzz("overflow")
+    wrong = {k: v for k, v in report.items() if v[0] != "RuntimeError"}
+    assert wrong == {}
+    for name in ("repeat", "tile", "zeros", "pad", "eye", "one_hot"):
+        assert "Storage size calculation overflowed" in report[name][1], report[name]
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+        torch.ones(8, 1, dtype=torch.bool).repeat(1, 2 ** 61)
+
+
+def test_repeat_and_tile_below_the_overflow_still_work():
+    x = pyad.Variable(numpy.array([[1.0], [2.0]]), requires_grad=True)
+    y = x.repeat(2, 3)
+    assert y.shape == (4, 3)
+    y.sum().backward()
+    numpy.testing.assert_array_equal(x.grad.data, [[6.0], [6.0]])
+    assert pyad.tile(x, (0, 2)).shape == (0, 2)
+    assert pyad.zeros(2 ** 40, 0).shape == (2 ** 40, 0)          # no elements: fine
+
+
 if __name__ == "__main__":
-    _fuzz()
+    if sys.argv[1:] == ["zero-dim"]:
+        _zero_dim_fuzz()
+    elif sys.argv[1:] == ["overflow"]:
+        _overflow_fuzz()
+    else:
+        _fuzz()
 
 
 # -- the checks behind the fuzz, against torch --------------------------------------------

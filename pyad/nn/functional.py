@@ -154,9 +154,12 @@ def relu6(input, inplace=False):
 
 
 def _hardsigmoid(x):
+    # (a NaN gives NaN with no gradient, as torch's)
     d = x.data
     mid = (x + 3) / 6
-    return pyad.where(d >= 3, 1.0, _masked(mid, d > -3))
+    out = pyad.where(d >= 3, 1.0, _masked(mid, d > -3))
+    nan = _np.isnan(d)
+    return pyad.where(nan, float("nan"), out) if nan.any() else out
 
 
 def hardsigmoid(input, inplace=False):
@@ -173,8 +176,14 @@ def hardsigmoid(input, inplace=False):
 def _hardswish(x):
     d = x.data
     # torch: x * (x + 3) / 6 on the open interval (-3, 3), so no gradient at -3 and a
-    # gradient of 1 at 3
-    return pyad.where(d >= 3, x, _masked(x * (x + 3) / 6, d > -3))
+    # gradient of 1 at 3; as torch's kernel x * clamp(x + 3, 0, 6) / 6, a NaN and +inf
+    # pass with gradient 1 and -inf gives NaN with gradient 0. The quadratic piece is
+    # computed on x only where it is used (no 0 * inf = NaN gradient from the others).
+    mid = (d > -3) & (d < 3)
+    xm = _masked(x, mid)
+    out = pyad.where(d <= -3, 0.0, pyad.where(mid, xm * (xm + 3) / 6, x))
+    minf = _np.isneginf(d)
+    return pyad.where(minf, float("nan"), out) if minf.any() else out
 
 
 def hardswish(input, inplace=False):
@@ -211,8 +220,9 @@ def _celu(x, alpha):
     if alpha > 0:
         return _elu(x * (1.0 / alpha), 1.0) * alpha
     # a negative alpha (torch allows it): the exponential side is still input < 0 (at 0
-    # torch's gradient is 1 and its second derivative 0: the identity's)
-    return pyad.where(x.data >= 0, x, pyad.expm1(x * (1.0 / alpha)) * alpha)
+    # and at a NaN torch's gradient is 1 and its second derivative 0: the identity's)
+    neg = x.data < 0
+    return pyad.where(~neg, x, pyad.expm1(_masked(x, neg) * (1.0 / alpha)) * alpha)
 
 
 def celu(input, alpha=1.0, inplace=False):
@@ -279,7 +289,8 @@ def softshrink(input, lambd=0.5):
     _check_lambd("softshrink", lambd)
     x = _floating("softshrink", input)
     d = x.data
-    out = pyad.where(d > lambd, x - lambd, _masked(x + lambd, d < -lambd))
+    # torch: 0 on [-lambd, lambd]; a NaN stays NaN with gradient 1
+    out = pyad.where(d < -lambd, x + lambd, _masked(x - lambd, ~(d <= lambd)))
     return out
 
 
@@ -292,11 +303,11 @@ def hardshrink(input, lambd=0.5):
     _check_lambd("hardshrink", lambd)
     x = _floating("hardshrink", input)
     d = x.data
-    return _masked(x, (d > lambd) | (d < -lambd))
+    return _masked(x, ~((d >= -lambd) & (d <= lambd)))     # a NaN passes (torch)
 
 
 def _threshold(x, threshold, value):
-    return _masked(x, x.data > threshold, value)
+    return _masked(x, ~(x.data <= threshold), value)      # a NaN passes (torch)
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -514,7 +525,10 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     a = pyad.abs(d)
     if beta == 0:
         return _reduce(a, reduction)
-    loss = pyad.where(a.data < beta, d * d * (0.5 / beta), a - 0.5 * beta)
+    # the square taken only where it is used: at |d| = inf torch's gradient is sign(d)
+    small = a.data < beta
+    ds = _masked(d, small)
+    loss = pyad.where(small, ds * ds * (0.5 / beta), a - 0.5 * beta)
     return _reduce(loss, reduction)
 
 
@@ -530,7 +544,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     input, target = _pointwise_inputs("huber_loss", input, target)
     d = input - target
     a = pyad.abs(d)
-    loss = pyad.where(a.data < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+    small = a.data < delta          # (as smooth_l1_loss: no NaN gradient at |d| = inf)
+    ds = _masked(d, small)
+    loss = pyad.where(small, ds * ds * 0.5, (a - 0.5 * delta) * delta)
     if weight is not None:
         return _weighted("huber_loss", loss, weight, input, reduction, False)
     return _reduce(loss, reduction)
@@ -1267,6 +1283,7 @@ def one_hot(tensor, num_classes=-1):
     if t.size and int(t.max()) >= num_classes:
         raise RuntimeError("%s(): class values must be smaller than num_classes (%d)"
                            % (what, num_classes))
+    pyad._engine._check_storage_size(tuple(t.shape) + (int(num_classes),), _np.int64, what)
     out = (t[..., None] == xp.arange(num_classes)).astype(xp.int64)
     return Variable(out)
 

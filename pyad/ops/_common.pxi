@@ -100,9 +100,37 @@ cdef Py_ssize_t _normalize_dim(object dim, Py_ssize_t ndim, str what) except? -1
         raise TypeError("%s(): dim must be an int, got %s" % (what, type(dim).__name__)) from None
     cdef Py_ssize_t n = ndim if ndim > 0 else 1
     if d < -n or d >= n:
-        raise IndexError("%s(): dimension out of range (expected to be in range of [%d, %d], "
+        raise IndexError("%s(): Dimension out of range (expected to be in range of [%d, %d], "
                          "but got %d)" % (what, -n, n - 1, d))
     return d + n if d < 0 else d
+
+
+cdef Py_ssize_t _normalize_dim_sized(object dim, Py_ssize_t ndim, str what) except? -1:
+    # For ops that index the shape with the dim: a 0-d input has no dimension to index,
+    # so it refuses every dim (torch's maybe_wrap_dim with wrap_scalar=false).
+    cdef Py_ssize_t d = _normalize_dim(dim, ndim, what)
+    if ndim <= 0:
+        raise IndexError("%s(): Dimension specified as %s but the Variable has no dimensions"
+                         % (what, dim))
+    return d
+
+
+cdef object _checked_sizes(object shape, object itemsize, str what):
+    # The element count and byte size of `shape` must fit a signed 64-bit integer (a
+    # larger product overflows inside NumPy, which may crash); torch's RuntimeError.
+    cdef object numel = 1
+    for s in shape:
+        numel *= s
+    if numel * itemsize > 9223372036854775807 or any(s > 9223372036854775807 for s in shape):
+        raise RuntimeError("%s(): Storage size calculation overflowed with sizes=[%s]"
+                           % (what, ", ".join(str(s) for s in shape)))
+    return shape
+
+
+def _check_storage_size(shape, dtype, what):
+    """Raise torch's RuntimeError when an array of ``shape`` and ``dtype`` cannot exist
+    (its byte size overflows a signed 64-bit integer)."""
+    return _checked_sizes(tuple(shape), numpy.dtype(dtype).itemsize, what)
 
 
 cdef tuple _normalize_dims(object dim, Py_ssize_t ndim, str what):

@@ -540,10 +540,11 @@ cdef class ReluBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
         # The mask is a constant, so the backward is linear in the incoming gradient
         # and is itself differentiable (its own derivative is the same mask).
+        # torch's mask is ~(y <= 0): the gradient passes at a NaN
         y = self.saved.data(self)
         if not _grad_enabled():
-            return (_raw(_np_multiply((<Variable>grads[0])._data, y > 0)),)
-        return (mul(grads[0], y > 0),)
+            return (_raw(_np_multiply((<Variable>grads[0])._data, ~(y <= 0))),)
+        return (mul(grads[0], ~(y <= 0)),)
 
 
 cpdef Variable relu(object input):
@@ -1298,7 +1299,13 @@ cdef class Atan2Backward(_BinaryNode):
         a = self.a.get(self)
         b = self.b.get(self)
         ga = gb = None
-        scaled = div(g, add(mul(a, a), mul(b, b)))       # d atan2(a, b) = (b da - a db) / r^2
+        r2 = add(mul(a, a), mul(b, b))
+        # d atan2(a, b) = (b da - a db) / r^2; 0 where r^2 = 0 (torch: no NaN at (0, 0))
+        zero = (<Variable>r2)._data == 0 if isinstance(r2, Variable) else None
+        if zero is not None and zero.any():
+            scaled = where_const(zero, 0.0, div(g, where_const(zero, 1.0, r2)))
+        else:
+            scaled = div(g, r2)
         if self._needs_input_grad(0):
             ga = self.grad_a(mul(scaled, b))
         if self._needs_input_grad(1):
@@ -1482,8 +1489,10 @@ cdef void _check_integer_divisor(object input, object other, str what) except *:
 
 
 cpdef Variable floor_divide(object input, object other):
-    """Elementwise ``input // other`` (rounded towards minus infinity). The result is
-    piecewise constant and records no gradient.
+    """Elementwise ``input // other`` (rounded towards minus infinity). As torch, a
+    floating result of inputs that require grad requires grad too, and differentiating
+    it raises (torch has no derivative for floor_divide): it is never silently a
+    constant.
 
     >>> floor_divide(Variable(numpy.array([5., -5.])), 2)
     tensor([ 2., -3.], dtype=float64)
@@ -1492,6 +1501,9 @@ cpdef Variable floor_divide(object input, object other):
         return _profiled(floor_divide, (input, other, ))
     _check_integer_divisor(input, other, "floor_divide")
     data = _apply_binary(_np_floor_divide, input, other, "floor_divide")
+    if _binary_records(input, other) and _is_float_dtype(data.dtype):
+        return _delayed_error((_wrap(data),), (input, other),
+                              "derivative for aten::floor_divide is not implemented")[0]
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 

@@ -20,7 +20,8 @@ cdef void _check_inplace_allowed(Variable x, object other, str what) except *:
         raise RuntimeError("%s(): a leaf Variable that requires grad is being used in an "
                            "in-place operation. Wrap it in pyad.no_grad() or use the "
                            "out-of-place op." % what)
-    if x._is_view and x._view_base is not None and x._view_fn is None and (
+    if x._is_view and x._view_base is not None and (
+            x._view_fn is None or (<_ViewFn>x._view_fn).broadcasts()) and (
             x._view_base._requires_grad or _operand_requires_grad(other)):
         raise RuntimeError("%s(): in-place modification of this view (made by broadcasting "
                            "or detach) of a Variable that is part of an autograd graph is "

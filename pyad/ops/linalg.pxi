@@ -184,9 +184,8 @@ def outer(input, vec2):
 
 cdef tuple _diagonal_dims(tuple shape, object dim1, object dim2, str what):
     cdef Py_ssize_t n = len(shape)
-    if n < 2:
-        raise RuntimeError("%s(): expected an input with at least 2 dimensions, got %dD"
-                           % (what, n))
+    # As torch: the dims are checked first (so a 0-d or 1-d input gets IndexError for a
+    # dim out of range); below 2 dimensions two valid dims are always the same one.
     d1 = _normalize_dim(dim1, n, what)
     d2 = _normalize_dim(dim2, n, what)
     if d1 == d2:
@@ -296,11 +295,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         return _profiled(diag_embed, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input, "diag_embed")
     cdef Py_ssize_t k = _int_offset(offset, "diag_embed")
-    if x._data.ndim == 0:
-        raise RuntimeError("diag_embed(): expected an input with at least 1 dimension, got 0D")
     cdef Py_ssize_t nd = x._data.ndim
+    d1, d2 = _diagonal_dims((0,) * (nd + 1), dim1, dim2, "diag_embed")   # 0-d: IndexError
     n = x._data.shape[nd - 1] + abs(k)
-    d1, d2 = _diagonal_dims((0,) * (nd + 1), dim1, dim2, "diag_embed")
     shape = list(x._data.shape[:nd - 1])
     lo, hi = (d1, d2) if d1 < d2 else (d2, d1)
     shape.insert(lo, n)
@@ -1218,7 +1215,7 @@ cdef Variable _cross(object input, object other, object dim, str what):
         else:
             raise RuntimeError("%s(): no dimension of size 3 in input of shape %s"
                                % (what, _shape_str(shape)))
-    cdef Py_ssize_t d = _normalize_dim(dim, len(shape), what)
+    cdef Py_ssize_t d = _normalize_dim_sized(dim, len(shape), what)
     if shape[d] != 3:
         raise RuntimeError("%s(): the size of dimension %d must be 3, got %d"
                            % (what, d, shape[d]))

@@ -38,7 +38,13 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
         raise RuntimeError("log_softmax(): expected a floating point input, got %s"
                            % x._data.dtype)
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "log_softmax")
-    data = x._data - _logsumexp_data(x._data, (d,) if x._data.ndim else (), True)
+    lse = _logsumexp_data(x._data, (d,) if x._data.ndim else (), True)
+    if x._data.size and (_xp_of(lse) is not numpy or
+                         not _finite_double(float(_np_add.reduce(lse, None)))):
+        # A slice holding +inf: torch gives NaN for all of it (not -inf beside one NaN).
+        xp = _xp_of(lse)
+        lse = xp.where(xp.isposinf(lse), xp.asarray(numpy.nan, dtype=lse.dtype), lse)
+    data = x._data - lse
     cdef LogSoftmaxBackward node
     cdef Variable out
     if _records(x):
@@ -211,10 +217,11 @@ cdef class EluBackward(_UnaryNode):
         # 1 for x > 0, alpha exp(x) elsewhere; the exp is taken of x where x < 0 and of
         # a constant 0 elsewhere (no overflow in the branch not taken, and, as torch,
         # no second derivative at 0)
+        # (torch's test is x <= 0, so a NaN gets the gradient 1 of the linear side)
         x = self.saved.unpack(self)
         d = x._data
-        neg = where_const(d >= 0, 0.0, x)
-        return (mul(grads[0], where(d > 0, 1.0, mul(exp(neg), self.alpha))),)
+        neg = where_const(~(d < 0), 0.0, x)
+        return (mul(grads[0], where(d <= 0, mul(exp(neg), self.alpha), 1.0)),)
 
 
 cpdef Variable elu(object input, double alpha=1.0):
@@ -312,9 +319,9 @@ cdef class HardtanhBackward(_UnaryNode):
     cdef double max_val
 
     cdef tuple _backward(self, tuple grads):
-        # g inside (min_val, max_val), 0 outside and on the edges (torch)
+        # g inside (min_val, max_val) and at a NaN, 0 outside and on the edges (torch)
         d = self.saved.data(self)
-        return (mul(grads[0], (d > self.min_val) & (d < self.max_val)),)
+        return (mul(grads[0], ~((d <= self.min_val) | (d >= self.max_val))),)
 
 
 cpdef Variable hardtanh(object input, double min_val=-1.0, double max_val=1.0):

@@ -313,6 +313,7 @@ def multinomial(input, num_samples, replacement=False):
                            "samples without replacement")
     xp = _xp_of(data)
     rows = data.reshape(-1, n) if data.ndim == 2 else data.reshape(1, n)
+    _checked_sizes([k] if data.ndim == 1 else [rows.shape[0], k], 8, "multinomial")
     if rows.size and not bool((xp.isfinite(rows) & (rows >= 0)).all()):
         raise RuntimeError("multinomial(): probability tensor contains either `inf`, `nan` "
                            "or element < 0")
@@ -398,6 +399,7 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None):
             raise TypeError("normal(): with a number mean and std, size= is required")
         shape = tuple(size) if not isinstance(size, (int, numpy.integer)) else (int(size),)
         out_dtype = numpy.dtype(dtype) if dtype is not None else _default_dtype
+        _check_storage_size(shape, out_dtype, "normal")
         if std < 0:
             raise RuntimeError("normal(): expected std >= 0.0, got %r" % std)
         return _plain(_normal_numbers(shape, mean, std, out_dtype, device), False)

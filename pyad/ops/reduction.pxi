@@ -1341,13 +1341,84 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 
 cdef object _kth_index(object data, Py_ssize_t d, Py_ssize_t i):
-    # The index (keepdim form) of the i-th smallest element along d (stable order).
+    # The index (keepdim form) of the i-th smallest element along d. Where that value
+    # is tied (or is a NaN among several), the index torch's CPU quickselect picks.
     index = _sort_indices(data, d, False)
     if data.ndim == 0:
         return index
     key = [slice(None)] * data.ndim
     key[d] = slice(i, i + 1)
-    return index[tuple(key)]
+    index = index[tuple(key)]
+    xp = _xp_of(data)
+    if xp is not numpy or data.shape[d] < 2:
+        return index
+    value = xp.take_along_axis(data, index, axis=d)
+    same = data == value
+    if _is_float_dtype(data.dtype):
+        same |= xp.isnan(data) & xp.isnan(value)
+    tied = _sum_data(same, (d,), True, numpy.int64) > 1
+    if not tied.any():
+        return index
+    moved = numpy.moveaxis(index, d, -1)
+    rows = numpy.moveaxis(data, d, -1).reshape(-1, data.shape[d])
+    out = moved.reshape(-1).copy()
+    for r in numpy.flatnonzero(numpy.moveaxis(tied, d, -1)):
+        out[r] = _torch_quickselect(rows[r].tolist(), i)
+    return numpy.moveaxis(out.reshape(moved.shape), -1, d)
+
+
+cdef inline bint _gt_or_nan(object a, object b):
+    return (a != a and b == b) or a > b
+
+
+cdef Py_ssize_t _torch_quickselect(list arr, Py_ssize_t k) except -1:
+    # torch's quick_select_template (aten/src/ATen/native/SortingUtils.h), which its CPU
+    # kthvalue runs on each slice (NaN above everything): the original position of the
+    # element that ends at k. Only the tie-breaking depends on following it exactly.
+    cdef Py_ssize_t n = len(arr)
+    cdef list idx = list(range(n))
+    cdef Py_ssize_t L = 0, R = n - 1, P, i, j
+    while True:
+        if R <= L:
+            break
+        if R == L + 1:
+            if _gt_or_nan(arr[L], arr[R]):
+                arr[L], arr[R] = arr[R], arr[L]
+                idx[L], idx[R] = idx[R], idx[L]
+            break
+        P = L + (R - L) // 2
+        arr[P], arr[L + 1] = arr[L + 1], arr[P]
+        idx[P], idx[L + 1] = idx[L + 1], idx[P]
+        if _gt_or_nan(arr[L + 1], arr[R]):
+            arr[L + 1], arr[R] = arr[R], arr[L + 1]
+            idx[L + 1], idx[R] = idx[R], idx[L + 1]
+        if _gt_or_nan(arr[L], arr[R]):
+            arr[L], arr[R] = arr[R], arr[L]
+            idx[L], idx[R] = idx[R], idx[L]
+        if _gt_or_nan(arr[L + 1], arr[L]):
+            arr[L + 1], arr[L] = arr[L], arr[L + 1]
+            idx[L + 1], idx[L] = idx[L], idx[L + 1]
+        i = L + 1
+        j = R
+        piv = arr[L]
+        while True:
+            i += 1
+            while i < n and _gt_or_nan(piv, arr[i]):
+                i += 1
+            j -= 1
+            while j > 0 and _gt_or_nan(arr[j], piv):
+                j -= 1
+            if j < i:
+                break
+            arr[i], arr[j] = arr[j], arr[i]
+            idx[i], idx[j] = idx[j], idx[i]
+        arr[L], arr[j] = arr[j], arr[L]
+        idx[L], idx[j] = idx[j], idx[L]
+        if j <= k:
+            L = i
+        if j >= k:
+            R = j - 1
+    return idx[k]
 
 
 cdef class MedianBackward(MaxBackward):

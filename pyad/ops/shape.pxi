@@ -14,7 +14,8 @@
 #   base's history rewritten (torch's CopySlices), then the view rebuilt from it.
 
 cdef class _ViewFn:
-    cdef int kind               # 0 reshape, 1 permute, 2 basic indexing, 3 diagonal
+    cdef int kind               # 0 reshape, 1 permute, 2 basic indexing, 3 diagonal,
+                                # 4 broadcast (expand: read-only, never written through)
     cdef object arg
     cdef _ViewFn parent         # the view this one was taken from, or None for the base
 
@@ -27,7 +28,19 @@ cdef class _ViewFn:
             return permute(base, self.arg)
         if self.kind == 3:
             return _diagonal_view(base, self.arg[0], self.arg[1], self.arg[2])
+        if self.kind == 4:
+            return broadcast_to(base, self.arg)
         return getitem(base, self.arg)
+
+    cdef bint broadcasts(self):
+        # True if this view or one it was taken from is a broadcast (several elements
+        # share one memory location: it cannot be written to).
+        cdef _ViewFn fn = self
+        while fn is not None:
+            if fn.kind == 4:
+                return True
+            fn = fn.parent
+        return False
 
 
 cdef inline Variable _shape_result(Variable x, object data, Node node, int kind=-1,
@@ -520,17 +533,12 @@ cpdef Variable broadcast_to(object input, object shape):
     except ValueError:
         raise RuntimeError("broadcast_to(): the shape %s cannot be broadcast to %s"
                            % (_shape_str(x._data.shape), _shape_str(shape))) from None
-    cdef ExpandBackward node
-    cdef Variable out
+    cdef ExpandBackward node = None
     if _records(x):
         node = ExpandBackward.__new__(ExpandBackward)
         node.input_shape = x._data.shape
-        out = _recorded(node, data, (_edge(x),))
-    else:
-        out = _plain(data, x._volatile)
-    out._version_counter = _vc(x)
-    out._is_view = True
-    return out
+    # A view of x (its history is rebuilt after an in-place change of x, as torch's).
+    return _shape_result(x, data, node, 4, shape)
 
 
 def expand(input, *sizes):
@@ -904,8 +912,10 @@ def unflatten(input, dim, sizes):
     if _profiling and _profile_enter():
         return _profiled(unflatten, (input, dim, sizes, ))
     cdef Variable x = _as_variable(input, "unflatten")
-    if x._data.ndim == 0:
-        raise IndexError("unflatten(): cannot be applied to a 0-dim Variable")
+    if x._data.ndim == 0:     # torch: IndexError out of range, else a RuntimeError
+        _normalize_dim(dim, 0, "unflatten")
+        raise RuntimeError("unflatten(): Dimension specified as %s but the Variable has no "
+                           "dimensions" % (dim,))
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "unflatten")
     if not isinstance(sizes, (list, tuple)) or len(sizes) == 0:
         raise RuntimeError("unflatten(): sizes must be a non-empty list or tuple of ints")
@@ -944,9 +954,6 @@ def flip(input, dims):
         ds = _normalize_dims(tuple(dims), x._data.ndim, "flip")
     else:
         ds = _normalize_dims(dims, x._data.ndim, "flip")
-    if x._data.ndim == 0 and (dims if isinstance(dims, (list, tuple)) else True):
-        raise IndexError("flip(): dimension specified as %s but the Variable has no "
-                         "dimensions" % (dims,))
     key = tuple(slice(None, None, -1) if k in ds else slice(None)
                 for k in range(x._data.ndim))
     data = x._data[key].copy()
@@ -1043,6 +1050,9 @@ def repeat(input, *sizes):
                            % (len(reps), x._data.ndim))
     if any(r < 0 for r in reps):
         raise RuntimeError("repeat(): repeats must be non-negative, got %s" % (list(reps),))
+    lead = len(reps) - x._data.ndim
+    _checked_sizes([r * (x._data.shape[i - lead] if i >= lead else 1)
+                    for i, r in enumerate(reps)], x._data.itemsize, "repeat")
     xp = _xp_of(x._data)
     data = xp.tile(x._data, reps) if reps else x._data.copy()
     cdef RepeatBackward node
@@ -1067,6 +1077,10 @@ def tile(input, dims):
     reps = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
     if len(reps) < x._data.ndim:
         reps = (1,) * (x._data.ndim - len(reps)) + reps
+    if builtins.all(isinstance(r, (int, numpy.integer)) and r >= 0 for r in reps):
+        lead = len(reps) - x._data.ndim
+        _checked_sizes([r * (x._data.shape[i - lead] if i >= lead else 1)
+                        for i, r in enumerate(reps)], x._data.itemsize, "tile")
     return repeat(x, reps)
 
 
@@ -1595,7 +1609,7 @@ def take_along_dim(input, indices, dim=None):
     if idx.ndim != x._data.ndim:
         raise RuntimeError("take_along_dim(): input and indices should have the same number "
                            "of dimensions, but got %d and %d" % (x._data.ndim, idx.ndim))
-    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "take_along_dim")
+    cdef Py_ssize_t d = _normalize_dim_sized(dim, x._data.ndim, "take_along_dim")
     xp = _xp_of(x._data)
     try:
         shape = list(numpy.broadcast_shapes(
@@ -1712,8 +1726,7 @@ def index_select(input, dim, index):
     cdef Variable x = _as_variable(input, "index_select")
     key = _index_dim_key(x, dim, index, "index_select")
     if x._data.ndim == 0:
-        out = getitem(reshape(x, (1,)), key)
-        return reshape(out, ()) if _index_data(index, "index_select").ndim == 0 else out
+        return reshape(getitem(reshape(x, (1,)), key), ())    # torch: 0-d whatever the index
     return getitem(x, key)
 
 
@@ -1723,8 +1736,9 @@ cdef object _index_source(Variable x, tuple key, object source, str what):
         raise TypeError("%s(): argument 'source' must be a Variable, not %s"
                         % (what, type(source).__name__))
     _check_same_dtype(x, source, what, "source")
-    if x._data.ndim == 0:
-        expected = () if (<Variable>source)._data.ndim == 0 else (key[0].shape[0],)
+    if x._data.ndim == 0:     # torch: index_copy takes a 1-element source, index_add not
+        expected = () if (<Variable>source)._data.ndim == 0 or what == "index_add" \
+            else (key[0].shape[0],)
     else:
         d = len(key) - 1
         expected = x._data.shape[:d] + (key[d].shape[0],) + x._data.shape[d + 1:]
@@ -1902,7 +1916,12 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         raise IndexError("unique(): dim %s is out of range for a 0-d Variable" % (dim,))
     values, inverse, counts = xp.unique(x._data, return_inverse=True, return_counts=True,
                                         axis=axis)
-    out = [_plain(values, False)]
+    if _records(x) and _is_float_dtype(values.dtype):
+        out = [_delayed_error((_wrap(values),), (x,), "the derivative for '%s' is not "
+                              "implemented." % ("_unique2" if dim is None else "unique_dim"),
+                              None, NotImplementedError)[0]]
+    else:
+        out = [_plain(values, False)]
     if return_inverse:
         shape = x._data.shape if axis is None else (x._data.shape[axis],)
         out.append(_plain(inverse.reshape(shape).astype(numpy.int64), False))
@@ -1977,6 +1996,8 @@ def pad(input, pad, mode="constant", value=0):
     if any(lo < 0 or hi < 0 for lo, hi in widths):
         x = getitem(x, tuple(crop))
     grow = [(builtins.max(lo, 0), builtins.max(hi, 0)) for lo, hi in widths]
+    _checked_sizes([n + lo + hi for n, (lo, hi) in zip(x._data.shape, grow)],
+                   x._data.itemsize, "pad")
     data = xp.full(tuple(n + lo + hi for n, (lo, hi) in zip(x._data.shape, grow)),
                    value, dtype=x._data.dtype)
     key = tuple(slice(lo, lo + n) for n, (lo, hi) in zip(x._data.shape, grow))

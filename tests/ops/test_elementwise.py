@@ -731,18 +731,27 @@ DIV_A = np.array([5.0, -5.0, 5.0, -5.0, 2.5, 0.0, 7.0, np.inf, np.nan])
 DIV_B = np.array([2.0, 2.0, -2.0, -2.0, 0.5, 3.0, 0.0, 2.0, 1.0])
 
 
-def test_floor_divide_matches_torch_and_records_no_gradient():
+def test_floor_divide_matches_torch_and_its_gradient_raises():
+    # issue 14: as torch, the output of inputs that require grad requires grad, and its
+    # backward raises (it has no derivative): never a silent constant
     torch = pytest.importorskip("torch")
     a = pyad.Variable(DIV_A, requires_grad=True)
+    ta = torch.tensor(DIV_A, requires_grad=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         for ours, theirs in [
                 (pyad.floor_divide(a, pyad.Variable(DIV_B)),
-                 torch.floor_divide(torch.tensor(DIV_A), torch.tensor(DIV_B))),
-                (a // 2, torch.tensor(DIV_A) // 2),
-                (a // pyad.Variable(DIV_B), torch.tensor(DIV_A) // torch.tensor(DIV_B)),
-                (7.0 // pyad.Variable(DIV_B[:6]), 7.0 // torch.tensor(DIV_B[:6]))]:
-            assert not ours.requires_grad and ours.grad_fn is None
+                 torch.floor_divide(ta, torch.tensor(DIV_B))),
+                (a // 2, ta // 2),
+                (a // pyad.Variable(DIV_B), ta // torch.tensor(DIV_B))]:
+            assert ours.requires_grad and theirs.requires_grad
             _assert_same(ours, theirs)
+            for out in (ours, theirs):
+                with pytest.raises(RuntimeError, match="derivative for aten::floor_divide "
+                                                       "is not implemented"):
+                    out.sum().backward()
+        ours, theirs = 7.0 // pyad.Variable(DIV_B[:6]), 7.0 // torch.tensor(DIV_B[:6])
+        assert not ours.requires_grad and ours.grad_fn is None
+        _assert_same(ours, theirs)
     ia = np.array([7, -7, 7, -7])
     ib = np.array([2, 2, -2, -2])
     _assert_same(pyad.Variable(ia) // pyad.Variable(ib),
@@ -914,8 +923,11 @@ def test_ops_without_gradient_match_torch_on_variants(name, variant):
         assert not arrays[0].flags.c_contiguous
     with np.errstate(divide="ignore", invalid="ignore"):
         y = getattr(pyad, name)(*[pyad.Variable(a, requires_grad=True) for a in arrays])
-    ty = getattr(torch, name)(*[torch.from_numpy(a) for a in arrays])
-    assert not y.requires_grad and y.grad_fn is None
+    ty = getattr(torch, name)(*[torch.from_numpy(a).requires_grad_(True) for a in arrays])
+    # comparisons give no gradient; floor_divide's output requires grad and its backward
+    # raises (issue 14), as torch's
+    assert y.requires_grad == ty.requires_grad == (name == "floor_divide")
+    assert (y.grad_fn is None) == (name != "floor_divide")
     _assert_same(y, ty)
 
 

@@ -1,0 +1,437 @@
+"""Silent wrong results once found against torch (issue 14, section 2, real numbers).
+
+Each test states the expected values (derived by hand in the comments) and, when torch
+is installed, also runs the same computation on torch and compares.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import pyad
+import pyad.nn.functional as F
+
+try:
+    import torch
+except ImportError:  # the torch comparisons skip; the exact values still run
+    torch = None
+
+needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed")
+
+INF, NAN = math.inf, math.nan
+
+
+def _np(t):
+    if t is None:
+        return None
+    if torch is not None and isinstance(t, torch.Tensor):
+        return t.detach().numpy()
+    return np.asarray(t.detach().data)
+
+
+def _value_and_grads(lib, fn, *arrays, reduce=True):
+    """fn(*leaves) and the gradients of its sum (None for an unused leaf)."""
+    if lib is pyad:
+        leaves = [pyad.Variable(np.array(a, dtype=np.float64), requires_grad=True)
+                  for a in arrays]
+        out = fn(*leaves)
+        grads = pyad.autograd.grad(out.sum() if reduce else out, leaves, allow_unused=True)
+    else:
+        leaves = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+        out = fn(*leaves)
+        grads = torch.autograd.grad(out.sum() if reduce else out, leaves, allow_unused=True)
+    return _np(out), [_np(g) for g in grads]
+
+
+def _assert_same(a, b, rtol=1e-12):
+    if a is None or b is None:
+        assert a is None and b is None
+        return
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-15, equal_nan=True)
+
+
+def _check(pyad_fn, torch_fn, arrays, value, grads):
+    got_value, got_grads = _value_and_grads(pyad, pyad_fn, *arrays)
+    np.testing.assert_allclose(got_value, value, rtol=1e-12, equal_nan=True)
+    for g, e in zip(got_grads, grads):
+        np.testing.assert_allclose(g, e, rtol=1e-12, equal_nan=True)
+    if torch is not None:
+        t_value, t_grads = _value_and_grads(torch, torch_fn, *arrays)
+        _assert_same(got_value, t_value)
+        for g, t in zip(got_grads, t_grads):
+            _assert_same(g, t)
+
+
+# -- expand / expand_as / broadcast_to of a base then changed in place ------------------
+
+@pytest.mark.parametrize("how", ["expand", "expand_as", "broadcast_to", "expand_neg"])
+def test_expand_of_a_base_modified_in_place_follows_the_new_history(how):
+    def scenario(lib):
+        if lib is pyad:
+            x = pyad.Variable(np.ones(3), requires_grad=True)
+        else:
+            x = torch.ones(3, dtype=torch.float64, requires_grad=True)
+        c = x * 1.0
+        e = {"expand": lambda: c.expand(2, 3),
+             "expand_as": lambda: c.expand_as(c.new_zeros((2, 3))),
+             "broadcast_to": lambda: lib.broadcast_to(c, (2, 3)),
+             "expand_neg": lambda: c.expand(2, -1)}[how]()
+        c.mul_(3.0)
+        e.sum().backward()
+        return _np(x.grad), _np(e)
+    grad, value = scenario(pyad)
+    np.testing.assert_array_equal(grad, [6.0, 6.0, 6.0])     # 2 rows of d(3 x)/dx = 3
+    np.testing.assert_array_equal(value, np.full((2, 3), 3.0))
+    if torch is not None:
+        tgrad, tvalue = scenario(torch)
+        np.testing.assert_array_equal(grad, tgrad)
+        np.testing.assert_array_equal(value, tvalue)
+
+
+def test_expand_chain_and_views_of_expanded_base_follow_the_new_history():
+    x = pyad.Variable(np.array([1.0, 2.0]), requires_grad=True)
+    c = x * 1.0
+    e = c.unsqueeze(0).expand(3, 2)[1:]            # a view of a view of an expand
+    c.mul_(x)                                      # c = x * x now
+    e.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, 2 * 2 * np.array([1.0, 2.0]))  # 2 rows of 2x
+    if torch is not None:
+        tx = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+        tc = tx * 1.0
+        te = tc.unsqueeze(0).expand(3, 2)[1:]
+        tc.mul_(tx)
+        te.sum().backward()
+        np.testing.assert_array_equal(x.grad.data, tx.grad.numpy())
+
+
+def test_expanded_view_reports_its_base_and_still_refuses_in_place():
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    c = x * 1.0
+    e = c.expand(2, 3)
+    assert e._base is c and e.is_view        # torch: e._base is c
+    for target in (e, e[0]):
+        with pytest.raises(RuntimeError):
+            target.mul_(2.0)
+
+
+# -- hooks changing the dtype ----------------------------------------------------------
+
+@pytest.mark.parametrize("leaf", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_hook_changing_the_dtype_raises_like_torch(leaf, dtype):
+    def scenario(lib):
+        if lib is pyad:
+            x = pyad.Variable(np.ones(3), requires_grad=True)
+            convert = lambda g: pyad.Variable(g.data.astype(dtype))
+        else:
+            x = torch.ones(3, dtype=torch.float64, requires_grad=True)
+            convert = lambda g: g.to(getattr(torch, dtype))
+        target = x if leaf else x * 1.0
+
+        def myhook(g):
+            return convert(g)
+        target.register_hook(myhook)
+        with pytest.raises(RuntimeError, match="hook 'myhook' has changed the type of value"):
+            (target * 2).sum().backward()
+        return x.grad
+    assert scenario(pyad) is None
+    if torch is not None:
+        scenario(torch)
+
+
+def test_hook_keeping_the_dtype_still_replaces_the_gradient():
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    x.register_hook(lambda g: g * 10)
+    (x * 2).sum().backward()
+    assert x.grad.dtype == np.float64
+    np.testing.assert_array_equal(x.grad.data, [20.0, 20.0, 20.0])
+
+
+# -- custom Function returning a gradient for an input that is not a Variable -----------
+
+def _scale_function(lib, grad_for_k):
+    base = pyad.autograd.Function if lib is pyad else torch.autograd.Function
+
+    class Scale(base):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.k = 2.0 if k is None else k
+            return x * ctx.k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.k, (g if grad_for_k else None)
+    return Scale
+
+
+@pytest.mark.parametrize("k", [2.0, 3, None])
+def test_function_returning_a_gradient_for_a_non_variable_input_raises(k):
+    # torch: "function ScaleBackward returned a gradient different than None at
+    # position 2, but the corresponding forward input was not a Variable"
+    for lib in [pyad] + ([torch] if torch is not None else []):
+        Scale = _scale_function(lib, True)
+        if lib is pyad:
+            x = pyad.Variable(np.ones(3), requires_grad=True)
+        else:
+            x = torch.ones(3, dtype=torch.float64, requires_grad=True)
+        out = Scale.apply(x, k)
+        with pytest.raises(RuntimeError, match="returned a gradient different than None at "
+                                               "position 2, but the corresponding forward "
+                                               "input was not a Variable"):
+            out.sum().backward()
+        assert x.grad is None
+
+
+def test_function_returning_none_for_a_non_variable_input_is_fine():
+    Scale = _scale_function(pyad, False)
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    Scale.apply(x, 2.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [2.0, 2.0, 2.0])
+
+
+# -- edge points -----------------------------------------------------------------------
+
+def test_atan2_gradient_at_the_origin_is_zero_like_torch():
+    # d atan2(a, b) = (b da - a db) / (a^2 + b^2): torch gives 0 where a = b = 0.
+    a, b = [0.0, 0.0, -0.0, 1.0], [0.0, -0.0, 0.0, 1.0]
+    _check(lambda p, q: pyad.atan2(p, q), lambda p, q: torch.atan2(p, q), (a, b),
+           [0.0, math.pi, -0.0, math.pi / 4], [[0, 0, 0, 0.5], [0, 0, 0, -0.5]])
+    for p in (1.0, -1.0):               # on the axes, away from the origin: unchanged
+        _check(lambda u, v: pyad.atan2(u, v), lambda u, v: torch.atan2(u, v),
+               ([0.0, p], [p, 0.0]), [0.0 if p > 0 else math.pi, math.pi / 2 * p],
+               [[1 / p, 0], [0, -1 / p]])
+
+
+def test_atan2_gradient_elsewhere_still_checks():
+    a = pyad.Variable(np.array([0.3, -1.2, 2.0]), requires_grad=True)
+    b = pyad.Variable(np.array([1.1, 0.4, -0.7]), requires_grad=True)
+    assert pyad.autograd.gradcheck(pyad.atan2, (a, b))
+    assert pyad.autograd.gradgradcheck(pyad.atan2, (a, b))
+
+
+@pytest.mark.parametrize("name", ["smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction, scale", [("mean", 0.25), ("sum", 1.0), ("none", 1.0)])
+def test_smooth_l1_and_huber_at_infinity_have_torch_gradients(name, reduction, scale):
+    # |d| = inf is on the linear side: the gradient is sign(d) (/ N for the mean).
+    x, y = [INF, -INF, 1.0, 0.0], [0.0, 0.0, 0.0, INF]
+    kw = {"reduction": reduction}
+    value = [INF, INF, 0.5, INF]
+    value = value if reduction == "none" else INF
+    g = np.array([1.0, -1.0, 1.0, -1.0]) * scale
+    _check(lambda a, b: getattr(F, name)(a, b, **kw),
+           lambda a, b: getattr(torch.nn.functional, name)(a, b, **kw), (x, y),
+           value, [g, -g])
+
+
+@pytest.mark.parametrize("name", ["smooth_l1_loss", "huber_loss"])
+def test_smooth_l1_and_huber_still_check(name):
+    a = pyad.Variable(np.array([0.2, -2.0, 1.5, -0.4]), requires_grad=True)
+    b = pyad.Variable(np.array([0.0, 0.5, -1.0, 0.3]), requires_grad=True)
+    assert pyad.autograd.gradcheck(lambda p, q: getattr(F, name)(p, q), (a, b))
+    assert pyad.autograd.gradgradcheck(lambda p, q: getattr(F, name)(p, q), (a, b))
+
+
+_X = [NAN, -INF, -3.0, -1.0, 0.0, 1.0, 3.0, INF]
+
+# name -> (function, expected values, expected gradient) on _X, worked out from torch's
+# kernels: relu/threshold/hardtanh/elu/shrink pass the gradient at NaN (their tests are
+# "x <= edge" comparisons, false for NaN).
+_SELU_A, _SELU_S = 1.6732632423543772, 1.0507009873554805
+_ACTIVATIONS = {
+    "relu": (F.relu, [NAN, 0, 0, 0, 0, 1, 3, INF], [1, 0, 0, 0, 0, 1, 1, 1]),
+    "relu6": (F.relu6, [NAN, 0, 0, 0, 0, 1, 3, 6], [1, 0, 0, 0, 0, 1, 1, 0]),
+    "hardtanh": (F.hardtanh, [NAN, -1, -1, -1, 0, 1, 1, 1], [1, 0, 0, 0, 1, 0, 0, 0]),
+    "elu": (F.elu, [NAN, -1, math.expm1(-3), math.expm1(-1), 0, 1, 3, INF],
+            [1, 0, math.exp(-3), math.exp(-1), 1, 1, 1, 1]),
+    "selu": (F.selu, [NAN, -_SELU_S * _SELU_A, _SELU_S * _SELU_A * math.expm1(-3),
+                      _SELU_S * _SELU_A * math.expm1(-1), 0, _SELU_S, 3 * _SELU_S, INF],
+             [_SELU_S, 0, _SELU_S * _SELU_A * math.exp(-3), _SELU_S * _SELU_A * math.exp(-1),
+              _SELU_S * _SELU_A, _SELU_S, _SELU_S, _SELU_S]),
+    "celu": (F.celu, [NAN, -1, math.expm1(-3), math.expm1(-1), 0, 1, 3, INF],
+             [1, 0, math.exp(-3), math.exp(-1), 1, 1, 1, 1]),
+    "hardsigmoid": (F.hardsigmoid, [NAN, 0, 0, 1 / 3, 0.5, 2 / 3, 1, 1],
+                    [0, 0, 0, 1 / 6, 1 / 6, 1 / 6, 0, 0]),
+    "hardswish": (F.hardswish, [NAN, NAN, 0, -1 / 3, 0, 2 / 3, 3, INF],
+                  [1, 0, 0, 1 / 6, 0.5, 5 / 6, 1, 1]),
+    "threshold": (lambda t: F.threshold(t, 0.5, -2.0), [NAN, -2, -2, -2, -2, 1, 3, INF],
+                  [1, 0, 0, 0, 0, 1, 1, 1]),
+    "softshrink": (F.softshrink, [NAN, -INF, -2.5, -0.5, 0, 0.5, 2.5, INF],
+                   [1, 1, 1, 1, 0, 1, 1, 1]),
+    "hardshrink": (F.hardshrink, [NAN, -INF, -3, -1, 0, 1, 3, INF], [1, 1, 1, 1, 0, 1, 1, 1]),
+}
+
+
+def _check_elementwise(fn, tfn, x, value, grad, grad_rtol=1e-12):
+    # torch is compared one element at a time: its vectorised CPU kernels (8 or more
+    # float64 values with AVX-512) give other results at NaN than its scalar kernels
+    # for hardtanh, elu, selu, celu, hardswish, softshrink and hardshrink (e.g. elu's
+    # gradient NaN instead of 1); pyad follows the scalar kernels (torch's formulas,
+    # also what it gives on small inputs) whatever the size.
+    got_value, (got_grad,) = _value_and_grads(pyad, fn, x)
+    np.testing.assert_allclose(got_value, value, rtol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(got_grad, grad, rtol=1e-12, equal_nan=True)
+    if torch is not None:
+        for i, xi in enumerate(x):
+            t_value, (t_grad,) = _value_and_grads(torch, tfn, [xi])
+            _assert_same(got_value[i:i + 1], t_value)
+            _assert_same(got_grad[i:i + 1], t_grad, grad_rtol)
+
+
+@pytest.mark.parametrize("name", sorted(_ACTIVATIONS))
+def test_activations_at_nan_and_infinities_like_torch(name):
+    fn, value, grad = _ACTIVATIONS[name]
+    tfn = {"threshold": lambda t: torch.nn.functional.threshold(t, 0.5, -2.0)}.get(
+        name, getattr(torch.nn.functional, name) if torch is not None else None)
+    # torch's hardsigmoid backward multiplies by 1/6 rounded to float32 (0.16666667163...)
+    # even in float64; pyad's exact 1/6 is checked against the hand-derived values above
+    _check_elementwise(fn, tfn, _X, value, grad, 1e-7 if name == "hardsigmoid" else 1e-12)
+
+
+def test_relu_op_and_method_at_nan_like_torch():
+    _check_elementwise(pyad.relu, torch.relu if torch is not None else None, _X,
+                       [NAN, 0, 0, 0, 0, 1, 3, INF], [1, 0, 0, 0, 0, 1, 1, 1])
+    _check_elementwise(lambda t: t.relu(), lambda t: t.relu(), _X,
+                       [NAN, 0, 0, 0, 0, 1, 3, INF], [1, 0, 0, 0, 0, 1, 1, 1])
+
+
+@pytest.mark.parametrize("name", ["relu", "hardtanh", "elu", "hardswish", "hardsigmoid",
+                                  "softshrink", "hardshrink", "celu"])
+def test_activations_still_check_away_from_kinks(name):
+    x = pyad.Variable(np.array([-2.3, -0.7, 0.2, 0.9, 2.4]), requires_grad=True)
+    fn = _ACTIVATIONS[name][0]
+    assert pyad.autograd.gradcheck(fn, (x,))
+    assert pyad.autograd.gradgradcheck(fn, (x,))
+
+
+def test_celu_negative_alpha_at_nan_like_torch():
+    _check_elementwise(lambda t: F.celu(t, alpha=-2.0),
+                       lambda t: torch.nn.functional.celu(t, alpha=-2.0), [NAN, -1.0, 1.0],
+                       [NAN, -2 * math.expm1(0.5), 1.0], [1, math.exp(0.5), 1])
+
+
+@pytest.mark.parametrize("row, value", [
+    ([1.0, INF, 3.0], [NAN, NAN, NAN]),           # torch: the whole slice is NaN
+    ([INF, INF, 3.0], [NAN, NAN, NAN]),
+    ([1.0, -INF, 3.0], [1 - 3 - math.log1p(math.exp(-2)), -INF, -math.log1p(math.exp(-2))]),
+])
+def test_log_softmax_with_infinities_like_torch(row, value):
+    got, (grad,) = _value_and_grads(pyad, lambda t: pyad.log_softmax(t, 0), row)
+    np.testing.assert_allclose(got, value, rtol=1e-12, equal_nan=True)
+    if torch is not None:
+        t_value, (t_grad,) = _value_and_grads(torch, lambda t: torch.log_softmax(t, 0), row)
+        _assert_same(got, t_value)
+        _assert_same(grad, t_grad)
+    # only the slice holding +inf is NaN
+    two = pyad.log_softmax(pyad.Variable(np.array([row, [0.0, 0.0, 0.0]])), 1)
+    np.testing.assert_allclose(two.data[1], np.log(np.full(3, 1 / 3)), rtol=1e-12)
+
+
+def test_kthvalue_breaks_ties_as_torch():
+    # torch's CPU kthvalue runs a median-of-three quickselect: its index among equal
+    # values is not the first one. Hand-traced on [3, 1, 3, 1]: k=3 -> 2, k=4 -> 0.
+    x = pyad.Variable(np.array([3.0, 1.0, 3.0, 1.0]))
+    assert [int(pyad.kthvalue(x, k).indices.item()) for k in (1, 2, 3, 4)] == [1, 3, 2, 0]
+
+
+@needs_torch
+@pytest.mark.parametrize("seed", range(6))
+def test_kthvalue_ties_and_nans_indices_and_gradients_match_torch(seed):
+    rng = np.random.default_rng(seed)
+    shape = [(7,), (4, 9), (3, 5, 6), (2, 17)][seed % 4]
+    data = rng.integers(0, 3, size=shape).astype(np.float64)
+    if seed % 2:
+        data[rng.random(shape) < 0.2] = NAN
+    dim = int(rng.integers(0, len(shape)))
+    for k in range(1, shape[dim] + 1):
+        for keepdim in (False, True):
+            p = pyad.kthvalue(pyad.Variable(data), k, dim, keepdim)
+            t = torch.kthvalue(torch.from_numpy(data), k, dim, keepdim)
+            np.testing.assert_array_equal(p.values.data, t.values.numpy())
+            np.testing.assert_array_equal(p.indices.data, t.indices.numpy())
+    x = pyad.Variable(data, requires_grad=True)
+    tx = torch.from_numpy(data).requires_grad_(True)
+    pyad.kthvalue(x, 2, dim).values.sum().backward()
+    torch.kthvalue(tx, 2, dim).values.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, tx.grad.numpy())
+
+
+# -- slogdet ---------------------------------------------------------------------------
+
+def test_slogdet_gradient_does_not_depend_on_the_sign_cotangent():
+    a = np.array([[2.0, 1.0, 0.5], [0.3, 3.0, 1.0], [1.0, 0.2, -1.5]])
+    results = []
+    for v_sign in (0.0, 1.0, 7.0):
+        x = pyad.Variable(a, requires_grad=True)
+        vs = pyad.Variable(np.array(v_sign), requires_grad=True)
+        vl = pyad.Variable(np.array(1.0), requires_grad=True)
+        _, g = pyad.autograd.functional.vjp(lambda m: tuple(pyad.linalg.slogdet(m)), x,
+                                            (vs, vl), create_graph=True)
+        d_sign, d_log = pyad.autograd.grad(g.sum(), (vs, vl), allow_unused=True)
+        assert d_sign is None or not np.any(d_sign.data)       # torch: 0
+        results.append(g.data)
+    np.testing.assert_allclose(results[0], np.linalg.inv(a).T, rtol=1e-13)
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
+
+
+# -- ops with no derivative ------------------------------------------------------------
+
+@pytest.mark.parametrize("form", ["function", "operator", "scalar", "reflected"])
+def test_floor_divide_requires_grad_and_its_backward_raises_like_torch(form):
+    for lib in [pyad] + ([torch] if torch is not None else []):
+        if lib is pyad:
+            x = pyad.Variable(np.array([5.0, -5.0, 7.5]), requires_grad=True)
+            y = pyad.Variable(np.array([2.0, 2.0, -2.0]), requires_grad=True)
+        else:
+            x = torch.tensor([5.0, -5.0, 7.5], dtype=torch.float64, requires_grad=True)
+            y = torch.tensor([2.0, 2.0, -2.0], dtype=torch.float64, requires_grad=True)
+        q = {"function": lambda: lib.floor_divide(x, y), "operator": lambda: x // y,
+             "scalar": lambda: x // 2, "reflected": lambda: 7 // x}[form]()
+        assert q.requires_grad
+        expected = {"function": [2.0, -3.0, -4.0], "operator": [2.0, -3.0, -4.0],
+                    "scalar": [2.0, -3.0, 3.0], "reflected": [1.0, -2.0, 0.0]}[form]
+        np.testing.assert_array_equal(_np(q), expected)
+        loss = (q * x).sum() + (x * x).sum()      # mixed with differentiable terms
+        with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not "
+                                               "implemented"):
+            loss.backward()
+
+
+def test_floor_divide_without_grad_records_nothing():
+    x = pyad.Variable(np.array([5.0, -5.0]))
+    assert not (x // 2).requires_grad
+    with pyad.no_grad():
+        assert not (pyad.Variable(np.array([5.0]), requires_grad=True) // 2).requires_grad
+    i = pyad.Variable(np.array([5, -5]))
+    assert (i // 2).tolist() == [2, -3] and not (i // 2).requires_grad
+
+
+@pytest.mark.parametrize("kwargs, name", [({}, "_unique2"), ({"dim": 0}, "unique_dim"),
+                                          ({"return_inverse": True}, "_unique2")])
+def test_unique_values_require_grad_and_backward_raises_like_torch(kwargs, name):
+    for lib in [pyad] + ([torch] if torch is not None else []):
+        if lib is pyad:
+            x = pyad.Variable(np.array([[1.0, 2.0], [1.0, 2.0]]), requires_grad=True)
+        else:
+            x = torch.tensor([[1.0, 2.0], [1.0, 2.0]], dtype=torch.float64,
+                             requires_grad=True)
+        out = lib.unique(x, **kwargs)
+        values = out[0] if isinstance(out, tuple) else out
+        assert values.requires_grad
+        if isinstance(out, tuple):
+            assert not out[1].requires_grad            # the integer inverse
+        with pytest.raises(NotImplementedError,
+                           match="the derivative for '%s' is not implemented." % name):
+            values.sum().backward()
+
+
+def test_rounding_ops_keep_zero_gradients_like_torch():
+    # torch gives these zero gradients (not errors); integer outputs need no grad.
+    x = pyad.Variable(np.array([1.5, -2.5, 3.0]), requires_grad=True)
+    for op in (pyad.sign, pyad.round, pyad.floor, pyad.ceil, pyad.trunc):
+        g, = pyad.autograd.grad(op(x).sum(), x)
+        np.testing.assert_array_equal(g.data, np.zeros(3))
+    for out in (pyad.argmax(x), pyad.argsort(x), x > 0):
+        assert not out.requires_grad
