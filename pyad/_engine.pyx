@@ -374,6 +374,12 @@ def set_default_dtype(d):
     _default_dtype = d
 
 
+cdef object _default_complex():
+    """The complex dtype matching the default dtype (complex64 for float32 and float16,
+    complex128 for float64), as torch's for Python complex numbers."""
+    return numpy.dtype(numpy.complex128 if _default_dtype.itemsize == 8 else numpy.complex64)
+
+
 def get_default_dtype():
     """Return the floating dtype used for Python floats and factories."""
     return _default_dtype
@@ -953,6 +959,8 @@ cdef object _to_array(object data, object dtype, str what):
         arr = numpy.asarray(data, dtype=numpy.int64)
     elif isinstance(data, float):
         arr = numpy.asarray(data, dtype=_default_dtype if dtype is None else dtype)
+    elif isinstance(data, complex):
+        arr = numpy.asarray(data, dtype=_default_complex() if dtype is None else dtype)
     elif hasattr(data, "__dlpack__"):
         # Any other array library: share its memory through DLPack. If it refuses
         # (torch does for tensors that require grad), fall back to __array__ below.
@@ -968,9 +976,12 @@ cdef object _to_array(object data, object dtype, str what):
         except Exception as exc:
             raise TypeError("%s(): could not convert %s to an array: %s"
                             % (what, type(data).__name__, exc)) from None
-        if arr.dtype.kind == "f" and arr.dtype != _default_dtype and dtype is None \
-                and not isinstance(data, numpy.ndarray) and not hasattr(data, "dtype"):
-            arr = arr.astype(_default_dtype)
+        if arr.dtype.kind in "fc" and dtype is None and not isinstance(data, numpy.ndarray) \
+                and not hasattr(data, "dtype"):
+            # Python floats and complex numbers in sequences follow the default dtype
+            target = _default_dtype if arr.dtype.kind == "f" else _default_complex()
+            if arr.dtype != target:
+                arr = arr.astype(target)
     if _dtype_kind(arr) not in b"biufc":
         # Arrays handed over as they are (NumPy, CuPy, DLPack) can hold strings, objects,
         # dates...: refused as torch refuses them.

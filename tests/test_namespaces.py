@@ -177,7 +177,10 @@ def test_factories_and_modules_follow_the_default_dtype_as_torch(dtype, restore_
         for make in ["zeros(2)", "ones(2)", "empty(2)", "rand(2)", "randn(2)", "tensor(1.5)",
                      "tensor([1, 2.5])", "arange(0.0, 1.0, 0.5)", "full((2,), 0.5)",
                      "linspace(0, 1, 3)", "eye(2)", "tensor(1)", "arange(3)",
-                     "full((2,), 1)", "tensor([True])"]:
+                     "full((2,), 1)", "tensor([True])", "tensor(1j)", "tensor([1.5, 2j])",
+                     "tensor([[1, 2j]])"]:
+            if dtype == "float16" and "j" in make:
+                continue          # torch makes complex32, which NumPy does not have
             ours = eval("pyad." + make).dtype
             theirs = eval("torch." + make).dtype
             assert str(ours) == str(theirs).replace("torch.", ""), make
