@@ -609,7 +609,7 @@ cdef class Node:
         grads = tuple(checked)
         if self._out_meta is not None:
             grads = _materialize(self, grads)
-        return self._backward(grads)
+        return _call_backward(self, grads)
 
     def __repr__(self):
         return "<%s object at %#x>" % (self.name(), id(self))
@@ -1302,6 +1302,16 @@ cdef class Variable:
     def is_complex(self):
         """True if the dtype is a complex type."""
         return self._data.dtype.kind == "c"
+
+    @property
+    def real(self):
+        """The real part (differentiable; a real Variable itself), as :func:`pyad.real`."""
+        return real(self)
+
+    @property
+    def imag(self):
+        """The imaginary part (differentiable; complex only), as :func:`pyad.imag`."""
+        return imag(self)
 
     def type_as(self, other):
         """This Variable converted to ``other``'s dtype (differentiable)."""
@@ -2460,7 +2470,7 @@ cdef inline tuple _run_node_body(Node node, tuple grads, bint keep_graph):
     if _anomaly_on():
         _current_node = node
     try:
-        outs = node._backward(grads)
+        outs = _call_backward(node, grads)
     except Exception as exc:
         if _anomaly_on() and node._creation_stack is not None:
             _add_forward_trace(exc, node)
@@ -2924,6 +2934,7 @@ include "ops/nn.pxi"
 include "ops/conv.pxi"
 include "ops/random.pxi"
 include "ops/inplace.pxi"
+include "ops/complex.pxi"
 include "_function.pxi"
 include "_dlpack.pxi"
 include "_format.pxi"
@@ -2946,6 +2957,7 @@ OP_FAMILIES = {
     "conv": CONV_OPS,
     "random": RANDOM_OPS,
     "inplace": INPLACE_OPS,
+    "complex": COMPLEX_OPS,
 }
 
 # Public as pyad.<name> but not as Variable methods: item access has its operators,

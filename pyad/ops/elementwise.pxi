@@ -65,7 +65,7 @@ cdef inline Variable _reduce_grad(Variable g, tuple shape, object dtype):
     if shape is not None:
         g = sum_to(g, shape)
     if dtype is not None and not _same_dtype(_dtype(g._data), dtype):
-        g = _convert(g, None, dtype, False)
+        g = _grad_as(g, None, dtype)
     return g
 
 
@@ -516,6 +516,8 @@ cdef class SigmoidBackward(_UnaryNode):
 cdef object _sigmoid_data(object d):
     # Split by sign so exp never overflows: 1/(1+e^-x) for x>=0, e^x/(1+e^x) otherwise.
     xp = _xp_of(d)
+    if _dtype_kind(d) == b'c':
+        return 1 / (1 + xp.exp(-d))     # torch's complex formula (no sign split)
     e = xp.exp(-xp.abs(d))
     return xp.where(d >= 0, 1 / (1 + e), e / (1 + e)).astype(d.dtype, copy=False)
 
@@ -553,6 +555,7 @@ cpdef Variable relu(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(relu, (input, ))
+    _refuse_complex(input, None, "relu")
     cdef Variable x = _as_variable(input, "relu")
     data = _np_maximum(x._data, 0)
     if data.dtype != x._data.dtype:
@@ -699,6 +702,9 @@ cpdef Variable sign(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(sign, (input, ))
+    if _is_complex_operand(input):
+        raise NotImplementedError("sign(): unlike NumPy, sign is not intended to support "
+                                  "complex numbers (torch.sgn is z / |z|)")
     return _same_dtype_unary(_sign_data, input, SignBackward, 0, "sign")
 
 
@@ -961,6 +967,7 @@ cpdef Variable erf(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(erf, (input, ))
+    _refuse_complex(input, None, "erf")
     return _float_unary(_erf_data, input, ErfBackward, 1, "erf")
 
 
@@ -1067,6 +1074,7 @@ cpdef Variable maximum(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(maximum, (input, other, ))
+    _refuse_complex(input, other, "maximum")
     return _pairwise_extremum(input, other, True, "maximum")
 
 
@@ -1082,6 +1090,7 @@ cpdef Variable minimum(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(minimum, (input, other, ))
+    _refuse_complex(input, other, "minimum")
     return _pairwise_extremum(input, other, False, "minimum")
 
 
@@ -1193,6 +1202,7 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     """
     if _profiling and _profile_enter():
         return _profiled(clamp, (input, min, max, ))
+    _refuse_complex(input, None, "clamp")
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
     cdef Variable x = _as_variable(input, "clamp")
@@ -1269,6 +1279,7 @@ cpdef Variable clamp_min(object input, object min):
     """
     if _profiling and _profile_enter():
         return _profiled(clamp_min, (input, min, ))
+    _refuse_complex(input, None, "clamp_min")
     try:
         return clamp(input, min, None)
     except _OP_ERRORS as exc:
@@ -1283,6 +1294,7 @@ cpdef Variable clamp_max(object input, object max):
     """
     if _profiling and _profile_enter():
         return _profiled(clamp_max, (input, max, ))
+    _refuse_complex(input, None, "clamp_max")
     try:
         return clamp(input, None, max)
     except _OP_ERRORS as exc:
@@ -1313,6 +1325,7 @@ cpdef Variable atan2(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(atan2, (input, other, ))
+    _refuse_complex(input, other, "atan2")
     data = _apply_binary(_np_arctan2, input, other, "atan2")
     if _binary_records(input, other):
         return _binary(Atan2Backward.__new__(Atan2Backward), data, input, other, True, True)
@@ -1341,6 +1354,7 @@ cpdef Variable hypot(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(hypot, (input, other, ))
+    _refuse_complex(input, other, "hypot")
     data = _apply_binary(_np_hypot, input, other, "hypot")
     if _binary_records(input, other):
         return _binary(HypotBackward.__new__(HypotBackward), data, input, other, True, True)
@@ -1391,6 +1405,7 @@ cpdef Variable floor(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(floor, (input, ))
+    _refuse_complex(input, None, "floor")
     return _rounding(_np_floor, input, FloorBackward, "floor")
 
 
@@ -1406,6 +1421,7 @@ cpdef Variable ceil(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(ceil, (input, ))
+    _refuse_complex(input, None, "ceil")
     return _rounding(_np_ceil, input, CeilBackward, "ceil")
 
 
@@ -1424,6 +1440,7 @@ cpdef Variable round(object input, object decimals=0):
     """
     if _profiling and _profile_enter():
         return _profiled(round, (input, decimals, ))
+    _refuse_complex(input, None, "round")
     try:
         decimals = operator.index(decimals)
     except TypeError:
@@ -1444,6 +1461,7 @@ cpdef Variable trunc(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(trunc, (input, ))
+    _refuse_complex(input, None, "trunc")
     return _rounding(_np_trunc, input, TruncBackward, "trunc")
 
 
@@ -1455,6 +1473,7 @@ cpdef Variable frac(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(frac, (input, ))
+    _refuse_complex(input, None, "frac")
     try:
         return sub(input, trunc(input))
     except _OP_ERRORS as exc:
@@ -1489,6 +1508,7 @@ cpdef Variable floor_divide(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(floor_divide, (input, other, ))
+    _refuse_complex(input, other, "floor_divide")
     _check_integer_divisor(input, other, "floor_divide")
     data = _apply_binary(_np_floor_divide, input, other, "floor_divide")
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
@@ -1523,6 +1543,7 @@ cpdef Variable remainder(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(remainder, (input, other, ))
+    _refuse_complex(input, other, "remainder")
     _check_integer_divisor(input, other, "remainder")
     data = _apply_binary(_np_remainder, input, other, "remainder")
     if _binary_records(input, other):
@@ -1546,6 +1567,7 @@ cpdef Variable fmod(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(fmod, (input, other, ))
+    _refuse_complex(input, other, "fmod")
     _check_integer_divisor(input, other, "fmod")
     data = _apply_binary(_np_fmod, input, other, "fmod")
     if _binary_records(input, other):
@@ -1564,6 +1586,7 @@ cpdef Variable lt(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(lt, (input, other, ))
+    _refuse_complex(input, other, "lt")
     return _compare(_as_variable(input, "lt"), other, 0)
 
 
@@ -1575,6 +1598,7 @@ cpdef Variable le(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(le, (input, other, ))
+    _refuse_complex(input, other, "le")
     return _compare(_as_variable(input, "le"), other, 1)
 
 
@@ -1608,6 +1632,7 @@ cpdef Variable gt(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(gt, (input, other, ))
+    _refuse_complex(input, other, "gt")
     return _compare(_as_variable(input, "gt"), other, 4)
 
 
@@ -1619,6 +1644,7 @@ cpdef Variable ge(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(ge, (input, other, ))
+    _refuse_complex(input, other, "ge")
     return _compare(_as_variable(input, "ge"), other, 5)
 
 

@@ -1893,6 +1893,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """
     if _profiling and _profile_enter():
         return _profiled(unique, (input, sorted, return_inverse, return_counts, dim, ))
+    _refuse_complex(input, None, "unique")
     cdef Variable x = _as_variable(input, "unique")
     xp = _xp_of(x._data)
     axis = None if dim is None else _normalize_dim(dim, x._data.ndim, "unique")
