@@ -300,7 +300,7 @@ cdef class PowBackward(_BinaryNode):
         base = self.a.get(self)
         exponent = self.b.get(self)
         if self._needs_input_grad(0):
-            if isinstance(exponent, (int, float)):
+            if isinstance(exponent, (int, float, complex)):
                 if exponent == 0:
                     ga = mul(g, 0.0)
                 else:
@@ -644,8 +644,20 @@ cdef object _sign_data(object d):
 
 cdef class AbsBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
+        d = self.saved.data(self)
+        if _dtype_kind(d) == b'c':
+            return (mul(grads[0], _sgn(self.saved.unpack(self))),)
         # sign(x) is a constant here: the second derivative is 0 (torch's too)
-        return (mul(grads[0], _sign_data(self.saved.data(self))),)
+        return (mul(grads[0], _sign_data(d)),)
+
+
+cdef Variable _sgn(Variable z):
+    # z / |z| (0 at 0) for complex z, differentiable (torch's sgn): the derivative of
+    # |z|, which unlike a real sign is not locally constant.
+    zero = _xp_of(z._data).asarray(z._data == 0)
+    if bool(zero.any()):
+        return where_const(zero, 0, div(z, where_const(zero, 1, abs(z))))
+    return div(z, abs(z))
 
 
 cpdef Variable abs(object input):
@@ -1586,7 +1598,6 @@ cpdef Variable lt(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(lt, (input, other, ))
-    _refuse_complex(input, other, "lt")
     return _compare(_as_variable(input, "lt"), other, 0)
 
 
@@ -1598,7 +1609,6 @@ cpdef Variable le(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(le, (input, other, ))
-    _refuse_complex(input, other, "le")
     return _compare(_as_variable(input, "le"), other, 1)
 
 
@@ -1632,7 +1642,6 @@ cpdef Variable gt(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(gt, (input, other, ))
-    _refuse_complex(input, other, "gt")
     return _compare(_as_variable(input, "gt"), other, 4)
 
 
@@ -1644,7 +1653,6 @@ cpdef Variable ge(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(ge, (input, other, ))
-    _refuse_complex(input, other, "ge")
     return _compare(_as_variable(input, "ge"), other, 5)
 
 
@@ -1981,6 +1989,8 @@ cdef tuple _COMPARISON_NAMES = ("lt", "le", "eq", "ne", "gt", "ge")
 
 
 cdef Variable _compare(Variable a, object b, int op):
+    if op != 2 and op != 3:                     # orderings: none for complex (torch)
+        _refuse_complex(a, b, _COMPARISON_NAMES[op])
     other = _binary_operand_data(b, _COMPARISON_NAMES[op], "other")
     d = a._data
     try:

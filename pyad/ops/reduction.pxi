@@ -752,6 +752,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
 
 cdef Variable _abs(Variable x):
     # |x| as x * sign(x) (sign a constant): the derivative sign(x), torch's abs backward.
+    if _dtype_kind(x._data) == b'c':
+        return abs(x)                       # real, and its sgn is not a constant
     return mul(x, _sign_data(x._data))
 
 
@@ -784,7 +786,8 @@ cdef class NormBackward(Node):
             g = _reshape(g, kshape, False)
             norm = _reshape(norm, kshape, False)
         xd = x._data
-        sgn = _sign_data(xd)
+        cx = _dtype_kind(xd) == b'c'
+        sgn = _sgn(x) if cx else _sign_data(xd)     # complex: z / |z|, differentiable
         if p == 1:
             return (mul(broadcast_to(g, shape), sgn),)
         if p == 2:
@@ -796,6 +799,8 @@ cdef class NormBackward(Node):
             ax = xp.abs(xd)
             mask = (ax == norm._data) | xp.isnan(ax)
             count = _sum_data(mask, self.dims, True)
+            if cx:
+                return (mul(g, mul(sgn, (mask / count).astype(ax.dtype, copy=False))),)
             return (mul(g, (sgn * mask / count).astype(xd.dtype, copy=False)),)
         if p < 1:
             zero = xd == 0

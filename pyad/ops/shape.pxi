@@ -1649,7 +1649,7 @@ cdef object _scalar_value(object value, str what):
             raise RuntimeError("%s(): only supports a 0-dimensional value Variable, but got "
                                "one with %d dimensions" % (what, (<Variable>value)._data.ndim))
         return value
-    if isinstance(value, (int, float, bool, numpy.number)):
+    if isinstance(value, (int, float, bool, complex, numpy.number)):
         return value
     raise TypeError("%s(): argument 'value' must be a number or a 0-d Variable, not %s"
                     % (what, type(value).__name__))
