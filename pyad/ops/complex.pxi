@@ -156,6 +156,7 @@ _HOLOMORPHIC = frozenset([
     TanBackward, AsinBackward, AcosBackward, AtanBackward, SinhBackward, CoshBackward,
     TanhGradBackward, PowConstGradBackward, MatmulBackward, EinsumBackward,
     ProdOthersBackward, ProdBackward, CumprodBackward, LogsumexpBackward, SiluBackward,
+    ConvolutionBackward,
 ])
 
 

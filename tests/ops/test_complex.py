@@ -516,3 +516,46 @@ def test_gradcheck_complex_0d():
     z = pyad.Variable(np.array(0.3 - 0.7j), requires_grad=True)
     assert gradcheck(lambda a: a.exp() * a, (z,))
     assert gradgradcheck(lambda a: a.exp() * a, (z,))
+
+
+# -- convolution ---------------------------------------------------------------------------
+
+def _F(L):
+    return pyad.nn.functional if L is pyad else torch.nn.functional
+
+
+CONV = {
+    "conv2d": lambda L, x, w: _F(L).conv2d(x, w, padding=1, stride=(1, 2)),
+    "conv2d_groups": lambda L, x, w: _F(L).conv2d(x, w.reshape(4, 1, 2, 2)[:2], groups=2),
+    "conv1d": lambda L, x, w: _F(L).conv1d(x[:, :, 0], w[:, :, 0], dilation=2),
+    "conv_transpose2d": lambda L, x, w: _F(L).conv_transpose2d(
+        x, w.transpose(0, 1), stride=2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONV))
+def test_conv_vs_torch(name):
+    check_vs_torch(CONV[name], [_c((1, 2, 5, 5), 80), _c((2, 2, 2, 2), 81)])
+
+
+@pytest.mark.parametrize("name", sorted(CONV))
+def test_conv_gradcheck(name):
+    check_gradcheck(CONV[name], [_c((1, 2, 3, 3), 82), _c((2, 2, 2, 2), 83)],
+                    second_order=name != "conv_transpose2d")
+
+
+def test_conv_real_input_complex_weight_vs_torch():
+    # both libraries want one dtype: the real input is converted, and its gradient is
+    # the real part
+    def f(L, x, w):
+        return _F(L).conv2d(x.to(torch.complex128 if L is torch else np.complex128), w)
+    check_vs_torch(f, [_r((1, 2, 4, 4), 84), _c((3, 2, 2, 2), 85)])
+
+
+@pytest.mark.parametrize("name", ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"])
+def test_pooling_refuses_complex_like_torch(name):
+    z = _c((1, 2, 4, 4), 86)
+    with pytest.raises(RuntimeError):
+        getattr(torch.nn.functional, name)(torch.tensor(z), 2)
+    with pytest.raises(NotImplementedError, match=r"^%s\(\): " % name):
+        getattr(pyad.nn.functional, name)(pyad.Variable(z), 2)
