@@ -2801,6 +2801,9 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    "(output %d has shape %s); pass a gradient"
                                    % (i, _shape_str(out._data.shape)))
+            if _dtype_kind(out._data) == b'c':
+                raise RuntimeError("grad can be implicitly created only for real scalar "
+                                   "outputs but got %s" % out._data.dtype)
             g = _wrap(_ones_data(out._data))
         else:
             g = _as_variable(grads[i], "grad" if is_grad else "backward")
@@ -2813,6 +2816,12 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
                 raise RuntimeError("grad_output[%d] is on %s but output[%d] is on %s"
                                    % (i, g.device, i, out.device))
             if g._data.dtype != out._data.dtype:
+                if (_dtype_kind(g._data) == b'c') != (_dtype_kind(out._data) == b'c'):
+                    raise RuntimeError("For complex Variables, both grad_output and output "
+                                       "are required to have the same dtype. Mismatch in "
+                                       "dtype: grad_output[%d] has a dtype of %s and "
+                                       "output[%d] has a dtype of %s."
+                                       % (i, g._data.dtype, i, out._data.dtype))
                 if not _is_float_dtype(g._data.dtype):
                     raise RuntimeError("grad_output[%d] has dtype %s, expected a floating "
                                        "gradient for output of dtype %s"

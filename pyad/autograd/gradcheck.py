@@ -556,14 +556,16 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     |numerical|``. The backward pass is run twice and the two results must agree
     within ``nondet_tol``.
 
-    Inputs should be float64: in lower precision the finite differences are too
-    inaccurate, and a warning says so.
+    Inputs should be float64 (or complex128): in lower precision the finite
+    differences are too inaccurate, and a warning says so. Complex inputs and outputs
+    are checked as pairs of reals (real part, imaginary part), as torch's gradcheck;
+    a complex input's gradient is ``dL/d(re) + i dL/d(im)``.
 
     Parameters
     ----------
     func : callable
         Takes the inputs positionally; returns a Variable or a tuple of them.
-        Outputs that do not require grad or are not floating are not checked (if
+        Outputs that do not require grad or are not floating or complex are not checked (if
         none requires grad, their numerical gradients must be zero).
     inputs : Variable or tuple of Variables
         Entries that are not Variables are passed through unchanged. At least one

@@ -300,6 +300,10 @@ REDUCTIONS = {
     "norm_p1.5": lambda L, x: L.norm(x, p=1.5),
     "norm_pinf": lambda L, x: L.norm(x, p=float("inf"), dim=1),
     "logsumexp": lambda L, x: L.logsumexp(x, 1),
+    "vector_norm": lambda L, x: L.linalg.vector_norm(x, 3, dim=0),
+    "matrix_norm_fro": lambda L, x: L.linalg.matrix_norm(x),
+    "matrix_norm_1": lambda L, x: L.linalg.matrix_norm(x, 1),
+    "matrix_norm_inf": lambda L, x: L.linalg.matrix_norm(x, float("inf")),
     "trace": lambda L, x: L.trace(x),
 }
 
@@ -559,3 +563,32 @@ def test_pooling_refuses_complex_like_torch(name):
         getattr(torch.nn.functional, name)(torch.tensor(z), 2)
     with pytest.raises(NotImplementedError, match=r"^%s\(\): " % name):
         getattr(pyad.nn.functional, name)(pyad.Variable(z), 2)
+
+
+# -- roots of the backward pass ------------------------------------------------------------
+
+def test_complex_output_needs_an_explicit_gradient_like_torch():
+    z = _c((2,), 90)
+    with pytest.raises(RuntimeError, match="real scalar outputs"):
+        torch.tensor(z, requires_grad=True).sum().backward()
+    with pytest.raises(RuntimeError, match="real scalar outputs"):
+        pyad.Variable(z, requires_grad=True).sum().backward()
+    with pytest.raises(RuntimeError, match="real scalar outputs"):
+        v = pyad.Variable(z, requires_grad=True)
+        pyad.autograd.grad(v.sum(), v)
+
+
+def test_grad_output_must_match_complexness_like_torch():
+    z = _c((2,), 91)
+    t = torch.tensor(z, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Mismatch in dtype"):
+        torch.autograd.grad(t.exp(), t, torch.ones(2, dtype=torch.float64))
+    v = pyad.Variable(z, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Mismatch in dtype"):
+        pyad.autograd.grad(v.exp(), v, pyad.Variable(np.ones(2)))
+    with pytest.raises(RuntimeError, match="Mismatch in dtype"):
+        v.abs().backward(pyad.Variable(np.ones(2) + 0j))
+    # complex64 for a complex128 output is converted, as torch
+    g = pyad.autograd.grad(v.exp(), v, pyad.Variable(np.ones(2, np.complex64)))[0]
+    gt = torch.autograd.grad(t.exp(), t, torch.ones(2, dtype=torch.complex64))[0]
+    _close(_to_np(g), gt.numpy())
