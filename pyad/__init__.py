@@ -43,6 +43,8 @@ from pyad._engine import (
     scatter_, scatter_add_,
     # stochastic (with reinforce)
     bernoulli, multinomial, normal,
+    # complex numbers
+    conj, real, imag, angle,
 )
 from pyad._factories import (
     tensor, as_tensor, zeros, ones, empty, full, arange, linspace, eye, rand, randn,
@@ -128,7 +130,9 @@ __all__ = [
     "matrix_power", "ravel", "flipud", "fliplr", "rot90", "atleast_1d", "atleast_2d",
     "atleast_3d", "dstack", "column_stack", "tensor_split", "hsplit", "vsplit", "take",
     "broadcast_tensors", "broadcast_shapes", "meshgrid", "kron",
-    # porting torch scripts (issue 17)
+    # the namespaces and factories torch scripts use
     "Generator", "default_generator", "seed", "randperm", "set_default_device",
     "get_default_device", "backends", "cuda", "utils",
+    # complex numbers
+    "conj", "real", "imag", "angle",
 ]

@@ -615,7 +615,7 @@ cdef class Node:
         grads = tuple(checked)
         if self._out_meta is not None:
             grads = _materialize(self, grads)
-        return self._backward(grads)
+        return _call_backward(self, grads)
 
     def __repr__(self):
         return "<%s object at %#x>" % (self.name(), id(self))
@@ -1324,6 +1324,16 @@ cdef class Variable:
     def is_complex(self):
         """True if the dtype is a complex type."""
         return self._data.dtype.kind == "c"
+
+    @property
+    def real(self):
+        """The real part (differentiable; a real Variable itself), as :func:`pyad.real`."""
+        return real(self)
+
+    @property
+    def imag(self):
+        """The imaginary part (differentiable; complex only), as :func:`pyad.imag`."""
+        return imag(self)
 
     def type_as(self, other):
         """This Variable converted to ``other``'s dtype (differentiable)."""
@@ -2487,7 +2497,7 @@ cdef inline tuple _run_node_body(Node node, tuple grads, bint keep_graph):
     if _anomaly_on():
         _current_node = node
     try:
-        outs = node._backward(grads)
+        outs = _call_backward(node, grads)
     except Exception as exc:
         if _anomaly_on() and node._creation_stack is not None:
             _add_forward_trace(exc, node)
@@ -2818,6 +2828,9 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
                 raise RuntimeError("grad can be implicitly created only for scalar outputs "
                                    "(output %d has shape %s); pass a gradient"
                                    % (i, _shape_str(out._data.shape)))
+            if _dtype_kind(out._data) == b'c':
+                raise RuntimeError("grad can be implicitly created only for real scalar "
+                                   "outputs but got %s" % out._data.dtype)
             g = _wrap(_ones_data(out._data))
         else:
             g = _as_variable(grads[i], "grad" if is_grad else "backward")
@@ -2830,6 +2843,12 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
                 raise RuntimeError("grad_output[%d] is on %s but output[%d] is on %s"
                                    % (i, g.device, i, out.device))
             if g._data.dtype != out._data.dtype:
+                if (_dtype_kind(g._data) == b'c') != (_dtype_kind(out._data) == b'c'):
+                    raise RuntimeError("For complex Variables, both grad_output and output "
+                                       "are required to have the same dtype. Mismatch in "
+                                       "dtype: grad_output[%d] has a dtype of %s and "
+                                       "output[%d] has a dtype of %s."
+                                       % (i, g._data.dtype, i, out._data.dtype))
                 if not _is_float_dtype(g._data.dtype):
                     raise RuntimeError("grad_output[%d] has dtype %s, expected a floating "
                                        "gradient for output of dtype %s"
@@ -2951,6 +2970,7 @@ include "ops/nn.pxi"
 include "ops/conv.pxi"
 include "ops/random.pxi"
 include "ops/inplace.pxi"
+include "ops/complex.pxi"
 include "_function.pxi"
 include "_dlpack.pxi"
 include "_format.pxi"
@@ -2973,6 +2993,7 @@ OP_FAMILIES = {
     "conv": CONV_OPS,
     "random": RANDOM_OPS,
     "inplace": INPLACE_OPS,
+    "complex": COMPLEX_OPS,
 }
 
 # Public as pyad.<name> but not as Variable methods: item access has its operators,

@@ -168,6 +168,8 @@ def _zoo():
                 pyad.nn.functional.conv_transpose2d(x4, w4),       # einsum + FoldBackward
                 pyad.nn.functional.max_pool2d(x4, 2, stride=1),
                 pyad.nn.functional.avg_pool2d(x4, 2, stride=1)]    # UnfoldBackward
+    z = x * (1 + 1j) + w * 0.5j                                 # complex.pxi
+    entries += [z.conj().real, z.imag, pyad.angle(z), pyad.angle(x)]
     b = x * 1
     b[0].mul_(w[0])                       # CopySlicesBackward on b
     entries.append(b)

@@ -54,6 +54,7 @@ for _name in ("index_fill", "index_fill_"):
 for _name in ("masked_fill", "masked_fill_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x, x > 0.3, 0.0)
 SAMPLE_CALLS["masked_scatter"] = lambda op, x: op(x, x > 0.3, x)
+SAMPLE_CALLS["imag"] = lambda op, x: op(x * 1j)
 
 
 def _sample_input():

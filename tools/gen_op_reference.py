@@ -19,7 +19,7 @@ PAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 TITLES = {"elementwise": "Elementwise", "reduction": "Reductions",
           "linalg": "Linear algebra", "shape": "Shape and indexing",
           "nn": "Neural-network functions", "random": "Random fills",
-          "inplace": "In-place"}
+          "inplace": "In-place", "complex": "Complex numbers"}
 
 
 def _signature(op):

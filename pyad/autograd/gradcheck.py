@@ -8,6 +8,12 @@ backward pass itself, so it checks second derivatives. Both follow
 Finite differences are computed in float64 on the host whatever the array
 module, so the module works unchanged for NumPy and CuPy data. Failure messages
 show only the worst entries of a Jacobian, never whole arrays.
+
+Complex inputs and outputs are checked as torch checks them: each complex number is a
+pair of reals (real part, imaginary part), and a complex input's gradient is read as
+``dL/d(re) + i dL/d(im)`` (the conjugate Wirtinger convention). The Jacobians compared
+are those of the real function, with a complex element's two parts as consecutive
+entries.
 """
 
 import warnings
@@ -73,7 +79,28 @@ def _host_float64(value):
     if _array_module(array) is not numpy:
         array = array.get()
     # Always copy: an output may alias an input that is about to be perturbed.
+    if _is_complex(array.dtype):
+        # (re, im) of each element, consecutive (a trailing axis of 2)
+        array = numpy.asarray(array, dtype=numpy.complex128)
+        return numpy.stack([array.real, array.imag], axis=-1)
     return numpy.array(array, dtype=numpy.float64, copy=True)
+
+
+def _is_complex(dtype):
+    return numpy.issubdtype(numpy.dtype(dtype), numpy.complexfloating)
+
+
+def _real_size(value):
+    """How many real numbers a Variable or array holds (two per complex element)."""
+    array = _array_of(value)
+    return array.size * (2 if _is_complex(array.dtype) else 1)
+
+
+def _real_shape(value):
+    """The shape that indexes those real numbers (a trailing 2: real, imaginary part)."""
+    array = _array_of(value)
+    shape = tuple(array.shape)
+    return shape + (2,) if _is_complex(array.dtype) else shape
 
 
 def _as_tuple(value):
@@ -85,7 +112,8 @@ def _as_tuple(value):
 
 
 def _is_floating(dtype):
-    return numpy.issubdtype(numpy.dtype(dtype), numpy.floating)
+    # Floating or complex: the dtypes that have gradients.
+    return numpy.issubdtype(numpy.dtype(dtype), numpy.inexact)
 
 
 def _is_float_variable(value):
@@ -111,11 +139,7 @@ def _check_inputs(inputs, stacklevel):
         if not (isinstance(value, pyad.Variable) and value.requires_grad):
             continue
         dtype = numpy.dtype(value.dtype)
-        if numpy.issubdtype(dtype, numpy.complexfloating):
-            raise ValueError(
-                f"Input {position} is complex ({dtype}); pyad's gradcheck supports "
-                "real floating inputs only.")
-        if dtype != numpy.float64:
+        if dtype not in (numpy.float64, numpy.complex128):
             warnings.warn(
                 f"Input {position} requires grad and has dtype {dtype}, not float64. "
                 "Finite differences in this precision are poor, so gradcheck will "
@@ -173,21 +197,31 @@ def _numerical_jacobians(func, inputs, input_positions, output_positions,
     for i in input_positions:
         data = inputs[i].data
         n = data.size
+        # A complex element is two real inputs: columns 2k (re) and 2k + 1 (im).
+        steps = (eps, eps * 1j) if _is_complex(data.dtype) else (eps,)
         for j in output_positions:
-            jacobians[(j, i)] = numpy.zeros((output_sizes[j], n))
+            jacobians[(j, i)] = numpy.zeros((output_sizes[j], n * len(steps)))
         for k in range(n):
             index = numpy.unravel_index(k, data.shape)
             original = data[index].copy()
-            try:
-                _write(data, index, original + eps)
-                plus = _evaluate(func, inputs, output_positions, output_sizes)
-                _write(data, index, original - eps)
-                minus = _evaluate(func, inputs, output_positions, output_sizes)
-            finally:
-                _write(data, index, original)
-            for j in output_positions:
-                jacobians[(j, i)][:, k] = (plus[j] - minus[j]) / (2 * eps)
+            for part, step in enumerate(steps):
+                try:
+                    _write(data, index, original + step)
+                    plus = _evaluate(func, inputs, output_positions, output_sizes)
+                    _write(data, index, original - step)
+                    minus = _evaluate(func, inputs, output_positions, output_sizes)
+                finally:
+                    _write(data, index, original)
+                for j in output_positions:
+                    jacobians[(j, i)][:, k * len(steps) + part] = (plus[j] - minus[j]) / (2 * eps)
     return jacobians
+
+
+def _as_complex_if(vector, dtype):
+    """A real vector as the array it stands for: pairs (re, im) for a complex dtype."""
+    if _is_complex(dtype):
+        return vector[0::2] + 1j * vector[1::2]
+    return vector
 
 
 def _numerical_directional(func, inputs, input_positions, output_positions,
@@ -198,8 +232,12 @@ def _numerical_directional(func, inputs, input_positions, output_positions,
         data = inputs[i].data
         xp = _array_module(data)
         original = data.copy()
-        original64 = _host_float64(data)
-        step = eps * directions[i].reshape(data.shape)
+        if _is_complex(data.dtype):
+            pairs = _host_float64(data)
+            original64 = pairs[..., 0] + 1j * pairs[..., 1]
+        else:
+            original64 = _host_float64(data)
+        step = eps * _as_complex_if(directions[i], data.dtype).reshape(data.shape)
         try:
             _write(data, Ellipsis, xp.asarray(original64 + step).astype(data.dtype))
             plus = _evaluate(func, inputs, output_positions, output_sizes)
@@ -229,7 +267,7 @@ def _vjp(output, inputs, input_positions, grad_output, check_grad_dtypes, j):
     for i, grad in zip(input_positions, grads):
         variable = inputs[i]
         if grad is None:
-            result[i] = numpy.zeros(variable.data.size)
+            result[i] = numpy.zeros(_real_size(variable))
             continue
         grad_shape = tuple(_array_of(grad).shape)
         if grad_shape != tuple(variable.shape):
@@ -248,17 +286,22 @@ def _vjp(output, inputs, input_positions, grad_output, check_grad_dtypes, j):
 
 
 def _one_hot(output, k):
+    # k indexes the output's real numbers: for a complex output, 1 on element k // 2's
+    # real part (k even) or 1j on its imaginary part (k odd).
     data = output.data
     xp = _array_module(data)
     grad_output = xp.zeros(data.shape, dtype=data.dtype)
-    grad_output.reshape(-1)[k] = 1
+    if _is_complex(data.dtype):
+        grad_output.reshape(-1)[k // 2] = 1j if k % 2 else 1
+    else:
+        grad_output.reshape(-1)[k] = 1
     return grad_output
 
 
 def _analytical_jacobians(output, inputs, input_positions, check_grad_dtypes, j):
     """Rows of the Jacobians of output ``j``: ``J[i]`` of shape (output size, input size)."""
-    size = output.data.size
-    jacobians = {i: numpy.zeros((size, inputs[i].data.size)) for i in input_positions}
+    size = _real_size(output)
+    jacobians = {i: numpy.zeros((size, _real_size(inputs[i]))) for i in input_positions}
     for k in range(size):
         row = _vjp(output, inputs, input_positions, _one_hot(output, k),
                    check_grad_dtypes, j)
@@ -387,7 +430,7 @@ def _check_backward_multiplies_grad_output(outputs, output_positions, inputs,
 
 def _slow_check(func, inputs, outputs, input_positions, output_positions, constant_positions,
                 eps, atol, rtol, nondet_tol, check_grad_dtypes, strict):
-    sizes = {j: outputs[j].data.size for j in output_positions + constant_positions}
+    sizes = {j: _real_size(outputs[j]) for j in output_positions + constant_positions}
     numerical = _numerical_jacobians(func, inputs, input_positions,
                                      output_positions + constant_positions, sizes, eps)
     _check_numerically_constant(numerical, constant_positions, input_positions, atol, strict)
@@ -398,8 +441,8 @@ def _slow_check(func, inputs, outputs, input_positions, output_positions, consta
         second = _analytical_jacobians(output, inputs, input_positions, check_grad_dtypes, j)
         for i in input_positions:
             if not _allclose(first[i], numerical[(j, i)], rtol, atol):
-                raise _mismatch_error(numerical[(j, i)], first[i], output.shape,
-                                      inputs[i].shape, i, j, rtol, atol)
+                raise _mismatch_error(numerical[(j, i)], first[i], _real_shape(output),
+                                      _real_shape(inputs[i]), i, j, rtol, atol)
         for i in input_positions:
             if _differs(first[i], second[i], nondet_tol):
                 raise _reentrancy_error(first[i], second[i], i, j, nondet_tol)
@@ -421,16 +464,17 @@ def _adjusted_atol(atol, u, v):
 def _fast_check(func, inputs, outputs, input_positions, output_positions, constant_positions,
                 eps, atol, rtol, nondet_tol, check_grad_dtypes, strict):
     rng = numpy.random.default_rng(0)
-    u = {i: _random_unit(rng, tuple(inputs[i].shape)).ravel() for i in input_positions}
-    v = {j: _random_unit(rng, tuple(outputs[j].shape)) for j in output_positions}
-    sizes = {j: outputs[j].data.size for j in output_positions + constant_positions}
+    u = {i: _random_unit(rng, _real_shape(inputs[i])).ravel() for i in input_positions}
+    v = {j: _random_unit(rng, _real_shape(outputs[j])).ravel() for j in output_positions}
+    sizes = {j: _real_size(outputs[j]) for j in output_positions + constant_positions}
     ju = _numerical_directional(func, inputs, input_positions,
                                 output_positions + constant_positions, sizes, u, eps)
     _check_numerically_constant(ju, constant_positions, input_positions, atol, strict)
     for j in output_positions:
         output = outputs[j]
         xp = _array_module(output.data)
-        grad_output = xp.asarray(v[j]).astype(output.data.dtype)
+        grad_output = xp.asarray(_as_complex_if(v[j], output.data.dtype)).astype(
+            output.data.dtype).reshape(output.data.shape)
         first = _vjp(output, inputs, input_positions, grad_output, check_grad_dtypes, j)
         second = _vjp(output, inputs, input_positions, grad_output, check_grad_dtypes, j)
         for i in input_positions:
@@ -449,7 +493,7 @@ def _fast_mismatch_error(func, inputs, output, i, j, analytical, numerical, tole
                          eps, atol, rtol, check_grad_dtypes):
     # The two scalars say nothing about where the error is: recompute the full
     # Jacobians of this pair (with the caller's eps) to point at entries.
-    slow_numerical = _numerical_jacobians(func, inputs, [i], [j], {j: output.data.size}, eps)
+    slow_numerical = _numerical_jacobians(func, inputs, [i], [j], {j: _real_size(output)}, eps)
     slow_analytical = _analytical_jacobians(output, inputs, [i], check_grad_dtypes, j)
     preamble = [
         f"fast mode: v^T J u is {numerical:.8g} numerically and {analytical:.8g} "
@@ -461,8 +505,8 @@ def _fast_mismatch_error(func, inputs, output, i, j, analytical, numerical, tole
             "Fast gradcheck failed but element-wise differences are small: the check "
             "might pass with fast_mode=False.")
     preamble.append("Element-wise (slow mode) comparison:")
-    return _mismatch_error(slow_numerical[(j, i)], slow_analytical[i], output.shape,
-                           inputs[i].shape, i, j, rtol, atol, preamble)
+    return _mismatch_error(slow_numerical[(j, i)], slow_analytical[i], _real_shape(output),
+                           _real_shape(inputs[i]), i, j, rtol, atol, preamble)
 
 
 def _gradcheck(func, inputs, *, eps, atol, rtol, raise_exception, nondet_tol,
@@ -512,14 +556,16 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     |numerical|``. The backward pass is run twice and the two results must agree
     within ``nondet_tol``.
 
-    Inputs should be float64: in lower precision the finite differences are too
-    inaccurate, and a warning says so.
+    Inputs should be float64 (or complex128): in lower precision the finite
+    differences are too inaccurate, and a warning says so. Complex inputs and outputs
+    are checked as pairs of reals (real part, imaginary part), as torch's gradcheck;
+    a complex input's gradient is ``dL/d(re) + i dL/d(im)``.
 
     Parameters
     ----------
     func : callable
         Takes the inputs positionally; returns a Variable or a tuple of them.
-        Outputs that do not require grad or are not floating are not checked (if
+        Outputs that do not require grad or are not floating or complex are not checked (if
         none requires grad, their numerical gradients must be zero).
     inputs : Variable or tuple of Variables
         Entries that are not Variables are passed through unchanged. At least one
@@ -590,6 +636,8 @@ def _random_grad_output(rng, output, non_contiguous):
     xp = _array_module(data)
     dtype = data.dtype if _is_floating(data.dtype) else numpy.float64
     values = numpy.asarray(rng.standard_normal(data.shape))
+    if _is_complex(dtype):
+        values = values + 1j * numpy.asarray(rng.standard_normal(data.shape))
     if non_contiguous and data.ndim > 0:
         # Every other element of a twice-as-long last axis: same values, strided layout.
         storage = xp.zeros(data.shape[:-1] + (2 * data.shape[-1],), dtype=dtype)

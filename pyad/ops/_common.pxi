@@ -511,6 +511,8 @@ cdef inline object _reduce_data(object data, tuple shape, object dtype):
     if shape is not None and not _has_shape(data, shape):
         data = _sum_to_data(data, shape)
     if dtype is not None and not _same_dtype(_dtype(data), dtype):
+        if _dtype_kind(data) == b'c' and numpy.dtype(dtype).kind != 'c':
+            data = data.real                # a real input's gradient: the real part
         data = data.astype(dtype)
     return data
 
@@ -559,7 +561,16 @@ cdef class ToCopyBackward(Node):
     cdef object input_device
 
     cdef tuple _backward(self, tuple grads):
-        return (_convert(grads[0], self.input_device, self.input_dtype, False),)
+        return (_grad_as(grads[0], self.input_device, self.input_dtype),)
+
+
+cdef Variable _grad_as(Variable g, object dev, object dtype):
+    # A gradient converted to its input's dtype: the real part for a real input
+    # (torch), without NumPy's ComplexWarning.
+    if (dtype is not None and _dtype_kind(g._data) == b'c'
+            and numpy.dtype(dtype).kind != 'c'):
+        g = real(g)
+    return _convert(g, dev, dtype, False)
 
 
 cdef Variable _convert(Variable x, object dev, object dtype, bint copy):
@@ -581,3 +592,21 @@ cdef Variable _convert(Variable x, object dev, object dtype, bint copy):
         node.input_device = str(x.device)
         return _recorded(node, data, (_edge(x),))
     return _plain(data, x._volatile)
+
+
+# -- ops torch has no complex kernel for --------------------------------------------
+
+cdef inline bint _is_complex_operand(object x):
+    if isinstance(x, Variable):
+        return _dtype_kind((<Variable>x)._data) == b'c'
+    if isinstance(x, complex):
+        return True
+    dtype = getattr(x, "dtype", None)
+    return isinstance(dtype, numpy.dtype) and dtype.kind == 'c'
+
+
+cdef inline void _refuse_complex(object a, object b, str what) except *:
+    # Orderings, rounding and the like have no complex meaning (torch raises too,
+    # NotImplementedError or RuntimeError; NotImplementedError is a RuntimeError).
+    if _is_complex_operand(a) or (b is not None and _is_complex_operand(b)):
+        raise NotImplementedError("%s(): does not support complex input" % what)

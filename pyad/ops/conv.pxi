@@ -567,6 +567,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if _profiling and _profile_enter():
         return _profiled(max_pool2d, (input, kernel_size, stride, padding, dilation, ceil_mode,
                                       return_indices, ))
+    _refuse_complex(input, None, "max_pool2d")
     cdef Variable x = _conv_input(input, "max_pool2d", "input")
     x, unbatched = _batched(x, 2, "max_pool2d")
     k, s, p, d, oh, ow = _pool_args(x, kernel_size, stride, padding, dilation, ceil_mode,
@@ -627,6 +628,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     if _profiling and _profile_enter():
         return _profiled(avg_pool2d, (input, kernel_size, stride, padding, ceil_mode,
                                       count_include_pad, divisor_override, ))
+    _refuse_complex(input, None, "avg_pool2d")
     cdef Variable x = _conv_input(input, "avg_pool2d", "input")
     x, unbatched = _batched(x, 2, "avg_pool2d")
     k, s, p, d, oh, ow = _pool_args(x, kernel_size, stride, padding, 1, ceil_mode,
@@ -672,6 +674,7 @@ def adaptive_avg_pool2d(input, output_size):
     """
     if _profiling and _profile_enter():
         return _profiled(adaptive_avg_pool2d, (input, output_size, ))
+    _refuse_complex(input, None, "adaptive_avg_pool2d")
     cdef Variable x = _conv_input(input, "adaptive_avg_pool2d", "input")
     x, unbatched = _batched(x, 2, "adaptive_avg_pool2d")
     if isinstance(output_size, (tuple, list)):

@@ -65,7 +65,7 @@ cdef inline Variable _reduce_grad(Variable g, tuple shape, object dtype):
     if shape is not None:
         g = sum_to(g, shape)
     if dtype is not None and not _same_dtype(_dtype(g._data), dtype):
-        g = _convert(g, None, dtype, False)
+        g = _grad_as(g, None, dtype)
     return g
 
 
@@ -300,7 +300,7 @@ cdef class PowBackward(_BinaryNode):
         base = self.a.get(self)
         exponent = self.b.get(self)
         if self._needs_input_grad(0):
-            if isinstance(exponent, (int, float)):
+            if isinstance(exponent, (int, float, complex)):
                 if exponent == 0:
                     ga = mul(g, 0.0)
                 else:
@@ -517,6 +517,8 @@ cdef class SigmoidBackward(_UnaryNode):
 cdef object _sigmoid_data(object d):
     # Split by sign so exp never overflows: 1/(1+e^-x) for x>=0, e^x/(1+e^x) otherwise.
     xp = _xp_of(d)
+    if _dtype_kind(d) == b'c':
+        return 1 / (1 + xp.exp(-d))     # torch's complex formula (no sign split)
     e = xp.exp(-xp.abs(d))
     return xp.where(d >= 0, 1 / (1 + e), e / (1 + e)).astype(d.dtype, copy=False)
 
@@ -555,6 +557,7 @@ cpdef Variable relu(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(relu, (input, ))
+    _refuse_complex(input, None, "relu")
     cdef Variable x = _as_variable(input, "relu")
     data = _np_maximum(x._data, 0)
     if data.dtype != x._data.dtype:
@@ -643,8 +646,20 @@ cdef object _sign_data(object d):
 
 cdef class AbsBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
+        d = self.saved.data(self)
+        if _dtype_kind(d) == b'c':
+            return (mul(grads[0], _sgn(self.saved.unpack(self))),)
         # sign(x) is a constant here: the second derivative is 0 (torch's too)
-        return (mul(grads[0], _sign_data(self.saved.data(self))),)
+        return (mul(grads[0], _sign_data(d)),)
+
+
+cdef Variable _sgn(Variable z):
+    # z / |z| (0 at 0) for complex z, differentiable (torch's sgn): the derivative of
+    # |z|, which unlike a real sign is not locally constant.
+    zero = _xp_of(z._data).asarray(z._data == 0)
+    if bool(zero.any()):
+        return where_const(zero, 0, div(z, where_const(zero, 1, abs(z))))
+    return div(z, abs(z))
 
 
 cpdef Variable abs(object input):
@@ -701,6 +716,9 @@ cpdef Variable sign(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(sign, (input, ))
+    if _is_complex_operand(input):
+        raise NotImplementedError("sign(): unlike NumPy, sign is not intended to support "
+                                  "complex numbers (torch.sgn is z / |z|)")
     return _same_dtype_unary(_sign_data, input, SignBackward, 0, "sign")
 
 
@@ -963,6 +981,7 @@ cpdef Variable erf(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(erf, (input, ))
+    _refuse_complex(input, None, "erf")
     return _float_unary(_erf_data, input, ErfBackward, 1, "erf")
 
 
@@ -1069,6 +1088,7 @@ cpdef Variable maximum(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(maximum, (input, other, ))
+    _refuse_complex(input, other, "maximum")
     return _pairwise_extremum(input, other, True, "maximum")
 
 
@@ -1084,6 +1104,7 @@ cpdef Variable minimum(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(minimum, (input, other, ))
+    _refuse_complex(input, other, "minimum")
     return _pairwise_extremum(input, other, False, "minimum")
 
 
@@ -1195,6 +1216,7 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     """
     if _profiling and _profile_enter():
         return _profiled(clamp, (input, min, max, ))
+    _refuse_complex(input, None, "clamp")
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
     cdef Variable x = _as_variable(input, "clamp")
@@ -1271,6 +1293,7 @@ cpdef Variable clamp_min(object input, object min):
     """
     if _profiling and _profile_enter():
         return _profiled(clamp_min, (input, min, ))
+    _refuse_complex(input, None, "clamp_min")
     try:
         return clamp(input, min, None)
     except _OP_ERRORS as exc:
@@ -1285,6 +1308,7 @@ cpdef Variable clamp_max(object input, object max):
     """
     if _profiling and _profile_enter():
         return _profiled(clamp_max, (input, max, ))
+    _refuse_complex(input, None, "clamp_max")
     try:
         return clamp(input, None, max)
     except _OP_ERRORS as exc:
@@ -1321,6 +1345,7 @@ cpdef Variable atan2(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(atan2, (input, other, ))
+    _refuse_complex(input, other, "atan2")
     data = _apply_binary(_np_arctan2, input, other, "atan2")
     if _binary_records(input, other):
         return _binary(Atan2Backward.__new__(Atan2Backward), data, input, other, True, True)
@@ -1349,6 +1374,7 @@ cpdef Variable hypot(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(hypot, (input, other, ))
+    _refuse_complex(input, other, "hypot")
     data = _apply_binary(_np_hypot, input, other, "hypot")
     if _binary_records(input, other):
         return _binary(HypotBackward.__new__(HypotBackward), data, input, other, True, True)
@@ -1399,6 +1425,7 @@ cpdef Variable floor(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(floor, (input, ))
+    _refuse_complex(input, None, "floor")
     return _rounding(_np_floor, input, FloorBackward, "floor")
 
 
@@ -1414,6 +1441,7 @@ cpdef Variable ceil(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(ceil, (input, ))
+    _refuse_complex(input, None, "ceil")
     return _rounding(_np_ceil, input, CeilBackward, "ceil")
 
 
@@ -1432,6 +1460,7 @@ cpdef Variable round(object input, object decimals=0):
     """
     if _profiling and _profile_enter():
         return _profiled(round, (input, decimals, ))
+    _refuse_complex(input, None, "round")
     try:
         decimals = operator.index(decimals)
     except TypeError:
@@ -1452,6 +1481,7 @@ cpdef Variable trunc(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(trunc, (input, ))
+    _refuse_complex(input, None, "trunc")
     return _rounding(_np_trunc, input, TruncBackward, "trunc")
 
 
@@ -1463,6 +1493,7 @@ cpdef Variable frac(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(frac, (input, ))
+    _refuse_complex(input, None, "frac")
     try:
         return sub(input, trunc(input))
     except _OP_ERRORS as exc:
@@ -1499,6 +1530,7 @@ cpdef Variable floor_divide(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(floor_divide, (input, other, ))
+    _refuse_complex(input, other, "floor_divide")
     _check_integer_divisor(input, other, "floor_divide")
     data = _apply_binary(_np_floor_divide, input, other, "floor_divide")
     if _binary_records(input, other) and _is_float_dtype(data.dtype):
@@ -1536,6 +1568,7 @@ cpdef Variable remainder(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(remainder, (input, other, ))
+    _refuse_complex(input, other, "remainder")
     _check_integer_divisor(input, other, "remainder")
     data = _apply_binary(_np_remainder, input, other, "remainder")
     if _binary_records(input, other):
@@ -1559,6 +1592,7 @@ cpdef Variable fmod(object input, object other):
     """
     if _profiling and _profile_enter():
         return _profiled(fmod, (input, other, ))
+    _refuse_complex(input, other, "fmod")
     _check_integer_divisor(input, other, "fmod")
     data = _apply_binary(_np_fmod, input, other, "fmod")
     if _binary_records(input, other):
@@ -1968,6 +2002,8 @@ cdef tuple _COMPARISON_NAMES = ("lt", "le", "eq", "ne", "gt", "ge")
 
 
 cdef Variable _compare(Variable a, object b, int op):
+    if op != 2 and op != 3:                     # orderings: none for complex (torch)
+        _refuse_complex(a, b, _COMPARISON_NAMES[op])
     other = _binary_operand_data(b, _COMPARISON_NAMES[op], "other")
     d = a._data
     try:

@@ -29,6 +29,7 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
     """
     if _profiling and _profile_enter():
         return _profiled(log_softmax, (input, dim, dtype, ))
+    _refuse_complex(input, None, "log_softmax")
     cdef Variable x = _as_variable(input, "log_softmax")
     if dim is None:
         raise TypeError("log_softmax(): argument 'dim' must be given")
@@ -92,6 +93,7 @@ cpdef Variable softmax(object input, object dim=None, object dtype=None):
     """
     if _profiling and _profile_enter():
         return _profiled(softmax, (input, dim, dtype, ))
+    _refuse_complex(input, None, "softmax")
     cdef Variable x = _as_variable(input, "softmax")
     if dim is None:
         raise TypeError("softmax(): argument 'dim' must be given")
@@ -163,6 +165,7 @@ cpdef Variable gelu(object input, str approximate="none"):
     """
     if _profiling and _profile_enter():
         return _profiled(gelu, (input, approximate, ))
+    _refuse_complex(input, None, "gelu")
     cdef Variable x = _activation_input(input, "gelu")
     cdef bint use_tanh
     if approximate == "none":
@@ -232,6 +235,7 @@ cpdef Variable elu(object input, double alpha=1.0):
     """
     if _profiling and _profile_enter():
         return _profiled(elu, (input, alpha, ))
+    _refuse_complex(input, None, "elu")
     cdef Variable x = _activation_input(input, "elu")
     d = x._data
     xp = _xp_of(d)
@@ -263,6 +267,7 @@ cpdef Variable leaky_relu(object input, double negative_slope=0.01):
     """
     if _profiling and _profile_enter():
         return _profiled(leaky_relu, (input, negative_slope, ))
+    _refuse_complex(input, None, "leaky_relu")
     cdef Variable x = _activation_input(input, "leaky_relu")
     d = x._data
     data = _as_dtype(_ensure_array(_xp_of(d).where(d > 0, d, d * negative_slope)), d.dtype)
@@ -297,6 +302,7 @@ cpdef Variable softplus(object input, double beta=1.0, double threshold=20.0):
     """
     if _profiling and _profile_enter():
         return _profiled(softplus, (input, beta, threshold, ))
+    _refuse_complex(input, None, "softplus")
     cdef Variable x = _activation_input(input, "softplus")
     d = x._data
     xp = _xp_of(d)
@@ -332,6 +338,7 @@ cpdef Variable hardtanh(object input, double min_val=-1.0, double max_val=1.0):
     """
     if _profiling and _profile_enter():
         return _profiled(hardtanh, (input, min_val, max_val, ))
+    _refuse_complex(input, None, "hardtanh")
     if min_val > max_val:
         raise ValueError("hardtanh(): min_val (%r) cannot be greater than max_val (%r)"
                          % (min_val, max_val))
@@ -361,6 +368,7 @@ cpdef Variable logsigmoid(object input):
     """
     if _profiling and _profile_enter():
         return _profiled(logsigmoid, (input, ))
+    _refuse_complex(input, None, "logsigmoid")
     cdef Variable x = _activation_input(input, "logsigmoid")
     d = x._data
     xp = _xp_of(d)

@@ -250,6 +250,7 @@ cpdef object max(object input, object dim=None, object keepdim=False):
     """
     if _profiling and _profile_enter():
         return _profiled(max, (input, dim, keepdim, ))
+    _refuse_complex(input, None, "max")
     return _extremum(input, dim, keepdim, True)
 
 
@@ -263,6 +264,7 @@ cpdef object _op_min(object input, object dim=None, object keepdim=False):
     """
     if _profiling and _profile_enter():
         return _profiled(_op_min, (input, dim, keepdim, ))
+    _refuse_complex(input, None, "min")
     return _extremum(input, dim, keepdim, False)
 
 
@@ -303,6 +305,7 @@ cpdef Variable amax(object input, object dim=None, object keepdim=False):
     """
     if _profiling and _profile_enter():
         return _profiled(amax, (input, dim, keepdim, ))
+    _refuse_complex(input, None, "amax")
     return _amax_amin(input, dim, keepdim, True)
 
 
@@ -315,6 +318,7 @@ cpdef Variable amin(object input, object dim=None, object keepdim=False):
     """
     if _profiling and _profile_enter():
         return _profiled(amin, (input, dim, keepdim, ))
+    _refuse_complex(input, None, "amin")
     return _amax_amin(input, dim, keepdim, False)
 
 
@@ -350,6 +354,7 @@ cpdef Variable argmax(object input, object dim=None, object keepdim=False):
     """
     if _profiling and _profile_enter():
         return _profiled(argmax, (input, dim, keepdim, ))
+    _refuse_complex(input, None, "argmax")
     return _arg_extremum(input, dim, keepdim, True)
 
 
@@ -362,6 +367,7 @@ cpdef Variable argmin(object input, object dim=None, object keepdim=False):
     """
     if _profiling and _profile_enter():
         return _profiled(argmin, (input, dim, keepdim, ))
+    _refuse_complex(input, None, "argmin")
     return _arg_extremum(input, dim, keepdim, False)
 
 
@@ -587,6 +593,10 @@ cdef object _var_data(object data, tuple dims, bint keepdim, object correction, 
     with numpy.errstate(invalid="ignore", divide="ignore"):
         m = _sum_data(data, dims, True) / n if n else 0     # n == 0: data is empty
         diff = data - m
+        if _dtype_kind(data) == b'c':   # |diff|^2, real (torch)
+            sq = diff.real * diff.real + diff.imag * diff.imag
+            out = _sum_data(sq, dims, keepdim) / builtins.max(0, n - correction)
+            return _ensure_array(out).astype(data.real.dtype, copy=False)
         out = _sum_data(diff * diff, dims, keepdim) / builtins.max(0, n - correction)
     return _ensure_array(out).astype(data.dtype, copy=False)
 
@@ -745,6 +755,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
 
 cdef Variable _abs(Variable x):
     # |x| as x * sign(x) (sign a constant): the derivative sign(x), torch's abs backward.
+    if _dtype_kind(x._data) == b'c':
+        return abs(x)                       # real, and its sgn is not a constant
     return mul(x, _sign_data(x._data))
 
 
@@ -777,7 +789,8 @@ cdef class NormBackward(Node):
             g = _reshape(g, kshape, False)
             norm = _reshape(norm, kshape, False)
         xd = x._data
-        sgn = _sign_data(xd)
+        cx = _dtype_kind(xd) == b'c'
+        sgn = _sgn(x) if cx else _sign_data(xd)     # complex: z / |z|, differentiable
         if p == 1:
             return (mul(broadcast_to(g, shape), sgn),)
         if p == 2:
@@ -789,6 +802,8 @@ cdef class NormBackward(Node):
             ax = xp.abs(xd)
             mask = (ax == norm._data) | xp.isnan(ax)
             count = _sum_data(mask, self.dims, True)
+            if cx:
+                return (mul(g, mul(sgn, (mask / count).astype(ax.dtype, copy=False))),)
             return (mul(g, (sgn * mask / count).astype(xd.dtype, copy=False)),)
         if p < 1:
             zero = xd == 0
@@ -851,7 +866,12 @@ cdef Variable _vector_norm(object input, object ord, object dim, object keepdim,
                                    "this dimension is empty and the operation does not have "
                                    "an identity" % (what, _order_str(p), i))
     xp = _xp_of(d)
-    if p == 2:
+    out_dtype = d.dtype
+    if _dtype_kind(d) == b'c':
+        out_dtype = d.real.dtype            # the norm of a complex vector is real (torch)
+    if p == 2 and out_dtype is not d.dtype:
+        data = _np_sqrt(_sum_data(d.real * d.real + d.imag * d.imag, dims, kd))
+    elif p == 2:
         data = _np_sqrt(_sum_data(d * d, dims, kd))
     elif p == 1:
         data = _sum_data(xp.abs(d), dims, kd)
@@ -860,11 +880,11 @@ cdef Variable _vector_norm(object input, object ord, object dim, object keepdim,
     elif p == -numpy.inf:
         data = _extremum_data(xp.abs(d), dims, kd, False)
     elif p == 0:
-        data = _sum_data(d != 0, dims, kd, d.dtype)
+        data = _sum_data(d != 0, dims, kd, out_dtype)
     else:
         with numpy.errstate(divide="ignore"):       # |0| ** p = inf for p < 0
             data = _np_power(_sum_data(_np_power(xp.abs(d), p), dims, kd), 1.0 / p)
-    data = _ensure_array(data).astype(d.dtype, copy=False)
+    data = _ensure_array(data).astype(out_dtype, copy=False)
     cdef NormBackward node
     cdef Variable out
     if _records(x):
@@ -1274,6 +1294,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     """
     if _profiling and _profile_enter():
         return _profiled(sort, (input, dim, descending, stable))
+    _refuse_complex(input, None, "sort")
     cdef Variable x = _as_variable(input, "sort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "sort")
     index = _sort_indices(x._data, d, bool(descending))
@@ -1288,6 +1309,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     """
     if _profiling and _profile_enter():
         return _profiled(argsort, (input, dim, descending, stable))
+    _refuse_complex(input, None, "argsort")
     cdef Variable x = _as_variable(input, "argsort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "argsort")
     return _plain(_sort_indices(x._data, d, bool(descending)), x._volatile)
@@ -1301,6 +1323,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     """
     if _profiling and _profile_enter():
         return _profiled(topk, (input, k, dim, largest, sorted))
+    _refuse_complex(input, None, "topk")
     cdef Variable x = _as_variable(input, "topk")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "topk")
     cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
@@ -1330,6 +1353,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """
     if _profiling and _profile_enter():
         return _profiled(kthvalue, (input, k, dim, keepdim))
+    _refuse_complex(input, None, "kthvalue")
     cdef Variable x = _as_variable(input, "kthvalue")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "kthvalue")
     cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
@@ -1452,6 +1476,7 @@ def median(input, dim=None, keepdim=False):
     """
     if _profiling and _profile_enter():
         return _profiled(median, (input, dim, keepdim))
+    _refuse_complex(input, None, "median")
     cdef Variable x = _as_variable(input, "median")
     cdef Py_ssize_t d, n
     cdef MaxBackward node
@@ -1524,7 +1549,8 @@ cdef object _logsumexp_data(object d, tuple dims, bint keepdim):
         shape = _keepdim_shape(d.shape, dims) if keepdim else tuple(
             s for i, s in enumerate(d.shape) if i not in dims)
         return xp.full(shape, -numpy.inf, dtype=d.dtype)
-    m = _max_data(d, dims, True)
+    # complex: shift by the largest real part (torch)
+    m = _max_data(d.real if _dtype_kind(d) == b'c' else d, dims, True)
     # With finite row maxima every sum of exp(d - m) is at least 1: one scalar test on
     # NumPy (their sum is finite) saves the elementwise fix-up on the common path.
     if xp is not numpy or not _finite_double(float(_np_add.reduce(m, None))):
@@ -1615,6 +1641,7 @@ def cummax(input, dim):
     """
     if _profiling and _profile_enter():
         return _profiled(cummax, (input, dim))
+    _refuse_complex(input, None, "cummax")
     return _cum_extremum(input, dim, True)
 
 
@@ -1627,6 +1654,7 @@ def cummin(input, dim):
     """
     if _profiling and _profile_enter():
         return _profiled(cummin, (input, dim))
+    _refuse_complex(input, None, "cummin")
     return _cum_extremum(input, dim, False)
 
 
@@ -1658,6 +1686,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if _profiling and _profile_enter():
         return _profiled_named("nansum", lambda x, d, k: nansum(x, d, k, dtype=dtype),
                                (input, dim, keepdim))
+    _refuse_complex(input, None, "nansum")
     cdef Variable x = _as_variable(input, "nansum")
     if _is_float_dtype(x._data.dtype):
         x = where(isnan(x), 0, x)
@@ -1677,6 +1706,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if _profiling and _profile_enter():
         return _profiled_named("nanmean", lambda x, d, k: nanmean(x, d, k, dtype=dtype),
                                (input, dim, keepdim))
+    _refuse_complex(input, None, "nanmean")
     cdef Variable x = _as_variable(input, "nanmean")
     if not _is_float_dtype(x._data.dtype):
         raise RuntimeError("nanmean(): expected a floating point input, got %s"

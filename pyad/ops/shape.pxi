@@ -1665,7 +1665,7 @@ cdef object _scalar_value(object value, str what):
             raise RuntimeError("%s(): only supports a 0-dimensional value Variable, but got "
                                "one with %d dimensions" % (what, (<Variable>value)._data.ndim))
         return value
-    if isinstance(value, (int, float, bool, numpy.number)):
+    if isinstance(value, (int, float, bool, complex, numpy.number)):
         return value
     raise TypeError("%s(): argument 'value' must be a number or a 0-d Variable, not %s"
                     % (what, type(value).__name__))
@@ -1909,6 +1909,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """
     if _profiling and _profile_enter():
         return _profiled(unique, (input, sorted, return_inverse, return_counts, dim, ))
+    _refuse_complex(input, None, "unique")
     cdef Variable x = _as_variable(input, "unique")
     xp = _xp_of(x._data)
     axis = None if dim is None else _normalize_dim(dim, x._data.ndim, "unique")

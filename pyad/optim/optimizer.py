@@ -292,11 +292,18 @@ class Adam(Optimizer):
                     state = self.state[p]
                     if not state:
                         state["step"] = tensor(0.0)
-                        state["exp_avg"] = Variable(p.data * 0)
-                        state["exp_avg_sq"] = Variable(p.data * 0)
+                        zeros = (lambda: Variable(p.data * 0)) if p.data.dtype.kind != "c" else (
+                            lambda: Variable(_xp(p.data).zeros(p.data.shape, p.data.dtype)))
+                        state["exp_avg"] = zeros()
+                        state["exp_avg_sq"] = zeros()
                         if group["amsgrad"]:
-                            state["max_exp_avg_sq"] = Variable(p.data * 0)
+                            state["max_exp_avg_sq"] = zeros()
                     grad = p.grad.data
+                    # A complex parameter is a pair of reals (torch's view_as_real):
+                    # the moments are taken per real and imaginary part.
+                    is_complex = p.data.dtype.kind == "c"
+                    if is_complex:
+                        grad = _real_pairs(grad)
                     if group["maximize"]:
                         grad = -grad
                     state["step"].add_(1)
@@ -305,18 +312,25 @@ class Adam(Optimizer):
                         if group["decoupled_weight_decay"]:
                             p.mul_(1 - lr * wd)
                         else:
-                            grad = grad + wd * p.data
+                            grad = grad + wd * (_real_pairs(p.data) if is_complex else p.data)
                     m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+                    if is_complex:
+                        m, v = _real_view(m), _real_view(v)
                     m += (grad - m) * (1 - beta1)          # torch's lerp_
                     v *= beta2
                     v += (1 - beta2) * grad * grad
                     if group["amsgrad"]:
                         vmax = state["max_exp_avg_sq"].data
+                        if is_complex:
+                            vmax = _real_view(vmax)
                         _xp(vmax).maximum(vmax, v, out=vmax)
                         v = vmax
                     step_size = lr / (1 - beta1 ** step)
                     denom = _xp(v).sqrt(v) / math.sqrt(1 - beta2 ** step) + eps
-                    p.sub_(Variable(step_size * (m / denom)))
+                    update = step_size * (m / denom)
+                    if is_complex:
+                        update = (update[..., 0] + 1j * update[..., 1]).astype(p.data.dtype)
+                    p.sub_(Variable(update))
         return loss
 
 
@@ -333,6 +347,18 @@ class AdamW(Adam):
                  amsgrad=False, *, maximize=False):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
                          decoupled_weight_decay=True)
+
+
+def _real_pairs(array):
+    """A complex array as reals: a new array with a trailing axis (real, imaginary)."""
+    xp = _xp(array)
+    return xp.stack([array.real, array.imag], axis=-1)
+
+
+def _real_view(array):
+    """A view of a C-contiguous complex array (the optimizer's own state) as real pairs,
+    so that updates in place change it."""
+    return array[..., None].view(array.real.dtype)
 
 
 def _xp(array):

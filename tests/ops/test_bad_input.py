@@ -170,6 +170,7 @@ for _name in ("add_", "sub_", "mul_", "div_"):
     VALID[_name] = lambda: ((X(), X()), {})
 VALID["clamp_"] = lambda: ((X(), 0.0, 2.0), {})
 VALID["pow_"] = lambda: ((X(), 2.0), {})
+VALID["imag"] = lambda: ((X() * 1j,), {})
 
 # Names the op goes by in messages when it differs from its function's name.
 SPOKEN = {"getitem": "__getitem__", "setitem": "__setitem__", "concat": "cat",

@@ -1,0 +1,188 @@
+# Complex numbers: conj, real, imag, angle, and the conjugation rule of the backward pass.
+#
+# pyad follows torch's convention: the gradient of a real loss L with respect to a
+# complex z = x + iy is dL/dx + i dL/dy (the conjugate Wirtinger derivative, times 2),
+# and a holomorphic op y = f(z) passes grad_in = grad_out * conj(f'(z)).
+#
+# The backward formulas of the holomorphic ops (mul, div, pow, exp, sin, matmul, einsum,
+# prod, ...) are written as for real numbers: grad_out * f'(z). For complex numbers the
+# engine runs such a node as conj(backward(conj(grad_out))) = grad_out * conj(f'(z)):
+# one rule here instead of a conj in every formula, and every formula keeps its real
+# fast path. A node type is listed in _HOLOMORPHIC when its formula is complex-linear
+# in the incoming gradient with holomorphic coefficients. Ops whose formula is not of
+# that form (abs, angle, real, imag, var, std, norm) compute torch's gradient directly
+# and are not listed; linear ops with real coefficients (add, sum, views) need no rule.
+
+
+cdef class ConjBackward(Node):
+    cdef tuple _backward(self, tuple grads):
+        return (conj(grads[0]),)
+
+
+cpdef Variable conj(object input):
+    """Elementwise complex conjugate; a real Variable is returned as it is (torch).
+
+    pyad returns a new array where torch returns a lazily conjugated view.
+
+    >>> conj(Variable(numpy.array([1 + 2j, 3 - 1j])))
+    tensor([1.-2.j, 3.+1.j], dtype=complex128)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(conj, (input, ))
+    cdef Variable x = _as_variable(input, "conj")
+    if _dtype_kind(x._data) != b'c':
+        return x
+    data = _xp_of(x._data).conj(x._data)
+    if _records(x):
+        return _recorded(ConjBackward.__new__(ConjBackward), data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef class RealBackward(Node):
+    # L depends on Re z only: z.grad = g + 0j
+    cdef object input_dtype
+
+    cdef tuple _backward(self, tuple grads):
+        return (_convert(<Variable>grads[0], None, self.input_dtype, False),)
+
+
+cdef class ImagBackward(Node):
+    # L depends on Im z only: z.grad = i g
+    cdef object input_dtype
+
+    cdef tuple _backward(self, tuple grads):
+        return (mul(_convert(<Variable>grads[0], None, self.input_dtype, False), 1j),)
+
+
+cdef Variable _complex_part(Variable x, bint imaginary):
+    cdef Node node
+    data = x._data.imag if imaginary else x._data.real
+    data = _xp_of(data).ascontiguousarray(data)
+    if _records(x):
+        if imaginary:
+            node = ImagBackward.__new__(ImagBackward)
+            (<ImagBackward>node).input_dtype = x._data.dtype
+        else:
+            node = RealBackward.__new__(RealBackward)
+            (<RealBackward>node).input_dtype = x._data.dtype
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cpdef Variable real(object input):
+    """The real part of a complex Variable; a real Variable is returned as it is (torch).
+
+    pyad returns a new array where torch returns a view.
+
+    >>> real(Variable(numpy.array([1 + 2j, 3 - 1j])))
+    tensor([1., 3.], dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(real, (input, ))
+    cdef Variable x = _as_variable(input, "real")
+    if _dtype_kind(x._data) != b'c':
+        return x
+    return _complex_part(x, False)
+
+
+cpdef Variable imag(object input):
+    """The imaginary part of a complex Variable (a real one is refused, as torch).
+
+    pyad returns a new array where torch returns a view.
+
+    >>> imag(Variable(numpy.array([1 + 2j, 3 - 1j])))
+    tensor([ 2., -1.], dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(imag, (input, ))
+    cdef Variable x = _as_variable(input, "imag")
+    if _dtype_kind(x._data) != b'c':
+        raise RuntimeError("imag(): imag is not implemented for Variables with non-complex "
+                           "dtypes (got %s)" % x._data.dtype)
+    return _complex_part(x, True)
+
+
+cdef class AngleBackward(_UnaryNode):
+    # angle(x + iy) = atan2(y, x): z.grad = g * i z / |z|^2 (0 at z = 0, torch's choice);
+    # a real input's angle is piecewise constant: a zero gradient.
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable g = grads[0]
+        z = self.saved.unpack(self)
+        zd = z._data
+        xp = _xp_of(zd)
+        if _dtype_kind(zd) != b'c':
+            return (_raw(xp.zeros(zd.shape, dtype=zd.dtype)),)
+        at_zero = xp.asarray(zd == 0)
+        mag2 = mul(z, conj(z))
+        if bool(at_zero.any()):
+            mag2 = where_const(at_zero, 1, mag2)
+        t = div(mul(mul(_convert(g, None, zd.dtype, False), z), 1j), mag2)
+        if bool(at_zero.any()):
+            t = where_const(at_zero, 0, t)
+        return (t,)
+
+
+cdef object _angle_data(object d):
+    xp = _xp_of(d)
+    if _dtype_kind(d) == b'c':
+        return xp.angle(d)
+    # torch: pi for negative numbers, 0 otherwise, nan at nan
+    out = xp.where(d < 0, numpy.pi, 0.0).astype(d.dtype, copy=False)
+    return xp.where(xp.isnan(d), d, out)
+
+
+cpdef Variable angle(object input):
+    """Elementwise argument (phase) of a complex Variable, in radians, as a real Variable;
+    for real input: pi for negative numbers, 0 otherwise (torch).
+
+    >>> angle(Variable(numpy.array([1j, -1 + 0j])))
+    tensor([1.5708, 3.1416], dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(angle, (input, ))
+    return _float_unary(_angle_data, input, AngleBackward, 1, "angle")
+
+
+COMPLEX_OPS = (conj, real, imag, angle)
+"""Complex numbers: conj, real, imag, angle (also Variable methods)."""
+
+
+# -- the conjugation rule -----------------------------------------------------------
+
+_HOLOMORPHIC = frozenset([
+    MulBackward, DivBackward, PowBackward, ExpBackward, LogBackward, SqrtBackward,
+    TanhBackward, SigmoidBackward, ReciprocalBackward, SquareBackward, RsqrtBackward,
+    Expm1Backward, Log1pBackward, Log2Backward, Log10Backward, SinBackward, CosBackward,
+    TanBackward, AsinBackward, AcosBackward, AtanBackward, SinhBackward, CoshBackward,
+    TanhGradBackward, PowConstGradBackward, MatmulBackward, EinsumBackward,
+    ProdOthersBackward, ProdBackward, CumprodBackward, LogsumexpBackward, SiluBackward,
+    ConvolutionBackward,
+])
+
+
+cdef inline bint _any_complex(tuple values):
+    for v in values:
+        if isinstance(v, Variable) and _dtype_kind((<Variable>v)._data) == b'c':
+            return True
+    return False
+
+
+cdef tuple _conj_each(tuple values):
+    cdef list out = list(values)
+    cdef Py_ssize_t i
+    for i in range(len(out)):
+        v = out[i]
+        if isinstance(v, Variable) and _dtype_kind((<Variable>v)._data) == b'c':
+            out[i] = conj(v)
+    return tuple(out)
+
+
+cdef tuple _call_backward(Node node, tuple grads):
+    # node._backward(grads), with the conjugation rule above for holomorphic nodes.
+    cdef bint complex_in = _any_complex(grads)
+    if complex_in and type(node) in _HOLOMORPHIC:
+        return _conj_each(node._backward(_conj_each(grads)))
+    outs = node._backward(grads)
+    if not complex_in and _any_complex(outs) and type(node) in _HOLOMORPHIC:
+        return _conj_each(outs)
+    return outs
