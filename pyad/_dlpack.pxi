@@ -82,10 +82,13 @@ cdef dict _DL_WIDTHS = {
 cdef dict _DL_KINDS = {0: "i", 1: "u", 2: "f", 5: "c"}
 
 
+import importlib
+
+
 def _ml_dtypes():
     """The ml_dtypes module (the ``bfloat16`` extra), imported on first use."""
     try:
-        import ml_dtypes
+        ml_dtypes = importlib.import_module("ml_dtypes")
     except ImportError:
         raise BufferError('from_dlpack(): bfloat16 and float8 data need the ml_dtypes '
                           'package: pip install "pyad[bfloat16]"') from None

@@ -960,9 +960,10 @@ cdef object _to_array(object data, object dtype, str what):
         if arr.dtype.kind == "f" and arr.dtype != _default_dtype and dtype is None \
                 and not isinstance(data, numpy.ndarray) and not hasattr(data, "dtype"):
             arr = arr.astype(_default_dtype)
-    if _dtype_kind(arr) not in b"biufc":
+    if _dtype_kind(arr) not in b"biufc" and arr.dtype.type.__module__ != "ml_dtypes":
         # Arrays handed over as they are (NumPy, CuPy, DLPack) can hold strings, objects,
-        # dates...: refused as torch refuses them.
+        # dates...: refused as torch refuses them (ml_dtypes' bfloat16 and float8 are
+        # numbers NumPy computes with).
         raise TypeError("%s(): data must be numeric (bool, integer, floating point or "
                         "complex), got an array of dtype %s" % (what, arr.dtype))
     if dtype is not None:

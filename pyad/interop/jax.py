@@ -8,7 +8,7 @@ import numpy
 from .. import _engine
 from ..autograd import grad as _pyad_grad
 from ..autograd.function import Function
-from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..autograd.grad_mode import enable_grad, no_grad, is_grad_enabled
 from ._common import import_extra
 
 _jax = None
@@ -92,7 +92,7 @@ class JaxFunction(Function):
                    for j, (shape, fl) in enumerate(ctx.out_meta)]
             vjp = ctx.vjp(cts[0] if ctx.single else tuple(cts))
             for i, g in zip(ctx.wanted, vjp):
-                result[i] = _pyad_view(g)
+                result[i + 3] = _pyad_view(g)
             return tuple(result)
         # A graph of the backward is wanted: the VJP, as a JAX function of the inputs
         # and the cotangents, is itself a bridged op (and so on, to any order).
@@ -109,7 +109,7 @@ class JaxFunction(Function):
         record = any(v.requires_grad for v in list(xs) + gs)
         vjp = JaxFunction.apply(vjp_fn, {}, record, *xs, *gs)
         for i, g in zip(ctx.wanted, vjp):
-            result[i] = g
+            result[i + 3] = g
         return tuple(result)
 
 
@@ -199,7 +199,7 @@ def to_jax(fn):
     shapes = {}
 
     def run(*arrays):
-        with _engine.no_grad():
+        with no_grad():
             outputs, single = _host_outputs(
                 fn(*[_engine.Variable(numpy.asarray(a)) for a in arrays]), name)
         data = tuple(numpy.asarray(o.data) for o in outputs)
