@@ -216,7 +216,8 @@ def to_jax(fn):
 
     @jax.custom_vjp
     def call(*xs):
-        return jax.pure_callback(run, result_shape(xs), *xs)
+        # "sequential": under jax.vmap (jacrev, hessians) the callback runs per example
+        return jax.pure_callback(run, result_shape(xs), *xs, vmap_method="sequential")
 
     def call_fwd(*xs):
         return call(*xs), xs
