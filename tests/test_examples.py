@@ -39,8 +39,16 @@ def numbers(text):
 
 def test_every_example_has_a_test():
     scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
-    assert scripts == ["custom_function.py", "profile_mlp.py", "train_cnn.py", "train_mlp.py",
-                       "tutorial.py", "typed_usage.py"]
+    assert scripts == ["custom_function.py", "interop.py", "profile_mlp.py", "train_cnn.py",
+                       "train_mlp.py", "tutorial.py", "typed_usage.py"]
+
+
+def test_interop_trains_a_torch_jax_pyad_model_end_to_end():
+    pytest.importorskip("torch")
+    pytest.importorskip("jax")
+    out, detail = run_example("interop.py")
+    first, final = numbers(out.splitlines()[-1])
+    assert final < first / 10, detail
 
 
 def test_typed_usage_recovers_the_true_weights():
