@@ -38,22 +38,22 @@ def _torch_view(var):
 
 def _pyad_view(tensor):
     """A pyad Variable sharing a torch tensor's memory (no grad, no history)."""
-    tensor = tensor.detach()
-    if tensor.device.type == "cpu" and tensor.dtype in _NUMPY_DTYPES and not tensor.is_conj() \
-            and not tensor.is_neg():
-        return _engine.Variable(tensor.numpy())
-    return _engine.from_dlpack(tensor)
+    if tensor.requires_grad:
+        tensor = tensor.detach()
+    if tensor.dtype in _REAL_DTYPES and tensor.device.type == "cpu":
+        return _engine.Variable(tensor.numpy())     # the fast route
+    return _engine.from_dlpack(tensor)              # complex (conj bits), bfloat16, CUDA
 
 
-_NUMPY_DTYPES = ()
+_REAL_DTYPES = ()
 
 
 def _init_dtypes():
-    global _NUMPY_DTYPES
-    if not _NUMPY_DTYPES:
+    global _REAL_DTYPES
+    if not _REAL_DTYPES:
         t = _torch
-        _NUMPY_DTYPES = frozenset([t.float16, t.float32, t.float64, t.complex64, t.complex128,
-                                   t.int8, t.int16, t.int32, t.int64, t.uint8, t.bool])
+        _REAL_DTYPES = frozenset([t.float16, t.float32, t.float64, t.int8, t.int16, t.int32,
+                                  t.int64, t.uint8, t.bool])
 
 
 # -- torch inside pyad -------------------------------------------------------------------
@@ -181,8 +181,14 @@ def from_torch(fn):
                 t_inputs.append(None)
                 versions.append(None)
                 t_args.append(a)
-        with _torch.set_grad_enabled(record):
+        previous = _torch.is_grad_enabled()
+        if previous != record:
+            _torch.set_grad_enabled(record)
+        try:
             outputs = fn(*t_args, **kwargs)
+        finally:
+            if previous != record:
+                _torch.set_grad_enabled(previous)
         outputs, single = _as_tuple(outputs, "from_torch(%s)" % _name(fn))
         for a, t, version in zip(args, t_inputs, versions):
             if t is not None and t._version != version:
