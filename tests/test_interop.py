@@ -264,6 +264,32 @@ def test_to_torch_under_torch_no_grad(torch):
     assert not out.requires_grad and seen["grad"] is False
 
 
+def test_to_torch_function_using_pyad_no_grad_gives_non_differentiable_outputs(torch):
+    def fn(x):
+        with pyad.no_grad():
+            return x * 2
+
+    out = interop.to_torch(fn)(torch.ones(2, requires_grad=True))
+    assert not out.requires_grad
+
+
+def test_from_torch_records_for_pyad_even_inside_torch_no_grad(torch):
+    # torch's grad mode belongs to torch's graphs; the bridge records whenever pyad does
+    x = leaf(X)
+    with torch.no_grad():
+        y = interop.from_torch(torch.sin)(x)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.data, np.cos(x.data))
+
+
+def test_to_torch_records_for_torch_even_inside_pyad_no_grad(torch):
+    t = torch.tensor(X, dtype=torch.float64, requires_grad=True)
+    with pyad.no_grad():
+        out = interop.to_torch(pyad.sin)(t)
+    out.sum().backward()
+    torch.testing.assert_close(t.grad, torch.cos(t.detach()))
+
+
 # --------------------------------------------------------------------------------
 # from_jax / to_jax
 # --------------------------------------------------------------------------------

@@ -166,6 +166,7 @@ def from_torch(fn):
     """
     _import_torch("pyad.interop.from_torch()")
     _init_dtypes()
+    what = "from_torch(%s)" % _name(fn)
 
     def compute(args, record, kwargs):
         t_args, t_inputs, versions = [], [], []
@@ -189,7 +190,7 @@ def from_torch(fn):
         finally:
             if previous != record:
                 _torch.set_grad_enabled(previous)
-        outputs, single = _as_tuple(outputs, "from_torch(%s)" % _name(fn))
+        outputs, single = _as_tuple(outputs, what)
         for a, t, version in zip(args, t_inputs, versions):
             if t is not None and t._version != version:
                 # torch wrote into the Variable's memory: pyad must know, or values it
