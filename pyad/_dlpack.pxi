@@ -234,7 +234,7 @@ def to_dlpack(tensor):
 
     Examples
     --------
-    >>> capsule = to_dlpack(arange(3.0))
+    >>> capsule = to_dlpack(pyad.arange(3.0))
     >>> from_dlpack(capsule)
     tensor([0., 1., 2.])
     """

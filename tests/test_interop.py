@@ -184,7 +184,7 @@ def test_from_torch_in_place_write_on_an_input_requiring_grad_is_refused_by_torc
 
 
 def test_from_torch_bad_return_and_keyword_variable(torch):
-    with pytest.raises(TypeError, match=r"from_torch\(<lambda>\): the function must return"):
+    with pytest.raises(TypeError, match=r"from_torch\(\): the function <lambda> must return"):
         interop.from_torch(lambda x: 3.0)(leaf(X))
     with pytest.raises(TypeError, match="pass Variables positionally"):
         interop.from_torch(lambda x, y: x)(leaf(X), y=leaf(Y))

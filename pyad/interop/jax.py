@@ -148,8 +148,8 @@ def from_jax(fn):
     def wrapper(*args, **kwargs):
         for k, v in kwargs.items():
             if isinstance(v, _engine.Variable):
-                raise TypeError("from_jax(%s): pass Variables positionally (keyword %r is a "
-                                "Variable)" % (getattr(fn, "__name__", "fn"), k))
+                raise TypeError("from_jax(): pass Variables positionally (keyword %r of %s is a "
+                                "Variable)" % (k, getattr(fn, "__name__", "fn")))
         record = is_grad_enabled() and any(isinstance(a, _engine.Variable) and a.requires_grad
                                            for a in args)
         return JaxFunction.apply(fn, kwargs, record, *args)
@@ -164,8 +164,8 @@ def _host_outputs(outputs, name):
     outputs = (outputs,) if single else tuple(outputs)
     for o in outputs:
         if not isinstance(o, _engine.Variable):
-            raise TypeError("to_jax(%s): the function must return a Variable or a tuple of them, "
-                            "got %s" % (name, type(o).__name__))
+            raise TypeError("to_jax(): the function %s must return a Variable or a tuple of "
+                            "them, got %s" % (name, type(o).__name__))
     return outputs, single
 
 
@@ -191,7 +191,7 @@ def to_jax(fn):
     --------
     >>> import jax, jax.numpy as jnp
     >>> square = pyad.interop.to_jax(lambda x: (x * x).sum())
-    >>> float(jax.grad(square)(jnp.array([3.0])) [0])
+    >>> float(jax.grad(square)(jnp.array([3.0]))[0])
     6.0
     """
     jax = _import_jax("pyad.interop.to_jax()")

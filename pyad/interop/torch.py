@@ -65,8 +65,8 @@ def _as_tuple(outputs, what):
         outputs, single = (outputs,), True
     for o in outputs:
         if not isinstance(o, _torch.Tensor):
-            raise TypeError("%s: the function must return a torch.Tensor or a tuple of them, "
-                            "got %s" % (what, type(o).__name__))
+            raise TypeError("from_torch(): the function %s must return a torch.Tensor or a "
+                            "tuple of them, got %s" % (what, type(o).__name__))
     return tuple(outputs), single
 
 
@@ -166,7 +166,7 @@ def from_torch(fn):
     """
     _import_torch("pyad.interop.from_torch()")
     _init_dtypes()
-    what = "from_torch(%s)" % _name(fn)
+    what = _name(fn)
 
     def compute(args, record, kwargs):
         t_args, t_inputs, versions = [], [], []
@@ -202,8 +202,8 @@ def from_torch(fn):
     def wrapper(*args, **kwargs):
         for k, v in kwargs.items():
             if isinstance(v, _engine.Variable):
-                raise TypeError("from_torch(%s): pass Variables positionally (keyword %r is a "
-                                "Variable)" % (_name(fn), k))
+                raise TypeError("from_torch(): pass Variables positionally (keyword %r of %s is "
+                                "a Variable)" % (k, _name(fn)))
         record = is_grad_enabled() and any(isinstance(a, _engine.Variable) and a.requires_grad
                                            for a in args)
         return TorchFunction.apply(functools.partial(_with_kwargs, compute, kwargs), record,
@@ -340,7 +340,7 @@ def to_torch(fn):
         outputs = (outputs,) if single else tuple(outputs)
         for o in outputs:
             if not isinstance(o, _engine.Variable):
-                raise TypeError("to_torch(%s): the function must return a Variable or a tuple "
+                raise TypeError("to_torch(): the function %s must return a Variable or a tuple "
                                 "of them, got %s" % (_name(fn), type(o).__name__))
         return p_inputs, outputs, single
 
