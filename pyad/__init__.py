@@ -59,7 +59,7 @@ from pyad.autograd.grad_mode import (
 from pyad.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
-from pyad import autograd, nn, linalg, optim
+from pyad import autograd, nn, linalg, optim, interop
 from pyad import backends, cuda, utils
 from pyad.serialization import save, load
 
@@ -100,6 +100,7 @@ __all__ = [
     "grad", "greater", "greater_equal", "gt", "half", "hstack", "hypot", "index_add",
     "index_add_", "index_copy", "index_copy_", "index_fill", "index_fill_", "index_select",
     "inference_mode",
+    "interop",
     "initial_seed", "int", "int32", "int64", "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
     "isclose", "isfinite", "isinf",

@@ -982,9 +982,10 @@ cdef object _to_array(object data, object dtype, str what):
             target = _default_dtype if arr.dtype.kind == "f" else _default_complex()
             if arr.dtype != target:
                 arr = arr.astype(target)
-    if _dtype_kind(arr) not in b"biufc":
+    if _dtype_kind(arr) not in b"biufc" and arr.dtype.type.__module__ != "ml_dtypes":
         # Arrays handed over as they are (NumPy, CuPy, DLPack) can hold strings, objects,
-        # dates...: refused as torch refuses them.
+        # dates...: refused as torch refuses them (ml_dtypes' bfloat16 and float8 are
+        # numbers NumPy computes with).
         raise TypeError("%s(): data must be numeric (bool, integer, floating point or "
                         "complex), got an array of dtype %s" % (what, arr.dtype))
     if dtype is not None:

@@ -30,3 +30,15 @@ def test_bench_core_smoke():
         assert column in header[0], detail
     for case in ("(a)", "(a')", "(b)", "(c)", "(d)", "(e)", "(f)"):
         assert case in proc.stdout, detail
+
+
+def test_bench_interop_smoke():
+    import pytest
+    pytest.importorskip("torch")
+    proc = subprocess.run(
+        [sys.executable, os.path.join(REPO_ROOT, "benchmarks", "bench_interop.py"), "--smoke"],
+        cwd=REPO_ROOT, capture_output=True, text=True, encoding="utf-8", errors="replace",
+        timeout=600)
+    detail = "stdout:\n%s\nstderr:\n%s" % (proc.stdout, proc.stderr)
+    assert proc.returncode == 0, detail
+    assert "torch fwd+bwd" in proc.stdout and "overhead" in proc.stdout, detail

@@ -39,9 +39,9 @@ def numbers(text):
 
 def test_every_example_has_a_test():
     scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
-    assert scripts == ["custom_function.py", "profile_mlp.py", "train_cnn.py", "train_ddp.py",
-                       "train_mlp.py", "train_with_dataloader.py", "tutorial.py",
-                       "typed_usage.py"]
+    assert scripts == ["custom_function.py", "interop.py", "profile_mlp.py", "train_cnn.py",
+                       "train_ddp.py", "train_mlp.py", "train_with_dataloader.py",
+                       "tutorial.py", "typed_usage.py"]
 
 
 def test_train_ddp_on_one_process_reaches_the_documented_accuracy():
@@ -52,6 +52,14 @@ def test_train_ddp_on_one_process_reaches_the_documented_accuracy():
     assert re.fullmatch(r"final training accuracy: (%s) \(300 steps, 1 ranks, %s s\)\n"
                         % (NUMBER, NUMBER), out), detail
     assert float(out.split()[3]) >= 0.95, detail
+
+
+def test_interop_trains_a_torch_jax_pyad_model_end_to_end():
+    pytest.importorskip("torch")
+    pytest.importorskip("jax")
+    out, detail = run_example("interop.py")
+    first, final = numbers(out.splitlines()[-1])
+    assert final < first / 10, detail
 
 
 def test_typed_usage_recovers_the_true_weights():
