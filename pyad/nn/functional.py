@@ -765,7 +765,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def _same_ndim(what, **tensors):
     dims = [t.ndim for t in tensors.values()]
     if len(set(dims)) > 1:
-        raise RuntimeError("%s(): all input tensors should have the same number of "
+        raise RuntimeError("%s(): all input Variables should have the same number of "
                            "dimensions, got %s" % (what, ", ".join(
                                "%s of shape %s" % (k, tuple(t.shape))
                                for k, t in tensors.items())))
@@ -1254,7 +1254,7 @@ def one_hot(tensor, num_classes=-1):
     what = "one_hot"
     t = _var(tensor).data
     if not _int_kind(t):
-        raise TypeError("%s(): expects an integer tensor of class indices, got dtype %s"
+        raise TypeError("%s(): expects an integer Variable of class indices, got dtype %s"
                         % (what, t.dtype))
     xp = pyad.get_array_module(t)
     if num_classes == -1:

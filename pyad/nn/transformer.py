@@ -59,24 +59,24 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
         raise NotImplementedError("%s(): static_k/static_v are not supported" % what)
     unbatched = query.dim() == 2
     if query.dim() not in (2, 3):
-        raise AssertionError("%s: query should be unbatched 2D or batched 3D tensor but "
+        raise AssertionError("%s(): query should be unbatched 2D or batched 3D tensor but "
                              "received %dD query tensor" % (what, query.dim()))
     if key.dim() != query.dim() or value.dim() != query.dim():
-        raise AssertionError("%s: key and value should have the same number of dimensions "
+        raise AssertionError("%s(): key and value should have the same number of dimensions "
                              "as query (%dD), got %dD and %dD"
                              % (what, query.dim(), key.dim(), value.dim()))
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
             if key_padding_mask.dim() != 1:
-                raise AssertionError("%s: For unbatched (2-D) `query`, expected "
+                raise AssertionError("%s(): For unbatched (2-D) `query`, expected "
                                      "`key_padding_mask` to be `None` or 1-D but found %d-D "
                                      "tensor instead" % (what, key_padding_mask.dim()))
             key_padding_mask = key_padding_mask.unsqueeze(0)
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.shape[0]
     if key.shape[:2] != value.shape[:2]:
-        raise AssertionError("%s: key shape %s does not match value shape %s"
+        raise AssertionError("%s(): key shape %s does not match value shape %s"
                              % (what, tuple(key.shape), tuple(value.shape)))
     head_dim = embed_dim // num_heads
     if head_dim * num_heads != embed_dim:

@@ -80,7 +80,7 @@ class PackedSequence(_PackedSequenceBase):
 def _invert_permutation(permutation):
     if permutation is None:
         return None
-    p = _host_ints(permutation, "PackedSequence()")
+    p = _host_ints(permutation, "PackedSequence")
     out = _np.empty_like(p)
     out[p] = _np.arange(p.size, dtype=p.dtype)
     return pyad.tensor(out, dtype=pyad.int64)
@@ -95,13 +95,13 @@ def _host_ints(values, what):
     else:
         arr = _np.asarray(values)
     if arr.ndim != 1:
-        raise RuntimeError("%s: 'lengths' argument should be a 1D CPU int64 tensor, but got "
+        raise RuntimeError("%s(): 'lengths' argument should be a 1D CPU int64 tensor, but got "
                            "%dD" % (what, arr.ndim))
     if arr.size and arr.dtype.kind not in "iu":
         if arr.dtype.kind == "f" and _np.all(arr == _np.floor(arr)):
             arr = arr.astype(_np.int64)
         else:
-            raise RuntimeError("%s: 'lengths' argument should be a 1D CPU int64 tensor, but "
+            raise RuntimeError("%s(): 'lengths' argument should be a 1D CPU int64 tensor, but "
                                "got %s" % (what, arr.dtype))
     return arr.astype(_np.int64)
 
@@ -114,25 +114,25 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     batch is sorted here and the permutation kept in ``sorted_indices``.
     Differentiable in ``input``.
     """
-    what = "pack_padded_sequence()"
+    what = "pack_padded_sequence"
     if not isinstance(input, Variable):
         input = pyad.tensor(input)
     lengths = _host_ints(lengths, what)
     if input.dim() < 2:
-        raise ValueError("%s: expected input of at least 2 dimensions (T, B, *), got %dD"
+        raise ValueError("%s(): expected input of at least 2 dimensions (T, B, *), got %dD"
                          % (what, input.dim()))
     if batch_first:
         input = input.transpose(0, 1)
     T, B = input.shape[0], input.shape[1]
     if lengths.size != B:
-        raise RuntimeError("%s: Expected `len(lengths)` to be equal to batch_size, but got "
+        raise RuntimeError("%s(): Expected `len(lengths)` to be equal to batch_size, but got "
                            "%d (batch_size=%d)" % (what, lengths.size, B))
     if B == 0:
-        raise RuntimeError("%s: Cannot pack empty tensors." % what)
+        raise RuntimeError("%s(): Cannot pack empty tensors." % what)
     if enforce_sorted:
         if _np.any(lengths[1:] > lengths[:-1]):
             raise RuntimeError(
-                "%s: `lengths` array must be sorted in decreasing order when "
+                "%s(): `lengths` array must be sorted in decreasing order when "
                 "`enforce_sorted` is True. You can pass `enforce_sorted=False` to "
                 "pack_padded_sequence and/or pack_sequence to sidestep this requirement "
                 "if you do not need ONNX exportability." % what)
@@ -145,10 +145,10 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
             sorted_indices = sorted_indices.to(input.device)
         input = input.index_select(1, sorted_indices)
     if lengths[-1] <= 0:
-        raise RuntimeError("%s: Length of all samples has to be greater than 0, but found "
+        raise RuntimeError("%s(): Length of all samples has to be greater than 0, but found "
                            "an element in 'lengths' that is <= 0" % what)
     if lengths[0] > T:
-        raise RuntimeError("%s: Expected sequence length to be larger than or equal to the "
+        raise RuntimeError("%s(): Expected sequence length to be larger than or equal to the "
                            "longest length, got %d < %d" % (what, T, lengths[0]))
     steps = int(lengths[0])
     batch_sizes = _np.array([(lengths > t).sum() for t in range(steps)], dtype=_np.int64)
@@ -162,13 +162,13 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``), ``T = max(lengths)`` or
     ``total_length``, in the batch's original order. Differentiable in ``sequence.data``.
     """
-    what = "pad_packed_sequence()"
+    what = "pad_packed_sequence"
     data, batch_sizes = sequence.data, _host_ints(sequence.batch_sizes, what)
     steps = int(batch_sizes.size)
     B = int(batch_sizes[0]) if steps else 0
     if total_length is not None:
         if total_length < steps:
-            raise ValueError("%s: Expected total_length to be at least the length of the "
+            raise ValueError("%s(): Expected total_length to be at least the length of the "
                              "longest sequence in input, but got total_length=%d and max "
                              "sequence length being %d" % (what, total_length, steps))
     else:
@@ -202,18 +202,18 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     """Stack Variables of shapes ``(L_i, *)`` into ``(max L, B, *)`` (``(B, max L, *)``
     with ``batch_first``), padding with ``padding_value`` on ``padding_side``.
     """
-    what = "pad_sequence()"
+    what = "pad_sequence"
     if padding_side not in ("left", "right"):
-        raise ValueError("%s: Expected padding_side to be one of left or right, but got %s."
+        raise ValueError("%s(): Expected padding_side to be one of left or right, but got %s."
                          % (what, padding_side))
     sequences = list(sequences)
     if not sequences:
-        raise RuntimeError("%s: received an empty list of sequences" % what)
+        raise RuntimeError("%s(): received an empty list of sequences" % what)
     sequences = [s if isinstance(s, Variable) else pyad.tensor(s) for s in sequences]
     trailing = tuple(sequences[0].shape[1:])
     for s in sequences:
         if s.dim() == 0 or tuple(s.shape[1:]) != trailing:
-            raise RuntimeError("%s: every sequence must have the same trailing shape %s, got "
+            raise RuntimeError("%s(): every sequence must have the same trailing shape %s, got "
                                "%s" % (what, trailing, tuple(s.shape)))
     longest = max(s.shape[0] for s in sequences)
     rows = []
@@ -240,7 +240,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     `pad_sequence`)."""
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)
-    lengths = _host_ints(lengths, "unpad_sequence()")
+    lengths = _host_ints(lengths, "unpad_sequence")
     return [padded_sequences[i, :int(n)] for i, n in enumerate(lengths)]
 
 
