@@ -27,7 +27,7 @@ from pyad import _engine
 # Nodes never made by a forward op: abstract bases, the engine's virtual root and the
 # custom Function node bases (their concrete subclasses are in the zoo below).
 _NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
-                     "BackwardCFunction", "_ZeroGradBackward", "_SelectBackward",
+                     "BackwardCFunction", "_ZeroGradNode", "_SelectNode",
                      "_RemainderNode", "_IndexAlongNode", "_StochasticNode",
                      "_FloatSampleNode"}
 
