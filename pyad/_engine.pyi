@@ -811,17 +811,38 @@ class AmaxBackward(MaxBackward):
 class AminBackward(MaxBackward):
     ...
 
+CONV_FUNCTION_ONLY: tuple[Any, ...]
 CONV_OPS: tuple[Any, ...]
+CONV_TITLE: str
+ELEMENTWISE_FUNCTION_ONLY: tuple[Any, ...]
+ELEMENTWISE_INPLACE_TWINS: tuple[Any, ...]
 ELEMENTWISE_OPS: tuple[Any, ...]
+ELEMENTWISE_TITLE: str
 FUNCTION_ONLY: frozenset[str]
+INPLACE_FUNCTION_ONLY: tuple[Any, ...]
 INPLACE_OPS: tuple[Any, ...]
+INPLACE_TITLE: str
+LINALG_FUNCTION_ONLY: tuple[Any, ...]
+LINALG_NAMESPACE_MODULE: str
 LINALG_NAMESPACE_OPS: tuple[Any, ...]
+LINALG_NAMESPACE_TITLE: str
 LINALG_OPS: tuple[Any, ...]
+LINALG_TITLE: str
+NN_FUNCTION_ONLY: tuple[Any, ...]
 NN_OPS: tuple[Any, ...]
+NN_TITLE: str
 OP_FAMILIES: dict[str, tuple[Any, ...]]
+OP_FAMILY_TITLES: dict[str, str]
+OP_NAMESPACES: dict[str, str]
+RANDOM_FUNCTION_ONLY: tuple[Any, ...]
 RANDOM_OPS: tuple[Any, ...]
+RANDOM_TITLE: str
+REDUCTION_FUNCTION_ONLY: tuple[Any, ...]
 REDUCTION_OPS: tuple[Any, ...]
+REDUCTION_TITLE: str
+SHAPE_FUNCTION_ONLY: tuple[Any, ...]
 SHAPE_OPS: tuple[Any, ...]
+SHAPE_TITLE: str
 Tensor = Variable
 aminmax_result = aminmax
 cummax_result = cummax

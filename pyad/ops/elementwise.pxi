@@ -1989,3 +1989,16 @@ ELEMENTWISE_OPS = (add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, 
                    logical_not, logical_and, logical_or, logical_xor,
                    bitwise_not, bitwise_and, bitwise_or, bitwise_xor,
                    isnan, isinf, isfinite, isclose, allclose, equal)
+# The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
+# functions but not Variable methods (torch has rsub as a function only).
+ELEMENTWISE_TITLE = "Elementwise"
+ELEMENTWISE_FUNCTION_ONLY = ("rsub",)
+# The unary ops that get an in-place twin (exp -> exp_, a pyad.<name>_ function and a
+# Variable method, made in pyad/ops/inplace.pxi), each with the extra arguments of the
+# twin's docstring example (pow_ takes the exponent).
+ELEMENTWISE_INPLACE_TWINS = (
+    (exp, ""), (log, ""), (sqrt, ""), (tanh, ""), (sigmoid, ""), (relu, ""), (neg, ""),
+    (pow, "2"), (abs, ""), (reciprocal, ""), (sign, ""), (square, ""), (rsqrt, ""),
+    (expm1, ""), (log1p, ""), (log2, ""), (log10, ""), (sin, ""), (cos, ""), (tan, ""),
+    (asin, ""), (acos, ""), (atan, ""), (sinh, ""), (cosh, ""), (erf, ""), (floor, ""),
+    (ceil, ""), (round, ""), (trunc, ""), (frac, ""))
