@@ -196,6 +196,7 @@ TORCH_WORDING = (
     "Expected a floating point or complex tensor", "norm on an empty tensor",
     "The input tensor A must have at least 2", "number of dimensions in the tensor input",
     "Size mismatch between tensors",
+    "all input tensors should have the same",    # torch: "All input tensors should have"
     # not a pyad Variable
     "DLPack tensor", "the capsule holds no tensor", "from_dlpack(): the tensor has no",
     "other libraries' tensors",

@@ -765,7 +765,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def _same_ndim(what, **tensors):
     dims = [t.ndim for t in tensors.values()]
     if len(set(dims)) > 1:
-        raise RuntimeError("%s(): all input Variables should have the same number of "
+        raise RuntimeError("%s(): all input tensors should have the same number of "
                            "dimensions, got %s" % (what, ", ".join(
                                "%s of shape %s" % (k, tuple(t.shape))
                                for k, t in tensors.items())))

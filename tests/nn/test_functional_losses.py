@@ -448,7 +448,7 @@ def test_new_loss_argument_errors_name_the_op_and_torch_refuses_them_too():
         (ValueError, r"triplet_margin_loss\(\): margin must be greater than 0",
          lambda L: L.nn.functional.triplet_margin_loss(L.tensor(two), L.tensor(two),
                                                        L.tensor(two), margin=0.0)),
-        (RuntimeError, r"triplet_margin_loss\(\): all input Variables should have the same "
+        (RuntimeError, r"triplet_margin_loss\(\): all input tensors should have the same "
                        r"number of dimensions",
          lambda L: L.nn.functional.triplet_margin_loss(L.tensor(two), L.tensor(two),
                                                        L.tensor(np.ones(3)))),
