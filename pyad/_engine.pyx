@@ -2815,7 +2815,7 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
         out = outputs[i]
         stochastic = isinstance(out._grad_fn, _StochasticNode)
         if not _requires_grad_now(out) and not stochastic:
-            # SPEC 4: an output that does not require grad contributes nothing; it is
+            # An output that does not require grad contributes nothing; it is
             # skipped (an error only when no output requires grad, below). The integer
             # sample of a stochastic op (multinomial) is a root without requiring grad.
             continue
@@ -2995,25 +2995,40 @@ OP_FAMILIES = {
     "random": RANDOM_OPS,
     "inplace": INPLACE_OPS,
     "complex": COMPLEX_OPS,
+    "linalg_namespace": LINALG_NAMESPACE_OPS,
 }
 
-# Public as pyad.<name> but not as Variable methods: item access has its operators,
-# and torch has no method for the joining ops, pad, einsum and tensordot.
-FUNCTION_ONLY = frozenset(("getitem", "setitem", "sum_to", "cat", "concat", "stack",
-                           "hstack", "vstack", "pad", "einsum", "tensordot", "normal",
-                           # torch.nn.functional only (torch.Tensor has no such methods)
-                           "gelu", "silu", "elu", "leaky_relu", "softplus", "hardtanh",
-                           "logsigmoid",
-                           "conv1d", "conv2d", "conv_transpose2d", "max_pool2d",
-                           "avg_pool2d", "adaptive_avg_pool2d",
-                           # torch has these as functions only
-                           "rsub", "atleast_1d", "atleast_2d", "atleast_3d", "dstack",
-                           "column_stack", "broadcast_tensors", "meshgrid"))
+# Each family's heading in docs/op-reference.md (the <FAMILY>_TITLE of its file).
+OP_FAMILY_TITLES = {
+    "elementwise": ELEMENTWISE_TITLE,
+    "reduction": REDUCTION_TITLE,
+    "linalg": LINALG_TITLE,
+    "shape": SHAPE_TITLE,
+    "nn": NN_TITLE,
+    "conv": CONV_TITLE,
+    "random": RANDOM_TITLE,
+    "inplace": INPLACE_TITLE,
+    "complex": COMPLEX_TITLE,
+    "linalg_namespace": LINALG_NAMESPACE_TITLE,
+}
+
+# Families whose ops live in a submodule (pyad.<namespace>.<name>) rather than as
+# pyad.<name> and Variable methods.
+OP_NAMESPACES = {"linalg_namespace": LINALG_NAMESPACE_MODULE}
+
+# Public as pyad.<name> but not as Variable methods (each family file says which of its
+# ops, and why, in its <FAMILY>_FUNCTION_ONLY).
+FUNCTION_ONLY = frozenset(ELEMENTWISE_FUNCTION_ONLY + REDUCTION_FUNCTION_ONLY
+                          + LINALG_FUNCTION_ONLY + SHAPE_FUNCTION_ONLY + NN_FUNCTION_ONLY
+                          + CONV_FUNCTION_ONLY + RANDOM_FUNCTION_ONLY
+                          + INPLACE_FUNCTION_ONLY + COMPLEX_FUNCTION_ONLY)
 
 
 cdef void _install_methods() except *:
     cdef dict class_dict = <dict>(<PyTypeObject*>Variable).tp_dict
-    for family in OP_FAMILIES.values():
+    for key, family in OP_FAMILIES.items():
+        if key in OP_NAMESPACES:
+            continue
         for op in family:
             name = op.__name__
             if name not in class_dict and name not in FUNCTION_ONLY:

@@ -1,4 +1,4 @@
-# Custom Functions (SPEC 5). A Function's ctx *is* its backward node, as in torch:
+# Custom Functions (extending autograd). A Function's ctx *is* its backward node, as in torch:
 # built-in ops and user Functions share one node mechanism and one engine.
 
 
@@ -84,7 +84,7 @@ cdef class FunctionNode(Node):
         cdef Py_ssize_t n = len(self._next_functions)
         cdef Py_ssize_t i
         if self._legacy:
-            # Instance-style Functions work on arrays, without recording (SPEC 11).
+            # Instance-style Functions work on arrays, without recording (once differentiable).
             arrays = tuple(None if g is None else (<Variable>g)._data for g in grads)
             previous = pyad_get_grad_disabled()
             pyad_set_grad_disabled(1)

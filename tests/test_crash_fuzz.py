@@ -27,7 +27,7 @@ from pyad import _engine
 # Nodes never made by a forward op: abstract bases, the engine's virtual root and the
 # custom Function node bases (their concrete subclasses are in the zoo below).
 _NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
-                     "BackwardCFunction", "_ZeroGradBackward", "_SelectBackward",
+                     "BackwardCFunction", "_ZeroGradNode", "_SelectNode",
                      "_RemainderNode", "_IndexAlongNode", "_StochasticNode",
                      "_FloatSampleNode"}
 
@@ -140,7 +140,7 @@ def _zoo():
     # Stochastic ops (their samples' nodes take rewards).
     entries += [x.sigmoid().bernoulli(), pyad.normal(x, 1.0),
                 pyad.multinomial(x.sigmoid(), 2)]
-    # elementwise math, selections, rounding and remainders (issue 6)
+    # elementwise math, selections, rounding and remainders
     entries += [
         abs(x), x.reciprocal(), x.sign(), x.square(), x.rsqrt(), x.expm1(), x.log1p(),
         x.log2(), x.log10(), x.sin(), x.cos(), x.tan(), x.asin(), x.acos(), x.atan(),
@@ -148,7 +148,7 @@ def _zoo():
         x.clamp(-1, w), x.atan2(w), x.hypot(w), x.floor(), x.ceil(), x.round(), x.trunc(),
         x % w, x.fmod(w),
     ]
-    # nn activations (issue 8)
+    # nn activations
     entries += [x.softmax(1), pyad.gelu(x), pyad.silu(x), pyad.elu(x), pyad.leaky_relu(x),
                 pyad.softplus(x), pyad.hardtanh(x), pyad.logsigmoid(x),
                 pyad.nn.functional.cross_entropy(x, pyad.tensor([0, 2]))]

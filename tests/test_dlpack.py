@@ -1,4 +1,4 @@
-"""DLPack exchange (SPEC 10): zero-copy import and export with NumPy, legacy capsules,
+"""DLPack exchange: zero-copy import and export with NumPy, legacy capsules,
 PyTorch (when installed) and CuPy (when installed with a GPU)."""
 import numpy as np
 import pytest

@@ -44,7 +44,7 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.nn.init, pyad.nn.modules,
            pyad.nn.parameter, pyad.optim.optimizer, pyad.optim.lr_scheduler,
            pyad.serialization, pyad.nn.functional,
-           # porting torch scripts (issue 17)
+           # porting torch scripts
            pyad.cuda, pyad.backends, pyad.backends.cudnn, pyad.backends.mps,
            pyad.optim.rmsprop, pyad.optim.adagrad, pyad.optim.adadelta, pyad.optim.adamax,
            pyad.optim.nadam, pyad.optim.radam, pyad.optim.lbfgs, pyad.utils.data,

@@ -1,4 +1,5 @@
-"""Graph semantics of the engine (SPEC 2 and 4), one rule per test."""
+"""Graph semantics of the engine (Variable, requires_grad, backward passes), one rule
+per test."""
 import threading
 
 import numpy as np

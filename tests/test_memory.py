@@ -61,7 +61,7 @@ def pyad_garbage():
 
 
 # --------------------------------------------------------------------------------
-# Deep graphs (SPEC 4: no recursion)
+# Deep graphs: backward and freeing run without recursion
 # --------------------------------------------------------------------------------
 
 def test_million_op_chain_backward_and_free_without_recursion_or_crash():

@@ -116,8 +116,16 @@ def test_message_scan_reads_the_sources():
     assert not OLD_STYLE.match("Mismatch in shape: grad_output[0]")
 
 
+# Messages that copy torch's own "Name: ..." text (tests written against torch match it):
+# the recurrent layers ("LSTM: Expected input to be 2D or 3D, got 4D instead") and
+# ConvTranspose2d's output_size checks.
+TORCH_COLON_TEXT = ("%s: Expected input to be ", "%s: Expected hidden to be ",
+                    "ConvTranspose2d: ")
+
+
 def test_no_message_uses_the_old_op_colon_format():
-    old = ["%s: %r" % pair for pair in RAISED_MESSAGES if OLD_STYLE.match(pair[1])]
+    old = ["%s: %r" % pair for pair in RAISED_MESSAGES if OLD_STYLE.match(pair[1])
+           and not pair[1].startswith(TORCH_COLON_TEXT)]
     assert not old, "use the format \"<op>(): <what was wrong>\":\n" + "\n".join(old)
 
 
@@ -162,3 +170,57 @@ MESSAGE_TABLE = [
 def test_message_names_the_op(op, call):
     message = _raise_message(call)
     assert message.startswith(op + "(): "), message
+
+
+# -- one noun: "Variable" ----------------------------------------------------------------
+# pyad's own messages call its arrays "Variable"s. A message may say "tensor" only where
+# it copies torch's own text (tests written against torch match these substrings), or
+# where the tensor is not a pyad Variable (a DLPack tensor, another library's tensors).
+TENSOR_WORD = re.compile(r"(?<![\w.'`])[Tt]ensors?(?![\w'`(])")
+TORCH_WORDING = (
+    # the engine (torch.autograd's own messages)
+    "element 0 of tensors does not require grad",
+    "One of the differentiated Tensors",
+    # torch's op and layer messages
+    "Expected 2D or 3D (batch mode) tensor for input",
+    "Only 3D, 4D and 5D input Tensors supported",
+    "0D or 1D target tensor expected", "target tensor expects",
+    "Fan in and fan out can not be computed for tensor",
+    "expected weight to be None or 1D tensor",
+    "query should be unbatched 2D or batched 3D tensor",
+    "'lengths' argument should be a 1D CPU int64 tensor", "Cannot pack empty tensors",
+    "fill_ only supports 0-dimension value tensor", "expected 3-D tensors",
+    "1D tensors expected", "inconsistent tensor size", "Supports 1D or 2D tensors",
+    "input tensor must have at least 2 dimensions",
+    "expected a floating point tensor of probabilities", "probability tensor contains",
+    "Expected a floating point or complex tensor", "norm on an empty tensor",
+    "The input tensor A must have at least 2", "number of dimensions in the tensor input",
+    "Size mismatch between tensors",
+    "all input tensors should have the same",    # torch: "All input tensors should have"
+    # not a pyad Variable
+    "DLPack tensor", "the capsule holds no tensor", "from_dlpack(): the tensor has no",
+    "other libraries' tensors",
+)
+
+
+def test_messages_say_variable_not_tensor():
+    bad = ["%s: %r" % (place, text) for place, text in RAISED_MESSAGES
+           if TENSOR_WORD.search(text) and not any(w in text for w in TORCH_WORDING)]
+    assert not bad, ("say \"Variable\", not \"tensor\" (unless the message copies torch's "
+                     "text; then add it to TORCH_WORDING):\n" + "\n".join(bad))
+
+
+def test_noun_rule_can_fail():
+    assert TENSOR_WORD.search("sum(): expected a 2-D tensor")
+    assert TENSOR_WORD.search("Tensors must match")
+    assert not TENSOR_WORD.search("broadcast_tensors(): shapes")
+    assert not TENSOR_WORD.search("argument 'tensors' must be")
+    assert not TENSOR_WORD.search("expected torch.Tensor")
+    assert not any(w in "sum(): expected a 2-D tensor" for w in TORCH_WORDING)
+
+
+def test_torch_wording_entries_are_all_used():
+    # a stale entry would let a new message through unnoticed
+    texts = [text for _, text in RAISED_MESSAGES]
+    unused = [w for w in TORCH_WORDING if not any(w in t for t in texts)]
+    assert not unused, unused

@@ -1,4 +1,4 @@
-"""The op registry: each family file's tuple is the only list of its ops (issue 6).
+"""The op registry: each family file's tuple is the only list of its ops.
 
 From the tuples: every op is exported as ``pyad.<name>``, is a Variable method (unless
 it is item access), has a runnable docstring example, and reports itself to the
@@ -10,7 +10,10 @@ import pytest
 import pyad
 from pyad import _engine
 
-ALL_OPS = [op for family in _engine.OP_FAMILIES.values() for op in family]
+# The ops exported as pyad.<name> (the namespaced families, pyad.linalg, are checked
+# apart below).
+ALL_OPS = [op for key, family in _engine.OP_FAMILIES.items()
+           if key not in _engine.OP_NAMESPACES for op in family]
 NAMES = [op.__name__ for op in ALL_OPS]
 
 # Arguments for ops that the generic attempts below cannot call.
@@ -154,6 +157,14 @@ LINALG_CALLS = {
 
 def test_linalg_namespace_covers_the_family_tuple():
     assert {op.__name__ for op in _engine.LINALG_NAMESPACE_OPS} <= set(LINALG_NAMES)
+    assert _engine.OP_FAMILIES["linalg_namespace"] is _engine.LINALG_NAMESPACE_OPS
+    assert _engine.OP_NAMESPACES["linalg_namespace"] == "linalg"
+    for op in _engine.LINALG_NAMESPACE_OPS:
+        assert getattr(pyad.linalg, op.__name__) is op
+        # a namespaced op is neither pyad.<name> nor a Variable method
+        assert getattr(pyad, op.__name__, None) is not op
+        assert op.__name__ not in vars(pyad.Variable) or \
+            getattr(pyad.Variable, op.__name__) is not op
 
 
 @pytest.mark.parametrize("name", LINALG_NAMES)
@@ -199,3 +210,75 @@ def test_op_reference_page_is_up_to_date():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.main(["--check"]) == 0, "run python tools/gen_op_reference.py"
+
+
+# -- the family tuples are the only list of op names ---------------------------------------
+# Everything below is generated or computed from the tuples; these tests say what a new
+# tuple entry still needs (a regenerated file), and that nothing is exported as an op
+# without a tuple entry. (tests/test_op_recipe.py, with PYAD_SLOW_TESTS=1, adds an op to
+# a copy of the tree and checks that nothing else needs editing.)
+import os                       # noqa: E402
+import re                       # noqa: E402
+import importlib.util           # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _tool(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "tools", name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _read(*parts):
+    with open(os.path.join(ROOT, *parts), encoding="utf-8") as f:
+        return f.read()
+
+
+def test_every_family_has_a_title_and_its_function_only_names_are_its_own():
+    assert set(_engine.OP_FAMILY_TITLES) == set(_engine.OP_FAMILIES)
+    assert set(_engine.OP_NAMESPACES) <= set(_engine.OP_FAMILIES)
+    assert _engine.FUNCTION_ONLY <= set(NAMES)
+
+
+def test_init_op_names_are_generated_from_the_tuples():
+    init = _read("pyad", "__init__.py")
+    assert init == _tool("gen_stubs").init_text(), \
+        "pyad/__init__.py's op names are out of date: run python tools/gen_stubs.py"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_op_is_in_all(name):
+    assert name in pyad.__all__
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_op_is_in_the_stub(name):
+    stub = _read("pyad", "_engine.pyi")
+    assert re.search(r"^def %s\(" % re.escape(name), stub, re.M), \
+        "rebuild, then run python tools/gen_stubs.py"
+
+
+@pytest.mark.parametrize("op", [op for family in _engine.OP_FAMILIES.values() for op in family],
+                         ids=lambda op: op.__name__)
+def test_every_op_is_in_the_op_reference(op):
+    page = _read("docs", "op-reference.md")
+    assert re.search(r"^### `pyad\.(linalg\.)?%s\(" % re.escape(op.__name__), page, re.M)
+
+
+# Functions of pyad._engine that pyad exports but that are not ops (no tuple entry).
+NOT_OPS = {"backward", "grad", "from_dlpack", "to_dlpack", "get_default_dtype",
+           "set_default_dtype", "get_array_module", "broadcast_shapes",
+           # the grad-mode and anomaly switches' queries (re-exported by pyad.autograd)
+           "is_grad_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"}
+
+
+def test_every_exported_engine_function_is_in_a_tuple():
+    ops = {id(op) for op in ALL_OPS}
+    stray = [name for name in pyad.__all__
+             if callable(getattr(pyad, name)) and not isinstance(getattr(pyad, name), type)
+             and getattr(getattr(pyad, name), "__module__", None) == "pyad._engine"
+             and id(getattr(pyad, name)) not in ops and name not in NOT_OPS]
+    assert not stray, "add these to their family's tuple: %s" % stray
+    assert NOT_OPS <= set(pyad.__all__)

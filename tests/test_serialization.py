@@ -300,7 +300,7 @@ def test_a_missing_file_raises_file_not_found(tmp_path):
         pyad.load(tmp_path / "nope.pt")
 
 
-# -- atomic writes, bounded reads, clear errors (issue 14 section 3) ------------------------
+# -- atomic writes, bounded reads, clear errors ------------------------------------------
 
 
 _FILL_DISK = r"""

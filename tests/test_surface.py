@@ -157,7 +157,7 @@ def test_randint_generator_and_seed():
         pyad.randint(10, (2,), generator=object())
 
 
-# -- operand types of binary ops and operators (issue 5, item 26) ---------------------
+# -- operand types of binary ops and operators ---------------------------------------
 
 class _Opaque:
     """A type neither library knows."""
@@ -329,7 +329,7 @@ def test_to_accepts_torch_forms():
     np.testing.assert_array_equal(x.grad.data, [1.0, 1.0])
 
 
-# -- numeric data only (issue 5, item 27) ---------------------------------------------
+# -- numeric data only ---------------------------------------------------------------
 
 NON_NUMERIC = {
     "none": None,
@@ -400,7 +400,7 @@ def test_variable_without_data_is_empty_but_none_is_refused():
         Variable(None, requires_grad=True)
 
 
-# -- pickling and copying (issue 5, item 29) ---------------------------------------------
+# -- pickling and copying ---------------------------------------------------------------
 
 import copy       # noqa: E402
 import pickle     # noqa: E402

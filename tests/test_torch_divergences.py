@@ -1,4 +1,4 @@
-"""Engine behaviours where pyad once differed from torch.autograd (issue 5, items 2-25).
+"""Engine behaviours where pyad once differed from torch.autograd.
 
 Each scenario is written once against a library module ``lib`` (``pyad`` or ``torch``)
 and run on pyad; its expected values are derived by hand in the test, and when torch is

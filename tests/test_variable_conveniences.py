@@ -1,4 +1,4 @@
-"""Variable conveniences torch users reach for (issue 6): new_* factories, from_numpy,
+"""Variable conveniences torch users reach for: new_* factories, from_numpy,
 is_tensor, dtype predicates, type_as, strides and contiguity, compared with torch."""
 import numpy as np
 import pytest

@@ -16,12 +16,6 @@ from pyad import _engine
 PAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     "docs", "op-reference.md")
 
-TITLES = {"elementwise": "Elementwise", "reduction": "Reductions",
-          "linalg": "Linear algebra", "shape": "Shape and indexing",
-          "nn": "Neural-network functions", "random": "Random fills",
-          "inplace": "In-place", "complex": "Complex numbers"}
-
-
 def _signature(op):
     try:
         return str(inspect.signature(op))
@@ -35,12 +29,14 @@ def render():
              "ops' docstrings; do not edit by hand. Every op is `pyad.<name>` and, unless",
              "noted, also a `Variable` method (`x.<name>(...)`).", ""]
     for family, ops in _engine.OP_FAMILIES.items():
-        lines += ["## %s" % TITLES.get(family, family.title()), ""]
+        lines += ["## %s" % _engine.OP_FAMILY_TITLES[family], ""]
+        namespace = _engine.OP_NAMESPACES.get(family)
         for op in sorted(ops, key=lambda o: o.__name__):
             name = op.__name__
-            method = (getattr(pyad.Variable, name, None) is not None
+            method = (namespace is None and getattr(pyad.Variable, name, None) is not None
                       and name not in _engine.FUNCTION_ONLY)
-            lines.append("### `pyad.%s%s`" % (name, _signature(op)))
+            lines.append("### `pyad.%s%s`" % ((namespace + "." if namespace else "") + name,
+                                              _signature(op)))
             lines.append("")
             if not method:
                 lines += ["(a function only, not a Variable method)", ""]

@@ -1,4 +1,4 @@
-"""``pyad.autograd.profiler``: torch.autograd.profiler over pyad's engine (SPEC 8).
+"""``pyad.autograd.profiler``: torch.autograd.profiler over pyad's engine.
 
 ``profile`` records every forward op (named as the op: ``"mul"``, torch says
 ``"aten::mul"``), every backward node (named as the node class: ``"MulBackward"``, torch

@@ -1270,7 +1270,7 @@ def one_hot(tensor, num_classes=-1):
     what = "one_hot"
     t = _var(tensor).data
     if not _int_kind(t):
-        raise TypeError("%s(): expects an integer tensor of class indices, got dtype %s"
+        raise TypeError("%s(): expects an integer Variable of class indices, got dtype %s"
                         % (what, t.dtype))
     xp = pyad.get_array_module(t)
     if num_classes == -1:

@@ -18,7 +18,7 @@ from pyad.autograd import profiler as _profiler
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
-from pyad.nn.parameter import Parameter
+from pyad.nn.parameter import Parameter, _zero_grads
 
 __all__ = ["Module", "Sequential", "ModuleList", "Identity", "Linear", "Conv2d",
            "MaxPool2d", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax",
@@ -422,20 +422,7 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Reset the parameters' gradients: to None (the default) or to zeros."""
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                g = p.grad
-                if g.grad_fn is not None:
-                    g = g.detach()
-                    p.grad = g
-                else:
-                    g.requires_grad_(False)
-                with no_grad():
-                    g.zero_()
+        _zero_grads(self.parameters(), set_to_none)
 
     # -- dtype and device --------------------------------------------------------------
 

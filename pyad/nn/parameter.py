@@ -32,3 +32,23 @@ class Parameter(Variable):
         return "Parameter containing:\n" + Variable.__repr__(self)
 
     __str__ = __repr__
+
+
+def _zero_grads(params, set_to_none=True):
+    """Reset the ``.grad`` of each of ``params``: to None, or zeroed in place (detached
+    first if it has a graph). Shared by ``Module.zero_grad`` and ``Optimizer.zero_grad``."""
+    from pyad.autograd.grad_mode import no_grad
+    for p in params:
+        g = p.grad
+        if g is None:
+            continue
+        if set_to_none:
+            p.grad = None
+            continue
+        if g.grad_fn is not None:
+            g = g.detach()
+            p.grad = g
+        else:
+            g.requires_grad_(False)
+        with no_grad():
+            g.zero_()

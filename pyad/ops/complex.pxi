@@ -144,6 +144,10 @@ cpdef Variable angle(object input):
 
 
 COMPLEX_OPS = (conj, real, imag, angle)
+COMPLEX_TITLE = "Complex numbers"
+# real and imag are Variable properties (as torch's), not methods: the engine defines
+# them on the class, so they need no entry here.
+COMPLEX_FUNCTION_ONLY = ()
 """Complex numbers: conj, real, imag, angle (also Variable methods)."""
 
 

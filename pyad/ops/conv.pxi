@@ -707,3 +707,8 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 CONV_OPS = (conv1d, conv2d, conv_transpose2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d)
+# The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
+# functions but not Variable methods (torch.nn.functional only).
+CONV_TITLE = "Convolution and pooling"
+CONV_FUNCTION_ONLY = ("conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
+                      "adaptive_avg_pool2d")

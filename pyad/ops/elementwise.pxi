@@ -627,7 +627,7 @@ cdef Variable _same_dtype_unary(object ufunc, object input, type node_type, int 
     return _plain(data, x._volatile)
 
 
-cdef class _ZeroGradBackward(_UnaryNode):
+cdef class _ZeroGradNode(_UnaryNode):
     # Piecewise-constant functions (sign, floor, ...): a zero gradient, as torch gives.
     cdef tuple _backward(self, tuple grads):
         cdef Variable g = grads[0]
@@ -704,7 +704,7 @@ cpdef Variable reciprocal(object input):
     return _float_unary(_np_reciprocal, input, ReciprocalBackward, 2, "reciprocal")
 
 
-cdef class SignBackward(_ZeroGradBackward):
+cdef class SignBackward(_ZeroGradNode):
     pass
 
 
@@ -1011,7 +1011,7 @@ cdef object _zero_where_data(object g, object zero):
     return xp.where(zero, xp.zeros((), dtype=g.dtype), g)
 
 
-cdef class _SelectBackward(_BinaryNode):
+cdef class _SelectNode(_BinaryNode):
     # The output takes each element from a or b (or both, at ties): a's gradient is g with
     # zeros where zero_a is true, b's where zero_b is; `scale` (0.5 at ties) splits it.
     cdef object zero_a
@@ -1062,7 +1062,7 @@ cdef Variable _pairwise_extremum(object input, object other, bint is_max, str wh
                                        what))
     if not _binary_records(input, other):
         return _plain(data, _operand_volatile(input) or _operand_volatile(other))
-    cdef _SelectBackward node = (MaximumBackward.__new__(MaximumBackward) if is_max
+    cdef _SelectNode node = (MaximumBackward.__new__(MaximumBackward) if is_max
                                  else MinimumBackward.__new__(MinimumBackward))
     xp = _xp_of(data)
     da = _operand_data(input, what)
@@ -1076,7 +1076,7 @@ cdef Variable _pairwise_extremum(object input, object other, bint is_max, str wh
     return _binary(node, data, input, other, False, False)
 
 
-cdef class MaximumBackward(_SelectBackward):
+cdef class MaximumBackward(_SelectNode):
     pass
 
 
@@ -1092,7 +1092,7 @@ cpdef Variable maximum(object input, object other):
     return _pairwise_extremum(input, other, True, "maximum")
 
 
-cdef class MinimumBackward(_SelectBackward):
+cdef class MinimumBackward(_SelectNode):
     pass
 
 
@@ -1108,7 +1108,7 @@ cpdef Variable minimum(object input, object other):
     return _pairwise_extremum(input, other, False, "minimum")
 
 
-cdef class WhereBackward(_SelectBackward):
+cdef class WhereBackward(_SelectNode):
     pass
 
 
@@ -1161,7 +1161,7 @@ cpdef Variable where(object condition, object input, object other):
                 or _operand_volatile(other))
     if not _binary_records(input, other) or _operand_volatile(condition):
         return _plain(data, volatile)
-    cdef _SelectBackward node = WhereBackward.__new__(WhereBackward)
+    cdef _SelectNode node = WhereBackward.__new__(WhereBackward)
     if int_dtype is not None:
         node.keep_bits = keep
         node.bits_dtype = _dtype(data)
@@ -1413,7 +1413,7 @@ cdef Variable _rounding(object ufunc, object input, type node_type, str what,
     return _plain(data, x._volatile)
 
 
-cdef class FloorBackward(_ZeroGradBackward):
+cdef class FloorBackward(_ZeroGradNode):
     pass
 
 
@@ -1429,7 +1429,7 @@ cpdef Variable floor(object input):
     return _rounding(_np_floor, input, FloorBackward, "floor")
 
 
-cdef class CeilBackward(_ZeroGradBackward):
+cdef class CeilBackward(_ZeroGradNode):
     pass
 
 
@@ -1445,7 +1445,7 @@ cpdef Variable ceil(object input):
     return _rounding(_np_ceil, input, CeilBackward, "ceil")
 
 
-cdef class RoundBackward(_ZeroGradBackward):
+cdef class RoundBackward(_ZeroGradNode):
     pass
 
 
@@ -1469,7 +1469,7 @@ cpdef Variable round(object input, object decimals=0):
     return _rounding(_np_rint, input, RoundBackward, "round", decimals)
 
 
-cdef class TruncBackward(_ZeroGradBackward):
+cdef class TruncBackward(_ZeroGradNode):
     pass
 
 
@@ -2037,3 +2037,16 @@ ELEMENTWISE_OPS = (add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, 
                    logical_not, logical_and, logical_or, logical_xor,
                    bitwise_not, bitwise_and, bitwise_or, bitwise_xor,
                    isnan, isinf, isfinite, isclose, allclose, equal)
+# The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
+# functions but not Variable methods (torch has rsub as a function only).
+ELEMENTWISE_TITLE = "Elementwise"
+ELEMENTWISE_FUNCTION_ONLY = ("rsub",)
+# The unary ops that get an in-place twin (exp -> exp_, a pyad.<name>_ function and a
+# Variable method, made in pyad/ops/inplace.pxi), each with the extra arguments of the
+# twin's docstring example (pow_ takes the exponent).
+ELEMENTWISE_INPLACE_TWINS = (
+    (exp, ""), (log, ""), (sqrt, ""), (tanh, ""), (sigmoid, ""), (relu, ""), (neg, ""),
+    (pow, "2"), (abs, ""), (reciprocal, ""), (sign, ""), (square, ""), (rsqrt, ""),
+    (expm1, ""), (log1p, ""), (log2, ""), (log10, ""), (sin, ""), (cos, ""), (tan, ""),
+    (asin, ""), (acos, ""), (atan, ""), (sinh, ""), (cosh, ""), (erf, ""), (floor, ""),
+    (ceil, ""), (round, ""), (trunc, ""), (frac, ""))

@@ -520,18 +520,18 @@ def scatter_add_(object input, dim, index, src):
     return _inplace_indexing(_inplace_target(input, "scatter_add_"), scatter_add, (dim, index, src), {}, src, "scatter_add_")
 
 
-# The in-place twins of unary ops (pow_ takes the exponent, shown as 2 in its example).
-_UNARY_TWINS = tuple(_inplace_twin(op, example) for op, example in (
-    (exp, ""), (log, ""), (sqrt, ""), (tanh, ""), (sigmoid, ""), (relu, ""), (neg, ""),
-    (pow, "2"), (abs, ""), (reciprocal, ""), (sign, ""), (square, ""), (rsqrt, ""),
-    (expm1, ""), (log1p, ""), (log2, ""), (log10, ""), (sin, ""), (cos, ""), (tan, ""),
-    (asin, ""), (acos, ""), (atan, ""), (sinh, ""), (cosh, ""), (erf, ""), (floor, ""),
-    (ceil, ""), (round, ""), (trunc, ""), (frac, "")))
+# The in-place twins of unary ops, made from ELEMENTWISE_INPLACE_TWINS (the table beside
+# the elementwise family's tuple).
+_UNARY_TWINS = tuple(_inplace_twin(op, example) for op, example in ELEMENTWISE_INPLACE_TWINS)
 for _twin in _UNARY_TWINS:
     globals()[_twin.__name__] = _twin
 
 INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, setitem, masked_fill_,
                index_fill_, index_add_, index_copy_, scatter_, scatter_add_) + _UNARY_TWINS
+# The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
+# functions but not Variable methods (item assignment has its operator).
+INPLACE_TITLE = "In-place"
+INPLACE_FUNCTION_ONLY = ("setitem",)
 
 # Every in-place op, by its Variable method name: each bumps the version counter once.
 # tests/test_blind_spots.py generates the version-bump tests from this tuple and fails

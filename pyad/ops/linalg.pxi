@@ -1289,6 +1289,10 @@ def matrix_power(input, n):
 
 LINALG_NAMESPACE_OPS = (inv, det, slogdet, solve, cholesky, qr, eigh, svd, svdvals)
 """pyad.linalg (pyad/linalg.py re-exports them; not Variable methods)."""
+# A family in a namespace: its ops are pyad.linalg.<name> only (neither pyad.<name> nor
+# Variable methods).
+LINALG_NAMESPACE_TITLE = "pyad.linalg"
+LINALG_NAMESPACE_MODULE = "linalg"
 
 
 LINALG_OPS = (matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, diagonal,
@@ -1296,3 +1300,7 @@ LINALG_OPS = (matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, d
 """Linear algebra: matmul / @ (1-D.1-D, 2-D.1-D, 1-D.2-D, 2-D.2-D, batched with
 broadcasting, 1-D with batched), mm, bmm, mv, dot, outer, einsum, tensordot; diagonals
 (trace, diag, diagonal, diag_embed) and triangles (tril, triu)."""
+# The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
+# functions but not Variable methods (torch has no method for einsum and tensordot).
+LINALG_TITLE = "Linear algebra"
+LINALG_FUNCTION_ONLY = ("einsum", "tensordot")

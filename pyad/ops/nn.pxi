@@ -472,3 +472,7 @@ cpdef Variable _cross_entropy_indices(object input, object index, object weight_
 
 
 NN_OPS = (log_softmax, softmax, gelu, silu, elu, leaky_relu, softplus, hardtanh, logsigmoid)
+# The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
+# functions but not Variable methods (torch.nn.functional only (torch.Tensor has no such methods)).
+NN_TITLE = "Neural-network functions"
+NN_FUNCTION_ONLY = ("gelu", "silu", "elu", "leaky_relu", "softplus", "hardtanh", "logsigmoid")

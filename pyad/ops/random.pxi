@@ -45,7 +45,7 @@ def normal_(object input, mean=0.0, std=1.0):
 
 
 
-# -- stochastic ops (SPEC 3, SPEC 11) -----------------------------------------------
+# -- stochastic ops (bernoulli, multinomial, normal; reinforce) -----------------------------------------------
 #
 # bernoulli, multinomial and normal draw a sample whose grad_fn is a stochastic node.
 # A sample is not a differentiable function of the distribution's parameters, so
@@ -458,3 +458,7 @@ cdef object _normal_numbers(tuple shape, object mean, object std, object dtype, 
 
 
 RANDOM_OPS = (uniform_, normal_, bernoulli, multinomial, normal)
+# The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
+# functions but not Variable methods (torch has normal as a function only).
+RANDOM_TITLE = "Random fills"
+RANDOM_FUNCTION_ONLY = ("normal",)

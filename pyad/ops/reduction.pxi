@@ -1728,6 +1728,10 @@ REDUCTION_OPS = (sum, mean, max, _op_min, amax, amin, argmax, argmin, prod, _op_
                  count_nonzero, var, std, var_mean, std_mean, norm, cumsum, cumprod, sort,
                  argsort, topk, kthvalue, median, logsumexp, cummax, cummin, aminmax,
                  nansum, nanmean)
+# The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
+# functions but not Variable methods.
+REDUCTION_TITLE = "Reductions"
+REDUCTION_FUNCTION_ONLY = ()
 
 
 # min, all and any are public under those names, but are not module-level names in the

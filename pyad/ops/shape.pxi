@@ -2022,3 +2022,9 @@ SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, 
              nonzero, unique, pad, ravel, flipud, fliplr, rot90, atleast_1d, atleast_2d,
              atleast_3d, dstack, column_stack, tensor_split, hsplit, vsplit, take,
              broadcast_tensors, meshgrid, kron)
+# The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
+# functions but not Variable methods (item access has its operators; torch has these as functions only).
+SHAPE_TITLE = "Shape and indexing"
+SHAPE_FUNCTION_ONLY = ("getitem", "sum_to", "cat", "concat", "stack", "hstack", "vstack", "pad",
+                       "atleast_1d", "atleast_2d", "atleast_3d", "dstack", "column_stack",
+                       "broadcast_tensors", "meshgrid")

@@ -12,6 +12,7 @@ import numpy
 from pyad._engine import Variable
 from pyad._factories import tensor
 from pyad.autograd.grad_mode import no_grad
+from pyad.nn.parameter import _zero_grads
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
 
@@ -88,21 +89,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of every parameter: to None (the default) or to zeros."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if g.grad_fn is not None:
-                        g = g.detach()
-                        p.grad = g
-                    else:
-                        g.requires_grad_(False)
-                    with no_grad():
-                        g.zero_()
+        _zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         """Update the parameters once (subclasses define it)."""

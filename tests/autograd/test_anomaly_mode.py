@@ -1,4 +1,4 @@
-"""Anomaly detection (SPEC 9): detect_anomaly / set_detect_anomaly, compared with torch."""
+"""Anomaly detection: detect_anomaly / set_detect_anomaly, compared with torch."""
 import threading
 import warnings
 

@@ -1,4 +1,4 @@
-"""Custom autograd Functions (SPEC 5): new style, static forward(ctx, ...) and
+"""Custom autograd Functions: new style, static forward(ctx, ...) and
 backward(ctx, ...) called through ``Fn.apply``."""
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
 """Legacy (instance-style) Functions: ``forward(self, *arrays)`` / ``backward(self,
-*grad_arrays)``, called once as ``MyFunction()(x)`` (SPEC 5, SPEC 11)."""
+*grad_arrays)``, called once as ``MyFunction()(x)``; arrays in, arrays out, once differentiable."""
 import numpy as np
 import pytest
 

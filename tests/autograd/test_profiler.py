@@ -1,4 +1,4 @@
-"""pyad.autograd.profiler (SPEC 8): events, nesting, tables, traces, stacks, nvprof."""
+"""pyad.autograd.profiler: events, nesting, tables, traces, stacks, nvprof."""
 import inspect
 import json
 import os
@@ -523,7 +523,7 @@ def test_load_nvprof_errors(tmp_path):
     assert open_bytes(good) == before              # opened read-only
 
 
-# -- load_nvprof on crafted files (issue 14 section 3) ----------------------------------
+# -- load_nvprof on crafted files (truncated, corrupt, hostile) ----------------------------------
 
 
 def test_load_nvprof_opens_exactly_the_named_file_whatever_its_characters(tmp_path):

@@ -1,4 +1,4 @@
-"""Convolution and pooling in pyad.nn.functional (issue 8 part 1), against
+"""Convolution and pooling in pyad.nn.functional, against
 torch.nn.functional: values, first derivatives (the array fast path and the
 differentiable formula) and second derivatives, plus gradcheck/gradgradcheck."""
 import numpy as np

@@ -1,5 +1,5 @@
-"""The examples in the docstrings of the recurrent, attention and other layers (issue 17
-items 3-5) run and print what they show."""
+"""The examples in the docstrings of the recurrent, attention and other layers ported
+from torch run and print what they show."""
 import doctest
 
 import numpy

@@ -1,4 +1,4 @@
-"""The everyday layers of issue 17 item 5 and nn.utils against torch, from torch's
+"""The everyday layers and nn.utils against torch, from torch's
 weights (float64): Conv1d, ConvTranspose2d, BatchNorm1d, GroupNorm, InstanceNorm2d,
 AvgPool2d, MaxPool1d, AdaptiveAvgPool2d, Upsample/interpolate, PixelShuffle, Dropout2d,
 ModuleDict, ParameterList, ParameterDict, Bilinear, CosineSimilarity, PairwiseDistance,

@@ -148,7 +148,7 @@ VALID = {
     "norm": lambda: ((X(),), {}),
     "vector_norm": lambda: ((X(),), {"dim": 1}),
     "matrix_norm": lambda: ((X(),), {}),
-    # torch conveniences outside SPEC 3
+    # torch conveniences beyond the core op list
     "cummax": lambda: ((X(), 1), {}),
     "cummin": lambda: ((X(), 1), {}),
     "tensor_split": lambda: ((X(), 3), {"dim": 1}),

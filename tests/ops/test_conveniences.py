@@ -1,4 +1,4 @@
-"""torch functions outside SPEC 3 that torch users reach for: ravel, flipud/fliplr,
+"""torch functions beyond the core op list that torch users reach for: ravel, flipud/fliplr,
 rot90, atleast_*d, dstack, column_stack, tensor_split/hsplit/vsplit, take,
 broadcast_tensors/broadcast_shapes, meshgrid, kron, cummax/cummin, aminmax,
 nansum/nanmean, cross/linalg.cross, matrix_power, absolute, rsub.

@@ -1,6 +1,6 @@
 """Elementwise ops: + - * / ** (Variable, Python scalar and ndarray operands on either
 side, broadcasting), unary -, exp, log, sqrt, tanh, sigmoid, relu, the unary math of
-issue 6 (abs ... erf, rounding), maximum/minimum/where/clamp, atan2, hypot, lerp.
+unary math (abs ... erf, rounding), maximum/minimum/where/clamp, atan2, hypot, lerp.
 
 Each case is checked for values (vs NumPy), first and second derivatives (gradcheck,
 gradgradcheck in float64) and values + gradients vs PyTorch."""
@@ -102,7 +102,7 @@ COND34 = np.random.default_rng(12).uniform(size=(3, 4)) > 0.5
 COND4 = np.array([True, False, False, True])
 
 CASES += [
-    # unary math (issue 6); asin/acos inputs scaled into (-1, 1)
+    # unary math; asin/acos inputs scaled into (-1, 1)
     Case("abs", lambda L, a: L.abs(a), [(3, 4)]),
     Case("abs_builtin", lambda L, a: abs(a) * a, [(3, 4)]),
     Case("reciprocal", lambda L, a: L.reciprocal(a), [(3, 4)]),
@@ -268,7 +268,7 @@ def _raw(other):
     return other.data if isinstance(other, pyad.Variable) else other
 
 
-# SPEC 3: torch's promotion. With a float32 Variable: scalars (Python, NumPy) and 0-d
+# Type promotion follows torch's rules. With a float32 Variable: scalars (Python, NumPy) and 0-d
 # arrays never widen it; a dimensioned float array of the same category promotes as
 # usual; an integer array meets a float type, which wins as it is.
 EXPECTED_WITH_FLOAT32 = {
@@ -474,7 +474,7 @@ def test_zero_scalar_base_to_minus_one_has_gradient_minus_inf():
     assert e.grad.item() == -np.inf       # 0**b * log(0) = inf * -inf
 
 
-# Integer and bool operands (SPEC 3, torch's rules): (make(lib), expected dtype name).
+# Integer and bool operands (torch's promotion rules): (make(lib), expected dtype name).
 PROMOTION_TABLE = [
     ("int * float scalar", lambda L: L.tensor([1, 2]) * 2.5, "float32"),
     ("int / int", lambda L: L.tensor([1, 2]) / L.tensor([2, 4]), "float32"),
@@ -509,7 +509,7 @@ def test_integer_and_bool_promotion_follows_torch(make, expected):
     np.testing.assert_allclose(np.asarray(y.data), ty.numpy(), rtol=1e-6)
 
 
-# -- issue 6: special points, in-place twins, dtypes, errors ----------------------------
+# -- special points, in-place twins, dtypes, errors ----------------------------
 
 def _torch_pair(values, dtype=np.float64):
     torch = pytest.importorskip("torch")
@@ -725,7 +725,7 @@ def test_new_ops_are_methods_and_functions(name):
                                   getattr(pyad, name)(x, *args).data)
 
 
-# -- issue 6: floor division, comparisons, logical and bitwise ops, value tests ---------
+# -- floor division, comparisons, logical and bitwise ops, value tests ---------
 
 DIV_A = np.array([5.0, -5.0, 5.0, -5.0, 2.5, 0.0, 7.0, np.inf, np.nan])
 DIV_B = np.array([2.0, 2.0, -2.0, -2.0, 0.5, 3.0, 0.0, 2.0, 1.0])

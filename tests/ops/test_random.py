@@ -1,11 +1,12 @@
-"""Stochastic ops (bernoulli, multinomial, normal) and reinforce (SPEC 3, SPEC 11).
+"""Stochastic ops (bernoulli, multinomial, normal) and reinforce (the score-function
+estimator).
 
 The REINFORCE gradient of a sample is compared with torch: for the same sample and
 reward, pyad's gradient must equal torch's gradient of the surrogate
 ``-(reward * log_prob(sample)).sum()`` (torch.distributions), which is the estimator
-SPEC 11 fixes. Its mean over many samples is compared with the analytic gradient of the
-expected reward, with a tolerance of 5 standard errors computed from the estimator's
-exact variance.
+pyad uses (-reward * d log p / d params). Its mean over many samples is compared with
+the analytic gradient of the expected reward, with a tolerance of 5 standard errors
+computed from the estimator's exact variance.
 """
 import numpy as np
 import pytest
