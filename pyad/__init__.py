@@ -58,6 +58,7 @@ from pyad.autograd.anomaly_mode import (
 )
 from pyad import autograd, nn, linalg, optim
 from pyad.serialization import save, load
+from pyad.memory import memory_pool, empty_cache, memory_stats, set_cache_limit
 
 float16 = _numpy.dtype(_numpy.float16)
 float32 = _numpy.dtype(_numpy.float32)
@@ -80,6 +81,7 @@ from pyad._version import __version__
 # only names listed here as re-exported). tests/test_typing.py checks it is complete:
 # a new op imported above must be added here too.
 __all__ = [
+    "memory_pool", "empty_cache", "memory_stats", "set_cache_limit",
     "elu", "gelu", "hardtanh", "leaky_relu", "logsigmoid", "silu", "softmax", "softplus",
     "Tensor", "Variable", "abs", "abs_", "acos", "acos_", "add", "add_", "all", "allclose",
     "amax", "amin", "any", "arange", "argmax", "argmin", "argsort", "as_tensor", "asin",

@@ -158,10 +158,52 @@ def _set_profiler(profiler):
     return previous
 
 
-cdef extern from "pythread.h":
-    unsigned long PyThread_get_thread_native_id()
+cdef extern from *:
+    """
+    /* The profiler's clock and thread id without a Python call or a system call per
+       event: time.perf_counter_ns() reads CLOCK_MONOTONIC on Linux, so the engine reads
+       it directly there (elsewhere it calls perf_counter_ns); the native thread id is
+       cached per thread (PyThread_get_thread_native_id() is a gettid() system call). */
+    #include "pythread.h"
+    #if defined(__linux__)
+    #include <time.h>
+    #define PYAD_DIRECT_CLOCK 1
+    static long long pyad_clock_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (long long)ts.tv_sec * 1000000000LL + (long long)ts.tv_nsec;
+    }
+    #else
+    #define PYAD_DIRECT_CLOCK 0
+    static long long pyad_clock_ns(void) { return 0; }
+    #endif
+    static PYAD_TLS unsigned long pyad_native_tid = 0;
+    static unsigned long pyad_thread_id(void) {
+        if (pyad_native_tid == 0) pyad_native_tid = PyThread_get_thread_native_id();
+        return pyad_native_tid;
+    }
+    #if defined(__unix__) || defined(__APPLE__)
+    #include <pthread.h>
+    static void pyad_forget_tid(void) { pyad_native_tid = 0; }   /* a fork's child */
+    static int pyad_tid_atfork(void) { return pthread_atfork(NULL, NULL, pyad_forget_tid); }
+    #else
+    static int pyad_tid_atfork(void) { return 0; }
+    #endif
+    """
+    int PYAD_DIRECT_CLOCK
+    long long pyad_clock_ns()
+    unsigned long pyad_thread_id()
+    int pyad_tid_atfork()
+
+pyad_tid_atfork()
 
 from time import perf_counter_ns as _perf_counter_ns
+
+
+cdef inline object _profile_clock():
+    if PYAD_DIRECT_CLOCK:
+        return pyad_clock_ns()
+    return _perf_counter_ns()
 
 
 @cython.final
@@ -178,14 +220,14 @@ cdef class _EventLog:
         self.records = []
 
     cdef list begin(self, object name, long kind, long long seq):
-        cdef list rec = [name, PyThread_get_thread_native_id(), 0, 0, seq, kind,
+        cdef list rec = [name, pyad_thread_id(), 0, 0, seq, kind,
                          None, None, None, None]
         self.records.append(rec)
-        rec[2] = _perf_counter_ns()
+        rec[2] = _profile_clock()
         return rec
 
     cdef inline void end(self, list rec, long long seq) except *:
-        rec[3] = _perf_counter_ns()
+        rec[3] = _profile_clock()
         rec[4] = seq
 
     # The generic protocol (see _set_profiler), for callers outside the engine.

@@ -30,3 +30,18 @@ def test_bench_core_smoke():
         assert column in header[0], detail
     for case in ("(a)", "(a')", "(b)", "(c)", "(d)", "(e)", "(f)"):
         assert case in proc.stdout, detail
+
+
+def test_bench_scale_smoke():
+    """benchmarks/bench_scale.py (growth, plain-process big row, profiler on/off)
+    runs end to end at tiny sizes; its columns agree with the NumPy floor."""
+    proc = subprocess.run(
+        [sys.executable, os.path.join(REPO_ROOT, "benchmarks", "bench_scale.py"), "--smoke"],
+        cwd=REPO_ROOT, capture_output=True, text=True, encoding="utf-8", errors="replace",
+        timeout=600,
+    )
+    detail = "stdout:\n%s\nstderr:\n%s" % (proc.stdout, proc.stderr)
+    assert proc.returncode == 0, detail
+    for line in ("plain-process big row", "pyad+pool", "minflt/call", "live-graph growth",
+                 "profiler: chain"):
+        assert line in proc.stdout, detail
