@@ -23,6 +23,21 @@ cdef extern from *:
     #include "pythread.h"
     #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
     #include "numpy/ndarraytypes.h"
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+
+    /* As NumPy's default handler does: ask for transparent huge pages on big blocks
+       (fewer page faults and TLB misses where THP is in "madvise" mode). */
+    static void pyad_advise_huge(void *p, size_t n) {
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        if (n >= ((size_t)4 << 20)) {
+            uintptr_t start = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+            uintptr_t end = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+            if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
+        }
+    #endif
+    }
 
     /* Every block carries a 64-byte header (the data stays 64-byte aligned where
        malloc's is, and 16-byte aligned always): its class (0: a plain malloc block,
@@ -88,6 +103,7 @@ cdef extern from *:
             return NULL;
         }
         h->bucket = b + 1; h->capacity = cap; h->magic = PYAD_MAGIC;
+        pyad_advise_huge((char *)h + PYAD_HDR, cap);
         return (char *)h + PYAD_HDR;
     }
 
