@@ -31,7 +31,7 @@ def test_many_events_grow_the_log_and_keep_order_and_names():
         _engine._set_profiler(previous)
     t_after = time.perf_counter_ns()
     recs = log.records
-    assert len(recs) == 1 + 800 + 1 + 800 + 1          # sum, ops, root, nodes, accumulate
+    assert len(recs) == 800 + 1 + 1 + 1 + 800 + 1   # ops, sum, root, SumBackward, nodes, acc.
     assert [r[0] for r in recs[:4]] == ["mul", "tanh", "mul", "tanh"]
     assert all(len(r) == 10 and r[6:] == [None] * 4 for r in recs)
     starts = [r[2] for r in recs]
