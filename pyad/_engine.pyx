@@ -297,7 +297,7 @@ cdef class _EventLog:
 
     cdef int _check(self, Py_ssize_t rec) except -1:
         if rec < 0 or rec >= self._n:
-            raise IndexError("_EventLog: no event %d" % rec)
+            raise IndexError("_EventLog(): no event with index %d" % rec)
         return 0
 
 
