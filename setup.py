@@ -51,7 +51,15 @@ extensions = [
         include_dirs=[numpy.get_include()],
         define_macros=macros,
         extra_compile_args=compile_args,
-    )
+    ),
+    # The NEP 49 buffer cache behind pyad.memory_pool(): a separate small module.
+    Extension(
+        "pyad._mempool",
+        ["pyad/_mempool.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=macros,
+        extra_compile_args=compile_args,
+    ),
 ]
 
 setup(

@@ -29,6 +29,8 @@ __all__ = [
     # submodules, serialization
     "autograd", "nn", "linalg", "optim", "interop", "backends", "cuda", "utils", "save",
     "load",
+    # the opt-in host buffer cache
+    "memory_pool", "empty_cache", "memory_stats", "set_cache_limit",
     # dtypes and torch's aliases
     "float16", "float32", "float64", "int32", "int64", "bool", "half", "float", "double",
     "long", "int", "divide", "true_divide", "multiply", "subtract", "negative", "less",
@@ -113,6 +115,7 @@ from pyad.autograd.anomaly_mode import (
 from pyad import autograd, nn, linalg, optim, interop
 from pyad import backends, cuda, utils
 from pyad.serialization import save, load
+from pyad.memory import memory_pool, empty_cache, memory_stats, set_cache_limit
 
 float16 = _numpy.dtype(_numpy.float16)
 float32 = _numpy.dtype(_numpy.float32)

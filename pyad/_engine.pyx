@@ -9,7 +9,8 @@ sink AccumulateGrad, SavedVariable, Variable, then the backward loop. The op fam
 the Variable methods and from each other (the uvloop layout).
 """
 cimport cython
-from cpython.ref cimport Py_REFCNT, Py_DECREF
+from cpython.ref cimport Py_REFCNT, Py_DECREF, Py_INCREF, Py_XDECREF
+from cpython.mem cimport PyMem_Realloc, PyMem_Free
 from cpython.object cimport PyTypeObject, PyObject
 
 cdef extern from "Python.h":
@@ -158,54 +159,146 @@ def _set_profiler(profiler):
     return previous
 
 
-cdef extern from "pythread.h":
-    unsigned long PyThread_get_thread_native_id()
+cdef extern from *:
+    """
+    /* The profiler's clock and thread id without a Python call or a system call per
+       event: time.perf_counter_ns() reads CLOCK_MONOTONIC on Linux, so the engine reads
+       it directly there (elsewhere it calls perf_counter_ns); the native thread id is
+       cached per thread (PyThread_get_thread_native_id() is a gettid() system call). */
+    #include "pythread.h"
+    #if defined(__linux__)
+    #include <time.h>
+    #define PYAD_DIRECT_CLOCK 1
+    static long long pyad_clock_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (long long)ts.tv_sec * 1000000000LL + (long long)ts.tv_nsec;
+    }
+    #else
+    #define PYAD_DIRECT_CLOCK 0
+    static long long pyad_clock_ns(void) { return 0; }
+    #endif
+    static PYAD_TLS unsigned long pyad_native_tid = 0;
+    static unsigned long pyad_thread_id(void) {
+        if (pyad_native_tid == 0) pyad_native_tid = PyThread_get_thread_native_id();
+        return pyad_native_tid;
+    }
+    #if defined(__unix__) || defined(__APPLE__)
+    #include <pthread.h>
+    static void pyad_forget_tid(void) { pyad_native_tid = 0; }   /* a fork's child */
+    static int pyad_tid_atfork(void) { return pthread_atfork(NULL, NULL, pyad_forget_tid); }
+    #else
+    static int pyad_tid_atfork(void) { return 0; }
+    #endif
+    """
+    int PYAD_DIRECT_CLOCK
+    long long pyad_clock_ns()
+    unsigned long pyad_thread_id()
+    int pyad_tid_atfork()
+
+pyad_tid_atfork()
 
 from time import perf_counter_ns as _perf_counter_ns
+
+
+
+
+cdef struct _Event:
+    PyObject* name          # a reference owned by the log
+    unsigned long thread
+    long long t0
+    long long t1
+    long long seq
+    long kind
 
 
 @cython.final
 cdef class _EventLog:
     """The profiler's fast recorder (pyad.autograd.profiler, CPU times only).
 
-    Each event is one list ``[name, thread, t0_ns, t1_ns, seq, kind, None, None, None,
-    None]`` (kind 0 op, 1 backward node, 2 user range) appended in start order; the
-    engine fills it in C instead of calling Python methods.
+    The engine writes each event into a C array (no Python object per event);
+    ``records`` gives them as lists ``[name, thread, t0_ns, t1_ns, seq, kind, None,
+    None, None, None]`` (kind 0 op, 1 backward node, 2 user range) in start order.
     """
-    cdef public list records
+    cdef _Event* _events
+    cdef Py_ssize_t _n
+    cdef Py_ssize_t _cap
 
     def __cinit__(self):
-        self.records = []
+        self._events = NULL
+        self._n = 0
+        self._cap = 0
 
-    cdef list begin(self, object name, long kind, long long seq):
-        cdef list rec = [name, PyThread_get_thread_native_id(), 0, 0, seq, kind,
-                         None, None, None, None]
-        self.records.append(rec)
-        rec[2] = _perf_counter_ns()
-        return rec
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        for i in range(self._n):
+            Py_XDECREF(self._events[i].name)
+        PyMem_Free(self._events)
 
-    cdef inline void end(self, list rec, long long seq) except *:
-        rec[3] = _perf_counter_ns()
-        rec[4] = seq
+    @property
+    def records(self):
+        cdef Py_ssize_t i
+        cdef _Event* e
+        cdef list out = []
+        for i in range(self._n):
+            e = &self._events[i]
+            out.append([<object>e.name, e.thread, e.t0, e.t1, e.seq, e.kind,
+                        None, None, None, None])
+        return out
+
+    cdef Py_ssize_t begin(self, object name, long kind, long long seq) except -1:
+        cdef _Event* grown
+        cdef _Event* e
+        cdef Py_ssize_t i = self._n
+        if i == self._cap:
+            grown = <_Event*>PyMem_Realloc(self._events,
+                                           (self._cap * 2 + 256) * sizeof(_Event))
+            if grown == NULL:
+                raise MemoryError()
+            self._events = grown
+            self._cap = self._cap * 2 + 256
+        e = &self._events[i]
+        Py_INCREF(name)
+        e.name = <PyObject*>name
+        e.thread = pyad_thread_id()
+        e.t1 = 0
+        e.seq = seq
+        e.kind = kind
+        self._n = i + 1
+        e.t0 = pyad_clock_ns() if PYAD_DIRECT_CLOCK else _perf_counter_ns()
+        return i
+
+    cdef inline void end(self, Py_ssize_t i, long long seq) except *:
+        cdef long long t = pyad_clock_ns() if PYAD_DIRECT_CLOCK else _perf_counter_ns()
+        self._events[i].t1 = t
+        self._events[i].seq = seq
 
     # The generic protocol (see _set_profiler), for callers outside the engine.
     def op_begin(self, name, args, next_seq):
         return self.begin(name, 0, -1)
 
-    def op_end(self, rec, result, long long seq):
+    def op_end(self, Py_ssize_t rec, result, long long seq):
+        self._check(rec)
         self.end(rec, seq)
 
     def node_begin(self, name, long long seq):
         return self.begin(name, 1, seq)
 
-    def node_end(self, rec, grads):
-        self.end(rec, rec[4])
+    def node_end(self, Py_ssize_t rec, grads):
+        self._check(rec)
+        self.end(rec, self._events[rec].seq)
 
     def user_begin(self, name):
         return self.begin(name, 2, -1)
 
-    def user_end(self, rec):
+    def user_end(self, Py_ssize_t rec):
+        self._check(rec)
         self.end(rec, -1)
+
+    cdef int _check(self, Py_ssize_t rec) except -1:
+        if rec < 0 or rec >= self._n:
+            raise IndexError("_EventLog(): no event with index %d" % rec)
+        return 0
 
 
 cdef inline bint _profile_enter():
@@ -2473,9 +2566,11 @@ cdef tuple _run_node_profiled(Node node, tuple grads, bint keep_graph):
     profiler = _profiler
     if profiler is None:
         return _run_node_body(node, grads, keep_graph)
+    cdef Py_ssize_t index = 0
     fast = type(profiler) is _EventLog
+    token = None
     if fast:
-        token = (<_EventLog>profiler).begin(type(node).__name__, 1, seq)
+        index = (<_EventLog>profiler).begin(type(node).__name__, 1, seq)
     else:
         token = profiler.node_begin(type(node).__name__, seq)
     outs = None
@@ -2483,7 +2578,7 @@ cdef tuple _run_node_profiled(Node node, tuple grads, bint keep_graph):
         outs = _run_node_body(node, grads, keep_graph)
     finally:
         if fast:
-            (<_EventLog>profiler).end(<list>token, seq)
+            (<_EventLog>profiler).end(index, seq)
         else:
             profiler.node_end(token, outs)
     return outs

@@ -42,3 +42,18 @@ def test_bench_interop_smoke():
     detail = "stdout:\n%s\nstderr:\n%s" % (proc.stdout, proc.stderr)
     assert proc.returncode == 0, detail
     assert "torch fwd+bwd" in proc.stdout and "overhead" in proc.stdout, detail
+
+
+def test_bench_scale_smoke():
+    """benchmarks/bench_scale.py (growth, plain-process big row, profiler on/off)
+    runs end to end at tiny sizes; its columns agree with the NumPy floor."""
+    proc = subprocess.run(
+        [sys.executable, os.path.join(REPO_ROOT, "benchmarks", "bench_scale.py"), "--smoke"],
+        cwd=REPO_ROOT, capture_output=True, text=True, encoding="utf-8", errors="replace",
+        timeout=600,
+    )
+    detail = "stdout:\n%s\nstderr:\n%s" % (proc.stdout, proc.stderr)
+    assert proc.returncode == 0, detail
+    for line in ("plain-process big row", "pyad+pool", "minflt/call", "live-graph growth",
+                 "profiler: chain"):
+        assert line in proc.stdout, detail

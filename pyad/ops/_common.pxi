@@ -473,10 +473,12 @@ cdef object _profiled_named(str name, object fn, tuple args):
             return fn(*args)
         finally:
             pyad_set_profile_bypass(0)
+    cdef Py_ssize_t index = 0
     fast = type(profiler) is _EventLog
     result = None
+    token = None
     if fast:
-        token = (<_EventLog>profiler).begin(name, 0, -1)
+        index = (<_EventLog>profiler).begin(name, 0, -1)
     else:
         token = profiler.op_begin(name, args, seq0)
     pyad_set_profile_bypass(1)
@@ -489,7 +491,7 @@ cdef object _profiled_named(str name, object fn, tuple args):
             if seq0 <= (<Variable>first)._grad_fn._seq < _ACCUMULATE_SEQUENCE:
                 seq = (<Variable>first)._grad_fn._seq
         if fast:
-            (<_EventLog>profiler).end(<list>token, seq)
+            (<_EventLog>profiler).end(index, seq)
         else:
             profiler.op_end(token, result, seq)
     return result

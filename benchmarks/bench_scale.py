@@ -1,0 +1,219 @@
+"""Scale rows for issue 19: the live-graph growth row and the plain-process big row.
+
+    python benchmarks/bench_scale.py growth [--no-torch] [--repeat N]
+    python benchmarks/bench_scale.py big    [--repeat N] [--n 1000000]
+    python benchmarks/bench_scale.py profiler [--repeat N]
+    python benchmarks/bench_scale.py --smoke      # every row at tiny sizes (CI)
+
+growth: recording cost per op (mul + tanh pairs on shape (1,), forward only, cyclic
+    GC on as users run it) over building a graph of 10^3, 10^4, 10^5 and 3*10^5 live
+    nodes: the time to build it divided by its node count, min over repeats (the
+    collector's passes over the growing graph are part of it).
+big: sum(tanh(2x+1)*x) forward+backward on 10^6 float64 in a process that never
+    imports torch, three columns interleaved in one run: the hand-written NumPy floor,
+    pyad, and pyad inside ``pyad.memory_pool()``; time (min of N) and page faults
+    (getrusage minflt) per call, plus gc collections.
+profiler: the 100-op chain forward+backward with the profiler off and on,
+    interleaved, min of N; the ratio on/off.
+
+No timings are asserted anywhere (tests/test_benchmarks_smoke.py runs --smoke).
+"""
+import argparse
+import gc
+import os
+import resource
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+if any(f.startswith("_engine") for f in os.listdir(os.path.join(ROOT, "pyad"))):
+    sys.path.insert(0, ROOT)
+
+import numpy as np  # noqa: E402
+
+
+def _minflt():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def _gc_collections():
+    return [s["collections"] for s in gc.get_stats()]
+
+
+def _min_time(fn, number, repeat):
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best
+
+
+# ------------------------------------------------------------------ growth
+
+def growth(args):
+    import pyad
+    sizes = [10 ** 3, 10 ** 4, 10 ** 5, 3 * 10 ** 5] if not args.smoke else [100, 1000]
+    frameworks = [("pyad", pyad)]
+    if not args.no_torch:
+        try:
+            import torch
+            torch.set_num_threads(1)
+            frameworks.append(("torch", torch))
+        except ImportError:
+            pass
+    assert gc.isenabled()
+    print("live-graph growth: forward us/op building a graph of N live nodes (mul+tanh on "
+          "shape (1,)), gc on, min of %d" % args.repeat)
+    rows = {}
+    for name, lib in frameworks:
+        if name == "pyad":
+            x = pyad.Variable(np.ones(1), requires_grad=True)
+        else:
+            x = lib.ones(1, dtype=lib.float64, requires_grad=True)
+        mul, tanh = lib.mul, lib.tanh
+        for n in sizes:
+            best = float("inf")
+            c0 = _gc_collections()
+            for _ in range(args.repeat):
+                y = x
+                t0 = time.perf_counter()
+                for _ in range(n // 2):          # builds a graph of n live nodes
+                    y = tanh(mul(y, 0.5))
+                best = min(best, (time.perf_counter() - t0) / n)
+                del y                            # (freeing it is not timed)
+            c1 = _gc_collections()
+            rows.setdefault(n, {})[name] = (best * 1e6, [b - a for a, b in zip(c0, c1)])
+            gc.collect()
+    names = [n for n, _ in frameworks]
+    print("%-10s" % "live nodes" + "".join("%16s" % n for n in names)
+          + "   gc collections (gen0, gen1, gen2) per framework")
+    for n in sizes:
+        r = rows[n]
+        print("%-10d" % n + "".join("%13.3f us" % r[f][0] for f in names)
+              + "   " + "  ".join(str(tuple(r[f][1])) for f in names))
+    if len(sizes) > 1:
+        for f in names:
+            print("%s growth %d -> %d: %.2fx" % (f, sizes[0], sizes[-1],
+                                                  rows[sizes[-1]][f][0] / rows[sizes[0]][f][0]))
+
+
+# ------------------------------------------------------------------ big
+
+def floor_big(x):
+    t = np.tanh(x * 2.0 + 1.0)
+    s = (t * x).sum()
+    g = t + x * (1.0 - t * t) * 2.0
+    return s, g
+
+
+def big(args):
+    import pyad
+    assert "torch" not in sys.modules, "the plain-process row must not import torch"
+    n = args.n if not args.smoke else 1000
+    x0 = np.random.default_rng(2).standard_normal(n)
+    xf = x0.copy()
+    x = pyad.Variable(x0.copy(), requires_grad=True)
+    tanh = pyad.tanh
+
+    def run_pyad():
+        x.grad = None
+        s = (tanh(x * 2.0 + 1.0) * x).sum()
+        s.backward()
+        return s, x.grad
+
+    pool = pyad.memory_pool()
+
+    def run_pool():
+        with pool:
+            return run_pyad()
+
+    cols = [("floor", lambda: floor_big(xf)), ("pyad", run_pyad), ("pyad+pool", run_pool)]
+    s0, g0 = floor_big(x0.copy())
+    for name, fn in cols[1:]:
+        s, g = fn()
+        np.testing.assert_allclose(float(s.item()), float(s0), rtol=1e-10)
+        np.testing.assert_allclose(g.numpy(), g0, rtol=1e-10, atol=1e-12)
+    number = 20 if not args.smoke else 2
+    best = {c: float("inf") for c, _ in cols}
+    flt = {c: float("inf") for c, _ in cols}
+    c0 = _gc_collections()
+    for _ in range(args.repeat):
+        for name, fn in cols:                  # interleaved: A, B, C, A, B, C, ...
+            fn()
+            f0 = _minflt()
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            dt = (time.perf_counter() - t0) / number
+            f1 = _minflt()
+            best[name] = min(best[name], dt)
+            flt[name] = min(flt[name], (f1 - f0) / number)
+    c1 = _gc_collections()
+    print("plain-process big row: sum(tanh(2x+1)*x) fwd+bwd, %d float64, no torch in the "
+          "process, min of %d x %d calls" % (n, args.repeat, number))
+    print("%-10s %12s %8s %16s" % ("column", "us/call", "ratio", "minflt/call"))
+    for name, _ in cols:
+        print("%-10s %12.0f %7.2fx %16.0f" % (name, best[name] * 1e6,
+                                              best[name] / best["floor"], flt[name]))
+    print("gc collections during the run (gen0, gen1, gen2):",
+          tuple(b - a for a, b in zip(c0, c1)))
+    print("pool:", pyad.memory_stats())
+
+
+# ------------------------------------------------------------------ profiler
+
+def profiler(args):
+    import pyad
+    import pyad.autograd.profiler as prof
+    reps = 25 if not args.smoke else 2
+    x = pyad.Variable(np.linspace(-1, 1, 8), requires_grad=True)
+    tanh = pyad.tanh
+
+    def off():
+        x.grad = None
+        y = x
+        for _ in range(reps):
+            y = tanh(y * 1.0001 + 0.1) - 0.05
+        y.sum().backward()
+        return x.grad
+
+    def on():
+        with prof.profile():
+            return off()
+
+    number = 200 if not args.smoke else 2
+    best = {"off": float("inf"), "on": float("inf")}
+    for _ in range(args.repeat):
+        for name, fn in (("off", off), ("on", on)):
+            fn()
+            best[name] = min(best[name], _min_time(fn, number, 1))
+    print("profiler: chain%d fwd+bwd, min of %d x %d calls" % (4 * reps, args.repeat, number))
+    print("off %.1f us   on %.1f us   on/off %.2fx" % (best["off"] * 1e6, best["on"] * 1e6,
+                                                       best["on"] / best["off"]))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("row", nargs="?", choices=["growth", "big", "profiler"], default=None)
+    p.add_argument("--smoke", action="store_true", help="tiny sizes, every row (CI)")
+    p.add_argument("--repeat", type=int, default=None)
+    p.add_argument("--n", type=int, default=10 ** 6, help="elements for the big row")
+    p.add_argument("--no-torch", action="store_true", help="growth: skip torch")
+    args = p.parse_args(argv)
+    if args.repeat is None:
+        args.repeat = 2 if args.smoke else 7
+    if args.smoke:
+        args.no_torch = True
+    rows = [args.row] if args.row else ["big", "profiler", "growth"]
+    if not args.smoke and args.row is None:
+        p.error("name a row (growth, big, profiler) or pass --smoke")
+    for r in rows:
+        {"growth": growth, "big": big, "profiler": profiler}[r](args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
