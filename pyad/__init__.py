@@ -16,16 +16,19 @@ from pyad._engine import (
     atan2, hypot, lerp, floor, ceil, round, trunc, frac, floor_divide, remainder, fmod,
     lt, le, eq, ne, gt, ge, logical_not, logical_and, logical_or, logical_xor, bitwise_not,
     bitwise_and, bitwise_or, bitwise_xor, isnan, isinf, isfinite, isclose, allclose, equal,
+    isin, signbit,
     # reductions
     sum, mean, max, min, amax, amin, argmax, argmin, prod, all, any, count_nonzero,
     var, std, var_mean, std_mean, norm, cumsum, cumprod, sort, argsort, topk, kthvalue,
-    median, logsumexp, sum_to, cummax, cummin, aminmax, nansum, nanmean,
+    median, logsumexp, sum_to, cummax, cummin, aminmax, nansum, nanmean, nanmedian,
+    searchsorted, bucketize,
     # linear algebra
     matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, diagonal, diag_embed,
     tril, triu, cross, matrix_power,
     # shape and indexing
     reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
     broadcast_to, getitem, cat, concat, stack, hstack, vstack, split, split_with_sizes, chunk,
+    unsafe_split, unsafe_split_with_sizes, unsafe_chunk,
     unbind, narrow, select, flip, roll, repeat, tile, movedim, unflatten, gather,
     take_along_dim, scatter, scatter_add, index_select, index_add, index_copy, index_fill,
     masked_fill, masked_select, masked_scatter, nonzero, unique, pad, ravel, flipud, fliplr,
@@ -126,4 +129,7 @@ __all__ = [
     "matrix_power", "ravel", "flipud", "fliplr", "rot90", "atleast_1d", "atleast_2d",
     "atleast_3d", "dstack", "column_stack", "tensor_split", "hsplit", "vsplit", "take",
     "broadcast_tensors", "broadcast_shapes", "meshgrid", "kron",
+    # torch's autograd tests (issue 14 section 4)
+    "isin", "signbit", "nanmedian", "searchsorted", "bucketize", "unsafe_split",
+    "unsafe_split_with_sizes", "unsafe_chunk",
 ]
