@@ -61,6 +61,7 @@ VALID = {
     "bucketize": lambda: ((X(), pyad.tensor([1.0, 3.0, 5.0])), {}),
     "unsafe_split": lambda: ((X(), 1), {}),
     "unsafe_chunk": lambda: ((X(), 2), {}),
+    "unsafe_split_with_sizes": lambda: ((X(), [1, 1]), {}),
     "bitwise_and": lambda: ((INTS(), INTS()), {}),
     "bitwise_or": lambda: ((INTS(), INTS()), {}),
     "bitwise_xor": lambda: ((INTS(), INTS()), {}),
