@@ -287,10 +287,10 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
                 # A view made in forward is a custom Function's view (torch's
                 # CreationMeta) even when nothing required grad: modifying it in place
                 # with a value that requires grad is refused.
-                o._view_fn = None
                 o._view_no_grad = False
-                o._view_creation = (_VIEW_MULTI_OUTPUT if n_variables > 1
+                o._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
                                     else _VIEW_CUSTOM_FUNCTION)
+                o._view_version = _vc(o).version
         node._to_save = node._dirty = node._non_differentiable = None
         return tuple(outs) if is_tuple else outs[0]
 
@@ -338,17 +338,24 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
             (<Variable>alias)._version_counter = _vc(o)
             (<Variable>alias)._is_view = True
             (<Variable>alias)._view_base = o._view_base if o._view_base is not None else o
-            (<Variable>alias)._view_creation = (_VIEW_MULTI_OUTPUT if n_variables > 1
+            (<Variable>alias)._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
                                                 else _VIEW_CUSTOM_FUNCTION)
+            if o._view_fn is not None or not o._is_view:
+                # the identity view of the input, so that a later in-place change of
+                # the input is seen (and refused) when the output is used
+                identity = _ViewFn.__new__(_ViewFn)
+                (<_ViewFn>identity).kind = 0
+                (<_ViewFn>identity).arg = o._data.shape
+                (<_ViewFn>identity).parent = o._view_fn
+                (<Variable>alias)._view_fn = identity
             o = <Variable>alias
             outs[i] = o
         elif o._is_view:
-            # A view made inside forward: its history is this node's, never replayed
-            # from its base, and modifying it in place later is refused (torch's
+            # A view made inside forward: its history is this node's, and modifying it
+            # in place later (or its base, then using it) is refused (torch's
             # CreationMeta::IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE with several outputs).
-            o._view_fn = None
             o._view_no_grad = False
-            o._view_creation = (_VIEW_MULTI_OUTPUT if n_variables > 1
+            o._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
                                 else _VIEW_CUSTOM_FUNCTION)
         if builtins.any(x is d for d in non_diff) or not _is_float_dtype(o._data.dtype):
             o._requires_grad = False
@@ -357,6 +364,8 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
                 out_meta[i] = None           # backward gets None for it, not zeros
             continue
         _set_history(o, node, i)
+        if o._view_fn is not None:
+            o._view_version = _vc(o).version        # its history is now this node's
     for i in range(len(outs)):
         outs[i] = outs[last[i]]
     if node._materialize_grads:

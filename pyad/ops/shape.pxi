@@ -19,6 +19,7 @@ cdef enum:
     _VIEW_NO_GRAD = 1
     _VIEW_MULTI_OUTPUT = 2
     _VIEW_CUSTOM_FUNCTION = 3
+    _VIEW_CUSTOM_MULTI_OUTPUT = 4     # a view output of a custom Function with several
 
 
 cdef class _ViewFn:
@@ -76,21 +77,24 @@ cdef str _strip_backward(str name):
     return name
 
 
-cdef str _view_creation_error(Variable x):
+cdef str _view_creation_error(Variable x, bint indirect=False):
     # torch's handle_view_on_rebase message for an in-place change of a view of kind
-    # x._view_creation (not the default) while autograd records it.
+    # x._view_creation (not the default) while autograd records it, or (indirect) of
+    # its base or another view of its base.
     cdef Node fn = x._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
     if x._view_creation == _VIEW_NO_GRAD or fn is None:
         if fn is not None:
             prefix = ("Output %d of %s is a view of a view which was created in"
                       % (x._output_nr, _strip_backward(fn.name())))
         else:
             prefix = "A view was created in"
-        msg = prefix + " no_grad mode and is being modified inplace with grad mode enabled."
+        msg = "%s no_grad mode and %s modified inplace with grad mode enabled." % (
+            prefix, modified)
     else:
-        msg = ("Output %d of %s is a view and is being modified inplace."
-               % (x._output_nr, _strip_backward(fn.name())))
-    if x._view_creation == _VIEW_MULTI_OUTPUT:
+        msg = ("Output %d of %s is a view and %s modified inplace."
+               % (x._output_nr, _strip_backward(fn.name()), modified))
+    if x._view_creation == _VIEW_MULTI_OUTPUT or x._view_creation == _VIEW_CUSTOM_MULTI_OUTPUT:
         msg += (" This view is the output of a function that returns multiple views. Such "
                 "functions do not allow the output views to be modified inplace. You should "
                 "replace the inplace operation by an out-of-place one.")
@@ -119,6 +123,11 @@ cdef void _refresh_view(Variable v) except *:
             v._version_counter.version == v._view_version and
             (v._requires_grad or not v._view_base._requires_grad)):
         return
+    if v._view_creation == _VIEW_CUSTOM_FUNCTION or \
+            v._view_creation == _VIEW_CUSTOM_MULTI_OUTPUT:
+        # Its history is the custom Function's, which replaying the view from the
+        # changed base would override: refused, as torch does.
+        raise RuntimeError(_view_creation_error(v, True))
     v._view_version = v._version_counter.version
     base = v._view_base
     fn = v._view_fn

@@ -1359,3 +1359,52 @@ def test_multi_output_view_after_base_inplace_matches_without_views():
     expected = np.zeros((4, 3))
     expected[1] = 1.0
     assert_equal(c.grad, expected)
+
+
+def test_custom_function_view_after_its_base_changed_is_refused():
+    # torch: using a custom Function's view output after it (under no_grad) or its base
+    # was modified in place raises ("its base or another view of its base has been
+    # modified inplace"), since replaying the view would override the custom backward
+    class IdView(Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.narrow(0, 0, 2)
+
+        @staticmethod
+        def backward(ctx, g):
+            r = pyad.zeros(4, dtype=g.dtype)
+            r[:2] = g
+            return r
+
+    msg = ("Output 0 of IdView is a view and its base or another view of its base has been "
+           "modified inplace. This view was created inside a custom Function")
+    x = pyad.ones(4, dtype=pyad.float64, requires_grad=True).clone()
+    o = IdView.apply(x)
+    with pyad.no_grad():
+        o.mul_(2)
+    with pytest.raises(RuntimeError, match=msg):
+        o.grad_fn
+    x = pyad.ones(4, dtype=pyad.float64, requires_grad=True).clone()
+    o = IdView.apply(x)
+    x.mul_(2)
+    with pytest.raises(RuntimeError, match=msg):
+        o.sum().backward()
+    # unchanged: the custom backward runs
+    leaf = pyad.ones(4, dtype=pyad.float64, requires_grad=True)
+    IdView.apply(leaf.clone()).sum().backward()
+    assert_equal(leaf.grad, np.array([1.0, 1.0, 0.0, 0.0]))
+
+    class Id(Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = pyad.ones(2, dtype=pyad.float64, requires_grad=True).clone()
+    o = Id.apply(x)
+    x.mul_(3)
+    with pytest.raises(RuntimeError, match="Output 0 of Id is a view and its base"):
+        o.sum().backward()
