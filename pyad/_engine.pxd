@@ -73,6 +73,8 @@ cdef class Variable:
     cdef object _view_fn               # replays base -> this view (_ViewFn), or None
     cdef Py_ssize_t _view_version      # counter value when the view's history was built
     cdef bint _view_no_grad            # taken under no_grad from a base requiring grad
+    cdef int _view_creation            # torch's CreationMeta: 0 default, 1 no_grad,
+                                       # 2 multi-output op, 3 custom Function output
     cdef AccumulateGrad _accumulator
     cdef object _name
     cdef object __weakref__

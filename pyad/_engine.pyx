@@ -18,6 +18,7 @@ cdef extern from "Python.h":
 
 import sys
 import heapq
+import inspect
 import warnings
 import weakref
 import itertools
@@ -1209,9 +1210,11 @@ cdef class Variable:
             self._grad = None
             return
         if not isinstance(value, Variable):
-            raise TypeError("assigned grad expected to be a Variable or None but got grad of "
-                            "type %s" % type(value).__name__)
+            raise TypeError("assigned grad expected to be a Tensor or None (a Variable) but got "
+                            "grad of type %s" % type(value).__name__)
         g = <Variable>value
+        if g is self:
+            raise RuntimeError("can't assign Variable as its own grad")
         if g._data.shape != self._data.shape:
             raise RuntimeError("assigned grad has data of a different size: %s, expected %s"
                                % (_shape_str(g._data.shape), _shape_str(self._data.shape)))
@@ -2478,8 +2481,8 @@ cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph,
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
             for _, hook in list(hooks):
-                if buffer[nr] is None:
-                    break
+                # A slot no gradient reached is passed as None (torch's undefined
+                # gradient): the hook may return one for it.
                 result = hook(buffer[nr])
                 if result is not None:
                     buffer[nr] = _check_hook_result(result, buffer[nr], node, hook)
@@ -2816,6 +2819,11 @@ cdef void _plan_inputs(_GraphTask task, Node root, tuple inputs, bint accumulate
         targets.add(node)
         if accumulate and v._grad_fn is None:
             exec_targets.add(node)           # backward(inputs=[leaf]) accumulates
+        elif accumulate:
+            # backward(inputs=[non-leaf]): torch retains its grad and runs its node
+            # (hooks and all); what that node returns goes nowhere.
+            v.retain_grad()
+            exec_targets.add(node)
         else:
             task.captures.setdefault(node, []).append((nr, i))
     task.needed = _nodes_to_execute(root, targets, exec_targets)
@@ -2835,13 +2843,22 @@ cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
     cdef Py_ssize_t nr, i
     if not is_needed and not is_captured:
         return None
+    cdef list buffer
     if node._tensor_pre_hooks or node._retain_grad_hooks or (is_needed and node._pre_hooks):
-        grads = _call_hooks_on_grads(node, task.take_buffer(node), create_graph, is_needed)
+        buffer = task.take_buffer(node)
+        if is_captured and is_needed:
+            # A node that runs gives grad() what flowed into it, before its hooks
+            # (torch captures before calling the function's hooks).
+            for nr, i in task.captures[node]:
+                task.captured[i] = buffer[nr]
+        grads = _call_hooks_on_grads(node, buffer, create_graph, is_needed)
     else:
         grads = task.take_grads(node)
     if is_captured:
-        for nr, i in task.captures[node]:
-            task.captured[i] = grads[nr]
+        if not is_needed or not (node._tensor_pre_hooks or node._retain_grad_hooks or
+                                 node._pre_hooks):
+            for nr, i in task.captures[node]:
+                task.captured[i] = grads[nr]
         if not is_needed or isinstance(node, AccumulateGrad):
             return None
     for g in grads:
@@ -3021,6 +3038,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """
     if is_grads_batched:
         raise NotImplementedError("grad(): is_grads_batched=True is not supported yet")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
     cdef tuple outs = _as_tuple(outputs)
@@ -3046,11 +3066,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "been used in the graph. Set allow_unused=True if this is "
                                    "the desired behavior.")
             if materialize_grads:
-                # A leaf that requires grad, as torch's: under create_graph it takes
-                # part in the next differentiation like any other gradient.
+                # Zeros; under create_graph a leaf that requires grad, as torch's, so
+                # that it takes part in the next differentiation like any other gradient.
                 d = (<Variable>ins[i])._data
                 g = _wrap(_xp_of(d).zeros_like(d))
-                (<Variable>g)._requires_grad = True
+                (<Variable>g)._requires_grad = create
         elif not create and (<Variable>g)._grad_fn is not None:
             g = g.detach()
         result.append(g)

@@ -3,6 +3,7 @@
 Random factories draw from one generator seeded by ``manual_seed``.
 """
 import math
+import warnings
 
 import numpy
 
@@ -206,6 +207,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Variable):
         arr = data.data
     else:
+        if isinstance(data, (list, tuple)):
+            data = _unwrap_nested(data)
         arr = _python_data(data, dtype)
         if arr is None:
             arr = Variable(data).data
@@ -223,6 +226,26 @@ def _python_data(data, dtype):
     except (TypeError, ValueError):
         return None
     return arr if arr.dtype != object else None
+
+
+def _unwrap_nested(data):
+    # Variables inside a list: one-element ones become 0-d values (torch's
+    # torch.tensor([t]) reads t.item()), with torch's warning when one requires grad;
+    # the copy has no history either way.
+    out = []
+    for item in data:
+        if isinstance(item, (list, tuple)):
+            out.append(_unwrap_nested(item))
+        elif isinstance(item, Variable):
+            if item.requires_grad:
+                warnings.warn("Converting a tensor with requires_grad=True to a scalar may "
+                              "lead to unexpected behavior. Consider using tensor.detach() "
+                              "first.", UserWarning, stacklevel=3)
+            array = item.data
+            out.append(array.reshape(()) if array.size == 1 else array)
+        else:
+            out.append(item)
+    return out
 
 
 def as_tensor(data, dtype=None, device=None):

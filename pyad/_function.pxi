@@ -93,7 +93,8 @@ cdef class FunctionNode(Node):
             finally:
                 pyad_set_grad_disabled(previous)
         else:
-            result = self._function_class._resolve_backward()(self, *grads)
+            result = self._function_class._resolve_backward()(
+                self, *[_writable_grad(g) for g in grads])
         if not isinstance(result, tuple):
             result = (result,)
         if len(result) != n:
@@ -134,6 +135,22 @@ cdef class FunctionNode(Node):
         return tuple(out)
 
 
+cdef object _writable_grad(object g):
+    # A custom backward may modify its incoming gradient in place (torch's
+    # test_anomaly_detect_nan): a read-only one (a shared constant, a read-only
+    # input's memory) is handed over as a copy. A broadcast one (zero strides) stays
+    # as it is: torch refuses writes to those too.
+    if not isinstance(g, Variable) or (<Variable>g)._grad_fn is not None:
+        return g
+    d = (<Variable>g)._data
+    if _is_writeable(d):
+        return g
+    for k in range(d.ndim):
+        if d.strides[k] == 0 and d.shape[k] > 1:
+            return g
+    return _wrap(d.copy())
+
+
 cdef Variable _validate_function_grad(FunctionNode node, Py_ssize_t i, object g):
     cdef Variable v
     shape, dtype, dev = node._input_meta[i]
@@ -165,6 +182,18 @@ cdef Variable _validate_function_grad(FunctionNode node, Py_ssize_t i, object g)
     if v._data.dtype != dtype:
         v = _convert(v, None, dtype, False)
     return v
+
+
+def _bound_inputs(cls, args, kwargs):
+    # setup_context's `inputs`: the positional arguments of forward with its defaults
+    # filled in (torch binds them to forward's signature the same way).
+    try:
+        signature = inspect.signature(cls.forward)
+        bound = signature.bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return args
+    bound.apply_defaults()
+    return tuple(bound.args) + tuple(bound.kwargs.values())
 
 
 def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=False,
@@ -212,7 +241,7 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
             outputs = _legacy_outputs(node, args, outputs)
         elif separate_setup_context:
             outputs = cls.forward(*args, **kwargs)
-            cls.setup_context(node, args, outputs)
+            cls.setup_context(node, _bound_inputs(cls, args, kwargs), outputs)
         else:
             outputs = cls.forward(node, *args, **kwargs)
     finally:
@@ -227,17 +256,45 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
     dirty = node._dirty or ()
     for d in dirty:
         if not builtins.any(d is x for x in outs):
-            raise RuntimeError("Some elements marked as dirty during the forward method of %s "
-                               "were not returned as output. The inputs that are modified "
-                               "inplace must all be outputs of the Function." % node.name())
+            # (torch's wording, which tests match)
+            raise RuntimeError("Some elements marked as dirty during the forward method were "
+                               "not returned as output. The inputs that are modified inplace "
+                               "must all be outputs of the Function.")
         if not builtins.any(d is a for a in args):
-            warnings.warn("mark_dirty() in %s received a Variable that was not an input. Only "
-                          "input Variables that have been mutated should be passed to "
-                          "ctx.mark_dirty()." % node.name(), UserWarning, stacklevel=3)
+            if isinstance(d, Variable) and (<Variable>d)._is_view:
+                raise RuntimeError("ctx.mark_dirty() received a tensor that was not an input. "
+                                   "Only input Tensors that have been mutated should be passed "
+                                   "to ctx.mark_dirty() (%s)." % node.name())
+            warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only "
+                          "input Tensors that have been mutated should be passed to "
+                          "ctx.mark_dirty() (%s)." % node.name(), UserWarning, stacklevel=3)
+    cdef Py_ssize_t n_variables = builtins.sum([1 for x in outs if isinstance(x, Variable)])
+    if n_variables > 1:
+        for d in dirty:
+            if isinstance(d, Variable) and (<Variable>d)._view_fn is not None and \
+                    _grad_enabled() and builtins.any(isinstance(a, Variable) and
+                                                     (<Variable>a)._requires_grad for a in args):
+                raise RuntimeError(
+                    "If your Function modifies inplace an input that is a view of another "
+                    "Tensor, your Function cannot return more than one Tensor. This is not "
+                    "supported by the current autograd engine. You should either make sure "
+                    "the input is not a view (using .clone() for example) or make your "
+                    "Function only return one Tensor (potentially splitting it into two "
+                    "Functions: one doing the inplace that returns a single Tensor and a "
+                    "second one that does the other operations). (%s)" % node.name())
     if not record:
         for o in [x for x in outs if isinstance(x, Variable)]:
             if any_volatile:
                 o._volatile = True
+            if o._is_view and _grad_enabled() and not builtins.any(o is d for d in dirty) \
+                    and not builtins.any(o is a for a in args):
+                # A view made in forward is a custom Function's view (torch's
+                # CreationMeta) even when nothing required grad: modifying it in place
+                # with a value that requires grad is refused.
+                o._view_no_grad = False
+                o._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
+                                    else _VIEW_CUSTOM_FUNCTION)
+                o._view_version = _vc(o).version
         node._to_save = node._dirty = node._non_differentiable = None
         return tuple(outs) if is_tuple else outs[0]
 
@@ -278,17 +335,41 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
                 continue
         elif builtins.any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
             # An input (or any Variable with history) returned as is: give the output its
-            # own Variable sharing the data, so the input's history is left intact.
+            # own Variable sharing the data, so the input's history is left intact. It
+            # is a view of the input, made by a custom Function (torch's).
             alias = Variable.__new__(Variable)
             (<Variable>alias)._data = o._data
             (<Variable>alias)._version_counter = _vc(o)
+            (<Variable>alias)._is_view = True
+            (<Variable>alias)._view_base = o._view_base if o._view_base is not None else o
+            (<Variable>alias)._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
+                                                else _VIEW_CUSTOM_FUNCTION)
+            if o._view_fn is not None or not o._is_view:
+                # the identity view of the input, so that a later in-place change of
+                # the input is seen (and refused) when the output is used
+                identity = _ViewFn.__new__(_ViewFn)
+                (<_ViewFn>identity).kind = 0
+                (<_ViewFn>identity).arg = o._data.shape
+                (<_ViewFn>identity).parent = o._view_fn
+                (<Variable>alias)._view_fn = identity
             o = <Variable>alias
             outs[i] = o
+        elif o._is_view:
+            # A view made inside forward: its history is this node's, and modifying it
+            # in place later (or its base, then using it) is refused (torch's
+            # CreationMeta::IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE with several outputs).
+            o._view_no_grad = False
+            o._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
+                                else _VIEW_CUSTOM_FUNCTION)
         if builtins.any(x is d for d in non_diff) or not _is_float_dtype(o._data.dtype):
             o._requires_grad = False
             o._grad_fn = None
+            if not getattr(node, "_materialize_non_diff_grads", True):
+                out_meta[i] = None           # backward gets None for it, not zeros
             continue
         _set_history(o, node, i)
+        if o._view_fn is not None:
+            o._view_version = _vc(o).version        # its history is now this node's
     for i in range(len(outs)):
         outs[i] = outs[last[i]]
     if node._materialize_grads:

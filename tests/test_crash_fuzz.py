@@ -29,7 +29,7 @@ from pyad import _engine
 _NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
                      "BackwardCFunction", "_ZeroGradNode", "_SelectNode",
                      "_RemainderNode", "_IndexAlongNode", "_StochasticNode",
-                     "_FloatSampleNode"}
+                     "_FloatSampleNode", "_GroupBackward"}
 
 
 def _uninit_variable():
@@ -163,6 +163,10 @@ def _zoo():
                 x.sort(1).values]   # reductions
     entries += [pyad.cat([x, w]), x.flip([0]), x.roll(1), x.repeat(2, 1),
                 pyad.pad(x, (1, 1))]                                            # shape.pxi
+    # multi-output nodes (issue 14 section 4)
+    entries += [x.split(1)[0], x.split([1, 1])[1], x.unbind(1)[2], x.unsafe_split(1)[0],
+                x.unsafe_split_with_sizes([1, 1])[1], pyad.var_mean(x, 1)[0],
+                pyad.std_mean(x, 1)[1]]
     x4, w4 = x.reshape(1, 1, 2, 3), w.reshape(1, 1, 2, 3)       # conv.pxi
     entries += [pyad.nn.functional.conv2d(x4, w4[..., :2, :2]),
                 pyad.nn.functional.conv_transpose2d(x4, w4),       # einsum + FoldBackward

@@ -36,6 +36,8 @@ SAMPLE_CALLS = {
     "outer": lambda op, x: op(x[0], x[1]),
     "einsum": lambda op, x: op("ij->j", x),
     "split_with_sizes": lambda op, x: op(x, [1, 1]),
+    "unsafe_split_with_sizes": lambda op, x: op(x, [1, 1]),
+    "bucketize": lambda op, x: op(x, x[0]),
     "narrow": lambda op, x: op(x, 0, 0, 1),
     "unflatten": lambda op, x: op(x, 1, (2, 1)),
     "gather": lambda op, x: op(x, 1, pyad.tensor([[0], [1]])),

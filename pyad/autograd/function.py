@@ -105,6 +105,17 @@ class Function(_engine.FunctionNode, metaclass=FunctionMeta):
         return _engine._function_apply(cls, None, args, {}, False, self)
 
 
+class InplaceFunction(Function):
+    """A Function that may modify an input in place (torch's
+    ``torch.autograd.function.InplaceFunction``): the ``inplace`` flag given to the
+    constructor is kept on the instance; new-style subclasses mark what they modify
+    with ``ctx.mark_dirty``."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
 _ONCE_DIFFERENTIABLE_ERROR = ("trying to differentiate twice a function that was marked "
                               "with @once_differentiable")
 

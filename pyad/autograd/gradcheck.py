@@ -21,6 +21,7 @@ import warnings
 import numpy
 
 import pyad
+from pyad.autograd.function import Function as _Function
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -170,16 +171,40 @@ def _check_inputs(inputs, stacklevel):
 # Numerical side: central differences, perturbing inputs in place
 # ---------------------------------------------------------------------------
 
-def _evaluate(func, inputs, output_positions, expected_sizes):
+class _OutputSpec(int):
+    """An output's size in real numbers (what the Jacobians are built with: two per
+    complex element), with the shape and dtype every perturbed evaluation must give
+    again."""
+
+    def __new__(cls, output):
+        spec = super().__new__(cls, _real_size(output))
+        spec.shape = tuple(output.shape)
+        spec.dtype = output.dtype
+        return spec
+
+
+def _output_specs(outputs, positions):
+    return {j: _OutputSpec(outputs[j]) for j in positions}
+
+
+def _evaluate(func, inputs, output_positions, expected):
     outputs = _as_tuple(func(*inputs))
     values = {}
     for j in output_positions:
-        flat = _host_float64(outputs[j]).ravel()
-        if flat.size != expected_sizes[j]:
-            raise GradcheckError(
-                f"Output {j} changed size from {expected_sizes[j]} to {flat.size} when an "
-                "input was perturbed; gradcheck needs outputs of fixed shape.")
-        values[j] = flat
+        output = outputs[j]
+        spec = expected[j]
+        # torch's _check_outputs_same_dtype_and_shape: an AssertionError, raised even
+        # with raise_exception=False.
+        shape = tuple(output.shape) if isinstance(output, pyad.Variable) else None
+        if shape != spec.shape:
+            raise AssertionError(
+                f"Expected `func` to return outputs with the same shape when inputs are "
+                f"perturbed, but got: shapes {spec.shape} and {shape} (output {j}).")
+        if output.dtype != spec.dtype:
+            raise AssertionError(
+                f"Expected `func` to return outputs with the same dtype when inputs are "
+                f"perturbed, but got: dtypes {spec.dtype} and {output.dtype} (output {j}).")
+        values[j] = _host_float64(output).ravel()
     return values
 
 
@@ -403,6 +428,69 @@ def _check_numerically_constant(values, output_positions, input_positions, atol,
                     f"input {i} has max |entry| {numpy.max(numpy.abs(value)):.6g}.")
 
 
+class _UndefinedGrad(_Function):
+    """Identity whose backward gives no gradient (torch's
+    ``torch._C._functions.UndefinedGrad``): the node behind its input then receives
+    None, torch's undefined gradient."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.view_as(x) if hasattr(x, "view_as") else x.reshape(x.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None
+
+
+_UNDEFINED_NOTE = 'Please look at "Notes about undefined output gradients" in ' \
+                  '"tools/autograd/derivatives.yaml"'
+
+
+def _warn_undefined_bc():
+    warnings.warn(
+        "Backwards compatibility: New undefined gradient support checking feature is "
+        "enabled by default, but it may break existing callers of this function. If this "
+        'is true for you, you can call this function with "check_undefined_grad=False" '
+        "to disable the feature", UserWarning, stacklevel=5)
+
+
+def _check_undefined_grad_support(func, inputs, input_positions):
+    """torch's _test_undefined_backward_mode: backward must cope with outputs whose
+    gradient is undefined (None), all of them at once, then each in turn."""
+    diff_inputs = [inputs[i] for i in input_positions]
+
+    def differentiable_outputs():
+        with pyad.enable_grad():
+            outs = _as_tuple(func(*inputs))
+        return [o for o in outs if _is_differentiable_output(o)]
+
+    def check(outputs_to_check):
+        zeros = [pyad.zeros_like(o) for o in outputs_to_check]
+        try:
+            grads = pyad.autograd.grad(outputs_to_check, diff_inputs, zeros,
+                                       allow_unused=True)
+        except RuntimeError as error:
+            _warn_undefined_bc()
+            raise GradcheckError("Expected backward function to handle undefined output "
+                                 "grads. " + _UNDEFINED_NOTE) from error
+        for g in grads:
+            if g is not None and not numpy.all(_host_float64(g) == 0):
+                _warn_undefined_bc()
+                raise GradcheckError("Expected all input grads to be undefined or zero when "
+                                     "all output grads are undefined or zero. "
+                                     + _UNDEFINED_NOTE)
+
+    with pyad.enable_grad():
+        undefined = [_UndefinedGrad.apply(o) for o in differentiable_outputs()]
+    check(undefined)
+    if len(undefined) > 1:
+        for k in range(len(undefined)):
+            outs = differentiable_outputs()
+            with pyad.enable_grad():
+                check([_UndefinedGrad.apply(o) if idx == k else o
+                       for idx, o in enumerate(outs)])
+
+
 def _check_backward_multiplies_grad_output(outputs, output_positions, inputs,
                                            input_positions):
     """A zero grad_output must give zero gradients (a backward that ignores it would not)."""
@@ -430,7 +518,7 @@ def _check_backward_multiplies_grad_output(outputs, output_positions, inputs,
 
 def _slow_check(func, inputs, outputs, input_positions, output_positions, constant_positions,
                 eps, atol, rtol, nondet_tol, check_grad_dtypes, strict):
-    sizes = {j: _real_size(outputs[j]) for j in output_positions + constant_positions}
+    sizes = _output_specs(outputs, output_positions + constant_positions)
     numerical = _numerical_jacobians(func, inputs, input_positions,
                                      output_positions + constant_positions, sizes, eps)
     _check_numerically_constant(numerical, constant_positions, input_positions, atol, strict)
@@ -466,7 +554,7 @@ def _fast_check(func, inputs, outputs, input_positions, output_positions, consta
     rng = numpy.random.default_rng(0)
     u = {i: _random_unit(rng, _real_shape(inputs[i])).ravel() for i in input_positions}
     v = {j: _random_unit(rng, _real_shape(outputs[j])).ravel() for j in output_positions}
-    sizes = {j: _real_size(outputs[j]) for j in output_positions + constant_positions}
+    sizes = _output_specs(outputs, output_positions + constant_positions)
     ju = _numerical_directional(func, inputs, input_positions,
                                 output_positions + constant_positions, sizes, u, eps)
     _check_numerically_constant(ju, constant_positions, input_positions, atol, strict)
@@ -493,7 +581,8 @@ def _fast_mismatch_error(func, inputs, output, i, j, analytical, numerical, tole
                          eps, atol, rtol, check_grad_dtypes):
     # The two scalars say nothing about where the error is: recompute the full
     # Jacobians of this pair (with the caller's eps) to point at entries.
-    slow_numerical = _numerical_jacobians(func, inputs, [i], [j], {j: _real_size(output)}, eps)
+    slow_numerical = _numerical_jacobians(func, inputs, [i], [j],
+                                          _output_specs({j: output}, [j]), eps)
     slow_analytical = _analytical_jacobians(output, inputs, [i], check_grad_dtypes, j)
     preamble = [
         f"fast mode: v^T J u is {numerical:.8g} numerically and {analytical:.8g} "
@@ -531,6 +620,7 @@ def _gradcheck(func, inputs, *, eps, atol, rtol, raise_exception, nondet_tol,
         check(func, inputs, outputs, input_positions, output_positions, constant_positions,
               eps, atol, rtol, nondet_tol, check_grad_dtypes, strict_outputs)
         if check_undefined_grad and output_positions:
+            _check_undefined_grad_support(func, inputs, input_positions)
             _check_backward_multiplies_grad_output(outputs, output_positions, inputs,
                                                    input_positions)
     except GradcheckError as error:

@@ -449,6 +449,16 @@ cdef _SavedOperand _save_operand(object x, Py_ssize_t input_nr):
     return s
 
 
+cdef object _value_array(object value, object like, str what, str name):
+    if isinstance(value, Variable):
+        return (<Variable>value)._data
+    if isinstance(value, (bool, numpy.bool_)) or not isinstance(value, (int, float,
+                                                                       numpy.number)):
+        raise TypeError("%s(): argument '%s' must be a Variable or a number, not %s"
+                        % (what, name, type(value).__name__))
+    return _xp_of(like).asarray(value)
+
+
 # -- profiling ----------------------------------------------------------------------
 #
 # Every public op starts with `if _profiling and _profile_enter(): return

@@ -1323,13 +1323,10 @@ cdef class Atan2Backward(_BinaryNode):
         a = self.a.get(self)
         b = self.b.get(self)
         ga = gb = None
+        # d atan2(a, b) = (b da - a db) / r^2, with 0 where r = 0 (torch: no NaN at (0, 0))
         r2 = add(mul(a, a), mul(b, b))
-        # d atan2(a, b) = (b da - a db) / r^2; 0 where r^2 = 0 (torch: no NaN at (0, 0))
-        zero = (<Variable>r2)._data == 0 if isinstance(r2, Variable) else None
-        if zero is not None and zero.any():
-            scaled = where_const(zero, 0.0, div(g, where_const(zero, 1.0, r2)))
-        else:
-            scaled = div(g, r2)
+        at_origin = (<Variable>r2)._data == 0
+        scaled = mul(g, where_const(at_origin, 0, reciprocal(where_const(at_origin, 1, r2))))
         if self._needs_input_grad(0):
             ga = self.grad_a(mul(scaled, b))
         if self._needs_input_grad(1):
@@ -2028,6 +2025,43 @@ cdef Variable _compare(Variable a, object b, int op):
 
 
 # The public elementwise ops (each also a Variable method, see _install_methods).
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element of ``elements`` is in ``test_elements`` (either may be a
+    number; a bool Variable of ``elements``' shape; not differentiable). ``invert``
+    negates the result.
+
+    >>> isin(Variable(numpy.array([1., 2., 3.])), Variable(numpy.array([2., 5.])))
+    tensor([False,  True, False])
+    """
+    if _profiling and _profile_enter():
+        return _profiled_named("isin", lambda a, b: isin(
+            a, b, assume_unique=assume_unique, invert=invert), (elements, test_elements))
+    if not isinstance(elements, Variable) and not isinstance(test_elements, Variable):
+        raise TypeError("isin(): expected elements or test_elements to be a Variable, got "
+                        "%s and %s" % (type(elements).__name__, type(test_elements).__name__))
+    like = (<Variable>elements)._data if isinstance(elements, Variable) else \
+        (<Variable>test_elements)._data
+    a = _value_array(elements, like, "isin", "elements")
+    b = _value_array(test_elements, like, "isin", "test_elements")
+    xp = _xp_of(like)
+    data = xp.isin(a, b, assume_unique=bool(assume_unique), invert=bool(invert))
+    return _plain(xp.asarray(data), _operand_volatile(elements) or
+                  _operand_volatile(test_elements))
+
+
+cpdef Variable signbit(object input):
+    """Whether the sign bit of each element is set (negative numbers, -0.0 and NaN with
+    the sign bit); bool, not differentiable.
+
+    >>> signbit(Variable(numpy.array([-1., -0., 0., 2.])))
+    tensor([ True,  True, False, False])
+    """
+    if _profiling and _profile_enter():
+        return _profiled(signbit, (input, ))
+    cdef Variable x = _as_variable(input, "signbit")
+    return _plain(_xp_of(x._data).signbit(x._data), x._volatile)
+
+
 ELEMENTWISE_OPS = (add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu,
                    abs, absolute, rsub, reciprocal, sign, square, rsqrt, expm1, log1p, log2, log10,
                    sin, cos, tan, asin, acos, atan, sinh, cosh, erf,
@@ -2036,11 +2070,11 @@ ELEMENTWISE_OPS = (add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, 
                    floor_divide, remainder, fmod, lt, le, eq, ne, gt, ge,
                    logical_not, logical_and, logical_or, logical_xor,
                    bitwise_not, bitwise_and, bitwise_or, bitwise_xor,
-                   isnan, isinf, isfinite, isclose, allclose, equal)
+                   isnan, isinf, isfinite, isclose, allclose, equal, isin, signbit)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
-# functions but not Variable methods (torch has rsub as a function only).
+# functions but not Variable methods (torch has rsub and isin as functions only).
 ELEMENTWISE_TITLE = "Elementwise"
-ELEMENTWISE_FUNCTION_ONLY = ("rsub",)
+ELEMENTWISE_FUNCTION_ONLY = ("rsub", "isin")
 # The unary ops that get an in-place twin (exp -> exp_, a pyad.<name>_ function and a
 # Variable method, made in pyad/ops/inplace.pxi), each with the extra arguments of the
 # twin's docstring example (pow_ takes the exponent).

@@ -122,6 +122,9 @@ cdef Variable _write_back_view(Variable view, Variable result):
 cdef inline bint _inplace_records(Variable x, object other) except -1:
     if not _grad_enabled():
         return False
+    if x._is_view and x._view_creation != _VIEW_DEFAULT and (
+            _requires_grad_now(x) or _operand_requires_grad(other)):
+        raise RuntimeError(_view_creation_error(x))
     if x._view_no_grad:
         raise RuntimeError(
             "A view was created in no_grad mode and is being modified inplace with grad "
@@ -146,10 +149,20 @@ cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which,
         else:
             result = div(old, other)
         return _write_back(x, old, result, what)
-    if not _is_writeable(x._data):
-        raise RuntimeError("%s(): the Variable's data is read-only" % what)
+    target = x._data
+    if not _is_writeable(target):
+        # Through an expanded Variable, where no two written elements share memory
+        # (torch: g = go.expand(n); g[0] /= 0)
+        target = _writable_broadcast(x)
+        if target is None:
+            raise RuntimeError("%s(): the Variable's data is read-only" % what)
+        if _has_internal_overlap(target):
+            raise RuntimeError("%s(): unsupported operation: more than one element of the "
+                               "written-to Variable refers to a single memory location. "
+                               "Please clone() the Variable before performing the operation."
+                               % what)
     try:
-        ufunc(x._data, _operand_data(other, what), out=x._data, casting="same_kind")
+        ufunc(target, _operand_data(other, what), out=target, casting="same_kind")
     except ValueError:
         raise _broadcast_error(what, x, other) from None
     except TypeError as exc:
@@ -391,6 +404,29 @@ cdef Variable _setitem_out_of_place(Variable old, object key, object value):
     return _plain(data, old._volatile)
 
 
+cdef bint _has_internal_overlap(object data):
+    cdef Py_ssize_t k
+    for k in range(data.ndim):
+        if data.strides[k] == 0 and data.shape[k] > 1:
+            return True
+    return False
+
+
+cdef object _writable_broadcast(Variable x):
+    # A writeable alias of x's data when it is read-only only because it is (a view
+    # of) an expanded view of a writeable base, or None.
+    data = x._data
+    if not isinstance(data, _NDARRAY) or not x._is_view or x._view_base is None or \
+            not _is_writeable(x._view_base._data):
+        return None
+    alias = data.view()
+    try:
+        alias.flags.writeable = True
+    except ValueError:
+        return None
+    return alias
+
+
 def setitem(object input, key, value):
     """``input[key] = value`` in place (differentiable w.r.t. both).
 
@@ -411,11 +447,24 @@ def setitem(object input, key, value):
         except (IndexError, ValueError) as exc:
             raise type(exc)("__setitem__(): %s" % exc) from None
         return _write_back(x, old, result, "__setitem__")
-    if not _is_writeable(x._data):
-        raise RuntimeError("__setitem__(): the Variable's data is read-only")
+    target = x._data
+    if not _is_writeable(target):
+        target = _writable_broadcast(x)
+        if target is None:
+            raise RuntimeError("__setitem__(): the Variable's data is read-only")
+        # Writing through an expanded Variable (torch: gI = g.expand(n); gI[0] = 0):
+        # allowed where the written part has no two elements sharing memory, or the
+        # value is one number (torch fills then).
+        v = _operand_data(value, "__setitem__")
+        region = _key_get(target, key)
+        if _has_internal_overlap(region) and getattr(v, "size", 1) != 1:
+            raise RuntimeError("__setitem__(): unsupported operation: more than one element "
+                               "of the written-to Variable refers to a single memory "
+                               "location. Please clone() the Variable before performing the "
+                               "operation.")
     try:
-        _key_set(x._data, key, _drop_leading_ones(_operand_data(value, "__setitem__"),
-                                                  _key_get(x._data, key).ndim))
+        _key_set(target, key, _drop_leading_ones(_operand_data(value, "__setitem__"),
+                                                 _key_get(target, key).ndim))
     except (IndexError, ValueError) as exc:
         raise type(exc)("__setitem__(): %s" % exc) from None
     _bump_version(x)

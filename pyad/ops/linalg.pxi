@@ -925,16 +925,25 @@ cdef class CholeskyBackward(Node):
         self.L.release()
 
 
-def cholesky(A):
+def cholesky(A, *, upper=False):
     """The lower-triangular ``L`` with ``A = L L^T`` of a symmetric positive-definite
-    (batch of) matrices. Only the lower triangle of ``A`` is read.
+    (batch of) matrices, or with ``upper=True`` the upper-triangular ``U = L^H`` with
+    ``A = U^H U``. Only the lower triangle of ``A`` is read.
 
     >>> pyad.linalg.cholesky(pyad.tensor([[4., 2.], [2., 5.]]))
     tensor([[2., 0.],
             [1., 2.]])
     """
     if _profiling and _profile_enter():
+        if upper:
+            return _profiled_named("cholesky", lambda a: cholesky(a, upper=True), (A, ))
         return _profiled(cholesky, (A, ))
+    if upper:
+        lower = cholesky(A)
+        if (<Variable>lower)._data.dtype.kind == "c":
+            # U = L^H needs a differentiable conjugate, which pyad does not have yet
+            raise RuntimeError("cholesky(): upper=True is not supported for complex input")
+        return transpose(lower, -2, -1)
     cdef Variable x = _matrix_input(A, "cholesky", True)
     data = _linalg_call(_xp_of(x._data).linalg.cholesky, "cholesky",
                         "the input is not positive-definite", (x._data,))

@@ -720,6 +720,61 @@ def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
     return _plain(data, x._volatile)
 
 
+# -- multi-output nodes ----------------------------------------------------------------
+
+cdef class _GroupBackward(Node):
+    # One node for the outputs of an op that returns several (torch's multi-output
+    # nodes: VarMeanBackward, UnbindBackward, SplitBackward, ...). Output i's gradient
+    # goes through parts[i], the single-output node the op made for it (all with the
+    # same edges); their results are summed. An output no gradient reached is skipped,
+    # and its Variable hooks and the node's pre-hooks see None for it, as torch's.
+    cdef tuple parts
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Py_ssize_t i, k, n = len(self._next_functions)
+        cdef list total = [None] * n
+        for i in range(len(grads)):
+            g = grads[i]
+            if g is None:
+                continue
+            outs = (<Node>self.parts[i])._backward((g,))
+            for k in range(n):
+                o = outs[k]
+                if o is not None:
+                    total[k] = o if total[k] is None else add(total[k], o)
+        return tuple(total)
+
+    cdef void _release_saved(self):
+        self._released = True
+        for part in self.parts:
+            (<Node>part)._release_saved()
+
+
+cdef class VarMeanBackward(_GroupBackward):
+    pass
+
+
+cdef class StdMeanBackward(_GroupBackward):
+    pass
+
+
+cdef tuple _group_outputs(_GroupBackward group, tuple outs):
+    # Give `outs` (each made by its own single-output node, all with the same edges)
+    # the one node `group`. Outputs that were not recorded are returned as they are.
+    cdef Py_ssize_t i
+    cdef Variable o
+    if len(outs) == 0:
+        return outs
+    for i in range(len(outs)):
+        if (<Variable>outs[i])._grad_fn is None:
+            return outs
+    group.parts = tuple([(<Variable>o)._grad_fn for o in outs])
+    _init_node(group, (<Node>group.parts[0])._next_functions, len(outs))
+    for i in range(len(outs)):
+        _set_history(<Variable>outs[i], group, i)
+    return outs
+
+
 def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """``(var, mean)`` over ``dim`` (arguments as ``var``).
 
@@ -731,7 +786,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     cdef Variable x = _as_variable(input, "var_mean")
     v = var(x, dim, unbiased, keepdim, correction=correction)
     dims = _var_args(x, dim, unbiased, keepdim, correction, "var_mean")[0]
-    return (v, mean(x, dims, keepdim))
+    return _group_outputs(VarMeanBackward.__new__(VarMeanBackward), (v, mean(x, dims, keepdim)))
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
@@ -745,7 +800,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     cdef Variable x = _as_variable(input, "std_mean")
     s = std(x, dim, unbiased, keepdim, correction=correction)
     dims = _var_args(x, dim, unbiased, keepdim, correction, "std_mean")[0]
-    return (s, mean(x, dims, keepdim))
+    return _group_outputs(StdMeanBackward.__new__(StdMeanBackward), (s, mean(x, dims, keepdim)))
 
 
 # -- norms --------------------------------------------------------------------------
@@ -1507,6 +1562,147 @@ def median(input, dim=None, keepdim=False):
     return median_result(*_select(x, _median_index(x._data, d), d, bool(keepdim)))
 
 
+nanmedian_result = namedtuple("nanmedian", ["values", "indices"])
+nanmedian_result.__module__ = "pyad"
+
+
+cdef object _nanmedian_index(object data, Py_ssize_t d):
+    # The lower median's index (keepdim form) along d among the non-NaN elements; a
+    # slice of NaN only gives its first element.
+    if data.ndim == 0:
+        return _sort_indices(data, d, False)
+    xp = _xp_of(data)
+    order = _sort_indices(data, d, False)          # NaN sort last
+    if _is_float_dtype(data.dtype):
+        n_real = _sum_data(~xp.isnan(data), (d,), True, numpy.int64)
+        pos = xp.where(n_real > 0, (n_real - 1) // 2, 0)
+        first_nan = xp.argmax(xp.isnan(data), axis=d)
+        shape = list(data.shape)
+        shape[d] = 1
+        first_nan = first_nan.reshape(tuple(shape))
+        index = xp.take_along_axis(order, pos, axis=d)
+        return xp.where(n_real > 0, index, first_nan)
+    shape = list(data.shape)
+    shape[d] = 1
+    pos = xp.full(tuple(shape), (data.shape[d] - 1) // 2, dtype=numpy.int64)
+    return xp.take_along_axis(order, pos, axis=d)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """``median`` ignoring NaN: the lower median of the elements that are not NaN (NaN
+    when all are), or ``(values, indices)`` along ``dim``. The gradient, as median's,
+    goes to the chosen element (shared evenly by ties when ``dim`` is None).
+
+    >>> nanmedian(Variable(numpy.array([4., numpy.nan, 1., 3.])))
+    tensor(3., dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(nanmedian, (input, dim, keepdim))
+    cdef Variable x = _as_variable(input, "nanmedian")
+    cdef Py_ssize_t d, n
+    cdef MaxBackward node
+    if dim is None:
+        flat = x._data.reshape(-1)
+        n = flat.shape[0]
+        if n == 0:
+            if not _is_float_dtype(x._data.dtype):
+                raise RuntimeError("nanmedian(): the median of an empty integer Variable is "
+                                   "undefined")
+            data = numpy.asarray(numpy.nan, dtype=x._data.dtype)
+        else:
+            data = flat[_nanmedian_index(flat, 0)[0]]
+        dims = tuple(range(x._data.ndim))
+        if _records(x):
+            node = MedianBackward.__new__(MedianBackward)
+            node.mask = _even_mask(x._data, data, dims, True)
+            node.input_shape = x._data.shape
+            node.dims = dims
+            node.keepdim = False
+            return _recorded(node, data, (_edge(x),))
+        return _plain(data, x._volatile)
+    d = _normalize_dim(dim, x._data.ndim, "nanmedian")
+    n = x._data.shape[d] if x._data.ndim else 1
+    if n == 0:
+        raise IndexError("nanmedian(): Expected reduction dim %d to have non-zero size." % d)
+    return nanmedian_result(*_select(x, _nanmedian_index(x._data, d), d, bool(keepdim)))
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Indices where the elements of ``input`` would be inserted into the last dimension
+    of ``sorted_sequence`` to keep it sorted (int64, or int32 with ``out_int32``; not
+    differentiable). ``right=True`` or ``side="right"`` gives the last such index.
+    ``sorter`` holds the indices that sort an unsorted sequence.
+
+    >>> searchsorted(Variable(numpy.array([1., 3., 5.])), Variable(numpy.array([3., 6.])))
+    tensor([1, 3])
+    """
+    if _profiling and _profile_enter():
+        return _profiled_named("searchsorted", lambda a, b: searchsorted(
+            a, b, out_int32=out_int32, right=right, side=side, sorter=sorter),
+                               (sorted_sequence, input))
+    cdef Variable seq = _as_variable(sorted_sequence, "searchsorted")
+    values = _value_array(input, seq._data, "searchsorted", "input")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError("searchsorted(): side can only be 'left' or 'right' but got %r"
+                               % (side,))
+        if right and side == "left":
+            raise RuntimeError("searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    xp = _xp_of(seq._data)
+    boundaries = seq._data
+    if sorter is not None:
+        order = _value_array(sorter, boundaries, "searchsorted", "sorter")
+        if order.dtype.kind not in "iu" or order.shape != boundaries.shape:
+            raise RuntimeError("searchsorted(): sorter must be an integer Variable of the "
+                               "boundaries' shape %s, got %s %s"
+                               % (_shape_str(boundaries.shape), order.dtype,
+                                  _shape_str(order.shape)))
+        boundaries = xp.take_along_axis(boundaries, order, axis=-1)
+    which = "right" if right else "left"
+    if boundaries.ndim == 1:
+        result = xp.searchsorted(boundaries, values, side=which)
+    elif boundaries.ndim == 0 or values.ndim != boundaries.ndim or \
+            tuple(values.shape)[:values.ndim - 1] != tuple(boundaries.shape)[:values.ndim - 1]:
+        raise RuntimeError("searchsorted(): boundaries tensor should be 1 dimension or the "
+                           "first N-1 dimensions of boundaries tensor and input value tensor "
+                           "must match, but we got boundaries tensor %s and input value "
+                           "tensor %s" % (list(boundaries.shape), list(values.shape)))
+    else:
+        rows = boundaries.reshape(-1, boundaries.shape[boundaries.ndim - 1])
+        vals = values.reshape(-1, values.shape[values.ndim - 1])
+        result = xp.empty(vals.shape, dtype=numpy.int64)
+        for r in range(rows.shape[0]):
+            result[r] = xp.searchsorted(rows[r], vals[r], side=which)
+        result = result.reshape(values.shape)
+    result = xp.asarray(result).astype(numpy.int32 if out_int32 else numpy.int64)
+    return _plain(result, seq._volatile)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The index of the bucket of 1-D ``boundaries`` each element of ``input`` falls in:
+    ``boundaries[i-1] < x <= boundaries[i]``, or ``boundaries[i-1] <= x < boundaries[i]``
+    with ``right=True`` (int64, or int32 with ``out_int32``; not differentiable).
+
+    >>> bucketize(Variable(numpy.array([1., 4., 9.])), Variable(numpy.array([2., 4., 6.])))
+    tensor([0, 1, 3])
+    """
+    if _profiling and _profile_enter():
+        return _profiled_named("bucketize", lambda a, b: bucketize(
+            a, b, out_int32=out_int32, right=right), (input, boundaries))
+    cdef Variable b = _as_variable(boundaries, "bucketize")
+    if b._data.ndim != 1:
+        raise RuntimeError("bucketize(): boundaries tensor must be 1 dimension, but got "
+                           "dim(%d)" % b._data.ndim)
+    values = _value_array(input, b._data, "bucketize", "input")
+    result = _xp_of(b._data).searchsorted(b._data, values, side="right" if right else "left")
+    result = _xp_of(b._data).asarray(result).astype(numpy.int32 if out_int32 else numpy.int64)
+    return _plain(result, b._volatile or (isinstance(input, Variable) and
+                                          (<Variable>input)._volatile))
+
+
 cdef class LogsumexpBackward(Node):
     cdef SavedVariable input
     cdef SavedVariable result
@@ -1727,11 +1923,12 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 REDUCTION_OPS = (sum, mean, max, _op_min, amax, amin, argmax, argmin, prod, _op_all, _op_any,
                  count_nonzero, var, std, var_mean, std_mean, norm, cumsum, cumprod, sort,
                  argsort, topk, kthvalue, median, logsumexp, cummax, cummin, aminmax,
-                 nansum, nanmean)
+                 nansum, nanmean, nanmedian, searchsorted, bucketize)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
-# functions but not Variable methods.
+# functions but not Variable methods (torch has searchsorted and bucketize as functions
+# only).
 REDUCTION_TITLE = "Reductions"
-REDUCTION_FUNCTION_ONLY = ()
+REDUCTION_FUNCTION_ONLY = ("searchsorted", "bucketize")
 
 
 # min, all and any are public under those names, but are not module-level names in the

@@ -13,6 +13,15 @@
 # - an in-place op on the view is recorded on the base: base[view] = op(view), with the
 #   base's history rewritten (torch's CopySlices), then the view rebuilt from it.
 
+# torch's CreationMeta of a view (Variable._view_creation)
+cdef enum:
+    _VIEW_DEFAULT = 0
+    _VIEW_NO_GRAD = 1
+    _VIEW_MULTI_OUTPUT = 2
+    _VIEW_CUSTOM_FUNCTION = 3
+    _VIEW_CUSTOM_MULTI_OUTPUT = 4     # a view output of a custom Function with several
+
+
 cdef class _ViewFn:
     cdef int kind               # 0 reshape, 1 permute, 2 basic indexing, 3 diagonal,
                                 # 4 broadcast (expand: read-only, never written through)
@@ -64,7 +73,56 @@ cdef inline Variable _shape_result(Variable x, object data, Node node, int kind=
             out._view_version = out._version_counter.version
             out._view_no_grad = x._view_no_grad or (out._view_base._requires_grad and
                                                      not _grad_enabled())
+        # How the view was made, for the in-place checks (torch's CreationMeta): a view
+        # of a view made under no_grad, of a multi-output op's view or of a custom
+        # Function's view inherits its kind.
+        if not _grad_enabled():
+            out._view_creation = _VIEW_NO_GRAD
+        elif x._is_view:
+            out._view_creation = x._view_creation
     return out
+
+
+cdef str _strip_backward(str name):
+    # torch names the node in these messages without its "Backward<N>" suffix
+    if name.endswith("Backward"):
+        return name[:len(name) - 8]
+    return name
+
+
+cdef str _view_creation_error(Variable x, bint indirect=False):
+    # torch's handle_view_on_rebase message for an in-place change of a view of kind
+    # x._view_creation (not the default) while autograd records it, or (indirect) of
+    # its base or another view of its base.
+    cdef Node fn = x._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if x._view_creation == _VIEW_NO_GRAD or fn is None:
+        if fn is not None:
+            prefix = ("Output %d of %s is a view of a view which was created in"
+                      % (x._output_nr, _strip_backward(fn.name())))
+        else:
+            prefix = "A view was created in"
+        msg = "%s no_grad mode and %s modified inplace with grad mode enabled." % (
+            prefix, modified)
+    else:
+        msg = ("Output %d of %s is a view and %s modified inplace."
+               % (x._output_nr, _strip_backward(fn.name()), modified))
+    if x._view_creation == _VIEW_MULTI_OUTPUT or x._view_creation == _VIEW_CUSTOM_MULTI_OUTPUT:
+        msg += (" This view is the output of a function that returns multiple views. Such "
+                "functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
+    elif x._view_creation == _VIEW_NO_GRAD:
+        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. "
+                "You can clarify your code by moving both the view and the inplace either "
+                "both inside the no_grad block (if you don't want the inplace to be tracked) "
+                "or both outside (if you want the inplace to be tracked).")
+    else:
+        msg += (" This view was created inside a custom Function (or because an input was "
+                "returned as-is) and the autograd logic to handle view+inplace would "
+                "override the custom backward associated with the custom Function, leading "
+                "to incorrect gradients. This behavior is forbidden. You can fix this by "
+                "cloning the output of the custom Function.")
+    return msg
 
 
 cdef void _refresh_view(Variable v) except *:
@@ -72,10 +130,17 @@ cdef void _refresh_view(Variable v) except *:
     # the base's requires_grad changed. A view taken under no_grad of a base that
     # requires grad never gets history (torch: such a view is not differentiable).
     cdef Variable fresh
+    # (A base that stopped requiring grad, by detach_() or requires_grad_(False), leaves
+    # its views' history as it was: torch's test_detach_base.)
     if v._view_no_grad or v._version_counter is None or (
             v._version_counter.version == v._view_version and
-            v._requires_grad == v._view_base._requires_grad):
+            (v._requires_grad or not v._view_base._requires_grad)):
         return
+    if v._view_creation == _VIEW_CUSTOM_FUNCTION or \
+            v._view_creation == _VIEW_CUSTOM_MULTI_OUTPUT:
+        # Its history is the custom Function's, which replaying the view from the
+        # changed base would override: refused, as torch does.
+        raise RuntimeError(_view_creation_error(v, True))
     v._view_version = v._version_counter.version
     base = v._view_base
     fn = v._view_fn
@@ -778,6 +843,102 @@ def select(input, dim, index):
     return getitem(x, (slice(None),) * d + ((i + n if i < 0 else i),))
 
 
+cdef class SplitWithSizesBackward(_GroupBackward):
+    pass
+
+
+cdef class SplitBackward(_GroupBackward):
+    pass
+
+
+cdef class UnbindBackward(_GroupBackward):
+    pass
+
+
+cdef class UnsafeSplitBackward(_GroupBackward):
+    pass
+
+
+cdef class UnsafeSplitWithSizesBackward(_GroupBackward):
+    pass
+
+
+cdef tuple _multi_output_views(_GroupBackward group, tuple outs):
+    # torch's multi-output view ops: one node for all outputs, and views that may not be
+    # modified in place while autograd records (CreationMeta::MULTI_OUTPUT_NODE).
+    cdef Variable o
+    _group_outputs(group, outs)
+    if _grad_enabled():
+        for o in outs:
+            if o._is_view:
+                o._view_creation = _VIEW_MULTI_OUTPUT
+    return outs
+
+
+cdef tuple _unsafe_outputs(tuple outs):
+    # unsafe_split / unsafe_chunk: the outputs share memory with the input but are not
+    # views for autograd (own version counters, no view replay), as torch's: modifying
+    # them in place is allowed and recorded on the output alone.
+    cdef Variable o
+    for o in outs:
+        o._is_view = False
+        o._view_base = None
+        o._view_fn = None
+        o._view_creation = _VIEW_DEFAULT
+        o._view_no_grad = False
+        o._version_counter = None
+    return outs
+
+
+cdef tuple _split_with_sizes(Variable x, object split_sizes, object dim, str what):
+    if x._data.ndim == 0:
+        raise RuntimeError("%s(): cannot be applied to a 0-dim Variable" % what)
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, what)
+    if not isinstance(split_sizes, (list, tuple)):
+        raise TypeError("%s(): split_sizes must be a list of ints, not %s"
+                        % (what, type(split_sizes).__name__))
+    sizes = [_int_arg(s, what, "split_sizes") for s in split_sizes]
+    if any(s < 0 for s in sizes) or builtins.sum(sizes) != x._data.shape[d]:
+        raise RuntimeError("%s(): expects split_sizes to be non-negative and to "
+                           "sum exactly to %d (the size of dimension %d), but got %s"
+                           % (what, x._data.shape[d], d, list(sizes)))
+    out = []
+    start = 0
+    for s in sizes:
+        out.append(narrow(x, d, start, s))
+        start += s
+    return tuple(out)
+
+
+cdef tuple _split(Variable x, object split_size, object dim, str what):
+    if x._data.ndim == 0:
+        raise RuntimeError("%s(): cannot be applied to a 0-dim Variable" % what)
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, what)
+    cdef Py_ssize_t n = x._data.shape[d]
+    size = _int_arg(split_size, what, "split_size")
+    if size < 0 or (size == 0 and n != 0):
+        raise RuntimeError("%s(): split_size can only be 0 if dimension size is 0, and "
+                           "must be non-negative, but got split_size %d for dimension size %d"
+                           % (what, size, n))
+    if size == 0:
+        return (narrow(x, d, 0, 0),)
+    return _split_with_sizes(x, [builtins.min(size, n - k) for k in range(0, n, size)] or [0],
+                             d, what)
+
+
+cdef tuple _chunk(Variable x, object chunks, object dim, str what):
+    c = _int_arg(chunks, what, "chunks")
+    if c <= 0:
+        raise RuntimeError("%s(): expects `chunks` to be greater than 0, got: %d" % (what, c))
+    if x._data.ndim == 0:
+        raise RuntimeError("%s(): cannot be applied to a 0-dim Variable" % what)
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, what)
+    cdef Py_ssize_t n = x._data.shape[d]
+    if n == 0:
+        return _split_with_sizes(x, [0] * c, d, what)
+    return _split(x, (n + c - 1) // c, d, what)
+
+
 def split_with_sizes(input, split_sizes, dim=0):
     """Split into views of the given sizes along ``dim``.
 
@@ -787,23 +948,8 @@ def split_with_sizes(input, split_sizes, dim=0):
     if _profiling and _profile_enter():
         return _profiled(split_with_sizes, (input, split_sizes, dim, ))
     cdef Variable x = _as_variable(input, "split_with_sizes")
-    if x._data.ndim == 0:
-        raise RuntimeError("split_with_sizes(): cannot be applied to a 0-dim Variable")
-    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "split_with_sizes")
-    if not isinstance(split_sizes, (list, tuple)):
-        raise TypeError("split_with_sizes(): split_sizes must be a list of ints, not %s"
-                        % type(split_sizes).__name__)
-    sizes = [_int_arg(s, "split_with_sizes", "split_sizes") for s in split_sizes]
-    if any(s < 0 for s in sizes) or builtins.sum(sizes) != x._data.shape[d]:
-        raise RuntimeError("split_with_sizes(): expects split_sizes to be non-negative and to "
-                           "sum exactly to %d (the size of dimension %d), but got %s"
-                           % (x._data.shape[d], d, list(sizes)))
-    out = []
-    start = 0
-    for s in sizes:
-        out.append(narrow(x, d, start, s))
-        start += s
-    return tuple(out)
+    return _multi_output_views(SplitWithSizesBackward.__new__(SplitWithSizesBackward),
+                               _split_with_sizes(x, split_sizes, dim, "split_with_sizes"))
 
 
 def split(input, split_size_or_sections, dim=0):
@@ -818,19 +964,8 @@ def split(input, split_size_or_sections, dim=0):
     cdef Variable x = _as_variable(input, "split")
     if isinstance(split_size_or_sections, (list, tuple)):
         return split_with_sizes(x, split_size_or_sections, dim)
-    if x._data.ndim == 0:
-        raise RuntimeError("split(): cannot be applied to a 0-dim Variable")
-    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "split")
-    cdef Py_ssize_t n = x._data.shape[d]
-    size = _int_arg(split_size_or_sections, "split", "split_size")
-    if size < 0 or (size == 0 and n != 0):
-        raise RuntimeError("split(): split_size can only be 0 if dimension size is 0, and "
-                           "must be non-negative, but got split_size %d for dimension size %d"
-                           % (size, n))
-    if size == 0:
-        return (narrow(x, d, 0, 0),)
-    return split_with_sizes(x, [builtins.min(size, n - k) for k in range(0, n, size)] or [0],
-                            d)
+    return _multi_output_views(SplitBackward.__new__(SplitBackward),
+                               _split(x, split_size_or_sections, dim, "split"))
 
 
 def chunk(input, chunks, dim=0):
@@ -843,16 +978,54 @@ def chunk(input, chunks, dim=0):
     if _profiling and _profile_enter():
         return _profiled(chunk, (input, chunks, dim, ))
     cdef Variable x = _as_variable(input, "chunk")
-    c = _int_arg(chunks, "chunk", "chunks")
-    if c <= 0:
-        raise RuntimeError("chunk(): expects `chunks` to be greater than 0, got: %d" % c)
-    if x._data.ndim == 0:
-        raise RuntimeError("chunk(): cannot be applied to a 0-dim Variable")
-    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "chunk")
-    cdef Py_ssize_t n = x._data.shape[d]
-    if n == 0:
-        return split_with_sizes(x, [0] * c, d)
-    return split(x, (n + c - 1) // c, d)
+    return _multi_output_views(SplitBackward.__new__(SplitBackward),
+                               _chunk(x, chunks, dim, "chunk"))
+
+
+def unsafe_split(input, split_size, dim=0):
+    """``split`` whose outputs are not views for autograd (torch.unsafe_split): they
+    share the input's memory, but modifying one in place is allowed and recorded on it
+    alone (it is then up to the caller not to use the input, or the other outputs, as
+    if unchanged).
+
+    >>> [p.tolist() for p in unsafe_split(Variable(numpy.arange(5.)), 2)]
+    [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(unsafe_split, (input, split_size, dim, ))
+    cdef Variable x = _as_variable(input, "unsafe_split")
+    if isinstance(split_size, (list, tuple)):
+        return unsafe_split_with_sizes(x, split_size, dim)
+    return _unsafe_outputs(_group_outputs(UnsafeSplitBackward.__new__(UnsafeSplitBackward),
+                                          _split(x, split_size, dim, "unsafe_split")))
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """``split_with_sizes`` whose outputs are not views for autograd (see
+    ``unsafe_split``).
+
+    >>> [p.shape for p in unsafe_split_with_sizes(Variable(numpy.arange(5.)), [2, 3])]
+    [(2,), (3,)]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(unsafe_split_with_sizes, (input, split_sizes, dim, ))
+    cdef Variable x = _as_variable(input, "unsafe_split_with_sizes")
+    return _unsafe_outputs(_group_outputs(
+        UnsafeSplitWithSizesBackward.__new__(UnsafeSplitWithSizesBackward),
+        _split_with_sizes(x, split_sizes, dim, "unsafe_split_with_sizes")))
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` whose outputs are not views for autograd (see ``unsafe_split``).
+
+    >>> [p.tolist() for p in unsafe_chunk(Variable(numpy.arange(5.)), 3)]
+    [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(unsafe_chunk, (input, chunks, dim, ))
+    cdef Variable x = _as_variable(input, "unsafe_chunk")
+    return _unsafe_outputs(_group_outputs(UnsafeSplitBackward.__new__(UnsafeSplitBackward),
+                                          _chunk(x, chunks, dim, "unsafe_chunk")))
 
 
 def unbind(input, dim=0):
@@ -867,7 +1040,8 @@ def unbind(input, dim=0):
     if x._data.ndim == 0:
         raise IndexError("unbind(): cannot be applied to a 0-dim Variable")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "unbind")
-    return tuple(select(x, d, i) for i in range(x._data.shape[d]))
+    return _multi_output_views(UnbindBackward.__new__(UnbindBackward),
+                               tuple([select(x, d, i) for i in range(x._data.shape[d])]))
 
 
 def movedim(input, source, destination):
@@ -2016,7 +2190,8 @@ cdef object _pad_op = pad           # pad's own argument `pad` hides it inside
 
 SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
              broadcast_to, sum_to, getitem, cat, concat, stack, hstack, vstack, split,
-             split_with_sizes, chunk, unbind, narrow, select, flip, roll, repeat, tile,
+             split_with_sizes, chunk, unbind, unsafe_split, unsafe_split_with_sizes,
+             unsafe_chunk, narrow, select, flip, roll, repeat, tile,
              movedim, unflatten, gather, take_along_dim, scatter, scatter_add, index_select,
              index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter,
              nonzero, unique, pad, ravel, flipud, fliplr, rot90, atleast_1d, atleast_2d,

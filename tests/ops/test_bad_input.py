@@ -56,6 +56,12 @@ VALID = {
     "lerp": lambda: ((X(), X(), 0.5), {}),
     "pow": lambda: ((X(), 2.0), {}),
     "bitwise_not": lambda: ((INTS(),), {}),
+    "isin": lambda: ((X(), X()), {}),
+    "searchsorted": lambda: ((X(), X()), {}),
+    "bucketize": lambda: ((X(), pyad.tensor([1.0, 3.0, 5.0])), {}),
+    "unsafe_split": lambda: ((X(), 1), {}),
+    "unsafe_chunk": lambda: ((X(), 2), {}),
+    "unsafe_split_with_sizes": lambda: ((X(), [1, 1]), {}),
     "bitwise_and": lambda: ((INTS(), INTS()), {}),
     "bitwise_or": lambda: ((INTS(), INTS()), {}),
     "bitwise_xor": lambda: ((INTS(), INTS()), {}),
@@ -227,7 +233,8 @@ def _probes(op):
             out.append((label,) + changed)
 
     first = params[0]
-    if first in ("input", "a", "A", "x", "condition", "mean") and args:
+    if first in ("input", "a", "A", "x", "condition", "mean", "elements",
+                 "sorted_sequence") and args:
         add("wrong type", (["abc"] + args[1:], kwargs))
     elif first == "equation":
         add("wrong type", ([args[0], "abc"], kwargs))
