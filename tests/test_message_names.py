@@ -181,6 +181,9 @@ TORCH_WORDING = (
     # the engine (torch.autograd's own messages)
     "element 0 of tensors does not require grad",
     "One of the differentiated Tensors",
+    "assigned grad expected to be a Tensor or None",
+    "ctx.mark_dirty() received a tensor that was not an input",
+    "boundaries tensor",           # torch's searchsorted/bucketize messages
     # torch's op and layer messages
     "Expected 2D or 3D (batch mode) tensor for input",
     "Only 3D, 4D and 5D input Tensors supported",
@@ -198,7 +201,7 @@ TORCH_WORDING = (
     "Size mismatch between tensors",
     "all input tensors should have the same",    # torch: "All input tensors should have"
     # not a pyad Variable
-    "DLPack tensor", "the capsule holds no tensor", "from_dlpack(): the tensor has no",
+    "the capsule holds no tensor", "from_dlpack(): the tensor has no",
     "other libraries' tensors",
 )
 

@@ -207,10 +207,11 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     """
     if _state["world"] is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    MPI = _mpi()
     if comm is None and backend is not None and not isinstance(backend, str):
         comm, backend = backend, None
+    # The name first: a wrong backend is refused the same with or without mpi4py.
     backend = Backend("mpi" if backend is None else backend)
+    MPI = _mpi()
     if comm is None:
         comm = MPI.COMM_WORLD
     if not isinstance(comm, MPI.Intracomm):
