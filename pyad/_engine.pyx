@@ -906,6 +906,8 @@ cdef class SavedVariable:
             v._requires_grad = True
             v._grad_fn = owner if self._is_output else self._grad_fn
             v._output_nr = self._output_nr
+            if self._is_output and owner._metadata is not None:
+                _attach_to_group(v, owner)
         return v
 
     cdef void release(self):
@@ -918,6 +920,23 @@ cdef class SavedVariable:
             else:
                 _dealloc_pending.append(self._grad_fn)
                 self._grad_fn = None
+
+
+# A node that is one part of a multi-output node (reduction.pxi's _GroupBackward) keeps
+# (weakref to the group, output index) under this key of its _metadata: an output it
+# saved must come back attached to the group, the node its Variable really has, or a
+# create_graph backward would reach the part both through the group and on its own.
+cdef object _GROUP_KEY = object()
+
+
+cdef void _attach_to_group(Variable v, Node part):
+    entry = part._metadata.get(_GROUP_KEY)
+    if entry is None:
+        return
+    group = entry[0]()
+    if group is not None:
+        v._grad_fn = group
+        v._output_nr = entry[1]
 
 
 cdef inline SavedVariable _save(Variable v, bint is_output, Py_ssize_t input_nr=-1):

@@ -1220,3 +1220,21 @@ def test_max_and_min_of_two_variables_split_ties_like_maximum():
     np.testing.assert_array_equal(b.grad.data, [1.0, 0.5, 0.0])
     with pytest.raises(TypeError, match=r"min\(input, other\)"):
         pyad.min(a, b, keepdim=True)
+
+
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+def test_multi_output_reduction_second_order_through_its_saved_output(name):
+    # var_mean/std_mean are one node with two outputs; the part that computes std saves
+    # its output, which must come back attached to that one node, or a create_graph
+    # backward reaches the part twice (once freed).
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(3).standard_normal((3, 4))
+    results = []
+    for lib, x in ((pyad, pyad.Variable(a.copy(), requires_grad=True)),
+                   (torch, torch.tensor(a.copy(), requires_grad=True))):
+        y = getattr(lib, name)(x, 0, correction=0)[0] * getattr(lib, name)(x, 0)[1]
+        g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        h, = lib.autograd.grad((g * g).sum(), x)
+        results.append((np.asarray(g.detach().numpy()), np.asarray(h.numpy())))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-10, atol=1e-12)
