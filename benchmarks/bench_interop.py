@@ -28,7 +28,10 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
+# Prefer the in-tree package when it was built in place; otherwise the installed one.
+if any(f.startswith("_engine") and f.endswith((".so", ".pyd"))
+       for f in os.listdir(os.path.join(REPO_ROOT, "pyad"))):
+    sys.path.insert(0, REPO_ROOT)
 
 import pyad  # noqa: E402
 from pyad.interop import from_jax, from_torch  # noqa: E402

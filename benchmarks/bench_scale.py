@@ -27,7 +27,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-if any(f.startswith("_engine") for f in os.listdir(os.path.join(ROOT, "pyad"))):
+if any(f.startswith("_engine") and f.endswith((".so", ".pyd"))
+       for f in os.listdir(os.path.join(ROOT, "pyad"))):
     sys.path.insert(0, ROOT)
 
 import numpy as np  # noqa: E402

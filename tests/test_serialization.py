@@ -327,10 +327,12 @@ def test_a_save_that_fails_part_way_leaves_the_old_checkpoint_intact(tmp_path):
     old = {"w": pyad.arange(5.0), "epoch": 7}
     pyad.save(old, path)
     old_bytes = path.read_bytes()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [os.path.dirname(os.path.dirname(pyad.__file__))] + sys.path))
+    # The pyad under test (installed or in-tree), and a working directory outside the
+    # checkout: `python -c` puts the working directory first on sys.path, where an
+    # uncompiled source tree would shadow an installed pyad.
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(pyad.__file__)))
     run = subprocess.run([sys.executable, "-c", _FILL_DISK, str(path)], env=env,
-                         capture_output=True, text=True, timeout=120)
+                         cwd=str(tmp_path), capture_output=True, text=True, timeout=120)
     assert run.stdout.split() == ["failed", str(errno.EFBIG)], run.stdout + run.stderr
     assert path.read_bytes() == old_bytes
     assert_same(pyad.load(path), old)
