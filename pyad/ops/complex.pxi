@@ -183,10 +183,14 @@ cdef tuple _conj_each(tuple values):
 
 cdef tuple _call_backward(Node node, tuple grads):
     # node._backward(grads), with the conjugation rule above for holomorphic nodes.
+    # The type test comes first: it is one hashed pointer lookup, so the other nodes
+    # (most of a graph) never scan their gradients for a complex dtype.
+    if type(node) not in _HOLOMORPHIC:
+        return node._backward(grads)
     cdef bint complex_in = _any_complex(grads)
-    if complex_in and type(node) in _HOLOMORPHIC:
+    if complex_in:
         return _conj_each(node._backward(_conj_each(grads)))
     outs = node._backward(grads)
-    if not complex_in and _any_complex(outs) and type(node) in _HOLOMORPHIC:
+    if _any_complex(outs):
         return _conj_each(outs)
     return outs
