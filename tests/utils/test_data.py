@@ -514,3 +514,57 @@ def test_a_batch_that_cannot_be_pickled_is_an_error_not_a_hang():
                           timeout=20)
     with pytest.raises(RuntimeError, match="local exception class"):
         list(loader)
+
+
+def _pids(batches):
+    return {int(p) for b in batches for p in b["pid"].tolist()}
+
+
+def test_persistent_workers_are_kept_across_epochs():
+    loader = D.DataLoader(Tagged(8), batch_size=2, num_workers=2, persistent_workers=True)
+    first, second = list(loader), list(loader)
+    assert len(_pids(first)) == 2 and os.getpid() not in _pids(first)
+    assert _pids(second) == _pids(first)                   # the same processes
+    assert [b["i"].tolist() for b in second] == [b["i"].tolist() for b in first] == \
+           [[0, 1], [2, 3], [4, 5], [6, 7]]
+    # without persistent_workers, every epoch has processes of its own
+    fresh = D.DataLoader(Tagged(8), batch_size=2, num_workers=2)
+    assert not _pids(list(fresh)) & _pids(list(fresh))
+
+
+def test_persistent_workers_stop_when_the_loader_is_deleted():
+    before = children_of_this_process()
+    loader = D.DataLoader(Tagged(6), batch_size=2, num_workers=2, persistent_workers=True)
+    pids = _pids(list(loader))
+    assert pids <= children_of_this_process() - before   # alive between epochs
+    del loader
+    assert not children_of_this_process() - before
+    for pid in pids:                                     # joined: no zombie left to reap
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_persistent_workers_after_an_epoch_left_early_start_the_next_one_afresh():
+    loader = D.DataLoader(Tagged(12), batch_size=2, num_workers=2, persistent_workers=True)
+    for _ in loader:
+        break
+    assert [b["i"].tolist() for b in loader] == [[2 * k, 2 * k + 1] for k in range(6)]
+    assert len(loader) == 6
+
+
+@pytest.mark.parametrize("num_workers", [1, 3])
+def test_persistent_workers_restart_an_iterable_dataset_each_epoch_as_torch(num_workers):
+    ours = D.DataLoader(Stream(10), batch_size=3, num_workers=num_workers,
+                        persistent_workers=True)
+    theirs = TD.DataLoader(TorchStream(10), batch_size=3, num_workers=num_workers,
+                           persistent_workers=True)
+    for _ in range(2):
+        assert [as_np(b) for b in ours] == [as_np(b) for b in theirs]
+
+
+def test_persistent_workers_are_started_again_after_a_worker_error():
+    loader = D.DataLoader(Tagged(6, fail_at=3), batch_size=2, num_workers=2,
+                          persistent_workers=True)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="sample 3 is broken"):
+            list(loader)

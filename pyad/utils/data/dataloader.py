@@ -21,6 +21,7 @@ import random
 import sys
 import traceback
 import warnings
+import weakref
 
 import numpy
 
@@ -73,6 +74,14 @@ class _IterableStop:
 
     def __init__(self, worker_id):
         self.worker_id = worker_id
+
+
+class _ResumeIteration:
+    """Sent to a persistent worker at the start of an epoch: start the dataset's
+    stream again; the worker answers with ``(_RESUME, None)``."""
+
+
+_RESUME = "resume"          # the task number of a worker's answer to _ResumeIteration
 
 
 class _KeyErrorMessage(str):
@@ -143,6 +152,16 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
                 continue
             if task is None:
                 break
+            if isinstance(task, _ResumeIteration):        # a new epoch (persistent workers)
+                if init_error is None and iterable:
+                    try:
+                        stream = iter(dataset)
+                    except Exception:
+                        init_error = _ExceptionWrapper(
+                            sys.exc_info(), "in DataLoader worker process %d" % worker_id)
+                exhausted = False
+                result_queue.put(_serialize(_RESUME, None, worker_id))
+                continue
             idx, indices = task
             if init_error is not None:
                 result_queue.put(_serialize(idx, init_error, worker_id))
@@ -216,9 +235,11 @@ class _SingleProcessIter:
 
 class _MultiProcessIter:
     def __init__(self, loader):
-        self._loader = loader
+        self._persistent = loader.persistent_workers
+        # A persistent iterator is kept by its loader: it holds the loader weakly, so that
+        # deleting the loader deletes the iterator at once and shuts its workers down.
+        self._loader = weakref.ref(loader) if self._persistent else (lambda: loader)
         self._num_workers = loader.num_workers
-        self._sampler_iter = iter(loader._index_sampler)
         self._timeout = loader.timeout
         ctx = loader.multiprocessing_context
         if ctx is None:
@@ -250,14 +271,28 @@ class _MultiProcessIter:
         except BaseException:
             self._shutdown_workers()
             raise
+        self._prefetch = max(1, loader.prefetch_factor if loader.prefetch_factor is not None
+                             else 2)
+        self._reset(loader, first_epoch=True)
+
+    def _reset(self, loader, first_epoch=False):
+        """Start an epoch: a new pass of the sampler; persistent workers, kept from the
+        epoch before, first drop what they still had and start their streams again."""
+        self._sampler_iter = iter(loader._index_sampler)
         self._worker_active = [True] * self._num_workers
         self._worker_cycle = itertools.cycle(range(self._num_workers))
         self._send_idx = 0          # next task number to send
         self._rcvd_idx = 0          # next task number to hand out
         self._task_info = {}        # task -> (worker,) while pending, (worker, data) once in
         self._tasks_outstanding = 0
-        self._prefetch = max(1, loader.prefetch_factor if loader.prefetch_factor is not None
-                             else 2)
+        if not first_epoch:
+            for q in self._index_queues:
+                q.put(_ResumeIteration())
+            waiting = self._num_workers
+            while waiting:                  # results of the last epoch's tasks are dropped
+                idx, _ = self._get_data()
+                if idx == _RESUME:
+                    waiting -= 1
         for _ in range(self._prefetch * self._num_workers):
             self._try_put_index()
 
@@ -265,7 +300,7 @@ class _MultiProcessIter:
         return self
 
     def __len__(self):
-        return len(self._loader)
+        return len(self._loader())
 
     def _try_put_index(self):
         if self._tasks_outstanding >= self._prefetch * self._num_workers:
@@ -317,7 +352,8 @@ class _MultiProcessIter:
                         del self._task_info[self._rcvd_idx]
                     self._rcvd_idx += 1
                 else:
-                    self._shutdown_workers()
+                    if not self._persistent:
+                        self._shutdown_workers()
                     raise StopIteration
                 if len(self._task_info[self._rcvd_idx]) == 2:
                     _, data = self._task_info.pop(self._rcvd_idx)
@@ -335,6 +371,8 @@ class _MultiProcessIter:
                 del self._task_info[idx]
                 self._rcvd_idx += 1
                 return self._process(data)
+        except StopIteration:
+            raise
         except BaseException:
             self._shutdown_workers()
             raise
@@ -377,9 +415,10 @@ class _MultiProcessIter:
 
 class DataLoader:
     """Batches of a dataset, as ``torch.utils.data.DataLoader`` (same arguments and
-    defaults). ``pin_memory``, ``pin_memory_device``, ``persistent_workers`` and
-    ``in_order`` are accepted: pinned memory does not apply to NumPy arrays, and
-    workers are started afresh for every epoch.
+    defaults). ``pin_memory``, ``pin_memory_device`` and ``in_order`` are accepted:
+    pinned memory does not apply to NumPy arrays. Workers are started afresh for every
+    epoch, unless ``persistent_workers=True``: then the loader keeps its workers from one
+    epoch to the next, and they stop when the loader is deleted.
 
     >>> import pyad
     >>> from pyad.utils.data import DataLoader, TensorDataset
@@ -487,6 +526,14 @@ class DataLoader:
     def __iter__(self):
         if self.num_workers == 0:
             return _SingleProcessIter(self)
+        if self.persistent_workers:
+            it = self.__dict__.get("_iterator")
+            if it is None or it._shutdown:
+                it = _MultiProcessIter(self)
+                object.__setattr__(self, "_iterator", it)
+            else:
+                it._reset(self)
+            return it
         return _MultiProcessIter(self)
 
     def __len__(self):
