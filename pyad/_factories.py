@@ -15,7 +15,9 @@ _default_device = None          # None: the CPU (torch's default)
 
 class Generator:
     """A random number generator, as ``torch.Generator``: pass it as ``generator=`` to
-    `rand`, `randn`, `randint`, `randperm` and to the samplers of ``pyad.utils.data``.
+    `rand`, `randn`, `randint`, `randperm`, `bernoulli`, `multinomial`, `normal`,
+    ``Variable.uniform_`` and ``Variable.normal_``, and to the samplers of
+    ``pyad.utils.data``; the draw then leaves the default generator's stream alone.
 
     On the CPU it wraps a ``numpy.random.Generator`` (PCG64); ``device='cuda'`` wraps a
     ``cupy.random.RandomState``. The streams differ from torch's: the same seed gives

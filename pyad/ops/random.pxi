@@ -11,35 +11,59 @@ cdef Variable _inplace_random(Variable x, object draw, str what):
     return _inplace_fill(x, _xp_of(x._data).asarray(sample, dtype=x._data.dtype), what)
 
 
-def uniform_(object input, low=0.0, high=1.0):
-    """Fill in place with samples from U[low, high) (seeded by ``pyad.manual_seed``).
+cdef object _profiled_with_generator(str name, object op, tuple args, object generator):
+    # The op prologue re-calls the op with positional arguments only; a call that names
+    # a generator is reported here instead, so the re-call keeps drawing from it.
+    import functools
+    return _profiled_named(name, functools.partial(op, generator=generator), args)
+
+
+cdef object _rng_of(object data, object generator, str what):
+    # ``generator`` (a pyad.Generator on data's device) or the device's default stream.
+    from pyad._factories import _rng_for
+    return _rng_for(_xp_of(data), generator, what)
+
+
+cdef object _uniform01(object rng, tuple shape):
+    # U[0, 1) samples: NumPy's Generator and cupy.random call it random(), CuPy's
+    # RandomState (behind a pyad.Generator on a GPU) random_sample().
+    draw = getattr(rng, "random", None)
+    return (draw if draw is not None else rng.random_sample)(shape)
+
+
+def uniform_(object input, low=0.0, high=1.0, *, generator=None):
+    """Fill in place with samples from U[low, high) (from ``generator`` if given, else
+    the default generator seeded by ``pyad.manual_seed``).
 
     >>> x = pyad.zeros(1000, dtype=pyad.float64)
     >>> _ = uniform_(x, 2.0, 3.0)
     >>> bool((x.data >= 2.0).all() and (x.data < 3.0).all()), x._version
     (True, 1)
     """
+    if generator is not None and _profiling and not pyad_get_profile_bypass():
+        return _profiled_with_generator("uniform_", uniform_, (input, low, high), generator)
     if _profiling and _profile_enter():
         return _profiled(uniform_, (input, low, high, ))
     cdef Variable x = _inplace_target(input, "uniform_")
-    from pyad._factories import _generator_for
-    gen = _generator_for(x._data)
+    gen = _rng_of(x._data, generator, "uniform_")
     return _inplace_random(x, lambda shape: gen.uniform(low, high, shape), "uniform_")
 
 
-def normal_(object input, mean=0.0, std=1.0):
-    """Fill in place with samples from N(mean, std^2) (seeded by ``pyad.manual_seed``).
+def normal_(object input, mean=0.0, std=1.0, *, generator=None):
+    """Fill in place with samples from N(mean, std^2) (from ``generator`` if given, else
+    the default generator seeded by ``pyad.manual_seed``).
 
     >>> x = pyad.zeros(10000, dtype=pyad.float64)
     >>> _ = normal_(x, 5.0, 0.1)
     >>> 4.99 < float(x.data.mean()) < 5.01, x._version
     (True, 1)
     """
+    if generator is not None and _profiling and not pyad_get_profile_bypass():
+        return _profiled_with_generator("normal_", normal_, (input, mean, std), generator)
     if _profiling and _profile_enter():
         return _profiled(normal_, (input, mean, std, ))
     cdef Variable x = _inplace_target(input, "normal_")
-    from pyad._factories import _generator_for
-    gen = _generator_for(x._data)
+    gen = _rng_of(x._data, generator, "normal_")
     return _inplace_random(x, lambda shape: gen.normal(mean, std, shape), "normal_")
 
 
@@ -211,8 +235,9 @@ cdef class BernoulliBackward(_FloatSampleNode):
         return (neg(mul(reward, score)),)
 
 
-def bernoulli(input, p=None):
-    """Draw 0/1 samples, 1 with probability ``input`` (or the number ``p``) elementwise.
+def bernoulli(input, p=None, *, generator=None):
+    """Draw 0/1 samples, 1 with probability ``input`` (or the number ``p``) elementwise,
+    from ``generator`` if given (else the default generator).
 
     A stochastic op: when ``input`` requires grad, call ``reinforce(reward)`` on the
     sample before backward (see docs/stochastic.md).
@@ -221,10 +246,11 @@ def bernoulli(input, p=None):
     >>> bernoulli(pyad.tensor([0.0, 1.0, 1.0]))
     tensor([0., 1., 1.])
     """
+    if generator is not None and _profiling and not pyad_get_profile_bypass():
+        return _profiled_with_generator("bernoulli", bernoulli, (input, p), generator)
     if _profiling and _profile_enter():
         return _profiled(bernoulli, (input, p, ))
     cdef Variable x = _as_variable(input, "bernoulli")
-    from pyad._factories import _generator_for
     data = x._data
     xp = _xp_of(data)
     if p is not None:
@@ -235,14 +261,16 @@ def bernoulli(input, p=None):
         if not 0.0 <= p <= 1.0:
             raise RuntimeError("bernoulli(): expected p in [0, 1], got %r" % p)
         dtype = data.dtype if _is_float_dtype(data.dtype) else _default_dtype
-        sample = (_generator_for(data).random(data.shape) < p).astype(dtype)
+        u = _uniform01(_rng_of(data, generator, "bernoulli"), data.shape)
+        sample = (u < p).astype(dtype)
         return _plain(xp.asarray(sample), x._volatile)
     if not _is_float_dtype(data.dtype):
         raise RuntimeError("bernoulli(): expected a floating point tensor of probabilities, "
                            "got %s" % data.dtype)
     if data.size and not bool(((data >= 0) & (data <= 1)).all()):
         raise RuntimeError("bernoulli(): expected all probabilities in [0, 1]")
-    sample = (_generator_for(data).random(data.shape) < data).astype(data.dtype)
+    u = _uniform01(_rng_of(data, generator, "bernoulli"), data.shape)
+    sample = (u < data).astype(data.dtype)
     cdef BernoulliBackward node
     if _stochastic_records((x,)):
         node = BernoulliBackward.__new__(BernoulliBackward)
@@ -280,9 +308,10 @@ cdef class MultinomialBackward(_StochasticNode):
         return (squeeze(d, 0) if one_d else d,)
 
 
-def multinomial(input, num_samples, replacement=False):
+def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Draw ``num_samples`` category indices per row, with probabilities proportional to
-    the rows of ``input`` (1-d or 2-d, non-negative weights); an int64 result.
+    the rows of ``input`` (1-d or 2-d, non-negative weights); an int64 result, drawn from
+    ``generator`` if given (else the default generator).
 
     A stochastic op: when ``input`` requires grad, call ``reinforce(reward)`` on the
     sample, then ``backward()`` from it (see docs/stochastic.md).
@@ -291,6 +320,9 @@ def multinomial(input, num_samples, replacement=False):
     >>> multinomial(pyad.tensor([0.0, 0.0, 1.0, 0.0]), 1)
     tensor([2])
     """
+    if generator is not None and _profiling and not pyad_get_profile_bypass():
+        return _profiled_with_generator("multinomial", multinomial,
+                                        (input, num_samples, replacement), generator)
     if _profiling and _profile_enter():
         return _profiled(multinomial, (input, num_samples, replacement, ))
     cdef Variable x = _as_variable(input, "multinomial")
@@ -323,10 +355,9 @@ def multinomial(input, num_samples, replacement=False):
     if not replacement and rows.shape[0] and not bool(((rows > 0).sum(axis=1) >= k).all()):
         raise RuntimeError("multinomial(): invalid multinomial distribution (with "
                            "replacement=False, not enough non-negative category to sample)")
-    from pyad._factories import _generator_for
-    gen = _generator_for(data)
+    gen = _rng_of(data, generator, "multinomial")
     weights = rows.astype(numpy.float64)
-    u = gen.random((rows.shape[0], k))
+    u = _uniform01(gen, (rows.shape[0], k))
     sample = xp.empty((rows.shape[0], k), dtype=numpy.int64)
     for r in range(rows.shape[0]):
         w = weights[r].copy()
@@ -367,10 +398,11 @@ cdef class NormalBackward(_FloatSampleNode):
         return (gm, gs)
 
 
-def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None):
+def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None, *, generator=None):
     """Samples from N(mean, std^2): ``mean`` and/or ``std`` Variables (broadcast), or
     numbers with ``size=`` (and ``device=``, where the sample is drawn: a GPU draws it
-    on the GPU), as torch's overloads.
+    on the GPU), as torch's overloads; drawn from ``generator`` if given (else the
+    default generator).
 
     A stochastic op, not reparameterised: when ``mean`` or ``std`` requires grad, call
     ``reinforce(reward)`` on the sample before backward (see docs/stochastic.md); for a
@@ -380,9 +412,11 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None):
     >>> normal(pyad.tensor([0.0, 100.0]), 1e-6).round()
     tensor([  0., 100.])
     """
+    if generator is not None and _profiling and not pyad_get_profile_bypass():
+        return _profiled_with_generator("normal", normal, (mean, std, size, dtype, device),
+                                        generator)
     if _profiling and _profile_enter():
         return _profiled(normal, (mean, std, size, dtype, device, ))
-    from pyad._factories import _generator_for
     mean_is_tensor = not isinstance(mean, (int, float, numpy.generic))
     std_is_tensor = not isinstance(std, (int, float, numpy.generic))
     if mean_is_tensor:
@@ -402,7 +436,7 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None):
         _check_storage_size(shape, out_dtype, "normal")
         if std < 0:
             raise RuntimeError("normal(): expected std >= 0.0, got %r" % std)
-        return _plain(_normal_numbers(shape, mean, std, out_dtype, device), False)
+        return _plain(_normal_numbers(shape, mean, std, out_dtype, device, generator), False)
     if size is not None:
         raise TypeError("normal(): size= is only taken with a number mean and std")
     if device is not None:
@@ -435,7 +469,7 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None):
     if (xp.asarray(std_data) < 0).any():
         raise RuntimeError("normal(): expected all elements of std >= 0.0")
     mean_data = (<Variable>mean)._data if mean_is_tensor else mean
-    eps = _generator_for(like).standard_normal(shape)
+    eps = _rng_of(like, generator, "normal").standard_normal(shape)
     sample = xp.asarray(mean_data + std_data * eps, dtype=out_dtype)
     cdef NormalBackward node
     if _stochastic_records(params):
@@ -445,16 +479,18 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None):
     return _plain(sample, _any_volatile(params))
 
 
-cdef object _normal_numbers(tuple shape, object mean, object std, object dtype, object dev):
+cdef object _normal_numbers(tuple shape, object mean, object std, object dtype, object dev,
+                           object generator):
     # Drawn by the generator of the target device, so a GPU sample never visits the host.
-    from pyad._factories import _generator_for
+    from pyad._factories import _rng_for
     if dev is None or device(dev).type == "cpu":
-        sample = _generator_for(numpy.empty(0)).standard_normal(shape) * std + mean
+        sample = _rng_for(numpy, generator, "normal").standard_normal(shape) * std + mean
         return numpy.asarray(sample, dtype=dtype)
     dev = device(dev)
     cp = _require_cupy("normal")
     with cp.cuda.Device(dev.index):
-        return (cp.random.standard_normal(shape) * std + mean).astype(dtype, copy=False)
+        rng = _rng_for(cp, generator, "normal")
+        return (rng.standard_normal(shape) * std + mean).astype(dtype, copy=False)
 
 
 RANDOM_OPS = (uniform_, normal_, bernoulli, multinomial, normal)

@@ -191,6 +191,22 @@ def test_normal_draws_on_the_requested_device():
     assert abs(float(out.data.mean())) < 0.2
 
 
+@pytest.mark.parametrize("draw", [
+    lambda g: pyad.normal(0.0, 1.0, (50,), device="cuda", generator=g),
+    lambda g: pyad.bernoulli(pyad.full((50,), 0.5, device="cuda"), generator=g),
+    lambda g: pyad.multinomial(pyad.ones(6, device="cuda"), 4, generator=g),
+    lambda g: pyad.zeros(50, device="cuda").uniform_(generator=g),
+    lambda g: pyad.zeros(50, device="cuda").normal_(generator=g),
+], ids=["normal", "bernoulli", "multinomial", "uniform_", "normal_"])
+def test_a_cuda_generator_drives_gpu_draws(draw):
+    first = draw(pyad.Generator("cuda").manual_seed(4)).data
+    assert isinstance(first, cupy.ndarray)
+    again = draw(pyad.Generator("cuda").manual_seed(4)).data
+    np.testing.assert_array_equal(cupy.asnumpy(first), cupy.asnumpy(again))
+    with pytest.raises(RuntimeError, match="expected a generator on the same device"):
+        draw(pyad.Generator("cpu"))
+
+
 def test_erf_runs_on_the_gpu():
     a = np.linspace(-2, 2, 7)
     c, g = pyad.Variable(a, requires_grad=True), _gpu(a)

@@ -441,3 +441,107 @@ def test_normal_device_needs_a_gpu_or_says_so():
 def test_normal_device_is_refused_with_variable_parameters():
     with pytest.raises(TypeError, match=r"normal\(\): device= is only taken"):
         pyad.normal(pyad.zeros(2), 1.0, device="cpu")
+
+
+# -- generator= (torch's keyword on every random op) ----------------------------------
+
+GENERATOR_DRAWS = {
+    "bernoulli": lambda g: pyad.bernoulli(pyad.tensor(np.linspace(0.0, 1.0, 50)), generator=g),
+    "bernoulli_p": lambda g: pyad.bernoulli(pyad.zeros(50, dtype=pyad.float64), 0.5,
+                                            generator=g),
+    "bernoulli_method": lambda g: pyad.tensor(np.full(50, 0.5)).bernoulli(generator=g),
+    "multinomial": lambda g: pyad.multinomial(pyad.tensor(np.arange(1.0, 9.0)), 5,
+                                              generator=g),
+    "multinomial_replacement": lambda g: pyad.multinomial(
+        pyad.tensor(np.ones((3, 4))), 6, replacement=True, generator=g),
+    "normal_numbers": lambda g: pyad.normal(2.0, 3.0, size=(20,), generator=g),
+    "normal_variables": lambda g: pyad.normal(pyad.zeros(20, dtype=pyad.float64),
+                                              pyad.ones(20, dtype=pyad.float64), generator=g),
+    "uniform_": lambda g: pyad.zeros(20, dtype=pyad.float64).uniform_(-1.0, 1.0, generator=g),
+    "uniform_function": lambda g: pyad.uniform_(pyad.zeros(20, dtype=pyad.float64),
+                                                generator=g),
+    "normal_": lambda g: pyad.zeros(20, dtype=pyad.float64).normal_(0.0, 1.0, generator=g),
+}
+
+
+@pytest.mark.parametrize("name", list(GENERATOR_DRAWS))
+def test_a_generator_drives_the_draw_and_leaves_the_global_stream_alone(name):
+    draw = GENERATOR_DRAWS[name]
+    pyad.manual_seed(5)
+    expected_global = pyad.rand(8).data            # the global stream's next numbers
+    pyad.manual_seed(5)
+    first = draw(pyad.Generator().manual_seed(11)).data
+    second = draw(pyad.Generator().manual_seed(11)).data
+    np.testing.assert_array_equal(first, second)   # same seed, same stream
+    # the global stream did not advance
+    np.testing.assert_array_equal(pyad.rand(8).data, expected_global)
+    g = pyad.Generator().manual_seed(11)
+    draws = [draw(g).data for _ in range(4)]       # the generator's stream moves on
+    np.testing.assert_array_equal(draws[0], first)
+    assert any(not np.array_equal(d, first) for d in draws[1:])
+    # and a generator seeded otherwise gives other numbers
+    others = [draw(pyad.Generator().manual_seed(s)).data for s in (12, 13, 14, 15)]
+    assert any(not np.array_equal(o, first) for o in others)
+
+
+@pytest.mark.parametrize("name", list(GENERATOR_DRAWS))
+def test_a_generator_draw_matches_the_global_draw_under_the_same_seed(name):
+    draw = GENERATOR_DRAWS[name]
+    pyad.manual_seed(21)
+    from_global = draw(None).data
+    np.testing.assert_array_equal(draw(pyad.Generator().manual_seed(21)).data, from_global)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: pyad.bernoulli(pyad.ones(2), generator=3),
+    lambda: pyad.normal(0.0, 1.0, size=(2,), generator="g"),
+    lambda: pyad.zeros(2).uniform_(generator=object()),
+])
+def test_a_generator_that_is_not_a_generator_is_refused(call):
+    with pytest.raises(TypeError, match=r"^\w+\(\): generator must be a pyad.Generator"):
+        call()
+
+
+def test_the_generator_keyword_matches_torch_signatures():
+    torch = pytest.importorskip("torch")
+    g = torch.Generator().manual_seed(0)
+    # torch takes generator= as a keyword on each of these; so does pyad
+    torch.bernoulli(torch.ones(2), generator=g)
+    torch.multinomial(torch.ones(3), 2, generator=g)
+    torch.normal(0.0, 1.0, size=(2,), generator=g)
+    torch.zeros(2).uniform_(generator=g).normal_(generator=g)
+    pg = pyad.Generator().manual_seed(0)
+    pyad.bernoulli(pyad.ones(2), generator=pg)
+    pyad.multinomial(pyad.ones(3), 2, generator=pg)
+    pyad.normal(0.0, 1.0, size=(2,), generator=pg)
+    pyad.zeros(2).uniform_(generator=pg).normal_(generator=pg)
+    with pytest.raises(TypeError):       # keyword-only, as in torch
+        pyad.zeros(2).uniform_(0.0, 1.0, pg)
+
+
+def test_a_generator_draw_keeps_its_generator_under_the_profiler():
+    from pyad import _engine
+
+    class Recorder:
+        def op_begin(self, name, args, next_seq):
+            pass
+
+        def op_end(self, token, result, seq):
+            pass
+
+        def node_begin(self, name, seq):
+            pass
+
+        def node_end(self, token, grads):
+            pass
+
+    expected = {name: draw(pyad.Generator().manual_seed(3)).data
+                for name, draw in GENERATOR_DRAWS.items()}
+    _engine._set_profiler(Recorder())
+    try:
+        got = {name: draw(pyad.Generator().manual_seed(3)).data
+               for name, draw in GENERATOR_DRAWS.items()}
+    finally:
+        _engine._set_profiler(None)
+    for name in expected:
+        np.testing.assert_array_equal(got[name], expected[name], err_msg=name)
