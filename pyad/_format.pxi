@@ -3,6 +3,11 @@
 
 def _format_variable(Variable v):
     data = v._host_data()
+    dtype = data.dtype
+    if dtype.kind == "V" and dtype.fields is None and dtype.name.startswith(("bfloat", "float")):
+        # ml_dtypes' bfloat16 (and float8) arrays: print their values as floats, which
+        # float32 holds exactly, and name the dtype (torch prints bfloat16 as floats).
+        data = data.astype(numpy.float32)
     kwargs = dict(separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
                   max_line_width=80)
     if data.dtype.kind == "f":
@@ -17,8 +22,8 @@ def _format_variable(Variable v):
     extras = []
     if data.size == 0 and data.shape != (0,):
         extras.append("size=%s" % (tuple(data.shape),))
-    if data.dtype != _default_dtype and data.dtype != numpy.int64 and data.dtype != numpy.bool_:
-        extras.append("dtype=%s" % data.dtype)
+    if dtype != _default_dtype and dtype != numpy.int64 and dtype != numpy.bool_:
+        extras.append("dtype=%s" % dtype)
     if type(v._data) is not _NDARRAY:
         extras.append("device='%s'" % v.device)
     if v._grad_fn is not None:

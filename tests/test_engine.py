@@ -1023,6 +1023,31 @@ def test_repr_shows_dtype_only_when_not_default():
     assert "float64" in repr(Variable(np.ones(2)))
 
 
+BFLOAT16_VALUES = [([1.5, 2.0, 3.25], "tensor([1.5000, 2.0000, 3.2500], dtype=bfloat16)"),
+                   ([1.0, 2.0], "tensor([1., 2.], dtype=bfloat16)"),
+                   ([float("nan"), float("inf"), -1.0],
+                    "tensor([nan, inf, -1.], dtype=bfloat16)"),
+                   ([0.001, 1e5], "tensor([9.9945e-04, 9.9840e+04], dtype=bfloat16)"),
+                   ([-3.0, 256.0], "tensor([ -3., 256.], dtype=bfloat16)"),
+                   (3.5, "tensor(3.5000, dtype=bfloat16)"),
+                   ([], "tensor([], dtype=bfloat16)"),
+                   ([[1.0, 0.5], [-2.0, 0.25]],
+                    "tensor([[ 1.0000,  0.5000],\n        [-2.0000,  0.2500]], dtype=bfloat16)")]
+
+
+@pytest.mark.parametrize("values, expected", BFLOAT16_VALUES)
+def test_bfloat16_variables_print_as_floats_like_torch(values, expected):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    v = Variable(np.array(values, dtype=ml_dtypes.bfloat16))
+    assert repr(v) == str(v) == expected
+    try:
+        import torch
+    except ImportError:
+        return
+    theirs = repr(torch.tensor(values, dtype=torch.bfloat16))
+    assert repr(v) == theirs.replace("torch.bfloat16", "bfloat16")
+
+
 def test_repr_of_large_variable_is_summarised():
     r = repr(Variable(np.arange(100000.0)))
     assert "..." in r
