@@ -23,7 +23,7 @@ from pyad._factories import zeros, ones, tensor
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
-from pyad.nn.modules import Module, BatchNorm2d, _factory, _pair, _index
+from pyad.nn.modules import Module, BatchNorm2d, _ConvNd, _factory, _pair, _index
 from pyad.nn.parameter import Parameter
 
 __all__ = ["Conv1d", "ConvTranspose2d", "BatchNorm1d", "GroupNorm", "InstanceNorm1d",
@@ -41,7 +41,7 @@ def _single(x):
 # -- convolutions --------------------------------------------------------------------
 
 
-class Conv1d(Module):
+class Conv1d(_ConvNd):
     """1-D convolution over ``(N, C, L)`` input (``F.conv1d``), torch's initialisation.
 
     >>> import pyad
@@ -52,60 +52,17 @@ class Conv1d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
                  dtype=None):
-        super().__init__()
-        if groups <= 0:
-            raise ValueError("Conv1d(): groups must be a positive integer")
-        if in_channels % groups:
-            raise ValueError("Conv1d(): in_channels must be divisible by groups")
-        if out_channels % groups:
-            raise ValueError("Conv1d(): out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise ValueError("Conv1d(): padding_mode %r is not supported (only 'zeros')"
-                             % (padding_mode,))
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride)
-        self.padding = padding if isinstance(padding, str) else _single(padding)
-        self.dilation = _single(dilation)
-        self.groups = groups
-        self.padding_mode = padding_mode
-        self.weight = Parameter(_factory(
-            (out_channels, in_channels // groups) + self.kernel_size, device, dtype))
-        if bias:
-            self.bias = Parameter(_factory((out_channels,), device, dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self):
-        """Redraw weight and bias from torch's default distributions."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride),
+                         padding if isinstance(padding, str) else _single(padding),
+                         _single(dilation), False, _single(0), groups, bias, padding_mode,
+                         device, dtype)
 
     def forward(self, input):
         return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
                         self.dilation, self.groups)
 
-    def extra_repr(self):
-        s = "%d, %d, kernel_size=%s, stride=%s" % (self.in_channels, self.out_channels,
-                                                   self.kernel_size, self.stride)
-        if self.padding != (0,):
-            s += ", padding=%r" % (self.padding,)
-        if self.dilation != (1,):
-            s += ", dilation=%s" % (self.dilation,)
-        if self.groups != 1:
-            s += ", groups=%d" % self.groups
-        if self.bias is None:
-            s += ", bias=False"
-        return s
 
-
-class ConvTranspose2d(Module):
+class ConvTranspose2d(_ConvNd):
     """Transposed 2-D convolution (``F.conv_transpose2d``); weight
     ``(in_channels, out_channels / groups, kH, kW)`` as torch's.
 
@@ -118,33 +75,9 @@ class ConvTranspose2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
                  device=None, dtype=None):
-        super().__init__()
-        if groups <= 0:
-            raise ValueError("ConvTranspose2d(): groups must be a positive integer")
-        if in_channels % groups:
-            raise ValueError("ConvTranspose2d(): in_channels must be divisible by groups")
-        if out_channels % groups:
-            raise ValueError("ConvTranspose2d(): out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise ValueError('Only "zeros" padding mode is supported for ConvTranspose2d')
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.kernel_size = _pair(kernel_size)
-        self.stride = _pair(stride)
-        self.padding = _pair(padding)
-        self.output_padding = _pair(output_padding)
-        self.dilation = _pair(dilation)
-        self.groups = groups
-        self.padding_mode = padding_mode
-        self.weight = Parameter(_factory(
-            (in_channels, out_channels // groups) + self.kernel_size, device, dtype))
-        if bias:
-            self.bias = Parameter(_factory((out_channels,), device, dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    reset_parameters = Conv1d.reset_parameters
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
+                         _pair(padding), _pair(dilation), True, _pair(output_padding),
+                         groups, bias, padding_mode, device, dtype)
 
     def _output_padding(self, input, output_size):
         if output_size is None:
@@ -173,21 +106,6 @@ class ConvTranspose2d(Module):
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
                                   self.dilation)
-
-    def extra_repr(self):
-        s = "%d, %d, kernel_size=%s, stride=%s" % (self.in_channels, self.out_channels,
-                                                   self.kernel_size, self.stride)
-        if self.padding != (0, 0):
-            s += ", padding=%s" % (self.padding,)
-        if self.dilation != (1, 1):
-            s += ", dilation=%s" % (self.dilation,)
-        if self.output_padding != (0, 0):
-            s += ", output_padding=%s" % (self.output_padding,)
-        if self.groups != 1:
-            s += ", groups=%d" % self.groups
-        if self.bias is None:
-            s += ", bias=False"
-        return s
 
 
 # -- normalisation -------------------------------------------------------------------

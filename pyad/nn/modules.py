@@ -813,36 +813,42 @@ class Linear(Module):
             self.in_features, self.out_features, self.bias is not None)
 
 
-class Conv2d(Module):
-    """2-D convolution over ``(N, C, H, W)`` input (``F.conv2d``), torch's initialisation.
+class _ConvNd(Module):
+    """What every convolution layer shares, as torch's ``_ConvNd``: the argument checks,
+    the attributes (``transposed`` and ``output_padding`` included), the weight
+    ``(out_channels, in_channels / groups, *kernel_size)`` (``(in_channels, out_channels
+    / groups, *kernel_size)`` when transposed), torch's initialisation and ``extra_repr``.
+    Subclasses turn their arguments into tuples of their dimension count and forward."""
 
-    >>> import pyad
-    >>> conv = pyad.nn.Conv2d(1, 4, 3, padding=1)
-    >>> conv.weight.shape
-    (4, 1, 3, 3)
-    """
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 transposed, output_padding, groups, bias, padding_mode, device=None,
                  dtype=None):
         super().__init__()
-        if groups <= 0 or in_channels % groups or out_channels % groups:
-            raise ValueError("Conv2d(): in_channels and out_channels must be divisible by "
-                             "groups (a positive integer), got %r, %r, %r"
-                             % (in_channels, out_channels, groups))
+        name = type(self).__name__
+        if groups <= 0:
+            raise ValueError("%s(): groups must be a positive integer" % name)
+        if in_channels % groups:
+            raise ValueError("%s(): in_channels must be divisible by groups" % name)
+        if out_channels % groups:
+            raise ValueError("%s(): out_channels must be divisible by groups" % name)
         if padding_mode != "zeros":
-            raise ValueError("Conv2d(): padding_mode %r is not supported (only 'zeros')"
-                             % (padding_mode,))
+            if transposed:        # torch's own text
+                raise ValueError('Only "zeros" padding mode is supported for %s' % name)
+            raise ValueError("%s(): padding_mode %r is not supported (only 'zeros')"
+                             % (name, padding_mode))
         self.in_channels = in_channels
         self.out_channels = out_channels
-        self.kernel_size = _pair(kernel_size)
-        self.stride = _pair(stride)
-        self.padding = padding if isinstance(padding, str) else _pair(padding)
-        self.dilation = _pair(dilation)
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.dilation = dilation
+        self.transposed = transposed
+        self.output_padding = output_padding
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = Parameter(_factory(
-            (out_channels, in_channels // groups) + self.kernel_size, device, dtype))
+        shape = ((in_channels, out_channels // groups) if transposed
+                 else (out_channels, in_channels // groups))
+        self.weight = Parameter(_factory(shape + kernel_size, device, dtype))
         if bias:
             self.bias = Parameter(_factory((out_channels,), device, dtype))
         else:
@@ -858,22 +864,44 @@ class Conv2d(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
-
     def extra_repr(self):
         s = "%d, %d, kernel_size=%s, stride=%s" % (self.in_channels, self.out_channels,
                                                    self.kernel_size, self.stride)
-        if self.padding != (0, 0):
-            s += ", padding=%r" % (self.padding,)
-        if self.dilation != (1, 1):
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding=%s" % (self.padding,)
+        if self.dilation != (1,) * len(self.dilation):
             s += ", dilation=%s" % (self.dilation,)
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding=%s" % (self.output_padding,)
         if self.groups != 1:
             s += ", groups=%d" % self.groups
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode=%s" % self.padding_mode
         return s
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over ``(N, C, H, W)`` input (``F.conv2d``), torch's initialisation.
+
+    >>> import pyad
+    >>> conv = pyad.nn.Conv2d(1, 4, 3, padding=1)
+    >>> conv.weight.shape
+    (4, 1, 3, 3)
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
+                         padding if isinstance(padding, str) else _pair(padding),
+                         _pair(dilation), False, _pair(0), groups, bias, padding_mode,
+                         device, dtype)
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
 
 
 class MaxPool2d(Module):

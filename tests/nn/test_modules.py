@@ -904,3 +904,45 @@ def test_more_loss_module_arguments_are_checked():
                 lambda: torch.nn.MultiMarginLoss(weight=torch.ones(2, 2))):
         with pytest.raises(ValueError):
             bad()
+
+
+CONV_LAYERS = [
+    ("Conv1d", (4, 6, 3), dict()),
+    ("Conv1d", (4, 6, 3), dict(stride=2, padding="valid", dilation=2, groups=2, bias=False)),
+    ("Conv2d", (4, 6, (3, 2)), dict(padding=(1, 0))),
+    ("Conv2d", (4, 6, 3), dict(padding="same", groups=2)),
+    ("ConvTranspose2d", (4, 6, 3), dict(stride=2, padding=1, output_padding=1)),
+    ("ConvTranspose2d", (4, 6, (2, 3)), dict(dilation=2, groups=2, bias=False)),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs", CONV_LAYERS, ids=str)
+def test_conv_layers_share_torch_attributes_repr_state_and_init(name, args, kwargs):
+    ours, theirs = getattr(nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
+    for attr in ("in_channels", "out_channels", "kernel_size", "stride", "padding",
+                 "dilation", "transposed", "output_padding", "groups", "padding_mode"):
+        assert getattr(ours, attr) == getattr(theirs, attr), attr
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    for key, value in ours.state_dict().items():
+        assert value.shape == tuple(theirs.state_dict()[key].shape), key
+    # torch's initialisation: kaiming_uniform(a=sqrt(5)) and a bias in +-1/sqrt(fan_in)
+    fan_in = ours.weight.shape[1] * int(np.prod(ours.weight.shape[2:]))
+    bound = 1 / math.sqrt(fan_in)
+    assert np.abs(ours.weight.data).max() <= bound
+    assert np.abs(ours.weight.data).max() > 0.5 * bound
+    if ours.bias is not None:
+        assert np.abs(ours.bias.data).max() <= bound
+
+
+@pytest.mark.parametrize("name", ["Conv1d", "Conv2d", "ConvTranspose2d"])
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(groups=0), "groups must be a positive integer"),
+    (dict(groups=4), "in_channels must be divisible by groups"),
+    (dict(groups=3), "out_channels must be divisible by groups"),
+])
+def test_conv_layers_check_their_groups_as_torch(name, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        getattr(torch.nn, name)(6, 4, 3, **kwargs)
+    with pytest.raises(ValueError, match=r"^%s\(\): %s" % (name, match)):
+        getattr(nn, name)(6, 4, 3, **kwargs)
