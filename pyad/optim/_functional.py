@@ -20,6 +20,32 @@ def check_betas(betas):
     check("beta parameter at index 1", betas[1], 0.0 <= betas[1] < 1.0)
 
 
+# Each hyper-parameter's name in torch's messages and the range it must lie in.
+_RANGES = {
+    "lr": ("learning rate", lambda v: 0.0 <= v),
+    "eps": ("epsilon value", lambda v: 0.0 <= v),
+    "weight_decay": ("weight_decay value", lambda v: 0.0 <= v),
+    "momentum": ("momentum value", lambda v: 0.0 <= v),
+    "alpha": ("alpha value", lambda v: 0.0 <= v),
+    "rho": ("rho value", lambda v: 0.0 <= v <= 1.0),
+    "lr_decay": ("lr_decay value", lambda v: 0.0 <= v),
+    "initial_accumulator_value": ("initial_accumulator_value value", lambda v: 0.0 <= v),
+    "momentum_decay": ("momentum_decay value", lambda v: 0.0 <= v),
+}
+
+
+def check_hyperparameters(**values):
+    """Check each hyper-parameter, in the order given (torch's order for the optimizer,
+    so that the first bad one is the one torch names): torch's ``ValueError("Invalid
+    <name>: <value>")``."""
+    for name, value in values.items():
+        if name == "betas":
+            check_betas(value)
+        else:
+            what, ok = _RANGES[name]
+            check(what, value, ok(value))
+
+
 def zeros_state(p):
     """A new state Variable of zeros like the parameter ``p`` (its dtype and device)."""
     return Variable(xp_of(p.data).zeros_like(p.data))

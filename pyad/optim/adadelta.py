@@ -1,13 +1,12 @@
 """Adadelta, as ``torch.optim.Adadelta``."""
-from pyad.autograd.grad_mode import no_grad
-from pyad.optim._functional import real, bump, check, grad_of, apply_update, step_state, xp_of, \
-    zeros_state
-from pyad.optim.optimizer import Optimizer
+from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
+                                   step_state, xp_of, zeros_state)
+from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["Adadelta"]
 
 
-class Adadelta(Optimizer):
+class Adadelta(_ParameterwiseOptimizer):
     """Adadelta (Zeiler), with torch's options and update formula.
 
     Per parameter: ``g = grad`` (negated if maximize) ``+ weight_decay * p``;
@@ -24,41 +23,30 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
-        check("learning rate", lr, 0.0 <= lr)
-        check("rho value", rho, 0.0 <= rho <= 1.0)
-        check("epsilon value", eps, 0.0 <= eps)
-        check("weight_decay value", weight_decay, 0.0 <= weight_decay)
+        check_hyperparameters(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay)
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
                         maximize=maximize, capturable=capturable, foreach=foreach,
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """Update every parameter that has a gradient; return the closure's loss."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if not state:
-                        state["step"] = step_state()
-                        state["square_avg"] = zeros_state(p)
-                        state["acc_delta"] = zeros_state(p)
-                    xp = xp_of(p.data)
-                    pd = real(p.data)
-                    bump(state)
-                    grad = grad_of(p, group)
-                    if wd != 0:
-                        grad = grad + wd * pd
-                    v, u = real(state["square_avg"].data), real(state["acc_delta"].data)
-                    v *= rho
-                    v += (1 - rho) * (grad * grad)
-                    std = xp.sqrt(v + eps)
-                    delta = xp.sqrt(u + eps) / std * grad
-                    u *= rho
-                    u += (1 - rho) * (delta * delta)
-                    apply_update(p, pd + (-lr) * delta)
-        return loss
+    def _init_state(self, p, state, group):
+        state["step"] = step_state()
+        state["square_avg"] = zeros_state(p)
+        state["acc_delta"] = zeros_state(p)
+
+    def _update(self, p, state, group):
+        lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
+        xp = xp_of(p.data)
+        pd = real(p.data)
+        bump(state)
+        grad = grad_of(p, group)
+        if wd != 0:
+            grad = grad + wd * pd
+        v, u = real(state["square_avg"].data), real(state["acc_delta"].data)
+        v *= rho
+        v += (1 - rho) * (grad * grad)
+        std = xp.sqrt(v + eps)
+        delta = xp.sqrt(u + eps) / std * grad
+        u *= rho
+        u += (1 - rho) * (delta * delta)
+        apply_update(p, pd + (-lr) * delta)

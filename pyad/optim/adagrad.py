@@ -1,13 +1,13 @@
 """Adagrad, as ``torch.optim.Adagrad``."""
 from pyad._engine import Variable
-from pyad.autograd.grad_mode import no_grad
-from pyad.optim._functional import real, bump, check, grad_of, apply_update, step_state, xp_of
-from pyad.optim.optimizer import Optimizer
+from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
+                                   step_state, xp_of)
+from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["Adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(_ParameterwiseOptimizer):
     """Adagrad (Duchi et al.), with torch's options and update formula.
 
     The state is created for every parameter at construction, as torch: ``'sum'`` filled
@@ -29,47 +29,32 @@ class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
                  differentiable=False, fused=None):
-        check("learning rate", lr, 0.0 <= lr)
-        check("lr_decay value", lr_decay, 0.0 <= lr_decay)
-        check("weight_decay value", weight_decay, 0.0 <= weight_decay)
-        check("initial_accumulator_value value", initial_accumulator_value,
-              0.0 <= initial_accumulator_value)
-        check("epsilon value", eps, 0.0 <= eps)
+        check_hyperparameters(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                              initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
-        for group in self.param_groups:
+        for group in self.param_groups:        # torch makes the state at construction
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = step_state()
-                xp = xp_of(p.data)
-                state["sum"] = Variable(xp.full_like(p.data, group["initial_accumulator_value"]))
+                self._init_state(p, self.state[p], group)
 
-    def step(self, closure=None):
-        """Update every parameter that has a gradient; return the closure's loss."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                lr, lr_decay = group["lr"], group["lr_decay"]
-                wd, eps = group["weight_decay"], group["eps"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if not state:          # a parameter group added after construction
-                        state["step"] = step_state()
-                        state["sum"] = Variable(xp_of(p.data).full_like(
-                            p.data, group["initial_accumulator_value"]))
-                    xp = xp_of(p.data)
-                    pd = real(p.data)
-                    step = bump(state)
-                    grad = grad_of(p, group)
-                    if wd != 0:
-                        grad = grad + wd * pd
-                    clr = lr / (1 + (step - 1) * lr_decay)
-                    s = real(state["sum"].data)
-                    s += grad * grad
-                    std = xp.sqrt(s) + eps
-                    apply_update(p, pd + (-clr) * (grad / std))
-        return loss
+    def _init_state(self, p, state, group):
+        state["step"] = step_state()
+        state["sum"] = Variable(xp_of(p.data).full_like(
+            p.data, group["initial_accumulator_value"]))
+
+    def _update(self, p, state, group):
+        lr, lr_decay = group["lr"], group["lr_decay"]
+        wd, eps = group["weight_decay"], group["eps"]
+        xp = xp_of(p.data)
+        pd = real(p.data)
+        step = bump(state)
+        grad = grad_of(p, group)
+        if wd != 0:
+            grad = grad + wd * pd
+        clr = lr / (1 + (step - 1) * lr_decay)
+        s = real(state["sum"].data)
+        s += grad * grad
+        std = xp.sqrt(s) + eps
+        apply_update(p, pd + (-clr) * (grad / std))

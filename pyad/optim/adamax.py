@@ -1,13 +1,12 @@
 """Adamax, as ``torch.optim.Adamax``."""
-from pyad.autograd.grad_mode import no_grad
-from pyad.optim._functional import real, bump, check, check_betas, grad_of, apply_update, \
-    step_state, xp_of, zeros_state
-from pyad.optim.optimizer import Optimizer
+from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
+                                   step_state, xp_of, zeros_state)
+from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["Adamax"]
 
 
-class Adamax(Optimizer):
+class Adamax(_ParameterwiseOptimizer):
     """Adamax (Adam with the infinity norm), with torch's options and update formula.
 
     Per parameter at step t: ``g = grad`` (negated if maximize) ``+ weight_decay * p``;
@@ -27,40 +26,29 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
-        check("learning rate", lr, 0.0 <= lr)
-        check("epsilon value", eps, 0.0 <= eps)
-        check_betas(betas)
-        check("weight_decay value", weight_decay, 0.0 <= weight_decay)
+        check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize, differentiable=differentiable,
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """Update every parameter that has a gradient; return the closure's loss."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
-                beta1, beta2 = group["betas"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if not state:
-                        state["step"] = step_state()
-                        state["exp_avg"] = zeros_state(p)
-                        state["exp_inf"] = zeros_state(p)
-                    xp = xp_of(p.data)
-                    pd = real(p.data)
-                    grad = grad_of(p, group)
-                    step = bump(state)
-                    if wd != 0:
-                        grad = grad + wd * pd
-                    m, u = real(state["exp_avg"].data), real(state["exp_inf"].data)
-                    m += (grad - m) * (1 - beta1)
-                    u *= beta2
-                    xp.maximum(u, xp.abs(grad) + eps, out=u)
-                    clr = lr / (1 - beta1 ** step)
-                    apply_update(p, pd + (-clr) * (m / u))
-        return loss
+    def _init_state(self, p, state, group):
+        state["step"] = step_state()
+        state["exp_avg"] = zeros_state(p)
+        state["exp_inf"] = zeros_state(p)
+
+    def _update(self, p, state, group):
+        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
+        xp = xp_of(p.data)
+        pd = real(p.data)
+        grad = grad_of(p, group)
+        step = bump(state)
+        if wd != 0:
+            grad = grad + wd * pd
+        m, u = real(state["exp_avg"].data), real(state["exp_inf"].data)
+        m += (grad - m) * (1 - beta1)
+        u *= beta2
+        xp.maximum(u, xp.abs(grad) + eps, out=u)
+        clr = lr / (1 - beta1 ** step)
+        apply_update(p, pd + (-clr) * (m / u))

@@ -13,6 +13,7 @@ from pyad._engine import Variable
 from pyad._factories import tensor
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn.parameter import _zero_grads
+from pyad.optim._functional import check_hyperparameters
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
 
@@ -171,9 +172,31 @@ class Optimizer:
         return "\n".join(lines)
 
 
-def _check(name, value, ok):
-    if not ok:
-        raise ValueError("Invalid %s: %s" % (name, value))
+class _ParameterwiseOptimizer(Optimizer):
+    """An optimizer whose step updates each parameter with a gradient on its own: a
+    subclass gives ``_init_state(p, state, group)``, which fills a parameter's empty
+    state before its first update, and ``_update(p, state, group)``, one update (under
+    ``no_grad``, the parameter changed in place)."""
+
+    def step(self, closure=None):
+        """Update every parameter that has a gradient; return the closure's loss."""
+        loss = self._run_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state[p]
+                    if not state:
+                        self._init_state(p, state, group)
+                    self._update(p, state, group)
+        return loss
+
+    def _init_state(self, p, state, group):
+        raise NotImplementedError
+
+    def _update(self, p, state, group):
+        raise NotImplementedError
 
 
 class SGD(Optimizer):
@@ -196,9 +219,7 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False):
-        _check("learning rate", lr, lr >= 0.0)
-        _check("momentum value", momentum, momentum >= 0.0)
-        _check("weight_decay value", weight_decay, weight_decay >= 0.0)
+        check_hyperparameters(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
@@ -235,7 +256,7 @@ class SGD(Optimizer):
         return loss
 
 
-class Adam(Optimizer):
+class Adam(_ParameterwiseOptimizer):
     """Adam (Kingma & Ba), with torch's options and update formula.
 
     Per parameter at step t: ``g = grad`` (negated if maximize), plus
@@ -256,69 +277,57 @@ class Adam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, maximize=False, decoupled_weight_decay=False):
-        _check("learning rate", lr, lr >= 0.0)
-        _check("epsilon value", eps, eps >= 0.0)
-        _check("beta parameter at index 0", betas[0], 0.0 <= betas[0] < 1.0)
-        _check("beta parameter at index 1", betas[1], 0.0 <= betas[1] < 1.0)
-        _check("weight_decay value", weight_decay, weight_decay >= 0.0)
+        check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """Update every parameter that has a gradient; return the closure's loss."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
-                beta1, beta2 = group["betas"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if not state:
-                        state["step"] = tensor(0.0)
-                        zeros = (lambda: Variable(p.data * 0)) if p.data.dtype.kind != "c" else (
-                            lambda: Variable(_xp(p.data).zeros(p.data.shape, p.data.dtype)))
-                        state["exp_avg"] = zeros()
-                        state["exp_avg_sq"] = zeros()
-                        if group["amsgrad"]:
-                            state["max_exp_avg_sq"] = zeros()
-                    grad = p.grad.data
-                    # A complex parameter is a pair of reals (torch's view_as_real):
-                    # the moments are taken per real and imaginary part.
-                    is_complex = p.data.dtype.kind == "c"
-                    if is_complex:
-                        grad = _real_pairs(grad)
-                    if group["maximize"]:
-                        grad = -grad
-                    state["step"].add_(1)
-                    step = float(state["step"].item())
-                    if wd != 0:
-                        if group["decoupled_weight_decay"]:
-                            p.mul_(1 - lr * wd)
-                        else:
-                            grad = grad + wd * (_real_pairs(p.data) if is_complex else p.data)
-                    m, v = state["exp_avg"].data, state["exp_avg_sq"].data
-                    if is_complex:
-                        m, v = _real_view(m), _real_view(v)
-                    m += (grad - m) * (1 - beta1)          # torch's lerp_
-                    v *= beta2
-                    v += (1 - beta2) * grad * grad
-                    if group["amsgrad"]:
-                        vmax = state["max_exp_avg_sq"].data
-                        if is_complex:
-                            vmax = _real_view(vmax)
-                        _xp(vmax).maximum(vmax, v, out=vmax)
-                        v = vmax
-                    step_size = lr / (1 - beta1 ** step)
-                    denom = _xp(v).sqrt(v) / math.sqrt(1 - beta2 ** step) + eps
-                    update = step_size * (m / denom)
-                    if is_complex:
-                        update = (update[..., 0] + 1j * update[..., 1]).astype(p.data.dtype)
-                    p.sub_(Variable(update))
-        return loss
+    def _init_state(self, p, state, group):
+        state["step"] = tensor(0.0)
+        zeros = (lambda: Variable(p.data * 0)) if p.data.dtype.kind != "c" else (
+            lambda: Variable(_xp(p.data).zeros(p.data.shape, p.data.dtype)))
+        state["exp_avg"] = zeros()
+        state["exp_avg_sq"] = zeros()
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = zeros()
+
+    def _update(self, p, state, group):
+        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
+        grad = p.grad.data
+        # A complex parameter is a pair of reals (torch's view_as_real):
+        # the moments are taken per real and imaginary part.
+        is_complex = p.data.dtype.kind == "c"
+        if is_complex:
+            grad = _real_pairs(grad)
+        if group["maximize"]:
+            grad = -grad
+        state["step"].add_(1)
+        step = float(state["step"].item())
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad + wd * (_real_pairs(p.data) if is_complex else p.data)
+        m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+        if is_complex:
+            m, v = _real_view(m), _real_view(v)
+        m += (grad - m) * (1 - beta1)          # torch's lerp_
+        v *= beta2
+        v += (1 - beta2) * grad * grad
+        if group["amsgrad"]:
+            vmax = state["max_exp_avg_sq"].data
+            if is_complex:
+                vmax = _real_view(vmax)
+            _xp(vmax).maximum(vmax, v, out=vmax)
+            v = vmax
+        step_size = lr / (1 - beta1 ** step)
+        denom = _xp(v).sqrt(v) / math.sqrt(1 - beta2 ** step) + eps
+        update = step_size * (m / denom)
+        if is_complex:
+            update = (update[..., 0] + 1j * update[..., 1]).astype(p.data.dtype)
+        p.sub_(Variable(update))
 
 
 class AdamW(Adam):

@@ -1,14 +1,13 @@
 """RAdam, as ``torch.optim.RAdam``."""
 
-from pyad.autograd.grad_mode import no_grad
-from pyad.optim._functional import real, bump, check, check_betas, grad_of, apply_update, \
-    step_state, xp_of, zeros_state
-from pyad.optim.optimizer import Optimizer
+from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
+                                   step_state, xp_of, zeros_state)
+from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["RAdam"]
 
 
-class RAdam(Optimizer):
+class RAdam(_ParameterwiseOptimizer):
     """RAdam (rectified Adam, Liu et al.), with torch's options and update formula.
 
     Per parameter at step t: ``g``, weight decay (L2 or decoupled), ``m`` and ``v`` as
@@ -30,55 +29,44 @@ class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
-        check("learning rate", lr, 0.0 <= lr)
-        check("epsilon value", eps, 0.0 <= eps)
-        check_betas(betas)
-        check("weight_decay value", weight_decay, 0.0 <= weight_decay)
+        check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         maximize=maximize, foreach=foreach, capturable=capturable,
                         decoupled_weight_decay=decoupled_weight_decay,
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """Update every parameter that has a gradient; return the closure's loss."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
-                beta1, beta2 = group["betas"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if not state:
-                        state["step"] = step_state()
-                        state["exp_avg"] = zeros_state(p)
-                        state["exp_avg_sq"] = zeros_state(p)
-                    xp = xp_of(p.data)
-                    pd = real(p.data)
-                    grad = grad_of(p, group)
-                    step = bump(state)
-                    if wd != 0:
-                        if group["decoupled_weight_decay"]:
-                            apply_update(p, pd * (1 - lr * wd))
-                            pd = real(p.data)
-                        else:
-                            grad = grad + wd * pd
-                    m, v = real(state["exp_avg"].data), real(state["exp_avg_sq"].data)
-                    m += (grad - m) * (1 - beta1)
-                    v *= beta2
-                    v += (1 - beta2) * (grad * grad)
-                    bias_correction1 = 1 - beta1 ** step
-                    bias_correction2 = 1 - beta2 ** step
-                    m_hat = m / bias_correction1
-                    rho_inf = 2 / (1 - beta2) - 1
-                    rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-                    if rho_t > 5.0:
-                        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
-                                / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                        adaptive = (bias_correction2 ** 0.5) / (xp.sqrt(v) + eps)
-                        apply_update(p, pd - m_hat * lr * adaptive * rect)
-                    else:
-                        apply_update(p, pd - m_hat * lr)
-        return loss
+    def _init_state(self, p, state, group):
+        state["step"] = step_state()
+        state["exp_avg"] = zeros_state(p)
+        state["exp_avg_sq"] = zeros_state(p)
+
+    def _update(self, p, state, group):
+        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
+        xp = xp_of(p.data)
+        pd = real(p.data)
+        grad = grad_of(p, group)
+        step = bump(state)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                apply_update(p, pd * (1 - lr * wd))
+                pd = real(p.data)
+            else:
+                grad = grad + wd * pd
+        m, v = real(state["exp_avg"].data), real(state["exp_avg_sq"].data)
+        m += (grad - m) * (1 - beta1)
+        v *= beta2
+        v += (1 - beta2) * (grad * grad)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        m_hat = m / bias_correction1
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+        if rho_t > 5.0:
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                    / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+            adaptive = (bias_correction2 ** 0.5) / (xp.sqrt(v) + eps)
+            apply_update(p, pd - m_hat * lr * adaptive * rect)
+        else:
+            apply_update(p, pd - m_hat * lr)

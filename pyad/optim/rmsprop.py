@@ -1,13 +1,12 @@
 """RMSprop, as ``torch.optim.RMSprop``."""
-from pyad.autograd.grad_mode import no_grad
-from pyad.optim._functional import real, bump, check, grad_of, apply_update, step_state, xp_of, \
-    zeros_state
-from pyad.optim.optimizer import Optimizer
+from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
+                                   step_state, xp_of, zeros_state)
+from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["RMSprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(_ParameterwiseOptimizer):
     """RMSprop (Hinton), with torch's options and update formula.
 
     Per parameter: ``g = grad`` (negated if maximize) ``+ weight_decay * p``;
@@ -29,55 +28,44 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        check("learning rate", lr, 0.0 <= lr)
-        check("epsilon value", eps, 0.0 <= eps)
-        check("momentum value", momentum, 0.0 <= momentum)
-        check("weight_decay value", weight_decay, 0.0 <= weight_decay)
-        check("alpha value", alpha, 0.0 <= alpha)
+        check_hyperparameters(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay,
+                              alpha=alpha)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """Update every parameter that has a gradient; return the closure's loss."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-                wd, momentum = group["weight_decay"], group["momentum"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if not state:
-                        state["step"] = step_state()
-                        state["square_avg"] = zeros_state(p)
-                        if momentum > 0:
-                            state["momentum_buffer"] = zeros_state(p)
-                        if group["centered"]:
-                            state["grad_avg"] = zeros_state(p)
-                    xp = xp_of(p.data)
-                    pd = real(p.data)
-                    grad = grad_of(p, group)
-                    bump(state)
-                    if wd != 0:
-                        grad = grad + wd * pd
-                    v = real(state["square_avg"].data)
-                    v *= alpha
-                    v += (1 - alpha) * (grad * grad)
-                    if group["centered"]:
-                        m = real(state["grad_avg"].data)
-                        m += (grad - m) * (1 - alpha)
-                        avg = xp.sqrt(v - m * m)
-                    else:
-                        avg = xp.sqrt(v)
-                    avg = avg + eps
-                    if momentum > 0:
-                        buf = real(state["momentum_buffer"].data)
-                        buf *= momentum
-                        buf += grad / avg
-                        apply_update(p, pd - lr * buf)
-                    else:
-                        apply_update(p, pd + (-lr) * (grad / avg))
-        return loss
+    def _init_state(self, p, state, group):
+        state["step"] = step_state()
+        state["square_avg"] = zeros_state(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = zeros_state(p)
+        if group["centered"]:
+            state["grad_avg"] = zeros_state(p)
+
+    def _update(self, p, state, group):
+        lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+        wd, momentum = group["weight_decay"], group["momentum"]
+        xp = xp_of(p.data)
+        pd = real(p.data)
+        grad = grad_of(p, group)
+        bump(state)
+        if wd != 0:
+            grad = grad + wd * pd
+        v = real(state["square_avg"].data)
+        v *= alpha
+        v += (1 - alpha) * (grad * grad)
+        if group["centered"]:
+            m = real(state["grad_avg"].data)
+            m += (grad - m) * (1 - alpha)
+            avg = xp.sqrt(v - m * m)
+        else:
+            avg = xp.sqrt(v)
+        avg = avg + eps
+        if momentum > 0:
+            buf = real(state["momentum_buffer"].data)
+            buf *= momentum
+            buf += grad / avg
+            apply_update(p, pd - lr * buf)
+        else:
+            apply_update(p, pd + (-lr) * (grad / avg))
