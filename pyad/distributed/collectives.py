@@ -826,24 +826,47 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     return _run(start, finish, async_op, "reduce_scatter")
 
 
-def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
-    """Gather ``tensor`` of every rank into ``gather_list`` on rank ``dst``."""
-    _check_variable("gather", "tensor", tensor)
+def _rooted(what, tensor, tensors, root, root_name, list_name, role, group):
+    """What gather and scatter share: their checks (``tensors``, one Variable like
+    ``tensor`` per rank, is passed by the root rank only), agreed by every rank.
+    Returns the group (None off the group), the root's rank in it and whether this rank
+    is the root."""
+    _check_variable(what, "tensor", tensor)
     g = _group(group)
     if g is None:
-        return _not_member()
-    root = g._group_rank(dst, "dst", "gather")
-    mine = g.rank() == root
+        return None, None, False
+    root_rank = g._group_rank(root, root_name, what)
+    mine = g.rank() == root_rank
     error = None
     if mine:
-        if gather_list is None:
-            error = "gather_list is required on the destination rank"
+        if tensors is None:
+            error = "%s is required on the %s rank" % (list_name, role)
         else:
-            _check_list("gather", "gather_list", gather_list)
-            error = _gather_checks(gather_list, tensor, g.size())
-    elif gather_list:
-        error = "gather_list must be empty or None on ranks other than dst=%d" % dst
-    _agree(g, "gather", (("var", _signature(tensor)), ("dst", dst)), error)
+            _check_list(what, list_name, tensors)
+            error = _gather_checks(tensors, tensor, g.size())
+    elif tensors:
+        error = "%s must be empty or None on ranks other than %s=%d" % (list_name, root_name,
+                                                                        root)
+    _agree(g, what, (("var", _signature(tensor)), (root_name, root)), error)
+    return g, root_rank, mine
+
+
+def _rooted_start(blocking, nonblocking_call, send, recv, root):
+    """The ``start`` of a rooted collective (Gather/Igather, Scatter/Iscatter)."""
+    def start(nonblocking):
+        if nonblocking:
+            return [nonblocking_call(send, recv, root=root)]
+        blocking(send, recv, root=root)
+        return []
+    return start
+
+
+def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
+    """Gather ``tensor`` of every rank into ``gather_list`` on rank ``dst``."""
+    g, root, mine = _rooted("gather", tensor, gather_list, dst, "dst", "gather_list",
+                            "destination", group)
+    if g is None:
+        return _not_member()
     src = numpy.ascontiguousarray(_host(tensor.data))
     out = numpy.empty((g.size(),) + src.shape, src.dtype) if mine else None
 
@@ -852,47 +875,25 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
             for i, o in enumerate(gather_list):
                 _write(o, out[i])
 
-    def start(nonblocking):
-        recv = _raw(out) if mine else None
-        if nonblocking:
-            return [g.comm.Igather(_raw(src), recv, root=root)]
-        g.comm.Gather(_raw(src), recv, root=root)
-        return []
-
+    start = _rooted_start(g.comm.Gather, g.comm.Igather, _raw(src),
+                          _raw(out) if mine else None, root)
     return _run(start, finish, async_op, "gather")
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     """Scatter ``scatter_list`` of rank ``src`` (one Variable per rank) into ``tensor``."""
-    _check_variable("scatter", "tensor", tensor)
-    g = _group(group)
+    g, root, mine = _rooted("scatter", tensor, scatter_list, src, "src", "scatter_list",
+                            "source", group)
     if g is None:
         return _not_member()
-    root = g._group_rank(src, "src", "scatter")
-    mine = g.rank() == root
-    error = None
-    if mine:
-        if scatter_list is None:
-            error = "scatter_list is required on the source rank"
-        else:
-            _check_list("scatter", "scatter_list", scatter_list)
-            error = _gather_checks(scatter_list, tensor, g.size())
-    elif scatter_list:
-        error = "scatter_list must be empty or None on ranks other than src=%d" % src
-    _agree(g, "scatter", (("var", _signature(tensor)), ("src", src)), error)
     send = numpy.stack([_host(v.data) for v in scatter_list]) if mine else None
     recv = numpy.empty(tensor.data.shape, tensor.data.dtype)
 
     def finish():
         _write(tensor, recv)
 
-    def start(nonblocking):
-        s = _raw(send) if mine else None
-        if nonblocking:
-            return [g.comm.Iscatter(s, _raw(recv), root=root)]
-        g.comm.Scatter(s, _raw(recv), root=root)
-        return []
-
+    start = _rooted_start(g.comm.Scatter, g.comm.Iscatter, _raw(send) if mine else None,
+                          _raw(recv), root)
     return _run(start, finish, async_op, "scatter")
 
 
