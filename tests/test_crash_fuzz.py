@@ -163,7 +163,7 @@ def _zoo():
                 x.sort(1).values]   # reductions
     entries += [pyad.cat([x, w]), x.flip([0]), x.roll(1), x.repeat(2, 1),
                 pyad.pad(x, (1, 1))]                                            # shape.pxi
-    # multi-output nodes (issue 14 section 4)
+    # multi-output nodes
     entries += [x.split(1)[0], x.split([1, 1])[1], x.unbind(1)[2], x.unsafe_split(1)[0],
                 x.unsafe_split_with_sizes([1, 1])[1], pyad.var_mean(x, 1)[0],
                 pyad.std_mean(x, 1)[1]]
@@ -359,7 +359,7 @@ def test_fuzz_raises_only_python_exceptions():
     assert report["calls"] > 100000
 
 
-# -- dims on 0-d inputs and sizes whose product overflows (issue 14) ----------------------
+# -- dims on 0-d inputs and sizes whose product overflows ---------------------------------
 #
 # Every op taking a dim, called on a 0-d input with dims 0 and -1 (which torch accepts for
 # many ops) and 1 and -2 (out of range): pyad must not crash (the engine indexes shapes

@@ -1,5 +1,5 @@
 """DLPack 1.1 and the array API's __dlpack__ / __dlpack_device__ / from_dlpack, to the
-letter (issue 15, section 1): no leaks, checked requests (TypeError for malformed
+letter: no leaks, checked requests (TypeError for malformed
 arguments, BufferError for requests that cannot be met), from_dlpack(device=, copy=),
 copies only when needed and flagged IS_COPIED, bfloat16 and float8 through ml_dtypes,
 forged capsules, and the exchange both ways with NumPy, torch, JAX and array-api-strict

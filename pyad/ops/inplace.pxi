@@ -583,8 +583,9 @@ INPLACE_TITLE = "In-place"
 INPLACE_FUNCTION_ONLY = ("setitem",)
 
 # Every in-place op, by its Variable method name: each bumps the version counter once.
-# tests/test_blind_spots.py generates the version-bump tests from this tuple and fails
-# on a Variable method ending in "_" (or an in-place operator) that is missing from it.
+# tests/autograd/test_inplace_versions.py generates the version-bump tests from this
+# tuple and fails on a Variable method ending in "_" (or an in-place operator) that is
+# missing from it.
 _INPLACE_METHODS = tuple(op.__name__ for op in INPLACE_OPS + RANDOM_OPS
                          if op is not setitem and op.__name__.endswith("_")) + (
     "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",

@@ -1,11 +1,17 @@
 """Custom autograd Functions: new style, static forward(ctx, ...) and
-backward(ctx, ...) called through ``Fn.apply``."""
+backward(ctx, ...) called through ``Fn.apply``; mark_dirty on views, the Function
+contract (None for non-Variable outputs, vjp, setup_context) run on pyad and, when torch
+is installed, on torch too."""
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
 import pyad
 from pyad import Variable
 from pyad.autograd import Function, gradcheck, gradgradcheck, once_differentiable
+from _torch_compare import LIBS, both, raises_in_both, torch
 
 
 def leaf(values=(0.5, 1.0, 2.0), requires_grad=True, dtype=np.float64):
@@ -746,3 +752,302 @@ def test_backward_returning_a_string_raises_naming_the_function():
     x = Variable(np.ones(3), requires_grad=True)
     with pytest.raises(TypeError, match="BadBackward.*str"):
         Bad.apply(x).sum().backward()
+
+
+# -- mark_dirty on views and on values that are not inputs -----------------------------
+
+def _add_b(lib):
+    class AddB(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            a.add_(b)
+            ctx.mark_dirty(a)
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 10, g * 100
+
+    return AddB
+
+
+def test_mark_dirty_on_a_view_input_keeps_the_custom_backward():
+    def scenario(lib):
+        x = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        b = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        out = _add_b(lib).apply(x.clone().view_as(x), b)
+        out.sum().backward()
+        return x.grad, b.grad
+
+    both(scenario, ([10.0, 10.0], [100.0, 100.0]))
+
+
+def test_mark_dirty_on_a_view_of_an_intermediate_records_on_the_base():
+    def scenario(lib):
+        x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        b = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        out = _add_b(lib).apply(y[0], b)
+        y.sum().backward()
+        return x.grad, b.grad, out.requires_grad
+
+    both(scenario, ([[10.0] * 3, [1.0] * 3], [100.0] * 3, True))
+
+
+def test_mark_dirty_of_a_value_not_returned_raises():
+    def scenario(lib):
+        class NotReturned(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        NotReturned.apply(lib.ones(2, requires_grad=True) * 1)
+
+    raises_in_both(scenario, RuntimeError, "dirty")
+
+
+def test_mark_dirty_of_a_non_input_warns():
+    for lib in LIBS:
+        class Fresh(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x * 2
+                ctx.mark_dirty(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        with pytest.warns(UserWarning, match="not an input"):
+            Fresh.apply(lib.ones(2, requires_grad=True))
+
+
+# -- mark_dirty with save_for_backward on a view: no reference cycle -------------------
+
+def test_mark_dirty_and_save_for_backward_on_a_view_make_no_cycle():
+    class Scale(pyad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            ctx.save_for_backward(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * 2
+
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        leaf = pyad.ones(2, 2, dtype=pyad.float64, requires_grad=True)
+        base = leaf * 1
+        view = base[0]
+        out = Scale.apply(view)
+        refs = [weakref.ref(o) for o in (base, view, out, out.grad_fn)]
+        del base, view, out
+        assert [r() for r in refs] == [None] * 4
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def test_saved_dirty_view_output_unpacks_with_the_functions_history():
+    # The saved (modified) view is output 0 of the Function: differentiating the
+    # backward w.r.t. it reaches the Function's node, as the math says.
+    class Square(pyad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(x)
+            ctx.mark_dirty(x)
+            ctx.save_for_backward(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            y, = ctx.saved_tensors         # y = x^2; dy/dx = 2x = 2 sqrt(y)
+            return g * 2 * y.sqrt()
+
+    leaf = pyad.tensor([[3.0, 4.0]], dtype=pyad.float64, requires_grad=True)
+    out = Square.apply((leaf * 1)[0])
+    out.sum().backward()
+    np.testing.assert_array_equal(leaf.grad.numpy(), [[6.0, 8.0]])
+
+
+# -- the Function contract: backward inputs, outputs, vjp, setup_context ---------------
+
+def test_backward_receives_none_for_a_non_variable_output():
+    def scenario(lib):
+        seen = []
+
+        class WithInt(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, 3
+
+            @staticmethod
+            def backward(ctx, g, g_int):
+                seen.append(g_int)
+                return g * 2
+
+        x = lib.ones(2, requires_grad=True)
+        a, n = WithInt.apply(x)
+        a.sum().backward()
+        return seen[0], n, x.grad
+
+    both(scenario, (None, 3, [2.0, 2.0]))
+
+
+def test_an_output_returned_twice_is_one_object_on_the_last_slot():
+    def scenario(lib):
+        seen = []
+
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x * 2
+                return out, out
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                seen.append((g1, g2))
+                return g1 + 3 * g2
+
+        x = lib.ones(2, requires_grad=True)
+        a, b = Twice.apply(x)
+        a.sum().backward()
+        return a is b, a.output_nr, seen[0][0], seen[0][1], x.grad
+
+    both(scenario, (True, 1, [0.0, 0.0], [1.0, 1.0], [3.0, 3.0]))
+
+
+def test_defining_both_backward_and_vjp_raises():
+    def scenario(lib):
+        class Both(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+            @staticmethod
+            def vjp(ctx, g):
+                return g
+
+        Both.apply(lib.ones(2, requires_grad=True)).sum().backward()
+
+    raises_in_both(scenario, RuntimeError, "both 'backward' and 'vjp'")
+
+
+def test_vjp_alone_defines_the_backward():
+    def scenario(lib):
+        class OnlyVjp(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def vjp(ctx, g):
+                return g * 5
+
+        x = lib.ones(2, requires_grad=True)
+        OnlyVjp.apply(x).sum().backward()
+        return x.grad
+
+    both(scenario, [5.0, 5.0])
+
+
+def test_setup_context_style_functions():
+    def scenario(lib):
+        class Scale(lib.autograd.Function):
+            @staticmethod
+            def forward(x, k):
+                return x * k
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                x, k = inputs
+                ctx.k = k
+                ctx.save_for_backward(x, output)
+
+            @staticmethod
+            def backward(ctx, g):
+                x, out = ctx.saved_tensors
+                return g * ctx.k + 0 * x * out, None
+
+        x = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        y = Scale.apply(x, 3.0)
+        gx, = lib.autograd.grad(y.sum(), x, create_graph=True)
+        return y, gx
+
+    both(scenario, ([3.0, 3.0], [3.0, 3.0]))
+
+
+def test_saved_variables_is_deprecated():
+    class Keep(pyad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            with pytest.warns(DeprecationWarning, match="saved_tensors"):
+                x, = ctx.saved_variables
+            return g * 2
+
+    x = pyad.ones(2, requires_grad=True)
+    Keep.apply(x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+
+
+# -- a gradient returned for an input that is not a Variable ---------------------------
+
+def _scale_function(lib, grad_for_k):
+    base = pyad.autograd.Function if lib is pyad else torch.autograd.Function
+
+    class Scale(base):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.k = 2.0 if k is None else k
+            return x * ctx.k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.k, (g if grad_for_k else None)
+    return Scale
+
+
+@pytest.mark.parametrize("k", [2.0, 3, None])
+def test_function_returning_a_gradient_for_a_non_variable_input_raises(k):
+    # torch: "function ScaleBackward returned a gradient different than None at
+    # position 2, but the corresponding forward input was not a Variable"
+    for lib in [pyad] + ([torch] if torch is not None else []):
+        Scale = _scale_function(lib, True)
+        if lib is pyad:
+            x = pyad.Variable(np.ones(3), requires_grad=True)
+        else:
+            x = torch.ones(3, dtype=torch.float64, requires_grad=True)
+        out = Scale.apply(x, k)
+        with pytest.raises(RuntimeError, match="returned a gradient different than None at "
+                                               "position 2, but the corresponding forward "
+                                               "input was not a Variable"):
+            out.sum().backward()
+        assert x.grad is None
+
+
+def test_function_returning_none_for_a_non_variable_input_is_fine():
+    Scale = _scale_function(pyad, False)
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    Scale.apply(x, 2.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [2.0, 2.0, 2.0])

@@ -1,6 +1,6 @@
-"""PyTorch's own autograd tests (``test/test_autograd.py``), translated to pyad (issue 14
-section 4). Each test keeps torch's name; where the torch test uses ``torch.randn`` the
-translation uses fixed seeds. Expected values and messages were read from torch's test
+"""PyTorch's own autograd tests (``test/test_autograd.py``), translated to pyad. Each
+test keeps torch's name; where the torch test uses ``torch.randn`` the translation uses
+fixed seeds. Expected values and messages were read from torch's test
 and checked against the installed torch, never taken from pyad's output."""
 import warnings
 

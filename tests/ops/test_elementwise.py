@@ -732,7 +732,7 @@ DIV_B = np.array([2.0, 2.0, -2.0, -2.0, 0.5, 3.0, 0.0, 2.0, 1.0])
 
 
 def test_floor_divide_matches_torch_and_its_gradient_raises():
-    # issue 14: as torch, the output of inputs that require grad requires grad, and its
+    # As torch, the output of inputs that require grad requires grad, and its
     # backward raises (it has no derivative): never a silent constant
     torch = pytest.importorskip("torch")
     a = pyad.Variable(DIV_A, requires_grad=True)
@@ -925,7 +925,7 @@ def test_ops_without_gradient_match_torch_on_variants(name, variant):
         y = getattr(pyad, name)(*[pyad.Variable(a, requires_grad=True) for a in arrays])
     ty = getattr(torch, name)(*[torch.from_numpy(a).requires_grad_(True) for a in arrays])
     # comparisons give no gradient; floor_divide's output requires grad and its backward
-    # raises (issue 14), as torch's
+    # raises, as torch's
     assert y.requires_grad == ty.requires_grad == (name == "floor_divide")
     assert (y.grad_fn is None) == (name != "floor_divide")
     _assert_same(y, ty)

@@ -645,7 +645,7 @@ def test_unique_matches_torch(a):
                 ours, theirs = (ours,), (theirs,)
             assert len(ours) == len(theirs)
             for o, th in zip(ours, theirs):
-                # the values require grad (their backward raises, issue 14), as torch's
+                # the values require grad (their backward raises), as torch's
                 assert o.shape == tuple(th.shape) and o.requires_grad == th.requires_grad
                 assert o.dtype == th.detach().numpy().dtype
                 np.testing.assert_array_equal(o.data, th.detach().numpy())

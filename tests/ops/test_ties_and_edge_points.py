@@ -1,7 +1,8 @@
-"""Silent wrong results once found against torch (issue 14, section 2, real numbers).
-
-Each test states the expected values (derived by hand in the comments) and, when torch
-is installed, also runs the same computation on torch and compares.
+"""Ops at ties, NaN, infinities and kinks, against values derived by hand and, when
+torch is installed, against torch: max/min with dim return the first index of a tie
+(and send it the gradient), kthvalue breaks ties as torch, activations and losses at
+NaN and infinities, atan2 at the origin, slogdet, and ops with no derivative
+(floor_divide, unique, rounding).
 """
 import math
 
@@ -10,23 +11,74 @@ import pytest
 
 import pyad
 import pyad.nn.functional as F
+from pyad import Variable
+from _torch_compare import torch, as_np, needs_torch, torch_or_skip
 
-try:
-    import torch
-except ImportError:  # the torch comparisons skip; the exact values still run
-    torch = None
 
-needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed")
+# -- max / min with dim: the first index of a tie --------------------------------------
+
+TIES = {
+    "small_ints": np.random.default_rng(0).integers(0, 3, (4, 5, 6)).astype(np.float64),
+    "all_equal": np.full((3, 4, 2), 7.0),
+    "two_values": np.array([[[1.0, 2.0], [2.0, 2.0], [2.0, 1.0]],
+                            [[2.0, 1.0], [2.0, 2.0], [1.0, 2.0]]]),
+    "signed_zeros": np.array([[[-0.0, 0.0], [0.0, -0.0]], [[0.0, 0.0], [-0.0, -0.0]]]),
+    "long_rows": np.random.default_rng(1).integers(0, 2, (3, 2, 257)).astype(np.float64),
+}
+
+
+# pyad name: (numpy index function, numpy value function); min, and argmax/argmin
+# with dim, are covered as soon as pyad has them
+EXTREMES = {name: fns for name, fns in (("max", (np.argmax, np.max)),
+                                        ("min", (np.argmin, np.min)))
+            if hasattr(pyad, name)}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("data", list(TIES), ids=list(TIES))
+@pytest.mark.parametrize("name", list(EXTREMES))
+def test_max_min_with_dim_return_the_first_index_of_a_tie(name, data, dim, keepdim, dtype):
+    torch = torch_or_skip()
+    a = TIES[data].astype(dtype)
+    arg, val = EXTREMES[name]
+    values, indices = getattr(pyad, name)(Variable(a), dim, keepdim=keepdim)
+    t_values, t_indices = getattr(torch, name)(torch.from_numpy(a), dim, keepdim=keepdim)
+    np.testing.assert_array_equal(indices.data, arg(a, axis=dim, keepdims=keepdim))
+    np.testing.assert_array_equal(indices.data, t_indices.numpy())
+    np.testing.assert_array_equal(values.data, val(a, axis=dim, keepdims=keepdim))
+    np.testing.assert_array_equal(values.data, t_values.numpy())
+    # the method form too
+    _, m_indices = getattr(Variable(a), name)(dim, keepdim)
+    np.testing.assert_array_equal(m_indices.data, indices.data)
+    if hasattr(pyad, "arg" + name):
+        arg_indices = getattr(pyad, "arg" + name)(Variable(a), dim, keepdim=keepdim)
+        np.testing.assert_array_equal(arg_indices.data, indices.data)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("data", list(TIES), ids=list(TIES))
+@pytest.mark.parametrize("name", list(EXTREMES))
+def test_max_min_with_dim_tie_gradient_goes_to_the_first_index_as_in_torch(name, data, dim):
+    torch = torch_or_skip()
+    a = TIES[data]
+    w = np.random.default_rng(2).standard_normal(np.delete(a.shape, dim))
+    x = Variable(a.copy(), requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    (getattr(pyad, name)(x, dim).values * Variable(w)).sum().backward()
+    (getattr(torch, name)(t, dim).values * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
+    # independently: w lands at the first extreme of each reduced line
+    expected = np.zeros_like(a)
+    first = EXTREMES[name][0](a, axis=dim)
+    np.put_along_axis(expected, np.expand_dims(first, dim), np.expand_dims(w, dim), axis=dim)
+    np.testing.assert_array_equal(x.grad.data, expected)
+
+
+# -- values and gradients, checked by hand and against torch ---------------------------
 
 INF, NAN = math.inf, math.nan
-
-
-def _np(t):
-    if t is None:
-        return None
-    if torch is not None and isinstance(t, torch.Tensor):
-        return t.detach().numpy()
-    return np.asarray(t.detach().data)
 
 
 def _value_and_grads(lib, fn, *arrays, reduce=True):
@@ -40,7 +92,7 @@ def _value_and_grads(lib, fn, *arrays, reduce=True):
         leaves = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
         out = fn(*leaves)
         grads = torch.autograd.grad(out.sum() if reduce else out, leaves, allow_unused=True)
-    return _np(out), [_np(g) for g in grads]
+    return as_np(out), [as_np(g) for g in grads]
 
 
 def _assert_same(a, b, rtol=1e-12):
@@ -62,133 +114,6 @@ def _check(pyad_fn, torch_fn, arrays, value, grads):
         _assert_same(got_value, t_value)
         for g, t in zip(got_grads, t_grads):
             _assert_same(g, t)
-
-
-# -- expand / expand_as / broadcast_to of a base then changed in place ------------------
-
-@pytest.mark.parametrize("how", ["expand", "expand_as", "broadcast_to", "expand_neg"])
-def test_expand_of_a_base_modified_in_place_follows_the_new_history(how):
-    def scenario(lib):
-        if lib is pyad:
-            x = pyad.Variable(np.ones(3), requires_grad=True)
-        else:
-            x = torch.ones(3, dtype=torch.float64, requires_grad=True)
-        c = x * 1.0
-        e = {"expand": lambda: c.expand(2, 3),
-             "expand_as": lambda: c.expand_as(c.new_zeros((2, 3))),
-             "broadcast_to": lambda: lib.broadcast_to(c, (2, 3)),
-             "expand_neg": lambda: c.expand(2, -1)}[how]()
-        c.mul_(3.0)
-        e.sum().backward()
-        return _np(x.grad), _np(e)
-    grad, value = scenario(pyad)
-    np.testing.assert_array_equal(grad, [6.0, 6.0, 6.0])     # 2 rows of d(3 x)/dx = 3
-    np.testing.assert_array_equal(value, np.full((2, 3), 3.0))
-    if torch is not None:
-        tgrad, tvalue = scenario(torch)
-        np.testing.assert_array_equal(grad, tgrad)
-        np.testing.assert_array_equal(value, tvalue)
-
-
-def test_expand_chain_and_views_of_expanded_base_follow_the_new_history():
-    x = pyad.Variable(np.array([1.0, 2.0]), requires_grad=True)
-    c = x * 1.0
-    e = c.unsqueeze(0).expand(3, 2)[1:]            # a view of a view of an expand
-    c.mul_(x)                                      # c = x * x now
-    e.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, 2 * 2 * np.array([1.0, 2.0]))  # 2 rows of 2x
-    if torch is not None:
-        tx = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
-        tc = tx * 1.0
-        te = tc.unsqueeze(0).expand(3, 2)[1:]
-        tc.mul_(tx)
-        te.sum().backward()
-        np.testing.assert_array_equal(x.grad.data, tx.grad.numpy())
-
-
-def test_expanded_view_reports_its_base_and_still_refuses_in_place():
-    x = pyad.Variable(np.ones(3), requires_grad=True)
-    c = x * 1.0
-    e = c.expand(2, 3)
-    assert e._base is c and e.is_view        # torch: e._base is c
-    for target in (e, e[0]):
-        with pytest.raises(RuntimeError):
-            target.mul_(2.0)
-
-
-# -- hooks changing the dtype ----------------------------------------------------------
-
-@pytest.mark.parametrize("leaf", [True, False])
-@pytest.mark.parametrize("dtype", ["float32", "int64"])
-def test_hook_changing_the_dtype_raises_like_torch(leaf, dtype):
-    def scenario(lib):
-        if lib is pyad:
-            x = pyad.Variable(np.ones(3), requires_grad=True)
-            convert = lambda g: pyad.Variable(g.data.astype(dtype))
-        else:
-            x = torch.ones(3, dtype=torch.float64, requires_grad=True)
-            convert = lambda g: g.to(getattr(torch, dtype))
-        target = x if leaf else x * 1.0
-
-        def myhook(g):
-            return convert(g)
-        target.register_hook(myhook)
-        with pytest.raises(RuntimeError, match="hook 'myhook' has changed the type of value"):
-            (target * 2).sum().backward()
-        return x.grad
-    assert scenario(pyad) is None
-    if torch is not None:
-        scenario(torch)
-
-
-def test_hook_keeping_the_dtype_still_replaces_the_gradient():
-    x = pyad.Variable(np.ones(3), requires_grad=True)
-    x.register_hook(lambda g: g * 10)
-    (x * 2).sum().backward()
-    assert x.grad.dtype == np.float64
-    np.testing.assert_array_equal(x.grad.data, [20.0, 20.0, 20.0])
-
-
-# -- custom Function returning a gradient for an input that is not a Variable -----------
-
-def _scale_function(lib, grad_for_k):
-    base = pyad.autograd.Function if lib is pyad else torch.autograd.Function
-
-    class Scale(base):
-        @staticmethod
-        def forward(ctx, x, k):
-            ctx.k = 2.0 if k is None else k
-            return x * ctx.k
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * ctx.k, (g if grad_for_k else None)
-    return Scale
-
-
-@pytest.mark.parametrize("k", [2.0, 3, None])
-def test_function_returning_a_gradient_for_a_non_variable_input_raises(k):
-    # torch: "function ScaleBackward returned a gradient different than None at
-    # position 2, but the corresponding forward input was not a Variable"
-    for lib in [pyad] + ([torch] if torch is not None else []):
-        Scale = _scale_function(lib, True)
-        if lib is pyad:
-            x = pyad.Variable(np.ones(3), requires_grad=True)
-        else:
-            x = torch.ones(3, dtype=torch.float64, requires_grad=True)
-        out = Scale.apply(x, k)
-        with pytest.raises(RuntimeError, match="returned a gradient different than None at "
-                                               "position 2, but the corresponding forward "
-                                               "input was not a Variable"):
-            out.sum().backward()
-        assert x.grad is None
-
-
-def test_function_returning_none_for_a_non_variable_input_is_fine():
-    Scale = _scale_function(pyad, False)
-    x = pyad.Variable(np.ones(3), requires_grad=True)
-    Scale.apply(x, 2.0).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [2.0, 2.0, 2.0])
 
 
 # -- edge points -----------------------------------------------------------------------
@@ -235,10 +160,13 @@ def test_smooth_l1_and_huber_still_check(name):
 
 _X = [NAN, -INF, -3.0, -1.0, 0.0, 1.0, 3.0, INF]
 
+
 # name -> (function, expected values, expected gradient) on _X, worked out from torch's
 # kernels: relu/threshold/hardtanh/elu/shrink pass the gradient at NaN (their tests are
 # "x <= edge" comparisons, false for NaN).
 _SELU_A, _SELU_S = 1.6732632423543772, 1.0507009873554805
+
+
 _ACTIVATIONS = {
     "relu": (F.relu, [NAN, 0, 0, 0, 0, 1, 3, INF], [1, 0, 0, 0, 0, 1, 1, 1]),
     "relu6": (F.relu6, [NAN, 0, 0, 0, 0, 1, 3, 6], [1, 0, 0, 0, 0, 1, 1, 0]),
@@ -392,7 +320,7 @@ def test_floor_divide_requires_grad_and_its_backward_raises_like_torch(form):
         assert q.requires_grad
         expected = {"function": [2.0, -3.0, -4.0], "operator": [2.0, -3.0, -4.0],
                     "scalar": [2.0, -3.0, 3.0], "reflected": [1.0, -2.0, 0.0]}[form]
-        np.testing.assert_array_equal(_np(q), expected)
+        np.testing.assert_array_equal(as_np(q), expected)
         loss = (q * x).sum() + (x * x).sum()      # mixed with differentiable terms
         with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not "
                                                "implemented"):

@@ -1,0 +1,263 @@
+"""Version counters and in-place ops: every in-place op bumps the version counter it
+shares with its views exactly once, so a value saved for backward and changed since
+makes backward raise (as in torch) instead of giving a wrong gradient. The ops are
+generated from ``pyad._engine._INPLACE_METHODS``, which must list every in-place
+method. Also: assigning ``.data`` and ``detach_`` keep the version rules.
+"""
+import numpy as np
+import pytest
+
+import pyad
+from pyad import Variable
+from pyad._engine import _INPLACE_METHODS
+from _torch_compare import torch, both, raises_in_both, torch_or_skip, is_torch
+
+
+# -- every in-place op bumps the version counter once ----------------------------------
+
+def _full(v, value):
+    """A constant of v's shape and dtype, of v's library."""
+    if is_torch(v):
+        import torch
+        return torch.full(tuple(v.shape), value, dtype=v.dtype)
+    return Variable(np.full(v.shape, value, dtype=v.dtype))
+
+
+def _index(v, values):
+    """An int64 index of v's library."""
+    if is_torch(v):
+        import torch
+        return torch.tensor(values, dtype=torch.int64)
+    return np.array(values, dtype=np.int64)
+
+
+def _mask(v):
+    """A bool mask of v's shape, true at the first entry, of v's library."""
+    m = np.zeros(v.shape, dtype=bool)
+    m.flat[0] = True
+    if is_torch(v):
+        import torch
+        return torch.from_numpy(m)
+    return m
+
+
+# How to call each in-place op on v (a pyad Variable or a torch tensor of positive
+# values). Keys must be exactly _INPLACE_METHODS: a new op needs a recipe here.
+def _outside_the_domain(inplace_op):
+    with np.errstate(invalid="ignore"):
+        return inplace_op()
+
+
+RECIPES = {
+    "add_": lambda v: v.add_(0.5),
+    "sub_": lambda v: v.sub_(0.5),
+    "mul_": lambda v: v.mul_(1.5),
+    "div_": lambda v: v.div_(2.0),
+    "pow_": lambda v: v.pow_(2),
+    "exp_": lambda v: v.exp_(),
+    "log_": lambda v: v.log_(),
+    "sqrt_": lambda v: v.sqrt_(),
+    "tanh_": lambda v: v.tanh_(),
+    "sigmoid_": lambda v: v.sigmoid_(),
+    "relu_": lambda v: v.relu_(),
+    "neg_": lambda v: v.neg_(),
+    "abs_": lambda v: v.abs_(),
+    "reciprocal_": lambda v: v.reciprocal_(),
+    "sign_": lambda v: v.sign_(),
+    "square_": lambda v: v.square_(),
+    "rsqrt_": lambda v: v.rsqrt_(),
+    "expm1_": lambda v: v.expm1_(),
+    "log1p_": lambda v: v.log1p_(),
+    "log2_": lambda v: v.log2_(),
+    "log10_": lambda v: v.log10_(),
+    "sin_": lambda v: v.sin_(),
+    "cos_": lambda v: v.cos_(),
+    "tan_": lambda v: v.tan_(),
+    "asin_": lambda v: _outside_the_domain(v.asin_),      # VALUES are > 1: nan
+    "acos_": lambda v: _outside_the_domain(v.acos_),
+    "atan_": lambda v: v.atan_(),
+    "sinh_": lambda v: v.sinh_(),
+    "cosh_": lambda v: v.cosh_(),
+    "erf_": lambda v: v.erf_(),
+    "floor_": lambda v: v.floor_(),
+    "ceil_": lambda v: v.ceil_(),
+    "round_": lambda v: v.round_(),
+    "trunc_": lambda v: v.trunc_(),
+    "frac_": lambda v: v.frac_(),
+    "clamp_": lambda v: v.clamp_(1.5, 2.5),
+    "zero_": lambda v: v.zero_(),
+    "fill_": lambda v: v.fill_(0.25),
+    "copy_": lambda v: v.copy_(_full(v, 0.75)),
+    "uniform_": lambda v: v.uniform_(0.5, 1.0),
+    "normal_": lambda v: v.normal_(0.0, 1.0),
+    "__setitem__": lambda v: v.__setitem__(slice(0, 1), 0.5),
+    "masked_fill_": lambda v: v.masked_fill_(_mask(v), 0.5),
+    "index_fill_": lambda v: v.index_fill_(0, _index(v, [1]), 0.5),
+    "index_add_": lambda v: v.index_add_(0, _index(v, [0, 0]), _full(v, 0.5)[:2]),
+    "index_copy_": lambda v: v.index_copy_(0, _index(v, [1]), _full(v, 0.5)[:1]),
+    "scatter_": lambda v: v.scatter_(0, _index(v, [1]), 0.5),
+    "scatter_add_": lambda v: v.scatter_add_(0, _index(v, [1, 1]), _full(v, 0.5)[:2]),
+    "__iadd__": lambda v: v.__iadd__(0.5),
+    "__isub__": lambda v: v.__isub__(0.5),
+    "__imul__": lambda v: v.__imul__(1.5),
+    "__itruediv__": lambda v: v.__itruediv__(2.0),
+}
+
+
+# Methods ending in "_" that change no data (so bump no version).
+NOT_INPLACE = {"requires_grad_", "detach_"}
+
+
+# Python's in-place operator slots (and item assignment).
+INPLACE_DUNDERS = {"__iadd__", "__isub__", "__imul__", "__imatmul__", "__itruediv__",
+                   "__ifloordiv__", "__imod__", "__ipow__", "__ilshift__", "__irshift__",
+                   "__iand__", "__ixor__", "__ior__", "__setitem__"}
+
+
+VALUES = (1.0, 2.0, 3.0)
+
+
+def test_inplace_ops_list_names_every_inplace_method_of_variable():
+    methods = {n for n in dir(Variable) if n.endswith("_") and not n.startswith("__")}
+    dunders = {n for n in INPLACE_DUNDERS if hasattr(Variable, n)}
+    assert len(_INPLACE_METHODS) == len(set(_INPLACE_METHODS))
+    assert set(_INPLACE_METHODS) == (methods - NOT_INPLACE) | dunders
+    assert set(RECIPES) == set(_INPLACE_METHODS)
+
+
+def test_inplace_ops_list_names_every_inplace_function_of_pyad():
+    # pyad.add_ and friends are the same ops; pyad.setitem is __setitem__
+    functions = {n for n in dir(pyad) if n.endswith("_") and not n.startswith("__")
+                 and callable(getattr(pyad, n))}
+    assert functions <= set(_INPLACE_METHODS)
+    for name in functions:
+        x = Variable(np.array(VALUES))
+        before = x._version
+        RECIPES[name](_FunctionCaller(name, x))
+        assert x._version == before + 1, name
+
+
+class _FunctionCaller:
+    # Turns `v.<name>(*args)` in a recipe into `pyad.<name>(x, *args)`.
+    def __init__(self, name, x):
+        self._name, self._x, self.shape, self.dtype = name, x, x.shape, x.dtype
+
+    def __getattr__(self, name):
+        assert name == self._name
+        return lambda *args: getattr(pyad, name)(self._x, *args)
+
+
+@pytest.mark.parametrize("name, make", [
+    ("requires_grad_", lambda: Variable(np.array(VALUES))),
+    ("detach_", lambda: Variable(np.array(VALUES)).requires_grad_() * 2.0),
+])
+def test_methods_left_out_of_the_inplace_list_change_no_data(name, make):
+    assert set(NOT_INPLACE) == {"requires_grad_", "detach_"}
+    v = make()
+    data, version = v.data.copy(), v._version
+    getattr(v, name)()
+    np.testing.assert_array_equal(v.data, data)
+    assert v._version == version
+
+
+@pytest.mark.parametrize("name", _INPLACE_METHODS)
+@pytest.mark.parametrize("mode", ["grad_enabled", "no_grad"])
+def test_inplace_op_bumps_the_version_shared_with_views_once(name, mode):
+    x = Variable(np.array(VALUES))
+    view = x[1:]
+    other_view = x.view(3, 1)
+    before = x._version
+    with pyad.set_grad_enabled(mode == "grad_enabled"):
+        RECIPES[name](x)
+    assert x._version == view._version == other_view._version == before + 1
+    torch = torch_or_skip()
+    t = torch.tensor(VALUES, dtype=torch.float64)
+    RECIPES[name](t)
+    assert t._version == 1          # torch agrees on one bump per op
+
+
+@pytest.mark.parametrize("name", _INPLACE_METHODS)
+def test_inplace_op_on_a_non_leaf_in_a_graph_bumps_the_version_once(name):
+    a = Variable(np.array(VALUES), requires_grad=True)
+    h = a * 1.0
+    view = h[1:]
+    before = h._version
+    RECIPES[name](h)
+    assert h._version == view._version == before + 1
+
+
+def _saved_then_modified(L, name, how):
+    """out saves h; then h (or a view of it) is changed in place by `name`."""
+    if L is pyad:
+        a = Variable(np.array(VALUES), requires_grad=True)
+    else:
+        a = L.tensor(VALUES, dtype=L.float64, requires_grad=True)
+    h = a * 1.0
+    out = (h * h).sum()                    # MulBackward saves h
+    target = h if how != "through_view" else h[1:]
+    if how == "grad_enabled":
+        RECIPES[name](target)
+    else:
+        with L.no_grad():
+            RECIPES[name](target)
+    return out
+
+
+@pytest.mark.parametrize("name", _INPLACE_METHODS)
+@pytest.mark.parametrize("how", ["grad_enabled", "no_grad", "through_view"])
+def test_backward_through_a_value_saved_before_an_inplace_op_raises(name, how):
+    out = _saved_then_modified(pyad, name, how)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+        out.backward()
+    assert "MulBackward" in str(info.value)
+    torch = torch_or_skip()
+    tout = _saved_then_modified(torch, name, how)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        tout.backward()
+
+
+@pytest.mark.parametrize("name", _INPLACE_METHODS)
+def test_backward_through_an_output_saved_before_an_inplace_op_raises(name):
+    # ExpBackward saves its output y; changing y afterwards must be caught
+    a = Variable(np.array(VALUES), requires_grad=True)
+    y = pyad.exp(a)
+    with pyad.no_grad():
+        RECIPES[name](y)
+    with pytest.raises(RuntimeError, match="ExpBackward"):
+        y.sum().backward()
+
+
+# -- assigning .data keeps the version counter -----------------------------------------
+
+def test_assigning_data_keeps_the_version_counter():
+    def scenario(lib):
+        x = lib.randn(1, 2)
+        v = x[0]
+        x.add_(1)
+        x.data = lib.randn(2, 3)
+        return x._version, v._version
+
+    both(scenario, (1, 1))
+
+
+# -- detach_ of a saved value ----------------------------------------------------------
+
+def test_detach_in_place_of_a_saved_non_leaf_is_refused():
+    def scenario(lib):
+        a = lib.ones(2, requires_grad=True) * 1
+        b = a.log()
+        a.detach_()
+        b.sum().backward()
+
+    raises_in_both(scenario, RuntimeError, "detached in-place")
+
+
+def test_detach_in_place_of_a_saved_leaf_proceeds():
+    def scenario(lib):
+        a = lib.ones(2, requires_grad=True)
+        b = (a * 3).sum()
+        a.detach_()
+        b.backward()
+        return a.requires_grad, a.is_leaf
+
+    both(scenario, (False, True))
