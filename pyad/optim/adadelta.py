@@ -1,6 +1,6 @@
 """Adadelta, as ``torch.optim.Adadelta``."""
 from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
-                                   step_state, xp_of, zeros_state)
+                                   xp_of)
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["Adadelta"]
@@ -21,6 +21,8 @@ class Adadelta(_ParameterwiseOptimizer):
     (1.0, 0.9, 1e-06)
     """
 
+    _zero_states = ("square_avg", "acc_delta")
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
         check_hyperparameters(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay)
@@ -28,11 +30,6 @@ class Adadelta(_ParameterwiseOptimizer):
                         maximize=maximize, capturable=capturable, foreach=foreach,
                         differentiable=differentiable)
         super().__init__(params, defaults)
-
-    def _init_state(self, p, state, group):
-        state["step"] = step_state()
-        state["square_avg"] = zeros_state(p)
-        state["acc_delta"] = zeros_state(p)
 
     def _update(self, p, state, group):
         lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]

@@ -1,6 +1,6 @@
 """Adamax, as ``torch.optim.Adamax``."""
 from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
-                                   step_state, xp_of, zeros_state)
+                                   xp_of)
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["Adamax"]
@@ -24,6 +24,8 @@ class Adamax(_ParameterwiseOptimizer):
     tensor([ 0.9000, -0.9000], requires_grad=True)
     """
 
+    _zero_states = ("exp_avg", "exp_inf")
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
         check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
@@ -31,11 +33,6 @@ class Adamax(_ParameterwiseOptimizer):
                         foreach=foreach, maximize=maximize, differentiable=differentiable,
                         capturable=capturable)
         super().__init__(params, defaults)
-
-    def _init_state(self, p, state, group):
-        state["step"] = step_state()
-        state["exp_avg"] = zeros_state(p)
-        state["exp_inf"] = zeros_state(p)
 
     def _update(self, p, state, group):
         lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]

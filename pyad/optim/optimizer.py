@@ -13,7 +13,7 @@ from pyad._engine import Variable
 from pyad._factories import tensor
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn.parameter import _zero_grads
-from pyad.optim._functional import check_hyperparameters
+from pyad.optim._functional import check_hyperparameters, step_state, zeros_state
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
 
@@ -174,9 +174,10 @@ class Optimizer:
 
 class _ParameterwiseOptimizer(Optimizer):
     """An optimizer whose step updates each parameter with a gradient on its own: a
-    subclass gives ``_init_state(p, state, group)``, which fills a parameter's empty
-    state before its first update, and ``_update(p, state, group)``, one update (under
-    ``no_grad``, the parameter changed in place)."""
+    subclass names its ``_zero_states`` (or overrides ``_init_state(p, state, group)``,
+    which fills a parameter's empty state before its first update) and gives
+    ``_update(p, state, group)``, one update (under ``no_grad``, the parameter changed in
+    place)."""
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss."""
@@ -192,8 +193,14 @@ class _ParameterwiseOptimizer(Optimizer):
                     self._update(p, state, group)
         return loss
 
+    _zero_states = ()     # the state Variables that start as zeros like the parameter
+
     def _init_state(self, p, state, group):
-        raise NotImplementedError
+        """A parameter's state before its first update: ``'step'``, then a Variable of
+        zeros like the parameter for each name in ``_zero_states`` (torch's order)."""
+        state["step"] = step_state()
+        for name in self._zero_states:
+            state[name] = zeros_state(p)
 
     def _update(self, p, state, group):
         raise NotImplementedError

@@ -1,7 +1,7 @@
 """RAdam, as ``torch.optim.RAdam``."""
 
 from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
-                                   step_state, xp_of, zeros_state)
+                                   xp_of)
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["RAdam"]
@@ -26,6 +26,8 @@ class RAdam(_ParameterwiseOptimizer):
     tensor([ 0.8000, -0.8000], requires_grad=True)
     """
 
+    _zero_states = ("exp_avg", "exp_avg_sq")
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
@@ -35,11 +37,6 @@ class RAdam(_ParameterwiseOptimizer):
                         decoupled_weight_decay=decoupled_weight_decay,
                         differentiable=differentiable)
         super().__init__(params, defaults)
-
-    def _init_state(self, p, state, group):
-        state["step"] = step_state()
-        state["exp_avg"] = zeros_state(p)
-        state["exp_avg_sq"] = zeros_state(p)
 
     def _update(self, p, state, group):
         lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]

@@ -1,6 +1,6 @@
 """RMSprop, as ``torch.optim.RMSprop``."""
 from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
-                                   step_state, xp_of, zeros_state)
+                                   xp_of, zeros_state)
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["RMSprop"]
@@ -35,9 +35,10 @@ class RMSprop(_ParameterwiseOptimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
+    _zero_states = ("square_avg",)
+
     def _init_state(self, p, state, group):
-        state["step"] = step_state()
-        state["square_avg"] = zeros_state(p)
+        super()._init_state(p, state, group)
         if group["momentum"] > 0:
             state["momentum_buffer"] = zeros_state(p)
         if group["centered"]:

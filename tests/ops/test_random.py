@@ -139,24 +139,30 @@ def test_bad_input_errors_agree_with_torch():
         torch.normal(torch.ones(2), -1.0)
 
 
+class _Recorder:
+    """A profiler that records the names of the ops it is told of."""
+
+    def __init__(self):
+        self.names = []
+
+    def op_begin(self, name, args, next_seq):
+        self.names.append(name)
+
+    def op_end(self, token, result, seq):
+        pass
+
+    def node_begin(self, name, seq):
+        pass
+
+    def node_end(self, token, grads):
+        pass
+
+
 def test_ops_keep_their_arguments_under_the_profiler():
     from pyad import _engine
-    names = []
-
-    class Recorder:
-        def op_begin(self, name, args, next_seq):
-            names.append(name)
-
-        def op_end(self, token, result, seq):
-            pass
-
-        def node_begin(self, name, seq):
-            pass
-
-        def node_end(self, token, grads):
-            pass
-
-    _engine._set_profiler(Recorder())
+    recorder = _Recorder()
+    names = recorder.names
+    _engine._set_profiler(recorder)
     try:
         x = pyad.normal(0.0, 1.0, size=(2,), dtype=pyad.float64)
         k = pyad.multinomial(pyad.ones(3), 3, replacement=True)
@@ -521,23 +527,10 @@ def test_the_generator_keyword_matches_torch_signatures():
 
 def test_a_generator_draw_keeps_its_generator_under_the_profiler():
     from pyad import _engine
-
-    class Recorder:
-        def op_begin(self, name, args, next_seq):
-            pass
-
-        def op_end(self, token, result, seq):
-            pass
-
-        def node_begin(self, name, seq):
-            pass
-
-        def node_end(self, token, grads):
-            pass
-
     expected = {name: draw(pyad.Generator().manual_seed(3)).data
                 for name, draw in GENERATOR_DRAWS.items()}
-    _engine._set_profiler(Recorder())
+    recorder = _Recorder()
+    _engine._set_profiler(recorder)
     try:
         got = {name: draw(pyad.Generator().manual_seed(3)).data
                for name, draw in GENERATOR_DRAWS.items()}
@@ -545,3 +538,4 @@ def test_a_generator_draw_keeps_its_generator_under_the_profiler():
         _engine._set_profiler(None)
     for name in expected:
         np.testing.assert_array_equal(got[name], expected[name], err_msg=name)
+    assert {"bernoulli", "multinomial", "normal", "uniform_", "normal_"} <= set(recorder.names)
