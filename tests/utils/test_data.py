@@ -568,3 +568,4 @@ def test_persistent_workers_are_started_again_after_a_worker_error():
     for _ in range(2):
         with pytest.raises(ValueError, match="sample 3 is broken"):
             list(loader)
+

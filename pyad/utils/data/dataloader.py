@@ -123,7 +123,7 @@ def _serialize(idx, data, worker_id):
         return pickle.dumps((idx, wrapped), protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_collation,
+def _worker_loop(dataset, iterable, index_queue, result_queue, done_flag, auto_collation,
                  collate_fn, drop_last, batch_size, seed, init_fn, worker_id, num_workers,
                  parent_pid):
     global _worker_info
@@ -143,7 +143,7 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_event, auto_
             init_error = _ExceptionWrapper(sys.exc_info(),
                                            "in DataLoader worker process %d" % worker_id)
         exhausted = False
-        while not done_event.is_set():
+        while not done_flag.value:
             try:
                 task = index_queue.get(timeout=_STATUS_CHECK_INTERVAL)
             except queue.Empty:
@@ -250,7 +250,10 @@ class _MultiProcessIter:
         from pyad._factories import _rng_for
         gen = _rng_for(numpy, loader.generator, "DataLoader")
         base_seed = int(gen.integers(0, 2 ** 62))
-        self._done_event = ctx.Event()
+        # A lock-free shared byte, not a multiprocessing.Event: a worker killed while it
+        # holds the Event's lock (is_set takes it) would make the main process's set()
+        # wait forever during shutdown.
+        self._done_flag = ctx.RawValue("b", 0)
         self._result_queue = ctx.Queue()
         self._index_queues = []
         self._workers = []
@@ -261,7 +264,7 @@ class _MultiProcessIter:
                 iq.cancel_join_thread()
                 w = ctx.Process(target=_worker_loop, args=(
                     loader.dataset, loader._iterable, iq, self._result_queue,
-                    self._done_event, loader._auto_collation, loader.collate_fn,
+                    self._done_flag, loader._auto_collation, loader.collate_fn,
                     loader.drop_last, loader.batch_size, base_seed + wid,
                     loader.worker_init_fn, wid, self._num_workers, os.getpid()))
                 w.daemon = True
@@ -388,7 +391,7 @@ class _MultiProcessIter:
         if self._shutdown:
             return
         self._shutdown = True
-        self._done_event.set()
+        self._done_flag.value = 1
         for q in self._index_queues:
             try:
                 q.put(None)
