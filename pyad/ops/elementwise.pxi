@@ -356,6 +356,55 @@ cpdef Variable pow(object input, object exponent):
     return _plain(data, _operand_volatile(input) or _operand_volatile(exponent))
 
 
+# pow's gradient for a constant exponent as one fused node (see TanhGradBackward).
+
+cdef class PowConstGradBackward(_BinaryNode):
+    # out = g * c * x^(c-1):  d/dg = c x^(c-1),  d/dx = g c (c-1) x^(c-2)
+    cdef object exponent
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable gg = grads[0]
+        c = self.exponent
+        dg = dx = None
+        if not _grad_enabled():
+            xd = self.b.data(self)
+            if self._needs_input_grad(0):
+                t = _scratch(_np_power(xd, c - 1))
+                _np_multiply(t, c, out=t, casting="unsafe")
+                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
+            if self._needs_input_grad(1):
+                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
+                if c * (c - 1) == 0:
+                    _np_multiply(t, 0.0, out=t)
+                else:
+                    _np_multiply(t, _np_power(xd, c - 2), out=t)
+                    _np_multiply(t, c * (c - 1), out=t, casting="unsafe")
+                dx = self.raw_grad_b(gg, t)
+            return (dg, dx)
+        g = self.a.get(self)
+        x = self.b.get(self)
+        if self._needs_input_grad(0):
+            dg = self.grad_a(mul(gg, mul(pow(x, c - 1), c)))
+        if self._needs_input_grad(1):
+            if c * (c - 1) == 0:
+                dx = self.grad_b(mul(mul(gg, g), 0.0))
+            else:
+                dx = self.grad_b(mul(mul(gg, g), mul(pow(x, c - 2), c * (c - 1))))
+        return (dg, dx)
+
+
+cdef Variable _pow_const_grad(Variable g, Variable x, object c):
+    t = _scratch(_np_power(x._data, c - 1))
+    _np_multiply(t, c, out=t, casting="unsafe")
+    data = _np_multiply(g._data, t)
+    cdef PowConstGradBackward node
+    if _binary_records(g, x):
+        node = PowConstGradBackward.__new__(PowConstGradBackward)
+        node.exponent = c
+        return _binary(node, data, g, x, x._requires_grad, True)
+    return _plain(data, g._volatile or x._volatile)
+
+
 # -- unary --------------------------------------------------------------------------
 
 cdef class _UnaryNode(Node):
@@ -501,6 +550,48 @@ cpdef Variable tanh(object input):
     if _records(x):
         return _record_unary(TanhBackward.__new__(TanhBackward), data, x, False, True)
     return _plain(data, x._volatile)
+
+
+# -- tanh's gradient as one fused node -------------------------------------------------
+#
+# Under create_graph a backward formula records what it computes. For the commonest
+# formulas (tanh's here, pow's with a constant exponent beside pow) one node with its own
+# derivative (Chainer's ReLUGrad idea) replaces three recorded ops: less to build now,
+# less to run when differentiating again.
+
+cdef class TanhGradBackward(_BinaryNode):
+    # out = g * (1 - y^2), with y = tanh(x):  d/dg = 1 - y^2,  d/dy = -2 g y
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable gg = grads[0]
+        dg = dy = None
+        if not _grad_enabled():
+            yd = self.b.data(self)
+            if self._needs_input_grad(0):
+                t = _scratch(_np_multiply(yd, yd))
+                _np_subtract(1, t, out=t)
+                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
+            if self._needs_input_grad(1):
+                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
+                _np_multiply(t, yd, out=t)
+                dy = self.raw_grad_b(gg, _np_multiply(t, -2.0, out=t))
+            return (dg, dy)
+        g = self.a.get(self)
+        y = self.b.get(self)
+        if self._needs_input_grad(0):
+            dg = self.grad_a(mul(gg, sub(1, mul(y, y))))
+        if self._needs_input_grad(1):
+            dy = self.grad_b(mul(mul(gg, g), mul(y, -2.0)))
+        return (dg, dy)
+
+
+cdef Variable _tanh_grad(Variable g, Variable y):
+    t = _scratch(_np_multiply(y._data, y._data))
+    _np_subtract(1, t, out=t)
+    data = _np_multiply(g._data, t)
+    if _binary_records(g, y):
+        return _binary(TanhGradBackward.__new__(TanhGradBackward), data, g, y,
+                       y._requires_grad, g._requires_grad or y._requires_grad)
+    return _plain(data, g._volatile or y._volatile)
 
 
 cdef class SigmoidBackward(_UnaryNode):
@@ -1903,94 +1994,6 @@ cpdef Variable where_const(object mask, object value, object input):
         return _recorded(node, data, (_edge(x),))
     return _plain(data, x._volatile)
 
-
-
-# -- fused backward nodes --------------------------------------------------------------
-#
-# Under create_graph a backward formula records what it computes. For the commonest
-# formulas one node with its own derivative (Chainer's ReLUGrad idea) replaces three
-# recorded ops: less to build now, less to run when differentiating again.
-
-cdef class TanhGradBackward(_BinaryNode):
-    # out = g * (1 - y^2), with y = tanh(x):  d/dg = 1 - y^2,  d/dy = -2 g y
-    cdef tuple _backward(self, tuple grads):
-        cdef Variable gg = grads[0]
-        dg = dy = None
-        if not _grad_enabled():
-            yd = self.b.data(self)
-            if self._needs_input_grad(0):
-                t = _scratch(_np_multiply(yd, yd))
-                _np_subtract(1, t, out=t)
-                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
-            if self._needs_input_grad(1):
-                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
-                _np_multiply(t, yd, out=t)
-                dy = self.raw_grad_b(gg, _np_multiply(t, -2.0, out=t))
-            return (dg, dy)
-        g = self.a.get(self)
-        y = self.b.get(self)
-        if self._needs_input_grad(0):
-            dg = self.grad_a(mul(gg, sub(1, mul(y, y))))
-        if self._needs_input_grad(1):
-            dy = self.grad_b(mul(mul(gg, g), mul(y, -2.0)))
-        return (dg, dy)
-
-
-cdef Variable _tanh_grad(Variable g, Variable y):
-    t = _scratch(_np_multiply(y._data, y._data))
-    _np_subtract(1, t, out=t)
-    data = _np_multiply(g._data, t)
-    if _binary_records(g, y):
-        return _binary(TanhGradBackward.__new__(TanhGradBackward), data, g, y,
-                       y._requires_grad, g._requires_grad or y._requires_grad)
-    return _plain(data, g._volatile or y._volatile)
-
-
-cdef class PowConstGradBackward(_BinaryNode):
-    # out = g * c * x^(c-1):  d/dg = c x^(c-1),  d/dx = g c (c-1) x^(c-2)
-    cdef object exponent
-
-    cdef tuple _backward(self, tuple grads):
-        cdef Variable gg = grads[0]
-        c = self.exponent
-        dg = dx = None
-        if not _grad_enabled():
-            xd = self.b.data(self)
-            if self._needs_input_grad(0):
-                t = _scratch(_np_power(xd, c - 1))
-                _np_multiply(t, c, out=t, casting="unsafe")
-                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
-            if self._needs_input_grad(1):
-                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
-                if c * (c - 1) == 0:
-                    _np_multiply(t, 0.0, out=t)
-                else:
-                    _np_multiply(t, _np_power(xd, c - 2), out=t)
-                    _np_multiply(t, c * (c - 1), out=t, casting="unsafe")
-                dx = self.raw_grad_b(gg, t)
-            return (dg, dx)
-        g = self.a.get(self)
-        x = self.b.get(self)
-        if self._needs_input_grad(0):
-            dg = self.grad_a(mul(gg, mul(pow(x, c - 1), c)))
-        if self._needs_input_grad(1):
-            if c * (c - 1) == 0:
-                dx = self.grad_b(mul(mul(gg, g), 0.0))
-            else:
-                dx = self.grad_b(mul(mul(gg, g), mul(pow(x, c - 2), c * (c - 1))))
-        return (dg, dx)
-
-
-cdef Variable _pow_const_grad(Variable g, Variable x, object c):
-    t = _scratch(_np_power(x._data, c - 1))
-    _np_multiply(t, c, out=t, casting="unsafe")
-    data = _np_multiply(g._data, t)
-    cdef PowConstGradBackward node
-    if _binary_records(g, x):
-        node = PowConstGradBackward.__new__(PowConstGradBackward)
-        node.exponent = c
-        return _binary(node, data, g, x, x._requires_grad, True)
-    return _plain(data, g._volatile or x._volatile)
 
 
 # -- comparisons (no gradient, bool result) ----------------------------------------
