@@ -1254,9 +1254,8 @@ cpdef Variable cumprod(object input, object dim, object dtype=None):
 
 # -- sorting and selection ---------------------------------------------------------
 #
-# Values selected by index (sort, topk, kthvalue, median along a dim) are a gather
-# along the dim; its adjoint puts the gradient back at the selected positions (distinct
-# within each slice), and the adjoint of that is the gather again.
+# Values selected by index (sort, topk, kthvalue, median along a dim) are a take along
+# the dim: _take_along and its nodes are in shape.pxi.
 
 sort_result = namedtuple("sort", ["values", "indices"])
 sort_result.__module__ = "pyad"
@@ -1266,61 +1265,6 @@ kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
 kthvalue_result.__module__ = "pyad"
 median_result = namedtuple("median", ["values", "indices"])
 median_result.__module__ = "pyad"
-
-
-cdef class _IndexAlongNode(Node):
-    cdef object index           # int64, the input's ndim, freed after backward
-    cdef Py_ssize_t dim
-    cdef tuple input_shape
-
-    cdef object saved_index(self):
-        if self.index is None:
-            raise _freed_error(self)
-        return self.index
-
-    cdef void _release_saved(self):
-        self._released = True
-        self.index = None
-
-
-cdef class GatherBackward(_IndexAlongNode):
-    cdef tuple _backward(self, tuple grads):
-        return (_put_along(grads[0], self.saved_index(), self.dim, self.input_shape),)
-
-
-cdef class PutAlongBackward(_IndexAlongNode):
-    cdef tuple _backward(self, tuple grads):
-        return (_take_along(grads[0], self.saved_index(), self.dim),)
-
-
-cdef Variable _take_along(Variable x, object index, Py_ssize_t d):
-    xp = _xp_of(x._data)
-    data = xp.take_along_axis(x._data, index, axis=d) if x._data.ndim else x._data.copy()
-    cdef GatherBackward node
-    if _records(x):
-        node = GatherBackward.__new__(GatherBackward)
-        node.index = index
-        node.dim = d
-        node.input_shape = x._data.shape
-        return _recorded(node, data, (_edge(x),))
-    return _plain(data, x._volatile)
-
-
-cdef Variable _put_along(Variable g, object index, Py_ssize_t d, tuple shape):
-    xp = _xp_of(g._data)
-    data = xp.zeros(shape, dtype=g._data.dtype)
-    if data.ndim:
-        xp.put_along_axis(data, index, g._data, axis=d)
-    else:
-        data[...] = g._data
-    cdef PutAlongBackward node
-    if _records(g):
-        node = PutAlongBackward.__new__(PutAlongBackward)
-        node.index = index
-        node.dim = d
-        node.input_shape = g._data.shape
-        return _recorded(node, data, (_edge(g),))
-    return _plain(data, g._volatile)
 
 
 cdef object _sort_indices(object data, Py_ssize_t d, bint descending):
