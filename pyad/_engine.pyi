@@ -753,7 +753,7 @@ class FunctionNode(Node):
     @property
     def needs_input_grad(self) -> tuple[_bool, ...]: ...
 
-class GatherBackward(Node):
+class TakeAlongBackward(Node):
     ...
 
 @disjoint_base

@@ -1784,7 +1784,7 @@ cdef class _IndexAlongNode(Node):
         self.index = None
 
 
-cdef class GatherBackward(_IndexAlongNode):
+cdef class TakeAlongBackward(_IndexAlongNode):
     cdef tuple _backward(self, tuple grads):
         return (_put_along(grads[0], self.saved_index(), self.dim, self.input_shape),)
 
@@ -1797,9 +1797,9 @@ cdef class PutAlongBackward(_IndexAlongNode):
 cdef Variable _take_along(Variable x, object index, Py_ssize_t d):
     xp = _xp_of(x._data)
     data = xp.take_along_axis(x._data, index, axis=d) if x._data.ndim else x._data.copy()
-    cdef GatherBackward node
+    cdef TakeAlongBackward node
     if _records(x):
-        node = GatherBackward.__new__(GatherBackward)
+        node = TakeAlongBackward.__new__(TakeAlongBackward)
         node.index = index
         node.dim = d
         node.input_shape = x._data.shape
