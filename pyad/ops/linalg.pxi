@@ -1208,6 +1208,284 @@ def svdvals(A):
     return svd(x, False).S
 
 
+# -- norms: pyad.linalg's and the rules of torch.norm (reduction.pxi) ---------------------
+
+# (_sign_data, torch's sign on arrays, is in elementwise.pxi)
+
+
+cdef Variable _abs(Variable x):
+    # |x| as x * sign(x) (sign a constant): the derivative sign(x), torch's abs backward.
+    if _dtype_kind(x._data) == b'c':
+        return abs(x)                       # real, and its sgn is not a constant
+    return mul(x, _sign_data(x._data))
+
+
+cdef Variable _masked_recip_scale(Variable g, Variable norm, double power):
+    # g / norm^power, 0 where norm is 0 (torch's masked_fill), with 1 in the divisor
+    # there so that no derivative meets 0 / 0.
+    zero = norm._data == 0
+    safe = where_const(zero, 1, norm)
+    if power != 1:
+        safe = pow(safe, power)
+    return where_const(zero, 0, div(g, safe))
+
+
+cdef class NormBackward(Node):
+    # torch's norm_backward (the gradient of linalg.vector_norm).
+    cdef SavedVariable input
+    cdef SavedVariable result
+    cdef double p
+    cdef tuple dims
+    cdef bint keepdim
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        cdef Variable norm = self.result.unpack(self)
+        cdef Variable g = grads[0]
+        cdef double p = self.p
+        shape = x._data.shape
+        if not self.keepdim:
+            kshape = _keepdim_shape(shape, self.dims)
+            g = _reshape(g, kshape, False)
+            norm = _reshape(norm, kshape, False)
+        xd = x._data
+        cx = _dtype_kind(xd) == b'c'
+        sgn = _sgn(x) if cx else _sign_data(xd)     # complex: z / |z|, differentiable
+        if p == 1:
+            return (mul(broadcast_to(g, shape), sgn),)
+        if p == 2:
+            return (mul(g, where_const(norm._data == 0, 0, div(x, where_const(
+                norm._data == 0, 1, norm)))),)
+        if p == numpy.inf or p == -numpy.inf:
+            # amax / amin of |x|: ties share the gradient, nan counts as an extremum
+            xp = _xp_of(xd)
+            ax = xp.abs(xd)
+            mask = (ax == norm._data) | xp.isnan(ax)
+            count = _sum_data(mask, self.dims, True)
+            if cx:
+                return (mul(g, mul(sgn, (mask / count).astype(ax.dtype, copy=False))),)
+            return (mul(g, (sgn * mask / count).astype(xd.dtype, copy=False)),)
+        if p < 1:
+            zero = xd == 0
+            scaled = mul(where_const(zero, 0, pow(where_const(zero, 1, _abs(x)), p - 1)), sgn)
+            # norm^(1-p), 0 at a zero norm: with 1 in the base there, no 0 * inf in its
+            # derivative
+            nz = norm._data == 0
+            return (mul(mul(scaled, g), where_const(nz, 0, pow(where_const(nz, 1, norm),
+                                                                1 - p))),)
+        if p < 2:
+            scaled = mul(pow(_abs(x), p - 1), sgn)
+        else:
+            scaled = mul(x, pow(_abs(x), p - 2))
+        return (mul(scaled, _masked_recip_scale(g, norm, p - 1)),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+        self.result.release()
+
+
+cdef class NormZeroBackward(Node):
+    # The 0 "norm" counts nonzeros: no gradient (torch's is undefined).
+    cdef tuple _backward(self, tuple grads):
+        return (None,)
+
+
+cdef double _norm_order(object ord, str what) except? -1:
+    if isinstance(ord, (bool, numpy.bool_)) or not isinstance(ord, (int, float, numpy.number)):
+        raise TypeError("%s(): ord must be a number, got %r" % (what, ord))
+    return float(ord)
+
+
+cdef Variable _vector_norm(object input, object ord, object dim, object keepdim, object dtype,
+                           str what):
+    cdef Variable x = _as_variable(input, what)
+    cdef double p = _norm_order(ord, what)
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("%s(): Expected a floating point or complex tensor as input. Got %s"
+                           % (what, x._data.dtype))
+    if dtype is not None:
+        dtype = numpy.dtype(dtype)
+        if not numpy.can_cast(x._data.dtype, dtype, "safe"):
+            raise RuntimeError("%s(): the dtype of the input (%s) should be convertible "
+                               "without narrowing to the specified dtype (%s)"
+                               % (what, x._data.dtype, dtype))
+        x = _convert(x, None, dtype, False)
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    cdef tuple dims = _normalize_dims(dim, x._data.ndim, what)
+    cdef bint kd = bool(keepdim)
+    d = x._data
+    if p < 0 or p == numpy.inf:
+        if dim is None and d.size == 0:
+            raise RuntimeError("%s cannot compute the %s norm on an empty tensor because the "
+                               "operation does not have an identity" % (what, _order_str(p)))
+        for i in dims:
+            if d.shape[i] == 0:
+                raise RuntimeError("%s cannot compute the %s norm on the dimension %d because "
+                                   "this dimension is empty and the operation does not have "
+                                   "an identity" % (what, _order_str(p), i))
+    xp = _xp_of(d)
+    out_dtype = d.dtype
+    if _dtype_kind(d) == b'c':
+        out_dtype = d.real.dtype            # the norm of a complex vector is real (torch)
+    if p == 2 and out_dtype is not d.dtype:
+        data = _np_sqrt(_sum_data(d.real * d.real + d.imag * d.imag, dims, kd))
+    elif p == 2:
+        data = _np_sqrt(_sum_data(d * d, dims, kd))
+    elif p == 1:
+        data = _sum_data(xp.abs(d), dims, kd)
+    elif p == numpy.inf:
+        data = _extremum_data(xp.abs(d), dims, kd, True)
+    elif p == -numpy.inf:
+        data = _extremum_data(xp.abs(d), dims, kd, False)
+    elif p == 0:
+        data = _sum_data(d != 0, dims, kd, out_dtype)
+    else:
+        with numpy.errstate(divide="ignore"):       # |0| ** p = inf for p < 0
+            data = _np_power(_sum_data(_np_power(xp.abs(d), p), dims, kd), 1.0 / p)
+    data = _ensure_array(data).astype(out_dtype, copy=False)
+    cdef NormBackward node
+    cdef Variable out
+    if _records(x):
+        if p == 0:
+            return _recorded(NormZeroBackward.__new__(NormZeroBackward), data, (_edge(x),))
+        node = NormBackward.__new__(NormBackward)
+        node.p = p
+        node.dims = dims
+        node.keepdim = kd
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+cdef str _order_str(double p):
+    if p == numpy.inf:
+        return "inf"
+    if p == -numpy.inf:
+        return "-inf"
+    return ("%d" % p) if p == <long long>p else repr(p)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
+    """The vector ``ord``-norm of ``x`` over ``dim`` (an int, a tuple, or None for all
+    elements): ``ord`` 2 (default), 1, ``inf`` (max |x|), ``-inf`` (min |x|), 0 (number
+    of nonzeros) or any float, ``sum(|x|**ord)**(1/ord)``. At a zero vector the gradient
+    is 0 (a subgradient), as torch's. ``pyad.linalg.vector_norm``.
+
+    >>> vector_norm(Variable(numpy.array([3., -4.])))
+    tensor(5., dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(vector_norm, (x, ord, dim, keepdim, dtype))
+    return _vector_norm(x, ord, dim, keepdim, dtype, "linalg.vector_norm")
+
+
+def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
+    """torch.linalg.norm: a vector norm (over one dim, or of the flattened input when
+    ``ord`` and ``dim`` are None), or a matrix norm (a 2-D input with ``ord`` given, or
+    ``dim`` a pair): ``'fro'``, ``'nuc'``, 2, -2, 1, -1, ``inf``, ``-inf``.
+    ``pyad.linalg.norm``.
+
+    >>> _linalg_norm(Variable(numpy.array([[1., -2.], [0., 3.]])), 1)
+    tensor(5., dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled_named("linalg_norm", _linalg_norm, (x, ord, dim, keepdim, dtype))
+    cdef Variable v = _as_variable(x, "linalg.norm")
+    if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
+        return _vector_norm(v, 2 if ord is None else ord, dim, keepdim, dtype, "linalg.norm")
+    if dim is None:
+        if ord is None:
+            return _vector_norm(v, 2, None, keepdim, dtype, "linalg.norm")
+        if v._data.ndim == 1:
+            return _vector_norm(v, ord, None, keepdim, dtype, "linalg.norm")
+        if v._data.ndim != 2:
+            raise RuntimeError("linalg.norm(): If dim is not specified but ord is, the input "
+                               "must be 1D or 2D. Got %dD." % v._data.ndim)
+        dim = (0, 1)
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError("linalg.norm(): dim must be an int, a pair of ints or None, got %r"
+                           % (dim,))
+    return _matrix_norm(v, "fro" if ord is None else ord, dim, bool(keepdim), dtype)
+
+
+cdef Variable _matrix_norm(Variable x, object ord, object dim, bint keepdim, object dtype):
+    cdef tuple dims = _normalize_dims(dim, x._data.ndim, "linalg.matrix_norm")
+    if len(dims) != 2:
+        raise RuntimeError("linalg.matrix_norm(): dims must be different, got %r" % (dim,))
+    if isinstance(ord, str):
+        if ord == "fro":
+            return _vector_norm(x, 2, dims, keepdim, dtype, "linalg.matrix_norm")
+        if ord == "nuc":
+            return _spectral_norm(x, 0, dim, keepdim, dtype)
+        raise RuntimeError("linalg.matrix_norm(): Order %s not supported." % ord)
+    cdef double p = _norm_order(ord, "linalg.matrix_norm")
+    if p == 2 or p == -2:
+        return _spectral_norm(x, p, dim, keepdim, dtype)
+    if p not in (1, -1, numpy.inf, -numpy.inf):
+        raise RuntimeError("linalg.matrix_norm(): Order %s not supported." % _order_str(p))
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("linalg.matrix_norm(): Expected a floating point or complex tensor "
+                           "as input. Got %s" % x._data.dtype)
+    if dtype is not None:
+        x = _convert(x, None, dtype, False)
+    d0, d1 = (dim[0], dim[1])
+    d0 = _normalize_dim(d0, x._data.ndim, "linalg.matrix_norm")
+    d1 = _normalize_dim(d1, x._data.ndim, "linalg.matrix_norm")
+    if p == numpy.inf or p == -numpy.inf:
+        d0, d1 = d1, d0                      # max row sum: sum over columns first
+    # 1: the largest column sum of |x| (sum over d0, then the extremum over d1).
+    out = _amax_amin(sum(_abs(x), d0, True), d1, True, p > 0)
+    if not keepdim:
+        out = _reshape(out, tuple([s for i, s in enumerate(out._data.shape) if i not in dims]),
+                       False)
+    return out
+
+
+cdef Variable _spectral_norm(Variable x, double p, object dim, bint keepdim, object dtype):
+    # ord 2 / -2: the largest / smallest singular value; p == 0 stands for 'nuc', their
+    # sum. Gradients through svdvals (U diag(g) V^H; ties of amax/amin split as torch).
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("linalg.matrix_norm(): Expected a floating point or complex tensor "
+                           "as input. Got %s" % x._data.dtype)
+    if dtype is not None:
+        x = _convert(x, None, dtype, False)
+    cdef Py_ssize_t d0 = _normalize_dim(dim[0], x._data.ndim, "linalg.matrix_norm")
+    cdef Py_ssize_t d1 = _normalize_dim(dim[1], x._data.ndim, "linalg.matrix_norm")
+    s = svdvals(movedim(x, (d0, d1), (-2, -1)))
+    if p == 0:
+        out = sum(s, -1)
+    else:
+        out = _amax_amin(s, -1, False, p > 0)
+    if keepdim:
+        out = unsqueeze(unsqueeze(out, d0 if d0 < d1 else d1), d1 if d0 < d1 else d0)
+    return out
+
+
+def _linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
+    """torch.linalg.matrix_norm: ``'fro'`` (default), ``'nuc'`` (the sum of the singular
+    values), 2 / -2 (the largest / smallest singular value), 1, -1, ``inf``, ``-inf``
+    (largest / smallest absolute column or row sum), over the two dims ``dim``.
+    ``pyad.linalg.matrix_norm``.
+
+    >>> _linalg_matrix_norm(Variable(numpy.array([[3., 0.], [0., -4.]])), 2)
+    tensor(4., dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(_linalg_matrix_norm, (A, ord, dim, keepdim, dtype))
+    cdef Variable v = _as_variable(A, "linalg.matrix_norm")
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm(): dim must be a 2-tuple of ints, got %r"
+                           % (dim,))
+    if v._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm(): The input tensor A must have at least 2 "
+                           "dimensions.")
+    return _matrix_norm(v, ord, dim, bool(keepdim), dtype)
+
+
 # -- cross products and matrix powers ---------------------------------------------------
 
 cdef Variable _cross(object input, object other, object dim, str what):
