@@ -4,8 +4,9 @@
 
 import builtins
 
-# NumPy ufuncs, looked up once. They also dispatch CuPy arrays (through
-# __array_ufunc__), so one code path serves both array modules.
+# NumPy ufuncs, looked up once; every _np_* alias of the engine is here. They also
+# dispatch CuPy arrays (through __array_ufunc__), so one code path serves both array
+# modules.
 cdef object _np_add = numpy.add
 cdef object _np_subtract = numpy.subtract
 cdef object _np_multiply = numpy.multiply
@@ -20,6 +21,36 @@ cdef object _np_maximum = numpy.maximum
 cdef object _np_ndarray = numpy.ndarray
 cdef object _np_add_reduce = numpy.add.reduce
 cdef object _np_maximum_reduce = numpy.maximum.reduce
+cdef object _np_minimum = numpy.minimum
+cdef object _np_bitwise_and = numpy.bitwise_and
+cdef object _np_bitwise_xor = numpy.bitwise_xor
+cdef object _np_equal = numpy.equal
+cdef object _np_clip = numpy.clip
+cdef object _np_absolute = numpy.absolute
+cdef object _np_sign = numpy.sign
+cdef object _np_square = numpy.square
+cdef object _np_reciprocal = numpy.reciprocal
+cdef object _np_expm1 = numpy.expm1
+cdef object _np_log1p = numpy.log1p
+cdef object _np_log2 = numpy.log2
+cdef object _np_log10 = numpy.log10
+cdef object _np_sin = numpy.sin
+cdef object _np_cos = numpy.cos
+cdef object _np_tan = numpy.tan
+cdef object _np_arcsin = numpy.arcsin
+cdef object _np_arccos = numpy.arccos
+cdef object _np_arctan = numpy.arctan
+cdef object _np_sinh = numpy.sinh
+cdef object _np_cosh = numpy.cosh
+cdef object _np_arctan2 = numpy.arctan2
+cdef object _np_hypot = numpy.hypot
+cdef object _np_floor = numpy.floor
+cdef object _np_ceil = numpy.ceil
+cdef object _np_rint = numpy.rint
+cdef object _np_trunc = numpy.trunc
+cdef object _np_floor_divide = numpy.floor_divide
+cdef object _np_remainder = numpy.remainder
+cdef object _np_fmod = numpy.fmod
 
 
 cdef inline object _sum_data(object data, object axis, bint keepdims, object dtype=None):

@@ -663,34 +663,6 @@ cpdef Variable relu(object input):
 import math
 import operator
 
-cdef object _np_minimum = numpy.minimum
-cdef object _np_bitwise_and = numpy.bitwise_and
-cdef object _np_bitwise_xor = numpy.bitwise_xor
-cdef object _np_equal = numpy.equal
-cdef object _np_clip = numpy.clip
-cdef object _np_absolute = numpy.absolute
-cdef object _np_sign = numpy.sign
-cdef object _np_square = numpy.square
-cdef object _np_reciprocal = numpy.reciprocal
-cdef object _np_expm1 = numpy.expm1
-cdef object _np_log1p = numpy.log1p
-cdef object _np_log2 = numpy.log2
-cdef object _np_log10 = numpy.log10
-cdef object _np_sin = numpy.sin
-cdef object _np_cos = numpy.cos
-cdef object _np_tan = numpy.tan
-cdef object _np_arcsin = numpy.arcsin
-cdef object _np_arccos = numpy.arccos
-cdef object _np_arctan = numpy.arctan
-cdef object _np_sinh = numpy.sinh
-cdef object _np_cosh = numpy.cosh
-cdef object _np_arctan2 = numpy.arctan2
-cdef object _np_hypot = numpy.hypot
-cdef object _np_floor = numpy.floor
-cdef object _np_ceil = numpy.ceil
-cdef object _np_rint = numpy.rint
-cdef object _np_trunc = numpy.trunc
-
 cdef double _LN2 = math.log(2.0)
 cdef double _LN10 = math.log(10.0)
 cdef double _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -1589,11 +1561,6 @@ cpdef Variable frac(object input):
 
 
 # -- floor division and remainders --------------------------------------------------------
-
-cdef object _np_floor_divide = numpy.floor_divide
-cdef object _np_remainder = numpy.remainder
-cdef object _np_fmod = numpy.fmod
-
 
 cdef void _check_integer_divisor(object input, object other, str what) except *:
     # Integer division by zero: torch raises (NumPy would give 0 with a warning).
