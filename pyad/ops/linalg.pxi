@@ -53,14 +53,13 @@ cdef class MatmulBackward(Node):
         self.b.release()
 
 
+@profiled_op
 cpdef Variable matmul(object input, object other):
     """Matrix product with NumPy's rules (1-D vectors, batched broadcasting).
 
     >>> matmul(Variable(numpy.eye(2)), Variable(numpy.array([1., 2.])))
     tensor([1., 2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(matmul, (input, other, ))
     cdef Variable a = _as_variable(input, "matmul")
     cdef Variable b = _as_variable(other, "matmul")
     if a._data.ndim == 0 or b._data.ndim == 0:
@@ -84,6 +83,7 @@ cpdef Variable matmul(object input, object other):
     return _plain(data, a._volatile or b._volatile)
 
 
+@profiled_op
 def mm(input, mat2):
     """Matrix product of two 2-D Variables.
 
@@ -91,22 +91,19 @@ def mm(input, mat2):
     tensor([[2.],
             [2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(mm, (input, mat2, ))
     if _as_variable(input, "mm")._data.ndim != 2 or _as_variable(mat2, "mm")._data.ndim != 2:
         raise RuntimeError("mm(): both arguments must be 2D")
     return matmul(input, mat2)
 
 
 
+@profiled_op
 def bmm(input, mat2):
     """Batched matrix product of two 3-D Variables with the same batch size.
 
     >>> bmm(Variable(numpy.ones((2, 1, 3))), Variable(numpy.ones((2, 3, 1)))).shape
     (2, 1, 1)
     """
-    if _profiling and _profile_enter():
-        return _profiled(bmm, (input, mat2, ))
     cdef Variable a = _as_variable(input, "bmm")
     cdef Variable b = _as_variable(mat2, "bmm")
     if a._data.ndim != 3 or b._data.ndim != 3:
@@ -119,14 +116,13 @@ def bmm(input, mat2):
     return matmul(a, b)
 
 
+@profiled_op
 def mv(input, vec):
     """Product of a matrix (2-D) and a vector (1-D).
 
     >>> mv(Variable(numpy.eye(2)), Variable(numpy.array([3., 4.])))
     tensor([3., 4.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(mv, (input, vec, ))
     cdef Variable a = _as_variable(input, "mv")
     cdef Variable v = _as_variable(vec, "mv")
     if a._data.ndim != 2 or v._data.ndim != 1:
@@ -138,14 +134,13 @@ def mv(input, vec):
     return matmul(a, v)
 
 
+@profiled_op
 def dot(input, other):
     """Inner product of two 1-D Variables with the same number of elements (a 0-d result).
 
     >>> dot(Variable(numpy.array([1., 2.])), Variable(numpy.array([3., 4.])))
     tensor(11., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(dot, (input, other, ))
     cdef Variable a = _as_variable(input, "dot")
     cdef Variable b = _as_variable(other, "dot")
     if a._data.ndim != 1 or b._data.ndim != 1:
@@ -158,6 +153,7 @@ def dot(input, other):
     return matmul(a, b)
 
 
+@profiled_op
 def outer(input, vec2):
     """Outer product of two 1-D Variables: ``out[i, j] = input[i] * vec2[j]``.
 
@@ -165,8 +161,6 @@ def outer(input, vec2):
     tensor([[3., 4.],
             [6., 8.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(outer, (input, vec2, ))
     cdef Variable a = _as_variable(input, "outer")
     cdef Variable b = _as_variable(vec2, "outer")
     if a._data.ndim != 1 or b._data.ndim != 1:
@@ -240,6 +234,7 @@ cdef Variable _diagonal_view(Variable x, Py_ssize_t offset, Py_ssize_t d1, Py_ss
     return _shape_result(x, data, node, 3, (offset, d1, d2))
 
 
+@profiled_op
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal of ``input`` over dims ``dim1`` and ``dim2`` (above the main one for
     ``offset > 0``), as a new last dimension: a view, as torch's (writes through it
@@ -248,8 +243,6 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     >>> diagonal(Variable(numpy.arange(6.).reshape(2, 3)), 1)
     tensor([1., 5.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(diagonal, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input, "diagonal")
     d1, d2 = _diagonal_dims(x._data.shape, dim1, dim2, "diagonal")
     return _diagonal_view(x, _int_offset(offset, "diagonal"), d1, d2)
@@ -283,6 +276,7 @@ cdef Variable _diagonal_scatter(Variable x, tuple shape, Py_ssize_t offset, Py_s
     return _plain(data, x._volatile)
 
 
+@profiled_op
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Matrices (over dims ``dim1``, ``dim2`` of the result) whose diagonal ``offset`` is
     the last dimension of ``input``, zeros elsewhere.
@@ -291,8 +285,6 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     tensor([[1., 0.],
             [0., 2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(diag_embed, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input, "diag_embed")
     cdef Py_ssize_t k = _int_offset(offset, "diag_embed")
     cdef Py_ssize_t nd = x._data.ndim
@@ -305,6 +297,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _diagonal_scatter(x, tuple(shape), k, d1, d2)
 
 
+@profiled_op
 def diag(input, diagonal=0):
     """A 1-D input becomes a square matrix with it on diagonal ``diagonal``; of a 2-D
     input, that diagonal is taken out.
@@ -312,8 +305,6 @@ def diag(input, diagonal=0):
     >>> diag(Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor([1., 4.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(diag, (input, diagonal, ))
     cdef Variable x = _as_variable(input, "diag")
     cdef Py_ssize_t k = _int_offset(diagonal, "diag")
     if x._data.ndim == 1:
@@ -323,14 +314,13 @@ def diag(input, diagonal=0):
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got %dD" % x._data.ndim)
 
 
+@profiled_op
 def trace(input):
     """Sum of the main diagonal of a 2-D Variable.
 
     >>> trace(Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor(5., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(trace, (input, ))
     cdef Variable x = _as_variable(input, "trace")
     if x._data.ndim != 2:
         raise RuntimeError("trace(): expected a matrix (2-D), but got a %dD input"
@@ -368,6 +358,7 @@ cdef Variable _tri(Variable x, Py_ssize_t k, bint upper):
     return _plain(data, x._volatile)
 
 
+@profiled_op
 def tril(input, diagonal=0):
     """The lower triangle (``j - i <= diagonal``) of the last two dims, zeros elsewhere.
 
@@ -375,11 +366,10 @@ def tril(input, diagonal=0):
     tensor([[1., 0.],
             [1., 1.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(tril, (input, diagonal, ))
     return _tri(_as_variable(input, "tril"), _int_offset(diagonal, "tril"), False)
 
 
+@profiled_op
 def triu(input, diagonal=0):
     """The upper triangle (``j - i >= diagonal``) of the last two dims, zeros elsewhere.
 
@@ -387,8 +377,6 @@ def triu(input, diagonal=0):
     tensor([[1., 1.],
             [0., 1.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(triu, (input, diagonal, ))
     return _tri(_as_variable(input, "triu"), _int_offset(diagonal, "triu"), True)
 
 
@@ -486,6 +474,7 @@ cdef list _einsum_term(str term, str what):
     return out
 
 
+@profiled_op
 def einsum(equation, *operands):
     """Einstein summation, as ``numpy.einsum`` / ``torch.einsum``: repeated letters,
     ellipsis broadcasting, implicit (sorted) or explicit (``->``) output.
@@ -495,8 +484,6 @@ def einsum(equation, *operands):
     >>> einsum("ii", Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor(5., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(einsum, (equation, ) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not isinstance(equation, str):
@@ -608,6 +595,7 @@ def einsum(equation, *operands):
     return _einsum_core(tuple(t for _, t in core), "".join(out), [x for x, _ in core])
 
 
+@profiled_op
 def tensordot(a, b, dims=2):
     """Contraction of the last ``dims`` dims of ``a`` with the first ``dims`` of ``b``, or
     of the dims listed in ``dims = (dims_a, dims_b)``.
@@ -615,8 +603,6 @@ def tensordot(a, b, dims=2):
     >>> tensordot(Variable(numpy.ones((2, 3))), Variable(numpy.ones((3, 4))), 1).shape
     (2, 4)
     """
-    if _profiling and _profile_enter():
-        return _profiled(tensordot, (a, b, dims, ))
     cdef Variable x = _as_variable(a, "tensordot")
     cdef Variable y = _as_variable(b, "tensordot")
     cdef Py_ssize_t na = x._data.ndim, nb = y._data.ndim
@@ -729,6 +715,7 @@ cdef class InvBackward(Node):
         self.out.release()
 
 
+@profiled_op
 def inv(A):
     """Inverse of a (batch of) square matrices.
 
@@ -736,8 +723,6 @@ def inv(A):
     tensor([[0.5000, 0.0000],
             [0.0000, 0.2500]])
     """
-    if _profiling and _profile_enter():
-        return _profiled(inv, (A, ))
     cdef Variable x = _matrix_input(A, "inv", True)
     data = _linalg_call(_xp_of(x._data).linalg.inv, "inv", "the matrix is singular",
                         (x._data,))
@@ -770,6 +755,7 @@ cdef class DetBackward(Node):
         self.out.release()
 
 
+@profiled_op
 def det(A):
     """Determinant of a (batch of) square matrices. Its gradient needs an invertible
     matrix (at a singular one backward raises ``inv(): the matrix is singular``).
@@ -777,8 +763,6 @@ def det(A):
     >>> pyad.linalg.det(pyad.tensor([[2., 1.], [1., 3.]]))
     tensor(5.)
     """
-    if _profiling and _profile_enter():
-        return _profiled(det, (A, ))
     cdef Variable x = _matrix_input(A, "det", True)
     data = _ensure_array(_xp_of(x._data).linalg.det(x._data))
     cdef DetBackward node
@@ -809,6 +793,7 @@ cdef class SlogdetBackward(Node):
         self.A.release()
 
 
+@profiled_op
 def slogdet(A):
     """``(sign, logabsdet)`` of the determinant: ``det = sign * exp(logabsdet)``. Only
     logabsdet is differentiable; at a singular matrix it is -inf (sign 0).
@@ -816,8 +801,6 @@ def slogdet(A):
     >>> pyad.linalg.slogdet(pyad.tensor([[-2., 0.], [0., 3.]]))
     slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
     """
-    if _profiling and _profile_enter():
-        return _profiled(slogdet, (A, ))
     cdef Variable x = _matrix_input(A, "slogdet", True)
     sign, logabsdet = _xp_of(x._data).linalg.slogdet(x._data)
     cdef SlogdetBackward node = None
@@ -883,6 +866,7 @@ cdef Variable _solve(Variable a, Variable b):
     return _plain(data, a._volatile or b._volatile)
 
 
+@profiled_op
 def solve(A, B):
     """The solution ``X`` of ``A X = B``: ``B`` a (batch of) matrices, or of vectors when
     it is 1-D or has the shape ``A.shape[:-1]`` (as torch.linalg.solve). Batch dims
@@ -891,8 +875,6 @@ def solve(A, B):
     >>> pyad.linalg.solve(pyad.tensor([[2., 0.], [0., 4.]]), pyad.tensor([2., 2.]))
     tensor([1.0000, 0.5000])
     """
-    if _profiling and _profile_enter():
-        return _profiled(solve, (A, B, ))
     cdef Variable a = _matrix_input(A, "solve", True)
     cdef Variable b = _as_variable(B, "solve")
     if b._data.dtype != a._data.dtype:
@@ -925,6 +907,7 @@ cdef class CholeskyBackward(Node):
         self.L.release()
 
 
+@profiled_op
 def cholesky(A, *, upper=False):
     """The lower-triangular ``L`` with ``A = L L^T`` of a symmetric positive-definite
     (batch of) matrices, or with ``upper=True`` the upper-triangular ``U = L^H`` with
@@ -934,10 +917,6 @@ def cholesky(A, *, upper=False):
     tensor([[2., 0.],
             [1., 2.]])
     """
-    if _profiling and _profile_enter():
-        if upper:
-            return _profiled_named("cholesky", lambda a: cholesky(a, upper=True), (A, ))
-        return _profiled(cholesky, (A, ))
     if upper:
         lower = cholesky(A)
         if (<Variable>lower)._data.dtype.kind == "c":
@@ -1006,6 +985,7 @@ cdef class QrBackward(Node):
         self.R.release()
 
 
+@profiled_op
 def qr(A):
     """Reduced QR decomposition ``A = Q R`` (Q with orthonormal columns, R upper
     triangular), as ``torch.linalg.qr(A, mode='reduced')``. The gradient is torch's:
@@ -1017,8 +997,6 @@ def qr(A):
     tensor([[-5., -4.],
             [ 0.,  3.]])
     """
-    if _profiling and _profile_enter():
-        return _profiled(qr, (A, ))
     cdef Variable x = _matrix_input(A, "qr", False)
     q, r = _xp_of(x._data).linalg.qr(x._data)
     cdef QrBackward node = None
@@ -1067,6 +1045,7 @@ cdef class EighBackward(Node):
         self.V.release()
 
 
+@profiled_op
 def eigh(A):
     """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric (batch of)
     matrices; only the lower triangle is read. The gradient is torch's, which divides
@@ -1076,8 +1055,6 @@ def eigh(A):
     >>> pyad.linalg.eigh(pyad.tensor([[2., 0.], [0., 1.]])).eigenvalues
     tensor([1., 2.])
     """
-    if _profiling and _profile_enter():
-        return _profiled(eigh, (A, ))
     cdef Variable x = _matrix_input(A, "eigh", True)
     l, v = _linalg_call(_xp_of(x._data).linalg.eigh, "eigh", "the algorithm did not converge",
                         (x._data,))
@@ -1163,6 +1140,7 @@ cdef class SvdBackward(Node):
         self.Vh.release()
 
 
+@profiled_op
 def svd(A, full_matrices=True):
     """Singular value decomposition ``A = U diag(S) Vh`` (S descending), as
     ``torch.linalg.svd``. The gradient is torch's: it divides by gaps between squared
@@ -1173,8 +1151,6 @@ def svd(A, full_matrices=True):
     >>> pyad.linalg.svd(pyad.tensor([[3., 0.], [0., -2.]])).S
     tensor([3., 2.])
     """
-    if _profiling and _profile_enter():
-        return _profiled(svd, (A, full_matrices, ))
     cdef Variable x = _matrix_input(A, "svd", False)
     u, s, vh = _linalg_call(_xp_of(x._data).linalg.svd, "svd", "the algorithm did not converge",
                             (x._data, bool(full_matrices)))
@@ -1191,6 +1167,7 @@ def svd(A, full_matrices=True):
     return svd_result(*outs)
 
 
+@profiled_op
 def svdvals(A):
     """The singular values of ``A``, descending (``svd(A, False).S``, differentiable
     through it).
@@ -1198,8 +1175,6 @@ def svdvals(A):
     >>> pyad.linalg.svdvals(pyad.tensor([[3., 0.], [0., -2.]]))
     tensor([3., 2.])
     """
-    if _profiling and _profile_enter():
-        return _profiled(svdvals, (A, ))
     cdef Variable x = _matrix_input(A, "svdvals", False)
     if not _records(x):
         return _plain(_linalg_call(_xp_of(x._data).linalg.svd, "svdvals",
@@ -1369,6 +1344,7 @@ cdef str _order_str(double p):
     return ("%d" % p) if p == <long long>p else repr(p)
 
 
+@profiled_op
 def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     """The vector ``ord``-norm of ``x`` over ``dim`` (an int, a tuple, or None for all
     elements): ``ord`` 2 (default), 1, ``inf`` (max |x|), ``-inf`` (min |x|), 0 (number
@@ -1378,11 +1354,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
     >>> vector_norm(Variable(numpy.array([3., -4.])))
     tensor(5., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(vector_norm, (x, ord, dim, keepdim, dtype))
     return _vector_norm(x, ord, dim, keepdim, dtype, "linalg.vector_norm")
 
 
+@profiled_op("linalg_norm")
 def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
     """torch.linalg.norm: a vector norm (over one dim, or of the flattened input when
     ``ord`` and ``dim`` are None), or a matrix norm (a 2-D input with ``ord`` given, or
@@ -1392,8 +1367,6 @@ def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
     >>> _linalg_norm(Variable(numpy.array([[1., -2.], [0., 3.]])), 1)
     tensor(5., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("linalg_norm", _linalg_norm, (x, ord, dim, keepdim, dtype))
     cdef Variable v = _as_variable(x, "linalg.norm")
     if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
         return _vector_norm(v, 2 if ord is None else ord, dim, keepdim, dtype, "linalg.norm")
@@ -1465,6 +1438,7 @@ cdef Variable _spectral_norm(Variable x, double p, object dim, bint keepdim, obj
     return out
 
 
+@profiled_op
 def _linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
     """torch.linalg.matrix_norm: ``'fro'`` (default), ``'nuc'`` (the sum of the singular
     values), 2 / -2 (the largest / smallest singular value), 1, -1, ``inf``, ``-inf``
@@ -1474,8 +1448,6 @@ def _linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
     >>> _linalg_matrix_norm(Variable(numpy.array([[3., 0.], [0., -4.]])), 2)
     tensor(4., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(_linalg_matrix_norm, (A, ord, dim, keepdim, dtype))
     cdef Variable v = _as_variable(A, "linalg.matrix_norm")
     if not isinstance(dim, (tuple, list)) or len(dim) != 2:
         raise RuntimeError("linalg.matrix_norm(): dim must be a 2-tuple of ints, got %r"
@@ -1512,6 +1484,7 @@ cdef Variable _cross(object input, object other, object dim, str what):
                   sub(mul(a0, b1), mul(a1, b0))], d)
 
 
+@profiled_op
 def cross(input, other, dim=None):
     """Cross product of 3-vectors along ``dim`` (the first dimension of size 3 when
     None, as torch.cross); the inputs broadcast.
@@ -1519,11 +1492,10 @@ def cross(input, other, dim=None):
     >>> cross(Variable(numpy.array([1., 0., 0.])), Variable(numpy.array([0., 1., 0.])))
     tensor([0., 0., 1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(cross, (input, other, dim))
     return _cross(input, other, dim, "cross")
 
 
+@profiled_op("linalg_cross")
 def _linalg_cross(input, other, *, dim=-1):
     """torch.linalg.cross: the cross product of 3-vectors along ``dim`` (default the
     last), with broadcasting. ``pyad.linalg.cross``.
@@ -1531,12 +1503,10 @@ def _linalg_cross(input, other, *, dim=-1):
     >>> _linalg_cross(Variable(numpy.array([[0., 1., 0.]])), Variable(numpy.array([0., 0., 1.])))
     tensor([[1., 0., 0.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("linalg_cross", lambda a, b: _linalg_cross(a, b, dim=dim),
-                               (input, other))
     return _cross(input, other, dim, "linalg.cross")
 
 
+@profiled_op
 def matrix_power(input, n):
     """The (batch of) square matrices raised to the integer power ``n`` by repeated
     squaring; negative ``n`` inverts first, ``n = 0`` gives identities (no graph).
@@ -1544,8 +1514,6 @@ def matrix_power(input, n):
     >>> matrix_power(Variable(numpy.array([[1., 1.], [0., 1.]])), 3).tolist()
     [[1.0, 3.0], [0.0, 1.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(matrix_power, (input, n))
     cdef Variable x = _as_variable(input, "matrix_power")
     shape = x._data.shape
     # (no negative indexing: the engine is compiled with wraparound off)

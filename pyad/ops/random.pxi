@@ -11,6 +11,7 @@ cdef Variable _inplace_random(Variable x, object draw, str what):
     return _inplace_fill(x, _xp_of(x._data).asarray(sample, dtype=x._data.dtype), what)
 
 
+@profiled_op
 def uniform_(object input, low=0.0, high=1.0):
     """Fill in place with samples from U[low, high) (seeded by ``pyad.manual_seed``).
 
@@ -19,14 +20,13 @@ def uniform_(object input, low=0.0, high=1.0):
     >>> bool((x.data >= 2.0).all() and (x.data < 3.0).all()), x._version
     (True, 1)
     """
-    if _profiling and _profile_enter():
-        return _profiled(uniform_, (input, low, high, ))
     cdef Variable x = _inplace_target(input, "uniform_")
     from pyad._factories import _generator_for
     gen = _generator_for(x._data)
     return _inplace_random(x, lambda shape: gen.uniform(low, high, shape), "uniform_")
 
 
+@profiled_op
 def normal_(object input, mean=0.0, std=1.0):
     """Fill in place with samples from N(mean, std^2) (seeded by ``pyad.manual_seed``).
 
@@ -35,8 +35,6 @@ def normal_(object input, mean=0.0, std=1.0):
     >>> 4.99 < float(x.data.mean()) < 5.01, x._version
     (True, 1)
     """
-    if _profiling and _profile_enter():
-        return _profiled(normal_, (input, mean, std, ))
     cdef Variable x = _inplace_target(input, "normal_")
     from pyad._factories import _generator_for
     gen = _generator_for(x._data)
@@ -211,6 +209,7 @@ cdef class BernoulliBackward(_FloatSampleNode):
         return (neg(mul(reward, score)),)
 
 
+@profiled_op
 def bernoulli(input, p=None):
     """Draw 0/1 samples, 1 with probability ``input`` (or the number ``p``) elementwise.
 
@@ -221,8 +220,6 @@ def bernoulli(input, p=None):
     >>> bernoulli(pyad.tensor([0.0, 1.0, 1.0]))
     tensor([0., 1., 1.])
     """
-    if _profiling and _profile_enter():
-        return _profiled(bernoulli, (input, p, ))
     cdef Variable x = _as_variable(input, "bernoulli")
     from pyad._factories import _generator_for
     data = x._data
@@ -280,6 +277,7 @@ cdef class MultinomialBackward(_StochasticNode):
         return (squeeze(d, 0) if one_d else d,)
 
 
+@profiled_op
 def multinomial(input, num_samples, replacement=False):
     """Draw ``num_samples`` category indices per row, with probabilities proportional to
     the rows of ``input`` (1-d or 2-d, non-negative weights); an int64 result.
@@ -291,8 +289,6 @@ def multinomial(input, num_samples, replacement=False):
     >>> multinomial(pyad.tensor([0.0, 0.0, 1.0, 0.0]), 1)
     tensor([2])
     """
-    if _profiling and _profile_enter():
-        return _profiled(multinomial, (input, num_samples, replacement, ))
     cdef Variable x = _as_variable(input, "multinomial")
     data = x._data
     if data.ndim not in (1, 2):
@@ -367,6 +363,7 @@ cdef class NormalBackward(_FloatSampleNode):
         return (gm, gs)
 
 
+@profiled_op
 def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None):
     """Samples from N(mean, std^2): ``mean`` and/or ``std`` Variables (broadcast), or
     numbers with ``size=`` (and ``device=``, where the sample is drawn: a GPU draws it
@@ -380,8 +377,6 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None):
     >>> normal(pyad.tensor([0.0, 100.0]), 1e-6).round()
     tensor([  0., 100.])
     """
-    if _profiling and _profile_enter():
-        return _profiled(normal, (mean, std, size, dtype, device, ))
     from pyad._factories import _generator_for
     mean_is_tensor = not isinstance(mean, (int, float, numpy.generic))
     std_is_tensor = not isinstance(std, (int, float, numpy.generic))

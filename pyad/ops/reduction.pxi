@@ -47,6 +47,7 @@ cdef class SumBackward(Node):
         return (_expand_reduced_grad(grads[0], self.input_shape, self.dims, self.keepdim),)
 
 
+@profiled_op
 cpdef Variable sum(object input, object dim=None, object keepdim=False, object axis=None,
                    object keepdims=None, object dtype=None):
     """Sum over ``dim`` (an int, a tuple, or None for all), keeping it if ``keepdim``.
@@ -54,8 +55,6 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
     >>> sum(Variable(numpy.arange(6.).reshape(2, 3)), dim=1)
     tensor([ 3., 12.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(sum, (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input, "sum")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
@@ -85,6 +84,7 @@ cdef class MeanBackward(SumBackward):
         return (_expand_reduced_grad(g, self.input_shape, self.dims, self.keepdim),)
 
 
+@profiled_op
 cpdef Variable mean(object input, object dim=None, object keepdim=False, object axis=None,
                     object keepdims=None, object dtype=None):
     """Mean over ``dim`` (an int, a tuple, or None for all), keeping it if ``keepdim``.
@@ -92,8 +92,6 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
     >>> mean(Variable(numpy.arange(6.).reshape(2, 3)), dim=0, keepdim=True)
     tensor([[1.5000, 2.5000, 3.5000]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(mean, (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input, "mean")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
@@ -241,6 +239,7 @@ cdef object _extremum(object input, object dim, object keepdim, bint is_max):
     return (max_result if is_max else min_result)(values, indices)
 
 
+@profiled_op
 cpdef object max(object input, object dim=None, object keepdim=False):
     """Maximum of all elements, or ``(values, indices)`` along ``dim``; given a Variable
     instead of a dim, the elementwise :func:`maximum` (as ``torch.max(input, other)``).
@@ -248,12 +247,11 @@ cpdef object max(object input, object dim=None, object keepdim=False):
     >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
     tensor([5., 7.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(max, (input, dim, keepdim, ))
     _refuse_complex(input, None, "max")
     return _extremum(input, dim, keepdim, True)
 
 
+@profiled_op
 cpdef object _op_min(object input, object dim=None, object keepdim=False):
     """Minimum of all elements, or ``(values, indices)`` along ``dim`` (the first
     minimum of a tie; the gradient goes to it); given a Variable instead of a dim, the
@@ -262,8 +260,6 @@ cpdef object _op_min(object input, object dim=None, object keepdim=False):
     >>> min(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     min(values=tensor([1., 2.], dtype=float64), indices=tensor([0, 1]))
     """
-    if _profiling and _profile_enter():
-        return _profiled(_op_min, (input, dim, keepdim, ))
     _refuse_complex(input, None, "min")
     return _extremum(input, dim, keepdim, False)
 
@@ -296,6 +292,7 @@ cdef Variable _amax_amin(object input, object dim, object keepdim, bint is_max):
     return _plain(data, x._volatile)
 
 
+@profiled_op
 cpdef Variable amax(object input, object dim=None, object keepdim=False):
     """Maximum over ``dim`` (an int, a tuple, or None for all); ties share the gradient
     evenly.
@@ -303,12 +300,11 @@ cpdef Variable amax(object input, object dim=None, object keepdim=False):
     >>> amax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=0)
     tensor([7., 5.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(amax, (input, dim, keepdim, ))
     _refuse_complex(input, None, "amax")
     return _amax_amin(input, dim, keepdim, True)
 
 
+@profiled_op
 cpdef Variable amin(object input, object dim=None, object keepdim=False):
     """Minimum over ``dim`` (an int, a tuple, or None for all); ties share the gradient
     evenly.
@@ -316,8 +312,6 @@ cpdef Variable amin(object input, object dim=None, object keepdim=False):
     >>> amin(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=(0, 1))
     tensor(1., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(amin, (input, dim, keepdim, ))
     _refuse_complex(input, None, "amin")
     return _amax_amin(input, dim, keepdim, False)
 
@@ -345,6 +339,7 @@ cdef Variable _arg_extremum(object input, object dim, object keepdim, bint is_ma
     return _plain(idx.astype(numpy.int64, copy=False), x._volatile)
 
 
+@profiled_op
 cpdef Variable argmax(object input, object dim=None, object keepdim=False):
     """Index of the maximum (the first one of a tie) along ``dim``, or in the flattened
     input when ``dim`` is None. Not differentiable (int64 result).
@@ -352,12 +347,11 @@ cpdef Variable argmax(object input, object dim=None, object keepdim=False):
     >>> argmax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     tensor([1, 0])
     """
-    if _profiling and _profile_enter():
-        return _profiled(argmax, (input, dim, keepdim, ))
     _refuse_complex(input, None, "argmax")
     return _arg_extremum(input, dim, keepdim, True)
 
 
+@profiled_op
 cpdef Variable argmin(object input, object dim=None, object keepdim=False):
     """Index of the minimum (the first one of a tie) along ``dim``, or in the flattened
     input when ``dim`` is None. Not differentiable (int64 result).
@@ -365,8 +359,6 @@ cpdef Variable argmin(object input, object dim=None, object keepdim=False):
     >>> argmin(Variable(numpy.array([[1., 5.], [7., 2.]])))
     tensor(0)
     """
-    if _profiling and _profile_enter():
-        return _profiled(argmin, (input, dim, keepdim, ))
     _refuse_complex(input, None, "argmin")
     return _arg_extremum(input, dim, keepdim, False)
 
@@ -470,6 +462,7 @@ cdef class ProdBackward(Node):
         self.result.release()
 
 
+@profiled_op
 cpdef Variable prod(object input, object dim=None, object keepdim=False, object dtype=None):
     """Product of all elements, or along the int ``dim`` (keeping it if ``keepdim``).
     Zeros are handled exactly: a single zero gets the product of the others as its
@@ -480,8 +473,6 @@ cpdef Variable prod(object input, object dim=None, object keepdim=False, object 
     >>> x.grad
     tensor([0., 6., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(prod, (input, dim, keepdim, dtype, ))
     cdef Variable x = _as_variable(input, "prod")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
@@ -525,36 +516,33 @@ cdef Variable _logical(object input, object dim, object keepdim, bint is_all):
     return _plain(data, x._volatile)
 
 
+@profiled_op
 cpdef Variable _op_all(object input, object dim=None, object keepdim=False):
     """Whether every element (over ``dim``: an int, a tuple, or None) is nonzero.
 
     >>> all(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=1)
     tensor([False,  True])
     """
-    if _profiling and _profile_enter():
-        return _profiled(_op_all, (input, dim, keepdim, ))
     return _logical(input, dim, keepdim, True)
 
 
+@profiled_op
 cpdef Variable _op_any(object input, object dim=None, object keepdim=False):
     """Whether any element (over ``dim``: an int, a tuple, or None) is nonzero.
 
     >>> any(Variable(numpy.array([[1., 0.], [0., 0.]])), dim=1)
     tensor([ True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(_op_any, (input, dim, keepdim, ))
     return _logical(input, dim, keepdim, False)
 
 
+@profiled_op
 cpdef Variable count_nonzero(object input, object dim=None):
     """Number of nonzero elements over ``dim`` (an int, a tuple, or None for all), int64.
 
     >>> count_nonzero(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=0)
     tensor([2, 1])
     """
-    if _profiling and _profile_enter():
-        return _profiled(count_nonzero, (input, dim, ))
     cdef Variable x = _as_variable(input, "count_nonzero")
     dims = _normalize_dims(dim, x._data.ndim, "count_nonzero")
     data = _sum_data(x._data != 0, dims, False, numpy.int64)
@@ -641,6 +629,7 @@ cdef class VarBackward(Node):
         self.input.release()
 
 
+@profiled_op
 def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """Variance over ``dim`` (an int, a tuple, or None for all) with divisor
     ``N - correction`` (``correction=1`` by default; the legacy ``unbiased=False`` is
@@ -649,8 +638,6 @@ def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
     >>> var(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
     tensor([1., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(var, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "var")
     dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "var")
     data = _var_data(x._data, dims, kd, correction, n)
@@ -692,6 +679,7 @@ cdef class StdBackward(VarBackward):
         self.result.release()
 
 
+@profiled_op
 def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """Standard deviation over ``dim`` (arguments as ``var``); the gradient where it
     is 0 is 0, as torch's.
@@ -699,8 +687,6 @@ def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
     >>> std(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
     tensor([1., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(std, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "std")
     dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "std")
     data = _np_sqrt(_var_data(x._data, dims, kd, correction, n))
@@ -781,28 +767,26 @@ cdef tuple _group_outputs(_GroupBackward group, tuple outs):
     return outs
 
 
+@profiled_op
 def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """``(var, mean)`` over ``dim`` (arguments as ``var``).
 
     >>> var_mean(Variable(numpy.array([1., 2., 3.])))
     (tensor(1., dtype=float64), tensor(2., dtype=float64))
     """
-    if _profiling and _profile_enter():
-        return _profiled(var_mean, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "var_mean")
     v = var(x, dim, unbiased, keepdim, correction=correction)
     dims = _var_args(x, dim, unbiased, keepdim, correction, "var_mean")[0]
     return _group_outputs(VarMeanBackward.__new__(VarMeanBackward), (v, mean(x, dims, keepdim)))
 
 
+@profiled_op
 def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """``(std, mean)`` over ``dim`` (arguments as ``var``).
 
     >>> std_mean(Variable(numpy.array([1., 2., 3.])), correction=0)[1]
     tensor(2., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(std_mean, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "std_mean")
     s = std(x, dim, unbiased, keepdim, correction=correction)
     dims = _var_args(x, dim, unbiased, keepdim, correction, "std_mean")[0]
@@ -811,6 +795,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
 
 # -- norm (torch.norm; its rules, with pyad.linalg's norms, are in linalg.pxi) ---------
 
+@profiled_op
 cpdef Variable norm(object input, object p="fro", object dim=None, object keepdim=False,
                     object dtype=None):
     """torch.norm: the vector ``p``-norm over ``dim`` (all elements if None; see
@@ -820,8 +805,6 @@ cpdef Variable norm(object input, object p="fro", object dim=None, object keepdi
     >>> norm(Variable(numpy.array([[3., 0.], [0., -4.]])), dim=1)
     tensor([3., 4.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(norm, (input, p, dim, keepdim, dtype, ))
     if isinstance(p, str):
         if p == "nuc":
             x = _as_variable(input, "norm")
@@ -885,6 +868,7 @@ cdef Variable _rev_cumsum(Variable g, Py_ssize_t d):
     return _plain(data, g._volatile)
 
 
+@profiled_op
 cpdef Variable cumsum(object input, object dim, object dtype=None):
     """Cumulative sum along ``dim``.
 
@@ -892,8 +876,6 @@ cpdef Variable cumsum(object input, object dim, object dtype=None):
     tensor([[ 1.,  3.,  6.],
             [ 4.,  9., 15.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(cumsum, (input, dim, dtype, ))
     cdef Variable x = _as_variable(input, "cumsum")
     d, dtype = _cum_args(x, dim, dtype, "cumsum")
     if dtype is not None and _is_float_dtype(x._data.dtype):
@@ -945,6 +927,7 @@ cdef class CumprodBackward(Node):
         self.result.release()
 
 
+@profiled_op
 cpdef Variable cumprod(object input, object dim, object dtype=None):
     """Cumulative product along ``dim`` (exact gradients with zeros).
 
@@ -953,8 +936,6 @@ cpdef Variable cumprod(object input, object dim, object dtype=None):
     >>> x.grad
     tensor([1., 8., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(cumprod, (input, dim, dtype, ))
     cdef Variable x = _as_variable(input, "cumprod")
     d, dtype = _cum_args(x, dim, dtype, "cumprod")
     if dtype is not None and _is_float_dtype(x._data.dtype):
@@ -1014,6 +995,7 @@ cdef tuple _select(Variable x, object index, Py_ssize_t d, bint keepdim):
     return values, _plain(index, x._volatile)
 
 
+@profiled_op
 def sort(input, dim=-1, descending=False, stable=False):
     """``(values, indices)`` sorted along ``dim`` (stable: equal elements keep their
     order). The values' gradient goes back to the positions they came from.
@@ -1021,8 +1003,6 @@ def sort(input, dim=-1, descending=False, stable=False):
     >>> sort(Variable(numpy.array([3., 1., 2.]))).indices
     tensor([1, 2, 0])
     """
-    if _profiling and _profile_enter():
-        return _profiled(sort, (input, dim, descending, stable))
     _refuse_complex(input, None, "sort")
     cdef Variable x = _as_variable(input, "sort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "sort")
@@ -1030,28 +1010,26 @@ def sort(input, dim=-1, descending=False, stable=False):
     return sort_result(*_select(x, index, d, True))
 
 
+@profiled_op
 def argsort(input, dim=-1, descending=False, stable=False):
     """Indices that sort ``input`` along ``dim`` (stable), int64.
 
     >>> argsort(Variable(numpy.array([3., 1., 2.])), descending=True)
     tensor([0, 2, 1])
     """
-    if _profiling and _profile_enter():
-        return _profiled(argsort, (input, dim, descending, stable))
     _refuse_complex(input, None, "argsort")
     cdef Variable x = _as_variable(input, "argsort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "argsort")
     return _plain(_sort_indices(x._data, d, bool(descending)), x._volatile)
 
 
+@profiled_op
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (or smallest) elements along ``dim`` as ``(values, indices)``.
 
     >>> topk(Variable(numpy.array([1., 5., 3., 4.])), 2).values
     tensor([5., 4.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(topk, (input, k, dim, largest, sorted))
     _refuse_complex(input, None, "topk")
     cdef Variable x = _as_variable(input, "topk")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "topk")
@@ -1074,14 +1052,13 @@ cdef Py_ssize_t _index_arg(object k, str what, str name) except? -1:
     return k.__index__()
 
 
+@profiled_op
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest element (``k`` from 1) along ``dim`` as ``(values, indices)``.
 
     >>> kthvalue(Variable(numpy.array([3., 1., 2.])), 2)
     kthvalue(values=tensor(2., dtype=float64), indices=tensor(2))
     """
-    if _profiling and _profile_enter():
-        return _profiled(kthvalue, (input, k, dim, keepdim))
     _refuse_complex(input, None, "kthvalue")
     cdef Variable x = _as_variable(input, "kthvalue")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "kthvalue")
@@ -1196,6 +1173,7 @@ cdef object _median_index(object data, Py_ssize_t d):
     return xp.take_along_axis(order, pos, axis=d)
 
 
+@profiled_op
 def median(input, dim=None, keepdim=False):
     """The lower median of all elements (ties share the gradient evenly), or
     ``(values, indices)`` along ``dim``.
@@ -1203,8 +1181,6 @@ def median(input, dim=None, keepdim=False):
     >>> median(Variable(numpy.array([4., 1., 3., 2.])))
     tensor(2., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(median, (input, dim, keepdim))
     _refuse_complex(input, None, "median")
     cdef Variable x = _as_variable(input, "median")
     cdef Py_ssize_t d, n
@@ -1262,6 +1238,7 @@ cdef object _nanmedian_index(object data, Py_ssize_t d):
     return xp.take_along_axis(order, pos, axis=d)
 
 
+@profiled_op
 def nanmedian(input, dim=None, keepdim=False):
     """``median`` ignoring NaN: the lower median of the elements that are not NaN (NaN
     when all are), or ``(values, indices)`` along ``dim``. The gradient, as median's,
@@ -1270,8 +1247,6 @@ def nanmedian(input, dim=None, keepdim=False):
     >>> nanmedian(Variable(numpy.array([4., numpy.nan, 1., 3.])))
     tensor(3., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(nanmedian, (input, dim, keepdim))
     cdef Variable x = _as_variable(input, "nanmedian")
     cdef Py_ssize_t d, n
     cdef MaxBackward node
@@ -1301,6 +1276,7 @@ def nanmedian(input, dim=None, keepdim=False):
     return nanmedian_result(*_select(x, _nanmedian_index(x._data, d), d, bool(keepdim)))
 
 
+@profiled_op
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None):
     """Indices where the elements of ``input`` would be inserted into the last dimension
@@ -1311,10 +1287,6 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     >>> searchsorted(Variable(numpy.array([1., 3., 5.])), Variable(numpy.array([3., 6.])))
     tensor([1, 3])
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("searchsorted", lambda a, b: searchsorted(
-            a, b, out_int32=out_int32, right=right, side=side, sorter=sorter),
-                               (sorted_sequence, input))
     cdef Variable seq = _as_variable(sorted_sequence, "searchsorted")
     values = _value_array(input, seq._data, "searchsorted", "input")
     if side is not None:
@@ -1355,6 +1327,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _plain(result, seq._volatile)
 
 
+@profiled_op
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The index of the bucket of 1-D ``boundaries`` each element of ``input`` falls in:
     ``boundaries[i-1] < x <= boundaries[i]``, or ``boundaries[i-1] <= x < boundaries[i]``
@@ -1363,9 +1336,6 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     >>> bucketize(Variable(numpy.array([1., 4., 9.])), Variable(numpy.array([2., 4., 6.])))
     tensor([0, 1, 3])
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("bucketize", lambda a, b: bucketize(
-            a, b, out_int32=out_int32, right=right), (input, boundaries))
     cdef Variable b = _as_variable(boundaries, "bucketize")
     if b._data.ndim != 1:
         raise RuntimeError("bucketize(): boundaries tensor must be 1 dimension, but got "
@@ -1446,14 +1416,13 @@ cdef inline bint _finite_double(double v):
     return v - v == 0.0             # false for inf and nan
 
 
+@profiled_op
 cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably.
 
     >>> logsumexp(Variable(numpy.array([1000., 1000.])), dim=0)
     tensor(1000.6931, dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(logsumexp, (input, dim, keepdim, ))
     cdef Variable x = _as_variable(input, "logsumexp")
     if not _is_float_dtype(x._data.dtype):
         x = _plain(x._data.astype(_default_dtype), x._volatile)
@@ -1502,6 +1471,7 @@ cdef object _cum_extremum(object input, object dim, bint is_max):
     return (cummax_result if is_max else cummin_result)(values, _plain(idx, x._volatile))
 
 
+@profiled_op
 def cummax(input, dim):
     """Running maximum along ``dim`` and the index where it was reached (the last one
     at ties, as torch); the gradient goes to that index.
@@ -1509,12 +1479,11 @@ def cummax(input, dim):
     >>> cummax(Variable(numpy.array([1., 3., 2., 3.])), 0)
     cummax(values=tensor([1., 3., 3., 3.], dtype=float64), indices=tensor([0, 1, 1, 3]))
     """
-    if _profiling and _profile_enter():
-        return _profiled(cummax, (input, dim))
     _refuse_complex(input, None, "cummax")
     return _cum_extremum(input, dim, True)
 
 
+@profiled_op
 def cummin(input, dim):
     """Running minimum along ``dim`` and the index where it was reached (the last one
     at ties, as torch); the gradient goes to that index.
@@ -1522,12 +1491,11 @@ def cummin(input, dim):
     >>> cummin(Variable(numpy.array([3., 1., 2., 1.])), 0).indices
     tensor([0, 1, 1, 3])
     """
-    if _profiling and _profile_enter():
-        return _profiled(cummin, (input, dim))
     _refuse_complex(input, None, "cummin")
     return _cum_extremum(input, dim, False)
 
 
+@profiled_op
 def aminmax(input, *, dim=None, keepdim=False):
     """``(amin, amax)`` over ``dim`` (all elements when None) as a named tuple; ties
     share the gradient evenly, as amin and amax.
@@ -1535,9 +1503,6 @@ def aminmax(input, *, dim=None, keepdim=False):
     >>> aminmax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     aminmax(min=tensor([1., 2.], dtype=float64), max=tensor([5., 7.], dtype=float64))
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("aminmax", lambda x: aminmax(x, dim=dim, keepdim=keepdim),
-                               (input,))
     cdef Variable x = _as_variable(input, "aminmax")
     if dim is not None and not isinstance(dim, int) and not hasattr(dim, "__index__"):
         raise TypeError("aminmax(): dim must be an int or None, got %s" % type(dim).__name__)
@@ -1547,15 +1512,13 @@ def aminmax(input, *, dim=None, keepdim=False):
         raise _renamed(exc, "aminmax") from None
 
 
+@profiled_op
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating nan as zero; nan entries get a zero gradient.
 
     >>> nansum(Variable(numpy.array([1., numpy.nan, 2.])))
     tensor(3., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("nansum", lambda x, d, k: nansum(x, d, k, dtype=dtype),
-                               (input, dim, keepdim))
     _refuse_complex(input, None, "nansum")
     cdef Variable x = _as_variable(input, "nansum")
     if _is_float_dtype(x._data.dtype):
@@ -1566,6 +1529,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         raise _renamed(exc, "nansum") from None
 
 
+@profiled_op
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-nan entries (nan where there are none); nan entries get a zero
     gradient.
@@ -1573,9 +1537,6 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     >>> nanmean(Variable(numpy.array([1., numpy.nan, 2.])))
     tensor(1.5000, dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("nanmean", lambda x, d, k: nanmean(x, d, k, dtype=dtype),
-                               (input, dim, keepdim))
     _refuse_complex(input, None, "nanmean")
     cdef Variable x = _as_variable(input, "nanmean")
     if not _is_float_dtype(x._data.dtype):
