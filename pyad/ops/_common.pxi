@@ -543,10 +543,87 @@ cdef object _profiled_named(str name, object fn, tuple args):
 # A backward runs with grad mode equal to create_graph. When it is off nothing is
 # recorded, so hot ops compute their gradient directly on the arrays (fewer
 # temporaries, no wrapper per step); when it is on they use the differentiable
-# formula next to it. Tests check both: gradcheck the first, gradgradcheck the second.
+# formula. Tests check both: gradcheck the first, gradgradcheck the second.
 
 cdef inline Variable _raw(object data):
     return _wrap(_ensure_array(data))
+
+
+# -- gradient rules written once ---------------------------------------------------
+#
+# A rule written on values serves both: a value is a raw array when grad mode is off
+# and a Variable when it is on (create_graph). Each _v_* step calls the ufunc on arrays
+# and the differentiable op on Variables; the _in forms write into `t`, a temporary the
+# rule made itself (on arrays; never an input's or a saved array), so the array form
+# keeps its one temporary. _gv and _sv give a rule its inputs as values, _grad turns the
+# result back into the Variable a backward returns.
+#
+#     cdef tuple _backward(self, tuple grads):          # SqrtBackward: g / (2 y)
+#         cdef bint rec = _grad_enabled()
+#         t = _v_mul(_sv(self.saved, self, rec), 2)
+#         return (_grad(_v_div_in(_gv(grads[0], rec), t, t)),)
+
+cdef inline object _gv(object g, bint rec):
+    # An incoming gradient (a Variable) as a value.
+    return g if rec else (<Variable>g)._data
+
+
+cdef inline object _sv(SavedVariable saved, Node owner, bint rec):
+    # A saved Variable as a value (checked for in-place changes either way).
+    return saved.unpack(owner) if rec else saved.data(owner)
+
+
+cdef inline Variable _grad(object v):
+    # A value as the Variable a backward returns.
+    if isinstance(v, Variable):
+        return <Variable>v
+    return _raw(v)
+
+
+cdef inline bint _on_variables(object a, object b):
+    return isinstance(a, Variable) or isinstance(b, Variable)
+
+
+cdef inline object _v_neg(object a):
+    if isinstance(a, Variable):
+        return neg(a)
+    return _scratch(_np_negative(a))
+
+
+cdef inline object _v_mul(object a, object b):
+    if _on_variables(a, b):
+        return mul(a, b)
+    return _scratch(_np_multiply(a, b))
+
+
+cdef inline object _v_mul_in(object a, object b, object t):
+    if _on_variables(a, b):
+        return mul(a, b)
+    return _np_multiply(a, b, out=t)
+
+
+cdef inline object _v_sub(object a, object b):
+    if _on_variables(a, b):
+        return sub(a, b)
+    return _scratch(_np_subtract(a, b))
+
+
+cdef inline object _v_sub_in(object a, object b, object t):
+    if _on_variables(a, b):
+        return sub(a, b)
+    return _np_subtract(a, b, out=t)
+
+
+cdef inline object _v_div(object a, object b):
+    if _on_variables(a, b):
+        return div(a, b)
+    return _scratch(_np_true_divide(a, b))
+
+
+cdef inline object _v_div_in(object a, object b, object t):
+    if _on_variables(a, b):
+        return div(a, b)
+    return _np_true_divide(a, b, out=t)
 
 
 cdef inline object _reduce_data(object data, tuple shape, object dtype):

@@ -432,9 +432,7 @@ cdef inline Variable _record_unary(_UnaryNode node, object data, Variable x, bin
 
 cdef class NegBackward(Node):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw(_np_negative((<Variable>grads[0])._data)),)
-        return (neg(grads[0]),)
+        return (_grad(_v_neg(_gv(grads[0], _grad_enabled()))),)
 
 
 @profiled_op
@@ -453,9 +451,8 @@ cpdef Variable neg(object input):
 
 cdef class ExpBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw(_np_multiply((<Variable>grads[0])._data, self.saved.data(self))),)
-        return (mul(grads[0], self.saved.unpack(self)),)
+        cdef bint rec = _grad_enabled()                 # g * y
+        return (_grad(_v_mul(_gv(grads[0], rec), _sv(self.saved, self, rec))),)
 
 
 @profiled_op
@@ -474,9 +471,8 @@ cpdef Variable exp(object input):
 
 cdef class LogBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw(_np_true_divide((<Variable>grads[0])._data, self.saved.data(self))),)
-        return (div(grads[0], self.saved.unpack(self)),)
+        cdef bint rec = _grad_enabled()                 # g / x
+        return (_grad(_v_div(_gv(grads[0], rec), _sv(self.saved, self, rec))),)
 
 
 @profiled_op
@@ -495,10 +491,9 @@ cpdef Variable log(object input):
 
 cdef class SqrtBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            t = _scratch(_np_multiply(self.saved.data(self), 2))
-            return (_raw(_np_true_divide((<Variable>grads[0])._data, t, out=t)),)
-        return (div(grads[0], mul(self.saved.unpack(self), 2)),)
+        cdef bint rec = _grad_enabled()                 # g / (2 y), one temporary
+        t = _v_mul(_sv(self.saved, self, rec), 2)
+        return (_grad(_v_div_in(_gv(grads[0], rec), t, t)),)
 
 
 @profiled_op
@@ -517,12 +512,8 @@ cpdef Variable sqrt(object input):
 
 cdef class TanhBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            yd = self.saved.data(self)
-            t = _scratch(_np_multiply(yd, yd))  # g * (1 - y^2), one temporary
-            _np_subtract(1, t, out=t)
-            return (_raw(_np_multiply((<Variable>grads[0])._data, t, out=t)),)
-        return (_tanh_grad(<Variable>grads[0], self.saved.unpack(self)),)
+        cdef bint rec = _grad_enabled()                 # g * (1 - y^2)
+        return (_grad(_tanh_grad(_gv(grads[0], rec), _sv(self.saved, self, rec))),)
 
 
 @profiled_op
@@ -573,25 +564,30 @@ cdef class TanhGradBackward(_BinaryNode):
         return (dg, dy)
 
 
-cdef Variable _tanh_grad(Variable g, Variable y):
-    t = _scratch(_np_multiply(y._data, y._data))
+cdef object _tanh_grad(object g, object y):
+    # g * (1 - y^2) as a value (see _v_mul): on arrays with one temporary, on Variables
+    # recorded as one TanhGradBackward node.
+    if not _on_variables(g, y):
+        t = _scratch(_np_multiply(y, y))
+        _np_subtract(1, t, out=t)
+        return _np_multiply(g, t, out=t)
+    cdef Variable gv = <Variable>g, yv = <Variable>y
+    t = _scratch(_np_multiply(yv._data, yv._data))
     _np_subtract(1, t, out=t)
-    data = _np_multiply(g._data, t)
-    if _binary_records(g, y):
-        return _binary(TanhGradBackward.__new__(TanhGradBackward), data, g, y,
-                       y._requires_grad, g._requires_grad or y._requires_grad)
-    return _plain(data, g._volatile or y._volatile)
+    data = _np_multiply(gv._data, t)
+    if _binary_records(gv, yv):
+        return _binary(TanhGradBackward.__new__(TanhGradBackward), data, gv, yv,
+                       yv._requires_grad, gv._requires_grad or yv._requires_grad)
+    return _plain(data, gv._volatile or yv._volatile)
 
 
 cdef class SigmoidBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            yd = self.saved.data(self)
-            t = _scratch(_np_subtract(1, yd))  # g * y * (1 - y)
-            _np_multiply(t, yd, out=t)
-            return (_raw(_np_multiply((<Variable>grads[0])._data, t, out=t)),)
-        y = self.saved.unpack(self)
-        return (mul(grads[0], mul(y, sub(1, y))),)
+        cdef bint rec = _grad_enabled()                 # g * (1 - y) * y, one temporary
+        y = _sv(self.saved, self, rec)
+        t = _v_sub(1, y)
+        t = _v_mul_in(t, y, t)
+        return (_grad(_v_mul_in(_gv(grads[0], rec), t, t)),)
 
 
 cdef object _sigmoid_data(object d):
@@ -623,9 +619,7 @@ cdef class ReluBackward(_UnaryNode):
         # and is itself differentiable (its own derivative is the same mask).
         # torch's mask is ~(y <= 0): the gradient passes at a NaN
         y = self.saved.data(self)
-        if not _grad_enabled():
-            return (_raw(_np_multiply((<Variable>grads[0])._data, ~(y <= 0))),)
-        return (mul(grads[0], ~(y <= 0)),)
+        return (_grad(_v_mul(_gv(grads[0], _grad_enabled()), ~(y <= 0))),)
 
 
 @profiled_op
