@@ -6,6 +6,7 @@ doubled the shared object and add compile time). Set PYAD_DEBUG=1 to build
 with bounds checks, wraparound, line tracing (for coverage, py-spy and
 line_profiler) and an HTML annotation (`cython -a`) next to each .pyx.
 """
+import importlib.util
 import os
 import sys
 
@@ -44,31 +45,55 @@ if sys.platform != "win32":
     # GCC 14 makes this an error by default; make it one everywhere so it cannot creep in.
     compile_args.append("-Werror=incompatible-pointer-types")
 
-extensions = [
-    Extension(
-        "pyad._engine",
-        ["pyad/_engine.pyx"],
-        include_dirs=[numpy.get_include()],
-        define_macros=macros,
-        extra_compile_args=compile_args,
-    ),
-    # The NEP 49 buffer cache behind pyad.memory_pool(): a separate small module.
-    Extension(
-        "pyad._mempool",
-        ["pyad/_mempool.pyx"],
-        include_dirs=[numpy.get_include()],
-        define_macros=macros,
-        extra_compile_args=compile_args,
-    ),
-]
+# Every public op carries the marker ``@profiled_op``, which Cython cannot compile:
+# tools/op_entries.py writes a copy of the engine's sources with each marker expanded
+# into the op's one-line profiler entry (see docs/internals.md), and that copy is what
+# Cython compiles. It is compiled from inside the copy, so the generated code names the
+# files as usual (pyad/ops/shape.pxi: tracebacks show the real source, whose body lines
+# keep their numbers in the copy).
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("_op_entries",
+                                               os.path.join(HERE, "tools", "op_entries.py"))
+_op_entries = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_op_entries)
+EXPANDED = os.path.join(HERE, "build", "pyad-src")
+_op_entries.expanded_tree(EXPANDED)
 
-setup(
-    ext_modules=cythonize(
-        extensions,
-        compiler_directives=directives,
-        annotate=DEBUG,
-        # The op families are textually included into _engine.pyx (uvloop style),
-        # so a change to any .pxi must rebuild the module.
-        depfile=False,
-    )
+
+def _cythonize(extensions, cwd):
+    previous = os.getcwd()
+    os.chdir(cwd)
+    try:
+        modules = cythonize(
+            extensions,
+            compiler_directives=directives,
+            annotate=DEBUG,
+            # The op families are textually included into _engine.pyx (uvloop style),
+            # so a change to any .pxi must rebuild the module.
+            depfile=False,
+        )
+    finally:
+        os.chdir(previous)
+    for module in modules:
+        module.sources = [os.path.relpath(os.path.join(cwd, s), previous)
+                          for s in module.sources]
+    return modules
+
+
+engine = Extension(
+    "pyad._engine",
+    ["pyad/_engine.pyx"],
+    include_dirs=[numpy.get_include()],
+    define_macros=macros,
+    extra_compile_args=compile_args,
 )
+# The NEP 49 buffer cache behind pyad.memory_pool(): a separate small module.
+mempool = Extension(
+    "pyad._mempool",
+    ["pyad/_mempool.pyx"],
+    include_dirs=[numpy.get_include()],
+    define_macros=macros,
+    extra_compile_args=compile_args,
+)
+
+setup(ext_modules=_cythonize([engine], EXPANDED) + _cythonize([mempool], HERE))

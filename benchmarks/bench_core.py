@@ -230,6 +230,72 @@ class ChainProfiler(ChainFwdBwd):
         return self._with_profiler(torch, super().torch(torch))
 
 
+class FunctionChain(ChainFwdBwd):
+    """(a) with the elementwise steps as custom autograd Functions (each step one
+    Function.apply, backward written by hand): the engine's custom-Function path."""
+    target = None
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.name = "(a) chain%d fwd+bwd, custom Functions" % (4 * self.reps)
+
+    @staticmethod
+    def _functions(lib):
+        class Scale(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 1.0001
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 1.0001
+
+        class Shift(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, c):
+                return x + c
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, None
+
+        class Tanh(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = lib.tanh(x)
+                ctx.save_for_backward(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                y, = ctx.saved_tensors
+                return g * (1 - y * y)
+
+        scale, shift, tanh = Scale.apply, Shift.apply, Tanh.apply
+
+        def chain_f(x, reps):
+            for _ in range(reps):
+                x = shift(tanh(shift(scale(x), 0.1)), -0.05)
+            return x
+        return chain_f
+
+    def _run(self, lib, x):
+        chain_f, reps = self._functions(lib), self.reps
+
+        def run():
+            x.grad = None
+            s = chain_f(x, reps).sum()
+            s.backward()
+            return s, x.grad
+        return run
+
+    def pyad(self, pyad):
+        return self._run(pyad, pyad.Variable(self.x0.copy(), requires_grad=True))
+
+    def torch(self, torch):
+        return self._run(torch, torch.from_numpy(self.x0.copy()).requires_grad_())
+
+
 # --------------------------------------------------------------------------
 # (b) MLP training step
 # --------------------------------------------------------------------------
@@ -646,10 +712,10 @@ class CNNStep:
         return run
 
 
-CASES = [ChainFwd, ChainFwdBwd, ChainAnomaly, ChainProfiler, MLPStep, BigTanhSum, HVP,
-         SurfaceStep, CNNStep]
+CASES = [ChainFwd, ChainFwdBwd, ChainAnomaly, ChainProfiler, FunctionChain, MLPStep,
+         BigTanhSum, HVP, SurfaceStep, CNNStep]
 CASE_KEYS = {"chain": (ChainFwd, ChainFwdBwd), "anomaly": (ChainAnomaly,),
-             "profiler": (ChainProfiler,), "mlp": (MLPStep,),
+             "profiler": (ChainProfiler,), "function": (FunctionChain,), "mlp": (MLPStep,),
              "big": (BigTanhSum,), "hvp": (HVP,), "surface": (SurfaceStep,), "cnn": (CNNStep,)}
 
 

@@ -179,6 +179,9 @@ class SumToBackward(Node):
 class SvdBackward(Node):
     ...
 
+class TakeAlongBackward(Node):
+    ...
+
 class TanBackward(Node):
     ...
 
@@ -752,9 +755,6 @@ class FunctionNode(Node):
     def saved_variables(self) -> tuple[Variable, ...]: ...
     @property
     def needs_input_grad(self) -> tuple[_bool, ...]: ...
-
-class GatherBackward(Node):
-    ...
 
 @disjoint_base
 class GeluBackward(Node):

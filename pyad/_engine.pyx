@@ -2326,9 +2326,12 @@ cdef class _GraphRoot(Node):
 
 @cython.final
 cdef class _GraphTask:
-    # Dependency counts and gradient buffers of one backward pass. The outermost pass
-    # keeps them in the nodes' own fields (no hashing); a nested pass, which may
-    # cross the same nodes, keeps them in dicts.
+    # Dependency counts and gradient buffers of one backward pass. The algorithms
+    # (count_dependencies, take_buffer, take_grads, add_grad, release_dependency) are
+    # written once against one storage interface, the primitives _start, _reach, _get,
+    # _put, _pop, _sum and _release: the only methods that look at `in_fields`. The
+    # outermost pass stores in the nodes' own fields (no hashing); a nested pass, which
+    # may cross the same nodes, stores in dicts, so the two never collide.
     cdef bint in_fields
     cdef dict deps
     cdef dict buffers
@@ -2337,89 +2340,36 @@ cdef class _GraphTask:
     cdef set needed           # nodes that must run (None: all)
     cdef list captured        # the gradients returned by grad()
 
-    cdef void count_dependencies(self, Node root) except *:
-        cdef list stack = [root]
-        cdef Node node, nxt
-        cdef tuple edge
+    # -- the storage interface --------------------------------------------------------
+
+    cdef inline void _start(self, Node root) except *:
+        # A new pass from `root`: empty counts and buffers.
         if self.in_fields:
             root._in_task = True
             self.visited = [root]
-            while stack:
-                node = stack.pop()
-                for edge in node._next_functions:
-                    if edge[0] is None:
-                        continue
-                    nxt = <Node>edge[0]
-                    if nxt._in_task:
-                        nxt._deps += 1
-                    else:
-                        nxt._in_task = True
-                        nxt._deps = 1
-                        self.visited.append(nxt)
-                        stack.append(nxt)
-            return
-        self.deps = {}
-        self.buffers = {}
-        seen = {root}
-        while stack:
-            node = stack.pop()
-            for edge in node._next_functions:
-                nxt_obj = edge[0]
-                if nxt_obj is None:
-                    continue
-                self.deps[nxt_obj] = self.deps.get(nxt_obj, 0) + 1
-                if nxt_obj not in seen:
-                    seen.add(nxt_obj)
-                    stack.append(nxt_obj)
-
-    cdef inline list take_buffer(self, Node node):
-        # The gradients summed for `node`, one slot per output, as a list.
-        if self.in_fields:
-            buf = node._buffer
-            node._buffer = None
         else:
-            buf = self.buffers.pop(node, None)
-        if buf is None:
-            return [None] * node._num_outputs
-        if node._num_outputs == 1:
-            return [buf]
-        return <list>buf
+            self.deps = {}
+            self.buffers = {}
 
-    cdef inline tuple take_grads(self, Node node):
-        # As take_buffer, but straight to the tuple a backward receives.
-        if node._num_outputs != 1:
-            return tuple(self.take_buffer(node))
+    cdef inline bint _reach(self, Node node) except -1:
+        # One more edge points at `node`: count it; True the first time it is reached.
         if self.in_fields:
-            buf = node._buffer
-            node._buffer = None
-        else:
-            buf = self.buffers.pop(node, None)
-        return (buf,)
+            if node._in_task:
+                node._deps += 1
+                return False
+            node._in_task = True
+            node._deps = 1
+            self.visited.append(node)
+            return True
+        count = self.deps.get(node)
+        if count is None:
+            self.deps[node] = 1
+            return True
+        self.deps[node] = count + 1
+        return False
 
-    cdef inline void add_grad(self, Node node, Py_ssize_t nr, object g) except *:
-        cdef object buf
-        if node._num_outputs == 1:
-            buf = node._buffer if self.in_fields else self.buffers.get(node)
-            if buf is None:
-                buf = g
-            elif not (self.in_fields and _add_into(<Variable>buf, <Variable>g)):
-                buf = buf + g
-            if self.in_fields:
-                node._buffer = buf
-            else:
-                self.buffers[node] = buf
-            return
-        buf = node._buffer if self.in_fields else self.buffers.get(node)
-        if buf is None:
-            buf = [None] * node._num_outputs
-            if self.in_fields:
-                node._buffer = buf
-            else:
-                self.buffers[node] = buf
-        (<list>buf)[nr] = g if (<list>buf)[nr] is None else (<list>buf)[nr] + g
-
-    cdef inline bint release_dependency(self, Node node) except -1:
-        # One more producer of `node`'s gradient has run; True when it was the last.
+    cdef inline bint _release(self, Node node) except -1:
+        # One count of `node` done; True when it was the last.
         cdef Py_ssize_t count
         if self.in_fields:
             node._deps -= 1
@@ -2430,6 +2380,71 @@ cdef class _GraphTask:
             return True
         self.deps[node] = count
         return False
+
+    cdef inline object _get(self, Node node):
+        return node._buffer if self.in_fields else self.buffers.get(node)
+
+    cdef inline void _put(self, Node node, object buf) except *:
+        if self.in_fields:
+            node._buffer = buf
+        else:
+            self.buffers[node] = buf
+
+    cdef inline object _pop(self, Node node):
+        if self.in_fields:
+            buf = node._buffer
+            node._buffer = None
+            return buf
+        return self.buffers.pop(node, None)
+
+    cdef inline object _sum(self, object buf, object g):
+        # buf + g; with the buffer in the node's field, into buf's own array when nothing
+        # else can see it (_add_into counts the field's reference).
+        if self.in_fields and _add_into(<Variable>buf, <Variable>g):
+            return buf
+        return buf + g
+
+    # -- the algorithms ---------------------------------------------------------------
+
+    cdef void count_dependencies(self, Node root) except *:
+        cdef list stack = [root]
+        cdef Node node
+        cdef tuple edge
+        self._start(root)
+        while stack:
+            node = stack.pop()
+            for edge in node._next_functions:
+                if edge[0] is not None and self._reach(<Node>edge[0]):
+                    stack.append(edge[0])
+
+    cdef inline list take_buffer(self, Node node):
+        # The gradients summed for `node`, one slot per output, as a list.
+        buf = self._pop(node)
+        if buf is None:
+            return [None] * node._num_outputs
+        if node._num_outputs == 1:
+            return [buf]
+        return <list>buf
+
+    cdef inline tuple take_grads(self, Node node):
+        # As take_buffer, but straight to the tuple a backward receives.
+        if node._num_outputs != 1:
+            return tuple(self.take_buffer(node))
+        return (self._pop(node),)
+
+    cdef inline void add_grad(self, Node node, Py_ssize_t nr, object g) except *:
+        cdef object buf = self._get(node)
+        if node._num_outputs == 1:
+            self._put(node, g if buf is None else self._sum(buf, g))
+            return
+        if buf is None:
+            buf = [None] * node._num_outputs
+            self._put(node, buf)
+        (<list>buf)[nr] = g if (<list>buf)[nr] is None else (<list>buf)[nr] + g
+
+    cdef inline bint release_dependency(self, Node node) except -1:
+        # One more producer of `node`'s gradient has run; True when it was the last.
+        return self._release(node)
 
     cdef void finish(self):
         cdef Node node

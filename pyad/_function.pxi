@@ -203,31 +203,61 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
     ``separate_setup_context``: torch 2 style, ``forward(*args)`` without ctx followed by
     ``setup_context(ctx, inputs, output)``. ``legacy``: an instance-style Function, its
     own node, whose ``forward(self, *arrays)`` takes and returns arrays.
+
+    The steps: collect the inputs (_collect_inputs), run forward (_run_forward), wrap
+    the outputs (_output_list, _check_dirty), then either leave them unrecorded
+    (_finish_unrecorded) or attach them to the node (_record_outputs) and save what
+    forward asked to save (_save_for_backward).
     """
     if _profiling and _profile_enter():
         return _profiled_named(cls.__name__, _function_apply,
                                (cls, node_cls, args, kwargs, separate_setup_context, legacy))
     cdef FunctionNode node = node_cls() if legacy is None else legacy
-    cdef Variable v, o
-    cdef Py_ssize_t i, j
     node._function_class = cls
+    if type(args) is not tuple:
+        args = tuple(args)
+    cdef int flags = _collect_inputs(node, args)
+    cdef bint any_volatile = flags & 1
+    cdef bint record = (flags & 2) != 0 and _grad_enabled() and not any_volatile
+    outputs = _run_forward(cls, node, legacy, args, kwargs, separate_setup_context, record)
+    is_tuple = isinstance(outputs, tuple)
+    cdef list outs = _output_list(outputs)
+    dirty = node._dirty or ()
+    cdef Py_ssize_t n_variables = _check_dirty(node, outs, args, dirty)
+    if record:
+        _record_outputs(node, outs, args, dirty, n_variables)
+    else:
+        _finish_unrecorded(node, outs, args, dirty, any_volatile, n_variables)
+    return tuple(outs) if is_tuple else outs[0]
+
+
+cdef int _collect_inputs(FunctionNode node, tuple args) except -1:
+    # The node's needs_input_grad and each input's (shape, dtype, device); returns
+    # 1 if an input is volatile, plus 2 if one requires grad.
+    cdef Variable v
+    cdef int flags = 0
     needs = []
     meta = []
-    any_volatile = False
-    any_requires = False
     for a in args:
         if isinstance(a, Variable):
             v = <Variable>a
             needs.append(_requires_grad_now(v))
             meta.append((v._data.shape, v._data.dtype, _device_of(v._data)))
-            any_volatile = any_volatile or v._volatile
-            any_requires = any_requires or v._requires_grad
+            if v._volatile:
+                flags |= 1
+            if v._requires_grad:
+                flags |= 2
         else:
             needs.append(False)
             meta.append(None)
     node.needs_input_grad = tuple(needs)
     node._input_meta = tuple(meta)
-    cdef bint record = any_requires and _grad_enabled() and not any_volatile
+    return flags
+
+
+cdef object _run_forward(object cls, FunctionNode node, FunctionNode legacy, tuple args,
+                         object kwargs, bint separate_setup_context, bint record):
+    # forward (and setup_context) with grad mode off; what forward returned.
     if legacy is not None:
         node._legacy = True
         setattr(legacy, "num_inputs", len(args))
@@ -238,22 +268,30 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
         if legacy is not None:
             outputs = (<object>legacy).forward(
                 *[(<Variable>a)._data if isinstance(a, Variable) else a for a in args])
-            outputs = _legacy_outputs(node, args, outputs)
-        elif separate_setup_context:
+            return _legacy_outputs(node, args, outputs)
+        if separate_setup_context:
             outputs = cls.forward(*args, **kwargs)
             cls.setup_context(node, _bound_inputs(cls, args, kwargs), outputs)
-        else:
-            outputs = cls.forward(node, *args, **kwargs)
+            return outputs
+        return cls.forward(node, *args, **kwargs)
     finally:
         pyad_set_grad_disabled(previous)
-    is_tuple = isinstance(outputs, tuple)
-    outs = list(outputs) if is_tuple else [outputs]
+
+
+cdef list _output_list(object outputs):
+    # The outputs as a list, arrays wrapped as Variables.
+    outs = list(outputs) if isinstance(outputs, tuple) else [outputs]
     for i in range(len(outs)):
         if not isinstance(outs[i], Variable) and outs[i] is not None:
             if type(outs[i]) is _NDARRAY or (cupy is not None and
                                                    isinstance(outs[i], cupy.ndarray)):
                 outs[i] = _wrap(outs[i])
-    dirty = node._dirty or ()
+    return outs
+
+
+cdef Py_ssize_t _check_dirty(FunctionNode node, list outs, tuple args,
+                             object dirty) except -1:
+    # mark_dirty's rules (torch's messages); returns how many outputs are Variables.
     for d in dirty:
         if not builtins.any(d is x for x in outs):
             # (torch's wording, which tests match)
@@ -282,22 +320,34 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
                     "Function only return one Tensor (potentially splitting it into two "
                     "Functions: one doing the inplace that returns a single Tensor and a "
                     "second one that does the other operations). (%s)" % node.name())
-    if not record:
-        for o in [x for x in outs if isinstance(x, Variable)]:
-            if any_volatile:
-                o._volatile = True
-            if o._is_view and _grad_enabled() and not builtins.any(o is d for d in dirty) \
-                    and not builtins.any(o is a for a in args):
-                # A view made in forward is a custom Function's view (torch's
-                # CreationMeta) even when nothing required grad: modifying it in place
-                # with a value that requires grad is refused.
-                o._view_no_grad = False
-                o._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
-                                    else _VIEW_CUSTOM_FUNCTION)
-                o._view_version = _vc(o).version
-        node._to_save = node._dirty = node._non_differentiable = None
-        return tuple(outs) if is_tuple else outs[0]
+    return n_variables
 
+
+cdef void _finish_unrecorded(FunctionNode node, list outs, tuple args, object dirty,
+                             bint any_volatile, Py_ssize_t n_variables) except *:
+    # Nothing is recorded: outputs stay plain (volatile if an input was), and a view
+    # made in forward is still marked as a custom Function's view.
+    cdef Variable o
+    for o in [x for x in outs if isinstance(x, Variable)]:
+        if any_volatile:
+            o._volatile = True
+        if o._is_view and _grad_enabled() and not builtins.any(o is d for d in dirty) \
+                and not builtins.any(o is a for a in args):
+            # A view made in forward is a custom Function's view (torch's
+            # CreationMeta) even when nothing required grad: modifying it in place
+            # with a value that requires grad is refused.
+            o._view_no_grad = False
+            o._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
+                                else _VIEW_CUSTOM_FUNCTION)
+            o._view_version = _vc(o).version
+    node._to_save = node._dirty = node._non_differentiable = None
+
+
+cdef void _record_outputs(FunctionNode node, list outs, tuple args, object dirty,
+                          Py_ssize_t n_variables) except *:
+    # Attach each output to the node (outs is updated in place: an output may be
+    # replaced by its own Variable), then save what forward asked to save.
+    cdef Py_ssize_t i, j
     non_diff = node._non_differentiable or ()
     # The node must not keep its outputs: output -> grad_fn -> node -> output would be
     # a reference cycle.
@@ -313,95 +363,111 @@ def _function_apply(cls, node_cls, args, kwargs, bint separate_setup_context=Fal
     cdef list returned = list(outs)
     out_meta = []
     for i in range(len(outs)):
-        x = outs[i]
-        if not isinstance(x, Variable):
+        if not isinstance(outs[i], Variable):
             out_meta.append(None)            # not differentiable: backward gets None
             continue
-        o = <Variable>x
-        out_meta.append((o._data.shape, o._data.dtype, _xp_of(o._data)))
-        if last[i] != i:
-            continue
-        if builtins.any(o is d for d in dirty):
-            _check_inplace_allowed(o, None, "mark_dirty in %s" % node.name())
-            _bump_version(o)
-            if o._view_fn is not None:
-                # In place on a view: recorded on its base (torch's CopySlices), and the
-                # view's history rebuilt from the base, as for the built-in ops.
-                result = _wrap(o._data)
-                result._grad_fn = node
-                result._output_nr = i
-                result._requires_grad = True
-                _write_back_view(o, result)
-                continue
-        elif builtins.any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
-            # An input (or any Variable with history) returned as is: give the output its
-            # own Variable sharing the data, so the input's history is left intact. It
-            # is a view of the input, made by a custom Function (torch's).
-            alias = Variable.__new__(Variable)
-            (<Variable>alias)._data = o._data
-            (<Variable>alias)._version_counter = _vc(o)
-            (<Variable>alias)._is_view = True
-            (<Variable>alias)._view_base = o._view_base if o._view_base is not None else o
-            (<Variable>alias)._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
-                                                else _VIEW_CUSTOM_FUNCTION)
-            if o._view_fn is not None or not o._is_view:
-                # the identity view of the input, so that a later in-place change of
-                # the input is seen (and refused) when the output is used
-                identity = _ViewFn.__new__(_ViewFn)
-                (<_ViewFn>identity).kind = 0
-                (<_ViewFn>identity).arg = o._data.shape
-                (<_ViewFn>identity).parent = o._view_fn
-                (<Variable>alias)._view_fn = identity
-            o = <Variable>alias
-            outs[i] = o
-        elif o._is_view:
-            # A view made inside forward: its history is this node's, and modifying it
-            # in place later (or its base, then using it) is refused (torch's
-            # CreationMeta::IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE with several outputs).
-            o._view_no_grad = False
-            o._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
-                                else _VIEW_CUSTOM_FUNCTION)
-        if builtins.any(x is d for d in non_diff) or not _is_float_dtype(o._data.dtype):
-            o._requires_grad = False
-            o._grad_fn = None
-            if not getattr(node, "_materialize_non_diff_grads", True):
-                out_meta[i] = None           # backward gets None for it, not zeros
-            continue
-        _set_history(o, node, i)
-        if o._view_fn is not None:
-            o._view_version = _vc(o).version        # its history is now this node's
+        out_meta.append(((<Variable>outs[i])._data.shape, (<Variable>outs[i])._data.dtype,
+                         _xp_of((<Variable>outs[i])._data)))
+        if last[i] == i:
+            _attach_output(node, outs, i, args, dirty, non_diff, n_variables, out_meta)
     for i in range(len(outs)):
         outs[i] = outs[last[i]]
     if node._materialize_grads:
         node._out_meta = tuple(out_meta)
     if node._to_save is not None:
-        saved = []
-        for t in node._to_save:
-            if t is None:
-                saved.append(None)
-                continue
-            v = <Variable>t
-            index = -1
-            for i in range(len(args)):
-                if args[i] is t:
-                    index = i
-                    break
-            # An output (also one modified in place and returned) is saved as this
-            # node's output: no reference from the node back to its own output's
-            # history, so no cycle.
-            out_index = -1
-            for i in range(len(returned)):
-                if returned[i] is t:
-                    out_index = last[i]
-            if out_index >= 0 and (<Variable>outs[out_index])._requires_grad:
-                s_out = _save(<Variable>outs[out_index], True, index)
-                (<SavedVariable>s_out)._output_nr = out_index
-                saved.append(s_out)
-            else:
-                saved.append(_save(v, False, index))
-        node._saved = saved
+        node._saved = _save_for_backward(node, args, outs, returned, last)
         node._to_save = None
-    return tuple(outs) if is_tuple else outs[0]
+
+
+cdef void _attach_output(FunctionNode node, list outs, Py_ssize_t i, tuple args,
+                         object dirty, object non_diff, Py_ssize_t n_variables,
+                         list out_meta) except *:
+    # Give output i its history: node's output i, unless it is not differentiable.
+    cdef Variable o = <Variable>outs[i]
+    x = o
+    if builtins.any(o is d for d in dirty):
+        _check_inplace_allowed(o, None, "mark_dirty in %s" % node.name())
+        _bump_version(o)
+        if o._view_fn is not None:
+            # In place on a view: recorded on its base (torch's CopySlices), and the
+            # view's history rebuilt from the base, as for the built-in ops.
+            result = _wrap(o._data)
+            result._grad_fn = node
+            result._output_nr = i
+            result._requires_grad = True
+            _write_back_view(o, result)
+            return
+    elif builtins.any(o is a for a in args) or o._grad_fn is not None or o._requires_grad:
+        # An input (or any Variable with history) returned as is: give the output its
+        # own Variable sharing the data, so the input's history is left intact.
+        o = _output_alias(o, n_variables)
+        outs[i] = o
+    elif o._is_view:
+        # A view made inside forward: its history is this node's, and modifying it
+        # in place later (or its base, then using it) is refused (torch's
+        # CreationMeta::IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE with several outputs).
+        o._view_no_grad = False
+        o._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
+                            else _VIEW_CUSTOM_FUNCTION)
+    if builtins.any(x is d for d in non_diff) or not _is_float_dtype(o._data.dtype):
+        o._requires_grad = False
+        o._grad_fn = None
+        if not getattr(node, "_materialize_non_diff_grads", True):
+            out_meta[i] = None               # backward gets None for it, not zeros
+        return
+    _set_history(o, node, i)
+    if o._view_fn is not None:
+        o._view_version = _vc(o).version    # its history is now this node's
+
+
+cdef Variable _output_alias(Variable o, Py_ssize_t n_variables):
+    # A new Variable sharing o's data: a view of the input made by a custom Function
+    # (torch's).
+    cdef Variable alias = Variable.__new__(Variable)
+    alias._data = o._data
+    alias._version_counter = _vc(o)
+    alias._is_view = True
+    alias._view_base = o._view_base if o._view_base is not None else o
+    alias._view_creation = (_VIEW_CUSTOM_MULTI_OUTPUT if n_variables > 1
+                            else _VIEW_CUSTOM_FUNCTION)
+    if o._view_fn is not None or not o._is_view:
+        # the identity view of the input, so that a later in-place change of the input
+        # is seen (and refused) when the output is used
+        identity = _ViewFn.__new__(_ViewFn)
+        (<_ViewFn>identity).kind = 0
+        (<_ViewFn>identity).arg = o._data.shape
+        (<_ViewFn>identity).parent = o._view_fn
+        alias._view_fn = identity
+    return alias
+
+
+cdef list _save_for_backward(FunctionNode node, tuple args, list outs, list returned,
+                             list last):
+    # What ctx.save_for_backward named, as SavedVariables. An output (also one
+    # modified in place and returned) is saved as this node's output: no reference
+    # from the node back to its own output's history, so no cycle.
+    cdef Py_ssize_t i, index, out_index
+    saved = []
+    for t in node._to_save:
+        if t is None:
+            saved.append(None)
+            continue
+        index = -1
+        for i in range(len(args)):
+            if args[i] is t:
+                index = i
+                break
+        out_index = -1
+        for i in range(len(returned)):
+            if returned[i] is t:
+                out_index = last[i]
+        if out_index >= 0 and (<Variable>outs[out_index])._requires_grad:
+            s_out = _save(<Variable>outs[out_index], True, index)
+            (<SavedVariable>s_out)._output_nr = out_index
+            saved.append(s_out)
+        else:
+            saved.append(_save(<Variable>t, False, index))
+    return saved
 
 
 cdef class DelayedErrorBackward(Node):

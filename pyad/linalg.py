@@ -2,7 +2,7 @@
 from pyad._engine import (
     # decompositions, inverses and solvers (pyad/ops/linalg.pxi)
     inv, det, slogdet, solve, cholesky, qr, eigh, svd, svdvals, matrix_power,
-    # norms (pyad/ops/reduction.pxi)
+    # norms (pyad/ops/linalg.pxi)
     vector_norm,
 )
 from pyad._engine import _linalg_norm as norm

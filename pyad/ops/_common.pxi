@@ -4,8 +4,9 @@
 
 import builtins
 
-# NumPy ufuncs, looked up once. They also dispatch CuPy arrays (through
-# __array_ufunc__), so one code path serves both array modules.
+# NumPy ufuncs, looked up once; every _np_* alias of the engine is here. They also
+# dispatch CuPy arrays (through __array_ufunc__), so one code path serves both array
+# modules.
 cdef object _np_add = numpy.add
 cdef object _np_subtract = numpy.subtract
 cdef object _np_multiply = numpy.multiply
@@ -20,6 +21,36 @@ cdef object _np_maximum = numpy.maximum
 cdef object _np_ndarray = numpy.ndarray
 cdef object _np_add_reduce = numpy.add.reduce
 cdef object _np_maximum_reduce = numpy.maximum.reduce
+cdef object _np_minimum = numpy.minimum
+cdef object _np_bitwise_and = numpy.bitwise_and
+cdef object _np_bitwise_xor = numpy.bitwise_xor
+cdef object _np_equal = numpy.equal
+cdef object _np_clip = numpy.clip
+cdef object _np_absolute = numpy.absolute
+cdef object _np_sign = numpy.sign
+cdef object _np_square = numpy.square
+cdef object _np_reciprocal = numpy.reciprocal
+cdef object _np_expm1 = numpy.expm1
+cdef object _np_log1p = numpy.log1p
+cdef object _np_log2 = numpy.log2
+cdef object _np_log10 = numpy.log10
+cdef object _np_sin = numpy.sin
+cdef object _np_cos = numpy.cos
+cdef object _np_tan = numpy.tan
+cdef object _np_arcsin = numpy.arcsin
+cdef object _np_arccos = numpy.arccos
+cdef object _np_arctan = numpy.arctan
+cdef object _np_sinh = numpy.sinh
+cdef object _np_cosh = numpy.cosh
+cdef object _np_arctan2 = numpy.arctan2
+cdef object _np_hypot = numpy.hypot
+cdef object _np_floor = numpy.floor
+cdef object _np_ceil = numpy.ceil
+cdef object _np_rint = numpy.rint
+cdef object _np_trunc = numpy.trunc
+cdef object _np_floor_divide = numpy.floor_divide
+cdef object _np_remainder = numpy.remainder
+cdef object _np_fmod = numpy.fmod
 
 
 cdef inline object _sum_data(object data, object axis, bint keepdims, object dtype=None):
@@ -512,10 +543,87 @@ cdef object _profiled_named(str name, object fn, tuple args):
 # A backward runs with grad mode equal to create_graph. When it is off nothing is
 # recorded, so hot ops compute their gradient directly on the arrays (fewer
 # temporaries, no wrapper per step); when it is on they use the differentiable
-# formula next to it. Tests check both: gradcheck the first, gradgradcheck the second.
+# formula. Tests check both: gradcheck the first, gradgradcheck the second.
 
 cdef inline Variable _raw(object data):
     return _wrap(_ensure_array(data))
+
+
+# -- gradient rules written once ---------------------------------------------------
+#
+# A rule written on values serves both: a value is a raw array when grad mode is off
+# and a Variable when it is on (create_graph). Each _v_* step calls the ufunc on arrays
+# and the differentiable op on Variables; the _in forms write into `t`, a temporary the
+# rule made itself (on arrays; never an input's or a saved array), so the array form
+# keeps its one temporary. _gv and _sv give a rule its inputs as values, _grad turns the
+# result back into the Variable a backward returns.
+#
+#     cdef tuple _backward(self, tuple grads):          # SqrtBackward: g / (2 y)
+#         cdef bint rec = _grad_enabled()
+#         t = _v_mul(_sv(self.saved, self, rec), 2)
+#         return (_grad(_v_div_in(_gv(grads[0], rec), t, t)),)
+
+cdef inline object _gv(object g, bint rec):
+    # An incoming gradient (a Variable) as a value.
+    return g if rec else (<Variable>g)._data
+
+
+cdef inline object _sv(SavedVariable saved, Node owner, bint rec):
+    # A saved Variable as a value (checked for in-place changes either way).
+    return saved.unpack(owner) if rec else saved.data(owner)
+
+
+cdef inline Variable _grad(object v):
+    # A value as the Variable a backward returns.
+    if isinstance(v, Variable):
+        return <Variable>v
+    return _raw(v)
+
+
+cdef inline bint _on_variables(object a, object b):
+    return isinstance(a, Variable) or isinstance(b, Variable)
+
+
+cdef inline object _v_neg(object a):
+    if isinstance(a, Variable):
+        return neg(a)
+    return _scratch(_np_negative(a))
+
+
+cdef inline object _v_mul(object a, object b):
+    if _on_variables(a, b):
+        return mul(a, b)
+    return _scratch(_np_multiply(a, b))
+
+
+cdef inline object _v_mul_in(object a, object b, object t):
+    if _on_variables(a, b):
+        return mul(a, b)
+    return _np_multiply(a, b, out=t)
+
+
+cdef inline object _v_sub(object a, object b):
+    if _on_variables(a, b):
+        return sub(a, b)
+    return _scratch(_np_subtract(a, b))
+
+
+cdef inline object _v_sub_in(object a, object b, object t):
+    if _on_variables(a, b):
+        return sub(a, b)
+    return _np_subtract(a, b, out=t)
+
+
+cdef inline object _v_div(object a, object b):
+    if _on_variables(a, b):
+        return div(a, b)
+    return _scratch(_np_true_divide(a, b))
+
+
+cdef inline object _v_div_in(object a, object b, object t):
+    if _on_variables(a, b):
+        return div(a, b)
+    return _np_true_divide(a, b, out=t)
 
 
 cdef inline object _reduce_data(object data, tuple shape, object dtype):

@@ -19,6 +19,7 @@ cdef class ConjBackward(Node):
         return (conj(grads[0]),)
 
 
+@profiled_op
 cpdef Variable conj(object input):
     """Elementwise complex conjugate; a real Variable is returned as it is (torch).
 
@@ -27,8 +28,6 @@ cpdef Variable conj(object input):
     >>> conj(Variable(numpy.array([1 + 2j, 3 - 1j])))
     tensor([1.-2.j, 3.+1.j], dtype=complex128)
     """
-    if _profiling and _profile_enter():
-        return _profiled(conj, (input, ))
     cdef Variable x = _as_variable(input, "conj")
     if _dtype_kind(x._data) != b'c':
         return x
@@ -69,6 +68,7 @@ cdef Variable _complex_part(Variable x, bint imaginary):
     return _plain(data, x._volatile)
 
 
+@profiled_op
 cpdef Variable real(object input):
     """The real part of a complex Variable; a real Variable is returned as it is (torch).
 
@@ -77,14 +77,13 @@ cpdef Variable real(object input):
     >>> real(Variable(numpy.array([1 + 2j, 3 - 1j])))
     tensor([1., 3.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(real, (input, ))
     cdef Variable x = _as_variable(input, "real")
     if _dtype_kind(x._data) != b'c':
         return x
     return _complex_part(x, False)
 
 
+@profiled_op
 cpdef Variable imag(object input):
     """The imaginary part of a complex Variable (a real one is refused, as torch).
 
@@ -93,8 +92,6 @@ cpdef Variable imag(object input):
     >>> imag(Variable(numpy.array([1 + 2j, 3 - 1j])))
     tensor([ 2., -1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(imag, (input, ))
     cdef Variable x = _as_variable(input, "imag")
     if _dtype_kind(x._data) != b'c':
         raise RuntimeError("imag(): imag is not implemented for Variables with non-complex "
@@ -131,6 +128,7 @@ cdef object _angle_data(object d):
     return xp.where(xp.isnan(d), d, out)
 
 
+@profiled_op
 cpdef Variable angle(object input):
     """Elementwise argument (phase) of a complex Variable, in radians, as a real Variable;
     for real input: pi for negative numbers, 0 otherwise (torch).
@@ -138,8 +136,6 @@ cpdef Variable angle(object input):
     >>> angle(Variable(numpy.array([1j, -1 + 0j])))
     tensor([1.5708, 3.1416], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(angle, (input, ))
     return _float_unary(_angle_data, input, AngleBackward, 1, "angle")
 
 

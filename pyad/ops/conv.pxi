@@ -316,6 +316,7 @@ cdef Variable _conv2d(Variable x, Variable w, object bias, tuple stride, tuple p
     return _plain(data, x._volatile or w._volatile or (b is not None and b._volatile))
 
 
+@profiled_op
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) of a (N, C, H, W) or (C, H, W) input with a
     (O, C/groups, kh, kw) weight, as ``torch.nn.functional.conv2d``. ``padding`` is an
@@ -326,8 +327,6 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     tensor([[[[10., 18.],
               [42., 50.]]]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(conv2d, (input, weight, bias, stride, padding, dilation, groups, ))
     cdef Variable x = _conv_input(input, "conv2d", "input")
     cdef Variable w = _as_variable(weight, "conv2d")
     if w._data.ndim != 4:
@@ -342,6 +341,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
 
 
+@profiled_op
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution of a (N, C, L) or (C, L) input with a (O, C/groups, k) weight, as
     ``torch.nn.functional.conv1d`` (computed as a conv2d of height 1).
@@ -349,8 +349,6 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     >>> conv1d(Variable(numpy.array([[[1., 2., 3., 4.]]])), Variable(numpy.ones((1, 1, 2))))
     tensor([[[3., 5., 7.]]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(conv1d, (input, weight, bias, stride, padding, dilation, groups, ))
     cdef Variable x = _conv_input(input, "conv1d", "input")
     cdef Variable w = _as_variable(weight, "conv1d")
     if w._data.ndim != 3:
@@ -367,6 +365,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
 
 
+@profiled_op
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
     """Transposed 2-D convolution (the gradient of conv2d w.r.t. its input) of a
@@ -378,9 +377,6 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
               [2., 4., 2.],
               [1., 2., 1.]]]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(conv_transpose2d, (input, weight, bias, stride, padding,
-                                            output_padding, groups, dilation, ))
     what = "conv_transpose2d"
     cdef Variable x = _conv_input(input, what, "input")
     cdef Variable w = _as_variable(weight, "conv_transpose2d")
@@ -554,6 +550,7 @@ cdef class MaxPool2dBackward(Node):
         self.arg = None
 
 
+@profiled_op
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """2-D max pooling over (N, C, H, W) or (C, H, W), as ``torch.nn.functional.max_pool2d``;
@@ -564,9 +561,6 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     tensor([[[ 5.,  7.],
              [13., 15.]]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(max_pool2d, (input, kernel_size, stride, padding, dilation, ceil_mode,
-                                      return_indices, ))
     _refuse_complex(input, None, "max_pool2d")
     cdef Variable x = _conv_input(input, "max_pool2d", "input")
     x, unbatched = _batched(x, 2, "max_pool2d")
@@ -616,6 +610,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out
 
 
+@profiled_op
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """2-D average pooling over (N, C, H, W) or (C, H, W), as
@@ -625,9 +620,6 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     tensor([[[ 2.5000,  4.5000],
              [10.5000, 12.5000]]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(avg_pool2d, (input, kernel_size, stride, padding, ceil_mode,
-                                      count_include_pad, divisor_override, ))
     _refuse_complex(input, None, "avg_pool2d")
     cdef Variable x = _conv_input(input, "avg_pool2d", "input")
     x, unbatched = _batched(x, 2, "avg_pool2d")
@@ -664,6 +656,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
 
 
+@profiled_op
 def adaptive_avg_pool2d(input, output_size):
     """2-D adaptive average pooling to ``output_size`` (an int or a pair; None keeps that
     input size), as ``torch.nn.functional.adaptive_avg_pool2d``: window i of n over a
@@ -672,8 +665,6 @@ def adaptive_avg_pool2d(input, output_size):
     >>> adaptive_avg_pool2d(Variable(numpy.arange(16.).reshape(1, 4, 4)), 1)
     tensor([[[7.5000]]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(adaptive_avg_pool2d, (input, output_size, ))
     _refuse_complex(input, None, "adaptive_avg_pool2d")
     cdef Variable x = _conv_input(input, "adaptive_avg_pool2d", "input")
     x, unbatched = _batched(x, 2, "adaptive_avg_pool2d")

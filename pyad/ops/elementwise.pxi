@@ -147,6 +147,7 @@ cdef object _scaled(object other, object alpha):
     return mul(other, alpha)
 
 
+@profiled_op
 cpdef Variable add(object input, object other, object alpha=1):
     """Elementwise ``input + alpha * other`` with broadcasting.
 
@@ -155,8 +156,6 @@ cpdef Variable add(object input, object other, object alpha=1):
     >>> add(Variable(numpy.array([1., 2.])), 10, alpha=2)
     tensor([21., 22.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(add, (input, other, alpha))
     if alpha is not _ONE and alpha != 1:
         other = _scaled(other, alpha)
     data = _apply_binary(_np_add, input, other, "add")
@@ -176,6 +175,7 @@ cdef class SubBackward(_BinaryNode):
                 self.grad_b(neg(g)) if self._needs_input_grad(1) else None)
 
 
+@profiled_op
 cpdef Variable sub(object input, object other, object alpha=1):
     """Elementwise ``input - alpha * other`` with broadcasting.
 
@@ -184,8 +184,6 @@ cpdef Variable sub(object input, object other, object alpha=1):
     >>> sub(Variable(numpy.array([5., 7.])), 2, alpha=0.5)
     tensor([4., 6.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(sub, (input, other, alpha))
     if alpha is not _ONE and alpha != 1:
         other = _scaled(other, alpha)
     data = _apply_binary(_np_subtract, input, other, "sub")
@@ -194,14 +192,13 @@ cpdef Variable sub(object input, object other, object alpha=1):
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+@profiled_op
 def rsub(input, other, alpha=1):
     """``other - alpha * input`` (sub with the operands swapped), as torch.rsub.
 
     >>> rsub(Variable(numpy.array([1., 2.])), 10)
     tensor([9., 8.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(rsub, (input, other, alpha))
     try:
         return sub(other, input, alpha)
     except _OP_ERRORS as exc:
@@ -227,6 +224,7 @@ cdef class MulBackward(_BinaryNode):
         return (ga, gb)
 
 
+@profiled_op
 cpdef Variable mul(object input, object other):
     """Elementwise ``input * other`` with broadcasting.
 
@@ -234,8 +232,6 @@ cpdef Variable mul(object input, object other):
     tensor([[ 1., 10.],
             [ 2., 20.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(mul, (input, other, ))
     data = _apply_binary(_np_multiply, input, other, "mul")
     if _binary_records(input, other):
         return _binary(MulBackward.__new__(MulBackward), data, input, other,
@@ -265,14 +261,13 @@ cdef class DivBackward(_BinaryNode):
         return (ga, gb)
 
 
+@profiled_op
 cpdef Variable div(object input, object other):
     """Elementwise true division ``input / other`` with broadcasting.
 
     >>> div(Variable(numpy.array([1., 3.])), Variable(numpy.array([2., 4.])))
     tensor([0.5000, 0.7500], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(div, (input, other, ))
     data = _apply_binary(_np_true_divide, input, other, "div")
     if _binary_records(input, other):
         return _binary(DivBackward.__new__(DivBackward), data, input, other,
@@ -342,18 +337,66 @@ cdef class PowBackward(_BinaryNode):
         return (ga, gb)
 
 
+@profiled_op
 cpdef Variable pow(object input, object exponent):
     """Elementwise ``input ** exponent`` (either may be a Variable or a number).
 
     >>> pow(2, Variable(numpy.array([1., 3.])))
     tensor([2., 8.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(pow, (input, exponent, ))
     data = _apply_binary(_np_power, input, exponent, "pow")
     if _binary_records(input, exponent):
         return _binary(PowBackward.__new__(PowBackward), data, input, exponent, True, True)
     return _plain(data, _operand_volatile(input) or _operand_volatile(exponent))
+
+
+# pow's gradient for a constant exponent as one fused node (see TanhGradBackward).
+
+cdef class PowConstGradBackward(_BinaryNode):
+    # out = g * c * x^(c-1):  d/dg = c x^(c-1),  d/dx = g c (c-1) x^(c-2)
+    cdef object exponent
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable gg = grads[0]
+        c = self.exponent
+        dg = dx = None
+        if not _grad_enabled():
+            xd = self.b.data(self)
+            if self._needs_input_grad(0):
+                t = _scratch(_np_power(xd, c - 1))
+                _np_multiply(t, c, out=t, casting="unsafe")
+                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
+            if self._needs_input_grad(1):
+                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
+                if c * (c - 1) == 0:
+                    _np_multiply(t, 0.0, out=t)
+                else:
+                    _np_multiply(t, _np_power(xd, c - 2), out=t)
+                    _np_multiply(t, c * (c - 1), out=t, casting="unsafe")
+                dx = self.raw_grad_b(gg, t)
+            return (dg, dx)
+        g = self.a.get(self)
+        x = self.b.get(self)
+        if self._needs_input_grad(0):
+            dg = self.grad_a(mul(gg, mul(pow(x, c - 1), c)))
+        if self._needs_input_grad(1):
+            if c * (c - 1) == 0:
+                dx = self.grad_b(mul(mul(gg, g), 0.0))
+            else:
+                dx = self.grad_b(mul(mul(gg, g), mul(pow(x, c - 2), c * (c - 1))))
+        return (dg, dx)
+
+
+cdef Variable _pow_const_grad(Variable g, Variable x, object c):
+    t = _scratch(_np_power(x._data, c - 1))
+    _np_multiply(t, c, out=t, casting="unsafe")
+    data = _np_multiply(g._data, t)
+    cdef PowConstGradBackward node
+    if _binary_records(g, x):
+        node = PowConstGradBackward.__new__(PowConstGradBackward)
+        node.exponent = c
+        return _binary(node, data, g, x, x._requires_grad, True)
+    return _plain(data, g._volatile or x._volatile)
 
 
 # -- unary --------------------------------------------------------------------------
@@ -389,19 +432,16 @@ cdef inline Variable _record_unary(_UnaryNode node, object data, Variable x, bin
 
 cdef class NegBackward(Node):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw(_np_negative((<Variable>grads[0])._data)),)
-        return (neg(grads[0]),)
+        return (_grad(_v_neg(_gv(grads[0], _grad_enabled()))),)
 
 
+@profiled_op
 cpdef Variable neg(object input):
     """Elementwise ``-input``.
 
     >>> neg(Variable(numpy.array([1., -2.])))
     tensor([-1.,  2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(neg, (input, ))
     cdef Variable x = _as_variable(input, "neg")
     data = _np_negative(x._data)
     if _records(x):
@@ -411,19 +451,17 @@ cpdef Variable neg(object input):
 
 cdef class ExpBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw(_np_multiply((<Variable>grads[0])._data, self.saved.data(self))),)
-        return (mul(grads[0], self.saved.unpack(self)),)
+        cdef bint rec = _grad_enabled()                 # g * y
+        return (_grad(_v_mul(_gv(grads[0], rec), _sv(self.saved, self, rec))),)
 
 
+@profiled_op
 cpdef Variable exp(object input):
     """Elementwise exponential.
 
     >>> exp(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 2.7183], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(exp, (input, ))
     cdef Variable x = _float_input(input, "exp")
     data = _np_exp(x._data)
     if _records(x):
@@ -433,19 +471,17 @@ cpdef Variable exp(object input):
 
 cdef class LogBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw(_np_true_divide((<Variable>grads[0])._data, self.saved.data(self))),)
-        return (div(grads[0], self.saved.unpack(self)),)
+        cdef bint rec = _grad_enabled()                 # g / x
+        return (_grad(_v_div(_gv(grads[0], rec), _sv(self.saved, self, rec))),)
 
 
+@profiled_op
 cpdef Variable log(object input):
     """Elementwise natural logarithm.
 
     >>> log(Variable(numpy.array([1., numpy.e])))
     tensor([0., 1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(log, (input, ))
     cdef Variable x = _float_input(input, "log")
     data = _np_log(x._data)
     if _records(x):
@@ -455,20 +491,18 @@ cpdef Variable log(object input):
 
 cdef class SqrtBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            t = _scratch(_np_multiply(self.saved.data(self), 2))
-            return (_raw(_np_true_divide((<Variable>grads[0])._data, t, out=t)),)
-        return (div(grads[0], mul(self.saved.unpack(self), 2)),)
+        cdef bint rec = _grad_enabled()                 # g / (2 y), one temporary
+        t = _v_mul(_sv(self.saved, self, rec), 2)
+        return (_grad(_v_div_in(_gv(grads[0], rec), t, t)),)
 
 
+@profiled_op
 cpdef Variable sqrt(object input):
     """Elementwise square root.
 
     >>> sqrt(Variable(numpy.array([4., 9.])))
     tensor([2., 3.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(sqrt, (input, ))
     cdef Variable x = _float_input(input, "sqrt")
     data = _np_sqrt(x._data)
     if _records(x):
@@ -478,14 +512,11 @@ cpdef Variable sqrt(object input):
 
 cdef class TanhBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            yd = self.saved.data(self)
-            t = _scratch(_np_multiply(yd, yd))  # g * (1 - y^2), one temporary
-            _np_subtract(1, t, out=t)
-            return (_raw(_np_multiply((<Variable>grads[0])._data, t, out=t)),)
-        return (_tanh_grad(<Variable>grads[0], self.saved.unpack(self)),)
+        cdef bint rec = _grad_enabled()                 # g * (1 - y^2)
+        return (_grad(_tanh_grad(_gv(grads[0], rec), _sv(self.saved, self, rec))),)
 
 
+@profiled_op
 cpdef Variable tanh(object input):
     """Elementwise hyperbolic tangent.
 
@@ -494,8 +525,6 @@ cpdef Variable tanh(object input):
     >>> x.grad                                  # 1 - tanh(x)^2
     tensor([1.0000, 0.4200], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(tanh, (input, ))
     cdef Variable x = _float_input(input, "tanh")
     data = _np_tanh(x._data)
     if _records(x):
@@ -503,15 +532,62 @@ cpdef Variable tanh(object input):
     return _plain(data, x._volatile)
 
 
+# -- tanh's gradient as one fused node -------------------------------------------------
+#
+# Under create_graph a backward formula records what it computes. For the commonest
+# formulas (tanh's here, pow's with a constant exponent beside pow) one node with its own
+# derivative (Chainer's ReLUGrad idea) replaces three recorded ops: less to build now,
+# less to run when differentiating again.
+
+cdef class TanhGradBackward(_BinaryNode):
+    # out = g * (1 - y^2), with y = tanh(x):  d/dg = 1 - y^2,  d/dy = -2 g y
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable gg = grads[0]
+        dg = dy = None
+        if not _grad_enabled():
+            yd = self.b.data(self)
+            if self._needs_input_grad(0):
+                t = _scratch(_np_multiply(yd, yd))
+                _np_subtract(1, t, out=t)
+                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
+            if self._needs_input_grad(1):
+                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
+                _np_multiply(t, yd, out=t)
+                dy = self.raw_grad_b(gg, _np_multiply(t, -2.0, out=t))
+            return (dg, dy)
+        g = self.a.get(self)
+        y = self.b.get(self)
+        if self._needs_input_grad(0):
+            dg = self.grad_a(mul(gg, sub(1, mul(y, y))))
+        if self._needs_input_grad(1):
+            dy = self.grad_b(mul(mul(gg, g), mul(y, -2.0)))
+        return (dg, dy)
+
+
+cdef object _tanh_grad(object g, object y):
+    # g * (1 - y^2) as a value (see _v_mul): on arrays with one temporary, on Variables
+    # recorded as one TanhGradBackward node.
+    if not _on_variables(g, y):
+        t = _scratch(_np_multiply(y, y))
+        _np_subtract(1, t, out=t)
+        return _np_multiply(g, t, out=t)
+    cdef Variable gv = <Variable>g, yv = <Variable>y
+    t = _scratch(_np_multiply(yv._data, yv._data))
+    _np_subtract(1, t, out=t)
+    data = _np_multiply(gv._data, t)
+    if _binary_records(gv, yv):
+        return _binary(TanhGradBackward.__new__(TanhGradBackward), data, gv, yv,
+                       yv._requires_grad, gv._requires_grad or yv._requires_grad)
+    return _plain(data, gv._volatile or yv._volatile)
+
+
 cdef class SigmoidBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            yd = self.saved.data(self)
-            t = _scratch(_np_subtract(1, yd))  # g * y * (1 - y)
-            _np_multiply(t, yd, out=t)
-            return (_raw(_np_multiply((<Variable>grads[0])._data, t, out=t)),)
-        y = self.saved.unpack(self)
-        return (mul(grads[0], mul(y, sub(1, y))),)
+        cdef bint rec = _grad_enabled()                 # g * (1 - y) * y, one temporary
+        y = _sv(self.saved, self, rec)
+        t = _v_sub(1, y)
+        t = _v_mul_in(t, y, t)
+        return (_grad(_v_mul_in(_gv(grads[0], rec), t, t)),)
 
 
 cdef object _sigmoid_data(object d):
@@ -523,14 +599,13 @@ cdef object _sigmoid_data(object d):
     return xp.where(d >= 0, 1 / (1 + e), e / (1 + e)).astype(d.dtype, copy=False)
 
 
+@profiled_op
 cpdef Variable sigmoid(object input):
     """Elementwise logistic sigmoid ``1 / (1 + exp(-x))``.
 
     >>> sigmoid(Variable(numpy.array([0., 100.])))
     tensor([0.5000, 1.0000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(sigmoid, (input, ))
     cdef Variable x = _float_input(input, "sigmoid")
     data = _sigmoid_data(x._data)
     if _records(x):
@@ -544,19 +619,16 @@ cdef class ReluBackward(_UnaryNode):
         # and is itself differentiable (its own derivative is the same mask).
         # torch's mask is ~(y <= 0): the gradient passes at a NaN
         y = self.saved.data(self)
-        if not _grad_enabled():
-            return (_raw(_np_multiply((<Variable>grads[0])._data, ~(y <= 0))),)
-        return (mul(grads[0], ~(y <= 0)),)
+        return (_grad(_v_mul(_gv(grads[0], _grad_enabled()), ~(y <= 0))),)
 
 
+@profiled_op
 cpdef Variable relu(object input):
     """Elementwise ``max(input, 0)``.
 
     >>> relu(Variable(numpy.array([-1., 2.])))
     tensor([0., 2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(relu, (input, ))
     _refuse_complex(input, None, "relu")
     cdef Variable x = _as_variable(input, "relu")
     data = _np_maximum(x._data, 0)
@@ -571,34 +643,6 @@ cpdef Variable relu(object input):
 
 import math
 import operator
-
-cdef object _np_minimum = numpy.minimum
-cdef object _np_bitwise_and = numpy.bitwise_and
-cdef object _np_bitwise_xor = numpy.bitwise_xor
-cdef object _np_equal = numpy.equal
-cdef object _np_clip = numpy.clip
-cdef object _np_absolute = numpy.absolute
-cdef object _np_sign = numpy.sign
-cdef object _np_square = numpy.square
-cdef object _np_reciprocal = numpy.reciprocal
-cdef object _np_expm1 = numpy.expm1
-cdef object _np_log1p = numpy.log1p
-cdef object _np_log2 = numpy.log2
-cdef object _np_log10 = numpy.log10
-cdef object _np_sin = numpy.sin
-cdef object _np_cos = numpy.cos
-cdef object _np_tan = numpy.tan
-cdef object _np_arcsin = numpy.arcsin
-cdef object _np_arccos = numpy.arccos
-cdef object _np_arctan = numpy.arctan
-cdef object _np_sinh = numpy.sinh
-cdef object _np_cosh = numpy.cosh
-cdef object _np_arctan2 = numpy.arctan2
-cdef object _np_hypot = numpy.hypot
-cdef object _np_floor = numpy.floor
-cdef object _np_ceil = numpy.ceil
-cdef object _np_rint = numpy.rint
-cdef object _np_trunc = numpy.trunc
 
 cdef double _LN2 = math.log(2.0)
 cdef double _LN10 = math.log(10.0)
@@ -662,25 +706,23 @@ cdef Variable _sgn(Variable z):
     return div(z, abs(z))
 
 
+@profiled_op
 cpdef Variable abs(object input):
     """Elementwise absolute value (``abs(x)`` works too); the gradient at 0 is 0.
 
     >>> abs(Variable(numpy.array([-1.5, 0., 2.])))
     tensor([1.5000, 0.0000, 2.0000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(abs, (input, ))
     return _same_dtype_unary(_np_absolute, input, AbsBackward, 1, "abs")
 
 
+@profiled_op
 cpdef Variable absolute(object input):
     """Alias of :func:`abs`.
 
     >>> absolute(Variable(numpy.array([-2., 3.])))
     tensor([2., 3.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(absolute, (input, ))
     try:
         return abs(input)
     except _OP_ERRORS as exc:
@@ -693,14 +735,13 @@ cdef class ReciprocalBackward(_UnaryNode):
         return (mul(neg(grads[0]), mul(y, y)),)
 
 
+@profiled_op
 cpdef Variable reciprocal(object input):
     """Elementwise ``1 / input``.
 
     >>> reciprocal(Variable(numpy.array([2., 4.])))
     tensor([0.5000, 0.2500], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(reciprocal, (input, ))
     return _float_unary(_np_reciprocal, input, ReciprocalBackward, 2, "reciprocal")
 
 
@@ -708,14 +749,13 @@ cdef class SignBackward(_ZeroGradNode):
     pass
 
 
+@profiled_op
 cpdef Variable sign(object input):
     """Elementwise sign (-1, 0 or 1; 0 at nan, as torch); its gradient is zero.
 
     >>> sign(Variable(numpy.array([-2., 0., 3.])))
     tensor([-1.,  0.,  1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(sign, (input, ))
     if _is_complex_operand(input):
         raise NotImplementedError("sign(): unlike NumPy, sign is not intended to support "
                                   "complex numbers (torch.sgn is z / |z|)")
@@ -727,14 +767,13 @@ cdef class SquareBackward(_UnaryNode):
         return (mul(grads[0], mul(self.saved.unpack(self), 2)),)
 
 
+@profiled_op
 cpdef Variable square(object input):
     """Elementwise ``input * input``.
 
     >>> square(Variable(numpy.array([-2., 3.])))
     tensor([4., 9.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(square, (input, ))
     return _same_dtype_unary(_np_square, input, SquareBackward, 1, "square")
 
 
@@ -748,14 +787,13 @@ cdef object _rsqrt_data(object d):
     return _np_true_divide(1, r, out=r)
 
 
+@profiled_op
 cpdef Variable rsqrt(object input):
     """Elementwise ``1 / sqrt(input)``.
 
     >>> rsqrt(Variable(numpy.array([4., 16.])))
     tensor([0.5000, 0.2500], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(rsqrt, (input, ))
     return _float_unary(_rsqrt_data, input, RsqrtBackward, 2, "rsqrt")
 
 
@@ -764,14 +802,13 @@ cdef class Expm1Backward(_UnaryNode):
         return (mul(grads[0], add(self.saved.unpack(self), 1)),)
 
 
+@profiled_op
 cpdef Variable expm1(object input):
     """Elementwise ``exp(input) - 1``, accurate near 0.
 
     >>> expm1(Variable(numpy.array([0., 1e-10])))
     tensor([0.0000e+00, 1.0000e-10], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(expm1, (input, ))
     return _float_unary(_np_expm1, input, Expm1Backward, 2, "expm1")
 
 
@@ -780,14 +817,13 @@ cdef class Log1pBackward(_UnaryNode):
         return (div(grads[0], add(self.saved.unpack(self), 1)),)
 
 
+@profiled_op
 cpdef Variable log1p(object input):
     """Elementwise ``log(1 + input)``, accurate near 0.
 
     >>> log1p(Variable(numpy.array([0., 1e-10])))
     tensor([0.0000e+00, 1.0000e-10], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(log1p, (input, ))
     return _float_unary(_np_log1p, input, Log1pBackward, 1, "log1p")
 
 
@@ -796,14 +832,13 @@ cdef class Log2Backward(_UnaryNode):
         return (div(grads[0], mul(self.saved.unpack(self), _LN2)),)
 
 
+@profiled_op
 cpdef Variable log2(object input):
     """Elementwise base-2 logarithm.
 
     >>> log2(Variable(numpy.array([1., 8.])))
     tensor([0., 3.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(log2, (input, ))
     return _float_unary(_np_log2, input, Log2Backward, 1, "log2")
 
 
@@ -812,14 +847,13 @@ cdef class Log10Backward(_UnaryNode):
         return (div(grads[0], mul(self.saved.unpack(self), _LN10)),)
 
 
+@profiled_op
 cpdef Variable log10(object input):
     """Elementwise base-10 logarithm.
 
     >>> log10(Variable(numpy.array([1., 100.])))
     tensor([0., 2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(log10, (input, ))
     return _float_unary(_np_log10, input, Log10Backward, 1, "log10")
 
 
@@ -828,14 +862,13 @@ cdef class SinBackward(_UnaryNode):
         return (mul(grads[0], cos(self.saved.unpack(self))),)
 
 
+@profiled_op
 cpdef Variable sin(object input):
     """Elementwise sine.
 
     >>> sin(Variable(numpy.array([0., numpy.pi / 2])))
     tensor([0., 1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(sin, (input, ))
     return _float_unary(_np_sin, input, SinBackward, 1, "sin")
 
 
@@ -844,14 +877,13 @@ cdef class CosBackward(_UnaryNode):
         return (mul(grads[0], neg(sin(self.saved.unpack(self)))),)
 
 
+@profiled_op
 cpdef Variable cos(object input):
     """Elementwise cosine.
 
     >>> cos(Variable(numpy.array([0., numpy.pi])))
     tensor([ 1., -1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(cos, (input, ))
     return _float_unary(_np_cos, input, CosBackward, 1, "cos")
 
 
@@ -861,14 +893,13 @@ cdef class TanBackward(_UnaryNode):
         return (mul(grads[0], add(mul(y, y), 1)),)
 
 
+@profiled_op
 cpdef Variable tan(object input):
     """Elementwise tangent.
 
     >>> tan(Variable(numpy.array([0., numpy.pi / 4])))
     tensor([0.0000, 1.0000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(tan, (input, ))
     return _float_unary(_np_tan, input, TanBackward, 2, "tan")
 
 
@@ -878,14 +909,13 @@ cdef class AsinBackward(_UnaryNode):
         return (mul(grads[0], rsqrt(sub(1, mul(x, x)))),)
 
 
+@profiled_op
 cpdef Variable asin(object input):
     """Elementwise arcsine (nan outside [-1, 1]).
 
     >>> asin(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(asin, (input, ))
     return _float_unary(_np_arcsin, input, AsinBackward, 1, "asin")
 
 
@@ -895,14 +925,13 @@ cdef class AcosBackward(_UnaryNode):
         return (mul(neg(grads[0]), rsqrt(sub(1, mul(x, x)))),)
 
 
+@profiled_op
 cpdef Variable acos(object input):
     """Elementwise arccosine (nan outside [-1, 1]).
 
     >>> acos(Variable(numpy.array([1., 0.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(acos, (input, ))
     return _float_unary(_np_arccos, input, AcosBackward, 1, "acos")
 
 
@@ -912,14 +941,13 @@ cdef class AtanBackward(_UnaryNode):
         return (div(grads[0], add(mul(x, x), 1)),)
 
 
+@profiled_op
 cpdef Variable atan(object input):
     """Elementwise arctangent.
 
     >>> atan(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.7854], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(atan, (input, ))
     return _float_unary(_np_arctan, input, AtanBackward, 1, "atan")
 
 
@@ -928,14 +956,13 @@ cdef class SinhBackward(_UnaryNode):
         return (mul(grads[0], cosh(self.saved.unpack(self))),)
 
 
+@profiled_op
 cpdef Variable sinh(object input):
     """Elementwise hyperbolic sine.
 
     >>> sinh(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 1.1752], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(sinh, (input, ))
     return _float_unary(_np_sinh, input, SinhBackward, 1, "sinh")
 
 
@@ -944,14 +971,13 @@ cdef class CoshBackward(_UnaryNode):
         return (mul(grads[0], sinh(self.saved.unpack(self))),)
 
 
+@profiled_op
 cpdef Variable cosh(object input):
     """Elementwise hyperbolic cosine.
 
     >>> cosh(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 1.5431], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(cosh, (input, ))
     return _float_unary(_np_cosh, input, CoshBackward, 1, "cosh")
 
 
@@ -973,14 +999,13 @@ cdef object _erf_data(object d):
     return numpy.asarray(_erf_scalar(d), dtype=numpy.float64).astype(d.dtype, copy=False)
 
 
+@profiled_op
 cpdef Variable erf(object input):
     """Elementwise error function ``2/sqrt(pi) * integral from 0 to x of exp(-t^2)``.
 
     >>> erf(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.8427], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(erf, (input, ))
     _refuse_complex(input, None, "erf")
     return _float_unary(_erf_data, input, ErfBackward, 1, "erf")
 
@@ -1080,14 +1105,13 @@ cdef class MaximumBackward(_SelectNode):
     pass
 
 
+@profiled_op
 cpdef Variable maximum(object input, object other):
     """Elementwise maximum with broadcasting; at ties each input gets half the gradient.
 
     >>> maximum(Variable(numpy.array([1., 5.])), Variable(numpy.array([3., 2.])))
     tensor([3., 5.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(maximum, (input, other, ))
     _refuse_complex(input, other, "maximum")
     return _pairwise_extremum(input, other, True, "maximum")
 
@@ -1096,14 +1120,13 @@ cdef class MinimumBackward(_SelectNode):
     pass
 
 
+@profiled_op
 cpdef Variable minimum(object input, object other):
     """Elementwise minimum with broadcasting; at ties each input gets half the gradient.
 
     >>> minimum(Variable(numpy.array([1., 5.])), Variable(numpy.array([3., 2.])))
     tensor([1., 2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(minimum, (input, other, ))
     _refuse_complex(input, other, "minimum")
     return _pairwise_extremum(input, other, False, "minimum")
 
@@ -1112,6 +1135,7 @@ cdef class WhereBackward(_SelectNode):
     pass
 
 
+@profiled_op
 cpdef Variable where(object condition, object input, object other):
     """Elementwise ``input`` where ``condition`` is true, ``other`` elsewhere (either may
     be a number); the gradient goes to the input each element came from.
@@ -1119,8 +1143,6 @@ cpdef Variable where(object condition, object input, object other):
     >>> where(Variable(numpy.array([True, False])), Variable(numpy.array([1., 2.])), 0.)
     tensor([1., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(where, (condition, input, other, ))
     cond = _binary_operand_data(condition, "where", "condition")
     if hasattr(cond, "dtype"):
         if cond.dtype.kind != "b":
@@ -1206,6 +1228,7 @@ cdef inline bint _clip_bound(object bound):
     return bound is None or type(bound) is float or type(bound) is int
 
 
+@profiled_op
 cpdef Variable clamp(object input, object min=None, object max=None):
     """Elementwise ``input`` limited to [min, max] (numbers or Variables; one may be None).
     The gradient flows to ``input`` where ``min <= input <= max``, to a Variable bound
@@ -1214,8 +1237,6 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     >>> clamp(Variable(numpy.array([-2., 0.5, 3.])), -1, 1)
     tensor([-1.0000,  0.5000,  1.0000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(clamp, (input, min, max, ))
     _refuse_complex(input, None, "clamp")
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
@@ -1271,28 +1292,26 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     return _recorded(node, data, (_edge(x), _operand_edge(min), _operand_edge(max)))
 
 
+@profiled_op
 cpdef Variable clip(object input, object min=None, object max=None):
     """Alias of :func:`clamp`.
 
     >>> clip(Variable(numpy.array([-2., 3.])), None, 1)
     tensor([-2.,  1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(clip, (input, min, max, ))
     try:
         return clamp(input, min, max)
     except _OP_ERRORS as exc:
         raise _renamed(exc, "clip") from None
 
 
+@profiled_op
 cpdef Variable clamp_min(object input, object min):
     """``clamp(input, min=min)``.
 
     >>> clamp_min(Variable(numpy.array([-2., 3.])), 0)
     tensor([0., 3.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(clamp_min, (input, min, ))
     _refuse_complex(input, None, "clamp_min")
     try:
         return clamp(input, min, None)
@@ -1300,14 +1319,13 @@ cpdef Variable clamp_min(object input, object min):
         raise _renamed(exc, "clamp_min") from None
 
 
+@profiled_op
 cpdef Variable clamp_max(object input, object max):
     """``clamp(input, max=max)``.
 
     >>> clamp_max(Variable(numpy.array([-2., 3.])), 0)
     tensor([-2.,  0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(clamp_max, (input, max, ))
     _refuse_complex(input, None, "clamp_max")
     try:
         return clamp(input, None, max)
@@ -1334,14 +1352,13 @@ cdef class Atan2Backward(_BinaryNode):
         return (ga, gb)
 
 
+@profiled_op
 cpdef Variable atan2(object input, object other):
     """Elementwise angle of the point (other, input), in (-pi, pi].
 
     >>> atan2(Variable(numpy.array([1., 1.])), Variable(numpy.array([1., -1.])))
     tensor([0.7854, 2.3562], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(atan2, (input, other, ))
     _refuse_complex(input, other, "atan2")
     data = _apply_binary(_np_arctan2, input, other, "atan2")
     if _binary_records(input, other):
@@ -1363,14 +1380,13 @@ cdef class HypotBackward(_BinaryNode):
         return (ga, gb)
 
 
+@profiled_op
 cpdef Variable hypot(object input, object other):
     """Elementwise ``sqrt(input**2 + other**2)`` without overflow.
 
     >>> hypot(Variable(numpy.array([3., 5.])), 4.)
     tensor([5.0000, 6.4031], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(hypot, (input, other, ))
     _refuse_complex(input, other, "hypot")
     data = _apply_binary(_np_hypot, input, other, "hypot")
     if _binary_records(input, other):
@@ -1378,6 +1394,7 @@ cpdef Variable hypot(object input, object other):
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+@profiled_op
 cpdef Variable lerp(object input, object end, object weight):
     """Linear interpolation ``input + weight * (end - input)`` (weight a number or a
     Variable); differentiable in all three.
@@ -1385,8 +1402,6 @@ cpdef Variable lerp(object input, object end, object weight):
     >>> lerp(Variable(numpy.array([0., 10.])), Variable(numpy.array([1., 20.])), 0.5)
     tensor([ 0.5000, 15.0000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(lerp, (input, end, weight, ))
     try:
         return add(input, mul(weight, sub(end, input)))
     except _OP_ERRORS as exc:
@@ -1414,14 +1429,13 @@ cdef class FloorBackward(_ZeroGradNode):
     pass
 
 
+@profiled_op
 cpdef Variable floor(object input):
     """Elementwise largest integer <= input (zero gradient).
 
     >>> floor(Variable(numpy.array([-1.5, 1.5])))
     tensor([-2.,  1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(floor, (input, ))
     _refuse_complex(input, None, "floor")
     return _rounding(_np_floor, input, FloorBackward, "floor")
 
@@ -1430,14 +1444,13 @@ cdef class CeilBackward(_ZeroGradNode):
     pass
 
 
+@profiled_op
 cpdef Variable ceil(object input):
     """Elementwise smallest integer >= input (zero gradient).
 
     >>> ceil(Variable(numpy.array([-1.5, 1.5])))
     tensor([-1.,  2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(ceil, (input, ))
     _refuse_complex(input, None, "ceil")
     return _rounding(_np_ceil, input, CeilBackward, "ceil")
 
@@ -1446,6 +1459,7 @@ cdef class RoundBackward(_ZeroGradNode):
     pass
 
 
+@profiled_op
 cpdef Variable round(object input, object decimals=0):
     """Elementwise rounding to ``decimals`` places, halves to even (zero gradient);
     ``round(x)`` and ``round(x, n)`` work too.
@@ -1455,8 +1469,6 @@ cpdef Variable round(object input, object decimals=0):
     >>> round(Variable(numpy.array([1.234, 5.678])), decimals=1)
     tensor([1.2000, 5.7000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(round, (input, decimals, ))
     _refuse_complex(input, None, "round")
     try:
         decimals = operator.index(decimals)
@@ -1470,26 +1482,24 @@ cdef class TruncBackward(_ZeroGradNode):
     pass
 
 
+@profiled_op
 cpdef Variable trunc(object input):
     """Elementwise rounding towards zero (zero gradient).
 
     >>> trunc(Variable(numpy.array([-1.5, 1.5])))
     tensor([-1.,  1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(trunc, (input, ))
     _refuse_complex(input, None, "trunc")
     return _rounding(_np_trunc, input, TruncBackward, "trunc")
 
 
+@profiled_op
 cpdef Variable frac(object input):
     """Elementwise fractional part ``input - trunc(input)`` (gradient 1).
 
     >>> frac(Variable(numpy.array([-1.25, 2.5])))
     tensor([-0.2500,  0.5000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(frac, (input, ))
     _refuse_complex(input, None, "frac")
     try:
         return sub(input, trunc(input))
@@ -1498,11 +1508,6 @@ cpdef Variable frac(object input):
 
 
 # -- floor division and remainders --------------------------------------------------------
-
-cdef object _np_floor_divide = numpy.floor_divide
-cdef object _np_remainder = numpy.remainder
-cdef object _np_fmod = numpy.fmod
-
 
 cdef void _check_integer_divisor(object input, object other, str what) except *:
     # Integer division by zero: torch raises (NumPy would give 0 with a warning).
@@ -1516,6 +1521,7 @@ cdef void _check_integer_divisor(object input, object other, str what) except *:
         raise RuntimeError("%s(): ZeroDivisionError (integer division by zero)" % what)
 
 
+@profiled_op
 cpdef Variable floor_divide(object input, object other):
     """Elementwise ``input // other`` (rounded towards minus infinity). As torch, a
     floating result of inputs that require grad requires grad too, and differentiating
@@ -1525,8 +1531,6 @@ cpdef Variable floor_divide(object input, object other):
     >>> floor_divide(Variable(numpy.array([5., -5.])), 2)
     tensor([ 2., -3.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(floor_divide, (input, other, ))
     _refuse_complex(input, other, "floor_divide")
     _check_integer_divisor(input, other, "floor_divide")
     data = _apply_binary(_np_floor_divide, input, other, "floor_divide")
@@ -1557,14 +1561,13 @@ cdef class RemainderBackward(_RemainderNode):
             return _np_floor_divide(a, b)
 
 
+@profiled_op
 cpdef Variable remainder(object input, object other):
     """Elementwise ``input % other`` with the sign of ``other`` (Python's ``%``).
 
     >>> remainder(Variable(numpy.array([5., -5.])), 3)
     tensor([2., 1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(remainder, (input, other, ))
     _refuse_complex(input, other, "remainder")
     _check_integer_divisor(input, other, "remainder")
     data = _apply_binary(_np_remainder, input, other, "remainder")
@@ -1581,14 +1584,13 @@ cdef class FmodBackward(_RemainderNode):
                 _np_true_divide(a, b))
 
 
+@profiled_op
 cpdef Variable fmod(object input, object other):
     """Elementwise C-style remainder, with the sign of ``input``.
 
     >>> fmod(Variable(numpy.array([5., -5.])), 3)
     tensor([ 2., -2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(fmod, (input, other, ))
     _refuse_complex(input, other, "fmod")
     _check_integer_divisor(input, other, "fmod")
     data = _apply_binary(_np_fmod, input, other, "fmod")
@@ -1600,69 +1602,63 @@ cpdef Variable fmod(object input, object other):
 
 # -- comparisons, logical and bitwise ops, tests of values (no gradient) -----------------
 
+@profiled_op
 cpdef Variable lt(object input, object other):
     """Elementwise ``input < other`` (bool).
 
     >>> lt(Variable(numpy.array([1., 3.])), 2)
     tensor([ True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(lt, (input, other, ))
     return _compare(_as_variable(input, "lt"), other, 0)
 
 
+@profiled_op
 cpdef Variable le(object input, object other):
     """Elementwise ``input <= other`` (bool).
 
     >>> le(Variable(numpy.array([1., 3.])), 1)
     tensor([ True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(le, (input, other, ))
     return _compare(_as_variable(input, "le"), other, 1)
 
 
+@profiled_op
 cpdef Variable eq(object input, object other):
     """Elementwise ``input == other`` (bool).
 
     >>> eq(Variable(numpy.array([1., 3.])), 3)
     tensor([False,  True])
     """
-    if _profiling and _profile_enter():
-        return _profiled(eq, (input, other, ))
     return _compare(_as_variable(input, "eq"), other, 2)
 
 
+@profiled_op
 cpdef Variable ne(object input, object other):
     """Elementwise ``input != other`` (bool).
 
     >>> ne(Variable(numpy.array([1., 3.])), 3)
     tensor([ True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(ne, (input, other, ))
     return _compare(_as_variable(input, "ne"), other, 3)
 
 
+@profiled_op
 cpdef Variable gt(object input, object other):
     """Elementwise ``input > other`` (bool).
 
     >>> gt(Variable(numpy.array([1., 3.])), 2)
     tensor([False,  True])
     """
-    if _profiling and _profile_enter():
-        return _profiled(gt, (input, other, ))
     return _compare(_as_variable(input, "gt"), other, 4)
 
 
+@profiled_op
 cpdef Variable ge(object input, object other):
     """Elementwise ``input >= other`` (bool).
 
     >>> ge(Variable(numpy.array([1., 3.])), 3)
     tensor([False,  True])
     """
-    if _profiling and _profile_enter():
-        return _profiled(ge, (input, other, ))
     return _compare(_as_variable(input, "ge"), other, 5)
 
 
@@ -1685,47 +1681,43 @@ cdef Variable _no_grad_binary(object ufunc, object input, object other, str what
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+@profiled_op
 cpdef Variable logical_not(object input):
     """Elementwise logical NOT (bool result; nonzero is true).
 
     >>> logical_not(Variable(numpy.array([0., 2.])))
     tensor([ True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(logical_not, (input, ))
     return _no_grad_unary(numpy.logical_not, input, "logical_not")
 
 
+@profiled_op
 cpdef Variable logical_and(object input, object other):
     """Elementwise logical AND (bool result; nonzero is true).
 
     >>> logical_and(Variable(numpy.array([0., 2.])), True)
     tensor([False,  True])
     """
-    if _profiling and _profile_enter():
-        return _profiled(logical_and, (input, other, ))
     return _no_grad_binary(numpy.logical_and, input, other, "logical_and")
 
 
+@profiled_op
 cpdef Variable logical_or(object input, object other):
     """Elementwise logical OR (bool result; nonzero is true).
 
     >>> logical_or(Variable(numpy.array([0., 2.])), False)
     tensor([False,  True])
     """
-    if _profiling and _profile_enter():
-        return _profiled(logical_or, (input, other, ))
     return _no_grad_binary(numpy.logical_or, input, other, "logical_or")
 
 
+@profiled_op
 cpdef Variable logical_xor(object input, object other):
     """Elementwise logical XOR (bool result; nonzero is true).
 
     >>> logical_xor(Variable(numpy.array([0., 2.])), True)
     tensor([ True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(logical_xor, (input, other, ))
     return _no_grad_binary(numpy.logical_xor, input, other, "logical_xor")
 
 
@@ -1741,90 +1733,84 @@ cdef void _check_bitwise(object x, str what) except *:
                         "operand" % what)
 
 
+@profiled_op
 cpdef Variable bitwise_not(object input):
     """Elementwise NOT of bool or integer Variables (``~x``).
 
     >>> bitwise_not(Variable(numpy.array([True, False])))
     tensor([False,  True])
     """
-    if _profiling and _profile_enter():
-        return _profiled(bitwise_not, (input, ))
     _check_bitwise(input, "bitwise_not")
     return _no_grad_unary(numpy.invert, input, "bitwise_not")
 
 
+@profiled_op
 cpdef Variable bitwise_and(object input, object other):
     """Elementwise AND of bool or integer Variables (``a & b``).
 
     >>> bitwise_and(Variable(numpy.array([True, False])), True)
     tensor([ True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(bitwise_and, (input, other, ))
     _check_bitwise(input, "bitwise_and")
     _check_bitwise(other, "bitwise_and")
     return _no_grad_binary(numpy.bitwise_and, input, other, "bitwise_and")
 
 
+@profiled_op
 cpdef Variable bitwise_or(object input, object other):
     """Elementwise OR of bool or integer Variables (``a | b``).
 
     >>> bitwise_or(Variable(numpy.array([True, False])), False)
     tensor([ True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(bitwise_or, (input, other, ))
     _check_bitwise(input, "bitwise_or")
     _check_bitwise(other, "bitwise_or")
     return _no_grad_binary(numpy.bitwise_or, input, other, "bitwise_or")
 
 
+@profiled_op
 cpdef Variable bitwise_xor(object input, object other):
     """Elementwise XOR of bool or integer Variables (``a ^ b``).
 
     >>> bitwise_xor(Variable(numpy.array([True, False])), True)
     tensor([False,  True])
     """
-    if _profiling and _profile_enter():
-        return _profiled(bitwise_xor, (input, other, ))
     _check_bitwise(input, "bitwise_xor")
     _check_bitwise(other, "bitwise_xor")
     return _no_grad_binary(numpy.bitwise_xor, input, other, "bitwise_xor")
 
 
+@profiled_op
 cpdef Variable isnan(object input):
     """Elementwise test for nan (bool).
 
     >>> isnan(Variable(numpy.array([1., numpy.nan])))
     tensor([False,  True])
     """
-    if _profiling and _profile_enter():
-        return _profiled(isnan, (input, ))
     return _no_grad_unary(numpy.isnan, input, "isnan")
 
 
+@profiled_op
 cpdef Variable isinf(object input):
     """Elementwise test for +-inf (bool).
 
     >>> isinf(Variable(numpy.array([1., -numpy.inf])))
     tensor([False,  True])
     """
-    if _profiling and _profile_enter():
-        return _profiled(isinf, (input, ))
     return _no_grad_unary(numpy.isinf, input, "isinf")
 
 
+@profiled_op
 cpdef Variable isfinite(object input):
     """Elementwise test for finite values (bool).
 
     >>> isfinite(Variable(numpy.array([1., numpy.nan])))
     tensor([ True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(isfinite, (input, ))
     return _no_grad_unary(numpy.isfinite, input, "isfinite")
 
 
+@profiled_op
 cpdef Variable isclose(object input, object other, double rtol=1e-05, double atol=1e-08,
                        bint equal_nan=False):
     """Elementwise ``|input - other| <= atol + rtol * |other|`` (bool).
@@ -1832,8 +1818,6 @@ cpdef Variable isclose(object input, object other, double rtol=1e-05, double ato
     >>> isclose(Variable(numpy.array([1., 1.1])), 1.0)
     tensor([ True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(isclose, (input, other, rtol, atol, equal_nan, ))
     da = _binary_operand_data(input, "isclose", "input")
     db = _binary_operand_data(other, "isclose", "other")
     xp = _xp_of(da if hasattr(da, "dtype") else db)
@@ -1844,28 +1828,26 @@ cpdef Variable isclose(object input, object other, double rtol=1e-05, double ato
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+@profiled_op
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``True`` when every element of ``input`` is close to ``other`` (a Python bool).
 
     >>> allclose(Variable(numpy.array([1., 2.])), Variable(numpy.array([1., 2. + 1e-9])))
     True
     """
-    if _profiling and _profile_enter():
-        return _profiled(allclose, (input, other, rtol, atol, equal_nan, ))
     try:
         return builtins.bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
     except _OP_ERRORS as exc:
         raise _renamed(exc, "allclose") from None
 
 
+@profiled_op
 def equal(input, other):
     """``True`` when both have the same shape and the same elements (a Python bool).
 
     >>> equal(Variable(numpy.array([1., 2.])), Variable(numpy.array([1., 2.])))
     True
     """
-    if _profiling and _profile_enter():
-        return _profiled(equal, (input, other, ))
     da = _binary_operand_data(input, "equal", "input")
     db = _binary_operand_data(other, "equal", "other")
     if _shape_of(input) != _shape_of(other):
@@ -1905,94 +1887,6 @@ cpdef Variable where_const(object mask, object value, object input):
 
 
 
-# -- fused backward nodes --------------------------------------------------------------
-#
-# Under create_graph a backward formula records what it computes. For the commonest
-# formulas one node with its own derivative (Chainer's ReLUGrad idea) replaces three
-# recorded ops: less to build now, less to run when differentiating again.
-
-cdef class TanhGradBackward(_BinaryNode):
-    # out = g * (1 - y^2), with y = tanh(x):  d/dg = 1 - y^2,  d/dy = -2 g y
-    cdef tuple _backward(self, tuple grads):
-        cdef Variable gg = grads[0]
-        dg = dy = None
-        if not _grad_enabled():
-            yd = self.b.data(self)
-            if self._needs_input_grad(0):
-                t = _scratch(_np_multiply(yd, yd))
-                _np_subtract(1, t, out=t)
-                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
-            if self._needs_input_grad(1):
-                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
-                _np_multiply(t, yd, out=t)
-                dy = self.raw_grad_b(gg, _np_multiply(t, -2.0, out=t))
-            return (dg, dy)
-        g = self.a.get(self)
-        y = self.b.get(self)
-        if self._needs_input_grad(0):
-            dg = self.grad_a(mul(gg, sub(1, mul(y, y))))
-        if self._needs_input_grad(1):
-            dy = self.grad_b(mul(mul(gg, g), mul(y, -2.0)))
-        return (dg, dy)
-
-
-cdef Variable _tanh_grad(Variable g, Variable y):
-    t = _scratch(_np_multiply(y._data, y._data))
-    _np_subtract(1, t, out=t)
-    data = _np_multiply(g._data, t)
-    if _binary_records(g, y):
-        return _binary(TanhGradBackward.__new__(TanhGradBackward), data, g, y,
-                       y._requires_grad, g._requires_grad or y._requires_grad)
-    return _plain(data, g._volatile or y._volatile)
-
-
-cdef class PowConstGradBackward(_BinaryNode):
-    # out = g * c * x^(c-1):  d/dg = c x^(c-1),  d/dx = g c (c-1) x^(c-2)
-    cdef object exponent
-
-    cdef tuple _backward(self, tuple grads):
-        cdef Variable gg = grads[0]
-        c = self.exponent
-        dg = dx = None
-        if not _grad_enabled():
-            xd = self.b.data(self)
-            if self._needs_input_grad(0):
-                t = _scratch(_np_power(xd, c - 1))
-                _np_multiply(t, c, out=t, casting="unsafe")
-                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
-            if self._needs_input_grad(1):
-                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
-                if c * (c - 1) == 0:
-                    _np_multiply(t, 0.0, out=t)
-                else:
-                    _np_multiply(t, _np_power(xd, c - 2), out=t)
-                    _np_multiply(t, c * (c - 1), out=t, casting="unsafe")
-                dx = self.raw_grad_b(gg, t)
-            return (dg, dx)
-        g = self.a.get(self)
-        x = self.b.get(self)
-        if self._needs_input_grad(0):
-            dg = self.grad_a(mul(gg, mul(pow(x, c - 1), c)))
-        if self._needs_input_grad(1):
-            if c * (c - 1) == 0:
-                dx = self.grad_b(mul(mul(gg, g), 0.0))
-            else:
-                dx = self.grad_b(mul(mul(gg, g), mul(pow(x, c - 2), c * (c - 1))))
-        return (dg, dx)
-
-
-cdef Variable _pow_const_grad(Variable g, Variable x, object c):
-    t = _scratch(_np_power(x._data, c - 1))
-    _np_multiply(t, c, out=t, casting="unsafe")
-    data = _np_multiply(g._data, t)
-    cdef PowConstGradBackward node
-    if _binary_records(g, x):
-        node = PowConstGradBackward.__new__(PowConstGradBackward)
-        node.exponent = c
-        return _binary(node, data, g, x, x._requires_grad, True)
-    return _plain(data, g._volatile or x._volatile)
-
-
 # -- comparisons (no gradient, bool result) ----------------------------------------
 
 cdef tuple _COMPARISON_NAMES = ("lt", "le", "eq", "ne", "gt", "ge")
@@ -2025,6 +1919,7 @@ cdef Variable _compare(Variable a, object b, int op):
 
 
 # The public elementwise ops (each also a Variable method, see _install_methods).
+@profiled_op
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each element of ``elements`` is in ``test_elements`` (either may be a
     number; a bool Variable of ``elements``' shape; not differentiable). ``invert``
@@ -2033,9 +1928,6 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     >>> isin(Variable(numpy.array([1., 2., 3.])), Variable(numpy.array([2., 5.])))
     tensor([False,  True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("isin", lambda a, b: isin(
-            a, b, assume_unique=assume_unique, invert=invert), (elements, test_elements))
     if not isinstance(elements, Variable) and not isinstance(test_elements, Variable):
         raise TypeError("isin(): expected elements or test_elements to be a Variable, got "
                         "%s and %s" % (type(elements).__name__, type(test_elements).__name__))
@@ -2049,6 +1941,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
                   _operand_volatile(test_elements))
 
 
+@profiled_op
 cpdef Variable signbit(object input):
     """Whether the sign bit of each element is set (negative numbers, -0.0 and NaN with
     the sign bit); bool, not differentiable.
@@ -2056,8 +1949,6 @@ cpdef Variable signbit(object input):
     >>> signbit(Variable(numpy.array([-1., -0., 0., 2.])))
     tensor([ True,  True, False, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(signbit, (input, ))
     cdef Variable x = _as_variable(input, "signbit")
     return _plain(_xp_of(x._data).signbit(x._data), x._volatile)
 

@@ -171,6 +171,7 @@ cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which,
     return x
 
 
+@profiled_op
 cpdef Variable add_(object input, object other):
     """In-place ``input += other``.
 
@@ -180,43 +181,38 @@ cpdef Variable add_(object input, object other):
     >>> x._version
     1
     """
-    if _profiling and _profile_enter():
-        return _profiled(add_, (input, other, ))
     return _inplace_binary(_inplace_target(input, "add_"), other, _np_add, 0, "add_")
 
 
+@profiled_op
 cpdef Variable sub_(object input, object other):
     """In-place ``input -= other``.
 
     >>> sub_(Variable(numpy.array([3., 4.])), 1)
     tensor([2., 3.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(sub_, (input, other, ))
     return _inplace_binary(_inplace_target(input, "sub_"), other, _np_subtract, 1,
                            "sub_")
 
 
+@profiled_op
 cpdef Variable mul_(object input, object other):
     """In-place ``input *= other``.
 
     >>> mul_(Variable(numpy.array([3., 4.])), 2)
     tensor([6., 8.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(mul_, (input, other, ))
     return _inplace_binary(_inplace_target(input, "mul_"), other, _np_multiply, 2,
                            "mul_")
 
 
+@profiled_op
 cpdef Variable div_(object input, object other):
     """In-place ``input /= other``.
 
     >>> div_(Variable(numpy.array([3., 4.])), 2)
     tensor([1.5000, 2.0000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(div_, (input, other, ))
     return _inplace_binary(_inplace_target(input, "div_"), other, _np_true_divide, 3,
                            "div_")
 
@@ -240,25 +236,23 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
     return x
 
 
+@profiled_op
 cpdef Variable zero_(object input):
     """Fill with zeros in place.
 
     >>> zero_(Variable(numpy.array([3., 4.])))
     tensor([0., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(zero_, (input, ))
     return _inplace_fill(_inplace_target(input, "zero_"), 0, "zero_")
 
 
+@profiled_op
 cpdef Variable fill_(object input, object value):
     """Fill with ``value`` in place.
 
     >>> fill_(Variable(numpy.array([3., 4.])), 7)
     tensor([7., 7.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(fill_, (input, value, ))
     _inplace_target(input, "fill_")
     if isinstance(value, Variable) and (<Variable>value)._data.ndim != 0:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
@@ -266,6 +260,7 @@ cpdef Variable fill_(object input, object value):
     return _inplace_fill(_inplace_target(input, "fill_"), value, "fill_")
 
 
+@profiled_op
 cpdef Variable copy_(object input, object src):
     """Copy ``src`` (broadcast, cast to this dtype) into this Variable in place.
 
@@ -273,8 +268,6 @@ cpdef Variable copy_(object input, object src):
     tensor([[1., 2.],
             [1., 2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(copy_, (input, src, ))
     cdef Variable x = _inplace_target(input, "copy_")
     if isinstance(src, Variable):
         if (<Variable>src)._data.dtype != x._data.dtype:
@@ -330,6 +323,7 @@ def _inplace_twin(op, example_args=""):
     return twin
 
 
+@profiled_op
 def clamp_(object input, min=None, max=None):
     """In-place :func:`clamp` (bounds may be numbers or Variables).
 
@@ -339,8 +333,6 @@ def clamp_(object input, min=None, max=None):
     >>> x._version
     1
     """
-    if _profiling and _profile_enter():
-        return _profiled(clamp_, (input, min, max, ))
     _inplace_target(input, "clamp_")
     cdef Variable old
     bound = min if _operand_requires_grad(min) else max
@@ -427,6 +419,7 @@ cdef object _writable_broadcast(Variable x):
     return alias
 
 
+@profiled_op
 def setitem(object input, key, value):
     """``input[key] = value`` in place (differentiable w.r.t. both).
 
@@ -434,8 +427,6 @@ def setitem(object input, key, value):
     >>> setitem(x, slice(1, None), 5.0)
     tensor([0., 5., 5.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(setitem, (input, key, value, ))
     cdef Variable x = _inplace_target(input, "__setitem__")
     cdef Variable old
     key = _index_key(key, x._data)
@@ -499,6 +490,7 @@ cdef Variable _inplace_indexing(Variable x, object op, tuple args, dict kwargs, 
     return x
 
 
+@profiled_op
 def masked_fill_(object input, mask, value):
     """In-place :func:`masked_fill`.
 
@@ -506,66 +498,59 @@ def masked_fill_(object input, mask, value):
     >>> x.masked_fill_(numpy.array([True, False, False]), 0.0), x._version
     (tensor([0., 1., 1.], dtype=float64), 1)
     """
-    if _profiling and _profile_enter():
-        return _profiled(masked_fill_, (input, mask, value, ))
     return _inplace_indexing(_inplace_target(input, "masked_fill_"), masked_fill, (mask, value), {}, value, "masked_fill_")
 
 
+@profiled_op
 def index_fill_(object input, dim, index, value):
     """In-place :func:`index_fill`.
 
     >>> Variable(numpy.zeros(3)).index_fill_(0, numpy.array([1]), 2.0)
     tensor([0., 2., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(index_fill_, (input, dim, index, value, ))
     return _inplace_indexing(_inplace_target(input, "index_fill_"), index_fill, (dim, index, value), {}, value, "index_fill_")
 
 
+@profiled_op
 def index_add_(object input, dim, index, source, alpha=1):
     """In-place :func:`index_add` (repeated indices add up).
 
     >>> Variable(numpy.zeros(3)).index_add_(0, numpy.array([1, 1]), Variable(numpy.ones(2)))
     tensor([0., 2., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(index_add_, (input, dim, index, source, alpha, ))
     return _inplace_indexing(_inplace_target(input, "index_add_"), index_add, (dim, index, source), {"alpha": alpha},
                              source, "index_add_")
 
 
+@profiled_op
 def index_copy_(object input, dim, index, source):
     """In-place :func:`index_copy`.
 
     >>> Variable(numpy.zeros(3)).index_copy_(0, numpy.array([2]), Variable(numpy.ones(1)))
     tensor([0., 0., 1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(index_copy_, (input, dim, index, source, ))
     return _inplace_indexing(_inplace_target(input, "index_copy_"), index_copy, (dim, index, source), {}, source,
                              "index_copy_")
 
 
+@profiled_op
 def scatter_(object input, dim, index, src=None, value=None):
     """In-place :func:`scatter` (``src`` a Variable or a number, or ``value=``).
 
     >>> Variable(numpy.zeros(3)).scatter_(0, numpy.array([2, 0]), 1.0)
     tensor([1., 0., 1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(scatter_, (input, dim, index, src, value, ))
     return _inplace_indexing(_inplace_target(input, "scatter_"), scatter, (dim, index, src, value), {},
                              src if src is not None else value, "scatter_")
 
 
+@profiled_op
 def scatter_add_(object input, dim, index, src):
     """In-place :func:`scatter_add` (repeated indices add up).
 
     >>> Variable(numpy.zeros(3)).scatter_add_(0, numpy.array([0, 0]), Variable(numpy.ones(2)))
     tensor([2., 0., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(scatter_add_, (input, dim, index, src, ))
     return _inplace_indexing(_inplace_target(input, "scatter_add_"), scatter_add, (dim, index, src), {}, src, "scatter_add_")
 
 

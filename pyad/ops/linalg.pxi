@@ -53,14 +53,13 @@ cdef class MatmulBackward(Node):
         self.b.release()
 
 
+@profiled_op
 cpdef Variable matmul(object input, object other):
     """Matrix product with NumPy's rules (1-D vectors, batched broadcasting).
 
     >>> matmul(Variable(numpy.eye(2)), Variable(numpy.array([1., 2.])))
     tensor([1., 2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(matmul, (input, other, ))
     cdef Variable a = _as_variable(input, "matmul")
     cdef Variable b = _as_variable(other, "matmul")
     if a._data.ndim == 0 or b._data.ndim == 0:
@@ -84,6 +83,7 @@ cpdef Variable matmul(object input, object other):
     return _plain(data, a._volatile or b._volatile)
 
 
+@profiled_op
 def mm(input, mat2):
     """Matrix product of two 2-D Variables.
 
@@ -91,22 +91,19 @@ def mm(input, mat2):
     tensor([[2.],
             [2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(mm, (input, mat2, ))
     if _as_variable(input, "mm")._data.ndim != 2 or _as_variable(mat2, "mm")._data.ndim != 2:
         raise RuntimeError("mm(): both arguments must be 2D")
     return matmul(input, mat2)
 
 
 
+@profiled_op
 def bmm(input, mat2):
     """Batched matrix product of two 3-D Variables with the same batch size.
 
     >>> bmm(Variable(numpy.ones((2, 1, 3))), Variable(numpy.ones((2, 3, 1)))).shape
     (2, 1, 1)
     """
-    if _profiling and _profile_enter():
-        return _profiled(bmm, (input, mat2, ))
     cdef Variable a = _as_variable(input, "bmm")
     cdef Variable b = _as_variable(mat2, "bmm")
     if a._data.ndim != 3 or b._data.ndim != 3:
@@ -119,14 +116,13 @@ def bmm(input, mat2):
     return matmul(a, b)
 
 
+@profiled_op
 def mv(input, vec):
     """Product of a matrix (2-D) and a vector (1-D).
 
     >>> mv(Variable(numpy.eye(2)), Variable(numpy.array([3., 4.])))
     tensor([3., 4.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(mv, (input, vec, ))
     cdef Variable a = _as_variable(input, "mv")
     cdef Variable v = _as_variable(vec, "mv")
     if a._data.ndim != 2 or v._data.ndim != 1:
@@ -138,14 +134,13 @@ def mv(input, vec):
     return matmul(a, v)
 
 
+@profiled_op
 def dot(input, other):
     """Inner product of two 1-D Variables with the same number of elements (a 0-d result).
 
     >>> dot(Variable(numpy.array([1., 2.])), Variable(numpy.array([3., 4.])))
     tensor(11., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(dot, (input, other, ))
     cdef Variable a = _as_variable(input, "dot")
     cdef Variable b = _as_variable(other, "dot")
     if a._data.ndim != 1 or b._data.ndim != 1:
@@ -158,6 +153,7 @@ def dot(input, other):
     return matmul(a, b)
 
 
+@profiled_op
 def outer(input, vec2):
     """Outer product of two 1-D Variables: ``out[i, j] = input[i] * vec2[j]``.
 
@@ -165,8 +161,6 @@ def outer(input, vec2):
     tensor([[3., 4.],
             [6., 8.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(outer, (input, vec2, ))
     cdef Variable a = _as_variable(input, "outer")
     cdef Variable b = _as_variable(vec2, "outer")
     if a._data.ndim != 1 or b._data.ndim != 1:
@@ -240,6 +234,7 @@ cdef Variable _diagonal_view(Variable x, Py_ssize_t offset, Py_ssize_t d1, Py_ss
     return _shape_result(x, data, node, 3, (offset, d1, d2))
 
 
+@profiled_op
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal of ``input`` over dims ``dim1`` and ``dim2`` (above the main one for
     ``offset > 0``), as a new last dimension: a view, as torch's (writes through it
@@ -248,8 +243,6 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     >>> diagonal(Variable(numpy.arange(6.).reshape(2, 3)), 1)
     tensor([1., 5.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(diagonal, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input, "diagonal")
     d1, d2 = _diagonal_dims(x._data.shape, dim1, dim2, "diagonal")
     return _diagonal_view(x, _int_offset(offset, "diagonal"), d1, d2)
@@ -283,6 +276,7 @@ cdef Variable _diagonal_scatter(Variable x, tuple shape, Py_ssize_t offset, Py_s
     return _plain(data, x._volatile)
 
 
+@profiled_op
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Matrices (over dims ``dim1``, ``dim2`` of the result) whose diagonal ``offset`` is
     the last dimension of ``input``, zeros elsewhere.
@@ -291,8 +285,6 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     tensor([[1., 0.],
             [0., 2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(diag_embed, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input, "diag_embed")
     cdef Py_ssize_t k = _int_offset(offset, "diag_embed")
     cdef Py_ssize_t nd = x._data.ndim
@@ -305,6 +297,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _diagonal_scatter(x, tuple(shape), k, d1, d2)
 
 
+@profiled_op
 def diag(input, diagonal=0):
     """A 1-D input becomes a square matrix with it on diagonal ``diagonal``; of a 2-D
     input, that diagonal is taken out.
@@ -312,8 +305,6 @@ def diag(input, diagonal=0):
     >>> diag(Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor([1., 4.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(diag, (input, diagonal, ))
     cdef Variable x = _as_variable(input, "diag")
     cdef Py_ssize_t k = _int_offset(diagonal, "diag")
     if x._data.ndim == 1:
@@ -323,14 +314,13 @@ def diag(input, diagonal=0):
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got %dD" % x._data.ndim)
 
 
+@profiled_op
 def trace(input):
     """Sum of the main diagonal of a 2-D Variable.
 
     >>> trace(Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor(5., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(trace, (input, ))
     cdef Variable x = _as_variable(input, "trace")
     if x._data.ndim != 2:
         raise RuntimeError("trace(): expected a matrix (2-D), but got a %dD input"
@@ -368,6 +358,7 @@ cdef Variable _tri(Variable x, Py_ssize_t k, bint upper):
     return _plain(data, x._volatile)
 
 
+@profiled_op
 def tril(input, diagonal=0):
     """The lower triangle (``j - i <= diagonal``) of the last two dims, zeros elsewhere.
 
@@ -375,11 +366,10 @@ def tril(input, diagonal=0):
     tensor([[1., 0.],
             [1., 1.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(tril, (input, diagonal, ))
     return _tri(_as_variable(input, "tril"), _int_offset(diagonal, "tril"), False)
 
 
+@profiled_op
 def triu(input, diagonal=0):
     """The upper triangle (``j - i >= diagonal``) of the last two dims, zeros elsewhere.
 
@@ -387,8 +377,6 @@ def triu(input, diagonal=0):
     tensor([[1., 1.],
             [0., 1.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(triu, (input, diagonal, ))
     return _tri(_as_variable(input, "triu"), _int_offset(diagonal, "triu"), True)
 
 
@@ -486,6 +474,7 @@ cdef list _einsum_term(str term, str what):
     return out
 
 
+@profiled_op
 def einsum(equation, *operands):
     """Einstein summation, as ``numpy.einsum`` / ``torch.einsum``: repeated letters,
     ellipsis broadcasting, implicit (sorted) or explicit (``->``) output.
@@ -495,8 +484,6 @@ def einsum(equation, *operands):
     >>> einsum("ii", Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor(5., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(einsum, (equation, ) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not isinstance(equation, str):
@@ -608,6 +595,7 @@ def einsum(equation, *operands):
     return _einsum_core(tuple(t for _, t in core), "".join(out), [x for x, _ in core])
 
 
+@profiled_op
 def tensordot(a, b, dims=2):
     """Contraction of the last ``dims`` dims of ``a`` with the first ``dims`` of ``b``, or
     of the dims listed in ``dims = (dims_a, dims_b)``.
@@ -615,8 +603,6 @@ def tensordot(a, b, dims=2):
     >>> tensordot(Variable(numpy.ones((2, 3))), Variable(numpy.ones((3, 4))), 1).shape
     (2, 4)
     """
-    if _profiling and _profile_enter():
-        return _profiled(tensordot, (a, b, dims, ))
     cdef Variable x = _as_variable(a, "tensordot")
     cdef Variable y = _as_variable(b, "tensordot")
     cdef Py_ssize_t na = x._data.ndim, nb = y._data.ndim
@@ -729,6 +715,7 @@ cdef class InvBackward(Node):
         self.out.release()
 
 
+@profiled_op
 def inv(A):
     """Inverse of a (batch of) square matrices.
 
@@ -736,8 +723,6 @@ def inv(A):
     tensor([[0.5000, 0.0000],
             [0.0000, 0.2500]])
     """
-    if _profiling and _profile_enter():
-        return _profiled(inv, (A, ))
     cdef Variable x = _matrix_input(A, "inv", True)
     data = _linalg_call(_xp_of(x._data).linalg.inv, "inv", "the matrix is singular",
                         (x._data,))
@@ -770,6 +755,7 @@ cdef class DetBackward(Node):
         self.out.release()
 
 
+@profiled_op
 def det(A):
     """Determinant of a (batch of) square matrices. Its gradient needs an invertible
     matrix (at a singular one backward raises ``inv(): the matrix is singular``).
@@ -777,8 +763,6 @@ def det(A):
     >>> pyad.linalg.det(pyad.tensor([[2., 1.], [1., 3.]]))
     tensor(5.)
     """
-    if _profiling and _profile_enter():
-        return _profiled(det, (A, ))
     cdef Variable x = _matrix_input(A, "det", True)
     data = _ensure_array(_xp_of(x._data).linalg.det(x._data))
     cdef DetBackward node
@@ -809,6 +793,7 @@ cdef class SlogdetBackward(Node):
         self.A.release()
 
 
+@profiled_op
 def slogdet(A):
     """``(sign, logabsdet)`` of the determinant: ``det = sign * exp(logabsdet)``. Only
     logabsdet is differentiable; at a singular matrix it is -inf (sign 0).
@@ -816,8 +801,6 @@ def slogdet(A):
     >>> pyad.linalg.slogdet(pyad.tensor([[-2., 0.], [0., 3.]]))
     slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
     """
-    if _profiling and _profile_enter():
-        return _profiled(slogdet, (A, ))
     cdef Variable x = _matrix_input(A, "slogdet", True)
     sign, logabsdet = _xp_of(x._data).linalg.slogdet(x._data)
     cdef SlogdetBackward node = None
@@ -883,6 +866,7 @@ cdef Variable _solve(Variable a, Variable b):
     return _plain(data, a._volatile or b._volatile)
 
 
+@profiled_op
 def solve(A, B):
     """The solution ``X`` of ``A X = B``: ``B`` a (batch of) matrices, or of vectors when
     it is 1-D or has the shape ``A.shape[:-1]`` (as torch.linalg.solve). Batch dims
@@ -891,8 +875,6 @@ def solve(A, B):
     >>> pyad.linalg.solve(pyad.tensor([[2., 0.], [0., 4.]]), pyad.tensor([2., 2.]))
     tensor([1.0000, 0.5000])
     """
-    if _profiling and _profile_enter():
-        return _profiled(solve, (A, B, ))
     cdef Variable a = _matrix_input(A, "solve", True)
     cdef Variable b = _as_variable(B, "solve")
     if b._data.dtype != a._data.dtype:
@@ -925,6 +907,7 @@ cdef class CholeskyBackward(Node):
         self.L.release()
 
 
+@profiled_op
 def cholesky(A, *, upper=False):
     """The lower-triangular ``L`` with ``A = L L^T`` of a symmetric positive-definite
     (batch of) matrices, or with ``upper=True`` the upper-triangular ``U = L^H`` with
@@ -934,10 +917,6 @@ def cholesky(A, *, upper=False):
     tensor([[2., 0.],
             [1., 2.]])
     """
-    if _profiling and _profile_enter():
-        if upper:
-            return _profiled_named("cholesky", lambda a: cholesky(a, upper=True), (A, ))
-        return _profiled(cholesky, (A, ))
     if upper:
         lower = cholesky(A)
         if (<Variable>lower)._data.dtype.kind == "c":
@@ -1006,6 +985,7 @@ cdef class QrBackward(Node):
         self.R.release()
 
 
+@profiled_op
 def qr(A):
     """Reduced QR decomposition ``A = Q R`` (Q with orthonormal columns, R upper
     triangular), as ``torch.linalg.qr(A, mode='reduced')``. The gradient is torch's:
@@ -1017,8 +997,6 @@ def qr(A):
     tensor([[-5., -4.],
             [ 0.,  3.]])
     """
-    if _profiling and _profile_enter():
-        return _profiled(qr, (A, ))
     cdef Variable x = _matrix_input(A, "qr", False)
     q, r = _xp_of(x._data).linalg.qr(x._data)
     cdef QrBackward node = None
@@ -1067,6 +1045,7 @@ cdef class EighBackward(Node):
         self.V.release()
 
 
+@profiled_op
 def eigh(A):
     """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric (batch of)
     matrices; only the lower triangle is read. The gradient is torch's, which divides
@@ -1076,8 +1055,6 @@ def eigh(A):
     >>> pyad.linalg.eigh(pyad.tensor([[2., 0.], [0., 1.]])).eigenvalues
     tensor([1., 2.])
     """
-    if _profiling and _profile_enter():
-        return _profiled(eigh, (A, ))
     cdef Variable x = _matrix_input(A, "eigh", True)
     l, v = _linalg_call(_xp_of(x._data).linalg.eigh, "eigh", "the algorithm did not converge",
                         (x._data,))
@@ -1163,6 +1140,7 @@ cdef class SvdBackward(Node):
         self.Vh.release()
 
 
+@profiled_op
 def svd(A, full_matrices=True):
     """Singular value decomposition ``A = U diag(S) Vh`` (S descending), as
     ``torch.linalg.svd``. The gradient is torch's: it divides by gaps between squared
@@ -1173,8 +1151,6 @@ def svd(A, full_matrices=True):
     >>> pyad.linalg.svd(pyad.tensor([[3., 0.], [0., -2.]])).S
     tensor([3., 2.])
     """
-    if _profiling and _profile_enter():
-        return _profiled(svd, (A, full_matrices, ))
     cdef Variable x = _matrix_input(A, "svd", False)
     u, s, vh = _linalg_call(_xp_of(x._data).linalg.svd, "svd", "the algorithm did not converge",
                             (x._data, bool(full_matrices)))
@@ -1191,6 +1167,7 @@ def svd(A, full_matrices=True):
     return svd_result(*outs)
 
 
+@profiled_op
 def svdvals(A):
     """The singular values of ``A``, descending (``svd(A, False).S``, differentiable
     through it).
@@ -1198,14 +1175,287 @@ def svdvals(A):
     >>> pyad.linalg.svdvals(pyad.tensor([[3., 0.], [0., -2.]]))
     tensor([3., 2.])
     """
-    if _profiling and _profile_enter():
-        return _profiled(svdvals, (A, ))
     cdef Variable x = _matrix_input(A, "svdvals", False)
     if not _records(x):
         return _plain(_linalg_call(_xp_of(x._data).linalg.svd, "svdvals",
                                    "the algorithm did not converge",
                                    (x._data, False, False)), x._volatile)
     return svd(x, False).S
+
+
+# -- norms: pyad.linalg's and the rules of torch.norm (reduction.pxi) ---------------------
+
+# (_sign_data, torch's sign on arrays, is in elementwise.pxi)
+
+
+cdef Variable _abs(Variable x):
+    # |x| as x * sign(x) (sign a constant): the derivative sign(x), torch's abs backward.
+    if _dtype_kind(x._data) == b'c':
+        return abs(x)                       # real, and its sgn is not a constant
+    return mul(x, _sign_data(x._data))
+
+
+cdef Variable _masked_recip_scale(Variable g, Variable norm, double power):
+    # g / norm^power, 0 where norm is 0 (torch's masked_fill), with 1 in the divisor
+    # there so that no derivative meets 0 / 0.
+    zero = norm._data == 0
+    safe = where_const(zero, 1, norm)
+    if power != 1:
+        safe = pow(safe, power)
+    return where_const(zero, 0, div(g, safe))
+
+
+cdef class NormBackward(Node):
+    # torch's norm_backward (the gradient of linalg.vector_norm).
+    cdef SavedVariable input
+    cdef SavedVariable result
+    cdef double p
+    cdef tuple dims
+    cdef bint keepdim
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.input.unpack(self)
+        cdef Variable norm = self.result.unpack(self)
+        cdef Variable g = grads[0]
+        cdef double p = self.p
+        shape = x._data.shape
+        if not self.keepdim:
+            kshape = _keepdim_shape(shape, self.dims)
+            g = _reshape(g, kshape, False)
+            norm = _reshape(norm, kshape, False)
+        xd = x._data
+        cx = _dtype_kind(xd) == b'c'
+        sgn = _sgn(x) if cx else _sign_data(xd)     # complex: z / |z|, differentiable
+        if p == 1:
+            return (mul(broadcast_to(g, shape), sgn),)
+        if p == 2:
+            return (mul(g, where_const(norm._data == 0, 0, div(x, where_const(
+                norm._data == 0, 1, norm)))),)
+        if p == numpy.inf or p == -numpy.inf:
+            # amax / amin of |x|: ties share the gradient, nan counts as an extremum
+            xp = _xp_of(xd)
+            ax = xp.abs(xd)
+            mask = (ax == norm._data) | xp.isnan(ax)
+            count = _sum_data(mask, self.dims, True)
+            if cx:
+                return (mul(g, mul(sgn, (mask / count).astype(ax.dtype, copy=False))),)
+            return (mul(g, (sgn * mask / count).astype(xd.dtype, copy=False)),)
+        if p < 1:
+            zero = xd == 0
+            scaled = mul(where_const(zero, 0, pow(where_const(zero, 1, _abs(x)), p - 1)), sgn)
+            # norm^(1-p), 0 at a zero norm: with 1 in the base there, no 0 * inf in its
+            # derivative
+            nz = norm._data == 0
+            return (mul(mul(scaled, g), where_const(nz, 0, pow(where_const(nz, 1, norm),
+                                                                1 - p))),)
+        if p < 2:
+            scaled = mul(pow(_abs(x), p - 1), sgn)
+        else:
+            scaled = mul(x, pow(_abs(x), p - 2))
+        return (mul(scaled, _masked_recip_scale(g, norm, p - 1)),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.input.release()
+        self.result.release()
+
+
+cdef class NormZeroBackward(Node):
+    # The 0 "norm" counts nonzeros: no gradient (torch's is undefined).
+    cdef tuple _backward(self, tuple grads):
+        return (None,)
+
+
+cdef double _norm_order(object ord, str what) except? -1:
+    if isinstance(ord, (bool, numpy.bool_)) or not isinstance(ord, (int, float, numpy.number)):
+        raise TypeError("%s(): ord must be a number, got %r" % (what, ord))
+    return float(ord)
+
+
+cdef Variable _vector_norm(object input, object ord, object dim, object keepdim, object dtype,
+                           str what):
+    cdef Variable x = _as_variable(input, what)
+    cdef double p = _norm_order(ord, what)
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("%s(): Expected a floating point or complex tensor as input. Got %s"
+                           % (what, x._data.dtype))
+    if dtype is not None:
+        dtype = numpy.dtype(dtype)
+        if not numpy.can_cast(x._data.dtype, dtype, "safe"):
+            raise RuntimeError("%s(): the dtype of the input (%s) should be convertible "
+                               "without narrowing to the specified dtype (%s)"
+                               % (what, x._data.dtype, dtype))
+        x = _convert(x, None, dtype, False)
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    cdef tuple dims = _normalize_dims(dim, x._data.ndim, what)
+    cdef bint kd = bool(keepdim)
+    d = x._data
+    if p < 0 or p == numpy.inf:
+        if dim is None and d.size == 0:
+            raise RuntimeError("%s cannot compute the %s norm on an empty tensor because the "
+                               "operation does not have an identity" % (what, _order_str(p)))
+        for i in dims:
+            if d.shape[i] == 0:
+                raise RuntimeError("%s cannot compute the %s norm on the dimension %d because "
+                                   "this dimension is empty and the operation does not have "
+                                   "an identity" % (what, _order_str(p), i))
+    xp = _xp_of(d)
+    out_dtype = d.dtype
+    if _dtype_kind(d) == b'c':
+        out_dtype = d.real.dtype            # the norm of a complex vector is real (torch)
+    if p == 2 and out_dtype is not d.dtype:
+        data = _np_sqrt(_sum_data(d.real * d.real + d.imag * d.imag, dims, kd))
+    elif p == 2:
+        data = _np_sqrt(_sum_data(d * d, dims, kd))
+    elif p == 1:
+        data = _sum_data(xp.abs(d), dims, kd)
+    elif p == numpy.inf:
+        data = _extremum_data(xp.abs(d), dims, kd, True)
+    elif p == -numpy.inf:
+        data = _extremum_data(xp.abs(d), dims, kd, False)
+    elif p == 0:
+        data = _sum_data(d != 0, dims, kd, out_dtype)
+    else:
+        with numpy.errstate(divide="ignore"):       # |0| ** p = inf for p < 0
+            data = _np_power(_sum_data(_np_power(xp.abs(d), p), dims, kd), 1.0 / p)
+    data = _ensure_array(data).astype(out_dtype, copy=False)
+    cdef NormBackward node
+    cdef Variable out
+    if _records(x):
+        if p == 0:
+            return _recorded(NormZeroBackward.__new__(NormZeroBackward), data, (_edge(x),))
+        node = NormBackward.__new__(NormBackward)
+        node.p = p
+        node.dims = dims
+        node.keepdim = kd
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
+cdef str _order_str(double p):
+    if p == numpy.inf:
+        return "inf"
+    if p == -numpy.inf:
+        return "-inf"
+    return ("%d" % p) if p == <long long>p else repr(p)
+
+
+@profiled_op
+def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
+    """The vector ``ord``-norm of ``x`` over ``dim`` (an int, a tuple, or None for all
+    elements): ``ord`` 2 (default), 1, ``inf`` (max |x|), ``-inf`` (min |x|), 0 (number
+    of nonzeros) or any float, ``sum(|x|**ord)**(1/ord)``. At a zero vector the gradient
+    is 0 (a subgradient), as torch's. ``pyad.linalg.vector_norm``.
+
+    >>> vector_norm(Variable(numpy.array([3., -4.])))
+    tensor(5., dtype=float64)
+    """
+    return _vector_norm(x, ord, dim, keepdim, dtype, "linalg.vector_norm")
+
+
+@profiled_op("linalg_norm")
+def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
+    """torch.linalg.norm: a vector norm (over one dim, or of the flattened input when
+    ``ord`` and ``dim`` are None), or a matrix norm (a 2-D input with ``ord`` given, or
+    ``dim`` a pair): ``'fro'``, ``'nuc'``, 2, -2, 1, -1, ``inf``, ``-inf``.
+    ``pyad.linalg.norm``.
+
+    >>> _linalg_norm(Variable(numpy.array([[1., -2.], [0., 3.]])), 1)
+    tensor(5., dtype=float64)
+    """
+    cdef Variable v = _as_variable(x, "linalg.norm")
+    if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
+        return _vector_norm(v, 2 if ord is None else ord, dim, keepdim, dtype, "linalg.norm")
+    if dim is None:
+        if ord is None:
+            return _vector_norm(v, 2, None, keepdim, dtype, "linalg.norm")
+        if v._data.ndim == 1:
+            return _vector_norm(v, ord, None, keepdim, dtype, "linalg.norm")
+        if v._data.ndim != 2:
+            raise RuntimeError("linalg.norm(): If dim is not specified but ord is, the input "
+                               "must be 1D or 2D. Got %dD." % v._data.ndim)
+        dim = (0, 1)
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError("linalg.norm(): dim must be an int, a pair of ints or None, got %r"
+                           % (dim,))
+    return _matrix_norm(v, "fro" if ord is None else ord, dim, bool(keepdim), dtype)
+
+
+cdef Variable _matrix_norm(Variable x, object ord, object dim, bint keepdim, object dtype):
+    cdef tuple dims = _normalize_dims(dim, x._data.ndim, "linalg.matrix_norm")
+    if len(dims) != 2:
+        raise RuntimeError("linalg.matrix_norm(): dims must be different, got %r" % (dim,))
+    if isinstance(ord, str):
+        if ord == "fro":
+            return _vector_norm(x, 2, dims, keepdim, dtype, "linalg.matrix_norm")
+        if ord == "nuc":
+            return _spectral_norm(x, 0, dim, keepdim, dtype)
+        raise RuntimeError("linalg.matrix_norm(): Order %s not supported." % ord)
+    cdef double p = _norm_order(ord, "linalg.matrix_norm")
+    if p == 2 or p == -2:
+        return _spectral_norm(x, p, dim, keepdim, dtype)
+    if p not in (1, -1, numpy.inf, -numpy.inf):
+        raise RuntimeError("linalg.matrix_norm(): Order %s not supported." % _order_str(p))
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("linalg.matrix_norm(): Expected a floating point or complex tensor "
+                           "as input. Got %s" % x._data.dtype)
+    if dtype is not None:
+        x = _convert(x, None, dtype, False)
+    d0, d1 = (dim[0], dim[1])
+    d0 = _normalize_dim(d0, x._data.ndim, "linalg.matrix_norm")
+    d1 = _normalize_dim(d1, x._data.ndim, "linalg.matrix_norm")
+    if p == numpy.inf or p == -numpy.inf:
+        d0, d1 = d1, d0                      # max row sum: sum over columns first
+    # 1: the largest column sum of |x| (sum over d0, then the extremum over d1).
+    out = _amax_amin(sum(_abs(x), d0, True), d1, True, p > 0)
+    if not keepdim:
+        out = _reshape(out, tuple([s for i, s in enumerate(out._data.shape) if i not in dims]),
+                       False)
+    return out
+
+
+cdef Variable _spectral_norm(Variable x, double p, object dim, bint keepdim, object dtype):
+    # ord 2 / -2: the largest / smallest singular value; p == 0 stands for 'nuc', their
+    # sum. Gradients through svdvals (U diag(g) V^H; ties of amax/amin split as torch).
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("linalg.matrix_norm(): Expected a floating point or complex tensor "
+                           "as input. Got %s" % x._data.dtype)
+    if dtype is not None:
+        x = _convert(x, None, dtype, False)
+    cdef Py_ssize_t d0 = _normalize_dim(dim[0], x._data.ndim, "linalg.matrix_norm")
+    cdef Py_ssize_t d1 = _normalize_dim(dim[1], x._data.ndim, "linalg.matrix_norm")
+    s = svdvals(movedim(x, (d0, d1), (-2, -1)))
+    if p == 0:
+        out = sum(s, -1)
+    else:
+        out = _amax_amin(s, -1, False, p > 0)
+    if keepdim:
+        out = unsqueeze(unsqueeze(out, d0 if d0 < d1 else d1), d1 if d0 < d1 else d0)
+    return out
+
+
+@profiled_op
+def _linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
+    """torch.linalg.matrix_norm: ``'fro'`` (default), ``'nuc'`` (the sum of the singular
+    values), 2 / -2 (the largest / smallest singular value), 1, -1, ``inf``, ``-inf``
+    (largest / smallest absolute column or row sum), over the two dims ``dim``.
+    ``pyad.linalg.matrix_norm``.
+
+    >>> _linalg_matrix_norm(Variable(numpy.array([[3., 0.], [0., -4.]])), 2)
+    tensor(4., dtype=float64)
+    """
+    cdef Variable v = _as_variable(A, "linalg.matrix_norm")
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm(): dim must be a 2-tuple of ints, got %r"
+                           % (dim,))
+    if v._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm(): The input tensor A must have at least 2 "
+                           "dimensions.")
+    return _matrix_norm(v, ord, dim, bool(keepdim), dtype)
 
 
 # -- cross products and matrix powers ---------------------------------------------------
@@ -1234,6 +1484,7 @@ cdef Variable _cross(object input, object other, object dim, str what):
                   sub(mul(a0, b1), mul(a1, b0))], d)
 
 
+@profiled_op
 def cross(input, other, dim=None):
     """Cross product of 3-vectors along ``dim`` (the first dimension of size 3 when
     None, as torch.cross); the inputs broadcast.
@@ -1241,11 +1492,10 @@ def cross(input, other, dim=None):
     >>> cross(Variable(numpy.array([1., 0., 0.])), Variable(numpy.array([0., 1., 0.])))
     tensor([0., 0., 1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(cross, (input, other, dim))
     return _cross(input, other, dim, "cross")
 
 
+@profiled_op("linalg_cross")
 def _linalg_cross(input, other, *, dim=-1):
     """torch.linalg.cross: the cross product of 3-vectors along ``dim`` (default the
     last), with broadcasting. ``pyad.linalg.cross``.
@@ -1253,12 +1503,10 @@ def _linalg_cross(input, other, *, dim=-1):
     >>> _linalg_cross(Variable(numpy.array([[0., 1., 0.]])), Variable(numpy.array([0., 0., 1.])))
     tensor([[1., 0., 0.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("linalg_cross", lambda a, b: _linalg_cross(a, b, dim=dim),
-                               (input, other))
     return _cross(input, other, dim, "linalg.cross")
 
 
+@profiled_op
 def matrix_power(input, n):
     """The (batch of) square matrices raised to the integer power ``n`` by repeated
     squaring; negative ``n`` inverts first, ``n = 0`` gives identities (no graph).
@@ -1266,8 +1514,6 @@ def matrix_power(input, n):
     >>> matrix_power(Variable(numpy.array([[1., 1.], [0., 1.]])), 3).tolist()
     [[1.0, 3.0], [0.0, 1.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(matrix_power, (input, n))
     cdef Variable x = _as_variable(input, "matrix_power")
     shape = x._data.shape
     # (no negative indexing: the engine is compiled with wraparound off)

@@ -21,14 +21,13 @@ cdef class LogSoftmaxBackward(Node):
         self.result.release()
 
 
+@profiled_op
 cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
     """``input - logsumexp(input, dim, keepdim=True)``, computed stably.
 
     >>> log_softmax(Variable(numpy.zeros(2)), dim=0)
     tensor([-0.6931, -0.6931], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(log_softmax, (input, dim, dtype, ))
     _refuse_complex(input, None, "log_softmax")
     cdef Variable x = _as_variable(input, "log_softmax")
     if dim is None:
@@ -85,14 +84,13 @@ cdef object _softmax_data(object d, Py_ssize_t dim):
     return e
 
 
+@profiled_op
 cpdef Variable softmax(object input, object dim=None, object dtype=None):
     """``exp(input) / sum(exp(input), dim)``, computed stably.
 
     >>> softmax(Variable(numpy.array([0., numpy.log(3.)])), dim=0)
     tensor([0.2500, 0.7500], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(softmax, (input, dim, dtype, ))
     _refuse_complex(input, None, "softmax")
     cdef Variable x = _as_variable(input, "softmax")
     if dim is None:
@@ -156,6 +154,7 @@ cdef class GeluBackward(_UnaryNode):
         return (mul(grads[0], d),)
 
 
+@profiled_op
 cpdef Variable gelu(object input, str approximate="none"):
     """Gaussian error linear unit ``x * Phi(x)`` (``approximate='tanh'``: the tanh
     approximation ``x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``).
@@ -163,8 +162,6 @@ cpdef Variable gelu(object input, str approximate="none"):
     >>> gelu(Variable(numpy.array([-1., 0., 1.])))
     tensor([-0.1587,  0.0000,  0.8413], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(gelu, (input, approximate, ))
     _refuse_complex(input, None, "gelu")
     cdef Variable x = _activation_input(input, "gelu")
     cdef bint use_tanh
@@ -198,14 +195,13 @@ cdef class SiluBackward(_UnaryNode):
         return (mul(grads[0], mul(s, add(mul(x, sub(1.0, s)), 1.0))),)
 
 
+@profiled_op
 cpdef Variable silu(object input):
     """Sigmoid linear unit (swish) ``x * sigmoid(x)``.
 
     >>> silu(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.7311], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(silu, (input, ))
     cdef Variable x = _activation_input(input, "silu")
     data = _as_dtype(_ensure_array(x._data * _sigmoid_data(x._data)), x._data.dtype)
     if _records(x):
@@ -227,14 +223,13 @@ cdef class EluBackward(_UnaryNode):
         return (mul(grads[0], where(d <= 0, mul(exp(neg), self.alpha), 1.0)),)
 
 
+@profiled_op
 cpdef Variable elu(object input, double alpha=1.0):
     """Exponential linear unit: ``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` elsewhere.
 
     >>> elu(Variable(numpy.array([-1., 2.])))
     tensor([-0.6321,  2.0000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(elu, (input, alpha, ))
     _refuse_complex(input, None, "elu")
     cdef Variable x = _activation_input(input, "elu")
     d = x._data
@@ -259,14 +254,13 @@ cdef class LeakyReluBackward(_UnaryNode):
         return (mul(grads[0], factor),)
 
 
+@profiled_op
 cpdef Variable leaky_relu(object input, double negative_slope=0.01):
     """``x`` for ``x > 0``, ``negative_slope * x`` elsewhere.
 
     >>> leaky_relu(Variable(numpy.array([-1., 2.])), 0.1)
     tensor([-0.1000,  2.0000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(leaky_relu, (input, negative_slope, ))
     _refuse_complex(input, None, "leaky_relu")
     cdef Variable x = _activation_input(input, "leaky_relu")
     d = x._data
@@ -294,14 +288,13 @@ cdef class SoftplusBackward(_UnaryNode):
         return (mul(grads[0], where(bx > self.threshold, 1.0, sigmoid(mul(xs, self.beta)))),)
 
 
+@profiled_op
 cpdef Variable softplus(object input, double beta=1.0, double threshold=20.0):
     """``log(1 + exp(beta * x)) / beta``; ``x`` itself where ``beta * x > threshold``.
 
     >>> softplus(Variable(numpy.array([0., 30.])))
     tensor([ 0.6931, 30.0000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(softplus, (input, beta, threshold, ))
     _refuse_complex(input, None, "softplus")
     cdef Variable x = _activation_input(input, "softplus")
     d = x._data
@@ -330,14 +323,13 @@ cdef class HardtanhBackward(_UnaryNode):
         return (mul(grads[0], ~((d <= self.min_val) | (d >= self.max_val))),)
 
 
+@profiled_op
 cpdef Variable hardtanh(object input, double min_val=-1.0, double max_val=1.0):
     """``input`` clamped to ``[min_val, max_val]``.
 
     >>> hardtanh(Variable(numpy.array([-2., 0.5, 3.])))
     tensor([-1.0000,  0.5000,  1.0000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(hardtanh, (input, min_val, max_val, ))
     _refuse_complex(input, None, "hardtanh")
     if min_val > max_val:
         raise ValueError("hardtanh(): min_val (%r) cannot be greater than max_val (%r)"
@@ -360,14 +352,13 @@ cdef class LogSigmoidBackward(_UnaryNode):
         return (mul(grads[0], sigmoid(neg(self.saved.unpack(self)))),)
 
 
+@profiled_op
 cpdef Variable logsigmoid(object input):
     """``log(sigmoid(x))``, computed stably as ``min(x, 0) - log1p(exp(-|x|))``.
 
     >>> logsigmoid(Variable(numpy.array([0., -100.])))
     tensor([  -0.6931, -100.0000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(logsigmoid, (input, ))
     _refuse_complex(input, None, "logsigmoid")
     cdef Variable x = _activation_input(input, "logsigmoid")
     d = x._data
@@ -423,6 +414,7 @@ cdef class CrossEntropyBackward(Node):
         self.coef = None
 
 
+@profiled_op
 cpdef Variable _cross_entropy_indices(object input, object index, object weight_t,
                                       Py_ssize_t class_dim, int reduction):
     """Cross entropy of logits ``input`` at the checked class indices ``index`` (an int64
@@ -434,9 +426,6 @@ cpdef Variable _cross_entropy_indices(object input, object index, object weight_
     ...                        numpy.ones(1), 1, 1)
     tensor(0.6931, dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(_cross_entropy_indices, (input, index, weight_t, class_dim,
-                                                  reduction, ))
     cdef Variable x = _as_variable(input, "cross_entropy")
     d = x._data
     xp = _xp_of(d)

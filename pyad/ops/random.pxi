@@ -11,13 +11,6 @@ cdef Variable _inplace_random(Variable x, object draw, str what):
     return _inplace_fill(x, _xp_of(x._data).asarray(sample, dtype=x._data.dtype), what)
 
 
-cdef object _profiled_with_generator(str name, object op, tuple args, object generator):
-    # The op prologue re-calls the op with positional arguments only; a call that names
-    # a generator is reported here instead, so the re-call keeps drawing from it.
-    import functools
-    return _profiled_named(name, functools.partial(op, generator=generator), args)
-
-
 cdef object _rng_of(object data, object generator, str what):
     # ``generator`` (a pyad.Generator on data's device) or the device's default stream.
     from pyad._factories import _rng_for
@@ -31,6 +24,7 @@ cdef object _uniform01(object rng, tuple shape):
     return (draw if draw is not None else rng.random_sample)(shape)
 
 
+@profiled_op
 def uniform_(object input, low=0.0, high=1.0, *, generator=None):
     """Fill in place with samples from U[low, high) (from ``generator`` if given, else
     the default generator seeded by ``pyad.manual_seed``).
@@ -40,15 +34,12 @@ def uniform_(object input, low=0.0, high=1.0, *, generator=None):
     >>> bool((x.data >= 2.0).all() and (x.data < 3.0).all()), x._version
     (True, 1)
     """
-    if generator is not None and _profiling and not pyad_get_profile_bypass():
-        return _profiled_with_generator("uniform_", uniform_, (input, low, high), generator)
-    if _profiling and _profile_enter():
-        return _profiled(uniform_, (input, low, high, ))
     cdef Variable x = _inplace_target(input, "uniform_")
     gen = _rng_of(x._data, generator, "uniform_")
     return _inplace_random(x, lambda shape: gen.uniform(low, high, shape), "uniform_")
 
 
+@profiled_op
 def normal_(object input, mean=0.0, std=1.0, *, generator=None):
     """Fill in place with samples from N(mean, std^2) (from ``generator`` if given, else
     the default generator seeded by ``pyad.manual_seed``).
@@ -58,10 +49,6 @@ def normal_(object input, mean=0.0, std=1.0, *, generator=None):
     >>> 4.99 < float(x.data.mean()) < 5.01, x._version
     (True, 1)
     """
-    if generator is not None and _profiling and not pyad_get_profile_bypass():
-        return _profiled_with_generator("normal_", normal_, (input, mean, std), generator)
-    if _profiling and _profile_enter():
-        return _profiled(normal_, (input, mean, std, ))
     cdef Variable x = _inplace_target(input, "normal_")
     gen = _rng_of(x._data, generator, "normal_")
     return _inplace_random(x, lambda shape: gen.normal(mean, std, shape), "normal_")
@@ -235,6 +222,7 @@ cdef class BernoulliBackward(_FloatSampleNode):
         return (neg(mul(reward, score)),)
 
 
+@profiled_op
 def bernoulli(input, p=None, *, generator=None):
     """Draw 0/1 samples, 1 with probability ``input`` (or the number ``p``) elementwise,
     from ``generator`` if given (else the default generator).
@@ -246,10 +234,6 @@ def bernoulli(input, p=None, *, generator=None):
     >>> bernoulli(pyad.tensor([0.0, 1.0, 1.0]))
     tensor([0., 1., 1.])
     """
-    if generator is not None and _profiling and not pyad_get_profile_bypass():
-        return _profiled_with_generator("bernoulli", bernoulli, (input, p), generator)
-    if _profiling and _profile_enter():
-        return _profiled(bernoulli, (input, p, ))
     cdef Variable x = _as_variable(input, "bernoulli")
     data = x._data
     xp = _xp_of(data)
@@ -308,6 +292,7 @@ cdef class MultinomialBackward(_StochasticNode):
         return (squeeze(d, 0) if one_d else d,)
 
 
+@profiled_op
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Draw ``num_samples`` category indices per row, with probabilities proportional to
     the rows of ``input`` (1-d or 2-d, non-negative weights); an int64 result, drawn from
@@ -320,11 +305,6 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     >>> multinomial(pyad.tensor([0.0, 0.0, 1.0, 0.0]), 1)
     tensor([2])
     """
-    if generator is not None and _profiling and not pyad_get_profile_bypass():
-        return _profiled_with_generator("multinomial", multinomial,
-                                        (input, num_samples, replacement), generator)
-    if _profiling and _profile_enter():
-        return _profiled(multinomial, (input, num_samples, replacement, ))
     cdef Variable x = _as_variable(input, "multinomial")
     data = x._data
     if data.ndim not in (1, 2):
@@ -398,6 +378,7 @@ cdef class NormalBackward(_FloatSampleNode):
         return (gm, gs)
 
 
+@profiled_op
 def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None, *, generator=None):
     """Samples from N(mean, std^2): ``mean`` and/or ``std`` Variables (broadcast), or
     numbers with ``size=`` (and ``device=``, where the sample is drawn: a GPU draws it
@@ -412,11 +393,6 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None, *, generator=N
     >>> normal(pyad.tensor([0.0, 100.0]), 1e-6).round()
     tensor([  0., 100.])
     """
-    if generator is not None and _profiling and not pyad_get_profile_bypass():
-        return _profiled_with_generator("normal", normal, (mean, std, size, dtype, device),
-                                        generator)
-    if _profiling and _profile_enter():
-        return _profiled(normal, (mean, std, size, dtype, device, ))
     mean_is_tensor = not isinstance(mean, (int, float, numpy.generic))
     std_is_tensor = not isinstance(std, (int, float, numpy.generic))
     if mean_is_tensor:

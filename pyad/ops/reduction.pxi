@@ -47,6 +47,7 @@ cdef class SumBackward(Node):
         return (_expand_reduced_grad(grads[0], self.input_shape, self.dims, self.keepdim),)
 
 
+@profiled_op
 cpdef Variable sum(object input, object dim=None, object keepdim=False, object axis=None,
                    object keepdims=None, object dtype=None):
     """Sum over ``dim`` (an int, a tuple, or None for all), keeping it if ``keepdim``.
@@ -54,8 +55,6 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
     >>> sum(Variable(numpy.arange(6.).reshape(2, 3)), dim=1)
     tensor([ 3., 12.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(sum, (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input, "sum")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
@@ -85,6 +84,7 @@ cdef class MeanBackward(SumBackward):
         return (_expand_reduced_grad(g, self.input_shape, self.dims, self.keepdim),)
 
 
+@profiled_op
 cpdef Variable mean(object input, object dim=None, object keepdim=False, object axis=None,
                     object keepdims=None, object dtype=None):
     """Mean over ``dim`` (an int, a tuple, or None for all), keeping it if ``keepdim``.
@@ -92,8 +92,6 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
     >>> mean(Variable(numpy.arange(6.).reshape(2, 3)), dim=0, keepdim=True)
     tensor([[1.5000, 2.5000, 3.5000]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(mean, (input, dim, keepdim, axis, keepdims, dtype, ))
     cdef Variable x = _as_variable(input, "mean")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
@@ -241,6 +239,7 @@ cdef object _extremum(object input, object dim, object keepdim, bint is_max):
     return (max_result if is_max else min_result)(values, indices)
 
 
+@profiled_op
 cpdef object max(object input, object dim=None, object keepdim=False):
     """Maximum of all elements, or ``(values, indices)`` along ``dim``; given a Variable
     instead of a dim, the elementwise :func:`maximum` (as ``torch.max(input, other)``).
@@ -248,12 +247,11 @@ cpdef object max(object input, object dim=None, object keepdim=False):
     >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
     tensor([5., 7.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(max, (input, dim, keepdim, ))
     _refuse_complex(input, None, "max")
     return _extremum(input, dim, keepdim, True)
 
 
+@profiled_op
 cpdef object _op_min(object input, object dim=None, object keepdim=False):
     """Minimum of all elements, or ``(values, indices)`` along ``dim`` (the first
     minimum of a tie; the gradient goes to it); given a Variable instead of a dim, the
@@ -262,8 +260,6 @@ cpdef object _op_min(object input, object dim=None, object keepdim=False):
     >>> min(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     min(values=tensor([1., 2.], dtype=float64), indices=tensor([0, 1]))
     """
-    if _profiling and _profile_enter():
-        return _profiled(_op_min, (input, dim, keepdim, ))
     _refuse_complex(input, None, "min")
     return _extremum(input, dim, keepdim, False)
 
@@ -296,6 +292,7 @@ cdef Variable _amax_amin(object input, object dim, object keepdim, bint is_max):
     return _plain(data, x._volatile)
 
 
+@profiled_op
 cpdef Variable amax(object input, object dim=None, object keepdim=False):
     """Maximum over ``dim`` (an int, a tuple, or None for all); ties share the gradient
     evenly.
@@ -303,12 +300,11 @@ cpdef Variable amax(object input, object dim=None, object keepdim=False):
     >>> amax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=0)
     tensor([7., 5.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(amax, (input, dim, keepdim, ))
     _refuse_complex(input, None, "amax")
     return _amax_amin(input, dim, keepdim, True)
 
 
+@profiled_op
 cpdef Variable amin(object input, object dim=None, object keepdim=False):
     """Minimum over ``dim`` (an int, a tuple, or None for all); ties share the gradient
     evenly.
@@ -316,8 +312,6 @@ cpdef Variable amin(object input, object dim=None, object keepdim=False):
     >>> amin(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=(0, 1))
     tensor(1., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(amin, (input, dim, keepdim, ))
     _refuse_complex(input, None, "amin")
     return _amax_amin(input, dim, keepdim, False)
 
@@ -345,6 +339,7 @@ cdef Variable _arg_extremum(object input, object dim, object keepdim, bint is_ma
     return _plain(idx.astype(numpy.int64, copy=False), x._volatile)
 
 
+@profiled_op
 cpdef Variable argmax(object input, object dim=None, object keepdim=False):
     """Index of the maximum (the first one of a tie) along ``dim``, or in the flattened
     input when ``dim`` is None. Not differentiable (int64 result).
@@ -352,12 +347,11 @@ cpdef Variable argmax(object input, object dim=None, object keepdim=False):
     >>> argmax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     tensor([1, 0])
     """
-    if _profiling and _profile_enter():
-        return _profiled(argmax, (input, dim, keepdim, ))
     _refuse_complex(input, None, "argmax")
     return _arg_extremum(input, dim, keepdim, True)
 
 
+@profiled_op
 cpdef Variable argmin(object input, object dim=None, object keepdim=False):
     """Index of the minimum (the first one of a tie) along ``dim``, or in the flattened
     input when ``dim`` is None. Not differentiable (int64 result).
@@ -365,8 +359,6 @@ cpdef Variable argmin(object input, object dim=None, object keepdim=False):
     >>> argmin(Variable(numpy.array([[1., 5.], [7., 2.]])))
     tensor(0)
     """
-    if _profiling and _profile_enter():
-        return _profiled(argmin, (input, dim, keepdim, ))
     _refuse_complex(input, None, "argmin")
     return _arg_extremum(input, dim, keepdim, False)
 
@@ -470,6 +462,7 @@ cdef class ProdBackward(Node):
         self.result.release()
 
 
+@profiled_op
 cpdef Variable prod(object input, object dim=None, object keepdim=False, object dtype=None):
     """Product of all elements, or along the int ``dim`` (keeping it if ``keepdim``).
     Zeros are handled exactly: a single zero gets the product of the others as its
@@ -480,8 +473,6 @@ cpdef Variable prod(object input, object dim=None, object keepdim=False, object 
     >>> x.grad
     tensor([0., 6., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(prod, (input, dim, keepdim, dtype, ))
     cdef Variable x = _as_variable(input, "prod")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
@@ -525,36 +516,33 @@ cdef Variable _logical(object input, object dim, object keepdim, bint is_all):
     return _plain(data, x._volatile)
 
 
+@profiled_op
 cpdef Variable _op_all(object input, object dim=None, object keepdim=False):
     """Whether every element (over ``dim``: an int, a tuple, or None) is nonzero.
 
     >>> all(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=1)
     tensor([False,  True])
     """
-    if _profiling and _profile_enter():
-        return _profiled(_op_all, (input, dim, keepdim, ))
     return _logical(input, dim, keepdim, True)
 
 
+@profiled_op
 cpdef Variable _op_any(object input, object dim=None, object keepdim=False):
     """Whether any element (over ``dim``: an int, a tuple, or None) is nonzero.
 
     >>> any(Variable(numpy.array([[1., 0.], [0., 0.]])), dim=1)
     tensor([ True, False])
     """
-    if _profiling and _profile_enter():
-        return _profiled(_op_any, (input, dim, keepdim, ))
     return _logical(input, dim, keepdim, False)
 
 
+@profiled_op
 cpdef Variable count_nonzero(object input, object dim=None):
     """Number of nonzero elements over ``dim`` (an int, a tuple, or None for all), int64.
 
     >>> count_nonzero(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=0)
     tensor([2, 1])
     """
-    if _profiling and _profile_enter():
-        return _profiled(count_nonzero, (input, dim, ))
     cdef Variable x = _as_variable(input, "count_nonzero")
     dims = _normalize_dims(dim, x._data.ndim, "count_nonzero")
     data = _sum_data(x._data != 0, dims, False, numpy.int64)
@@ -641,6 +629,7 @@ cdef class VarBackward(Node):
         self.input.release()
 
 
+@profiled_op
 def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """Variance over ``dim`` (an int, a tuple, or None for all) with divisor
     ``N - correction`` (``correction=1`` by default; the legacy ``unbiased=False`` is
@@ -649,8 +638,6 @@ def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
     >>> var(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
     tensor([1., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(var, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "var")
     dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "var")
     data = _var_data(x._data, dims, kd, correction, n)
@@ -692,6 +679,7 @@ cdef class StdBackward(VarBackward):
         self.result.release()
 
 
+@profiled_op
 def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """Standard deviation over ``dim`` (arguments as ``var``); the gradient where it
     is 0 is 0, as torch's.
@@ -699,8 +687,6 @@ def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
     >>> std(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
     tensor([1., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(std, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "std")
     dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "std")
     data = _np_sqrt(_var_data(x._data, dims, kd, correction, n))
@@ -781,209 +767,35 @@ cdef tuple _group_outputs(_GroupBackward group, tuple outs):
     return outs
 
 
+@profiled_op
 def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """``(var, mean)`` over ``dim`` (arguments as ``var``).
 
     >>> var_mean(Variable(numpy.array([1., 2., 3.])))
     (tensor(1., dtype=float64), tensor(2., dtype=float64))
     """
-    if _profiling and _profile_enter():
-        return _profiled(var_mean, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "var_mean")
     v = var(x, dim, unbiased, keepdim, correction=correction)
     dims = _var_args(x, dim, unbiased, keepdim, correction, "var_mean")[0]
     return _group_outputs(VarMeanBackward.__new__(VarMeanBackward), (v, mean(x, dims, keepdim)))
 
 
+@profiled_op
 def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     """``(std, mean)`` over ``dim`` (arguments as ``var``).
 
     >>> std_mean(Variable(numpy.array([1., 2., 3.])), correction=0)[1]
     tensor(2., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(std_mean, (input, dim, unbiased, keepdim, correction))
     cdef Variable x = _as_variable(input, "std_mean")
     s = std(x, dim, unbiased, keepdim, correction=correction)
     dims = _var_args(x, dim, unbiased, keepdim, correction, "std_mean")[0]
     return _group_outputs(StdMeanBackward.__new__(StdMeanBackward), (s, mean(x, dims, keepdim)))
 
 
-# -- norms --------------------------------------------------------------------------
+# -- norm (torch.norm; its rules, with pyad.linalg's norms, are in linalg.pxi) ---------
 
-# (_sign_data, torch's sign on arrays, is in elementwise.pxi)
-
-
-cdef Variable _abs(Variable x):
-    # |x| as x * sign(x) (sign a constant): the derivative sign(x), torch's abs backward.
-    if _dtype_kind(x._data) == b'c':
-        return abs(x)                       # real, and its sgn is not a constant
-    return mul(x, _sign_data(x._data))
-
-
-cdef Variable _masked_recip_scale(Variable g, Variable norm, double power):
-    # g / norm^power, 0 where norm is 0 (torch's masked_fill), with 1 in the divisor
-    # there so that no derivative meets 0 / 0.
-    zero = norm._data == 0
-    safe = where_const(zero, 1, norm)
-    if power != 1:
-        safe = pow(safe, power)
-    return where_const(zero, 0, div(g, safe))
-
-
-cdef class NormBackward(Node):
-    # torch's norm_backward (the gradient of linalg.vector_norm).
-    cdef SavedVariable input
-    cdef SavedVariable result
-    cdef double p
-    cdef tuple dims
-    cdef bint keepdim
-
-    cdef tuple _backward(self, tuple grads):
-        cdef Variable x = self.input.unpack(self)
-        cdef Variable norm = self.result.unpack(self)
-        cdef Variable g = grads[0]
-        cdef double p = self.p
-        shape = x._data.shape
-        if not self.keepdim:
-            kshape = _keepdim_shape(shape, self.dims)
-            g = _reshape(g, kshape, False)
-            norm = _reshape(norm, kshape, False)
-        xd = x._data
-        cx = _dtype_kind(xd) == b'c'
-        sgn = _sgn(x) if cx else _sign_data(xd)     # complex: z / |z|, differentiable
-        if p == 1:
-            return (mul(broadcast_to(g, shape), sgn),)
-        if p == 2:
-            return (mul(g, where_const(norm._data == 0, 0, div(x, where_const(
-                norm._data == 0, 1, norm)))),)
-        if p == numpy.inf or p == -numpy.inf:
-            # amax / amin of |x|: ties share the gradient, nan counts as an extremum
-            xp = _xp_of(xd)
-            ax = xp.abs(xd)
-            mask = (ax == norm._data) | xp.isnan(ax)
-            count = _sum_data(mask, self.dims, True)
-            if cx:
-                return (mul(g, mul(sgn, (mask / count).astype(ax.dtype, copy=False))),)
-            return (mul(g, (sgn * mask / count).astype(xd.dtype, copy=False)),)
-        if p < 1:
-            zero = xd == 0
-            scaled = mul(where_const(zero, 0, pow(where_const(zero, 1, _abs(x)), p - 1)), sgn)
-            # norm^(1-p), 0 at a zero norm: with 1 in the base there, no 0 * inf in its
-            # derivative
-            nz = norm._data == 0
-            return (mul(mul(scaled, g), where_const(nz, 0, pow(where_const(nz, 1, norm),
-                                                                1 - p))),)
-        if p < 2:
-            scaled = mul(pow(_abs(x), p - 1), sgn)
-        else:
-            scaled = mul(x, pow(_abs(x), p - 2))
-        return (mul(scaled, _masked_recip_scale(g, norm, p - 1)),)
-
-    cdef void _release_saved(self):
-        self._released = True
-        self.input.release()
-        self.result.release()
-
-
-cdef class NormZeroBackward(Node):
-    # The 0 "norm" counts nonzeros: no gradient (torch's is undefined).
-    cdef tuple _backward(self, tuple grads):
-        return (None,)
-
-
-cdef double _norm_order(object ord, str what) except? -1:
-    if isinstance(ord, (bool, numpy.bool_)) or not isinstance(ord, (int, float, numpy.number)):
-        raise TypeError("%s(): ord must be a number, got %r" % (what, ord))
-    return float(ord)
-
-
-cdef Variable _vector_norm(object input, object ord, object dim, object keepdim, object dtype,
-                           str what):
-    cdef Variable x = _as_variable(input, what)
-    cdef double p = _norm_order(ord, what)
-    if not _is_float_dtype(x._data.dtype):
-        raise RuntimeError("%s(): Expected a floating point or complex tensor as input. Got %s"
-                           % (what, x._data.dtype))
-    if dtype is not None:
-        dtype = numpy.dtype(dtype)
-        if not numpy.can_cast(x._data.dtype, dtype, "safe"):
-            raise RuntimeError("%s(): the dtype of the input (%s) should be convertible "
-                               "without narrowing to the specified dtype (%s)"
-                               % (what, x._data.dtype, dtype))
-        x = _convert(x, None, dtype, False)
-    if isinstance(dim, (tuple, list)) and len(dim) == 0:
-        dim = None
-    cdef tuple dims = _normalize_dims(dim, x._data.ndim, what)
-    cdef bint kd = bool(keepdim)
-    d = x._data
-    if p < 0 or p == numpy.inf:
-        if dim is None and d.size == 0:
-            raise RuntimeError("%s cannot compute the %s norm on an empty tensor because the "
-                               "operation does not have an identity" % (what, _order_str(p)))
-        for i in dims:
-            if d.shape[i] == 0:
-                raise RuntimeError("%s cannot compute the %s norm on the dimension %d because "
-                                   "this dimension is empty and the operation does not have "
-                                   "an identity" % (what, _order_str(p), i))
-    xp = _xp_of(d)
-    out_dtype = d.dtype
-    if _dtype_kind(d) == b'c':
-        out_dtype = d.real.dtype            # the norm of a complex vector is real (torch)
-    if p == 2 and out_dtype is not d.dtype:
-        data = _np_sqrt(_sum_data(d.real * d.real + d.imag * d.imag, dims, kd))
-    elif p == 2:
-        data = _np_sqrt(_sum_data(d * d, dims, kd))
-    elif p == 1:
-        data = _sum_data(xp.abs(d), dims, kd)
-    elif p == numpy.inf:
-        data = _extremum_data(xp.abs(d), dims, kd, True)
-    elif p == -numpy.inf:
-        data = _extremum_data(xp.abs(d), dims, kd, False)
-    elif p == 0:
-        data = _sum_data(d != 0, dims, kd, out_dtype)
-    else:
-        with numpy.errstate(divide="ignore"):       # |0| ** p = inf for p < 0
-            data = _np_power(_sum_data(_np_power(xp.abs(d), p), dims, kd), 1.0 / p)
-    data = _ensure_array(data).astype(out_dtype, copy=False)
-    cdef NormBackward node
-    cdef Variable out
-    if _records(x):
-        if p == 0:
-            return _recorded(NormZeroBackward.__new__(NormZeroBackward), data, (_edge(x),))
-        node = NormBackward.__new__(NormBackward)
-        node.p = p
-        node.dims = dims
-        node.keepdim = kd
-        out = _recorded(node, data, (_edge(x),))
-        node.input = _save(x, False, 0)
-        node.result = _save(out, True)
-        return out
-    return _plain(data, x._volatile)
-
-
-cdef str _order_str(double p):
-    if p == numpy.inf:
-        return "inf"
-    if p == -numpy.inf:
-        return "-inf"
-    return ("%d" % p) if p == <long long>p else repr(p)
-
-
-def vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None):
-    """The vector ``ord``-norm of ``x`` over ``dim`` (an int, a tuple, or None for all
-    elements): ``ord`` 2 (default), 1, ``inf`` (max |x|), ``-inf`` (min |x|), 0 (number
-    of nonzeros) or any float, ``sum(|x|**ord)**(1/ord)``. At a zero vector the gradient
-    is 0 (a subgradient), as torch's. ``pyad.linalg.vector_norm``.
-
-    >>> vector_norm(Variable(numpy.array([3., -4.])))
-    tensor(5., dtype=float64)
-    """
-    if _profiling and _profile_enter():
-        return _profiled(vector_norm, (x, ord, dim, keepdim, dtype))
-    return _vector_norm(x, ord, dim, keepdim, dtype, "linalg.vector_norm")
-
-
+@profiled_op
 cpdef Variable norm(object input, object p="fro", object dim=None, object keepdim=False,
                     object dtype=None):
     """torch.norm: the vector ``p``-norm over ``dim`` (all elements if None; see
@@ -993,8 +805,6 @@ cpdef Variable norm(object input, object p="fro", object dim=None, object keepdi
     >>> norm(Variable(numpy.array([[3., 0.], [0., -4.]])), dim=1)
     tensor([3., 4.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(norm, (input, p, dim, keepdim, dtype, ))
     if isinstance(p, str):
         if p == "nuc":
             x = _as_variable(input, "norm")
@@ -1015,109 +825,6 @@ cpdef Variable norm(object input, object p="fro", object dim=None, object keepdi
                                % (dim,))
         p = 2
     return _vector_norm(input, p, dim, keepdim, dtype, "norm")
-
-
-def _linalg_norm(x, ord=None, dim=None, keepdim=False, dtype=None):
-    """torch.linalg.norm: a vector norm (over one dim, or of the flattened input when
-    ``ord`` and ``dim`` are None), or a matrix norm (a 2-D input with ``ord`` given, or
-    ``dim`` a pair): ``'fro'``, ``'nuc'``, 2, -2, 1, -1, ``inf``, ``-inf``.
-    ``pyad.linalg.norm``.
-
-    >>> _linalg_norm(Variable(numpy.array([[1., -2.], [0., 3.]])), 1)
-    tensor(5., dtype=float64)
-    """
-    if _profiling and _profile_enter():
-        return _profiled_named("linalg_norm", _linalg_norm, (x, ord, dim, keepdim, dtype))
-    cdef Variable v = _as_variable(x, "linalg.norm")
-    if isinstance(dim, int) or (isinstance(dim, (tuple, list)) and len(dim) == 1):
-        return _vector_norm(v, 2 if ord is None else ord, dim, keepdim, dtype, "linalg.norm")
-    if dim is None:
-        if ord is None:
-            return _vector_norm(v, 2, None, keepdim, dtype, "linalg.norm")
-        if v._data.ndim == 1:
-            return _vector_norm(v, ord, None, keepdim, dtype, "linalg.norm")
-        if v._data.ndim != 2:
-            raise RuntimeError("linalg.norm(): If dim is not specified but ord is, the input "
-                               "must be 1D or 2D. Got %dD." % v._data.ndim)
-        dim = (0, 1)
-    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
-        raise RuntimeError("linalg.norm(): dim must be an int, a pair of ints or None, got %r"
-                           % (dim,))
-    return _matrix_norm(v, "fro" if ord is None else ord, dim, bool(keepdim), dtype)
-
-
-cdef Variable _matrix_norm(Variable x, object ord, object dim, bint keepdim, object dtype):
-    cdef tuple dims = _normalize_dims(dim, x._data.ndim, "linalg.matrix_norm")
-    if len(dims) != 2:
-        raise RuntimeError("linalg.matrix_norm(): dims must be different, got %r" % (dim,))
-    if isinstance(ord, str):
-        if ord == "fro":
-            return _vector_norm(x, 2, dims, keepdim, dtype, "linalg.matrix_norm")
-        if ord == "nuc":
-            return _spectral_norm(x, 0, dim, keepdim, dtype)
-        raise RuntimeError("linalg.matrix_norm(): Order %s not supported." % ord)
-    cdef double p = _norm_order(ord, "linalg.matrix_norm")
-    if p == 2 or p == -2:
-        return _spectral_norm(x, p, dim, keepdim, dtype)
-    if p not in (1, -1, numpy.inf, -numpy.inf):
-        raise RuntimeError("linalg.matrix_norm(): Order %s not supported." % _order_str(p))
-    if not _is_float_dtype(x._data.dtype):
-        raise RuntimeError("linalg.matrix_norm(): Expected a floating point or complex tensor "
-                           "as input. Got %s" % x._data.dtype)
-    if dtype is not None:
-        x = _convert(x, None, dtype, False)
-    d0, d1 = (dim[0], dim[1])
-    d0 = _normalize_dim(d0, x._data.ndim, "linalg.matrix_norm")
-    d1 = _normalize_dim(d1, x._data.ndim, "linalg.matrix_norm")
-    if p == numpy.inf or p == -numpy.inf:
-        d0, d1 = d1, d0                      # max row sum: sum over columns first
-    # 1: the largest column sum of |x| (sum over d0, then the extremum over d1).
-    out = _amax_amin(sum(_abs(x), d0, True), d1, True, p > 0)
-    if not keepdim:
-        out = _reshape(out, tuple([s for i, s in enumerate(out._data.shape) if i not in dims]),
-                       False)
-    return out
-
-
-cdef Variable _spectral_norm(Variable x, double p, object dim, bint keepdim, object dtype):
-    # ord 2 / -2: the largest / smallest singular value; p == 0 stands for 'nuc', their
-    # sum. Gradients through svdvals (U diag(g) V^H; ties of amax/amin split as torch).
-    if not _is_float_dtype(x._data.dtype):
-        raise RuntimeError("linalg.matrix_norm(): Expected a floating point or complex tensor "
-                           "as input. Got %s" % x._data.dtype)
-    if dtype is not None:
-        x = _convert(x, None, dtype, False)
-    cdef Py_ssize_t d0 = _normalize_dim(dim[0], x._data.ndim, "linalg.matrix_norm")
-    cdef Py_ssize_t d1 = _normalize_dim(dim[1], x._data.ndim, "linalg.matrix_norm")
-    s = svdvals(movedim(x, (d0, d1), (-2, -1)))
-    if p == 0:
-        out = sum(s, -1)
-    else:
-        out = _amax_amin(s, -1, False, p > 0)
-    if keepdim:
-        out = unsqueeze(unsqueeze(out, d0 if d0 < d1 else d1), d1 if d0 < d1 else d0)
-    return out
-
-
-def _linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
-    """torch.linalg.matrix_norm: ``'fro'`` (default), ``'nuc'`` (the sum of the singular
-    values), 2 / -2 (the largest / smallest singular value), 1, -1, ``inf``, ``-inf``
-    (largest / smallest absolute column or row sum), over the two dims ``dim``.
-    ``pyad.linalg.matrix_norm``.
-
-    >>> _linalg_matrix_norm(Variable(numpy.array([[3., 0.], [0., -4.]])), 2)
-    tensor(4., dtype=float64)
-    """
-    if _profiling and _profile_enter():
-        return _profiled(_linalg_matrix_norm, (A, ord, dim, keepdim, dtype))
-    cdef Variable v = _as_variable(A, "linalg.matrix_norm")
-    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
-        raise RuntimeError("linalg.matrix_norm(): dim must be a 2-tuple of ints, got %r"
-                           % (dim,))
-    if v._data.ndim < 2:
-        raise RuntimeError("linalg.matrix_norm(): The input tensor A must have at least 2 "
-                           "dimensions.")
-    return _matrix_norm(v, ord, dim, bool(keepdim), dtype)
 
 
 # -- cumulative sum and product ------------------------------------------------------
@@ -1161,6 +868,7 @@ cdef Variable _rev_cumsum(Variable g, Py_ssize_t d):
     return _plain(data, g._volatile)
 
 
+@profiled_op
 cpdef Variable cumsum(object input, object dim, object dtype=None):
     """Cumulative sum along ``dim``.
 
@@ -1168,8 +876,6 @@ cpdef Variable cumsum(object input, object dim, object dtype=None):
     tensor([[ 1.,  3.,  6.],
             [ 4.,  9., 15.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(cumsum, (input, dim, dtype, ))
     cdef Variable x = _as_variable(input, "cumsum")
     d, dtype = _cum_args(x, dim, dtype, "cumsum")
     if dtype is not None and _is_float_dtype(x._data.dtype):
@@ -1221,6 +927,7 @@ cdef class CumprodBackward(Node):
         self.result.release()
 
 
+@profiled_op
 cpdef Variable cumprod(object input, object dim, object dtype=None):
     """Cumulative product along ``dim`` (exact gradients with zeros).
 
@@ -1229,8 +936,6 @@ cpdef Variable cumprod(object input, object dim, object dtype=None):
     >>> x.grad
     tensor([1., 8., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(cumprod, (input, dim, dtype, ))
     cdef Variable x = _as_variable(input, "cumprod")
     d, dtype = _cum_args(x, dim, dtype, "cumprod")
     if dtype is not None and _is_float_dtype(x._data.dtype):
@@ -1254,9 +959,8 @@ cpdef Variable cumprod(object input, object dim, object dtype=None):
 
 # -- sorting and selection ---------------------------------------------------------
 #
-# Values selected by index (sort, topk, kthvalue, median along a dim) are a gather
-# along the dim; its adjoint puts the gradient back at the selected positions (distinct
-# within each slice), and the adjoint of that is the gather again.
+# Values selected by index (sort, topk, kthvalue, median along a dim) are a take along
+# the dim: _take_along and its nodes are in shape.pxi.
 
 sort_result = namedtuple("sort", ["values", "indices"])
 sort_result.__module__ = "pyad"
@@ -1266,61 +970,6 @@ kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
 kthvalue_result.__module__ = "pyad"
 median_result = namedtuple("median", ["values", "indices"])
 median_result.__module__ = "pyad"
-
-
-cdef class _IndexAlongNode(Node):
-    cdef object index           # int64, the input's ndim, freed after backward
-    cdef Py_ssize_t dim
-    cdef tuple input_shape
-
-    cdef object saved_index(self):
-        if self.index is None:
-            raise _freed_error(self)
-        return self.index
-
-    cdef void _release_saved(self):
-        self._released = True
-        self.index = None
-
-
-cdef class GatherBackward(_IndexAlongNode):
-    cdef tuple _backward(self, tuple grads):
-        return (_put_along(grads[0], self.saved_index(), self.dim, self.input_shape),)
-
-
-cdef class PutAlongBackward(_IndexAlongNode):
-    cdef tuple _backward(self, tuple grads):
-        return (_take_along(grads[0], self.saved_index(), self.dim),)
-
-
-cdef Variable _take_along(Variable x, object index, Py_ssize_t d):
-    xp = _xp_of(x._data)
-    data = xp.take_along_axis(x._data, index, axis=d) if x._data.ndim else x._data.copy()
-    cdef GatherBackward node
-    if _records(x):
-        node = GatherBackward.__new__(GatherBackward)
-        node.index = index
-        node.dim = d
-        node.input_shape = x._data.shape
-        return _recorded(node, data, (_edge(x),))
-    return _plain(data, x._volatile)
-
-
-cdef Variable _put_along(Variable g, object index, Py_ssize_t d, tuple shape):
-    xp = _xp_of(g._data)
-    data = xp.zeros(shape, dtype=g._data.dtype)
-    if data.ndim:
-        xp.put_along_axis(data, index, g._data, axis=d)
-    else:
-        data[...] = g._data
-    cdef PutAlongBackward node
-    if _records(g):
-        node = PutAlongBackward.__new__(PutAlongBackward)
-        node.index = index
-        node.dim = d
-        node.input_shape = g._data.shape
-        return _recorded(node, data, (_edge(g),))
-    return _plain(data, g._volatile)
 
 
 cdef object _sort_indices(object data, Py_ssize_t d, bint descending):
@@ -1346,6 +995,7 @@ cdef tuple _select(Variable x, object index, Py_ssize_t d, bint keepdim):
     return values, _plain(index, x._volatile)
 
 
+@profiled_op
 def sort(input, dim=-1, descending=False, stable=False):
     """``(values, indices)`` sorted along ``dim`` (stable: equal elements keep their
     order). The values' gradient goes back to the positions they came from.
@@ -1353,8 +1003,6 @@ def sort(input, dim=-1, descending=False, stable=False):
     >>> sort(Variable(numpy.array([3., 1., 2.]))).indices
     tensor([1, 2, 0])
     """
-    if _profiling and _profile_enter():
-        return _profiled(sort, (input, dim, descending, stable))
     _refuse_complex(input, None, "sort")
     cdef Variable x = _as_variable(input, "sort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "sort")
@@ -1362,28 +1010,26 @@ def sort(input, dim=-1, descending=False, stable=False):
     return sort_result(*_select(x, index, d, True))
 
 
+@profiled_op
 def argsort(input, dim=-1, descending=False, stable=False):
     """Indices that sort ``input`` along ``dim`` (stable), int64.
 
     >>> argsort(Variable(numpy.array([3., 1., 2.])), descending=True)
     tensor([0, 2, 1])
     """
-    if _profiling and _profile_enter():
-        return _profiled(argsort, (input, dim, descending, stable))
     _refuse_complex(input, None, "argsort")
     cdef Variable x = _as_variable(input, "argsort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "argsort")
     return _plain(_sort_indices(x._data, d, bool(descending)), x._volatile)
 
 
+@profiled_op
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (or smallest) elements along ``dim`` as ``(values, indices)``.
 
     >>> topk(Variable(numpy.array([1., 5., 3., 4.])), 2).values
     tensor([5., 4.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(topk, (input, k, dim, largest, sorted))
     _refuse_complex(input, None, "topk")
     cdef Variable x = _as_variable(input, "topk")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "topk")
@@ -1406,14 +1052,13 @@ cdef Py_ssize_t _index_arg(object k, str what, str name) except? -1:
     return k.__index__()
 
 
+@profiled_op
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest element (``k`` from 1) along ``dim`` as ``(values, indices)``.
 
     >>> kthvalue(Variable(numpy.array([3., 1., 2.])), 2)
     kthvalue(values=tensor(2., dtype=float64), indices=tensor(2))
     """
-    if _profiling and _profile_enter():
-        return _profiled(kthvalue, (input, k, dim, keepdim))
     _refuse_complex(input, None, "kthvalue")
     cdef Variable x = _as_variable(input, "kthvalue")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "kthvalue")
@@ -1528,6 +1173,7 @@ cdef object _median_index(object data, Py_ssize_t d):
     return xp.take_along_axis(order, pos, axis=d)
 
 
+@profiled_op
 def median(input, dim=None, keepdim=False):
     """The lower median of all elements (ties share the gradient evenly), or
     ``(values, indices)`` along ``dim``.
@@ -1535,8 +1181,6 @@ def median(input, dim=None, keepdim=False):
     >>> median(Variable(numpy.array([4., 1., 3., 2.])))
     tensor(2., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(median, (input, dim, keepdim))
     _refuse_complex(input, None, "median")
     cdef Variable x = _as_variable(input, "median")
     cdef Py_ssize_t d, n
@@ -1594,6 +1238,7 @@ cdef object _nanmedian_index(object data, Py_ssize_t d):
     return xp.take_along_axis(order, pos, axis=d)
 
 
+@profiled_op
 def nanmedian(input, dim=None, keepdim=False):
     """``median`` ignoring NaN: the lower median of the elements that are not NaN (NaN
     when all are), or ``(values, indices)`` along ``dim``. The gradient, as median's,
@@ -1602,8 +1247,6 @@ def nanmedian(input, dim=None, keepdim=False):
     >>> nanmedian(Variable(numpy.array([4., numpy.nan, 1., 3.])))
     tensor(3., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(nanmedian, (input, dim, keepdim))
     cdef Variable x = _as_variable(input, "nanmedian")
     cdef Py_ssize_t d, n
     cdef MaxBackward node
@@ -1633,6 +1276,7 @@ def nanmedian(input, dim=None, keepdim=False):
     return nanmedian_result(*_select(x, _nanmedian_index(x._data, d), d, bool(keepdim)))
 
 
+@profiled_op
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None):
     """Indices where the elements of ``input`` would be inserted into the last dimension
@@ -1643,10 +1287,6 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     >>> searchsorted(Variable(numpy.array([1., 3., 5.])), Variable(numpy.array([3., 6.])))
     tensor([1, 3])
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("searchsorted", lambda a, b: searchsorted(
-            a, b, out_int32=out_int32, right=right, side=side, sorter=sorter),
-                               (sorted_sequence, input))
     cdef Variable seq = _as_variable(sorted_sequence, "searchsorted")
     values = _value_array(input, seq._data, "searchsorted", "input")
     if side is not None:
@@ -1687,6 +1327,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _plain(result, seq._volatile)
 
 
+@profiled_op
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The index of the bucket of 1-D ``boundaries`` each element of ``input`` falls in:
     ``boundaries[i-1] < x <= boundaries[i]``, or ``boundaries[i-1] <= x < boundaries[i]``
@@ -1695,9 +1336,6 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     >>> bucketize(Variable(numpy.array([1., 4., 9.])), Variable(numpy.array([2., 4., 6.])))
     tensor([0, 1, 3])
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("bucketize", lambda a, b: bucketize(
-            a, b, out_int32=out_int32, right=right), (input, boundaries))
     cdef Variable b = _as_variable(boundaries, "bucketize")
     if b._data.ndim != 1:
         raise RuntimeError("bucketize(): boundaries tensor must be 1 dimension, but got "
@@ -1778,14 +1416,13 @@ cdef inline bint _finite_double(double v):
     return v - v == 0.0             # false for inf and nan
 
 
+@profiled_op
 cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably.
 
     >>> logsumexp(Variable(numpy.array([1000., 1000.])), dim=0)
     tensor(1000.6931, dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(logsumexp, (input, dim, keepdim, ))
     cdef Variable x = _as_variable(input, "logsumexp")
     if not _is_float_dtype(x._data.dtype):
         x = _plain(x._data.astype(_default_dtype), x._volatile)
@@ -1834,6 +1471,7 @@ cdef object _cum_extremum(object input, object dim, bint is_max):
     return (cummax_result if is_max else cummin_result)(values, _plain(idx, x._volatile))
 
 
+@profiled_op
 def cummax(input, dim):
     """Running maximum along ``dim`` and the index where it was reached (the last one
     at ties, as torch); the gradient goes to that index.
@@ -1841,12 +1479,11 @@ def cummax(input, dim):
     >>> cummax(Variable(numpy.array([1., 3., 2., 3.])), 0)
     cummax(values=tensor([1., 3., 3., 3.], dtype=float64), indices=tensor([0, 1, 1, 3]))
     """
-    if _profiling and _profile_enter():
-        return _profiled(cummax, (input, dim))
     _refuse_complex(input, None, "cummax")
     return _cum_extremum(input, dim, True)
 
 
+@profiled_op
 def cummin(input, dim):
     """Running minimum along ``dim`` and the index where it was reached (the last one
     at ties, as torch); the gradient goes to that index.
@@ -1854,12 +1491,11 @@ def cummin(input, dim):
     >>> cummin(Variable(numpy.array([3., 1., 2., 1.])), 0).indices
     tensor([0, 1, 1, 3])
     """
-    if _profiling and _profile_enter():
-        return _profiled(cummin, (input, dim))
     _refuse_complex(input, None, "cummin")
     return _cum_extremum(input, dim, False)
 
 
+@profiled_op
 def aminmax(input, *, dim=None, keepdim=False):
     """``(amin, amax)`` over ``dim`` (all elements when None) as a named tuple; ties
     share the gradient evenly, as amin and amax.
@@ -1867,9 +1503,6 @@ def aminmax(input, *, dim=None, keepdim=False):
     >>> aminmax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     aminmax(min=tensor([1., 2.], dtype=float64), max=tensor([5., 7.], dtype=float64))
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("aminmax", lambda x: aminmax(x, dim=dim, keepdim=keepdim),
-                               (input,))
     cdef Variable x = _as_variable(input, "aminmax")
     if dim is not None and not isinstance(dim, int) and not hasattr(dim, "__index__"):
         raise TypeError("aminmax(): dim must be an int or None, got %s" % type(dim).__name__)
@@ -1879,15 +1512,13 @@ def aminmax(input, *, dim=None, keepdim=False):
         raise _renamed(exc, "aminmax") from None
 
 
+@profiled_op
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating nan as zero; nan entries get a zero gradient.
 
     >>> nansum(Variable(numpy.array([1., numpy.nan, 2.])))
     tensor(3., dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("nansum", lambda x, d, k: nansum(x, d, k, dtype=dtype),
-                               (input, dim, keepdim))
     _refuse_complex(input, None, "nansum")
     cdef Variable x = _as_variable(input, "nansum")
     if _is_float_dtype(x._data.dtype):
@@ -1898,6 +1529,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         raise _renamed(exc, "nansum") from None
 
 
+@profiled_op
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-nan entries (nan where there are none); nan entries get a zero
     gradient.
@@ -1905,9 +1537,6 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     >>> nanmean(Variable(numpy.array([1., numpy.nan, 2.])))
     tensor(1.5000, dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("nanmean", lambda x, d, k: nanmean(x, d, k, dtype=dtype),
-                               (input, dim, keepdim))
     _refuse_complex(input, None, "nanmean")
     cdef Variable x = _as_variable(input, "nanmean")
     if not _is_float_dtype(x._data.dtype):

@@ -186,6 +186,7 @@ cdef Variable _reshape(Variable x, tuple shape, bint must_view):
     return _shape_result(x, data, node, 0, shape)
 
 
+@profiled_op
 def reshape(input, *shape):
     """Reshape (a view when possible, else a copy); one dimension may be -1.
 
@@ -193,8 +194,6 @@ def reshape(input, *shape):
     tensor([[0., 1., 2.],
             [3., 4., 5.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(reshape, (input, ) + shape)
     cdef Variable x = _as_variable(input, "reshape")
     cdef tuple s = _shape_args(shape)
     if s == x._data.shape:
@@ -203,6 +202,7 @@ def reshape(input, *shape):
     return _reshape(x, s, False)
 
 
+@profiled_op
 def view(input, *shape):
     """Reshape without copying; raises if the memory layout does not allow a view.
 
@@ -211,19 +211,16 @@ def view(input, *shape):
     >>> v.shape, v.data.base is x.data
     ((2, 3), True)
     """
-    if _profiling and _profile_enter():
-        return _profiled(view, (input, ) + shape)
     return _reshape(_as_variable(input, "view"), _shape_args(shape), True)
 
 
+@profiled_op
 def flatten(input, start_dim=0, end_dim=-1):
     """Flatten dimensions ``start_dim`` through ``end_dim`` into one.
 
     >>> flatten(Variable(numpy.zeros((2, 3, 4))), 1).shape
     (2, 12)
     """
-    if _profiling and _profile_enter():
-        return _profiled(flatten, (input, start_dim, end_dim, ))
     cdef Variable x = _as_variable(input, "flatten")
     shape = x._data.shape
     s = _normalize_dim(start_dim, len(shape), "flatten")     # 0-d: only 0 and -1 (torch)
@@ -247,14 +244,13 @@ cdef class PermuteBackward(Node):
         return (permute(grads[0], self.inverse),)
 
 
+@profiled_op
 def permute(input, *dims):
     """Reorder dimensions (a view).
 
     >>> permute(Variable(numpy.zeros((2, 3, 4))), 2, 0, 1).shape
     (4, 2, 3)
     """
-    if _profiling and _profile_enter():
-        return _profiled(permute, (input, ) + dims)
     cdef Variable x = _as_variable(input, "permute")
     cdef tuple perm = _shape_args(dims)
     cdef Py_ssize_t n = x._data.ndim
@@ -276,14 +272,13 @@ def permute(input, *dims):
     return _shape_result(x, data, node, 1, perm)
 
 
+@profiled_op
 def transpose(input, dim0, dim1):
     """Swap two dimensions (a view).
 
     >>> transpose(Variable(numpy.zeros((2, 3, 4))), 0, 2).shape
     (4, 3, 2)
     """
-    if _profiling and _profile_enter():
-        return _profiled(transpose, (input, dim0, dim1, ))
     cdef Variable x = _as_variable(input, "transpose")
     cdef Py_ssize_t n = x._data.ndim
     if n == 0:
@@ -297,6 +292,7 @@ def transpose(input, dim0, dim1):
     return permute(x, tuple(perm))
 
 
+@profiled_op
 def t(input):
     """Transpose a Variable of at most 2 dimensions.
 
@@ -304,8 +300,6 @@ def t(input):
     tensor([[1.],
             [2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(t, (input, ))
     cdef Variable x = _as_variable(input, "t")
     if x._data.ndim > 2:
         raise RuntimeError("t() expects a Variable with <= 2 dimensions, but self is %dD"
@@ -313,28 +307,26 @@ def t(input):
     return permute(x, tuple(range(x._data.ndim))[::-1])
 
 
+@profiled_op
 def unsqueeze(input, dim):
     """Insert a dimension of size 1 at ``dim``.
 
     >>> unsqueeze(Variable(numpy.zeros(3)), -1).shape
     (3, 1)
     """
-    if _profiling and _profile_enter():
-        return _profiled(unsqueeze, (input, dim, ))
     cdef Variable x = _as_variable(input, "unsqueeze")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim + 1, "unsqueeze")
     shape = x._data.shape
     return _reshape(x, shape[:d] + (1,) + shape[d:], False)
 
 
+@profiled_op
 def squeeze(input, dim=None):
     """Remove dimensions of size 1 (all of them, or those in ``dim``).
 
     >>> squeeze(Variable(numpy.zeros((1, 3, 1)))).shape, squeeze(Variable(numpy.zeros((1, 3, 1))), 0).shape
     ((3,), (3, 1))
     """
-    if _profiling and _profile_enter():
-        return _profiled(squeeze, (input, dim, ))
     cdef Variable x = _as_variable(input, "squeeze")
     shape = x._data.shape
     if dim is None:
@@ -505,6 +497,7 @@ cdef Variable _index_put_into_zeros(Variable g, object key, tuple shape):
     return _plain(data, g._volatile)
 
 
+@profiled_op
 def getitem(input, key):
     """``input[key]``: ints, slices, None, Ellipsis, and integer or boolean arrays.
 
@@ -513,8 +506,6 @@ def getitem(input, key):
     >>> x.grad
     tensor([2., 0., 1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(getitem, (input, key, ))
     cdef Variable x = _as_variable(input, "__getitem__")
     key = _index_key(key, x._data)
     cdef bint basic = _is_basic_key(key)
@@ -548,6 +539,7 @@ cdef class SumToBackward(Node):
         return (broadcast_to(grads[0], self.input_shape),)
 
 
+@profiled_op
 cpdef Variable sum_to(object input, object shape):
     """Sum ``input`` over broadcast dimensions so it has ``shape`` (adjoint of broadcast_to).
 
@@ -556,8 +548,6 @@ cpdef Variable sum_to(object input, object shape):
     >>> sum_to(Variable(numpy.ones((2, 3))), (1, 3))
     tensor([[2., 2., 2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(sum_to, (input, shape, ))
     cdef Variable x = _as_variable(input, "sum_to")
     shape = tuple(shape)
     if _has_shape(x._data, shape):
@@ -580,6 +570,7 @@ cdef class ExpandBackward(Node):
         return (sum_to(grads[0], self.input_shape),)
 
 
+@profiled_op
 cpdef Variable broadcast_to(object input, object shape):
     """Broadcast ``input`` to ``shape`` (a read-only view, as NumPy's broadcast_to).
 
@@ -587,8 +578,6 @@ cpdef Variable broadcast_to(object input, object shape):
     tensor([[1., 2.],
             [1., 2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(broadcast_to, (input, shape, ))
     cdef Variable x = _as_variable(input, "broadcast_to")
     shape = tuple(shape)
     if x._data.shape == shape:
@@ -606,6 +595,7 @@ cpdef Variable broadcast_to(object input, object shape):
     return _shape_result(x, data, node, 4, shape)
 
 
+@profiled_op
 def expand(input, *sizes):
     """Broadcast to ``sizes``; ``-1`` keeps a dimension (torch's expand).
 
@@ -613,8 +603,6 @@ def expand(input, *sizes):
     tensor([[1., 1., 1.],
             [2., 2., 2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(expand, (input, ) + sizes)
     cdef Variable x = _as_variable(input, "expand")
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
@@ -671,14 +659,13 @@ cdef class CatBackward(Node):
         return tuple(out)
 
 
+@profiled_op
 def cat(tensors, dim=0):
     """Concatenate Variables along an existing dimension ``dim``.
 
     >>> cat([Variable(numpy.ones((1, 2))), Variable(numpy.zeros((2, 2)))]).shape
     (3, 2)
     """
-    if _profiling and _profile_enter():
-        return _profiled(cat, (tensors, dim, ))
     cdef list xs = _variable_sequence(tensors, "cat")
     cdef list used = []
     cdef Variable x, ref = None
@@ -723,25 +710,23 @@ def cat(tensors, dim=0):
     return _plain(data, volatile)
 
 
+@profiled_op
 def concat(tensors, dim=0):
     """Alias of :func:`cat`.
 
     >>> concat([Variable(numpy.ones(2)), Variable(numpy.zeros(1))])
     tensor([1., 1., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(concat, (tensors, dim, ))
     return cat(tensors, dim)
 
 
+@profiled_op
 def stack(tensors, dim=0):
     """Join Variables of equal shape along a new dimension ``dim``.
 
     >>> stack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))], 1).shape
     (3, 2)
     """
-    if _profiling and _profile_enter():
-        return _profiled(stack, (tensors, dim, ))
     cdef list xs = _variable_sequence(tensors, "stack")
     cdef Variable x
     shape = (<Variable>xs[0])._data.shape
@@ -754,27 +739,25 @@ def stack(tensors, dim=0):
     return cat([unsqueeze(x, d) for x in xs], d)
 
 
+@profiled_op
 def hstack(tensors):
     """Concatenate horizontally: along dim 1, or dim 0 for 1-d inputs (0-d become 1-d).
 
     >>> hstack([Variable(numpy.ones((2, 1))), Variable(numpy.zeros((2, 2)))]).shape
     (2, 3)
     """
-    if _profiling and _profile_enter():
-        return _profiled(hstack, (tensors, ))
     cdef list xs = _variable_sequence(tensors, "hstack")
     xs = [reshape(x, (1,)) if (<Variable>x)._data.ndim == 0 else x for x in xs]
     return cat(xs, 0 if (<Variable>xs[0])._data.ndim == 1 else 1)
 
 
+@profiled_op
 def vstack(tensors):
     """Concatenate vertically (along dim 0), after making every input at least 2-d.
 
     >>> vstack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))]).shape
     (2, 3)
     """
-    if _profiling and _profile_enter():
-        return _profiled(vstack, (tensors, ))
     cdef list xs = _variable_sequence(tensors, "vstack")
     cdef Variable x
     out = []
@@ -785,14 +768,13 @@ def vstack(tensors):
     return cat(out, 0)
 
 
+@profiled_op
 def narrow(input, dim, start, length):
     """The slice ``start:start + length`` of dimension ``dim`` (a view).
 
     >>> narrow(Variable(numpy.arange(5.)), 0, 1, 3)
     tensor([1., 2., 3.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(narrow, (input, dim, start, length, ))
     cdef Variable x = _as_variable(input, "narrow")
     if x._data.ndim == 0:
         raise RuntimeError("narrow(): cannot be applied to a 0-dim Variable")
@@ -823,14 +805,13 @@ cdef Py_ssize_t _int_arg(object value, str what, str name) except? -1:
                     % (what, name, type(value).__name__))
 
 
+@profiled_op
 def select(input, dim, index):
     """The slice at ``index`` of dimension ``dim``, which is removed (a view).
 
     >>> select(Variable(numpy.arange(6.).reshape(2, 3)), 1, -1)
     tensor([2., 5.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(select, (input, dim, index, ))
     cdef Variable x = _as_variable(input, "select")
     if x._data.ndim == 0:
         raise IndexError("select(): cannot be applied to a 0-dim Variable")
@@ -939,19 +920,19 @@ cdef tuple _chunk(Variable x, object chunks, object dim, str what):
     return _split(x, (n + c - 1) // c, d, what)
 
 
+@profiled_op
 def split_with_sizes(input, split_sizes, dim=0):
     """Split into views of the given sizes along ``dim``.
 
     >>> [p.shape for p in split_with_sizes(Variable(numpy.arange(5.)), [2, 3])]
     [(2,), (3,)]
     """
-    if _profiling and _profile_enter():
-        return _profiled(split_with_sizes, (input, split_sizes, dim, ))
     cdef Variable x = _as_variable(input, "split_with_sizes")
     return _multi_output_views(SplitWithSizesBackward.__new__(SplitWithSizesBackward),
                                _split_with_sizes(x, split_sizes, dim, "split_with_sizes"))
 
 
+@profiled_op
 def split(input, split_size_or_sections, dim=0):
     """Split into views of ``split_size`` along ``dim`` (the last may be smaller), or of
     the sizes in a list.
@@ -959,8 +940,6 @@ def split(input, split_size_or_sections, dim=0):
     >>> [p.tolist() for p in split(Variable(numpy.arange(5.)), 2)]
     [[0.0, 1.0], [2.0, 3.0], [4.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(split, (input, split_size_or_sections, dim, ))
     cdef Variable x = _as_variable(input, "split")
     if isinstance(split_size_or_sections, (list, tuple)):
         return split_with_sizes(x, split_size_or_sections, dim)
@@ -968,6 +947,7 @@ def split(input, split_size_or_sections, dim=0):
                                _split(x, split_size_or_sections, dim, "split"))
 
 
+@profiled_op
 def chunk(input, chunks, dim=0):
     """Split into ``chunks`` views of equal size along ``dim`` (the last may be smaller;
     there may be fewer), as torch.chunk.
@@ -975,13 +955,12 @@ def chunk(input, chunks, dim=0):
     >>> [p.tolist() for p in chunk(Variable(numpy.arange(5.)), 3)]
     [[0.0, 1.0], [2.0, 3.0], [4.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(chunk, (input, chunks, dim, ))
     cdef Variable x = _as_variable(input, "chunk")
     return _multi_output_views(SplitBackward.__new__(SplitBackward),
                                _chunk(x, chunks, dim, "chunk"))
 
 
+@profiled_op
 def unsafe_split(input, split_size, dim=0):
     """``split`` whose outputs are not views for autograd (torch.unsafe_split): they
     share the input's memory, but modifying one in place is allowed and recorded on it
@@ -991,8 +970,6 @@ def unsafe_split(input, split_size, dim=0):
     >>> [p.tolist() for p in unsafe_split(Variable(numpy.arange(5.)), 2)]
     [[0.0, 1.0], [2.0, 3.0], [4.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(unsafe_split, (input, split_size, dim, ))
     cdef Variable x = _as_variable(input, "unsafe_split")
     if isinstance(split_size, (list, tuple)):
         return unsafe_split_with_sizes(x, split_size, dim)
@@ -1000,6 +977,7 @@ def unsafe_split(input, split_size, dim=0):
                                           _split(x, split_size, dim, "unsafe_split")))
 
 
+@profiled_op
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """``split_with_sizes`` whose outputs are not views for autograd (see
     ``unsafe_split``).
@@ -1007,35 +985,31 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
     >>> [p.shape for p in unsafe_split_with_sizes(Variable(numpy.arange(5.)), [2, 3])]
     [(2,), (3,)]
     """
-    if _profiling and _profile_enter():
-        return _profiled(unsafe_split_with_sizes, (input, split_sizes, dim, ))
     cdef Variable x = _as_variable(input, "unsafe_split_with_sizes")
     return _unsafe_outputs(_group_outputs(
         UnsafeSplitWithSizesBackward.__new__(UnsafeSplitWithSizesBackward),
         _split_with_sizes(x, split_sizes, dim, "unsafe_split_with_sizes")))
 
 
+@profiled_op
 def unsafe_chunk(input, chunks, dim=0):
     """``chunk`` whose outputs are not views for autograd (see ``unsafe_split``).
 
     >>> [p.tolist() for p in unsafe_chunk(Variable(numpy.arange(5.)), 3)]
     [[0.0, 1.0], [2.0, 3.0], [4.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(unsafe_chunk, (input, chunks, dim, ))
     cdef Variable x = _as_variable(input, "unsafe_chunk")
     return _unsafe_outputs(_group_outputs(UnsafeSplitBackward.__new__(UnsafeSplitBackward),
                                           _chunk(x, chunks, dim, "unsafe_chunk")))
 
 
+@profiled_op
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of views with ``dim`` removed.
 
     >>> unbind(Variable(numpy.arange(4.).reshape(2, 2)), 1)
     (tensor([0., 2.], dtype=float64), tensor([1., 3.], dtype=float64))
     """
-    if _profiling and _profile_enter():
-        return _profiled(unbind, (input, dim, ))
     cdef Variable x = _as_variable(input, "unbind")
     if x._data.ndim == 0:
         raise IndexError("unbind(): cannot be applied to a 0-dim Variable")
@@ -1044,14 +1018,13 @@ def unbind(input, dim=0):
                                tuple([select(x, d, i) for i in range(x._data.shape[d])]))
 
 
+@profiled_op
 def movedim(input, source, destination):
     """Move dimension(s) ``source`` to position(s) ``destination`` (a view).
 
     >>> movedim(Variable(numpy.zeros((2, 3, 4))), 0, -1).shape
     (3, 4, 2)
     """
-    if _profiling and _profile_enter():
-        return _profiled(movedim, (input, source, destination, ))
     cdef Variable x = _as_variable(input, "movedim")
     cdef Py_ssize_t n = x._data.ndim
     src = list(source) if isinstance(source, (list, tuple)) else [source]
@@ -1077,14 +1050,13 @@ def movedim(input, source, destination):
     return permute(x, tuple(perm))
 
 
+@profiled_op
 def unflatten(input, dim, sizes):
     """Expand dimension ``dim`` into ``sizes`` (one may be -1), a view when possible.
 
     >>> unflatten(Variable(numpy.zeros((2, 6))), 1, (3, -1)).shape
     (2, 3, 2)
     """
-    if _profiling and _profile_enter():
-        return _profiled(unflatten, (input, dim, sizes, ))
     cdef Variable x = _as_variable(input, "unflatten")
     if x._data.ndim == 0:     # torch: IndexError out of range, else a RuntimeError
         _normalize_dim(dim, 0, "unflatten")
@@ -1114,6 +1086,7 @@ cdef class FlipBackward(Node):
         return (flip(grads[0], self.dims),)
 
 
+@profiled_op
 def flip(input, dims):
     """Reverse the order of elements along ``dims`` (a copy, as torch.flip).
 
@@ -1121,8 +1094,6 @@ def flip(input, dims):
     tensor([[1., 0.],
             [3., 2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(flip, (input, dims, ))
     cdef Variable x = _as_variable(input, "flip")
     if isinstance(dims, (list, tuple)):
         ds = _normalize_dims(tuple(dims), x._data.ndim, "flip")
@@ -1147,14 +1118,13 @@ cdef class RollBackward(Node):
         return (roll(grads[0], self.shifts, self.dims),)
 
 
+@profiled_op
 def roll(input, shifts, dims=None):
     """Roll elements along ``dims`` (of the flattened input when None) by ``shifts``.
 
     >>> roll(Variable(numpy.arange(4.)), 1)
     tensor([3., 0., 1., 2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(roll, (input, shifts, dims, ))
     cdef Variable x = _as_variable(input, "roll")
     sh = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
     sh = tuple(_int_arg(s, "roll", "shifts") for s in sh)
@@ -1206,6 +1176,7 @@ cdef class RepeatBackward(Node):
         return (_reshape(g, self.input_shape, False),)
 
 
+@profiled_op
 def repeat(input, *sizes):
     """Repeat the input ``sizes[i]`` times along each dimension (torch's Tensor.repeat:
     extra leading sizes add dimensions).
@@ -1214,8 +1185,6 @@ def repeat(input, *sizes):
     tensor([[1., 2., 1., 2.],
             [1., 2., 1., 2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(repeat, (input, ) + sizes)
     cdef Variable x = _as_variable(input, "repeat")
     reps = tuple(_int_arg(s, "repeat", "sizes") for s in _shape_args(sizes))
     if len(reps) < x._data.ndim:
@@ -1238,6 +1207,7 @@ def repeat(input, *sizes):
     return _plain(data, x._volatile)
 
 
+@profiled_op
 def tile(input, dims):
     """Repeat the input ``dims[i]`` times along each dimension; missing leading
     entries of ``dims`` are 1 (torch.tile).
@@ -1245,8 +1215,6 @@ def tile(input, dims):
     >>> tile(Variable(numpy.array([[1., 2.]])), (2,)).tolist()
     [[1.0, 2.0, 1.0, 2.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(tile, (input, dims, ))
     cdef Variable x = _as_variable(input, "tile")
     reps = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
     if len(reps) < x._data.ndim:
@@ -1259,6 +1227,7 @@ def tile(input, dims):
 
 
 
+@profiled_op
 def ravel(input):
     """The input flattened to one dimension (a view when the layout allows), as
     torch.ravel.
@@ -1266,39 +1235,36 @@ def ravel(input):
     >>> ravel(Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor([1., 2., 3., 4.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(ravel, (input, ))
     return reshape(_as_variable(input, "ravel"), (-1,))
 
 
+@profiled_op
 def flipud(input):
     """The input with dimension 0 reversed (at least 1-d).
 
     >>> flipud(Variable(numpy.array([[1., 2.], [3., 4.]]))).tolist()
     [[3.0, 4.0], [1.0, 2.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(flipud, (input, ))
     cdef Variable x = _as_variable(input, "flipud")
     if x._data.ndim < 1:
         raise RuntimeError("flipud(): input must be >= 1-d, got a 0-d Variable")
     return flip(x, (0,))
 
 
+@profiled_op
 def fliplr(input):
     """The input with dimension 1 reversed (at least 2-d).
 
     >>> fliplr(Variable(numpy.array([[1., 2.], [3., 4.]]))).tolist()
     [[2.0, 1.0], [4.0, 3.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(fliplr, (input, ))
     cdef Variable x = _as_variable(input, "fliplr")
     if x._data.ndim < 2:
         raise RuntimeError("fliplr(): input must be >= 2-d, got %d-d" % x._data.ndim)
     return flip(x, (1,))
 
 
+@profiled_op
 def rot90(input, k=1, dims=(0, 1)):
     """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first axis
     towards the second (torch.rot90).
@@ -1306,8 +1272,6 @@ def rot90(input, k=1, dims=(0, 1)):
     >>> rot90(Variable(numpy.array([[1., 2.], [3., 4.]]))).tolist()
     [[2.0, 4.0], [1.0, 3.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(rot90, (input, k, dims))
     cdef Variable x = _as_variable(input, "rot90")
     if not isinstance(dims, (list, tuple)) or len(dims) != 2:
         raise RuntimeError("rot90(): expected total rotation dims == 2, but got dims = %r"
@@ -1356,28 +1320,27 @@ cdef object _at_least(tuple tensors, Py_ssize_t ndim, str what):
     return out[0] if single else tuple(out)
 
 
+@profiled_op
 def atleast_1d(*tensors):
     """Each input with at least one dimension (a 0-d one becomes shape (1,)).
 
     >>> atleast_1d(Variable(numpy.array(2.))).shape
     (1,)
     """
-    if _profiling and _profile_enter():
-        return _profiled(atleast_1d, tensors)
     return _at_least(tensors, 1, "atleast_1d")
 
 
+@profiled_op
 def atleast_2d(*tensors):
     """Each input with at least two dimensions (new ones in front, as NumPy).
 
     >>> atleast_2d(Variable(numpy.array([1., 2.]))).shape
     (1, 2)
     """
-    if _profiling and _profile_enter():
-        return _profiled(atleast_2d, tensors)
     return _at_least(tensors, 2, "atleast_2d")
 
 
+@profiled_op
 def atleast_3d(*tensors):
     """Each input with at least three dimensions: (n,) becomes (1, n, 1) and (m, n)
     becomes (m, n, 1), as NumPy.
@@ -1385,23 +1348,21 @@ def atleast_3d(*tensors):
     >>> atleast_3d(Variable(numpy.ones((2, 3)))).shape
     (2, 3, 1)
     """
-    if _profiling and _profile_enter():
-        return _profiled(atleast_3d, tensors)
     return _at_least(tensors, 3, "atleast_3d")
 
 
+@profiled_op
 def dstack(tensors):
     """Concatenate along dimension 2 (depth) after making every input at least 3-d.
 
     >>> dstack([Variable(numpy.ones(2)), Variable(numpy.zeros(2))]).shape
     (1, 2, 2)
     """
-    if _profiling and _profile_enter():
-        return _profiled(dstack, (tensors, ))
     cdef list xs = _variable_sequence(tensors, "dstack")
     return cat(list(atleast_3d(xs)), 2)
 
 
+@profiled_op
 def column_stack(tensors):
     """Stack as columns: 0-d and 1-d inputs become (n, 1) columns, then concatenate
     along dimension 1.
@@ -1409,8 +1370,6 @@ def column_stack(tensors):
     >>> column_stack([Variable(numpy.ones(2)), Variable(numpy.zeros((2, 2)))]).shape
     (2, 3)
     """
-    if _profiling and _profile_enter():
-        return _profiled(column_stack, (tensors, ))
     cdef list xs = _variable_sequence(tensors, "column_stack")
     cdef Variable x
     out = []
@@ -1419,6 +1378,7 @@ def column_stack(tensors):
     return cat(out, 1)
 
 
+@profiled_op
 def tensor_split(input, indices_or_sections, dim=0):
     """Split into views along ``dim``: into ``n`` parts of sizes differing by at most
     one (the first ones larger), or at the given indices.
@@ -1428,8 +1388,6 @@ def tensor_split(input, indices_or_sections, dim=0):
     >>> [p.tolist() for p in tensor_split(Variable(numpy.arange(5.)), [1, 4])]
     [[0.0], [1.0, 2.0, 3.0], [4.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(tensor_split, (input, indices_or_sections, dim))
     cdef Variable x = _as_variable(input, "tensor_split")
     if x._data.ndim == 0:
         raise RuntimeError("tensor_split(): expected at least a 1-dimensional Variable")
@@ -1456,6 +1414,7 @@ def tensor_split(input, indices_or_sections, dim=0):
                   for lo, hi in zip([0] + cuts, cuts + [n])])
 
 
+@profiled_op
 def hsplit(input, indices_or_sections):
     """``tensor_split`` along dimension 1 (dimension 0 for 1-d input); a number of
     sections must divide that dimension exactly.
@@ -1463,8 +1422,6 @@ def hsplit(input, indices_or_sections):
     >>> [p.shape for p in hsplit(Variable(numpy.ones((2, 4))), 2)]
     [(2, 2), (2, 2)]
     """
-    if _profiling and _profile_enter():
-        return _profiled(hsplit, (input, indices_or_sections))
     cdef Variable x = _as_variable(input, "hsplit")
     if x._data.ndim < 1:
         raise RuntimeError("hsplit(): requires a Variable with at least 1 dimension, but "
@@ -1472,6 +1429,7 @@ def hsplit(input, indices_or_sections):
     return _exact_split(x, indices_or_sections, 0 if x._data.ndim == 1 else 1, "hsplit")
 
 
+@profiled_op
 def vsplit(input, indices_or_sections):
     """``tensor_split`` along dimension 0 (at least 2-d input); a number of sections
     must divide that dimension exactly.
@@ -1479,8 +1437,6 @@ def vsplit(input, indices_or_sections):
     >>> [p.shape for p in vsplit(Variable(numpy.ones((4, 2))), [1])]
     [(1, 2), (3, 2)]
     """
-    if _profiling and _profile_enter():
-        return _profiled(vsplit, (input, indices_or_sections))
     cdef Variable x = _as_variable(input, "vsplit")
     if x._data.ndim < 2:
         raise RuntimeError("vsplit(): requires a Variable with at least 2 dimension, but "
@@ -1498,6 +1454,7 @@ cdef object _exact_split(Variable x, object indices_or_sections, Py_ssize_t d, s
     return tensor_split(x, indices_or_sections, d)
 
 
+@profiled_op
 def take(input, index):
     """Elements of the input treated as 1-d, at ``index`` (the result has the index's
     shape); the gradient adds up at repeated indices.
@@ -1505,8 +1462,6 @@ def take(input, index):
     >>> take(Variable(numpy.array([[1., 2.], [3., 4.]])), numpy.array([0, 3, 3]))
     tensor([1., 4., 4.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(take, (input, index))
     cdef Variable x = _as_variable(input, "take")
     idx = _index_data(index, "take")
     n = x._data.size
@@ -1532,14 +1487,13 @@ def broadcast_shapes(*shapes):
                                        for s in shapes)) from None
 
 
+@profiled_op
 def broadcast_tensors(*tensors):
     """The inputs broadcast to their common shape (read-only views).
 
     >>> [t.shape for t in broadcast_tensors(Variable(numpy.ones((2, 1))), Variable(numpy.ones(3)))]
     [(2, 3), (2, 3)]
     """
-    if _profiling and _profile_enter():
-        return _profiled(broadcast_tensors, tensors)
     xs = [_as_variable(t, "broadcast_tensors") for t in tensors]
     try:
         shape = tuple(numpy.broadcast_shapes(*[(<Variable>x)._data.shape for x in xs]))
@@ -1550,6 +1504,7 @@ def broadcast_tensors(*tensors):
                  for x in xs)
 
 
+@profiled_op
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids from 1-d inputs: output ``i`` varies along dimension ``i``
     (``indexing='ij'``, torch's default, with its warning when not given) or, with
@@ -1560,9 +1515,6 @@ def meshgrid(*tensors, indexing=None):
     >>> gx.shape, gy.tolist()
     ((3, 2), [[4.0, 5.0], [4.0, 5.0], [4.0, 5.0]])
     """
-    if _profiling and _profile_enter():
-        return _profiled_named("meshgrid", lambda *t: meshgrid(*t, indexing=indexing),
-                               tensors)
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
@@ -1592,6 +1544,7 @@ def meshgrid(*tensors, indexing=None):
     return tuple(out)
 
 
+@profiled_op
 def kron(input, other):
     """Kronecker product: block (i, j, ...) of the result is ``input[i, j, ...] *
     other`` (the shorter shape is padded with leading ones).
@@ -1599,8 +1552,6 @@ def kron(input, other):
     >>> kron(Variable(numpy.eye(2)), Variable(numpy.array([[1., 2.]]))).tolist()
     [[1.0, 2.0, 0.0, 0.0], [0.0, 0.0, 1.0, 2.0]]
     """
-    if _profiling and _profile_enter():
-        return _profiled(kron, (input, other))
     cdef Variable a = _as_variable(input, "kron")
     cdef Variable b = _as_variable(other, "kron")
     cdef Py_ssize_t nd = builtins.max(a._data.ndim, b._data.ndim)
@@ -1723,6 +1674,7 @@ cdef object _src_part(object src, tuple key, object idx_shape):
     return getitem(src, tuple(slice(0, s) for s in idx_shape))
 
 
+@profiled_op
 def gather(input, dim, index):
     """``out[i][j] = input[index[i][j]][j]`` (for dim 0): values along ``dim`` at ``index``.
 
@@ -1730,8 +1682,6 @@ def gather(input, dim, index):
     tensor([[1., 1.],
             [4., 3.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(gather, (input, dim, index, ))
     cdef Variable x = _as_variable(input, "gather")
     if x._data.ndim == 0:
         idx = _index_of_0d(dim, index, "gather")
@@ -1763,6 +1713,68 @@ def gather(input, dim, index):
     return _plain(data, x._volatile)
 
 
+# -- take along a dim (what sort, topk, kthvalue and median record) ------------------
+#
+# Values selected by index along a dim are a take along the dim; its adjoint puts the
+# gradient back at the selected positions (distinct within each slice), and the adjoint
+# of that is the take again.
+
+cdef class _IndexAlongNode(Node):
+    cdef object index           # int64, the input's ndim, freed after backward
+    cdef Py_ssize_t dim
+    cdef tuple input_shape
+
+    cdef object saved_index(self):
+        if self.index is None:
+            raise _freed_error(self)
+        return self.index
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.index = None
+
+
+cdef class TakeAlongBackward(_IndexAlongNode):
+    cdef tuple _backward(self, tuple grads):
+        return (_put_along(grads[0], self.saved_index(), self.dim, self.input_shape),)
+
+
+cdef class PutAlongBackward(_IndexAlongNode):
+    cdef tuple _backward(self, tuple grads):
+        return (_take_along(grads[0], self.saved_index(), self.dim),)
+
+
+cdef Variable _take_along(Variable x, object index, Py_ssize_t d):
+    xp = _xp_of(x._data)
+    data = xp.take_along_axis(x._data, index, axis=d) if x._data.ndim else x._data.copy()
+    cdef TakeAlongBackward node
+    if _records(x):
+        node = TakeAlongBackward.__new__(TakeAlongBackward)
+        node.index = index
+        node.dim = d
+        node.input_shape = x._data.shape
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef Variable _put_along(Variable g, object index, Py_ssize_t d, tuple shape):
+    xp = _xp_of(g._data)
+    data = xp.zeros(shape, dtype=g._data.dtype)
+    if data.ndim:
+        xp.put_along_axis(data, index, g._data, axis=d)
+    else:
+        data[...] = g._data
+    cdef PutAlongBackward node
+    if _records(g):
+        node = PutAlongBackward.__new__(PutAlongBackward)
+        node.index = index
+        node.dim = d
+        node.input_shape = g._data.shape
+        return _recorded(node, data, (_edge(g),))
+    return _plain(data, g._volatile)
+
+
+@profiled_op
 def take_along_dim(input, indices, dim=None):
     """Values at ``indices`` along ``dim`` (of the flattened input when None); input and
     indices broadcast in the other dimensions.
@@ -1771,8 +1783,6 @@ def take_along_dim(input, indices, dim=None):
     tensor([[30.],
             [20.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(take_along_dim, (input, indices, dim, ))
     cdef Variable x = _as_variable(input, "take_along_dim")
     idx = _index_data(indices, "take_along_dim", "indices")
     if dim is None:
@@ -1802,6 +1812,7 @@ def take_along_dim(input, indices, dim=None):
         raise _renamed(exc, "take_along_dim") from None
 
 
+@profiled_op
 def scatter_add(input, dim, index, src):
     """``input`` with ``src`` added at ``index`` along ``dim``; repeated indices add up.
 
@@ -1809,8 +1820,6 @@ def scatter_add(input, dim, index, src):
     ...             Variable(numpy.array([1., 2., 3.])))
     tensor([4., 0., 2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(scatter_add, (input, dim, index, src, ))
     cdef Variable x = _as_variable(input, "scatter_add")
     if not isinstance(src, Variable):
         raise TypeError("scatter_add(): argument 'src' must be a Variable, not %s"
@@ -1845,6 +1854,7 @@ cdef object _scalar_value(object value, str what):
                     % (what, type(value).__name__))
 
 
+@profiled_op
 def scatter(input, dim, index, src=None, value=None):
     """``input`` with ``src`` (a Variable, or a number) written at ``index`` along ``dim``.
 
@@ -1853,8 +1863,6 @@ def scatter(input, dim, index, src=None, value=None):
     >>> scatter(Variable(numpy.zeros(3)), 0, numpy.array([1]), value=5.0)
     tensor([0., 5., 0.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(scatter, (input, dim, index, src, value, ))
     cdef Variable x = _as_variable(input, "scatter")
     if src is None:
         src = value
@@ -1888,6 +1896,7 @@ cdef tuple _index_dim_key(Variable x, object dim, object index, str what):
     return (slice(None),) * d + (idx.reshape(-1),)
 
 
+@profiled_op
 def index_select(input, dim, index):
     """The entries at ``index`` (1-d) along ``dim``.
 
@@ -1895,8 +1904,6 @@ def index_select(input, dim, index):
     tensor([[2., 0.],
             [5., 3.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(index_select, (input, dim, index, ))
     cdef Variable x = _as_variable(input, "index_select")
     key = _index_dim_key(x, dim, index, "index_select")
     if x._data.ndim == 0:
@@ -1925,6 +1932,7 @@ cdef object _index_source(Variable x, tuple key, object source, str what):
     return source
 
 
+@profiled_op
 def index_add(input, dim, index, source, alpha=1):
     """``input`` with ``alpha * source`` added at ``index`` along ``dim``; repeated
     indices add up.
@@ -1933,8 +1941,6 @@ def index_add(input, dim, index, source, alpha=1):
     ...           Variable(numpy.array([1., 2., 3.])))
     tensor([3., 0., 3.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(index_add, (input, dim, index, source, alpha, ))
     cdef Variable x = _as_variable(input, "index_add")
     key = _index_dim_key(x, dim, index, "index_add")
     src = _index_source(x, key, source, "index_add")
@@ -1945,6 +1951,7 @@ def index_add(input, dim, index, source, alpha=1):
     return add(x, _index_put_into_zeros(src, key, x._data.shape))
 
 
+@profiled_op
 def index_copy(input, dim, index, source):
     """``input`` with the slices of ``source`` copied to ``index`` along ``dim``.
 
@@ -1952,8 +1959,6 @@ def index_copy(input, dim, index, source):
     ...            Variable(numpy.array([1., 2.])))
     tensor([2., 0., 1.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(index_copy, (input, dim, index, source, ))
     cdef Variable x = _as_variable(input, "index_copy")
     key = _index_dim_key(x, dim, index, "index_copy")
     src = _index_source(x, key, source, "index_copy")
@@ -1962,6 +1967,7 @@ def index_copy(input, dim, index, source):
     return _put(x, key, src, "index_copy")
 
 
+@profiled_op
 def index_fill(input, dim, index, value):
     """``input`` with the slices at ``index`` along ``dim`` set to ``value`` (a number or
     a 0-d Variable).
@@ -1970,8 +1976,6 @@ def index_fill(input, dim, index, value):
     tensor([[ 0., -1.],
             [ 0., -1.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(index_fill, (input, dim, index, value, ))
     cdef Variable x = _as_variable(input, "index_fill")
     value = _scalar_value(value, "index_fill")
     idx = _index_data(index, "index_fill")
@@ -1995,14 +1999,13 @@ cdef tuple _broadcast_mask(Variable x, object mask, str what):
             _xp_of(m).broadcast_to(m, shape) if shape != m.shape else m)
 
 
+@profiled_op
 def masked_fill(input, mask, value):
     """``input`` with ``value`` (a number or a 0-d Variable) where ``mask`` is true.
 
     >>> masked_fill(Variable(numpy.ones(3)), numpy.array([True, False, True]), 0.5)
     tensor([0.5000, 1.0000, 0.5000], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(masked_fill, (input, mask, value, ))
     cdef Variable x = _as_variable(input, "masked_fill")
     value = _scalar_value(value, "masked_fill")
     xb, m = _broadcast_mask(x, mask, "masked_fill")
@@ -2012,14 +2015,13 @@ def masked_fill(input, mask, value):
     return _put(xb, m, value, "masked_fill")
 
 
+@profiled_op
 def masked_select(input, mask):
     """The entries where ``mask`` is true, as a 1-d Variable (input and mask broadcast).
 
     >>> masked_select(Variable(numpy.arange(3.)), numpy.array([True, False, True]))
     tensor([0., 2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(masked_select, (input, mask, ))
     cdef Variable x = _as_variable(input, "masked_select")
     xb, m = _broadcast_mask(x, mask, "masked_select")
     if m.ndim == 0:
@@ -2027,6 +2029,7 @@ def masked_select(input, mask):
     return getitem(xb, m)
 
 
+@profiled_op
 def masked_scatter(input, mask, source):
     """``input`` with the first elements of ``source`` (in order) written where ``mask``
     is true.
@@ -2035,8 +2038,6 @@ def masked_scatter(input, mask, source):
     ...                Variable(numpy.array([1., 2., 3.])))
     tensor([1., 0., 2.], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(masked_scatter, (input, mask, source, ))
     cdef Variable x = _as_variable(input, "masked_scatter")
     if not isinstance(source, Variable):
         raise TypeError("masked_scatter(): argument 'source' must be a Variable, not %s"
@@ -2056,6 +2057,7 @@ def masked_scatter(input, mask, source):
 
 # -- nonzero, unique, pad ---------------------------------------------------------------
 
+@profiled_op
 def nonzero(input, as_tuple=False):
     """Indices of the nonzero entries: an int64 Variable of shape (n, ndim), or with
     ``as_tuple`` one 1-d Variable per dimension (not differentiable).
@@ -2064,8 +2066,6 @@ def nonzero(input, as_tuple=False):
     tensor([[0, 1],
             [1, 0]])
     """
-    if _profiling and _profile_enter():
-        return _profiled(nonzero, (input, as_tuple, ))
     cdef Variable x = _as_variable(input, "nonzero")
     xp = _xp_of(x._data)
     if as_tuple:
@@ -2074,6 +2074,7 @@ def nonzero(input, as_tuple=False):
     return _plain(xp.argwhere(x._data).astype(numpy.int64), False)
 
 
+@profiled_op
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The sorted distinct values (of the flattened input, or slices along ``dim``), with
     optionally the inverse indices and the counts (not differentiable).
@@ -2081,8 +2082,6 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     >>> unique(Variable(numpy.array([3., 1., 3.])), return_inverse=True, return_counts=True)
     (tensor([1., 3.], dtype=float64), tensor([1, 0, 1]), tensor([1, 2]))
     """
-    if _profiling and _profile_enter():
-        return _profiled(unique, (input, sorted, return_inverse, return_counts, dim, ))
     _refuse_complex(input, None, "unique")
     cdef Variable x = _as_variable(input, "unique")
     xp = _xp_of(x._data)
@@ -2112,6 +2111,7 @@ cdef class ConstantPadBackward(Node):
         return (getitem(grads[0], self.key),)
 
 
+@profiled_op
 def pad(input, pad, mode="constant", value=0):
     """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left, right)`` of the last
     dimension, then of the one before, ... (torch.nn.functional.pad). Modes: 'constant'
@@ -2122,8 +2122,6 @@ def pad(input, pad, mode="constant", value=0):
     >>> pad(Variable(numpy.array([[1., 2., 3.]])), (2, 1), mode="reflect")
     tensor([[3., 2., 1., 2., 3., 2.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(_pad_op, (input, pad, mode, value, ))
     cdef Variable x = _as_variable(input, "pad")
     if not isinstance(pad, (list, tuple)):
         raise TypeError("pad(): argument 'pad' must be a tuple of ints, not %s"
