@@ -1,6 +1,9 @@
 # Typed layout of the engine's objects. Every field the backward loop or an op's
 # forward touches is declared here so Cython accesses it as a C struct member.
 
+from cpython.object cimport PyObject
+
+
 cdef class VersionCounter:
     # Shared by a Variable, its views and detach()ed aliases; in-place ops bump it.
     cdef public Py_ssize_t version
@@ -28,6 +31,11 @@ cdef class Node:
     cdef bint _in_task
     cdef Py_ssize_t _deps            # edges from not-yet-run nodes into this one
     cdef object _buffer              # summed incoming gradient(s): Variable or list
+    # Cyclic-GC tracking (_gctrack.pxi): 0 unsealed, 1 pinned tracked, 2 untracked
+    # and linked in the list of untracked nodes (raw, non-owning links).
+    cdef unsigned char _gc_state
+    cdef PyObject* _gc_prev
+    cdef PyObject* _gc_next
     cdef object __weakref__
 
     cdef tuple _backward(self, tuple grads)

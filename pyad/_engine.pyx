@@ -483,9 +483,12 @@ cdef inline Node _node_of(Variable v):
     # The node a gradient for `v` flows into: its producer, or its leaf accumulator.
     if v._view_fn is not None:
         _refresh_view(v)
-    if v._grad_fn is not None:
-        return v._grad_fn
-    return v._get_accumulator()
+    cdef Node node = v._grad_fn
+    if node is None:
+        node = v._get_accumulator()
+    if node._gc_state == 0:
+        _seal_node(node)
+    return node
 
 
 # --------------------------------------------------------------------------------
@@ -502,6 +505,9 @@ cdef inline VersionCounter _vc(Variable v):
     # intermediate Variables never need one.
     if v._version_counter is None:
         v._version_counter = VersionCounter.__new__(VersionCounter)
+        # It references nothing but a private list of code objects (anomaly mode):
+        # never part of a cycle, so the collector need not walk it.
+        __pyad_untrack(<PyObject*>v._version_counter)
     return v._version_counter
 
 
@@ -606,6 +612,8 @@ cdef class Node:
     """
 
     def __dealloc__(self):
+        if self._gc_state == 2:
+            _unlink_untracked(self)
         if self._next_functions is None:
             return
         if _enter_dealloc():
@@ -630,11 +638,16 @@ cdef class Node:
 
     @property
     def next_functions(self):
-        return self._next_functions if self._next_functions is not None else ()
+        # A fresh tuple (as torch's): the node's own may be untracked by the cyclic GC
+        # and must not end up inside the user's cycles.
+        if self._next_functions is None:
+            return ()
+        return tuple([(e[0], e[1]) for e in self._next_functions])
 
     @property
     def metadata(self):
         """A dict for user data attached to this node (kept with the graph)."""
+        _user_attach(self)
         if self._metadata is None:
             self._metadata = {}
         return self._metadata
@@ -647,6 +660,7 @@ cdef class Node:
 
         It may return a tuple replacing ``grad_inputs``. Returns a removable handle.
         """
+        _user_attach(self)
         if self._post_hooks is None:
             self._post_hooks = _HookList()
         handle = RemovableHandle(self._post_hooks)
@@ -658,6 +672,7 @@ cdef class Node:
 
         It may return a tuple replacing ``grad_outputs``. Returns a removable handle.
         """
+        _user_attach(self)
         if self._pre_hooks is None:
             self._pre_hooks = _HookList()
         handle = RemovableHandle(self._pre_hooks)
@@ -665,6 +680,7 @@ cdef class Node:
         return handle
 
     cdef object _add_tensor_pre_hook(self, Py_ssize_t output_nr, object fn):
+        _user_attach(self)
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = _HookDict()
         hooks = self._tensor_pre_hooks.get(output_nr)
@@ -747,9 +763,12 @@ cdef inline tuple _edge(Variable v):
         _refresh_view(v)
     if not v._requires_grad:
         return _NO_EDGE
-    if v._grad_fn is not None:
-        return (v._grad_fn, v._output_nr)
-    return (v._get_accumulator(), 0)
+    cdef Node node = v._grad_fn
+    if node is None:
+        node = v._get_accumulator()
+    if node._gc_state == 0:
+        _seal_node(node)        # its op has returned: untrack it if it can hold no cycle
+    return (node, v._output_nr if v._grad_fn is not None else 0)
 
 
 cdef long long _ACCUMULATE_SEQUENCE = 1LL << 62
@@ -1860,7 +1879,12 @@ cdef class Variable:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a variable that doesn't require "
                                "gradient")
-        return _node_of(self)._add_tensor_pre_hook(self._output_nr, hook)
+        # The node without sealing it (_node_of would): a hook on the newest output
+        # then only pins its node, with no re-track of the graph (_gctrack.pxi).
+        if self._view_fn is not None:
+            _refresh_view(self)
+        node = self._grad_fn if self._grad_fn is not None else self._get_accumulator()
+        return (<Node>node)._add_tensor_pre_hook(self._output_nr, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Register ``hook(variable)`` on a leaf, called after ``.grad`` was updated."""
@@ -1871,6 +1895,7 @@ cdef class Variable:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "variables")
         acc = self._get_accumulator()
+        _user_attach(acc)
         if acc._post_accumulate_hooks is None:
             acc._post_accumulate_hooks = _HookList()
         handle = RemovableHandle(acc._post_accumulate_hooks)
@@ -2629,6 +2654,8 @@ cdef inline tuple _run_node_body(Node node, tuple grads, bint keep_graph):
         grads = _materialize(node, grads)
     if _anomaly_on():
         _current_node = node
+    if _gc_audit:
+        _gc_audit_node(node)
     try:
         outs = _call_backward(node, grads)
     except Exception as exc:
@@ -3124,6 +3151,7 @@ include "ops/complex.pxi"
 include "_function.pxi"
 include "_dlpack.pxi"
 include "_format.pxi"
+include "_gctrack.pxi"
 
 
 # --------------------------------------------------------------------------------

@@ -1,0 +1,231 @@
+# Keeping the recorded graph out of the cyclic garbage collector (issue 19, item 2).
+#
+# The graph holds no reference cycles by design (nodes point backwards only, saved
+# values hold arrays, a leaf is reached through its accumulator's weak reference),
+# yet every node, SavedVariable and edge tuple is a container the collector walks in
+# each full collection: with 3*10^5 live nodes a forward pass paid 5x per op.
+#
+# The rule. A node leaves the collector's lists ("untracked") when it is *sealed*,
+# the first time a later op takes it as an edge or saves its output's producer
+# (_edge, _node_of: by then the op that made it has returned), and only when
+# everything it references, transitively through tuples, slices, SavedVariables and
+# _SavedOperands, is one of: an object the collector does not know (arrays, numbers,
+# strings, dtypes, code objects), a module, an already untracked node, a version
+# counter, a weak reference without callback, or the node's own engine-private dicts
+# and lists (_metadata before the user touched it, _retain_grad_hooks, the anomaly
+# stack) holding those. So an untracked object never references, even indirectly, an
+# object the user can reach and change: no cycle can pass through it, and the
+# collector loses nothing by not seeing its references. Anything else (hooks, user
+# metadata, a custom Function's ctx, a saved-tensor hook's packed object, a heap-type
+# node) keeps the node tracked, and every node downstream of it tracked too.
+#
+# User objects attached later, to a node that is already sealed (Node.register_hook,
+# register_prehook, .metadata, Variable.register_hook, a post-accumulate hook), could
+# close a cycle through untracked nodes downstream of it that the collector cannot see
+# (D -> D.grad_fn -> ... -> U -> U's hook -> D). Their nodes are not known (edges point
+# upstream), so the first such attachment re-tracks every live untracked node with
+# its tuples and saved values: an intrusive list links them (O(1) insert and
+# removal, no allocation). Nodes recorded after that re-track are untracked again
+# unless they reach a tracked node (which they do when they are downstream of the
+# hooked one). Attaching to a node nothing has sealed yet (a hook on the newest
+# output) only pins that node.
+
+cdef extern from *:
+    """
+    typedef int (*__pyad_visitproc)(PyObject *, void *);
+
+    static int __pyad_traverse(PyObject *o, __pyad_visitproc visit, void *arg) {
+        traverseproc t = Py_TYPE(o)->tp_traverse;
+        return t == NULL ? 0 : t(o, (visitproc)visit, arg);
+    }
+
+    static int __pyad_is_gc(PyObject *o) { return PyObject_IS_GC(o); }
+
+    static Py_ssize_t __pyad_refcnt(PyObject *o) { return Py_REFCNT(o); }
+
+    static int __pyad_is_heap_instance(PyObject *o) {
+        return (Py_TYPE(o)->tp_flags & Py_TPFLAGS_HEAPTYPE) != 0;
+    }
+
+    /* A weakref.ref (exactly) without a callback references nothing strongly. */
+    static int __pyad_plain_weakref(PyObject *o) {
+        return PyWeakref_CheckRefExact(o) &&
+               ((PyWeakReference *)o)->wr_callback == NULL;
+    }
+
+    static void __pyad_track(PyObject *o) {
+        if (!PyObject_GC_IsTracked(o)) PyObject_GC_Track(o);
+    }
+
+    static void __pyad_untrack(PyObject *o) {
+        if (PyObject_GC_IsTracked(o)) PyObject_GC_UnTrack(o);
+    }
+    """
+    ctypedef int (*__pyad_visitproc)(PyObject*, void*) noexcept
+    int __pyad_traverse(PyObject* o, __pyad_visitproc visit, void* arg) noexcept
+    int __pyad_is_gc(PyObject* o) noexcept
+    Py_ssize_t __pyad_refcnt(PyObject* o) noexcept
+    int __pyad_is_heap_instance(PyObject* o) noexcept
+    int __pyad_plain_weakref(PyObject* o) noexcept
+    void __pyad_track(PyObject* o) noexcept
+    void __pyad_untrack(PyObject* o) noexcept
+    int PyObject_GC_IsTracked(PyObject* o) noexcept
+    int PyModule_CheckExact(PyObject* o) noexcept
+
+
+# _gc_state of a Node
+DEF _GC_UNSEALED = 0      # tracked; no later op has taken it yet
+DEF _GC_PINNED = 1        # tracked for good (holds, or may hold, user objects)
+DEF _GC_UNTRACKED = 2     # out of the collector's lists, linked in _untracked_head
+
+cdef PyObject* _untracked_head = NULL
+cdef Py_ssize_t _untracked_count = 0
+cdef Py_ssize_t _retrack_count = 0
+cdef bint _gc_untrack_enabled = True
+# PYAD_GC_AUDIT=1: the backward loop re-checks every untracked node it runs (tests).
+import os as _gc_os
+cdef bint _gc_audit = _gc_os.environ.get("PYAD_GC_AUDIT", "") not in ("", "0")
+
+
+cdef int _safe_visit(PyObject* op, void* arg) noexcept:
+    # 0: `op` may sit behind an untracked node; 1: it may not (stops the traversal).
+    cdef Node owner = <Node>arg
+    cdef object o
+    cdef type t
+    if not __pyad_is_gc(op):
+        return 0                                 # arrays, numbers, str, dtypes, code
+    o = <object>op
+    t = type(o)
+    if t is tuple or t is slice:
+        return __pyad_traverse(op, _safe_visit, arg)
+    if t is SavedVariable or t is _SavedOperand:
+        return __pyad_traverse(op, _safe_visit, arg)
+    if t is VersionCounter:
+        return 0                     # its only reference: a private list of code objects
+    if isinstance(o, Node):
+        return 0 if (<Node>o)._gc_state == _GC_UNTRACKED else 1
+    if __pyad_plain_weakref(op) or PyModule_CheckExact(op):
+        return 0
+    if (t is dict or t is list) and (o is owner._metadata or o is owner._retain_grad_hooks
+                                     or o is owner._creation_stack):
+        return __pyad_traverse(op, _safe_visit, arg)  # engine-private containers
+    return 1
+
+
+cdef bint _is_safe(Node node):
+    if __pyad_is_heap_instance(<PyObject*>node) or isinstance(node, FunctionNode):
+        return False
+    if node._pre_hooks or node._post_hooks or node._tensor_pre_hooks:
+        return False
+    if type(node) is AccumulateGrad and (<AccumulateGrad>node)._post_accumulate_hooks:
+        return False
+    return __pyad_traverse(<PyObject*>node, _safe_visit, <void*>node) == 0
+
+
+cdef int _untrack_visit(PyObject* op, void* arg) noexcept:
+    # Takes a sealed node's tuples and saved values out of the collector's lists too.
+    cdef object o
+    cdef type t
+    if not __pyad_is_gc(op) or not PyObject_GC_IsTracked(op):
+        return 0
+    o = <object>op
+    t = type(o)
+    if t is tuple or t is SavedVariable or t is _SavedOperand:
+        __pyad_untrack(op)
+        __pyad_traverse(op, _untrack_visit, arg)
+    return 0
+
+
+cdef int _retrack_visit(PyObject* op, void* arg) noexcept:
+    cdef object o
+    cdef type t
+    if not __pyad_is_gc(op) or PyObject_GC_IsTracked(op):
+        return 0
+    o = <object>op
+    t = type(o)
+    if t is tuple or t is SavedVariable or t is _SavedOperand:
+        __pyad_track(op)
+        __pyad_traverse(op, _retrack_visit, arg)
+    return 0
+
+
+cdef void _seal_node(Node node):
+    # First use of `node` by a later op: untrack it if nothing it holds can be part
+    # of a cycle; otherwise it stays tracked for good.
+    global _untracked_head, _untracked_count
+    if not _gc_untrack_enabled or not _is_safe(node):
+        node._gc_state = _GC_PINNED
+        return
+    node._gc_state = _GC_UNTRACKED
+    __pyad_untrack(<PyObject*>node)
+    __pyad_traverse(<PyObject*>node, _untrack_visit, NULL)
+    node._gc_prev = NULL
+    node._gc_next = _untracked_head
+    if _untracked_head != NULL:
+        (<Node>_untracked_head)._gc_prev = <PyObject*>node
+    _untracked_head = <PyObject*>node
+    _untracked_count += 1
+
+
+cdef inline void _unlink_untracked(Node node):
+    global _untracked_head, _untracked_count
+    if node._gc_prev != NULL:
+        (<Node>node._gc_prev)._gc_next = node._gc_next
+    else:
+        _untracked_head = node._gc_next
+    if node._gc_next != NULL:
+        (<Node>node._gc_next)._gc_prev = node._gc_prev
+    node._gc_prev = NULL
+    node._gc_next = NULL
+    _untracked_count -= 1
+
+
+cdef void _retrack_all():
+    # Every live untracked node, with its tuples and saved values, back into the
+    # collector's lists (a user object was attached to a sealed node). Raw pointers
+    # only: a node being freed (its subclass fields cleared, reference count 0) may
+    # still be linked when a weakref callback run by that clearing attaches a hook.
+    global _untracked_head, _untracked_count, _retrack_count
+    cdef PyObject* p = _untracked_head
+    cdef PyObject* nxt
+    _retrack_count += 1
+    while p != NULL:
+        nxt = (<Node>p)._gc_next
+        (<Node>p)._gc_prev = NULL
+        (<Node>p)._gc_next = NULL
+        (<Node>p)._gc_state = _GC_PINNED
+        if __pyad_refcnt(p) > 0:
+            __pyad_track(p)
+            __pyad_traverse(p, _retrack_visit, NULL)
+        p = nxt
+    _untracked_head = NULL
+    _untracked_count = 0
+
+
+cdef void _user_attach(Node node):
+    # A user object (hook, metadata) is being attached to `node`.
+    if node._gc_state == _GC_UNTRACKED:
+        _retrack_all()
+    node._gc_state = _GC_PINNED
+
+
+cdef void _gc_audit_node(Node node) except *:
+    # PYAD_GC_AUDIT: an untracked node must still hold nothing that could form a cycle
+    # (catches an op that changes a node after a later op sealed it).
+    if node._gc_state == _GC_UNTRACKED and not _is_safe(node):
+        raise AssertionError("pyad: %s was untracked by the cyclic GC but now holds an "
+                             "object that could be part of a cycle" % node.name())
+
+
+def _gc_untrack_stats():
+    """(live untracked nodes, re-tracks so far): a test and benchmark probe."""
+    return _untracked_count, _retrack_count
+
+
+def _set_gc_untrack(bint enabled):
+    """Turn the untracking of sealed nodes on or off (benchmarks A/B); returns the
+    previous setting. Nodes already untracked stay so."""
+    global _gc_untrack_enabled
+    old = _gc_untrack_enabled
+    _gc_untrack_enabled = enabled
+    return old

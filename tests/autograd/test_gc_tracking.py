@@ -1,0 +1,387 @@
+"""The recorded graph stays out of the cyclic collector's lists (issue 19, item 2),
+and every reference cycle user code makes through it is still collected.
+
+The rule (pyad/_gctrack.pxi, docs/internals.md): a node is untracked when a later op
+first takes it, if it holds nothing user code can reach; a user object attached to an
+already taken node (a hook, .metadata, a post-accumulate hook) re-tracks every live
+untracked node. Each test below makes one kind of cycle, drops it, and checks that
+``gc.collect()`` frees it (a weak reference to a Variable in the cycle dies).
+"""
+import gc
+import os
+import weakref
+
+import numpy as np
+import pytest
+
+import pyad
+from pyad import Variable
+from pyad import _engine
+
+
+def chain(v, n):
+    for _ in range(n):
+        v = pyad.tanh(pyad.mul(v, 0.5))
+    return v
+
+
+def leaf():
+    return Variable(np.array([0.3, -0.2]), requires_grad=True)
+
+
+def untracked_live():
+    return _engine._gc_untrack_stats()[0]
+
+
+def assert_collected(ref):
+    gc.collect()
+    assert ref() is None, "the cycle was not collected"
+
+
+@pytest.fixture(autouse=True)
+def clean():
+    gc.collect()
+    yield
+    gc.collect()
+
+
+# ------------------------------------------------------------------ what is untracked
+
+def test_sealed_chain_nodes_leave_the_collector():
+    x = leaf()
+    y = chain(x, 50)
+    nodes = []
+    node = y.grad_fn
+    while node is not None:
+        nodes.append(node)
+        nxt = [e[0] for e in node.next_functions if e[0] is not None]
+        node = nxt[0] if nxt else None
+    assert len(nodes) == 101                 # 100 ops and the leaf's accumulator
+    assert gc.is_tracked(nodes[0])           # the newest: nothing has taken it yet
+    assert not any(gc.is_tracked(n) for n in nodes[1:])
+    assert untracked_live() >= 100
+    # Untracked nodes are still freed by reference counting, and unlinked.
+    before = untracked_live()
+    del y, nodes, node
+    assert untracked_live() <= before - 99     # the leaf (and its accumulator) live on
+    # And the graph still differentiates.
+    y = chain(x, 3)
+    y.sum().backward()
+    assert x.grad is not None
+
+
+def test_graph_objects_are_not_seen_by_a_full_collection():
+    x = leaf()
+    y = chain(x, 200)
+    gc.collect()
+    seen = sum(1 for o in gc.get_objects()
+               if isinstance(o, (_engine.Node, _engine.SavedVariable)))
+    assert seen < 10, seen
+    del y
+
+
+def test_nodes_downstream_of_a_hooked_node_stay_tracked():
+    x = leaf()
+    y = pyad.mul(x, 2.0)
+    y.register_hook(lambda g: g)             # on the newest output: pins its node only
+    stats = _engine._gc_untrack_stats()
+    z = chain(y, 5)
+    assert _engine._gc_untrack_stats()[1] == stats[1]        # no re-track was needed
+    assert gc.is_tracked(y.grad_fn)
+    n = z.grad_fn.next_functions[0][0]
+    assert gc.is_tracked(n)                  # it reaches a tracked node
+    z.sum().backward()
+    x2 = leaf()
+    chain(pyad.mul(x2, 2.0), 5).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), x2.grad.numpy(), rtol=1e-15)
+
+
+def test_custom_function_nodes_and_their_downstream_stay_tracked():
+    class Twice(pyad.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = leaf()
+    y = Twice.apply(x)
+    z = chain(y, 3)
+    assert gc.is_tracked(y.grad_fn)
+    assert gc.is_tracked(z.grad_fn.next_functions[0][0])
+
+
+# ------------------------------------------------------------------ cycles collected
+
+def test_variable_hook_closing_over_its_own_variable():
+    x = leaf()
+    y = chain(x, 10)
+    y.register_hook(lambda g: g * 1.0 if y is not None else g)
+    ref = weakref.ref(y)
+    del y
+    assert_collected(ref)
+
+
+def test_node_hook_closing_over_its_own_variable():
+    x = leaf()
+    y = chain(x, 10)
+    y.grad_fn.register_hook(lambda gi, go: None if y is None else None)
+    ref = weakref.ref(y)
+    del y
+    assert_collected(ref)
+
+
+@pytest.mark.parametrize("kind", ["node_hook", "node_prehook", "variable_hook", "metadata"])
+def test_upstream_attachment_closing_over_a_downstream_variable(kind):
+    # D -> D.grad_fn (untracked) -> ... -> U -> U's hook -> D, made after recording,
+    # through many untracked nodes.
+    x = leaf()
+    up = chain(x, 20)
+    down = chain(up, 20)
+    mid = chain(down, 1)                     # seals down's node too
+    assert not gc.is_tracked(up.grad_fn)
+    if kind == "node_hook":
+        up.grad_fn.register_hook(lambda gi, go: None if down is None else None)
+    elif kind == "node_prehook":
+        up.grad_fn.register_prehook(lambda go: None if down is None else None)
+    elif kind == "variable_hook":
+        up.register_hook(lambda g: g if down is not None else g)
+    else:
+        up.grad_fn.metadata["keep"] = down
+    assert gc.is_tracked(up.grad_fn) and gc.is_tracked(down.grad_fn)
+    ref = weakref.ref(down)
+    del up, down, mid
+    assert_collected(ref)
+
+
+def test_leaf_hook_closing_over_a_downstream_variable():
+    x = leaf()
+    y = chain(x, 10)
+    chain(y, 1)
+    x.register_hook(lambda g: g if y is not None else g)
+    ref = weakref.ref(y)
+    del y
+    assert_collected(ref)
+    del x
+
+
+def test_post_accumulate_hook_closing_over_a_downstream_variable():
+    x = leaf()
+    y = chain(x, 10)
+    chain(y, 1)
+    x.register_post_accumulate_grad_hook(lambda p: None if y is None else None)
+    ref = weakref.ref(y)
+    del y
+    assert_collected(ref)
+    del x
+
+
+def test_leaf_hook_registered_before_recording():
+    x = leaf()
+    x.register_hook(lambda g: g if holder else g)
+    holder = [chain(x, 10)]
+    ref = weakref.ref(holder[0])
+    holder.append(holder)                    # and a plain cycle through the list
+    del holder
+    assert_collected(ref)
+
+
+def test_custom_function_ctx_pointing_back_at_its_output():
+    class Keep(pyad.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            out = a * 3
+            return out
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    x = leaf()
+    y = Keep.apply(chain(x, 5))
+    y.grad_fn.out = y                        # ctx attribute pointing back at the output
+    z = chain(y, 5)
+    y.grad_fn.later = z                      # and at a Variable recorded after it
+    ref_y, ref_z = weakref.ref(y), weakref.ref(z)
+    del y, z
+    assert_collected(ref_y)
+    assert_collected(ref_z)
+
+
+def test_ctx_container_filled_after_recording():
+    holder = []
+
+    class Stash(pyad.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.stash = holder
+            return a + 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = leaf()
+    y = Stash.apply(x)
+    z = chain(y, 10)
+    chain(z, 1)
+    holder.append(z)                         # the ctx's list now reaches z
+    ref = weakref.ref(z)
+    del y, z, holder
+    assert_collected(ref)
+
+
+def test_create_graph_param_and_grad():
+    # torch documents param <-> grad as a leak with create_graph=True; pyad's grad
+    # holds no strong reference back to the leaf, so there is no cycle to collect.
+    x = leaf()
+    y = (chain(x, 5) ** 2).sum()
+    y.backward(create_graph=True)
+    assert x.grad.grad_fn is not None
+    ref, gref = weakref.ref(x), weakref.ref(x.grad)
+    del x, y
+    gc.collect()
+    assert ref() is None and gref() is None
+
+
+def test_retain_grad_and_hook_in_the_same_graph():
+    x = leaf()
+    a = chain(x, 3)
+    a.retain_grad()
+    b = chain(a, 3)
+    c = chain(b, 1)
+    a.grad_fn.register_hook(lambda gi, go: None if b is None else None)
+    c.sum().backward()
+    assert a.grad is not None
+    ref = weakref.ref(b)
+    del a, b, c
+    assert_collected(ref)
+
+
+def test_cycle_through_a_variable_subclass_attribute():
+    class Tagged(Variable):
+        pass
+
+    x = Tagged(np.array([1.0, 2.0]), requires_grad=True)
+    y = chain(x, 5)
+    chain(y, 1)
+    x.tag = y                                # leaf -> y -> ... -> accumulator (weak)
+    y.grad_fn.metadata["x"] = x
+    ref = weakref.ref(x)
+    del x, y
+    assert_collected(ref)
+
+
+def test_new_nodes_after_a_retrack_and_a_second_cycle():
+    x = leaf()
+    a = chain(x, 10)
+    b = chain(a, 10)
+    chain(b, 1)
+    a.grad_fn.register_hook(lambda gi, go: None if b is None else None)
+    c = chain(b, 10)                         # recorded after the re-track
+    d = chain(c, 1)
+    assert gc.is_tracked(c.grad_fn)          # downstream of the hooked node
+    c.grad_fn.next_functions[0][0].register_hook(lambda gi, go: None if d is None else None)
+    refs = [weakref.ref(b), weakref.ref(d)]
+    del a, b, c, d
+    gc.collect()
+    assert all(r() is None for r in refs)
+
+
+def test_unrelated_graph_after_a_retrack_is_untracked_again():
+    x = leaf()
+    a = chain(x, 3)
+    chain(a, 1)
+    a.grad_fn.register_hook(lambda gi, go: None)
+    y = chain(leaf(), 5)
+    assert not gc.is_tracked(y.grad_fn.next_functions[0][0])
+
+
+def test_backward_through_untracked_graph_with_hooks_added_late():
+    x = Variable(np.linspace(-1, 1, 5), requires_grad=True)
+    a = chain(x, 4)
+    b = chain(a, 4)
+    s = b.sum()
+    seen = []
+    a.register_hook(lambda g: seen.append(g.detach().numpy().copy()))
+    s.backward()
+    xt = x.detach().numpy().copy()
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(xt, requires_grad=True)
+    ta = tx
+    for _ in range(4):
+        ta = torch.tanh(ta * 0.5)
+    ta.retain_grad()
+    tb = ta
+    for _ in range(4):
+        tb = torch.tanh(tb * 0.5)
+    tb.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(seen[0], ta.grad.numpy(), rtol=1e-12)
+
+
+def test_weakref_callback_attaching_a_hook_while_a_node_is_freed():
+    # A node being freed (reference count 0, fields being cleared) is still linked
+    # when a callback run by that clearing re-tracks the graph: it must be skipped.
+    x = leaf()
+    other = chain(leaf(), 5)
+    chain(other, 1)
+    t = pyad.mul(x, 2.0)
+    arr = t.detach().numpy()
+    w = Variable(np.array([1.5, 2.5]), requires_grad=True)
+    z = pyad.mul(t, w)                        # MulBackward saves t's array
+    q = pyad.mul(z, 3.0)                      # seals z's node
+    assert not gc.is_tracked(z.grad_fn)
+    fired = []
+
+    def callback(_):
+        fired.append(1)
+        other.grad_fn.next_functions[0][0].register_hook(lambda gi, go: None)
+
+    ref = weakref.ref(arr, callback)
+    del t, arr, z, q
+    gc.collect()
+    assert fired and ref() is None
+    assert untracked_live() >= 0
+    chain(other, 2).sum().backward()
+
+
+def test_rss_flat_over_1000_cycles():
+    def rss():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    if not os.path.exists("/proc/self/statm"):
+        pytest.skip("needs /proc")
+    x = Variable(np.ones(2000), requires_grad=True)
+
+    def one():
+        a = chain(x, 3)
+        b = chain(a, 3)
+        chain(b, 1)
+        a.grad_fn.register_hook(lambda gi, go: None if b is None else None)
+        b.register_hook(lambda g: g if b is not None else g)
+
+    for _ in range(100):
+        one()
+    gc.collect()
+    r0 = rss()
+    for i in range(1000):
+        one()
+        if i % 100 == 0:
+            gc.collect()
+    gc.collect()
+    grown = rss() - r0
+    # Each leaked iteration would keep ~14 arrays of 16 kB: 1000 of them ~ 200 MB.
+    assert grown < 20 * 2 ** 20, grown
+
+
+def test_disabling_untracking_keeps_nodes_tracked():
+    old = _engine._set_gc_untrack(False)
+    try:
+        y = chain(leaf(), 5)
+        assert gc.is_tracked(y.grad_fn.next_functions[0][0])
+    finally:
+        _engine._set_gc_untrack(old)
