@@ -2105,6 +2105,60 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse each run of equal consecutive values (of the flattened input, or of the
+    slices along ``dim``) into one, with optionally the inverse indices and the run
+    lengths (not differentiable, as torch's).
+
+    >>> unique_consecutive(Variable(numpy.array([1., 1., 2., 1.])), return_counts=True)
+    (tensor([1., 2., 1.], dtype=float64), tensor([2, 1, 1]))
+    """
+    if _profiling and _profile_enter():
+        return _profiled(unique_consecutive, (input, return_inverse, return_counts, dim, ))
+    cdef Variable x = _as_variable(input, "unique_consecutive")
+    _refuse_complex(x, None, "unique_consecutive")
+    xp = _xp_of(x._data)
+    data = x._data
+    cdef Py_ssize_t axis
+    if dim is None:
+        flat = data.reshape(-1)
+        n = flat.shape[0]
+        if n:
+            starts = xp.concatenate((xp.ones(1, dtype=bool), flat[1:] != flat[:-1]))
+        else:
+            starts = xp.zeros(0, dtype=bool)
+        values = flat[starts]
+        inverse_shape = data.shape
+    else:
+        axis = _normalize_dim_sized(dim, data.ndim, "unique_consecutive")
+        n = data.shape[axis]
+        if n and data.size == 0:
+            raise RuntimeError("unique_consecutive(): there are 0 sized dimensions, and "
+                               "they aren't selected, so unique cannot be applied")
+        if n:
+            rows = xp.moveaxis(data, axis, 0).reshape(n, -1)
+            starts = xp.concatenate((xp.ones(1, dtype=bool),
+                                     (rows[1:] != rows[:-1]).any(axis=1)))
+        else:
+            starts = xp.zeros(0, dtype=bool)
+        values = xp.compress(starts, data, axis=axis)
+        inverse_shape = (n,)
+    if _records(x) and _is_float_dtype(values.dtype):
+        out = [_delayed_error((_wrap(values),), (x,), "the derivative for "
+                              "'unique_consecutive' is not implemented.", None,
+                              NotImplementedError)[0]]
+    else:
+        out = [_plain(values, False)]
+    if return_inverse:
+        inverse = xp.cumsum(starts, dtype=numpy.int64) - 1
+        out.append(_plain(inverse.reshape(inverse_shape), False))
+    if return_counts:
+        positions = xp.flatnonzero(starts)
+        ends = xp.concatenate((positions[1:], xp.asarray([n], dtype=positions.dtype)))
+        out.append(_plain((ends - positions).astype(numpy.int64), False))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 cdef class ConstantPadBackward(Node):
     cdef tuple key                      # where the input sits in the padded output
 
@@ -2194,7 +2248,7 @@ SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, 
              unsafe_chunk, narrow, select, flip, roll, repeat, tile,
              movedim, unflatten, gather, take_along_dim, scatter, scatter_add, index_select,
              index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter,
-             nonzero, unique, pad, ravel, flipud, fliplr, rot90, atleast_1d, atleast_2d,
+             nonzero, unique, unique_consecutive, pad, ravel, flipud, fliplr, rot90, atleast_1d, atleast_2d,
              atleast_3d, dstack, column_stack, tensor_split, hsplit, vsplit, take,
              broadcast_tensors, meshgrid, kron)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>

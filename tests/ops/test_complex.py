@@ -442,6 +442,8 @@ def _refused(lib):
         "cummin": lambda a, b: lib.cummin(a, 1), "aminmax": lambda a, b: lib.aminmax(a),
         "nansum": lambda a, b: lib.nansum(a), "nanmean": lambda a, b: lib.nanmean(a),
         "unique": lambda a, b: lib.unique(a),
+        "unique_consecutive": lambda a, b: lib.unique_consecutive(a),
+        "unique_consecutive_dim": lambda a, b: lib.unique_consecutive(a, dim=0),
         "softmax": lambda a, b: lib.softmax(a, 1), "log_softmax": lambda a, b: lib.log_softmax(a, 1),
         "gelu": lambda a, b: f.gelu(a), "elu": lambda a, b: f.elu(a),
         "leaky_relu": lambda a, b: f.leaky_relu(a), "softplus": lambda a, b: f.softplus(a),
