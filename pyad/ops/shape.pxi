@@ -20,6 +20,7 @@ cdef enum:
     _VIEW_MULTI_OUTPUT = 2
     _VIEW_CUSTOM_FUNCTION = 3
     _VIEW_CUSTOM_MULTI_OUTPUT = 4     # a view output of a custom Function with several
+    _VIEW_INFERENCE_MODE = 5          # made inside inference_mode
 
 
 cdef class _ViewFn:
@@ -76,7 +77,9 @@ cdef inline Variable _shape_result(Variable x, object data, Node node, int kind=
         # How the view was made, for the in-place checks (torch's CreationMeta): a view
         # of a view made under no_grad, of a multi-output op's view or of a custom
         # Function's view inherits its kind.
-        if not _grad_enabled():
+        if pyad_get_inference():
+            out._view_creation = _VIEW_INFERENCE_MODE
+        elif not _grad_enabled():
             out._view_creation = _VIEW_NO_GRAD
         elif x._is_view:
             out._view_creation = x._view_creation
@@ -96,14 +99,19 @@ cdef str _view_creation_error(Variable x, bint indirect=False):
     # its base or another view of its base.
     cdef Node fn = x._grad_fn
     modified = "its base or another view of its base has been" if indirect else "is being"
-    if x._view_creation == _VIEW_NO_GRAD or fn is None:
+    if x._view_creation == _VIEW_NO_GRAD or x._view_creation == _VIEW_INFERENCE_MODE or \
+            fn is None:
         if fn is not None:
             prefix = ("Output %d of %s is a view of a view which was created in"
                       % (x._output_nr, _strip_backward(fn.name())))
         else:
             prefix = "A view was created in"
-        msg = "%s no_grad mode and %s modified inplace with grad mode enabled." % (
-            prefix, modified)
+        if x._view_creation == _VIEW_INFERENCE_MODE:
+            msg = "%s inference mode and %s modified inplace in normal mode." % (
+                prefix, modified)
+        else:
+            msg = "%s no_grad mode and %s modified inplace with grad mode enabled." % (
+                prefix, modified)
     else:
         msg = ("Output %d of %s is a view and %s modified inplace."
                % (x._output_nr, _strip_backward(fn.name()), modified))
@@ -111,11 +119,13 @@ cdef str _view_creation_error(Variable x, bint indirect=False):
         msg += (" This view is the output of a function that returns multiple views. Such "
                 "functions do not allow the output views to be modified inplace. You should "
                 "replace the inplace operation by an out-of-place one.")
-    elif x._view_creation == _VIEW_NO_GRAD:
+    elif x._view_creation == _VIEW_NO_GRAD or x._view_creation == _VIEW_INFERENCE_MODE:
         msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. "
                 "You can clarify your code by moving both the view and the inplace either "
-                "both inside the no_grad block (if you don't want the inplace to be tracked) "
-                "or both outside (if you want the inplace to be tracked).")
+                "both inside the %s block (if you don't want the inplace to be tracked) "
+                "or both outside (if you want the inplace to be tracked)."
+                % ("inference_mode" if x._view_creation == _VIEW_INFERENCE_MODE
+                   else "no_grad"))
     else:
         msg += (" This view was created inside a custom Function (or because an input was "
                 "returned as-is) and the autograd logic to handle view+inplace would "

@@ -1053,6 +1053,15 @@ def test_autograd_inplace_view_of_view():
                        match="a view of a view .* is being .* inside the no_grad block"):
         z /= 2
 
+    x = pyad.zeros(2)
+    with pyad.inference_mode():
+        y = x.view(2)
+    y.requires_grad_(True)
+    z = y.view(2)
+    with pytest.raises(RuntimeError,
+                       match="a view of a view .* is being .* inside the inference_mode"):
+        z /= 2
+
 
 def test_autograd_views_codegen():
     # view_as and unbind: which outputs are views, and which in-place changes are allowed
