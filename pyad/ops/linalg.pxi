@@ -194,10 +194,27 @@ cdef tuple _diagonal_dims(tuple shape, object dim1, object dim2, str what):
     return d1, d2
 
 
-cdef Py_ssize_t _int_offset(object offset, str what) except? -1:
+cdef object _int_offset(object offset, str what):
+    # A Python int: any int64 offset is allowed (torch's), so arithmetic on it must not
+    # be done in C (abs(-2**63) and k - 1 overflow); _clamped_offset bounds it for NumPy.
     if isinstance(offset, bool) or not isinstance(offset, (int, numpy.integer)):
         raise TypeError("%s(): the diagonal offset must be an int, got %s"
                         % (what, type(offset).__name__))
+    offset = int(offset)
+    if offset < -9223372036854775808 or offset > 9223372036854775807:
+        raise ValueError("%s(): the diagonal offset %d does not fit a 64-bit integer"
+                         % (what, offset))
+    return offset
+
+
+cdef Py_ssize_t _clamped_offset(object offset, Py_ssize_t rows, Py_ssize_t cols):
+    # The same diagonal (or triangle) of a rows x cols matrix, with the offset bounded:
+    # beyond the matrix every offset selects nothing (diagonal) or everything/nothing
+    # (tril/triu), and NumPy takes offsets as C ints.
+    if offset > cols + 1:
+        return cols + 1
+    if offset < -rows - 1:
+        return -rows - 1
     return offset
 
 
@@ -252,7 +269,9 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         return _profiled(diagonal, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input, "diagonal")
     d1, d2 = _diagonal_dims(x._data.shape, dim1, dim2, "diagonal")
-    return _diagonal_view(x, _int_offset(offset, "diagonal"), d1, d2)
+    k = _int_offset(offset, "diagonal")
+    return _diagonal_view(x, _clamped_offset(k, x._data.shape[d1], x._data.shape[d2]),
+                          d1, d2)
 
 
 cdef class DiagonalScatterBackward(Node):
@@ -294,14 +313,18 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if _profiling and _profile_enter():
         return _profiled(diag_embed, (input, offset, dim1, dim2, ))
     cdef Variable x = _as_variable(input, "diag_embed")
-    cdef Py_ssize_t k = _int_offset(offset, "diag_embed")
+    return _diag_embed(x, _int_offset(offset, "diag_embed"), dim1, dim2, "diag_embed")
+
+
+cdef Variable _diag_embed(Variable x, object k, object dim1, object dim2, str what):
     cdef Py_ssize_t nd = x._data.ndim
-    d1, d2 = _diagonal_dims((0,) * (nd + 1), dim1, dim2, "diag_embed")   # 0-d: IndexError
-    n = x._data.shape[nd - 1] + abs(k)
+    d1, d2 = _diagonal_dims((0,) * (nd + 1), dim1, dim2, what)   # 0-d: IndexError
+    n = x._data.shape[nd - 1] + builtins.abs(k)        # Python ints: no C overflow
     shape = list(x._data.shape[:nd - 1])
     lo, hi = (d1, d2) if d1 < d2 else (d2, d1)
     shape.insert(lo, n)
     shape.insert(hi, n)
+    _checked_sizes(shape, x._data.itemsize, what)       # torch's RuntimeError
     return _diagonal_scatter(x, tuple(shape), k, d1, d2)
 
 
@@ -315,11 +338,11 @@ def diag(input, diagonal=0):
     if _profiling and _profile_enter():
         return _profiled(diag, (input, diagonal, ))
     cdef Variable x = _as_variable(input, "diag")
-    cdef Py_ssize_t k = _int_offset(diagonal, "diag")
+    k = _int_offset(diagonal, "diag")
     if x._data.ndim == 1:
-        return diag_embed(x, k, 0, 1)
+        return _diag_embed(x, k, 0, 1, "diag")
     if x._data.ndim == 2:
-        return _diagonal(x, k, 0, 1)
+        return _diagonal(x, _clamped_offset(k, x._data.shape[0], x._data.shape[1]), 0, 1)
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got %dD" % x._data.ndim)
 
 
@@ -377,7 +400,8 @@ def tril(input, diagonal=0):
     """
     if _profiling and _profile_enter():
         return _profiled(tril, (input, diagonal, ))
-    return _tri(_as_variable(input, "tril"), _int_offset(diagonal, "tril"), False)
+    cdef Variable x = _as_variable(input, "tril")
+    return _tri(x, _tri_offset(x, _int_offset(diagonal, "tril")), False)
 
 
 def triu(input, diagonal=0):
@@ -389,7 +413,16 @@ def triu(input, diagonal=0):
     """
     if _profiling and _profile_enter():
         return _profiled(triu, (input, diagonal, ))
-    return _tri(_as_variable(input, "triu"), _int_offset(diagonal, "triu"), True)
+    cdef Variable x = _as_variable(input, "triu")
+    return _tri(x, _tri_offset(x, _int_offset(diagonal, "triu")), True)
+
+
+cdef Py_ssize_t _tri_offset(Variable x, object k):
+    # bounded by the last two dims (a shorter input is refused by _tri, unbounded)
+    cdef Py_ssize_t nd = x._data.ndim
+    if nd < 2:
+        return 0
+    return _clamped_offset(k, x._data.shape[nd - 2], x._data.shape[nd - 1])
 
 
 # -- einsum ------------------------------------------------------------------------------

@@ -1429,6 +1429,16 @@ def column_stack(tensors):
     return cat(out, 1)
 
 
+cdef object _max_parts():
+    # How many Variables the physical memory could hold (about 1 KiB each, with the
+    # view's array and the list entries): more would end in the OOM killer, not an error.
+    import os
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 1024
+    except (ValueError, OSError, AttributeError):
+        return 1 << 26
+
+
 def tensor_split(input, indices_or_sections, dim=0):
     """Split into views along ``dim``: into ``n`` parts of sizes differing by at most
     one (the first ones larger), or at the given indices.
@@ -1447,12 +1457,28 @@ def tensor_split(input, indices_or_sections, dim=0):
     cdef Py_ssize_t n = x._data.shape[d]
     cdef Py_ssize_t sections, pos
     if isinstance(indices_or_sections, (list, tuple)):
-        bounds = [_int_arg(i, "tensor_split", "indices") for i in indices_or_sections]
+        try:
+            bounds = [_int_arg(i, "tensor_split", "indices") for i in indices_or_sections]
+        except OverflowError:
+            raise TypeError("tensor_split(): argument 'indices' must be a sequence of ints "
+                            "that fit a 64-bit integer") from None
     else:
-        sections = _int_arg(indices_or_sections, "tensor_split", "sections")
+        try:
+            sections = _int_arg(indices_or_sections, "tensor_split", "sections")
+        except OverflowError:
+            raise ValueError("tensor_split(): the number of sections %d does not fit a "
+                             "64-bit integer" % indices_or_sections) from None
         if sections <= 0:
             raise RuntimeError("tensor_split(): number of sections must be larger than 0, "
                                "got %d" % sections)
+        # One Variable per section (empty ones past the size): torch refuses what it
+        # cannot allocate with a RuntimeError; so does pyad, before running out of memory.
+        if sections > 1152921504606846975:
+            raise RuntimeError("tensor_split(): cannot create std::vector larger than "
+                               "max_size()")
+        if sections > _max_parts():
+            raise RuntimeError("tensor_split(): cannot allocate %d parts (std::bad_alloc)"
+                               % sections)
         bounds = []
         pos = 0
         for i in range(sections - 1):
