@@ -709,6 +709,11 @@ cdef inline Variable _mT(Variable x):
     return transpose(x, -2, -1)
 
 
+cdef inline Variable _mH(Variable x):
+    # the conjugate transpose (the transpose of a real Variable)
+    return conj(transpose(x, -2, -1))
+
+
 cdef Variable _matrix_input(object input, str what, bint square):
     cdef Variable x = _as_variable(input, what)
     shape = x._data.shape
@@ -718,9 +723,10 @@ cdef Variable _matrix_input(object input, str what, bint square):
     if square and _dim_size(shape, 1) != _dim_size(shape, 2):
         raise RuntimeError("%s(): expected a batch of square matrices, got shape %s"
                            % (what, _shape_str(shape)))
-    if x._data.dtype.kind != "f" or x._data.dtype.itemsize < 4:
-        raise TypeError("%s(): expected a float32 or float64 input, got %s"
-                        % (what, x._data.dtype))
+    if x._data.dtype.kind not in "fc" or x._data.dtype.itemsize < (
+            4 if x._data.dtype.kind == "f" else 8):
+        raise TypeError("%s(): expected a float32, float64, complex64 or complex128 "
+                        "input, got %s" % (what, x._data.dtype))
     return x
 
 
@@ -753,7 +759,8 @@ cdef class InvBackward(Node):
     cdef SavedVariable out
 
     cdef tuple _backward(self, tuple grads):
-        # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T g A^-T.
+        # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T g A^-T (holomorphic: complex input gets
+        # -A^-H g A^-H from the conjugation rule of complex.pxi).
         y = _mT(self.out.unpack(self))
         return (neg(matmul(y, matmul(grads[0], y))),)
 
@@ -795,6 +802,7 @@ cdef class DetBackward(Node):
 
     cdef tuple _backward(self, tuple grads):
         # d det(A) = det(A) tr(A^-1 dA). (torch also covers singular A; pyad does not.)
+        # Holomorphic: complex input gets g conj(det) A^-H (complex.pxi).
         return (_matrix_grad(mul(grads[0], self.out.unpack(self)), self.A.unpack(self)),)
 
     cdef void _release_saved(self):
@@ -831,20 +839,40 @@ slogdet_result.__module__ = "pyad.linalg"
 
 cdef class SlogdetBackward(Node):
     cdef SavedVariable A
+    cdef SavedVariable sign
 
     cdef tuple _backward(self, tuple grads):
-        if grads[1] is None:        # the sign has no gradient
+        # torch's slogdet_backward: gA = g A^-H with g = g_logabsdet, and for complex
+        # input g -= i Im(conj(g_sign) sign) (the phase of det moves with A). A real
+        # sign is piecewise constant: its cotangent is ignored.
+        gsign, glog = grads
+        a = self.A.unpack(self)
+        if _dtype_kind(a._data) != b'c':
+            if glog is None:
+                return (None,)
+            return (_matrix_grad(glog, a),)
+        g = None
+        if glog is not None:
+            g = _convert(<Variable>glog, None, a._data.dtype, False)
+        if gsign is not None:
+            phase = mul(imag(mul(conj(gsign), self.sign.unpack(self))), -1j)
+            g = phase if g is None else add(g, phase)
+        if g is None:
             return (None,)
-        return (_matrix_grad(grads[1], self.A.unpack(self)),)
+        return (mul(unsqueeze(unsqueeze(g, -1), -1), _mH(inv(a))),)
 
     cdef void _release_saved(self):
         self._released = True
         self.A.release()
+        if self.sign is not None:
+            self.sign.release()
 
 
 def slogdet(A):
-    """``(sign, logabsdet)`` of the determinant: ``det = sign * exp(logabsdet)``. Only
-    logabsdet is differentiable; at a singular matrix it is -inf (sign 0).
+    """``(sign, logabsdet)`` of the determinant: ``det = sign * exp(logabsdet)``; at a
+    singular matrix logabsdet is -inf (sign 0). Both outputs require grad when ``A``
+    does (as torch's); a real sign is piecewise constant, so its cotangent adds nothing,
+    a complex sign (a unit complex number) has torch's gradient.
 
     >>> pyad.linalg.slogdet(pyad.tensor([[-2., 0.], [0., 3.]]))
     slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
@@ -859,9 +887,8 @@ def slogdet(A):
         node = SlogdetBackward.__new__(SlogdetBackward)
         node.A = _save(x, False, 0)
     outs = _multi_output(node, (sign, logabsdet), (_edge(x),), records, x._volatile)
-    if records:
-        (<Variable>outs[0])._requires_grad = False      # sign: not differentiable
-        (<Variable>outs[0])._grad_fn = None
+    if records and _dtype_kind(x._data) == b'c':
+        node.sign = _save(outs[0], True)
     return slogdet_result(*outs)
 
 
@@ -872,7 +899,8 @@ cdef class SolveBackward(Node):
     cdef object a_dtype, b_dtype
 
     cdef tuple _backward(self, tuple grads):
-        # X = A^-1 B: gB = A^-T g, gA = -gB X^T (reduced over broadcast batch dims).
+        # X = A^-1 B: gB = A^-T g, gA = -gB X^T (reduced over broadcast batch dims);
+        # holomorphic in A and B (complex: A^-H, X^H by complex.pxi's rule).
         a = self.A.unpack(self)
         gb = _solve(_mT(a), grads[0])
         ga = None
@@ -947,11 +975,11 @@ cdef class CholeskyBackward(Node):
         # torch's cholesky_backward: gA = L^-H Phi L^-1 with
         # Phi = sym(tril(L^H gL)) (the diagonal counted once).
         l = self.L.unpack(self)
-        lt = _mT(l)
+        lt = _mH(l)
         ga = tril(matmul(lt, grads[0]))
-        ga = mul(add(ga, _mT(tril(ga, -1))), 0.5)
+        ga = mul(add(ga, _mH(tril(ga, -1))), 0.5)
         x = _solve(lt, ga)                   # L^-H Phi
-        return (_mT(_solve(lt, _mT(x))),)    # (L^-H Phi) L^-1
+        return (_mH(_solve(lt, _mH(x))),)    # (L^-H Phi) L^-1
 
     cdef void _release_saved(self):
         self._released = True
@@ -972,11 +1000,7 @@ def cholesky(A, *, upper=False):
             return _profiled_named("cholesky", lambda a: cholesky(a, upper=True), (A, ))
         return _profiled(cholesky, (A, ))
     if upper:
-        lower = cholesky(A)
-        if (<Variable>lower)._data.dtype.kind == "c":
-            # U = L^H needs a differentiable conjugate, which pyad does not have yet
-            raise RuntimeError("cholesky(): upper=True is not supported for complex input")
-        return transpose(lower, -2, -1)
+        return _mH(cholesky(A))
     cdef Variable x = _matrix_input(A, "cholesky", True)
     data = _linalg_call(_xp_of(x._data).linalg.cholesky, "cholesky",
                         "the input is not positive-definite", (x._data,))
@@ -1007,26 +1031,28 @@ cdef class QrBackward(Node):
         cdef Py_ssize_t n = _dim_size(r._data.shape, 1)
         # torch's linalg_qr_backward. With M = gR R^H - Q^H gQ:
         if gq is not None:
-            ga = neg(matmul(_mT(q), gq))
+            ga = neg(matmul(_mH(q), gq))
             if gr is not None:
-                ga = add(matmul(gr, _mT(r)), ga)
+                ga = add(matmul(gr, _mH(r)), ga)
         else:
-            ga = matmul(gr, _mT(r))
+            ga = matmul(gr, _mH(r))
         if m >= n:
             # gA = (gQ + Q sym(triu(M))) R^-H, sym(X) = X + X^H with the diagonal once.
             sym = triu(ga)
-            sym = add(sym, _mT(sym))
+            sym = add(sym, _mH(sym))
             sym = sub(sym, diag_embed(mul(_diagonal(sym, 0, sym._data.ndim - 2,
                                                     sym._data.ndim - 1), 0.5)))
             ga = matmul(q, sym)
             if gq is not None:
                 ga = add(ga, gq)
-            return (_mT(_solve(r, _mT(ga))),)    # ga R^-T
+            return (_mH(_solve(r, _mH(ga))),)    # ga R^-H
         # Wide (m < n): A = [B | C] with B = Q U square (U = R[..., :m]) and C = Q V.
         # gB = Q tril(M^H - M, -1) U^-H and gC = 0, then gA += Q gR.
         u = narrow(r, -1, 0, m)
-        ga = matmul(q, tril(sub(_mT(ga), ga), -1))
-        ga = _mT(_solve(u, _mT(ga)))             # ga U^-T
+        ga = sub(_mH(ga), ga)
+        ga = matmul(q, add(tril(ga, -1), diag_embed(mul(_diagonal(ga, 0, ga._data.ndim - 2,
+                                                               ga._data.ndim - 1), 0.5))))
+        ga = _mH(_solve(u, _mH(ga)))             # ga U^-H
         pad_shape = ga._data.shape[:ga._data.ndim - 1] + (n - m,)
         ga = cat([ga, _wrap(_xp_of(ga._data).zeros(pad_shape, dtype=ga._data.dtype))], -1)
         if gr is not None:
@@ -1065,6 +1091,19 @@ def qr(A):
     return qr_result(*outs)
 
 
+cdef void _check_phase_invariant(object a, object b, str what, str vectors, str tail) except *:
+    # torch's allclose(a, b, rtol=1e-2, atol=1e-2) of the imaginary diagonals
+    xp = _xp_of(a if a is not None else b)
+    if a is None:
+        a = xp.zeros_like(b)
+    if b is None:
+        b = xp.zeros_like(a)
+    if not bool(xp.all(xp.abs(a - b) <= 1e-2 + 1e-2 * xp.abs(b))):
+        raise RuntimeError("%s(): The %s in the complex case are specified up to "
+                           "multiplication by e^{i phi}. The specified loss function depends "
+                           "on this %s" % (what, vectors, tail))
+
+
 eigh_result = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
 eigh_result.__module__ = "pyad.linalg"
 
@@ -1075,17 +1114,23 @@ cdef class EighBackward(Node):
 
     cdef tuple _backward(self, tuple grads):
         # torch's linalg_eig_backward (Hermitian): with E_ij = L_j - L_i (1 on the
-        # diagonal), gA = V (skew(V^T gV) / 2 / E + diag(gL)) V^T. It divides by the gaps
+        # diagonal), gA = V (skew(V^H gV) / 2 / E + diag(gL)) V^H. It divides by the gaps
         # between eigenvalues: not defined for repeated eigenvalues (as in torch).
         cdef Variable v, l
         gl, gv = grads
         v = self.V.unpack(self)
-        vt = _mT(v)
+        vt = _mH(v)
         if gv is None:
             return (matmul(mul(v, unsqueeze(gl, -2)), vt),)
         l = self.L.unpack(self)
         vhgv = matmul(vt, gv)
-        vhgv = mul(sub(vhgv, _mT(vhgv)), 0.5)
+        if _dtype_kind(vhgv._data) == b'c':
+            # a complex eigenvector is defined up to a phase e^{i phi}: a loss that
+            # depends on it gives V^H gV an imaginary diagonal (torch's check)
+            _check_phase_invariant(_xp_of(vhgv._data).diagonal(vhgv._data, 0, -2, -1).imag,
+                                   None, "eigh", "eigenvectors",
+                                   "quantity, so it is ill-defined.")
+        vhgv = mul(sub(vhgv, _mH(vhgv)), 0.5)
         n = _dim_size(l._data.shape, 1)
         eye = _xp_of(l._data).eye(n, dtype=l._data.dtype)
         e = add(sub(unsqueeze(l, -2), unsqueeze(l, -1)), eye)
@@ -1159,11 +1204,20 @@ cdef class SvdBackward(Node):
             return (matmul(mul(u, unsqueeze(gs, -2)), vh),)
         uhgu = vhgv = None
         if gu is not None:
-            uhgu = matmul(_mT(u), gu)
-            uhgu = sub(uhgu, _mT(uhgu))
+            uhgu = matmul(_mH(u), gu)
+            uhgu = sub(uhgu, _mH(uhgu))
         if gvh is not None:
-            vhgv = matmul(vh, _mT(gvh))
-            vhgv = sub(vhgv, _mT(vhgv))
+            vhgv = matmul(vh, _mH(gvh))
+            vhgv = sub(vhgv, _mH(vhgv))
+        if _dtype_kind(u._data) == b'c':
+            # singular vectors are defined up to a common phase e^{i phi} per pair: a
+            # loss must not depend on it (torch's check: Im diag(U^H gU) = -Im diag(V^H gV))
+            xp = _xp_of(u._data)
+            _check_phase_invariant(
+                None if uhgu is None else xp.diagonal(uhgu._data, 0, -2, -1).imag,
+                None if vhgv is None else -xp.diagonal(vhgv._data, 0, -2, -1).imag,
+                "svd", "singular vectors",
+                "phase term, making it ill-defined.")
         s2 = mul(s, s)
         eye = _xp_of(s._data).eye(k, dtype=s._data.dtype)
         e = add(sub(unsqueeze(s2, -2), unsqueeze(s2, -1)), eye)
@@ -1175,15 +1229,18 @@ cdef class SvdBackward(Node):
             ga = mul(unsqueeze(s, -1), div(vhgv, e))
         if gs is not None:
             ga = add(ga, diag_embed(gs))
+        if uhgu is not None and _dtype_kind(u._data) == b'c':
+            ga = add(ga, diag_embed(div(_diagonal(uhgu, 0, uhgu._data.ndim - 2,
+                                                  uhgu._data.ndim - 1), mul(s, 2.0))))
         if m > n and gu is not None:
             ga = matmul(u, ga)
             gusinv = div(gu, unsqueeze(s, -2))
-            ga = sub(add(ga, gusinv), matmul(u, matmul(_mT(u), gusinv)))
+            ga = sub(add(ga, gusinv), matmul(u, matmul(_mH(u), gusinv)))
             return (matmul(ga, vh),)
         if m < n and gvh is not None:
             ga = matmul(ga, vh)
             sinvgvh = div(gvh, unsqueeze(s, -1))
-            ga = sub(add(ga, sinvgvh), matmul(matmul(sinvgvh, _mT(vh)), vh))
+            ga = sub(add(ga, sinvgvh), matmul(matmul(sinvgvh, _mH(vh)), vh))
             return (matmul(u, ga),)
         if m >= n:
             return (matmul(u, matmul(ga, vh)),)
