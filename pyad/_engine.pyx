@@ -102,6 +102,11 @@ cdef extern from *:
     static void pyad_set_anomaly(int v) { pyad_anomaly = v; }
     /* Profiler: set by _profiled just before it calls the op's entry point again, so
        that call (and only it) runs the op body instead of re-entering _profiled. */
+    /* inference_mode, per thread: views made inside get torch's INFERENCE_MODE
+       creation meta (their in-place errors name inference mode). */
+    static PYAD_TLS int pyad_inference = 0;
+    static int pyad_get_inference(void) { return pyad_inference; }
+    static void pyad_set_inference(int v) { pyad_inference = v; }
     static PYAD_TLS int pyad_profile_bypass = 0;
     static int pyad_get_profile_bypass(void) { return pyad_profile_bypass; }
     static void pyad_set_profile_bypass(int v) { pyad_profile_bypass = v; }
@@ -110,6 +115,8 @@ cdef extern from *:
     void pyad_set_grad_disabled(int v)
     int pyad_get_anomaly()
     void pyad_set_anomaly(int v)
+    int pyad_get_inference()
+    void pyad_set_inference(int v)
     int pyad_get_profile_bypass()
     void pyad_set_profile_bypass(int v)
 
@@ -128,6 +135,19 @@ def _set_grad_enabled(bint mode):
     cdef bint previous = not pyad_get_grad_disabled()
     pyad_set_grad_disabled(not mode)
     return previous
+
+
+def _set_inference_mode(bint mode):
+    """Set the calling thread's inference-mode flag (``pyad.inference_mode`` sets it with
+    grad mode); return the previous value."""
+    cdef bint previous = pyad_get_inference()
+    pyad_set_inference(mode)
+    return previous
+
+
+def _is_inference_mode_enabled():
+    """Whether an ``inference_mode()`` block is active on the calling thread."""
+    return bool(pyad_get_inference())
 
 
 # --------------------------------------------------------------------------------

@@ -470,6 +470,7 @@ _DIM_OPS = {
     "unsqueeze": lambda m, x, d: m.unsqueeze(x, d),
     "unflatten": lambda m, x, d: m.unflatten(x, d, (1,)),
     "unique": lambda m, x, d: m.unique(x, dim=d),
+    "unique_consecutive": lambda m, x, d: m.unique_consecutive(x, dim=d),
     "Variable.size": lambda m, x, d: x.size(d),
     "Variable.stride": lambda m, x, d: x.stride(d),
 }

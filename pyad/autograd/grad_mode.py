@@ -6,7 +6,6 @@ a C thread-local in the engine).
 """
 import functools
 import inspect
-import threading
 import warnings
 
 from pyad import _engine
@@ -197,9 +196,6 @@ class _SetGradScope(_GradModeContext):
         self._mode = mode
 
 
-_inference = threading.local()
-
-
 def is_inference_mode_enabled():
     """Whether an ``inference_mode()`` block is active on this thread.
 
@@ -207,7 +203,7 @@ def is_inference_mode_enabled():
     ...     pyad.is_inference_mode_enabled()
     True
     """
-    return getattr(_inference, "enabled", False)
+    return _engine._is_inference_mode_enabled()
 
 
 class inference_mode(_GradModeContext):
@@ -233,13 +229,12 @@ class inference_mode(_GradModeContext):
         self.mode = bool(mode)
 
     def __enter__(self):
-        self._previous_inference = is_inference_mode_enabled()
-        _inference.enabled = self.mode
+        self._previous_inference = _engine._set_inference_mode(self.mode)
         self._previous = _engine._set_grad_enabled(not self.mode)
         return None
 
     def __exit__(self, exc_type, exc, tb):
-        _inference.enabled = self._previous_inference
+        _engine._set_inference_mode(self._previous_inference)
         _engine._set_grad_enabled(self._previous)
         return False
 

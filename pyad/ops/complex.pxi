@@ -56,7 +56,7 @@ cdef class ImagBackward(Node):
 cdef Variable _complex_part(Variable x, bint imaginary):
     cdef Node node
     data = x._data.imag if imaginary else x._data.real
-    data = _xp_of(data).ascontiguousarray(data)
+    data = _xp_of(data).ascontiguousarray(data).reshape(data.shape)   # (0-d stays 0-d)
     if _records(x):
         if imaginary:
             node = ImagBackward.__new__(ImagBackward)
@@ -156,7 +156,7 @@ _HOLOMORPHIC = frozenset([
     TanBackward, AsinBackward, AcosBackward, AtanBackward, SinhBackward, CoshBackward,
     TanhGradBackward, PowConstGradBackward, MatmulBackward, EinsumBackward,
     ProdOthersBackward, ProdBackward, CumprodBackward, LogsumexpBackward, SiluBackward,
-    ConvolutionBackward,
+    ConvolutionBackward, InvBackward, DetBackward, SolveBackward,
 ])
 
 

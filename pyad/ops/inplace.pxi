@@ -126,6 +126,14 @@ cdef inline bint _inplace_records(Variable x, object other) except -1:
             _requires_grad_now(x) or _operand_requires_grad(other)):
         raise RuntimeError(_view_creation_error(x))
     if x._view_no_grad:
+        if x._view_creation == _VIEW_INFERENCE_MODE:
+            raise RuntimeError(
+                "A view was created in inference mode and is being modified inplace in "
+                "normal mode. Given that this use case is ambiguous and error-prone, it is "
+                "forbidden. You can clarify your code by moving both the view and the "
+                "inplace either both inside the inference_mode block (if you don't want the "
+                "inplace to be tracked) or both outside (if you want the inplace to be "
+                "tracked).")
         raise RuntimeError(
             "A view was created in no_grad mode and is being modified inplace with grad "
             "mode enabled. Given that this use case is ambiguous and error-prone, it is "

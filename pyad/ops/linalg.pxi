@@ -188,10 +188,27 @@ cdef tuple _diagonal_dims(tuple shape, object dim1, object dim2, str what):
     return d1, d2
 
 
-cdef Py_ssize_t _int_offset(object offset, str what) except? -1:
+cdef object _int_offset(object offset, str what):
+    # A Python int: any int64 offset is allowed (torch's), so arithmetic on it must not
+    # be done in C (abs(-2**63) and k - 1 overflow); _clamped_offset bounds it for NumPy.
     if isinstance(offset, bool) or not isinstance(offset, (int, numpy.integer)):
         raise TypeError("%s(): the diagonal offset must be an int, got %s"
                         % (what, type(offset).__name__))
+    offset = int(offset)
+    if offset < -9223372036854775808 or offset > 9223372036854775807:
+        raise ValueError("%s(): the diagonal offset %d does not fit a 64-bit integer"
+                         % (what, offset))
+    return offset
+
+
+cdef Py_ssize_t _clamped_offset(object offset, Py_ssize_t rows, Py_ssize_t cols):
+    # The same diagonal (or triangle) of a rows x cols matrix, with the offset bounded:
+    # beyond the matrix every offset selects nothing (diagonal) or everything/nothing
+    # (tril/triu), and NumPy takes offsets as C ints.
+    if offset > cols + 1:
+        return cols + 1
+    if offset < -rows - 1:
+        return -rows - 1
     return offset
 
 
@@ -245,7 +262,9 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     """
     cdef Variable x = _as_variable(input, "diagonal")
     d1, d2 = _diagonal_dims(x._data.shape, dim1, dim2, "diagonal")
-    return _diagonal_view(x, _int_offset(offset, "diagonal"), d1, d2)
+    k = _int_offset(offset, "diagonal")
+    return _diagonal_view(x, _clamped_offset(k, x._data.shape[d1], x._data.shape[d2]),
+                          d1, d2)
 
 
 cdef class DiagonalScatterBackward(Node):
@@ -286,14 +305,18 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
             [0., 2.]], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "diag_embed")
-    cdef Py_ssize_t k = _int_offset(offset, "diag_embed")
+    return _diag_embed(x, _int_offset(offset, "diag_embed"), dim1, dim2, "diag_embed")
+
+
+cdef Variable _diag_embed(Variable x, object k, object dim1, object dim2, str what):
     cdef Py_ssize_t nd = x._data.ndim
-    d1, d2 = _diagonal_dims((0,) * (nd + 1), dim1, dim2, "diag_embed")   # 0-d: IndexError
-    n = x._data.shape[nd - 1] + abs(k)
+    d1, d2 = _diagonal_dims((0,) * (nd + 1), dim1, dim2, what)   # 0-d: IndexError
+    n = x._data.shape[nd - 1] + builtins.abs(k)        # Python ints: no C overflow
     shape = list(x._data.shape[:nd - 1])
     lo, hi = (d1, d2) if d1 < d2 else (d2, d1)
     shape.insert(lo, n)
     shape.insert(hi, n)
+    _checked_sizes(shape, x._data.itemsize, what)       # torch's RuntimeError
     return _diagonal_scatter(x, tuple(shape), k, d1, d2)
 
 
@@ -306,11 +329,11 @@ def diag(input, diagonal=0):
     tensor([1., 4.], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "diag")
-    cdef Py_ssize_t k = _int_offset(diagonal, "diag")
+    k = _int_offset(diagonal, "diag")
     if x._data.ndim == 1:
-        return diag_embed(x, k, 0, 1)
+        return _diag_embed(x, k, 0, 1, "diag")
     if x._data.ndim == 2:
-        return _diagonal(x, k, 0, 1)
+        return _diagonal(x, _clamped_offset(k, x._data.shape[0], x._data.shape[1]), 0, 1)
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got %dD" % x._data.ndim)
 
 
@@ -366,7 +389,8 @@ def tril(input, diagonal=0):
     tensor([[1., 0.],
             [1., 1.]], dtype=float64)
     """
-    return _tri(_as_variable(input, "tril"), _int_offset(diagonal, "tril"), False)
+    cdef Variable x = _as_variable(input, "tril")
+    return _tri(x, _tri_offset(x, _int_offset(diagonal, "tril")), False)
 
 
 @profiled_op
@@ -377,7 +401,16 @@ def triu(input, diagonal=0):
     tensor([[1., 1.],
             [0., 1.]], dtype=float64)
     """
-    return _tri(_as_variable(input, "triu"), _int_offset(diagonal, "triu"), True)
+    cdef Variable x = _as_variable(input, "triu")
+    return _tri(x, _tri_offset(x, _int_offset(diagonal, "triu")), True)
+
+
+cdef Py_ssize_t _tri_offset(Variable x, object k):
+    # bounded by the last two dims (a shorter input is refused by _tri, unbounded)
+    cdef Py_ssize_t nd = x._data.ndim
+    if nd < 2:
+        return 0
+    return _clamped_offset(k, x._data.shape[nd - 2], x._data.shape[nd - 1])
 
 
 # -- einsum ------------------------------------------------------------------------------
@@ -662,6 +695,11 @@ cdef inline Variable _mT(Variable x):
     return transpose(x, -2, -1)
 
 
+cdef inline Variable _mH(Variable x):
+    # the conjugate transpose (the transpose of a real Variable)
+    return conj(transpose(x, -2, -1))
+
+
 cdef Variable _matrix_input(object input, str what, bint square):
     cdef Variable x = _as_variable(input, what)
     shape = x._data.shape
@@ -671,9 +709,10 @@ cdef Variable _matrix_input(object input, str what, bint square):
     if square and _dim_size(shape, 1) != _dim_size(shape, 2):
         raise RuntimeError("%s(): expected a batch of square matrices, got shape %s"
                            % (what, _shape_str(shape)))
-    if x._data.dtype.kind != "f" or x._data.dtype.itemsize < 4:
-        raise TypeError("%s(): expected a float32 or float64 input, got %s"
-                        % (what, x._data.dtype))
+    if x._data.dtype.kind not in "fc" or x._data.dtype.itemsize < (
+            4 if x._data.dtype.kind == "f" else 8):
+        raise TypeError("%s(): expected a float32, float64, complex64 or complex128 "
+                        "input, got %s" % (what, x._data.dtype))
     return x
 
 
@@ -706,7 +745,8 @@ cdef class InvBackward(Node):
     cdef SavedVariable out
 
     cdef tuple _backward(self, tuple grads):
-        # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T g A^-T.
+        # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T g A^-T (holomorphic: complex input gets
+        # -A^-H g A^-H from the conjugation rule of complex.pxi).
         y = _mT(self.out.unpack(self))
         return (neg(matmul(y, matmul(grads[0], y))),)
 
@@ -747,6 +787,7 @@ cdef class DetBackward(Node):
 
     cdef tuple _backward(self, tuple grads):
         # d det(A) = det(A) tr(A^-1 dA). (torch also covers singular A; pyad does not.)
+        # Holomorphic: complex input gets g conj(det) A^-H (complex.pxi).
         return (_matrix_grad(mul(grads[0], self.out.unpack(self)), self.A.unpack(self)),)
 
     cdef void _release_saved(self):
@@ -782,21 +823,41 @@ slogdet_result.__module__ = "pyad.linalg"
 
 cdef class SlogdetBackward(Node):
     cdef SavedVariable A
+    cdef SavedVariable sign
 
     cdef tuple _backward(self, tuple grads):
-        if grads[1] is None:        # the sign has no gradient
+        # torch's slogdet_backward: gA = g A^-H with g = g_logabsdet, and for complex
+        # input g -= i Im(conj(g_sign) sign) (the phase of det moves with A). A real
+        # sign is piecewise constant: its cotangent is ignored.
+        gsign, glog = grads
+        a = self.A.unpack(self)
+        if _dtype_kind(a._data) != b'c':
+            if glog is None:
+                return (None,)
+            return (_matrix_grad(glog, a),)
+        g = None
+        if glog is not None:
+            g = _convert(<Variable>glog, None, a._data.dtype, False)
+        if gsign is not None:
+            phase = mul(imag(mul(conj(gsign), self.sign.unpack(self))), -1j)
+            g = phase if g is None else add(g, phase)
+        if g is None:
             return (None,)
-        return (_matrix_grad(grads[1], self.A.unpack(self)),)
+        return (mul(unsqueeze(unsqueeze(g, -1), -1), _mH(inv(a))),)
 
     cdef void _release_saved(self):
         self._released = True
         self.A.release()
+        if self.sign is not None:
+            self.sign.release()
 
 
 @profiled_op
 def slogdet(A):
-    """``(sign, logabsdet)`` of the determinant: ``det = sign * exp(logabsdet)``. Only
-    logabsdet is differentiable; at a singular matrix it is -inf (sign 0).
+    """``(sign, logabsdet)`` of the determinant: ``det = sign * exp(logabsdet)``; at a
+    singular matrix logabsdet is -inf (sign 0). Both outputs require grad when ``A``
+    does (as torch's); a real sign is piecewise constant, so its cotangent adds nothing,
+    a complex sign (a unit complex number) has torch's gradient.
 
     >>> pyad.linalg.slogdet(pyad.tensor([[-2., 0.], [0., 3.]]))
     slogdet(sign=tensor(-1.), logabsdet=tensor(1.7918))
@@ -809,9 +870,8 @@ def slogdet(A):
         node = SlogdetBackward.__new__(SlogdetBackward)
         node.A = _save(x, False, 0)
     outs = _multi_output(node, (sign, logabsdet), (_edge(x),), records, x._volatile)
-    if records:
-        (<Variable>outs[0])._requires_grad = False      # sign: not differentiable
-        (<Variable>outs[0])._grad_fn = None
+    if records and _dtype_kind(x._data) == b'c':
+        node.sign = _save(outs[0], True)
     return slogdet_result(*outs)
 
 
@@ -822,7 +882,8 @@ cdef class SolveBackward(Node):
     cdef object a_dtype, b_dtype
 
     cdef tuple _backward(self, tuple grads):
-        # X = A^-1 B: gB = A^-T g, gA = -gB X^T (reduced over broadcast batch dims).
+        # X = A^-1 B: gB = A^-T g, gA = -gB X^T (reduced over broadcast batch dims);
+        # holomorphic in A and B (complex: A^-H, X^H by complex.pxi's rule).
         a = self.A.unpack(self)
         gb = _solve(_mT(a), grads[0])
         ga = None
@@ -896,11 +957,11 @@ cdef class CholeskyBackward(Node):
         # torch's cholesky_backward: gA = L^-H Phi L^-1 with
         # Phi = sym(tril(L^H gL)) (the diagonal counted once).
         l = self.L.unpack(self)
-        lt = _mT(l)
+        lt = _mH(l)
         ga = tril(matmul(lt, grads[0]))
-        ga = mul(add(ga, _mT(tril(ga, -1))), 0.5)
+        ga = mul(add(ga, _mH(tril(ga, -1))), 0.5)
         x = _solve(lt, ga)                   # L^-H Phi
-        return (_mT(_solve(lt, _mT(x))),)    # (L^-H Phi) L^-1
+        return (_mH(_solve(lt, _mH(x))),)    # (L^-H Phi) L^-1
 
     cdef void _release_saved(self):
         self._released = True
@@ -918,11 +979,7 @@ def cholesky(A, *, upper=False):
             [1., 2.]])
     """
     if upper:
-        lower = cholesky(A)
-        if (<Variable>lower)._data.dtype.kind == "c":
-            # U = L^H needs a differentiable conjugate, which pyad does not have yet
-            raise RuntimeError("cholesky(): upper=True is not supported for complex input")
-        return transpose(lower, -2, -1)
+        return _mH(cholesky(A))
     cdef Variable x = _matrix_input(A, "cholesky", True)
     data = _linalg_call(_xp_of(x._data).linalg.cholesky, "cholesky",
                         "the input is not positive-definite", (x._data,))
@@ -953,26 +1010,28 @@ cdef class QrBackward(Node):
         cdef Py_ssize_t n = _dim_size(r._data.shape, 1)
         # torch's linalg_qr_backward. With M = gR R^H - Q^H gQ:
         if gq is not None:
-            ga = neg(matmul(_mT(q), gq))
+            ga = neg(matmul(_mH(q), gq))
             if gr is not None:
-                ga = add(matmul(gr, _mT(r)), ga)
+                ga = add(matmul(gr, _mH(r)), ga)
         else:
-            ga = matmul(gr, _mT(r))
+            ga = matmul(gr, _mH(r))
         if m >= n:
             # gA = (gQ + Q sym(triu(M))) R^-H, sym(X) = X + X^H with the diagonal once.
             sym = triu(ga)
-            sym = add(sym, _mT(sym))
+            sym = add(sym, _mH(sym))
             sym = sub(sym, diag_embed(mul(_diagonal(sym, 0, sym._data.ndim - 2,
                                                     sym._data.ndim - 1), 0.5)))
             ga = matmul(q, sym)
             if gq is not None:
                 ga = add(ga, gq)
-            return (_mT(_solve(r, _mT(ga))),)    # ga R^-T
+            return (_mH(_solve(r, _mH(ga))),)    # ga R^-H
         # Wide (m < n): A = [B | C] with B = Q U square (U = R[..., :m]) and C = Q V.
         # gB = Q tril(M^H - M, -1) U^-H and gC = 0, then gA += Q gR.
         u = narrow(r, -1, 0, m)
-        ga = matmul(q, tril(sub(_mT(ga), ga), -1))
-        ga = _mT(_solve(u, _mT(ga)))             # ga U^-T
+        ga = sub(_mH(ga), ga)
+        ga = matmul(q, add(tril(ga, -1), diag_embed(mul(_diagonal(ga, 0, ga._data.ndim - 2,
+                                                               ga._data.ndim - 1), 0.5))))
+        ga = _mH(_solve(u, _mH(ga)))             # ga U^-H
         pad_shape = ga._data.shape[:ga._data.ndim - 1] + (n - m,)
         ga = cat([ga, _wrap(_xp_of(ga._data).zeros(pad_shape, dtype=ga._data.dtype))], -1)
         if gr is not None:
@@ -1010,6 +1069,19 @@ def qr(A):
     return qr_result(*outs)
 
 
+cdef void _check_phase_invariant(object a, object b, str what, str vectors, str tail) except *:
+    # torch's allclose(a, b, rtol=1e-2, atol=1e-2) of the imaginary diagonals
+    xp = _xp_of(a if a is not None else b)
+    if a is None:
+        a = xp.zeros_like(b)
+    if b is None:
+        b = xp.zeros_like(a)
+    if not bool(xp.all(xp.abs(a - b) <= 1e-2 + 1e-2 * xp.abs(b))):
+        raise RuntimeError("%s(): The %s in the complex case are specified up to "
+                           "multiplication by e^{i phi}. The specified loss function depends "
+                           "on this %s" % (what, vectors, tail))
+
+
 eigh_result = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
 eigh_result.__module__ = "pyad.linalg"
 
@@ -1020,17 +1092,23 @@ cdef class EighBackward(Node):
 
     cdef tuple _backward(self, tuple grads):
         # torch's linalg_eig_backward (Hermitian): with E_ij = L_j - L_i (1 on the
-        # diagonal), gA = V (skew(V^T gV) / 2 / E + diag(gL)) V^T. It divides by the gaps
+        # diagonal), gA = V (skew(V^H gV) / 2 / E + diag(gL)) V^H. It divides by the gaps
         # between eigenvalues: not defined for repeated eigenvalues (as in torch).
         cdef Variable v, l
         gl, gv = grads
         v = self.V.unpack(self)
-        vt = _mT(v)
+        vt = _mH(v)
         if gv is None:
             return (matmul(mul(v, unsqueeze(gl, -2)), vt),)
         l = self.L.unpack(self)
         vhgv = matmul(vt, gv)
-        vhgv = mul(sub(vhgv, _mT(vhgv)), 0.5)
+        if _dtype_kind(vhgv._data) == b'c':
+            # a complex eigenvector is defined up to a phase e^{i phi}: a loss that
+            # depends on it gives V^H gV an imaginary diagonal (torch's check)
+            _check_phase_invariant(_xp_of(vhgv._data).diagonal(vhgv._data, 0, -2, -1).imag,
+                                   None, "eigh", "eigenvectors",
+                                   "quantity, so it is ill-defined.")
+        vhgv = mul(sub(vhgv, _mH(vhgv)), 0.5)
         n = _dim_size(l._data.shape, 1)
         eye = _xp_of(l._data).eye(n, dtype=l._data.dtype)
         e = add(sub(unsqueeze(l, -2), unsqueeze(l, -1)), eye)
@@ -1103,11 +1181,20 @@ cdef class SvdBackward(Node):
             return (matmul(mul(u, unsqueeze(gs, -2)), vh),)
         uhgu = vhgv = None
         if gu is not None:
-            uhgu = matmul(_mT(u), gu)
-            uhgu = sub(uhgu, _mT(uhgu))
+            uhgu = matmul(_mH(u), gu)
+            uhgu = sub(uhgu, _mH(uhgu))
         if gvh is not None:
-            vhgv = matmul(vh, _mT(gvh))
-            vhgv = sub(vhgv, _mT(vhgv))
+            vhgv = matmul(vh, _mH(gvh))
+            vhgv = sub(vhgv, _mH(vhgv))
+        if _dtype_kind(u._data) == b'c':
+            # singular vectors are defined up to a common phase e^{i phi} per pair: a
+            # loss must not depend on it (torch's check: Im diag(U^H gU) = -Im diag(V^H gV))
+            xp = _xp_of(u._data)
+            _check_phase_invariant(
+                None if uhgu is None else xp.diagonal(uhgu._data, 0, -2, -1).imag,
+                None if vhgv is None else -xp.diagonal(vhgv._data, 0, -2, -1).imag,
+                "svd", "singular vectors",
+                "phase term, making it ill-defined.")
         s2 = mul(s, s)
         eye = _xp_of(s._data).eye(k, dtype=s._data.dtype)
         e = add(sub(unsqueeze(s2, -2), unsqueeze(s2, -1)), eye)
@@ -1119,15 +1206,18 @@ cdef class SvdBackward(Node):
             ga = mul(unsqueeze(s, -1), div(vhgv, e))
         if gs is not None:
             ga = add(ga, diag_embed(gs))
+        if uhgu is not None and _dtype_kind(u._data) == b'c':
+            ga = add(ga, diag_embed(div(_diagonal(uhgu, 0, uhgu._data.ndim - 2,
+                                                  uhgu._data.ndim - 1), mul(s, 2.0))))
         if m > n and gu is not None:
             ga = matmul(u, ga)
             gusinv = div(gu, unsqueeze(s, -2))
-            ga = sub(add(ga, gusinv), matmul(u, matmul(_mT(u), gusinv)))
+            ga = sub(add(ga, gusinv), matmul(u, matmul(_mH(u), gusinv)))
             return (matmul(ga, vh),)
         if m < n and gvh is not None:
             ga = matmul(ga, vh)
             sinvgvh = div(gvh, unsqueeze(s, -1))
-            ga = sub(add(ga, sinvgvh), matmul(matmul(sinvgvh, _mT(vh)), vh))
+            ga = sub(add(ga, sinvgvh), matmul(matmul(sinvgvh, _mH(vh)), vh))
             return (matmul(u, ga),)
         if m >= n:
             return (matmul(u, matmul(ga, vh)),)

@@ -20,6 +20,7 @@ cdef enum:
     _VIEW_MULTI_OUTPUT = 2
     _VIEW_CUSTOM_FUNCTION = 3
     _VIEW_CUSTOM_MULTI_OUTPUT = 4     # a view output of a custom Function with several
+    _VIEW_INFERENCE_MODE = 5          # made inside inference_mode
 
 
 cdef class _ViewFn:
@@ -76,7 +77,9 @@ cdef inline Variable _shape_result(Variable x, object data, Node node, int kind=
         # How the view was made, for the in-place checks (torch's CreationMeta): a view
         # of a view made under no_grad, of a multi-output op's view or of a custom
         # Function's view inherits its kind.
-        if not _grad_enabled():
+        if pyad_get_inference():
+            out._view_creation = _VIEW_INFERENCE_MODE
+        elif not _grad_enabled():
             out._view_creation = _VIEW_NO_GRAD
         elif x._is_view:
             out._view_creation = x._view_creation
@@ -96,14 +99,19 @@ cdef str _view_creation_error(Variable x, bint indirect=False):
     # its base or another view of its base.
     cdef Node fn = x._grad_fn
     modified = "its base or another view of its base has been" if indirect else "is being"
-    if x._view_creation == _VIEW_NO_GRAD or fn is None:
+    if x._view_creation == _VIEW_NO_GRAD or x._view_creation == _VIEW_INFERENCE_MODE or \
+            fn is None:
         if fn is not None:
             prefix = ("Output %d of %s is a view of a view which was created in"
                       % (x._output_nr, _strip_backward(fn.name())))
         else:
             prefix = "A view was created in"
-        msg = "%s no_grad mode and %s modified inplace with grad mode enabled." % (
-            prefix, modified)
+        if x._view_creation == _VIEW_INFERENCE_MODE:
+            msg = "%s inference mode and %s modified inplace in normal mode." % (
+                prefix, modified)
+        else:
+            msg = "%s no_grad mode and %s modified inplace with grad mode enabled." % (
+                prefix, modified)
     else:
         msg = ("Output %d of %s is a view and %s modified inplace."
                % (x._output_nr, _strip_backward(fn.name()), modified))
@@ -111,11 +119,13 @@ cdef str _view_creation_error(Variable x, bint indirect=False):
         msg += (" This view is the output of a function that returns multiple views. Such "
                 "functions do not allow the output views to be modified inplace. You should "
                 "replace the inplace operation by an out-of-place one.")
-    elif x._view_creation == _VIEW_NO_GRAD:
+    elif x._view_creation == _VIEW_NO_GRAD or x._view_creation == _VIEW_INFERENCE_MODE:
         msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. "
                 "You can clarify your code by moving both the view and the inplace either "
-                "both inside the no_grad block (if you don't want the inplace to be tracked) "
-                "or both outside (if you want the inplace to be tracked).")
+                "both inside the %s block (if you don't want the inplace to be tracked) "
+                "or both outside (if you want the inplace to be tracked)."
+                % ("inference_mode" if x._view_creation == _VIEW_INFERENCE_MODE
+                   else "no_grad"))
     else:
         msg += (" This view was created inside a custom Function (or because an input was "
                 "returned as-is) and the autograd logic to handle view+inplace would "
@@ -1378,6 +1388,16 @@ def column_stack(tensors):
     return cat(out, 1)
 
 
+cdef object _max_parts():
+    # How many Variables the physical memory could hold (about 1 KiB each, with the
+    # view's array and the list entries): more would end in the OOM killer, not an error.
+    import os
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 1024
+    except (ValueError, OSError, AttributeError):
+        return 1 << 26
+
+
 @profiled_op
 def tensor_split(input, indices_or_sections, dim=0):
     """Split into views along ``dim``: into ``n`` parts of sizes differing by at most
@@ -1395,12 +1415,28 @@ def tensor_split(input, indices_or_sections, dim=0):
     cdef Py_ssize_t n = x._data.shape[d]
     cdef Py_ssize_t sections, pos
     if isinstance(indices_or_sections, (list, tuple)):
-        bounds = [_int_arg(i, "tensor_split", "indices") for i in indices_or_sections]
+        try:
+            bounds = [_int_arg(i, "tensor_split", "indices") for i in indices_or_sections]
+        except OverflowError:
+            raise TypeError("tensor_split(): argument 'indices' must be a sequence of ints "
+                            "that fit a 64-bit integer") from None
     else:
-        sections = _int_arg(indices_or_sections, "tensor_split", "sections")
+        try:
+            sections = _int_arg(indices_or_sections, "tensor_split", "sections")
+        except OverflowError:
+            raise ValueError("tensor_split(): the number of sections %d does not fit a "
+                             "64-bit integer" % indices_or_sections) from None
         if sections <= 0:
             raise RuntimeError("tensor_split(): number of sections must be larger than 0, "
                                "got %d" % sections)
+        # One Variable per section (empty ones past the size): torch refuses what it
+        # cannot allocate with a RuntimeError; so does pyad, before running out of memory.
+        if sections > 1152921504606846975:
+            raise RuntimeError("tensor_split(): cannot create std::vector larger than "
+                               "max_size()")
+        if sections > _max_parts():
+            raise RuntimeError("tensor_split(): cannot allocate %d parts (std::bad_alloc)"
+                               % sections)
         bounds = []
         pos = 0
         for i in range(sections - 1):
@@ -2104,6 +2140,59 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@profiled_op
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse each run of equal consecutive values (of the flattened input, or of the
+    slices along ``dim``) into one, with optionally the inverse indices and the run
+    lengths (not differentiable, as torch's).
+
+    >>> unique_consecutive(Variable(numpy.array([1., 1., 2., 1.])), return_counts=True)
+    (tensor([1., 2., 1.], dtype=float64), tensor([2, 1, 1]))
+    """
+    cdef Variable x = _as_variable(input, "unique_consecutive")
+    _refuse_complex(x, None, "unique_consecutive")
+    xp = _xp_of(x._data)
+    data = x._data
+    cdef Py_ssize_t axis
+    if dim is None:
+        flat = data.reshape(-1)
+        n = flat.shape[0]
+        if n:
+            starts = xp.concatenate((xp.ones(1, dtype=bool), flat[1:] != flat[:-1]))
+        else:
+            starts = xp.zeros(0, dtype=bool)
+        values = flat[starts]
+        inverse_shape = data.shape
+    else:
+        axis = _normalize_dim_sized(dim, data.ndim, "unique_consecutive")
+        n = data.shape[axis]
+        if n and data.size == 0:
+            raise RuntimeError("unique_consecutive(): there are 0 sized dimensions, and "
+                               "they aren't selected, so unique cannot be applied")
+        if n:
+            rows = xp.moveaxis(data, axis, 0).reshape(n, -1)
+            starts = xp.concatenate((xp.ones(1, dtype=bool),
+                                     (rows[1:] != rows[:-1]).any(axis=1)))
+        else:
+            starts = xp.zeros(0, dtype=bool)
+        values = xp.compress(starts, data, axis=axis)
+        inverse_shape = (n,)
+    if _records(x) and _is_float_dtype(values.dtype):
+        out = [_delayed_error((_wrap(values),), (x,), "the derivative for "
+                              "'unique_consecutive' is not implemented.", None,
+                              NotImplementedError)[0]]
+    else:
+        out = [_plain(values, False)]
+    if return_inverse:
+        inverse = xp.cumsum(starts, dtype=numpy.int64) - 1
+        out.append(_plain(inverse.reshape(inverse_shape), False))
+    if return_counts:
+        positions = xp.flatnonzero(starts)
+        ends = xp.concatenate((positions[1:], xp.asarray([n], dtype=positions.dtype)))
+        out.append(_plain((ends - positions).astype(numpy.int64), False))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 cdef class ConstantPadBackward(Node):
     cdef tuple key                      # where the input sits in the padded output
 
@@ -2192,7 +2281,7 @@ SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, 
              unsafe_chunk, narrow, select, flip, roll, repeat, tile,
              movedim, unflatten, gather, take_along_dim, scatter, scatter_add, index_select,
              index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter,
-             nonzero, unique, pad, ravel, flipud, fliplr, rot90, atleast_1d, atleast_2d,
+             nonzero, unique, unique_consecutive, pad, ravel, flipud, fliplr, rot90, atleast_1d, atleast_2d,
              atleast_3d, dstack, column_stack, tensor_split, hsplit, vsplit, take,
              broadcast_tensors, meshgrid, kron)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>

@@ -108,3 +108,87 @@ def test_the_mark_dirty_example_of_torchs_docs_runs_and_catches_the_stale_save()
     assert a.item() == 2.0
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         b.backward()
+
+
+# -- views made inside inference_mode, changed in place outside (torch's INFERENCE_MODE
+#    creation meta): the same refusals as no_grad's, with torch's inference-mode wording
+
+def _view_then_inplace(lib, scenario):
+    if scenario == "leaf_view":
+        x = lib.zeros(2, dtype=lib.float64, requires_grad=True)
+        with lib.inference_mode():
+            y = x.view(2)
+        y.mul_(2)
+    elif scenario == "nonleaf_view":
+        x = lib.zeros(2, dtype=lib.float64, requires_grad=True).clone()
+        with lib.inference_mode():
+            y = x.view(2)
+        y.add_(lib.ones(2, dtype=lib.float64, requires_grad=True))
+    elif scenario == "view_of_view":
+        x = lib.zeros(2, dtype=lib.float64)
+        with lib.inference_mode():
+            y = x.view(2)
+        y.requires_grad_(True)
+        z = y.view(2)
+        z /= 2
+    elif scenario == "no_grad_inside_inference_mode":
+        x = lib.zeros(2, dtype=lib.float64)
+        with lib.inference_mode():
+            with lib.no_grad():
+                y = x.view(2)
+        y.requires_grad_(True)
+        z = y.view(2)
+        z /= 2
+    elif scenario == "enable_grad_inside_inference_mode":
+        x = lib.zeros(2, dtype=lib.float64)
+        with lib.inference_mode():
+            with lib.enable_grad():
+                y = x.view(2)
+        y.requires_grad_(True)
+        z = y.view(2)
+        z /= 2
+    elif scenario == "inplace_under_no_grad":
+        x = lib.zeros(2, dtype=lib.float64)
+        with lib.inference_mode():
+            y = x.view(2)
+        y.requires_grad_(True)
+        z = y.view(2)
+        with lib.no_grad():
+            z /= 2
+        return z
+    elif scenario == "no_grad_view_of_view":        # the no_grad wording is kept
+        x = lib.zeros(2, dtype=lib.float64)
+        with lib.no_grad():
+            y = x.view(2)
+        y.requires_grad_(True)
+        z = y.view(2)
+        z /= 2
+
+
+@pytest.mark.parametrize("scenario", [
+    "leaf_view", "nonleaf_view", "view_of_view", "no_grad_inside_inference_mode",
+    "enable_grad_inside_inference_mode", "inplace_under_no_grad", "no_grad_view_of_view"])
+def test_inplace_on_a_view_made_in_inference_mode_matches_torch(scenario):
+    torch = pytest.importorskip("torch")
+    try:
+        _view_then_inplace(torch, scenario)
+        expected = None
+    except RuntimeError as e:
+        expected = str(e)
+    if expected is None:
+        z = _view_then_inplace(pyad, scenario)
+        np.testing.assert_array_equal(z.data, np.zeros(2))
+        return
+    with pytest.raises(RuntimeError) as info:
+        _view_then_inplace(pyad, scenario)
+    assert str(info.value) == expected
+
+
+def test_inference_mode_flag_is_per_thread():
+    seen = []
+    with pyad.inference_mode():
+        t = threading.Thread(target=lambda: seen.append(pyad.is_inference_mode_enabled()))
+        t.start()
+        t.join()
+        assert pyad.is_inference_mode_enabled()
+    assert seen == [False] and not pyad.is_inference_mode_enabled()

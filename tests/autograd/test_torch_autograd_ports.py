@@ -620,12 +620,27 @@ def test_integer_outputs():
     assert out.dtype == np.int64
     assert not out.requires_grad
 
+    val = pyad.rand((), requires_grad=True)        # torch's: inputs that require grad
+    out = pyad.searchsorted(inp, val)
+    assert out.dtype == np.int64
+    assert not out.requires_grad
+
     bins = pyad.linspace(0, 1.0, steps=100)
     out = pyad.bucketize(rand(3), bins)
     assert out.dtype == np.int64
     assert not out.requires_grad
 
+    bins = pyad.linspace(0, 1.0, steps=100, requires_grad=True)
+    vals = pyad.rand(5, 5, requires_grad=True)
+    out = pyad.bucketize(vals, bins)
+    assert out.dtype == np.int64
+    assert not out.requires_grad
+
     out = inp.count_nonzero()
+    assert not out.requires_grad
+
+    val = pyad.empty(5).requires_grad_()
+    out = val.count_nonzero()
     assert not out.requires_grad
 
     out, idx = inp.max(dim=0)
@@ -634,6 +649,37 @@ def test_integer_outputs():
 
     out, idx = inp.unique(return_inverse=True)
     assert not idx.requires_grad
+
+    # the rest of torch's test: unique / unique_consecutive, with and without dim, give
+    # values that require grad and integer outputs that do not
+    def assert_only_first_requires_grad(res):
+        if not isinstance(res, tuple):
+            res = (res,)
+        assert res[0].requires_grad
+        for out in res[1:]:
+            if out is not None:
+                assert not out.requires_grad
+
+    for sort in [True, False]:
+        for return_inverse in [True, False]:
+            for return_counts in [True, False]:
+                res = pyad.unique(inp, sorted=sort, return_inverse=return_inverse,
+                                  return_counts=return_counts)
+                assert_only_first_requires_grad(res)
+
+                res = pyad.unique(inp, sorted=sort, return_inverse=return_inverse,
+                                  return_counts=return_counts, dim=0)
+                assert_only_first_requires_grad(res)
+
+                res = pyad.unique_consecutive(inp, return_inverse=return_inverse,
+                                              return_counts=return_counts)
+                assert_only_first_requires_grad(res)
+
+                res = pyad.unique_consecutive(inp, return_inverse=return_inverse,
+                                              return_counts=return_counts, dim=0)
+                assert_only_first_requires_grad(res)
+    # (torch's test also calls the internal torch._unique, torch._VF.unique_dim and
+    # torch._unique2, which pyad does not have: pyad.unique covers their outputs.)
 
 
 def test_searchsorted_matches_torch():
@@ -1005,6 +1051,15 @@ def test_autograd_inplace_view_of_view():
     z = y.view(2)
     with pytest.raises(RuntimeError,
                        match="a view of a view .* is being .* inside the no_grad block"):
+        z /= 2
+
+    x = pyad.zeros(2)
+    with pyad.inference_mode():
+        y = x.view(2)
+    y.requires_grad_(True)
+    z = y.view(2)
+    with pytest.raises(RuntimeError,
+                       match="a view of a view .* is being .* inside the inference_mode"):
         z /= 2
 
 

@@ -375,14 +375,105 @@ def test_matmul_real_by_complex_vs_torch():
     check_gradcheck(f, [_r((3, 4), 44), _c((4, 2), 45)])
 
 
-@pytest.mark.parametrize("name", ["inv", "det", "solve", "svdvals", "cholesky", "qr",
-                                  "eigh", "svd", "slogdet"])
-def test_linalg_decompositions_refuse_complex(name):
-    # pyad's decompositions are real-only: a clear error, never a wrong gradient
-    z = pyad.Variable(_c((3, 3), 48) + 3 * np.eye(3), requires_grad=True)
-    args = (z, z) if name == "solve" else (z,)
-    with pytest.raises((TypeError, RuntimeError), match=r"^%s\(\): " % name):
-        getattr(pyad.linalg, name)(*args)
+# -- decompositions: torch's complex formulas ----------------------------------------------
+#
+# Each is checked against torch (values, the gradient of a real loss and of a complex
+# grad_outputs, second order) and with gradcheck / gradgradcheck on complex float64
+# inputs, unbatched and batched. eigh and svd are checked through gauge-invariant
+# functions of their outputs (as torch's tests): eigenvalues, singular values,
+# |V|^2-weighted eigenvalues, projectors v v^H, U diag(S) Vh, U Vh.
+
+def _mh(L, a):
+    return a.mH if L is torch else L.conj(a.transpose(-2, -1))
+
+
+def _hermitian(L, a):
+    return a + _mh(L, a)
+
+
+def _posdef(L, a):
+    n = a.shape[-1]
+    eye = torch.eye(n, dtype=torch.complex128) if L is torch else pyad.Variable(np.eye(n) + 0j)
+    return a @ _mh(L, a) + eye
+
+
+DECOMPOSITIONS = {
+    "inv": lambda L, a: L.linalg.inv(a),
+    "det": lambda L, a: L.linalg.det(a),
+    "slogdet_logabsdet": lambda L, a: L.linalg.slogdet(a)[1],
+    "slogdet_sign": lambda L, a: L.linalg.slogdet(a)[0],
+    "slogdet_both": lambda L, a: L.linalg.slogdet(a)[0] * L.linalg.slogdet(a)[1],
+    "solve": lambda L, a: L.linalg.solve(a, a[..., :2] * 2 + 1),
+    "solve_vector": lambda L, a: L.linalg.solve(a, a[..., 0] - 1j),
+    "cholesky": lambda L, a: L.linalg.cholesky(_posdef(L, a)),
+    "cholesky_upper": lambda L, a: L.linalg.cholesky(_posdef(L, a), upper=True),
+    "qr": lambda L, a: (lambda q, r: q * 2 + r.sum(-1, keepdim=True))(*L.linalg.qr(a)),
+    "qr_wide": lambda L, a: (lambda q, r: q.sum(-1, keepdim=True) + r)(*L.linalg.qr(a[..., :2, :])),
+    "qr_tall": lambda L, a: (lambda q, r: q + r.sum())(*L.linalg.qr(a[..., :2])),
+    "eigh_eigenvalues": lambda L, a: L.linalg.eigh(_hermitian(L, a))[0],
+    "eigh_weighted": lambda L, a: (lambda w, v: (v * v.conj()).real * w.unsqueeze(-2))(
+        *L.linalg.eigh(_hermitian(L, a))),
+    "eigh_projector": lambda L, a: (lambda w, v: v[..., :1] @ _mh(L, v[..., :1]))(
+        *L.linalg.eigh(_hermitian(L, a))),
+    "svdvals": lambda L, a: L.linalg.svdvals(a),
+    "svd_reconstruction": lambda L, a: (lambda u, s, vh: (u * s.unsqueeze(-2)) @ vh)(
+        *L.linalg.svd(a, full_matrices=False)),
+    "svd_u_vh": lambda L, a: (lambda u, s, vh: u @ vh)(*L.linalg.svd(a, full_matrices=False)),
+    "svd_full_tall": lambda L, a: (lambda u, s, vh: u[..., :2] @ vh + s.sum())(
+        *L.linalg.svd(a[..., :2], full_matrices=True)),
+    "svd_wide_abs_u": lambda L, a: (lambda u, s, vh: u.abs() + s.unsqueeze(-2))(
+        *L.linalg.svd(a[..., :2, :], full_matrices=False)),
+}
+
+
+def _square(shape, seed):
+    return _c(shape, seed) + 2 * np.eye(shape[-1])
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)], ids=["single", "batched"])
+@pytest.mark.parametrize("name", sorted(DECOMPOSITIONS))
+def test_decomposition_vs_torch(name, shape):
+    check_vs_torch(DECOMPOSITIONS[name], [_square(shape, 60)])
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)], ids=["single", "batched"])
+@pytest.mark.parametrize("name", sorted(DECOMPOSITIONS))
+def test_decomposition_gradcheck(name, shape):
+    check_gradcheck(DECOMPOSITIONS[name], [_square(shape, 61)])
+
+
+@pytest.mark.parametrize("name, loss", [
+    ("svd", lambda L, a: L.linalg.svd(a)[0].sum().abs()),
+    ("svd", lambda L, a: L.linalg.svd(a, full_matrices=False)[2].real.sum()),
+    ("eigh", lambda L, a: L.linalg.eigh(_hermitian(L, a))[1].real.sum()),
+])
+def test_phase_dependent_losses_raise_like_torch(name, loss):
+    a = _square((3, 3), 62)
+    t = torch.tensor(a, requires_grad=True)
+    with pytest.raises(RuntimeError, match="e\\^\\{i phi\\}.*ill-defined"):
+        loss(torch, t).backward()
+    x = pyad.Variable(a, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^%s\\(\\): .*e\\^\\{i phi\\}.*ill-defined" % name):
+        loss(pyad, x).backward()
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_decomposition_values_in_both_complex_dtypes(dtype):
+    a = _square((3, 3), 63).astype(dtype)
+    x, t = pyad.Variable(a), torch.tensor(a)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.complex64 else dict(rtol=1e-10, atol=1e-12)
+    for name in ("inv", "det", "slogdet_logabsdet", "slogdet_sign", "svdvals", "cholesky",
+                 "eigh_eigenvalues"):
+        y, ty = DECOMPOSITIONS[name](pyad, x), DECOMPOSITIONS[name](torch, t)
+        assert y.dtype == _t_np(ty).dtype
+        np.testing.assert_allclose(y.data, _t_np(ty), **tol)
+
+
+def test_decompositions_refuse_integer_input_naming_the_op():
+    for name in ("inv", "det", "slogdet", "cholesky", "qr", "eigh", "svd", "svdvals"):
+        with pytest.raises(TypeError, match=r"^%s\(\): expected a float32, float64, "
+                           r"complex64 or complex128 input" % name):
+            getattr(pyad.linalg, name)(pyad.Variable(np.eye(3, dtype=np.int64)))
 
 
 # -- shape ops (linear with real coefficients: right by construction) ------------------------
@@ -442,6 +533,8 @@ def _refused(lib):
         "cummin": lambda a, b: lib.cummin(a, 1), "aminmax": lambda a, b: lib.aminmax(a),
         "nansum": lambda a, b: lib.nansum(a), "nanmean": lambda a, b: lib.nanmean(a),
         "unique": lambda a, b: lib.unique(a),
+        "unique_consecutive": lambda a, b: lib.unique_consecutive(a),
+        "unique_consecutive_dim": lambda a, b: lib.unique_consecutive(a, dim=0),
         "softmax": lambda a, b: lib.softmax(a, 1), "log_softmax": lambda a, b: lib.log_softmax(a, 1),
         "gelu": lambda a, b: f.gelu(a), "elu": lambda a, b: f.elu(a),
         "leaky_relu": lambda a, b: f.leaky_relu(a), "softplus": lambda a, b: f.softplus(a),
@@ -592,3 +685,13 @@ def test_grad_output_must_match_complexness_like_torch():
     g = pyad.autograd.grad(v.exp(), v, pyad.Variable(np.ones(2, np.complex64)))[0]
     gt = torch.autograd.grad(t.exp(), t, torch.ones(2, dtype=torch.complex64))[0]
     _close(_to_np(g), gt.numpy())
+
+
+def test_real_and_imag_of_a_0d_complex_variable_stay_0d_like_torch():
+    z = pyad.Variable(np.array(1.5 - 2j), requires_grad=True)
+    t = torch.tensor(np.array(1.5 - 2j), requires_grad=True)
+    for part in ("real", "imag"):
+        ours, theirs = getattr(pyad, part)(z), getattr(torch, part)(t)
+        assert ours.shape == tuple(theirs.shape) == ()
+        assert ours.item() == theirs.item()
+    check_vs_torch(lambda L, v: L.real(v) * 2 + L.imag(v) * 3, [np.array(0.5 + 0.25j)])

@@ -359,7 +359,7 @@ LINALG_CASES = [
     (lambda: pyad.linalg.inv(pyad.zeros(3, 3)), r"inv\(\): the matrix is singular"),
     (lambda: pyad.linalg.inv(pyad.ones(2, 3)), r"inv\(\): expected a batch of square"),
     (lambda: pyad.linalg.inv(pyad.ones(3)), r"inv\(\): the input must have at least 2"),
-    (lambda: pyad.linalg.inv(pyad.tensor([[1, 0], [0, 1]])), r"inv\(\): expected a float32 or"),
+    (lambda: pyad.linalg.inv(pyad.tensor([[1, 0], [0, 1]])), r"inv\(\): expected a float32, float64, complex64 or"),
     (lambda: pyad.linalg.det(pyad.eye(2, dtype=pyad.float16)), r"det\(\): expected a float32"),
     (lambda: pyad.linalg.det(pyad.ones(2, 3)), r"det\(\): expected a batch of square"),
     (lambda: pyad.linalg.solve(pyad.zeros(3, 3), pyad.ones(3)),
@@ -390,13 +390,25 @@ def test_singular_matrix_det_and_slogdet_as_torch():
         pyad.linalg.det(x).backward()
 
 
-def test_slogdet_sign_is_not_differentiable_and_named():
+def test_slogdet_sign_requires_grad_like_torch_and_is_named():
+    # torch 2.13: both outputs require grad (one node); a real sign is piecewise
+    # constant, so it contributes nothing to the gradient
     x = pyad.Variable(np.array([[-2.0, 0.0], [0.0, 3.0]]), requires_grad=True)
     out = pyad.linalg.slogdet(x)
     assert out._fields == ("sign", "logabsdet")
-    assert not out.sign.requires_grad and out.logabsdet.requires_grad
+    assert out.sign.requires_grad and out.logabsdet.requires_grad
+    assert out.sign.grad_fn is out.logabsdet.grad_fn
     out.logabsdet.backward()
     np.testing.assert_allclose(x.grad.data, np.linalg.inv(x.data).T, rtol=1e-14)
+    T, torch = torch_lib()
+    t = torch.tensor([[-2.0, 0.0], [0.0, 3.0]], dtype=torch.float64, requires_grad=True)
+    tout = torch.linalg.slogdet(t)
+    assert tout.sign.requires_grad == out.sign.requires_grad
+    # only the sign used: no gradient reaches the input, in both
+    y = pyad.Variable(x.data.copy(), requires_grad=True)
+    pyad.linalg.slogdet(y).sign.sum().backward()
+    torch.linalg.slogdet(t).sign.sum().backward()
+    assert y.grad is None and t.grad is None
 
 
 def test_eigh_repeated_eigenvalues_values_gradient_as_torch():

@@ -660,6 +660,74 @@ def test_unique_along_a_dim_matches_torch():
         np.testing.assert_array_equal(o.data, th.numpy())
 
 
+_RUNS = np.array([[1.0, 2.0], [1.0, 2.0], [3.0, 4.0], [1.0, 2.0]])
+
+
+@pytest.mark.parametrize("a, dim", [
+    (np.array([1.0, 1.0, 2.0, 2.0, 3.0, 1.0, 1.0, 2.0]), None), (np.array(3.0), None),
+    (np.zeros(0), None), (np.zeros(0), 0), (np.zeros((0, 3)), None), (np.zeros((0, 3)), 0),
+    (np.zeros((2, 0)), 1), (_RUNS, None), (_RUNS, 0), (_RUNS, 1), (_RUNS, -1),
+    (_RUNS.astype(np.int64), 0), (np.array([np.nan, np.nan, 1.0]), None),
+    (np.array([[np.nan], [np.nan]]), 0), (np.array([-0.0, 0.0, 1.0]), None),
+    (np.array([True, True, False]), None), (np.ones((2, 3, 2))[:, ::2], 2),
+    (np.arange(24.0).reshape(2, 3, 4) % 2, 1), (np.arange(24.0).reshape(2, 3, 4) % 2, 2),
+    (np.array([[1.0, 1.0], [2.0, 2.0]]), 1),
+], ids=lambda v: None if isinstance(v, np.ndarray) else "dim=%s" % v)
+def test_unique_consecutive_matches_torch(a, dim):
+    torch = pytest.importorskip("torch")
+    grad = a.dtype.kind == "f"
+    x = pyad.Variable(a, requires_grad=grad)
+    t = torch.from_numpy(np.array(a)).requires_grad_(grad)
+    for inverse in (False, True):
+        for counts in (False, True):
+            ours = pyad.unique_consecutive(x, return_inverse=inverse, return_counts=counts,
+                                           dim=dim)
+            theirs = torch.unique_consecutive(t, return_inverse=inverse,
+                                              return_counts=counts, dim=dim)
+            if not (inverse or counts):
+                ours, theirs = (ours,), (theirs,)
+            assert len(ours) == len(theirs)
+            for o, th in zip(ours, theirs):
+                assert o.shape == tuple(th.shape) and o.requires_grad == th.requires_grad
+                assert o.dtype == th.detach().numpy().dtype
+                np.testing.assert_array_equal(o.data, th.detach().numpy())
+    # the method is the function
+    np.testing.assert_array_equal(x.unique_consecutive(dim=dim).data,
+                                  pyad.unique_consecutive(x, dim=dim).data)
+
+
+@pytest.mark.parametrize("dim", [None, 0])
+def test_unique_consecutive_backward_raises_like_torch(dim):
+    torch = pytest.importorskip("torch")
+    a = np.array([[1.0, 2.0], [1.0, 2.0], [0.0, 1.0]])
+    for lib, x in ((pyad, pyad.Variable(a, requires_grad=True)),
+                   (torch, torch.tensor(a, requires_grad=True))):
+        values, inverse, counts = lib.unique_consecutive(x, return_inverse=True,
+                                                         return_counts=True, dim=dim)
+        assert values.requires_grad and not inverse.requires_grad
+        assert not counts.requires_grad
+        with pytest.raises(NotImplementedError, match="the derivative for "
+                           "'unique_consecutive' is not implemented."):
+            values.sum().backward()
+    with pyad.no_grad():
+        assert not pyad.unique_consecutive(pyad.Variable(a, requires_grad=True)).requires_grad
+
+
+@pytest.mark.parametrize("a, dim, error, match", [
+    (np.array(3.0), 0, IndexError, r"Dimension specified as 0"),
+    (_RUNS, 2, IndexError, r"Dimension out of range"),
+    (_RUNS, 1.5, TypeError, r""),
+    (np.zeros((3, 0)), 0, RuntimeError, r"0 sized dimensions"),
+    (np.zeros((0, 3)), 1, RuntimeError, r"0 sized dimensions"),
+])
+def test_unique_consecutive_errors_like_torch(a, dim, error, match):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(error, match=r"^unique_consecutive\(\): .*" + match):
+        pyad.unique_consecutive(pyad.Variable(a), dim=dim)
+    with pytest.raises(error):
+        torch.unique_consecutive(torch.from_numpy(a), dim=dim)
+
+
 def test_pad_is_in_nn_functional():
     from pyad.nn import functional as F
     assert F.pad is pyad.pad

@@ -363,3 +363,93 @@ def test_rounding_ops_keep_zero_gradients_like_torch():
         np.testing.assert_array_equal(g.data, np.zeros(3))
     for out in (pyad.argmax(x), pyad.argsort(x), x > 0):
         assert not out.requires_grad
+
+
+# -- huge offsets and section counts (issue 14, item 3 of the finishing brief) -------------
+
+_BIG_OFFSETS = [2 ** 62, -2 ** 62, 2 ** 63 - 1, -2 ** 63, 3, -3, 4, -4]
+
+
+def _offset_ops(lib):
+    return {
+        "diagonal": lambda x, k: lib.diagonal(x, k),
+        "diagonal_dims": lambda x, k: lib.diagonal(x, k, 1, 0),
+        "method_diagonal": lambda x, k: x.diagonal(k),
+        "diag": lambda x, k: lib.diag(x, k),
+        "tril": lambda x, k: lib.tril(x, k),
+        "triu": lambda x, k: lib.triu(x, k),
+    }
+
+
+@pytest.mark.parametrize("offset", _BIG_OFFSETS)
+@pytest.mark.parametrize("name", sorted(_offset_ops(pyad)))
+def test_huge_diagonal_offsets_match_torch(name, offset):
+    # torch: any int64 offset is fine (an empty diagonal, or a whole / empty triangle);
+    # pyad raised OverflowError (NumPy's C int) and wrapped -2**63 - 1 around in C.
+    a = np.arange(1.0, 7.0).reshape(2, 3)
+    fn = _offset_ops(pyad)[name]
+    x = pyad.Variable(a, requires_grad=True)
+    y = fn(x, offset)
+    g, = pyad.autograd.grad((y * 2.0).sum(), x, allow_unused=True)
+    assert pyad.autograd.gradcheck(lambda v: fn(v, offset), (x,))
+    assert pyad.autograd.gradgradcheck(lambda v: fn(v, offset), (x,))
+    if torch is None:
+        return
+    t = torch.tensor(a, requires_grad=True)
+    ty = _offset_ops(torch)[name](t, offset)
+    tg, = torch.autograd.grad((ty * 2.0).sum(), t, allow_unused=True)
+    assert y.shape == tuple(ty.shape)
+    np.testing.assert_array_equal(y.data, ty.detach().numpy())
+    np.testing.assert_array_equal(g.data, tg.numpy())
+
+
+@needs_torch
+@pytest.mark.parametrize("offset", [2 ** 62, -2 ** 62, 2 ** 63 - 1, -2 ** 63])
+@pytest.mark.parametrize("name", ["diag", "diag_embed"])
+def test_diag_embed_with_a_huge_offset_raises_runtime_error_like_torch(name, offset):
+    v = np.arange(3.0)
+    with pytest.raises(RuntimeError):
+        getattr(torch, name)(torch.tensor(v), offset)
+    with pytest.raises(RuntimeError, match=r"^%s\(\): Storage size calculation overflowed"
+                       % name):
+        getattr(pyad, name)(pyad.Variable(v), offset)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", ["diagonal", "diag", "diag_embed", "tril", "triu"])
+@pytest.mark.parametrize("offset", [2 ** 63, -2 ** 63 - 1, 2 ** 64])
+def test_offsets_beyond_int64_raise_value_error_like_torch(name, offset):
+    a = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(ValueError):
+        getattr(torch, name)(torch.tensor(a), offset)
+    with pytest.raises(ValueError, match=r"^%s\(\): the diagonal offset" % name):
+        getattr(pyad, name)(pyad.Variable(a), offset)
+
+
+@needs_torch
+@pytest.mark.parametrize("arg, error", [
+    (2 ** 61, RuntimeError), (2 ** 60, RuntimeError), (2 ** 45, RuntimeError),
+    (2 ** 63, ValueError), (-1, RuntimeError), ([1, 2 ** 63], TypeError),
+])
+def test_tensor_split_with_huge_counts_raises_like_torch(arg, error):
+    v = np.arange(3.0)
+    # (torch tries to allocate the 2**45 parts and raises std::bad_alloc as RuntimeError;
+    # it is not run here, where it would allocate first.)
+    if arg != 2 ** 45:
+        with pytest.raises(error):
+            torch.tensor_split(torch.tensor(v), arg)
+    with pytest.raises(error, match=r"^tensor_split\(\): "):
+        pyad.tensor_split(pyad.Variable(v), arg)
+
+
+@needs_torch
+def test_tensor_split_at_huge_indices_matches_torch():
+    v = np.arange(4.0)
+    for idx in ([2 ** 62, -2 ** 62], [2 ** 63 - 1], [-2 ** 63, 1]):
+        x = pyad.Variable(v, requires_grad=True)
+        t = torch.tensor(v, requires_grad=True)
+        ours, theirs = pyad.tensor_split(x, idx), torch.tensor_split(t, idx)
+        assert [p.shape for p in ours] == [tuple(p.shape) for p in theirs]
+        sum((p * (i + 1.0)).sum() for i, p in enumerate(ours)).backward()
+        sum((p * (i + 1.0)).sum() for i, p in enumerate(theirs)).backward()
+        np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
