@@ -3108,6 +3108,7 @@ include "ops/inplace.pxi"
 include "ops/complex.pxi"
 include "_function.pxi"
 include "_dlpack.pxi"
+include "_bridge.pxi"
 include "_format.pxi"
 
 
