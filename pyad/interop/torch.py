@@ -21,11 +21,19 @@ _torch = None
 _torch_C = None
 
 
+_run_backward = None
+
+
 def _import_torch(what):
-    global _torch, _torch_C
+    global _torch, _torch_C, _run_backward
     if _torch is None:
-        _torch = import_extra("torch", "torch", what)
-        _torch_C = _torch._C
+        torch = import_extra("torch", "torch", what)
+        _torch_C = torch._C
+        # the engine call behind torch.autograd.grad (a private function: without it,
+        # torch.autograd.grad itself)
+        _run_backward = getattr(getattr(torch.autograd, "graph", None),
+                                "_engine_run_backward", None)
+        _torch = torch
     return _torch
 
 
@@ -198,13 +206,25 @@ def _torch_vjp(state, inputs, grads):
     gs = [grads[j] for j in used]
     t_xs = [t_inputs[i] for i in wanted]
     t_os = [t_outputs[j] for j in used]
+    t_os_tuple = tuple(t_os)
     record = _engine.is_grad_enabled() and any(v.requires_grad for v in xs + gs)
     k = len(xs)
-    grad = _torch.autograd.grad
 
     def vjp(*tensors):
-        return grad(t_os, tensors[:k], tensors[k:], retain_graph=True, create_graph=record,
-                    allow_unused=True, materialize_grads=record)
+        leaves = tensors[:k]
+        if _run_backward is None:
+            return _torch.autograd.grad(t_os, leaves, tensors[k:], retain_graph=True,
+                                        create_graph=record, allow_unused=True,
+                                        materialize_grads=record)
+        # torch.autograd.grad's own engine call, without its argument normalisation and
+        # checks (about 20 us): the gradients are tensors of the outputs' shapes and
+        # dtypes already (pyad's gradients of them).
+        result = _run_backward(t_os_tuple, tensors[k:], True, record, leaves, True,
+                               accumulate_grad=False)
+        if record:
+            result = tuple(_torch.zeros_like(x, requires_grad=True) if r is None else r
+                           for r, x in zip(result, leaves))
+        return result
 
     vjps, _ = _bridged(vjp, tuple(xs + gs), {}, record, t_xs + [None] * len(gs),
                        "the backward of " + what)
