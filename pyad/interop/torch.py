@@ -184,7 +184,7 @@ def _written(var, tensor, what):
                            "received as a copy (torch has no negative strides), so the "
                            "change cannot reach the Variable; pass a contiguous Variable"
                            % what)
-    if getattr(data, "flags", None) is not None and not data.flags.writeable:
+    if not getattr(getattr(data, "flags", None), "writeable", True):
         raise RuntimeError("from_torch(): %s modified in place an argument whose memory is "
                            "read-only (shared with torch, which has no read-only tensors)"
                            % what)
