@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Per-call overhead of pyad.interop's bridges against calling the function directly.
 
-    python benchmarks/bench_interop.py [--smoke] [--repeat N] [--number N]
+    python benchmarks/bench_interop.py [--smoke] [--repeat N] [--number N] [--cpu-time]
+                                       [--only torch|jax]
 
 Rows (small inputs, so the array work is negligible and the overhead shows), each
 "bridged" against "direct" on the same inputs, f(x) = sum(sin(x) * x), x of shape (8,)
@@ -54,7 +55,7 @@ def _median(values):
     return values[n // 2] if n % 2 else 0.5 * (values[n // 2 - 1] + values[n // 2])
 
 
-def measure(rows, number, repeat):
+def measure(rows, number, repeat, clock=time.perf_counter):
     """Median µs per call of each side of each row, the sides run interleaved."""
     for row in rows:
         for fn in row[1:3]:
@@ -65,10 +66,10 @@ def measure(rows, number, repeat):
             n = number // row[4] if len(row) > 4 else number
             for side in (0, 1):
                 fn = row[1 + side]
-                start = time.perf_counter()
+                start = clock()
                 for _ in range(n):
                     fn()
-                times[r][side].append((time.perf_counter() - start) / n * 1e6)
+                times[r][side].append((clock() - start) / n * 1e6)
     return [(row[0], _median(t[0]), _median(t[1]), row[3]) for row, t in zip(rows, times)]
 
 
@@ -182,25 +183,34 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--number", type=int, default=1000,
                         help="calls per timing (a tenth for the jax.vjp/jax.grad rows)")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time with the process's CPU time (time.process_time, all its "
+                             "threads) instead of the wall clock: steadier on a loaded "
+                             "machine")
+    parser.add_argument("--only", choices=("torch", "jax"), help="one framework's rows")
     args = parser.parse_args(argv)
+    clock = time.process_time if args.cpu_time else time.perf_counter
     number = 10 if args.smoke else args.number
     repeat = 2 if args.smoke else args.repeat
     print("%-26s %12s %12s %12s %10s" % ("benchmark", "direct µs", "bridged µs",
                                          "overhead µs", "target"))
     for rows in (torch_rows, jax_rows):
+        if args.only and rows.__name__ != args.only + "_rows":
+            continue
         try:
             made = rows()
         except ImportError as exc:
             print("%-26s n/a (%s)" % (rows.__name__, exc))
             continue
-        for name, direct, bridged, target in measure(made, number, repeat):
+        for name, direct, bridged, target in measure(made, number, repeat, clock):
             overhead = bridged - direct
             verdict = "" if target is None else (
                 "<%g ok" % target if overhead < target else "<%g MISS" % target)
             print("%-26s %12.1f %12.1f %12.1f %10s" % (name, direct, bridged, overhead,
                                                        verdict), flush=True)
-    print("(median of %d interleaved repeats of %d calls; load average %s)"
-          % (repeat, number, " ".join("%.1f" % x for x in os.getloadavg())))
+    print("(%s: median of %d interleaved repeats of %d calls; load average %s)"
+          % ("CPU time" if args.cpu_time else "wall clock", repeat, number,
+             " ".join("%.1f" % x for x in os.getloadavg())))
     return 0
 
 
