@@ -3170,6 +3170,7 @@ include "ops/inplace.pxi"
 include "ops/complex.pxi"
 include "_function.pxi"
 include "_dlpack.pxi"
+include "_bridge.pxi"
 include "_format.pxi"
 include "_gctrack.pxi"
 

@@ -190,6 +190,166 @@ def test_from_torch_bad_return_and_keyword_variable(torch):
         interop.from_torch(lambda x, y: x)(leaf(X), y=leaf(Y))
 
 
+# -- from_torch's views: torch.from_numpy / Tensor.numpy() on the CPU ------------------
+
+def _pointer(array):
+    return array.__array_interface__["data"][0]
+
+
+def _views():
+    base = np.arange(24, dtype=np.float64).reshape(4, 6) / 7 - 1
+    return {
+        "0-d": np.array(0.25),
+        "empty": np.zeros((0, 3)),
+        "transposed": base.T,
+        "sliced": base[1:, ::2],
+        "float32": base.astype(np.float32)[:, 1:4],
+    }
+
+
+@pytest.mark.parametrize("case", ["0-d", "empty", "transposed", "sliced", "float32"])
+def test_from_torch_view_shares_memory_both_ways_and_differentiates(torch, case):
+    data = _views()[case]
+    seen = {}
+
+    def fn(x):
+        seen["in"] = x.data_ptr()
+        seen["strides"] = x.stride()
+        out = x.sin() * x
+        seen["out"] = out.data_ptr()
+        return out
+
+    x = pyad.Variable(data, requires_grad=True)
+    y = interop.from_torch(fn)(x)
+    if data.size:
+        assert seen["in"] == _pointer(data)
+        assert seen["strides"] == tuple(s // data.itemsize for s in data.strides)
+        assert seen["out"] == _pointer(y.data)
+    assert y.grad_fn is not None and y.grad_fn.name() == "TorchFunctionBackward"
+    t = torch.tensor(data, requires_grad=True)
+    expected = t.sin() * t
+    np.testing.assert_array_equal(y.data, expected.detach().numpy())
+    y.sum().backward()
+    expected.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
+    assert x.grad.shape == data.shape and x.grad.dtype == data.dtype
+
+
+def test_from_torch_negative_strides_are_copied_and_a_write_into_them_refused(torch):
+    base = np.linspace(-1.0, 1.0, 5)
+    data = base[::-1]
+    seen = {}
+
+    def fn(x):
+        seen["in"] = x.data_ptr()
+        return x.exp()
+
+    x = pyad.Variable(data, requires_grad=True)
+    y = interop.from_torch(fn)(x)
+    assert seen["in"] != _pointer(data)           # torch has no negative strides: a copy
+    np.testing.assert_array_equal(y.data, np.exp(data))
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, np.exp(data))
+
+    def write(x):
+        x.mul_(2)
+        return x * 1
+
+    with pytest.raises(RuntimeError, match=r"from_torch\(\): write modified in place an "
+                                           r"argument whose data torch received as a copy"):
+        interop.from_torch(write)(pyad.Variable(data.copy()[::-1]))
+
+
+def test_from_torch_read_only_memory_is_shared_without_warning_and_writes_refused(torch):
+    import warnings
+    data = np.linspace(-1.0, 1.0, 6)
+    data.flags.writeable = False
+    seen = {}
+
+    def fn(x):
+        seen["in"] = x.data_ptr()
+        return x * x
+
+    x = pyad.Variable(data, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")           # torch warns on non-writable arrays
+        y = interop.from_torch(fn)(x)
+    assert seen["in"] == _pointer(data)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, 2 * data)
+
+    def write(x):
+        x.add_(0)
+        return x * 1
+
+    with pytest.raises(RuntimeError, match="read-only"):
+        interop.from_torch(write)(pyad.Variable(data))
+
+
+def test_from_torch_bfloat16_crosses_without_a_copy(torch):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    data = np.array([0.5, -1.0, 2.0], dtype=ml_dtypes.bfloat16)
+    seen = {}
+
+    def fn(x):
+        seen["in"], seen["dtype"] = x.data_ptr(), x.dtype
+        out = x * 2
+        seen["out"] = out.data_ptr()
+        return out
+
+    y = interop.from_torch(fn)(pyad.Variable(data))
+    assert seen["dtype"] == torch.bfloat16 and seen["in"] == _pointer(data)
+    assert y.dtype == data.dtype and seen["out"] == _pointer(y.data)
+    np.testing.assert_array_equal(y.data.astype(np.float32), [1.0, -2.0, 4.0])
+
+
+def test_from_torch_in_place_change_in_pyad_before_backward_is_an_error(torch):
+    x = leaf(X)
+    y = interop.from_torch(torch.sin)(x * 1)
+    z = interop.from_torch(torch.sin)(x)
+    with pyad.no_grad():
+        x.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+    y.sum().backward()                         # its input (x * 1) was not modified
+    np.testing.assert_allclose(x.grad.data, np.cos(np.array(X)))
+
+
+def test_from_torch_node_frees_its_graph_and_retain_graph_keeps_it(torch):
+    x = leaf(X)
+    y = interop.from_torch(torch.exp)(x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_allclose(x.grad.data, 2 * np.exp(np.array(X)))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+
+
+def test_from_torch_node_has_the_inputs_edges(torch):
+    a, b = leaf(X), leaf(Y, requires_grad=False)
+    y = interop.from_torch(lambda a, k, b: a * b * k)(a, 2.0, b)
+    edges = y.grad_fn.next_functions
+    assert len(edges) == 3
+    assert edges[0][0].name() == "AccumulateGrad" and edges[1] == (None, 0) == edges[2]
+
+
+def test_from_torch_cuda_variable_shares_memory(torch):
+    cupy = pytest.importorskip("cupy")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device for torch")
+    x = pyad.Variable(cupy.linspace(-1, 1, 5), requires_grad=True)
+    seen = {}
+
+    def fn(t):
+        seen["in"], seen["device"] = t.data_ptr(), t.device.type
+        return t.sin()
+
+    y = interop.from_torch(fn)(x)
+    assert seen == {"in": x.data.data.ptr, "device": "cuda"}
+    y.sum().backward()
+    np.testing.assert_allclose(cupy.asnumpy(x.grad.data), np.cos(np.linspace(-1, 1, 5)))
+
+
 # --------------------------------------------------------------------------------
 # to_torch
 # --------------------------------------------------------------------------------

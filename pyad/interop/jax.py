@@ -31,6 +31,11 @@ def _is_float(dtype):
 
 def _jax_view(var):
     """A JAX array on the same memory as ``var`` where JAX can take it (else a copy)."""
+    data = var.data
+    if type(data) is numpy.ndarray and data.__array_interface__["data"][0] % 64:
+        # JAX's CPU client shares only 64-byte aligned host memory and copies the rest:
+        # copy directly (about 100 us), not after JAX's DLPack import (about 160 us).
+        return _jax.numpy.asarray(data)
     try:
         return _jax.dlpack.from_dlpack(var.detach())
     except Exception:          # JAX wants aligned, row-major memory; anything else copies

@@ -6,134 +6,231 @@ the vector-Jacobian product on the same buffers; when a graph of the backward is
 so the next order flows through the other framework again.
 """
 import functools
+import warnings
 
 import numpy
 
 from .. import _engine
 from ..autograd import grad as _pyad_grad
-from ..autograd.function import Function
-from ..autograd.grad_mode import enable_grad, no_grad, is_grad_enabled
+from ..autograd.grad_mode import enable_grad, no_grad
 from ._common import import_extra, bump_version
 
+Variable = _engine.Variable
+_numpy_layout = _engine._numpy_layout
 _torch = None
+_torch_C = None
+
+
+_run_backward = None
 
 
 def _import_torch(what):
-    global _torch
+    global _torch, _torch_C, _run_backward
     if _torch is None:
-        _torch = import_extra("torch", "torch", what)
+        torch = import_extra("torch", "torch", what)
+        _torch_C = torch._C
+        # the engine call behind torch.autograd.grad (a private function: without it,
+        # torch.autograd.grad itself)
+        _run_backward = getattr(getattr(torch.autograd, "graph", None),
+                                "_engine_run_backward", None)
+        _torch = torch
     return _torch
 
 
 # -- zero-copy views -------------------------------------------------------------------
+#
+# On the CPU, torch.from_numpy / Tensor.numpy() share memory and cost about 2 and 3 us;
+# the DLPack round trip (torch's Python-level __dlpack__/from_dlpack) costs about 15 us.
+# DLPack stays for what NumPy cannot hold or torch.from_numpy cannot take: CuPy/CUDA
+# data, bfloat16 and float8 (ml_dtypes), byte-swapped data, conjugate/negative views.
+
+_FROM_NUMPY = frozenset()       # NumPy dtypes torch.from_numpy takes
+_TO_NUMPY = frozenset()         # torch dtypes Tensor.numpy() gives without a copy
+
 
 def _torch_view(var):
-    """A torch tensor sharing ``var``'s memory (no grad, no history)."""
+    """A torch tensor sharing ``var``'s memory (no grad, no history).
+
+    Negative strides are the exception: torch has none, so such data is copied (a
+    write by torch into that copy would be lost, and is refused by ``from_torch``).
+    Read-only memory is shared as it is (torch has no read-only tensors; torch's own
+    warning for it is silenced here and a write is refused by ``from_torch``)."""
     data = var.data
-    if type(data) is numpy.ndarray and data.dtype.isbuiltin and data.flags.writeable \
-            and (data.ndim == 0 or min(data.strides) >= 0):
-        return _torch.from_numpy(data)               # the fast route, about 1 us
+    if data.dtype in _FROM_NUMPY:
+        layout = _numpy_layout(data)
+        if layout == 0:
+            return _torch.from_numpy(data)
+        if layout == 1:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                return _torch.from_numpy(data)
+        if layout == 2:
+            return _torch.from_numpy(numpy.ascontiguousarray(data))
     return _torch.from_dlpack(var.detach())
+
+
+def _array_of(tensor):
+    """The array (NumPy or CuPy) sharing a torch tensor's memory, for a pyad Variable."""
+    if tensor.requires_grad:
+        tensor = tensor.detach()
+    if tensor.is_cpu and tensor.dtype in _TO_NUMPY:
+        try:
+            return tensor.numpy()                    # the fast route
+        except RuntimeError:                         # a negative-bit view: DLPack resolves it
+            pass
+    return _engine.from_dlpack(tensor).data          # complex (conj bits), bfloat16, CUDA
 
 
 def _pyad_view(tensor):
     """A pyad Variable sharing a torch tensor's memory (no grad, no history)."""
-    if tensor.requires_grad:
-        tensor = tensor.detach()
-    if tensor.dtype in _REAL_DTYPES and tensor.device.type == "cpu":
-        return _engine.Variable(tensor.numpy())     # the fast route
-    return _engine.from_dlpack(tensor)              # complex (conj bits), bfloat16, CUDA
-
-
-_REAL_DTYPES = ()
+    return _engine.Variable(_array_of(tensor))
 
 
 def _init_dtypes():
-    global _REAL_DTYPES
-    if not _REAL_DTYPES:
+    global _FROM_NUMPY, _TO_NUMPY
+    if not _TO_NUMPY:
         t = _torch
-        _REAL_DTYPES = frozenset([t.float16, t.float32, t.float64, t.int8, t.int16, t.int32,
-                                  t.int64, t.uint8, t.bool])
+        pairs = [("float16", t.float16), ("float32", t.float32), ("float64", t.float64),
+                 ("int8", t.int8), ("int16", t.int16), ("int32", t.int32),
+                 ("int64", t.int64), ("uint8", t.uint8), ("bool", t.bool),
+                 ("complex64", t.complex64), ("complex128", t.complex128)]
+        for name in ("uint16", "uint32", "uint64"):
+            if hasattr(t, name):
+                pairs.append((name, getattr(t, name)))
+        _FROM_NUMPY = frozenset(numpy.dtype(n) for n, _ in pairs)
+        # complex tensors may carry a lazy conjugate bit that .numpy() refuses: DLPack
+        _TO_NUMPY = frozenset(d for n, d in pairs if not n.startswith("complex"))
+
+
+def _address(data):
+    interface = getattr(data, "__array_interface__", None) or \
+        getattr(data, "__cuda_array_interface__", None)
+    return None if interface is None else interface["data"][0]
 
 
 # -- torch inside pyad -------------------------------------------------------------------
 
-def _as_tuple(outputs, what):
+def _as_tuple(outputs, what, allow_none=False):
     if isinstance(outputs, (tuple, list)):
         single = False
+        outputs = tuple(outputs)
     else:
         outputs, single = (outputs,), True
+    tensor = _torch.Tensor
     for o in outputs:
-        if not isinstance(o, _torch.Tensor):
+        if not isinstance(o, tensor) and not (allow_none and o is None):
             raise TypeError("from_torch(): the function %s must return a torch.Tensor or a "
                             "tuple of them, got %s" % (what, type(o).__name__))
-    return tuple(outputs), single
+    return outputs, single
 
 
-class TorchFunction(Function):
-    """One call of a torch function (or of its vector-Jacobian product) in pyad's graph.
+class TorchFunctionBackward(_engine._BridgeNode):
+    """The node of one call of a torch function (or of its VJP) in pyad's graph."""
 
-    ``compute(args, record)`` returns the torch tensors standing for the arguments (None
-    for non-Variables), the torch outputs, and whether a single output was returned.
+
+def _bridged(fn, args, kwargs, record, leaves, what):
+    """Run ``fn`` on torch tensors sharing the memory of ``args``' Variables and return
+    its outputs as Variables sharing theirs (and whether it returned a single tensor).
+
+    With ``record``, one node is recorded: the Variables requiring grad enter ``fn`` as
+    torch leaves requiring grad, and the node's backward is torch's VJP on that graph
+    (:func:`_torch_vjp`, itself a call of this function). ``leaves`` (or None) gives, per
+    argument, a torch tensor to use instead of a new view (the VJP passes the leaves
+    the forward recorded, so that torch differentiates its graph with respect to them).
     """
-
-    @staticmethod
-    def forward(ctx, compute, record, *args):
-        t_inputs, t_outputs, single = compute(args, record)
-        ctx.t_inputs, ctx.t_outputs = t_inputs, t_outputs
-        outputs = tuple(_pyad_view(o) for o in t_outputs)
-        if record:
-            ctx.save_for_backward(*[a if isinstance(a, _engine.Variable) else None
-                                    for a in args])
-            ctx.mark_non_differentiable(*[o for o, t in zip(outputs, t_outputs)
-                                          if not t.requires_grad])
-        return outputs[0] if single else outputs
-
-    @staticmethod
-    def backward(ctx, *grads):
-        t_inputs, t_outputs = ctx.t_inputs, ctx.t_outputs
-        wanted = [i for i, t in enumerate(t_inputs) if t is not None and t.requires_grad]
-        used = [j for j, (t, g) in enumerate(zip(t_outputs, grads))
-                if t.requires_grad and g is not None]
-        result = [None] * (len(t_inputs) + 2)
-        if not wanted or not used:
-            return tuple(result)
-        if not is_grad_enabled():
-            # First order: one torch.autograd.grad on the recorded torch graph.
-            with _torch.enable_grad():
-                vjp = _torch.autograd.grad([t_outputs[j] for j in used],
-                                           [t_inputs[i] for i in wanted],
-                                           [_torch_view(grads[j]) for j in used],
-                                           retain_graph=True, allow_unused=True)
-            for i, g in zip(wanted, vjp):
-                result[i + 2] = None if g is None else _pyad_view(g)
-            return tuple(result)
-        # A graph of the backward is wanted: the VJP is a bridged op of the same inputs
-        # (their torch tensors are the leaves of the recorded graph) and the gradients.
-        saved = ctx.saved_tensors
-        xs = [saved[i] for i in wanted]
-        gs = [grads[j] for j in used]
-        t_xs = [t_inputs[i] for i in wanted]
-        t_os = [t_outputs[j] for j in used]
-
-        def vjp_compute(args, record):
-            t_gs = []
-            for g in args[len(xs):]:
-                t = _torch_view(g)
-                if record and g.requires_grad and t.is_floating_point():
+    n = len(args)
+    t_args = list(args)
+    t_inputs = [None] * n
+    versions = [None] * n
+    for i in range(n):
+        a = args[i]
+        if isinstance(a, Variable):
+            t = None if leaves is None else leaves[i]
+            if t is None:
+                t = _torch_view(a)
+                if record and a.requires_grad and (t.is_floating_point() or t.is_complex()):
                     t.requires_grad_(True)
-                t_gs.append(t)
-            with _torch.enable_grad():
-                vjp = _torch.autograd.grad(t_os, t_xs, t_gs, retain_graph=True,
-                                           create_graph=record, allow_unused=True,
-                                           materialize_grads=True)
-            return t_xs + t_gs, tuple(vjp), False
+            t_args[i] = t_inputs[i] = t
+            versions[i] = t._version
+    previous = _torch_C.is_grad_enabled()
+    if previous != record:
+        _torch_C._set_grad_enabled(record)
+    try:
+        outputs = fn(*t_args, **kwargs)
+    finally:
+        if previous != record:
+            _torch_C._set_grad_enabled(previous)
+    outputs, single = _as_tuple(outputs, what, leaves is not None)
+    for i in range(n):
+        t = t_inputs[i]
+        if t is not None and t._version != versions[i]:
+            _written(args[i], t, what)
+    arrays = tuple(None if o is None else _array_of(o) for o in outputs)
+    if record:
+        differentiable = tuple(o is not None and o.requires_grad for o in outputs)
+        if True in differentiable:
+            state = (t_inputs, outputs, what)
+            return _engine._bridge_record(TorchFunctionBackward, _torch_vjp, state, args,
+                                          arrays, differentiable), single
+    return _engine._bridge_record(None, None, None, args, arrays, ()), single
 
-        record = any(v.requires_grad for v in xs + gs)
-        vjp = TorchFunction.apply(vjp_compute, record, *xs, *gs)
-        for i, g in zip(wanted, vjp):
-            result[i + 2] = g
-        return tuple(result)
+
+def _written(var, tensor, what):
+    # torch wrote into the Variable's memory: pyad must know, or values it saved for a
+    # backward would be used stale without an error.
+    data = var.data
+    if _address(data) != tensor.data_ptr() and data.size:
+        raise RuntimeError("from_torch(): %s modified in place an argument whose data torch "
+                           "received as a copy (torch has no negative strides), so the "
+                           "change cannot reach the Variable; pass a contiguous Variable"
+                           % what)
+    if not getattr(getattr(data, "flags", None), "writeable", True):
+        raise RuntimeError("from_torch(): %s modified in place an argument whose memory is "
+                           "read-only (shared with torch, which has no read-only tensors)"
+                           % what)
+    bump_version(var)
+
+
+def _torch_vjp(state, inputs, grads):
+    """The backward of a bridged call: torch's vector-Jacobian product over the graph the
+    forward recorded, as a bridged call of the inputs and the incoming gradients (so it
+    is recorded, and differentiable again, when pyad builds a graph of the backward)."""
+    t_inputs, t_outputs, what = state
+    result = [None] * len(t_inputs)
+    wanted = [i for i, t in enumerate(t_inputs)
+              if t is not None and inputs[i] is not None and t.requires_grad]
+    used = [j for j, g in enumerate(grads) if g is not None and t_outputs[j].requires_grad]
+    if not wanted or not used:
+        return result
+    xs = [inputs[i] for i in wanted]
+    gs = [grads[j] for j in used]
+    t_xs = [t_inputs[i] for i in wanted]
+    t_os = [t_outputs[j] for j in used]
+    t_os_tuple = tuple(t_os)
+    record = _engine.is_grad_enabled() and any(v.requires_grad for v in xs + gs)
+    k = len(xs)
+
+    def vjp(*tensors):
+        leaves = tensors[:k]
+        if _run_backward is None:
+            return _torch.autograd.grad(t_os, leaves, tensors[k:], retain_graph=True,
+                                        create_graph=record, allow_unused=True,
+                                        materialize_grads=record)
+        # torch.autograd.grad's own engine call, without its argument normalisation and
+        # checks (about 20 us): the gradients are tensors of the outputs' shapes and
+        # dtypes already (pyad's gradients of them).
+        result = _run_backward(t_os_tuple, tensors[k:], True, record, leaves, True,
+                               accumulate_grad=False)
+        if record:
+            result = tuple(_torch.zeros_like(x, requires_grad=True) if r is None else r
+                           for r, x in zip(result, leaves))
+        return result
+
+    vjps, _ = _bridged(vjp, tuple(xs + gs), {}, record, t_xs + [None] * len(gs),
+                       "the backward of " + what)
+    for i, g in zip(wanted, vjps):
+        result[i] = g
+    return result
 
 
 def from_torch(fn):
@@ -167,47 +264,22 @@ def from_torch(fn):
     _import_torch("pyad.interop.from_torch()")
     _init_dtypes()
     what = _name(fn)
-
-    def compute(args, record, kwargs):
-        t_args, t_inputs, versions = [], [], []
-        for a in args:
-            if isinstance(a, _engine.Variable):
-                t = _torch_view(a)
-                if record and a.requires_grad and (t.is_floating_point() or t.is_complex()):
-                    t.requires_grad_(True)
-                t_inputs.append(t)
-                versions.append(t._version)
-                t_args.append(t)
-            else:
-                t_inputs.append(None)
-                versions.append(None)
-                t_args.append(a)
-        previous = _torch.is_grad_enabled()
-        if previous != record:
-            _torch.set_grad_enabled(record)
-        try:
-            outputs = fn(*t_args, **kwargs)
-        finally:
-            if previous != record:
-                _torch.set_grad_enabled(previous)
-        outputs, single = _as_tuple(outputs, what)
-        for a, t, version in zip(args, t_inputs, versions):
-            if t is not None and t._version != version:
-                # torch wrote into the Variable's memory: pyad must know, or values it
-                # saved for a backward would be used stale without an error.
-                bump_version(a)
-        return t_inputs, outputs, single
+    grad_enabled = _engine.is_grad_enabled
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         for k, v in kwargs.items():
-            if isinstance(v, _engine.Variable):
+            if isinstance(v, Variable):
                 raise TypeError("from_torch(): pass Variables positionally (keyword %r of %s is "
-                                "a Variable)" % (k, _name(fn)))
-        record = is_grad_enabled() and any(isinstance(a, _engine.Variable) and a.requires_grad
-                                           for a in args)
-        return TorchFunction.apply(functools.partial(_with_kwargs, compute, kwargs), record,
-                                   *args)
+                                "a Variable)" % (k, what))
+        record = False
+        if grad_enabled():
+            for a in args:
+                if isinstance(a, Variable) and a.requires_grad:
+                    record = True
+                    break
+        outputs, single = _bridged(fn, args, kwargs, record, None, what)
+        return outputs[0] if single else tuple(outputs)
 
     return wrapper
 
