@@ -37,8 +37,10 @@ MARKER = re.compile(r'^@profiled_op(?:\(\s*"(\w+)"\s*\))?\s*$')
 HEADER = re.compile(r"^(?:cpdef|def)\s+(?:[\w.]+\s+)?(\w+)\s*\(")
 # The prologue as it was written out by hand (and still may be, for special cases).
 WRITTEN = re.compile(r"^(\s+)if _profiling and _profile_enter\(\):\s*$")
-SOURCES = ["pyad/_engine.pyx", "pyad/_engine.pxd", "pyad/_function.pxi",
-           "pyad/_dlpack.pxi", "pyad/_format.pxi"]
+# The engine module and every file it includes: pyad/_engine.pyx, .pxd and each
+# pyad/*.pxi (a new include needs no edit here).
+SOURCES = ["pyad/_engine.pyx", "pyad/_engine.pxd"] + sorted(
+    "pyad/" + f for f in os.listdir(os.path.join(ROOT, "pyad")) if f.endswith(".pxi"))
 
 
 class EntryError(ValueError):
