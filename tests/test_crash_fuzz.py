@@ -25,9 +25,10 @@ from pyad import _engine
 # -- the fuzz (runs in a subprocess) ---------------------------------------------------
 
 # Nodes never made by a forward op: abstract bases, the engine's virtual root and the
-# custom Function node bases (their concrete subclasses are in the zoo below).
+# custom Function node bases (their concrete subclasses are in the zoo below), and the
+# pyad.interop bridge node base (its subclasses live in pyad.interop and need torch).
 _NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
-                     "BackwardCFunction", "_ZeroGradNode", "_SelectNode",
+                     "BackwardCFunction", "_ZeroGradNode", "_SelectNode", "_BridgeNode",
                      "_RemainderNode", "_IndexAlongNode", "_StochasticNode",
                      "_FloatSampleNode", "_GroupBackward"}
 
