@@ -573,6 +573,11 @@ cdef inline object _sv(SavedVariable saved, Node owner, bint rec):
     return saved.unpack(owner) if rec else saved.data(owner)
 
 
+cdef inline object _ov(_SavedOperand saved, Node owner, bint rec):
+    # A saved operand (a Variable or a number) as a value.
+    return saved.get(owner) if rec else saved.data(owner)
+
+
 cdef inline Variable _grad(object v):
     # A value as the Variable a backward returns.
     if isinstance(v, Variable):
@@ -588,6 +593,12 @@ cdef inline object _v_neg(object a):
     if isinstance(a, Variable):
         return neg(a)
     return _scratch(_np_negative(a))
+
+
+cdef inline object _v_neg_in(object a, object t):
+    if isinstance(a, Variable):
+        return neg(a)
+    return _np_negative(a, out=t)
 
 
 cdef inline object _v_mul(object a, object b):

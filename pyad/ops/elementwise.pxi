@@ -32,6 +32,18 @@ cdef class _BinaryNode(Node):
             return g
         return _raw(_reduce_data(data, self.b_shape, self.b_dtype))
 
+    cdef inline Variable out_a(self, object v, Variable g):
+        # Operand a's gradient from a value (an array, or a Variable under create_graph;
+        # see _v_mul), g being the incoming gradient.
+        if isinstance(v, Variable):
+            return self.grad_a(<Variable>v)
+        return self.raw_grad_a(g, v)
+
+    cdef inline Variable out_b(self, object v, Variable g):
+        if isinstance(v, Variable):
+            return self.grad_b(<Variable>v)
+        return self.raw_grad_b(g, v)
+
     cdef void _release_saved(self):
         self._released = True
         if self.a is not None:
@@ -128,13 +140,11 @@ cdef inline int _category_of(object d):
 # -- add / sub ----------------------------------------------------------------------
 
 cdef class AddBackward(_BinaryNode):
-    cdef tuple _backward(self, tuple grads):
+    cdef tuple _backward(self, tuple grads):                # g, g
         cdef Variable g = grads[0]
-        if not _grad_enabled():
-            return (self.raw_grad_a(g, g._data) if self._needs_input_grad(0) else None,
-                    self.raw_grad_b(g, g._data) if self._needs_input_grad(1) else None)
-        return (self.grad_a(g) if self._needs_input_grad(0) else None,
-                self.grad_b(g) if self._needs_input_grad(1) else None)
+        v = _gv(g, _grad_enabled())
+        return (self.out_a(v, g) if self._needs_input_grad(0) else None,
+                self.out_b(v, g) if self._needs_input_grad(1) else None)
 
 
 cdef object _ONE = 1
@@ -165,14 +175,11 @@ cpdef Variable add(object input, object other, object alpha=1):
 
 
 cdef class SubBackward(_BinaryNode):
-    cdef tuple _backward(self, tuple grads):
+    cdef tuple _backward(self, tuple grads):                # g, -g
         cdef Variable g = grads[0]
-        if not _grad_enabled():
-            return (self.raw_grad_a(g, g._data) if self._needs_input_grad(0) else None,
-                    self.raw_grad_b(g, _np_negative(g._data))
-                    if self._needs_input_grad(1) else None)
-        return (self.grad_a(g) if self._needs_input_grad(0) else None,
-                self.grad_b(neg(g)) if self._needs_input_grad(1) else None)
+        v = _gv(g, _grad_enabled())
+        return (self.out_a(v, g) if self._needs_input_grad(0) else None,
+                self.out_b(_v_neg(v), g) if self._needs_input_grad(1) else None)
 
 
 @profiled_op
@@ -210,17 +217,13 @@ def rsub(input, other, alpha=1):
 cdef class MulBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
         cdef Variable g = grads[0]
+        cdef bint rec = _grad_enabled()                     # g b, g a
+        v = _gv(g, rec)
         ga = gb = None
-        if not _grad_enabled():
-            if self._needs_input_grad(0):
-                ga = self.raw_grad_a(g, _np_multiply(g._data, self.b.data(self)))
-            if self._needs_input_grad(1):
-                gb = self.raw_grad_b(g, _np_multiply(g._data, self.a.data(self)))
-            return (ga, gb)
         if self._needs_input_grad(0):
-            ga = self.grad_a(mul(g, self.b.get(self)))
+            ga = self.out_a(_v_mul(v, _ov(self.b, self, rec)), g)
         if self._needs_input_grad(1):
-            gb = self.grad_b(mul(g, self.a.get(self)))
+            gb = self.out_b(_v_mul(v, _ov(self.a, self, rec)), g)
         return (ga, gb)
 
 
@@ -242,22 +245,16 @@ cpdef Variable mul(object input, object other):
 cdef class DivBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
         cdef Variable g = grads[0]
+        cdef bint rec = _grad_enabled()                     # g / b, -(g a) / (b b)
+        v = _gv(g, rec)
+        b = _ov(self.b, self, rec)
         ga = gb = None
-        if not _grad_enabled():
-            bd = self.b.data(self)
-            quotient = _np_true_divide(g._data, bd)
-            if self._needs_input_grad(1):
-                # d(a/b)/db = -(g / b) * a / b
-                gb = self.raw_grad_b(g, _np_negative(quotient * self.a.data(self) / bd))
-            if self._needs_input_grad(0):
-                ga = self.raw_grad_a(g, quotient)
-            return (ga, gb)
-        b = self.b.get(self)
         if self._needs_input_grad(0):
-            ga = self.grad_a(div(g, b))
+            ga = self.out_a(_v_div(v, b), g)
         if self._needs_input_grad(1):
-            # d(a/b)/db = -a / b^2
-            gb = self.grad_b(neg(div(mul(g, self.a.get(self)), mul(b, b))))
+            t = _v_mul(v, _ov(self.a, self, rec))
+            t = _v_div_in(t, _v_mul(b, b), t)
+            gb = self.out_b(_v_neg_in(t, t), g)
         return (ga, gb)
 
 
