@@ -213,8 +213,9 @@ cdef void _gc_audit_node(Node node) except *:
     # PYAD_GC_AUDIT: an untracked node must still hold nothing that could form a cycle
     # (catches an op that changes a node after a later op sealed it).
     if node._gc_state == _GC_UNTRACKED and not _is_safe(node):
-        raise AssertionError("backward(): node %s was untracked by the cyclic GC but now "
-                             "holds an object that could be part of a cycle" % node.name())
+        raise AssertionError("backward(): %s was untracked by the cyclic GC but now "
+                             "holds an object that could be part of a cycle (PYAD_GC_AUDIT)"
+                             % node.name())
 
 
 def _gc_untrack_stats():
