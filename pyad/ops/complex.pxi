@@ -146,8 +146,8 @@ cpdef Variable angle(object input):
 def sgn(input):
     """``z / |z|`` for complex input (0 at 0), ``sign`` for real input, as torch.sgn.
 
-    >>> sgn(Variable(numpy.array([3 + 4j, 0j]))).tolist()
-    [(0.6+0.8j), 0j]
+    >>> sgn(Variable(numpy.array([2j, -2 + 0j, 0j]))).tolist()
+    [1j, (-1+0j), 0j]
     """
     if _profiling and _profile_enter():
         return _profiled(sgn, (input, ))
