@@ -65,6 +65,7 @@ from pyad._engine import (
     log_, sqrt_, tanh_, sigmoid_, relu_, neg_, pow_, abs_, reciprocal_, sign_, square_,
     rsqrt_, expm1_, log1p_, log2_, log10_, sin_, cos_, tan_, asin_, acos_, atan_,
     sinh_, cosh_, erf_, floor_, ceil_, round_, trunc_, frac_, conj, real, imag, angle,
+    sgn, vdot, view_as_real, view_as_complex,
 )
 __all__ += [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "tanh", "sigmoid",
@@ -100,7 +101,8 @@ __all__ += [
     "sigmoid_", "relu_", "neg_", "pow_", "abs_", "reciprocal_", "sign_", "square_",
     "rsqrt_", "expm1_", "log1p_", "log2_", "log10_", "sin_", "cos_", "tan_", "asin_",
     "acos_", "atan_", "sinh_", "cosh_", "erf_", "floor_", "ceil_", "round_", "trunc_",
-    "frac_", "conj", "real", "imag", "angle",
+    "frac_", "conj", "real", "imag", "angle", "sgn", "vdot", "view_as_real",
+    "view_as_complex",
 ]
 # --- end of generated op names ---
 from pyad._factories import (

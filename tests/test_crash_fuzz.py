@@ -174,7 +174,9 @@ def _zoo():
                 pyad.nn.functional.max_pool2d(x4, 2, stride=1),
                 pyad.nn.functional.avg_pool2d(x4, 2, stride=1)]    # UnfoldBackward
     z = x * (1 + 1j) + w * 0.5j                                 # complex.pxi
-    entries += [z.conj().real, z.imag, pyad.angle(z), pyad.angle(x)]
+    entries += [z.conj().real, z.imag, pyad.angle(z), pyad.angle(x),
+                pyad.view_as_real(z), pyad.view_as_complex(x[..., :2].contiguous()),
+                pyad.sgn(z), pyad.vdot(z[0], z[1])]
     b = x * 1
     b[0].mul_(w[0])                       # CopySlicesBackward on b
     entries.append(b)

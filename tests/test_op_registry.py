@@ -60,6 +60,8 @@ for _name in ("masked_fill", "masked_fill_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x, x > 0.3, 0.0)
 SAMPLE_CALLS["masked_scatter"] = lambda op, x: op(x, x > 0.3, x)
 SAMPLE_CALLS["imag"] = lambda op, x: op(x * 1j)
+SAMPLE_CALLS["vdot"] = lambda op, x: op(x[0], x[1])
+SAMPLE_CALLS["view_as_real"] = lambda op, x: op(x * 1j)
 
 
 def _sample_input():

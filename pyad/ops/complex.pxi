@@ -139,11 +139,125 @@ cpdef Variable angle(object input):
     return _float_unary(_angle_data, input, AngleBackward, 1, "angle")
 
 
-COMPLEX_OPS = (conj, real, imag, angle)
+def sgn(input):
+    """``z / |z|`` for complex input (0 at 0), ``sign`` for real input, as torch.sgn.
+
+    >>> sgn(Variable(numpy.array([2j, -2 + 0j, 0j]))).tolist()
+    [1j, (-1+0j), 0j]
+    """
+    if _profiling and _profile_enter():
+        return _profiled(sgn, (input, ))
+    cdef Variable x = _as_variable(input, "sgn")
+    if _dtype_kind(x._data) != b'c':
+        return sign(x)
+    # composed of differentiable ops, so its gradient (and the second one) is torch's
+    a = abs(x)
+    zero = _xp_of(a._data).asarray(a._data == 0)
+    return where_const(zero, 0, div(x, where_const(zero, 1, a)))
+
+
+def vdot(input, other):
+    """``sum(conj(input) * other)`` of two 1-D Variables of one dtype, as torch.vdot.
+
+    >>> vdot(Variable(numpy.array([1j, 2.])), Variable(numpy.array([1j, 1.])))
+    tensor(3.+0.j, dtype=complex128)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(vdot, (input, other, ))
+    cdef Variable a = _as_variable(input, "vdot")
+    cdef Variable b = _as_variable(other, "vdot")
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError("vdot(): 1D Variables expected, but got %dD and %dD Variables"
+                           % (a._data.ndim, b._data.ndim))
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError("vdot(): expected both vectors to have same dtype, but found %s "
+                           "and %s" % (a._data.dtype, b._data.dtype))
+    if a._data.shape[0] != b._data.shape[0]:
+        raise RuntimeError("vdot(): inconsistent Variable size, expected Variable [%d] and "
+                           "src [%d] to have the same number of elements"
+                           % (a._data.shape[0], b._data.shape[0]))
+    return sum(mul(conj(a), b))
+
+
+cdef class ViewAsRealBackward(Node):
+    cdef tuple _backward(self, tuple grads):
+        # the gradient of (re, im) pairs is the complex gradient re + i im
+        g = <Variable>grads[0]
+        return (add(select(g, -1, 0), mul(select(g, -1, 1), 1j)),)
+
+
+cdef class ViewAsComplexBackward(Node):
+    cdef tuple _backward(self, tuple grads):
+        g = <Variable>grads[0]
+        return (stack([real(g), imag(g)], -1),)
+
+
+cdef object _view_as_real_data(object d):
+    # (..., 2) real view of complex data: the real parts, then a last axis stepping to
+    # the imaginary parts (any strides, 0-d too), sharing memory as torch's view.
+    xp = _xp_of(d)
+    r = d.real
+    return xp.lib.stride_tricks.as_strided(r, d.shape + (2,), r.strides + (r.itemsize,))
+
+
+cdef object _view_as_complex_data(object d, str what):
+    if d.dtype.kind != "f" or d.dtype.itemsize < 4:
+        raise RuntimeError("%s(): view_as_complex is only supported for half, float and "
+                           "double Variables, but got a Variable of dtype %s" % (what, d.dtype))
+    if d.ndim == 0:
+        raise RuntimeError("%s(): Input Variable must have one or more dimensions" % what)
+    if d.shape[d.ndim - 1] != 2:
+        raise RuntimeError("%s(): Variable must have a last dimension of size 2" % what)
+    if d.strides[d.ndim - 1] != d.itemsize:
+        raise RuntimeError("%s(): Variable must have a last dimension with stride 1" % what)
+    for st in d.strides[:d.ndim - 1]:
+        if st % (2 * d.itemsize):
+            raise RuntimeError("%s(): Variable must have a stride divisible by 2 for all but "
+                               "last dimension" % what)
+    cdtype = numpy.complex64 if d.itemsize == 4 else numpy.complex128
+    return d.view(cdtype)[..., 0]
+
+
+def view_as_real(input):
+    """A real view of a complex Variable, with a last dimension of size 2 holding the
+    real and imaginary parts (shares memory and version counter, as torch's).
+
+    >>> view_as_real(Variable(numpy.array([1 + 2j, 3 - 1j])))
+    tensor([[ 1.,  2.],
+            [ 3., -1.]], dtype=float64)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(view_as_real, (input, ))
+    cdef Variable x = _as_variable(input, "view_as_real")
+    if _dtype_kind(x._data) != b'c':
+        raise RuntimeError("view_as_real(): view_as_real is only supported for complex "
+                           "Variables")
+    data = _view_as_real_data(x._data)
+    node = ViewAsRealBackward.__new__(ViewAsRealBackward) if _records(x) else None
+    return _shape_result(x, data, node, 5, None)
+
+
+def view_as_complex(input):
+    """A complex view of a real Variable whose last dimension (size 2, stride 1) holds
+    real and imaginary parts (shares memory and version counter, as torch's).
+
+    >>> view_as_complex(Variable(numpy.array([[1., 2.], [3., -1.]])))
+    tensor([1.+2.j, 3.-1.j], dtype=complex128)
+    """
+    if _profiling and _profile_enter():
+        return _profiled(view_as_complex, (input, ))
+    cdef Variable x = _as_variable(input, "view_as_complex")
+    data = _view_as_complex_data(x._data, "view_as_complex")
+    node = ViewAsComplexBackward.__new__(ViewAsComplexBackward) if _records(x) else None
+    return _shape_result(x, data, node, 6, None)
+
+
+COMPLEX_OPS = (conj, real, imag, angle, sgn, vdot, view_as_real, view_as_complex)
 COMPLEX_TITLE = "Complex numbers"
 # real and imag are Variable properties (as torch's), not methods: the engine defines
-# them on the class, so they need no entry here.
-COMPLEX_FUNCTION_ONLY = ()
+# them on the class, so they need no entry here. view_as_real / view_as_complex are
+# functions only, as torch's.
+COMPLEX_FUNCTION_ONLY = ("view_as_real", "view_as_complex")
 """Complex numbers: conj, real, imag, angle (also Variable methods)."""
 
 

@@ -25,7 +25,8 @@ cdef enum:
 
 cdef class _ViewFn:
     cdef int kind               # 0 reshape, 1 permute, 2 basic indexing, 3 diagonal,
-                                # 4 broadcast (expand: read-only, never written through)
+                                # 4 broadcast (expand: read-only, never written through),
+                                # 5 view_as_real, 6 view_as_complex
     cdef object arg
     cdef _ViewFn parent         # the view this one was taken from, or None for the base
 
@@ -40,6 +41,10 @@ cdef class _ViewFn:
             return _diagonal_view(base, self.arg[0], self.arg[1], self.arg[2])
         if self.kind == 4:
             return broadcast_to(base, self.arg)
+        if self.kind == 5:
+            return view_as_real(base)
+        if self.kind == 6:
+            return view_as_complex(base)
         return getitem(base, self.arg)
 
     cdef bint broadcasts(self):

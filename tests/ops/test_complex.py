@@ -695,3 +695,106 @@ def test_real_and_imag_of_a_0d_complex_variable_stay_0d_like_torch():
         assert ours.shape == tuple(theirs.shape) == ()
         assert ours.item() == theirs.item()
     check_vs_torch(lambda L, v: L.real(v) * 2 + L.imag(v) * 3, [np.array(0.5 + 0.25j)])
+
+
+# -- sgn, vdot, view_as_real, view_as_complex ------------------------------------------------
+
+UTILITIES = {
+    "sgn": lambda L, x: L.sgn(x),
+    "sgn_method": lambda L, x: x.sgn() * x,
+    "vdot": lambda L, x: L.vdot(x.reshape(-1), (x * x).reshape(-1)),
+    "vdot_method": lambda L, x: x[0].vdot(x[1] + 1j),
+    "view_as_real": lambda L, x: L.view_as_real(x) * L.view_as_real(x),
+    "view_as_real_transposed": lambda L, x: L.view_as_real(x.t()).sum(-1),
+    "view_as_real_then_complex": lambda L, x: L.view_as_complex(L.view_as_real(x) * 2) * x,
+}
+
+
+@pytest.mark.parametrize("name", sorted(UTILITIES))
+def test_complex_utilities_vs_torch(name):
+    check_vs_torch(UTILITIES[name], [_c((2, 3), 70)])
+
+
+@pytest.mark.parametrize("name", sorted(UTILITIES))
+def test_complex_utilities_gradcheck(name):
+    check_gradcheck(UTILITIES[name], [_c((2, 3), 71)])
+
+
+def test_view_as_complex_vs_torch_and_gradcheck():
+    fn = lambda L, r: L.view_as_complex(r) * L.view_as_complex(r)
+    check_vs_torch(fn, [_r((3, 2), 72)])
+    check_gradcheck(fn, [_r((2, 3, 2), 73)])
+
+
+def test_sgn_at_zero_and_of_real_input_like_torch():
+    check_vs_torch(lambda L, x: L.sgn(x) * 2, [np.array([0j, 1 - 1j, 0j])], second_order=False)
+    for a in (np.array([-2.0, 0.0, 3.0]), np.array(-1.5), np.zeros(0)):
+        ours, theirs = pyad.sgn(pyad.Variable(a)), torch.sgn(torch.tensor(a))
+        np.testing.assert_array_equal(ours.data, theirs.numpy())
+        assert ours.shape == tuple(theirs.shape)
+    x = pyad.Variable(np.array([-2.0, 3.0]), requires_grad=True)
+    g, = pyad.autograd.grad(pyad.sgn(x).sum(), x)
+    np.testing.assert_array_equal(g.data, [0.0, 0.0])        # torch: zero
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0, 3), (4,)])
+def test_view_as_real_shapes_like_torch(shape):
+    a = _c(shape, 74) if np.prod(shape) else np.zeros(shape, complex)
+    ours, theirs = pyad.view_as_real(pyad.Variable(a)), torch.view_as_real(torch.tensor(a))
+    assert ours.shape == tuple(theirs.shape) and ours.dtype == np.float64
+    np.testing.assert_array_equal(ours.data, theirs.numpy())
+    back = pyad.view_as_complex(ours)
+    assert back.shape == shape and back.dtype == np.complex128
+    np.testing.assert_array_equal(back.data, a)
+    assert pyad.view_as_real(pyad.Variable(a.astype(np.complex64))).dtype == np.float32
+
+
+def test_views_share_memory_and_version_counter_like_torch():
+    z = pyad.Variable(np.array([1 + 2j, 3 - 1j]))
+    r = pyad.view_as_real(z)
+    assert r.is_view and r._base is z
+    r[0, 1] = 5.0                                  # writes the imaginary part of z[0]
+    assert z.tolist() == [1 + 5j, 3 - 1j] and z._version == r._version == 1
+    c = pyad.view_as_complex(r)
+    c.mul_(1j)
+    np.testing.assert_array_equal(z.data, [-5 + 1j, 1 + 3j])
+    np.testing.assert_array_equal(r.data, [[-5.0, 1.0], [1.0, 3.0]])
+    # non-contiguous complex input: a view all the same (torch doubles the strides)
+    base = pyad.Variable(_c((3, 4), 75))
+    rt = pyad.view_as_real(base.t())
+    rt[1, 2, 0] = 9.0
+    assert base.data[2, 1].real == 9.0
+
+
+def test_in_place_through_view_as_real_gradients_like_torch():
+    def run(L):
+        leaf = (torch.tensor(_c((3,), 76), requires_grad=True) if L is torch
+                else pyad.Variable(_c((3,), 76), requires_grad=True))
+        w = (torch.tensor(_r((3, 2), 77), requires_grad=True) if L is torch
+             else pyad.Variable(_r((3, 2), 77), requires_grad=True))
+        x = leaf * 1
+        r = L.view_as_real(x)
+        r.mul_(2)
+        r.add_(w)
+        y = (x * x).abs().sum()
+        return y, L.autograd.grad(y, (leaf, w))
+    (yp, gp), (yt, gt) = run(pyad), run(torch)
+    _close(_to_np(yp), _t_np(yt))
+    _grads_close(gp, gt)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.view_as_real(L.ones(2)),
+    lambda L: L.view_as_complex(L.ones(3)),
+    lambda L: L.view_as_complex(L.ones(4, 2).t()),
+    lambda L: L.view_as_complex(L.ones(())),
+    lambda L: L.view_as_complex(L.ones(2, dtype=L.int64)),
+    lambda L: L.vdot(L.ones(2, dtype=L.float64), L.ones(2, dtype=L.float64) * 1j),
+    lambda L: L.vdot(L.ones(2, 2), L.ones(2)),
+    lambda L: L.vdot(L.ones(2), L.ones(3)),
+])
+def test_complex_utility_errors_like_torch(call):
+    with pytest.raises(RuntimeError):
+        call(torch)
+    with pytest.raises(RuntimeError, match=r"^(view_as_real|view_as_complex|vdot)\(\): "):
+        call(pyad)
