@@ -1248,6 +1248,10 @@ cdef class Variable:
         # Variable keep seeing its in-place history.
         self._data = arr
 
+    @data.deleter
+    def data(self):
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
+
     @property
     def grad(self):
         """The accumulated gradient (a Variable) or None."""
@@ -1298,6 +1302,10 @@ cdef class Variable:
     @requires_grad.setter
     def requires_grad(self, value):
         self.requires_grad_(value)
+
+    @requires_grad.deleter
+    def requires_grad(self):
+        raise RuntimeError("requires_grad must be a bool")
 
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` in place on a leaf and return self."""
@@ -1495,6 +1503,27 @@ cdef class Variable:
         return _convert(self, None, (<Variable>_as_variable(other, "type_as"))._data.dtype, False)
 
     # -- new_* factories: the same dtype and device as this Variable by default ------
+
+    def new(self, *args, device=None):
+        """torch's legacy constructor: ``new(*size)`` (uninitialised), ``new()`` (empty),
+        ``new(data)`` (a copy of a nested sequence), ``new(other)`` (``other`` itself),
+        with this Variable's dtype and device. A tuple of ints is a size here (pyad has no
+        ``torch.Size``; ``Variable.size()`` is a tuple)."""
+        from pyad import _factories
+        dev = self.device if device is None else device
+        if len(args) == 1 and isinstance(args[0], Variable):
+            return args[0]
+        if len(args) == 1 and isinstance(args[0], (list, tuple)) and not (
+                isinstance(args[0], tuple) and all(isinstance(a, int) for a in args[0])):
+            return _factories.tensor(args[0], dtype=self._data.dtype, device=dev)
+        if len(args) == 1 and isinstance(args[0], tuple):
+            args = args[0]
+        if not args:
+            args = (0,)
+        for a in args:
+            if not isinstance(a, int) or isinstance(a, bool):
+                raise TypeError("new(): size must be ints, got %s" % type(a).__name__)
+        return _factories.empty(*args, dtype=self._data.dtype, device=dev)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         """Zeros of ``size`` with this Variable's dtype and device (unless given).
@@ -3008,9 +3037,12 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
         out = outputs[i]
         stochastic = isinstance(out._grad_fn, _StochasticNode)
         if not _requires_grad_now(out) and not stochastic:
-            # An output that does not require grad contributes nothing; it is
-            # skipped (an error only when no output requires grad, below). The integer
-            # sample of a stochastic op (multinomial) is a root without requiring grad.
+            # torch: every root must require grad, as soon as more than one is given
+            # (backward([z, q]) with q constant raises). The integer sample of a
+            # stochastic op (multinomial) is a root without requiring grad.
+            if len(outputs) > 1:
+                raise RuntimeError("element %d of tensors does not require grad and does "
+                                   "not have a grad_fn" % i)
             continue
         kept.append(out)
         if grads[i] is None and stochastic:
@@ -3031,8 +3063,8 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
             if g._data.shape != out._data.shape:
                 raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %s and "
                                    "output[%d] has a shape of %s."
-                                   % (i, _shape_str(g._data.shape), i,
-                                      _shape_str(out._data.shape)))
+                                   % (i, str(tuple(g._data.shape)), i,
+                                      str(tuple(out._data.shape))))
             if _device_of(g._data) != _device_of(out._data):
                 raise RuntimeError("grad_output[%d] is on %s but output[%d] is on %s"
                                    % (i, g.device, i, out.device))

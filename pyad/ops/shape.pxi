@@ -353,14 +353,39 @@ def squeeze(input, dim=None):
 
 # -- basic indexing -------------------------------------------------------------------
 
+cdef bint _sequence_as_tuple(list key):
+    # torch's (and old NumPy's) rule: a list shorter than 32 holding a sequence, a
+    # Variable, an array, a slice, Ellipsis or None indexes like the tuple of its items
+    # (x[[[0, 4], [2, 2]]] is x[[0, 4], [2, 2]]), with torch's deprecation warning.
+    if len(key) >= 32:
+        return False
+    for k in key:
+        if (k is None or k is Ellipsis or isinstance(k, (list, tuple, slice, Variable))
+                or type(k) is numpy.ndarray or hasattr(k, "__cuda_array_interface__")):
+            warnings.warn(
+                "Using a non-tuple sequence for multidimensional indexing is deprecated and "
+                "will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In "
+                "pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+                "which will result either in an error or a different result", UserWarning,
+                stacklevel=3)
+            return True
+    return False
+
+
 cdef object _index_key(object key, object like):
     # Unwrap Variables used as indices; plain ints, slices, None and Ellipsis pass as is.
     # A list becomes an index array with the array module of `like` (the indexed data),
     # so a GPU Variable's list key is made on the GPU.
+    if isinstance(key, list) and _sequence_as_tuple(<list>key):
+        key = tuple(key)
+    return _index_key_part(key, like)
+
+
+cdef object _index_key_part(object key, object like):
     if isinstance(key, Variable):
         return (<Variable>key)._data
     if isinstance(key, tuple):
-        return tuple(_index_key(k, like) for k in key)
+        return tuple(_index_key_part(k, like) for k in key)
     if isinstance(key, list):
         return _xp_of(like).asarray(key)
     return key
