@@ -139,14 +139,13 @@ cpdef Variable angle(object input):
     return _float_unary(_angle_data, input, AngleBackward, 1, "angle")
 
 
+@profiled_op
 def sgn(input):
     """``z / |z|`` for complex input (0 at 0), ``sign`` for real input, as torch.sgn.
 
     >>> sgn(Variable(numpy.array([2j, -2 + 0j, 0j]))).tolist()
     [1j, (-1+0j), 0j]
     """
-    if _profiling and _profile_enter():
-        return _profiled(sgn, (input, ))
     cdef Variable x = _as_variable(input, "sgn")
     if _dtype_kind(x._data) != b'c':
         return sign(x)
@@ -156,14 +155,13 @@ def sgn(input):
     return where_const(zero, 0, div(x, where_const(zero, 1, a)))
 
 
+@profiled_op
 def vdot(input, other):
     """``sum(conj(input) * other)`` of two 1-D Variables of one dtype, as torch.vdot.
 
     >>> vdot(Variable(numpy.array([1j, 2.])), Variable(numpy.array([1j, 1.])))
     tensor(3.+0.j, dtype=complex128)
     """
-    if _profiling and _profile_enter():
-        return _profiled(vdot, (input, other, ))
     cdef Variable a = _as_variable(input, "vdot")
     cdef Variable b = _as_variable(other, "vdot")
     if a._data.ndim != 1 or b._data.ndim != 1:
@@ -218,6 +216,7 @@ cdef object _view_as_complex_data(object d, str what):
     return d.view(cdtype)[..., 0]
 
 
+@profiled_op
 def view_as_real(input):
     """A real view of a complex Variable, with a last dimension of size 2 holding the
     real and imaginary parts (shares memory and version counter, as torch's).
@@ -226,8 +225,6 @@ def view_as_real(input):
     tensor([[ 1.,  2.],
             [ 3., -1.]], dtype=float64)
     """
-    if _profiling and _profile_enter():
-        return _profiled(view_as_real, (input, ))
     cdef Variable x = _as_variable(input, "view_as_real")
     if _dtype_kind(x._data) != b'c':
         raise RuntimeError("view_as_real(): view_as_real is only supported for complex "
@@ -237,6 +234,7 @@ def view_as_real(input):
     return _shape_result(x, data, node, 5, None)
 
 
+@profiled_op
 def view_as_complex(input):
     """A complex view of a real Variable whose last dimension (size 2, stride 1) holds
     real and imaginary parts (shares memory and version counter, as torch's).
@@ -244,8 +242,6 @@ def view_as_complex(input):
     >>> view_as_complex(Variable(numpy.array([[1., 2.], [3., -1.]])))
     tensor([1.+2.j, 3.-1.j], dtype=complex128)
     """
-    if _profiling and _profile_enter():
-        return _profiled(view_as_complex, (input, ))
     cdef Variable x = _as_variable(input, "view_as_complex")
     data = _view_as_complex_data(x._data, "view_as_complex")
     node = ViewAsComplexBackward.__new__(ViewAsComplexBackward) if _records(x) else None
