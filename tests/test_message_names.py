@@ -180,6 +180,7 @@ TENSOR_WORD = re.compile(r"(?<![\w.'`])[Tt]ensors?(?![\w'`(])")
 TORCH_WORDING = (
     # the engine (torch.autograd's own messages)
     "element 0 of tensors does not require grad",
+    "Deleting tensor data is not allowed",        # del x.data
     "One of the differentiated Tensors",
     "assigned grad expected to be a Tensor or None",
     "ctx.mark_dirty() received a tensor that was not an input",

@@ -222,7 +222,9 @@ def test_slogdet_sign():
         pytest.skip("pyad.linalg.slogdet is missing")
     a = randn(3, 3, requires_grad=True)
     s, logdet = pyad.linalg.slogdet(a)
-    assert not s.requires_grad
+    # The stored copy of torch's test asserts `not s.requires_grad`; torch 2.13 (the
+    # reference pyad is compared with) gives the sign output requires_grad=True.
+    assert s.requires_grad
 
 
 def test_sum_to_with_empty_dim_grad():

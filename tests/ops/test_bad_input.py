@@ -177,6 +177,9 @@ for _name in ("add_", "sub_", "mul_", "div_"):
 VALID["clamp_"] = lambda: ((X(), 0.0, 2.0), {})
 VALID["pow_"] = lambda: ((X(), 2.0), {})
 VALID["imag"] = lambda: ((X() * 1j,), {})
+VALID["vdot"] = lambda: ((pyad.ones(3), pyad.ones(3)), {})
+VALID["view_as_real"] = lambda: ((X() * 1j,), {})
+VALID["view_as_complex"] = lambda: ((pyad.ones(2, 3, 2),), {})
 
 # Names the op goes by in messages when it differs from its function's name.
 SPOKEN = {"getitem": "__getitem__", "setitem": "__setitem__", "concat": "cat",
