@@ -2975,12 +2975,9 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
         out = outputs[i]
         stochastic = isinstance(out._grad_fn, _StochasticNode)
         if not _requires_grad_now(out) and not stochastic:
-            # torch: every root must require grad, as soon as more than one is given
-            # (backward([z, q]) with q constant raises). The integer sample of a
-            # stochastic op (multinomial) is a root without requiring grad.
-            if len(outputs) > 1:
-                raise RuntimeError("element %d of tensors does not require grad and does "
-                                   "not have a grad_fn" % i)
+            # An output that does not require grad contributes nothing; it is
+            # skipped (an error only when no output requires grad, below). The integer
+            # sample of a stochastic op (multinomial) is a root without requiring grad.
             continue
         kept.append(out)
         if grads[i] is None and stochastic:
