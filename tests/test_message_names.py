@@ -183,6 +183,7 @@ TORCH_WORDING = (
     "One of the differentiated Tensors",
     "assigned grad expected to be a Tensor or None",
     "ctx.mark_dirty() received a tensor that was not an input",
+    "Deleting tensor data is not allowed",  # del x.data, torch's exact message
     "boundaries tensor",           # torch's searchsorted/bucketize messages
     # torch's op and layer messages
     "Expected 2D or 3D (batch mode) tensor for input",
