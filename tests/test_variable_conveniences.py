@@ -80,3 +80,26 @@ def test_stride_contiguity_and_nbytes(lib):
     assert base.nbytes == 2 * 3 * 4 * 8 and base.element_size() == 8
     with pytest.raises(IndexError):
         lib.tensor(1.0).stride(0)
+
+
+def test_new_legacy_constructor_matches_torch():
+    # Tensor.new: new(*size) / new(size) uninitialised, new() empty, new(list) a copy,
+    # all with self's dtype; checked against torch on the same calls.
+    torch = pytest.importorskip("torch")
+    x = pyad.Variable(np.ones((2, 3), dtype=np.float32))
+    t = torch.ones(2, 3, dtype=torch.float32)
+    for args in [(3, 2), ((3, 2),), (), (0,), (4,)]:
+        got = x.new(*args)
+        exp = t.new(*[torch.Size(a) if isinstance(a, tuple) else a for a in args])
+        assert tuple(got.shape) == tuple(exp.shape)
+        assert got.dtype == pyad.float32
+        assert not got.requires_grad
+    got = x.new([1, 2])
+    exp = t.new([1, 2])
+    np.testing.assert_array_equal(got.numpy(), exp.numpy())
+    assert got.dtype == pyad.float32
+    got = x.new(x[0].size()).fill_(7)
+    assert tuple(got.shape) == (3,)
+    np.testing.assert_array_equal(got.numpy(), np.full(3, 7, np.float32))
+    with pytest.raises(TypeError, match=r"new\(\)"):
+        x.new(2.5)

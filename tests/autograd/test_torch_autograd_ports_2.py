@@ -1187,7 +1187,6 @@ def test_return_duplicate():
 
 
 @pytest.mark.skip(reason="pyad has no Variable.resize (deprecated in torch)")
-@pytest.mark.skip(reason="Variable.resize (torch's deprecated Tensor.resize) is missing in pyad")
 def test_resize():
     x = pyad.ones(2, 3)
     assert x.resize(3, 2).size() == (3, 2)
@@ -1347,7 +1346,6 @@ def test_unbind():
 
 
 @pytest.mark.skip(reason="pyad has no Variable.put_")
-@pytest.mark.skip(reason="Variable.put_ (torch.Tensor.put_) is missing in pyad")
 def test_put():
     root = randn(4, 5, requires_grad=True)
     values = randn(6, requires_grad=True)
@@ -1363,7 +1361,6 @@ def test_put():
 
 
 @pytest.mark.skip(reason="pyad has no Variable.put_")
-@pytest.mark.skip(reason="Variable.put_ (torch.Tensor.put_) is missing in pyad")
 def test_put_accumulate():
     root = randn(4, 5, requires_grad=True)
     values = randn(6, requires_grad=True)
