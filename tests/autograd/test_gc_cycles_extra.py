@@ -196,3 +196,43 @@ def test_freed_node_never_visible_through_an_old_reference():
     z = chain(x, 1)
     assert ref() is None                 # a new node is not reachable from the old ref
     assert z.grad_fn is not None
+
+
+# ------------------------------------------- hooks do not pin a graph for good
+
+def test_removed_leaf_hook_lets_later_graphs_leave_the_collector():
+    # One hook ever registered on a long-lived leaf (then removed) must not keep every
+    # later graph built from it in the collector's lists.
+    w = leaf()
+    y = chain(w, 3)
+    chain(y, 1)                                   # seals w's accumulator
+    handle = w.register_hook(lambda g: g)
+    handle.remove()
+    del y
+    z = chain(w, 4)
+    chain(z, 1)
+    assert not gc.is_tracked(z.grad_fn)
+    z.sum().backward()
+    v, d = w.detach().numpy().copy(), np.ones(2)   # by hand: d tanh(v/2) = (1-t^2)/2
+    for _ in range(4):
+        v = np.tanh(0.5 * v)
+        d = d * 0.5 * (1 - v ** 2)
+    np.testing.assert_allclose(w.grad.numpy(), d, rtol=1e-12, atol=0)
+
+
+def test_kept_leaf_hook_keeps_later_graphs_tracked_and_their_cycles_collected():
+    w = leaf()
+    y = chain(w, 3)
+    chain(y, 1)
+    box = []
+    w.register_hook(lambda g: g if box is not None else g)
+    del y
+    z = chain(w, 3)
+    z2 = chain(z, 3)
+    chain(z2, 1)
+    assert gc.is_tracked(z.grad_fn) and gc.is_tracked(z2.grad_fn)
+    box.append(z2)                                 # w -> acc -> hook -> box -> z2 -> ... -> acc
+    ref_z, ref_w = weakref.ref(z2), weakref.ref(w)
+    del w, z, z2, box
+    assert_collected(ref_z)
+    assert_collected(ref_w)
