@@ -680,7 +680,7 @@ cdef class Node:
 
         It may return a tuple replacing ``grad_inputs``. Returns a removable handle.
         """
-        _user_attach(self)
+        _hook_attach(self)
         if self._post_hooks is None:
             self._post_hooks = _HookList()
         handle = RemovableHandle(self._post_hooks)
@@ -692,7 +692,7 @@ cdef class Node:
 
         It may return a tuple replacing ``grad_outputs``. Returns a removable handle.
         """
-        _user_attach(self)
+        _hook_attach(self)
         if self._pre_hooks is None:
             self._pre_hooks = _HookList()
         handle = RemovableHandle(self._pre_hooks)
@@ -700,7 +700,7 @@ cdef class Node:
         return handle
 
     cdef object _add_tensor_pre_hook(self, Py_ssize_t output_nr, object fn):
-        _user_attach(self)
+        _hook_attach(self)
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = _HookDict()
         hooks = self._tensor_pre_hooks.get(output_nr)
@@ -1944,7 +1944,7 @@ cdef class Variable:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "variables")
         acc = self._get_accumulator()
-        _user_attach(acc)
+        _hook_attach(acc)
         if acc._post_accumulate_hooks is None:
             acc._post_accumulate_hooks = _HookList()
         handle = RemovableHandle(acc._post_accumulate_hooks)

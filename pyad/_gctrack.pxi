@@ -25,10 +25,11 @@
 # (D -> D.grad_fn -> ... -> U -> U's hook -> D). Their nodes are not known (edges point
 # upstream), so the first such attachment re-tracks every live untracked node with
 # its tuples and saved values: an intrusive list links them (O(1) insert and
-# removal, no allocation). Nodes recorded after that re-track are untracked again
-# unless they reach a tracked node (which they do when they are downstream of the
-# hooked one). Attaching to a node nothing has sealed yet (a hook on the newest
-# output) only pins that node.
+# removal, no allocation), and marks them unsealed, so the next op that takes one
+# checks it again. Nodes recorded after that re-track are untracked again unless they
+# reach a tracked node (which they do when they are downstream of the hooked one).
+# .metadata pins its node for good; a hook does not (_is_safe sees hooks), so after
+# its removal the node and what is downstream of it can leave the lists again.
 
 cdef extern from *:
     """
@@ -106,6 +107,14 @@ cdef int _safe_visit(PyObject* op, void* arg) noexcept:
         return 0 if (<Node>o)._gc_state == _GC_UNTRACKED else 1
     if __pyad_plain_weakref(op) or PyModule_CheckExact(op):
         return 0
+    if t is _HookList or t is _HookDict:
+        # what removed hooks leave behind (handles reach them only weakly)
+        if t is _HookList:
+            return 1 if len(o) else 0
+        for hooks in (<dict>o).values():
+            if hooks:
+                return 1
+        return 0
     if (t is dict or t is list) and (o is owner._metadata or o is owner._retain_grad_hooks
                                      or o is owner._creation_stack):
         return __pyad_traverse(op, _safe_visit, arg)  # engine-private containers
@@ -115,8 +124,8 @@ cdef int _safe_visit(PyObject* op, void* arg) noexcept:
 cdef bint _is_safe(Node node):
     if __pyad_is_heap_instance(<PyObject*>node) or isinstance(node, FunctionNode):
         return False
-    if node._pre_hooks or node._post_hooks or node._tensor_pre_hooks:
-        return False
+    if node._pre_hooks or node._post_hooks:
+        return False                    # (_safe_visit checks _tensor_pre_hooks' lists)
     if type(node) is AccumulateGrad and (<AccumulateGrad>node)._post_accumulate_hooks:
         return False
     return __pyad_traverse(<PyObject*>node, _safe_visit, <void*>node) == 0
@@ -153,8 +162,13 @@ cdef void _seal_node(Node node):
     # First use of `node` by a later op: untrack it if nothing it holds can be part
     # of a cycle; otherwise it stays tracked for good.
     global _untracked_head, _untracked_count
-    if not _gc_untrack_enabled or not _is_safe(node):
+    if not _gc_untrack_enabled:
         node._gc_state = _GC_PINNED
+        return
+    if not _is_safe(node):
+        # Stays unsealed (tracked): the next op that takes it checks again, so a node
+        # whose hooks were removed, or whose upstream was untracked again after a
+        # re-track, can still leave the collector's lists.
         return
     node._gc_state = _GC_UNTRACKED
     __pyad_untrack(<PyObject*>node)
@@ -193,7 +207,7 @@ cdef void _retrack_all():
         nxt = (<Node>p)._gc_next
         (<Node>p)._gc_prev = NULL
         (<Node>p)._gc_next = NULL
-        (<Node>p)._gc_state = _GC_PINNED
+        (<Node>p)._gc_state = _GC_UNSEALED   # the next op taking it checks it again
         if __pyad_refcnt(p) > 0:
             __pyad_track(p)
             __pyad_traverse(p, _retrack_visit, NULL)
@@ -203,10 +217,23 @@ cdef void _retrack_all():
 
 
 cdef void _user_attach(Node node):
-    # A user object (hook, metadata) is being attached to `node`.
+    # The user gets `node`'s metadata dict: it may hold anything from now on, unseen
+    # by _is_safe, so the node stays tracked for good.
     if node._gc_state == _GC_UNTRACKED:
         _retrack_all()
     node._gc_state = _GC_PINNED
+
+
+cdef void _hook_attach(Node node):
+    # A hook is being attached to `node`. _is_safe sees hooks, so the node only goes
+    # back to unsealed (tracked): while it holds a hook it (and all downstream of it)
+    # stays tracked; once its hooks are removed the next op taking it may untrack it.
+    # Without this a single hook ever registered on a long-lived leaf would keep every
+    # later graph built from it in the collector's lists.
+    if node._gc_state == _GC_UNTRACKED:
+        _retrack_all()
+    if node._gc_state != _GC_PINNED:
+        node._gc_state = _GC_UNSEALED
 
 
 cdef void _gc_audit_node(Node node) except *:
