@@ -354,7 +354,7 @@ def glu(input, dim=-1):
         raise RuntimeError("glu(): glu does not support scalars because halving size must "
                            "be even")
     if not -input.ndim <= dim < input.ndim:
-        raise IndexError("glu(): dimension out of range (expected to be in range of "
+        raise IndexError("glu(): Dimension out of range (expected to be in range of "
                          "[%d, %d], but got %d)" % (-input.ndim, input.ndim - 1, dim))
     n = input.shape[dim]
     if n % 2:
