@@ -163,7 +163,18 @@ MESSAGE_TABLE = [
     ("zeros", lambda: pyad.zeros(-1)),
     ("uniform_", lambda: pyad.zeros(2, dtype=pyad.int64).uniform_()),
     ("jacobian", lambda: pyad.autograd.functional.jacobian(lambda v: v, _x, strategy="x")),
+    ("glu", lambda: pyad.nn.functional.glu(_x, 5)),
 ]
+
+
+def test_glu_dimension_message_is_torchs_after_the_op_prefix():
+    # the engine's wording ("Dimension out of range ...", as torch's), not a lowercase one
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError) as theirs:
+        torch.nn.functional.glu(torch.ones(2, 3), 5)
+    with pytest.raises(IndexError) as ours:
+        pyad.nn.functional.glu(_x, 5)
+    assert str(ours.value) == "glu(): " + str(theirs.value)
 
 
 @pytest.mark.parametrize("op, call", MESSAGE_TABLE, ids=[row[0] for row in MESSAGE_TABLE])

@@ -19,6 +19,12 @@ __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "interpolate", "up
            "bilinear", "scaled_dot_product_attention"]
 
 
+def _refuse_complex(what, *inputs):
+    # torch has no complex kernel for these
+    if any(_np.dtype(x.dtype).kind == "c" for x in inputs):
+        raise NotImplementedError("%s(): does not support complex input" % what)
+
+
 def _var(x):
     return x if isinstance(x, Variable) else pyad.tensor(x)
 
@@ -116,6 +122,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """
     what = "interpolate"
     input = _var(input)
+    _refuse_complex(what, input)
     if mode not in _INTERP_MODES:
         raise NotImplementedError(
             "Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: "
@@ -327,6 +334,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """
     what = "instance_norm"
     input = _var(input)
+    _refuse_complex(what, input)
     if input.dim() < 3:
         raise ValueError("%s(): expected an input of at least 3 dimensions (N, C, *), got "
                          "shape %s" % (what, tuple(input.shape)))
@@ -371,6 +379,11 @@ def bilinear(input1, input2, weight, bias=None):
     """
     what = "bilinear"
     x1, x2, w = _var(input1), _var(input2), _var(weight)
+    if pyad.is_grad_enabled() and any(_np.dtype(x.dtype).kind == "c" and x.requires_grad
+                                      for x in (x1, x2, w)):
+        # as torch: computed on complex input, but with no complex derivative
+        raise RuntimeError("%s(): does not support automatic differentiation for outputs "
+                           "with complex dtype." % what)
     if w.dim() != 3:
         raise RuntimeError("%s(): expected a 3-D weight (out, in1, in2), got %dD"
                            % (what, w.dim()))
@@ -407,6 +420,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """
     what = "scaled_dot_product_attention"
     q, k, v = _var(query), _var(key), _var(value)
+    _refuse_complex(what, q, k, v)
     if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
         raise RuntimeError("%s(): query, key and value must have at least 2 dimensions" % what)
     if q.shape[-1] != k.shape[-1]:

@@ -136,6 +136,25 @@ def _floating(what, input):
     return x
 
 
+def _is_complex(x):
+    return isinstance(x, Variable) and _np.dtype(x.dtype).kind == "c"
+
+
+def _real_only(what, *inputs):
+    # torch has no complex kernel for these: refuse before computing a meaningless result
+    inputs = tuple(_var(x) for x in inputs)
+    if any(_is_complex(x) for x in inputs):
+        raise NotImplementedError("%s(): does not support complex input" % what)
+    return inputs
+
+
+def _no_complex_grad(what, *inputs):
+    # torch computes these on complex input but has no complex derivative for them
+    if pyad.is_grad_enabled() and any(_is_complex(x) and x.requires_grad for x in inputs):
+        raise RuntimeError("%s(): does not support automatic differentiation for outputs "
+                           "with complex dtype." % what)
+
+
 def _masked(x, mask, value=0.0):
     # x where mask, else the constant value (no gradient there)
     return pyad.where(mask, x, value)
@@ -169,7 +188,7 @@ def hardsigmoid(input, inplace=False):
     >>> hardsigmoid(pyad.tensor([-4.0, 0.0, 1.5, 4.0]))
     tensor([0.0000, 0.5000, 0.7500, 1.0000])
     """
-    input = _floating("hardsigmoid", input)
+    input, = _real_only("hardsigmoid", _floating("hardsigmoid", input))
     return _in_place(_hardsigmoid, input) if inplace else _hardsigmoid(input)
 
 
@@ -193,7 +212,7 @@ def hardswish(input, inplace=False):
     >>> hardswish(pyad.tensor([-4.0, 0.0, 1.5, 4.0]))
     tensor([0.0000, 0.0000, 1.1250, 4.0000])
     """
-    input = _floating("hardswish", input)
+    input, = _real_only("hardswish", _floating("hardswish", input))
     return _in_place(_hardswish, input) if inplace else _hardswish(input)
 
 
@@ -287,7 +306,7 @@ def softshrink(input, lambd=0.5):
     tensor([-1.5000,  0.0000,  0.5000])
     """
     _check_lambd("softshrink", lambd)
-    x = _floating("softshrink", input)
+    x, = _real_only("softshrink", _floating("softshrink", input))
     d = x.data
     # torch: 0 on [-lambd, lambd]; a NaN stays NaN with gradient 1
     out = pyad.where(d < -lambd, x + lambd, _masked(x - lambd, ~(d <= lambd)))
@@ -301,7 +320,7 @@ def hardshrink(input, lambd=0.5):
     tensor([-2.,  0.,  1.])
     """
     _check_lambd("hardshrink", lambd)
-    x = _floating("hardshrink", input)
+    x, = _real_only("hardshrink", _floating("hardshrink", input))
     d = x.data
     return _masked(x, ~((d >= -lambd) & (d <= lambd)))     # a NaN passes (torch)
 
@@ -317,6 +336,7 @@ def threshold(input, threshold, value, inplace=False):
     >>> threshold(pyad.tensor([-1.0, 0.5, 2.0]), 0.5, -9.0)
     tensor([-9., -9.,  2.])
     """
+    _real_only("threshold", input)
     if inplace:
         return _in_place(_threshold, input, threshold, value)
     return _threshold(_var(input), threshold, value)
@@ -329,12 +349,12 @@ def glu(input, dim=-1):
     >>> glu(pyad.tensor([[1.0, 2.0, 0.0, 100.0]]))
     tensor([[0.5000, 2.0000]])
     """
-    input = _floating("glu", input)
+    input, = _real_only("glu", _floating("glu", input))
     if input.ndim == 0:
         raise RuntimeError("glu(): glu does not support scalars because halving size must "
                            "be even")
     if not -input.ndim <= dim < input.ndim:
-        raise IndexError("glu(): dimension out of range (expected to be in range of "
+        raise IndexError("glu(): Dimension out of range (expected to be in range of "
                          "[%d, %d], but got %d)" % (-input.ndim, input.ndim - 1, dim))
     n = input.shape[dim]
     if n % 2:
@@ -487,6 +507,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     tensor(2.5000)
     """
     reduction = _reduction("mse_loss", size_average, reduce, reduction)
+    _real_only("mse_loss", input, target)
     input, target = _pointwise_inputs("mse_loss", input, target)
     d = input - target
     loss = d * d
@@ -520,6 +541,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _reduction("smooth_l1_loss", size_average, reduce, reduction)
     if beta < 0:
         raise ValueError("smooth_l1_loss(): beta must be non-negative, got %r" % (beta,))
+    _real_only("smooth_l1_loss", input, target)
     input, target = _pointwise_inputs("smooth_l1_loss", input, target)
     d = input - target
     a = pyad.abs(d)
@@ -541,6 +563,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction("huber_loss", None, None, reduction)
     if delta <= 0:
         raise ValueError("huber_loss(): delta must be positive, got %r" % (delta,))
+    _real_only("huber_loss", input, target)
     input, target = _pointwise_inputs("huber_loss", input, target)
     d = input - target
     a = pyad.abs(d)
@@ -562,7 +585,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     """
     what = "binary_cross_entropy"
     reduction = _reduction(what, size_average, reduce, reduction)
-    input, target = _var(input), _var(target)
+    input, target = _real_only(what, input, target)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("%s(): target size %s must be the same as the input size %s"
                          % (what, tuple(target.shape), tuple(input.shape)))
@@ -619,6 +642,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
                       "size and aligns with the KL divergence math definition.",
                       UserWarning, stacklevel=2)
     input, target = _var(input), _var(target)
+    if _is_complex(input) or _is_complex(target):
+        raise RuntimeError("kl_div(): Complex inputs not supported.")
     if log_target:
         loss = pyad.exp(target) * (target - input)
     else:
@@ -833,6 +858,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     what = "soft_margin_loss"
     reduction = _reduction(what, size_average, reduce, reduction)
     input, target = _var(input), _var(target)
+    _no_complex_grad(what, input, target)
     loss = pyad.log1p(pyad.exp(-input * target))
     return _reduce(loss, reduction)
 
@@ -1032,7 +1058,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     >>> layer_norm(pyad.tensor([[1.0, 3.0]]), (2,))
     tensor([[-1.0000,  1.0000]])
     """
-    input = _var(input)
+    input, = _real_only("layer_norm", input)
     shape = _normalized_shape(normalized_shape)
     k = len(shape)
     if k == 0 or tuple(input.shape[input.ndim - k:]) != shape or k > input.ndim:
@@ -1070,7 +1096,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     tensor([0.2000, 0.4000])
     """
     what = "batch_norm"
-    input = _var(input)
+    input, = _real_only(what, input)
     if input.ndim < 2:
         raise ValueError("%s(): expected an input of at least 2 dimensions (N, C, ...), "
                          "got shape %s" % (what, tuple(input.shape)))
@@ -1122,7 +1148,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     tensor([[-1.0000,  1.0000, -1.0000,  1.0000]])
     """
     what = "group_norm"
-    input = _var(input)
+    input, = _real_only(what, input)
     if input.ndim < 2:
         raise ValueError("%s(): expected an input of at least 2 dimensions (N, C, ...), "
                          "got shape %s" % (what, tuple(input.shape)))
@@ -1167,6 +1193,10 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     tensor([0.7071])
     """
     x1, x2 = _var(x1), _var(x2)
+    if _is_complex(x1) or _is_complex(x2):
+        raise RuntimeError("cosine_similarity(): expected common dtype to be floating "
+                           "point, yet common dtype is %s"
+                           % _np.result_type(x1.dtype, x2.dtype))
     shape = _np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
     x1, x2 = pyad.broadcast_to(x1, shape), pyad.broadcast_to(x2, shape)
     n1 = _clamped_norm(x1, dim, eps)
