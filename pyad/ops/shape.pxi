@@ -2188,7 +2188,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         flat = data.reshape(-1)
         n = flat.shape[0]
         if n:
-            starts = xp.concatenate((xp.ones(1, dtype=bool), flat[1:] != flat[:-1]))
+            starts = xp.concatenate((xp.ones(1, dtype=bool), flat[1:] != flat[:n - 1]))
         else:
             starts = xp.zeros(0, dtype=bool)
         values = flat[starts]
@@ -2202,7 +2202,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         if n:
             rows = xp.moveaxis(data, axis, 0).reshape(n, -1)
             starts = xp.concatenate((xp.ones(1, dtype=bool),
-                                     (rows[1:] != rows[:-1]).any(axis=1)))
+                                     (rows[1:] != rows[:n - 1]).any(axis=1)))
         else:
             starts = xp.zeros(0, dtype=bool)
         values = xp.compress(starts, data, axis=axis)
