@@ -171,14 +171,20 @@ def _abort_hook(original, rank, size):
         # An uncaught exception on one rank would leave the others blocked in their next
         # collective forever; MPI_Abort ends every rank of the job (mpi4py's `-m mpi4py`
         # and Horovod do the same). The message names this rank first.
+        # The whole report goes out in one write before the abort: two ranks failing
+        # at once (a timeout seen by every waiting rank) abort each other, and a report
+        # written piece by piece was cut off mid-traceback.
         try:
-            sys.stderr.write("pyad.distributed: rank %d (of %d) failed with an uncaught "
-                             "exception; aborting every rank:\n" % (rank, size))
-            original(exc_type, exc, tb)
-            sys.stderr.write("pyad.distributed: rank %d failed: %s: %s\n"
-                             % (rank, exc_type.__name__, exc))
-            sys.stderr.flush()
+            import traceback
             sys.stdout.flush()
+            sys.stderr.write(
+                "pyad.distributed: rank %d (of %d) failed with an uncaught exception; "
+                "aborting every rank:\n%spyad.distributed: rank %d failed: %s: %s\n"
+                % (rank, size, "".join(traceback.format_exception(exc_type, exc, tb)),
+                   rank, exc_type.__name__, exc))
+            sys.stderr.flush()
+        except BaseException:
+            original(exc_type, exc, tb)
         finally:
             _mpi().COMM_WORLD.Abort(1)
     hook.pyad_abort_hook = True
