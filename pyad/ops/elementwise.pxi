@@ -245,15 +245,17 @@ cpdef Variable mul(object input, object other):
 cdef class DivBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
         cdef Variable g = grads[0]
-        cdef bint rec = _grad_enabled()                     # g / b, -(g a) / (b b)
+        cdef bint rec = _grad_enabled()                     # g / b, -g ((a / b) / b)
         v = _gv(g, rec)
         b = _ov(self.b, self, rec)
         ga = gb = None
         if self._needs_input_grad(0):
             ga = self.out_a(_v_div(v, b), g)
         if self._needs_input_grad(1):
-            t = _v_mul(v, _ov(self.a, self, rec))
-            t = _v_div_in(t, _v_mul(b, b), t)
+            # torch's order: (a / b) / b, never b * b, which under- or overflows first
+            q = _v_div(_ov(self.a, self, rec), b)
+            q = _v_div_in(q, b, q)
+            t = _v_mul(v, q)
             gb = self.out_b(_v_neg_in(t, t), g)
         return (ga, gb)
 

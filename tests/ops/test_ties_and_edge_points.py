@@ -453,3 +453,20 @@ def test_tensor_split_at_huge_indices_matches_torch():
         sum((p * (i + 1.0)).sum() for i, p in enumerate(ours)).backward()
         sum((p * (i + 1.0)).sum() for i, p in enumerate(theirs)).backward()
         np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_div_gradient_for_the_divisor_does_not_square_it_first(create_graph):
+    # torch computes d(a/b)/db as -g * ((a / b) / b): with a = b = 1e-200, b * b
+    # underflows to 0 and -(g a) / (b b) would give -inf where the answer is -1e200.
+    torch = pytest.importorskip("torch")
+    a = np.array([1e-200, 3e-170, 2.0])
+    b = np.array([1e-200, 1e-170, 1e200])
+    x, y = pyad.Variable(a, requires_grad=True), pyad.Variable(b, requires_grad=True)
+    gx, gy = pyad.autograd.grad((x / y).sum(), (x, y), create_graph=create_graph)
+    tx = torch.tensor(a, requires_grad=True)
+    ty = torch.tensor(b, requires_grad=True)
+    tgx, tgy = torch.autograd.grad((tx / ty).sum(), (tx, ty))
+    np.testing.assert_allclose(gx.data, tgx.numpy(), rtol=1e-15)
+    np.testing.assert_allclose(gy.data, tgy.numpy(), rtol=1e-15)
+    assert np.isfinite(gy.data).all()
