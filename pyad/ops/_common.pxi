@@ -637,6 +637,93 @@ cdef inline object _v_div_in(object a, object b, object t):
     return _np_true_divide(a, b, out=t)
 
 
+# Shape steps. Their array forms return views where NumPy does, as the ops do; the
+# indices are never negative (the engine has wraparound off).
+
+cdef inline object _v_array(object v):
+    # A value's array (for its shape and dtype).
+    if isinstance(v, Variable):
+        return (<Variable>v)._data
+    return v
+
+
+cdef inline object _v_matmul(object a, object b):
+    if _on_variables(a, b):
+        return matmul(a, b)
+    return _xp_of(a).matmul(a, b)
+
+
+cdef inline object _v_mT(object a):
+    # The last two dimensions swapped (a matrix transposed, batched).
+    cdef Py_ssize_t n
+    if isinstance(a, Variable):
+        return transpose(a, -1, -2)
+    n = a.ndim
+    return a.swapaxes(n - 2, n - 1)
+
+
+cdef inline object _v_reshape(object a, tuple shape):
+    if isinstance(a, Variable):
+        return _reshape(<Variable>a, shape, False)
+    return a.reshape(shape)
+
+
+cdef inline object _v_permute(object a, tuple dims):
+    if isinstance(a, Variable):
+        return permute(a, dims)
+    return a.transpose(dims)
+
+
+cdef inline object _v_narrow(object a, Py_ssize_t dim, Py_ssize_t start, Py_ssize_t length):
+    if isinstance(a, Variable):
+        return narrow(a, dim, start, length)
+    return a[(slice(None),) * dim + (slice(start, start + length),)]
+
+
+cdef inline object _v_getitem(object a, object key):
+    # key: a key getitem has already normalised (_index_key)
+    if isinstance(a, Variable):
+        return getitem(a, key)
+    if _is_basic_key(key):
+        return _ensure_array(a[_with_ellipsis(key)])
+    return _key_get(a, key)
+
+
+cdef inline object _v_view(object fn, object a):
+    # The view a _ViewFn (shape.pxi) takes; on an array a copy of it, which the
+    # gradient owns (torch's CopySlices clones the view of its gradient too).
+    if isinstance(a, Variable):
+        return (<_ViewFn>fn).apply(<Variable>a)
+    return (<_ViewFn>fn).apply(_wrap(a))._data.copy()
+
+
+cdef inline object _v_broadcast_to(object a, tuple shape):
+    if isinstance(a, Variable):
+        return broadcast_to(a, shape)
+    return _broadcast_data(a, shape)
+
+
+cdef inline object _v_sum_to(object a, tuple shape):
+    if isinstance(a, Variable):
+        return sum_to(a, shape)
+    return _sum_to_data(a, shape)
+
+
+cdef inline object _v_reduce(object a, tuple shape, object dtype):
+    # An input's gradient: summed to its shape over broadcast dims (shape None: no
+    # reduction), cast to its dtype (None: kept).
+    if isinstance(a, Variable):
+        return _reduce_grad(<Variable>a, shape, dtype)
+    return _reduce_data(a, shape, dtype)
+
+
+cdef inline object _v_zero_where(object a, object zero):
+    # a with 0 where the bool array `zero` is true (a constant mask)
+    if isinstance(a, Variable):
+        return where_const(zero, 0.0, a)
+    return _zero_where_data(a, zero)
+
+
 cdef inline object _reduce_data(object data, tuple shape, object dtype):
     # The array form of _reduce_grad: sum over broadcast dims, cast to the input dtype.
     if shape is not None and not _has_shape(data, shape):

@@ -6,45 +6,42 @@ cdef class MatmulBackward(Node):
     cdef SavedVariable b
 
     cdef tuple _backward(self, tuple grads):
-        cdef Variable a, b, a2, b2
-        if not _grad_enabled() and self.a.data(self).ndim == 2 and self.b.data(self).ndim == 2:
-            return self._backward_2d(grads[0])
-        a = self.a.unpack(self)
-        b = self.b.unpack(self)
-        g = grads[0]
-        a_shape = a._data.shape
-        b_shape = b._data.shape
-        # Treat 1-D operands as matrices (a row for a, a column for b) so one formula
-        # covers vector, matrix and batched products; sum_to undoes batch broadcasting.
-        a2 = unsqueeze(a, 0) if len(a_shape) == 1 else a
-        b2 = unsqueeze(b, -1) if len(b_shape) == 1 else b
-        if len(a_shape) == 1 and len(b_shape) == 1:
-            g = _reshape(g, (1, 1), False)
-        elif len(a_shape) == 1:
-            g = unsqueeze(g, -2)
-        elif len(b_shape) == 1:
-            g = unsqueeze(g, -1)
+        # g b^T and a^T g. A 1-D a is taken as a row and a 1-D b as a column, so one
+        # formula covers vector, matrix and batched products; _v_reduce sums away the
+        # batch dims that broadcast and casts to the operand's dtype.
+        cdef bint rec = _grad_enabled()
+        g = _gv(grads[0], rec)
+        a = _sv(self.a, self, rec)
+        b = _sv(self.b, self, rec)
+        ad = _v_array(a)
+        bd = _v_array(b)
+        a_shape = ad.shape
+        b_shape = bd.shape
+        cdef Py_ssize_t na = len(a_shape), nb = len(b_shape)
+        if na == 1:
+            a = _v_reshape(a, (1,) + a_shape)
+        if nb == 1:
+            b = _v_reshape(b, b_shape + (1,))
+        if na == 1 or nb == 1:
+            g_shape = _v_array(g).shape
+            if na == 1 and nb == 1:
+                g_shape = (1, 1)
+            elif na == 1:                               # g's last dim becomes its columns
+                g_shape = g_shape[:len(g_shape) - 1] + (1,) + g_shape[len(g_shape) - 1:]
+            else:
+                g_shape = g_shape + (1,)
+            g = _v_reshape(g, g_shape)
         ga = gb = None
         if self._needs_input_grad(0):
-            ga = _reduce_grad(matmul(g, transpose(b2, -1, -2)), a2._data.shape, a._data.dtype)
-            if a2 is not a:
-                ga = _reshape(ga, a_shape, False)
+            ga = _v_reduce(_v_matmul(g, _v_mT(b)), _v_array(a).shape, ad.dtype)
+            if na == 1:
+                ga = _v_reshape(ga, a_shape)
+            ga = _grad(ga)
         if self._needs_input_grad(1):
-            gb = _reduce_grad(matmul(transpose(a2, -1, -2), g), b2._data.shape, b._data.dtype)
-            if b2 is not b:
-                gb = _reshape(gb, b_shape, False)
-        return (ga, gb)
-
-    cdef tuple _backward_2d(self, Variable g):
-        # The common matrix case on arrays: g @ b.T and a.T @ g.
-        ad = self.a.data(self)
-        bd = self.b.data(self)
-        xp = _xp_of(g._data)
-        ga = gb = None
-        if self._needs_input_grad(0):
-            ga = _raw(_reduce_data(xp.matmul(g._data, bd.T), ad.shape, ad.dtype))
-        if self._needs_input_grad(1):
-            gb = _raw(_reduce_data(xp.matmul(ad.T, g._data), bd.shape, bd.dtype))
+            gb = _v_reduce(_v_matmul(_v_mT(a), g), _v_array(b).shape, bd.dtype)
+            if nb == 1:
+                gb = _v_reshape(gb, b_shape)
+            gb = _grad(gb)
         return (ga, gb)
 
     cdef void _release_saved(self):
