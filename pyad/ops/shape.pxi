@@ -178,9 +178,7 @@ cdef class ViewBackward(Node):
     cdef tuple input_shape
 
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw((<Variable>grads[0])._data.reshape(self.input_shape)),)
-        return (_reshape(<Variable>grads[0], self.input_shape, False),)
+        return (_grad(_v_reshape(_gv(grads[0], _grad_enabled()), self.input_shape)),)
 
 
 cdef Variable _reshape(Variable x, tuple shape, bint must_view):
@@ -254,9 +252,7 @@ cdef class PermuteBackward(Node):
     cdef tuple inverse
 
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw((<Variable>grads[0])._data.transpose(self.inverse)),)
-        return (permute(grads[0], self.inverse),)
+        return (_grad(_v_permute(_gv(grads[0], _grad_enabled()), self.inverse)),)
 
 
 @profiled_op
@@ -574,9 +570,7 @@ cdef class SumToBackward(Node):
     cdef tuple input_shape
 
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw(_broadcast_data((<Variable>grads[0])._data, self.input_shape)),)
-        return (broadcast_to(grads[0], self.input_shape),)
+        return (_grad(_v_broadcast_to(_gv(grads[0], _grad_enabled()), self.input_shape)),)
 
 
 @profiled_op
@@ -605,9 +599,7 @@ cdef class ExpandBackward(Node):
     cdef tuple input_shape
 
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            return (_raw(_sum_to_data((<Variable>grads[0])._data, self.input_shape)),)
-        return (sum_to(grads[0], self.input_shape),)
+        return (_grad(_v_sum_to(_gv(grads[0], _grad_enabled()), self.input_shape)),)
 
 
 @profiled_op
@@ -675,24 +667,18 @@ cdef class CatBackward(Node):
     cdef tuple dtypes
 
     cdef tuple _backward(self, tuple grads):
-        cdef Variable g = grads[0]
+        g = _gv(grads[0], _grad_enabled())
         out = []
         cdef Py_ssize_t start = 0
-        cdef bint fast = not _grad_enabled()
-        lead = (slice(None),) * self.dim
         for i in range(len(self.sizes)):
             size = self.sizes[i]
             if size is None:                # a legacy empty 1-d input: an empty gradient
-                out.append(_plain(_xp_of(g._data).zeros((0,), dtype=self.dtypes[i]), False)
+                out.append(_plain(_xp_of(_v_array(g)).zeros((0,), dtype=self.dtypes[i]), False)
                            if self._needs_input_grad(i) else None)
                 continue
-            if self._needs_input_grad(i):
-                if fast:                    # a view of g's slice, as narrow gives
-                    out.append(_raw(_reduce_data(g._data[lead + (slice(start, start + size),)],
-                                                 None, self.dtypes[i])))
-                else:
-                    out.append(_reduce_grad(narrow(g, self.dim, start, size), None,
-                                            self.dtypes[i]))
+            if self._needs_input_grad(i):   # a view of g's slice
+                out.append(_grad(_v_reduce(_v_narrow(g, self.dim, start, size), None,
+                                           self.dtypes[i])))
             else:
                 out.append(None)
             start += size
@@ -2300,9 +2286,6 @@ def pad(input, pad, mode="constant", value=0):
         node.key = key
         return _recorded(node, data, (_edge(x),))
     return _plain(data, x._volatile)
-
-
-cdef object _pad_op = pad           # pad's own argument `pad` hides it inside
 
 
 SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
