@@ -85,14 +85,12 @@ cdef class CopySlicesBackward(Node):
     cdef object keep_mask
 
     cdef tuple _backward(self, tuple grads):
-        g = grads[0]
+        g = _gv(grads[0], _grad_enabled())
         g_base = g_value = None
         if self._needs_input_grad(0):
-            g_base = mul(g, self.keep_mask)
+            g_base = _grad(_v_mul(g, self.keep_mask))
         if self._needs_input_grad(1):
-            g_value = self.view_fn.apply(<Variable>g)
-            if not _grad_enabled():
-                g_value = _raw(g_value._data.copy())
+            g_value = _grad(_v_view(self.view_fn, g))
         return (g_base, g_value)
 
 
@@ -362,15 +360,16 @@ cdef class SetItemBackward(_KeyNode):
     cdef tuple squeezed_shape
 
     cdef tuple _backward(self, tuple grads):
-        g = grads[0]
         key = self.saved_key()
+        g = _gv(grads[0], _grad_enabled())
         g_old = g_value = None
         if self._needs_input_grad(0):
-            g_old = mul(g, self.keep_mask)
+            g_old = _grad(_v_mul(g, self.keep_mask))
         if self._needs_input_grad(1):
-            g_value = _reduce_grad(getitem(g, key), self.squeezed_shape, self.value_dtype)
+            g_value = _v_reduce(_v_getitem(g, key), self.squeezed_shape, self.value_dtype)
             if self.squeezed_shape != self.value_shape:
-                g_value = _reshape(g_value, self.value_shape, False)
+                g_value = _v_reshape(g_value, self.value_shape)
+            g_value = _grad(g_value)
         return (g_old, g_value)
 
 
