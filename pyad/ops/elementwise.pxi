@@ -1204,17 +1204,11 @@ cdef class ClampBackward(Node):
     cdef tuple _backward(self, tuple grads):
         if self.zero_input is None:
             raise _freed_error(self)
-        g = grads[0]
+        g = _gv(grads[0], _grad_enabled())
         out = [None, None, None]
-        cdef bint fast = not _grad_enabled()
         for i, zero in enumerate((self.zero_input, self.zero_min, self.zero_max)):
             if zero is not None and self._needs_input_grad(i):
-                if fast:
-                    out[i] = _raw(_reduce_data(_zero_where_data((<Variable>g)._data, zero),
-                                               self.shapes[i], self.dtypes[i]))
-                else:
-                    out[i] = _reduce_grad(where_const(zero, 0.0, g), self.shapes[i],
-                                          self.dtypes[i])
+                out[i] = _grad(_v_reduce(_v_zero_where(g, zero), self.shapes[i], self.dtypes[i]))
         return tuple(out)
 
     cdef void _release_saved(self):

@@ -28,14 +28,10 @@ cdef tuple _reduce_args(Variable x, object dim, object keepdim, object axis, obj
 
 
 cdef Variable _expand_reduced_grad(Variable g, tuple input_shape, tuple dims, bint keepdim):
-    if not _grad_enabled():
-        data = g._data
-        if not keepdim:
-            data = data.reshape(_keepdim_shape(input_shape, dims))
-        return _raw(_broadcast_data(data, input_shape))
+    v = _gv(g, _grad_enabled())
     if not keepdim:
-        g = _reshape(g, _keepdim_shape(input_shape, dims), False)
-    return broadcast_to(g, input_shape)
+        v = _v_reshape(v, _keepdim_shape(input_shape, dims))
+    return _grad(_v_broadcast_to(v, input_shape))
 
 
 cdef class SumBackward(Node):
