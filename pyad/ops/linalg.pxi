@@ -18,19 +18,16 @@ cdef class MatmulBackward(Node):
         a_shape = ad.shape
         b_shape = bd.shape
         cdef Py_ssize_t na = len(a_shape), nb = len(b_shape)
-        if na == 1:
-            a = _v_reshape(a, (1,) + a_shape)
-        if nb == 1:
-            b = _v_reshape(b, b_shape + (1,))
-        if na == 1 or nb == 1:
-            g_shape = _v_array(g).shape
-            if na == 1 and nb == 1:
-                g_shape = (1, 1)
-            elif na == 1:                               # g's last dim becomes its columns
-                g_shape = g_shape[:len(g_shape) - 1] + (1,) + g_shape[len(g_shape) - 1:]
-            else:
-                g_shape = g_shape + (1,)
-            g = _v_reshape(g, g_shape)
+        if na == 1 or nb == 1:                      # g with their size-1 dims put back
+            gs = _v_array(g).shape
+            k = len(gs) - (nb > 1)                  # the dim of the rows of a
+            if na == 1:
+                a = _v_reshape(a, (1,) + a_shape)
+                gs = gs[:k] + (1,) + gs[k:]
+            if nb == 1:
+                b = _v_reshape(b, b_shape + (1,))
+                gs = gs + (1,)
+            g = _v_reshape(g, gs)
         ga = gb = None
         if self._needs_input_grad(0):
             ga = _v_reduce(_v_matmul(g, _v_mT(b)), _v_array(a).shape, ad.dtype)

@@ -29,6 +29,7 @@ import test_inplace  # noqa: E402
 import test_linalg  # noqa: E402
 import test_nn  # noqa: E402
 import test_reduction  # noqa: E402
+import test_rules_written_once  # noqa: E402
 import test_shape  # noqa: E402
 
 FAMILIES = {
@@ -38,6 +39,7 @@ FAMILIES = {
     "linalg": test_linalg.CASES,
     "nn": test_nn.CASES,
     "inplace": test_inplace.CASES,
+    "rules": test_rules_written_once.CASES,
 }
 PARAMS = [pytest.param(case, id="%s-%s" % (family, case.id))
           for family, cases in FAMILIES.items() for case in cases]
