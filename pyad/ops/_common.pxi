@@ -660,6 +660,59 @@ cdef inline object _v_mT(object a):
         return transpose(a, -1, -2)
     n = a.ndim
     return a.swapaxes(n - 2, n - 1)
+cdef inline object _v_pow(object a, object b):
+    # (in the result dtype of the op, as the forward: torch's promotion, not NumPy's)
+    if _on_variables(a, b):
+        return pow(a, b)
+    return _scratch(_apply_binary(_np_power, a, b, "pow"))
+
+
+cdef inline object _v_exp(object a):
+    if isinstance(a, Variable):
+        return exp(a)
+    return _scratch(_np_exp(a))
+
+
+cdef inline object _v_exp_in(object a, object t):
+    if isinstance(a, Variable):
+        return exp(a)
+    return _np_exp(a, out=t)
+
+
+cdef inline object _v_log(object a):
+    if isinstance(a, Variable):
+        return log(a)
+    return _scratch(_np_log(a))
+
+
+cdef inline object _v_sum(object a, object dims):
+    # Summed over dims (an int or a tuple), kept as size-1 dims.
+    if isinstance(a, Variable):
+        return sum(a, dims, True)
+    return _sum_data(a, dims, True)
+
+
+cdef inline object _v_softmax(object a, Py_ssize_t dim):
+    if isinstance(a, Variable):
+        return softmax(a, dim)
+    return _softmax_data(a, dim)
+
+
+cdef inline object _v_where_const(object mask, object value, object a):
+    # `value` where mask is true, a elsewhere (a's dtype; the gradient flows to a).
+    if isinstance(a, Variable):
+        return where_const(mask, value, a)
+    xp = _xp_of(a)
+    return xp.where(mask, xp.asarray(value, dtype=a.dtype), a)
+
+
+cdef inline object _v_astype(object a, object dtype):
+    # a in dtype (recorded as a conversion on Variables); a itself when already so.
+    if isinstance(a, Variable):
+        if _same_dtype(_dtype((<Variable>a)._data), dtype):
+            return a
+        return _convert(<Variable>a, None, dtype, False)
+    return a.astype(dtype, copy=False)
 
 
 cdef inline object _v_reshape(object a, tuple shape):

@@ -278,47 +278,35 @@ cpdef Variable div(object input, object other):
 
 cdef class PowBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
-        g = grads[0]
+        cdef Variable g = grads[0]
+        cdef bint rec = _grad_enabled()
+        v = _gv(g, rec)
+        base = _ov(self.a, self, rec)
+        exponent = _ov(self.b, self, rec)
         ga = gb = None
-        if not _grad_enabled() and not self._needs_input_grad(1):
-            exponent = self.b.data(self)
-            if isinstance(exponent, (int, float)):
-                # x ** c with a constant c: g * c * x ** (c - 1)
-                if exponent == 0:
-                    t = _np_multiply((<Variable>g)._data, 0.0)
-                else:
-                    t = _scratch(_np_power(self.a.data(self), exponent - 1))
-                    _np_multiply(t, exponent, out=t)
-                    _np_multiply(t, (<Variable>g)._data, out=t)
-                return (self.raw_grad_a(g, t), None)
-        base = self.a.get(self)
-        exponent = self.b.get(self)
         if self._needs_input_grad(0):
             if isinstance(exponent, (int, float, complex)):
-                if exponent == 0:
-                    ga = mul(g, 0.0)
-                else:
-                    ga = _pow_const_grad(<Variable>g, <Variable>base, exponent)
+                # g * (c * x^(c-1)); for c = 0 g * 0
+                ga = _v_mul(v, 0.0) if exponent == 0 else _pow_const_grad(v, base, exponent)
             else:
-                ga = mul(g, mul(pow(base, sub(exponent, 1)), exponent))
-                # b * a^(b-1) is 0 * inf = nan at a = 0, b = 0; the derivative is 0
-                # there (torch's choice).
+                # g * (b * a^(b-1)), 0 where b = 0 (torch's choice: there b * a^(b-1) is
+                # 0 * inf = nan at a = 0, and the derivative is 0)
+                t = _v_pow(base, _v_sub(exponent, 1))
+                t = _v_mul_in(t, exponent, t)
+                ga = _v_mul_in(v, t, t)
                 zero_exponent = _operand_data(exponent, "pow") == 0
                 # (on a GPU the any() would be a host sync: apply the mask always)
                 if _xp_of(zero_exponent) is not numpy or bool(zero_exponent.any()):
-                    ga = where_const(zero_exponent, 0.0, ga)
-            ga = self.grad_a(ga)
+                    ga = _v_where_const(zero_exponent, 0.0, ga)
+            ga = self.out_a(ga, g)
         if self._needs_input_grad(1):
-            # d(a^b)/db = a^b log(a); taken as 0 where a == 0 and b >= 0 (torch's choice,
-            # the limit from the right) so 0**b does not produce nan gradients.
-            result = pow(base, exponent)
+            # d(a^b)/db = g * (a^b log(a)); taken as 0 where a == 0 and b >= 0 (torch's
+            # choice, the limit from the right) so 0**b does not produce nan gradients.
+            result = _v_pow(base, exponent)
             bdata = _operand_data(base, "pow")
             edata = _operand_data(exponent, "pow")
             xp = _xp_of(edata)
-            mask = xp.asarray(bdata == 0) & xp.asarray(edata >= 0)
-            if isinstance(base, Variable):
-                log_base = log(where_const(mask, 1.0, base))
-            elif isinstance(base, (int, float)) and base == 0:
+            if isinstance(base, (int, float)) and base == 0:
                 # log(0) = -inf where b < 0 (so 0**b = inf gives -inf, as torch), 0 where
                 # b >= 0 (the limit above).
                 log_base = xp.where(edata >= 0, 0.0, -numpy.inf).astype(edata.dtype,
@@ -328,11 +316,15 @@ cdef class PowBackward(_BinaryNode):
                 with numpy.errstate(invalid="ignore"):
                     log_base = float(numpy.log(numpy.float64(base)))
             else:
-                # In the result's dtype: a float16 array base of a float32 power must not
-                # round log(base) to float16.
-                log_base = xp.log(xp.where(mask, 1, bdata).astype(
-                    (<Variable>result)._data.dtype, copy=False))
-            gb = self.grad_b(mul(g, mul(result, log_base)))
+                # In the result's dtype (torch): a float16 base of a float32 power must
+                # not round log(base) to float16.
+                mask = xp.asarray(bdata == 0) & xp.asarray(edata >= 0)
+                if not isinstance(base, Variable):
+                    base = xp.asarray(bdata)            # (a complex number too)
+                log_base = _v_log(_v_astype(_v_where_const(mask, 1, base),
+                                            _dtype(_operand_data(result, "pow"))))
+            t = _v_mul_in(result, log_base, result)
+            gb = self.out_b(_v_mul_in(v, t, t), g)
         return (ga, gb)
 
 
@@ -352,50 +344,45 @@ cpdef Variable pow(object input, object exponent):
 # pow's gradient for a constant exponent as one fused node (see TanhGradBackward).
 
 cdef class PowConstGradBackward(_BinaryNode):
-    # out = g * c * x^(c-1):  d/dg = c x^(c-1),  d/dx = g c (c-1) x^(c-2)
+    # out = g * (c * x^(c-1)):  d/dg = c x^(c-1),  d/dx = ((g' g) c) ((c-1) x^(c-2))
+    # (torch's order: the rule of pow applied to x^(c-1); 0 for c = 0 or 1)
     cdef object exponent
 
     cdef tuple _backward(self, tuple grads):
         cdef Variable gg = grads[0]
+        cdef bint rec = _grad_enabled()
         c = self.exponent
+        v = _gv(gg, rec)
+        x = _ov(self.b, self, rec)
         dg = dx = None
-        if not _grad_enabled():
-            xd = self.b.data(self)
-            if self._needs_input_grad(0):
-                t = _scratch(_np_power(xd, c - 1))
-                _np_multiply(t, c, out=t, casting="unsafe")
-                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
-            if self._needs_input_grad(1):
-                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
-                if c * (c - 1) == 0:
-                    _np_multiply(t, 0.0, out=t)
-                else:
-                    _np_multiply(t, _np_power(xd, c - 2), out=t)
-                    _np_multiply(t, c * (c - 1), out=t, casting="unsafe")
-                dx = self.raw_grad_b(gg, t)
-            return (dg, dx)
-        g = self.a.get(self)
-        x = self.b.get(self)
         if self._needs_input_grad(0):
-            dg = self.grad_a(mul(gg, mul(pow(x, c - 1), c)))
+            dg = self.out_a(_pow_const_grad(v, x, c), gg)
         if self._needs_input_grad(1):
+            t = _v_mul(v, _ov(self.a, self, rec))
             if c * (c - 1) == 0:
-                dx = self.grad_b(mul(mul(gg, g), 0.0))
+                t = _v_mul_in(t, 0.0, t)
             else:
-                dx = self.grad_b(mul(mul(gg, g), mul(pow(x, c - 2), c * (c - 1))))
+                t = _v_mul_in(t, c, t)
+                u = _v_pow(x, c - 2)
+                t = _v_mul_in(t, _v_mul_in(u, c - 1, u), t)
+            dx = self.out_b(t, gg)
         return (dg, dx)
 
 
-cdef Variable _pow_const_grad(Variable g, Variable x, object c):
-    t = _scratch(_np_power(x._data, c - 1))
+cdef object _pow_const_grad(object g, object x, object c):
+    # g * (c * x^(c-1)) as a value (see _v_mul): on arrays with one temporary, on
+    # Variables recorded as one PowConstGradBackward node.
+    t = _scratch(_np_power(_operand_data(x, "pow"), c - 1))
     _np_multiply(t, c, out=t, casting="unsafe")
-    data = _np_multiply(g._data, t)
+    if not _on_variables(g, x):
+        return _np_multiply(g, t, out=t)
+    data = _np_multiply(_operand_data(g, "pow"), t)
     cdef PowConstGradBackward node
     if _binary_records(g, x):
         node = PowConstGradBackward.__new__(PowConstGradBackward)
         node.exponent = c
-        return _binary(node, data, g, x, x._requires_grad, True)
-    return _plain(data, g._volatile or x._volatile)
+        return _binary(node, data, g, x, _operand_requires_grad(x), True)
+    return _plain(data, _operand_volatile(g) or _operand_volatile(x))
 
 
 # -- unary --------------------------------------------------------------------------
@@ -539,27 +526,20 @@ cpdef Variable tanh(object input):
 # less to run when differentiating again.
 
 cdef class TanhGradBackward(_BinaryNode):
-    # out = g * (1 - y^2), with y = tanh(x):  d/dg = 1 - y^2,  d/dy = -2 g y
+    # out = g * (1 - y^2), with y = tanh(x):  d/dg = 1 - y^2,  d/dy = g' ((-2 y) g)
+    # (torch's order)
     cdef tuple _backward(self, tuple grads):
         cdef Variable gg = grads[0]
+        cdef bint rec = _grad_enabled()
+        v = _gv(gg, rec)
+        y = _ov(self.b, self, rec)
         dg = dy = None
-        if not _grad_enabled():
-            yd = self.b.data(self)
-            if self._needs_input_grad(0):
-                t = _scratch(_np_multiply(yd, yd))
-                _np_subtract(1, t, out=t)
-                dg = self.raw_grad_a(gg, _np_multiply(gg._data, t, out=t))
-            if self._needs_input_grad(1):
-                t = _scratch(_np_multiply(gg._data, self.a.data(self)))
-                _np_multiply(t, yd, out=t)
-                dy = self.raw_grad_b(gg, _np_multiply(t, -2.0, out=t))
-            return (dg, dy)
-        g = self.a.get(self)
-        y = self.b.get(self)
         if self._needs_input_grad(0):
-            dg = self.grad_a(mul(gg, sub(1, mul(y, y))))
+            dg = self.out_a(_tanh_grad(v, y), gg)
         if self._needs_input_grad(1):
-            dy = self.grad_b(mul(mul(gg, g), mul(y, -2.0)))
+            t = _v_mul(y, -2.0)
+            t = _v_mul_in(t, _ov(self.a, self, rec), t)
+            dy = self.out_b(_v_mul_in(v, t, t), gg)
         return (dg, dy)
 
 
@@ -1047,34 +1027,39 @@ cdef class _SelectNode(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
         if self.zero_a is None:
             raise _freed_error(self)
-        g = grads[0]
-        ga = gb = None
-        if not _grad_enabled():
-            gd = (<Variable>g)._data
-            if self.keep_bits is not None and type(gd) is _NDARRAY and \
-                    _dtype(gd) is self.bits_dtype:
-                # a's gradient is g's bits under the mask, b's the rest: g ^ (g & mask)
-                gi = gd.view(self.keep_bits.dtype)
-                da = _np_bitwise_and(gi, self.keep_bits)
-                if self._needs_input_grad(1):
-                    gb = self.raw_grad_b(g, _np_bitwise_xor(gi, da).view(self.bits_dtype))
-                if self._needs_input_grad(0):
-                    ga = self.raw_grad_a(g, da.view(self.bits_dtype))
-                return (ga, gb)
-            if self.scale is not None:
-                gd = _np_multiply(gd, self.scale)
-            if self._needs_input_grad(0):
-                ga = self.raw_grad_a(g, _zero_where_data(gd, self.zero_a))
-            if self._needs_input_grad(1):
-                gb = self.raw_grad_b(g, _zero_where_data(gd, self.zero_b))
-            return (ga, gb)
+        cdef Variable g = grads[0]
+        v = _gv(g, _grad_enabled())
         if self.scale is not None:
-            g = mul(g, self.scale)
-        if self._needs_input_grad(0):
-            ga = self.grad_a(where_const(self.zero_a, 0.0, g))
-        if self._needs_input_grad(1):
-            gb = self.grad_b(where_const(self.zero_b, 0.0, g))
-        return (ga, gb)
+            v = _v_mul(v, self.scale)
+        va, vb = self._split(v, self._needs_input_grad(0), self._needs_input_grad(1))
+        return (self.out_a(va, g) if va is not None else None,
+                self.out_b(vb, g) if vb is not None else None)
+
+    cdef tuple _split(self, object v, bint need_a, bint need_b):
+        # v as a value split in two: a's part (zero where zero_a) and b's (zero where
+        # zero_b), None where not needed.
+        va = vb = None
+        if isinstance(v, Variable):
+            if need_a:
+                va = where_const(self.zero_a, 0.0, v)
+            if need_b:
+                vb = where_const(self.zero_b, 0.0, v)
+        elif self.keep_bits is not None and type(v) is _NDARRAY and \
+                _dtype(v) is self.bits_dtype:
+            # where's bit select: a's part is v's bits under the mask, b's the rest,
+            # v ^ (v & mask)
+            vi = v.view(self.keep_bits.dtype)
+            da = _np_bitwise_and(vi, self.keep_bits)
+            if need_b:
+                vb = _np_bitwise_xor(vi, da).view(self.bits_dtype)
+            if need_a:
+                va = da.view(self.bits_dtype)
+        else:
+            if need_a:
+                va = _zero_where_data(v, self.zero_a)
+            if need_b:
+                vb = _zero_where_data(v, self.zero_b)
+        return (va, vb)
 
     cdef void _release_saved(self):
         _BinaryNode._release_saved(self)

@@ -6,15 +6,12 @@ cdef class LogSoftmaxBackward(Node):
     cdef Py_ssize_t dim
 
     cdef tuple _backward(self, tuple grads):
-        if not _grad_enabled():
-            gd = (<Variable>grads[0])._data
-            t = _scratch(_np_exp(self.result.data(self)))
-            t *= _sum_data(gd, self.dim, True)
-            return (_raw(_np_subtract(gd, t, out=t)),)
-        g = grads[0]
-        out = self.result.unpack(self)
-        # d log_softmax: g - softmax * sum(g); softmax = exp(output)
-        return (sub(g, mul(exp(out), sum(g, self.dim, True))),)
+        # d log_softmax: g - exp(y) * sum(g), y the output (torch's order)
+        cdef bint rec = _grad_enabled()
+        v = _gv(grads[0], rec)
+        t = _v_exp(_sv(self.result, self, rec))
+        t = _v_mul_in(t, _v_sum(v, self.dim), t)
+        return (_grad(_v_sub_in(v, t, t)),)
 
     cdef void _release_saved(self):
         self._released = True
@@ -383,35 +380,47 @@ cdef class CrossEntropyBackward(Node):
     cdef bint reduced
 
     cdef tuple _backward(self, tuple grads):
+        # (softmax(x) - onehot(t)) * (g * coef), the softmax recorded under create_graph
         if self.coef is None:
             raise _freed_error(self)
+        cdef bint rec = _grad_enabled()
         xp = _xp_of(self.coef)
-        idx = xp.expand_dims(self.index, self.class_dim)
         coef = xp.expand_dims(self.coef, self.class_dim)
-        if not _grad_enabled():
-            # the same formula on arrays (the benchmarked training step takes this path)
-            gd = (<Variable>grads[0])._data
-            t = _softmax_data(self.saved.data(self), self.class_dim)
-            if t.ndim == 2 and self.class_dim == 1:
-                t[xp.arange(t.shape[0]), self.index] -= 1
-            else:
-                xp.put_along_axis(t, idx, xp.take_along_axis(t, idx, self.class_dim) - 1,
-                                  self.class_dim)
-            t *= coef * (gd if self.reduced else xp.expand_dims(gd, self.class_dim))
-            return (_raw(t),)
-        x = self.saved.unpack(self)
-        d = x._data
-        onehot = xp.zeros(d.shape, d.dtype)
-        xp.put_along_axis(onehot, idx, 1, self.class_dim)
-        g = grads[0]
-        scale = mul(g, coef) if self.reduced else mul(unsqueeze(g, self.class_dim), coef)
-        return (mul(sub(softmax(x, self.class_dim), onehot), scale),)
+        v = _gv(grads[0], rec)
+        if not self.reduced:
+            v = _v_reshape(v, coef.shape)           # (unsqueezed at the class dim)
+        scale = _v_mul(v, coef)
+        t = _v_softmax(_sv(self.saved, self, rec), self.class_dim)
+        t = _v_sub_onehot_in(t, self.index, self.class_dim)
+        return (_grad(_v_mul_in(t, scale, t)),)
 
     cdef void _release_saved(self):
         self._released = True
         self.saved.release()
         self.index = None
         self.coef = None
+
+
+cdef object _v_sub_onehot_in(object t, object index, Py_ssize_t dim):
+    # t minus 1 at each sample's class index along dim (in place on an array t: a
+    # temporary of the caller's).
+    if isinstance(t, Variable):
+        d = (<Variable>t)._data
+        onehot = _xp_of(d).zeros(d.shape, d.dtype)
+        _add_at_index(onehot, index, dim, 1)
+        return sub(t, onehot)
+    _add_at_index(t, index, dim, -1)
+    return t
+
+
+cdef void _add_at_index(object t, object index, Py_ssize_t dim, object value) except *:
+    # t[..., index, ...] += value in place, at each sample's class index along dim.
+    xp = _xp_of(t)
+    if t.ndim == 2 and dim == 1:
+        t[xp.arange(t.shape[0]), index] += value
+    else:
+        idx = xp.expand_dims(index, dim)
+        xp.put_along_axis(t, idx, xp.take_along_axis(t, idx, dim) + value, dim)
 
 
 @profiled_op

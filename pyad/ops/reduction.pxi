@@ -28,10 +28,15 @@ cdef tuple _reduce_args(Variable x, object dim, object keepdim, object axis, obj
 
 
 cdef Variable _expand_reduced_grad(Variable g, tuple input_shape, tuple dims, bint keepdim):
-    v = _gv(g, _grad_enabled())
+    return _grad(_v_expand_reduced(_gv(g, _grad_enabled()), input_shape, dims, keepdim))
+
+
+cdef object _v_expand_reduced(object v, tuple input_shape, tuple dims, bint keepdim):
+    # A reduction's gradient as a value (see _v_mul): v back in the keepdim shape,
+    # broadcast over the input.
     if not keepdim:
         v = _v_reshape(v, _keepdim_shape(input_shape, dims))
-    return _grad(_v_broadcast_to(v, input_shape))
+    return _v_broadcast_to(v, input_shape)
 
 
 cdef class SumBackward(Node):
@@ -71,13 +76,10 @@ cdef class MeanBackward(SumBackward):
     cdef Py_ssize_t count
 
     cdef tuple _backward(self, tuple grads):
-        if self.count == 0:
-            g = grads[0]            # the input is empty: so is its gradient
-        elif not _grad_enabled():
-            g = _raw(_np_true_divide((<Variable>grads[0])._data, self.count))
-        else:
-            g = div(grads[0], self.count)
-        return (_expand_reduced_grad(g, self.input_shape, self.dims, self.keepdim),)
+        v = _gv(grads[0], _grad_enabled())         # g / count, expanded over the input
+        if self.count != 0:                         # (an empty input: so is its gradient)
+            v = _v_div(v, self.count)
+        return (_grad(_v_expand_reduced(v, self.input_shape, self.dims, self.keepdim)),)
 
 
 @profiled_op
@@ -1350,27 +1352,18 @@ cdef class LogsumexpBackward(Node):
     cdef bint keepdim
 
     cdef tuple _backward(self, tuple grads):
-        cdef Variable gv = grads[0]
-        if not _grad_enabled():
-            xd = self.input.data(self)
-            od = self.result.data(self)
-            gd = gv._data
-            if not self.keepdim:
-                kshape = _keepdim_shape(xd.shape, self.dims)
-                od = od.reshape(kshape)
-                gd = gd.reshape(kshape)
-            t = _scratch(_np_subtract(xd, od))
-            _np_exp(t, out=t)
-            return (_raw(_np_multiply(t, gd, out=t)),)
-        cdef Variable x = self.input.unpack(self)
-        out = self.result.unpack(self)
-        g = gv
-        shape = x._data.shape
+        # d/dx log(sum(exp(x))) = softmax(x) = exp(x - logsumexp(x)): g * exp(x - out)
+        cdef bint rec = _grad_enabled()
+        x = _sv(self.input, self, rec)
+        out = _sv(self.result, self, rec)
+        v = _gv(grads[0], rec)
         if not self.keepdim:
-            g = _reshape(g, _keepdim_shape(shape, self.dims), False)
-            out = _reshape(out, _keepdim_shape(shape, self.dims), False)
-        # d/dx log(sum(exp(x))) = softmax(x) = exp(x - logsumexp(x))
-        return (mul(g, exp(sub(x, out))),)
+            kshape = _keepdim_shape(_operand_data(x, "logsumexp").shape, self.dims)
+            out = _v_reshape(out, kshape)
+            v = _v_reshape(v, kshape)
+        t = _v_sub(x, out)
+        t = _v_exp_in(t, t)
+        return (_grad(_v_mul_in(t, v, t)),)
 
     cdef void _release_saved(self):
         self._released = True

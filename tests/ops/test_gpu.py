@@ -10,6 +10,8 @@ conversion to NumPy, so a NumPy call on device data fails the test too.
 
 The whole module skips without CuPy and a GPU; `.ci/gpu` runs it on a GPU machine.
 """
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -29,7 +31,7 @@ import test_inplace  # noqa: E402
 import test_linalg  # noqa: E402
 import test_nn  # noqa: E402
 import test_reduction  # noqa: E402
-import test_rules_written_once  # noqa: E402
+import test_rules_once_shape_matmul  # noqa: E402
 import test_shape  # noqa: E402
 
 FAMILIES = {
@@ -39,7 +41,7 @@ FAMILIES = {
     "linalg": test_linalg.CASES,
     "nn": test_nn.CASES,
     "inplace": test_inplace.CASES,
-    "rules": test_rules_written_once.CASES,
+    "rules": test_rules_once_shape_matmul.CASES,
 }
 PARAMS = [pytest.param(case, id="%s-%s" % (family, case.id))
           for family, cases in FAMILIES.items() for case in cases]
@@ -162,6 +164,33 @@ def test_pow_with_zero_exponent_backward_does_not_sync():
     _backward_on_gpu(g[0] ** g[1], g)
     for cv, gv in zip(c, g):
         np.testing.assert_allclose(cupy.asnumpy(gv.grad.data), cv.grad.data)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5)])
+def test_cross_entropy_first_and_second_order_stay_on_the_gpu(reduction, shape):
+    # CrossEntropyBackward's one rule: the one-hot subtracted in place on the device (a
+    # plain backward) or recorded (create_graph), with no host sync either way
+    import pyad.nn.functional as F
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape)
+    target = rng.integers(0, 3, (shape[0],) + shape[2:])
+    weight = np.array([0.5, 2.0, 1.0])
+    res = {}
+    for dev, mk in (("cpu", pyad.Variable), ("gpu", lambda a: pyad.Variable(cupy.asarray(a)))):
+        xv = mk(x)
+        xv.requires_grad = True
+        loss = F.cross_entropy(xv, mk(target), weight=mk(weight), ignore_index=2,
+                               reduction=reduction).sum()
+        cupy.cuda.Device().synchronize()
+        with cupyx.allow_synchronize(False) if dev == "gpu" else contextlib.nullcontext():
+            plain, = pyad.grad(loss, xv, retain_graph=True)
+            first, = pyad.grad(loss, xv, create_graph=True)
+            second, = pyad.grad((first * first).sum(), xv)
+        res[dev] = (plain, first, second)
+    for c, g in zip(res["cpu"], res["gpu"]):
+        assert isinstance(g.data, cupy.ndarray), "a gradient left the GPU"
+        np.testing.assert_allclose(cupy.asnumpy(g.data), c.data, rtol=1e-9, atol=1e-12)
 
 
 def test_list_index_key_is_made_on_the_gpu():
