@@ -481,6 +481,111 @@ cdef tuple _pool_args(Variable x, object kernel_size, object stride, object padd
     return k, s, p, d, oh, ow
 
 
+# Max pooling records where each window's maximum sat in one of two forms. Windows
+# that tile the input (kernel == stride, no padding or dilation: the usual 2x2 pool)
+# are reduced in two separable stages, along each window's rows (W) and then across
+# them (H); each stage is k strided slices combined with `maximum`, and the backward
+# sends each window's gradient to the slice that held its maximum. Other windows keep
+# the kernel offset of each maximum and scatter the gradient back through it.
+
+cdef inline object _stage_slice(object a, int axis, Py_ssize_t j, Py_ssize_t kk,
+                                Py_ssize_t o):
+    # Entry j of each of the o windows of size kk along axis 2 or 3 (a strided view).
+    sl = slice(j, j + (o - 1) * kk + 1, kk)
+    if axis == 2:
+        return a[:, :, sl]
+    return a[:, :, :, sl]
+
+
+cdef list _stage_selection(list better, Py_ssize_t kk):
+    # Which slice holds each window's maximum, as kk bool masks: slice j when it replaced
+    # the running maximum (better[j - 1]) and no later slice did.
+    cdef Py_ssize_t j
+    cdef list sel = [None] * kk
+    later = None
+    for j in range(kk - 1, 0, -1):
+        b = better[j - 1]
+        if later is None:
+            sel[j] = b
+            later = b
+        else:
+            sel[j] = b & ~later
+            later = later | b
+    sel[0] = ~later
+    return sel
+
+
+cdef tuple _max_stage(object xd, int axis, Py_ssize_t kk, Py_ssize_t o, bint masks):
+    # The maximum over o windows of kk entries along axis (2 or 3), and (if masks) the
+    # selection masks for the backward. A slice replaces the running maximum when it is
+    # strictly greater (ties keep the first) or NaN (the last NaN wins), as torch; the
+    # rows' stage runs first, so a window's first maximum is the first in row-major order.
+    if kk == 1:
+        return xd, None
+    xp = _xp_of(xd)
+    cdef Py_ssize_t j
+    m = _stage_slice(xd, axis, 0, kk, o)
+    better = []
+    for j in range(1, kk):
+        part = _stage_slice(xd, axis, j, kk, o)
+        if masks:
+            b = xp.greater(part, m)
+            b |= xp.isnan(part)
+            better.append(b)
+        m = xp.maximum(m, part)              # NaN propagates
+    return m, (_stage_selection(better, kk) if masks else None)
+
+
+cdef object _stage_back_data(object gd, list sel, int axis, Py_ssize_t kk,
+                             Py_ssize_t length):
+    # The adjoint of one stage on arrays: each window's gradient goes to the slice that
+    # held its maximum, zero elsewhere (and in the entries past the last window). The
+    # gradient is masked bitwise (and with all-ones or zero), which keeps inf and NaN
+    # gradients where they belong and writes +0 elsewhere, as torch.
+    xp = _xp_of(gd)
+    cdef Py_ssize_t o = gd.shape[axis], j
+    shape = list(gd.shape)
+    shape[axis] = length
+    out = xp.empty(tuple(shape), dtype=gd.dtype)
+    if o * kk < length:
+        if axis == 2:
+            out[:, :, o * kk:] = 0
+        else:
+            out[:, :, :, o * kk:] = 0
+    ud = numpy.dtype("u%d" % gd.dtype.itemsize)
+    gu = gd.view(ud)
+    outu = out.view(ud)
+    for j in range(kk):
+        mask = sel[j].astype(ud)
+        xp.negative(mask, out=mask)          # True -> all ones
+        xp.bitwise_and(gu, mask, out=_stage_slice(outu, axis, j, kk, o))
+    return out
+
+
+cdef Variable _stage_back(Variable g, list sel, int axis, Py_ssize_t kk, Py_ssize_t length):
+    # The same adjoint, differentiable: masked slices interleaved by stack and reshape.
+    xp = _xp_of(g._data)
+    cdef Py_ssize_t o = g._data.shape[axis]
+    parts = [where_const(xp.logical_not(s), 0, g) for s in sel]
+    shape = list(g._data.shape)
+    shape[axis] = o * kk
+    out = _reshape(stack(parts, axis + 1), tuple(shape), False)
+    if o * kk < length:
+        widths = [0, 0, 0, 0]
+        widths[2 * (3 - axis) + 1] = length - o * kk     # (left, right) of W, then of H
+        out = pad(out, tuple(widths))
+    return out
+
+
+cdef inline object _v_stage_back(object v, list sel, int axis, Py_ssize_t kk,
+                                 Py_ssize_t length):
+    if kk == 1:
+        return v
+    if isinstance(v, Variable):
+        return _stage_back(<Variable>v, sel, axis, kk, length)
+    return _stage_back_data(v, sel, axis, kk, length)
+
+
 cdef object _pool_flat_index(object arg, tuple k, tuple s, tuple d, tuple p, Py_ssize_t h,
                              Py_ssize_t w):
     # The flat input position (h * W + w) of each window's maximum, from its kernel
@@ -496,58 +601,69 @@ cdef object _pool_flat_index(object arg, tuple k, tuple s, tuple d, tuple p, Py_
     return hi * w + wi
 
 
+cdef object _v_pool_scatter(object v, MaxPool2dBackward node):
+    # The adjoint of general windows: each window's gradient added at the input position
+    # of its maximum (overlapping windows add up).
+    cdef Py_ssize_t n = node.shape[0], c = node.shape[1], h = node.shape[2]
+    cdef Py_ssize_t w = node.shape[3], i, j, m
+    if isinstance(v, Variable):
+        index = _pool_flat_index(node.arg, node.k, node.s, node.d, node.p, h, w)
+        m = index.shape[2] * index.shape[3]
+        zeros = _plain(_xp_of(index).zeros((n, c, h * w), dtype=(<Variable>v)._data.dtype),
+                       False)
+        return _reshape(scatter_add(zeros, 2, index.reshape(n, c, m),
+                                    _reshape(v, (n, c, m), False)), node.shape, False)
+    xp = _xp_of(v)
+    if node.p[0] or node.p[1]:
+        # With padding, through the flat positions (a window of only -inf may point at an
+        # entry outside its kernel offsets' slice).
+        index = _pool_flat_index(node.arg, node.k, node.s, node.d, node.p, h, w)
+        index = index + xp.arange(n * c).reshape(n, c, 1, 1) * (h * w)
+        out = xp.bincount(index.ravel(), xp.ascontiguousarray(v).ravel(), n * c * h * w)
+        return out.astype(v.dtype, copy=False).reshape(node.shape)
+    # Each kernel offset is one strided slice of the (padded) input: add the gradient of
+    # the windows whose maximum sits there.
+    full = xp.zeros((n, c, node.hp, node.wp), dtype=v.dtype)
+    gv = _window_view(full, node.k[0], node.k[1], node.s[0], node.s[1], node.d[0],
+                      node.d[1], node.arg.shape[2], node.arg.shape[3], True)
+    disjoint = (node.s[0] >= node.d[0] * (node.k[0] - 1) + 1 and
+                node.s[1] >= node.d[1] * (node.k[1] - 1) + 1)
+    for i in range(node.k[0]):
+        for j in range(node.k[1]):
+            mask = node.arg == i * node.k[1] + j
+            if disjoint:
+                xp.copyto(gv[:, :, :, :, i, j], v, where=mask)
+            else:
+                gv[:, :, :, :, i, j] += xp.where(mask, v, 0)
+    return full[:, :, :h, :w]
+
+
 cdef class MaxPool2dBackward(Node):
-    cdef object arg                  # kernel offset of each window's maximum (N, C, oh, ow)
+    cdef object arg                  # general windows: each maximum's kernel offset
+    cdef list sel_w, sel_h           # tiling windows: the two stages' selection masks
     cdef tuple shape                 # the input shape (N, C, H, W)
+    cdef tuple out_shape             # (N, C, oh, ow)
     cdef tuple k, s, d, p
-    cdef Py_ssize_t hp, wp           # the padded input size
+    cdef Py_ssize_t hp, wp           # the padded input size (general windows)
 
     cdef tuple _backward(self, tuple grads):
-        if self.arg is None:
+        if self._released:
             raise _freed_error(self)
         cdef Variable g = grads[0]
-        cdef Py_ssize_t n = self.shape[0], c = self.shape[1], h = self.shape[2]
-        cdef Py_ssize_t w = self.shape[3], i, j
-        if g._data.shape != self.arg.shape:
+        if g._data.shape != self.out_shape:
             raise RuntimeError("MaxPool2dBackward(): expected a gradient of shape %s, got %s"
-                               % (_shape_str(self.arg.shape), _shape_str(g._data.shape)))
-        if not _grad_enabled() and (self.p[0] or self.p[1]):
-            # With padding, through the flat positions (a window of only -inf may point
-            # at an entry outside its kernel offsets' slice).
-            gd = g._data
-            xp = _xp_of(gd)
-            index = _pool_flat_index(self.arg, self.k, self.s, self.d, self.p, h, w)
-            index = index + xp.arange(n * c).reshape(n, c, 1, 1) * (h * w)
-            out = xp.bincount(index.ravel(), xp.ascontiguousarray(gd).ravel(), n * c * h * w)
-            return (_raw(out.astype(gd.dtype, copy=False).reshape(self.shape)),)
-        if not _grad_enabled():
-            # Each kernel offset is one strided slice of the padded input: add the
-            # gradient of the windows whose maximum sits there.
-            gd = g._data
-            xp = _xp_of(gd)
-            full = xp.zeros((n, c, self.hp, self.wp), dtype=gd.dtype)
-            gv = _window_view(full, self.k[0], self.k[1], self.s[0], self.s[1], self.d[0],
-                              self.d[1], self.arg.shape[2], self.arg.shape[3], True)
-            disjoint = (self.s[0] >= self.d[0] * (self.k[0] - 1) + 1 and
-                        self.s[1] >= self.d[1] * (self.k[1] - 1) + 1)
-            for i in range(self.k[0]):
-                for j in range(self.k[1]):
-                    mask = self.arg == i * self.k[1] + j
-                    if disjoint:
-                        xp.copyto(gv[:, :, :, :, i, j], gd, where=mask)
-                    else:
-                        gv[:, :, :, :, i, j] += xp.where(mask, gd, 0)
-            return (_raw(full[:, :, self.p[0]:self.p[0] + h, self.p[1]:self.p[1] + w]),)
-        index = _pool_flat_index(self.arg, self.k, self.s, self.d, self.p, h, w)
-        zeros = _plain(_xp_of(g._data).zeros((n, c, h * w), dtype=g._data.dtype), False)
-        m = index.shape[2] * index.shape[3]
-        g3 = _reshape(g, (n, c, m), False)
-        return (_reshape(scatter_add(zeros, 2, index.reshape(n, c, m), g3), self.shape,
-                         False),)
+                               % (_shape_str(self.out_shape), _shape_str(g._data.shape)))
+        v = _gv(g, _grad_enabled())
+        if self.arg is None:         # tiling windows: undo the H stage, then the W stage
+            v = _v_stage_back(v, self.sel_h, 2, self.k[0], self.shape[2])
+            v = _v_stage_back(v, self.sel_w, 3, self.k[1], self.shape[3])
+            return (_grad(v),)
+        return (_grad(_v_pool_scatter(v, self)),)
 
     cdef void _release_saved(self):
         self._released = True
         self.arg = None
+        self.sel_w = self.sel_h = None
 
 
 @profiled_op
@@ -569,10 +685,27 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     xd = x._data
     xp = _xp_of(xd)
     cdef Py_ssize_t n = xd.shape[0], c = xd.shape[1], h = xd.shape[2], w = xd.shape[3]
+    cdef Py_ssize_t i, j
+    cdef bint rec = _records(x)
+    cdef MaxPool2dBackward node
+    if (not return_indices and k == s and p == (0, 0) and d == (1, 1) and k[0] * k[1] > 1
+            and oh * k[0] <= h and ow * k[1] <= w and xd.dtype.kind == "f"
+            and xd.dtype.itemsize in (2, 4, 8)):
+        # tiling windows: the rows' stage, then across the rows
+        data, sel_w = _max_stage(xd, 3, k[1], ow, rec)
+        data, sel_h = _max_stage(data, 2, k[0], oh, rec)
+        if rec:
+            node = MaxPool2dBackward.__new__(MaxPool2dBackward)
+            node.sel_w, node.sel_h = sel_w, sel_h
+            node.shape, node.out_shape = xd.shape, data.shape
+            node.k, node.s, node.d, node.p = k, s, d, p
+            out = _recorded(node, data, (_edge(x),))
+        else:
+            out = _plain(data, x._volatile)
+        return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
     cdef Py_ssize_t hp = (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1
     cdef Py_ssize_t wp = (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1
     cdef Py_ssize_t pb = builtins.max(hp - h - p[0], 0), pr = builtins.max(wp - w - p[1], 0)
-    cdef Py_ssize_t i, j
     if p[0] or p[1] or pb or pr:
         xpad = xp.full((n, c, h + p[0] + pb, w + p[1] + pr), -numpy.inf, dtype=xd.dtype)
         xpad[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = xd
@@ -592,11 +725,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
             better |= cand != cand
             xp.copyto(data, cand, where=better)
             xp.copyto(arg, i * k[1] + j, where=better)
-    cdef MaxPool2dBackward node
-    if _records(x):
+    if rec:
         node = MaxPool2dBackward.__new__(MaxPool2dBackward)
         node.arg = arg
-        node.shape = xd.shape
+        node.shape, node.out_shape = xd.shape, data.shape
         node.k, node.s, node.d, node.p = k, s, d, p
         node.hp, node.wp = xpad.shape[2], xpad.shape[3]
         out = _recorded(node, data, (_edge(x),))
