@@ -121,6 +121,51 @@ cdef tuple _batched(Variable x, Py_ssize_t nd, str what):
 
 # -- conv2d ----------------------------------------------------------------------------
 
+# The convolution's backward is written once, on values (arrays in a plain backward,
+# Variables under create_graph; see "gradient rules written once" in _common.pxi). Each
+# _cv_* step runs NumPy/CuPy on arrays and the differentiable op on Variables.
+
+cdef inline object _cv_reshape(object v, tuple shape):
+    if isinstance(v, Variable):
+        return _reshape(<Variable>v, shape, False)
+    return v.reshape(shape)
+
+
+cdef inline object _cv_permute(object v, tuple perm):
+    if isinstance(v, Variable):
+        return permute(v, *perm)
+    return v.transpose(perm)
+
+
+cdef inline object _cv_matmul(object a, object b):
+    if _on_variables(a, b):
+        return matmul(a, b)
+    return _xp_of(a).matmul(a, b)
+
+
+cdef inline object _cv_sum(object v, tuple dims):
+    if isinstance(v, Variable):
+        return sum(v, dims)
+    return _sum_data(v, dims, False)
+
+
+cdef inline object _cv_fold(object cols, Py_ssize_t hp, Py_ssize_t wp, Py_ssize_t sh,
+                            Py_ssize_t sw, Py_ssize_t dh, Py_ssize_t dw):
+    # col2im of (N, C, oh, ow, kh, kw) columns into (N, C, hp, wp)
+    if isinstance(cols, Variable):
+        return _fold(<Variable>cols, hp, wp, sh, sw, dh, dw)
+    return _fold_data(cols, hp, wp, sh, sw, dh, dw)
+
+
+cdef inline object _cv_crop(object v, Py_ssize_t top, Py_ssize_t h, Py_ssize_t left,
+                            Py_ssize_t w):
+    # v[:, :, top:top + h, left:left + w] (the padding taken off again)
+    key = (slice(None), slice(None), slice(top, top + h), slice(left, left + w))
+    if isinstance(v, Variable):
+        return getitem(v, key)
+    return v[key]
+
+
 cdef class ConvolutionBackward(Node):
     cdef SavedVariable x
     cdef SavedVariable w
@@ -129,76 +174,56 @@ cdef class ConvolutionBackward(Node):
     cdef Py_ssize_t sh, sw, pt, pb, pl, pr, dh, dw, groups
 
     cdef tuple _backward(self, tuple grads):
+        # gx = col2im(wᵀ g), gw = Σ_batch g colsᵀ, gb = Σ g over (N, oh, ow)
         if self._released:
             raise _freed_error(self)
         if (<Variable>grads[0])._data.ndim != 4:
             raise RuntimeError("ConvolutionBackward(): expected a 4-D gradient, got shape %s"
                                % _shape_str((<Variable>grads[0])._data.shape))
-        if not _grad_enabled():
-            return self._backward_arrays((<Variable>grads[0])._data)
-        cdef Variable x = self.x.unpack(self)
-        cdef Variable w = self.w.unpack(self)
-        cdef Variable g = grads[0]
-        cdef Py_ssize_t n = x._data.shape[0], c = x._data.shape[1]
-        cdef Py_ssize_t o = w._data.shape[0], kh = w._data.shape[2], kw = w._data.shape[3]
-        cdef Py_ssize_t oh = g._data.shape[2], ow = g._data.shape[3], G = self.groups
-        g5 = _reshape(g, (n, G, o // G, oh, ow), False)
+        cdef bint rec = _grad_enabled()
+        v = _gv(grads[0], rec)
+        wv = _sv(self.w, self, rec)
+        xv = _sv(self.x, self, rec)          # version-checked even when only w needs it
+        ws = wv.shape
+        xs = xv.shape
+        cdef Py_ssize_t n = v.shape[0], o = v.shape[1], oh = v.shape[2], ow = v.shape[3]
+        cdef Py_ssize_t G = self.groups, cg = ws[1], kh = ws[2], kw = ws[3]
+        g4 = _cv_reshape(v, (n, G, o // G, oh * ow))
         gx = gw = gb = None
         if self._needs_input_grad(0):
-            w5 = _reshape(w, (G, o // G, c // G, kh, kw), False)
-            gc = _reshape(einsum("ngopq,gocij->ngcpqij", g5, w5), (n, c, oh, ow, kh, kw),
-                          False)
-            hp = x._data.shape[2] + self.pt + self.pb
-            wp = x._data.shape[3] + self.pl + self.pr
-            gx = _fold(gc, hp, wp, self.sh, self.sw, self.dh, self.dw)
-            if self.pt or self.pb or self.pl or self.pr:
-                gx = getitem(gx, (slice(None), slice(None),
-                                  slice(self.pt, self.pt + x._data.shape[2]),
-                                  slice(self.pl, self.pl + x._data.shape[3])))
-        if self._needs_input_grad(1):
-            xpad = x
-            if self.pt or self.pb or self.pl or self.pr:
-                xpad = pad(x, (self.pl, self.pr, self.pt, self.pb))
-            cols = _reshape(_unfold(xpad, kh, kw, self.sh, self.sw, self.dh, self.dw, oh, ow),
-                            (n, G, c // G, oh, ow, kh, kw), False)
-            gw = _reshape(einsum("ngopq,ngcpqij->gocij", g5, cols), w._data.shape, False)
-        if self.has_bias and self._needs_input_grad(2):
-            gb = sum(g, (0, 2, 3))
-        return (gx, gw, gb)
-
-    cdef tuple _backward_arrays(self, object gd):
-        # The first-order backward on arrays: two matmuls and one col2im.
-        wd = self.w.data(self)
-        xp = _xp_of(gd)
-        cdef Py_ssize_t n = gd.shape[0], o = gd.shape[1], oh = gd.shape[2], ow = gd.shape[3]
-        cdef Py_ssize_t G = self.groups, kh = wd.shape[2], kw = wd.shape[3]
-        cdef Py_ssize_t cg = wd.shape[1]
-        g4 = gd.reshape(n, G, o // G, oh * ow)
-        gx = gw = gb = None
-        if self._needs_input_grad(0):
-            xs = self.x.data(self).shape
             # (G, C/G*kh*kw, O/G) @ (N, G, O/G, oh*ow) -> (N, G, C/G*kh*kw, oh*ow)
-            gc = xp.matmul(wd.reshape(G, o // G, cg * kh * kw).transpose(0, 2, 1), g4)
-            gc = gc.reshape(n, G * cg, kh, kw, oh, ow).transpose(0, 1, 4, 5, 2, 3)
-            full = _fold_data(gc, xs[2] + self.pt + self.pb, xs[3] + self.pl + self.pr,
-                              self.sh, self.sw, self.dh, self.dw)
-            gx = _raw(full[:, :, self.pt:self.pt + xs[2], self.pl:self.pl + xs[3]])
+            wt = _cv_permute(_cv_reshape(wv, (G, o // G, cg * kh * kw)), (0, 2, 1))
+            gc = _cv_reshape(_cv_matmul(wt, g4), (n, G * cg, kh, kw, oh, ow))
+            full = _cv_fold(_cv_permute(gc, (0, 1, 4, 5, 2, 3)),
+                            xs[2] + self.pt + self.pb, xs[3] + self.pl + self.pr,
+                            self.sh, self.sw, self.dh, self.dw)
+            gx = _cv_crop(full, self.pt, xs[2], self.pl, xs[3])
         if self._needs_input_grad(1):
-            xd = self.x.data(self)       # version-checked even when the columns are kept
             cols = self.cols
-            if cols is None:
-                cols = self._cols(xd, kh, kw, oh, ow)
-            # sum over the batch of (G, O/G, oh*ow) @ (G, oh*ow, C/G*kh*kw)
-            gwd = xp.matmul(g4, cols.transpose(0, 1, 3, 2)).sum(0)
-            gw = _raw(gwd.reshape(wd.shape))
+            if rec or cols is None:
+                cols = self._cols(xv, kh, kw, oh, ow)
+            # the batch's sum of (G, O/G, oh*ow) @ (G, oh*ow, C/G*kh*kw)
+            gwn = _cv_matmul(g4, _cv_permute(cols, (0, 1, 3, 2)))
+            gw = _cv_reshape(_cv_sum(gwn, (0,)), ws)
         if self.has_bias and self._needs_input_grad(2):
-            gb = _raw(_sum_data(gd, (0, 2, 3), False))
-        return (gx, gw, gb)
+            gb = _cv_sum(v, (0, 2, 3))
+        return (None if gx is None else _grad(gx), None if gw is None else _grad(gw),
+                None if gb is None else _grad(gb))
 
-    cdef object _cols(self, object xd, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t oh,
+    cdef object _cols(self, object xv, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t oh,
                       Py_ssize_t ow):
-        return _im2col(xd, kh, kw, self.sh, self.sw, self.pt, self.pb, self.pl, self.pr,
-                       self.dh, self.dw, oh, ow, self.groups)
+        # The padded input's windows as (N, G, C/G*kh*kw, oh*ow): a contiguous copy on
+        # arrays, the differentiable unfold on Variables.
+        if not isinstance(xv, Variable):
+            return _im2col(xv, kh, kw, self.sh, self.sw, self.pt, self.pb, self.pl, self.pr,
+                           self.dh, self.dw, oh, ow, self.groups)
+        cdef Variable xpad = <Variable>xv
+        if self.pt or self.pb or self.pl or self.pr:
+            xpad = pad(xpad, (self.pl, self.pr, self.pt, self.pb))
+        cdef Py_ssize_t n = xpad._data.shape[0], c = xpad._data.shape[1]
+        cols = _unfold(xpad, kh, kw, self.sh, self.sw, self.dh, self.dw, oh, ow)
+        return _reshape(permute(cols, 0, 1, 4, 5, 2, 3),
+                        (n, self.groups, (c // self.groups) * kh * kw, oh * ow), False)
 
     cdef void _release_saved(self):
         self._released = True
@@ -555,9 +580,12 @@ cdef object _stage_back_data(object gd, list sel, int axis, Py_ssize_t kk,
     ud = numpy.dtype("u%d" % gd.dtype.itemsize)
     gu = gd.view(ud)
     outu = out.view(ud)
-    for j in range(kk):
-        mask = sel[j].astype(ud)
-        xp.negative(mask, out=mask)          # True -> all ones
+    for j in range(kk - 1, -1, -1):
+        if j == 0 and kk == 2:
+            xp.invert(mask, out=mask)        # the first slice: where the second is not
+        else:
+            mask = sel[j].astype(ud)
+            xp.negative(mask, out=mask)      # True -> all ones
         xp.bitwise_and(gu, mask, out=_stage_slice(outu, axis, j, kk, o))
     return out
 

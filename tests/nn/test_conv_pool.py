@@ -115,6 +115,29 @@ def test_conv2d_only_weight_or_only_input_needs_grad():
                 _close(p.grad.data, t.grad, "grad")
 
 
+@pytest.mark.parametrize("need", [(True, False), (False, True)])
+def test_conv2d_create_graph_when_one_input_needs_grad(need):
+    # The rule on Variables recomputes the columns from the saved input (the array
+    # path may keep them): first and second order against torch.
+    rng = _rng(7)
+    x, w = rng.standard_normal((2, 4, 6, 5)), rng.standard_normal((4, 2, 3, 2))
+    g, r = rng.standard_normal((2, 4, 3, 5)), rng.standard_normal
+    kw = dict(stride=(2, 1), padding=(1, 1), dilation=(1, 2), groups=2)
+    pv = [pyad.Variable(a, requires_grad=q) for a, q in zip((x, w), need)]
+    tv = [torch.tensor(a, requires_grad=q) for a, q in zip((x, w), need)]
+    pg = pyad.Variable(g, requires_grad=True)
+    tg = torch.tensor(g, requires_grad=True)
+    po, to = F.conv2d(*pv, **kw), TF.conv2d(*tv, **kw)
+    k = 0 if need[0] else 1
+    (p1,) = pyad.autograd.grad(po, pv[k], pg, create_graph=True)
+    (t1,) = torch.autograd.grad(to, tv[k], tg, create_graph=True)
+    _close(p1.data, t1, "first order")
+    rr = r(p1.shape)
+    (p2,) = pyad.autograd.grad(pyad.sum(p1 * pyad.Variable(rr)), pg)
+    (t2,) = torch.autograd.grad((t1 * torch.tensor(rr)).sum(), tg)
+    _close(p2.data, t2, "second order")
+
+
 def test_conv2d_float32_and_non_contiguous():
     rng = _rng()
     x = rng.standard_normal((2, 3, 8, 9)).astype(np.float32).transpose(0, 1, 3, 2)
@@ -404,6 +427,10 @@ def test_conv_node_refuses_a_second_backward():
     with pytest.raises(RuntimeError):
         out.backward()
     y = F.max_pool2d(x, 2, stride=1).sum()
+    y.backward()
+    with pytest.raises(RuntimeError):
+        y.backward()
+    y = F.max_pool2d(x, 2).sum()             # windows that tile the input
     y.backward()
     with pytest.raises(RuntimeError):
         y.backward()
