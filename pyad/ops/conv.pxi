@@ -121,6 +121,51 @@ cdef tuple _batched(Variable x, Py_ssize_t nd, str what):
 
 # -- conv2d ----------------------------------------------------------------------------
 
+# The convolution's backward is written once, on values (arrays in a plain backward,
+# Variables under create_graph; see "gradient rules written once" in _common.pxi). Each
+# _cv_* step runs NumPy/CuPy on arrays and the differentiable op on Variables.
+
+cdef inline object _cv_reshape(object v, tuple shape):
+    if isinstance(v, Variable):
+        return _reshape(<Variable>v, shape, False)
+    return v.reshape(shape)
+
+
+cdef inline object _cv_permute(object v, tuple perm):
+    if isinstance(v, Variable):
+        return permute(v, *perm)
+    return v.transpose(perm)
+
+
+cdef inline object _cv_matmul(object a, object b):
+    if _on_variables(a, b):
+        return matmul(a, b)
+    return _xp_of(a).matmul(a, b)
+
+
+cdef inline object _cv_sum(object v, tuple dims):
+    if isinstance(v, Variable):
+        return sum(v, dims)
+    return _sum_data(v, dims, False)
+
+
+cdef inline object _cv_fold(object cols, Py_ssize_t hp, Py_ssize_t wp, Py_ssize_t sh,
+                            Py_ssize_t sw, Py_ssize_t dh, Py_ssize_t dw):
+    # col2im of (N, C, oh, ow, kh, kw) columns into (N, C, hp, wp)
+    if isinstance(cols, Variable):
+        return _fold(<Variable>cols, hp, wp, sh, sw, dh, dw)
+    return _fold_data(cols, hp, wp, sh, sw, dh, dw)
+
+
+cdef inline object _cv_crop(object v, Py_ssize_t top, Py_ssize_t h, Py_ssize_t left,
+                            Py_ssize_t w):
+    # v[:, :, top:top + h, left:left + w] (the padding taken off again)
+    key = (slice(None), slice(None), slice(top, top + h), slice(left, left + w))
+    if isinstance(v, Variable):
+        return getitem(v, key)
+    return v[key]
+
+
 cdef class ConvolutionBackward(Node):
     cdef SavedVariable x
     cdef SavedVariable w
@@ -129,76 +174,56 @@ cdef class ConvolutionBackward(Node):
     cdef Py_ssize_t sh, sw, pt, pb, pl, pr, dh, dw, groups
 
     cdef tuple _backward(self, tuple grads):
+        # gx = col2im(wᵀ g), gw = Σ_batch g colsᵀ, gb = Σ g over (N, oh, ow)
         if self._released:
             raise _freed_error(self)
         if (<Variable>grads[0])._data.ndim != 4:
             raise RuntimeError("ConvolutionBackward(): expected a 4-D gradient, got shape %s"
                                % _shape_str((<Variable>grads[0])._data.shape))
-        if not _grad_enabled():
-            return self._backward_arrays((<Variable>grads[0])._data)
-        cdef Variable x = self.x.unpack(self)
-        cdef Variable w = self.w.unpack(self)
-        cdef Variable g = grads[0]
-        cdef Py_ssize_t n = x._data.shape[0], c = x._data.shape[1]
-        cdef Py_ssize_t o = w._data.shape[0], kh = w._data.shape[2], kw = w._data.shape[3]
-        cdef Py_ssize_t oh = g._data.shape[2], ow = g._data.shape[3], G = self.groups
-        g5 = _reshape(g, (n, G, o // G, oh, ow), False)
+        cdef bint rec = _grad_enabled()
+        v = _gv(grads[0], rec)
+        wv = _sv(self.w, self, rec)
+        xv = _sv(self.x, self, rec)          # version-checked even when only w needs it
+        ws = wv.shape
+        xs = xv.shape
+        cdef Py_ssize_t n = v.shape[0], o = v.shape[1], oh = v.shape[2], ow = v.shape[3]
+        cdef Py_ssize_t G = self.groups, cg = ws[1], kh = ws[2], kw = ws[3]
+        g4 = _cv_reshape(v, (n, G, o // G, oh * ow))
         gx = gw = gb = None
         if self._needs_input_grad(0):
-            w5 = _reshape(w, (G, o // G, c // G, kh, kw), False)
-            gc = _reshape(einsum("ngopq,gocij->ngcpqij", g5, w5), (n, c, oh, ow, kh, kw),
-                          False)
-            hp = x._data.shape[2] + self.pt + self.pb
-            wp = x._data.shape[3] + self.pl + self.pr
-            gx = _fold(gc, hp, wp, self.sh, self.sw, self.dh, self.dw)
-            if self.pt or self.pb or self.pl or self.pr:
-                gx = getitem(gx, (slice(None), slice(None),
-                                  slice(self.pt, self.pt + x._data.shape[2]),
-                                  slice(self.pl, self.pl + x._data.shape[3])))
-        if self._needs_input_grad(1):
-            xpad = x
-            if self.pt or self.pb or self.pl or self.pr:
-                xpad = pad(x, (self.pl, self.pr, self.pt, self.pb))
-            cols = _reshape(_unfold(xpad, kh, kw, self.sh, self.sw, self.dh, self.dw, oh, ow),
-                            (n, G, c // G, oh, ow, kh, kw), False)
-            gw = _reshape(einsum("ngopq,ngcpqij->gocij", g5, cols), w._data.shape, False)
-        if self.has_bias and self._needs_input_grad(2):
-            gb = sum(g, (0, 2, 3))
-        return (gx, gw, gb)
-
-    cdef tuple _backward_arrays(self, object gd):
-        # The first-order backward on arrays: two matmuls and one col2im.
-        wd = self.w.data(self)
-        xp = _xp_of(gd)
-        cdef Py_ssize_t n = gd.shape[0], o = gd.shape[1], oh = gd.shape[2], ow = gd.shape[3]
-        cdef Py_ssize_t G = self.groups, kh = wd.shape[2], kw = wd.shape[3]
-        cdef Py_ssize_t cg = wd.shape[1]
-        g4 = gd.reshape(n, G, o // G, oh * ow)
-        gx = gw = gb = None
-        if self._needs_input_grad(0):
-            xs = self.x.data(self).shape
             # (G, C/G*kh*kw, O/G) @ (N, G, O/G, oh*ow) -> (N, G, C/G*kh*kw, oh*ow)
-            gc = xp.matmul(wd.reshape(G, o // G, cg * kh * kw).transpose(0, 2, 1), g4)
-            gc = gc.reshape(n, G * cg, kh, kw, oh, ow).transpose(0, 1, 4, 5, 2, 3)
-            full = _fold_data(gc, xs[2] + self.pt + self.pb, xs[3] + self.pl + self.pr,
-                              self.sh, self.sw, self.dh, self.dw)
-            gx = _raw(full[:, :, self.pt:self.pt + xs[2], self.pl:self.pl + xs[3]])
+            wt = _cv_permute(_cv_reshape(wv, (G, o // G, cg * kh * kw)), (0, 2, 1))
+            gc = _cv_reshape(_cv_matmul(wt, g4), (n, G * cg, kh, kw, oh, ow))
+            full = _cv_fold(_cv_permute(gc, (0, 1, 4, 5, 2, 3)),
+                            xs[2] + self.pt + self.pb, xs[3] + self.pl + self.pr,
+                            self.sh, self.sw, self.dh, self.dw)
+            gx = _cv_crop(full, self.pt, xs[2], self.pl, xs[3])
         if self._needs_input_grad(1):
-            xd = self.x.data(self)       # version-checked even when the columns are kept
             cols = self.cols
-            if cols is None:
-                cols = self._cols(xd, kh, kw, oh, ow)
-            # sum over the batch of (G, O/G, oh*ow) @ (G, oh*ow, C/G*kh*kw)
-            gwd = xp.matmul(g4, cols.transpose(0, 1, 3, 2)).sum(0)
-            gw = _raw(gwd.reshape(wd.shape))
+            if rec or cols is None:
+                cols = self._cols(xv, kh, kw, oh, ow)
+            # the batch's sum of (G, O/G, oh*ow) @ (G, oh*ow, C/G*kh*kw)
+            gwn = _cv_matmul(g4, _cv_permute(cols, (0, 1, 3, 2)))
+            gw = _cv_reshape(_cv_sum(gwn, (0,)), ws)
         if self.has_bias and self._needs_input_grad(2):
-            gb = _raw(_sum_data(gd, (0, 2, 3), False))
-        return (gx, gw, gb)
+            gb = _cv_sum(v, (0, 2, 3))
+        return (None if gx is None else _grad(gx), None if gw is None else _grad(gw),
+                None if gb is None else _grad(gb))
 
-    cdef object _cols(self, object xd, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t oh,
+    cdef object _cols(self, object xv, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t oh,
                       Py_ssize_t ow):
-        return _im2col(xd, kh, kw, self.sh, self.sw, self.pt, self.pb, self.pl, self.pr,
-                       self.dh, self.dw, oh, ow, self.groups)
+        # The padded input's windows as (N, G, C/G*kh*kw, oh*ow): a contiguous copy on
+        # arrays, the differentiable unfold on Variables.
+        if not isinstance(xv, Variable):
+            return _im2col(xv, kh, kw, self.sh, self.sw, self.pt, self.pb, self.pl, self.pr,
+                           self.dh, self.dw, oh, ow, self.groups)
+        cdef Variable xpad = <Variable>xv
+        if self.pt or self.pb or self.pl or self.pr:
+            xpad = pad(xpad, (self.pl, self.pr, self.pt, self.pb))
+        cdef Py_ssize_t n = xpad._data.shape[0], c = xpad._data.shape[1]
+        cols = _unfold(xpad, kh, kw, self.sh, self.sw, self.dh, self.dw, oh, ow)
+        return _reshape(permute(cols, 0, 1, 4, 5, 2, 3),
+                        (n, self.groups, (c // self.groups) * kh * kw, oh * ow), False)
 
     cdef void _release_saved(self):
         self._released = True
@@ -481,6 +506,114 @@ cdef tuple _pool_args(Variable x, object kernel_size, object stride, object padd
     return k, s, p, d, oh, ow
 
 
+# Max pooling records where each window's maximum sat in one of two forms. Windows
+# that tile the input (kernel == stride, no padding or dilation: the usual 2x2 pool)
+# are reduced in two separable stages, along each window's rows (W) and then across
+# them (H); each stage is k strided slices combined with `maximum`, and the backward
+# sends each window's gradient to the slice that held its maximum. Other windows keep
+# the kernel offset of each maximum and scatter the gradient back through it.
+
+cdef inline object _stage_slice(object a, int axis, Py_ssize_t j, Py_ssize_t kk,
+                                Py_ssize_t o):
+    # Entry j of each of the o windows of size kk along axis 2 or 3 (a strided view).
+    sl = slice(j, j + (o - 1) * kk + 1, kk)
+    if axis == 2:
+        return a[:, :, sl]
+    return a[:, :, :, sl]
+
+
+cdef list _stage_selection(list better, Py_ssize_t kk):
+    # Which slice holds each window's maximum, as kk bool masks: slice j when it replaced
+    # the running maximum (better[j - 1]) and no later slice did.
+    cdef Py_ssize_t j
+    cdef list sel = [None] * kk
+    later = None
+    for j in range(kk - 1, 0, -1):
+        b = better[j - 1]
+        if later is None:
+            sel[j] = b
+            later = b
+        else:
+            sel[j] = b & ~later
+            later = later | b
+    sel[0] = ~later
+    return sel
+
+
+cdef tuple _max_stage(object xd, int axis, Py_ssize_t kk, Py_ssize_t o, bint masks):
+    # The maximum over o windows of kk entries along axis (2 or 3), and (if masks) the
+    # selection masks for the backward. A slice replaces the running maximum when it is
+    # strictly greater (ties keep the first) or NaN (the last NaN wins), as torch; the
+    # rows' stage runs first, so a window's first maximum is the first in row-major order.
+    if kk == 1:
+        return xd, None
+    xp = _xp_of(xd)
+    cdef Py_ssize_t j
+    m = _stage_slice(xd, axis, 0, kk, o)
+    better = []
+    for j in range(1, kk):
+        part = _stage_slice(xd, axis, j, kk, o)
+        if masks:
+            b = xp.greater(part, m)
+            b |= xp.isnan(part)
+            better.append(b)
+        m = xp.maximum(m, part)              # NaN propagates
+    return m, (_stage_selection(better, kk) if masks else None)
+
+
+cdef object _stage_back_data(object gd, list sel, int axis, Py_ssize_t kk,
+                             Py_ssize_t length):
+    # The adjoint of one stage on arrays: each window's gradient goes to the slice that
+    # held its maximum, zero elsewhere (and in the entries past the last window). The
+    # gradient is masked bitwise (and with all-ones or zero), which keeps inf and NaN
+    # gradients where they belong and writes +0 elsewhere, as torch.
+    xp = _xp_of(gd)
+    cdef Py_ssize_t o = gd.shape[axis], j
+    shape = list(gd.shape)
+    shape[axis] = length
+    out = xp.empty(tuple(shape), dtype=gd.dtype)
+    if o * kk < length:
+        if axis == 2:
+            out[:, :, o * kk:] = 0
+        else:
+            out[:, :, :, o * kk:] = 0
+    ud = numpy.dtype("u%d" % gd.dtype.itemsize)
+    gu = gd.view(ud)
+    outu = out.view(ud)
+    for j in range(kk - 1, -1, -1):
+        if j == 0 and kk == 2:
+            xp.invert(mask, out=mask)        # the first slice: where the second is not
+        else:
+            mask = sel[j].astype(ud)
+            xp.negative(mask, out=mask)      # True -> all ones
+        xp.bitwise_and(gu, mask, out=_stage_slice(outu, axis, j, kk, o))
+    return out
+
+
+cdef Variable _stage_back(Variable g, list sel, int axis, Py_ssize_t kk, Py_ssize_t length):
+    # The same adjoint, differentiable: masked slices interleaved by stack and reshape.
+    xp = _xp_of(g._data)
+    cdef Py_ssize_t o = g._data.shape[axis]
+    parts = [where_const(xp.logical_not(s), 0, g) for s in sel]
+    shape = list(g._data.shape)
+    shape[axis] = o * kk
+    out = _reshape(stack(parts, axis + 1), tuple(shape), False)
+    if o * kk < length:
+        widths = [0, 0, 0, 0]
+        widths[2 * (3 - axis) + 1] = length - o * kk     # (left, right) of W, then of H
+        out = pad(out, tuple(widths))
+    return out
+
+
+cdef inline object _v_stage_back(object v, list sel, int axis, Py_ssize_t kk,
+                                 Py_ssize_t length):
+    if kk == 1:
+        return v
+    if isinstance(v, Variable):
+        return _stage_back(<Variable>v, sel, axis, kk, length)
+    return _stage_back_data(v, sel, axis, kk, length)
+
+
 cdef object _pool_flat_index(object arg, tuple k, tuple s, tuple d, tuple p, Py_ssize_t h,
                              Py_ssize_t w):
     # The flat input position (h * W + w) of each window's maximum, from its kernel
@@ -496,58 +629,69 @@ cdef object _pool_flat_index(object arg, tuple k, tuple s, tuple d, tuple p, Py_
     return hi * w + wi
 
 
+cdef object _v_pool_scatter(object v, MaxPool2dBackward node):
+    # The adjoint of general windows: each window's gradient added at the input position
+    # of its maximum (overlapping windows add up).
+    cdef Py_ssize_t n = node.shape[0], c = node.shape[1], h = node.shape[2]
+    cdef Py_ssize_t w = node.shape[3], i, j, m
+    if isinstance(v, Variable):
+        index = _pool_flat_index(node.arg, node.k, node.s, node.d, node.p, h, w)
+        m = index.shape[2] * index.shape[3]
+        zeros = _plain(_xp_of(index).zeros((n, c, h * w), dtype=(<Variable>v)._data.dtype),
+                       False)
+        return _reshape(scatter_add(zeros, 2, index.reshape(n, c, m),
+                                    _reshape(v, (n, c, m), False)), node.shape, False)
+    xp = _xp_of(v)
+    if node.p[0] or node.p[1]:
+        # With padding, through the flat positions (a window of only -inf may point at an
+        # entry outside its kernel offsets' slice).
+        index = _pool_flat_index(node.arg, node.k, node.s, node.d, node.p, h, w)
+        index = index + xp.arange(n * c).reshape(n, c, 1, 1) * (h * w)
+        out = xp.bincount(index.ravel(), xp.ascontiguousarray(v).ravel(), n * c * h * w)
+        return out.astype(v.dtype, copy=False).reshape(node.shape)
+    # Each kernel offset is one strided slice of the (padded) input: add the gradient of
+    # the windows whose maximum sits there.
+    full = xp.zeros((n, c, node.hp, node.wp), dtype=v.dtype)
+    gv = _window_view(full, node.k[0], node.k[1], node.s[0], node.s[1], node.d[0],
+                      node.d[1], node.arg.shape[2], node.arg.shape[3], True)
+    disjoint = (node.s[0] >= node.d[0] * (node.k[0] - 1) + 1 and
+                node.s[1] >= node.d[1] * (node.k[1] - 1) + 1)
+    for i in range(node.k[0]):
+        for j in range(node.k[1]):
+            mask = node.arg == i * node.k[1] + j
+            if disjoint:
+                xp.copyto(gv[:, :, :, :, i, j], v, where=mask)
+            else:
+                gv[:, :, :, :, i, j] += xp.where(mask, v, 0)
+    return full[:, :, :h, :w]
+
+
 cdef class MaxPool2dBackward(Node):
-    cdef object arg                  # kernel offset of each window's maximum (N, C, oh, ow)
+    cdef object arg                  # general windows: each maximum's kernel offset
+    cdef list sel_w, sel_h           # tiling windows: the two stages' selection masks
     cdef tuple shape                 # the input shape (N, C, H, W)
+    cdef tuple out_shape             # (N, C, oh, ow)
     cdef tuple k, s, d, p
-    cdef Py_ssize_t hp, wp           # the padded input size
+    cdef Py_ssize_t hp, wp           # the padded input size (general windows)
 
     cdef tuple _backward(self, tuple grads):
-        if self.arg is None:
+        if self._released:
             raise _freed_error(self)
         cdef Variable g = grads[0]
-        cdef Py_ssize_t n = self.shape[0], c = self.shape[1], h = self.shape[2]
-        cdef Py_ssize_t w = self.shape[3], i, j
-        if g._data.shape != self.arg.shape:
+        if g._data.shape != self.out_shape:
             raise RuntimeError("MaxPool2dBackward(): expected a gradient of shape %s, got %s"
-                               % (_shape_str(self.arg.shape), _shape_str(g._data.shape)))
-        if not _grad_enabled() and (self.p[0] or self.p[1]):
-            # With padding, through the flat positions (a window of only -inf may point
-            # at an entry outside its kernel offsets' slice).
-            gd = g._data
-            xp = _xp_of(gd)
-            index = _pool_flat_index(self.arg, self.k, self.s, self.d, self.p, h, w)
-            index = index + xp.arange(n * c).reshape(n, c, 1, 1) * (h * w)
-            out = xp.bincount(index.ravel(), xp.ascontiguousarray(gd).ravel(), n * c * h * w)
-            return (_raw(out.astype(gd.dtype, copy=False).reshape(self.shape)),)
-        if not _grad_enabled():
-            # Each kernel offset is one strided slice of the padded input: add the
-            # gradient of the windows whose maximum sits there.
-            gd = g._data
-            xp = _xp_of(gd)
-            full = xp.zeros((n, c, self.hp, self.wp), dtype=gd.dtype)
-            gv = _window_view(full, self.k[0], self.k[1], self.s[0], self.s[1], self.d[0],
-                              self.d[1], self.arg.shape[2], self.arg.shape[3], True)
-            disjoint = (self.s[0] >= self.d[0] * (self.k[0] - 1) + 1 and
-                        self.s[1] >= self.d[1] * (self.k[1] - 1) + 1)
-            for i in range(self.k[0]):
-                for j in range(self.k[1]):
-                    mask = self.arg == i * self.k[1] + j
-                    if disjoint:
-                        xp.copyto(gv[:, :, :, :, i, j], gd, where=mask)
-                    else:
-                        gv[:, :, :, :, i, j] += xp.where(mask, gd, 0)
-            return (_raw(full[:, :, self.p[0]:self.p[0] + h, self.p[1]:self.p[1] + w]),)
-        index = _pool_flat_index(self.arg, self.k, self.s, self.d, self.p, h, w)
-        zeros = _plain(_xp_of(g._data).zeros((n, c, h * w), dtype=g._data.dtype), False)
-        m = index.shape[2] * index.shape[3]
-        g3 = _reshape(g, (n, c, m), False)
-        return (_reshape(scatter_add(zeros, 2, index.reshape(n, c, m), g3), self.shape,
-                         False),)
+                               % (_shape_str(self.out_shape), _shape_str(g._data.shape)))
+        v = _gv(g, _grad_enabled())
+        if self.arg is None:         # tiling windows: undo the H stage, then the W stage
+            v = _v_stage_back(v, self.sel_h, 2, self.k[0], self.shape[2])
+            v = _v_stage_back(v, self.sel_w, 3, self.k[1], self.shape[3])
+            return (_grad(v),)
+        return (_grad(_v_pool_scatter(v, self)),)
 
     cdef void _release_saved(self):
         self._released = True
         self.arg = None
+        self.sel_w = self.sel_h = None
 
 
 @profiled_op
@@ -569,10 +713,27 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     xd = x._data
     xp = _xp_of(xd)
     cdef Py_ssize_t n = xd.shape[0], c = xd.shape[1], h = xd.shape[2], w = xd.shape[3]
+    cdef Py_ssize_t i, j
+    cdef bint rec = _records(x)
+    cdef MaxPool2dBackward node
+    if (not return_indices and k == s and p == (0, 0) and d == (1, 1) and k[0] * k[1] > 1
+            and oh * k[0] <= h and ow * k[1] <= w and xd.dtype.kind == "f"
+            and xd.dtype.itemsize in (2, 4, 8)):
+        # tiling windows: the rows' stage, then across the rows
+        data, sel_w = _max_stage(xd, 3, k[1], ow, rec)
+        data, sel_h = _max_stage(data, 2, k[0], oh, rec)
+        if rec:
+            node = MaxPool2dBackward.__new__(MaxPool2dBackward)
+            node.sel_w, node.sel_h = sel_w, sel_h
+            node.shape, node.out_shape = xd.shape, data.shape
+            node.k, node.s, node.d, node.p = k, s, d, p
+            out = _recorded(node, data, (_edge(x),))
+        else:
+            out = _plain(data, x._volatile)
+        return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
     cdef Py_ssize_t hp = (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1
     cdef Py_ssize_t wp = (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1
     cdef Py_ssize_t pb = builtins.max(hp - h - p[0], 0), pr = builtins.max(wp - w - p[1], 0)
-    cdef Py_ssize_t i, j
     if p[0] or p[1] or pb or pr:
         xpad = xp.full((n, c, h + p[0] + pb, w + p[1] + pr), -numpy.inf, dtype=xd.dtype)
         xpad[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = xd
@@ -592,11 +753,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
             better |= cand != cand
             xp.copyto(data, cand, where=better)
             xp.copyto(arg, i * k[1] + j, where=better)
-    cdef MaxPool2dBackward node
-    if _records(x):
+    if rec:
         node = MaxPool2dBackward.__new__(MaxPool2dBackward)
         node.arg = arg
-        node.shape = xd.shape
+        node.shape, node.out_shape = xd.shape, data.shape
         node.k, node.s, node.d, node.p = k, s, d, p
         node.hp, node.wp = xpad.shape[2], xpad.shape[3]
         out = _recorded(node, data, (_edge(x),))

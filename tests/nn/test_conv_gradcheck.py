@@ -191,6 +191,13 @@ MAX_POOL_CASES = [
     ((2, 2, 4, 4), {"kernel_size": 2}),
     ((1, 3, 5, 6), {"kernel_size": (2, 3), "stride": 1}),
     ((1, 1, 5, 5), {"kernel_size": 3, "stride": 2, "padding": 1}),
+    # windows that tile the input (kernel == stride, no padding): the separable path,
+    # with rows and columns past the last window, and kernels of 1 along one axis
+    ((2, 2, 5, 7), {"kernel_size": 2}),
+    ((1, 2, 7, 8), {"kernel_size": (3, 2)}),
+    ((1, 2, 4, 7), {"kernel_size": (1, 3)}),
+    ((2, 1, 5, 3), {"kernel_size": (2, 1), "stride": (2, 1)}),
+    ((1, 1, 6, 6), {"kernel_size": 3, "ceil_mode": True}),
 ]
 
 
@@ -213,6 +220,65 @@ def test_max_pool2d_tie_sends_the_gradient_to_one_input():
     F.max_pool2d(x, 2).sum().backward()
     assert x.grad.data.sum() == 1.0
     assert np.count_nonzero(x.grad.data) == 1
+
+
+def _ref_max_pool_grad(x, g, kernel):
+    # Windows that tile x: each window's gradient to its first maximum in row-major
+    # order, or to its last NaN.
+    kh, kw = _pair(kernel)
+    out = np.zeros_like(x)
+    for n in range(x.shape[0]):
+        for c in range(x.shape[1]):
+            for i in range(x.shape[2] // kh):
+                for j in range(x.shape[3] // kw):
+                    win = x[n, c, i * kh:(i + 1) * kh, j * kw:(j + 1) * kw].ravel()
+                    nan = np.flatnonzero(np.isnan(win))
+                    k = nan[-1] if nan.size else int(np.argmax(win))
+                    out[n, c, i * kh + k // kw, j * kw + k % kw] = g[n, c, i, j]
+    return out
+
+
+@pytest.mark.parametrize("kernel", [2, (2, 3), (3, 1)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_max_pool2d_ties_nan_and_inf_in_tiling_windows(kernel, dtype):
+    # Few distinct values (many ties), NaN, +-inf in the input, and inf and NaN in the
+    # output gradient: the gradient goes to one entry per window, exactly.
+    rng = _rng(20)
+    x = rng.integers(-2, 3, size=(2, 3, 7, 8)).astype(dtype)
+    x[0, 0, 0, 1] = x[0, 1, 3, 3] = x[1, 2, 2, 0] = x[1, 2, 3, 1] = np.nan
+    x[0, 2, :2, :2] = -np.inf
+    x[1, 0, 4, 4] = np.inf
+    xv = pyad.Variable(x, requires_grad=True)
+    out = F.max_pool2d(xv, kernel)
+    kh, kw = _pair(kernel)
+    with np.errstate(invalid="ignore"):
+        want = _ref_pool2d(x.astype(np.float64), kernel, kernel, 0,
+                           lambda a, axis: np.max(a, axis=axis), -np.inf)
+    np.testing.assert_array_equal(out.data, want.astype(dtype))     # NaN where NaN
+    g = rng.standard_normal(out.shape).astype(dtype)
+    g[0, 0, 0, 0], g[1, 1, 1, 1], g[0, 2, 0, 0] = np.inf, np.nan, -np.inf
+    out.backward(pyad.Variable(g))
+    want = _ref_max_pool_grad(x, g, kernel)
+    assert xv.grad.dtype == dtype
+    np.testing.assert_array_equal(xv.grad.data, want)
+    assert not np.signbit(xv.grad.data[want == 0]).any()     # +0 off the maxima
+    # the differentiable form (create_graph) gives the same
+    xv.grad = None
+    (gx,) = pyad.autograd.grad(F.max_pool2d(xv, kernel), xv, pyad.Variable(g),
+                               create_graph=True)
+    np.testing.assert_array_equal(gx.data, want)
+
+
+def test_max_pool2d_tiling_second_order_is_the_gather_of_the_maxima():
+    # d/dg of <max_pool2d backward(g), r> is r at each window's maximum.
+    x = _var((2, 2, 5, 7), 21)
+    g = pyad.Variable(_rng(22).standard_normal((2, 2, 2, 3)), requires_grad=True)
+    r = _rng(23).standard_normal((2, 2, 5, 7))
+    (gx,) = pyad.autograd.grad(F.max_pool2d(x, (2, 2)), x, g, create_graph=True)
+    (gg,) = pyad.autograd.grad(pyad.sum(gx * pyad.Variable(r)), g)
+    picked = _ref_max_pool_grad(x.data, np.ones((2, 2, 2, 3)), 2) * r
+    np.testing.assert_allclose(gg.data, _ref_pool2d(picked, 2, 2, 0, np.sum, 0.0),
+                               rtol=1e-12)
 
 
 AVG_POOL_CASES = [

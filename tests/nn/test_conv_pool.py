@@ -115,6 +115,29 @@ def test_conv2d_only_weight_or_only_input_needs_grad():
                 _close(p.grad.data, t.grad, "grad")
 
 
+@pytest.mark.parametrize("need", [(True, False), (False, True)])
+def test_conv2d_create_graph_when_one_input_needs_grad(need):
+    # The rule on Variables recomputes the columns from the saved input (the array
+    # path may keep them): first and second order against torch.
+    rng = _rng(7)
+    x, w = rng.standard_normal((2, 4, 6, 5)), rng.standard_normal((4, 2, 3, 2))
+    g, r = rng.standard_normal((2, 4, 3, 5)), rng.standard_normal
+    kw = dict(stride=(2, 1), padding=(1, 1), dilation=(1, 2), groups=2)
+    pv = [pyad.Variable(a, requires_grad=q) for a, q in zip((x, w), need)]
+    tv = [torch.tensor(a, requires_grad=q) for a, q in zip((x, w), need)]
+    pg = pyad.Variable(g, requires_grad=True)
+    tg = torch.tensor(g, requires_grad=True)
+    po, to = F.conv2d(*pv, **kw), TF.conv2d(*tv, **kw)
+    k = 0 if need[0] else 1
+    (p1,) = pyad.autograd.grad(po, pv[k], pg, create_graph=True)
+    (t1,) = torch.autograd.grad(to, tv[k], tg, create_graph=True)
+    _close(p1.data, t1, "first order")
+    rr = r(p1.shape)
+    (p2,) = pyad.autograd.grad(pyad.sum(p1 * pyad.Variable(rr)), pg)
+    (t2,) = torch.autograd.grad((t1 * torch.tensor(rr)).sum(), tg)
+    _close(p2.data, t2, "second order")
+
+
 def test_conv2d_float32_and_non_contiguous():
     rng = _rng()
     x = rng.standard_normal((2, 3, 8, 9)).astype(np.float32).transpose(0, 1, 3, 2)
@@ -296,6 +319,43 @@ def test_max_pool2d_all_minus_inf_window_points_at_an_input_entry():
     np.testing.assert_array_equal(px.grad.data, tx.grad.numpy())
 
 
+TILING = [
+    ((2, 3, 7, 9), dict(kernel_size=(3, 2))),
+    ((2, 3, 7, 9), dict(kernel_size=(1, 2))),
+    ((2, 3, 7, 9), dict(kernel_size=(2, 1), stride=(2, 1))),
+    ((1, 2, 6, 6), dict(kernel_size=3, ceil_mode=True)),
+    ((3, 5, 7), dict(kernel_size=2)),                              # unbatched
+]
+
+
+@pytest.mark.parametrize("xs,kw", TILING)
+def test_max_pool2d_tiling_windows_vs_torch(xs, kw):
+    # kernel == stride, no padding: the separable path, first and second order
+    x = _rng(4).permutation(int(np.prod(xs))).reshape(xs) / 7.0
+    check_vs_torch(lambda a: F.max_pool2d(a, **kw), lambda a: TF.max_pool2d(a, **kw), [x])
+    xt = np.ascontiguousarray(x.swapaxes(-1, -2)).swapaxes(-1, -2)   # non-contiguous
+    check_vs_torch(lambda a: F.max_pool2d(a, **kw), lambda a: TF.max_pool2d(a, **kw), [xt])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_max_pool2d_tiling_ties_nan_inf_vs_torch(dtype):
+    rng = _rng(5)
+    x = rng.integers(-2, 3, size=(2, 3, 9, 8)).astype(dtype)
+    x[0, 0, 0, 1] = x[0, 1, 3, 3] = x[1, 2, 2, 0] = x[1, 2, 3, 1] = np.nan
+    x[0, 2, :2, :2] = -np.inf
+    x[1, 0, 4, 4] = np.inf
+    for kernel in (2, (3, 2), (2, 4)):
+        px, tx = _v(x.copy()), torch.tensor(x, requires_grad=True)
+        po, to = F.max_pool2d(px, kernel), TF.max_pool2d(tx, kernel)
+        np.testing.assert_array_equal(po.data, to.detach().numpy())
+        g = rng.standard_normal(po.shape).astype(dtype)
+        g[0, 0, 0, 0], g[1, 1, 1, 1] = np.inf, np.nan
+        po.backward(pyad.Variable(g))
+        to.backward(torch.tensor(g))
+        np.testing.assert_array_equal(px.grad.data, tx.grad.numpy())
+        assert (np.signbit(px.grad.data) == np.signbit(tx.grad.numpy())).all()
+
+
 def test_max_pool2d_gradcheck():
     x = _v(_rng().permutation(2 * 36).reshape(1, 2, 6, 6) / 5.0)
     f = lambda x: F.max_pool2d(x, 3, stride=2, padding=1)      # noqa: E731
@@ -367,6 +427,10 @@ def test_conv_node_refuses_a_second_backward():
     with pytest.raises(RuntimeError):
         out.backward()
     y = F.max_pool2d(x, 2, stride=1).sum()
+    y.backward()
+    with pytest.raises(RuntimeError):
+        y.backward()
+    y = F.max_pool2d(x, 2).sum()             # windows that tile the input
     y.backward()
     with pytest.raises(RuntimeError):
         y.backward()

@@ -128,7 +128,9 @@ def test_conv_and_pooling_on_the_gpu():
                lambda x, w: F.avg_pool2d(F.conv2d(x, w), 2, ceil_mode=True,
                                          count_include_pad=False),
                lambda x, w: F.adaptive_avg_pool2d(F.conv2d(x, w), (2, 3)),
-               lambda x, w: F.max_pool2d(F.conv2d(x, w, padding=1), 2)):
+               lambda x, w: F.max_pool2d(F.conv2d(x, w, padding=1), 2),
+               lambda x, w: F.max_pool2d(F.conv2d(x, w), (3, 2)),
+               lambda x, w: F.max_pool2d(F.conv2d(x, w, padding=1), 3, stride=2, padding=1)):
         cx, cw = pyad.Variable(x, requires_grad=True), pyad.Variable(w, requires_grad=True)
         gx, gw = _gpu(x), _gpu(w)
         cpu, gpu = fn(cx, cw), fn(gx, gw)
@@ -137,6 +139,23 @@ def test_conv_and_pooling_on_the_gpu():
         _backward_on_gpu(gpu, (gx, gw))
         np.testing.assert_allclose(cupy.asnumpy(gx.grad.data), cx.grad.data, rtol=1e-9)
         np.testing.assert_allclose(cupy.asnumpy(gw.grad.data), cw.grad.data, rtol=1e-9)
+
+
+def test_conv_and_max_pool_second_order_on_the_gpu():
+    # create_graph through ConvolutionBackward and the tiling max-pool rule, on device
+    import pyad.nn.functional as F
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal((2, 3, 7, 6)), rng.standard_normal((4, 3, 3, 3))
+    grads = []
+    for make in (lambda a: pyad.Variable(a, requires_grad=True), _gpu):
+        vx, vw = make(x), make(w)
+        out = F.max_pool2d(pyad.tanh(F.conv2d(vx, vw, padding=1)), 2)
+        gx, gw = pyad.autograd.grad(out.sum(), (vx, vw), create_graph=True)
+        (hx,) = pyad.autograd.grad((gx * gx).sum() + (gw * gw).sum(), vx)
+        grads.append([gx.data, gw.data, hx.data])
+    for c, g in zip(*grads):
+        assert isinstance(g, cupy.ndarray)
+        np.testing.assert_allclose(cupy.asnumpy(g), c, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "constant"])
