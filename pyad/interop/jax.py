@@ -288,8 +288,15 @@ def _jax_bridge(fn, what):
     on views of the Variables."""
     cache = {}
     grad_enabled = _engine.is_grad_enabled
+    profiling = _engine._bridge_profiling
+    event = "from_jax(%s)" % _name(fn)
 
     def call(*args, **kwargs):
+        if profiling():                              # one event: from_jax(fn)
+            return _engine._bridge_profiled(event, run, args, kwargs)
+        return run(*args, **kwargs)
+
+    def run(*args, **kwargs):
         if kwargs:
             for k, v in kwargs.items():
                 if isinstance(v, Variable):

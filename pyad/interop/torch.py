@@ -16,6 +16,7 @@ from ._common import import_extra, bump_version
 
 Variable = _engine.Variable
 _numpy_layout = _engine._numpy_layout
+_plain = _engine._bridge_plain        # a call that records nothing (no bytecode per argument)
 _torch = None
 _torch_C = None
 
@@ -98,6 +99,19 @@ def _array_of(tensor):
 def _pyad_view(tensor):
     """A pyad Variable sharing a torch tensor's memory (no grad, no history)."""
     return _engine.Variable(_array_of(tensor))
+
+
+def _bridge_hooks():
+    """What the engine's :func:`_bridge_plain` needs from torch (made once)."""
+    global _HOOKS
+    if _HOOKS is None:
+        _HOOKS = _engine._BridgeHooks(
+            _from_numpy, _torch_view, _torch_C.is_grad_enabled, _torch_C._set_grad_enabled,
+            _Tensor.numpy, _array_of, _Tensor, _as_tuple, _written)
+    return _HOOKS
+
+
+_HOOKS = None
 
 
 def _init_dtypes():
@@ -322,8 +336,11 @@ def from_torch(fn):
     """
     _import_torch("pyad.interop.from_torch()")
     _init_dtypes()
+    _hooks = _bridge_hooks()
     what = _name(fn)
     grad_enabled = _engine.is_grad_enabled
+    profiling = _engine._bridge_profiling
+    event = "from_torch(%s)" % what
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -338,7 +355,16 @@ def from_torch(fn):
                 if isinstance(a, Variable) and a.requires_grad:
                     record = True
                     break
-        outputs, single = _bridged(fn, args, kwargs, record, None, what)
+        if not record:
+            if profiling():                          # one event: from_torch(fn)
+                return _engine._bridge_profiled(event, _plain,
+                                                (_hooks, fn, args, kwargs, what), {})
+            return _plain(_hooks, fn, args, kwargs, what)
+        if profiling():
+            outputs, single = _engine._bridge_profiled(
+                event, _bridged, (fn, args, kwargs, True, None, what), {})
+        else:
+            outputs, single = _bridged(fn, args, kwargs, True, None, what)
         return outputs[0] if single else tuple(outputs)
 
     return wrapper
