@@ -644,6 +644,24 @@ def test_from_jax_higher_orders_reuse_their_traces(jax):
     assert len(traces) == first
 
 
+def test_from_jax_function_with_python_control_flow_on_values_still_works(jax):
+    # jax.jit cannot trace it (an eager jax.vjp can): the bridge falls back to tracing
+    # that signature per call, to any order
+    jnp = jax.numpy
+
+    def fn(x):
+        return jnp.sin(x) * 2 if x.sum() > 0 else -jnp.sin(x)
+
+    bridged = interop.from_jax(fn)
+    for values, sign in ((X, 2.0), ([-1.0, -2.0, 0.5, 0.1], -1.0)):
+        for _ in range(2):
+            x = leaf(values)
+            g, = pyad.autograd.grad(bridged(x).sum(), x, create_graph=True)
+            np.testing.assert_allclose(g.data, sign * np.cos(values), rtol=1e-12)
+            h, = pyad.autograd.grad(g.sum(), x)
+            np.testing.assert_allclose(h.data, -sign * np.sin(values), rtol=1e-12)
+
+
 def test_to_jax_eager_calls_do_not_retrace(jax, monkeypatch):
     jnp = jax.numpy
     traced = []

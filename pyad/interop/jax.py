@@ -226,7 +226,16 @@ def _jax_call(fn, cache, args, kwargs, what):
                 del cache[next(iter(cache))]
             cache[key] = entry
     arrays = [_jax_view(args[i]) for i in entry.var_pos]
-    out, vjp = entry.fwd(*arrays)
+    try:
+        out, vjp = entry.fwd(*arrays)
+    except _jax.errors.JAXTypeError:
+        if not entry.jit:
+            raise
+        # fn needs concrete values (Python control flow on them), which jax.jit cannot
+        # give and an eager jax.vjp can: trace this signature per call from now on
+        entry = _Traced(fn, args, kwargs, var_pos, wanted, False, what)
+        cache[key] = entry
+        out, vjp = entry.fwd(*arrays)
     single = not isinstance(out, (tuple, list))
     outs = (out,) if single else tuple(out)
     if entry.out_meta is None:
