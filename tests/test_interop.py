@@ -575,6 +575,116 @@ def test_to_jax_dtypes(jax, dtype):
     np.testing.assert_allclose(np.asarray(g), np.exp(np.array(X, dtype=dtype)), rtol=1e-6)
 
 
+def test_from_jax_traces_once_per_signature(jax):
+    jnp = jax.numpy
+    traces = []
+
+    def fn(x, y, scale, *, power):
+        traces.append(isinstance(x, jax.core.Tracer))
+        return (jnp.sin(x) * y * scale) ** power
+
+    bridged = interop.from_jax(fn)
+    x, y = leaf(X), leaf(Y, requires_grad=False)
+    for _ in range(3):                         # the same signature: traced once
+        x.grad = None
+        bridged(x, y, 2.0, power=2).sum().backward()
+        expected = 2 * (np.sin(X) * np.array(Y) * 2.0) * np.cos(X) * np.array(Y) * 2.0
+        np.testing.assert_allclose(x.grad.data, expected, rtol=1e-12)
+    assert len(traces) == 1
+    bridged(x, y, 3.0, power=2)                # another value of a static argument
+    bridged(x, y, 3, power=2)                  # its type counts too (int, not float)
+    bridged(x, y, 3, power=1)                  # and keyword arguments
+    bridged(leaf(X[:2]), leaf(Y[:2]), 3, power=1)   # another shape
+    assert len(traces) == 5
+    bridged(x, leaf(Y), 3, power=1)            # y requires grad now: another trace
+    assert len(traces) == 6
+    with pyad.no_grad():                       # nothing recorded: fn runs eagerly
+        bridged(x, y, 3, power=1)
+    assert traces == [True] * 6 + [False]
+
+
+def test_from_jax_argument_without_a_static_key_is_traced_per_call(jax):
+    jnp = jax.numpy
+    traces = []
+
+    def fn(x, table):
+        traces.append(1)
+        return jnp.sin(x) * jnp.asarray(table)
+
+    bridged = interop.from_jax(fn)
+    x = leaf(X)
+    for k in range(2):                         # a NumPy array has no static key
+        table = np.array(Y) + k
+        x.grad = None
+        g, = pyad.autograd.grad(bridged(x, table).sum(), x, create_graph=True)
+        np.testing.assert_allclose(g.data, np.cos(X) * table, rtol=1e-12)
+        h, = pyad.autograd.grad(g.sum(), x)
+        np.testing.assert_allclose(h.data, -np.sin(X) * table, rtol=1e-12)
+    assert len(traces) == 4                    # forward and VJP, per call
+
+
+def test_from_jax_higher_orders_reuse_their_traces(jax):
+    traces = []
+
+    def fn(x):
+        traces.append(1)
+        return jax.numpy.sin(x) * x
+
+    bridged = interop.from_jax(fn)
+    for _ in range(3):
+        x = leaf(X)
+        gs = grads_to_order(bridged, [x], 3)
+        expected = grads_to_order(lambda v: v.sin() * v, [leaf(X)], 3)
+        for g, e in zip(gs, expected):
+            np.testing.assert_allclose(g[0], e[0], rtol=1e-10, atol=1e-12)
+    first = len(traces)
+    assert first <= 8                          # (each order traces its VJP once)
+    x = leaf(X)
+    grads_to_order(bridged, [x], 3)
+    assert len(traces) == first
+
+
+def test_from_jax_function_with_python_control_flow_on_values_still_works(jax):
+    # jax.jit cannot trace it (an eager jax.vjp can): the bridge falls back to tracing
+    # that signature per call, to any order
+    jnp = jax.numpy
+
+    def fn(x):
+        return jnp.sin(x) * 2 if x.sum() > 0 else -jnp.sin(x)
+
+    bridged = interop.from_jax(fn)
+    for values, sign in ((X, 2.0), ([-1.0, -2.0, 0.5, 0.1], -1.0)):
+        for _ in range(2):
+            x = leaf(values)
+            g, = pyad.autograd.grad(bridged(x).sum(), x, create_graph=True)
+            np.testing.assert_allclose(g.data, sign * np.cos(values), rtol=1e-12)
+            h, = pyad.autograd.grad(g.sum(), x)
+            np.testing.assert_allclose(h.data, -sign * np.sin(values), rtol=1e-12)
+
+
+def test_to_jax_eager_calls_do_not_retrace(jax, monkeypatch):
+    jnp = jax.numpy
+    traced = []
+    pure_callback = jax.pure_callback
+
+    def counting(*args, **kwargs):
+        traced.append(1)
+        return pure_callback(*args, **kwargs)
+
+    monkeypatch.setattr(jax, "pure_callback", counting)
+    bridged = interop.to_jax(lambda x, *, k: (x.exp() * k).sum())
+    x = jnp.array(X)
+    for _ in range(3):
+        np.testing.assert_allclose(float(bridged(x, k=2.0)), 2 * np.exp(X).sum(), rtol=1e-12)
+    assert len(traced) == 1
+    grad = jax.grad(lambda x: bridged(x, k=2.0))
+    for _ in range(3):
+        np.testing.assert_allclose(np.asarray(grad(x)), 2 * np.exp(X), rtol=1e-12)
+    after_grad = len(traced)
+    grad(x)
+    assert len(traced) == after_grad
+
+
 # --------------------------------------------------------------------------------
 # The extras are optional
 # --------------------------------------------------------------------------------

@@ -12,20 +12,23 @@ import numpy
 
 from .. import _engine
 from ..autograd import grad as _pyad_grad
-from ..autograd.grad_mode import enable_grad, no_grad
 from ._common import import_extra, bump_version
 
 Variable = _engine.Variable
 _numpy_layout = _engine._numpy_layout
+_plain = _engine._bridge_plain        # a call that records nothing (no bytecode per argument)
 _torch = None
 _torch_C = None
 
 
-_run_backward = None
+_run_backward = None      # torch's engine call behind torch.autograd.grad
+_run_engine = None        # the C++ engine's run_backward itself (CPU backward only)
+_from_numpy = None
+_Tensor = None
 
 
 def _import_torch(what):
-    global _torch, _torch_C, _run_backward
+    global _torch, _torch_C, _run_backward, _run_engine, _from_numpy, _Tensor
     if _torch is None:
         torch = import_extra("torch", "torch", what)
         _torch_C = torch._C
@@ -33,6 +36,14 @@ def _import_torch(what):
         # torch.autograd.grad itself)
         _run_backward = getattr(getattr(torch.autograd, "graph", None),
                                 "_engine_run_backward", None)
+        # and the C++ engine's own entry point, which _engine_run_backward wraps with a
+        # logging-level test and a context stash for the device threads (about 2 us):
+        # a CPU backward runs on the calling thread, so it needs neither
+        engine = getattr(getattr(getattr(torch.autograd, "variable", None), "Variable", None),
+                         "_execution_engine", None)
+        _run_engine = getattr(engine, "run_backward", None) if _run_backward else None
+        _from_numpy = torch.from_numpy
+        _Tensor = torch.Tensor
         _torch = torch
     return _torch
 
@@ -56,16 +67,21 @@ def _torch_view(var):
     Read-only memory is shared as it is (torch has no read-only tensors; torch's own
     warning for it is silenced here and a write is refused by ``from_torch``)."""
     data = var.data
-    if data.dtype in _FROM_NUMPY:
-        layout = _numpy_layout(data)
-        if layout == 0:
-            return _torch.from_numpy(data)
-        if layout == 1:
+    layout = _numpy_layout(data)
+    if layout == 0:
+        try:
+            return _from_numpy(data)
+        except (TypeError, ValueError):     # a dtype torch lacks (bfloat16), byte-swapped
+            pass
+    elif layout == 1:
+        try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
-                return _torch.from_numpy(data)
-        if layout == 2:
-            return _torch.from_numpy(numpy.ascontiguousarray(data))
+                return _from_numpy(data)
+        except (TypeError, ValueError):
+            pass
+    elif layout == 2 and data.dtype in _FROM_NUMPY:
+        return _from_numpy(numpy.ascontiguousarray(data))
     return _torch.from_dlpack(var.detach())
 
 
@@ -73,17 +89,29 @@ def _array_of(tensor):
     """The array (NumPy or CuPy) sharing a torch tensor's memory, for a pyad Variable."""
     if tensor.requires_grad:
         tensor = tensor.detach()
-    if tensor.is_cpu and tensor.dtype in _TO_NUMPY:
-        try:
-            return tensor.numpy()                    # the fast route
-        except RuntimeError:                         # a negative-bit view: DLPack resolves it
-            pass
-    return _engine.from_dlpack(tensor).data          # complex (conj bits), bfloat16, CUDA
+    try:
+        return tensor.numpy()                        # the fast route (CPU, NumPy dtypes)
+    except (RuntimeError, TypeError):                # conj/neg bits, bfloat16, CUDA:
+        pass                                         # DLPack resolves them
+    return _engine.from_dlpack(tensor).data
 
 
 def _pyad_view(tensor):
     """A pyad Variable sharing a torch tensor's memory (no grad, no history)."""
     return _engine.Variable(_array_of(tensor))
+
+
+def _bridge_hooks():
+    """What the engine's :func:`_bridge_plain` needs from torch (made once)."""
+    global _HOOKS
+    if _HOOKS is None:
+        _HOOKS = _engine._BridgeHooks(
+            _from_numpy, _torch_view, _torch_C.is_grad_enabled, _torch_C._set_grad_enabled,
+            _Tensor.numpy, _array_of, _Tensor, _as_tuple, _written)
+    return _HOOKS
+
+
+_HOOKS = None
 
 
 def _init_dtypes():
@@ -111,12 +139,14 @@ def _address(data):
 # -- torch inside pyad -------------------------------------------------------------------
 
 def _as_tuple(outputs, what, allow_none=False):
+    if type(outputs) is _Tensor:                     # the common case: one tensor
+        return (outputs,), True
     if isinstance(outputs, (tuple, list)):
         single = False
         outputs = tuple(outputs)
     else:
         outputs, single = (outputs,), True
-    tensor = _torch.Tensor
+    tensor = _Tensor
     for o in outputs:
         if not isinstance(o, tensor) and not (allow_none and o is None):
             raise TypeError("from_torch(): the function %s must return a torch.Tensor or a "
@@ -141,31 +171,37 @@ def _bridged(fn, args, kwargs, record, leaves, what):
     n = len(args)
     t_args = list(args)
     t_inputs = [None] * n
-    versions = [None] * n
+    versions = None if leaves is None else [0] * n
     for i in range(n):
         a = args[i]
         if isinstance(a, Variable):
             t = None if leaves is None else leaves[i]
             if t is None:
-                t = _torch_view(a)
+                t = _torch_view(a)                   # a new view: its version is 0
                 if record and a.requires_grad and (t.is_floating_point() or t.is_complex()):
                     t.requires_grad_(True)
+            else:
+                versions[i] = t._version
             t_args[i] = t_inputs[i] = t
-            versions[i] = t._version
     previous = _torch_C.is_grad_enabled()
-    if previous != record:
+    if previous is not record:
         _torch_C._set_grad_enabled(record)
-    try:
-        outputs = fn(*t_args, **kwargs)
-    finally:
-        if previous != record:
+        try:
+            outputs = fn(*t_args, **kwargs)
+        finally:
             _torch_C._set_grad_enabled(previous)
+    else:
+        outputs = fn(*t_args, **kwargs)
     outputs, single = _as_tuple(outputs, what, leaves is not None)
     for i in range(n):
         t = t_inputs[i]
-        if t is not None and t._version != versions[i]:
+        if t is not None and t._version != (0 if versions is None else versions[i]):
             _written(args[i], t, what)
-    arrays = tuple(None if o is None else _array_of(o) for o in outputs)
+    if single:
+        o = outputs[0]
+        arrays = (None if o is None else _array_of(o),)
+    else:
+        arrays = tuple(None if o is None else _array_of(o) for o in outputs)
     if record:
         differentiable = tuple(o is not None and o.requires_grad for o in outputs)
         if True in differentiable:
@@ -196,41 +232,78 @@ def _torch_vjp(state, inputs, grads):
     forward recorded, as a bridged call of the inputs and the incoming gradients (so it
     is recorded, and differentiable again, when pyad builds a graph of the backward)."""
     t_inputs, t_outputs, what = state
-    result = [None] * len(t_inputs)
-    wanted = [i for i, t in enumerate(t_inputs)
-              if t is not None and inputs[i] is not None and t.requires_grad]
-    used = [j for j, g in enumerate(grads) if g is not None and t_outputs[j].requires_grad]
-    if not wanted or not used:
-        return result
+    n = len(t_inputs)
+    if n == 1 and len(t_outputs) == 1:               # the common case, without lists
+        t, o, g = t_inputs[0], t_outputs[0], grads[0]
+        if t is None or inputs[0] is None or g is None or not t.requires_grad \
+                or not o.requires_grad:
+            return [None]
+        wanted, used = [0], [0]
+    else:
+        wanted = [i for i in range(n)
+                  if t_inputs[i] is not None and inputs[i] is not None
+                  and t_inputs[i].requires_grad]
+        used = [j for j, g in enumerate(grads) if g is not None and t_outputs[j].requires_grad]
+        if not wanted or not used:
+            return [None] * n
     xs = [inputs[i] for i in wanted]
     gs = [grads[j] for j in used]
-    t_xs = [t_inputs[i] for i in wanted]
-    t_os = [t_outputs[j] for j in used]
-    t_os_tuple = tuple(t_os)
-    record = _engine.is_grad_enabled() and any(v.requires_grad for v in xs + gs)
-    k = len(xs)
+    t_xs = tuple([t_inputs[i] for i in wanted])
+    t_os = tuple([t_outputs[j] for j in used])
+    record = False
+    if _engine.is_grad_enabled():
+        for v in xs + gs:
+            if v.requires_grad:
+                record = True
+                break
+    if not record:
+        vjps = _torch_vjp_direct(t_os, t_xs, gs, what)
+    else:
+        k = len(xs)
 
-    def vjp(*tensors):
-        leaves = tensors[:k]
-        if _run_backward is None:
-            return _torch.autograd.grad(t_os, leaves, tensors[k:], retain_graph=True,
-                                        create_graph=record, allow_unused=True,
-                                        materialize_grads=record)
-        # torch.autograd.grad's own engine call, without its argument normalisation and
-        # checks (about 20 us): the gradients are tensors of the outputs' shapes and
-        # dtypes already (pyad's gradients of them).
-        result = _run_backward(t_os_tuple, tensors[k:], True, record, leaves, True,
-                               accumulate_grad=False)
-        if record:
-            result = tuple(_torch.zeros_like(x, requires_grad=True) if r is None else r
-                           for r, x in zip(result, leaves))
-        return result
+        def vjp(*tensors):
+            leaves = tensors[:k]
+            if _run_backward is None:
+                return _torch.autograd.grad(t_os, leaves, tensors[k:], retain_graph=True,
+                                            create_graph=True, allow_unused=True,
+                                            materialize_grads=True)
+            result = _run_backward(t_os, tensors[k:], True, True, leaves, True,
+                                   accumulate_grad=False)
+            return tuple(_torch.zeros_like(x, requires_grad=True) if r is None else r
+                         for r, x in zip(result, leaves))
 
-    vjps, _ = _bridged(vjp, tuple(xs + gs), {}, record, t_xs + [None] * len(gs),
-                       "the backward of " + what)
+        vjps, _ = _bridged(vjp, tuple(xs + gs), {}, True, list(t_xs) + [None] * len(gs),
+                           "the backward of " + what)
+    result = [None] * n
     for i, g in zip(wanted, vjps):
         result[i] = g
     return result
+
+
+def _torch_vjp_direct(t_os, t_xs, gs, what):
+    """The first-order VJP (nothing recorded): torch's engine on views of the incoming
+    gradients, the results as plain Variables sharing their memory."""
+    t_gs = tuple([_torch_view(g) for g in gs])
+    previous = _torch_C.is_grad_enabled()
+    if previous:
+        _torch_C._set_grad_enabled(False)
+    try:
+        if _run_backward is None:
+            result = _torch.autograd.grad(t_os, t_xs, t_gs, retain_graph=True,
+                                          allow_unused=True)
+        elif _run_engine is not None and t_xs[0].is_cpu and t_os[0].is_cpu:
+            # torch.autograd.grad's own engine call, without its argument normalisation
+            # and checks (the gradients are tensors of the outputs' shapes and dtypes
+            # already: pyad's gradients of them), nor _engine_run_backward's logging
+            # test and context stash (a CPU backward runs on this thread)
+            result = _run_engine(t_os, t_gs, True, False, t_xs, True, False)
+        else:
+            result = _run_backward(t_os, t_gs, True, False, t_xs, True,
+                                   accumulate_grad=False)
+    finally:
+        if previous:
+            _torch_C._set_grad_enabled(True)
+    return [None if r is None else Variable(_array_of(r)) for r in result]
 
 
 def from_torch(fn):
@@ -263,29 +336,38 @@ def from_torch(fn):
     """
     _import_torch("pyad.interop.from_torch()")
     _init_dtypes()
+    _hooks = _bridge_hooks()
     what = _name(fn)
     grad_enabled = _engine.is_grad_enabled
+    profiling = _engine._bridge_profiling
+    event = "from_torch(%s)" % what
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        for k, v in kwargs.items():
-            if isinstance(v, Variable):
-                raise TypeError("from_torch(): pass Variables positionally (keyword %r of %s is "
-                                "a Variable)" % (k, what))
+        if kwargs:
+            for k, v in kwargs.items():
+                if isinstance(v, Variable):
+                    raise TypeError("from_torch(): pass Variables positionally (keyword %r "
+                                    "of %s is a Variable)" % (k, what))
         record = False
         if grad_enabled():
             for a in args:
                 if isinstance(a, Variable) and a.requires_grad:
                     record = True
                     break
-        outputs, single = _bridged(fn, args, kwargs, record, None, what)
+        if not record:
+            if profiling():                          # one event: from_torch(fn)
+                return _engine._bridge_profiled(event, _plain,
+                                                (_hooks, fn, args, kwargs, what), {})
+            return _plain(_hooks, fn, args, kwargs, what)
+        if profiling():
+            outputs, single = _engine._bridge_profiled(
+                event, _bridged, (fn, args, kwargs, True, None, what), {})
+        else:
+            outputs, single = _bridged(fn, args, kwargs, True, None, what)
         return outputs[0] if single else tuple(outputs)
 
     return wrapper
-
-
-def _with_kwargs(compute, kwargs, args, record):
-    return compute(args, record, kwargs)
 
 
 def _name(fn):
@@ -293,6 +375,22 @@ def _name(fn):
 
 
 # -- pyad inside torch -------------------------------------------------------------------
+
+_set_pyad_grad = _engine._set_grad_enabled
+
+
+def _pyad_vjp(outputs, inputs, grads, create_graph, materialize):
+    """pyad.autograd.grad of ``outputs`` w.r.t. ``inputs`` with grad mode on (a bridged
+    backward runs inside the other framework's backward, under any pyad mode)."""
+    previous = _set_pyad_grad(True)
+    try:
+        return _pyad_grad(outputs, inputs, grads, retain_graph=True,
+                          create_graph=create_graph, allow_unused=True,
+                          materialize_grads=materialize)
+    finally:
+        if not previous:
+            _set_pyad_grad(False)
+
 
 class _PyadFunctionHolder:
     cls = None
@@ -306,14 +404,15 @@ def _pyad_function():
             """One call of a pyad function (or of its VJP) in torch's graph."""
 
             @staticmethod
-            def forward(ctx, compute, record, *args):
-                inputs, outputs, single = compute(args, record)
+            def forward(ctx, compute, kwargs, *args):
+                inputs, outputs, single = compute(args, True, kwargs)
                 ctx.inputs, ctx.outputs = inputs, outputs
-                t_outputs = tuple(_torch_view(o) for o in outputs)
-                ctx.save_for_backward(*[a if isinstance(a, torch.Tensor) else None
+                t_outputs = tuple([_torch_view(o) for o in outputs])
+                ctx.save_for_backward(*[a if isinstance(a, _Tensor) else None
                                         for a in args])
-                ctx.mark_non_differentiable(*[t for t, o in zip(t_outputs, outputs)
-                                              if not o.requires_grad])
+                frozen = [t for t, o in zip(t_outputs, outputs) if not o.requires_grad]
+                if frozen:
+                    ctx.mark_non_differentiable(*frozen)
                 return t_outputs[0] if single else t_outputs
 
             @staticmethod
@@ -325,12 +424,11 @@ def _pyad_function():
                 result = [None] * (len(inputs) + 2)
                 if not wanted or not used:
                     return tuple(result)
-                if not torch.is_grad_enabled():
-                    with enable_grad():
-                        vjp = _pyad_grad([outputs[j] for j in used],
-                                         [inputs[i] for i in wanted],
-                                         [_pyad_view(grads[j]) for j in used],
-                                         retain_graph=True, allow_unused=True)
+                if not _torch_C.is_grad_enabled():
+                    # first order: pyad's VJP on views of torch's gradients, nothing
+                    # recorded on either side
+                    vjp = _pyad_vjp([outputs[j] for j in used], [inputs[i] for i in wanted],
+                                    [_pyad_view(grads[j]) for j in used], False, False)
                     for i, g in zip(wanted, vjp):
                         result[i + 2] = None if g is None else _torch_view(g)
                     return tuple(result)
@@ -339,28 +437,35 @@ def _pyad_function():
                 gs = [grads[j] for j in used]
                 p_xs = [inputs[i] for i in wanted]
                 p_os = [outputs[j] for j in used]
+                n_x = len(xs)
 
-                def vjp_compute(args, record):
+                def vjp_compute(args, record, kwargs):
                     p_gs = []
-                    for g in args[len(xs):]:
+                    for g in args[n_x:]:
                         v = _pyad_view(g)
                         if record and g.requires_grad and v.is_floating_point():
                             v.requires_grad_(True)
                         p_gs.append(v)
-                    with enable_grad():
-                        vjp = _pyad_grad(p_os, p_xs, p_gs, retain_graph=True,
-                                         create_graph=record, allow_unused=True,
-                                         materialize_grads=True)
-                    return p_xs + p_gs, tuple(vjp), False
+                    return p_xs + p_gs, tuple(_pyad_vjp(p_os, p_xs, p_gs, record, True)), False
 
-                record = any(t.requires_grad for t in xs + gs)
-                vjp = PyadFunction.apply(vjp_compute, record, *xs, *gs)
+                if any(t.requires_grad for t in xs + gs):
+                    vjp = PyadFunction.apply(vjp_compute, None, *xs, *gs)
+                else:
+                    vjp = _unrecorded(vjp_compute, None, xs + gs)
                 for i, g in zip(wanted, vjp):
                     result[i + 2] = g
                 return tuple(result)
 
         _PyadFunctionHolder.cls = PyadFunction
     return _PyadFunctionHolder.cls
+
+
+def _unrecorded(compute, kwargs, args):
+    """A call of a pyad function from torch that torch does not record: the outputs as
+    plain tensors sharing the Variables' memory."""
+    _, outputs, single = compute(args, False, kwargs)
+    t_outputs = tuple([_torch_view(o) for o in outputs])
+    return t_outputs[0] if single else t_outputs
 
 
 def to_torch(fn):
@@ -393,37 +498,40 @@ def to_torch(fn):
     torch = _import_torch("pyad.interop.to_torch()")
     _init_dtypes()
     function = _pyad_function()
+    name = _name(fn)
+    Tensor = _Tensor
+    torch_grad_enabled = _torch_C.is_grad_enabled
 
     def compute(args, record, kwargs):
-        p_args, p_inputs = [], []
-        for a in args:
-            if isinstance(a, torch.Tensor):
+        p_args = list(args)
+        p_inputs = [None] * len(args)
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
                 v = _pyad_view(a)
                 if record and a.requires_grad and v.is_floating_point():
                     v.requires_grad_(True)
-                p_inputs.append(v)
-                p_args.append(v)
-            else:
-                p_inputs.append(None)
-                p_args.append(a)
-        with _engine_grad(record):
+                p_inputs[i] = p_args[i] = v
+        previous = _set_pyad_grad(record)
+        try:
             outputs = fn(*p_args, **kwargs)
+        finally:
+            _set_pyad_grad(previous)
+        if type(outputs) is Variable:
+            return p_inputs, (outputs,), True
         single = not isinstance(outputs, (tuple, list))
         outputs = (outputs,) if single else tuple(outputs)
         for o in outputs:
-            if not isinstance(o, _engine.Variable):
+            if not isinstance(o, Variable):
                 raise TypeError("to_torch(): the function %s must return a Variable or a tuple "
-                                "of them, got %s" % (_name(fn), type(o).__name__))
+                                "of them, got %s" % (name, type(o).__name__))
         return p_inputs, outputs, single
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        record = torch.is_grad_enabled() and any(
-            isinstance(a, torch.Tensor) and a.requires_grad for a in args)
-        return function.apply(functools.partial(_with_kwargs, compute, kwargs), record, *args)
+        if torch_grad_enabled():
+            for a in args:
+                if isinstance(a, Tensor) and a.requires_grad:
+                    return function.apply(compute, kwargs, *args)
+        return _unrecorded(compute, kwargs, args)
 
     return wrapper
-
-
-def _engine_grad(record):
-    return enable_grad() if record else no_grad()

@@ -133,6 +133,39 @@ def test_custom_function_forward_is_an_event():
     assert len(bwd) == 1 and bwd[0].sequence_nr == ev[0].sequence_nr >= 0
 
 
+@pytest.mark.parametrize("bridge", ["torch", "jax"])
+def test_bridged_call_is_one_event_paired_with_its_backward_node(bridge):
+    framework = pytest.importorskip(bridge)
+    interop = pytest.importorskip("pyad.interop")
+    if bridge == "torch":
+        def sine(t):
+            return framework.sin(t) * 2
+        wrapped, node = interop.from_torch(sine), "TorchFunctionBackward"
+    else:
+        import jax.numpy as jnp
+
+        def sine(t):
+            return jnp.sin(t) * 2
+        wrapped, node = interop.from_jax(sine), "JaxFunctionBackward"
+    x = pyad.Variable(np.linspace(0.1, 1.0, 4).astype(np.float32), requires_grad=True)
+    wrapped(x).sum().backward()                # (outside the profiler: traced once)
+    x.grad = None
+    with profile() as prof:
+        y = wrapped(x)
+        y.sum().backward()
+    ev = prof.function_events
+    assert names(ev) == ["from_%s(sine)" % bridge, "sum", "_GraphRoot", "SumBackward",
+                         node, "AccumulateGrad"]
+    fwd, bwd = ev[0], ev[4]
+    assert fwd.scope == "forward" and bwd.scope == "backward"
+    assert fwd.sequence_nr == bwd.sequence_nr == y.grad_fn._sequence_nr() >= 0
+    np.testing.assert_allclose(x.grad.data, 2 * np.cos(x.data), rtol=1e-6)
+    with pyad.no_grad(), profile() as prof:    # nothing recorded: no sequence number
+        wrapped(x)
+    assert names(prof.function_events) == ["from_%s(sine)" % bridge]
+    assert prof.function_events[0].sequence_nr == -1
+
+
 def test_key_averages_counts_and_totals():
     x = _x()
     with profile() as prof:
