@@ -13,9 +13,10 @@
 # strings, dtypes, code objects), a module, an already untracked node, a version
 # counter, a weak reference without callback, or the node's own engine-private dicts
 # and lists (_metadata before the user touched it, _retain_grad_hooks, the anomaly
-# stack) holding those. So an untracked object never references, even indirectly, an
-# object the user can reach and change: no cycle can pass through it, and the
-# collector loses nothing by not seeing its references. Anything else (hooks, user
+# stack, all in the node's side object _x) holding those. So an untracked object
+# never references, even indirectly, an object the user can reach and change: no
+# cycle can pass through it, and the collector loses nothing by not seeing its
+# references. Anything else (hooks, user
 # metadata, a custom Function's ctx, a saved-tensor hook's packed object, a heap-type
 # node) keeps the node tracked, and every node downstream of it tracked too.
 #
@@ -115,8 +116,11 @@ cdef int _safe_visit(PyObject* op, void* arg) noexcept:
             if hooks:
                 return 1
         return 0
-    if (t is dict or t is list) and (o is owner._metadata or o is owner._retain_grad_hooks
-                                     or o is owner._creation_stack):
+    if t is _NodeExtra:
+        return __pyad_traverse(op, _safe_visit, arg)  # the node's side object
+    x = owner._x
+    if (t is dict or t is list) and x is not None and (
+            o is x.metadata or o is x.retain_grad_hooks or o is x.creation_stack):
         return __pyad_traverse(op, _safe_visit, arg)  # engine-private containers
     return 1
 
@@ -124,8 +128,8 @@ cdef int _safe_visit(PyObject* op, void* arg) noexcept:
 cdef bint _is_safe(Node node):
     if __pyad_is_heap_instance(<PyObject*>node) or isinstance(node, FunctionNode):
         return False
-    if node._pre_hooks or node._post_hooks:
-        return False                    # (_safe_visit checks _tensor_pre_hooks' lists)
+    if node._x is not None and (node._x.pre_hooks or node._x.post_hooks):
+        return False                    # (_safe_visit checks tensor_pre_hooks' lists)
     if type(node) is AccumulateGrad and (<AccumulateGrad>node)._post_accumulate_hooks:
         return False
     return __pyad_traverse(<PyObject*>node, _safe_visit, <void*>node) == 0
@@ -139,7 +143,7 @@ cdef int _untrack_visit(PyObject* op, void* arg) noexcept:
         return 0
     o = <object>op
     t = type(o)
-    if t is tuple or t is SavedVariable or t is _SavedOperand:
+    if t is tuple or t is SavedVariable or t is _SavedOperand or t is _NodeExtra:
         __pyad_untrack(op)
         __pyad_traverse(op, _untrack_visit, arg)
     return 0
@@ -152,7 +156,7 @@ cdef int _retrack_visit(PyObject* op, void* arg) noexcept:
         return 0
     o = <object>op
     t = type(o)
-    if t is tuple or t is SavedVariable or t is _SavedOperand:
+    if t is tuple or t is SavedVariable or t is _SavedOperand or t is _NodeExtra:
         __pyad_track(op)
         __pyad_traverse(op, _retrack_visit, arg)
     return 0
