@@ -90,6 +90,11 @@ cdef extern from *:
     """
     #if defined(_MSC_VER)
     #define PYAD_TLS __declspec(thread)
+    #elif defined(__GNUC__) && defined(__linux__)
+    /* initial-exec: a read is one %fs-relative load, not a __tls_get_addr call (these
+       flags are read several times per op); the few bytes come from glibc's static
+       TLS reserve for dlopen()ed modules. */
+    #define PYAD_TLS __thread __attribute__((tls_model("initial-exec")))
     #else
     #define PYAD_TLS __thread
     #endif
@@ -2727,24 +2732,17 @@ cdef tuple _run_node_profiled(Node node, tuple grads, bint keep_graph):
 
 
 cdef inline tuple _run_node_body(Node node, tuple grads, bint keep_graph):
-    global _current_node
     cdef tuple outs
-    cdef Node previous = _current_node
     if node._out_meta is not None:
         grads = _materialize(node, grads)
-    if _anomaly_on():
-        _current_node = node
     if _gc_audit:
         _gc_audit_node(node)
-    try:
+    # Anomaly mode is read once per node (a thread-local read); off, the backward runs
+    # without the try block that maintains the anomaly parent and forward trace.
+    if _anomaly_on():
+        outs = _call_backward_anomaly(node, grads)
+    else:
         outs = _call_backward(node, grads)
-    except Exception as exc:
-        if _anomaly_on() and node._x is not None and node._x.creation_stack is not None:
-            _add_forward_trace(exc, node)
-        raise
-    finally:
-        if _anomaly_on():
-            _current_node = previous
     if node._x is not None and node._x.post_hooks:
         for _, hook in list(node._x.post_hooks):
             result = hook(outs, grads)
@@ -2755,6 +2753,22 @@ cdef inline tuple _run_node_body(Node node, tuple grads, bint keep_graph):
     if not keep_graph:
         node._release_saved()
     return outs
+
+
+cdef tuple _call_backward_anomaly(Node node, tuple grads):
+    # _call_backward in anomaly mode: nodes recorded meanwhile get `node` as their
+    # parent, and an error gets the forward traceback of the node that raised.
+    global _current_node
+    cdef Node previous = _current_node
+    _current_node = node
+    try:
+        return _call_backward(node, grads)
+    except Exception as exc:
+        if node._x is not None and node._x.creation_stack is not None:
+            _add_forward_trace(exc, node)
+        raise
+    finally:
+        _current_node = previous
 
 
 cdef void _add_forward_trace(object exc, Node node) except *:

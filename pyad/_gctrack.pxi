@@ -41,7 +41,11 @@ cdef extern from *:
         return t == NULL ? 0 : t(o, (visitproc)visit, arg);
     }
 
-    static int __pyad_is_gc(PyObject *o) { return PyObject_IS_GC(o); }
+    /* PyObject_IS_GC, inline (the exported function is a call per visited object). */
+    static inline int __pyad_is_gc(PyObject *o) {
+        PyTypeObject *t = Py_TYPE(o);
+        return PyType_IS_GC(t) && (t->tp_is_gc == NULL || t->tp_is_gc(o));
+    }
 
     static Py_ssize_t __pyad_refcnt(PyObject *o) { return Py_REFCNT(o); }
 
@@ -59,9 +63,8 @@ cdef extern from *:
         if (!PyObject_GC_IsTracked(o)) PyObject_GC_Track(o);
     }
 
-    static void __pyad_untrack(PyObject *o) {
-        if (PyObject_GC_IsTracked(o)) PyObject_GC_UnTrack(o);
-    }
+    /* (PyObject_GC_UnTrack itself does nothing to an untracked object.) */
+    static void __pyad_untrack(PyObject *o) { PyObject_GC_UnTrack(o); }
     """
     ctypedef int (*__pyad_visitproc)(PyObject*, void*) noexcept
     int __pyad_traverse(PyObject* o, __pyad_visitproc visit, void* arg) noexcept
@@ -89,23 +92,40 @@ import os as _gc_os
 cdef bint _gc_audit = _gc_os.environ.get("PYAD_GC_AUDIT", "") not in ("", "0")
 
 
+DEF _SEAL_FOUND_MAX = 32
+
+cdef struct _SealScan:
+    # One safety check of a node (on the C stack: the check is reentrant). `found`
+    # collects the tracked tuples, saved values and side object it crossed, which
+    # _seal_node untracks when the node is safe, without a second traversal (more than
+    # _SEAL_FOUND_MAX of them: it traverses again).
+    PyObject* owner
+    int n
+    PyObject* found[_SEAL_FOUND_MAX]
+
+
 cdef int _safe_visit(PyObject* op, void* arg) noexcept:
     # 0: `op` may sit behind an untracked node; 1: it may not (stops the traversal).
-    cdef Node owner = <Node>arg
+    cdef _SealScan* scan = <_SealScan*>arg
     cdef object o
     cdef type t
     if not __pyad_is_gc(op):
         return 0                                 # arrays, numbers, str, dtypes, code
     o = <object>op
     t = type(o)
-    if t is tuple or t is slice:
+    if t is tuple or t is SavedVariable or t is _SavedOperand or t is _NodeExtra:
+        # (a _NodeExtra is reached only from its own node: `owner`'s side object)
+        if PyObject_GC_IsTracked(op):
+            if scan.n < _SEAL_FOUND_MAX:
+                scan.found[scan.n] = op
+            scan.n += 1
         return __pyad_traverse(op, _safe_visit, arg)
-    if t is SavedVariable or t is _SavedOperand:
-        return __pyad_traverse(op, _safe_visit, arg)
-    if t is VersionCounter:
-        return 0                     # its only reference: a private list of code objects
     if isinstance(o, Node):
         return 0 if (<Node>o)._gc_state == _GC_UNTRACKED else 1
+    if t is slice:
+        return __pyad_traverse(op, _safe_visit, arg)
+    if t is VersionCounter:
+        return 0                     # (not a GC container: not reached; kept for clarity)
     if __pyad_plain_weakref(op) or PyModule_CheckExact(op):
         return 0
     if t is _HookList or t is _HookDict:
@@ -116,23 +136,23 @@ cdef int _safe_visit(PyObject* op, void* arg) noexcept:
             if hooks:
                 return 1
         return 0
-    if t is _NodeExtra:
-        return __pyad_traverse(op, _safe_visit, arg)  # the node's side object
-    x = owner._x
+    x = (<Node>scan.owner)._x
     if (t is dict or t is list) and x is not None and (
             o is x.metadata or o is x.retain_grad_hooks or o is x.creation_stack):
         return __pyad_traverse(op, _safe_visit, arg)  # engine-private containers
     return 1
 
 
-cdef bint _is_safe(Node node):
+cdef bint _is_safe(Node node, _SealScan* scan):
+    scan.owner = <PyObject*>node
+    scan.n = 0
     if __pyad_is_heap_instance(<PyObject*>node) or isinstance(node, FunctionNode):
         return False
     if node._x is not None and (node._x.pre_hooks or node._x.post_hooks):
         return False                    # (_safe_visit checks tensor_pre_hooks' lists)
     if type(node) is AccumulateGrad and (<AccumulateGrad>node)._post_accumulate_hooks:
         return False
-    return __pyad_traverse(<PyObject*>node, _safe_visit, <void*>node) == 0
+    return __pyad_traverse(<PyObject*>node, _safe_visit, <void*>scan) == 0
 
 
 cdef int _untrack_visit(PyObject* op, void* arg) noexcept:
@@ -169,14 +189,20 @@ cdef void _seal_node(Node node):
     if not _gc_untrack_enabled:
         node._gc_state = _GC_PINNED
         return
-    if not _is_safe(node):
+    cdef _SealScan scan
+    cdef int i
+    if not _is_safe(node, &scan):
         # Stays unsealed (tracked): the next op that takes it checks again, so a node
         # whose hooks were removed, or whose upstream was untracked again after a
         # re-track, can still leave the collector's lists.
         return
     node._gc_state = _GC_UNTRACKED
     __pyad_untrack(<PyObject*>node)
-    __pyad_traverse(<PyObject*>node, _untrack_visit, NULL)
+    if scan.n <= _SEAL_FOUND_MAX:
+        for i in range(scan.n):
+            __pyad_untrack(scan.found[i])
+    else:
+        __pyad_traverse(<PyObject*>node, _untrack_visit, NULL)
     node._gc_prev = NULL
     node._gc_next = _untracked_head
     if _untracked_head != NULL:
@@ -243,7 +269,8 @@ cdef void _hook_attach(Node node):
 cdef void _gc_audit_node(Node node) except *:
     # PYAD_GC_AUDIT: an untracked node must still hold nothing that could form a cycle
     # (catches an op that changes a node after a later op sealed it).
-    if node._gc_state == _GC_UNTRACKED and not _is_safe(node):
+    cdef _SealScan scan
+    if node._gc_state == _GC_UNTRACKED and not _is_safe(node, &scan):
         raise AssertionError("backward(): %s was untracked by the cyclic GC but now "
                              "holds an object that could be part of a cycle (PYAD_GC_AUDIT)"
                              % node.name())
