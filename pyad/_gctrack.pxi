@@ -65,6 +65,15 @@ cdef extern from *:
 
     /* (PyObject_GC_UnTrack itself does nothing to an untracked object.) */
     static void __pyad_untrack(PyObject *o) { PyObject_GC_UnTrack(o); }
+
+    static inline PyTypeObject *__pyad_type(PyObject *o) { return Py_TYPE(o); }
+
+    /* isinstance for an extension base, without PyType_IsSubtype's call and MRO scan:
+       an instance laid out as `base` has it on its chain of (solid) tp_base types. */
+    static inline int __pyad_has_base(PyTypeObject *tp, PyTypeObject *base) {
+        for (; tp != NULL; tp = tp->tp_base) if (tp == base) return 1;
+        return 0;
+    }
     """
     ctypedef int (*__pyad_visitproc)(PyObject*, void*) noexcept
     int __pyad_traverse(PyObject* o, __pyad_visitproc visit, void* arg) noexcept
@@ -74,6 +83,8 @@ cdef extern from *:
     int __pyad_plain_weakref(PyObject* o) noexcept
     void __pyad_track(PyObject* o) noexcept
     void __pyad_untrack(PyObject* o) noexcept
+    PyTypeObject* __pyad_type(PyObject* o) noexcept
+    int __pyad_has_base(PyTypeObject* tp, PyTypeObject* base) noexcept
     int PyObject_GC_IsTracked(PyObject* o) noexcept
     int PyModule_CheckExact(PyObject* o) noexcept
 
@@ -106,22 +117,27 @@ cdef struct _SealScan:
 
 cdef int _safe_visit(PyObject* op, void* arg) noexcept:
     # 0: `op` may sit behind an untracked node; 1: it may not (stops the traversal).
+    # The common objects (tuples, saved values, nodes) are told apart by their type
+    # pointer alone: no reference counting, no PyType_IsSubtype call.
     cdef _SealScan* scan = <_SealScan*>arg
+    cdef PyTypeObject* tp
     cdef object o
     cdef type t
     if not __pyad_is_gc(op):
         return 0                                 # arrays, numbers, str, dtypes, code
-    o = <object>op
-    t = type(o)
-    if t is tuple or t is SavedVariable or t is _SavedOperand or t is _NodeExtra:
+    tp = __pyad_type(op)
+    if tp == <PyTypeObject*>tuple or tp == <PyTypeObject*>SavedVariable or \
+            tp == <PyTypeObject*>_SavedOperand or tp == <PyTypeObject*>_NodeExtra:
         # (a _NodeExtra is reached only from its own node: `owner`'s side object)
         if PyObject_GC_IsTracked(op):
             if scan.n < _SEAL_FOUND_MAX:
                 scan.found[scan.n] = op
             scan.n += 1
         return __pyad_traverse(op, _safe_visit, arg)
-    if isinstance(o, Node):
-        return 0 if (<Node>o)._gc_state == _GC_UNTRACKED else 1
+    if __pyad_has_base(tp, <PyTypeObject*>Node):
+        return 0 if (<Node>op)._gc_state == _GC_UNTRACKED else 1
+    o = <object>op
+    t = type(o)
     if t is slice:
         return __pyad_traverse(op, _safe_visit, arg)
     if t is VersionCounter:
@@ -146,7 +162,8 @@ cdef int _safe_visit(PyObject* op, void* arg) noexcept:
 cdef bint _is_safe(Node node, _SealScan* scan):
     scan.owner = <PyObject*>node
     scan.n = 0
-    if __pyad_is_heap_instance(<PyObject*>node) or isinstance(node, FunctionNode):
+    if __pyad_is_heap_instance(<PyObject*>node) or \
+            __pyad_has_base(__pyad_type(<PyObject*>node), <PyTypeObject*>FunctionNode):
         return False
     if node._x is not None and (node._x.pre_hooks or node._x.post_hooks):
         return False                    # (_safe_visit checks tensor_pre_hooks' lists)
