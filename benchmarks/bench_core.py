@@ -185,6 +185,33 @@ class ChainFwdBwd(ChainFwd):
         return run
 
 
+class ChainNoGrad(ChainFwd):
+    """(a) forward with recording off (pyad.no_grad / torch.no_grad): the engine's cost
+    per op when nothing is recorded."""
+    target = None
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.name = "(a) chain%d fwd no_grad (%d,)" % (4 * self.reps, cfg["chain_n"])
+
+    def pyad(self, pyad):
+        x, reps, tanh = pyad.Variable(self.x0.copy(), requires_grad=True), self.reps, pyad.tanh
+
+        def run():
+            with pyad.no_grad():
+                return (chain(x, tanh, reps),)
+        return run
+
+    def torch(self, torch):
+        x = torch.from_numpy(self.x0.copy()).requires_grad_()
+        reps, tanh = self.reps, torch.tanh
+
+        def run():
+            with torch.no_grad():
+                return (chain(x, tanh, reps),)
+        return run
+
+
 class ChainAnomaly(ChainFwdBwd):
     """(a) with anomaly detection on, in both frameworks (target: 3x the (a) target)."""
     target = 4.5
@@ -712,9 +739,9 @@ class CNNStep:
         return run
 
 
-CASES = [ChainFwd, ChainFwdBwd, ChainAnomaly, ChainProfiler, FunctionChain, MLPStep,
+CASES = [ChainFwd, ChainNoGrad, ChainFwdBwd, ChainAnomaly, ChainProfiler, FunctionChain, MLPStep,
          BigTanhSum, HVP, SurfaceStep, CNNStep]
-CASE_KEYS = {"chain": (ChainFwd, ChainFwdBwd), "anomaly": (ChainAnomaly,),
+CASE_KEYS = {"chain": (ChainFwd, ChainNoGrad, ChainFwdBwd), "anomaly": (ChainAnomaly,),
              "profiler": (ChainProfiler,), "function": (FunctionChain,), "mlp": (MLPStep,),
              "big": (BigTanhSum,), "hvp": (HVP,), "surface": (SurfaceStep,), "cnn": (CNNStep,)}
 
@@ -833,23 +860,29 @@ def verify_floors():
 # Timing
 # --------------------------------------------------------------------------
 
+# The clock of every timing: wall time, or with --cpu-time this process's CPU time
+# (time.process_time: steadier on a shared, loaded machine, where other processes
+# take the CPU away between calls).
+_clock = time.perf_counter
+
+
 def calibrate(fn, min_time, warmup):
     """Warm up, then pick `number` (calls per repeat) so that one repeat takes
     about `min_time` seconds."""
     for _ in range(warmup):
         fn()
-    t0 = time.perf_counter()
+    t0 = _clock()
     fn()
-    once = time.perf_counter() - t0
+    once = _clock() - t0
     return max(1, min(100000, int(math.ceil(min_time / max(once, 1e-9)))))
 
 
 def time_once(fn, number):
     """Seconds per call over one repeat of `number` calls."""
-    t0 = time.perf_counter()
+    t0 = _clock()
     for _ in range(number):
         fn()
-    return (time.perf_counter() - t0) / number
+    return (_clock() - t0) / number
 
 
 def _np_of(obj, torch):
@@ -1007,7 +1040,13 @@ def main(argv=None):
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     p.add_argument("--no-torch", action="store_true", help="skip the torch column")
     p.add_argument("--no-pyad", action="store_true", help="skip the pyad column")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="time with this process's CPU time (time.process_time), not wall "
+                        "time: for a loaded machine")
     args = p.parse_args(argv)
+    if args.cpu_time:
+        global _clock
+        _clock = time.process_time
     if args.repeat is None:
         args.repeat = 3 if args.smoke else 15
     if args.min_time is None:

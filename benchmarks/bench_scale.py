@@ -3,6 +3,7 @@
     python benchmarks/bench_scale.py growth [--no-torch] [--repeat N]
     python benchmarks/bench_scale.py big    [--repeat N] [--n 1000000]
     python benchmarks/bench_scale.py profiler [--repeat N]
+    python benchmarks/bench_scale.py memory [--repeat N] [--ops 200000] [--no-torch]
     python benchmarks/bench_scale.py --smoke      # every row at tiny sizes (CI)
 
 growth: recording cost per op (mul + tanh pairs on shape (1,), forward only, cyclic
@@ -15,6 +16,11 @@ big: sum(tanh(2x+1)*x) forward+backward on 10^6 float64 in a process that never
     (getrusage minflt) per call, plus gc collections.
 profiler: the 100-op chain forward+backward with the profiler off and on,
     interleaved, min of N; the ratio on/off.
+memory: bytes per recorded op (mul + tanh pairs on shape (1,), 2*10^5 ops, cyclic GC
+    on): the growth of the process's RSS while the graph is built, in a fresh
+    subprocess per measurement (median of N), and the live pymalloc blocks per op
+    (sys.getallocatedblocks: every object the graph keeps, plus NumPy's small
+    shape/data buffers when they come from Python's allocator), for pyad and torch.
 
 No timings are asserted anywhere (tests/test_benchmarks_smoke.py runs --smoke).
 """
@@ -196,23 +202,93 @@ def profiler(args):
                                                        best["on"] / best["off"]))
 
 
+# ------------------------------------------------------------------ memory
+
+_MEMORY_CHILD = r"""
+import gc, os, sys
+sys.path[:0] = %(path)r
+import numpy as np
+lib = __import__(%(lib)r)
+if %(lib)r == "pyad":
+    x = lib.Variable(np.ones(1), requires_grad=True)
+else:
+    lib.set_num_threads(1)
+    x = lib.ones(1, dtype=lib.float64, requires_grad=True)
+mul, tanh = lib.mul, lib.tanh
+
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+y = x
+for _ in range(1000):                     # warm up every allocator on the path
+    y = tanh(mul(y, 0.5))
+del y
+gc.collect()
+assert gc.isenabled()
+n = %(ops)d
+b0, r0 = sys.getallocatedblocks(), rss()
+y = x
+for _ in range(n // 2):
+    y = tanh(mul(y, 0.5))
+r1, b1 = rss(), sys.getallocatedblocks()
+print((r1 - r0) / n, (b1 - b0) / n)
+"""
+
+
+def _memory_once(lib, ops):
+    import subprocess
+    code = _MEMORY_CHILD % dict(path=[p for p in sys.path[:1] if p == ROOT], lib=lib,
+                                ops=ops)
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout.split()
+    return float(out[0]), float(out[1])
+
+
+def memory(args):
+    import statistics
+    ops = args.ops if not args.smoke else 2000
+    libs = ["pyad"]
+    if not args.no_torch:
+        try:
+            import importlib.util
+            if importlib.util.find_spec("torch") is not None:
+                libs.append("torch")
+        except ImportError:
+            pass
+    print("memory per recorded op: mul + tanh pairs on shape (1,), %d ops, gc on, a fresh "
+          "process per measurement, median of %d" % (ops, args.repeat))
+    results = {lib: [] for lib in libs}
+    for _ in range(args.repeat):
+        for lib in libs:                       # interleaved
+            results[lib].append(_memory_once(lib, ops))
+    print("%-8s %14s %22s" % ("", "RSS B/op", "live pymalloc blocks/op"))
+    for lib in libs:
+        rss = statistics.median(r[0] for r in results[lib])
+        blocks = statistics.median(r[1] for r in results[lib])
+        print("%-8s %14.0f %22.2f" % (lib, rss, blocks))
+
+
+# ------------------------------------------------------------------ main
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("row", nargs="?", choices=["growth", "big", "profiler"], default=None)
+    p.add_argument("row", nargs="?", choices=["growth", "big", "profiler", "memory"], default=None)
     p.add_argument("--smoke", action="store_true", help="tiny sizes, every row (CI)")
     p.add_argument("--repeat", type=int, default=None)
     p.add_argument("--n", type=int, default=10 ** 6, help="elements for the big row")
-    p.add_argument("--no-torch", action="store_true", help="growth: skip torch")
+    p.add_argument("--ops", type=int, default=2 * 10 ** 5, help="memory: ops recorded")
+    p.add_argument("--no-torch", action="store_true", help="growth, memory: skip torch")
     args = p.parse_args(argv)
     if args.repeat is None:
         args.repeat = 2 if args.smoke else 7
     if args.smoke:
         args.no_torch = True
-    rows = [args.row] if args.row else ["big", "profiler", "growth"]
+    rows = [args.row] if args.row else ["big", "profiler", "growth", "memory"]
     if not args.smoke and args.row is None:
-        p.error("name a row (growth, big, profiler) or pass --smoke")
+        p.error("name a row (growth, big, profiler, memory) or pass --smoke")
     for r in rows:
-        {"growth": growth, "big": big, "profiler": profiler}[r](args)
+        {"growth": growth, "big": big, "profiler": profiler, "memory": memory}[r](args)
     return 0
 
 

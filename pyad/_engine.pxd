@@ -11,32 +11,43 @@ cdef class VersionCounter:
     cdef Py_ssize_t detaches         # detach_() calls on a non-leaf sharing this counter
 
 
+cdef class Node
+
+
+cdef class _NodeExtra:
+    # A node's rarely set fields, in one object allocated on first need (issue 19: the
+    # common node carries one pointer for all of them, not seven).
+    cdef object pre_hooks            # _HookList (weakly referenceable by handles)
+    cdef object post_hooks
+    cdef object tensor_pre_hooks     # output_nr -> [hook, ...] (Variable.register_hook)
+    cdef dict retain_grad_hooks      # output_nr -> weakref to the Variable retaining grad
+    cdef dict metadata
+    cdef object creation_stack       # anomaly mode: frames where the forward op ran
+    cdef Node parent_node            # anomaly mode: node being run when this one was made
+
+
 cdef class Node:
     # One backward operation. Strong references point backwards only: a node holds
     # the nodes of its inputs (next_functions), never the Variables it produced.
+    # Fields are ordered to pack: pointers and 8-byte integers, then the small ones.
     cdef tuple _next_functions      # ((Node or None, input_nr), ...) one per forward input
     cdef long long _seq
     cdef Py_ssize_t _num_outputs     # how many gradients flow into this node
     cdef tuple _out_meta             # ((shape, dtype, xp), ...) to materialise missing grads
-    cdef object _pre_hooks           # _HookList (weakly referenceable by handles)
-    cdef object _post_hooks
-    cdef object _tensor_pre_hooks    # output_nr -> [hook, ...] (Variable.register_hook)
-    cdef dict _retain_grad_hooks     # output_nr -> weakref to the Variable retaining grad
-    cdef dict _metadata
-    cdef object _creation_stack      # anomaly mode: frames where the forward op ran
-    cdef Node _parent_node           # anomaly mode: node being run when this one was made
-    cdef bint _released
+    cdef _NodeExtra _x               # hooks, metadata, anomaly trace (None: none of them)
     # Per-backward bookkeeping, used by the outermost backward pass (nested passes,
     # e.g. grad() called inside a custom backward, keep theirs in dicts).
-    cdef bint _in_task
-    cdef Py_ssize_t _deps            # edges from not-yet-run nodes into this one
     cdef object _buffer              # summed incoming gradient(s): Variable or list
-    # Cyclic-GC tracking (_gctrack.pxi): 0 unsealed, 1 pinned tracked, 2 untracked
-    # and linked in the list of untracked nodes (raw, non-owning links).
-    cdef unsigned char _gc_state
+    # Cyclic-GC tracking (_gctrack.pxi): raw, non-owning links in the list of
+    # untracked nodes.
     cdef PyObject* _gc_prev
     cdef PyObject* _gc_next
     cdef object __weakref__
+    cdef int _deps                   # edges from not-yet-run nodes into this one
+    cdef unsigned char _released     # (flags as bytes: they pack with _deps in 8 bytes)
+    cdef unsigned char _in_task
+    # _gc_state: 0 unsealed, 1 pinned tracked, 2 untracked and linked.
+    cdef unsigned char _gc_state
 
     cdef tuple _backward(self, tuple grads)
     cdef void _release_saved(self)
@@ -55,11 +66,11 @@ cdef class SavedVariable:
     cdef Py_ssize_t _saved_version
     cdef Py_ssize_t _saved_detaches
     cdef Node _grad_fn               # producer of a saved input (None for our own outputs)
-    cdef Py_ssize_t _output_nr
-    cdef Py_ssize_t _input_nr        # which input of the owner node (-1: unknown)
-    cdef bint _is_output
-    cdef bint _requires_grad
-    cdef bint _released
+    cdef int _output_nr              # (small fields last, packed: 96 bytes, not 112)
+    cdef int _input_nr               # which input of the owner node (-1: unknown)
+    cdef unsigned char _is_output
+    cdef unsigned char _requires_grad
+    cdef unsigned char _released
 
     cdef object data(self, Node owner)
     cdef str _version_error(self, Node owner)

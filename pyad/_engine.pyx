@@ -90,6 +90,11 @@ cdef extern from *:
     """
     #if defined(_MSC_VER)
     #define PYAD_TLS __declspec(thread)
+    #elif defined(__GNUC__) && defined(__linux__)
+    /* initial-exec: a read is one %fs-relative load, not a __tls_get_addr call (these
+       flags are read several times per op); the few bytes come from glibc's static
+       TLS reserve for dlopen()ed modules. */
+    #define PYAD_TLS __thread __attribute__((tls_model("initial-exec")))
     #else
     #define PYAD_TLS __thread
     #endif
@@ -515,6 +520,10 @@ cdef inline Node _node_of(Variable v):
 # Version counters
 # --------------------------------------------------------------------------------
 
+# It references nothing but a private list of code objects and positions (anomaly
+# mode): never part of a cycle, so it is no container of the cyclic GC at all (no GC
+# header: 48 bytes, not 64).
+@cython.no_gc
 @cython.freelist(64)
 cdef class VersionCounter:
     pass
@@ -525,9 +534,6 @@ cdef inline VersionCounter _vc(Variable v):
     # intermediate Variables never need one.
     if v._version_counter is None:
         v._version_counter = VersionCounter.__new__(VersionCounter)
-        # It references nothing but a private list of code objects (anomaly mode):
-        # never part of a cycle, so the collector need not walk it.
-        __pyad_untrack(<PyObject*>v._version_counter)
     return v._version_counter
 
 
@@ -546,19 +552,19 @@ cdef inline void _bump_version(Variable v):
 # --------------------------------------------------------------------------------
 
 cdef void _add_retain_grad_hook(Variable v) except *:
-    cdef Node node = v._grad_fn
-    if node._retain_grad_hooks is None:
-        node._retain_grad_hooks = {}
-    node._retain_grad_hooks[v._output_nr] = weakref.ref(v)
+    cdef _NodeExtra x = _extra(v._grad_fn)
+    if x.retain_grad_hooks is None:
+        x.retain_grad_hooks = {}
+    x.retain_grad_hooks[v._output_nr] = weakref.ref(v)
 
 
 cdef void _set_history(Variable v, Node node, Py_ssize_t output_nr) except *:
     cdef Node old = v._grad_fn
     cdef bint moved = v._retains_grad and (old is not node or v._output_nr != output_nr)
-    if moved and old is not None and old._retain_grad_hooks:
-        ref = old._retain_grad_hooks.get(v._output_nr)
+    if moved and old is not None and old._x is not None and old._x.retain_grad_hooks:
+        ref = old._x.retain_grad_hooks.get(v._output_nr)
         if ref is not None and ref() is v:
-            del old._retain_grad_hooks[v._output_nr]
+            del old._x.retain_grad_hooks[v._output_nr]
     v._grad_fn = node
     v._output_nr = output_nr
     if node is not None:
@@ -623,6 +629,26 @@ class _HookDict(dict):
 cdef tuple _NO_EDGE = (None, 0)
 
 
+cdef class _NodeExtra:
+    # (fields in _engine.pxd) Allocated by _extra() the first time one is set.
+    pass
+
+
+cdef inline _NodeExtra _extra(Node node):
+    # The node's side object for its rarely set fields, made on first need.
+    if node._x is None:
+        node._x = _NodeExtra.__new__(_NodeExtra)
+    return node._x
+
+
+cdef inline bint _has_node_hooks(Node node):
+    # Any Variable hook, retain_grad or node pre-hook on `node` (the backward loop's
+    # one test before it takes the slow path).
+    cdef _NodeExtra x = node._x
+    return x is not None and bool(x.tensor_pre_hooks or x.retain_grad_hooks
+                                  or x.pre_hooks)
+
+
 cdef class Node:
     """A node of the backward graph (``grad_fn``), e.g. ``MulBackward``.
 
@@ -668,9 +694,10 @@ cdef class Node:
     def metadata(self):
         """A dict for user data attached to this node (kept with the graph)."""
         _user_attach(self)
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
+        cdef _NodeExtra x = _extra(self)
+        if x.metadata is None:
+            x.metadata = {}
+        return x.metadata
 
     def _sequence_nr(self):
         return self._seq
@@ -681,10 +708,11 @@ cdef class Node:
         It may return a tuple replacing ``grad_inputs``. Returns a removable handle.
         """
         _hook_attach(self)
-        if self._post_hooks is None:
-            self._post_hooks = _HookList()
-        handle = RemovableHandle(self._post_hooks)
-        self._post_hooks.append((handle.id, fn))
+        cdef _NodeExtra x = _extra(self)
+        if x.post_hooks is None:
+            x.post_hooks = _HookList()
+        handle = RemovableHandle(x.post_hooks)
+        x.post_hooks.append((handle.id, fn))
         return handle
 
     def register_prehook(self, fn):
@@ -693,20 +721,22 @@ cdef class Node:
         It may return a tuple replacing ``grad_outputs``. Returns a removable handle.
         """
         _hook_attach(self)
-        if self._pre_hooks is None:
-            self._pre_hooks = _HookList()
-        handle = RemovableHandle(self._pre_hooks)
-        self._pre_hooks.append((handle.id, fn))
+        cdef _NodeExtra x = _extra(self)
+        if x.pre_hooks is None:
+            x.pre_hooks = _HookList()
+        handle = RemovableHandle(x.pre_hooks)
+        x.pre_hooks.append((handle.id, fn))
         return handle
 
     cdef object _add_tensor_pre_hook(self, Py_ssize_t output_nr, object fn):
         _hook_attach(self)
-        if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = _HookDict()
-        hooks = self._tensor_pre_hooks.get(output_nr)
+        cdef _NodeExtra x = _extra(self)
+        if x.tensor_pre_hooks is None:
+            x.tensor_pre_hooks = _HookDict()
+        hooks = x.tensor_pre_hooks.get(output_nr)
         if hooks is None:
-            hooks = self._tensor_pre_hooks[output_nr] = []
-        handle = RemovableHandle(self._tensor_pre_hooks, output_nr)
+            hooks = x.tensor_pre_hooks[output_nr] = []
+        handle = RemovableHandle(x.tensor_pre_hooks, output_nr)
         hooks.append((handle.id, fn))
         return handle
 
@@ -774,8 +804,13 @@ cdef inline void _init_node(Node node, tuple edges, Py_ssize_t num_outputs):
     node._seq = _sequence_counter
     _sequence_counter += 1
     if _anomaly_on():
-        node._creation_stack = _capture_stack()
-        node._parent_node = _current_node
+        _init_node_anomaly(node)
+
+
+cdef void _init_node_anomaly(Node node) except *:
+    cdef _NodeExtra x = _extra(node)
+    x.creation_stack = _capture_stack()
+    x.parent_node = _current_node
 
 
 cdef inline tuple _edge(Variable v):
@@ -945,7 +980,7 @@ cdef class SavedVariable:
             v._requires_grad = True
             v._grad_fn = owner if self._is_output else self._grad_fn
             v._output_nr = self._output_nr
-            if self._is_output and owner._metadata is not None:
+            if self._is_output and owner._x is not None and owner._x.metadata is not None:
                 _attach_to_group(v, owner)
         return v
 
@@ -969,7 +1004,7 @@ cdef object _GROUP_KEY = object()
 
 
 cdef void _attach_to_group(Variable v, Node part):
-    entry = part._metadata.get(_GROUP_KEY)
+    entry = part._x.metadata.get(_GROUP_KEY)
     if entry is None:
         return
     group = entry[0]()
@@ -2586,16 +2621,17 @@ cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph,
     # Variable hooks (per output slot), then retain_grad, then node pre-hooks.
     cdef Py_ssize_t nr
     cdef Variable var, g
-    if node._tensor_pre_hooks:
-        for nr, hooks in node._tensor_pre_hooks.items():
+    cdef _NodeExtra x = _extra(node)
+    if x.tensor_pre_hooks:
+        for nr, hooks in x.tensor_pre_hooks.items():
             for _, hook in list(hooks):
                 # A slot no gradient reached is passed as None (torch's undefined
                 # gradient): the hook may return one for it.
                 result = hook(buffer[nr])
                 if result is not None:
                     buffer[nr] = _check_hook_result(result, buffer[nr], node, hook)
-    if node._retain_grad_hooks:
-        for nr, ref in node._retain_grad_hooks.items():
+    if x.retain_grad_hooks:
+        for nr, ref in x.retain_grad_hooks.items():
             var = ref()
             if var is None or buffer[nr] is None:
                 continue
@@ -2605,8 +2641,8 @@ cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph,
             else:
                 var._grad = var._grad + g
     grads = tuple(buffer)
-    if run_pre_hooks and node._pre_hooks:
-        for _, hook in list(node._pre_hooks):
+    if run_pre_hooks and x.pre_hooks:
+        for _, hook in list(x.pre_hooks):
             result = hook(grads)
             if result is not None:
                 grads = _check_node_hook_result(node, hook, result, grads)
@@ -2696,26 +2732,19 @@ cdef tuple _run_node_profiled(Node node, tuple grads, bint keep_graph):
 
 
 cdef inline tuple _run_node_body(Node node, tuple grads, bint keep_graph):
-    global _current_node
     cdef tuple outs
-    cdef Node previous = _current_node
     if node._out_meta is not None:
         grads = _materialize(node, grads)
-    if _anomaly_on():
-        _current_node = node
     if _gc_audit:
         _gc_audit_node(node)
-    try:
+    # Anomaly mode is read once per node (a thread-local read); off, the backward runs
+    # without the try block that maintains the anomaly parent and forward trace.
+    if _anomaly_on():
+        outs = _call_backward_anomaly(node, grads)
+    else:
         outs = _call_backward(node, grads)
-    except Exception as exc:
-        if _anomaly_on() and node._creation_stack is not None:
-            _add_forward_trace(exc, node)
-        raise
-    finally:
-        if _anomaly_on():
-            _current_node = previous
-    if node._post_hooks:
-        for _, hook in list(node._post_hooks):
+    if node._x is not None and node._x.post_hooks:
+        for _, hook in list(node._x.post_hooks):
             result = hook(outs, grads)
             if result is not None:
                 outs = _check_node_hook_result(node, hook, result, outs)
@@ -2726,15 +2755,32 @@ cdef inline tuple _run_node_body(Node node, tuple grads, bint keep_graph):
     return outs
 
 
+cdef tuple _call_backward_anomaly(Node node, tuple grads):
+    # _call_backward in anomaly mode: nodes recorded meanwhile get `node` as their
+    # parent, and an error gets the forward traceback of the node that raised.
+    global _current_node
+    cdef Node previous = _current_node
+    _current_node = node
+    try:
+        return _call_backward(node, grads)
+    except Exception as exc:
+        if node._x is not None and node._x.creation_stack is not None:
+            _add_forward_trace(exc, node)
+        raise
+    finally:
+        _current_node = previous
+
+
 cdef void _add_forward_trace(object exc, Node node) except *:
     text = ("\n\nError detected in %s. Traceback of forward call that caused the error:\n%s"
-            % (node.name(), _format_stack(node._creation_stack)))
-    parent = node._parent_node
-    while parent is not None and parent._creation_stack is not None:
+            % (node.name(), _format_stack(node._x.creation_stack)))
+    parent = node._x.parent_node
+    while parent is not None and parent._x is not None and \
+            parent._x.creation_stack is not None:
         text += ("\nPrevious calculation was induced by %s. Traceback of forward call that "
                  "induced the previous calculation:\n%s"
-                 % (parent.name(), _format_stack(parent._creation_stack)))
-        parent = parent._parent_node
+                 % (parent.name(), _format_stack(parent._x.creation_stack)))
+        parent = parent._x.parent_node
     if exc.args and isinstance(exc.args[0], str):
         exc.args = (exc.args[0] + text,) + exc.args[1:]
     else:
@@ -2783,9 +2829,9 @@ cdef void _check_nan(Node node, tuple outs) except *:
             continue
         if _has_nan((<Variable>g)._data):
             msg = "Function '%s' returned nan values in its %dth output." % (node.name(), i)
-            if node._creation_stack is not None:
+            if node._x is not None and node._x.creation_stack is not None:
                 msg += ("\nTraceback of forward call that caused the error:\n%s"
-                        % _format_stack(node._creation_stack))
+                        % _format_stack(node._x.creation_stack))
             raise RuntimeError(msg)
 
 
@@ -2954,7 +3000,9 @@ cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
     if not is_needed and not is_captured:
         return None
     cdef list buffer
-    if node._tensor_pre_hooks or node._retain_grad_hooks or (is_needed and node._pre_hooks):
+    cdef _NodeExtra x = node._x
+    if x is not None and (x.tensor_pre_hooks or x.retain_grad_hooks
+                          or (is_needed and x.pre_hooks)):
         buffer = task.take_buffer(node)
         if is_captured and is_needed:
             # A node that runs gives grad() what flowed into it, before its hooks
@@ -2965,8 +3013,7 @@ cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
     else:
         grads = task.take_grads(node)
     if is_captured:
-        if not is_needed or not (node._tensor_pre_hooks or node._retain_grad_hooks or
-                                 node._pre_hooks):
+        if not is_needed or not _has_node_hooks(node):
             for nr, i in task.captures[node]:
                 task.captured[i] = grads[nr]
         if not is_needed or isinstance(node, AccumulateGrad):

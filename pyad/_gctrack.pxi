@@ -13,9 +13,10 @@
 # strings, dtypes, code objects), a module, an already untracked node, a version
 # counter, a weak reference without callback, or the node's own engine-private dicts
 # and lists (_metadata before the user touched it, _retain_grad_hooks, the anomaly
-# stack) holding those. So an untracked object never references, even indirectly, an
-# object the user can reach and change: no cycle can pass through it, and the
-# collector loses nothing by not seeing its references. Anything else (hooks, user
+# stack, all in the node's side object _x) holding those. So an untracked object
+# never references, even indirectly, an object the user can reach and change: no
+# cycle can pass through it, and the collector loses nothing by not seeing its
+# references. Anything else (hooks, user
 # metadata, a custom Function's ctx, a saved-tensor hook's packed object, a heap-type
 # node) keeps the node tracked, and every node downstream of it tracked too.
 #
@@ -40,7 +41,11 @@ cdef extern from *:
         return t == NULL ? 0 : t(o, (visitproc)visit, arg);
     }
 
-    static int __pyad_is_gc(PyObject *o) { return PyObject_IS_GC(o); }
+    /* PyObject_IS_GC, inline (the exported function is a call per visited object). */
+    static inline int __pyad_is_gc(PyObject *o) {
+        PyTypeObject *t = Py_TYPE(o);
+        return PyType_IS_GC(t) && (t->tp_is_gc == NULL || t->tp_is_gc(o));
+    }
 
     static Py_ssize_t __pyad_refcnt(PyObject *o) { return Py_REFCNT(o); }
 
@@ -58,8 +63,16 @@ cdef extern from *:
         if (!PyObject_GC_IsTracked(o)) PyObject_GC_Track(o);
     }
 
-    static void __pyad_untrack(PyObject *o) {
-        if (PyObject_GC_IsTracked(o)) PyObject_GC_UnTrack(o);
+    /* (PyObject_GC_UnTrack itself does nothing to an untracked object.) */
+    static void __pyad_untrack(PyObject *o) { PyObject_GC_UnTrack(o); }
+
+    static inline PyTypeObject *__pyad_type(PyObject *o) { return Py_TYPE(o); }
+
+    /* isinstance for an extension base, without PyType_IsSubtype's call and MRO scan:
+       an instance laid out as `base` has it on its chain of (solid) tp_base types. */
+    static inline int __pyad_has_base(PyTypeObject *tp, PyTypeObject *base) {
+        for (; tp != NULL; tp = tp->tp_base) if (tp == base) return 1;
+        return 0;
     }
     """
     ctypedef int (*__pyad_visitproc)(PyObject*, void*) noexcept
@@ -70,6 +83,8 @@ cdef extern from *:
     int __pyad_plain_weakref(PyObject* o) noexcept
     void __pyad_track(PyObject* o) noexcept
     void __pyad_untrack(PyObject* o) noexcept
+    PyTypeObject* __pyad_type(PyObject* o) noexcept
+    int __pyad_has_base(PyTypeObject* tp, PyTypeObject* base) noexcept
     int PyObject_GC_IsTracked(PyObject* o) noexcept
     int PyModule_CheckExact(PyObject* o) noexcept
 
@@ -88,23 +103,45 @@ import os as _gc_os
 cdef bint _gc_audit = _gc_os.environ.get("PYAD_GC_AUDIT", "") not in ("", "0")
 
 
+DEF _SEAL_FOUND_MAX = 32
+
+cdef struct _SealScan:
+    # One safety check of a node (on the C stack: the check is reentrant). `found`
+    # collects the tracked tuples, saved values and side object it crossed, which
+    # _seal_node untracks when the node is safe, without a second traversal (more than
+    # _SEAL_FOUND_MAX of them: it traverses again).
+    PyObject* owner
+    int n
+    PyObject* found[_SEAL_FOUND_MAX]
+
+
 cdef int _safe_visit(PyObject* op, void* arg) noexcept:
     # 0: `op` may sit behind an untracked node; 1: it may not (stops the traversal).
-    cdef Node owner = <Node>arg
+    # The common objects (tuples, saved values, nodes) are told apart by their type
+    # pointer alone: no reference counting, no PyType_IsSubtype call.
+    cdef _SealScan* scan = <_SealScan*>arg
+    cdef PyTypeObject* tp
     cdef object o
     cdef type t
     if not __pyad_is_gc(op):
         return 0                                 # arrays, numbers, str, dtypes, code
+    tp = __pyad_type(op)
+    if tp == <PyTypeObject*>tuple or tp == <PyTypeObject*>SavedVariable or \
+            tp == <PyTypeObject*>_SavedOperand or tp == <PyTypeObject*>_NodeExtra:
+        # (a _NodeExtra is reached only from its own node: `owner`'s side object)
+        if PyObject_GC_IsTracked(op):
+            if scan.n < _SEAL_FOUND_MAX:
+                scan.found[scan.n] = op
+            scan.n += 1
+        return __pyad_traverse(op, _safe_visit, arg)
+    if __pyad_has_base(tp, <PyTypeObject*>Node):
+        return 0 if (<Node>op)._gc_state == _GC_UNTRACKED else 1
     o = <object>op
     t = type(o)
-    if t is tuple or t is slice:
-        return __pyad_traverse(op, _safe_visit, arg)
-    if t is SavedVariable or t is _SavedOperand:
+    if t is slice:
         return __pyad_traverse(op, _safe_visit, arg)
     if t is VersionCounter:
-        return 0                     # its only reference: a private list of code objects
-    if isinstance(o, Node):
-        return 0 if (<Node>o)._gc_state == _GC_UNTRACKED else 1
+        return 0                     # (not a GC container: not reached; kept for clarity)
     if __pyad_plain_weakref(op) or PyModule_CheckExact(op):
         return 0
     if t is _HookList or t is _HookDict:
@@ -115,20 +152,24 @@ cdef int _safe_visit(PyObject* op, void* arg) noexcept:
             if hooks:
                 return 1
         return 0
-    if (t is dict or t is list) and (o is owner._metadata or o is owner._retain_grad_hooks
-                                     or o is owner._creation_stack):
+    x = (<Node>scan.owner)._x
+    if (t is dict or t is list) and x is not None and (
+            o is x.metadata or o is x.retain_grad_hooks or o is x.creation_stack):
         return __pyad_traverse(op, _safe_visit, arg)  # engine-private containers
     return 1
 
 
-cdef bint _is_safe(Node node):
-    if __pyad_is_heap_instance(<PyObject*>node) or isinstance(node, FunctionNode):
+cdef bint _is_safe(Node node, _SealScan* scan):
+    scan.owner = <PyObject*>node
+    scan.n = 0
+    if __pyad_is_heap_instance(<PyObject*>node) or \
+            __pyad_has_base(__pyad_type(<PyObject*>node), <PyTypeObject*>FunctionNode):
         return False
-    if node._pre_hooks or node._post_hooks:
-        return False                    # (_safe_visit checks _tensor_pre_hooks' lists)
+    if node._x is not None and (node._x.pre_hooks or node._x.post_hooks):
+        return False                    # (_safe_visit checks tensor_pre_hooks' lists)
     if type(node) is AccumulateGrad and (<AccumulateGrad>node)._post_accumulate_hooks:
         return False
-    return __pyad_traverse(<PyObject*>node, _safe_visit, <void*>node) == 0
+    return __pyad_traverse(<PyObject*>node, _safe_visit, <void*>scan) == 0
 
 
 cdef int _untrack_visit(PyObject* op, void* arg) noexcept:
@@ -139,7 +180,7 @@ cdef int _untrack_visit(PyObject* op, void* arg) noexcept:
         return 0
     o = <object>op
     t = type(o)
-    if t is tuple or t is SavedVariable or t is _SavedOperand:
+    if t is tuple or t is SavedVariable or t is _SavedOperand or t is _NodeExtra:
         __pyad_untrack(op)
         __pyad_traverse(op, _untrack_visit, arg)
     return 0
@@ -152,7 +193,7 @@ cdef int _retrack_visit(PyObject* op, void* arg) noexcept:
         return 0
     o = <object>op
     t = type(o)
-    if t is tuple or t is SavedVariable or t is _SavedOperand:
+    if t is tuple or t is SavedVariable or t is _SavedOperand or t is _NodeExtra:
         __pyad_track(op)
         __pyad_traverse(op, _retrack_visit, arg)
     return 0
@@ -165,14 +206,20 @@ cdef void _seal_node(Node node):
     if not _gc_untrack_enabled:
         node._gc_state = _GC_PINNED
         return
-    if not _is_safe(node):
+    cdef _SealScan scan
+    cdef int i
+    if not _is_safe(node, &scan):
         # Stays unsealed (tracked): the next op that takes it checks again, so a node
         # whose hooks were removed, or whose upstream was untracked again after a
         # re-track, can still leave the collector's lists.
         return
     node._gc_state = _GC_UNTRACKED
     __pyad_untrack(<PyObject*>node)
-    __pyad_traverse(<PyObject*>node, _untrack_visit, NULL)
+    if scan.n <= _SEAL_FOUND_MAX:
+        for i in range(scan.n):
+            __pyad_untrack(scan.found[i])
+    else:
+        __pyad_traverse(<PyObject*>node, _untrack_visit, NULL)
     node._gc_prev = NULL
     node._gc_next = _untracked_head
     if _untracked_head != NULL:
@@ -239,7 +286,8 @@ cdef void _hook_attach(Node node):
 cdef void _gc_audit_node(Node node) except *:
     # PYAD_GC_AUDIT: an untracked node must still hold nothing that could form a cycle
     # (catches an op that changes a node after a later op sealed it).
-    if node._gc_state == _GC_UNTRACKED and not _is_safe(node):
+    cdef _SealScan scan
+    if node._gc_state == _GC_UNTRACKED and not _is_safe(node, &scan):
         raise AssertionError("backward(): %s was untracked by the cyclic GC but now "
                              "holds an object that could be part of a cycle (PYAD_GC_AUDIT)"
                              % node.name())

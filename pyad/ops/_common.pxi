@@ -471,12 +471,36 @@ cdef class _SavedOperand:
             self.released = True
 
 
+# A _SavedOperand holding a Python number never changes once made (release() keeps
+# numbers), so the ops that save the same number object share one: `x * 0.5` in a loop
+# saves no new object per op (64 bytes of the graph). A small cache keyed by the
+# number's address; it holds the number, so the address cannot be reused meanwhile.
+# (Should release() ever mark a number as freed, as torch frees its wrapped scalars,
+# the flag must move to the node: a shared operand is not one node's to release.)
+cdef list _const_keys = [None] * 16
+cdef list _const_saved = [None] * 16
+
+
 cdef _SavedOperand _save_operand(object x, Py_ssize_t input_nr):
-    cdef _SavedOperand s = _SavedOperand.__new__(_SavedOperand)
+    cdef _SavedOperand s
+    cdef type t
+    cdef Py_ssize_t slot
     if isinstance(x, Variable):
+        s = _SavedOperand.__new__(_SavedOperand)
         s.saved = _save(<Variable>x, False, input_nr)
-    else:
+        return s
+    t = type(x)
+    if t is float or t is int or t is complex or t is bool:
+        slot = (<Py_ssize_t><void*>x >> 4) & 15
+        if _const_keys[slot] is x:
+            return <_SavedOperand>_const_saved[slot]
+        s = _SavedOperand.__new__(_SavedOperand)
         s.constant = x
+        _const_keys[slot] = x
+        _const_saved[slot] = s
+        return s
+    s = _SavedOperand.__new__(_SavedOperand)
+    s.constant = x
     return s
 
 

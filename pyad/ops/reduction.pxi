@@ -755,13 +755,15 @@ cdef tuple _group_outputs(_GroupBackward group, tuple outs):
     group.parts = tuple([(<Variable>o)._grad_fn for o in outs])
     _init_node(group, (<Node>group.parts[0])._next_functions, len(outs))
     cdef Node part
+    cdef _NodeExtra x
     for i in range(len(outs)):
         _set_history(<Variable>outs[i], group, i)
         part = <Node>group.parts[i]
-        if part._metadata is None:
-            part._metadata = {}
+        x = _extra(part)
+        if x.metadata is None:
+            x.metadata = {}
         # (weakly: the group holds its parts, a strong reference back would be a cycle)
-        part._metadata[_GROUP_KEY] = (weakref.ref(group), i)
+        x.metadata[_GROUP_KEY] = (weakref.ref(group), i)
     return outs
 
 

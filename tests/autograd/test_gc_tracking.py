@@ -385,3 +385,91 @@ def test_disabling_untracking_keeps_nodes_tracked():
         assert gc.is_tracked(y.grad_fn.next_functions[0][0])
     finally:
         _engine._set_gc_untrack(old)
+
+
+# ------------------------------------------------------------------ one-pass sealing
+#
+# _seal_node collects the tracked tuples and saved values its safety check crosses and
+# untracks them without a second traversal; past 32 of them it traverses again. Both
+# paths must leave every container of a sealed node out of the collector's lists.
+
+def _containers_of(node):
+    """The tuples and engine objects reachable from `node` without crossing a node."""
+    out, stack = [], list(gc.get_referents(node))
+    while stack:
+        o = stack.pop()
+        if isinstance(o, tuple) or type(o).__name__ in ("SavedVariable", "_SavedOperand",
+                                                         "_NodeExtra"):
+            out.append(o)
+            stack.extend(r for r in gc.get_referents(o) if not isinstance(r, _engine.Node))
+    return out
+
+
+@pytest.mark.parametrize("n_inputs", [2, 60])
+def test_sealed_node_untracks_all_its_containers(n_inputs):
+    # 2 inputs: a few containers (the one-pass path); 60: more than the scan keeps.
+    x = leaf()
+    parts = [pyad.mul(x, float(i + 1)) for i in range(n_inputs)]
+    y = pyad.stack(parts)
+    node = y.grad_fn
+    assert gc.is_tracked(node)
+    pyad.mul(y, 2.0)                          # seals it
+    assert not gc.is_tracked(node)
+    containers = _containers_of(node)
+    assert len(containers) >= n_inputs       # the edge tuples at least
+    assert not any(gc.is_tracked(c) for c in containers)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(2, n_inputs * (n_inputs + 1) / 2))
+
+
+def test_unsafe_node_keeps_its_containers_tracked():
+    # The check crosses y's edge tuples, then meets a's node, held tracked by its
+    # hook: y's node is unsafe, and nothing the check crossed is untracked.
+    x = leaf()
+    a = pyad.mul(x, 2.0)
+    a.grad_fn.register_prehook(lambda go: None)
+    y = pyad.mul(a, a)
+    pyad.mul(y, 2.0)                          # tries to seal y's node
+    assert gc.is_tracked(a.grad_fn) and gc.is_tracked(y.grad_fn)
+    containers = _containers_of(y.grad_fn)
+    assert len(containers) >= 3              # next_functions, its edges, saved values
+    assert all(gc.is_tracked(c) for c in containers)
+
+
+# ------------------------------------------------------------------ shared constants
+
+def test_nodes_saving_the_same_number_share_one_saved_operand():
+    c = 0.5
+    x = leaf()
+    y1, y2 = pyad.mul(x, c), pyad.mul(x, c)
+    saved = [[r for r in gc.get_referents(y.grad_fn) if type(r).__name__ == "_SavedOperand"]
+             for y in (y1, y2)]
+    assert len(saved[0]) == 1 and saved[0][0] is saved[1][0]
+    # freeing one graph (backward) leaves the other's constant usable
+    y1.sum().backward()
+    g1 = x.grad.numpy().copy()
+    x.grad = None
+    y2.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), g1)
+    np.testing.assert_array_equal(g1, [0.5, 0.5])
+    # and under create_graph, twice through the shared constant
+    x.grad = None
+    z = pyad.mul(pyad.mul(x, c), pyad.mul(x, c)).sum()     # 0.25 x^2
+    (g,) = pyad.autograd.grad(z, x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), 0.5 * x.detach().numpy(), rtol=1e-15)
+    (h,) = pyad.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), [0.5, 0.5], rtol=1e-15)
+
+
+def test_saved_array_constants_are_not_shared():
+    # An array constant is freed by backward, so each node keeps its own.
+    arr = np.array([2.0, 3.0])
+    x = leaf()
+    y1, y2 = pyad.mul(x, arr), pyad.mul(x, arr)
+    s1 = [r for r in gc.get_referents(y1.grad_fn) if type(r).__name__ == "_SavedOperand"]
+    s2 = [r for r in gc.get_referents(y2.grad_fn) if type(r).__name__ == "_SavedOperand"]
+    assert s1 and s2 and s1[0] is not s2[0]
+    y1.sum().backward()
+    x.grad = None
+    y2.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), arr)
