@@ -18,6 +18,7 @@ cdef extern from "Python.h":
 
 import sys
 import heapq
+import math
 import inspect
 import warnings
 import weakref
