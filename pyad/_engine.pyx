@@ -980,7 +980,14 @@ cdef void _attach_to_group(Variable v, Node part):
 
 
 cdef inline SavedVariable _save(Variable v, bint is_output, Py_ssize_t input_nr=-1):
-    cdef SavedVariable s = SavedVariable.__new__(SavedVariable)
+    cdef SavedVariable s
+    if v._is_inference and not pyad_get_inference():
+        raise RuntimeError(
+            "Inference Variables cannot be saved for backward. Please do not use Variables "
+            "created in inference mode in computation tracked by autograd. To work around "
+            "this, you can make a clone to get a normal Variable and use it in autograd, or "
+            "use `pyad.no_grad()` instead of `pyad.inference_mode()`.")
+    s = SavedVariable.__new__(SavedVariable)
     s._input_nr = input_nr
     s._data = v._data
     s._version_counter = _vc(v)
@@ -1209,6 +1216,7 @@ cdef class Variable:
             data = numpy.empty((0,), dtype=_default_dtype)
         self._data = _to_array(data, None, "Variable")
         self._volatile = bool(is_volatile)
+        self._is_inference = pyad_get_inference()
         if requires_grad and not self._volatile:
             _check_can_require_grad(self._data.dtype, "Variable")
             self._requires_grad = True
@@ -1319,8 +1327,23 @@ cdef class Variable:
                 "use var_no_grad = var.detach().")
         if requires_grad:
             _check_can_require_grad(self._data.dtype, "requires_grad_")
+            if self._is_inference and not pyad_get_inference():
+                raise RuntimeError("Setting requires_grad=True on inference Variable outside "
+                                   "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
+
+    def is_inference(self):
+        """True for a Variable made inside ``inference_mode`` (torch's inference tensor),
+        other than a view of a normal Variable. Outside the mode it may not be changed
+        in place, start requiring grad, or be saved for backward.
+
+        >>> with pyad.inference_mode():
+        ...     made = pyad.ones(2) * 2
+        >>> made.is_inference(), pyad.ones(2).is_inference()
+        (True, False)
+        """
+        return self._is_inference
 
 
     @property
@@ -1901,6 +1924,7 @@ cdef class Variable:
     def detach(self):
         """A Variable sharing this one's data (and version counter) with no history."""
         cdef Variable v = Variable.__new__(Variable)
+        v._is_inference = self._is_inference
         v._data = self._data
         v._version_counter = _vc(self)
         v._volatile = self._volatile
@@ -3166,7 +3190,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         v = ins[i]
         if not isinstance(v, Variable):
             raise TypeError("grad(): inputs must be Variables, got %s" % type(v).__name__)
-        if not (<Variable>v)._requires_grad:
+        if not _requires_grad_now(<Variable>v):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     outs, roots = _make_root_grads(outs, grad_outputs, create, True)
     captured = _execute(outs, roots, keep, create, ins, False, bool(only_inputs))

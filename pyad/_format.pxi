@@ -158,7 +158,7 @@ def _format_variable(Variable v):
         body = _format_data(data, indent)
     if v._grad_fn is not None:
         suffixes.append("grad_fn=<%s>" % v._grad_fn.name())
-    elif v._requires_grad:
+    elif _requires_grad_now(v):
         suffixes.append("requires_grad=True")
     if v._volatile:
         suffixes.append("volatile=True")

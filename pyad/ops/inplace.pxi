@@ -10,6 +10,11 @@ cdef inline Variable _inplace_target(object input, str what):
     # The Variable an in-place op writes into (typed parameters would give Cython's
     # message, which names no op).
     if isinstance(input, Variable):
+        if (<Variable>input)._is_inference and not pyad_get_inference():
+            raise RuntimeError(
+                "%s(): Inplace update to inference Variable outside InferenceMode is not "
+                "allowed.You can make a clone to get a normal Variable before doing inplace "
+                "update.See https://github.com/pytorch/rfcs/pull/17 for more details." % what)
         return <Variable>input
     raise TypeError("%s(): argument 'input' must be a Variable, not %s"
                     % (what, type(input).__name__))

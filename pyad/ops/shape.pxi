@@ -67,6 +67,7 @@ cdef inline Variable _shape_result(Variable x, object data, Node node, int kind=
     else:
         out = _plain(data, x._volatile)
     if data.base is not None:
+        out._is_inference = x._is_inference        # a view of a normal Variable is one
         out._version_counter = _vc(x)
         out._is_view = True
         out._view_base = x._view_base if x._view_base is not None else x
