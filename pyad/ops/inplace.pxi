@@ -567,6 +567,17 @@ def scatter_add_(object input, dim, index, src):
     return _inplace_indexing(_inplace_target(input, "scatter_add_"), scatter_add, (dim, index, src), {}, src, "scatter_add_")
 
 
+@profiled_op
+def put_(object input, index, source, accumulate=False):
+    """In-place :func:`put` (torch's ``Tensor.put_``).
+
+    >>> Variable(numpy.zeros(3)).put_(numpy.array([2, 2]), Variable(numpy.ones(2)), accumulate=True)
+    tensor([0., 0., 2.], dtype=float64)
+    """
+    return _inplace_indexing(_inplace_target(input, "put_"), put, (index, source),
+                             {"accumulate": accumulate}, source, "put_")
+
+
 # The in-place twins of unary ops, made from ELEMENTWISE_INPLACE_TWINS (the table beside
 # the elementwise family's tuple).
 _UNARY_TWINS = tuple(_inplace_twin(op, example) for op, example in ELEMENTWISE_INPLACE_TWINS)
@@ -574,7 +585,7 @@ for _twin in _UNARY_TWINS:
     globals()[_twin.__name__] = _twin
 
 INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, setitem, masked_fill_,
-               index_fill_, index_add_, index_copy_, scatter_, scatter_add_) + _UNARY_TWINS
+               index_fill_, index_add_, index_copy_, scatter_, scatter_add_, put_) + _UNARY_TWINS
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (item assignment has its operator).
 INPLACE_TITLE = "In-place"
