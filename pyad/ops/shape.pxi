@@ -1554,6 +1554,8 @@ def put(input, index, source, accumulate=False):
     cdef Variable src = _as_variable(source, "put")
     if isinstance(index, Variable):
         idx = (<Variable>index)._data
+    elif type(index) is _NDARRAY or (cupy is not None and isinstance(index, cupy.ndarray)):
+        idx = index
     else:
         idx = _index_data(index, "put")
     if idx.dtype != numpy.int64:
