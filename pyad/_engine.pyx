@@ -1155,6 +1155,20 @@ cdef object _to_array(object data, object dtype, str what):
     return arr
 
 
+cdef object _resize_storage(object data):
+    # torch's storage seen from a Variable's first element, as 1-d: the rest of the
+    # C-contiguous buffer that owns the memory when the data starts inside it (so a
+    # shrunk Variable grows back over its old elements), else a C-order copy.
+    root = data
+    while isinstance(root.base, type(data)):
+        root = root.base
+    if type(data) is _NDARRAY and root.flags.c_contiguous and root.size and data.size:
+        offset = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        if offset >= 0 and offset % data.itemsize == 0 and root.dtype == data.dtype:
+            return root.reshape(-1)[offset // data.itemsize:]
+    return data.reshape(-1) if data.flags.c_contiguous else data.copy().reshape(-1)
+
+
 cdef inline Variable _wrap(object data):
     cdef Variable v = Variable.__new__(Variable)
     v._data = data
@@ -1525,6 +1539,87 @@ cdef class Variable:
     def type_as(self, other):
         """This Variable converted to ``other``'s dtype (differentiable)."""
         return _convert(self, None, (<Variable>_as_variable(other, "type_as"))._data.dtype, False)
+
+    # -- resizing (torch's resize_ family) ------------------------------------------
+
+    def resize_(self, *sizes):
+        """Resize in place to ``sizes`` (ints, or one tuple or list), as torch's
+        ``resize_``: the memory is read as C-contiguous from this Variable's first
+        element; a smaller size keeps the leading elements (and the memory after them, so
+        growing back within it shows them again), a larger one adds uninitialised
+        elements. Bumps the version counter. Refused on a Variable that requires grad.
+
+        >>> x = pyad.tensor([[1., 2., 3.], [4., 5., 6.]])
+        >>> x.resize_(2, 2)
+        tensor([[1., 2.],
+                [3., 4.]])
+        """
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = tuple(sizes[0])
+        for n in sizes:
+            if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)):
+                raise TypeError("resize_(): argument 'size' must be tuple of ints, not %s"
+                                % type(n).__name__)
+        shape = tuple(int(n) for n in sizes)
+        if any(n < 0 for n in shape):
+            raise RuntimeError("resize_(): Trying to create a Variable with negative dimension "
+                               "%d: %s" % (min(shape), list(shape)))
+        if _requires_grad_now(self):
+            raise RuntimeError("cannot resize variables that require grad")
+        if self._is_inference and not pyad_get_inference():
+            raise RuntimeError(
+                "resize_(): Inplace update to inference Variable outside InferenceMode is "
+                "not allowed.You can make a clone to get a normal Variable before doing "
+                "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+        _checked_sizes(shape, self._data.dtype.itemsize, "resize_")
+        numel = 1
+        for n in shape:
+            numel *= n
+        storage = _resize_storage(self._data)
+        if storage.size >= numel:
+            data = storage[:numel].reshape(shape)
+        else:
+            data = _xp_of(storage).empty(numel, dtype=storage.dtype)
+            data[:storage.size] = storage
+            data = data.reshape(shape)
+        self._data = data
+        # no longer a view with the base's layout (torch keeps the storage shared)
+        self._view_fn = None
+        _bump_version(self)
+        return self
+
+    def resize_as_(self, other):
+        """Resize in place to ``other``'s shape (see `resize_`).
+
+        >>> pyad.zeros(4).resize_as_(pyad.ones(2, 2)).shape
+        (2, 2)
+        """
+        return self.resize_(tuple((<Variable>_as_variable(other, "resize_as_"))._data.shape))
+
+    def resize(self, *sizes):
+        """Deprecated (as in torch, with its UserWarning): a differentiable reshape to
+        ``sizes``, which must keep the number of elements."""
+        warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = tuple(sizes[0])
+        numel = 1
+        for n in sizes:
+            numel *= n
+        if numel != self._data.size:
+            raise RuntimeError(
+                "requested resize to %s (%d elements in total), but the given Variable has a "
+                "size of %s (%d elements). autograd's resize can only change the shape of a "
+                "given Variable, while preserving the number of elements. "
+                % ("x".join(str(n) for n in sizes), numel,
+                   "x".join(str(n) for n in self._data.shape), self._data.size))
+        return reshape(self.contiguous(), tuple(sizes))
+
+    def resize_as(self, other):
+        """Deprecated (as in torch, with its UserWarning): `resize` to ``other``'s shape."""
+        warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return self.resize(tuple((<Variable>_as_variable(other, "resize_as"))._data.shape))
 
     # -- new_* factories: the same dtype and device as this Variable by default ------
 

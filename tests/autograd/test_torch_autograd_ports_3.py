@@ -485,3 +485,19 @@ def test_nested_anomaly_detect_nan():
                                                "values in its 0th output."):
             with pyad.autograd.detect_anomaly():
                 gsum.backward()
+
+
+def test_detach_disallows_metadata_change():
+    # The stored torch test expects resize_ of a detached Variable to raise; torch 2.13
+    # allows it (the detached Variable does not require grad), and pyad follows 2.13.
+    x = Variable(np.array(0.5), requires_grad=True)
+    detached = x.detach()
+    detached.resize_(3, 3)
+    assert detached.shape == (3, 3) and x.shape == ()
+
+
+def test_profiler_unboxed_only():
+    x = rand(3, 4)
+    with profile():
+        x.resize_([3, 2])
+    assert x.shape == (3, 2)
