@@ -592,3 +592,318 @@ def test_jacobian_create_graph(vectorize):
     assert gradgradcheck(lambda *inp: autogradF.jacobian(add_exp_reducer, inp,
                                                          create_graph=True,
                                                          vectorize=vectorize), inputs)
+
+
+def _check_jacobian_vectorize_correctness(f, inputs):
+    # torch also compares strategy="forward-mode"; pyad has reverse mode only (its
+    # forward-mode strategies raise NotImplementedError), so that half is not ported.
+    expected = autogradF.jacobian(f, inputs, vectorize=False)
+    assert_equal(autogradF.jacobian(f, inputs, vectorize=True), expected)
+
+
+def _check_hessian_vectorize_correctness(f, inputs):
+    expected = autogradF.hessian(f, inputs, vectorize=False)
+    assert_equal(autogradF.hessian(f, inputs, vectorize=True), expected)
+
+
+def test_jacobian_vectorize_correctness_simple():
+    _check_jacobian_vectorize_correctness(lambda x: 3 * x ** 2, randn(2, 3, 5))
+
+
+def test_jacobian_vectorize_correctness_multi_input():
+    _check_jacobian_vectorize_correctness(lambda x, y: (x.cos() * x) @ y.sin(),
+                                          (randn(2, 3), randn(3, 5)))
+
+
+def test_jacobian_vectorize_correctness_multi_input_multi_output():
+    def f(x, y):
+        return (x * x) @ y, x @ (x.sum(1) * y), y.sum()
+    _check_jacobian_vectorize_correctness(f, (randn(5, 3), randn(3, 5)))
+
+
+def test_jacobian_vectorize_correctness_unrelated_outputs():
+    _check_jacobian_vectorize_correctness(lambda x, y: (x, y, x, y), (randn(2), randn(3)))
+
+
+def test_jacobian_vectorize_correctness_zero_dim():
+    _check_jacobian_vectorize_correctness(lambda x, y: (x.sum(), y.sum(), x * y),
+                                          (randn(3), randn(3)))
+    _check_jacobian_vectorize_correctness(lambda x: pyad.stack([x, x, x]), randn())
+    _check_jacobian_vectorize_correctness(lambda x, y: (y.sum(), x * y), (randn(), randn(1)))
+
+
+def test_jacobian_vectorize_correctness_different_dtype():
+    _check_jacobian_vectorize_correctness(lambda x, y: ((x * y).float(), (x * y).double()),
+                                          (randn(3), randn(3)))
+
+
+def test_hessian_vectorize_correctness_simple():
+    _check_hessian_vectorize_correctness(lambda x: (3 * x ** 2).sum(), randn(2, 3, 5))
+
+
+def test_hessian_vectorize_correctness_multi_input():
+    def f(x, y, z):
+        return ((x.relu() * x) @ y.sin() @ z).sum()
+    _check_hessian_vectorize_correctness(f, (randn(2, 3), randn(3, 5), randn(5, 5)))
+
+
+def test_hessian_vectorize_correctness_unrelated_outputs():
+    _check_hessian_vectorize_correctness(lambda x, y: (x ** 2).sum(), (randn(2), randn(3)))
+    _check_hessian_vectorize_correctness(lambda x, y: pyad.ones([]), (randn(2), randn(3)))
+
+
+# -- hessian ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("vectorize", [True, False])
+def test_hessian_err_check(vectorize):
+    def foo(a):
+        return 3 * a.narrow(0, 0, 3).exp().sum()
+
+    def bar(a):
+        return 3 * a.narrow(0, 0, 3), "bar"
+
+    def bar2(a):
+        return 3 * a.narrow(0, 0, 3)
+
+    def bar3(a):
+        return 3 * a.narrow(0, 0, 3), 3 * a.narrow(0, 0, 3)
+
+    inp = rand(4)
+    with pytest.raises(TypeError, match="The inputs given to hessian must be either a"):
+        autogradF.hessian(foo, (inp, 2), vectorize=vectorize)
+    with pytest.raises(TypeError, match="The outputs of the user-provided function given to "
+                                        "hessian must"):
+        autogradF.hessian(bar, inp, vectorize=vectorize)
+    with pytest.raises(RuntimeError, match="returned by the function given to hessian should "
+                                           "contain a single element"):
+        autogradF.hessian(bar2, inp, vectorize=vectorize)
+    with pytest.raises(RuntimeError, match="The function given to hessian should return a "
+                                           "single"):
+        autogradF.hessian(bar3, inp, vectorize=vectorize)
+    res = autogradF.hessian(foo, inp, vectorize=vectorize)
+    _assert_interleaved_struct(res, inp, inp)
+
+    def foo(a, b):
+        return (3 * b.narrow(0, 0, 3) * a.narrow(0, 0, 3)).sum()
+
+    inp = (rand(4), rand(5))
+    res = autogradF.hessian(foo, inp, vectorize=vectorize)
+    _assert_interleaved_struct(res, inp, inp)
+
+
+def test_hessian_err_check_strict():
+    def foo(a):
+        return a.detach().sum()
+
+    def bar(a):
+        return a.long().float().requires_grad_().clone().sum()
+
+    def bar2(a):
+        return (3 * a).sum()              # linear: its jacobian does not depend on the input
+
+    inp = rand(4)
+    with pytest.raises(RuntimeError, match="Output 0 of the user-provided function does not "
+                                           "require gradients."):
+        autogradF.hessian(foo, inp, strict=True)
+    res = autogradF.hessian(foo, inp, strict=False)
+    _assert_interleaved_struct(res, inp, inp)
+    assert res.abs().sum().item() == 0.0
+    with pytest.raises(RuntimeError, match="jacobian of the user-provided function with "
+                                           "respect to input 0"):
+        autogradF.hessian(bar, inp, strict=True)
+    res = autogradF.hessian(bar, inp, strict=False)
+    _assert_interleaved_struct(res, inp, inp)
+    assert res.abs().sum().item() == 0.0
+    with pytest.raises(RuntimeError, match="jacobian of the user-provided function with "
+                                           "respect to input 0 is"):
+        autogradF.hessian(bar2, inp, strict=True)
+    res = autogradF.hessian(bar2, inp, strict=False)
+    _assert_interleaved_struct(res, inp, inp)
+    assert res.abs().sum().item() == 0.0
+
+
+def test_hessian_err_check_strict_vectorize():
+    with pytest.raises(RuntimeError, match="not supported together"):
+        autogradF.hessian(lambda x: (x ** 3).sum(), rand(4), strict=True, vectorize=True)
+
+
+def test_hessian_no_grad():
+    def pow_reducer(x):
+        return x.pow(3).sum()
+
+    inputs = rand(2, 2)
+    with pyad.no_grad():
+        res = autogradF.hessian(pow_reducer, inputs)
+    assert all(res[i][j].grad_fn is None for i in range(2) for j in range(2))
+    assert not np.array_equal(res.data, np.zeros((2, 2, 2, 2)))
+    with pyad.no_grad():
+        res = autogradF.hessian(pow_reducer, inputs, create_graph=True)
+    assert all(res[i][j].grad_fn is not None for i in range(2) for j in range(2))
+    assert not np.array_equal(res.detach().data, np.zeros((2, 2, 2, 2)))
+
+
+@pytest.mark.parametrize("vectorize", [True, False])
+def test_hessian_output(vectorize):
+    def pow_reducer(x):
+        return x.pow(3).sum()
+
+    inputs = rand(2, 2)
+    res = autogradF.hessian(pow_reducer, inputs, vectorize=vectorize)
+    _assert_interleaved_struct(res, inputs, inputs)
+    assert res.grad_fn is None
+
+    def add_pow_reducer(x, y):
+        return (x + y).pow(3).sum()
+
+    inputs = (rand(2, 2), rand(2, 2))
+    res = autogradF.hessian(add_pow_reducer, inputs, vectorize=vectorize)
+    _assert_interleaved_struct(res, inputs, inputs)
+    assert all(res[i][j].grad_fn is None for i in range(2) for j in range(2))
+
+
+@pytest.mark.parametrize("vectorize", [True, False])
+def test_hessian_scalar(vectorize):
+    def reducer(x):
+        return x.sum()
+
+    inputs = rand(4, 4)
+    res = autogradF.hessian(reducer, inputs, vectorize=vectorize)
+    _assert_interleaved_struct(res, inputs, inputs)
+    inputs = rand([])
+    res = autogradF.hessian(reducer, inputs, vectorize=vectorize)
+    _assert_same_struct(res, inputs)
+
+    def bad_reducer(x):
+        return x.sum().view(1, 1, 1)
+
+    inputs = rand(4, 4)
+    res = autogradF.hessian(bad_reducer, inputs, vectorize=vectorize)
+    _assert_interleaved_struct(res, inputs, inputs)
+
+
+@pytest.mark.parametrize("vectorize", [True, False])
+def test_hessian_create_graph(vectorize):
+    def pow_reducer(x):
+        return x.pow(3).sum()
+
+    inputs = rand(2, 2, dtype=pyad.double, requires_grad=True)
+    res = autogradF.hessian(pow_reducer, inputs, create_graph=True, vectorize=vectorize)
+    _assert_interleaved_struct(res, inputs, inputs)
+    assert res.grad_fn is not None
+    assert gradcheck(lambda inp: autogradF.hessian(pow_reducer, inp, create_graph=True,
+                                                   vectorize=vectorize), inputs)
+    assert gradgradcheck(lambda inp: autogradF.hessian(pow_reducer, inp, create_graph=True,
+                                                       vectorize=vectorize), inputs)
+
+    def add_pow_reducer(x, y):
+        return (x + y).pow(3).sum()
+
+    inputs = (rand(2, 2, dtype=pyad.double, requires_grad=True),
+              rand(2, 2, dtype=pyad.double, requires_grad=True))
+    res = autogradF.hessian(add_pow_reducer, inputs, create_graph=True, vectorize=vectorize)
+    _assert_interleaved_struct(res, inputs, inputs)
+    assert all(res[i][j].grad_fn is not None for i in range(2) for j in range(2))
+
+    def flatten(inp):
+        return tuple(el_lvl2 for el_lvl1 in inp for el_lvl2 in el_lvl1)
+
+    assert gradcheck(lambda *inp: flatten(autogradF.hessian(
+        add_pow_reducer, inp, create_graph=True, vectorize=vectorize)), inputs)
+    assert gradgradcheck(lambda *inp: flatten(autogradF.hessian(
+        add_pow_reducer, inp, create_graph=True, vectorize=vectorize)), inputs)
+
+    def foo(x, y):
+        x = x.cos()
+        val, hess = autogradF.hessian(add_pow_reducer, (x, y), create_graph=True,
+                                      vectorize=vectorize)
+        res = val[0].cos().sum() + val[1].cos().sum() + hess[0].cos().sum()
+        return res + hess[1].cos().sum() + x.cos().sum() + y.cos().sum()
+
+    assert gradcheck(foo, inputs)
+    assert gradgradcheck(foo, inputs)
+
+
+# -- vhp -------------------------------------------------------------------------------
+
+def test_vhp_err_check():
+    def foo(a):
+        return 3 * a.narrow(0, 0, 3).exp().sum()
+
+    def bar(a):
+        return 3 * a.narrow(0, 0, 3), "bar"
+
+    def bar2(a):
+        return 3 * a.narrow(0, 0, 3)
+
+    inp = rand(4)
+    v = rand(4)
+    with pytest.raises(TypeError, match="The inputs given to vhp must be either a"):
+        autogradF.vhp(foo, (inp, 2), v)
+    with pytest.raises(TypeError, match="The outputs of the user-provided function given to "
+                                        "vhp must"):
+        autogradF.vhp(bar, inp, v)
+    with pytest.raises(RuntimeError, match="returned by the function given to vhp should "
+                                           "contain a single element"):
+        autogradF.vhp(bar2, inp, v)
+    with pytest.raises(RuntimeError, match="v has invalid size:"):
+        autogradF.vhp(foo, inp, rand(5))
+    with pytest.raises(TypeError, match="The v given to vhp must be either a"):
+        autogradF.vhp(foo, inp, (v, 2))
+    res = autogradF.vhp(foo, inp, v)
+    _assert_same_struct(res[1], inp)
+
+    def foo(a, b):
+        return (3 * b.narrow(0, 0, 3) * a.narrow(0, 0, 3)).sum()
+
+    inp = (rand(4), rand(5))
+    v = (rand(4), rand(5))
+    res = autogradF.vhp(foo, inp, v)
+    _assert_same_struct(res[1], inp)
+
+
+def test_vhp_err_check_strict():
+    def foo(a):
+        return a.detach().sum()
+
+    def bar(a):
+        return a.long().float().requires_grad_().clone().sum()
+
+    def bar2(a):
+        return (3 * a).sum()
+
+    inp = rand(4)
+    v = rand(4)
+    with pytest.raises(RuntimeError, match="Output 0 of the user-provided function does not "
+                                           "require gradients."):
+        autogradF.vhp(foo, inp, v, strict=True)
+    res = autogradF.vhp(foo, inp, v, strict=False)
+    _assert_same_struct(res[1], inp)
+    assert res[1].abs().sum().item() == 0.0
+    with pytest.raises(RuntimeError, match="The output of the user-provided function is "
+                                           "independent of input 0"):
+        autogradF.vhp(bar, inp, v, strict=True)
+    res = autogradF.vhp(bar, inp, v, strict=False)
+    _assert_same_struct(res[1], inp)
+    assert res[1].abs().sum().item() == 0.0
+    with pytest.raises(RuntimeError, match="jacobian of the user-provided function with "
+                                           "respect to input 0 is"):
+        autogradF.vhp(bar2, inp, v, strict=True)
+    res = autogradF.vhp(bar2, inp, v, strict=False)
+    _assert_same_struct(res[1], inp)
+    assert res[1].abs().sum().item() == 0.0
+
+
+def test_vhp_no_grad():
+    def reducer(x):
+        return x.exp().sum()
+
+    inputs = rand(4, 4)
+    v = pyad.ones(4, 4)
+    with pyad.no_grad():
+        res = autogradF.vhp(reducer, inputs, v)
+    assert res[0].grad_fn is None and res[1].grad_fn is None
+    assert not np.array_equal(res[1].data, np.zeros((4, 4)))
+    with pyad.no_grad():
+        res = autogradF.vhp(reducer, inputs, v, create_graph=True)
+    assert res[0].grad_fn is not None and res[1].grad_fn is not None
+    assert not np.array_equal(res[1].detach().data, np.zeros((4, 4)))
