@@ -907,3 +907,222 @@ def test_vhp_no_grad():
         res = autogradF.vhp(reducer, inputs, v, create_graph=True)
     assert res[0].grad_fn is not None and res[1].grad_fn is not None
     assert not np.array_equal(res[1].detach().data, np.zeros((4, 4)))
+
+
+@pytest.mark.parametrize("api", ["vhp", "hvp"])
+def test_vhp_hvp_output(api):
+    # torch's test_vhp_output and test_hvp_output
+    fn = getattr(autogradF, api)
+
+    def foo(a):
+        return 3 * a.narrow(0, 0, 3).exp().sum()
+
+    inputs = rand(4, 4)
+    v = pyad.ones(4, 4)
+    res = fn(foo, inputs, v)
+    _assert_same_struct(res[1], inputs)
+    assert res[0].grad_fn is None and res[1].grad_fn is None
+
+    def bar(a, b):
+        return (a + 3 * b.narrow(0, 0, 3)).exp().sum()
+
+    inputs = (rand(3), rand(4))
+    v = (pyad.ones(3), pyad.ones(4))
+    out, val = fn(bar, inputs, v)
+    _assert_same_struct(val, inputs)
+    assert out.grad_fn is None and val[0].grad_fn is None and val[1].grad_fn is None
+
+
+@pytest.mark.parametrize("api", ["vhp", "hvp"])
+def test_vhp_hvp_scalar(api):
+    fn = getattr(autogradF, api)
+
+    def reducer(x):
+        return x.exp().sum()
+
+    inputs = rand(4, 4)
+    res = fn(reducer, inputs, pyad.ones(4, 4))
+    _assert_same_struct(res[1], inputs)
+    inputs = rand([])
+    res = fn(reducer, inputs, rand([]))
+    _assert_same_struct(res[1], inputs)
+    res = fn(reducer, inputs)
+    _assert_same_struct(res[1], inputs)
+
+    def bad_reducer(x):
+        return x.exp().sum().view(1, 1, 1)
+
+    inputs = rand(4, 4)
+    res = fn(bad_reducer, inputs, rand(4, 4))
+    _assert_same_struct(res[1], inputs)
+
+
+@pytest.mark.parametrize("api", ["vhp", "hvp"])
+def test_vhp_hvp_create_graph(api):
+    fn = getattr(autogradF, api)
+
+    def foo(a):
+        return 3 * a.narrow(0, 0, 3).exp().sum()
+
+    inputs = rand(4, 4, dtype=pyad.double, requires_grad=True)
+    v = pyad.ones(4, 4, dtype=pyad.double, requires_grad=True)
+    res = fn(foo, inputs, v, create_graph=True)
+    _assert_same_struct(res[1], inputs)
+    assert res[0].grad_fn is not None and res[1].grad_fn is not None
+    assert gradcheck(lambda inp, v: fn(foo, inp, v, create_graph=True), (inputs, v))
+    assert gradgradcheck(lambda inp, v: fn(foo, inp, v, create_graph=True), (inputs, v))
+
+    def bar(a, b):
+        return (a + 3 * b.narrow(0, 0, 3)).exp().sum()
+
+    inputs = (rand(3, dtype=pyad.double, requires_grad=True),
+              rand(4, dtype=pyad.double, requires_grad=True))
+    v = (pyad.ones(3, dtype=pyad.double, requires_grad=True),
+         pyad.ones(4, dtype=pyad.double, requires_grad=True))
+    out, val = fn(bar, inputs, v, create_graph=True)
+    _assert_same_struct(val, inputs)
+    assert out.grad_fn is not None and val[0].grad_fn is not None
+    assert val[1].grad_fn is not None
+    assert gradcheck(lambda *args: fn(bar, args[:2], args[2:], create_graph=True)[1],
+                     inputs + v)
+    assert gradgradcheck(lambda *args: fn(bar, args[:2], args[2:], create_graph=True)[1],
+                         inputs + v)
+
+    def foo(*args):
+        x, y = args[:2]
+        v = args[2:]
+        x = x.cos()
+        val, grad = fn(bar, (x, y), v, create_graph=True)
+        return val.cos() + grad[0].cos().sum() + grad[1].cos() + x.cos().sum() + y.cos()
+
+    assert gradcheck(foo, inputs + v)
+    assert gradgradcheck(foo, inputs + v)
+
+
+# -- hvp -------------------------------------------------------------------------------
+
+def test_hvp_err_check():
+    def foo(a):
+        return 3 * a.narrow(0, 0, 3).exp().sum()
+
+    def bar(a):
+        return 3 * a.narrow(0, 0, 3), "bar"
+
+    def bar2(a):
+        return 3 * a.narrow(0, 0, 3)
+
+    inp = rand(4)
+    v = rand(4)
+    autogradF.hvp(foo, inp, v)
+    with pytest.raises(TypeError, match="The inputs given to hvp must be either a"):
+        autogradF.hvp(foo, (inp, 2), v)
+    with pytest.raises(TypeError, match="The outputs of the user-provided function given to "
+                                        "hvp must"):
+        autogradF.hvp(bar, inp, v)
+    with pytest.raises(RuntimeError, match="returned by the function given to hvp should "
+                                           "contain a single element"):
+        autogradF.hvp(bar2, inp, v)
+    with pytest.raises(RuntimeError, match="v has invalid size:"):
+        autogradF.hvp(foo, inp, rand(5))
+    with pytest.raises(TypeError, match="The v given to hvp must be either a"):
+        autogradF.hvp(foo, inp, (v, 2))
+    res = autogradF.hvp(foo, inp, v)
+    _assert_same_struct(res[1], inp)
+
+    def foo(a, b):
+        return (3 * b.narrow(0, 0, 3) * a.narrow(0, 0, 3)).sum()
+
+    inp = (rand(4), rand(5))
+    v = (rand(4), rand(5))
+    res = autogradF.hvp(foo, inp, v)
+    _assert_same_struct(res[1], inp)
+
+
+def test_hvp_err_check_strict():
+    def foo(a):
+        return a.detach().sum()
+
+    def bar(a):
+        return a.long().float().requires_grad_().clone().sum()
+
+    def bar2(a):
+        return (3 * a).sum()
+
+    inp = rand(4)
+    v = rand(4)
+    with pytest.raises(RuntimeError, match="Output 0 of the user-provided function does not "
+                                           "require gradients."):
+        autogradF.hvp(foo, inp, v, strict=True)
+    res = autogradF.hvp(foo, inp, v, strict=False)
+    _assert_same_struct(res[1], inp)
+    assert res[1].abs().sum().item() == 0.0
+    with pytest.raises(RuntimeError, match="The output of the user-provided function is "
+                                           "independent of input 0"):
+        autogradF.hvp(bar, inp, v, strict=True)
+    res = autogradF.hvp(bar, inp, v, strict=False)
+    _assert_same_struct(res[1], inp)
+    assert res[1].abs().sum().item() == 0.0
+    with pytest.raises(RuntimeError, match="jacobian of the user-provided function with "
+                                           "respect to input 0 is"):
+        autogradF.hvp(bar2, inp, v, strict=True)
+    res = autogradF.hvp(bar2, inp, v, strict=False)
+    _assert_same_struct(res[1], inp)
+    assert res[1].abs().sum().item() == 0.0
+
+
+def test_hvp_no_grad():
+    def reducer(x):
+        return x.exp().sum()
+
+    inputs = rand(4, 4)
+    v = pyad.ones(4, 4)
+    with pyad.no_grad():
+        res = autogradF.hvp(reducer, inputs, v)
+    assert res[0].grad_fn is None and res[1].grad_fn is None
+    assert not np.array_equal(res[1].data, np.zeros((4, 4)))
+    with pyad.no_grad():
+        res = autogradF.hvp(reducer, inputs, v, create_graph=True)
+    assert res[0].grad_fn is not None and res[1].grad_fn is not None
+    assert not np.array_equal(res[1].detach().data, np.zeros((4, 4)))
+
+
+def test_jacobian_match_vjp_jvp():
+    def foo(x):
+        return x ** 3 + x.sum()
+
+    inputs = rand(4)
+    v = rand(4)
+    jac = autogradF.jacobian(foo, inputs)
+    jvp = autogradF.jvp(foo, inputs, v)[1]
+    vjp = autogradF.vjp(foo, inputs, v)[1]
+    assert_equal(jvp, pyad.mm(jac, v.unsqueeze(1)).squeeze(1))
+    assert_equal(vjp, pyad.mm(v.unsqueeze(0), jac).squeeze(0))
+
+
+def test_hessian_match_vhp_hvp():
+    def foo(a):
+        return 3 * a.narrow(0, 0, 3).exp().sum()
+
+    inputs = rand(4)
+    v = rand(4)
+    hes = autogradF.hessian(foo, inputs)
+    hvp = autogradF.hvp(foo, inputs, v)[1]
+    vhp = autogradF.vhp(foo, inputs, v)[1]
+    assert_equal(hvp, pyad.mm(hes, v.unsqueeze(1)).squeeze(1))
+    assert_equal(vhp, pyad.mm(v.unsqueeze(0), hes).squeeze(0))
+
+
+def test_jacobian_vectorize_correctness_different_devices():
+    # torch's TestAutogradFunctionalDeviceType test: needs a GPU (CuPy)
+    if not pyad.cuda.is_available():
+        pytest.skip("needs a CUDA device (CuPy)")
+
+    def f(x, y):
+        return x * y, (x * y).to("cuda")
+
+    x, y = randn(3), randn(3)
+    expected = autogradF.jacobian(f, (x, y), vectorize=False)
+    result = autogradF.jacobian(f, (x, y), vectorize=True)
+    for e_row, r_row in zip(expected, result):
+        for e, r in zip(e_row, r_row):
+            np.testing.assert_allclose(np.asarray(e.cpu().data), np.asarray(r.cpu().data))
