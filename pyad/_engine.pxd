@@ -94,6 +94,8 @@ cdef class Variable:
     cdef bint _view_no_grad            # taken under no_grad from a base requiring grad
     cdef int _view_creation            # torch's CreationMeta: 0 default, 1 no_grad,
                                        # 2 multi-output op, 3 custom Function output
+    cdef bint _is_inference            # made inside inference_mode (torch's inference
+                                       # tensor): no in-place change or saving outside
     cdef AccumulateGrad _accumulator
     cdef object _name
     cdef object __weakref__

@@ -18,6 +18,7 @@ cdef extern from "Python.h":
 
 import sys
 import heapq
+import math
 import inspect
 import warnings
 import weakref
@@ -1014,7 +1015,14 @@ cdef void _attach_to_group(Variable v, Node part):
 
 
 cdef inline SavedVariable _save(Variable v, bint is_output, Py_ssize_t input_nr=-1):
-    cdef SavedVariable s = SavedVariable.__new__(SavedVariable)
+    cdef SavedVariable s
+    if v._is_inference and not pyad_get_inference():
+        raise RuntimeError(
+            "Inference Variables cannot be saved for backward. Please do not use Variables "
+            "created in inference mode in computation tracked by autograd. To work around "
+            "this, you can make a clone to get a normal Variable and use it in autograd, or "
+            "use `pyad.no_grad()` instead of `pyad.inference_mode()`.")
+    s = SavedVariable.__new__(SavedVariable)
     s._input_nr = input_nr
     s._data = v._data
     s._version_counter = _vc(v)
@@ -1182,6 +1190,20 @@ cdef object _to_array(object data, object dtype, str what):
     return arr
 
 
+cdef object _resize_storage(object data):
+    # torch's storage seen from a Variable's first element, as 1-d: the rest of the
+    # C-contiguous buffer that owns the memory when the data starts inside it (so a
+    # shrunk Variable grows back over its old elements), else a C-order copy.
+    root = data
+    while isinstance(root.base, type(data)):
+        root = root.base
+    if type(data) is _NDARRAY and root.flags.c_contiguous and root.size and data.size:
+        offset = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        if offset >= 0 and offset % data.itemsize == 0 and root.dtype == data.dtype:
+            return root.reshape(-1)[offset // data.itemsize:]
+    return data.reshape(-1) if data.flags.c_contiguous else data.copy().reshape(-1)
+
+
 cdef inline Variable _wrap(object data):
     cdef Variable v = Variable.__new__(Variable)
     v._data = data
@@ -1243,6 +1265,7 @@ cdef class Variable:
             data = numpy.empty((0,), dtype=_default_dtype)
         self._data = _to_array(data, None, "Variable")
         self._volatile = bool(is_volatile)
+        self._is_inference = pyad_get_inference()
         if requires_grad and not self._volatile:
             _check_can_require_grad(self._data.dtype, "Variable")
             self._requires_grad = True
@@ -1353,8 +1376,23 @@ cdef class Variable:
                 "use var_no_grad = var.detach().")
         if requires_grad:
             _check_can_require_grad(self._data.dtype, "requires_grad_")
+            if self._is_inference and not pyad_get_inference():
+                raise RuntimeError("Setting requires_grad=True on inference Variable outside "
+                                   "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
+
+    def is_inference(self):
+        """True for a Variable made inside ``inference_mode`` (torch's inference tensor),
+        other than a view of a normal Variable. Outside the mode it may not be changed
+        in place, start requiring grad, or be saved for backward.
+
+        >>> with pyad.inference_mode():
+        ...     made = pyad.ones(2) * 2
+        >>> made.is_inference(), pyad.ones(2).is_inference()
+        (True, False)
+        """
+        return self._is_inference
 
 
     @property
@@ -1536,6 +1574,87 @@ cdef class Variable:
     def type_as(self, other):
         """This Variable converted to ``other``'s dtype (differentiable)."""
         return _convert(self, None, (<Variable>_as_variable(other, "type_as"))._data.dtype, False)
+
+    # -- resizing (torch's resize_ family) ------------------------------------------
+
+    def resize_(self, *sizes):
+        """Resize in place to ``sizes`` (ints, or one tuple or list), as torch's
+        ``resize_``: the memory is read as C-contiguous from this Variable's first
+        element; a smaller size keeps the leading elements (and the memory after them, so
+        growing back within it shows them again), a larger one adds uninitialised
+        elements. Bumps the version counter. Refused on a Variable that requires grad.
+
+        >>> x = pyad.tensor([[1., 2., 3.], [4., 5., 6.]])
+        >>> x.resize_(2, 2)
+        tensor([[1., 2.],
+                [3., 4.]])
+        """
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = tuple(sizes[0])
+        for n in sizes:
+            if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)):
+                raise TypeError("resize_(): argument 'size' must be tuple of ints, not %s"
+                                % type(n).__name__)
+        shape = tuple(int(n) for n in sizes)
+        if any(n < 0 for n in shape):
+            raise RuntimeError("resize_(): Trying to create a Variable with negative dimension "
+                               "%d: %s" % (min(shape), list(shape)))
+        if _requires_grad_now(self):
+            raise RuntimeError("cannot resize variables that require grad")
+        if self._is_inference and not pyad_get_inference():
+            raise RuntimeError(
+                "resize_(): Inplace update to inference Variable outside InferenceMode is "
+                "not allowed.You can make a clone to get a normal Variable before doing "
+                "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+        _checked_sizes(shape, self._data.dtype.itemsize, "resize_")
+        numel = 1
+        for n in shape:
+            numel *= n
+        storage = _resize_storage(self._data)
+        if storage.size >= numel:
+            data = storage[:numel].reshape(shape)
+        else:
+            data = _xp_of(storage).empty(numel, dtype=storage.dtype)
+            data[:storage.size] = storage
+            data = data.reshape(shape)
+        self._data = data
+        # no longer a view with the base's layout (torch keeps the storage shared)
+        self._view_fn = None
+        _bump_version(self)
+        return self
+
+    def resize_as_(self, other):
+        """Resize in place to ``other``'s shape (see `resize_`).
+
+        >>> pyad.zeros(4).resize_as_(pyad.ones(2, 2)).shape
+        (2, 2)
+        """
+        return self.resize_(tuple((<Variable>_as_variable(other, "resize_as_"))._data.shape))
+
+    def resize(self, *sizes):
+        """Deprecated (as in torch, with its UserWarning): a differentiable reshape to
+        ``sizes``, which must keep the number of elements."""
+        warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+        if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+            sizes = tuple(sizes[0])
+        numel = 1
+        for n in sizes:
+            numel *= n
+        if numel != self._data.size:
+            raise RuntimeError(
+                "requested resize to %s (%d elements in total), but the given Variable has a "
+                "size of %s (%d elements). autograd's resize can only change the shape of a "
+                "given Variable, while preserving the number of elements. "
+                % ("x".join(str(n) for n in sizes), numel,
+                   "x".join(str(n) for n in self._data.shape), self._data.size))
+        return reshape(self.contiguous(), tuple(sizes))
+
+    def resize_as(self, other):
+        """Deprecated (as in torch, with its UserWarning): `resize` to ``other``'s shape."""
+        warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return self.resize(tuple((<Variable>_as_variable(other, "resize_as"))._data.shape))
 
     # -- new_* factories: the same dtype and device as this Variable by default ------
 
@@ -1935,6 +2054,7 @@ cdef class Variable:
     def detach(self):
         """A Variable sharing this one's data (and version counter) with no history."""
         cdef Variable v = Variable.__new__(Variable)
+        v._is_inference = self._is_inference
         v._data = self._data
         v._version_counter = _vc(self)
         v._volatile = self._volatile
@@ -3212,7 +3332,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         v = ins[i]
         if not isinstance(v, Variable):
             raise TypeError("grad(): inputs must be Variables, got %s" % type(v).__name__)
-        if not (<Variable>v)._requires_grad:
+        if not _requires_grad_now(<Variable>v):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     outs, roots = _make_root_grads(outs, grad_outputs, create, True)
     captured = _execute(outs, roots, keep, create, ins, False, bool(only_inputs))

@@ -282,8 +282,11 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     """A Variable of shape ``size`` filled with ``fill_value``."""
     xp = _xp_for(device, "full")
     if dtype is None:
+        # as torch: a Python complex gives the default complex dtype
         dtype = (numpy.bool_ if isinstance(fill_value, bool) else
-                 numpy.int64 if isinstance(fill_value, int) else _float_dtype(None))
+                 numpy.int64 if isinstance(fill_value, (int, numpy.integer)) else
+                 numpy.promote_types(_float_dtype(None), numpy.complex64)
+                 if isinstance(fill_value, complex) else _float_dtype(None))
     return _finish(xp.full(_size((size,) if isinstance(size, int) else (size,), "full", dtype),
                            fill_value, dtype=dtype), None, device, requires_grad, "full")
 
@@ -325,11 +328,17 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(xp.eye(n, m, dtype=_float_dtype(dtype)), None, device, requires_grad, "eye")
 
 
-def _random(xp, draw, size, dtype, what, generator=None):
-    if dtype.kind != "f":
-        raise NotImplementedError("%s(): only floating point dtypes are supported (as in torch), "
-                                  "got %s" % (what, dtype))
-    return draw(_rng_for(xp, generator, what))(size).astype(dtype, copy=False)
+def _random(xp, draw, size, dtype, what, generator=None, complex_scale=1.0):
+    if dtype.kind not in "fc":
+        raise NotImplementedError("%s(): only floating point and complex dtypes are supported "
+                                  "(as in torch), got %s" % (what, dtype))
+    rng = _rng_for(xp, generator, what)
+    if dtype.kind == "c":
+        # torch's complex samples: real and imaginary parts drawn independently, each
+        # scaled so that randn's samples have unit variance in all (E|z|^2 = 1)
+        real, imag = draw(rng)(size), draw(rng)(size)
+        return ((real + 1j * imag) * complex_scale).astype(dtype, copy=False)
+    return draw(rng)(size).astype(dtype, copy=False)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
@@ -344,7 +353,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples of shape ``size`` (from ``generator`` if given)."""
     xp = _xp_for(device, "randn")
     data = _random(xp, lambda g: g.standard_normal, _size(size, "randn", _float_dtype(dtype)),
-                   _float_dtype(dtype), "randn", generator)
+                   _float_dtype(dtype), "randn", generator, math.sqrt(0.5))
     return _finish(data, None, device, requires_grad, "randn")
 
 
@@ -383,7 +392,10 @@ def _randint_data(low, high, size, generator, dtype, device):
         if low < lo or high - 1 > hi:
             raise RuntimeError("randint(): the range [%d, %d) is out of bounds for %s"
                                % (low, high, dtype))
-    elif dtype.kind not in "fc":
+    elif dtype.kind == "c":
+        raise RuntimeError("randint(): random bounds are checked only for integral, "
+                           "floating-point and boolean dtypes (as in torch), got %s" % dtype)
+    elif dtype.kind != "f":
         raise TypeError("randint(): dtype must be numeric, got %s" % dtype)
     xp = _xp_for(device, "randint")
     rng = _rng_for(xp, generator, "randint")

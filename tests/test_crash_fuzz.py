@@ -482,6 +482,8 @@ _DIM_OPS = {
 _DIM_EXEMPT = {
     "tile": "its 'dims' are repetition counts (the size table below)",
     "masked_scatter": "no dim: matched by the parameter name 'source'",
+    "put": "no dim (the input is taken as 1-d): matched by the parameter name 'source'",
+    "put_": "as put",
 }
 _DIM_PARAMS = {"dim", "dims", "start_dim", "end_dim", "dim0", "dim1", "dim2", "source",
                "destination", "axis"}

@@ -56,6 +56,8 @@ for _name in ("index_add", "index_copy", "index_add_", "index_copy_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x, 0, pyad.tensor([0]), x[:1])
 for _name in ("index_fill", "index_fill_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x, 0, pyad.tensor([0]), 1.0)
+for _name in ("put", "put_"):
+    SAMPLE_CALLS[_name] = lambda op, x: op(x, pyad.tensor([0]), x.reshape(-1)[:1])
 for _name in ("masked_fill", "masked_fill_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x, x > 0.3, 0.0)
 SAMPLE_CALLS["masked_scatter"] = lambda op, x: op(x, x > 0.3, x)

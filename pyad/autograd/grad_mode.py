@@ -210,8 +210,9 @@ class inference_mode(_GradModeContext):
     """torch's ``inference_mode(mode=True)``: no graph is recorded inside (grad mode
     off); ``mode=False`` turns grad mode on inside, as torch's does (its guard sets grad
     mode to ``not mode``). Context manager and decorator (bare or called), thread-local
-    like ``no_grad``. pyad has no separate inference tensors:
-    what is made inside is an ordinary Variable that does not require grad.
+    like ``no_grad``. What is made inside is an inference Variable
+    (`Variable.is_inference`), which outside the mode may not be changed in place or
+    saved for backward, as torch's inference tensors.
 
     >>> x = pyad.ones(2, requires_grad=True)
     >>> with pyad.inference_mode():

@@ -96,6 +96,7 @@ cdef inline Variable _plain(object data, bint is_volatile):
     # An output that records nothing.
     cdef Variable v = _wrap(_ensure_array(data))
     v._volatile = is_volatile
+    v._is_inference = pyad_get_inference()
     return v
 
 
@@ -115,7 +116,10 @@ cdef inline bint _requires_grad_now(Variable a) except -1:
         return True
     if a._view_fn is not None:
         _refresh_view(a)
-        return a._requires_grad
+        # a view taken under no_grad or inference_mode of a base that requires grad
+        # requires grad too, with no history (torch's differentiable view meta): ops
+        # on it record, and no gradient flows back into it
+        return a._requires_grad or (a._view_no_grad and a._view_base._requires_grad)
     return False
 
 

@@ -820,12 +820,12 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def adaptive_avg_pool2d(input, output_size):
     """2-D adaptive average pooling to ``output_size`` (an int or a pair; None keeps that
     input size), as ``torch.nn.functional.adaptive_avg_pool2d``: window i of n over a
-    size L spans [floor(i*L/n), ceil((i+1)*L/n)).
+    size L spans [floor(i*L/n), ceil((i+1)*L/n)). Complex input is taken for an output
+    size of 1 only (a global average), as torch.
 
     >>> adaptive_avg_pool2d(Variable(numpy.arange(16.).reshape(1, 4, 4)), 1)
     tensor([[[7.5000]]], dtype=float64)
     """
-    _refuse_complex(input, None, "adaptive_avg_pool2d")
     cdef Variable x = _conv_input(input, "adaptive_avg_pool2d", "input")
     x, unbatched = _batched(x, 2, "adaptive_avg_pool2d")
     if isinstance(output_size, (tuple, list)):
@@ -840,6 +840,9 @@ def adaptive_avg_pool2d(input, output_size):
     if builtins.any(v < 0 for v in sizes):
         raise RuntimeError("adaptive_avg_pool2d(): output_size must be non-negative, got %s"
                            % (tuple(sizes),))
+    if sizes != [1, 1]:
+        # torch computes complex input only as a global average (its mean path)
+        _refuse_complex(x, None, "adaptive_avg_pool2d")
     if x._data.shape[2] == 0 or x._data.shape[3] == 0:
         raise RuntimeError("adaptive_avg_pool2d(): expected non-empty spatial dims, got input "
                            "of shape %s" % _shape_str(x._data.shape))

@@ -10,6 +10,11 @@ cdef inline Variable _inplace_target(object input, str what):
     # The Variable an in-place op writes into (typed parameters would give Cython's
     # message, which names no op).
     if isinstance(input, Variable):
+        if (<Variable>input)._is_inference and not pyad_get_inference():
+            raise RuntimeError(
+                "%s(): Inplace update to inference Variable outside InferenceMode is not "
+                "allowed.You can make a clone to get a normal Variable before doing inplace "
+                "update.See https://github.com/pytorch/rfcs/pull/17 for more details." % what)
         return <Variable>input
     raise TypeError("%s(): argument 'input' must be a Variable, not %s"
                     % (what, type(input).__name__))
@@ -561,6 +566,17 @@ def scatter_add_(object input, dim, index, src):
     return _inplace_indexing(_inplace_target(input, "scatter_add_"), scatter_add, (dim, index, src), {}, src, "scatter_add_")
 
 
+@profiled_op
+def put_(object input, index, source, accumulate=False):
+    """In-place :func:`put` (torch's ``Tensor.put_``).
+
+    >>> Variable(numpy.zeros(3)).put_(numpy.array([2, 2]), Variable(numpy.ones(2)), accumulate=True)
+    tensor([0., 0., 2.], dtype=float64)
+    """
+    return _inplace_indexing(_inplace_target(input, "put_"), put, (index, source),
+                             {"accumulate": accumulate}, source, "put_")
+
+
 # The in-place twins of unary ops, made from ELEMENTWISE_INPLACE_TWINS (the table beside
 # the elementwise family's tuple).
 _UNARY_TWINS = tuple(_inplace_twin(op, example) for op, example in ELEMENTWISE_INPLACE_TWINS)
@@ -568,7 +584,7 @@ for _twin in _UNARY_TWINS:
     globals()[_twin.__name__] = _twin
 
 INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, setitem, masked_fill_,
-               index_fill_, index_add_, index_copy_, scatter_, scatter_add_) + _UNARY_TWINS
+               index_fill_, index_add_, index_copy_, scatter_, scatter_add_, put_) + _UNARY_TWINS
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (item assignment has its operator).
 INPLACE_TITLE = "In-place"

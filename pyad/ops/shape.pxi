@@ -67,6 +67,7 @@ cdef inline Variable _shape_result(Variable x, object data, Node node, int kind=
     else:
         out = _plain(data, x._volatile)
     if data.base is not None:
+        out._is_inference = x._is_inference        # a view of a normal Variable is one
         out._version_counter = _vc(x)
         out._is_view = True
         out._view_base = x._view_base if x._view_base is not None else x
@@ -1524,6 +1525,53 @@ def take(input, index):
     return gather(reshape(x, (-1,)), 0, idx.reshape(-1)).reshape(idx.shape)
 
 
+@profiled_op
+def put(input, index, source, accumulate=False):
+    """``input`` treated as 1-d with ``source``'s elements written at ``index`` (torch's
+    ``put``; negative indices count from the end), or added there with ``accumulate``
+    (repeated indices add up). The gradient reaches ``source`` at ``index`` and ``input``
+    everywhere else (everywhere with ``accumulate``).
+
+    >>> put(Variable(numpy.zeros((2, 2))), numpy.array([0, -1]), Variable(numpy.array([5., 7.])))
+    tensor([[5., 0.],
+            [0., 7.]], dtype=float64)
+    """
+    cdef Variable x = _as_variable(input, "put")
+    cdef Variable src = _as_variable(source, "put")
+    if isinstance(index, Variable):
+        idx = (<Variable>index)._data
+    elif type(index) is _NDARRAY or (cupy is not None and isinstance(index, cupy.ndarray)):
+        idx = index
+    else:
+        idx = _index_data(index, "put")
+    if idx.dtype != numpy.int64:
+        raise RuntimeError("put(): Expected a long Variable for index, but got %s" % idx.dtype)
+    if src._data.size != idx.size:
+        raise IndexError("put(): Expected source and index to have the same number of "
+                         "elements, but got source.numel() = %d, index.numel() = %d"
+                         % (src._data.size, idx.size))
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError("put(): self and source expected to have the same dtype, but got "
+                           "self.dtype = %s and source.dtype = %s"
+                           % (x._data.dtype, src._data.dtype))
+    n = x._data.size
+    idx = idx.reshape(-1)
+    if idx.size:
+        lo, hi = int(idx.min()), int(idx.max())
+        if lo < -n or hi >= n:
+            raise IndexError("put(): out of range: tried to access index %d on a Variable of "
+                             "%d elements." % (lo if lo < -n else hi, n))
+        if lo < 0:
+            idx = _xp_of(idx).where(idx < 0, idx + n, idx)
+    flat = reshape(x, (-1,))
+    values = reshape(src, (-1,))
+    if accumulate:
+        out = index_add(flat, 0, idx, values)
+    else:
+        out = index_copy(flat, 0, idx, values)
+    return reshape(out, x._data.shape)
+
+
 def broadcast_shapes(*shapes):
     """The shape that all ``shapes`` broadcast to, as torch.broadcast_shapes.
 
@@ -2295,7 +2343,7 @@ SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, 
              movedim, unflatten, gather, take_along_dim, scatter, scatter_add, index_select,
              index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter,
              nonzero, unique, unique_consecutive, pad, ravel, flipud, fliplr, rot90, atleast_1d, atleast_2d,
-             atleast_3d, dstack, column_stack, tensor_split, hsplit, vsplit, take,
+             atleast_3d, dstack, column_stack, tensor_split, hsplit, vsplit, take, put,
              broadcast_tensors, meshgrid, kron)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (item access has its operators; torch has these as functions only).

@@ -192,3 +192,102 @@ def test_inference_mode_flag_is_per_thread():
         t.join()
         assert pyad.is_inference_mode_enabled()
     assert seen == [False] and not pyad.is_inference_mode_enabled()
+
+
+# -- views and inference Variables, as torch (each scenario runs on pyad and torch) --------
+
+from _torch_compare import both, raises_in_both  # noqa: E402
+
+
+@pytest.mark.parametrize("mode", ["inference_mode", "no_grad"])
+@pytest.mark.parametrize("make", [lambda x: x[:2], lambda x: x.view(3),
+                                  lambda x: x.unsqueeze(0), lambda x: x.expand(2, 3),
+                                  lambda x: x.reshape(3)],
+                         ids=["slice", "view", "unsqueeze", "expand", "reshape"])
+def test_a_view_of_a_base_requiring_grad_made_in_the_mode_requires_grad_without_history(
+        mode, make):
+    def scenario(lib):
+        x = lib.ones(3, requires_grad=True)
+        with getattr(lib, mode)():
+            v = make(x)
+            inside = (v.requires_grad, v.grad_fn is None, v.is_leaf, v.is_inference())
+        z = v * 2
+        z.sum().backward()
+        return inside + (v.requires_grad, v.is_inference(), z.requires_grad,
+                         z.grad_fn is not None, x.grad is None, v.grad is None)
+    both(scenario, (True, True, True, False, True, False, True, True, True, True))
+
+
+def test_a_non_view_result_in_inference_mode_is_an_inference_variable():
+    def scenario(lib):
+        x = lib.ones(3, requires_grad=True)
+        with lib.inference_mode():
+            y, d, made, c = x * 2, x.detach(), lib.ones(2), lib.ones(3)[:2]
+        return (y.requires_grad, y.is_inference(), d.requires_grad, d.is_inference(),
+                made.is_inference(), c.is_inference(), x.is_inference(),
+                (made * 2).is_inference(), made.clone().is_inference(), made[0].is_inference())
+    both(scenario, (False, True, False, False, True, True, False, False, False, True))
+
+
+def test_a_view_made_in_inference_mode_prints_requires_grad_as_torch():
+    torch = pytest.importorskip("torch")
+    reprs = []
+    for lib in (pyad, torch):
+        x = lib.ones(3, requires_grad=True)
+        with lib.inference_mode():
+            v = x[:2]
+        reprs.append(repr(v))
+    assert reprs[0] == reprs[1] == "tensor([1., 1.], requires_grad=True)"
+
+
+def test_grad_with_respect_to_a_view_made_in_inference_mode_says_it_was_not_used():
+    def scenario(lib):
+        x = lib.ones(3, requires_grad=True)
+        with lib.inference_mode():
+            v = x[:2]
+        lib.autograd.grad((v * 2).sum(), v)
+    raises_in_both(scenario, RuntimeError, "appears to not have been used in the graph")
+
+
+def test_an_inference_view_changed_in_place_outside_the_mode_is_refused():
+    def scenario(lib):
+        x = lib.ones(3, requires_grad=True)
+        with lib.inference_mode():
+            v = x[:2]
+        v.add_(1)
+    raises_in_both(scenario, RuntimeError, "A view was created in inference mode and is "
+                                           "being modified inplace in normal mode")
+
+    def inside(lib):
+        x = lib.ones(3, requires_grad=True)
+        with lib.inference_mode():
+            v = x[:2]
+            v.add_(1)
+        return x.detach()
+    both(inside, np.array([2.0, 2.0, 1.0]))
+
+
+@pytest.mark.parametrize("action, match", [
+    (lambda lib, a, w: a.add_(1), "Inplace update to inference"),
+    (lambda lib, a, w: a[:2].mul_(2), "Inplace update to inference"),
+    (lambda lib, a, w: a.requires_grad_(), "Setting requires_grad=True on inference"),
+    (lambda lib, a, w: a * w, "cannot be saved for backward"),
+], ids=["in-place", "in-place on a view", "requires_grad_", "saved by mul"])
+def test_an_inference_variable_outside_the_mode_is_refused_as_torch(action, match):
+    def scenario(lib):
+        with lib.inference_mode():
+            a = lib.ones(3)
+        action(lib, a, lib.ones(3, requires_grad=True))
+    raises_in_both(scenario, RuntimeError, match)
+
+
+def test_an_inference_variable_outside_the_mode_works_where_nothing_is_saved():
+    def scenario(lib):
+        with lib.inference_mode():
+            a = lib.ones(3)
+            a.add_(1)                    # in-place inside the mode is allowed
+        w = lib.ones(3, requires_grad=True)
+        y = a + w
+        y.sum().backward()
+        return y.is_inference(), y.requires_grad, w.grad, lib.exp(a).is_inference()
+    both(scenario, (False, True, np.ones(3), False))

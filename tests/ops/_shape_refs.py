@@ -136,7 +136,17 @@ def _np_masked_scatter(x, mask, src):
     return out
 
 
+def _np_put(x, idx, src, accumulate=False):
+    out = x.copy().reshape(-1)
+    if accumulate:
+        np.add.at(out, idx.reshape(-1), src.reshape(-1))
+    else:
+        out[idx.reshape(-1)] = src.reshape(-1)
+    return out.reshape(x.shape)
+
+
 NP_REF.update({
+    "put": _np_put,
     "gather": _np_gather,
     "take_along_dim": lambda x, idx, dim=None: np.take_along_axis(x, idx, axis=dim),
     "scatter": _np_scatter,

@@ -164,6 +164,7 @@ VALID = {
     "hsplit": lambda: ((X(), 3), {}),
     "vsplit": lambda: ((X(), 2), {}),
     "take": lambda: ((X(),), {"index": pyad.tensor([0, 5])}),
+    "put": lambda: ((X(), pyad.tensor([0, 5]), X().reshape(-1)[:2]), {}),
     "dstack": lambda: (([X(), X()],), {}),
     "column_stack": lambda: (([X(), X()],), {}),
     "broadcast_tensors": lambda: ((X(), X()), {}),
@@ -173,7 +174,7 @@ VALID = {
     "rsub": lambda: ((X(), X()), {}),
 }
 for _name in ("masked_fill_", "index_fill_", "index_add_", "index_copy_", "scatter_",
-              "scatter_add_"):
+              "scatter_add_", "put_"):
     VALID[_name] = VALID[_name[:-1]]
 for _name in ("add_", "sub_", "mul_", "div_"):
     VALID[_name] = lambda: ((X(), X()), {})

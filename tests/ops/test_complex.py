@@ -658,6 +658,16 @@ def test_pooling_refuses_complex_like_torch(name):
         getattr(pyad.nn.functional, name)(pyad.Variable(z), 2)
 
 
+@pytest.mark.parametrize("output_size", [1, (1, 1)])
+@pytest.mark.parametrize("shape", [(1, 2, 4, 5), (2, 3, 3)], ids=["batched", "unbatched"])
+def test_adaptive_avg_pool2d_to_one_computes_complex_input_as_torch(output_size, shape):
+    # torch computes a complex adaptive_avg_pool2d only as a global average (output 1)
+    def f(L, z):
+        return _F(L).adaptive_avg_pool2d(z, output_size)
+    check_vs_torch(f, [_c(shape, 87)])
+    check_gradcheck(f, [_c(shape, 88)])
+
+
 # -- roots of the backward pass ------------------------------------------------------------
 
 def test_complex_output_needs_an_explicit_gradient_like_torch():

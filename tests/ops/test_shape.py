@@ -22,6 +22,8 @@ MASK_2D = np.array([[True, False, True, False],
                     [False, False, True, True],
                     [True, True, False, False]])
 MASK_ROWS = np.array([True, False, True])
+PUT_DISTINCT = np.array([[1, -1], [5, 0]])                # of a (3, 4) input as 1-d
+PUT_REPEAT = np.array([3, 3, -12, 0, 7])
 
 
 CASES = [
@@ -174,6 +176,14 @@ CASES = [
          [(3, 4)]),
     Case("index_fill_variable", lambda L, a, v: op(L, "index_fill", a, 0, L.c(INDEX_REPEAT), v)
          * 2.0, [(3, 4), ()], empty=False),
+    # put (the input as 1-d; negative indices count from the end)
+    Case("put_distinct", lambda L, a, b: op(L, "put", a, L.c(PUT_DISTINCT), b) ** 2,
+         [(3, 4), (2, 2)], zero_d=False, empty=False),
+    Case("put_accumulate_repeats", lambda L, a, b: op(L, "put", a, L.c(PUT_REPEAT), b,
+                                                      accumulate=True) ** 2,
+         [(3, 4), (5,)], zero_d=False, empty=False),
+    Case("put_0d_input", lambda L, a, b: op(L, "put", a, L.c(np.array([0])), b) * 3.0,
+         [(), (1,)], zero_d=False, empty=False),
     # masked_*
     Case("masked_fill_number", lambda L, a: op(L, "masked_fill", a, L.c(MASK_2D), 0.5),
          [(3, 4)]),
@@ -586,6 +596,19 @@ X23 = lambda: pyad.Variable(np.ones((2, 3)))
     (lambda x: x.masked_fill_(np.ones((2, 2, 3), bool), 0.0), RuntimeError, r"masked_fill_"),
     (lambda x: x.index_add_(0, np.array([9]), pyad.Variable(np.ones((1, 3)))), IndexError,
      r"^index_add_\(\): index 9 is out of bounds"),
+    # put/put_ with torch's exception types and texts
+    (lambda x: x.put(np.array([1.0]), pyad.Variable(np.ones(1))), RuntimeError,
+     r"put\(\): Expected a long Variable for index"),
+    (lambda x: x.put(np.array([6]), pyad.Variable(np.ones(1))), IndexError,
+     r"put\(\): out of range: tried to access index 6 on a Variable of 6 elements"),
+    (lambda x: x.put(np.array([-7]), pyad.Variable(np.ones(1))), IndexError,
+     r"put\(\): out of range: tried to access index -7"),
+    (lambda x: x.put(np.array([1, 2]), pyad.Variable(np.ones(1))), IndexError,
+     r"put\(\): Expected source and index to have the same number of elements"),
+    (lambda x: x.put(np.array([1]), pyad.Variable(np.ones(1, np.float32))), RuntimeError,
+     r"put\(\): self and source expected to have the same dtype"),
+    (lambda x: (x * 1).put_(np.array([6]), pyad.Variable(np.ones(1))), IndexError,
+     r"^put_\(\): out of range"),
 ])
 def test_indexing_ops_errors_name_the_op(call, error, match):
     with pytest.raises(error, match=match):
