@@ -690,8 +690,13 @@ cdef inline object _v_mT(object a):
     return a.swapaxes(n - 2, n - 1)
 cdef inline object _v_pow(object a, object b):
     # (in the result dtype of the op, as the forward: torch's promotion, not NumPy's)
+    cdef char kind
     if _on_variables(a, b):
         return pow(a, b)
+    if type(a) is _NDARRAY and (type(b) is int or type(b) is float):
+        kind = _dtype_kind(a)
+        if kind == b'f' or kind == b'c':        # a float array to a number: the same
+            return _scratch(_np_power(a, b))    # dtype either way (x ** c's gradients)
     return _scratch(_apply_binary(_np_power, a, b, "pow"))
 
 
