@@ -445,7 +445,7 @@ cdef object _broadcast_error(str what, object a, object b):
 @cython.freelist(32)
 cdef class _SavedOperand:
     # An operand a node needs in backward: a saved Variable or a constant. Python
-    # numbers are kept after backward (torch saves nothing for them either); array
+    # numbers are kept after backward (one object may serve several nodes); array
     # constants are freed like saved Variables.
     cdef SavedVariable saved
     cdef object constant
@@ -464,7 +464,10 @@ cdef class _SavedOperand:
         return self.constant
 
     cdef void _check(self, Node owner) except *:
-        if self.released:
+        # A number is kept (and may be shared between nodes), but torch saves it as a
+        # wrapped-number tensor and frees it with the graph: reading it through a node
+        # whose saved values were released raises as for a saved Variable.
+        if self.released or owner._released:
             raise _freed_error(owner)
 
     cdef void release(self):
@@ -479,8 +482,8 @@ cdef class _SavedOperand:
 # numbers), so the ops that save the same number object share one: `x * 0.5` in a loop
 # saves no new object per op (64 bytes of the graph). A small cache keyed by the
 # number's address; it holds the number, so the address cannot be reused meanwhile.
-# (Should release() ever mark a number as freed, as torch frees its wrapped scalars,
-# the flag must move to the node: a shared operand is not one node's to release.)
+# (The freed state of a number is therefore the node's `_released` flag, read in
+# _check: a shared operand is not one node's to release.)
 cdef list _const_keys = [None] * 16
 cdef list _const_saved = [None] * 16
 

@@ -76,6 +76,67 @@ def test_second_backward_through_advanced_index_setitem_is_refused():
     raises_in_both(scenario, RuntimeError, "second time")
 
 
+# -- a second backward through nodes that saved a Python number ------------------------
+# torch saves the number of `x * 0.5` or `x / 2` as a wrapped-number tensor and frees it
+# with the graph, so a second backward raises; ops that save nothing (add, sub, neg,
+# remainder and fmod by a number) may run twice.
+
+_SAVES_THE_NUMBER = {
+    "x * 0.5": lambda x: x * 0.5,
+    "0.5 * x": lambda x: 0.5 * x,
+    "x * 3": lambda x: x * 3,
+    "x / 0.5": lambda x: x / 0.5,
+    "0.5 / x": lambda x: 0.5 / x,
+}
+_SAVES_NOTHING = {
+    "x + 0.5": lambda x: x + 0.5,
+    "x - 0.5": lambda x: x - 0.5,
+    "0.5 - x": lambda x: 0.5 - x,
+    "-x": lambda x: -x,
+    "x.remainder(2.0)": lambda x: x.remainder(2.0),
+    "x.fmod(2.0)": lambda x: x.fmod(2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SAVES_THE_NUMBER))
+def test_second_backward_through_a_saved_number_is_refused(name):
+    def scenario(lib):
+        x = lib.tensor([0.3, 1.7], dtype=lib.float64, requires_grad=True)
+        y = _SAVES_THE_NUMBER[name](x)
+        y.sum().backward()
+        y.sum().backward()
+
+    raises_in_both(scenario, RuntimeError, "second time")
+
+
+def test_a_shared_saved_number_is_freed_with_its_own_graph_only():
+    # pyad shares one saved object between the nodes that save the same number
+    def scenario(lib):
+        half = 0.5
+        x = lib.tensor([0.3, 1.7], dtype=lib.float64, requires_grad=True)
+        first, second = x * half, x * half
+        first.sum().backward()
+        second.sum().backward()
+        return x.grad
+
+    both(scenario, [1.0, 1.0])
+
+
+@pytest.mark.parametrize("name", sorted(_SAVES_NOTHING))
+def test_second_backward_through_a_node_that_saved_nothing_runs(name):
+    def scenario(lib):
+        x = lib.tensor([0.3, 1.7], dtype=lib.float64, requires_grad=True)
+        y = _SAVES_NOTHING[name](x)
+        y.sum().backward()
+        y.sum().backward()
+        return x.grad
+
+    expected = {"x + 0.5": [2.0, 2.0], "x - 0.5": [2.0, 2.0], "0.5 - x": [-2.0, -2.0],
+                "-x": [-2.0, -2.0], "x.remainder(2.0)": [2.0, 2.0],
+                "x.fmod(2.0)": [2.0, 2.0]}[name]
+    both(scenario, expected)
+
+
 def test_second_backward_through_basic_indexing_is_allowed():
     def scenario(lib):
         b = lib.ones(3, requires_grad=True)
