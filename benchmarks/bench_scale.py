@@ -240,8 +240,14 @@ def _memory_once(lib, ops):
     import subprocess
     code = _MEMORY_CHILD % dict(path=[p for p in sys.path[:1] if p == ROOT], lib=lib,
                                 ops=ops)
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True).stdout.split()
+    # cwd: `python -c` puts the working directory first on sys.path, and the repository
+    # root holds a `pyad/` source folder that shadows an installed pyad when the
+    # extension is not built in place (the CI's case); the benchmarks folder holds none.
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=HERE)
+    if proc.returncode != 0:
+        raise RuntimeError("the %s memory measurement failed:\n%s" % (lib, proc.stderr))
+    out = proc.stdout.split()
     return float(out[0]), float(out[1])
 
 
