@@ -12,35 +12,10 @@ from pyad import Variable
 from pyad.autograd import Function, gradcheck, gradgradcheck
 from pyad.autograd.function import InplaceFunction, once_differentiable
 
-_SEED = [0]
+from _ported_helpers import SeededRandom, assert_equal, double_default_dtype  # noqa: F401
 
-
-@pytest.fixture(autouse=True)
-def _double_default():
-    # torch's test_autograd.py runs with torch.set_default_dtype(torch.double)
-    old = pyad.get_default_dtype()
-    pyad.set_default_dtype(pyad.float64)
-    yield
-    pyad.set_default_dtype(old)
-
-
-def randn(*shape, requires_grad=False):
-    _SEED[0] += 1
-    rng = np.random.default_rng(_SEED[0])
-    return Variable(rng.standard_normal(shape), requires_grad=requires_grad)
-
-
-def rand(*shape, requires_grad=False):
-    _SEED[0] += 1
-    rng = np.random.default_rng(_SEED[0])
-    return Variable(rng.random(shape), requires_grad=requires_grad)
-
-
-def assert_equal(actual, expected):
-    a = actual.detach().numpy() if isinstance(actual, Variable) else np.asarray(actual)
-    e = expected.detach().numpy() if isinstance(expected, Variable) else np.asarray(expected)
-    assert a.shape == e.shape
-    np.testing.assert_allclose(a, e, rtol=1.3e-6, atol=1e-5)
+_random = SeededRandom(0)
+randn, rand = _random.randn, _random.rand
 
 
 def _function_test(cls):
