@@ -38,6 +38,12 @@ def _single(x, what, name):
     return x
 
 
+# torch's names of the integer and bool dtypes, as its "not implemented for" errors say
+_TORCH_INT_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                    "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32",
+                    "uint64": "UInt64", "bool": "Bool"}
+
+
 def _pool1d_input(input, what):
     input = _var(input)
     if input.dim() not in (2, 3):
@@ -55,6 +61,12 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     what = "max_pool1d"
     input = _pool1d_input(input, what)
+    kind = _np.dtype(input.dtype).kind
+    if kind in "biu" and not return_indices:
+        # torch's max_pool1d kernel (taken when nothing requires grad, as integers never
+        # do) has no integer types; with return_indices it pools as max_pool2d does
+        raise NotImplementedError('%s(): "max_pool1d_impl" not implemented for \'%s\''
+                                  % (what, _TORCH_INT_NAMES[str(input.dtype)]))
     k = _single(kernel_size, what, "kernel_size")
     s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
         else _single(stride, what, "stride")

@@ -108,6 +108,31 @@ cdef Variable _conv_input(object input, str what, str name):
     return x
 
 
+# torch's names of the integer and bool dtypes, as its "not implemented for" errors say
+cdef dict _TORCH_INT_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int",
+                              "int64": "Long", "uint8": "Byte", "uint16": "UInt16",
+                              "uint32": "UInt32", "uint64": "UInt64", "bool": "Bool"}
+
+
+cdef Variable _pool_input(object input, str what, str kernel, str integers):
+    # A pooling input: floating always; integers by torch's CPU kernels: "all" (max
+    # pooling), "int64" (average pooling: only Long), "none" (adaptive average).
+    # Integer data cannot require grad, so only the forward takes them.
+    cdef Variable x = _as_variable(input, what)
+    cdef char kind = _dtype_kind(x._data)
+    if kind == b'f':
+        return x
+    name = str(x._data.dtype)
+    if (kind == b'i' or kind == b'u') and (integers == "all" or (integers == "int64"
+                                                        and name == "int64")):
+        return x
+    if name in _TORCH_INT_NAMES:
+        raise NotImplementedError('%s(): "%s" not implemented for \'%s\''
+                                  % (what, kernel, _TORCH_INT_NAMES[name]))
+    raise RuntimeError("%s(): expected a floating point or integer input, got %s"
+                       % (what, x._data.dtype))
+
+
 cdef tuple _batched(Variable x, Py_ssize_t nd, str what):
     # (x with a batch dim, whether one was added) for an input of nd spatial dims.
     if x._data.ndim == nd + 1:
@@ -706,7 +731,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
              [13., 15.]]], dtype=float64)
     """
     _refuse_complex(input, None, "max_pool2d")
-    cdef Variable x = _conv_input(input, "max_pool2d", "input")
+    cdef Variable x = _pool_input(input, "max_pool2d", "max_pool2d", "all")
     x, unbatched = _batched(x, 2, "max_pool2d")
     k, s, p, d, oh, ow = _pool_args(x, kernel_size, stride, padding, dilation, ceil_mode,
                                     "max_pool2d")
@@ -735,7 +760,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     cdef Py_ssize_t wp = (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1
     cdef Py_ssize_t pb = builtins.max(hp - h - p[0], 0), pr = builtins.max(wp - w - p[1], 0)
     if p[0] or p[1] or pb or pr:
-        xpad = xp.full((n, c, h + p[0] + pb, w + p[1] + pr), -numpy.inf, dtype=xd.dtype)
+        # padding never wins: -inf, or the integer dtype's least value (only a window
+        # whose input values all equal that least value can report a padded position)
+        low = -numpy.inf if xd.dtype.kind == "f" else numpy.iinfo(xd.dtype).min
+        xpad = xp.full((n, c, h + p[0] + pb, w + p[1] + pr), low, dtype=xd.dtype)
         xpad[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = xd
     else:
         xpad = xd
@@ -781,7 +809,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
              [10.5000, 12.5000]]], dtype=float64)
     """
     _refuse_complex(input, None, "avg_pool2d")
-    cdef Variable x = _conv_input(input, "avg_pool2d", "input")
+    cdef Variable x = _pool_input(input, "avg_pool2d", "avg_pool2d", "int64")
     x, unbatched = _batched(x, 2, "avg_pool2d")
     k, s, p, d, oh, ow = _pool_args(x, kernel_size, stride, padding, 1, ceil_mode,
                                     "avg_pool2d")
@@ -807,7 +835,15 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
             start = xp.maximum(start, 0)
             end = xp.minimum(end, size)
         counts.append(end - start)
-    if divisor_override is not None:
+    if _dtype_kind(x._data) == b'i':
+        # int64 (nothing to differentiate): the sum divided by the divisor, rounded
+        # toward zero, in integers, as torch's CPU kernel
+        divisor = divisor_override if divisor_override is not None else \
+            counts[0][:, None] * counts[1][None, :]
+        num = (<Variable>total)._data
+        quot = xp.abs(num) // xp.abs(divisor)
+        out = _plain(xp.where((num < 0) != (divisor < 0), -quot, quot), False)
+    elif divisor_override is not None:
         divisor = float(divisor_override)      # a Python number: no array at all
         out = div(total, divisor)
     else:
@@ -826,7 +862,8 @@ def adaptive_avg_pool2d(input, output_size):
     >>> adaptive_avg_pool2d(Variable(numpy.arange(16.).reshape(1, 4, 4)), 1)
     tensor([[[7.5000]]], dtype=float64)
     """
-    cdef Variable x = _conv_input(input, "adaptive_avg_pool2d", "input")
+    cdef Variable x = _pool_input(input, "adaptive_avg_pool2d", "adaptive_avg_pool2d",
+                                  "none")
     x, unbatched = _batched(x, 2, "adaptive_avg_pool2d")
     if isinstance(output_size, (tuple, list)):
         if len(output_size) != 2:

@@ -506,3 +506,78 @@ def test_max_pool2d_nan_propagates_as_torch(kw):
     tout, tidx = TF.max_pool2d(torch.tensor(x), return_indices=True, **kw)
     np.testing.assert_array_equal(out.data, tout.numpy())       # NaN equal to NaN
     np.testing.assert_array_equal(idx.data, tidx.numpy())
+
+
+# -- integer and bool inputs: pooled forward where torch's CPU kernels take them --------
+
+_INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "bool"]
+
+
+def _torch_or_error(fn):
+    try:
+        return fn(), None
+    except (NotImplementedError, RuntimeError) as exc:
+        return None, exc
+
+
+@pytest.mark.parametrize("dtype", _INT_DTYPES)
+@pytest.mark.parametrize("case", [
+    ("max_pool2d", dict(kernel_size=2)),
+    ("max_pool2d", dict(kernel_size=3, stride=2, padding=1)),
+    ("max_pool2d", dict(kernel_size=2, padding=1, return_indices=True)),
+    ("max_pool2d", dict(kernel_size=2, dilation=2, ceil_mode=True)),
+    ("avg_pool2d", dict(kernel_size=2)),
+    ("avg_pool2d", dict(kernel_size=3, stride=2, padding=1)),
+    ("avg_pool2d", dict(kernel_size=3, padding=1, count_include_pad=False)),
+    ("avg_pool2d", dict(kernel_size=2, divisor_override=3)),
+    ("avg_pool2d", dict(kernel_size=2, divisor_override=-3)),
+    ("adaptive_avg_pool2d", dict(output_size=2)),
+])
+def test_integer_pooling_matches_torch(dtype, case):
+    name, kwargs = case
+    x = _rng(5).integers(-9, 10, size=(2, 3, 6, 5))
+    if dtype == "uint8":
+        x = x + 9
+    x = x.astype(dtype)
+    want, err = _torch_or_error(lambda: getattr(TF, name)(torch.from_numpy(x.copy()),
+                                                         **kwargs))
+    if err is not None:
+        with pytest.raises(type(err), match=r"%s\(\)" % name) as info:
+            getattr(F, name)(pyad.Variable(x.copy()), **kwargs)
+        # the same kernel and dtype names as torch's message
+        assert str(err).split(" for ")[-1] in str(info.value), (str(err), str(info.value))
+        return
+    got = getattr(F, name)(pyad.Variable(x.copy()), **kwargs)
+    pairs = zip(got, want) if isinstance(want, tuple) else [(got, want)]
+    for g, w in pairs:
+        assert g.data.dtype == np.dtype(str(w.dtype).replace("torch.", "")), (g.dtype, w.dtype)
+        np.testing.assert_array_equal(g.data, w.numpy())
+
+
+@pytest.mark.parametrize("dtype", _INT_DTYPES)
+@pytest.mark.parametrize("return_indices", [False, True])
+def test_integer_pooling_1d_matches_torch(dtype, return_indices):
+    x = _rng(6).integers(-9, 10, size=(2, 3, 7))
+    x = (x + 9 if dtype == "uint8" else x).astype(dtype)
+    for name, kwargs in (("max_pool1d", dict(kernel_size=2, return_indices=return_indices)),
+                         ("avg_pool1d", dict(kernel_size=3, padding=1))):
+        want, err = _torch_or_error(lambda: getattr(TF, name)(torch.from_numpy(x.copy()),
+                                                             **kwargs))
+        if err is not None:
+            with pytest.raises(type(err)) as info:
+                getattr(F, name)(pyad.Variable(x.copy()), **kwargs)
+            assert str(err).split(" for ")[-1] in str(info.value), (str(err), str(info.value))
+            continue
+        got = getattr(F, name)(pyad.Variable(x.copy()), **kwargs)
+        pairs = zip(got, want) if isinstance(want, tuple) else [(got, want)]
+        for g, w in pairs:
+            np.testing.assert_array_equal(g.data, w.numpy())
+
+
+def test_integer_max_pool_padding_never_wins():
+    # all-negative input with padding: -inf padding for floats, the dtype's least value
+    # for integers; every output is an input value
+    x = -np.arange(1, 26, dtype=np.int32).reshape(1, 1, 5, 5)
+    got = F.max_pool2d(pyad.Variable(x), 3, stride=2, padding=1)
+    want = TF.max_pool2d(torch.from_numpy(x), 3, stride=2, padding=1)
+    np.testing.assert_array_equal(got.data, want.numpy())
