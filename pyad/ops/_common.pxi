@@ -638,6 +638,15 @@ cdef inline object _v_mul(object a, object b):
     return _scratch(_np_multiply(a, b))
 
 
+cdef inline object _v_zeros_like(object a):
+    # Zeros of a's shape and dtype, with no history: torch's zeros_like in a rule (no
+    # gradient flows through it, and unlike a * 0 an inf or nan in a gives 0, not nan).
+    if isinstance(a, Variable):
+        d = (<Variable>a)._data
+        return _plain(_xp_of(d).zeros_like(d), False)
+    return _xp_of(a).zeros_like(a)
+
+
 cdef inline object _v_mul_in(object a, object b, object t):
     if _on_variables(a, b):
         return mul(a, b)

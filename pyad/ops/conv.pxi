@@ -120,8 +120,8 @@ cdef Variable _pool_input(object input, str what, str kernel, str integers):
     # Integer data cannot require grad, so only the forward takes them.
     cdef Variable x = _as_variable(input, what)
     cdef char kind = _dtype_kind(x._data)
-    if kind == b'f':
-        return x
+    if kind == b'f' or kind == b'c':
+        return x                         # (complex: each pooling decides, as torch)
     name = str(x._data.dtype)
     if (kind == b'i' or kind == b'u') and (integers == "all" or (integers == "int64"
                                                         and name == "int64")):

@@ -286,8 +286,10 @@ cdef class PowBackward(_BinaryNode):
         ga = gb = None
         if self._needs_input_grad(0):
             if isinstance(exponent, (int, float, complex)):
-                # g * (c * x^(c-1)); for c = 0 g * 0
-                ga = _v_mul(v, 0.0) if exponent == 0 else _pow_const_grad(v, base, exponent)
+                # g * (c * x^(c-1)); for c = 0 zeros (torch: zeros_like, so an inf or
+                # nan gradient gives 0, not nan)
+                ga = _v_zeros_like(v) if exponent == 0 else \
+                    _pow_const_grad(v, base, exponent)
             else:
                 # g * (b * a^(b-1)), 0 where b = 0 (torch's choice: there b * a^(b-1) is
                 # 0 * inf = nan at a = 0, and the derivative is 0)
@@ -300,30 +302,30 @@ cdef class PowBackward(_BinaryNode):
                     ga = _v_where_const(zero_exponent, 0.0, ga)
             ga = self.out_a(ga, g)
         if self._needs_input_grad(1):
-            # d(a^b)/db = g * (a^b log(a)); taken as 0 where a == 0 and b >= 0 (torch's
-            # choice, the limit from the right) so 0**b does not produce nan gradients.
+            # d(a^b)/db = g * where(a == 0 and b >= 0, 0, a^b log(a)), torch's
+            # pow_backward_exponent: 0 there (the limit from the right), so 0**b has no
+            # nan gradient. As in torch, log(a) is taken everywhere, so a derivative of
+            # this at a == 0 is nan (the masked branch's 0 times log 0), not 0.
             result = _v_pow(base, exponent)
             bdata = _operand_data(base, "pow")
             edata = _operand_data(exponent, "pow")
             xp = _xp_of(edata)
-            if isinstance(base, (int, float)) and base == 0:
-                # log(0) = -inf where b < 0 (so 0**b = inf gives -inf, as torch), 0 where
-                # b >= 0 (the limit above).
-                log_base = xp.where(edata >= 0, 0.0, -numpy.inf).astype(edata.dtype,
-                                                                         copy=False)
-            elif isinstance(base, (int, float)):
-                # A Python float stays a weakly typed Python float (full precision).
-                with numpy.errstate(invalid="ignore"):
-                    log_base = float(numpy.log(numpy.float64(base)))
-            else:
-                # In the result's dtype (torch): a float16 base of a float32 power must
-                # not round log(base) to float16.
-                mask = xp.asarray(bdata == 0) & xp.asarray(edata >= 0)
-                if not isinstance(base, Variable):
-                    base = xp.asarray(bdata)            # (a complex number too)
-                log_base = _v_log(_v_astype(_v_where_const(mask, 1, base),
-                                            _dtype(_operand_data(result, "pow"))))
-            t = _v_mul_in(result, log_base, result)
+            with numpy.errstate(divide="ignore", invalid="ignore"):
+                if isinstance(base, (int, float)):
+                    # A Python float stays a weakly typed Python float (full precision).
+                    log_base = -numpy.inf if base == 0 else \
+                        float(numpy.log(numpy.float64(base)))
+                    t = _v_mul(result, log_base)
+                    if base == 0:
+                        t = _v_where_const(xp.asarray(edata >= 0), 0.0, t)
+                else:
+                    # In the result's dtype (torch): a float16 base of a float32 power
+                    # must not round log(base) to float16.
+                    mask = xp.asarray(bdata == 0) & xp.asarray(edata >= 0)
+                    if not isinstance(base, Variable):
+                        base = xp.asarray(bdata)            # (a complex number too)
+                    log_base = _v_log(_v_astype(base, _dtype(_operand_data(result, "pow"))))
+                    t = _v_where_const(mask, 0.0, _v_mul(result, log_base))
             gb = self.out_b(_v_mul_in(v, t, t), g)
         return (ga, gb)
 
@@ -360,7 +362,7 @@ cdef class PowConstGradBackward(_BinaryNode):
         if self._needs_input_grad(1):
             t = _v_mul(v, _ov(self.a, self, rec))
             if c * (c - 1) == 0:
-                t = _v_mul_in(t, 0.0, t)
+                t = _v_zeros_like(t)        # torch: x^(c-1) is x^0, whose rule is zeros
             else:
                 t = _v_mul_in(t, c, t)
                 u = _v_pow(x, c - 2)

@@ -470,3 +470,71 @@ def test_div_gradient_for_the_divisor_does_not_square_it_first(create_graph):
     np.testing.assert_allclose(gx.data, tgx.numpy(), rtol=1e-15)
     np.testing.assert_allclose(gy.data, tgy.numpy(), rtol=1e-15)
     assert np.isfinite(gy.data).all()
+
+
+# -- pow at zero bases, zero exponents and infinite gradients, to torch's formulas ------
+
+def _pow_derivatives(L, base, expo, go, scalar_base=None, scalar_expo=None):
+    """First and second derivatives of sum(go * base ** expo) w.r.t. the differentiable
+    operands, in library L (torch or pyad), as NumPy arrays (None for unused)."""
+    def var(a, rg):
+        if L is torch:
+            return torch.tensor(a, dtype=torch.float64, requires_grad=rg)
+        return Variable(np.asarray(a, dtype=np.float64), requires_grad=rg)
+    ins = []
+    b = scalar_base if scalar_base is not None else var(base, True)
+    e = scalar_expo if scalar_expo is not None else var(expo, True)
+    for x in (b, e):
+        if not isinstance(x, (int, float)):
+            ins.append(x)
+    g = var(go, True)
+    y = b ** e
+    first = L.autograd.grad(y, ins, g, create_graph=True)
+    total = first[0].sum()
+    for f in first[1:]:
+        total = total + f.sum()
+    if not total.requires_grad:
+        # (x**0: torch's rule is zeros_like, which has no history)
+        second = [None] * (len(ins) + 1)
+    else:
+        second = L.autograd.grad(total, ins + [g], allow_unused=True)
+
+    def arr(v):
+        if v is None:
+            return None
+        return v.detach().numpy() if L is torch else np.asarray(v.data)
+    return [arr(v) for v in first], [arr(v) for v in second]
+
+
+POW_EDGES = {
+    # name: (base, exponent, incoming gradient, scalar base, scalar exponent)
+    "x**0, inf and nan gradients": ([0.0, 1.0, -2.0], None, [np.inf, -np.inf, np.nan],
+                                    None, 0),
+    "x**1, inf gradient": ([0.0, 1.0, -2.0], None, [np.inf, 1.0, np.nan], None, 1),
+    "x**2 at 0": ([0.0, -0.0, 3.0], None, [1.0, np.inf, 2.0], None, 2),
+    "0**b": (None, [0.5, 1.0, 2.0, 0.0, -1.0], [1.0, 1.0, 1.0, 1.0, 1.0], 0, None),
+    "2**b": (None, [0.5, -1.0, 0.0], [1.0, np.inf, 2.0], 2, None),
+    "x**e at x=0": ([0.0, 0.0, 0.0, 0.0], [0.5, 1.0, 2.0, 0.0], [1.0, 1.0, 1.0, 1.0],
+                    None, None),
+    "x**e, e=0 and negative x": ([-1.5, 2.0, 0.0], [0.0, 0.0, -1.0], [1.0, 2.0, 1.0],
+                                 None, None),
+}
+
+
+@pytest.mark.parametrize("case", list(POW_EDGES), ids=list(POW_EDGES))
+def test_pow_edge_derivatives_match_torch(case):
+    torch_or_skip()
+    base, expo, go, sb, se = POW_EDGES[case]
+    shape_of = base if base is not None else expo
+    go = np.asarray(go, dtype=np.float64)
+    assert go.shape == np.shape(shape_of)
+    with np.errstate(all="ignore"):
+        want = _pow_derivatives(torch, base, expo, go, sb, se)
+        got = _pow_derivatives(pyad, base, expo, go, sb, se)
+    for order in range(2):
+        assert len(got[order]) == len(want[order])
+        for g, w in zip(got[order], want[order]):
+            if w is None:
+                assert g is None or not np.any(g), (case, order, g)
+                continue
+            np.testing.assert_array_equal(g, w, err_msg="%s, order %d" % (case, order + 1))
