@@ -3313,15 +3313,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     With ``create_graph=True`` the result has history, so it can be differentiated
     again. ``allow_unused`` returns None for inputs the outputs do not depend on
     (zeros with ``materialize_grads``). ``only_inputs=False`` also accumulates into the
-    ``.grad`` of the other leaves.
+    ``.grad`` of the other leaves. ``is_grads_batched`` reads the first dimension of
+    each grad_output as a batch of vectors, and each gradient gets it too (one backward
+    pass per row here; torch uses vmap).
     """
-    if is_grads_batched:
-        raise NotImplementedError("grad(): is_grads_batched=True is not supported yet")
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    if is_grads_batched:
+        return _grad_batched(_as_tuple(outputs), _as_tuple(inputs), grad_outputs,
+                             retain_graph, create_graph, only_inputs, bool(allow_unused),
+                             bool(materialize_grads))
     cdef tuple outs = _as_tuple(outputs)
     cdef tuple ins = _as_tuple(inputs)
     cdef bint create = bool(create_graph)
@@ -3352,6 +3356,67 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 (<Variable>g)._requires_grad = create
         elif not create and (<Variable>g)._grad_fn is not None:
             g = g.detach()
+        result.append(g)
+    return tuple(result)
+
+
+cdef tuple _grad_batched(tuple outs, tuple ins, object grad_outputs, object retain_graph,
+                         object create_graph, object only_inputs, bint allow_unused,
+                         bint materialize_grads):
+    # grad(is_grads_batched=True): the first dimension of each grad_output is a batch of
+    # vectors, and each input's gradient gets the same leading dimension. torch runs the
+    # vector-Jacobian product once under vmap; pyad runs it once per batch entry on the
+    # same graph (kept until the last) and stacks the results.
+    cdef Py_ssize_t i, k, batch = -1
+    if grad_outputs is None:
+        raise RuntimeError("grad(): is_grads_batched=True needs grad_outputs, whose first "
+                           "dimension is the batch dimension")
+    gos = (grad_outputs,) if isinstance(grad_outputs, (Variable, numpy.ndarray)) \
+        else tuple(grad_outputs)
+    if len(gos) != len(outs):
+        raise RuntimeError("grad(): got %d gradients for %d outputs" % (len(gos), len(outs)))
+    batched = []
+    for i in range(len(outs)):
+        if not isinstance(outs[i], Variable):
+            raise TypeError("grad(): outputs must be Variables, got %s"
+                            % type(outs[i]).__name__)
+        go = _as_variable(gos[i], "grad")
+        shape = (<Variable>outs[i])._data.shape
+        if go._data.ndim == 0 or go._data.shape[1:] != shape:
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions "
+                "are expected to match the shape of corresponding output, but a mismatch "
+                "was detected: grad_output[%d] has a shape of %s and output[%d] has a shape "
+                "of %s." % (i, _shape_str(go._data.shape), i, _shape_str(shape)))
+        if batch >= 0 and go._data.shape[0] != batch:
+            raise RuntimeError("grad(): every grad_output needs the same batch size with "
+                               "is_grads_batched=True, got %d and %d"
+                               % (batch, go._data.shape[0]))
+        batch = go._data.shape[0]
+        batched.append(go)
+    create = bool(create_graph)
+    keep = create if retain_graph is None else bool(retain_graph)
+    rows = []
+    for k in range(batch):
+        rows.append(grad(outs, ins, [go[k] for go in batched],
+                         retain_graph=True if k + 1 < batch else keep,
+                         create_graph=create, only_inputs=only_inputs,
+                         allow_unused=allow_unused or materialize_grads))
+    result = []
+    for i in range(len(ins)):
+        column = [row[i] for row in rows]
+        d = (<Variable>ins[i])._data
+        if batch == 0:
+            g = _wrap(_xp_of(d).zeros((0,) + d.shape, dtype=d.dtype))
+        elif column[0] is None:
+            g = None
+            if materialize_grads:
+                # torch's zeros here have the input's shape, without the batch dimension
+                g = _wrap(_xp_of(d).zeros_like(d))
+                (<Variable>g)._requires_grad = create
+        else:
+            g = stack(column)
         result.append(g)
     return tuple(result)
 

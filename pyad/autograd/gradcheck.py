@@ -634,7 +634,8 @@ def _gradcheck(func, inputs, *, eps, atol, rtol, raise_exception, nondet_tol,
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
               nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
-              check_batched_grad=False, check_backward_ad=True, fast_mode=False,
+              check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False,
               masked=None):
     """Check the gradients of ``func`` against finite differences.
 
@@ -677,6 +678,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         Also require every gradient to have its input's dtype.
     check_batched_grad : bool
         Accepted for compatibility with torch; ignored (pyad has no vmap).
+    check_batched_forward_grad, check_forward_ad : bool
+        Must be False: pyad has no forward-mode AD (torch's defaults are False too).
     check_backward_ad : bool
         Must be True: pyad has no forward-mode AD to check instead.
     fast_mode : bool
@@ -713,12 +716,20 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     True
     """
     del check_batched_grad, masked
+    _refuse_forward_ad(check_forward_ad, check_batched_forward_grad)
     return _gradcheck(func, inputs, eps=eps, atol=atol, rtol=rtol,
                       raise_exception=raise_exception, nondet_tol=nondet_tol,
                       check_undefined_grad=check_undefined_grad,
                       check_grad_dtypes=check_grad_dtypes,
                       check_backward_ad=check_backward_ad, fast_mode=fast_mode,
                       strict_outputs=False)
+
+
+def _refuse_forward_ad(check_forward_ad, check_batched_forward_grad):
+    if check_forward_ad or check_batched_forward_grad:
+        raise NotImplementedError(
+            "gradcheck(): check_forward_ad=True and check_batched_forward_grad=True need "
+            "forward-mode AD, which pyad does not have; pyad checks backward mode only")
 
 
 def _random_grad_output(rng, output, non_contiguous):
@@ -741,7 +752,8 @@ def _random_grad_output(rng, output, non_contiguous):
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                   gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
                   check_undefined_grad=True, check_grad_dtypes=False,
-                  check_batched_grad=False, fast_mode=False, masked=None):
+                  check_batched_grad=False, check_fwd_over_rev=False,
+                  check_rev_over_rev=True, fast_mode=False, masked=None):
     """Check the second derivatives of ``func`` against finite differences.
 
     Runs `gradcheck` on the function ``(*inputs, *grad_outputs) -> grads`` that
@@ -769,6 +781,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     eps, atol, rtol, raise_exception, nondet_tol, check_undefined_grad, \
 check_grad_dtypes, check_batched_grad, fast_mode, masked
         As for `gradcheck`.
+    check_fwd_over_rev, check_rev_over_rev : bool
+        torch's names for the two second-order checks: forward-over-reverse must be
+        False (pyad has no forward-mode AD), reverse-over-reverse is what runs; with
+        both False there is nothing to check (ValueError).
 
     Returns
     -------
@@ -820,6 +836,13 @@ check_grad_dtypes, check_batched_grad, fast_mode, masked
         "is the gradient with respect to the k-th original input that requires grad, "
         f"among positions {diff_positions}, unused inputs left out.)")
     del check_batched_grad, masked
+    if check_fwd_over_rev:
+        raise NotImplementedError(
+            "gradgradcheck(): check_fwd_over_rev=True needs forward-mode AD, which pyad "
+            "does not have; pyad checks reverse over reverse only")
+    if not check_rev_over_rev:
+        raise ValueError("gradgradcheck(): check_rev_over_rev=False leaves nothing to "
+                         "check (pyad has no forward-over-reverse mode)")
     return _gradcheck(new_func, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
                       raise_exception=raise_exception, nondet_tol=nondet_tol,
                       check_undefined_grad=check_undefined_grad,
