@@ -19,7 +19,8 @@ __all__ = [
     # factories and random state
     "tensor", "as_tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
     "rand", "randn", "randint", "zeros_like", "ones_like", "empty_like", "full_like",
-    "rand_like", "randn_like", "randint_like", "manual_seed", "initial_seed", "from_numpy",
+    "rand_like", "randn_like", "randint_like", "manual_seed", "initial_seed", "get_rng_state", "set_rng_state",
+    "from_numpy",
     "is_tensor", "Generator", "default_generator", "seed", "randperm",
     "set_default_device", "get_default_device",
     # grad mode and anomaly detection
@@ -109,7 +110,7 @@ __all__ += [
 from pyad._factories import (
     tensor, as_tensor, zeros, ones, empty, full, arange, linspace, eye, rand, randn,
     randint, zeros_like, ones_like, empty_like, full_like, rand_like, randn_like, randint_like,
-    manual_seed, initial_seed, from_numpy, is_tensor,
+    manual_seed, initial_seed, get_rng_state, set_rng_state, from_numpy, is_tensor,
     Generator, default_generator, seed, randperm, set_default_device, get_default_device,
 )
 from pyad.autograd.grad_mode import (

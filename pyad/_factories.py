@@ -107,6 +107,24 @@ def seed():
     return default_generator.seed()
 
 
+def get_rng_state():
+    """The default generator's state as a uint8 Variable, as ``torch.get_rng_state``.
+
+    >>> state = get_rng_state()
+    >>> a = rand(2)
+    >>> set_rng_state(state)
+    >>> bool((rand(2) == a).all())
+    True
+    """
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Restore the default generator's state from `get_rng_state`, as
+    ``torch.set_rng_state``."""
+    default_generator.set_state(new_state)
+
+
 def _generator_for(data):
     """The random generator for arrays like ``data`` (host or device)."""
     if type(data) is numpy.ndarray:

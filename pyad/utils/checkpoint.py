@@ -1,0 +1,323 @@
+"""``pyad.utils.checkpoint``: trade compute for memory, as ``torch.utils.checkpoint``.
+
+``checkpoint(function, *args, use_reentrant=...)`` runs ``function`` without keeping
+the values its backward would need, and runs it again during the backward pass to get
+them back. Only the checkpoint's inputs (and the parameters it uses) stay alive between
+the forward and the backward pass, so a deep model's activation memory falls to one
+segment at a time.
+
+The two modes follow torch's:
+
+- ``use_reentrant=False`` (recommended, as torch): gradients reach the checkpoint's
+  inputs and every Variable requiring grad that ``function`` uses (a module's
+  parameters, say), through ``backward()`` and ``grad()`` alike, and of any order (the
+  recomputation is recorded under ``create_graph``). Keyword arguments are passed to
+  ``function``. pyad finds the parameters by recording the forward once and keeping
+  only its leaves (the graph is dropped at once); a Variable with history that
+  ``function`` reaches other than through its arguments cannot be found this way: then
+  the recorded graph is kept (correct gradients, no memory saved) with a warning.
+- ``use_reentrant=True``: ``function`` runs without recording; the backward recomputes
+  it and runs a nested ``backward()`` on it, which accumulates into the parameters'
+  ``.grad`` directly. As in torch, the output requires grad only if an input does,
+  ``grad()`` and ``backward(inputs=...)`` cannot see through it, and keyword arguments
+  are refused.
+
+With ``preserve_rng_state=True`` (the default) the recomputation draws the same random
+numbers as the forward (dropout masks), from the default generator, and leaves that
+generator where it was.
+"""
+import contextlib
+import warnings
+
+import pyad
+from pyad._engine import Variable
+from pyad._factories import default_generator
+
+__all__ = ["checkpoint", "checkpoint_sequential"]
+
+
+# -- the random state --------------------------------------------------------------------
+
+def _rng_state():
+    return default_generator._rng.bit_generator.state
+
+
+@contextlib.contextmanager
+def _replayed_rng(state):
+    # Run with the default generator at `state` (None: as it is), then put back the
+    # state it had, so a recomputation neither changes nor consumes the user's stream.
+    if state is None:
+        yield
+        return
+    bit_generator = default_generator._rng.bit_generator
+    current = bit_generator.state
+    bit_generator.state = state
+    try:
+        yield
+    finally:
+        bit_generator.state = current
+
+
+def _as_outputs(outputs):
+    # (the Variables among the outputs, a function rebuilding the outputs from them)
+    if isinstance(outputs, Variable):
+        return [outputs], lambda vs: vs[0]
+    if isinstance(outputs, (tuple, list)):
+        positions = [i for i, o in enumerate(outputs) if isinstance(o, Variable)]
+        kind = type(outputs)
+
+        def rebuild(vs):
+            items = list(outputs)
+            for i, v in zip(positions, vs):
+                items[i] = v
+            return tuple(items) if kind is tuple else items
+        return [outputs[i] for i in positions], rebuild
+    return [], lambda vs: outputs
+
+
+# -- use_reentrant=False ------------------------------------------------------------------
+
+def _leaves_used(outputs, args, start):
+    """The leaves requiring grad that the graph of ``outputs`` (recorded from sequence
+    number ``start`` on) reaches, not counting ``args``; None if it also reaches a
+    Variable with history other than through ``args``."""
+    arg_nodes = set()
+    for a in args:
+        if isinstance(a, Variable) and a.grad_fn is not None:
+            arg_nodes.add(a.grad_fn)
+    arg_ids = {id(a) for a in args if isinstance(a, Variable)}
+    leaves, seen = [], set()
+    stack = [o.grad_fn for o in outputs if o.grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if type(node).__name__ == "AccumulateGrad":
+            variable = node.variable
+            if id(variable) not in arg_ids:
+                leaves.append(variable)
+            continue
+        if node in arg_nodes:
+            continue
+        if node._sequence_nr() < start:
+            return None                  # history reached around the arguments
+        stack.extend(edge[0] for edge in node.next_functions)
+    return leaves
+
+
+class _Checkpoint(pyad.autograd.Function):
+    # forward(ctx, state, *variables): `variables` are the Variable arguments, then the
+    # leaves found; `state` holds the function, its other arguments, the random state
+    # and the outputs already computed (as plain Variables).
+
+    @staticmethod
+    def forward(ctx, state, *variables):
+        ctx.state = state
+        ctx.save_for_backward(*variables)
+        outputs = state["outputs"]
+        state["outputs"] = None
+        ctx.mark_non_differentiable(*[o for o, d in zip(outputs, state["differentiable"])
+                                      if not d])
+        return tuple(outputs) if len(outputs) != 1 else outputs[0]
+
+    @staticmethod
+    def backward(ctx, *grads):
+        state = ctx.state
+        variables = ctx.saved_tensors
+        n_args = len(state["arg_positions"])
+        args = list(state["args"])
+        for position, v in zip(state["arg_positions"], variables[:n_args]):
+            args[position] = v
+        # Recompute on the saved Variables themselves: under create_graph the gradients
+        # then have history back through the arguments' own graph (higher order).
+        with _replayed_rng(state["rng"]), pyad.enable_grad():
+            outputs, _ = _as_outputs(state["function"](*args, **state["kwargs"]))
+        if len(outputs) != len(grads):
+            raise RuntimeError("checkpoint(): the recomputed function returned %d Variables, "
+                               "the forward returned %d" % (len(outputs), len(grads)))
+        roots, root_grads = [], []
+        for o, g in zip(outputs, grads):
+            if g is not None and o.requires_grad:
+                roots.append(o)
+                root_grads.append(g)
+        targets = [(i, v) for i, v in enumerate(variables) if v.requires_grad]
+        result = [None] * len(variables)
+        if roots and targets:
+            found = pyad.autograd.grad(roots, [v for _, v in targets], root_grads,
+                                       allow_unused=True,
+                                       create_graph=pyad.is_grad_enabled())
+            for (i, _), g in zip(targets, found):
+                result[i] = g
+        return (None,) + tuple(result)
+
+
+def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs):
+    if not pyad.is_grad_enabled():
+        return function(*args, **kwargs)           # nothing is recorded anyway
+    rng = _rng_state() if preserve_rng_state else None
+    # nodes recorded from here on have sequence numbers above this probe's
+    start = (pyad.zeros((), requires_grad=True) * 1.0).grad_fn._sequence_nr() + 1
+    result = function(*args, **kwargs)
+    outputs, rebuild = _as_outputs(result)
+    differentiable = [o.requires_grad for o in outputs]
+    if not any(differentiable):
+        return result
+    leaves = _leaves_used([o for o, d in zip(outputs, differentiable) if d], args, start)
+    if leaves is None:
+        warnings.warn("checkpoint(): the function uses a Variable with history that is not "
+                      "one of its arguments; pass it as an argument to checkpoint it. Its "
+                      "graph is kept as recorded (no memory is saved).", stacklevel=3)
+        return result
+    arg_positions = [i for i, a in enumerate(args) if isinstance(a, Variable)]
+    state = {"function": function, "args": args, "kwargs": kwargs, "rng": rng,
+             "arg_positions": arg_positions, "differentiable": differentiable,
+             "outputs": [o.detach() for o in outputs]}
+    del result, outputs                        # the recorded graph goes here
+    out = _Checkpoint.apply(state, *[args[i] for i in arg_positions], *leaves)
+    return rebuild([out] if isinstance(out, Variable) else list(out))
+
+
+# -- use_reentrant=True -------------------------------------------------------------------
+
+class _ReentrantCheckpoint(pyad.autograd.Function):
+
+    @staticmethod
+    def forward(ctx, function, rng, *args):
+        ctx.function, ctx.rng = function, rng
+        ctx.args = [None if isinstance(a, Variable) else a for a in args]
+        ctx.save_for_backward(*[a if isinstance(a, Variable) else None for a in args])
+        outputs = function(*args)                  # (recording is off in forward)
+        return outputs
+
+    @staticmethod
+    def backward(ctx, *grads):
+        args = list(ctx.args)
+        for i, v in enumerate(ctx.saved_tensors):
+            if v is not None:
+                detached = v.detach()
+                detached.requires_grad = v.requires_grad
+                args[i] = detached
+        with _replayed_rng(ctx.rng), pyad.enable_grad():
+            outputs, _ = _as_outputs(ctx.function(*args))
+        roots, root_grads = [], []
+        for o, g in zip(outputs, grads):
+            if g is not None and o.requires_grad:
+                roots.append(o)
+                root_grads.append(g)
+        if not roots:
+            raise RuntimeError("none of output has requires_grad=True, this checkpoint() "
+                               "is not necessary")
+        pyad.autograd.backward(roots, root_grads)
+        return (None, None) + tuple(a.grad if isinstance(a, Variable) else None
+                                    for a in args)
+
+
+def _checkpoint_reentrant(function, preserve_rng_state, args, kwargs):
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    if pyad.is_grad_enabled() and not any(isinstance(a, Variable) and a.requires_grad
+                                          for a in args):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
+                      stacklevel=3)
+    rng = _rng_state() if preserve_rng_state else None
+    return _ReentrantCheckpoint.apply(function, rng, *args)
+
+
+# -- the public functions -----------------------------------------------------------------
+
+def checkpoint(function, *args, use_reentrant=None, context_fn=None,
+               determinism_check="default", debug=False, early_stop=True,
+               preserve_rng_state=True, **kwargs):
+    """Run ``function(*args, **kwargs)`` without keeping its intermediate values for the
+    backward pass, which recomputes them, as ``torch.utils.checkpoint.checkpoint``.
+
+    Parameters
+    ----------
+    function : callable
+        A function of Variables (a module, a block of layers).
+    *args
+        Its arguments; Variables among them get gradients.
+    use_reentrant : bool
+        Pass it explicitly, as torch asks (None warns and means True, torch's default):
+        False is the recommended mode (see the module's description).
+    preserve_rng_state : bool
+        Replay the default generator's random numbers in the recomputation (default).
+    context_fn, determinism_check, debug, early_stop
+        torch's options of the non-reentrant mode: only their defaults are supported.
+    **kwargs
+        Passed to ``function`` (``use_reentrant=False`` only, as torch).
+
+    Returns
+    -------
+    What ``function`` returns.
+
+    Examples
+    --------
+    >>> import pyad
+    >>> from pyad.utils.checkpoint import checkpoint
+    >>> layer = pyad.nn.Linear(3, 3)
+    >>> x = pyad.ones(2, 3, requires_grad=True)
+    >>> y = checkpoint(lambda t: layer(t).tanh(), x, use_reentrant=False)
+    >>> y.sum().backward()
+    >>> layer.weight.grad.shape
+    (3, 3)
+    """
+    if context_fn is not None or determinism_check != "default" or debug:
+        raise NotImplementedError("checkpoint(): context_fn, determinism_check and debug "
+                                  "support only their defaults in pyad")
+    del early_stop                 # (when to stop recomputing: an optimisation of torch's)
+    if use_reentrant is None:
+        warnings.warn("pyad.utils.checkpoint: the use_reentrant parameter should be passed "
+                      "explicitly; use_reentrant=False is recommended (None means True, "
+                      "torch's default).", stacklevel=2)
+        use_reentrant = True
+    if use_reentrant:
+        return _checkpoint_reentrant(function, preserve_rng_state, args, kwargs)
+    return _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs)
+
+
+def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
+    """Run a sequence of functions (an ``nn.Sequential`` or a list of modules) in
+    ``segments`` checkpointed chunks, the last one run normally, as
+    ``torch.utils.checkpoint.checkpoint_sequential``.
+
+    >>> import pyad
+    >>> from pyad.utils.checkpoint import checkpoint_sequential
+    >>> model = pyad.nn.Sequential(pyad.nn.Linear(4, 4), pyad.nn.Tanh(), pyad.nn.Linear(4, 1))
+    >>> y = checkpoint_sequential(model, 2, pyad.ones(3, 4), use_reentrant=False)
+    >>> y.shape
+    (3, 1)
+    """
+    if use_reentrant is None:
+        warnings.warn("pyad.utils.checkpoint: the use_reentrant parameter should be passed "
+                      "explicitly; use_reentrant=False is recommended (None means True, "
+                      "torch's default).", stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    if hasattr(functions, "children") and not isinstance(functions, (list, tuple)):
+        functions = list(functions.children())
+    functions = list(functions)
+    if int(segments) != segments or segments < 1:
+        raise ValueError("checkpoint_sequential(): segments must be a positive integer, "
+                         "got %r" % (segments,))
+    size = max(len(functions) // int(segments), 1)
+
+    def run(start, end):
+        def forward(x):
+            for j in range(start, end + 1):
+                x = functions[j](x)
+            return x
+        return forward
+
+    end = -1
+    for start in range(0, size * (int(segments) - 1), size):
+        end = start + size - 1
+        if end >= len(functions) - 1:
+            end = start - 1
+            break
+        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve)
+    return run(end + 1, len(functions) - 1)(input)

@@ -1,0 +1,203 @@
+"""pyad.utils.checkpoint against torch.utils.checkpoint on the same inputs: values and
+gradients in both modes, parameters reached through a closure, keyword arguments,
+second order, the random stream replayed, memory actually released, and the errors."""
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+import pyad
+from pyad.utils.checkpoint import checkpoint, checkpoint_sequential
+
+torch = pytest.importorskip("torch")
+TC = pytest.importorskip("torch.utils.checkpoint")
+
+RNG = np.random.default_rng(0)
+W = RNG.standard_normal((4, 4))
+X = RNG.standard_normal((3, 4))
+
+
+def _vars(lib):
+    if lib is pyad:
+        return (pyad.Variable(W.copy(), requires_grad=True),
+                pyad.Variable(X.copy(), requires_grad=True))
+    return torch.tensor(W.copy(), requires_grad=True), torch.tensor(X.copy(), requires_grad=True)
+
+
+def _np(v):
+    return v.detach().numpy() if isinstance(v, torch.Tensor) else np.asarray(v.data)
+
+
+def _block(w):
+    return lambda a, scale=1.0: (a @ w).tanh() * a * scale
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_values_and_gradients_match_torch(use_reentrant):
+    results = []
+    for lib, ck in ((pyad, checkpoint), (torch, TC.checkpoint)):
+        w, x = _vars(lib)
+        y = ck(_block(w), x * 2, use_reentrant=use_reentrant)
+        assert y.requires_grad
+        (y ** 2).sum().backward()
+        results.append((y, x.grad, w.grad))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(_np(got), _np(want), rtol=1e-12, atol=1e-14)
+
+
+def test_keyword_arguments_and_tuple_outputs_without_reentrant():
+    results = []
+    for lib, ck in ((pyad, checkpoint), (torch, TC.checkpoint)):
+        w, x = _vars(lib)
+
+        def f(a, scale=1.0):
+            h = _block(w)(a, scale)
+            return h, h.sum(), 7
+        h, s, seven = ck(f, x, use_reentrant=False, scale=3.0)
+        assert seven == 7
+        (h.sum() * s).backward()
+        results.append((h, s, x.grad, w.grad))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(_np(got), _np(want), rtol=1e-12, atol=1e-13)
+    w, x = _vars(pyad)
+    with pytest.raises(ValueError, match="Unexpected keyword arguments: scale"):
+        checkpoint(_block(w), x, use_reentrant=True, scale=3.0)
+
+
+def test_grad_and_second_order_without_reentrant_match_torch():
+    results = []
+    for lib, ck in ((pyad, checkpoint), (torch, TC.checkpoint)):
+        w, x = _vars(lib)
+        y = ck(_block(w), x * 2, use_reentrant=False)
+        g = lib.autograd.grad(y.sum(), [x, w], create_graph=True)
+        h = lib.autograd.grad((g[0] ** 2).sum() + (g[1] ** 3).sum(), [x, w])
+        results.append(list(g) + list(h))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(_np(got), _np(want), rtol=1e-11, atol=1e-12)
+
+
+def test_reentrant_output_needs_an_input_requiring_grad_as_torch():
+    for lib, ck in ((pyad, checkpoint), (torch, TC.checkpoint)):
+        w, _ = _vars(lib)
+        x = lib.ones(3, 4, dtype=lib.float64)
+        with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
+            y = ck(_block(w), x, use_reentrant=True)
+        assert not y.requires_grad
+        # the non-reentrant mode still reaches the parameter
+        y = ck(_block(w), x, use_reentrant=False)
+        assert y.requires_grad
+        y.sum().backward()
+        assert w.grad is not None
+
+
+def test_use_reentrant_must_be_passed_explicitly():
+    w, x = _vars(pyad)
+    with pytest.warns(UserWarning, match="use_reentrant parameter should be passed"):
+        checkpoint(_block(w), x)
+
+
+def test_random_numbers_replayed_and_the_stream_left_alone():
+    def f(a):
+        return pyad.nn.functional.dropout(a * 3.0, 0.5, training=True)
+    for use_reentrant in (False, True):
+        pyad.manual_seed(1)
+        x = pyad.Variable(X.copy(), requires_grad=True)
+        y = checkpoint(f, x, use_reentrant=use_reentrant)
+        after_forward = pyad.rand(4).data
+        y.sum().backward()
+        # the gradient is 3 / (1 - p) where the forward kept the value, else 0
+        np.testing.assert_array_equal(x.grad.data, np.where(y.data != 0, 6.0, 0.0))
+        # the same draws as without a checkpoint, and the recomputation consumed none
+        pyad.manual_seed(1)
+        plain = f(pyad.Variable(X.copy()))
+        np.testing.assert_array_equal(plain.data, y.data)
+        np.testing.assert_array_equal(pyad.rand(4).data, after_forward)
+
+
+def test_memory_between_forward_and_backward_is_the_inputs_only():
+    n = 200_000                                   # 1.6 MB per float64 intermediate
+
+    def deep(a):
+        for _ in range(10):
+            a = (a * 1.001).tanh()
+        return a
+
+    def held(run):
+        x = pyad.Variable(np.linspace(-1, 1, n), requires_grad=True)
+        tracemalloc.start()
+        y = run(x)
+        current, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        y.sum().backward()
+        ref = deep(pyad.Variable(x.data.copy(), requires_grad=True))
+        assert np.allclose(y.data, ref.data)
+        return current, x.grad.data
+
+    plain, g_plain = held(deep)
+    checked, g_checked = held(lambda x: checkpoint(deep, x, use_reentrant=False))
+    np.testing.assert_allclose(g_checked, g_plain, rtol=1e-12)
+    assert plain > 9 * 8 * n                      # the plain graph holds the 10 tanh outputs
+    assert checked < 3 * 8 * n, (plain, checked)  # the output (and a little more)
+
+
+def test_a_closure_over_a_variable_with_history_warns_and_stays_correct():
+    w, x = _vars(pyad)
+    w2 = w * 2                                    # history the checkpoint cannot see
+    with pytest.warns(UserWarning, match="Variable with history that is not one of its"):
+        y = checkpoint(_block(w2), x, use_reentrant=False)
+    y.sum().backward()
+    wt, xt = _vars(torch)
+    TC.checkpoint(_block(wt * 2), xt, use_reentrant=False).sum().backward()
+    np.testing.assert_allclose(w.grad.data, wt.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.data, xt.grad.numpy(), rtol=1e-12)
+
+
+def test_no_grad_runs_the_function_plainly():
+    w, x = _vars(pyad)
+    with pyad.no_grad():
+        y = checkpoint(_block(w), x, use_reentrant=False)
+    assert not y.requires_grad
+    np.testing.assert_allclose(y.data, _block(w)(x).data)
+
+
+def test_an_input_modified_in_place_after_the_forward_is_an_error():
+    w, x = _vars(pyad)
+    a = x * 1.0
+    y = checkpoint(_block(w), a, use_reentrant=False)
+    with pyad.no_grad():
+        a.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("segments", [1, 2, 3])
+def test_checkpoint_sequential_matches_torch(segments):
+    pyad.manual_seed(0)
+    pm = pyad.nn.Sequential(pyad.nn.Linear(4, 5), pyad.nn.Tanh(), pyad.nn.Linear(5, 5),
+                            pyad.nn.Sigmoid(), pyad.nn.Linear(5, 2))
+    tm = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.Tanh(), torch.nn.Linear(5, 5),
+                             torch.nn.Sigmoid(), torch.nn.Linear(5, 2)).double()
+    with torch.no_grad():
+        for p, t in zip(pm.parameters(), tm.parameters()):
+            t.copy_(torch.from_numpy(p.data.astype(np.float64)))
+    for p in pm.parameters():
+        p.data = p.data.astype(np.float64)
+    xp = pyad.Variable(X.copy(), requires_grad=True)
+    xt = torch.tensor(X.copy(), requires_grad=True)
+    yp = checkpoint_sequential(pm, segments, xp, use_reentrant=False)
+    yt = TC.checkpoint_sequential(tm, segments, xt, use_reentrant=False)
+    np.testing.assert_allclose(yp.data, yt.detach().numpy(), rtol=1e-12)
+    yp.sum().backward()
+    yt.sum().backward()
+    np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=1e-12)
+    for p, t in zip(pm.parameters(), tm.parameters()):
+        np.testing.assert_allclose(p.grad.data, t.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_rng_state_functions_as_torch():
+    state = pyad.get_rng_state()
+    assert state.dtype == np.uint8
+    a = pyad.randn(5)
+    pyad.set_rng_state(state)
+    np.testing.assert_array_equal(pyad.randn(5).data, a.data)
