@@ -71,8 +71,11 @@ cdef class SavedVariable:
     cdef unsigned char _is_output
     cdef unsigned char _requires_grad
     cdef unsigned char _released
+    cdef unsigned char _hooked       # _data is (packed, unpack_hook): saved_tensors_hooks
 
     cdef object data(self, Node owner)
+    cdef Variable _unpack_hooked(self, Node owner)
+    cdef void _attach_history(self, Variable v, Node owner) except *
     cdef str _version_error(self, Node owner)
     cdef Variable unpack(self, Node owner)
     cdef void release(self)

@@ -938,6 +938,8 @@ cdef class SavedVariable:
         # The saved array, after the same checks as unpack (fast backward paths).
         if self._released:
             raise _freed_error(owner)
+        if self._hooked:
+            return self._unpack_hooked(owner)._data
         if self._version_counter.version != self._saved_version or \
                 self._version_counter.detaches != self._saved_detaches:
             raise RuntimeError(self._version_error(owner))
@@ -971,19 +973,40 @@ cdef class SavedVariable:
                         "detection to see where it was modified.")
         return message
 
+    cdef Variable _unpack_hooked(self, Node owner):
+        # The value a saved_tensors_hooks pair packed, from its unpack hook (called at
+        # each use, as torch). As in torch, there is no version check (the hooks own the
+        # value) and the result takes the saved value's history.
+        cdef Variable v
+        packed, unpack_hook = self._data
+        result = unpack_hook(packed)
+        if not isinstance(result, Variable):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Variable but "
+                            "got result of type %s" % type(result).__name__)
+        v = Variable.__new__(Variable)
+        v._data = (<Variable>result)._data
+        v._version_counter = _vc(<Variable>result)
+        self._attach_history(v, owner)
+        return v
+
     cdef Variable unpack(self, Node owner):
         cdef Variable v
+        if self._hooked and not self._released:
+            return self._unpack_hooked(owner)
         self.data(owner)
         v = Variable.__new__(Variable)
         v._data = self._data
         v._version_counter = self._version_counter
+        self._attach_history(v, owner)
+        return v
+
+    cdef void _attach_history(self, Variable v, Node owner) except *:
         if self._requires_grad:
             v._requires_grad = True
             v._grad_fn = owner if self._is_output else self._grad_fn
             v._output_nr = self._output_nr
             if self._is_output and owner._x is not None and owner._x.metadata is not None:
                 _attach_to_group(v, owner)
-        return v
 
     cdef void release(self):
         self._released = True
@@ -1038,7 +1061,66 @@ cdef inline SavedVariable _save(Variable v, bint is_output, Py_ssize_t input_nr=
         # cycles.
         if not is_output:
             s._grad_fn = _node_of(v)
+    if _saved_hooks_on:
+        _pack_saved(s, v)
     return s
+
+
+# -- saved_tensors_hooks (pyad.autograd.graph) ---------------------------------------------
+#
+# The innermost (pack_hook, unpack_hook) pair of the open saved_tensors_hooks contexts
+# packs every value saved for a backward (built-in ops and custom Functions alike); the
+# SavedVariable then keeps (packed, unpack_hook) in place of the array, and each use of
+# the value calls the unpack hook. One C flag tests for hooks per save.
+
+cdef list _saved_hooks = []
+cdef bint _saved_hooks_on = False
+cdef object _saved_hooks_disabled = None     # disable_saved_tensors_hooks' message
+
+
+def _push_saved_tensors_hooks(pack_hook, unpack_hook):
+    global _saved_hooks_on
+    if _saved_hooks_disabled is not None:
+        raise RuntimeError(_saved_hooks_disabled)
+    if not callable(pack_hook) or not callable(unpack_hook):
+        raise TypeError("saved_tensors_hooks(): pack_hook and unpack_hook must be callable")
+    _saved_hooks.append((pack_hook, unpack_hook))
+    _saved_hooks_on = True
+
+
+def _pop_saved_tensors_hooks():
+    global _saved_hooks_on
+    if _saved_hooks:
+        _saved_hooks.pop()
+    _saved_hooks_on = len(_saved_hooks) > 0
+
+
+def _saved_tensors_hooks_disabled_message():
+    return _saved_hooks_disabled
+
+
+def _set_saved_tensors_hooks_disabled(message):
+    global _saved_hooks_disabled
+    _saved_hooks_disabled = None if message is None else str(message)
+
+
+cdef void _pack_saved(SavedVariable s, Variable v) except *:
+    global _saved_hooks_on
+    pack_hook, unpack_hook = _saved_hooks[len(_saved_hooks) - 1]
+    version = _vc(v).version
+    _saved_hooks_on = False                    # the hook's own ops save plainly
+    try:
+        packed = pack_hook(v)
+    finally:
+        _saved_hooks_on = len(_saved_hooks) > 0
+    if _vc(v).version != version:
+        raise RuntimeError("A saved tensor pack hook is modifying its input in place. Tensors "
+                           "provided as input to pack hook can not be modified by in-place "
+                           "operations as this can lead to unexpected side-effects. Please "
+                           "open an issue if you need to perform in-place operations on the "
+                           "input to a pack hook.")
+    s._data = (packed, unpack_hook)
+    s._hooked = True
 
 
 cdef str _shape_str(shape):

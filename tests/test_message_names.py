@@ -196,6 +196,8 @@ TORCH_WORDING = (
     "assigned grad expected to be a Tensor or None",
     "ctx.mark_dirty() received a tensor that was not an input",
     "boundaries tensor",           # torch's searchsorted/bucketize messages
+    "A saved tensor pack hook is modifying its input",    # saved_tensors_hooks
+    "Output of saved tensor unpack_hook",
     # torch's op and layer messages
     "Expected 2D or 3D (batch mode) tensor for input",
     "Only 3D, 4D and 5D input Tensors supported",

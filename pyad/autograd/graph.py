@@ -1,4 +1,6 @@
-"""A picture of the backward graph: ``to_dot`` and ``render``.
+"""The backward graph: what it saves (``saved_tensors_hooks``, ``save_on_cpu``,
+``disable_saved_tensors_hooks``, as ``torch.autograd.graph``) and a picture of it
+(``to_dot`` and ``render``).
 
 `to_dot` walks the graph behind one or more outputs through the public node API
 (``Variable.grad_fn``, ``Node.next_functions``, ``Node.name()``,
@@ -13,11 +15,103 @@ that produced an input, to the node that used it, and on to the outputs. An
 input used twice (``y * y``) gives two edges.
 """
 
+import contextlib
 import shutil
 
 import pyad
+from pyad import _engine
 
-__all__ = ["to_dot", "render"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "to_dot", "render"]
+
+
+class saved_tensors_hooks:
+    """Context manager setting a pair of hooks for the values saved for backward, as
+    ``torch.autograd.graph.saved_tensors_hooks``.
+
+    Inside the block, every Variable an op saves for its backward (built-in ops and
+    ``ctx.save_for_backward`` alike) is passed to ``pack_hook(variable)``, and what it
+    returns is kept instead of the value. Each use of the value in the backward pass
+    (or ``ctx.saved_tensors``) calls ``unpack_hook(packed)``, which must return a
+    Variable with the original's content; it takes the saved value's history. The
+    hooks may be nested (the innermost pair is used); they apply to the whole process,
+    not per thread (torch's are per thread). As in torch, the pack hook must not modify
+    its input in place, and a value behind hooks is not checked against in-place
+    changes (the hooks own it).
+
+    >>> import pyad
+    >>> x = pyad.tensor([1.0, 2.0], requires_grad=True)
+    >>> packed = []
+    >>> with saved_tensors_hooks(lambda v: packed.append(v) or len(packed) - 1,
+    ...                          lambda i: packed[i]):
+    ...     y = (x * x).sum()
+    >>> len(packed)
+    2
+    >>> y.backward()
+    >>> x.grad
+    tensor([2., 4.])
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _engine._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
+
+    def __exit__(self, *args):
+        _engine._pop_saved_tensors_hooks()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keep the values saved for backward in host memory and move them back to their
+    device for the backward pass, as ``torch.autograd.graph.save_on_cpu``. A Variable
+    already on the host is kept as it is, not copied (as torch's ``.cpu()``), and like
+    any value behind hooks it is not checked against in-place changes. ``pin_memory``
+    and ``device_type`` are accepted as torch's; pyad does not pin host memory.
+
+    >>> import pyad
+    >>> x = pyad.tensor([1.0, 2.0], requires_grad=True)
+    >>> with save_on_cpu():
+    ...     y = (x.exp() * x).sum()
+    >>> y.backward()
+    >>> x.grad
+    tensor([ 5.4366, 22.1672])
+    """
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        del pin_memory, device_type
+
+        def pack_to_cpu(variable):
+            return variable.device, variable.detach().cpu()
+
+        def unpack_from_cpu(packed):
+            device, variable = packed
+            return variable.to(device)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Context manager under which setting saved-tensor hooks (``saved_tensors_hooks``,
+    ``save_on_cpu``) raises ``RuntimeError(error_message)``, as
+    ``torch.autograd.graph.disable_saved_tensors_hooks``.
+
+    >>> with disable_saved_tensors_hooks("no hooks here"):
+    ...     try:
+    ...         with save_on_cpu():
+    ...             pass
+    ...     except RuntimeError as exc:
+    ...         print(exc)
+    no hooks here
+    """
+    previous = _engine._saved_tensors_hooks_disabled_message()
+    _engine._set_saved_tensors_hooks_disabled(error_message)
+    try:
+        yield
+    finally:
+        _engine._set_saved_tensors_hooks_disabled(previous)
 
 _OUTPUT_STYLE = 'style=filled, fillcolor="darkolivegreen1"'
 _LEAF_STYLE = 'style=filled, fillcolor="lightblue"'

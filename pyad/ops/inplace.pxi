@@ -57,7 +57,7 @@ cdef Variable _write_back(Variable x, Variable old, Variable result, str what):
         # does: no second copy, and a later in-place change to x is caught by backward.
         if isinstance(result._grad_fn, _UnaryNode):
             saved = (<_UnaryNode>result._grad_fn).saved
-            if saved is not None and saved._is_output:
+            if saved is not None and saved._is_output and not saved._hooked:
                 saved._data = x._data
                 saved._version_counter = _vc(x)
                 saved._saved_version = saved._version_counter.version
