@@ -30,7 +30,7 @@ cdef class Node:
     # One backward operation. Strong references point backwards only: a node holds
     # the nodes of its inputs (next_functions), never the Variables it produced.
     # Fields are ordered to pack: pointers and 8-byte integers, then the small ones.
-    cdef tuple _next_functions      # ((Node or None, input_nr), ...) one per forward input
+    cdef tuple _next_functions      # edge entries (None, Node or (Node, nr)), one per input
     cdef long long _seq
     cdef Py_ssize_t _num_outputs     # how many gradients flow into this node
     cdef tuple _out_meta             # ((shape, dtype, xp), ...) to materialise missing grads

@@ -399,7 +399,7 @@ cdef inline bint _operand_requires_grad(object x) except -1:
     return isinstance(x, Variable) and _requires_grad_now(<Variable>x)
 
 
-cdef inline tuple _operand_edge(object x):
+cdef inline object _operand_edge(object x):
     if isinstance(x, Variable):
         return _edge(<Variable>x)
     return _NO_EDGE
