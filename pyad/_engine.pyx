@@ -12,6 +12,7 @@ cimport cython
 from cpython.ref cimport Py_REFCNT, Py_DECREF, Py_INCREF, Py_XDECREF
 from cpython.mem cimport PyMem_Realloc, PyMem_Free
 from cpython.object cimport PyTypeObject, PyObject
+from cpython.tuple cimport PyTuple_GET_SIZE
 
 cdef extern from "Python.h":
     void PyType_Modified(PyTypeObject* t)
@@ -654,31 +655,50 @@ cdef inline object _make_entry(Node node, Py_ssize_t nr):
     return (node, nr)
 
 
+# Node._ekind: where a node's entries are.
+DEF _EK_NONE = 0      # no graph: not made by a forward op (or being freed)
+DEF _EK_0 = 1         # no edges (AccumulateGrad)
+DEF _EK_1 = 2         # one: _e0
+DEF _EK_2 = 3         # two: _e0, _e1
+DEF _EK_TUPLE = 4     # three or more: the tuple of entries in _e0
+
+
 cdef inline bint _has_graph(Node node):
-    # False: the node was not made by a forward op (or its edges were dropped).
-    return node._next_functions is not None
+    # False: the node was not made by a forward op.
+    return node._ekind != _EK_NONE
 
 
 cdef inline Py_ssize_t _num_edges(Node node):
-    if node._next_functions is None:
+    cdef unsigned char k = node._ekind
+    if k == _EK_TUPLE:
+        # (None after the cyclic GC cleared the node)
+        return PyTuple_GET_SIZE(node._e0) if node._e0 is not None else 0
+    if k == _EK_NONE:
         return 0
-    return len(node._next_functions)
+    return <Py_ssize_t>k - 1
 
 
 cdef inline object _edge_at(Node node, Py_ssize_t i):
     # Entry i (0 <= i < _num_edges(node), which the caller checks).
-    return node._next_functions[i]
+    if node._ekind == _EK_TUPLE:
+        return (<tuple>node._e0)[i]
+    return node._e0 if i == 0 else node._e1
 
 
 cdef inline Node _edge_node_at(Node node, Py_ssize_t i):
-    return _entry_node(node._next_functions[i])
+    return _entry_node(_edge_at(node, i))
 
 
 cdef tuple _edge_entries(Node node):
     # The node's entries as one tuple (to give another node the same edges).
-    if node._next_functions is None:
-        return ()
-    return node._next_functions
+    cdef unsigned char k = node._ekind
+    if k == _EK_TUPLE:
+        return node._e0 if node._e0 is not None else ()
+    if k == _EK_1:
+        return (node._e0,)
+    if k == _EK_2:
+        return (node._e0, node._e1)
+    return ()
 
 
 cdef class _NodeExtra:
@@ -712,14 +732,20 @@ cdef class Node:
     def __dealloc__(self):
         if self._gc_state == 2:
             _unlink_untracked(self)
-        if self._next_functions is None:
+        if self._ekind == _EK_NONE:
             return
+        self._ekind = _EK_NONE
         if _enter_dealloc():
-            self._next_functions = None
+            self._e0 = None
+            self._e1 = None
             _leave_dealloc()
         else:
-            _dealloc_pending.append(self._next_functions)
-            self._next_functions = None
+            if self._e0 is not None:
+                _dealloc_pending.append(self._e0)
+                self._e0 = None
+            if self._e1 is not None:
+                _dealloc_pending.append(self._e1)
+                self._e1 = None
 
     cdef tuple _backward(self, tuple grads):
         raise NotImplementedError("%s has no backward" % self.name())
@@ -828,7 +854,7 @@ cdef class Node:
         if not any_grad:
             return (None,) * _num_edges(self)
         grads = tuple(checked)
-        if self._out_meta is not None:
+        if self._x is not None and self._x.out_meta is not None:
             grads = _materialize(self, grads)
         return _call_backward(self, grads)
 
@@ -853,8 +879,41 @@ cdef object _checked_grad(object g, Node node, Py_ssize_t i, str what):
 
 
 cdef inline void _init_node(Node node, tuple edges, Py_ssize_t num_outputs):
+    # edges: the node's entries, one per forward input (see _NO_EDGE).
+    cdef Py_ssize_t k = len(edges)
+    if k == 1:
+        _init_node1(node, edges[0], num_outputs)
+    elif k == 2:
+        _init_node2(node, edges[0], edges[1], num_outputs)
+    elif k == 0:
+        node._e0 = None
+        node._e1 = None
+        node._ekind = _EK_0
+        _init_node_seq(node, num_outputs)
+    else:
+        node._e0 = edges
+        node._e1 = None
+        node._ekind = _EK_TUPLE
+        _init_node_seq(node, num_outputs)
+
+
+cdef inline void _init_node1(Node node, object e0, Py_ssize_t num_outputs):
+    # A one-input op's node (no tuple for its edge).
+    node._e0 = e0
+    node._e1 = None
+    node._ekind = _EK_1
+    _init_node_seq(node, num_outputs)
+
+
+cdef inline void _init_node2(Node node, object e0, object e1, Py_ssize_t num_outputs):
+    node._e0 = e0
+    node._e1 = e1
+    node._ekind = _EK_2
+    _init_node_seq(node, num_outputs)
+
+
+cdef inline void _init_node_seq(Node node, Py_ssize_t num_outputs):
     global _sequence_counter
-    node._next_functions = edges
     node._num_outputs = num_outputs
     node._seq = _sequence_counter
     _sequence_counter += 1
@@ -911,7 +970,7 @@ cdef class AccumulateGrad(Node):
 cdef AccumulateGrad _new_accumulator(Variable leaf):
     global _accumulator_counter
     cdef AccumulateGrad acc = AccumulateGrad.__new__(AccumulateGrad)
-    acc._next_functions = ()
+    acc._ekind = _EK_0
     acc._num_outputs = 1
     # Sinks run first when ready: it frees the gradient and lets hooks see it early.
     # They count on their own, so an op's node gets the number the op saw next
@@ -2873,7 +2932,7 @@ cdef tuple _materialize(Node node, tuple grads):
     cdef list out = list(grads)
     cdef Py_ssize_t i
     for i in range(len(out)):
-        meta = node._out_meta[i]
+        meta = node._x.out_meta[i]
         if out[i] is None and meta is not None:     # (None meta: not a Variable output)
             shape, dtype, xp = meta
             out[i] = _wrap(xp.zeros(shape, dtype=dtype))
@@ -2912,7 +2971,7 @@ cdef tuple _run_node_profiled(Node node, tuple grads, bint keep_graph):
 
 cdef inline tuple _run_node_body(Node node, tuple grads, bint keep_graph):
     cdef tuple outs
-    if node._out_meta is not None:
+    if node._x is not None and node._x.out_meta is not None:
         grads = _materialize(node, grads)
     if _gc_audit:
         _gc_audit_node(node)

@@ -373,7 +373,7 @@ cdef void _record_outputs(FunctionNode node, list outs, tuple args, object dirty
     for i in range(len(outs)):
         outs[i] = outs[last[i]]
     if node._materialize_grads:
-        node._out_meta = tuple(out_meta)
+        _extra(node).out_meta = tuple(out_meta)
     if node._to_save is not None:
         node._saved = _save_for_backward(node, args, outs, returned, last)
         node._to_save = None
