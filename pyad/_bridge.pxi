@@ -20,7 +20,7 @@ cdef class _BridgeNode(Node):
     cdef list _saved_inputs           # SavedVariable (an input requiring grad) or None
 
     cdef tuple _backward(self, tuple grads):
-        cdef Py_ssize_t i, n = len(self._next_functions)
+        cdef Py_ssize_t i, n = _num_edges(self)
         if self._released or self._saved_inputs is None:
             raise _freed_error(self)
         inputs = [None] * n
@@ -35,7 +35,7 @@ cdef class _BridgeNode(Node):
         out = [None] * n
         for i in range(n):
             g = result[i]
-            if g is None or (<tuple>self._next_functions[i])[0] is None:
+            if g is None or _edge_at(self, i) is None:
                 continue
             if not isinstance(g, Variable):
                 raise TypeError("%s returned a gradient of type %s at index %d, expected a "

@@ -24,16 +24,21 @@ cdef class _NodeExtra:
     cdef dict metadata
     cdef object creation_stack       # anomaly mode: frames where the forward op ran
     cdef Node parent_node            # anomaly mode: node being run when this one was made
+    cdef tuple out_meta              # ((shape, dtype, xp), ...) to materialise missing
+                                     # grads (custom Functions with materialize_grads)
 
 
 cdef class Node:
     # One backward operation. Strong references point backwards only: a node holds
     # the nodes of its inputs (next_functions), never the Variables it produced.
     # Fields are ordered to pack: pointers and 8-byte integers, then the small ones.
-    cdef tuple _next_functions      # ((Node or None, input_nr), ...) one per forward input
+    # Edges (_engine.pyx, _NO_EDGE): one entry per forward input, None, a Node or a
+    # (Node, nr) pair; one or two entries are held in _e0/_e1, more as a tuple in _e0
+    # (_ekind says which). No tuple per node for the common one- and two-input ops.
+    cdef object _e0
+    cdef object _e1
     cdef long long _seq
     cdef Py_ssize_t _num_outputs     # how many gradients flow into this node
-    cdef tuple _out_meta             # ((shape, dtype, xp), ...) to materialise missing grads
     cdef _NodeExtra _x               # hooks, metadata, anomaly trace (None: none of them)
     # Per-backward bookkeeping, used by the outermost backward pass (nested passes,
     # e.g. grad() called inside a custom backward, keep theirs in dicts).
@@ -48,6 +53,7 @@ cdef class Node:
     cdef unsigned char _in_task
     # _gc_state: 0 unsealed, 1 pinned tracked, 2 untracked and linked.
     cdef unsigned char _gc_state
+    cdef unsigned char _ekind        # _EK_*: how many edges, and where they are
 
     cdef tuple _backward(self, tuple grads)
     cdef void _release_saved(self)

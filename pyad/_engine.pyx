@@ -12,6 +12,7 @@ cimport cython
 from cpython.ref cimport Py_REFCNT, Py_DECREF, Py_INCREF, Py_XDECREF
 from cpython.mem cimport PyMem_Realloc, PyMem_Free
 from cpython.object cimport PyTypeObject, PyObject
+from cpython.tuple cimport PyTuple_GET_SIZE
 
 cdef extern from "Python.h":
     void PyType_Modified(PyTypeObject* t)
@@ -627,7 +628,77 @@ class _HookDict(dict):
 # Node: one backward operation
 # --------------------------------------------------------------------------------
 
-cdef tuple _NO_EDGE = (None, 0)
+# An edge entry, one per input of the forward op: None (the input needs no gradient:
+# the public pair (None, 0)), the Node the gradient flows into when it is that node's
+# output 0 (the common case: no tuple per edge), or a (Node, output_nr) pair for any
+# other output. Node.next_functions builds torch's pairs from these on demand.
+cdef object _NO_EDGE = None
+
+
+cdef inline Node _entry_node(object e):
+    if e is None:
+        return None
+    if type(e) is tuple:
+        return <Node>(<tuple>e)[0]
+    return <Node>e
+
+
+cdef inline Py_ssize_t _entry_nr(object e):
+    if type(e) is tuple:
+        return <Py_ssize_t>(<tuple>e)[1]
+    return 0
+
+
+cdef inline object _make_entry(Node node, Py_ssize_t nr):
+    if nr == 0 or node is None:
+        return node
+    return (node, nr)
+
+
+# Node._ekind: where a node's entries are.
+DEF _EK_NONE = 0      # no graph: not made by a forward op (or being freed)
+DEF _EK_0 = 1         # no edges (AccumulateGrad)
+DEF _EK_1 = 2         # one: _e0
+DEF _EK_2 = 3         # two: _e0, _e1
+DEF _EK_TUPLE = 4     # three or more: the tuple of entries in _e0
+
+
+cdef inline bint _has_graph(Node node):
+    # False: the node was not made by a forward op.
+    return node._ekind != _EK_NONE
+
+
+cdef inline Py_ssize_t _num_edges(Node node):
+    cdef unsigned char k = node._ekind
+    if k == _EK_TUPLE:
+        # (None after the cyclic GC cleared the node)
+        return PyTuple_GET_SIZE(node._e0) if node._e0 is not None else 0
+    if k == _EK_NONE:
+        return 0
+    return <Py_ssize_t>k - 1
+
+
+cdef inline object _edge_at(Node node, Py_ssize_t i):
+    # Entry i (0 <= i < _num_edges(node), which the caller checks).
+    if node._ekind == _EK_TUPLE:
+        return (<tuple>node._e0)[i]
+    return node._e0 if i == 0 else node._e1
+
+
+cdef inline Node _edge_node_at(Node node, Py_ssize_t i):
+    return _entry_node(_edge_at(node, i))
+
+
+cdef tuple _edge_entries(Node node):
+    # The node's entries as one tuple (to give another node the same edges).
+    cdef unsigned char k = node._ekind
+    if k == _EK_TUPLE:
+        return node._e0 if node._e0 is not None else ()
+    if k == _EK_1:
+        return (node._e0,)
+    if k == _EK_2:
+        return (node._e0, node._e1)
+    return ()
 
 
 cdef class _NodeExtra:
@@ -661,14 +732,20 @@ cdef class Node:
     def __dealloc__(self):
         if self._gc_state == 2:
             _unlink_untracked(self)
-        if self._next_functions is None:
+        if self._ekind == _EK_NONE:
             return
+        self._ekind = _EK_NONE
         if _enter_dealloc():
-            self._next_functions = None
+            self._e0 = None
+            self._e1 = None
             _leave_dealloc()
         else:
-            _dealloc_pending.append(self._next_functions)
-            self._next_functions = None
+            if self._e0 is not None:
+                _dealloc_pending.append(self._e0)
+                self._e0 = None
+            if self._e1 is not None:
+                _dealloc_pending.append(self._e1)
+                self._e1 = None
 
     cdef tuple _backward(self, tuple grads):
         raise NotImplementedError("%s has no backward" % self.name())
@@ -677,7 +754,7 @@ cdef class Node:
         self._released = True
 
     cdef inline bint _needs_input_grad(self, Py_ssize_t i):
-        return (<tuple>self._next_functions[i])[0] is not None
+        return _edge_at(self, i) is not None
 
     def name(self):
         """The node's name, e.g. ``'MulBackward'``."""
@@ -687,9 +764,12 @@ cdef class Node:
     def next_functions(self):
         # A fresh tuple (as torch's): the node's own may be untracked by the cyclic GC
         # and must not end up inside the user's cycles.
-        if self._next_functions is None:
-            return ()
-        return tuple([(e[0], e[1]) for e in self._next_functions])
+        cdef Py_ssize_t i, n = _num_edges(self)
+        cdef list pairs = [None] * n
+        for i in range(n):
+            e = _edge_at(self, i)
+            pairs[i] = (_entry_node(e), _entry_nr(e))
+        return tuple(pairs)
 
     @property
     def metadata(self):
@@ -761,7 +841,7 @@ cdef class Node:
         cdef Py_ssize_t i, n = len(grads)
         cdef list checked
         cdef bint any_grad = False
-        if self._next_functions is None:
+        if not _has_graph(self):
             raise RuntimeError("%s was not created by a forward op, so it has no graph to "
                                "run backward on" % self.name())
         if n != self._num_outputs:
@@ -772,9 +852,9 @@ cdef class Node:
             checked[i] = _checked_grad(checked[i], self, i, "argument")
             any_grad = any_grad or checked[i] is not None
         if not any_grad:
-            return (None,) * len(self._next_functions)
+            return (None,) * _num_edges(self)
         grads = tuple(checked)
-        if self._out_meta is not None:
+        if self._x is not None and self._x.out_meta is not None:
             grads = _materialize(self, grads)
         return _call_backward(self, grads)
 
@@ -799,8 +879,41 @@ cdef object _checked_grad(object g, Node node, Py_ssize_t i, str what):
 
 
 cdef inline void _init_node(Node node, tuple edges, Py_ssize_t num_outputs):
+    # edges: the node's entries, one per forward input (see _NO_EDGE).
+    cdef Py_ssize_t k = len(edges)
+    if k == 1:
+        _init_node1(node, edges[0], num_outputs)
+    elif k == 2:
+        _init_node2(node, edges[0], edges[1], num_outputs)
+    elif k == 0:
+        node._e0 = None
+        node._e1 = None
+        node._ekind = _EK_0
+        _init_node_seq(node, num_outputs)
+    else:
+        node._e0 = edges
+        node._e1 = None
+        node._ekind = _EK_TUPLE
+        _init_node_seq(node, num_outputs)
+
+
+cdef inline void _init_node1(Node node, object e0, Py_ssize_t num_outputs):
+    # A one-input op's node (no tuple for its edge).
+    node._e0 = e0
+    node._e1 = None
+    node._ekind = _EK_1
+    _init_node_seq(node, num_outputs)
+
+
+cdef inline void _init_node2(Node node, object e0, object e1, Py_ssize_t num_outputs):
+    node._e0 = e0
+    node._e1 = e1
+    node._ekind = _EK_2
+    _init_node_seq(node, num_outputs)
+
+
+cdef inline void _init_node_seq(Node node, Py_ssize_t num_outputs):
     global _sequence_counter
-    node._next_functions = edges
     node._num_outputs = num_outputs
     node._seq = _sequence_counter
     _sequence_counter += 1
@@ -814,7 +927,8 @@ cdef void _init_node_anomaly(Node node) except *:
     x.parent_node = _current_node
 
 
-cdef inline tuple _edge(Variable v):
+cdef inline object _edge(Variable v):
+    # v's edge entry (see _NO_EDGE).
     if v._view_fn is not None:
         _refresh_view(v)
     if not v._requires_grad:
@@ -824,7 +938,9 @@ cdef inline tuple _edge(Variable v):
         node = v._get_accumulator()
     if node._gc_state == 0:
         _seal_node(node)        # its op has returned: untrack it if it can hold no cycle
-    return (node, v._output_nr if v._grad_fn is not None else 0)
+    if v._grad_fn is None or v._output_nr == 0:
+        return node
+    return (node, v._output_nr)
 
 
 cdef long long _ACCUMULATE_SEQUENCE = 1LL << 62
@@ -854,7 +970,7 @@ cdef class AccumulateGrad(Node):
 cdef AccumulateGrad _new_accumulator(Variable leaf):
     global _accumulator_counter
     cdef AccumulateGrad acc = AccumulateGrad.__new__(AccumulateGrad)
-    acc._next_functions = ()
+    acc._ekind = _EK_0
     acc._num_outputs = 1
     # Sinks run first when ready: it frees the gradient and lets hooks see it early.
     # They count on their own, so an op's node gets the number the op saw next
@@ -2720,13 +2836,15 @@ cdef class _GraphTask:
     cdef void count_dependencies(self, Node root) except *:
         cdef list stack = [root]
         cdef Node node
-        cdef tuple edge
+        cdef Node nxt
+        cdef Py_ssize_t i
         self._start(root)
         while stack:
             node = stack.pop()
-            for edge in node._next_functions:
-                if edge[0] is not None and self._reach(<Node>edge[0]):
-                    stack.append(edge[0])
+            for i in range(_num_edges(node)):
+                nxt = _edge_node_at(node, i)
+                if nxt is not None and self._reach(nxt):
+                    stack.append(nxt)
 
     cdef inline list take_buffer(self, Node node):
         # The gradients summed for `node`, one slot per output, as a list.
@@ -2795,13 +2913,13 @@ cdef set _nodes_to_execute(Node root, set targets, set exec_targets):
     cdef set visited = {root}
     cdef list stack = [(root, 0)]
     cdef Node node
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, n
     while stack:
         node, i = stack[len(stack) - 1]
-        edges = node._next_functions
-        if i < len(edges):
+        n = _num_edges(node)
+        if i < n:
             stack[len(stack) - 1] = (node, i + 1)
-            nxt = edges[i][0]
+            nxt = _edge_node_at(node, i)
             if nxt is not None and nxt not in visited:
                 visited.add(nxt)
                 stack.append((nxt, 0))
@@ -2810,8 +2928,8 @@ cdef set _nodes_to_execute(Node root, set targets, set exec_targets):
             if node in exec_targets:
                 needed.add(node)
                 continue
-            for edge in edges:
-                nxt = edge[0]
+            for i in range(n):
+                nxt = _edge_node_at(node, i)
                 if nxt is not None and (nxt in needed or nxt in targets):
                     needed.add(node)
                     break
@@ -2896,7 +3014,7 @@ cdef tuple _materialize(Node node, tuple grads):
     cdef list out = list(grads)
     cdef Py_ssize_t i
     for i in range(len(out)):
-        meta = node._out_meta[i]
+        meta = node._x.out_meta[i]
         if out[i] is None and meta is not None:     # (None meta: not a Variable output)
             shape, dtype, xp = meta
             out[i] = _wrap(xp.zeros(shape, dtype=dtype))
@@ -2935,7 +3053,7 @@ cdef tuple _run_node_profiled(Node node, tuple grads, bint keep_graph):
 
 cdef inline tuple _run_node_body(Node node, tuple grads, bint keep_graph):
     cdef tuple outs
-    if node._out_meta is not None:
+    if node._x is not None and node._x.out_meta is not None:
         grads = _materialize(node, grads)
     if _gc_audit:
         _gc_audit_node(node)
@@ -3152,7 +3270,7 @@ cdef _GraphRoot _make_root(tuple roots, tuple root_grads):
     cdef _GraphRoot root = _GraphRoot.__new__(_GraphRoot)
     _init_node(root, tuple([_edge(<Variable>v) if (<Variable>v)._requires_grad
                             or (<Variable>v)._grad_fn is None
-                            else ((<Variable>v)._grad_fn, (<Variable>v)._output_nr)
+                            else _make_entry((<Variable>v)._grad_fn, (<Variable>v)._output_nr)
                             for v in roots]), len(roots))
     root._seq = -1
     root._grads = root_grads
@@ -3229,12 +3347,11 @@ cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
 cdef void _propagate(_GraphTask task, _ReadyQueue queue, Node node, tuple outs) except *:
     # Add each gradient `node` returned (outs None: none) into the buffer of the node
     # it flows to; a node whose last producer has now run becomes ready.
-    cdef tuple edge, edges = node._next_functions
     cdef Node nxt
-    cdef Py_ssize_t i, n = len(edges)
+    cdef Py_ssize_t i, n = _num_edges(node)
     if outs is None:
         for i in range(n):
-            nxt = (<tuple>edges[i])[0]
+            nxt = _edge_node_at(node, i)
             if nxt is not None and task.release_dependency(nxt):
                 queue.push(nxt)
         return
@@ -3242,13 +3359,13 @@ cdef void _propagate(_GraphTask task, _ReadyQueue queue, Node node, tuple outs) 
         raise RuntimeError("%s returned %d gradients, expected %d"
                            % (node.name(), len(outs), n))
     for i in range(n):
-        edge = edges[i]
-        nxt = edge[0]
-        if nxt is None:
+        edge = _edge_at(node, i)
+        if edge is None:
             continue
+        nxt = _entry_node(edge)
         g = outs[i]
         if g is not None:
-            task.add_grad(nxt, edge[1], g)
+            task.add_grad(nxt, _entry_nr(edge), g)
         if task.release_dependency(nxt):
             queue.push(nxt)
 

@@ -81,7 +81,7 @@ cdef class FunctionNode(Node):
             self._saved = None
 
     cdef tuple _backward(self, tuple grads):
-        cdef Py_ssize_t n = len(self._next_functions)
+        cdef Py_ssize_t n = _num_edges(self)
         cdef Py_ssize_t i
         if self._legacy:
             # Instance-style Functions work on arrays, without recording (once differentiable).
@@ -111,7 +111,7 @@ cdef class FunctionNode(Node):
                 raise RuntimeError("function %s returned a gradient different than None at "
                                    "position %d, but the corresponding forward input was not "
                                    "a Variable" % (self.name(), i + 1))
-            if g is None or (<tuple>self._next_functions[i])[0] is None:
+            if g is None or _edge_at(self, i) is None:
                 out.append(None)
                 continue
             raw = raw or not isinstance(g, Variable)
@@ -373,7 +373,7 @@ cdef void _record_outputs(FunctionNode node, list outs, tuple args, object dirty
     for i in range(len(outs)):
         outs[i] = outs[last[i]]
     if node._materialize_grads:
-        node._out_meta = tuple(out_meta)
+        _extra(node).out_meta = tuple(out_meta)
     if node._to_save is not None:
         node._saved = _save_for_backward(node, args, outs, returned, last)
         node._to_save = None
@@ -493,7 +493,7 @@ def _delayed_error(outputs, inputs, str message, Node node_inputs_of=None, error
     if node_inputs_of is not None:
         # Also reach the forward inputs of the Function, so differentiating the
         # gradient w.r.t. them hits the error too.
-        edges += tuple(e for e in node_inputs_of._next_functions if e[0] is not None)
+        edges += tuple(e for e in _edge_entries(node_inputs_of) if e is not None)
     _init_node(node, edges, len(outputs))
     result = []
     for i, o in enumerate(outputs):

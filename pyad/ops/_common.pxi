@@ -109,6 +109,25 @@ cdef inline Variable _recorded(Node node, object data, tuple edges):
     return v
 
 
+cdef inline Variable _recorded1(Node node, object data, object e0):
+    # _recorded for a one-input op: e0 its edge entry (_edge(x)), no tuple.
+    cdef Variable v
+    _init_node1(node, e0, 1)
+    v = _wrap(_ensure_array(data))
+    v._grad_fn = node
+    v._requires_grad = True
+    return v
+
+
+cdef inline Variable _recorded2(Node node, object data, object e0, object e1):
+    cdef Variable v
+    _init_node2(node, e0, e1, 1)
+    v = _wrap(_ensure_array(data))
+    v._grad_fn = node
+    v._requires_grad = True
+    return v
+
+
 cdef inline bint _requires_grad_now(Variable a) except -1:
     # A view's requires_grad follows its base (the base may have started requiring grad,
     # or been changed in place by an op that does, since the view was taken).
@@ -399,7 +418,7 @@ cdef inline bint _operand_requires_grad(object x) except -1:
     return isinstance(x, Variable) and _requires_grad_now(<Variable>x)
 
 
-cdef inline tuple _operand_edge(object x):
+cdef inline object _operand_edge(object x):
     if isinstance(x, Variable):
         return _edge(<Variable>x)
     return _NO_EDGE
@@ -906,7 +925,7 @@ cdef Variable _convert(Variable x, object dev, object dtype, bint copy):
         node = ToCopyBackward.__new__(ToCopyBackward)
         node.input_dtype = x._data.dtype
         node.input_device = str(x.device)
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 

@@ -33,7 +33,7 @@ cpdef Variable conj(object input):
         return x
     data = _xp_of(x._data).conj(x._data)
     if _records(x):
-        return _recorded(ConjBackward.__new__(ConjBackward), data, (_edge(x),))
+        return _recorded1(ConjBackward.__new__(ConjBackward), data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -64,7 +64,7 @@ cdef Variable _complex_part(Variable x, bint imaginary):
         else:
             node = RealBackward.__new__(RealBackward)
             (<RealBackward>node).input_dtype = x._data.dtype
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 

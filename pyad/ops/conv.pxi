@@ -68,7 +68,7 @@ cdef Variable _unfold(Variable x, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh, P
         node.hp = x._data.shape[2]
         node.wp = x._data.shape[3]
         node.sh, node.sw, node.dh, node.dw = sh, sw, dh, dw
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -81,7 +81,7 @@ cdef Variable _fold(Variable cols, Py_ssize_t hp, Py_ssize_t wp, Py_ssize_t sh,
         node = FoldBackward.__new__(FoldBackward)
         node.oh, node.ow, node.kh, node.kw = cols._data.shape[2:]
         node.sh, node.sw, node.dh, node.dw = sh, sw, dh, dw
-        return _recorded(node, data, (_edge(cols),))
+        return _recorded1(node, data, _edge(cols))
     return _plain(data, cols._volatile)
 
 
@@ -752,7 +752,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
             node.sel_w, node.sel_h = sel_w, sel_h
             node.shape, node.out_shape = xd.shape, data.shape
             node.k, node.s, node.d, node.p = k, s, d, p
-            out = _recorded(node, data, (_edge(x),))
+            out = _recorded1(node, data, _edge(x))
         else:
             out = _plain(data, x._volatile)
         return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
@@ -787,7 +787,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         node.shape, node.out_shape = xd.shape, data.shape
         node.k, node.s, node.d, node.p = k, s, d, p
         node.hp, node.wp = xpad.shape[2], xpad.shape[3]
-        out = _recorded(node, data, (_edge(x),))
+        out = _recorded1(node, data, _edge(x))
     else:
         out = _plain(data, x._volatile)
     if unbatched:

@@ -98,7 +98,7 @@ cdef inline Variable _binary(_BinaryNode node, object data, object a, object b,
         node.a = _save_operand(a, 0)
     if save_b:
         node.b = _save_operand(b, 1)
-    return _recorded(node, data, (_operand_edge(a), _operand_edge(b)))
+    return _recorded2(node, data, _operand_edge(a), _operand_edge(b))
 
 
 cdef inline bint _binary_records(object a, object b):
@@ -410,7 +410,7 @@ cdef inline Variable _float_input(object input, str what):
 
 cdef inline Variable _record_unary(_UnaryNode node, object data, Variable x, bint save_input,
                                    bint save_output):
-    cdef Variable out = _recorded(node, data, (_edge(x),))
+    cdef Variable out = _recorded1(node, data, _edge(x))
     if save_input:
         node.saved = _save(x, False, 0)
     elif save_output:
@@ -433,7 +433,7 @@ cpdef Variable neg(object input):
     cdef Variable x = _as_variable(input, "neg")
     data = _np_negative(x._data)
     if _records(x):
-        return _recorded(NegBackward.__new__(NegBackward), data, (_edge(x),))
+        return _recorded1(NegBackward.__new__(NegBackward), data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -1862,7 +1862,7 @@ cpdef Variable where_const(object mask, object value, object input):
         node = WhereConstBackward.__new__(WhereConstBackward)
         node.mask = mask
         node.input_shape = x._data.shape
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 

@@ -73,7 +73,7 @@ cpdef Variable matmul(object input, object other):
         node = MatmulBackward.__new__(MatmulBackward)
         node.a = _save(a, False, 0)
         node.b = _save(b, False, 1)
-        return _recorded(node, data, (_edge(a), _edge(b)))
+        return _recorded2(node, data, _edge(a), _edge(b))
     return _plain(data, a._volatile or b._volatile)
 
 
@@ -224,7 +224,7 @@ cdef Variable _diagonal(Variable x, Py_ssize_t offset, Py_ssize_t d1, Py_ssize_t
         node.offset = offset
         node.dim1 = d1
         node.dim2 = d2
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -285,7 +285,7 @@ cdef Variable _diagonal_scatter(Variable x, tuple shape, Py_ssize_t offset, Py_s
         node.offset = offset
         node.dim1 = d1
         node.dim2 = d2
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -371,7 +371,7 @@ cdef Variable _tri(Variable x, Py_ssize_t k, bint upper):
         node = TriBackward.__new__(TriBackward)
         node.k = k
         node.upper = upper
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -764,7 +764,7 @@ def inv(A):
     cdef Variable out
     if _records(x):
         node = InvBackward.__new__(InvBackward)
-        out = _recorded(node, data, (_edge(x),))
+        out = _recorded1(node, data, _edge(x))
         node.out = _save(out, True)
         return out
     return _plain(data, x._volatile)
@@ -805,7 +805,7 @@ def det(A):
     if _records(x):
         node = DetBackward.__new__(DetBackward)
         node.A = _save(x, False, 0)
-        out = _recorded(node, data, (_edge(x),))
+        out = _recorded1(node, data, _edge(x))
         node.out = _save(out, True)
         return out
     return _plain(data, x._volatile)
@@ -915,7 +915,7 @@ cdef Variable _solve(Variable a, Variable b):
         node.b_shape = b._data.shape
         node.a_dtype = a._data.dtype
         node.b_dtype = b._data.dtype
-        out = _recorded(node, data, (_edge(a), _edge(b)))
+        out = _recorded2(node, data, _edge(a), _edge(b))
         node.out = _save(out, True)
         return out
     return _plain(data, a._volatile or b._volatile)
@@ -981,7 +981,7 @@ def cholesky(A, *, upper=False):
     cdef Variable out
     if _records(x):
         node = CholeskyBackward.__new__(CholeskyBackward)
-        out = _recorded(node, data, (_edge(x),))
+        out = _recorded1(node, data, _edge(x))
         node.L = _save(out, True)
         return out
     return _plain(data, x._volatile)
@@ -1408,12 +1408,12 @@ cdef Variable _vector_norm(object input, object ord, object dim, object keepdim,
     cdef Variable out
     if _records(x):
         if p == 0:
-            return _recorded(NormZeroBackward.__new__(NormZeroBackward), data, (_edge(x),))
+            return _recorded1(NormZeroBackward.__new__(NormZeroBackward), data, _edge(x))
         node = NormBackward.__new__(NormBackward)
         node.p = p
         node.dims = dims
         node.keepdim = kd
-        out = _recorded(node, data, (_edge(x),))
+        out = _recorded1(node, data, _edge(x))
         node.input = _save(x, False, 0)
         node.result = _save(out, True)
         return out

@@ -47,7 +47,7 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
     if _records(x):
         node = LogSoftmaxBackward.__new__(LogSoftmaxBackward)
         node.dim = d if x._data.ndim else 0
-        out = _recorded(node, data, (_edge(x),))
+        out = _recorded1(node, data, _edge(x))
         node.result = _save(out, True)
         return out
     return _plain(data, x._volatile)
@@ -104,7 +104,7 @@ cpdef Variable softmax(object input, object dim=None, object dtype=None):
     if _records(x):
         node = SoftmaxBackward.__new__(SoftmaxBackward)
         node.dim = d if x._data.ndim else 0
-        out = _recorded(node, data, (_edge(x),))
+        out = _recorded1(node, data, _edge(x))
         node.result = _save(out, True)
         return out
     return _plain(data, x._volatile)
@@ -463,7 +463,7 @@ cpdef Variable _cross_entropy_indices(object input, object index, object weight_
         node.coef = xp.asarray(coef, dtype=d.dtype)
         node.class_dim = class_dim
         node.reduced = reduction != 0
-        out = _recorded(node, data, (_edge(x),))
+        out = _recorded1(node, data, _edge(x))
         node.saved = _save(x, False, 0)
         return out
     return _plain(data, x._volatile)

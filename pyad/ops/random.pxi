@@ -84,7 +84,7 @@ cdef class _StochasticNode(Node):
                              _wrap(_xp_of((<SavedVariable>self.saved_params[i])._data).zeros(
                                  (<SavedVariable>self.saved_params[i])._data.shape,
                                  dtype=(<SavedVariable>self.saved_params[i])._data.dtype))
-                             for i in range(len(self._next_functions)))
+                             for i in range(_num_edges(self)))
             raise RuntimeError(
                 "%s(): differentiating a stochastic op requires a reward: call "
                 "reinforce(reward) on its output (the sample) before backward"
@@ -115,7 +115,7 @@ cdef class _StochasticNode(Node):
 
 cdef bint _reaches_a_leaf(Node start) except -1:
     # Whether a gradient from `start` can reach a leaf other than through a sample.
-    cdef list stack = [e[0] for e in start._next_functions if e[0] is not None]
+    cdef list stack = [_entry_node(e) for e in _edge_entries(start) if e is not None]
     cdef set seen = set()
     while stack:
         node = stack.pop()
@@ -126,7 +126,7 @@ cdef bint _reaches_a_leaf(Node start) except -1:
             return True
         if isinstance(node, _StochasticNode):
             continue
-        stack.extend(e[0] for e in (<Node>node)._next_functions if e[0] is not None)
+        stack.extend([_entry_node(e) for e in _edge_entries(<Node>node) if e is not None])
     return False
 
 

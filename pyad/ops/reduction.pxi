@@ -715,7 +715,7 @@ cdef class _GroupBackward(Node):
     cdef tuple parts
 
     cdef tuple _backward(self, tuple grads):
-        cdef Py_ssize_t i, k, n = len(self._next_functions)
+        cdef Py_ssize_t i, k, n = _num_edges(self)
         cdef list total = [None] * n
         for i in range(len(grads)):
             g = grads[i]
@@ -753,7 +753,7 @@ cdef tuple _group_outputs(_GroupBackward group, tuple outs):
         if (<Variable>outs[i])._grad_fn is None:
             return outs
     group.parts = tuple([(<Variable>o)._grad_fn for o in outs])
-    _init_node(group, (<Node>group.parts[0])._next_functions, len(outs))
+    _init_node(group, _edge_entries(<Node>group.parts[0]), len(outs))
     cdef Node part
     cdef _NodeExtra x
     for i in range(len(outs)):

@@ -63,7 +63,7 @@ cdef inline Variable _shape_result(Variable x, object data, Node node, int kind=
     cdef Variable out
     cdef _ViewFn fn
     if node is not None:
-        out = _recorded(node, data, (_edge(x),))
+        out = _recorded1(node, data, _edge(x))
     else:
         out = _plain(data, x._volatile)
     if data.base is not None:
@@ -530,7 +530,7 @@ cdef Variable _index_put_into_zeros(Variable g, object key, tuple shape):
     if _records(g):
         node = IndexPutBackward.__new__(IndexPutBackward)
         node.key = key
-        return _recorded(node, data, (_edge(g),))
+        return _recorded1(node, data, _edge(g))
     return _plain(data, g._volatile)
 
 
@@ -561,7 +561,7 @@ def getitem(input, key):
     if basic:
         return _shape_result(x, _ensure_array(data), node, 2, key)
     if node is not None:
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -592,7 +592,7 @@ cpdef Variable sum_to(object input, object shape):
     if _records(x):
         node = SumToBackward.__new__(SumToBackward)
         node.input_shape = x._data.shape
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -1133,7 +1133,7 @@ def flip(input, dims):
     if _records(x):
         node = FlipBackward.__new__(FlipBackward)
         node.dims = ds
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -1176,7 +1176,7 @@ def roll(input, shifts, dims=None):
         node = RollBackward.__new__(RollBackward)
         node.shifts = tuple(-s for s in sh) if ds is not None else -sh[0]
         node.dims = ds
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -1230,7 +1230,7 @@ def repeat(input, *sizes):
         node = RepeatBackward.__new__(RepeatBackward)
         node.input_shape = x._data.shape
         node.reps = reps
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -1809,7 +1809,7 @@ def gather(input, dim, index):
         node.key = key
         node.flat = flat
         node.input_shape = shape
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -1853,7 +1853,7 @@ cdef Variable _take_along(Variable x, object index, Py_ssize_t d):
         node.index = index
         node.dim = d
         node.input_shape = x._data.shape
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
@@ -1870,7 +1870,7 @@ cdef Variable _put_along(Variable g, object index, Py_ssize_t d, tuple shape):
         node.index = index
         node.dim = d
         node.input_shape = g._data.shape
-        return _recorded(node, data, (_edge(g),))
+        return _recorded1(node, data, _edge(g))
     return _plain(data, g._volatile)
 
 
@@ -2332,7 +2332,7 @@ def pad(input, pad, mode="constant", value=0):
     if _records(x):
         node = ConstantPadBackward.__new__(ConstantPadBackward)
         node.key = key
-        return _recorded(node, data, (_edge(x),))
+        return _recorded1(node, data, _edge(x))
     return _plain(data, x._volatile)
 
 
