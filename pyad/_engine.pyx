@@ -2048,8 +2048,9 @@ cdef class Variable:
         ``create_graph`` records the backward pass for higher-order derivatives;
         ``inputs`` limits accumulation to the given Variables.
         """
-        backward((self,), None if gradient is None else (gradient,), retain_graph,
-                 create_graph, retain_variables=retain_variables, inputs=inputs)
+        _run_backward((self,), None if gradient is None else (gradient,),
+                      retain_variables if retain_graph is None else retain_graph,
+                      create_graph, inputs)
 
     def detach(self):
         """A Variable sharing this one's data (and version counter) with no history."""
@@ -2709,23 +2710,30 @@ cdef int _backward_depth = 0
 cdef set _nodes_to_execute(Node root, set targets, set exec_targets):
     # Post-order walk: a node must run if it is an execution target or if any of its
     # next functions must run or is a capture target.
+    # (Two parallel stacks, nodes and their next edge's index: no tuple per step.)
     cdef set needed = set()
     cdef set visited = {root}
-    cdef list stack = [(root, 0)]
+    cdef list stack = [root]
+    cdef list positions = [0]
     cdef Node node
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, top
+    cdef bint any_exec = len(exec_targets) != 0
     while stack:
-        node, i = stack[len(stack) - 1]
+        top = len(stack) - 1
+        node = stack[top]
+        i = positions[top]
         edges = node._next_functions
         if i < len(edges):
-            stack[len(stack) - 1] = (node, i + 1)
+            positions[top] = i + 1
             nxt = edges[i][0]
             if nxt is not None and nxt not in visited:
                 visited.add(nxt)
-                stack.append((nxt, 0))
+                stack.append(nxt)
+                positions.append(0)
         else:
             stack.pop()
-            if node in exec_targets:
+            positions.pop()
+            if any_exec and node in exec_targets:
                 needed.add(node)
                 continue
             for edge in edges:
@@ -3027,16 +3035,29 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
     accumulate=True with inputs: only the inputs' sinks accumulate (``backward(inputs=)``).
     accumulate=False: gradients for `inputs` are captured and returned (``grad()``).
     """
-    global _backward_depth
+    global _backward_depth, _spare_task, _spare_queue
     cdef _GraphRoot root = _make_root(roots, root_grads)
-    cdef _GraphTask task = _GraphTask.__new__(_GraphTask)
-    cdef _ReadyQueue queue = _ReadyQueue.__new__(_ReadyQueue)
+    cdef _GraphTask task
+    cdef _ReadyQueue queue
     cdef Node node
     cdef tuple grads, outs
+    cdef list captured
+    # The task and queue objects of the last pass are reused (taken while in use, so a
+    # reentrant or concurrent pass makes its own).
+    if _spare_task is not None:
+        task = _spare_task
+        _spare_task = None
+    else:
+        task = _GraphTask.__new__(_GraphTask)
+    if _spare_queue is not None:
+        queue = _spare_queue
+        _spare_queue = None
+    else:
+        queue = _ReadyQueue.__new__(_ReadyQueue)
+        queue.heap = []
     task.in_fields = _backward_depth == 0
     if inputs is not None:
         _plan_inputs(task, root, inputs, accumulate, only_inputs)
-    queue.heap = []
     queue.single = root
     previous_mode = pyad_get_grad_disabled()
     _backward_depth += 1
@@ -3063,15 +3084,34 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
         _backward_depth -= 1
         task.finish()
         pyad_set_grad_disabled(previous_mode)
-    return task.captured
+        captured = task.captured
+        task.deps = task.buffers = task.captures = None
+        task.needed = None
+        task.captured = None
+        queue.single = None
+        if queue.heap:
+            del queue.heap[:]        # (an error left nodes in it)
+        _spare_task = task
+        _spare_queue = queue
+    return captured
+
+
+cdef _GraphTask _spare_task = None
+cdef _ReadyQueue _spare_queue = None
+
+
+cdef inline tuple _root_edge(Variable v):
+    if v._requires_grad or v._grad_fn is None:
+        return _edge(v)
+    return (v._grad_fn, v._output_nr)
 
 
 cdef _GraphRoot _make_root(tuple roots, tuple root_grads):
     cdef _GraphRoot root = _GraphRoot.__new__(_GraphRoot)
-    _init_node(root, tuple([_edge(<Variable>v) if (<Variable>v)._requires_grad
-                            or (<Variable>v)._grad_fn is None
-                            else ((<Variable>v)._grad_fn, (<Variable>v)._output_nr)
-                            for v in roots]), len(roots))
+    if len(roots) == 1:
+        _init_node(root, (_root_edge(<Variable>roots[0]),), 1)
+    else:
+        _init_node(root, tuple([_root_edge(<Variable>v) for v in roots]), len(roots))
     root._seq = -1
     root._grads = root_grads
     return root
@@ -3191,7 +3231,7 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
     if grads is None:
         grads = (None,) * len(outputs)
     else:
-        grads = _as_tuple(grads) if not isinstance(grads, (numpy.ndarray,)) else (grads,)
+        grads = (grads,) if isinstance(grads, _NDARRAY) else _as_tuple(grads)
     if len(grads) != len(outputs):
         raise RuntimeError("grad can be implicitly created only for scalar outputs"
                            if len(grads) == 0 else
@@ -3226,6 +3266,15 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
             g = _wrap(_ones_data(out._data))
         else:
             g = _as_variable(grads[i], "grad" if is_grad else "backward")
+            if type(g._data) is _NDARRAY and type(out._data) is _NDARRAY:
+                # NumPy on both sides (the common case): shape and dtype from the
+                # array structs, no device objects compared
+                if _has_shape(g._data, <tuple>out._data.shape) and \
+                        _same_dtype(_dtype(g._data), _dtype(out._data)):
+                    if not create_graph and g._grad_fn is not None:
+                        g = g.detach()
+                    result.append(g)
+                    continue
             if g._data.shape != out._data.shape:
                 raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %s and "
                                    "output[%d] has a shape of %s."
@@ -3276,7 +3325,12 @@ def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=Fa
         grad_tensors = grad_variables
     if retain_graph is None:
         retain_graph = retain_variables
-    cdef tuple outputs = _as_tuple(tensors)
+    _run_backward(_as_tuple(tensors), grad_tensors, retain_graph, create_graph, inputs)
+
+
+cdef _run_backward(tuple outputs, object grad_tensors, object retain_graph,
+                   object create_graph, object inputs):
+    # backward() and Variable.backward() (a C call: no keyword arguments to parse)
     cdef bint create = bool(create_graph)
     cdef bint keep = create if retain_graph is None else bool(retain_graph)
     outputs, roots = _make_root_grads(outputs, grad_tensors, create, False)
