@@ -2569,6 +2569,9 @@ cdef class _GraphTask:
     cdef dict captures        # node -> [(output slot, index in `captured`)] (inputs=)
     cdef set needed           # nodes that must run (None: all)
     cdef list captured        # the gradients returned by grad()
+    # In the outermost pass, which nodes must run and which are captured are flags in
+    # the nodes' _in_task byte (_MARK_*), not sets: `marks` says `needed` is there.
+    cdef bint marks
 
     # -- the storage interface --------------------------------------------------------
 
@@ -2614,11 +2617,12 @@ cdef class _GraphTask:
     cdef inline object _get(self, Node node):
         return node._buffer if self.in_fields else self.buffers.get(node)
 
-    cdef inline void _put(self, Node node, object buf) except *:
+    cdef inline int _put(self, Node node, object buf) except -1:
         if self.in_fields:
             node._buffer = buf
         else:
             self.buffers[node] = buf
+        return 0
 
     cdef inline object _pop(self, Node node):
         if self.in_fields:
@@ -2662,15 +2666,16 @@ cdef class _GraphTask:
             return tuple(self.take_buffer(node))
         return (self._pop(node),)
 
-    cdef inline void add_grad(self, Node node, Py_ssize_t nr, object g) except *:
+    cdef inline int add_grad(self, Node node, Py_ssize_t nr, object g) except -1:
         cdef object buf = self._get(node)
         if node._num_outputs == 1:
             self._put(node, g if buf is None else self._sum(buf, g))
-            return
+            return 0
         if buf is None:
             buf = [None] * node._num_outputs
             self._put(node, buf)
         (<list>buf)[nr] = g if (<list>buf)[nr] is None else (<list>buf)[nr] + g
+        return 0
 
     cdef inline bint release_dependency(self, Node node) except -1:
         # One more producer of `node`'s gradient has run; True when it was the last.
@@ -2819,14 +2824,24 @@ cdef tuple _check_node_hook_result(Node node, object hook, object result, tuple 
 
 cdef tuple _materialize(Node node, tuple grads):
     # Fill missing gradients of a multi-output node with zeros of the right shape.
-    cdef list out = list(grads)
+    cdef list out
     cdef Py_ssize_t i
+    for g in grads:
+        if g is None:
+            break
+    else:
+        return grads                                # (none missing: nothing to build)
+    out = list(grads)
     for i in range(len(out)):
         meta = node._out_meta[i]
         if out[i] is None and meta is not None:     # (None meta: not a Variable output)
             shape, dtype, xp = meta
-            out[i] = _wrap(xp.zeros(shape, dtype=dtype))
+            out[i] = _wrap(_np_zeros(shape, dtype) if xp is numpy
+                           else xp.zeros(shape, dtype=dtype))
     return tuple(out)
+
+
+cdef object _np_zeros = numpy.zeros
 
 
 cdef tuple _run_node(Node node, tuple grads, bint keep_graph):
@@ -3010,14 +3025,15 @@ cdef class _ReadyQueue:
     cdef inline bint empty(self):
         return self.single is None and not self.heap
 
-    cdef inline void push(self, Node node) except *:
+    cdef inline int push(self, Node node) except -1:
         if self.single is None and not self.heap:
             self.single = node
-            return
+            return 0
         if self.single is not None:
             _heappush(self.heap, (-self.single._seq, self.single))
             self.single = None
         _heappush(self.heap, (-node._seq, node))
+        return 0
 
     cdef inline Node pop(self):
         cdef Node node = self.single
@@ -3056,13 +3072,14 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
         queue = _ReadyQueue.__new__(_ReadyQueue)
         queue.heap = []
     task.in_fields = _backward_depth == 0
-    if inputs is not None:
-        _plan_inputs(task, root, inputs, accumulate, only_inputs)
     queue.single = root
     previous_mode = pyad_get_grad_disabled()
     _backward_depth += 1
     try:
         task.count_dependencies(root)
+        if inputs is not None:
+            # (after the count: the outermost pass marks only nodes the count reached)
+            _plan_inputs(task, root, inputs, accumulate, only_inputs)
         pyad_set_grad_disabled(not create_graph)
         while not queue.empty():
             node = queue.pop()
@@ -3087,6 +3104,7 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
         captured = task.captured
         task.deps = task.buffers = task.captures = None
         task.needed = None
+        task.marks = False
         task.captured = None
         queue.single = None
         if queue.heap:
@@ -3121,30 +3139,92 @@ cdef void _plan_inputs(_GraphTask task, Node root, tuple inputs, bint accumulate
                        bint only_inputs) except *:
     # Which nodes' incoming gradients are captured (grad(), non-leaf inputs of
     # backward(inputs=)), and which nodes need to run at all.
+    # The outermost pass (in_fields) runs after count_dependencies and keeps both in
+    # flags of the nodes the count reached (_MARK_*; a node it did not reach never runs).
     cdef Variable v
     cdef Node node
     cdef Py_ssize_t i, nr
+    cdef bint in_fields = task.in_fields
+    cdef set targets = None
+    cdef set exec_targets = None
+    cdef unsigned char mark
+    cdef bint run_all = not accumulate and not only_inputs
     task.captures = {}
     task.captured = [None] * len(inputs)
-    targets = set()
-    exec_targets = set()
+    if not in_fields:
+        targets = set()
+        exec_targets = set()
     for i in range(len(inputs)):
         v = inputs[i]
         node = _node_of(v)
         nr = v._output_nr if v._grad_fn is not None else 0
-        targets.add(node)
         if accumulate and v._grad_fn is None:
-            exec_targets.add(node)           # backward(inputs=[leaf]) accumulates
+            mark = _MARK_TARGET | _MARK_EXEC     # backward(inputs=[leaf]) accumulates
         elif accumulate:
             # backward(inputs=[non-leaf]): torch retains its grad and runs its node
             # (hooks and all); what that node returns goes nowhere.
             v.retain_grad()
-            exec_targets.add(node)
+            mark = _MARK_TARGET | _MARK_EXEC
         else:
             task.captures.setdefault(node, []).append((nr, i))
-    task.needed = _nodes_to_execute(root, targets, exec_targets)
-    if not accumulate and not only_inputs:
+            mark = _MARK_TARGET | _MARK_CAPTURED
+        if in_fields:
+            if node._in_task:
+                node._in_task |= mark
+        else:
+            targets.add(node)
+            if mark & _MARK_EXEC:
+                exec_targets.add(node)
+    if run_all:
         task.needed = None                   # grad(only_inputs=False): other leaves too
+    elif in_fields:
+        _mark_needed(root)
+        task.marks = True
+    else:
+        task.needed = _nodes_to_execute(root, targets, exec_targets)
+
+
+# Flags in Node._in_task during the outermost pass (bit 0: reached by the count).
+cdef enum:
+    _MARK_SEEN = 2          # visited by _mark_needed
+    _MARK_NEEDED = 4        # must run (leads to an input)
+    _MARK_TARGET = 8        # an input's node (captured or accumulated)
+    _MARK_EXEC = 16         # an input's node that runs (backward(inputs=))
+    _MARK_CAPTURED = 32     # an input's node whose incoming gradient grad() returns
+
+
+cdef int _mark_needed(Node root) except -1:
+    # _nodes_to_execute on the flags: post-order walk, a node must run if it is an
+    # execution target or if any of its next functions must run or is a target.
+    cdef list stack = [root]
+    cdef list positions = [0]
+    cdef Node node, nxt
+    cdef Py_ssize_t i, top
+    root._in_task |= _MARK_SEEN
+    while stack:
+        top = len(stack) - 1
+        node = stack[top]
+        i = positions[top]
+        edges = node._next_functions
+        if i < len(edges):
+            positions[top] = i + 1
+            nxt = edges[i][0]
+            if nxt is not None and not (nxt._in_task & _MARK_SEEN):
+                nxt._in_task |= _MARK_SEEN
+                stack.append(nxt)
+                positions.append(0)
+        else:
+            stack.pop()
+            positions.pop()
+            if node._in_task & _MARK_EXEC:
+                node._in_task |= _MARK_NEEDED
+                continue
+            for edge in edges:
+                nxt = edge[0]
+                if nxt is not None and (nxt._in_task & (_MARK_NEEDED | _MARK_TARGET)):
+                    node._in_task |= _MARK_NEEDED
+                    break
+    return 0
 
 
 cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
@@ -3153,8 +3233,17 @@ cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
     # A captured node that need not run still runs its Variable hooks (they change
     # what is captured) but not its node pre-hooks; any other node that need not run
     # is skipped, hooks and all (torch).
-    cdef bint is_needed = task.needed is None or node in task.needed
-    cdef bint is_captured = task.captures is not None and node in task.captures
+    cdef bint is_needed, is_captured
+    if task.marks:
+        is_needed = (node._in_task & _MARK_NEEDED) != 0
+    else:
+        is_needed = task.needed is None or node in task.needed
+    if task.captures is None:
+        is_captured = False
+    elif task.in_fields:
+        is_captured = (node._in_task & _MARK_CAPTURED) != 0
+    else:
+        is_captured = node in task.captures
     cdef tuple grads
     cdef Py_ssize_t nr, i
     if not is_needed and not is_captured:

@@ -50,6 +50,11 @@ cdef object _v_expand_reduced(object v, tuple input_shape, tuple dims, bint keep
             if out is not None:
                 return out
             return _broadcast_data(v, input_shape)
+    elif isinstance(v, Variable) and type((<Variable>v)._data) is _NDARRAY and \
+            cnp.PyArray_NDIM(<cnp.ndarray>(<Variable>v)._data) == 0:
+        # (create_graph) a 0-d gradient broadcasts as it is: one recorded node, not a
+        # reshape and a broadcast
+        return _v_broadcast_to(v, input_shape)
     if not keepdim:
         v = _v_reshape(v, _keepdim_shape(input_shape, dims))
     return _v_broadcast_to(v, input_shape)
