@@ -3111,6 +3111,7 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
             del queue.heap[:]        # (an error left nodes in it)
         _spare_task = task
         _spare_queue = queue
+        _release_root(root)
     return captured
 
 
@@ -3124,8 +3125,26 @@ cdef inline tuple _root_edge(Variable v):
     return (v._grad_fn, v._output_nr)
 
 
+cdef _GraphRoot _spare_root = None
+
+
+cdef inline void _release_root(_GraphRoot root):
+    # Keep the finished pass's root for the next pass (one GC-tracked object less per
+    # call); it lets go of the graph and the root gradients now.
+    global _spare_root
+    root._next_functions = None
+    root._grads = None
+    root._x = None
+    _spare_root = root
+
+
 cdef _GraphRoot _make_root(tuple roots, tuple root_grads):
-    cdef _GraphRoot root = _GraphRoot.__new__(_GraphRoot)
+    global _spare_root
+    cdef _GraphRoot root = _spare_root
+    if root is not None:
+        _spare_root = None
+    else:
+        root = _GraphRoot.__new__(_GraphRoot)
     if len(roots) == 1:
         _init_node(root, (_root_edge(<Variable>roots[0]),), 1)
     else:
@@ -3193,14 +3212,24 @@ cdef enum:
     _MARK_CAPTURED = 32     # an input's node whose incoming gradient grad() returns
 
 
+cdef list _mark_stack = []
+cdef list _mark_positions = []
+
+
 cdef int _mark_needed(Node root) except -1:
     # _nodes_to_execute on the flags: post-order walk, a node must run if it is an
     # execution target or if any of its next functions must run or is a target.
-    cdef list stack = [root]
-    cdef list positions = [0]
+    # (It calls no Python code, so one pair of scratch lists serves every call.)
+    cdef list stack = _mark_stack
+    cdef list positions = _mark_positions
     cdef Node node, nxt
     cdef Py_ssize_t i, top
     root._in_task |= _MARK_SEEN
+    if stack:                     # (left over by an error in an earlier call)
+        del stack[:]
+        del positions[:]
+    stack.append(root)
+    positions.append(0)
     while stack:
         top = len(stack) - 1
         node = stack[top]
@@ -3390,7 +3419,7 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
     if not kept:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a "
                            "grad_fn")
-    return tuple(kept), tuple(result)
+    return outputs if len(kept) == len(outputs) else tuple(kept), tuple(result)
 
 
 def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=False,

@@ -215,9 +215,14 @@ def _check_storage_size(shape, dtype, what):
     return _checked_sizes(tuple(shape), numpy.dtype(dtype).itemsize, what)
 
 
+cdef tuple _ALL_DIMS = tuple([tuple(range(n)) for n in range(8)])
+
+
 cdef tuple _normalize_dims(object dim, Py_ssize_t ndim, str what):
     # None -> all dims; int or sequence -> sorted unique non-negative dims.
     if dim is None:
+        if ndim < 8:
+            return <tuple>_ALL_DIMS[ndim]
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
         dims = tuple(sorted({_normalize_dim(d, ndim, what) for d in dim}))
