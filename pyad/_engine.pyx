@@ -2246,8 +2246,9 @@ cdef class Variable:
         ``create_graph`` records the backward pass for higher-order derivatives;
         ``inputs`` limits accumulation to the given Variables.
         """
-        backward((self,), None if gradient is None else (gradient,), retain_graph,
-                 create_graph, retain_variables=retain_variables, inputs=inputs)
+        _run_backward((self,), None if gradient is None else (gradient,),
+                      retain_variables if retain_graph is None else retain_graph,
+                      create_graph, inputs)
 
     def detach(self):
         """A Variable sharing this one's data (and version counter) with no history."""
@@ -2766,6 +2767,9 @@ cdef class _GraphTask:
     cdef dict captures        # node -> [(output slot, index in `captured`)] (inputs=)
     cdef set needed           # nodes that must run (None: all)
     cdef list captured        # the gradients returned by grad()
+    # In the outermost pass, which nodes must run and which are captured are flags in
+    # the nodes' _in_task byte (_MARK_*), not sets: `marks` says `needed` is there.
+    cdef bint marks
 
     # -- the storage interface --------------------------------------------------------
 
@@ -2811,11 +2815,12 @@ cdef class _GraphTask:
     cdef inline object _get(self, Node node):
         return node._buffer if self.in_fields else self.buffers.get(node)
 
-    cdef inline void _put(self, Node node, object buf) except *:
+    cdef inline int _put(self, Node node, object buf) except -1:
         if self.in_fields:
             node._buffer = buf
         else:
             self.buffers[node] = buf
+        return 0
 
     cdef inline object _pop(self, Node node):
         if self.in_fields:
@@ -2861,15 +2866,16 @@ cdef class _GraphTask:
             return tuple(self.take_buffer(node))
         return (self._pop(node),)
 
-    cdef inline void add_grad(self, Node node, Py_ssize_t nr, object g) except *:
+    cdef inline int add_grad(self, Node node, Py_ssize_t nr, object g) except -1:
         cdef object buf = self._get(node)
         if node._num_outputs == 1:
             self._put(node, g if buf is None else self._sum(buf, g))
-            return
+            return 0
         if buf is None:
             buf = [None] * node._num_outputs
             self._put(node, buf)
         (<list>buf)[nr] = g if (<list>buf)[nr] is None else (<list>buf)[nr] + g
+        return 0
 
     cdef inline bint release_dependency(self, Node node) except -1:
         # One more producer of `node`'s gradient has run; True when it was the last.
@@ -2909,23 +2915,30 @@ cdef int _backward_depth = 0
 cdef set _nodes_to_execute(Node root, set targets, set exec_targets):
     # Post-order walk: a node must run if it is an execution target or if any of its
     # next functions must run or is a capture target.
+    # (Two parallel stacks, nodes and their next edge's index: no tuple per step.)
     cdef set needed = set()
     cdef set visited = {root}
-    cdef list stack = [(root, 0)]
+    cdef list stack = [root]
+    cdef list positions = [0]
     cdef Node node
-    cdef Py_ssize_t i, n
+    cdef Py_ssize_t i, n, top
+    cdef bint any_exec = len(exec_targets) != 0
     while stack:
-        node, i = stack[len(stack) - 1]
+        top = len(stack) - 1
+        node = stack[top]
+        i = positions[top]
         n = _num_edges(node)
         if i < n:
-            stack[len(stack) - 1] = (node, i + 1)
+            positions[top] = i + 1
             nxt = _edge_node_at(node, i)
             if nxt is not None and nxt not in visited:
                 visited.add(nxt)
-                stack.append((nxt, 0))
+                stack.append(nxt)
+                positions.append(0)
         else:
             stack.pop()
-            if node in exec_targets:
+            positions.pop()
+            if any_exec and node in exec_targets:
                 needed.add(node)
                 continue
             for i in range(n):
@@ -3011,14 +3024,24 @@ cdef tuple _check_node_hook_result(Node node, object hook, object result, tuple 
 
 cdef tuple _materialize(Node node, tuple grads):
     # Fill missing gradients of a multi-output node with zeros of the right shape.
-    cdef list out = list(grads)
+    cdef list out
     cdef Py_ssize_t i
+    for g in grads:
+        if g is None:
+            break
+    else:
+        return grads                                # (none missing: nothing to build)
+    out = list(grads)
     for i in range(len(out)):
         meta = node._x.out_meta[i]
         if out[i] is None and meta is not None:     # (None meta: not a Variable output)
             shape, dtype, xp = meta
-            out[i] = _wrap(xp.zeros(shape, dtype=dtype))
+            out[i] = _wrap(_np_zeros(shape, dtype) if xp is numpy
+                           else xp.zeros(shape, dtype=dtype))
     return tuple(out)
+
+
+cdef object _np_zeros = numpy.zeros
 
 
 cdef tuple _run_node(Node node, tuple grads, bint keep_graph):
@@ -3202,14 +3225,15 @@ cdef class _ReadyQueue:
     cdef inline bint empty(self):
         return self.single is None and not self.heap
 
-    cdef inline void push(self, Node node) except *:
+    cdef inline int push(self, Node node) except -1:
         if self.single is None and not self.heap:
             self.single = node
-            return
+            return 0
         if self.single is not None:
             _heappush(self.heap, (-self.single._seq, self.single))
             self.single = None
         _heappush(self.heap, (-node._seq, node))
+        return 0
 
     cdef inline Node pop(self):
         cdef Node node = self.single
@@ -3227,21 +3251,35 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
     accumulate=True with inputs: only the inputs' sinks accumulate (``backward(inputs=)``).
     accumulate=False: gradients for `inputs` are captured and returned (``grad()``).
     """
-    global _backward_depth
+    global _backward_depth, _spare_task, _spare_queue
     cdef _GraphRoot root = _make_root(roots, root_grads)
-    cdef _GraphTask task = _GraphTask.__new__(_GraphTask)
-    cdef _ReadyQueue queue = _ReadyQueue.__new__(_ReadyQueue)
+    cdef _GraphTask task
+    cdef _ReadyQueue queue
     cdef Node node
     cdef tuple grads, outs
+    cdef list captured
+    # The task and queue objects of the last pass are reused (taken while in use, so a
+    # reentrant or concurrent pass makes its own).
+    if _spare_task is not None:
+        task = _spare_task
+        _spare_task = None
+    else:
+        task = _GraphTask.__new__(_GraphTask)
+    if _spare_queue is not None:
+        queue = _spare_queue
+        _spare_queue = None
+    else:
+        queue = _ReadyQueue.__new__(_ReadyQueue)
+        queue.heap = []
     task.in_fields = _backward_depth == 0
-    if inputs is not None:
-        _plan_inputs(task, root, inputs, accumulate, only_inputs)
-    queue.heap = []
     queue.single = root
     previous_mode = pyad_get_grad_disabled()
     _backward_depth += 1
     try:
         task.count_dependencies(root)
+        if inputs is not None:
+            # (after the count: the outermost pass marks only nodes the count reached)
+            _plan_inputs(task, root, inputs, accumulate, only_inputs)
         pyad_set_grad_disabled(not create_graph)
         while not queue.empty():
             node = queue.pop()
@@ -3263,15 +3301,55 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
         _backward_depth -= 1
         task.finish()
         pyad_set_grad_disabled(previous_mode)
-    return task.captured
+        captured = task.captured
+        task.deps = task.buffers = task.captures = None
+        task.needed = None
+        task.marks = False
+        task.captured = None
+        queue.single = None
+        if queue.heap:
+            del queue.heap[:]        # (an error left nodes in it)
+        _spare_task = task
+        _spare_queue = queue
+        _release_root(root)
+    return captured
+
+
+cdef _GraphTask _spare_task = None
+cdef _ReadyQueue _spare_queue = None
+
+
+cdef inline object _root_edge(Variable v):
+    if v._requires_grad or v._grad_fn is None:
+        return _edge(v)
+    return _make_entry(v._grad_fn, v._output_nr)
+
+
+cdef _GraphRoot _spare_root = None
+
+
+cdef inline void _release_root(_GraphRoot root):
+    # Keep the finished pass's root for the next pass (one GC-tracked object less per
+    # call); it lets go of the graph and the root gradients now.
+    global _spare_root
+    root._e0 = None
+    root._e1 = None
+    root._grads = None
+    root._x = None
+    _spare_root = root
 
 
 cdef _GraphRoot _make_root(tuple roots, tuple root_grads):
-    cdef _GraphRoot root = _GraphRoot.__new__(_GraphRoot)
-    _init_node(root, tuple([_edge(<Variable>v) if (<Variable>v)._requires_grad
-                            or (<Variable>v)._grad_fn is None
-                            else _make_entry((<Variable>v)._grad_fn, (<Variable>v)._output_nr)
-                            for v in roots]), len(roots))
+    global _spare_root
+    cdef _GraphRoot root = _spare_root
+    if root is not None:
+        _spare_root = None
+    else:
+        root = _GraphRoot.__new__(_GraphRoot)
+    if len(roots) == 1:
+        _init_node(root, (_root_edge(<Variable>roots[0]),), 1)
+    else:
+        _init_node(root, tuple([_root_edge(<Variable>v) for v in roots]), len(roots))
     root._seq = -1
     root._grads = root_grads
     return root
@@ -3281,30 +3359,102 @@ cdef void _plan_inputs(_GraphTask task, Node root, tuple inputs, bint accumulate
                        bint only_inputs) except *:
     # Which nodes' incoming gradients are captured (grad(), non-leaf inputs of
     # backward(inputs=)), and which nodes need to run at all.
+    # The outermost pass (in_fields) runs after count_dependencies and keeps both in
+    # flags of the nodes the count reached (_MARK_*; a node it did not reach never runs).
     cdef Variable v
     cdef Node node
     cdef Py_ssize_t i, nr
+    cdef bint in_fields = task.in_fields
+    cdef set targets = None
+    cdef set exec_targets = None
+    cdef unsigned char mark
+    cdef bint run_all = not accumulate and not only_inputs
     task.captures = {}
     task.captured = [None] * len(inputs)
-    targets = set()
-    exec_targets = set()
+    if not in_fields:
+        targets = set()
+        exec_targets = set()
     for i in range(len(inputs)):
         v = inputs[i]
         node = _node_of(v)
         nr = v._output_nr if v._grad_fn is not None else 0
-        targets.add(node)
         if accumulate and v._grad_fn is None:
-            exec_targets.add(node)           # backward(inputs=[leaf]) accumulates
+            mark = _MARK_TARGET | _MARK_EXEC     # backward(inputs=[leaf]) accumulates
         elif accumulate:
             # backward(inputs=[non-leaf]): torch retains its grad and runs its node
             # (hooks and all); what that node returns goes nowhere.
             v.retain_grad()
-            exec_targets.add(node)
+            mark = _MARK_TARGET | _MARK_EXEC
         else:
             task.captures.setdefault(node, []).append((nr, i))
-    task.needed = _nodes_to_execute(root, targets, exec_targets)
-    if not accumulate and not only_inputs:
+            mark = _MARK_TARGET | _MARK_CAPTURED
+        if in_fields:
+            if node._in_task:
+                node._in_task |= mark
+        else:
+            targets.add(node)
+            if mark & _MARK_EXEC:
+                exec_targets.add(node)
+    if run_all:
         task.needed = None                   # grad(only_inputs=False): other leaves too
+    elif in_fields:
+        _mark_needed(root)
+        task.marks = True
+    else:
+        task.needed = _nodes_to_execute(root, targets, exec_targets)
+
+
+# Flags in Node._in_task during the outermost pass (bit 0: reached by the count).
+cdef enum:
+    _MARK_SEEN = 2          # visited by _mark_needed
+    _MARK_NEEDED = 4        # must run (leads to an input)
+    _MARK_TARGET = 8        # an input's node (captured or accumulated)
+    _MARK_EXEC = 16         # an input's node that runs (backward(inputs=))
+    _MARK_CAPTURED = 32     # an input's node whose incoming gradient grad() returns
+
+
+cdef list _mark_stack = []
+cdef list _mark_positions = []
+
+
+cdef int _mark_needed(Node root) except -1:
+    # _nodes_to_execute on the flags: post-order walk, a node must run if it is an
+    # execution target or if any of its next functions must run or is a target.
+    # (It calls no Python code, so one pair of scratch lists serves every call.)
+    cdef list stack = _mark_stack
+    cdef list positions = _mark_positions
+    cdef Node node, nxt
+    cdef Py_ssize_t i, n, top
+    root._in_task |= _MARK_SEEN
+    if stack:                     # (left over by an error in an earlier call)
+        del stack[:]
+        del positions[:]
+    stack.append(root)
+    positions.append(0)
+    while stack:
+        top = len(stack) - 1
+        node = stack[top]
+        i = positions[top]
+        n = _num_edges(node)
+        if i < n:
+            positions[top] = i + 1
+            nxt = _edge_node_at(node, i)
+            if nxt is not None and not (nxt._in_task & _MARK_SEEN):
+                nxt._in_task |= _MARK_SEEN
+                stack.append(nxt)
+                positions.append(0)
+        else:
+            stack.pop()
+            positions.pop()
+            if node._in_task & _MARK_EXEC:
+                node._in_task |= _MARK_NEEDED
+                continue
+            for i in range(n):
+                nxt = _edge_node_at(node, i)
+                if nxt is not None and (nxt._in_task & (_MARK_NEEDED | _MARK_TARGET)):
+                    node._in_task |= _MARK_NEEDED
+                    break
+    return 0
 
 
 cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
@@ -3313,8 +3463,17 @@ cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
     # A captured node that need not run still runs its Variable hooks (they change
     # what is captured) but not its node pre-hooks; any other node that need not run
     # is skipped, hooks and all (torch).
-    cdef bint is_needed = task.needed is None or node in task.needed
-    cdef bint is_captured = task.captures is not None and node in task.captures
+    cdef bint is_needed, is_captured
+    if task.marks:
+        is_needed = (node._in_task & _MARK_NEEDED) != 0
+    else:
+        is_needed = task.needed is None or node in task.needed
+    if task.captures is None:
+        is_captured = False
+    elif task.in_fields:
+        is_captured = (node._in_task & _MARK_CAPTURED) != 0
+    else:
+        is_captured = node in task.captures
     cdef tuple grads
     cdef Py_ssize_t nr, i
     if not is_needed and not is_captured:
@@ -3390,7 +3549,7 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
     if grads is None:
         grads = (None,) * len(outputs)
     else:
-        grads = _as_tuple(grads) if not isinstance(grads, (numpy.ndarray,)) else (grads,)
+        grads = (grads,) if isinstance(grads, _NDARRAY) else _as_tuple(grads)
     if len(grads) != len(outputs):
         raise RuntimeError("grad can be implicitly created only for scalar outputs"
                            if len(grads) == 0 else
@@ -3425,6 +3584,15 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
             g = _wrap(_ones_data(out._data))
         else:
             g = _as_variable(grads[i], "grad" if is_grad else "backward")
+            if type(g._data) is _NDARRAY and type(out._data) is _NDARRAY:
+                # NumPy on both sides (the common case): shape and dtype from the
+                # array structs, no device objects compared
+                if _has_shape(g._data, <tuple>out._data.shape) and \
+                        _same_dtype(_dtype(g._data), _dtype(out._data)):
+                    if not create_graph and g._grad_fn is not None:
+                        g = g.detach()
+                    result.append(g)
+                    continue
             if g._data.shape != out._data.shape:
                 raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %s and "
                                    "output[%d] has a shape of %s."
@@ -3451,7 +3619,7 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
     if not kept:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a "
                            "grad_fn")
-    return tuple(kept), tuple(result)
+    return outputs if len(kept) == len(outputs) else tuple(kept), tuple(result)
 
 
 def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=False,
@@ -3475,7 +3643,12 @@ def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=Fa
         grad_tensors = grad_variables
     if retain_graph is None:
         retain_graph = retain_variables
-    cdef tuple outputs = _as_tuple(tensors)
+    _run_backward(_as_tuple(tensors), grad_tensors, retain_graph, create_graph, inputs)
+
+
+cdef _run_backward(tuple outputs, object grad_tensors, object retain_graph,
+                   object create_graph, object inputs):
+    # backward() and Variable.backward() (a C call: no keyword arguments to parse)
     cdef bint create = bool(create_graph)
     cdef bint keep = create if retain_graph is None else bool(retain_graph)
     outputs, roots = _make_root_grads(outputs, grad_tensors, create, False)

@@ -67,8 +67,55 @@ cdef inline object _max_data(object data, object axis, bint keepdims):
     return data.max(axis=axis, keepdims=keepdims)
 
 
+# Up to this many elements, a gradient broadcast from a reduced one (sum/mean backward)
+# is a fresh C-contiguous array rather than a zero-stride view: filling it costs less
+# than the view's construction up to about here (measured on (n,) float64; see
+# benchmarks/README.md), and a leaf's sink can then keep it as .grad without a copy.
+cdef Py_ssize_t _SMALL_EXPAND = 4096
+
+
+cdef Py_ssize_t _size_of(tuple shape) except -1:
+    cdef Py_ssize_t n = 1
+    for d in shape:
+        n *= <Py_ssize_t>d
+    return n
+
+
+cdef object _expand_small(object data, tuple shape):
+    # `data` (an ndarray that broadcasts to `shape`) copied into a new C-contiguous
+    # writable array of `shape`, through the C API (numpy.empty + fill from Python cost
+    # several times more on small arrays). None where this does not apply: more than
+    # _SMALL_EXPAND elements, a dtype that is not a native built-in number, too many dims.
+    cdef cnp.npy_intp dims[64]
+    cdef Py_ssize_t i, nd = len(shape)
+    cdef cnp.npy_intp n = 1
+    cdef int typenum = cnp.PyArray_TYPE(<cnp.ndarray>data)
+    if nd > 64 or (typenum > cnp.NPY_CLONGDOUBLE and typenum != cnp.NPY_FLOAT16) or \
+            typenum == cnp.NPY_BOOL or \
+            not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>data) or \
+            cnp.PyArray_NDIM(<cnp.ndarray>data) > nd:
+        return None
+    for i in range(nd):
+        dims[i] = <cnp.npy_intp>(<Py_ssize_t>shape[i])
+        n *= dims[i]
+    if n > _SMALL_EXPAND:
+        return None
+    out = cnp.PyArray_EMPTY(<int>nd, dims, typenum, 0)
+    cnp.PyArray_CopyInto(<cnp.ndarray>out, <cnp.ndarray>data)
+    return out
+
+
 cdef inline object _ones_data(object like):
-    # numpy.ones_like is Python code; empty + fill are C methods.
+    # numpy.ones_like is Python code; empty + fill are C methods (on a NumPy array of a
+    # native built-in dtype, straight through the C API).
+    cdef int typenum
+    if type(like) is _NDARRAY and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>like):
+        typenum = cnp.PyArray_TYPE(<cnp.ndarray>like)
+        if typenum <= cnp.NPY_CLONGDOUBLE or typenum == cnp.NPY_FLOAT16:
+            out = cnp.PyArray_EMPTY(cnp.PyArray_NDIM(<cnp.ndarray>like),
+                                    cnp.PyArray_DIMS(<cnp.ndarray>like), typenum, 0)
+            cnp.PyArray_FillWithScalar(<cnp.ndarray>out, 1)
+            return out
     xp = _xp_of(like)
     out = xp.empty(like.shape, dtype=like.dtype)
     out.fill(1)
@@ -187,9 +234,14 @@ def _check_storage_size(shape, dtype, what):
     return _checked_sizes(tuple(shape), numpy.dtype(dtype).itemsize, what)
 
 
+cdef tuple _ALL_DIMS = tuple([tuple(range(n)) for n in range(8)])
+
+
 cdef tuple _normalize_dims(object dim, Py_ssize_t ndim, str what):
     # None -> all dims; int or sequence -> sorted unique non-negative dims.
     if dim is None:
+        if ndim < 8:
+            return <tuple>_ALL_DIMS[ndim]
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
         dims = tuple(sorted({_normalize_dim(d, ndim, what) for d in dim}))

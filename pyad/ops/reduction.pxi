@@ -33,7 +33,28 @@ cdef Variable _expand_reduced_grad(Variable g, tuple input_shape, tuple dims, bi
 
 cdef object _v_expand_reduced(object v, tuple input_shape, tuple dims, bint keepdim):
     # A reduction's gradient as a value (see _v_mul): v back in the keepdim shape,
-    # broadcast over the input.
+    # broadcast over the input. A small NumPy result is materialised (a fresh writable
+    # array: cheaper than building a zero-stride view, and a sink may keep it as .grad
+    # without a copy); a big one stays a read-only broadcast view (no memory).
+    cdef object out
+    if type(v) is _NDARRAY:
+        if cnp.PyArray_SIZE(<cnp.ndarray>v) == 1:
+            # every non-reduced dim is 1: v, in any of its shapes, broadcasts as is
+            out = _expand_small(v, input_shape)
+            if out is not None:
+                return out
+        elif _size_of(input_shape) <= _SMALL_EXPAND:
+            if not keepdim:
+                v = v.reshape(_keepdim_shape(input_shape, dims))
+            out = _expand_small(v, input_shape)
+            if out is not None:
+                return out
+            return _broadcast_data(v, input_shape)
+    elif isinstance(v, Variable) and type((<Variable>v)._data) is _NDARRAY and \
+            cnp.PyArray_NDIM(<cnp.ndarray>(<Variable>v)._data) == 0:
+        # (create_graph) a 0-d gradient broadcasts as it is: one recorded node, not a
+        # reshape and a broadcast
+        return _v_broadcast_to(v, input_shape)
     if not keepdim:
         v = _v_reshape(v, _keepdim_shape(input_shape, dims))
     return _v_broadcast_to(v, input_shape)
