@@ -16,7 +16,6 @@ from ._common import import_extra, bump_version
 
 Variable = _engine.Variable
 _numpy_layout = _engine._numpy_layout
-_plain = _engine._bridge_plain        # a call that records nothing (no bytecode per argument)
 _torch = None
 _torch_C = None
 
@@ -102,12 +101,16 @@ def _pyad_view(tensor):
 
 
 def _bridge_hooks():
-    """What the engine's :func:`_bridge_plain` needs from torch (made once)."""
+    """What the engine's :func:`_bridge_plain` and :func:`_bridge_call` need from torch
+    (made once)."""
     global _HOOKS
     if _HOOKS is None:
         _HOOKS = _engine._BridgeHooks(
             _from_numpy, _torch_view, _torch_C.is_grad_enabled, _torch_C._set_grad_enabled,
-            _Tensor.numpy, _array_of, _Tensor, _as_tuple, _written)
+            _Tensor.numpy, _array_of, _Tensor, _as_tuple, _written,
+            node_cls=TorchFunctionBackward, vjp=_torch_vjp, general=_general,
+            requires_grad=_Tensor.requires_grad_, detach=_Tensor.detach,
+            run_engine=_run_engine, direct_vjp=_torch_vjp_direct)
     return _HOOKS
 
 
@@ -209,6 +212,12 @@ def _bridged(fn, args, kwargs, record, leaves, what):
             return _engine._bridge_record(TorchFunctionBackward, _torch_vjp, state, args,
                                           arrays, differentiable), single
     return _engine._bridge_record(None, None, None, args, arrays, ()), single
+
+
+def _general(fn, args, kwargs, what):
+    # the recorded call the engine's _bridge_call leaves to Python (see _bridged)
+    outputs, single = _bridged(fn, args, kwargs, True, None, what)
+    return outputs[0] if single else tuple(outputs)
 
 
 def _written(var, tensor, what):
@@ -338,8 +347,8 @@ def from_torch(fn):
     _init_dtypes()
     _hooks = _bridge_hooks()
     what = _name(fn)
-    grad_enabled = _engine.is_grad_enabled
     profiling = _engine._bridge_profiling
+    call = _engine._bridge_call
     event = "from_torch(%s)" % what
 
     @functools.wraps(fn)
@@ -349,23 +358,9 @@ def from_torch(fn):
                 if isinstance(v, Variable):
                     raise TypeError("from_torch(): pass Variables positionally (keyword %r "
                                     "of %s is a Variable)" % (k, what))
-        record = False
-        if grad_enabled():
-            for a in args:
-                if isinstance(a, Variable) and a.requires_grad:
-                    record = True
-                    break
-        if not record:
-            if profiling():                          # one event: from_torch(fn)
-                return _engine._bridge_profiled(event, _plain,
-                                                (_hooks, fn, args, kwargs, what), {})
-            return _plain(_hooks, fn, args, kwargs, what)
-        if profiling():
-            outputs, single = _engine._bridge_profiled(
-                event, _bridged, (fn, args, kwargs, True, None, what), {})
-        else:
-            outputs, single = _bridged(fn, args, kwargs, True, None, what)
-        return outputs[0] if single else tuple(outputs)
+        if profiling():                              # one event: from_torch(fn)
+            return _engine._bridge_profiled(event, call, (_hooks, fn, args, kwargs, what), {})
+        return call(_hooks, fn, args, kwargs, what)
 
     return wrapper
 
