@@ -447,3 +447,109 @@ cdef tuple _bridge_direct_vjp(_BridgeNode node, list inputs, tuple grads):
         if (<tuple>node._next_functions[i])[0] is not None:
             out[i] = result[k]
     return tuple(out)
+
+
+# -- pyad inside the other framework (to_torch): the per-call work in the engine --------
+
+cdef inline Variable _bridge_in_view(_BridgeHooks hooks, object tensor):
+    # A plain Variable sharing a tensor's memory (detached first if it requires grad).
+    if tensor.requires_grad:
+        tensor = hooks.detach(tensor)
+    return _plain(_bridge_out_array(hooks, tensor), False)
+
+
+cdef inline object _bridge_view_of(_BridgeHooks hooks, Variable v):
+    # The other framework's zero-copy view of a Variable (hooks.view for what
+    # from_numpy does not take as it is).
+    cdef object data = v._data
+    if _layout_of(data) == 0:
+        try:
+            return hooks.from_numpy(data)
+        except (TypeError, ValueError):
+            pass
+    return hooks.view(v)
+
+
+def _bridge_views(_BridgeHooks hooks, tuple outputs):
+    """The other framework's zero-copy views of Variables (a tuple, None kept)."""
+    cdef Py_ssize_t j, m = len(outputs)
+    cdef list views = [None] * m
+    for j in range(m):
+        o = outputs[j]
+        if o is not None:
+            views[j] = _bridge_view_of(hooks, <Variable?>o)
+    return tuple(views)
+
+
+def _bridge_pyad_call(_BridgeHooks hooks, object fn, tuple args, bint record, dict kwargs,
+                      str name):
+    """Run the pyad function ``fn`` of a ``to_torch`` call: the tensors in ``args``
+    enter as Variables sharing their memory (with ``record``, those requiring grad as
+    float leaves requiring grad), under pyad's grad mode ``record``. Returns (the
+    Variables made per argument, None for the others), (the outputs), and whether
+    ``fn`` returned a single Variable."""
+    cdef Py_ssize_t i, n = len(args)
+    cdef list p_args = list(args)
+    cdef list p_inputs = [None] * n
+    cdef Variable v
+    cdef object tensor_type = hooks.tensor_type
+    cdef bint previous
+    for i in range(n):
+        a = args[i]
+        if isinstance(a, tensor_type):
+            v = _bridge_in_view(hooks, a)
+            if record and a.requires_grad and _dtype_kind(v._data) == b"f":
+                v._requires_grad = True
+            p_inputs[i] = p_args[i] = v
+    previous = not pyad_get_grad_disabled()
+    pyad_set_grad_disabled(not record)
+    try:
+        outputs = fn(*p_args, **kwargs)
+    finally:
+        pyad_set_grad_disabled(not previous)
+    if type(outputs) is Variable:
+        return p_inputs, (outputs,), True
+    cdef bint single = not isinstance(outputs, (tuple, list))
+    outputs = (outputs,) if single else tuple(outputs)
+    for o in outputs:
+        if not isinstance(o, Variable):
+            raise TypeError("to_torch(): the function %s must return a Variable or a tuple "
+                            "of them, got %s" % (name, type(o).__name__))
+    return p_inputs, outputs, single
+
+
+def _bridge_pyad_vjp(_BridgeHooks hooks, list inputs, tuple outputs, tuple grads):
+    """The first-order backward of a ``to_torch`` call (the other framework's grad mode
+    off): pyad's VJP of ``outputs`` w.r.t. the ``inputs`` requiring grad, on views of
+    the incoming gradients, under pyad's grad mode on, nothing recorded; the results as
+    the other framework's views, one per input (None where none), after two Nones for
+    the Function's ``compute`` and ``kwargs`` arguments."""
+    cdef Py_ssize_t i, j, k, n = len(inputs), m = min(len(outputs), len(grads))
+    cdef list wanted = [], xs = [], os = [], gs = []
+    cdef list result = [None] * (n + 2)
+    for i in range(n):
+        v = inputs[i]
+        if v is not None and _requires_grad_now(<Variable?>v):
+            wanted.append(i)
+            xs.append(v)
+    for j in range(m):
+        o = outputs[j]
+        if grads[j] is not None and _requires_grad_now(<Variable?>o):
+            os.append(o)
+            gs.append(grads[j])
+    if not wanted or not os:
+        return tuple(result)
+    for k in range(len(gs)):
+        gs[k] = _bridge_in_view(hooks, gs[k])
+    cdef bint previous = not pyad_get_grad_disabled()
+    pyad_set_grad_disabled(False)
+    try:
+        vjps = grad(os, xs, gs, retain_graph=True, create_graph=False, allow_unused=True,
+                    materialize_grads=False)
+    finally:
+        pyad_set_grad_disabled(not previous)
+    for k in range(len(wanted)):
+        g = vjps[k]
+        if g is not None:
+            result[<Py_ssize_t>wanted[k] + 2] = _bridge_view_of(hooks, <Variable?>g)
+    return tuple(result)

@@ -287,3 +287,115 @@ def test_byte_swapped_input_requiring_grad_fails_alike_on_both_paths(hooks, torc
         with pytest.raises(BufferError, match="native byte order"):
             interop.from_torch(lambda x: x * 2)(var(np.array([1.0, 2.0], dtype=">f8")))
     assert spy.forward == 2                         # the engine left it to Python
+
+
+# --------------------------------------------------------------------------------
+# to_torch: the forward's views and the first-order backward in the engine
+# --------------------------------------------------------------------------------
+
+def _tensor(torch, data, requires_grad=True):
+    t = torch.from_numpy(np.array(data))
+    return t.requires_grad_(requires_grad) if t.is_floating_point() else t
+
+
+# (id, make the torch arguments, pyad function, the same in torch)
+TO_TORCH = [
+    ("f32", lambda torch: [_tensor(torch, F64[:4].astype(np.float32))],
+     lambda x: (pyad.sin(x) * x).sum(), lambda x: (x.sin() * x).sum()),
+    ("f64 NaN/inf", lambda torch: [_tensor(torch, F64)],
+     lambda x: x.exp() * 2, lambda x: x.exp() * 2),
+    ("0-d", lambda torch: [_tensor(torch, np.float64(1.5))],
+     lambda x: x * x, lambda x: x * x),
+    ("empty", lambda torch: [_tensor(torch, np.zeros((0, 3)))],
+     lambda x: x.exp(), lambda x: x.exp()),
+    ("transposed", lambda torch: [_tensor(torch, np.arange(12.0).reshape(3, 4)).T],
+     lambda x: x.tanh(), lambda x: x.tanh()),
+    ("broadcast", lambda torch: [_tensor(torch, np.arange(3.0)).expand(2, 3)],
+     lambda x: x * x, lambda x: x * x),
+    ("float16", lambda torch: [_tensor(torch, np.array([1.0, 2.0], np.float16))],
+     lambda x: x * 2, lambda x: x * 2),
+    ("complex", lambda torch: [_tensor(torch, np.array([1 + 2j, 3 - 1j]))],
+     lambda x: (x * x.conj()).real, lambda x: (x * x.conj()).real),
+    ("several in and out, pass-through, no-grad and integer inputs",
+     lambda torch: [_tensor(torch, [1.0, -2.0, 3.0]), 2.5,
+                    _tensor(torch, [0.5, 1.5, -1.0], requires_grad=False),
+                    _tensor(torch, np.array([3, 1, 2]))],
+     lambda x, k, y, i: (x * y * k, (x + y).exp(), pyad.argmax(i)),
+     lambda x, k, y, i: (x * y * k, (x + y).exp(), i.argmax())),
+    ("unused output", lambda torch: [_tensor(torch, [1.0, 2.0]), _tensor(torch, [3.0, 4.0])],
+     lambda x, y: (x * 2, y * 3), lambda x, y: (x * 2, y * 3)),
+]
+
+
+def _weights(outs):
+    return sum((o * (k + 1.5)).sum() for k, o in enumerate(outs)
+               if o.requires_grad and k != 1)
+
+
+@pytest.mark.parametrize("name, make, pyad_fn, torch_fn", TO_TORCH,
+                         ids=[c[0] for c in TO_TORCH])
+def test_to_torch_engine_paths_match_torch(torch, name, make, pyad_fn, torch_fn):
+    seen = []
+
+    def fn(*args):
+        out = pyad_fn(*args)
+        seen.append(out)
+        return out
+
+    got_args, want_args = make(torch), make(torch)
+    for a in got_args + want_args:
+        if isinstance(a, torch.Tensor) and a.requires_grad and not a.is_leaf:
+            a.retain_grad()                   # a view of a leaf (transposed, expanded)
+    got = interop.to_torch(fn)(*got_args)
+    want = torch_fn(*want_args)
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    pyad_outs = seen[0] if isinstance(seen[0], tuple) else (seen[0],)
+    for g, w, p in zip(got, want, pyad_outs):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert g.requires_grad == w.requires_grad
+        torch.testing.assert_close(g, w, equal_nan=True, rtol=1e-6, atol=0)
+        if g.numel():
+            assert g.data_ptr() == p.data.__array_interface__["data"][0]   # zero copy
+    leaves = [a for a in got_args if isinstance(a, torch.Tensor) and a.requires_grad]
+    if not leaves or not any(g.requires_grad for g in got):
+        return
+    for outs, args in ((got, got_args), (want, want_args)):
+        _weights(outs).backward()
+    for a, b in zip(got_args, want_args):
+        if isinstance(a, torch.Tensor) and a.requires_grad:
+            # (a torch.autograd.Function's unused output gets a zero gradient, so an
+            # input reached only through it gets zeros where torch's own graph has None)
+            expected = torch.zeros_like(b) if b.grad is None else b.grad
+            torch.testing.assert_close(a.grad, expected, equal_nan=True, rtol=1e-6, atol=0)
+        elif isinstance(a, torch.Tensor):
+            assert a.grad is None and b.grad is None
+
+
+def test_to_torch_first_order_backward_with_a_given_gradient(torch):
+    t = _tensor(torch, [1.0, 2.0, 3.0])
+    y = interop.to_torch(lambda x: x * x)(t)
+    y.backward(torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64))
+    torch.testing.assert_close(t.grad, torch.tensor([1.0, -4.0, 12.0], dtype=torch.float64))
+
+
+def test_to_torch_engine_paths_errors(torch):
+    with pytest.raises(TypeError, match=r"to_torch\(\): the function <lambda> must return a "
+                                        r"Variable or a tuple of them, got float"):
+        interop.to_torch(lambda x: 3.0)(_tensor(torch, [1.0]))
+    with pytest.raises(TypeError, match=r"to_torch\(\): the function <lambda> must return"):
+        interop.to_torch(lambda x: (x, 3))(_tensor(torch, [1.0], requires_grad=False))
+
+
+def test_to_torch_pyad_grad_mode_restored_after_an_error(torch):
+    def fail(x):
+        raise ValueError("boom")
+
+    for requires_grad in (True, False):
+        with pytest.raises(ValueError, match="boom"):
+            interop.to_torch(fail)(_tensor(torch, [1.0], requires_grad=requires_grad))
+        assert pyad.is_grad_enabled()
+    with pyad.no_grad():
+        with pytest.raises(ValueError, match="boom"):
+            interop.to_torch(fail)(_tensor(torch, [1.0]))
+        assert not pyad.is_grad_enabled()

@@ -372,6 +372,8 @@ def _name(fn):
 # -- pyad inside torch -------------------------------------------------------------------
 
 _set_pyad_grad = _engine._set_grad_enabled
+_views = _engine._bridge_views                  # torch views of Variables (None kept)
+_pyad_first_order = _engine._bridge_pyad_vjp    # PyadFunction's backward, first order
 
 
 def _pyad_vjp(outputs, inputs, grads, create_graph, materialize):
@@ -402,7 +404,7 @@ def _pyad_function():
             def forward(ctx, compute, kwargs, *args):
                 inputs, outputs, single = compute(args, True, kwargs)
                 ctx.inputs, ctx.outputs = inputs, outputs
-                t_outputs = tuple([_torch_view(o) for o in outputs])
+                t_outputs = _views(_HOOKS, outputs)
                 ctx.save_for_backward(*[a if isinstance(a, _Tensor) else None
                                         for a in args])
                 frozen = [t for t, o in zip(t_outputs, outputs) if not o.requires_grad]
@@ -413,19 +415,15 @@ def _pyad_function():
             @staticmethod
             def backward(ctx, *grads):
                 inputs, outputs = ctx.inputs, ctx.outputs
+                if not _torch_C.is_grad_enabled():
+                    # first order: pyad's VJP on views of torch's gradients, nothing
+                    # recorded on either side (in the engine)
+                    return _pyad_first_order(_HOOKS, inputs, outputs, grads)
                 wanted = [i for i, v in enumerate(inputs) if v is not None and v.requires_grad]
                 used = [j for j, (o, g) in enumerate(zip(outputs, grads))
                         if o.requires_grad and g is not None]
                 result = [None] * (len(inputs) + 2)
                 if not wanted or not used:
-                    return tuple(result)
-                if not _torch_C.is_grad_enabled():
-                    # first order: pyad's VJP on views of torch's gradients, nothing
-                    # recorded on either side
-                    vjp = _pyad_vjp([outputs[j] for j in used], [inputs[i] for i in wanted],
-                                    [_pyad_view(grads[j]) for j in used], False, False)
-                    for i, g in zip(wanted, vjp):
-                        result[i + 2] = None if g is None else _torch_view(g)
                     return tuple(result)
                 saved = ctx.saved_tensors
                 xs = [saved[i] for i in wanted]
@@ -459,7 +457,7 @@ def _unrecorded(compute, kwargs, args):
     """A call of a pyad function from torch that torch does not record: the outputs as
     plain tensors sharing the Variables' memory."""
     _, outputs, single = compute(args, False, kwargs)
-    t_outputs = tuple([_torch_view(o) for o in outputs])
+    t_outputs = _views(_HOOKS, outputs)
     return t_outputs[0] if single else t_outputs
 
 
@@ -490,36 +488,18 @@ def to_torch(fn):
     >>> t.grad
     tensor([6.])
     """
-    torch = _import_torch("pyad.interop.to_torch()")
+    _import_torch("pyad.interop.to_torch()")
     _init_dtypes()
+    hooks = _bridge_hooks()
     function = _pyad_function()
     name = _name(fn)
     Tensor = _Tensor
     torch_grad_enabled = _torch_C.is_grad_enabled
+    call = _engine._bridge_pyad_call
 
     def compute(args, record, kwargs):
-        p_args = list(args)
-        p_inputs = [None] * len(args)
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor):
-                v = _pyad_view(a)
-                if record and a.requires_grad and v.is_floating_point():
-                    v.requires_grad_(True)
-                p_inputs[i] = p_args[i] = v
-        previous = _set_pyad_grad(record)
-        try:
-            outputs = fn(*p_args, **kwargs)
-        finally:
-            _set_pyad_grad(previous)
-        if type(outputs) is Variable:
-            return p_inputs, (outputs,), True
-        single = not isinstance(outputs, (tuple, list))
-        outputs = (outputs,) if single else tuple(outputs)
-        for o in outputs:
-            if not isinstance(o, Variable):
-                raise TypeError("to_torch(): the function %s must return a Variable or a tuple "
-                                "of them, got %s" % (name, type(o).__name__))
-        return p_inputs, outputs, single
+        # (p_inputs, outputs, single): fn on Variables sharing the tensors' memory
+        return call(hooks, fn, args, record, kwargs, name)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
