@@ -399,3 +399,23 @@ def test_to_torch_pyad_grad_mode_restored_after_an_error(torch):
         with pytest.raises(ValueError, match="boom"):
             interop.to_torch(fail)(_tensor(torch, [1.0]))
         assert not pyad.is_grad_enabled()
+
+
+def test_to_torch_calls_the_c_apply_and_keeps_torch_function_apply_behaviour(torch,
+                                                                            monkeypatch):
+    from pyad.interop import torch as bridge
+    interop.to_torch(pyad.sin)
+    assert bridge._PyadFunctionHolder.apply is not None     # the direct route is used
+    calls = []
+    cls = bridge._PyadFunctionHolder.cls
+    original = cls.apply
+    monkeypatch.setattr(cls, "apply", classmethod(
+        lambda c, *a: calls.append(1) or original.__func__(c, *a)))
+    t = torch.tensor([0.5, 1.0], dtype=torch.float64, requires_grad=True)
+    interop.to_torch(lambda x: pyad.sin(x).sum())(t).backward()
+    torch.testing.assert_close(t.grad, torch.cos(t.detach()))
+    assert calls == []                                       # not through Function.apply
+    # under a functorch transform, torch's own error for a Function without
+    # setup_context (Function.apply raises it)
+    with pytest.raises(RuntimeError, match="must override the setup_context"):
+        torch.func.grad(interop.to_torch(lambda x: (x * x).sum()))(torch.ones(3))

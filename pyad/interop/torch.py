@@ -391,6 +391,33 @@ def _pyad_vjp(outputs, inputs, grads, create_graph, materialize):
 
 class _PyadFunctionHolder:
     cls = None
+    apply = None      # torch._C._FunctionBase.apply bound to the class, when usable
+
+
+def _direct_apply(cls):
+    # torch.autograd.Function.apply is Python around the C apply (about 6 us): a test
+    # for setup_context (PyadFunction has none), one for functorch transforms (under
+    # which such a Function raises) and functorch's unwrapping of dead wrappers. The
+    # bridge makes the same tests itself and calls the C apply (None: not available).
+    torch_C = _torch_C
+    functorch = getattr(torch_C, "_functorch", None)
+    unwrap_if_dead = getattr(functorch, "unwrap_if_dead", None)
+    active = getattr(torch_C, "_are_functorch_transforms_active", None)
+    base = getattr(torch_C, "_FunctionBase", None)
+    descriptor = None if base is None else base.__dict__.get("apply")
+    if unwrap_if_dead is None or active is None or descriptor is None or \
+            cls.setup_context is not _torch.autograd.function._SingleLevelFunction.setup_context:
+        return None
+    c_apply = descriptor.__get__(None, cls)
+    Tensor = _Tensor
+    function_apply = cls.apply
+
+    def apply(*args):
+        if active():
+            return function_apply(*args)            # (torch's error for this case)
+        return c_apply(*[unwrap_if_dead(a) if isinstance(a, Tensor) else a for a in args])
+
+    return apply
 
 
 def _pyad_function():
@@ -450,6 +477,10 @@ def _pyad_function():
                 return tuple(result)
 
         _PyadFunctionHolder.cls = PyadFunction
+        try:
+            _PyadFunctionHolder.apply = _direct_apply(PyadFunction)
+        except AttributeError:
+            _PyadFunctionHolder.apply = None
     return _PyadFunctionHolder.cls
 
 
@@ -492,6 +523,7 @@ def to_torch(fn):
     _init_dtypes()
     hooks = _bridge_hooks()
     function = _pyad_function()
+    apply = _PyadFunctionHolder.apply or function.apply
     name = _name(fn)
     Tensor = _Tensor
     torch_grad_enabled = _torch_C.is_grad_enabled
@@ -506,7 +538,7 @@ def to_torch(fn):
         if torch_grad_enabled():
             for a in args:
                 if isinstance(a, Tensor) and a.requires_grad:
-                    return function.apply(compute, kwargs, *args)
+                    return apply(compute, kwargs, *args)
         return _unrecorded(compute, kwargs, args)
 
     return wrapper
