@@ -131,6 +131,8 @@ CASES = [
     ("output a view of the input", lambda x: x.view(2, 2)[0],
      lambda: [var([1.0, 2.0, 3.0, 4.0])], True),
     ("torch.no_grad inside", lambda x: x.detach() * 2, lambda: [var([1.0, 2.0])], True),
+    ("the same Variable twice", lambda x, y: x * y.exp(),
+     lambda: (lambda v: [v, v])(var([1.0, -2.0])), True),
     ("negative strides", lambda x: x.exp(), lambda: [var(np.arange(5.0)[::-1])], False),
     ("read-only", lambda x: x * x, lambda: [var(_read_only(np.arange(4.0)))], False),
     ("broadcast (read-only, zero strides)", lambda x: x * 2,
