@@ -441,6 +441,9 @@ cdef tuple _bridge_direct_vjp(_BridgeNode node, list inputs, tuple grads):
                 hooks.set_grad_enabled(True)
         result = [None if r is None else _plain(_bridge_out_array(hooks, r), False)
                   for r in result]
+    if len(result) != len(wanted):
+        raise RuntimeError("%s: torch returned %d gradients for %d inputs"
+                           % (node.name(), len(result), len(wanted)))
     out = [None] * n
     for k in range(len(wanted)):
         i = wanted[k]
@@ -548,6 +551,9 @@ def _bridge_pyad_vjp(_BridgeHooks hooks, list inputs, tuple outputs, tuple grads
                     materialize_grads=False)
     finally:
         pyad_set_grad_disabled(not previous)
+    if len(vjps) != len(wanted):
+        raise RuntimeError("to_torch(): pyad returned %d gradients for %d inputs"
+                           % (len(vjps), len(wanted)))
     for k in range(len(wanted)):
         g = vjps[k]
         if g is not None:
