@@ -16,7 +16,6 @@ from ._common import import_extra, bump_version
 
 Variable = _engine.Variable
 _numpy_layout = _engine._numpy_layout
-_plain = _engine._bridge_plain        # a call that records nothing (no bytecode per argument)
 _torch = None
 _torch_C = None
 
@@ -102,12 +101,16 @@ def _pyad_view(tensor):
 
 
 def _bridge_hooks():
-    """What the engine's :func:`_bridge_plain` needs from torch (made once)."""
+    """What the engine's :func:`_bridge_plain` and :func:`_bridge_call` need from torch
+    (made once)."""
     global _HOOKS
     if _HOOKS is None:
         _HOOKS = _engine._BridgeHooks(
             _from_numpy, _torch_view, _torch_C.is_grad_enabled, _torch_C._set_grad_enabled,
-            _Tensor.numpy, _array_of, _Tensor, _as_tuple, _written)
+            _Tensor.numpy, _array_of, _Tensor, _as_tuple, _written,
+            node_cls=TorchFunctionBackward, vjp=_torch_vjp, general=_general,
+            requires_grad=_Tensor.requires_grad_, detach=_Tensor.detach,
+            run_engine=_run_engine, direct_vjp=_torch_vjp_direct)
     return _HOOKS
 
 
@@ -209,6 +212,12 @@ def _bridged(fn, args, kwargs, record, leaves, what):
             return _engine._bridge_record(TorchFunctionBackward, _torch_vjp, state, args,
                                           arrays, differentiable), single
     return _engine._bridge_record(None, None, None, args, arrays, ()), single
+
+
+def _general(fn, args, kwargs, what):
+    # the recorded call the engine's _bridge_call leaves to Python (see _bridged)
+    outputs, single = _bridged(fn, args, kwargs, True, None, what)
+    return outputs[0] if single else tuple(outputs)
 
 
 def _written(var, tensor, what):
@@ -338,8 +347,8 @@ def from_torch(fn):
     _init_dtypes()
     _hooks = _bridge_hooks()
     what = _name(fn)
-    grad_enabled = _engine.is_grad_enabled
     profiling = _engine._bridge_profiling
+    call = _engine._bridge_call
     event = "from_torch(%s)" % what
 
     @functools.wraps(fn)
@@ -349,23 +358,9 @@ def from_torch(fn):
                 if isinstance(v, Variable):
                     raise TypeError("from_torch(): pass Variables positionally (keyword %r "
                                     "of %s is a Variable)" % (k, what))
-        record = False
-        if grad_enabled():
-            for a in args:
-                if isinstance(a, Variable) and a.requires_grad:
-                    record = True
-                    break
-        if not record:
-            if profiling():                          # one event: from_torch(fn)
-                return _engine._bridge_profiled(event, _plain,
-                                                (_hooks, fn, args, kwargs, what), {})
-            return _plain(_hooks, fn, args, kwargs, what)
-        if profiling():
-            outputs, single = _engine._bridge_profiled(
-                event, _bridged, (fn, args, kwargs, True, None, what), {})
-        else:
-            outputs, single = _bridged(fn, args, kwargs, True, None, what)
-        return outputs[0] if single else tuple(outputs)
+        if profiling():                              # one event: from_torch(fn)
+            return _engine._bridge_profiled(event, call, (_hooks, fn, args, kwargs, what), {})
+        return call(_hooks, fn, args, kwargs, what)
 
     return wrapper
 
@@ -377,6 +372,8 @@ def _name(fn):
 # -- pyad inside torch -------------------------------------------------------------------
 
 _set_pyad_grad = _engine._set_grad_enabled
+_views = _engine._bridge_views                  # torch views of Variables (None kept)
+_pyad_first_order = _engine._bridge_pyad_vjp    # PyadFunction's backward, first order
 
 
 def _pyad_vjp(outputs, inputs, grads, create_graph, materialize):
@@ -394,6 +391,33 @@ def _pyad_vjp(outputs, inputs, grads, create_graph, materialize):
 
 class _PyadFunctionHolder:
     cls = None
+    apply = None      # torch._C._FunctionBase.apply bound to the class, when usable
+
+
+def _direct_apply(cls):
+    # torch.autograd.Function.apply is Python around the C apply (about 6 us): a test
+    # for setup_context (PyadFunction has none), one for functorch transforms (under
+    # which such a Function raises) and functorch's unwrapping of dead wrappers. The
+    # bridge makes the same tests itself and calls the C apply (None: not available).
+    torch_C = _torch_C
+    functorch = getattr(torch_C, "_functorch", None)
+    unwrap_if_dead = getattr(functorch, "unwrap_if_dead", None)
+    active = getattr(torch_C, "_are_functorch_transforms_active", None)
+    base = getattr(torch_C, "_FunctionBase", None)
+    descriptor = None if base is None else base.__dict__.get("apply")
+    if unwrap_if_dead is None or active is None or descriptor is None or \
+            cls.setup_context is not _torch.autograd.function._SingleLevelFunction.setup_context:
+        return None
+    c_apply = descriptor.__get__(None, cls)
+    Tensor = _Tensor
+    function_apply = cls.apply
+
+    def apply(*args):
+        if active():
+            return function_apply(*args)            # (torch's error for this case)
+        return c_apply(*[unwrap_if_dead(a) if isinstance(a, Tensor) else a for a in args])
+
+    return apply
 
 
 def _pyad_function():
@@ -407,7 +431,7 @@ def _pyad_function():
             def forward(ctx, compute, kwargs, *args):
                 inputs, outputs, single = compute(args, True, kwargs)
                 ctx.inputs, ctx.outputs = inputs, outputs
-                t_outputs = tuple([_torch_view(o) for o in outputs])
+                t_outputs = _views(_HOOKS, outputs)
                 ctx.save_for_backward(*[a if isinstance(a, _Tensor) else None
                                         for a in args])
                 frozen = [t for t, o in zip(t_outputs, outputs) if not o.requires_grad]
@@ -418,19 +442,15 @@ def _pyad_function():
             @staticmethod
             def backward(ctx, *grads):
                 inputs, outputs = ctx.inputs, ctx.outputs
+                if not _torch_C.is_grad_enabled():
+                    # first order: pyad's VJP on views of torch's gradients, nothing
+                    # recorded on either side (in the engine)
+                    return _pyad_first_order(_HOOKS, inputs, outputs, grads)
                 wanted = [i for i, v in enumerate(inputs) if v is not None and v.requires_grad]
                 used = [j for j, (o, g) in enumerate(zip(outputs, grads))
                         if o.requires_grad and g is not None]
                 result = [None] * (len(inputs) + 2)
                 if not wanted or not used:
-                    return tuple(result)
-                if not _torch_C.is_grad_enabled():
-                    # first order: pyad's VJP on views of torch's gradients, nothing
-                    # recorded on either side
-                    vjp = _pyad_vjp([outputs[j] for j in used], [inputs[i] for i in wanted],
-                                    [_pyad_view(grads[j]) for j in used], False, False)
-                    for i, g in zip(wanted, vjp):
-                        result[i + 2] = None if g is None else _torch_view(g)
                     return tuple(result)
                 saved = ctx.saved_tensors
                 xs = [saved[i] for i in wanted]
@@ -457,6 +477,10 @@ def _pyad_function():
                 return tuple(result)
 
         _PyadFunctionHolder.cls = PyadFunction
+        try:
+            _PyadFunctionHolder.apply = _direct_apply(PyadFunction)
+        except AttributeError:
+            _PyadFunctionHolder.apply = None
     return _PyadFunctionHolder.cls
 
 
@@ -464,7 +488,7 @@ def _unrecorded(compute, kwargs, args):
     """A call of a pyad function from torch that torch does not record: the outputs as
     plain tensors sharing the Variables' memory."""
     _, outputs, single = compute(args, False, kwargs)
-    t_outputs = tuple([_torch_view(o) for o in outputs])
+    t_outputs = _views(_HOOKS, outputs)
     return t_outputs[0] if single else t_outputs
 
 
@@ -495,43 +519,26 @@ def to_torch(fn):
     >>> t.grad
     tensor([6.])
     """
-    torch = _import_torch("pyad.interop.to_torch()")
+    _import_torch("pyad.interop.to_torch()")
     _init_dtypes()
+    hooks = _bridge_hooks()
     function = _pyad_function()
+    apply = _PyadFunctionHolder.apply or function.apply
     name = _name(fn)
     Tensor = _Tensor
     torch_grad_enabled = _torch_C.is_grad_enabled
+    call = _engine._bridge_pyad_call
 
     def compute(args, record, kwargs):
-        p_args = list(args)
-        p_inputs = [None] * len(args)
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor):
-                v = _pyad_view(a)
-                if record and a.requires_grad and v.is_floating_point():
-                    v.requires_grad_(True)
-                p_inputs[i] = p_args[i] = v
-        previous = _set_pyad_grad(record)
-        try:
-            outputs = fn(*p_args, **kwargs)
-        finally:
-            _set_pyad_grad(previous)
-        if type(outputs) is Variable:
-            return p_inputs, (outputs,), True
-        single = not isinstance(outputs, (tuple, list))
-        outputs = (outputs,) if single else tuple(outputs)
-        for o in outputs:
-            if not isinstance(o, Variable):
-                raise TypeError("to_torch(): the function %s must return a Variable or a tuple "
-                                "of them, got %s" % (name, type(o).__name__))
-        return p_inputs, outputs, single
+        # (p_inputs, outputs, single): fn on Variables sharing the tensors' memory
+        return call(hooks, fn, args, record, kwargs, name)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if torch_grad_enabled():
             for a in args:
                 if isinstance(a, Tensor) and a.requires_grad:
-                    return function.apply(compute, kwargs, *args)
+                    return apply(compute, kwargs, *args)
         return _unrecorded(compute, kwargs, args)
 
     return wrapper
