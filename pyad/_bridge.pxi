@@ -447,7 +447,7 @@ cdef tuple _bridge_direct_vjp(_BridgeNode node, list inputs, tuple grads):
     out = [None] * n
     for k in range(len(wanted)):
         i = wanted[k]
-        if (<tuple>node._next_functions[i])[0] is not None:
+        if i < _num_edges(node) and _edge_node_at(node, i) is not None:
             out[i] = result[k]
     return tuple(out)
 
