@@ -442,8 +442,8 @@ cdef tuple _bridge_direct_vjp(_BridgeNode node, list inputs, tuple grads):
         result = [None if r is None else _plain(_bridge_out_array(hooks, r), False)
                   for r in result]
     if len(result) != len(wanted):
-        raise RuntimeError("%s: torch returned %d gradients for %d inputs"
-                           % (node.name(), len(result), len(wanted)))
+        raise RuntimeError("from_torch(): torch returned %d gradients for %d inputs in %s"
+                           % (len(result), len(wanted), node.name()))
     out = [None] * n
     for k in range(len(wanted)):
         i = wanted[k]
