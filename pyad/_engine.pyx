@@ -3694,10 +3694,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    if is_grads_batched:
-        return _grad_batched(_as_tuple(outputs), _as_tuple(inputs), grad_outputs,
-                             retain_graph, create_graph, only_inputs, bool(allow_unused),
-                             bool(materialize_grads))
     cdef tuple outs = _as_tuple(outputs)
     cdef tuple ins = _as_tuple(inputs)
     cdef bint create = bool(create_graph)
@@ -3710,6 +3706,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise TypeError("grad(): inputs must be Variables, got %s" % type(v).__name__)
         if not _requires_grad_now(<Variable>v):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if is_grads_batched:                      # (the inputs are checked Variables now)
+        return _grad_batched(outs, ins, grad_outputs, retain_graph, create_graph,
+                             only_inputs, bool(allow_unused), bool(materialize_grads))
     outs, roots = _make_root_grads(outs, grad_outputs, create, True)
     captured = _execute(outs, roots, keep, create, ins, False, bool(only_inputs))
     result = []

@@ -13,6 +13,7 @@ import numpy as _np
 import pyad
 from pyad._engine import Variable, matmul
 from pyad._engine import max_pool2d, avg_pool2d, adaptive_avg_pool2d
+from pyad._engine import _TORCH_INT_NAMES
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "interpolate", "upsample",
            "pixel_shuffle", "pixel_unshuffle", "dropout1d", "dropout2d", "instance_norm",
@@ -36,12 +37,6 @@ def _single(x, what, name):
                                % (what, name, x))
         return x[0]
     return x
-
-
-# torch's names of the integer and bool dtypes, as its "not implemented for" errors say
-_TORCH_INT_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-                    "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32",
-                    "uint64": "UInt64", "bool": "Bool"}
 
 
 def _pool1d_input(input, what):

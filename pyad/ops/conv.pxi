@@ -109,9 +109,9 @@ cdef Variable _conv_input(object input, str what, str name):
 
 
 # torch's names of the integer and bool dtypes, as its "not implemented for" errors say
-cdef dict _TORCH_INT_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int",
-                              "int64": "Long", "uint8": "Byte", "uint16": "UInt16",
-                              "uint32": "UInt32", "uint64": "UInt64", "bool": "Bool"}
+_TORCH_INT_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                    "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32",
+                    "uint64": "UInt64", "bool": "Bool"}
 
 
 cdef Variable _pool_input(object input, str what, str kernel, str integers):

@@ -30,7 +30,7 @@ import contextlib
 import warnings
 
 import pyad
-from pyad._engine import Variable
+from pyad._engine import AccumulateGrad, Variable
 from pyad._factories import default_generator
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
@@ -93,7 +93,7 @@ def _leaves_used(outputs, args, start):
         if node is None or node in seen:
             continue
         seen.add(node)
-        if type(node).__name__ == "AccumulateGrad":
+        if isinstance(node, AccumulateGrad):
             variable = node.variable
             if id(variable) not in arg_ids:
                 leaves.append(variable)

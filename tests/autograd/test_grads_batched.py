@@ -132,3 +132,17 @@ def test_gradcheck_forward_mode_switches():
         gradgradcheck(pyad.sin, (x,), check_fwd_over_rev=True)
     with pytest.raises(ValueError, match="nothing to check"):
         gradgradcheck(pyad.sin, (x,), check_rev_over_rev=False)
+
+
+def test_batched_inputs_are_checked_first():
+    # (an empty batch once reached the inputs unchecked: a crash on a non-Variable)
+    xp, _ = _pair([1.0, 2.0])
+    with pytest.raises(TypeError, match="inputs must be Variables, got int"):
+        pyad.autograd.grad(xp * 2, [3], pyad.zeros(0, 2, dtype=pyad.float64),
+                           is_grads_batched=True)
+    with pytest.raises(RuntimeError, match="grad requires non-empty inputs"):
+        pyad.autograd.grad(xp * 2, [], pyad.zeros(0, 2, dtype=pyad.float64),
+                           is_grads_batched=True)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        pyad.autograd.grad(xp * 2, [pyad.ones(2)], pyad.eye(2, dtype=pyad.float64),
+                           is_grads_batched=True)
