@@ -189,6 +189,10 @@ def test_message_names_the_op(op, call):
 # where the tensor is not a pyad Variable (a DLPack tensor, another library's tensors).
 TENSOR_WORD = re.compile(r"(?<![\w.'`])[Tt]ensors?(?![\w'`(])")
 TORCH_WORDING = (
+    # nn.init's shape checks (torch's ValueError texts, which user code matches on)
+    "Only tensors with 2 or more dimensions are supported",
+    "Only tensors with 2 dimensions are supported",
+    "Only tensors with 3, 4, or 5 dimensions are supported",
     # the engine (torch.autograd's own messages)
     "element 0 of tensors does not require grad",
     "Deleting tensor data is not allowed",        # del x.data

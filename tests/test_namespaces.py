@@ -266,7 +266,8 @@ def test_a_generator_of_the_wrong_kind_is_refused():
 
 
 @pytest.mark.parametrize("name", ["uniform_", "normal_", "xavier_uniform_", "xavier_normal_",
-                                  "kaiming_uniform_", "kaiming_normal_"])
+                                  "kaiming_uniform_", "kaiming_normal_", "trunc_normal_",
+                                  "orthogonal_"])
 def test_nn_init_takes_a_generator_as_torch(name):
     import inspect
     torch = pytest.importorskip("torch")

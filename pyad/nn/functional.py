@@ -31,7 +31,7 @@ __all__ = [
     "relu", "sigmoid", "tanh", "gelu", "silu", "elu", "leaky_relu", "softplus",
     "hardtanh", "logsigmoid", "softmax", "softmin", "log_softmax", "relu6",
     "hardsigmoid", "hardswish", "selu", "celu", "mish", "softsign", "tanhshrink",
-    "softshrink", "hardshrink", "threshold", "glu",
+    "softshrink", "hardshrink", "threshold", "glu", "prelu",
     # linear
     "linear",
     # convolution and pooling
@@ -362,6 +362,42 @@ def glu(input, dim=-1):
                            "size %d" % (dim % input.ndim, n))
     h = n // 2
     return pyad.narrow(input, dim, 0, h) * sigmoid(pyad.narrow(input, dim, h, h))
+
+
+def prelu(input, weight):
+    """``input`` where positive, ``weight * input`` elsewhere, with one learned slope per
+    channel (dim 1) or one for all (``weight`` of one element).
+
+    As torch, the gradient at exactly 0 is the slope's (``input > 0`` selects ``input``).
+
+    >>> prelu(pyad.tensor([[-2.0, 3.0], [1.0, -1.0]]), pyad.tensor([0.5, 0.1]))
+    tensor([[-1.0000,  3.0000],
+            [ 1.0000, -0.1000]])
+    """
+    if not isinstance(weight, Variable):
+        raise TypeError("prelu(): argument 'weight' (position 2) must be Variable, not %s"
+                        % type(weight).__name__)
+    input, weight = _real_only("prelu", _floating("prelu", input), weight)
+    if weight.ndim > 1:
+        raise RuntimeError("prelu(): Expected `weight` to be a scalar or 1D Variable, but "
+                           "got: ndim = %d" % weight.ndim)
+    if _np.dtype(weight.dtype) != _np.dtype(input.dtype):
+        raise RuntimeError("prelu(): Type promoting not supported. Got %s and %s"
+                           % (_np.dtype(input.dtype), _np.dtype(weight.dtype)))
+    n = weight.numel()
+    if n != 1:
+        if input.ndim == 0:
+            raise RuntimeError("prelu(): Not allow zero-dim input Variable.")
+        channels = input.shape[1] if input.ndim >= 2 else 1
+        if n != channels:
+            raise RuntimeError("prelu(): Mismatch of parameter numbers and input channel "
+                               "size. Found parameter numbers = %d and channel size = %d."
+                               % (n, channels))
+        # one slope per channel, broadcast over dim 1 (and the batch, and what follows)
+        weight = weight.reshape((n,) + (1,) * (input.ndim - 2))
+    elif weight.ndim == 1 and input.ndim == 0:
+        weight = weight.reshape(())          # a 0-d input stays 0-d, as torch's
+    return pyad.where(input > 0, input, weight * input)
 
 
 def _implicit_softmax_dim(name, ndim, stacklevel):

@@ -11,13 +11,15 @@ the Variable.
 6.0
 """
 import math
+import warnings
 
 import numpy
 
 from pyad.autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+           "trunc_normal_", "orthogonal_", "eye_", "dirac_"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -193,3 +195,144 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     fan = _fan(tensor, mode)
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan),
                    generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fill with samples from N(mean, std^2) truncated to [a, b], by inverse transform
+    sampling as torch: uniform draws between the normal CDF's values at ``a`` and ``b``,
+    mapped back through the inverse CDF (so no sample is ever rejected), then clamped to
+    [a, b] against rounding.
+
+    >>> import pyad
+    >>> w = pyad.nn.init.trunc_normal_(pyad.empty(1000), std=2.0, a=-1.0, b=1.0)
+    >>> bool((w.data >= -1).all() and (w.data <= 1).all())
+    True
+    """
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
+
+    def cdf(v):                       # the standard normal's CDF
+        return (1.0 + math.erf(v / math.sqrt(2.0))) / 2.0
+
+    lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
+
+    def draw(rng, shape):
+        u = rng.uniform(2 * lo - 1, 2 * hi - 1, shape)
+        xp = _xp_of(u)
+        return xp.clip(_erfinv(xp, u) * (std * math.sqrt(2.0)) + mean, a, b)
+
+    with no_grad():
+        return _fill_from(tensor, generator, draw, "trunc_normal_")
+
+
+def _erfinv(xp, y):
+    # The inverse error function on an array of (-1, 1). CuPy has one; NumPy has none:
+    # Giles's approximation ("Approximating the erfinv function", 2010), relative error
+    # below 4e-7 while 1 - |y| > 1e-7, then, for the few draws nearer to +-1 (a bound far
+    # in the tail), Newton steps on log(erfc(|x|)) = log(1 - |y|) (nearly linear there, so
+    # they converge fast; 1 - |y| is exact in float64).
+    if xp is not numpy:
+        import cupyx.scipy.special
+        return cupyx.scipy.special.erfinv(y)
+    w = -numpy.log((1.0 - y) * (1.0 + y))
+    central, tail = w - 2.5, numpy.sqrt(numpy.maximum(w, 5.0)) - 3.0
+    p_central = numpy.polyval([
+        2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+        -0.00125372503, -0.00417768164, 0.246640727, 1.50140941], central)
+    p_tail = numpy.polyval([
+        -0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+        -0.0076224613, 0.00943887047, 1.00167406, 2.83297682], tail)
+    x = numpy.where(w < 5.0, p_central, p_tail) * y
+    far = numpy.abs(y) > 1.0 - 1e-6
+    if far.any():
+        ax, rest = numpy.abs(x[far]), 1.0 - numpy.abs(y[far])
+        erfc = numpy.vectorize(math.erfc, otypes=[numpy.float64])
+        log_rest = numpy.log(rest)
+        for _ in range(6):
+            c = erfc(ax)
+            ax = ax + (numpy.log(c) - log_rest) * c / (2.0 / math.sqrt(math.pi)
+                                                      * numpy.exp(-ax * ax))
+        x[far] = numpy.copysign(ax, y[far])
+    return x
+
+
+def _xp_of(array):
+    return numpy if isinstance(array, numpy.ndarray) else __import__("cupy")
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fill with a (semi-)orthogonal matrix, as torch: the Q of the QR decomposition of a
+    normal draw, its columns' signs fixed by R's diagonal so that Q is uniform over
+    orthogonal matrices, times ``gain``. Dimensions past the first are flattened.
+
+    >>> import pyad
+    >>> w = pyad.nn.init.orthogonal_(pyad.empty(3, 5))
+    >>> bool(abs(w.data @ w.data.T - numpy.eye(3)).max() < 1e-5)
+    True
+    """
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor                  # nothing to fill (torch does the same)
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+
+    def draw(rng, shape):
+        flat = rng.normal(0.0, 1.0, (rows, cols))
+        xp = _xp_of(flat)
+        if rows < cols:
+            flat = flat.T
+        q, r = xp.linalg.qr(flat)
+        q = q * xp.sign(xp.diag(r))
+        if rows < cols:
+            q = q.T
+        return (gain * q).reshape(shape)
+
+    with no_grad():
+        return _fill_from(tensor, generator, draw, "orthogonal_")
+
+
+def eye_(tensor):
+    """Fill a 2-D Variable with the identity (ones on the main diagonal).
+
+    >>> import pyad
+    >>> pyad.nn.init.eye_(pyad.empty(2, 3))
+    tensor([[1., 0., 0.],
+            [0., 1., 0.]])
+    """
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with no_grad():
+        tensor.zero_()
+        n = min(tensor.shape)
+        if n:
+            tensor.diagonal().fill_(1)
+        return tensor
+
+
+def dirac_(tensor, groups=1):
+    """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta, so that the
+    convolution keeps the identity of its input channels (per group).
+
+    >>> import pyad
+    >>> w = pyad.nn.init.dirac_(pyad.empty(2, 2, 3))
+    >>> w[:, :, 1]
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_channels = tensor.shape[0]
+    if out_channels % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = out_channels // groups
+    n = min(out_per_group, tensor.shape[1])
+    centre = tuple(s // 2 for s in tensor.shape[2:])
+    with no_grad():
+        tensor.zero_()
+        data = tensor.data
+        for g in range(groups):
+            for d in range(n):
+                data[(g * out_per_group + d, d) + centre] = 1
+        return tensor

@@ -18,6 +18,7 @@ from pyad.autograd import profiler as _profiler
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
+from pyad.nn import init as _init   # PReLU's `init` argument shadows the module
 from pyad.nn.parameter import Parameter, _zero_grads
 
 __all__ = ["Module", "Sequential", "ModuleList", "Identity", "Linear", "Conv2d",
@@ -1248,6 +1249,34 @@ class GLU(Module):
 
     def extra_repr(self):
         return "dim=%s" % (self.dim,)
+
+
+class PReLU(Module):
+    """``x`` where positive, ``weight * x`` elsewhere, the slopes learned (``F.prelu``):
+    ``num_parameters`` slopes (1, or the number of input channels), all ``init`` at first.
+
+    >>> import pyad
+    >>> m = pyad.nn.PReLU(2)
+    >>> m(pyad.tensor([[-4.0, -4.0]]))
+    tensor([[-1., -1.]], grad_fn=<WhereBackward>)
+    """
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(_factory((num_parameters,), device, dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Set every slope back to ``init``."""
+        _init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return "num_parameters=%s" % (self.num_parameters,)
 
 
 class Dropout(Module):
