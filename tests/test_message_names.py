@@ -189,6 +189,10 @@ def test_message_names_the_op(op, call):
 # where the tensor is not a pyad Variable (a DLPack tensor, another library's tensors).
 TENSOR_WORD = re.compile(r"(?<![\w.'`])[Tt]ensors?(?![\w'`(])")
 TORCH_WORDING = (
+    # torch's texts for cdist, repeat_interleave and diff
+    "cdist only supports at least 2D tensors",
+    "repeats must be 0-dim or 1-dim tensor",
+    "diff expects the shape of tensor to prepend or append",
     # nn.init's shape checks (torch's ValueError texts, which user code matches on)
     "Only tensors with 2 or more dimensions are supported",
     "Only tensors with 2 dimensions are supported",

@@ -18,6 +18,10 @@ NAMES = [op.__name__ for op in ALL_OPS]
 
 # Arguments for ops that the generic attempts below cannot call.
 SAMPLE_CALLS = {
+    "addmm": lambda op, x: op(pyad.ones(2), pyad.ones(2, 3), pyad.ones(3, 2)),
+    "addmv": lambda op, x: op(pyad.ones(2), pyad.ones(2, 3), pyad.ones(3)),
+    "baddbmm": lambda op, x: op(pyad.ones(2), pyad.ones(1, 2, 3), pyad.ones(1, 3, 2)),
+    "addbmm": lambda op, x: op(pyad.ones(2), pyad.ones(1, 2, 3), pyad.ones(1, 3, 2)),
     "sum_to": lambda op, x: op(x, ()),
     "cross": lambda op, x: op(pyad.ones(2, 3), pyad.ones(2, 3)),
     "meshgrid": lambda op, x: op(x[0], x[1], indexing="ij"),

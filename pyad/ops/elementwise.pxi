@@ -1374,6 +1374,65 @@ cpdef Variable hypot(object input, object other):
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+cdef class LogaddexpBackward(_BinaryNode):
+    # d/da log(e^a + e^b) = 1 / (1 + e^(b - a)) (torch's form: exact 1 and 0 when one
+    # operand is inf and the other finite, where e^(a - out) would be nan); base 2 scales
+    # the differences by ln 2.
+    cdef double scale
+
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        a = self.a.get(self)
+        b = self.b.get(self)
+        ga = gb = None
+        with numpy.errstate(over="ignore"):     # e^big = inf is the right answer: 1/inf = 0
+            if self._needs_input_grad(0):
+                ga = self.grad_a(div(g, add(exp(self._scaled(sub(b, a))), 1)))
+            if self._needs_input_grad(1):
+                gb = self.grad_b(div(g, add(exp(self._scaled(sub(a, b))), 1)))
+        return (ga, gb)
+
+    cdef object _scaled(self, object difference):
+        return difference if self.scale == 1.0 else mul(difference, self.scale)
+
+
+cdef Variable _logaddexp(object ufunc, object input, object other, double scale, str what):
+    _refuse_complex(input, other, what)
+    for operand in (input, other):
+        if isinstance(operand, Variable) and _kind_category(
+                _dtype_kind((<Variable>operand)._data)) <= 1:
+            name = str((<Variable>operand)._data.dtype)
+            raise NotImplementedError('%s(): "%s_cpu" not implemented for \'%s\''
+                                      % (what, what, _TORCH_INT_NAMES.get(name, name)))
+    data = _apply_binary(ufunc, input, other, what)
+    cdef LogaddexpBackward node
+    if _binary_records(input, other):
+        node = LogaddexpBackward.__new__(LogaddexpBackward)
+        node.scale = scale
+        return _binary(node, data, input, other, True, True)
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+@profiled_op
+cpdef Variable logaddexp(object input, object other):
+    """Elementwise ``log(exp(input) + exp(other))``, without overflow.
+
+    >>> logaddexp(Variable(numpy.array([0., 2.])), Variable(numpy.array([0., 2.])))
+    tensor([0.6931, 2.6931], dtype=float64)
+    """
+    return _logaddexp(numpy.logaddexp, input, other, 1.0, "logaddexp")
+
+
+@profiled_op
+cpdef Variable logaddexp2(object input, object other):
+    """Elementwise ``log2(2**input + 2**other)``, without overflow.
+
+    >>> logaddexp2(Variable(numpy.array([0., 3.])), Variable(numpy.array([0., 3.])))
+    tensor([1., 4.], dtype=float64)
+    """
+    return _logaddexp(numpy.logaddexp2, input, other, 0.6931471805599453, "logaddexp2")
+
+
 @profiled_op
 cpdef Variable lerp(object input, object end, object weight):
     """Linear interpolation ``input + weight * (end - input)`` (weight a number or a
@@ -1937,6 +1996,7 @@ ELEMENTWISE_OPS = (add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, 
                    abs, absolute, rsub, reciprocal, sign, square, rsqrt, expm1, log1p, log2, log10,
                    sin, cos, tan, asin, acos, atan, sinh, cosh, erf,
                    maximum, minimum, where, clamp, clip, clamp_min, clamp_max, atan2, hypot,
+                   logaddexp, logaddexp2,
                    lerp, floor, ceil, round, trunc, frac,
                    floor_divide, remainder, fmod, lt, le, eq, ne, gt, ge,
                    logical_not, logical_and, logical_or, logical_xor,

@@ -1626,6 +1626,223 @@ def matrix_power(input, n):
     return result
 
 
+# -- add a scaled product: addmm, addmv, baddbmm, addbmm -------------------------------
+
+cdef Variable _add_product(str what, object input, Variable product, object beta,
+                           object alpha):
+    # beta * input + alpha * product, as torch: input broadcasts to the product's shape
+    # (never the other way), and with beta == 0 input is ignored (its nan and inf too)
+    # while still receiving a zero gradient.
+    cdef Variable x = _as_variable(input, what)
+    if x._data.dtype != product._data.dtype:
+        raise RuntimeError("%s(): self and mat2 must have the same dtype, but got %s and %s"
+                           % (what, x._data.dtype, product._data.dtype))
+    shape = product._data.shape
+    try:
+        numpy.broadcast_shapes(x._data.shape, shape)
+        ok = len(x._data.shape) <= len(shape) and \
+            numpy.broadcast_shapes(x._data.shape, shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError("%s(): input of size %s cannot be expanded to the product's "
+                           "size %s" % (what, _shape_str(x._data.shape), _shape_str(shape)))
+    if alpha != 1:
+        product = mul(product, alpha)
+    if beta == 0:
+        if not _requires_grad_now(x):
+            return product
+        return add(product, where_const(True, 0, expand(x, shape)))
+    return add(x if beta == 1 else mul(x, beta), product)
+
+
+cdef void _check_matrices(str what, str first, Variable a, int a_dims, str second, Variable b,
+                          int b_dims) except *:
+    if a._data.ndim != a_dims:
+        raise RuntimeError("%s(): %s must be a %s, got %d-D Variable"
+                           % (what, first, "matrix" if a_dims == 2 else "3D Variable",
+                              a._data.ndim))
+    if b._data.ndim != b_dims:
+        raise RuntimeError("%s(): %s must be a %s, got %d-D Variable"
+                           % (what, second, {1: "vector", 2: "matrix"}.get(b_dims, "3D Variable"),
+                              b._data.ndim))
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError("%s(): expected %s and %s to have the same dtype, but got: %s != %s"
+                           % (what, first, second, a._data.dtype, b._data.dtype))
+    inner_a = a._data.shape[a._data.ndim - 1]
+    inner_b = b._data.shape[0 if b_dims == 1 else b._data.ndim - 2]
+    batch_ok = a_dims != 3 or b_dims != 3 or a._data.shape[0] == b._data.shape[0]
+    if inner_a != inner_b or not batch_ok:
+        raise RuntimeError("%s(): %s and %s shapes cannot be multiplied (%s and %s)"
+                           % (what, first, second, "x".join(str(n) for n in a._data.shape),
+                              "x".join(str(n) for n in b._data.shape)))
+
+
+@profiled_op
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``: ``mat1`` and ``mat2`` matrices,
+    ``input`` broadcast to the product's shape (ignored when ``beta`` is 0).
+
+    >>> addmm(Variable(numpy.ones(2)), Variable(numpy.eye(2)), Variable(numpy.eye(2) * 3),
+    ...       alpha=2)
+    tensor([[7., 1.],
+            [1., 7.]], dtype=float64)
+    """
+    cdef Variable a = _as_variable(mat1, "addmm")
+    cdef Variable b = _as_variable(mat2, "addmm")
+    _check_matrices("addmm", "mat1", a, 2, "mat2", b, 2)
+    return _add_product("addmm", input, matmul(a, b), beta, alpha)
+
+
+@profiled_op
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)``: ``mat`` a matrix, ``vec`` a vector.
+
+    >>> addmv(Variable(numpy.ones(2)), Variable(numpy.eye(2)), Variable(numpy.array([2., 3.])))
+    tensor([3., 4.], dtype=float64)
+    """
+    cdef Variable a = _as_variable(mat, "addmv")
+    cdef Variable v = _as_variable(vec, "addmv")
+    _check_matrices("addmv", "mat", a, 2, "vec", v, 1)
+    return _add_product("addmv", input, matmul(a, v), beta, alpha)
+
+
+@profiled_op
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)``, the product a batch of matrix
+    products (``batch1`` and ``batch2`` 3-D with the same batch size).
+
+    >>> baddbmm(Variable(numpy.zeros(1)), Variable(numpy.ones((2, 1, 3))),
+    ...         Variable(numpy.ones((2, 3, 1)))).shape
+    (2, 1, 1)
+    """
+    cdef Variable a = _as_variable(batch1, "baddbmm")
+    cdef Variable b = _as_variable(batch2, "baddbmm")
+    _check_matrices("baddbmm", "batch1", a, 3, "batch2", b, 3)
+    return _add_product("baddbmm", input, matmul(a, b), beta, alpha)
+
+
+@profiled_op
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``: a batch of matrix
+    products summed into one matrix.
+
+    >>> addbmm(Variable(numpy.zeros((1, 1))), Variable(numpy.ones((2, 1, 3))),
+    ...        Variable(numpy.ones((2, 3, 1))))
+    tensor([[6.]], dtype=float64)
+    """
+    cdef Variable a = _as_variable(batch1, "addbmm")
+    cdef Variable b = _as_variable(batch2, "addbmm")
+    _check_matrices("addbmm", "batch1", a, 3, "batch2", b, 3)
+    return _add_product("addbmm", input, sum(matmul(a, b), 0), beta, alpha)
+
+
+# -- distances ----------------------------------------------------------------------------
+
+cdef class CdistMaxBackward(Node):
+    # max_k |d_k|: as torch's cdist, every coordinate k that reaches the max gets the
+    # full gradient times sign(d_k) (a reduction's amax would share it among ties). Also
+    # the p = 0 count, with a zero weight.
+    cdef object weight                  # sign(d) where |d| is the max, else 0 (an array)
+
+    cdef tuple _backward(self, tuple grads):
+        if self.weight is None:
+            raise _freed_error(self)
+        return (mul(unsqueeze(grads[0], -1), self.weight),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        self.weight = None
+
+
+cdef Variable _cdist_max(Variable d):
+    xp = _xp_of(d._data)
+    magnitude = xp.abs(d._data)
+    top = magnitude.max(axis=-1, keepdims=True) if magnitude.shape[magnitude.ndim - 1] \
+        else xp.zeros(magnitude.shape[:magnitude.ndim - 1] + (1,), dtype=magnitude.dtype)
+    data = top[..., 0]
+    cdef CdistMaxBackward node
+    if _records(d):
+        node = CdistMaxBackward.__new__(CdistMaxBackward)
+        # torch's arithmetic for the tie mask, so an inf coordinate gives its nan too
+        node.weight = xp.sign(d._data) * (1 - xp.minimum(1, xp.ceil(xp.abs(magnitude - top))))
+        return _recorded1(node, data, _edge(d))
+    return _plain(data, d._volatile)
+
+
+cdef Variable _cdist_count(Variable d):
+    # the number of differing coordinates: no gradient, but connected, so the inputs get
+    # zeros, as torch's (a zero weight through the max node's backward)
+    xp = _xp_of(d._data)
+    data = (d._data != 0).sum(axis=-1).astype(d._data.dtype)
+    cdef CdistMaxBackward node
+    if _records(d):
+        node = CdistMaxBackward.__new__(CdistMaxBackward)
+        node.weight = xp.zeros_like(d._data)
+        return _recorded1(node, data, _edge(d))
+    return _plain(data, d._volatile)
+
+
+@profiled_op
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distance between each row of ``x1`` (``(..., P, M)``) and each row of
+    ``x2`` (``(..., R, M)``): a ``(..., P, R)`` Variable, the batch dimensions broadcast.
+    As torch, the gradient is 0 where a distance is 0, and for ``p = inf`` every
+    coordinate that reaches the maximum gets the full gradient.
+
+    >>> cdist(Variable(numpy.array([[0., 0.], [3., 4.]])), Variable(numpy.array([[0., 0.]])))
+    tensor([[0.],
+            [5.]], dtype=float64)
+    """
+    what = "cdist"
+    cdef Variable a = _as_variable(x1, what)
+    cdef Variable b = _as_variable(x2, what)
+    for name, v in (("X1", a), ("X2", b)):
+        if (<Variable>v)._data.ndim < 2:
+            raise RuntimeError("%s(): cdist only supports at least 2D tensors, %s got: %dD"
+                               % (what, name, (<Variable>v)._data.ndim))
+    for name, v in (("X1", a), ("X2", b)):
+        if (<Variable>v)._data.dtype.kind != "f":
+            dname = str((<Variable>v)._data.dtype)
+            raise RuntimeError("%s(): cdist only supports floating-point dtypes, %s got: %s"
+                               % (what, name, _TORCH_INT_NAMES.get(dname, dname)))
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError("%s(): expected both inputs to have the same dtype, got %s and %s"
+                           % (what, a._data.dtype, b._data.dtype))
+    if a._data.shape[a._data.ndim - 1] != b._data.shape[b._data.ndim - 1]:
+        raise RuntimeError("%s(): X1 and X2 must have the same number of columns. X1: %d X2: %d"
+                           % (what, a._data.shape[a._data.ndim - 1],
+                              b._data.shape[b._data.ndim - 1]))
+    if not isinstance(p, (int, float)) or isinstance(p, bool) or p != p or p < 0:
+        raise RuntimeError("%s(): cdist only supports non-negative p values" % what)
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise ValueError("%s(): %s is not a valid value for compute_mode" % (what, compute_mode))
+    # every pair's difference, (..., P, R, M): the same arithmetic for every p (torch's
+    # direct kernel; its matrix-product shortcut for p = 2 trades accuracy for speed)
+    batch = numpy.broadcast_shapes(a._data.shape[:a._data.ndim - 2],
+                                   b._data.shape[:b._data.ndim - 2])
+    P, R, M = a._data.shape[a._data.ndim - 2], b._data.shape[b._data.ndim - 2], \
+        a._data.shape[a._data.ndim - 1]
+    _checked_sizes(batch + (P, R, M), a._data.itemsize, what)
+    d = sub(unsqueeze(a, -2), unsqueeze(b, -3))
+    if p == float("inf"):
+        return _cdist_max(d)
+    if p == 0:
+        return _cdist_count(d)
+    return _vector_norm(d, p, -1, False, None, what)
+
+
+@profiled_op
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other`` (broadcast), a 0-d Variable.
+
+    >>> dist(Variable(numpy.array([3., 4.])), Variable(numpy.zeros(2)))
+    tensor(5., dtype=float64)
+    """
+    return _vector_norm(sub(input, other), p, None, False, None, "dist")
+
+
 LINALG_NAMESPACE_OPS = (inv, det, slogdet, solve, cholesky, qr, eigh, svd, svdvals)
 """pyad.linalg (pyad/linalg.py re-exports them; not Variable methods)."""
 # A family in a namespace: its ops are pyad.linalg.<name> only (neither pyad.<name> nor
@@ -1635,11 +1852,12 @@ LINALG_NAMESPACE_MODULE = "linalg"
 
 
 LINALG_OPS = (matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, diagonal,
-              diag_embed, tril, triu, cross, matrix_power)
+              diag_embed, tril, triu, cross, matrix_power, addmm, addmv, baddbmm, addbmm,
+              cdist, dist)
 """Linear algebra: matmul / @ (1-D.1-D, 2-D.1-D, 1-D.2-D, 2-D.2-D, batched with
 broadcasting, 1-D with batched), mm, bmm, mv, dot, outer, einsum, tensordot; diagonals
 (trace, diag, diagonal, diag_embed) and triangles (tril, triu)."""
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (torch has no method for einsum and tensordot).
 LINALG_TITLE = "Linear algebra"
-LINALG_FUNCTION_ONLY = ("einsum", "tensordot")
+LINALG_FUNCTION_ONLY = ("einsum", "tensordot", "cdist")

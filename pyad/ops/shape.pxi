@@ -1254,6 +1254,136 @@ def tile(input, dims):
 
 
 
+cdef object _repeat_counts(object repeats, object xp, str what):
+    # The repeats of repeat_interleave as an int64 array on the input's device, checked
+    # as torch: an integer Variable of 0 or 1 dimensions, never negative.
+    data = (<Variable>repeats)._data
+    kind = data.dtype.kind
+    if kind not in "iu":
+        name = str(data.dtype)
+        raise NotImplementedError('%s(): "repeat_interleave_cpu" not implemented for \'%s\''
+                                  % (what, _TORCH_INT_NAMES.get(name, _torch_dtype_name(name))))
+    if data.ndim > 1:
+        raise RuntimeError("%s(): repeats must be 0-dim or 1-dim tensor" % what)
+    counts = xp.asarray(data, dtype=numpy.int64).reshape(-1)
+    if counts.size and bool((counts < 0).any()):
+        raise RuntimeError("%s(): repeats can not be negative" % what)
+    return counts
+
+
+cdef str _torch_dtype_name(str name):
+    return {"float16": "Half", "float32": "Float", "float64": "Double",
+            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(name, name)
+
+
+@profiled_op
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each element ``repeats`` times along ``dim`` (flattened when ``dim`` is
+    None): ``repeats`` an int, or an integer Variable of one count per element (or one
+    count for all). With only an integer Variable ``r``, the indices ``i`` repeated
+    ``r[i]`` times.
+
+    >>> repeat_interleave(Variable(numpy.array([[1., 2.], [3., 4.]])), 2, dim=0).tolist()
+    [[1.0, 2.0], [1.0, 2.0], [3.0, 4.0], [3.0, 4.0]]
+    >>> repeat_interleave(Variable(numpy.array([2, 0, 1]))).tolist()
+    [0, 0, 2]
+    """
+    what = "repeat_interleave"
+    cdef Variable x = _as_variable(input, what)
+    xp = _xp_of(x._data)
+    if repeats is None:                             # the indices form
+        if x._data.ndim != 1:
+            raise RuntimeError("%s(): repeat_interleave only accept 1D vector as repeat" % what)
+        counts = _repeat_counts(x, xp, what)
+        indices = xp.repeat(xp.arange(counts.shape[0], dtype=x._data.dtype), counts)
+        _check_output_size(indices.shape[0], output_size, what)
+        return _plain(indices, False)
+    if dim is None:
+        x = reshape(x, (-1,))
+        d = 0
+    else:
+        d = _normalize_dim_sized(dim, x._data.ndim, what)
+    n = x._data.shape[d]
+    if isinstance(repeats, Variable):
+        counts = _repeat_counts(repeats, xp, what)
+        if counts.shape[0] == 1:
+            counts = xp.full(n, counts[0], dtype=numpy.int64) if n else counts[:0]
+        elif counts.shape[0] != n:
+            raise RuntimeError("%s(): repeats must have the same size as input along dim, but "
+                               "got repeats.size(0) = %d and input.size(%d) = %d"
+                               % (what, counts.shape[0], d, n))
+        total = int(counts.sum()) if n else 0
+    elif isinstance(repeats, (int, numpy.integer)) and not isinstance(repeats, bool):
+        if repeats < 0:
+            raise RuntimeError("%s(): Repeats must be non-negative" % what)
+        counts = int(repeats)
+        total = n * counts
+    else:
+        raise TypeError("%s(): repeats must be an int or an integer Variable, got %s"
+                        % (what, type(repeats).__name__))
+    _checked_sizes(x._data.shape[:d] + (total,) + x._data.shape[d + 1:], x._data.itemsize,
+                   what)
+    _check_output_size(total, output_size, what)
+    # an index_select: its backward sums each group of copies (index_add), and it is
+    # differentiable again
+    return index_select(x, d, xp.repeat(xp.arange(n, dtype=numpy.int64), counts))
+
+
+cdef void _check_output_size(object total, object output_size, str what) except *:
+    if output_size is not None and output_size != total:
+        raise RuntimeError("%s(): Invalid output_size, expected %d but got %s"
+                           % (what, total, output_size))
+
+
+@profiled_op
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, a
+    logical xor for bool), after concatenating ``prepend`` and ``append`` along ``dim``.
+
+    >>> diff(Variable(numpy.array([1., 4., 9., 16.]))).tolist()
+    [3.0, 5.0, 7.0]
+    >>> diff(Variable(numpy.array([1., 4., 9., 16.])), n=2).tolist()
+    [2.0, 2.0]
+    """
+    what = "diff"
+    cdef Variable x = _as_variable(input, what)
+    if x._data.ndim == 0:
+        raise RuntimeError("%s(): diff expects input to be at least one-dimensional" % what)
+    order = _int_arg(n, what, "n")
+    if order < 0:
+        raise RuntimeError("%s(): order must be non-negative but got %d" % (what, order))
+    d = _normalize_dim(dim, x._data.ndim, what)
+    cdef Variable e
+    parts = []
+    for extra in (prepend, append):
+        if extra is None:
+            parts.append(None)
+            continue
+        e = _as_variable(extra, what)
+        if e._data.ndim != x._data.ndim:
+            raise RuntimeError("%s(): diff expects prepend or append to be the same "
+                               "dimension as input" % what)
+        else:
+            for k in range(x._data.ndim):
+                if k != d and e._data.shape[k] != x._data.shape[k]:
+                    raise RuntimeError(
+                        "%s(): diff expects the shape of tensor to prepend or append to match "
+                        "that of input except along the differencing dimension; "
+                        "input.size(%d) = %d, but got tensor.size(%d) = %d"
+                        % (what, k, x._data.shape[k], k, e._data.shape[k]))
+        parts.append(e)
+    if parts[0] is not None or parts[1] is not None:
+        x = cat([p for p in (parts[0], x, parts[1]) if p is not None], d)
+    is_bool = x._data.dtype.kind == "b"
+    for _ in range(order):
+        length = x._data.shape[d]
+        if length == 0:
+            break
+        later, earlier = narrow(x, d, 1, length - 1), narrow(x, d, 0, length - 1)
+        x = logical_xor(later, earlier) if is_bool else sub(later, earlier)
+    return x
+
+
 @profiled_op
 def ravel(input):
     """The input flattened to one dimension (a view when the layout allows), as
@@ -2344,7 +2474,7 @@ SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, 
              index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter,
              nonzero, unique, unique_consecutive, pad, ravel, flipud, fliplr, rot90, atleast_1d, atleast_2d,
              atleast_3d, dstack, column_stack, tensor_split, hsplit, vsplit, take, put,
-             broadcast_tensors, meshgrid, kron)
+             broadcast_tensors, meshgrid, kron, repeat_interleave, diff)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (item access has its operators; torch has these as functions only).
 SHAPE_TITLE = "Shape and indexing"
