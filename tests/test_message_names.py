@@ -189,7 +189,9 @@ def test_message_names_the_op(op, call):
 # where the tensor is not a pyad Variable (a DLPack tensor, another library's tensors).
 TENSOR_WORD = re.compile(r"(?<![\w.'`])[Tt]ensors?(?![\w'`(])")
 TORCH_WORDING = (
-    # torch's texts for cdist, repeat_interleave and diff
+    # torch's texts for cdist, repeat_interleave, diff, unfold and fold
+    "Expected 3D or 4D (batch mode) tensor",
+    "Expected 2D or 3D (batch mode) tensor",
     "cdist only supports at least 2D tensors",
     "repeats must be 0-dim or 1-dim tensor",
     "diff expects the shape of tensor to prepend or append",

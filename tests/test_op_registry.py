@@ -18,6 +18,8 @@ NAMES = [op.__name__ for op in ALL_OPS]
 
 # Arguments for ops that the generic attempts below cannot call.
 SAMPLE_CALLS = {
+    "unfold": lambda op, x: op(pyad.ones(1, 1, 3, 3), 2),
+    "fold": lambda op, x: op(pyad.ones(1, 4, 4), (3, 3), 2),
     "addmm": lambda op, x: op(pyad.ones(2), pyad.ones(2, 3), pyad.ones(3, 2)),
     "addmv": lambda op, x: op(pyad.ones(2), pyad.ones(2, 3), pyad.ones(3)),
     "baddbmm": lambda op, x: op(pyad.ones(2), pyad.ones(1, 2, 3), pyad.ones(1, 3, 2)),

@@ -20,7 +20,7 @@ from pyad.nn.layers import (
     AvgPool1d, AvgPool2d, MaxPool1d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, Upsample,
     UpsamplingNearest2d, UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle, Dropout1d,
     Dropout2d, Bilinear, CosineSimilarity, PairwiseDistance, ModuleDict, ParameterList,
-    ParameterDict,
+    ParameterDict, Unfold, Fold,
 )
 from pyad.nn.transformer import (
     MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
@@ -36,6 +36,7 @@ __all__ = [
     "AdaptiveAvgPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
     "PixelShuffle", "PixelUnshuffle", "Dropout1d", "Dropout2d", "Bilinear",
     "CosineSimilarity", "PairwiseDistance", "ModuleDict", "ParameterList", "ParameterDict",
+    "Unfold", "Fold",
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
     "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
     "BCELoss", "BCEWithLogitsLoss", "BatchNorm2d", "CELU", "Conv2d", "CosineEmbeddingLoss",

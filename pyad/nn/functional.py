@@ -24,7 +24,7 @@ from pyad._engine import (
     _cross_entropy_indices,
 )
 from pyad._engine import (conv1d, conv2d, conv_transpose2d, max_pool2d, avg_pool2d,
-                           adaptive_avg_pool2d)
+                           adaptive_avg_pool2d, unfold, fold)
 
 __all__ = [
     # activations
@@ -36,7 +36,7 @@ __all__ = [
     "linear",
     # convolution and pooling
     "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
-    "adaptive_avg_pool2d",
+    "adaptive_avg_pool2d", "unfold", "fold",
     # losses
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",

@@ -415,6 +415,56 @@ class PixelUnshuffle(Module):
         return "downscale_factor=%s" % self.downscale_factor
 
 
+class Unfold(Module):
+    """Extract sliding blocks as columns (``F.unfold``): ``(N, C, H, W)`` to
+    ``(N, C * kh * kw, L)``.
+
+    >>> import pyad
+    >>> pyad.nn.Unfold(2)(pyad.zeros(1, 3, 4, 4)).shape
+    (1, 12, 9)
+    """
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input):
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return "kernel_size=%s, dilation=%s, padding=%s, stride=%s" % (
+            self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+class Fold(Module):
+    """Sum columns of sliding blocks back into an image (``F.fold``), the adjoint of
+    `Unfold`: ``(N, C * kh * kw, L)`` to ``(N, C, *output_size)``.
+
+    >>> import pyad
+    >>> pyad.nn.Fold((4, 4), 2)(pyad.zeros(1, 12, 9)).shape
+    (1, 3, 4, 4)
+    """
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size = output_size
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input):
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                      self.stride)
+
+    def extra_repr(self):
+        return "output_size=%s, kernel_size=%s, dilation=%s, padding=%s, stride=%s" % (
+            self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
 class _DropoutNd(Module):
     def __init__(self, p=0.5, inplace=False):
         super().__init__()

@@ -897,9 +897,131 @@ def adaptive_avg_pool2d(input, output_size):
     return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
 
 
-CONV_OPS = (conv1d, conv2d, conv_transpose2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d)
+# -- unfold / fold: the im2col pair as torch.nn.functional exposes it ---------------------
+
+cdef tuple _block_args(str what, object kernel_size, object dilation, object padding,
+                       object stride):
+    k = _int_tuple(kernel_size, 2, what, "kernel_size")
+    d = _int_tuple(dilation, 2, what, "dilation")
+    p = _int_tuple(padding, 2, what, "padding")
+    s = _int_tuple(stride, 2, what, "stride")
+    if k[0] <= 0 or k[1] <= 0:
+        raise RuntimeError("%s(): kernel size should be greater than zero, but got "
+                           "kernel_height: %d kernel_width: %d" % (what, k[0], k[1]))
+    if s[0] <= 0 or s[1] <= 0:
+        raise RuntimeError("%s(): stride should be greater than zero, but got stride_height: "
+                           "%d stride_width: %d" % (what, s[0], s[1]))
+    if d[0] <= 0 or d[1] <= 0:
+        raise RuntimeError("%s(): dilation should be greater than zero, but got "
+                           "dilation_height: %d dilation_width: %d" % (what, d[0], d[1]))
+    if p[0] < 0 or p[1] < 0:
+        raise RuntimeError("%s(): padding should be non-negative, but got pad_height: %d "
+                           "pad_width: %d" % (what, p[0], p[1]))
+    return k, d, p, s
+
+
+cdef tuple _blocks(tuple size, tuple k, tuple d, tuple p, tuple s):
+    # the number of sliding blocks along each spatial dimension (may be < 1: checked by
+    # the callers, which word the error as torch)
+    return tuple((size[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2))
+
+
+cdef void _check_block_input(str what, Variable x) except *:
+    name = str(x._data.dtype)
+    if x._data.dtype.kind not in "fc":
+        raise NotImplementedError('%s(): "%s_out_cpu" not implemented for \'%s\''
+                                  % (what, "im2col" if what == "unfold" else "col2im",
+                                     _TORCH_INT_NAMES.get(name, name)))
+
+
+@profiled_op
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding blocks of a batched image as columns (im2col): ``(N, C, H, W)`` to
+    ``(N, C * kh * kw, L)``, L the number of blocks; an unbatched ``(C, H, W)`` gives
+    ``(C * kh * kw, L)``. ``torch.nn.functional.unfold``.
+
+    >>> unfold(Variable(numpy.arange(9.).reshape(1, 1, 3, 3)), 2).tolist()
+    [[[0.0, 1.0, 3.0, 4.0], [1.0, 2.0, 4.0, 5.0], [3.0, 4.0, 6.0, 7.0], [4.0, 5.0, 7.0, 8.0]]]
+    """
+    what = "unfold"
+    cdef Variable x = _as_variable(input, what)
+    nd = x._data.ndim
+    if nd == 3:
+        return squeeze(unfold(unsqueeze(x, 0), kernel_size, dilation, padding, stride), 0)
+    if nd != 4:
+        raise RuntimeError("%s(): Input Error: Only 3D or 4D input Variables are supported (got "
+                           "%dD)" % (what, nd))
+    if builtins.any(n == 0 for n in x._data.shape[1:]):
+        raise RuntimeError("%s(): Expected 3D or 4D (batch mode) tensor with possibly 0 batch "
+                           "size and other non-zero dimensions for input, but got: [%s]"
+                           % (what, ", ".join(str(n) for n in x._data.shape)))
+    _check_block_input(what, x)
+    k, d, p, s = _block_args(what, kernel_size, dilation, padding, stride)
+    size = x._data.shape[2:]
+    oh, ow = _blocks(size, k, d, p, s)
+    if oh < 1 or ow < 1:
+        raise RuntimeError("%s(): Given input with spatial size (%d, %d), kernel_size=(%d, %d), "
+                           "dilation=(%d, %d), padding=(%d, %d), calculated shape of the array "
+                           "of sliding blocks as (%d, %d), but its components must be at least "
+                           "one." % (what, size[0], size[1], k[0], k[1], d[0], d[1], p[0],
+                                     p[1], oh, ow))
+    n, c = x._data.shape[0], x._data.shape[1]
+    if p[0] or p[1]:
+        x = pad(x, (p[1], p[1], p[0], p[0]))
+    windows = _unfold(x, k[0], k[1], s[0], s[1], d[0], d[1], oh, ow)   # (N, C, oh, ow, kh, kw)
+    return reshape(permute(windows, (0, 1, 4, 5, 2, 3)), (n, c * k[0] * k[1], oh * ow))
+
+
+@profiled_op
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sum sliding blocks (columns) back into a batched image (col2im), the adjoint of
+    ``unfold``: ``(N, C * kh * kw, L)`` to ``(N, C, *output_size)``, overlapping blocks
+    adding up; an unbatched ``(C * kh * kw, L)`` gives ``(C, *output_size)``.
+    ``torch.nn.functional.fold``.
+
+    >>> fold(Variable(numpy.ones((1, 4, 4))), (3, 3), 2)[0, 0].tolist()
+    [[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]
+    """
+    what = "fold"
+    cdef Variable cols = _as_variable(input, what)
+    nd = cols._data.ndim
+    if nd == 2:
+        return squeeze(fold(unsqueeze(cols, 0), output_size, kernel_size, dilation, padding,
+                            stride), 0)
+    if nd != 3 or builtins.any(n == 0 for n in cols._data.shape[1:]):
+        raise RuntimeError("%s(): Expected 2D or 3D (batch mode) tensor for input with possibly "
+                           "0 batch size and non-zero dimensions for input, but got: [%s]"
+                           % (what, ", ".join(str(n) for n in cols._data.shape)))
+    _check_block_input(what, cols)
+    out = _int_tuple(output_size, 2, what, "output_size")
+    k, d, p, s = _block_args(what, kernel_size, dilation, padding, stride)
+    n, ck, length = cols._data.shape
+    if ck % (k[0] * k[1]):
+        raise RuntimeError("%s(): Expected size of input's dimension 1 to be divisible by the "
+                           "product of kernel_size, but got input.size(1)=%d and "
+                           "kernel_size=(%d, %d)." % (what, ck, k[0], k[1]))
+    oh, ow = _blocks(out, k, d, p, s)
+    if oh < 1 or ow < 1 or oh * ow != length:
+        raise RuntimeError("%s(): Given output_size=(%d, %d), kernel_size=(%d, %d), "
+                           "dilation=(%d, %d), padding=(%d, %d), stride=(%d, %d), expected size "
+                           "of input's dimension 2 to match the calculated number of sliding "
+                           "blocks %d * %d = %d, but got input.size(2)=%d."
+                           % (what, out[0], out[1], k[0], k[1], d[0], d[1], p[0], p[1], s[0],
+                              s[1], oh, ow, oh * ow, length))
+    c = ck // (k[0] * k[1])
+    blocks = permute(reshape(cols, (n, c, k[0], k[1], oh, ow)), (0, 1, 4, 5, 2, 3))
+    hp, wp = out[0] + 2 * p[0], out[1] + 2 * p[1]
+    image = _fold(blocks, hp, wp, s[0], s[1], d[0], d[1])
+    if p[0] or p[1]:
+        image = getitem(image, (slice(None), slice(None), slice(p[0], p[0] + out[0]),
+                                slice(p[1], p[1] + out[1])))
+    return image
+
+
+CONV_OPS = (conv1d, conv2d, conv_transpose2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d,
+            unfold, fold)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (torch.nn.functional only).
 CONV_TITLE = "Convolution and pooling"
 CONV_FUNCTION_ONLY = ("conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
-                      "adaptive_avg_pool2d")
+                      "adaptive_avg_pool2d", "unfold", "fold")
