@@ -1717,6 +1717,64 @@ cdef class Variable:
         """
         return self._data.ndim
 
+    def ndimension(self):
+        """Return the number of dimensions (torch's older spelling of ``dim()``).
+
+        Returns
+        -------
+        int
+            The number of dimensions.
+        """
+        return self._data.ndim
+
+    def unfold(self, dimension, size, step):
+        """Return every slice of length ``size`` along ``dimension``, ``step`` apart, as a
+        new last dimension (torch's ``Tensor.unfold``; a differentiable copy here, where
+        torch gives a view).
+
+        >>> Variable(numpy.arange(5.)).unfold(0, 2, 2).tolist()
+        [[0.0, 1.0], [2.0, 3.0]]
+
+        Returns
+        -------
+        Variable
+            Shape: ``dimension`` becomes the number of slices, ``size`` appended.
+        """
+        return _sliding_windows(self, dimension, size, step)
+
+    def sum_to_size(self, *size):
+        """Return the sum of this Variable down to ``size`` (a shape it broadcasts to).
+
+        Returns
+        -------
+        Variable
+            Summed over the broadcast dimensions, keeping them as size 1.
+        """
+        shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) \
+            else tuple(size)
+        return sum_to(self, shape)
+
+    def pin_memory(self):
+        """Return self: host memory needs no pinning for NumPy (torch pins it for faster
+        transfers to a GPU; CuPy transfers from any host array).
+
+        Returns
+        -------
+        Variable
+            Self.
+        """
+        return self
+
+    def is_pinned(self):
+        """Return False: pyad never pins host memory (see `pin_memory`).
+
+        Returns
+        -------
+        bool
+            False.
+        """
+        return False
+
     def element_size(self):
         """Return the size of one element in bytes.
 
@@ -2156,6 +2214,36 @@ cdef class Variable:
             Self if already int32.
         """
         return _convert(self, None, numpy.int32, False)
+
+    def byte(self):
+        """Return the Variable converted to uint8 (not differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already uint8.
+        """
+        return _convert(self, None, numpy.uint8, False)
+
+    def char(self):
+        """Return the Variable converted to int8 (not differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already int8.
+        """
+        return _convert(self, None, numpy.int8, False)
+
+    def short(self):
+        """Return the Variable converted to int16 (not differentiable).
+
+        Returns
+        -------
+        Variable
+            Self if already int16.
+        """
+        return _convert(self, None, numpy.int16, False)
 
     def bool(self):
         """Return the Variable converted to bool (not differentiable).

@@ -190,6 +190,7 @@ def test_message_names_the_op(op, call):
 TENSOR_WORD = re.compile(r"(?<![\w.'`])[Tt]ensors?(?![\w'`(])")
 TORCH_WORDING = (
     # torch's texts for cdist, repeat_interleave, diff, unfold and fold
+    "maximum size for tensor at dimension",
     "Expected 3D or 4D (batch mode) tensor",
     "Expected 2D or 3D (batch mode) tensor",
     "cdist only supports at least 2D tensors",

@@ -1447,6 +1447,151 @@ cpdef Variable lerp(object input, object end, object weight):
         raise _renamed(exc, "lerp") from None
 
 
+# -- composites torch users reach for: addcmul, addcdiv, true_divide, float_power,
+#    logit, nan_to_num --------------------------------------------------------------------
+
+@profiled_op
+cpdef Variable addcmul(object input, object tensor1, object tensor2, object value=1):
+    """``input + value * tensor1 * tensor2`` (broadcast), differentiable in all three.
+
+    >>> addcmul(Variable(numpy.ones(2)), Variable(numpy.array([1., 2.])),
+    ...         Variable(numpy.array([3., 4.])), value=0.5)
+    tensor([2.5000, 5.0000], dtype=float64)
+    """
+    try:
+        product = mul(tensor1, tensor2)
+        return add(input, product if value == 1 else mul(product, value))
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "addcmul") from None
+
+
+@profiled_op
+cpdef Variable addcdiv(object input, object tensor1, object tensor2, object value=1):
+    """``input + value * tensor1 / tensor2`` (broadcast), differentiable in all three;
+    integer operands are refused, as torch.
+
+    >>> addcdiv(Variable(numpy.ones(2)), Variable(numpy.array([1., 2.])),
+    ...         Variable(numpy.array([4., 4.])), value=2)
+    tensor([1.5000, 2.0000], dtype=float64)
+    """
+    for operand in (tensor1, tensor2):
+        if isinstance(operand, Variable) and _kind_category(
+                _dtype_kind((<Variable>operand)._data)) <= 1:
+            raise RuntimeError(
+                "addcdiv(): Integer division with addcdiv is no longer supported, and in a "
+                "future  release addcdiv will perform a true division of tensor1 and "
+                "tensor2. The historic addcdiv behavior can be implemented as (input + value "
+                "* torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                "behavior is just the latter implementation: (input + value * tensor1 / "
+                "tensor2), for all dtypes.")
+    try:
+        quotient = div(tensor1, tensor2)
+        return add(input, quotient if value == 1 else mul(quotient, value))
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "addcdiv") from None
+
+
+@profiled_op
+cpdef Variable true_divide(object input, object other):
+    """True division, as `div` (torch's older name).
+
+    >>> true_divide(Variable(numpy.array([1, 2])), 2)
+    tensor([0.5000, 1.0000])
+    """
+    return div(input, other)
+
+
+cdef object _widened(object v):
+    # float_power's operand in float64 (complex128 if complex): a Variable converted
+    # (differentiably), a number as a Python float or complex
+    if isinstance(v, Variable):
+        return _convert(<Variable>v, None, numpy.complex128 if _dtype_kind(
+            (<Variable>v)._data) == b'c' else numpy.float64, False)
+    return complex(v) if isinstance(v, complex) else float(v)
+
+
+@profiled_op
+cpdef Variable float_power(object input, object exponent):
+    """``input ** exponent`` computed in float64 (complex128 if either is complex),
+    whatever the operands' dtypes.
+
+    >>> float_power(Variable(numpy.array([2, 3])), -1)
+    tensor([0.5000, 0.3333], dtype=float64)
+    """
+    try:
+        base, power = _widened(input), _widened(exponent)
+        if isinstance(base, complex) or isinstance(power, complex) or (
+                isinstance(base, Variable) and _dtype_kind((<Variable>base)._data) == b'c') or (
+                isinstance(power, Variable) and _dtype_kind((<Variable>power)._data) == b'c'):
+            if isinstance(base, Variable):
+                base = _convert(<Variable>base, None, numpy.complex128, False)
+            if isinstance(power, Variable):
+                power = _convert(<Variable>power, None, numpy.complex128, False)
+        return pow(base, power)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "float_power") from None
+
+
+cdef class LogitBackward(_UnaryNode):
+    # g / (x (1 - x)) inside the domain; outside it, torch's values: nan without eps
+    # (x < 0 or x > 1), 0 with eps (x < eps or x > 1 - eps)
+    cdef object eps
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable x = self.saved.unpack(self)
+        if self.eps is None:
+            outside, fill = (x._data < 0) | (x._data > 1), numpy.nan
+        else:
+            outside, fill = (x._data < self.eps) | (x._data > 1 - self.eps), 0
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            g = div(grads[0], mul(x, rsub(x, 1)))
+        return (where_const(outside, fill, g),)
+
+
+@profiled_op
+cpdef Variable logit(object input, object eps=None):
+    """``log(p / (1 - p))``, the inverse of `sigmoid`; with ``eps``, ``p`` is first
+    clamped to ``[eps, 1 - eps]`` (and the gradient is 0 outside it, as torch).
+
+    >>> logit(Variable(numpy.array([0.5, 0.75])))
+    tensor([0.0000, 1.0986], dtype=float64)
+    """
+    cdef Variable x = _float_input(input, "logit")
+    _refuse_complex(x, None, "logit")
+    z = x._data if eps is None else _xp_of(x._data).clip(x._data, eps, 1 - eps)
+    with numpy.errstate(divide="ignore", invalid="ignore"):   # 0 and 1 give -inf and inf
+        data = _xp_of(z).log(z / (1 - z))
+    cdef LogitBackward node
+    if _records(x):
+        node = LogitBackward.__new__(LogitBackward)
+        node.eps = None if eps is None else float(eps)
+        return _record_unary(node, data, x, True, False)
+    return _plain(data, x._volatile)
+
+
+@profiled_op
+cpdef Variable nan_to_num(object input, object nan=0.0, object posinf=None,
+                          object neginf=None):
+    """``input`` with nan replaced by ``nan``, +inf by ``posinf`` and -inf by ``neginf``
+    (by default the dtype's largest and lowest finite values); the gradient is 0 at
+    the replaced entries, as torch. Integers and bools are returned as a copy.
+
+    >>> nan_to_num(Variable(numpy.array([numpy.nan, numpy.inf, 1.0])), posinf=9.0)
+    tensor([0., 9., 1.], dtype=float64)
+    """
+    cdef Variable x = _as_variable(input, "nan_to_num")
+    cdef char kind = _dtype_kind(x._data)
+    if kind != b'f' and kind != b'c':
+        return _convert(x, None, None, True)
+    xp = _xp_of(x._data)
+    replaced = xp.nan_to_num(x._data, nan=nan, posinf=posinf, neginf=neginf)
+    not_finite = ~xp.isfinite(x._data)
+    if not _records(x):
+        return _plain(replaced, x._volatile)
+    # x where finite (its gradient passes), plus the replacements as a constant
+    return add(where_const(not_finite, 0, x), xp.where(not_finite, replaced, 0))
+
 # -- rounding: zero gradients, as torch -------------------------------------------------
 
 cdef Variable _rounding(object ufunc, object input, type node_type, str what,
@@ -1996,7 +2141,8 @@ ELEMENTWISE_OPS = (add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, 
                    abs, absolute, rsub, reciprocal, sign, square, rsqrt, expm1, log1p, log2, log10,
                    sin, cos, tan, asin, acos, atan, sinh, cosh, erf,
                    maximum, minimum, where, clamp, clip, clamp_min, clamp_max, atan2, hypot,
-                   logaddexp, logaddexp2,
+                   logaddexp, logaddexp2, addcmul, addcdiv, true_divide, float_power, logit,
+                   nan_to_num,
                    lerp, floor, ceil, round, trunc, frac,
                    floor_divide, remainder, fmod, lt, le, eq, ne, gt, ge,
                    logical_not, logical_and, logical_or, logical_xor,

@@ -1254,6 +1254,61 @@ def tile(input, dims):
 
 
 
+cdef Variable _sliding_windows(Variable x, object dimension, object size, object step):
+    # Variable.unfold: slices x[..., i*step : i*step + size, ...] along `dimension`, stacked
+    # there, their elements in a new last dimension; an index_select (its backward adds
+    # overlapping slices' gradients), so differentiable to any order.
+    what = "unfold"
+    cdef Py_ssize_t nd = x._data.ndim
+    d = _normalize_dim(dimension, nd, what)
+    sz = _int_arg(size, what, "size")
+    st = _int_arg(step, what, "step")
+    n = x._data.shape[d] if nd else 1
+    if sz < 0 or sz > n:
+        raise RuntimeError("%s(): maximum size for tensor at dimension %d is %d but size is %d"
+                           % (what, d, n, sz))
+    if st <= 0:
+        raise RuntimeError("%s(): step is %d but must be > 0" % (what, st))
+    if nd == 0:
+        return reshape(x, (sz,))
+    count = (n - sz) // st + 1
+    xp = _xp_of(x._data)
+    index = (xp.arange(count, dtype=numpy.int64)[:, None] * st
+             + xp.arange(sz, dtype=numpy.int64)[None, :]).reshape(-1)
+    picked = index_select(x, d, index)
+    shape = x._data.shape[:d] + (count, sz) + x._data.shape[d + 1:]
+    return movedim(reshape(picked, shape), d + 1, -1)
+
+
+@profiled_op
+def moveaxis(input, source, destination):
+    """Move dimension(s) ``source`` to ``destination`` (NumPy's name for `movedim`).
+
+    >>> moveaxis(Variable(numpy.zeros((2, 3, 4))), 0, -1).shape
+    (3, 4, 2)
+    """
+    return movedim(input, source, destination)
+
+
+@profiled_op
+def swapdims(input, dim0, dim1):
+    """Swap two dimensions (torch's alias of `transpose`).
+
+    >>> swapdims(Variable(numpy.zeros((2, 3, 4))), 0, 2).shape
+    (4, 3, 2)
+    """
+    return transpose(input, dim0, dim1)
+
+
+@profiled_op
+def swapaxes(input, axis0, axis1):
+    """Swap two dimensions (NumPy's name for `transpose`).
+
+    >>> swapaxes(Variable(numpy.zeros((2, 3, 4))), 0, 1).shape
+    (3, 2, 4)
+    """
+    return transpose(input, axis0, axis1)
+
 cdef object _repeat_counts(object repeats, object xp, str what):
     # The repeats of repeat_interleave as an int64 array on the input's device, checked
     # as torch: an integer Variable of 0 or 1 dimensions, never negative.
@@ -2474,7 +2529,8 @@ SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, 
              index_add, index_copy, index_fill, masked_fill, masked_select, masked_scatter,
              nonzero, unique, unique_consecutive, pad, ravel, flipud, fliplr, rot90, atleast_1d, atleast_2d,
              atleast_3d, dstack, column_stack, tensor_split, hsplit, vsplit, take, put,
-             broadcast_tensors, meshgrid, kron, repeat_interleave, diff)
+             broadcast_tensors, meshgrid, kron, repeat_interleave, diff, moveaxis, swapdims,
+             swapaxes)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (item access has its operators; torch has these as functions only).
 SHAPE_TITLE = "Shape and indexing"

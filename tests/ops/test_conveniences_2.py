@@ -34,7 +34,30 @@ NP_REF = {
     "addbmm": lambda i, a, b, beta=1, alpha=1: beta * i + alpha * (a @ b).sum(0),
     "cdist": _np_cdist,
     "dist": lambda a, b, p=2: np.linalg.norm((a - b).ravel(), p),
+    "addcmul": lambda i, a, b, value=1: i + value * a * b,
+    "addcdiv": lambda i, a, b, value=1: i + value * a / b,
+    "true_divide": np.true_divide,
+    "float_power": np.float_power,
+    "logit": lambda x, eps=None: np.log((x if eps is None else np.clip(x, eps, 1 - eps)) / (
+        1 - (x if eps is None else np.clip(x, eps, 1 - eps)))),
+    "nan_to_num": lambda x, nan=0.0, posinf=None, neginf=None: np.nan_to_num(
+        x, nan=nan, posinf=posinf, neginf=neginf),
+    "moveaxis": np.moveaxis,
+    "swapdims": np.swapaxes,
+    "swapaxes": np.swapaxes,
 }
+
+
+def _np_windows(x, dimension, size, step):
+    w = np.lib.stride_tricks.sliding_window_view(x, size, axis=dimension)
+    return np.take(w, np.arange(0, w.shape[dimension], step), axis=dimension)
+
+
+def windows(L, x, dimension, size, step):
+    """Variable.unfold / Tensor.unfold (NumPy: a sliding window view, every step-th)."""
+    if L.name == "numpy":
+        return _np_windows(x, dimension, size, step)
+    return x.unfold(dimension, size, step)
 
 
 def _torch_cdist_twice_differentiable(torch, a, b, p=2.0):
@@ -94,6 +117,24 @@ CASES = [
          [(2, 1, 4, 3), (3, 5, 3)], zero_d=False, empty=False),
     Case("dist", lambda L, a, b: op(L, "dist", a, b), [(3, 4), (4,)], zero_d=[(), ()]),
     Case("dist_p3", lambda L, a, b: op(L, "dist", a, b, 3), [(3, 4), (3, 4)]),
+    Case("addcmul", lambda L, i, a, b: op(L, "addcmul", i, a, b, value=0.5),
+         [(3, 4), (4,), (3, 1)]),
+    Case("addcdiv", lambda L, i, a, b: op(L, "addcdiv", i, a, b, value=-2.0),
+         [(3, 4), (4,), (3, 1)]),
+    Case("addcdiv_value1", lambda L, i, a, b: op(L, "addcdiv", i, a, b), [(3, 4)] * 3),
+    Case("true_divide", lambda L, a, b: op(L, "true_divide", a, b), [(3, 4), (4,)]),
+    Case("float_power", lambda L, a, b: op(L, "float_power", a, b), [(3, 4), (4,)],
+         domain="positive"),
+    Case("float_power_number", lambda L, a: op(L, "float_power", a, 3), [(3, 4)]),
+    Case("logit", lambda L, a: op(L, "logit", a * 0.3), [(3, 4)], domain="positive"),
+    Case("logit_eps", lambda L, a: op(L, "logit", a * 0.3, 0.2), [(3, 4)],
+         domain="positive"),
+    Case("nan_to_num_finite", lambda L, a: op(L, "nan_to_num", a), [(3, 4)]),
+    Case("moveaxis", lambda L, a: op(L, "moveaxis", a, 0, -1), [(2, 3, 4)], **NO0),
+    Case("swapdims", lambda L, a: op(L, "swapdims", a, 0, 2), [(2, 3, 4)], **NO0),
+    Case("swapaxes", lambda L, a: op(L, "swapaxes", a, 1, 0), [(2, 3, 4)], **NO0),
+    Case("unfold_method", lambda L, a: windows(L, a, 1, 3, 2), [(2, 7, 3)], **NO0),
+    Case("unfold_method_overlapping", lambda L, a: windows(L, a, 0, 3, 1), [(6,)], **NO0),
 ]
 
 (test_values_match_numpy, test_first_derivatives_pass_gradcheck,
@@ -294,3 +335,86 @@ def test_repeat_interleave_refuses_float_repeats_as_torch():
         pyad.repeat_interleave(pyad.ones(3), pyad.tensor([1.0, 2.0, 1.0]))
     with pytest.raises(TypeError, match=r"repeat_interleave\(\)"):
         pyad.repeat_interleave(pyad.ones(3), 2.0)
+
+
+def test_nan_to_num_at_non_finite_entries_matches_torch():
+    torch = _torch()
+    x = np.array([np.nan, INF, -INF, 1.0, 0.0, -2.5])
+    _compare(pyad.nan_to_num, torch.nan_to_num, x)
+    _compare(lambda a: pyad.nan_to_num(a, 1.0, 2.0, -3.0),
+             lambda a: torch.nan_to_num(a, 1.0, 2.0, -3.0), x)
+    _compare(lambda a: pyad.nan_to_num(a, posinf=7.0), lambda a: torch.nan_to_num(a, posinf=7.0),
+             x.astype(np.float32).astype(np.float64))
+    f32 = pyad.nan_to_num(pyad.tensor(x.astype(np.float32)))
+    np.testing.assert_array_equal(f32.data, torch.nan_to_num(torch.tensor(
+        x.astype(np.float32))).numpy())
+    ints = pyad.tensor([1, 2])
+    out = pyad.nan_to_num(ints)
+    assert out.tolist() == [1, 2] and out.dtype == np.int64 and out.data is not ints.data
+
+
+@pytest.mark.parametrize("eps", [None, 0.1])
+def test_logit_at_and_past_the_domain_edges_matches_torch(eps):
+    torch = _torch()
+    p = np.array([0.0, 0.05, 0.1, 0.5, 0.9, 0.96, 1.0, 1.2, -0.1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        P = pyad.tensor(p, requires_grad=True)
+        T = torch.tensor(p, requires_grad=True)
+        out_p, out_t = pyad.logit(P, eps), torch.logit(T, eps)
+        np.testing.assert_allclose(out_p.data, out_t.detach().numpy(), rtol=1e-12)
+        out_p.sum().backward()
+        out_t.sum().backward()
+    np.testing.assert_allclose(P.grad.data, T.grad.numpy(), rtol=1e-12)
+    assert pyad.logit(pyad.tensor([1, 0])).dtype == np.float32
+
+
+def test_float_power_dtypes_match_torch():
+    torch = _torch()
+    for a, b in [(np.float32([2.0]), 2), (np.array([2]), np.array([-1])),
+                 (np.float32([4.0]), np.float32([0.5]))]:
+        ours = pyad.float_power(pyad.tensor(a), pyad.tensor(b) if isinstance(b, np.ndarray)
+                                else b)
+        theirs = torch.float_power(torch.tensor(a), torch.tensor(b) if isinstance(
+            b, np.ndarray) else b)
+        assert str(ours.dtype) == str(theirs.dtype).replace("torch.", "")
+        np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-15)
+
+
+def test_addcdiv_refuses_integers_as_torch():
+    torch = _torch()
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv"):
+        torch.addcdiv(torch.ones(2, dtype=torch.long), torch.ones(2, dtype=torch.long),
+                      torch.ones(2, dtype=torch.long))
+    with pytest.raises(RuntimeError, match=r"addcdiv\(\): Integer division with addcdiv"):
+        pyad.addcdiv(pyad.ones(2, dtype=pyad.int64), pyad.ones(2, dtype=pyad.int64),
+                     pyad.ones(2, dtype=pyad.int64))
+
+
+def test_variable_unfold_edges_match_torch():
+    torch = _torch()
+    x = np.arange(5.0)
+    for args in [(0, 2, 2), (0, 5, 1), (0, 0, 1), (0, 1, 3)]:
+        assert pyad.tensor(x).unfold(*args).tolist() == torch.tensor(x).unfold(*args).tolist()
+    assert pyad.tensor(3.0).unfold(0, 1, 1).tolist() == [3.0]
+    with pytest.raises(RuntimeError, match=r"unfold\(\): maximum size for tensor at dimension 0 "
+                       "is 5 but size is 6"):
+        pyad.tensor(x).unfold(0, 6, 1)
+    with pytest.raises(RuntimeError, match=r"unfold\(\): step is 0 but must be > 0"):
+        pyad.tensor(x).unfold(0, 2, 0)
+
+
+def test_small_variable_conveniences_match_torch():
+    torch = _torch()
+    x = np.array([[1.5, 2.0, 100.0]])
+    for name in ("byte", "char", "short"):
+        ours, theirs = getattr(pyad.tensor(x), name)(), getattr(torch.tensor(x), name)()
+        assert str(ours.dtype) == str(theirs.dtype).replace("torch.", "")
+        assert ours.tolist() == theirs.tolist()
+    v = pyad.ones(2, 3, requires_grad=True)
+    assert v.ndimension() == torch.ones(2, 3).ndimension() == 2
+    s = v.sum_to_size(1, 3)
+    assert s.shape == (1, 3) and s.tolist() == torch.ones(2, 3).sum_to_size(1, 3).tolist()
+    s.sum().backward()
+    assert v.grad.tolist() == [[1.0] * 3] * 2
+    assert v.sum_to_size((2, 1)).shape == (2, 1)
+    assert v.pin_memory() is v and v.is_pinned() is False
