@@ -28,7 +28,8 @@ __all__ = [
     "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     # submodules, serialization
-    "autograd", "nn", "linalg", "optim", "interop", "backends", "cuda", "utils", "save",
+    "autograd", "nn", "linalg", "optim", "interop", "backends", "cuda", "utils", "distributions",
+    "save",
     "load",
     # the opt-in host buffer cache
     "memory_pool", "empty_cache", "memory_stats", "set_cache_limit",
@@ -127,7 +128,7 @@ from pyad.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from pyad import autograd, nn, linalg, optim, interop
-from pyad import backends, cuda, utils
+from pyad import backends, cuda, utils, distributions
 from pyad.serialization import save, load
 from pyad.memory import memory_pool, empty_cache, memory_stats, set_cache_limit
 

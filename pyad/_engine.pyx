@@ -2439,7 +2439,8 @@ cdef class Variable:
         return _format_variable(self)
 
     def __format__(self, spec):
-        """Format a one-element Variable as its Python scalar; others as ``str(self)``.
+        """Format a 0-d Variable as its Python scalar (with an empty spec too, so
+        ``f"{loss}"`` prints ``0.6931...`` as torch's does); others as ``str(self)``.
 
         Parameters
         ----------
@@ -2448,8 +2449,10 @@ cdef class Variable:
         """
         if not isinstance(spec, str):       # format() would raise SystemError
             raise TypeError("format spec must be a str, not %s" % type(spec).__name__)
-        if self._data.ndim == 0 and spec:
+        if self._data.ndim == 0:
             return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Variable.__format__")
         return str(self)
 
     # -- operators -----------------------------------------------------------------

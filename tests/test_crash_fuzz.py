@@ -147,7 +147,7 @@ def _zoo():
         x.log2(), x.log10(), x.sin(), x.cos(), x.tan(), x.asin(), x.acos(), x.atan(),
         x.sinh(), x.cosh(), x.erf(), x.maximum(w), x.minimum(w), pyad.where(x > 0, x, w),
         x.clamp(-1, w), x.atan2(w), x.hypot(w), x.floor(), x.ceil(), x.round(), x.trunc(),
-        x % w, x.fmod(w),
+        x % w, x.fmod(w), x.logaddexp(w), (x.sigmoid() * 0.5).logit(),
     ]
     # nn activations
     entries += [x.softmax(1), pyad.gelu(x), pyad.silu(x), pyad.elu(x), pyad.leaky_relu(x),
@@ -164,6 +164,7 @@ def _zoo():
                 x.sort(1).values]   # reductions
     entries += [pyad.cat([x, w]), x.flip([0]), x.roll(1), x.repeat(2, 1),
                 pyad.pad(x, (1, 1))]                                            # shape.pxi
+    entries += [pyad.cdist(x, w, float("inf"))]                                 # linalg.pxi
     # multi-output nodes
     entries += [x.split(1)[0], x.split([1, 1])[1], x.unbind(1)[2], x.unsafe_split(1)[0],
                 x.unsafe_split_with_sizes([1, 1])[1], pyad.var_mean(x, 1)[0],
@@ -464,6 +465,10 @@ _DIM_OPS = {
     "linalg.cross": lambda m, x, d: _lin(m).cross(x, x * 2, dim=d),
     "tensordot": lambda m, x, d: m.tensordot(x, x, dims=([d], [d])),
     "movedim": lambda m, x, d: m.movedim(x, d, d),
+    "moveaxis": lambda m, x, d: m.moveaxis(x, d, d),
+    "swapdims": lambda m, x, d: m.swapdims(x, d, d),
+    "diff": lambda m, x, d: m.diff(x, dim=d),
+    "repeat_interleave": lambda m, x, d: m.repeat_interleave(x, 2, dim=d),
     "narrow": lambda m, x, d: m.narrow(x, d, 0, 1),
     "select": lambda m, x, d: m.select(x, d, 0),
     "permute": lambda m, x, d: m.permute(x, (d,)),

@@ -574,6 +574,22 @@ cdef class SumToBackward(Node):
         return (_grad(_v_broadcast_to(_gv(grads[0], _grad_enabled()), self.input_shape)),)
 
 
+cdef void _check_expandable(tuple shape, tuple target, str what) except *:
+    # `shape` must broadcast to `target` (the sizes of a sum_to): no longer, each size 1
+    # or equal, all ints. _sum_to_data indexes the shape with these, unchecked.
+    cdef Py_ssize_t lead = len(target) - len(shape)
+    ok = lead >= 0 and builtins.all(
+        isinstance(n, (int, numpy.integer)) and not isinstance(n, bool) for n in shape)
+    if ok:
+        for i in range(len(shape)):
+            if shape[i] != 1 and shape[i] != target[lead + i]:
+                ok = False
+                break
+    if not ok:
+        raise RuntimeError("%s(): size %s is not expandable to size %s"
+                           % (what, _shape_str(shape), _shape_str(target)))
+
+
 @profiled_op
 cpdef Variable sum_to(object input, object shape):
     """Sum ``input`` over broadcast dimensions so it has ``shape`` (adjoint of broadcast_to).
@@ -587,6 +603,7 @@ cpdef Variable sum_to(object input, object shape):
     shape = tuple(shape)
     if _has_shape(x._data, shape):
         return x
+    _check_expandable(shape, x._data.shape, "sum_to")
     data = _sum_to_data(x._data, shape)
     cdef SumToBackward node
     if _records(x):
