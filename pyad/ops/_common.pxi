@@ -18,6 +18,7 @@ cdef object _np_log = numpy.log
 cdef object _np_sqrt = numpy.sqrt
 cdef object _np_tanh = numpy.tanh
 cdef object _np_maximum = numpy.maximum
+cdef object _np_not_equal = numpy.not_equal
 cdef object _np_ndarray = numpy.ndarray
 cdef object _np_add_reduce = numpy.add.reduce
 cdef object _np_maximum_reduce = numpy.maximum.reduce

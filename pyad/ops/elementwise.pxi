@@ -594,13 +594,34 @@ cpdef Variable sigmoid(object input):
     return _plain(data, x._volatile)
 
 
+cdef object _relu_data(object d):
+    # max(d, 0). NumPy's maximum against a scalar has no SIMD loop (~1.3 ns per float32
+    # element here), against an array it has (~0.3 ns): for a C-contiguous native float
+    # array the zeros are the output buffer itself (calloc'd), then one
+    # maximum(d, out, out=out) pass. NaN propagates, as in torch. Other layouts and
+    # dtypes keep maximum's own output (its memory order).
+    cdef cnp.dtype descr
+    if (type(d) is _NDARRAY and cnp.PyArray_NDIM(<cnp.ndarray>d)
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>d)):
+        descr = <cnp.dtype><object>cnp.PyArray_DESCR(<cnp.ndarray>d)
+        if descr.kind == b'f' and descr.isnative:
+            out = cnp.PyArray_ZEROS(cnp.PyArray_NDIM(<cnp.ndarray>d),
+                                    cnp.PyArray_DIMS(<cnp.ndarray>d), descr.type_num, 0)
+            return _np_maximum(d, out, out=out)
+    data = _np_maximum(d, 0)
+    if data.dtype != d.dtype:
+        data = data.astype(d.dtype)
+    return data
+
+
 cdef class ReluBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
         # The mask is a constant, so the backward is linear in the incoming gradient
         # and is itself differentiable (its own derivative is the same mask).
-        # torch's mask is ~(y <= 0): the gradient passes at a NaN
+        # torch's mask is ~(y <= 0): the gradient passes at a NaN. y is relu's output
+        # (+0, positive, +inf or NaN), where y <= 0 is y == 0: one comparison, y != 0.
         y = self.saved.data(self)
-        return (_grad(_v_mul(_gv(grads[0], _grad_enabled()), ~(y <= 0))),)
+        return (_grad(_v_mul(_gv(grads[0], _grad_enabled()), _np_not_equal(y, 0))),)
 
 
 @profiled_op
@@ -612,9 +633,7 @@ cpdef Variable relu(object input):
     """
     _refuse_complex(input, None, "relu")
     cdef Variable x = _as_variable(input, "relu")
-    data = _np_maximum(x._data, 0)
-    if data.dtype != x._data.dtype:
-        data = data.astype(x._data.dtype)
+    data = _relu_data(x._data)
     if _records(x):
         return _record_unary(ReluBackward.__new__(ReluBackward), data, x, False, True)
     return _plain(data, x._volatile)

@@ -18,6 +18,25 @@ cdef class LogSoftmaxBackward(Node):
         self.result.release()
 
 
+cdef object _log_softmax_fast(object a, Py_ssize_t d):
+    # (a - m) - log(sum(exp(a - m))), m the slice maxima, in one buffer of its own:
+    # max, subtract, exp (into a scratch array), sum, log, subtract in place. When every
+    # maximum is finite, each sum lies in [1, n] and nothing is inf or nan but what a
+    # holds (a nan in a slice makes that slice nan, as in torch). None where this
+    # does not apply (not a non-empty float NumPy array, or a slice maximum +-inf or
+    # nan): the general path handles those.
+    if type(a) is not _NDARRAY or not cnp.PyArray_NDIM(<cnp.ndarray>a) or not a.size:
+        return None
+    m = _max_data(a, d, True)
+    if not _finite_double(float(_np_add.reduce(m, None))):
+        return None
+    out = _np_subtract(a, m)
+    t = _np_exp(out)
+    s = _sum_data(t, d, True)
+    _np_log(s, out=s)
+    return _np_subtract(out, s, out=out)
+
+
 @profiled_op
 cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
     """``input - logsumexp(input, dim, keepdim=True)``, computed stably.
@@ -35,13 +54,19 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
         raise RuntimeError("log_softmax(): expected a floating point input, got %s"
                            % x._data.dtype)
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "log_softmax")
-    lse = _logsumexp_data(x._data, (d,) if x._data.ndim else (), True)
-    if x._data.size and (_xp_of(lse) is not numpy or
-                         not _finite_double(float(_np_add.reduce(lse, None)))):
-        # A slice holding +inf: torch gives NaN for all of it (not -inf beside one NaN).
+    data = _log_softmax_fast(x._data, d)
+    if data is None:
+        lse = _logsumexp_data(x._data, (d,) if x._data.ndim else (), True)
         xp = _xp_of(lse)
-        lse = xp.where(xp.isposinf(lse), xp.asarray(numpy.nan, dtype=lse.dtype), lse)
-    data = x._data - lse
+        if x._data.size and (_xp_of(lse) is not numpy or
+                             not _finite_double(float(_np_add.reduce(lse, None)))):
+            # A slice holding +inf: torch gives NaN for all of it (not -inf beside a NaN).
+            lse = xp.where(xp.isposinf(lse), xp.asarray(numpy.nan, dtype=lse.dtype), lse)
+        if xp is numpy:
+            with numpy.errstate(invalid="ignore"):  # -inf - -inf: nan, silently (torch)
+                data = x._data - lse
+        else:
+            data = x._data - lse
     cdef LogSoftmaxBackward node
     cdef Variable out
     if _records(x):

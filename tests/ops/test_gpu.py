@@ -263,3 +263,22 @@ def test_erf_runs_on_the_gpu():
     pyad.erf(c).sum().backward()
     _backward_on_gpu(pyad.erf(g), (g,))
     np.testing.assert_allclose(cupy.asnumpy(g.grad.data), c.grad.data, rtol=1e-12)
+
+
+def test_relu_and_log_softmax_edge_values_on_the_gpu():
+    # relu's forward/backward and log_softmax's forward have NumPy-only fast paths
+    # (tests/ops/test_mlp_step_paths.py); on CuPy the general paths give the same numbers.
+    a = np.array([[np.nan, -np.inf, -1.0, 0.0, -0.0, 2.0, np.inf],
+                  [1.0, -2.0, 0.0, 3.0, -np.inf, 0.5, -0.5]], dtype=np.float32)
+    g = np.arange(14, dtype=np.float32).reshape(2, 7)
+    for fn in (pyad.relu, lambda v: pyad.log_softmax(v, dim=1)):
+        outs = []
+        for xp in (np, cupy):
+            x = pyad.Variable(xp.asarray(a), requires_grad=True)
+            y = fn(x)
+            with cupyx.allow_synchronize(False) if xp is cupy else contextlib.nullcontext():
+                y.backward(pyad.Variable(xp.asarray(g)))
+            assert isinstance(y.data, xp.ndarray) and isinstance(x.grad.data, xp.ndarray)
+            outs.append((cupy.asnumpy(y.data), cupy.asnumpy(x.grad.data)))
+        np.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-6, atol=1e-6)
