@@ -66,9 +66,18 @@ def seeded(lib, seed=0):
     def dropout(x, p=0.5, training=True, inplace=False):
         return Dropout(p).train(training)(x)
 
+    class Categorical(lib.distributions.Categorical):
+        def sample(self, sample_shape=()):
+            # the inverse CDF of a shared uniform draw: the same action in both runs
+            probs = self.probs.detach().numpy()
+            u = rng.random(tuple(sample_shape) + probs.shape[:-1] + (1,))
+            index = np.minimum((np.cumsum(probs, -1) < u).sum(-1), probs.shape[-1] - 1)
+            return lib.tensor(index, dtype=lib.int64)
+
     functional = Proxy(lib.nn.functional, dropout=dropout)
     nn = Proxy(lib.nn, Dropout=Dropout, functional=functional)
-    return Proxy(lib, nn=nn,
+    distributions = Proxy(lib.distributions, Categorical=Categorical)
+    return Proxy(lib, nn=nn, distributions=distributions,
                  randn_like=lambda t, **kw: noise(t.shape, kw.get("dtype") or t.dtype),
                  randn=lambda *size, **kw: noise(size[0] if len(size) == 1 and
                                                  isinstance(size[0], (tuple, list))
@@ -135,6 +144,11 @@ def test_vae():
     _agree("vae", t, p)
 
 
+def test_reinforce():
+    t, p = twin_runs(load("reinforce"), proxy=True)
+    _agree("reinforce", t, p)
+
+
 def test_regression():
     t, p = twin_runs(load("regression"))
     _agree("regression", t, p)
@@ -182,12 +196,13 @@ def test_every_ported_script_is_tested():
     assert scripts == sorted([
         "word_language_model", "vae", "regression", "mnist", "time_sequence_prediction",
         "polynomial_tensor", "polynomial_autograd", "polynomial_custom_function",
-        "polynomial_nn", "polynomial_optim", "polynomial_module", "dynamic_net"])
+        "polynomial_nn", "polynomial_optim", "polynomial_module", "dynamic_net", "reinforce"])
 
 
 @pytest.mark.parametrize("name,args,expected", [
     ("word_language_model", ["--steps", "2"], "last loss"),
-    ("polynomial_autograd", [], "Result: y =")])
+    ("polynomial_autograd", [], "Result: y ="),
+    ("reinforce", [], "Episode 20")])
 def test_scripts_run_as_scripts_on_pyad(name, args, expected):
     env = dict(os.environ, PYTHONPATH=PYAD_HOME, OPENBLAS_NUM_THREADS="1",
                OMP_NUM_THREADS="1")
