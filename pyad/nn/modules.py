@@ -15,7 +15,8 @@ import numpy
 from pyad._engine import RemovableHandle, Variable, device as _device, matmul
 from pyad._factories import empty, zeros, ones, tensor
 from pyad.autograd import profiler as _profiler
-from pyad.autograd.grad_mode import no_grad
+from pyad.autograd.function import Function
+from pyad.autograd.grad_mode import is_grad_enabled, no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
 from pyad.nn import init as _init   # PReLU's `init` argument shadows the module
@@ -76,6 +77,122 @@ class _HookList(list):
     its handles can reference it weakly."""
 
 
+class BackwardHookFunction(Function):
+    # An identity on some Variables whose backward hands their gradients, all at once,
+    # to `callback`, which may replace them: the seam where a module's full backward
+    # hooks see grad_output (on its outputs) and grad_input (on its inputs), as torch's
+    # BackwardHookFunction.
+
+    @staticmethod
+    def forward(ctx, callback, *args):
+        ctx.callback = callback
+        ctx.set_materialize_grads(False)
+        ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
+        return args
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None,) + tuple(ctx.callback(grads))
+
+
+class _BackwardHook:
+    """One call's full backward hooks (torch.utils.hooks.BackwardHook): wraps the call's
+    Variable inputs and outputs; the output wrapper's backward runs the pre-hooks on
+    grad_output and keeps it, the input wrapper's backward runs the hooks on
+    (grad_input, grad_output)."""
+
+    def __init__(self, module, hooks, pre_hooks):
+        self.module = module
+        self.hooks = list(hooks or ())
+        self.pre_hooks = list(pre_hooks or ())
+        self.n_inputs = 0
+        self.input_index = None          # positions of the inputs that were wrapped
+        self.grad_outputs = None
+
+    @staticmethod
+    def _pack(index, values, n):
+        packed = [None] * n
+        for i, v in zip(index, values):
+            packed[i] = v
+        return tuple(packed)
+
+    def wrap_inputs(self, args):
+        self.n_inputs = len(args)
+        index = [i for i, a in enumerate(args) if isinstance(a, Variable)]
+        if not any(args[i].requires_grad for i in index):
+            return args
+        self.input_index = index
+        wrapped = BackwardHookFunction.apply(self._on_input_grads, *[args[i] for i in index])
+        args = list(args)
+        for i, v in zip(index, wrapped):
+            args[i] = v
+        return tuple(args)
+
+    def wrap_outputs(self, output):
+        single = isinstance(output, Variable)
+        outputs = (output,) if single else output
+        if not isinstance(outputs, (tuple, list)):
+            return output
+        index = [i for i, o in enumerate(outputs) if isinstance(o, Variable)]
+        self.n_outputs = len(outputs)
+        self.output_index = index
+        if not any(outputs[i].requires_grad for i in index):
+            return output
+        wrapped = BackwardHookFunction.apply(self._on_output_grads,
+                                              *[outputs[i] for i in index])
+        result = list(outputs)
+        for i, v in zip(index, wrapped):
+            result[i] = v
+        if single:
+            return result[0]
+        return type(outputs)(result) if isinstance(outputs, tuple) and \
+            type(outputs) is not tuple else (tuple(result) if isinstance(outputs, tuple)
+                                             else result)
+
+    def _on_output_grads(self, grads):
+        grad_outputs = self._pack(self.output_index, grads, self.n_outputs)
+        for hook in self.pre_hooks:
+            result = hook(self.module, grad_outputs)
+            if result is not None:
+                result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+                if len(result) != len(grad_outputs):
+                    raise RuntimeError("Backward pre hook returned an invalid number of "
+                                       "grad_output, got %d, but expected %d"
+                                       % (len(result), len(grad_outputs)))
+                grad_outputs = result
+        self.grad_outputs = grad_outputs
+        if self.input_index is None:
+            # no input needs a gradient: the hooks run now, with None for every input
+            if self.hooks:
+                warnings.warn("Full backward hook is firing when gradients are computed with "
+                              "respect to module outputs since no inputs require gradients. "
+                              "See the docs of Module.register_full_backward_hook.",
+                              UserWarning, stacklevel=2)
+            grad_inputs = (None,) * self.n_inputs
+            for hook in self.hooks:
+                result = hook(self.module, grad_inputs, self.grad_outputs)
+                if result is not None and not all(r is None for r in result):
+                    raise RuntimeError("Backward hook for Modules where no input requires "
+                                       "gradient should always return None or None for all "
+                                       "gradients.")
+            self.grad_outputs = None
+        return tuple(grad_outputs[i] for i in self.output_index)
+
+    def _on_input_grads(self, grads):
+        grad_inputs = self._pack(self.input_index, grads, self.n_inputs)
+        for hook in self.hooks:
+            result = hook(self.module, grad_inputs, self.grad_outputs)
+            if result is not None:
+                result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+                if len(result) != len(grad_inputs):
+                    raise RuntimeError("Backward hook returned an invalid number of "
+                                       "grad_input, got %d, but expected %d"
+                                       % (len(result), len(grad_inputs)))
+                grad_inputs = result
+        self.grad_outputs = None
+        return tuple(grad_inputs[i] for i in self.input_index)
+
+
 class Module:
     """Base class of every layer and model, as ``torch.nn.Module``.
 
@@ -129,6 +246,13 @@ class Module:
                     result = hook(self, args)
                     if result is not None:
                         args = result if isinstance(result, tuple) else (result,)
+        backward_hooks = self.__dict__.get("_backward_hooks")
+        backward_pre_hooks = self.__dict__.get("_backward_pre_hooks")
+        backward_hook = None
+        if (backward_hooks or backward_pre_hooks) and is_grad_enabled():
+            backward_hook = _BackwardHook(self, [h for _, h, _ in backward_hooks or ()],
+                                          [h for _, h, _ in backward_pre_hooks or ()])
+            args = backward_hook.wrap_inputs(args)
         output = self.forward(*args, **kwargs)
         hooks = self.__dict__.get("_forward_hooks")
         if hooks:
@@ -139,6 +263,8 @@ class Module:
                     result = hook(self, args, output)
                 if result is not None:
                     output = result
+        if backward_hook is not None:
+            output = backward_hook.wrap_outputs(output)
         return output
 
     def _add_hook(self, attr, hook, prepend, with_kwargs, what):
@@ -192,6 +318,50 @@ class Module:
         """
         return self._add_hook("_forward_hooks", hook, prepend, with_kwargs,
                               "register_forward_hook")
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients with respect
+        to the module's inputs are computed, as torch: ``grad_input`` has one entry per
+        positional argument (None for those that are not Variables or need no
+        gradient), ``grad_output`` one per output; a non-None result replaces
+        ``grad_input``. When no input needs a gradient the hook runs with all-None
+        ``grad_input`` as soon as ``grad_output`` is known. Returns a removable handle.
+
+        >>> import pyad
+        >>> from pyad import nn
+        >>> seen = []
+        >>> layer = nn.Linear(3, 2)
+        >>> handle = layer.register_full_backward_hook(
+        ...     lambda m, gin, gout: seen.append((gin[0].shape, gout[0].shape)))
+        >>> layer(pyad.ones(4, 3, requires_grad=True)).sum().backward()
+        >>> seen
+        [((4, 3), (4, 2))]
+        """
+        return self._add_hook("_backward_hooks", hook, prepend, False,
+                              "register_full_backward_hook")
+
+    def register_backward_hook(self, hook):
+        """The older name of `register_full_backward_hook` (torch's non-full hook saw
+        the gradients of the module's last op only, which torch deprecates; pyad gives
+        the full hook's gradients)."""
+        return self._add_hook("_backward_hooks", hook, False, False, "register_backward_hook")
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """Call ``hook(module, grad_output)`` when the gradients with respect to the
+        module's outputs are known, before the module's backward; a non-None result
+        replaces ``grad_output``. Returns a removable handle.
+
+        >>> import pyad
+        >>> from pyad import nn
+        >>> layer = nn.Identity()
+        >>> _ = layer.register_full_backward_pre_hook(lambda m, gout: (gout[0] * 10,))
+        >>> x = pyad.ones(2, requires_grad=True)
+        >>> layer(x * 1).sum().backward()
+        >>> x.grad
+        tensor([10., 10.])
+        """
+        return self._add_hook("_backward_pre_hooks", hook, prepend, False,
+                              "register_full_backward_pre_hook")
 
     # -- registration ----------------------------------------------------------------
 
