@@ -31,6 +31,10 @@ __all__ = [
     "autograd", "nn", "linalg", "optim", "interop", "backends", "cuda", "utils", "distributions",
     "save",
     "load",
+    # torch's small utilities (pyad/_compat.py)
+    "finfo", "iinfo", "Size", "is_floating_point", "is_complex", "is_nonzero", "numel",
+    "is_same_size", "set_printoptions", "clone", "inverse", "det", "slogdet", "logdet",
+    "compile", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     # the opt-in host buffer cache
     "memory_pool", "empty_cache", "memory_stats", "set_cache_limit",
     # dtypes and torch's aliases
@@ -131,6 +135,11 @@ from pyad import autograd, nn, linalg, optim, interop
 from pyad import backends, cuda, utils, distributions
 from pyad.serialization import save, load
 from pyad.memory import memory_pool, empty_cache, memory_stats, set_cache_limit
+from pyad._compat import (
+    finfo, iinfo, Size, is_floating_point, is_complex, is_nonzero, numel, is_same_size,
+    set_printoptions, clone, inverse, det, slogdet, logdet, compile,
+    use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+)
 
 float16 = _numpy.dtype(_numpy.float16)
 float32 = _numpy.dtype(_numpy.float32)

@@ -7,6 +7,7 @@ _PRINT_PRECISION = 4
 _PRINT_THRESHOLD = 1000
 _PRINT_EDGEITEMS = 3
 _PRINT_LINEWIDTH = 80
+_PRINT_SCI_MODE = None          # None: chosen per array (below); True/False: forced
 
 
 class _Formatter:
@@ -33,6 +34,8 @@ class _Formatter:
         self.int_mode = bool((nonzero_finite == numpy.ceil(nonzero_finite)).all())
         self.sci_mode = bool(largest / smallest > 1000.0 or largest > 1.0e8
                              or smallest < 1.0e-4)
+        if _PRINT_SCI_MODE is not None:   # set_printoptions(sci_mode=): widths follow it
+            self.sci_mode = bool(_PRINT_SCI_MODE)
         values = nonzero_finite.tolist()
         if self.sci_mode:
             spec, extra = "{:.%de}" % _PRINT_PRECISION, 0
