@@ -35,6 +35,8 @@ __all__ = [
     "finfo", "iinfo", "Size", "is_floating_point", "is_complex", "is_nonzero", "numel",
     "is_same_size", "set_printoptions", "clone", "inverse", "det", "slogdet", "logdet",
     "compile", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+    "triu_indices", "tril_indices", "argwhere", "isposinf", "isneginf", "isreal", "deg2rad",
+    "rad2deg",
     # the opt-in host buffer cache
     "memory_pool", "empty_cache", "memory_stats", "set_cache_limit",
     # dtypes and torch's aliases
@@ -138,7 +140,8 @@ from pyad.memory import memory_pool, empty_cache, memory_stats, set_cache_limit
 from pyad._compat import (
     finfo, iinfo, Size, is_floating_point, is_complex, is_nonzero, numel, is_same_size,
     set_printoptions, clone, inverse, det, slogdet, logdet, compile,
-    use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+    use_deterministic_algorithms, are_deterministic_algorithms_enabled, triu_indices,
+    tril_indices, argwhere, isposinf, isneginf, isreal, deg2rad, rad2deg,
 )
 
 float16 = _numpy.dtype(_numpy.float16)

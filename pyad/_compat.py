@@ -13,7 +13,8 @@ from pyad import _engine
 __all__ = ["finfo", "iinfo", "Size", "is_floating_point", "is_complex", "is_nonzero",
            "numel", "is_same_size", "set_printoptions", "clone", "inverse", "det",
            "slogdet", "logdet", "compile", "use_deterministic_algorithms",
-           "are_deterministic_algorithms_enabled"]
+           "are_deterministic_algorithms_enabled", "triu_indices", "tril_indices", "argwhere",
+           "isposinf", "isneginf", "isreal", "deg2rad", "rad2deg"]
 
 
 class finfo:
@@ -220,3 +221,88 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
 def are_deterministic_algorithms_enabled():
     """The flag set by `use_deterministic_algorithms`."""
     return _deterministic[0]
+
+
+def _tri_indices(row, col, offset, dtype, upper, what):
+    for name, n in (("row", row), ("col", col)):
+        if not isinstance(n, (int, numpy.integer)) or isinstance(n, bool) or n < 0:
+            raise RuntimeError("%s(): %s must be a non-negative int, got %r" % (what, name, n))
+    dtype = numpy.dtype(numpy.int64 if dtype is None else dtype)
+    if dtype.kind not in "iu":
+        raise RuntimeError('%s(): "%s" not implemented for \'%s\'' % (what, what, dtype))
+    rows, cols = (numpy.triu_indices if upper else numpy.tril_indices)(row, offset, col)
+    return _engine.Variable(numpy.stack([rows, cols]).astype(dtype))
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device="cpu"):
+    """The (row, column) indices of the upper triangle of a ``row x col`` matrix, on and
+    above diagonal ``offset``, as a ``(2, N)`` int64 Variable (row-major order).
+
+    >>> import pyad
+    >>> pyad.triu_indices(2, 3).tolist()
+    [[0, 0, 0, 1, 1], [0, 1, 2, 1, 2]]
+    """
+    return _tri_indices(row, col, offset, dtype, True, "triu_indices")
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device="cpu"):
+    """The (row, column) indices of the lower triangle of a ``row x col`` matrix, on and
+    below diagonal ``offset``, as a ``(2, N)`` int64 Variable.
+
+    >>> import pyad
+    >>> pyad.tril_indices(2, 2).tolist()
+    [[0, 1, 1], [0, 0, 1]]
+    """
+    return _tri_indices(row, col, offset, dtype, False, "tril_indices")
+
+
+def argwhere(input):
+    """The indices of the non-zero entries, one row per entry (``nonzero``'s layout).
+
+    >>> import pyad
+    >>> pyad.argwhere(pyad.tensor([[1, 0], [0, 2]])).tolist()
+    [[0, 0], [1, 1]]
+    """
+    return _engine.nonzero(_variable(input, "argwhere"))
+
+
+def _signed_inf(input, value, what):
+    x = _variable(input, what)
+    if numpy.dtype(x.dtype).kind == "c":
+        raise RuntimeError("%s(): %s does not support complex inputs." % (what, what))
+    return x == value
+
+
+def isposinf(input):
+    """Elementwise ``input == +inf`` (False for integers; complex refused, as torch)."""
+    return _signed_inf(input, float("inf"), "isposinf")
+
+
+def isneginf(input):
+    """Elementwise ``input == -inf`` (False for integers; complex refused, as torch)."""
+    return _signed_inf(input, float("-inf"), "isneginf")
+
+
+def isreal(input):
+    """Elementwise: True where the imaginary part is 0 (everywhere for a real dtype)."""
+    x = _variable(input, "isreal")
+    if numpy.dtype(x.dtype).kind != "c":
+        from pyad._factories import ones_like
+        return ones_like(x, dtype=numpy.bool_)
+    return _engine.imag(x) == 0
+
+
+def deg2rad(input):
+    """Degrees to radians (differentiable; integers give the default float dtype)."""
+    x = _variable(input, "deg2rad")
+    if numpy.dtype(x.dtype).kind in "iub":
+        x = x.to(_engine.get_default_dtype())
+    return x * (math.pi / 180.0)
+
+
+def rad2deg(input):
+    """Radians to degrees (differentiable; integers give the default float dtype)."""
+    x = _variable(input, "rad2deg")
+    if numpy.dtype(x.dtype).kind in "iub":
+        x = x.to(_engine.get_default_dtype())
+    return x * (180.0 / math.pi)

@@ -115,3 +115,47 @@ def test_compile_returns_the_model_and_deterministic_flag_round_trips():
     finally:
         pyad.use_deterministic_algorithms(False)
     assert not pyad.are_deterministic_algorithms_enabled()
+
+
+@pytest.mark.parametrize("args", [(3, 4), (3, 4, 1), (3, 3, -1), (0, 3), (2, 5, 3), (4, 2, -5),
+                                  (1, 1)])
+def test_triangle_indices_match_torch(args):
+    for name in ("triu_indices", "tril_indices"):
+        ours, theirs = getattr(pyad, name)(*args), getattr(torch, name)(*args)
+        assert ours.shape == tuple(theirs.shape) and ours.dtype == np.int64
+        assert ours.tolist() == theirs.tolist()
+    assert pyad.triu_indices(3, 3, dtype=pyad.int32).dtype == np.int32
+    with pytest.raises(RuntimeError, match=r"triu_indices\(\): row must be"):
+        pyad.triu_indices(-1, 3)
+    with pytest.raises(RuntimeError, match=r"tril_indices\(\): .*not implemented"):
+        pyad.tril_indices(3, 3, dtype=pyad.float32)
+
+
+def test_argwhere_and_infinity_predicates_match_torch():
+    for v in ([[1, 0], [0, 2]], 3.0, 0.0, [], [[0.0, float("nan")], [float("inf"), -1.0]]):
+        assert pyad.argwhere(pyad.tensor(v)).tolist() == torch.argwhere(torch.tensor(v)).tolist()
+        assert pyad.argwhere(pyad.tensor(v)).shape == tuple(torch.argwhere(torch.tensor(v)).shape)
+    v = [1.0, float("inf"), -float("inf"), float("nan")]
+    for name in ("isposinf", "isneginf", "isreal"):
+        for value in (v, [1, 2], [1 + 0j, 1 + 1j, float("inf") + 0j]):
+            if name != "isreal" and isinstance(value[0], complex):
+                with pytest.raises(RuntimeError):
+                    getattr(torch, name)(torch.tensor(value))
+                with pytest.raises(RuntimeError, match=r"%s\(\): .*complex" % name):
+                    getattr(pyad, name)(pyad.tensor(value))
+                continue
+            ours, theirs = getattr(pyad, name)(pyad.tensor(value)), \
+                getattr(torch, name)(torch.tensor(value))
+            assert ours.tolist() == theirs.tolist() and ours.dtype == np.bool_
+
+
+def test_degree_conversions_match_torch():
+    for value in ([180.0, 90.0, -45.0], [180, 90]):
+        x, t = pyad.tensor(value), torch.tensor(value)
+        for name in ("deg2rad", "rad2deg"):
+            out, tout = getattr(pyad, name)(x), getattr(torch, name)(t)
+            assert str(out.dtype) == str(tout.dtype).replace("torch.", "")
+            np.testing.assert_allclose(out.data, tout.numpy(), rtol=1e-6)
+    x = pyad.tensor([1.0, 2.0], requires_grad=True)
+    pyad.deg2rad(x).sum().backward()
+    np.testing.assert_allclose(x.grad.data, np.full(2, np.pi / 180), rtol=1e-6)
