@@ -302,3 +302,74 @@ def test_fast_path_keeps_gc_tracking_rules():
     del y
     gc.collect()
     assert ref() is None
+
+
+# -- the field-by-field seal check of the common nodes (_fast_safe in _gctrack.pxi) --------
+
+def _taken(v):
+    # Let a later op take v's node (sealing it), keep the result alive.
+    return pyad.neg(v)
+
+
+def _PAIR(x):
+    return x.split(1)[1] * 2.0
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: x * 2.0,                                   # saved number
+    lambda x: x * x,                                     # saved Variables
+    lambda x: x + pyad.tensor(np.ones((1, 3))),          # broadcast: shape tuple
+    lambda x: pyad.mul(x, np.float32(2.0)),              # 0-d array constant
+    lambda x: pyad.tanh(x),                              # saved output
+    lambda x: pyad.exp(x),
+    _PAIR,                                               # edge to output 1: a pair
+    lambda x: pyad.div(x, 3),
+], ids=["mul-number", "mul-var", "add-broadcast", "mul-0d", "tanh", "exp", "pair",
+        "div"])
+def test_common_nodes_are_untracked_when_taken(make):
+    import gc
+    x = pyad.tensor(np.arange(1.0, 7.0).reshape(2, 3), requires_grad=True)
+    y = make(x * 1.0)
+    z = _taken(y)
+    upstream = [n for n, _ in y.grad_fn.next_functions if n is not None]
+    # untracked exactly when what it points at is (SplitBackward, behind the pair
+    # entry, stays tracked: so does the node after it)
+    assert gc.is_tracked(y.grad_fn) == any(gc.is_tracked(n) for n in upstream)
+    assert gc.is_tracked(y.grad_fn) == (make is _PAIR)
+    assert gc.is_tracked(z.grad_fn)          # nothing has taken the newest one yet
+    z.sum().backward()
+    assert x.grad is not None
+
+
+def test_common_nodes_with_a_pack_hook_stay_tracked():
+    import gc
+    x = pyad.tensor(np.arange(1.0, 4.0), requires_grad=True)
+    keep = []
+    with pyad.autograd.graph.saved_tensors_hooks(lambda t: keep.append(t) or t,
+                                                 lambda t: t):
+        y = x * 1.0
+        t = pyad.tanh(y)
+        m = t * y
+    z = _taken(m)
+    assert gc.is_tracked(t.grad_fn) and gc.is_tracked(m.grad_fn)
+    assert not gc.is_tracked(y.grad_fn)      # saved nothing
+    z.sum().backward()
+    np.testing.assert_allclose(
+        x.grad.numpy(), -(np.tanh(x.detach().numpy())
+                          + x.detach().numpy() / np.cosh(x.detach().numpy()) ** 2),
+        rtol=1e-12)
+
+
+def test_a_hook_on_an_upstream_node_keeps_common_nodes_tracked():
+    import gc
+    import weakref
+    x = pyad.tensor(np.arange(1.0, 4.0), requires_grad=True)
+    y = x * 2.0
+    y.register_hook(lambda g, y=y: g)        # a cycle through y's node
+    z = pyad.tanh(y + 1.0)
+    w = _taken(z)
+    assert gc.is_tracked(z.grad_fn)          # reaches a tracked node
+    ref = weakref.ref(y)
+    del y, z, w
+    gc.collect()
+    assert ref() is None
