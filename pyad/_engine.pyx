@@ -662,6 +662,11 @@ DEF _EK_1 = 2         # one: _e0
 DEF _EK_2 = 3         # two: _e0, _e1
 DEF _EK_TUPLE = 4     # three or more: the tuple of entries in _e0
 
+# The operators' fast path (ops/elementwise.pxi, _fast_binop): which op.
+DEF _FAST_ADD = 0
+DEF _FAST_SUB = 1
+DEF _FAST_MUL = 2
+
 
 cdef inline bint _has_graph(Node node):
     # False: the node was not made by a forward op.
@@ -2461,31 +2466,49 @@ cdef class Variable:
     # as in torch, so Python tries the other operand before raising TypeError.
 
     def __add__(self, other):
+        r = _fast_binop(self, other, _FAST_ADD, False)
+        if r is not None:
+            return r
         if not _operator_accepts(other):
             return NotImplemented
         return add(self, other)
 
     def __radd__(self, other):
+        r = _fast_binop(self, other, _FAST_ADD, True)
+        if r is not None:
+            return r
         if not _operator_accepts(other):
             return NotImplemented
         return add(other, self)
 
     def __sub__(self, other):
+        r = _fast_binop(self, other, _FAST_SUB, False)
+        if r is not None:
+            return r
         if not _operator_accepts(other):
             return NotImplemented
         return sub(self, other)
 
     def __rsub__(self, other):
+        r = _fast_binop(self, other, _FAST_SUB, True)
+        if r is not None:
+            return r
         if not _operator_accepts(other):
             return NotImplemented
         return sub(other, self)
 
     def __mul__(self, other):
+        r = _fast_binop(self, other, _FAST_MUL, False)
+        if r is not None:
+            return r
         if not _operator_accepts(other):
             return NotImplemented
         return mul(self, other)
 
     def __rmul__(self, other):
+        r = _fast_binop(self, other, _FAST_MUL, True)
+        if r is not None:
+            return r
         if not _operator_accepts(other):
             return NotImplemented
         return mul(other, self)

@@ -242,6 +242,125 @@ cpdef Variable mul(object input, object other):
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+# -- the operators' fast path (issue 19 item 1) --------------------------------------
+#
+# `x * 2.0`, `x + y`, `1 - x`... on plain float32/float64 arrays are most of what a
+# user's elementwise code records. Variable.__add__/__sub__/__rsub__/__mul__/... try this
+# first: when both operands are in the common case it calls the ufunc and records the
+# node with none of the general path's promotion, broadcasting and operand-type work
+# (and with the values the general path would compute: the tests compare the two).
+# The common case: an exact Variable (no subclass) holding an exact ndarray of native
+# float32/float64, at least one dimension, C-contiguous, not a view whose history may
+# need replaying, not volatile; the other operand an exact Python float or int, or such
+# a Variable of the same dtype and shape; the profiler off. Anything else returns None
+# and takes the general path (the op itself).
+
+# (_FAST_ADD, _FAST_SUB, _FAST_MUL: defined in _engine.pyx, before Variable's operators)
+
+
+cdef inline bint _fast_variable(object v):
+    cdef object d
+    if type(v) is not Variable:
+        return False
+    d = (<Variable>v)._data
+    if type(d) is not _NDARRAY or (<Variable>v)._view_fn is not None or (<Variable>v)._volatile:
+        return False
+    cdef int tn = cnp.PyArray_TYPE(<cnp.ndarray>d)
+    return ((tn == cnp.NPY_DOUBLE or tn == cnp.NPY_FLOAT)
+            and cnp.PyArray_NDIM(<cnp.ndarray>d) > 0
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>d)
+            and cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>d))
+
+
+cdef inline bint _same_layout(object a, object b):
+    # Same dtype number and shape (both exact ndarrays).
+    cdef int i, nd = cnp.PyArray_NDIM(<cnp.ndarray>a)
+    cdef cnp.npy_intp* da
+    cdef cnp.npy_intp* db
+    if cnp.PyArray_TYPE(<cnp.ndarray>a) != cnp.PyArray_TYPE(<cnp.ndarray>b) or \
+            nd != cnp.PyArray_NDIM(<cnp.ndarray>b):
+        return False
+    da = cnp.PyArray_DIMS(<cnp.ndarray>a)
+    db = cnp.PyArray_DIMS(<cnp.ndarray>b)
+    for i in range(nd):
+        if da[i] != db[i]:
+            return False
+    return True
+
+
+cdef inline object _fast_ufunc(int op):
+    if op == _FAST_MUL:
+        return _np_multiply
+    if op == _FAST_ADD:
+        return _np_add
+    return _np_subtract
+
+
+cdef inline _BinaryNode _fast_node(int op):
+    if op == _FAST_MUL:
+        return MulBackward.__new__(MulBackward)
+    if op == _FAST_ADD:
+        return AddBackward.__new__(AddBackward)
+    return SubBackward.__new__(SubBackward)
+
+
+cdef Py_ssize_t _fast_binop_hits = 0        # how many operator calls took it (tests)
+
+
+def _fast_binop_count():
+    """How many operator calls (``x * 2.0``, ``x + y``...) took the fast path so far:
+    a test probe (tests/test_fast_operators.py)."""
+    return _fast_binop_hits
+
+
+cdef object _fast_binop(Variable x, object other, int op, bint reflected):
+    # x op other (reflected: other op x), or None for the general path. x is the
+    # Variable whose operator method runs.
+    global _fast_binop_hits
+    cdef type t = type(other)
+    cdef Variable y
+    cdef _BinaryNode node
+    cdef object xd, data
+    if _profiling or not _fast_variable(x):
+        return None
+    xd = x._data
+    if t is float or t is int:
+        _fast_binop_hits += 1
+        data = _fast_ufunc(op)(other, xd) if reflected else _fast_ufunc(op)(xd, other)
+        if not (x._requires_grad and _grad_enabled()):
+            return _plain(data, False)
+        node = _fast_node(op)
+        if reflected:
+            node.a_shape = ()
+            node.b_dtype = _dtype(xd)
+            if op == _FAST_MUL:
+                node.a = _save_operand(other, 0)
+            return _recorded2(node, data, _NO_EDGE, _edge(x))
+        node.b_shape = ()
+        node.a_dtype = _dtype(xd)
+        if op == _FAST_MUL:
+            node.b = _save_operand(other, 1)
+        return _recorded2(node, data, _edge(x), _NO_EDGE)
+    if t is not Variable or reflected or not _fast_variable(other):
+        return None                                 # (x op y reaches __op__ of x first)
+    y = <Variable>other
+    if not _same_layout(xd, y._data):
+        return None
+    _fast_binop_hits += 1
+    data = _fast_ufunc(op)(xd, y._data)
+    if not ((x._requires_grad or y._requires_grad) and _grad_enabled()):
+        return _plain(data, False)
+    node = _fast_node(op)
+    node.a_dtype = _dtype(xd)
+    node.b_dtype = _dtype(y._data)
+    if op == _FAST_MUL:
+        if y._requires_grad:
+            node.a = _save_operand(x, 0)
+        if x._requires_grad:
+            node.b = _save_operand(y, 1)
+    return _recorded2(node, data, _edge(x), _edge(y))
+
+
 cdef class DivBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):
         cdef Variable g = grads[0]
