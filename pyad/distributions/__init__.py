@@ -279,7 +279,22 @@ def _probs_and_logits(probs, logits, what, binary):
     return None, _as_param(logits)
 
 
-class Bernoulli(Distribution):
+class _ProbsOrLogits(Distribution):
+    # A distribution given by probs or logits: the other one is computed on first use
+    # and kept (torch's lazy_property).
+
+    def __getattr__(self, name):
+        if name == "probs" and "logits" in self.__dict__:
+            value = self._probs_from_logits(self.__dict__["logits"])
+        elif name == "logits" and "probs" in self.__dict__:
+            value = self._logits_from_probs(self.__dict__["probs"])
+        else:
+            raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+        self.__dict__[name] = value
+        return value
+
+
+class Bernoulli(_ProbsOrLogits):
     """The Bernoulli distribution: 1 with probability ``probs`` (or ``sigmoid(logits)``),
     else 0.
 
@@ -303,20 +318,13 @@ class Bernoulli(Distribution):
             self._check("probs", probs, ((probs >= 0) & (probs <= 1)).detach(),
                         "Interval(lower_bound=0.0, upper_bound=1.0)")
 
-    def __getattr__(self, name):
-        # probs and logits are each computed from the other on first use (torch's
-        # lazy_property)
-        if name == "probs":
-            value = pyad.sigmoid(self.__dict__["logits"])
-        elif name == "logits":
-            p = self.__dict__["probs"]
-            eps = float(numpy.finfo(numpy.dtype(p.dtype)).eps)
-            clamped = p.clamp(eps, 1 - eps)
-            value = pyad.log(clamped) - pyad.log1p(-clamped)
-        else:
-            raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
-        self.__dict__[name] = value
-        return value
+    def _probs_from_logits(self, logits):
+        return pyad.sigmoid(logits)
+
+    def _logits_from_probs(self, probs):
+        eps = float(numpy.finfo(numpy.dtype(probs.dtype)).eps)
+        clamped = probs.clamp(eps, 1 - eps)
+        return pyad.log(clamped) - pyad.log1p(-clamped)
 
     @property
     def param_shape(self):
@@ -359,7 +367,7 @@ class Bernoulli(Distribution):
                                                                   reduction="none")
 
 
-class Categorical(Distribution):
+class Categorical(_ProbsOrLogits):
     """A categorical distribution over ``0 .. K-1``, K the size of the last dimension of
     ``probs`` (normalised to sum to 1) or ``logits`` (unnormalised log-probabilities).
 
@@ -386,18 +394,13 @@ class Categorical(Distribution):
             ok = ((probs >= 0).all(-1) & (probs.sum(-1) > 0)).detach()
             self._check("probs", probs, ok, "Simplex()")
 
-    def __getattr__(self, name):
-        if name == "probs":
-            value = pyad.softmax(self.__dict__["logits"], -1)
-        elif name == "logits":
-            # torch's probs_to_logits: probabilities clamped to [eps, 1 - eps] first
-            p = self.__dict__["probs"]
-            eps = float(numpy.finfo(numpy.dtype(p.dtype)).eps)
-            value = pyad.log(p.clamp(eps, 1 - eps))
-        else:
-            raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
-        self.__dict__[name] = value
-        return value
+    def _probs_from_logits(self, logits):
+        return pyad.softmax(logits, -1)
+
+    def _logits_from_probs(self, probs):
+        # torch's probs_to_logits: probabilities clamped to [eps, 1 - eps] first
+        eps = float(numpy.finfo(numpy.dtype(probs.dtype)).eps)
+        return pyad.log(probs.clamp(eps, 1 - eps))
 
     @property
     def param_shape(self):

@@ -149,17 +149,26 @@ class _BackwardHook:
             type(outputs) is not tuple else (tuple(result) if isinstance(outputs, tuple)
                                              else result)
 
-    def _on_output_grads(self, grads):
-        grad_outputs = self._pack(self.output_index, grads, self.n_outputs)
-        for hook in self.pre_hooks:
-            result = hook(self.module, grad_outputs)
+    @staticmethod
+    def _replacing(hooks, call, grads, what):
+        # Run each hook; a non-None result (of the same length) replaces the gradients
+        # the next hook and the engine see.
+        for hook in hooks:
+            result = call(hook, grads)
             if result is not None:
                 result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-                if len(result) != len(grad_outputs):
-                    raise RuntimeError("Backward pre hook returned an invalid number of "
-                                       "grad_output, got %d, but expected %d"
-                                       % (len(result), len(grad_outputs)))
-                grad_outputs = result
+                if len(result) != len(grads):
+                    raise RuntimeError("%s returned an invalid number of %s, got %d, but "
+                                       "expected %d" % (what[0], what[1], len(result),
+                                                        len(grads)))
+                grads = result
+        return grads
+
+    def _on_output_grads(self, grads):
+        grad_outputs = self._replacing(
+            self.pre_hooks, lambda hook, g: hook(self.module, g),
+            self._pack(self.output_index, grads, self.n_outputs),
+            ("Backward pre hook", "grad_output"))
         self.grad_outputs = grad_outputs
         if self.input_index is None:
             # no input needs a gradient: the hooks run now, with None for every input
@@ -179,16 +188,10 @@ class _BackwardHook:
         return tuple(grad_outputs[i] for i in self.output_index)
 
     def _on_input_grads(self, grads):
-        grad_inputs = self._pack(self.input_index, grads, self.n_inputs)
-        for hook in self.hooks:
-            result = hook(self.module, grad_inputs, self.grad_outputs)
-            if result is not None:
-                result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
-                if len(result) != len(grad_inputs):
-                    raise RuntimeError("Backward hook returned an invalid number of "
-                                       "grad_input, got %d, but expected %d"
-                                       % (len(result), len(grad_inputs)))
-                grad_inputs = result
+        grad_inputs = self._replacing(
+            self.hooks, lambda hook, g: hook(self.module, g, self.grad_outputs),
+            self._pack(self.input_index, grads, self.n_inputs),
+            ("Backward hook", "grad_input"))
         self.grad_outputs = None
         return tuple(grad_inputs[i] for i in self.input_index)
 
