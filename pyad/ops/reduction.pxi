@@ -50,6 +50,12 @@ cdef object _v_expand_reduced(object v, tuple input_shape, tuple dims, bint keep
             if out is not None:
                 return out
             return _broadcast_data(v, input_shape)
+    elif isinstance(v, Variable) and not (<Variable>v)._requires_grad and \
+            (<Variable>v)._view_fn is None and type((<Variable>v)._data) is _NDARRAY:
+        # (create_graph) a gradient with no history (the implicit ones of a scalar root,
+        # a constant grad_output): nothing to record, so the array form, as a Variable
+        return _plain(_v_expand_reduced((<Variable>v)._data, input_shape, dims, keepdim),
+                      (<Variable>v)._volatile)
     elif isinstance(v, Variable) and type((<Variable>v)._data) is _NDARRAY and \
             cnp.PyArray_NDIM(<cnp.ndarray>(<Variable>v)._data) == 0:
         # (create_graph) a 0-d gradient broadcasts as it is: one recorded node, not a
