@@ -221,10 +221,19 @@ cdef class MulBackward(_BinaryNode):
         v = _gv(g, rec)
         ga = gb = None
         if self._needs_input_grad(0):
-            ga = self.out_a(_v_mul(v, _ov(self.b, self, rec)), g)
+            ga = self.out_a(_mul_grad(v, _ov(self.b, self, rec), rec), g)
         if self._needs_input_grad(1):
-            gb = self.out_b(_v_mul(v, _ov(self.a, self, rec)), g)
+            gb = self.out_b(_mul_grad(v, _ov(self.a, self, rec), rec), g)
         return (ga, gb)
+
+
+cdef inline object _mul_grad(object v, object other, bint rec):
+    # v * other; on arrays, a copy of other when v is all ones (the gradient of a sum,
+    # as in (g * v).sum()): a copy costs less than the multiply, bit for bit the same.
+    if not rec and type(other) is _NDARRAY and \
+            cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>other) and _is_ones_like(v, other):
+        return cnp.PyArray_NewCopy(<cnp.ndarray>other, cnp.NPY_CORDER)
+    return _v_mul(v, other)
 
 
 @profiled_op
@@ -360,25 +369,26 @@ cdef class PowConstGradBackward(_BinaryNode):
         if self._needs_input_grad(0):
             dg = self.out_a(_pow_const_grad(v, x, c), gg)
         if self._needs_input_grad(1):
-            t = _v_mul(v, _ov(self.a, self, rec))
+            a = _ov(self.a, self, rec)
             if c * (c - 1) == 0:
-                t = _v_zeros_like(t)        # torch: x^(c-1) is x^0, whose rule is zeros
-            elif not rec and (type(c) is int or type(c) is float) and \
-                    -1e150 < c < 1e150 and _dtype_kind(t) == b'f':
-                # On arrays (the second grad of a Hessian-vector product): the two
-                # constants as one, c (c-1), and x^(c-2) not computed where it is x or 1:
-                # two or three ufunc calls where torch's order takes five. (Recorded,
-                # torch's order is kept: the graph must still reach x through pow.)
-                k = c * (c - 1)
-                if c == 3:
-                    t = _np_multiply(t, _scratch(_np_multiply(x, k)), out=t)
-                elif c == 2:
-                    _np_multiply(t, k, out=t)
+                t = _v_zeros_like(_v_mul(v, a))     # torch: x^(c-1) is x^0, rule zeros
+            elif not rec and (type(c) is int or type(c) is float) and (c == 2 or c == 3) \
+                    and _dtype_kind(v) == b'f' and \
+                    _same_dtype(_dtype(v), _dtype(x)):
+                # On arrays (the second grad of a Hessian-vector product), torch's order
+                # with what is exact left out: a gradient of ones (the sum's) is not
+                # multiplied in, x^(c-2) is x for c = 3 and 1 for c = 2 (pow returns
+                # those exactly), so (c-1) x^(c-2) is one multiply or none.
+                if _is_ones_like(a, v):
+                    t = _scratch(_np_multiply(v, c))
                 else:
-                    u = _scratch(_np_power(x, c - 2))
-                    _np_multiply(u, k, out=u)
+                    t = _v_mul(v, a)
+                    _np_multiply(t, c, out=t)
+                if c == 3:
+                    u = _scratch(_np_multiply(x, c - 1))
                     t = _np_multiply(t, u, out=t)
             else:
+                t = _v_mul(v, a)
                 t = _v_mul_in(t, c, t)
                 u = _v_pow(x, c - 2)
                 t = _v_mul_in(t, _v_mul_in(u, c - 1, u), t)

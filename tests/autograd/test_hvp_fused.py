@@ -326,3 +326,77 @@ def test_the_graphs_of_an_hvp_are_freed_without_the_collector():
         if was_enabled:
             gc.enable()
     assert hv.grad_fn is None
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_small_full_sum_equals_numpy_bit_for_bit(dtype):
+    # sum() over a whole small float array is computed in C with NumPy's pairwise
+    # order: every length from 1 past the 8- and 128-element boundaries to the 4096
+    # limit, n-d and 1-d, signed zeros, nan, inf and overflow
+    rng = np.random.default_rng(21)
+    lengths = list(range(1, 300)) + [511, 512, 513, 1000, 1024, 4095, 4096, 4097, 5000]
+    for n in lengths:
+        a = (rng.standard_normal(n) * 10.0 ** rng.uniform(-6, 6, n)).astype(dtype)
+        for arr in (a, a.reshape(1, n), a.reshape(n, 1)):
+            got = pyad.sum(Variable(arr)).numpy()
+            want = np.add.reduce(arr, axis=None)
+            assert got.shape == () and got.dtype == dtype
+            assert got.tobytes() == np.asarray(want, dtype=dtype).tobytes(), n
+    specials = [np.array([-0.0]), np.array([-0.0] * 9), np.array([np.nan, 1.0]),
+                np.array([np.inf, -np.inf] * 5), np.array([1e308] * 16),
+                np.array([3.0, -0.0, 2.0]), np.ones((2, 3, 4))]
+    for a in specials:
+        a = a.astype(dtype)
+        with np.errstate(all="ignore"):
+            want = np.asarray(np.add.reduce(a, axis=None), dtype=dtype)
+        got = pyad.sum(Variable(a)).numpy()
+        assert got.tobytes() == want.tobytes(), a
+    # strided, byte-swapped, 0-d and empty inputs, keepdim and a dtype go through NumPy
+    a = np.arange(20.0, dtype=dtype)
+    for arr in (a[::2], a.astype(a.dtype.newbyteorder()), np.asarray(dtype(2.5)),
+                np.zeros((0,), dtype)):
+        assert pyad.sum(Variable(arr)).numpy().tobytes() == \
+            np.asarray(np.add.reduce(arr, axis=None), dtype=dtype).tobytes()
+    assert pyad.sum(Variable(a), keepdim=True, dim=0).shape == (1,)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_sum_gradients_with_the_c_sum_match_torch(dtype):
+    # the C sum's result feeds sum's own backward (first and second order)
+    xd = np.random.default_rng(22).standard_normal((4, 5))
+    out = []
+    for lib in (pyad, torch):
+        tanh, grad_, var = _lib_fns(lib)
+        x = var(xd, dtype, True)
+        s = (tanh(x) * x).sum()
+        g, = grad_(s, x, create_graph=True)
+        h, = grad_(g.sum(), x)
+        out.append((s, g, h))
+    for a, b in zip(*out):
+        _assert_close(a, b, dtype, "sum")
+
+
+@needs_torch
+def test_mul_backward_with_a_ones_gradient_copies_and_matches_torch():
+    # (x * w).sum(): the incoming gradient is all ones, so x's gradient is a copy of w
+    # (the multiply skipped), its own array in w's layout as torch's
+    wd = np.random.default_rng(23).standard_normal((3, 4))
+    wd[0, 0] = np.nan
+    wd[0, 1] = -0.0
+    for w_arr in (wd.copy(), np.asfortranarray(wd), wd.astype(np.float32)):
+        xt = torch.ones((3, 4), dtype=torch.float64, requires_grad=True)
+        want, = torch.autograd.grad((xt * torch.tensor(w_arr)).sum(), xt)
+        x = Variable(np.ones((3, 4)), requires_grad=True)
+        w = Variable(w_arr.copy())
+        g, = grad((x * w).sum(), x)
+        assert g.numpy().tobytes() == want.numpy().tobytes()
+        before = w.numpy().copy()
+        g.data[...] = 5.0                           # the gradient is its own array
+        np.testing.assert_array_equal(w.numpy(), before)
+        # and through backward() into a leaf's .grad, twice (accumulated)
+        x.grad = None
+        (x * w).sum().backward()
+        (x * w).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), 2 * want.numpy())
+        np.testing.assert_array_equal(w.numpy(), before)
