@@ -26,6 +26,8 @@ cdef class _NodeExtra:
     cdef Node parent_node            # anomaly mode: node being run when this one was made
     cdef tuple out_meta              # ((shape, dtype, xp), ...) to materialise missing
                                      # grads (custom Functions with materialize_grads)
+    cdef object cache                # a derivative a formula computed once and reuses
+    cdef object cache_src            # (TanhBackward: 1 - y^2, and the y it came from)
 
 
 cdef class Node:

@@ -188,6 +188,7 @@ class TanBackward(Node):
 class TanhBackward(Node):
     ...
 
+@disjoint_base
 class TanhGradBackward(Node):
     ...
 

@@ -3527,39 +3527,54 @@ cdef enum:
     _MARK_CAPTURED = 32     # an input's node whose incoming gradient grad() returns
 
 
-cdef list _mark_stack = []
-cdef list _mark_positions = []
+# _mark_needed's stack: borrowed node pointers and edge positions in one C buffer,
+# grown on need and kept (no Python list operations, no int objects per step).
+cdef struct _MarkFrame:
+    PyObject* node
+    Py_ssize_t pos
+
+cdef _MarkFrame* _mark_frames = NULL
+cdef Py_ssize_t _mark_cap = 0
 
 
 cdef int _mark_needed(Node root) except -1:
     # _nodes_to_execute on the flags: post-order walk, a node must run if it is an
     # execution target or if any of its next functions must run or is a target.
-    # (It calls no Python code, so one pair of scratch lists serves every call.)
-    cdef list stack = _mark_stack
-    cdef list positions = _mark_positions
+    # The pointers are borrowed: the root holds the graph, and the walk calls no Python
+    # code (so nothing is freed meanwhile, and no other walk starts while it runs).
+    global _mark_frames, _mark_cap
     cdef Node node, nxt
-    cdef Py_ssize_t i, n, top
+    cdef Py_ssize_t i, n, top = 0
+    cdef _MarkFrame* grown
+    if _mark_cap == 0:
+        _mark_frames = <_MarkFrame*>PyMem_Realloc(NULL, 64 * sizeof(_MarkFrame))
+        if _mark_frames == NULL:
+            raise MemoryError()
+        _mark_cap = 64
     root._in_task |= _MARK_SEEN
-    if stack:                     # (left over by an error in an earlier call)
-        del stack[:]
-        del positions[:]
-    stack.append(root)
-    positions.append(0)
-    while stack:
-        top = len(stack) - 1
-        node = stack[top]
-        i = positions[top]
+    _mark_frames[0].node = <PyObject*>root
+    _mark_frames[0].pos = 0
+    while top >= 0:
+        node = <Node>_mark_frames[top].node
+        i = _mark_frames[top].pos
         n = _num_edges(node)
         if i < n:
-            positions[top] = i + 1
+            _mark_frames[top].pos = i + 1
             nxt = _edge_node_at(node, i)
             if nxt is not None and not (nxt._in_task & _MARK_SEEN):
                 nxt._in_task |= _MARK_SEEN
-                stack.append(nxt)
-                positions.append(0)
+                if top + 1 == _mark_cap:
+                    grown = <_MarkFrame*>PyMem_Realloc(_mark_frames,
+                                                       2 * _mark_cap * sizeof(_MarkFrame))
+                    if grown == NULL:
+                        raise MemoryError()
+                    _mark_frames = grown
+                    _mark_cap *= 2
+                top += 1
+                _mark_frames[top].node = <PyObject*>nxt
+                _mark_frames[top].pos = 0
         else:
-            stack.pop()
-            positions.pop()
+            top -= 1
             if node._in_task & _MARK_EXEC:
                 node._in_task |= _MARK_NEEDED
                 continue

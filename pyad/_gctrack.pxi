@@ -378,6 +378,13 @@ cdef void _hook_attach(Node node):
         node._gc_state = _GC_UNSEALED
 
 
+cdef void _untrack_extra(Node node) noexcept:
+    # A side object set on a node after the node was sealed (a cached derivative: it
+    # holds arrays only) stays out of the collector's lists too.
+    if node._gc_state == _GC_UNTRACKED and node._x is not None:
+        __pyad_untrack(<PyObject*>node._x)
+
+
 cdef void _gc_audit_node(Node node) except *:
     # PYAD_GC_AUDIT: an untracked node must still hold nothing that could form a cycle
     # (catches an op that changes a node after a later op sealed it).

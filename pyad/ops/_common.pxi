@@ -123,6 +123,54 @@ cdef inline object _ones_data(object like):
     return out
 
 
+cdef bint _is_ones_like(object g, object t):
+    # g is a NumPy float32/float64 array of t's shape and dtype whose every element is
+    # exactly 1.0, so that g * t == t bit for bit. Read in C, stopping at the first
+    # other value (a gradient that is not all ones usually differs at once); one
+    # element when g's strides are all 0 (a broadcast constant).
+    cdef int typenum, nd, i
+    cdef cnp.npy_intp n, k
+    cdef cnp.npy_intp* strides
+    cdef bint zero_strides = True
+    cdef char* p
+    if type(g) is not _NDARRAY or type(t) is not _NDARRAY:
+        return False
+    typenum = cnp.PyArray_TYPE(<cnp.ndarray>g)
+    if (typenum != cnp.NPY_DOUBLE and typenum != cnp.NPY_FLOAT) or \
+            typenum != cnp.PyArray_TYPE(<cnp.ndarray>t) or \
+            not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>g) or \
+            not cnp.PyArray_ISALIGNED(<cnp.ndarray>g):
+        return False
+    nd = cnp.PyArray_NDIM(<cnp.ndarray>g)
+    if nd != cnp.PyArray_NDIM(<cnp.ndarray>t):
+        return False
+    for i in range(nd):
+        if cnp.PyArray_DIMS(<cnp.ndarray>g)[i] != cnp.PyArray_DIMS(<cnp.ndarray>t)[i]:
+            return False
+    n = cnp.PyArray_SIZE(<cnp.ndarray>g)
+    if n == 0:
+        return False
+    strides = cnp.PyArray_STRIDES(<cnp.ndarray>g)
+    for i in range(nd):
+        if strides[i] != 0:
+            zero_strides = False
+            break
+    p = <char*>cnp.PyArray_DATA(<cnp.ndarray>g)
+    if zero_strides:
+        n = 1
+    elif not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>g):
+        return False
+    if typenum == cnp.NPY_DOUBLE:
+        for k in range(n):
+            if (<double*>p)[k] != 1.0:
+                return False
+    else:
+        for k in range(n):
+            if (<float*>p)[k] != 1.0:
+                return False
+    return True
+
+
 cdef inline object _ensure_array(object data):
     # NumPy returns scalars for 0-d results; a Variable always holds an array.
     if type(data) is _NDARRAY:

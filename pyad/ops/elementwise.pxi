@@ -221,10 +221,19 @@ cdef class MulBackward(_BinaryNode):
         v = _gv(g, rec)
         ga = gb = None
         if self._needs_input_grad(0):
-            ga = self.out_a(_v_mul(v, _ov(self.b, self, rec)), g)
+            ga = self.out_a(_mul_grad(v, _ov(self.b, self, rec), rec), g)
         if self._needs_input_grad(1):
-            gb = self.out_b(_v_mul(v, _ov(self.a, self, rec)), g)
+            gb = self.out_b(_mul_grad(v, _ov(self.a, self, rec), rec), g)
         return (ga, gb)
+
+
+cdef inline object _mul_grad(object v, object other, bint rec):
+    # v * other; on arrays, a copy of other when v is all ones (the gradient of a sum,
+    # as in (g * v).sum()): a copy costs less than the multiply, bit for bit the same.
+    if not rec and type(other) is _NDARRAY and \
+            cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>other) and _is_ones_like(v, other):
+        return cnp.PyArray_NewCopy(<cnp.ndarray>other, cnp.NPY_CORDER)
+    return _v_mul(v, other)
 
 
 @profiled_op
@@ -479,10 +488,26 @@ cdef class PowConstGradBackward(_BinaryNode):
         if self._needs_input_grad(0):
             dg = self.out_a(_pow_const_grad(v, x, c), gg)
         if self._needs_input_grad(1):
-            t = _v_mul(v, _ov(self.a, self, rec))
+            a = _ov(self.a, self, rec)
             if c * (c - 1) == 0:
-                t = _v_zeros_like(t)        # torch: x^(c-1) is x^0, whose rule is zeros
+                t = _v_zeros_like(_v_mul(v, a))     # torch: x^(c-1) is x^0, rule zeros
+            elif not rec and (type(c) is int or type(c) is float) and (c == 2 or c == 3) \
+                    and _dtype_kind(v) == b'f' and \
+                    _same_dtype(_dtype(v), _dtype(x)):
+                # On arrays (the second grad of a Hessian-vector product), torch's order
+                # with what is exact left out: a gradient of ones (the sum's) is not
+                # multiplied in, x^(c-2) is x for c = 3 and 1 for c = 2 (pow returns
+                # those exactly), so (c-1) x^(c-2) is one multiply or none.
+                if _is_ones_like(a, v):
+                    t = _scratch(_np_multiply(v, c))
+                else:
+                    t = _v_mul(v, a)
+                    _np_multiply(t, c, out=t)
+                if c == 3:
+                    u = _scratch(_np_multiply(x, c - 1))
+                    t = _np_multiply(t, u, out=t)
             else:
+                t = _v_mul(v, a)
                 t = _v_mul_in(t, c, t)
                 u = _v_pow(x, c - 2)
                 t = _v_mul_in(t, _v_mul_in(u, c - 1, u), t)
@@ -496,8 +521,13 @@ cdef object _pow_const_grad(object g, object x, object c):
     t = _scratch(_np_power(_operand_data(x, "pow"), c - 1))
     _np_multiply(t, c, out=t, casting="unsafe")
     if not _on_variables(g, x):
+        if _is_ones_like(g, t):
+            return t                # (g = 1: g * t is t, bit for bit, nan and -0 too)
         return _np_multiply(g, t, out=t)
-    data = _np_multiply(_operand_data(g, "pow"), t)
+    gd = _operand_data(g, "pow")
+    # The gradient of a sum is often all ones (the implicit gradient of a scalar root):
+    # t, which nothing else holds, is then the product.
+    data = t if _is_ones_like(gd, t) else _np_multiply(gd, t)
     cdef PowConstGradBackward node
     if _binary_records(g, x):
         node = PowConstGradBackward.__new__(PowConstGradBackward)
@@ -620,7 +650,24 @@ cpdef Variable sqrt(object input):
 cdef class TanhBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
         cdef bint rec = _grad_enabled()                 # g * (1 - y^2)
-        return (_grad(_tanh_grad(_gv(grads[0], rec), _sv(self.saved, self, rec))),)
+        y = _sv(self.saved, self, rec)
+        out = _tanh_grad(_gv(grads[0], rec), y, _cached_tanh_deriv(self, y))
+        if rec and isinstance(out, Variable) and \
+                type((<Variable>out)._grad_fn) is TanhGradBackward and \
+                (self._x is None or self._x.cache is None):
+            # Under create_graph the fused node keeps 1 - y^2; this node shares it (no
+            # memory while the new graph lives), so a later backward through it (the
+            # second grad of a Hessian-vector product) multiplies once, not three times.
+            _cache_tanh_deriv(self, (<TanhGradBackward>(<Variable>out)._grad_fn))
+        return (_grad(out),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        if self.saved is not None:
+            self.saved.release()
+        if self._x is not None:
+            self._x.cache = None
+            self._x.cache_src = None
 
 
 @profiled_op
@@ -648,7 +695,11 @@ cpdef Variable tanh(object input):
 
 cdef class TanhGradBackward(_BinaryNode):
     # out = g * (1 - y^2), with y = tanh(x):  d/dg = 1 - y^2,  d/dy = g' ((-2 y) g)
-    # (torch's order)
+    # (torch's order). `deriv` keeps the 1 - y^2 its forward computed from the array
+    # `deriv_src` (y's data), reused by d/dg while the saved y is that same array.
+    cdef object deriv
+    cdef object deriv_src
+
     cdef tuple _backward(self, tuple grads):
         cdef Variable gg = grads[0]
         cdef bint rec = _grad_enabled()
@@ -656,27 +707,75 @@ cdef class TanhGradBackward(_BinaryNode):
         y = _ov(self.b, self, rec)
         dg = dy = None
         if self._needs_input_grad(0):
-            dg = self.out_a(_tanh_grad(v, y), gg)
+            dg = self.out_a(_tanh_grad(v, y, self._deriv_for(y)), gg)
         if self._needs_input_grad(1):
             t = _v_mul(y, -2.0)
             t = _v_mul_in(t, _ov(self.a, self, rec), t)
             dy = self.out_b(_v_mul_in(v, t, t), gg)
         return (dg, dy)
 
+    cdef inline object _deriv_for(self, object y):
+        # The cached 1 - y^2 when y (a value: array or Variable) is still the array it
+        # was computed from and the saved value has no unpack hook (which may return
+        # anything).
+        if self.deriv is None or self.b is None or self.b.saved is None or \
+                self.b.saved._hooked:
+            return None
+        if _v_array(y) is self.deriv_src:
+            return self.deriv
+        return None
 
-cdef object _tanh_grad(object g, object y):
+    cdef void _release_saved(self):
+        self._released = True
+        self.deriv = None
+        self.deriv_src = None
+        if self.a is not None:
+            self.a.release()
+        if self.b is not None:
+            self.b.release()
+
+
+cdef inline object _cached_tanh_deriv(TanhBackward node, object y):
+    # TanhBackward's shared 1 - y^2 (see its _backward), or None.
+    cdef _NodeExtra x = node._x
+    if x is None or x.cache is None or node.saved is None or node.saved._hooked:
+        return None
+    if _v_array(y) is x.cache_src:
+        return x.cache
+    return None
+
+
+cdef void _cache_tanh_deriv(TanhBackward node, TanhGradBackward fused) except *:
+    cdef _NodeExtra x
+    if fused.deriv is None or node.saved is None or node.saved._hooked:
+        return
+    x = _extra(node)
+    x.cache = fused.deriv
+    x.cache_src = fused.deriv_src
+    _untrack_extra(node)
+
+
+cdef object _tanh_grad(object g, object y, object deriv=None):
     # g * (1 - y^2) as a value (see _v_mul): on arrays with one temporary, on Variables
-    # recorded as one TanhGradBackward node.
+    # recorded as one TanhGradBackward node. `deriv`: 1 - y^2 already computed (cached
+    # by a node), never written to.
+    cdef TanhGradBackward node
     if not _on_variables(g, y):
+        if deriv is not None and _same_dtype(_dtype(g), _dtype(deriv)):
+            return _scratch(_np_multiply(g, deriv))
         t = _scratch(_np_multiply(y, y))
         _np_subtract(1, t, out=t)
         return _np_multiply(g, t, out=t)
     cdef Variable gv = <Variable>g, yv = <Variable>y
-    t = _scratch(_np_multiply(yv._data, yv._data))
-    _np_subtract(1, t, out=t)
-    data = _np_multiply(gv._data, t)
+    if deriv is None:
+        deriv = _scratch(_np_multiply(yv._data, yv._data))
+        _np_subtract(1, deriv, out=deriv)
+    data = _np_multiply(gv._data, deriv)
     if _binary_records(gv, yv):
-        return _binary(TanhGradBackward.__new__(TanhGradBackward), data, gv, yv,
+        node = TanhGradBackward.__new__(TanhGradBackward)
+        node.deriv = deriv
+        node.deriv_src = yv._data
+        return _binary(node, data, gv, yv,
                        yv._requires_grad, gv._requires_grad or yv._requires_grad)
     return _plain(data, gv._volatile or yv._volatile)
 

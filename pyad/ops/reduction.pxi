@@ -50,6 +50,12 @@ cdef object _v_expand_reduced(object v, tuple input_shape, tuple dims, bint keep
             if out is not None:
                 return out
             return _broadcast_data(v, input_shape)
+    elif isinstance(v, Variable) and not (<Variable>v)._requires_grad and \
+            (<Variable>v)._view_fn is None and type((<Variable>v)._data) is _NDARRAY:
+        # (create_graph) a gradient with no history (the implicit ones of a scalar root,
+        # a constant grad_output): nothing to record, so the array form, as a Variable
+        return _plain(_v_expand_reduced((<Variable>v)._data, input_shape, dims, keepdim),
+                      (<Variable>v)._volatile)
     elif isinstance(v, Variable) and type((<Variable>v)._data) is _NDARRAY and \
             cnp.PyArray_NDIM(<cnp.ndarray>(<Variable>v)._data) == 0:
         # (create_graph) a 0-d gradient broadcasts as it is: one recorded node, not a
@@ -58,6 +64,116 @@ cdef object _v_expand_reduced(object v, tuple input_shape, tuple dims, bint keep
     if not keepdim:
         v = _v_reshape(v, _keepdim_shape(input_shape, dims))
     return _v_broadcast_to(v, input_shape)
+
+
+# The sum of a whole small float array, as NumPy's add.reduce computes it (its pairwise
+# summation: under 8 elements one running sum, up to 128 eight interleaved sums combined
+# as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)) plus the rest, above that halves split at a
+# multiple of 8; then added to the identity 0.0), bit for bit, in C: the ufunc
+# reduction machinery costs about 2.5 us on 16 elements, more than the arithmetic, and
+# returns a NumPy scalar that must be wrapped in a 0-d array again. Contiguous
+# aligned native float32/float64 of 1 to _SMALL_SUM elements (NumPy splits bigger
+# reductions into buffer-sized chunks).
+cdef Py_ssize_t _SMALL_SUM = 4096
+
+
+cdef double _pairwise_sum_d(const double* a, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i, n2
+    cdef double res
+    cdef double r[8]
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        for i in range(8):
+            r[i] = a[i]
+        i = 8
+        while i < n - (n % 8):
+            r[0] += a[i]
+            r[1] += a[i + 1]
+            r[2] += a[i + 2]
+            r[3] += a[i + 3]
+            r[4] += a[i + 4]
+            r[5] += a[i + 5]
+            r[6] += a[i + 6]
+            r[7] += a[i + 7]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise_sum_d(a, n2) + _pairwise_sum_d(a + n2, n - n2)
+
+
+cdef float _pairwise_sum_f(const float* a, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i, n2
+    cdef float res
+    cdef float r[8]
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        for i in range(8):
+            r[i] = a[i]
+        i = 8
+        while i < n - (n % 8):
+            r[0] += a[i]
+            r[1] += a[i + 1]
+            r[2] += a[i + 2]
+            r[3] += a[i + 3]
+            r[4] += a[i + 4]
+            r[5] += a[i + 5]
+            r[6] += a[i + 6]
+            r[7] += a[i + 7]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise_sum_f(a, n2) + _pairwise_sum_f(a + n2, n - n2)
+
+
+cdef object _small_full_sum(object data, tuple dims):
+    # sum over every dim of `data` (keepdim off) as a 0-d array, or None where the
+    # conditions above do not hold (the caller then reduces through NumPy).
+    cdef int typenum, nd
+    cdef cnp.npy_intp n
+    cdef double d
+    cdef float f
+    if type(data) is not _NDARRAY:
+        return None
+    nd = cnp.PyArray_NDIM(<cnp.ndarray>data)
+    if nd == 0 or len(dims) != nd:
+        return None
+    typenum = cnp.PyArray_TYPE(<cnp.ndarray>data)
+    if (typenum != cnp.NPY_DOUBLE and typenum != cnp.NPY_FLOAT) or \
+            not cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>data) or \
+            not cnp.PyArray_ISALIGNED(<cnp.ndarray>data) or \
+            not cnp.PyArray_ISNOTSWAPPED(<cnp.ndarray>data):
+        return None
+    n = cnp.PyArray_SIZE(<cnp.ndarray>data)
+    if n < 1 or n > _SMALL_SUM:
+        return None
+    out = cnp.PyArray_EMPTY(0, NULL, typenum, 0)
+    if typenum == cnp.NPY_DOUBLE:
+        d = 0.0
+        d += _pairwise_sum_d(<const double*>cnp.PyArray_DATA(<cnp.ndarray>data), n)
+        (<double*>cnp.PyArray_DATA(<cnp.ndarray>out))[0] = d
+    else:
+        f = 0.0
+        f += _pairwise_sum_f(<const float*>cnp.PyArray_DATA(<cnp.ndarray>data), n)
+        (<float*>cnp.PyArray_DATA(<cnp.ndarray>out))[0] = f
+    return out
 
 
 cdef class SumBackward(Node):
@@ -82,7 +198,11 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
         dtype = None
     dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "sum")
-    data = _sum_data(x._data, dims, kd, dtype)
+    data = None
+    if dtype is None and not kd:
+        data = _small_full_sum(x._data, dims)
+    if data is None:
+        data = _sum_data(x._data, dims, kd, dtype)
     cdef SumBackward node
     if _records(x):
         node = SumBackward.__new__(SumBackward)
