@@ -1736,12 +1736,18 @@ cpdef Variable true_divide(object input, object other):
     >>> true_divide(Variable(numpy.array([1, 2])), 2)
     tensor([0.5000, 1.0000])
     """
-    return div(input, other)
+    try:
+        return div(input, other)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "true_divide") from None
 
 
 cdef object _widened(object v):
     # float_power's operand in float64 (complex128 if complex): a Variable converted
     # (differentiably), a number as a Python float or complex
+    if not isinstance(v, (Variable, int, float, complex, numpy.number)):
+        raise TypeError("float_power(): expected a Variable or a number, got %s"
+                        % type(v).__name__)
     if isinstance(v, Variable):
         return _convert(<Variable>v, None, numpy.complex128 if _dtype_kind(
             (<Variable>v)._data) == b'c' else numpy.float64, False)

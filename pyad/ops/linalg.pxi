@@ -1840,7 +1840,11 @@ def dist(input, other, p=2):
     >>> dist(Variable(numpy.array([3., 4.])), Variable(numpy.zeros(2)))
     tensor(5., dtype=float64)
     """
-    return _vector_norm(sub(input, other), p, None, False, None, "dist")
+    try:
+        difference = sub(input, other)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "dist") from None
+    return _vector_norm(difference, p, None, False, None, "dist")
 
 
 LINALG_NAMESPACE_OPS = (inv, det, slogdet, solve, cholesky, qr, eigh, svd, svdvals)

@@ -1304,7 +1304,10 @@ def moveaxis(input, source, destination):
     >>> moveaxis(Variable(numpy.zeros((2, 3, 4))), 0, -1).shape
     (3, 4, 2)
     """
-    return movedim(input, source, destination)
+    try:
+        return movedim(input, source, destination)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "moveaxis") from None
 
 
 @profiled_op
@@ -1314,7 +1317,10 @@ def swapdims(input, dim0, dim1):
     >>> swapdims(Variable(numpy.zeros((2, 3, 4))), 0, 2).shape
     (4, 3, 2)
     """
-    return transpose(input, dim0, dim1)
+    try:
+        return transpose(input, dim0, dim1)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "swapdims") from None
 
 
 @profiled_op
@@ -1324,7 +1330,10 @@ def swapaxes(input, axis0, axis1):
     >>> swapaxes(Variable(numpy.zeros((2, 3, 4))), 0, 1).shape
     (3, 2, 4)
     """
-    return transpose(input, axis0, axis1)
+    try:
+        return transpose(input, axis0, axis1)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "swapaxes") from None
 
 cdef object _repeat_counts(object repeats, object xp, str what):
     # The repeats of repeat_interleave as an int64 array on the input's device, checked

@@ -48,6 +48,21 @@ def INTS():
 
 # op name -> (args, kwargs) of one valid call; spoiled by the probes below.
 VALID = {
+    "addcmul": lambda: ((X(), X(), X()), {}),
+    "addcdiv": lambda: ((X(), X(), X() + 1), {}),
+    "addmm": lambda: ((X(), X(), pyad.ones(3, 3, dtype=pyad.float64)), {}),
+    "addmv": lambda: ((pyad.ones(2, dtype=pyad.float64), X(),
+                       pyad.ones(3, dtype=pyad.float64)), {}),
+    "baddbmm": lambda: ((X(), X().unsqueeze(0), pyad.ones(1, 3, 3, dtype=pyad.float64)), {}),
+    "addbmm": lambda: ((X(), X().unsqueeze(0), pyad.ones(1, 3, 3, dtype=pyad.float64)), {}),
+    "cdist": lambda: ((X(), X()), {}),
+    "unfold": lambda: ((X().reshape(1, 1, 2, 3), 2), {}),
+    "fold": lambda: ((pyad.ones(1, 4, 2), (2, 3), 2), {}),
+    "repeat_interleave": lambda: ((X(), 2), {"dim": 0}),
+    "logit": lambda: ((X() / 10,), {}),
+    "moveaxis": lambda: ((X(), 0, 1), {}),
+    "swapdims": lambda: ((X(), 0, 1), {}),
+    "swapaxes": lambda: ((X(), 0, 1), {}),
     "where": lambda: ((MASK(), X(), X()), {}),
     "clamp": lambda: ((X(), 0.0, 2.0), {}),
     "clip": lambda: ((X(), 0.0, 2.0), {}),
@@ -240,7 +255,7 @@ def _probes(op):
             out.append((label,) + changed)
 
     first = params[0]
-    if first in ("input", "a", "A", "x", "condition", "mean", "elements",
+    if first in ("input", "a", "A", "x", "x1", "condition", "mean", "elements",
                  "sorted_sequence") and args:
         add("wrong type", (["abc"] + args[1:], kwargs))
     elif first == "equation":
@@ -252,12 +267,12 @@ def _probes(op):
         add("wrong type", (["abc"] + args[1:], kwargs))
         add("wrong element type", ([[X(), "abc"]] + args[1:], kwargs))
     dim_names = ("dim", "dim0", "dim1", "dim2", "start_dim", "end_dim")
-    if op.__name__ == "movedim":
+    if op.__name__ in ("movedim", "moveaxis"):
         dim_names += ("source", "destination")
     for name in dim_names:
         if name in params:
             add("dim out of range (%s)" % name, _set(args, kwargs, op, name, 7))
-    for name in ("other", "mat2", "vec", "vec2", "end", "b", "B"):
+    for name in ("other", "mat2", "vec", "vec2", "end", "b", "B", "x2"):
         # equal: False, as torch; kron: any two shapes have a Kronecker product
         if name in params and op.__name__ not in ("equal", "kron"):
             value = pyad.ones(4, 5, 7, dtype=pyad.float64)
