@@ -15,6 +15,7 @@ import warnings
 
 import numpy
 
+from pyad._engine import get_array_module
 from pyad.autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
@@ -72,7 +73,7 @@ def _fill_from(tensor, generator, draw, what):
     from pyad._engine import Variable
     from pyad._factories import _rng_for
     data = tensor.data
-    xp = numpy if isinstance(data, numpy.ndarray) else __import__("cupy")
+    xp = get_array_module(data)
     sample = draw(_rng_for(xp, generator, what), data.shape)
     return tensor.copy_(Variable(xp.asarray(sample, dtype=data.dtype)))
 
@@ -219,7 +220,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
     def draw(rng, shape):
         u = rng.uniform(2 * lo - 1, 2 * hi - 1, shape)
-        xp = _xp_of(u)
+        xp = get_array_module(u)
         return xp.clip(_erfinv(xp, u) * (std * math.sqrt(2.0)) + mean, a, b)
 
     with no_grad():
@@ -257,10 +258,6 @@ def _erfinv(xp, y):
     return x
 
 
-def _xp_of(array):
-    return numpy if isinstance(array, numpy.ndarray) else __import__("cupy")
-
-
 def orthogonal_(tensor, gain=1, generator=None):
     """Fill with a (semi-)orthogonal matrix, as torch: the Q of the QR decomposition of a
     normal draw, its columns' signs fixed by R's diagonal so that Q is uniform over
@@ -280,7 +277,7 @@ def orthogonal_(tensor, gain=1, generator=None):
 
     def draw(rng, shape):
         flat = rng.normal(0.0, 1.0, (rows, cols))
-        xp = _xp_of(flat)
+        xp = get_array_module(flat)
         if rows < cols:
             flat = flat.T
         q, r = xp.linalg.qr(flat)

@@ -113,6 +113,15 @@ _TORCH_INT_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int", "int64": "
                     "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32",
                     "uint64": "UInt64", "bool": "Bool"}
 
+_TORCH_FLOAT_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double",
+                      "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+cdef str _torch_dtype_name(object dtype):
+    # torch's name of a dtype, as its "not implemented for 'Long'" errors say
+    name = str(dtype)
+    return _TORCH_INT_NAMES.get(name) or _TORCH_FLOAT_NAMES.get(name, name)
+
 
 cdef Variable _pool_input(object input, str what, str kernel, str integers):
     # A pooling input: floating always; integers by torch's CPU kernels: "all" (max
@@ -931,7 +940,7 @@ cdef void _check_block_input(str what, Variable x) except *:
     if x._data.dtype.kind not in "fc":
         raise NotImplementedError('%s(): "%s_out_cpu" not implemented for \'%s\''
                                   % (what, "im2col" if what == "unfold" else "col2im",
-                                     _TORCH_INT_NAMES.get(name, name)))
+                                     _torch_dtype_name(name)))
 
 
 @profiled_op

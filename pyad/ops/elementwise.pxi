@@ -1640,7 +1640,7 @@ cdef Variable _logaddexp(object ufunc, object input, object other, double scale,
                 _dtype_kind((<Variable>operand)._data)) <= 1:
             name = str((<Variable>operand)._data.dtype)
             raise NotImplementedError('%s(): "%s_cpu" not implemented for \'%s\''
-                                      % (what, what, _TORCH_INT_NAMES.get(name, name)))
+                                      % (what, what, _torch_dtype_name(name)))
     data = _apply_binary(ufunc, input, other, what)
     cdef LogaddexpBackward node
     if _binary_records(input, other):
@@ -1742,16 +1742,16 @@ cpdef Variable true_divide(object input, object other):
         raise _renamed(exc, "true_divide") from None
 
 
-cdef object _widened(object v):
-    # float_power's operand in float64 (complex128 if complex): a Variable converted
-    # (differentiably), a number as a Python float or complex
-    if not isinstance(v, (Variable, int, float, complex, numpy.number)):
+cdef object _widened(object v, bint to_complex):
+    # float_power's operand in float64 (complex128 if either is complex): a Variable
+    # converted (differentiably), a number as a Python float or complex
+    if isinstance(v, Variable):
+        return _convert(<Variable>v, None, numpy.complex128 if to_complex else numpy.float64,
+                        False)
+    if not isinstance(v, (int, float, complex, numpy.number)):
         raise TypeError("float_power(): expected a Variable or a number, got %s"
                         % type(v).__name__)
-    if isinstance(v, Variable):
-        return _convert(<Variable>v, None, numpy.complex128 if _dtype_kind(
-            (<Variable>v)._data) == b'c' else numpy.float64, False)
-    return complex(v) if isinstance(v, complex) else float(v)
+    return complex(v) if to_complex else float(v)
 
 
 @profiled_op
@@ -1762,15 +1762,9 @@ cpdef Variable float_power(object input, object exponent):
     >>> float_power(Variable(numpy.array([2, 3])), -1)
     tensor([0.5000, 0.3333], dtype=float64)
     """
+    cdef bint to_complex = _is_complex_operand(input) or _is_complex_operand(exponent)
     try:
-        base, power = _widened(input), _widened(exponent)
-        if isinstance(base, complex) or isinstance(power, complex) or (
-                isinstance(base, Variable) and _dtype_kind((<Variable>base)._data) == b'c') or (
-                isinstance(power, Variable) and _dtype_kind((<Variable>power)._data) == b'c'):
-            if isinstance(base, Variable):
-                base = _convert(<Variable>base, None, numpy.complex128, False)
-            if isinstance(power, Variable):
-                power = _convert(<Variable>power, None, numpy.complex128, False)
+        base, power = _widened(input, to_complex), _widened(exponent, to_complex)
         return pow(base, power)
     except _OP_ERRORS as exc:
         raise _renamed(exc, "float_power") from None

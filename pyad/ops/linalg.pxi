@@ -1639,9 +1639,7 @@ cdef Variable _add_product(str what, object input, Variable product, object beta
                            % (what, x._data.dtype, product._data.dtype))
     shape = product._data.shape
     try:
-        numpy.broadcast_shapes(x._data.shape, shape)
-        ok = len(x._data.shape) <= len(shape) and \
-            numpy.broadcast_shapes(x._data.shape, shape) == shape
+        ok = numpy.broadcast_shapes(x._data.shape, shape) == shape
     except ValueError:
         ok = False
     if not ok:
@@ -1805,7 +1803,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         if (<Variable>v)._data.dtype.kind != "f":
             dname = str((<Variable>v)._data.dtype)
             raise RuntimeError("%s(): cdist only supports floating-point dtypes, %s got: %s"
-                               % (what, name, _TORCH_INT_NAMES.get(dname, dname)))
+                               % (what, name, _torch_dtype_name(dname)))
     if a._data.dtype != b._data.dtype:
         raise RuntimeError("%s(): expected both inputs to have the same dtype, got %s and %s"
                            % (what, a._data.dtype, b._data.dtype))

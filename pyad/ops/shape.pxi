@@ -575,14 +575,15 @@ cdef class SumToBackward(Node):
 
 
 cdef void _check_expandable(tuple shape, tuple target, str what) except *:
-    # `shape` must broadcast to `target` (the sizes of a sum_to): no longer, each size 1
-    # or equal, all ints. _sum_to_data indexes the shape with these, unchecked.
-    cdef Py_ssize_t lead = len(target) - len(shape)
-    ok = lead >= 0 and builtins.all(
-        isinstance(n, (int, numpy.integer)) and not isinstance(n, bool) for n in shape)
+    # `shape` must broadcast to `target` (the sizes of a sum_to): no longer, each size an
+    # int, 1 or equal. _sum_to_data indexes the shape with these, unchecked.
+    cdef Py_ssize_t i, lead = len(target) - len(shape)
+    cdef bint ok = lead >= 0
     if ok:
         for i in range(len(shape)):
-            if shape[i] != 1 and shape[i] != target[lead + i]:
+            n = shape[i]
+            if not ((type(n) is int or isinstance(n, numpy.integer))
+                    and (n == 1 or n == target[lead + i])):
                 ok = False
                 break
     if not ok:
@@ -1341,20 +1342,14 @@ cdef object _repeat_counts(object repeats, object xp, str what):
     data = (<Variable>repeats)._data
     kind = data.dtype.kind
     if kind not in "iu":
-        name = str(data.dtype)
         raise NotImplementedError('%s(): "repeat_interleave_cpu" not implemented for \'%s\''
-                                  % (what, _TORCH_INT_NAMES.get(name, _torch_dtype_name(name))))
+                                  % (what, _torch_dtype_name(data.dtype)))
     if data.ndim > 1:
         raise RuntimeError("%s(): repeats must be 0-dim or 1-dim tensor" % what)
     counts = xp.asarray(data, dtype=numpy.int64).reshape(-1)
     if counts.size and bool((counts < 0).any()):
         raise RuntimeError("%s(): repeats can not be negative" % what)
     return counts
-
-
-cdef str _torch_dtype_name(str name):
-    return {"float16": "Half", "float32": "Float", "float64": "Double",
-            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(name, name)
 
 
 @profiled_op
@@ -1388,7 +1383,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if isinstance(repeats, Variable):
         counts = _repeat_counts(repeats, xp, what)
         if counts.shape[0] == 1:
-            counts = xp.full(n, counts[0], dtype=numpy.int64) if n else counts[:0]
+            counts = xp.broadcast_to(counts, (n,))
         elif counts.shape[0] != n:
             raise RuntimeError("%s(): repeats must have the same size as input along dim, but "
                                "got repeats.size(0) = %d and input.size(%d) = %d"
