@@ -37,6 +37,8 @@ __all__ = [
     "compile", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "triu_indices", "tril_indices", "argwhere", "isposinf", "isneginf", "isreal", "deg2rad",
     "rad2deg",
+    # thread counts (pyad/_threads.py)
+    "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
     # the opt-in host buffer cache
     "memory_pool", "empty_cache", "memory_stats", "set_cache_limit",
     # dtypes and torch's aliases
@@ -142,6 +144,9 @@ from pyad._compat import (
     set_printoptions, clone, inverse, det, slogdet, logdet, compile,
     use_deterministic_algorithms, are_deterministic_algorithms_enabled, triu_indices,
     tril_indices, argwhere, isposinf, isneginf, isreal, deg2rad, rad2deg,
+)
+from pyad._threads import (
+    set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads,
 )
 
 float16 = _numpy.dtype(_numpy.float16)
