@@ -13,6 +13,7 @@ from cpython.ref cimport Py_REFCNT, Py_DECREF, Py_INCREF, Py_XDECREF
 from cpython.mem cimport PyMem_Realloc, PyMem_Free
 from cpython.object cimport PyTypeObject, PyObject
 from cpython.tuple cimport PyTuple_GET_SIZE
+from cpython.contextvars cimport PyContextVar_Set, PyContextVar_Reset
 
 cdef extern from "Python.h":
     void PyType_Modified(PyTypeObject* t)
@@ -155,6 +156,50 @@ def _set_inference_mode(bint mode):
 def _is_inference_mode_enabled():
     """Whether an ``inference_mode()`` block is active on the calling thread."""
     return bool(pyad_get_inference())
+
+
+# --------------------------------------------------------------------------------
+# Floating-point warnings. torch returns inf and nan from log(0), 1/0, sqrt(-1) and
+# their gradients without a word; NumPy's ufuncs warn (RuntimeWarning) unless its error
+# state says "ignore". pyad runs every backward pass, and the forward ops whose domain
+# ends inside the reals (log, sqrt, division...), with NumPy's error state set to ignore
+# for the length of the call, through the context variable NumPy keeps it in (a set and
+# a reset, no Python-level errstate), so the user's own NumPy calls warn as before.
+# --------------------------------------------------------------------------------
+
+cdef object _np_errstate_var = None    # NumPy >= 2: its error state's context variable
+cdef object _np_quiet_state = None     # ... and the value that ignores everything
+try:
+    from numpy._core._multiarray_umath import _extobj_contextvar as _np_errstate_var
+    with numpy.errstate(all="ignore"):
+        _np_quiet_state = _np_errstate_var.get()
+except (ImportError, AttributeError):  # NumPy 1.26: a Python errstate per call
+    _np_errstate_var = None
+
+
+cdef inline object _fp_quiet_enter():
+    # Returns the token for _fp_quiet_exit.
+    if _np_errstate_var is not None:
+        return PyContextVar_Set(_np_errstate_var, _np_quiet_state)
+    state = numpy.errstate(all="ignore")
+    state.__enter__()
+    return state
+
+
+cdef inline int _fp_quiet_exit(object token) except -1:
+    if _np_errstate_var is not None:
+        return PyContextVar_Reset(_np_errstate_var, token)
+    token.__exit__(None, None, None)
+    return 0
+
+
+cdef object _quiet1(object ufunc, object a):
+    # ufunc(a) with NumPy's floating-point warnings off (a forward op's domain edge).
+    token = _fp_quiet_enter()
+    try:
+        return ufunc(a)
+    finally:
+        _fp_quiet_exit(token)
 
 
 # --------------------------------------------------------------------------------
@@ -3388,6 +3433,7 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
     task.in_fields = _backward_depth == 0
     queue.single = root
     previous_mode = pyad_get_grad_disabled()
+    fp_token = _fp_quiet_enter()       # the formulas' inf and nan come without warnings
     _backward_depth += 1
     try:
         task.count_dependencies(root)
@@ -3426,6 +3472,7 @@ cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint cre
         _spare_task = task
         _spare_queue = queue
         _release_root(root)
+        _fp_quiet_exit(fp_token)
     return captured
 
 

@@ -119,6 +119,12 @@ cdef inline object _apply_binary(object ufunc, object a, object b, str what):
             rt = _default_dtype
         elif rt is not None and _same_numpy_result(da, db, rt):
             rt = None
+    # Division and powers reach inf and nan from finite inputs: no NumPy warning for
+    # them (torch gives none); see _fp_quiet_enter.
+    cdef bint quiet = (ufunc is _np_true_divide or ufunc is _np_power
+                       or ufunc is _np_floor_divide or ufunc is _np_remainder
+                       or ufunc is _np_fmod)
+    token = _fp_quiet_enter() if quiet else None
     try:
         if rt is None:
             return ufunc(da, db)
@@ -129,6 +135,9 @@ cdef inline object _apply_binary(object ufunc, object a, object b, str what):
         _check_same_device(da, db, what)
         _check_numeric_operands(da, db, what)
         raise
+    finally:
+        if quiet:
+            _fp_quiet_exit(token)
 
 
 cdef inline int _category_of(object d):
@@ -600,7 +609,7 @@ cpdef Variable exp(object input):
     tensor([1.0000, 2.7183], dtype=float64)
     """
     cdef Variable x = _float_input(input, "exp")
-    data = _np_exp(x._data)
+    data = _quiet1(_np_exp, x._data)          # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
         return _record_unary(ExpBackward.__new__(ExpBackward), data, x, False, True)
     return _plain(data, x._volatile)
@@ -620,7 +629,7 @@ cpdef Variable log(object input):
     tensor([0., 1.], dtype=float64)
     """
     cdef Variable x = _float_input(input, "log")
-    data = _np_log(x._data)
+    data = _quiet1(_np_log, x._data)          # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
         return _record_unary(LogBackward.__new__(LogBackward), data, x, True, False)
     return _plain(data, x._volatile)
@@ -641,7 +650,7 @@ cpdef Variable sqrt(object input):
     tensor([2., 3.], dtype=float64)
     """
     cdef Variable x = _float_input(input, "sqrt")
-    data = _np_sqrt(x._data)
+    data = _quiet1(_np_sqrt, x._data)          # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
         return _record_unary(SqrtBackward.__new__(SqrtBackward), data, x, False, True)
     return _plain(data, x._volatile)
@@ -870,8 +879,9 @@ cdef double _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 cdef Variable _float_unary(object ufunc, object input, type node_type, int save, str what):
     # A float function of one input (integer inputs compute in the default float dtype).
     # save: what the backward formula needs, 1 the input, 2 the output, 0 nothing.
+    # (log2(0), acos(2), sin(inf): inf or nan without a NumPy warning, as torch)
     cdef Variable x = _float_input(input, what)
-    data = ufunc(x._data)
+    data = _quiet1(ufunc, x._data)
     if _records(x):
         return _record_unary(<_UnaryNode>node_type.__new__(node_type), data, x, save == 1,
                              save == 2)

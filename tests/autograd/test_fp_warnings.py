@@ -1,0 +1,112 @@
+"""inf and nan at a function's domain edge come without NumPy RuntimeWarnings, as in
+torch (log(0), 1/0, sqrt(-1), 0**-1 and their gradients), and values match torch's;
+NumPy's error state is the user's again after every call, on success and on error."""
+import warnings
+
+import numpy as np
+import pytest
+
+import pyad
+
+torch = pytest.importorskip("torch")
+
+EDGE = np.array([0.0, -0.0, 1.0, -1.0, 2.0, np.inf, -np.inf, np.nan, 1e300])
+
+UNARY = ["log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "exp",
+         "expm1", "asin", "acos", "atan", "sin", "cos", "tan", "sinh", "cosh", "erf"]
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_domain_edges_are_quiet_and_match_torch(name):
+    x = pyad.Variable(EDGE.copy(), requires_grad=True)
+    t = torch.tensor(EDGE.copy(), requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = getattr(pyad, name)(x)
+        y.sum().backward()
+    ty = getattr(torch, name)(t)
+    ty.sum().backward()
+    np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("op", ["div", "pow", "remainder", "fmod", "floor_divide"])
+def test_binary_domain_edges_are_quiet_and_match_torch(op):
+    a = np.array([0.0, 1.0, -1.0, 0.0, np.inf, 2.0])
+    b = np.array([0.0, 0.0, 0.5, -1.0, np.inf, -np.inf])
+    x, y = (pyad.Variable(v.copy(), requires_grad=True) for v in (a, b))
+    tx, ty = (torch.tensor(v.copy(), requires_grad=True) for v in (a, b))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = getattr(pyad, op)(x, y)
+        if op in ("div", "pow"):
+            out.sum().backward()
+    tout = getattr(torch, op)(tx, ty)
+    np.testing.assert_allclose(out.data, tout.detach().numpy(), rtol=1e-12, equal_nan=True)
+    if op in ("div", "pow"):
+        tout.sum().backward()
+        np.testing.assert_allclose(x.grad.data, tx.grad.numpy(), rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(y.grad.data, ty.grad.numpy(), rtol=1e-12, equal_nan=True)
+
+
+def test_operators_and_second_order_are_quiet():
+    x = pyad.Variable(np.array([0.0, 4.0]), requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = (1 / x + x ** 0.5 + (x * 0) / x).sum()
+        g, = pyad.autograd.grad(y, x, create_graph=True)
+        h, = pyad.autograd.grad(g.sum(), x)
+    t = torch.tensor([0.0, 4.0], dtype=torch.float64, requires_grad=True)
+    ty = (1 / t + t ** 0.5 + (t * 0) / t).sum()
+    tg, = torch.autograd.grad(ty, t, create_graph=True)
+    th, = torch.autograd.grad(tg.sum(), t)
+    np.testing.assert_allclose(g.data, tg.detach().numpy(), equal_nan=True)
+    np.testing.assert_allclose(h.data, th.numpy(), equal_nan=True)
+
+
+def _user_numpy_warns():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        np.log(np.zeros(1))
+    return any(issubclass(w.category, RuntimeWarning) for w in caught)
+
+
+def test_the_users_numpy_error_state_is_restored():
+    old = np.geterr()
+    try:
+        np.seterr(all="warn")
+        x = pyad.Variable(np.zeros(2), requires_grad=True)
+        pyad.log(x).sum().backward()
+        assert np.geterr()["divide"] == "warn"
+        assert _user_numpy_warns()
+
+        def boom(grad):
+            raise ValueError("from a hook")
+        y = pyad.sqrt(x)
+        y.register_hook(boom)
+        with pytest.raises(ValueError, match="from a hook"):
+            y.sum().backward()
+        assert np.geterr()["divide"] == "warn" and _user_numpy_warns()
+        with pytest.raises(RuntimeError):
+            pyad.floor_divide(pyad.Variable(np.array([1])), pyad.Variable(np.array([0])))
+        assert np.geterr()["divide"] == "warn" and _user_numpy_warns()
+        np.seterr(all="raise")
+        pyad.log(x).sum().backward()         # pyad still quiet under "raise"
+        assert np.geterr()["divide"] == "raise"
+    finally:
+        np.seterr(**old)
+
+
+def test_a_hook_sees_the_quiet_state_only_inside_backward():
+    # (documented: backward runs with NumPy's floating-point warnings off)
+    seen = []
+    x = pyad.Variable(np.ones(2), requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: seen.append(np.geterr()["divide"]))
+    old = np.seterr(all="warn")
+    try:
+        y.sum().backward()
+        assert seen == ["ignore"]
+        assert np.geterr()["divide"] == "warn"
+    finally:
+        np.seterr(**old)
