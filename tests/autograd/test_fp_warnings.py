@@ -110,3 +110,17 @@ def test_a_hook_sees_the_quiet_state_only_inside_backward():
         assert np.geterr()["divide"] == "warn"
     finally:
         np.seterr(**old)
+
+
+def test_matmul_overflow_is_quiet_and_matches_torch():
+    a = np.full((2, 2), 1e200)
+    x = pyad.Variable(a.copy(), requires_grad=True)
+    t = torch.tensor(a.copy(), requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = x @ x
+        y.sum().backward()
+    ty = t @ t
+    ty.sum().backward()
+    np.testing.assert_array_equal(y.data, ty.detach().numpy())
+    np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
