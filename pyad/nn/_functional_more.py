@@ -159,7 +159,7 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     what = "adaptive_max_pool2d"
     input = _var(input)
     if input.dim() not in (3, 4):
-        raise RuntimeError("%s(): Expected 3D or 4D tensor, but got: %s"
+        raise RuntimeError("%s(): Expected a 3D or 4D Variable, but got: %s"
                            % (what, list(input.shape)))
     h, w = input.shape[input.dim() - 2:]
     if any(s == 0 for s in input.shape[input.dim() - 2:]):
@@ -207,7 +207,7 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     """`adaptive_max_pool1d` that returns ``(output, indices)``."""
     input = _var(input)
     if input.dim() not in (2, 3):
-        raise RuntimeError("adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: %s"
+        raise RuntimeError("adaptive_max_pool1d(): Expected a 2D or 3D Variable, but got: %s"
                            % (list(input.shape),))
     size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
     out, idx = adaptive_max_pool2d_with_indices(input.unsqueeze(-2), (1, size))
@@ -634,7 +634,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     anchor, positive, negative = _var(anchor), _var(positive), _var(negative)
     a_dim, p_dim, n_dim = anchor.dim(), positive.dim(), negative.dim()
     if not a_dim == p_dim == n_dim:
-        raise RuntimeError("%s(): The anchor, positive, and negative tensors are expected to "
+        raise RuntimeError("%s(): The anchor, positive, and negative Variables are expected to "
                            "have the same number of dimensions, but got: anchor %dD, "
                            "positive %dD, and negative %dD inputs"
                            % (what, a_dim, p_dim, n_dim))
@@ -690,7 +690,7 @@ def pdist(input, p=2):
     """
     input = _var(input)
     if input.dim() != 2:
-        raise RuntimeError("pdist(): pdist only supports 2D tensors, got: %dD" % input.dim())
+        raise RuntimeError("pdist(): pdist only supports 2D Variables, got: %dD" % input.dim())
     if p < 0:
         raise RuntimeError("pdist(): pdist only supports non-negative p values")
     if _np.dtype(input.dtype).kind != "f":
@@ -902,12 +902,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     what = "embedding_bag"
     input, weight = _var(input), _var(weight)
     if weight.dim() != 2:
-        raise ValueError("%s(): weight has to be a 2D Tensor, but got Tensor of dimension %d"
+        raise ValueError("%s(): weight has to be a 2D Variable, but got a Variable of dimension %d"
                          % (what, weight.dim()))
     if mode not in ("sum", "mean", "max"):
         raise ValueError("%s(): mode has to be one of sum, mean or max" % what)
     if _np.dtype(input.dtype).kind not in "iu":
-        raise RuntimeError("%s(): Expected tensor for argument #1 'indices' to have an integer "
+        raise RuntimeError("%s(): Expected Variable for argument #1 'indices' to have an integer "
                            "scalar type; but got %s instead" % (what, input.dtype))
     if per_sample_weights is not None:
         per_sample_weights = _var(per_sample_weights)
@@ -936,10 +936,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         include_last_offset = False
     elif input.dim() == 1:
         if offsets is None:
-            raise ValueError("%s(): offsets has to be a 1D Tensor but got None" % what)
+            raise ValueError("%s(): offsets has to be a 1D Variable but got None" % what)
         offsets = _var(offsets)
         if offsets.dim() != 1:
-            raise ValueError("%s(): offsets has to be a 1D Tensor")
+            raise ValueError("%s(): offsets has to be a 1D Variable" % what)
         starts = xp.asarray(offsets.data).astype(_np.int64)
         if include_last_offset:
             if starts.size == 0:
@@ -955,7 +955,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                                "but got offsets[-1] of %d" % (what, idx.size, int(starts[-1])))
         b = starts.size
     else:
-        raise ValueError("%s(): input has to be 1D or 2D Tensor, but got Tensor of dimension "
+        raise ValueError("%s(): input has to be a 1D or 2D Variable, but got a Variable of dimension "
                          "%d" % (what, input.dim()))
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= num):
         raise IndexError("%s(): index out of range in self" % what)
