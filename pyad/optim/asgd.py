@@ -65,5 +65,7 @@ class ASGD(_ParameterwiseOptimizer):
             ax += (pd - ax) * mu
         else:
             ax[...] = pd
-        state["eta"].data[...] = lr / ((1 + lambd * lr * step) ** alpha)
-        state["mu"].data[...] = 1 / max(1, step - t0)
+        # torch makes each new value a default-dtype Variable before copying it in, so
+        # it is rounded to float32 even where a loaded state holds float64
+        state["eta"].data[...] = _scalar(lr / ((1 + lambd * lr * step) ** alpha)).data
+        state["mu"].data[...] = _scalar(1 / max(1, step - t0)).data
