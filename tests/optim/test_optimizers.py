@@ -184,13 +184,7 @@ def test_state_dict_round_trip_resumes_exactly_also_through_save_load(name, kwar
     resumed.load_state_dict(saved["opt"])
     train(clones, resumed, grads[4:])
     for a, b in zip(ps, clones):
-        if name == "ASGD":
-            # torch casts the float32 'eta' and 'mu' to the parameter's dtype on load, so
-            # a resumed ASGD is not bit-equal (nor 1e-9-close) to the uninterrupted run,
-            # in torch too: test_asgd_resumed_run_matches_torchs_resumed_run compares it
-            # with torch's resumed run instead
-            pass
-        elif name == "NAdam":
+        if name == "NAdam":
             # torch casts the float32 'mu_product' to the parameter's dtype on load, so
             # a resumed NAdam is float64-exact from there on and not bit-equal to the
             # uninterrupted run (in torch too)
