@@ -29,7 +29,7 @@ from pyad.nn.layers_extra import (
     RMSNorm, LocalResponseNorm, UninitializedParameter, LazyLinear, AdaptiveMaxPool1d,
     AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d, LPPool1d, LPPool2d, ChannelShuffle,
     AlphaDropout, FeatureAlphaDropout, Dropout3d, RReLU, ConvTranspose1d, EmbeddingBag,
-    MultiLabelMarginLoss, MultiLabelSoftMarginLoss, TripletMarginWithDistanceLoss,
+    MultiLabelMarginLoss, MultiLabelSoftMarginLoss, TripletMarginWithDistanceLoss, CTCLoss,
 )
 from pyad.nn.transformer import (
     MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
@@ -67,4 +67,5 @@ __all__ = [
     "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d", "ChannelShuffle", "AlphaDropout",
     "FeatureAlphaDropout", "Dropout3d", "RReLU", "ConvTranspose1d", "EmbeddingBag",
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
+    "CTCLoss",
 ]

@@ -27,7 +27,7 @@ __all__ = [
     "multilabel_margin_loss", "multilabel_soft_margin_loss",
     "triplet_margin_with_distance_loss", "gumbel_softmax", "pdist", "affine_grid",
     "grid_sample", "upsample_nearest", "upsample_bilinear", "embedding_bag",
-    "conv_transpose1d",
+    "conv_transpose1d", "ctc_loss",
 ]
 
 
@@ -1036,3 +1036,195 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, s), (0, p),
                            (0, op), groups, (1, d))
     return out.squeeze(-2)
+
+
+# ---------------------------------------------------------------------------------
+# Connectionist temporal classification
+# ---------------------------------------------------------------------------------
+
+def _logaddexp3(a, b, c):
+    return _np.logaddexp(_np.logaddexp(a, b), c)
+
+
+def _ctc_alpha_beta(lp, labels, t_len, blank, want_beta):
+    # lp: (T, C) log-probabilities of one sample; labels: its target (length L).
+    # The forward (alpha) and backward (beta) variables over the extended label sequence
+    # (a blank before, between and after the labels), in log space.
+    ext = _np.full(2 * len(labels) + 1, blank, dtype=_np.int64)
+    ext[1::2] = labels
+    s_len = ext.size
+    neg = -_np.inf
+    # where a label may be skipped over from s - 2: not blank, and not a repeat
+    skip = _np.zeros(s_len, dtype=bool)
+    if s_len > 2:
+        skip[2:] = (ext[2:] != blank) & (ext[2:] != ext[:-2])
+    alpha = _np.full((max(t_len, 1), s_len), neg)
+    if t_len > 0:
+        alpha[0, 0] = lp[0, ext[0]]
+        if s_len > 1:
+            alpha[0, 1] = lp[0, ext[1]]
+    for t in range(1, t_len):
+        prev = alpha[t - 1]
+        one = _np.concatenate(([neg], prev[:-1]))
+        two = _np.where(skip, _np.concatenate(([neg, neg], prev[:-2]))[:s_len], neg)
+        alpha[t] = _logaddexp3(prev, one, two) + lp[t, ext]
+    if t_len == 0:
+        nll = 0.0 if len(labels) == 0 else _np.inf
+    else:
+        last = alpha[t_len - 1, s_len - 1]
+        if s_len > 1:
+            last = _np.logaddexp(last, alpha[t_len - 1, s_len - 2])
+        nll = -last
+    if not want_beta:
+        return ext, alpha, None, nll
+    beta = _np.full((max(t_len, 1), s_len), neg)
+    if t_len > 0:
+        beta[t_len - 1, s_len - 1] = lp[t_len - 1, ext[s_len - 1]]
+        if s_len > 1:
+            beta[t_len - 1, s_len - 2] = lp[t_len - 1, ext[s_len - 2]]
+    skip_next = _np.zeros(s_len, dtype=bool)       # s may jump to s + 2
+    if s_len > 2:
+        skip_next[:-2] = skip[2:]
+    for t in range(t_len - 2, -1, -1):
+        nxt = beta[t + 1]
+        one = _np.concatenate((nxt[1:], [neg]))
+        two = _np.where(skip_next, _np.concatenate((nxt[2:], [neg, neg]))[:s_len], neg)
+        beta[t] = _logaddexp3(nxt, one, two) + lp[t, ext]
+    return ext, alpha, beta, nll
+
+
+def _ctc_lengths(what, lengths, n, name):
+    if isinstance(lengths, Variable):
+        values = [int(v) for v in _np.asarray(lengths.data).reshape(-1).tolist()]
+    elif isinstance(lengths, numbers.Integral):
+        values = [int(lengths)]
+    else:
+        values = [int(v) for v in lengths]
+    if len(values) != n:
+        raise RuntimeError("%s(): %s must have one entry per batch element (%d), got %d"
+                           % (what, name, n, len(values)))
+    return values
+
+
+class _CTCLoss(pyad.autograd.Function):
+    """The per-sample negative log-likelihoods of CTC, with torch's gradient formula
+    (``exp(lp) - exp(log(sum of alpha * beta over the label's positions) + nll - lp)``
+    for ``t`` before the input length, 0 after), computed on the arrays."""
+
+    @staticmethod
+    def forward(ctx, log_probs, targets, input_lengths, target_lengths, blank,
+                zero_infinity):
+        lp_all = _np.asarray(log_probs.data, dtype=_np.float64)
+        n = lp_all.shape[1]
+        nll = _np.zeros(n)
+        grad = _np.zeros_like(lp_all)
+        for b in range(n):
+            lp = lp_all[:, b]
+            labels = targets[b]
+            t_len = input_lengths[b]
+            ext, alpha, beta, value = _ctc_alpha_beta(lp, labels, t_len, blank, True)
+            if zero_infinity and value == _np.inf:
+                nll[b] = 0.0
+                continue
+            nll[b] = value
+            if t_len == 0:
+                continue
+            ab = alpha[:t_len] + beta[:t_len]                   # (t, S')
+            occupancy = _np.full((t_len, lp.shape[1]), -_np.inf)
+            for c in _np.unique(ext):
+                where = ext == c
+                m = ab[:, where]
+                top = m.max(axis=1)
+                safe = _np.where(_np.isfinite(top), top, 0.0)
+                with _np.errstate(divide="ignore"):          # no path: log(0) = -inf
+                    occupancy[:, c] = _np.log(_np.exp(m - safe[:, None]).sum(axis=1)) + safe
+            with _np.errstate(over="ignore", invalid="ignore"):
+                grad[:t_len, b] = _np.exp(lp[:t_len]) - _np.exp(occupancy + value
+                                                                 - lp[:t_len])
+        xp = _xp(log_probs)
+        ctx.grad = xp.asarray(grad.astype(log_probs.data.dtype))
+        return Variable(xp.asarray(nll.astype(log_probs.data.dtype)))
+
+    @staticmethod
+    def backward(ctx, grad_nll):
+        g = grad_nll.data if isinstance(grad_nll, Variable) else grad_nll
+        return (Variable(ctx.grad * g[None, :, None]), None, None, None, None, None)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """The Connectionist Temporal Classification loss (``F.ctc_loss``): ``log_probs``
+    ``(T, N, C)`` (or ``(T, C)``) log-softmax outputs, ``targets`` ``(N, S)`` padded or
+    the targets concatenated (1-D), the lengths as sequences or Variables. The forward
+    and backward variables are computed in log space; the gradient is torch's (it
+    assumes ``log_probs`` came from ``log_softmax``, as torch's does). ``'mean'`` divides
+    each loss by its target length, then averages.
+
+    >>> lp = pyad.tensor([[[0.0, -100.0]], [[0.0, -100.0]]]).log_softmax(2)
+    >>> ctc_loss(lp, pyad.tensor([[1]]), [2], [1]).item() > 50
+    True
+    """
+    what = "ctc_loss"
+    log_probs = _var(log_probs)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError("%s(): %s is not a valid value for reduction" % (what, reduction))
+    if _np.dtype(log_probs.dtype).kind != "f":
+        raise RuntimeError("%s(): expected floating-point log_probs, got %s"
+                           % (what, log_probs.dtype))
+    unbatched = log_probs.dim() == 2
+    if log_probs.dim() not in (2, 3):
+        raise RuntimeError("%s(): log_probs must be 2-D (T, C) or 3-D (T, N, C), got %dD"
+                           % (what, log_probs.dim()))
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    t_max, n, c = lp.shape
+    if not 0 <= blank < c:
+        raise RuntimeError("%s(): blank must be in label range" % what)
+    tgt = _np.asarray(_var(targets).data)
+    in_len = _ctc_lengths(what, input_lengths, n, "input_lengths")
+    tg_len = _ctc_lengths(what, target_lengths, n, "target_lengths")
+    labels = []
+    if tgt.ndim == 2:
+        if tgt.shape[0] != n:
+            raise RuntimeError("%s(): targets must have one row per batch element" % what)
+        for b in range(n):
+            if tg_len[b] > tgt.shape[1]:
+                raise RuntimeError("%s(): Expected tensor to have size at least %d at "
+                                   "dimension 1, but got size %d for argument #2 'targets' "
+                                   "(while checking arguments for ctc_loss_cpu)"
+                                   % (what, tg_len[b], tgt.shape[1]))
+            labels.append(tgt[b, :tg_len[b]].astype(_np.int64))
+    elif tgt.ndim == 1:
+        if unbatched:
+            labels.append(tgt[:tg_len[0]].astype(_np.int64))
+        else:
+            offset = 0
+            for b in range(n):
+                labels.append(tgt[offset:offset + tg_len[b]].astype(_np.int64))
+                offset += tg_len[b]
+            if offset > tgt.size:
+                raise RuntimeError("%s(): the target lengths add up to %d but targets has %d "
+                                   "entries" % (what, offset, tgt.size))
+    else:
+        raise RuntimeError("%s(): targets must be 1-D or 2-D" % what)
+    for b in range(n):
+        if in_len[b] < 0 or in_len[b] > t_max:
+            raise RuntimeError("%s(): Expected input_lengths to have value at most %d, but got "
+                               "value %d (while checking arguments for ctc_loss_cpu)"
+                               % (what, t_max, in_len[b]))
+        if tg_len[b] < 0:
+            raise RuntimeError("%s(): target lengths must be non-negative" % what)
+        if labels[b].size and (labels[b].min() < 0 or labels[b].max() >= c
+                               or (labels[b] == blank).any()):
+            raise RuntimeError("%s(): targets must be class indices in [0, %d) other than "
+                               "the blank (%d)" % (what, c, blank))
+    nll = _CTCLoss.apply(lp, labels, in_len, tg_len, blank, zero_infinity)
+    if unbatched:
+        nll = nll.reshape(())
+    if reduction == "none":
+        return nll
+    if reduction == "sum":
+        return nll.sum()
+    div = _np.maximum(_np.asarray(tg_len, dtype=log_probs.data.dtype), 1)
+    if unbatched:
+        div = div.reshape(())
+    return (nll / pyad.Variable(_xp(log_probs).asarray(div))).mean()

@@ -435,3 +435,56 @@ def test_conv_transpose1d_matches_torch(kw, bias):
     arrays = [x, w] + ([randn(3 * kw.get("groups", 1))] if bias else [])
     check(lambda F, L, x, w, *b: F.conv_transpose1d(x, w, b[0] if b else None, **kw), arrays)
     check(lambda F, L, x, w: F.conv_transpose1d(x, w, **kw), [x[0], w])
+
+
+# -- CTC -----------------------------------------------------------------------------
+
+def _ctc_case(T, N, C, S, seed, blank=0, zero_len=False):
+    rng = np.random.default_rng(seed)
+    logits = rng.standard_normal((T, N, C))
+    labels = [c for c in range(C) if c != blank]
+    tg_len = rng.integers(1, S + 1, N)
+    if zero_len:
+        tg_len[0] = 0
+    targets = rng.choice(labels, size=(N, S))
+    targets[0, :2] = targets[0, 0]                         # a repeated label
+    in_len = rng.integers(max(2 * S + 1, 1), T + 1, N)
+    in_len[0] = T
+    return logits, targets.astype(np.int64), in_len.astype(np.int64), tg_len.astype(np.int64)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("blank", [0, 3])
+@pytest.mark.parametrize("zero_len", [False, True])
+def test_ctc_loss_matches_torch(reduction, blank, zero_len):
+    logits, targets, in_len, tg_len = _ctc_case(12, 3, 5, 3, 1, blank, zero_len)
+
+    def fn(F, L, x, t, il, tl):
+        return F.ctc_loss(F.log_softmax(x, 2), t, il, tl, blank=blank, reduction=reduction)
+    check(fn, [logits, targets, in_len, tg_len], gradgrad=False)
+
+
+def test_ctc_loss_gradient_of_log_probs_is_torchs():
+    # torch's gradient w.r.t. log_probs themselves (not through log_softmax)
+    logits, targets, in_len, tg_len = _ctc_case(10, 2, 4, 2, 2)
+    lp = np.asarray(torch.log_softmax(torch.tensor(logits), 2))
+    check(lambda F, L, x, t, il, tl: F.ctc_loss(x, t, il, tl, reduction="sum"),
+          [lp, targets, in_len, tg_len], gradcheck_=False)
+
+
+def test_ctc_loss_concatenated_targets_unbatched_and_infeasible():
+    logits, targets, in_len, tg_len = _ctc_case(9, 3, 4, 2, 3)
+    flat = np.concatenate([targets[b, :tg_len[b]] for b in range(3)])
+    check(lambda F, L, x, t, il, tl: F.ctc_loss(F.log_softmax(x, 2), t, il, tl),
+          [logits, flat, in_len, tg_len], gradgrad=False)
+    check(lambda F, L, x, t: F.ctc_loss(F.log_softmax(x, 1), t, (9,), (2,)),
+          [logits[:, 0], targets[0, :2]], gradgrad=False)
+    # a target longer than the input can emit: infinite loss, or zero with zero_infinity
+    bad = [logits[:3], np.array([[1, 2, 1, 2]]).repeat(3, 0), np.array([3, 3, 3]),
+           np.array([4, 4, 4])]
+    check(lambda F, L, x, t, il, tl: F.ctc_loss(F.log_softmax(x, 2), t, il, tl,
+                                                reduction="none", zero_infinity=True),
+          bad, gradcheck_=False)
+    out = F.ctc_loss(pyad.tensor(bad[0]).log_softmax(2), pyad.tensor(bad[1]), bad[2],
+                     bad[3], reduction="none")
+    assert np.all(np.isinf(out.data))

@@ -221,3 +221,13 @@ def test_weighted_multilabel_soft_margin_loss_keeps_weight_as_buffer():
                                t(torch.tensor(x), torch.tensor(y)).item(), rtol=1e-12)
     with pytest.raises(ValueError, match="margin"):
         nn.TripletMarginWithDistanceLoss(margin=-1)
+
+
+def test_ctc_loss_module_matches_torch():
+    rng = np.random.default_rng(3)
+    logits = rng.standard_normal((8, 2, 4))
+    targets = np.array([[1, 2, 2], [3, 1, 0]])
+    for kw in [dict(), dict(blank=0, reduction="sum", zero_infinity=True)]:
+        t, p = torch.nn.CTCLoss(**kw), nn.CTCLoss(**kw)
+        compare(t, p, [logits, targets],
+                call=lambda m, x, y: m(x.log_softmax(2), y, [8, 6], [3, 2]))
