@@ -30,6 +30,7 @@ from pyad.nn.layers_extra import (
     AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d, LPPool1d, LPPool2d, ChannelShuffle,
     AlphaDropout, FeatureAlphaDropout, Dropout3d, RReLU, ConvTranspose1d, EmbeddingBag,
     MultiLabelMarginLoss, MultiLabelSoftMarginLoss, TripletMarginWithDistanceLoss, CTCLoss,
+    Conv3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, BatchNorm3d, InstanceNorm3d,
 )
 from pyad.nn.transformer import (
     MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
@@ -67,5 +68,6 @@ __all__ = [
     "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d", "ChannelShuffle", "AlphaDropout",
     "FeatureAlphaDropout", "Dropout3d", "RReLU", "ConvTranspose1d", "EmbeddingBag",
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
-    "CTCLoss",
+    "CTCLoss", "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
+    "InstanceNorm3d",
 ]

@@ -27,7 +27,8 @@ __all__ = [
     "multilabel_margin_loss", "multilabel_soft_margin_loss",
     "triplet_margin_with_distance_loss", "gumbel_softmax", "pdist", "affine_grid",
     "grid_sample", "upsample_nearest", "upsample_bilinear", "embedding_bag",
-    "conv_transpose1d", "ctc_loss",
+    "conv_transpose1d", "ctc_loss", "conv3d", "max_pool3d", "max_pool3d_with_indices",
+    "avg_pool3d", "adaptive_avg_pool3d",
 ]
 
 
@@ -1228,3 +1229,248 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if unbatched:
         div = div.reshape(())
     return (nll / pyad.Variable(_xp(log_probs).asarray(div))).mean()
+
+
+# ---------------------------------------------------------------------------------
+# 3-D convolution and pooling
+# ---------------------------------------------------------------------------------
+
+def _triple(x, what, name):
+    if isinstance(x, (tuple, list)):
+        if len(x) != 3:
+            raise RuntimeError("%s(): expected %s to be a single integer value or a list of "
+                               "3 values to match the convolution dimensions, but got "
+                               "%s=%s" % (what, name, name, list(x)))
+        return tuple(int(v) for v in x)
+    return (int(x),) * 3
+
+
+def _volume_input(input, what):
+    input = _var(input)
+    if input.dim() not in (4, 5):
+        raise RuntimeError("%s(): Expected 4D (unbatched) or 5D (batched) input, but got "
+                           "input of size: %s" % (what, list(input.shape)))
+    return input, input.dim() == 4
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input, weight
+    ``(C_out, C_in / groups, kD, kH, kW)`` (``F.conv3d``; ``padding`` also 'same' or
+    'valid'). Written as a sum of `conv2d` over the depth taps.
+
+    >>> conv3d(pyad.ones(1, 1, 2, 2, 2), pyad.ones(1, 1, 2, 2, 2)).flatten()
+    tensor([8.])
+    """
+    what = "conv3d"
+    input, unbatched = _volume_input(input, what)
+    weight = _var(weight)
+    if weight.dim() != 5:
+        raise RuntimeError("%s(): expected a 5-D weight, got %dD" % (what, weight.dim()))
+    if unbatched:
+        input = input.unsqueeze(0)
+    s = _triple(stride, what, "stride")
+    d = _triple(dilation, what, "dilation")
+    k = tuple(weight.shape[2:])
+    if isinstance(padding, str):
+        if padding == "valid":
+            p = (0, 0, 0)
+        elif padding == "same":
+            if any(v != 1 for v in s):
+                raise ValueError("%s(): padding='same' is not supported for strided "
+                                 "convolutions" % what)
+            pads = []
+            for i in (2, 1, 0):
+                total = d[i] * (k[i] - 1)
+                pads += [total // 2, total - total // 2]
+            input = pyad.pad(input, tuple(pads))
+            p = (0, 0, 0)
+        else:
+            raise ValueError("%s(): Invalid padding string '%s', should be one of "
+                             "('valid', 'same')" % (what, padding))
+    else:
+        p = _triple(padding, what, "padding")
+    n, c = input.shape[0], input.shape[1]
+    if c != weight.shape[1] * groups:
+        raise RuntimeError("%s(): Given groups=%d, weight of size %s, expected input%s to "
+                           "have %d channels, but got %d channels instead"
+                           % (what, groups, list(weight.shape), list(input.shape),
+                              weight.shape[1] * groups, c))
+    if p[0]:
+        input = pyad.pad(input, (0, 0, 0, 0, p[0], p[0]))
+    depth = input.shape[2]
+    d_out = (depth - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    if d_out <= 0:
+        raise RuntimeError("%s(): Calculated padded input size per channel: (%d x %d x %d). "
+                           "Kernel size: (%d x %d x %d). Kernel size can't be greater than "
+                           "actual input size" % ((what, depth) + tuple(input.shape[3:])
+                                                  + k))
+    h, w = input.shape[3], input.shape[4]
+    out = None
+    for tap in range(k[0]):
+        start = tap * d[0]
+        sl = input[:, :, start:start + (d_out - 1) * s[0] + 1:s[0]]
+        sl = sl.permute(0, 2, 1, 3, 4).reshape(n * d_out, c, h, w)
+        y = _F().conv2d(sl, weight[:, :, tap], None, s[1:], p[1:], d[1:], groups)
+        out = y if out is None else out + y
+    o = weight.shape[0]
+    out = out.reshape((n, d_out, o) + tuple(out.shape[2:])).permute(0, 2, 1, 3, 4)
+    if bias is not None:
+        out = out + _var(bias).reshape(1, o, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def _pool_out(size, k, s, p, d, ceil_mode):
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _window_cells(sizes, k, s, p, d, ceil_mode):
+    """For a pooling window over ``sizes`` (one entry per spatial dim): the output sizes,
+    the flat input position of each (output cell, window tap) with taps outside the input
+    replaced by the cell's first inside tap, the mask of inside taps, and the size of
+    each window clipped to the padded input (torch's count_include_pad divisor)."""
+    outs, pos, inside, padded = [], [], [], []
+    for L, kk, ss, pp, dd in zip(sizes, k, s, p, d):
+        o = _pool_out(L, kk, ss, pp, dd, ceil_mode)
+        if o <= 0:
+            raise RuntimeError("pooling(): Output size is too small for input size %d, "
+                               "kernel %d, stride %d, padding %d" % (L, kk, ss, pp))
+        start = _np.arange(o)[:, None] * ss - pp
+        idx = start + _np.arange(kk)[None, :] * dd                   # (o, k)
+        ok = (idx >= 0) & (idx < L)
+        first = _np.where(ok.any(1), idx[_np.arange(o), ok.argmax(1)], 0)
+        idx = _np.where(ok, idx, first[:, None])
+        outs.append(o)
+        pos.append(idx)
+        inside.append(ok)
+        hi = _np.minimum(start[:, 0] + (kk - 1) * dd + 1, L + pp)
+        padded.append(hi - start[:, 0])
+    nd = len(sizes)
+    strides = [int(_np.prod(sizes[i + 1:])) for i in range(nd)]
+    flat = 0
+    mask = True
+    count = 1
+    for i in range(nd):
+        shape_o = [1] * (2 * nd)
+        shape_o[i] = outs[i]
+        shape_o[nd + i] = k[i]
+        flat = flat + pos[i].reshape(shape_o) * strides[i]
+        mask = mask & inside[i].reshape(shape_o)
+        shape_c = [1] * nd
+        shape_c[i] = outs[i]
+        count = count * padded[i].reshape(shape_c)
+    p_cells = int(_np.prod(outs))
+    k_cells = int(_np.prod(k))
+    flat = _np.broadcast_to(flat, tuple(outs) + tuple(k)).reshape(p_cells, k_cells)
+    mask = _np.broadcast_to(mask, tuple(outs) + tuple(k)).reshape(p_cells, k_cells)
+    count = _np.broadcast_to(count, tuple(outs)).reshape(p_cells)
+    return tuple(outs), flat, mask, count
+
+
+def _pool_args(kernel_size, stride, padding, dilation, what):
+    k = _triple(kernel_size, what, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
+        else _triple(stride, what, "stride")
+    p = _triple(padding, what, "padding")
+    d = _triple(dilation, what, "dilation")
+    if any(v <= 0 for v in k + s + d):
+        raise RuntimeError("%s(): kernel_size, stride and dilation must be greater than zero"
+                           % what)
+    if any(2 * pp > kk for pp, kk in zip(p, k)):
+        raise RuntimeError("%s(): pad should be at most half of effective kernel size, but "
+                           "got pad=%s, kernel_size=%s" % (what, p, k))
+    return k, s, p, d
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """`max_pool3d` that returns ``(output, indices)``."""
+    what = "max_pool3d"
+    input, unbatched = _volume_input(input, what)
+    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, what)
+    lead = tuple(input.shape[:input.dim() - 3])
+    sizes = tuple(input.shape[input.dim() - 3:])
+    outs, cells, _, _ = _window_cells(sizes, k, s, p, d, ceil_mode)
+    flat = input.reshape(lead + (int(_np.prod(sizes)),))
+    out, pos = _choose_max(flat, cells, what)
+    return out.reshape(lead + outs), pyad.Variable(pos.reshape(lead + outs))
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """3-D max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` (``F.max_pool3d``);
+    with ``return_indices`` also the flat ``D * H * W`` index of each maximum.
+
+    >>> max_pool3d(pyad.arange(8.0).reshape(1, 2, 2, 2), 2).flatten()
+    tensor([7.])
+    """
+    out, idx = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation,
+                                       ceil_mode)
+    return (out, idx) if return_indices else out
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """3-D average pooling (``F.avg_pool3d``), torch's divisors (``count_include_pad``,
+    ``divisor_override``).
+
+    >>> avg_pool3d(pyad.arange(8.0).reshape(1, 2, 2, 2), 2).flatten()
+    tensor([3.5000])
+    """
+    what = "avg_pool3d"
+    input, unbatched = _volume_input(input, what)
+    k, s, p, d = _pool_args(kernel_size, stride, padding, 1, what)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("%s(): divisor must be not zero" % what)
+    lead = tuple(input.shape[:input.dim() - 3])
+    sizes = tuple(input.shape[input.dim() - 3:])
+    outs, cells, mask, count = _window_cells(sizes, k, s, p, d, ceil_mode)
+    xp = _xp(input)
+    flat = input.reshape(lead + (int(_np.prod(sizes)),))
+    dt = input.data.dtype
+    if divisor_override is not None:
+        div = _np.full(count.shape, float(divisor_override))
+    elif count_include_pad:
+        div = count.astype(_np.float64)
+    else:
+        div = mask.sum(1).astype(_np.float64)
+    weights = mask / div[:, None]
+    vals = flat[..., xp.asarray(cells)] if flat.numel() else \
+        pyad.Variable(xp.zeros(lead + cells.shape, dtype=dt))
+    out = (vals * pyad.Variable(xp.asarray(weights.astype(dt)))).sum(dim=-1)
+    return out.reshape(lead + outs)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """3-D adaptive average pooling to ``output_size`` (``F.adaptive_avg_pool3d``).
+
+    >>> adaptive_avg_pool3d(pyad.arange(8.0).reshape(1, 2, 2, 2), 1).flatten()
+    tensor([3.5000])
+    """
+    what = "adaptive_avg_pool3d"
+    input, unbatched = _volume_input(input, what)
+    sizes = tuple(input.shape[input.dim() - 3:])
+    if any(v == 0 for v in sizes):
+        raise RuntimeError("%s(): Expected input to have non-zero size for non-batch "
+                           "dimensions, but input has sizes %s" % (what, list(input.shape)))
+    o = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 3
+    if len(o) != 3:
+        raise RuntimeError("%s(): output_size must be 3" % what)
+    o = tuple(sizes[i] if o[i] is None else int(o[i]) for i in range(3))
+    out = input
+    # the bins of each dim are independent: average along one dim at a time
+    for axis in range(3):
+        dim = input.dim() - 3 + axis
+        starts, ends = _adaptive_cells(sizes[axis], o[axis])
+        pieces = [out.narrow(dim, a, b - a).mean(dim=dim, keepdim=True)
+                  for a, b in zip(starts, ends)]
+        if pieces:
+            out = pyad.cat(pieces, dim)
+        else:
+            shape = list(out.shape)
+            shape[dim] = 0
+            out = out.reshape(tuple(shape)) if out.numel() == 0 else out.narrow(dim, 0, 0)
+    return out

@@ -23,6 +23,7 @@ from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
 from pyad.nn.modules import Module, Linear, _ConvNd, _Loss, _factory
+from pyad.nn.layers import BatchNorm1d, _InstanceNorm
 from pyad.nn.parameter import Parameter
 
 __all__ = [
@@ -34,7 +35,8 @@ __all__ = [
     "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d", "ChannelShuffle", "AlphaDropout",
     "FeatureAlphaDropout", "Dropout3d", "RReLU", "ConvTranspose1d", "EmbeddingBag",
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
-    "CTCLoss",
+    "CTCLoss", "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
+    "InstanceNorm3d",
 ]
 
 
@@ -729,3 +731,104 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)
+
+
+# -- 3-D layers ----------------------------------------------------------------------
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over ``(N, C, D, H, W)`` input (``F.conv3d``), torch's
+    initialisation.
+
+    >>> import pyad
+    >>> pyad.nn.Conv3d(2, 4, 3, padding=1)(pyad.randn(1, 2, 4, 4, 4)).shape
+    (1, 4, 4, 4, 4)
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        three = lambda v: _ntuple(v, 3)  # noqa: E731
+        super().__init__(in_channels, out_channels, three(kernel_size), three(stride),
+                         padding if isinstance(padding, str) else three(padding),
+                         three(dilation), False, three(0), groups, bias, padding_mode,
+                         device, dtype)
+
+    def forward(self, input):
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+
+class MaxPool3d(Module):
+    """3-D max pooling (``F.max_pool3d``); ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self):
+        return ("kernel_size=%s, stride=%s, padding=%s, dilation=%s, ceil_mode=%s"
+                % (self.kernel_size, self.stride, self.padding, self.dilation,
+                   self.ceil_mode))
+
+
+class AvgPool3d(Module):
+    """3-D average pooling (``F.avg_pool3d``); ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return "kernel_size=%s, stride=%s, padding=%s" % (self.kernel_size, self.stride,
+                                                          self.padding)
+
+
+class AdaptiveAvgPool3d(Module):
+    """3-D adaptive average pooling to ``output_size`` (``F.adaptive_avg_pool3d``)."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+    def extra_repr(self):
+        return "output_size=%s" % (self.output_size,)
+
+
+class BatchNorm3d(BatchNorm1d):
+    """Batch normalisation over ``(N, C, D, H, W)`` input, per channel (the running
+    statistics as `BatchNorm2d`)."""
+
+    def forward(self, input):
+        if input.dim() != 5:
+            raise ValueError("BatchNorm3d(): expected 5D input (got %dD input)" % input.dim())
+        return self._norm(input)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of ``(N, C, D, H, W)`` / ``(C, D, H, W)`` input
+    (``F.instance_norm``)."""
+    _ndim = 5

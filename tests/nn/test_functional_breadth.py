@@ -488,3 +488,38 @@ def test_ctc_loss_concatenated_targets_unbatched_and_infeasible():
     out = F.ctc_loss(pyad.tensor(bad[0]).log_softmax(2), pyad.tensor(bad[1]), bad[2],
                      bad[3], reduction="none")
     assert np.all(np.isinf(out.data))
+
+
+# -- 3-D convolution and pooling ---------------------------------------------------
+
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1),
+                                dict(stride=(1, 2, 1), dilation=(2, 1, 1), padding=(1, 0, 1)),
+                                dict(padding="same"), dict(padding="valid")])
+def test_conv3d_matches_torch(kw):
+    x, w, b = randn(2, 2, 4, 3, 4), randn(3, 2, 2, 2, 3), randn(3)
+    check(lambda F, L, x, w, b: F.conv3d(x, w, b, **kw), [x, w, b])
+    check(lambda F, L, x, w: F.conv3d(x, w, groups=2, **kw), [x[0], randn(4, 1, 2, 1, 2)],
+          gradgrad=False)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=(2, 1, 2), stride=1, dilation=2,
+                                     ceil_mode=True)])
+def test_max_pool3d_matches_torch(kw):
+    check(lambda F, L, x: F.max_pool3d(x, return_indices=True, **kw), [randn(2, 2, 5, 4, 5)],
+          gradgrad=False)
+    check(lambda F, L, x: F.max_pool3d(x, **kw), [randn(2, 5, 4, 5)], gradgrad=False)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2),
+                                dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                dict(kernel_size=3, stride=2, padding=1,
+                                     count_include_pad=False),
+                                dict(kernel_size=(1, 2, 3), divisor_override=4)])
+def test_avg_pool3d_matches_torch(kw):
+    check(lambda F, L, x: F.avg_pool3d(x, **kw), [randn(2, 2, 5, 4, 5)])
+
+
+@pytest.mark.parametrize("size", [2, (3, None, 1), (4, 3, 5), 1])
+def test_adaptive_avg_pool3d_matches_torch(size):
+    check(lambda F, L, x: F.adaptive_avg_pool3d(x, size), [randn(2, 2, 4, 3, 5)])
