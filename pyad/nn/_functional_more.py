@@ -977,17 +977,22 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         used = keep & (bag >= 0)
         if idx.size == 0 or not bool(used.any()):
             return out + weight.sum() * 0 if weight.requires_grad else out
-        # per bag and column, the first position holding the maximum
-        rows = weight.data[idx]                                 # (L, D)
-        best = xp.full((b, dim), -1, dtype=_np.int64)
-        for p in range(idx.size):                               # positions in order: first max
-            if not bool(used[p]):
-                continue
-            k = int(bag[p])
-            cur = best[k]
-            current = xp.where(cur >= 0, rows[xp.maximum(cur, 0), xp.arange(dim)], -xp.inf)
-            better = (cur < 0) | (rows[p] > current)
-            best[k] = xp.where(better, p, cur)
+        # per bag and column, the first position holding the maximum (torch keeps the
+        # first: it replaces only on a strictly greater value): the bags as rows of a
+        # padded (bags, longest bag) table
+        ends = xp.concatenate((starts[1:], xp.asarray([idx.size], dtype=_np.int64)))
+        lengths = xp.maximum(ends - starts, 0)
+        longest = max(int(lengths.max()) if b else 0, 1)
+        table = starts[:, None] + xp.arange(longest)[None, :]            # (B, longest)
+        in_bag = xp.arange(longest)[None, :] < lengths[:, None]
+        table = xp.where(in_bag, table, 0)
+        valid = in_bag & used[table]
+        rows = weight.data[idx[table]]                                   # (B, longest, D)
+        rows = xp.where(valid[:, :, None], rows, -xp.inf)
+        pick = xp.argmax(rows, axis=1)                                   # (B, D)
+        best = xp.take_along_axis(xp.broadcast_to(table[:, :, None], rows.shape),
+                                  pick[:, None, :], 1)[:, 0, :]
+        best = xp.where(valid.any(1)[:, None], best, -1)
         filled = best >= 0
         src = xp.where(filled, idx[xp.maximum(best, 0)], 0)
         vals = pyad.gather(weight, 0, src)

@@ -239,8 +239,8 @@ class RReLU(Module):
     """Randomized leaky ReLU (``F.rrelu``): random slopes in training, their mean in eval.
 
     >>> import pyad
-    >>> pyad.nn.RReLU(0.1, 0.3).eval()(pyad.tensor([-1.0, 1.0])).tolist()
-    [-0.2, 1.0]
+    >>> pyad.nn.RReLU(0.25, 0.75).eval()(pyad.tensor([-1.0, 1.0])).tolist()
+    [-0.5, 1.0]
     """
 
     def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
