@@ -30,7 +30,8 @@ from pyad.nn.layers_extra import (
     AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d, LPPool1d, LPPool2d, ChannelShuffle,
     AlphaDropout, FeatureAlphaDropout, Dropout3d, RReLU, ConvTranspose1d, EmbeddingBag,
     MultiLabelMarginLoss, MultiLabelSoftMarginLoss, TripletMarginWithDistanceLoss, CTCLoss,
-    Conv3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, BatchNorm3d, InstanceNorm3d,
+    Conv3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, BatchNorm3d, InstanceNorm3d, LazyConv1d,
+    LazyConv2d,
 )
 from pyad.nn.transformer import (
     MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
@@ -69,5 +70,5 @@ __all__ = [
     "FeatureAlphaDropout", "Dropout3d", "RReLU", "ConvTranspose1d", "EmbeddingBag",
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
     "CTCLoss", "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
-    "InstanceNorm3d",
+    "InstanceNorm3d", "LazyConv1d", "LazyConv2d",
 ]

@@ -22,8 +22,8 @@ from pyad._factories import empty
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
-from pyad.nn.modules import Module, Linear, _ConvNd, _Loss, _factory
-from pyad.nn.layers import BatchNorm1d, _InstanceNorm
+from pyad.nn.modules import Module, Linear, Conv2d, _ConvNd, _Loss, _factory
+from pyad.nn.layers import BatchNorm1d, Conv1d, _InstanceNorm
 from pyad.nn.parameter import Parameter
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
     "FeatureAlphaDropout", "Dropout3d", "RReLU", "ConvTranspose1d", "EmbeddingBag",
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
     "CTCLoss", "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
-    "InstanceNorm3d",
+    "InstanceNorm3d", "LazyConv1d", "LazyConv2d",
 ]
 
 
@@ -832,3 +832,89 @@ class InstanceNorm3d(_InstanceNorm):
     """Instance normalisation of ``(N, C, D, H, W)`` / ``(C, D, H, W)`` input
     (``F.instance_norm``)."""
     _ndim = 5
+
+
+# -- lazy convolutions ---------------------------------------------------------------
+
+
+class _LazyConvMixin:
+    # in_channels from the first input (dim 1, or dim 0 unbatched), as torch's
+    _spatial = 2
+
+    def _lazy_init(self, bias, device, dtype):
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        """Draw weight and bias once their shapes are known."""
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def has_uninitialized_params(self):
+        """Whether a parameter still waits for its shape."""
+        return any(_is_uninitialized(p) for p in (self.weight, self.bias))
+
+    def initialize_parameters(self, input):
+        """Make the parameters for ``input``'s channel count and draw them."""
+        if self.has_uninitialized_params():
+            batched = self._spatial + 2
+            if input.dim() not in (batched - 1, batched):
+                raise RuntimeError("Expected %dD (unbatched) or %dD (batched) input to %s, "
+                                   "but got input of size: %s"
+                                   % (batched - 1, batched, type(self).__name__,
+                                      list(input.shape)))
+            self.in_channels = input.shape[1] if input.dim() == batched else input.shape[0]
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            with no_grad():
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups)
+                                        + tuple(self.kernel_size))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_channels,))
+                self.reset_parameters()
+        self.__class__ = self.cls_to_become
+
+    def forward(self, input):
+        layer = self.cls_to_become
+        self.initialize_parameters(input)
+        return layer.forward(self, input)
+
+
+class _LazyConvNd(_LazyConvMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        # built as the layer with 0 input channels (reset_parameters draws nothing then),
+        # then its parameters replaced by uninitialized ones
+        self.cls_to_become.__init__(self, 0, out_channels, kernel_size, stride, padding,
+                                    dilation, groups, bias, padding_mode, device, dtype)
+        self._lazy_init(bias, device, dtype)
+
+
+class LazyConv1d(_LazyConvNd, Conv1d):
+    """A `Conv1d` whose ``in_channels`` is taken from its first input (``torch.nn``'s
+    lazy module): until then its parameters are `UninitializedParameter`; the first call
+    makes them, draws them from torch's distributions and turns the module into a
+    `Conv1d`.
+
+    >>> import pyad
+    >>> conv = pyad.nn.LazyConv1d(4, 3)
+    >>> conv(pyad.zeros(2, 5, 7)).shape, type(conv).__name__, conv.in_channels
+    ((2, 4, 5), 'Conv1d', 5)
+    """
+    cls_to_become = Conv1d
+    _spatial = 1
+
+
+class LazyConv2d(_LazyConvNd, Conv2d):
+    """A `Conv2d` whose ``in_channels`` is taken from its first input; see `LazyConv1d`.
+
+    >>> import pyad
+    >>> conv = pyad.nn.LazyConv2d(4, 3)
+    >>> conv
+    LazyConv2d(0, 4, kernel_size=(3, 3), stride=(1, 1))
+    >>> conv(pyad.zeros(1, 2, 5, 5)).shape, conv
+    ((1, 4, 3, 3), Conv2d(2, 4, kernel_size=(3, 3), stride=(1, 1)))
+    """
+    cls_to_become = Conv2d
+    _spatial = 2

@@ -268,3 +268,27 @@ def test_max_pool3d_ties_and_indices_match_torch():
     x[0, 0, 1, 1:3, 1:3] = 1.0
     t, p = _pair("MaxPool3d", 2, stride=1, return_indices=True)
     compare(t, p, [x])
+
+
+@pytest.mark.parametrize("name,kw,shape", [("LazyConv1d", dict(), (2, 3, 7)),
+                                          ("LazyConv1d", dict(groups=2, bias=False), (4, 6)),
+                                          ("LazyConv2d", dict(stride=2, padding=1),
+                                           (1, 2, 5, 5))])
+def test_lazy_convs_materialise_like_torch(name, kw, shape):
+    t, p = getattr(torch.nn, name)(4, 3, **kw), getattr(nn, name)(4, 3, **kw)
+    assert repr(p) == repr(t)
+    assert isinstance(p.weight, nn.UninitializedParameter)
+    x = RNG.standard_normal(shape)
+    t(torch.tensor(x, dtype=torch.float32))
+    pyad.manual_seed(0)
+    p(pyad.tensor(x, dtype=pyad.float32))
+    assert repr(p) == repr(t) and type(p).__name__ == type(t).__name__
+    assert list(p.state_dict()) == list(t.state_dict())
+    assert p.weight.shape == tuple(t.weight.shape)
+    fan_in = int(np.prod(p.weight.shape[1:]))
+    assert np.all(np.abs(p.weight.data) <= 1 / math.sqrt(fan_in))
+    # then it is the layer itself: from torch's weights, the same outputs and gradients
+    t2, p2 = twin(t, p)
+    compare(t2, p2, [x])
+    with pytest.raises(RuntimeError, match="Expected"):
+        getattr(nn, name)(4, 3)(pyad.zeros(2))
