@@ -328,6 +328,7 @@ class UninitializedParameter(Parameter):
     ('Parameter', (2, 3))
     """
     cls_to_become = Parameter
+    _uninitialized = True          # Module.load_state_dict materialises it
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
         return Variable.__new__(cls)
@@ -407,6 +408,14 @@ class LazyLinear(Linear):
                 if self.bias is not None:
                     self.bias.materialize((self.out_features,))
                 self.reset_parameters()
+        if self.in_features == 0:
+            # the parameters came from a state_dict: take in_features from them
+            last = input.shape[input.dim() - 1]
+            if last != self.weight.shape[1]:
+                raise AssertionError("The in_features inferred from input: %d is not equal "
+                                     "to in_features from self.weight: %d"
+                                     % (last, self.weight.shape[1]))
+            self.in_features = last
         self.__class__ = self.cls_to_become
 
     def forward(self, input):

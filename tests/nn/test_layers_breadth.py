@@ -292,3 +292,16 @@ def test_lazy_convs_materialise_like_torch(name, kw, shape):
     compare(t2, p2, [x])
     with pytest.raises(RuntimeError, match="Expected"):
         getattr(nn, name)(4, 3)(pyad.zeros(2))
+
+
+def test_lazy_linear_loads_a_state_dict_before_its_first_call_as_torch():
+    src = torch.nn.Linear(3, 2).double()
+    t, p = torch.nn.LazyLinear(2).double(), nn.LazyLinear(2).double()
+    sd = src.state_dict()
+    t.load_state_dict(sd)
+    p.load_state_dict({k: pyad.tensor(v.numpy()) for k, v in sd.items()})
+    assert p.weight.shape == (2, 3) and type(p.weight) is nn.Parameter
+    x = RNG.standard_normal((4, 3))
+    np.testing.assert_allclose(p(pyad.tensor(x)).data, t(torch.tensor(x)).detach().numpy(),
+                               rtol=1e-12)
+    assert type(p) is nn.Linear and repr(p) == repr(t)
