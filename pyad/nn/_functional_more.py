@@ -45,6 +45,12 @@ def _xp(x):
     return pyad.get_array_module(x.data)
 
 
+def _host(array):
+    # a NumPy copy of a CuPy array (the CTC recursions run on the host), NumPy as it is
+    return array.get() if hasattr(array, "get") and not isinstance(array, _np.ndarray) \
+        else _np.asarray(array)
+
+
 def _tuple(x, n, what, name):
     if isinstance(x, (tuple, list)):
         if len(x) != n:
@@ -1005,8 +1011,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     out = pyad.index_add(pyad.Variable(xp.zeros((b, dim), dtype=dt)), 0,
                          xp.maximum(bag, 0), emb)
     if mode == "mean":
-        counts = xp.zeros(b, dtype=dt)
-        xp.add.at(counts, xp.maximum(bag, 0), weights)
+        counts = xp.bincount(xp.maximum(bag, 0), weights=weights,
+                             minlength=b)[:b].astype(dt)
         out = out / pyad.Variable(xp.maximum(counts, 1)[:, None])
     return out
 
@@ -1101,7 +1107,7 @@ def _ctc_alpha_beta(lp, labels, t_len, blank, want_beta):
 
 def _ctc_lengths(what, lengths, n, name):
     if isinstance(lengths, Variable):
-        values = [int(v) for v in _np.asarray(lengths.data).reshape(-1).tolist()]
+        values = [int(v) for v in _host(lengths.data).reshape(-1).tolist()]
     elif isinstance(lengths, numbers.Integral):
         values = [int(lengths)]
     else:
@@ -1120,7 +1126,7 @@ class _CTCLoss(pyad.autograd.Function):
     @staticmethod
     def forward(ctx, log_probs, targets, input_lengths, target_lengths, blank,
                 zero_infinity):
-        lp_all = _np.asarray(log_probs.data, dtype=_np.float64)
+        lp_all = _host(log_probs.data).astype(_np.float64)
         n = lp_all.shape[1]
         nll = _np.zeros(n)
         grad = _np.zeros_like(lp_all)
@@ -1185,7 +1191,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     t_max, n, c = lp.shape
     if not 0 <= blank < c:
         raise RuntimeError("%s(): blank must be in label range" % what)
-    tgt = _np.asarray(_var(targets).data)
+    tgt = _host(_var(targets).data)
     in_len = _ctc_lengths(what, input_lengths, n, "input_lengths")
     tg_len = _ctc_lengths(what, target_lengths, n, "target_lengths")
     labels = []

@@ -523,3 +523,40 @@ def test_avg_pool3d_matches_torch(kw):
 @pytest.mark.parametrize("size", [2, (3, None, 1), (4, 3, 5), 1])
 def test_adaptive_avg_pool3d_matches_torch(size):
     check(lambda F, L, x: F.adaptive_avg_pool3d(x, size), [randn(2, 2, 4, 3, 5)])
+
+
+def test_float32_stays_float32():
+    x = pyad.tensor(randn(2, 3, 4, 4).astype(np.float32), requires_grad=True)
+    w = pyad.tensor(randn(6, 3).astype(np.float32), requires_grad=True)
+    outs = [F.rms_norm(x, (4,)), F.adaptive_max_pool2d(x, 2), F.local_response_norm(x, 2),
+            F.lp_pool2d(x.abs() + 0.1, 2, 2), F.channel_shuffle(x, 3), F.pdist(x[0, 0]),
+            F.grid_sample(x, pyad.tensor(RNG.uniform(-1, 1, (2, 2, 2, 2)).astype(np.float32)),
+                          align_corners=False),
+            F.embedding_bag(pyad.tensor([0, 2, 5, 1]), w, pyad.tensor([0, 1])),
+            F.conv3d(x.unsqueeze(0), pyad.tensor(randn(2, 2, 2, 2, 2).astype(np.float32))),
+            F.avg_pool3d(x, 2), F.max_pool3d(x, 2)]
+    for o in outs:
+        assert o.dtype == np.float32
+        (o.sum()).backward(retain_graph=True)
+    assert x.grad.dtype == np.float32 and w.grad.dtype == np.float32
+
+
+def test_new_functions_run_on_cupy():
+    cupy = pytest.importorskip("cupy")
+    try:
+        cupy.zeros(1)
+    except Exception:
+        pytest.skip("no CUDA device")
+    x = pyad.tensor(randn(2, 3, 5, 4), device="cuda", requires_grad=True)
+    w = pyad.tensor(randn(6, 3), device="cuda", requires_grad=True)
+    outs = [F.rms_norm(x, (4,)), F.adaptive_max_pool2d(x, 2), F.local_response_norm(x, 2),
+            F.pad(x, (1, 2), mode="circular"),
+            F.embedding_bag(pyad.tensor([0, 2, 5, 1], device="cuda"), w,
+                            pyad.tensor([0, 1], device="cuda"), mode="max"),
+            F.ctc_loss(x[:, :, 0].permute(2, 0, 1).log_softmax(2)[:, :2],
+                       pyad.tensor([[1, 2], [2, 1]], device="cuda"), [4, 4], [2, 2]),
+            F.avg_pool3d(x.unsqueeze(0), 2), F.max_pool3d(x.unsqueeze(0), 2)]
+    for o in outs:
+        assert o.device == x.device
+        o.sum().backward(retain_graph=True)
+    assert x.grad.device == x.device
