@@ -135,7 +135,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 def _choose_max(flat, cells, what):
     # flat: (..., L) Variable; cells: (P, K) int array of flat positions per output cell
     # (short cells padded with their first position). The max is chosen on the arrays
-    # (first of equal values, NaN wins as in torch) and the chosen entries gathered.
+    # (the first of equal values; a NaN wins, the last one, as in torch's scan) and the
+    # chosen entries gathered.
     xp = _xp(flat)
     data = flat.data
     cells = xp.asarray(cells)
@@ -146,7 +147,8 @@ def _choose_max(flat, cells, what):
         vals = data[..., cells]                           # (..., P, K)
         if vals.dtype.kind == "f":
             nan = xp.isnan(vals)
-            pick = xp.where(nan.any(-1), xp.argmax(nan, -1), xp.argmax(vals, -1))
+            last_nan = nan.shape[-1] - 1 - xp.argmax(nan[..., ::-1], -1)
+            pick = xp.where(nan.any(-1), last_nan, xp.argmax(vals, -1))
         else:
             pick = xp.argmax(vals, -1)
         pos = xp.take_along_axis(xp.broadcast_to(cells, lead + cells.shape),

@@ -560,3 +560,12 @@ def test_new_functions_run_on_cupy():
         assert o.device == x.device
         o.sum().backward(retain_graph=True)
     assert x.grad.device == x.device
+
+
+def test_max_pools_pick_the_last_nan_as_torch():
+    x = np.array([[[1.0, np.nan, 3.0, np.nan, 0.5, 2.0]]])
+    check(lambda F, L, x: F.adaptive_max_pool1d(x, 2, return_indices=True), [x],
+          gradcheck_=False)
+    x5 = np.full((1, 1, 2, 2, 2), np.nan)
+    x5[0, 0, 0, 0, 0] = 1.0
+    check(lambda F, L, x: F.max_pool3d(x, 2, return_indices=True), [x5], gradcheck_=False)
