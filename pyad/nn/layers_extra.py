@@ -17,14 +17,12 @@ initialisations are torch's.
 """
 import numbers
 
-from pyad._engine import Variable
-from pyad._factories import empty
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
 from pyad.nn.modules import Module, Linear, Conv2d, _ConvNd, _Loss, _factory
 from pyad.nn.layers import BatchNorm1d, Conv1d, _InstanceNorm
-from pyad.nn.parameter import Parameter
+from pyad.nn.parameter import Parameter, UninitializedParameter
 
 __all__ = [
     "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
@@ -314,54 +312,6 @@ class LocalResponseNorm(Module):
 
 
 # -- lazy modules --------------------------------------------------------------------
-
-
-class UninitializedParameter(Parameter):
-    """A parameter whose shape is not known yet (of a lazy module such as `LazyLinear`):
-    it holds no data until ``materialize(shape)`` gives it some, and then it is a plain
-    `Parameter`.
-
-    >>> import pyad
-    >>> p = pyad.nn.UninitializedParameter()
-    >>> p.materialize((2, 3))
-    >>> type(p).__name__, p.shape
-    ('Parameter', (2, 3))
-    """
-    cls_to_become = Parameter
-    _uninitialized = True          # Module.load_state_dict materialises it
-
-    def __new__(cls, requires_grad=True, device=None, dtype=None):
-        return Variable.__new__(cls)
-
-    def __init__(self, requires_grad=True, device=None, dtype=None):
-        Parameter.__init__(self, empty(0, device=device, dtype=dtype), requires_grad)
-        self._lazy_device = device
-        self._lazy_dtype = dtype
-
-    def materialize(self, shape, device=None, dtype=None):
-        """Give the parameter an uninitialised array of ``shape`` and make it a
-        `Parameter`."""
-        device = device if device is not None else self._lazy_device
-        dtype = dtype if dtype is not None else self._lazy_dtype
-        self.data = empty(*tuple(shape), device=device, dtype=dtype).data
-        del self._lazy_device, self._lazy_dtype
-        self.__class__ = self.cls_to_become
-
-    def _refuse(self, what):
-        raise ValueError("Attempted to use an uninitialized parameter in %s. This error "
-                         "happens when you are using a `LazyModule` or explicitly manipulating "
-                         "`torch.nn.parameter.UninitializedParameter` objects. When using "
-                         "LazyModules Call `forward` with a dummy batch to initialize the "
-                         "parameters before calling torch functions" % what)
-
-    @property
-    def shape(self):
-        self._refuse("shape")
-
-    def __repr__(self):
-        return "<UninitializedParameter>"
-
-    __str__ = __repr__
 
 
 def _is_uninitialized(p):
