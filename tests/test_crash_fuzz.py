@@ -389,6 +389,7 @@ _DIM_OPS = {
     "log_softmax": lambda m, x, d: m.log_softmax(x, d),
     "nn.functional.softmax": lambda m, x, d: _nnf(m).softmax(x, d),
     "nn.functional.softmin": lambda m, x, d: _nnf(m).softmin(x, d),
+    "nn.functional.gumbel_softmax": lambda m, x, d: _nnf(m).gumbel_softmax(x, dim=d),
     "nn.functional.log_softmax": lambda m, x, d: _nnf(m).log_softmax(x, d),
     "nn.functional.glu": lambda m, x, d: _nnf(m).glu(x, d),
     "nn.functional.normalize": lambda m, x, d: _nnf(m).normalize(x, dim=d),

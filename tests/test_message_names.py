@@ -117,10 +117,12 @@ def test_message_scan_reads_the_sources():
 
 
 # Messages that copy torch's own "Name: ..." text (tests written against torch match it):
-# the recurrent layers ("LSTM: Expected input to be 2D or 3D, got 4D instead") and
-# ConvTranspose2d's output_size checks.
+# the recurrent layers ("LSTM: Expected input to be 2D or 3D, got 4D instead"),
+# ConvTranspose2d's output_size checks, Softmax2d's input check and
+# TripletMarginWithDistanceLoss's margin check.
 TORCH_COLON_TEXT = ("%s: Expected input to be ", "%s: Expected hidden to be ",
-                    "ConvTranspose2d: ")
+                    "ConvTranspose2d: ", "Softmax2d: expected input to be ",
+                    "TripletMarginWithDistanceLoss: expected margin ")
 
 
 def test_no_message_uses_the_old_op_colon_format():

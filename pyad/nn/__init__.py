@@ -22,6 +22,17 @@ from pyad.nn.layers import (
     Dropout2d, Bilinear, CosineSimilarity, PairwiseDistance, ModuleDict, ParameterList,
     ParameterDict, Unfold, Fold,
 )
+from pyad.nn.layers_extra import (
+    ZeroPad1d, ZeroPad2d, ZeroPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
+    ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+    ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d, Softmin, Softmax2d,
+    RMSNorm, LocalResponseNorm, UninitializedParameter, LazyLinear, AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d, LPPool1d, LPPool2d, ChannelShuffle,
+    AlphaDropout, FeatureAlphaDropout, Dropout3d, RReLU, ConvTranspose1d, EmbeddingBag,
+    MultiLabelMarginLoss, MultiLabelSoftMarginLoss, TripletMarginWithDistanceLoss, CTCLoss,
+    Conv3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, BatchNorm3d, InstanceNorm3d, LazyConv1d,
+    LazyConv2d,
+)
 from pyad.nn.transformer import (
     MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
     TransformerDecoder, Transformer,
@@ -50,4 +61,14 @@ __all__ = [
     "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softplus", "Softshrink", "Softsign",
     "Tanh", "Tanhshrink", "Threshold", "TripletMarginLoss", "Unflatten", "functional",
     "init", "parallel",
+    "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+    "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",
+    "CircularPad3d", "Softmin", "Softmax2d", "RMSNorm", "LocalResponseNorm",
+    "UninitializedParameter", "LazyLinear", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d", "ChannelShuffle", "AlphaDropout",
+    "FeatureAlphaDropout", "Dropout3d", "RReLU", "ConvTranspose1d", "EmbeddingBag",
+    "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
+    "CTCLoss", "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
+    "InstanceNorm3d", "LazyConv1d", "LazyConv2d",
 ]

@@ -1388,3 +1388,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
 from pyad.nn._functional_layers import *  # noqa: E402,F401,F403
 from pyad.nn import _functional_layers as _fl  # noqa: E402
 __all__ += _fl.__all__
+
+# RMS norm, adaptive max pooling and unpooling, LP pooling, local response norm, channel
+# shuffle, alpha dropout, RReLU, the in-place activations, more losses, grids and
+# embedding bags live in their own file too.
+from pyad.nn._functional_more import *  # noqa: E402,F401,F403
+from pyad.nn import _functional_more as _fm  # noqa: E402
+__all__ += _fm.__all__

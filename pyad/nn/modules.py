@@ -734,6 +734,9 @@ class Module:
                                       'Variable or array-like object from checkpoint but '
                                       'received %s' % (key, type(value).__name__))
                         continue
+                if getattr(target, "_uninitialized", False):
+                    # a lazy module's parameter takes the checkpoint's shape, as torch's
+                    target.materialize(tuple(value.shape))
                 if tuple(value.shape) != tuple(target.shape):
                     errors.append("size mismatch for %s: copying a param with shape %s from "
                                   "checkpoint, the shape in current model is %s."

@@ -1,4 +1,5 @@
-"""``pyad.nn.Parameter``: a Variable that a `Module` registers as one of its parameters."""
+"""``pyad.nn.Parameter``: a Variable that a `Module` registers as one of its parameters;
+``UninitializedParameter``, the parameter of a lazy module before its first call."""
 from pyad._engine import Variable
 from pyad._factories import empty
 
@@ -32,6 +33,59 @@ class Parameter(Variable):
         return "Parameter containing:\n" + Variable.__repr__(self)
 
     __str__ = __repr__
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (of a lazy module such as `LazyLinear`):
+    it holds no data until ``materialize(shape)`` gives it some, and then it is a plain
+    `Parameter`.
+
+    >>> import pyad
+    >>> p = pyad.nn.parameter.UninitializedParameter()
+    >>> p.materialize((2, 3))
+    >>> type(p).__name__, p.shape
+    ('Parameter', (2, 3))
+    """
+    cls_to_become = Parameter
+    _uninitialized = True          # Module.load_state_dict materialises it
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return Variable.__new__(cls)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        Parameter.__init__(self, empty(0, device=device, dtype=dtype), requires_grad)
+        self._lazy_device = device
+        self._lazy_dtype = dtype
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the parameter an uninitialised array of ``shape`` and make it a
+        `Parameter`."""
+        device = device if device is not None else self._lazy_device
+        dtype = dtype if dtype is not None else self._lazy_dtype
+        self.data = empty(*tuple(shape), device=device, dtype=dtype).data
+        del self._lazy_device, self._lazy_dtype
+        self.__class__ = self.cls_to_become
+
+    def _refuse(self, what):
+        raise ValueError("Attempted to use an uninitialized parameter in %s. This error "
+                         "happens when you are using a `LazyModule` or explicitly manipulating "
+                         "`torch.nn.parameter.UninitializedParameter` objects. When using "
+                         "LazyModules Call `forward` with a dummy batch to initialize the "
+                         "parameters before calling torch functions" % what)
+
+    @property
+    def shape(self):
+        self._refuse("shape")
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__
+
+
+def is_lazy(param):
+    """Whether ``param`` is an `UninitializedParameter` (``torch.nn.parameter.is_lazy``)."""
+    return isinstance(param, UninitializedParameter)
 
 
 def _zero_grads(params, set_to_none=True):

@@ -2474,7 +2474,8 @@ cdef class ConstantPadBackward(Node):
 def pad(input, pad, mode="constant", value=0):
     """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left, right)`` of the last
     dimension, then of the one before, ... (torch.nn.functional.pad). Modes: 'constant'
-    (negative sizes crop), 'reflect' (mirror without the edge), 'replicate' (the edge).
+    (negative sizes crop), 'reflect' (mirror without the edge), 'replicate' (the edge),
+    'circular' (wrap around; negative sizes crop first).
 
     >>> pad(Variable(numpy.array([[1., 2.]])), (1, 2), value=-1.0)
     tensor([[-1.,  1.,  2., -1., -1.]], dtype=float64)
@@ -2490,13 +2491,33 @@ def pad(input, pad, mode="constant", value=0):
     if len(sizes) % 2 or len(sizes) // 2 > nd:
         raise RuntimeError("pad(): padding length must be even and at most twice the number "
                            "of dimensions (%d), got %d" % (nd, len(sizes)))
-    if mode not in ("constant", "reflect", "replicate"):
+    if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError("pad(): mode %r is not supported (constant, reflect, "
-                                  "replicate)" % (mode,))
+                                  "replicate, circular)" % (mode,))
     widths = [(0, 0)] * nd
     for i in range(len(sizes) // 2):
         widths[nd - 1 - i] = (sizes[2 * i], sizes[2 * i + 1])
     xp = _xp_of(x._data)
+    if mode == "circular":
+        if value != 0 and value is not None:
+            raise RuntimeError("pad(): padding mode 'circular' doesn't take in value argument")
+        # torch crops the negative sizes first, then wraps what is left around
+        crop = []
+        for d, (lo, hi) in enumerate(widths):
+            n = x._data.shape[d]
+            if lo > n or hi > n:
+                raise RuntimeError("pad(): Padding value causes wrapping around more than "
+                                   "once.")
+            start = -lo if lo < 0 else 0
+            stop = n + hi if hi < 0 else n
+            if stop <= start and (lo > 0 or hi > 0 or stop < start):
+                raise RuntimeError("pad(): the padding %s leaves dimension %d of size %d "
+                                   "with no entries to wrap" % (tuple(sizes), d, n))
+            crop.append(slice(start, stop))
+        positions = xp.arange(x._data.size).reshape(x._data.shape)[tuple(crop)]
+        positions = xp.pad(positions, [(builtins.max(lo, 0), builtins.max(hi, 0))
+                                       for lo, hi in widths], mode="wrap")
+        return getitem(reshape(x, (-1,)), positions)
     if mode != "constant":
         if value != 0 and value is not None:
             raise RuntimeError("pad(): padding mode %r doesn't take in value argument" % mode)

@@ -8,6 +8,9 @@ from pyad.optim.adamax import Adamax
 from pyad.optim.nadam import NAdam
 from pyad.optim.radam import RAdam
 from pyad.optim.lbfgs import LBFGS
+from pyad.optim.rprop import Rprop
+from pyad.optim.asgd import ASGD
+from pyad.optim.adafactor import Adafactor
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
-           "RAdam", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS",
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]

@@ -7,14 +7,16 @@ import pytest
 
 import pyad
 import pyad.nn._functional_layers
+import pyad.nn._functional_more
 import pyad.nn.layers
+import pyad.nn.layers_extra
 import pyad.nn.rnn
 import pyad.nn.transformer
 import pyad.nn.utils
 import pyad.nn.utils.rnn
 
 MODULES = [pyad.nn.rnn, pyad.nn.layers, pyad.nn.transformer, pyad.nn._functional_layers,
-           pyad.nn.utils, pyad.nn.utils.rnn]
+           pyad.nn.utils, pyad.nn.utils.rnn, pyad.nn.layers_extra, pyad.nn._functional_more]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -1,4 +1,5 @@
-"""RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam and LBFGS against torch.optim:
+"""RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD, Adafactor and LBFGS
+against torch.optim:
 20-step trajectories from the same parameters and gradients (float64), every option,
 hyper-parameter checks, and state_dict round trips (also through pyad.save/pyad.load)."""
 import io
@@ -68,14 +69,35 @@ CASES = {
     "RAdam": [dict(), dict(lr=0.05, betas=(0.5, 0.9)), dict(weight_decay=0.1),
               dict(weight_decay=0.1, decoupled_weight_decay=True), dict(maximize=True),
               dict(betas=(0.9, 0.5), eps=1e-3)],
+    "Rprop": [dict(), dict(lr=0.05, etas=(0.3, 1.5)), dict(step_sizes=(1e-3, 0.02)),
+              dict(maximize=True), dict(lr=0.2, etas=(0.9, 1.1), step_sizes=(0.05, 1.0))],
+    "ASGD": [dict(), dict(lr=0.05, t0=5), dict(lambd=0.1, alpha=0.5, t0=3),
+             dict(weight_decay=0.1, t0=0), dict(maximize=True, t0=10, lr=0.02)],
+    "Adafactor": [dict(), dict(lr=0.05, beta2_decay=-0.5), dict(eps=(1e-4, 1e-2)),
+                  dict(d=2.0, weight_decay=0.1), dict(maximize=True, lr=0.5),
+                  dict(eps=(None, 0.5), weight_decay=0.01)],
 }
 ALL = [(name, kw) for name, kws in CASES.items() for kw in kws]
+
+
+def shapes_for(name):
+    # torch's Adafactor divides by the parameter's numel in Python: an empty parameter
+    # raises ZeroDivisionError there (pyad takes its RMS as NaN, which max() ignores)
+    return [(2, 2) if s == (0, 3) else s for s in SHAPES] if name == "Adafactor" else SHAPES
 
 
 @pytest.mark.parametrize("name,kwargs", ALL, ids=[n + str(k) for n, k in ALL])
 def test_trajectory_matches_torch_over_20_steps(name, kwargs):
     run_both(lambda p: getattr(optim, name)(p, **kwargs),
-             lambda p: getattr(torch.optim, name)(p, **kwargs))
+             lambda p: getattr(torch.optim, name)(p, **kwargs), shapes=shapes_for(name))
+
+
+def test_adafactor_steps_an_empty_parameter():
+    w, e = nn.Parameter(pyad.ones(2)), nn.Parameter(pyad.ones(0, 3))
+    opt = optim.Adafactor([w, e])
+    w.grad, e.grad = pyad.ones(2), pyad.ones(0, 3)
+    opt.step()
+    assert e.shape == (0, 3) and np.all(np.isfinite(w.data))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -83,7 +105,7 @@ def test_param_groups_and_parameters_without_grad_match_torch(name):
     groups = [((0, 2), dict(lr=0.02)), ((1, 3, 4), dict(weight_decay=0.1))]
     opt_p, opt_t, _, _ = run_both(lambda p: getattr(optim, name)(p),
                                   lambda p: getattr(torch.optim, name)(p), steps=5,
-                                  skip=(2,), groups=groups)
+                                  skip=(2,), groups=groups, shapes=shapes_for(name))
     sp, st = opt_p.state_dict(), opt_t.state_dict()
     assert sorted(sp["state"]) == sorted(st["state"])
     for i in st["state"]:
@@ -120,7 +142,12 @@ BAD = [("RMSprop", dict(lr=-1)), ("RMSprop", dict(alpha=-0.1)), ("RMSprop", dict
        ("Adagrad", dict(eps=-1)), ("Adadelta", dict(rho=1.5)), ("Adadelta", dict(lr=-1)),
        ("Adamax", dict(betas=(1.0, 0.9))), ("Adamax", dict(betas=(0.9, -0.1))),
        ("NAdam", dict(momentum_decay=-1)), ("NAdam", dict(betas=(1.5, 0.9))),
-       ("RAdam", dict(weight_decay=-1)), ("RAdam", dict(eps=-1)), ("LBFGS", dict(lr=-1))]
+       ("RAdam", dict(weight_decay=-1)), ("RAdam", dict(eps=-1)), ("LBFGS", dict(lr=-1)),
+       ("Rprop", dict(lr=-1)), ("Rprop", dict(etas=(1.0, 1.2))), ("Rprop", dict(etas=(0.5, 0.9))),
+       ("ASGD", dict(lr=-1)), ("ASGD", dict(weight_decay=-1)), ("Adafactor", dict(lr=-1)),
+       ("Adafactor", dict(beta2_decay=0.5)), ("Adafactor", dict(eps=(-1, 1e-3))),
+       ("Adafactor", dict(eps=(None, -1))), ("Adafactor", dict(d=0.5)),
+       ("Adafactor", dict(weight_decay=-1))]
 
 
 @pytest.mark.parametrize("name,kwargs", BAD, ids=[n + str(k) for n, k in BAD])
@@ -352,8 +379,42 @@ def test_lbfgs_state_dict_round_trip_through_save_load_resumes_exactly(line_sear
     assert keys == sorted(ot.state_dict()["state"][0])
 
 
-@pytest.mark.parametrize("name,kwargs", [(n, k) for n, k in ALL][::2],
-                         ids=[n + str(k) for n, k in ALL][::2])
+COMPLEX = [(n, k) for n, k in ALL if n != "Adafactor"][::2]
+
+
+def test_adafactor_refuses_complex_parameters_as_torch():
+    p = nn.Parameter(pyad.tensor([1.0 + 1.0j]))
+    p.grad = pyad.tensor([1.0 + 0.0j])
+    with pytest.raises(RuntimeError, match="Adafactor does not support complex parameters"):
+        optim.Adafactor([p]).step()
+
+
+def test_adafactor_factors_matrices_and_stacks_as_torch():
+    shapes = [(2, 3, 4), (5, 1), (1, 6), (7,)]
+    opt_p, opt_t, _, _ = run_both(lambda p: optim.Adafactor(p, lr=0.05),
+                                  lambda p: torch.optim.Adafactor(p, lr=0.05), steps=10,
+                                  shapes=shapes)
+    for i in range(3):
+        st = opt_t.state_dict()["state"][i]
+        sp = opt_p.state_dict()["state"][i]
+        assert sorted(sp) == sorted(st) == ["col_var", "row_var", "step"]
+        for key in ("row_var", "col_var"):
+            assert tuple(sp[key].shape) == tuple(st[key].shape)
+            np.testing.assert_allclose(sp[key].data, st[key].numpy(), rtol=1e-12)
+
+
+def test_asgd_average_matches_torch():
+    opt_p, opt_t, _, _ = run_both(lambda p: optim.ASGD(p, lr=0.05, t0=3),
+                                  lambda p: torch.optim.ASGD(p, lr=0.05, t0=3), steps=12)
+    for i, st in opt_t.state_dict()["state"].items():
+        sp = opt_p.state_dict()["state"][i]
+        for key in ("ax", "eta", "mu", "step"):
+            assert sp[key].dtype == st[key].numpy().dtype, key
+            np.testing.assert_allclose(np.asarray(sp[key].data), st[key].numpy(),
+                                       rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name,kwargs", COMPLEX, ids=[n + str(k) for n, k in COMPLEX])
 def test_complex_parameters_match_torch(name, kwargs):
     rng = np.random.default_rng(5)
     shapes = [(3, 2), (4,), ()]
@@ -398,3 +459,29 @@ def test_lbfgs_complex_parameters_match_torch(line_search_fn):
         lt = ot.step(closure(wt, ot, torch.tensor(target)))
         np.testing.assert_allclose(float(lp), float(lt.detach()), rtol=1e-9)
         np.testing.assert_allclose(wp.data, wt.detach().numpy(), rtol=1e-8, atol=1e-12)
+
+
+def test_asgd_resumed_run_matches_torchs_resumed_run():
+    shapes = [(3, 2), (4,)]
+    grads = grads_for(shapes, 8)
+    ps, ts = twins(shapes)
+    kw = dict(lr=0.05, t0=2, lambd=0.01)
+    op, ot = optim.ASGD(ps, **kw), torch.optim.ASGD(ts, **kw)
+    for g in grads[:4]:
+        for p, t, gi in zip(ps, ts, g):
+            p.grad, t.grad = pyad.tensor(gi), torch.tensor(gi)
+        op.step()
+        ot.step()
+    cp = [nn.Parameter(p.detach().clone()) for p in ps]
+    ct = [torch.nn.Parameter(t.detach().clone()) for t in ts]
+    rp, rt = optim.ASGD(cp, **kw), torch.optim.ASGD(ct, **kw)
+    rp.load_state_dict(op.state_dict())
+    rt.load_state_dict(ot.state_dict())
+    assert rp.state[cp[0]]["eta"].dtype == rt.state[ct[0]]["eta"].numpy().dtype
+    for g in grads[4:]:
+        for p, t, gi in zip(cp, ct, g):
+            p.grad, t.grad = pyad.tensor(gi), torch.tensor(gi)
+        rp.step()
+        rt.step()
+    for p, t in zip(cp, ct):
+        np.testing.assert_allclose(p.data, t.detach().numpy(), rtol=1e-12, atol=1e-14)
