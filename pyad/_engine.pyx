@@ -818,6 +818,14 @@ cdef class Node:
         """The node's name, e.g. ``'MulBackward'``."""
         return type(self).__name__
 
+    def __getattr__(self, str name):
+        # Only reached when the normal lookup failed: torch's ``_saved_<name>`` (the
+        # value a built-in node saved for backward, unpacked) and ``_raw_saved_<name>``
+        # (the saved slot itself, whose register_hooks sets a pack/unpack pair).
+        if name.startswith("_saved_") or name.startswith("_raw_saved_"):
+            return _node_saved_attribute(self, name)
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
+
     @property
     def next_functions(self):
         # A fresh tuple (as torch's): the node's own may be untracked by the cyclic GC
@@ -1276,6 +1284,9 @@ def _saved_tensors_hooks_disabled_message():
 def _set_saved_tensors_hooks_disabled(message):
     global _saved_hooks_disabled
     _saved_hooks_disabled = None if message is None else str(message)
+    if _saved_hooks_disabled is not None and _saved_hooks:
+        # torch: disabling while a pair of hooks is set fails with the same message
+        raise RuntimeError(_saved_hooks_disabled)
 
 
 cdef void _pack_saved(SavedVariable s, Variable v) except *:
@@ -2442,7 +2453,7 @@ cdef class Variable:
                                "gradient")
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
-                               "variables")
+                               "tensors")
         acc = self._get_accumulator()
         _hook_attach(acc)
         if acc._post_accumulate_hooks is None:
@@ -2878,6 +2889,11 @@ Tensor = Variable
 
 def _get_volatile(Variable self):
     """Legacy inference flag: any volatile input makes an op's output volatile."""
+    # torch removed the flag (and warns on every read); pyad keeps its old meaning
+    # but warns too, pointing at its replacement.
+    warnings.warn("volatile is a legacy flag (torch removed it, where Variable.volatile is "
+                  "always False); use `with pyad.no_grad():` instead", UserWarning,
+                  stacklevel=2)
     return self._volatile
 
 
@@ -3274,11 +3290,38 @@ cdef tuple _call_backward_anomaly(Node node, tuple grads):
     try:
         return _call_backward(node, grads)
     except Exception as exc:
+        _warn_forward_trace(node)
         if node._x is not None and node._x.creation_stack is not None:
             _add_forward_trace(exc, node)
         raise
     finally:
         _current_node = previous
+
+
+cdef void _warn_forward_trace(Node node) except *:
+    # torch's anomaly-mode warnings for a node whose backward raised: where its forward
+    # op ran, then one warning per parent node (the backward that recorded it), or that
+    # the forward ran without anomaly mode. Warnings turned into errors are written to
+    # stderr instead, and the original error goes on.
+    cdef list texts = []
+    if node._x is None or node._x.creation_stack is None:
+        texts.append("Error detected in %s. No forward pass information available. Enable "
+                     "detect anomaly during forward pass for more information." % node.name())
+    else:
+        texts.append("Error detected in %s. Traceback of forward call that caused the "
+                     "error:\n%s" % (node.name(), _format_stack(node._x.creation_stack)))
+        parent = node._x.parent_node
+        while parent is not None and parent._x is not None and \
+                parent._x.creation_stack is not None:
+            texts.append("\n\nPrevious calculation was induced by %s. Traceback of forward "
+                         "call that induced the previous calculation:\n%s"
+                         % (parent.name(), _format_stack(parent._x.creation_stack)))
+            parent = parent._x.parent_node
+    for text in texts:
+        try:
+            warnings.warn(text, UserWarning, stacklevel=2)
+        except Exception:
+            sys.stderr.write("Warning: %s\n" % text)
 
 
 cdef void _add_forward_trace(object exc, Node node) except *:
@@ -3355,6 +3398,65 @@ cdef int _REENTRANT_THREAD_DEPTH = 32
 
 cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_graph,
                    tuple inputs, bint accumulate, bint only_inputs=True):
+    # A backward pass runs with the saved_tensors_hooks stack it started with and
+    # leaves it so: a hook that enters or exits a context during backward (an unpack
+    # hook calling __enter__) changes nothing after it, as torch's engine restores its
+    # thread-local hook state (and nothing it pushed stays alive).
+    cdef list hooks_before = list(_saved_hooks) if _saved_hooks else None
+    cdef list callbacks = []
+    _final_callbacks.append(callbacks)
+    try:
+        result = _execute_with_hooks_as_is(roots, root_grads, keep_graph, create_graph,
+                                           inputs, accumulate, only_inputs)
+        # Callbacks queued during this pass (Variable._execution_engine.queue_callback)
+        # run once it is done, in order; a callback may queue more.
+        while callbacks:
+            callbacks.pop(0)()
+        return result
+    finally:
+        _final_callbacks.pop()
+        _restore_saved_hooks(hooks_before)
+
+
+# One list of queued final callbacks per running backward pass, innermost last.
+cdef list _final_callbacks = []
+
+
+class _ExecutionEngine:
+    """``Variable._execution_engine``: the backward engine's Python handle."""
+
+    def queue_callback(self, callback):
+        """Run ``callback()`` when the backward pass now running has finished."""
+        if not _final_callbacks:
+            raise RuntimeError("Final callbacks can only be installed during backward pass.")
+        if not callable(callback):
+            raise TypeError("queue_callback(): callback must be callable")
+        (<list>_final_callbacks[len(_final_callbacks) - 1]).append(callback)
+
+
+_add_class_attribute(Variable, "_execution_engine", _ExecutionEngine())
+
+
+def _increment_version(Variable v):
+    """Bump ``v``'s version counter (shared with its views), as an in-place op would."""
+    cdef VersionCounter counter = _vc(v)
+    counter.version += 1
+
+
+cdef inline void _restore_saved_hooks(list before):
+    global _saved_hooks_on
+    if before is None:
+        if _saved_hooks:
+            del _saved_hooks[:]
+    elif len(_saved_hooks) != len(before) or any(
+            a is not b for a, b in zip(_saved_hooks, before)):
+        _saved_hooks[:] = before
+    _saved_hooks_on = len(_saved_hooks) > 0
+
+
+cdef list _execute_with_hooks_as_is(tuple roots, tuple root_grads, bint keep_graph,
+                                    bint create_graph, tuple inputs, bint accumulate,
+                                    bint only_inputs):
     if _backward_depth == 0 or _backward_depth % _REENTRANT_THREAD_DEPTH != 0:
         return _execute_here(roots, root_grads, keep_graph, create_graph, inputs,
                              accumulate, only_inputs)
@@ -3792,10 +3894,8 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
                                        "dtype: grad_output[%d] has a dtype of %s and "
                                        "output[%d] has a dtype of %s."
                                        % (i, g._data.dtype, i, out._data.dtype))
-                if not _is_float_dtype(g._data.dtype):
-                    raise RuntimeError("grad_output[%d] has dtype %s, expected a floating "
-                                       "gradient for output of dtype %s"
-                                       % (i, g._data.dtype, out._data.dtype))
+                # An integer or bool gradient is cast to the output's dtype, as
+                # torch's engine does with every gradient of another real dtype.
                 g = _wrap(g._data.astype(out._data.dtype))
             if not create_graph and g._grad_fn is not None:
                 g = g.detach()
@@ -3883,7 +3983,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     cdef bint create = bool(create_graph)
     cdef bint keep = create if retain_graph is None else bool(retain_graph)
     if len(ins) == 0:
-        raise RuntimeError("grad requires non-empty inputs.")
+        raise RuntimeError("grad requires non-empty inputs: the `inputs` argument to "
+                           "`grad()` cannot be empty.")
     for i in range(len(ins)):
         v = ins[i]
         if not isinstance(v, Variable):
@@ -3991,6 +4092,7 @@ include "_dlpack.pxi"
 include "_bridge.pxi"
 include "_format.pxi"
 include "_gctrack.pxi"
+include "_saved_attrs.pxi"
 
 
 # --------------------------------------------------------------------------------

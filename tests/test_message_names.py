@@ -212,6 +212,8 @@ TORCH_WORDING = (
     "boundaries tensor",           # torch's searchsorted/bucketize messages
     "A saved tensor pack hook is modifying its input",    # saved_tensors_hooks
     "Output of saved tensor unpack_hook",
+    "Calling register_hooks on a saved tensor",           # _raw_saved_<name>
+    "gradcheck expects at least one input tensor",
     # torch's op and layer messages
     "Expected 2D or 3D (batch mode) tensor for input",
     "Only 3D, 4D and 5D input Tensors supported",

@@ -59,8 +59,9 @@ class Function(_engine.FunctionNode, metaclass=FunctionMeta):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement the backward function for custom "
-                                  "autograd.Function.")
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward "
+                                  "mode AD.")
 
     @staticmethod
     def vjp(ctx, *grad_outputs):

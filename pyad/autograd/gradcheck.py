@@ -142,19 +142,20 @@ def _check_inputs(inputs, stacklevel):
         dtype = numpy.dtype(value.dtype)
         if dtype not in (numpy.float64, numpy.complex128):
             warnings.warn(
-                f"Input {position} requires grad and has dtype {dtype}, not float64. "
-                "Finite differences in this precision are poor, so gradcheck will "
-                "likely report mismatches that are not bugs; pass float64 inputs "
-                "(e.g. x.double()).",
+                f"Input #{position} requires gradient and is not a double precision "
+                "floating point or complex. This check will likely fail if all the inputs "
+                f"are not of double precision floating point or complex (it has dtype "
+                f"{dtype}; pass float64 inputs, e.g. x.double()).",
                 UserWarning, stacklevel=stacklevel)
         data = value.data
         if data.size and any(stride == 0 and size > 1
                              for stride, size in zip(data.strides, data.shape)):
             raise RuntimeError(
-                f"Input {position} has a dimension with stride 0 (a broadcast view), so "
-                "its elements overlap in memory and perturbing one element perturbs "
-                "several: the numerical gradient would be wrong. Pass a contiguous copy "
-                "(e.g. x.contiguous() or pyad.Variable(data.copy(), requires_grad=True)).")
+                f"The {position}th input has a dimension with stride 0. gradcheck only "
+                "supports inputs that are non-overlapping to be able to compute the "
+                "numerical gradients correctly (a broadcast view: perturbing one element "
+                "perturbs several). You should call .contiguous on the input before passing "
+                "it to gradcheck.")
         if not getattr(data.flags, "writeable", True):
             raise RuntimeError(
                 f"Input {position} has read-only data; gradcheck perturbs inputs in place. "
@@ -162,7 +163,7 @@ def _check_inputs(inputs, stacklevel):
         diff_positions.append(position)
     if not diff_positions:
         raise ValueError(
-            "gradcheck expects at least one input to require gradient, but none of "
+            "gradcheck expects at least one input tensor to require gradient, but none of "
             "them have requires_grad=True.")
     return diff_positions
 
@@ -619,10 +620,13 @@ def _gradcheck(func, inputs, *, eps, atol, rtol, raise_exception, nondet_tol,
         check = _fast_check if fast_mode else _slow_check
         check(func, inputs, outputs, input_positions, output_positions, constant_positions,
               eps, atol, rtol, nondet_tol, check_grad_dtypes, strict_outputs)
-        if check_undefined_grad and output_positions:
-            _check_undefined_grad_support(func, inputs, input_positions)
+        # torch's order: the zero-grad_output check always runs, before the check of
+        # undefined (None) output gradients
+        if output_positions:
             _check_backward_multiplies_grad_output(outputs, output_positions, inputs,
                                                    input_positions)
+        if check_undefined_grad and output_positions:
+            _check_undefined_grad_support(func, inputs, input_positions)
     except GradcheckError as error:
         if not raise_exception:
             return False

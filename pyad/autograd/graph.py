@@ -1,5 +1,6 @@
 """The backward graph: what it saves (``saved_tensors_hooks``, ``save_on_cpu``,
-``disable_saved_tensors_hooks``, as ``torch.autograd.graph``) and a picture of it
+``disable_saved_tensors_hooks``, ``increment_version``, as ``torch.autograd.graph``)
+and a picture of it
 (``to_dot`` and ``render``).
 
 `to_dot` walks the graph behind one or more outputs through the public node API
@@ -22,7 +23,29 @@ import pyad
 from pyad import _engine
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "to_dot", "render"]
+           "increment_version", "to_dot", "render"]
+
+
+def increment_version(tensor):
+    """Bump the version counter of ``tensor`` (a Variable, or an iterable of them), as
+    ``torch.autograd.graph.increment_version``: for code that changed a Variable's
+    data in place behind autograd's back, so that a backward which saved the old
+    value refuses it. The counter is shared with the Variable's views.
+
+    >>> import pyad
+    >>> x = pyad.tensor([1.0, 2.0])
+    >>> v = x._version
+    >>> increment_version(x)
+    >>> x._version == v + 1
+    True
+    """
+    if isinstance(tensor, pyad.Variable):
+        tensor = (tensor,)
+    for t in tensor:
+        if not isinstance(t, pyad.Variable):
+            raise TypeError("increment_version(): expected a Variable or an iterable of "
+                            "Variables, got %s" % type(t).__name__)
+        _engine._increment_version(t)
 
 
 class saved_tensors_hooks:
@@ -107,8 +130,9 @@ def disable_saved_tensors_hooks(error_message):
     no hooks here
     """
     previous = _engine._saved_tensors_hooks_disabled_message()
-    _engine._set_saved_tensors_hooks_disabled(error_message)
     try:
+        # raises (error_message) when a pair of hooks is set already, as torch
+        _engine._set_saved_tensors_hooks_disabled(error_message)
         yield
     finally:
         _engine._set_saved_tensors_hooks_disabled(previous)
