@@ -36,7 +36,7 @@ __all__ = [
     "is_same_size", "set_printoptions", "clone", "inverse", "det", "slogdet", "logdet",
     "compile", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "triu_indices", "tril_indices", "argwhere", "isposinf", "isneginf", "isreal", "deg2rad",
-    "rad2deg",
+    "rad2deg", "is_inference",
     # the opt-in host buffer cache
     "memory_pool", "empty_cache", "memory_stats", "set_cache_limit",
     # dtypes and torch's aliases
@@ -141,7 +141,7 @@ from pyad._compat import (
     finfo, iinfo, Size, is_floating_point, is_complex, is_nonzero, numel, is_same_size,
     set_printoptions, clone, inverse, det, slogdet, logdet, compile,
     use_deterministic_algorithms, are_deterministic_algorithms_enabled, triu_indices,
-    tril_indices, argwhere, isposinf, isneginf, isreal, deg2rad, rad2deg,
+    tril_indices, argwhere, isposinf, isneginf, isreal, deg2rad, rad2deg, is_inference,
 )
 
 float16 = _numpy.dtype(_numpy.float16)
