@@ -36,7 +36,7 @@ __all__ = [
     "is_same_size", "set_printoptions", "clone", "inverse", "det", "slogdet", "logdet",
     "compile", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "triu_indices", "tril_indices", "argwhere", "isposinf", "isneginf", "isreal", "deg2rad",
-    "rad2deg",
+    "rad2deg", "is_inference",
     # thread counts (pyad/_threads.py)
     "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
     # the opt-in host buffer cache
@@ -143,7 +143,7 @@ from pyad._compat import (
     finfo, iinfo, Size, is_floating_point, is_complex, is_nonzero, numel, is_same_size,
     set_printoptions, clone, inverse, det, slogdet, logdet, compile,
     use_deterministic_algorithms, are_deterministic_algorithms_enabled, triu_indices,
-    tril_indices, argwhere, isposinf, isneginf, isreal, deg2rad, rad2deg,
+    tril_indices, argwhere, isposinf, isneginf, isreal, deg2rad, rad2deg, is_inference,
 )
 from pyad._threads import (
     set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads,

@@ -14,7 +14,7 @@ __all__ = ["finfo", "iinfo", "Size", "is_floating_point", "is_complex", "is_nonz
            "numel", "is_same_size", "set_printoptions", "clone", "inverse", "det",
            "slogdet", "logdet", "compile", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "triu_indices", "tril_indices", "argwhere",
-           "isposinf", "isneginf", "isreal", "deg2rad", "rad2deg"]
+           "isposinf", "isneginf", "isreal", "deg2rad", "rad2deg", "is_inference"]
 
 
 class finfo:
@@ -100,6 +100,12 @@ def _variable(input, what):
 def is_floating_point(input):
     """Whether ``input``'s dtype is a floating one (half, float, double, bfloat16)."""
     return _variable(input, "is_floating_point").is_floating_point()
+
+
+def is_inference(input):
+    """Whether ``input`` is an inference Variable (made under ``inference_mode``), as
+    ``torch.is_inference``; the same as ``input.is_inference()``."""
+    return _variable(input, "is_inference").is_inference()
 
 
 def is_complex(input):

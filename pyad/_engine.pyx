@@ -1223,7 +1223,7 @@ cdef inline SavedVariable _save(Variable v, bint is_output, Py_ssize_t input_nr=
     cdef SavedVariable s
     if v._is_inference and not pyad_get_inference():
         raise RuntimeError(
-            "Inference Variables cannot be saved for backward. Please do not use Variables "
+            "Inference tensors cannot be saved for backward. Please do not use Variables "
             "created in inference mode in computation tracked by autograd. To work around "
             "this, you can make a clone to get a normal Variable and use it in autograd, or "
             "use `pyad.no_grad()` instead of `pyad.inference_mode()`.")
@@ -1669,6 +1669,7 @@ cdef class Variable:
         Only leaves accumulate ``.grad`` by default.
         """
         if self._view_fn is not None:
+            _check_inference_view_history(self)
             _refresh_view(self)
         return self._grad_fn is None
 
@@ -1676,6 +1677,7 @@ cdef class Variable:
     def grad_fn(self):
         """The graph node that produced this Variable, or None for a leaf."""
         if self._view_fn is not None:
+            _check_inference_view_history(self)
             _refresh_view(self)
         return self._grad_fn
 
@@ -1696,6 +1698,9 @@ cdef class Variable:
 
     @property
     def _version(self):
+        if self._is_inference:
+            # torch's inference tensors have no version counter to show
+            raise RuntimeError("Inference tensors do not track version counter.")
         return _vc(self).version
 
     @property
@@ -1928,7 +1933,7 @@ cdef class Variable:
             raise RuntimeError("cannot resize variables that require grad")
         if self._is_inference and not pyad_get_inference():
             raise RuntimeError(
-                "resize_(): Inplace update to inference Variable outside InferenceMode is "
+                "resize_(): Inplace update to inference tensor outside InferenceMode is "
                 "not allowed.You can make a clone to get a normal Variable before doing "
                 "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
         _checked_sizes(shape, self._data.dtype.itemsize, "resize_")
@@ -2916,6 +2921,14 @@ _add_class_attribute(Variable, "volatile", property(_get_volatile, _set_volatile
                                                     doc=_get_volatile.__doc__))
 # An ndarray on the left of an operator defers to the Variable.
 _add_class_attribute(Variable, "__array_priority__", 1000)
+
+
+def _variable_is_view(Variable self):
+    """torch's ``Tensor._is_view()``: True for a view of another Variable."""
+    return self._is_view
+
+
+_add_class_attribute(Variable, "_is_view", _variable_is_view)
 
 
 # --------------------------------------------------------------------------------

@@ -214,6 +214,8 @@ TORCH_WORDING = (
     "Output of saved tensor unpack_hook",
     "Calling register_hooks on a saved tensor",           # _raw_saved_<name>
     "gradcheck expects at least one input tensor",
+    "Inplace update to inference tensor", "Inference tensors cannot be saved",
+    "Inference tensors do not track version counter",     # inference_mode
     # torch's op and layer messages
     "Expected 2D or 3D (batch mode) tensor for input",
     "Only 3D, 4D and 5D input Tensors supported",

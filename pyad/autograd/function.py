@@ -7,6 +7,7 @@ it computes is recorded, so a backward written with pyad ops is differentiable a
 """
 import functools
 import inspect
+import warnings
 
 from pyad import _engine
 
@@ -90,11 +91,22 @@ class Function(_engine.FunctionNode, metaclass=FunctionMeta):
         return _engine._function_apply(cls, cls._backward_cls, args, kwargs,
                                        cls.setup_context is not Function.setup_context)
 
+    def __init__(self, *args, **kwargs):
+        cls = type(self)
+        if isinstance(inspect.getattr_static(cls, "forward"), staticmethod):
+            # torch's DeprecationWarning: a new-style Function is used through its class
+            warnings.warn("%s should not be instantiated. Methods on autograd functions are "
+                          "all static, so you should invoke them on the class itself. "
+                          "Instantiating an autograd function will raise an error in a "
+                          "future version." % cls, DeprecationWarning, stacklevel=2)
+
     def __call__(self, *args, **kwargs):
         cls = type(self)
         if isinstance(inspect.getattr_static(cls, "forward"), staticmethod):
-            raise RuntimeError("%s has a static forward (a new-style Function): call "
-                               "%s.apply(...), not an instance" % (cls.__name__, cls.__name__))
+            raise RuntimeError("Legacy autograd function with non-static forward method is "
+                               "deprecated. Please use new-style autograd function with "
+                               "static forward method: %s has a static forward, so call "
+                               "%s.apply(...), not an instance." % (cls.__name__, cls.__name__))
         if kwargs:
             raise TypeError("legacy Function %s takes positional arguments only"
                             % cls.__name__)

@@ -188,6 +188,11 @@ class _BackwardHook:
         return tuple(grad_outputs[i] for i in self.output_index)
 
     def _on_input_grads(self, grads):
+        if self.grad_outputs is None:
+            # The output wrapper did not run in this backward pass (a double backward
+            # through the input wrapper's recorded identity): the hooks already fired,
+            # as in torch, which skips them when no grad_output was captured.
+            return tuple(grads)
         grad_inputs = self._replacing(
             self.hooks, lambda hook, g: hook(self.module, g, self.grad_outputs),
             self._pack(self.input_index, grads, self.n_inputs),

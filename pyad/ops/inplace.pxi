@@ -12,7 +12,7 @@ cdef inline Variable _inplace_target(object input, str what):
     if isinstance(input, Variable):
         if (<Variable>input)._is_inference and not pyad_get_inference():
             raise RuntimeError(
-                "%s(): Inplace update to inference Variable outside InferenceMode is not "
+                "%s(): Inplace update to inference tensor outside InferenceMode is not "
                 "allowed.You can make a clone to get a normal Variable before doing inplace "
                 "update.See https://github.com/pytorch/rfcs/pull/17 for more details." % what)
         return <Variable>input

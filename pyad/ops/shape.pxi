@@ -62,6 +62,12 @@ cdef inline Variable _shape_result(Variable x, object data, Node node, int kind=
                                    object arg=None):
     cdef Variable out
     cdef _ViewFn fn
+    if x._is_inference:
+        # torch: a view of an inference Variable is an inference Variable with no
+        # history and no view tracking, inside inference_mode or not
+        out = _plain(data, x._volatile)
+        out._is_inference = True
+        return out
     if node is not None:
         out = _recorded1(node, data, _edge(x))
     else:
@@ -167,6 +173,16 @@ cdef void _refresh_view(Variable v) except *:
         v._view_fn = fn
     _set_history(v, fresh._grad_fn, fresh._output_nr)
     v._requires_grad = fresh._requires_grad
+
+
+cdef void _check_inference_view_history(Variable v) except *:
+    # torch (grad_fn and is_leaf only): a view made in inference_mode of a Variable that
+    # requires grad cannot have its history rebuilt after its base (or another view of
+    # it) changed in place
+    if v._view_creation == _VIEW_INFERENCE_MODE and v._view_no_grad and \
+            v._version_counter is not None and \
+            v._version_counter.version != v._view_version:
+        raise RuntimeError(_view_creation_error(v, True))
 
 
 cdef tuple _shape_args(tuple shape):

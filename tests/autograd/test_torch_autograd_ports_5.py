@@ -1549,3 +1549,83 @@ def test_autograd_multiple_views_python():
                        match="Output 0 of ComplexView is a view and is being modified "
                              "inplace"):
         out += 1
+
+
+def test_naughty_autograd_function_attribute_access():
+    # torch's test goes on to read node attributes off the instance (register_hook,
+    # next_functions, ...), which torch 2.13 itself no longer refuses on access; the
+    # instantiation warning, the call error and the node name are ported.
+    class Id(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, grad_x):
+            return grad_x
+
+    with pytest.warns(DeprecationWarning, match="should not be instantiated"):
+        f = Id()
+
+    # After the warning, an instance is still returned
+    assert isinstance(f, Id)
+    x = pyad.zeros(1, requires_grad=True)
+    with pytest.raises(RuntimeError, match="non-static forward method is deprecated"):
+        f(x)
+    t = Id.apply(x)
+    assert t.grad_fn.name() == "IdBackward"
+
+
+def test_no_unnecessary_unwrapping():
+    # A saved leaf comes back as the leaf itself, as in torch. torch also hands back the
+    # very object for a saved non-leaf input (`c.grad_fn._saved_other is b`); pyad
+    # keeps no reference to non-leaf Variables from their consumers (no cycles), so it
+    # returns b's value with b's history: same node, same data, same version counter.
+    a = randn(5, requires_grad=True)
+    a_orig = a.detach().clone()
+    b = a * a
+    c = a * b
+    d = pyad.exp(a)
+
+    # a is leaf
+    assert b.grad_fn._saved_self is a
+    assert b.grad_fn._saved_other is a
+    assert c.grad_fn._saved_self is a
+
+    # b is not an output
+    assert c.grad_fn._saved_other.grad_fn is b.grad_fn
+    assert c.grad_fn._saved_other.data is b.data
+    assert c.grad_fn._saved_other._version == b._version
+
+    # d is an output
+    assert_equal(d.grad_fn._saved_result, d)
+    assert d.grad_fn._saved_result is not d
+
+    c.sum().backward()
+
+    with pytest.raises(RuntimeError, match=FREED):
+        c.grad_fn._saved_self
+
+    # a is left untouched
+    assert_equal(a, a_orig)
+
+
+def test_full_backward_hook_double_backward():
+    x = rand(1, requires_grad=True)
+    y = pyad.rand_like(x)
+
+    func = pyad.nn.MSELoss()
+    counter = [0]
+
+    def hook(module, grad_input, grad_output):
+        counter[0] += 1
+
+    func.register_full_backward_hook(hook)
+
+    f = func(x, y)
+
+    (gradx_f,) = pyad.autograd.grad(f, x, create_graph=True)
+    assert counter[0] == 1
+    _ = pyad.autograd.grad(gradx_f, x)
+    # No error, and the counter is not incremented
+    assert counter[0] == 1
