@@ -1202,7 +1202,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
             raise RuntimeError("%s(): targets must have one row per batch element" % what)
         for b in range(n):
             if tg_len[b] > tgt.shape[1]:
-                raise RuntimeError("%s(): Expected tensor to have size at least %d at "
+                raise RuntimeError("%s(): Expected a Variable of size at least %d at "
                                    "dimension 1, but got size %d for argument #2 'targets' "
                                    "(while checking arguments for ctc_loss_cpu)"
                                    % (what, tg_len[b], tgt.shape[1]))
