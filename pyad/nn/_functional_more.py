@@ -922,6 +922,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                          % (what, weight.dim()))
     if mode not in ("sum", "mean", "max"):
         raise ValueError("%s(): mode has to be one of sum, mean or max" % what)
+    if sparse:
+        raise NotImplementedError("%s(): sparse gradients are not supported" % what)
+    if scale_grad_by_freq:
+        raise NotImplementedError("%s(): scale_grad_by_freq is not supported" % what)
     if _np.dtype(input.dtype).kind not in "iu":
         raise RuntimeError("%s(): Expected Variable for argument #1 'indices' to have an integer "
                            "scalar type; but got %s instead" % (what, input.dtype))

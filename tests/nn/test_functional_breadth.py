@@ -590,3 +590,11 @@ def test_max_pools_pick_the_last_nan_as_torch():
     x5 = np.full((1, 1, 2, 2, 2), np.nan)
     x5[0, 0, 0, 0, 0] = 1.0
     check(lambda F, L, x: F.max_pool3d(x, 2, return_indices=True), [x5], gradcheck_=False)
+
+
+def test_embedding_bag_refuses_what_it_does_not_do():
+    w, i, o = pyad.ones(3, 2), pyad.tensor([0, 1]), pyad.tensor([0])
+    with pytest.raises(NotImplementedError, match="sparse"):
+        F.embedding_bag(i, w, o, sparse=True)
+    with pytest.raises(NotImplementedError, match="scale_grad_by_freq"):
+        F.embedding_bag(i, w, o, scale_grad_by_freq=True)
