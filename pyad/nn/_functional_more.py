@@ -807,9 +807,11 @@ def _source_index(coord, size, padding_mode, align_corners):
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample ``input`` ``(N, C, H, W)`` at the normalised ``(x, y)`` positions of
-    ``grid`` ``(N, Ho, Wo, 2)`` (``-1``/``1`` the edges), with ``mode`` 'bilinear' or
-    'nearest' and ``padding_mode`` 'zeros', 'border' or 'reflection' (``F.grid_sample``,
-    2-D). Differentiable with respect to ``input`` and (bilinear) ``grid``.
+    ``grid`` ``(N, Ho, Wo, 2)`` (``-1``/``1`` the edges), or ``(N, C, D, H, W)`` at the
+    ``(x, y, z)`` of ``(N, Do, Ho, Wo, 3)``, with ``mode`` 'bilinear' (trilinear for 5-D)
+    or 'nearest' and ``padding_mode`` 'zeros', 'border' or 'reflection'
+    (``F.grid_sample``). Differentiable with respect to ``input`` and (bilinear)
+    ``grid``.
 
     >>> img = pyad.arange(4.0).reshape(1, 1, 2, 2)
     >>> grid_sample(img, pyad.tensor([[[[0.0, 0.0]]]]), align_corners=True)
@@ -826,54 +828,59 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if mode == "bicubic":
         raise NotImplementedError("grid_sample(): mode 'bicubic' is not supported by pyad")
     align_corners = _align_warning(align_corners)
-    if input.dim() != 4 or grid.dim() != 4:
-        if input.dim() == 5:
-            raise NotImplementedError("grid_sample(): 5-D (volumetric) input is not "
-                                      "supported by pyad")
-        raise RuntimeError("grid_sample(): expected 4D input and grid with same number of "
-                           "dimensions, but got input with sizes %s and grid with sizes %s"
+    if input.dim() not in (4, 5) or grid.dim() != input.dim():
+        raise RuntimeError("grid_sample(): expected 4D or 5D input and grid with same number "
+                           "of dimensions, but got input with sizes %s and grid with sizes %s"
                            % (list(input.shape), list(grid.shape)))
+    k = input.dim() - 2                                   # spatial dims
     if grid.shape[0] != input.shape[0]:
         raise RuntimeError("grid_sample(): expected grid and input to have same batch size, "
                            "but got input with sizes %s and grid with sizes %s"
                            % (list(input.shape), list(grid.shape)))
-    if grid.shape[3] != 2:
-        raise RuntimeError("grid_sample(): expected grid to have size 2 in last dimension, "
-                           "but got grid with sizes %s" % (list(grid.shape),))
-    if any(s == 0 for s in input.shape[2:]):
+    if grid.shape[grid.dim() - 1] != k:
+        raise RuntimeError("grid_sample(): expected grid to have size %d in last dimension, "
+                           "but got grid with sizes %s" % (k, list(grid.shape)))
+    if any(v == 0 for v in input.shape[2:]):
         raise RuntimeError("grid_sample(): expected input to have non-empty spatial "
                            "dimensions, but input has sizes %s" % (list(input.shape),))
-    n, c, h, w = input.shape
-    ho, wo = grid.shape[1], grid.shape[2]
+    n, c = input.shape[0], input.shape[1]
+    sizes = tuple(input.shape[2:])                        # (D,) H, W
+    out_sp = tuple(grid.shape[1:grid.dim() - 1])
+    points = int(_np.prod(out_sp))
     xp = _xp(input)
-    ix = _source_index(grid[..., 0], w, padding_mode, align_corners)      # (N, Ho, Wo)
-    iy = _source_index(grid[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
+    # grid's last axis is (x, y[, z]): x indexes the last spatial dim
+    coords = [_source_index(grid[..., k - 1 - i], sizes[i], padding_mode, align_corners)
+              for i in range(k)]                      # per spatial dim, (N, *out_sp)
+    flat = input.reshape(n, c, int(_np.prod(sizes)))
+    strides = [int(_np.prod(sizes[i + 1:])) for i in range(k)]
+    dt = input.data.dtype
 
-    def tap(yi, xi):
-        # the values at integer positions (yi, xi) (arrays), zero outside the image
-        inside = (xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)
-        pos = (xp.clip(yi, 0, h - 1) * w + xp.clip(xi, 0, w - 1)).astype(_np.int64)
-        pos = xp.broadcast_to(pos.reshape(n, 1, ho * wo), (n, c, ho * wo))
-        vals = pyad.gather(flat, 2, pos).reshape(n, c, ho, wo)
-        return vals, inside[:, None].astype(input.data.dtype)
+    def tap(idx):
+        # the values at integer positions idx (one array per dim), zero outside
+        inside = True
+        pos = 0
+        for i in range(k):
+            inside = inside & (idx[i] >= 0) & (idx[i] <= sizes[i] - 1)
+            pos = pos + xp.clip(idx[i], 0, sizes[i] - 1).astype(_np.int64) * strides[i]
+        pos = xp.broadcast_to(pos.reshape(n, 1, points), (n, c, points))
+        vals = pyad.gather(flat, 2, pos).reshape((n, c) + out_sp)
+        return vals, xp.expand_dims(inside, 1).astype(dt)
 
     if mode == "nearest":
-        xi = xp.round(ix.data)
-        yi = xp.round(iy.data)
-        vals, inside = tap(yi, xi)
+        vals, inside = tap([xp.round(v.data) for v in coords])
         return vals * inside
-    x0 = xp.floor(ix.data)
-    y0 = xp.floor(iy.data)
-    wx1 = (ix - pyad.Variable(x0)).unsqueeze(1)
-    wy1 = (iy - pyad.Variable(y0)).unsqueeze(1)
-    wx0 = 1 - wx1
-    wy0 = 1 - wy1
+    lows = [xp.floor(v.data) for v in coords]
+    frac = [(v - pyad.Variable(lo)).unsqueeze(1) for v, lo in zip(coords, lows)]
     out = 0
-    for yi, wy in ((y0, wy0), (y0 + 1, wy1)):
-        for xi, wx in ((x0, wx0), (x0 + 1, wx1)):
-            vals, inside = tap(yi, xi)
-            out = out + vals * (wy * wx * inside)
+    for corner in range(2 ** k):
+        idx, weight = [], None
+        for i in range(k):
+            upper = (corner >> (k - 1 - i)) & 1
+            idx.append(lows[i] + upper)
+            w = frac[i] if upper else 1 - frac[i]
+            weight = w if weight is None else weight * w
+        vals, inside = tap(idx)
+        out = out + vals * (weight * inside)
     return out
 
 
@@ -915,6 +922,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                          % (what, weight.dim()))
     if mode not in ("sum", "mean", "max"):
         raise ValueError("%s(): mode has to be one of sum, mean or max" % what)
+    if sparse:
+        raise NotImplementedError("%s(): sparse gradients are not supported" % what)
+    if scale_grad_by_freq:
+        raise NotImplementedError("%s(): scale_grad_by_freq is not supported" % what)
     if _np.dtype(input.dtype).kind not in "iu":
         raise RuntimeError("%s(): Expected Variable for argument #1 'indices' to have an integer "
                            "scalar type; but got %s instead" % (what, input.dtype))
@@ -1202,7 +1213,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
             raise RuntimeError("%s(): targets must have one row per batch element" % what)
         for b in range(n):
             if tg_len[b] > tgt.shape[1]:
-                raise RuntimeError("%s(): Expected tensor to have size at least %d at "
+                raise RuntimeError("%s(): Expected a Variable of size at least %d at "
                                    "dimension 1, but got size %d for argument #2 'targets' "
                                    "(while checking arguments for ctc_loss_cpu)"
                                    % (what, tg_len[b], tgt.shape[1]))

@@ -375,6 +375,27 @@ def test_grid_sample_matches_torch(mode, padding_mode, align):
           [x, grid], gradgrad=False)
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [True, False])
+def test_grid_sample_5d_matches_torch(mode, padding_mode, align):
+    x = randn(2, 2, 3, 4, 3)
+    grid = RNG.uniform(-1.3, 1.3, (2, 2, 3, 2, 3))
+    check(lambda F, L, x, g: F.grid_sample(x, g, mode=mode, padding_mode=padding_mode,
+                                           align_corners=align),
+          [x, grid], gradgrad=False)
+
+
+def test_grid_sample_errors():
+    with pytest.raises(NotImplementedError, match="bicubic"):
+        F.grid_sample(pyad.zeros(1, 1, 2, 2), pyad.zeros(1, 1, 1, 2), mode="bicubic",
+                      align_corners=False)
+    with pytest.raises(RuntimeError, match="size 2 in last dimension"):
+        F.grid_sample(pyad.zeros(1, 1, 2, 2), pyad.zeros(1, 1, 1, 3), align_corners=False)
+    with pytest.raises(ValueError, match="padding_mode"):
+        F.grid_sample(pyad.zeros(1, 1, 2, 2), pyad.zeros(1, 1, 1, 2), padding_mode="wrap")
+
+
 def test_grid_sample_of_affine_grid_near_identity():
     x = randn(1, 2, 4, 4)
     # near (not at) the identity: its grid points sit on pixel centres, where bilinear
@@ -569,3 +590,11 @@ def test_max_pools_pick_the_last_nan_as_torch():
     x5 = np.full((1, 1, 2, 2, 2), np.nan)
     x5[0, 0, 0, 0, 0] = 1.0
     check(lambda F, L, x: F.max_pool3d(x, 2, return_indices=True), [x5], gradcheck_=False)
+
+
+def test_embedding_bag_refuses_what_it_does_not_do():
+    w, i, o = pyad.ones(3, 2), pyad.tensor([0, 1]), pyad.tensor([0])
+    with pytest.raises(NotImplementedError, match="sparse"):
+        F.embedding_bag(i, w, o, sparse=True)
+    with pytest.raises(NotImplementedError, match="scale_grad_by_freq"):
+        F.embedding_bag(i, w, o, scale_grad_by_freq=True)
