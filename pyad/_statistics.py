@@ -476,7 +476,7 @@ def block_diag(*tensors):
     for i, t in enumerate(tensors):
         t = _as_variable(t, "block_diag")
         if t.ndim > 2:
-            raise RuntimeError("block_diag(): Input tensors must have 2 or fewer dimensions. "
+            raise RuntimeError("block_diag(): Input Variables must have 2 or fewer dimensions. "
                                "Input %d has %d dimensions" % (i, t.ndim))
         blocks.append(t.reshape(1, -1) if t.ndim < 2 else t)
     if not blocks:
@@ -558,8 +558,8 @@ def inner(input, other):
     if a.ndim == 0 or b.ndim == 0:
         return a * b
     if a.shape[-1] != b.shape[-1]:
-        raise RuntimeError("inner(): inner() the last dimension must match on both input "
-                           "tensors but got shapes %s and %s" % (tuple(a.shape), tuple(b.shape)))
+        raise RuntimeError("inner(): the last dimension must match on both input Variables "
+                           "but got shapes %s and %s" % (tuple(a.shape), tuple(b.shape)))
     return _engine.tensordot(a, b, ([a.ndim - 1], [b.ndim - 1]))
 
 
