@@ -158,7 +158,8 @@ def test_empty_and_integer_inputs_match_torch():
               lambda L: L.combinations(L.tensor([1, 2]), 3),
               lambda L: L.combinations(L.tensor([1, 2]), 0),
               lambda L: L.cartesian_prod(L.tensor([1, 2])),
-              lambda L: L.diagflat(L.tensor([[1, 2]])), lambda L: L.ger(L.tensor([1]), L.tensor([2, 3])),
+              lambda L: L.diagflat(L.tensor([[1, 2]])),
+              lambda L: L.ger(L.tensor([1]), L.tensor([2, 3])),
               lambda L: L.trapezoid(L.zeros(3, 0, dtype=L.float64)),
               lambda L: L.cumulative_trapezoid(L.zeros(3, 1, dtype=L.float64)),
               lambda L: L.block_diag(L.tensor([[1, 2]]), L.tensor([3.0], dtype=L.float64))):
