@@ -28,7 +28,7 @@ __all__ = [
     "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     # submodules, serialization
-    "autograd", "nn", "linalg", "optim", "interop", "backends", "cuda", "utils", "distributions",
+    "autograd", "nn", "linalg", "special", "optim", "interop", "backends", "cuda", "utils", "distributions",
     "save",
     "load",
     # torch's small utilities (pyad/_compat.py)
@@ -39,6 +39,11 @@ __all__ = [
     "rad2deg", "is_inference",
     # thread counts (pyad/_threads.py)
     "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
+    # statistics and small constructions (pyad/_statistics.py)
+    "quantile", "nanquantile", "cov", "corrcoef", "histc", "bincount", "msort", "renorm",
+    "mode", "trapezoid", "trapz", "cumulative_trapezoid", "vander", "diagflat", "block_diag",
+    "cartesian_prod", "combinations", "inner", "ger", "addr", "logspace", "hann_window",
+    "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
     # the opt-in host buffer cache
     "memory_pool", "empty_cache", "memory_stats", "set_cache_limit",
     # dtypes and torch's aliases
@@ -60,11 +65,11 @@ from pyad._engine import (
     amax, amin, argmax, argmin, prod, all, any, count_nonzero, var, std, var_mean,
     std_mean, norm, cumsum, cumprod, sort, argsort, topk, kthvalue, median, logsumexp,
     cummax, cummin, aminmax, nansum, nanmean, nanmedian, searchsorted, bucketize,
-    matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag, diagonal,
-    diag_embed, tril, triu, cross, matrix_power, addmm, addmv, baddbmm, addbmm, cdist,
-    dist, reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
-    broadcast_to, sum_to, getitem, cat, concat, stack, hstack, vstack, split,
-    split_with_sizes, chunk, unbind, unsafe_split, unsafe_split_with_sizes,
+    logcumsumexp, matmul, mm, bmm, mv, dot, outer, einsum, tensordot, trace, diag,
+    diagonal, diag_embed, tril, triu, cross, matrix_power, addmm, addmv, baddbmm,
+    addbmm, cdist, dist, reshape, view, flatten, transpose, permute, t, unsqueeze,
+    squeeze, expand, broadcast_to, sum_to, getitem, cat, concat, stack, hstack, vstack,
+    split, split_with_sizes, chunk, unbind, unsafe_split, unsafe_split_with_sizes,
     unsafe_chunk, narrow, select, flip, roll, repeat, tile, movedim, unflatten, gather,
     take_along_dim, scatter, scatter_add, index_select, index_add, index_copy,
     index_fill, masked_fill, masked_select, masked_scatter, nonzero, unique,
@@ -78,8 +83,14 @@ from pyad._engine import (
     index_fill_, index_add_, index_copy_, scatter_, scatter_add_, put_, exp_, log_,
     sqrt_, tanh_, sigmoid_, relu_, neg_, pow_, abs_, reciprocal_, sign_, square_,
     rsqrt_, expm1_, log1p_, log2_, log10_, sin_, cos_, tan_, asin_, acos_, atan_,
-    sinh_, cosh_, erf_, floor_, ceil_, round_, trunc_, frac_, conj, real, imag, angle,
-    sgn, vdot, view_as_real, view_as_complex,
+    sinh_, cosh_, erf_, floor_, ceil_, round_, trunc_, frac_, asinh_, acosh_, atanh_,
+    arcsin_, arccos_, arctan_, arctan2_, arcsinh_, arccosh_, arctanh_, fix_, exp2_,
+    erfc_, erfinv_, lgamma_, digamma_, i0_, xlogy_, sinc_, copysign_, ldexp_,
+    nextafter_, hypot_, conj, real, imag, angle, sgn, vdot, view_as_real,
+    view_as_complex, asinh, acosh, atanh, arcsin, arccos, arctan, arctan2, arcsinh,
+    arccosh, arctanh, fix, exp2, erfc, erfinv, lgamma, digamma, polygamma, mvlgamma,
+    i0, xlogy, sinc, fmax, fmin, copysign, ldexp, frexp, nextafter, heaviside, gcd,
+    lcm,
 )
 __all__ += [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "tanh", "sigmoid",
@@ -95,31 +106,38 @@ __all__ += [
     "max", "min", "amax", "amin", "argmax", "argmin", "prod", "all", "any",
     "count_nonzero", "var", "std", "var_mean", "std_mean", "norm", "cumsum", "cumprod",
     "sort", "argsort", "topk", "kthvalue", "median", "logsumexp", "cummax", "cummin",
-    "aminmax", "nansum", "nanmean", "nanmedian", "searchsorted", "bucketize", "matmul",
-    "mm", "bmm", "mv", "dot", "outer", "einsum", "tensordot", "trace", "diag",
-    "diagonal", "diag_embed", "tril", "triu", "cross", "matrix_power", "addmm",
-    "addmv", "baddbmm", "addbmm", "cdist", "dist", "reshape", "view", "flatten",
-    "transpose", "permute", "t", "unsqueeze", "squeeze", "expand", "broadcast_to",
-    "sum_to", "getitem", "cat", "concat", "stack", "hstack", "vstack", "split",
-    "split_with_sizes", "chunk", "unbind", "unsafe_split", "unsafe_split_with_sizes",
-    "unsafe_chunk", "narrow", "select", "flip", "roll", "repeat", "tile", "movedim",
-    "unflatten", "gather", "take_along_dim", "scatter", "scatter_add", "index_select",
-    "index_add", "index_copy", "index_fill", "masked_fill", "masked_select",
-    "masked_scatter", "nonzero", "unique", "unique_consecutive", "pad", "ravel",
-    "flipud", "fliplr", "rot90", "atleast_1d", "atleast_2d", "atleast_3d", "dstack",
-    "column_stack", "tensor_split", "hsplit", "vsplit", "take", "put",
-    "broadcast_tensors", "meshgrid", "kron", "repeat_interleave", "diff", "moveaxis",
-    "swapdims", "swapaxes", "log_softmax", "softmax", "gelu", "silu", "elu",
-    "leaky_relu", "softplus", "hardtanh", "logsigmoid", "conv1d", "conv2d",
-    "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "unfold",
-    "fold", "uniform_", "normal_", "bernoulli", "multinomial", "normal", "add_",
-    "sub_", "mul_", "div_", "zero_", "fill_", "copy_", "clamp_", "setitem",
-    "masked_fill_", "index_fill_", "index_add_", "index_copy_", "scatter_",
-    "scatter_add_", "put_", "exp_", "log_", "sqrt_", "tanh_", "sigmoid_", "relu_",
-    "neg_", "pow_", "abs_", "reciprocal_", "sign_", "square_", "rsqrt_", "expm1_",
-    "log1p_", "log2_", "log10_", "sin_", "cos_", "tan_", "asin_", "acos_", "atan_",
-    "sinh_", "cosh_", "erf_", "floor_", "ceil_", "round_", "trunc_", "frac_", "conj",
-    "real", "imag", "angle", "sgn", "vdot", "view_as_real", "view_as_complex",
+    "aminmax", "nansum", "nanmean", "nanmedian", "searchsorted", "bucketize",
+    "logcumsumexp", "matmul", "mm", "bmm", "mv", "dot", "outer", "einsum", "tensordot",
+    "trace", "diag", "diagonal", "diag_embed", "tril", "triu", "cross", "matrix_power",
+    "addmm", "addmv", "baddbmm", "addbmm", "cdist", "dist", "reshape", "view",
+    "flatten", "transpose", "permute", "t", "unsqueeze", "squeeze", "expand",
+    "broadcast_to", "sum_to", "getitem", "cat", "concat", "stack", "hstack", "vstack",
+    "split", "split_with_sizes", "chunk", "unbind", "unsafe_split",
+    "unsafe_split_with_sizes", "unsafe_chunk", "narrow", "select", "flip", "roll",
+    "repeat", "tile", "movedim", "unflatten", "gather", "take_along_dim", "scatter",
+    "scatter_add", "index_select", "index_add", "index_copy", "index_fill",
+    "masked_fill", "masked_select", "masked_scatter", "nonzero", "unique",
+    "unique_consecutive", "pad", "ravel", "flipud", "fliplr", "rot90", "atleast_1d",
+    "atleast_2d", "atleast_3d", "dstack", "column_stack", "tensor_split", "hsplit",
+    "vsplit", "take", "put", "broadcast_tensors", "meshgrid", "kron",
+    "repeat_interleave", "diff", "moveaxis", "swapdims", "swapaxes", "log_softmax",
+    "softmax", "gelu", "silu", "elu", "leaky_relu", "softplus", "hardtanh",
+    "logsigmoid", "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
+    "adaptive_avg_pool2d", "unfold", "fold", "uniform_", "normal_", "bernoulli",
+    "multinomial", "normal", "add_", "sub_", "mul_", "div_", "zero_", "fill_", "copy_",
+    "clamp_", "setitem", "masked_fill_", "index_fill_", "index_add_", "index_copy_",
+    "scatter_", "scatter_add_", "put_", "exp_", "log_", "sqrt_", "tanh_", "sigmoid_",
+    "relu_", "neg_", "pow_", "abs_", "reciprocal_", "sign_", "square_", "rsqrt_",
+    "expm1_", "log1p_", "log2_", "log10_", "sin_", "cos_", "tan_", "asin_", "acos_",
+    "atan_", "sinh_", "cosh_", "erf_", "floor_", "ceil_", "round_", "trunc_", "frac_",
+    "asinh_", "acosh_", "atanh_", "arcsin_", "arccos_", "arctan_", "arctan2_",
+    "arcsinh_", "arccosh_", "arctanh_", "fix_", "exp2_", "erfc_", "erfinv_", "lgamma_",
+    "digamma_", "i0_", "xlogy_", "sinc_", "copysign_", "ldexp_", "nextafter_",
+    "hypot_", "conj", "real", "imag", "angle", "sgn", "vdot", "view_as_real",
+    "view_as_complex", "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan",
+    "arctan2", "arcsinh", "arccosh", "arctanh", "fix", "exp2", "erfc", "erfinv",
+    "lgamma", "digamma", "polygamma", "mvlgamma", "i0", "xlogy", "sinc", "fmax",
+    "fmin", "copysign", "ldexp", "frexp", "nextafter", "heaviside", "gcd", "lcm",
 ]
 # --- end of generated op names ---
 from pyad._factories import (
@@ -135,7 +153,7 @@ from pyad.autograd.grad_mode import (
 from pyad.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
-from pyad import autograd, nn, linalg, optim, interop
+from pyad import autograd, nn, linalg, special, optim, interop
 from pyad import backends, cuda, utils, distributions
 from pyad.serialization import save, load
 from pyad.memory import memory_pool, empty_cache, memory_stats, set_cache_limit
@@ -147,6 +165,12 @@ from pyad._compat import (
 )
 from pyad._threads import (
     set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads,
+)
+from pyad._statistics import (
+    quantile, nanquantile, cov, corrcoef, histc, bincount, msort, renorm, mode, trapezoid, trapz,
+    cumulative_trapezoid, vander, diagflat, block_diag, cartesian_prod, combinations, inner,
+    ger, addr, logspace, hann_window, hamming_window, blackman_window, bartlett_window,
+    kaiser_window,
 )
 
 float16 = _numpy.dtype(_numpy.float16)

@@ -4098,6 +4098,7 @@ include "ops/shape.pxi"
 include "ops/nn.pxi"
 include "ops/conv.pxi"
 include "ops/random.pxi"
+include "ops/special.pxi"
 include "ops/inplace.pxi"
 include "ops/complex.pxi"
 include "_function.pxi"
@@ -4126,7 +4127,9 @@ OP_FAMILIES = {
     "random": RANDOM_OPS,
     "inplace": INPLACE_OPS,
     "complex": COMPLEX_OPS,
+    "special": SPECIAL_OPS,
     "linalg_namespace": LINALG_NAMESPACE_OPS,
+    "special_namespace": SPECIAL_NAMESPACE_OPS,
 }
 
 # Each family's heading in docs/op-reference.md (the <FAMILY>_TITLE of its file).
@@ -4140,19 +4143,23 @@ OP_FAMILY_TITLES = {
     "random": RANDOM_TITLE,
     "inplace": INPLACE_TITLE,
     "complex": COMPLEX_TITLE,
+    "special": SPECIAL_TITLE,
     "linalg_namespace": LINALG_NAMESPACE_TITLE,
+    "special_namespace": SPECIAL_NAMESPACE_TITLE,
 }
 
 # Families whose ops live in a submodule (pyad.<namespace>.<name>) rather than as
 # pyad.<name> and Variable methods.
-OP_NAMESPACES = {"linalg_namespace": LINALG_NAMESPACE_MODULE}
+OP_NAMESPACES = {"linalg_namespace": LINALG_NAMESPACE_MODULE,
+                 "special_namespace": SPECIAL_NAMESPACE_MODULE}
 
 # Public as pyad.<name> but not as Variable methods (each family file says which of its
 # ops, and why, in its <FAMILY>_FUNCTION_ONLY).
 FUNCTION_ONLY = frozenset(ELEMENTWISE_FUNCTION_ONLY + REDUCTION_FUNCTION_ONLY
                           + LINALG_FUNCTION_ONLY + SHAPE_FUNCTION_ONLY + NN_FUNCTION_ONLY
                           + CONV_FUNCTION_ONLY + RANDOM_FUNCTION_ONLY
-                          + INPLACE_FUNCTION_ONLY + COMPLEX_FUNCTION_ONLY)
+                          + INPLACE_FUNCTION_ONLY + COMPLEX_FUNCTION_ONLY
+                          + SPECIAL_FUNCTION_ONLY)
 
 
 cdef void _install_methods() except *:

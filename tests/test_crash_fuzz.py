@@ -29,7 +29,7 @@ from pyad import _engine
 # pyad.interop bridge node base (its subclasses live in pyad.interop and need torch).
 _NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
                      "BackwardCFunction", "_ZeroGradNode", "_SelectNode", "_BridgeNode",
-                     "_RemainderNode", "_IndexAlongNode", "_StochasticNode",
+                     "_RemainderNode", "_IndexAlongNode", "_StochasticNode", "_FminmaxNode",
                      "_FloatSampleNode", "_GroupBackward"}
 
 
@@ -148,6 +148,17 @@ def _zoo():
         x.sinh(), x.cosh(), x.erf(), x.maximum(w), x.minimum(w), pyad.where(x > 0, x, w),
         x.clamp(-1, w), x.atan2(w), x.hypot(w), x.floor(), x.ceil(), x.round(), x.trunc(),
         x % w, x.fmod(w), x.logaddexp(w), (x.sigmoid() * 0.5).logit(),
+    ]
+    # special functions (pyad/ops/special.pxi) and logcumsumexp
+    p = x.sigmoid()
+    entries += [
+        x.asinh(), (x * x + 1).acosh(), (p * 0.5).atanh(), x.exp2(), x.erfc(),
+        (p * 0.5).erfinv(), (x * x + 1).lgamma(), (x * x + 1).digamma(),
+        pyad.polygamma(2, x * x + 1), x.i0(), pyad.special.i0e(x), pyad.special.i1(x),
+        pyad.special.i1e(x), pyad.special.ndtr(x), pyad.special.ndtri(p),
+        pyad.special.log_ndtr(x), x.xlogy(p), pyad.special.xlog1py(x, p),
+        pyad.special.entr(p), x.sinc(), x.fmax(w), x.fmin(w), x.copysign(w),
+        pyad.frexp(x).mantissa, x.logcumsumexp(1),
     ]
     # nn activations
     entries += [x.softmax(1), pyad.gelu(x), pyad.silu(x), pyad.elu(x), pyad.leaky_relu(x),
@@ -423,6 +434,14 @@ _DIM_OPS = {
     "unbind": lambda m, x, d: m.unbind(x, d),
     "count_nonzero": lambda m, x, d: m.count_nonzero(x, d),
     "cumsum": lambda m, x, d: m.cumsum(x, d),
+    "logcumsumexp": lambda m, x, d: m.logcumsumexp(x, d),
+    "quantile": lambda m, x, d: m.quantile(x, 0.5, d),
+    "nanquantile": lambda m, x, d: m.nanquantile(x, 0.5, d),
+    "mode": lambda m, x, d: m.mode(x, d),
+    "renorm": lambda m, x, d: m.renorm(x, 2, d, 1.0),
+    "trapezoid": lambda m, x, d: m.trapezoid(x, dim=d),
+    "trapz": lambda m, x, d: m.trapz(x, dim=d),
+    "cumulative_trapezoid": lambda m, x, d: m.cumulative_trapezoid(x, dim=d),
     "cumprod": lambda m, x, d: m.cumprod(x, d),
     "cummax": lambda m, x, d: m.cummax(x, d),
     "cummin": lambda m, x, d: m.cummin(x, d),

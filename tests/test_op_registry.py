@@ -55,6 +55,10 @@ SAMPLE_CALLS = {
     "max_pool2d": lambda op, x: op(x[None], 2),
     "avg_pool2d": lambda op, x: op(x[None], 2),
     "adaptive_avg_pool2d": lambda op, x: op(x[None], 1),
+    "polygamma": lambda op, x: op(1, x),
+    "mvlgamma": lambda op, x: op(x + 1, 2),
+    "gcd": lambda op, x: op(pyad.tensor([4, 6]), pyad.tensor([6, 4])),
+    "lcm": lambda op, x: op(pyad.tensor([4, 6]), pyad.tensor([6, 4])),
 }
 for _name in ("scatter", "scatter_add", "scatter_", "scatter_add_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x, 1, pyad.tensor([[0], [1]]), x)
@@ -205,12 +209,16 @@ def test_every_linalg_function_reports_itself_to_the_profiler(name):
 def test_in_place_twins_come_from_one_factory():
     twins = {t.__name__ for t in _engine._UNARY_TWINS}
     assert {"exp_", "log_", "sqrt_", "tanh_", "sigmoid_", "relu_", "neg_", "pow_"} <= twins
+    # each twin's extra arguments: those of its docstring example (pow_(2), copysign_(-1.))
+    extra = {op.__name__ + "_": eval("(%s,)" % example) if example else ()
+             for op, example in _engine.ELEMENTWISE_INPLACE_TWINS + _engine.SPECIAL_INPLACE_TWINS}
     for twin in _engine._UNARY_TWINS:
         out_of_place = getattr(pyad, twin.__name__[:-1])
         x = pyad.Variable(np.array([0.5, 2.0]))
-        expected = out_of_place(x, 2) if twin.__name__ == "pow_" else out_of_place(x)
-        result = getattr(x, twin.__name__)(2) if twin.__name__ == "pow_" \
-            else getattr(x, twin.__name__)()
+        args = extra[twin.__name__]
+        with np.errstate(invalid="ignore"):
+            expected = out_of_place(x, *args)
+            result = getattr(x, twin.__name__)(*args)
         assert result is x
         np.testing.assert_array_equal(x.data, expected.data)
 
@@ -278,7 +286,8 @@ def test_every_op_is_in_the_stub(name):
                          ids=lambda op: op.__name__)
 def test_every_op_is_in_the_op_reference(op):
     page = _read("docs", "op-reference.md")
-    assert re.search(r"^### `pyad\.(linalg\.)?%s\(" % re.escape(op.__name__), page, re.M)
+    assert re.search(r"^### `pyad\.((linalg|special)\.)?%s\(" % re.escape(op.__name__), page,
+                     re.M)
 
 
 # Functions of pyad._engine that pyad exports but that are not ops (no tuple entry).

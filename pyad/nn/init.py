@@ -15,7 +15,7 @@ import warnings
 
 import numpy
 
-from pyad._engine import get_array_module
+from pyad._engine import _erfinv_array, get_array_module
 from pyad.autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
@@ -221,41 +221,10 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     def draw(rng, shape):
         u = rng.uniform(2 * lo - 1, 2 * hi - 1, shape)
         xp = get_array_module(u)
-        return xp.clip(_erfinv(xp, u) * (std * math.sqrt(2.0)) + mean, a, b)
+        return xp.clip(_erfinv_array(u) * (std * math.sqrt(2.0)) + mean, a, b)
 
     with no_grad():
         return _fill_from(tensor, generator, draw, "trunc_normal_")
-
-
-def _erfinv(xp, y):
-    # The inverse error function on an array of (-1, 1). CuPy has one; NumPy has none:
-    # Giles's approximation ("Approximating the erfinv function", 2010), relative error
-    # below 4e-7 while 1 - |y| > 1e-7, then, for the few draws nearer to +-1 (a bound far
-    # in the tail), Newton steps on log(erfc(|x|)) = log(1 - |y|) (nearly linear there, so
-    # they converge fast; 1 - |y| is exact in float64).
-    if xp is not numpy:
-        import cupyx.scipy.special
-        return cupyx.scipy.special.erfinv(y)
-    w = -numpy.log((1.0 - y) * (1.0 + y))
-    central, tail = w - 2.5, numpy.sqrt(numpy.maximum(w, 5.0)) - 3.0
-    p_central = numpy.polyval([
-        2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-        -0.00125372503, -0.00417768164, 0.246640727, 1.50140941], central)
-    p_tail = numpy.polyval([
-        -0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-        -0.0076224613, 0.00943887047, 1.00167406, 2.83297682], tail)
-    x = numpy.where(w < 5.0, p_central, p_tail) * y
-    far = numpy.abs(y) > 1.0 - 1e-6
-    if far.any():
-        ax, rest = numpy.abs(x[far]), 1.0 - numpy.abs(y[far])
-        erfc = numpy.vectorize(math.erfc, otypes=[numpy.float64])
-        log_rest = numpy.log(rest)
-        for _ in range(6):
-            c = erfc(ax)
-            ax = ax + (numpy.log(c) - log_rest) * c / (2.0 / math.sqrt(math.pi)
-                                                      * numpy.exp(-ax * ax))
-        x[far] = numpy.copysign(ax, y[far])
-    return x
 
 
 def orthogonal_(tensor, gain=1, generator=None):

@@ -267,6 +267,7 @@ _HOLOMORPHIC = frozenset([
     TanhGradBackward, PowConstGradBackward, MatmulBackward, EinsumBackward,
     ProdOthersBackward, ProdBackward, CumprodBackward, LogsumexpBackward, SiluBackward,
     ConvolutionBackward, InvBackward, DetBackward, SolveBackward,
+    AsinhBackward, AcoshBackward, AtanhBackward, Exp2Backward,
 ])
 
 

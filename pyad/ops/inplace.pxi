@@ -291,9 +291,11 @@ cpdef Variable copy_(object input, object src):
 
 cdef Variable _inplace_unary(Variable x, object op, tuple args, str what):
     cdef Variable old
+    # a binary op's other operand (atan2_, copysign_) may bring the graph
+    other = args[0] if args else None
     try:
-        if _inplace_records(x, None):
-            _check_inplace_allowed(x, None, what)
+        if _inplace_records(x, other):
+            _check_inplace_allowed(x, other, what)
             old = _snapshot(x)
             return _write_back(x, old, op(old, *args), what)
         if not _is_writeable(x._data):
@@ -327,7 +329,7 @@ def _inplace_twin(op, example_args=""):
         "In-place :func:`%s`: ``input.%s(%s)`` writes the result into ``input``.\n\n"
         "    >>> x = pyad.tensor([0.25, 1.0], dtype=pyad.float64)\n"
         "    >>> expected = pyad.%s(x%s)\n"
-        "    >>> numpy.array_equal(x.%s(%s).data, expected.data), x._version\n"
+        "    >>> numpy.array_equal(x.%s(%s).data, expected.data, equal_nan=True), x._version\n"
         "    (True, 1)\n"
         % (op.__name__, name, example_args, op.__name__,
            ", " + example_args if example_args else "", name, example_args))
@@ -579,7 +581,8 @@ def put_(object input, index, source, accumulate=False):
 
 # The in-place twins of unary ops, made from ELEMENTWISE_INPLACE_TWINS (the table beside
 # the elementwise family's tuple).
-_UNARY_TWINS = tuple(_inplace_twin(op, example) for op, example in ELEMENTWISE_INPLACE_TWINS)
+_UNARY_TWINS = tuple(_inplace_twin(op, example)
+                     for op, example in ELEMENTWISE_INPLACE_TWINS + SPECIAL_INPLACE_TWINS)
 for _twin in _UNARY_TWINS:
     globals()[_twin.__name__] = _twin
 

@@ -1034,6 +1034,81 @@ cpdef Variable cumsum(object input, object dim, object dtype=None):
     return _plain(data, x._volatile)
 
 
+cdef class LogcumsumexpBackward(Node):
+    # torch's formula (from TensorFlow's): the gradient's positive and negative parts in
+    # log space, each summed from the end by a logcumsumexp of the flipped input, so
+    # nothing overflows: exp(revlcse(log g+ - y) + x) - exp(revlcse(log g- - y) + x).
+    # Written with pyad ops, so it is differentiable again.
+    cdef SavedVariable input
+    cdef SavedVariable result
+    cdef Py_ssize_t dim
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable g = grads[0]
+        if g._data.ndim == 0 or g._data.size == 0:
+            return (g,)
+        x = self.input.unpack(self)
+        y = self.result.unpack(self)
+        lowest = float(numpy.finfo(g._data.dtype).min)
+        d = self.dim
+        parts = []
+        # log 0 = -inf where g is 0; lowest - y may overflow to -inf: both mean "nothing"
+        with numpy.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            log_abs = log(abs(g))
+            for positive in (True, False):
+                mask = (g._data > 0) if positive else (g._data < 0)
+                log_part = where(mask, log_abs, lowest)
+                rev = flip(logcumsumexp(flip(sub(log_part, y), [d]), d), [d])
+                parts.append(exp(add(rev, x)))
+        return (sub(parts[0], parts[1]),)
+
+    cdef void _release_saved(self):
+        self._released = True
+        if self.input is not None:
+            self.input.release()
+        if self.result is not None:
+            self.result.release()
+
+
+cdef object _logcumsumexp_data(object d, Py_ssize_t dim):
+    if type(d) is _NDARRAY:
+        with numpy.errstate(invalid="ignore"):
+            return numpy.logaddexp.accumulate(d, axis=dim)
+    # CuPy: shift by the maximum along dim (0 where it is not finite), then a cumsum
+    xp = _xp_of(d)
+    m = d.max(axis=dim, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, xp.zeros((), dtype=d.dtype))
+    return xp.log(xp.cumsum(xp.exp(d - m), axis=dim)) + m
+
+
+@profiled_op
+cpdef Variable logcumsumexp(object input, object dim):
+    """``log(cumsum(exp(input), dim))``, computed without overflow (NumPy's
+    ``logaddexp.accumulate``), with torch's stable gradient.
+
+    >>> logcumsumexp(Variable(numpy.array([0., 1000., 0.])), 0)
+    tensor([   0., 1000., 1000.], dtype=float64)
+    """
+    cdef Variable x = _as_variable(input, "logcumsumexp")
+    if _dtype_kind(x._data) == b'c':
+        raise NotImplementedError("logcumsumexp(): complex Variables are not supported")
+    if _dtype_kind(x._data) != b'f':
+        raise RuntimeError("logcumsumexp(): expected a floating point Variable, got %s"
+                           % x._data.dtype)
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "logcumsumexp")
+    data = x._data.copy() if x._data.ndim == 0 else _logcumsumexp_data(x._data, d)
+    cdef LogcumsumexpBackward node
+    cdef Variable out
+    if _records(x):
+        node = LogcumsumexpBackward.__new__(LogcumsumexpBackward)
+        node.dim = d
+        out = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        node.result = _save(out, True)
+        return out
+    return _plain(data, x._volatile)
+
+
 cdef class CumprodBackward(Node):
     # No zero: rev_cumsum(g * out) / x. With zeros, exactly (and differentiably):
     # dL/dx_k = sum_{i >= k} g_i prod_{j <= i, j != k} x_j, through the product of the
@@ -1690,7 +1765,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 REDUCTION_OPS = (sum, mean, max, _op_min, amax, amin, argmax, argmin, prod, _op_all, _op_any,
                  count_nonzero, var, std, var_mean, std_mean, norm, cumsum, cumprod, sort,
                  argsort, topk, kthvalue, median, logsumexp, cummax, cummin, aminmax,
-                 nansum, nanmean, nanmedian, searchsorted, bucketize)
+                 nansum, nanmean, nanmedian, searchsorted, bucketize, logcumsumexp)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (torch has searchsorted and bucketize as functions
 # only).

@@ -191,7 +191,8 @@ VALID = {
 for _name in ("masked_fill_", "index_fill_", "index_add_", "index_copy_", "scatter_",
               "scatter_add_", "put_"):
     VALID[_name] = VALID[_name[:-1]]
-for _name in ("add_", "sub_", "mul_", "div_"):
+for _name in ("add_", "sub_", "mul_", "div_", "arctan2_", "xlogy_", "copysign_", "ldexp_",
+              "nextafter_", "hypot_"):
     VALID[_name] = lambda: ((X(), X()), {})
 VALID["clamp_"] = lambda: ((X(), 0.0, 2.0), {})
 VALID["pow_"] = lambda: ((X(), 2.0), {})
@@ -199,6 +200,11 @@ VALID["imag"] = lambda: ((X() * 1j,), {})
 VALID["vdot"] = lambda: ((pyad.ones(3), pyad.ones(3)), {})
 VALID["view_as_real"] = lambda: ((X() * 1j,), {})
 VALID["view_as_complex"] = lambda: ((pyad.ones(2, 3, 2),), {})
+VALID["polygamma"] = lambda: ((1, X()), {})
+VALID["logcumsumexp"] = lambda: ((X(), 1), {})
+VALID["mvlgamma"] = lambda: ((X(), 2), {})
+VALID["heaviside"] = lambda: ((X(), X()), {})
+VALID["gcd"] = VALID["lcm"] = lambda: ((INTS(), INTS()), {})
 
 # Names the op goes by in messages when it differs from its function's name.
 SPOKEN = {"getitem": "__getitem__", "setitem": "__setitem__", "concat": "cat",
@@ -263,6 +269,9 @@ def _probes(op):
         add("bad subscripts", (["ij->k", args[1]], kwargs))
         add("mismatched shapes", (["ij,ij->i", args[1], args[1].t()], kwargs))
         add("wrong operand count", (["ij,jk->ik", args[1]], kwargs))
+    elif first == "n" and len(args) > 1:          # polygamma(n, input)
+        add("wrong type", ([args[0], "abc"] + args[2:], kwargs))
+        add("wrong order type", ([1.5] + args[1:], kwargs))
     elif first == "tensors":
         add("wrong type", (["abc"] + args[1:], kwargs))
         add("wrong element type", ([[X(), "abc"]] + args[1:], kwargs))
@@ -272,7 +281,7 @@ def _probes(op):
     for name in dim_names:
         if name in params:
             add("dim out of range (%s)" % name, _set(args, kwargs, op, name, 7))
-    for name in ("other", "mat2", "vec", "vec2", "end", "b", "B", "x2"):
+    for name in ("other", "mat2", "vec", "vec2", "end", "b", "B", "x2", "values"):
         # equal: False, as torch; kron: any two shapes have a Kronecker product
         if name in params and op.__name__ not in ("equal", "kron"):
             value = pyad.ones(4, 5, 7, dtype=pyad.float64)

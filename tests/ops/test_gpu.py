@@ -33,6 +33,7 @@ import test_nn  # noqa: E402
 import test_reduction  # noqa: E402
 import test_rules_once_shape_matmul  # noqa: E402
 import test_shape  # noqa: E402
+import test_special  # noqa: E402
 
 FAMILIES = {
     "elementwise": test_elementwise.CASES,
@@ -42,6 +43,8 @@ FAMILIES = {
     "nn": test_nn.CASES,
     "inplace": test_inplace.CASES,
     "rules": test_rules_once_shape_matmul.CASES,
+    # the special functions: cupyx.scipy.special on device data, no NumPy call
+    "special": test_special.CASES,
 }
 PARAMS = [pytest.param(case, id="%s-%s" % (family, case.id))
           for family, cases in FAMILIES.items() for case in cases]

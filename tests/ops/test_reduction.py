@@ -29,6 +29,12 @@ def _reduction_cases(name, domain="signed"):
     return cases
 
 
+def _logcumsumexp(L, a, dim):
+    if L.name == "numpy":
+        return np.log(np.cumsum(np.exp(a.astype(np.float64)), axis=dim)).astype(a.dtype)
+    return L.logcumsumexp(a, dim)
+
+
 def _call(L, name, a, dim=None, keepdim=False):
     """``name`` over ``dim`` in torch's spelling; NumPy's twin takes axis/keepdims, and
     the values of a (values, indices) result."""
@@ -169,6 +175,10 @@ CASES = (
     + [Case("%s_dim_%s" % (name, dim), lambda L, a, n=name, d=dim: getattr(L, n)(a, d),
             [(2, 3, 4)], zero_d=False) for name in ("cumsum", "cumprod") for dim in (0, 1, -1)]
     + [Case("cumprod_of_exp_1d", lambda L, a: L.cumprod(L.exp(a), 0), [(5,)], zero_d=False)]
+    # logcumsumexp: NumPy's reference is log(cumsum(exp)) in float64 (small inputs; the
+    # extreme ones are tested below)
+    + [Case("logcumsumexp_dim_%s" % dim, lambda L, a, d=dim: _logcumsumexp(L, a, d),
+            [(2, 3, 4)], zero_d=False) for dim in (0, 1, -1)]
     # sorting and selection (distinct values: no ties; ties are tested below)
     + [Case("sort_dim_%s%s" % (dim, "_desc" if desc else ""),
             lambda L, a, d=dim, desc=desc: _sort(L, a, d, desc), [(2, 3, 4)],
@@ -1238,3 +1248,46 @@ def test_multi_output_reduction_second_order_through_its_saved_output(name):
         results.append((np.asarray(g.detach().numpy()), np.asarray(h.numpy())))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-10, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------
+# logcumsumexp: no overflow, -inf, 0-d, and its stable gradient, against torch
+# --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("values", [
+    [0.0, 1000.0, 0.0, -1000.0],                       # exp overflows / underflows
+    [-np.inf, -np.inf, 1.0, -np.inf],                  # log 0 at the start
+    [np.inf, 1.0, -np.inf, 2.0],
+    [np.nan, 1.0, 2.0, 3.0],
+])
+def test_logcumsumexp_extreme_values_and_gradients_match_torch(values):
+    _, torch = torch_lib()
+    a = np.array(values)
+    x = pyad.Variable(a.copy(), requires_grad=True)
+    t = torch.from_numpy(a.copy()).requires_grad_(True)
+    with np.errstate(all="ignore"):
+        y = pyad.logcumsumexp(x, 0)
+        w = np.array([0.5, -1.0, 2.0, 0.25])
+        (g,) = pyad.grad(y, [x], pyad.Variable(w))
+    ty = torch.logcumsumexp(t, 0)
+    (tg,) = torch.autograd.grad(ty, [t], torch.from_numpy(w))
+    np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-13, equal_nan=True)
+    np.testing.assert_allclose(g.data, tg.numpy(), rtol=1e-12, atol=1e-300, equal_nan=True)
+
+
+def test_logcumsumexp_0d_empty_and_bad_input():
+    _, torch = torch_lib()
+    x = pyad.Variable(np.array(1.5), requires_grad=True)
+    y = pyad.logcumsumexp(x, -1)
+    assert y.shape == () and y.item() == 1.5
+    y.backward()
+    assert x.grad.item() == 1.0
+    assert pyad.logcumsumexp(pyad.zeros(0, 3), 0).shape == (0, 3)
+    with pytest.raises(IndexError, match="logcumsumexp"):
+        pyad.logcumsumexp(pyad.zeros(2, 3), 2)
+    with pytest.raises(RuntimeError, match="logcumsumexp"):
+        pyad.logcumsumexp(pyad.tensor([1, 2]), 0)
+    np.testing.assert_allclose(
+        pyad.Variable(np.arange(6.0).reshape(2, 3)).logcumsumexp(1).data,
+        torch.logcumsumexp(torch.arange(6.0, dtype=torch.float64).reshape(2, 3), 1).numpy(),
+        rtol=1e-15)
