@@ -766,6 +766,19 @@ def concat(tensors, dim=0):
 
 
 @profiled_op
+def concatenate(tensors, axis=0):
+    """Alias of :func:`cat` (NumPy's name, with ``axis``).
+
+    >>> concatenate([Variable(numpy.ones(2)), Variable(numpy.zeros(1))])
+    tensor([1., 1., 0.], dtype=float64)
+    """
+    try:
+        return cat(tensors, axis)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "concatenate") from None
+
+
+@profiled_op
 def stack(tensors, dim=0):
     """Join Variables of equal shape along a new dimension ``dim``.
 
@@ -811,6 +824,19 @@ def vstack(tensors):
             x = reshape(x, (1, x._data.size))
         out.append(x)
     return cat(out, 0)
+
+
+@profiled_op
+def row_stack(tensors):
+    """Alias of :func:`vstack`.
+
+    >>> row_stack([Variable(numpy.ones(2)), Variable(numpy.zeros(2))]).shape
+    (2, 2)
+    """
+    try:
+        return vstack(tensors)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "row_stack") from None
 
 
 @profiled_op
@@ -2543,7 +2569,7 @@ def pad(input, pad, mode="constant", value=0):
 
 
 SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
-             broadcast_to, sum_to, getitem, cat, concat, stack, hstack, vstack, split,
+             broadcast_to, sum_to, getitem, cat, concat, concatenate, stack, hstack, vstack, row_stack, split,
              split_with_sizes, chunk, unbind, unsafe_split, unsafe_split_with_sizes,
              unsafe_chunk, narrow, select, flip, roll, repeat, tile,
              movedim, unflatten, gather, take_along_dim, scatter, scatter_add, index_select,
@@ -2555,6 +2581,7 @@ SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, 
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (item access has its operators; torch has these as functions only).
 SHAPE_TITLE = "Shape and indexing"
-SHAPE_FUNCTION_ONLY = ("getitem", "sum_to", "cat", "concat", "stack", "hstack", "vstack", "pad",
+SHAPE_FUNCTION_ONLY = ("getitem", "sum_to", "cat", "concat", "concatenate", "stack", "hstack",
+                       "vstack", "row_stack", "pad",
                        "atleast_1d", "atleast_2d", "atleast_3d", "dstack", "column_stack",
                        "broadcast_tensors", "meshgrid")

@@ -199,6 +199,26 @@ VALID["imag"] = lambda: ((X() * 1j,), {})
 VALID["vdot"] = lambda: ((pyad.ones(3), pyad.ones(3)), {})
 VALID["view_as_real"] = lambda: ((X() * 1j,), {})
 VALID["view_as_complex"] = lambda: ((pyad.ones(2, 3, 2),), {})
+VALID["concatenate"] = lambda: (([X(), X()],), {})
+VALID["row_stack"] = lambda: (([X(), X()],), {})
+# the in-place forms of INPLACE_FORMS and the in-place view ops (pyad/ops/inplace.pxi)
+for _name in ("addcmul_", "addcdiv_", "addmm_", "addmv_", "addbmm_"):
+    VALID[_name] = VALID[_name[:-1]]
+VALID["baddbmm_"] = lambda: ((X().unsqueeze(0), X().unsqueeze(0),
+                              pyad.ones(1, 3, 3, dtype=pyad.float64)), {})
+for _name in ("transpose_", "swapdims_", "swapaxes_"):
+    VALID[_name] = lambda: ((X(), 0, 1), {})
+VALID["unsqueeze_"] = lambda: ((X(),), {"dim": 0})
+VALID["clamp_min_"] = lambda: ((X(),), {"min": 2.0})
+VALID["clamp_max_"] = lambda: ((X(),), {"max": 2.0})
+VALID["clip_"] = lambda: ((X(), 1.0, 2.0), {})
+VALID["cumsum_"] = lambda: ((X(),), {"dim": 1})
+VALID["cumprod_"] = lambda: ((X(),), {"dim": 1})
+VALID["lerp_"] = lambda: ((X(), X()), {"weight": 0.5})
+VALID["masked_scatter_"] = lambda: ((X(),), {"mask": MASK(), "source": X()})
+for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_"):
+    VALID[_name] = lambda: ((INTS(), INTS()), {})
+VALID["bitwise_not_"] = lambda: ((INTS(),), {})
 
 # Names the op goes by in messages when it differs from its function's name.
 SPOKEN = {"getitem": "__getitem__", "setitem": "__setitem__", "concat": "cat",
