@@ -357,6 +357,13 @@ def cholesky(input, upper=False):
     return _engine.cholesky(_matrix(input, "cholesky"), upper=upper)
 
 
+def _triangle_factor(factor, upper):
+    # The lower factor L: its values from the used triangle only (as LAPACK reads it),
+    # its gradient to the whole matrix, as torch's formulas (derivatives of L L^H).
+    lower = _engine.adjoint(factor) if upper else factor
+    return lower - (lower - _engine.tril(lower)).detach()
+
+
 def cholesky_solve(input, input2, upper=False):
     """``X`` with ``A X = input`` for ``A = L L^H`` given its Cholesky factor
     ``L = input2`` (``U^H U`` with ``upper``), as ``torch.cholesky_solve``; two
@@ -368,11 +375,10 @@ def cholesky_solve(input, input2, upper=False):
     [[0.5], [1.0]]
     """
     b = _matrix(input, "cholesky_solve")
-    factor = _matrix(input2, "cholesky_solve")
-    lower = _engine.adjoint(factor) if upper else factor
+    lower = _triangle_factor(_matrix(input2, "cholesky_solve"), upper)
     try:
-        y = _engine.solve(_engine.tril(lower), b)
-        return _engine.solve(_engine.adjoint(_engine.tril(lower)), y)
+        y = _engine.solve(lower, b)
+        return _engine.solve(_engine.adjoint(lower), y)
     except (RuntimeError, ValueError) as exc:
         raise type(exc)("cholesky_solve(): %s" % exc) from None
 
@@ -385,8 +391,7 @@ def cholesky_inverse(input, upper=False):
     >>> pyad.cholesky_inverse(pyad.tensor([[2.0, 0.0], [0.0, 1.0]])).tolist()
     [[0.25, 0.0], [0.0, 1.0]]
     """
-    factor = _matrix(input, "cholesky_inverse")
-    lower = _engine.tril(_engine.adjoint(factor) if upper else factor)
+    lower = _triangle_factor(_matrix(input, "cholesky_inverse"), upper)
     try:
         inv_lower = _engine.inv(lower)
     except (RuntimeError, ValueError) as exc:

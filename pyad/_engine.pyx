@@ -2846,9 +2846,9 @@ cdef class Variable:
             The offset, as torch's ``storage_offset()``.
         """
         root = _root_array(self._data)
-        if root is self._data or self._data.size == 0:
+        if root is self._data:
             return 0
-        return (self.data_ptr() - _array_address(root)) // self._data.itemsize
+        return (_array_address(self._data) - _array_address(root)) // self._data.itemsize
 
     def is_set_to(self, tensor):
         """True when both Variables view the same memory with the same offset, shape
@@ -3034,6 +3034,9 @@ cdef class Variable:
         if not isinstance(tensor, Variable):
             raise TypeError("map_(): argument 'tensor' must be a Variable, not %s"
                             % type(tensor).__name__)
+        if (<Variable>tensor)._data.dtype != self._data.dtype:
+            raise TypeError("map_(): expected %s for 'other' (got %s)"
+                            % (self._data.dtype, (<Variable>tensor)._data.dtype))
         try:
             other = numpy.broadcast_to((<Variable>tensor)._data, self._data.shape)
         except ValueError:
