@@ -84,6 +84,7 @@ for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_"):
 SAMPLE_CALLS["bitwise_not_"] = lambda op, x: op(pyad.tensor([1, 2]))
 SAMPLE_CALLS["float_power_"] = lambda op, x: op(x, 2)
 SAMPLE_CALLS["unsqueeze_"] = lambda op, x: op(x, 0)
+SAMPLE_CALLS["geometric_"] = lambda op, x: op(x, 0.5)
 SAMPLE_CALLS["vdot"] = lambda op, x: op(x[0], x[1])
 SAMPLE_CALLS["view_as_real"] = lambda op, x: op(x * 1j)
 

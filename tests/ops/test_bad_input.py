@@ -219,6 +219,7 @@ VALID["masked_scatter_"] = lambda: ((X(),), {"mask": MASK(), "source": X()})
 for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_"):
     VALID[_name] = lambda: ((INTS(), INTS()), {})
 VALID["bitwise_not_"] = lambda: ((INTS(),), {})
+VALID["geometric_"] = lambda: ((X(), 0.5), {})
 
 # Names the op goes by in messages when it differs from its function's name.
 SPOKEN = {"getitem": "__getitem__", "setitem": "__setitem__", "concat": "cat",
