@@ -85,6 +85,11 @@ SAMPLE_CALLS["bitwise_not_"] = lambda op, x: op(pyad.tensor([1, 2]))
 SAMPLE_CALLS["float_power_"] = lambda op, x: op(x, 2)
 SAMPLE_CALLS["unsqueeze_"] = lambda op, x: op(x, 0)
 SAMPLE_CALLS["geometric_"] = lambda op, x: op(x, 0.5)
+SAMPLE_CALLS["select_scatter"] = lambda op, x: op(x, x[0], 0, 1)
+SAMPLE_CALLS["slice_scatter"] = lambda op, x: op(x, x[:1], 0, 0, 1)
+SAMPLE_CALLS["diagonal_scatter"] = lambda op, x: op(x, x[0])
+for _name in ("index_put", "index_put_"):
+    SAMPLE_CALLS[_name] = lambda op, x: op(x, (pyad.tensor([1]),), x[0])
 SAMPLE_CALLS["vdot"] = lambda op, x: op(x[0], x[1])
 SAMPLE_CALLS["view_as_real"] = lambda op, x: op(x * 1j)
 

@@ -722,11 +722,36 @@ INPLACE_FORMS = (
     (absolute, "absolute_", _V, ""), (neg, "negative_", _V, ""), (mul, "multiply_", _V, "3"),
     (div, "divide_", _V, "3"), (sub, "subtract_", _V, "3"),
     (_deg2rad_op, "deg2rad_", _V, ""), (_rad2deg_op, "rad2deg_", _V, ""),
+    (index_put, "index_put_", _V, "(pyad.tensor([1, 1]),), x[0], accumulate=True"),
 )
 _INPLACE_FORM_FUNCTIONS = tuple(_inplace_form(op, name, inp, args)
                                 for op, name, inp, args in INPLACE_FORMS)
 for _form in _INPLACE_FORM_FUNCTIONS:
     globals()[_form.__name__] = _form
+
+
+@profiled_op
+def fill_diagonal_(input, fill_value, wrap=False):
+    """Fill the main diagonal with ``fill_value`` in place (a matrix, or a Variable with
+    all dimensions equal; ``wrap`` restarts the diagonal below a tall matrix every
+    ``columns + 1`` rows, as torch).
+
+    >>> pyad.zeros(3, 2).fill_diagonal_(1.0, wrap=True).tolist()
+    [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]
+    """
+    cdef Variable x = _inplace_target(input, "fill_diagonal_")
+    shape = x._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("fill_diagonal_(): dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("fill_diagonal_(): all dimensions of input must be of equal length")
+    if isinstance(fill_value, Variable):
+        raise TypeError("fill_diagonal_(): argument 'fill_value' must be a number, not Variable")
+    mask = numpy.zeros(shape, dtype=bool)
+    if mask.size:
+        numpy.fill_diagonal(mask, True, wrap=bool(wrap))
+    return _inplace_indexing(x, masked_fill, (_xp_of(x._data).asarray(mask), fill_value), {},
+                             None, "fill_diagonal_")
 
 
 # -- in-place view ops: x.t_() makes x the view (its shape changes; its data stays) -----
@@ -829,7 +854,8 @@ for _twin in _UNARY_TWINS:
 
 INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, setitem, masked_fill_,
                index_fill_, index_add_, index_copy_, scatter_, scatter_add_, put_,
-               t_, transpose_, swapdims_, swapaxes_, squeeze_, unsqueeze_) + _UNARY_TWINS \
+               t_, transpose_, swapdims_, swapaxes_, squeeze_, unsqueeze_,
+               fill_diagonal_) + _UNARY_TWINS \
     + _INPLACE_FORM_FUNCTIONS
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (item assignment has its operator).

@@ -91,6 +91,9 @@ RECIPES = {
     "uniform_": lambda v: v.uniform_(0.5, 1.0),
     "normal_": lambda v: v.normal_(0.0, 1.0),
     "random_": lambda v: v.random_(0, 5),
+    "fill_diagonal_": lambda v: v.unsqueeze(0).fill_diagonal_(0.5),
+    "index_put_": lambda v: v.index_put_(
+        (_index(v, [1]) if is_torch(v) else Variable(_index(v, [1])),), _full(v, 0.5)[:1]),
     "exponential_": lambda v: v.exponential_(2.0),
     "cauchy_": lambda v: v.cauchy_(0.0, 1.0),
     "log_normal_": lambda v: v.log_normal_(0.0, 0.5),

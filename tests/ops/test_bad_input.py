@@ -220,6 +220,14 @@ for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_"):
     VALID[_name] = lambda: ((INTS(), INTS()), {})
 VALID["bitwise_not_"] = lambda: ((INTS(),), {})
 VALID["geometric_"] = lambda: ((X(), 0.5), {})
+VALID["select_scatter"] = lambda: ((X(),), {"src": pyad.ones(3, dtype=pyad.float64), "dim": 0,
+                                          "index": 1})
+VALID["slice_scatter"] = lambda: ((X(),), {"src": X()[:, :2], "dim": 1, "start": 0, "end": 2})
+VALID["diagonal_scatter"] = lambda: ((X(), pyad.ones(2, dtype=pyad.float64)), {"dim1": 0,
+                                                                                "dim2": 1})
+for _name in ("index_put", "index_put_"):
+    VALID[_name] = lambda: ((X(), (pyad.tensor([1]),), pyad.ones(3, dtype=pyad.float64)), {})
+VALID["fill_diagonal_"] = lambda: ((X(), 1.0), {})
 
 # Names the op goes by in messages when it differs from its function's name.
 SPOKEN = {"getitem": "__getitem__", "setitem": "__setitem__", "concat": "cat",
