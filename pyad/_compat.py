@@ -4,6 +4,7 @@
 spellings (``inverse``, ``det``, ``slogdet``, ``logdet``), ``compile`` and
 ``use_deterministic_algorithms``.
 """
+import collections
 import math
 
 import numpy
@@ -14,7 +15,9 @@ __all__ = ["finfo", "iinfo", "Size", "is_floating_point", "is_complex", "is_nonz
            "numel", "is_same_size", "set_printoptions", "clone", "inverse", "det",
            "slogdet", "logdet", "compile", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "triu_indices", "tril_indices", "argwhere",
-           "isposinf", "isneginf", "isreal", "deg2rad", "rad2deg", "is_inference"]
+           "isposinf", "isneginf", "isreal", "deg2rad", "rad2deg", "is_inference",
+           "pinverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
+           "triangular_solve", "unravel_index"]
 
 
 class finfo:
@@ -312,3 +315,196 @@ def rad2deg(input):
     if numpy.dtype(x.dtype).kind in "iub":
         x = x.to(_engine.get_default_dtype())
     return x * (180.0 / math.pi)
+
+
+# -- torch's older linear-algebra spellings, built on pyad.linalg ----------------------
+
+_svd_result = collections.namedtuple("svd", ["U", "S", "V"])
+_qr_result = collections.namedtuple("qr", ["Q", "R"])
+_triangular_solve_result = collections.namedtuple("triangular_solve",
+                                                  ["solution", "cloned_coefficient"])
+
+
+def _matrix(input, what):
+    x = _variable(input, what)
+    if x.ndim < 2:
+        raise RuntimeError("%s(): The input tensor A must have at least 2 dimensions."
+                           % what)
+    return x
+
+
+def pinverse(input, rcond=1e-15):
+    """The pseudo-inverse (``torch.pinverse``): from the SVD, singular values at most
+    ``rcond`` times the largest are dropped. Differentiable where the singular values
+    are distinct.
+
+    >>> import pyad
+    >>> pyad.pinverse(pyad.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.25]]
+    """
+    x = _matrix(input, "pinverse")
+    u, s, vh = _engine.svd(x, full_matrices=False)
+    if s.shape[-1] == 0:
+        return _engine.transpose(x, -2, -1) * 0
+    cutoff = _engine.amax(s.detach(), -1, keepdim=True) * rcond
+    keep = s > cutoff
+    s_inv = _engine.where(keep, 1.0 / _engine.where(keep, s, 1.0), 0.0)
+    return _engine.matmul(_engine.adjoint(vh) * s_inv.unsqueeze(-2), _engine.adjoint(u))
+
+
+def cholesky(input, upper=False):
+    """The Cholesky factor (``torch.cholesky``: lower unless ``upper``), as
+    ``pyad.linalg.cholesky``.
+
+    >>> import pyad
+    >>> pyad.cholesky(pyad.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
+    [[2.0, 0.0], [1.0, 1.0]]
+    """
+    return _engine.cholesky(_matrix(input, "cholesky"), upper=upper)
+
+
+def _triangle_factor(factor, upper):
+    # The lower factor L: its values from the used triangle only (as LAPACK reads it),
+    # its gradient to the whole matrix, as torch's formulas (derivatives of L L^H).
+    lower = _engine.adjoint(factor) if upper else factor
+    return lower - (lower - _engine.tril(lower)).detach()
+
+
+def cholesky_solve(input, input2, upper=False):
+    """``X`` with ``A X = input`` for ``A = L L^H`` given its Cholesky factor
+    ``L = input2`` (``U^H U`` with ``upper``), as ``torch.cholesky_solve``; two
+    triangular solves, differentiable w.r.t. both.
+
+    >>> import pyad
+    >>> L = pyad.tensor([[2.0, 0.0], [1.0, 1.0]])
+    >>> pyad.cholesky_solve(pyad.tensor([[4.0], [3.0]]), L).tolist()
+    [[0.5], [1.0]]
+    """
+    b = _matrix(input, "cholesky_solve")
+    lower = _triangle_factor(_matrix(input2, "cholesky_solve"), upper)
+    try:
+        y = _engine.solve(lower, b)
+        return _engine.solve(_engine.adjoint(lower), y)
+    except (RuntimeError, ValueError) as exc:
+        raise type(exc)("cholesky_solve(): %s" % exc) from None
+
+
+def cholesky_inverse(input, upper=False):
+    """The inverse of ``A = L L^H`` (``U^H U`` with ``upper``) from its Cholesky factor
+    (``torch.cholesky_inverse``).
+
+    >>> import pyad
+    >>> pyad.cholesky_inverse(pyad.tensor([[2.0, 0.0], [0.0, 1.0]])).tolist()
+    [[0.25, 0.0], [0.0, 1.0]]
+    """
+    lower = _triangle_factor(_matrix(input, "cholesky_inverse"), upper)
+    try:
+        inv_lower = _engine.inv(lower)
+    except (RuntimeError, ValueError) as exc:
+        raise type(exc)("cholesky_inverse(): %s" % exc) from None
+    return _engine.matmul(_engine.adjoint(inv_lower), inv_lower)
+
+
+def qr(input, some=True):
+    """``(Q, R)`` with ``input = Q R`` (``torch.qr``): reduced unless ``some=False``,
+    which pyad supports only where the two agree (at most as many rows as columns).
+
+    >>> import pyad
+    >>> q, r = pyad.qr(pyad.tensor([[3.0, 0.0], [4.0, 5.0]]))
+    >>> (q @ r).tolist()
+    [[3.0, 0.0], [4.0, 5.0]]
+    """
+    x = _matrix(input, "qr")
+    if not some and x.shape[-2] > x.shape[-1]:
+        raise NotImplementedError("qr(): some=False (a complete Q for a matrix with more "
+                                  "rows than columns) is not supported by pyad")
+    return _qr_result(*_engine.qr(x))
+
+
+def svd(input, some=True, compute_uv=True):
+    """``(U, S, V)`` with ``input = U diag(S) V^H`` (``torch.svd``: ``V``, not ``V^H``;
+    thin unless ``some=False``). With ``compute_uv=False`` only ``S`` is computed and
+    ``U``, ``V`` are zero-filled ``(m, m)`` and ``(n, n)`` matrices, as torch.
+
+    >>> import pyad
+    >>> pyad.svd(pyad.tensor([[3.0, 0.0], [0.0, -2.0]])).S.tolist()
+    [3.0, 2.0]
+    """
+    x = _matrix(input, "svd")
+    if not compute_uv:
+        from pyad._factories import zeros
+        m, n = x.shape[-2], x.shape[-1]
+        batch = tuple(x.shape[:-2])
+        return _svd_result(zeros(*(batch + (m, m)), dtype=x.dtype, device=x.device),
+                           _engine.svdvals(x),
+                           zeros(*(batch + (n, n)), dtype=x.dtype, device=x.device))
+    u, s, vh = _engine.svd(x, full_matrices=not some)
+    return _svd_result(u, s, _engine.adjoint(vh))
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """``(solution, cloned_coefficient)``: ``X`` with ``op(T) X = b``, ``T`` the upper
+    (or lower) triangle of ``A``, with a unit diagonal if ``unitriangular``, ``op`` the
+    transpose if ``transpose`` (``torch.triangular_solve``); differentiable w.r.t. ``b``
+    and the used triangle of ``A``.
+
+    >>> import pyad
+    >>> A = pyad.tensor([[2.0, 1.0], [0.0, 4.0]])
+    >>> pyad.triangular_solve(pyad.tensor([[4.0], [8.0]]), A).solution.tolist()
+    [[1.0], [2.0]]
+    """
+    rhs = _matrix(b, "triangular_solve")
+    a = _matrix(A, "triangular_solve")
+    if unitriangular:
+        t = (_engine.triu(a, 1) if upper else _engine.tril(a, -1))
+        from pyad._factories import eye
+        t = t + eye(a.shape[-1], dtype=a.dtype, device=a.device)
+    else:
+        t = _engine.triu(a) if upper else _engine.tril(a)
+    if transpose:
+        t = _engine.transpose(t, -2, -1)
+    try:
+        x = _engine.solve(t, rhs)
+    except (RuntimeError, ValueError) as exc:
+        raise type(exc)("triangular_solve(): %s" % exc) from None
+    return _triangular_solve_result(x, a.clone())
+
+
+def unravel_index(indices, shape):
+    """The coordinates of flat ``indices`` in an array of ``shape``: a tuple of int64
+    Variables, one per dimension (``torch.unravel_index``; indices wrap around, as
+    torch's).
+
+    >>> import pyad
+    >>> [c.tolist() for c in pyad.unravel_index(pyad.tensor([4, 1]), (2, 3))]
+    [[1, 0], [1, 1]]
+    """
+    if isinstance(indices, _engine.Variable):
+        data = indices.data
+    elif isinstance(indices, (int, numpy.integer)) and not isinstance(indices, bool):
+        data = numpy.asarray(indices)
+    else:
+        raise TypeError("unravel_index(): expected 'indices' to be a Variable, got %s"
+                        % type(indices).__name__)
+    if data.dtype.kind not in "iu":
+        raise TypeError("unravel_index(): expected 'indices' to be integer dtype, but got %s"
+                        % data.dtype)
+    if isinstance(shape, (int, numpy.integer)):
+        shape = (shape,)
+    shape = tuple(shape)
+    for n in shape:
+        if not isinstance(n, (int, numpy.integer)) or isinstance(n, bool):
+            raise TypeError("unravel_index(): expected 'shape' to be int or sequence of "
+                            "ints, but got %r" % (shape,))
+    if any(n < 0 for n in shape):
+        raise ValueError("unravel_index(): 'shape' cannot have negative values, but got %s"
+                         % (shape,))
+    if shape and math.prod(shape) == 0:
+        raise RuntimeError("unravel_index(): ZeroDivisionError (a size-0 dimension in "
+                           "'shape')")
+    rest = data.astype(numpy.int64)
+    coords = []
+    for n in reversed(shape):
+        coords.append(numpy.mod(rest, n))
+        rest = numpy.floor_divide(rest, n)
+    return tuple(_engine.Variable(c) for c in reversed(coords))

@@ -2889,7 +2889,298 @@ cdef class Variable:
         """
         return sub_(self, other if alpha == 1 else mul(other, alpha))
 
+    # -- torch.Tensor's plumbing: memory, storage and flags ------------------------
+
+    def data_ptr(self):
+        """The address of the first element (0 for a Variable with no elements).
+
+        Returns
+        -------
+        int
+            The address, as torch's ``data_ptr()``.
+        """
+        if self._data.size == 0:
+            return 0
+        if type(self._data) is _NDARRAY:
+            return self._data.__array_interface__["data"][0]
+        return self._data.data.ptr
+
+    def storage_offset(self):
+        """The offset of the first element in the memory it shares with the array that
+        owns it, in elements (0 for a Variable that owns its memory).
+
+        Returns
+        -------
+        int
+            The offset, as torch's ``storage_offset()``.
+        """
+        root = _root_array(self._data)
+        if root is self._data:
+            return 0
+        return (_array_address(self._data) - _array_address(root)) // self._data.itemsize
+
+    def is_set_to(self, tensor):
+        """True when both Variables view the same memory with the same offset, shape
+        and strides (torch's ``is_set_to``).
+
+        Parameters
+        ----------
+        tensor : Variable
+            The other Variable.
+
+        Returns
+        -------
+        bool
+        """
+        if not isinstance(tensor, Variable):
+            raise TypeError("is_set_to(): argument 'tensor' must be a Variable, not %s"
+                            % type(tensor).__name__)
+        other = (<Variable>tensor)._data
+        return (type(other) is type(self._data) and other.dtype == self._data.dtype
+                and other.shape == self._data.shape and other.strides == self._data.strides
+                and _root_array(other) is _root_array(self._data)
+                and _array_address(other) == _array_address(self._data))
+
+    @property
+    def itemsize(self):
+        """Bytes per element (``element_size()``)."""
+        return self._data.itemsize
+
+    @property
+    def is_cpu(self):
+        """True when the data is a NumPy array."""
+        return type(self._data) is _NDARRAY
+
+    def get_device(self):
+        """The GPU index of a CUDA Variable, -1 for a CPU one (torch's ``get_device``).
+
+        Returns
+        -------
+        int
+        """
+        if type(self._data) is _NDARRAY:
+            return -1
+        return self._data.device.id
+
+    def is_signed(self):
+        """True for signed integer, floating and complex dtypes (False for bool and
+        unsigned integers).
+
+        Returns
+        -------
+        bool
+        """
+        return self._data.dtype.kind in "ifc"
+
+    def is_shared(self):
+        """True when the data lives in shared memory (after `share_memory_`).
+
+        Returns
+        -------
+        bool
+        """
+        import mmap
+        owner = _root_array(self._data).base
+        if isinstance(owner, memoryview):
+            owner = owner.obj
+        return isinstance(owner, mmap.mmap)
+
+    def share_memory_(self):
+        """Move the data into shared memory (an anonymous shared mapping that child
+        processes made with ``fork`` see) and return self; a no-op on a GPU Variable or
+        one already shared. Unlike torch, Variables that already view the old memory keep
+        it.
+
+        Returns
+        -------
+        Variable
+            self.
+        """
+        import mmap
+        if type(self._data) is not _NDARRAY or self.is_shared():
+            return self
+        buffer = mmap.mmap(-1, self._data.nbytes or 1)
+        data = numpy.frombuffer(buffer, dtype=self._data.dtype,
+                                count=self._data.size).reshape(self._data.shape)
+        data[...] = self._data
+        self._data = data
+        return self
+
+    def is_conj(self):
+        """False: pyad conjugates eagerly (torch's lazy conjugate bit is never set).
+
+        Returns
+        -------
+        bool
+        """
+        return False
+
+    def is_neg(self):
+        """False: pyad negates eagerly (torch's lazy negative bit is never set).
+
+        Returns
+        -------
+        bool
+        """
+        return False
+
+    def resolve_conj(self):
+        """Self (pyad has no lazily conjugated Variables).
+
+        Returns
+        -------
+        Variable
+        """
+        return self
+
+    def resolve_neg(self):
+        """Self (pyad has no lazily negated Variables).
+
+        Returns
+        -------
+        Variable
+        """
+        return self
+
+    def new_empty_strided(self, size, stride, *, dtype=None, device=None,
+                          requires_grad=False):
+        """An uninitialised Variable of ``size`` and ``stride`` (in elements), with this
+        Variable's dtype and device unless given.
+
+        Returns
+        -------
+        Variable
+        """
+        from pyad import _factories
+        size, stride = tuple(size), tuple(stride)
+        if len(size) != len(stride):
+            raise RuntimeError("new_empty_strided(): dimensionality of sizes (%d) must match "
+                               "dimensionality of strides (%d)" % (len(size), len(stride)))
+        extent = 1
+        for n, st in zip(size, stride):
+            if n < 0 or st < 0:
+                raise RuntimeError("new_empty_strided(): sizes and strides must be "
+                                   "non-negative, got %s and %s" % (size, stride))
+            if n == 0:
+                extent = 0
+                break
+            extent += (n - 1) * st
+        flat = _factories.empty(extent, dtype=self._data.dtype if dtype is None else dtype,
+                                device=self.device if device is None else device)
+        d = (<Variable>flat)._data
+        data = _xp_of(d).lib.stride_tricks.as_strided(
+            d, size, tuple(st * d.itemsize for st in stride)) if extent else \
+            _xp_of(d).empty(size, dtype=d.dtype)
+        out = _wrap(data)
+        if requires_grad:
+            out.requires_grad_(True)
+        return out
+
+    def apply_(self, callable):
+        """Replace each element ``v`` by ``callable(v)`` (CPU only, element by element in
+        Python, not recorded: as torch's ``apply_``).
+
+        Returns
+        -------
+        Variable
+            self.
+        """
+        self._check_map("apply_")
+        for index in numpy.ndindex(self._data.shape):
+            self._data[index] = callable(self._data[index].item())
+        return self
+
+    def map_(self, tensor, callable):
+        """Replace each element ``v`` by ``callable(v, w)``, ``w`` the element of
+        ``tensor`` (broadcast to this shape) at the same place (CPU only, not recorded).
+
+        Returns
+        -------
+        Variable
+            self.
+        """
+        self._check_map("map_")
+        if not isinstance(tensor, Variable):
+            raise TypeError("map_(): argument 'tensor' must be a Variable, not %s"
+                            % type(tensor).__name__)
+        if (<Variable>tensor)._data.dtype != self._data.dtype:
+            raise TypeError("map_(): expected %s for 'other' (got %s)"
+                            % (self._data.dtype, (<Variable>tensor)._data.dtype))
+        try:
+            other = numpy.broadcast_to((<Variable>tensor)._data, self._data.shape)
+        except ValueError:
+            raise RuntimeError("map_(): the size of %s cannot be broadcast to %s"
+                               % (_shape_str(tensor.shape), _shape_str(self._data.shape))) \
+                from None
+        for index in numpy.ndindex(self._data.shape):
+            self._data[index] = callable(self._data[index].item(), other[index].item())
+        return self
+
+    def _check_map(self, str what):
+        if type(self._data) is not _NDARRAY:
+            raise TypeError("%s(): %s is only implemented on CPU Variables" % (what, what))
+        if self._requires_grad:
+            raise RuntimeError("%s(): Can't call %s() on Variable that requires grad. Use "
+                               "var.detach().%s() instead." % (what, what, what))
+        if not _is_writeable(self._data):
+            raise RuntimeError("%s(): the Variable's data is read-only" % what)
+        _bump_version(self)
+
+    @property
+    def mH(self):
+        """The conjugate transpose of the last two dimensions (`adjoint`)."""
+        if self._data.ndim != 0 and self._data.ndim < 2:
+            raise RuntimeError("Variable.mH is only supported on matrices or batches of "
+                               "matrices. Got %d-D Variable." % self._data.ndim)
+        return adjoint(self)
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix (2-D only; `mH` for batches)."""
+        if self._data.ndim != 0 and self._data.ndim != 2:
+            raise RuntimeError("Variable.H is only supported on matrices (2-D Variables). Got "
+                               "%d-D Variable.%s" % (self._data.ndim, " For batches of matrices, "
+                                                     "consider using Variable.mH"
+                                                     if self._data.ndim > 2 else ""))
+        return adjoint(self)
+
 Tensor = Variable
+
+
+cdef object _root_array(object data):
+    # The array that owns the memory data views (data itself if it owns it).
+    root = data
+    while isinstance(root.base, type(data)):
+        root = root.base
+    return root
+
+
+cdef object _array_address(object data):
+    if type(data) is _NDARRAY:
+        return data.__array_interface__["data"][0]
+    return data.data.ptr
+
+
+# torch's other names for ops (Variable methods; pyad/__init__.py exports the functions)
+_METHOD_ALIASES = (("multiply", "mul"), ("subtract", "sub"), ("divide", "div"),
+                   ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
+                   ("less_equal", "le"), ("not_equal", "ne"), ("negative", "neg"))
+
+# Methods whose functions live in pyad/_compat.py (pure Python, torch's older linear
+# algebra spellings and deg2rad/rad2deg).
+_COMPAT_METHODS = ("det", "logdet", "slogdet", "inverse", "pinverse", "cholesky",
+                   "cholesky_solve", "cholesky_inverse", "qr", "svd", "triangular_solve",
+                   "deg2rad", "rad2deg")
+
+
+def _compat_method(str name):
+    def method(self, *args, **kwargs):
+        from pyad import _compat
+        return getattr(_compat, name)(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = ("Method form of :func:`pyad.%s`, with this Variable as the first "
+                      "argument." % name)
+    return method
 
 
 def _get_volatile(Variable self):
@@ -4171,6 +4462,10 @@ cdef void _install_methods() except *:
             name = op.__name__
             if name not in class_dict and name not in FUNCTION_ONLY:
                 _add_class_attribute(Variable, name, op)
+    for alias, name in _METHOD_ALIASES:
+        _add_class_attribute(Variable, alias, class_dict[name])
+    for name in _COMPAT_METHODS:
+        _add_class_attribute(Variable, name, _compat_method(name))
 
 
 _install_methods()

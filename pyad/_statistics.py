@@ -1,6 +1,6 @@
 """torch's statistics and small constructions, composed of differentiable pyad ops (so
 their gradients, of any order, come from the ops'): ``quantile``, ``nanquantile``,
-``cov``, ``corrcoef``, ``msort``, ``renorm``, ``trapezoid``/``trapz``,
+``cov``, ``corrcoef``, ``renorm``, ``trapezoid``/``trapz``,
 ``cumulative_trapezoid``, ``vander``, ``diagflat``, ``block_diag``, ``cartesian_prod``,
 ``combinations``, ``inner``, ``ger``, ``addr``; and the non-differentiable ``histc``,
 ``bincount``, ``logspace`` and the window functions. Functions only (``pyad.<name>``),
@@ -14,7 +14,7 @@ import numpy
 
 from pyad import _engine
 
-__all__ = ["quantile", "nanquantile", "cov", "corrcoef", "histc", "bincount", "msort",
+__all__ = ["quantile", "nanquantile", "cov", "corrcoef", "histc", "bincount",
            "renorm", "mode", "trapezoid", "trapz", "cumulative_trapezoid", "vander", "diagflat",
            "block_diag", "cartesian_prod", "combinations", "inner", "ger", "addr",
            "logspace", "hann_window", "hamming_window", "blackman_window",
@@ -270,17 +270,6 @@ def bincount(input, weights=None, minlength=0):
     out_dtype = w.dtype if w.dtype.kind == "f" else numpy.dtype(numpy.float64)
     return _engine.Variable(xp.bincount(x.data, weights=w.data, minlength=minlength)
                             .astype(out_dtype))
-
-
-def msort(input):
-    """``input`` sorted along its first dimension (the values of ``sort(input, 0)``).
-
-    >>> import pyad
-    >>> pyad.msort(pyad.tensor([[3.0, 1.0], [2.0, 4.0]]))
-    tensor([[2., 1.],
-            [3., 4.]])
-    """
-    return _engine.sort(_as_variable(input, "msort"), 0).values
 
 
 mode_result = namedtuple("mode", ["values", "indices"])

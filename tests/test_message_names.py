@@ -195,7 +195,7 @@ TORCH_WORDING = (
     "maximum size for tensor at dimension",
     "Expected 3D or 4D (batch mode) tensor",
     "Expected 2D or 3D (batch mode) tensor",
-    "Expected tensor to have size at least",   # ctc_loss's target-length check
+    "tensors used as indices must be long",    # index_put's index dtype check
     "cdist only supports at least 2D tensors",
     "repeats must be 0-dim or 1-dim tensor",
     "diff expects the shape of tensor to prepend or append",

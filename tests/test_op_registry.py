@@ -72,6 +72,28 @@ for _name in ("masked_fill", "masked_fill_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x, x > 0.3, 0.0)
 SAMPLE_CALLS["masked_scatter"] = lambda op, x: op(x, x > 0.3, x)
 SAMPLE_CALLS["imag"] = lambda op, x: op(x * 1j)
+# the in-place forms (pyad/ops/inplace.pxi, INPLACE_FORMS)
+SAMPLE_CALLS["addmm_"] = lambda op, x: op(x, x, x)
+SAMPLE_CALLS["addmv_"] = lambda op, x: op(x[0], x, x[1])
+SAMPLE_CALLS["addbmm_"] = lambda op, x: op(x, x[None], x[None])
+SAMPLE_CALLS["baddbmm_"] = lambda op, x: op(x[None], x[None], x[None])
+SAMPLE_CALLS["addcmul_"] = lambda op, x: op(x, x, x)
+SAMPLE_CALLS["addcdiv_"] = lambda op, x: op(x, x, x)
+SAMPLE_CALLS["lerp_"] = lambda op, x: op(x, x, 0.5)
+SAMPLE_CALLS["masked_scatter_"] = lambda op, x: op(x, x > 0.3, x)
+for _name in ("logical_and_", "logical_or_", "logical_xor_"):
+    SAMPLE_CALLS[_name] = lambda op, x: op(x > 0.3, x > 0.6)
+for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_"):
+    SAMPLE_CALLS[_name] = lambda op, x: op(pyad.tensor([1, 2]), pyad.tensor([3, 3]))
+SAMPLE_CALLS["bitwise_not_"] = lambda op, x: op(pyad.tensor([1, 2]))
+SAMPLE_CALLS["float_power_"] = lambda op, x: op(x, 2)
+SAMPLE_CALLS["unsqueeze_"] = lambda op, x: op(x, 0)
+SAMPLE_CALLS["geometric_"] = lambda op, x: op(x, 0.5)
+SAMPLE_CALLS["select_scatter"] = lambda op, x: op(x, x[0], 0, 1)
+SAMPLE_CALLS["slice_scatter"] = lambda op, x: op(x, x[:1], 0, 0, 1)
+SAMPLE_CALLS["diagonal_scatter"] = lambda op, x: op(x, x[0])
+for _name in ("index_put", "index_put_"):
+    SAMPLE_CALLS[_name] = lambda op, x: op(x, (pyad.tensor([1]),), x[0])
 SAMPLE_CALLS["vdot"] = lambda op, x: op(x[0], x[1])
 SAMPLE_CALLS["view_as_real"] = lambda op, x: op(x * 1j)
 

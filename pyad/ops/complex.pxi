@@ -248,7 +248,26 @@ def view_as_complex(input):
     return _shape_result(x, data, node, 6, None)
 
 
-COMPLEX_OPS = (conj, real, imag, angle, sgn, vdot, view_as_real, view_as_complex)
+@profiled_op
+cpdef Variable adjoint(object input):
+    """The conjugate transpose of the last two dimensions (a view for real Variables;
+    torch's ``adjoint``, ``Variable.mH``).
+
+    >>> adjoint(Variable(numpy.array([[1 + 1j, 2j]]))).shape
+    (2, 1)
+    """
+    cdef Variable x = _as_variable(input, "adjoint")
+    if x._data.ndim == 0:
+        warnings.warn("adjoint() is deprecated on 0-D Variables. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return conj(x)
+    if x._data.ndim < 2:
+        raise RuntimeError("adjoint(): adjoint() is only supported on matrices or "
+                           "batches of matrices. Got %d-D Variable." % x._data.ndim)
+    return transpose(conj(x), -2, -1)
+
+
+COMPLEX_OPS = (conj, real, imag, angle, sgn, vdot, view_as_real, view_as_complex, adjoint)
 COMPLEX_TITLE = "Complex numbers"
 # real and imag are Variable properties (as torch's), not methods: the engine defines
 # them on the class, so they need no entry here. view_as_real / view_as_complex are

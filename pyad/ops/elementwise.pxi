@@ -398,17 +398,64 @@ cdef class DivBackward(_BinaryNode):
 
 
 @profiled_op
-cpdef Variable div(object input, object other):
-    """Elementwise true division ``input / other`` with broadcasting.
+cpdef Variable div(object input, object other, rounding_mode=None):
+    """Elementwise true division ``input / other`` with broadcasting; with
+    ``rounding_mode`` ``"trunc"`` or ``"floor"`` the quotient rounded towards zero or
+    minus infinity (integer inputs stay integers; zero gradient, as torch).
 
     >>> div(Variable(numpy.array([1., 3.])), Variable(numpy.array([2., 4.])))
     tensor([0.5000, 0.7500], dtype=float64)
+    >>> div(Variable(numpy.array([7, -7])), 2, rounding_mode="trunc")
+    tensor([ 3, -3])
     """
+    if rounding_mode is not None:
+        return _div_rounded(input, other, rounding_mode)
     data = _apply_binary(_np_true_divide, input, other, "div")
     if _binary_records(input, other):
         return _binary(DivBackward.__new__(DivBackward), data, input, other,
                        _operand_requires_grad(other), True)
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+cdef Variable _div_rounded(object input, object other, object rounding_mode):
+    # torch's div(rounding_mode=): floor as floor_divide, trunc as trunc(a / b) (integers:
+    # floor_divide corrected where the exact quotient is negative and not whole).
+    cdef Variable q
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError("div(): div expected rounding_mode to be one of None, 'trunc', or "
+                           "'floor' but found %r" % (rounding_mode,))
+    _refuse_complex(input, other, "div")
+    _check_integer_divisor(input, other, "div")
+    data = _apply_binary(_np_floor_divide, input, other, "div")
+    if not _is_float_dtype(data.dtype):
+        if rounding_mode == "trunc":
+            a = _binary_operand_data(input, "div", "input")
+            b = _binary_operand_data(other, "div", "other")
+            fix = (_np_remainder(a, b) != 0) & ((a < 0) != (b < 0))
+            data = data + fix.astype(data.dtype)
+        return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        if rounding_mode == "floor":
+            q = floor(div(input, other))
+            q._data[...] = data           # NumPy's floor division (Python's, as torch)
+        else:
+            q = trunc(div(input, other))
+    return q
+
+
+@profiled_op
+cpdef Variable positive(object input):
+    """``input`` itself (torch's ``positive``, unary ``+``); refuses bool Variables.
+
+    >>> x = Variable(numpy.array([1., -2.]))
+    >>> positive(x) is x
+    True
+    """
+    cdef Variable x = _as_variable(input, "positive")
+    if x._data.dtype == numpy.bool_:
+        raise RuntimeError("positive(): The `+` operator, on a bool Variable is not "
+                           "supported.")
+    return x
 
 
 # -- pow ----------------------------------------------------------------------------
@@ -2384,7 +2431,7 @@ cpdef Variable signbit(object input):
     return _plain(_xp_of(x._data).signbit(x._data), x._volatile)
 
 
-ELEMENTWISE_OPS = (add, sub, mul, div, pow, neg, exp, log, sqrt, tanh, sigmoid, relu,
+ELEMENTWISE_OPS = (add, sub, mul, div, positive, pow, neg, exp, log, sqrt, tanh, sigmoid, relu,
                    abs, absolute, rsub, reciprocal, sign, square, rsqrt, expm1, log1p, log2, log10,
                    sin, cos, tan, asin, acos, atan, sinh, cosh, erf,
                    maximum, minimum, where, clamp, clip, clamp_min, clamp_max, atan2, hypot,

@@ -218,12 +218,15 @@ cpdef Variable mul_(object input, object other):
 
 
 @profiled_op
-cpdef Variable div_(object input, object other):
-    """In-place ``input /= other``.
+cpdef Variable div_(object input, object other, rounding_mode=None):
+    """In-place ``input /= other`` (rounded as :func:`div` with ``rounding_mode``).
 
     >>> div_(Variable(numpy.array([3., 4.])), 2)
     tensor([1.5000, 2.0000], dtype=float64)
     """
+    if rounding_mode is not None:
+        return _inplace_apply(_inplace_target(input, "div_"), div, (other, rounding_mode),
+                              {}, "div_")
     return _inplace_binary(_inplace_target(input, "div_"), other, _np_true_divide, 3,
                            "div_")
 
@@ -579,6 +582,272 @@ def put_(object input, index, source, accumulate=False):
                              {"accumulate": accumulate}, source, "put_")
 
 
+# -- in-place forms of ops with operands: x.op_(*args) writes op(x, *args) into x -------
+# torch's rules: the result must be castable to x's dtype (same kind) and have x's shape;
+# a result without a gradient (comparisons, logical and bitwise ops) still records a node
+# that gives x's history a zero gradient, as torch's EqBackward0 does.
+
+cdef object _operand_with_grad(tuple args, dict kwargs):
+    # The first operand that carries a gradient (decides whether the op records).
+    for a in args:
+        if _operand_requires_grad(a):
+            return a
+    for a in kwargs.values():
+        if _operand_requires_grad(a):
+            return a
+    return None
+
+
+cdef void _check_inplace_cast(object result_dtype, object dtype, str what) except *:
+    if not numpy.can_cast(result_dtype, dtype, "same_kind"):
+        raise RuntimeError("%s(): result type %s can't be cast to the desired output type %s"
+                           % (what, _torch_dtype_name(result_dtype), _torch_dtype_name(dtype)))
+
+
+cdef Variable _inplace_apply(Variable x, object op, tuple args, dict kwargs, str what):
+    cdef Variable old, result
+    other = _operand_with_grad(args, kwargs)
+    try:
+        if _inplace_records(x, other):
+            _check_inplace_allowed(x, other, what)
+            old = _snapshot(x)
+            result = op(old, *args, **kwargs)
+            _check_inplace_cast(result._data.dtype, x._data.dtype, what)
+            if not result._requires_grad:
+                # old's history gets a zero gradient (where: no 0 * inf = nan)
+                result = where(_xp_of(old._data).ones(result._data.shape, dtype=bool),
+                               _convert(result, None, old._data.dtype, False), old)
+            return _write_back(x, old, result, what)
+        if not _is_writeable(x._data):
+            raise RuntimeError("%s(): the Variable's data is read-only" % what)
+        data = (<Variable>op(_wrap(x._data), *args, **kwargs))._data
+    except _OP_ERRORS as exc:
+        message = str(exc)
+        if message.startswith(op.__name__ + "() "):     # a wrong argument count
+            raise type(exc)(what + message[len(op.__name__):]) from None
+        raise _renamed(exc, what) from None
+    _check_inplace_cast(data.dtype, x._data.dtype, what)
+    if data.shape != x._data.shape:
+        raise RuntimeError("%s(): output with shape %s doesn't match the broadcast shape %s"
+                           % (what, _shape_str(x._data.shape), _shape_str(data.shape)))
+    _xp_of(x._data).copyto(x._data, data, casting="same_kind")
+    _bump_version(x)
+    return x
+
+
+def _inplace_form(op, name, example_input, example_args):
+    """Make the in-place form ``name`` (``addcmul_``) of ``op`` (``addcmul``): the
+    snapshot-and-write-back recipe of every in-place op, recorded when ``input`` or any
+    operand requires grad, with ``op``'s signature."""
+
+    def form(input, *args, **kwargs):
+        _inplace_target(input, name)
+        if _profiling and _profile_enter():
+            return _profiled_named(name, lambda *a: form(*a, **kwargs), (input,) + args)
+        return _inplace_apply(input, op, args, kwargs, name)
+
+    form.__name__ = form.__qualname__ = name
+    form.__signature__ = inspect.signature(op)
+    form.__doc__ = (
+        "In-place :func:`%s`: ``input.%s(%s)`` writes the result into ``input``.\n\n"
+        "    >>> x = %s\n"
+        "    >>> expected = pyad.%s(x%s)\n"
+        "    >>> numpy.array_equal(x.%s(%s).data, expected.data), x._version\n"
+        "    (True, 1)\n"
+        % (op.__name__, name, example_args, example_input, op.__name__,
+           ", " + example_args if example_args else "", name, example_args))
+    return form
+
+
+cdef object _deg2rad(object input):
+    return mul(input, math.pi / 180.0)
+
+
+cdef object _rad2deg(object input):
+    return mul(input, 180.0 / math.pi)
+
+
+def _deg2rad_op(input):
+    return _deg2rad(input)
+
+
+def _rad2deg_op(input):
+    return _rad2deg(input)
+
+
+def _float_power_op(input, exponent):
+    # torch computes float_power_ in double and refuses to narrow the result
+    result = float_power(input, exponent)
+    if result.dtype != input.dtype:
+        raise RuntimeError("float_power_(): the base given to float_power_ has dtype %s but "
+                           "the operation's result requires dtype %s"
+                           % (_torch_dtype_name(input.dtype), _torch_dtype_name(result.dtype)))
+    return result
+
+
+def _sgn_op(input):
+    return sgn(input)        # (complex.pxi is included after this file)
+
+
+_sgn_op.__name__ = "sgn"
+_deg2rad_op.__name__ = "deg2rad"
+_rad2deg_op.__name__ = "rad2deg"
+_float_power_op.__name__ = "float_power"
+
+_V = "pyad.tensor([0.25, 1.0], dtype=pyad.float64)"
+_M = "pyad.tensor([[0.25, 1.0], [2.0, 0.5]], dtype=pyad.float64)"
+_B = "pyad.tensor([True, False])"
+_I = "pyad.tensor([6, 3])"
+# (op, in-place name, docstring example input, its extra arguments): the in-place forms
+# of existing ops and of torch's aliases (greater_ is gt_ under torch's other name).
+INPLACE_FORMS = (
+    (addcmul, "addcmul_", _V, "x, x, value=2"), (addcdiv, "addcdiv_", _V, "x, x + 1"),
+    (addmm, "addmm_", _M, "x, x, beta=0.5"), (addmv, "addmv_", _V, "x[None].expand(2, 2), x"),
+    (addbmm, "addbmm_", _M, "x[None], x[None]"), (baddbmm, "baddbmm_", _M + "[None]", "x, x"),
+    (clamp_min, "clamp_min_", _V, "0.5"), (clamp_max, "clamp_max_", _V, "0.5"),
+    (clip, "clip_", _V, "0.3, 0.6"), (cumsum, "cumsum_", _V, "0"), (cumprod, "cumprod_", _V, "0"),
+    (lerp, "lerp_", _V, "x * 2, 0.5"), (hypot, "hypot_", _V, "x"), (atan2, "atan2_", _V, "x"),
+    (fmod, "fmod_", _V, "0.3"), (remainder, "remainder_", _V, "0.3"),
+    (floor_divide, "floor_divide_", _V, "0.3"), (_float_power_op, "float_power_", _V, "2"),
+    (true_divide, "true_divide_", _V, "4"), (logit, "logit_", _V, "1e-6"),
+    (nan_to_num, "nan_to_num_", _V, ""), (_sgn_op, "sgn_", _V, ""),
+    (tril, "tril_", _M, ""), (triu, "triu_", _M, ""),
+    (masked_scatter, "masked_scatter_", _V, "x > 0.5, x * 3"),
+    (eq, "eq_", _V, "1.0"), (ne, "ne_", _V, "1.0"), (lt, "lt_", _V, "1.0"),
+    (le, "le_", _V, "1.0"), (gt, "gt_", _V, "0.5"), (ge, "ge_", _V, "1.0"),
+    (gt, "greater_", _V, "0.5"), (ge, "greater_equal_", _V, "1.0"), (lt, "less_", _V, "1.0"),
+    (le, "less_equal_", _V, "1.0"), (ne, "not_equal_", _V, "1.0"),
+    (logical_and, "logical_and_", _B, "x"), (logical_or, "logical_or_", _B, "x"),
+    (logical_xor, "logical_xor_", _B, "x"), (logical_not, "logical_not_", _B, ""),
+    (bitwise_and, "bitwise_and_", _I, "5"), (bitwise_or, "bitwise_or_", _I, "5"),
+    (bitwise_xor, "bitwise_xor_", _I, "5"), (bitwise_not, "bitwise_not_", _I, ""),
+    (absolute, "absolute_", _V, ""), (neg, "negative_", _V, ""), (mul, "multiply_", _V, "3"),
+    (div, "divide_", _V, "3"), (sub, "subtract_", _V, "3"),
+    (_deg2rad_op, "deg2rad_", _V, ""), (_rad2deg_op, "rad2deg_", _V, ""),
+    (index_put, "index_put_", _V, "(pyad.tensor([1, 1]),), x[0], accumulate=True"),
+)
+_INPLACE_FORM_FUNCTIONS = tuple(_inplace_form(op, name, inp, args)
+                                for op, name, inp, args in INPLACE_FORMS)
+for _form in _INPLACE_FORM_FUNCTIONS:
+    globals()[_form.__name__] = _form
+
+
+@profiled_op
+def fill_diagonal_(input, fill_value, wrap=False):
+    """Fill the main diagonal with ``fill_value`` in place (a matrix, or a Variable with
+    all dimensions equal; ``wrap`` restarts the diagonal below a tall matrix every
+    ``columns + 1`` rows, as torch).
+
+    >>> pyad.zeros(3, 2).fill_diagonal_(1.0, wrap=True).tolist()
+    [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]
+    """
+    cdef Variable x = _inplace_target(input, "fill_diagonal_")
+    shape = x._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("fill_diagonal_(): dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("fill_diagonal_(): all dimensions of input must be of equal length")
+    if isinstance(fill_value, Variable):
+        raise TypeError("fill_diagonal_(): argument 'fill_value' must be a number, not Variable")
+    mask = numpy.zeros(shape, dtype=bool)
+    if mask.size:
+        numpy.fill_diagonal(mask, True, wrap=bool(wrap))
+    return _inplace_indexing(x, masked_fill, (_xp_of(x._data).asarray(mask), fill_value), {},
+                             None, "fill_diagonal_")
+
+
+# -- in-place view ops: x.t_() makes x the view (its shape changes; its data stays) -----
+
+cdef Variable _inplace_view(Variable x, object view_op, tuple args, str what):
+    cdef Variable r
+    if x._requires_grad and x._grad_fn is None and _grad_enabled():
+        raise RuntimeError("%s(): a leaf Variable that requires grad is being used in an "
+                           "in-place operation. Wrap it in pyad.no_grad() or use the "
+                           "out-of-place op." % what)
+    try:
+        r = view_op(x, *args)
+    except _OP_ERRORS as exc:
+        message = str(exc)
+        if message.startswith(view_op.__name__ + "() "):
+            raise type(exc)(what + message[len(view_op.__name__):]) from None
+        raise _renamed(exc, what) from None
+    x._data = r._data
+    _bump_version(x)                     # as torch: a saved x has changed shape
+    if r._grad_fn is not None:
+        x._grad_fn = r._grad_fn
+        x._output_nr = r._output_nr
+    if x._is_view and x._view_base is not None:
+        # still a view of the same base, now through the composed view function
+        x._view_fn = r._view_fn
+        x._view_version = r._view_version
+    return x
+
+
+@profiled_op
+def t_(input):
+    """In-place :func:`t`: this Variable becomes its transpose (its data is not moved).
+
+    >>> x = pyad.tensor([[1.0, 2.0]])
+    >>> x.t_().shape
+    (2, 1)
+    """
+    return _inplace_view(_inplace_target(input, "t_"), t, (), "t_")
+
+
+@profiled_op
+def transpose_(input, dim0, dim1):
+    """In-place :func:`transpose`.
+
+    >>> pyad.ones(2, 3).transpose_(0, 1).shape
+    (3, 2)
+    """
+    return _inplace_view(_inplace_target(input, "transpose_"), transpose, (dim0, dim1),
+                         "transpose_")
+
+
+@profiled_op
+def swapdims_(input, dim0, dim1):
+    """In-place :func:`swapdims` (``transpose_``).
+
+    >>> pyad.ones(2, 3).swapdims_(0, 1).shape
+    (3, 2)
+    """
+    return _inplace_view(_inplace_target(input, "swapdims_"), transpose, (dim0, dim1),
+                         "swapdims_")
+
+
+@profiled_op
+def swapaxes_(input, axis0, axis1):
+    """In-place :func:`swapaxes` (``transpose_``).
+
+    >>> pyad.ones(2, 3).swapaxes_(0, 1).shape
+    (3, 2)
+    """
+    return _inplace_view(_inplace_target(input, "swapaxes_"), transpose, (axis0, axis1),
+                         "swapaxes_")
+
+
+@profiled_op
+def squeeze_(input, dim=None):
+    """In-place :func:`squeeze`.
+
+    >>> pyad.ones(1, 3, 1).squeeze_().shape
+    (3,)
+    """
+    return _inplace_view(_inplace_target(input, "squeeze_"), squeeze, (dim,), "squeeze_")
+
+
+@profiled_op
+def unsqueeze_(input, dim):
+    """In-place :func:`unsqueeze`.
+
+    >>> pyad.ones(3).unsqueeze_(0).shape
+    (1, 3)
+    """
+    return _inplace_view(_inplace_target(input, "unsqueeze_"), unsqueeze, (dim,),
+                         "unsqueeze_")
+
+
 # The in-place twins of unary ops, made from ELEMENTWISE_INPLACE_TWINS (the table beside
 # the elementwise family's tuple).
 _UNARY_TWINS = tuple(_inplace_twin(op, example)
@@ -587,7 +856,10 @@ for _twin in _UNARY_TWINS:
     globals()[_twin.__name__] = _twin
 
 INPLACE_OPS = (add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, setitem, masked_fill_,
-               index_fill_, index_add_, index_copy_, scatter_, scatter_add_, put_) + _UNARY_TWINS
+               index_fill_, index_add_, index_copy_, scatter_, scatter_add_, put_,
+               t_, transpose_, swapdims_, swapaxes_, squeeze_, unsqueeze_,
+               fill_diagonal_) + _UNARY_TWINS \
+    + _INPLACE_FORM_FUNCTIONS
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (item assignment has its operator).
 INPLACE_TITLE = "In-place"

@@ -56,6 +56,155 @@ def normal_(object input, mean=0.0, std=1.0, *, generator=None):
 
 
 
+cdef Variable _inplace_draw(Variable x, object sample, str what):
+    # A fill of any dtype (random_, geometric_, bernoulli_ take integers and bool too).
+    return _inplace_fill(x, _xp_of(x._data).asarray(sample).astype(x._data.dtype, copy=False),
+                         what)
+
+
+cdef void _check_floating(Variable x, str what, str distribution) except *:
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("%s(): %s distribution is a continuous probability distribution. "
+                           "dtype must be a floating point but you specified %s"
+                           % (what, distribution, _torch_dtype_name(x._data.dtype)))
+
+
+cdef object _integers(object gen, object low, object high, tuple shape):
+    draw = getattr(gen, "integers", None)
+    if draw is None:
+        draw = gen.randint                       # CuPy's RandomState
+    return draw(low, high, shape)
+
+
+@profiled_op
+def random_(object input, from_=0, to=None, *, generator=None):
+    """Fill in place with integers drawn uniformly from ``[from, to)`` (``random_(to)``
+    draws from ``[0, to)``; with no bound, from ``[0, 2**mantissa]`` for floating dtypes
+    and ``[0, max]`` for integers, as torch).
+
+    >>> x = pyad.zeros(1000, dtype=pyad.int64)
+    >>> _ = random_(x, 3, 6)
+    >>> sorted(set(x.tolist())), x._version
+    ([3, 4, 5], 1)
+    """
+    cdef Variable x = _inplace_target(input, "random_")
+    dtype = x._data.dtype
+    if to is None and from_ != 0:
+        from_, to = 0, from_
+    if to is None:
+        if dtype.kind == "f":
+            to = 2 ** (numpy.finfo(dtype).nmant + 1) + 1
+        elif dtype.kind == "b":
+            to = 2
+        else:
+            to = int(numpy.iinfo(dtype).max) + 1
+    if from_ >= to:
+        raise RuntimeError("random_(): random_ expects 'from' to be less than 'to', but got "
+                           "from=%s >= to=%s" % (from_, to))
+    gen = _rng_of(x._data, generator, "random_")
+    return _inplace_draw(x, _integers(gen, from_, to, x._data.shape), "random_")
+
+
+@profiled_op
+def exponential_(object input, lambd=1.0, *, generator=None):
+    """Fill in place with samples of the exponential distribution of rate ``lambd``.
+
+    >>> x = pyad.zeros(10000, dtype=pyad.float64)
+    >>> _ = exponential_(x, 4.0)
+    >>> 0.24 < float(x.data.mean()) < 0.26
+    True
+    """
+    cdef Variable x = _inplace_target(input, "exponential_")
+    _check_floating(x, "exponential_", "Exponential")
+    if not lambd > 0:
+        raise RuntimeError("exponential_(): exponential_ expects lambda > 0.0, but found "
+                           "lambda=%s" % lambd)
+    gen = _rng_of(x._data, generator, "exponential_")
+    return _inplace_draw(x, gen.exponential(1.0 / lambd, x._data.shape), "exponential_")
+
+
+@profiled_op
+def cauchy_(object input, median=0.0, sigma=1.0, *, generator=None):
+    """Fill in place with samples of the Cauchy distribution (``median``, scale
+    ``sigma``).
+
+    >>> x = pyad.zeros(10001, dtype=pyad.float64)
+    >>> _ = cauchy_(x, 3.0, 0.5)
+    >>> 2.9 < float(numpy.median(x.data)) < 3.1
+    True
+    """
+    cdef Variable x = _inplace_target(input, "cauchy_")
+    _check_floating(x, "cauchy_", "Cauchy")
+    if not sigma > 0:
+        raise RuntimeError("cauchy_(): cauchy_ expects sigma > 0.0, but found sigma=%s" % sigma)
+    gen = _rng_of(x._data, generator, "cauchy_")
+    return _inplace_draw(x, median + sigma * gen.standard_cauchy(x._data.shape), "cauchy_")
+
+
+@profiled_op
+def log_normal_(object input, mean=1.0, std=2.0, *, generator=None):
+    """Fill in place with ``exp(N(mean, std^2))`` samples.
+
+    >>> x = pyad.zeros(10000, dtype=pyad.float64)
+    >>> _ = log_normal_(x, 0.0, 0.1)
+    >>> 0.99 < float(numpy.median(x.data)) < 1.01
+    True
+    """
+    cdef Variable x = _inplace_target(input, "log_normal_")
+    if not _is_float_dtype(x._data.dtype):
+        raise RuntimeError("log_normal_(): \"log_normal_cpu\" not implemented for '%s'"
+                           % _torch_dtype_name(x._data.dtype))
+    if not std > 0:
+        raise RuntimeError("log_normal_(): log_normal_ expects std > 0.0, but found std=%s"
+                           % std)
+    gen = _rng_of(x._data, generator, "log_normal_")
+    return _inplace_draw(x, _xp_of(x._data).exp(gen.normal(mean, std, x._data.shape)),
+                         "log_normal_")
+
+
+@profiled_op
+def geometric_(object input, p, *, generator=None):
+    """Fill in place with the number of Bernoulli(``p``) trials up to the first success
+    (1, 2, ...).
+
+    >>> x = pyad.zeros(10000, dtype=pyad.float64)
+    >>> _ = geometric_(x, 0.5)
+    >>> float(x.data.min()), 1.9 < float(x.data.mean()) < 2.1
+    (1.0, True)
+    """
+    cdef Variable x = _inplace_target(input, "geometric_")
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("geometric_(): \"geometric_cpu\" not implemented for 'Bool'")
+    if not 0 < p < 1:
+        raise RuntimeError("geometric_(): geometric_ expects p to be in (0, 1), but got p=%s"
+                           % p)
+    gen = _rng_of(x._data, generator, "geometric_")
+    return _inplace_draw(x, gen.geometric(p, x._data.shape), "geometric_")
+
+
+@profiled_op
+def bernoulli_(object input, p=0.5, *, generator=None):
+    """Fill in place with 1 with probability ``p`` (a number, or a Variable of
+    probabilities broadcast to this shape), else 0.
+
+    >>> x = pyad.zeros(4)
+    >>> x.bernoulli_(pyad.tensor([0.0, 1.0, 1.0, 0.0])).tolist()
+    [0.0, 1.0, 1.0, 0.0]
+    """
+    cdef Variable x = _inplace_target(input, "bernoulli_")
+    probs = (<Variable>p)._data if isinstance(p, Variable) else p
+    if not isinstance(p, Variable) and not 0 <= p <= 1:
+        raise RuntimeError("bernoulli_(): bernoulli_ expects p to be in [0, 1], but got p=%s"
+                           % p)
+    gen = _rng_of(x._data, generator, "bernoulli_")
+    try:
+        probs = _xp_of(x._data).broadcast_to(probs, x._data.shape)
+    except ValueError:
+        raise RuntimeError("bernoulli_(): the shape of p %s cannot be broadcast to %s"
+                           % (_shape_str(_shape_of(p)), _shape_str(x._data.shape))) from None
+    return _inplace_draw(x, _uniform01(gen, x._data.shape) < probs, "bernoulli_")
+
+
 # -- stochastic ops (bernoulli, multinomial, normal; reinforce) -----------------------------------------------
 #
 # bernoulli, multinomial and normal draw a sample whose grad_fn is a stochastic node.
@@ -469,7 +618,8 @@ cdef object _normal_numbers(tuple shape, object mean, object std, object dtype, 
         return (rng.standard_normal(shape) * std + mean).astype(dtype, copy=False)
 
 
-RANDOM_OPS = (uniform_, normal_, bernoulli, multinomial, normal)
+RANDOM_OPS = (uniform_, normal_, bernoulli, multinomial, normal, random_, exponential_, cauchy_,
+              log_normal_, geometric_, bernoulli_)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (torch has normal as a function only).
 RANDOM_TITLE = "Random fills"

@@ -1762,10 +1762,25 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return where(none, numpy.nan, div(total, where(none, 1, count)))
 
 
+@profiled_op
+def msort(input):
+    """The values of ``input`` sorted along its first dimension (``sort(input, 0).values``).
+
+    >>> msort(Variable(numpy.array([[3., 1.], [2., 4.]])))
+    tensor([[2., 1.],
+            [3., 4.]], dtype=float64)
+    """
+    try:
+        return sort(_as_variable(input, "msort"), 0)[0]
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "msort") from None
+
+
 REDUCTION_OPS = (sum, mean, max, _op_min, amax, amin, argmax, argmin, prod, _op_all, _op_any,
                  count_nonzero, var, std, var_mean, std_mean, norm, cumsum, cumprod, sort,
                  argsort, topk, kthvalue, median, logsumexp, cummax, cummin, aminmax,
-                 nansum, nanmean, nanmedian, searchsorted, bucketize, logcumsumexp)
+                 nansum, nanmean, nanmedian, searchsorted, bucketize, logcumsumexp,
+                 msort)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (torch has searchsorted and bucketize as functions
 # only).

@@ -782,6 +782,19 @@ def concat(tensors, dim=0):
 
 
 @profiled_op
+def concatenate(tensors, axis=0):
+    """Alias of :func:`cat` (NumPy's name, with ``axis``).
+
+    >>> concatenate([Variable(numpy.ones(2)), Variable(numpy.zeros(1))])
+    tensor([1., 1., 0.], dtype=float64)
+    """
+    try:
+        return cat(tensors, axis)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "concatenate") from None
+
+
+@profiled_op
 def stack(tensors, dim=0):
     """Join Variables of equal shape along a new dimension ``dim``.
 
@@ -827,6 +840,19 @@ def vstack(tensors):
             x = reshape(x, (1, x._data.size))
         out.append(x)
     return cat(out, 0)
+
+
+@profiled_op
+def row_stack(tensors):
+    """Alias of :func:`vstack`.
+
+    >>> row_stack([Variable(numpy.ones(2)), Variable(numpy.zeros(2))]).shape
+    (2, 2)
+    """
+    try:
+        return vstack(tensors)
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "row_stack") from None
 
 
 @profiled_op
@@ -2579,8 +2605,141 @@ def pad(input, pad, mode="constant", value=0):
     return _plain(data, x._volatile)
 
 
+# -- the *_scatter ops and index_put: out-of-place writes, each a differentiable
+# __setitem__ (or put) on a copy: the gradient reaches input outside the written part
+# and src (values) at it.
+
+cdef Variable _scatter_into(Variable x, object key, object src, tuple expected, str what):
+    cdef Variable s = _as_variable(src, what)
+    if s._data.shape != expected:
+        raise RuntimeError("%s(): expected src to have a size equal to the slice of self. src "
+                           "size = %s, slice size = %s"
+                           % (what, _shape_str(s._data.shape), _shape_str(expected)))
+    if s._data.dtype != x._data.dtype:
+        s = _convert(s, None, x._data.dtype, False)
+    return _setitem_out_of_place(x, _index_key(key, x._data), s)
+
+
+@profiled_op
+def select_scatter(input, src, dim, index):
+    """``input`` with ``src`` written at ``index`` along ``dim`` (the inverse of
+    :func:`select`, out of place).
+
+    >>> select_scatter(Variable(numpy.zeros((2, 2))), Variable(numpy.ones(2)), 0, 1)
+    tensor([[0., 0.],
+            [1., 1.]], dtype=float64)
+    """
+    cdef Variable x = _as_variable(input, "select_scatter")
+    if x._data.ndim == 0:                   # (d indexes the shape below: guard it)
+        raise IndexError("select_scatter(): select() cannot be applied to a 0-dim Variable.")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "select_scatter")
+    size = x._data.shape[d]
+    if not isinstance(index, (int, numpy.integer)) or isinstance(index, bool):
+        raise TypeError("select_scatter(): argument 'index' must be int, not %s"
+                        % type(index).__name__)
+    if index < -size or index >= size:
+        raise IndexError("select_scatter(): index %d out of range for Variable of size %s at "
+                         "dimension %d" % (index, _shape_str(x._data.shape), d))
+    key = (slice(None),) * d + (int(index),)
+    return _scatter_into(x, key, src, x._data.shape[:d] + x._data.shape[d + 1:],
+                         "select_scatter")
+
+
+@profiled_op
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """``input`` with ``src`` written at ``start:end:step`` along ``dim`` (out of place).
+
+    >>> slice_scatter(Variable(numpy.zeros(4)), Variable(numpy.ones(2)), start=1, step=2)
+    tensor([0., 1., 0., 1.], dtype=float64)
+    """
+    cdef Variable x = _as_variable(input, "slice_scatter")
+    if x._data.ndim == 0:                   # (d indexes the shape below: guard it)
+        raise IndexError("slice_scatter(): slice() cannot be applied to a 0-dim Variable.")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "slice_scatter")
+    for name, bound in (("start", start), ("end", end)):
+        if bound is not None and (not isinstance(bound, (int, numpy.integer))
+                                  or isinstance(bound, bool)):
+            raise TypeError("slice_scatter(): argument '%s' must be int or None, not %s"
+                            % (name, type(bound).__name__))
+    if not isinstance(step, (int, numpy.integer)) or step <= 0:
+        raise RuntimeError("slice_scatter(): slice step must be positive, got %r" % (step,))
+    key = (slice(None),) * d + (slice(start, end, step),)
+    shape = list(x._data.shape)
+    shape[d] = len(range(*slice(start, end, step).indices(shape[d])))
+    return _scatter_into(x, key, src, tuple(shape), "slice_scatter")
+
+
+@profiled_op
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """``input`` with ``src`` written on its diagonal (``diagonal(offset, dim1, dim2)``'s
+    layout: the other dimensions first, the diagonal last; out of place).
+
+    >>> diagonal_scatter(Variable(numpy.zeros((2, 2))), Variable(numpy.ones(2)))
+    tensor([[1., 0.],
+            [0., 1.]], dtype=float64)
+    """
+    cdef Variable x = _as_variable(input, "diagonal_scatter")
+    cdef Py_ssize_t nd = x._data.ndim
+    # (torch checks the dims first, then the rank)
+    cdef Py_ssize_t d1 = _normalize_dim(dim1, nd, "diagonal_scatter")
+    cdef Py_ssize_t d2 = _normalize_dim(dim2, nd, "diagonal_scatter")
+    if nd < 2:
+        raise RuntimeError("diagonal_scatter(): diagonal dimensions requires ndim larger than 1, "
+                           "got %d" % nd)
+    if d1 == d2:
+        raise RuntimeError("diagonal_scatter(): diagonal dimensions cannot be identical %s, %s"
+                           % (dim1, dim2))
+    cdef Variable moved = movedim(x, (d1, d2), (nd - 2, nd - 1))
+    rows, cols = moved._data.shape[nd - 2], moved._data.shape[nd - 1]
+    lo, hi = builtins.min(offset, 0), builtins.max(offset, 0)
+    n = builtins.max(0, builtins.min(rows + lo, cols - hi))
+    xp = _xp_of(x._data)
+    i = xp.arange(n) - lo
+    j = xp.arange(n) + hi
+    out = _scatter_into(moved, (Ellipsis, i, j), src, moved._data.shape[:nd - 2] + (n,),
+                        "diagonal_scatter")
+    return movedim(out, (nd - 2, nd - 1), (d1, d2))
+
+
+@profiled_op
+def index_put(input, indices, values, accumulate=False):
+    """``input`` with ``values`` written at ``input[indices]`` (a tuple of integer or
+    bool Variables, as in indexing), or added there with ``accumulate`` (repeated
+    indices add up); out of place.
+
+    >>> x = Variable(numpy.zeros(3))
+    >>> index_put(x, (Variable(numpy.array([0, 0])),), Variable(numpy.array(2.0)), True)
+    tensor([4., 0., 0.], dtype=float64)
+    """
+    cdef Variable x = _as_variable(input, "index_put")
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError("index_put(): argument 'indices' must be a tuple of Variables, not %s"
+                        % type(indices).__name__)
+    key = []
+    for k in indices:
+        if not isinstance(k, Variable):
+            raise TypeError("index_put(): argument 'indices' must be a tuple of Variables, "
+                            "got an element of type %s" % type(k).__name__)
+        if (<Variable>k)._data.dtype.kind not in "biu":
+            raise IndexError("index_put(): tensors used as indices must be long, int, byte or "
+                             "bool tensors")
+        key.append((<Variable>k)._data)
+    if len(key) > x._data.ndim:
+        raise IndexError("index_put(): too many indices for Variable of dimension %d (got %d)"
+                         % (x._data.ndim, len(key)))
+    xp = _xp_of(x._data)
+    try:
+        flat = xp.arange(x._data.size, dtype=numpy.int64).reshape(x._data.shape)[tuple(key)]
+        v = broadcast_to(_as_variable(values, "index_put"), flat.shape)
+        return put(x, flat.reshape(-1), reshape(v, (-1,)), accumulate)
+    except IndexError as exc:
+        raise IndexError("index_put(): %s" % exc) from None
+    except _OP_ERRORS as exc:
+        raise _renamed(exc, "index_put") from None
+
+
 SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, expand,
-             broadcast_to, sum_to, getitem, cat, concat, stack, hstack, vstack, split,
+             broadcast_to, sum_to, getitem, cat, concat, concatenate, stack, hstack, vstack, row_stack, split,
              split_with_sizes, chunk, unbind, unsafe_split, unsafe_split_with_sizes,
              unsafe_chunk, narrow, select, flip, roll, repeat, tile,
              movedim, unflatten, gather, take_along_dim, scatter, scatter_add, index_select,
@@ -2588,10 +2747,11 @@ SHAPE_OPS = (reshape, view, flatten, transpose, permute, t, unsqueeze, squeeze, 
              nonzero, unique, unique_consecutive, pad, ravel, flipud, fliplr, rot90, atleast_1d, atleast_2d,
              atleast_3d, dstack, column_stack, tensor_split, hsplit, vsplit, take, put,
              broadcast_tensors, meshgrid, kron, repeat_interleave, diff, moveaxis, swapdims,
-             swapaxes)
+             swapaxes, select_scatter, slice_scatter, diagonal_scatter, index_put)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (item access has its operators; torch has these as functions only).
 SHAPE_TITLE = "Shape and indexing"
-SHAPE_FUNCTION_ONLY = ("getitem", "sum_to", "cat", "concat", "stack", "hstack", "vstack", "pad",
+SHAPE_FUNCTION_ONLY = ("getitem", "sum_to", "cat", "concat", "concatenate", "stack", "hstack",
+                       "vstack", "row_stack", "pad",
                        "atleast_1d", "atleast_2d", "atleast_3d", "dstack", "column_stack",
                        "broadcast_tensors", "meshgrid")

@@ -1233,7 +1233,7 @@ SPECIAL_INPLACE_TWINS = (
     (arctan2, "2."), (arcsinh, ""), (arccosh, ""), (arctanh, ""), (fix, ""), (exp2, ""),
     (erfc, ""), (erfinv, ""), (lgamma, ""), (digamma, ""), (i0, ""), (xlogy, "2."),
     (sinc, ""), (copysign, "-1."), (ldexp, "2."),
-    (nextafter, "2."), (hypot, "2."))
+    (nextafter, "2."))          # (hypot_ is an in-place form in inplace.pxi)
 
 # torch.special's own functions (pyad.special.<name> only, neither pyad.<name> nor
 # Variable methods, as torch has them).

@@ -205,6 +205,35 @@ VALID["logcumsumexp"] = lambda: ((X(), 1), {})
 VALID["mvlgamma"] = lambda: ((X(), 2), {})
 VALID["heaviside"] = lambda: ((X(), X()), {})
 VALID["gcd"] = VALID["lcm"] = lambda: ((INTS(), INTS()), {})
+VALID["concatenate"] = lambda: (([X(), X()],), {})
+VALID["row_stack"] = lambda: (([X(), X()],), {})
+# the in-place forms of INPLACE_FORMS and the in-place view ops (pyad/ops/inplace.pxi)
+for _name in ("addcmul_", "addcdiv_", "addmm_", "addmv_", "addbmm_"):
+    VALID[_name] = VALID[_name[:-1]]
+VALID["baddbmm_"] = lambda: ((X().unsqueeze(0), X().unsqueeze(0),
+                              pyad.ones(1, 3, 3, dtype=pyad.float64)), {})
+for _name in ("transpose_", "swapdims_", "swapaxes_"):
+    VALID[_name] = lambda: ((X(), 0, 1), {})
+VALID["unsqueeze_"] = lambda: ((X(),), {"dim": 0})
+VALID["clamp_min_"] = lambda: ((X(),), {"min": 2.0})
+VALID["clamp_max_"] = lambda: ((X(),), {"max": 2.0})
+VALID["clip_"] = lambda: ((X(), 1.0, 2.0), {})
+VALID["cumsum_"] = lambda: ((X(),), {"dim": 1})
+VALID["cumprod_"] = lambda: ((X(),), {"dim": 1})
+VALID["lerp_"] = lambda: ((X(), X()), {"weight": 0.5})
+VALID["masked_scatter_"] = lambda: ((X(),), {"mask": MASK(), "source": X()})
+for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_"):
+    VALID[_name] = lambda: ((INTS(), INTS()), {})
+VALID["bitwise_not_"] = lambda: ((INTS(),), {})
+VALID["geometric_"] = lambda: ((X(), 0.5), {})
+VALID["select_scatter"] = lambda: ((X(),), {"src": pyad.ones(3, dtype=pyad.float64), "dim": 0,
+                                          "index": 1})
+VALID["slice_scatter"] = lambda: ((X(),), {"src": X()[:, :2], "dim": 1, "start": 0, "end": 2})
+VALID["diagonal_scatter"] = lambda: ((X(), pyad.ones(2, dtype=pyad.float64)), {"dim1": 0,
+                                                                                "dim2": 1})
+for _name in ("index_put", "index_put_"):
+    VALID[_name] = lambda: ((X(), (pyad.tensor([1]),), pyad.ones(3, dtype=pyad.float64)), {})
+VALID["fill_diagonal_"] = lambda: ((X(), 1.0), {})
 
 # Names the op goes by in messages when it differs from its function's name.
 SPOKEN = {"getitem": "__getitem__", "setitem": "__setitem__", "concat": "cat",
