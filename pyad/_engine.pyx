@@ -3173,6 +3173,15 @@ _COMPAT_METHODS = ("det", "logdet", "slogdet", "inverse", "pinverse", "cholesky"
                    "deg2rad", "rad2deg")
 
 
+def _alias_method(str alias, object target):
+    def method(self, *args, **kwargs):
+        return target(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = alias
+    method.__doc__ = "torch's other name for :meth:`Variable.%s`." % target.__name__
+    method.__signature__ = inspect.signature(target)
+    return method
+
+
 def _compat_method(str name):
     def method(self, *args, **kwargs):
         from pyad import _compat
@@ -4463,7 +4472,7 @@ cdef void _install_methods() except *:
             if name not in class_dict and name not in FUNCTION_ONLY:
                 _add_class_attribute(Variable, name, op)
     for alias, name in _METHOD_ALIASES:
-        _add_class_attribute(Variable, alias, class_dict[name])
+        _add_class_attribute(Variable, alias, _alias_method(alias, class_dict[name]))
     for name in _COMPAT_METHODS:
         _add_class_attribute(Variable, name, _compat_method(name))
 
