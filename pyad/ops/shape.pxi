@@ -2683,12 +2683,12 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     # (torch checks the dims first, then the rank)
     cdef Py_ssize_t d1 = _normalize_dim(dim1, nd, "diagonal_scatter")
     cdef Py_ssize_t d2 = _normalize_dim(dim2, nd, "diagonal_scatter")
-    if nd < 2:
-        raise RuntimeError("diagonal_scatter(): diagonal dimensions requires ndim larger than 1, "
-                           "got %d" % nd)
     if d1 == d2:
         raise RuntimeError("diagonal_scatter(): diagonal dimensions cannot be identical %s, %s"
                            % (dim1, dim2))
+    if nd < 2:
+        raise RuntimeError("diagonal_scatter(): diagonal dimensions requires ndim larger than 1, "
+                           "got %d" % nd)
     cdef Variable moved = movedim(x, (d1, d2), (nd - 2, nd - 1))
     rows, cols = moved._data.shape[nd - 2], moved._data.shape[nd - 1]
     lo, hi = builtins.min(offset, 0), builtins.max(offset, 0)
