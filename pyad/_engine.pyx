@@ -3217,6 +3217,17 @@ cdef _add_class_attribute(type cls, str name, object value):
     PyType_Modified(<PyTypeObject*>cls)
 
 
+def _add_variable_methods(dict methods):
+    """Make each function of ``methods`` a Variable method under its key: the ops written
+    in Python on top of the engine's (``pyad/_statistics.py``) that torch also has as
+    Tensor methods. A name the type already has is refused."""
+    cdef dict type_dict = <dict>(<PyTypeObject*>Variable).tp_dict
+    for name, fn in methods.items():
+        if name in type_dict:
+            raise ValueError("Variable already has an attribute %r" % (name,))
+        _add_class_attribute(Variable, name, fn)
+
+
 _add_class_attribute(Variable, "volatile", property(_get_volatile, _set_volatile,
                                                     doc=_get_volatile.__doc__))
 # An ndarray on the left of an operator defers to the Variable.

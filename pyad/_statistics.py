@@ -3,8 +3,10 @@ their gradients, of any order, come from the ops'): ``quantile``, ``nanquantile`
 ``cov``, ``corrcoef``, ``renorm``, ``trapezoid``/``trapz``,
 ``cumulative_trapezoid``, ``vander``, ``diagflat``, ``block_diag``, ``cartesian_prod``,
 ``combinations``, ``inner``, ``ger``, ``addr``; and the non-differentiable ``histc``,
-``bincount``, ``logspace`` and the window functions. Functions only (``pyad.<name>``),
-not ``Variable`` methods.
+``bincount``, ``logspace`` and the window functions. Each is ``pyad.<name>``; those
+torch also has as Tensor methods (``quantile``, ``nanquantile``, ``cov``, ``corrcoef``,
+``histc``, ``bincount``, ``mode``, ``renorm``, ``diagflat``, ``inner``, ``ger``,
+``addr``) are ``Variable`` methods too, added at the end of this module.
 """
 import itertools
 import math
@@ -685,3 +687,9 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, device
         return i0[:-1] / i0[-1]
     return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad,
                    values)
+
+
+# torch's Tensor methods among these functions (the Variable is their first argument).
+_engine._add_variable_methods({name: globals()[name] for name in (
+    "quantile", "nanquantile", "cov", "corrcoef", "histc", "bincount", "mode", "renorm",
+    "diagflat", "inner", "ger", "addr")})

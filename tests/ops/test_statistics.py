@@ -228,3 +228,52 @@ def test_mode_values_indices_and_gradient_match_torch(dim, keepdim):
                                   torch.mode(torch.from_numpy(ints), 1).indices.numpy())
     with pytest.raises(IndexError, match="mode"):
         pyad.mode(pyad.zeros(0))
+
+
+# -- the Tensor methods among them (added to Variable by pyad/_statistics.py) -------------
+
+_M = np.random.default_rng(7).standard_normal((4, 5))
+_V = np.random.default_rng(8).standard_normal(4)
+_W = np.random.default_rng(9).standard_normal(5)
+METHOD_CALLS = [
+    ("quantile", lambda x: x.quantile(0.3, dim=1, keepdim=True), _M),
+    ("nanquantile", lambda x: x.nanquantile(0.7), _M),
+    ("cov", lambda x: x.cov(correction=0), _M),
+    ("corrcoef", lambda x: x.corrcoef(), _M),
+    ("renorm", lambda x: x.renorm(2, 0, 1.0), _M),
+    ("diagflat", lambda x: x.diagflat(1), _V),
+    ("inner", lambda x: x.inner(x * 2), _M),
+    ("ger", lambda x: x.ger(x[:3] * 1), _V),
+    ("addr", lambda x: x.addr(x[:, 0] * 1, x[0] * 1, beta=0.5, alpha=2), _M),
+]
+
+
+@pytest.mark.parametrize("name, call, data", METHOD_CALLS, ids=[c[0] for c in METHOD_CALLS])
+def test_statistics_methods_match_torch(name, call, data):
+    x = pyad.Variable(data.copy(), requires_grad=True)
+    t = torch.tensor(data.copy(), requires_grad=True)
+    ours, theirs = call(x), call(t)
+    np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-12, atol=1e-12)
+    ours.sum().backward()
+    theirs.sum().backward()
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_statistics_methods_without_gradients_match_torch():
+    ints = np.array([2, 0, 2, 5])
+    np.testing.assert_array_equal(pyad.Variable(ints).bincount(minlength=7).data,
+                                  torch.tensor(ints).bincount(minlength=7).numpy())
+    np.testing.assert_array_equal(pyad.Variable(_M).histc(bins=6, min=-1, max=1).data,
+                                  torch.tensor(_M).histc(bins=6, min=-1, max=1).numpy())
+    a = np.array([[1.0, 2.0, 2.0], [3.0, 3.0, 1.0]])
+    ours, theirs = pyad.Variable(a).mode(1), torch.tensor(a).mode(1)
+    np.testing.assert_array_equal(ours.values.data, theirs.values.numpy())
+    np.testing.assert_array_equal(ours.indices.data, theirs.indices.numpy())
+
+
+def test_statistics_methods_are_the_functions():
+    for name in ("quantile", "nanquantile", "cov", "corrcoef", "histc", "bincount", "mode",
+                 "renorm", "diagflat", "inner", "ger", "addr"):
+        assert vars(pyad.Variable)[name] is getattr(pyad, name)
+    with pytest.raises(ValueError, match="already has"):
+        pyad._engine._add_variable_methods({"sum": pyad.sum})
