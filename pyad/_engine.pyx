@@ -118,6 +118,10 @@ cdef extern from *:
     static PYAD_TLS int pyad_profile_bypass = 0;
     static int pyad_get_profile_bypass(void) { return pyad_profile_bypass; }
     static void pyad_set_profile_bypass(int v) { pyad_profile_bypass = v; }
+    /* NumPy's floating-point warnings already off on this thread (_fp_quiet_enter). */
+    static PYAD_TLS int pyad_fp_quiet = 0;
+    static int pyad_get_fp_quiet(void) { return pyad_fp_quiet; }
+    static void pyad_set_fp_quiet(int v) { pyad_fp_quiet = v; }
     """
     int pyad_get_grad_disabled()
     void pyad_set_grad_disabled(int v)
@@ -127,6 +131,8 @@ cdef extern from *:
     void pyad_set_inference(int v)
     int pyad_get_profile_bypass()
     void pyad_set_profile_bypass(int v)
+    int pyad_get_fp_quiet()
+    void pyad_set_fp_quiet(int v)
 
 
 cdef inline bint _grad_enabled():
@@ -178,15 +184,23 @@ except (ImportError, AttributeError):  # NumPy 1.26: a Python errstate per call
 
 
 cdef inline object _fp_quiet_enter():
-    # Returns the token for _fp_quiet_exit.
+    # Returns the token for _fp_quiet_exit: None when an outer call on this thread (a
+    # backward pass, whose formulas call the quiet ops again) already set the state.
+    if pyad_get_fp_quiet():
+        return None
     if _np_errstate_var is not None:
-        return PyContextVar_Set(_np_errstate_var, _np_quiet_state)
-    state = numpy.errstate(all="ignore")
-    state.__enter__()
-    return state
+        token = PyContextVar_Set(_np_errstate_var, _np_quiet_state)
+    else:
+        token = numpy.errstate(all="ignore")
+        token.__enter__()
+    pyad_set_fp_quiet(1)
+    return token
 
 
 cdef inline int _fp_quiet_exit(object token) except -1:
+    if token is None:
+        return 0
+    pyad_set_fp_quiet(0)
     if _np_errstate_var is not None:
         return PyContextVar_Reset(_np_errstate_var, token)
     token.__exit__(None, None, None)
@@ -3727,22 +3741,25 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
     # hook calling __enter__) changes nothing after it, as torch's engine restores its
     # thread-local hook state (and nothing it pushed stays alive).
     cdef list hooks_before = list(_saved_hooks) if _saved_hooks else None
-    cdef list callbacks = []
-    _final_callbacks.append(callbacks)
+    cdef Py_ssize_t depth = len(_final_callbacks)
+    _final_callbacks.append(None)               # (a list once a callback is queued)
     try:
         result = _execute_with_hooks_as_is(roots, root_grads, keep_graph, create_graph,
                                            inputs, accumulate, only_inputs)
         # Callbacks queued during this pass (Variable._execution_engine.queue_callback)
         # run once it is done, in order; a callback may queue more.
+        callbacks = _final_callbacks[depth]
         while callbacks:
-            callbacks.pop(0)()
+            (<list>callbacks).pop(0)()
         return result
     finally:
         _final_callbacks.pop()
-        _restore_saved_hooks(hooks_before)
+        if hooks_before is not None or _saved_hooks:
+            _restore_saved_hooks(hooks_before)
 
 
-# One list of queued final callbacks per running backward pass, innermost last.
+# Per running backward pass, innermost last: None, or the list of its queued final
+# callbacks.
 cdef list _final_callbacks = []
 
 
@@ -3755,7 +3772,10 @@ class _ExecutionEngine:
             raise RuntimeError("Final callbacks can only be installed during backward pass.")
         if not callable(callback):
             raise TypeError("queue_callback(): callback must be callable")
-        (<list>_final_callbacks[len(_final_callbacks) - 1]).append(callback)
+        cdef Py_ssize_t last = len(_final_callbacks) - 1
+        if _final_callbacks[last] is None:
+            _final_callbacks[last] = []
+        (<list>_final_callbacks[last]).append(callback)
 
 
 _add_class_attribute(Variable, "_execution_engine", _ExecutionEngine())

@@ -124,3 +124,21 @@ def test_matmul_overflow_is_quiet_and_matches_torch():
     ty.sum().backward()
     np.testing.assert_array_equal(y.data, ty.detach().numpy())
     np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
+
+
+def test_a_quiet_op_inside_backward_leaves_the_pass_quiet():
+    # A hook's own pyad.log runs inside the pass's quiet state; when it returns, the
+    # formulas after it (sqrt's at 0) must still be quiet, and afterwards NumPy warns.
+    x = pyad.Variable(np.zeros(2), requires_grad=True)
+    y = pyad.sqrt(x)
+    z = y * 2
+    z.register_hook(lambda g: pyad.log(pyad.Variable(np.zeros(1))) and None)
+    old = np.seterr(all="warn")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            z.sum().backward()
+        assert np.isinf(x.grad.data).all()
+        assert _user_numpy_warns()
+    finally:
+        np.seterr(**old)
