@@ -4438,6 +4438,7 @@ include "_bridge.pxi"
 include "_format.pxi"
 include "_gctrack.pxi"
 include "_saved_attrs.pxi"
+include "_nodealloc.pxi"
 
 
 # --------------------------------------------------------------------------------

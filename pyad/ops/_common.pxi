@@ -820,6 +820,41 @@ cdef inline object _v_mT(object a):
         return transpose(a, -1, -2)
     n = a.ndim
     return a.swapaxes(n - 2, n - 1)
+cdef object _pow_by_number(object a, object c):
+    # a ** c the way torch's CPU kernel computes it, where that is not pow(): for a
+    # float32/float64 NumPy array and a real Python number c, x * x for 2, (x * x) * x
+    # for 3, 1 / (x * x) for -2 and 1 / sqrt(x) for -0.5 (torch's
+    # pow_tensor_scalar_optimized_kernel and its rsqrt), so the result is torch's bit
+    # for bit (NumPy's pow differs in the last place for 3, -2 and -0.5) and cheaper
+    # (NumPy's pow of a negative base to 3 takes a slow path: 3x the two multiplies).
+    # None: no such form (the caller uses numpy.power).
+    cdef int tn
+    cdef double e
+    if type(a) is not _NDARRAY or not (type(c) is float or type(c) is int):
+        return None
+    tn = cnp.PyArray_TYPE(<cnp.ndarray>a)
+    if tn != cnp.NPY_DOUBLE and tn != cnp.NPY_FLOAT:
+        return None
+    if type(c) is int and not (-2 <= c <= 3):
+        return None                                 # (and no overflow converting it)
+    e = c
+    if e != 2.0 and e != 3.0 and e != -2.0 and e != -0.5:
+        return None
+    token = _fp_quiet_enter()                       # overflow, 1/0: inf, as pow's
+    try:
+        if e == -0.5:
+            t = _scratch(_np_sqrt(a))
+        else:
+            t = _scratch(_np_multiply(a, a))
+        if e == 3.0:
+            _np_multiply(t, a, out=t)
+        elif e < 0:
+            _np_true_divide(1.0, t, out=t)
+    finally:
+        _fp_quiet_exit(token)
+    return t
+
+
 cdef inline object _v_pow(object a, object b):
     # (in the result dtype of the op, as the forward: torch's promotion, not NumPy's)
     cdef char kind
@@ -828,7 +863,8 @@ cdef inline object _v_pow(object a, object b):
     if type(a) is _NDARRAY and (type(b) is int or type(b) is float):
         kind = _dtype_kind(a)
         if kind == b'f' or kind == b'c':        # a float array to a number: the same
-            return _scratch(_np_power(a, b))    # dtype either way (x ** c's gradients)
+            t = _pow_by_number(a, b)            # dtype either way (x ** c's gradients)
+            return t if t is not None else _scratch(_np_power(a, b))
     return _scratch(_apply_binary(_np_power, a, b, "pow"))
 
 

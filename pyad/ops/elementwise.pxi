@@ -521,7 +521,11 @@ cpdef Variable pow(object input, object exponent):
     >>> pow(2, Variable(numpy.array([1., 3.])))
     tensor([2., 8.], dtype=float64)
     """
-    data = _apply_binary(_np_power, input, exponent, "pow")
+    data = None
+    if isinstance(input, Variable):
+        data = _pow_by_number((<Variable>input)._data, exponent)       # torch's forms
+    if data is None:
+        data = _apply_binary(_np_power, input, exponent, "pow")
     if _binary_records(input, exponent):
         return _binary(PowBackward.__new__(PowBackward), data, input, exponent, True, True)
     return _plain(data, _operand_volatile(input) or _operand_volatile(exponent))
@@ -574,7 +578,10 @@ cdef class PowConstGradBackward(_BinaryNode):
 cdef object _pow_const_grad(object g, object x, object c):
     # g * (c * x^(c-1)) as a value (see _v_mul): on arrays with one temporary, on
     # Variables recorded as one PowConstGradBackward node.
-    t = _scratch(_np_power(_operand_data(x, "pow"), c - 1))
+    xd = _operand_data(x, "pow")
+    t = _pow_by_number(xd, c - 1)               # torch's self.pow(c - 1), its forms too
+    if t is None:
+        t = _scratch(_np_power(xd, c - 1))
     _np_multiply(t, c, out=t, casting="unsafe")
     if not _on_variables(g, x):
         if _is_ones_like(g, t):
