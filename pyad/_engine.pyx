@@ -804,6 +804,8 @@ cdef class Node:
     def __dealloc__(self):
         if self._gc_state == 2:
             _unlink_untracked(self)
+        elif self._gc_state == 3:
+            _unlink_pending(self)
         if self._ekind == _EK_NONE:
             return
         self._ekind = _EK_NONE

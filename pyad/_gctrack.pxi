@@ -96,9 +96,16 @@ cdef extern from *:
 DEF _GC_UNSEALED = 0      # tracked; no later op has taken it yet
 DEF _GC_PINNED = 1        # tracked for good (holds, or may hold, user objects)
 DEF _GC_UNTRACKED = 2     # out of the collector's lists, linked in _untracked_head
+DEF _GC_PENDING = 3       # tracked, taken by a later op, waiting in the pending list
 
 cdef PyObject* _untracked_head = NULL
 cdef Py_ssize_t _untracked_count = 0
+# Nodes waiting to be sealed, oldest first (raw links in _gc_prev/_gc_next, as the
+# untracked list: a node is in one list at most). See _seal_node.
+cdef PyObject* _pending_head = NULL
+cdef PyObject* _pending_tail = NULL
+cdef Py_ssize_t _pending_count = 0
+DEF _SEAL_BATCH = 1024
 cdef Py_ssize_t _retrack_count = 0
 cdef bint _gc_untrack_enabled = True
 # PYAD_GC_AUDIT=1: the backward loop re-checks every untracked node it runs (tests).
@@ -294,9 +301,74 @@ cdef int _retrack_visit(PyObject* op, void* arg) noexcept:
     return 0
 
 
+# Sealing is deferred and batched. A node taken by a later op joins the pending list
+# (two pointer writes); the list is sealed, oldest first, when it reaches _SEAL_BATCH
+# nodes and when the collector starts a collection (gc.callbacks), so no collection
+# ever walks a node that could have been untracked. A node that dies first (most of
+# them: a training step's graph is freed by its backward) leaves the list from its
+# dealloc and is never checked at all. Oldest first keeps the rule that a node is
+# sealed after the nodes it points to: an op takes its inputs' nodes before a later
+# op can take its own.
+
 cdef void _seal_node(Node node):
-    # First use of `node` by a later op: untrack it if nothing it holds can be part
-    # of a cycle; otherwise it stays tracked for good.
+    # First use of `node` by a later op (its own op has returned): queue it for sealing.
+    global _pending_head, _pending_tail, _pending_count
+    if not _gc_untrack_enabled:
+        node._gc_state = _GC_PINNED
+        return
+    node._gc_state = _GC_PENDING
+    node._gc_next = NULL
+    node._gc_prev = _pending_tail
+    if _pending_tail != NULL:
+        (<Node>_pending_tail)._gc_next = <PyObject*>node
+    else:
+        _pending_head = <PyObject*>node
+    _pending_tail = <PyObject*>node
+    _pending_count += 1
+    if _pending_count >= _SEAL_BATCH:
+        _seal_pending()
+
+
+cdef inline void _unlink_pending(Node node):
+    global _pending_head, _pending_tail, _pending_count
+    if node._gc_prev != NULL:
+        (<Node>node._gc_prev)._gc_next = node._gc_next
+    else:
+        _pending_head = node._gc_next
+    if node._gc_next != NULL:
+        (<Node>node._gc_next)._gc_prev = node._gc_prev
+    else:
+        _pending_tail = node._gc_prev
+    node._gc_prev = NULL
+    node._gc_next = NULL
+    node._gc_state = _GC_UNSEALED
+    _pending_count -= 1
+
+
+cdef void _seal_pending():
+    # Seal every waiting node, oldest first. Nothing here runs Python code that could
+    # free a node (the check only reads), so the raw pointers stay valid.
+    cdef Node node
+    while _pending_head != NULL:
+        node = <Node>_pending_head
+        _unlink_pending(node)
+        _seal_now(node)
+
+
+def _seal_before_collection(phase, info):
+    # gc.callbacks: the collector is about to walk its lists; seal what waits first.
+    if phase == "start" and _pending_head != NULL:
+        _seal_pending()
+
+
+def _seal_pending_now():
+    """Seal the nodes waiting to be sealed now (tests; a collection does it too)."""
+    _seal_pending()
+
+
+cdef void _seal_now(Node node):
+    # Untrack `node` if nothing it holds can be part of a cycle; otherwise it stays
+    # tracked (unsealed: the next op that takes it queues it again).
     global _untracked_head, _untracked_count
     if not _gc_untrack_enabled:
         node._gc_state = _GC_PINNED
@@ -363,6 +435,8 @@ cdef void _user_attach(Node node):
     # by _is_safe, so the node stays tracked for good.
     if node._gc_state == _GC_UNTRACKED:
         _retrack_all()
+    elif node._gc_state == _GC_PENDING:
+        _unlink_pending(node)
     node._gc_state = _GC_PINNED
 
 
@@ -374,6 +448,8 @@ cdef void _hook_attach(Node node):
     # later graph built from it in the collector's lists.
     if node._gc_state == _GC_UNTRACKED:
         _retrack_all()
+    elif node._gc_state == _GC_PENDING:
+        _unlink_pending(node)
     if node._gc_state != _GC_PINNED:
         node._gc_state = _GC_UNSEALED
 
@@ -396,8 +472,19 @@ cdef void _gc_audit_node(Node node) except *:
 
 
 def _gc_untrack_stats():
-    """(live untracked nodes, re-tracks so far): a test and benchmark probe."""
+    """(live untracked nodes, re-tracks so far): a test and benchmark probe. Nodes
+    waiting to be sealed are sealed first."""
+    _seal_pending()
     return _untracked_count, _retrack_count
+
+
+def _gc_pending_count():
+    """How many nodes wait to be sealed (tests)."""
+    return _pending_count
+
+
+import gc as _gc_module
+_gc_module.callbacks.append(_seal_before_collection)
 
 
 def _set_gc_untrack(bint enabled):

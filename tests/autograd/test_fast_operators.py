@@ -307,8 +307,11 @@ def test_fast_path_keeps_gc_tracking_rules():
 # -- the field-by-field seal check of the common nodes (_fast_safe in _gctrack.pxi) --------
 
 def _taken(v):
-    # Let a later op take v's node (sealing it), keep the result alive.
-    return pyad.neg(v)
+    # Let a later op take v's node, keep the result alive, and seal what waits to be
+    # sealed (as the start of a collection would: pyad/_gctrack.pxi).
+    out = pyad.neg(v)
+    _engine._seal_pending_now()
+    return out
 
 
 def _PAIR(x):

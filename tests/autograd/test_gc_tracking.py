@@ -19,6 +19,13 @@ from pyad import Variable
 from pyad import _engine
 
 
+def is_tracked(obj):
+    """gc.is_tracked as a collection sees it: nodes taken by a later op wait in a list
+    to be sealed, and the collector's start seals them first (pyad/_gctrack.pxi)."""
+    _engine._seal_pending_now()
+    return gc.is_tracked(obj)
+
+
 def chain(v, n):
     for _ in range(n):
         v = pyad.tanh(pyad.mul(v, 0.5))
@@ -57,8 +64,8 @@ def test_sealed_chain_nodes_leave_the_collector():
         nxt = [e[0] for e in node.next_functions if e[0] is not None]
         node = nxt[0] if nxt else None
     assert len(nodes) == 101                 # 100 ops and the leaf's accumulator
-    assert gc.is_tracked(nodes[0])           # the newest: nothing has taken it yet
-    assert not any(gc.is_tracked(n) for n in nodes[1:])
+    assert is_tracked(nodes[0])           # the newest: nothing has taken it yet
+    assert not any(is_tracked(n) for n in nodes[1:])
     assert untracked_live() >= 100
     # Untracked nodes are still freed by reference counting, and unlinked.
     before = untracked_live()
@@ -87,9 +94,9 @@ def test_nodes_downstream_of_a_hooked_node_stay_tracked():
     stats = _engine._gc_untrack_stats()
     z = chain(y, 5)
     assert _engine._gc_untrack_stats()[1] == stats[1]        # no re-track was needed
-    assert gc.is_tracked(y.grad_fn)
+    assert is_tracked(y.grad_fn)
     n = z.grad_fn.next_functions[0][0]
-    assert gc.is_tracked(n)                  # it reaches a tracked node
+    assert is_tracked(n)                  # it reaches a tracked node
     z.sum().backward()
     x2 = leaf()
     chain(pyad.mul(x2, 2.0), 5).sum().backward()
@@ -109,8 +116,8 @@ def test_custom_function_nodes_and_their_downstream_stay_tracked():
     x = leaf()
     y = Twice.apply(x)
     z = chain(y, 3)
-    assert gc.is_tracked(y.grad_fn)
-    assert gc.is_tracked(z.grad_fn.next_functions[0][0])
+    assert is_tracked(y.grad_fn)
+    assert is_tracked(z.grad_fn.next_functions[0][0])
 
 
 # ------------------------------------------------------------------ cycles collected
@@ -141,7 +148,7 @@ def test_upstream_attachment_closing_over_a_downstream_variable(kind):
     up = chain(x, 20)
     down = chain(up, 20)
     mid = chain(down, 1)                     # seals down's node too
-    assert not gc.is_tracked(up.grad_fn)
+    assert not is_tracked(up.grad_fn)
     if kind == "node_hook":
         up.grad_fn.register_hook(lambda gi, go: None if down is None else None)
     elif kind == "node_prehook":
@@ -150,7 +157,7 @@ def test_upstream_attachment_closing_over_a_downstream_variable(kind):
         up.register_hook(lambda g: g if down is not None else g)
     else:
         up.grad_fn.metadata["keep"] = down
-    assert gc.is_tracked(up.grad_fn) and gc.is_tracked(down.grad_fn)
+    assert is_tracked(up.grad_fn) and is_tracked(down.grad_fn)
     ref = weakref.ref(down)
     del up, down, mid
     assert_collected(ref)
@@ -282,7 +289,7 @@ def test_new_nodes_after_a_retrack_and_a_second_cycle():
     a.grad_fn.register_hook(lambda gi, go: None if b is None else None)
     c = chain(b, 10)                         # recorded after the re-track
     d = chain(c, 1)
-    assert gc.is_tracked(c.grad_fn)          # downstream of the hooked node
+    assert is_tracked(c.grad_fn)          # downstream of the hooked node
     c.grad_fn.next_functions[0][0].register_hook(lambda gi, go: None if d is None else None)
     refs = [weakref.ref(b), weakref.ref(d)]
     del a, b, c, d
@@ -296,7 +303,7 @@ def test_unrelated_graph_after_a_retrack_is_untracked_again():
     chain(a, 1)
     a.grad_fn.register_hook(lambda gi, go: None)
     y = chain(leaf(), 5)
-    assert not gc.is_tracked(y.grad_fn.next_functions[0][0])
+    assert not is_tracked(y.grad_fn.next_functions[0][0])
 
 
 def test_backward_through_untracked_graph_with_hooks_added_late():
@@ -333,7 +340,7 @@ def test_weakref_callback_attaching_a_hook_while_a_node_is_freed():
     w = Variable(np.array([1.5, 2.5]), requires_grad=True)
     z = pyad.mul(t, w)                        # MulBackward saves t's array
     q = pyad.mul(z, 3.0)                      # seals z's node
-    assert not gc.is_tracked(z.grad_fn)
+    assert not is_tracked(z.grad_fn)
     fired = []
 
     def callback(_):
@@ -382,7 +389,7 @@ def test_disabling_untracking_keeps_nodes_tracked():
     old = _engine._set_gc_untrack(False)
     try:
         y = chain(leaf(), 5)
-        assert gc.is_tracked(y.grad_fn.next_functions[0][0])
+        assert is_tracked(y.grad_fn.next_functions[0][0])
     finally:
         _engine._set_gc_untrack(old)
 
@@ -416,12 +423,12 @@ def test_sealed_node_untracks_all_its_containers(n_inputs):
              for i in range(n_inputs)]
     y = pyad.cat(parts)
     node = y.grad_fn
-    assert gc.is_tracked(node)
+    assert is_tracked(node)
     pyad.mul(y, 2.0)                          # seals it
-    assert not gc.is_tracked(node)
+    assert not is_tracked(node)
     containers = _containers_of(node)
     assert len(containers) >= n_inputs       # the edge tuples at least
-    assert not any(gc.is_tracked(c) for c in containers)
+    assert not any(is_tracked(c) for c in containers)
     y.sum().backward()
     # R of the column k*x is s*k*|x| (s = +-1), so d(sum R)/dx = (sum R) x / |x|^2
     xd = x.detach().numpy()
@@ -436,10 +443,10 @@ def test_unsafe_node_keeps_its_containers_tracked():
     a.grad_fn.register_prehook(lambda go: None)
     y = pyad.mul(a, a)
     pyad.mul(y, 2.0)                          # tries to seal y's node
-    assert gc.is_tracked(a.grad_fn) and gc.is_tracked(y.grad_fn)
+    assert is_tracked(a.grad_fn) and is_tracked(y.grad_fn)
     containers = _containers_of(y.grad_fn)
     assert len(containers) >= 3              # next_functions, its edges, saved values
-    assert all(gc.is_tracked(c) for c in containers)
+    assert all(is_tracked(c) for c in containers)
 
 
 # ------------------------------------------------------------------ shared constants
@@ -479,3 +486,92 @@ def test_saved_array_constants_are_not_shared():
     x.grad = None
     y2.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), arr)
+
+
+# ------------------------------------------------------- sealing deferred, in batches
+#
+# A node taken by a later op waits in a list; the list is sealed when the collector
+# starts a collection (gc.callbacks) and whenever 1024 nodes wait. These tests read the
+# raw gc.is_tracked, without the helper's seal.
+
+def walk(y):
+    nodes, node = [], y.grad_fn
+    while node is not None:
+        nodes.append(node)
+        nxt = [e[0] for e in node.next_functions if e[0] is not None]
+        node = nxt[0] if nxt else None
+    return nodes
+
+
+def test_taken_nodes_wait_until_a_collection_starts():
+    x = leaf()
+    y = chain(x, 50)
+    nodes = walk(y)
+    assert _engine._gc_pending_count() >= 100
+    assert all(gc.is_tracked(n) for n in nodes)      # waiting: still tracked (safe)
+    gc.collect()
+    assert _engine._gc_pending_count() == 0
+    assert gc.is_tracked(nodes[0]) and not any(gc.is_tracked(n) for n in nodes[1:])
+
+
+def test_an_automatic_collection_seals_the_waiting_nodes():
+    y = chain(leaf(), 20)
+    nodes = walk(y)
+    assert _engine._gc_pending_count() > 0
+    collections = gc.get_stats()[0]["collections"]
+    junk = [[] for _ in range(5 * gc.get_threshold()[0])]   # allocations start gen 0
+    assert gc.get_stats()[0]["collections"] > collections
+    assert _engine._gc_pending_count() == 0
+    assert not any(gc.is_tracked(n) for n in nodes[1:])
+    del junk
+
+
+def test_a_full_batch_is_sealed_without_a_collection():
+    gc.disable()
+    try:
+        x = leaf()
+        y = chain(x, 600)                          # 1201 nodes taken
+        nodes = walk(y)
+        assert _engine._gc_pending_count() < 1024
+        assert not any(gc.is_tracked(n) for n in nodes[-1000:])   # the oldest
+    finally:
+        gc.enable()
+
+
+def test_nodes_freed_while_waiting_leave_the_list():
+    before = _engine._gc_pending_count()
+    x = leaf()
+    y = chain(x, 100)
+    assert _engine._gc_pending_count() >= before + 200
+    del y
+    assert _engine._gc_pending_count() <= before + 1      # (the leaf's accumulator)
+    z = chain(x, 3)
+    z.sum().backward()
+    gc.collect()
+    v, g = x.data.copy(), np.ones(2)
+    ts = []
+    for _ in range(3):
+        v = np.tanh(0.5 * v)
+        ts.append(v)
+    for t in reversed(ts):
+        g = g * (1 - t * t) * 0.5
+    np.testing.assert_allclose(x.grad.data, g, rtol=1e-14)
+    assert _engine._gc_pending_count() == 0
+
+
+@pytest.mark.parametrize("kind", ["hook", "metadata"])
+def test_attachment_to_a_waiting_node_keeps_it_tracked(kind):
+    x = leaf()
+    up = chain(x, 3)
+    down = chain(up, 3)
+    node = up.grad_fn
+    assert gc.is_tracked(node) and _engine._gc_pending_count() > 0
+    if kind == "hook":
+        node.register_hook(lambda gi, go: None if down is None else None)
+    else:
+        node.metadata["keep"] = down
+    gc.collect()
+    assert gc.is_tracked(node) and gc.is_tracked(down.grad_fn)
+    ref = weakref.ref(down)
+    del up, down, node
+    assert_collected(ref)
