@@ -3428,7 +3428,7 @@ cdef bint _add_into(Variable acc, Variable g) except -1:
     other = g._data
     if other.shape != data.shape or other.dtype != data.dtype:
         return False
-    _np_add(data, other, out=data)
+    _np_add(data, other, data)
     return True
 
 

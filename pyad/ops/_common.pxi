@@ -749,7 +749,7 @@ cdef inline object _v_neg(object a):
 cdef inline object _v_neg_in(object a, object t):
     if isinstance(a, Variable):
         return neg(a)
-    return _np_negative(a, out=t)
+    return _np_negative(a, t)
 
 
 cdef inline object _v_mul(object a, object b):
@@ -770,7 +770,7 @@ cdef inline object _v_zeros_like(object a):
 cdef inline object _v_mul_in(object a, object b, object t):
     if _on_variables(a, b):
         return mul(a, b)
-    return _np_multiply(a, b, out=t)
+    return _np_multiply(a, b, t)
 
 
 cdef inline object _v_sub(object a, object b):
@@ -782,7 +782,7 @@ cdef inline object _v_sub(object a, object b):
 cdef inline object _v_sub_in(object a, object b, object t):
     if _on_variables(a, b):
         return sub(a, b)
-    return _np_subtract(a, b, out=t)
+    return _np_subtract(a, b, t)
 
 
 cdef inline object _v_div(object a, object b):
@@ -794,7 +794,7 @@ cdef inline object _v_div(object a, object b):
 cdef inline object _v_div_in(object a, object b, object t):
     if _on_variables(a, b):
         return div(a, b)
-    return _np_true_divide(a, b, out=t)
+    return _np_true_divide(a, b, t)
 
 
 # Shape steps. Their array forms return views where NumPy does, as the ops do; the
@@ -847,9 +847,9 @@ cdef object _pow_by_number(object a, object c):
         else:
             t = _scratch(_np_multiply(a, a))
         if e == 3.0:
-            _np_multiply(t, a, out=t)
+            _np_multiply(t, a, t)
         elif e < 0:
-            _np_true_divide(1.0, t, out=t)
+            _np_true_divide(1.0, t, t)
     finally:
         _fp_quiet_exit(token)
     return t
@@ -877,7 +877,7 @@ cdef inline object _v_exp(object a):
 cdef inline object _v_exp_in(object a, object t):
     if isinstance(a, Variable):
         return exp(a)
-    return _np_exp(a, out=t)
+    return _np_exp(a, t)
 
 
 cdef inline object _v_log(object a):

@@ -562,10 +562,10 @@ cdef class PowConstGradBackward(_BinaryNode):
                     t = _scratch(_np_multiply(v, c))
                 else:
                     t = _v_mul(v, a)
-                    _np_multiply(t, c, out=t)
+                    _np_multiply(t, c, t)
                 if c == 3:
                     u = _scratch(_np_multiply(x, c - 1))
-                    t = _np_multiply(t, u, out=t)
+                    t = _np_multiply(t, u, t)
             else:
                 t = _v_mul(v, a)
                 t = _v_mul_in(t, c, t)
@@ -586,7 +586,7 @@ cdef object _pow_const_grad(object g, object x, object c):
     if not _on_variables(g, x):
         if _is_ones_like(g, t):
             return t                # (g = 1: g * t is t, bit for bit, nan and -0 too)
-        return _np_multiply(g, t, out=t)
+        return _np_multiply(g, t, t)
     gd = _operand_data(g, "pow")
     # The gradient of a sum is often all ones (the implicit gradient of a scalar root):
     # t, which nothing else holds, is then the product.
@@ -827,12 +827,12 @@ cdef object _tanh_grad(object g, object y, object deriv=None):
         if deriv is not None and _same_dtype(_dtype(g), _dtype(deriv)):
             return _scratch(_np_multiply(g, deriv))
         t = _scratch(_np_multiply(y, y))
-        _np_subtract(1, t, out=t)
-        return _np_multiply(g, t, out=t)
+        _np_subtract(1.0, t, t)       # (a float 1: NumPy converts an int scalar slowly)
+        return _np_multiply(g, t, t)
     cdef Variable gv = <Variable>g, yv = <Variable>y
     if deriv is None:
         deriv = _scratch(_np_multiply(yv._data, yv._data))
-        _np_subtract(1, deriv, out=deriv)
+        _np_subtract(1.0, deriv, deriv)
     data = _np_multiply(gv._data, deriv)
     if _binary_records(gv, yv):
         node = TanhGradBackward.__new__(TanhGradBackward)
@@ -888,7 +888,7 @@ cdef object _relu_data(object d):
         if descr.kind == b'f' and descr.isnative:
             out = cnp.PyArray_ZEROS(cnp.PyArray_NDIM(<cnp.ndarray>d),
                                     cnp.PyArray_DIMS(<cnp.ndarray>d), descr.type_num, 0)
-            return _np_maximum(d, out, out=out)
+            return _np_maximum(d, out, out)
     data = _np_maximum(d, 0)
     if data.dtype != d.dtype:
         data = data.astype(d.dtype)
@@ -1066,7 +1066,7 @@ cdef class RsqrtBackward(_UnaryNode):
 
 cdef object _rsqrt_data(object d):
     r = _scratch(_np_sqrt(d))
-    return _np_true_divide(1, r, out=r)
+    return _np_true_divide(1.0, r, r)
 
 
 @profiled_op
@@ -1311,7 +1311,7 @@ cdef object _zero_where_data(object g, object zero):
             int_dtype = _ZERO_BITS_INT.get(descr.itemsize)
             if int_dtype is not None:
                 keep = zero.astype(int_dtype)          # 1 where zeroed, 0 where kept
-                _np_subtract(keep, 1, out=keep)        # 0 (no bits) / -1 (all bits)
+                _np_subtract(keep, 1, keep)        # 0 (no bits) / -1 (all bits)
                 out = _np_bitwise_and(g.view(int_dtype), keep)
                 return out.view(descr)
     xp = _xp_of(g)
@@ -1453,10 +1453,10 @@ cpdef Variable where(object condition, object input, object other):
             # all-ones mask where cond is true (three SIMD passes; numpy.where has no
             # fast loop for broadcast or strided operands, ~3 ns per element).
             keep = cond.astype(int_dtype)
-            _np_negative(keep, out=keep)
+            _np_negative(keep, keep)
             bi = db.view(int_dtype)
             t = _np_bitwise_and(_np_bitwise_xor(da.view(int_dtype), bi), keep)
-            data = _np_bitwise_xor(t, bi, out=t).view(_dtype(da))
+            data = _np_bitwise_xor(t, bi, t).view(_dtype(da))
         else:
             data = _ensure_array(xp.where(cond, da, db))
     except ValueError:

@@ -33,8 +33,8 @@ cdef object _log_softmax_fast(object a, Py_ssize_t d):
     out = _np_subtract(a, m)
     t = _np_exp(out)
     s = _sum_data(t, d, True)
-    _np_log(s, out=s)
-    return _np_subtract(out, s, out=out)
+    _np_log(s, s)
+    return _np_subtract(out, s, out)
 
 
 @profiled_op

@@ -1611,9 +1611,9 @@ cdef object _logsumexp_data(object d, tuple dims, bint keepdim):
             out = xp.log(total) + m
     else:
         t = _scratch(_np_subtract(d, m))
-        _np_exp(t, out=t)
+        _np_exp(t, t)
         out = _scratch(_np_log(_sum_data(t, dims, True)))
-        _np_add(out, m, out=out)
+        _np_add(out, m, out)
     if not keepdim:
         out = out.reshape(tuple(s for i, s in enumerate(d.shape) if i not in dims))
     return out
