@@ -46,7 +46,7 @@ cdef class _BridgeNode(Node):
             out[i] = g
         return tuple(out)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         if self._saved_inputs is not None:
             for s in self._saved_inputs:

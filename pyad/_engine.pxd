@@ -58,7 +58,7 @@ cdef class Node:
     cdef unsigned char _ekind        # _EK_*: how many edges, and where they are
 
     cdef tuple _backward(self, tuple grads)
-    cdef void _release_saved(self)
+    cdef void _release_saved(self) noexcept
     cdef inline bint _needs_input_grad(self, Py_ssize_t i)
     cdef object _add_tensor_pre_hook(self, Py_ssize_t output_nr, object fn)
 
@@ -86,7 +86,7 @@ cdef class SavedVariable:
     cdef void _attach_history(self, Variable v, Node owner) except *
     cdef str _version_error(self, Node owner)
     cdef Variable unpack(self, Node owner)
-    cdef void release(self)
+    cdef void release(self) noexcept
 
 
 cdef class Variable:

@@ -507,14 +507,14 @@ cdef inline bint _enter_dealloc():
     return True
 
 
-cdef inline void _leave_dealloc():
+cdef inline void _leave_dealloc() noexcept:
     global _dealloc_depth
     _dealloc_depth -= 1
     if _dealloc_depth == 0 and _dealloc_pending:
         _drain_pending()
 
 
-cdef void _drain_pending():
+cdef void _drain_pending() noexcept:
     # Runs at depth 0: each pop frees one parked object, whose own releases recurse
     # at most _MAX_DEALLOC_DEPTH levels before parking again.
     global _dealloc_depth
@@ -824,7 +824,7 @@ cdef class Node:
     cdef tuple _backward(self, tuple grads):
         raise NotImplementedError("%s has no backward" % self.name())
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
 
     cdef inline bint _needs_input_grad(self, Py_ssize_t i):
@@ -960,7 +960,7 @@ cdef object _checked_grad(object g, Node node, Py_ssize_t i, str what):
                     % (what, i, node.name(), type(g).__name__))
 
 
-cdef inline void _init_node(Node node, tuple edges, Py_ssize_t num_outputs):
+cdef inline int _init_node(Node node, tuple edges, Py_ssize_t num_outputs) except -1:
     # edges: the node's entries, one per forward input (see _NO_EDGE).
     cdef Py_ssize_t k = len(edges)
     if k == 1:
@@ -977,30 +977,34 @@ cdef inline void _init_node(Node node, tuple edges, Py_ssize_t num_outputs):
         node._e1 = None
         node._ekind = _EK_TUPLE
         _init_node_seq(node, num_outputs)
+    return 0
 
 
-cdef inline void _init_node1(Node node, object e0, Py_ssize_t num_outputs):
+cdef inline int _init_node1(Node node, object e0, Py_ssize_t num_outputs) except -1:
     # A one-input op's node (no tuple for its edge).
     node._e0 = e0
     node._e1 = None
     node._ekind = _EK_1
-    _init_node_seq(node, num_outputs)
+    return _init_node_seq(node, num_outputs)
 
 
-cdef inline void _init_node2(Node node, object e0, object e1, Py_ssize_t num_outputs):
+cdef inline int _init_node2(Node node, object e0, object e1, Py_ssize_t num_outputs) except -1:
     node._e0 = e0
     node._e1 = e1
     node._ekind = _EK_2
-    _init_node_seq(node, num_outputs)
+    return _init_node_seq(node, num_outputs)
 
 
-cdef inline void _init_node_seq(Node node, Py_ssize_t num_outputs):
+cdef inline int _init_node_seq(Node node, Py_ssize_t num_outputs) except -1:
+    # (an int result, not void: Cython checks a void function's error with a call to
+    # PyErr_Occurred after each use, an int one by its value)
     global _sequence_counter
     node._num_outputs = num_outputs
     node._seq = _sequence_counter
     _sequence_counter += 1
     if _anomaly_on():
         _init_node_anomaly(node)
+    return 0
 
 
 cdef void _init_node_anomaly(Node node) except *:
@@ -1206,7 +1210,7 @@ cdef class SavedVariable:
             if self._is_output and owner._x is not None and owner._x.metadata is not None:
                 _attach_to_group(v, owner)
 
-    cdef void release(self):
+    cdef void release(self) noexcept:
         self._released = True
         self._data = None
         if self._grad_fn is not None:
@@ -4135,7 +4139,7 @@ cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
     return None                              # nothing flowed in: nothing to propagate
 
 
-cdef void _propagate(_GraphTask task, _ReadyQueue queue, Node node, tuple outs) except *:
+cdef int _propagate(_GraphTask task, _ReadyQueue queue, Node node, tuple outs) except -1:
     # Add each gradient `node` returned (outs None: none) into the buffer of the node
     # it flows to; a node whose last producer has now run becomes ready.
     cdef Node nxt
@@ -4145,7 +4149,7 @@ cdef void _propagate(_GraphTask task, _ReadyQueue queue, Node node, tuple outs) 
             nxt = _edge_node_at(node, i)
             if nxt is not None and task.release_dependency(nxt):
                 queue.push(nxt)
-        return
+        return 0
     if len(outs) != n:
         raise RuntimeError("%s returned %d gradients, expected %d"
                            % (node.name(), len(outs), n))
@@ -4159,6 +4163,7 @@ cdef void _propagate(_GraphTask task, _ReadyQueue queue, Node node, tuple outs) 
             task.add_grad(nxt, _entry_nr(edge), g)
         if task.release_dependency(nxt):
             queue.push(nxt)
+    return 0
 
 
 cdef object _heappush = heapq.heappush

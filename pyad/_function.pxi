@@ -72,7 +72,7 @@ cdef class FunctionNode(Node):
                       DeprecationWarning, stacklevel=2)
         return self.saved_tensors
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         if self._saved is not None:
             for s in self._saved:

@@ -310,7 +310,7 @@ cdef int _retrack_visit(PyObject* op, void* arg) noexcept:
 # sealed after the nodes it points to: an op takes its inputs' nodes before a later
 # op can take its own.
 
-cdef void _seal_node(Node node):
+cdef void _seal_node(Node node) noexcept:
     # First use of `node` by a later op (its own op has returned): queue it for sealing.
     global _pending_head, _pending_tail, _pending_count
     if not _gc_untrack_enabled:
@@ -329,7 +329,7 @@ cdef void _seal_node(Node node):
         _seal_pending()
 
 
-cdef inline void _unlink_pending(Node node):
+cdef inline void _unlink_pending(Node node) noexcept:
     global _pending_head, _pending_tail, _pending_count
     if node._gc_prev != NULL:
         (<Node>node._gc_prev)._gc_next = node._gc_next
@@ -345,7 +345,7 @@ cdef inline void _unlink_pending(Node node):
     _pending_count -= 1
 
 
-cdef void _seal_pending():
+cdef void _seal_pending() noexcept:
     # Seal every waiting node, oldest first. Nothing here runs Python code that could
     # free a node (the check only reads), so the raw pointers stay valid.
     cdef Node node
@@ -366,7 +366,7 @@ def _seal_pending_now():
     _seal_pending()
 
 
-cdef void _seal_now(Node node):
+cdef void _seal_now(Node node) noexcept:
     # Untrack `node` if nothing it holds can be part of a cycle; otherwise it stays
     # tracked (unsealed: the next op that takes it queues it again).
     global _untracked_head, _untracked_count
@@ -395,7 +395,7 @@ cdef void _seal_now(Node node):
     _untracked_count += 1
 
 
-cdef inline void _unlink_untracked(Node node):
+cdef inline void _unlink_untracked(Node node) noexcept:
     global _untracked_head, _untracked_count
     if node._gc_prev != NULL:
         (<Node>node._gc_prev)._gc_next = node._gc_next

@@ -46,7 +46,14 @@ cdef extern from *:
         if (nitems == 0 && s < PYAD_NODE_SIZES && pyad_node_nblocks[s] > 0) {
             PyObject *o = pyad_node_blocks[s][--pyad_node_nblocks[s]];
             memset((char *)o - PYAD_GC_PRESIZE, 0, PYAD_GC_PRESIZE + (size_t)(s << 3));
+    #if defined(Py_TRACE_REFS) || defined(Py_REF_DEBUG)
             PyObject_Init(o, t);
+    #else
+            /* PyObject_Init for a static type, without its calls: the type is not
+               reference counted, and tracemalloc keeps the block's first traceback */
+            Py_SET_TYPE(o, t);
+            Py_SET_REFCNT(o, 1);
+    #endif
             PyObject_GC_Track(o);
             pyad_node_reused++;
             return o;

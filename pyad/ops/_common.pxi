@@ -583,14 +583,15 @@ cdef class _SavedOperand:
         self._check(owner)
         return self.constant
 
-    cdef void _check(self, Node owner) except *:
+    cdef inline int _check(self, Node owner) except -1:
         # A number is kept (and may be shared between nodes), but torch saves it as a
         # wrapped-number tensor and frees it with the graph: reading it through a node
         # whose saved values were released raises as for a saved Variable.
         if self.released or owner._released:
             raise _freed_error(owner)
+        return 0
 
-    cdef void release(self):
+    cdef void release(self) noexcept:
         if self.saved is not None:
             self.saved.release()
         elif not isinstance(self.constant, (int, float, complex)):
@@ -612,11 +613,11 @@ cdef _SavedOperand _save_operand(object x, Py_ssize_t input_nr):
     cdef _SavedOperand s
     cdef type t
     cdef Py_ssize_t slot
-    if isinstance(x, Variable):
+    t = type(x)
+    if t is not float and isinstance(x, Variable):
         s = _SavedOperand.__new__(_SavedOperand)
         s.saved = _save(<Variable>x, False, input_nr)
         return s
-    t = type(x)
     if t is float or t is int or t is complex or t is bool:
         slot = (<Py_ssize_t><void*>x >> 4) & 15
         if _const_keys[slot] is x:

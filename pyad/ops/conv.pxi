@@ -259,7 +259,7 @@ cdef class ConvolutionBackward(Node):
         return _reshape(permute(cols, 0, 1, 4, 5, 2, 3),
                         (n, self.groups, (c // self.groups) * kh * kw, oh * ow), False)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.x.release()
         self.w.release()
@@ -722,7 +722,7 @@ cdef class MaxPool2dBackward(Node):
             return (_grad(v),)
         return (_grad(_v_pool_scatter(v, self)),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.arg = None
         self.sel_w = self.sel_h = None

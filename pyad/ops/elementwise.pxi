@@ -44,7 +44,7 @@ cdef class _BinaryNode(Node):
             return self.grad_b(<Variable>v)
         return self.raw_grad_b(g, v)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         if self.a is not None:
             self.a.release()
@@ -605,7 +605,7 @@ cdef class _UnaryNode(Node):
     # Saves the input or the output of a unary op (whichever the formula needs).
     cdef SavedVariable saved
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         if self.saved is not None:
             self.saved.release()
@@ -724,7 +724,7 @@ cdef class TanhBackward(_UnaryNode):
             _cache_tanh_deriv(self, (<TanhGradBackward>(<Variable>out)._grad_fn))
         return (_grad(out),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         if self.saved is not None:
             self.saved.release()
@@ -788,7 +788,7 @@ cdef class TanhGradBackward(_BinaryNode):
             return self.deriv
         return None
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.deriv = None
         self.deriv_src = None
@@ -1364,7 +1364,7 @@ cdef class _SelectNode(_BinaryNode):
                 vb = _zero_where_data(v, self.zero_b)
         return (va, vb)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         _BinaryNode._release_saved(self)
         self.zero_a = self.zero_b = self.scale = self.keep_bits = None
 
@@ -1499,7 +1499,7 @@ cdef class ClampBackward(Node):
                 out[i] = _grad(_v_reduce(_v_zero_where(g, zero), self.shapes[i], self.dtypes[i]))
         return tuple(out)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.zero_input = self.zero_min = self.zero_max = None
 
@@ -2351,7 +2351,7 @@ cdef class WhereConstBackward(Node):
             raise _freed_error(self)
         return (sum_to(mul(grads[0], ~self.mask), self.input_shape),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.mask = None
 

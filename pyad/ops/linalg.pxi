@@ -41,7 +41,7 @@ cdef class MatmulBackward(Node):
             gb = _grad(gb)
         return (ga, gb)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.a.release()
         self.b.release()
@@ -451,7 +451,7 @@ cdef class EinsumBackward(Node):
             result.append(gk)
         return tuple(result)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         if self.saved is not None:
             for s in self.saved:
@@ -744,7 +744,7 @@ cdef class InvBackward(Node):
         y = _mT(self.out.unpack(self))
         return (neg(matmul(y, matmul(grads[0], y))),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.out.release()
 
@@ -784,7 +784,7 @@ cdef class DetBackward(Node):
         # Holomorphic: complex input gets g conj(det) A^-H (complex.pxi).
         return (_matrix_grad(mul(grads[0], self.out.unpack(self)), self.A.unpack(self)),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.A.release()
         self.out.release()
@@ -839,7 +839,7 @@ cdef class SlogdetBackward(Node):
             return (None,)
         return (mul(unsqueeze(unsqueeze(g, -1), -1), _mH(inv(a))),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.A.release()
         if self.sign is not None:
@@ -890,7 +890,7 @@ cdef class SolveBackward(Node):
             gb = None
         return (ga, gb)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.A.release()
         self.out.release()
@@ -957,7 +957,7 @@ cdef class CholeskyBackward(Node):
         x = _solve(lt, ga)                   # L^-H Phi
         return (_mH(_solve(lt, _mH(x))),)    # (L^-H Phi) L^-1
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.L.release()
 
@@ -1032,7 +1032,7 @@ cdef class QrBackward(Node):
             ga = add(ga, matmul(q, gr))
         return (ga,)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.Q.release()
         self.R.release()
@@ -1111,7 +1111,7 @@ cdef class EighBackward(Node):
             ga = add(ga, diag_embed(gl))    # vhgv's diagonal is zero: replace = add
         return (matmul(v, matmul(ga, vt)),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.L.release()
         self.V.release()
@@ -1217,7 +1217,7 @@ cdef class SvdBackward(Node):
             return (matmul(u, matmul(ga, vh)),)
         return (matmul(matmul(u, ga), vh),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.U.release()
         self.S.release()
@@ -1338,7 +1338,7 @@ cdef class NormBackward(Node):
             scaled = mul(x, pow(_abs(x), p - 2))
         return (mul(scaled, _masked_recip_scale(g, norm, p - 1)),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.input.release()
         self.result.release()
@@ -1748,7 +1748,7 @@ cdef class CdistMaxBackward(Node):
             raise _freed_error(self)
         return (mul(unsqueeze(grads[0], -1), self.weight),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.weight = None
 

@@ -13,7 +13,7 @@ cdef class LogSoftmaxBackward(Node):
         t = _v_mul_in(t, _v_sum(v, self.dim), t)
         return (_grad(_v_sub_in(v, t, t)),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.result.release()
 
@@ -89,7 +89,7 @@ cdef class SoftmaxBackward(Node):
         gy = mul(grads[0], y)
         return (sub(gy, mul(y, sum(gy, self.dim, True))),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.result.release()
 
@@ -419,7 +419,7 @@ cdef class CrossEntropyBackward(Node):
         t = _v_sub_onehot_in(t, self.index, self.class_dim)
         return (_grad(_v_mul_in(t, scale, t)),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.saved.release()
         self.index = None

@@ -249,7 +249,7 @@ cdef class _StochasticNode(Node):
             return self.param_values[i]
         return (<SavedVariable>s).unpack(self)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         if self.saved_params is not None:
             for s in self.saved_params:

@@ -275,7 +275,7 @@ cdef class MaxBackward(Node):
         g = _expand_reduced_grad(grads[0], self.input_shape, self.dims, self.keepdim)
         return (mul(g, self.mask),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.mask = None
 
@@ -547,7 +547,7 @@ cdef class ProdOthersBackward(Node):
         ge = _reshape(g, shape[:d + 1] + (1,) + shape[d + 1:], False)
         return (sum(mul(ge, q), d),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.input.release()
 
@@ -595,7 +595,7 @@ cdef class ProdBackward(Node):
             others = _prod_others(x, self.dim)
         return (mul(g, others),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.input.release()
         self.result.release()
@@ -763,7 +763,7 @@ cdef class VarBackward(Node):
         return (_var_backward(grads[0], x, self.dims, self.keepdim, self.correction, self.n,
                               self.all_dims),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.input.release()
 
@@ -812,7 +812,7 @@ cdef class StdBackward(VarBackward):
         return (_var_backward(g, x, self.dims, self.keepdim, self.correction, self.n,
                               self.all_dims),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.input.release()
         self.result.release()
@@ -869,7 +869,7 @@ cdef class _GroupBackward(Node):
                     total[k] = o if total[k] is None else add(total[k], o)
         return tuple(total)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         for part in self.parts:
             (<Node>part)._release_saved()
@@ -1062,7 +1062,7 @@ cdef class LogcumsumexpBackward(Node):
                 parts.append(exp(add(rev, x)))
         return (sub(parts[0], parts[1]),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         if self.input is not None:
             self.input.release()
@@ -1137,7 +1137,7 @@ cdef class CumprodBackward(Node):
         ge = _reshape(g, shape[:d + 1] + (1,) + shape[d + 1:], False)
         return (sum(mul(ge, q), d),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.input.release()
         self.result.release()
@@ -1583,7 +1583,7 @@ cdef class LogsumexpBackward(Node):
         t = _v_exp_in(t, t)
         return (_grad(_v_mul_in(t, v, t)),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.input.release()
         self.result.release()

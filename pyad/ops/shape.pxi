@@ -483,7 +483,7 @@ cdef class _KeyNode(Node):
     # (ints, slices) are kept, as torch keeps them.
     cdef object key
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         if not _is_basic_key(self.key):
             self.key = _FREED
@@ -514,7 +514,7 @@ cdef class IndexBackward(_KeyNode):
             return (_raw(data),)
         return (_index_put_into_zeros(grads[0], key, self.input_shape),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         _KeyNode._release_saved(self)
         self.flat = None
 
@@ -2077,7 +2077,7 @@ cdef class _IndexAlongNode(Node):
             raise _freed_error(self)
         return self.index
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         self._released = True
         self.index = None
 

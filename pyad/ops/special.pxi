@@ -813,7 +813,7 @@ cdef class LogNdtrBackward(_UnaryNode):
         y = self.result.unpack(self)
         return (mul(grads[0], mul(exp(neg(add(y, mul(mul(x, x), 0.5)))), _INV_SQRT_2PI)),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         _UnaryNode._release_saved(self)
         if self.result is not None:
             self.result.release()
@@ -996,7 +996,7 @@ cdef class _FminmaxNode(_BinaryNode):
             gb = self.grad_b(where_const(self.take_a, 0, g))
         return (ga, gb)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         _BinaryNode._release_saved(self)
         self.take_a = None
 
@@ -1108,7 +1108,7 @@ cdef class FrexpBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
         return (mul(grads[0], self.scale),)
 
-    cdef void _release_saved(self):
+    cdef void _release_saved(self) noexcept:
         _UnaryNode._release_saved(self)
         self.scale = None
 
