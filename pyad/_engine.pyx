@@ -14,6 +14,7 @@ from cpython.mem cimport PyMem_Realloc, PyMem_Free
 from cpython.object cimport PyTypeObject, PyObject
 from cpython.tuple cimport PyTuple_GET_SIZE
 from cpython.contextvars cimport PyContextVar_Set, PyContextVar_Reset
+from cpython.unicode cimport PyUnicode_CompareWithASCIIString
 
 cdef extern from "Python.h":
     void PyType_Modified(PyTypeObject* t)

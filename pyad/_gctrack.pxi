@@ -357,7 +357,10 @@ cdef void _seal_pending() noexcept:
 
 def _seal_before_collection(phase, info):
     # gc.callbacks: the collector is about to walk its lists; seal what waits first.
-    if phase == "start" and _pending_head != NULL:
+    # (The phase is compared in C, with no module constant: a collection late in the
+    # interpreter's shutdown may run after this module's objects are gone.)
+    if _pending_head != NULL and isinstance(phase, str) and \
+            PyUnicode_CompareWithASCIIString(phase, b"start") == 0:
         _seal_pending()
 
 
