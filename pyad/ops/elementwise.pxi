@@ -888,7 +888,8 @@ cdef object _relu_data(object d):
         if descr.kind == b'f' and descr.isnative:
             out = cnp.PyArray_ZEROS(cnp.PyArray_NDIM(<cnp.ndarray>d),
                                     cnp.PyArray_DIMS(<cnp.ndarray>d), descr.type_num, 0)
-            return _np_maximum(d, out, out)
+            # (out by keyword: NumPy deprecates a third positional argument of maximum)
+            return _np_maximum(d, out, out=out)
     data = _np_maximum(d, 0)
     if data.dtype != d.dtype:
         data = data.astype(d.dtype)

@@ -260,3 +260,28 @@ def test_mlp_step_gradients_match_torch(dtype):
     for p, t in zip(P, T):
         assert p.grad.dtype == dtype
         np.testing.assert_allclose(p.grad.data, t.grad.numpy(), **tol)
+
+
+def test_the_hot_paths_warn_about_nothing():
+    # Every warning is an error here, NumPy's DeprecationWarnings included (a ufunc
+    # called with a form NumPy deprecates, as a third positional argument of maximum):
+    # the MLP step, the chain and the Hessian-vector product of the benchmarks.
+    rng = np.random.default_rng(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for dtype in (np.float32, np.float64):
+            x = pyad.Variable(rng.standard_normal((8, 5)).astype(dtype))
+            w = pyad.Variable(rng.standard_normal((5, 4)).astype(dtype), requires_grad=True)
+            b = pyad.Variable(rng.standard_normal(4).astype(dtype), requires_grad=True)
+            onehot = pyad.Variable(np.eye(4, dtype=dtype)[rng.integers(0, 4, 8)])
+            h = (x @ w + b).relu()
+            loss = -(pyad.log_softmax(h, dim=1) * onehot).sum() / 8
+            loss.backward()
+            v = pyad.Variable(rng.standard_normal(6).astype(dtype), requires_grad=True)
+            y = v
+            for _ in range(3):
+                y = pyad.tanh(y * 1.5 + 0.25) - 0.1
+            y.sum().backward()
+            g, = pyad.autograd.grad((pyad.tanh(v) ** 3).sum(), v, create_graph=True)
+            hv, = pyad.autograd.grad((g * v).sum(), v)
+    assert w.grad is not None and b.grad is not None and hv.shape == (6,)
