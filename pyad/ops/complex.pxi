@@ -278,7 +278,7 @@ COMPLEX_FUNCTION_ONLY = ("view_as_real", "view_as_complex")
 
 # -- the conjugation rule -----------------------------------------------------------
 
-_HOLOMORPHIC = frozenset([
+cdef frozenset _HOLOMORPHIC = frozenset([
     MulBackward, DivBackward, PowBackward, ExpBackward, LogBackward, SqrtBackward,
     TanhBackward, SigmoidBackward, ReciprocalBackward, SquareBackward, RsqrtBackward,
     Expm1Backward, Log1pBackward, Log2Backward, Log10Backward, SinBackward, CosBackward,
@@ -309,8 +309,8 @@ cdef tuple _conj_each(tuple values):
 
 cdef tuple _call_backward(Node node, tuple grads):
     # node._backward(grads), with the conjugation rule above for holomorphic nodes.
-    # The type test comes first: it is one hashed pointer lookup, so the other nodes
-    # (most of a graph) never scan their gradients for a complex dtype.
+    # The type test comes first: it is one hashed pointer lookup in a C-level set, so
+    # the other nodes (most of a graph) never scan their gradients for a complex dtype.
     if type(node) not in _HOLOMORPHIC:
         return node._backward(grads)
     cdef bint complex_in = _any_complex(grads)
