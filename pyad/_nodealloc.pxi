@@ -11,7 +11,7 @@
 # Only the engine's static node classes take part (a Python subclass of Node is a heap
 # type with its own allocator pair, which type() sets). A block in a stack is plain
 # memory: it was untracked by the node's tp_dealloc and holds no references. The
-# stacks are bounded (_NODE_FREELIST_MAX blocks per size, a few hundred kB in all)
+# stacks are bounded (PYAD_NODE_FREELIST_MAX blocks per size, a few hundred kB in all)
 # and `pyad.empty_cache()` does not need to empty them: they hold no user data.
 
 cdef extern from *:

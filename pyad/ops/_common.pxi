@@ -821,6 +821,8 @@ cdef inline object _v_mT(object a):
         return transpose(a, -1, -2)
     n = a.ndim
     return a.swapaxes(n - 2, n - 1)
+
+
 cdef object _pow_by_number(object a, object c):
     # a ** c the way torch's CPU kernel computes it, where that is not pow(): for a
     # float32/float64 NumPy array and a real Python number c, x * x for 2, (x * x) * x
