@@ -41,6 +41,11 @@ elif os.environ.get("PYAD_FAST_BUILD", "") not in ("", "0"):
     compile_args = ["-O0", "-g0"]
 else:
     compile_args = ["-O2", "-g0"]
+    if sys.platform.startswith("linux"):
+        # Calls into libpython and NumPy through the GOT instead of PLT stubs: one jump
+        # less per call, and the engine makes several per op (about 1% on the per-op
+        # rows of benchmarks/bench_core.py; Linux distributions build with it too).
+        compile_args.append("-fno-plt")
 if sys.platform != "win32":
     # GCC 14 makes this an error by default; make it one everywhere so it cannot creep in.
     compile_args.append("-Werror=incompatible-pointer-types")

@@ -100,13 +100,14 @@ class _GradModeContext:
 
     _mode = True
 
-    def __enter__(self):
-        self._previous = _engine._set_grad_enabled(self._mode)
-        return None
-
-    def __exit__(self, exc_type, exc, tb):
-        _engine._set_grad_enabled(self._previous)
-        return False
+    # C functions in the engine (no Python frame per `with` block); as Python:
+    #     def __enter__(self):
+    #         self._previous = _engine._set_grad_enabled(self._mode)
+    #     def __exit__(self, exc_type, exc, tb):
+    #         _engine._set_grad_enabled(self._previous)
+    #         return False
+    __enter__ = _engine._grad_mode_enter
+    __exit__ = _engine._grad_mode_exit
 
     def clone(self):
         return type(self)()
@@ -136,11 +137,13 @@ class _GradModeContext:
 
 
 class _NoParamDecorator(_GradModeContext):
-    # Also usable bare, as ``@no_grad`` without parentheses (torch 2.x allows it).
-    def __new__(cls, orig_func=None):
-        if orig_func is None:
-            return super().__new__(cls)
-        return cls()(orig_func)
+    # Also usable bare, as ``@no_grad`` without parentheses (torch 2.x allows it). As
+    # Python (it is a C function in the engine):
+    #     def __new__(cls, orig_func=None):
+    #         if orig_func is None:
+    #             return super().__new__(cls)
+    #         return cls()(orig_func)
+    __new__ = staticmethod(_engine._grad_mode_new)
 
 
 class no_grad(_NoParamDecorator):

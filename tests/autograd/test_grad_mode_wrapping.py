@@ -226,3 +226,85 @@ def test_plain_function_decorator_unchanged():
         warnings.simplefilter("error")
         assert f() is False
     assert pyad.is_grad_enabled()
+
+
+# -- the context managers' C entry points (no_grad/enable_grad __new__, __enter__,
+#    __exit__ live in the engine) ----------------------------------------------------
+
+@pytest.mark.parametrize("lib", ["pyad", "torch"])
+def test_with_blocks_nest_reuse_an_instance_and_bind_nothing(lib):
+    if lib == "torch" and torch is None:
+        pytest.skip("torch not installed")
+    mod = pyad if lib == "pyad" else torch
+    seen = []
+    outer = mod.no_grad()
+    with outer as bound:
+        seen.append(bound)
+        seen.append(mod.is_grad_enabled())
+        with mod.enable_grad():
+            seen.append(mod.is_grad_enabled())
+            with mod.no_grad():
+                seen.append(mod.is_grad_enabled())
+            seen.append(mod.is_grad_enabled())
+        seen.append(mod.is_grad_enabled())
+    seen.append(mod.is_grad_enabled())
+    with outer:                                 # the same instance, entered again
+        seen.append(mod.is_grad_enabled())
+    seen.append(mod.is_grad_enabled())
+    assert seen == [None, False, True, False, True, False, True, False, True]
+
+
+def test_grad_mode_constructors_take_torchs_arguments():
+    assert isinstance(pyad.no_grad(None), pyad.no_grad)       # orig_func=None
+    assert isinstance(pyad.enable_grad(), pyad.enable_grad)
+    with pytest.raises(TypeError):
+        pyad.no_grad(None, None)
+    if torch is not None:
+        with pytest.raises(TypeError):
+            torch.no_grad(None, None)
+
+
+def test_a_user_subclass_of_no_grad_keeps_every_form():
+    calls = []
+
+    class CountingNoGrad(pyad.no_grad):
+        def __enter__(self):
+            calls.append("enter")
+            return super().__enter__()
+
+    with CountingNoGrad():
+        assert not pyad.is_grad_enabled()
+    assert pyad.is_grad_enabled()
+
+    @CountingNoGrad
+    def bare():
+        return pyad.is_grad_enabled()
+
+    @CountingNoGrad()
+    def called():
+        return pyad.is_grad_enabled()
+
+    assert bare() is False and called() is False
+    assert pyad.is_grad_enabled()
+    assert calls == ["enter"] * 3
+
+
+def test_grad_mode_blocks_are_per_thread():
+    import threading
+    seen = {}
+    inside = threading.Event()
+    release = threading.Event()
+
+    def worker():
+        with pyad.no_grad():
+            inside.set()
+            release.wait(5)
+            seen["worker"] = pyad.is_grad_enabled()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    assert inside.wait(5)
+    seen["main"] = pyad.is_grad_enabled()            # the worker's block is not ours
+    release.set()
+    t.join(5)
+    assert seen == {"main": True, "worker": False}
