@@ -4,6 +4,7 @@
     python benchmarks/bench_scale.py big    [--repeat N] [--n 1000000]
     python benchmarks/bench_scale.py profiler [--repeat N]
     python benchmarks/bench_scale.py memory [--repeat N] [--ops 200000] [--no-torch]
+    python benchmarks/bench_scale.py cold [--repeat N]
     python benchmarks/bench_scale.py --smoke      # every row at tiny sizes (CI)
 
 growth: recording cost per op (mul + tanh pairs on shape (1,), forward only, cyclic
@@ -21,6 +22,11 @@ memory: bytes per recorded op (mul + tanh pairs on shape (1,), 2*10^5 ops, cycli
     subprocess per measurement (median of N), and the live pymalloc blocks per op
     (sys.getallocatedblocks: every object the graph keeps, plus NumPy's small
     shape/data buffers when they come from Python's allocator), for pyad and torch.
+cold: the engine's fixed cost per training step with warm and with cold caches: the
+    (b) MLP step of bench_core.py at tiny sizes (batch 2, 4-4-3), so that its array work
+    is negligible, each call after a copy of 0 B to 16 MB of arrays that evicts what the
+    caches held (as the real step's BLAS calls do), floor and pyad interleaved, median of
+    N; pyad minus floor is what pyad's code and objects cost at that cache state.
 
 No timings are asserted anywhere (tests/test_benchmarks_smoke.py runs --smoke).
 """
@@ -275,11 +281,50 @@ def memory(args):
         print("%-8s %14.0f %22.2f" % (lib, rss, blocks))
 
 
+# ------------------------------------------------------------------ cold
+
+def cold(args):
+    sys.path.insert(0, HERE)
+    import pyad
+    from bench_core import FULL, MLPStep
+    cfg = dict(FULL, mlp_batch=2, mlp_in=4, mlp_hidden=4, mlp_out=3)
+    step = MLPStep(cfg)
+    sizes = [0, 10 ** 6, 4 * 10 ** 6, 16 * 10 ** 6] if not args.smoke else [0, 10 ** 4]
+    number = 200 if not args.smoke else 2
+    print("cold: MLP step %dx%d-%d-%d, each call after a copy of the given size; "
+          "median of %d x %d calls" % (2, 4, 4, 3, args.repeat, number))
+    print("%-10s %10s %10s %10s %12s" % ("evicted", "copy us", "floor us", "pyad us",
+                                         "pyad-floor"))
+    for size in sizes:
+        src = np.ones(max(size // 8, 1))
+        dst = np.empty_like(src)
+
+        def evict():
+            np.copyto(dst, src)
+
+        def after_evict(f):
+            def run():
+                evict()
+                return f()
+            return run
+        fns = {"copy": evict, "floor": after_evict(step.floor()),
+               "pyad": after_evict(step.pyad(pyad))}
+        times = {k: [] for k in fns}
+        for _ in range(args.repeat):
+            for k, f in fns.items():
+                times[k].append(_min_time(f, number, 1))
+        med = {k: sorted(v)[len(v) // 2] * 1e6 for k, v in times.items()}
+        print("%-10s %10.1f %10.1f %10.1f %12.1f" % (
+            "%d kB" % (size // 1000), med["copy"], med["floor"], med["pyad"],
+            med["pyad"] - med["floor"]))
+
+
 # ------------------------------------------------------------------ main
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("row", nargs="?", choices=["growth", "big", "profiler", "memory"], default=None)
+    p.add_argument("row", nargs="?", choices=["growth", "big", "profiler", "memory", "cold"],
+                   default=None)
     p.add_argument("--smoke", action="store_true", help="tiny sizes, every row (CI)")
     p.add_argument("--repeat", type=int, default=None)
     p.add_argument("--n", type=int, default=10 ** 6, help="elements for the big row")
@@ -290,11 +335,12 @@ def main(argv=None):
         args.repeat = 2 if args.smoke else 7
     if args.smoke:
         args.no_torch = True
-    rows = [args.row] if args.row else ["big", "profiler", "growth", "memory"]
+    rows = [args.row] if args.row else ["big", "profiler", "growth", "memory", "cold"]
     if not args.smoke and args.row is None:
-        p.error("name a row (growth, big, profiler, memory) or pass --smoke")
+        p.error("name a row (growth, big, profiler, memory, cold) or pass --smoke")
     for r in rows:
-        {"growth": growth, "big": big, "profiler": profiler, "memory": memory}[r](args)
+        {"growth": growth, "big": big, "profiler": profiler, "memory": memory,
+         "cold": cold}[r](args)
     return 0
 
 

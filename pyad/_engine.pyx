@@ -663,6 +663,7 @@ cdef void _set_history(Variable v, Node node, Py_ssize_t output_nr) except *:
         ref = old._x.retain_grad_hooks.get(v._output_nr)
         if ref is not None and ref() is v:
             del old._x.retain_grad_hooks[v._output_nr]
+    _track_var(v)
     v._grad_fn = node
     v._output_nr = output_nr
     if node is not None:
@@ -1121,6 +1122,7 @@ cdef bint _owned_by(Variable grad):
 cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
     cdef Variable existing = leaf._grad
     cdef object data = grad._data
+    _track_var(leaf)
     if existing is None:
         if _grad_enabled():
             # create_graph: .grad keeps its history so it can be differentiated again.
@@ -1526,6 +1528,17 @@ cdef inline Variable _wrap(object data):
     return v
 
 
+cdef inline void _track_var(Variable v) noexcept:
+    # A Variable made by an op that records nothing starts outside the cyclic
+    # collector's lists (_plain): all it holds is a NumPy array, None and its version
+    # counter, none of which a cycle can pass through. It joins the lists here, before
+    # any assignment that gives it something a cycle could pass through: a grad,
+    # grad_fn, view base or replay function, accumulator, name or non-NumPy data.
+    # Every such assignment to an existing Variable calls this first
+    # (tests/autograd/test_gc_plain_variables.py).
+    __pyad_track(<PyObject*>v)             # (_gctrack.pxi: tracks it if it is not)
+
+
 cdef inline Variable _as_variable(object x, str what):
     # `what` names the op in the error for data that is not array-like.
     if isinstance(x, Variable):
@@ -1558,7 +1571,8 @@ def _rebuild_variable(cls, data, requires_grad, is_volatile, name):
     return v
 
 
-@cython.freelist(256)
+# (No @cython.freelist: a Variable's memory comes from the engine's allocator, which
+# can also hand out a Variable outside the collector's lists; _nodealloc.pxi, _plain.)
 cdef class Variable:
     """An array that records the operations applied to it (``pyad.Tensor`` is the same).
 
@@ -1602,6 +1616,7 @@ cdef class Variable:
 
     cdef AccumulateGrad _get_accumulator(self):
         if self._accumulator is None:
+            _track_var(self)
             self._accumulator = _new_accumulator(self)
         return self._accumulator
 
@@ -1620,6 +1635,7 @@ cdef class Variable:
                                "requires grad" % arr.dtype)
         # The version counter is kept (torch's set_data): views and saved values of this
         # Variable keep seeing its in-place history.
+        _track_var(self)
         self._data = arr
 
     @data.deleter
@@ -1659,6 +1675,7 @@ cdef class Variable:
                                % (g._data.dtype, self._data.dtype))
         if _device_of(g._data) != _device_of(self._data):
             raise RuntimeError("assigned grad has data located on a different device")
+        _track_var(self)
         self._grad = g
 
     @grad.deleter
@@ -1768,6 +1785,7 @@ cdef class Variable:
 
     @name.setter
     def name(self, value):
+        _track_var(self)
         self._name = value
 
     @property
@@ -1996,6 +2014,7 @@ cdef class Variable:
             data = _xp_of(storage).empty(numel, dtype=storage.dtype)
             data[:storage.size] = storage
             data = data.reshape(shape)
+        _track_var(self)
         self._data = data
         # no longer a view with the base's layout (torch keeps the storage shared)
         self._view_fn = None
@@ -3052,6 +3071,7 @@ cdef class Variable:
         data = numpy.frombuffer(buffer, dtype=self._data.dtype,
                                 count=self._data.size).reshape(self._data.shape)
         data[...] = self._data
+        _track_var(self)
         self._data = data
         return self
 
@@ -3525,6 +3545,7 @@ cdef tuple _call_hooks_on_grads(Node node, list buffer, bint create_graph,
             if var is None or buffer[nr] is None:
                 continue
             g = <Variable>buffer[nr]
+            _track_var(var)
             if var._grad is None:
                 var._grad = g if create_graph else _wrap(g._data.copy())
             else:
@@ -4334,6 +4355,7 @@ cdef _run_backward(tuple outputs, object grad_tensors, object retain_graph,
                 continue                     # (retain_grad's hook already stored it)
             if not create:
                 g = _wrap((<Variable>g)._data.copy())
+            _track_var(<Variable>v)
             (<Variable>v)._grad = g if (<Variable>v)._grad is None else (<Variable>v)._grad + g
 
 

@@ -8,7 +8,7 @@
 # freed node memory is kept in stacks by allocation size and handed to the next node
 # of that size, zeroed exactly as PyType_GenericAlloc zeroes a new block.
 #
-# Only the engine's static node classes take part (a Python subclass of Node is a heap
+# Only the engine's static node classes (and Variable, below) take part (a Python subclass of Node is a heap
 # type with its own allocator pair, which type() sets). A block in a stack is plain
 # memory: it was untracked by the node's tp_dealloc and holds no references. The
 # stacks are bounded (PYAD_NODE_FREELIST_MAX blocks per size, a few hundred kB in all)
@@ -40,7 +40,15 @@ cdef extern from *:
         return (t->tp_basicsize + 7) >> 3;
     }
 
+    /* Set just before a tp_new call whose object must start outside the collector's
+       lists (pyad_variable_new_untracked); read and cleared first thing by the
+       allocation that call makes, before anything else can run. */
+    static int pyad_alloc_untracked = 0;
+
     static PyObject *pyad_node_alloc(PyTypeObject *t, Py_ssize_t nitems) {
+        int untracked = pyad_alloc_untracked;
+        PyObject *fresh;
+        pyad_alloc_untracked = 0;
     #if PYAD_NODE_FREELIST
         Py_ssize_t s = pyad_node_slot(t);
         if (nitems == 0 && s < PYAD_NODE_SIZES && pyad_node_nblocks[s] > 0) {
@@ -54,12 +62,14 @@ cdef extern from *:
             Py_SET_TYPE(o, t);
             Py_SET_REFCNT(o, 1);
     #endif
-            PyObject_GC_Track(o);
+            if (!untracked) PyObject_GC_Track(o);
             pyad_node_reused++;
             return o;
         }
     #endif
-        return PyType_GenericAlloc(t, nitems);
+        fresh = PyType_GenericAlloc(t, nitems);
+        if (fresh != NULL && untracked) PyObject_GC_UnTrack(fresh);
+        return fresh;
     }
 
     static void pyad_node_free(void *p) {
@@ -130,3 +140,52 @@ def _node_freelist_stats():
     """(node classes served by the freelist, blocks held now, allocations served from
     it so far): a test and benchmark probe."""
     return _freelist_node_types, pyad_node_held(), pyad_node_reused
+
+
+# -- Variables -------------------------------------------------------------------------
+#
+# Variable takes the same allocator pair (in place of Cython's freelist), which lets an op
+# that records nothing make its output outside the collector's lists from the start
+# (_plain, _track_var in _engine.pyx): no track on the way in, no untrack on the way out.
+
+cdef extern from *:
+    """
+    static PyTypeObject *pyad_untracked_type = NULL;   /* Variable, once adopted */
+    static PyObject *pyad_empty_tuple = NULL;
+
+    static int pyad_variable_adopt(PyTypeObject *t) {
+        if (pyad_empty_tuple == NULL && (pyad_empty_tuple = PyTuple_New(0)) == NULL)
+            return -1;
+        if (!pyad_node_adopt(t)) return 0;   /* this CPython: Variables stay tracked */
+        pyad_untracked_type = t;
+        return 1;
+    }
+
+    /* A new Variable (t is Variable) that the collector does not track. */
+    static PyObject *pyad_variable_new_untracked(PyTypeObject *t) {
+        PyObject *o;
+        if (t != pyad_untracked_type) {
+            /* before pyad_variable_adopt ran, or it was refused: a tracked one */
+            PyObject *empty = PyTuple_New(0);
+            if (empty == NULL) return NULL;
+            o = t->tp_new(t, empty, NULL);
+            Py_DECREF(empty);
+            return o;
+        }
+        pyad_alloc_untracked = 1;
+        o = t->tp_new(t, pyad_empty_tuple, NULL);
+        pyad_alloc_untracked = 0;
+        return o;
+    }
+    """
+    int pyad_variable_adopt(PyTypeObject* t) except -1
+    object pyad_variable_new_untracked(PyTypeObject* t)
+
+
+cdef bint _variables_born_untracked = pyad_variable_adopt(<PyTypeObject*>Variable)
+
+
+def _variable_alloc_stats():
+    """Whether outputs of ops that record nothing start outside the cyclic collector's
+    lists on this CPython (a test probe)."""
+    return _variables_born_untracked

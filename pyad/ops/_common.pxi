@@ -189,8 +189,17 @@ cdef inline object _scratch(object data):
 
 
 cdef inline Variable _plain(object data, bint is_volatile):
-    # An output that records nothing.
-    cdef Variable v = _wrap(_ensure_array(data))
+    # An output that records nothing. Holding a NumPy array (which the cyclic collector
+    # never sees) and nothing else, it starts outside the collector's lists: _track_var
+    # puts it in before it is given anything a cycle could pass through. (Saves the
+    # collector's bookkeeping for every op under no_grad; issue 19.)
+    cdef Variable v
+    data = _ensure_array(data)
+    if type(data) is _NDARRAY:
+        v = <Variable>pyad_variable_new_untracked(<PyTypeObject*>Variable)
+        v._data = data
+    else:
+        v = _wrap(data)
     v._volatile = is_volatile
     v._is_inference = pyad_get_inference()
     return v

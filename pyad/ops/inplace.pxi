@@ -771,6 +771,7 @@ cdef Variable _inplace_view(Variable x, object view_op, tuple args, str what):
         if message.startswith(view_op.__name__ + "() "):
             raise type(exc)(what + message[len(view_op.__name__):]) from None
         raise _renamed(exc, what) from None
+    _track_var(x)
     x._data = r._data
     _bump_version(x)                     # as torch: a saved x has changed shape
     if r._grad_fn is not None:

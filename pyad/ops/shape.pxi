@@ -73,6 +73,7 @@ cdef inline Variable _shape_result(Variable x, object data, Node node, int kind=
     else:
         out = _plain(data, x._volatile)
     if data.base is not None:
+        _track_var(out)                             # (it may be _plain's)
         out._is_inference = x._is_inference        # a view of a normal Variable is one
         out._version_counter = _vc(x)
         out._is_view = True
