@@ -40,15 +40,7 @@ cdef extern from *:
         return (t->tp_basicsize + 7) >> 3;
     }
 
-    /* Set just before a tp_new call whose object must start outside the collector's
-       lists (pyad_variable_new_untracked); read and cleared first thing by the
-       allocation that call makes, before anything else can run. */
-    static int pyad_alloc_untracked = 0;
-
     static PyObject *pyad_node_alloc(PyTypeObject *t, Py_ssize_t nitems) {
-        int untracked = pyad_alloc_untracked;
-        PyObject *fresh;
-        pyad_alloc_untracked = 0;
     #if PYAD_NODE_FREELIST
         Py_ssize_t s = pyad_node_slot(t);
         if (nitems == 0 && s < PYAD_NODE_SIZES && pyad_node_nblocks[s] > 0) {
@@ -62,14 +54,12 @@ cdef extern from *:
             Py_SET_TYPE(o, t);
             Py_SET_REFCNT(o, 1);
     #endif
-            if (!untracked) PyObject_GC_Track(o);
+            PyObject_GC_Track(o);
             pyad_node_reused++;
             return o;
         }
     #endif
-        fresh = PyType_GenericAlloc(t, nitems);
-        if (fresh != NULL && untracked) PyObject_GC_UnTrack(fresh);
-        return fresh;
+        return PyType_GenericAlloc(t, nitems);
     }
 
     static void pyad_node_free(void *p) {
@@ -144,19 +134,68 @@ def _node_freelist_stats():
 
 # -- Variables -------------------------------------------------------------------------
 #
-# Variable takes the same allocator pair (in place of Cython's freelist), which lets an op
-# that records nothing make its output outside the collector's lists from the start
-# (_plain, _track_var in _engine.pyx): no track on the way in, no untrack on the way out.
+# Variable takes an allocator pair of the same kind (in place of Cython's freelist, with
+# a stack of its own), which lets an op that records nothing make its output outside the
+# collector's lists from the start (_plain, _track_var in _engine.pyx): no track on the
+# way in, no untrack on the way out.
 
 cdef extern from *:
     """
     static PyTypeObject *pyad_untracked_type = NULL;   /* Variable, once adopted */
     static PyObject *pyad_empty_tuple = NULL;
 
+    /* Variables have a stack of their own (nodes of the same size do not share it):
+       as many live and die per op as nodes, and a dedicated stack keeps each one's
+       block the one just freed. */
+    #define PYAD_VARIABLE_FREELIST_MAX 256
+    /* Set just before a tp_new call whose object must start outside the collector's
+       lists (pyad_variable_new_untracked); read and cleared first thing by the
+       allocation that call makes, before anything else can run. */
+    static int pyad_alloc_untracked = 0;
+    static PyObject *pyad_variable_blocks[PYAD_VARIABLE_FREELIST_MAX];
+    static int pyad_variable_nblocks = 0;
+
+    static PyObject *pyad_variable_alloc(PyTypeObject *t, Py_ssize_t nitems) {
+        int untracked = pyad_alloc_untracked;
+        PyObject *o;
+        pyad_alloc_untracked = 0;
+    #if PYAD_NODE_FREELIST
+        if (nitems == 0 && t == pyad_untracked_type && pyad_variable_nblocks > 0) {
+            o = pyad_variable_blocks[--pyad_variable_nblocks];
+            memset((char *)o - PYAD_GC_PRESIZE, 0, PYAD_GC_PRESIZE + (size_t)t->tp_basicsize);
+    #if defined(Py_TRACE_REFS) || defined(Py_REF_DEBUG)
+            PyObject_Init(o, t);
+    #else
+            Py_SET_TYPE(o, t);
+            Py_SET_REFCNT(o, 1);
+    #endif
+            if (!untracked) PyObject_GC_Track(o);
+            return o;
+        }
+    #endif
+        o = PyType_GenericAlloc(t, nitems);
+        if (o != NULL && untracked) PyObject_GC_UnTrack(o);
+        return o;
+    }
+
+    static void pyad_variable_free(void *p) {
+    #if PYAD_NODE_FREELIST
+        if (Py_TYPE((PyObject *)p) == pyad_untracked_type
+                && pyad_variable_nblocks < PYAD_VARIABLE_FREELIST_MAX) {
+            pyad_variable_blocks[pyad_variable_nblocks++] = (PyObject *)p;
+            return;
+        }
+    #endif
+        PyObject_GC_Del(p);
+    }
+
     static int pyad_variable_adopt(PyTypeObject *t) {
         if (pyad_empty_tuple == NULL && (pyad_empty_tuple = PyTuple_New(0)) == NULL)
             return -1;
+        /* the node pair's conditions; then Variable's own pair */
         if (!pyad_node_adopt(t)) return 0;   /* this CPython: Variables stay tracked */
+        t->tp_alloc = pyad_variable_alloc;
+        t->tp_free = pyad_variable_free;
         pyad_untracked_type = t;
         return 1;
     }
