@@ -8,11 +8,12 @@
 # freed node memory is kept in stacks by allocation size and handed to the next node
 # of that size, zeroed exactly as PyType_GenericAlloc zeroes a new block.
 #
-# Only the engine's static node classes (and Variable, below) take part (a Python subclass of Node is a heap
-# type with its own allocator pair, which type() sets). A block in a stack is plain
-# memory: it was untracked by the node's tp_dealloc and holds no references. The
-# stacks are bounded (PYAD_NODE_FREELIST_MAX blocks per size, a few hundred kB in all)
-# and `pyad.empty_cache()` does not need to empty them: they hold no user data.
+# Only the engine's static node classes take part (and Variable, with a stack of its
+# own: below). A Python subclass of Node is a heap type with its own allocator pair,
+# which type() sets. A block in a stack is plain memory: it was untracked by the
+# node's tp_dealloc and holds no references. The stacks are bounded
+# (PYAD_NODE_FREELIST_MAX blocks per size, a few hundred kB in all) and
+# `pyad.empty_cache()` does not need to empty them: they hold no user data.
 
 cdef extern from *:
     """
