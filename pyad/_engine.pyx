@@ -1122,7 +1122,6 @@ cdef bint _owned_by(Variable grad):
 cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
     cdef Variable existing = leaf._grad
     cdef object data = grad._data
-    _track_var(leaf)
     if existing is None:
         if _grad_enabled():
             # create_graph: .grad keeps its history so it can be differentiated again.
@@ -1535,7 +1534,9 @@ cdef inline void _track_var(Variable v) noexcept:
     # any assignment that gives it something a cycle could pass through: a grad,
     # grad_fn, view base or replay function, accumulator, name or non-NumPy data.
     # Every such assignment to an existing Variable calls this first
-    # (tests/autograd/test_gc_plain_variables.py).
+    # (tests/autograd/test_gc_plain_variables.py). A leaf that gradients accumulate into
+    # was tracked when its accumulator was made (_get_accumulator), so _accumulate_grad,
+    # on the backward's path, need not.
     __pyad_track(<PyObject*>v)             # (_gctrack.pxi: tracks it if it is not)
 
 

@@ -201,17 +201,10 @@ cdef extern from *:
         return 1;
     }
 
-    /* A new Variable (t is Variable) that the collector does not track. */
+    /* A new Variable that the collector does not track (t is Variable, adopted:
+       _plain calls this only once pyad_variable_adopt has succeeded). */
     static PyObject *pyad_variable_new_untracked(PyTypeObject *t) {
         PyObject *o;
-        if (t != pyad_untracked_type) {
-            /* before pyad_variable_adopt ran, or it was refused: a tracked one */
-            PyObject *empty = PyTuple_New(0);
-            if (empty == NULL) return NULL;
-            o = t->tp_new(t, empty, NULL);
-            Py_DECREF(empty);
-            return o;
-        }
         pyad_alloc_untracked = 1;
         o = t->tp_new(t, pyad_empty_tuple, NULL);
         pyad_alloc_untracked = 0;

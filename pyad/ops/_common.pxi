@@ -195,7 +195,7 @@ cdef inline Variable _plain(object data, bint is_volatile):
     # collector's bookkeeping for every op under no_grad; issue 19.)
     cdef Variable v
     data = _ensure_array(data)
-    if type(data) is _NDARRAY:
+    if _variables_born_untracked and type(data) is _NDARRAY:
         v = <Variable>pyad_variable_new_untracked(<PyTypeObject*>Variable)
         v._data = data
     else:
