@@ -3482,7 +3482,7 @@ cdef bint _add_into(Variable acc, Variable g) except -1:
     other = g._data
     if other.shape != data.shape or other.dtype != data.dtype:
         return False
-    _np_add(data, other, data)
+    _ufunc2(_LOOP_ADD, data, other, data)
     return True
 
 
@@ -4480,6 +4480,7 @@ cdef tuple _grad_batched(tuple outs, tuple ins, object grad_outputs, object reta
     return tuple(result)
 
 
+include "_loops.pxi"
 include "ops/_common.pxi"
 include "ops/elementwise.pxi"
 include "ops/reduction.pxi"

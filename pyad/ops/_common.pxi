@@ -753,19 +753,19 @@ cdef inline bint _on_variables(object a, object b):
 cdef inline object _v_neg(object a):
     if isinstance(a, Variable):
         return neg(a)
-    return _scratch(_np_negative(a))
+    return _scratch(_ufunc1(_LOOP_NEG, a, None))
 
 
 cdef inline object _v_neg_in(object a, object t):
     if isinstance(a, Variable):
         return neg(a)
-    return _np_negative(a, t)
+    return _ufunc1(_LOOP_NEG, a, t)
 
 
 cdef inline object _v_mul(object a, object b):
     if _on_variables(a, b):
         return mul(a, b)
-    return _scratch(_np_multiply(a, b))
+    return _scratch(_ufunc2(_LOOP_MUL, a, b, None))
 
 
 cdef inline object _v_zeros_like(object a):
@@ -780,31 +780,31 @@ cdef inline object _v_zeros_like(object a):
 cdef inline object _v_mul_in(object a, object b, object t):
     if _on_variables(a, b):
         return mul(a, b)
-    return _np_multiply(a, b, t)
+    return _ufunc2(_LOOP_MUL, a, b, t)
 
 
 cdef inline object _v_sub(object a, object b):
     if _on_variables(a, b):
         return sub(a, b)
-    return _scratch(_np_subtract(a, b))
+    return _scratch(_ufunc2(_LOOP_SUB, a, b, None))
 
 
 cdef inline object _v_sub_in(object a, object b, object t):
     if _on_variables(a, b):
         return sub(a, b)
-    return _np_subtract(a, b, t)
+    return _ufunc2(_LOOP_SUB, a, b, t)
 
 
 cdef inline object _v_div(object a, object b):
     if _on_variables(a, b):
         return div(a, b)
-    return _scratch(_np_true_divide(a, b))
+    return _scratch(_ufunc2(_LOOP_DIV, a, b, None))
 
 
 cdef inline object _v_div_in(object a, object b, object t):
     if _on_variables(a, b):
         return div(a, b)
-    return _np_true_divide(a, b, t)
+    return _ufunc2(_LOOP_DIV, a, b, t)
 
 
 # Shape steps. Their array forms return views where NumPy does, as the ops do; the
@@ -857,11 +857,11 @@ cdef object _pow_by_number(object a, object c):
         if e == -0.5:
             t = _scratch(_np_sqrt(a))
         else:
-            t = _scratch(_np_multiply(a, a))
+            t = _scratch(_ufunc2(_LOOP_MUL, a, a, None))
         if e == 3.0:
-            _np_multiply(t, a, t)
+            _ufunc2(_LOOP_MUL, t, a, t)
         elif e < 0:
-            _np_true_divide(1.0, t, t)
+            _ufunc2(_LOOP_DIV, 1.0, t, t)
     finally:
         _fp_quiet_exit(token)
     return t

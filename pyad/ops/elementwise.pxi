@@ -124,6 +124,13 @@ cdef inline object _apply_binary(object ufunc, object a, object b, str what):
     cdef bint quiet = (ufunc is _np_true_divide or ufunc is _np_power
                        or ufunc is _np_floor_divide or ufunc is _np_remainder
                        or ufunc is _np_fmod)
+    cdef int op
+    if rt is None:
+        op = _loop_op(ufunc)
+        if op >= 0:
+            r = _loop2(op, da, db, None)
+            if r is not None:
+                return r
     token = _fp_quiet_enter() if quiet else None
     try:
         if rt is None:
@@ -306,14 +313,6 @@ cdef inline bint _same_layout(object a, object b):
     return True
 
 
-cdef inline object _fast_ufunc(int op):
-    if op == _FAST_MUL:
-        return _np_multiply
-    if op == _FAST_ADD:
-        return _np_add
-    return _np_subtract
-
-
 cdef inline _BinaryNode _fast_node(int op):
     if op == _FAST_MUL:
         return MulBackward.__new__(MulBackward)
@@ -344,7 +343,8 @@ cdef object _fast_binop(Variable x, object other, int op, bint reflected):
     xd = x._data
     if t is float or t is int:
         _fast_binop_hits += 1
-        data = _fast_ufunc(op)(other, xd) if reflected else _fast_ufunc(op)(xd, other)
+        # (_FAST_ADD/_SUB/_MUL are _LOOP_ADD/_SUB/_MUL: _loops.pxi)
+        data = _ufunc2(op, other, xd, None) if reflected else _ufunc2(op, xd, other, None)
         if not (x._requires_grad and _grad_enabled()):
             return _plain(data, False)
         node = _fast_node(op)
@@ -365,7 +365,7 @@ cdef object _fast_binop(Variable x, object other, int op, bint reflected):
     if not _same_layout(xd, y._data):
         return None
     _fast_binop_hits += 1
-    data = _fast_ufunc(op)(xd, y._data)
+    data = _ufunc2(op, xd, y._data, None)
     if not ((x._requires_grad or y._requires_grad) and _grad_enabled()):
         return _plain(data, False)
     node = _fast_node(op)
@@ -643,7 +643,7 @@ cpdef Variable neg(object input):
     tensor([-1.,  2.], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "neg")
-    data = _np_negative(x._data)
+    data = _ufunc1(_LOOP_NEG, x._data, None)
     if _records(x):
         return _recorded1(NegBackward.__new__(NegBackward), data, _edge(x))
     return _plain(data, x._volatile)
@@ -743,7 +743,7 @@ cpdef Variable tanh(object input):
     tensor([1.0000, 0.4200], dtype=float64)
     """
     cdef Variable x = _float_input(input, "tanh")
-    data = _np_tanh(x._data)
+    data = _ufunc1(_LOOP_TANH, x._data, None)
     if _records(x):
         return _record_unary(TanhBackward.__new__(TanhBackward), data, x, False, True)
     return _plain(data, x._volatile)
@@ -825,15 +825,15 @@ cdef object _tanh_grad(object g, object y, object deriv=None):
     cdef TanhGradBackward node
     if not _on_variables(g, y):
         if deriv is not None and _same_dtype(_dtype(g), _dtype(deriv)):
-            return _scratch(_np_multiply(g, deriv))
-        t = _scratch(_np_multiply(y, y))
-        _np_subtract(1.0, t, t)       # (a float 1: NumPy converts an int scalar slowly)
-        return _np_multiply(g, t, t)
+            return _scratch(_ufunc2(_LOOP_MUL, g, deriv, None))
+        t = _scratch(_ufunc2(_LOOP_MUL, y, y, None))
+        _ufunc2(_LOOP_SUB, 1.0, t, t)   # (a float 1: NumPy converts an int scalar slowly)
+        return _ufunc2(_LOOP_MUL, g, t, t)
     cdef Variable gv = <Variable>g, yv = <Variable>y
     if deriv is None:
-        deriv = _scratch(_np_multiply(yv._data, yv._data))
-        _np_subtract(1.0, deriv, deriv)
-    data = _np_multiply(gv._data, deriv)
+        deriv = _scratch(_ufunc2(_LOOP_MUL, yv._data, yv._data, None))
+        _ufunc2(_LOOP_SUB, 1.0, deriv, deriv)
+    data = _ufunc2(_LOOP_MUL, gv._data, deriv, None)
     if _binary_records(gv, yv):
         node = TanhGradBackward.__new__(TanhGradBackward)
         node.deriv = deriv
