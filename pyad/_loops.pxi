@@ -72,7 +72,10 @@ cdef enum:
     _LOOP_DIV = 3
     _LOOP_NEG = 4
     _LOOP_TANH = 5
-    _LOOP_OPS = 6
+    _LOOP_EXP = 6
+    _LOOP_LOG = 7
+    _LOOP_SQRT = 8
+    _LOOP_OPS = 9
 
 # Up to this many elements; above it the loop's own time dwarfs the ufunc's overhead,
 # and NumPy releases the GIL around long loops, which a direct call would not.
@@ -81,7 +84,7 @@ cdef Py_ssize_t _LOOP_MAX_SIZE = 4096
 cdef pyad_ufunc_call_info* _loop_table[_LOOP_OPS][2]   # [op][0: float64, 1: float32]
 cdef list _loop_capsules = []          # keeps the capsules (and NumPy's loop data) alive
 cdef tuple _LOOP_UFUNCS = (numpy.add, numpy.subtract, numpy.multiply, numpy.true_divide,
-                           numpy.negative, numpy.tanh)
+                           numpy.negative, numpy.tanh, numpy.exp, numpy.log, numpy.sqrt)
 cdef object _LOOP_UNARY = object()    # _loop_run's b for a one-input loop
 
 
@@ -113,7 +116,7 @@ cdef int _loops_init() except -1:
 def _direct_loops():
     """The ops whose small-array calls take NumPy's loop directly, as a set of
     (ufunc name, dtype name): a test probe."""
-    names = ("add", "subtract", "multiply", "true_divide", "negative", "tanh")
+    names = [u.__name__ for u in _LOOP_UFUNCS]
     return {(names[op], dt) for op in range(_LOOP_OPS)
             for k, dt in enumerate(("float64", "float32")) if _loop_table[op][k] != NULL}
 
@@ -185,9 +188,12 @@ cdef inline bint _overlaps(cnp.ndarray out, object x, Py_ssize_t nbytes) noexcep
 
 
 cdef object _loop_run(pyad_ufunc_call_info* info, char** data, Py_ssize_t* strides,
-                      cnp.ndarray like, int k, object out, object a, object b):
+                      cnp.ndarray like, int k, object out, object a, object b,
+                      bint quiet):
     # Runs the loop into `out` (None: a fresh array of like's shape), with data[0..nin-1]
     # and strides[0..nin-1] set; the result, or None (the caller calls the ufunc).
+    # quiet: the caller wants no warning either way (_fp_quiet_enter's state), so the
+    # flags are not read.
     cdef Py_ssize_t n = cnp.PyArray_SIZE(like)
     cdef Py_ssize_t itemsize = 8 if k == 0 else 4
     cdef int nin = 1 if b is _LOOP_UNARY else 2
@@ -197,8 +203,8 @@ cdef object _loop_run(pyad_ufunc_call_info* info, char** data, Py_ssize_t* strid
                 not cnp.PyArray_ISWRITEABLE(<cnp.ndarray>out):
             return None
         target = <cnp.ndarray>out
-        if _overlaps(target, a, n * itemsize) or \
-                (nin == 2 and _overlaps(target, b, n * itemsize)):
+        if not quiet and _overlaps(target, a, n * itemsize) or \
+                not quiet and nin == 2 and _overlaps(target, b, n * itemsize):
             # In place: the result goes to a fresh array first, so that a flag raised
             # leaves the inputs as they were for the ufunc's second try.
             res = cnp.PyArray_EMPTY(cnp.PyArray_NDIM(like), cnp.PyArray_DIMS(like),
@@ -215,7 +221,7 @@ cdef object _loop_run(pyad_ufunc_call_info* info, char** data, Py_ssize_t* strid
     if info.strided_loop(info.context, data, &n, strides, info.auxdata) < 0:
         PyErr_Clear()                 # (NumPy's float loops never fail: the ufunc decides)
         return None
-    if pyad_fpe_raised():
+    if not quiet and pyad_fpe_raised():
         return None
     if target is not None:
         memcpy(cnp.PyArray_BYTES(target), cnp.PyArray_BYTES(res), n * itemsize)
@@ -264,11 +270,12 @@ cdef object _loop2(int op, object a, object b, object out):
         strides[1] = 8 if k == 0 else 4
     else:
         return None
-    return _loop_run(info, data, strides, like, k, out, a, b)
+    return _loop_run(info, data, strides, like, k, out, a, b, False)
 
 
-cdef object _loop1(int op, object a, object out):
+cdef object _loop1(int op, object a, object out, bint quiet):
     # op(a) (into out when not None) through NumPy's loop, or None: see the top.
+    # quiet: as if under _fp_quiet_enter (no warning, whatever the flags).
     cdef int k
     cdef pyad_ufunc_call_info* info
     cdef char* data[2]
@@ -283,7 +290,7 @@ cdef object _loop1(int op, object a, object out):
         return None
     data[0] = cnp.PyArray_BYTES(<cnp.ndarray>a)
     strides[0] = 8 if k == 0 else 4
-    return _loop_run(info, data, strides, <cnp.ndarray>a, k, out, a, _LOOP_UNARY)
+    return _loop_run(info, data, strides, <cnp.ndarray>a, k, out, a, _LOOP_UNARY, quiet)
 
 
 cdef object _ufunc2(int op, object a, object b, object out):
@@ -297,10 +304,19 @@ cdef object _ufunc2(int op, object a, object b, object out):
 
 
 cdef object _ufunc1(int op, object a, object out):
-    r = _loop1(op, a, out)
+    r = _loop1(op, a, out, False)
     if r is None:
         ufunc = _LOOP_UFUNCS[op]
         r = ufunc(a) if out is None else ufunc(a, out)
+    return r
+
+
+cdef object _quiet_ufunc1(int op, object a):
+    # _quiet1(_LOOP_UFUNCS[op], a): the ufunc with NumPy's warnings off (an op's domain
+    # edge, as log(0) = -inf), through NumPy's loop where _loop1 can.
+    r = _loop1(op, a, None, True)
+    if r is None:
+        r = _quiet1(_LOOP_UFUNCS[op], a)
     return r
 
 

@@ -883,13 +883,13 @@ cdef inline object _v_pow(object a, object b):
 cdef inline object _v_exp(object a):
     if isinstance(a, Variable):
         return exp(a)
-    return _scratch(_np_exp(a))
+    return _scratch(_ufunc1(_LOOP_EXP, a, None))
 
 
 cdef inline object _v_exp_in(object a, object t):
     if isinstance(a, Variable):
         return exp(a)
-    return _np_exp(a, t)
+    return _ufunc1(_LOOP_EXP, a, t)
 
 
 cdef inline object _v_log(object a):

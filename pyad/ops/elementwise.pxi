@@ -663,7 +663,7 @@ cpdef Variable exp(object input):
     tensor([1.0000, 2.7183], dtype=float64)
     """
     cdef Variable x = _float_input(input, "exp")
-    data = _quiet1(_np_exp, x._data)          # (no NumPy warning: see _fp_quiet_enter)
+    data = _quiet_ufunc1(_LOOP_EXP, x._data)  # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
         return _record_unary(ExpBackward.__new__(ExpBackward), data, x, False, True)
     return _plain(data, x._volatile)
@@ -683,7 +683,7 @@ cpdef Variable log(object input):
     tensor([0., 1.], dtype=float64)
     """
     cdef Variable x = _float_input(input, "log")
-    data = _quiet1(_np_log, x._data)          # (no NumPy warning: see _fp_quiet_enter)
+    data = _quiet_ufunc1(_LOOP_LOG, x._data)  # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
         return _record_unary(LogBackward.__new__(LogBackward), data, x, True, False)
     return _plain(data, x._volatile)
@@ -704,7 +704,7 @@ cpdef Variable sqrt(object input):
     tensor([2., 3.], dtype=float64)
     """
     cdef Variable x = _float_input(input, "sqrt")
-    data = _quiet1(_np_sqrt, x._data)          # (no NumPy warning: see _fp_quiet_enter)
+    data = _quiet_ufunc1(_LOOP_SQRT, x._data)  # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
         return _record_unary(SqrtBackward.__new__(SqrtBackward), data, x, False, True)
     return _plain(data, x._volatile)

@@ -31,9 +31,9 @@ cdef object _log_softmax_fast(object a, Py_ssize_t d):
     if not _finite_double(float(_np_add.reduce(m, None))):
         return None
     out = _np_subtract(a, m)
-    t = _np_exp(out)
+    t = _ufunc1(_LOOP_EXP, out, None)
     s = _sum_data(t, d, True)
-    _np_log(s, s)
+    _ufunc1(_LOOP_LOG, s, s)
     return _np_subtract(out, s, out)
 
 
