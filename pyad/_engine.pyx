@@ -392,6 +392,12 @@ cdef class _EventLog:
         e.t0 = pyad_clock_ns() if PYAD_DIRECT_CLOCK else _perf_counter_ns()
         return i
 
+    cdef void drop_last(self, Py_ssize_t i) noexcept:
+        # Forget event i, the last one begun (an op that turned out not to be one).
+        if i == self._n - 1:
+            Py_XDECREF(self._events[i].name)
+            self._n = i
+
     cdef inline void end(self, Py_ssize_t i, long long seq) except *:
         cdef long long t = pyad_clock_ns() if PYAD_DIRECT_CLOCK else _perf_counter_ns()
         self._events[i].t1 = t

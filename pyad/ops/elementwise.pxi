@@ -333,13 +333,53 @@ def _fast_binop_count():
 cdef object _fast_binop(Variable x, object other, int op, bint reflected):
     # x op other (reflected: other op x), or None for the general path. x is the
     # Variable whose operator method runs.
+    if _profiling:
+        return _fast_binop_profiled(x, other, op, reflected)
+    if not _fast_variable(x):
+        return None
+    return _fast_binop_body(x, other, op, reflected)
+
+
+cdef tuple _FAST_OP_NAMES = ("add", "sub", "mul")     # by _FAST_ADD/_SUB/_MUL
+
+
+cdef object _fast_binop_profiled(Variable x, object other, int op, bint reflected):
+    # The fast path with the profiler's own recorder on: it writes the event the op's
+    # profiled entry (_profiled_named) would write, the op's name, its start and end and
+    # the sequence number of the node it recorded. Any other profiler takes the op.
+    cdef long long seq0 = _sequence_counter
+    cdef long long seq = -1
+    cdef Py_ssize_t index
+    cdef _EventLog log
+    profiler = _profiler
+    if type(profiler) is not _EventLog or pyad_get_profile_bypass() or \
+            not _fast_variable(x):
+        return None
+    log = <_EventLog>profiler
+    index = log.begin(_FAST_OP_NAMES[op], 0, -1)
+    cdef bint returned = False
+    r = None
+    try:
+        r = _fast_binop_body(x, other, op, reflected)
+        returned = True
+    finally:
+        if returned and r is None:
+            log.drop_last(index)                # the general path records it instead
+        else:                                   # (an error: the event ends, as the op's)
+            fn = None if r is None else (<Variable>r)._grad_fn
+            if fn is not None and seq0 <= (<Node>fn)._seq < _ACCUMULATE_SEQUENCE:
+                seq = (<Node>fn)._seq
+            log.end(index, seq)
+    return r
+
+
+cdef object _fast_binop_body(Variable x, object other, int op, bint reflected):
+    # _fast_binop's work, x already checked (_fast_variable).
     global _fast_binop_hits
     cdef type t = type(other)
     cdef Variable y
     cdef _BinaryNode node
     cdef object xd, data
-    if _profiling or not _fast_variable(x):
-        return None
     xd = x._data
     if t is float or t is int:
         _fast_binop_hits += 1

@@ -208,17 +208,50 @@ def test_fast_path_not_taken(label, name):
         assert _hits() == before
 
 
-def test_not_taken_under_the_profiler():
+def _profiled_events(fast, **options):
+    from pyad.autograd import profiler
+    x = pyad.tensor(np.ones(3), requires_grad=True)
+    with profiler.profile(**options) as prof:
+        before = _hits()
+        if fast:
+            y = (x * 2.0 + 1.0) - x
+            y = 3.0 - (2.0 * y)
+        else:
+            y = pyad.sub(pyad.add(pyad.mul(x, 2.0), 1.0), x)
+            y = pyad.sub(3.0, pyad.mul(2.0, y))
+        taken = _hits() - before
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(3, -2.0))
+    events = prof.function_events
+    first = events[0].sequence_nr
+    return taken, [(e.name, e.sequence_nr - first) for e in events]
+
+
+def test_under_the_profiler_it_writes_the_ops_events():
+    # With the profiler's own recorder the fast path is taken and writes what the op's
+    # profiled entry writes: one event per op, named after the op, with the sequence
+    # number of the node it recorded.
+    taken, events = _profiled_events(True)
+    assert taken == 5
+    assert _profiled_events(False) == (0, events)
+    assert [name for name, _ in events] == ["mul", "add", "sub", "mul", "sub"]
+    assert [seq for _, seq in events] == [0, 1, 2, 3, 4]
+
+
+def test_other_recorders_take_the_op():
+    # record_shapes needs the operands: the full recorder gets them from the op's entry.
+    taken, events = _profiled_events(True, record_shapes=True)
+    assert taken == 0
+    assert [name for name, _ in events] == ["mul", "add", "sub", "mul", "sub"]
+
+
+def test_an_operand_it_cannot_take_leaves_one_event():
     from pyad.autograd import profiler
     x = pyad.tensor(np.ones(3), requires_grad=True)
     with profiler.profile() as prof:
-        before = _hits()
-        y = (x * 2.0 + 1.0) - x
-        assert _hits() == before
-    names = [e.name for e in prof.function_events]
-    assert names.count("mul") == 1 and names.count("add") == 1 and names.count("sub") == 1
-    y.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), np.ones(3))
+        x * np.float32(2.0)                 # a NumPy scalar: the general path
+        x * pyad.tensor(np.ones((2, 1)))    # broadcasting: the general path
+    assert [e.name for e in prof.function_events] == ["mul", "mul"]
 
 
 def test_fast_path_versions_and_saved_values():
