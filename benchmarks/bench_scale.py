@@ -10,7 +10,8 @@
 growth: recording cost per op (mul + tanh pairs on shape (1,), forward only, cyclic
     GC on as users run it) over building a graph of 10^3, 10^4, 10^5 and 3*10^5 live
     nodes: the time to build it divided by its node count, min over repeats (the
-    collector's passes over the growing graph are part of it).
+    collector's passes over the growing graph are part of it), and the same for pyad
+    with the collector disabled (the growth left there is the caches', not the GC's).
 big: sum(tanh(2x+1)*x) forward+backward on 10^6 float64 in a process that never
     imports torch, three columns interleaved in one run: the hand-written NumPy floor,
     pyad, and pyad inside ``pyad.memory_pool()``; time (min of N) and page faults
@@ -80,26 +81,35 @@ def growth(args):
     assert gc.isenabled()
     print("live-graph growth: forward us/op building a graph of N live nodes (mul+tanh on "
           "shape (1,)), gc on, min of %d" % args.repeat)
+    # "pyad, gc off" builds the same graphs with the collector disabled: what is left of
+    # the growth there is the memory hierarchy (the graph outgrowing the caches), not the
+    # collector, whose share is the difference between the two pyad columns.
+    frameworks.insert(1, ("pyad, gc off", pyad))
     rows = {}
     for name, lib in frameworks:
-        if name == "pyad":
+        if lib is pyad:
             x = pyad.Variable(np.ones(1), requires_grad=True)
         else:
             x = lib.ones(1, dtype=lib.float64, requires_grad=True)
         mul, tanh = lib.mul, lib.tanh
-        for n in sizes:
-            best = float("inf")
-            c0 = _gc_collections()
-            for _ in range(args.repeat):
-                y = x
-                t0 = time.perf_counter()
-                for _ in range(n // 2):          # builds a graph of n live nodes
-                    y = tanh(mul(y, 0.5))
-                best = min(best, (time.perf_counter() - t0) / n)
-                del y                            # (freeing it is not timed)
-            c1 = _gc_collections()
-            rows.setdefault(n, {})[name] = (best * 1e6, [b - a for a, b in zip(c0, c1)])
-            gc.collect()
+        if name.endswith("gc off"):
+            gc.disable()
+        try:
+            for n in sizes:
+                best = float("inf")
+                c0 = _gc_collections()
+                for _ in range(args.repeat):
+                    y = x
+                    t0 = time.perf_counter()
+                    for _ in range(n // 2):          # builds a graph of n live nodes
+                        y = tanh(mul(y, 0.5))
+                    best = min(best, (time.perf_counter() - t0) / n)
+                    del y                            # (freeing it is not timed)
+                c1 = _gc_collections()
+                rows.setdefault(n, {})[name] = (best * 1e6, [b - a for a, b in zip(c0, c1)])
+                gc.collect()
+        finally:
+            gc.enable()
     names = [n for n, _ in frameworks]
     print("%-10s" % "live nodes" + "".join("%16s" % n for n in names)
           + "   gc collections (gen0, gen1, gen2) per framework")
