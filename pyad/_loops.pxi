@@ -255,6 +255,8 @@ cdef object _loop2(int op, object a, object b, object out):
         strides[0] = 8 if k == 0 else 4
         if type(b) is _NDARRAY:
             if b is not a and not _same_kind_and_dims(b, like, k):
+                if out is None:
+                    return _loop2_broadcast(info, k, <cnp.ndarray>a, <cnp.ndarray>b)
                 return None
             data[1] = cnp.PyArray_BYTES(<cnp.ndarray>b)
             strides[1] = strides[0]
@@ -271,6 +273,86 @@ cdef object _loop2(int op, object a, object b, object out):
     else:
         return None
     return _loop_run(info, data, strides, like, k, out, a, b, False)
+
+
+# Two arrays of different shapes run as one loop call per block of the larger one:
+# `outer` blocks of `inner` elements, the smaller operand either repeated whole under
+# each block (a row: (m, n) with (n,), or (1, n)) or one element per block (a column:
+# (m, n) with (m, 1)); a one-element operand is a scalar (stride 0, one call). Up to
+# this many blocks: more calls than that cost more than the ufunc's own iteration.
+cdef Py_ssize_t _LOOP_MAX_BLOCKS = 64
+
+
+cdef inline Py_ssize_t _aligned_dim(cnp.ndarray small, int nd, int i) noexcept:
+    # small's size along dim i of an nd-dim broadcast (its dims aligned to the right).
+    cdef int lead = nd - cnp.PyArray_NDIM(small)
+    return 1 if i < lead else cnp.PyArray_DIMS(small)[i - lead]
+
+
+cdef object _loop2_broadcast(pyad_ufunc_call_info* info, int k, cnp.ndarray a,
+                             cnp.ndarray b):
+    # op(a, b) for two arrays that broadcast as a row, a column or a scalar (see above),
+    # through NumPy's loop; None for anything else.
+    cdef cnp.ndarray full, small, res
+    cdef int nd, i, j, fi, si
+    cdef Py_ssize_t outer = 1, inner = 1, n, itemsize = 8 if k == 0 else 4
+    cdef bint row
+    cdef char* data[3]
+    cdef Py_ssize_t strides[3]
+    cdef cnp.npy_intp* fd
+    if _loop_kind(a) != k or _loop_kind(b) != k:
+        return None
+    if cnp.PyArray_SIZE(a) >= cnp.PyArray_SIZE(b):
+        full, small, fi = a, b, 0
+    else:
+        full, small, fi = b, a, 1
+    si = 1 - fi
+    nd = cnp.PyArray_NDIM(full)
+    if cnp.PyArray_NDIM(small) > nd:
+        return None
+    fd = cnp.PyArray_DIMS(full)
+    if cnp.PyArray_SIZE(small) == 1:
+        row = False                             # a scalar: one call, stride 0
+        inner = cnp.PyArray_SIZE(full)
+        outer = 1
+    else:
+        j = nd                                  # row: small == full's trailing dims
+        while j > 0 and _aligned_dim(small, nd, j - 1) == fd[j - 1]:
+            j -= 1
+        row = True
+        for i in range(j):
+            if _aligned_dim(small, nd, i) != 1:
+                row = False
+                break
+        if not row:                             # column: full's leading dims, then 1s
+            j = 0
+            while j < nd and _aligned_dim(small, nd, j) == fd[j]:
+                j += 1
+            for i in range(j, nd):
+                if _aligned_dim(small, nd, i) != 1:
+                    return None
+        for i in range(j):
+            outer *= fd[i]
+        for i in range(j, nd):
+            inner *= fd[i]
+    if outer > _LOOP_MAX_BLOCKS:
+        return None
+    res = cnp.PyArray_EMPTY(nd, fd, cnp.PyArray_TYPE(full), 0)
+    strides[fi] = itemsize
+    strides[si] = itemsize if row else 0
+    strides[2] = itemsize
+    pyad_fpe_clear()
+    for i in range(outer):
+        data[fi] = cnp.PyArray_BYTES(full) + i * inner * itemsize
+        data[si] = cnp.PyArray_BYTES(small) + (0 if row else i * itemsize)
+        data[2] = cnp.PyArray_BYTES(res) + i * inner * itemsize
+        n = inner
+        if info.strided_loop(info.context, data, &n, strides, info.auxdata) < 0:
+            PyErr_Clear()
+            return None
+    if pyad_fpe_raised():
+        return None
+    return res
 
 
 cdef object _loop1(int op, object a, object out, bint quiet):

@@ -30,7 +30,7 @@ cdef object _log_softmax_fast(object a, Py_ssize_t d):
     m = _max_data(a, d, True)
     if not _finite_double(float(_np_add.reduce(m, None))):
         return None
-    out = _np_subtract(a, m)
+    out = _ufunc2(_LOOP_SUB, a, m, None)
     t = _ufunc1(_LOOP_EXP, out, None)
     s = _sum_data(t, d, True)
     _ufunc1(_LOOP_LOG, s, s)
