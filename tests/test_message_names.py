@@ -208,6 +208,8 @@ TORCH_WORDING = (
     "Deleting tensor data is not allowed",        # del x.data
     "One of the differentiated Tensors",
     "assigned grad expected to be a Tensor or None",
+    "to a tensor of size",                        # x.grad = g: torch 2.13's wording
+    "to a tensor with grad_dtype",
     "ctx.mark_dirty() received a tensor that was not an input",
     "boundaries tensor",           # torch's searchsorted/bucketize messages
     "A saved tensor pack hook is modifying its input",    # saved_tensors_hooks
