@@ -47,11 +47,6 @@ cdef inline object _dtype(object data):
     return data.dtype
 
 
-cdef str _size_list(tuple shape):
-    # A shape as torch's messages print an IntArrayRef: [2, 3], [].
-    return "[" + ", ".join([str(d) for d in shape]) + "]"
-
-
 cdef inline bint _same_dtype(object a, object b):
     # Built-in dtypes are singletons, so identity settles nearly every comparison.
     return a is b or a == b
@@ -1585,6 +1580,26 @@ def _rebuild_variable(cls, data, requires_grad, is_volatile, name):
 
 # (No @cython.freelist: a Variable's memory comes from the engine's allocator, which
 # can also hand out a Variable outside the collector's lists; _nodealloc.pxi, _plain.)
+cdef int _check_assigned_grad(Variable g, Variable leaf) except -1:
+    # x.grad = g: g matches x in shape, dtype and device. torch 2.13's wording, then the
+    # older torch's in parentheses (code matching either keeps working).
+    if g._data.shape != leaf._data.shape:
+        raise RuntimeError(
+            "attempting to assign a gradient of size '%s' to a tensor of size '%s'. "
+            "Please ensure that the gradient and the tensor are the same size "
+            "(assigned grad has data of a different size)"
+            % (_shape_str(g._data.shape), _shape_str(leaf._data.shape)))
+    if g._data.dtype != leaf._data.dtype:
+        raise RuntimeError(
+            "attempting to assign a gradient with dtype '%s' to a tensor with grad_dtype "
+            "'%s'. The gradient must match the tensor's grad_dtype (defaults to the "
+            "tensor's dtype) (assigned grad has data of a different type)"
+            % (g._data.dtype, leaf._data.dtype))
+    if _device_of(g._data) != _device_of(leaf._data):
+        raise RuntimeError("assigned grad has data located on a different device")
+    return 0
+
+
 cdef class Variable:
     """An array that records the operations applied to it (``pyad.Tensor`` is the same).
 
@@ -1679,27 +1694,11 @@ cdef class Variable:
         g = <Variable>value
         if g is self:
             raise RuntimeError("can't assign Variable as its own grad")
-        if type(g._data) is _NDARRAY and type(self._data) is _NDARRAY and \
-                _same_layout(g._data, self._data) and \
-                _same_dtype(_dtype(g._data), _dtype(self._data)):
-            _track_var(self)            # (the common case, read from the arrays' structs)
-            self._grad = g
-            return
-        # torch 2.13's wording, then the older torch's (code matching either keeps working)
-        if g._data.shape != self._data.shape:
-            raise RuntimeError(
-                "attempting to assign a gradient of size '%s' to a tensor of size '%s'. "
-                "Please ensure that the gradient and the tensor are the same size "
-                "(assigned grad has data of a different size)"
-                % (_size_list(g._data.shape), _size_list(self._data.shape)))
-        if g._data.dtype != self._data.dtype:
-            raise RuntimeError(
-                "attempting to assign a gradient with dtype '%s' to a tensor with grad_dtype "
-                "'%s'. The gradient must match the tensor's grad_dtype (defaults to the "
-                "tensor's dtype) (assigned grad has data of a different type)"
-                % (g._data.dtype, self._data.dtype))
-        if _device_of(g._data) != _device_of(self._data):
-            raise RuntimeError("assigned grad has data located on a different device")
+        if not (type(g._data) is _NDARRAY and type(self._data) is _NDARRAY and
+                _same_layout(g._data, self._data) and
+                _same_dtype(_dtype(g._data), _dtype(self._data))):
+            # (the common case above is read from the arrays' structs)
+            _check_assigned_grad(g, self)
         _track_var(self)
         self._grad = g
 

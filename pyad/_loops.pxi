@@ -85,7 +85,6 @@ cdef pyad_ufunc_call_info* _loop_table[_LOOP_OPS][2]   # [op][0: float64, 1: flo
 cdef list _loop_capsules = []          # keeps the capsules (and NumPy's loop data) alive
 cdef tuple _LOOP_UFUNCS = (numpy.add, numpy.subtract, numpy.multiply, numpy.true_divide,
                            numpy.negative, numpy.tanh, numpy.exp, numpy.log, numpy.sqrt)
-cdef object _LOOP_UNARY = object()    # _loop_run's b for a one-input loop
 
 
 cdef int _loops_init() except -1:
@@ -140,14 +139,7 @@ cdef inline int _loop_kind(cnp.ndarray a) noexcept:
 
 cdef inline bint _same_kind_and_dims(object b, cnp.ndarray a, int k) noexcept:
     # b is an exact ndarray like a (see _loop_kind) of a's shape.
-    cdef int i, nd = cnp.PyArray_NDIM(a)
-    if type(b) is not _NDARRAY or _loop_kind(<cnp.ndarray>b) != k or \
-            cnp.PyArray_NDIM(<cnp.ndarray>b) != nd:
-        return False
-    for i in range(nd):
-        if cnp.PyArray_DIMS(<cnp.ndarray>b)[i] != cnp.PyArray_DIMS(a)[i]:
-            return False
-    return True
+    return type(b) is _NDARRAY and _loop_kind(<cnp.ndarray>b) == k and _same_layout(b, a)
 
 
 cdef inline bint _loop_scalar(object s, int k, double* d, float* f) noexcept:
@@ -187,16 +179,16 @@ cdef inline bint _overlaps(cnp.ndarray out, object x, Py_ssize_t nbytes) noexcep
     return p < q + nbytes and q < p + nbytes
 
 
-cdef object _loop_run(pyad_ufunc_call_info* info, char** data, Py_ssize_t* strides,
-                      cnp.ndarray like, int k, object out, object a, object b,
-                      bint quiet):
+cdef object _loop_run(pyad_ufunc_call_info* info, int nin, char** data,
+                      Py_ssize_t* strides, cnp.ndarray like, int k, object out, object a,
+                      object b, bint quiet):
     # Runs the loop into `out` (None: a fresh array of like's shape), with data[0..nin-1]
-    # and strides[0..nin-1] set; the result, or None (the caller calls the ufunc).
+    # and strides[0..nin-1] set for its nin inputs a (and b); the result, or None (the
+    # caller calls the ufunc).
     # quiet: the caller wants no warning either way (_fp_quiet_enter's state), so the
     # flags are not read.
     cdef Py_ssize_t n = cnp.PyArray_SIZE(like)
     cdef Py_ssize_t itemsize = 8 if k == 0 else 4
-    cdef int nin = 1 if b is _LOOP_UNARY else 2
     cdef cnp.ndarray res, target = None
     if out is not None:
         if type(out) is not _NDARRAY or not _same_kind_and_dims(out, like, k) or \
@@ -272,7 +264,7 @@ cdef object _loop2(int op, object a, object b, object out):
         strides[1] = 8 if k == 0 else 4
     else:
         return None
-    return _loop_run(info, data, strides, like, k, out, a, b, False)
+    return _loop_run(info, 2, data, strides, like, k, out, a, b, False)
 
 
 # Two arrays of different shapes run as one loop call per block of the larger one:
@@ -372,7 +364,7 @@ cdef object _loop1(int op, object a, object out, bint quiet):
         return None
     data[0] = cnp.PyArray_BYTES(<cnp.ndarray>a)
     strides[0] = 8 if k == 0 else 4
-    return _loop_run(info, data, strides, <cnp.ndarray>a, k, out, a, _LOOP_UNARY, quiet)
+    return _loop_run(info, 1, data, strides, <cnp.ndarray>a, k, out, a, None, quiet)
 
 
 cdef object _ufunc2(int op, object a, object b, object out):

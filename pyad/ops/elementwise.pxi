@@ -342,6 +342,10 @@ cdef object _fast_binop(Variable x, object other, int op, bint reflected):
 
 cdef tuple _FAST_OP_NAMES = ("add", "sub", "mul")     # by _FAST_ADD/_SUB/_MUL
 
+# _fast_binop_body hands its op code to _ufunc2 as it is.
+if (_FAST_ADD, _FAST_SUB, _FAST_MUL) != (_LOOP_ADD, _LOOP_SUB, _LOOP_MUL):
+    raise ImportError("_fast_binop(): its op codes differ from _loops.pxi's _LOOP_* codes")
+
 
 cdef object _fast_binop_profiled(Variable x, object other, int op, bint reflected):
     # The fast path with the profiler's own recorder on: it writes the event the op's
@@ -383,7 +387,7 @@ cdef object _fast_binop_body(Variable x, object other, int op, bint reflected):
     xd = x._data
     if t is float or t is int:
         _fast_binop_hits += 1
-        # (_FAST_ADD/_SUB/_MUL are _LOOP_ADD/_SUB/_MUL: _loops.pxi)
+        # (_FAST_ADD/_SUB/_MUL are _LOOP_ADD/_SUB/_MUL: checked at import)
         data = _ufunc2(op, other, xd, None) if reflected else _ufunc2(op, xd, other, None)
         if not (x._requires_grad and _grad_enabled()):
             return _plain(data, False)
