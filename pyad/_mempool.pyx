@@ -185,6 +185,130 @@ cdef extern from *:
         {NULL, pyad_h_malloc, pyad_h_calloc, pyad_h_realloc, pyad_h_free}
     };
 
+    /* ---- Python's object arenas, kept for reuse (see pyad/memory.py) ----
+       pymalloc hands each arena (1 MiB on 64-bit CPython >= 3.10) back to the OS
+       as soon as it empties, so a program that builds and frees a big graph every
+       step page-faults all of its small objects in again, every step. This wrapper
+       of the arena allocator keeps up to `pyad_arena_limit` bytes of freed arenas
+       and hands them out again; the pages of a kept arena are marked MADV_FREE, so
+       the kernel may still take them under memory pressure (a reuse then faults
+       as before), and if it does not, a reuse costs no fault. The same allocator
+       also serves the interpreter's frame stack chunks (16 KiB and up): they are
+       kept too, by size, in a few classes. Nothing is stored inside a kept block
+       (MADV_FREE may zero it at any time). */
+    #define PYAD_ARENA_CLASSES 4
+    #define PYAD_ARENA_SLOTS 2048
+    typedef struct { size_t size, count; void *slots[PYAD_ARENA_SLOTS]; } pyad_arena_class;
+    static PyObjectArenaAllocator pyad_arena_prev;
+    static int pyad_arena_installed = 0;
+    static PyThread_type_lock pyad_arena_lock = NULL;
+    static pyad_arena_class pyad_arena_kept[PYAD_ARENA_CLASSES];
+    static size_t pyad_arena_cached = 0, pyad_arena_limit = 0;
+    static unsigned long long pyad_arena_hits = 0, pyad_arena_misses = 0;
+
+    /* The class that keeps blocks of `size`: the one of that size, else an empty one
+       (which takes the size), else NULL. Under the lock. */
+    static pyad_arena_class *pyad_arena_class_of(size_t size, int claim) {
+        int i;
+        pyad_arena_class *empty = NULL;
+        for (i = 0; i < PYAD_ARENA_CLASSES; i++) {
+            if (pyad_arena_kept[i].size == size) return &pyad_arena_kept[i];
+            if (empty == NULL && pyad_arena_kept[i].count == 0) empty = &pyad_arena_kept[i];
+        }
+        if (claim && empty != NULL) empty->size = size;
+        return claim ? empty : NULL;
+    }
+
+    static void *pyad_arena_alloc(void *ctx, size_t size) {
+        void *p = NULL;
+        pyad_arena_class *c;
+        PyThread_acquire_lock(pyad_arena_lock, WAIT_LOCK);
+        c = pyad_arena_class_of(size, 0);
+        if (c != NULL && c->count > 0) {
+            p = c->slots[--c->count];
+            pyad_arena_cached -= size;
+            pyad_arena_hits++;
+        } else {
+            pyad_arena_misses++;
+        }
+        PyThread_release_lock(pyad_arena_lock);
+        return p != NULL ? p : pyad_arena_prev.alloc(pyad_arena_prev.ctx, size);
+    }
+
+    static void pyad_arena_free(void *ctx, void *ptr, size_t size) {
+        int kept = 0;
+        pyad_arena_class *c;
+        if (ptr == NULL) return;
+        /* Unlocked peek first: the common refusal costs no system call. */
+        if (pyad_arena_cached + size > pyad_arena_limit) {
+            pyad_arena_prev.free(pyad_arena_prev.ctx, ptr, size);
+            return;
+        }
+        /* Marked before it is published: once kept, another interpreter (with a GIL
+           of its own) may take it and write to it at once. Only whole pages, as the
+           mmap-ed blocks are: a range sharing a page with other data would lose it. */
+    #if defined(__linux__) && defined(MADV_FREE)
+        if ((((uintptr_t)ptr | size) & 4095) == 0) madvise(ptr, size, MADV_FREE);
+    #endif
+        PyThread_acquire_lock(pyad_arena_lock, WAIT_LOCK);
+        c = pyad_arena_class_of(size, 1);
+        if (c != NULL && c->count < PYAD_ARENA_SLOTS
+                && pyad_arena_cached + size <= pyad_arena_limit) {
+            c->slots[c->count++] = ptr;
+            pyad_arena_cached += size;
+            kept = 1;
+        }
+        PyThread_release_lock(pyad_arena_lock);
+        if (!kept) pyad_arena_prev.free(pyad_arena_prev.ctx, ptr, size);
+    }
+
+    static void pyad_arena_set_limit(size_t limit) {
+        PyThread_acquire_lock(pyad_arena_lock, WAIT_LOCK);
+        pyad_arena_limit = limit;
+        PyThread_release_lock(pyad_arena_lock);
+    }
+
+    /* Hands kept blocks back, biggest class first, until at most `keep` bytes stay. */
+    static void pyad_arena_trim(size_t keep) {
+        void *p;
+        size_t size;
+        int i;
+        for (;;) {
+            p = NULL;
+            size = 0;
+            PyThread_acquire_lock(pyad_arena_lock, WAIT_LOCK);
+            if (pyad_arena_cached > keep) {
+                pyad_arena_class *c = NULL;
+                for (i = 0; i < PYAD_ARENA_CLASSES; i++)
+                    if (pyad_arena_kept[i].count > 0
+                            && (c == NULL || pyad_arena_kept[i].size > c->size))
+                        c = &pyad_arena_kept[i];
+                if (c != NULL) {
+                    p = c->slots[--c->count];
+                    size = c->size;
+                    pyad_arena_cached -= size;
+                }
+            }
+            PyThread_release_lock(pyad_arena_lock);
+            if (p == NULL) return;
+            pyad_arena_prev.free(pyad_arena_prev.ctx, p, size);
+        }
+    }
+
+    static PyObjectArenaAllocator pyad_arena_allocator = {
+        NULL, pyad_arena_alloc, pyad_arena_free
+    };
+
+    static int pyad_arena_install(void) {
+        if (pyad_arena_installed) return 0;
+        pyad_arena_lock = PyThread_allocate_lock();
+        if (pyad_arena_lock == NULL) return -1;
+        PyObject_GetArenaAllocator(&pyad_arena_prev);
+        PyObject_SetArenaAllocator(&pyad_arena_allocator);
+        pyad_arena_installed = 1;
+        return 0;
+    }
+
     static int pyad_pool_init(void) {
         if (pyad_pool_lock == NULL) pyad_pool_lock = PyThread_allocate_lock();
         return pyad_pool_lock == NULL ? -1 : 0;
@@ -202,6 +326,11 @@ cdef extern from *:
     void PyThread_release_lock(void *lock) nogil
     int WAIT_LOCK
     size_t PYAD_MIN_POOLED
+    int pyad_arena_install()
+    void pyad_arena_trim(size_t keep)
+    void pyad_arena_set_limit(size_t limit)
+    size_t pyad_arena_cached, pyad_arena_limit
+    unsigned long long pyad_arena_hits, pyad_arena_misses
 
 cdef extern from "numpy/arrayobject.h":
     object PyDataMem_SetHandler(object handler)
@@ -260,3 +389,32 @@ def reset_peak():
     PyThread_acquire_lock(pyad_pool_lock, WAIT_LOCK)
     pyad_pool_peak = pyad_pool_in_use
     PyThread_release_lock(pyad_pool_lock)
+
+
+
+# Python's object arenas: the wrapper is installed once, when pyad is imported, and
+# keeps freed arenas up to the limit (see pyad.memory.set_arena_cache_limit).
+if pyad_arena_install() != 0:
+    raise MemoryError("pyad arena cache: cannot allocate its lock")
+ARENA_LIMIT_DEFAULT = 256 << 20
+pyad_arena_set_limit(ARENA_LIMIT_DEFAULT)
+
+
+def arena_empty(size_t keep=0):
+    """Hand kept arenas back to the system until at most ``keep`` bytes stay."""
+    pyad_arena_trim(keep)
+
+
+def arena_set_limit(size_t limit):
+    """Set the most bytes of freed arenas kept (handing back the excess now); return
+    the old limit."""
+    old = pyad_arena_limit
+    pyad_arena_set_limit(limit)
+    pyad_arena_trim(limit)
+    return old
+
+
+def arena_stats():
+    return {"arena_cached_bytes": pyad_arena_cached,
+            "arena_limit_bytes": pyad_arena_limit,
+            "arena_hits": pyad_arena_hits, "arena_misses": pyad_arena_misses}

@@ -8,10 +8,19 @@ step. Arrays allocated outside the block, or by other threads, are never touched
 an array allocated inside keeps its handler and returns its block to the cache when
 it is freed, wherever that happens. The cache holds at most ``set_cache_limit()``
 bytes (1 GiB by default); ``empty_cache()`` frees what it holds.
+
+Python's own small objects (nodes, Variables, the array objects) live in pymalloc's
+1 MiB arenas, which CPython hands back to the OS the moment one empties: a loop that
+builds and frees a big graph every step page-faults all of it in again each time.
+From import on, pyad keeps up to ``set_arena_cache_limit()`` bytes (256 MiB by
+default) of freed arenas for reuse, their pages marked ``MADV_FREE`` so that the
+kernel may still reclaim them under memory pressure. ``empty_cache()`` hands them
+back too.
 """
 from pyad import _mempool
 
-__all__ = ["memory_pool", "empty_cache", "memory_stats", "set_cache_limit"]
+__all__ = ["memory_pool", "empty_cache", "memory_stats", "set_cache_limit",
+           "set_arena_cache_limit"]
 
 
 class memory_pool:
@@ -49,27 +58,44 @@ class memory_pool:
 
 
 def empty_cache():
-    """Free every buffer the cache holds (buffers still in use are not affected)."""
+    """Free every buffer the cache holds and hand the kept object arenas back to the
+    system (buffers and arenas still in use are not affected)."""
     _mempool.empty(0)
+    _mempool.arena_empty(0)
+
+
+def _nbytes(fn, nbytes):
+    import operator
+    try:
+        nbytes = operator.index(nbytes)
+    except TypeError:
+        raise TypeError("%s(): nbytes must be an int, got %s"
+                        % (fn, type(nbytes).__name__)) from None
+    if nbytes < 0:
+        raise ValueError("%s(): nbytes must be >= 0, got %d" % (fn, nbytes))
+    return nbytes
 
 
 def set_cache_limit(nbytes):
     """Set the most bytes the cache may hold (freeing the excess now); return the
     previous limit. 0 disables caching (blocks are freed at once)."""
-    import operator
-    try:
-        nbytes = operator.index(nbytes)
-    except TypeError:
-        raise TypeError("set_cache_limit(): nbytes must be an int, got %s"
-                        % type(nbytes).__name__) from None
-    if nbytes < 0:
-        raise ValueError("set_cache_limit(): nbytes must be >= 0, got %d" % nbytes)
-    return _mempool.set_limit(nbytes)
+    return _mempool.set_limit(_nbytes("set_cache_limit", nbytes))
+
+
+def set_arena_cache_limit(nbytes):
+    """Set the most bytes of freed Python object arenas pyad keeps for reuse (handing
+    the excess back now, at most 8192 arenas); return the previous limit. 0 hands
+    every arena back as soon as it empties, as CPython does on its own."""
+    return _mempool.arena_set_limit(_nbytes("set_arena_cache_limit", nbytes))
 
 
 def memory_stats():
     """A dict: ``cached_bytes`` (held by the cache, free), ``limit_bytes``,
     ``in_use_bytes`` and ``peak_in_use_bytes`` (cacheable-size blocks handed out and
     not yet freed), ``hits`` and ``misses`` (cacheable-size requests served from the
-    cache or from the system)."""
-    return _mempool.stats()
+    cache or from the system); ``arena_cached_bytes``, ``arena_limit_bytes``,
+    ``arena_hits`` and ``arena_misses`` for the kept object arenas (a hit is an
+    arena CPython asked for and got from the kept ones)."""
+    stats = _mempool.stats()
+    stats.update(_mempool.arena_stats())
+    return stats
