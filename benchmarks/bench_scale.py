@@ -85,6 +85,9 @@ def growth(args):
     # the growth there is the memory hierarchy (the graph outgrowing the caches), not the
     # collector, whose share is the difference between the two pyad columns.
     frameworks.insert(1, ("pyad, gc off", pyad))
+    # "pyad, no arenas" hands every freed pymalloc arena back at once, as CPython does
+    # on its own (set_arena_cache_limit(0)): a rebuilt graph faults its pages in again.
+    frameworks.insert(2, ("pyad, no arenas", pyad))
     rows = {}
     for name, lib in frameworks:
         if lib is pyad:
@@ -94,10 +97,13 @@ def growth(args):
         mul, tanh = lib.mul, lib.tanh
         if name.endswith("gc off"):
             gc.disable()
+        arena_limit = (pyad.memory.set_arena_cache_limit(0)
+                       if name.endswith("no arenas") else None)
         try:
             for n in sizes:
                 best = float("inf")
                 c0 = _gc_collections()
+                f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
                 for _ in range(args.repeat):
                     y = x
                     t0 = time.perf_counter()
@@ -105,11 +111,16 @@ def growth(args):
                         y = tanh(mul(y, 0.5))
                     best = min(best, (time.perf_counter() - t0) / n)
                     del y                            # (freeing it is not timed)
+                faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / (
+                    n * args.repeat)
                 c1 = _gc_collections()
-                rows.setdefault(n, {})[name] = (best * 1e6, [b - a for a, b in zip(c0, c1)])
+                rows.setdefault(n, {})[name] = (best * 1e6, [b - a for a, b in zip(c0, c1)],
+                                                faults)
                 gc.collect()
         finally:
             gc.enable()
+            if arena_limit is not None:
+                pyad.memory.set_arena_cache_limit(arena_limit)
     names = [n for n, _ in frameworks]
     print("%-10s" % "live nodes" + "".join("%16s" % n for n in names)
           + "   gc collections (gen0, gen1, gen2) per framework")
@@ -117,6 +128,9 @@ def growth(args):
         r = rows[n]
         print("%-10d" % n + "".join("%13.3f us" % r[f][0] for f in names)
               + "   " + "  ".join(str(tuple(r[f][1])) for f in names))
+    print("minor page faults per op (mean over the repeats, freeing included): "
+          + ", ".join("%s %s" % (f, "/".join("%.3f" % rows[n][f][2] for n in sizes))
+                      for f in names))
     if len(sizes) > 1:
         for f in names:
             print("%s growth %d -> %d: %.2fx" % (f, sizes[0], sizes[-1],

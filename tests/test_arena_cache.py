@@ -3,6 +3,7 @@ arena allocator so that freed pymalloc arenas are reused instead of handed back 
 OS and faulted in again. Correctness only (no timings): reuse never changes a result,
 the limit holds, empty_cache() and a zero limit hand everything back."""
 import gc
+import os
 import subprocess
 import sys
 import textwrap
@@ -16,6 +17,9 @@ from pyad import _mempool
 from pyad.memory import set_arena_cache_limit
 
 MIB = 1 << 20
+# The directory holding the pyad this process imported (site-packages, or the checkout
+# for an in-place build): the subprocess must import the same one.
+PYAD_HOME = os.path.dirname(os.path.dirname(os.path.abspath(pyad.__file__)))
 
 
 @pytest.fixture(autouse=True)
@@ -184,8 +188,11 @@ def test_rebuilding_a_graph_stops_faulting():
     """)
     out = {}
     for limit in (256 * MIB, 0):
+        # Not from the checkout: `-c` puts the working directory first on sys.path.
         proc = subprocess.run([sys.executable, "-c", code, str(limit)],
-                              capture_output=True, text=True, timeout=300)
+                              capture_output=True, text=True, timeout=300,
+                              env=dict(os.environ, PYTHONPATH=PYAD_HOME),
+                              cwd=os.path.dirname(PYAD_HOME))
         assert proc.returncode == 0, proc.stderr
         out[limit] = [int(v) for v in proc.stdout.split()]
     first, second = out[256 * MIB]
