@@ -313,11 +313,24 @@ cdef extern from *:
         if (pyad_pool_lock == NULL) pyad_pool_lock = PyThread_allocate_lock();
         return pyad_pool_lock == NULL ? -1 : 0;
     }
+
+    /* In a child made by fork(): fresh locks. A thread of the parent may have held one
+       (NumPy frees some buffers without the GIL) and does not exist in the child, so
+       the inherited lock could stay taken for ever. The old locks are left behind. */
+    static int pyad_locks_after_fork(void) {
+        PyThread_type_lock pool = PyThread_allocate_lock();
+        PyThread_type_lock arena = PyThread_allocate_lock();
+        if (pool == NULL || arena == NULL) return -1;
+        pyad_pool_lock = pool;
+        if (pyad_arena_installed) pyad_arena_lock = arena;
+        return 0;
+    }
     """
     ctypedef struct PyDataMem_Handler:
         pass
     PyDataMem_Handler pyad_pool_handler
     int pyad_pool_init()
+    int pyad_locks_after_fork()
     void pyad_pool_trim(size_t keep) nogil
     size_t pyad_pool_cached, pyad_pool_limit, pyad_pool_in_use, pyad_pool_peak
     unsigned long long pyad_pool_hits, pyad_pool_misses
@@ -340,6 +353,15 @@ cdef extern from "numpy/arrayobject.h":
 _import_array()
 if pyad_pool_init() != 0:
     raise MemoryError("pyad memory pool: cannot allocate its lock")
+
+def _after_fork_in_child():
+    if pyad_locks_after_fork() != 0:
+        raise MemoryError("pyad memory pool: cannot allocate its locks after fork")
+
+
+import os as _os
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_after_fork_in_child)
 
 # The capsule NumPy stores in every array the handler allocates (name fixed by NumPy).
 handler = PyCapsule_New(<void *>&pyad_pool_handler, b"mem_handler", NULL)

@@ -200,3 +200,33 @@ def test_rebuilding_a_graph_stops_faulting():
     assert first > 1000 and first_off > 1000       # 10^5 nodes: thousands of pages
     assert second_off > first_off // 2             # without the cache: faulted again
     assert second < first // 10                    # with it: reused
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+def test_caches_work_in_a_forked_child():
+    # The child gets fresh locks (os.register_at_fork) and inherits the kept arenas:
+    # building a graph and using the buffer cache there must work and be exact.
+    _garbage(300_000)
+    assert pyad.memory_stats()["arena_cached_bytes"] > 0
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                   # the child: report, never return
+        ok = 0
+        try:
+            x, y = _chain(20_000)
+            y.sum().backward()
+            d = _chain_grad_numpy(20_000, x.data)[1]
+            with pyad.memory_pool():
+                for _ in range(3):
+                    big = np.ones(1 << 18) * 2.0
+                    del big
+            ok = int(np.allclose(x.grad.data, d, rtol=1e-12, atol=0)
+                     and pyad.memory_stats()["hits"] > 0)
+        finally:
+            os.write(write_end, b"%d" % ok)
+            os._exit(0)
+    os.close(write_end)
+    _, status = os.waitpid(pid, 0)
+    assert os.read(read_end, 16) == b"1"
+    os.close(read_end)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
