@@ -207,11 +207,14 @@ cdef extern from *:
     static unsigned long long pyad_arena_hits = 0, pyad_arena_misses = 0;
 
     /* The class that keeps blocks of `size`: the one of that size, else an empty one
-       (which takes the size), else NULL. Under the lock. */
+       (which takes the size), else NULL. Under the lock. Class 0 is for arenas (256 KiB
+       and up: one size per process), so that frame chunks of odd sizes, which hold the
+       other classes, can never crowd them out. */
     static pyad_arena_class *pyad_arena_class_of(size_t size, int claim) {
-        int i;
+        int i, lo = 1, hi = PYAD_ARENA_CLASSES;
         pyad_arena_class *empty = NULL;
-        for (i = 0; i < PYAD_ARENA_CLASSES; i++) {
+        if (size >= ((size_t)256 << 10)) { lo = 0; hi = 1; }
+        for (i = lo; i < hi; i++) {
             if (pyad_arena_kept[i].size == size) return &pyad_arena_kept[i];
             if (empty == NULL && pyad_arena_kept[i].count == 0) empty = &pyad_arena_kept[i];
         }
