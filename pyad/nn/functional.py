@@ -583,8 +583,10 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     a = pyad.abs(d)
     if beta == 0:
         return _reduce(a, reduction)
-    # the square taken only where it is used: at |d| = inf torch's gradient is sign(d)
-    small = a.data < beta
+    # the square taken only where it is used: at |d| = inf torch's gradient is sign(d);
+    # a NaN difference takes the square's branch, whose gradient d / beta is NaN as
+    # torch's (its kernel's last branch)
+    small = ~(a.data >= beta)
     ds = _masked(d, small)
     loss = pyad.where(small, ds * ds * (0.5 / beta), a - 0.5 * beta)
     return _reduce(loss, reduction)
@@ -603,7 +605,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     input, target = _pointwise_inputs("huber_loss", input, target)
     d = input - target
     a = pyad.abs(d)
-    small = a.data < delta          # (as smooth_l1_loss: no NaN gradient at |d| = inf)
+    small = ~(a.data >= delta)      # (as smooth_l1_loss: at |d| = inf sign(d), at NaN NaN)
     ds = _masked(d, small)
     loss = pyad.where(small, ds * ds * 0.5, (a - 0.5 * delta) * delta)
     if weight is not None:

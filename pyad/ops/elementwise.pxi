@@ -1892,6 +1892,11 @@ cdef class LogitBackward(_UnaryNode):
             outside, fill = (x._data < self.eps) | (x._data > 1 - self.eps), 0
         with numpy.errstate(divide="ignore", invalid="ignore"):
             g = div(grads[0], mul(x, rsub(x, 1)))
+            # at 0 and 1 torch's kernel gives g * inf: the sign of g, also at x = -0.0
+            # (where g / (x (1 - x)) would flip it)
+            edge = (x._data == 0) | (x._data == 1)
+            if _xp_of(x._data) is not numpy or bool(edge.any()):
+                g = where(edge, mul(grads[0], numpy.inf), g)
         return (where_const(outside, fill, g),)
 
 

@@ -567,7 +567,9 @@ cdef Variable _prod_others(Variable x, Py_ssize_t d):
 cdef class ProdBackward(Node):
     # No zero in the input: g * prod / x. Zeros: g * (the product of the others), so
     # one zero gets the product of the rest and every element of a slice with two or
-    # more zeros gets 0 (torch's prod_safe_zeros_backward).
+    # more zeros gets 0 (torch's prod_safe_zeros_backward). A full product with two
+    # zeros or more, outside create_graph, is all zeros outright (torch's shortcut,
+    # which differs only where the rest holds an inf or a NaN).
     cdef SavedVariable input
     cdef SavedVariable result
     cdef object dim            # None (all elements) or the non-negative dim
@@ -586,8 +588,14 @@ cdef class ProdBackward(Node):
         # Asking whether a zero is present reads the data on the host; on a GPU that is
         # a sync in the middle of the backward, so there the zero-safe rule (exact for
         # every input) always runs.
-        if _xp_of(x._data) is numpy and not bool((x._data == 0).any()):
-            return (mul(g, div(_reshape(out, kshape, False), x)),)
+        if _xp_of(x._data) is numpy:
+            zeros = int(numpy.count_nonzero(x._data == 0))
+            if zeros == 0:
+                return (mul(g, div(_reshape(out, kshape, False), x)),)
+            if zeros > 1 and self.dim is None and not _grad_enabled():
+                # torch's shortcut for a full product with two zeros or more: all zeros,
+                # whatever else the input holds (inf, NaN) and whatever g is
+                return (_plain(numpy.zeros(shape, dtype=_dtype(x._data)), False),)
         if self.dim is None:
             others = _reshape(_prod_others(_reshape(x, (x._data.size,), False), 0), shape,
                               False)
@@ -1109,8 +1117,34 @@ cpdef Variable logcumsumexp(object input, object dim):
     return _plain(data, x._volatile)
 
 
+def _cumprod_grad_with_zeros(x, y, g, is_zero, Py_ssize_t d):
+    # torch's O(n) rule for a first-order gradient when x holds zeros (its cumprod_backward
+    # outside grad mode): with z1 the first zero of a slice along d and z2 the second
+    # (or the end), k < z1 gets rev_cumsum(g y over [0, z1)) / x_k; k = z1 gets
+    # prod(x[:z1]) * sum_{z1 <= j < z2} g_j prod(x[z1+1 : j+1]); k > z1 gets 0. Terms past
+    # z1 are left out as zero even where an inf or a NaN follows (as torch does).
+    zeros_seen = numpy.cumsum(is_zero, axis=d)
+    before = zeros_seen == 0
+    first_run = zeros_seen == 1
+    first_zero = first_run & is_zero
+    between = first_run & ~first_zero
+    grad = numpy.zeros(x.shape, dtype=numpy.result_type(x, g))
+    with numpy.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        head = _rev_cumsum_data(numpy.where(before, y * g, 0), d) / x
+        grad[before] = head[before]
+        run = numpy.cumprod(numpy.where(between, x, 1), axis=d) * numpy.where(first_run, g, 0)
+        at_zero = run.sum(axis=d, keepdims=True)
+        z1 = numpy.expand_dims(numpy.argmax(first_run, axis=d), d)
+        prefix = numpy.take_along_axis(y, numpy.maximum(z1 - 1, 0), axis=d)
+        prefix = numpy.where(z1 == 0, 1, prefix)
+        at_zero = at_zero * prefix
+    return numpy.where(first_zero, at_zero, grad).astype(grad.dtype, copy=False)
+
+
 cdef class CumprodBackward(Node):
-    # No zero: rev_cumsum(g * out) / x. With zeros, exactly (and differentiably):
+    # No zero: rev_cumsum(g * out) / x. With zeros, a first-order backward on the host
+    # takes torch's O(n) rule (_cumprod_grad_with_zeros); otherwise (create_graph, or on a
+    # GPU, where asking for zeros would sync) exactly and differentiably:
     # dL/dx_k = sum_{i >= k} g_i prod_{j <= i, j != k} x_j, through the product of the
     # others of the rows M[i, j] = x_j (j <= i), 1 (j > i).
     cdef SavedVariable input
@@ -1123,11 +1157,18 @@ cdef class CumprodBackward(Node):
         if x._data.ndim == 0:
             return (g,)
         cdef Py_ssize_t d = self.dim
-        if _xp_of(x._data) is numpy and not bool((x._data == 0).any()):   # no GPU sync
-            out = self.result.unpack(self)
-            return (div(_rev_cumsum(mul(g, out), d), x),)
         shape = x._data.shape
         n = shape[d]
+        if n == 1:
+            return (g,)                                     # torch: the gradient as is
+        if _xp_of(x._data) is numpy:                        # (asking is a GPU sync)
+            is_zero = x._data == 0
+            if not bool(is_zero.any()):
+                out = self.result.unpack(self)
+                return (div(_rev_cumsum(mul(g, out), d), x),)
+            if not _grad_enabled() and type(g._data) is _NDARRAY:
+                return (_plain(_cumprod_grad_with_zeros(
+                    x._data, self.result.data(self), g._data, is_zero, d), False),)
         xp = _xp_of(x._data)
         big = shape[:d] + (n,) + shape[d:]            # axis d: i, axis d + 1: j
         xe = broadcast_to(_reshape(x, shape[:d] + (1,) + shape[d:], False), big)

@@ -538,3 +538,82 @@ def test_pow_edge_derivatives_match_torch(case):
                 assert g is None or not np.any(g), (case, order, g)
                 continue
             np.testing.assert_array_equal(g, w, err_msg="%s, order %d" % (case, order + 1))
+
+
+# -- NaN, zeros and infinities in losses, logit, prod and cumprod ---------------------
+
+@pytest.mark.parametrize("name", ["smooth_l1_loss", "huber_loss"])
+def test_smooth_l1_and_huber_at_nan_have_nan_gradients_like_torch(name):
+    # torch's kernels end on the quadratic branch, so a NaN difference gives a NaN
+    # gradient (not 0 from sign(NaN)); |d| = 1 is on the linear side: sign(d).
+    x, y = [NAN, 1.0, -3.0], [0.0, 0.0, 0.0]
+    g = np.array([NAN, 1.0, -1.0])
+    _check(lambda a, b: getattr(F, name)(a, b, reduction="none"),
+           lambda a, b: getattr(torch.nn.functional, name)(a, b, reduction="none"),
+           (x, y), [NAN, 0.5, 2.5], [g, -g])
+
+
+@pytest.mark.parametrize("eps", [None, 0.0])
+def test_logit_gradient_at_zero_and_one_is_g_times_inf_like_torch(eps):
+    # 1 / (x (1 - x)) at x = -0.0 would be -inf; torch's kernel returns g * inf at 0 and 1
+    x = [0.0, -0.0, 1.0, 0.5]
+    _check(lambda a: pyad.logit(a, eps), lambda a: torch.logit(a, eps), (x,),
+           [-INF, -INF, INF, 0.0], [[INF, INF, INF, 4.0]])
+
+
+@pytest.mark.parametrize("x", [[0.0, 0.0, NAN], [0.0, INF, 0.0, 2.0], [0.0, -0.0, 3.0]])
+def test_full_prod_with_two_zeros_has_zero_gradient_like_torch(x):
+    # torch's shortcut: two zeros or more in a full product give all-zero gradients,
+    # whatever else the input holds (the product of the others would be NaN here).
+    with np.errstate(invalid="ignore"):
+        value = float(np.prod(np.array(x)))
+    _check(lambda a: pyad.prod(a), lambda a: torch.prod(a), (x,), value,
+           [np.zeros(len(x))])
+
+
+@pytest.mark.parametrize("x, grad", [
+    # k < z1: rev_cumsum(g y over [0, z1)) / x_k; k = z1: prod(x[:z1]) times the sum
+    # over [z1, z2) of g_j prod(x[z1+1 : j+1]); k > z1: 0, even past an inf or a NaN
+    ([1.0, 0.0, INF], [1.0, INF, 0.0]),
+    ([INF, 0.0, 2.0], [NAN, INF, 0.0]),       # inf * 1 / inf; inf * (1 + 2); 0
+    ([0.0, NAN, 1.0], [NAN, 0.0, 0.0]),
+    ([0.0, 0.0, NAN], [1.0, 0.0, 0.0]),
+    ([2.0, 0.0, 3.0, 0.0, 4.0], [1.0, 8.0, 0.0, 0.0, 0.0]),   # 1 + 0; 2 (1 + 3); ...
+])
+def test_cumprod_gradient_with_zeros_follows_torch_rule(x, grad):
+    with np.errstate(invalid="ignore"):
+        value = float(np.cumprod(np.array(x)).sum())
+    _check(lambda a: pyad.cumprod(a, 0).sum(), lambda a: torch.cumprod(a, 0).sum(), (x,),
+           value, [grad])
+
+
+@needs_torch
+@pytest.mark.parametrize("seed", range(6))
+def test_prod_and_cumprod_gradients_with_zeros_inf_nan_match_torch(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((4, 6))
+    m = rng.random((4, 6))
+    a[m < 0.3] = 0.0
+    a[m > 0.93] = INF
+    a[(m > 0.88) & (m < 0.9)] = NAN
+    for d in (0, 1):
+        w = rng.standard_normal((4, 6))
+        for fn, tfn, cot in ((lambda v: pyad.cumprod(v, d), lambda v: torch.cumprod(v, d), w),
+                             (lambda v: pyad.prod(v, d), lambda v: torch.prod(v, d),
+                              w.sum(d)),
+                             (lambda v: pyad.prod(v), lambda v: torch.prod(v), np.ones(()))):
+            x = pyad.Variable(a.copy(), requires_grad=True)
+            t = torch.tensor(a, requires_grad=True)
+            with np.errstate(all="ignore"):
+                got, = pyad.autograd.grad(fn(x), x, pyad.Variable(cot))
+            want, = torch.autograd.grad(tfn(t), t, torch.tensor(cot))
+            np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12, equal_nan=True)
+
+
+def test_cumprod_with_zeros_still_checks_to_second_order():
+    # create_graph keeps the exact, differentiable rule
+    x = pyad.Variable(np.array([[1.5, 0.0, -2.0, 0.5], [0.0, 0.7, 0.0, 1.2]]),
+                      requires_grad=True)
+    for d in (0, 1):
+        assert pyad.autograd.gradcheck(lambda v: pyad.cumprod(v, d), (x,))
+        assert pyad.autograd.gradgradcheck(lambda v: pyad.cumprod(v, d), (x,))
