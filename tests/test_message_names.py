@@ -199,6 +199,9 @@ TORCH_WORDING = (
     "cdist only supports at least 2D tensors",
     "repeats must be 0-dim or 1-dim tensor",
     "diff expects the shape of tensor to prepend or append",
+    # torch's texts for pad's non-constant modes
+    "is not supported for %dD input tensor",
+    "Expected %dD or %dD (batch mode) tensor",
     # nn.init's shape checks (torch's ValueError texts, which user code matches on)
     "Only tensors with 2 or more dimensions are supported",
     "Only tensors with 2 dimensions are supported",

@@ -2513,6 +2513,25 @@ cdef class ConstantPadBackward(Node):
         return (getitem(grads[0], self.key),)
 
 
+cdef _check_nonconstant_pad(tuple shape, Py_ssize_t npad, str mode):
+    # torch's combinations for the reflect, replicate and circular modes: k = npad / 2
+    # padded dims (1, 2 or 3) of an input with k + 1 dims, or k + 2 (a batch dim first);
+    # reflect and replicate want every dim but that batch dim non-empty.
+    cdef Py_ssize_t k = npad // 2, nd = len(shape)
+    if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
+        raise NotImplementedError(
+            "Padding size %d is not supported for %dD input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)" % (npad, nd))
+    checked = shape[1:] if nd == k + 2 else shape
+    if mode != "circular" and any(n == 0 for n in checked):
+        raise RuntimeError(
+            "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other "
+            "non-zero dimensions for input, but got: %s" % (k + 1, k + 2, _shape_str(shape)))
+
+
 @profiled_op
 def pad(input, pad, mode="constant", value=0):
     """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left, right)`` of the last
@@ -2541,6 +2560,8 @@ def pad(input, pad, mode="constant", value=0):
     for i in range(len(sizes) // 2):
         widths[nd - 1 - i] = (sizes[2 * i], sizes[2 * i + 1])
     xp = _xp_of(x._data)
+    if mode != "constant":
+        _check_nonconstant_pad(x._data.shape, len(sizes), mode)
     if mode == "circular":
         if value != 0 and value is not None:
             raise RuntimeError("pad(): padding mode 'circular' doesn't take in value argument")

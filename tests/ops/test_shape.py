@@ -774,6 +774,43 @@ def test_pad_and_unique_errors_name_the_op(call, error, match):
         call(X23())
 
 
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("shape, sizes", [
+    ((3,), (1, 1)),                   # a 1-D input: no non-constant padding (torch)
+    ((2, 3), (1, 1, 1, 1)),           # 2 padded dims need a 3-D or 4-D input
+    ((2, 3, 4, 5, 6, 7), (1, 1)),     # 1 padded dim needs a 2-D or 3-D input
+    ((2, 3, 4), ()),                  # nothing to pad is not a combination either
+])
+def test_non_constant_pad_takes_torch_combinations_only(mode, shape, sizes):
+    with pytest.raises(NotImplementedError, match="Padding size %d is not supported for "
+                                                  "%dD input" % (len(sizes), len(shape))):
+        pyad.pad(pyad.Variable(np.ones(shape)), sizes, mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("shape, sizes, ok", [
+    ((0, 2, 4), (1, 1), True),        # an empty batch dim is fine
+    ((0, 3, 4, 4), (1, 1, 1, 1), True),
+    ((1, 0, 4), (1, 1), False),       # an empty channel dim is not
+    ((0, 4), (1, 1), False),          # unbatched: every dim must be non-empty
+    ((2, 0), (0, 0), False),
+])
+def test_reflect_and_replicate_refuse_empty_non_batch_dims_as_torch(mode, shape, sizes, ok):
+    x = pyad.Variable(np.ones(shape))
+    if ok:
+        out = pyad.pad(x, sizes, mode=mode)
+        grown = list(shape)
+        for i in range(len(sizes) // 2):
+            grown[-1 - i] += sizes[2 * i] + sizes[2 * i + 1]
+        assert out.shape == tuple(grown)
+        return
+    with pytest.raises(RuntimeError, match=r"Expected %dD or %dD \(batch mode\) tensor with "
+                       r"possibly 0 batch size and other non-zero dimensions for input, but "
+                       r"got: \[%s\]" % (len(sizes) // 2 + 1, len(sizes) // 2 + 2,
+                                         ", ".join(map(str, shape)))):
+        pyad.pad(x, sizes, mode=mode)
+
+
 # -- advanced indexing vs torch: a table of keys, get and set ------------------------------
 
 def _keys():
