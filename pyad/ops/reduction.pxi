@@ -1128,17 +1128,16 @@ def _cumprod_grad_with_zeros(x, y, g, is_zero, Py_ssize_t d):
     first_run = zeros_seen == 1
     first_zero = first_run & is_zero
     between = first_run & ~first_zero
-    grad = numpy.zeros(x.shape, dtype=numpy.result_type(x, g))
     with numpy.errstate(divide="ignore", invalid="ignore", over="ignore"):
         head = _rev_cumsum_data(numpy.where(before, y * g, 0), d) / x
-        grad[before] = head[before]
         run = numpy.cumprod(numpy.where(between, x, 1), axis=d) * numpy.where(first_run, g, 0)
         at_zero = run.sum(axis=d, keepdims=True)
         z1 = numpy.expand_dims(numpy.argmax(first_run, axis=d), d)
         prefix = numpy.take_along_axis(y, numpy.maximum(z1 - 1, 0), axis=d)
         prefix = numpy.where(z1 == 0, 1, prefix)
         at_zero = at_zero * prefix
-    return numpy.where(first_zero, at_zero, grad).astype(grad.dtype, copy=False)
+    return numpy.where(first_zero, at_zero, numpy.where(before, head, 0)).astype(
+        head.dtype, copy=False)
 
 
 cdef class CumprodBackward(Node):

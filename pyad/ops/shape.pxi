@@ -2590,7 +2590,8 @@ def pad(input, pad, mode="constant", value=0):
                 raise RuntimeError("pad(): negative padding is only supported in constant "
                                    "mode, got %s" % (tuple(sizes),))
             n = x._data.shape[d]
-            if (lo or hi) and (n == 0 or (mode == "reflect" and (lo >= n or hi >= n))):
+            # (an empty padded dim was refused above, by _check_nonconstant_pad)
+            if (lo or hi) and mode == "reflect" and (lo >= n or hi >= n):
                 raise RuntimeError("pad(): padding (%d, %d) at dimension %d is too large for "
                                    "the %s mode on an input of shape %s"
                                    % (lo, hi, d, mode, _shape_str(x._data.shape)))
