@@ -11,7 +11,9 @@ growth: recording cost per op (mul + tanh pairs on shape (1,), forward only, cyc
     GC on as users run it) over building a graph of 10^3, 10^4, 10^5 and 3*10^5 live
     nodes: the time to build it divided by its node count, min over repeats (the
     collector's passes over the growing graph are part of it), and the same for pyad
-    with the collector disabled (the growth left there is the caches', not the GC's).
+    with the collector disabled (the growth left there is the caches', not the GC's),
+    and for the NumPy floor: the same ufunc calls on plain arrays with every result
+    kept alive in a list, no graph (what touching ever more live memory costs).
 big: sum(tanh(2x+1)*x) forward+backward on 10^6 float64 in a process that never
     imports torch, three columns interleaved in one run: the hand-written NumPy floor,
     pyad, and pyad inside ``pyad.memory_pool()``; time (min of N) and page faults
@@ -88,13 +90,36 @@ def growth(args):
     # "pyad, no arenas" hands every freed pymalloc arena back at once, as CPython does
     # on its own (set_arena_cache_limit(0)): a rebuilt graph faults its pages in again.
     frameworks.insert(2, ("pyad, no arenas", pyad))
+    # "numpy, kept" is the floor: the same ufunc calls on plain arrays, every result
+    # kept alive in a list (as a graph keeps what its backward needs). Its growth is
+    # what touching ever more live memory costs any code, with no graph at all.
+    frameworks.insert(3, ("numpy, kept", np))
     rows = {}
     for name, lib in frameworks:
-        if lib is pyad:
-            x = pyad.Variable(np.ones(1), requires_grad=True)
+        if lib is np:
+            x = np.ones(1)
+
+            def build(n, x=x):
+                kept = []
+                keep = kept.append
+                y = x
+                for _ in range(n // 2):
+                    y = np.multiply(y, 0.5)
+                    keep(y)
+                    y = np.tanh(y)
+                    keep(y)
+                return kept
         else:
-            x = lib.ones(1, dtype=lib.float64, requires_grad=True)
-        mul, tanh = lib.mul, lib.tanh
+            if lib is pyad:
+                x = pyad.Variable(np.ones(1), requires_grad=True)
+            else:
+                x = lib.ones(1, dtype=lib.float64, requires_grad=True)
+
+            def build(n, x=x, mul=lib.mul, tanh=lib.tanh):
+                y = x
+                for _ in range(n // 2):              # builds a graph of n live nodes
+                    y = tanh(mul(y, 0.5))
+                return y
         if name.endswith("gc off"):
             gc.disable()
         arena_limit = (pyad.memory.set_arena_cache_limit(0)
@@ -105,10 +130,8 @@ def growth(args):
                 c0 = _gc_collections()
                 f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
                 for _ in range(args.repeat):
-                    y = x
                     t0 = time.perf_counter()
-                    for _ in range(n // 2):          # builds a graph of n live nodes
-                        y = tanh(mul(y, 0.5))
+                    y = build(n)
                     best = min(best, (time.perf_counter() - t0) / n)
                     del y                            # (freeing it is not timed)
                 faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / (
