@@ -11,7 +11,7 @@ import numpy
 
 from pyad import _engine
 
-__all__ = ["finfo", "iinfo", "Size", "is_floating_point", "is_complex", "is_nonzero",
+__all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "finfo", "iinfo", "Size", "is_floating_point", "is_complex", "is_nonzero",
            "numel", "is_same_size", "set_printoptions", "clone", "inverse", "det",
            "slogdet", "logdet", "compile", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "triu_indices", "tril_indices", "argwhere",
@@ -230,6 +230,24 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
 def are_deterministic_algorithms_enabled():
     """The flag set by `use_deterministic_algorithms`."""
     return _deterministic[0]
+
+
+_matmul_precision = ["highest"]
+
+
+def set_float32_matmul_precision(precision):
+    """Record torch's float32 matmul precision (``'highest'``, ``'high'`` or
+    ``'medium'``; `get_float32_matmul_precision` reads it back). NumPy's BLAS has one
+    precision, float32 throughout, which is torch's ``'highest'``."""
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError("set_float32_matmul_precision(): expected 'highest', 'high' or "
+                           "'medium', got %r" % (precision,))
+    _matmul_precision[0] = precision
+
+
+def get_float32_matmul_precision():
+    """The precision set by `set_float32_matmul_precision` (``'highest'`` by default)."""
+    return _matmul_precision[0]
 
 
 def _tri_indices(row, col, offset, dtype, upper, what):

@@ -1496,8 +1496,11 @@ cdef object _to_array(object data, object dtype, str what):
                             % (what, type(data).__name__, exc)) from None
         if arr.dtype.kind in "fc" and dtype is None and not isinstance(data, numpy.ndarray) \
                 and not hasattr(data, "dtype"):
-            # Python floats and complex numbers in sequences follow the default dtype
-            target = _default_dtype if arr.dtype.kind == "f" else _default_complex()
+            # Python floats and complex numbers in sequences follow the default dtype;
+            # NumPy scalars, arrays and Variables in them keep theirs (torch's inference)
+            target = _sequence_dtype(data)
+            if target is None:
+                target = _default_dtype if arr.dtype.kind == "f" else _default_complex()
             if arr.dtype != target:
                 arr = arr.astype(target)
     if _dtype_kind(arr) not in b"biufc" and arr.dtype.type.__module__ != "ml_dtypes":
@@ -1513,6 +1516,42 @@ cdef object _to_array(object data, object dtype, str what):
     return arr
 
 
+cdef object _INT64_DTYPE = numpy.dtype(numpy.int64)
+cdef object _BOOL_DTYPE = numpy.dtype(numpy.bool_)
+
+
+cdef object _sequence_dtype(object obj):
+    # torch's dtype for a (nested) sequence: each Python float the default dtype, int
+    # int64, complex the default complex; NumPy scalars, arrays and Variables their own;
+    # all promoted as torch promotes ([1, numpy.float64(2)] is float64, [1, 2.5]
+    # float32). None for anything else (NumPy's answer stands).
+    cdef type t = type(obj)
+    if t is float:
+        return _default_dtype
+    if t is int:
+        return _INT64_DTYPE
+    if t is bool:
+        return _BOOL_DTYPE
+    if t is complex:
+        return _default_complex()
+    if isinstance(obj, Variable):
+        return (<Variable>obj)._data.dtype
+    if isinstance(obj, (_NDARRAY, _NUMPY_SCALAR)):
+        return obj.dtype
+    if t is list or t is tuple:
+        result = None
+        for item in obj:
+            d = _sequence_dtype(item)
+            if d is None:
+                return None
+            if result is None:
+                result = d
+            elif d is not result:
+                result = _promote_pair(result, d)
+        return result
+    return None
+
+
 cdef object _resize_storage(object data):
     # torch's storage seen from a Variable's first element, as 1-d: the rest of the
     # C-contiguous buffer that owns the memory when the data starts inside it (so a
@@ -1525,6 +1564,13 @@ cdef object _resize_storage(object data):
         if offset >= 0 and offset % data.itemsize == 0 and root.dtype == data.dtype:
             return root.reshape(-1)[offset // data.itemsize:]
     return data.reshape(-1) if data.flags.c_contiguous else data.copy().reshape(-1)
+
+
+cdef void _check_one_element(Variable v) except *:
+    # float(), int() and complex() of a Variable refuse with torch's type (ValueError;
+    # item() says RuntimeError)
+    if v._data.size != 1:
+        raise ValueError("only one element Variables can be converted to Python scalars")
 
 
 cdef inline Variable _wrap(object data):
@@ -1716,6 +1762,13 @@ cdef class Variable:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if self._grad_fn is not None:
+            # torch refuses the assignment on a non-leaf whatever the value (only
+            # requires_grad_(True) is a no-op there)
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables." + (
+                    "" if value else " If you want to use a computed variable in a subgraph "
+                    "that doesn't require differentiation use var_no_grad = var.detach()."))
         self.requires_grad_(value)
 
     @requires_grad.deleter
@@ -2182,16 +2235,23 @@ cdef class Variable:
         return bool(self.item())
 
     def __float__(self):
+        _check_one_element(self)
         return float(self.item())
 
     def __int__(self):
+        _check_one_element(self)
         return int(self.item())
 
+    def __complex__(self):
+        _check_one_element(self)
+        return complex(self.item())
+
     def __index__(self):
-        if self._data.dtype.kind not in "iub":
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer Variables of a single element can be converted "
                             "to an index")
         return int(self.item())
+
 
     cdef object _host_data(self):
         if type(self._data) is _NDARRAY:
@@ -2314,22 +2374,35 @@ cdef class Variable:
             device = "cuda:%d" % device
         return _convert(self, device, None, False)
 
-    def type(self, dtype=None):
-        """Return the type name, or convert to another dtype.
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """Return torch's type string, or convert to another type.
 
         Parameters
         ----------
-        dtype : dtype or str, optional
-            Convert to this dtype; without it, return the type name.
+        dtype : dtype, str or legacy type, optional
+            Convert to this dtype, type string (``'torch.DoubleTensor'``,
+            ``'torch.cuda.FloatTensor'``) or legacy type (``pyad.DoubleTensor``);
+            without it, return the type string.
 
         Returns
         -------
         str or Variable
-            The type name, or the converted Variable.
+            The type string (``'torch.FloatTensor'``, ``'torch.cuda.LongTensor'``, as
+            torch's), or the converted Variable.
         """
+        from pyad import _tensor_types
+        cdef bint on_gpu = cupy is not None and isinstance(self._data, cupy.ndarray)
         if dtype is None:
-            return str(self._data.dtype)
-        return _convert(self, None, dtype, False)
+            return _tensor_types.type_name(self._data, on_gpu)
+        parsed = _tensor_types.parse(dtype)
+        if parsed is None:
+            return _convert(self, None, dtype, False)
+        converted = _convert(self, None, parsed[0], False)
+        if parsed[1] and not on_gpu:
+            return converted.cuda()
+        if on_gpu and not parsed[1]:
+            return converted.cpu()
+        return converted
 
     def float(self):
         """Return the Variable converted to float32 (differentiable).
@@ -2788,6 +2861,52 @@ cdef class Variable:
         if not _operator_accepts(other):
             return NotImplemented
         return div_(self, other)
+
+    # The other augmented assignments work in place too, as torch's do (views see the
+    # change, the version counter moves, a leaf that requires grad refuses).
+
+    def __ifloordiv__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return self.floor_divide_(other)
+
+    def __imod__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return self.remainder_(other)
+
+    def __ipow__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return self.pow_(other)
+
+    def __iand__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return self.bitwise_and_(other)
+
+    def __ior__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return self.bitwise_or_(other)
+
+    def __ixor__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return self.bitwise_xor_(other)
+
+    def __contains__(self, element):
+        # torch: (element == self).any(), for a Variable or a number only
+        if isinstance(element, (Variable, int, float, bool, complex, _NUMPY_SCALAR)):
+            return bool((self == element).any())
+        raise RuntimeError("Variable.__contains__ only supports a Variable or a number, but "
+                           "you passed in a %s." % type(element).__name__)
+
+    def __reversed__(self):
+        # torch: the Variable flipped along dim 0 (a 0-d one as it is)
+        if self._data.ndim == 0:
+            return self
+        return flip(self, 0)
 
     def __getitem__(self, key):
         return getitem(self, key)
@@ -3803,6 +3922,7 @@ cdef void _check_nan(Node node, tuple outs) except *:
             if node._x is not None and node._x.creation_stack is not None:
                 msg += ("\nTraceback of forward call that caused the error:\n%s"
                         % _format_stack(node._x.creation_stack))
+            _warn_forward_trace(node)            # torch warns as for any backward error
             raise RuntimeError(msg)
 
 

@@ -204,9 +204,15 @@ def _finish(data, dtype, device, requires_grad, what):
 def _size(size, what, dtype=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    for s in size:
-        if not isinstance(s, (int, numpy.integer)) or s < 0:
-            raise ValueError("%s(): sizes must be non-negative integers, got %r" % (what, size))
+    for i, s in enumerate(size):
+        # torch's types: TypeError for a size that is no integer, RuntimeError for a
+        # negative one
+        if not isinstance(s, (int, numpy.integer)) or isinstance(s, bool):
+            raise TypeError("%s(): argument 'size' must be tuple of ints, but found element "
+                            "of type %s at pos %d" % (what, type(s).__name__, i))
+        if s < 0:
+            raise RuntimeError("%s(): Dimension size must be non-negative, got %d in %r"
+                               % (what, s, list(size)))
     size = tuple(int(s) for s in size)
     # A byte size past int64 overflows inside NumPy: torch's RuntimeError instead.
     _engine._check_storage_size(size, numpy.float64 if dtype is None else dtype, what)
@@ -217,8 +223,10 @@ def _float_dtype(dtype):
     return numpy.dtype(dtype) if dtype is not None else _engine.get_default_dtype()
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False):
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new Variable holding a copy of ``data`` (Python floats become float32).
+    ``pin_memory`` is accepted for torch's scripts and changes nothing (host memory
+    here is NumPy's).
 
     >>> tensor([[1., 2.], [3., 4.]], requires_grad=True)
     tensor([[1., 2.],
@@ -310,12 +318,30 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer args."""
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer args
+    (0-d Variables count as their numbers). As torch: a zero step, a step whose sign
+    leads away from ``end`` and a non-finite bound raise RuntimeError; an integer dtype
+    truncates the bounds and step first (a step that becomes 0 raises ValueError)."""
     if end is None:
         start, end = 0, start
+    start, end, step = (a.item() if isinstance(a, Variable) else a
+                        for a in (start, end, step))
     if dtype is None:
         dtype = (numpy.int64 if all(isinstance(a, (int, numpy.integer)) for a in
                                     (start, end, step)) else _float_dtype(None))
+    if all(isinstance(a, (int, float, numpy.integer, numpy.floating))
+           for a in (start, end, step)):
+        if not (math.isfinite(start) and math.isfinite(end)):
+            raise RuntimeError("arange(): unsupported range: %s -> %s" % (start, end))
+        if step == 0:
+            raise RuntimeError("arange(): step must be nonzero")
+        if numpy.dtype(dtype).kind in "iub":
+            start, end, step = int(start), int(end), int(step)
+            if step == 0:
+                raise ValueError("arange(): step must be nonzero")
+        if (step > 0 and end < start) or (step < 0 and end > start):
+            raise RuntimeError("arange(): upper bound and lower bound inconsistent with "
+                               "step sign")
     xp = _xp_for(device, "arange")
     try:
         count = math.ceil((end - start) / step)

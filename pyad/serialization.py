@@ -364,7 +364,7 @@ class _Reader:
             self.fail("malformed Variable entry")
         if requires_grad and arr.dtype.kind not in "fc":
             self.fail("an integer or bool Variable marked requires_grad")
-        target = self.map_location if self.map_location is not None else saved_device
+        target = _mapped_device(self.map_location, arr, saved_device)
         v = Variable(arr)
         if _device(target) != v.device:
             v = v.to(device=target)
@@ -374,14 +374,37 @@ class _Reader:
         return v.requires_grad_(requires_grad)
 
 
-def load(f, map_location=None, *, max_bytes=None):
+def _mapped_device(map_location, arr, saved_device):
+    # torch's forms of map_location: a device (everything there), a dict from saved
+    # location to location ({'cuda:0': 'cpu'}), or a function of (storage, location)
+    # whose result's device is the target (lambda storage, loc: storage keeps the CPU).
+    if map_location is None:
+        return saved_device
+    if isinstance(map_location, dict):
+        return str(_device(map_location.get(saved_device, saved_device)))
+    if callable(map_location):
+        result = map_location(arr, saved_device)
+        if result is None or result is arr:
+            return "cpu"
+        if isinstance(result, (str, _device)):
+            return str(_device(result))
+        return str(Variable(result).device)
+    return map_location
+
+
+def load(f, map_location=None, *, max_bytes=None, weights_only=None, mmap=None,
+         **pickle_load_args):
     """Load an object saved by `save` from ``f`` (a path or a binary file object).
 
     Nothing in the file is executed: arrays are read with ``allow_pickle=False`` and
     the structure with ``json``. Variables keep ``requires_grad``; Parameters come back
     as `pyad.nn.Parameter`; arrays come back as NumPy arrays. ``map_location`` (``'cpu'``,
     ``'cuda'``, ``'cuda:N'`` or a `pyad.device`) places every Variable on that device;
-    by default each goes back where it was saved. A file that is not a pyad checkpoint,
+    a dict maps saved locations to locations (``{'cuda:0': 'cpu'}``) and a function of
+    ``(array, location)`` places each Variable where its result lives (``lambda storage,
+    loc: storage`` keeps the CPU), as torch's; by default each goes back where it was
+    saved. ``weights_only``, ``mmap`` and pickle's arguments are accepted and change
+    nothing (the format never runs code). A file that is not a pyad checkpoint,
     truncated or corrupt raises RuntimeError naming ``pyad.load``.
 
     Loading is bounded: each array member is read once, however many entries name it;
@@ -398,11 +421,14 @@ def load(f, map_location=None, *, max_bytes=None):
     >>> pyad.load(buffer)
     [1, (2.5, 'three'), None]
     """
-    if map_location is not None:
-        if not isinstance(map_location, (str, _device)):
-            raise TypeError("pyad.load(): map_location must be None, a device string ('cpu', "
-                            "'cuda', 'cuda:N') or a pyad.device, got %s"
-                            % type(map_location).__name__)
+    # weights_only, mmap and pickle's arguments are accepted for torch's scripts: pyad's
+    # format never runs code (always "weights only") and is read into memory.
+    if map_location is not None and not isinstance(map_location, (dict, str, _device)) \
+            and not callable(map_location):
+        raise TypeError("pyad.load(): map_location must be None, a device string ('cpu', "
+                        "'cuda', 'cuda:N'), a pyad.device, a dict or a function, got %s"
+                        % type(map_location).__name__)
+    if isinstance(map_location, (str, _device)):
         try:
             map_location = str(_device(map_location))
         except Exception as exc:

@@ -138,9 +138,14 @@ def test_file_objects_and_map_location():
         buffer.seek(0)
         (v,) = pyad.load(buffer, map_location=loc)
         assert v.device == "cpu" and v.requires_grad
+    # torch's other forms: a function of (storage, location), a dict of locations
+    for loc in (lambda storage, location: storage, {"cuda:0": "cpu"}):
+        buffer.seek(0)
+        (v,) = pyad.load(buffer, map_location=loc, weights_only=True)
+        assert v.device == "cpu" and v.requires_grad
     buffer.seek(0)
     with pytest.raises(TypeError, match=r"pyad.load\(\): map_location"):
-        pyad.load(buffer, map_location=lambda storage, loc: storage)
+        pyad.load(buffer, map_location=3)
     buffer.seek(0)
     with pytest.raises(ValueError, match=r"pyad.load\(\): invalid map_location"):
         pyad.load(buffer, map_location="tpu")

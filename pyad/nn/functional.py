@@ -630,13 +630,37 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     x = input.data
     if x.size and not bool(((x >= 0) & (x <= 1)).all()):
         raise RuntimeError("%s(): all elements of input should be between 0 and 1" % what)
-    with _np.errstate(divide="ignore"):
-        log_x = pyad.clamp_min(pyad.log(input), -100.0)
-        log_1mx = pyad.clamp_min(pyad.log(1 - input), -100.0)
-    loss = -(target * log_x + (1 - target) * log_1mx)
+    loss = BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
+
+
+class BinaryCrossEntropy(pyad.autograd.Function):
+    """Elementwise ``-(y log x + (1 - y) log(1 - x))``, each log clamped at -100, with
+    torch's gradients: ``(x - y) / max(x (1 - x), 1e-12)`` for x, finite where x is 0
+    or 1 (as a saturated float32 sigmoid gives; the chain through the clamped logs gives
+    nan there), and ``-logit(x)`` for y. Both are made of recorded ops, so they are
+    differentiable again."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        with _np.errstate(divide="ignore"):
+            log_x = pyad.clamp_min(pyad.log(x), -100.0)
+            log_1mx = pyad.clamp_min(pyad.log(1 - x), -100.0)
+        return -(y * log_x + (1 - y) * log_1mx)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        gx = gy = None
+        if ctx.needs_input_grad[0]:
+            gx = g * (x - y) / pyad.clamp_min((1 - x) * x, 1e-12)
+        if ctx.needs_input_grad[1]:
+            with _np.errstate(divide="ignore"):
+                gy = g * (pyad.log(1 - x) - pyad.log(x))
+        return gx, gy
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,

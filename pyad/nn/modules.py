@@ -543,6 +543,39 @@ class Module:
         for _, module in self.named_children():
             yield module
 
+    def get_submodule(self, target):
+        """The submodule at the dotted path ``target`` (``''`` is this module), as
+        torch's: AttributeError naming the missing part."""
+        module = self
+        if target == "":
+            return module
+        for part in target.split("."):
+            if not hasattr(module, part):
+                raise AttributeError(type(module).__name__ + " has no attribute `" + part + "`")
+            module = getattr(module, part)
+            if not isinstance(module, Module):
+                raise AttributeError("`" + part + "` is not an nn.Module")
+        return module
+
+    def get_parameter(self, target):
+        """The parameter at the dotted path ``target`` (torch's)."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(type(module).__name__ + " has no attribute `" + name + "`")
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        """The buffer at the dotted path ``target`` (torch's)."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if name not in module._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return module._buffers[name]
+
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         """Iterate over ``(name, module)`` for this module (name '') and all below it."""
         if memo is None:
@@ -1621,6 +1654,18 @@ class Embedding(Module):
                 raise AssertionError("Shape of weight does not match num_embeddings and "
                                      "embedding_dim")
             self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
+                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+        """An `Embedding` holding ``embeddings`` (2-D) as its weight, frozen unless
+        ``freeze=False`` (torch's)."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx=padding_idx, max_norm=max_norm,
+                   norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse,
+                   _weight=embeddings, _freeze=freeze)
 
     def reset_parameters(self):
         """Weight from N(0, 1), the padding row zeroed."""

@@ -111,8 +111,9 @@ cdef inline object _apply_binary(object ufunc, object a, object b, str what):
     cdef object da = _binary_operand_data(a, what, "input")
     cdef object db = _binary_operand_data(b, what, "other")
     rt = _result_dtype(da, db)                  # None on the common path
-    if ufunc is _np_true_divide:
-        # True division of integers (or bools) gives the default float dtype (torch).
+    if ufunc is _np_true_divide or ufunc is _np_arctan2:
+        # True division and atan2 of integers (or bools) give the default float dtype
+        # (torch; NumPy picks float16 for bool and int8, float64 for int64).
         if rt is None:
             rt = _torch_result_dtype(da, db) if _category_of(da) <= 1 else None
         if rt is not None and _category(rt) <= 1:
@@ -138,13 +139,47 @@ cdef inline object _apply_binary(object ufunc, object a, object b, str what):
         return ufunc(da, db, dtype=rt)
     except ValueError:
         raise _broadcast_error(what, a, b) from None
+    except OverflowError:
+        r = _wrapped_int_retry(ufunc, da, db, rt)
+        if r is None:
+            raise
+        return r
     except TypeError:
+        r = _wrapped_int_retry(ufunc, da, db, rt)
+        if r is not None:
+            return r
         _check_same_device(da, db, what)
         _check_numeric_operands(da, db, what)
         raise
     finally:
         if quiet:
             _fp_quiet_exit(token)
+
+
+cdef object _wrapped_int_retry(object ufunc, object da, object db, object rt):
+    # torch wraps an integer number or 0-d operand into an integer result's dtype
+    # (uint8 + -3 is 253, int8 + 200 wraps, uint8 + an int64 0-d Variable is uint8);
+    # NumPy refuses both (OverflowError, and no cast across signedness). None when the
+    # operands are not of that kind or do not fit even int64.
+    if _category_of(da) != 1 or _category_of(db) != 1:
+        return None
+    if rt is None:
+        rt = _torch_result_dtype(da, db)
+    if _category(rt) != 1:
+        return None
+    try:
+        return ufunc(_wrapped_int(da, rt), _wrapped_int(db, rt), dtype=rt)
+    except (OverflowError, TypeError, ValueError):
+        return None
+
+
+cdef object _wrapped_int(object d, object dtype):
+    # A number or 0-d array in `dtype`, wrapped modulo its range as C casts do.
+    if _scalar_category(d) >= 0:
+        return numpy.asarray(d).astype(dtype).item()
+    if d.ndim == 0 and d.dtype != dtype:
+        return d.astype(dtype)
+    return d
 
 
 cdef inline int _category_of(object d):
@@ -569,10 +604,34 @@ cpdef Variable pow(object input, object exponent):
     if isinstance(input, Variable):
         data = _pow_by_number((<Variable>input)._data, exponent)       # torch's forms
     if data is None:
+        data = _int_pow_negative(input, exponent)
+    if data is None:
         data = _apply_binary(_np_power, input, exponent, "pow")
     if _binary_records(input, exponent):
         return _binary(PowBackward.__new__(PowBackward), data, input, exponent, True, True)
     return _plain(data, _operand_volatile(input) or _operand_volatile(exponent))
+
+
+cdef object _int_pow_negative(object input, object exponent):
+    # Integers to negative integer powers, as torch computes them (NumPy refuses): 0,
+    # except 1 for a base of 1 and +-1 for -1; a negative Python-number exponent is
+    # refused (torch's error). None when there is nothing of the kind.
+    da = _binary_operand_data(input, "pow", "input")
+    db = _binary_operand_data(exponent, "pow", "other")
+    if _category_of(da) != 1 or _category_of(db) > 1:
+        return None
+    if _scalar_category(db) >= 0:
+        if db < 0:
+            raise RuntimeError("pow(): Integers to negative integer powers are not allowed.")
+        return None
+    xp = _xp_of(db)
+    negative = db < 0
+    if not bool(negative.any()):
+        return None
+    r = _apply_binary(_np_power, input, xp.where(negative, 0, db), "pow")
+    odd = (db % 2) != 0
+    fill = xp.where(da == 1, 1, xp.where(da == -1, xp.where(odd, -1, 1), 0))
+    return _ensure_array(xp.where(negative, fill, r).astype(r.dtype, copy=False))
 
 
 # pow's gradient for a constant exponent as one fused node (see TanhGradBackward).
@@ -947,7 +1006,9 @@ cdef class ReluBackward(_UnaryNode):
         # torch's mask is ~(y <= 0): the gradient passes at a NaN. y is relu's output
         # (+0, positive, +inf or NaN), where y <= 0 is y == 0: one comparison, y != 0.
         y = self.saved.data(self)
-        return (_grad(_v_mul(_gv(grads[0], _grad_enabled()), _np_not_equal(y, 0))),)
+        cdef bint rec = _grad_enabled()
+        r = _grad(_v_keep(_gv(grads[0], rec), _np_not_equal(y, 0)))
+        return (_with_zero_dependence(r, self.saved.unpack(self)) if rec else r,)
 
 
 @profiled_op
@@ -1021,7 +1082,8 @@ cdef class AbsBackward(_UnaryNode):
         if _dtype_kind(d) == b'c':
             return (mul(grads[0], _sgn(self.saved.unpack(self))),)
         # sign(x) is a constant here: the second derivative is 0 (torch's too)
-        return (mul(grads[0], _sign_data(d)),)
+        r = mul(grads[0], _sign_data(d))
+        return (_with_zero_dependence(r, self.saved.unpack(self)) if _grad_enabled() else r,)
 
 
 cdef Variable _sgn(Variable z):
@@ -1467,14 +1529,30 @@ cdef class WhereBackward(_SelectNode):
     pass
 
 
+class _NotGiven:
+    """where()'s absent input and other (None cannot mark them: it is no number)."""
+
+    def __repr__(self):
+        return "<not given>"
+
+
+_NO_VALUE = _NotGiven()
+
+
 @profiled_op
-cpdef Variable where(object condition, object input, object other):
+cpdef object where(object condition, object input=_NO_VALUE, object other=_NO_VALUE):
     """Elementwise ``input`` where ``condition`` is true, ``other`` elsewhere (either may
-    be a number); the gradient goes to the input each element came from.
+    be a number); the gradient goes to the input each element came from. With the
+    condition alone, ``nonzero(condition, as_tuple=True)``, as torch.
 
     >>> where(Variable(numpy.array([True, False])), Variable(numpy.array([1., 2.])), 0.)
     tensor([1., 0.], dtype=float64)
     """
+    if input is _NO_VALUE and other is _NO_VALUE:
+        return nonzero(condition, as_tuple=True)
+    if input is _NO_VALUE or other is _NO_VALUE:
+        raise TypeError("where(): expected the condition alone or the condition, input and "
+                        "other")
     cond = _binary_operand_data(condition, "where", "condition")
     if hasattr(cond, "dtype"):
         if cond.dtype.kind != "b":
@@ -1509,8 +1587,9 @@ cpdef Variable where(object condition, object input, object other):
                            "cannot be broadcast together"
                            % (_shape_str(_shape_of(cond)), _shape_str(_shape_of(input)),
                               _shape_str(_shape_of(other)))) from None
-    if not hasattr(da, "dtype") and not hasattr(db, "dtype") and data.dtype.kind == "f":
-        data = data.astype(_default_dtype)     # two Python floats: the default dtype
+    rt = _result_dtype(da, db)                 # torch's promotion, not numpy.where's
+    if rt is not None and data.dtype != rt:
+        data = data.astype(rt)
     volatile = (_operand_volatile(condition) or _operand_volatile(input)
                 or _operand_volatile(other))
     if not _binary_records(input, other) or _operand_volatile(condition):
@@ -2399,7 +2478,8 @@ cdef class WhereConstBackward(Node):
     cdef tuple _backward(self, tuple grads):
         if self.mask is None:
             raise _freed_error(self)
-        return (sum_to(mul(grads[0], ~self.mask), self.input_shape),)
+        return (sum_to(_grad(_v_keep(_gv(grads[0], _grad_enabled()), ~self.mask)),
+                       self.input_shape),)
 
     cdef void _release_saved(self) noexcept:
         self._released = True

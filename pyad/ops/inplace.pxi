@@ -93,7 +93,7 @@ cdef class CopySlicesBackward(Node):
         g = _gv(grads[0], _grad_enabled())
         g_base = g_value = None
         if self._needs_input_grad(0):
-            g_base = _grad(_v_mul(g, self.keep_mask))
+            g_base = _grad(_v_keep(g, self.keep_mask))
         if self._needs_input_grad(1):
             g_value = _grad(_v_view(self.view_fn, g))
         return (g_base, g_value)
@@ -374,7 +374,7 @@ cdef class SetItemBackward(_KeyNode):
         g = _gv(grads[0], _grad_enabled())
         g_old = g_value = None
         if self._needs_input_grad(0):
-            g_old = _grad(_v_mul(g, self.keep_mask))
+            g_old = _grad(_v_keep(g, self.keep_mask))
         if self._needs_input_grad(1):
             g_value = _v_reduce(_v_getitem(g, key), self.squeezed_shape, self.value_dtype)
             if self.squeezed_shape != self.value_shape:
@@ -400,11 +400,13 @@ cdef Variable _setitem_out_of_place(Variable old, object key, object value):
                                     _key_get(data, key).ndim)
     _key_set(data, key, value_data)
     cdef SetItemBackward node
-    if (old._requires_grad or _operand_requires_grad(value)) and _grad_enabled():
+    # (an integer or bool Variable never requires grad, whatever is written into it)
+    if ((old._requires_grad or _operand_requires_grad(value)) and _grad_enabled()
+            and _dtype_kind(data) in b"fcV"):
         node = SetItemBackward.__new__(SetItemBackward)
         node.key = key
-        mask = xp.ones(old._data.shape, dtype=old._data.dtype)
-        _key_set(mask, key, 0)
+        mask = xp.ones(old._data.shape, dtype=numpy.bool_)
+        _key_set(mask, key, False)
         node.keep_mask = mask
         node.value_shape = _shape_of(value)
         node.squeezed_shape = _shape_of(value_data)
@@ -453,7 +455,7 @@ def setitem(object input, key, value):
         try:
             result = _setitem_out_of_place(old, key, value)
         except (IndexError, ValueError) as exc:
-            raise type(exc)("__setitem__(): %s" % exc) from None
+            raise _setitem_error(exc) from None
         return _write_back(x, old, result, "__setitem__")
     target = x._data
     if not _is_writeable(target):
@@ -474,9 +476,16 @@ def setitem(object input, key, value):
         _key_set(target, key, _drop_leading_ones(_operand_data(value, "__setitem__"),
                                                  _key_get(target, key).ndim))
     except (IndexError, ValueError) as exc:
-        raise type(exc)("__setitem__(): %s" % exc) from None
+        raise _setitem_error(exc) from None
     _bump_version(x)
     return x
+
+
+cdef object _setitem_error(object exc):
+    # NumPy's error for a bad assignment, with torch's type: IndexError for the key,
+    # RuntimeError for the value (a shape that does not broadcast, NaN into integers)
+    return (IndexError if isinstance(exc, IndexError) else RuntimeError)(
+        "__setitem__(): %s" % exc)
 
 
 # -- in-place twins of the indexing ops (shape.pxi): the same recipe ------------------
@@ -872,5 +881,6 @@ INPLACE_FUNCTION_ONLY = ("setitem",)
 # missing from it.
 _INPLACE_METHODS = tuple(op.__name__ for op in INPLACE_OPS + RANDOM_OPS
                          if op is not setitem and op.__name__.endswith("_")) + (
-    "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
+    "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
+    "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__",
 )

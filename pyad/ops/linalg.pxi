@@ -770,6 +770,21 @@ def inv(A):
     return _plain(data, x._volatile)
 
 
+cdef object _cofactor_matrix(object a):
+    # The cofactor matrix of real square matrices (..., n, n), det(A) A^-T where A is
+    # invertible and defined everywhere: with A = U S V^T it is det(U) det(V) U P V^T,
+    # P the diagonal of the products of all singular values but one (prefix times
+    # suffix products, so a zero singular value needs no division).
+    xp = _xp_of(a)
+    u, s, vh = xp.linalg.svd(a)
+    ones = xp.ones(s.shape[:-1] + (1,), dtype=s.dtype)
+    prefix = xp.cumprod(xp.concatenate([ones, s[..., :-1]], -1), -1)
+    suffix = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(s, -1)[..., :-1]], -1), -1),
+                     -1)
+    sign = xp.linalg.det(u) * xp.linalg.det(vh)
+    return (sign[..., None, None] * (u * (prefix * suffix)[..., None, :])) @ vh
+
+
 cdef Variable _matrix_grad(Variable g, Variable A):
     # g[..., None, None] * A^-T: the gradient of det (times det) and of log|det|.
     return mul(unsqueeze(unsqueeze(g, -1), -1), _mT(inv(A)))
@@ -780,9 +795,22 @@ cdef class DetBackward(Node):
     cdef SavedVariable out
 
     cdef tuple _backward(self, tuple grads):
-        # d det(A) = det(A) tr(A^-1 dA). (torch also covers singular A; pyad does not.)
-        # Holomorphic: complex input gets g conj(det) A^-H (complex.pxi).
-        return (_matrix_grad(mul(grads[0], self.out.unpack(self)), self.A.unpack(self)),)
+        # d det(A) = det(A) tr(A^-1 dA). Holomorphic: complex input gets g conj(det)
+        # A^-H (complex.pxi). Where A is singular (no inverse; det exactly 0) the
+        # gradient is 0, as torch's LU solve of a zero right-hand side gives; the other
+        # matrices of a batch keep det(A) A^-T, here from the SVD cofactor matrix
+        # (first order; create_graph at a singular A still raises).
+        cdef Variable a = self.A.unpack(self)
+        try:
+            return (_matrix_grad(mul(grads[0], self.out.unpack(self)), a),)
+        except RuntimeError:
+            if _grad_enabled() or _dtype_kind(a._data) != b'f':
+                raise
+        g = (<Variable>grads[0])._data
+        d = self.out.data(self)
+        xp = _xp_of(a._data)
+        cof = xp.where((d == 0)[..., None, None], 0, _cofactor_matrix(a._data))
+        return (_raw(_ensure_array((g[..., None, None] * cof).astype(a._data.dtype))),)
 
     cdef void _release_saved(self) noexcept:
         self._released = True
@@ -792,8 +820,9 @@ cdef class DetBackward(Node):
 
 @profiled_op
 def det(A):
-    """Determinant of a (batch of) square matrices. Its gradient needs an invertible
-    matrix (at a singular one backward raises ``inv(): the matrix is singular``).
+    """Determinant of a (batch of) square matrices. At a singular real matrix (det
+    exactly 0) the gradient is 0, as torch's; its second order there raises
+    ``inv(): the matrix is singular``.
 
     >>> pyad.linalg.det(pyad.tensor([[2., 1.], [1., 3.]]))
     tensor(5.)

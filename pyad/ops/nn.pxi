@@ -273,7 +273,8 @@ cdef class LeakyReluBackward(_UnaryNode):
         # A constant factor (1 or the slope): linear in g, so differentiable again.
         d = self.saved.data(self)
         factor = _xp_of(d).where(d > 0, 1.0, self.slope).astype(d.dtype, copy=False)
-        return (mul(grads[0], factor),)
+        r = mul(grads[0], factor)
+        return (_with_zero_dependence(r, self.saved.unpack(self)) if _grad_enabled() else r,)
 
 
 @profiled_op
@@ -342,7 +343,9 @@ cdef class HardtanhBackward(_UnaryNode):
     cdef tuple _backward(self, tuple grads):
         # g inside (min_val, max_val) and at a NaN, 0 outside and on the edges (torch)
         d = self.saved.data(self)
-        return (mul(grads[0], ~((d <= self.min_val) | (d >= self.max_val))),)
+        cdef bint rec = _grad_enabled()
+        r = _grad(_v_keep(_gv(grads[0], rec), ~((d <= self.min_val) | (d >= self.max_val))))
+        return (_with_zero_dependence(r, self.saved.unpack(self)) if rec else r,)
 
 
 @profiled_op
@@ -479,7 +482,9 @@ cpdef Variable _cross_entropy_indices(object input, object index, object weight_
             if reduction == 1:
                 total = weight_t.sum()
                 data = data / total
-                coef = weight_t / total
+                # 0 at the ignored samples even when all are ignored (total 0): torch
+                # writes the gradient of the counted samples only.
+                coef = xp.where(weight_t == 0, 0, weight_t / total)
     data = _ensure_array(data).astype(d.dtype, copy=False)
     cdef CrossEntropyBackward node
     if _records(x):

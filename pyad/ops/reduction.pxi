@@ -24,6 +24,8 @@ cdef tuple _reduce_args(Variable x, object dim, object keepdim, object axis, obj
         dim = axis
     if keepdims is not None:
         keepdim = keepdims
+    if (type(dim) is tuple or type(dim) is list) and len(dim) == 0:
+        dim = None                      # torch: an empty dim list reduces every dim
     return _normalize_dims(dim, x._data.ndim, what), bool(keepdim)
 
 
@@ -198,6 +200,8 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
         dtype = None
     dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "sum")
+    if dtype is None and _dtype_kind(x._data) == b'u':
+        dtype = numpy.int64             # torch sums every integer dtype as int64
     data = None
     if dtype is None and not kd:
         data = _small_full_sum(x._data, dims)
@@ -272,8 +276,15 @@ cdef class MaxBackward(Node):
     cdef tuple _backward(self, tuple grads):
         if self.mask is None:
             raise _freed_error(self)
-        g = _expand_reduced_grad(grads[0], self.input_shape, self.dims, self.keepdim)
-        return (mul(g, self.mask),)
+        cdef bint rec = _grad_enabled()
+        g = _v_expand_reduced(_gv(grads[0], rec), self.input_shape, self.dims, self.keepdim)
+        r = _v_mul(g, self.mask)
+        if type(self) is not AmaxBackward and type(self) is not AminBackward:
+            # max, min and median send the gradient to the elements they chose and 0
+            # elsewhere (torch writes it there: an inf gives 0 elsewhere, not nan);
+            # amax and amin share it by a product, as torch's formula does.
+            r = _v_keep(r, self.mask)
+        return (_grad(r),)
 
     cdef void _release_saved(self) noexcept:
         self._released = True
@@ -1292,7 +1303,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
     k = _index_arg(k, "topk", "k")
     if k < 0 or k > n:
-        raise IndexError("topk(): selected index k out of range (k=%d, the size of dim %d "
+        raise RuntimeError("topk(): selected index k out of range (k=%d, the size of dim %d "
                          "is %d)" % (k, d, n))
     index = _sort_indices(x._data, d, bool(largest))
     if x._data.ndim:
@@ -1321,7 +1332,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
     k = _index_arg(k, "kthvalue", "k")
     if k < 1 or k > n:
-        raise IndexError("kthvalue(): selected number k out of range for dimension %d "
+        raise RuntimeError("kthvalue(): selected number k out of range for dimension %d "
                          "(k=%d, size %d)" % (d, k, n))
     return kthvalue_result(*_select(x, _kth_index(x._data, d, k - 1), d, bool(keepdim)))
 

@@ -401,7 +401,10 @@ cdef object _index_key_part(object key, object like):
     if isinstance(key, tuple):
         return tuple(_index_key_part(k, like) for k in key)
     if isinstance(key, list):
-        return _xp_of(like).asarray(key)
+        arr = _xp_of(like).asarray(key)
+        if arr.size == 0 and arr.dtype.kind == "f":
+            arr = arr.astype(numpy.int64)     # [] selects nothing (NumPy reads float64)
+        return arr
     return key
 
 
@@ -757,7 +760,15 @@ def cat(tensors, dim=0):
         sizes.append(x._data.shape[d])
         used.append(x._data)
     xp = _xp_of(ref._data)
-    data = xp.concatenate(used, axis=d)
+    rt = _dtype(ref._data)
+    for a in used:
+        if _dtype(a) is not rt:
+            rt = _promote_pair(rt, a.dtype)
+    if all([_dtype(a) is rt for a in used]):
+        data = xp.concatenate(used, axis=d)
+    else:
+        # torch's promotion (int64 with float32 is float32; NumPy would widen to float64)
+        data = xp.concatenate(used, axis=d, dtype=rt)
     cdef CatBackward node
     cdef bint records = False, volatile = False
     for x in xs:
@@ -1174,15 +1185,30 @@ cdef class FlipBackward(Node):
         return (flip(grads[0], self.dims),)
 
 
+cdef object _dims_varargs(tuple args, object dims, str what):
+    # flip(x, [0, 1]), flip(x, dims=[0, 1]) and x.flip(0, 1) alike
+    if dims is not None:
+        if args:
+            raise TypeError("%s(): got dims both by position and by keyword" % what)
+        return dims
+    if len(args) == 1:
+        return args[0]
+    if not args:
+        raise TypeError("%s(): missing required argument 'dims'" % what)
+    return args
+
+
 @profiled_op
-def flip(input, dims):
-    """Reverse the order of elements along ``dims`` (a copy, as torch.flip).
+def flip(input, *args, dims=None):
+    """Reverse the order of elements along ``dims`` (a copy, as torch.flip); the dims
+    may also come one by one (``x.flip(0, 1)``, as Tensor.flip).
 
     >>> flip(Variable(numpy.arange(4.).reshape(2, 2)), [1])
     tensor([[1., 0.],
             [3., 2.]], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "flip")
+    dims = _dims_varargs(args, dims, "flip")
     if isinstance(dims, (list, tuple)):
         ds = _normalize_dims(tuple(dims), x._data.ndim, "flip")
     else:
@@ -1296,14 +1322,16 @@ def repeat(input, *sizes):
 
 
 @profiled_op
-def tile(input, dims):
+def tile(input, *args, dims=None):
     """Repeat the input ``dims[i]`` times along each dimension; missing leading
-    entries of ``dims`` are 1 (torch.tile).
+    entries of ``dims`` are 1 (torch.tile); they may also come one by one
+    (``x.tile(2, 1)``, as Tensor.tile).
 
     >>> tile(Variable(numpy.array([[1., 2.]])), (2,)).tolist()
     [[1.0, 2.0, 1.0, 2.0]]
     """
     cdef Variable x = _as_variable(input, "tile")
+    dims = _dims_varargs(args, dims, "tile")
     reps = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
     if len(reps) < x._data.ndim:
         reps = (1,) * (x._data.ndim - len(reps)) + reps
@@ -1945,8 +1973,11 @@ cdef void _check_index_range(object idx, Py_ssize_t n, Py_ssize_t dim, str what)
     lo = int(idx.min())
     hi = int(idx.max())
     if lo < 0 or hi >= n:
-        raise IndexError("%s(): index %d is out of bounds for dimension %d with size %d"
-                         % (what, lo if lo < 0 else hi, dim, n))
+        # torch's type: RuntimeError for gather, scatter and index_select/add/copy,
+        # IndexError for index_fill
+        error = IndexError if what.startswith("index_fill") else RuntimeError
+        raise error("%s(): index %d is out of bounds for dimension %d with size %d"
+                    % (what, lo if lo < 0 else hi, dim, n))
 
 
 cdef object _mask_data(object mask, str what):

@@ -175,6 +175,8 @@ class LRScheduler:
         """Restore attributes saved by `state_dict`."""
         self.__dict__.update(state_dict)
 
+_LRScheduler = LRScheduler      # torch's old name, which custom schedules subclass
+
 
 class _LambdaStateMixin:
     """``state_dict`` without the lambdas (a callable object's ``__dict__`` is kept)."""

@@ -195,6 +195,12 @@ RECIPES = {
     "__isub__": lambda v: v.__isub__(0.5),
     "__imul__": lambda v: v.__imul__(1.5),
     "__itruediv__": lambda v: v.__itruediv__(2.0),
+    "__ifloordiv__": lambda v: v.__ifloordiv__(2.0),
+    "__imod__": lambda v: v.__imod__(2.0),
+    "__ipow__": lambda v: v.__ipow__(2.0),
+    "__iand__": lambda v: v.__iand__(6),
+    "__ior__": lambda v: v.__ior__(6),
+    "__ixor__": lambda v: v.__ixor__(6),
 }
 
 
@@ -217,7 +223,8 @@ INPLACE_DUNDERS = {"__iadd__", "__isub__", "__imul__", "__imatmul__", "__itruedi
 VALUES = (1.0, 2.0, 3.0)
 # In-place ops defined on integers only (torch: not implemented for 'Double'): their
 # version tests run on int64 VALUES, and the gradient tests do not apply.
-INTEGER_ONLY = {"bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_"}
+INTEGER_ONLY = {"bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_", "__iand__",
+                "__ior__", "__ixor__"}
 
 
 def _values_for(name):

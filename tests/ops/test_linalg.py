@@ -384,10 +384,16 @@ def test_singular_matrix_det_and_slogdet_as_torch():
     tsign, tlog = torch.linalg.slogdet(torch.from_numpy(a))
     assert sign.item() == tsign.item() == 0.0
     assert logabsdet.item() == tlog.item() == -np.inf
-    # pyad's det gradient needs an invertible matrix (torch's also covers singular ones).
+    # the det gradient at an exactly singular matrix: 0, as torch's LU solve gives
+    x = pyad.Variable(a, requires_grad=True)
+    pyad.linalg.det(x).backward()
+    t = torch.from_numpy(a).requires_grad_()
+    torch.linalg.det(t).backward()
+    np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
+    # its second order there still needs an inverse
     x = pyad.Variable(a, requires_grad=True)
     with pytest.raises(RuntimeError, match=r"inv\(\): the matrix is singular"):
-        pyad.linalg.det(x).backward()
+        pyad.autograd.grad(pyad.linalg.det(x), x, create_graph=True)
 
 
 def test_slogdet_sign_requires_grad_like_torch_and_is_named():
