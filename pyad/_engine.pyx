@@ -30,6 +30,7 @@ import copy as _copy_module
 
 import numpy
 cimport numpy as cnp
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 cnp.import_array()
 

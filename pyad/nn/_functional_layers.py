@@ -117,9 +117,10 @@ def _index_var(idx, like):
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dimensions of ``(N, C, *spatial)`` input, as ``F.interpolate``:
-    modes ``'nearest'``, ``'nearest-exact'`` (any number of spatial dims), ``'linear'``
-    (3-D input) and ``'bilinear'`` (4-D input), with torch's ``align_corners`` and
-    ``scale_factor`` conventions.
+    modes ``'nearest'``, ``'nearest-exact'`` (any number of spatial dims), ``'area'``
+    (adaptive average pooling, 3-D to 5-D input), ``'linear'`` (3-D input) and
+    ``'bilinear'`` (4-D input), with torch's ``align_corners`` and ``scale_factor``
+    conventions.
 
     >>> interpolate(pyad.tensor([[[1.0, 2.0]]]), scale_factor=2)
     tensor([[[1., 1., 2., 2.]]])
@@ -135,9 +136,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             "Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: "
             "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got %s)"
             % (input.dim(), mode))
-    if mode in ("bicubic", "trilinear", "area") or antialias:
+    if mode in ("bicubic", "trilinear") or antialias:
         raise NotImplementedError("%s(): mode %r%s is not supported in pyad (nearest, "
-                                  "nearest-exact, linear and bilinear are)"
+                                  "nearest-exact, area, linear and bilinear are)"
                                   % (what, mode, " with antialias" if antialias else ""))
     if mode in ("nearest", "nearest-exact", "area"):
         if align_corners is not None:
@@ -187,6 +188,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if any(s <= 0 for s in out_sizes):
         raise RuntimeError("%s(): Input and output sizes should be greater than 0, but got "
                            "input (%s) and output (%s)" % (what, in_sizes, out_sizes))
+    if mode == "area":           # torch's: adaptive average pooling to the output size
+        from pyad.nn._functional_more import adaptive_avg_pool3d
+        pool = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}
+        if dim not in pool:
+            raise NotImplementedError("%s(): mode 'area' takes 3-D to 5-D input, got %dD"
+                                      % (what, input.dim()))
+        return pool[dim](input, out_sizes)
     out = input
     for d in range(dim):
         n_in, n_out = in_sizes[d], out_sizes[d]

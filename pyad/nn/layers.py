@@ -58,8 +58,9 @@ class Conv1d(_ConvNd):
                          device, dtype)
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        input, padding = self._conv_input(input)
+        return F.conv1d(input, self.weight, self.bias, self.stride, padding, self.dilation,
+                        self.groups)
 
 
 class ConvTranspose2d(_ConvNd):

@@ -714,8 +714,9 @@ class Conv3d(_ConvNd):
                          device, dtype)
 
     def forward(self, input):
-        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        input, padding = self._conv_input(input)
+        return F.conv3d(input, self.weight, self.bias, self.stride, padding, self.dilation,
+                        self.groups)
 
 
 class MaxPool3d(Module):

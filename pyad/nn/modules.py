@@ -33,8 +33,18 @@ __all__ = ["Module", "Sequential", "ModuleList", "Identity", "Linear", "Conv2d",
            "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLoss",
            "MultiMarginLoss"]
 
-_IncompatibleKeys = collections.namedtuple("IncompatibleKeys",
-                                           ["missing_keys", "unexpected_keys"])
+class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys",
+                                              ["missing_keys", "unexpected_keys"])):
+    """load_state_dict's result; printed as torch's when every key matched."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
 def _addindent(text, spaces):
@@ -743,7 +753,7 @@ class Module:
         >>> import pyad
         >>> a, b = pyad.nn.Linear(2, 2), pyad.nn.Linear(2, 2)
         >>> b.load_state_dict(a.state_dict())
-        IncompatibleKeys(missing_keys=[], unexpected_keys=[])
+        <All keys matched successfully>
         >>> bool((a.weight == b.weight).all())
         True
         """
@@ -1046,11 +1056,11 @@ class _ConvNd(Module):
             raise ValueError("%s(): in_channels must be divisible by groups" % name)
         if out_channels % groups:
             raise ValueError("%s(): out_channels must be divisible by groups" % name)
-        if padding_mode != "zeros":
-            if transposed:        # torch's own text
-                raise ValueError('Only "zeros" padding mode is supported for %s' % name)
-            raise ValueError("%s(): padding_mode %r is not supported (only 'zeros')"
-                             % (name, padding_mode))
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError("padding_mode must be one of ['zeros', 'reflect', 'replicate', "
+                             "'circular'], but got padding_mode='%s'" % (padding_mode,))
+        if padding_mode != "zeros" and transposed:        # torch's own text
+            raise ValueError('Only "zeros" padding mode is supported for %s' % name)
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = kernel_size
@@ -1061,6 +1071,19 @@ class _ConvNd(Module):
         self.output_padding = output_padding
         self.groups = groups
         self.padding_mode = padding_mode
+        # F.pad's amounts for the other padding modes (last dim first, each twice), as
+        # torch's _reversed_padding_repeated_twice; 'same' splits k - 1 as torch does
+        if padding == "same":
+            amounts = []
+            for d, k in zip(dilation, kernel_size):
+                total = d * (k - 1)
+                amounts.append((total // 2, total - total // 2))
+        elif isinstance(padding, str):
+            amounts = [(0, 0)] * len(kernel_size)
+        else:
+            amounts = [(p, p) for p in padding]
+        self._reversed_padding_repeated_twice = [a for pair in reversed(amounts)
+                                                 for a in pair]
         shape = ((in_channels, out_channels // groups) if transposed
                  else (out_channels, in_channels // groups))
         self.weight = Parameter(_factory(shape + kernel_size, device, dtype))
@@ -1078,6 +1101,14 @@ class _ConvNd(Module):
             if fan_in != 0:
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
+
+    def _conv_input(self, input):
+        # (input, padding) for the functional conv: the input padded by F.pad in the
+        # reflect/replicate/circular modes (then no zero padding), as torch's forward
+        if self.padding_mode == "zeros":
+            return input, self.padding
+        return (F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                (0,) * len(self.kernel_size))
 
     def extra_repr(self):
         s = "%d, %d, kernel_size=%s, stride=%s" % (self.in_channels, self.out_channels,
@@ -1115,8 +1146,9 @@ class Conv2d(_ConvNd):
                          device, dtype)
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding,
-                        self.dilation, self.groups)
+        input, padding = self._conv_input(input)
+        return F.conv2d(input, self.weight, self.bias, self.stride, padding, self.dilation,
+                        self.groups)
 
 
 class MaxPool2d(Module):

@@ -788,6 +788,40 @@ cdef dict _UINT_OF_ITEMSIZE = {2: numpy.dtype(numpy.uint16), 4: numpy.dtype(nump
                                8: numpy.dtype(numpy.uint64)}
 
 
+cdef object _keep_contiguous(cnp.ndarray a, cnp.ndarray keep):
+    # _v_keep's common case in one C pass with no temporaries: C-contiguous native
+    # float32/float64 data and a bool mask of the same shape (relu's). None otherwise.
+    cdef int nd = cnp.PyArray_NDIM(a)
+    cdef int type_num = cnp.PyArray_TYPE(a)
+    cdef Py_ssize_t i, n
+    if (cnp.PyArray_TYPE(keep) != cnp.NPY_BOOL or cnp.PyArray_NDIM(keep) != nd
+            or not cnp.PyArray_IS_C_CONTIGUOUS(a) or not cnp.PyArray_IS_C_CONTIGUOUS(keep)
+            or not cnp.PyArray_ISNOTSWAPPED(a)
+            or (type_num != cnp.NPY_FLOAT64 and type_num != cnp.NPY_FLOAT32)):
+        return None
+    for i in range(nd):
+        if cnp.PyArray_DIMS(a)[i] != cnp.PyArray_DIMS(keep)[i]:
+            return None
+    n = cnp.PyArray_SIZE(a)
+    out = cnp.PyArray_EMPTY(nd, cnp.PyArray_DIMS(a), type_num, 0)
+    cdef uint8_t* k = <uint8_t*>cnp.PyArray_DATA(keep)
+    cdef uint64_t* s64
+    cdef uint64_t* o64
+    cdef uint32_t* s32
+    cdef uint32_t* o32
+    if type_num == cnp.NPY_FLOAT64:
+        s64 = <uint64_t*>cnp.PyArray_DATA(a)
+        o64 = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>out)
+        for i in range(n):
+            o64[i] = s64[i] & (<uint64_t>0 - <uint64_t>(k[i] != 0))
+    else:
+        s32 = <uint32_t*>cnp.PyArray_DATA(a)
+        o32 = <uint32_t*>cnp.PyArray_DATA(<cnp.ndarray>out)
+        for i in range(n):
+            o32[i] = s32[i] & (<uint32_t>0 - <uint32_t>(k[i] != 0))
+    return out
+
+
 cdef object _v_keep(object a, object keep):
     # a where `keep` is true, 0 elsewhere: a masked gradient as torch selects it, so an
     # inf or nan of `a` outside the mask gives 0 (a product with the mask gives nan:
@@ -798,6 +832,10 @@ cdef object _v_keep(object a, object keep):
         d = (<Variable>a)._data
         xp = _xp_of(d)
         return where_const(xp.logical_not(keep), 0, a)
+    if type(a) is _NDARRAY and type(keep) is _NDARRAY:
+        r = _keep_contiguous(<cnp.ndarray>a, <cnp.ndarray>keep)
+        if r is not None:
+            return r
     xp = _xp_of(a)
     keep = xp.asarray(keep)
     if keep.dtype != numpy.bool_:

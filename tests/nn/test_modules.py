@@ -637,8 +637,10 @@ def test_mse_loss_matches_torch(reduction):
 def test_conv2d_and_dropout_arguments_are_validated():
     with pytest.raises(ValueError, match="Conv2d"):
         nn.Conv2d(3, 4, 3, groups=2)
-    with pytest.raises(ValueError, match=r"Conv2d\(\): padding_mode"):
-        nn.Conv2d(2, 2, 3, padding_mode="reflect")
+    with pytest.raises(ValueError, match=r"padding_mode must be one of"):
+        nn.Conv2d(2, 2, 3, padding_mode="reflection")
+    with pytest.raises(ValueError, match=r'Only "zeros" padding mode'):
+        nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect")
     with pytest.raises(ValueError, match="dropout probability"):
         nn.Dropout(1.5)
 
@@ -946,3 +948,57 @@ def test_conv_layers_check_their_groups_as_torch(name, kwargs, match):
         getattr(torch.nn, name)(6, 4, 3, **kwargs)
     with pytest.raises(ValueError, match=r"^%s\(\): %s" % (name, match)):
         getattr(nn, name)(6, 4, 3, **kwargs)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("dims, padding", [(1, 2), (2, 1), (2, "same"), (2, (1, 2)), (3, 1)])
+def test_conv_padding_modes_match_torch(mode, dims, padding):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(11)
+    layer = getattr(nn, "Conv%dd" % dims)(2, 3, 3, padding=padding, padding_mode=mode,
+                                          dtype=pyad.float64)
+    tlayer = getattr(torch.nn, "Conv%dd" % dims)(2, 3, 3, padding=padding, padding_mode=mode,
+                                                dtype=torch.float64)
+    w = rng.standard_normal(tuple(layer.weight.shape))
+    b = rng.standard_normal(3)
+    with pyad.no_grad():
+        layer.weight.data = w.copy()
+        layer.bias.data = b.copy()
+    with torch.no_grad():
+        tlayer.weight.copy_(torch.from_numpy(w))
+        tlayer.bias.copy_(torch.from_numpy(b))
+    x = rng.standard_normal((2, 2) + (5,) * dims)
+    xp = pyad.Variable(x.copy(), requires_grad=True)
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    yp, yt = layer(xp), tlayer(xt)
+    np.testing.assert_allclose(yp.data, yt.detach().numpy(), rtol=1e-12, atol=1e-12)
+    g = rng.standard_normal(tuple(yt.shape))
+    yp.backward(pyad.Variable(g))
+    yt.backward(torch.from_numpy(g))
+    np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(layer.weight.grad.data, tlayer.weight.grad.numpy(),
+                               rtol=1e-11, atol=1e-12)
+    assert "padding_mode=%s" % mode in repr(layer)
+
+
+def test_load_state_dict_prints_as_torch_when_every_key_matched():
+    a, b = nn.Linear(2, 2), nn.Linear(2, 2)
+    assert repr(b.load_state_dict(a.state_dict())) == "<All keys matched successfully>"
+    result = b.load_state_dict({"weight": a.weight.data}, strict=False)
+    assert result.missing_keys == ["bias"] and "missing_keys=['bias']" in repr(result)
+
+
+@pytest.mark.parametrize("shape, kwargs", [
+    ((2, 3, 7), dict(size=3)), ((1, 2, 6, 5), dict(size=(4, 2))),
+    ((1, 2, 8, 8), dict(scale_factor=0.5)), ((1, 1, 4, 5, 6), dict(size=(2, 3, 4))),
+])
+def test_interpolate_area_is_adaptive_average_pooling_as_torch(shape, kwargs):
+    x = np.random.default_rng(12).standard_normal(shape)
+    xp = pyad.Variable(x.copy(), requires_grad=True)
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    yp = F.interpolate(xp, mode="area", **kwargs)
+    yt = torch.nn.functional.interpolate(xt, mode="area", **kwargs)
+    np.testing.assert_allclose(yp.data, yt.detach().numpy(), rtol=1e-12, atol=1e-12)
+    (yp * yp).sum().backward()
+    (yt * yt).sum().backward()
+    np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=1e-12, atol=1e-12)

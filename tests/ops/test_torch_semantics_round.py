@@ -406,3 +406,24 @@ def test_gradient_of_a_piecewise_linear_op_is_differentiable_with_zero_derivativ
     (gg,) = lib.autograd.grad(g.sum(), x)
     assert tuple(gg.shape) == (4,)
     assert float((gg * gg).sum()) == 0.0        # (torch's may be a lazy zero tensor)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "0-d", "empty"])
+def test_relu_backward_selects_on_every_layout_and_dtype(dtype, layout):
+    # the C pass (contiguous float32/float64), the bit-mask pass (other layouts, float16)
+    # and the where fallback all give where(y != 0, g, 0), bit for bit (signed zeros too)
+    rng = np.random.default_rng(7)
+    shape = {"contiguous": (5, 6), "transposed": (6, 5), "0-d": (), "empty": (0, 3)}[layout]
+    x = rng.standard_normal(shape).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    if x.size:
+        x.flat[::3] = 0.0
+        g.flat[::2] = np.array([np.inf, -np.inf, np.nan, -0.0])[np.arange(g.flat[::2].size) % 4]
+    if layout == "transposed":
+        x, g = x.T, g.T
+    v = pyad.Variable(x, requires_grad=True)
+    pyad.relu(v).backward(pyad.Variable(g))
+    expected = np.where(np.maximum(x, 0) != 0, g, np.zeros((), dtype))
+    assert v.grad.dtype == dtype and v.grad.shape == x.shape
+    assert np.asarray(v.grad.data).tobytes() == np.asarray(expected).tobytes()
