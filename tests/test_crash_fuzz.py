@@ -147,6 +147,7 @@ def _zoo():
         x.log2(), x.log10(), x.sin(), x.cos(), x.tan(), x.asin(), x.acos(), x.atan(),
         x.sinh(), x.cosh(), x.erf(), x.maximum(w), x.minimum(w), pyad.where(x > 0, x, w),
         x.clamp(-1, w), x.atan2(w), x.hypot(w), x.floor(), x.ceil(), x.round(), x.trunc(),
+        pyad.div(x, w, rounding_mode="floor"),
         x % w, x.fmod(w), x.logaddexp(w), (x.sigmoid() * 0.5).logit(),
     ]
     # special functions (pyad/ops/special.pxi) and logcumsumexp

@@ -720,6 +720,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     True
     """
     del check_batched_grad, masked
+    if not check_forward_ad and not check_backward_ad:       # torch's type and text
+        raise AssertionError("Expected at least one of check_forward_ad or "
+                             "check_backward_ad to be True")
     _refuse_forward_ad(check_forward_ad, check_batched_forward_grad)
     return _gradcheck(func, inputs, eps=eps, atol=atol, rtol=rtol,
                       raise_exception=raise_exception, nondet_tol=nondet_tol,

@@ -337,6 +337,10 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """
     input = _var(input)
     kh, kw = _tuple(kernel_size, 2, "lp_pool2d", "kernel_size")
+    if norm_type in (math.inf, -math.inf):      # torch's: the max (min) of |x|
+        sign = 1 if norm_type > 0 else -1
+        return sign * _F().max_pool2d(sign * input.abs(), kernel_size, stride, 0, 1,
+                                      ceil_mode)
     if stride is not None:
         out = _F().avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
@@ -352,6 +356,10 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     tensor([[5.]])
     """
     input = _var(input)
+    if norm_type in (math.inf, -math.inf):      # torch's: the max (min) of |x|
+        sign = 1 if norm_type > 0 else -1
+        return sign * _F().max_pool1d(sign * input.abs(), kernel_size, stride, 0, 1,
+                                      ceil_mode)
     if stride is not None:
         out = _F().avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:

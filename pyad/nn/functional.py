@@ -576,7 +576,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     """
     reduction = _reduction("smooth_l1_loss", size_average, reduce, reduction)
     if beta < 0:
-        raise ValueError("smooth_l1_loss(): beta must be non-negative, got %r" % (beta,))
+        raise RuntimeError("smooth_l1_loss(): does not support negative values for beta, "
+                           "got %r" % (beta,))
     _real_only("smooth_l1_loss", input, target)
     input, target = _pointwise_inputs("smooth_l1_loss", input, target)
     d = input - target
@@ -600,7 +601,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """
     reduction = _reduction("huber_loss", None, None, reduction)
     if delta <= 0:
-        raise ValueError("huber_loss(): delta must be positive, got %r" % (delta,))
+        raise RuntimeError("huber_loss(): does not support non-positive values for delta, "
+                           "got %r" % (delta,))
     _real_only("huber_loss", input, target)
     input, target = _pointwise_inputs("huber_loss", input, target)
     d = input - target
@@ -722,9 +724,10 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
 def _class_target(what, input, target, class_dim):
     """The index target as an integer array, checked against the input's shape."""
     t = target.data
-    if not _int_kind(t):
-        raise TypeError("%s(): expected an integer target of class indices, got dtype %s"
-                        % (what, t.dtype))
+    if t.dtype not in (_np.int64, _np.uint8):
+        # torch's type and rule: class indices are int64 (or uint8), not int32 or float
+        raise RuntimeError("%s(): expected target dtype to be Long or Byte, but got %s"
+                           % (what, t.dtype))
     expected = tuple(s for i, s in enumerate(input.shape) if i != class_dim)
     if tuple(t.shape) != expected:
         raise ValueError("%s(): expected a target of shape %s for an input of shape %s, "
@@ -812,8 +815,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     what = "cross_entropy"
     reduction = _reduction(what, size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError("%s(): label_smoothing must be between 0.0 and 1.0, got %r"
-                         % (what, label_smoothing))
+        raise RuntimeError("%s(): label_smoothing must be between 0.0 and 1.0. Got: %r"
+                           % (what, label_smoothing))
     input, target = _var(input), _var(target)
     if input.ndim == 0:
         raise ValueError("%s(): input must have a class dimension, got a 0-d input" % what)
@@ -828,6 +831,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     logp = _log_softmax(input, class_dim)
     if not _int_kind(target.data):
         # class probabilities
+        if ignore_index != -100:
+            raise RuntimeError("%s(): ignore_index is not supported for floating point "
+                               "target" % what)
         if tuple(target.shape) != tuple(input.shape):
             raise ValueError("%s(): a target of class probabilities must have the input's "
                              "shape %s, got %s (class indices must be integers)"
@@ -1081,7 +1087,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     t = t.astype(_np.int64)
     xp = pyad.get_array_module(t)
     x_y = pyad.take_along_dim(x, Variable(t.reshape(-1, 1)), 1)
-    z = pyad.clamp_min(x - x_y + margin, 0)
+    z = pyad.relu(x - x_y + margin)    # (torch counts a term only where it is > 0)
     if p == 2:
         z = z * z
     if weight is not None:
@@ -1308,11 +1314,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     input, weight = _var(input), _var(weight)
     idx = input.data
     if not _int_kind(idx):
-        raise TypeError("%s(): indices must be an integer Variable, got dtype %s"
-                        % (what, idx.dtype))
+        raise RuntimeError("%s(): indices must be an integer Variable, got dtype %s"
+                           % (what, idx.dtype))
     if weight.ndim != 2:
-        raise ValueError("%s(): weight must be 2-d (num_embeddings, embedding_dim), got "
-                         "shape %s" % (what, tuple(weight.shape)))
+        raise RuntimeError("%s(): weight must be 2-d (num_embeddings, embedding_dim), got "
+                           "shape %s" % (what, tuple(weight.shape)))
     rows = weight.shape[0]
     if idx.size and bool(((idx < 0) | (idx >= rows)).any()):
         bad = idx[(idx < 0) | (idx >= rows)].ravel()[0]

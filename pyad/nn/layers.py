@@ -145,17 +145,21 @@ class GroupNorm(Module):
     """
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
-                 dtype=None):
+                 dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError("num_channels (%d) must be divisible by num_groups (%d)"
+                             % (num_channels, num_groups))
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
         if affine:
             self.weight = Parameter(_factory((num_channels,), device, dtype))
-            self.bias = Parameter(_factory((num_channels,), device, dtype))
+            if bias:
+                self.bias = Parameter(_factory((num_channels,), device, dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -165,21 +169,22 @@ class GroupNorm(Module):
         """Weight to ones, bias to zeros."""
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return "%d, %d, eps=%s, affine=%s" % (self.num_groups, self.num_channels, self.eps,
-                                              self.affine)
+        return "%d, %d, eps=%s, affine=%s, bias=%s" % (
+            self.num_groups, self.num_channels, self.eps, self.affine, self.bias is not None)
 
 
 class _InstanceNorm(Module):
     _ndim = 4
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
-                 track_running_stats=False, device=None, dtype=None):
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -188,7 +193,10 @@ class _InstanceNorm(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(zeros(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(zeros(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -224,13 +232,14 @@ class _InstanceNorm(Module):
         use_input_stats = self.training or not self.track_running_stats
         out = F.instance_norm(input, self.running_mean, self.running_var, self.weight,
                               self.bias, use_input_stats,
-                              0.1 if self.momentum is None else self.momentum, self.eps)
+                              # (torch: momentum None leaves the running stats alone)
+                              0.0 if self.momentum is None else self.momentum, self.eps)
         return out.squeeze(0) if unbatched else out
 
     def extra_repr(self):
-        return ("%d, eps=%s, momentum=%s, affine=%s, track_running_stats=%s"
+        return ("%d, eps=%s, momentum=%s, affine=%s, bias=%s, track_running_stats=%s"
                 % (self.num_features, self.eps, self.momentum, self.affine,
-                   self.track_running_stats))
+                   self.bias is not None, self.track_running_stats))
 
 
 class InstanceNorm1d(_InstanceNorm):
@@ -763,9 +772,14 @@ class ParameterDict(Module):
             del self[k]
 
     def update(self, parameters):
-        """Add the ``(key, parameter)`` pairs of a mapping or an iterable of pairs."""
+        """Add the ``(key, parameter)`` pairs of a mapping or an iterable of pairs (a
+        plain dict in sorted key order, an OrderedDict or ParameterDict in its own, as
+        torch's)."""
         if hasattr(parameters, "keys"):
-            for key in parameters.keys():
+            keys = list(parameters.keys())
+            if not isinstance(parameters, (collections.OrderedDict, ParameterDict)):
+                keys = sorted(keys)
+            for key in keys:
                 self[key] = parameters[key]
         else:
             for j, p in enumerate(parameters):

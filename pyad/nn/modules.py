@@ -771,7 +771,10 @@ class Module:
                 key = prefix + name
                 expected.add(key)
                 if key not in state_dict:
-                    missing.append(key)
+                    # a checkpoint from before torch added num_batches_tracked (version
+                    # 2 of the norm layers) loads without it, the count kept as it is
+                    if name != "num_batches_tracked":
+                        missing.append(key)
                     continue
                 value = state_dict[key]
                 if not isinstance(value, Variable):
@@ -1056,6 +1059,12 @@ class _ConvNd(Module):
             raise ValueError("%s(): in_channels must be divisible by groups" % name)
         if out_channels % groups:
             raise ValueError("%s(): out_channels must be divisible by groups" % name)
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError("Invalid padding string '%s', should be one of {'valid', "
+                                 "'same'}" % (padding,))
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
             raise ValueError("padding_mode must be one of ['zeros', 'reflect', 'replicate', "
                              "'circular'], but got padding_mode='%s'" % (padding_mode,))
@@ -1367,7 +1376,7 @@ class Hardtanh(Module):
                           "`max_val`", FutureWarning, stacklevel=2)
             max_val = max_value
         if not max_val > min_val:
-            raise ValueError("hardtanh(): max_val (%s) must be greater than min_val (%s)"
+            raise AssertionError("hardtanh(): max_val (%s) must be greater than min_val (%s)"
                              % (max_val, min_val))
         self.min_val = min_val
         self.max_val = max_val

@@ -34,6 +34,15 @@ class Parameter(Variable):
 
     __str__ = __repr__
 
+    def __deepcopy__(self, memo):
+        # torch's: a Parameter of copied data with the same requires_grad, without its
+        # .grad (a deep copy of a module starts with no gradients)
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.data.copy(), self.requires_grad)
+        memo[id(self)] = result
+        return result
+
 
 class UninitializedParameter(Parameter):
     """A parameter whose shape is not known yet (of a lazy module such as `LazyLinear`):

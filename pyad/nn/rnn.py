@@ -690,7 +690,8 @@ class RNN(RNNBase):
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh",
                  bias=True, batch_first=False, dropout=0.0, bidirectional=False, device=None,
-                 dtype=None):
+                 dtype=None, proj_size=0):
+        _check_no_projection(proj_size)
         if nonlinearity == "tanh":
             mode = "RNN_TANH"
         elif nonlinearity == "relu":
@@ -737,9 +738,16 @@ class GRU(RNNBase):
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, proj_size=0):
+        _check_no_projection(proj_size)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
                          dropout, bidirectional, 0, device, dtype)
+
+
+def _check_no_projection(proj_size):
+    # torch's RNN and GRU take proj_size only to refuse it
+    if proj_size:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
 
 
 # -- cells ---------------------------------------------------------------------------

@@ -496,10 +496,18 @@ cpdef Variable div(object input, object other, rounding_mode=None):
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+cdef class DivRoundedBackward(_BinaryNode):
+    # div with a rounding_mode is piecewise constant: zero gradients for both inputs,
+    # as torch's (new_zeros), so an inf or nan elsewhere cannot make them nan.
+    cdef tuple _backward(self, tuple grads):
+        z = _grad(_v_zeros_like(_gv(grads[0], _grad_enabled())))
+        return (self.grad_a(z) if self._needs_input_grad(0) else None,
+                self.grad_b(z) if self._needs_input_grad(1) else None)
+
+
 cdef Variable _div_rounded(object input, object other, object rounding_mode):
     # torch's div(rounding_mode=): floor as floor_divide, trunc as trunc(a / b) (integers:
     # floor_divide corrected where the exact quotient is negative and not whole).
-    cdef Variable q
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError("div(): div expected rounding_mode to be one of None, 'trunc', or "
                            "'floor' but found %r" % (rounding_mode,))
@@ -513,13 +521,16 @@ cdef Variable _div_rounded(object input, object other, object rounding_mode):
             fix = (_np_remainder(a, b) != 0) & ((a < 0) != (b < 0))
             data = data + fix.astype(data.dtype)
         return _plain(data, _operand_volatile(input) or _operand_volatile(other))
-    with numpy.errstate(divide="ignore", invalid="ignore"):
-        if rounding_mode == "floor":
-            q = floor(div(input, other))
-            q._data[...] = data           # NumPy's floor division (Python's, as torch)
-        else:
-            q = trunc(div(input, other))
-    return q
+    if rounding_mode == "trunc":
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            data = _ensure_array(numpy.trunc(_apply_binary(_np_true_divide, input, other,
+                                                           "div")))
+    # (floor: NumPy's floor division, Python's rounding, as torch)
+    if _binary_records(input, other):
+        return _binary(DivRoundedBackward.__new__(DivRoundedBackward), data, input, other,
+                       False, False)
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
 
 
 @profiled_op

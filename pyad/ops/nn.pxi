@@ -192,7 +192,7 @@ cpdef Variable gelu(object input, str approximate="none"):
     elif approximate == "tanh":
         use_tanh = True
     else:
-        raise ValueError("gelu(): approximate must be 'none' or 'tanh', got %r"
+        raise RuntimeError("gelu(): approximate must be 'none' or 'tanh', got %r"
                          % (approximate,))
     d = x._data
     xp = _xp_of(d)

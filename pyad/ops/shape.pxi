@@ -2564,7 +2564,7 @@ cdef _check_nonconstant_pad(tuple shape, Py_ssize_t npad, str mode):
 
 
 @profiled_op
-def pad(input, pad, mode="constant", value=0):
+def pad(input, pad, mode="constant", value=None):
     """Pad the last ``len(pad) // 2`` dimensions: ``pad = (left, right)`` of the last
     dimension, then of the one before, ... (torch.nn.functional.pad). Modes: 'constant'
     (negative sizes crop), 'reflect' (mirror without the edge), 'replicate' (the edge),
@@ -2648,7 +2648,7 @@ def pad(input, pad, mode="constant", value=0):
     _checked_sizes([n + lo + hi for n, (lo, hi) in zip(x._data.shape, grow)],
                    x._data.itemsize, "pad")
     data = xp.full(tuple(n + lo + hi for n, (lo, hi) in zip(x._data.shape, grow)),
-                   value, dtype=x._data.dtype)
+                   0 if value is None else value, dtype=x._data.dtype)
     key = tuple(slice(lo, lo + n) for n, (lo, hi) in zip(x._data.shape, grow))
     data[key] = x._data
     cdef ConstantPadBackward node

@@ -16,6 +16,13 @@ The two modes follow torch's:
   only its leaves (the graph is dropped at once); a Variable with history that
   ``function`` reaches other than through its arguments cannot be found this way: then
   the recorded graph is kept (correct gradients, no memory saved) with a warning.
+  The backward recomputes on detached stand-ins of the arguments, so a leaf reached
+  both inside ``function`` and through an argument's history is counted once each way,
+  and the same layer may be checkpointed twice in a row. Under ``create_graph`` the
+  recomputation runs on the arguments themselves (so the gradients have history back
+  through them): there such a leaf is counted twice, unlike torch (a nested
+  checkpoint that takes a ``create_graph`` gradient inside doubles the second
+  derivative); pass the leaf as an argument instead.
 - ``use_reentrant=True``: ``function`` runs without recording; the backward recomputes
   it and runs a nested ``backward()`` on it, which accumulates into the parameters'
   ``.grad`` directly. As in torch, the output requires grad only if an input does,
@@ -124,12 +131,22 @@ class _Checkpoint(pyad.autograd.Function):
     @staticmethod
     def backward(ctx, *grads):
         state = ctx.state
-        variables = ctx.saved_tensors
+        variables = list(ctx.saved_tensors)
         n_args = len(state["arg_positions"])
+        create_graph = pyad.is_grad_enabled()
+        if not create_graph:
+            # Recompute on detached stand-ins of the arguments: the gradient of a leaf
+            # the function uses then counts only the paths inside the function (the
+            # paths through an argument's own history get the argument's gradient from
+            # the engine), and no argument's history is traversed here (it may be
+            # another checkpoint's output, whose backward runs once, later).
+            for i in range(n_args):
+                v = variables[i]
+                variables[i] = v.detach().requires_grad_(v.requires_grad)
         args = list(state["args"])
         for position, v in zip(state["arg_positions"], variables[:n_args]):
             args[position] = v
-        # Recompute on the saved Variables themselves: under create_graph the gradients
+        # Under create_graph, recompute on the saved Variables themselves: the gradients
         # then have history back through the arguments' own graph (higher order).
         with _replayed_rng(state["rng"]), pyad.enable_grad():
             outputs, _ = _as_outputs(state["function"](*args, **state["kwargs"]))
@@ -141,12 +158,17 @@ class _Checkpoint(pyad.autograd.Function):
             if g is not None and o.requires_grad:
                 roots.append(o)
                 root_grads.append(g)
-        targets = [(i, v) for i, v in enumerate(variables) if v.requires_grad]
+        # One gradient per distinct Variable (checkpoint(f, w, w) passes w twice: its
+        # gradient goes back once, not once per position)
+        targets, seen = [], set()
+        for i, v in enumerate(variables):
+            if v.requires_grad and id(v) not in seen:
+                seen.add(id(v))
+                targets.append((i, v))
         result = [None] * len(variables)
         if roots and targets:
             found = pyad.autograd.grad(roots, [v for _, v in targets], root_grads,
-                                       allow_unused=True,
-                                       create_graph=pyad.is_grad_enabled())
+                                       allow_unused=True, create_graph=create_graph)
             for (i, _), g in zip(targets, found):
                 result[i] = g
         return (None,) + tuple(result)

@@ -253,10 +253,14 @@ def test_float_target_of_wrong_shape_and_float_nll_target_raise():
     x = pyad.tensor(np.zeros((3, 4)))
     with pytest.raises(ValueError, match=r"cross_entropy\(\)"):
         F.cross_entropy(x, pyad.tensor([0.0, 1.0, 2.0]))
-    with pytest.raises(TypeError, match=r"nll_loss\(\): expected an integer target"):
+    with pytest.raises(RuntimeError, match=r"nll_loss\(\): expected target dtype to be Long"):
         F.nll_loss(x, pyad.tensor([0.0, 1.0, 2.0]))
-    with pytest.raises(ValueError, match=r"cross_entropy\(\): label_smoothing"):
+    with pytest.raises(RuntimeError, match=r"cross_entropy\(\): expected target dtype"):
+        F.cross_entropy(x, pyad.tensor([0, 1, 2], dtype=pyad.int32))
+    with pytest.raises(RuntimeError, match=r"cross_entropy\(\): label_smoothing"):
         F.cross_entropy(x, pyad.tensor([0, 1, 2]), label_smoothing=1.5)
+    with pytest.raises(RuntimeError, match=r"ignore_index is not supported for floating"):
+        F.cross_entropy(x, pyad.softmax(x, 1), ignore_index=1)
 
 
 def test_legacy_size_average_and_reduce_follow_torch():

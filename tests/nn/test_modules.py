@@ -772,7 +772,7 @@ def test_threshold_inplace_module_and_repr():
 
 
 def test_hardtanh_module_checks_its_bounds_and_takes_the_deprecated_keywords():
-    with pytest.raises(ValueError, match=r"hardtanh\(\): max_val"):
+    with pytest.raises(AssertionError, match=r"hardtanh\(\): max_val"):
         nn.Hardtanh(1.0, -1.0)
     with pytest.raises(AssertionError):
         torch.nn.Hardtanh(1.0, -1.0)
@@ -1002,3 +1002,104 @@ def test_interpolate_area_is_adaptive_average_pooling_as_torch(shape, kwargs):
     (yp * yp).sum().backward()
     (yt * yt).sum().backward()
     np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+# -- details found by probing pyad's nn against torch's --------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.nn.GroupNorm(2, 4, bias=False), lambda L: L.nn.GroupNorm(2, 4),
+    lambda L: L.nn.InstanceNorm2d(4, affine=True, bias=False),
+    lambda L: L.nn.InstanceNorm1d(3),
+])
+def test_norm_layers_take_bias_and_print_it_as_torch(make):
+    ours, theirs = make(pyad), make(torch)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+
+
+def test_instance_norm_with_momentum_none_keeps_its_running_stats():
+    x = np.arange(12.0).reshape(2, 2, 3)
+    ours = nn.InstanceNorm1d(2, track_running_stats=True, momentum=None)
+    theirs = torch.nn.InstanceNorm1d(2, track_running_stats=True, momentum=None)
+    ours(pyad.Variable(x))
+    theirs(torch.from_numpy(x))
+    np.testing.assert_array_equal(ours.running_mean.data, theirs.running_mean.numpy())
+    np.testing.assert_array_equal(ours.running_mean.data, [0.0, 0.0])
+
+
+def test_pad_value_none_is_zero():
+    assert F.pad(pyad.ones(2), (1, 1), value=None).tolist() == [0.0, 1.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("norm_type", [float("inf"), -float("inf")])
+def test_lp_pool_at_infinite_norm_is_a_max_pool_of_abs(norm_type):
+    x = np.array([[[1.0, -3.0, 2.0, 5.0]]])
+    xp = pyad.Variable(x.copy(), requires_grad=True)
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    yp = F.lp_pool1d(xp, norm_type, 2)
+    yt = torch.nn.functional.lp_pool1d(xt, norm_type, 2)
+    np.testing.assert_array_equal(yp.data, yt.detach().numpy())
+    yp.sum().backward()
+    yt.sum().backward()
+    np.testing.assert_array_equal(xp.grad.data, xt.grad.numpy())
+    x2 = np.arange(16.0).reshape(1, 1, 4, 4) - 8
+    np.testing.assert_array_equal(
+        F.lp_pool2d(pyad.Variable(x2), norm_type, 2).data,
+        torch.nn.functional.lp_pool2d(torch.from_numpy(x2), norm_type, 2).numpy())
+
+
+def test_multi_margin_loss_p1_counts_no_gradient_at_the_hinge():
+    x = np.array([[1.0, 0.0, 0.5]])
+    xp = pyad.Variable(x.copy(), requires_grad=True)
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    F.multi_margin_loss(xp, pyad.tensor([0])).backward()
+    torch.nn.functional.multi_margin_loss(xt, torch.tensor([0])).backward()
+    np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=1e-15)
+    np.testing.assert_allclose(xp.grad.data, [[-1 / 3, 0.0, 1 / 3]], rtol=1e-15)
+
+
+def test_parameter_dict_from_a_plain_dict_sorts_its_keys():
+    params = {"b": np.ones(1), "a": np.zeros(1)}
+    ours = nn.ParameterDict({k: nn.Parameter(pyad.Variable(v)) for k, v in params.items()})
+    theirs = torch.nn.ParameterDict({k: torch.nn.Parameter(torch.from_numpy(v))
+                                     for k, v in params.items()})
+    assert list(ours.keys()) == list(theirs.keys()) == ["a", "b"]
+    ordered = collections.OrderedDict([("b", nn.Parameter(pyad.ones(1))),
+                                       ("a", nn.Parameter(pyad.ones(1)))])
+    assert list(nn.ParameterDict(ordered).keys()) == ["b", "a"]
+
+
+def test_deepcopy_of_a_module_starts_without_gradients():
+    import copy
+    layer = nn.Linear(2, 2)
+    layer(pyad.ones(1, 2)).sum().backward()
+    twin = copy.deepcopy(layer)
+    assert layer.weight.grad is not None and twin.weight.grad is None
+    assert isinstance(twin.weight, nn.Parameter) and twin.weight.requires_grad
+    assert twin.weight.data is not layer.weight.data
+    np.testing.assert_array_equal(twin.weight.data, layer.weight.data)
+
+
+def test_batch_norm_loads_a_checkpoint_without_num_batches_tracked():
+    source = nn.BatchNorm1d(2)
+    old = {k: v for k, v in source.state_dict().items() if k != "num_batches_tracked"}
+    target = nn.BatchNorm1d(2)
+    assert repr(target.load_state_dict(old)) == "<All keys matched successfully>"
+    tsource = torch.nn.BatchNorm1d(2)
+    told = {k: v for k, v in tsource.state_dict().items() if k != "num_batches_tracked"}
+    torch.nn.BatchNorm1d(2).load_state_dict(told)
+
+
+def test_conv_padding_strings_are_checked_at_construction():
+    for lib in (nn, torch.nn):
+        with pytest.raises(ValueError, match="strided"):
+            lib.Conv2d(1, 1, 3, stride=2, padding="same")
+        with pytest.raises(ValueError, match="Invalid padding string"):
+            lib.Conv2d(1, 1, 3, padding="foo")
+
+
+def test_rnn_and_gru_refuse_a_projection_as_torch():
+    for lib in (nn, torch.nn):
+        for cls in (lib.GRU, lib.RNN):
+            with pytest.raises(ValueError, match="proj_size argument is only supported"):
+                cls(2, 3, proj_size=2)

@@ -427,3 +427,17 @@ def test_relu_backward_selects_on_every_layout_and_dtype(dtype, layout):
     expected = np.where(np.maximum(x, 0) != 0, g, np.zeros((), dtype))
     assert v.grad.dtype == dtype and v.grad.shape == x.shape
     assert np.asarray(v.grad.data).tobytes() == np.asarray(expected).tobytes()
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=IDS)
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_rounded_division_has_zero_gradients_even_at_zero_divisors(lib, mode):
+    a = lib.tensor([1.0, 0.0, -7.0, float("inf")], dtype=lib.float64, requires_grad=True)
+    b = lib.tensor([0.0, 0.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    q = lib.div(a, b, rounding_mode=mode)
+    expected = {"floor": [np.inf, np.nan, -4.0, np.nan],
+                "trunc": [np.inf, np.nan, -3.0, np.inf]}
+    np.testing.assert_array_equal(as_np(q), expected[mode])
+    q.sum().backward()
+    np.testing.assert_array_equal(as_np(a.grad), np.zeros(4))
+    np.testing.assert_array_equal(as_np(b.grad), np.zeros(4))

@@ -201,3 +201,34 @@ def test_rng_state_functions_as_torch():
     a = pyad.randn(5)
     pyad.set_rng_state(state)
     np.testing.assert_array_equal(pyad.randn(5).data, a.data)
+
+
+# -- torch's non-reentrant cases (test_checkpointing_without_reentrant_parameter_used_in_an_out)
+
+def test_non_reentrant_argument_passed_twice_gets_its_gradient_once():
+    ckpt = pyad.utils.checkpoint.checkpoint
+    w = pyad.tensor([1.0, 2.0], requires_grad=True)
+    ckpt(lambda a, b: a * b, w, w, use_reentrant=False).sum().backward()
+    np.testing.assert_allclose(w.grad.data, [2.0, 4.0])          # d(w*w)/dw = 2w
+
+
+def test_non_reentrant_leaf_used_inside_and_through_an_argument():
+    ckpt = pyad.utils.checkpoint.checkpoint
+    w = pyad.tensor([1.0, 2.0], requires_grad=True)
+    ckpt(lambda a: a + w, w + 1, use_reentrant=False).sum().backward()
+    np.testing.assert_allclose(w.grad.data, [2.0, 2.0])          # once each way
+
+
+def test_non_reentrant_same_layer_checkpointed_twice():
+    ckpt = pyad.utils.checkpoint.checkpoint
+    pyad.manual_seed(0)
+    lin = pyad.nn.Linear(3, 3)
+    x = pyad.ones(2, 3, requires_grad=True)
+    ckpt(lin, ckpt(lin, x, use_reentrant=False), use_reentrant=False).sum().backward()
+    expected_w = lin.weight.grad.data.copy()
+    expected_x = x.grad.data.copy()
+    lin.weight.grad = None
+    x.grad = None
+    lin(lin(x)).sum().backward()                                  # without checkpoints
+    np.testing.assert_allclose(expected_w, lin.weight.grad.data, rtol=1e-6)
+    np.testing.assert_allclose(expected_x, x.grad.data, rtol=1e-6)
