@@ -775,12 +775,16 @@ cdef object _cofactor_matrix(object a):
     # invertible and defined everywhere: with A = U S V^T it is det(U) det(V) U P V^T,
     # P the diagonal of the products of all singular values but one (prefix times
     # suffix products, so a zero singular value needs no division).
+    # (no negative index anywhere: the engine is compiled with wraparound=False)
     xp = _xp_of(a)
     u, s, vh = xp.linalg.svd(a)
-    ones = xp.ones(s.shape[:-1] + (1,), dtype=s.dtype)
-    prefix = xp.cumprod(xp.concatenate([ones, s[..., :-1]], -1), -1)
-    suffix = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(s, -1)[..., :-1]], -1), -1),
-                     -1)
+    cdef Py_ssize_t last = s.ndim - 1
+    cdef Py_ssize_t n = s.shape[last]
+    ones = xp.ones(tuple(s.shape)[:last] + (1,), dtype=s.dtype)
+    prefix = xp.cumprod(xp.concatenate([ones, s[..., :n - 1]], last), last)
+    reverse = xp.flip(s, last)
+    suffix = xp.flip(xp.cumprod(xp.concatenate([ones, reverse[..., :n - 1]], last), last),
+                     last)
     sign = xp.linalg.det(u) * xp.linalg.det(vh)
     return (sign[..., None, None] * (u * (prefix * suffix)[..., None, :])) @ vh
 
