@@ -81,7 +81,7 @@ def test_anomaly_mode_warns_and_raises_for_a_nan_gradient():
 SINGULAR = {
     "rank 1": [[1.0, 2.0], [2.0, 4.0]],
     "zeros": [[0.0, 0.0, 0.0]] * 3,
-    "rank 2 of 3": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]],
+    "rank 2 of 3": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [2.0, 0.0, 0.0]],   # a zero column
 }
 
 
