@@ -1136,8 +1136,10 @@ cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
         else:
             leaf._grad = _wrap(data if _owned_by(grad) else data.copy())
         return
-    if _grad_enabled() or existing._requires_grad:
+    if _grad_enabled():
         leaf._grad = existing + grad
+    # Without create_graph, torch adds into the existing .grad in place even when it
+    # requires grad itself (left by an earlier create_graph backward): same object.
     else:
         edata = existing._data
         if _is_writeable(edata) and _has_shape(data, edata.shape):
@@ -2818,6 +2820,26 @@ cdef class Variable:
             return NotImplemented
         return bitwise_xor(other, self)
 
+    def __lshift__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return bitwise_left_shift(other, self)
+
+    def __rshift__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return bitwise_right_shift(other, self)
+
     def __invert__(self):
         return bitwise_not(self)
 
@@ -2895,6 +2917,16 @@ cdef class Variable:
         if not _operator_accepts(other):
             return NotImplemented
         return self.bitwise_xor_(other)
+
+    def __ilshift__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return self.bitwise_left_shift_(other)
+
+    def __irshift__(self, other):
+        if not _operator_accepts(other):
+            return NotImplemented
+        return self.bitwise_right_shift_(other)
 
     def __contains__(self, element):
         # torch: (element == self).any(), for a Variable or a number only

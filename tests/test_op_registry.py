@@ -36,6 +36,8 @@ SAMPLE_CALLS = {
     "bitwise_and": lambda op, x: op(pyad.tensor([1, 2]), pyad.tensor([3, 3])),
     "bitwise_or": lambda op, x: op(pyad.tensor([1, 2]), pyad.tensor([3, 3])),
     "bitwise_xor": lambda op, x: op(pyad.tensor([1, 2]), pyad.tensor([3, 3])),
+    "bitwise_left_shift": lambda op, x: op(pyad.tensor([1, 2]), pyad.tensor([3, 1])),
+    "bitwise_right_shift": lambda op, x: op(pyad.tensor([8, 2]), pyad.tensor([3, 1])),
     "bmm": lambda op, x: op(x[None], x[None]),
     "mv": lambda op, x: op(x, x[0]),
     "dot": lambda op, x: op(x[0], x[1]),
@@ -83,7 +85,8 @@ SAMPLE_CALLS["lerp_"] = lambda op, x: op(x, x, 0.5)
 SAMPLE_CALLS["masked_scatter_"] = lambda op, x: op(x, x > 0.3, x)
 for _name in ("logical_and_", "logical_or_", "logical_xor_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x > 0.3, x > 0.6)
-for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_"):
+for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_",
+              "bitwise_right_shift_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(pyad.tensor([1, 2]), pyad.tensor([3, 3]))
 SAMPLE_CALLS["bitwise_not_"] = lambda op, x: op(pyad.tensor([1, 2]))
 SAMPLE_CALLS["float_power_"] = lambda op, x: op(x, 2)

@@ -2405,6 +2405,48 @@ cpdef Variable bitwise_xor(object input, object other):
     return _no_grad_binary(numpy.bitwise_xor, input, other, "bitwise_xor")
 
 
+cdef Variable _shift(object ufunc, object input, object other, str what, str kernel):
+    # torch shifts integers only (a float or bool result: "lshift_cpu" not implemented);
+    # a shift by the bit width or more gives 0 (-1 for a negative value shifted right),
+    # as NumPy's loops do.
+    kinds = ""
+    for x in (input, other):
+        kind = ((<Variable>x)._data.dtype.kind if isinstance(x, Variable) else
+                "f" if isinstance(x, float) else "c" if isinstance(x, complex) else
+                "b" if isinstance(x, bool) else getattr(x, "dtype", numpy.dtype(int)).kind)
+        if kind not in "biu":
+            raise NotImplementedError("%s(): \"%s\" not implemented for %s operands"
+                                      % (what, kernel, "complex" if kind == "c" else "float"))
+        kinds += kind
+    if kinds == "bb":
+        raise NotImplementedError("%s(): \"%s\" not implemented for 'Bool'" % (what, kernel))
+    result = _no_grad_binary(ufunc, input, other, what)
+    if result._data.dtype.kind == "b":
+        raise NotImplementedError("%s(): \"%s\" not implemented for 'Bool'" % (what, kernel))
+    return result
+
+
+@profiled_op
+cpdef Variable bitwise_left_shift(object input, object other):
+    """Elementwise left shift of integer Variables (``a << b``); bits shifted past the
+    width are lost.
+
+    >>> bitwise_left_shift(Variable(numpy.array([1, 3])), 2)
+    tensor([ 4, 12])
+    """
+    return _shift(numpy.left_shift, input, other, "bitwise_left_shift", "lshift_cpu")
+
+
+@profiled_op
+cpdef Variable bitwise_right_shift(object input, object other):
+    """Elementwise arithmetic right shift of integer Variables (``a >> b``).
+
+    >>> bitwise_right_shift(Variable(numpy.array([-8, 9])), 1)
+    tensor([-4,  4])
+    """
+    return _shift(numpy.right_shift, input, other, "bitwise_right_shift", "rshift_cpu")
+
+
 @profiled_op
 cpdef Variable isnan(object input):
     """Elementwise test for nan (bool).
@@ -2589,6 +2631,7 @@ ELEMENTWISE_OPS = (add, sub, mul, div, positive, pow, neg, exp, log, sqrt, tanh,
                    floor_divide, remainder, fmod, lt, le, eq, ne, gt, ge,
                    logical_not, logical_and, logical_or, logical_xor,
                    bitwise_not, bitwise_and, bitwise_or, bitwise_xor,
+                   bitwise_left_shift, bitwise_right_shift,
                    isnan, isinf, isfinite, isclose, allclose, equal, isin, signbit)
 # The family's heading in docs/op-reference.md, and its ops that are pyad.<name>
 # functions but not Variable methods (torch has rsub and isin as functions only).

@@ -730,6 +730,8 @@ INPLACE_FORMS = (
     (logical_xor, "logical_xor_", _B, "x"), (logical_not, "logical_not_", _B, ""),
     (bitwise_and, "bitwise_and_", _I, "5"), (bitwise_or, "bitwise_or_", _I, "5"),
     (bitwise_xor, "bitwise_xor_", _I, "5"), (bitwise_not, "bitwise_not_", _I, ""),
+    (bitwise_left_shift, "bitwise_left_shift_", _I, "2"),
+    (bitwise_right_shift, "bitwise_right_shift_", _I, "1"),
     (absolute, "absolute_", _V, ""), (neg, "negative_", _V, ""), (mul, "multiply_", _V, "3"),
     (div, "divide_", _V, "3"), (sub, "subtract_", _V, "3"),
     (_deg2rad_op, "deg2rad_", _V, ""), (_rad2deg_op, "rad2deg_", _V, ""),
@@ -882,5 +884,5 @@ INPLACE_FUNCTION_ONLY = ("setitem",)
 _INPLACE_METHODS = tuple(op.__name__ for op in INPLACE_OPS + RANDOM_OPS
                          if op is not setitem and op.__name__.endswith("_")) + (
     "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
-    "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__",
+    "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__",
 )

@@ -177,6 +177,8 @@ RECIPES = {
     "bitwise_or_": lambda v: v.bitwise_or_(6),
     "bitwise_xor_": lambda v: v.bitwise_xor_(6),
     "bitwise_not_": lambda v: v.bitwise_not_(),
+    "bitwise_left_shift_": lambda v: v.bitwise_left_shift_(2),
+    "bitwise_right_shift_": lambda v: v.bitwise_right_shift_(1),
     "absolute_": lambda v: v.absolute_(),
     "negative_": lambda v: v.negative_(),
     "multiply_": lambda v: v.multiply_(1.5),
@@ -201,6 +203,8 @@ RECIPES = {
     "__iand__": lambda v: v.__iand__(6),
     "__ior__": lambda v: v.__ior__(6),
     "__ixor__": lambda v: v.__ixor__(6),
+    "__ilshift__": lambda v: v.__ilshift__(2),
+    "__irshift__": lambda v: v.__irshift__(1),
 }
 
 
@@ -224,7 +228,8 @@ VALUES = (1.0, 2.0, 3.0)
 # In-place ops defined on integers only (torch: not implemented for 'Double'): their
 # version tests run on int64 VALUES, and the gradient tests do not apply.
 INTEGER_ONLY = {"bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_", "__iand__",
-                "__ior__", "__ixor__"}
+                "__ior__", "__ixor__", "bitwise_left_shift_", "bitwise_right_shift_",
+                "__ilshift__", "__irshift__"}
 
 
 def _values_for(name):
