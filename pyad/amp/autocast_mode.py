@@ -57,8 +57,8 @@ _active_lock = threading.Lock()
 
 def _device_type(device_type, what):
     if not isinstance(device_type, str):
-        raise ValueError("%s(): expected `device_type` of type `str`, got: `%s`"
-                         % (what, type(device_type)))
+        raise TypeError("%s(): argument 'device_type' (position 1) must be str, not %s"
+                        % (what, type(device_type).__name__))
     if device_type not in _DEVICE_TYPES:
         raise RuntimeError("%s(): unsupported autocast device_type '%s' (pyad supports "
                            "'cpu' and 'cuda')" % (what, device_type))
