@@ -29,6 +29,11 @@ __all__ = [
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     # submodules, serialization
     "autograd", "nn", "linalg", "special", "optim", "interop", "backends", "cuda", "utils", "distributions",
+    "amp", "random", "testing",
+    # autocast (pyad/amp/autocast_mode.py), as torch.autocast and its state functions
+    "autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
+    "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
+    "clear_autocast_cache", "autocast_increment_nesting", "autocast_decrement_nesting",
     "save",
     "load",
     # torch's small utilities (pyad/_compat.py)
@@ -185,7 +190,12 @@ from pyad.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from pyad import autograd, nn, linalg, special, optim, interop
-from pyad import backends, cuda, utils, distributions
+from pyad import backends, cuda, utils, distributions, amp, random, testing
+from pyad.amp.autocast_mode import (
+    autocast, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,
+    set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled,
+    clear_autocast_cache, autocast_increment_nesting, autocast_decrement_nesting,
+)
 from pyad.serialization import save, load
 from pyad.memory import memory_pool, empty_cache, memory_stats, set_cache_limit
 from pyad._compat import (

@@ -40,7 +40,7 @@ class Generator:
         """Seed the generator; returns the generator itself, as torch."""
         seed = int(seed)
         if seed < -0x8000_0000_0000_0000 or seed > 0xffff_ffff_ffff_ffff:
-            raise RuntimeError("Overflow when unpacking long long")
+            raise ValueError("Overflow when unpacking long long")   # torch 2.13's type
         self._seed = seed & 0xffff_ffff_ffff_ffff
         if self.device.type == "cpu":
             self._rng = numpy.random.default_rng(self._seed)

@@ -24,6 +24,12 @@ import pyad.serialization
 import pyad.backends.cudnn
 import pyad.backends.mps
 import pyad.cuda
+import pyad.cuda.amp
+import pyad.amp
+import pyad.amp.autocast_mode
+import pyad.amp.grad_scaler
+import pyad.random
+import pyad.testing
 import pyad.optim.adadelta
 import pyad.optim.adagrad
 import pyad.optim.adamax
@@ -49,7 +55,10 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.optim.rmsprop, pyad.optim.adagrad, pyad.optim.adadelta, pyad.optim.adamax,
            pyad.optim.nadam, pyad.optim.radam, pyad.optim.lbfgs, pyad.utils.data,
            pyad.utils.data.dataset, pyad.utils.data.sampler, pyad.utils.data._collate,
-           pyad.utils.data.dataloader]
+           pyad.utils.data.dataloader,
+           # torch.amp, torch.random, torch.testing
+           pyad.amp, pyad.amp.autocast_mode, pyad.amp.grad_scaler, pyad.cuda.amp, pyad.random,
+           pyad.testing]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

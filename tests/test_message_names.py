@@ -191,6 +191,8 @@ def test_message_names_the_op(op, call):
 # where the tensor is not a pyad Variable (a DLPack tensor, another library's tensors).
 TENSOR_WORD = re.compile(r"(?<![\w.'`])[Tt]ensors?(?![\w'`(])")
 TORCH_WORDING = (
+    # GradScaler.scale's ValueError (torch.amp's text)
+    "outputs must be a Tensor or an iterable of Tensors",
     # torch's texts for cdist, repeat_interleave, diff, unfold and fold
     "maximum size for tensor at dimension",
     "Expected 3D or 4D (batch mode) tensor",

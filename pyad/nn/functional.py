@@ -1427,3 +1427,18 @@ __all__ += _fl.__all__
 from pyad.nn._functional_more import *  # noqa: E402,F401,F403
 from pyad.nn import _functional_more as _fm  # noqa: E402
 __all__ += _fm.__all__
+
+# torch's autocast lists, for the ops above that autocast can intercept (see
+# pyad/amp/autocast_mode.py): wrapped last, so the modules' F.<op> calls go through them
+from pyad.amp.autocast_mode import _autocast_op  # noqa: E402
+for _name in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "prelu", "scaled_dot_product_attention"):
+    globals()[_name] = _autocast_op(globals()[_name], "lower")
+for _name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy",
+              "nll_loss", "kl_div", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+              "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
+              "triplet_margin_loss", "poisson_nll_loss", "cosine_embedding_loss",
+              "multi_margin_loss", "multilabel_margin_loss", "ctc_loss", "grid_sample",
+              "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d"):
+    globals()[_name] = _autocast_op(globals()[_name], "fp32")
+del _name

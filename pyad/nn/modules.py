@@ -15,6 +15,7 @@ import numpy
 from pyad._engine import RemovableHandle, Variable, device as _device, matmul
 from pyad._factories import empty, zeros, ones, tensor
 from pyad.autograd import profiler as _profiler
+from pyad.amp import autocast_mode as _autocast_mode
 from pyad.autograd.function import Function
 from pyad.autograd.grad_mode import is_grad_enabled, no_grad
 from pyad.nn import functional as F
@@ -1030,7 +1031,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        if input.ndim > 2 or _profiler._active is not None:
+        if input.ndim > 2 or _profiler._active is not None or _autocast_mode._active:
             # F.linear records one "linear" event (as torch's aten::linear) and takes
             # (..., in) as one (N, in) matrix: one GEMM forward and backward.
             return F.linear(input, self.weight, self.bias)

@@ -13,7 +13,7 @@ from pyad import _engine
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "get_device_name",
            "synchronize", "manual_seed", "manual_seed_all", "memory_allocated", "empty_cache",
-           "is_initialized"]
+           "is_initialized", "get_rng_state", "set_rng_state", "amp"]
 
 
 def _cupy():
@@ -121,6 +121,27 @@ def manual_seed_all(seed):
             cp.random.seed(int(seed))
 
 
+def get_rng_state(device="cuda"):
+    """CuPy's generator state on ``device`` as a uint8 Variable (``RuntimeError`` without
+    a GPU, as torch without CUDA), for `set_rng_state` and `pyad.random.fork_rng`."""
+    import pickle
+    import numpy
+    cp = _require("get_rng_state")
+    with cp.cuda.Device(_index(device, "get_rng_state")):
+        state = pickle.dumps(cp.random.get_random_state())
+    return _engine.Variable(numpy.frombuffer(state, dtype=numpy.uint8).copy())
+
+
+def set_rng_state(new_state, device="cuda"):
+    """Restore CuPy's generator state on ``device`` from `get_rng_state`."""
+    import pickle
+    import numpy
+    cp = _require("set_rng_state")
+    data = new_state.data if isinstance(new_state, _engine.Variable) else new_state
+    with cp.cuda.Device(_index(device, "set_rng_state")):
+        cp.random.set_random_state(pickle.loads(numpy.asarray(data).tobytes()))
+
+
 def memory_allocated(device=None):
     """Bytes of GPU memory held by arrays (CuPy's default memory pool's used bytes)."""
     cp = _require("memory_allocated")
@@ -133,3 +154,6 @@ def empty_cache():
     cp = _cupy()
     if cp is not None:
         cp.get_default_memory_pool().free_all_blocks()
+
+
+from pyad.cuda import amp  # noqa: E402  (torch.cuda.amp, the deprecated spellings)
