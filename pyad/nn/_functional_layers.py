@@ -118,9 +118,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dimensions of ``(N, C, *spatial)`` input, as ``F.interpolate``:
     modes ``'nearest'``, ``'nearest-exact'`` (any number of spatial dims), ``'area'``
-    (adaptive average pooling, 3-D to 5-D input), ``'linear'`` (3-D input) and
-    ``'bilinear'`` (4-D input), with torch's ``align_corners`` and ``scale_factor``
-    conventions.
+    (adaptive average pooling, 3-D to 5-D input), ``'linear'`` (3-D input),
+    ``'bilinear'`` and ``'bicubic'`` (4-D input) and ``'trilinear'`` (5-D input), with
+    torch's ``align_corners`` and ``scale_factor`` conventions (no ``antialias``).
 
     >>> interpolate(pyad.tensor([[[1.0, 2.0]]]), scale_factor=2)
     tensor([[[1., 1., 2., 2.]]])
@@ -136,10 +136,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             "Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: "
             "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got %s)"
             % (input.dim(), mode))
-    if mode in ("bicubic", "trilinear") or antialias:
-        raise NotImplementedError("%s(): mode %r%s is not supported in pyad (nearest, "
-                                  "nearest-exact, area, linear and bilinear are)"
-                                  % (what, mode, " with antialias" if antialias else ""))
+    if antialias:
+        raise NotImplementedError("%s(): antialias=True is not supported in pyad" % what)
     if mode in ("nearest", "nearest-exact", "area"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -152,9 +150,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                          "got %dD" % (what, input.dim()))
     if mode == "linear" and dim != 1:
         raise NotImplementedError("Got %dD input, but linear mode needs 3D input" % input.dim())
-    if mode == "bilinear" and dim != 2:
-        raise NotImplementedError("Got %dD input, but bilinear mode needs 4D input"
-                                  % input.dim())
+    for name, needs in (("bilinear", 2), ("bicubic", 2), ("trilinear", 3)):
+        if mode == name and dim != needs:
+            raise NotImplementedError("Got %dD input, but %s mode needs %dD input"
+                                      % (input.dim(), name, needs + 2))
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     in_sizes = tuple(input.shape[2:])
@@ -215,17 +214,52 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             src = i * scale
         else:
             scale = (1.0 / scales[d]) if scales[d] else n_in / n_out
-            src = _np.maximum((i + 0.5) * scale - 0.5, 0.0)
+            src = (i + 0.5) * scale - 0.5
+            if mode != "bicubic":        # torch clamps the source index for linear only
+                src = _np.maximum(src, 0.0)
+        view = [1] * out.dim()
+        view[axis] = n_out
+        if mode == "bicubic":
+            out = _cubic_along(out, axis, src, n_in, view, input)
+            continue
         i0 = _np.minimum(_np.floor(src).astype(_np.int64), n_in - 1)
         i1 = _np.minimum(i0 + 1, n_in - 1)
         lam = src - i0
-        view = [1] * out.dim()
-        view[axis] = n_out
         lam_v = pyad.tensor(lam.reshape(view), dtype=input.dtype, device=input.device)
         a = out.index_select(axis, _index_var(i0, input))
         b = out.index_select(axis, _index_var(i1, input))
         out = a + (b - a) * lam_v
     return out
+
+
+# torch's cubic convolution kernel (Keys, a = -0.75), as upsample_bicubic2d
+_CUBIC_A = -0.75
+
+
+def _cubic_near(t):                  # |x| <= 1
+    a = _CUBIC_A
+    return ((a + 2) * t - (a + 3)) * t * t + 1
+
+
+def _cubic_far(t):                   # 1 < |x| < 2
+    a = _CUBIC_A
+    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a
+
+
+def _cubic_along(out, axis, src, n_in, view, like):
+    # Four taps around floor(src), their indices clamped into the input (torch's
+    # upsample_get_value_bounded), weighted by the cubic kernel at the distances.
+    base = _np.floor(src)
+    t = src - base
+    base = base.astype(_np.int64)
+    weights = (_cubic_far(t + 1.0), _cubic_near(t), _cubic_near(1.0 - t), _cubic_far(2.0 - t))
+    result = None
+    for k, w in enumerate(weights):
+        idx = _np.clip(base - 1 + k, 0, n_in - 1)
+        term = out.index_select(axis, _index_var(idx, like)) * pyad.tensor(
+            w.reshape(view), dtype=like.dtype, device=like.device)
+        result = term if result is None else result + term
+    return result
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

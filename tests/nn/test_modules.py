@@ -1004,6 +1004,52 @@ def test_interpolate_area_is_adaptive_average_pooling_as_torch(shape, kwargs):
     np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("shape,mode,kwargs", [
+    ((2, 3, 5, 7), "bicubic", dict(size=(9, 4))),
+    ((1, 1, 4, 4), "bicubic", dict(scale_factor=2.5)),
+    ((1, 1, 4, 4), "bicubic", dict(scale_factor=0.5)),          # downsampling
+    ((1, 2, 6, 5), "bicubic", dict(size=(3, 11), align_corners=True)),
+    ((1, 1, 1, 1), "bicubic", dict(size=(3, 3))),              # every tap clamped
+    ((1, 1, 3, 4, 5), "trilinear", dict(size=(5, 2, 7))),
+    ((1, 2, 3, 4, 5), "trilinear", dict(scale_factor=1.7, align_corners=True)),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_interpolate_bicubic_and_trilinear_match_torch(shape, mode, kwargs, dtype):
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal(shape).astype(dtype)
+    xp = pyad.Variable(x.copy(), requires_grad=True)
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    yp = F.interpolate(xp, mode=mode, **kwargs)
+    yt = torch.nn.functional.interpolate(xt, mode=mode, **kwargs)
+    assert yp.dtype == dtype and tuple(yp.shape) == tuple(yt.shape)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(yp.data, yt.detach().numpy(), rtol=tol, atol=tol)
+    g = rng.standard_normal(tuple(yt.shape)).astype(dtype)
+    yp.backward(pyad.Variable(g))
+    yt.backward(torch.from_numpy(g))
+    np.testing.assert_allclose(xp.grad.data, xt.grad.numpy(), rtol=tol, atol=tol)
+
+
+def test_interpolate_bicubic_gradchecks_and_upsample_module_uses_it():
+    x = pyad.Variable(np.random.default_rng(14).standard_normal((1, 1, 3, 4)),
+                      requires_grad=True)
+    f = lambda v: F.interpolate(v, size=(5, 2), mode="bicubic")   # noqa: E731
+    assert gradcheck(f, (x,)) and gradgradcheck(f, (x,))
+    up = nn.Upsample(scale_factor=2, mode="bicubic", align_corners=False)
+    np.testing.assert_allclose(
+        up(x).data, torch.nn.Upsample(scale_factor=2, mode="bicubic", align_corners=False)(
+            torch.from_numpy(x.data)).numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_interpolate_mode_needs_its_dimensions_as_torch():
+    for mode, shape in (("bicubic", (1, 1, 4)), ("trilinear", (1, 1, 4, 4)),
+                        ("bicubic", (1, 1, 2, 2, 2))):
+        with pytest.raises(NotImplementedError):
+            torch.nn.functional.interpolate(torch.ones(shape), size=3, mode=mode)
+        with pytest.raises(NotImplementedError, match=mode):
+            F.interpolate(pyad.ones(*shape), size=3, mode=mode)
+
+
 # -- details found by probing pyad's nn against torch's --------------------------------
 
 @pytest.mark.parametrize("make", [
