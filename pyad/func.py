@@ -217,6 +217,9 @@ def _private_input(value, api):
     if not isinstance(value, Variable):
         raise ValueError("Thing passed to transform API must be Tensor, got %s" % type(value))
     if value.dtype.kind not in "fc":
+        if api == _JVP:         # torch's forward mode refuses the primal itself
+            raise ValueError("Expected primal to be floating point or complex, but got: %s"
+                             % value.dtype)
         raise RuntimeError("%s: only Variables of floating point dtype can require gradients, "
                            "got %s" % (api, value.dtype))
     if value.requires_grad:
@@ -339,7 +342,13 @@ class _Traced:
         self.outer = self.outer_enabled and any(
             _depends_on_outer(out, self.private_ids) for out in self.flat_outputs)
         self.unwrap = _unwrapper(self.private_ids, self.outer_enabled)
-        self.aux = _tree_map(self.unwrap, aux) if has_aux else None
+        self.aux = _tree_map(self._unwrap_aux, aux) if has_aux else None
+
+    def _unwrap_aux(self, value):
+        if not isinstance(value, Variable):
+            raise RuntimeError("Expected tensors, got unsupported type %s (the aux output of f "
+                               "must be a pytree of Variables)" % type(value))
+        return self.unwrap(value)
 
     def unwrapped_output(self):
         return _tree_unflatten([self.unwrap(out) for out in self.flat_outputs], self.output_spec)
