@@ -29,6 +29,7 @@ tensor([ 3., 12., 27.], dtype=float64)
 tensor([ 0.5403, -0.4161, -0.9900], dtype=float64)
 """
 import functools
+import weakref
 
 import numpy
 
@@ -227,13 +228,36 @@ def _private_input(value, api):
     return value.detach().requires_grad_(True)
 
 
+# The private leaves of transforms that have returned, by id (a weak reference each, so
+# a reused id is told apart): nothing can differentiate with respect to them any more,
+# so a result whose graph reaches only them needs no graph (torch's dead levels).
+_RETIRED = {}
+
+
+def _retire(variables):
+    for variable in variables:
+        if variable.grad_fn is None:
+            key = id(variable)
+            _RETIRED[key] = weakref.ref(
+                variable, lambda ref, key=key: _RETIRED.get(key) is ref and _RETIRED.pop(key))
+
+
+def _is_outer_leaf(variable, private_ids):
+    key = id(variable)
+    if key in private_ids:
+        return False
+    ref = _RETIRED.get(key)
+    return ref is None or ref() is not variable
+
+
 def _depends_on_outer(value, private_ids):
-    """Whether ``value``'s graph reaches a leaf that requires grad other than our private
-    inputs: then something outside the transform can differentiate it."""
+    """Whether ``value``'s graph reaches a leaf that requires grad other than the private
+    inputs of this or a finished transform: then something outside the transform can
+    differentiate it."""
     if not isinstance(value, Variable) or not value.requires_grad:
         return False
     if value.grad_fn is None:
-        return id(value) not in private_ids
+        return _is_outer_leaf(value, private_ids)
     seen = {}                       # id -> node, holding the nodes so ids stay unique
     stack = [value.grad_fn]
     while stack:
@@ -243,7 +267,7 @@ def _depends_on_outer(value, private_ids):
         seen[id(node)] = node
         variable = getattr(node, "variable", None)      # AccumulateGrad: a leaf
         if variable is not None:
-            if id(variable) not in private_ids:
+            if _is_outer_leaf(variable, private_ids):
                 return True
             continue
         stack.extend(next_node for next_node, _ in node.next_functions)
@@ -373,6 +397,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     unwrap = _unwrapper(traced.private_ids, traced.outer)
     grads = _tree_unflatten([unwrap(g) for g in grads], traced.diff_spec)
     value = traced.unwrap(output)
+    _retire(traced.private)
     if has_aux:
         return grads, (value, traced.aux)
     return grads, value
@@ -469,6 +494,7 @@ def _vjp(func, primals, argnums, has_aux):
         return _tree_unflatten([unwrap(g) for g in grads], traced.diff_spec)
 
     output = traced.unwrapped_output()
+    _retire(traced.private)
     if has_aux:
         return output, vjp_fn, traced.aux
     return output, vjp_fn
@@ -518,6 +544,9 @@ class _Linearized:
                     [traced.flat_outputs[i] for i in self.diff_outputs], traced.private,
                     self.placeholders, create_graph=True, allow_unused=True))
         self.private_ids = traced.private_ids | {id(u) for u in self.placeholders}
+
+    def retire(self):
+        _retire(self.traced.private + self.placeholders)
 
     def push(self, flat_tangents, strict, retain_graph):
         traced = self.traced
@@ -581,6 +610,7 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
     linearized = _Linearized(func, primals, argnums, has_aux, _JVP)
     tangents_out = linearized.push(flat_tangents, strict, retain_graph=False)
     output = linearized.traced.unwrapped_output()
+    linearized.retire()
     if has_aux:
         return output, tangents_out, linearized.traced.aux
     return output, tangents_out
@@ -619,7 +649,9 @@ def linearize(func, *primals):
                                        % (index, what, got, what, want))
         return linearized.push(flat_tangents, strict=False, retain_graph=True)
 
-    return linearized.traced.unwrapped_output(), jvp_fn
+    output = linearized.traced.unwrapped_output()
+    linearized.retire()
+    return output, jvp_fn
 
 
 # ---------------------------------------------------------------------------
@@ -657,6 +689,7 @@ def _jacobian(func, argnums, has_aux, api, args):
             jac.append(unwrap(block))
         per_output.append(_tree_unflatten(jac, traced.diff_spec))
     result = _tree_unflatten(per_output, traced.output_spec)
+    _retire(traced.private)
     return (result, traced.aux) if has_aux else result
 
 

@@ -567,6 +567,38 @@ def test_vmap_out_dims_none_returns_an_unbatched_output_like_torch():
 
 
 # ---------------------------------------------------------------------------
+# Compositions
+# ---------------------------------------------------------------------------
+
+_X, _T, _B = rng(1).standard_normal(3), rng(2).standard_normal(3), rng(3).standard_normal((4, 3))
+COMPOSITIONS = {
+    "grad of jvp": lambda L: L.func.grad(lambda x: L.func.jvp(
+        lambda y: y.sin() * y, (x,), (make(L, _T),))[1].sum())(make(L, _X)),
+    # The result depends only on the inner jvp's own (finished) inputs and the outer
+    # tangent: torch's result does not require grad, nor does pyad's.
+    "grad of jvp by the tangent": lambda L: L.func.grad(lambda t: (L.func.jvp(
+        lambda y: y.sin() * y, (make(L, _X),), (t,))[1] ** 2).sum())(make(L, _T)),
+    "grad of vmap": lambda L: L.func.grad(lambda x: L.func.vmap(
+        lambda r: (r * x).sin().sum())(make(L, _B)).sum())(make(L, _X)),
+    "jacrev of vmap": lambda L: L.func.jacrev(L.func.vmap(lambda r: r.sin()))(make(L, _B)),
+    "vmap of jacrev": lambda L: L.func.vmap(L.func.jacrev(lambda r: r.sin() * r.sum()))(
+        make(L, _B)),
+    "vmap of hessian": lambda L: L.func.vmap(L.func.hessian(cubic))(make(L, _B)),
+    "jvp of grad": lambda L: L.func.jvp(L.func.grad(cubic), (make(L, _X),), (make(L, _T),)),
+    "vjp of grad": lambda L: L.func.vjp(L.func.grad(cubic), make(L, _X))[1](make(L, _T)),
+    "linearize of grad": lambda L: L.func.linearize(L.func.grad(cubic), make(L, _X))[1](
+        make(L, _T)),
+    "grad of a leaf inside a dict that requires grad": lambda L: L.func.grad(
+        lambda p: (p["a"] * p["b"]).sum())({"a": make(L, _X, True), "b": make(L, _T)}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITIONS))
+def test_compositions_match_torch(name):
+    both(COMPOSITIONS[name])
+
+
+# ---------------------------------------------------------------------------
 # Per-sample gradients, functional_call, MAML
 # ---------------------------------------------------------------------------
 
@@ -689,6 +721,37 @@ def test_functional_call_tie_weights_and_strict_match_torch():
                    ValueError, "dictionaries")
     raises_in_both(lambda L: L.func.functional_call(mlp(L), 3, make(L, x)), ValueError,
                    "to be a dict")
+
+
+def test_hessian_of_functional_call_matches_torch():
+    x = rng(1).standard_normal((4, 3))
+
+    def scenario(L):
+        model = mlp(L)
+        params = {k: v.detach() for k, v in model.named_parameters()}
+
+        def f(bias):
+            return (L.func.functional_call(model, {**params, "2.bias": bias}, make(L, x))
+                    ** 2).sum()
+
+        return L.func.hessian(f)(params["2.bias"])
+
+    both(scenario)
+
+
+def test_per_sample_gradients_of_parameters_that_require_grad_match_torch():
+    x = rng(1).standard_normal((4, 3))
+
+    def scenario(L):
+        model = mlp(L)
+
+        def loss(params, sample):
+            return (L.func.functional_call(model, params, (sample.unsqueeze(0),)) ** 2).sum()
+
+        return L.func.vmap(L.func.grad(loss), in_dims=(None, 0))(
+            dict(model.named_parameters()), make(L, x))
+
+    both(scenario)
 
 
 def test_maml_step_through_functional_call_matches_torch():
