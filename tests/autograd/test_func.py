@@ -366,6 +366,17 @@ def test_linearize_matches_torch_jvp_for_several_tangents():
         assert_same((out, jvp_fn(make(pyad, t))), theirs)
 
 
+def test_linearize_results_pass_gradcheck_and_gradgradcheck():
+    x = pyad.tensor(rng().standard_normal(3), requires_grad=True)
+    t = pyad.tensor(rng(1).standard_normal(3), requires_grad=True)
+
+    def push(x, t):
+        return pyad.func.linearize(lambda x: x.sin() * x.exp(), x)[1](t)
+
+    assert gradcheck(push, (x, t))
+    assert gradgradcheck(push, (x, t))
+
+
 def test_linearize_errors_match_torch():
     x = rng().standard_normal(3)
     for L in LIBS:
@@ -431,6 +442,9 @@ def test_jacobian_results_require_grad_like_torch_and_pass_gradgradcheck():
     assert gradcheck(pyad.func.jacrev(lambda x: x.sin() * x.sum()), (xp,))
     assert gradgradcheck(pyad.func.jacrev(lambda x: x.sin() * x.sum()), (xp,))
     assert gradcheck(pyad.func.hessian(cubic), (xp,))
+    assert gradgradcheck(pyad.func.hessian(cubic), (xp,))
+    assert gradcheck(pyad.func.jacfwd(lambda x: x.exp() * x.sum()), (xp,))
+    assert gradgradcheck(pyad.func.jacfwd(lambda x: x.exp() * x.sum()), (xp,))
 
 
 def test_jacobian_errors_match_torch():
@@ -678,6 +692,49 @@ def test_functional_call_with_a_sequence_of_dicts_kwargs_and_buffers_matches_tor
         return out, bn.running_mean, bn.weight
 
     both(scenario, requires_grad=False)
+
+
+def test_functional_call_hands_back_buffers_the_call_updated_like_torch():
+    x = rng(1).standard_normal((4, 3))
+
+    def batch_norm(L):
+        bn = L.nn.BatchNorm1d(3).double()              # training mode: updates its buffers
+        buffers = {"running_mean": make(L, np.zeros(3)), "running_var": make(L, np.ones(3)),
+                   "num_batches_tracked": make(L, np.array(0))}
+        out = L.func.functional_call(bn, buffers, make(L, x))
+        return out, buffers, bn.running_mean, bn.num_batches_tracked
+
+    both(batch_norm, requires_grad=False)
+
+    def reassigning(L):
+        class Counter(L.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("count", L.zeros((), dtype=L.float64))
+
+            def forward(self, x):
+                self.count = self.count + 1                # rebinds the attribute
+                return x + self.count
+
+        module = Counter()
+        given = {"count": make(L, np.array(5.0))}
+        out = L.func.functional_call(module, given, make(L, x))
+        return out, given, module.count
+
+    both(reassigning, requires_grad=False)
+
+
+def test_functional_call_gradients_pass_gradcheck_and_gradgradcheck():
+    x = make(pyad, rng(1).standard_normal((2, 3)))
+    model = mlp(pyad)
+    weight = make(pyad, rng(2).standard_normal((4, 3)), True)
+    bias = make(pyad, rng(3).standard_normal(2), True)
+
+    def call(weight, bias):
+        return pyad.func.functional_call(model, {"0.weight": weight, "2.bias": bias}, x)
+
+    assert gradcheck(call, (weight, bias))
+    assert gradgradcheck(call, (weight, bias))
 
 
 def test_functional_call_restores_the_module_when_the_call_raises():
