@@ -163,42 +163,44 @@ def _wraps(func):
     return decorate
 
 
-def _validate_and_wrap_argnum(argnum, num_args):
+def _validate_and_wrap_argnum(argnum, num_args, api):
     if not isinstance(argnum, int) or isinstance(argnum, bool):
-        raise RuntimeError("argnum must be int, got: %s" % type(argnum))
+        raise RuntimeError("%s(): argnum must be int, got: %s" % (api, type(argnum)))
     if 0 <= argnum < num_args:
         return argnum
     if -num_args <= argnum < 0:
         return argnum + num_args
-    raise RuntimeError("Got argnum=%d, but only %d positional inputs" % (argnum, num_args))
+    raise RuntimeError("%s(): Got argnum=%d, but only %d positional inputs"
+                       % (api, argnum, num_args))
 
 
-def _normalize_argnums(argnums, num_args):
-    """``argnums`` checked and made non-negative (torch's rules and messages)."""
+def _normalize_argnums(argnums, num_args, api):
+    """``argnums`` checked and made non-negative (torch's rules)."""
     if isinstance(argnums, int) and not isinstance(argnums, bool):
-        return _validate_and_wrap_argnum(argnums, num_args)
+        return _validate_and_wrap_argnum(argnums, num_args, api)
     if not isinstance(argnums, tuple):
-        raise RuntimeError("argnums must be int or Tuple[int, ...], got: %s" % type(argnums))
-    argnums = tuple(_validate_and_wrap_argnum(a, num_args) for a in argnums)
+        raise RuntimeError("%s(): argnums must be int or Tuple[int, ...], got: %s"
+                           % (api, type(argnums)))
+    argnums = tuple(_validate_and_wrap_argnum(a, num_args, api) for a in argnums)
     if len(argnums) == 0:
-        raise RuntimeError("argnums must be non-empty")
+        raise RuntimeError("%s(): argnums must be non-empty" % api)
     if len(set(argnums)) != len(argnums):
-        raise RuntimeError("argnums elements must be unique, got %s" % (argnums,))
+        raise RuntimeError("%s(): argnums elements must be unique, got %s" % (api, argnums))
     return argnums
 
 
-def _slice_argnums(args, argnums, as_tuple=True):
+def _slice_argnums(args, argnums, api, as_tuple=True):
     """The arguments ``argnums`` selects: one pytree for an int (a 1-tuple if
     ``as_tuple``), a tuple of them for a tuple."""
-    argnums = _normalize_argnums(argnums, len(args))
+    argnums = _normalize_argnums(argnums, len(args), api)
     if isinstance(argnums, int):
         return (args[argnums],) if as_tuple else args[argnums]
     return tuple(args[i] for i in argnums)
 
 
-def _replace_args(args, new_args, argnums):
+def _replace_args(args, new_args, argnums, api):
     """``args`` with the entries ``argnums`` selects replaced by ``new_args`` (a tuple)."""
-    argnums = _normalize_argnums(argnums, len(args))
+    argnums = _normalize_argnums(argnums, len(args), api)
     positions = (argnums,) if isinstance(argnums, int) else argnums
     replaced = list(args)
     for position, value in zip(positions, new_args):
@@ -216,12 +218,13 @@ def _private_input(value, api):
     in a closure (which would otherwise confuse nested derivatives).
     """
     if not isinstance(value, Variable):
-        raise ValueError("Thing passed to transform API must be Tensor, got %s" % type(value))
+        raise ValueError("%s(): the arguments to differentiate must be Variables (Thing passed "
+                         "to transform API must be Tensor), got %s" % (api, type(value)))
     if value.dtype.kind not in "fc":
-        if api == _JVP:         # torch's forward mode refuses the primal itself
-            raise ValueError("Expected primal to be floating point or complex, but got: %s"
-                             % value.dtype)
-        raise RuntimeError("%s: only Variables of floating point dtype can require gradients, "
+        if api in ("jvp", "jacfwd"):        # torch's forward mode refuses the primal itself
+            raise ValueError("%s(): Expected primal to be floating point or complex, but got: %s"
+                             % (api, value.dtype))
+        raise RuntimeError("%s(): only Variables of floating point dtype can require gradients, "
                            "got %s" % (api, value.dtype))
     if value.requires_grad:
         return value.view_as(value)
@@ -300,28 +303,28 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create
     return [pyad.zeros_like(inp) if g is None else g for g, inp in zip(grads, inputs)]
 
 
-def _check_outputs(flat_outputs, api, dtype_api):
+def _check_outputs(flat_outputs, api, check_dtype):
     """torch's checks on the outputs of a function under vjp/jvp/jacrev."""
     if len(flat_outputs) == 0 or (len(flat_outputs) == 1 and flat_outputs[0] is None):
-        raise RuntimeError("%s: Expected f to be a function that has non-empty output (got "
+        raise RuntimeError("%s(): Expected f to be a function that has non-empty output (got "
                            "output = %r)" % (api, flat_outputs))
     for out in flat_outputs:
         if not isinstance(out, Variable):
-            raise RuntimeError("%s: expected f(*primals) to return only tensors, got "
+            raise RuntimeError("%s(): expected f(*primals) to return only Variables, got "
                                "unsupported type %s" % (api, type(out)))
-    if dtype_api is None:
+    if not check_dtype:
         return
     for out in flat_outputs:
         if out.dtype.kind not in "fc":
-            raise RuntimeError("%s: All outputs of f must be floating-point or complex Tensors, "
-                               "got Tensor with dtype %s" % (dtype_api, out.dtype))
+            raise RuntimeError("%s(): All outputs of f must be floating-point or complex "
+                               "Variables, got one with dtype %s" % (api, out.dtype))
 
 
 def _split_aux(output, has_aux, api):
     if not has_aux:
         return output, None
     if not (isinstance(output, tuple) and len(output) == 2):
-        raise RuntimeError("%s: output of function f should be a tuple: (output, aux) "
+        raise RuntimeError("%s(): output of function f should be a tuple: (output, aux) "
                            "if has_aux is True" % api)
     return output
 
@@ -330,8 +333,8 @@ def _error_if_complex(api, tree, is_input):
     leaves, _ = _tree_flatten(tree)
     for index, leaf in enumerate(leaves):
         if isinstance(leaf, Variable) and leaf.dtype.kind == "c":
-            raise RuntimeError("%s: Expected all %s to be real but received complex tensor at "
-                               "flattened input idx: %d"
+            raise RuntimeError("%s(): Expected all %s to be real but received a complex "
+                               "Variable at flattened input idx: %d"
                                % (api, "inputs" if is_input else "outputs", index))
 
 
@@ -339,14 +342,14 @@ class _Traced:
     """``func`` run once on private inputs: its flat outputs, the private inputs to
     differentiate with respect to, and what the results may keep of the graph."""
 
-    def __init__(self, func, args, argnums, has_aux, api, dtype_api, kwargs=None,
-                 aux_api=None):
+    def __init__(self, func, args, argnums, has_aux, api, check_outputs, kwargs=None):
+        self.api = api
         self.outer_enabled = is_grad_enabled()
         with enable_grad():
             if argnums is None:
                 diff, replace = args, None
             else:
-                diff = _slice_argnums(args, argnums, as_tuple=False)
+                diff = _slice_argnums(args, argnums, api, as_tuple=False)
                 replace = argnums
             flat_diff, self.diff_spec = _tree_flatten(diff)
             self.private = [_private_input(value, api) for value in flat_diff]
@@ -354,15 +357,15 @@ class _Traced:
             if replace is None:
                 call_args = new_diff
             else:
-                one = isinstance(_normalize_argnums(replace, len(args)), int)
-                call_args = _replace_args(args, (new_diff,) if one else new_diff, replace)
+                one = isinstance(_normalize_argnums(replace, len(args), api), int)
+                call_args = _replace_args(args, (new_diff,) if one else new_diff, replace, api)
             output = func(*call_args, **(kwargs or {}))
         self.private_ids = {id(p) for p in self.private}
-        output, aux = _split_aux(output, has_aux, aux_api or api)
+        output, aux = _split_aux(output, has_aux, api)
         self.output = output
         self.flat_outputs, self.output_spec = _tree_flatten(output)
-        if dtype_api is not False:
-            _check_outputs(self.flat_outputs, api, dtype_api)
+        if check_outputs:
+            _check_outputs(self.flat_outputs, api, check_dtype=check_outputs == "dtype")
         self.outer = self.outer_enabled and any(
             _depends_on_outer(out, self.private_ids) for out in self.flat_outputs)
         self.unwrap = _unwrapper(self.private_ids, self.outer_enabled)
@@ -370,8 +373,9 @@ class _Traced:
 
     def _unwrap_aux(self, value):
         if not isinstance(value, Variable):
-            raise RuntimeError("Expected tensors, got unsupported type %s (the aux output of f "
-                               "must be a pytree of Variables)" % type(value))
+            raise RuntimeError("%s(): Expected Variables in aux, got unsupported type %s (the "
+                               "aux output of f must be a pytree of Variables)"
+                               % (self.api, type(value)))
         return self.unwrap(value)
 
     def unwrapped_output(self):
@@ -382,16 +386,15 @@ class _Traced:
 # grad, grad_and_value
 # ---------------------------------------------------------------------------
 
-def _grad_and_value(func, argnums, has_aux, args, kwargs):
-    api = "grad_and_value(f)(*args)"
-    traced = _Traced(func, args, argnums, has_aux, api, dtype_api=False, kwargs=kwargs)
+def _grad_and_value(func, argnums, has_aux, args, kwargs, api):
+    traced = _Traced(func, args, argnums, has_aux, api, check_outputs=False, kwargs=kwargs)
     output = traced.output
     if not isinstance(output, Variable):
-        raise RuntimeError("%s: Expected f(*args) to return a Tensor, got %s"
+        raise RuntimeError("%s(): Expected f(*args) to return a Variable, got %s"
                            % (api, type(output)))
     if output.dim() != 0:
-        raise RuntimeError("%s: Expected f(*args) to return a scalar Tensor, got tensor with %d "
-                           "dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
+        raise RuntimeError("%s(): Expected f(*args) to return a scalar (0-d) Variable, got one "
+                           "with %d dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
                            % (api, output.dim()))
     grads = _autograd_grad([output], traced.private, create_graph=traced.outer)
     unwrap = _unwrapper(traced.private_ids, traced.outer)
@@ -424,7 +427,7 @@ def grad(func, argnums=0, has_aux=False):
     """
     @_wraps(func)
     def wrapper(*args, **kwargs):
-        results = _grad_and_value(func, argnums, has_aux, args, kwargs)
+        results = _grad_and_value(func, argnums, has_aux, args, kwargs, "grad")
         if has_aux:
             gradient, (_, aux) = results
             return gradient, aux
@@ -442,7 +445,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """
     @_wraps(func)
     def wrapper(*args, **kwargs):
-        return _grad_and_value(func, argnums, has_aux, args, kwargs)
+        return _grad_and_value(func, argnums, has_aux, args, kwargs, "grad_and_value")
     return wrapper
 
 
@@ -469,23 +472,24 @@ def vjp(func, *primals, has_aux=False):
 
 
 def _vjp(func, primals, argnums, has_aux):
-    traced = _Traced(func, primals, argnums, has_aux, "vjp(f, *primals)", "vjp(f, ...)")
+    traced = _Traced(func, primals, argnums, has_aux, "vjp", check_outputs="dtype")
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         if create_graph is None:
             create_graph = is_grad_enabled()
         flat_cotangents, cotangents_spec = _tree_flatten(cotangents)
         if cotangents_spec != traced.output_spec:
-            raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree "
+            raise RuntimeError("vjp_fn(): Expected pytree structure of cotangents to be the same "
+                               "as pytree "
                                "structure of outputs to the function. cotangents: %r, primal "
                                "output: %r" % (cotangents_spec, traced.output_spec))
         for index, (cot, out) in enumerate(zip(flat_cotangents, traced.flat_outputs)):
             if not isinstance(cot, Variable):
-                raise TypeError("vjp_fn: expected the cotangents to be Variables, got %s"
+                raise TypeError("vjp_fn(): expected the cotangents to be Variables, got %s"
                                 % type(cot))
             if tuple(cot.shape) != tuple(out.shape):
-                raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %s and "
-                                   "output[%d] has a shape of %s."
+                raise RuntimeError("vjp_fn(): Mismatch in shape: grad_output[%d] has a shape "
+                                   "of %s and output[%d] has a shape of %s."
                                    % (index, tuple(cot.shape), index, tuple(out.shape)))
         keep = create_graph and (traced.outer or any(c.requires_grad for c in flat_cotangents))
         grads = _autograd_grad(traced.flat_outputs, traced.private, flat_cotangents,
@@ -504,23 +508,21 @@ def _vjp(func, primals, argnums, has_aux):
 # jvp and linearize: forward mode through the double-vjp trick
 # ---------------------------------------------------------------------------
 
-_JVP = "jvp(f, primals, tangents)"
-
-
 def _check_tangents(flat_primals, flat_tangents, api):
     for name, flat in (("primals", flat_primals), ("tangents", flat_tangents)):
         if len(flat) == 0:
-            raise RuntimeError("%s: Expected %s to contain at least one Tensor." % (api, name))
+            raise RuntimeError("%s(): Expected %s to contain at least one Variable."
+                               % (api, name))
         for value in flat:
             if not isinstance(value, Variable):
-                raise RuntimeError("%s: Expected %s to only contain Tensors, got %s"
+                raise RuntimeError("%s(): Expected %s to only contain Variables, got %s"
                                    % (api, name, type(value)))
     for primal, tangent in zip(flat_primals, flat_tangents):
         if tuple(primal.shape) != tuple(tangent.shape):
             raise RuntimeError(
-                "%s: Trying to set a forward gradient that has a different size than that of "
-                "the original Tensor, this is not supported. Tensor is of size %s while the "
-                "given forward gradient is of size %s."
+                "%s(): Trying to set a forward gradient that has a different size than that of "
+                "the primal, this is not supported. The primal is of size %s while the given "
+                "forward gradient is of size %s."
                 % (api, list(primal.shape), list(tangent.shape)))
 
 
@@ -530,7 +532,7 @@ class _Linearized:
     respect to ``u`` in the direction of a tangent gives the tangent's image."""
 
     def __init__(self, func, primals, argnums, has_aux, api):
-        self.traced = _Traced(func, primals, argnums, has_aux, api, dtype_api=None)
+        self.traced = _Traced(func, primals, argnums, has_aux, api, check_outputs=True)
         traced = self.traced
         with enable_grad():
             self.diff_outputs = [i for i, out in enumerate(traced.flat_outputs)
@@ -569,7 +571,7 @@ class _Linearized:
         for out, image in zip(traced.flat_outputs, result):
             if image is None:
                 if strict:
-                    raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f "
+                    raise RuntimeError("jvp(): (strict=True) The output of f "
                                        "is independent of the inputs. This is not allowed with "
                                        "strict=True.")
                 image = pyad.zeros_like(out)
@@ -596,18 +598,19 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
 def _jvp(func, primals, tangents, argnums, strict, has_aux):
     if not isinstance(primals, tuple):
-        raise RuntimeError("%s: Expected primals to be a tuple. E.g. it should be valid to "
-                           "call f(*primals)." % _JVP)
-    diff = primals if argnums is None else _slice_argnums(primals, argnums)
+        raise RuntimeError("jvp(): Expected primals to be a tuple. E.g. it should be valid to "
+                           "call f(*primals).")
+    diff = primals if argnums is None else _slice_argnums(primals, argnums, "jvp")
     flat_primals, primals_spec = _tree_flatten(diff)
     flat_tangents, tangents_spec = _tree_flatten(tangents)
     if primals_spec != tangents_spec:
-        raise RuntimeError("%s: Expected primals and tangents to have the same python structure. "
+        raise RuntimeError("jvp(): Expected primals and tangents to have the same python "
+                           "structure. "
                            "For example, if primals is a tuple of 3 tensors, tangents also must "
                            "be. Got primals with structure %r and tangents with structure %r"
-                           % (_JVP, primals_spec, tangents_spec))
-    _check_tangents(flat_primals, flat_tangents, _JVP)
-    linearized = _Linearized(func, primals, argnums, has_aux, _JVP)
+                           % (primals_spec, tangents_spec))
+    _check_tangents(flat_primals, flat_tangents, "jvp")
+    linearized = _Linearized(func, primals, argnums, has_aux, "jvp")
     tangents_out = linearized.push(flat_tangents, strict, retain_graph=False)
     output = linearized.traced.unwrapped_output()
     linearized.retire()
@@ -629,23 +632,23 @@ def linearize(func, *primals):
     tensor([2.7183, 7.3891], dtype=float64)
     """
     flat_primals, primals_spec = _tree_flatten(primals)
-    linearized = _Linearized(func, primals, None, False, "linearize(f, *primals)")
+    linearized = _Linearized(func, primals, None, False, "linearize")
 
     def jvp_fn(*tangents):
         flat_tangents, tangents_spec = _tree_flatten(tangents)
         if tangents_spec != primals_spec:
-            raise RuntimeError("Expected the tangents %r to have the same argspec as the "
-                               "primals %r" % (tangents_spec, primals_spec))
+            raise RuntimeError("jvp_fn(): Expected the tangents %r to have the same argspec as "
+                               "the primals %r" % (tangents_spec, primals_spec))
         for index, (tangent, primal) in enumerate(zip(flat_tangents, flat_primals)):
             if not isinstance(tangent, Variable):
-                raise RuntimeError("linearize: expected the tangents to be Variables, got %s"
+                raise RuntimeError("jvp_fn(): expected the tangents to be Variables, got %s"
                                    % type(tangent))
             for what, got, want in (("shape", tuple(tangent.shape), tuple(primal.shape)),
                                     ("device", tangent.device, primal.device),
                                     ("dtype", tangent.dtype, primal.dtype)):
                 if got != want:
-                    raise RuntimeError("tangent:%d with %s %s in flattened pytree doesn't match "
-                                       "the %s %s of the corresponding primal."
+                    raise RuntimeError("jvp_fn(): tangent:%d with %s %s in flattened pytree "
+                                       "doesn't match the %s %s of the corresponding primal."
                                        % (index, what, got, what, want))
         return linearized.push(flat_tangents, strict=False, retain_graph=True)
 
@@ -660,10 +663,8 @@ def linearize(func, *primals):
 
 def _jacobian(func, argnums, has_aux, api, args):
     _error_if_complex(api, args, is_input=True)
-    if api == "jacrev":
-        traced = _Traced(func, args, argnums, has_aux, "vjp(f, *primals)", "vjp(f, ...)")
-    else:
-        traced = _Traced(func, args, argnums, has_aux, _JVP, None)
+    traced = _Traced(func, args, argnums, has_aux, api,
+                     check_outputs="dtype" if api == "jacrev" else True)
     _error_if_complex(api, traced.flat_outputs, is_input=False)
     keep = traced.outer
     unwrap = _unwrapper(traced.private_ids, keep)
@@ -709,7 +710,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
             [0., 4.]], dtype=float64)
     """
     if not (chunk_size is None or chunk_size > 0):
-        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+        raise ValueError("jacrev(): `chunk_size` should be greater than 0.")
 
     @_wraps(func)
     def wrapper(*args):
@@ -757,8 +758,8 @@ def hessian(func, argnums=0):
 
 def _check_randomness_arg(randomness):
     if randomness not in ("error", "different", "same"):
-        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
-                           "'same'. Got %s" % (randomness,))
+        raise RuntimeError("vmap(): Only allowed values for randomness are 'error', 'different', "
+                           "or 'same'. Got %s" % (randomness,))
 
 
 def _rng_state():
@@ -790,7 +791,7 @@ class _RandomnessGuard:
             return False
         if _rng_state() != self.before:
             _set_rng_state(self.before)
-            raise RuntimeError("vmap: called random operation while in randomness error mode. "
+            raise RuntimeError("vmap(): called random operation while in randomness error mode. "
                                "Please either use the 'same' or 'different' randomness flags on "
                                "vmap or perform the randomness operation out of vmap")
         return False
@@ -820,21 +821,21 @@ def _process_batched_inputs(in_dims, args, func):
                              % (name, in_dims, in_dim))
         if in_dim is not None and not isinstance(arg, Variable):
             raise ValueError("vmap(%s, in_dims=%s, ...)(<inputs>): Got in_dim=%s for an input but "
-                             "the input is of type %s. We cannot vmap over non-Tensor arguments, "
+                             "the input is of type %s. We cannot vmap over non-Variable arguments, "
                              "please use None as the respective in_dim"
                              % (name, in_dims, in_dim, type(arg)))
         if in_dim is not None and not -arg.dim() <= in_dim < arg.dim():
             raise ValueError("vmap(%s, in_dims=%s, ...)(<inputs>): Got in_dim=%d for some input, "
-                             "but that input is a Tensor of dimensionality %d so expected in_dim "
+                             "but that input is a Variable of dimensionality %d so expected in_dim "
                              "to satisfy -%d <= in_dim < %d."
                              % (name, in_dims, in_dim, arg.dim(), arg.dim(), arg.dim()))
         if in_dim is not None and in_dim < 0:
             flat_in_dims[i] = in_dim % arg.dim()
     sizes = [arg.shape[d] for arg, d in zip(flat_args, flat_in_dims) if d is not None]
     if not sizes:
-        raise ValueError("vmap: Expected at least one Tensor to vmap over")
+        raise ValueError("vmap(): Expected at least one Variable to vmap over")
     if any(size != sizes[0] for size in sizes):
-        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+        raise ValueError("vmap(): Expected all Variables to have the same size in the mapped "
                          "dimension, got sizes %s for the mapped dimension" % sizes)
     return sizes[0], flat_in_dims, flat_args, args_spec
 
@@ -897,18 +898,18 @@ def _stack_outputs(per_slice, out_dims, func, empty):
         first = values[0]
         if out_dim is None:
             if isinstance(first, Variable) and not (empty or _same_values(values)):
-                raise ValueError("vmap(%s, ...): `%s` can not return a BatchedTensor when "
-                                 "out_dim is None" % (name, name))
+                raise ValueError("vmap(%s, ...): `%s` can not return a batched Variable (torch: "
+                                 "a BatchedTensor) when out_dim is None" % (name, name))
             results.append(first)
             continue
         if not isinstance(first, Variable):
-            raise ValueError("vmap(%s, ...): `%s` must only return Tensors, got type %s. Did you "
+            raise ValueError("vmap(%s, ...): `%s` must only return Variables, got type %s. Did you "
                              "mean to set out_dims= to None for output?"
                              % (name, name, type(first)))
         rank = first.dim() + 1
         if not -rank <= out_dim < rank:
-            raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but "
-                             "got %d)" % (-rank, rank - 1, out_dim))
+            raise IndexError("vmap(): out_dims: Dimension out of range (expected to be in range "
+                             "of [%d, %d], but got %d)" % (-rank, rank - 1, out_dim))
         stacked = pyad.stack(values, dim=out_dim)
         if empty:
             stacked = stacked.narrow(out_dim, 0, 0)
@@ -944,7 +945,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """
     _check_randomness_arg(randomness)
     if not (chunk_size is None or chunk_size > 0):
-        raise ValueError("vmap: chunk_size should be None or greater than 0. (got %s)"
+        raise ValueError("vmap(): chunk_size should be None or greater than 0. (got %s)"
                          % (chunk_size,))
 
     @_wraps(func)
@@ -983,9 +984,11 @@ def _submodule(module, path):
         try:
             child = getattr(module, attr)
         except AttributeError as exc:
-            raise AttributeError("%s has no attribute `%s`" % (module._get_name(), attr)) from exc
+            raise AttributeError("functional_call(): %s has no attribute `%s`"
+                                 % (module._get_name(), attr)) from exc
         if not isinstance(child, pyad.nn.Module):
-            raise TypeError("submodule `%s`: %s is not an instance of pyad.nn.Module"
+            raise TypeError("functional_call(): submodule `%s`: %s is not an instance of "
+                            "pyad.nn.Module"
                             % (path, child))
         module = child
     return module
@@ -1009,7 +1012,8 @@ def _swap_tensor(module, name, value):
             return original
     original = getattr(owner, attr, _MISSING)
     if original is not _MISSING and original is not None and not isinstance(original, Variable):
-        raise TypeError("attribute `%s`: %s is not an instance of Variable" % (name, original))
+        raise TypeError("functional_call(): attribute `%s`: %s is not an instance of Variable"
+                        % (name, original))
     if value is not _MISSING:
         setattr(owner, attr, value)
     elif hasattr(owner, attr):
@@ -1034,7 +1038,7 @@ def _untie(module, values):
         names = tied[name]
         if len(names.intersection(given)) > 1 and \
                 len({id(values[n]) for n in names if n in values}) != 1:
-            raise ValueError("functional_call got multiple values for keys %s, which are tied. "
+            raise ValueError("functional_call(): got multiple values for keys %s, which are tied. "
                              "Consider using tie_weights=False" % sorted(names))
     untied = dict(values)
     for name in given:
@@ -1069,7 +1073,8 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         values = parameter_and_buffer_dicts
     elif isinstance(parameter_and_buffer_dicts, (list, tuple)):
         if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
-            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be "
+            raise ValueError("functional_call(): Expected all elements of "
+                             "parameter_and_buffer_dicts to be "
                              "dictionaries")
         counts = {}
         for d in parameter_and_buffer_dicts:
@@ -1077,11 +1082,12 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                 counts[key] = counts.get(key, 0) + 1
         repeated = [key for key, n in counts.items() if n > 1]
         if repeated:
-            raise ValueError("%s appeared in multiple dictionaries; behavior of functional call "
-                             "is ambiguous" % repeated)
+            raise ValueError("functional_call(): %s appeared in multiple dictionaries; behavior "
+                             "of functional call is ambiguous" % repeated)
         values = {k: v for d in parameter_and_buffer_dicts for k, v in d.items()}
     else:
-        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of "
+        raise ValueError("functional_call(): Expected parameter_and_buffer_dicts to be a dict, "
+                         "or a list/tuple of "
                          "dicts, but got %s" % type(parameter_and_buffer_dicts))
     if kwargs is None:
         kwargs = {}
@@ -1099,7 +1105,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         if missing:
             errors.append("Missing key(s): %s." % ", ".join(map(repr, missing)))
         if errors:
-            raise RuntimeError("Error(s) in reparametrizing for %s:\n\t%s"
+            raise RuntimeError("functional_call(): Error(s) in reparametrizing for %s:\n\t%s"
                                % (module._get_name(), "\n\t".join(errors)))
     originals = {}
     try:
