@@ -153,16 +153,6 @@ def _name(func):
     return repr(func)
 
 
-def _wraps(func):
-    """functools.wraps that tolerates callables without the usual attributes."""
-    def decorate(wrapper):
-        try:
-            return functools.wraps(func)(wrapper)
-        except (AttributeError, TypeError):  # pragma: no cover - exotic callables
-            return wrapper
-    return decorate
-
-
 def _validate_and_wrap_argnum(argnum, num_args, api):
     if not isinstance(argnum, int) or isinstance(argnum, bool):
         raise RuntimeError("%s(): argnum must be int, got: %s" % (api, type(argnum)))
@@ -425,7 +415,7 @@ def grad(func, argnums=0, has_aux=False):
     >>> grad(lambda p, y: (p["w"] * y).sum(), argnums=(0, 1))({"w": x}, x)
     ({'w': tensor([1., 2.], dtype=float64)}, tensor([1., 2.], dtype=float64))
     """
-    @_wraps(func)
+    @functools.wraps(func)
     def wrapper(*args, **kwargs):
         results = _grad_and_value(func, argnums, has_aux, args, kwargs, "grad")
         if has_aux:
@@ -443,7 +433,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     >>> grad_and_value(lambda x: (x ** 2).sum())(x)
     (tensor([2., 4.], dtype=float64), tensor(5., dtype=float64))
     """
-    @_wraps(func)
+    @functools.wraps(func)
     def wrapper(*args, **kwargs):
         return _grad_and_value(func, argnums, has_aux, args, kwargs, "grad_and_value")
     return wrapper
@@ -712,7 +702,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev(): `chunk_size` should be greater than 0.")
 
-    @_wraps(func)
+    @functools.wraps(func)
     def wrapper(*args):
         return _jacobian(func, argnums, has_aux, "jacrev", args)
     return wrapper
@@ -733,7 +723,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """
     _check_randomness_arg(randomness)
 
-    @_wraps(func)
+    @functools.wraps(func)
     def wrapper(*args):
         with _RandomnessGuard(randomness):
             return _jacobian(func, argnums, has_aux, "jacfwd", args)
@@ -948,7 +938,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         raise ValueError("vmap(): chunk_size should be None or greater than 0. (got %s)"
                          % (chunk_size,))
 
-    @_wraps(func)
+    @functools.wraps(func)
     def wrapped(*args, **kwargs):
         _check_out_dims(out_dims, func)
         batch_size, flat_in_dims, flat_args, args_spec = _process_batched_inputs(

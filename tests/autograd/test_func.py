@@ -524,6 +524,11 @@ def test_vmap_randomness_follows_torch():
     x = np.ones((3, 2))
     raises_in_both(lambda L: L.func.vmap(lambda a: a + L.randn(2))(make(L, x)), RuntimeError,
                    "randomness error mode")
+    raises_in_both(lambda L: L.func.jacfwd(lambda a: a + L.randn(2, dtype=L.float64))(
+        make(L, x[0])), RuntimeError, "randomness error mode")
+    for L in LIBS:
+        L.func.jacfwd(lambda a: a + L.randn(2, dtype=L.float64), randomness="different")(
+            make(L, x[0]))
     for L in LIBS:
         L.manual_seed(0)
         same = L.func.vmap(lambda a: a + L.rand(2, dtype=L.float64), randomness="same")(
