@@ -11,6 +11,7 @@ import pyad.autograd.grad_mode
 import pyad.autograd.gradcheck
 import pyad.autograd.anomaly_mode
 import pyad.autograd.functional
+import pyad.func
 import pyad.autograd.graph
 import pyad.autograd.profiler
 import pyad.autograd.profiler_util
@@ -46,6 +47,7 @@ from pyad import _engine
 
 MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_mode,
            pyad.autograd.gradcheck, pyad.autograd.anomaly_mode, pyad.autograd.functional,
+           pyad.func,
            pyad.autograd.graph, pyad.autograd.profiler, pyad.autograd.profiler_util,
            pyad.nn.init, pyad.nn.modules,
            pyad.nn.parameter, pyad.optim.optimizer, pyad.optim.lr_scheduler,

@@ -39,9 +39,20 @@ def numbers(text):
 
 def test_every_example_has_a_test():
     scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
-    assert scripts == ["custom_function.py", "interop.py", "profile_mlp.py", "train_cnn.py",
-                       "train_ddp.py", "train_mlp.py", "train_with_dataloader.py",
-                       "tutorial.py", "typed_usage.py"]
+    assert scripts == ["custom_function.py", "interop.py", "per_sample_grads.py",
+                       "profile_mlp.py", "train_cnn.py", "train_ddp.py", "train_mlp.py",
+                       "train_with_dataloader.py", "tutorial.py", "typed_usage.py"]
+
+
+def test_per_sample_grads_match_one_backward_per_sample():
+    out, detail = run_example("per_sample_grads.py")
+    lines = out.splitlines()
+    assert lines[0] == ("per-sample gradient shapes: {'0.weight': (16, 8, 4), '0.bias': (16, 8), "
+                        "'2.weight': (16, 3, 8), '2.bias': (16, 3)}"), detail
+    assert lines[1].startswith("largest difference from one backward per sample: "), detail
+    assert numbers(lines[1])[0] < 1e-12, detail
+    norms = numbers(" ".join(lines[2:]).split(":", 1)[1])
+    assert len(norms) == 16 and all(n > 0 for n in norms), detail
 
 
 def test_train_ddp_on_one_process_reaches_the_documented_accuracy():
