@@ -2,7 +2,10 @@
 torch's: the parameter ``<name>_orig``, the power-iteration buffers ``<name>_u`` and
 ``<name>_v``, and a forward pre-hook that sets ``module.<name>`` to
 ``<name>_orig / sigma``."""
+import numpy
+
 import pyad
+from pyad._engine import Variable
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn.parameter import Parameter, UninitializedParameter
@@ -106,6 +109,10 @@ class SpectralNorm:
         return fn
 
 
+def _as_variable(value):
+    return value if isinstance(value, Variable) else Variable(numpy.asarray(value))
+
+
 class SpectralNormLoadStateDictPreHook:
     """Loads a state dict from before version 1 (``<name>`` saved, ``<name>_v`` not):
     ``<name>_v`` is solved from the saved weight, as torch."""
@@ -134,11 +141,12 @@ class SpectralNormLoadStateDictPreHook:
             if has_missing_keys:
                 return
             with no_grad():
-                weight_orig = state_dict[weight_key + "_orig"]
-                weight = state_dict.pop(weight_key)
+                # (pyad's load_state_dict also takes arrays)
+                weight_orig = _as_variable(state_dict[weight_key + "_orig"])
+                weight = _as_variable(state_dict.pop(weight_key))
                 sigma = (weight_orig / weight).mean()
                 weight_mat = fn.reshape_weight_to_matrix(weight_orig)
-                u = state_dict[weight_key + "_u"]
+                u = _as_variable(state_dict[weight_key + "_u"])
                 state_dict[weight_key + "_v"] = fn._solve_v_and_rescale(weight_mat, u, sigma)
 
 
