@@ -213,6 +213,16 @@ def test_state_dict_hook_results_as_torch():
             lin.state_dict()
 
 
+def test_a_state_dict_pre_hook_runs_before_the_module_saves_its_entries():
+    keys = []
+    for L in (torch, pyad):
+        lin = L.nn.Linear(1, 1)
+        lin.register_state_dict_pre_hook(
+            lambda m, prefix, keep_vars: m.register_buffer("late", L.zeros(1)))
+        keys.append(list(lin.state_dict()))
+    assert keys[0] == keys[1] == ["weight", "bias", "late"]
+
+
 def test_load_state_dict_pre_hook_can_rename_keys_and_post_hook_can_clear_missing():
     for L in (torch, pyad):
         lin = L.nn.Linear(2, 1).double()
