@@ -689,3 +689,82 @@ def test_skip_init_builds_without_drawing_and_checks_as_torch():
         torch.nn.utils.skip_init(torch.nn.ReLU)
     with pytest.raises(RuntimeError, match="support a 'device' arg"):
         nn.utils.skip_init(nn.ReLU)
+
+
+# -- orthogonal ------------------------------------------------------------------------
+
+ORTH_CASES = [(m, shape, triv) for m in ("matrix_exp", "cayley", "householder")
+              for shape in ((4, 4), (3, 5), (5, 3)) for triv in (True, False)]
+
+
+@pytest.mark.parametrize("orthogonal_map,shape,triv", ORTH_CASES,
+                         ids=["%s-%dx%d-%s" % (m, s[0], s[1], "triv" if t else "direct")
+                              for m, s, t in ORTH_CASES])
+def test_orthogonal_matches_torch(orthogonal_map, shape, triv):
+    t, p = pair(lambda: torch.nn.Linear(shape[1], shape[0]),
+                lambda: nn.Linear(shape[1], shape[0]))
+    TPZ.orthogonal(t, orthogonal_map=orthogonal_map, use_trivialization=triv)
+    PZ.orthogonal(p, orthogonal_map=orthogonal_map, use_trivialization=triv)
+    assert list(p.state_dict()) == list(t.state_dict())
+    if shape[0] == shape[1] or not triv:
+        # registration is deterministic here (no random completion of the basis)
+        for key, value in arrays(p.state_dict()).items():
+            np.testing.assert_allclose(value, arrays(t.state_dict())[key], rtol=1e-10,
+                                       atol=1e-12, err_msg=key)
+    p.load_state_dict(arrays(t.state_dict()))
+    W = p.weight
+    eye = np.eye(min(shape))
+    gram = (W @ W.mT if shape[0] < shape[1] else W.mT @ W).data
+    np.testing.assert_allclose(gram, eye, atol=1e-12)
+    x = np.random.default_rng(0).standard_normal((2, shape[1]))
+    t_out, p_out = t(torch.tensor(x)), p(pyad.tensor(x))
+    close(p_out, t_out, 1e-10, 1e-12)
+    grads_match(t, p, t_out, p_out, 1e-9, 1e-12)
+
+
+@pytest.mark.parametrize("orthogonal_map", ["matrix_exp", "cayley", "householder"])
+def test_orthogonal_maps_gradcheck_gradgradcheck(orthogonal_map):
+    lin = PZ.orthogonal(nn.Linear(3, 3).double(), orthogonal_map=orthogonal_map)
+    orth = lin.parametrizations.weight[0]
+    X = pyad.tensor(np.random.default_rng(5).standard_normal((3, 3)) * 0.5,
+                    requires_grad=True)
+    assert gradcheck(orth, (X,))
+    assert gradgradcheck(orth, (X,))
+
+
+def test_matrix_exp_batched_float32_and_large_norm_match_torch():
+    from pyad.nn.utils.parametrizations import _MatrixExp
+    rng = np.random.default_rng(6)
+    for a, rtol in ((rng.standard_normal((2, 3, 4, 4)), 1e-12),
+                    (rng.standard_normal((3, 3)) * 20, 1e-9),
+                    (rng.standard_normal((4, 4)).astype(np.float32), 1e-5),
+                    (np.zeros((0, 0)), 0)):
+        out = _MatrixExp.apply(pyad.tensor(a))
+        expected = torch.matrix_exp(torch.tensor(a))
+        assert out.dtype == a.dtype
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=rtol,
+                                   atol=rtol * float(np.abs(expected.numpy()).max(initial=0)))
+
+
+def test_orthogonal_assignment_and_errors_as_torch():
+    t, p = pair(lambda: torch.nn.Linear(4, 4), lambda: nn.Linear(4, 4))
+    TPZ.orthogonal(t, orthogonal_map="householder", use_trivialization=False)
+    PZ.orthogonal(p, orthogonal_map="householder", use_trivialization=False)
+    Q = np.linalg.qr(np.random.default_rng(7).standard_normal((4, 4)))[0]
+    t.weight = torch.tensor(Q)
+    p.weight = pyad.tensor(Q)
+    close(p.parametrizations.weight.original, t.parametrizations.weight.original, 1e-10,
+          1e-12)
+    close(p.weight, t.weight, 1e-10, 1e-12)
+    for L, lib_pz in ((torch, TPZ), (pyad, PZ)):
+        with pytest.raises(ValueError, match="orthogonal_map has to be one of"):
+            lib_pz.orthogonal(L.nn.Linear(2, 2), orthogonal_map="svd")
+        with pytest.raises(ValueError, match="Expected a matrix or batch of matrices"):
+            lib_pz.orthogonal(L.nn.Linear(2, 2), name="bias")
+        m = lib_pz.orthogonal(L.nn.Linear(2, 2), orthogonal_map="cayley",
+                              use_trivialization=False)
+        with pytest.raises(NotImplementedError):
+            m.weight = L.eye(2)
+        with pytest.raises(ValueError, match="Expected a matrix or batch of matrices of "
+                                             "shape"):
+            m.parametrizations.weight[0].right_inverse(L.eye(3))

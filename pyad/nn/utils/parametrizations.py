@@ -1,5 +1,5 @@
-"""``pyad.nn.utils.parametrizations``: `weight_norm` and `spectral_norm` as
-parametrizations (`pyad.nn.utils.parametrize`), as ``torch.nn.utils.parametrizations``.
+"""``pyad.nn.utils.parametrizations``: `weight_norm`, `spectral_norm` and `orthogonal`
+as parametrizations (`pyad.nn.utils.parametrize`), as ``torch.nn.utils.parametrizations``.
 
 >>> import pyad
 >>> from pyad.nn.utils.parametrizations import weight_norm
@@ -7,8 +7,13 @@ parametrizations (`pyad.nn.utils.parametrize`), as ``torch.nn.utils.parametrizat
 >>> [(name, tuple(p.shape)) for name, p in lin.named_parameters()]
 [('bias', (2,)), ('parametrizations.weight.original0', (2, 1)), ('parametrizations.weight.original1', (2, 3))]
 """
+import math
+
+import numpy
+
 import pyad
-from pyad._engine import Variable
+from pyad._engine import Variable, matmul
+from pyad.autograd.function import Function
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn.modules import Module
@@ -164,9 +169,200 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     return module
 
 
+# -- orthogonal --------------------------------------------------------------------------
+
+def _expm_array(a):
+    # exp(a) of the last two dims by scaling and squaring: a / 2^s has 1-norm <= 1/2,
+    # where 18 Taylor terms leave an error below 1e-22, then s squarings
+    xp = pyad.get_array_module(a)
+    work = xp.complex128 if a.dtype.kind == "c" else xp.float64
+    x = a.astype(work)
+    norm = float(xp.abs(x).sum(-2).max()) if x.size else 0.0
+    s = max(0, int(math.ceil(math.log2(norm / 0.5)))) if norm > 0.5 else 0
+    x = x / 2.0 ** s
+    eye = xp.broadcast_to(xp.eye(a.shape[-1], dtype=work), x.shape)
+    result = eye.copy()
+    term = eye
+    for k in range(1, 19):
+        term = (term @ x) / k
+        result = result + term
+    for _ in range(s):
+        result = result @ result
+    return result.astype(a.dtype)
+
+
+class _MatrixExp(Function):
+    # torch.matrix_exp; its backward is the top right block of the exponential of
+    # [[A^H, G], [0, A^H]] (torch's backward_analytic_function_of_a_matrix), itself
+    # a _MatrixExp, so every order is differentiable
+
+    @staticmethod
+    def forward(ctx, A):
+        ctx.save_for_backward(A)
+        return Variable(_expm_array(A.data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        A, = ctx.saved_tensors
+        n = A.shape[-1]
+        AH = A.mH
+        block = pyad.cat([pyad.cat([AH, grad], -1),
+                          pyad.cat([pyad.zeros_like(AH), AH], -1)], -2)
+        return _MatrixExp.apply(block)[..., :n, n:]
+
+
+def _householder_product(A, tau):
+    # torch.linalg.householder_product: the first n columns of H_1 ... H_k, with
+    # H_i = I - tau_i v_i v_i^H and v_i = (0, ..., 0, 1, A[i+1:, i]), from
+    # differentiable ops (so twice differentiable)
+    m, n = A.shape[-2], A.shape[-1]
+    rows = numpy.arange(m)
+    Q = pyad.eye(m, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, m)
+    for i in range(tau.shape[-1]):
+        below = pyad.tensor((rows > i).astype(A.dtype), device=A.device)
+        unit = pyad.tensor((rows == i).astype(A.dtype), device=A.device)
+        v = (A[..., :, i] * below + unit).unsqueeze(-1)
+        Q = Q - matmul(matmul(Q, v), (tau[..., i, None, None] * v.mH))
+    return Q[..., :, :n]
+
+
+def _qr_raw(A):
+    # torch.geqrf: (the reflectors with R above the diagonal, tau), as NumPy's raw QR
+    xp = pyad.get_array_module(A.data)
+    h, tau = xp.linalg.qr(A.data, mode="raw")
+    return Variable(xp.ascontiguousarray(xp.swapaxes(h, -1, -2))), Variable(tau)
+
+
+def _sgn(x):
+    return x.sgn() if x.is_complex() else x.sign()
+
+
+def _is_orthogonal(Q):
+    n, k = Q.shape[-2], Q.shape[-1]
+    Id = pyad.eye(k, dtype=Q.dtype, device=Q.device)
+    eps = 10.0 * n * numpy.finfo(Q.dtype).eps
+    return pyad.allclose(Q.mH @ Q, Id, atol=eps)
+
+
+def _make_orthogonal(A):
+    # Q of A's QR, its columns' signs chosen so that R has a positive diagonal
+    X, tau = _qr_raw(A)
+    Q = _householder_product(X, tau)
+    return Q * _sgn(X.diagonal(dim1=-2, dim2=-1)).unsqueeze(-2)
+
+
+_ORTHOGONAL_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+class _Orthogonal(Module):
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex "
+                             "tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X):
+        n, k = X.shape[-2], X.shape[-1]
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            # a skew-symmetric (skew-Hermitian) A from the lower triangle, then exp(A)
+            # or the Cayley map (I - A/2)^-1 (I + A/2)
+            X = X.tril()
+            if n != k:
+                X = pyad.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)],
+                             dim=-1)
+            A = X - X.mH
+            if self.orthogonal_map == "matrix_exp":
+                Q = _MatrixExp.apply(A)
+            else:
+                Id = pyad.eye(n, dtype=A.dtype, device=A.device)
+                Q = pyad.linalg.solve(Id - 0.5 * A, Id + 0.5 * A)
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = _householder_product(A, tau)
+            # torch's: the diagonal truncated to an integer flips or zeroes each column
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        if transposed:
+            Q = Q.mT
+        return Q
+
+    def right_inverse(self, Q):
+        with no_grad():
+            if Q.shape != self.shape:
+                raise ValueError("Expected a matrix or batch of matrices of shape %s. Got a "
+                                 "tensor of shape %s." % (self.shape, Q.shape))
+            Q_init = Q
+            n, k = Q.shape[-2], Q.shape[-1]
+            transpose = n < k
+            if transpose:
+                Q = Q.mT
+                n, k = k, n
+            if not hasattr(self, "base"):
+                if self.orthogonal_map in ("cayley", "matrix_exp"):
+                    raise NotImplementedError(
+                        "It is not possible to assign to the matrix exponential or the "
+                        "Cayley parametrizations when use_trivialization=False.")
+                # the reflectors of Q's QR, with the signs of R's diagonal on it
+                A, tau = _qr_raw(Q)
+                diag = A.diagonal(dim1=-2, dim2=-1)
+                sign = diag.sign()
+                sign = pyad.where(tau == 0.0, -sign, sign)
+                diag.copy_(sign)
+                return A.mT if transpose else A
+            if n == k:
+                Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+            else:
+                N = pyad.randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype,
+                               device=Q.device)
+                Q = _make_orthogonal(pyad.cat([Q, N], dim=-1))
+            self.base = Q
+            # the parametrization of -Id is Id, so the weight is `base` at first
+            neg_Id = pyad.zeros_like(Q_init)
+            neg_Id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+            return neg_Id
+
+
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
-    """Not available in pyad: torch's maps need ``matrix_exp``, ``geqrf`` and
-    ``householder_product``, which pyad does not have; raises NotImplementedError."""
-    raise NotImplementedError("orthogonal(): the orthogonal parametrization is not "
-                              "implemented in pyad (it needs matrix_exp, geqrf and "
-                              "householder_product)")
+    """Parametrize ``module.<name>`` (a matrix or a batch of them) as an orthogonal
+    (unitary) matrix, as torch's: ``orthogonal_map`` ``"matrix_exp"`` (the default for
+    square or complex matrices), ``"cayley"`` or ``"householder"`` (the default
+    otherwise) maps the unconstrained ``original`` to it. With ``use_trivialization``
+    (the default) the weight is ``base @ map(original)``, the buffer ``base`` set from
+    the current weight (made orthogonal by a QR, with random extra columns for a
+    non-square one) and ``original`` starting at ``-I``. Returns ``module``.
+
+    >>> import pyad
+    >>> from pyad.nn.utils.parametrizations import orthogonal
+    >>> lin = orthogonal(pyad.nn.Linear(3, 3).double())
+    >>> Q = lin.weight
+    >>> bool(pyad.allclose(Q.T @ Q, pyad.eye(3, dtype=pyad.float64)))
+    True
+    """
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Variable):
+        raise ValueError("Module '%s' has no parameter or buffer with name '%s'"
+                         % (module, name))
+    if weight.ndim < 2:
+        raise ValueError("Expected a matrix or batch of matrices. Got a tensor of %d "
+                         "dimensions." % weight.ndim)
+    if orthogonal_map is None:
+        orthogonal_map = ("matrix_exp" if weight.shape[-2] == weight.shape[-1]
+                          or weight.is_complex() else "householder")
+    if orthogonal_map not in _ORTHOGONAL_MAPS:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", '
+                         '"householder". Got: %s' % (orthogonal_map,))
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module
