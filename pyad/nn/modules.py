@@ -1018,8 +1018,8 @@ class Sequential(Module):
       (1): ReLU()
       (2): Linear(in_features=8, out_features=1, bias=True)
     )
-    >>> len(net + net), len(net * 2), [type(m).__name__ for m in net.pop(1) * 2]
-    (6, 6, ['ReLU', 'ReLU'])
+    >>> len(net + net), len(net * 2), type(net.pop(1)).__name__, len(net)
+    (6, 6, 'ReLU', 2)
     """
 
     def __init__(self, *args):
