@@ -768,3 +768,23 @@ def test_orthogonal_assignment_and_errors_as_torch():
         with pytest.raises(ValueError, match="Expected a matrix or batch of matrices of "
                                              "shape"):
             m.parametrizations.weight[0].right_inverse(L.eye(3))
+
+
+@pytest.mark.parametrize("orthogonal_map", ["matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_orthogonal_of_a_batch_of_matrices_matches_torch(orthogonal_map, dtype):
+    rng = np.random.default_rng(8)
+    w = rng.standard_normal((2, 4, 3)).astype(dtype)
+    tm, pm = torch.nn.Module(), nn.Module()
+    tm.register_parameter("w", torch.nn.Parameter(torch.tensor(w)))
+    pm.register_parameter("w", nn.Parameter(pyad.tensor(w)))
+    TPZ.orthogonal(tm, "w", orthogonal_map=orthogonal_map)
+    PZ.orthogonal(pm, "w", orthogonal_map=orthogonal_map)
+    pm.load_state_dict(arrays(tm.state_dict()))        # the random completion of base
+    rtol, atol = (1e-4, 1e-5) if dtype == "float32" else (1e-10, 1e-12)
+    close(pm.w, tm.w, rtol, atol)
+    cot = rng.standard_normal((2, 4, 3)).astype(dtype)
+    (tm.w * torch.tensor(cot)).sum().backward()
+    (pm.w * pyad.tensor(cot)).sum().backward()
+    close(pm.parametrizations.w.original.grad, tm.parametrizations.w.original.grad, rtol,
+          atol)
