@@ -1,5 +1,6 @@
 """The examples in pyad's docstrings run and print what they show."""
 import doctest
+import sys
 
 import numpy
 import pytest
@@ -19,6 +20,9 @@ import pyad.nn.functional
 import pyad.nn.init
 import pyad.nn.modules
 import pyad.nn.parameter
+import pyad.nn.utils.parametrizations
+import pyad.nn.utils.parametrize
+import pyad.nn.utils.stateless
 import pyad.optim.lr_scheduler
 import pyad.optim.optimizer
 import pyad.serialization
@@ -60,7 +64,11 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.utils.data.dataloader,
            # torch.amp, torch.random, torch.testing
            pyad.amp, pyad.amp.autocast_mode, pyad.amp.grad_scaler, pyad.cuda.amp, pyad.random,
-           pyad.testing]
+           pyad.testing,
+           # torch.nn.utils (weight_norm and spectral_norm are also functions' names there)
+           pyad.nn.utils, pyad.nn.utils.parametrize, pyad.nn.utils.parametrizations,
+           pyad.nn.utils.stateless, sys.modules["pyad.nn.utils.weight_norm"],
+           sys.modules["pyad.nn.utils.spectral_norm"]]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -232,6 +232,7 @@ class Module:
     """
 
     training = True
+    _version = 1           # written into state_dict's _metadata, as torch's
 
     def __init__(self):
         object.__setattr__(self, "training", True)
@@ -719,29 +720,195 @@ class Module:
 
     # -- state ---------------------------------------------------------------------------
 
-    def state_dict(self, destination=None, prefix="", keep_vars=False):
-        """A dict of every parameter and persistent buffer by dotted name.
-
-        Values are detached Variables sharing memory with the module's (``keep_vars=True``
-        gives the Parameters themselves).
+    def register_state_dict_pre_hook(self, hook):
+        """Call ``hook(module, prefix, keep_vars)`` before this module's entries go into a
+        `state_dict` (torch's order: before its own entries and its submodules').
+        Returns a removable handle.
 
         >>> import pyad
-        >>> list(pyad.nn.Sequential(pyad.nn.Linear(2, 3)).state_dict())
-        ['0.weight', '0.bias']
+        >>> seen = []
+        >>> lin = pyad.nn.Linear(2, 1)
+        >>> handle = lin.register_state_dict_pre_hook(lambda m, prefix, kv: seen.append(prefix))
+        >>> _ = pyad.nn.Sequential(lin).state_dict()
+        >>> seen
+        ['0.']
         """
-        if destination is None:
-            destination = collections.OrderedDict()
+        return self._add_hook("_state_dict_pre_hooks", hook, False, False,
+                              "register_state_dict_pre_hook")
+
+    def _register_state_dict_hook(self, hook):
+        """Call ``hook(module, state_dict, prefix, local_metadata)`` after this module and
+        its submodules wrote their entries; a non-None result replaces the state dict
+        (torch's private form, which `spectral_norm` uses)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post "
+                               "hook that was previously registered via "
+                               "register_state_dict_post_hook")
+        return self._add_hook("_state_dict_hooks", hook, False, False,
+                              "_register_state_dict_hook")
+
+    def register_state_dict_post_hook(self, hook):
+        """Call ``hook(module, state_dict, prefix, local_metadata)`` after this module and
+        its submodules wrote their entries; it edits the dict in place and must return
+        None. Returns a removable handle."""
+        hook._from_public_api = True
+        return self._add_hook("_state_dict_hooks", hook, False, True,
+                              "register_state_dict_post_hook")
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """Call ``hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` (``module`` first with ``with_module=True``) before
+        this module loads its entries; it may edit ``state_dict`` in place (rename or
+        convert keys). Returns a removable handle."""
+        return self._add_hook("_load_state_dict_pre_hooks", hook, False, bool(with_module),
+                              "_register_load_state_dict_pre_hook")
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """Call ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module loads its entries in
+        `load_state_dict`. Returns a removable handle."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """Call ``hook(module, incompatible_keys)`` after this module and its submodules
+        loaded; ``incompatible_keys`` holds the lists of missing and unexpected keys so
+        far, which the hook may edit in place (it must return None). Returns a removable
+        handle.
+
+        >>> import pyad
+        >>> lin = pyad.nn.Linear(2, 1)
+        >>> handle = lin.register_load_state_dict_post_hook(
+        ...     lambda m, keys: keys.missing_keys.remove("bias"))
+        >>> lin.load_state_dict({"weight": pyad.zeros(1, 2)})
+        <All keys matched successfully>
+        """
+        return self._add_hook("_load_state_dict_post_hooks", hook, False, False,
+                              "register_load_state_dict_post_hook")
+
+    def _hooks_of(self, attr):
+        return list(self.__dict__.get(attr) or ())
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """A dict of every parameter and persistent buffer by dotted name.
+
+        Values are detached Variables sharing memory with the module's (``keep_vars=True``
+        gives the Parameters themselves). As torch, the dict carries ``_metadata`` (each
+        module's version, by prefix) and the state dict hooks run: each module's pre-hooks
+        before its entries, its post-hooks after its submodules'.
+
+        >>> import pyad
+        >>> list(pyad.nn.Sequential(pyad.nn.Linear(2, 3)).state_dict())
+        ['0.weight', '0.bias']
+        """
+        if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
+        if destination is None:
+            destination = collections.OrderedDict()
+            destination._metadata = collections.OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for _, hook, _ in self._hooks_of("_state_dict_pre_hooks"):
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
+        for _, hook, public in self._hooks_of("_state_dict_hooks"):
+            result = hook(self, destination, prefix, local_metadata)
+            if not public:
+                if result is not None:
+                    destination = result
+            elif result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        # torch's per-module step of load_state_dict: the pre-hooks, then this module's
+        # own parameters and persistent buffers, then (strict) the unexpected keys under
+        # this prefix
+        for _, hook, with_module in self._hooks_of("_load_state_dict_pre_hooks"):
+            if with_module:
+                hook(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                     unexpected_keys, error_msgs)
+            else:
+                hook(state_dict, prefix, local_metadata, strict, missing_keys,
+                     unexpected_keys, error_msgs)
+        local_state = [(n, p) for n, p in self._parameters.items() if p is not None]
+        local_state += [(n, b) for n, b in self._buffers.items()
+                        if b is not None and n not in self._non_persistent_buffers_set]
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, target in local_state:
+            key = prefix + name
+            if key not in state_dict:
+                # a checkpoint from before torch added num_batches_tracked (version 2 of
+                # the norm layers) loads without it, the count kept as it is
+                if strict and name != "num_batches_tracked":
+                    missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Variable):
+                try:
+                    value = Variable(numpy.asarray(value))
+                except Exception:
+                    error_msgs.append('While copying the parameter named "%s", expected '
+                                      'Variable or array-like object from checkpoint but '
+                                      'received %s' % (key, type(value).__name__))
+                    continue
+            if getattr(target, "_uninitialized", False):
+                # a lazy module's parameter takes the checkpoint's shape, as torch's
+                target.materialize(tuple(value.shape))
+            if target.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
+                value = value[0]
+            if tuple(value.shape) != tuple(target.shape):
+                error_msgs.append("size mismatch for %s: copying a param with shape %s from "
+                                  "checkpoint, the shape in current model is %s."
+                                  % (key, _shape(value), _shape(target)))
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        if isinstance(target, Parameter) and not isinstance(value, Parameter):
+                            value = Parameter(value, requires_grad=target.requires_grad)
+                        elif isinstance(target, Parameter):
+                            value.requires_grad_(target.requires_grad)
+                        setattr(self, name, value)
+                    else:
+                        target.copy_(value)
+            except Exception as ex:
+                error_msgs.append('While copying the parameter named "%s", whose dimensions '
+                                  'in the model are %s and whose dimensions in the '
+                                  'checkpoint are %s, an exception occurred : %s.'
+                                  % (key, _shape(target), _shape(value), ex.args))
+        if strict:
+            local_names = {n for n, _ in local_state}
+            for key in state_dict:
+                if key.startswith(prefix):
+                    input_name = key[len(prefix):].split(".", 1)
+                    if len(input_name) > 1:
+                        if input_name[0] not in self._modules:
+                            unexpected_keys.append(key)
+                    elif input_name[0] not in local_names:
+                        unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy parameters and buffers from ``state_dict`` into this module.
@@ -749,7 +916,9 @@ class Module:
         Returns ``(missing_keys, unexpected_keys)``; with ``strict=True`` (the default)
         either list being non-empty raises RuntimeError, as does a shape mismatch (always).
         Values may be Variables or arrays; they are copied in place (cast to each
-        parameter's dtype), so optimizers holding the parameters keep working.
+        parameter's dtype), so optimizers holding the parameters keep working;
+        ``assign=True`` makes them the module's parameters and buffers instead. Each
+        module's load pre-hooks run before it loads, its post-hooks after its submodules.
 
         >>> import pyad
         >>> a, b = pyad.nn.Linear(2, 2), pyad.nn.Linear(2, 2)
@@ -762,43 +931,33 @@ class Module:
             raise TypeError("Expected state_dict to be dict-like, got %s."
                             % type(state_dict).__name__)
         missing, unexpected, errors = [], [], []
-        expected = set()
-        for prefix_mod, module in self.named_modules(prefix="", remove_duplicate=False):
-            prefix = prefix_mod + "." if prefix_mod else ""
-            local = [(n, p) for n, p in module._parameters.items() if p is not None]
-            local += [(n, b) for n, b in module._buffers.items()
-                      if b is not None and n not in module._non_persistent_buffers_set]
-            for name, target in local:
-                key = prefix + name
-                expected.add(key)
-                if key not in state_dict:
-                    # a checkpoint from before torch added num_batches_tracked (version
-                    # 2 of the norm layers) loads without it, the count kept as it is
-                    if name != "num_batches_tracked":
-                        missing.append(key)
-                    continue
-                value = state_dict[key]
-                if not isinstance(value, Variable):
-                    try:
-                        value = Variable(numpy.asarray(value))
-                    except Exception:
-                        errors.append('While copying the parameter named "%s", expected '
-                                      'Variable or array-like object from checkpoint but '
-                                      'received %s' % (key, type(value).__name__))
-                        continue
-                if getattr(target, "_uninitialized", False):
-                    # a lazy module's parameter takes the checkpoint's shape, as torch's
-                    target.materialize(tuple(value.shape))
-                if tuple(value.shape) != tuple(target.shape):
-                    errors.append("size mismatch for %s: copying a param with shape %s from "
-                                  "checkpoint, the shape in current model is %s."
-                                  % (key, _shape(value), _shape(target)))
-                    continue
-                with no_grad():
-                    target.copy_(value)
-        for key in state_dict:
-            if key not in expected:
-                unexpected.append(key)
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = collections.OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    child_state_dict = {k: v for k, v in local_state_dict.items()
+                                        if k.startswith(child_prefix)}
+                    load(child, child_state_dict, child_prefix)
+            incompatible_keys = _IncompatibleKeys(missing, unexpected)
+            for _, hook, _ in module._hooks_of("_load_state_dict_post_hooks"):
+                if hook(module, incompatible_keys) is not None:
+                    raise AssertionError("Hooks registered with "
+                                         "``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if "
+                                         "incompatible_keys need to be modified, it should "
+                                         "be done inplace.")
+
+        load(self, state_dict)
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: %s. "
@@ -847,7 +1006,8 @@ class Sequential(Module):
 
     ``Sequential(m0, m1, ...)`` or ``Sequential(OrderedDict([(name, m), ...]))``;
     supports indexing (an int gives a module, a slice a Sequential), ``len``,
-    iteration and ``append``.
+    iteration, ``append``/``insert``/``extend``/``pop``, ``+`` (with another
+    Sequential) and ``*`` (by a positive int: the same modules repeated), as torch.
 
     >>> import pyad
     >>> net = pyad.nn.Sequential(pyad.nn.Linear(4, 8), pyad.nn.ReLU(), pyad.nn.Linear(8, 1))
@@ -859,6 +1019,8 @@ class Sequential(Module):
       (1): ReLU()
       (2): Linear(in_features=8, out_features=1, bias=True)
     )
+    >>> len(net + net), len(net * 2), type(net.pop(1)).__name__, len(net)
+    (6, 6, 'ReLU', 2)
     """
 
     def __init__(self, *args):
@@ -872,7 +1034,7 @@ class Sequential(Module):
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
-            return Sequential(collections.OrderedDict(list(self._modules.items())[idx]))
+            return self.__class__(collections.OrderedDict(list(self._modules.items())[idx]))
         keys = list(self._modules)
         return self._modules[keys[_index(idx, len(keys), "Sequential")]]
 
@@ -887,11 +1049,11 @@ class Sequential(Module):
                 delattr(self, key)
         else:
             delattr(self, keys[_index(idx, len(keys), "Sequential")])
-        # keep the names 0, 1, ... contiguous, as torch
-        items = list(self._modules.items())
+        # torch renumbers every remaining module 0, 1, ... (named ones included)
+        values = list(self._modules.values())
         self._modules.clear()
-        for i, (name, module) in enumerate(items):
-            self._modules[str(i) if name.isdigit() else name] = module
+        for i, module in enumerate(values):
+            self._modules[str(i)] = module
 
     def __len__(self):
         return len(self._modules)
@@ -899,9 +1061,84 @@ class Sequential(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
+    def _check_sequential(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             "%s is given." % str(type(other)))
+
+    def __add__(self, other):
+        self._check_sequential(other)
+        combined = Sequential()
+        for module in itertools.chain(self, other):
+            combined.append(module)
+        return combined
+
+    def __iadd__(self, other):
+        self._check_sequential(other)
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def _check_factor(self, other):
+        if not isinstance(other, int):
+            raise TypeError("unsupported operand type(s) for *: %s and %s"
+                            % (type(self), type(other)))
+        if other <= 0:
+            raise ValueError("Non-positive multiplication factor %s for %s"
+                             % (other, type(self)))
+
+    def __mul__(self, other):
+        self._check_factor(other)
+        combined = Sequential()
+        offset = 0
+        for _ in range(other):
+            for module in self:
+                combined.add_module(str(offset), module)
+                offset += 1
+        return combined
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __imul__(self, other):
+        self._check_factor(other)
+        n = len(self)
+        for copy in range(1, other):
+            for i in range(n):
+                self.add_module(str(i + copy * n), self._modules[str(i)])
+        return self
+
+    def pop(self, key):
+        """Remove the module at index ``key`` (an int or a slice) and return it."""
+        module = self[key]
+        del self[key]
+        return module
+
     def append(self, module):
         """Add ``module`` at the end; return self."""
         self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index, module):
+        """Insert ``module`` before position ``index`` (``-len <= index <= len``);
+        return self."""
+        if not isinstance(module, Module):
+            raise AssertionError("module should be of type: %s" % Module)
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError("Index out of range: %s" % (index,))
+        if index < 0:
+            index += n
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def extend(self, sequential):
+        """Append every module of an iterable; return self."""
+        for module in sequential:
+            self.append(module)
         return self
 
     def forward(self, input):
@@ -913,24 +1150,31 @@ class Sequential(Module):
 class ModuleList(Module):
     """A list of submodules, registered so their parameters are the parent's.
 
+    Indexing, ``len``, iteration, ``append``/``extend``/``insert``/``pop``, ``+`` with
+    any iterable of modules and ``+=``, as torch; the repr folds repeated modules.
+
     >>> import pyad
     >>> layers = pyad.nn.ModuleList([pyad.nn.Linear(2, 2) for _ in range(3)])
     >>> len(layers), len(list(layers.parameters()))
     (3, 6)
+    >>> layers
+    ModuleList(
+      (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)
+    )
     """
 
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
-            self.extend(modules)
+            self += modules
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
-            return ModuleList(list(self._modules.values())[idx])
+            return self.__class__(list(self._modules.values())[idx])
         return self._modules[str(_index(idx, len(self), "ModuleList"))]
 
     def __setitem__(self, idx, module):
-        self.add_module(str(_index(idx, len(self), "ModuleList")), module)
+        setattr(self, str(_index(idx, len(self), "ModuleList")), module)
 
     def __delitem__(self, idx):
         keys = list(self._modules)
@@ -953,6 +1197,38 @@ class ModuleList(Module):
     def __iadd__(self, modules):
         return self.extend(modules)
 
+    def __add__(self, other):
+        combined = ModuleList()
+        for i, module in enumerate(itertools.chain(self, other)):
+            combined.add_module(str(i), module)
+        return combined
+
+    def __repr__(self):
+        # torch's: runs of equal reprs print once, as "(i-j): n x repr"
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        runs = []                       # [start, end, repr]
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = []
+        for start, end, r in runs:
+            if start == end:
+                line = "(%d): %s" % (start, r)
+            else:
+                line = "(%d-%d): %d x %s" % (start, end, end - start + 1, r)
+            lines.append(_addindent(line, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+    def pop(self, key):
+        """Remove the module at index ``key`` (an int or a slice) and return it."""
+        module = self[key]
+        del self[key]
+        return module
+
     def append(self, module):
         """Add ``module`` at the end; return self."""
         self.add_module(str(len(self)), module)
@@ -960,17 +1236,20 @@ class ModuleList(Module):
 
     def extend(self, modules):
         """Add every module of an iterable at the end; return self."""
-        for module in modules:
-            self.append(module)
+        if not isinstance(modules, collections.abc.Iterable):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got "
+                            + type(modules).__name__)
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
         return self
 
     def insert(self, index, module):
-        """Insert ``module`` before position ``index``."""
-        values = list(self._modules.values())
-        values.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(values):
-            self.add_module(str(i), m)
+        """Insert ``module`` before position ``index`` (torch's: shifts the modules from
+        ``index`` on one place up)."""
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList has no forward; iterate over it instead")

@@ -1,5 +1,6 @@
-"""``pyad.nn.utils``: gradient clipping, parameter/vector conversion and
-``pyad.nn.utils.rnn``, as ``torch.nn.utils``.
+"""``pyad.nn.utils``: gradient clipping, parameter/vector conversion, weight and
+spectral normalisation, ``skip_init``, and the submodules ``rnn``, ``parametrize``,
+``parametrizations`` and ``stateless``, as ``torch.nn.utils``.
 
 >>> import pyad
 >>> lin = pyad.nn.Linear(3, 1)
@@ -9,17 +10,19 @@
 >>> round(total, 4) <= 0.5
 True
 """
-import math
-
-import numpy as _np
+import inspect
 
 import pyad
 from pyad._engine import Variable
 from pyad.autograd.grad_mode import no_grad
-from pyad.nn.utils import rnn
+from pyad.nn.utils import parametrizations, parametrize, rnn, stateless
+from pyad.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm
+from pyad.nn.utils.weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn"]
+           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
+           "parametrize", "parametrizations", "stateless", "weight_norm",
+           "remove_weight_norm", "spectral_norm", "remove_spectral_norm", "skip_init"]
 
 
 def _params(parameters):
@@ -114,3 +117,26 @@ def vector_to_parameters(vec, parameters):
         n = p.numel()
         p.data = vec.data[pointer:pointer + n].reshape(p.shape)
         pointer += n
+
+
+def skip_init(module_cls, *args, **kwargs):
+    """Build ``module_cls(*args, **kwargs)`` without drawing its initial values from the
+    random generator, as torch's (which builds it on the meta device and allocates it
+    uninitialised): the parameters' values are unspecified, to be set by the caller;
+    the generator's state is as before the call. The class must accept ``device``.
+
+    >>> import pyad
+    >>> lin = pyad.nn.utils.skip_init(pyad.nn.Linear, 3, 2)
+    >>> lin.weight.shape
+    (2, 3)
+    """
+    if not (isinstance(module_cls, type) and issubclass(module_cls, pyad.nn.Module)):
+        raise RuntimeError("Expected a Module; got %s" % (module_cls,))
+    if "device" not in inspect.signature(module_cls).parameters:
+        raise RuntimeError("Module must support a 'device' arg to skip initialization")
+    kwargs["device"] = kwargs.pop("device", "cpu")
+    state = pyad.get_rng_state()
+    try:
+        return module_cls(*args, **kwargs)
+    finally:
+        pyad.set_rng_state(state)
