@@ -36,6 +36,7 @@ import numpy
 import pyad
 from pyad._engine import Variable
 from pyad.autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from pyad.nn.utils.stateless import _functional_call as _stateless_call
 
 __all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev",
            "jacfwd", "hessian", "vmap"]
@@ -966,77 +967,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 # functional_call
 # ---------------------------------------------------------------------------
 
-_MISSING = object()
-
-
-def _submodule(module, path):
-    for attr in path.split(".") if path else ():
-        try:
-            child = getattr(module, attr)
-        except AttributeError as exc:
-            raise AttributeError("functional_call(): %s has no attribute `%s`"
-                                 % (module._get_name(), attr)) from exc
-        if not isinstance(child, pyad.nn.Module):
-            raise TypeError("functional_call(): submodule `%s`: %s is not an instance of "
-                            "pyad.nn.Module"
-                            % (path, child))
-        module = child
-    return module
-
-
-def _swap_tensor(module, name, value):
-    """Put ``value`` at the dotted ``name`` of ``module``; return what was there
-    (``_MISSING`` if nothing; a ``_MISSING`` value deletes the attribute)."""
-    prefix, _, attr = name.rpartition(".")
-    owner = _submodule(module, prefix)
-    if value is not _MISSING and value is not None and not isinstance(value, Variable):
-        raise TypeError("functional_call(): the value for %r is not a Variable: %r"
-                        % (name, value))
-    for store in (owner._parameters, owner._buffers):
-        if attr in store:
-            original = store[attr]
-            if value is _MISSING:
-                del store[attr]
-            else:
-                store[attr] = value
-            return original
-    original = getattr(owner, attr, _MISSING)
-    if original is not _MISSING and original is not None and not isinstance(original, Variable):
-        raise TypeError("functional_call(): attribute `%s`: %s is not an instance of Variable"
-                        % (name, original))
-    if value is not _MISSING:
-        setattr(owner, attr, value)
-    elif hasattr(owner, attr):
-        delattr(owner, attr)
-    return original
-
-
-def _named_tensors(module):
-    named = dict(module.named_parameters(remove_duplicate=False))
-    named.update(module.named_buffers(remove_duplicate=False))
-    return named
-
-
-def _untie(module, values):
-    """``values`` extended to every name tied (the same Variable) to a given name."""
-    names_of = {}
-    for name, tensor in _named_tensors(module).items():
-        names_of.setdefault(id(tensor), set()).add(name)
-    tied = {name: names for names in names_of.values() if len(names) > 1 for name in names}
-    given = [name for name in values if name in tied]
-    for name in given:
-        names = tied[name]
-        if len(names.intersection(given)) > 1 and \
-                len({id(values[n]) for n in names if n in values}) != 1:
-            raise ValueError("functional_call(): got multiple values for keys %s, which are tied. "
-                             "Consider using tie_weights=False" % sorted(names))
-    untied = dict(values)
-    for name in given:
-        for other in tied[name]:
-            untied[other] = values[name]
-    return untied
-
-
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
                     tie_weights=True, strict=False):
     """Call ``module`` with some parameters and buffers replaced, as
@@ -1079,33 +1009,6 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         raise ValueError("functional_call(): Expected parameter_and_buffer_dicts to be a dict, "
                          "or a list/tuple of "
                          "dicts, but got %s" % type(parameter_and_buffer_dicts))
-    if kwargs is None:
-        kwargs = {}
-    if args is None:
-        args = ()
-    elif not isinstance(args, tuple):
-        args = (args,)
-    swapped = _untie(module, values) if tie_weights else values
-    if strict:
-        valid = set(_named_tensors(module))
-        missing, unexpected = sorted(valid - set(swapped)), sorted(set(swapped) - valid)
-        errors = []
-        if unexpected:
-            errors.append("Unexpected key(s): %s." % ", ".join(map(repr, unexpected)))
-        if missing:
-            errors.append("Missing key(s): %s." % ", ".join(map(repr, missing)))
-        if errors:
-            raise RuntimeError("functional_call(): Error(s) in reparametrizing for %s:\n\t%s"
-                               % (module._get_name(), "\n\t".join(errors)))
-    originals = {}
-    try:
-        for name, value in swapped.items():
-            originals[name] = _swap_tensor(module, name, value)
-        return module(*args, **kwargs)
-    finally:
-        current = {name: _swap_tensor(module, name, original)
-                   for name, original in originals.items()}
-        # What the call left in the module (an attribute it reassigned) is handed back.
-        for name in values:
-            if name in current and current[name] is not _MISSING:
-                values[name] = current[name]
+    # One implementation of the swap, torch's layout: nn.utils.stateless holds it
+    return _stateless_call(module, values, args, kwargs, tie_weights=tie_weights,
+                           strict=strict)
