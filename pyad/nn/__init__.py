@@ -30,7 +30,7 @@ from pyad.nn.layers_extra import (
     AdaptiveMaxPool2d, MaxUnpool1d, MaxUnpool2d, LPPool1d, LPPool2d, ChannelShuffle,
     AlphaDropout, FeatureAlphaDropout, Dropout3d, RReLU, ConvTranspose1d, EmbeddingBag,
     MultiLabelMarginLoss, MultiLabelSoftMarginLoss, TripletMarginWithDistanceLoss, CTCLoss,
-    Conv3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, BatchNorm3d, InstanceNorm3d, LazyConv1d,
+    Conv3d, ConvTranspose3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, BatchNorm3d, InstanceNorm3d, LazyConv1d,
     LazyConv2d,
 )
 from pyad.nn.transformer import (
@@ -69,6 +69,6 @@ __all__ = [
     "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d", "ChannelShuffle", "AlphaDropout",
     "FeatureAlphaDropout", "Dropout3d", "RReLU", "ConvTranspose1d", "EmbeddingBag",
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
-    "CTCLoss", "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
+    "CTCLoss", "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
     "InstanceNorm3d", "LazyConv1d", "LazyConv2d",
 ]

@@ -27,7 +27,7 @@ __all__ = [
     "multilabel_margin_loss", "multilabel_soft_margin_loss",
     "triplet_margin_with_distance_loss", "gumbel_softmax", "pdist", "affine_grid",
     "grid_sample", "upsample_nearest", "upsample_bilinear", "embedding_bag",
-    "conv_transpose1d", "ctc_loss", "conv3d", "max_pool3d", "max_pool3d_with_indices",
+    "conv_transpose1d", "ctc_loss", "conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices",
     "avg_pool3d", "adaptive_avg_pool3d",
 ]
 
@@ -1348,6 +1348,64 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = out.reshape((n, d_out, o) + tuple(out.shape[2:])).permute(0, 2, 1, 3, 4)
     if bias is not None:
         out = out + _var(bias).reshape(1, o, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """Transposed 3-D convolution over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input,
+    weight ``(C_in, C_out / groups, kD, kH, kW)`` (``F.conv_transpose3d``). Written as
+    `conv_transpose2d` per depth tap, each tap's planes added at their output depths.
+
+    >>> conv_transpose3d(pyad.ones(1, 1, 2, 1, 1), pyad.ones(1, 1, 2, 1, 1)).flatten()
+    tensor([1., 2., 1.])
+    """
+    what = "conv_transpose3d"
+    input, unbatched = _volume_input(input, what)
+    weight = _var(weight)
+    if weight.dim() != 5:
+        raise RuntimeError("%s(): expected a 5-D weight (C_in, C_out / groups, kD, kH, kW), "
+                           "got %dD" % (what, weight.dim()))
+    if unbatched:
+        input = input.unsqueeze(0)
+    s = _triple(stride, what, "stride")
+    p = _triple(padding, what, "padding")
+    op = _triple(output_padding, what, "output_padding")
+    d = _triple(dilation, what, "dilation")
+    n, c, depth, h, w = input.shape
+    if c != weight.shape[0]:
+        raise RuntimeError("%s(): Given transposed=1, weight of size %s, expected input%s to "
+                           "have %d channels, but got %d channels instead"
+                           % (what, list(weight.shape), list(input.shape), weight.shape[0], c))
+    if op[0] >= s[0] and op[0] >= d[0]:
+        raise RuntimeError("%s(): output padding must be smaller than either stride or "
+                           "dilation, but got output_padding_depth: %d, stride_depth: %d, "
+                           "dilation_depth: %d" % (what, op[0], s[0], d[0]))
+    k_depth = weight.shape[2]
+    full = (depth - 1) * s[0] + d[0] * (k_depth - 1) + 1 + op[0]
+    d_out = full - 2 * p[0]
+    if d_out <= 0:
+        raise RuntimeError("%s(): Given input size per channel: (%d x %d x %d). Calculated "
+                           "output size: (%d x ...). Output size is too small"
+                           % (what, depth, h, w, d_out))
+    planes = input.permute(0, 2, 1, 3, 4).reshape(n * depth, c, h, w)
+    taps, positions = [], []
+    for tap in range(k_depth):
+        y = _F().conv_transpose2d(planes, weight[:, :, tap], None, s[1:], p[1:], op[1:],
+                                  groups, d[1:])
+        taps.append(y.reshape((n, depth) + tuple(y.shape[1:])))
+        positions.append(tap * d[0] + _np.arange(depth) * s[0])
+    # every (input depth, tap) plane summed into its output depth, in one index_add
+    stacked = pyad.cat(taps, 1)
+    full_out = pyad.zeros((n, full) + tuple(stacked.shape[2:]), dtype=stacked.dtype,
+                          device=stacked.device)
+    index = pyad.tensor(_np.concatenate(positions), dtype=pyad.int64)
+    if stacked.device.type != "cpu":
+        index = index.to(stacked.device)
+    out = full_out.index_add(1, index, stacked)[:, p[0]:p[0] + d_out]
+    out = out.permute(0, 2, 1, 3, 4)
+    if bias is not None:
+        out = out + _var(bias).reshape(1, -1, 1, 1, 1)
     return out.squeeze(0) if unbatched else out
 
 

@@ -1432,6 +1432,7 @@ __all__ += _fm.__all__
 # pyad/amp/autocast_mode.py): wrapped last, so the modules' F.<op> calls go through them
 from pyad.amp.autocast_mode import _autocast_op  # noqa: E402
 for _name in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "conv_transpose3d",
               "prelu", "scaled_dot_product_attention"):
     globals()[_name] = _autocast_op(globals()[_name], "lower")
 for _name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy",

@@ -80,29 +80,6 @@ class ConvTranspose2d(_ConvNd):
                          _pair(padding), _pair(dilation), True, _pair(output_padding),
                          groups, bias, padding_mode, device, dtype)
 
-    def _output_padding(self, input, output_size):
-        if output_size is None:
-            return self.output_padding
-        output_size = list(output_size)
-        if len(output_size) == input.dim():
-            output_size = output_size[2:] if input.dim() == 4 else output_size[1:]
-        if len(output_size) != 2:
-            raise ValueError("ConvTranspose2d(): output_size must have 2 or %d elements (got %d)"
-                             % (input.dim(), len(output_size)))
-        pads = []
-        for d in range(2):
-            size_in = input.shape[input.dim() - 2 + d]
-            min_size = ((size_in - 1) * self.stride[d] - 2 * self.padding[d]
-                        + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
-            max_size = min_size + self.stride[d] - 1
-            if not min_size <= output_size[d] <= max_size:
-                raise ValueError("ConvTranspose2d(): requested an output size of %s, but valid "
-                                 "sizes range from %s to %s (for an input of %s)"
-                                 % (output_size, min_size, max_size,
-                                    list(input.shape[2:])))
-            pads.append(output_size[d] - min_size)
-        return tuple(pads)
-
     def forward(self, input, output_size=None):
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,

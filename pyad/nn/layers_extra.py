@@ -33,7 +33,7 @@ __all__ = [
     "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d", "ChannelShuffle", "AlphaDropout",
     "FeatureAlphaDropout", "Dropout3d", "RReLU", "ConvTranspose1d", "EmbeddingBag",
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
-    "CTCLoss", "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
+    "CTCLoss", "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
     "InstanceNorm3d", "LazyConv1d", "LazyConv2d",
 ]
 
@@ -536,25 +536,6 @@ class ConvTranspose1d(_ConvNd):
                          one(padding), one(dilation), True, one(output_padding), groups,
                          bias, padding_mode, device, dtype)
 
-    def _output_padding(self, input, output_size):
-        if output_size is None:
-            return self.output_padding
-        output_size = list(output_size)
-        if len(output_size) == input.dim():
-            output_size = output_size[input.dim() - 1:]
-        if len(output_size) != 1:
-            raise ValueError("ConvTranspose1d(): output_size must have 1 or %d elements (got "
-                             "%d)" % (input.dim(), len(output_size)))
-        size_in = input.shape[input.dim() - 1]
-        min_size = ((size_in - 1) * self.stride[0] - 2 * self.padding[0]
-                    + self.dilation[0] * (self.kernel_size[0] - 1) + 1)
-        max_size = min_size + self.stride[0] - 1
-        if not min_size <= output_size[0] <= max_size:
-            raise ValueError("ConvTranspose1d(): requested an output size of %s, but valid "
-                             "sizes range from %s to %s (for an input of %s)"
-                             % (output_size, min_size, max_size, [size_in]))
-        return (output_size[0] - min_size,)
-
     def forward(self, input, output_size=None):
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
@@ -717,6 +698,29 @@ class Conv3d(_ConvNd):
         input, padding = self._conv_input(input)
         return F.conv3d(input, self.weight, self.bias, self.stride, padding, self.dilation,
                         self.groups)
+
+
+class ConvTranspose3d(_ConvNd):
+    """Transposed 3-D convolution (``F.conv_transpose3d``); weight
+    ``(in_channels, out_channels / groups, kD, kH, kW)`` as torch's.
+
+    >>> import pyad
+    >>> pyad.nn.ConvTranspose3d(2, 1, 3, stride=2)(pyad.randn(1, 2, 2, 3, 3)).shape
+    (1, 1, 5, 7, 7)
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        three = lambda v: _ntuple(v, 3)  # noqa: E731
+        super().__init__(in_channels, out_channels, three(kernel_size), three(stride),
+                         three(padding), three(dilation), True, three(output_padding), groups,
+                         bias, padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups,
+                                  self.dilation)
 
 
 class MaxPool3d(Module):

@@ -1391,6 +1391,32 @@ class _ConvNd(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
+    def _output_padding(self, input, output_size):
+        # A transposed convolution's output_padding for a requested output_size (torch's
+        # _ConvTransposeNd._output_padding): each size must be reachable by the stride.
+        if output_size is None:
+            return self.output_padding
+        n = len(self.kernel_size)
+        output_size = list(output_size)
+        if len(output_size) == input.dim():
+            output_size = output_size[input.dim() - n:]
+        if len(output_size) != n:
+            raise ValueError("%s(): output_size must have %d or %d elements (got %d)"
+                             % (type(self).__name__, n, input.dim(), len(output_size)))
+        spatial = list(input.shape[input.dim() - n:])
+        pads = []
+        for d in range(n):
+            min_size = ((spatial[d] - 1) * self.stride[d] - 2 * self.padding[d]
+                        + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            max_size = min_size + self.stride[d] - 1
+            if not min_size <= output_size[d] <= max_size:
+                raise ValueError("%s(): requested an output size of %s, but valid sizes range "
+                                 "from %s to %s (for an input of %s)"
+                                 % (type(self).__name__, output_size, min_size, max_size,
+                                    spatial))
+            pads.append(output_size[d] - min_size)
+        return tuple(pads)
+
     def _conv_input(self, input):
         # (input, padding) for the functional conv: the input padded by F.pad in the
         # reflect/replicate/circular modes (then no zero padding), as torch's forward

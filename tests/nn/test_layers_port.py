@@ -1,5 +1,5 @@
 """The everyday layers and nn.utils against torch, from torch's
-weights (float64): Conv1d, ConvTranspose2d, BatchNorm1d, GroupNorm, InstanceNorm2d,
+weights (float64): Conv1d, ConvTranspose2d, ConvTranspose3d, BatchNorm1d, GroupNorm, InstanceNorm2d,
 AvgPool2d, MaxPool1d, AdaptiveAvgPool2d, Upsample/interpolate, PixelShuffle, Dropout2d,
 ModuleDict, ParameterList, ParameterDict, Bilinear, CosineSimilarity, PairwiseDistance,
 clip_grad_norm_, clip_grad_value_, parameters_to_vector, vector_to_parameters."""
@@ -30,6 +30,13 @@ LAYERS = [
      [(1, 4, 3, 3)]),
     ("ConvTranspose2d", (2, 3, (2, 3)), dict(stride=(2, 1), dilation=2, bias=False),
      [(2, 3, 4)]),
+    ("ConvTranspose3d", (2, 3, 2), dict(), [(2, 2, 3, 2, 3)]),
+    ("ConvTranspose3d", (4, 2, 3), dict(stride=2, padding=1, output_padding=1, groups=2),
+     [(1, 4, 2, 3, 2)]),
+    ("ConvTranspose3d", (2, 1, (2, 1, 2)), dict(stride=(2, 1, 3), dilation=(2, 1, 1),
+                                               padding=(1, 0, 0), bias=False), [(2, 2, 2, 3)]),
+    ("Upsample", (), dict(scale_factor=1.5, mode="bicubic"), [(1, 2, 3, 4)]),
+    ("Upsample", (), dict(size=(3, 4, 2), mode="trilinear"), [(1, 2, 2, 3, 3)]),
     ("BatchNorm1d", (3,), dict(), [(5, 3)]),
     ("BatchNorm1d", (3,), dict(), [(2, 3, 4)]),
     ("BatchNorm1d", (3,), dict(affine=False, momentum=None), [(4, 3)]),
@@ -82,7 +89,7 @@ def test_layer_matches_torch(name, args, kw, shapes, mode):
 
 
 @pytest.mark.parametrize("name,args,kw,shapes", [c for c in LAYERS if c[0] in (
-    "Conv1d", "ConvTranspose2d", "GroupNorm", "InstanceNorm2d", "Upsample", "Bilinear",
+    "Conv1d", "ConvTranspose2d", "ConvTranspose3d", "GroupNorm", "InstanceNorm2d", "Upsample", "Bilinear",
     "PixelShuffle", "BatchNorm1d")][::2], ids=str)
 def test_layer_gradcheck_and_gradgradcheck(name, args, kw, shapes):
     _, p = _pair(name, *args, **kw)
@@ -102,6 +109,20 @@ def test_batchnorm1d_running_stats_over_steps_and_eval():
     assert int(p.num_batches_tracked.item()) == 3
     with pytest.raises(ValueError, match="expected 2D or 3D input"):
         nn.BatchNorm1d(3)(pyad.randn(2, 3, 4, 5))
+
+
+def test_conv_transpose3d_output_size_and_errors():
+    t, p = _pair("ConvTranspose3d", 2, 1, 3, stride=2, padding=1)
+    x = RNG.standard_normal((1, 2, 2, 3, 3))
+    compare(t, p, [x], call=lambda m, x: m(x, output_size=[4, 6, 5]))
+    with pytest.raises(ValueError):
+        t(torch.zeros(1, 2, 2, 3, 3, dtype=torch.float64), output_size=[9, 6, 6])
+    with pytest.raises(ValueError, match="output size"):
+        p(pyad.zeros(1, 2, 2, 3, 3, dtype=pyad.float64), output_size=[9, 6, 6])
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.conv_transpose3d(torch.ones(1, 3, 2, 2, 2), torch.ones(2, 1, 1, 1, 1))
+    with pytest.raises(RuntimeError, match="channels"):
+        F.conv_transpose3d(pyad.ones(1, 3, 2, 2, 2), pyad.ones(2, 1, 1, 1, 1))
 
 
 def test_conv_transpose2d_output_size():
