@@ -59,7 +59,7 @@ SPECS = {
     "geometric_probs": ("Geometric", dict(probs=[0.2, 0.5, 0.9]), [0.0, 3.0, 1.0]),
     "geometric_logits": ("Geometric", dict(logits=[-1.0, 0.5, 2.0]), [2.0, 0.0, 5.0]),
     "poisson": ("Poisson", dict(rate=[0.5, 2.0, 7.0]), [0.0, 3.0, 6.0]),
-    "binomial_probs": ("Binomial", dict(probs=[0.2, 0.5, 0.9], total_count=5.0),
+    "binomial_probs": ("Binomial", dict(probs=[0.2, 0.6, 0.9], total_count=5.0),
                        [0.0, 3.0, 5.0]),
     "binomial_logits": ("Binomial", dict(logits=[-1.0, 0.5, 2.0], total_count=4.0),
                         [1.0, 2.0, 4.0]),
@@ -105,7 +105,8 @@ def _make(name, dtype="float64", grad=False):
 
 
 def _pyad_repr(text):
-    # torch.Size([2, 3]) is pyad's (2, 3)
+    # torch.Size([2, 3]) is pyad's (2, 3), dtype=torch.float64 its dtype=float64
+    text = text.replace("dtype=torch.", "dtype=")
     return re.sub(r"torch\.Size\(\[([^]]*)\]\)",
                   lambda m: repr(tuple(int(i) for i in m.group(1).split(",") if i.strip())),
                   text)
@@ -126,12 +127,17 @@ def test_log_prob_entropy_moments_match_torch(name, dtype):
     assert ours.event_shape == tuple(theirs.event_shape)
     assert ours.has_rsample == theirs.has_rsample
     assert ours.has_enumerate_support == theirs.has_enumerate_support
-    assert repr(ours.support) == repr(theirs.support)
+    assert repr(ours.support) == _pyad_repr(repr(theirs.support))
     assert set(ours.arg_constraints) == set(theirs.arg_constraints)
     assert repr(ours) == _pyad_repr(repr(theirs))
     _close(ours.log_prob(v), theirs.log_prob(tv), dtype)
-    _close(ours.entropy(), theirs.entropy(), dtype)
-    _close(ours.perplexity(), theirs.perplexity(), dtype)
+    has, expected = _torch_has(theirs.entropy)
+    if has:
+        _close(ours.entropy(), expected, dtype)
+        _close(ours.perplexity(), theirs.perplexity(), dtype)
+    else:
+        with pytest.raises(NotImplementedError):
+            ours.entropy()
     for moment in ("mean", "mode", "variance", "stddev"):
         _close(getattr(ours, moment), getattr(theirs, moment), dtype)
 
@@ -163,10 +169,12 @@ def test_cdf_and_icdf_as_torch(name, dtype):
 @pytest.mark.parametrize("name", NAMES)
 def test_gradients_of_log_prob_entropy_cdf_match_torch(name):
     ours, theirs, v, tv, leaves = _make(name, grad=True)
-    total = ours.log_prob(v).sum() + ours.entropy().sum()
-    ttotal = theirs.log_prob(tv).sum() + theirs.entropy().sum()
+    total, ttotal = ours.log_prob(v).sum(), theirs.log_prob(tv).sum()
+    if _torch_has(theirs.entropy)[0]:
+        total = total + ours.entropy().sum()
+        ttotal = ttotal + theirs.entropy().sum()
     has, tcdf = _torch_has(lambda: theirs.cdf(tv))
-    if has:
+    if has and SPECS[name][0] not in ("Gamma", "Chi2"):    # see the gammainc test
         total = total + ours.cdf(v).sum()
         ttotal = ttotal + tcdf.sum()
     grads = pyad.autograd.grad(total, [a for a, _ in leaves])
@@ -183,8 +191,14 @@ def test_log_prob_and_entropy_pass_gradcheck_and_gradgradcheck(name):
     v = _p(values)
 
     def fn(*args):
+        # a covariance or precision matrix enters through its lower triangle only:
+        # differentiate through a symmetric parameterisation
+        args = [(a + a.transpose(-2, -1)) / 2 if k in ("covariance_matrix", "precision_matrix")
+                else a for k, a in zip(keys, args)]
         d = getattr(D, cls)(**dict(zip(keys, args)), **fixed, validate_args=False)
-        out = d.log_prob(v).sum() + d.entropy().sum()
+        out = d.log_prob(v).sum()
+        if cls != "Poisson":                    # torch's Poisson has no entropy
+            out = out + d.entropy().sum()
         return out
 
     inputs = tuple(_p(params[k], grad=True) for k in keys)
@@ -347,7 +361,7 @@ def test_dirichlet_and_beta_rsample_gradients_follow_torchs_backward():
     conc = _p([[0.5, 2.0, 1.0], [3.0, 1.5, 4.0]], grad=True)
     pyad.manual_seed(4)
     x = D.Dirichlet(conc).rsample((6,))
-    w = pyad.tensor(np.linspace(-1.0, 1.0, 18).reshape(1, 2, 3))
+    w = pyad.tensor(np.linspace(-1.0, 1.0, 6).reshape(1, 2, 3))
     (g,) = pyad.autograd.grad((x * w).sum(), [conc])
     tx = torch.tensor(x.data)
     tconc = torch.tensor(conc.data).expand_as(tx)
@@ -396,6 +410,51 @@ def test_studentt_and_mvn_rsample_are_differentiable():
     y = D.MultivariateNormal(m, scale_tril=tril).rsample((3,))
     gm, gt = pyad.autograd.grad(y.sum(), [m, tril])
     np.testing.assert_allclose(gm.data, [3.0, 3.0])
-    # y = loc + L eps: d sum(y) / dL[i, j] = sum over draws of eps[j]
+    # y = loc + L eps (torch multiplies by the whole matrix): d sum(y) / dL[i, j] is the
+    # sum over draws of eps[j]
     eps = np.linalg.solve(tril.data, (y.data - m.data).T).T
-    np.testing.assert_allclose(gt.data, np.tril(np.ones((2, 1)) * eps.sum(0)), rtol=1e-10)
+    np.testing.assert_allclose(gt.data, np.ones((2, 1)) * eps.sum(0), rtol=1e-10)
+
+
+def test_gamma_cdf_is_differentiable_in_rate_and_value_but_not_concentration_as_torch():
+    conc, rate, v = _p([0.5, 2.0, 9.0]), _p([1.0, 0.5, 3.0], grad=True), _p([0.3, 2.0, 4.0],
+                                                                            grad=True)
+    tconc, trate, tv = _t([0.5, 2.0, 9.0]), _t([1.0, 0.5, 3.0], grad=True), _t(
+        [0.3, 2.0, 4.0], grad=True)
+    c, tc = D.Gamma(conc, rate).cdf(v), TD.Gamma(tconc, trate).cdf(tv)
+    _close(c, tc)
+    grads = pyad.autograd.grad(c.sum(), [rate, v], create_graph=True)
+    tgrads = torch.autograd.grad(tc.sum(), [trate, tv], create_graph=True)
+    for g, tg in zip(grads, tgrads):
+        _close(g, tg, rtol=1e-10)
+    # second order in the value, as torch
+    _close(pyad.autograd.grad(grads[1].sum(), [v])[0],
+           torch.autograd.grad(tgrads[1].sum(), [tv])[0], rtol=1e-10)
+    assert gradcheck(lambda r, x: D.Gamma(conc, r).cdf(x), (rate, v))
+    assert gradgradcheck(lambda r, x: D.Gamma(conc, r).cdf(x), (rate, v))
+    conc.requires_grad_(True)
+    tconc.requires_grad_(True)
+    with pytest.raises(RuntimeError):
+        torch.autograd.grad(TD.Gamma(tconc, trate).cdf(tv).sum(), [tconc])
+    with pytest.raises(RuntimeError, match="not implemented"):
+        pyad.autograd.grad(D.Gamma(conc, rate).cdf(v).sum(), [conc])
+
+
+@pytest.mark.parametrize("a", [0.01, 0.5, 1.0, 3.0, 30.0, 400.0])
+def test_gamma_cdf_matches_torch_across_the_series_and_fraction_regions(a):
+    x = np.array([0.0, 1e-6, 0.1, 0.5 * a, a, a + 1, 1.5 * a + 2, 5 * a + 10, np.inf])
+    ours = D.Gamma(_p(a), _p(1.0)).cdf(_p(x))
+    theirs = torch.special.gammainc(torch.tensor(float(a), dtype=torch.float64),
+                                    torch.tensor(x)).numpy()
+    if a < 20:
+        np.testing.assert_allclose(ours.data, theirs, rtol=1e-12, atol=1e-15)
+    else:
+        # torch switches to Temme's asymptotic series near x = a for large a, which is
+        # off by up to 1e-9 there; pyad sums the series / continued fraction: check both
+        # against 40-digit values, pyad at full precision
+        mpmath = pytest.importorskip("mpmath")
+        with mpmath.workdps(40):
+            exact = np.array([float(mpmath.gammainc(a, 0, xi, regularized=True))
+                              for xi in x])
+        np.testing.assert_allclose(ours.data, exact, rtol=1e-12, atol=1e-15)
+        assert np.all(np.abs(ours.data - exact) <= np.abs(theirs - exact) + 1e-15)

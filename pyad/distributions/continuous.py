@@ -334,6 +334,9 @@ class LogNormal(_LocScale):
         """``Normal.entropy() + loc``."""
         return self.base_dist.entropy() + self.loc
 
+    def __repr__(self):
+        return "LogNormal()"                     # torch's: the parameters are its base's
+
 
 class HalfNormal(Distribution):
     """The distribution of ``|X|``, X ~ Normal(0, scale).
@@ -394,6 +397,9 @@ class HalfNormal(Distribution):
     def entropy(self):
         """``Normal.entropy() - log 2``."""
         return self.base_dist.entropy() - math.log(2)
+
+    def __repr__(self):
+        return "HalfNormal()"                    # torch's: the parameter is its base's
 
 
 class Cauchy(_LocScale):

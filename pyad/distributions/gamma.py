@@ -229,6 +229,61 @@ class _DirichletSample(Function):
         return dx * (grad - (x * grad).sum(-1, keepdim=True))
 
 
+def _regularized_gamma_p(a, x):
+    """P(a, x), the regularized lower incomplete gamma function (NumPy arrays): the
+    series where x < a + 1, else 1 - the continued fraction of Q (Lentz)."""
+    a, x = numpy.broadcast_arrays(numpy.asarray(a, numpy.float64),
+                                  numpy.asarray(x, numpy.float64))
+    with numpy.errstate(all="ignore"):
+        log_prefix = a * numpy.log(x) - x - _lgamma(a)
+        term = 1.0 / a
+        total = term.copy()
+        ap = a.copy()
+        for _ in range(500):
+            ap = ap + 1
+            term = term * x / ap
+            total = total + term
+        series = total * numpy.exp(log_prefix)
+        tiny = 1e-300
+        b = x + 1 - a
+        c = numpy.full_like(x, 1 / tiny)
+        d = 1 / numpy.where(b == 0, tiny, b)
+        h = d.copy()
+        for i in range(1, 500):
+            an = -i * (i - a)
+            b = b + 2
+            d = an * d + b
+            d = numpy.where(numpy.abs(d) < tiny, tiny, d)
+            c = b + an / c
+            c = numpy.where(numpy.abs(c) < tiny, tiny, c)
+            d = 1 / d
+            h = h * d * c
+        fraction = 1 - numpy.exp(log_prefix) * h
+        result = numpy.where(x < a + 1, series, fraction)
+    result = numpy.where(x == 0, 0.0, result)
+    return numpy.where(numpy.isinf(x) & (x > 0), 1.0, result)
+
+
+def _lgamma(a):
+    return numpy.asarray(pyad.lgamma(pyad.tensor(numpy.asarray(a, numpy.float64))).data)
+
+
+class _GammaInc(Function):
+    # torch.special.gammainc(a, x): differentiable in x only, as torch
+    @staticmethod
+    def forward(ctx, a, x):
+        ctx.save_for_backward(a, x)
+        return pyad.tensor(_regularized_gamma_p(a.data, x.data).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        if ctx.needs_input_grad[0]:
+            raise RuntimeError("the derivative for 'igamma: input' (the gamma function's "
+                               "shape parameter) is not implemented, as in torch")
+        return None, grad * pyad.exp(pyad.xlogy(a - 1, x) - x - pyad.lgamma(a))
+
+
 class Gamma(Distribution):
     """The gamma distribution with shape ``concentration`` and inverse scale ``rate``.
 
@@ -276,6 +331,13 @@ class Gamma(Distribution):
         return (pyad.xlogy(self.concentration, self.rate)
                 + pyad.xlogy(self.concentration - 1, value)
                 - self.rate * value - pyad.lgamma(self.concentration))
+
+    def cdf(self, value):
+        """``gammainc(concentration, rate * value)``: differentiable in rate and value
+        (torch has no derivative for the concentration)."""
+        value = self._value(value, self.rate)
+        a, x = pyad.broadcast_tensors(self.concentration, self.rate * value)
+        return _GammaInc.apply(a, x)
 
     def entropy(self):
         """``a - log(rate) + lgamma(a) + (1 - a) digamma(a)``."""
