@@ -458,3 +458,329 @@ def test_gamma_cdf_matches_torch_across_the_series_and_fraction_regions(a):
                               for xi in x])
         np.testing.assert_allclose(ours.data, exact, rtol=1e-12, atol=1e-15)
         assert np.all(np.abs(ours.data - exact) <= np.abs(theirs - exact) + 1e-15)
+
+
+# -- validation -----------------------------------------------------------------------
+
+BAD_PARAMS = [
+    ("Exponential", dict(rate=[1.0, -1.0])),
+    ("Exponential", dict(rate=[0.0])),
+    ("Laplace", dict(loc=[0.0], scale=[0.0])),
+    ("Laplace", dict(loc=[float("nan")], scale=[1.0])),
+    ("LogNormal", dict(loc=[0.0], scale=[-1.0])),
+    ("HalfNormal", dict(scale=[-2.0])),
+    ("Cauchy", dict(loc=[0.0], scale=[-1.0])),
+    ("Gumbel", dict(loc=[0.0], scale=[0.0])),
+    ("Geometric", dict(probs=[1.5])),
+    ("Geometric", dict(probs=[0.0])),
+    ("Poisson", dict(rate=[-0.5])),
+    ("Binomial", dict(total_count=[2.5], probs=[0.5])),
+    ("Binomial", dict(total_count=[3.0], probs=[1.5])),
+    ("OneHotCategorical", dict(probs=[[-0.1, 1.1]])),
+    ("Gamma", dict(concentration=[0.0], rate=[1.0])),
+    ("Gamma", dict(concentration=[1.0], rate=[-1.0])),
+    ("Chi2", dict(df=[-1.0])),
+    ("Beta", dict(concentration1=[0.0], concentration0=[1.0])),
+    ("Dirichlet", dict(concentration=[[1.0, -1.0]])),
+    ("StudentT", dict(df=[0.0])),
+    ("MultivariateNormal", dict(loc=[0.0, 0.0], covariance_matrix=[[1.0, 2.0], [2.0, 1.0]])),
+    ("MultivariateNormal", dict(loc=[0.0, 0.0], covariance_matrix=[[1.0, 0.5], [0.0, 1.0]])),
+    ("MultivariateNormal", dict(loc=[0.0, 0.0], scale_tril=[[1.0, 0.0], [0.5, -1.0]])),
+    ("MultivariateNormal", dict(loc=[0.0, 0.0], scale_tril=[[1.0, 0.3], [0.5, 1.0]])),
+]
+
+
+def _raises_like_torch(make_ours, make_theirs):
+    with pytest.raises(Exception) as theirs:
+        make_theirs()
+    with pytest.raises(type(theirs.value)) as ours:
+        make_ours()
+    return str(ours.value), str(theirs.value)
+
+
+@pytest.mark.parametrize("cls,params", BAD_PARAMS, ids=lambda x: str(x))
+def test_invalid_parameters_raise_valueerror_as_torch(cls, params):
+    ours, theirs = _raises_like_torch(
+        lambda: getattr(D, cls)(**{k: _p(v) for k, v in params.items()}),
+        lambda: getattr(TD, cls)(**{k: _t(v) for k, v in params.items()}))
+    # the message names the parameter and the distribution, as torch's
+    assert ours.split("(")[0] == theirs.split("(")[0]
+    if "of distribution" in theirs:
+        assert ours.split(" of distribution ")[1].split("(")[0] == theirs.split(
+            " of distribution ")[1].split("(")[0]
+    # validate_args=False skips the check where torch skips it (not for MultivariateNormal's
+    # Cholesky, nor OneHotCategorical's and StudentT's inner distributions, validated
+    # by default in torch)
+    try:
+        getattr(TD, cls)(**{k: _t(v) for k, v in params.items()}, validate_args=False)
+    except Exception as theirs:
+        with pytest.raises(type(theirs)):
+            getattr(D, cls)(**{k: _p(v) for k, v in params.items()}, validate_args=False)
+    else:
+        getattr(D, cls)(**{k: _p(v) for k, v in params.items()}, validate_args=False)
+
+
+OUTSIDE = [
+    ("Exponential", dict(rate=[1.0]), [-1.0]),
+    ("HalfNormal", dict(scale=[1.0]), [-0.5]),
+    ("LogNormal", dict(loc=[0.0], scale=[1.0]), [0.0]),
+    ("Geometric", dict(probs=[0.5]), [1.5]),
+    ("Poisson", dict(rate=[1.0]), [-1.0]),
+    ("Binomial", dict(total_count=[3.0], probs=[0.5]), [4.0]),
+    ("OneHotCategorical", dict(probs=[0.5, 0.5]), [1.0, 1.0]),
+    ("Gamma", dict(concentration=[1.0], rate=[1.0]), [-1.0]),
+    ("Beta", dict(concentration1=[1.0], concentration0=[1.0]), [1.5]),
+    ("Dirichlet", dict(concentration=[1.0, 1.0]), [0.3, 0.3]),
+    ("Laplace", dict(loc=[0.0], scale=[1.0]), [float("nan")]),
+]
+
+
+@pytest.mark.parametrize("cls,params,value", OUTSIDE, ids=lambda x: str(x))
+def test_log_prob_outside_the_support_raises_valueerror_as_torch(cls, params, value):
+    ours_d = getattr(D, cls)(**{k: _p(v) for k, v in params.items()})
+    theirs_d = getattr(TD, cls)(**{k: _t(v) for k, v in params.items()})
+    ours, theirs = _raises_like_torch(lambda: ours_d.log_prob(_p(value)),
+                                      lambda: theirs_d.log_prob(_t(value)))
+    assert ours.startswith("Expected value argument") and theirs.startswith(
+        "Expected value argument")
+
+
+def test_log_prob_value_shape_errors_as_torch():
+    ours_d, theirs_d = D.Dirichlet(_p([[1.0, 2.0, 3.0]] * 2)), TD.Dirichlet(_t([[1.0, 2.0, 3.0]] * 2))
+    for bad in ([0.5, 0.5], [[0.2, 0.3, 0.5]] * 3):
+        ours, theirs = _raises_like_torch(lambda: ours_d.log_prob(_p(bad)),
+                                          lambda: theirs_d.log_prob(_t(bad)))
+        assert ours.split(":")[0] == theirs.split(":")[0]
+    # a Python number is not a value when validating, as torch
+    _raises_like_torch(lambda: D.Exponential(_p(1.0)).log_prob(1.0),
+                       lambda: TD.Exponential(_t(1.0)).log_prob(1.0))
+
+
+@pytest.mark.parametrize("make", [
+    lambda M: M.Geometric(), lambda M: M.Geometric(probs=0.5, logits=0.0),
+    lambda M: M.Binomial(3), lambda M: M.Dirichlet(M_tensor(M, 1.0)),
+    lambda M: M.MultivariateNormal(M_tensor(M, [0.0, 0.0])),
+    lambda M: M.MultivariateNormal(M_tensor(M, 0.0), scale_tril=M_tensor(M, [[1.0]])),
+    lambda M: M.MultivariateNormal(M_tensor(M, [0.0]), scale_tril=M_tensor(M, [1.0])),
+    lambda M: M.Independent(M.Normal(M_tensor(M, [0.0]), M_tensor(M, [1.0])), 2),
+    lambda M: M.MixtureSameFamily(M.Normal(0.0, 1.0), M.Normal(M_tensor(M, [0.0]),
+                                                               M_tensor(M, [1.0]))),
+    lambda M: M.MixtureSameFamily(M.Categorical(probs=M_tensor(M, [0.5, 0.5])),
+                                  M.Normal(M_tensor(M, [0.0] * 3), M_tensor(M, [1.0] * 3))),
+], ids=range(10))
+def test_bad_constructor_arguments_raise_as_torch(make):
+    _raises_like_torch(lambda: make(D), lambda: make(TD))
+
+
+def M_tensor(M, value):
+    return _p(value) if M is D else _t(value)
+
+
+# -- expand, enumerate_support, constraints ---------------------------------------------
+
+@pytest.mark.parametrize("name", NAMES)
+def test_expand_matches_torch(name):
+    ours, theirs, v, tv, _ = _make(name)
+    shape = (4,) + ours.batch_shape
+    e, te = ours.expand(shape), theirs.expand(shape)
+    assert type(e) is type(ours) and e.batch_shape == tuple(te.batch_shape)
+    assert e.event_shape == tuple(te.event_shape)
+    _close(e.log_prob(v), te.log_prob(tv))
+    _close(e.mean, te.mean)
+    assert e.sample((2,)).shape == tuple(te.sample((2,)).shape)
+    if ours.batch_shape[-1:] != (1,):
+        _raises_like_torch(lambda: ours.expand((5, 7)), lambda: theirs.expand((5, 7)))
+
+
+@pytest.mark.parametrize("name", ["geometric_probs", "poisson", "binomial_probs",
+                                  "onehot_probs", "onehot_logits"])
+@pytest.mark.parametrize("expand", [True, False])
+def test_enumerate_support_matches_torch(name, expand):
+    ours, theirs, _, _, _ = _make(name)
+    has, expected = _torch_has(lambda: theirs.enumerate_support(expand))
+    if has:
+        _close(ours.enumerate_support(expand), expected)
+        _close(ours.log_prob(ours.enumerate_support(expand)),
+               theirs.log_prob(theirs.enumerate_support(expand)))
+    else:
+        with pytest.raises(NotImplementedError):
+            ours.enumerate_support(expand)
+
+
+def test_binomial_with_several_total_counts_has_no_entropy_as_torch():
+    _raises_like_torch(lambda: D.Binomial(_p([2.0, 3.0]), _p([0.5, 0.5])).entropy(),
+                       lambda: TD.Binomial(_t([2.0, 3.0]), _t([0.5, 0.5])).entropy())
+
+
+CONSTRAINT_VALUES = [
+    ("real", [0.0, float("inf"), float("nan")]), ("positive", [1.0, 0.0, -1.0]),
+    ("nonnegative", [1.0, 0.0, -1.0]), ("unit_interval", [0.0, 1.0, 1.5]),
+    ("boolean", [0.0, 1.0, 0.5]), ("nonnegative_integer", [0.0, 2.0, 1.5, -1.0]),
+    ("positive_integer", [0.0, 2.0, 1.5]),
+    ("simplex", [[0.5, 0.5], [0.7, 0.7], [-0.1, 1.1]]),
+    ("one_hot", [[0.0, 1.0], [1.0, 1.0], [0.5, 0.5]]),
+    ("real_vector", [[0.0, 1.0], [float("nan"), 1.0]]),
+    ("lower_triangular", [[[1.0, 0.0], [2.0, 3.0]], [[1.0, 1.0], [0.0, 1.0]]]),
+    ("lower_cholesky", [[[1.0, 0.0], [2.0, 3.0]], [[1.0, 0.0], [2.0, -3.0]]]),
+    ("positive_definite", [[[2.0, 0.5], [0.5, 1.0]], [[1.0, 2.0], [2.0, 1.0]]]),
+    ("positive_semidefinite", [[[1.0, 1.0], [1.0, 1.0]], [[1.0, 2.0], [2.0, 1.0]]]),
+    ("symmetric", [[[1.0, 2.0], [2.0, 1.0]], [[1.0, 2.0], [0.0, 1.0]]]),
+    ("square", [[[1.0, 2.0], [2.0, 1.0]]]),
+    ("corr_cholesky", [[[1.0, 0.0], [0.6, 0.8]], [[1.0, 0.0], [0.6, 0.9]]]),
+]
+
+
+@pytest.mark.parametrize("name,values", CONSTRAINT_VALUES, ids=[c[0] for c in CONSTRAINT_VALUES])
+def test_constraints_check_and_repr_as_torch(name, values):
+    ours, theirs = getattr(C, name), getattr(TC, name)
+    assert repr(ours) == repr(theirs)
+    assert ours.event_dim == theirs.event_dim and ours.is_discrete == theirs.is_discrete
+    got = ours.check(_p(values))
+    expected = theirs.check(_t(values))
+    assert got.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("make", [
+    lambda M: M.interval(0.0, 2.0), lambda M: M.half_open_interval(0.0, 2.0),
+    lambda M: M.greater_than(1.0), lambda M: M.greater_than_eq(1.0),
+    lambda M: M.less_than(1.0), lambda M: M.integer_interval(0, 2),
+    lambda M: M.independent(M.positive, 1), lambda M: M.multinomial(3),
+], ids=range(8))
+def test_parametrised_constraints_as_torch(make):
+    ours, theirs = make(C), make(TC)
+    assert repr(ours) == repr(theirs)
+    values = [[-1.0, 0.0, 0.5], [1.0, 2.0, 3.0]]
+    assert ours.check(_p(values)).tolist() == theirs.check(_t(values)).tolist()
+    assert ours.event_dim == theirs.event_dim
+
+
+def test_dependent_constraints_as_torch():
+    assert C.is_dependent(C.dependent) and not C.is_dependent(C.real)
+    assert C.is_dependent(D.Uniform.support) and C.is_dependent(D.Binomial.support)
+    with pytest.raises(ValueError):
+        C.dependent.check(_p(1.0))
+    assert C.dependent(is_discrete=True, event_dim=1).event_dim == 1
+    with pytest.raises(NotImplementedError):
+        C.dependent.event_dim
+    assert repr(D.Uniform(0.0, 2.0).support) == repr(TD.Uniform(0.0, 2.0).support)
+
+
+# -- shapes: broadcast, 0-d, empty, non-contiguous --------------------------------------
+
+def test_broadcast_scalar_and_noncontiguous_parameters_match_torch():
+    base = np.arange(1.0, 13.0).reshape(3, 4) / 4
+    loc = _p(base).t()                                     # (4, 3), non-contiguous
+    tloc = _t(base).t()
+    for cls in ("Laplace", "Cauchy", "Gumbel", "StudentT"):
+        d = getattr(D, cls)(loc, 2.0) if cls != "StudentT" else D.StudentT(3.0, loc, 2.0)
+        td = getattr(TD, cls)(tloc, 2.0) if cls != "StudentT" else TD.StudentT(3.0, tloc, 2.0)
+        assert d.batch_shape == (4, 3)
+        _close(d.log_prob(_p([0.5, 1.0, 2.0])), td.log_prob(_t([0.5, 1.0, 2.0])))
+    g, tg = D.Gamma(loc, _p([1.0, 2.0, 3.0])), TD.Gamma(tloc, _t([1.0, 2.0, 3.0]))
+    _close(g.log_prob(_p(1.5)), tg.log_prob(_t(1.5)))
+    _close(g.entropy(), tg.entropy())
+    # parameters as Python numbers: 0-d, default dtype (float32)
+    for cls, args in (("Exponential", (2.0,)), ("Gamma", (2.0, 3.0)), ("Beta", (2.0, 3.0)),
+                      ("Poisson", (2.0,)), ("Chi2", (3.0,)), ("StudentT", (3.0,))):
+        d, td = getattr(D, cls)(*args), getattr(TD, cls)(*args)
+        assert d.batch_shape == tuple(td.batch_shape)
+        _close(d.mean, td.mean, "float32")
+        _close(d.entropy(), td.entropy(), "float32") if cls != "Poisson" else None
+
+
+def test_empty_batches_match_torch():
+    # torch's independent constraint cannot check an empty batch (reshape to (0, -1))
+    _raises_like_torch(lambda: D.Dirichlet(_p(np.ones((0, 3)))),
+                       lambda: TD.Dirichlet(_t(np.ones((0, 3)))))
+    for cls, params in (("Exponential", dict(rate=np.ones(0))),
+                        ("Gamma", dict(concentration=np.ones(0), rate=np.ones(0))),
+                        ("Dirichlet", dict(concentration=np.ones((0, 3)))),
+                        ("MultivariateNormal", dict(loc=np.zeros((0, 2)),
+                                                    scale_tril=np.eye(2)))):
+        d = getattr(D, cls)(**{k: _p(v) for k, v in params.items()}, validate_args=False)
+        td = getattr(TD, cls)(**{k: _t(v) for k, v in params.items()}, validate_args=False)
+        assert d.batch_shape == tuple(td.batch_shape)
+        assert d.sample((2,)).shape == tuple(td.sample((2,)).shape)
+        _close(d.entropy(), td.entropy())
+
+
+def test_mvn_batched_loc_and_matrix_broadcast_as_torch():
+    loc = np.arange(12.0).reshape(3, 2, 2) / 7           # batch (3, 2)
+    tril = np.array(TRIL)                                # batch (2,)
+    value = np.linspace(-1.0, 1.0, 8).reshape(4, 1, 1, 2)
+    for kw in ("scale_tril", "covariance_matrix", "precision_matrix"):
+        m = tril if kw == "scale_tril" else tril @ np.swapaxes(tril, -1, -2)
+        d = D.MultivariateNormal(_p(loc), **{kw: _p(m)})
+        td = TD.MultivariateNormal(_t(loc), **{kw: _t(m)})
+        assert d.batch_shape == tuple(td.batch_shape) == (3, 2)
+        _close(d.log_prob(_p(value)), td.log_prob(_t(value)), rtol=1e-10)
+        for attr in ("scale_tril", "covariance_matrix", "precision_matrix", "variance"):
+            _close(getattr(d, attr), getattr(td, attr), rtol=1e-10, atol=1e-12)
+        _close(d.entropy(), td.entropy(), rtol=1e-12)
+
+
+# -- Independent and MixtureSameFamily --------------------------------------------------
+
+def test_independent_matches_torch():
+    loc, scale = _p(np.zeros((2, 3)), grad=True), _p(np.ones((2, 3)) * 2, grad=True)
+    tloc, tscale = _t(np.zeros((2, 3)), grad=True), _t(np.ones((2, 3)) * 2, grad=True)
+    d = D.Independent(D.Normal(loc, scale), 1)
+    td = TD.Independent(TD.Normal(tloc, tscale), 1)
+    assert (d.batch_shape, d.event_shape) == (tuple(td.batch_shape), tuple(td.event_shape))
+    assert repr(d.support) == repr(td.support)
+    assert d.has_rsample and not d.has_enumerate_support
+    v = np.linspace(-1, 1, 6).reshape(2, 3)
+    lp, tlp = d.log_prob(_p(v)), td.log_prob(_t(v))
+    _close(lp, tlp)
+    _close(d.entropy(), td.entropy())
+    g = pyad.autograd.grad(lp.sum(), [loc, scale])
+    tg = torch.autograd.grad(tlp.sum(), [tloc, tscale])
+    for a, b in zip(g, tg):
+        _close(a, b)
+    e, te = d.expand((4, 2)), td.expand((4, 2))
+    assert e.batch_shape == tuple(te.batch_shape) and e.base_dist.batch_shape == (4, 2, 3)
+    assert d.rsample((5,)).shape == (5, 2, 3)
+    _close(D.kl_divergence(d, D.Independent(D.Normal(loc + 1, scale), 1)),
+           TD.kl_divergence(td, TD.Independent(TD.Normal(tloc + 1, tscale), 1)))
+    with pytest.raises(NotImplementedError):
+        D.Independent(D.Bernoulli(_p([[0.5]])), 1).enumerate_support()
+
+
+@pytest.mark.parametrize("event", [False, True])
+def test_mixture_same_family_matches_torch(event):
+    logits = _p([[0.1, -0.5, 1.0], [0.0, 0.0, 2.0]], grad=True)
+    tlogits = _t([[0.1, -0.5, 1.0], [0.0, 0.0, 2.0]], grad=True)
+    loc = np.linspace(-2, 2, 6).reshape(2, 3)
+    if event:
+        loc = np.stack([loc, -loc], -1)
+    scale = np.abs(loc) + 0.5
+    ploc, tloc = _p(loc, grad=True), _t(loc, grad=True)
+    comp = D.Normal(ploc, _p(scale))
+    tcomp = TD.Normal(tloc, _t(scale))
+    if event:
+        comp, tcomp = D.Independent(comp, 1), TD.Independent(tcomp, 1)
+    d = D.MixtureSameFamily(D.Categorical(logits=logits), comp)
+    td = TD.MixtureSameFamily(TD.Categorical(logits=tlogits), tcomp)
+    assert (d.batch_shape, d.event_shape) == (tuple(td.batch_shape), tuple(td.event_shape))
+    v = np.linspace(-1, 1, 8).reshape((4, 2, 1) if not event else (2, 2, 2))[..., :1]
+    v = np.broadcast_to(v, v.shape[:-1] + ((2,) if event else (1,)))
+    if not event:
+        v = v[..., 0]
+    lp, tlp = d.log_prob(_p(v)), td.log_prob(_t(v))
+    _close(lp, tlp)
+    _close(d.mean, td.mean)
+    _close(d.variance, td.variance)
+    if not event:
+        _close(d.cdf(_p(v)), td.cdf(_t(v)))
+    g = pyad.autograd.grad(lp.sum(), [logits, ploc])
+    tg = torch.autograd.grad(tlp.sum(), [tlogits, tloc])
+    for a, b in zip(g, tg):
+        _close(a, b)
+    assert d.sample((5,)).shape == tuple(td.sample((5,)).shape)
+    assert not d.has_rsample
+    e, te = d.expand((3, 2)), td.expand((3, 2))
+    assert e.batch_shape == tuple(te.batch_shape)
+    _close(e.log_prob(_p(v[:1] if not event else v[:1])), te.log_prob(_t(v[:1])))
+    assert gradcheck(lambda lg, lc: D.MixtureSameFamily(
+        D.Categorical(logits=lg), D.Normal(lc, _p(np.abs(loc) + 0.5)) if not event else
+        D.Independent(D.Normal(lc, _p(scale)), 1)).log_prob(_p(v)), (logits, ploc))

@@ -169,7 +169,9 @@ class _OneHot(Constraint):
 
 
 def _bound_repr(cls, **bounds):
-    return "%s(%s)" % (cls.__name__[1:], ", ".join("%s=%s" % kv for kv in bounds.items()))
+    # as torch's f-strings: a 0-d tensor bound formats as its value
+    return "%s(%s)" % (cls.__name__[1:], ", ".join("%s=%s" % (k, format(v, ""))
+                                                   for k, v in bounds.items()))
 
 
 class _IntegerInterval(Constraint):

@@ -290,6 +290,11 @@ class LogNormal(_LocScale):
 
     support = constraints.positive
 
+    def __init__(self, loc, scale, validate_args=None):
+        # torch builds (and validates) its base Normal first
+        Normal(loc, scale, validate_args=validate_args)
+        super().__init__(loc, scale, validate_args)
+
     @property
     def base_dist(self):
         """The `Normal` distribution of ``log(X)``."""

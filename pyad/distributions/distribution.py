@@ -83,7 +83,8 @@ class Distribution:
                                else bool(validate_args))
         if self._validate_args:
             for param, constraint in self.arg_constraints.items():
-                if constraints.is_dependent(constraint) or param not in self.__dict__:
+                if constraints.is_dependent(constraint) or (
+                        param not in self.__dict__ and not hasattr(type(self), param)):
                     continue                 # a lazily computed parameter is not checked
                 value = getattr(self, param)
                 if not bool(pyad.as_tensor(constraint.check(value)).all()):
