@@ -787,3 +787,130 @@ def test_mixture_same_family_matches_torch(event):
     assert gradcheck(lambda lg, lc: D.MixtureSameFamily(
         D.Categorical(logits=lg), D.Normal(lc, _p(np.abs(loc) + 0.5)) if not event else
         D.Independent(D.Normal(lc, _p(scale)), 1)).log_prob(_p(v)), (logits, ploc))
+
+
+# -- KL divergence ----------------------------------------------------------------------
+
+KL_DISTS = {
+    "normal": ("Normal", dict(loc=[0.0, 1.0, -0.5], scale=[1.0, 0.5, 2.0]),
+               dict(loc=[0.5, -1.0, 0.0], scale=[2.0, 1.0, 0.7])),
+    "laplace": ("Laplace", dict(loc=[0.0, 1.0, -0.5], scale=[1.0, 0.5, 2.0]),
+                dict(loc=[0.5, -1.0, 0.0], scale=[2.0, 1.0, 0.7])),
+    "gumbel": ("Gumbel", dict(loc=[0.0, 1.0, -0.5], scale=[1.0, 0.5, 2.0]),
+               dict(loc=[0.5, -1.0, 0.0], scale=[2.0, 1.0, 0.7])),
+    "cauchy": ("Cauchy", dict(loc=[0.0, 1.0, -0.5], scale=[1.0, 0.5, 2.0]),
+               dict(loc=[0.5, -1.0, 0.0], scale=[2.0, 1.0, 0.7])),
+    "lognormal": ("LogNormal", dict(loc=[0.0, 1.0, -0.5], scale=[1.0, 0.5, 2.0]),
+                  dict(loc=[0.5, -1.0, 0.0], scale=[2.0, 1.0, 0.7])),
+    "halfnormal": ("HalfNormal", dict(scale=[1.0, 0.5, 2.0]), dict(scale=[2.0, 1.0, 0.7])),
+    "exponential": ("Exponential", dict(rate=[1.0, 0.5, 2.0]), dict(rate=[2.0, 1.0, 0.7])),
+    "gamma": ("Gamma", dict(concentration=[1.0, 0.5, 4.0], rate=[2.0, 1.0, 0.7]),
+              dict(concentration=[2.0, 3.0, 0.8], rate=[0.5, 1.5, 1.0])),
+    "chi2": ("Chi2", dict(df=[1.0, 3.0, 7.0]), dict(df=[2.0, 4.0, 1.5])),
+    "beta": ("Beta", dict(concentration1=[1.0, 0.5, 4.0], concentration0=[2.0, 1.0, 0.7]),
+             dict(concentration1=[2.0, 3.0, 0.8], concentration0=[0.5, 1.5, 1.0])),
+    "dirichlet": ("Dirichlet", dict(concentration=[[1.0, 0.5, 4.0], [2.0, 1.0, 0.7]]),
+                  dict(concentration=[[2.0, 3.0, 0.8], [0.5, 1.5, 1.0]])),
+    "uniform": ("Uniform", dict(low=[0.1, 0.2, -1.0], high=[0.5, 0.9, 2.0]),
+                dict(low=[0.0, 0.0, -2.0], high=[1.0, 1.0, 1.5])),
+    "uniform01": ("Uniform", dict(low=[0.1, 0.2, 0.3], high=[0.5, 0.9, 0.8]),
+                  dict(low=[0.0, -1.0, 0.0], high=[1.0, 1.0, 0.5])),
+    "poisson": ("Poisson", dict(rate=[1.0, 0.5, 4.0]), dict(rate=[2.0, 3.0, 0.8])),
+    "bernoulli": ("Bernoulli", dict(probs=[0.2, 0.5, 0.9]), dict(probs=[0.6, 0.3, 0.5])),
+    "geometric": ("Geometric", dict(probs=[0.2, 0.5, 0.9]), dict(probs=[0.6, 0.3, 0.5])),
+    "binomial": ("Binomial", dict(total_count=4.0, probs=[0.2, 0.5, 0.9]),
+                 dict(total_count=4.0, probs=[0.6, 0.3, 0.5])),
+    "onehot": ("OneHotCategorical", dict(probs=[[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]]),
+               dict(logits=[[0.0, 1.0, -1.0], [2.0, 0.0, 0.5]])),
+    "mvn": ("MultivariateNormal", dict(loc=[[0.0, 1.0], [1.0, -1.0]], scale_tril=TRIL),
+            dict(loc=[0.5, 0.0], covariance_matrix=PSD)),
+}
+
+KL_PAIRS = [(n, n) for n in KL_DISTS if n != "uniform01"] + [
+    ("normal", "laplace"), ("laplace", "normal"), ("normal", "gumbel"), ("gumbel", "normal"),
+    ("exponential", "gamma"), ("exponential", "normal"), ("exponential", "gumbel"),
+    ("gamma", "exponential"), ("gamma", "normal"), ("gamma", "gumbel"),
+    ("beta", "normal"), ("beta", "gamma"), ("beta", "exponential"), ("beta", "uniform"),
+    ("uniform", "normal"), ("uniform", "gumbel"), ("uniform", "exponential"),
+    ("uniform", "gamma"), ("uniform01", "beta"), ("chi2", "exponential"),
+    ("bernoulli", "poisson"),
+    ("normal", "uniform"), ("normal", "gamma"), ("laplace", "beta"), ("gumbel", "uniform"),
+    ("gamma", "uniform"), ("exponential", "beta"), ("poisson", "bernoulli"),
+    ("poisson", "binomial"),
+]
+
+
+def _kl_side(name, which, M, grad):
+    cls, p, q = KL_DISTS[name]
+    params = p if which == "p" else q
+    make = _p if M is D else _t
+    leaves = {k: make(v, grad=grad and k != "total_count") if k != "total_count" else v
+              for k, v in params.items()}
+    return getattr(M, cls)(**leaves), [v for k, v in leaves.items() if k != "total_count"]
+
+
+@pytest.mark.parametrize("pname,qname", KL_PAIRS, ids=["-".join(x) for x in KL_PAIRS])
+def test_kl_divergence_values_and_gradients_match_torch(pname, qname):
+    p, pl = _kl_side(pname, "p", D, True)
+    q, ql = _kl_side(qname, "q", D, True)
+    tp, tpl = _kl_side(pname, "p", TD, True)
+    tq, tql = _kl_side(qname, "q", TD, True)
+    kl, tkl = D.kl_divergence(p, q), TD.kl_divergence(tp, tq)
+    _close(kl, tkl, rtol=1e-11)
+    if not np.all(np.isfinite(tkl.detach().numpy())):
+        return
+    grads = pyad.autograd.grad(kl.sum(), pl + ql, allow_unused=True)
+    tgrads = torch.autograd.grad(tkl.sum(), tpl + tql, allow_unused=True)
+    for g, tg in zip(grads, tgrads):
+        if tg is None:
+            assert g is None or not np.any(g.data)
+        else:
+            _close(g, tg, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("pname,qname", [("gamma", "gamma"), ("beta", "beta"),
+                                         ("dirichlet", "dirichlet"), ("mvn", "mvn"),
+                                         ("laplace", "normal"), ("gamma", "gumbel"),
+                                         ("geometric", "geometric"), ("binomial", "binomial")])
+def test_kl_divergence_passes_gradcheck_and_gradgradcheck(pname, qname):
+    _, pl = _kl_side(pname, "p", D, True)
+    _, ql = _kl_side(qname, "q", D, True)
+    pcls, pparams, _ = KL_DISTS[pname]
+    qcls, _, qparams = KL_DISTS[qname]
+    pkeys = [k for k in pparams if k != "total_count"]
+    qkeys = [k for k in qparams if k != "total_count"]
+    pfixed = {k: v for k, v in pparams.items() if k == "total_count"}
+    qfixed = {k: v for k, v in qparams.items() if k == "total_count"}
+
+    def sym(k, a):
+        return (a + a.transpose(-2, -1)) / 2 if k == "covariance_matrix" else a
+
+    def fn(*args):
+        p = getattr(D, pcls)(**{k: sym(k, a) for k, a in zip(pkeys, args[:len(pkeys)])},
+                             **pfixed, validate_args=False)
+        q = getattr(D, qcls)(**{k: sym(k, a) for k, a in zip(qkeys, args[len(pkeys):])},
+                             **qfixed, validate_args=False)
+        return D.kl_divergence(p, q)
+
+    inputs = tuple(pl + ql)
+    assert gradcheck(fn, inputs)
+    assert gradgradcheck(fn, inputs)
+
+
+def test_kl_dispatch_picks_the_most_specific_registration_as_torch():
+    # Chi2 is a Gamma: Chi2 || Exponential uses Gamma || Exponential; LogNormal and
+    # HalfNormal pair only with themselves (torch's transformed-distribution rule)
+    with pytest.raises(NotImplementedError):
+        TD.kl_divergence(TD.LogNormal(0.0, 1.0), TD.HalfNormal(1.0))
+    with pytest.raises(NotImplementedError):
+        D.kl_divergence(D.LogNormal(0.0, 1.0), D.HalfNormal(1.0))
+    with pytest.raises(NotImplementedError):
+        D.kl_divergence(D.Independent(D.Normal(_p([0.0]), _p([1.0])), 1),
+                        D.Independent(D.Normal(_p([[0.0]]), _p([[1.0]])), 2))
+    with pytest.raises(NotImplementedError):
+        D.kl_divergence(D.Binomial(2.0, _p([0.5])), D.Binomial(3.0, _p([0.5])))
+    _close(D.kl_divergence(D.Binomial(3.0, _p([0.5])), D.Binomial(2.0, _p([0.5]))),
+           TD.kl_divergence(TD.Binomial(3.0, _t([0.5])), TD.Binomial(2.0, _t([0.5]))))
+    with pytest.raises(ValueError):
+        D.kl_divergence(D.MultivariateNormal(_p([0.0]), scale_tril=_p([[1.0]])),
+                        D.MultivariateNormal(_p([0.0, 0.0]), scale_tril=_p(np.eye(2))))
