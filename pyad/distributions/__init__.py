@@ -3,7 +3,8 @@
 Continuous families (`Normal`, `Uniform`, `Exponential`, `Laplace`, `LogNormal`,
 `HalfNormal`, `Cauchy`, `Gumbel`, `Gamma`, `Chi2`, `Beta`, `Dirichlet`, `StudentT`,
 `MultivariateNormal`), discrete ones (`Bernoulli`, `Categorical`, `OneHotCategorical`,
-`Geometric`, `Poisson`, `Binomial`) and the combinators `Independent` and
+`Geometric`, `Poisson`, `Binomial`), their relaxations (`RelaxedBernoulli`,
+`RelaxedOneHotCategorical`) and the combinators `Independent` and
 `MixtureSameFamily`, with torch's constructors, shapes (``batch_shape``,
 ``event_shape``, ``sample_shape``), ``arg_constraints`` and ``support`` (`constraints`),
 ``expand``, ``sample`` (no gradient), ``rsample`` (reparameterised, differentiable in the
@@ -34,9 +35,10 @@ from pyad.distributions.distribution import Distribution
 from pyad.distributions.gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from pyad.distributions.kl import kl_divergence, register_kl
 from pyad.distributions.multivariate import Independent, MixtureSameFamily, MultivariateNormal
+from pyad.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "kl_divergence",
            "register_kl", "constraints", "Exponential", "Laplace", "LogNormal", "HalfNormal",
            "Cauchy", "Gumbel", "Geometric", "Poisson", "Binomial", "OneHotCategorical",
            "Beta", "Gamma", "Dirichlet", "Chi2", "StudentT", "MultivariateNormal",
-           "Independent", "MixtureSameFamily"]
+           "Independent", "MixtureSameFamily", "RelaxedBernoulli", "RelaxedOneHotCategorical"]
