@@ -31,6 +31,15 @@ import pyad.optim.lbfgs
 import pyad.optim.nadam
 import pyad.optim.radam
 import pyad.optim.rmsprop
+import pyad.distributions
+import pyad.distributions.constraints
+import pyad.distributions.continuous
+import pyad.distributions.discrete
+import pyad.distributions.distribution
+import pyad.distributions.gamma
+import pyad.distributions.kl
+import pyad.distributions.multivariate
+import pyad.distributions.relaxed
 import pyad.utils.data
 import pyad.utils.data._collate
 import pyad.utils.data.dataloader
@@ -49,7 +58,11 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.optim.rmsprop, pyad.optim.adagrad, pyad.optim.adadelta, pyad.optim.adamax,
            pyad.optim.nadam, pyad.optim.radam, pyad.optim.lbfgs, pyad.utils.data,
            pyad.utils.data.dataset, pyad.utils.data.sampler, pyad.utils.data._collate,
-           pyad.utils.data.dataloader]
+           pyad.utils.data.dataloader,
+           # torch.distributions
+           pyad.distributions, pyad.distributions.constraints, pyad.distributions.distribution,
+           pyad.distributions.continuous, pyad.distributions.discrete, pyad.distributions.gamma,
+           pyad.distributions.multivariate, pyad.distributions.kl, pyad.distributions.relaxed]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

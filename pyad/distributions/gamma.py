@@ -509,7 +509,7 @@ class StudentT(Distribution):
 
     >>> import pyad
     >>> StudentT(pyad.tensor(3.0)).log_prob(pyad.tensor(0.0))
-    tensor(-0.9985)
+    tensor(-1.0009)
     """
 
     arg_constraints = {"df": constraints.positive, "loc": constraints.real,
