@@ -948,3 +948,31 @@ def test_kl_dispatch_picks_the_most_specific_registration_as_torch():
     with pytest.raises(ValueError):
         D.kl_divergence(D.MultivariateNormal(_p([0.0]), scale_tril=_p([[1.0]])),
                         D.MultivariateNormal(_p([0.0, 0.0]), scale_tril=_p(np.eye(2))))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_float32_gradients_keep_the_dtype_and_match_torch(name):
+    ours, theirs, v, tv, leaves = _make(name, "float32", grad=True)
+    total, ttotal = ours.log_prob(v).sum(), theirs.log_prob(tv).sum()
+    # the graph of derived parameters (Chi2's concentration, a Cholesky factor) is
+    # shared with the rsample below
+    grads = pyad.autograd.grad(total, [a for a, _ in leaves], retain_graph=True)
+    tgrads = torch.autograd.grad(ttotal, [b for _, b in leaves])
+    for g, tg in zip(grads, tgrads):
+        _close(g, tg, "float32")
+    if ours.has_rsample:
+        r = ours.rsample((3,))
+        assert r.dtype == np.float32
+        for g in pyad.autograd.grad(r.sum(), [a for a, _ in leaves]):
+            assert g.dtype == np.float32
+
+
+def test_default_validation_switch_covers_the_new_families():
+    try:
+        D.Distribution.set_default_validate_args(False)
+        D.Gamma(_p([-1.0]), _p([1.0]))
+        D.Exponential(_p([1.0])).log_prob(_p([-1.0]))
+    finally:
+        D.Distribution.set_default_validate_args(True)
+    with pytest.raises(ValueError):
+        D.Gamma(_p([-1.0]), _p([1.0]))
