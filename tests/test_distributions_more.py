@@ -582,7 +582,8 @@ def test_log_prob_outside_the_support_raises_valueerror_as_torch(cls, params, va
 
 
 def test_log_prob_value_shape_errors_as_torch():
-    ours_d, theirs_d = D.Dirichlet(_p([[1.0, 2.0, 3.0]] * 2)), TD.Dirichlet(_t([[1.0, 2.0, 3.0]] * 2))
+    conc = [[1.0, 2.0, 3.0]] * 2
+    ours_d, theirs_d = D.Dirichlet(_p(conc)), TD.Dirichlet(_t(conc))
     for bad in ([0.5, 0.5], [[0.2, 0.3, 0.5]] * 3):
         ours, theirs = _raises_like_torch(lambda: ours_d.log_prob(_p(bad)),
                                           lambda: theirs_d.log_prob(_t(bad)))

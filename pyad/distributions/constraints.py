@@ -188,19 +188,6 @@ class _IntegerInterval(Constraint):
                            upper_bound=self.upper_bound)
 
 
-class _IntegerLessThan(Constraint):
-    is_discrete = True
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-
-    def check(self, value):
-        return (value % 1 == 0) & (value <= self.upper_bound)
-
-    def __repr__(self):
-        return _bound_repr(type(self), upper_bound=self.upper_bound)
-
-
 class _IntegerGreaterThan(Constraint):
     is_discrete = True
 

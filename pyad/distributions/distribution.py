@@ -55,13 +55,6 @@ def _draw(like, shape, fn):
     return pyad.tensor(numpy.asarray(data).astype(like.dtype, copy=False))
 
 
-def _uniform_open(like, shape):
-    # uniform on (tiny, 1 - eps/2]: the clamp torch applies before taking logs
-    info = _finfo(like.dtype)
-    return pyad.rand(*shape, dtype=like.dtype).clamp(min=float(info.tiny),
-                                                     max=1 - float(info.eps))
-
-
 class Distribution:
     """The base class: shapes, argument validation and the sampling API.
 
