@@ -48,6 +48,12 @@ TRIL = [[[1.5, 0.0], [0.4, 0.7]], [[0.9, 0.0], [-1.2, 2.0]]]
 
 # name: (class, parameters (first ones differentiable), values to score, kwargs)
 SPECS = {
+    # the families pyad had before, through the same checks (icdf, expand, enumerate)
+    "normal": ("Normal", dict(loc=[0.0, 1.0, -2.0], scale=[1.0, 2.0, 0.5]), [0.3, -1.0, 4.0]),
+    "uniform": ("Uniform", dict(low=[0.0, 1.0, -2.0], high=[1.0, 2.5, 3.0]), [0.3, 2.0, 0.0]),
+    "bernoulli_logits": ("Bernoulli", dict(logits=[-1.0, 0.5, 2.0]), [1.0, 0.0, 1.0]),
+    "categorical_probs": ("Categorical", dict(probs=[[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]]),
+                          [2.0, 0.0]),
     "exponential": ("Exponential", dict(rate=[0.5, 2.0, 3.0]), [0.3, 1.5, 0.0]),
     "laplace": ("Laplace", dict(loc=[0.0, 1.0, -2.0], scale=[1.0, 2.0, 0.5]),
                 [0.3, -1.0, 4.0]),
@@ -630,7 +636,8 @@ def test_expand_matches_torch(name):
         _raises_like_torch(lambda: ours.expand((5, 7)), lambda: theirs.expand((5, 7)))
 
 
-@pytest.mark.parametrize("name", ["geometric_probs", "poisson", "binomial_probs",
+@pytest.mark.parametrize("name", ["bernoulli_logits", "categorical_probs", "geometric_probs",
+                                  "poisson", "binomial_probs",
                                   "onehot_probs", "onehot_logits"])
 @pytest.mark.parametrize("expand", [True, False])
 def test_enumerate_support_matches_torch(name, expand):
