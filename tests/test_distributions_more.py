@@ -984,3 +984,15 @@ def test_default_validation_switch_covers_the_new_families():
         D.Distribution.set_default_validate_args(True)
     with pytest.raises(ValueError):
         D.Gamma(_p([-1.0]), _p([1.0]))
+
+
+def test_studentt_moments_at_the_df_boundaries_and_their_gradients_match_torch():
+    df, scale = _p([0.5, 1.0, 2.0, 2.5], grad=True), _p([1.0, 2.0, 3.0, 0.5], grad=True)
+    tdf, tscale = _t([0.5, 1.0, 2.0, 2.5], grad=True), _t([1.0, 2.0, 3.0, 0.5], grad=True)
+    d, td = D.StudentT(df, 0.0, scale), TD.StudentT(tdf, 0.0, tscale)
+    _close(d.variance, td.variance)
+    _close(d.mean, td.mean)
+    g = pyad.autograd.grad(d.variance[3] + d.stddev[3], [df, scale])
+    tg = torch.autograd.grad(td.variance[3] + td.stddev[3], [tdf, tscale])
+    for a, b in zip(g, tg):
+        _close(a, b)

@@ -542,8 +542,10 @@ class StudentT(Distribution):
     @property
     def variance(self):
         """``scale^2 df / (df - 2)`` for df > 2, inf for 1 < df <= 2, nan below."""
-        var = self.scale.pow(2) * self.df / (self.df - 2)
-        var = pyad.where(self.df > 2, var, float("inf"))
+        # torch fills only the df > 2 entries: no inf (and no 0 * inf gradient) at df = 2
+        finite = (self.df > 2).detach()
+        df = pyad.where(finite, self.df, 3.0)
+        var = pyad.where(finite, self.scale.pow(2) * df / (df - 2), float("inf"))
         return pyad.where(self.df <= 1, float("nan"), var)
 
     def rsample(self, sample_shape=()):
