@@ -140,7 +140,7 @@ class Distribution:
 
     def _validate_sample(self, value):
         if not isinstance(value, pyad.Variable):
-            raise ValueError("The value argument to log_prob must be a Tensor")
+            raise ValueError("The value argument to log_prob must be a Variable")
         event_start = value.ndim - len(self._event_shape)
         if tuple(value.shape[event_start:]) != self._event_shape:
             raise ValueError("The right-most size of value must match event_shape: %s vs %s."
