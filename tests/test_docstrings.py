@@ -42,6 +42,15 @@ import pyad.optim.lbfgs
 import pyad.optim.nadam
 import pyad.optim.radam
 import pyad.optim.rmsprop
+import pyad.distributions
+import pyad.distributions.constraints
+import pyad.distributions.continuous
+import pyad.distributions.discrete
+import pyad.distributions.distribution
+import pyad.distributions.gamma
+import pyad.distributions.kl
+import pyad.distributions.multivariate
+import pyad.distributions.relaxed
 import pyad.utils.data
 import pyad.utils.data._collate
 import pyad.utils.data.dataloader
@@ -68,7 +77,11 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            # torch.nn.utils (weight_norm and spectral_norm are also functions' names there)
            pyad.nn.utils, pyad.nn.utils.parametrize, pyad.nn.utils.parametrizations,
            pyad.nn.utils.stateless, sys.modules["pyad.nn.utils.weight_norm"],
-           sys.modules["pyad.nn.utils.spectral_norm"]]
+           sys.modules["pyad.nn.utils.spectral_norm"],
+           # torch.distributions
+           pyad.distributions, pyad.distributions.constraints, pyad.distributions.distribution,
+           pyad.distributions.continuous, pyad.distributions.discrete, pyad.distributions.gamma,
+           pyad.distributions.multivariate, pyad.distributions.kl, pyad.distributions.relaxed]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
