@@ -80,6 +80,8 @@ VALID = {
     "bitwise_and": lambda: ((INTS(), INTS()), {}),
     "bitwise_or": lambda: ((INTS(), INTS()), {}),
     "bitwise_xor": lambda: ((INTS(), INTS()), {}),
+    "bitwise_left_shift": lambda: ((INTS(), INTS()), {}),
+    "bitwise_right_shift": lambda: ((INTS(), INTS()), {}),
     "logical_and": lambda: ((MASK(), MASK()), {}),
     "logical_or": lambda: ((MASK(), MASK()), {}),
     "logical_xor": lambda: ((MASK(), MASK()), {}),
@@ -222,7 +224,8 @@ VALID["cumsum_"] = lambda: ((X(),), {"dim": 1})
 VALID["cumprod_"] = lambda: ((X(),), {"dim": 1})
 VALID["lerp_"] = lambda: ((X(), X()), {"weight": 0.5})
 VALID["masked_scatter_"] = lambda: ((X(),), {"mask": MASK(), "source": X()})
-for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_"):
+for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_",
+              "bitwise_right_shift_"):
     VALID[_name] = lambda: ((INTS(), INTS()), {})
 VALID["bitwise_not_"] = lambda: ((INTS(),), {})
 VALID["geometric_"] = lambda: ((X(), 0.5), {})
