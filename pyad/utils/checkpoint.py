@@ -19,10 +19,14 @@ The two modes follow torch's:
   The backward recomputes on detached stand-ins of the arguments, so a leaf reached
   both inside ``function`` and through an argument's history is counted once each way,
   and the same layer may be checkpointed twice in a row. Under ``create_graph`` the
-  recomputation runs on the arguments themselves (so the gradients have history back
-  through them): there such a leaf is counted twice, unlike torch (a nested
-  checkpoint that takes a ``create_graph`` gradient inside doubles the second
-  derivative); pass the leaf as an argument instead.
+  recomputation runs on the arguments themselves (gradients of any order) unless an
+  argument's history reaches a leaf the function uses or another argument (a path
+  out of the function and back in, which that would count twice): then it runs on the
+  stand-ins and their share of the gradients' history is bound back to the arguments
+  (a function whose value is zero and whose gradient is the stand-ins'). First and
+  second derivatives are then exact; a third derivative through such a checkpoint is
+  not (the stand-ins' share inside the second derivative's own graph is lost): pass
+  the shared leaf as an argument, or do not checkpoint that block, for third order.
 - ``use_reentrant=True``: ``function`` runs without recording; the backward recomputes
   it and runs a nested ``backward()`` on it, which accumulates into the parameters'
   ``.grad`` directly. As in torch, the output requires grad only if an input does,
@@ -134,20 +138,27 @@ class _Checkpoint(pyad.autograd.Function):
         variables = list(ctx.saved_tensors)
         n_args = len(state["arg_positions"])
         create_graph = pyad.is_grad_enabled()
-        if not create_graph:
-            # Recompute on detached stand-ins of the arguments: the gradient of a leaf
-            # the function uses then counts only the paths inside the function (the
-            # paths through an argument's own history get the argument's gradient from
-            # the engine), and no argument's history is traversed here (it may be
-            # another checkpoint's output, whose backward runs once, later).
-            for i in range(n_args):
-                v = variables[i]
-                variables[i] = v.detach().requires_grad_(v.requires_grad)
+        # Recompute on detached stand-ins of the arguments: the gradient of a leaf the
+        # function uses then counts only the paths inside the function (the paths
+        # through an argument's own history get the argument's gradient from the
+        # engine), and no argument's history is traversed here (it may be another
+        # checkpoint's output, whose backward runs once, later). One stand-in per
+        # distinct argument (checkpoint(f, w, w) passes w twice).
+        # Under create_graph, when no argument's history reaches a leaf the function uses
+        # or another argument, recompute on the arguments themselves instead: nothing is
+        # counted twice, and the gradients' history is the real one, exact to any order.
+        real_args, standin_of = [], {}
+        on_standins = not create_graph or _histories_overlap(variables[:n_args],
+                                                             variables[n_args:])
+        for i in range(n_args if on_standins else 0):
+            v = variables[i]
+            if id(v) not in standin_of:
+                standin_of[id(v)] = v.detach().requires_grad_(v.requires_grad)
+                real_args.append(v)
+            variables[i] = standin_of[id(v)]
         args = list(state["args"])
         for position, v in zip(state["arg_positions"], variables[:n_args]):
             args[position] = v
-        # Under create_graph, recompute on the saved Variables themselves: the gradients
-        # then have history back through the arguments' own graph (higher order).
         with _replayed_rng(state["rng"]), pyad.enable_grad():
             outputs, _ = _as_outputs(state["function"](*args, **state["kwargs"]))
         if len(outputs) != len(grads):
@@ -158,8 +169,6 @@ class _Checkpoint(pyad.autograd.Function):
             if g is not None and o.requires_grad:
                 roots.append(o)
                 root_grads.append(g)
-        # One gradient per distinct Variable (checkpoint(f, w, w) passes w twice: its
-        # gradient goes back once, not once per position)
         targets, seen = [], set()
         for i, v in enumerate(variables):
             if v.requires_grad and id(v) not in seen:
@@ -169,9 +178,90 @@ class _Checkpoint(pyad.autograd.Function):
         if roots and targets:
             found = pyad.autograd.grad(roots, [v for _, v in targets], root_grads,
                                        allow_unused=True, create_graph=create_graph)
+            if create_graph and on_standins:
+                # The gradients' history reaches the stand-ins, not the arguments: bind
+                # it back to them, so the second order flows through the arguments'
+                # graph (a third order misses the stand-ins' share inside the graph
+                # of the second: see the module's description).
+                found = _rebound(list(found), [standin_of[id(a)] for a in real_args],
+                                 real_args)
             for (i, _), g in zip(targets, found):
                 result[i] = g
         return (None,) + tuple(result)
+
+
+def _histories_overlap(args, leaves):
+    """Whether the history of one of ``args`` reaches one of ``leaves`` or another of
+    ``args`` (a path out of the checkpointed function and back in)."""
+    # (leaves are told apart by their arrays: ctx.saved_tensors gives new Variables)
+    # (an unpacked saved leaf may show its accumulator as grad_fn)
+    leaf_ids = {id(v.data) for v in leaves}
+    arg_nodes = set()
+    for a in args:
+        if a.requires_grad:
+            if a.grad_fn is None or isinstance(a.grad_fn, AccumulateGrad):
+                leaf_ids.add(id(a.data))
+            else:
+                arg_nodes.add(a.grad_fn)
+    seen = set()
+    for a in args:
+        if not a.requires_grad or a.grad_fn is None or isinstance(a.grad_fn, AccumulateGrad):
+            continue
+        stack = [edge[0] for edge in a.grad_fn.next_functions]
+        while stack:
+            node = stack.pop()
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            if node in arg_nodes:
+                return True
+            if isinstance(node, AccumulateGrad):
+                if id(node.variable.data) in leaf_ids:
+                    return True
+                continue
+            stack.extend(edge[0] for edge in node.next_functions)
+    return False
+
+
+class _Rebind(pyad.autograd.Function):
+    # Zeros shaped like `values` (computed from `standins`, detached copies of `args`)
+    # whose gradient w.r.t. `args` is that of `values` w.r.t. the stand-ins: added to
+    # the values, it carries their dependence on the stand-ins over to the arguments.
+
+    @staticmethod
+    def forward(ctx, link, *args):
+        ctx.link = link
+        ctx.save_for_backward(*args)
+        zeros = tuple(pyad.zeros_like(v) for v in link[0])
+        return zeros if len(zeros) != 1 else zeros[0]
+
+    @staticmethod
+    def backward(ctx, *upstream):
+        values, standins = ctx.link
+        args = ctx.saved_tensors
+        pairs = [(value, u) for value, u in zip(values, upstream) if u is not None]
+        if not pairs:
+            return (None,) * (1 + len(args))
+        create_graph = pyad.is_grad_enabled()
+        grads = pyad.autograd.grad([value for value, _ in pairs], standins,
+                                   [u for _, u in pairs], retain_graph=True,
+                                   allow_unused=True, create_graph=create_graph)
+        if create_graph:
+            grads = _rebound(list(grads), standins, args)     # and so on, to any order
+        return (None,) + tuple(grads)
+
+
+def _rebound(values, standins, args):
+    """``values`` (computed from ``standins``) with their history bound to ``args``."""
+    live = [i for i, v in enumerate(values) if v is not None and v.requires_grad]
+    if not live or not any(a.requires_grad for a in args):
+        return values
+    zeros = _Rebind.apply(([values[i] for i in live], standins), *args)
+    if isinstance(zeros, Variable):
+        zeros = (zeros,)
+    for i, z in zip(live, zeros):
+        values[i] = values[i] + z
+    return values
 
 
 def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs):
