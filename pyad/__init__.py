@@ -29,7 +29,7 @@ __all__ = [
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     # submodules, serialization
     "autograd", "nn", "linalg", "special", "optim", "interop", "backends", "cuda", "utils", "distributions",
-    "save",
+    "fft", "save",
     "load",
     # torch's small utilities (pyad/_compat.py)
     "finfo", "iinfo", "Size", "is_floating_point", "is_complex", "is_nonzero", "numel",
@@ -183,7 +183,7 @@ from pyad.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from pyad import autograd, nn, linalg, special, optim, interop
-from pyad import backends, cuda, utils, distributions
+from pyad import backends, cuda, utils, distributions, fft
 from pyad.serialization import save, load
 from pyad.memory import memory_pool, empty_cache, memory_stats, set_cache_limit
 from pyad._compat import (
