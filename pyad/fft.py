@@ -570,7 +570,8 @@ def fftfreq(n, d=1.0, *, dtype=None, requires_grad=False):
     dtype = _freq_dtype(dtype, "fftfreq")
     k = numpy.arange(_freq_size(n, "fftfreq"))
     k[(n + 1) // 2:] -= n
-    out = k.astype(dtype) * dtype.type(_freq_scale(n, d))
+    with numpy.errstate(invalid="ignore"):
+        out = k.astype(dtype) * dtype.type(_freq_scale(n, d))
     return Variable(out.astype(dtype, copy=False), requires_grad=requires_grad)
 
 
@@ -584,7 +585,9 @@ def rfftfreq(n, d=1.0, *, dtype=None, requires_grad=False):
     n = _freq_n(n, "rfftfreq")
     dtype = _freq_dtype(dtype, "rfftfreq")
     # (C's truncating n / 2, as torch: rfftfreq(-1) is [-0.])
-    out = numpy.arange(_freq_size(int(n / 2) + 1, "rfftfreq")).astype(dtype) * dtype.type(_freq_scale(n, d))
+    k = numpy.arange(_freq_size(int(n / 2) + 1, "rfftfreq"))
+    with numpy.errstate(invalid="ignore"):   # rfftfreq(0) is [nan], as torch's
+        out = k.astype(dtype) * dtype.type(_freq_scale(n, d))
     return Variable(out.astype(dtype, copy=False), requires_grad=requires_grad)
 
 
