@@ -283,8 +283,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     >>> r = pyad.linalg.lstsq(pyad.tensor([[1., 0.], [0., 1.], [1., 1.]]),
     ...                       pyad.tensor([[1.], [2.], [3.]]))
     >>> r.solution
-    tensor([[1.],
-            [2.]])
+    tensor([[1.0000],
+            [2.0000]])
     >>> r.rank
     tensor(2)
     """
