@@ -345,7 +345,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         with _pyad.no_grad():
             r = (a_.detach() @ solution.detach() - b_.detach()).abs() ** 2
             res = r.sum(-2)
-        residuals = res.squeeze(-1) if vector else res
+        residuals = res          # (a vector B keeps its column, as torch)
     if vector:
         solution = solution.squeeze(-1)
     return lstsq_result(solution, residuals, rank, singular_values)
@@ -966,9 +966,11 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
 def cond(A, p=None):
     """The condition number of (a batch of) matrices in the matrix norm ``p``, as
     ``torch.linalg.cond``: ``None``/``2`` (largest over smallest singular value) and
-    ``-2`` (the reverse) for any m x n; ``'fro'``, ``'nuc'``, ``1``, ``-1``, ``inf``,
-    ``-inf`` for square matrices, as ``norm(A, p) * norm(inv(A), p)`` (inf where A is
-    singular). Real; differentiable (a composition of svdvals / inv / matrix_norm).
+    ``-2`` (the reverse) for any m x n; for square matrices ``'nuc'`` (``sum(s) *
+    sum(1 / s)`` of the singular values) and ``'fro'``, ``1``, ``-1``, ``inf``, ``-inf``
+    as ``norm(A, p) * norm(inv(A), p)`` (inf where A is singular). Real; differentiable
+    (a composition of svdvals / inv / matrix_norm; torch 2.13 fails to differentiate
+    the ``inv`` forms).
 
     >>> pyad.linalg.cond(pyad.tensor([[1., 0.], [0., 4.]]))
     tensor(4.)
@@ -994,10 +996,15 @@ def cond(A, p=None):
     rdtype = _real_of(x.dtype)
     if x.numel() == 0:
         return _pyad.zeros(tuple(x.shape[:-2]), dtype=rdtype)
+    if p == "nuc":
+        # torch: from the singular values, sum(s) * sum(1 / s)
+        s = svdvals(x)
+        with _np.errstate(divide="ignore", invalid="ignore"):
+            return s.sum(-1) * (1 / s).sum(-1)
     inverse, info = inv_ex(x)
-    bad = _pyad.Variable((info.data > 0)[..., None, None])
-    inverse = _pyad.where(bad, _math.inf, inverse)
-    return matrix_norm(x, p) * matrix_norm(inverse, p)
+    singular = _pyad.Variable(info.data > 0)
+    inverse = _pyad.where(singular.unsqueeze(-1).unsqueeze(-1), 0.0, inverse)
+    return _pyad.where(singular, _math.inf, matrix_norm(x, p) * matrix_norm(inverse, p))
 
 
 def vecdot(x, y, *, dim=-1):
