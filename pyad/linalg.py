@@ -32,7 +32,9 @@ import pyad as _pyad
 from pyad import _engine
 from pyad.autograd import Function as _Function
 
-__all__ += ["LinAlgError", "pinv", "lstsq", "solve_triangular", "eigvalsh", "eig", "eigvals",
+from pyad._engine import matmul  # noqa: E402  (torch.linalg.matmul is torch.matmul)
+
+__all__ += ["matmul", "LinAlgError", "pinv", "lstsq", "solve_triangular", "eigvalsh", "eig", "eigvals",
             "matrix_exp", "multi_dot", "lu_factor", "lu_factor_ex", "lu", "lu_solve",
             "matrix_rank", "cond", "vecdot", "diagonal", "vander", "inv_ex", "solve_ex",
             "cholesky_ex", "tensorinv", "tensorsolve", "householder_product"]

@@ -24,6 +24,8 @@ import pyad.serialization
 import pyad.backends.cudnn
 import pyad.backends.mps
 import pyad.cuda
+import pyad.fft
+import pyad.linalg
 import pyad.optim.adadelta
 import pyad.optim.adagrad
 import pyad.optim.adamax
@@ -49,7 +51,9 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.optim.rmsprop, pyad.optim.adagrad, pyad.optim.adadelta, pyad.optim.adamax,
            pyad.optim.nadam, pyad.optim.radam, pyad.optim.lbfgs, pyad.utils.data,
            pyad.utils.data.dataset, pyad.utils.data.sampler, pyad.utils.data._collate,
-           pyad.utils.data.dataloader]
+           pyad.utils.data.dataloader,
+           # torch.linalg's rest and torch.fft (Python modules)
+           pyad.linalg, pyad.fft]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
