@@ -310,12 +310,20 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("%s: parameter `driver` should be one of (gels, gelsy, gelsd, "
                            "gelss)" % what)
-    vector = b.dim() == 1 or (b.dim() == a.dim() - 1 and tuple(b.shape) == tuple(a.shape[:-1]))
+    if a.dim() < b.dim() or a.dim() - b.dim() > 1:
+        raise RuntimeError("%s: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1" % what)
+    vector = a.dim() - 1 == b.dim()         # torch's rule for lstsq
     if vector:
         b = b.unsqueeze(-1)
     if a.shape[-2] != b.shape[-2]:
         raise RuntimeError("%s: input.size(-2) should match other.size(-2)" % what)
-    batch = _batch(a, b)
+    try:
+        batch = _batch(a, b)
+    except ValueError:
+        raise RuntimeError("%s: the batch dimensions of input %s and other %s do not "
+                           "broadcast" % (what, list(a.shape[:-2]), list(b.shape[:-2]))) \
+            from None
     m, n, k = a.shape[-2], a.shape[-1], b.shape[-1]
     a_ = a.expand(*(batch + (m, n)))
     b_ = b.expand(*(batch + (m, k)))
@@ -695,6 +703,9 @@ def _lu_data(a):
     m, n = a.shape[-2], a.shape[-1]
     k = min(m, n)
     batch = a.shape[:-2]
+    if a.size == 0:
+        return (a.copy(), xp.zeros(batch + (k,), dtype=_np.int32),
+                xp.zeros(batch, dtype=_np.int32))
     lu_ = a.reshape((-1, m, n)).copy()
     nb = lu_.shape[0]
     piv = xp.zeros((nb, k), dtype=_np.int32)
@@ -725,6 +736,8 @@ def _perm_matrix(piv, m, dtype):
     xp = _xp(piv)
     batch = piv.shape[:-1]
     k = piv.shape[-1]
+    if piv.size == 0 or m == 0:
+        return xp.broadcast_to(xp.eye(m, dtype=dtype), batch + (m, m)).copy()
     p = piv.reshape((-1, k)).astype(_np.int64) - 1
     nb = p.shape[0]
     perm = xp.tile(xp.arange(m), (nb, 1))
@@ -930,7 +943,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
 # -- rank, condition number, small helpers ---------------------------------------------
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     """The numerical rank of (a batch of) matrices, as ``torch.linalg.matrix_rank``:
     the number of singular values (absolute eigenvalues with ``hermitian``) above
     ``max(atol, rtol * largest)``, ``rtol`` by default ``eps * max(m, n)`` (0 when only a

@@ -245,6 +245,9 @@ def test_lstsq_empty_and_errors():
         (lambda L, A, B: L.lstsq(A, B, driver="foo"), RuntimeError),
         (lambda L, A, B: L.lstsq(A[0], B), RuntimeError),
         (lambda L, A, B: L.lstsq(A, B[:4]), RuntimeError),
+        (lambda L, A, B: L.lstsq(A, B[None, None]), RuntimeError),
+        (lambda L, A, B: L.lstsq(A[None].expand(2, 5, 3) if L is torch.linalg
+                                 else A[None].expand(2, 5, 3), B), RuntimeError),
     ]
     for call, exc in bad:
         with pytest.raises(exc):
@@ -500,6 +503,13 @@ def test_lu_vs_torch(shape):
     compare(lambda L, x: tuple(L.lu(x)), [rand(*shape, complex_=True)])
     check_grads(lambda L, x: tuple(L.lu(x))[1:], [a])
     check_grads(lambda L, x: L.lu_factor(x)[0], [a])
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (2, 0, 3)], ids=str)
+def test_lu_empty(shape):
+    a = np.zeros(shape)
+    compare(lambda L, x: tuple(L.lu(x)), [a], grads=False)
+    compare(lambda L, x: tuple(L.lu_factor_ex(x)), [a], grads=False)
 
 
 def test_lu_singular_and_errors():
