@@ -370,11 +370,15 @@ def _fftn_c2c(input, s, dim, norm, forward, what):
 
 def _rfftn(input, s, dim, norm, forward, what):
     x = _as_input(input, what)
-    if x.dtype.kind == "c":
-        name = "ComplexFloat" if x.dtype == numpy.complex64 else "ComplexDouble"
+    name = "ComplexFloat" if x.dtype == numpy.complex64 else "ComplexDouble"
+    if x.dtype.kind == "c" and forward:
         raise RuntimeError("%s expects a real-valued input tensor, but got %s"
                            % (what, name))
     dims, sizes = _shape_and_dims(x, s, dim, what)
+    if x.dtype.kind == "c":
+        # torch's ihfftn checks the dims first, then the dtype
+        raise RuntimeError("%s(): Only supports floating-point dtypes, but found: %s"
+                           % (what, name))
     if not dims:
         raise RuntimeError("%s must transform at least one axis" % what)
     x = _resize(x, dims, sizes)

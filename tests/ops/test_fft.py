@@ -346,3 +346,63 @@ def test_namespace():
     for name in pyad.fft.__all__:
         assert hasattr(torch.fft, name), name
         assert callable(getattr(pyad.fft, name))
+
+
+ONE_D = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
+N_D = ["fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2", "fftn", "ifftn", "rfftn",
+       "irfftn", "hfftn", "ihfftn"]
+
+
+def _random_call(rng):
+    name = str(rng.choice(ONE_D + N_D))
+    ndim = int(rng.integers(1, 4))
+    shape = tuple(int(v) for v in rng.integers(1, 6, ndim))
+    a = rng.standard_normal(shape)
+    if rng.random() < 0.5:
+        a = a + 1j * rng.standard_normal(shape)
+    kw = {"norm": [None, "backward", "ortho", "forward"][int(rng.integers(0, 4))]}
+    if name in ONE_D:
+        if rng.random() < 0.5:
+            kw["n"] = int(rng.integers(1, 8))
+        if rng.random() < 0.5:
+            kw["dim"] = int(rng.integers(-ndim, ndim))
+    elif rng.random() < 0.5:
+        k = 2 if name.endswith("2") else int(rng.integers(1, ndim + 1))
+        if k <= ndim:
+            kw["s"] = tuple(int(v) for v in rng.integers(1, 7, k))
+            if rng.random() < 0.5:
+                kw["dim"] = tuple(int(v) for v in rng.permutation(ndim)[:k])
+    elif rng.random() < 0.5 and not name.endswith("2"):
+        k = int(rng.integers(1, ndim + 1))
+        kw["dim"] = tuple(int(v) for v in rng.permutation(ndim)[:k])
+    return name, a, kw
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_calls_match_torch(seed):
+    """Random transforms, shapes, n/s/dim/norm and input kinds: the same error type, or
+    the same values and gradients of a real loss, as torch."""
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        name, a, kw = _random_call(rng)
+        x = pyad.Variable(a.copy(), requires_grad=True)
+        t = torch.tensor(a.copy(), requires_grad=True)
+        try:
+            yt = getattr(torch.fft, name)(t, **kw)
+        except Exception as exc:  # noqa: BLE001 -- the type is what is compared
+            with pytest.raises(type(exc)):
+                getattr(pyad.fft, name)(x, **kw)
+            continue
+        y = getattr(pyad.fft, name)(x, **kw)
+        assert str(y.dtype) == _tdtype_fft(yt) and tuple(y.shape) == tuple(yt.shape)
+        np.testing.assert_allclose(y.data, yt.detach().resolve_conj().numpy(), rtol=1e-9,
+                                   atol=1e-10, err_msg="%s %s" % (name, kw))
+        w = rng.standard_normal(tuple(y.shape))
+        (y.abs() * pyad.as_tensor(w) + (y.real if y.dtype.kind == "c" else y)).sum().backward()
+        (yt.abs() * torch.tensor(w) + (yt.real if yt.is_complex() else yt)).sum().backward()
+        np.testing.assert_allclose(x.grad.data, t.grad.resolve_conj().numpy(), rtol=1e-7,
+                                   atol=1e-8, err_msg="%s %s" % (name, kw))
+
+
+def _tdtype_fft(t):
+    return str(t.dtype).split(".")[1]
