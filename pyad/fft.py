@@ -18,13 +18,13 @@ tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], grad_fn=<FftR2CBackward>)
 >>> x.grad
 tensor([-0.7071,  1.2929,  0.7071,  2.7071])
 """
-import math
+import functools
 import operator
 
 import numpy
 
 import pyad
-from pyad import Variable
+from pyad import Variable, _engine
 from pyad.autograd import Function
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
@@ -56,6 +56,21 @@ def _xp(data):
 def _real_dtype(dtype):
     return numpy.dtype(numpy.float32) if dtype == numpy.complex64 else numpy.dtype(
         numpy.float64)
+
+
+def _profiled(fn):
+    """``fn`` reported to the profiler as one op of its name (the ops it calls nest
+    inside), as the engine's ops are."""
+    name = fn.__name__
+    profiling = _engine._bridge_profiling
+    run = _engine._bridge_profiled
+
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        if profiling():
+            return run(name, fn, args, kwargs)
+        return fn(*args, **kwargs)
+    return op
 
 
 # -- primitives ----------------------------------------------------------------------
@@ -283,6 +298,7 @@ def _c2r(x, n, dim, norm, forward, what):
     return FftC2R.apply(x, (d,), _norm_mode(norm, forward), n)
 
 
+@_profiled
 def fft(input, n=None, dim=-1, norm=None):
     """One-dimensional discrete Fourier transform of ``input`` along ``dim``, as
     ``torch.fft.fft``; ``n`` zero-pads or trims the signal first. A real input is
@@ -297,6 +313,7 @@ def fft(input, n=None, dim=-1, norm=None):
     return _r2c(x, n, dim, norm, True, False, "fft")
 
 
+@_profiled
 def ifft(input, n=None, dim=-1, norm=None):
     """Inverse of :func:`fft`, as ``torch.fft.ifft`` (scaled by ``1/n`` with the default
     ``norm="backward"``).
@@ -310,6 +327,7 @@ def ifft(input, n=None, dim=-1, norm=None):
     return _r2c(x, n, dim, norm, False, False, "ifft")
 
 
+@_profiled
 def rfft(input, n=None, dim=-1, norm=None):
     """The ``n // 2 + 1`` non-redundant entries of the FFT of a real ``input``, as
     ``torch.fft.rfft``; a complex input raises RuntimeError.
@@ -322,6 +340,7 @@ def rfft(input, n=None, dim=-1, norm=None):
     return _r2c(x, n, dim, norm, True, True, "rfft")
 
 
+@_profiled
 def irfft(input, n=None, dim=-1, norm=None):
     """Inverse of :func:`rfft`: a real signal of ``n`` samples (default
     ``2 * (input.size(dim) - 1)``) from its one-sided spectrum, as ``torch.fft.irfft``.
@@ -335,6 +354,7 @@ def irfft(input, n=None, dim=-1, norm=None):
     return _c2r(x, n, dim, norm, False, "irfft")
 
 
+@_profiled
 def hfft(input, n=None, dim=-1, norm=None):
     """The real FFT of a signal with Hermitian symmetry given by its first half, as
     ``torch.fft.hfft`` (``irfft`` of the conjugate, with forward scaling).
@@ -346,6 +366,7 @@ def hfft(input, n=None, dim=-1, norm=None):
     return _c2r(x, n, dim, norm, True, "hfft")
 
 
+@_profiled
 def ihfft(input, n=None, dim=-1, norm=None):
     """Inverse of :func:`hfft`: the one-sided inverse FFT of a real ``input``, as
     ``torch.fft.ihfft``; a complex input raises RuntimeError.
@@ -407,6 +428,7 @@ def _irfftn(input, s, dim, norm, forward, what):
     return FftC2R.apply(x, dims, _norm_mode(norm, forward), last)
 
 
+@_profiled
 def fftn(input, s=None, dim=None, norm=None):
     """N-dimensional FFT over ``dim`` (default: the last ``len(s)`` dims, or all dims),
     as ``torch.fft.fftn``; ``s`` gives the signal size of each (``-1`` keeps it).
@@ -418,6 +440,7 @@ def fftn(input, s=None, dim=None, norm=None):
     return _fftn_c2c(input, s, dim, norm, True, "fftn")
 
 
+@_profiled
 def ifftn(input, s=None, dim=None, norm=None):
     """Inverse of :func:`fftn`, as ``torch.fft.ifftn``.
 
@@ -428,6 +451,7 @@ def ifftn(input, s=None, dim=None, norm=None):
     return _fftn_c2c(input, s, dim, norm, False, "ifftn")
 
 
+@_profiled
 def rfftn(input, s=None, dim=None, norm=None):
     """N-dimensional FFT of a real ``input``, one-sided on the last transformed dim, as
     ``torch.fft.rfftn``.
@@ -439,6 +463,7 @@ def rfftn(input, s=None, dim=None, norm=None):
     return _rfftn(input, s, dim, norm, True, "rfftn")
 
 
+@_profiled
 def irfftn(input, s=None, dim=None, norm=None):
     """Inverse of :func:`rfftn`, as ``torch.fft.irfftn``; the last entry of ``s`` is the
     length of the real output on the last transformed dim.
@@ -450,6 +475,7 @@ def irfftn(input, s=None, dim=None, norm=None):
     return _irfftn(input, s, dim, norm, False, "irfftn")
 
 
+@_profiled
 def hfftn(input, s=None, dim=None, norm=None):
     """N-dimensional :func:`hfft`, as ``torch.fft.hfftn``.
 
@@ -460,6 +486,7 @@ def hfftn(input, s=None, dim=None, norm=None):
     return _irfftn(input, s, dim, norm, True, "hfftn")
 
 
+@_profiled
 def ihfftn(input, s=None, dim=None, norm=None):
     """N-dimensional :func:`ihfft`, as ``torch.fft.ihfftn``.
 
@@ -470,6 +497,7 @@ def ihfftn(input, s=None, dim=None, norm=None):
     return _rfftn(input, s, dim, norm, False, "ihfftn")
 
 
+@_profiled
 def fft2(input, s=None, dim=(-2, -1), norm=None):
     """Two-dimensional :func:`fftn` over the last two dims, as ``torch.fft.fft2``.
 
@@ -480,6 +508,7 @@ def fft2(input, s=None, dim=(-2, -1), norm=None):
     return _fftn_c2c(input, s, dim, norm, True, "fft2")
 
 
+@_profiled
 def ifft2(input, s=None, dim=(-2, -1), norm=None):
     """Two-dimensional :func:`ifftn`, as ``torch.fft.ifft2``.
 
@@ -490,6 +519,7 @@ def ifft2(input, s=None, dim=(-2, -1), norm=None):
     return _fftn_c2c(input, s, dim, norm, False, "ifft2")
 
 
+@_profiled
 def rfft2(input, s=None, dim=(-2, -1), norm=None):
     """Two-dimensional :func:`rfftn`, as ``torch.fft.rfft2``.
 
@@ -500,6 +530,7 @@ def rfft2(input, s=None, dim=(-2, -1), norm=None):
     return _rfftn(input, s, dim, norm, True, "rfft2")
 
 
+@_profiled
 def irfft2(input, s=None, dim=(-2, -1), norm=None):
     """Two-dimensional :func:`irfftn`, as ``torch.fft.irfft2``.
 
@@ -510,6 +541,7 @@ def irfft2(input, s=None, dim=(-2, -1), norm=None):
     return _irfftn(input, s, dim, norm, False, "irfft2")
 
 
+@_profiled
 def hfft2(input, s=None, dim=(-2, -1), norm=None):
     """Two-dimensional :func:`hfftn`, as ``torch.fft.hfft2``.
 
@@ -520,6 +552,7 @@ def hfft2(input, s=None, dim=(-2, -1), norm=None):
     return _irfftn(input, s, dim, norm, True, "hfft2")
 
 
+@_profiled
 def ihfft2(input, s=None, dim=(-2, -1), norm=None):
     """Two-dimensional :func:`ihfftn`, as ``torch.fft.ihfft2``.
 
@@ -562,6 +595,7 @@ def _freq_scale(n, d):
         return numpy.float64(1.0) / (numpy.float64(n) * numpy.float64(d))
 
 
+@_profiled
 def fftfreq(n, d=1.0, *, dtype=None, requires_grad=False):
     """The sample frequencies of an ``n``-point :func:`fft` with sample spacing ``d``,
     as ``torch.fft.fftfreq``: ``[0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (d n)``,
@@ -579,6 +613,7 @@ def fftfreq(n, d=1.0, *, dtype=None, requires_grad=False):
     return Variable(out.astype(dtype, copy=False), requires_grad=requires_grad)
 
 
+@_profiled
 def rfftfreq(n, d=1.0, *, dtype=None, requires_grad=False):
     """The sample frequencies of an ``n``-point :func:`rfft`, as ``torch.fft.rfftfreq``:
     ``[0, 1, ..., n // 2] / (d n)``.
@@ -608,6 +643,7 @@ def _shift(input, dim, what, inverse):
     return pyad.roll(x, shifts, dims)
 
 
+@_profiled
 def fftshift(input, dim=None):
     """Move the zero-frequency entry to the centre of ``dim`` (default: all dims), as
     ``torch.fft.fftshift``: a roll by ``size // 2``.
@@ -618,6 +654,7 @@ def fftshift(input, dim=None):
     return _shift(input, dim, "fftshift", False)
 
 
+@_profiled
 def ifftshift(input, dim=None):
     """Inverse of :func:`fftshift`, as ``torch.fft.ifftshift``: a roll by
     ``(size + 1) // 2``.

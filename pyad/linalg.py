@@ -23,6 +23,7 @@ __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "qr", "eigh", "svd", "s
 # solve_triangular, eig, matrix_exp, lu/lu_factor.
 
 import collections as _collections
+import functools as _functools
 import math as _math
 import operator as _operator
 
@@ -34,7 +35,7 @@ from pyad.autograd import Function as _Function
 
 from pyad._engine import matmul  # noqa: E402  (torch.linalg.matmul is torch.matmul)
 
-__all__ += ["matmul", "LinAlgError", "pinv", "lstsq", "solve_triangular", "eigvalsh", "eig", "eigvals",
+__all__ += ["matmul", "pinv", "lstsq", "solve_triangular", "eigvalsh", "eig", "eigvals",
             "matrix_exp", "multi_dot", "lu_factor", "lu_factor_ex", "lu", "lu_solve",
             "matrix_rank", "cond", "vecdot", "diagonal", "vander", "inv_ex", "solve_ex",
             "cholesky_ex", "tensorinv", "tensorsolve", "householder_product"]
@@ -42,7 +43,29 @@ __all__ += ["matmul", "LinAlgError", "pinv", "lstsq", "solve_triangular", "eigva
 
 class LinAlgError(RuntimeError):
     """Raised for a singular or not positive-definite input where torch raises
-    ``torch.linalg.LinAlgError`` (a RuntimeError, as torch's)."""
+    ``torch.linalg.LinAlgError`` (a RuntimeError, as torch's).
+
+    >>> try:
+    ...     pyad.linalg.inv_ex(pyad.zeros(2, 2), check_errors=True)
+    ... except pyad.linalg.LinAlgError as e:
+    ...     print(type(e).__name__, isinstance(e, RuntimeError))
+    LinAlgError True
+    """
+
+
+def _profiled(fn):
+    """``fn`` reported to the profiler as one op of its name (the ops it calls nest
+    inside), as the engine's ops are."""
+    name = fn.__name__
+    profiling = _engine._bridge_profiling
+    run = _engine._bridge_profiled
+
+    @_functools.wraps(fn)
+    def op(*args, **kwargs):
+        if profiling():
+            return run(name, fn, args, kwargs)
+        return fn(*args, **kwargs)
+    return op
 
 
 _TORCH_NAMES = {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
@@ -195,6 +218,7 @@ class PinvFunction(_Function):
         return _reduce_to(grad, a.shape), None, None, None
 
 
+@_profiled
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """The Moore-Penrose pseudo-inverse of (a batch of) matrices, as
     ``torch.linalg.pinv``: singular values (absolute eigenvalues with ``hermitian``)
@@ -269,6 +293,7 @@ class LstsqFunction(_Function):
         return ga, gb, None
 
 
+@_profiled
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least-squares solution of ``A X = B`` (minimum norm where ``A`` is rank
     deficient), as ``torch.linalg.lstsq`` on the CPU: returns the named tuple
@@ -411,6 +436,7 @@ class SolveTriangularFunction(_Function):
         return ga, gb, None, None
 
 
+@_profiled
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """The solution ``X`` of ``A X = B`` (``X A = B`` when ``left=False``) for a
     triangular ``A``, as ``torch.linalg.solve_triangular``: only the ``upper`` (or
@@ -450,6 +476,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 # -- eigenvalues -----------------------------------------------------------------------
 
 
+@_profiled
 def eigvalsh(A, UPLO="L"):
     """The eigenvalues of (a batch of) Hermitian matrices in ascending order (real),
     as ``torch.linalg.eigvalsh``; only the lower (``UPLO='L'``) or upper (``'U'``)
@@ -515,6 +542,7 @@ class EigFunction(_Function):
         return ga
 
 
+@_profiled
 def eig(A):
     """Eigenvalues and eigenvectors of (a batch of) square matrices, as
     ``torch.linalg.eig``: the named tuple ``(eigenvalues, eigenvectors)``, both complex
@@ -533,6 +561,7 @@ def eig(A):
     return eig_result(*EigFunction.apply(x))
 
 
+@_profiled
 def eigvals(A):
     """The eigenvalues of (a batch of) square matrices (complex), as
     ``torch.linalg.eigvals``; ``eig(A).eigenvalues``, with its gradient.
@@ -606,6 +635,7 @@ class MatrixExpFunction(_Function):
         return big[..., :n, n:]
 
 
+@_profiled
 def matrix_exp(A):
     """The matrix exponential of (a batch of) square matrices, as
     ``torch.linalg.matrix_exp``. Differentiable (and twice) with torch's formula, the
@@ -638,6 +668,7 @@ def _chain_order(dims):
     return split
 
 
+@_profiled
 def multi_dot(tensors):
     """The product of a chain of matrices in the cheapest order, as
     ``torch.linalg.multi_dot``: the first may be a 1-D row vector and the last a 1-D
@@ -822,6 +853,7 @@ def _lu_input(A, what, pivot):
     return x
 
 
+@_profiled
 def lu(A, *, pivot=True):
     """The LU decomposition with partial pivoting ``A = P L U`` of (a batch of) m x n
     matrices, as ``torch.linalg.lu``: the named tuple ``(P, L, U)`` with ``L`` m x k unit
@@ -861,6 +893,7 @@ def _lu_factor(A, what, pivot):
     return packed, _pyad.Variable(piv), _pyad.Variable(info)
 
 
+@_profiled
 def lu_factor(A, *, pivot=True):
     """The LU decomposition in LAPACK's packed form, as ``torch.linalg.lu_factor``: the
     named tuple ``(LU, pivots)``, ``LU`` holding ``L`` below the diagonal (its unit
@@ -876,6 +909,7 @@ def lu_factor(A, *, pivot=True):
     return lu_factor_result(LU, piv)
 
 
+@_profiled
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
     """:func:`lu_factor` with ``info`` (int32, batch-shaped): 0 where the factorization
     succeeded, else the 1-based index of the first zero pivot of ``U``, as
@@ -891,6 +925,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     return lu_factor_ex_result(LU, piv, info)
 
 
+@_profiled
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     """The solution of ``A X = B`` from the :func:`lu_factor` of ``A``, as
     ``torch.linalg.lu_solve``: ``X A = B`` when ``left=False``, ``A^H`` in place of
@@ -943,6 +978,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
 # -- rank, condition number, small helpers ---------------------------------------------
 
 
+@_profiled
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     """The numerical rank of (a batch of) matrices, as ``torch.linalg.matrix_rank``:
     the number of singular values (absolute eigenvalues with ``hermitian``) above
@@ -978,6 +1014,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     return _pyad.Variable((s > tol_).sum(-1).astype(_np.int64))
 
 
+@_profiled
 def cond(A, p=None):
     """The condition number of (a batch of) matrices in the matrix norm ``p``, as
     ``torch.linalg.cond``: ``None``/``2`` (largest over smallest singular value) and
@@ -1022,6 +1059,7 @@ def cond(A, p=None):
     return _pyad.where(singular, _math.inf, matrix_norm(x, p) * matrix_norm(inverse, p))
 
 
+@_profiled
 def vecdot(x, y, *, dim=-1):
     """The dot product ``sum(conj(x) * y)`` along ``dim`` of two broadcastable tensors,
     as ``torch.linalg.vecdot``. Differentiable.
@@ -1041,6 +1079,7 @@ def vecdot(x, y, *, dim=-1):
     return (x.conj() * y).sum(dim)
 
 
+@_profiled
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonals of (a batch of) matrices, as ``torch.linalg.diagonal``:
     :func:`pyad.diagonal` with the last two dims as defaults.
@@ -1051,6 +1090,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _var(A).diagonal(offset, dim1, dim2)
 
 
+@_profiled
 def vander(x, *, N=None):
     """The Vandermonde matrix ``[x^0, x^1, ..., x^(N-1)]`` (powers along a new last
     dim) of a (batch of) vectors, as ``torch.linalg.vander``; ``N`` defaults to
@@ -1095,6 +1135,7 @@ def _lu_solve_data(a, b):
     return _trsolve_data(upper, y, True, False)
 
 
+@_profiled
 def inv_ex(A, *, check_errors=False):
     """The inverse with ``info`` (int32, batch-shaped: 0, or the 1-based index of the
     first zero pivot of the LU factorization where the matrix is singular), as
@@ -1119,6 +1160,7 @@ def inv_ex(A, *, check_errors=False):
     return inv_ex_result(_pyad.Variable(data), _pyad.Variable(info))
 
 
+@_profiled
 def solve_ex(A, B, *, left=True, check_errors=False):
     """:func:`solve` with ``info`` (as :func:`inv_ex`), as ``torch.linalg.solve_ex``;
     ``left=False`` solves ``X A = B``. Differentiable as :func:`solve` where every
@@ -1174,6 +1216,7 @@ def _cholesky_info(a):
     return lower.reshape(a.shape), info.reshape(a.shape[:-2])
 
 
+@_profiled
 def cholesky_ex(A, *, upper=False, check_errors=False):
     """:func:`cholesky` with ``info`` (int32, batch-shaped: 0, or the order of the first
     leading minor that is not positive-definite), as ``torch.linalg.cholesky_ex``;
@@ -1204,6 +1247,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
 # -- tensor inverse and solve ----------------------------------------------------------
 
 
+@_profiled
 def tensorinv(A, ind=2):
     """The inverse of a tensor in the ``tensordot`` sense, as ``torch.linalg.tensorinv``:
     with ``A`` of shape ``s[:ind] + s[ind:]`` (equal products), the result has shape
@@ -1230,6 +1274,7 @@ def tensorinv(A, ind=2):
     return result.reshape(*(back + front))
 
 
+@_profiled
 def tensorsolve(A, B, dims=None):
     """The ``X`` with ``tensordot(A, X, X.ndim) = B``, as ``torch.linalg.tensorsolve``;
     ``dims`` moves those dims of ``A`` to the end first. Differentiable.
@@ -1257,6 +1302,7 @@ def tensorsolve(A, B, dims=None):
     return solve(m, b.reshape(-1)).reshape(*result_shape)
 
 
+@_profiled
 def householder_product(A, tau):
     """The first n columns of the product of Householder matrices
     ``H_i = I - tau_i v_i v_i^H`` (``v_i``: column i of ``A`` below the diagonal, 1 on
