@@ -1196,23 +1196,26 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 
 def _cholesky_info(a):
     """The 1-based order of the first leading minor that is not positive-definite
-    (0 if none), for each matrix, and the partially computed lower factor."""
+    (0 if none), for each matrix, and the lower factor as LAPACK's potf2 leaves it:
+    the columns before the failing one factored, the failing pivot's value on the
+    diagonal, the rest of the lower triangle of ``a`` untouched."""
     xp = _xp(a)
     n = a.shape[-1]
     m = a.reshape((-1, n, n))
-    lower = xp.zeros_like(m)
+    lower = xp.tril(m).copy()
     info = xp.zeros((m.shape[0],), dtype=_np.int32)
     with _np.errstate(all="ignore"):
         for j in range(n):
-            s = m[:, j, j] - (lower[:, j, :j] * lower[:, j, :j].conj()).sum(-1)
-            s_real = s.real
-            bad = ~(s_real > 0)
-            info = xp.where((info == 0) & bad, j + 1, info).astype(_np.int32)
-            d = xp.sqrt(xp.where(bad, 1, s_real))
-            lower[:, j, j] = xp.where(info == 0, d, 0)
+            live = info == 0
+            s = (m[:, j, j] - (lower[:, j, :j] * lower[:, j, :j].conj()).sum(-1)).real
+            bad = live & ~(s > 0)
+            info = xp.where(bad, j + 1, info).astype(_np.int32)
+            ok = live & ~bad
+            d = xp.sqrt(xp.where(ok, s, 1))
+            lower[:, j, j] = xp.where(ok, d, xp.where(bad, s, lower[:, j, j]))
             col = m[:, j + 1:, j] - (lower[:, j + 1:, :j]
                                      @ lower[:, j, :j].conj()[..., None])[..., 0]
-            lower[:, j + 1:, j] = xp.where((info == 0)[:, None], col / d[:, None], 0)
+            lower[:, j + 1:, j] = xp.where(ok[:, None], col / d[:, None], lower[:, j + 1:, j])
     return lower.reshape(a.shape), info.reshape(a.shape[:-2])
 
 

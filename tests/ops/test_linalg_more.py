@@ -705,6 +705,13 @@ def test_inv_ex_vs_torch():
     r, rt = pyad.linalg.inv_ex(s), torch.linalg.inv_ex(torch.tensor(s))
     assert r.info.dtype == np.int32 and tuple(r.info.shape) == (2,)
     np.testing.assert_array_equal(r.info.data, rt.info.numpy())
+    # a rank-one matrix: the LU solve divides by the zero pivot, inf as torch's
+    one = np.array([[1.0, 2.0], [2.0, 4.0]])
+    np.testing.assert_array_equal(pyad.linalg.inv_ex(one).inverse.data,
+                                  torch.linalg.inv_ex(torch.tensor(one)).inverse.numpy())
+    np.testing.assert_array_equal(
+        pyad.linalg.solve_ex(one, np.ones(2)).result.data,
+        torch.linalg.solve_ex(torch.tensor(one), torch.ones(2).double()).result.numpy())
     with pytest.raises(torch.linalg.LinAlgError):
         torch.linalg.inv_ex(torch.tensor(s), check_errors=True)
     with pytest.raises(pyad.linalg.LinAlgError, match="inv_ex"):
@@ -740,6 +747,8 @@ def test_cholesky_ex_vs_torch(upper):
     rt = torch.linalg.cholesky_ex(torch.tensor(bad), upper=upper)
     np.testing.assert_array_equal(r.info.data, rt.info.numpy())
     assert r.info.dtype == np.int32
+    # the partial factor of the failed matrices is LAPACK's (potf2), as torch returns it
+    np.testing.assert_allclose(r.L.data, rt.L.numpy(), rtol=1e-12, atol=1e-12)
     with pytest.raises(torch.linalg.LinAlgError):
         torch.linalg.cholesky_ex(torch.tensor(bad), check_errors=True)
     with pytest.raises(pyad.linalg.LinAlgError, match="cholesky_ex"):
