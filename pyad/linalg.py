@@ -1135,6 +1135,26 @@ def _lu_solve_data(a, b):
     return _trsolve_data(upper, y, True, False)
 
 
+class LUSolveFunction(_Function):
+    """``A^{-1} B`` by an LU solve that does not refuse a singular A (inf/nan there, as
+    LAPACK's getrs), with torch's solve backward ``gB = A^{-H} g``, ``gA = -gB X^H``:
+    the outputs of ``inv_ex``/``solve_ex`` for singular matrices."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x = _pyad.Variable(_lu_solve_data(a.data, b.data))
+        ctx.save_for_backward(a, x)
+        ctx.shapes = (tuple(a.shape), tuple(b.shape))
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        a, x = ctx.saved_tensors
+        gb = LUSolveFunction.apply(_mH(a), g)
+        ga = _reduce_to(-(gb @ _mH(x)), ctx.shapes[0]) if ctx.needs_input_grad[0] else None
+        return ga, _reduce_to(gb, ctx.shapes[1]) if ctx.needs_input_grad[1] else None
+
+
 @_profiled
 def inv_ex(A, *, check_errors=False):
     """The inverse with ``info`` (int32, batch-shaped: 0, or the 1-based index of the
@@ -1156,8 +1176,8 @@ def inv_ex(A, *, check_errors=False):
         raise LinAlgError("%s: The diagonal element %d is zero, the inversion could not be "
                           "completed because the input matrix is singular." % (what, first))
     n = x.shape[-1]
-    data = _lu_solve_data(x.data, xp.broadcast_to(xp.eye(n, dtype=x.dtype), x.shape))
-    return inv_ex_result(_pyad.Variable(data), _pyad.Variable(info))
+    eye = _pyad.Variable(xp.broadcast_to(xp.eye(n, dtype=x.dtype), x.shape).copy())
+    return inv_ex_result(LUSolveFunction.apply(x, eye), _pyad.Variable(info))
 
 
 @_profiled
@@ -1187,11 +1207,8 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     if not singular:
         return solve_ex_result(solve(a, b), _pyad.Variable(info))
     vector = b.dim() == 1 or (b.dim() == a.dim() - 1 and tuple(b.shape) == tuple(a.shape[:-1]))
-    bd = b.data[..., None] if vector else b.data
-    data = _lu_solve_data(a.data, bd)
-    if vector:
-        data = data[..., 0]
-    return solve_ex_result(_pyad.Variable(data), _pyad.Variable(info))
+    out = LUSolveFunction.apply(a, b.unsqueeze(-1) if vector else b)
+    return solve_ex_result(out.squeeze(-1) if vector else out, _pyad.Variable(info))
 
 
 def _cholesky_info(a):

@@ -712,6 +712,16 @@ def test_inv_ex_vs_torch():
     np.testing.assert_array_equal(
         pyad.linalg.solve_ex(one, np.ones(2)).result.data,
         torch.linalg.solve_ex(torch.tensor(one), torch.ones(2).double()).result.numpy())
+    # ... and its gradients follow torch's formulas there too (inf/nan)
+    x, b = pyad.Variable(one, requires_grad=True), pyad.Variable(np.ones(2), requires_grad=True)
+    t, bt = torch.tensor(one, requires_grad=True), torch.ones(2).double().requires_grad_()
+    with np.errstate(all="ignore"):
+        pyad.linalg.solve_ex(x, b).result.sum().backward()
+        pyad.linalg.inv_ex(x).inverse.sum().backward()
+    torch.linalg.solve_ex(t, bt).result.sum().backward()
+    torch.linalg.inv_ex(t).inverse.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
+    np.testing.assert_array_equal(b.grad.data, bt.grad.numpy())
     with pytest.raises(torch.linalg.LinAlgError):
         torch.linalg.inv_ex(torch.tensor(s), check_errors=True)
     with pytest.raises(pyad.linalg.LinAlgError, match="inv_ex"):
