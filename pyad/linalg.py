@@ -304,8 +304,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     ``m > n`` and, for ``'gelsd'``/``'gelss'``, every matrix has full rank (never for
     ``'gelsy'``). ``rcond`` (default ``eps * max(m, n)``) is the relative cut-off of the
     singular values. Batch dimensions broadcast; ``B`` may be a vector (a batch of
-    vectors of shape ``A.shape[:-1]``). Only ``solution`` is differentiable, with
-    torch's formula.
+    vectors of shape ``A.shape[:-1]``). ``solution`` and ``residuals`` are
+    differentiable, with torch's formulas.
 
     >>> r = pyad.linalg.lstsq(pyad.tensor([[1., 0.], [0., 1.], [1., 1.]]),
     ...                       pyad.tensor([[1.], [2.], [3.]]))
@@ -375,12 +375,17 @@ def lstsq(A, B, rcond=None, *, driver=None):
     else:
         singular_values = _pyad.Variable(xp.zeros((0,), dtype=rdtype))
     residuals = _pyad.Variable(xp.zeros((0,), dtype=rdtype))
+    if solution.requires_grad:
+        # empty, but part of the graph as torch's (a loss of it has zero gradients)
+        residuals = solution.reshape(-1)[:0]
+        residuals = residuals.real if kind == "c" else residuals
     if m > n and driver != "gelsy" and (
             driver == "gels" or bool((xp.asarray(rank_data) == n).all())):
-        with _pyad.no_grad():
-            r = (a_.detach() @ solution.detach() - b_.detach()).abs() ** 2
-            res = r.sum(-2)
-        residuals = res          # (a vector B keeps its column, as torch)
+        # differentiable, as torch's: at the least-squares solution A^H (A X - B) = 0,
+        # so the chain rule through X adds nothing and this is d|AX - B|^2 at fixed X
+        r = a_ @ solution - b_
+        r2 = (r.real ** 2 + r.imag ** 2) if kind == "c" else r ** 2
+        residuals = r2.sum(-2)   # (a vector B keeps its column, as torch)
     if vector:
         solution = solution.squeeze(-1)
     return lstsq_result(solution, residuals, rank, singular_values)
@@ -1352,6 +1357,10 @@ def householder_product(A, tau):
     if a.dtype != t.dtype:
         raise RuntimeError("%s: tau dtype %s does not match input dtype %s"
                            % (what, _tname(t.dtype), _tname(a.dtype)))
+    if k == 0:
+        # the identity's first n columns; zero gradients (torch's output requires grad)
+        eye = _pyad.eye(m, n, dtype=a.dtype).expand(*(tuple(a.shape[:-2]) + (m, n)))
+        return eye + a * 0 + t.sum(-1)[..., None, None] * 0
     q = _eye_like(m, a.dtype).expand(*(tuple(a.shape[:-2]) + (m, m)))
     mask = _np.tril(_np.ones((m, n)), -1).astype(a.dtype)
     v_all = a * _pyad.Variable(_xp(a.data).asarray(mask)) + _pyad.eye(m, n, dtype=a.dtype)
