@@ -40,6 +40,8 @@ _NP_INVERSE = {_NONE: "forward", _BY_ROOT_N: "ortho", _BY_N: "backward"}
 
 def _norm_mode(norm, forward):
     # torch's norm_from_string
+    if norm is not None and not isinstance(norm, str):
+        raise TypeError("argument 'norm' must be str, not %s" % type(norm).__name__)
     if norm is None or norm == "backward":
         return _NONE if forward else _BY_N
     if norm == "forward":
@@ -590,13 +592,20 @@ def _freq_size(size, what):
     return size
 
 
+def _freq_result(data, device, requires_grad):
+    # on the default device unless one is given, as torch's factories
+    out = pyad.as_tensor(data, device=device)
+    out.requires_grad_(bool(requires_grad))
+    return out
+
+
 def _freq_scale(n, d):
     with numpy.errstate(divide="ignore", invalid="ignore"):
         return numpy.float64(1.0) / (numpy.float64(n) * numpy.float64(d))
 
 
 @_profiled
-def fftfreq(n, d=1.0, *, dtype=None, requires_grad=False):
+def fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of an ``n``-point :func:`fft` with sample spacing ``d``,
     as ``torch.fft.fftfreq``: ``[0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (d n)``,
     in the default dtype unless ``dtype`` is given.
@@ -610,11 +619,11 @@ def fftfreq(n, d=1.0, *, dtype=None, requires_grad=False):
     k[(n + 1) // 2:] -= n
     with numpy.errstate(invalid="ignore"):
         out = k.astype(dtype) * dtype.type(_freq_scale(n, d))
-    return Variable(out.astype(dtype, copy=False), requires_grad=requires_grad)
+    return _freq_result(out.astype(dtype, copy=False), device, requires_grad)
 
 
 @_profiled
-def rfftfreq(n, d=1.0, *, dtype=None, requires_grad=False):
+def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of an ``n``-point :func:`rfft`, as ``torch.fft.rfftfreq``:
     ``[0, 1, ..., n // 2] / (d n)``.
 
@@ -627,7 +636,7 @@ def rfftfreq(n, d=1.0, *, dtype=None, requires_grad=False):
     k = numpy.arange(_freq_size(int(n / 2) + 1, "rfftfreq"))
     with numpy.errstate(invalid="ignore"):   # rfftfreq(0) is [nan], as torch's
         out = k.astype(dtype) * dtype.type(_freq_scale(n, d))
-    return Variable(out.astype(dtype, copy=False), requires_grad=requires_grad)
+    return _freq_result(out.astype(dtype, copy=False), device, requires_grad)
 
 
 def _shift(input, dim, what, inverse):

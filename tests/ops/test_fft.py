@@ -227,6 +227,8 @@ def test_float32_stays_single():
     (lambda M, x: M.irfftn(x, s=(2, 0)), RuntimeError),
     (lambda M, x: M.fft(x[0, 0]), IndexError),
     (lambda M, x: M.fft(x, dim=(0,)), TypeError),
+    (lambda M, x: M.fft(x, norm=1), TypeError),
+    (lambda M, x: M.fft(x, n=2.0), TypeError),
 ])
 def test_errors_match_torch(call, exc):
     a = _data((4, 6), False)
@@ -263,6 +265,8 @@ def test_fftfreq_rfftfreq(n, d):
 def test_fftfreq_options_and_errors():
     y = pyad.fft.fftfreq(4, dtype=pyad.float64, requires_grad=True)
     assert y.requires_grad and y.is_leaf and y.dtype == np.float64
+    y = pyad.fft.rfftfreq(4, device="cpu")
+    assert str(y.device) == "cpu" and not y.requires_grad
     with pytest.raises(NotImplementedError):
         torch.fft.fftfreq(4, dtype=torch.complex64)
     with pytest.raises(NotImplementedError):
