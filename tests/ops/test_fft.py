@@ -110,7 +110,8 @@ def _compare(f, a, transpose=False):
     _loss_pyad(y, w).backward()
     _loss_torch(yt, w).backward()
     assert x.grad.dtype == a.dtype
-    np.testing.assert_allclose(x.grad.data, t.grad.resolve_conj().numpy(), rtol=rtol * 10, atol=atol * 10)
+    np.testing.assert_allclose(x.grad.data, t.grad.resolve_conj().numpy(), rtol=rtol * 10,
+                               atol=atol * 10)
 
 
 @pytest.mark.parametrize("name,f,shape,complex_", CASES, ids=IDS)
@@ -160,7 +161,8 @@ def test_irfft_hermitian_gradient_non_hermitian_input():
         x = pyad.Variable(a.copy(), requires_grad=True)
         t = torch.tensor(a.copy(), requires_grad=True)
         y, yt = pyad.fft.irfft(x, n=n), torch.fft.irfft(t, n=n)
-        np.testing.assert_allclose(y.data, yt.detach().resolve_conj().numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(y.data, yt.detach().resolve_conj().numpy(), rtol=1e-12,
+                                   atol=1e-12)
         w = RNG.standard_normal(n)
         (y * pyad.as_tensor(w)).sum().backward()
         (yt * torch.tensor(w)).sum().backward()
