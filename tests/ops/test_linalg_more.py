@@ -840,3 +840,30 @@ def test_householder_product_errors():
 def test_namespace():
     for name in pyad.linalg.__all__:
         assert hasattr(torch.linalg, name), name
+
+
+EMPTY_CALLS = [
+    ("pinv", lambda L, a: L.pinv(a)),
+    ("eig", lambda L, a: tuple(L.eig(a))),
+    ("eigvals", lambda L, a: L.eigvals(a)),
+    ("eigvalsh", lambda L, a: L.eigvalsh(a)),
+    ("matrix_exp", lambda L, a: L.matrix_exp(a)),
+    ("lu", lambda L, a: tuple(L.lu(a))),
+    ("lu_factor", lambda L, a: tuple(L.lu_factor(a))),
+    ("matrix_rank", lambda L, a: L.matrix_rank(a)),
+    ("cond", lambda L, a: L.cond(a)),
+    ("cond_1", lambda L, a: L.cond(a, 1)),
+    ("inv_ex", lambda L, a: tuple(L.inv_ex(a))),
+    ("cholesky_ex", lambda L, a: tuple(L.cholesky_ex(a))),
+    ("solve_triangular", lambda L, a: L.solve_triangular(a, a, upper=True)),
+    ("lu_solve", lambda L, a: L.lu_solve(*L.lu_factor(a), a)),
+    ("solve_ex", lambda L, a: tuple(L.solve_ex(a, a))),
+    ("lstsq", lambda L, a: tuple(L.lstsq(a, a))),
+    ("vecdot", lambda L, a: L.vecdot(a, a)),
+]
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 3), (2, 0, 0)], ids=str)
+@pytest.mark.parametrize("name,f", EMPTY_CALLS, ids=[c[0] for c in EMPTY_CALLS])
+def test_empty_inputs_vs_torch(name, f, shape):
+    compare(f, [np.zeros(shape)], grads=False)
