@@ -35,6 +35,8 @@ import pyad.amp.autocast_mode
 import pyad.amp.grad_scaler
 import pyad.random
 import pyad.testing
+import pyad.fft
+import pyad.linalg
 import pyad.optim.adadelta
 import pyad.optim.adagrad
 import pyad.optim.adamax
@@ -81,7 +83,9 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            # torch.distributions
            pyad.distributions, pyad.distributions.constraints, pyad.distributions.distribution,
            pyad.distributions.continuous, pyad.distributions.discrete, pyad.distributions.gamma,
-           pyad.distributions.multivariate, pyad.distributions.kl, pyad.distributions.relaxed]
+           pyad.distributions.multivariate, pyad.distributions.kl, pyad.distributions.relaxed,
+           # torch.linalg's rest and torch.fft (Python modules)
+           pyad.linalg, pyad.fft]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -195,6 +195,17 @@ LINALG_CALLS = {
     "cholesky": lambda f: f(pyad.Variable(np.array([[2.0, 1.0], [1.0, 2.0]]))),
     "cross": lambda f: f(pyad.ones(2, 3), pyad.ones(2, 3)),
     "matrix_power": lambda f: f(_sample_input(), 2),
+    # the rest of torch.linalg (pyad/linalg.py, Python functions)
+    "matmul": lambda f: f(_sample_input(), _sample_input()),
+    "lstsq": lambda f: f(_sample_input(), _sample_input()),
+    "solve_triangular": lambda f: f(_sample_input(), _sample_input(), upper=True),
+    "multi_dot": lambda f: f([_sample_input(), _sample_input()]),
+    "lu_solve": lambda f: f(*pyad.linalg.lu_factor(_sample_input()), _sample_input()),
+    "vecdot": lambda f: f(_sample_input(), _sample_input()),
+    "solve_ex": lambda f: f(_sample_input(), _sample_input()),
+    "tensorinv": lambda f: f(_sample_input(), 1),
+    "tensorsolve": lambda f: f(_sample_input(), pyad.ones(2, dtype=pyad.float64)),
+    "householder_product": lambda f: f(_sample_input(), pyad.ones(2, dtype=pyad.float64)),
 }
 
 
