@@ -96,21 +96,21 @@ def _matrix(x, what, square=False, arg="A"):
     """``x`` as a Variable of (a batch of) float32/float64/complex matrices."""
     x = _var(x)
     if x.dim() < 2:
-        raise RuntimeError("%s: The input tensor %s must have at least 2 dimensions."
+        raise RuntimeError("%s(): The input tensor %s must have at least 2 dimensions."
                            % (what, arg))
     if square and x.shape[-1] != x.shape[-2]:
-        raise RuntimeError("%s: %s must be batches of square matrices, but they are %d by "
+        raise RuntimeError("%s(): %s must be batches of square matrices, but they are %d by "
                            "%d matrices" % (what, arg, x.shape[-2], x.shape[-1]))
     kind, size = x.dtype.kind, x.dtype.itemsize
     if kind not in "fc" or size < (4 if kind == "f" else 8):
-        raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
+        raise RuntimeError("%s(): Expected a floating point or complex tensor as input. Got %s"
                            % (what, _tname(x.dtype)))
     return x
 
 
 def _same_dtype(a, b, what, names=("A", "B")):
     if a.dtype != b.dtype:
-        raise RuntimeError("%s: Expected %s and %s to have the same dtype, but found %s of "
+        raise RuntimeError("%s(): Expected %s and %s to have the same dtype, but found %s of "
                            "type %s and %s of type %s instead"
                            % (what, names[0], names[1], names[0], _tname(a.dtype), names[1],
                               _tname(b.dtype)))
@@ -147,7 +147,7 @@ def _tol_array(value, what, name):
         return None
     data = value.data if isinstance(value, _pyad.Variable) else _np.asarray(value)
     if _np.iscomplexobj(data):
-        raise RuntimeError("%s: %s tensor of complex type is not supported." % (what, name))
+        raise RuntimeError("%s(): %s tensor of complex type is not supported." % (what, name))
     return _np.asarray(data, dtype=_np.float64)
 
 
@@ -239,7 +239,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
                            % (what, _tname(x.dtype), list(x.shape)))
     if rcond is not None:
         if rtol is not None:
-            raise RuntimeError("%s: pass either rcond or rtol, not both" % what)
+            raise RuntimeError("%s(): pass either rcond or rtol, not both" % what)
         rtol = rcond
     atol_, rtol_ = _atol_rtol(x, atol, rtol, what)
     if x.numel() == 0:
@@ -319,34 +319,34 @@ def lstsq(A, B, rcond=None, *, driver=None):
     a = _var(A)
     b = _var(B)
     if a.dim() < 2:
-        raise RuntimeError("%s: input must have at least 2 dimensions." % what)
+        raise RuntimeError("%s(): input must have at least 2 dimensions." % what)
     if b.dim() < 1:
-        raise RuntimeError("%s: other must have at least 1 dimension." % what)
+        raise RuntimeError("%s(): other must have at least 1 dimension." % what)
     if a.dtype != b.dtype:
-        raise RuntimeError("%s: Expected input and other to have the same dtype, but got "
+        raise RuntimeError("%s(): Expected input and other to have the same dtype, but got "
                            "input's dtype %s and other's dtype %s"
                            % (what, _tname(a.dtype), _tname(b.dtype)))
     kind = a.dtype.kind
     if kind not in "fc" or a.dtype.itemsize < (4 if kind == "f" else 8):
-        raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
+        raise RuntimeError("%s(): Expected a floating point or complex tensor as input. Got %s"
                            % (what, _tname(a.dtype)))
     if driver is None:
         driver = "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError("%s: parameter `driver` should be one of (gels, gelsy, gelsd, "
+        raise RuntimeError("%s(): parameter `driver` should be one of (gels, gelsy, gelsd, "
                            "gelss)" % what)
     if a.dim() < b.dim() or a.dim() - b.dim() > 1:
-        raise RuntimeError("%s: input.dim() must be greater or equal to other.dim() and "
+        raise RuntimeError("%s(): input.dim() must be greater or equal to other.dim() and "
                            "(input.dim() - other.dim()) <= 1" % what)
     vector = a.dim() - 1 == b.dim()         # torch's rule for lstsq
     if vector:
         b = b.unsqueeze(-1)
     if a.shape[-2] != b.shape[-2]:
-        raise RuntimeError("%s: input.size(-2) should match other.size(-2)" % what)
+        raise RuntimeError("%s(): input.size(-2) should match other.size(-2)" % what)
     try:
         batch = _batch(a, b)
     except ValueError:
-        raise RuntimeError("%s: the batch dimensions of input %s and other %s do not "
+        raise RuntimeError("%s(): the batch dimensions of input %s and other %s do not "
                            "broadcast" % (what, list(a.shape[:-2]), list(b.shape[:-2]))) \
             from None
     m, n, k = a.shape[-2], a.shape[-1], b.shape[-1]
@@ -459,17 +459,17 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     a = _matrix(A, what)
     b = _var(B)
     if b.dim() < 2:
-        raise RuntimeError("%s: The input tensor B must have at least 2 dimensions." % what)
+        raise RuntimeError("%s(): The input tensor B must have at least 2 dimensions." % what)
     if a.shape[-1] != a.shape[-2]:
-        raise RuntimeError("%s: A must be batches of square matrices, but they are %d by %d "
+        raise RuntimeError("%s(): A must be batches of square matrices, but they are %d by %d "
                            "matrices" % (what, a.shape[-2], a.shape[-1]))
     _same_dtype(a, b, what)
     n = a.shape[-1]
     if left and b.shape[-2] != n:
-        raise RuntimeError("%s: Incompatible shapes of A and B for the equation AX = B "
+        raise RuntimeError("%s(): Incompatible shapes of A and B for the equation AX = B "
                            "(%dx%d and %dx%d)" % (what, n, n, b.shape[-2], b.shape[-1]))
     if not left and b.shape[-1] != n:
-        raise RuntimeError("%s: Incompatible shapes of A and B for the equation XA = B "
+        raise RuntimeError("%s(): Incompatible shapes of A and B for the equation XA = B "
                            "(%dx%d and %dx%d)" % (what, n, n, b.shape[-2], b.shape[-1]))
     upper = bool(upper)
     if left:
@@ -533,7 +533,7 @@ class EigFunction(_Function):
         im = diag.imag.detach().data
         if im.size and not _np.allclose(im, 0, rtol=1e-2, atol=1e-2):
             raise RuntimeError(
-                "linalg_eig_backward: The eigenvectors in the complex case are specified up "
+                "linalg_eig_backward(): The eigenvectors in the complex case are specified up "
                 "to multiplication by e^{i phi}. The specified loss function depends on "
                 "this quantity, so it is ill-defined.")
         ga = vhgv - vh @ (v * diag.real.to(v.dtype).unsqueeze(-2))
@@ -686,19 +686,19 @@ def multi_dot(tensors):
     what = "multi_dot()"
     ts = [_var(t) for t in tensors]
     if len(ts) < 2:
-        raise RuntimeError("%s: expected at least 2 tensors but got %d" % (what, len(ts)))
+        raise RuntimeError("%s(): expected at least 2 tensors but got %d" % (what, len(ts)))
     first_1d, last_1d = ts[0].dim() == 1, ts[-1].dim() == 1
     for i, t in enumerate(ts):
         if i == 0 and t.dim() not in (1, 2):
-            raise RuntimeError("%s: the first tensor must be 1D or 2D but got %dD"
+            raise RuntimeError("%s(): the first tensor must be 1D or 2D but got %dD"
                                % (what, t.dim()))
         if i == len(ts) - 1 and t.dim() not in (1, 2):
-            raise RuntimeError("%s: the last tensor must be 1D or 2D but got %dD"
+            raise RuntimeError("%s(): the last tensor must be 1D or 2D but got %dD"
                                % (what, t.dim()))
         if 0 < i < len(ts) - 1 and t.dim() != 2:
-            raise RuntimeError("%s: tensor %d must be 2D but got %dD" % (what, i, t.dim()))
+            raise RuntimeError("%s(): tensor %d must be 2D but got %dD" % (what, i, t.dim()))
         if t.dtype != ts[0].dtype:
-            raise RuntimeError("%s: all tensors must have be the same dtype but tensor 0 is "
+            raise RuntimeError("%s(): all tensors must have be the same dtype but tensor 0 is "
                                "%s and tensor %d %s" % (what, ts[0].dtype, i, t.dtype))
     mats = list(ts)
     if first_1d:
@@ -707,7 +707,7 @@ def multi_dot(tensors):
         mats[-1] = mats[-1].unsqueeze(-1)
     for i in range(len(mats) - 1):
         if mats[i].shape[-1] != mats[i + 1].shape[-2]:
-            raise RuntimeError("%s: tensors %d and %d with shapes %s and %s cannot be "
+            raise RuntimeError("%s(): tensors %d and %d with shapes %s and %s cannot be "
                                "multiplied" % (what, i, i + 1, list(mats[i].shape),
                                                list(mats[i + 1].shape)))
     dims = [m.shape[0] for m in mats] + [mats[-1].shape[1]]
@@ -854,7 +854,7 @@ lu_factor_ex_result = _collections.namedtuple("lu_factor_ex", ["LU", "pivots", "
 def _lu_input(A, what, pivot):
     x = _matrix(A, what)
     if not pivot:
-        raise RuntimeError("%s: LU without pivoting is not implemented on the CPU" % what)
+        raise RuntimeError("%s(): LU without pivoting is not implemented on the CPU" % what)
     return x
 
 
@@ -925,7 +925,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     """
     LU, piv, info = _lu_factor(A, "linalg.lu_factor_ex", pivot)
     if check_errors and bool((info.data != 0).any()):
-        raise LinAlgError("linalg.lu_factor_ex: The factorization could not be completed "
+        raise LinAlgError("linalg.lu_factor_ex(): The factorization could not be completed "
                           "because the input is singular (U has a zero diagonal element).")
     return lu_factor_ex_result(LU, piv, info)
 
@@ -947,21 +947,21 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     b = _var(B)
     piv = _var(pivots)
     if b.dim() < 2:
-        raise RuntimeError("%s: The input tensor B must have at least 2 dimensions." % what)
+        raise RuntimeError("%s(): The input tensor B must have at least 2 dimensions." % what)
     f = _matrix(f, "torch.linalg.lu_solve", square=True)
     _same_dtype(f, b, what, ("LU", "B"))
     if piv.dtype != _np.int32:
-        raise RuntimeError("%s: pivots should be a Tensor of type int32, got %s"
+        raise RuntimeError("%s(): pivots should be a Tensor of type int32, got %s"
                            % (what, _tname(piv.dtype)))
     n = f.shape[-1]
     if tuple(piv.shape) != tuple(f.shape[:-1]):
-        raise RuntimeError("%s: Expected LU.shape[:-1] and pivots.shape to be the same, "
+        raise RuntimeError("%s(): Expected LU.shape[:-1] and pivots.shape to be the same, "
                            "but got pivots with shape %s instead" % (what, list(piv.shape)))
     if left and b.shape[-2] != n:
-        raise RuntimeError("%s: Incompatible shapes of A and B for the equation AX = B "
+        raise RuntimeError("%s(): Incompatible shapes of A and B for the equation AX = B "
                            "(%dx%d and %dx%d)" % (what, n, n, b.shape[-2], b.shape[-1]))
     if not left and b.shape[-1] != n:
-        raise RuntimeError("%s: Incompatible shapes of A and B for the equation XA = B "
+        raise RuntimeError("%s(): Incompatible shapes of A and B for the equation XA = B "
                            "(%dx%d and %dx%d)" % (what, n, n, b.shape[-2], b.shape[-1]))
     p = _pyad.Variable(_perm_matrix(piv.data, n, f.dtype))
     lower = f.tril(-1) + _eye_like(n, f.dtype)
@@ -997,14 +997,14 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     what = "torch.linalg.matrix_rank"
     x = _var(A)
     if x.dim() < 2:
-        raise RuntimeError("%s: The input tensor input must have at least 2 dimensions."
+        raise RuntimeError("%s(): The input tensor input must have at least 2 dimensions."
                            % what)
     if x.dtype.kind not in "fc" or x.dtype.itemsize < (4 if x.dtype.kind == "f" else 8):
-        raise RuntimeError("%s: This function doesn't handle types other than float and "
+        raise RuntimeError("%s(): This function doesn't handle types other than float and "
                            "double" % what)
     if tol is not None:
         if atol is not None or rtol is not None:
-            raise RuntimeError("%s: pass either tol or atol/rtol, not both" % what)
+            raise RuntimeError("%s(): pass either tol or atol/rtol, not both" % what)
         atol, rtol = tol, 0.0
     atol_, rtol_ = _atol_rtol(x, atol, rtol, what)
     xp = _xp(x.data)
@@ -1075,11 +1075,11 @@ def vecdot(x, y, *, dim=-1):
     what = "linalg.vecdot"
     x, y = _var(x), _var(y)
     if x.dtype != y.dtype:
-        raise RuntimeError("%s: Expected x and y to have the same dtype, but found x of type "
+        raise RuntimeError("%s(): Expected x and y to have the same dtype, but found x of type "
                            "%s and y of type %s instead" % (what, _tname(x.dtype),
                                                             _tname(y.dtype)))
     if x.dtype.kind not in "fc":
-        raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
+        raise RuntimeError("%s(): Expected a floating point or complex tensor as input. Got %s"
                            % (what, _tname(x.dtype)))
     return (x.conj() * y).sum(dim)
 
@@ -1178,7 +1178,7 @@ def inv_ex(A, *, check_errors=False):
         return inv_ex_result(inv(x), _pyad.Variable(info))
     if check_errors:
         first = int(info[info != 0].reshape(-1)[0])
-        raise LinAlgError("%s: The diagonal element %d is zero, the inversion could not be "
+        raise LinAlgError("%s(): The diagonal element %d is zero, the inversion could not be "
                           "completed because the input matrix is singular." % (what, first))
     n = x.shape[-1]
     eye = _pyad.Variable(xp.broadcast_to(xp.eye(n, dtype=x.dtype), x.shape).copy())
@@ -1201,12 +1201,12 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     info = _lu_data(a.data)[2] if a.numel() else xp.zeros(tuple(a.shape[:-2]), _np.int32)
     singular = bool((info != 0).any())
     if singular and check_errors:
-        raise LinAlgError("%s: The solver failed because the input matrix is singular."
+        raise LinAlgError("%s(): The solver failed because the input matrix is singular."
                           % what)
     if not left:
         # X A = B  <=>  A^T X^T = B^T
         if b.dim() == 1:
-            raise RuntimeError("%s: B must have at least 2 dimensions for left=False" % what)
+            raise RuntimeError("%s(): B must have at least 2 dimensions for left=False" % what)
         out = solve_ex(a.mT, b.mT, check_errors=check_errors)
         return solve_ex_result(out.result.mT, out.info)
     if not singular:
@@ -1262,7 +1262,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
         return cholesky_ex_result(cholesky(x, upper=upper), _pyad.Variable(info))
     if check_errors:
         first = int(info[info != 0].reshape(-1)[0])
-        raise LinAlgError("%s: The factorization could not be completed because the input "
+        raise LinAlgError("%s(): The factorization could not be completed because the input "
                           "is not positive-definite (the leading minor of order %d is not "
                           "positive-definite)." % (what, first))
     data = xp.conj(xp.swapaxes(partial, -1, -2)) if upper else partial
@@ -1293,7 +1293,7 @@ def tensorinv(A, ind=2):
     m = _matrix(x.reshape(p_back, p_back), "linalg.tensorinv", square=True)
     result, info = inv_ex(m)
     if int(info.data) != 0:
-        raise LinAlgError("linalg.tensorinv: The diagonal element %d is zero, the inversion "
+        raise LinAlgError("linalg.tensorinv(): The diagonal element %d is zero, the inversion "
                           "could not be completed because the input matrix is singular."
                           % int(info.data))
     return result.reshape(*(back + front))
@@ -1322,7 +1322,7 @@ def tensorsolve(A, B, dims=None):
     m = _matrix(a.reshape(prod_res, prod_res), "linalg.tensorsolve", square=True)
     _, info = solve_ex(m, b.reshape(-1))
     if int(info.data) != 0:
-        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is "
+        raise LinAlgError("linalg.solve(): The solver failed because the input matrix is "
                           "singular.")
     return solve(m, b.reshape(-1)).reshape(*result_shape)
 
@@ -1341,21 +1341,21 @@ def householder_product(A, tau):
     what = "torch.linalg.householder_product"
     a, t = _var(A), _var(tau)
     if a.dim() < 2:
-        raise RuntimeError("%s: input must have at least 2 dimensions." % what)
+        raise RuntimeError("%s(): input must have at least 2 dimensions." % what)
     if t.dim() < 1:
-        raise RuntimeError("%s: tau must have at least 1 dimension." % what)
+        raise RuntimeError("%s(): tau must have at least 1 dimension." % what)
     m, n, k = a.shape[-2], a.shape[-1], t.shape[-1]
     if m < n:
-        raise RuntimeError("%s: input.shape[-2] must be greater than or equal to "
+        raise RuntimeError("%s(): input.shape[-2] must be greater than or equal to "
                            "input.shape[-1]" % what)
     if n < k:
-        raise RuntimeError("%s: input.shape[-1] must be greater than or equal to "
+        raise RuntimeError("%s(): input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]" % what)
     if t.dim() != a.dim() - 1 or tuple(t.shape[:-1]) != tuple(a.shape[:-2]):
-        raise RuntimeError("%s: Expected batch dimensions of tau to be equal to "
+        raise RuntimeError("%s(): Expected batch dimensions of tau to be equal to "
                            "input.shape[:-2], but got %s" % (what, list(t.shape[:-1])))
     if a.dtype != t.dtype:
-        raise RuntimeError("%s: tau dtype %s does not match input dtype %s"
+        raise RuntimeError("%s(): tau dtype %s does not match input dtype %s"
                            % (what, _tname(t.dtype), _tname(a.dtype)))
     if k == 0:
         # the identity's first n columns; zero gradients (torch's output requires grad)

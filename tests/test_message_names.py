@@ -239,6 +239,21 @@ TORCH_WORDING = (
     "The input tensor A must have at least 2", "number of dimensions in the tensor input",
     "Size mismatch between tensors",
     "all input tensors should have the same",    # torch: "All input tensors should have"
+    # torch.linalg's and torch.fft's texts (pyad/linalg.py, pyad/fft.py)
+    "The input tensor", "tensor of complex type is not supported",
+    "expected a tensor with 2 or more dimensions", "expected at least 2 tensors",
+    "the first tensor must be", "the last tensor must be", "tensor %d must be 2D",
+    "all tensors must have be the same dtype", "tensors %d and %d with shapes",
+    "pivots should be a Tensor", "expects a real input tensor",
+    "expects a real-valued input tensor", "but tensor has no dimensions",
+    "but input tensor only has", "Trying to create tensor with negative dimension",
+    # torch.nn.utils.parametrize's, parametrizations' and stateless' texts
+    "must return a Tensor or a Sequence of", "outputs one tensor, it may not change",
+    "A parametrization must return a tensor", "should return a tensor. Got",
+    "The tensor returned by", "must return a sequence of tensors",
+    "returned by `right_inverse` has dtype", "may not change the dtype of the tensor",
+    "may not change the shape of the tensor",
+    "Got a tensor of", "tensor name can", "leave_parametrized=False`) a tensor",
     # not a pyad Variable
     "the capsule holds no tensor", "from_dlpack(): the tensor has no",
     "other libraries' tensors",
