@@ -44,8 +44,8 @@ class Proxy(types.SimpleNamespace):
 
 
 def seeded(lib, seed=0):
-    """``lib`` whose dropout masks and ``randn``/``randn_like`` noise come from a NumPy
-    stream: the same numbers for torch and pyad."""
+    """``lib`` whose dropout masks, ``Categorical`` samples and ``randn``/``randn_like``/
+    ``randint`` draws come from a NumPy stream: the same numbers for torch and pyad."""
     rng = np.random.default_rng(seed)
 
     def noise(shape, dtype):
@@ -74,10 +74,16 @@ def seeded(lib, seed=0):
             index = np.minimum((np.cumsum(probs, -1) < u).sum(-1), probs.shape[-1] - 1)
             return lib.tensor(index, dtype=lib.int64)
 
+    def randint(low, high=None, size=None, **kw):
+        if high is None:
+            low, high = 0, low
+        return lib.tensor(rng.integers(low, high, tuple(size)),
+                          dtype=kw.get("dtype") or lib.int64)
+
     functional = Proxy(lib.nn.functional, dropout=dropout)
     nn = Proxy(lib.nn, Dropout=Dropout, functional=functional)
     distributions = Proxy(lib.distributions, Categorical=Categorical)
-    return Proxy(lib, nn=nn, distributions=distributions,
+    return Proxy(lib, nn=nn, distributions=distributions, randint=randint,
                  randn_like=lambda t, **kw: noise(t.shape, kw.get("dtype") or t.dtype),
                  randn=lambda *size, **kw: noise(size[0] if len(size) == 1 and
                                                  isinstance(size[0], (tuple, list))
