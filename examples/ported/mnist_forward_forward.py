@@ -8,7 +8,7 @@ through the loss ``log1p(exp(cat([-g_pos + threshold, g_neg - threshold]))).mean
 Ported by changing the imports (``import pyad as torch``). MNIST is replaced by one
 synthetic batch of normalised, flattened 28x28 images with random labels; the layer
 sizes and epochs are shrunk. The original's module-level ``args`` and ``device`` are
-locals of ``run``.
+locals of ``run``. Needs ``pyad.xpu`` (for the device choice).
 
 Run it with ``python examples/ported/mnist_forward_forward.py``.
 """
@@ -25,7 +25,17 @@ def run(torch, train_size=32, test_size=16, dims=(784, 64, 64), epochs=5, lr=0.0
     Adam = torch.optim.Adam
     args = types.SimpleNamespace(epochs=epochs, lr=lr, threshold=threshold, log_interval=1)
     torch.manual_seed(seed)
-    device = torch.device("cpu")
+    use_cuda = torch.cuda.is_available()
+    use_xpu = torch.xpu.is_available()
+    use_mps = torch.backends.mps.is_available()
+    if use_cuda:
+        device = torch.device("cuda")
+    elif use_xpu:
+        device = torch.device("xpu")
+    elif use_mps:
+        device = torch.device("mps")
+    else:
+        device = torch.device("cpu")
     rng = np.random.RandomState(seed)
     losses = []
 
