@@ -29,7 +29,7 @@ __all__ = [
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     # submodules, serialization
     "autograd", "nn", "linalg", "special", "optim", "interop", "backends", "cuda", "utils", "distributions",
-    "amp", "random", "testing", "func", "fft",
+    "amp", "random", "testing", "func", "fft", "accelerator", "xpu",
     # autocast (pyad/amp/autocast_mode.py), as torch.autocast and its state functions
     "autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
     "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
@@ -191,6 +191,7 @@ from pyad.autograd.anomaly_mode import (
 )
 from pyad import autograd, nn, linalg, special, optim, interop
 from pyad import backends, cuda, utils, distributions, amp, random, testing, func, fft
+from pyad import accelerator, xpu
 from pyad.amp.autocast_mode import (
     autocast, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,
     set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled,

@@ -29,6 +29,8 @@ import pyad.serialization
 import pyad.backends.cudnn
 import pyad.backends.mps
 import pyad.cuda
+import pyad.accelerator
+import pyad.xpu
 import pyad.cuda.amp
 import pyad.amp
 import pyad.amp.autocast_mode
@@ -68,7 +70,8 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.nn.parameter, pyad.optim.optimizer, pyad.optim.lr_scheduler,
            pyad.serialization, pyad.nn.functional,
            # porting torch scripts
-           pyad.cuda, pyad.backends, pyad.backends.cudnn, pyad.backends.mps,
+           pyad.cuda, pyad.accelerator, pyad.xpu, pyad.backends, pyad.backends.cudnn,
+           pyad.backends.mps,
            pyad.optim.rmsprop, pyad.optim.adagrad, pyad.optim.adadelta, pyad.optim.adamax,
            pyad.optim.nadam, pyad.optim.radam, pyad.optim.lbfgs, pyad.utils.data,
            pyad.utils.data.dataset, pyad.utils.data.sampler, pyad.utils.data._collate,

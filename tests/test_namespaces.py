@@ -127,6 +127,59 @@ def test_the_usual_device_line_of_a_torch_script_runs():
     assert model(pyad.zeros(4, 3).to(device)).shape == (4, 2)
 
 
+def test_accelerator_and_xpu_match_torch_on_a_machine_without_a_gpu(no_gpu):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available() or torch.xpu.is_available():
+        pytest.skip("torch sees an accelerator here")
+    for lib in (torch, pyad):
+        assert lib.accelerator.is_available() is False
+        assert lib.accelerator.current_accelerator() is None
+        assert lib.accelerator.current_accelerator(check_available=True) is None
+        assert lib.accelerator.device_count() == 0
+        for call in (lib.accelerator.current_device_index, lib.accelerator.synchronize,
+                     lambda: lib.accelerator.set_device_index(0)):
+            with pytest.raises(RuntimeError, match="Cannot access accelerator device when "
+                                                   "none is available"):
+                call()
+        assert lib.xpu.is_available() is False and lib.xpu.is_initialized() is False
+        assert lib.xpu.device_count() == 0
+        for quiet in (lambda: lib.xpu.manual_seed(0), lambda: lib.xpu.manual_seed_all(0),
+                      lib.xpu.seed, lib.xpu.seed_all, lib.xpu.empty_cache):
+            assert quiet() is None
+        for call in (lib.xpu.current_device, lib.xpu.get_device_name, lib.xpu.synchronize,
+                     lambda: lib.xpu.set_device(0)):
+            with pytest.raises(AssertionError):
+                call()
+    with pytest.raises(RuntimeError, match=r"pyad\.accelerator\.synchronize\(\)"):
+        pyad.accelerator.synchronize()
+    with pytest.raises(AssertionError, match=r"pyad\.xpu\.current_device\(\)"):
+        pyad.xpu.current_device()
+
+
+def test_accelerator_is_cuda_when_cupy_sees_a_gpu(monkeypatch):
+    cp, _ = fake_cupy()
+    monkeypatch.setattr(_engine, "cupy", cp)
+    assert pyad.accelerator.is_available() is True
+    acc = pyad.accelerator.current_accelerator()
+    assert acc.type == "cuda" and pyad.accelerator.current_accelerator(True).type == "cuda"
+    assert pyad.accelerator.device_count() == 2
+    assert pyad.accelerator.current_device_index() == 0
+    pyad.accelerator.set_device_index(1)
+    assert pyad.accelerator.current_device_index() == 1 == pyad.cuda.current_device()
+    FakeDevice.synced.clear()
+    pyad.accelerator.synchronize()
+    assert FakeDevice.synced
+
+
+def test_the_accelerator_device_line_of_a_recent_torch_script_runs():
+    # pytorch/examples and the tutorials now pick the device this way
+    device = (pyad.accelerator.current_accelerator().type
+              if pyad.accelerator.is_available() else "cpu")
+    use_xpu = pyad.xpu.is_available()
+    model = pyad.nn.Linear(3, 2).to(device)
+    assert not use_xpu and model(pyad.zeros(4, 3).to(device)).shape == (4, 2)
+
+
 # -- default device and dtype ----------------------------------------------------------------
 
 @pytest.fixture

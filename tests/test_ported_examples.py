@@ -44,8 +44,8 @@ class Proxy(types.SimpleNamespace):
 
 
 def seeded(lib, seed=0):
-    """``lib`` whose dropout masks and ``randn``/``randn_like`` noise come from a NumPy
-    stream: the same numbers for torch and pyad."""
+    """``lib`` whose dropout masks, ``Categorical`` samples and ``randn``/``randn_like``/
+    ``randint`` draws come from a NumPy stream: the same numbers for torch and pyad."""
     rng = np.random.default_rng(seed)
 
     def noise(shape, dtype):
@@ -63,6 +63,16 @@ def seeded(lib, seed=0):
             keep = (rng.random(tuple(x.shape)) >= self.p) / (1.0 - self.p)
             return x * lib.tensor(keep, dtype=x.dtype)
 
+    class Dropout2d(Dropout):
+        # torch's feature dropout: one draw per entry of the first two dimensions (a 2-D
+        # input, as mnist_rnn's, elementwise)
+        def forward(self, x):
+            if not self.training or self.p == 0:
+                return x
+            shape = tuple(x.shape[:2]) + (1,) * (x.dim() - 2)
+            keep = (rng.random(shape) >= self.p) / (1.0 - self.p)
+            return x * lib.tensor(keep, dtype=x.dtype)
+
     def dropout(x, p=0.5, training=True, inplace=False):
         return Dropout(p).train(training)(x)
 
@@ -74,10 +84,16 @@ def seeded(lib, seed=0):
             index = np.minimum((np.cumsum(probs, -1) < u).sum(-1), probs.shape[-1] - 1)
             return lib.tensor(index, dtype=lib.int64)
 
+    def randint(low, high=None, size=None, **kw):
+        if high is None:
+            low, high = 0, low
+        return lib.tensor(rng.integers(low, high, tuple(size)),
+                          dtype=kw.get("dtype") or lib.int64)
+
     functional = Proxy(lib.nn.functional, dropout=dropout)
-    nn = Proxy(lib.nn, Dropout=Dropout, functional=functional)
+    nn = Proxy(lib.nn, Dropout=Dropout, Dropout2d=Dropout2d, functional=functional)
     distributions = Proxy(lib.distributions, Categorical=Categorical)
-    return Proxy(lib, nn=nn, distributions=distributions,
+    return Proxy(lib, nn=nn, distributions=distributions, randint=randint,
                  randn_like=lambda t, **kw: noise(t.shape, kw.get("dtype") or t.dtype),
                  randn=lambda *size, **kw: noise(size[0] if len(size) == 1 and
                                                  isinstance(size[0], (tuple, list))
@@ -191,18 +207,65 @@ def test_polynomial_optim():
     _agree("polynomial_optim", t, p)
 
 
+def test_dcgan():
+    # BCELoss of the discriminator and generator, BatchNorm2d in training mode, the noise
+    # from the shared stream
+    t, p = twin_runs(load("dcgan"), proxy=True)
+    _agree("dcgan", t, p)
+
+
+def test_super_resolution():
+    t, p = twin_runs(load("super_resolution"))
+    _agree("super_resolution", t, p)
+
+
+def test_actor_critic():
+    t, p = twin_runs(load("actor_critic"), proxy=True)
+    _agree("actor_critic", t, p)
+
+
+def test_mnist_forward_forward():
+    # the negative labels come from torch.randint: drawn from the shared stream
+    t, p = twin_runs(load("mnist_forward_forward"), proxy=True)
+    _agree("mnist_forward_forward", t, p)
+
+
+def test_mnist_rnn():
+    # Dropout2d of the LSTM's 2-D output: elementwise masks from the shared stream
+    t, p = twin_runs(load("mnist_rnn"), proxy=True)
+    _agree("mnist_rnn", t, p)
+
+
+def test_vision_transformer():
+    # dropout 0: nn.MultiheadAttention's own dropout draws from each framework's
+    # generator, which cannot agree
+    t, p = twin_runs(load("vision_transformer"), dropout=0.0)
+    _agree("vision_transformer", t, p)
+
+
+def test_fast_neural_style():
+    t, p = twin_runs(load("fast_neural_style"))
+    _agree("fast_neural_style", t, p)
+
+
 def test_every_ported_script_is_tested():
     scripts = sorted(f[:-3] for f in os.listdir(PORTED) if f.endswith(".py"))
     assert scripts == sorted([
         "word_language_model", "vae", "regression", "mnist", "time_sequence_prediction",
         "polynomial_tensor", "polynomial_autograd", "polynomial_custom_function",
-        "polynomial_nn", "polynomial_optim", "polynomial_module", "dynamic_net", "reinforce"])
+        "polynomial_nn", "polynomial_optim", "polynomial_module", "dynamic_net", "reinforce",
+        "dcgan", "super_resolution", "actor_critic", "mnist_forward_forward", "mnist_rnn",
+        "vision_transformer", "fast_neural_style"])
 
 
 @pytest.mark.parametrize("name,args,expected", [
     ("word_language_model", ["--steps", "2"], "last loss"),
     ("polynomial_autograd", [], "Result: y ="),
-    ("reinforce", [], "Episode 20")])
+    ("reinforce", [], "Episode 20"),
+    ("actor_critic", [], "Episode 20"),
+    ("dcgan", [], "last Loss_D"),
+    ("mnist_rnn", [], "Test set: Average loss"),
+    ("vision_transformer", [], "Valid Loss :")])
 def test_scripts_run_as_scripts_on_pyad(name, args, expected):
     env = dict(os.environ, PYTHONPATH=PYAD_HOME, OPENBLAS_NUM_THREADS="1",
                OMP_NUM_THREADS="1")

@@ -344,6 +344,30 @@ def _channel_dropout(input, p, training, inplace, what, batched_dim):
     return input.mul_(factor) if inplace else input * factor
 
 
+def _feature_dropout(input, p, training, inplace, what, mask_shape=None):
+    """torch's ``feature_dropout``: one draw per entry of the first two dimensions (or of
+    ``mask_shape``), broadcast over the rest."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got %r" % (p,))
+    input = _var(input)
+    if input.dim() < (2 if mask_shape is None else 1):
+        raise RuntimeError("%s(): Feature dropout requires at least 2 dimensions in the "
+                           "input" % what)
+    if not training or p == 0:
+        return input
+    from pyad._factories import _generator_for
+    data = input.data
+    xp = pyad.get_array_module(data)
+    if mask_shape is None:
+        mask_shape = tuple(data.shape[:2]) + (1,) * (input.dim() - 2)
+    if p == 1:
+        factor = xp.zeros(mask_shape, data.dtype)
+    else:
+        keep = xp.asarray(_generator_for(data).random(mask_shape) >= p)
+        factor = (keep * (1.0 / (1.0 - p))).astype(data.dtype)
+    return input.mul_(factor) if inplace else input * factor
+
+
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of ``(N, C, L)`` / ``(C, L)`` input with probability ``p``."""
     return _channel_dropout(input, p, training, inplace, "dropout1d", 3)
@@ -360,6 +384,15 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     True
     """
     input = _var(input)
+    if input.dim() not in (3, 4):
+        # torch warns, then drops along the first two dimensions whatever the rank
+        warnings.warn("dropout2d: Received a %d-D input to dropout2d, which is deprecated and "
+                      "will result in an error in a future release. To retain the behavior "
+                      "and silence this warning, please use dropout instead. Note that "
+                      "dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch "
+                      "dimension (i.e. 3D or 4D inputs)." % input.dim(), stacklevel=2)
+        return _feature_dropout(input, p, training, inplace, "dropout2d")
     if input.dim() == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-"
                       "wise 1D dropout behavior is desired - input is interpreted as shape "

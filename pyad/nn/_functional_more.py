@@ -475,13 +475,11 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
                       "dropout3d exists to provide channel-wise dropout on inputs with 3 "
                       "spatial dimensions, a channel dimension, and an optional batch "
                       "dimension (i.e. 4D or 5D inputs)." % input.dim())
-        if not 0.0 <= p <= 1.0:
-            raise ValueError("dropout probability has to be between 0 and 1, but got %r"
-                             % (p,))
-        if input.dim() < 2:
-            raise RuntimeError("dropout3d(): Feature dropout requires at least 2 dimensions "
-                               "in the input")
-        return _channel_dropout(input, p, training, inplace, "dropout3d", input.dim())
+        # torch treats any other rank as unbatched: unsqueeze(0), drop along the new
+        # first two dimensions, squeeze(0) -- one draw per entry of dimension 0
+        from pyad.nn._functional_layers import _feature_dropout
+        mask_shape = tuple(input.shape[:1]) + (1,) * (input.dim() - 1)
+        return _feature_dropout(input, p, training, inplace, "dropout3d", mask_shape)
     return _channel_dropout(input, p, training, inplace, "dropout3d", 5)
 
 

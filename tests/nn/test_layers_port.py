@@ -242,3 +242,55 @@ def test_clip_grad_value_and_vector_round_trip():
         np.testing.assert_array_equal(pp.data, tp.detach().numpy())
     with pytest.raises(TypeError):
         nn.utils.vector_to_parameters(new, p.parameters())
+
+
+def _mask_axes(lib, f, shape, draws=30):
+    """The axes along which ``f``'s dropout mask varies (over ``draws`` calls on ones)."""
+    x = lib.ones(shape)
+    varies = set()
+    for _ in range(draws):
+        y = np.asarray(f(x, 0.5).detach().numpy())
+        varies.update(ax for ax in range(len(shape))
+                      if not (y == y.take([0], axis=ax)).all())
+    return sorted(varies)
+
+
+@pytest.mark.parametrize("name", ["dropout1d", "dropout2d", "dropout3d"])
+@pytest.mark.parametrize("shape", [(), (6,), (6, 5), (6, 5, 4), (6, 5, 4, 3),
+                                   (6, 5, 4, 3, 2), (6, 5, 4, 3, 2, 2)])
+def test_channel_dropout_of_every_rank_as_torch(name, shape):
+    # torch 2.13: dropout2d of a rank other than 3 or 4 warns and drops along dims 0 and
+    # 1 (a 2-D input elementwise); dropout3d of a rank other than 4 or 5 warns and treats
+    # the input as unbatched (one draw per entry of dim 0); dropout1d refuses them
+    import warnings
+    pyad.manual_seed(0)
+    torch.manual_seed(0)
+    tf, pf = getattr(torch.nn.functional, name), getattr(F, name)
+    with warnings.catch_warnings(record=True) as tw:
+        warnings.simplefilter("always")
+        try:
+            expected = _mask_axes(torch, tf, shape)
+        except RuntimeError:
+            expected = RuntimeError
+    with warnings.catch_warnings(record=True) as pw:
+        warnings.simplefilter("always")
+        if expected is RuntimeError:
+            with pytest.raises(RuntimeError, match=name):
+                _mask_axes(pyad, pf, shape)
+        else:
+            assert _mask_axes(pyad, pf, shape) == expected
+    assert sorted({str(w.message)[:40] for w in pw}) == sorted(
+        {str(w.message)[:40] for w in tw})
+
+
+def test_dropout2d_of_2d_input_scales_and_backpropagates_as_its_mask():
+    import warnings
+    x = pyad.ones(64, 32, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = nn.Dropout2d(0.25)(x)
+        out = F.dropout2d(x.detach().clone(), 0.25, inplace=True)
+    assert set(np.unique(y.data)) == {0.0, np.float32(1 / 0.75)}
+    assert set(np.unique(out.data)) <= {0.0, np.float32(1 / 0.75)}
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.data, y.data)
