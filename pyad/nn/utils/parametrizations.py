@@ -7,13 +7,11 @@ as parametrizations (`pyad.nn.utils.parametrize`), as ``torch.nn.utils.parametri
 >>> [(name, tuple(p.shape)) for name, p in lin.named_parameters()]
 [('bias', (2,)), ('parametrizations.weight.original0', (2, 1)), ('parametrizations.weight.original1', (2, 3))]
 """
-import math
 
 import numpy
 
 import pyad
-from pyad._engine import Variable, matmul
-from pyad.autograd.function import Function
+from pyad._engine import Variable
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn.modules import Module
@@ -171,61 +169,6 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 # -- orthogonal --------------------------------------------------------------------------
 
-def _expm_array(a):
-    # exp(a) of the last two dims by scaling and squaring: a / 2^s has 1-norm <= 1/2,
-    # where 18 Taylor terms leave an error below 1e-22, then s squarings
-    xp = pyad.get_array_module(a)
-    work = xp.complex128 if a.dtype.kind == "c" else xp.float64
-    x = a.astype(work)
-    norm = float(xp.abs(x).sum(-2).max()) if x.size else 0.0
-    s = max(0, int(math.ceil(math.log2(norm / 0.5)))) if norm > 0.5 else 0
-    x = x / 2.0 ** s
-    eye = xp.broadcast_to(xp.eye(a.shape[-1], dtype=work), x.shape)
-    result = eye.copy()
-    term = eye
-    for k in range(1, 19):
-        term = (term @ x) / k
-        result = result + term
-    for _ in range(s):
-        result = result @ result
-    return result.astype(a.dtype)
-
-
-class _MatrixExp(Function):
-    # torch.matrix_exp; its backward is the top right block of the exponential of
-    # [[A^H, G], [0, A^H]] (torch's backward_analytic_function_of_a_matrix), itself
-    # a _MatrixExp, so every order is differentiable
-
-    @staticmethod
-    def forward(ctx, A):
-        ctx.save_for_backward(A)
-        return Variable(_expm_array(A.data))
-
-    @staticmethod
-    def backward(ctx, grad):
-        A, = ctx.saved_tensors
-        n = A.shape[-1]
-        AH = A.mH
-        block = pyad.cat([pyad.cat([AH, grad], -1),
-                          pyad.cat([pyad.zeros_like(AH), AH], -1)], -2)
-        return _MatrixExp.apply(block)[..., :n, n:]
-
-
-def _householder_product(A, tau):
-    # torch.linalg.householder_product: the first n columns of H_1 ... H_k, with
-    # H_i = I - tau_i v_i v_i^H and v_i = (0, ..., 0, 1, A[i+1:, i]), from
-    # differentiable ops (so twice differentiable)
-    m, n = A.shape[-2], A.shape[-1]
-    rows = numpy.arange(m)
-    Q = pyad.eye(m, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, m)
-    for i in range(tau.shape[-1]):
-        below = pyad.tensor((rows > i).astype(A.dtype), device=A.device)
-        unit = pyad.tensor((rows == i).astype(A.dtype), device=A.device)
-        v = (A[..., :, i] * below + unit).unsqueeze(-1)
-        Q = Q - matmul(matmul(Q, v), (tau[..., i, None, None] * v.mH))
-    return Q[..., :, :n]
-
-
 def _qr_raw(A):
     # torch.geqrf: (the reflectors with R above the diagonal, tau), as NumPy's raw QR
     xp = pyad.get_array_module(A.data)
@@ -247,7 +190,7 @@ def _is_orthogonal(Q):
 def _make_orthogonal(A):
     # Q of A's QR, its columns' signs chosen so that R has a positive diagonal
     X, tau = _qr_raw(A)
-    Q = _householder_product(X, tau)
+    Q = pyad.linalg.householder_product(X, tau)
     return Q * _sgn(X.diagonal(dim1=-2, dim2=-1)).unsqueeze(-2)
 
 
@@ -280,7 +223,7 @@ class _Orthogonal(Module):
                              dim=-1)
             A = X - X.mH
             if self.orthogonal_map == "matrix_exp":
-                Q = _MatrixExp.apply(A)
+                Q = pyad.linalg.matrix_exp(A)
             else:
                 Id = pyad.eye(n, dtype=A.dtype, device=A.device)
                 Q = pyad.linalg.solve(Id - 0.5 * A, Id + 0.5 * A)
@@ -289,7 +232,7 @@ class _Orthogonal(Module):
         else:
             A = X.tril(diagonal=-1)
             tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
-            Q = _householder_product(A, tau)
+            Q = pyad.linalg.householder_product(A, tau)
             # torch's: the diagonal truncated to an integer flips or zeroes each column
             Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         if hasattr(self, "base"):
