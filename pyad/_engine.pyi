@@ -1181,6 +1181,9 @@ class NdtriBackward(Node):
 class NegBackward(Node):
     ...
 
+class NextafterBackward(Node):
+    ...
+
 @disjoint_base
 class StdBackward(VarBackward):
     ...

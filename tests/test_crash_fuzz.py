@@ -158,7 +158,7 @@ def _zoo():
         pyad.polygamma(2, x * x + 1), x.i0(), pyad.special.i0e(x), pyad.special.i1(x),
         pyad.special.i1e(x), pyad.special.ndtr(x), pyad.special.ndtri(p),
         pyad.special.log_ndtr(x), x.xlogy(p), pyad.special.xlog1py(x, p),
-        pyad.special.entr(p), x.sinc(), x.fmax(w), x.fmin(w), x.copysign(w),
+        pyad.special.entr(p), x.sinc(), x.fmax(w), x.fmin(w), x.copysign(w), x.nextafter(w),
         pyad.frexp(x).mantissa, x.logcumsumexp(1),
     ]
     # nn activations
