@@ -54,6 +54,8 @@ __all__ = [
     "mode", "trapezoid", "trapz", "cumulative_trapezoid", "vander", "diagflat", "block_diag",
     "cartesian_prod", "combinations", "inner", "ger", "addr", "logspace", "hann_window",
     "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
+    # the reducing scatters (pyad/_scatter_reduce.py)
+    "scatter_reduce", "index_reduce",
     # linear algebra spellings and unravel_index (pyad/_compat.py)
     "pinverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
     "triangular_solve", "unravel_index",
@@ -220,6 +222,7 @@ from pyad._statistics import (
     ger, addr, logspace, hann_window, hamming_window, blackman_window, bartlett_window,
     kaiser_window,
 )
+from pyad._scatter_reduce import scatter_reduce, index_reduce
 
 float16 = _numpy.dtype(_numpy.float16)
 float32 = _numpy.dtype(_numpy.float32)
