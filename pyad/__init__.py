@@ -42,6 +42,8 @@ __all__ = [
     "compile", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "triu_indices", "tril_indices", "argwhere", "isposinf", "isneginf", "isreal", "deg2rad",
     "rad2deg", "is_inference", "set_float32_matmul_precision", "get_float32_matmul_precision",
+    "layout", "strided", "sparse_coo", "dsplit", "narrow_copy", "conj_physical",
+    "conj_physical_", "gcd_", "lcm_", "as_strided", "hardshrink", "prelu",
     # math constants, as torch.pi, torch.e, torch.inf, torch.nan
     "pi", "e", "inf", "nan",
     # torch's legacy typed-tensor constructors (pyad/_tensor_types.py)
@@ -207,6 +209,8 @@ from pyad._compat import (
     tril_indices, argwhere, isposinf, isneginf, isreal, deg2rad, rad2deg, is_inference,
     pinverse, cholesky, cholesky_solve, cholesky_inverse, qr, svd, triangular_solve,
     unravel_index, set_float32_matmul_precision, get_float32_matmul_precision,
+    layout, strided, sparse_coo, dsplit, narrow_copy, conj_physical, conj_physical_, gcd_,
+    lcm_, as_strided, hardshrink, prelu,
 )
 from math import pi, e, inf, nan
 from pyad._tensor_types import (

@@ -365,3 +365,4 @@ _engine._add_variable_methods({
     "scatter_reduce_": _in_place(scatter_reduce, "scatter_reduce_"),
     "index_reduce_": _in_place(index_reduce, "index_reduce_"),
 })
+_engine._INPLACE_METHODS = _engine._INPLACE_METHODS + ("scatter_reduce_", "index_reduce_")
