@@ -669,6 +669,10 @@ def _integer_pair(what):
         if not isinstance(other, _engine.Variable):
             raise TypeError("%s(): argument 'other' (position 1) must be Variable, not %s"
                             % (what, type(other).__name__))
+        for v in (self, other):
+            if numpy.dtype(v.dtype).kind not in "iu":
+                raise NotImplementedError("%s(): not implemented for %s Variables (integers "
+                                          "only)" % (what, numpy.dtype(v.dtype)))
         return getattr(_engine, what[:-1])(self, other)
     return compute
 

@@ -27,7 +27,9 @@ __all__ = ["scatter_reduce", "index_reduce"]
 
 _Variable = _engine.Variable
 
-_SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+_SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin", "max", "min")
+# torch's forward also takes the legacy names "max" and "min" (its backward refuses them)
+_ALIASES = {"max": "amax", "min": "amin"}
 _INDEX_REDUCES = ("prod", "mean", "amax", "amin")
 _UFUNCS = {"sum": numpy.add, "mean": numpy.add, "prod": numpy.multiply,
            "amax": numpy.maximum, "amin": numpy.minimum}
@@ -55,13 +57,13 @@ def _index_array(index, what):
     return data
 
 
-def _wrap_dim(dim, ndim):
+def _wrap_dim(dim, ndim, what):
     n = max(ndim, 1)
     if not isinstance(dim, (int, numpy.integer)) or isinstance(dim, bool):
-        raise TypeError("dim must be an int, not %s" % type(dim).__name__)
+        raise TypeError("%s(): argument 'dim' must be int, not %s" % (what, type(dim).__name__))
     if dim < -n or dim >= n:
-        raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but "
-                         "got %d)" % (-n, n - 1, dim))
+        raise IndexError("%s(): Dimension out of range (expected to be in range of [%d, %d], "
+                         "but got %d)" % (what, -n, n - 1, dim))
     return int(dim) % n
 
 
@@ -82,7 +84,7 @@ def _identity(dtype, reduce):
 def _reduce_values(self_data, dim, index, src_data, reduce, include_self):
     """The array of scatter_reduce(self, dim, index, src) (all arrays of one shape rank
     >= 1, index validated and in bounds)."""
-    out = numpy.array(self_data, copy=True)
+    out = numpy.array(self_data, copy=True, order="C")
     if index.size == 0:
         return out
     coords = list(numpy.indices(index.shape, sparse=True))
@@ -178,23 +180,46 @@ class ScatterReduce(Function):
     # of input's rank (index_reduce expands its vector to this form)
     @staticmethod
     def forward(ctx, input, src, dim, index, reduce, include_self):
+        # 0-d operands run as 1-element vectors
+        ctx.zero_d = input.ndim == 0
+        if ctx.zero_d:
+            index = index.reshape(1)
         ctx.dim, ctx.index, ctx.reduce, ctx.include_self = dim, index, reduce, include_self
-        out = _reduce_values(_host(input.data), dim, index, _host(src.data), reduce,
-                             include_self)
-        result = _engine.Variable(out)
+        out = _reduce_values(_host(input.data).reshape(input.shape or (1,)), dim, index,
+                             _host(src.data).reshape(src.shape or (1,)),
+                             _ALIASES.get(reduce, reduce), include_self)
+        result = _engine.Variable(out.reshape(input.shape))
         ctx.save_for_backward(input, src, result)
         return result
 
     @staticmethod
     def backward(ctx, grad):
         input, src, result = ctx.saved_tensors
+        if ctx.reduce in _ALIASES:
+            raise RuntimeError("%s(): Expected 'reduce' to be one of 'sum', 'prod', 'mean', "
+                               "'amax', 'amin' but got %s." % (_NAMES[type(ctx).__name__],
+                                                               ctx.reduce))
         cls = type(ctx).__name__.replace("Backward", "")
+        if ctx.zero_d:
+            input, src, result, grad = (v.reshape(1) for v in (input, src, result, grad))
+        index_shape = tuple(ctx.index.shape)
+        src_shape = tuple(src.shape)
+        padding = []
+        if src_shape != index_shape:
+            # only src's leading block of index's shape is read: the rest gets zeros
+            src = src[tuple(slice(0, n) for n in index_shape)]
+            for n, m in zip(reversed(index_shape), reversed(src_shape)):
+                padding += [0, m - n]
 
         def again(a, b):
             return _FUNCTIONS[cls].apply(a, b, ctx.dim, ctx.index, "prod", ctx.include_self)
 
         grad_self, grad_src = _backward(grad, input, ctx.dim, ctx.index, src, ctx.reduce,
                                         ctx.include_self, result, again)
+        if padding:
+            grad_src = _engine.pad(grad_src, padding)
+        if ctx.zero_d:
+            grad_self, grad_src = grad_self.reshape(()), grad_src.reshape(())
         return grad_self, grad_src, None, None, None, None
 
 
@@ -204,18 +229,12 @@ class IndexReduce(ScatterReduce):
 
 
 _FUNCTIONS = {"ScatterReduce": ScatterReduce, "IndexReduce": IndexReduce}
+_NAMES = {"ScatterReduceBackward": "scatter_reduce", "IndexReduceBackward": "index_reduce"}
 
 
 def _apply(function, input, src, dim, index, reduce, include_self):
-    # 0-d operands run as 1-element vectors
-    zero_d = input.ndim == 0
-    if zero_d:
-        input = input.reshape(1)
-        src = src.reshape(1)
-        index = index.reshape(1)
-    out = function.apply(input, src, dim, numpy.ascontiguousarray(index, numpy.int64),
-                         reduce, bool(include_self))
-    return out.reshape(()) if zero_d else out
+    return function.apply(input, src, dim, numpy.ascontiguousarray(index, numpy.int64),
+                          reduce, bool(include_self))
 
 
 def _no_support(what, reduce, dtype):
@@ -249,7 +268,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     _check_variable(input, what, "input", 1)
     index_data = _index_array(index, what)
     _check_variable(src, what, "src", 3)
-    d = _wrap_dim(dim, input.ndim)
+    d = _wrap_dim(dim, input.ndim, what)
     if reduce not in _SCATTER_REDUCES:
         raise RuntimeError("%s(): reduce argument must be either sum, prod, mean, amax or "
                            "amin, got %s" % (what, reduce))
@@ -260,7 +279,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         raise RuntimeError("%s(): Expected self.dtype to be equal to src.dtype (%s vs %s)"
                            % (what, input.dtype, src.dtype))
     kind = numpy.dtype(input.dtype).kind
-    if (kind == "c" and reduce in ("amax", "amin")) or (kind == "b" and reduce == "mean"):
+    if (kind == "c" and reduce in ("amax", "amin", "max", "min")) or (kind == "b" and reduce == "mean"):
         _no_support(what, reduce, input.dtype)
     if index_data.size:
         if index_data.ndim != input.ndim:
@@ -305,7 +324,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     _check_variable(input, what, "input", 1)
     index_data = _index_array(index, what)
     _check_variable(source, what, "source", 3)
-    d = _wrap_dim(dim, input.ndim)
+    d = _wrap_dim(dim, input.ndim, what)
     if reduce not in _INDEX_REDUCES:
         raise RuntimeError("%s(): Expected reduce to be one of prod, mean, amax or amin but "
                            "got %s." % (what, reduce))
