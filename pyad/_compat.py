@@ -2,7 +2,12 @@
 ``iinfo``), ``Size``, predicates (``is_floating_point``, ``is_complex``, ``is_nonzero``,
 ``numel``, ``is_same_size``), ``set_printoptions``, ``clone``, the older linear-algebra
 spellings (``inverse``, ``det``, ``slogdet``, ``logdet``), ``compile`` and
-``use_deterministic_algorithms``.
+``use_deterministic_algorithms``; and torch's Tensor methods written in Python, installed
+on ``Variable`` at the end of this module: the ``layout`` property and the always-False
+``is_sparse``-style flags, ``to_dense``, ``dsplit``, ``narrow_copy``, ``conj_physical``,
+``as_strided``, ``cfloat``/``cdouble``, ``hardshrink``/``prelu``, method forms of the
+predicates above, and the in-place ``heaviside_``, ``gcd_``, ``lcm_``, ``mvlgamma_``,
+``polygamma_``, ``renorm_`` and ``conj_physical_``.
 """
 import collections
 import math

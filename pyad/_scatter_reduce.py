@@ -279,15 +279,16 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         raise RuntimeError("%s(): Expected self.dtype to be equal to src.dtype (%s vs %s)"
                            % (what, input.dtype, src.dtype))
     kind = numpy.dtype(input.dtype).kind
-    if (kind == "c" and reduce in ("amax", "amin", "max", "min")) or (kind == "b" and reduce == "mean"):
+    if (kind == "c" and reduce in ("amax", "amin", "max", "min")) or (
+            kind == "b" and reduce == "mean"):
         _no_support(what, reduce, input.dtype)
     if index_data.size:
         if index_data.ndim != input.ndim:
-            raise RuntimeError("%s(): Index tensor must have the same number of dimensions "
-                               "as self tensor" % what)
+            raise RuntimeError("%s(): Index Variable must have the same number of dimensions "
+                               "as self Variable" % what)
         if index_data.ndim != src.ndim:
-            raise RuntimeError("%s(): Index tensor must have the same number of dimensions "
-                               "as src tensor" % what)
+            raise RuntimeError("%s(): Index Variable must have the same number of dimensions "
+                               "as src Variable" % what)
         too_big = any(n > s for n, s in zip(index_data.shape, src.shape)) or any(
             n > s for k, (n, s) in enumerate(zip(index_data.shape, input.shape)) if k != d)
         if too_big:
@@ -345,8 +346,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if source.ndim > 0 and input.ndim > 0 and (
             source.ndim != input.ndim or any(a != b for k, (a, b) in enumerate(
                 zip(input.shape, source.shape)) if k != d)):
-        raise RuntimeError("%s(): source tensor shape must match self tensor shape, excluding "
-                           "the specified dimension. Got self.shape = %s source.shape = %s"
+        raise RuntimeError("%s(): source Variable shape must match self Variable shape, "
+                           "excluding the specified dimension. Got self.shape = %s "
+                           "source.shape = %s"
                            % (what, list(input.shape), list(source.shape)))
     if numpy.dtype(input.dtype).kind in "bc":
         _no_support(what, reduce, input.dtype)
