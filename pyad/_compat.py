@@ -662,7 +662,10 @@ def conj_physical_(input):
     as changed, as torch's)."""
     x = _variable(input, "conj_physical_")
     if numpy.dtype(x.dtype).kind != "c":
-        from pyad.autograd.grad_mode import no_grad
+        from pyad.autograd.grad_mode import no_grad, is_grad_enabled
+        if x.requires_grad and x.is_leaf and is_grad_enabled():
+            raise RuntimeError("conj_physical_(): a leaf Variable that requires grad is being "
+                               "used in an in-place operation.")
         with no_grad():
             x[None][:0].zero_()         # an empty write: one version bump, no data
         return x
@@ -721,22 +724,26 @@ renorm_.__doc__ = "In-place :func:`pyad.renorm`, with arguments ``p``, ``dim``, 
 
 
 def _storage(data):
-    # (flat 1-D view of the memory data lives in, as data's dtype; data's offset in it)
+    # (a flat 1-D view of the memory data lives in, as data's dtype; data's offset and
+    # strides in it, in elements)
+    itemsize = data.itemsize
     root = data
     while isinstance(root.base, numpy.ndarray):
         root = root.base
-    if not (root.flags.c_contiguous or root.flags.f_contiguous):
+    if data.size == 0 or not (root.flags.c_contiguous or root.flags.f_contiguous) or (
+            root.nbytes % itemsize):
+        # memory pyad cannot address as one buffer: the values themselves, in C order
         flat = numpy.ascontiguousarray(data).reshape(-1)
-        return flat, 0
+        strides = [1] * data.ndim
+        for k in range(data.ndim - 2, -1, -1):
+            strides[k] = strides[k + 1] * data.shape[k + 1]
+        return flat, 0, tuple(strides)
     raw = root.reshape(-1, order="A")
     if raw.dtype != data.dtype:
         raw = raw.view(numpy.uint8).view(data.dtype)
-    itemsize = data.itemsize
-    if data.size == 0:
-        return raw, 0
     offset = (data.__array_interface__["data"][0]
               - root.__array_interface__["data"][0]) // itemsize
-    return raw, offset
+    return raw, offset, tuple(s // itemsize for s in data.strides)
 
 
 def _positions(offset, size, stride):
@@ -779,7 +786,7 @@ def as_strided(input, size, stride, storage_offset=None):
     data = x.data
     if not isinstance(data, numpy.ndarray):
         data = data.get()
-    flat, own_offset = _storage(data)
+    flat, own_offset, own_stride = _storage(data)
     offset = own_offset if storage_offset is None else int(storage_offset)
     if offset < 0:
         raise RuntimeError("as_strided(): invalid storage offset %d" % offset)
@@ -792,7 +799,6 @@ def as_strided(input, size, stride, storage_offset=None):
                            "bounds for storage of size %d"
                            % (list(size), list(stride), offset, item, needed * item,
                               flat.size * item))
-    own_stride = tuple(s // data.itemsize for s in data.strides)
     return AsStrided.apply(x, flat, own_offset, own_stride, size, stride, offset)
 
 

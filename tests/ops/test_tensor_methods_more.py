@@ -220,9 +220,14 @@ def test_scatter_reduce_nan_propagates_as_torch(reduce):
     src = np.array([np.nan, 5.0, 1.0, 2.0])
     index = np.array([0, 0, 1, 2])
     for include_self in (True, False):
-        res = [L.scatter_reduce(T(L, x), 0, _idx(L, index), T(L, src), reduce,
-                                include_self=include_self) for L in (pyad, torch)]
-        np.testing.assert_array_equal(N(res[0]), N(res[1]))
+        res = []
+        for L in (pyad, torch):
+            a, s = T(L, x, requires_grad=True), T(L, src, requires_grad=True)
+            out = L.scatter_reduce(a, 0, _idx(L, index), s, reduce, include_self=include_self)
+            out.sum().backward()
+            res.append((out, a.grad, s.grad))
+        for g, e in zip(*res):
+            np.testing.assert_array_equal(N(g), N(e))
 
 
 SCATTER_ERRORS = {
@@ -555,6 +560,10 @@ def test_conj_physical_matches_torch():
         np.testing.assert_array_equal(N(c), np.conj(z))
         r = T(L, [1.0, 2.0])
         assert L.conj_physical_(r) is r and r._version == 1
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            T(L, [1.0, 2.0], requires_grad=True).conj_physical_()
+        with L.no_grad():
+            T(L, [1.0, 2.0], requires_grad=True).conj_physical_()
     _compare(lambda L, a: a.conj_physical() * 2.0, [np.array([1.0, -2.0])], grad_of=(0,))
 
 
