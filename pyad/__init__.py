@@ -42,6 +42,8 @@ __all__ = [
     "compile", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "triu_indices", "tril_indices", "argwhere", "isposinf", "isneginf", "isreal", "deg2rad",
     "rad2deg", "is_inference", "set_float32_matmul_precision", "get_float32_matmul_precision",
+    "layout", "strided", "sparse_coo", "dsplit", "narrow_copy", "conj_physical",
+    "conj_physical_", "gcd_", "lcm_", "as_strided", "hardshrink", "prelu",
     # math constants, as torch.pi, torch.e, torch.inf, torch.nan
     "pi", "e", "inf", "nan",
     # torch's legacy typed-tensor constructors (pyad/_tensor_types.py)
@@ -54,6 +56,8 @@ __all__ = [
     "mode", "trapezoid", "trapz", "cumulative_trapezoid", "vander", "diagflat", "block_diag",
     "cartesian_prod", "combinations", "inner", "ger", "addr", "logspace", "hann_window",
     "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
+    # the reducing scatters (pyad/_scatter_reduce.py)
+    "scatter_reduce", "index_reduce",
     # linear algebra spellings and unravel_index (pyad/_compat.py)
     "pinverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
     "triangular_solve", "unravel_index",
@@ -206,6 +210,8 @@ from pyad._compat import (
     tril_indices, argwhere, isposinf, isneginf, isreal, deg2rad, rad2deg, is_inference,
     pinverse, cholesky, cholesky_solve, cholesky_inverse, qr, svd, triangular_solve,
     unravel_index, set_float32_matmul_precision, get_float32_matmul_precision,
+    layout, strided, sparse_coo, dsplit, narrow_copy, conj_physical, conj_physical_, gcd_,
+    lcm_, as_strided, hardshrink, prelu,
 )
 from math import pi, e, inf, nan
 from pyad._tensor_types import (
@@ -221,6 +227,7 @@ from pyad._statistics import (
     ger, addr, logspace, hann_window, hamming_window, blackman_window, bartlett_window,
     kaiser_window,
 )
+from pyad._scatter_reduce import scatter_reduce, index_reduce
 
 float16 = _numpy.dtype(_numpy.float16)
 float32 = _numpy.dtype(_numpy.float32)
