@@ -75,8 +75,8 @@ def test_subset_concat_and_add_index_as_torch():
 def test_base_classes_raise_not_implemented():
     with pytest.raises(NotImplementedError):
         D.Dataset()[0]
-    with pytest.raises(NotImplementedError):
-        iter(D.IterableDataset())
+    with pytest.raises(TypeError):          # abstract __iter__, as torch's
+        D.IterableDataset()
 
 
 @pytest.mark.parametrize("lengths", [[3, 7], [0.5, 0.5], [0.3, 0.3, 0.4], [0.33, 0.33, 0.34],
