@@ -156,7 +156,7 @@ def save(obj, f):
     """Save ``obj`` to ``f`` (a path or a binary file object) as a safe ``.npz`` checkpoint.
 
     ``obj`` may be a Variable (or `pyad.nn.Parameter`), a NumPy or CuPy array, an int,
-    float, bool, str or None, or dicts (keys str, int, float, bool or None, as in an
+    float, complex, bool, str, bytes or None, or dicts (keys str, int, float, bool or None, as in an
     optimizer's ``state_dict``), lists and tuples nesting them: a module's or an
     optimizer's ``state_dict``. Anything else raises TypeError naming where in ``obj``
     it is, and so does nesting deeper than `pyad.serialization.MAX_DEPTH` levels (or a
@@ -164,6 +164,8 @@ def save(obj, f):
     is added) and atomically: the checkpoint goes to a temporary file in the same
     directory, is flushed to disk, then renamed over ``f``, so if the save fails part-way
     (disk full, file size limit) an existing checkpoint at ``f`` is left as it was.
+    The same Variable or array met twice (tied weights) is written once and loads as
+    one object, as torch's.
 
     >>> import io, pyad
     >>> buffer = io.BytesIO()
@@ -457,7 +459,9 @@ def load(f, map_location=None, *, max_bytes=None, weights_only=None, mmap=None,
     loc: storage`` keeps the CPU), as torch's; by default each goes back where it was
     saved. ``weights_only``, ``mmap`` and pickle's arguments are accepted and change
     nothing (the format never runs code). A file that is not a pyad checkpoint,
-    truncated or corrupt raises RuntimeError naming ``pyad.load``.
+    truncated or corrupt raises RuntimeError naming ``pyad.load`` (also a
+    ``pickle.UnpicklingError``, what torch's ``weights_only`` loader raises; an empty
+    file also an ``EOFError``).
 
     Loading is bounded: each array member is read once, however many entries name it;
     a member that declares more than `pyad.serialization.MAX_EXPANSION` times the
