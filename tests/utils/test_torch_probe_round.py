@@ -323,6 +323,14 @@ SWEEP_CASES = {
     "collate_none": lambda l, D: D.default_collate([None, None]),
     "collate_shape_mismatch": lambda l, D: D.default_collate([l.zeros(2), l.zeros(3)]),
     "collate_numpy_strings": lambda l, D: D.default_collate([np.array(["a"]), np.array(["b"])]),
+    # fixed in this round: ints take the dtype of all the samples; numpy bytes stay a list
+    "collate_int_then_float": lambda l, D: D.default_collate([1, 2.5]),
+    "collate_int_then_bool": lambda l, D: D.default_collate([1, True]),
+    "collate_bool_then_int": lambda l, D: D.default_collate([True, 2]),
+    "collate_big_ints": lambda l, D: D.default_collate([2 ** 40, -1]),
+    "collate_numpy_bytes": lambda l, D: D.default_collate([np.bytes_(b"a"), np.bytes_(b"b")]),
+    "collate_numpy_str": lambda l, D: D.default_collate([np.str_("a"), np.str_("b")]),
+    "collate_dict_int_float": lambda l, D: D.default_collate([{"y": 0}, {"y": 0.5}]),
     "convert_nested": lambda l, D: D.default_convert((np.zeros(1), [np.ones(1), 2], "s")),
     "random_split_fractions": lambda l, D: [len(s) for s in D.random_split(
         range(11), [0.5, 0.3, 0.2], generator=l.Generator().manual_seed(0))],
