@@ -74,9 +74,13 @@ def _promote(a, b, what="promote_types"):
         if other == numpy.dtype(numpy.float16):
             return numpy.dtype(numpy.float32)
         return other                    # float32, float64, complex64, complex128
-    # NumPy's table agrees with torch's for the remaining pairs (bool < ints < floats <
-    # complex, uint8 with a signed int widening to the next signed int), except that
-    # NumPy widens int64 with uint64, excluded above.
+    if (a.kind in "fc") != (b.kind in "fc"):
+        # torch: an integer or bool meets a floating or complex type -> that type (NumPy
+        # would widen int16 with float16 to float32)
+        return a if a.kind in "fc" else b
+    # Within floating/complex and within bool/integers NumPy's table agrees with torch's
+    # (float64 with complex64 -> complex128, uint8 with int8 -> int16; NumPy's widening
+    # of int64 with uint64 is excluded above).
     return numpy.promote_types(a, b)
 
 
@@ -113,8 +117,6 @@ def _combine_categories(higher, lower):
         if higher is not None and _is_float(higher):
             if higher == numpy.dtype(numpy.float64):
                 return numpy.dtype(numpy.complex128)
-            if _is_bfloat16(higher):
-                raise RuntimeError("result_type(): Unknown Complex ScalarType for BFloat16")
             return numpy.dtype(numpy.complex64)     # (torch: complex32 for float16)
         return lower
     if higher is not None and _is_float(higher):
@@ -387,8 +389,15 @@ def _array_of(obj, dtype, copy):
         if obj.dtype == object or obj.dtype.kind not in "biufc" and obj.dtype.name != "bfloat16":
             raise TypeError("asarray(): can't convert an array of dtype %s; supported: bool, "
                             "integer, floating point and complex dtypes" % obj.dtype)
+        if obj.ndim == 0 and not xp_array:
+            # torch reads a 0-d NumPy array as a NumPy scalar: always a copy (even
+            # with copy=False, which torch ignores there)
+            return obj.copy(), False
         return obj, True
     if isinstance(obj, (numpy.number, numpy.bool_)):
+        if copy is False:
+            raise RuntimeError("asarray(): can't alias NumPy scalars. Either remove "
+                               "copy=False or transform it in a ndarray.")
         return numpy.asarray(obj), False
     if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
         return _engine.from_dlpack(obj).data, True
@@ -400,8 +409,18 @@ def _array_of(obj, dtype, copy):
         else:
             default = numpy.dtype(_engine.get_default_dtype())
             return frombuffer(obj, dtype=dtype if dtype is not None else default).data, True
+    if isinstance(obj, (str, bytes)):
+        raise TypeError("asarray(): invalid data type '%s'" % type(obj).__name__)
+    if not isinstance(obj, (list, tuple, bool, int, float, complex)):
+        raise RuntimeError("asarray(): Could not infer dtype of %s" % type(obj).__name__)
     if copy is False:
         raise ValueError("asarray(): can't alias arbitrary sequence into a Variable "
                          "(copy=False)")
     from pyad._factories import tensor
-    return tensor(obj, dtype=dtype).data, False
+    try:
+        return tensor(obj, dtype=dtype).data, False
+    except TypeError as exc:
+        if "inhomogeneous" in str(exc):   # a ragged sequence: torch's ValueError
+            raise ValueError("asarray(): the sequence is ragged (its lengths differ at "
+                             "some depth): %s" % exc) from None
+        raise TypeError("asarray(): %s" % exc) from None

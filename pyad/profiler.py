@@ -113,9 +113,11 @@ def _default_schedule_fn(_):
 
 
 def _write_atomically(dir_name, file_name, write):
-    """``write(path)`` into a temporary file in ``dir_name``, then rename it to
-    ``file_name``: a reader never sees a partial trace."""
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=dir_name)
+    """``write(path)`` into a temporary file in ``dir_name`` (with the same suffix, so
+    ``.gz`` still compresses), then rename it to ``file_name``: a reader never sees a
+    partial trace."""
+    suffix = ".json.gz" if file_name.endswith(".gz") else ".json"
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=dir_name)
     os.close(fd)
     try:
         write(tmp)
@@ -167,8 +169,8 @@ class profile:
     ``record_shapes``, ``profile_memory`` and ``with_stack`` are those of
     `pyad.autograd.profiler.profile`; ``with_flops`` and ``with_modules`` are accepted
     and record nothing (pyad estimates no FLOPs and keeps no module hierarchy).
-    ``ProfilerActivity.CUDA`` adds CUDA-event timings where CuPy sees a GPU, and is
-    dropped with torch's warning where none is available.
+    ``ProfilerActivity.CUDA`` adds CUDA-event timings where CuPy sees a GPU; where
+    none is available a cycle's start warns, as torch's does, and records the CPU.
     """
 
     def __init__(self, *, activities=None, schedule=None, on_trace_ready=None,
@@ -197,10 +199,6 @@ class profile:
                 found.discard(ProfilerActivity.CUDA)
         if not found:
             raise AssertionError("profile(): No valid profiler activities found")
-        if ProfilerActivity.CUDA in found and not _cuda_available():
-            warnings.warn("CUDA is not available, disabling CUDA profiling",
-                          UserWarning, stacklevel=2)
-            found.discard(ProfilerActivity.CUDA)
         self.activities = found
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
@@ -256,8 +254,14 @@ class profile:
     # -- the cycle's autograd profile ------------------------------------------------
 
     def _start_trace(self):
+        use_cuda = ProfilerActivity.CUDA in self.activities
+        if use_cuda and not _cuda_available():
+            # torch warns when its profiler starts, and records the CPU side
+            warnings.warn("CUDA is not available, disabling CUDA profiling",
+                          UserWarning, stacklevel=3)
+            use_cuda = False
         prof = _autograd_profiler.profile(
-            use_cuda=ProfilerActivity.CUDA in self.activities,
+            use_cuda=use_cuda,
             record_shapes=self.record_shapes, profile_memory=self.profile_memory,
             with_stack=self.with_stack)
         prof.__enter__()
@@ -267,6 +271,12 @@ class profile:
         prof, self._running = self._running, None
         if prof is not None:
             prof.__exit__(None, None, None)
+            # torch names the step ranges "ProfilerStep*" (so that the table and
+            # key_averages gather them in one row), keeping "ProfilerStep#N" as the
+            # name in the Chrome trace
+            for evt in prof.function_events:
+                if evt.name.startswith("ProfilerStep#"):
+                    evt.trace_name, evt.name = evt.name, "ProfilerStep*"
             self.profiler = prof
             self._cycles.append(prof)
             if not self.acc_events:
