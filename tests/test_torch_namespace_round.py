@@ -550,9 +550,14 @@ def test_profile_cycles_as_torch(kwargs, steps):
     sched = (lambda lib: lib.profiler.schedule(**kwargs)) if kwargs else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ours, _ = _cycles(pyad, steps, sched)
-        theirs, _ = _cycles(torch, steps, sched)
+        ours, pprof = _cycles(pyad, steps, sched)
+        theirs, tprof = _cycles(torch, steps, sched)
     assert ours == theirs
+    # after the exit, events() is the last cycle (torch's too, even an empty one)
+    last = lambda prof: (outcome(prof.events) if prof.profiler is None  # noqa: E731
+                         else sorted(e.trace_name for e in prof.events()
+                                     if e.name == "ProfilerStep*"))
+    assert last(pprof) == last(tprof)
 
 
 def test_profile_with_acc_events_keeps_every_cycle():
