@@ -79,7 +79,7 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
     """
     def schedule_fn(step):
         if step < 0:
-            raise AssertionError("schedule: Step must be non-negative. Got %s." % step)
+            raise AssertionError("schedule(): Step must be non-negative. Got %s." % step)
         if step < skip_first:
             return ProfilerAction.NONE
         step -= skip_first

@@ -60,7 +60,7 @@ def _to(obj, dev):
 def _check_on(module, src, what):
     for t in list(module.parameters()) + list(module.buffers()):
         if t.device != src:
-            raise RuntimeError("%s: module must have its parameters and buffers on device %s "
+            raise RuntimeError("%s(): module must have its parameters and buffers on device %s "
                                "(device_ids[0]) but found one of them on device: %s"
                                % (what, src, t.device))
 
