@@ -384,7 +384,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
 
 def _array_of(obj, dtype, copy):
     """``(array, shares_memory_with_obj)`` for anything but a Variable."""
-    xp_array = type(obj).__module__.split(".")[0] == "cupy" and hasattr(obj, "__cuda_array_interface__")
+    xp_array = (type(obj).__module__.split(".")[0] == "cupy"
+                and hasattr(obj, "__cuda_array_interface__"))
     if isinstance(obj, numpy.ndarray) or xp_array:
         if obj.dtype == object or obj.dtype.kind not in "biufc" and obj.dtype.name != "bfloat16":
             raise TypeError("asarray(): can't convert an array of dtype %s; supported: bool, "

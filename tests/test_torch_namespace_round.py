@@ -188,6 +188,23 @@ def test_asarray_of_a_buffer_shares_it_as_torch():
     np.testing.assert_array_equal(v.data, t.numpy())
 
 
+def test_asarray_of_array_module_objects_as_torch():
+    import array
+    a1, a2 = array.array("d", [1.0, 2.0]), array.array("d", [1.0, 2.0])
+    v, t = pyad.asarray(a1), torch.asarray(a2)      # a buffer: read as the default dtype
+    assert v.dtype == pdtype(t.dtype)
+    np.testing.assert_array_equal(v.data, t.numpy())
+    v, t = pyad.asarray(a1, dtype=pyad.float64), torch.asarray(a2, dtype=torch.float64)
+    np.testing.assert_array_equal(v.data, t.numpy())
+    v[0] = 9.0
+    assert a1[0] == 9.0                             # shared
+    jnp = pytest.importorskip("jax.numpy")
+    j = jnp.arange(3.0)
+    v, t = pyad.asarray(j), torch.asarray(j)       # __dlpack__
+    assert v.dtype == pdtype(t.dtype)
+    np.testing.assert_array_equal(v.data, t.numpy())
+
+
 def test_asarray_refuses_what_torch_refuses():
     for obj in ("abc", np.zeros(2, dtype=object), [[1, 2], [3]], {"a": 1}, object()):
         p, t = outcome(lambda: pyad.asarray(obj)), outcome(lambda: torch.asarray(obj))
@@ -599,6 +616,17 @@ def test_profile_errors_and_warnings_as_torch():
     assert pyad.profiler.supported_activities() >= {pyad.profiler.ProfilerActivity.CPU}
 
 
+def test_profile_with_stack_and_memory_exports_stacks(tmp_path):
+    x = pyad.ones(64, requires_grad=True)
+    with pyad.profiler.profile(with_stack=True, profile_memory=True, with_flops=True,
+                               with_modules=True) as prof:
+        (x * 2).sum().backward()
+    mul = next(e for e in prof.events() if e.name == "mul")
+    assert mul.stack and mul.cpu_memory_usage == 64 * 4
+    prof.export_stacks(str(tmp_path / "stacks.txt"))
+    assert "mul" in (tmp_path / "stacks.txt").read_text()
+
+
 def test_export_chrome_trace_plain_and_gzip(tmp_path):
     x = pyad.ones(3, requires_grad=True)
     with pyad.profiler.profile() as prof:
@@ -673,6 +701,28 @@ def test_data_parallel_without_a_gpu_calls_the_module_as_torch(no_gpu):
     kw = pyad.nn.DataParallel(pyad.nn.Bilinear(2, 2, 1))
     a = pyad.ones(1, 2)
     np.testing.assert_allclose(kw(a, input2=a).data, kw.module(a, a).data)
+
+
+def test_data_parallel_keeps_float32_and_takes_empty_and_strided_batches(no_gpu):
+    rng = np.random.default_rng(4)
+    w, b = rng.standard_normal((2, 3)).astype(np.float32), rng.standard_normal(2).astype(
+        np.float32)
+    nets = []
+    for lib in (pyad, torch):
+        lin = lib.nn.Linear(3, 2)
+        with lib.no_grad():
+            lin.weight.copy_(lib.tensor(w))
+            lin.bias.copy_(lib.tensor(b))
+        nets.append(lib.nn.DataParallel(lin))
+    x = rng.standard_normal((3, 5)).astype(np.float32).T      # non-contiguous (5, 3)
+    for batch in (x, x[:0]):
+        p, t = nets[0](pyad.tensor(batch)), nets[1](torch.tensor(batch))
+        assert p.dtype == pyad.float32 and t.dtype == torch.float32
+        assert tuple(p.shape) == tuple(t.shape)
+        np.testing.assert_allclose(p.data, t.detach().numpy(), rtol=1e-6, atol=1e-6)
+    p = nets[0](pyad.from_numpy(x))
+    np.testing.assert_allclose(p.data, nets[1](torch.from_numpy(x)).detach().numpy(),
+                               rtol=1e-6, atol=1e-6)
 
 
 def test_data_parallel_wrapper_is_differentiable_twice(no_gpu):
