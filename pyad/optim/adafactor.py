@@ -95,7 +95,8 @@ class Adafactor(_ParameterwiseOptimizer):
         rho = min(lr, 1 / math.sqrt(step))
         alpha = max(eps2, _rms(xp, pd)) * rho
         if wd != 0:
-            pd = pd * (1 - lr * wd)
+            decay = 1 - lr * wd
+            pd = pd * (decay.data if isinstance(decay, Variable) else decay)
         if grad.ndim > 1:
             row_var, col_var = state["row_var"].data, state["col_var"].data
             n = grad.ndim
@@ -112,4 +113,7 @@ class Adafactor(_ParameterwiseOptimizer):
         update = 1 / xp.sqrt(xp.maximum(var, eps1 * eps1))
         update = update * grad
         denom = max(1.0, _rms(xp, update) / d)
-        apply_update(p, (pd + update * (-alpha / denom)).astype(p.data.dtype, copy=False))
+        scale = -alpha / denom
+        if isinstance(scale, Variable):     # a Variable lr (torch allows a tensor)
+            scale = scale.item()
+        apply_update(p, (pd + update * scale).astype(p.data.dtype, copy=False))

@@ -11,7 +11,8 @@ __all__ = ["ASGD"]
 
 def _scalar(value):
     # torch keeps eta and mu as 0-d Variables of the default dtype (float32 unless set)
-    return Variable(numpy.asarray(value, dtype=get_default_dtype()))
+    # (a copy: a Variable lr must not share its memory with the state's eta)
+    return Variable(numpy.array(value, dtype=get_default_dtype(), copy=True))
 
 
 class ASGD(_ParameterwiseOptimizer):
