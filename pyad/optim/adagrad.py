@@ -1,7 +1,7 @@
 """Adagrad, as ``torch.optim.Adagrad``."""
 from pyad._engine import Variable
-from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
-                                   step_state, xp_of)
+from pyad.optim._functional import (apply_update, bump, check_fused, check_hyperparameters,
+                                   grad_of, real, step_state, xp_of)
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["Adagrad"]
@@ -35,9 +35,12 @@ class Adagrad(_ParameterwiseOptimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
+        check_fused(fused, foreach, differentiable)
         for group in self.param_groups:        # torch makes the state at construction
             for p in group["params"]:
                 self._init_state(p, self.state[p], group)
+
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False, fused=None)
 
     def _init_state(self, p, state, group):
         state["step"] = step_state()

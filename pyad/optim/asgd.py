@@ -42,6 +42,8 @@ class ASGD(_ParameterwiseOptimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+
     def _init_state(self, p, state, group):
         state["step"] = step_state()
         state["eta"] = _scalar(group["lr"])

@@ -3,7 +3,7 @@ import math
 
 from pyad._engine import Variable
 from pyad.autograd.grad_mode import enable_grad, no_grad
-from pyad.optim._functional import check, real, xp_of
+from pyad.optim._functional import check_hyperparameters, real, xp_of
 from pyad.optim.optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -147,7 +147,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
-        check("learning rate", lr, 0.0 <= lr)
+        check_hyperparameters(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,

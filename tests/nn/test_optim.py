@@ -221,8 +221,9 @@ def test_a_model_trains_with_sgd():
     (lambda: optim.SGD([], lr=0.1), "empty parameter list"),
     (lambda: optim.SGD(nn.Parameter(pyad.ones(1)), lr=0.1), "iterable"),
     (lambda: optim.SGD([pyad.ones(1, requires_grad=True) * 2], lr=0.1), "non-leaf"),
-    (lambda: optim.SGD([1.0], lr=0.1), "optimize Variables"),
-    (lambda: optim.SGD({nn.Parameter(pyad.ones(1))}, lr=0.1), "ordered"),
+    (lambda: optim.SGD([1.0], lr=0.1), "optimize Tensors"),
+    # torch refuses a set only in a parameter group (a bare set is accepted, as a list)
+    (lambda: optim.SGD([{"params": {nn.Parameter(pyad.ones(1))}}], lr=0.1), "ordered"),
     (lambda: optim.SGD([nn.Parameter(pyad.ones(1))], lr=-1), "Invalid learning rate"),
     (lambda: optim.SGD([nn.Parameter(pyad.ones(1))], lr=0.1, nesterov=True), "Nesterov"),
     (lambda: optim.Adam([nn.Parameter(pyad.ones(1))], betas=(1.0, 0.9)), "beta parameter"),
