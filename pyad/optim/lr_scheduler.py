@@ -113,6 +113,7 @@ class LRScheduler:
     """
 
     _is_initial = False
+    _get_lr_called_within_step = False
 
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):

@@ -5,8 +5,11 @@ step, as torch), so a Variable saved for a backward that has not run yet is caug
 """
 import collections
 import copy
+import functools
+import itertools
 import math
 import warnings
+import weakref
 
 import numpy
 
@@ -27,6 +30,82 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
+class _HookDict(collections.OrderedDict):
+    """An ordered dict of hooks that a handle can refer to weakly."""
+
+
+class _HookHandle:
+    """Returned by the ``register_*hook`` methods; ``remove()`` unregisters the hook
+    (also usable as a context manager), as torch's ``RemovableHandle``."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks):
+        self._hooks_ref = weakref.ref(hooks)
+        self.id = next(self._ids)
+
+    def remove(self):
+        """Unregister the hook (nothing happens if it is already gone)."""
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _register(hooks, hook, prepend=False):
+    handle = _HookHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+_global_optimizer_pre_hooks = _HookDict()
+_global_optimizer_post_hooks = _HookDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Register ``hook(optimizer, args, kwargs)`` to run before every optimizer's
+    ``step`` (it may return new ``(args, kwargs)``); returns a handle with ``remove()``."""
+    return _register(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """Register ``hook(optimizer, args, kwargs)`` to run after every optimizer's
+    ``step``; returns a handle with ``remove()``."""
+    return _register(_global_optimizer_post_hooks, hook)
+
+
+def _hooked_step(func):
+    """``step`` with the step hooks around it (torch's ``profile_hook_step``)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        for pre_hook in list(_global_optimizer_pre_hooks.values()) + list(
+                self._optimizer_step_pre_hooks.values()):
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError("%s must return None or a tuple of (new_args, "
+                                       "new_kwargs), but got %s." % (func, result))
+        out = func(*args, **kwargs)
+        for post_hook in list(self._optimizer_step_post_hooks.values()) + list(
+                _global_optimizer_post_hooks.values()):
+            post_hook(self, args, kwargs)
+        return out
+
+    wrapper.hooked = True
+    return wrapper
+
+
 class Optimizer:
     """Base class of the optimizers: parameter groups, per-parameter state, zero_grad.
 
@@ -39,6 +118,13 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
+        self._optimizer_step_pre_hooks = _HookDict()
+        self._optimizer_step_post_hooks = _HookDict()
+        self._optimizer_state_dict_pre_hooks = _HookDict()
+        self._optimizer_state_dict_post_hooks = _HookDict()
+        self._optimizer_load_state_dict_pre_hooks = _HookDict()
+        self._optimizer_load_state_dict_post_hooks = _HookDict()
+        self._patch_step_function()
         self.state = collections.defaultdict(dict)
         self.param_groups = []
         if isinstance(params, Variable):
@@ -108,6 +194,39 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
 
+    def _patch_step_function(self):
+        # the class's own step gets the hooks (once per class, as torch)
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _hooked_step(cls.step)
+
+    def register_step_pre_hook(self, hook):
+        """Register ``hook(optimizer, args, kwargs)`` to run before `step` (it may return
+        new ``(args, kwargs)``); returns a handle with ``remove()``."""
+        return _register(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """Register ``hook(optimizer, args, kwargs)`` to run after `step`."""
+        return _register(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """Register ``hook(optimizer)`` to run at the start of `state_dict`."""
+        return _register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """Register ``hook(optimizer, state_dict)`` to run at the end of `state_dict`
+        (it may return a new state dict)."""
+        return _register(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """Register ``hook(optimizer, state_dict)`` to run at the start of
+        `load_state_dict` (it may return the state dict to load instead)."""
+        return _register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """Register ``hook(optimizer)`` to run at the end of `load_state_dict`."""
+        return _register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of every parameter: to None (the default) or to zeros."""
         _zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
@@ -130,6 +249,8 @@ class Optimizer:
 
         The state's Variables are the optimizer's own (not copies), as torch.
         """
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         index = {}
         groups = []
         start = 0
@@ -143,7 +264,12 @@ class Optimizer:
         state = {(index[id(p)] if isinstance(p, Variable) else p): s
                  for p, s in self.state.items()
                  if not isinstance(p, Variable) or id(p) in index}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     # group options that torch's __setstate__ fills in when a loaded state dict (from an
     # older version) lacks them, per optimizer
@@ -157,6 +283,11 @@ class Optimizer:
         saved groups (a copy), with their ``'params'`` (and ``'param_names'`` when the
         saved groups have none) from this optimizer's.
         """
+        state_dict = dict(state_dict)
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(saved_groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -188,6 +319,8 @@ class Optimizer:
                 theirs.setdefault(key, value)
         self.state = state
         self.param_groups = saved_groups
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
     @staticmethod
     def _cast_state(param, key, value):
