@@ -19,7 +19,8 @@ from pyad.autograd.grad_mode import no_grad
 from pyad.nn.parameter import _zero_grads
 from pyad.optim._functional import check_fused, check_hyperparameters, step_state, zeros_state
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]
 
 
 class _RequiredParameter:
