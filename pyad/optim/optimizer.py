@@ -476,6 +476,9 @@ class Adam(_ParameterwiseOptimizer):
             raise ValueError("lr as a Tensor is not supported for capturable=False and "
                              "foreach=True")
         check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
+        if not (all(isinstance(b, float) for b in betas[:2])
+                or all(isinstance(b, Variable) for b in betas[:2])):
+            raise ValueError("betas must be either both floats or both Tensors")
         # foreach, capturable, differentiable and fused choose among torch's kernels:
         # accepted and kept in the groups (scripts test for them), one formula here
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,

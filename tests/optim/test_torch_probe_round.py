@@ -512,3 +512,11 @@ def test_global_step_hooks_as_torch():
         opt.step()
         logs.append(log)
     assert logs[0] == logs[1] == [["RMSprop", "post", "gpost", "post"][i] for i in range(4)]
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("betas", [(0, 0.99), (0.9, 0.99), [0.8, 0.9], (0.5, 0)])
+def test_adam_betas_must_be_floats_as_torch(name, betas):
+    outcomes = [_outcome(lambda lib=lib: getattr(lib.optim, name)(
+        _params(lib), betas=betas).param_groups[0]["betas"]) for lib in LIBS]
+    assert outcomes[0] == outcomes[1]
