@@ -479,6 +479,13 @@ class Adam(_ParameterwiseOptimizer):
         if not (all(isinstance(b, float) for b in betas[:2])
                 or all(isinstance(b, Variable) for b in betas[:2])):
             raise ValueError("betas must be either both floats or both Tensors")
+        for i, beta in enumerate(betas[:2]):
+            if isinstance(beta, Variable):
+                if not capturable and foreach:
+                    raise ValueError("betas[%d] as a Tensor is not supported for "
+                                     "capturable=False and foreach=True" % i)
+                if beta.numel() != 1:
+                    raise ValueError("Tensor betas[%d] must be 1-element" % i)
         # foreach, capturable, differentiable and fused choose among torch's kernels:
         # accepted and kept in the groups (scripts test for them), one formula here
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
@@ -502,7 +509,8 @@ class Adam(_ParameterwiseOptimizer):
 
     def _update(self, p, state, group):
         lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
-        beta1, beta2 = group["betas"]
+        # Variable betas (torch allows 1-element tensors) are read as numbers
+        beta1, beta2 = (b.item() if isinstance(b, Variable) else b for b in group["betas"])
         grad = p.grad.data
         # A complex parameter is a pair of reals (torch's view_as_real):
         # the moments are taken per real and imaginary part.

@@ -520,3 +520,26 @@ def test_adam_betas_must_be_floats_as_torch(name, betas):
     outcomes = [_outcome(lambda lib=lib: getattr(lib.optim, name)(
         _params(lib), betas=betas).param_groups[0]["betas"]) for lib in LIBS]
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_adam_tensor_betas_give_torch_trajectory(name):
+    result = {}
+    for lib in LIBS:
+        params = _params(lib)
+        betas = (lib.tensor(0.9, dtype=lib.float64), lib.tensor(0.99, dtype=lib.float64))
+        opt = getattr(lib.optim, name)(params, lr=0.01, betas=betas, amsgrad=True)
+        _train(lib, opt, params, 4)
+        result[lib] = params
+    _assert_params_equal(result[torch], result[pyad])
+
+
+@pytest.mark.parametrize("kwargs", [dict(foreach=True), dict(shape=(2,))])
+def test_adam_tensor_beta_checks(kwargs):
+    kwargs = dict(kwargs)
+    shape = kwargs.pop("shape", ())
+    outcomes = [_outcome(lambda lib=lib: lib.optim.Adam(
+        _params(lib), betas=(lib.full(shape, 0.9, dtype=lib.float64), lib.tensor(0.99)),
+        **kwargs)) for lib in LIBS]
+    assert outcomes[0][0] == outcomes[1][0] == "error"
+    assert outcomes[0] == outcomes[1]
