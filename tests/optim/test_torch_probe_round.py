@@ -543,3 +543,19 @@ def test_adam_tensor_beta_checks(kwargs):
         **kwargs)) for lib in LIBS]
     assert outcomes[0][0] == outcomes[1][0] == "error"
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("lr", [0.05, 0.01, 0.3])
+@pytest.mark.parametrize("kwargs", [{}, dict(t0=1), dict(weight_decay=0.1, lambd=1e-3)])
+def test_asgd_float32_tensor_lr_eta_as_torch(lr, kwargs):
+    result = {}
+    for lib in LIBS:
+        params = _params(lib)
+        opt = lib.optim.ASGD(params, lr=lib.tensor(lr, dtype=lib.float32), **kwargs)
+        etas = []
+        for k in range(6):
+            _train(lib, opt, params, 1, start=k)
+            etas.append(opt.state[params[0]]["eta"].item())
+        result[lib] = (params, etas)
+    _assert_params_equal(result[torch][0], result[pyad][0])
+    assert result[pyad][1] == result[torch][1]
