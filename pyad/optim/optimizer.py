@@ -279,10 +279,12 @@ class Optimizer:
     def load_state_dict(self, state_dict):
         """Load a `state_dict` saved from an optimizer over parameters of the same shapes.
 
-        The state's floating point Variables are copied and cast to each parameter's
-        dtype and device (``'step'`` is kept as saved); group options are taken from the
-        saved groups (a copy), with their ``'params'`` (and ``'param_names'`` when the
-        saved groups have none) from this optimizer's.
+        The state's Variables are cast to each parameter's dtype (for a real floating
+        point parameter) and device, as torch -- not copied where nothing changes, so the
+        loaded state shares memory with ``state_dict`` as torch's does (``'step'`` is
+        kept as saved); group options are taken from the saved groups (a copy), with
+        their ``'params'`` (and ``'param_names'`` when the saved groups have none) from
+        this optimizer's.
         """
         state_dict = dict(state_dict)
         for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
@@ -306,7 +308,10 @@ class Optimizer:
                 state[key] = value
                 continue
             param = id_map[key]
-            state[param] = {k: self._cast_state(param, k, v) for k, v in value.items()}
+            saved_group = next((g for g in state_dict["param_groups"] if key in g["params"]),
+                               {})
+            special = bool(saved_group.get("fused") or saved_group.get("capturable"))
+            state[param] = self._cast_state(param, None, value, special)
             step = state[param].get("step")
             if isinstance(step, (int, float)):
                 # an old checkpoint's Python number: a 0-d Variable, as torch's
@@ -324,15 +329,27 @@ class Optimizer:
             post_hook(self)
 
     @staticmethod
-    def _cast_state(param, key, value):
+    def _cast_state(param, key, value, fused_or_capturable=False):
+        # torch's _cast: a Variable is cast to the parameter's dtype (if the parameter is
+        # real floating point) and device -- the same object when nothing changes, so a
+        # loaded state shares memory with the state dict, as torch's; 'step' is kept
+        # (float32 under fused/capturable); dicts and lists are rebuilt around their
+        # values; anything else is kept as it is
         if isinstance(value, numpy.ndarray):
             value = Variable(value.copy())
-        if not isinstance(value, Variable):
-            return copy.deepcopy(value)
-        value = value.detach()
-        if key != "step" and value.dtype.kind in "fc":
-            value = value.to(device=param.device, dtype=param.dtype)
-        return value.clone()
+        if isinstance(value, Variable):
+            if key == "step":
+                return value.to(dtype=numpy.float32) if fused_or_capturable else value
+            if param.is_floating_point():
+                return value.to(dtype=param.dtype, device=param.device)
+            return value.to(device=param.device)
+        if isinstance(value, dict):
+            return {k: Optimizer._cast_state(param, k, v, fused_or_capturable)
+                    for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(Optimizer._cast_state(param, None, v, fused_or_capturable)
+                               for v in value)
+        return value
 
     def __repr__(self):
         text = type(self).__name__ + " ("

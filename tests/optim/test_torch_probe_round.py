@@ -559,3 +559,34 @@ def test_asgd_float32_tensor_lr_eta_as_torch(lr, kwargs):
         result[lib] = (params, etas)
     _assert_params_equal(result[torch][0], result[pyad][0])
     assert result[pyad][1] == result[torch][1]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "ASGD"])
+def test_load_state_dict_shares_state_with_the_dict_as_torch(name):
+    shared = []
+    for lib in LIBS:
+        params = _params(lib)
+        opt = getattr(lib.optim, name)(params, lr=0.1, **({"momentum": 0.9}
+                                                          if name == "SGD" else {}))
+        _train(lib, opt, params, 2)
+        clones = [lib.nn.Parameter(p.detach().clone()) for p in params]
+        other = getattr(lib.optim, name)(clones, lr=0.5)
+        other.load_state_dict(opt.state_dict())
+        pairs = [(k, other.state[clones[0]][k] is v) for k, v in opt.state[params[0]].items()]
+        # a float32 copy of float64 state is a new Variable, as torch's .to(dtype)
+        low = [lib.nn.Parameter(p.detach().float()) for p in params]
+        third = getattr(lib.optim, name)(low, lr=0.5)
+        third.load_state_dict(opt.state_dict())
+        pairs += [(k, third.state[low[0]][k] is v) for k, v in opt.state[params[0]].items()]
+        shared.append(pairs)
+    assert shared[0] == shared[1]
+
+
+def test_zero_grad_keeps_a_graph_grad_object_as_torch():
+    for lib in LIBS:
+        p = lib.nn.Parameter(lib.tensor([1.0, -2.0], dtype=lib.float64))
+        (p ** 3).sum().backward(create_graph=True)
+        grad = p.grad
+        lib.optim.SGD([p], lr=0.1).zero_grad(set_to_none=False)
+        assert p.grad is grad and p.grad.grad_fn is None and not p.grad.requires_grad
+        assert _np(p.grad).tolist() == [0.0, 0.0]
