@@ -590,3 +590,33 @@ def test_zero_grad_keeps_a_graph_grad_object_as_torch():
         lib.optim.SGD([p], lr=0.1).zero_grad(set_to_none=False)
         assert p.grad is grad and p.grad.grad_fn is None and not p.grad.requires_grad
         assert _np(p.grad).tolist() == [0.0, 0.0]
+
+
+def test_adagrad_complex_initial_accumulator_in_both_parts_as_torch():
+    result = {}
+    for lib in LIBS:
+        rng = np.random.RandomState(3)
+        values = rng.randn(2, 3) + 1j * rng.randn(2, 3)
+        p = lib.nn.Parameter(lib.tensor(values))
+        opt = lib.optim.Adagrad([p], lr=0.1, initial_accumulator_value=0.3, lr_decay=0.1)
+        initial = _np(opt.state[p]["sum"]).copy()
+        for k in range(4):
+            opt.zero_grad()
+            target = lib.tensor(np.full((2, 3), 0.5 - 0.25j * k))
+            ((p - target).abs() ** 3).sum().backward()
+            opt.step()
+        result[lib] = (initial, _np(p), _np(opt.state[p]["sum"]))
+    for got, want in zip(result[pyad], result[torch]):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_adagrad_added_group_starts_from_the_defaults_accumulator_as_torch():
+    sums = []
+    for lib in LIBS:
+        p, q = _params(lib)[:2]
+        opt = lib.optim.Adagrad([p], initial_accumulator_value=0.1)
+        opt.add_param_group({"params": [q], "initial_accumulator_value": 0.7})
+        assert len(opt.state) == 1
+        _train(lib, opt, [p, q], 1)
+        sums.append(_np(opt.state[q]["sum"]))
+    np.testing.assert_allclose(sums[1], sums[0], rtol=1e-12)
