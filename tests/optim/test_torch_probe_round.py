@@ -582,6 +582,7 @@ def test_load_state_dict_shares_state_with_the_dict_as_torch(name):
     assert shared[0] == shared[1]
 
 
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph")
 def test_zero_grad_keeps_a_graph_grad_object_as_torch():
     for lib in LIBS:
         p = lib.nn.Parameter(lib.tensor([1.0, -2.0], dtype=lib.float64))
