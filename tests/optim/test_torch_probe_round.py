@@ -410,8 +410,8 @@ def test_lbfgs_state_holds_tensors_where_torch_does(kwargs, steps):
         kinds.append({k: [type(x).__name__.replace("Variable", "Tensor") for x in v]
                       if isinstance(v, list) else type(v).__name__.replace("Variable", "Tensor")
                       for k, v in state.items() if k != "t"})
-        values.append([float(x) for key in ("ro", "al") for x in state.get(key, []) if x is not None]
-                      + [float(state["H_diag"])])
+        values.append([float(x) for key in ("ro", "al") for x in state.get(key, [])
+                       if x is not None] + [float(state["H_diag"])])
     assert kinds[0] == kinds[1]
     np.testing.assert_allclose(values[1], values[0], rtol=1e-8)
 
