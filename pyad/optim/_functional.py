@@ -99,6 +99,8 @@ def grad_of(p, group):
 def apply_update(p, new_value):
     """Write ``new_value`` (real numbers for a complex parameter) into the parameter in
     place (one version bump, as torch)."""
+    if isinstance(new_value, Variable):     # arithmetic with a Variable lr
+        new_value = new_value.data
     if p.dtype.kind == "c":
         new_value = new_value.view(p.dtype).reshape(p.shape)
     p.copy_(Variable(new_value))

@@ -221,6 +221,10 @@ class LBFGS(Optimizer):
 
         group = self.param_groups[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
+        # a Variable lr (torch allows a tensor) is used as its value; the step size t
+        # is then a tensor in torch's state (of lr's dtype after the first iteration)
+        lr_dtype = lr.dtype if isinstance(lr, Variable) else None
+        lr = _float(lr)
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
         state = self.state[self._params[0]]
@@ -238,7 +242,9 @@ class LBFGS(Optimizer):
 
         # the state holds Variables (as torch's holds tensors); work on their arrays
         d, t = _array(state.get("d")), _float(state.get("t"))
-        t_is_tensor = False
+        t_is_tensor, t_dtype = isinstance(state.get("t"), Variable), None
+        if t_is_tensor:
+            t_dtype = state["t"].dtype
         old_dirs, old_stps = _arrays(state.get("old_dirs")), _arrays(state.get("old_stps"))
         ro, H_diag = _floats(state.get("ro")), _float(state.get("H_diag"))
         if "al" in state:
@@ -281,13 +287,15 @@ class LBFGS(Optimizer):
                     r += (al[i] - be_i) * old_stps[i]
             prev_flat_grad = flat_grad.copy()
             prev_loss = loss
-            t_is_tensor = False
+            t_dtype = flat_grad.dtype
             if state["n_iter"] == 1:
                 bound = 1.0 / float(xp.abs(flat_grad).sum())
                 # torch's min(1., tensor) * lr: a tensor where the bound is the smaller
-                t_is_tensor = bound < 1.0
+                t_is_tensor = bound < 1.0 or lr_dtype is not None
                 t = min(1.0, bound) * lr
             else:
+                t_is_tensor = lr_dtype is not None
+                t_dtype = lr_dtype
                 t = lr
             gtd = float(flat_grad.dot(d))
             if gtd > -tolerance_change:
@@ -332,7 +340,7 @@ class LBFGS(Optimizer):
         dtype = flat_grad.dtype
         if "al" in state:
             state["al"] = _scalars(state["al"], dtype)
-        state.update(d=_variable(d), t=_scalar(t, dtype) if t_is_tensor else t,
+        state.update(d=_variable(d), t=_scalar(t, t_dtype) if t_is_tensor else t,
                      old_dirs=_variables(old_dirs), old_stps=_variables(old_stps),
                      ro=_scalars(ro, dtype),
                      H_diag=H_diag if isinstance(H_diag, int) else _scalar(H_diag, dtype),

@@ -558,6 +558,8 @@ class Adam(_ParameterwiseOptimizer):
         step_size = lr / (1 - beta1 ** step)
         denom = _xp(v).sqrt(v) / math.sqrt(1 - beta2 ** step) + eps
         update = step_size * (m / denom)
+        if isinstance(update, Variable):        # arithmetic with a Variable lr
+            update = update.data
         if is_complex:
             update = (update[..., 0] + 1j * update[..., 1]).astype(p.data.dtype)
         p.sub_(Variable(update))

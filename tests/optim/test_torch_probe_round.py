@@ -621,3 +621,42 @@ def test_adagrad_added_group_starts_from_the_defaults_accumulator_as_torch():
         _train(lib, opt, [p, q], 1)
         sums.append(_np(opt.state[q]["sum"]))
     np.testing.assert_allclose(sums[1], sums[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "Adagrad", "Adadelta", "Adamax", "NAdam",
+                                  "RAdam", "RMSprop", "Rprop", "ASGD"])
+def test_a_tensor_lr_with_complex_parameters_as_torch(name):
+    result = {}
+    for lib in LIBS:
+        rng = np.random.RandomState(4)
+        p = lib.nn.Parameter(lib.tensor(rng.randn(3, 2) + 1j * rng.randn(3, 2)))
+        opt = getattr(lib.optim, name)([p], lr=lib.tensor(0.01, dtype=lib.float64))
+        for k in range(4):
+            opt.zero_grad()
+            target = lib.tensor(np.full((3, 2), 0.5 - 0.25j * k))
+            ((p - target).abs() ** 3).sum().backward()
+            opt.step()
+        result[lib] = _np(p)
+    np.testing.assert_allclose(result[pyad], result[torch], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(line_search_fn="strong_wolfe")])
+def test_lbfgs_tensor_lr_as_torch(kwargs):
+    result = {}
+    for lib in LIBS:
+        params = _params(lib)
+        opt = lib.optim.LBFGS(params, lr=lib.tensor(0.5, dtype=lib.float64), max_iter=5,
+                              **kwargs)
+
+        def closure():
+            opt.zero_grad()
+            loss = _loss(lib, params, 0)
+            loss.backward()
+            return loss
+
+        for _ in range(2):
+            opt.step(closure)
+        t = opt.state[params[0]]["t"]
+        result[lib] = (params, type(t).__name__.replace("Variable", "Tensor"), float(t))
+    _assert_params_equal(result[torch][0], result[pyad][0])
+    assert result[torch][1:] == result[pyad][1:]
