@@ -187,7 +187,7 @@ class LRScheduler:
                 values = closed() if closed is not None else self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _set_group_value(group, "lr", lr)
         self._last_lr = _lrs(self.optimizer)
 
@@ -249,7 +249,8 @@ class LambdaLR(_LambdaStateMixin, LRScheduler):
     def get_lr(self):
         """``base_lr * lr_lambda(last_epoch)`` per group."""
         _warn_get_lr_called_within_step(self)
-        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+        return [base * fn(self.last_epoch)
+                for fn, base in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
 class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
@@ -279,7 +280,7 @@ class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
         if self._is_initial:
             return _lrs(self.optimizer)
         return [group["lr"] * fn(self.last_epoch)
-                for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+                for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups, strict=True)]
 
 
 class StepLR(LRScheduler):
@@ -498,7 +499,7 @@ class CosineAnnealingLR(LRScheduler):
                     for base in self.base_lrs]
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             return [group["lr"] + (base - self.eta_min) * (1 - math.cos(math.pi / self.T_max))
-                    / 2 for base, group in zip(self.base_lrs, groups)]
+                    / 2 for base, group in zip(self.base_lrs, groups, strict=True)]
         return [(1 + math.cos(math.pi * self.last_epoch / self.T_max))
                 / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
                 * (group["lr"] - self.eta_min) + self.eta_min for group in groups]
@@ -755,7 +756,7 @@ def _momentum_setup(scheduler, optimizer, base_momentum, max_momentum, last_epoc
     base = _format_param("base_momentum", optimizer, base_momentum)
     top = _format_param("max_momentum", optimizer, max_momentum)
     if last_epoch == -1:
-        for m, b, group in zip(top, base, optimizer.param_groups):
+        for m, b, group in zip(top, base, optimizer.param_groups, strict=True):
             _set_momentum(optimizer, scheduler.use_beta1, group, m)
             group["max_momentum"] = m
             group["base_momentum"] = b
@@ -784,7 +785,7 @@ class CyclicLR(LRScheduler):
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups):
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
                 _set_group_value(group, "lr", lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
         step_size_up = float(step_size_up)
@@ -847,10 +848,10 @@ class CyclicLR(LRScheduler):
             scale_factor = (x - 1) / (self.step_ratio - 1)
         at = cycle if self.scale_mode == "cycle" else self.last_epoch
         lrs = [base + (top - base) * scale_factor * self.scale_fn(at)
-               for base, top in zip(self.base_lrs, self.max_lrs)]
+               for base, top in zip(self.base_lrs, self.max_lrs, strict=True)]
         if self.cycle_momentum:
             for base, top, group in zip(self.base_momentums, self.max_momentums,
-                                        self.optimizer.param_groups):
+                                        self.optimizer.param_groups, strict=True):
                 momentum = top - (top - base) * scale_factor * self.scale_fn(at)
                 _set_momentum(self.optimizer, self.use_beta1, group, momentum)
         return lrs
@@ -939,7 +940,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             values = self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _set_group_value(group, "lr", lr)
         self._last_lr = _lrs(self.optimizer)
 

@@ -660,3 +660,26 @@ def test_lbfgs_tensor_lr_as_torch(kwargs):
         result[lib] = (params, type(t).__name__.replace("Variable", "Tensor"), float(t))
     _assert_params_equal(result[torch][0], result[pyad][0])
     assert result[torch][1:] == result[pyad][1:]
+
+
+@pytest.mark.parametrize("make", [
+    lambda S, o: S.StepLR(o, 2), lambda S, o: S.LambdaLR(o, lambda e: 0.5 ** e),
+    lambda S, o: S.MultiplicativeLR(o, lambda e: 0.5), lambda S, o: S.CosineAnnealingLR(o, 5),
+    lambda S, o: S.CyclicLR(o, 0.1, 1.0), lambda S, o: S.OneCycleLR(o, 1.0, total_steps=10),
+    lambda S, o: S.CosineAnnealingWarmRestarts(o, 3), lambda S, o: S.ExponentialLR(o, 0.5)])
+def test_a_group_added_after_the_scheduler_as_torch(make):
+    outcomes = []
+    for lib in LIBS:
+        p, q = _params(lib)[:2]
+        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        sched = make(lib.optim.lr_scheduler, opt)
+        opt.add_param_group({"params": [q]})
+
+        def run():
+            for _ in range(2):
+                opt.step()
+                sched.step()
+            return [float(g["lr"]) for g in opt.param_groups]
+
+        outcomes.append(_outcome(run))
+    assert outcomes[0] == outcomes[1]
