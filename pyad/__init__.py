@@ -29,7 +29,7 @@ __all__ = [
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     # submodules, serialization
     "autograd", "nn", "linalg", "special", "optim", "interop", "backends", "cuda", "utils", "distributions",
-    "amp", "random", "testing", "func", "fft", "accelerator", "xpu",
+    "amp", "random", "testing", "func", "fft", "accelerator", "xpu", "jit", "profiler",
     # autocast (pyad/amp/autocast_mode.py), as torch.autocast and its state functions
     "autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
     "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
@@ -42,6 +42,11 @@ __all__ = [
     "compile", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "triu_indices", "tril_indices", "argwhere", "isposinf", "isneginf", "isreal", "deg2rad",
     "rad2deg", "is_inference", "set_float32_matmul_precision", "get_float32_matmul_precision",
+    "layout", "strided", "sparse_coo", "dsplit", "narrow_copy", "conj_physical",
+    "conj_physical_", "gcd_", "lcm_", "as_strided", "hardshrink", "prelu",
+    # asarray, frombuffer, the dtype algebra and the rest of torch's names (pyad/_porting.py)
+    "asarray", "frombuffer", "promote_types", "result_type", "can_cast",
+    "set_default_tensor_type", "is_storage", "vmap",
     # math constants, as torch.pi, torch.e, torch.inf, torch.nan
     "pi", "e", "inf", "nan",
     # torch's legacy typed-tensor constructors (pyad/_tensor_types.py)
@@ -54,6 +59,8 @@ __all__ = [
     "mode", "trapezoid", "trapz", "cumulative_trapezoid", "vander", "diagflat", "block_diag",
     "cartesian_prod", "combinations", "inner", "ger", "addr", "logspace", "hann_window",
     "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
+    # the reducing scatters (pyad/_scatter_reduce.py)
+    "scatter_reduce", "index_reduce",
     # linear algebra spellings and unravel_index (pyad/_compat.py)
     "pinverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
     "triangular_solve", "unravel_index",
@@ -191,7 +198,7 @@ from pyad.autograd.anomaly_mode import (
 )
 from pyad import autograd, nn, linalg, special, optim, interop
 from pyad import backends, cuda, utils, distributions, amp, random, testing, func, fft
-from pyad import accelerator, xpu
+from pyad import accelerator, xpu, jit, profiler
 from pyad.amp.autocast_mode import (
     autocast, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,
     set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled,
@@ -206,6 +213,12 @@ from pyad._compat import (
     tril_indices, argwhere, isposinf, isneginf, isreal, deg2rad, rad2deg, is_inference,
     pinverse, cholesky, cholesky_solve, cholesky_inverse, qr, svd, triangular_solve,
     unravel_index, set_float32_matmul_precision, get_float32_matmul_precision,
+    layout, strided, sparse_coo, dsplit, narrow_copy, conj_physical, conj_physical_, gcd_,
+    lcm_, as_strided, hardshrink, prelu,
+)
+from pyad._porting import (
+    asarray, frombuffer, promote_types, result_type, can_cast, set_default_tensor_type,
+    is_storage, vmap,
 )
 from math import pi, e, inf, nan
 from pyad._tensor_types import (
@@ -221,6 +234,7 @@ from pyad._statistics import (
     ger, addr, logspace, hann_window, hamming_window, blackman_window, bartlett_window,
     kaiser_window,
 )
+from pyad._scatter_reduce import scatter_reduce, index_reduce
 
 float16 = _numpy.dtype(_numpy.float16)
 float32 = _numpy.dtype(_numpy.float32)

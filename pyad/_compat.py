@@ -2,7 +2,12 @@
 ``iinfo``), ``Size``, predicates (``is_floating_point``, ``is_complex``, ``is_nonzero``,
 ``numel``, ``is_same_size``), ``set_printoptions``, ``clone``, the older linear-algebra
 spellings (``inverse``, ``det``, ``slogdet``, ``logdet``), ``compile`` and
-``use_deterministic_algorithms``.
+``use_deterministic_algorithms``; and torch's Tensor methods written in Python, installed
+on ``Variable`` at the end of this module: the ``layout`` property and the always-False
+``is_sparse``-style flags, ``to_dense``, ``dsplit``, ``narrow_copy``, ``conj_physical``,
+``as_strided``, ``cfloat``/``cdouble``, ``hardshrink``/``prelu``, method forms of the
+predicates above, and the in-place ``heaviside_``, ``gcd_``, ``lcm_``, ``mvlgamma_``,
+``polygamma_``, ``renorm_`` and ``conj_physical_``.
 """
 import collections
 import math
@@ -17,7 +22,9 @@ __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "finf
            "are_deterministic_algorithms_enabled", "triu_indices", "tril_indices", "argwhere",
            "isposinf", "isneginf", "isreal", "deg2rad", "rad2deg", "is_inference",
            "pinverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
-           "triangular_solve", "unravel_index"]
+           "triangular_solve", "unravel_index", "layout", "strided", "sparse_coo", "dsplit",
+           "narrow_copy", "conj_physical", "conj_physical_", "gcd_", "lcm_", "as_strided",
+           "hardshrink", "prelu"]
 
 
 class finfo:
@@ -526,3 +533,362 @@ def unravel_index(indices, shape):
         coords.append(numpy.mod(rest, n))
         rest = numpy.floor_divide(rest, n)
     return tuple(_engine.Variable(c) for c in reversed(coords))
+
+
+# -- torch's Tensor methods written in Python ----------------------------------------
+
+class layout:
+    """A memory layout, as ``torch.layout``: pyad's Variables are all dense (strided);
+    :data:`pyad.strided` is ``Variable.layout``, and :data:`pyad.sparse_coo` exists for
+    code that compares against it.
+
+    >>> import pyad
+    >>> pyad.ones(2).layout
+    pyad.strided
+    >>> pyad.ones(2).layout == pyad.strided
+    True
+    """
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "pyad." + self._name
+
+    def __reduce__(self):
+        return self._name
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+
+
+def _layout(self):
+    """The memory layout, always :data:`pyad.strided` (torch's ``Tensor.layout``)."""
+    return strided
+
+
+def _false_flag(name, meaning):
+    def get(self):
+        return False
+    get.__name__ = name
+    get.__doc__ = "False: pyad has no %s Variables (torch's ``Tensor.%s``)." % (meaning, name)
+    return property(get, doc=get.__doc__)
+
+
+def to_dense(self, dtype=None, *, masked_grad=None):
+    """This Variable, which is already dense (torch returns ``self`` for a strided
+    tensor); with ``dtype``, a converted copy, as ``self.to(dtype)``."""
+    if dtype is not None and numpy.dtype(dtype) != numpy.dtype(self.dtype):
+        return self.to(dtype)
+    return self
+
+
+def dsplit(input, indices_or_sections):
+    """Split a Variable of at least 3 dimensions along its third (depth) dimension, as
+    ``torch.dsplit``: into ``indices_or_sections`` equal parts, or at the given indices.
+    The parts are views, as :func:`pyad.tensor_split`'s.
+
+    >>> import pyad
+    >>> [p.shape for p in pyad.dsplit(pyad.zeros(2, 2, 4), 2)]
+    [(2, 2, 2), (2, 2, 2)]
+    """
+    x = _variable(input, "dsplit")
+    if x.ndim < 3:
+        raise RuntimeError("dsplit(): requires a Variable with at least 3 dimension, but got "
+                           "a Variable with %d dimensions!" % x.ndim)
+    if isinstance(indices_or_sections, (int, numpy.integer)) and not isinstance(
+            indices_or_sections, bool):
+        n = int(indices_or_sections)
+        if n <= 0 or x.shape[2] % n:
+            raise RuntimeError("dsplit(): attempted to split along dimension 2, but the size "
+                               "of the dimension %d is not divisible by the split_size %d!"
+                               % (x.shape[2], n))
+    return _engine.tensor_split(x, indices_or_sections, 2)
+
+
+def narrow_copy(input, dim, start, length):
+    """A copy (not a view) of :func:`pyad.narrow`'s slice, as ``torch.narrow_copy``.
+
+    >>> import pyad
+    >>> pyad.narrow_copy(pyad.arange(6.0), 0, 1, 2)
+    tensor([1., 2.])
+    """
+    return _engine.narrow(_variable(input, "narrow_copy"), dim, start, length).clone()
+
+
+def conj_physical(input):
+    """The complex conjugate, computed (a new Variable for complex input; ``input``
+    itself for a real one, as ``torch.conj_physical``).
+
+    >>> import pyad
+    >>> pyad.conj_physical(pyad.tensor([1 + 2j]))
+    tensor([1.-2.j])
+    """
+    x = _variable(input, "conj_physical")
+    if numpy.dtype(x.dtype).kind != "c":
+        return x
+    return _engine.conj(x).clone()
+
+
+def _cast_check(result_dtype, self_dtype, what):
+    # torch's rule for writing a result into self: no float -> int, complex -> real,
+    # or non-bool -> bool
+    order = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+    if order[numpy.dtype(result_dtype).kind] > order[numpy.dtype(self_dtype).kind]:
+        raise RuntimeError("%s(): result type %s can't be cast to the desired output type %s"
+                           % (what, numpy.dtype(result_dtype), numpy.dtype(self_dtype)))
+
+
+def _write_back(self, result, what):
+    # the in-place form of an op: the result (computed from a clone of self, so a value
+    # the op saved for backward is not the one changed here) copied into self, with one
+    # version bump; a leaf that requires grad is refused by copy_
+    _cast_check(result.dtype, self.dtype, what)
+    return self.copy_(result)
+
+
+def _in_place(name, compute):
+    def method(self, *args, **kwargs):
+        _variable(self, name)
+        return _write_back(self, compute(self.clone(), *args, **kwargs), name)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def conj_physical_(input):
+    """In-place :func:`conj_physical` (a real Variable is left as is, but still counts
+    as changed, as torch's)."""
+    x = _variable(input, "conj_physical_")
+    if numpy.dtype(x.dtype).kind != "c":
+        from pyad.autograd.grad_mode import no_grad, is_grad_enabled
+        if x.requires_grad and x.is_leaf and is_grad_enabled():
+            raise RuntimeError("conj_physical_(): a leaf Variable that requires grad is being "
+                               "used in an in-place operation.")
+        with no_grad():
+            x[None][:0].zero_()         # an empty write: one version bump, no data
+        return x
+    return _write_back(x, _engine.conj(x.clone()), "conj_physical_")
+
+
+def _integer_pair(what):
+    def compute(self, other):
+        if not isinstance(other, _engine.Variable):
+            raise TypeError("%s(): argument 'other' (position 1) must be Variable, not %s"
+                            % (what, type(other).__name__))
+        for v in (self, other):
+            if numpy.dtype(v.dtype).kind not in "iu":
+                raise NotImplementedError("%s(): not implemented for %s Variables (integers "
+                                          "only)" % (what, numpy.dtype(v.dtype)))
+        return getattr(_engine, what[:-1])(self, other)
+    return compute
+
+
+def _heaviside(self, values):
+    if not isinstance(values, _engine.Variable):
+        raise TypeError("heaviside_(): argument 'values' (position 1) must be Variable, not %s"
+                        % type(values).__name__)
+    return _engine.heaviside(self, values)
+
+
+def _mvlgamma(self, p):
+    return _engine.mvlgamma(self, p)
+
+
+def _polygamma(self, n):
+    if not isinstance(n, (int, numpy.integer)) or isinstance(n, bool):
+        raise TypeError("polygamma_(): argument 'n' (position 1) must be int, not %s"
+                        % type(n).__name__)
+    return _engine.polygamma(n, self)
+
+
+def _renorm(self, p, dim, maxnorm):
+    from pyad._statistics import renorm
+    return renorm(self, p, dim, maxnorm)
+
+
+heaviside_ = _in_place("heaviside_", _heaviside)
+heaviside_.__doc__ = "In-place :func:`pyad.heaviside` (``values`` a Variable of this dtype)."
+gcd_ = _in_place("gcd_", _integer_pair("gcd_"))
+gcd_.__doc__ = "In-place :func:`pyad.gcd` (integers only, as torch)."
+lcm_ = _in_place("lcm_", _integer_pair("lcm_"))
+lcm_.__doc__ = "In-place :func:`pyad.lcm` (integers only, as torch)."
+mvlgamma_ = _in_place("mvlgamma_", _mvlgamma)
+mvlgamma_.__doc__ = "In-place :func:`pyad.mvlgamma`, of order ``p`` (its one argument)."
+polygamma_ = _in_place("polygamma_", _polygamma)
+polygamma_.__doc__ = ("In-place :func:`pyad.polygamma`, of order ``n`` (its one argument; "
+                      "the function takes the order first), as torch's method.")
+renorm_ = _in_place("renorm_", _renorm)
+renorm_.__doc__ = "In-place :func:`pyad.renorm`, with arguments ``p``, ``dim``, ``maxnorm``."
+
+
+def _storage(data):
+    # (a flat 1-D view of the memory data lives in, as data's dtype; data's offset and
+    # strides in it, in elements)
+    itemsize = data.itemsize
+    root = data
+    while isinstance(root.base, numpy.ndarray):
+        root = root.base
+    if data.size == 0 or not (root.flags.c_contiguous or root.flags.f_contiguous) or (
+            root.nbytes % itemsize):
+        # memory pyad cannot address as one buffer: the values themselves, in C order
+        flat = numpy.ascontiguousarray(data).reshape(-1)
+        strides = [1] * data.ndim
+        for k in range(data.ndim - 2, -1, -1):
+            strides[k] = strides[k + 1] * data.shape[k + 1]
+        return flat, 0, tuple(strides)
+    raw = root.reshape(-1, order="A")
+    if raw.dtype != data.dtype:
+        raw = raw.view(numpy.uint8).view(data.dtype)
+    offset = (data.__array_interface__["data"][0]
+              - root.__array_interface__["data"][0]) // itemsize
+    return raw, offset, tuple(s // itemsize for s in data.strides)
+
+
+def _positions(offset, size, stride):
+    # the storage index of every element of a (size, stride, offset) geometry
+    pos = numpy.full(size, offset, dtype=numpy.int64)
+    for k, (n, st) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[k] = n
+        pos = pos + (numpy.arange(n, dtype=numpy.int64) * st).reshape(shape)
+    return pos
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """The elements of ``input``'s memory at ``storage_offset + sum(i_k * stride[k])``
+    (in elements; ``storage_offset`` defaults to ``input``'s own), in a Variable of shape
+    ``size``, as ``torch.as_strided``.
+
+    torch returns a view; pyad returns a copy (read through NumPy's
+    ``as_strided`` on the memory the input lives in, after checking that every element
+    lies inside it, as torch does). The gradient is torch's: each output's gradient goes
+    to the memory position it was read from (summed where outputs overlap) and from
+    there to the input element at that position.
+
+    >>> import pyad
+    >>> pyad.as_strided(pyad.arange(6.0), (2, 2), (1, 2))
+    tensor([[0., 2.],
+            [1., 3.]])
+    """
+    x = _variable(input, "as_strided")
+    size = tuple(int(n) for n in ((size,) if isinstance(size, int) else size))
+    stride = tuple(int(s) for s in ((stride,) if isinstance(stride, int) else stride))
+    if len(size) != len(stride):
+        raise RuntimeError("as_strided(): mismatch in length of strides and shape")
+    if any(n < 0 for n in size):
+        raise RuntimeError("as_strided(): Storage size calculation overflowed with sizes=%s "
+                           "and strides=%s" % (list(size), list(stride)))
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided(): Negative strides are not supported at the moment, "
+                           "got strides: %s" % list(stride))
+    data = x.data
+    if not isinstance(data, numpy.ndarray):
+        data = data.get()
+    flat, own_offset, own_stride = _storage(data)
+    offset = own_offset if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError("as_strided(): invalid storage offset %d" % offset)
+    numel = math.prod(size)
+    needed = 0 if numel == 0 else offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+    if needed > flat.size:
+        item = data.itemsize
+        raise RuntimeError("as_strided(): setStorage: sizes %s, strides %s, storage offset "
+                           "%d, and itemsize %d requiring a storage size of %d are out of "
+                           "bounds for storage of size %d"
+                           % (list(size), list(stride), offset, item, needed * item,
+                              flat.size * item))
+    return AsStrided.apply(x, flat, own_offset, own_stride, size, stride, offset)
+
+
+def _as_strided_backward(grad, storage_size, in_geometry, out_geometry, in_shape):
+    # torch's as_strided_backward: the gradient scattered (summed) into a zero storage,
+    # then read at the input's positions, divided by how often the input reads each one
+    out_pos = _positions(*out_geometry).reshape(-1)
+    in_pos = _positions(*in_geometry).reshape(-1)
+    storage = _engine.Variable(numpy.zeros(storage_size, dtype=grad.dtype))
+    storage = _engine.index_add(storage, 0, out_pos, grad.reshape(-1))
+    result = _engine.index_select(storage, 0, in_pos)
+    counts = numpy.bincount(in_pos, minlength=storage_size)[in_pos] if in_pos.size else None
+    if counts is not None and (counts > 1).any():
+        result = result / _engine.Variable(counts.astype(grad.dtype))
+    return result.reshape(in_shape)
+
+
+from pyad.autograd import Function as _Function  # noqa: E402  (after the engine)
+
+
+class AsStrided(_Function):
+    @staticmethod
+    def forward(ctx, x, flat, own_offset, own_stride, size, stride, offset):
+        ctx.geometry = (flat.size, (own_offset, tuple(x.shape), own_stride),
+                        (offset, size, stride), tuple(x.shape))
+        if math.prod(size) == 0:
+            return _engine.Variable(numpy.zeros(size, dtype=flat.dtype))
+        view = numpy.lib.stride_tricks.as_strided(
+            flat[offset:], shape=size, strides=tuple(s * flat.itemsize for s in stride),
+            writeable=False)
+        return _engine.Variable(numpy.array(view))
+
+    @staticmethod
+    def backward(ctx, grad):
+        storage_size, in_geometry, out_geometry, in_shape = ctx.geometry
+        # pyad ops (index_add, index_select): differentiable again
+        return (_as_strided_backward(grad, storage_size, in_geometry, out_geometry, in_shape),
+                None, None, None, None, None, None)
+
+
+def _cfloat(self, memory_format=None):
+    """``self.to(pyad.complex64)`` (torch's ``Tensor.cfloat``)."""
+    return self.to(numpy.complex64)
+
+
+def _cdouble(self, memory_format=None):
+    """``self.to(pyad.complex128)`` (torch's ``Tensor.cdouble``)."""
+    return self.to(numpy.complex128)
+
+
+def _functional_method(name):
+    def method(self, *args, **kwargs):
+        from pyad.nn import functional
+        return getattr(functional, name)(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = ("Method form of :func:`pyad.nn.functional.%s`, with this Variable as "
+                      "the input." % name)
+    return method
+
+
+def hardshrink(input, lambd=0.5):
+    """:func:`pyad.nn.functional.hardshrink` (``torch.hardshrink``)."""
+    from pyad.nn import functional
+    return functional.hardshrink(input, lambd)
+
+
+def prelu(input, weight):
+    """:func:`pyad.nn.functional.prelu` (``torch.prelu``)."""
+    from pyad.nn import functional
+    return functional.prelu(input, weight)
+
+
+# The in-place methods added here, by name (with those of pyad/_scatter_reduce.py they
+# extend the engine's list of in-place methods, which the version tests read).
+_PYTHON_INPLACE_METHODS = ("conj_physical_", "heaviside_", "gcd_", "lcm_", "mvlgamma_",
+                           "polygamma_", "renorm_")
+
+_engine._add_variable_methods({
+    "layout": property(_layout, doc=_layout.__doc__),
+    "is_sparse": _false_flag("is_sparse", "sparse (COO)"),
+    "is_sparse_csr": _false_flag("is_sparse_csr", "sparse CSR"),
+    "is_quantized": _false_flag("is_quantized", "quantized"),
+    "is_meta": _false_flag("is_meta", "meta (data-less)"),
+    "is_nested": _false_flag("is_nested", "nested"),
+    "is_mkldnn": _false_flag("is_mkldnn", "MKL-DNN"),
+    "to_dense": to_dense, "is_nonzero": is_nonzero, "is_same_size": is_same_size,
+    "isposinf": isposinf, "isneginf": isneginf, "isreal": isreal, "argwhere": argwhere,
+    "dsplit": dsplit, "narrow_copy": narrow_copy, "conj_physical": conj_physical,
+    "cfloat": _cfloat, "cdouble": _cdouble, "as_strided": as_strided,
+    "hardshrink": _functional_method("hardshrink"), "prelu": _functional_method("prelu"),
+    **{name: globals()[name] for name in _PYTHON_INPLACE_METHODS},
+})
+_engine._INPLACE_METHODS = _engine._INPLACE_METHODS + _PYTHON_INPLACE_METHODS

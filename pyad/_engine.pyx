@@ -2059,7 +2059,8 @@ cdef class Variable:
         ``resize_``: the memory is read as C-contiguous from this Variable's first
         element; a smaller size keeps the leading elements (and the memory after them, so
         growing back within it shows them again), a larger one adds uninitialised
-        elements. Bumps the version counter. Refused on a Variable that requires grad.
+        elements. Bumps the version counter (not for the size it already has, as torch).
+        Refused on a Variable that requires grad.
 
         >>> x = pyad.tensor([[1., 2., 3.], [4., 5., 6.]])
         >>> x.resize_(2, 2)
@@ -2083,6 +2084,8 @@ cdef class Variable:
                 "resize_(): Inplace update to inference tensor outside InferenceMode is "
                 "not allowed.You can make a clone to get a normal Variable before doing "
                 "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+        if shape == self._data.shape:
+            return self          # torch: the same size changes nothing (no version bump)
         _checked_sizes(shape, self._data.dtype.itemsize, "resize_")
         numel = 1
         for n in shape:
@@ -3976,6 +3979,7 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
     cdef list hooks_before = list(_saved_hooks) if _saved_hooks else None
     cdef Py_ssize_t depth = len(_final_callbacks)
     _final_callbacks.append(None)               # (a list once a callback is queued)
+    _passes_run_every_node.append(inputs is None)
     try:
         result = _execute_with_hooks_as_is(roots, root_grads, keep_graph, create_graph,
                                            inputs, accumulate, only_inputs)
@@ -3987,6 +3991,7 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
         return result
     finally:
         _final_callbacks.pop()
+        _passes_run_every_node.pop()
         if hooks_before is not None or _saved_hooks:
             _restore_saved_hooks(hooks_before)
 
@@ -3994,6 +3999,17 @@ cdef list _execute(tuple roots, tuple root_grads, bint keep_graph, bint create_g
 # Per running backward pass, innermost last: None, or the list of its queued final
 # callbacks.
 cdef list _final_callbacks = []
+# Per running backward pass, innermost last: whether it runs every node it reaches
+# (backward() without inputs=), or only those leading to given inputs (grad(),
+# backward(inputs=...)).
+cdef list _passes_run_every_node = []
+
+
+def _is_checkpoint_valid():
+    """torch's ``torch.autograd._is_checkpoint_valid()``: False while the innermost
+    running backward pass is a ``grad()`` or ``backward(inputs=...)`` (a reentrant
+    checkpoint's nested backward cannot give it the gradients it captures)."""
+    return not _passes_run_every_node or _passes_run_every_node[len(_passes_run_every_node) - 1]
 
 
 class _ExecutionEngine:

@@ -23,6 +23,7 @@ __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "qr", "eigh", "svd", "s
 # solve_triangular, eig, matrix_exp, lu/lu_factor.
 
 import collections as _collections
+import sys as _sys
 import functools as _functools
 import math as _math
 import operator as _operator
@@ -78,8 +79,16 @@ def _tname(dtype):
     return _TORCH_NAMES.get(str(_np.dtype(dtype)), str(dtype))
 
 
-def _var(x):
-    return x if isinstance(x, _pyad.Variable) else _pyad.as_tensor(x)
+def _var(x, what=None):
+    if isinstance(x, _pyad.Variable):
+        return x
+    try:
+        return _pyad.as_tensor(x)
+    except TypeError:
+        # named after the public function that was called (the caller, unless given)
+        what = what or "linalg." + _sys._getframe(1).f_code.co_name
+        raise TypeError("%s(): expected a Variable (or array), got %s"
+                        % (what, type(x).__name__)) from None
 
 
 def _xp(data):
@@ -94,7 +103,7 @@ def _real_of(dtype):
 
 def _matrix(x, what, square=False, arg="A"):
     """``x`` as a Variable of (a batch of) float32/float64/complex matrices."""
-    x = _var(x)
+    x = _var(x, what)
     if x.dim() < 2:
         raise RuntimeError("%s(): The input tensor %s must have at least 2 dimensions."
                            % (what, arg))
@@ -315,7 +324,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     >>> r.rank
     tensor(2)
     """
-    what = "torch.linalg.lstsq"
+    what = "linalg.lstsq"
     a = _var(A)
     b = _var(B)
     if a.dim() < 2:
@@ -492,7 +501,7 @@ def eigvalsh(A, UPLO="L"):
     """
     if UPLO not in ("L", "U"):
         raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
-    x = _matrix(A, "linalg.eigh", square=True)
+    x = _matrix(A, "linalg.eigvalsh", square=True)
     if UPLO == "U":
         # the Hermitian matrix of the upper triangle is that of the lower triangle of A^H
         x = x.mH
@@ -683,8 +692,8 @@ def multi_dot(tensors):
     >>> pyad.linalg.multi_dot([pyad.tensor([1., 2.]), pyad.eye(2), pyad.tensor([3., 4.])])
     tensor(11.)
     """
-    what = "multi_dot()"
-    ts = [_var(t) for t in tensors]
+    what = "linalg.multi_dot"
+    ts = [_var(t, "linalg.multi_dot") for t in tensors]
     if len(ts) < 2:
         raise RuntimeError("%s(): expected at least 2 tensors but got %d" % (what, len(ts)))
     first_1d, last_1d = ts[0].dim() == 1, ts[-1].dim() == 1
@@ -994,7 +1003,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     >>> pyad.linalg.matrix_rank(pyad.tensor([[1., 2.], [2., 4.]]))
     tensor(1)
     """
-    what = "torch.linalg.matrix_rank"
+    what = "linalg.matrix_rank"
     x = _var(A)
     if x.dim() < 2:
         raise RuntimeError("%s(): The input tensor input must have at least 2 dimensions."
@@ -1194,9 +1203,13 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     >>> pyad.linalg.solve_ex(pyad.tensor([[2., 0.], [0., 4.]]), pyad.tensor([2., 4.]))
     solve_ex(result=tensor([1., 1.]), info=tensor(0, dtype=int32))
     """
-    what = "torch.linalg.solve_ex"
+    what = "linalg.solve_ex"
     a = _matrix(A, what, square=True)
     b = _var(B)
+    if a.dtype != b.dtype:
+        raise RuntimeError("%s(): Expected A and B to have the same dtype, but found A of type "
+                           "%s and B of type %s instead" % (what, _tname(a.dtype),
+                                                            _tname(b.dtype)))
     xp = _xp(a.data)
     info = _lu_data(a.data)[2] if a.numel() else xp.zeros(tuple(a.shape[:-2]), _np.int32)
     singular = bool((info != 0).any())
@@ -1210,7 +1223,11 @@ def solve_ex(A, B, *, left=True, check_errors=False):
         out = solve_ex(a.mT, b.mT, check_errors=check_errors)
         return solve_ex_result(out.result.mT, out.info)
     if not singular:
-        return solve_ex_result(solve(a, b), _pyad.Variable(info))
+        try:
+            result = solve(a, b)
+        except RuntimeError as exc:           # (a shape error, named after this function)
+            raise RuntimeError(str(exc).replace("solve(): ", what + "(): ", 1)) from None
+        return solve_ex_result(result, _pyad.Variable(info))
     vector = b.dim() == 1 or (b.dim() == a.dim() - 1 and tuple(b.shape) == tuple(a.shape[:-1]))
     out = LUSolveFunction.apply(a, b.unsqueeze(-1) if vector else b)
     return solve_ex_result(out.squeeze(-1) if vector else out, _pyad.Variable(info))
@@ -1288,7 +1305,8 @@ def tensorinv(A, ind=2):
     front, back = tuple(x.shape[:ind]), tuple(x.shape[ind:])
     p_front, p_back = int(_np.prod(front)), int(_np.prod(back))
     if p_front != p_back:
-        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) "
+        raise RuntimeError("linalg.tensorinv(): Expected self to satisfy the requirement "
+                           "prod(self.shape[ind:]) "
                            "== prod(self.shape[:ind]), but got %d != %d" % (p_back, p_front))
     m = _matrix(x.reshape(p_back, p_back), "linalg.tensorinv", square=True)
     result, info = inv_ex(m)
@@ -1316,7 +1334,8 @@ def tensorsolve(A, B, dims=None):
     prod_res = int(_np.prod(result_shape))
     prod_b = int(_np.prod(tuple(b.shape)))
     if prod_res != prod_b:
-        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim"
+        raise RuntimeError("linalg.tensorsolve(): Expected self to satisfy the requirement "
+                           "prod(self.shape[other.ndim"
                            ":]) == prod(self.shape[:other.ndim]), but got %d != %d"
                            % (prod_res, prod_b))
     m = _matrix(a.reshape(prod_res, prod_res), "linalg.tensorsolve", square=True)
@@ -1338,7 +1357,7 @@ def householder_product(A, tau):
     tensor([[-1.],
             [ 0.]])
     """
-    what = "torch.linalg.householder_product"
+    what = "linalg.householder_product"
     a, t = _var(A), _var(tau)
     if a.dim() < 2:
         raise RuntimeError("%s(): input must have at least 2 dimensions." % what)

@@ -19,6 +19,7 @@ import collections
 import json
 import math
 import os
+import pickle
 import secrets
 import stat
 import sys
@@ -44,9 +45,26 @@ MAX_EXPANSION = 64
 _EXPANSION_SLACK = 1 << 20
 
 
+class _NotACheckpoint(RuntimeError, pickle.UnpicklingError):
+    """A file pyad.load refuses (not a pyad checkpoint: a pickle, a torch file, damaged):
+    a RuntimeError, and a ``pickle.UnpicklingError`` as torch's refusal of a file its
+    ``weights_only`` loader will not unpickle."""
+
+
+class _EmptyFile(_NotACheckpoint, EOFError):
+    """An empty file: also an EOFError, as torch.load's."""
+
+
+class _BadLocation(ValueError, RuntimeError):
+    """An unknown ``map_location`` device: ValueError (pyad's) and RuntimeError (torch's)."""
+
+
 class _Writer:
     def __init__(self):
         self.arrays = {}
+        # id(Variable or array) -> (object, its entry): an object met again is written as
+        # the same entry, and loads as the same object (as torch's pickle memo)
+        self.memo = {}
 
     def _array(self, arr, path):
         if not isinstance(arr, numpy.ndarray):         # a CuPy array: saved from the host
@@ -75,15 +93,29 @@ class _Writer:
             return {"t": "float", "v": float(obj)}
         if isinstance(obj, str):
             return {"t": "str", "v": obj}
+        if isinstance(obj, complex):
+            return {"t": "complex", "v": [obj.real, obj.imag]}
+        if isinstance(obj, bytes):
+            return {"t": "bytes", "v": obj.hex()}
         if isinstance(obj, Variable):
+            seen = self.memo.get(id(obj))
+            if seen is not None:
+                return seen[1]
             from pyad.nn.parameter import Parameter
-            return {"t": "variable", "k": self._array(obj.data, path),
+            node = {"t": "variable", "k": self._array(obj.data, path),
                     "requires_grad": bool(obj.requires_grad),
                     "parameter": isinstance(obj, Parameter), "device": str(obj.device)}
+            self.memo[id(obj)] = (obj, node)
+            return node
         if isinstance(obj, numpy.generic):
             return {"t": "scalar", "k": self._array(numpy.asarray(obj), path)}
         if isinstance(obj, numpy.ndarray) or type(obj).__module__.startswith("cupy"):
-            return {"t": "array", "k": self._array(obj, path)}
+            seen = self.memo.get(id(obj))
+            if seen is not None:
+                return seen[1]
+            node = {"t": "array", "k": self._array(obj, path)}
+            self.memo[id(obj)] = (obj, node)
+            return node
         if isinstance(obj, (dict, list, tuple)):
             if depth >= MAX_DEPTH:
                 raise ValueError("pyad.save(): obj is nested more than %d levels deep (dicts, "
@@ -100,8 +132,8 @@ class _Writer:
             finally:
                 open_containers.discard(id(obj))
         raise TypeError("pyad.save(): cannot save an object of type %s at %s (supported: "
-                        "Variable, array, int, float, bool, str, None, and dicts, lists and "
-                        "tuples of them)" % (type(obj).__name__, path))
+                        "Variable, array, int, float, complex, bool, str, bytes, None, and "
+                        "dicts, lists and tuples of them)" % (type(obj).__name__, path))
 
     def _container(self, obj, path, depth, open_containers):
         if isinstance(obj, dict):
@@ -124,7 +156,7 @@ def save(obj, f):
     """Save ``obj`` to ``f`` (a path or a binary file object) as a safe ``.npz`` checkpoint.
 
     ``obj`` may be a Variable (or `pyad.nn.Parameter`), a NumPy or CuPy array, an int,
-    float, bool, str or None, or dicts (keys str, int, float, bool or None, as in an
+    float, complex, bool, str, bytes or None, or dicts (keys str, int, float, bool or None, as in an
     optimizer's ``state_dict``), lists and tuples nesting them: a module's or an
     optimizer's ``state_dict``. Anything else raises TypeError naming where in ``obj``
     it is, and so does nesting deeper than `pyad.serialization.MAX_DEPTH` levels (or a
@@ -132,6 +164,8 @@ def save(obj, f):
     is added) and atomically: the checkpoint goes to a temporary file in the same
     directory, is flushed to disk, then renamed over ``f``, so if the save fails part-way
     (disk full, file size limit) an existing checkpoint at ``f`` is left as it was.
+    The same Variable or array met twice (tied weights) is written once and loads as
+    one object, as torch's.
 
     >>> import io, pyad
     >>> buffer = io.BytesIO()
@@ -151,6 +185,9 @@ def save(obj, f):
                          % sys.getrecursionlimit()) from None
     arrays = dict(writer.arrays)
     arrays[_INDEX] = numpy.frombuffer(index, dtype=numpy.uint8)
+    if not isinstance(f, (str, bytes, os.PathLike)) and not hasattr(f, "write"):
+        raise AttributeError("pyad.save(): expected 'f' to be string, path, or a file-like "
+                             "object with a 'write' attribute, got %s" % type(f).__name__)
     if isinstance(f, (str, bytes, os.PathLike)):
         _write_atomically(os.fspath(f), lambda fh: numpy.savez(fh, **arrays))
     else:
@@ -231,11 +268,12 @@ class _Reader:
         self.max_bytes = max_bytes
         self.allocated = 0
         self.arrays = {}                # member key -> array: each member is read once
+        self.variables = {}             # entry -> Variable: one entry, one object
         self.depth = 0
 
     def fail(self, why):
-        raise RuntimeError("pyad.load(): %s is not a valid pyad checkpoint: %s"
-                           % (self.name, why))
+        raise _NotACheckpoint("pyad.load(): %s is not a valid pyad checkpoint: %s"
+                              % (self.name, why))
 
     def _member_info(self, key):
         for member in (key + ".npy", key):
@@ -315,8 +353,24 @@ class _Reader:
                 except OverflowError:       # an int too large for a float
                     self.fail("a float entry out of range (%d digits)" % len(str(value)))
             return value
+        if t == "complex":
+            value = node.get("v")
+            if not isinstance(value, list) or len(value) != 2 or not all(
+                    isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
+                self.fail("malformed complex entry")
+            return complex(value[0], value[1])
+        if t == "bytes":
+            value = node.get("v")
+            try:
+                return bytes.fromhex(value)
+            except (TypeError, ValueError):
+                self.fail("malformed bytes entry")
         if t == "variable":
-            return self._variable(node)
+            memo_key = json.dumps(node, sort_keys=True)
+            v = self.variables.get(memo_key)
+            if v is None:
+                v = self.variables[memo_key] = self._variable(node)
+            return v
         if t == "array":
             return self._array(node)
         if t == "scalar":
@@ -405,7 +459,9 @@ def load(f, map_location=None, *, max_bytes=None, weights_only=None, mmap=None,
     loc: storage`` keeps the CPU), as torch's; by default each goes back where it was
     saved. ``weights_only``, ``mmap`` and pickle's arguments are accepted and change
     nothing (the format never runs code). A file that is not a pyad checkpoint,
-    truncated or corrupt raises RuntimeError naming ``pyad.load``.
+    truncated or corrupt raises RuntimeError naming ``pyad.load`` (also a
+    ``pickle.UnpicklingError``, what torch's ``weights_only`` loader raises; an empty
+    file also an ``EOFError``).
 
     Loading is bounded: each array member is read once, however many entries name it;
     a member that declares more than `pyad.serialization.MAX_EXPANSION` times the
@@ -432,8 +488,8 @@ def load(f, map_location=None, *, max_bytes=None, weights_only=None, mmap=None,
         try:
             map_location = str(_device(map_location))
         except Exception as exc:
-            raise ValueError("pyad.load(): invalid map_location %r (%s)"
-                             % (map_location, exc)) from None
+            raise _BadLocation("pyad.load(): invalid map_location %r (%s)"
+                               % (map_location, exc)) from None
     if max_bytes is None:
         max_bytes = _physical_memory()
     elif isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
@@ -450,19 +506,24 @@ def load(f, map_location=None, *, max_bytes=None, weights_only=None, mmap=None,
             f.seek(position)
     except (FileNotFoundError, IsADirectoryError, PermissionError):
         raise
-    except (OSError, AttributeError, ValueError) as exc:
+    except AttributeError as exc:
+        raise AttributeError("pyad.load(): %s; pass a path or a seekable binary file (or read "
+                             "it into an io.BytesIO)" % (exc,)) from None
+    except (OSError, ValueError) as exc:
         raise RuntimeError("pyad.load(): cannot find the size of %s (%s: %s); pass a path or "
                            "a seekable binary file" % (name, type(exc).__name__, exc)) from None
+    if archive_size == 0:
+        raise _EmptyFile("pyad.load(): %s is empty, not a pyad checkpoint" % name)
     try:
         npz = numpy.load(f, allow_pickle=False)
     except (FileNotFoundError, IsADirectoryError, PermissionError):
         raise
     except Exception as exc:     # zipfile and numpy raise many kinds on a damaged archive
-        raise RuntimeError("pyad.load(): %s is not a valid pyad checkpoint (%s: %s)"
-                           % (name, type(exc).__name__, exc)) from None
+        raise _NotACheckpoint("pyad.load(): %s is not a valid pyad checkpoint (%s: %s)"
+                              % (name, type(exc).__name__, exc)) from None
     if not isinstance(npz, numpy.lib.npyio.NpzFile):
-        raise RuntimeError("pyad.load(): %s is not a valid pyad checkpoint (a single .npy "
-                           "array, not an .npz archive)" % name)
+        raise _NotACheckpoint("pyad.load(): %s is not a valid pyad checkpoint (a single .npy "
+                              "array, not an .npz archive)" % name)
     with npz:
         reader = _Reader(npz, map_location, name, archive_size, max_bytes)
         if _INDEX not in npz.files:

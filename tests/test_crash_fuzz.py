@@ -158,7 +158,7 @@ def _zoo():
         pyad.polygamma(2, x * x + 1), x.i0(), pyad.special.i0e(x), pyad.special.i1(x),
         pyad.special.i1e(x), pyad.special.ndtr(x), pyad.special.ndtri(p),
         pyad.special.log_ndtr(x), x.xlogy(p), pyad.special.xlog1py(x, p),
-        pyad.special.entr(p), x.sinc(), x.fmax(w), x.fmin(w), x.copysign(w),
+        pyad.special.entr(p), x.sinc(), x.fmax(w), x.fmin(w), x.copysign(w), x.nextafter(w),
         pyad.frexp(x).mantissa, x.logcumsumexp(1),
     ]
     # nn activations
@@ -466,6 +466,9 @@ _DIM_OPS = {
     "take_along_dim": lambda m, x, d: m.take_along_dim(x, _ix(m, 0), d),
     "index_select": lambda m, x, d: m.index_select(x, d, _ix(m, [0])),
     "index_add": lambda m, x, d: m.index_add(x, d, _ix(m, [0]), x * 1),
+    "index_reduce": lambda m, x, d: m.index_reduce(x, d, _ix(m, [0]), x * 2, "prod"),
+    "scatter_reduce": lambda m, x, d: m.scatter_reduce(x, d, _ix(m, 0), x * 2, "sum"),
+    "narrow_copy": lambda m, x, d: m.narrow_copy(x, d, 0, 1),
     "index_add_1d_source": lambda m, x, d: m.index_add(x, d, _ix(m, [0]), x.reshape(1) * 1),
     "index_copy": lambda m, x, d: m.index_copy(x, d, _ix(m, [0]), x * 2),
     "index_fill": lambda m, x, d: m.index_fill(x, d, _ix(m, [0]), 3.0),

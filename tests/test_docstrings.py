@@ -31,6 +31,10 @@ import pyad.backends.mps
 import pyad.cuda
 import pyad.accelerator
 import pyad.xpu
+import pyad._porting
+import pyad.jit
+import pyad.profiler
+import pyad.nn.parallel.data_parallel
 import pyad.cuda.amp
 import pyad.amp
 import pyad.amp.autocast_mode
@@ -88,7 +92,10 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.distributions.continuous, pyad.distributions.discrete, pyad.distributions.gamma,
            pyad.distributions.multivariate, pyad.distributions.kl, pyad.distributions.relaxed,
            # torch.linalg's rest and torch.fft (Python modules)
-           pyad.linalg, pyad.fft]
+           pyad.linalg, pyad.fft,
+           # asarray and torch's other top-level names, torch.jit, torch.profiler,
+           # nn.DataParallel
+           pyad._porting, pyad.jit, pyad.profiler, pyad.nn.parallel.data_parallel]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -118,11 +118,11 @@ def test_message_scan_reads_the_sources():
 
 # Messages that copy torch's own "Name: ..." text (tests written against torch match it):
 # the recurrent layers ("LSTM: Expected input to be 2D or 3D, got 4D instead"),
-# ConvTranspose2d's output_size checks, Softmax2d's input check and
-# TripletMarginWithDistanceLoss's margin check.
+# ConvTranspose2d's output_size checks, Softmax2d's input check,
+# TripletMarginWithDistanceLoss's margin check and StackDataset's argument checks.
 TORCH_COLON_TEXT = ("%s: Expected input to be ", "%s: Expected hidden to be ",
                     "ConvTranspose2d: ", "Softmax2d: expected input to be ",
-                    "TripletMarginWithDistanceLoss: expected margin ")
+                    "TripletMarginWithDistanceLoss: expected margin ", "StackDataset: ")
 
 
 def test_no_message_uses_the_old_op_colon_format():

@@ -116,6 +116,8 @@ RETURNS = {
     "FunctionNode.mark_non_differentiable": "None",
     "FunctionNode.set_materialize_grads": "None",
     "RemovableHandle.remove": "None",
+    "Variable.is_nonzero": "bool", "Variable.is_same_size": "bool",
+    "Variable.dsplit": "tuple[Variable, ...]",
 }
 # Attribute (property) types; "Class.attr" or plain "attr". Unknown ones are Any.
 ATTRS = {
@@ -123,6 +125,9 @@ ATTRS = {
     "Variable.requires_grad": "bool", "Variable.is_leaf": "bool",
     "Variable.grad_fn": "Node | None", "Variable.creator": "Node | None",
     "Variable.output_nr": "int", "Variable.retains_grad": "bool",
+    "Variable.is_sparse": "bool", "Variable.is_sparse_csr": "bool",
+    "Variable.is_quantized": "bool", "Variable.is_meta": "bool", "Variable.is_nested": "bool",
+    "Variable.is_mkldnn": "bool",
     "Variable.is_view": "bool", "Variable.name": "str | None",
     "Variable.shape": "tuple[int, ...]", "Variable.dtype": "np.dtype[Any]",
     "Variable.device": "device", "Variable.is_cuda": "bool", "Variable.ndim": "int",

@@ -1,5 +1,5 @@
 """``pyad.autograd``: the torch.autograd namespace over pyad's engine."""
-from pyad._engine import Variable, backward, grad
+from pyad._engine import Variable, backward, grad, _is_checkpoint_valid  # noqa: F401
 from pyad.autograd.grad_mode import (
     no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
     is_inference_mode_enabled,

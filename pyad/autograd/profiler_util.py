@@ -475,7 +475,8 @@ def _write_chrome_trace(events, path):
             args["Input Dims"] = evt.input_shapes
         if evt.stack:
             args["Call stack"] = ";".join(evt.stack)
-        trace.append({"name": evt.name, "ph": "X", "cat": categories.get(evt.scope, "cpu_op"),
+        trace.append({"name": evt.trace_name or evt.name, "ph": "X",
+                      "cat": categories.get(evt.scope, "cpu_op"),
                       "ts": evt.time_range.start, "dur": evt.cpu_time_total,
                       "pid": pid, "tid": evt.thread, "args": args})
         if evt.scope == "forward" and evt.sequence_nr >= 0:

@@ -1159,15 +1159,32 @@ cdef Variable _no_grad_float_binary(object ufunc, object input, object other, st
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+cdef class NextafterBackward(_BinaryNode):
+    # torch 2.13's formula: the step is treated as the identity in input (gradient
+    # passed through) and constant in other (zero gradient)
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable g = grads[0]
+        ga = gb = None
+        if self._needs_input_grad(0):
+            ga = self.grad_a(g)
+        if self._needs_input_grad(1):
+            gb = self.grad_b(_raw(_xp_of(g._data).zeros_like(g._data)))
+        return (ga, gb)
+
+
 @profiled_op
 cpdef Variable nextafter(object input, object other):
-    """The next floating-point value after ``input`` toward ``other``, elementwise (no
-    gradient, as torch).
+    """The next floating-point value after ``input`` toward ``other``, elementwise; its
+    gradient is torch's: ``grad`` for ``input``, zero for ``other``.
 
     >>> nextafter(Variable(numpy.array([1.])), Variable(numpy.array([2.]))).data - 1
     array([2.22044605e-16])
     """
-    return _no_grad_float_binary(_np_nextafter, input, other, "nextafter")
+    result = _no_grad_float_binary(_np_nextafter, input, other, "nextafter")
+    if _binary_records(input, other) and result._data.dtype.kind == "f":
+        return _binary(NextafterBackward.__new__(NextafterBackward), result._data, input,
+                       other, False, False)
+    return result
 
 
 cdef object _heaviside_data(object x, object values):

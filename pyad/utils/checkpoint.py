@@ -30,7 +30,8 @@ The two modes follow torch's:
 - ``use_reentrant=True``: ``function`` runs without recording; the backward recomputes
   it and runs a nested ``backward()`` on it, which accumulates into the parameters'
   ``.grad`` directly. As in torch, the output requires grad only if an input does,
-  ``grad()`` and ``backward(inputs=...)`` cannot see through it, and keyword arguments
+  ``grad()`` and ``backward(inputs=...)`` through it raise ``RuntimeError`` (its nested
+  backward could not give them the gradients they capture), and keyword arguments
   are refused.
 
 With ``preserve_rng_state=True`` (the default) the recomputation draws the same random
@@ -41,6 +42,7 @@ import contextlib
 import warnings
 
 import pyad
+from pyad import _engine
 from pyad._engine import AccumulateGrad, Variable
 from pyad._factories import default_generator
 
@@ -304,6 +306,12 @@ class _ReentrantCheckpoint(pyad.autograd.Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if not _engine._is_checkpoint_valid():
+            raise RuntimeError(
+                "When use_reentrant=True, checkpoint() is incompatible with .grad() or "
+                "passing an `inputs` parameter to .backward(). To resolve this error, you "
+                "can either set use_reentrant=False, or call .backward() without passing "
+                "the `inputs` argument.")
         args = list(ctx.args)
         for i, v in enumerate(ctx.saved_tensors):
             if v is not None:

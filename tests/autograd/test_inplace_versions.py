@@ -205,6 +205,17 @@ RECIPES = {
     "__ixor__": lambda v: v.__ixor__(6),
     "__ilshift__": lambda v: v.__ilshift__(2),
     "__irshift__": lambda v: v.__irshift__(1),
+    # the in-place methods written in Python (pyad/_compat.py, pyad/_scatter_reduce.py)
+    "conj_physical_": lambda v: v.conj_physical_(),
+    "heaviside_": lambda v: v.heaviside_(_full(v, 0.5)),
+    "gcd_": lambda v: v.gcd_(_full(v, 6)),
+    "lcm_": lambda v: v.lcm_(_full(v, 6)),
+    "mvlgamma_": lambda v: v.mvlgamma_(1),
+    "polygamma_": lambda v: v.polygamma_(1),
+    "renorm_": lambda v: v.unsqueeze(0).renorm_(2, 0, 1.0),
+    "scatter_reduce_": lambda v: v.scatter_reduce_(0, _index(v, [1, 1]), _full(v, 0.5)[:2],
+                                                   "amax"),
+    "index_reduce_": lambda v: v.index_reduce_(0, _index(v, [1]), _full(v, 0.5)[:1], "prod"),
 }
 
 
@@ -229,7 +240,7 @@ VALUES = (1.0, 2.0, 3.0)
 # version tests run on int64 VALUES, and the gradient tests do not apply.
 INTEGER_ONLY = {"bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_not_", "__iand__",
                 "__ior__", "__ixor__", "bitwise_left_shift_", "bitwise_right_shift_",
-                "__ilshift__", "__irshift__"}
+                "__ilshift__", "__irshift__", "gcd_", "lcm_"}
 
 
 def _values_for(name):

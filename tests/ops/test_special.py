@@ -374,8 +374,10 @@ def test_no_gradient_ops_match_torch():
 
 def test_ops_without_a_derivative_record_no_graph():
     x = pyad.tensor([-1.0, 0.0, 2.0], requires_grad=True)
-    for out in (pyad.heaviside(x, pyad.tensor([0.5])), pyad.nextafter(x, pyad.tensor([3.0]))):
-        assert out.grad_fn is None and not out.requires_grad
+    out = pyad.heaviside(x, pyad.tensor([0.5]))
+    assert out.grad_fn is None and not out.requires_grad
+    # nextafter has torch 2.13's gradient (tests/ops/test_torch_semantics_round.py)
+    assert pyad.nextafter(x, pyad.tensor([3.0])).grad_fn.name() == "NextafterBackward"
 
 
 @pytest.mark.parametrize("call, error, message", [

@@ -441,3 +441,29 @@ def test_rounded_division_has_zero_gradients_even_at_zero_divisors(lib, mode):
     q.sum().backward()
     np.testing.assert_array_equal(as_np(a.grad), np.zeros(4))
     np.testing.assert_array_equal(as_np(b.grad), np.zeros(4))
+
+
+def test_nextafter_gradient_is_torchs():
+    from _torch_compare import torch_or_skip
+    torch = torch_or_skip()
+    a, b = np.array([1.0, -2.0, 0.0]), np.array([[3.0], [0.0]])
+    xp, op = pyad.tensor(a, requires_grad=True), pyad.tensor(b, requires_grad=True)
+    xt, ot = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    yp, yt = pyad.nextafter(xp, op), torch.nextafter(xt, ot)
+    np.testing.assert_array_equal(yp.detach().numpy(), yt.detach().numpy())
+    (yp * yp).sum().backward()
+    (yt * yt).sum().backward()
+    np.testing.assert_array_equal(xp.grad.numpy(), xt.grad.numpy())   # broadcast, reduced
+    np.testing.assert_array_equal(op.grad.numpy(), ot.grad.numpy())   # zeros
+    assert pyad.autograd.gradcheck(lambda v: pyad.nextafter(v, pyad.tensor(5.0,
+                                   dtype=pyad.float64)), (xp,))
+
+
+def test_resize_to_the_same_size_does_not_bump_the_version_as_torch():
+    for lib in LIBS:
+        x = lib.zeros(2, 3)
+        x.resize_(2, 3)
+        x.resize_as_(lib.ones(2, 3))
+        assert x._version == 0, lib.__name__
+        x.resize_(6)
+        assert x._version == 1, lib.__name__

@@ -294,3 +294,34 @@ def test_create_graph_through_a_shared_leaf_passes_gradgradcheck():
 
     x = pyad.tensor([0.3, 1.1], dtype=pyad.float64, requires_grad=True)
     assert gradcheck(fn, (x, w)) and gradgradcheck(fn, (x, w))
+
+
+@pytest.mark.parametrize("call", ["grad", "backward_inputs"])
+def test_reentrant_checkpoint_refuses_grad_and_backward_inputs_as_torch(call):
+    for lib, ck in ((torch, TC.checkpoint), (pyad, checkpoint)):
+        w = lib.tensor([0.5, 2.0], requires_grad=True)
+        x = lib.tensor([1.0, 3.0], requires_grad=True)
+        out = ck(lambda a: (a * w).sin(), x, use_reentrant=True).sum()
+        with pytest.raises(RuntimeError, match="use_reentrant=True"):
+            if call == "grad":
+                lib.autograd.grad(out, (x,))
+            else:
+                out.backward(inputs=[x])
+    # plain backward() still works, and _is_checkpoint_valid is True outside any pass
+    assert pyad.autograd._is_checkpoint_valid() and torch.autograd._is_checkpoint_valid()
+    w = pyad.tensor([0.5, 2.0], requires_grad=True)
+    checkpoint(lambda a: (a * w).sin(), w * 1, use_reentrant=True).sum().backward()
+    assert w.grad is not None
+
+
+def test_is_checkpoint_valid_inside_passes_as_torch():
+    seen = {}
+    for lib in (torch, pyad):
+        x = lib.tensor([1.0], requires_grad=True)
+        y = x * 2
+        y.register_hook(lambda g, lib=lib: seen.setdefault(lib.__name__, []).append(
+            lib.autograd._is_checkpoint_valid()) or g)
+        y.sum().backward(retain_graph=True)
+        lib.autograd.grad(y.sum(), x, retain_graph=True)
+        y.sum().backward(inputs=[x])
+    assert seen["pyad"] == seen["torch"] == [True, False, False]

@@ -75,8 +75,8 @@ def test_subset_concat_and_add_index_as_torch():
 def test_base_classes_raise_not_implemented():
     with pytest.raises(NotImplementedError):
         D.Dataset()[0]
-    with pytest.raises(NotImplementedError):
-        iter(D.IterableDataset())
+    with pytest.raises(TypeError):          # abstract __iter__, as torch's
+        D.IterableDataset()
 
 
 @pytest.mark.parametrize("lengths", [[3, 7], [0.5, 0.5], [0.3, 0.3, 0.4], [0.33, 0.33, 0.34],
@@ -138,8 +138,10 @@ def test_weighted_random_sampler_draws_by_weight():
     assert counts[0] == 0 and 0.70 < counts[1] / 4000 < 0.80
     no_rep = list(D.WeightedRandomSampler([1.0, 1.0, 1.0, 0.0], 3, replacement=False))
     assert sorted(no_rep) == [0, 1, 2]
+    # as torch: zero-weight categories come after the weighted ones, no error
+    assert list(D.WeightedRandomSampler([1.0, 0.0], 2, replacement=False)) == [0, 1]
     with pytest.raises(RuntimeError, match="without replacement"):
-        list(D.WeightedRandomSampler([1.0, 0.0], 2, replacement=False))
+        list(D.WeightedRandomSampler([1.0, 1.0], 3, replacement=False))
 
 
 BAD_SAMPLERS = [("RandomSampler", (range(3),), dict(replacement=1)),

@@ -11,12 +11,13 @@ from pyad.utils.data._collate import default_collate, default_convert
 from pyad.utils.data.dataloader import DataLoader, WorkerInfo, get_worker_info
 from pyad.utils.data.distributed import DistributedSampler
 from pyad.utils.data.dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset,
-                                     Subset, TensorDataset, random_split)
+                                     StackDataset, Subset, TensorDataset, random_split)
 from pyad.utils.data.sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
                                      SubsetRandomSampler, WeightedRandomSampler)
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
            "DistributedSampler",
-           "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "Subset",
+           "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "StackDataset",
+           "Subset",
            "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "WorkerInfo",
            "default_collate", "default_convert", "get_worker_info", "random_split"]

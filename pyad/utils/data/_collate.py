@@ -18,7 +18,8 @@ def _is_namedtuple(obj):
 def default_collate(batch):
     """Stack a list of samples into a batch, as torch's: Variables and NumPy arrays are
     stacked along a new dimension 0; Python floats become a float64 Variable, ints an
-    int64 one, bools a bool one; strings stay a list; dicts, namedtuples, tuples and lists
+    int64 one (the dtype inferred from all the samples: ints mixed with floats give
+    float32, as torch), bools a bool one; strings (and bytes) stay a list; dicts, namedtuples, tuples and lists
     are collated field by field (a tuple of fields comes back as a list, as torch).
 
     >>> import pyad
@@ -33,6 +34,8 @@ def default_collate(batch):
     elem_type = type(elem)
     if isinstance(elem, Variable):
         return stack(list(batch), 0)
+    if isinstance(elem, (str, bytes)):         # numpy.str_ and numpy.bytes_ too, as torch
+        return batch
     if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "string_"):
         if isinstance(elem, numpy.ndarray) or elem_type.__name__ == "memmap":
             if elem.dtype.kind in "SaUO":
@@ -47,9 +50,7 @@ def default_collate(batch):
     if isinstance(elem, float):
         return tensor(batch, dtype=numpy.float64)
     if isinstance(elem, int):
-        return tensor(batch, dtype=numpy.int64)
-    if isinstance(elem, (str, bytes)):
-        return batch
+        return tensor(batch)        # dtype from all the samples: [1, 2.5] is float32, as torch
     if isinstance(elem, collections.abc.Mapping):
         collated = {key: default_collate([d[key] for d in batch]) for key in elem}
         try:

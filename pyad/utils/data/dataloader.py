@@ -112,6 +112,17 @@ class _ExceptionWrapper:
         raise exc
 
 
+def _fetch(dataset, indices, auto_collation, collate_fn):
+    """A map-style dataset's batch, as torch's fetcher: through the dataset's
+    ``__getitems__`` (a batch of indices at once) where it has one."""
+    if not auto_collation:
+        return collate_fn(dataset[indices])
+    getitems = getattr(dataset, "__getitems__", None)
+    if getitems:
+        return collate_fn(getitems(indices))
+    return collate_fn([dataset[i] for i in indices])
+
+
 def _serialize(idx, data, worker_id):
     """Pickle a result in the worker, so that a batch that cannot be pickled becomes an
     error in the main process instead of a batch that never arrives."""
@@ -181,10 +192,7 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_flag, auto_c
                     else:
                         data = collate_fn(next(stream))
                 else:
-                    if auto_collation:
-                        data = collate_fn([dataset[i] for i in indices])
-                    else:
-                        data = collate_fn(dataset[indices])
+                    data = _fetch(dataset, indices, auto_collation, collate_fn)
             except StopIteration:
                 exhausted = True
                 data = _IterableStop(worker_id)
@@ -200,9 +208,24 @@ def _worker_loop(dataset, iterable, index_queue, result_queue, done_flag, auto_c
         result_queue.close()
 
 
-class _SingleProcessIter:
+def _check_iterable_length(loader, len_called, num_yielded, num_workers):
+    # torch's check: more batches than len(dataset) reported by len(loader) warns
+    if loader._iterable and len_called is not None and num_yielded > len_called:
+        msg = ("Length of IterableDataset %s was reported to be %d(when accessing "
+               "len(dataloader)), but %d samples have been fetched. "
+               % (loader.dataset, len_called, num_yielded))
+        if num_workers > 0:
+            msg += ("For multiprocessing data-loading, this could be caused by not properly "
+                    "configuring the IterableDataset replica at each worker. Please see "
+                    "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset "
+                    "for examples.")
+        warnings.warn(msg, stacklevel=3)
+
+
+class _SingleProcessDataLoaderIter:
     def __init__(self, loader):
         self._loader = loader
+        self._len_called = loader._IterableDataset_len_called
         self._sampler_iter = iter(loader._index_sampler)
         self._stream = iter(loader.dataset) if loader._iterable else None
         self._num_yielded = 0
@@ -225,16 +248,17 @@ class _SingleProcessIter:
                 data = loader.collate_fn(next(self._stream))
         else:
             indices = next(self._sampler_iter)
-            if loader._auto_collation:
-                data = loader.collate_fn([loader.dataset[i] for i in indices])
-            else:
-                data = loader.collate_fn(loader.dataset[indices])
+            data = _fetch(loader.dataset, indices, loader._auto_collation, loader.collate_fn)
         self._num_yielded += 1
+        _check_iterable_length(self._loader, self._len_called, self._num_yielded, 0)
         return data
 
 
-class _MultiProcessIter:
+class _MultiProcessingDataLoaderIter:
     def __init__(self, loader):
+        if loader.prefetch_factor is not None and loader.prefetch_factor <= 0:
+            raise AssertionError("prefetch_factor must be greater than 0 for "
+                                 "MultiProcessingDataLoaderIter")
         self._persistent = loader.persistent_workers
         # A persistent iterator is kept by its loader: it holds the loader weakly, so that
         # deleting the loader deletes the iterator at once and shuts its workers down.
@@ -274,14 +298,17 @@ class _MultiProcessIter:
         except BaseException:
             self._shutdown_workers()
             raise
-        self._prefetch = max(1, loader.prefetch_factor if loader.prefetch_factor is not None
-                             else 2)
+        self._prefetch = loader.prefetch_factor if loader.prefetch_factor is not None else 2
         self._reset(loader, first_epoch=True)
 
     def _reset(self, loader, first_epoch=False):
         """Start an epoch: a new pass of the sampler; persistent workers, kept from the
         epoch before, first drop what they still had and start their streams again."""
         self._sampler_iter = iter(loader._index_sampler)
+        self._len_called = loader._IterableDataset_len_called
+        self._num_yielded = 0
+        self._iterable = loader._iterable
+        self._dataset = loader.dataset
         self._worker_active = [True] * self._num_workers
         self._worker_cycle = itertools.cycle(range(self._num_workers))
         self._send_idx = 0          # next task number to send
@@ -385,6 +412,11 @@ class _MultiProcessIter:
         if isinstance(data, _ExceptionWrapper):
             self._shutdown_workers()
             data.reraise()
+        self._num_yielded += 1
+        if self._iterable and self._len_called is not None \
+                and self._num_yielded > self._len_called:
+            _check_iterable_length(_LengthView(self._dataset), self._len_called,
+                                   self._num_yielded, self._num_workers)
         return data
 
     def _shutdown_workers(self):
@@ -414,6 +446,17 @@ class _MultiProcessIter:
             self._shutdown_workers()
         except Exception:
             pass
+
+
+class _LengthView:
+    def __init__(self, dataset):
+        self.dataset = dataset
+        self._iterable = True
+
+
+# torch's names for the two iterators
+_SingleProcessIter = _SingleProcessDataLoaderIter
+_MultiProcessIter = _MultiProcessingDataLoaderIter
 
 
 class DataLoader:
@@ -452,6 +495,7 @@ class DataLoader:
             raise ValueError("prefetch_factor option should be non-negative")
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
+        self._IterableDataset_len_called = None
         self.dataset = dataset
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
@@ -459,7 +503,6 @@ class DataLoader:
         self.pin_memory_device = pin_memory_device
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
-        self.multiprocessing_context = multiprocessing_context
         self.in_order = in_order
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
@@ -503,6 +546,27 @@ class DataLoader:
         if collate_fn is None:
             collate_fn = default_collate if self._auto_collation else default_convert
         self.collate_fn = collate_fn
+        if multiprocessing_context is not None:
+            if num_workers > 0:
+                if isinstance(multiprocessing_context, str):
+                    methods = multiprocessing.get_all_start_methods()
+                    if multiprocessing_context not in methods:
+                        raise ValueError("multiprocessing_context option should specify a "
+                                         "valid start method in %r, but got "
+                                         "multiprocessing_context=%r"
+                                         % (methods, multiprocessing_context))
+                    multiprocessing_context = multiprocessing.get_context(
+                        multiprocessing_context)
+                if not isinstance(multiprocessing_context,
+                                  multiprocessing.context.BaseContext):
+                    raise TypeError("multiprocessing_context option should be a valid context "
+                                    "object or a string specifying the start method, but got "
+                                    "multiprocessing_context=%s" % (multiprocessing_context,))
+            else:
+                raise ValueError("multiprocessing_context can only be used with multi-process "
+                                 "loading (num_workers > 0), but got num_workers=%s"
+                                 % (num_workers,))
+        self.multiprocessing_context = multiprocessing_context
         self.persistent_workers = persistent_workers
         if pin_memory:
             from pyad import cuda
@@ -510,6 +574,7 @@ class DataLoader:
                 warnings.warn("'pin_memory' argument is set as true but no accelerator is "
                               "found, then device pinned memory won't be used.")
         self._frozen = True
+        self.check_worker_number_rationality()
 
     def __setattr__(self, attr, val):
         if self._frozen and attr in ("batch_size", "batch_sampler", "sampler", "drop_last",
@@ -528,20 +593,47 @@ class DataLoader:
 
     def __iter__(self):
         if self.num_workers == 0:
-            return _SingleProcessIter(self)
+            return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
         if self.persistent_workers:
             it = self.__dict__.get("_iterator")
             if it is None or it._shutdown:
-                it = _MultiProcessIter(self)
+                it = _MultiProcessingDataLoaderIter(self)
                 object.__setattr__(self, "_iterator", it)
             else:
                 it._reset(self)
             return it
-        return _MultiProcessIter(self)
+        return _MultiProcessingDataLoaderIter(self)
+
+    def check_worker_number_rationality(self):
+        """Warn, as torch, when ``num_workers`` is more than the CPUs this process may
+        run on."""
+        if not self.num_workers:
+            return
+        cpuset_checked = hasattr(os, "sched_getaffinity")
+        try:
+            suggest = len(os.sched_getaffinity(0)) if cpuset_checked else os.cpu_count()
+        except OSError:
+            suggest = os.cpu_count()
+        if suggest is None or self.num_workers > suggest:
+            if suggest is not None:
+                detail = ("Our suggested max number of worker in current system is %d%s, which "
+                          "is smaller than what this DataLoader is going to create."
+                          % (suggest, "" if cpuset_checked
+                             else " (`cpuset` is not taken into account)"))
+            else:
+                detail = ("DataLoader is not able to compute a suggested max number of worker "
+                          "in current system.")
+            warnings.warn("This DataLoader will create %d worker processes in total. %s Please "
+                          "be aware that excessive worker creation might get DataLoader running "
+                          "slow or even freeze, lower the worker number to avoid potential "
+                          "slowness/freeze if necessary." % (self.num_workers, detail),
+                          stacklevel=3)
 
     def __len__(self):
         if self._iterable:
             length = len(self.dataset)
+            object.__setattr__(self, "_IterableDataset_len_called", length)
             if self.batch_size is not None:
                 if self.drop_last:
                     length = length // self.batch_size

@@ -1,14 +1,16 @@
 """Datasets, as ``torch.utils.data``: `Dataset`, `IterableDataset`, `TensorDataset`,
-`Subset`, `ConcatDataset`, `ChainDataset` and `random_split`."""
+`StackDataset`, `Subset`, `ConcatDataset`, `ChainDataset` and `random_split`."""
+import abc
 import bisect
+import collections.abc
 import itertools
 import math
 import warnings
 
 from pyad._engine import Variable
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
-           "ChainDataset", "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset",
+           "ConcatDataset", "ChainDataset", "random_split"]
 
 
 class Dataset:
@@ -31,8 +33,9 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
-    """A stream-style dataset: subclasses define ``__iter__``. With worker processes,
+class IterableDataset(Dataset, collections.abc.Iterable):
+    """A stream-style dataset: subclasses define ``__iter__`` (it is abstract, as torch's:
+    a subclass without one cannot be instantiated, TypeError). With worker processes,
     every worker iterates its own copy, so split the stream with
     ``pyad.utils.data.get_worker_info()``. ``a + b`` is ``ChainDataset([a, b])``.
 
@@ -43,6 +46,7 @@ class IterableDataset(Dataset):
     [0, 1, 2]
     """
 
+    @abc.abstractmethod
     def __iter__(self):
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
@@ -75,6 +79,64 @@ class TensorDataset(Dataset):
         return _size0(self.tensors[0])
 
 
+class StackDataset(Dataset):
+    """Several datasets of one length side by side: sample ``i`` is the tuple of their
+    ``i``-th samples (datasets given as positional arguments) or the dict of them (given
+    as keyword arguments), as torch's. ValueError for no datasets, for both forms at
+    once, or for datasets of different lengths.
+
+    >>> ds = StackDataset([1, 2], ["a", "b"])
+    >>> len(ds), ds[1]
+    (2, (2, 'b'))
+    >>> StackDataset(x=[1, 2], y=["a", "b"])[0]
+    {'x': 1, 'y': 'a'}
+    """
+
+    def __init__(self, *args, **kwargs):
+        if args:
+            if kwargs:
+                raise ValueError("StackDataset: Supported either ``tuple``- (via ``args``) or"
+                                 "``dict``- (via ``kwargs``) like input/output, but both "
+                                 "types are given.")
+            datasets = args
+        elif kwargs:
+            datasets = kwargs
+        else:
+            raise ValueError("StackDataset: At least one dataset should be passed")
+        parts = list(datasets.values()) if isinstance(datasets, dict) else list(datasets)
+        self._length = len(parts[0])
+        if any(self._length != len(d) for d in parts):
+            raise ValueError("StackDataset: Size mismatch between datasets")
+        self.datasets = datasets
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        """The samples at ``indices`` (a list), fetched with each dataset's own
+        ``__getitems__`` where it has one (the `DataLoader` calls this for a batch)."""
+        named = isinstance(self.datasets, dict)
+        items = self.datasets.items() if named else enumerate(self.datasets)
+        columns = {}
+        for k, d in items:
+            if callable(getattr(d, "__getitems__", None)):
+                got = d.__getitems__(indices)
+                if len(got) != len(indices):
+                    raise ValueError("StackDataset: Nested dataset's output size mismatch. "
+                                     "Expected %d, got %d" % (len(indices), len(got)))
+                columns[k] = list(got)
+            else:
+                columns[k] = [d[i] for i in indices]
+        if named:
+            return [{k: col[j] for k, col in columns.items()} for j in range(len(indices))]
+        return [tuple(col[j] for col in columns.values()) for j in range(len(indices))]
+
+    def __len__(self):
+        return self._length
+
+
 class Subset(Dataset):
     """The samples of ``dataset`` at ``indices``, in that order.
 
@@ -90,6 +152,13 @@ class Subset(Dataset):
         if isinstance(idx, list):
             return self.dataset[[self.indices[i] for i in idx]]
         return self.dataset[self.indices[idx]]
+
+    def __getitems__(self, indices):
+        """The samples at ``indices`` (a list), through the dataset's own
+        ``__getitems__`` where it has one (the `DataLoader` calls this for a batch)."""
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self):
         return len(self.indices)
@@ -134,9 +203,15 @@ class ConcatDataset(Dataset):
 
 
 class ChainDataset(IterableDataset):
-    """Iterable datasets chained one after the other.
+    """Iterable datasets chained one after the other (AssertionError, as torch, when one
+    of them is not an `IterableDataset`).
 
-    >>> list(ChainDataset([range(2), range(3)]))
+    >>> class Count(IterableDataset):
+    ...     def __init__(self, n):
+    ...         self.n = n
+    ...     def __iter__(self):
+    ...         return iter(range(self.n))
+    >>> list(ChainDataset([Count(2), Count(3)]))
     [0, 1, 0, 1, 2]
     """
 
@@ -145,10 +220,17 @@ class ChainDataset(IterableDataset):
 
     def __iter__(self):
         for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
             yield from d
 
     def __len__(self):
-        return sum(len(d) for d in self.datasets)
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 def random_split(dataset, lengths, generator=None):

@@ -133,15 +133,28 @@ class WeightedRandomSampler(Sampler):
     def __iter__(self):
         from pyad._factories import _rng_for
         w = numpy.asarray(self.weights.data)
-        if (w < 0).any() or not numpy.isfinite(w).all() or w.sum() <= 0:
+        if w.size == 0:
+            raise RuntimeError("WeightedRandomSampler(): cannot sample from empty weights")
+        if (w < 0).any() or not numpy.isfinite(w).all():
+            raise RuntimeError("WeightedRandomSampler(): probability tensor contains either "
+                               "`inf`, `nan` or element < 0")
+        if w.sum() <= 0:
             raise RuntimeError("WeightedRandomSampler(): invalid multinomial distribution "
-                               "(weights must be finite, non-negative, with a positive sum)")
-        if not self.replacement and self.num_samples > numpy.count_nonzero(w):
+                               "(sum of probabilities <= 0)")
+        if not self.replacement and self.num_samples > len(w):
             raise RuntimeError("WeightedRandomSampler(): cannot sample n_sample > "
                                "prob_dist.size(-1) samples without replacement")
         rng = _rng_for(numpy, self.generator, "WeightedRandomSampler")
-        draws = rng.choice(len(w), size=self.num_samples, replace=self.replacement,
-                           p=w / w.sum())
+        nonzero = numpy.count_nonzero(w)
+        if not self.replacement and self.num_samples > nonzero:
+            # as torch: the weighted categories first, then zero-weight ones (which
+            # torch's multinomial gives last, in descending index order)
+            draws = rng.choice(len(w), size=nonzero, replace=False, p=w / w.sum())
+            zeros = numpy.flatnonzero(w == 0)[::-1][:self.num_samples - nonzero]
+            draws = numpy.concatenate([draws, zeros])
+        else:
+            draws = rng.choice(len(w), size=self.num_samples, replace=self.replacement,
+                               p=w / w.sum())
         yield from draws.tolist()
 
     def __len__(self):
