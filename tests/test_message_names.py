@@ -191,6 +191,14 @@ def test_message_names_the_op(op, call):
 # where the tensor is not a pyad Variable (a DLPack tensor, another library's tensors).
 TENSOR_WORD = re.compile(r"(?<![\w.'`])[Tt]ensors?(?![\w'`(])")
 TORCH_WORDING = (
+    # torch.optim's texts (its own tests match them): parameter checks, tensor lr/betas
+    "optimizer can only optimize Tensors",
+    "can't optimize a non-leaf Tensor",
+    "Tensor lr must be 1-element",
+    "lr as a Tensor is not supported for capturable=False",
+    "betas must be either both floats or both Tensors",
+    "as a Tensor is not supported for ",
+    "Tensor betas[%d] must be 1-element",
     # GradScaler.scale's ValueError (torch.amp's text)
     "outputs must be a Tensor or an iterable of Tensors",
     # torch's texts for cdist, repeat_interleave, diff, unfold and fold

@@ -109,8 +109,7 @@ def _zero_grads(params, set_to_none=True):
             p.grad = None
             continue
         if g.grad_fn is not None:
-            g = g.detach()
-            p.grad = g
+            g.detach_()          # in place, as torch: p.grad stays the same object
         else:
             g.requires_grad_(False)
         with no_grad():

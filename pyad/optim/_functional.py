@@ -34,16 +34,34 @@ _RANGES = {
 }
 
 
+def check_lr_size(lr):
+    """torch's check of a tensor ``lr``: one element."""
+    if isinstance(lr, Variable) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
 def check_hyperparameters(**values):
     """Check each hyper-parameter, in the order given (torch's order for the optimizer,
     so that the first bad one is the one torch names): torch's ``ValueError("Invalid
     <name>: <value>")``."""
     for name, value in values.items():
+        if name == "lr":
+            check_lr_size(value)
         if name == "betas":
             check_betas(value)
         else:
             what, ok = _RANGES[name]
             check(what, value, ok(value))
+
+
+def check_fused(fused, foreach, differentiable):
+    """torch's checks of the kernel flags (after the groups are made, as torch): ``fused``
+    with ``differentiable`` or with ``foreach`` is a RuntimeError."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
 def zeros_state(p):
@@ -81,6 +99,8 @@ def grad_of(p, group):
 def apply_update(p, new_value):
     """Write ``new_value`` (real numbers for a complex parameter) into the parameter in
     place (one version bump, as torch)."""
+    if isinstance(new_value, Variable):     # arithmetic with a Variable lr
+        new_value = new_value.data
     if p.dtype.kind == "c":
         new_value = new_value.view(p.dtype).reshape(p.shape)
     p.copy_(Variable(new_value))

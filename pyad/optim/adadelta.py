@@ -31,6 +31,8 @@ class Adadelta(_ParameterwiseOptimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+
     def _update(self, p, state, group):
         lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
         xp = xp_of(p.data)

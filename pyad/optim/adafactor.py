@@ -3,7 +3,7 @@ import math
 
 import numpy
 
-from pyad.optim._functional import apply_update, bump, grad_of, step_state, xp_of
+from pyad.optim._functional import apply_update, bump, check_lr_size, grad_of, step_state, xp_of
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 from pyad._engine import Variable
 
@@ -40,6 +40,7 @@ class Adafactor(_ParameterwiseOptimizer):
 
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
                  weight_decay=0.0, *, foreach=None, maximize=False):
+        check_lr_size(lr)
         if not 0.0 <= lr:
             raise ValueError("Learning rate should be >= 0 but is: %s" % (lr,))
         if not 0.0 >= beta2_decay:
@@ -55,6 +56,8 @@ class Adafactor(_ParameterwiseOptimizer):
         defaults = dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d,
                         weight_decay=weight_decay, foreach=foreach, maximize=maximize)
         super().__init__(params, defaults)
+
+    _setstate_defaults = dict(foreach=None)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient; return the closure's loss."""
@@ -95,7 +98,8 @@ class Adafactor(_ParameterwiseOptimizer):
         rho = min(lr, 1 / math.sqrt(step))
         alpha = max(eps2, _rms(xp, pd)) * rho
         if wd != 0:
-            pd = pd * (1 - lr * wd)
+            decay = 1 - lr * wd
+            pd = pd * (decay.data if isinstance(decay, Variable) else decay)
         if grad.ndim > 1:
             row_var, col_var = state["row_var"].data, state["col_var"].data
             n = grad.ndim
@@ -112,4 +116,7 @@ class Adafactor(_ParameterwiseOptimizer):
         update = 1 / xp.sqrt(xp.maximum(var, eps1 * eps1))
         update = update * grad
         denom = max(1.0, _rms(xp, update) / d)
-        apply_update(p, (pd + update * (-alpha / denom)).astype(p.data.dtype, copy=False))
+        scale = -alpha / denom
+        if isinstance(scale, Variable):     # a Variable lr (torch allows a tensor)
+            scale = scale.item()
+        apply_update(p, (pd + update * scale).astype(p.data.dtype, copy=False))

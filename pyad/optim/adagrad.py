@@ -1,7 +1,7 @@
 """Adagrad, as ``torch.optim.Adagrad``."""
 from pyad._engine import Variable
-from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
-                                   step_state, xp_of)
+from pyad.optim._functional import (apply_update, bump, check_fused, check_hyperparameters,
+                                   grad_of, real, step_state, xp_of)
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["Adagrad"]
@@ -35,14 +35,21 @@ class Adagrad(_ParameterwiseOptimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
+        check_fused(fused, foreach, differentiable)
         for group in self.param_groups:        # torch makes the state at construction
             for p in group["params"]:
-                self._init_state(p, self.state[p], group)
+                self._init_state(p, self.state[p], group, group["initial_accumulator_value"])
 
-    def _init_state(self, p, state, group):
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False, fused=None)
+
+    def _init_state(self, p, state, group, value=None):
+        # a parameter added later (add_param_group) starts from the *defaults'* value at
+        # its first step, as torch; a complex one has it in both parts, as torch
+        if value is None:
+            value = self.defaults["initial_accumulator_value"]
         state["step"] = step_state()
         state["sum"] = Variable(xp_of(p.data).full_like(
-            p.data, group["initial_accumulator_value"]))
+            p.data, complex(value, value) if p.dtype.kind == "c" else value))
 
     def _update(self, p, state, group):
         lr, lr_decay = group["lr"], group["lr_decay"]

@@ -34,6 +34,8 @@ class Adamax(_ParameterwiseOptimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+
     def _update(self, p, state, group):
         lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]

@@ -11,7 +11,23 @@ __all__ = ["ASGD"]
 
 def _scalar(value):
     # torch keeps eta and mu as 0-d Variables of the default dtype (float32 unless set)
-    return Variable(numpy.asarray(value, dtype=get_default_dtype()))
+    # (a copy: a Variable lr must not share its memory with the state's eta)
+    return Variable(numpy.array(value, dtype=get_default_dtype(), copy=True))
+
+
+def _new_eta(lr, lambd, alpha, step):
+    """``lr / (1 + lambd lr step) ** alpha``. With a Variable ``lr`` torch computes it in
+    ``lr``'s dtype, rounding after each operation: the same here, each operation in
+    float64 and rounded to that dtype (NumPy's float32 power can be one ulp off)."""
+    if not isinstance(lr, Variable):
+        return lr / ((1 + lambd * lr * step) ** alpha)
+    dtype = lr.dtype
+
+    def r(value):
+        return float(numpy.asarray(value, dtype=numpy.float64).astype(dtype))
+
+    x = lr.item()
+    return r(x / r(r(1 + r(r(lambd * x) * step)) ** alpha))
 
 
 class ASGD(_ParameterwiseOptimizer):
@@ -41,6 +57,8 @@ class ASGD(_ParameterwiseOptimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+
     def _init_state(self, p, state, group):
         state["step"] = step_state()
         state["eta"] = _scalar(group["lr"])
@@ -67,5 +85,5 @@ class ASGD(_ParameterwiseOptimizer):
             ax[...] = pd
         # torch makes each new value a default-dtype Variable before copying it in, so
         # it is rounded to float32 even where a loaded state holds float64
-        state["eta"].data[...] = _scalar(lr / ((1 + lambd * lr * step) ** alpha)).data
+        state["eta"].data[...] = _scalar(_new_eta(lr, lambd, alpha, step)).data
         state["mu"].data[...] = _scalar(1 / max(1, step - t0)).data

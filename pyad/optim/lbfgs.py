@@ -1,9 +1,11 @@
 """L-BFGS, as ``torch.optim.LBFGS`` (with the optional strong-Wolfe line search)."""
 import math
 
+import numpy
+
 from pyad._engine import Variable
 from pyad.autograd.grad_mode import enable_grad, no_grad
-from pyad.optim._functional import check, real, xp_of
+from pyad.optim._functional import check_hyperparameters, real, xp_of
 from pyad.optim.optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -23,6 +25,23 @@ def _variable(value):
 
 def _variables(values):
     return None if values is None else [_variable(v) for v in values]
+
+
+def _float(value):
+    return value.item() if isinstance(value, Variable) else value
+
+
+def _floats(values):
+    return None if values is None else [_float(v) for v in values]
+
+
+def _scalar(value, dtype):
+    return Variable(numpy.asarray(value, dtype=dtype))
+
+
+def _scalars(values, dtype):
+    return None if values is None else [None if v is None else _scalar(_float(v), dtype)
+                                        for v in values]
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -147,7 +166,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
-        check("learning rate", lr, 0.0 <= lr)
+        check_hyperparameters(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
@@ -202,6 +221,10 @@ class LBFGS(Optimizer):
 
         group = self.param_groups[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
+        # a Variable lr (torch allows a tensor) is used as its value; the step size t
+        # is then a tensor in torch's state (of lr's dtype after the first iteration)
+        lr_dtype = lr.dtype if isinstance(lr, Variable) else None
+        lr = _float(lr)
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
         state = self.state[self._params[0]]
@@ -218,9 +241,14 @@ class LBFGS(Optimizer):
             return orig_loss
 
         # the state holds Variables (as torch's holds tensors); work on their arrays
-        d, t = _array(state.get("d")), state.get("t")
+        d, t = _array(state.get("d")), _float(state.get("t"))
+        t_is_tensor, t_dtype = isinstance(state.get("t"), Variable), None
+        if t_is_tensor:
+            t_dtype = state["t"].dtype
         old_dirs, old_stps = _arrays(state.get("old_dirs")), _arrays(state.get("old_stps"))
-        ro, H_diag = state.get("ro"), state.get("H_diag")
+        ro, H_diag = _floats(state.get("ro")), _float(state.get("H_diag"))
+        if "al" in state:
+            state["al"] = _floats(state["al"])
         prev_flat_grad, prev_loss = _array(state.get("prev_flat_grad")), state.get("prev_loss")
 
         n_iter = 0
@@ -259,9 +287,15 @@ class LBFGS(Optimizer):
                     r += (al[i] - be_i) * old_stps[i]
             prev_flat_grad = flat_grad.copy()
             prev_loss = loss
+            t_dtype = flat_grad.dtype
             if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / float(xp.abs(flat_grad).sum())) * lr
+                bound = 1.0 / float(xp.abs(flat_grad).sum())
+                # torch's min(1., tensor) * lr: a tensor where the bound is the smaller
+                t_is_tensor = bound < 1.0 or lr_dtype is not None
+                t = min(1.0, bound) * lr
             else:
+                t_is_tensor = lr_dtype is not None
+                t_dtype = lr_dtype
                 t = lr
             gtd = float(flat_grad.dot(d))
             if gtd > -tolerance_change:
@@ -276,9 +310,11 @@ class LBFGS(Optimizer):
                 def obj_func(x, t, d):
                     return self._directional_evaluate(evaluate, x, t, d)
 
+                t_start = t
                 loss, flat_grad, t, ls_func_evals = _strong_wolfe(
                     obj_func, x_init, t, d, loss, flat_grad, gtd,
                     max_ls=max_eval - current_evals)
+                t_is_tensor = t_is_tensor and t == t_start
                 self._add_grad(t, d)
                 opt_cond = float(xp.abs(flat_grad).max()) <= tolerance_grad
             else:
@@ -299,7 +335,14 @@ class LBFGS(Optimizer):
             if abs(loss - prev_loss) < tolerance_change:
                 break
 
-        state.update(d=_variable(d), t=t, old_dirs=_variables(old_dirs),
-                     old_stps=_variables(old_stps), ro=ro, H_diag=H_diag,
+        # torch keeps ro, al, H_diag (and a first step size computed from the gradient)
+        # as 0-d tensors: the state holds 0-d Variables of the gradient's dtype there
+        dtype = flat_grad.dtype
+        if "al" in state:
+            state["al"] = _scalars(state["al"], dtype)
+        state.update(d=_variable(d), t=_scalar(t, t_dtype) if t_is_tensor else t,
+                     old_dirs=_variables(old_dirs), old_stps=_variables(old_stps),
+                     ro=_scalars(ro, dtype),
+                     H_diag=H_diag if isinstance(H_diag, int) else _scalar(H_diag, dtype),
                      prev_flat_grad=_variable(prev_flat_grad), prev_loss=prev_loss)
         return orig_loss

@@ -25,6 +25,8 @@ from bisect import bisect_right
 from collections import Counter
 from functools import partial
 
+from pyad._engine import Variable
+from pyad.autograd.grad_mode import no_grad
 from pyad.optim.optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR",
@@ -61,8 +63,25 @@ def _patch_optimizer_step(optimizer):
     optimizer.step = wrapper
 
 
-def _lrs(optimizer):
-    return [group["lr"] for group in optimizer.param_groups]
+def _copy(value):
+    """A Variable value cloned (so that a list handed out never aliases a group's own
+    Variable ``lr``, as torch's ``_param_groups_val_list``); anything else unchanged."""
+    return value.detach().clone() if isinstance(value, Variable) else value
+
+
+def _lrs(optimizer, key="lr"):
+    return [_copy(group[key]) for group in optimizer.param_groups]
+
+
+def _set_group_value(group, key, value):
+    """``group[key] = value``; where the group holds a Variable (torch allows a tensor
+    ``lr``) it is filled in place instead, so it stays the same object, as torch."""
+    held = group[key]
+    if isinstance(held, Variable):
+        with no_grad():
+            held.fill_(value.item() if isinstance(value, Variable) else value)
+    else:
+        group[key] = value
 
 
 def _format_param(name, optimizer, param):
@@ -94,6 +113,7 @@ class LRScheduler:
     """
 
     _is_initial = False
+    _get_lr_called_within_step = False
 
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
@@ -101,13 +121,17 @@ class LRScheduler:
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                group.setdefault("initial_lr", _copy(group["lr"]))
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError("param 'initial_lr' is not specified in param_groups[%d] "
-                                   "when resuming scheduler with last_epoch >= 0." % i)
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+                    raise KeyError(
+                        "param 'initial_lr' is not specified in param_groups[%d] when resuming "
+                        "scheduler with last_epoch >= 0.\nThis typically happens when:\n1. "
+                        "You're trying to resume training from a checkpoint but haven't "
+                        "properly loaded the optimizer state\n2. You're using last_epoch >= 0 "
+                        "for a fresh training run (not recommended)" % i)
+        self.base_lrs = _lrs(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         _patch_optimizer_step(optimizer)
         self._initial_step()
@@ -163,8 +187,8 @@ class LRScheduler:
                 values = closed() if closed is not None else self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
+            _set_group_value(group, "lr", lr)
         self._last_lr = _lrs(self.optimizer)
 
     def state_dict(self):
@@ -175,7 +199,15 @@ class LRScheduler:
         """Restore attributes saved by `state_dict`."""
         self.__dict__.update(state_dict)
 
-_LRScheduler = LRScheduler      # torch's old name, which custom schedules subclass
+class _LRScheduler(LRScheduler):
+    """torch's old name of `LRScheduler`, which custom schedules subclass."""
+
+
+def _warn_get_lr_called_within_step(scheduler):
+    """torch's warning for ``get_lr()`` called from outside ``step``."""
+    if not scheduler._get_lr_called_within_step:
+        warnings.warn("To get the last learning rate computed by the scheduler, please use "
+                      "`get_last_lr()`.", UserWarning, stacklevel=3)
 
 
 class _LambdaStateMixin:
@@ -216,7 +248,9 @@ class LambdaLR(_LambdaStateMixin, LRScheduler):
 
     def get_lr(self):
         """``base_lr * lr_lambda(last_epoch)`` per group."""
-        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+        _warn_get_lr_called_within_step(self)
+        return [base * fn(self.last_epoch)
+                for fn, base in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
 class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
@@ -242,10 +276,11 @@ class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
 
     def get_lr(self):
         """``lr * lr_lambda(last_epoch)`` per group (unchanged at construction)."""
+        _warn_get_lr_called_within_step(self)
         if self._is_initial:
             return _lrs(self.optimizer)
         return [group["lr"] * fn(self.last_epoch)
-                for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+                for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups, strict=True)]
 
 
 class StepLR(LRScheduler):
@@ -265,6 +300,7 @@ class StepLR(LRScheduler):
 
     def get_lr(self):
         """``lr * gamma`` on epochs that are multiples of ``step_size``, else ``lr``."""
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return _lrs(self.optimizer)
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
@@ -293,6 +329,7 @@ class MultiStepLR(LRScheduler):
 
     def get_lr(self):
         """``lr * gamma ** count`` at a milestone (repeated milestones count), else ``lr``."""
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch not in self.milestones:
             return _lrs(self.optimizer)
         return [group["lr"] * self.gamma ** self.milestones[self.last_epoch]
@@ -323,6 +360,7 @@ class ConstantLR(LRScheduler):
 
     def get_lr(self):
         """``lr * factor`` at epoch 0, ``lr / factor`` at ``total_iters``, else ``lr``."""
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return [group["lr"] * self.factor for group in self.optimizer.param_groups]
         if self.last_epoch != self.total_iters:
@@ -360,6 +398,7 @@ class LinearLR(LRScheduler):
 
     def get_lr(self):
         """The linear ramp, in torch's recursive form."""
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
         if self._is_initial or self.last_epoch > self.total_iters:
@@ -393,6 +432,7 @@ class ExponentialLR(LRScheduler):
 
     def get_lr(self):
         """``lr * gamma`` (unchanged at construction)."""
+        _warn_get_lr_called_within_step(self)
         if self._is_initial:
             return _lrs(self.optimizer)
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
@@ -419,6 +459,7 @@ class PolynomialLR(LRScheduler):
 
     def get_lr(self):
         """The polynomial decay, in torch's recursive form."""
+        _warn_get_lr_called_within_step(self)
         if self._is_initial or self.last_epoch > self.total_iters:
             return _lrs(self.optimizer)
         decay = ((1.0 - self.last_epoch / self.total_iters)
@@ -448,6 +489,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self):
         """The cosine schedule's learning rates for ``last_epoch``."""
+        _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         if self._is_initial:
             return _lrs(self.optimizer)
@@ -457,7 +499,7 @@ class CosineAnnealingLR(LRScheduler):
                     for base in self.base_lrs]
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             return [group["lr"] + (base - self.eta_min) * (1 - math.cos(math.pi / self.T_max))
-                    / 2 for base, group in zip(self.base_lrs, groups)]
+                    / 2 for base, group in zip(self.base_lrs, groups, strict=True)]
         return [(1 + math.cos(math.pi * self.last_epoch / self.T_max))
                 / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
                 * (group["lr"] - self.eta_min) + self.eta_min for group in groups]
@@ -529,7 +571,7 @@ class SequentialLR(_ContainerStateMixin, LRScheduler):
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            _set_group_value(group, "lr", group["initial_lr"])
         self.recursive_undo()
         idx = bisect_right(self._milestones, 0)
         self._schedulers[idx]._initial_step()
@@ -666,7 +708,7 @@ class ReduceLROnPlateau(LRScheduler):
             old_lr = float(group["lr"])
             new_lr = max(old_lr * self.factor, self.min_lrs[i])
             if old_lr - new_lr > self.eps:
-                group["lr"] = new_lr
+                _set_group_value(group, "lr", new_lr)
 
     @property
     def in_cooldown(self):
@@ -714,7 +756,7 @@ def _momentum_setup(scheduler, optimizer, base_momentum, max_momentum, last_epoc
     base = _format_param("base_momentum", optimizer, base_momentum)
     top = _format_param("max_momentum", optimizer, max_momentum)
     if last_epoch == -1:
-        for m, b, group in zip(top, base, optimizer.param_groups):
+        for m, b, group in zip(top, base, optimizer.param_groups, strict=True):
             _set_momentum(optimizer, scheduler.use_beta1, group, m)
             group["max_momentum"] = m
             group["base_momentum"] = b
@@ -743,8 +785,8 @@ class CyclicLR(LRScheduler):
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups):
-                group["lr"] = lr
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
+                _set_group_value(group, "lr", lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
         step_size_up = float(step_size_up)
         step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
@@ -797,6 +839,7 @@ class CyclicLR(LRScheduler):
 
     def get_lr(self):
         """The learning rates for ``last_epoch`` (also sets the groups' momentum)."""
+        _warn_get_lr_called_within_step(self)
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
         if x <= self.step_ratio:
@@ -805,10 +848,10 @@ class CyclicLR(LRScheduler):
             scale_factor = (x - 1) / (self.step_ratio - 1)
         at = cycle if self.scale_mode == "cycle" else self.last_epoch
         lrs = [base + (top - base) * scale_factor * self.scale_fn(at)
-               for base, top in zip(self.base_lrs, self.max_lrs)]
+               for base, top in zip(self.base_lrs, self.max_lrs, strict=True)]
         if self.cycle_momentum:
             for base, top, group in zip(self.base_momentums, self.max_momentums,
-                                        self.optimizer.param_groups):
+                                        self.optimizer.param_groups, strict=True):
                 momentum = top - (top - base) * scale_factor * self.scale_fn(at)
                 _set_momentum(self.optimizer, self.use_beta1, group, momentum)
         return lrs
@@ -864,6 +907,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def get_lr(self):
         """``eta_min + (base - eta_min) (1 + cos(pi T_cur / T_i)) / 2``."""
+        _warn_get_lr_called_within_step(self)
         return [self.eta_min + (base - self.eta_min)
                 * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2 for base in self.base_lrs]
 
@@ -891,9 +935,13 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
-            group["lr"] = lr
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
+            _set_group_value(group, "lr", lr)
         self._last_lr = _lrs(self.optimizer)
 
 
@@ -970,6 +1018,7 @@ class OneCycleLR(LRScheduler):
 
     def get_lr(self):
         """The learning rates for step ``last_epoch`` (also sets the groups' momentum)."""
+        _warn_get_lr_called_within_step(self)
         lrs = []
         step_num = self.last_epoch
         if step_num > self.total_steps:

@@ -37,6 +37,9 @@ class NAdam(_ParameterwiseOptimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
+    _setstate_defaults = dict(maximize=False, foreach=None, capturable=False, differentiable=False,
+                              decoupled_weight_decay=False)
+
     def _init_state(self, p, state, group):
         state["step"] = step_state()
         state["mu_product"] = Variable(numpy.ones((), get_default_dtype()))

@@ -38,6 +38,9 @@ class RAdam(_ParameterwiseOptimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False,
+                              decoupled_weight_decay=False, capturable=False)
+
     def _update(self, p, state, group):
         lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]

@@ -37,6 +37,9 @@ class RMSprop(_ParameterwiseOptimizer):
 
     _zero_states = ("square_avg",)
 
+    _setstate_defaults = dict(momentum=0, centered=False, foreach=None, maximize=False,
+                              differentiable=False, capturable=False)
+
     def _init_state(self, p, state, group):
         super()._init_state(p, state, group)
         if group["momentum"] > 0:

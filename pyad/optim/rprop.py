@@ -1,6 +1,7 @@
 """Rprop, as ``torch.optim.Rprop``."""
 from pyad._engine import Variable
-from pyad.optim._functional import apply_update, bump, check, grad_of, real, xp_of
+from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
+                                   xp_of)
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["Rprop"]
@@ -29,13 +30,15 @@ class Rprop(_ParameterwiseOptimizer):
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        check("learning rate", lr, 0.0 <= lr)
+        check_hyperparameters(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError("Invalid eta values: %s, %s" % (etas[0], etas[1]))
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,
                         maximize=maximize, differentiable=differentiable,
                         capturable=capturable)
         super().__init__(params, defaults)
+
+    _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
 
     def _init_state(self, p, state, group):
         super()._init_state(p, state, group)

@@ -1,4 +1,5 @@
 """pyad.optim against torch.optim: the same parameters and gradients, step by step."""
+import copy
 import math
 
 import numpy as np
@@ -133,12 +134,14 @@ def test_load_state_dict_resumes_exactly(name, kwargs):
     first, _ = twins()
     first_opt = getattr(optim, name)(first, **kwargs)
     train(first, first_opt, grads[:3])
-    state = first_opt.state_dict()
+    # a deep copy, as a checkpoint file gives: load_state_dict itself shares the state's
+    # Variables with the dict, as torch's
+    state = copy.deepcopy(first_opt.state_dict())
     resumed = [nn.Parameter(p.detach().clone()) for p in first]
     opt = getattr(optim, name)(resumed, lr=123.0)
     opt.load_state_dict(state)
     assert opt.param_groups[0]["lr"] == 0.1 and opt.param_groups[0]["params"][0] is resumed[0]
-    train(first, first_opt, grads[3:])             # the loaded state is a copy
+    train(first, first_opt, grads[3:])
     train(resumed, opt, grads[3:])
     for p, q in zip(resumed, ref):
         np.testing.assert_array_equal(p.data, q.data)
@@ -221,8 +224,9 @@ def test_a_model_trains_with_sgd():
     (lambda: optim.SGD([], lr=0.1), "empty parameter list"),
     (lambda: optim.SGD(nn.Parameter(pyad.ones(1)), lr=0.1), "iterable"),
     (lambda: optim.SGD([pyad.ones(1, requires_grad=True) * 2], lr=0.1), "non-leaf"),
-    (lambda: optim.SGD([1.0], lr=0.1), "optimize Variables"),
-    (lambda: optim.SGD({nn.Parameter(pyad.ones(1))}, lr=0.1), "ordered"),
+    (lambda: optim.SGD([1.0], lr=0.1), "optimize Tensors"),
+    # torch refuses a set only in a parameter group (a bare set is accepted, as a list)
+    (lambda: optim.SGD([{"params": {nn.Parameter(pyad.ones(1))}}], lr=0.1), "ordered"),
     (lambda: optim.SGD([nn.Parameter(pyad.ones(1))], lr=-1), "Invalid learning rate"),
     (lambda: optim.SGD([nn.Parameter(pyad.ones(1))], lr=0.1, nesterov=True), "Nesterov"),
     (lambda: optim.Adam([nn.Parameter(pyad.ones(1))], betas=(1.0, 0.9)), "beta parameter"),
