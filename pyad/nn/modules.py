@@ -1321,6 +1321,18 @@ class Linear(Module):
             self.in_features, self.out_features, self.bias is not None)
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """`Linear` under the class name torch gives ``MultiheadAttention.out_proj``
+    (``torch.nn.modules.linear.NonDynamicallyQuantizableLinear``), so that
+    ``print(model)`` and ``named_modules`` type names match torch; it computes exactly
+    what `Linear` does.
+
+    >>> import pyad
+    >>> pyad.nn.MultiheadAttention(4, 2).out_proj
+    NonDynamicallyQuantizableLinear(in_features=4, out_features=4, bias=True)
+    """
+
+
 class _ConvNd(Module):
     """What every convolution layer shares, as torch's ``_ConvNd``: the argument checks,
     the attributes (``transposed`` and ``output_padding`` included), the weight
@@ -2031,6 +2043,12 @@ class Embedding(Module):
             s += ", padding_idx=%d" % self.padding_idx
         if self.max_norm is not None:
             s += ", max_norm=%s" % self.max_norm
+        if self.norm_type != 2:
+            s += ", norm_type=%s" % self.norm_type
+        if self.scale_grad_by_freq is not False:
+            s += ", scale_grad_by_freq=%s" % self.scale_grad_by_freq
+        if self.sparse is not False:
+            s += ", sparse=True"
         return s
 
 

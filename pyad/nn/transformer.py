@@ -24,7 +24,8 @@ import pyad
 from pyad._engine import Variable, matmul
 from pyad.nn import functional as F
 from pyad.nn import init
-from pyad.nn.modules import Module, ModuleList, Linear, LayerNorm, Dropout, _factory
+from pyad.nn.modules import (Module, ModuleList, Linear, LayerNorm, Dropout, _factory,
+                              NonDynamicallyQuantizableLinear)
 from pyad.nn.parameter import Parameter
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
@@ -238,7 +239,8 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(_factory((3 * embed_dim,), device, dtype))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        device=device, dtype=dtype)
         if add_bias_kv:
             self.bias_k = Parameter(_factory((1, 1, embed_dim), device, dtype))
             self.bias_v = Parameter(_factory((1, 1, embed_dim), device, dtype))
