@@ -515,6 +515,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
                            "query.dtype: %s key.dtype: %s and value.dtype: %s instead."
                            % (q.dtype, k.dtype, v.dtype))
+    if attn_mask is not None:
+        m_dtype = _var(attn_mask).dtype
+        if m_dtype not in (pyad.bool, pyad.float32, q.dtype):
+            # torch's rule: a bool mask, a float32 one, or one of the query's dtype
+            raise RuntimeError("%s(): expected attn_mask dtype to be bool or float or to "
+                               "match query dtype, but got attn_mask.dtype: %s and "
+                               "query.dtype: %s instead." % (what, m_dtype, q.dtype))
     if enable_gqa and q.dim() >= 3 and k.shape[-3] != q.shape[-3]:
         rep = q.shape[-3] // k.shape[-3]
         k = pyad.stack([k] * rep, -3).reshape(tuple(k.shape[:-3]) + (k.shape[-3] * rep,)

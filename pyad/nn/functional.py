@@ -1270,7 +1270,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     what = "group_norm"
     input, = _real_only(what, input)
     if input.ndim < 2:
-        raise ValueError("%s(): expected an input of at least 2 dimensions (N, C, ...), "
+        raise RuntimeError("%s(): expected an input of at least 2 dimensions (N, C, ...), "
                          "got shape %s" % (what, tuple(input.shape)))
     n, c = input.shape[0], input.shape[1]
     if num_groups <= 0 or c % num_groups:

@@ -697,6 +697,22 @@ class Module:
             return out
         return self._apply(convert)
 
+    def type(self, dst_type):
+        """Cast *all* parameters and buffers to ``dst_type`` (a dtype or a type name such
+        as ``"torch.DoubleTensor"``), integer buffers included, as torch's
+        ``Module.type``; returns the module.
+
+        >>> import pyad
+        >>> pyad.nn.Linear(2, 2).type(pyad.float64).weight.dtype
+        dtype('float64')
+        """
+        def convert(v):
+            out = v.type(dst_type)
+            if out is not v:
+                out = out.detach().requires_grad_(v.requires_grad and v.is_leaf)
+            return out
+        return self._apply(convert)
+
     def float(self):
         """Cast floating point parameters and buffers to float32."""
         return self.to(numpy.float32)

@@ -17,6 +17,7 @@ the scores (``-inf`` excludes); ``key_padding_mask`` is ``(N, S)``.
 """
 import copy
 import math
+import warnings
 
 import numpy as _np
 
@@ -24,8 +25,8 @@ import pyad
 from pyad._engine import Variable, matmul
 from pyad.nn import functional as F
 from pyad.nn import init
-from pyad.nn.modules import (Module, ModuleList, Linear, LayerNorm, Dropout, _factory,
-                              NonDynamicallyQuantizableLinear)
+from pyad.nn.modules import (Module, ModuleList, Linear, LayerNorm, Dropout, ReLU, GELU,
+                              NonDynamicallyQuantizableLinear, _factory)
 from pyad.nn.parameter import Parameter
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
@@ -329,6 +330,13 @@ class TransformerEncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
+        # torch's flag for its fused fast path: 1 for relu, 2 for gelu, else 0
+        if activation is F.relu or isinstance(activation, ReLU) or activation == "relu":
+            self.activation_relu_or_gelu = 1
+        elif activation is F.gelu or isinstance(activation, GELU) or activation == "gelu":
+            self.activation_relu_or_gelu = 2
+        else:
+            self.activation_relu_or_gelu = 0
         self.activation = _activation(activation, "TransformerEncoderLayer")
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
@@ -410,6 +418,29 @@ class TransformerDecoderLayer(Module):
         return self.dropout3(x)
 
 
+def _why_not_nested(layer):
+    # torch.nn.TransformerEncoder's reasons, in its order
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return "%s was not TransformerEncoderLayer" % name
+    if layer.norm_first:
+        return "%s.norm_first was True" % name
+    if not layer.self_attn.batch_first:
+        return ("%s.self_attn.batch_first was not True (use batch_first for better inference "
+                "performance)" % name)
+    if not layer.self_attn._qkv_same_embed_dim:
+        return "%s.self_attn._qkv_same_embed_dim was not True" % name
+    if layer.self_attn.in_proj_bias is None:
+        return "%s.self_attn was passed bias=False" % name
+    if not layer.activation_relu_or_gelu:
+        return "%s.activation_relu_or_gelu was not True" % name
+    if not layer.norm1.eps == layer.norm2.eps:
+        return "%s.norm1.eps was not equal to %s.norm2.eps" % (name, name)
+    if layer.self_attn.num_heads % 2 == 1:
+        return "num_head is odd"
+    return ""
+
+
 class TransformerEncoder(Module):
     """``num_layers`` copies of ``encoder_layer`` (deep copies, as torch's), then an
     optional ``norm``."""
@@ -421,7 +452,15 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
+        # torch's flag (and warning) for its nested-tensor fast path, which pyad does not
+        # take: the flag is kept for scripts that read it, computed by torch's rules
+        self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
+        why_not = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn("enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          "because %s" % why_not, UserWarning, stacklevel=2)
+            self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         out = src
@@ -511,6 +550,9 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """The ``(sz, sz)`` float mask with ``-inf`` above the diagonal, 0 elsewhere."""
+        if sz < 0:
+            raise RuntimeError("generate_square_subsequent_mask(): trying to create a mask "
+                               "with negative dimension %d" % sz)
         mask = _np.triu(_np.full((sz, sz), -_np.inf), 1)
         return pyad.tensor(mask, dtype=dtype if dtype is not None else pyad.get_default_dtype(),
                            device=device)
