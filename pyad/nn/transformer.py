@@ -385,6 +385,15 @@ class TransformerDecoderLayer(Module):
         self.dropout3 = Dropout(dropout)
         self.activation = _activation(activation, "TransformerDecoderLayer")
 
+    def __setstate__(self, state):
+        # torch's TransformerDecoderLayer.__setstate__, quirk included: a deep copy (as
+        # TransformerDecoder and Transformer make of their layer) or an unpickled layer
+        # whose activation is a Module (kept in _modules, not in the instance dict) gets
+        # F.relu as its activation, so it computes relu as torch's does
+        if "activation" not in state:
+            state["activation"] = F.relu
+        self.__dict__.update(state)
+
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
         x = tgt
@@ -426,7 +435,7 @@ def _why_not_nested(layer):
     if layer.norm_first:
         return "%s.norm_first was True" % name
     if not layer.self_attn.batch_first:
-        return ("%s.self_attn.batch_first was not True (use batch_first for better inference "
+        return ("%s.self_attn.batch_first was not True(use batch_first for better inference "
                 "performance)" % name)
     if not layer.self_attn._qkv_same_embed_dim:
         return "%s.self_attn._qkv_same_embed_dim was not True" % name
@@ -437,7 +446,7 @@ def _why_not_nested(layer):
     if not layer.norm1.eps == layer.norm2.eps:
         return "%s.norm1.eps was not equal to %s.norm2.eps" % (name, name)
     if layer.self_attn.num_heads % 2 == 1:
-        return "num_head is odd"
+        return "%s.self_attn.num_heads is odd" % name
     return ""
 
 
