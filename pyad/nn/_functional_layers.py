@@ -17,7 +17,7 @@ from pyad._engine import _TORCH_INT_NAMES
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "interpolate", "upsample",
            "pixel_shuffle", "pixel_unshuffle", "dropout1d", "dropout2d", "instance_norm",
-           "bilinear", "scaled_dot_product_attention"]
+           "bilinear", "scaled_dot_product_attention", "multi_head_attention_forward"]
 
 
 def _refuse_complex(what, *inputs):
@@ -557,3 +557,48 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         from pyad.nn.functional import dropout
         weights = dropout(weights, dropout_p, True)
     return matmul(weights, v)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """The computation of `pyad.nn.MultiheadAttention`, as
+    ``torch.nn.functional.multi_head_attention_forward``: sequence-first ``(L, N, E)``
+    (or unbatched ``(L, E)``) inputs, returns ``(attn_output, attn_weights)``
+    (``attn_weights`` None unless ``need_weights``). ``static_k``/``static_v`` are not
+    supported (NotImplementedError).
+
+    >>> import pyad
+    >>> E, H = 4, 2
+    >>> x = pyad.randn(3, 2, E)
+    >>> out, w = multi_head_attention_forward(
+    ...     x, x, x, E, H, pyad.randn(3 * E, E), pyad.zeros(3 * E), None, None, False,
+    ...     0.0, pyad.randn(E, E), pyad.zeros(E))
+    >>> out.shape, w.shape
+    ((3, 2, 4), (2, 3, 3))
+    """
+    from pyad.nn import transformer
+    what = "multi_head_attention_forward"
+    q = query if isinstance(query, Variable) else pyad.tensor(query)
+    if q.dim() not in (2, 3) or q.shape[-1] != embed_dim_to_check:
+        raise AssertionError("%s(): was expecting embedding dimension of %s, but got query "
+                             "of shape %s" % (what, embed_dim_to_check, tuple(q.shape)))
+    if use_separate_proj_weight and (q_proj_weight is None or k_proj_weight is None
+                                     or v_proj_weight is None):
+        raise AssertionError("%s(): use_separate_proj_weight is True but q_proj_weight, "
+                             "k_proj_weight or v_proj_weight is None" % what)
+    if not use_separate_proj_weight and in_proj_weight is None:
+        raise AssertionError("%s(): use_separate_proj_weight is False but in_proj_weight is "
+                             "None" % what)
+    return transformer.multi_head_attention_forward(
+        query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v,
+        add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training=training,
+        key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+        use_separate_proj_weight=use_separate_proj_weight, q_proj_weight=q_proj_weight,
+        k_proj_weight=k_proj_weight, v_proj_weight=v_proj_weight, static_k=static_k,
+        static_v=static_v, average_attn_weights=average_attn_weights, is_causal=is_causal,
+        what=what)

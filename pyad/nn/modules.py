@@ -23,7 +23,7 @@ from pyad.nn import init
 from pyad.nn import init as _init   # PReLU's `init` argument shadows the module
 from pyad.nn.parameter import Parameter, _zero_grads
 
-__all__ = ["Module", "Sequential", "ModuleList", "Identity", "Linear", "Conv2d",
+__all__ = ["Module", "Sequential", "ModuleList", "Identity", "Linear", "Conv2d", "NLLLoss2d",
            "MaxPool2d", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax",
            "LeakyReLU", "ELU", "CELU", "SELU", "SiLU", "Mish", "Softplus", "Hardtanh",
            "ReLU6", "Hardsigmoid", "Hardswish", "LogSigmoid", "Softsign", "Tanhshrink",
@@ -2221,6 +2221,27 @@ class NLLLoss(_Loss):
     def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """`NLLLoss` under its deprecated torch name (``torch.nn.NLLLoss2d``): warns, as
+    torch does, then behaves exactly as `NLLLoss`.
+
+    >>> import warnings, pyad
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     loss = pyad.nn.NLLLoss2d()
+    >>> loss(pyad.tensor([[[[-1.0]], [[-2.0]]]]), pyad.tensor([[[1]]]))
+    tensor(2.)
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see "
+                      "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more "
+                      "details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class KLDivLoss(_Loss):

@@ -90,7 +90,12 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
                            "mask` to create this mask." % what)
     dtype = query.dtype
     key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", dtype, what)
-    attn_mask = _canonical_mask(attn_mask, "attn_mask", dtype, what)
+    if is_causal and key_padding_mask is None and not need_weights:
+        # torch's rule: the mask is then only a hint; attention is causal, whatever it holds
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", dtype, what)
+        is_causal = False
 
     # input projections
     if not use_separate_proj_weight:
@@ -184,7 +189,8 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
     q = q.reshape(bsz, num_heads, tgt_len, head_dim)
     k = k.reshape(bsz, num_heads, src_len, head_dim)
     v = v.reshape(bsz, num_heads, src_len, head_dim)
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, False)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p,
+                                         is_causal and attn_mask is None)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
     out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
     if unbatched:
