@@ -556,3 +556,80 @@ def test_module_type_accepts_torch_type_names():
     m = pyad.nn.BatchNorm1d(2).type("torch.DoubleTensor")
     assert m.weight.dtype == pyad.float64
     assert m.num_batches_tracked.dtype == pyad.float64     # as torch: integers too
+
+
+# -- F.multi_head_attention_forward and the is_causal hint ---------------------------------
+
+_MW = RNG.standard_normal((3 * E, E))
+_MB = RNG.standard_normal(3 * E)
+_MWO = RNG.standard_normal((E, E))
+_MBO = RNG.standard_normal(E)
+_MBK = RNG.standard_normal((1, 1, E))
+_MBV = RNG.standard_normal((1, 1, E))
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize("separate", [False, True])
+@pytest.mark.parametrize("bias_kv,zero_attn", [(False, False), (True, True)])
+def test_functional_multi_head_attention_forward_matches_torch(need_weights, separate,
+                                                               bias_kv, zero_attn):
+    res = []
+    for lib in (torch, pyad):
+        ts = [lib.tensor(a, requires_grad=True)
+              for a in (_Q, _K, _V, _MW, _MB, _MWO, _MBO, _MBK, _MBV)]
+        q, k, v, w, b, wo, bo, bk, bv = ts
+        extra = {}
+        if separate:
+            extra = dict(use_separate_proj_weight=True, q_proj_weight=w[:E],
+                         k_proj_weight=w[E:2 * E], v_proj_weight=w[2 * E:])
+        out, weights = lib.nn.functional.multi_head_attention_forward(
+            q, k, v, E, H, None if separate else w, b, bk if bias_kv else None,
+            bv if bias_kv else None, zero_attn, 0.0, wo, bo, training=False,
+            key_padding_mask=lib.tensor(_KPM), need_weights=need_weights,
+            attn_mask=lib.tensor(_AM2), average_attn_weights=False, **extra)
+        s = out.sum() + (weights.sum() if weights is not None else 0)
+        res.append([out, weights] + list(lib.autograd.grad(s, ts, allow_unused=True)))
+    for o, t in zip(res[1], res[0]):
+        if t is None:
+            assert o is None
+        else:
+            _close(o, t)
+
+
+def test_functional_multi_head_attention_forward_checks_embed_dim():
+    _same_error(lambda lib: lib.nn.functional.multi_head_attention_forward(
+        lib.tensor(_Q), lib.tensor(_K), lib.tensor(_V), E - 2, H, lib.tensor(_MW),
+        lib.tensor(_MB), None, None, False, 0.0, lib.tensor(_MWO), lib.tensor(_MBO)))
+
+
+def test_is_causal_hint_without_weights_ignores_the_mask_as_torch():
+    # torch: is_causal with no key_padding_mask and need_weights=False takes attn_mask as a
+    # hint only (the attention is causal whatever the mask holds)
+    mask = np.zeros((3, 3), bool)
+    mask[0, 0] = mask[2, 1] = True
+
+    def run(lib, **kw):
+        m = lib.nn.MultiheadAttention(E, H, dtype=lib.float64)
+        m.load_state_dict({"in_proj_weight": lib.tensor(_MW), "in_proj_bias": lib.tensor(_MB),
+                           "out_proj.weight": lib.tensor(_MWO),
+                           "out_proj.bias": lib.tensor(_MBO)})
+        x = lib.tensor(_Q)
+        return m(x, x, x, attn_mask=lib.tensor(mask), **kw)[0]
+    for kw in (dict(is_causal=True, need_weights=False), dict(is_causal=False),
+               dict(is_causal=True, need_weights=True)):
+        _close(run(pyad, **kw), run(torch, **kw))
+
+
+def test_nll_loss2d_is_a_deprecated_nll_loss():
+    x = RNG.standard_normal((2, 4, 3, 3))
+    t = RNG.integers(0, 4, (2, 3, 3))
+    for lib in (torch, pyad):
+        with pytest.warns(FutureWarning, match="NLLLoss2d"):
+            lib.nn.NLLLoss2d()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = pyad.nn.NLLLoss2d(weight=pyad.tensor(_W[:4]), ignore_index=1)
+        theirs = torch.nn.NLLLoss2d(weight=torch.tensor(_W[:4]), ignore_index=1)
+    assert isinstance(ours, pyad.nn.NLLLoss)
+    assert repr(ours) == repr(theirs)
+    _close(ours(pyad.tensor(x), pyad.tensor(t)), theirs(torch.tensor(x), torch.tensor(t)))
