@@ -421,6 +421,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         raise ValueError("%s(): expected an input of at least 3 dimensions (N, C, *), got "
                          "shape %s" % (what, tuple(input.shape)))
     c = input.shape[1]
+    from pyad.nn.functional import _norm_dtypes, _to_input_dtype
+    _norm_dtypes(what, input, weight, bias)    # (torch takes running stats of any dtype)
     dims = tuple(range(2, input.dim()))
     view = (1, -1) + (1,) * (input.dim() - 2)
     count = int(_np.prod(input.shape[2:]))
@@ -450,7 +452,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         out = out * _var(weight).reshape(view)
     if bias is not None:
         out = out + _var(bias).reshape(view)
-    return out
+    return _to_input_dtype(out, input)
 
 
 def bilinear(input1, input2, weight, bias=None):

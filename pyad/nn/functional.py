@@ -172,6 +172,32 @@ def _floating_only(what, *inputs):
     return inputs
 
 
+def _same_dtype_as_weight(what, input, weight):
+    # torch's GEMM takes its operands in one dtype: a float64 batch through a float32
+    # layer (or integer data through any layer) is an error, not a promotion
+    if input.dtype != weight.dtype:
+        raise RuntimeError("%s(): mat1 and mat2 must have the same dtype, but got %s and %s "
+                           "(input and weight)" % (what, input.dtype, weight.dtype))
+
+
+def _norm_dtypes(what, input, *params):
+    # torch's CPU norm kernels take their parameters and statistics in the input's dtype,
+    # or in float32 for a float16 input; any other mix is an error, not a promotion
+    for p in params:
+        if p is None:
+            continue
+        dt = _var(p).dtype
+        if dt != input.dtype and not (input.dtype == _np.float16 and dt == _np.float32):
+            raise RuntimeError("%s(): mixed dtype (CPU): all inputs must share same datatype, "
+                               "got an input of %s and a parameter of %s"
+                               % (what, input.dtype, dt))
+
+
+def _to_input_dtype(out, input):
+    # a float16 input normalised with float32 parameters comes back float16, as torch's
+    return out if out.dtype == input.dtype else out.to(dtype=input.dtype)
+
+
 def _masked(x, mask, value=0.0):
     # x where mask, else the constant value (no gradient there)
     return pyad.where(mask, x, value)
@@ -487,6 +513,9 @@ def _linear(input, weight, bias):
         raise RuntimeError("linear(): input has %d features in its last dimension but "
                            "weight expects %d (weight shape %s)"
                            % (input.shape[-1], weight.shape[-1], tuple(weight.shape)))
+    _same_dtype_as_weight("linear", input, weight)
+    if bias is not None and _var(bias).dtype != input.dtype:
+        _same_dtype_as_weight("linear", input, _var(bias))
     lead = tuple(input.shape[:-1])
     if input.ndim > 2 and weight.ndim == 2:
         # one 2-D product (one GEMM forward and backward) instead of a batched one
@@ -1189,6 +1218,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         if p is not None and tuple(_var(p).shape) != shape:
             raise RuntimeError("layer_norm(): %s of shape %s, expected normalized_shape %s"
                                % (name, tuple(_var(p).shape), shape))
+    _norm_dtypes("layer_norm", input, weight, bias)
     dims = tuple(range(input.ndim - k, input.ndim))
     mean = input.mean(dims, keepdim=True)
     centred = input - mean
@@ -1198,7 +1228,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out
+    return _to_input_dtype(out, input)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -1226,6 +1256,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if p is not None and tuple(_var(p).shape) != (n_channels,):
             raise RuntimeError("%s(): %s must have shape (%d,), got %s"
                                % (what, name, n_channels, tuple(_var(p).shape)))
+    _norm_dtypes(what, input, running_mean, running_var, weight, bias)
     for name, p in (("running_mean", running_mean), ("running_var", running_var)):
         if training and p is not None and not isinstance(p, Variable):
             raise TypeError("%s(): %s must be a Variable (it is updated in place), got %s"
@@ -1257,7 +1288,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out = out * _var(weight).reshape(view)
     if bias is not None:
         out = out + _var(bias).reshape(view)
-    return out
+    return _to_input_dtype(out, input)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -1280,6 +1311,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         if p is not None and tuple(_var(p).shape) != (c,):
             raise RuntimeError("%s(): %s must have shape (%d,), got %s"
                                % (what, name, c, tuple(_var(p).shape)))
+    _norm_dtypes(what, input, weight, bias)
     grouped = input.reshape((n, num_groups, (c // num_groups) * int(_np.prod(input.shape[2:]))))
     mean = grouped.mean(2, keepdim=True)
     centred = grouped - mean
@@ -1290,7 +1322,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         out = out * _var(weight).reshape(view)
     if bias is not None:
         out = out + _var(bias).reshape(view)
-    return out
+    return _to_input_dtype(out, input)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

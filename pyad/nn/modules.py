@@ -1293,6 +1293,9 @@ class Identity(Module):
 
 
 def _linear_forward(input, weight, bias):
+    if input.dtype != weight.dtype or (bias is not None and bias.dtype != input.dtype):
+        F._same_dtype_as_weight("linear", input, weight if input.dtype != weight.dtype
+                                else bias)
     out = matmul(input, weight.t())
     return out if bias is None else out + bias
 

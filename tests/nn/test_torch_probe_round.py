@@ -633,3 +633,79 @@ def test_nll_loss2d_is_a_deprecated_nll_loss():
     assert isinstance(ours, pyad.nn.NLLLoss)
     assert repr(ours) == repr(theirs)
     _close(ours(pyad.tensor(x), pyad.tensor(t)), theirs(torch.tensor(x), torch.tensor(t)))
+
+
+# -- one dtype for a layer's input and parameters (torch refuses to promote) --------------
+
+_MIXED = {
+    "Linear f64 input": lambda lib: lib.nn.Linear(3, 2)(_t(lib, np.ones((4, 3)))),
+    "Linear 3-d f64 input": lambda lib: lib.nn.Linear(3, 2)(_t(lib, np.ones((2, 4, 3)))),
+    "Linear 1-d f64 input": lambda lib: lib.nn.Linear(3, 2)(_t(lib, np.ones(3))),
+    "Linear int input": lambda lib: lib.nn.Linear(3, 2)(_t(lib, np.ones((4, 3), np.int64))),
+    "F.linear f64 bias":
+        lambda lib: lib.nn.functional.linear(_t(lib, np.ones((2, 3), np.float32)),
+                                             _t(lib, np.ones((4, 3), np.float32)),
+                                             _t(lib, np.ones(4))),
+    "MHA f64 input":
+        lambda lib: lib.nn.MultiheadAttention(4, 2)(*[_t(lib, np.ones((3, 2, 4)))] * 3),
+    "LayerNorm f64 input": lambda lib: lib.nn.LayerNorm(3)(_t(lib, np.ones((2, 3)))),
+    "layer_norm f32 input f64 weight":
+        lambda lib: lib.nn.functional.layer_norm(_t(lib, np.ones((2, 3), np.float32)), (3,),
+                                                 _t(lib, np.ones(3))),
+    "layer_norm f64 input f32 bias only":
+        lambda lib: lib.nn.functional.layer_norm(_t(lib, np.ones((2, 3))), (3,), None,
+                                                 _t(lib, np.ones(3, np.float32))),
+    "layer_norm f32 input f16 weight":
+        lambda lib: lib.nn.functional.layer_norm(_t(lib, np.ones((2, 3), np.float32)), (3,),
+                                                 _t(lib, np.ones(3, np.float16))),
+    "GroupNorm f64 input": lambda lib: lib.nn.GroupNorm(2, 4)(_t(lib, np.ones((2, 4)))),
+    "BatchNorm1d f64 input train":
+        lambda lib: lib.nn.BatchNorm1d(4)(_t(lib, np.arange(8.0).reshape(2, 4))),
+    "BatchNorm1d f64 input eval":
+        lambda lib: lib.nn.BatchNorm1d(4).eval()(_t(lib, np.arange(8.0).reshape(2, 4))),
+    "BatchNorm2d f64 input no affine":
+        lambda lib: lib.nn.BatchNorm2d(2, affine=False)(_t(lib, np.ones((2, 2, 2, 2)))),
+    "batch_norm f64 input f32 weight, no stats":
+        lambda lib: lib.nn.functional.batch_norm(_t(lib, np.arange(8.0).reshape(2, 4)), None,
+                                                 None, _t(lib, np.ones(4, np.float32)),
+                                                 training=True),
+    "InstanceNorm1d affine f64 input":
+        lambda lib: lib.nn.InstanceNorm1d(2, affine=True)(_t(lib, np.ones((2, 2, 3)))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_MIXED))
+def test_mixed_dtype_layers_raise_as_torch(case):
+    _same_error(_MIXED[case])
+
+
+@pytest.mark.parametrize("call", [
+    # torch's accepted mixes: float32 parameters with a float16 input for the norms, running
+    # statistics of any dtype for instance_norm, no parameters at all, rms_norm
+    lambda lib: lib.nn.functional.layer_norm(_t(lib, np.arange(6.).reshape(2, 3), dtype=lib.float16),
+                                             (3,), _t(lib, np.ones(3, np.float32)),
+                                             _t(lib, np.zeros(3, np.float32))),
+    lambda lib: lib.nn.functional.group_norm(_t(lib, np.arange(8.).reshape(2, 4), dtype=lib.float16),
+                                             2, _t(lib, np.ones(4, np.float32))),
+    lambda lib: lib.nn.functional.instance_norm(_t(lib, np.arange(12.).reshape(2, 2, 3)),
+                                                _t(lib, np.zeros(2, np.float32)),
+                                                _t(lib, np.ones(2, np.float32))),
+    lambda lib: lib.nn.functional.batch_norm(_t(lib, np.arange(8.).reshape(2, 4)), None, None,
+                                             training=True),
+    lambda lib: lib.nn.functional.rms_norm(_t(lib, np.arange(8.).reshape(2, 4)), (4,),
+                                           _t(lib, np.ones(4, np.float32))),
+])
+def test_mixed_dtype_norms_torch_accepts(call):
+    _close(call(pyad), call(torch), 1e-3)
+
+
+def test_lazy_linear_materialises_in_the_dtype_set_by_double():
+    x = RNG.standard_normal((4, 3))
+    t, p = torch.nn.LazyLinear(2).double(), pyad.nn.LazyLinear(2).double()
+    torch.manual_seed(0)
+    t(torch.tensor(x))
+    p(pyad.tensor(x))
+    assert p.weight.dtype == pyad.float64 and p.bias.dtype == pyad.float64
+    assert str(t.weight.dtype) == "torch.float64"
+    p.load_state_dict({k: pyad.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
+    _close(p(pyad.tensor(x)), t(torch.tensor(x)))
