@@ -482,9 +482,45 @@ class TransformerEncoder(Module):
         for mod in self.layers:
             out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
                       is_causal=bool(is_causal) and mask is not None)
+        padded = self._nested_padding(src, mask, src_key_padding_mask)
+        if padded is not None:
+            # torch's inference fast path runs the layers on a nested tensor of the
+            # unpadded positions and pads the result back with zeros: the outputs at
+            # padded positions are 0 (before the final norm), the others unchanged
+            out = pyad.masked_fill(out, Variable(padded[..., None]), 0.0)
         if self.norm is not None:
             out = self.norm(out)
         return out
+
+    def _nested_padding(self, src, mask, src_key_padding_mask):
+        """The (N, S) padding of torch's nested-tensor fast path when torch takes it
+        (its conditions, in its order), else None."""
+        if not getattr(self, "use_nested_tensor", False) or src_key_padding_mask is None:
+            return None
+        first = self.layers[0]
+        if first.training or src.dim() != 3 or mask is not None:
+            return None
+        from pyad.amp import autocast_mode
+        if autocast_mode._active:
+            return None
+        kpm = src_key_padding_mask
+        kpm = kpm.data if isinstance(kpm, Variable) else _np.asarray(kpm)
+        padded = kpm if kpm.dtype == bool else kpm != 0
+        xp = pyad.get_array_module(padded)
+        if self.mask_check:
+            keep = ~padded
+            # left aligned: each row's kept positions form a prefix
+            if bool((keep[:, 1:] & ~keep[:, :-1]).any()):
+                return None
+        attn, = (first.self_attn,)
+        params = (attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                  attn.out_proj.bias, first.norm1.weight, first.norm1.bias,
+                  first.norm2.weight, first.norm2.bias, first.linear1.weight,
+                  first.linear1.bias, first.linear2.weight, first.linear2.bias)
+        if pyad.is_grad_enabled() and (src.requires_grad or any(
+                p is not None and p.requires_grad for p in params)):
+            return None
+        return xp.asarray(padded, dtype=bool)
 
 
 class TransformerDecoder(Module):

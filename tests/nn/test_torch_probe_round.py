@@ -709,3 +709,48 @@ def test_lazy_linear_materialises_in_the_dtype_set_by_double():
     assert str(t.weight.dtype) == "torch.float64"
     p.load_state_dict({k: pyad.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
     _close(p(pyad.tensor(x)), t(torch.tensor(x)))
+
+
+# -- TransformerEncoder's inference fast path: zeros at padded positions --------------------
+
+_SRC = RNG.standard_normal((3, 4, E))
+_SKPM = {"left": np.array([[0, 0, 0, 0], [0, 0, 1, 1], [0, 1, 1, 1]], bool),
+         "not_left": np.array([[0, 0, 0, 0], [0, 1, 0, 1], [0, 0, 0, 1]], bool)}
+
+
+@pytest.mark.parametrize("pad", sorted(_SKPM))
+@pytest.mark.parametrize("norm", [False, True])
+@pytest.mark.parametrize("float_mask", [False, True])
+@pytest.mark.parametrize("grad_mode", ["no_grad", "frozen", "grad"])
+def test_encoder_padding_outputs_match_torch_in_inference(pad, norm, float_mask, grad_mode):
+    def make(lib):
+        layer = lib.nn.TransformerEncoderLayer(E, H, 16, batch_first=True, dtype=lib.float64)
+        return lib.nn.TransformerEncoder(
+            layer, 2, norm=lib.nn.LayerNorm(E, dtype=lib.float64) if norm else None)
+    torch.manual_seed(0)
+    tm, pm = make(torch), make(pyad)
+    _copy_weights(tm, pm)
+    tm.eval()
+    pm.eval()
+    if grad_mode == "frozen":
+        tm.requires_grad_(False)
+        pm.requires_grad_(False)
+    kpm = _SKPM[pad]
+    outs = []
+    for lib, m in ((torch, tm), (pyad, pm)):
+        k = lib.tensor(np.where(kpm, -np.inf, 0.0) if float_mask else kpm)
+        with lib.set_grad_enabled(grad_mode != "no_grad"):
+            outs.append(m(lib.tensor(_SRC), src_key_padding_mask=k))
+    _close(outs[1], outs[0])
+
+
+def test_encoder_fast_path_zeros_only_where_torch_does():
+    layer = pyad.nn.TransformerEncoderLayer(E, H, 16, batch_first=True, dtype=pyad.float64)
+    enc = pyad.nn.TransformerEncoder(layer, 1).eval()
+    x = pyad.tensor(_SRC)
+    kpm = pyad.tensor(_SKPM["left"])
+    with pyad.no_grad():
+        fast = enc(x, src_key_padding_mask=kpm)
+    slow = enc(x, src_key_padding_mask=kpm)         # grad mode, parameters need grad
+    assert bool((fast.data[1, 2:] == 0).all()) and bool((slow.data[1, 2:] != 0).any())
+    np.testing.assert_allclose(fast.data[0], slow.data[0], rtol=1e-12, atol=1e-12)
