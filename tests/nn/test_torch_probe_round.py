@@ -682,11 +682,12 @@ def test_mixed_dtype_layers_raise_as_torch(case):
 @pytest.mark.parametrize("call", [
     # torch's accepted mixes: float32 parameters with a float16 input for the norms, running
     # statistics of any dtype for instance_norm, no parameters at all, rms_norm
-    lambda lib: lib.nn.functional.layer_norm(_t(lib, np.arange(6.).reshape(2, 3), dtype=lib.float16),
-                                             (3,), _t(lib, np.ones(3, np.float32)),
-                                             _t(lib, np.zeros(3, np.float32))),
-    lambda lib: lib.nn.functional.group_norm(_t(lib, np.arange(8.).reshape(2, 4), dtype=lib.float16),
-                                             2, _t(lib, np.ones(4, np.float32))),
+    lambda lib: lib.nn.functional.layer_norm(
+        _t(lib, np.arange(6.).reshape(2, 3), dtype=lib.float16), (3,),
+        _t(lib, np.ones(3, np.float32)), _t(lib, np.zeros(3, np.float32))),
+    lambda lib: lib.nn.functional.group_norm(
+        _t(lib, np.arange(8.).reshape(2, 4), dtype=lib.float16), 2,
+        _t(lib, np.ones(4, np.float32))),
     lambda lib: lib.nn.functional.instance_norm(_t(lib, np.arange(12.).reshape(2, 2, 3)),
                                                 _t(lib, np.zeros(2, np.float32)),
                                                 _t(lib, np.ones(2, np.float32))),
