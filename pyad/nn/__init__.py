@@ -12,7 +12,7 @@ from pyad.nn.modules import (
     Unflatten, CrossEntropyLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss, BCELoss,
     BCEWithLogitsLoss, NLLLoss, KLDivLoss, MarginRankingLoss, HingeEmbeddingLoss,
     SoftMarginLoss, TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss, CosineEmbeddingLoss,
-    MultiMarginLoss, PReLU,
+    MultiMarginLoss, PReLU, NLLLoss2d,
 )
 from pyad.nn.rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from pyad.nn.layers import (
@@ -56,7 +56,8 @@ __all__ = [
     "GaussianNLLLoss", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
     "HingeEmbeddingLoss", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm",
     "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss", "MarginRankingLoss",
-    "MaxPool2d", "Mish", "Module", "ModuleList", "MultiMarginLoss", "NLLLoss", "PReLU",
+    "MaxPool2d", "Mish", "Module", "ModuleList", "MultiMarginLoss", "NLLLoss", "NLLLoss2d",
+    "PReLU",
     "Parameter",
     "PoissonNLLLoss", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
     "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softplus", "Softshrink", "Softsign",

@@ -17,7 +17,7 @@ from pyad._engine import _TORCH_INT_NAMES
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "interpolate", "upsample",
            "pixel_shuffle", "pixel_unshuffle", "dropout1d", "dropout2d", "instance_norm",
-           "bilinear", "scaled_dot_product_attention"]
+           "bilinear", "scaled_dot_product_attention", "multi_head_attention_forward"]
 
 
 def _refuse_complex(what, *inputs):
@@ -421,6 +421,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         raise ValueError("%s(): expected an input of at least 3 dimensions (N, C, *), got "
                          "shape %s" % (what, tuple(input.shape)))
     c = input.shape[1]
+    from pyad.nn.functional import _norm_dtypes, _to_input_dtype
+    _norm_dtypes(what, input, weight, bias)    # (torch takes running stats of any dtype)
     dims = tuple(range(2, input.dim()))
     view = (1, -1) + (1,) * (input.dim() - 2)
     count = int(_np.prod(input.shape[2:]))
@@ -450,7 +452,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         out = out * _var(weight).reshape(view)
     if bias is not None:
         out = out + _var(bias).reshape(view)
-    return out
+    return _to_input_dtype(out, input)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -515,6 +517,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
                            "query.dtype: %s key.dtype: %s and value.dtype: %s instead."
                            % (q.dtype, k.dtype, v.dtype))
+    if attn_mask is not None:
+        m_dtype = _var(attn_mask).dtype
+        if m_dtype not in (pyad.bool, pyad.float32, q.dtype):
+            # torch's rule: a bool mask, a float32 one, or one of the query's dtype
+            raise RuntimeError("%s(): expected attn_mask dtype to be bool or float or to "
+                               "match query dtype, but got attn_mask.dtype: %s and "
+                               "query.dtype: %s instead." % (what, m_dtype, q.dtype))
     if enable_gqa and q.dim() >= 3 and k.shape[-3] != q.shape[-3]:
         rep = q.shape[-3] // k.shape[-3]
         k = pyad.stack([k] * rep, -3).reshape(tuple(k.shape[:-3]) + (k.shape[-3] * rep,)
@@ -550,3 +559,48 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         from pyad.nn.functional import dropout
         weights = dropout(weights, dropout_p, True)
     return matmul(weights, v)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """The computation of `pyad.nn.MultiheadAttention`, as
+    ``torch.nn.functional.multi_head_attention_forward``: sequence-first ``(L, N, E)``
+    (or unbatched ``(L, E)``) inputs, returns ``(attn_output, attn_weights)``
+    (``attn_weights`` None unless ``need_weights``). ``static_k``/``static_v`` are not
+    supported (NotImplementedError).
+
+    >>> import pyad
+    >>> E, H = 4, 2
+    >>> x = pyad.randn(3, 2, E)
+    >>> out, w = multi_head_attention_forward(
+    ...     x, x, x, E, H, pyad.randn(3 * E, E), pyad.zeros(3 * E), None, None, False,
+    ...     0.0, pyad.randn(E, E), pyad.zeros(E))
+    >>> out.shape, w.shape
+    ((3, 2, 4), (2, 3, 3))
+    """
+    from pyad.nn import transformer
+    what = "multi_head_attention_forward"
+    q = query if isinstance(query, Variable) else pyad.tensor(query)
+    if q.dim() not in (2, 3) or q.shape[-1] != embed_dim_to_check:
+        raise AssertionError("%s(): was expecting embedding dimension of %s, but got query "
+                             "of shape %s" % (what, embed_dim_to_check, tuple(q.shape)))
+    if use_separate_proj_weight and (q_proj_weight is None or k_proj_weight is None
+                                     or v_proj_weight is None):
+        raise AssertionError("%s(): use_separate_proj_weight is True but q_proj_weight, "
+                             "k_proj_weight or v_proj_weight is None" % what)
+    if not use_separate_proj_weight and in_proj_weight is None:
+        raise AssertionError("%s(): use_separate_proj_weight is False but in_proj_weight is "
+                             "None" % what)
+    return transformer.multi_head_attention_forward(
+        query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v,
+        add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training=training,
+        key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+        use_separate_proj_weight=use_separate_proj_weight, q_proj_weight=q_proj_weight,
+        k_proj_weight=k_proj_weight, v_proj_weight=v_proj_weight, static_k=static_k,
+        static_v=static_v, average_attn_weights=average_attn_weights, is_causal=is_causal,
+        what=what)

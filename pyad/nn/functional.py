@@ -155,6 +155,49 @@ def _no_complex_grad(what, *inputs):
                            "with complex dtype." % what)
 
 
+def _not_differentiable(what, name, x):
+    # torch refuses, at the call, an argument its derivative formula does not cover
+    if pyad.is_grad_enabled() and isinstance(x, Variable) and x.requires_grad:
+        raise RuntimeError("%s(): the function is not differentiable with respect to argument "
+                           "'%s'. This input cannot have requires_grad True." % (what, name))
+
+
+def _floating_only(what, *inputs):
+    # torch has no integer or bool kernel for these (NotImplementedError, as torch's
+    # "not implemented for 'Long'"); a float with an integer operand promotes and is fine
+    inputs = tuple(_var(x) for x in inputs)
+    if not any(_np.issubdtype(x.dtype, _np.inexact) for x in inputs):
+        raise NotImplementedError("%s(): not implemented for integer or bool inputs, got %s"
+                                  % (what, ", ".join(str(x.dtype) for x in inputs)))
+    return inputs
+
+
+def _same_dtype_as_weight(what, input, weight):
+    # torch's GEMM takes its operands in one dtype: a float64 batch through a float32
+    # layer (or integer data through any layer) is an error, not a promotion
+    if input.dtype != weight.dtype:
+        raise RuntimeError("%s(): mat1 and mat2 must have the same dtype, but got %s and %s "
+                           "(input and weight)" % (what, input.dtype, weight.dtype))
+
+
+def _norm_dtypes(what, input, *params):
+    # torch's CPU norm kernels take their parameters and statistics in the input's dtype,
+    # or in float32 for a float16 input; any other mix is an error, not a promotion
+    for p in params:
+        if p is None:
+            continue
+        dt = _var(p).dtype
+        if dt != input.dtype and not (input.dtype == _np.float16 and dt == _np.float32):
+            raise RuntimeError("%s(): mixed dtype (CPU): all inputs must share same datatype, "
+                               "got an input of %s and a parameter of %s"
+                               % (what, input.dtype, dt))
+
+
+def _to_input_dtype(out, input):
+    # a float16 input normalised with float32 parameters comes back float16, as torch's
+    return out if out.dtype == input.dtype else out.to(dtype=input.dtype)
+
+
 def _masked(x, mask, value=0.0):
     # x where mask, else the constant value (no gradient there)
     return pyad.where(mask, x, value)
@@ -470,6 +513,9 @@ def _linear(input, weight, bias):
         raise RuntimeError("linear(): input has %d features in its last dimension but "
                            "weight expects %d (weight shape %s)"
                            % (input.shape[-1], weight.shape[-1], tuple(weight.shape)))
+    _same_dtype_as_weight("linear", input, weight)
+    if bias is not None and _var(bias).dtype != input.dtype:
+        _same_dtype_as_weight("linear", input, _var(bias))
     lead = tuple(input.shape[:-1])
     if input.ndim > 2 and weight.ndim == 2:
         # one 2-D product (one GEMM forward and backward) instead of a batched one
@@ -544,6 +590,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """
     reduction = _reduction("mse_loss", size_average, reduce, reduction)
     _real_only("mse_loss", input, target)
+    _floating_only("mse_loss", input, target)
     input, target = _pointwise_inputs("mse_loss", input, target)
     d = input - target
     loss = d * d
@@ -579,6 +626,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise RuntimeError("smooth_l1_loss(): does not support negative values for beta, "
                            "got %r" % (beta,))
     _real_only("smooth_l1_loss", input, target)
+    _floating_only("smooth_l1_loss", input, target)
     input, target = _pointwise_inputs("smooth_l1_loss", input, target)
     d = input - target
     a = pyad.abs(d)
@@ -604,6 +652,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError("huber_loss(): does not support non-positive values for delta, "
                            "got %r" % (delta,))
     _real_only("huber_loss", input, target)
+    _floating_only("huber_loss", input, target)
     input, target = _pointwise_inputs("huber_loss", input, target)
     d = input - target
     a = pyad.abs(d)
@@ -629,6 +678,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("%s(): target size %s must be the same as the input size %s"
                          % (what, tuple(target.shape), tuple(input.shape)))
+    if not _np.issubdtype(input.dtype, _np.floating):
+        raise NotImplementedError("%s(): not implemented for %s input" % (what, input.dtype))
+    if target.dtype != input.dtype:
+        # torch's kernel takes the target in the input's dtype only
+        raise RuntimeError("%s(): found dtype %s for the target but expected %s (the input's)"
+                           % (what, target.dtype, input.dtype))
     x = input.data
     if x.size and not bool(((x >= 0) & (x <= 1)).all()):
         raise RuntimeError("%s(): all elements of input should be between 0 and 1" % what)
@@ -679,6 +734,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("%s(): target size %s must be the same as the input size %s"
                          % (what, tuple(target.shape), tuple(input.shape)))
+    if not _np.issubdtype(input.dtype, _np.floating):
+        raise NotImplementedError("%s(): not implemented for %s input" % (what, input.dtype))
+    if not _np.issubdtype(target.dtype, _np.floating):
+        raise RuntimeError("%s(): result type %s can't be cast to the target's dtype %s"
+                           % (what, input.dtype, target.dtype))
     log_sig = logsigmoid(input)
     if pos_weight is not None:
         log_sig = log_sig * ((pos_weight - 1) * target + 1)
@@ -708,13 +768,15 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
     input, target = _var(input), _var(target)
     if _is_complex(input) or _is_complex(target):
         raise RuntimeError("kl_div(): Complex inputs not supported.")
+    if not (_np.issubdtype(input.dtype, _np.floating)
+            and _np.issubdtype(target.dtype, _np.floating)):
+        raise RuntimeError("kl_div(): Integral inputs not supported.")
     if log_target:
         loss = pyad.exp(target) * (target - input)
     else:
-        pos = target.data > 0
-        # xlogy(target, target): 0 where target is 0 (log taken of 1 there, no nan)
-        t_log_t = pyad.where(pos, target * pyad.log(pyad.where(pos, target, 1.0)), 0.0)
-        loss = t_log_t - target * input
+        # torch's formula: xlogy(target, target) is 0 where target is 0, nan where it is
+        # negative, and its derivative in target is nan at 0 (as torch's)
+        loss = pyad.xlogy(target, target) - target * input
     if reduction == "batchmean":
         total = loss.sum()
         return total / input.shape[0] if input.ndim else total
@@ -724,24 +786,33 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
 def _class_target(what, input, target, class_dim):
     """The index target as an integer array, checked against the input's shape."""
     t = target.data
+    if input.ndim != 1 and (t.ndim == 0 or t.shape[0] != input.shape[0]):
+        raise ValueError("%s(): expected input batch_size (%d) to match target batch_size "
+                         "(%d)" % (what, input.shape[0], t.shape[0] if t.ndim else 0))
     if t.dtype not in (_np.int64, _np.uint8):
         # torch's type and rule: class indices are int64 (or uint8), not int32 or float
         raise RuntimeError("%s(): expected target dtype to be Long or Byte, but got %s"
                            % (what, t.dtype))
     expected = tuple(s for i, s in enumerate(input.shape) if i != class_dim)
     if tuple(t.shape) != expected:
-        raise ValueError("%s(): expected a target of shape %s for an input of shape %s, "
-                         "got %s" % (what, expected, tuple(input.shape), tuple(t.shape)))
+        raise RuntimeError("%s(): expected a target of shape %s for an input of shape %s, "
+                           "got %s" % (what, expected, tuple(input.shape), tuple(t.shape)))
     return t
 
 
-def _check_weight(what, weight, n_classes):
+def _check_weight(what, weight, n_classes, dtype=None):
     if weight is None:
         return None
+    _not_differentiable(what, "weight", weight)
     w = weight.data if isinstance(weight, Variable) else _np.asarray(weight)
     if tuple(w.shape) != (n_classes,):
-        raise ValueError("%s(): weight must be a 1-d Variable of %d elements (one per "
-                         "class), got shape %s" % (what, n_classes, tuple(w.shape)))
+        raise RuntimeError("%s(): weight should be defined either for all %d classes or "
+                           "no classes but got a weight of shape %s"
+                           % (what, n_classes, tuple(w.shape)))
+    if dtype is not None and w.dtype != dtype:
+        # torch's kernel takes the weight in the input's dtype only
+        raise RuntimeError("%s(): expected scalar type %s but found %s (the weight's dtype "
+                           "must be the input's)" % (what, dtype, w.dtype))
     return w
 
 
@@ -753,7 +824,7 @@ def _checked_indices(what, input, target, weight, ignore_index):
     class_dim = 0 if input.ndim == 1 else 1
     n_classes = input.shape[class_dim]
     t = _class_target(what, input, target, class_dim)
-    w = _check_weight(what, weight, n_classes)
+    w = _check_weight(what, weight, n_classes, input.dtype)
     xp = pyad.get_array_module(t)
     if t.size and not 0 <= ignore_index < n_classes and 0 <= t.min() and t.max() < n_classes:
         # the common case: every target in range, none ignored
@@ -818,18 +889,26 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise RuntimeError("%s(): label_smoothing must be between 0.0 and 1.0. Got: %r"
                            % (what, label_smoothing))
     input, target = _var(input), _var(target)
+    # torch reads a target of the input's shape as class probabilities, any other as
+    # class indices
+    probs = tuple(target.shape) == tuple(input.shape)
+    if probs and not _np.issubdtype(target.dtype, _np.floating):
+        raise RuntimeError("%s(): expected floating point type for target with class "
+                           "probabilities, got %s" % (what, target.dtype))
     if input.ndim == 0:
         raise ValueError("%s(): input must have a class dimension, got a 0-d input" % what)
     class_dim = 0 if input.ndim == 1 else 1
     n_classes = input.shape[class_dim]
-    if label_smoothing == 0 and _int_kind(target.data):
+    if not probs:
+        _class_target(what, input, target, class_dim)
+    if label_smoothing == 0 and not probs:
         # one fused node: log_softmax, pick, weight and reduce
         safe, wt, _, _, class_dim = _checked_indices(what, input, target, weight,
                                                      ignore_index)
         return _cross_entropy_indices(input, safe, wt, class_dim,
                                       _REDUCTIONS.index(reduction))
     logp = _log_softmax(input, class_dim)
-    if not _int_kind(target.data):
+    if probs:
         # class probabilities
         if ignore_index != -100:
             raise RuntimeError("%s(): ignore_index is not supported for floating point "
@@ -838,7 +917,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             raise ValueError("%s(): a target of class probabilities must have the input's "
                              "shape %s, got %s (class indices must be integers)"
                              % (what, tuple(input.shape), tuple(target.shape)))
-        w = _check_weight(what, weight, n_classes)
+        w = _check_weight(what, weight, n_classes, input.dtype)
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         prod = logp * target
@@ -926,6 +1005,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     what = "soft_margin_loss"
     reduction = _reduction(what, size_average, reduce, reduction)
     input, target = _var(input), _var(target)
+    _not_differentiable(what, "target", target)
     _no_complex_grad(what, input, target)
     loss = pyad.log1p(pyad.exp(-input * target))
     return _reduce(loss, reduction)
@@ -1091,6 +1171,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if p == 2:
         z = z * z
     if weight is not None:
+        _not_differentiable(what, "weight", weight)
         w = _var(weight)
         if tuple(w.shape) != (c,):
             raise ValueError("%s(): weight must have shape (%d,), got %s"
@@ -1137,6 +1218,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         if p is not None and tuple(_var(p).shape) != shape:
             raise RuntimeError("layer_norm(): %s of shape %s, expected normalized_shape %s"
                                % (name, tuple(_var(p).shape), shape))
+    _norm_dtypes("layer_norm", input, weight, bias)
     dims = tuple(range(input.ndim - k, input.ndim))
     mean = input.mean(dims, keepdim=True)
     centred = input - mean
@@ -1146,7 +1228,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out
+    return _to_input_dtype(out, input)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -1174,6 +1256,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if p is not None and tuple(_var(p).shape) != (n_channels,):
             raise RuntimeError("%s(): %s must have shape (%d,), got %s"
                                % (what, name, n_channels, tuple(_var(p).shape)))
+    _norm_dtypes(what, input, running_mean, running_var, weight, bias)
     for name, p in (("running_mean", running_mean), ("running_var", running_var)):
         if training and p is not None and not isinstance(p, Variable):
             raise TypeError("%s(): %s must be a Variable (it is updated in place), got %s"
@@ -1205,7 +1288,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out = out * _var(weight).reshape(view)
     if bias is not None:
         out = out + _var(bias).reshape(view)
-    return out
+    return _to_input_dtype(out, input)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -1218,7 +1301,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     what = "group_norm"
     input, = _real_only(what, input)
     if input.ndim < 2:
-        raise ValueError("%s(): expected an input of at least 2 dimensions (N, C, ...), "
+        raise RuntimeError("%s(): expected an input of at least 2 dimensions (N, C, ...), "
                          "got shape %s" % (what, tuple(input.shape)))
     n, c = input.shape[0], input.shape[1]
     if num_groups <= 0 or c % num_groups:
@@ -1228,6 +1311,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         if p is not None and tuple(_var(p).shape) != (c,):
             raise RuntimeError("%s(): %s must have shape (%d,), got %s"
                                % (what, name, c, tuple(_var(p).shape)))
+    _norm_dtypes(what, input, weight, bias)
     grouped = input.reshape((n, num_groups, (c // num_groups) * int(_np.prod(input.shape[2:]))))
     mean = grouped.mean(2, keepdim=True)
     centred = grouped - mean
@@ -1238,7 +1322,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         out = out * _var(weight).reshape(view)
     if bias is not None:
         out = out + _var(bias).reshape(view)
-    return out
+    return _to_input_dtype(out, input)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -21,7 +21,7 @@ from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
 from pyad.nn.modules import Module, Linear, Conv2d, _ConvNd, _Loss, _factory
-from pyad.nn.layers import BatchNorm1d, Conv1d, _InstanceNorm
+from pyad.nn.layers import BatchNorm1d, Conv1d, _InstanceNorm, PairwiseDistance
 from pyad.nn.parameter import Parameter, UninitializedParameter
 
 __all__ = [
@@ -649,8 +649,10 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater "
                              "than 0, got %s instead" % (margin,))
-        self.distance_function = distance_function if distance_function is not None \
-            else F.pairwise_distance
+        # torch stores a PairwiseDistance submodule by default (it shows in print(loss))
+        if distance_function is None:
+            distance_function = PairwiseDistance()
+        self.distance_function = distance_function
         self.margin = margin
         self.swap = swap
 

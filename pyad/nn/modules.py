@@ -23,7 +23,7 @@ from pyad.nn import init
 from pyad.nn import init as _init   # PReLU's `init` argument shadows the module
 from pyad.nn.parameter import Parameter, _zero_grads
 
-__all__ = ["Module", "Sequential", "ModuleList", "Identity", "Linear", "Conv2d",
+__all__ = ["Module", "Sequential", "ModuleList", "Identity", "Linear", "Conv2d", "NLLLoss2d",
            "MaxPool2d", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax",
            "LeakyReLU", "ELU", "CELU", "SELU", "SiLU", "Mish", "Softplus", "Hardtanh",
            "ReLU6", "Hardsigmoid", "Hardswish", "LogSigmoid", "Softsign", "Tanhshrink",
@@ -697,6 +697,22 @@ class Module:
             return out
         return self._apply(convert)
 
+    def type(self, dst_type):
+        """Cast *all* parameters and buffers to ``dst_type`` (a dtype or a type name such
+        as ``"torch.DoubleTensor"``), integer buffers included, as torch's
+        ``Module.type``; returns the module.
+
+        >>> import pyad
+        >>> pyad.nn.Linear(2, 2).type(pyad.float64).weight.dtype
+        dtype('float64')
+        """
+        def convert(v):
+            out = v.type(dst_type)
+            if out is not v:
+                out = out.detach().requires_grad_(v.requires_grad and v.is_leaf)
+            return out
+        return self._apply(convert)
+
     def float(self):
         """Cast floating point parameters and buffers to float32."""
         return self.to(numpy.float32)
@@ -1277,6 +1293,9 @@ class Identity(Module):
 
 
 def _linear_forward(input, weight, bias):
+    if input.dtype != weight.dtype or (bias is not None and bias.dtype != input.dtype):
+        F._same_dtype_as_weight("linear", input, weight if input.dtype != weight.dtype
+                                else bias)
     out = matmul(input, weight.t())
     return out if bias is None else out + bias
 
@@ -1319,6 +1338,18 @@ class Linear(Module):
     def extra_repr(self):
         return "in_features=%d, out_features=%d, bias=%s" % (
             self.in_features, self.out_features, self.bias is not None)
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """`Linear` under the class name torch gives ``MultiheadAttention.out_proj``
+    (``torch.nn.modules.linear.NonDynamicallyQuantizableLinear``), so that
+    ``print(model)`` and ``named_modules`` type names match torch; it computes exactly
+    what `Linear` does.
+
+    >>> import pyad
+    >>> pyad.nn.MultiheadAttention(4, 2).out_proj
+    NonDynamicallyQuantizableLinear(in_features=4, out_features=4, bias=True)
+    """
 
 
 class _ConvNd(Module):
@@ -2031,6 +2062,12 @@ class Embedding(Module):
             s += ", padding_idx=%d" % self.padding_idx
         if self.max_norm is not None:
             s += ", max_norm=%s" % self.max_norm
+        if self.norm_type != 2:
+            s += ", norm_type=%s" % self.norm_type
+        if self.scale_grad_by_freq is not False:
+            s += ", scale_grad_by_freq=%s" % self.scale_grad_by_freq
+        if self.sparse is not False:
+            s += ", sparse=True"
         return s
 
 
@@ -2187,6 +2224,27 @@ class NLLLoss(_Loss):
     def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """`NLLLoss` under its deprecated torch name (``torch.nn.NLLLoss2d``): warns, as
+    torch does, then behaves exactly as `NLLLoss`.
+
+    >>> import warnings, pyad
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     loss = pyad.nn.NLLLoss2d()
+    >>> loss(pyad.tensor([[[[-1.0]], [[-2.0]]]]), pyad.tensor([[[1]]]))
+    tensor(2.)
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see "
+                      "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more "
+                      "details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class KLDivLoss(_Loss):

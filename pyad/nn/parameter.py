@@ -70,7 +70,8 @@ class UninitializedParameter(Parameter):
         """Give the parameter an uninitialised array of ``shape`` and make it a
         `Parameter`."""
         device = device if device is not None else self._lazy_device
-        dtype = dtype if dtype is not None else self._lazy_dtype
+        # as torch: the placeholder's dtype, which Module.to/.double() may have changed
+        dtype = dtype if dtype is not None else self.data.dtype
         self.data = empty(*tuple(shape), device=device, dtype=dtype).data
         del self._lazy_device, self._lazy_dtype
         self.__class__ = self.cls_to_become

@@ -17,6 +17,7 @@ the scores (``-inf`` excludes); ``key_padding_mask`` is ``(N, S)``.
 """
 import copy
 import math
+import warnings
 
 import numpy as _np
 
@@ -24,7 +25,8 @@ import pyad
 from pyad._engine import Variable, matmul
 from pyad.nn import functional as F
 from pyad.nn import init
-from pyad.nn.modules import Module, ModuleList, Linear, LayerNorm, Dropout, _factory
+from pyad.nn.modules import (Module, ModuleList, Linear, LayerNorm, Dropout, ReLU, GELU,
+                              NonDynamicallyQuantizableLinear, _factory)
 from pyad.nn.parameter import Parameter
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
@@ -88,7 +90,12 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
                            "mask` to create this mask." % what)
     dtype = query.dtype
     key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", dtype, what)
-    attn_mask = _canonical_mask(attn_mask, "attn_mask", dtype, what)
+    if is_causal and key_padding_mask is None and not need_weights:
+        # torch's rule: the mask is then only a hint; attention is causal, whatever it holds
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", dtype, what)
+        is_causal = False
 
     # input projections
     if not use_separate_proj_weight:
@@ -182,7 +189,8 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
     q = q.reshape(bsz, num_heads, tgt_len, head_dim)
     k = k.reshape(bsz, num_heads, src_len, head_dim)
     v = v.reshape(bsz, num_heads, src_len, head_dim)
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, False)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p,
+                                         is_causal and attn_mask is None)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
     out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
     if unbatched:
@@ -238,7 +246,8 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(_factory((3 * embed_dim,), device, dtype))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        device=device, dtype=dtype)
         if add_bias_kv:
             self.bias_k = Parameter(_factory((1, 1, embed_dim), device, dtype))
             self.bias_v = Parameter(_factory((1, 1, embed_dim), device, dtype))
@@ -327,6 +336,13 @@ class TransformerEncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
+        # torch's flag for its fused fast path: 1 for relu, 2 for gelu, else 0
+        if activation is F.relu or isinstance(activation, ReLU) or activation == "relu":
+            self.activation_relu_or_gelu = 1
+        elif activation is F.gelu or isinstance(activation, GELU) or activation == "gelu":
+            self.activation_relu_or_gelu = 2
+        else:
+            self.activation_relu_or_gelu = 0
         self.activation = _activation(activation, "TransformerEncoderLayer")
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
@@ -375,6 +391,15 @@ class TransformerDecoderLayer(Module):
         self.dropout3 = Dropout(dropout)
         self.activation = _activation(activation, "TransformerDecoderLayer")
 
+    def __setstate__(self, state):
+        # torch's TransformerDecoderLayer.__setstate__, quirk included: a deep copy (as
+        # TransformerDecoder and Transformer make of their layer) or an unpickled layer
+        # whose activation is a Module (kept in _modules, not in the instance dict) gets
+        # F.relu as its activation, so it computes relu as torch's does
+        if "activation" not in state:
+            state["activation"] = F.relu
+        self.__dict__.update(state)
+
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
         x = tgt
@@ -408,6 +433,29 @@ class TransformerDecoderLayer(Module):
         return self.dropout3(x)
 
 
+def _why_not_nested(layer):
+    # torch.nn.TransformerEncoder's reasons, in its order
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return "%s was not TransformerEncoderLayer" % name
+    if layer.norm_first:
+        return "%s.norm_first was True" % name
+    if not layer.self_attn.batch_first:
+        return ("%s.self_attn.batch_first was not True(use batch_first for better inference "
+                "performance)" % name)
+    if not layer.self_attn._qkv_same_embed_dim:
+        return "%s.self_attn._qkv_same_embed_dim was not True" % name
+    if layer.self_attn.in_proj_bias is None:
+        return "%s.self_attn was passed bias=False" % name
+    if not layer.activation_relu_or_gelu:
+        return "%s.activation_relu_or_gelu was not True" % name
+    if not layer.norm1.eps == layer.norm2.eps:
+        return "%s.norm1.eps was not equal to %s.norm2.eps" % (name, name)
+    if layer.self_attn.num_heads % 2 == 1:
+        return "%s.self_attn.num_heads is odd" % name
+    return ""
+
+
 class TransformerEncoder(Module):
     """``num_layers`` copies of ``encoder_layer`` (deep copies, as torch's), then an
     optional ``norm``."""
@@ -419,16 +467,60 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
+        # torch's flag (and warning) for its nested-tensor fast path, which pyad does not
+        # take: the flag is kept for scripts that read it, computed by torch's rules
+        self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
+        why_not = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn("enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          "because %s" % why_not, UserWarning, stacklevel=2)
+            self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         out = src
         for mod in self.layers:
             out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
                       is_causal=bool(is_causal) and mask is not None)
+        padded = self._nested_padding(src, mask, src_key_padding_mask)
+        if padded is not None:
+            # torch's inference fast path runs the layers on a nested tensor of the
+            # unpadded positions and pads the result back with zeros: the outputs at
+            # padded positions are 0 (before the final norm), the others unchanged
+            out = pyad.masked_fill(out, Variable(padded[..., None]), 0.0)
         if self.norm is not None:
             out = self.norm(out)
         return out
+
+    def _nested_padding(self, src, mask, src_key_padding_mask):
+        """The (N, S) padding of torch's nested-tensor fast path when torch takes it
+        (its conditions, in its order), else None."""
+        if not getattr(self, "use_nested_tensor", False) or src_key_padding_mask is None:
+            return None
+        first = self.layers[0]
+        if first.training or src.dim() != 3 or mask is not None:
+            return None
+        from pyad.amp import autocast_mode
+        if autocast_mode._active:
+            return None
+        kpm = src_key_padding_mask
+        kpm = kpm.data if isinstance(kpm, Variable) else _np.asarray(kpm)
+        padded = kpm if kpm.dtype == bool else kpm != 0
+        xp = pyad.get_array_module(padded)
+        if self.mask_check:
+            keep = ~padded
+            # left aligned: each row's kept positions form a prefix
+            if bool((keep[:, 1:] & ~keep[:, :-1]).any()):
+                return None
+        attn, = (first.self_attn,)
+        params = (attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                  attn.out_proj.bias, first.norm1.weight, first.norm1.bias,
+                  first.norm2.weight, first.norm2.bias, first.linear1.weight,
+                  first.linear1.bias, first.linear2.weight, first.linear2.bias)
+        if pyad.is_grad_enabled() and (src.requires_grad or any(
+                p is not None and p.requires_grad for p in params)):
+            return None
+        return xp.asarray(padded, dtype=bool)
 
 
 class TransformerDecoder(Module):
@@ -509,6 +601,9 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """The ``(sz, sz)`` float mask with ``-inf`` above the diagonal, 0 elsewhere."""
+        if sz < 0:
+            raise RuntimeError("generate_square_subsequent_mask(): trying to create a mask "
+                               "with negative dimension %d" % sz)
         mask = _np.triu(_np.full((sz, sz), -_np.inf), 1)
         return pyad.tensor(mask, dtype=dtype if dtype is not None else pyad.get_default_dtype(),
                            device=device)

@@ -222,7 +222,7 @@ def test_profiler_function_event_avg():
 def test_profiler_shapes():
     layer1 = pyad.nn.Linear(20, 30)
     layer2 = pyad.nn.Linear(30, 40)
-    input = randn(128, 20).float()
+    input = randn(128, 20)      # float64 as the layers (torch's test; linear needs one dtype)
     with profile(record_shapes=True) as prof:
         layer2(layer1(input))
     expected = [[[128, 20], [30, 20], [30]], [[128, 30], [40, 30], [40]]]
