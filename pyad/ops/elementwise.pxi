@@ -150,6 +150,11 @@ cdef inline object _apply_binary(object ufunc, object a, object b, str what):
             return r
         _check_same_device(da, db, what)
         _check_numeric_operands(da, db, what)
+        if ufunc is _np_subtract:
+            # two bools (NumPy's TypeError): torch's RuntimeError and advice
+            raise RuntimeError("%s(): Subtraction, the `-` operator, with two bool Variables "
+                               "is not supported. Use the `^` or `logical_xor()` operator "
+                               "instead." % what) from None
         raise
     finally:
         if quiet:

@@ -51,8 +51,8 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
     if dtype is not None:
         x = _convert(x, None, dtype, False)
     if not _is_float_dtype(x._data.dtype):
-        raise RuntimeError("log_softmax(): expected a floating point input, got %s"
-                           % x._data.dtype)
+        raise NotImplementedError("log_softmax(): expected a floating point input, got %s"
+                                  % x._data.dtype)
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "log_softmax")
     data = _log_softmax_fast(x._data, d)
     if data is None:
@@ -120,8 +120,8 @@ cpdef Variable softmax(object input, object dim=None, object dtype=None):
     if dtype is not None:
         x = _convert(x, None, dtype, False)
     if not _is_float_dtype(x._data.dtype):
-        raise RuntimeError("softmax(): expected a floating point input, got %s"
-                           % x._data.dtype)
+        raise NotImplementedError("softmax(): expected a floating point input, got %s"
+                                  % x._data.dtype)
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "softmax")
     data = _softmax_data(x._data, d)
     cdef SoftmaxBackward node
@@ -141,8 +141,8 @@ cpdef Variable softmax(object input, object dim=None, object dtype=None):
 cdef Variable _activation_input(object input, str what):
     cdef Variable x = _as_variable(input, what)
     if not _is_float_dtype(x._data.dtype):
-        raise RuntimeError("%s(): expected a floating point input, got %s"
-                           % (what, x._data.dtype))
+        raise NotImplementedError("%s(): expected a floating point input, got %s"
+                                  % (what, x._data.dtype))
     return x
 
 

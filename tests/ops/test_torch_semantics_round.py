@@ -467,3 +467,26 @@ def test_resize_to_the_same_size_does_not_bump_the_version_as_torch():
         assert x._version == 0, lib.__name__
         x.resize_(6)
         assert x._version == 1, lib.__name__
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.tensor([True]) - L.tensor([False]),
+    lambda L: L.tensor([True, False]) - True,
+    lambda L: L.sub(L.tensor([True]), L.tensor([True])),
+    lambda L: L.rsub(L.tensor([True]), L.tensor([True])),
+])
+def test_bool_subtraction_is_refused_as_torch(call):
+    for lib in LIBS:
+        with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool"):
+            call(lib)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.log_softmax(L.tensor([1, 2]), 0),
+    lambda L: L.softmax(L.tensor([1, 2]), 0),
+    lambda L: L.nn.functional.softmin(L.tensor([1, 2]), 0),
+])
+def test_softmax_family_refuses_integers_with_not_implemented_as_torch(call):
+    for lib in LIBS:
+        with pytest.raises(NotImplementedError):
+            call(lib)
