@@ -11,6 +11,7 @@ predicates above, and the in-place ``heaviside_``, ``gcd_``, ``lcm_``, ``mvlgamm
 """
 import collections
 import math
+import operator
 
 import numpy
 
@@ -39,10 +40,14 @@ class finfo:
 
     def __init__(self, type=None):
         dtype = numpy.dtype(_engine.get_default_dtype() if type is None else type)
-        if dtype.kind not in "fc":
+        if dtype.kind == "V" and dtype.name == "bfloat16":
+            import ml_dtypes                # bfloat16 is ml_dtypes', NumPy has no finfo
+            info = ml_dtypes.finfo(dtype)
+        elif dtype.kind not in "fc":
             raise TypeError("finfo(): torch.finfo() requires a floating point input type. "
                             "Use torch.iinfo to handle 'torch.finfo'")
-        info = numpy.finfo(dtype)
+        else:
+            info = numpy.finfo(dtype)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)
@@ -57,18 +62,40 @@ class finfo:
                                self.smallest_normal, self.tiny, self.dtype))
 
 
-def iinfo(type):
-    """The limits of an integer dtype, as ``torch.iinfo``: ``bits``, ``max``, ``min``.
+class iinfo:
+    """The limits of an integer dtype, as ``torch.iinfo``: ``bits``, ``max``, ``min`` as
+    Python ints, ``dtype`` as a name; a bool dtype is refused (``TypeError``), as torch.
 
     >>> import pyad
     >>> pyad.iinfo(pyad.int64).max
     9223372036854775807
+    >>> pyad.iinfo(pyad.int32)
+    iinfo(min=-2.14748e+09, max=2.14748e+09, dtype=int32)
     """
-    dtype = numpy.dtype(type)
-    if dtype.kind not in "iub":
-        raise TypeError("iinfo(): torch.iinfo() requires an integer input type. Use "
-                        "torch.finfo to handle 'torch.iinfo'")
-    return numpy.iinfo(numpy.uint8 if dtype.kind == "b" else dtype)
+
+    def __init__(self, type):
+        dtype = numpy.dtype(type)
+        if dtype.kind == "b":
+            raise TypeError("iinfo(): torch.bool is not supported by torch.iinfo")
+        if dtype.kind not in "iu":
+            raise TypeError("iinfo(): torch.iinfo() requires an integer input type. Use "
+                            "torch.finfo to handle 'torch.iinfo'")
+        info = numpy.iinfo(dtype)
+        self.bits = int(info.bits)
+        self.min = int(info.min)
+        self.max = int(info.max)
+        self.dtype = str(dtype)
+
+    def __eq__(self, other):
+        if not isinstance(other, iinfo):
+            return NotImplemented
+        return self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self):
+        return "iinfo(min=%g, max=%g, dtype=%s)" % (self.min, self.max, self.dtype)
 
 
 class Size(tuple):
@@ -82,11 +109,38 @@ class Size(tuple):
 
     def __new__(cls, sizes=()):
         sizes = tuple(sizes)
-        for n in sizes:
-            if not isinstance(n, (int, numpy.integer)) or isinstance(n, bool):
+        values = []
+        for i, n in enumerate(sizes):
+            # torch takes anything with __index__ (an int, a NumPy integer, a one-element
+            # integer Variable, a bool), never a float or a NumPy bool
+            if isinstance(n, (float, numpy.floating, numpy.bool_)):
+                index = None
+            else:
+                try:
+                    index = operator.index(n)
+                except TypeError:
+                    index = None
+            if index is None:
                 raise TypeError("Size(): expected a sequence of ints, got an element of "
-                                "type %s" % type(n).__name__)
-        return super().__new__(cls, (int(n) for n in sizes))
+                                "type %s (item %d)" % (type(n).__name__, i))
+            values.append(index)
+        return super().__new__(cls, values)
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError("can only concatenate tuple (not %s) to pyad.Size"
+                            % type(other).__name__)
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, count):
+        return Size(tuple(self) * count)
+
+    __rmul__ = __mul__
 
     def numel(self):
         """The number of elements of a Variable of this shape."""
