@@ -56,6 +56,14 @@ class finfo:
         self.resolution = 10.0 ** -int(info.precision)
         self.dtype = str(info.dtype)
 
+    def __eq__(self, other):
+        # torch: equal when every limit is (so float32's equals complex64's); unhashable
+        if not isinstance(other, finfo):
+            return NotImplemented
+        return vars(self) == vars(other)
+
+    __hash__ = None
+
     def __repr__(self):
         return ("finfo(resolution=%g, min=%g, max=%g, eps=%g, smallest_normal=%g, tiny=%g, "
                 "dtype=%s)" % (self.resolution, self.min, self.max, self.eps,
@@ -87,12 +95,12 @@ class iinfo:
         self.dtype = str(dtype)
 
     def __eq__(self, other):
+        # torch: equal when every limit is; unhashable
         if not isinstance(other, iinfo):
             return NotImplemented
-        return self.dtype == other.dtype
+        return vars(self) == vars(other)
 
-    def __hash__(self):
-        return hash(("iinfo", self.dtype))
+    __hash__ = None
 
     def __repr__(self):
         return "iinfo(min=%g, max=%g, dtype=%s)" % (self.min, self.max, self.dtype)
