@@ -2242,10 +2242,16 @@ cdef class Variable:
 
     def __float__(self):
         _check_one_element(self)
+        if self._data.dtype.kind == "c":
+            raise RuntimeError("float(): value cannot be converted to type double without "
+                               "overflow (a complex Variable)")
         return float(self.item())
 
     def __int__(self):
         _check_one_element(self)
+        if self._data.dtype.kind == "c":
+            raise RuntimeError("int(): value cannot be converted to type int64_t without "
+                               "overflow (a complex Variable)")
         return int(self.item())
 
     def __complex__(self):

@@ -762,6 +762,10 @@ cpdef Variable neg(object input):
     tensor([-1.,  2.], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "neg")
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("neg(): Negation, the `-` operator, on a bool Variable is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
     data = _ufunc1(_LOOP_NEG, x._data, None)
     if _records(x):
         return _recorded1(NegBackward.__new__(NegBackward), data, _edge(x))

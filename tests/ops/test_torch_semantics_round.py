@@ -490,3 +490,16 @@ def test_softmax_family_refuses_integers_with_not_implemented_as_torch(call):
     for lib in LIBS:
         with pytest.raises(NotImplementedError):
             call(lib)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: -L.tensor(True),
+    lambda L: L.neg(L.tensor([True, False])),
+    lambda L: int(L.tensor(1 + 2j)),
+    lambda L: float(L.tensor(1 + 2j)),
+])
+def test_bool_negation_and_complex_to_real_scalars_raise_runtime_error_as_torch(call):
+    for lib in LIBS:
+        with pytest.raises(RuntimeError):
+            call(lib)
+    assert complex(pyad.tensor(1 + 2j)) == 1 + 2j
