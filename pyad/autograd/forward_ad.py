@@ -37,7 +37,8 @@ __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_du
 
 _current_level = -1
 _level_state = None          # the _Level of _current_level (None outside any level)
-_private = {}                # id -> weakref of every private primal leaf ever made
+_private = {}                # id -> weakref of the AccumulateGrad node of every private
+                             # primal leaf made (nodes outlive their leaves)
 _in_tangent_pass = [False]   # True while unpack_dual runs its two reverse passes
 
 
@@ -48,7 +49,7 @@ class _Level:
         self.level = level
         self.leaves = []      # private primal leaves of the duals made at this level
         self.tangents = []    # their tangents, cast to the leaf's dtype
-        self.leaf_ids = set()
+        self.leaf_ids = set()  # ids of their AccumulateGrad nodes
         self.duals = {}       # id(dual) -> (weakref(dual), version, tangent as given)
         self.cache = {}       # id(var) -> (weakref(var), version, primal, tangent)
 
@@ -85,18 +86,21 @@ class _Primal(Function):
         return grad
 
 
-def _reaches(var, stop):
-    """Walk ``var``'s graph; ``stop(leaf)`` is called on each leaf Variable reached and
-    the walk returns True as soon as it returns True."""
+def _reaches(var, stop, cut=False):
+    """Walk ``var``'s graph; ``stop(node)`` is called on each leaf's AccumulateGrad node
+    reached (the leaf itself may be gone: the node outlives it) and the walk returns True
+    as soon as it returns True. With ``cut``, the walk does not go past unpack_dual's
+    primals (they carry no tangent)."""
     fn = var.grad_fn
     if fn is None:
-        return var.requires_grad and stop(var)
+        return False
     seen, todo = {id(fn)}, [fn]
     while todo:
         node = todo.pop()
-        leaf = getattr(node, "variable", None)
-        if leaf is not None and stop(leaf):
+        if type(node).__name__ == "AccumulateGrad" and stop(node):
             return True
+        if cut and type(node).__name__ == "_PrimalBackward":
+            continue
         for nxt, _ in getattr(node, "next_functions", ()) or ():
             if nxt is not None and id(nxt) not in seen:
                 seen.add(id(nxt))
@@ -104,18 +108,22 @@ def _reaches(var, stop):
     return False
 
 
-def _is_private(leaf):
-    ref = _private.get(id(leaf))
-    return ref is not None and ref() is leaf
+def _is_private(node):
+    ref = _private.get(id(node))
+    return ref is not None and ref() is node
 
 
 def _depends_on_user_leaf(var):
-    return var.requires_grad and _reaches(var, lambda leaf: not _is_private(leaf))
+    if not var.requires_grad:
+        return False
+    if var.grad_fn is None:       # a leaf: the user's, or one of the private ones
+        return not any(leaf is var for leaf in (_level_state.leaves if _level_state else ()))
+    return _reaches(var, lambda node: not _is_private(node))
 
 
 def _depends_on_level(var, state):
-    return var.requires_grad and _reaches(
-        var, lambda leaf: id(leaf) in state.leaf_ids and _is_private(leaf))
+    return var.requires_grad and var.grad_fn is not None and _reaches(
+        var, lambda node: id(node) in state.leaf_ids and _is_private(node), cut=True)
 
 
 def enter_dual_level():
@@ -215,9 +223,10 @@ def make_dual(tensor, tangent, *, level=None):
     with enable_grad():
         leaf = tensor.detach().requires_grad_(True)
         dual = _MakeDual.apply(tensor, leaf)
-    _private[id(leaf)] = weakref.ref(leaf, lambda _, key=id(leaf): _forget(key))
+    node = dual.grad_fn.next_functions[1][0]    # the private leaf's AccumulateGrad
+    _private[id(node)] = weakref.ref(node, lambda _, key=id(node): _forget(key))
     state.leaves.append(leaf)
-    state.leaf_ids.add(id(leaf))
+    state.leaf_ids.add(id(node))
     cast = tangent if tangent.dtype == tensor.dtype else tangent.to(dtype=tensor.dtype)
     state.tangents.append(cast)
     state.duals[id(dual)] = (weakref.ref(dual), dual._version, tangent)
