@@ -15,6 +15,7 @@ torch = pytest.importorskip("torch")
 import torch.autograd.forward_ad as tfw  # noqa: E402  (after the skip)
 import torch.nn.functional  # noqa: E402
 
+pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")
 LIBS = (pyad, torch)
 
 
@@ -33,7 +34,9 @@ def make(L, array, requires_grad=False):
 
 
 def as_np(t):
-    return np.array(t.detach().numpy()) if isinstance(t, torch.Tensor) else np.array(t.detach().data)
+    if isinstance(t, torch.Tensor):
+        return np.array(t.detach().numpy())
+    return np.array(t.detach().data)
 
 
 @pytest.fixture(autouse=True)
