@@ -204,8 +204,10 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError("make_dual(): Invalid level given to _make_dual")
     for what, value in (("primal", tensor), ("tangent", tangent)):
         if not isinstance(value, Variable):
-            raise TypeError("make_dual(): expected the %s to be a Variable, got %s"
-                            % (what, type(value).__name__))
+            # torch fails on the missing ``is_floating_point`` with AttributeError
+            raise AttributeError("make_dual(): expected the %s to be a Variable, got %s "
+                                 "(it has no attribute 'is_floating_point')"
+                                 % (what, type(value).__name__))
         if not (value.is_floating_point() or value.is_complex()):
             raise ValueError("make_dual(): Expected %s to be floating point or complex, but "
                              "got: %s" % (what, value.dtype))

@@ -343,6 +343,8 @@ def errors(L):
         lambda: fw(L).make_dual(fw(L).make_dual(x, t) * 2, t),
         lambda: fw(L).unpack_dual(fw(L).make_dual(x, t), level=3),
         lambda: fw(L).unpack_dual(3.0),
+        lambda: fw(L).make_dual(3.0, t),
+        lambda: fw(L).make_dual(x, np.ones(3)),
         lambda: fw(L).exit_dual_level(level=1),
     ]
 
@@ -375,6 +377,16 @@ def test_exit_inside_with_raises_and_level_survives():
             pfw.exit_dual_level(level=1)
         d = pfw.make_dual(pyad.tensor([1.]), pyad.tensor([2.]))
         assert pfw.unpack_dual(d * 3).tangent.item() == 6.0
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "float16"])
+def test_other_float_dtypes(dtype):
+    x = np.array([1. + 2j, -0.5 + 1j, 3. - 1j] if dtype == "complex128" else [1., -.5, 3.],
+                 dtype=dtype)
+    tol = dict(rtol=1e-12, atol=1e-12) if dtype == "complex128" else dict(rtol=1e-3, atol=1e-3)
+    compare(lambda L, d: (d * d * 2, d.sum()), [x], [x[::-1].copy()], **tol)
+    if dtype == "complex128":   # not holomorphic: the conjugation convention must agree
+        compare(lambda L, d: (d.abs(), d.conj() * d, d.exp()), [x], [x[::-1] * 1j], **tol)
 
 
 def test_namespace():
