@@ -12,6 +12,7 @@ import pyad.autograd.grad_mode
 import pyad.autograd.gradcheck
 import pyad.autograd.anomaly_mode
 import pyad.autograd.functional
+import pyad.autograd.forward_ad
 import pyad.func
 import pyad.autograd.graph
 import pyad.autograd.profiler
@@ -68,6 +69,7 @@ from pyad import _engine
 
 MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_mode,
            pyad.autograd.gradcheck, pyad.autograd.anomaly_mode, pyad.autograd.functional,
+           pyad.autograd.forward_ad,
            pyad.func,
            pyad.autograd.graph, pyad.autograd.profiler, pyad.autograd.profiler_util,
            pyad.nn.init, pyad.nn.modules,

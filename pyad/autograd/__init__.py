@@ -9,7 +9,7 @@ from pyad.autograd.anomaly_mode import (
     detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled,
 )
 from pyad.autograd import function, grad_mode, anomaly_mode, functional, graph, profiler
-from pyad.autograd import profiler_util
+from pyad.autograd import profiler_util, forward_ad
 
 try:
     from pyad.autograd.gradcheck import gradcheck, gradgradcheck, GradcheckError
@@ -21,4 +21,4 @@ __all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad",
            "is_inference_mode_enabled", "gradcheck", "gradgradcheck",
            "once_differentiable", "FunctionCtx", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "functional", "graph",
-           "profiler", "profiler_util"]
+           "profiler", "profiler_util", "forward_ad"]

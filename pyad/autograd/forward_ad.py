@@ -1,0 +1,342 @@
+"""``pyad.autograd.forward_ad``: torch's forward-mode AD API (dual Variables).
+
+Inside a `dual_level`, `make_dual` attaches a tangent to a Variable and
+`unpack_dual` returns any Variable computed from such duals as
+``(primal, tangent)``, where the tangent is the Jacobian-vector product of the
+computation with the tangents of the duals it depends on (``None`` when it
+depends on none). Only one level at a time, as torch; tangents are gone once the
+level is exited.
+
+pyad has no forward mode: tangents are computed lazily, when `unpack_dual` asks,
+by two reverse passes (the double-vjp trick of `pyad.func.jvp`): a dual is
+recorded as a function of a fresh private leaf standing for its primal, the
+first pass differentiates the output with respect to those leaves against a
+placeholder cotangent ``u`` with ``create_graph=True``, and the second one
+differentiates that (linear in ``u``) with respect to ``u`` in the direction of
+the tangents. Results are cached per level, so unpacking the same Variable again
+is free. Differences from torch are listed in docs/functional.md.
+
+>>> import pyad.autograd.forward_ad as fwAD
+>>> x = pyad.tensor([1., 2.], dtype=pyad.float64)
+>>> with fwAD.dual_level():
+...     y = fwAD.make_dual(x, pyad.ones(2, dtype=pyad.float64)) ** 3
+...     fwAD.unpack_dual(y).tangent
+tensor([ 3., 12.], dtype=float64)
+"""
+import weakref
+from typing import NamedTuple, Optional
+
+import pyad
+from pyad._engine import Variable
+from pyad.autograd.function import Function
+from pyad.autograd.grad_mode import _GradModeContext, enable_grad, is_grad_enabled, \
+    set_grad_enabled
+
+__all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
+           "unpack_dual", "dual_level"]
+
+_current_level = -1
+_level_state = None          # the _Level of _current_level (None outside any level)
+_private = {}                # id -> weakref of the AccumulateGrad node of every private
+                             # primal leaf made (nodes outlive their leaves)
+_in_tangent_pass = [False]   # True while unpack_dual runs its two reverse passes
+
+
+class _Level:
+    __slots__ = ("level", "leaves", "tangents", "leaf_ids", "duals", "cache")
+
+    def __init__(self, level):
+        self.level = level
+        self.leaves = []      # private primal leaves of the duals made at this level
+        self.tangents = []    # their tangents, cast to the leaf's dtype
+        self.leaf_ids = set()  # ids of their AccumulateGrad nodes
+        self.duals = {}       # id(dual) -> (weakref(dual), version, tangent as given)
+        self.cache = {}       # id(var) -> (weakref(var), version, primal, tangent)
+
+
+def _forget(key):
+    _private.pop(key, None)
+
+
+class _MakeDual(Function):
+    """The dual: ``tensor``'s values, recorded as a function of ``tensor`` (so reverse
+    mode reaches the user's leaves) and of the private primal leaf."""
+
+    @staticmethod
+    def forward(ctx, tensor, leaf):
+        return tensor.detach()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+class _Primal(Function):
+    """unpack_dual's primal: an alias that passes reverse-mode gradients on, but carries
+    no tangent (cut while unpack_dual computes tangents)."""
+
+    @staticmethod
+    def forward(ctx, tensor):
+        return tensor.detach()
+
+    @staticmethod
+    def backward(ctx, grad):
+        if _in_tangent_pass[0]:
+            return None
+        return grad
+
+
+def _reaches(var, stop, cut=False):
+    """Walk ``var``'s graph; ``stop(node)`` is called on each leaf's AccumulateGrad node
+    reached (the leaf itself may be gone: the node outlives it) and the walk returns True
+    as soon as it returns True. With ``cut``, the walk does not go past unpack_dual's
+    primals (they carry no tangent)."""
+    fn = var.grad_fn
+    if fn is None:
+        return False
+    seen, todo = {id(fn)}, [fn]
+    while todo:
+        node = todo.pop()
+        if type(node).__name__ == "AccumulateGrad" and stop(node):
+            return True
+        if cut and type(node).__name__ == "_PrimalBackward":
+            continue
+        for nxt, _ in getattr(node, "next_functions", ()) or ():
+            if nxt is not None and id(nxt) not in seen:
+                seen.add(id(nxt))
+                todo.append(nxt)
+    return False
+
+
+def _is_private(node):
+    ref = _private.get(id(node))
+    return ref is not None and ref() is node
+
+
+def _depends_on_user_leaf(var):
+    if not var.requires_grad:
+        return False
+    if var.grad_fn is None:       # a leaf: the user's, or one of the private ones
+        return not any(leaf is var for leaf in (_level_state.leaves if _level_state else ()))
+    return _reaches(var, lambda node: not _is_private(node))
+
+
+def _depends_on_level(var, state):
+    return var.requires_grad and var.grad_fn is not None and _reaches(
+        var, lambda node: id(node) in state.leaf_ids and _is_private(node), cut=True)
+
+
+def enter_dual_level():
+    """Enter a new forward AD level and make it the current one; returns its number.
+
+    Only one level may exist at a time (torch refuses nesting with RuntimeError).
+
+    >>> import pyad.autograd.forward_ad as fwAD
+    >>> level = fwAD.enter_dual_level()
+    >>> level
+    0
+    >>> fwAD.exit_dual_level()
+    """
+    global _current_level, _level_state
+    if _current_level >= 0:
+        raise RuntimeError("enter_dual_level(): Nested forward mode AD is not supported at "
+                           "the moment")
+    _current_level = 0
+    _level_state = _Level(0)
+    return _current_level
+
+
+def exit_dual_level(*, level=None):
+    """Exit forward AD level ``level`` (the current one by default), deleting every
+    tangent of that level; only the last level entered may be exited.
+
+    >>> import pyad.autograd.forward_ad as fwAD
+    >>> fwAD.enter_dual_level()
+    0
+    >>> fwAD.exit_dual_level()
+    """
+    global _current_level, _level_state
+    if level is None:
+        level = _current_level
+    if level != _current_level:
+        raise RuntimeError("exit_dual_level(): Trying to exit a forward AD level that was not "
+                           "the last one that was created. This is not supported.")
+    if level < 0:
+        raise RuntimeError("exit_dual_level(): Dual level must be a positive number.")
+    state, _level_state = _level_state, None
+    _current_level = level - 1
+    if state is not None:
+        state.cache.clear()
+        state.duals.clear()
+        state.leaves.clear()
+        state.tangents.clear()
+
+
+def _resolve_level(level, api, invalid):
+    if level is None:
+        level = _current_level
+    if level >= 0 and level != _current_level:
+        raise RuntimeError("%s(): %s" % (api, invalid))
+    return level
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A dual Variable: ``tensor``'s values (the result aliases its memory) with
+    ``tangent`` attached at ``level`` (the current level by default).
+
+    Reverse mode flows through the result to ``tensor`` as usual. Errors as torch:
+    RuntimeError outside a level, for another level, for a tangent of another shape,
+    or for a ``tensor`` that already has a tangent at this level; ValueError for a
+    primal or tangent that is not floating point or complex.
+
+    >>> import pyad.autograd.forward_ad as fwAD
+    >>> with fwAD.dual_level():
+    ...     d = fwAD.make_dual(pyad.tensor([1., 2.]), pyad.tensor([1., 0.]))
+    ...     fwAD.unpack_dual(d.exp()).tangent
+    tensor([2.7183, 0.0000])
+    """
+    if level is None:
+        level = _current_level
+    if level < 0:
+        raise RuntimeError("make_dual(): Trying to create a dual Tensor for forward AD but no "
+                           "level exists, make sure to enter_dual_level() first.")
+    if level != _current_level:
+        raise RuntimeError("make_dual(): Invalid level given to _make_dual")
+    for what, value in (("primal", tensor), ("tangent", tangent)):
+        if not isinstance(value, Variable):
+            # torch fails on the missing ``is_floating_point`` with AttributeError
+            raise AttributeError("make_dual(): expected the %s to be a Variable, got %s "
+                                 "(it has no attribute 'is_floating_point')"
+                                 % (what, type(value).__name__))
+        if not (value.is_floating_point() or value.is_complex()):
+            raise ValueError("make_dual(): Expected %s to be floating point or complex, but "
+                             "got: %s" % (what, value.dtype))
+    if tuple(tangent.shape) != tuple(tensor.shape):
+        raise RuntimeError(
+            "make_dual(): Trying to set a forward gradient that has a different size than that "
+            "of the original Tensor, this is not supported. Tensor is of size %s while the "
+            "given forward gradient is of size %s."
+            % (list(tensor.shape), list(tangent.shape)))
+    state = _level_state
+    if _depends_on_level(tensor, state):
+        raise RuntimeError("make_dual(): Making a dual Tensor based on a Tensor that already "
+                           "has a forward gradient at the same level %d is not supported."
+                           % level)
+    with enable_grad():
+        leaf = tensor.detach().requires_grad_(True)
+        dual = _MakeDual.apply(tensor, leaf)
+    node = dual.grad_fn.next_functions[1][0]    # the private leaf's AccumulateGrad
+    _private[id(node)] = weakref.ref(node, lambda _, key=id(node): _forget(key))
+    state.leaves.append(leaf)
+    state.leaf_ids.add(id(node))
+    cast = tangent if tangent.dtype == tensor.dtype else tangent.to(dtype=tensor.dtype)
+    state.tangents.append(cast)
+    state.duals[id(dual)] = (weakref.ref(dual), dual._version, tangent)
+    return dual
+
+
+class UnpackedDualTensor(NamedTuple):
+    """The ``(primal, tangent)`` namedtuple returned by `unpack_dual`."""
+
+    primal: Variable
+    tangent: Optional[Variable]
+
+
+def _primal_of(tensor):
+    if _depends_on_user_leaf(tensor):
+        with enable_grad():
+            return _Primal.apply(tensor)
+    return tensor.detach()
+
+
+def _tangent_of(tensor, state):
+    if not _depends_on_level(tensor, state):
+        return None
+    outer = is_grad_enabled()
+    with enable_grad():
+        u = pyad.zeros_like(tensor).requires_grad_(True)
+        _in_tangent_pass[0] = True
+        try:
+            firsts = pyad.autograd.grad([tensor], state.leaves, [u], create_graph=True,
+                                        allow_unused=True)
+            used = [(g, t) for g, t in zip(firsts, state.tangents)
+                    if g is not None and g.requires_grad]
+            keep = outer and (any(t.requires_grad for _, t in used)
+                              or _depends_on_user_leaf(tensor))
+            image = None
+            if used:
+                with set_grad_enabled(keep):
+                    image, = pyad.autograd.grad([g for g, _ in used], [u],
+                                                [t for _, t in used], create_graph=keep,
+                                                allow_unused=True)
+        finally:
+            _in_tangent_pass[0] = False
+    if image is None:
+        return pyad.zeros_like(tensor)
+    return image if keep else image.detach()
+
+
+def unpack_dual(tensor, *, level=None):
+    """``UnpackedDualTensor(primal, tangent)`` of ``tensor`` at ``level`` (the current
+    level by default).
+
+    ``primal`` aliases ``tensor``'s values and carries no tangent (reverse mode still
+    flows through it); ``tangent`` is the Jacobian-vector product of the computation
+    of ``tensor`` with the tangents of the duals it depends on, or None when it depends
+    on none, or outside a level (then ``primal`` is ``tensor`` itself). For a dual made
+    by `make_dual` the tangent is the one given, as-is. Computed lazily by two reverse
+    passes and cached until the level is exited.
+
+    >>> import pyad.autograd.forward_ad as fwAD
+    >>> x = pyad.tensor([1., 2.], dtype=pyad.float64)
+    >>> with fwAD.dual_level():
+    ...     out = fwAD.make_dual(x, pyad.tensor([1., 1.], dtype=pyad.float64)).sum()
+    ...     primal, tangent = fwAD.unpack_dual(out)
+    >>> primal, tangent
+    (tensor(3., dtype=float64), tensor(2., dtype=float64))
+    """
+    if level is None:
+        level = _current_level
+    if level < 0 or _level_state is None:
+        return UnpackedDualTensor(tensor, None)
+    if not isinstance(tensor, Variable):
+        raise TypeError("unpack_dual(): argument 'tensor' must be a Variable, not %s"
+                        % type(tensor).__name__)
+    state = _level_state
+    if level != _current_level:
+        if _depends_on_level(tensor, state):
+            raise RuntimeError("unpack_dual(): Invalid level given to _fw_primal")
+        return UnpackedDualTensor(_primal_of(tensor), None)
+    key = id(tensor)
+    hit = state.cache.get(key)
+    if hit is not None and hit[0]() is tensor and hit[1] == tensor._version:
+        return UnpackedDualTensor(hit[2], hit[3])
+    dual = state.duals.get(key)
+    if dual is not None and dual[0]() is tensor and dual[1] == tensor._version:
+        tangent = dual[2]
+    else:
+        tangent = _tangent_of(tensor, state)
+    primal = _primal_of(tensor)
+    state.cache[key] = (weakref.ref(tensor), tensor._version, primal, tangent)
+    return UnpackedDualTensor(primal, tangent)
+
+
+class dual_level(_GradModeContext):
+    """Context manager (and function decorator) for forward AD: enters a level on
+    entry (``with dual_level() as level``) and exits it, deleting its tangents, on exit.
+
+    >>> import pyad.autograd.forward_ad as fwAD
+    >>> with fwAD.dual_level():
+    ...     out = fwAD.make_dual(pyad.tensor([3.]), pyad.tensor([1.])) ** 2
+    ...     fwAD.unpack_dual(out).tangent
+    tensor([6.])
+    >>> fwAD.unpack_dual(out).tangent is None
+    True
+    """
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        exit_dual_level()
+        return False
