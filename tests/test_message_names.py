@@ -255,6 +255,9 @@ TORCH_WORDING = (
     "pivots should be a Tensor", "expects a real input tensor",
     "expects a real-valued input tensor", "but tensor has no dimensions",
     "but input tensor only has", "Trying to create tensor with negative dimension",
+    # torch.autograd.forward_ad's texts
+    "Trying to create a dual Tensor for forward AD",
+    "Making a dual Tensor based on a Tensor that already",
     # torch.nn.utils.parametrize's, parametrizations' and stateless' texts
     "must return a Tensor or a Sequence of", "outputs one tensor, it may not change",
     "A parametrization must return a tensor", "should return a tensor. Got",
