@@ -3,7 +3,7 @@
 ``pyad.nn.functional`` holds the functional ops; the modules here call them.
 """
 from pyad.nn import functional, init
-from pyad.nn.parameter import Parameter
+from pyad.nn.parameter import Buffer, Parameter
 from pyad.nn.modules import (
     Module, Sequential, ModuleList, Identity, Linear, Conv2d, MaxPool2d, ReLU, Tanh,
     Sigmoid, GELU, Softmax, LogSoftmax, LeakyReLU, ELU, CELU, SELU, SiLU, Mish, Softplus,
@@ -58,7 +58,7 @@ __all__ = [
     "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss", "MarginRankingLoss",
     "MaxPool2d", "Mish", "Module", "ModuleList", "MultiMarginLoss", "NLLLoss", "NLLLoss2d",
     "PReLU",
-    "Parameter",
+    "Parameter", "Buffer",
     "PoissonNLLLoss", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
     "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softplus", "Softshrink", "Softsign",
     "Tanh", "Tanhshrink", "Threshold", "TripletMarginLoss", "Unflatten", "functional",

@@ -21,7 +21,7 @@ from pyad.autograd.grad_mode import is_grad_enabled, no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
 from pyad.nn import init as _init   # PReLU's `init` argument shadows the module
-from pyad.nn.parameter import Parameter, _zero_grads
+from pyad.nn.parameter import Buffer, Parameter, _zero_grads
 
 __all__ = ["Module", "Sequential", "ModuleList", "Identity", "Linear", "Conv2d", "NLLLoss2d",
            "MaxPool2d", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax",
@@ -476,6 +476,11 @@ class Module:
                 raise TypeError("cannot assign '%s' as child module '%s' (pyad.nn.Module or "
                                 "None expected)" % (type(value).__name__, name))
             self._modules[name] = value
+        elif isinstance(value, Buffer):
+            if "_buffers" not in d:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._remove_from(name, d, self._parameters, self._modules)
+            self.register_buffer(name, value, persistent=value.persistent)
         elif "_buffers" in d and name in self._buffers:
             if value is not None and not isinstance(value, Variable):
                 raise TypeError("cannot assign '%s' as buffer '%s' (pyad.Variable or None "

@@ -1,5 +1,6 @@
 """``pyad.nn.Parameter``: a Variable that a `Module` registers as one of its parameters;
-``UninitializedParameter``, the parameter of a lazy module before its first call."""
+``UninitializedParameter``, the parameter of a lazy module before its first call;
+``Buffer``, a Variable that a `Module` registers as one of its buffers."""
 from pyad._engine import Variable
 from pyad._factories import empty
 
@@ -42,6 +43,33 @@ class Parameter(Variable):
         result = type(self)(self.data.copy(), self.requires_grad)
         memo[id(self)] = result
         return result
+
+
+class Buffer(Variable):
+    """A Variable that a `Module` registers as a buffer on assignment, as torch's
+    ``nn.Buffer``: ``module.running = Buffer(t)`` is ``module.register_buffer("running",
+    t)``, and ``persistent=False`` keeps it out of `state_dict`. It shares ``data``'s
+    memory and keeps its ``requires_grad`` (as torch's ``data.detach()``).
+
+    >>> import pyad
+    >>> m = pyad.nn.Module()
+    >>> m.steps = pyad.nn.Buffer(pyad.zeros(1))
+    >>> m.scratch = pyad.nn.Buffer(pyad.ones(2), persistent=False)
+    >>> list(m.state_dict()), [name for name, _ in m.named_buffers()]
+    (['steps'], ['steps', 'scratch'])
+    """
+
+    def __new__(cls, data=None, *, persistent=True):
+        return Variable.__new__(cls)
+
+    def __init__(self, data=None, *, persistent=True):
+        if data is None:
+            data = empty(0)
+        requires_grad = data.requires_grad if isinstance(data, Variable) else False
+        if isinstance(data, Variable):
+            data = data.data
+        Variable.__init__(self, data, requires_grad)
+        self.persistent = persistent
 
 
 class UninitializedParameter(Parameter):

@@ -273,3 +273,24 @@ def test_load_state_dict_errors_and_assign_match_torch():
         assert t_msg.split(":")[0] == p_msg.split(":")[0]
     assert results[0][2].splitlines()[1] == results[1][2].splitlines()[1]
     assert results[0][5:] == results[1][5:]
+
+
+def test_buffer_assignment_registers_a_buffer_as_torch():
+    names = {}
+    for lib in (torch, pyad):
+        m = lib.nn.Linear(2, 2)
+        m.steps = lib.nn.Buffer(lib.zeros(1))
+        m.scratch = lib.nn.Buffer(lib.ones(2), persistent=False)
+        m.register_buffer("b3", lib.ones(1))
+        m.b3 = lib.nn.Buffer(lib.zeros(3), persistent=False)       # re-registered
+        b = lib.nn.Buffer(lib.ones(2, requires_grad=True))
+        names[lib.__name__] = (list(m.state_dict()), [n for n, _ in m.named_buffers()],
+                               isinstance(m.steps, lib.nn.Buffer), b.requires_grad,
+                               b.is_leaf, tuple(m.b3.shape))
+        with pytest.raises(TypeError):
+            m.weight = lib.nn.Buffer(lib.zeros(2, 2))              # a parameter's name
+    assert names["pyad"] == names["torch"]
+    data = pyad.zeros(3)
+    buf = pyad.nn.Buffer(data)
+    buf.data[0] = 5.0
+    assert float(data[0]) == 5.0                                   # shares memory
