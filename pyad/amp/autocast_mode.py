@@ -32,7 +32,7 @@ def _default_dtypes():
     try:
         import ml_dtypes
         cpu = numpy.dtype(ml_dtypes.bfloat16)
-    except ImportError:              # pragma: no cover - ml_dtypes is a dependency of jax
+    except ImportError:              # ml_dtypes is optional (the bfloat16 extra, jax)
         cpu = numpy.dtype(numpy.float16)
     return {"cpu": cpu, "cuda": numpy.dtype(numpy.float16)}
 
@@ -105,11 +105,12 @@ def set_autocast_enabled(device_type, enabled=None):
 
 
 def get_autocast_dtype(device_type):
-    """The dtype autocast casts to on ``device_type``: bfloat16 on the CPU, float16 on
-    CUDA unless an `autocast` region said otherwise.
+    """The dtype autocast casts to on ``device_type``: bfloat16 on the CPU (float16
+    where the optional ml_dtypes package is missing), float16 on CUDA, unless an
+    `autocast` region said otherwise.
 
     >>> import pyad
-    >>> pyad.get_autocast_dtype("cpu") == pyad.bfloat16
+    >>> pyad.get_autocast_dtype("cuda") == pyad.float16
     True
     """
     return _state.dtype[_device_type(device_type, "get_autocast_dtype")]
