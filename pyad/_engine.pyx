@@ -4011,6 +4011,15 @@ cdef list _final_callbacks = []
 cdef list _passes_run_every_node = []
 
 
+def _wrap_dim(dim, Py_ssize_t ndim, str what, bint scalar_has_dim=True):
+    """torch's maybe_wrap_dim for ops written in Python: ``dim`` in ``[-ndim, ndim)`` as
+    a non-negative int, with the engine's errors. A 0-d input takes dim 0 or -1, unless
+    ``scalar_has_dim`` is False (ops that index the shape with the dim)."""
+    if scalar_has_dim:
+        return _normalize_dim(dim, ndim, what)
+    return _normalize_dim_sized(dim, ndim, what)
+
+
 def _is_checkpoint_valid():
     """torch's ``torch.autograd._is_checkpoint_valid()``: False while the innermost
     running backward pass is a ``grad()`` or ``backward(inputs=...)`` (a reentrant

@@ -20,6 +20,7 @@ tensor([5., 2., 3.])
 import numpy
 
 from pyad import _engine
+from pyad._engine import _wrap_dim
 from pyad.autograd import Function
 from pyad.autograd.grad_mode import is_grad_enabled
 
@@ -55,16 +56,6 @@ def _index_array(index, what):
         raise TypeError("%s(): argument 'index' (position 2) must be Variable, not %s"
                         % (what, type(index).__name__))
     return data
-
-
-def _wrap_dim(dim, ndim, what):
-    n = max(ndim, 1)
-    if not isinstance(dim, (int, numpy.integer)) or isinstance(dim, bool):
-        raise TypeError("%s(): argument 'dim' must be int, not %s" % (what, type(dim).__name__))
-    if dim < -n or dim >= n:
-        raise IndexError("%s(): Dimension out of range (expected to be in range of [%d, %d], "
-                         "but got %d)" % (what, -n, n - 1, dim))
-    return int(dim) % n
 
 
 def _identity(dtype, reduce):

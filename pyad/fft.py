@@ -191,18 +191,8 @@ def _require_real(x, what):
 
 
 def _wrap_dim(dim, ndim, what):
-    try:
-        d = operator.index(dim)
-    except TypeError:
-        raise TypeError("%s(): argument 'dim' must be int, not %s"
-                        % (what, type(dim).__name__)) from None
-    if ndim == 0:
-        raise IndexError("%s(): Dimension specified as %d but tensor has no dimensions"
-                         % (what, d))
-    if not -ndim <= d < ndim:
-        raise IndexError("%s(): Dimension out of range (expected to be in range of "
-                         "[%d, %d], but got %d)" % (what, -ndim, ndim - 1, d))
-    return d % ndim
+    # an FFT dim indexes the shape: a 0-d input has none (the engine's rule and errors)
+    return _engine._wrap_dim(dim, ndim, what, False)
 
 
 def _check_n(n, what):

@@ -253,7 +253,7 @@ TORCH_WORDING = (
     "the first tensor must be", "the last tensor must be", "tensor %d must be 2D",
     "all tensors must have be the same dtype", "tensors %d and %d with shapes",
     "pivots should be a Tensor", "expects a real input tensor",
-    "expects a real-valued input tensor", "but tensor has no dimensions",
+    "expects a real-valued input tensor",
     "but input tensor only has", "Trying to create tensor with negative dimension",
     # torch.autograd.forward_ad's texts
     "Trying to create a dual Tensor for forward AD",
