@@ -18,7 +18,7 @@ from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.exc cimport PyErr_Clear
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from libc.math cimport isinf as _c_isinf
 
 cdef extern from *:
@@ -75,7 +75,8 @@ cdef enum:
     _LOOP_EXP = 6
     _LOOP_LOG = 7
     _LOOP_SQRT = 8
-    _LOOP_OPS = 9
+    _LOOP_MAXIMUM = 9
+    _LOOP_OPS = 10
 
 # Up to this many elements; above it the loop's own time dwarfs the ufunc's overhead,
 # and NumPy releases the GIL around long loops, which a direct call would not.
@@ -84,7 +85,8 @@ cdef Py_ssize_t _LOOP_MAX_SIZE = 4096
 cdef pyad_ufunc_call_info* _loop_table[_LOOP_OPS][2]   # [op][0: float64, 1: float32]
 cdef list _loop_capsules = []          # keeps the capsules (and NumPy's loop data) alive
 cdef tuple _LOOP_UFUNCS = (numpy.add, numpy.subtract, numpy.multiply, numpy.true_divide,
-                           numpy.negative, numpy.tanh, numpy.exp, numpy.log, numpy.sqrt)
+                           numpy.negative, numpy.tanh, numpy.exp, numpy.log, numpy.sqrt,
+                           numpy.maximum)
 
 
 cdef int _loops_init() except -1:
@@ -395,6 +397,125 @@ cdef object _quiet_ufunc1(int op, object a):
 
 
 _loops_init()
+
+
+# -- small reductions: sum and max over the last or the first dim -------------------
+#
+# add.reduce and maximum.reduce cost 1.5-4 us on a (64, 10) array, nearly all of it
+# NumPy's reduction set-up (the iterator, the output, the initial value), more than a
+# log_softmax's whole arithmetic. On a C-contiguous, aligned, native float array the
+# engine runs the reduction's inner loop calls itself, with NumPy's own loop and the
+# same calls NumPy makes, so the same bits:
+# - over the last dim, one call per row in NumPy's reduce form (the output is both the
+#   first input and the output, strides 0): add starts from 0 (the identity, as NumPy:
+#   a sum of -0.0s is +0.0) and sums the row pairwise inside the loop; maximum starts
+#   from the row's first element and runs over the rest;
+# - over the first dim of an (m, n) array with n > 1 (the rest of the dims flattened),
+#   the output row updated elementwise by each input row in order (add from zeros,
+#   maximum from the first row). With n == 1 the array is one column, which NumPy
+#   reduces as a row (pairwise): the first case.
+# A floating-point flag raised (an overflowing sum) drops the result, and the caller
+# calls NumPy, which warns as np.errstate says. Up to this many elements (the loop calls
+# hold the GIL, which NumPy releases around long loops):
+cdef Py_ssize_t _REDUCE_MAX_SIZE = 65536
+
+
+cdef object _loop_reduce(int op, object a, object axis, bint keepdims):
+    # a summed (op _LOOP_ADD) or maximised (_LOOP_MAXIMUM) over axis (an int or a
+    # 1-tuple) through NumPy's loop, or None (the caller calls the ufunc's reduce).
+    # Only where the result keeps at least one dim (NumPy returns a scalar otherwise).
+    cdef cnp.ndarray x, res
+    cdef int nd, k, tn, d, i
+    cdef Py_ssize_t rows, n, r, itemsize
+    cdef pyad_ufunc_call_info* info
+    cdef char* data[3]
+    cdef Py_ssize_t strides[3]
+    cdef cnp.npy_intp dims[32]
+    cdef Py_ssize_t count
+    if type(a) is not _NDARRAY:
+        return None
+    x = <cnp.ndarray>a
+    nd = cnp.PyArray_NDIM(x)
+    if nd == 0 or nd > 32 or (nd == 1 and not keepdims):
+        return None
+    if type(axis) is tuple:
+        if len(<tuple>axis) != 1:
+            return None
+        axis = (<tuple>axis)[0]
+    if type(axis) is not int:
+        return None
+    d = <int>axis if -nd <= axis < nd else -100
+    if d == -100:
+        return None
+    if d < 0:
+        d += nd
+    tn = cnp.PyArray_TYPE(x)
+    if tn == cnp.NPY_DOUBLE:
+        k, itemsize = 0, 8
+    elif tn == cnp.NPY_FLOAT:
+        k, itemsize = 1, 4
+    else:
+        return None
+    if not (cnp.PyArray_IS_C_CONTIGUOUS(x) and cnp.PyArray_ISALIGNED(x)
+            and cnp.PyArray_ISNOTSWAPPED(x)):
+        return None
+    count = cnp.PyArray_SIZE(x)
+    if count == 0 or count > _REDUCE_MAX_SIZE:
+        return None
+    info = _loop_table[op][k]
+    if info == NULL:
+        return None
+    for i in range(nd):
+        dims[i] = cnp.PyArray_DIMS(x)[i]
+    n = count // dims[d]                    # the elements of one output
+    if d != nd - 1 and not (d == 0 and n > 1):
+        return None
+    if keepdims:                            # the output's dims (same layout either way)
+        dims[d] = 1
+    else:
+        for i in range(d, nd - 1):
+            dims[i] = dims[i + 1]
+    res = cnp.PyArray_EMPTY(nd if keepdims else nd - 1, dims, tn, 0)
+    pyad_fpe_clear()
+    if d == nd - 1 or n == 1:               # rows (or one column): NumPy's reduce form
+        n = cnp.PyArray_DIMS(x)[d]
+        rows = count // n
+        strides[0] = strides[2] = 0
+        strides[1] = itemsize
+        for r in range(rows):
+            data[0] = data[2] = cnp.PyArray_BYTES(res) + r * itemsize
+            data[1] = cnp.PyArray_BYTES(x) + r * n * itemsize
+            count = n
+            if op == _LOOP_ADD:
+                memset(data[0], 0, itemsize)
+            else:
+                memcpy(data[0], data[1], itemsize)
+                data[1] += itemsize
+                count = n - 1
+            if count and info.strided_loop(info.context, data, &count, strides,
+                                           info.auxdata) < 0:
+                PyErr_Clear()
+                return None
+    else:                                   # the first dim of (m, n): row by row
+        rows = cnp.PyArray_DIMS(x)[0]
+        strides[0] = strides[1] = strides[2] = itemsize
+        data[0] = data[2] = cnp.PyArray_BYTES(res)
+        if op == _LOOP_ADD:
+            memset(data[0], 0, n * itemsize)
+            r = 0
+        else:
+            memcpy(data[0], cnp.PyArray_BYTES(x), n * itemsize)
+            r = 1
+        while r < rows:
+            data[1] = cnp.PyArray_BYTES(x) + r * n * itemsize
+            count = n
+            if info.strided_loop(info.context, data, &count, strides, info.auxdata) < 0:
+                PyErr_Clear()
+                return None
+            r += 1
+    if pyad_fpe_raised():
+        return None
+    return res
 
 
 cdef inline int _loop_op(object ufunc):

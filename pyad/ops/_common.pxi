@@ -58,12 +58,19 @@ cdef inline object _sum_data(object data, object axis, bint keepdims, object dty
     # ndarray.sum goes through a Python wrapper (numpy/_core/_methods.py); the ufunc
     # reduction it ends in is called directly. CuPy arrays use their own method.
     if type(data) is _NDARRAY:
+        if dtype is None:
+            r = _loop_reduce(_LOOP_ADD, data, axis, keepdims)   # small: NumPy's loop
+            if r is not None:
+                return r
         return _np_add_reduce(data, axis, dtype, None, keepdims)
     return data.sum(axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 cdef inline object _max_data(object data, object axis, bint keepdims):
     if type(data) is _NDARRAY:
+        r = _loop_reduce(_LOOP_MAXIMUM, data, axis, keepdims)      # small: NumPy's loop
+        if r is not None:
+            return r
         return _np_maximum_reduce(data, axis, None, None, keepdims)
     return data.max(axis=axis, keepdims=keepdims)
 
@@ -788,38 +795,132 @@ cdef dict _UINT_OF_ITEMSIZE = {2: numpy.dtype(numpy.uint16), 4: numpy.dtype(nump
                                8: numpy.dtype(numpy.uint64)}
 
 
-cdef object _keep_contiguous(cnp.ndarray a, cnp.ndarray keep):
-    # _v_keep's common case in one C pass with no temporaries: C-contiguous native
-    # float32/float64 data and a bool mask of the same shape (relu's). None otherwise.
-    cdef int nd = cnp.PyArray_NDIM(a)
-    cdef int type_num = cnp.PyArray_TYPE(a)
-    cdef Py_ssize_t i, n
-    if (cnp.PyArray_TYPE(keep) != cnp.NPY_BOOL or cnp.PyArray_NDIM(keep) != nd
-            or not cnp.PyArray_IS_C_CONTIGUOUS(a) or not cnp.PyArray_IS_C_CONTIGUOUS(keep)
-            or not cnp.PyArray_ISNOTSWAPPED(a)
-            or (type_num != cnp.NPY_FLOAT64 and type_num != cnp.NPY_FLOAT32)):
-        return None
+cdef extern from *:
+    """
+    /* Masked-gradient loops: a float's bits ANDed with its mask widened to all-one bits,
+       so the result is the value or +0 (never the nan a product with a 0/1 mask gives
+       at an inf or nan). Branch-free, so the compiler turns each into SIMD; GCC's -O2
+       only vectorizes loops without a remainder, so these few ask for -O3. */
+    #include <stdint.h>
+    #if defined(__GNUC__) && !defined(__clang__)
+    #define PYAD_SIMD_LOOP __attribute__((optimize("O3")))
+    #else
+    #define PYAD_SIMD_LOOP
+    #endif
+    /* out = g where keep is nonzero, +0 elsewhere */
+    static PYAD_SIMD_LOOP void pyad_keep_u32(const uint32_t *g, const uint8_t *keep,
+                                             uint32_t *out, Py_ssize_t n) {
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = g[i] & (0u - (uint32_t)(keep[i] != 0));
+    }
+    static PYAD_SIMD_LOOP void pyad_keep_u64(const uint64_t *g, const uint8_t *keep,
+                                             uint64_t *out, Py_ssize_t n) {
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = g[i] & (0u - (uint64_t)(keep[i] != 0));
+    }
+    /* out = g where y != 0 (nan included), +0 where y is +-0: relu's backward from its
+       output, with no mask array in between */
+    static PYAD_SIMD_LOOP void pyad_keep_nonzero_f32(const uint32_t *g, const float *y,
+                                                     uint32_t *out, Py_ssize_t n) {
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = g[i] & (0u - (uint32_t)(y[i] != 0.0f));
+    }
+    static PYAD_SIMD_LOOP void pyad_keep_nonzero_f64(const uint64_t *g, const double *y,
+                                                     uint64_t *out, Py_ssize_t n) {
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = g[i] & (0u - (uint64_t)(y[i] != 0.0));
+    }
+    /* 1 when no element is inf or nan (all exponent bits set), whole array scanned */
+    static PYAD_SIMD_LOOP int pyad_all_finite_f32(const uint32_t *a, Py_ssize_t n) {
+        uint32_t bad = 0;
+        for (Py_ssize_t i = 0; i < n; i++) bad |= (uint32_t)((a[i] & 0x7f800000u) == 0x7f800000u);
+        return !bad;
+    }
+    static PYAD_SIMD_LOOP int pyad_all_finite_f64(const uint64_t *a, Py_ssize_t n) {
+        uint64_t bad = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            bad |= (uint64_t)((a[i] & 0x7ff0000000000000ull) == 0x7ff0000000000000ull);
+        return !bad;
+    }
+    """
+    void pyad_keep_u32(const uint32_t *g, const uint8_t *keep, uint32_t *out,
+                       Py_ssize_t n) noexcept nogil
+    void pyad_keep_u64(const uint64_t *g, const uint8_t *keep, uint64_t *out,
+                       Py_ssize_t n) noexcept nogil
+    void pyad_keep_nonzero_f32(const uint32_t *g, const float *y, uint32_t *out,
+                               Py_ssize_t n) noexcept nogil
+    void pyad_keep_nonzero_f64(const uint64_t *g, const double *y, uint64_t *out,
+                               Py_ssize_t n) noexcept nogil
+    bint pyad_all_finite_f32(const uint32_t *a, Py_ssize_t n) noexcept nogil
+    bint pyad_all_finite_f64(const uint64_t *a, Py_ssize_t n) noexcept nogil
+
+
+cdef inline bint _simple_float_array(cnp.ndarray a) noexcept:
+    # C-contiguous, aligned, native float32/float64: what the loops above read as bits.
+    cdef int t = cnp.PyArray_TYPE(a)
+    return ((t == cnp.NPY_FLOAT64 or t == cnp.NPY_FLOAT32) and cnp.PyArray_IS_C_CONTIGUOUS(a)
+            and cnp.PyArray_ISALIGNED(a) and cnp.PyArray_ISNOTSWAPPED(a))
+
+
+cdef inline bint _same_dims(cnp.ndarray a, cnp.ndarray b) noexcept:
+    cdef int i, nd = cnp.PyArray_NDIM(a)
+    if cnp.PyArray_NDIM(b) != nd:
+        return False
     for i in range(nd):
-        if cnp.PyArray_DIMS(a)[i] != cnp.PyArray_DIMS(keep)[i]:
-            return None
-    n = cnp.PyArray_SIZE(a)
-    out = cnp.PyArray_EMPTY(nd, cnp.PyArray_DIMS(a), type_num, 0)
-    cdef uint8_t* k = <uint8_t*>cnp.PyArray_DATA(keep)
-    cdef uint64_t* s64
-    cdef uint64_t* o64
-    cdef uint32_t* s32
-    cdef uint32_t* o32
+        if cnp.PyArray_DIMS(a)[i] != cnp.PyArray_DIMS(b)[i]:
+            return False
+    return True
+
+
+cdef object _keep_contiguous(cnp.ndarray a, cnp.ndarray keep):
+    # _v_keep's common case in one C pass with no temporaries: a simple float array and
+    # a C-contiguous bool mask of the same shape. None otherwise.
+    if (cnp.PyArray_TYPE(keep) != cnp.NPY_BOOL or not cnp.PyArray_IS_C_CONTIGUOUS(keep)
+            or not _simple_float_array(a) or not _same_dims(a, keep)):
+        return None
+    cdef int type_num = cnp.PyArray_TYPE(a)
+    out = cnp.PyArray_EMPTY(cnp.PyArray_NDIM(a), cnp.PyArray_DIMS(a), type_num, 0)
     if type_num == cnp.NPY_FLOAT64:
-        s64 = <uint64_t*>cnp.PyArray_DATA(a)
-        o64 = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>out)
-        for i in range(n):
-            o64[i] = s64[i] & (<uint64_t>0 - <uint64_t>(k[i] != 0))
+        pyad_keep_u64(<uint64_t*>cnp.PyArray_DATA(a), <uint8_t*>cnp.PyArray_DATA(keep),
+                      <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>out), cnp.PyArray_SIZE(a))
     else:
-        s32 = <uint32_t*>cnp.PyArray_DATA(a)
-        o32 = <uint32_t*>cnp.PyArray_DATA(<cnp.ndarray>out)
-        for i in range(n):
-            o32[i] = s32[i] & (<uint32_t>0 - <uint32_t>(k[i] != 0))
+        pyad_keep_u32(<uint32_t*>cnp.PyArray_DATA(a), <uint8_t*>cnp.PyArray_DATA(keep),
+                      <uint32_t*>cnp.PyArray_DATA(<cnp.ndarray>out), cnp.PyArray_SIZE(a))
     return out
+
+
+cdef object _keep_where_nonzero(object g, object y):
+    # g where y != 0 (nan counts as nonzero), 0 where y == 0: relu's backward from its
+    # output y. On two simple float arrays of one shape and dtype, one C pass with no
+    # mask array; otherwise _v_keep with the mask.
+    if (type(g) is _NDARRAY and type(y) is _NDARRAY
+            and cnp.PyArray_TYPE(<cnp.ndarray>g) == cnp.PyArray_TYPE(<cnp.ndarray>y)
+            and _simple_float_array(<cnp.ndarray>g) and _simple_float_array(<cnp.ndarray>y)
+            and _same_dims(<cnp.ndarray>g, <cnp.ndarray>y)):
+        type_num = cnp.PyArray_TYPE(<cnp.ndarray>g)
+        out = cnp.PyArray_EMPTY(cnp.PyArray_NDIM(<cnp.ndarray>g), cnp.PyArray_DIMS(<cnp.ndarray>g),
+                                type_num, 0)
+        if type_num == cnp.NPY_FLOAT64:
+            pyad_keep_nonzero_f64(<uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>g),
+                                  <double*>cnp.PyArray_DATA(<cnp.ndarray>y),
+                                  <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>out),
+                                  cnp.PyArray_SIZE(<cnp.ndarray>g))
+        else:
+            pyad_keep_nonzero_f32(<uint32_t*>cnp.PyArray_DATA(<cnp.ndarray>g),
+                                  <float*>cnp.PyArray_DATA(<cnp.ndarray>y),
+                                  <uint32_t*>cnp.PyArray_DATA(<cnp.ndarray>out),
+                                  cnp.PyArray_SIZE(<cnp.ndarray>g))
+        return out
+    return _v_keep(g, _np_not_equal(y, 0))
+
+
+cdef bint _all_finite(object a) except -1:
+    # No inf or nan in the NumPy float array a: one C pass on a simple array, else one
+    # sum (finite when every element is, or an overflow, which only sends the caller to
+    # its general path).
+    if type(a) is _NDARRAY and _simple_float_array(<cnp.ndarray>a):
+        if cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_FLOAT64:
+            return pyad_all_finite_f64(<uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>a),
+                                       cnp.PyArray_SIZE(<cnp.ndarray>a))
+        return pyad_all_finite_f32(<uint32_t*>cnp.PyArray_DATA(<cnp.ndarray>a),
+                                   cnp.PyArray_SIZE(<cnp.ndarray>a))
+    return _finite_double(float(_np_add.reduce(a, None)))
 
 
 cdef object _v_keep(object a, object keep):

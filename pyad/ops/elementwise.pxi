@@ -1027,7 +1027,7 @@ cdef class ReluBackward(_UnaryNode):
         # (+0, positive, +inf or NaN), where y <= 0 is y == 0: one comparison, y != 0.
         y = self.saved.data(self)
         cdef bint rec = _grad_enabled()
-        r = _grad(_v_keep(_gv(grads[0], rec), _np_not_equal(y, 0)))
+        r = _grad(_keep_where_nonzero(_gv(grads[0], rec), y))
         return (_with_zero_dependence(r, self.saved.unpack(self)) if rec else r,)
 
 

@@ -28,7 +28,7 @@ cdef object _log_softmax_fast(object a, Py_ssize_t d):
     if type(a) is not _NDARRAY or not cnp.PyArray_NDIM(<cnp.ndarray>a) or not a.size:
         return None
     m = _max_data(a, d, True)
-    if not _finite_double(float(_np_add.reduce(m, None))):
+    if not _all_finite(m):
         return None
     out = _ufunc2(_LOOP_SUB, a, m, None)
     t = _ufunc1(_LOOP_EXP, out, None)

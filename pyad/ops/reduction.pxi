@@ -1651,7 +1651,7 @@ cdef object _logsumexp_data(object d, tuple dims, bint keepdim):
     m = _max_data(d.real if _dtype_kind(d) == b'c' else d, dims, True)
     # With finite row maxima every sum of exp(d - m) is at least 1: one scalar test on
     # NumPy (their sum is finite) saves the elementwise fix-up on the common path.
-    if xp is not numpy or not _finite_double(float(_np_add.reduce(m, None))):
+    if xp is not numpy or not _all_finite(m):
         # A row of -inf would give -inf - -inf = nan; shift by 0 there instead.
         m = xp.where(xp.isfinite(m), m, 0)
         total = _sum_data(xp.exp(d - m), dims, True)

@@ -46,7 +46,7 @@ def _arrays(dtype, rng):
 
 def test_the_table_is_filled_on_this_numpy():
     names = {"add", "subtract", "multiply", "divide", "negative", "tanh", "exp", "log",
-             "sqrt"}
+             "sqrt", "maximum"}
     assert _engine._direct_loops() == {(n, d) for n in names for d in ("float64", "float32")}
 
 
@@ -214,3 +214,95 @@ def test_byte_swapped_and_read_only_arrays_take_the_ufunc():
     r.flags.writeable = False
     _same(pyad.Variable(r) * 2.0, r * 2.0)
     _same(pyad.tanh(pyad.Variable(r)), np.tanh(r))
+
+
+# -- small reductions (sum and max over the last or the first dim) ------------------
+
+_REDUCE_SHAPES = [(1, 1), (2, 1), (1, 5), (3, 4), (64, 10), (64, 256), (7, 1, 3),
+                  (2, 3, 129), (300, 2), (5, 257), (4, 1000), (9,), (2, 2, 2, 2),
+                  (256, 256), (257, 256)]       # the largest direct size and one past it
+
+
+def _reduce_inputs(shape, dtype, rng):
+    yield (rng.standard_normal(shape) * 10.0 ** rng.uniform(-3, 3, shape)).astype(dtype)
+    yield rng.choice(np.array(SPECIAL, dtype=np.float64).astype(dtype), size=shape)
+    yield rng.choice(np.array([0.0, -0.0], dtype=dtype), size=shape)   # signed zeros, ties
+    yield np.full(shape, -2.5, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sum_and_max_over_one_dim_match_numpy_bit_for_bit(dtype):
+    # Over the last dim NumPy sums each row pairwise from +0 (a sum of -0.0s is +0.0),
+    # over the first it adds the rows in order; max keeps NaN and picks among tied zeros
+    # as NumPy's loop does. The engine runs those loops itself on small arrays.
+    rng = np.random.default_rng(7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for shape in _REDUCE_SHAPES:
+            for a in _reduce_inputs(shape, dtype, rng):
+                x = pyad.Variable(a)
+                for dim in range(-a.ndim, a.ndim):
+                    for keepdim in (True, False):
+                        _same(pyad.sum(x, dim, keepdim), a.sum(axis=dim, keepdims=keepdim))
+                        _same(pyad.sum(x, (dim,), keepdim), a.sum(axis=dim, keepdims=keepdim))
+                        _same(pyad.amax(x, dim, keepdim), a.max(axis=dim, keepdims=keepdim))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reductions_on_other_layouts_and_dtypes_match_numpy(dtype):
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((6, 8)).astype(dtype)
+    for arr in (a.T, a[:, ::2], a[::2], np.asarray(a, dtype=a.dtype.newbyteorder(">")),
+                a.astype(np.float16), (a * 100).astype(np.int64)):
+        x = pyad.Variable(arr)
+        for dim in (0, 1, -1):
+            _same(pyad.amax(x, dim, True), arr.max(axis=dim, keepdims=True))
+            if arr.dtype.kind == "f":
+                _same(pyad.sum(x, dim), arr.sum(axis=dim))
+
+
+def test_reduction_overflow_warns_as_numpy():
+    # The direct loop's result is dropped when a flag is raised: NumPy's reduce then
+    # warns (or raises under np.errstate) exactly as before.
+    x = pyad.Variable(np.full((2, 3), 3e38, dtype=np.float32))
+    with pytest.warns(RuntimeWarning, match="overflow encountered in reduce"):
+        r = pyad.sum(x, 1)
+    assert r.numpy().tolist() == [np.inf, np.inf]
+    with np.errstate(over="raise"):
+        with pytest.raises(FloatingPointError, match="overflow"):
+            pyad.sum(x, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _same(pyad.sum(pyad.Variable(np.full((2, 3), 1e38, dtype=np.float32)), 1),
+              np.full((2, 3), 1e38, dtype=np.float32).sum(axis=1))
+
+
+def test_reduction_results_are_fresh_writeable_arrays():
+    a = np.arange(12.0).reshape(3, 4)
+    keep = a.copy()
+    x = pyad.Variable(a)
+    for out in (pyad.sum(x, 1, True), pyad.sum(x, 0), pyad.amax(x, -1), pyad.amax(x, 0, True)):
+        d = out.numpy()
+        assert not np.shares_memory(d, a)
+        assert d.flags.c_contiguous and d.flags.writeable
+    assert np.array_equal(a, keep)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reduction_gradients_match_torch(dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((5, 7)).astype(dtype)
+    a[1, 3] = a[1, 5] = a[1].max() + 1          # a tie for the row maximum
+    for dim in (0, 1, -1):
+        for fn_p, fn_t in ((lambda v: pyad.sum(v, dim, True), lambda t: t.sum(dim, True)),
+                           (lambda v: pyad.amax(v, dim), lambda t: t.amax(dim)),
+                           (lambda v: pyad.logsumexp(v, dim), lambda t: t.logsumexp(dim))):
+            x = pyad.Variable(a.copy(), requires_grad=True)
+            t = torch.tensor(a.copy(), requires_grad=True)
+            y, yt = fn_p(x), fn_t(t)
+            g = rng.standard_normal(yt.shape).astype(dtype)
+            y.backward(pyad.Variable(g))
+            yt.backward(torch.tensor(g))
+            np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-6)
+            np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-6, atol=1e-6)

@@ -285,3 +285,22 @@ def test_the_hot_paths_warn_about_nothing():
             g, = pyad.autograd.grad((pyad.tanh(v) ** 3).sum(), v, create_graph=True)
             hv, = pyad.autograd.grad((g * v).sum(), v)
     assert w.grad is not None and b.grad is not None and hv.shape == (6,)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_backward_with_a_broadcast_or_other_dtype_gradient_matches_torch(dtype):
+    # relu's backward reads the output and the incoming gradient in one C pass when
+    # both are plain arrays of one dtype and shape; a broadcast gradient (sum's backward
+    # on a big array) or a gradient of another dtype takes the masked path.
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((80, 80)).astype(dtype)
+    a[0, :4] = [0.0, -0.0, NAN, INF]
+    p, t = _pair(a)
+    p.relu().sum().backward()
+    t.relu().sum().backward()
+    np.testing.assert_array_equal(p.grad.numpy(), t.grad.numpy())
+    p, t = _pair(a)
+    g = rng.standard_normal(a.shape)           # float64 whatever a is
+    p.relu().backward(pyad.Variable(g.astype(dtype)))
+    t.relu().backward(torch.tensor(g.astype(dtype)))
+    np.testing.assert_array_equal(p.grad.numpy(), t.grad.numpy())
