@@ -66,3 +66,32 @@ def test_any_small_call_matches_numpy_bit_for_bit(operands, op):
         else:
             s = float(s) if other == "float" else int(s)
             _same(fn(pyad.Variable(a), s), ref(a, s))
+
+
+@st.composite
+def _reduction_operands(draw):
+    dtype = draw(st.sampled_from([np.float64, np.float32]))
+    shape = tuple(draw(st.lists(st.sampled_from([1, 2, 3, 8, 9, 17, 129, 300]),
+                                min_size=1, max_size=3)))
+    seed = draw(st.integers(0, 2 ** 16))
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape) * draw(st.sampled_from([1.0, 1e-3, 1e3, 1e37]))
+    if draw(st.booleans()):     # specials: signed zeros, infinities, NaN
+        specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan])
+        a = np.where(rng.random(shape) < 0.2, rng.choice(specials, shape), a)
+    with np.errstate(over="ignore"):
+        a = a.astype(dtype)
+    if draw(st.booleans()) and a.ndim > 1:
+        a = np.asfortranarray(a)
+    dim = draw(st.integers(-a.ndim, a.ndim - 1))
+    return a, dim, draw(st.booleans())
+
+
+@given(_reduction_operands())
+def test_any_small_sum_or_max_matches_numpy_bit_for_bit(operands):
+    a, dim, keepdim = operands
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        x = pyad.Variable(a)
+        _same(pyad.sum(x, dim, keepdim), a.sum(axis=dim, keepdims=keepdim))
+        _same(pyad.amax(x, dim, keepdim), a.max(axis=dim, keepdims=keepdim))
