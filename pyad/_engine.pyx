@@ -1224,6 +1224,8 @@ cdef class SavedVariable:
         if not isinstance(result, Variable):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Variable but "
                             "got result of type %s" % type(result).__name__)
+        if not self._requires_grad and not (<Variable>result)._requires_grad:
+            return <Variable>result     # nothing to attach: the hook's own object (torch)
         v = Variable.__new__(Variable)
         v._data = (<Variable>result)._data
         v._version_counter = _vc(<Variable>result)
@@ -1381,9 +1383,25 @@ class device:
     def __init__(self, type, index=None):
         if isinstance(type, device):
             type, index = type.type, type.index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            # torch: a bare index names the accelerator's device
+            if type < 0:
+                raise RuntimeError("Device index must not be negative")
+            if cupy is None:
+                raise RuntimeError("Cannot access accelerator device when none is available.")
+            type, index = "cuda", type
         elif isinstance(type, str) and ":" in type:
-            type, _, idx = type.partition(":")
-            index = int(idx)
+            name, _, idx = type.partition(":")
+            # torch's grammar: a decimal index without sign, spaces or leading zeros
+            if not (idx.isdigit() and idx.isascii()) or (len(idx) > 1 and idx[0] == "0"):
+                raise RuntimeError("Invalid device string: %r" % (type,))
+            type, index = name, int(idx)
+        if index is not None:
+            if isinstance(index, bool) or not isinstance(index, int):
+                raise TypeError("device(): argument 'index' (position 2) must be int, not %s"
+                                % builtins.type(index).__name__)
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
         if type not in ("cpu", "cuda"):
             raise RuntimeError("Expected one of cpu, cuda device type, got %r" % (type,))
         if type == "cuda" and index is None:
@@ -1392,11 +1410,7 @@ class device:
         self.index = index
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            try:
-                other = device(other)
-            except Exception:
-                return False
+        # torch: a device equals only a device (device('cpu') == 'cpu' is False)
         if not isinstance(other, device):
             return NotImplemented
         return self.type == other.type and self.index == other.index

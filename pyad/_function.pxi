@@ -12,6 +12,9 @@ cdef class FunctionNode(Node):
     """
     cdef tuple _to_save
     cdef list _saved
+    cdef list _saved_originals        # per saved entry: the Variable itself when it is
+                                      # not an output (saved_tensors gives it back, as
+                                      # torch), else None
     cdef tuple _dirty
     cdef tuple _non_differentiable
     cdef bint _materialize_grads
@@ -61,8 +64,18 @@ cdef class FunctionNode(Node):
             if self._released:
                 raise _freed_error(self)
             return self._to_save if self._to_save is not None else ()
-        return tuple((<SavedVariable>s).unpack(self) if s is not None else None
-                     for s in self._saved)
+        cdef list out = []
+        for i, s in enumerate(self._saved):
+            if s is None:
+                out.append(None)
+                continue
+            v = (<SavedVariable>s).unpack(self)          # (checks the version)
+            original = self._saved_originals[i]
+            # torch gives back the very object saved, unless it is an output of this
+            # node (saved without its history, no cycle) or a pack hook replaced it
+            out.append(original if original is not None and not (<SavedVariable>s)._hooked
+                       else v)
+        return tuple(out)
 
     @property
     def saved_variables(self):
@@ -79,6 +92,7 @@ cdef class FunctionNode(Node):
                 if s is not None:
                     (<SavedVariable>s).release()
             self._saved = None
+        self._saved_originals = None
 
     cdef tuple _backward(self, tuple grads):
         cdef Py_ssize_t n = _num_edges(self)
@@ -448,7 +462,9 @@ cdef list _save_for_backward(FunctionNode node, tuple args, list outs, list retu
     # from the node back to its own output's history, so no cycle.
     cdef Py_ssize_t i, index, out_index
     saved = []
+    originals = node._saved_originals = []
     for t in node._to_save:
+        originals.append(None)
         if t is None:
             saved.append(None)
             continue
@@ -467,6 +483,7 @@ cdef list _save_for_backward(FunctionNode node, tuple args, list outs, list retu
             saved.append(s_out)
         else:
             saved.append(_save(<Variable>t, False, index))
+            originals[len(originals) - 1] = t
     return saved
 
 

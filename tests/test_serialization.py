@@ -137,12 +137,12 @@ def test_file_objects_and_map_location():
     for loc in ("cpu", pyad.device("cpu")):
         buffer.seek(0)
         (v,) = pyad.load(buffer, map_location=loc)
-        assert v.device == "cpu" and v.requires_grad
+        assert v.device == pyad.device("cpu") and v.requires_grad
     # torch's other forms: a function of (storage, location), a dict of locations
     for loc in (lambda storage, location: storage, {"cuda:0": "cpu"}):
         buffer.seek(0)
         (v,) = pyad.load(buffer, map_location=loc, weights_only=True)
-        assert v.device == "cpu" and v.requires_grad
+        assert v.device == pyad.device("cpu") and v.requires_grad
     buffer.seek(0)
     with pytest.raises(TypeError, match=r"pyad.load\(\): map_location"):
         pyad.load(buffer, map_location=3)

@@ -367,6 +367,24 @@ DEVICE_CHECKS = {
     "bad": lambda lib: lib.device("blah"),
     "pickle": lambda lib: repr(pickle.loads(pickle.dumps(lib.device("cuda:1")))),
     "tensor_device": lambda lib: repr(lib.tensor(1.).device),
+    # the string grammar and the index checks (torch 2.13's outcomes)
+    "negative_in_string": lambda lib: lib.device("cuda:-1"),
+    "negative_index": lambda lib: lib.device("cuda", -1),
+    "letters": lambda lib: lib.device("cuda:abc"),
+    "leading_zero": lambda lib: lib.device("cuda:01"),
+    "space": lambda lib: lib.device("cuda: 1"),
+    "bool_index": lambda lib: lib.device("cuda", True),
+    "float_index": lambda lib: lib.device("cuda", 1.0),
+    "negative_int": lambda lib: lib.device(-1),
+    "cpu_zero": lambda lib: repr(lib.device("cpu:0")),
+    "cuda_ten": lambda lib: repr(lib.device("cuda:10")),
+    "keywords": lambda lib: repr(lib.device(type="cuda", index=3)),
+    "copy": lambda lib: repr(lib.device(lib.device("cuda:2"))),
+    # a device equals only a device, never its string
+    "eq_str": lambda lib: lib.device("cpu") == "cpu",
+    "ne_str": lambda lib: lib.device("cuda:1") != "cuda:1",
+    "eq_index": lambda lib: lib.device("cpu") == lib.device("cpu", 0),
+    "tensor_eq_str": lambda lib: lib.tensor(1.).device == "cpu",
 }
 
 

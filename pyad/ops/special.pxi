@@ -1204,7 +1204,12 @@ cpdef Variable heaviside(object input, object values):
     """
     if _is_complex_operand(input) or _is_complex_operand(values):
         raise RuntimeError("heaviside(): not yet implemented for complex Variables.")
-    return _no_grad_float_binary(_heaviside_data, input, values, "heaviside")
+    result = _no_grad_float_binary(_heaviside_data, input, values, "heaviside")
+    if _binary_records(input, values) and _is_float_dtype(result._data.dtype):
+        # torch records it and refuses its derivative only when it is asked for
+        return _delayed_error((result,), (input, values),
+                              "derivative for aten::heaviside is not implemented")[0]
+    return result
 
 
 cdef Variable _integer_binary(object ufunc, object input, object other, str what):

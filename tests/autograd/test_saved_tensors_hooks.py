@@ -217,3 +217,61 @@ def test_hooks_off_after_the_block_and_after_an_error():
             1 / 0
     (x * y).sum().backward()
     assert log == []
+
+
+def test_saved_tensors_are_the_objects_saved_as_torch():
+    # torch gives back the very Variable saved (an input, or one made in forward), not
+    # a copy; an output of the Function comes back as a new object (it is saved without
+    # its history, so that no cycle forms). Under a pair of hooks, what unpack returns:
+    # a saved value that needs no history is the hook's own object.
+    torch = pytest.importorskip("torch")
+    for lib in (pyad, torch):
+        seen = {}
+
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                out = a * b
+                mid = a + 1
+                ctx.save_for_backward(a, b, out, mid, None)
+                ctx.objs = (a, b, out, mid, None)
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                st = ctx.saved_tensors
+                seen.setdefault("is", []).append([s is o for s, o in zip(st, ctx.objs)])
+                seen.setdefault("again", []).append(
+                    [s is t for s, t in zip(st, ctx.saved_tensors)])
+                return g * st[1], g * st[0]
+
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0])
+        F.apply(a, b).sum().backward()
+        assert a.grad.tolist() == [3.0, 4.0]
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+            F.apply(a, b).sum().backward()
+        assert seen["is"] == [[True, True, False, True, True],
+                              [False, False, False, False, True]], lib.__name__
+        assert seen["again"] == [[True, True, False, True, True],
+                                 [False, True, False, True, True]], lib.__name__
+
+
+def test_a_saved_input_modified_in_place_is_still_refused():
+    class F(pyad.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return g * 2
+
+    a = pyad.tensor([1.0, 2.0], requires_grad=True)
+    x = a * 1
+    y = F.apply(x)
+    x.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()

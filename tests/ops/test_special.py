@@ -372,10 +372,20 @@ def test_no_gradient_ops_match_torch():
         assert ours.dtype == np.int64
 
 
-def test_ops_without_a_derivative_record_no_graph():
+def test_heaviside_records_and_refuses_its_derivative_as_torch():
+    # torch: the result requires grad, and only differentiating it raises
+    torch = pytest.importorskip("torch")
+    for lib in (pyad, torch):
+        x = lib.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        out = lib.heaviside(x, lib.tensor([0.5]))
+        assert out.requires_grad and out.grad_fn is not None
+        with pytest.raises(RuntimeError, match="derivative for aten::heaviside is not "
+                                               "implemented"):
+            out.sum().backward()
+        with lib.no_grad():
+            assert not lib.heaviside(x, lib.tensor([0.5])).requires_grad
+        assert not lib.heaviside(x.detach(), lib.tensor([0.5])).requires_grad
     x = pyad.tensor([-1.0, 0.0, 2.0], requires_grad=True)
-    out = pyad.heaviside(x, pyad.tensor([0.5]))
-    assert out.grad_fn is None and not out.requires_grad
     # nextafter has torch 2.13's gradient (tests/ops/test_torch_semantics_round.py)
     assert pyad.nextafter(x, pyad.tensor([3.0])).grad_fn.name() == "NextafterBackward"
 
