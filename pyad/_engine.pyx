@@ -1369,6 +1369,32 @@ cdef void _pack_saved(SavedVariable s, Variable v) except *:
     s._hooked = True
 
 
+# torch.set_warn_always: warnings torch gives once per process are given every time.
+cdef bint _warn_always = False
+cdef bint _scalar_conversion_warned = False
+
+
+def _set_warn_always(value):
+    global _warn_always
+    _warn_always = bool(value)
+
+
+def _is_warn_always_enabled():
+    return _warn_always
+
+
+cdef void _warn_scalar_conversion() except *:
+    # float() of a Variable that requires grad, with grad mode on: torch's UserWarning
+    # (its own text, which user code filters on), once per process unless warn_always.
+    global _scalar_conversion_warned
+    if _scalar_conversion_warned and not _warn_always:
+        return
+    _scalar_conversion_warned = True
+    warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                  "unexpected behavior.\nConsider using tensor.detach() first.",
+                  UserWarning, stacklevel=1)    # (compiled code has no frame: the user's line)
+
+
 cdef str _shape_str(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
@@ -2259,6 +2285,8 @@ cdef class Variable:
         if self._data.dtype.kind == "c":
             raise RuntimeError("float(): value cannot be converted to type double without "
                                "overflow (a complex Variable)")
+        if self._requires_grad and _grad_enabled():
+            _warn_scalar_conversion()
         return float(self.item())
 
     def __int__(self):

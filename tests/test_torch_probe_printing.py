@@ -396,3 +396,55 @@ def test_device_matches_torch(name):
         assert b[1] == a[1]
     else:
         assert issubclass(b[1], a[1])
+
+
+SCALAR_WARNING = "Converting a tensor with requires_grad=True to a scalar"
+
+
+def test_float_of_a_variable_requiring_grad_warns_once_per_process_as_torch():
+    # torch: float() (not int(), item(), bool(), tolist()) of a tensor that requires
+    # grad, with grad mode on, gives a UserWarning once per process; set_warn_always
+    # makes it every time. A fresh process of each library shows the same counts.
+    import subprocess
+    import sys
+    script = r"""
+import sys, warnings
+lib = __import__(sys.argv[1])
+x = lib.tensor([1.5], requires_grad=True)
+counts = []
+for f in (int, lambda t: t.item(), bool, lambda t: t.tolist(), lambda t: float(t.detach())):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        f(x)
+    counts.append(len(w))
+with lib.no_grad(), warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    float(x)
+counts.append(len(w))
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    float(x); float(x * 2)
+counts.append(len(w))
+counts.append(str(w[0].message).startswith(%r) and w[0].category is UserWarning)
+counts.append(w[0].filename == "<string>")     # the user's line, as torch
+print(counts)
+""" % SCALAR_WARNING
+    out = {}
+    for name in ("torch", "pyad"):
+        run = subprocess.run([sys.executable, "-c", script, name], capture_output=True,
+                             text=True, check=True)
+        out[name] = run.stdout.strip()
+    assert out["pyad"] == out["torch"] == "[0, 0, 0, 0, 0, 0, 1, True, True]", out
+
+
+def test_float_warns_every_time_with_warn_always():
+    from pyad import _engine
+    before = _engine._is_warn_always_enabled()
+    _engine._set_warn_always(True)
+    try:
+        x = pyad.tensor(2.0, requires_grad=True)
+        for _ in range(2):
+            with pytest.warns(UserWarning, match=SCALAR_WARNING):
+                assert float(x) == 2.0
+    finally:
+        _engine._set_warn_always(before)
