@@ -89,7 +89,14 @@ def complex(real, imag):
     tensor([1.+3.j, 2.+4.j])
     """
     real, imag = _parts(real, imag, "complex", ("real", "imag"))
-    return _engine.view_as_complex(_engine.stack([real, imag], -1))
+    return _join(real, imag)
+
+
+def _join(real, imag):
+    if real.numel() == 0:           # NumPy gives empty arrays strides view_as_complex refuses
+        cdtype = numpy.complex64 if real.dtype == numpy.float32 else numpy.complex128
+        return real.to(cdtype) + imag.to(cdtype) * 1j
+    return _engine.view_as_complex(_engine.stack([real, imag], -1).contiguous())
 
 
 def polar(abs, angle):
@@ -101,8 +108,7 @@ def polar(abs, angle):
     tensor([2.+0.j])
     """
     r, theta = _parts(abs, angle, "polar", ("abs", "angle"))
-    return _engine.view_as_complex(
-        _engine.stack([r * _engine.cos(theta), r * _engine.sin(theta)], -1))
+    return _join(r * _engine.cos(theta), r * _engine.sin(theta))
 
 
 def is_conj(input):
@@ -643,8 +649,8 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False, _what
             lo, hi = range[2 * d], range[2 * d + 1]
         elif pts.shape[0]:
             lo, hi = float(pts[:, d].min()), float(pts[:, d].max())
-        else:
-            lo, hi = 0.0, 0.0
+        else:                           # no data: [0, 1], as torch (and NumPy)
+            lo, hi = 0.0, 1.0
         if not (math.isfinite(lo) and math.isfinite(hi)):
             raise ValueError("%s(): range of [%s, %s] is not finite" % (_what, lo, hi))
         if lo > hi:
@@ -935,7 +941,7 @@ class _IncompleteGamma(_Function):
         # d/dx P(a, x) = x^(a-1) e^(-x) / Gamma(a); Q = 1 - P (pyad ops: differentiable)
         dens = _engine.exp((a - 1) * _engine.log(x) - x - _engine.lgamma(a))
         gx = grad * (-dens if ctx.upper else dens)
-        return None, gx.sum_to(tuple(x.shape)), None
+        return None, _engine.sum_to(gx, tuple(x.shape)), None
 
 
 def igamma(input, other):
@@ -1122,8 +1128,17 @@ unsqueeze_copy = _copy_of(lambda x, dim: _engine.unsqueeze(x, dim), "unsqueeze_c
 view_copy = _copy_of(_view, "view_copy", ":meth:`Variable.view`")
 view_as_real_copy = _copy_of(lambda x: _engine.view_as_real(x), "view_as_real_copy",
                              ":func:`pyad.view_as_real`")
-view_as_complex_copy = _copy_of(lambda x: _engine.view_as_complex(x),
-                                "view_as_complex_copy", ":func:`pyad.view_as_complex`")
+def _view_as_complex_checked(x):
+    from pyad.autograd.grad_mode import is_grad_enabled
+    if x.requires_grad and is_grad_enabled():
+        # torch's view_as_complex_copy has no derivative for its complex output
+        raise RuntimeError("view_as_complex_copy does not support automatic "
+                           "differentiation for outputs with complex dtype.")
+    return _engine.view_as_complex(x)
+
+
+view_as_complex_copy = _copy_of(_view_as_complex_checked, "view_as_complex_copy",
+                                ":func:`pyad.view_as_complex` (not differentiable, as torch's)")
 
 
 def detach(input):
