@@ -177,7 +177,7 @@ def chain_matmul(*matrices, out=None):
     for i, m in enumerate(matrices):
         _var(m, "chain_matmul", "matrices", i + 1)
         if m.ndim != 2:
-            raise RuntimeError("chain_matmul(): Tensor dimension is %d, expected 2 instead."
+            raise RuntimeError("chain_matmul(): Variable dimension is %d, expected 2 instead."
                                % m.ndim)
     if len(matrices) == 1:
         return matrices[0].clone()
@@ -272,11 +272,11 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     lu_ = _var(LU_data, "lu_unpack", "LU_data")
     piv = _var(LU_pivots, "lu_unpack", "LU_pivots", 2)
     if lu_.ndim < 2:
-        raise RuntimeError("lu_unpack(): torch.lu_unpack: Expected tensor with 2 or more "
+        raise RuntimeError("lu_unpack(): Expected a Variable with 2 or more "
                            "dimensions. Got size: %s instead" % list(lu_.shape))
     if piv.dtype != numpy.int32:
-        raise RuntimeError("lu_unpack(): LU_pivots is expected to be a contiguous tensor of "
-                           "torch.int32 dtype. Note: this function is intended to be used "
+        raise RuntimeError("lu_unpack(): LU_pivots is expected to be a Variable of "
+                           "int32 dtype. Note: this function is intended to be used "
                            "with the output produced by torch.linalg.lu_factor")
     m, n = lu_.shape[-2], lu_.shape[-1]
     k = min(m, n)
@@ -577,7 +577,7 @@ def _hist_input(input, what, weight):
     if weight is not None:
         _var(weight, what, "weight")
         if weight.dtype != x.dtype:
-            raise RuntimeError("%s(): torch.histogramdd: if weight tensor is provided, it "
+            raise RuntimeError("%s(): if a weight Variable is provided, it "
                                "should have the same dtype as the input tensor" % what)
     return x
 
@@ -614,7 +614,7 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False, _what
     """
     x = _hist_input(input, _what, weight)
     if x.ndim < 1:
-        raise RuntimeError("%s(): torch.histogramdd: input tensor should have at least 1 "
+        raise RuntimeError("%s(): the input Variable should have at least 1 "
                            "dimension, but got 0" % _what)
     D = x.shape[-1]
     pts = _host(x).reshape(-1, D)
@@ -635,7 +635,7 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False, _what
         if isinstance(b, _Variable):
             e = _host(b)
             if e.ndim != 1 or e.size < 1:
-                raise RuntimeError("%s(): torch.histogramdd: bins tensor should have one "
+                raise RuntimeError("%s(): a Variable of bin edges should have one "
                                    "dimension, but got %d" % (_what, e.ndim))
             if numpy.any(numpy.diff(e) < 0):
                 raise RuntimeError("%s(): bin edges must be non-decreasing" % _what)
@@ -734,8 +734,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         n = x.shape[d]
         if isinstance(h, _Variable) and h.ndim == 1:
             if h.shape[0] != n:
-                raise RuntimeError("torch.gradient expected each tensor to be on the same "
-                                   "device and to have the same length as the dimension")
+                raise RuntimeError("gradient(): expected each coordinate Variable to be on "
+                                   "the same device and as long as its dimension")
             out.append(_gradient_coords(x, d, h.to(x.dtype) if numpy.dtype(x.dtype).kind
                                         in "fc" else h, edge_order))
         else:
@@ -1190,7 +1190,7 @@ def _dim_order(self, *, ambiguity_check=False):
     if isinstance(ambiguity_check, builtins.bool) and ambiguity_check:
         seen = [s for s, n in zip(strides, shape)]
         if len(set(seen)) != len(seen) or 1 in shape:
-            raise RuntimeError("dim_order(): The tensor does not have unique dim order, or "
+            raise RuntimeError("dim_order(): The Variable does not have unique dim order, or "
                                "cannot map to a single memory format.")
     elif not isinstance(ambiguity_check, (builtins.bool, list)):
         raise TypeError("dim_order(): ambiguity_check should be a bool or a list")
