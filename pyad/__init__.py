@@ -74,6 +74,7 @@ __all__ = [
     "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy",
     "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy", "view_as_real_copy",
     "view_as_complex_copy", "detach", "detach_",
+    "nonzero_static",
     # linear algebra spellings and unravel_index (pyad/_compat.py)
     "pinverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
     "triangular_solve", "unravel_index",
@@ -259,7 +260,7 @@ from pyad._toplevel_math import (
     diagonal_copy, expand_copy, permute_copy, select_copy, slice_copy, split_copy,
     split_with_sizes_copy, squeeze_copy, t_copy, transpose_copy, unbind_copy,
     unfold_copy, unsqueeze_copy, view_copy, view_as_real_copy, view_as_complex_copy,
-    detach, detach_,
+    detach, detach_, nonzero_static,
 )
 
 float16 = _numpy.dtype(_numpy.float16)

@@ -37,7 +37,7 @@ __all__ = [
     "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy",
     "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy",
     "t_copy", "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy",
-    "view_as_real_copy", "view_as_complex_copy", "detach", "detach_",
+    "view_as_real_copy", "view_as_complex_copy", "detach", "detach_", "nonzero_static",
 ]
 
 _Variable = _engine.Variable
@@ -468,33 +468,56 @@ def scalar_tensor(s, dtype=None, device=None, requires_grad=False, *, layout=Non
                               "scalar_tensor")
 
 
+class _Fill(_Function):
+    # torch's FillBackward: a zero gradient for the input, the sum for a Variable value
+    @staticmethod
+    def forward(ctx, x, value, data):
+        ctx.shape, ctx.dtype = tuple(x.shape), x.dtype
+        ctx.value_dtype = None if value is None else value.dtype
+        return _Variable(data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        gx = _Variable(numpy.zeros(ctx.shape, dtype=ctx.dtype))
+        gv = None
+        if ctx.value_dtype is not None:
+            gv = grad.sum()
+            if gv.dtype != ctx.value_dtype:
+                gv = gv.to(ctx.value_dtype)
+        return gx, gv, None
+
+
 def fill(input, value):
     """A new Variable of ``input``'s shape and dtype filled with ``value`` (a number or
-    a 0-d Variable, whose gradient is the sum of the result's), as ``torch.fill`` (the
-    out-of-place :meth:`Variable.fill_`).
+    a 0-d Variable), as ``torch.fill`` (the out-of-place :meth:`Variable.fill_`). As
+    torch's, the result is recorded: ``input`` gets a zero gradient, a Variable
+    ``value`` the sum of the result's.
 
     >>> import pyad
     >>> pyad.fill(pyad.tensor([1, 2]), 2.5)
     tensor([2, 2])
     """
     x = _var(input, "fill")
+    dtype = numpy.dtype(x.dtype)
+    v = None
     if isinstance(value, _Variable):
         if value.ndim != 0:
             raise RuntimeError("fill(): fill_ only supports 0-dimension value tensor but got "
                                "tensor with %d dimensions." % value.ndim)
         v = value
-        if v.dtype != x.dtype:
-            if numpy.dtype(x.dtype).kind in "fc":
-                v = v.to(x.dtype)
-            else:
-                v = _Variable(numpy.asarray(v.detach().data).astype(x.dtype))
-        return v.expand(*x.shape).clone()
-    if isinstance(value, (builtins.complex, numpy.complexfloating)) and (
-            numpy.dtype(x.dtype).kind != "c"):
+        number = _host(value)[()]
+    else:
+        number = value
+    if isinstance(number, (builtins.complex, numpy.complexfloating)) and dtype.kind != "c":
         raise RuntimeError("fill(): value cannot be converted to type %s without overflow"
-                           % numpy.dtype(x.dtype))
-    from pyad import _factories
-    return _factories.full_like(x, value)
+                           % dtype)
+    xp = _engine.get_array_module(x)
+    data = xp.full(tuple(x.shape), number, dtype=dtype)
+    if v is not None and numpy.dtype(v.dtype).kind not in "fc":
+        v = None
+    if dtype.kind not in "fc":      # an integer result carries no gradient
+        return _Variable(data)
+    return _Fill.apply(x, v, data)
 
 
 def _storage_extent(size, stride):
@@ -810,7 +833,19 @@ def poisson(input, generator=None):
         raise RuntimeError("poisson(): invalid Poisson rate, expected rate to be "
                            "non-negative")
     rng = _factories._rng_for(numpy, generator, "poisson")
-    return _Variable(rng.poisson(rates).astype(x.dtype))
+    return _ZeroGradient.apply(x, rng.poisson(rates).astype(x.dtype))
+
+
+class _ZeroGradient(_Function):
+    # a sample recorded with a zero gradient for its parameter, as torch's poisson
+    @staticmethod
+    def forward(ctx, x, data):
+        ctx.shape, ctx.dtype = tuple(x.shape), x.dtype
+        return _Variable(data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _Variable(numpy.zeros(ctx.shape, dtype=ctx.dtype)), None
 
 
 def binomial(count, prob, generator=None):

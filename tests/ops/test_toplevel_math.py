@@ -247,6 +247,15 @@ def test_fill_matches_torch():
     # a 0-d value Variable: its gradient is the sum of the result's
     _compare(lambda L, x, v: L.fill(x, v) * x, [A34, np.array(1.5)])
     _raises_like_torch(lambda L: L.fill(L.ones(2), L.ones(2)))
+    # recorded as torch's: a zero gradient for the input, a float64 value into float32
+    for L in (pyad, torch):
+        x = L.ones(2, requires_grad=True)
+        v = L.tensor(1.5, dtype=L.float64, requires_grad=True)
+        y = L.fill(x, v)
+        assert y.requires_grad and y.dtype == L.float32
+        y.sum().backward()
+        assert x.grad.tolist() == [0.0, 0.0] and v.grad.item() == 2.0
+        assert v.grad.dtype == L.float64
 
 
 def test_empty_strided_and_empty_permuted_match_torch():
@@ -328,6 +337,27 @@ def test_gradient_matches_torch(i):
         _compare(lambda L, x: GRADIENT_CALLS[i](L, x)[k], [A34])
 
 
+def test_gradient_keeps_float32_and_takes_0d_spacing():
+    a = A34.astype(np.float32)
+    for call in GRADIENT_CALLS:
+        for g, tg in zip(call(pyad, pyad.Variable(a)), call(torch, torch.from_numpy(a))):
+            assert g.dtype == np.float32 == tg.numpy().dtype
+            np.testing.assert_allclose(g.data, tg.numpy(), rtol=1e-5, atol=1e-6)
+    (g,), (tg,) = (pyad.gradient(pyad.Variable(A34[0]), spacing=pyad.tensor(0.5)),
+                   torch.gradient(torch.from_numpy(A34[0]), spacing=torch.tensor(0.5)))
+    np.testing.assert_allclose(g.data, tg.numpy(), rtol=1e-12)
+
+
+def test_lu_of_a_singular_matrix_matches_torch():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for get_infos in (False, True):
+            got = pyad.lu(pyad.zeros(2, 2), get_infos=get_infos)
+            want = torch.lu(torch.zeros(2, 2), get_infos=get_infos)
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(a.data, b.numpy())
+
+
 def test_gradient_dtypes_and_errors_match_torch():
     for make in (lambda L: L.tensor([1, 4, 9]), lambda L: L.tensor([1.0, 4.0, 9.0])):
         (g,), (tg,) = pyad.gradient(make(pyad)), torch.gradient(make(torch))
@@ -348,6 +378,11 @@ def test_poisson_and_binomial_shapes_dtypes_and_moments():
     assert s.dtype == torch.poisson(torch.full((2,), 3.0)).numpy().dtype
     assert abs(float(s.mean()) - 3.0) < 0.1 and abs(float(s.var()) - 3.0) < 0.2
     assert pyad.poisson(pyad.zeros(2, 0)).shape == (2, 0)
+    r = pyad.ones(2, requires_grad=True)
+    p = pyad.poisson(r)               # recorded with a zero gradient, as torch's
+    assert p.requires_grad == torch.poisson(torch.ones(2, requires_grad=True)).requires_grad
+    p.sum().backward()
+    assert r.grad.tolist() == [0.0, 0.0]
     c = pyad.binomial(pyad.full((20000,), 10.0, dtype=pyad.float64),
                       pyad.full((20000,), 0.3, dtype=pyad.float64))
     assert c.dtype == np.float64
@@ -552,5 +587,5 @@ def test_nonzero_static_matches_torch(make, kw):
     x, t = make(pyad).nonzero_static(**kw), make(torch).nonzero_static(**kw)
     assert x.dtype == t.numpy().dtype and x.shape == tuple(t.shape)
     np.testing.assert_array_equal(x.data, t.numpy())
-    y = pyad.nonzero_static if hasattr(pyad, "nonzero_static") else None
-    assert y is None or np.array_equal(y(make(pyad), **kw).data, t.numpy())
+    np.testing.assert_array_equal(pyad.nonzero_static(make(pyad), **kw).data,
+                                  torch.nonzero_static(make(torch), **kw).numpy())
