@@ -947,7 +947,8 @@ def _gamma_args(input, other, what):
     if x is None:
         raise TypeError("%s(): argument 'other' (position 2) must be Variable, not %s"
                         % (what, type(other).__name__))
-    dt = numpy.result_type(numpy.dtype(a.dtype), numpy.dtype(x.dtype))
+    from pyad._porting import result_type
+    dt = numpy.dtype(result_type(a, x))       # torch's promotion (int with float32: float32)
     if dt.kind != "f":
         raise NotImplementedError("\"%s_cpu\" not implemented for '%s'" % (what, _tname(dt)))
     if a.dtype != dt:

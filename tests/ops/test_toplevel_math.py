@@ -438,6 +438,14 @@ def test_igamma_gradients_match_torch(name):
     with pytest.raises(NotImplementedError):
         getattr(pyad, name)(xa, pyad.Variable(x)).sum().backward()
     _raises_like_torch(lambda L: getattr(L, name)(L.tensor([1, 2]), L.tensor([1, 2])))
+    _raises_like_torch(lambda L: getattr(L, name)(L.tensor([1.0, 2.0]), 2.0))
+    for a_, x_ in (([1, 2], [1.0, 2.0]), ([1.0], [[0.5], [2.0]])):
+        for dt in ("float32", "float64"):
+            def call(L):
+                xx = L.tensor(x_, dtype=getattr(L, dt))
+                return getattr(L, name)(L.tensor(a_), xx)
+            assert call(pyad).dtype == call(torch).numpy().dtype
+            np.testing.assert_allclose(call(pyad).data, call(torch).numpy(), rtol=1e-6)
 
 
 @pytest.mark.parametrize("name", ["igamma_", "igammac_"])
