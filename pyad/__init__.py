@@ -61,6 +61,20 @@ __all__ = [
     "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
     # the reducing scatters (pyad/_scatter_reduce.py)
     "scatter_reduce", "index_reduce",
+    # torch's remaining top-level math names (pyad/_toplevel_math.py)
+    "complex", "polar", "is_conj", "is_neg", "resolve_conj", "resolve_neg", "is_signed",
+    "matrix_exp", "chain_matmul", "frobenius_norm", "nuclear_norm", "matrix_rank", "lu",
+    "lu_unpack", "lu_solve", "svd_lowrank", "pca_lowrank", "range", "scalar_tensor",
+    "fill", "empty_strided", "empty_permuted", "histogram", "histogramdd", "gradient",
+    "poisson", "binomial", "igamma", "igammac", "get_device", "typename",
+    "is_warn_always_enabled", "set_warn_always", "set_flush_denormal",
+    "is_deterministic_algorithms_warn_only_enabled", "get_deterministic_debug_mode",
+    "set_deterministic_debug_mode", "alias_copy", "as_strided_copy", "detach_copy",
+    "diagonal_copy", "expand_copy", "permute_copy", "select_copy", "slice_copy",
+    "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy",
+    "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy", "view_as_real_copy",
+    "view_as_complex_copy", "detach", "detach_",
+    "nonzero_static",
     # linear algebra spellings and unravel_index (pyad/_compat.py)
     "pinverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
     "triangular_solve", "unravel_index",
@@ -235,6 +249,19 @@ from pyad._statistics import (
     kaiser_window,
 )
 from pyad._scatter_reduce import scatter_reduce, index_reduce
+from pyad._toplevel_math import (
+    complex, polar, is_conj, is_neg, resolve_conj, resolve_neg, is_signed, matrix_exp,
+    chain_matmul, frobenius_norm, nuclear_norm, matrix_rank, lu, lu_unpack, lu_solve,
+    svd_lowrank, pca_lowrank, range, scalar_tensor, fill, empty_strided, empty_permuted,
+    histogram, histogramdd, gradient, poisson, binomial, igamma, igammac, get_device,
+    typename, is_warn_always_enabled, set_warn_always, set_flush_denormal,
+    is_deterministic_algorithms_warn_only_enabled, get_deterministic_debug_mode,
+    set_deterministic_debug_mode, alias_copy, as_strided_copy, detach_copy,
+    diagonal_copy, expand_copy, permute_copy, select_copy, slice_copy, split_copy,
+    split_with_sizes_copy, squeeze_copy, t_copy, transpose_copy, unbind_copy,
+    unfold_copy, unsqueeze_copy, view_copy, view_as_real_copy, view_as_complex_copy,
+    detach, detach_, nonzero_static,
+)
 
 float16 = _numpy.dtype(_numpy.float16)
 float32 = _numpy.dtype(_numpy.float32)

@@ -454,8 +454,9 @@ def test_pyad_special_mirrors_torch_special_names():
     names = ["erf", "erfc", "erfinv", "expit", "logit", "exp2", "expm1", "log1p", "gammaln",
              "digamma", "psi", "polygamma", "multigammaln", "xlogy", "xlog1py", "sinc", "round",
              "entr", "log_softmax", "softmax", "logsumexp", "ndtr", "ndtri", "log_ndtr", "i0",
-             "i0e", "i1", "i1e"]
+             "i0e", "i1", "i1e", "gammainc", "gammaincc"]
     assert sorted(pyad.special.__all__) == sorted(names)
+    assert pyad.special.gammainc is pyad.igamma and pyad.special.gammaincc is pyad.igammac
     assert pyad.special.expit is pyad.sigmoid and pyad.special.gammaln is pyad.lgamma
     assert pyad.special.psi is pyad.digamma and pyad.special.multigammaln is pyad.mvlgamma
     for name in ["i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "xlog1py", "entr"]:
