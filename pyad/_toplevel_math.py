@@ -1040,18 +1040,15 @@ def typename(obj):
     return "%s.%s" % (module, qualname)
 
 
-_warn_always = [False]
-
-
 def set_warn_always(b):
-    """Record torch's warn-always flag (read by :func:`is_warn_always_enabled`); pyad's
-    warnings go through Python's ``warnings`` filters either way."""
-    _warn_always[0] = builtins.bool(b)
+    """torch's warn-always flag: warnings torch gives once per process (``float()`` of a
+    Variable that requires grad) are then given every time."""
+    _engine._set_warn_always(builtins.bool(b))
 
 
 def is_warn_always_enabled():
     """The flag set by :func:`set_warn_always` (False by default)."""
-    return _warn_always[0]
+    return _engine._is_warn_always_enabled()
 
 
 def set_flush_denormal(mode):

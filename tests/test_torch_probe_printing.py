@@ -438,13 +438,12 @@ print(counts)
 
 
 def test_float_warns_every_time_with_warn_always():
-    from pyad import _engine
-    before = _engine._is_warn_always_enabled()
-    _engine._set_warn_always(True)
+    before = pyad.is_warn_always_enabled()
+    pyad.set_warn_always(True)
     try:
         x = pyad.tensor(2.0, requires_grad=True)
         for _ in range(2):
             with pytest.warns(UserWarning, match=SCALAR_WARNING):
                 assert float(x) == 2.0
     finally:
-        _engine._set_warn_always(before)
+        pyad.set_warn_always(before)
