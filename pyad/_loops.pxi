@@ -45,7 +45,14 @@ cdef extern from *:
         if (csr & 0x1Du) _mm_setcsr(csr & ~0x1Du);
     }
     static inline int pyad_fpe_raised(void) { return (_mm_getcsr() & 0x1Du) != 0; }
+    /* torch.set_flush_denormal: flush-to-zero (0x8000) and denormals-are-zero (0x40) */
+    static int pyad_set_flush_denormal(int on) {
+        unsigned int csr = _mm_getcsr();
+        _mm_setcsr(on ? (csr | 0x8040u) : (csr & ~0x8040u));
+        return 1;
+    }
     #else
+    static int pyad_set_flush_denormal(int on) { (void)on; return 0; }
     #include <fenv.h>
     #define PYAD_FPE_FLAGS (FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW)
     static inline void pyad_fpe_clear(void) { feclearexcept(PYAD_FPE_FLAGS); }
@@ -62,6 +69,7 @@ cdef extern from *:
         unsigned char requires_pyapi
         unsigned char no_floatingpoint_errors
     void pyad_fpe_clear() noexcept nogil
+    int pyad_set_flush_denormal(int on) noexcept nogil
     bint pyad_fpe_raised() noexcept nogil
 
 
@@ -112,6 +120,12 @@ cdef int _loops_init() except -1:
             _loop_capsules.append(capsule)
             _loop_table[op][k] = info
     return 0
+
+
+def _set_flush_denormal(mode):
+    """torch.set_flush_denormal on the calling thread: True where the CPU's flush-to-zero
+    and denormals-are-zero bits could be set or cleared (x86-64), False elsewhere."""
+    return bool(pyad_set_flush_denormal(1 if mode else 0))
 
 
 def _direct_loops():

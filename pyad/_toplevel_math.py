@@ -1052,10 +1052,11 @@ def is_warn_always_enabled():
 
 
 def set_flush_denormal(mode):
-    """torch flushes denormal floats to zero on x86 when asked and returns True; pyad
-    computes with NumPy, which offers no control of the CPU's FTZ/DAZ bits from Python,
-    so this returns False (not supported) and changes nothing."""
-    return False
+    """Flush denormal floats to zero (inputs and results) on the calling thread, as
+    ``torch.set_flush_denormal``: the CPU's flush-to-zero and denormals-are-zero bits,
+    which NumPy's loops on this thread then follow. Returns True where supported (x86-64),
+    False elsewhere (nothing changed)."""
+    return _engine._set_flush_denormal(mode)
 
 
 def is_deterministic_algorithms_warn_only_enabled():

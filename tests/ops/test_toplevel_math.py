@@ -482,7 +482,7 @@ def test_queries_and_switches_match_torch():
     pyad.set_warn_always(True)
     assert pyad.is_warn_always_enabled() is True
     pyad.set_warn_always(False)
-    assert pyad.set_flush_denormal(False) is False
+    assert pyad.set_flush_denormal(False) is torch.set_flush_denormal(False)
     try:
         for mode, want in (("warn", 1), ("error", 2), (0, 0), (1, 1), ("default", 0)):
             pyad.set_deterministic_debug_mode(mode)
@@ -597,3 +597,27 @@ def test_nonzero_static_matches_torch(make, kw):
     np.testing.assert_array_equal(x.data, t.numpy())
     np.testing.assert_array_equal(pyad.nonzero_static(make(pyad), **kw).data,
                                   torch.nonzero_static(make(torch), **kw).numpy())
+
+
+def test_set_flush_denormal_flushes_as_torch():
+    # torch's own test: with the flag, a denormal float32 made from a Python float is 0,
+    # and denormal operands count as 0; without it they are kept. (Both libraries set the
+    # same per-thread CPU bits, so each is checked alone and the flag is cleared after.)
+    import platform
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the flush-to-zero bits are x86's")
+    tiny32, tiny64 = 1e-42, 1e-310
+    try:
+        for lib in (torch, pyad):
+            assert lib.set_flush_denormal(True) is True
+            f = lib.tensor([1.0, tiny32], dtype=lib.float32)
+            assert f[0].item() == 1.0 and f[1].item() == 0.0, lib.__name__
+            d = lib.tensor([tiny64], dtype=lib.float64)
+            assert (d * 1.0).item() == 0.0, lib.__name__
+            assert lib.set_flush_denormal(False) is True
+            f = lib.tensor([1.0, tiny32], dtype=lib.float32)
+            assert f[1].item() != 0.0
+            assert (lib.tensor([tiny64], dtype=lib.float64) * 1.0).item() == tiny64
+    finally:
+        torch.set_flush_denormal(False)
+        pyad.set_flush_denormal(False)
