@@ -261,6 +261,10 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
                                % (what, name, c, p.numel()))
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("%s(): running_mean must be defined in evaluation mode" % what)
+    if training and input.numel() <= c:
+        # at most one value per channel: torch normalises anyway (F.batch_norm refuses)
+        return _few_values_norm(input, (0,) + tuple(range(2, input.ndim)), weight, bias,
+                                running_mean, running_var, momentum, eps, 1)
     return _F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum,
                          eps)
 
@@ -282,8 +286,46 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("%s(): Expected running_mean and running_var to be defined when "
                            "use_input_stats is false" % what)
+    _channels(what, input)
+    if use_input_stats and input.numel() <= input.shape[0] * input.shape[1]:
+        # one value per instance and channel ((N, C) or (N, C, 1, ...)): torch normalises
+        # anyway (F.instance_norm refuses)
+        return _few_values_norm(input, tuple(range(2, input.ndim)), weight, bias,
+                                running_mean, running_var, momentum, eps, input.shape[0])
     return _F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
                             momentum, eps)
+
+
+def _few_values_norm(input, dims, weight, bias, running_mean, running_var, momentum, eps,
+                     instances):
+    """torch's batch (or instance) norm where each channel has at most one value: the
+    output is ``bias`` (0 without one) and the gradient is 0, from the same composition;
+    the running mean moves towards the batch mean, the running variance becomes NaN (its
+    unbiased estimate is 0/0); an empty batch leaves the running statistics alone."""
+    from pyad.nn.functional import _norm_dtypes, _to_input_dtype
+    _norm_dtypes("batch_norm", input, weight, bias)
+    c = input.shape[1]
+    view = (1, -1) + (1,) * (input.ndim - 2)
+    if dims:
+        mean = input.mean(dims, keepdim=True)
+        centred = input - mean
+        var = (centred * centred).mean(dims, keepdim=True)
+    else:                                # (N, C) instance norm: each value alone
+        mean, centred = input, input - input
+        var = centred * centred
+    out = centred * (var + eps).rsqrt()
+    if input.numel() and (running_mean is not None or running_var is not None):
+        with _no_grad():
+            if running_mean is not None:
+                batch = mean.detach().reshape(instances, c).mean(0)
+                running_mean.mul_(1 - momentum).add_(batch.to(running_mean.dtype) * momentum)
+            if running_var is not None:
+                running_var.fill_(float("nan"))
+    if weight is not None:
+        out = out * weight.reshape(view)
+    if bias is not None:
+        out = out + bias.reshape(view)
+    return _to_input_dtype(out, input)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):

@@ -326,6 +326,31 @@ def test_instance_norm_updates_running_stats_as_torch():
     np.testing.assert_allclose(rv.data, trv.numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("fn, shape", [("batch_norm", (1, 3)), ("batch_norm", (1, 3, 1)),
+                                       ("batch_norm", (0, 3)), ("batch_norm", (0, 3, 2)),
+                                       ("instance_norm", (2, 3, 1)),
+                                       ("instance_norm", (3, 4))])
+def test_one_value_per_channel_is_normalised_as_torch(fn, shape):
+    # F.batch_norm / F.instance_norm refuse it; torch's top-level functions give the bias,
+    # a zero gradient for the input, and a NaN running variance
+    a = np.random.default_rng(0).standard_normal(shape)
+    c = shape[1]
+    res = []
+    for L in (pyad, torch):
+        x = L.tensor(a, requires_grad=True)
+        w = L.tensor(np.arange(1.0, c + 1), requires_grad=True)
+        b = L.tensor(np.full(c, 0.5), requires_grad=True)
+        rm, rv = L.tensor(np.full(c, 0.2)), L.tensor(np.full(c, 0.7))
+        y = getattr(L, fn)(x, w, b, rm, rv, True, 0.1, 1e-5, False)
+        (y * y).sum().backward()
+        res.append([v.detach().numpy() if L is torch else v.data
+                    for v in (y, rm, rv, x.grad, w.grad, b.grad)])
+    for ours, theirs in zip(*res):
+        assert ours.shape == theirs.shape
+        # torch's kernel leaves rounding noise (~1e-14) where the exact value is 0
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_norms_keep_the_dtype_as_torch(dtype):
     x, tx = _pair((2, 4, 3), dtype=dtype)
@@ -471,6 +496,8 @@ def _bad_cases():
             L.tensor([1.0, 2.0]), None, None, None, None, True, 0.1, 1e-5, False), IndexError),
         ("instance_norm_eval_no_stats", lambda L: L.instance_norm(
             c(L)[None], None, None, None, None, False, 0.1, 1e-5, False), RuntimeError),
+        ("instance_norm_1d", lambda L: L.instance_norm(
+            L.tensor([1.0, 2.0]), None, None, None, None, True, 0.1, 1e-5, False), IndexError),
         ("layer_norm_int_shape", lambda L: L.layer_norm(c(L), 4), TypeError),
         ("layer_norm_bad_shape", lambda L: L.layer_norm(c(L), [3]), RuntimeError),
         ("group_norm_indivisible", lambda L: L.group_norm(c(L), 3), RuntimeError),
