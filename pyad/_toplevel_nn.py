@@ -67,14 +67,14 @@ def _opt_tensor(what, name, pos, x):
 def _float(what, name, pos, x):
     if isinstance(x, _Variable) and x.ndim == 0 and not x.requires_grad:
         return float(x.item())
-    if not isinstance(x, numbers.Real) or isinstance(x, (bool, _np.bool_)):
+    if not isinstance(x, numbers.Real):            # (a bool is a float to torch)
         raise TypeError("%s(): argument '%s' (position %d) must be float, not %s"
                         % (what, name, pos, type(x).__name__))
     return float(x)
 
 
 def _bool(what, name, pos, x):
-    if not isinstance(x, (bool, _np.bool_)):
+    if not isinstance(x, bool):                    # (torch refuses numpy.bool_ too)
         raise TypeError("%s(): argument '%s' (position %d) must be bool, not %s"
                         % (what, name, pos, type(x).__name__))
     return bool(x)
@@ -144,10 +144,18 @@ def _dropout_args(what, input, p, train):
                            % (what, p))
     if p == 0 or not train or input.numel() == 0:
         return input, p, False
+    if p == 1:
+        return input, p, True
     if _np.dtype(input.dtype).kind not in "fc":
         raise RuntimeError("%s(): result type Float can't be cast to the desired output "
                            "type %s" % (what, input.dtype))
     return input, p, True
+
+
+def _zeroed(input, inplace):
+    # torch's p == 1: input * 0 (NaN stays NaN), in the input's dtype, any rank
+    zero = _engine.get_array_module(input.data).zeros((), dtype=input.dtype)
+    return input.mul_(zero) if inplace else input * zero
 
 
 def _feature_ndim(what, input):
@@ -166,6 +174,8 @@ def dropout(input, p, train):
     True
     """
     input, p, active = _dropout_args("dropout", input, p, train)
+    if active and p == 1:
+        return _zeroed(input, False)
     return _F.dropout(input, p, True) if active else input
 
 
@@ -173,6 +183,8 @@ def dropout_(input, p, train):
     """In-place ``torch.dropout_``: ``input`` multiplied in place by the dropout mask, and
     returned."""
     input, p, active = _dropout_args("dropout_", input, p, train)
+    if active and p == 1:
+        return _zeroed(input, True)
     return _F.dropout(input, p, True, True) if active else input
 
 
@@ -180,12 +192,16 @@ def alpha_dropout(input, p, train):
     """``torch.alpha_dropout`` (see :func:`pyad.nn.functional.alpha_dropout`), with
     ``train`` required."""
     input, p, active = _dropout_args("alpha_dropout", input, p, train)
+    if active and p == 1:
+        return _zeroed(input, False)
     return _F.alpha_dropout(input, p, True) if active else input
 
 
 def alpha_dropout_(input, p, train):
     """In-place ``torch.alpha_dropout_``."""
     input, p, active = _dropout_args("alpha_dropout_", input, p, train)
+    if active and p == 1:
+        return _zeroed(input, True)
     return _F.alpha_dropout(input, p, True, True) if active else input
 
 
@@ -193,6 +209,8 @@ def _feature_dropout(what, input, p, train, inplace):
     input, p, active = _dropout_args(what, input, p, train)
     if not active:
         return input
+    if p == 1:
+        return _zeroed(input, inplace)
     _feature_ndim(what, input)
     from pyad.nn._functional_layers import _feature_dropout as impl
     return impl(input, p, True, inplace, what)
@@ -213,8 +231,9 @@ def _feature_alpha_dropout(what, input, p, train, inplace):
     input, p, active = _dropout_args(what, input, p, train)
     if not active:
         return input
-    if p != 1:
-        _feature_ndim(what, input)
+    if p == 1:
+        return _zeroed(input, inplace)
+    _feature_ndim(what, input)
     from pyad.nn._functional_more import _alpha_dropout
     return _alpha_dropout(input, p, True, inplace, True, what)
 
@@ -567,6 +586,9 @@ def selu_(input):
 
 def _rrelu(what, input, lower, upper, training, generator, inplace):
     input = _tensor(what, "input", 1, input)
+    if _np.dtype(input.dtype).kind != "f":
+        raise NotImplementedError("%s(): \"rrelu\" not implemented for '%s'"
+                                  % (what, input.dtype))
     lower = _float(what, "lower", 2, lower)
     upper = _float(what, "upper", 3, upper)
     training = _bool(what, "training", 4, training)
@@ -603,6 +625,8 @@ def threshold(input, threshold, value):
     """``torch.threshold``: ``input`` where ``input > threshold``, else ``value``."""
     what = "threshold"
     input = _tensor(what, "input", 1, input)
+    if input.dtype == _np.bool_:
+        raise NotImplementedError("%s(): \"threshold\" not implemented for 'Bool'" % what)
     _real_number(what, "threshold", 2, threshold)
     _real_number(what, "value", 3, value)
     return _F.threshold(input, threshold, value)
@@ -612,6 +636,8 @@ def threshold_(input, threshold, value):
     """In-place ``torch.threshold_``."""
     what = "threshold_"
     input = _tensor(what, "input", 1, input)
+    if input.dtype == _np.bool_:
+        raise NotImplementedError("%s(): \"threshold\" not implemented for 'Bool'" % what)
     _real_number(what, "threshold", 2, threshold)
     _real_number(what, "value", 3, value)
     return _F.threshold(input, threshold, value, True)
@@ -654,6 +680,18 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     reduction = _reduction(what, 5, reduction)
     _F._not_differentiable(what, "weight", weight)      # as torch's derivatives.yaml
     _F._not_differentiable(what, "pos_weight", pos_weight)
+    if tuple(input.shape) != tuple(target.shape):
+        # torch's kernel writes into a result shaped like the target: the input may
+        # broadcast to it, nothing else (F.* refuses any difference with ValueError)
+        try:
+            shape = _np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+        except ValueError:
+            shape = None
+        if shape != tuple(target.shape):
+            raise RuntimeError("%s(): output with shape %s doesn't match the broadcast "
+                               "shape %s" % (what, list(target.shape),
+                                             list(shape or input.shape)))
+        input = _engine.broadcast_to(input, shape)
     return _reduce(_loss_none(_F.binary_cross_entropy_with_logits, input, target, weight,
                               pos_weight=pos_weight), reduction)
 

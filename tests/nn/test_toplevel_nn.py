@@ -240,6 +240,29 @@ def test_alpha_dropout_keeps_mean_and_variance():
         assert abs(float(y.std()) - float(z.std())) < 0.08
 
 
+def test_dropout_argument_forms_as_torch():
+    x, tx = _pair()
+    for p, train in ((True, False), (1, True), (0, True)):     # a bool or int p is a float
+        y, ty = pyad.dropout(x, p, train), torch.dropout(tx, p, train)
+        np.testing.assert_array_equal(y.data, ty.numpy())
+    with pytest.raises(TypeError):
+        torch.dropout(tx, 0.5, np.bool_(True))
+    with pytest.raises(TypeError):
+        pyad.dropout(x, 0.5, np.bool_(True))
+
+
+@pytest.mark.parametrize("name", ["dropout", "alpha_dropout", "feature_dropout",
+                                  "feature_alpha_dropout"])
+@pytest.mark.parametrize("make", [lambda L: L.tensor([1, 2, 3]), lambda L: L.ones(3),
+                                  lambda L: L.tensor([[float("nan"), 1.0]])])
+def test_p1_zeroes_any_dtype_and_rank_as_torch(name, make):
+    # p == 1 multiplies by 0 before torch's dtype and rank checks (NaN stays NaN)
+    y, ty = getattr(pyad, name)(make(pyad), 1.0, True), getattr(torch, name)(make(torch), 1.0,
+                                                                            True)
+    assert str(y.dtype) == str(ty.dtype).replace("torch.", "")
+    np.testing.assert_array_equal(y.data, ty.numpy())
+
+
 @pytest.mark.parametrize("name", ["dropout_", "alpha_dropout_", "feature_dropout_",
                                   "feature_alpha_dropout_"])
 def test_in_place_dropouts_modify_and_return_the_input_as_torch(name):
@@ -418,6 +441,16 @@ def test_native_channel_shuffle_values_and_no_derivative_as_torch():
         y.sum().backward()
 
 
+@pytest.mark.parametrize("r", [0, 1, 2])
+def test_bce_with_logits_broadcasts_the_input_to_the_target_as_torch(r):
+    # (values only: torch's own backward fails on a broadcast input)
+    x, tx = _pair((1, 4))
+    y = pyad.binary_cross_entropy_with_logits(x, pyad.tensor(PROB), None, None, r)
+    ty = torch.binary_cross_entropy_with_logits(tx, torch.tensor(PROB), None, None, r)
+    assert y.shape == tuple(ty.shape)
+    np.testing.assert_allclose(y.data, ty.numpy(), rtol=1e-12)
+
+
 def test_kl_div_mean_does_not_warn_as_torch():
     x, tx = _pair()
     with warnings.catch_warnings():
@@ -529,6 +562,17 @@ def _bad_cases():
         ("kl_div_log_target_positional", lambda L: L.kl_div(c(L), c(L), 1, True), TypeError),
         ("binary_cross_entropy_with_logits_str_reduction", lambda L: L.binary_cross_entropy_with_logits(
             c(L), c(L), None, None, "sum"), TypeError),
+        ("binary_cross_entropy_with_logits_target_broadcast", lambda L:
+            L.binary_cross_entropy_with_logits(c(L), c(L)[:1], None, None, 1), RuntimeError),
+        ("binary_cross_entropy_with_logits_weight_grad", lambda L:
+            L.binary_cross_entropy_with_logits(c(L), c(L), c(L).requires_grad_(), None, 1),
+         RuntimeError),
+        ("dropout_p_high_bool_p_ok", lambda L: L.dropout(c(L), "x", np.bool_(True)),
+         TypeError),
+        ("threshold_bool_input", lambda L: L.threshold(c(L) > 0, 0, 1), NotImplementedError),
+        ("rrelu_int", lambda L: L.rrelu(L.tensor([1, 2])), NotImplementedError),
+        ("rrelu_int_training", lambda L: L.rrelu(L.tensor([1, 2]), 0.1, 0.3, True),
+         NotImplementedError),
         ("poisson_nll_loss_missing", lambda L: L.poisson_nll_loss(c(L), c(L)), TypeError),
         ("hinge_embedding_loss_str_reduction", lambda L: L.hinge_embedding_loss(c(L), c(L), 1.0, "none"),
          TypeError),
