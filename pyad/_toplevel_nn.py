@@ -252,6 +252,12 @@ def feature_alpha_dropout_(input, p, train):
 # Normalisation
 # ---------------------------------------------------------------------------------
 
+def _floating_norm_input(what, input):
+    # torch's norm kernels have no integer (or bool) version
+    if _np.dtype(input.dtype).kind != "f":
+        raise NotImplementedError("%s(): not implemented for '%s'" % (what, input.dtype))
+
+
 def _channels(what, input):
     if input.ndim < 2:
         raise IndexError("%s(): Dimension out of range (expected to be in range of [-1, 0], "
@@ -266,6 +272,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     accepted and ignored."""
     what = "batch_norm"
     input = _tensor(what, "input", 1, input)
+    _floating_norm_input(what, input)
     params = [_opt_tensor(what, n, i + 2, p) for i, (n, p) in enumerate(
         (("weight", weight), ("bias", bias), ("running_mean", running_mean),
          ("running_var", running_var)))]
@@ -294,6 +301,7 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     the running statistics."""
     what = "instance_norm"
     input = _tensor(what, "input", 1, input)
+    _floating_norm_input(what, input)
     for i, (n, p) in enumerate((("weight", weight), ("bias", bias),
                                 ("running_mean", running_mean),
                                 ("running_var", running_var))):
@@ -352,6 +360,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
     is accepted and ignored). See :func:`pyad.nn.functional.layer_norm`."""
     what = "layer_norm"
     input = _tensor(what, "input", 1, input)
+    _floating_norm_input(what, input)
     shape = _int_list(what, "normalized_shape", 2, normalized_shape)
     _opt_tensor(what, "weight", 3, weight)
     _opt_tensor(what, "bias", 4, bias)
@@ -365,6 +374,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     :func:`pyad.nn.functional.group_norm`."""
     what = "group_norm"
     input = _tensor(what, "input", 1, input)
+    _floating_norm_input(what, input)
     num_groups = _int(what, "num_groups", 2, num_groups)
     _opt_tensor(what, "weight", 3, weight)
     _opt_tensor(what, "bias", 4, bias)
@@ -386,6 +396,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     :func:`pyad.nn.functional.rms_norm`."""
     what = "rms_norm"
     input = _tensor(what, "input", 1, input)
+    _floating_norm_input(what, input)
     shape = _int_list(what, "normalized_shape", 2, normalized_shape)
     _opt_tensor(what, "weight", 3, weight)
     if eps is not None:
@@ -530,8 +541,18 @@ def native_channel_shuffle(input, groups):
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     """``torch.cosine_similarity``: :func:`pyad.nn.functional.cosine_similarity`."""
     what = "cosine_similarity"
+    _broadcastable(what, x1, x2)
     return _F.cosine_similarity(_tensor(what, "x1", 1, x1), _tensor(what, "x2", 2, x2),
                                 _int(what, "dim", 3, dim), _float(what, "eps", 4, eps))
+
+
+def _broadcastable(what, a, b):
+    if isinstance(a, _Variable) and isinstance(b, _Variable):
+        try:
+            _np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+        except ValueError:
+            raise RuntimeError("%s(): the shapes %s and %s cannot be broadcast together"
+                               % (what, list(a.shape), list(b.shape))) from None
 
 
 def pairwise_distance(x1, x2, p=2, eps=1e-06, keepdim=False):
@@ -714,8 +735,10 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     target = _tensor(what, "target", 3, target)
     margin = _float(what, "margin", 4, margin)
     reduction = _reduction(what, 5, reduction)
-    return _reduce(_loss_none(_F.margin_ranking_loss, input1, input2, target, margin),
-                   reduction)
+    # torch's composite: max(0, -target * (input1 - input2) + margin), broadcast (F's
+    # equal-ndim check is in torch's Python F only)
+    loss = _engine.clamp_min(-target * (input1 - input2) + margin, 0)
+    return _reduce(loss, reduction)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
@@ -742,8 +765,13 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     eps = _float(what, "eps", 6, eps)
     swap = _bool(what, "swap", 7, swap)
     reduction = _reduction(what, 8, reduction)
-    return _reduce(_loss_none(_F.triplet_margin_loss, anchor, positive, negative, margin, p,
-                              eps, swap), reduction)
+    _F._same_ndim(what, anchor=anchor, positive=positive, negative=negative)
+    # torch's composite (any margin, F refuses margin <= 0)
+    d_pos = _F.pairwise_distance(anchor, positive, p, eps)
+    d_neg = _F.pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _engine.minimum(d_neg, _F.pairwise_distance(positive, negative, p, eps))
+    return _reduce(_engine.clamp_min(margin + d_pos - d_neg, 0), reduction)
 
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
@@ -845,5 +873,9 @@ def constant_pad_nd(input, pad, value=0):
 def bilinear(input1, input2, weight, bias=None):
     """``torch.bilinear``: :func:`pyad.nn.functional.bilinear`."""
     what = "bilinear"
+    dtypes = [t.dtype for t in (input1, input2, weight, bias) if isinstance(t, _Variable)]
+    if len(set(dtypes)) > 1:
+        raise RuntimeError("%s(): All tensors must have the same dtype, got %s"
+                           % (what, ", ".join(str(d) for d in dtypes)))
     return _F.bilinear(_tensor(what, "input1", 1, input1), _tensor(what, "input2", 2, input2),
                        _tensor(what, "weight", 3, weight), _opt_tensor(what, "bias", 4, bias))

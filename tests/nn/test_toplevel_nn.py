@@ -52,7 +52,13 @@ def _losses():
     out += [
         Case("kl_div_other_enum_is_none", lambda L, x: L.lib.kl_div(x, T(L, PROB), 5),
              [(3, 4)]),
-        Case("triplet_swap_p1", lambda L, a, p, n: L.lib.triplet_margin_loss(
+        Case("margin_ranking_broadcast", lambda L, x, y: L.lib.margin_ranking_loss(
+        x, y, T(L, BIN[:3]), 0.1, 1), [(4, 3), (3,)]),
+    Case("triplet_margin_0_and_negative", lambda L, a, p, n: L.lib.triplet_margin_loss(
+        a, p, n, 0.0, 2, 1e-6, False, 2) + L.lib.triplet_margin_loss(a, p, n, -0.3, 2, 1e-6,
+                                                                      True, 1),
+        [(4, 3), (4, 3), (4, 3)]),
+    Case("triplet_swap_p1", lambda L, a, p, n: L.lib.triplet_margin_loss(
             a, p, n, 0.5, 1, 1e-6, True), [(4, 3), (4, 3), (4, 3)]),
         Case("poisson_nll_full_rate", lambda L, x: L.lib.poisson_nll_loss(
             x, T(L, PROB * 3), False, True, 1e-8, 1), [(3, 4)], domain="positive"),
@@ -573,6 +579,18 @@ def _bad_cases():
         ("rrelu_int", lambda L: L.rrelu(L.tensor([1, 2])), NotImplementedError),
         ("rrelu_int_training", lambda L: L.rrelu(L.tensor([1, 2]), 0.1, 0.3, True),
          NotImplementedError),
+        ("layer_norm_int", lambda L: L.layer_norm(L.tensor([[1, 2]]), [2]),
+         NotImplementedError),
+        ("group_norm_int", lambda L: L.group_norm(L.ones(2, 4, dtype=L.int64), 2),
+         NotImplementedError),
+        ("batch_norm_int", lambda L: L.batch_norm(L.ones(2, 4, dtype=L.int64), None, None,
+                                                  None, None, True, 0.1, 1e-5, False),
+         NotImplementedError),
+        ("rms_norm_int", lambda L: L.rms_norm(L.ones(2, 4, dtype=L.int64), [4]),
+         NotImplementedError),
+        ("cosine_similarity_shapes", lambda L: L.cosine_similarity(c(L), c(L)[:, :2]),
+         RuntimeError),
+        ("bilinear_dtypes", lambda L: L.bilinear(c(L), c(L), L.ones(2, 4, 4)), RuntimeError),
         ("poisson_nll_loss_missing", lambda L: L.poisson_nll_loss(c(L), c(L)), TypeError),
         ("hinge_embedding_loss_str_reduction", lambda L: L.hinge_embedding_loss(c(L), c(L), 1.0, "none"),
          TypeError),
