@@ -648,8 +648,7 @@ def threshold(input, threshold, value):
     input = _tensor(what, "input", 1, input)
     if input.dtype == _np.bool_:
         raise NotImplementedError("%s(): \"threshold\" not implemented for 'Bool'" % what)
-    _real_number(what, "threshold", 2, threshold)
-    _real_number(what, "value", 3, value)
+    threshold, value = _scalars_like(what, input, threshold, value)
     return _F.threshold(input, threshold, value)
 
 
@@ -659,9 +658,18 @@ def threshold_(input, threshold, value):
     input = _tensor(what, "input", 1, input)
     if input.dtype == _np.bool_:
         raise NotImplementedError("%s(): \"threshold\" not implemented for 'Bool'" % what)
-    _real_number(what, "threshold", 2, threshold)
-    _real_number(what, "value", 3, value)
+    threshold, value = _scalars_like(what, input, threshold, value)
     return _F.threshold(input, threshold, value, True)
+
+
+def _scalars_like(what, input, threshold, value):
+    # torch casts both scalars to the input's dtype: an integer input stays integer
+    threshold = _real_number(what, "threshold", 2, threshold)
+    value = _real_number(what, "value", 3, value)
+    if _np.dtype(input.dtype).kind in "iu":
+        threshold, value = (int(v.item()) if isinstance(v, _Variable) else int(v)
+                            for v in (threshold, value))
+    return threshold, value
 
 
 def _real_number(what, name, pos, x):

@@ -316,6 +316,16 @@ def test_in_place_activations_match_torch(name, args):
     np.testing.assert_allclose(xg.grad.data, txg.grad.numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("args", [(1, 5), (1.5, 5.7), (-1.5, 2.2), (2, -3.9)])
+def test_threshold_of_integers_stays_integer_as_torch(args):
+    a = np.array([-3, -1, 0, 1, 2, 3])
+    for name in ("threshold", "threshold_"):
+        y, ty = getattr(pyad, name)(pyad.tensor(a), *args), getattr(torch, name)(
+            torch.tensor(a), *args)
+        assert y.dtype == pyad.int64
+        np.testing.assert_array_equal(y.data, ty.numpy())
+
+
 def test_rrelu_training_draws_slopes_in_bounds_and_takes_a_generator():
     x = pyad.tensor(-np.ones(5000))
     y = pyad.rrelu(x, 0.1, 0.3, True)
