@@ -576,14 +576,15 @@ def _bad_cases():
         ("kl_div_str_reduction", lambda L: L.kl_div(c(L), c(L), "mean"), TypeError),
         ("kl_div_bool_reduction", lambda L: L.kl_div(c(L), c(L), True), TypeError),
         ("kl_div_log_target_positional", lambda L: L.kl_div(c(L), c(L), 1, True), TypeError),
-        ("binary_cross_entropy_with_logits_str_reduction", lambda L: L.binary_cross_entropy_with_logits(
+        ("binary_cross_entropy_with_logits_str_reduction",
+         lambda L: L.binary_cross_entropy_with_logits(
             c(L), c(L), None, None, "sum"), TypeError),
         ("binary_cross_entropy_with_logits_target_broadcast", lambda L:
             L.binary_cross_entropy_with_logits(c(L), c(L)[:1], None, None, 1), RuntimeError),
         ("binary_cross_entropy_with_logits_weight_grad", lambda L:
             L.binary_cross_entropy_with_logits(c(L), c(L), c(L).requires_grad_(), None, 1),
          RuntimeError),
-        ("dropout_p_high_bool_p_ok", lambda L: L.dropout(c(L), "x", np.bool_(True)),
+        ("dropout_numpy_bool_train", lambda L: L.dropout(c(L), 0.5, np.bool_(True)),
          TypeError),
         ("threshold_bool_input", lambda L: L.threshold(c(L) > 0, 0, 1), NotImplementedError),
         ("rrelu_int", lambda L: L.rrelu(L.tensor([1, 2])), NotImplementedError),
@@ -602,7 +603,8 @@ def _bad_cases():
          RuntimeError),
         ("bilinear_dtypes", lambda L: L.bilinear(c(L), c(L), L.ones(2, 4, 4)), RuntimeError),
         ("poisson_nll_loss_missing", lambda L: L.poisson_nll_loss(c(L), c(L)), TypeError),
-        ("hinge_embedding_loss_str_reduction", lambda L: L.hinge_embedding_loss(c(L), c(L), 1.0, "none"),
+        ("hinge_embedding_loss_str_reduction",
+         lambda L: L.hinge_embedding_loss(c(L), c(L), 1.0, "none"),
          TypeError),
         ("constant_pad_nd_odd", lambda L: L.constant_pad_nd(c(L), [1]), RuntimeError),
         ("constant_pad_nd_int_pad", lambda L: L.constant_pad_nd(c(L), 1), TypeError),
