@@ -75,6 +75,19 @@ __all__ = [
     "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy", "view_as_real_copy",
     "view_as_complex_copy", "detach", "detach_",
     "nonzero_static",
+    # torch's top-level neural-network functions (pyad/_toplevel_nn.py)
+    "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_dropout",
+    "feature_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
+    "batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "embedding",
+    "conv3d", "conv_transpose1d", "conv_transpose3d", "convolution",
+    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
+    "cosine_similarity", "pairwise_distance", "pdist",
+    "celu", "celu_", "selu", "selu_", "rrelu", "rrelu_", "threshold", "threshold_",
+    "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss",
+    "margin_ranking_loss", "cosine_embedding_loss", "triplet_margin_loss",
+    "poisson_nll_loss", "ctc_loss",
+    "max_pool1d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d",
+    "adaptive_avg_pool1d", "adaptive_max_pool1d", "constant_pad_nd", "bilinear",
     # linear algebra spellings and unravel_index (pyad/_compat.py)
     "pinverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
     "triangular_solve", "unravel_index",
@@ -261,6 +274,17 @@ from pyad._toplevel_math import (
     split_with_sizes_copy, squeeze_copy, t_copy, transpose_copy, unbind_copy,
     unfold_copy, unsqueeze_copy, view_copy, view_as_real_copy, view_as_complex_copy,
     detach, detach_, nonzero_static,
+)
+from pyad._toplevel_nn import (
+    dropout, dropout_, alpha_dropout, alpha_dropout_, feature_dropout, feature_dropout_,
+    feature_alpha_dropout, feature_alpha_dropout_, batch_norm, instance_norm, layer_norm,
+    group_norm, rms_norm, embedding, conv3d, conv_transpose1d, conv_transpose3d, convolution,
+    pixel_shuffle, pixel_unshuffle, channel_shuffle, native_channel_shuffle,
+    cosine_similarity, pairwise_distance, pdist, celu, celu_, selu, selu_, rrelu, rrelu_,
+    threshold, threshold_, kl_div, binary_cross_entropy_with_logits, hinge_embedding_loss,
+    margin_ranking_loss, cosine_embedding_loss, triplet_margin_loss, poisson_nll_loss,
+    ctc_loss, max_pool1d, max_pool3d, max_pool1d_with_indices, avg_pool1d,
+    adaptive_avg_pool1d, adaptive_max_pool1d, constant_pad_nd, bilinear,
 )
 
 float16 = _numpy.dtype(_numpy.float16)

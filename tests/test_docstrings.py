@@ -34,6 +34,7 @@ import pyad.accelerator
 import pyad.xpu
 import pyad._porting
 import pyad._toplevel_math
+import pyad._toplevel_nn
 import pyad.jit
 import pyad.profiler
 import pyad.nn.parallel.data_parallel
@@ -98,7 +99,9 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.linalg, pyad.fft,
            # asarray and torch's other top-level names, torch.jit, torch.profiler,
            # nn.DataParallel
-           pyad._porting, pyad._toplevel_math, pyad.jit, pyad.profiler, pyad.nn.parallel.data_parallel]
+           pyad._porting, pyad._toplevel_math, pyad.jit, pyad.profiler, pyad.nn.parallel.data_parallel,
+           # torch's top-level nn functions (torch.dropout, torch.layer_norm, ...)
+           pyad._toplevel_nn]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
