@@ -55,7 +55,7 @@ _Variable = _engine.Variable
 
 def _tensor(what, name, pos, x):
     if not isinstance(x, _Variable):
-        raise TypeError("%s(): argument '%s' (position %d) must be Tensor, not %s"
+        raise TypeError("%s(): argument '%s' (position %d) must be Variable, not %s"
                         % (what, name, pos, type(x).__name__))
     return x
 
@@ -427,7 +427,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     if weight.ndim != 2:
         raise RuntimeError("%s(): 'weight' must be 2-D" % what)
     if _np.dtype(indices.dtype).kind not in "iu":
-        raise RuntimeError("%s(): Expected tensor for argument #1 'indices' to have one of "
+        raise RuntimeError("%s(): Expected Variable for argument #1 'indices' to have one of "
                            "the following scalar types: Long, Int; but got %s"
                            % (what, indices.dtype))
     rows = weight.shape[0]
@@ -568,7 +568,7 @@ def pdist(input, p=2):
     what = "pdist"
     input = _tensor(what, "input", 1, input)
     if input.ndim != 2:
-        raise RuntimeError("%s(): pdist only supports 2D tensors, got: %dD" % (what, input.ndim))
+        raise RuntimeError("%s(): pdist only supports 2D Variables, got: %dD" % (what, input.ndim))
     return _F.pdist(input, _float(what, "p", 2, p))
 
 
@@ -883,7 +883,7 @@ def bilinear(input1, input2, weight, bias=None):
     what = "bilinear"
     dtypes = [t.dtype for t in (input1, input2, weight, bias) if isinstance(t, _Variable)]
     if len(set(dtypes)) > 1:
-        raise RuntimeError("%s(): All tensors must have the same dtype, got %s"
+        raise RuntimeError("%s(): All Variables must have the same dtype, got %s"
                            % (what, ", ".join(str(d) for d in dtypes)))
     return _F.bilinear(_tensor(what, "input1", 1, input1), _tensor(what, "input2", 2, input2),
                        _tensor(what, "weight", 3, weight), _opt_tensor(what, "bias", 4, bias))

@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy
 import pytest
@@ -406,6 +407,10 @@ _DIM_OPS = {
     "nn.functional.glu": lambda m, x, d: _nnf(m).glu(x, d),
     "nn.functional.normalize": lambda m, x, d: _nnf(m).normalize(x, dim=d),
     "nn.functional.cosine_similarity": lambda m, x, d: _nnf(m).cosine_similarity(x, x * 2, d),
+    "cosine_similarity": lambda m, x, d: m.cosine_similarity(x, x * 2, d),
+    "frobenius_norm": lambda m, x, d: m.frobenius_norm(x, [d]),
+    "nuclear_norm": lambda m, x, d: m.nuclear_norm(x, [d, d - 1]),
+    "gradient": lambda m, x, d: m.gradient(x, dim=d),
     "all": lambda m, x, d: m.all(x, d),
     "any": lambda m, x, d: m.any(x, d),
     "amax": lambda m, x, d: m.amax(x, d),
@@ -899,3 +904,37 @@ def test_size_of_a_zero_dim_variable_raises_like_torch():
         pyad.Variable(numpy.float64(2.0)).size(0)
     with pytest.raises(TypeError, match="format spec"):
         pyad.Variable(numpy.float64(2.0)).__format__(5)
+
+
+_TUPLE_DIM_REDUCTIONS = ["sum", "mean", "amax", "amin", "logsumexp", "std", "var", "nansum",
+                         "nanmean", "count_nonzero"]
+
+
+@pytest.mark.parametrize("name", _TUPLE_DIM_REDUCTIONS)
+@pytest.mark.parametrize("dims", [(0,), [-1], (), (0, -1), (1,)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_a_dim_list_on_a_zero_dim_input_matches_torch(name, dims, keepdim):
+    # torch lets a 0-d input take dim 0 / -1 in a list too (there is no axis to reduce);
+    # a repeated dim and a dim out of range are still errors. (A list once reached
+    # NumPy's reduction as axis (0,) and failed with AxisError.)
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for lib in (torch, pyad):
+        x = lib.tensor(2.5, requires_grad=name != "count_nonzero")
+        fn = getattr(lib, name)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = fn(x, dims) if name == "count_nonzero" else fn(x, dims, keepdim=keepdim)
+            value = float(r.detach() if r.requires_grad else r)
+            grad = None
+            if r.requires_grad:
+                r.backward()
+                grad = float(x.grad)
+            outcomes.append(("ok", tuple(r.shape), value, grad))
+        except Exception as exc:        # noqa: BLE001  (the type is what is compared)
+            outcomes.append(("raise", type(exc).__name__))
+    t, p = outcomes
+    assert p[:2] == t[:2], (name, dims, keepdim, t, p)
+    if t[0] == "ok":
+        numpy.testing.assert_equal(p[2:], t[2:])

@@ -313,7 +313,8 @@ cdef tuple _normalize_dims(object dim, Py_ssize_t ndim, str what):
         if len(dims) != len(dim):
             raise RuntimeError("%s(): dim %s appears multiple times in the list of dims"
                                % (what, dim))
-        return dims
+        # a 0-d input takes dim 0 or -1 (torch) and has no axis to reduce over
+        return dims if ndim else ()
     if ndim == 0:
         _normalize_dim(dim, ndim, what)
         return ()

@@ -264,10 +264,43 @@ def test_inplace_ops_list_names_every_inplace_method_of_variable():
     assert set(RECIPES) == set(_INPLACE_METHODS)
 
 
+# torch's in-place functions that exist only at the top level (no Tensor method), with a
+# call each; their version bumps are compared with torch's below.
+TOPLEVEL_ONLY = {
+    "dropout_": lambda L, x: L.dropout_(x, 0.5, True),
+    "alpha_dropout_": lambda L, x: L.alpha_dropout_(x, 0.5, True),
+    "feature_dropout_": lambda L, x: L.feature_dropout_(x, 0.5, True),
+    "feature_alpha_dropout_": lambda L, x: L.feature_alpha_dropout_(x, 0.5, True),
+    "celu_": lambda L, x: L.celu_(x),
+    "selu_": lambda L, x: L.selu_(x),
+    "rrelu_": lambda L, x: L.rrelu_(x),
+    "threshold_": lambda L, x: L.threshold_(x, 0.1, 20.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOPLEVEL_ONLY))
+@pytest.mark.parametrize("train", [True, False])
+def test_toplevel_only_inplace_functions_bump_the_version_as_torch(name, train):
+    torch = pytest.importorskip("torch")
+    call = TOPLEVEL_ONLY[name]
+    if not train:
+        if "dropout" not in name:
+            pytest.skip("only the dropouts have an eval mode")
+        call = (lambda L, x, f=getattr: f(L, name)(x, 0.5, False))
+    bumps = []
+    for lib in (torch, pyad):
+        x = lib.tensor([[0.5, -1.0, 2.0], [0.3, -0.2, 0.1]])
+        before = x._version
+        assert call(lib, x) is x
+        bumps.append(x._version - before)
+    assert bumps[0] == bumps[1], (name, bumps)
+    assert not hasattr(torch.Tensor, name)
+
+
 def test_inplace_ops_list_names_every_inplace_function_of_pyad():
     # pyad.add_ and friends are the same ops; pyad.setitem is __setitem__
     functions = {n for n in dir(pyad) if n.endswith("_") and not n.startswith("__")
-                 and callable(getattr(pyad, n))} - NOT_INPLACE
+                 and callable(getattr(pyad, n))} - NOT_INPLACE - set(TOPLEVEL_ONLY)
     assert functions <= set(_INPLACE_METHODS)
     for name in functions:
         x = Variable(_values_for(name))
