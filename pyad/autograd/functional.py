@@ -14,11 +14,11 @@ Variables and the point to evaluate it at, and follow
 - ``strict=True`` raises when an output does not depend on an input (or does not
   require grad at all), where the default returns the mathematically right zeros.
 
-Everything runs on the reverse-mode engine: `jvp` and `hvp` use the
-double-backward trick (differentiate a backward pass with respect to the
-gradient fed into it). pyad has no forward-mode AD, so ``strategy="forward-mode"``
-raises NotImplementedError. ``vectorize=True`` is accepted and gives exactly the
-same result as ``vectorize=False``: the rows of a Jacobian are computed one
+`jvp` and `hvp` use the double-backward trick (differentiate a backward pass
+with respect to the gradient fed into it). ``strategy="forward-mode"`` (with
+``vectorize=True``, as torch) goes through `pyad.autograd.forward_ad`.
+``vectorize=True`` is accepted and gives exactly the same result as
+``vectorize=False``: the rows of a Jacobian are computed one
 backward pass each in both cases (the engine has no batched ``grad`` yet).
 """
 
@@ -356,8 +356,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     Jacobian of output ``o`` with respect to input ``i`` (a tuple of tuples, with
     the level for a single Variable removed). Inputs an output does not depend on
     get zeros (or an error with ``strict=True``). ``vectorize`` is accepted and
-    changes nothing in the result; ``strategy="forward-mode"`` raises
-    NotImplementedError (pyad has only reverse mode).
+    changes nothing in the result; ``strategy="forward-mode"`` (which needs
+    ``vectorize=True``, as torch) uses `pyad.autograd.forward_ad`.
 
     Examples
     --------
@@ -440,7 +440,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     result has shape ``input.shape + input.shape``; for a tuple of inputs,
     ``result[i][j]`` is the block for inputs ``i`` and ``j``. Computed as the
     Jacobian of the gradient. ``vectorize`` changes nothing in the result;
-    ``outer_jacobian_strategy="forward-mode"`` raises NotImplementedError.
+    ``outer_jacobian_strategy="forward-mode"`` (with ``vectorize=True``) takes that
+    Jacobian in forward mode.
 
     Examples
     --------
