@@ -17,7 +17,7 @@ tensor([1.])
 from pyad.nn import modules as _modules
 from pyad.nn.modules import Module  # noqa: F401 - torch.nn.modules.module.Module
 
-__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
 
 
