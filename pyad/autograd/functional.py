@@ -14,11 +14,11 @@ Variables and the point to evaluate it at, and follow
 - ``strict=True`` raises when an output does not depend on an input (or does not
   require grad at all), where the default returns the mathematically right zeros.
 
-Everything runs on the reverse-mode engine: `jvp` and `hvp` use the
-double-backward trick (differentiate a backward pass with respect to the
-gradient fed into it). pyad has no forward-mode AD, so ``strategy="forward-mode"``
-raises NotImplementedError. ``vectorize=True`` is accepted and gives exactly the
-same result as ``vectorize=False``: the rows of a Jacobian are computed one
+`jvp` and `hvp` use the double-backward trick (differentiate a backward pass
+with respect to the gradient fed into it). ``strategy="forward-mode"`` (with
+``vectorize=True``, as torch) goes through `pyad.autograd.forward_ad`.
+``vectorize=True`` is accepted and gives exactly the same result as
+``vectorize=False``: the rows of a Jacobian are computed one
 backward pass each in both cases (the engine has no batched ``grad`` yet).
 """
 
@@ -196,15 +196,71 @@ def _stack(rows, shape):
     return pyad.Variable(xp.stack([row.data for row in rows]).reshape(shape))
 
 
-def _check_strategy(strategy, fn_name, argument):
-    if strategy not in _STRATEGIES:
-        raise ValueError('%s(): expected %s to be either "forward-mode" or "reverse-mode", got %r.'
-                         % (fn_name, argument, strategy))
-    if strategy == "forward-mode":
-        raise NotImplementedError(
-            '%s(): %s="forward-mode" needs forward-mode AD, which pyad '
-            'does not have yet. Use %s="reverse-mode" (the default): the result is the same.'
-            % (fn_name, argument, argument))
+def _jacfwd(func, inputs, strict, vectorize):
+    """``jacobian(..., strategy="forward-mode")``, as torch's ``_jacfwd``.
+
+    One forward-mode Jacobian-vector product per input element (through
+    `pyad.autograd.forward_ad`), with a one-hot tangent. As in torch the inputs are
+    not detached, so the result is differentiable when the inputs require grad,
+    and a tuple of inputs and a tuple of outputs give lists, not tuples.
+    """
+    from pyad.autograd import forward_ad as fwAD
+    if strict:
+        raise RuntimeError("jacobian(): `strict=True` and `strategy=\"forward-mode\"` are not "
+                           "supported together (yet). Please either set `strict=False` or "
+                           "`strategy=\"reverse-mode\"`.")
+    inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:
+        raise NotImplementedError("jacobian(): computing the Jacobian with forward-mode AD "
+                                  "(or a forward-over-reverse Hessian) is only implemented "
+                                  "for `vectorize=True`.")
+    numels = [inp.nelement() for inp in inputs]
+    columns = None            # columns[o][i]: list of d outputs[o] / d inputs[i].flat[k]
+    outputs = outputs_were_tuple = None
+
+    def evaluate(tangents):
+        with fwAD.dual_level():
+            duals = tuple(fwAD.make_dual(inp, tan) for inp, tan in zip(inputs, tangents))
+            was_tuple, outs = _as_tuple(func(*duals), "outputs of the user-provided function",
+                                        "jacobian")
+            unpacked = [fwAD.unpack_dual(out) for out in outs]
+        primals = tuple(item.primal for item in unpacked)
+        jvps = tuple(pyad.zeros_like(primal) if item.tangent is None else item.tangent
+                     for item, primal in zip(unpacked, primals))
+        return was_tuple, primals, jvps
+
+    zeros = [pyad.zeros_like(inp) for inp in inputs]
+    for in_index, inp in enumerate(inputs):
+        for k in range(numels[in_index]):
+            one_hot = pyad.zeros(numels[in_index], dtype=inp.dtype, device=inp.device)
+            one_hot[k] = 1
+            tangents = list(zeros)
+            tangents[in_index] = one_hot.reshape(inp.shape)
+            outputs_were_tuple, outputs, jvps = evaluate(tangents)
+            if columns is None:
+                columns = [[[] for _ in inputs] for _ in outputs]
+            for out_index, jvp_value in enumerate(jvps):
+                columns[out_index][in_index].append(jvp_value)
+    if columns is None:       # no input element at all: run func once for the outputs
+        outputs_were_tuple, outputs, _ = evaluate(zeros)
+        columns = [[[] for _ in inputs] for _ in outputs]
+
+    result = []
+    for out_index, out in enumerate(outputs):
+        row = []
+        for in_index, inp in enumerate(inputs):
+            shape = tuple(out.shape) + tuple(inp.shape)
+            cols = columns[out_index][in_index]
+            if cols:
+                row.append(pyad.stack([c.reshape(-1) for c in cols], dim=-1).reshape(shape))
+            else:
+                row.append(pyad.zeros(shape, dtype=out.dtype, device=out.device))
+        result.append(row)
+    if not inputs_were_tuple:
+        result = tuple(row[0] for row in result)
+    if not outputs_were_tuple:
+        result = result[0]
+    return result
 
 
 # ---------------------------------------------------------------------------
@@ -300,8 +356,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     Jacobian of output ``o`` with respect to input ``i`` (a tuple of tuples, with
     the level for a single Variable removed). Inputs an output does not depend on
     get zeros (or an error with ``strict=True``). ``vectorize`` is accepted and
-    changes nothing in the result; ``strategy="forward-mode"`` raises
-    NotImplementedError (pyad has only reverse mode).
+    changes nothing in the result; ``strategy="forward-mode"`` (which needs
+    ``vectorize=True``, as torch) uses `pyad.autograd.forward_ad`.
 
     Examples
     --------
@@ -318,11 +374,17 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     tensor([0., 0.], dtype=float64)
     """
     if strategy not in _STRATEGIES:
-        raise ValueError('jacobian(): expected strategy to be either "forward-mode" or '
-                         '"reverse-mode", got %r. Hint: If your function has more outputs than '
-                         'inputs, "forward-mode" tends to be more performant. Otherwise, prefer '
-                         'to use "reverse-mode".' % (strategy,))
-    _check_strategy(strategy, "jacobian", "strategy")
+        raise AssertionError('jacobian(): expected strategy to be either "forward-mode" or '
+                             '"reverse-mode", got %r. Hint: If your function has more outputs '
+                             'than inputs, "forward-mode" tends to be more performant. '
+                             'Otherwise, prefer to use "reverse-mode".' % (strategy,))
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                'jacobian(): `create_graph=True` and `strategy="forward-mode"` are not '
+                'supported together (yet). Please either set `create_graph=False` or '
+                '`strategy="reverse-mode"`.')
+        return _jacfwd(func, inputs, strict, vectorize)
     with enable_grad():
         inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _fresh_inputs(inputs, create_graph, need_graph=True)
@@ -332,6 +394,14 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             raise RuntimeError("jacobian(): `strict=True` and "
                                "`vectorize=True` are not supported together. Please either set "
                                "`strict=False` or `vectorize=False`.")
+
+        if vectorize and outputs and sum(out.nelement() for out in outputs) == 0:
+            raise IndexError("jacobian(): the outputs of the user-provided function have no "
+                             "element (torch's vectorized path fails the same way).")
+        if not vectorize and any(out.nelement() == 0 for out in outputs):
+            raise RuntimeError("jacobian(): stack expects a non-empty TensorList (an output "
+                               "of the user-provided function has no element; torch fails "
+                               "the same way with vectorize=False).")
 
         jacobians = []
         for out_index, out in enumerate(outputs):
@@ -370,7 +440,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     result has shape ``input.shape + input.shape``; for a tuple of inputs,
     ``result[i][j]`` is the block for inputs ``i`` and ``j``. Computed as the
     Jacobian of the gradient. ``vectorize`` changes nothing in the result;
-    ``outer_jacobian_strategy="forward-mode"`` raises NotImplementedError.
+    ``outer_jacobian_strategy="forward-mode"`` (with ``vectorize=True``) takes that
+    Jacobian in forward mode.
 
     Examples
     --------
@@ -386,9 +457,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     """
     inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in _STRATEGIES:
-        raise ValueError('hessian(): expected outer_jacobian_strategy to be either "forward-mode" '
-                         'or "reverse-mode", got %r.' % (outer_jacobian_strategy,))
-    _check_strategy(outer_jacobian_strategy, "hessian", "outer_jacobian_strategy")
+        raise AssertionError('hessian(): expected outer_jacobian_strategy to be either '
+                             '"forward-mode" or "reverse-mode", got %r.'
+                             % (outer_jacobian_strategy,))
 
     def scalar_func(*args):
         out = func(*args)
@@ -402,12 +473,16 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         return out.reshape(())
 
     def gradient_func(*args):
+        if outer_jacobian_strategy == "forward-mode":
+            # as torch: the duals are made to require grad, so the inner reverse pass
+            # keeps its graph (and the result is differentiable)
+            args = tuple(arg.requires_grad_(True) for arg in args)
         jac = jacobian(scalar_func, args, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
         return jac
 
     result = jacobian(gradient_func, inputs, create_graph=create_graph, strict=strict,
-                      vectorize=vectorize)
+                      vectorize=vectorize, strategy=outer_jacobian_strategy)
     return _unpack(result, (inputs_were_tuple, inputs_were_tuple))
 
 

@@ -23,7 +23,112 @@ import pyad
 from pyad import _engine
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "increment_version", "to_dot", "render"]
+           "increment_version", "register_multi_grad_hook",
+           "allow_mutation_on_saved_tensors", "to_dot", "render"]
+
+
+class _MultiHandle:
+    """The handle of `register_multi_grad_hook`: ``remove()`` removes every hook."""
+
+    def __init__(self, handles):
+        self.handles = tuple(handles)
+
+    def remove(self):
+        for handle in self.handles:
+            if handle is not None:
+                handle.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call ``fn`` once per backward pass for the gradients of several Variables, as
+    ``torch.autograd.graph.register_multi_grad_hook``.
+
+    With ``mode="all"`` ``fn(grads)`` gets a tuple with one entry per Variable of
+    ``tensors``: its gradient, or None where the pass computed none; it runs once
+    per backward pass that computed any of them (at the end of the pass: torch runs
+    it when the last one is computed). With ``mode="any"`` ``fn(grad)`` runs once
+    per pass, with the first of those gradients computed. The return value of
+    ``fn`` is ignored. Returns a handle whose ``remove()`` removes the hook.
+
+    >>> import pyad
+    >>> a = pyad.tensor([1.0, 2.0], requires_grad=True)
+    >>> b = pyad.tensor([3.0], requires_grad=True)
+    >>> seen = []
+    >>> handle = register_multi_grad_hook((a, b), lambda grads: seen.append(grads))
+    >>> (a * 2).sum().backward()
+    >>> seen
+    [(tensor([2., 2.]), None)]
+    """
+    supported = ("all", "any")
+    if mode not in supported:
+        raise ValueError("register_multi_grad_hook(): expects mode to be one of %s but got %r"
+                         % (supported, mode))
+    tensors = tuple(tensors)
+    queue_callback = pyad.Variable._execution_engine.queue_callback
+    if mode == "all":
+        buffer = [None] * len(tensors)
+        pending = [False]
+
+        def fire():
+            grads = tuple(buffer)
+            buffer[:] = [None] * len(tensors)
+            pending[0] = False
+            fn(grads)
+
+        def inner_hook(index):
+            def hook(grad):
+                if not pending[0]:
+                    pending[0] = True
+                    queue_callback(fire)
+                buffer[index] = grad
+            return hook
+
+        return _MultiHandle(tensor.register_hook(inner_hook(index))
+                            if tensor.requires_grad else None
+                            for index, tensor in enumerate(tensors))
+
+    ran = [False]
+
+    def reset():
+        ran[0] = False
+
+    def any_hook(grad):
+        if ran[0]:
+            return
+        ran[0] = True
+        queue_callback(reset)
+        fn(grad)
+
+    return _MultiHandle(tensor.register_hook(any_hook) for tensor in tensors
+                        if tensor.requires_grad)
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Within this context, Variables saved for backward may be changed in place, as
+    ``torch.autograd.graph.allow_mutation_on_saved_tensors``: the backward pass sees
+    the values they had when they were saved. (pyad saves a copy of every Variable
+    saved inside the context; torch copies only on mutation: the results are the
+    same.)
+
+    >>> import pyad
+    >>> x = pyad.tensor([1.0, 2.0], requires_grad=True)
+    >>> with allow_mutation_on_saved_tensors():
+    ...     y = x * 1
+    ...     z = y * y
+    ...     _ = y.mul_(2)
+    ...     z.sum().backward()
+    >>> x.grad
+    tensor([2., 4.])
+    """
+    with saved_tensors_hooks(lambda tensor: tensor.detach().clone(), lambda tensor: tensor):
+        yield None
 
 
 def increment_version(tensor):

@@ -8,6 +8,7 @@ import collections
 import itertools
 import math
 import operator
+import sys
 import warnings
 
 import numpy
@@ -86,6 +87,28 @@ def _parse_to(args, kwargs):
 class _HookList(list):
     """A module's hooks as ``(handle id, hook, with_kwargs)``; a list subclass so that
     its handles can reference it weakly."""
+
+
+# Hooks registered for every module (torch.nn.modules.module.register_module_*): they
+# run before each module's own hooks of the same kind.
+_global_forward_pre_hooks = _HookList()
+_global_forward_hooks = _HookList()
+_global_backward_pre_hooks = _HookList()
+_global_backward_hooks = _HookList()
+# Handle ids of forward hooks registered with always_call=True (global and per module).
+_always_called_forward_hooks = set()
+
+
+def _add_global_hook(hooks, hook, with_kwargs, what, prepend=False):
+    if not callable(hook):
+        raise TypeError("%s(): hook must be callable, got %s" % (what, type(hook).__name__))
+    handle = RemovableHandle(hooks)
+    entry = (handle.id, hook, bool(with_kwargs))
+    if prepend:
+        hooks.insert(0, entry)
+    else:
+        hooks.append(entry)
+    return handle
 
 
 class BackwardHookFunction(Function):
@@ -252,6 +275,33 @@ class Module:
         # The hook lists are read through __dict__ so that a subclass which forgot
         # super().__init__() still reaches forward (and its own error, if any).
         pre_hooks = self.__dict__.get("_forward_pre_hooks")
+        if _global_forward_pre_hooks:
+            pre_hooks = list(_global_forward_pre_hooks) + list(pre_hooks or ())
+        hooks = self.__dict__.get("_forward_hooks")
+        if _global_forward_hooks:
+            hooks = list(_global_forward_hooks) + list(hooks or ())
+        if hooks and _always_called_forward_hooks:
+            called = set()
+            try:
+                return self._call_with_hooks(pre_hooks, hooks, called, args, kwargs)
+            except Exception:
+                # as torch: the always_call forward hooks not yet run see output None,
+                # and an error of theirs is only warned about
+                for hook_id, hook, with_kwargs in list(hooks):
+                    if hook_id in _always_called_forward_hooks and hook_id not in called:
+                        try:
+                            if with_kwargs:
+                                hook(self, args, kwargs, None)
+                            else:
+                                hook(self, args, None)
+                        except Exception as exc:  # noqa: BLE001 - torch silences it too
+                            warnings.warn("forward hook with ``always_call=True`` raised an "
+                                          "exception that was silenced as another error was "
+                                          "raised in forward: %s" % exc)
+                raise
+        return self._call_with_hooks(pre_hooks, hooks, None, args, kwargs)
+
+    def _call_with_hooks(self, pre_hooks, hooks, called, args, kwargs):
         if pre_hooks:
             for _, hook, with_kwargs in list(pre_hooks):
                 if with_kwargs:
@@ -268,15 +318,20 @@ class Module:
                         args = result if isinstance(result, tuple) else (result,)
         backward_hooks = self.__dict__.get("_backward_hooks")
         backward_pre_hooks = self.__dict__.get("_backward_pre_hooks")
+        if _global_backward_hooks:
+            backward_hooks = list(_global_backward_hooks) + list(backward_hooks or ())
+        if _global_backward_pre_hooks:
+            backward_pre_hooks = list(_global_backward_pre_hooks) + list(backward_pre_hooks or ())
         backward_hook = None
         if (backward_hooks or backward_pre_hooks) and is_grad_enabled():
             backward_hook = _BackwardHook(self, [h for _, h, _ in backward_hooks or ()],
                                           [h for _, h, _ in backward_pre_hooks or ()])
             args = backward_hook.wrap_inputs(args)
         output = self.forward(*args, **kwargs)
-        hooks = self.__dict__.get("_forward_hooks")
         if hooks:
-            for _, hook, with_kwargs in list(hooks):
+            for hook_id, hook, with_kwargs in list(hooks):
+                if called is not None:
+                    called.add(hook_id)
                 if with_kwargs:
                     result = hook(self, args, kwargs, output)
                 else:
@@ -322,10 +377,13 @@ class Module:
         return self._add_hook("_forward_pre_hooks", hook, prepend, with_kwargs,
                               "register_forward_pre_hook")
 
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
+                              always_call=False):
         """Call ``hook(module, args, output)`` after each ``forward``; a non-None result
         replaces the output. With ``with_kwargs=True`` the hook is
-        ``hook(module, args, kwargs, output)``. Returns a removable handle.
+        ``hook(module, args, kwargs, output)``. With ``always_call=True`` the hook
+        also runs (with output None) when ``forward`` or an earlier hook raises, as
+        torch. Returns a removable handle.
 
         >>> import pyad
         >>> from pyad import nn
@@ -336,8 +394,11 @@ class Module:
         >>> seen
         [(4, 2)]
         """
-        return self._add_hook("_forward_hooks", hook, prepend, with_kwargs,
-                              "register_forward_hook")
+        handle = self._add_hook("_forward_hooks", hook, prepend, with_kwargs,
+                                "register_forward_hook")
+        if always_call:
+            _always_called_forward_hooks.add(handle.id)
+        return handle
 
     def register_full_backward_hook(self, hook, prepend=False):
         """Call ``hook(module, grad_input, grad_output)`` when the gradients with respect
@@ -2382,3 +2443,8 @@ def _legacy_reduction(size_average, reduce):
     if not reduce:
         return "none"
     return "mean" if size_average else "sum"
+
+
+# torch.nn.modules.module: the global module hooks, importable under torch's path
+from pyad.nn import _module as module  # noqa: E402
+sys.modules[__name__ + ".module"] = module

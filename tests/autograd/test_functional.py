@@ -332,15 +332,26 @@ def test_strict_with_vectorize_is_refused_like_torch():
         F.jacobian(lambda x: x * x, V([1.0]), strict=True, vectorize=True)
 
 
-def test_forward_mode_strategies_raise_not_implemented():
+def test_forward_mode_strategies_follow_torch():
     x = V([1.0, 2.0])
-    with pytest.raises(NotImplementedError, match='^jacobian\\(\\): strategy="forward-mode" needs forward-mode AD'):
+    # forward mode needs vectorize=True, and refuses create_graph and strict (torch)
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
         F.jacobian(lambda x: x * x, x, strategy="forward-mode")
-    with pytest.raises(NotImplementedError, match='outer_jacobian_strategy="forward-mode"'):
+    with pytest.raises(NotImplementedError, match="`create_graph=True` and `strategy="):
+        F.jacobian(lambda x: x * x, x, strategy="forward-mode", vectorize=True,
+                   create_graph=True)
+    with pytest.raises(RuntimeError, match="`strict=True` and `strategy="):
+        F.jacobian(lambda x: x * x, x, strategy="forward-mode", vectorize=True, strict=True)
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
         F.hessian(lambda x: (x * x).sum(), x, outer_jacobian_strategy="forward-mode")
-    with pytest.raises(ValueError, match="reverse-mode"):
+    assert_same(F.jacobian(lambda x: x * x, x, strategy="forward-mode", vectorize=True),
+                np.diag([2.0, 4.0]))
+    assert_same(F.hessian(lambda x: (x ** 3).sum(), x, vectorize=True,
+                          outer_jacobian_strategy="forward-mode"), np.diag([6.0, 12.0]))
+    # an unknown strategy is an AssertionError in torch
+    with pytest.raises(AssertionError, match="reverse-mode"):
         F.jacobian(lambda x: x * x, x, strategy="sideways")
-    with pytest.raises(ValueError, match="reverse-mode"):
+    with pytest.raises(AssertionError, match="reverse-mode"):
         F.hessian(lambda x: (x * x).sum(), x, outer_jacobian_strategy="sideways")
 
 

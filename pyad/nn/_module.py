@@ -1,0 +1,57 @@
+"""Hooks for every module, as ``torch.nn.modules.module``: importable as
+``pyad.nn.modules.module`` (``pyad.nn.modules`` is one file in pyad, so this module is
+registered under that name).
+
+Global hooks run for every `pyad.nn.Module` call, before the module's own hooks of the
+same kind, and are removed through the returned handle.
+
+>>> import pyad
+>>> from pyad.nn.modules.module import register_module_forward_hook
+>>> handle = register_module_forward_hook(lambda mod, args, out: out + 1)
+>>> pyad.nn.Identity()(pyad.tensor([1.0]))
+tensor([2.])
+>>> handle.remove()
+>>> pyad.nn.Identity()(pyad.tensor([1.0]))
+tensor([1.])
+"""
+from pyad.nn import modules as _modules
+from pyad.nn.modules import Module  # noqa: F401 - torch.nn.modules.module.Module
+
+__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+
+
+def register_module_forward_pre_hook(hook):
+    """Call ``hook(module, args)`` before every module's ``forward`` (before the
+    module's own pre-hooks); a non-None result replaces the positional arguments.
+    Returns a handle whose ``remove()`` unregisters it."""
+    return _modules._add_global_hook(_modules._global_forward_pre_hooks, hook, False,
+                                     "register_module_forward_pre_hook")
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """Call ``hook(module, args, output)`` after every module's ``forward`` (before the
+    module's own forward hooks); a non-None result replaces the output. ``with_kwargs``
+    and ``always_call`` are as in `Module.register_forward_hook`. Returns a removable
+    handle."""
+    handle = _modules._add_global_hook(_modules._global_forward_hooks, hook, with_kwargs,
+                                       "register_module_forward_hook")
+    if always_call:
+        _modules._always_called_forward_hooks.add(handle.id)
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook):
+    """Call ``hook(module, grad_output)`` for every module, as
+    `Module.register_full_backward_pre_hook` (before the module's own). Returns a
+    removable handle."""
+    return _modules._add_global_hook(_modules._global_backward_pre_hooks, hook, False,
+                                     "register_module_full_backward_pre_hook")
+
+
+def register_module_full_backward_hook(hook):
+    """Call ``hook(module, grad_input, grad_output)`` for every module, as
+    `Module.register_full_backward_hook` (before the module's own). Returns a
+    removable handle."""
+    return _modules._add_global_hook(_modules._global_backward_hooks, hook, False,
+                                     "register_module_full_backward_hook")
