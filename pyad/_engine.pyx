@@ -4628,6 +4628,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
+    if not only_inputs:
+        # torch deprecates the argument with a FutureWarning (and ignores it); pyad keeps
+        # the older API's meaning (SPEC), and warns in the same category
+        warnings.warn("only_inputs argument is deprecated (torch ignores it now); pyad "
+                      "keeps its older meaning: the other leaves' .grad accumulate too. "
+                      "Use pyad.autograd.backward to accumulate gradients.",
+                      FutureWarning, stacklevel=1)
     if allow_unused is None:
         allow_unused = materialize_grads
     cdef tuple outs = _as_tuple(outputs)

@@ -1322,7 +1322,6 @@ def anomaly_error_in_backward(lib):
 ENGINE_GAPS = {
     "hess_outer_forward": "forward-over-reverse Hessian: torch's result requires grad "
                           "(the duals are made to require grad), pyad's forward_ad does not",
-    "grad_only_inputs_false": "engine grad() does not warn FutureWarning for only_inputs=False",
     "node_hook_wrong_count": "Node.register_hook returning the wrong number of grad_inputs "
                              "is not refused (torch: RuntimeError)",
     "gradient_edge": "no GradientEdge / get_gradient_edge (engine grad() takes no edges)",
