@@ -6,6 +6,7 @@ torch's numbered node suffix "MulBackward0" -> "MulBackward", both documented
 differences), values, types and exception types.
 """
 import copy
+import os
 import pickle
 import re
 
@@ -401,7 +402,7 @@ def test_device_matches_torch(name):
 SCALAR_WARNING = "Converting a tensor with requires_grad=True to a scalar"
 
 
-def test_float_of_a_variable_requiring_grad_warns_once_per_process_as_torch():
+def test_float_of_a_variable_requiring_grad_warns_once_per_process_as_torch(tmp_path):
     # torch: float() (not int(), item(), bool(), tolist()) of a tensor that requires
     # grad, with grad mode on, gives a UserWarning once per process; set_warn_always
     # makes it every time. A fresh process of each library shows the same counts.
@@ -431,8 +432,12 @@ print(counts)
 """ % SCALAR_WARNING
     out = {}
     for name in ("torch", "pyad"):
+        # the pyad this process imported (site-packages, or the checkout for an in-place
+        # build), from outside the checkout (`-c` puts the working directory first)
+        home = os.path.dirname(os.path.dirname(os.path.abspath(pyad.__file__)))
+        env = dict(os.environ, PYTHONPATH=home)
         run = subprocess.run([sys.executable, "-c", script, name], capture_output=True,
-                             text=True, check=True)
+                             text=True, check=True, cwd=str(tmp_path), env=env)
         out[name] = run.stdout.strip()
     assert out["pyad"] == out["torch"] == "[0, 0, 0, 0, 0, 0, 1, True, True]", out
 
