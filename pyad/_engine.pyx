@@ -3816,6 +3816,11 @@ cdef tuple _check_node_hook_result(Node node, object hook, object result, tuple 
                            % (name, node.name(), len(result), len(old)))
     new = list(result)
     for i in range(len(new)):
+        if old[i] is None and new[i] is not None:
+            # torch's rule: a hook may drop a gradient, never invent one (the slot of an
+            # input that needs none, a constant operand of x * 3)
+            raise RuntimeError("hook '%s' on %s can't replace a None gradient with a "
+                               "non-None value (value %d)" % (name, node.name(), i))
         new[i] = _checked_grad(new[i], node, i, "hook '%s' value" % name)
         if new[i] is not None and old[i] is not None and \
                 (<Variable>new[i])._data.shape != (<Variable>old[i])._data.shape:
