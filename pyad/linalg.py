@@ -1387,3 +1387,148 @@ def householder_product(A, tau):
         v = v_all[..., :, i:i + 1]
         q = q - (q @ v) * t[..., i:i + 1].unsqueeze(-1) @ _mH(v)
     return q[..., :, :n]
+
+
+# -- torch's signatures and dtype checks on the engine's decompositions -----------------
+#
+# The engine's det/slogdet/inv/svd/svdvals/cholesky/matrix_power raise TypeError for an
+# integer input where torch raises RuntimeError; its qr has no ``mode``, its eigh no
+# ``UPLO``, its solve no ``left``. These wrappers add them; the math (and its gradient)
+# stays the engine's.
+
+_engine_qr, _engine_eigh, _engine_solve = _engine.qr, _engine.eigh, _engine.solve
+
+
+def _floating_input(A, what):
+    """``A`` as a Variable; RuntimeError (torch's) for an integer or bool input."""
+    x = _var(A, what)
+    if x.dtype.kind not in "fc":
+        raise RuntimeError("%s: Expected a floating point or complex tensor as input. Got %s"
+                           % (what, _tname(x.dtype)))
+    return x
+
+
+def _dtype_checked(engine_fn, torch_name):
+    @_functools.wraps(engine_fn)
+    def fn(A, *args, **kwargs):
+        return engine_fn(_floating_input(A, torch_name), *args, **kwargs)
+    return fn
+
+
+det = _dtype_checked(_engine.det, "linalg.det")
+slogdet = _dtype_checked(_engine.slogdet, "linalg.slogdet")
+inv = _dtype_checked(_engine.inv, "linalg.inv")
+svd = _dtype_checked(_engine.svd, "linalg.svd")
+svdvals = _dtype_checked(_engine.svdvals, "linalg.svd")
+cholesky = _dtype_checked(_engine.cholesky, "linalg.cholesky")
+
+
+@_functools.wraps(_engine.matrix_power)
+def matrix_power(A, n):
+    x = _var(A, "linalg.matrix_power")
+    if _operator.index(n) < 0:
+        # torch inverts first: an integer input fails as linalg.inv's
+        x = _floating_input(x, "linalg.inv")
+    return _engine.matrix_power(x, n)
+
+
+qr_result = _engine.qr_result
+
+
+class _QRNoGrad(_Function):
+    """``mode='r'`` and ``mode='complete'`` of a tall input: the forward only; torch's
+    backward raises (the derivative needs Q, or is not defined)."""
+
+    @staticmethod
+    def forward(ctx, a, mode):
+        ctx.mode = mode
+        xp = _xp(a)
+        if mode == "r":
+            r = xp.linalg.qr(a, mode="r")
+            return xp.zeros((0,), a.dtype), xp.ascontiguousarray(r)
+        q, r = xp.linalg.qr(a, mode="complete")
+        return xp.ascontiguousarray(q), xp.ascontiguousarray(r)
+
+    @staticmethod
+    def backward(ctx, gq, gr):
+        if ctx.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                               "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
+                               "are going to differentiate through linalg.qr.")
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+
+
+def qr(A, mode="reduced"):
+    """The QR decomposition ``A = Q R`` (Q with orthonormal columns, R upper triangular),
+    as ``torch.linalg.qr``: ``mode='reduced'`` (default) gives Q of shape (m, k) and R
+    (k, n), k = min(m, n); ``'complete'`` Q (m, m) and R (m, n); ``'r'`` only R (Q is an
+    empty tensor). The gradient is torch's: defined for full-rank inputs (for wide
+    inputs the leading square block must be full-rank); with ``mode='r'``, or
+    ``'complete'`` of a tall input, backward raises RuntimeError, as torch's.
+
+    >>> Q, R = pyad.linalg.qr(pyad.tensor([[3., 0.], [4., 5.]]))
+    >>> R
+    tensor([[-5., -4.],
+            [ 0.,  3.]])
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError("qr received unrecognized mode '%s' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'" % (mode,))
+    x = _floating_input(A, "linalg.qr")
+    if mode == "reduced" or (mode == "complete" and x.shape[-2] <= x.shape[-1]):
+        return _engine_qr(x)
+    if x.dim() < 2:
+        _engine_qr(x)                 # the engine's error for a 0-d/1-d input
+    return qr_result(*_QRNoGrad.apply(x, mode))
+
+
+def eigh(A, UPLO="L"):
+    """Eigenvalues (ascending, real) and eigenvectors (columns) of a Hermitian (batch of)
+    matrices, as ``torch.linalg.eigh``; only the lower (``UPLO='L'``, default) or upper
+    (``'U'``) triangle is read. The gradient is torch's, which divides by eigenvalue
+    gaps: it is not defined (inf/nan) when eigenvalues repeat, and a loss must not
+    depend on the eigenvectors' signs.
+
+    >>> pyad.linalg.eigh(pyad.tensor([[2., 0.], [0., 1.]])).eigenvalues
+    tensor([1., 2.])
+    """
+    if UPLO not in ("L", "U"):
+        raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
+    x = _floating_input(A, "linalg.eigh")
+    if UPLO == "U" and x.dim() >= 2:
+        # the Hermitian matrix of the upper triangle is that of the lower triangle of
+        # A^H; the gradient reaches A as torch's does (unchanged, not transposed)
+        x = x.mH.detach() + (x - x.detach())
+    return _engine_eigh(x)
+
+
+def solve(A, B, *, left=True):
+    """The solution ``X`` of ``A X = B`` (``left=False``: of ``X A = B``), as
+    ``torch.linalg.solve``: ``B`` a (batch of) matrices, or of vectors when it is 1-D or
+    has the shape ``A.shape[:-1]``. Batch dims broadcast. A singular A raises
+    LinAlgError.
+
+    >>> pyad.linalg.solve(pyad.tensor([[2., 0.], [0., 4.]]), pyad.tensor([2., 2.]))
+    tensor([1.0000, 0.5000])
+    """
+    if left:
+        return _engine_solve(A, B)
+    a = _matrix(A, "linalg.solve", square=True)
+    b = _var(B, "linalg.solve")
+    _same_dtype(a, b, "linalg.solve")
+    vector = b.dim() == 1 or (b.dim() == a.dim() - 1
+                              and tuple(b.shape) == tuple(a.shape[:-1]))
+    if vector or b.dim() < 1:
+        if b.dim() >= 1 and a.shape[-1] == 1:
+            b = b.unsqueeze(-1)
+        else:
+            raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation "
+                               "XA = B (%dx%d and %dx1)" % (a.shape[-2], a.shape[-1],
+                                                            b.shape[-1] if b.dim() else 1))
+        return _engine_solve(a.mT, b.mT).mT.squeeze(-1)
+    if b.shape[-1] != a.shape[-1]:
+        raise RuntimeError("linalg.solve: Incompatible shapes of A and B for the equation "
+                           "XA = B (%dx%d and %dx%d)" % (a.shape[-2], a.shape[-1],
+                                                         b.shape[-2], b.shape[-1]))
+    return _engine_solve(a.mT, b.mT).mT
