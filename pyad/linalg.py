@@ -250,10 +250,15 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
         if rtol is not None:
             raise RuntimeError("%s(): pass either rcond or rtol, not both" % what)
         rtol = rcond
+    for name, tol in (("atol", atol), ("rtol", rtol)):
+        if isinstance(tol, _pyad.Variable) and tol.requires_grad:
+            raise RuntimeError("The function 'linalg_pinv' is not differentiable with respect "
+                               "to argument '%s'. This input cannot have requires_grad True."
+                               % name)
     atol_, rtol_ = _atol_rtol(x, atol, rtol, what)
     if x.numel() == 0:
-        shape = tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2])
-        return _pyad.zeros(shape, dtype=x.dtype)
+        # the (empty) transposed shape, in the graph as torch's
+        return x.mT * 0
     return PinvFunction.apply(x, atol_, rtol_, bool(hermitian))
 
 
@@ -570,8 +575,9 @@ def eig(A):
     x = _matrix(A, "linalg.eig", square=True)
     if x.numel() == 0:
         cd = _complex_of(x.dtype)
-        return eig_result(_pyad.zeros(tuple(x.shape[:-1]), dtype=cd),
-                          _pyad.zeros(tuple(x.shape), dtype=cd))
+        # empty, in the graph as torch's
+        return eig_result(_pyad.zeros(tuple(x.shape[:-1]), dtype=cd) + x.sum(-1) * 0,
+                          _pyad.zeros(tuple(x.shape), dtype=cd) + x * 0)
     return eig_result(*EigFunction.apply(x))
 
 
@@ -861,7 +867,12 @@ lu_factor_ex_result = _collections.namedtuple("lu_factor_ex", ["LU", "pivots", "
 
 
 def _lu_input(A, what, pivot):
-    x = _matrix(A, what)
+    x = _var(A, what)
+    if x.dim() >= 2 and (x.dtype.kind not in "fc" or x.dtype.itemsize < 4):
+        # torch's LU kernel is dispatched on the dtype: NotImplementedError
+        raise NotImplementedError('%s(): "lu_cpu" not implemented for \'%s\''
+                                  % (what, _tname(x.dtype)))
+    x = _matrix(x, what)
     if not pivot:
         raise RuntimeError("%s(): LU without pivoting is not implemented on the CPU" % what)
     return x
@@ -913,13 +924,26 @@ def lu_factor(A, *, pivot=True):
     named tuple ``(LU, pivots)``, ``LU`` holding ``L`` below the diagonal (its unit
     diagonal implied) and ``U`` on and above it, ``pivots`` the 1-based row
     interchanges (int32). ``LU`` is differentiable with torch's formula. Use with
-    :func:`lu_solve`.
+    :func:`lu_solve`. A singular input (a zero on ``U``'s diagonal) raises RuntimeError,
+    as torch's (:func:`lu_factor_ex` reports it in ``info`` instead).
 
     >>> LU, pivots = pyad.linalg.lu_factor(pyad.tensor([[1., 2.], [3., 4.]]))
     >>> pivots
     tensor([2, 2], dtype=int32)
     """
-    LU, piv, _ = _lu_factor(A, "linalg.lu_factor", pivot)
+    LU, piv, info = _lu_factor(A, "linalg.lu_factor", pivot)
+    bad = _np.asarray(_pyad.get_array_module(info.data).asnumpy(info.data)
+                      if hasattr(_pyad.get_array_module(info.data), "asnumpy") else info.data)
+    if (bad != 0).any():
+        # torch's lu_factor checks its info (lu_factor_ex does not)
+        flat = bad.reshape(-1)
+        first = int(_np.flatnonzero(flat)[0])
+        where = "(Batch element %d): " % first if bad.ndim else ""
+        raise RuntimeError("torch.linalg.lu_factor: %sU[%d,%d] is zero and using it on "
+                           "lu_solve would result in a division by zero. If you still want "
+                           "to perform the factorization, consider calling linalg.lu(A, "
+                           "pivot) or linalg.lu_factor_ex(A, pivot)"
+                           % (where, flat[first], flat[first]))
     return lu_factor_result(LU, piv)
 
 
@@ -1429,7 +1453,11 @@ def matrix_power(A, n):
     if _operator.index(n) < 0:
         # torch inverts first: an integer input fails as linalg.inv's
         x = _floating_input(x, "linalg.inv")
-    return _engine.matrix_power(x, n)
+    out = _engine.matrix_power(x, n)
+    if _operator.index(n) == 0 and x.requires_grad and not out.requires_grad:
+        # torch's A^0 is in the graph, with a zero gradient
+        out = _pyad.where(_pyad.Variable(_xp(x.data).zeros(tuple(x.shape), bool)), x, out)
+    return out
 
 
 qr_result = _engine.qr_result
@@ -1495,7 +1523,10 @@ def eigh(A, UPLO="L"):
     """
     if UPLO not in ("L", "U"):
         raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
-    x = _floating_input(A, "linalg.eigh")
+    x = _var(A, "linalg.eigh")
+    if x.dtype.kind not in "fc":
+        raise NotImplementedError("linalg.eigh: \"linalg_eigh_cpu\" not implemented for '%s'"
+                                  % _tname(x.dtype))
     if UPLO == "U" and x.dim() >= 2:
         # the Hermitian matrix of the upper triangle is that of the lower triangle of
         # A^H; the gradient reaches A as torch's does (unchanged, not transposed)
@@ -1513,8 +1544,8 @@ def solve(A, B, *, left=True):
     tensor([1.0000, 0.5000])
     """
     if left:
-        return _engine_solve(A, B)
-    a = _matrix(A, "linalg.solve", square=True)
+        return _engine_solve(_floating_input(A, "linalg.solve"), B)
+    a = _matrix(_floating_input(A, "linalg.solve"), "linalg.solve", square=True)
     b = _var(B, "linalg.solve")
     _same_dtype(a, b, "linalg.solve")
     vector = b.dim() == 1 or (b.dim() == a.dim() - 1
@@ -1532,3 +1563,30 @@ def solve(A, B, *, left=True):
                            "XA = B (%dx%d and %dx%d)" % (a.shape[-2], a.shape[-1],
                                                          b.shape[-2], b.shape[-1]))
     return _engine_solve(a.mT, b.mT).mT
+
+
+@_functools.wraps(_engine._linalg_cross)
+def cross(input, other, *, dim=-1):
+    a, b = _var(input, "linalg.cross"), _var(other, "linalg.cross")
+    if a.dim() != b.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    return _engine._linalg_cross(a, b, dim=dim)
+
+
+@_functools.wraps(_engine._linalg_norm)
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(ord, str):
+        # a matrix norm: torch checks the dims before the order
+        nd = _var(A, "linalg.norm").dim()
+        if dim is not None:
+            dims = (dim,) if isinstance(dim, int) else tuple(dim)
+            if len(dims) != 2:
+                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got %s"
+                                   % " ".join(str(d) for d in dims))
+        elif nd != 2:
+            if nd > 2:
+                raise RuntimeError("linalg.norm: If dim is not specified but ord is, the "
+                                   "input must be 1D or 2D. Got %dD." % nd)
+            raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                               "dimensions.")
+    return _engine._linalg_norm(A, ord, dim, keepdim, dtype=dtype)
