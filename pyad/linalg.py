@@ -246,9 +246,13 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
         raise RuntimeError("%s(%s%s): expected a tensor with 2 or more dimensions of float, "
                            "double, cfloat or cdouble types"
                            % (what, _tname(x.dtype), list(x.shape)))
+    for name, tol in (("atol", atol), ("rtol", rtol), ("rcond", rcond)):
+        if isinstance(tol, complex):
+            raise TypeError("%s(): %s must be a float or a tensor, got complex" % (what, name))
     if rcond is not None:
         if rtol is not None:
-            raise RuntimeError("%s(): pass either rcond or rtol, not both" % what)
+            # torch has no overload taking both
+            raise TypeError("%s(): pass either rcond or rtol, not both" % what)
         rtol = rcond
     for name, tol in (("atol", atol), ("rtol", rtol)):
         if isinstance(tol, _pyad.Variable) and tol.requires_grad:
@@ -470,8 +474,15 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             [1.]])
     """
     what = "linalg.solve_triangular"
-    a = _matrix(A, what)
-    b = _var(B)
+    a, b = _var(A, what), _var(B, what)
+    common = _np.result_type(a.dtype, b.dtype)
+    if common.kind not in "fc":
+        raise NotImplementedError('%s(): "triangular_solve_cpu" not implemented for \'%s\''
+                                  % (what, _tname(common)))
+    # torch promotes A and B to their common dtype
+    a = a if a.dtype == common else a.to(common)
+    b = b if b.dtype == common else b.to(common)
+    a = _matrix(a, what)
     if b.dim() < 2:
         raise RuntimeError("%s(): The input tensor B must have at least 2 dimensions." % what)
     if a.shape[-1] != a.shape[-2]:
@@ -506,7 +517,11 @@ def eigvalsh(A, UPLO="L"):
     """
     if UPLO not in ("L", "U"):
         raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
-    x = _matrix(A, "linalg.eigvalsh", square=True)
+    x = _var(A, "linalg.eigvalsh")
+    if x.dtype.kind not in "fc":
+        raise NotImplementedError("linalg.eigvalsh(): \"linalg_eigh_cpu\" not implemented for "
+                                  "'%s'" % _tname(x.dtype))
+    x = _matrix(x, "linalg.eigvalsh", square=True)
     if UPLO == "U":
         # the Hermitian matrix of the upper triangle is that of the lower triangle of A^H
         x = x.mH
@@ -1444,7 +1459,24 @@ slogdet = _dtype_checked(_engine.slogdet, "linalg.slogdet")
 inv = _dtype_checked(_engine.inv, "linalg.inv")
 svd = _dtype_checked(_engine.svd, "linalg.svd")
 svdvals = _dtype_checked(_engine.svdvals, "linalg.svd")
-cholesky = _dtype_checked(_engine.cholesky, "linalg.cholesky")
+
+
+@_functools.wraps(_engine.cholesky)
+def cholesky(A, *, upper=False):
+    x = _floating_input(A, "linalg.cholesky")
+    out = _engine.cholesky(x, upper=upper)
+    data = out.data
+    if x.numel() and bool(_xp(data).isnan(data).any()):
+        # LAPACK's potrf fails on a NaN pivot (NumPy's cholesky lets it through)
+        info = _cholesky_info(x.data)[1]
+        if bool((info != 0).any()):
+            flat = _np.asarray(info).reshape(-1)
+            first = int(_np.flatnonzero(flat)[0])
+            where = "(Batch element %d): " % first if x.dim() > 2 else ""
+            raise LinAlgError("linalg.cholesky(): %sThe factorization could not be completed "
+                              "because the input is not positive-definite (the leading minor "
+                              "of order %d is not positive-definite)." % (where, flat[first]))
+    return out
 
 
 @_functools.wraps(_engine.matrix_power)

@@ -10,8 +10,8 @@ from pyad._engine import (
     # torch.special's own (pyad/ops/special.pxi, the special_namespace family)
     i0e, i1, i1e, ndtr, ndtri, log_ndtr, xlog1py, entr,
     # pyad ops under torch.special's names
-    erf, erfc, erfinv, logit, exp2, expm1, log1p, digamma, polygamma, xlogy, sinc, i0,
-    log_softmax, softmax, logsumexp,
+    erf, erfc, erfinv, logit, exp2, expm1, log1p, digamma, polygamma, xlogy, i0,
+    log_softmax, softmax,
 )
 from pyad._engine import sigmoid as expit
 from pyad._engine import lgamma as gammaln
@@ -72,3 +72,22 @@ def multigammaln(input, p):
     shifts = _pyad.Variable(xp.asarray(-0.5 * _np.arange(p), dtype=x.dtype))
     return (_pyad.lgamma(x.unsqueeze(-1) + shifts).sum(-1)
             + p * (p - 1) / 4 * _math.log(_math.pi))
+
+
+
+@_functools.wraps(_engine.logsumexp)
+def logsumexp(input, dim, keepdim=False):
+    # torch.special.logsumexp takes no default dim (pyad.logsumexp does)
+    return _engine.logsumexp(input, dim, keepdim)
+
+
+@_functools.wraps(_engine.sinc)
+def sinc(input):
+    x = input if isinstance(input, _pyad.Variable) else _pyad.as_tensor(input)
+    if x.dtype.kind != "c":
+        return _engine.sinc(x)
+    # complex input (torch.special.sinc takes it): sin(pi z) / (pi z), 1 at z = 0, as a
+    # composition (differentiable; the gradient at 0 is 0, as torch's)
+    zero = x == 0
+    safe = _pyad.where(zero, _pyad.ones_like(x), x) * _math.pi
+    return _pyad.where(zero, _pyad.ones_like(x), _pyad.sin(safe) / safe)
