@@ -858,3 +858,61 @@ def test_probe_matches_torch(fn, args, kw):
         return
     check(fn, args, kwargs, grad=opts.get("grad", True), post=opts.get("post"),
           tol=opts.get("tol"))
+
+
+# -- gradcheck / gradgradcheck (float64) of the paths the probe fixed -------------------
+
+GRADCHECKS = [
+    ("qr-complete-wide", lambda a: pyad.linalg.qr(a, mode="complete"), [rand(2, 4)]),
+    ("qr-complete-square", lambda a: pyad.linalg.qr(a, mode="complete"), [rand(3, 3)]),
+    # on symmetric inputs (a + a^T), where the gradient of eigh is defined
+    ("eigh-U-eigenvalues", lambda a: pyad.linalg.eigh(a + a.mT, UPLO="U").eigenvalues,
+     [rand(2, 3, 3)]),
+    ("eigh-U-invariant", lambda a: _eigh_inv(pyad.linalg.eigh(a + a.mT, UPLO="U"), pyad),
+     [rand(3, 3)]),
+    ("solve-left-false", lambda a, b: pyad.linalg.solve(a, b, left=False),
+     [well(3, 3), rand(2, 3)]),
+    ("solve-left-false-batch", lambda a, b: pyad.linalg.solve(a, b, left=False),
+     [well(2, 1, 3, 3), rand(4, 2, 3)]),
+    ("solve_triangular-promoted",
+     lambda a, b: pyad.linalg.solve_triangular(a, b.to(pyad.float64) * 1.0, upper=True),
+     [tri(3, 3, upper=True), rand(3, 2)]),
+    ("matrix_power-0", lambda a: pyad.linalg.matrix_power(a, 0) + a, [rand(3, 3)]),
+    ("pinv-empty", lambda a: pyad.linalg.pinv(a), [E((0, 3))]),
+    ("multigammaln", lambda x: pyad.special.multigammaln(x, 3), [np.array([2.5, 3.7, 1.2])]),
+    ("multigammaln-0d", lambda x: pyad.special.multigammaln(x, 1), [np.array(0.7)]),
+    ("sinc-complex", lambda z: pyad.special.sinc(z), [rand(4, dtype=C128)]),
+    ("logsumexp", lambda x: pyad.special.logsumexp(x, 1), [rand(2, 3)]),
+]
+
+
+@pytest.mark.parametrize("fn,inputs", [pytest.param(f, i, id=n) for n, f, i in GRADCHECKS])
+def test_gradcheck_and_gradgradcheck(fn, inputs):
+    xs = tuple(pyad.tensor(a.copy(), requires_grad=True) for a in inputs)
+    assert gradcheck(fn, xs)
+    assert gradgradcheck(fn, xs)
+
+
+def test_qr_r_and_tall_complete_backward_raise_as_torch():
+    a = pyad.tensor(rand(4, 3), requires_grad=True)
+    Q, R = pyad.linalg.qr(a, mode="r")
+    assert Q.shape == (0,) and R.requires_grad
+    with pytest.raises(RuntimeError, match="mode='r'"):
+        R.sum().backward()
+    Q, R = pyad.linalg.qr(a, mode="complete")
+    assert Q.shape == (4, 4) and R.shape == (4, 3)
+    with pytest.raises(RuntimeError, match="not differentiable when mode='complete'"):
+        (Q.sum() + R.sum()).backward()
+
+
+def test_messages_name_the_function():
+    with pytest.raises(RuntimeError, match=r"linalg\.det\(\): Expected a floating point"):
+        pyad.linalg.det(pyad.tensor([[1, 0], [0, 1]]))
+    with pytest.raises(RuntimeError, match=r"linalg\.qr\b.*unrecognized mode|qr received"):
+        pyad.linalg.qr(pyad.eye(2), mode="x")
+    with pytest.raises(RuntimeError, match=r"linalg\.lu_factor\(\): U\[2,2\] is zero"):
+        pyad.linalg.lu_factor(pyad.tensor([[1., 2.], [1., 2.]]))
+    with pytest.raises(RuntimeError, match=r"special\.multigammaln\(\): p has to be"):
+        pyad.special.multigammaln(pyad.tensor([2.5]), 0)
+    with pytest.raises(NotImplementedError, match=r"special\.round\(\)"):
+        pyad.special.round(pyad.tensor([1, 2]))
