@@ -248,7 +248,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
                            % (what, _tname(x.dtype), list(x.shape)))
     for name, tol in (("atol", atol), ("rtol", rtol), ("rcond", rcond)):
         if isinstance(tol, complex):
-            raise TypeError("%s(): %s must be a float or a tensor, got complex" % (what, name))
+            raise TypeError("%s(): %s must be a float or a Variable, got complex" % (what, name))
     if rcond is not None:
         if rtol is not None:
             # torch has no overload taking both
@@ -1447,21 +1447,51 @@ def _floating_input(A, what):
     return x
 
 
+def _wraps(engine_fn):
+    """Name and document a wrapper as the engine op it calls (its own signature stays
+    visible: no ``__wrapped__``); ``_engine_op`` is the op (tests/test_op_registry.py)."""
+    def deco(fn):
+        fn.__name__ = fn.__qualname__ = engine_fn.__name__
+        fn.__doc__ = fn.__doc__ or engine_fn.__doc__
+        fn.__module__ = __name__
+        fn._engine_op = engine_fn
+        return fn
+    return deco
+
+
 def _dtype_checked(engine_fn, torch_name):
-    @_functools.wraps(engine_fn)
-    def fn(A, *args, **kwargs):
-        return engine_fn(_floating_input(A, torch_name), *args, **kwargs)
+    @_wraps(engine_fn)
+    def fn(A):
+        return engine_fn(_floating_input(A, torch_name))
     return fn
+
+
+def _check_driver(driver, x):
+    if driver is not None and _xp(x.data) is _np:
+        raise RuntimeError("linalg.svd(): keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+
+
+@_wraps(_engine.svd)
+def svd(A, full_matrices=True, *, driver=None):
+    x = _floating_input(A, "linalg.svd")
+    _check_driver(driver, x)
+    return _engine.svd(x, full_matrices)
+
+
+@_wraps(_engine.svdvals)
+def svdvals(A, *, driver=None):
+    x = _floating_input(A, "linalg.svd")
+    _check_driver(driver, x)
+    return _engine.svdvals(x)
 
 
 det = _dtype_checked(_engine.det, "linalg.det")
 slogdet = _dtype_checked(_engine.slogdet, "linalg.slogdet")
 inv = _dtype_checked(_engine.inv, "linalg.inv")
-svd = _dtype_checked(_engine.svd, "linalg.svd")
-svdvals = _dtype_checked(_engine.svdvals, "linalg.svd")
 
 
-@_functools.wraps(_engine.cholesky)
+@_wraps(_engine.cholesky)
 def cholesky(A, *, upper=False):
     x = _floating_input(A, "linalg.cholesky")
     out = _engine.cholesky(x, upper=upper)
@@ -1479,7 +1509,7 @@ def cholesky(A, *, upper=False):
     return out
 
 
-@_functools.wraps(_engine.matrix_power)
+@_wraps(_engine.matrix_power)
 def matrix_power(A, n):
     x = _var(A, "linalg.matrix_power")
     if _operator.index(n) < 0:
@@ -1519,6 +1549,7 @@ class _QRNoGrad(_Function):
                            "and nrows > ncols.")
 
 
+@_wraps(_engine.qr)
 def qr(A, mode="reduced"):
     """The QR decomposition ``A = Q R`` (Q with orthonormal columns, R upper triangular),
     as ``torch.linalg.qr``: ``mode='reduced'`` (default) gives Q of shape (m, k) and R
@@ -1543,6 +1574,7 @@ def qr(A, mode="reduced"):
     return qr_result(*_QRNoGrad.apply(x, mode))
 
 
+@_wraps(_engine.eigh)
 def eigh(A, UPLO="L"):
     """Eigenvalues (ascending, real) and eigenvectors (columns) of a Hermitian (batch of)
     matrices, as ``torch.linalg.eigh``; only the lower (``UPLO='L'``, default) or upper
@@ -1566,6 +1598,7 @@ def eigh(A, UPLO="L"):
     return _engine_eigh(x)
 
 
+@_wraps(_engine.solve)
 def solve(A, B, *, left=True):
     """The solution ``X`` of ``A X = B`` (``left=False``: of ``X A = B``), as
     ``torch.linalg.solve``: ``B`` a (batch of) matrices, or of vectors when it is 1-D or
@@ -1597,7 +1630,7 @@ def solve(A, B, *, left=True):
     return _engine_solve(a.mT, b.mT).mT
 
 
-@_functools.wraps(_engine._linalg_cross)
+@_wraps(_engine._linalg_cross)
 def cross(input, other, *, dim=-1):
     a, b = _var(input, "linalg.cross"), _var(other, "linalg.cross")
     if a.dim() != b.dim():
@@ -1605,7 +1638,7 @@ def cross(input, other, *, dim=-1):
     return _engine._linalg_cross(a, b, dim=dim)
 
 
-@_functools.wraps(_engine._linalg_norm)
+@_wraps(_engine._linalg_norm)
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if isinstance(ord, str):
         # a matrix norm: torch checks the dims before the order
@@ -1623,6 +1656,3 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
                                "dimensions.")
     return _engine._linalg_norm(A, ord, dim, keepdim, dtype=dtype)
 
-
-# the engine op each wrapper calls (tests/test_op_registry.py)
-qr.__wrapped__, eigh.__wrapped__, solve.__wrapped__ = _engine_qr, _engine_eigh, _engine_solve

@@ -11,7 +11,6 @@ from pyad._engine import (
     i0e, i1, i1e, ndtr, ndtri, log_ndtr, xlog1py, entr,
     # pyad ops under torch.special's names
     erf, erfc, erfinv, logit, exp2, expm1, log1p, digamma, polygamma, xlogy, i0,
-    log_softmax, softmax,
 )
 from pyad._engine import sigmoid as expit
 from pyad._engine import lgamma as gammaln
@@ -33,11 +32,23 @@ import numpy as _np
 import pyad as _pyad
 from pyad import _engine
 
+def _wraps(engine_fn):
+    """Name and document a wrapper as the engine op it calls (its own signature stays
+    visible)."""
+    def deco(fn):
+        fn.__name__ = fn.__qualname__ = engine_fn.__name__
+        fn.__doc__ = fn.__doc__ or engine_fn.__doc__
+        fn.__module__ = __name__
+        fn._engine_op = engine_fn
+        return fn
+    return deco
+
+
 _TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
                 "uint8": "Byte", "bool": "Bool"}
 
 
-@_functools.wraps(_engine.round)
+@_wraps(_engine.round)
 def round(input, *, decimals=0):
     x = input if isinstance(input, _pyad.Variable) else _pyad.as_tensor(input)
     if x.dtype.kind in "biu":
@@ -75,13 +86,13 @@ def multigammaln(input, p):
 
 
 
-@_functools.wraps(_engine.logsumexp)
+@_wraps(_engine.logsumexp)
 def logsumexp(input, dim, keepdim=False):
     # torch.special.logsumexp takes no default dim (pyad.logsumexp does)
     return _engine.logsumexp(input, dim, keepdim)
 
 
-@_functools.wraps(_engine.sinc)
+@_wraps(_engine.sinc)
 def sinc(input):
     x = input if isinstance(input, _pyad.Variable) else _pyad.as_tensor(input)
     if x.dtype.kind != "c":
@@ -91,3 +102,14 @@ def sinc(input):
     zero = x == 0
     safe = _pyad.where(zero, _pyad.ones_like(x), x) * _math.pi
     return _pyad.where(zero, _pyad.ones_like(x), _pyad.sin(safe) / safe)
+
+
+@_wraps(_engine.softmax)
+def softmax(input, dim, *, dtype=None):
+    # torch.special.softmax takes no default dim (pyad.softmax does)
+    return _engine.softmax(input, dim, dtype=dtype)
+
+
+@_wraps(_engine.log_softmax)
+def log_softmax(input, dim, *, dtype=None):
+    return _engine.log_softmax(input, dim, dtype=dtype)

@@ -216,7 +216,7 @@ def test_linalg_namespace_covers_the_family_tuple():
     for op in _engine.LINALG_NAMESPACE_OPS:
         # the op, or a Python wrapper of it adding torch's keyword arguments / dtype checks
         public = getattr(pyad.linalg, op.__name__)
-        assert public is op or getattr(public, "__wrapped__", None) is op
+        assert public is op or getattr(public, "_engine_op", None) is op
         # a namespaced op is neither pyad.<name> nor a Variable method
         assert getattr(pyad, op.__name__, None) is not op
         assert op.__name__ not in vars(pyad.Variable) or \
