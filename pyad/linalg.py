@@ -1511,6 +1511,14 @@ def cholesky(A, *, upper=False):
 
 @_wraps(_engine.matrix_power)
 def matrix_power(A, n):
+    """The (batch of) square matrices raised to the integer power ``n`` by repeated
+    squaring, as ``torch.linalg.matrix_power``; negative ``n`` inverts first (an integer
+    input then raises RuntimeError, as torch's), ``n = 0`` gives identities (in the
+    graph, with a zero gradient, as torch's).
+
+    >>> pyad.linalg.matrix_power(pyad.tensor([[1., 1.], [0., 1.]]), 3).tolist()
+    [[1.0, 3.0], [0.0, 1.0]]
+    """
     x = _var(A, "linalg.matrix_power")
     if _operator.index(n) < 0:
         # torch inverts first: an integer input fails as linalg.inv's
@@ -1632,6 +1640,13 @@ def solve(A, B, *, left=True):
 
 @_wraps(_engine._linalg_cross)
 def cross(input, other, *, dim=-1):
+    """The cross product of 3-vectors along ``dim`` (default the last), as
+    ``torch.linalg.cross``: the inputs must have the same number of dimensions; their
+    sizes broadcast.
+
+    >>> pyad.linalg.cross(pyad.tensor([[0., 1., 0.]]), pyad.tensor([[0., 0., 1.]]))
+    tensor([[1., 0., 0.]])
+    """
     a, b = _var(input, "linalg.cross"), _var(other, "linalg.cross")
     if a.dim() != b.dim():
         raise RuntimeError("linalg.cross(): inputs must have the same number of dimensions.")
@@ -1640,6 +1655,15 @@ def cross(input, other, *, dim=-1):
 
 @_wraps(_engine._linalg_norm)
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """As ``torch.linalg.norm``: a vector norm (over one dim, or of the flattened input
+    when ``ord`` and ``dim`` are None), or a matrix norm (a 2-D input with ``ord``
+    given, or ``dim`` a pair): ``'fro'``, ``'nuc'``, 2, -2, 1, -1, ``inf``, ``-inf``. A
+    string ``ord`` with a ``dim`` that is not a pair, or on a 1-D or 3-D+ input without
+    ``dim``, raises RuntimeError, as torch's.
+
+    >>> pyad.linalg.norm(pyad.tensor([[1., -2.], [0., 3.]]), 1)
+    tensor(5.)
+    """
     if isinstance(ord, str):
         # a matrix norm: torch checks the dims before the order
         nd = _var(A, "linalg.norm").dim()
