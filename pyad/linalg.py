@@ -1481,7 +1481,7 @@ def svd(A, full_matrices=True, *, driver=None):
 
 @_wraps(_engine.svdvals)
 def svdvals(A, *, driver=None):
-    x = _floating_input(A, "linalg.svd")
+    x = _floating_input(_var(A, "linalg.svdvals"), "linalg.svd")
     _check_driver(driver, x)
     return _engine.svdvals(x)
 
