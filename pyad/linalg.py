@@ -476,7 +476,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     what = "linalg.solve_triangular"
     a, b = _var(A, what), _var(B, what)
     common = _np.result_type(a.dtype, b.dtype)
-    if common.kind not in "fc":
+    if common.kind not in "fc" or common.itemsize < 4:
         raise NotImplementedError('%s(): "triangular_solve_cpu" not implemented for \'%s\''
                                   % (what, _tname(common)))
     # torch promotes A and B to their common dtype
@@ -518,7 +518,7 @@ def eigvalsh(A, UPLO="L"):
     if UPLO not in ("L", "U"):
         raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
     x = _var(A, "linalg.eigvalsh")
-    if x.dtype.kind not in "fc":
+    if x.dtype.kind not in "fc" or x.dtype.itemsize < 4:
         raise NotImplementedError("linalg.eigvalsh(): \"linalg_eigh_cpu\" not implemented for "
                                   "'%s'" % _tname(x.dtype))
     x = _matrix(x, "linalg.eigvalsh", square=True)
@@ -549,6 +549,8 @@ class EigFunction(_Function):
         vec = _pyad.Variable(v.astype(cdtype, copy=False))
         ctx.real_input = a.dtype.kind != "c"
         ctx.save_for_backward(lam, vec)
+        # an unused output's gradient arrives as None (torch's undefined gradient)
+        ctx.set_materialize_grads(False)
         return lam, vec
 
     @staticmethod
@@ -557,6 +559,15 @@ class EigFunction(_Function):
         n = v.shape[-1]
         vh = _mH(v)
         eye = _eye_like(n, v.dtype)
+        if gl is None and gv is None:
+            return None
+        if gl is None:
+            gl = _pyad.zeros(tuple(lam.shape), dtype=lam.dtype)
+        if gv is None:
+            # torch's eigenvalues-only branch: no division by the eigenvalue gaps, so
+            # repeated eigenvalues are fine
+            ga = solve(vh, _pyad.diag_embed(gl) @ vh)
+            return ga.real if ctx.real_input else ga
         vhgv = vh @ gv
         diag = vhgv.diagonal(0, -2, -1)
         im = diag.imag.detach().data
@@ -587,7 +598,8 @@ def eig(A):
     >>> pyad.linalg.eig(pyad.tensor([[2., 0.], [0., 3.]])).eigenvalues
     tensor([2.+0.j, 3.+0.j])
     """
-    x = _matrix(A, "linalg.eig", square=True)
+    x = _matrix(_floating_input(A, "linalg.eig", "linalg_eig_out_cpu"), "linalg.eig",
+                square=True)
     if x.numel() == 0:
         cd = _complex_of(x.dtype)
         # empty, in the graph as torch's
@@ -1308,7 +1320,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     tensor(2, dtype=int32)
     """
     what = "linalg.cholesky_ex"
-    x = _matrix(A, what, square=True)
+    x = _matrix(_floating_input(A, what, "cholesky_cpu"), what, square=True)
     xp = _xp(x.data)
     if x.numel() == 0:
         return cholesky_ex_result(cholesky(x, upper=upper),
@@ -1438,12 +1450,20 @@ def householder_product(A, tau):
 _engine_qr, _engine_eigh, _engine_solve = _engine.qr, _engine.eigh, _engine.solve
 
 
-def _floating_input(A, what):
-    """``A`` as a Variable; RuntimeError (torch's) for an integer or bool input."""
+def _floating_input(A, what, kernel=None):
+    """``A`` as a Variable; torch's errors for an integer or bool input (RuntimeError)
+    and a float16 one: NotImplementedError naming the LAPACK ``kernel`` torch dispatches
+    to, or, without one, RuntimeError ("Low precision dtypes not supported")."""
     x = _var(A, what)
     if x.dtype.kind not in "fc":
         raise RuntimeError("%s(): Expected a floating point or complex tensor as input. Got %s"
                            % (what, _tname(x.dtype)))
+    if x.dtype.itemsize < 4:
+        if kernel is None:
+            raise RuntimeError("%s(): Low precision dtypes not supported. Got %s"
+                               % (what, _tname(x.dtype)))
+        raise NotImplementedError('%s(): "%s" not implemented for \'%s\''
+                                  % (what, kernel, _tname(x.dtype)))
     return x
 
 
@@ -1459,10 +1479,10 @@ def _wraps(engine_fn):
     return deco
 
 
-def _dtype_checked(engine_fn, torch_name):
+def _dtype_checked(engine_fn, torch_name, kernel=None):
     @_wraps(engine_fn)
     def fn(A):
-        return engine_fn(_floating_input(A, torch_name))
+        return engine_fn(_floating_input(A, torch_name, kernel))
     return fn
 
 
@@ -1474,26 +1494,26 @@ def _check_driver(driver, x):
 
 @_wraps(_engine.svd)
 def svd(A, full_matrices=True, *, driver=None):
-    x = _floating_input(A, "linalg.svd")
+    x = _floating_input(A, "linalg.svd", "linalg_svd_cpu")
     _check_driver(driver, x)
     return _engine.svd(x, full_matrices)
 
 
 @_wraps(_engine.svdvals)
 def svdvals(A, *, driver=None):
-    x = _floating_input(_var(A, "linalg.svdvals"), "linalg.svd")
+    x = _floating_input(_var(A, "linalg.svdvals"), "linalg.svd", "linalg_svd_cpu")
     _check_driver(driver, x)
     return _engine.svdvals(x)
 
 
-det = _dtype_checked(_engine.det, "linalg.det")
+det = _dtype_checked(_engine.det, "linalg.det", "lu_cpu")
 slogdet = _dtype_checked(_engine.slogdet, "linalg.slogdet")
 inv = _dtype_checked(_engine.inv, "linalg.inv")
 
 
 @_wraps(_engine.cholesky)
 def cholesky(A, *, upper=False):
-    x = _floating_input(A, "linalg.cholesky")
+    x = _floating_input(A, "linalg.cholesky", "cholesky_cpu")
     out = _engine.cholesky(x, upper=upper)
     data = out.data
     if x.numel() and bool(_xp(data).isnan(data).any()):
@@ -1574,7 +1594,7 @@ def qr(A, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError("qr received unrecognized mode '%s' but expected one of "
                            "'reduced' (default), 'r', or 'complete'" % (mode,))
-    x = _floating_input(A, "linalg.qr")
+    x = _floating_input(A, "linalg.qr", "geqrf_cpu")
     if mode == "reduced" or (mode == "complete" and x.shape[-2] <= x.shape[-1]):
         return _engine_qr(x)
     if x.dim() < 2:
@@ -1596,7 +1616,7 @@ def eigh(A, UPLO="L"):
     if UPLO not in ("L", "U"):
         raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
     x = _var(A, "linalg.eigh")
-    if x.dtype.kind not in "fc":
+    if x.dtype.kind not in "fc" or x.dtype.itemsize < 4:
         raise NotImplementedError("linalg.eigh(): \"linalg_eigh_cpu\" not implemented for '%s'"
                                   % _tname(x.dtype))
     if UPLO == "U" and x.dim() >= 2:
@@ -1617,8 +1637,8 @@ def solve(A, B, *, left=True):
     tensor([1.0000, 0.5000])
     """
     if left:
-        return _engine_solve(_floating_input(A, "linalg.solve"), B)
-    a = _matrix(_floating_input(A, "linalg.solve"), "linalg.solve", square=True)
+        return _engine_solve(_floating_input(A, "linalg.solve", "lu_cpu"), B)
+    a = _matrix(_floating_input(A, "linalg.solve", "lu_cpu"), "linalg.solve", square=True)
     b = _var(B, "linalg.solve")
     _same_dtype(a, b, "linalg.solve")
     vector = b.dim() == 1 or (b.dim() == a.dim() - 1

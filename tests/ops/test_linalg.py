@@ -360,7 +360,7 @@ LINALG_CASES = [
     (lambda: pyad.linalg.inv(pyad.ones(2, 3)), r"inv\(\): expected a batch of square"),
     (lambda: pyad.linalg.inv(pyad.ones(3)), r"inv\(\): the input must have at least 2"),
     (lambda: pyad.linalg.inv(pyad.tensor([[1, 0], [0, 1]])), r"linalg.inv\(\): Expected a floating point or complex tensor as input. Got Long"),
-    (lambda: pyad.linalg.det(pyad.eye(2, dtype=pyad.float16)), r"det\(\): expected a float32"),
+    (lambda: pyad.linalg.det(pyad.eye(2, dtype=pyad.float16)), r"det\(\): \"lu_cpu\" not implemented for 'Half'"),
     (lambda: pyad.linalg.det(pyad.ones(2, 3)), r"det\(\): expected a batch of square"),
     (lambda: pyad.linalg.solve(pyad.zeros(3, 3), pyad.ones(3)),
      r"solve\(\): the matrix A is singular"),
