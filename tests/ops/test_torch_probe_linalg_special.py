@@ -894,12 +894,8 @@ def test_probe_matches_torch(fn, args, kw):
     kwargs = {k: v for k, v in kw.items() if k not in _SPECIAL_KEYS}
     if opts.get("custom") == "gammainc":
         # the derivative in x (torch has it), with a fixed a
-        args = [Raw(None), Raw(None)]
         a = _SMOOTH.copy()
         x = np.abs(_SIGNED)
-        check("special.gammainc", [Raw(torch.from_numpy(a)), x], grad=True) if False else None
-        for lib in ("torch", "pyad"):
-            pass
         tx = torch.tensor(x, requires_grad=True)
         (tg,) = torch.autograd.grad(torch.special.gammainc(torch.from_numpy(a), tx).sum(), tx)
         px = pyad.tensor(x, requires_grad=True)
