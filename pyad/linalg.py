@@ -246,14 +246,23 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
         raise RuntimeError("%s(%s%s): expected a tensor with 2 or more dimensions of float, "
                            "double, cfloat or cdouble types"
                            % (what, _tname(x.dtype), list(x.shape)))
+    for name, tol in (("atol", atol), ("rtol", rtol), ("rcond", rcond)):
+        if isinstance(tol, complex):
+            raise TypeError("%s(): %s must be a float or a Variable, got complex" % (what, name))
     if rcond is not None:
         if rtol is not None:
-            raise RuntimeError("%s(): pass either rcond or rtol, not both" % what)
+            # torch has no overload taking both
+            raise TypeError("%s(): pass either rcond or rtol, not both" % what)
         rtol = rcond
+    for name, tol in (("atol", atol), ("rtol", rtol)):
+        if isinstance(tol, _pyad.Variable) and tol.requires_grad:
+            raise RuntimeError("The function 'linalg_pinv' is not differentiable with respect "
+                               "to argument '%s'. This input cannot have requires_grad True."
+                               % name)
     atol_, rtol_ = _atol_rtol(x, atol, rtol, what)
     if x.numel() == 0:
-        shape = tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2])
-        return _pyad.zeros(shape, dtype=x.dtype)
+        # the (empty) transposed shape, in the graph as torch's
+        return x.mT * 0
     return PinvFunction.apply(x, atol_, rtol_, bool(hermitian))
 
 
@@ -465,8 +474,15 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             [1.]])
     """
     what = "linalg.solve_triangular"
-    a = _matrix(A, what)
-    b = _var(B)
+    a, b = _var(A, what), _var(B, what)
+    common = _np.result_type(a.dtype, b.dtype)
+    if common.kind not in "fc" or common.itemsize < 4:
+        raise NotImplementedError('%s(): "triangular_solve_cpu" not implemented for \'%s\''
+                                  % (what, _tname(common)))
+    # torch promotes A and B to their common dtype
+    a = a if a.dtype == common else a.to(common)
+    b = b if b.dtype == common else b.to(common)
+    a = _matrix(a, what)
     if b.dim() < 2:
         raise RuntimeError("%s(): The input tensor B must have at least 2 dimensions." % what)
     if a.shape[-1] != a.shape[-2]:
@@ -501,7 +517,11 @@ def eigvalsh(A, UPLO="L"):
     """
     if UPLO not in ("L", "U"):
         raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
-    x = _matrix(A, "linalg.eigvalsh", square=True)
+    x = _var(A, "linalg.eigvalsh")
+    if x.dtype.kind not in "fc" or x.dtype.itemsize < 4:
+        raise NotImplementedError("linalg.eigvalsh(): \"linalg_eigh_cpu\" not implemented for "
+                                  "'%s'" % _tname(x.dtype))
+    x = _matrix(x, "linalg.eigvalsh", square=True)
     if UPLO == "U":
         # the Hermitian matrix of the upper triangle is that of the lower triangle of A^H
         x = x.mH
@@ -529,6 +549,8 @@ class EigFunction(_Function):
         vec = _pyad.Variable(v.astype(cdtype, copy=False))
         ctx.real_input = a.dtype.kind != "c"
         ctx.save_for_backward(lam, vec)
+        # an unused output's gradient arrives as None (torch's undefined gradient)
+        ctx.set_materialize_grads(False)
         return lam, vec
 
     @staticmethod
@@ -537,6 +559,15 @@ class EigFunction(_Function):
         n = v.shape[-1]
         vh = _mH(v)
         eye = _eye_like(n, v.dtype)
+        if gl is None and gv is None:
+            return None
+        if gl is None:
+            gl = _pyad.zeros(tuple(lam.shape), dtype=lam.dtype)
+        if gv is None:
+            # torch's eigenvalues-only branch: no division by the eigenvalue gaps, so
+            # repeated eigenvalues are fine
+            ga = solve(vh, _pyad.diag_embed(gl) @ vh)
+            return ga.real if ctx.real_input else ga
         vhgv = vh @ gv
         diag = vhgv.diagonal(0, -2, -1)
         im = diag.imag.detach().data
@@ -567,11 +598,13 @@ def eig(A):
     >>> pyad.linalg.eig(pyad.tensor([[2., 0.], [0., 3.]])).eigenvalues
     tensor([2.+0.j, 3.+0.j])
     """
-    x = _matrix(A, "linalg.eig", square=True)
+    x = _matrix(_floating_input(A, "linalg.eig", "linalg_eig_out_cpu"), "linalg.eig",
+                square=True)
     if x.numel() == 0:
         cd = _complex_of(x.dtype)
-        return eig_result(_pyad.zeros(tuple(x.shape[:-1]), dtype=cd),
-                          _pyad.zeros(tuple(x.shape), dtype=cd))
+        # empty, in the graph as torch's
+        return eig_result(_pyad.zeros(tuple(x.shape[:-1]), dtype=cd) + x.sum(-1) * 0,
+                          _pyad.zeros(tuple(x.shape), dtype=cd) + x * 0)
     return eig_result(*EigFunction.apply(x))
 
 
@@ -861,7 +894,12 @@ lu_factor_ex_result = _collections.namedtuple("lu_factor_ex", ["LU", "pivots", "
 
 
 def _lu_input(A, what, pivot):
-    x = _matrix(A, what)
+    x = _var(A, what)
+    if x.dim() >= 2 and (x.dtype.kind not in "fc" or x.dtype.itemsize < 4):
+        # torch's LU kernel is dispatched on the dtype: NotImplementedError
+        raise NotImplementedError('%s(): "lu_cpu" not implemented for \'%s\''
+                                  % (what, _tname(x.dtype)))
+    x = _matrix(x, what)
     if not pivot:
         raise RuntimeError("%s(): LU without pivoting is not implemented on the CPU" % what)
     return x
@@ -913,13 +951,26 @@ def lu_factor(A, *, pivot=True):
     named tuple ``(LU, pivots)``, ``LU`` holding ``L`` below the diagonal (its unit
     diagonal implied) and ``U`` on and above it, ``pivots`` the 1-based row
     interchanges (int32). ``LU`` is differentiable with torch's formula. Use with
-    :func:`lu_solve`.
+    :func:`lu_solve`. A singular input (a zero on ``U``'s diagonal) raises RuntimeError,
+    as torch's (:func:`lu_factor_ex` reports it in ``info`` instead).
 
     >>> LU, pivots = pyad.linalg.lu_factor(pyad.tensor([[1., 2.], [3., 4.]]))
     >>> pivots
     tensor([2, 2], dtype=int32)
     """
-    LU, piv, _ = _lu_factor(A, "linalg.lu_factor", pivot)
+    LU, piv, info = _lu_factor(A, "linalg.lu_factor", pivot)
+    bad = _np.asarray(_pyad.get_array_module(info.data).asnumpy(info.data)
+                      if hasattr(_pyad.get_array_module(info.data), "asnumpy") else info.data)
+    if (bad != 0).any():
+        # torch's lu_factor checks its info (lu_factor_ex does not)
+        flat = bad.reshape(-1)
+        first = int(_np.flatnonzero(flat)[0])
+        where = "(Batch element %d): " % first if bad.ndim else ""
+        raise RuntimeError("linalg.lu_factor(): %sU[%d,%d] is zero and using it on "
+                           "lu_solve would result in a division by zero. If you still want "
+                           "to perform the factorization, consider calling linalg.lu(A, "
+                           "pivot) or linalg.lu_factor_ex(A, pivot)"
+                           % (where, flat[first], flat[first]))
     return lu_factor_result(LU, piv)
 
 
@@ -1269,7 +1320,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     tensor(2, dtype=int32)
     """
     what = "linalg.cholesky_ex"
-    x = _matrix(A, what, square=True)
+    x = _matrix(_floating_input(A, what, "cholesky_cpu"), what, square=True)
     xp = _xp(x.data)
     if x.numel() == 0:
         return cholesky_ex_result(cholesky(x, upper=upper),
@@ -1387,3 +1438,265 @@ def householder_product(A, tau):
         v = v_all[..., :, i:i + 1]
         q = q - (q @ v) * t[..., i:i + 1].unsqueeze(-1) @ _mH(v)
     return q[..., :, :n]
+
+
+# -- torch's signatures and dtype checks on the engine's decompositions -----------------
+#
+# The engine's det/slogdet/inv/svd/svdvals/cholesky/matrix_power raise TypeError for an
+# integer input where torch raises RuntimeError; its qr has no ``mode``, its eigh no
+# ``UPLO``, its solve no ``left``. These wrappers add them; the math (and its gradient)
+# stays the engine's.
+
+_engine_qr, _engine_eigh, _engine_solve = _engine.qr, _engine.eigh, _engine.solve
+
+
+def _floating_input(A, what, kernel=None):
+    """``A`` as a Variable; torch's errors for an integer or bool input (RuntimeError)
+    and a float16 one: NotImplementedError naming the LAPACK ``kernel`` torch dispatches
+    to, or, without one, RuntimeError ("Low precision dtypes not supported")."""
+    x = _var(A, what)
+    if x.dtype.kind not in "fc":
+        raise RuntimeError("%s(): Expected a floating point or complex tensor as input. Got %s"
+                           % (what, _tname(x.dtype)))
+    if x.dtype.itemsize < 4:
+        if kernel is None:
+            raise RuntimeError("%s(): Low precision dtypes not supported. Got %s"
+                               % (what, _tname(x.dtype)))
+        raise NotImplementedError('%s(): "%s" not implemented for \'%s\''
+                                  % (what, kernel, _tname(x.dtype)))
+    return x
+
+
+def _wraps(engine_fn):
+    """Name and document a wrapper as the engine op it calls (its own signature stays
+    visible: no ``__wrapped__``); ``_engine_op`` is the op (tests/test_op_registry.py)."""
+    def deco(fn):
+        fn.__name__ = fn.__qualname__ = engine_fn.__name__
+        fn.__doc__ = fn.__doc__ or engine_fn.__doc__
+        fn.__module__ = __name__
+        fn._engine_op = engine_fn
+        return fn
+    return deco
+
+
+def _dtype_checked(engine_fn, torch_name, kernel=None):
+    @_wraps(engine_fn)
+    def fn(A):
+        return engine_fn(_floating_input(A, torch_name, kernel))
+    return fn
+
+
+def _check_driver(driver, x):
+    if driver is not None and _xp(x.data) is _np:
+        raise RuntimeError("linalg.svd(): keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+
+
+@_wraps(_engine.svd)
+def svd(A, full_matrices=True, *, driver=None):
+    x = _floating_input(A, "linalg.svd", "linalg_svd_cpu")
+    _check_driver(driver, x)
+    return _engine.svd(x, full_matrices)
+
+
+@_wraps(_engine.svdvals)
+def svdvals(A, *, driver=None):
+    x = _floating_input(_var(A, "linalg.svdvals"), "linalg.svd", "linalg_svd_cpu")
+    _check_driver(driver, x)
+    return _engine.svdvals(x)
+
+
+det = _dtype_checked(_engine.det, "linalg.det", "lu_cpu")
+slogdet = _dtype_checked(_engine.slogdet, "linalg.slogdet")
+inv = _dtype_checked(_engine.inv, "linalg.inv")
+
+
+@_wraps(_engine.cholesky)
+def cholesky(A, *, upper=False):
+    x = _floating_input(A, "linalg.cholesky", "cholesky_cpu")
+    out = _engine.cholesky(x, upper=upper)
+    data = out.data
+    if x.numel() and bool(_xp(data).isnan(data).any()):
+        # LAPACK's potrf fails on a NaN pivot (NumPy's cholesky lets it through)
+        info = _cholesky_info(x.data)[1]
+        if bool((info != 0).any()):
+            flat = _np.asarray(info).reshape(-1)
+            first = int(_np.flatnonzero(flat)[0])
+            where = "(Batch element %d): " % first if x.dim() > 2 else ""
+            raise LinAlgError("linalg.cholesky(): %sThe factorization could not be completed "
+                              "because the input is not positive-definite (the leading minor "
+                              "of order %d is not positive-definite)." % (where, flat[first]))
+    return out
+
+
+@_wraps(_engine.matrix_power)
+def matrix_power(A, n):
+    """The (batch of) square matrices raised to the integer power ``n`` by repeated
+    squaring, as ``torch.linalg.matrix_power``; negative ``n`` inverts first (an integer
+    input then raises RuntimeError, as torch's), ``n = 0`` gives identities (in the
+    graph, with a zero gradient, as torch's).
+
+    >>> pyad.linalg.matrix_power(pyad.tensor([[1., 1.], [0., 1.]]), 3).tolist()
+    [[1.0, 3.0], [0.0, 1.0]]
+    """
+    x = _var(A, "linalg.matrix_power")
+    if _operator.index(n) < 0:
+        # torch inverts first: an integer input fails as linalg.inv's
+        x = _floating_input(x, "linalg.inv")
+    out = _engine.matrix_power(x, n)
+    if _operator.index(n) == 0 and x.requires_grad and not out.requires_grad:
+        # torch's A^0 is in the graph, with a zero gradient
+        out = _pyad.where(_pyad.Variable(_xp(x.data).zeros(tuple(x.shape), bool)), x, out)
+    return out
+
+
+qr_result = _engine.qr_result
+
+
+class _QRNoGrad(_Function):
+    """``mode='r'`` and ``mode='complete'`` of a tall input: the forward only; torch's
+    backward raises (the derivative needs Q, or is not defined)."""
+
+    @staticmethod
+    def forward(ctx, a, mode):
+        ctx.mode = mode
+        xp = _xp(a)
+        if mode == "r":
+            r = xp.linalg.qr(a, mode="r")
+            return xp.zeros((0,), a.dtype), xp.ascontiguousarray(r)
+        q, r = xp.linalg.qr(a, mode="complete")
+        return xp.ascontiguousarray(q), xp.ascontiguousarray(r)
+
+    @staticmethod
+    def backward(ctx, gq, gr):
+        if ctx.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                               "when mode='r'. Please use linalg.qr(A, mode='reduced') if you "
+                               "are going to differentiate through linalg.qr.")
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+
+
+@_wraps(_engine.qr)
+def qr(A, mode="reduced"):
+    """The QR decomposition ``A = Q R`` (Q with orthonormal columns, R upper triangular),
+    as ``torch.linalg.qr``: ``mode='reduced'`` (default) gives Q of shape (m, k) and R
+    (k, n), k = min(m, n); ``'complete'`` Q (m, m) and R (m, n); ``'r'`` only R (Q is an
+    empty tensor). The gradient is torch's: defined for full-rank inputs (for wide
+    inputs the leading square block must be full-rank); with ``mode='r'``, or
+    ``'complete'`` of a tall input, backward raises RuntimeError, as torch's.
+
+    >>> Q, R = pyad.linalg.qr(pyad.tensor([[3., 0.], [4., 5.]]))
+    >>> R
+    tensor([[-5., -4.],
+            [ 0.,  3.]])
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError("qr received unrecognized mode '%s' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'" % (mode,))
+    x = _floating_input(A, "linalg.qr", "geqrf_cpu")
+    if mode == "reduced" or (mode == "complete" and x.shape[-2] <= x.shape[-1]):
+        return _engine_qr(x)
+    if x.dim() < 2:
+        _engine_qr(x)                 # the engine's error for a 0-d/1-d input
+    return qr_result(*_QRNoGrad.apply(x, mode))
+
+
+@_wraps(_engine.eigh)
+def eigh(A, UPLO="L"):
+    """Eigenvalues (ascending, real) and eigenvectors (columns) of a Hermitian (batch of)
+    matrices, as ``torch.linalg.eigh``; only the lower (``UPLO='L'``, default) or upper
+    (``'U'``) triangle is read. The gradient is torch's, which divides by eigenvalue
+    gaps: it is not defined (inf/nan) when eigenvalues repeat, and a loss must not
+    depend on the eigenvectors' signs.
+
+    >>> pyad.linalg.eigh(pyad.tensor([[2., 0.], [0., 1.]])).eigenvalues
+    tensor([1., 2.])
+    """
+    if UPLO not in ("L", "U"):
+        raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
+    x = _var(A, "linalg.eigh")
+    if x.dtype.kind not in "fc" or x.dtype.itemsize < 4:
+        raise NotImplementedError("linalg.eigh(): \"linalg_eigh_cpu\" not implemented for '%s'"
+                                  % _tname(x.dtype))
+    if UPLO == "U" and x.dim() >= 2:
+        # the Hermitian matrix of the upper triangle is that of the lower triangle of
+        # A^H; the gradient reaches A as torch's does (unchanged, not transposed)
+        x = x.mH.detach() + (x - x.detach())
+    return _engine_eigh(x)
+
+
+@_wraps(_engine.solve)
+def solve(A, B, *, left=True):
+    """The solution ``X`` of ``A X = B`` (``left=False``: of ``X A = B``), as
+    ``torch.linalg.solve``: ``B`` a (batch of) matrices, or of vectors when it is 1-D or
+    has the shape ``A.shape[:-1]``. Batch dims broadcast. A singular A raises
+    LinAlgError.
+
+    >>> pyad.linalg.solve(pyad.tensor([[2., 0.], [0., 4.]]), pyad.tensor([2., 2.]))
+    tensor([1.0000, 0.5000])
+    """
+    if left:
+        return _engine_solve(_floating_input(A, "linalg.solve", "lu_cpu"), B)
+    a = _matrix(_floating_input(A, "linalg.solve", "lu_cpu"), "linalg.solve", square=True)
+    b = _var(B, "linalg.solve")
+    _same_dtype(a, b, "linalg.solve")
+    vector = b.dim() == 1 or (b.dim() == a.dim() - 1
+                              and tuple(b.shape) == tuple(a.shape[:-1]))
+    if vector or b.dim() < 1:
+        if b.dim() >= 1 and a.shape[-1] == 1:
+            b = b.unsqueeze(-1)
+        else:
+            raise RuntimeError("linalg.solve(): Incompatible shapes of A and B for the equation "
+                               "XA = B (%dx%d and %dx1)" % (a.shape[-2], a.shape[-1],
+                                                            b.shape[-1] if b.dim() else 1))
+        return _engine_solve(a.mT, b.mT).mT.squeeze(-1)
+    if b.shape[-1] != a.shape[-1]:
+        raise RuntimeError("linalg.solve(): Incompatible shapes of A and B for the equation "
+                           "XA = B (%dx%d and %dx%d)" % (a.shape[-2], a.shape[-1],
+                                                         b.shape[-2], b.shape[-1]))
+    return _engine_solve(a.mT, b.mT).mT
+
+
+@_wraps(_engine._linalg_cross)
+def cross(input, other, *, dim=-1):
+    """The cross product of 3-vectors along ``dim`` (default the last), as
+    ``torch.linalg.cross``: the inputs must have the same number of dimensions; their
+    sizes broadcast.
+
+    >>> pyad.linalg.cross(pyad.tensor([[0., 1., 0.]]), pyad.tensor([[0., 0., 1.]]))
+    tensor([[1., 0., 0.]])
+    """
+    a, b = _var(input, "linalg.cross"), _var(other, "linalg.cross")
+    if a.dim() != b.dim():
+        raise RuntimeError("linalg.cross(): inputs must have the same number of dimensions.")
+    return _engine._linalg_cross(a, b, dim=dim)
+
+
+@_wraps(_engine._linalg_norm)
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """As ``torch.linalg.norm``: a vector norm (over one dim, or of the flattened input
+    when ``ord`` and ``dim`` are None), or a matrix norm (a 2-D input with ``ord``
+    given, or ``dim`` a pair): ``'fro'``, ``'nuc'``, 2, -2, 1, -1, ``inf``, ``-inf``. A
+    string ``ord`` with a ``dim`` that is not a pair, or on a 1-D or 3-D+ input without
+    ``dim``, raises RuntimeError, as torch's.
+
+    >>> pyad.linalg.norm(pyad.tensor([[1., -2.], [0., 3.]]), 1)
+    tensor(5.)
+    """
+    if isinstance(ord, str):
+        # a matrix norm: torch checks the dims before the order
+        nd = _var(A, "linalg.norm").dim()
+        if dim is not None:
+            dims = (dim,) if isinstance(dim, int) else tuple(dim)
+            if len(dims) != 2:
+                raise RuntimeError("linalg.norm(): dim must be a 2-tuple. Got %s"
+                                   % " ".join(str(d) for d in dims))
+        elif nd != 2:
+            if nd > 2:
+                raise RuntimeError("linalg.norm(): If dim is not specified but ord is, the "
+                                   "input must be 1D or 2D. Got %dD." % nd)
+            raise RuntimeError("linalg.norm(): The input tensor A must have at least 2 "
+                               "dimensions.")
+    return _engine._linalg_norm(A, ord, dim, keepdim, dtype=dtype)
+
