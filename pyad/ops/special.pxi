@@ -673,8 +673,9 @@ cpdef Variable polygamma(object n, object input):
 @profiled_op
 cpdef Variable mvlgamma(object input, object p):
     """The multivariate log-gamma function of dimension ``p``:
-    ``sum_{i<p} lgamma(input - i/2) + p (p - 1) / 4 log(pi)``; every element must be
-    greater than ``(p - 1) / 2``.
+    ``sum_{i<p} lgamma(input - i/2) + p (p - 1) / 4 log(pi)``, computed for every element
+    as torch 2.13 does (no domain check: at and below ``(p - 1) / 2`` it is lgamma's
+    value there, inf at the poles).
 
     >>> mvlgamma(Variable(numpy.array([2.5, 3.])), 2)
     tensor([0.8570, 1.5502], dtype=float64)
@@ -685,8 +686,6 @@ cpdef Variable mvlgamma(object input, object p):
         raise RuntimeError("mvlgamma(): p has to be greater than or equal to 1")
     _refuse_complex(input, None, "mvlgamma")
     cdef Variable x = _float_input(input, "mvlgamma")
-    if not bool((x._data > (p - 1) / 2.0).all()):
-        raise RuntimeError("mvlgamma(): All elements must be greater than (p-1)/2")
     xp = _xp_of(x._data)
     shifts = xp.asarray(-numpy.arange(p, dtype=numpy.float64) / 2.0).astype(x._data.dtype)
     terms = lgamma(add(unsqueeze(x, -1), shifts))
@@ -976,6 +975,11 @@ cpdef Variable sinc(object input):
     >>> sinc(Variable(numpy.array([0., 0.5, 1.])))
     tensor([1.0000e+00, 6.3662e-01, 3.8982e-17], dtype=float64)
     """
+    if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) == b'c':
+        # torch takes complex input: pyad.special.sinc's composition (sin(pi z) / (pi z),
+        # 1 at 0, differentiable with gradient 0 there)
+        from pyad import special
+        return special.sinc(input)
     _refuse_complex(input, None, "sinc")
     return _float_unary(_sinc_data, input, SincBackward, 1, "sinc")
 
