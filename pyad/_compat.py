@@ -430,6 +430,11 @@ def pinverse(input, rcond=1e-15):
     [[0.5, 0.0], [0.0, 0.25]]
     """
     x = _matrix(input, "pinverse")
+    if x.dtype.kind not in "fc" or x.dtype.itemsize < (4 if x.dtype.kind == "f" else 8):
+        # torch's pinv checks the dtype before its SVD: a RuntimeError for any dtype
+        # without a LAPACK kernel (half included)
+        raise RuntimeError("pinverse(): Expected a float32, float64, complex64 or "
+                           "complex128 Variable as input. Got %s" % x.dtype)
     u, s, vh = _engine.svd(x, full_matrices=False)
     if s.shape[-1] == 0:
         return _engine.transpose(x, -2, -1) * 0
@@ -484,7 +489,12 @@ def cholesky_inverse(input, upper=False):
     >>> pyad.cholesky_inverse(pyad.tensor([[2.0, 0.0], [0.0, 1.0]])).tolist()
     [[0.25, 0.0], [0.0, 1.0]]
     """
-    lower = _triangle_factor(_matrix(input, "cholesky_inverse"), upper)
+    x = _matrix(input, "cholesky_inverse")
+    if x.dtype.kind not in "fc" or x.dtype.itemsize < (4 if x.dtype.kind == "f" else 8):
+        raise NotImplementedError("cholesky_inverse(): not implemented for %s input (a "
+                                  "float32, float64, complex64 or complex128 Variable is "
+                                  "needed)" % x.dtype)
+    lower = _triangle_factor(x, upper)
     try:
         inv_lower = _engine.inv(lower)
     except (RuntimeError, ValueError) as exc:

@@ -705,9 +705,26 @@ cdef Variable _matrix_input(object input, str what, bint square):
                            % (what, _shape_str(shape)))
     if x._data.dtype.kind not in "fc" or x._data.dtype.itemsize < (
             4 if x._data.dtype.kind == "f" else 8):
-        raise TypeError("%s(): expected a float32, float64, complex64 or complex128 "
-                        "input, got %s" % (what, x._data.dtype))
+        _refuse_matrix_dtype(x._data.dtype, what)
     return x
+
+
+cdef int _refuse_matrix_dtype(object dtype, str what) except -1:
+    # torch's error types for a LAPACK op on a dtype it has no kernel for: integer and
+    # bool input is a RuntimeError (cholesky's a NotImplementedError, its kernel's), half
+    # precision a NotImplementedError, or a RuntimeError where torch checks precision
+    # first (inv, slogdet, matrix_power)
+    if dtype.kind not in "fc":
+        if what == "cholesky":
+            raise NotImplementedError("%s(): not implemented for %s input (a float32, "
+                                      "float64, complex64 or complex128 Variable is needed)"
+                                      % (what, dtype))
+        raise RuntimeError("%s(): Expected a floating point or complex Variable as input. "
+                           "Got %s" % (what, dtype))
+    if what in ("inv", "slogdet", "matrix_power"):
+        raise RuntimeError("%s(): Low precision dtypes not supported. Got %s" % (what, dtype))
+    raise NotImplementedError("%s(): not implemented for %s input (a float32, float64, "
+                              "complex64 or complex128 Variable is needed)" % (what, dtype))
 
 
 cdef object _linalg_call(object f, str what, str failure, tuple args):

@@ -962,3 +962,24 @@ def test_messages_name_the_function():
         pyad.special.multigammaln(pyad.tensor([2.5]), 0)
     with pytest.raises(NotImplementedError, match=r"special\.round\(\)"):
         pyad.special.round(pyad.tensor([1, 2]))
+
+
+@pytest.mark.parametrize("name", ["det", "inverse", "slogdet", "logdet", "svd", "cholesky",
+                                  "qr", "matrix_power", "pinverse", "cholesky_inverse"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool", "float16"])
+def test_top_level_matrix_ops_refuse_dtypes_with_torchs_error_types(name, dtype):
+    # the top-level spellings go straight to the engine ops: the same exception types as
+    # torch for a dtype with no LAPACK kernel
+    import warnings
+    outcomes = []
+    for lib in (torch, pyad):
+        x = lib.eye(2, dtype=getattr(lib, dtype))
+        args = (-1,) if name == "matrix_power" else ()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                getattr(lib, name)(x, *args)
+            outcomes.append("ok")
+        except Exception as exc:        # noqa: BLE001  (the type is what is compared)
+            outcomes.append(type(exc).__name__)
+    assert outcomes[0] == outcomes[1], (name, dtype, outcomes)
