@@ -178,6 +178,8 @@ class device:
     def __init__(self, type: str | device, index: int | None = None) -> None: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
+
+_device = device
 '''
 VARIABLE_DUNDERS = '''\
     __array_priority__: ClassVar[int]
@@ -251,12 +253,12 @@ HANDWRITTEN_CLASSES = {"RemovableHandle", "device", "max_result"}
 SKIP_NAMES = {"cupy", "__test__"}
 
 
-_BUILTIN = re.compile(r"\b(int|float|bool|str)\b")
+_BUILTIN = re.compile(r"\b(int|float|bool|str|device)\b")
 
 
 def _b(annotation):
-    """Annotation text with int/float/bool/str spelled as the module-level aliases
-    (inside class Variable those names are its methods)."""
+    """Annotation text with int/float/bool/str/device spelled as the module-level
+    aliases (inside class Variable those names are its methods and its device property)."""
     return _BUILTIN.sub(r"_\1", annotation)
 
 
