@@ -1194,7 +1194,9 @@ def _bfloat16(self, memory_format=None):
     hold bfloat16 data, so this raises the TypeError ``to`` raises."""
     import pyad
     if not hasattr(pyad, "bfloat16"):
-        raise TypeError("bfloat16(): pyad.bfloat16 needs the optional ml_dtypes package")
+        # (the dtype object exists only with ml_dtypes installed)
+        raise TypeError("bfloat16(): the bfloat16 dtype needs the optional ml_dtypes "
+                        "package")
     return self.to(pyad.bfloat16)
 
 
