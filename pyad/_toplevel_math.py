@@ -1190,7 +1190,7 @@ def detach_(input):
 # -- Variable methods ----------------------------------------------------------------------
 
 def _bfloat16(self, memory_format=None):
-    """``self.to(pyad.bfloat16)`` (torch's ``Tensor.bfloat16``); pyad's Variables cannot
+    """``self.to(bfloat16)`` (torch's ``Tensor.bfloat16``); pyad's Variables cannot
     hold bfloat16 data, so this raises the TypeError ``to`` raises."""
     import pyad
     if not hasattr(pyad, "bfloat16"):
