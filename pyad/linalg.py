@@ -1473,7 +1473,6 @@ def _wraps(engine_fn):
     def deco(fn):
         fn.__name__ = fn.__qualname__ = engine_fn.__name__
         fn.__doc__ = fn.__doc__ or engine_fn.__doc__
-        fn.__module__ = __name__
         fn._engine_op = engine_fn
         return fn
     return deco

@@ -17,6 +17,7 @@ from pyad._engine import lgamma as gammaln
 from pyad._engine import digamma as psi
 from pyad._toplevel_math import igamma as gammainc
 from pyad._toplevel_math import igammac as gammaincc
+from pyad.linalg import _wraps  # (names and documents a wrapper as its engine op)
 
 __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "exp2", "expm1", "log1p", "gammaln",
            "digamma", "psi", "polygamma", "multigammaln", "xlogy", "xlog1py", "sinc", "round",
@@ -32,16 +33,6 @@ import numpy as _np
 import pyad as _pyad
 from pyad import _engine
 
-def _wraps(engine_fn):
-    """Name and document a wrapper as the engine op it calls (its own signature stays
-    visible)."""
-    def deco(fn):
-        fn.__name__ = fn.__qualname__ = engine_fn.__name__
-        fn.__doc__ = fn.__doc__ or engine_fn.__doc__
-        fn.__module__ = __name__
-        fn._engine_op = engine_fn
-        return fn
-    return deco
 
 
 _TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
