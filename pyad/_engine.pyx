@@ -4301,6 +4301,25 @@ cdef void _plan_inputs(_GraphTask task, Node root, tuple inputs, bint accumulate
         targets = set()
         exec_targets = set()
     for i in range(len(inputs)):
+        if not isinstance(inputs[i], Variable):
+            # a GradientEdge (checked by _as_inputs): its node, and the output it names
+            node = <Node>(<tuple>inputs[i])[0]
+            nr = (<tuple>inputs[i])[1]
+            if node._gc_state == 0:
+                _seal_node(node)
+            if accumulate:
+                mark = _MARK_TARGET | _MARK_EXEC   # a leaf's accumulator accumulates
+            else:
+                task.captures.setdefault(node, []).append((nr, i))
+                mark = _MARK_TARGET | _MARK_CAPTURED
+            if in_fields:
+                if node._in_task:
+                    node._in_task |= mark
+            else:
+                targets.add(node)
+                if mark & _MARK_EXEC:
+                    exec_targets.add(node)
+            continue
         v = inputs[i]
         node = _node_of(v)
         nr = v._output_nr if v._grad_fn is not None else 0
@@ -4483,6 +4502,59 @@ cdef tuple _as_tuple(object x):
     return tuple(x)
 
 
+# torch.autograd.graph.GradientEdge: a named (node, output_nr) pair that grad() and
+# backward(inputs=...) take in place of a Variable (the gradient flowing into that
+# output of that node). Defined here because the engine tells it apart from a plain
+# tuple; pyad.autograd.graph exports it.
+import collections as _collections
+GradientEdge = _collections.namedtuple("GradientEdge", ("node", "output_nr"))
+GradientEdge.__module__ = "pyad.autograd.graph"
+GradientEdge.__doc__ = """An edge of the backward graph: the gradient that flows into output
+``output_nr`` of ``node``. ``pyad.autograd.graph.get_gradient_edge(v)`` gives the one
+``v``'s gradient flows into; ``grad()`` and ``backward(inputs=...)`` take it in place
+of a Variable, so a gradient can be asked for after the Variable itself is gone."""
+
+
+def _gradient_edge(Variable tensor):
+    """``get_gradient_edge(tensor)``: the node and output number ``tensor``'s gradient
+    flows into (its ``grad_fn``, or a leaf's ``AccumulateGrad``)."""
+    if not _requires_grad_now(tensor):
+        raise RuntimeError("get_gradient_edge(): it is not possible to get the gradient "
+                           "edge for a Variable that does not require gradients")
+    cdef Node node = _node_of(tensor)
+    return GradientEdge(node, tensor._output_nr if tensor._grad_fn is not None else 0)
+
+
+cdef tuple _as_inputs(object x, str what):
+    # The inputs= of grad() and backward(): Variables and GradientEdges, checked (an
+    # edge's output_nr indexes the node's incoming gradients in C: guarded here).
+    cdef tuple ins
+    cdef Node node
+    if isinstance(x, (Variable, GradientEdge)):
+        ins = (x,)
+    elif x is None:
+        ins = ()
+    else:
+        ins = tuple(x)
+    for v in ins:
+        if isinstance(v, Variable):
+            continue
+        if not isinstance(v, GradientEdge):
+            raise TypeError("%s(): inputs must be Variables or GradientEdges, got %s"
+                            % (what, type(v).__name__))
+        if not isinstance((<tuple>v)[0], Node):
+            raise TypeError("%s(): a GradientEdge's node must be a Node, got %s"
+                            % (what, type((<tuple>v)[0]).__name__))
+        nr = (<tuple>v)[1]
+        node = <Node>(<tuple>v)[0]
+        if not isinstance(nr, int) or isinstance(nr, bool) or \
+                not 0 <= nr < node._num_outputs:
+            raise RuntimeError("%s(): GradientEdge output_nr %r is out of range for %s "
+                               "with %d output(s)" % (what, nr, node.name(),
+                                                      node._num_outputs))
+    return ins
+
+
 cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint is_grad):
     # -> (the outputs that require grad, their gradients)
     cdef list result = []
@@ -4594,19 +4666,21 @@ cdef _run_backward(tuple outputs, object grad_tensors, object retain_graph,
     outputs, roots = _make_root_grads(outputs, grad_tensors, create, False)
     cdef tuple ins = None
     if inputs is not None:
-        ins = _as_tuple(inputs)
+        ins = _as_inputs(inputs, "backward")
         if len(ins) == 0:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         for v in ins:
-            if not isinstance(v, Variable) or not (<Variable>v)._requires_grad:
+            if isinstance(v, Variable) and not (<Variable>v)._requires_grad:
                 raise RuntimeError("backward(): every Variable in inputs= must require grad")
     captured = _execute(outputs, roots, keep, create, ins, True)
     if ins is not None:
         # Non-leaf inputs were captured; they receive .grad like retain_grad would.
+        # (A GradientEdge has no Variable to receive it: its node runs, as torch's.)
         for i in range(len(ins)):
             v = ins[i]
             g = captured[i]
-            if (<Variable>v)._grad_fn is None or g is None or (<Variable>v)._retains_grad:
+            if not isinstance(v, Variable) or (<Variable>v)._grad_fn is None or \
+                    g is None or (<Variable>v)._retains_grad:
                 continue                     # (retain_grad's hook already stored it)
             if not create:
                 g = _wrap((<Variable>g)._data.copy())
@@ -4643,7 +4717,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     cdef tuple outs = _as_tuple(outputs)
-    cdef tuple ins = _as_tuple(inputs)
+    cdef tuple ins = _as_inputs(inputs, "grad")
     cdef bint create = bool(create_graph)
     cdef bint keep = create if retain_graph is None else bool(retain_graph)
     if len(ins) == 0:
@@ -4651,9 +4725,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                            "`grad()` cannot be empty.")
     for i in range(len(ins)):
         v = ins[i]
-        if not isinstance(v, Variable):
-            raise TypeError("grad(): inputs must be Variables, got %s" % type(v).__name__)
-        if not _requires_grad_now(<Variable>v):
+        if isinstance(v, Variable) and not _requires_grad_now(<Variable>v):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if is_grads_batched:                      # (the inputs are checked Variables now)
         return _grad_batched(outs, ins, grad_outputs, retain_graph, create_graph,
@@ -4669,6 +4741,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "been used in the graph. Set allow_unused=True if this is "
                                    "the desired behavior.")
             if materialize_grads:
+                if not isinstance(ins[i], Variable):
+                    raise RuntimeError("materialize_grads cannot be used when the given "
+                                       "input is a GradientEdge")
                 # Zeros; under create_graph a leaf that requires grad, as torch's, so
                 # that it takes part in the next differentiation like any other gradient.
                 d = (<Variable>ins[i])._data
@@ -4726,7 +4801,12 @@ cdef tuple _grad_batched(tuple outs, tuple ins, object grad_outputs, object reta
     result = []
     for i in range(len(ins)):
         column = [row[i] for row in rows]
-        d = (<Variable>ins[i])._data
+        if not isinstance(ins[i], Variable) and (batch == 0 or (
+                column[0] is None and materialize_grads)):
+            raise RuntimeError("grad(): is_grads_batched cannot make the gradient of a "
+                               "GradientEdge input that no row reached (its shape is "
+                               "not known); pass the Variable instead")
+        d = (<Variable>ins[i])._data if isinstance(ins[i], Variable) else None
         if batch == 0:
             g = _wrap(_xp_of(d).zeros((0,) + d.shape, dtype=d.dtype))
         elif column[0] is None:

@@ -43,7 +43,7 @@ _in_tangent_pass = [False]   # True while unpack_dual runs its two reverse passe
 
 
 class _Level:
-    __slots__ = ("level", "leaves", "tangents", "leaf_ids", "duals", "cache")
+    __slots__ = ("level", "leaves", "tangents", "leaf_ids", "duals", "cache", "marked")
 
     def __init__(self, level):
         self.level = level
@@ -52,6 +52,7 @@ class _Level:
         self.leaf_ids = set()  # ids of their AccumulateGrad nodes
         self.duals = {}       # id(dual) -> (weakref(dual), version, tangent as given)
         self.cache = {}       # id(var) -> (weakref(var), version, primal, tangent)
+        self.marked = set()   # ids of private leaves whose duals _require_grad marked
 
 
 def _forget(key):
@@ -118,7 +119,21 @@ def _depends_on_user_leaf(var):
         return False
     if var.grad_fn is None:       # a leaf: the user's, or one of the private ones
         return not any(leaf is var for leaf in (_level_state.leaves if _level_state else ()))
-    return _reaches(var, lambda node: not _is_private(node))
+    marked = _level_state.marked if _level_state is not None else ()
+    return _reaches(var, lambda node: not _is_private(node) or id(node) in marked)
+
+
+def _require_grad(dual):
+    """torch's ``make_dual(x, t).requires_grad_(True)`` on an ``x`` that does not
+    require grad: the dual becomes a leaf of reverse mode, so what is computed from it,
+    tangents included, carries history (a forward-over-reverse Hessian's result
+    requires grad, as torch's). A pyad dual already records a graph (to a private
+    leaf); this makes that leaf count as the user's. Returns ``dual``."""
+    state = _level_state
+    if state is None or dual.grad_fn is None or dual.grad_fn.name() != "_MakeDualBackward":
+        return dual.requires_grad_(True)
+    state.marked.add(id(dual.grad_fn.next_functions[1][0]))
+    return dual
 
 
 def _depends_on_level(var, state):
@@ -170,6 +185,7 @@ def exit_dual_level(*, level=None):
         state.duals.clear()
         state.leaves.clear()
         state.tangents.clear()
+        state.marked.clear()
 
 
 def _resolve_level(level, api, invalid):

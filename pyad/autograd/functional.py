@@ -476,7 +476,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         if outer_jacobian_strategy == "forward-mode":
             # as torch: the duals are made to require grad, so the inner reverse pass
             # keeps its graph (and the result is differentiable)
-            args = tuple(arg.requires_grad_(True) for arg in args)
+            from pyad.autograd import forward_ad as fwAD
+            args = tuple(fwAD._require_grad(arg) for arg in args)
         jac = jacobian(scalar_func, args, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
         return jac

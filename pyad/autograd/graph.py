@@ -22,7 +22,7 @@ import shutil
 import pyad
 from pyad import _engine
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+__all__ = ["GradientEdge", "get_gradient_edge", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "increment_version", "register_multi_grad_hook",
            "allow_mutation_on_saved_tensors", "to_dot", "render"]
 
@@ -129,6 +129,28 @@ def allow_mutation_on_saved_tensors():
     """
     with saved_tensors_hooks(lambda tensor: tensor.detach().clone(), lambda tensor: tensor):
         yield None
+
+
+GradientEdge = _engine.GradientEdge
+
+
+def get_gradient_edge(tensor):
+    """The `GradientEdge` ``tensor``'s gradient flows into: its ``grad_fn`` (or, for a
+    leaf, its ``AccumulateGrad`` node) and its output number, as
+    ``torch.autograd.graph.get_gradient_edge``. ``grad()`` and ``backward(inputs=...)``
+    take the edge in place of the Variable.
+
+    >>> import pyad
+    >>> x = pyad.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = x * 2
+    >>> edge = get_gradient_edge(y)
+    >>> pyad.autograd.grad((y * y).sum(), edge)
+    (tensor([4., 8.]),)
+    """
+    if not isinstance(tensor, pyad.Variable):
+        raise TypeError("get_gradient_edge(): expected a Variable, got %s"
+                        % type(tensor).__name__)
+    return _engine._gradient_edge(tensor)
 
 
 def increment_version(tensor):
