@@ -13,7 +13,10 @@ growth: recording cost per op (mul + tanh pairs on shape (1,), forward only, cyc
     collector's passes over the growing graph are part of it), and the same for pyad
     with the collector disabled (the growth left there is the caches', not the GC's),
     and for the NumPy floor: the same ufunc calls on plain arrays with every result
-    kept alive in a list, no graph (what touching ever more live memory costs).
+    kept alive in a list, no graph (what touching ever more live memory costs);
+    "pyad, marginal" is the cost per op of recording 2000 more pairs on top of a live
+    graph of N nodes (built first, untimed): the cost at a live-graph size, not
+    averaged over a build.
 big: sum(tanh(2x+1)*x) forward+backward on 10^6 float64 in a process that never
     imports torch, three columns interleaved in one run: the hand-written NumPy floor,
     pyad, and pyad inside ``pyad.memory_pool()``; time (min of N) and page faults
@@ -94,8 +97,43 @@ def growth(args):
     # kept alive in a list (as a graph keeps what its backward needs). Its growth is
     # what touching ever more live memory costs any code, with no graph at all.
     frameworks.insert(3, ("numpy, kept", np))
+    # "pyad, marginal" is the cost of recording 2000 more pairs on top of a live graph
+    # of N nodes (built first, untimed): the cost per op *at* a live-graph size, which
+    # the build columns above average over a graph growing from 0 to N, and whose own
+    # fresh memory (N ops' worth) decides how much of it the caches hold.
+    frameworks.insert(4, ("pyad, marginal", pyad))
+    batch = 2000 if not args.smoke else 50
     rows = {}
     for name, lib in frameworks:
+        if name.endswith("marginal"):
+            x = pyad.Variable(np.ones(1), requires_grad=True)
+
+            def build_base(n, x=x, mul=lib.mul, tanh=lib.tanh):
+                y = x
+                for _ in range(n // 2):
+                    y = tanh(mul(y, 0.5))
+                return y
+
+            for n in sizes:
+                base = build_base(n)
+                best = float("inf")
+                c0 = _gc_collections()
+                f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+                for _ in range(args.repeat):
+                    z = base
+                    t0 = time.perf_counter()
+                    for _ in range(batch):
+                        z = lib.tanh(lib.mul(z, 0.5))
+                    best = min(best, (time.perf_counter() - t0) / (2 * batch))
+                    del z                            # (freeing it is not timed)
+                faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / (
+                    2 * batch * args.repeat)
+                c1 = _gc_collections()
+                rows.setdefault(n, {})[name] = (best * 1e6, [b - a for a, b in zip(c0, c1)],
+                                                faults)
+                del base
+                gc.collect()
+            continue
         if lib is np:
             x = np.ones(1)
 

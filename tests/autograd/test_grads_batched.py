@@ -137,7 +137,7 @@ def test_gradcheck_forward_mode_switches():
 def test_batched_inputs_are_checked_first():
     # (an empty batch once reached the inputs unchecked: a crash on a non-Variable)
     xp, _ = _pair([1.0, 2.0])
-    with pytest.raises(TypeError, match="inputs must be Variables, got int"):
+    with pytest.raises(TypeError, match="inputs must be Variables or GradientEdges, got int"):
         pyad.autograd.grad(xp * 2, [3], pyad.zeros(0, 2, dtype=pyad.float64),
                            is_grads_batched=True)
     with pytest.raises(RuntimeError, match="grad requires non-empty inputs"):
