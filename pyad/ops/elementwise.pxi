@@ -230,6 +230,27 @@ cpdef Variable add(object input, object other, object alpha=1):
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+cdef inline bint _is_bool_operand(object x):
+    if isinstance(x, Variable):
+        return _dtype_kind((<Variable>x)._data) == b'b'
+    if isinstance(x, (bool, numpy.bool_)):
+        return True
+    return isinstance(x, numpy.ndarray) and (<object>x).dtype.kind == "b"
+
+
+cdef void _refuse_bool_subtraction(object a, object b, str what) except *:
+    # torch's sub_check: no bool operand at all (a Python bool included)
+    cdef bint ba = _is_bool_operand(a), bb = _is_bool_operand(b)
+    if ba and bb:
+        raise RuntimeError("%s(): Subtraction, the `-` operator, with two bool Variables is "
+                           "not supported. Use the `^` or `logical_xor()` operator instead."
+                           % what)
+    if ba or bb:
+        raise RuntimeError("%s(): Subtraction, the `-` operator, with a bool Variable is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead." % what)
+
+
 cdef class SubBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):                # g, -g
         cdef Variable g = grads[0]
@@ -247,6 +268,7 @@ cpdef Variable sub(object input, object other, object alpha=1):
     >>> sub(Variable(numpy.array([5., 7.])), 2, alpha=0.5)
     tensor([4., 6.], dtype=float64)
     """
+    _refuse_bool_subtraction(input, other, "sub")
     if alpha is not _ONE and alpha != 1:
         other = _scaled(other, alpha)
     data = _apply_binary(_np_subtract, input, other, "sub")
@@ -1843,12 +1865,13 @@ cdef class LogaddexpBackward(_BinaryNode):
 
 cdef Variable _logaddexp(object ufunc, object input, object other, double scale, str what):
     _refuse_complex(input, other, what)
-    for operand in (input, other):
-        if isinstance(operand, Variable) and _kind_category(
-                _dtype_kind((<Variable>operand)._data)) <= 1:
-            name = str((<Variable>operand)._data.dtype)
-            raise NotImplementedError('%s(): "%s_cpu" not implemented for \'%s\''
-                                      % (what, what, _torch_dtype_name(name)))
+    # torch promotes the operands first (an integer Variable with a floating one computes
+    # in the floating dtype); only an integer or bool result has no kernel
+    rt = _torch_result_dtype(_binary_operand_data(input, what, "input"),
+                             _binary_operand_data(other, what, "other"))
+    if _category(rt) <= 1:
+        raise NotImplementedError('%s(): "%s_cpu" not implemented for \'%s\''
+                                  % (what, what, _torch_dtype_name(rt)))
     data = _apply_binary(ufunc, input, other, what)
     cdef LogaddexpBackward node
     if _binary_records(input, other):
@@ -2367,6 +2390,15 @@ cdef void _check_bitwise(object x, str what) except *:
                         "operand" % what)
 
 
+cdef void _check_bitwise2(object a, object b, str what) except *:
+    # torch promotes, then finds no bitwise kernel for a floating or complex result
+    rt = _torch_result_dtype(_binary_operand_data(a, what, "input"),
+                             _binary_operand_data(b, what, "other"))
+    if _category(rt) >= 2:
+        raise NotImplementedError('%s(): "%s_cpu" not implemented for \'%s\''
+                                  % (what, what, _torch_dtype_name(rt)))
+
+
 @profiled_op
 cpdef Variable bitwise_not(object input):
     """Elementwise NOT of bool or integer Variables (``~x``).
@@ -2385,8 +2417,7 @@ cpdef Variable bitwise_and(object input, object other):
     >>> bitwise_and(Variable(numpy.array([True, False])), True)
     tensor([ True, False])
     """
-    _check_bitwise(input, "bitwise_and")
-    _check_bitwise(other, "bitwise_and")
+    _check_bitwise2(input, other, "bitwise_and")
     return _no_grad_binary(numpy.bitwise_and, input, other, "bitwise_and")
 
 
@@ -2397,8 +2428,7 @@ cpdef Variable bitwise_or(object input, object other):
     >>> bitwise_or(Variable(numpy.array([True, False])), False)
     tensor([ True, False])
     """
-    _check_bitwise(input, "bitwise_or")
-    _check_bitwise(other, "bitwise_or")
+    _check_bitwise2(input, other, "bitwise_or")
     return _no_grad_binary(numpy.bitwise_or, input, other, "bitwise_or")
 
 
@@ -2409,8 +2439,7 @@ cpdef Variable bitwise_xor(object input, object other):
     >>> bitwise_xor(Variable(numpy.array([True, False])), True)
     tensor([False,  True])
     """
-    _check_bitwise(input, "bitwise_xor")
-    _check_bitwise(other, "bitwise_xor")
+    _check_bitwise2(input, other, "bitwise_xor")
     return _no_grad_binary(numpy.bitwise_xor, input, other, "bitwise_xor")
 
 

@@ -202,6 +202,7 @@ cpdef Variable sub_(object input, object other):
     >>> sub_(Variable(numpy.array([3., 4.])), 1)
     tensor([2., 3.], dtype=float64)
     """
+    _refuse_bool_subtraction(input, other, "sub_")
     return _inplace_binary(_inplace_target(input, "sub_"), other, _np_subtract, 1,
                            "sub_")
 

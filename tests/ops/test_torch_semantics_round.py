@@ -482,6 +482,43 @@ def test_bool_subtraction_is_refused_as_torch(call):
 
 
 @pytest.mark.parametrize("call", [
+    lambda L: L.tensor([True]) - L.tensor([1]),
+    lambda L: L.tensor([1.5]) - L.tensor([True]),
+    lambda L: L.tensor([1, 2]) - True,
+    lambda L: True - L.tensor([1.0]),
+    lambda L: L.tensor([True]) - 1.5,
+    lambda L: L.sub(L.tensor([2]), L.tensor([True]), alpha=2),
+    lambda L: L.tensor([2.0]).sub_(True),
+    lambda L: L.tensor([2]).sub_(L.tensor([True])),
+])
+def test_subtraction_with_one_bool_operand_is_refused_as_torch(call):
+    for lib in LIBS:
+        with pytest.raises(RuntimeError, match="with a bool .* use the `~` or `logical_not"):
+            call(lib)
+
+
+@pytest.mark.parametrize("a, b, dtype", [
+    ([1, 2], [0.5, 3.0], "float32"),
+    ([True, False], [0.5, 3.0], "float64"),
+    ([3, -1], [0.25, 1.0], "float16"),
+])
+def test_logaddexp_promotes_integer_operands_as_torch(a, b, dtype):
+    for name, ref in (("logaddexp", np.logaddexp), ("logaddexp2", np.logaddexp2)):
+        expected = ref(np.array(a, np.float64), np.array(b, np.float64))
+        for lib in LIBS:
+            x = lib.tensor(a)
+            y = lib.tensor(b, dtype=getattr(lib, dtype))
+            for r in (getattr(lib, name)(x, y), getattr(lib, name)(y, x)):
+                assert str(r.dtype).replace("torch.", "") == dtype
+                np.testing.assert_allclose(as_np(r).astype(np.float64), expected,
+                                           rtol=2e-3 if dtype == "float16" else 1e-6)
+    for lib in LIBS:
+        with pytest.raises(NotImplementedError, match="\"logaddexp_cpu\" not implemented "
+                                                      "for 'Long'"):
+            lib.logaddexp(lib.tensor([1]), lib.tensor([2]))
+
+
+@pytest.mark.parametrize("call", [
     lambda L: L.log_softmax(L.tensor([1, 2]), 0),
     lambda L: L.softmax(L.tensor([1, 2]), 0),
     lambda L: L.nn.functional.softmin(L.tensor([1, 2]), 0),
