@@ -1854,25 +1854,54 @@ cdef class LogaddexpBackward(_BinaryNode):
         ga = gb = None
         with numpy.errstate(over="ignore"):     # e^big = inf is the right answer: 1/inf = 0
             if self._needs_input_grad(0):
-                ga = self.grad_a(div(g, add(exp(self._scaled(sub(b, a))), 1)))
+                ga = self.grad_a(div(g, self._conj(add(exp(self._scaled(sub(b, a))), 1))))
             if self._needs_input_grad(1):
-                gb = self.grad_b(div(g, add(exp(self._scaled(sub(a, b))), 1)))
+                gb = self.grad_b(div(g, self._conj(add(exp(self._scaled(sub(a, b))), 1))))
         return (ga, gb)
+
+    cdef object _conj(self, Variable d):
+        # complex operands: the derivative's conjugate (torch's convention)
+        return conj(d) if _dtype_kind(d._data) == b'c' else d
 
     cdef object _scaled(self, object difference):
         return difference if self.scale == 1.0 else mul(difference, self.scale)
 
 
+cdef object _complex_logaddexp(object da, object db, object rt, object xp):
+    # torch's complex log(e^a + e^b): the operand with the larger real part factored out;
+    # two equal infinite real parts give the smaller operand (-inf) or the direct sum
+    # (+inf); a NaN in the smaller operand gives nan+nanj.
+    a, b = xp.broadcast_arrays(xp.asarray(da, dtype=rt), xp.asarray(db, dtype=rt))
+    swap = a.real < b.real
+    hi = xp.where(swap, b, a)
+    lo = xp.where(swap, a, b)
+    with numpy.errstate(all="ignore"):
+        out = hi + xp.log1p(xp.exp(lo - hi))
+        both_inf = xp.isinf(lo.real) & (lo.real == hi.real)
+        out = xp.where(both_inf, xp.where(lo.real < 0, lo, xp.log(xp.exp(lo) + xp.exp(hi))),
+                       out)
+        out = xp.where(xp.isnan(lo.real) | xp.isnan(lo.imag),
+                       xp.asarray(complex(float("nan"), float("nan")), dtype=rt), out)
+    return xp.ascontiguousarray(out)
+
+
 cdef Variable _logaddexp(object ufunc, object input, object other, double scale, str what):
-    _refuse_complex(input, other, what)
     # torch promotes the operands first (an integer Variable with a floating one computes
-    # in the floating dtype); only an integer or bool result has no kernel
-    rt = _torch_result_dtype(_binary_operand_data(input, what, "input"),
-                             _binary_operand_data(other, what, "other"))
-    if _category(rt) <= 1:
+    # in the floating dtype); only an integer or bool result has no kernel, and base 2
+    # none for complex
+    da = _binary_operand_data(input, what, "input")
+    db = _binary_operand_data(other, what, "other")
+    rt = _torch_result_dtype(da, db)
+    cdef int category = _category(rt)
+    if category <= 1 or (category == 3 and scale != 1.0):
         raise NotImplementedError('%s(): "%s_cpu" not implemented for \'%s\''
                                   % (what, what, _torch_dtype_name(rt)))
-    data = _apply_binary(ufunc, input, other, what)
+    if category == 3:
+        data = _complex_logaddexp(da, db, rt, _xp_of(
+            (<Variable>input)._data if isinstance(input, Variable) else
+            (<Variable>other)._data if isinstance(other, Variable) else da))
+    else:
+        data = _apply_binary(ufunc, input, other, what)
     cdef LogaddexpBackward node
     if _binary_records(input, other):
         node = LogaddexpBackward.__new__(LogaddexpBackward)

@@ -540,3 +540,41 @@ def test_bool_negation_and_complex_to_real_scalars_raise_runtime_error_as_torch(
         with pytest.raises(RuntimeError):
             call(lib)
     assert complex(pyad.tensor(1 + 2j)) == 1 + 2j
+
+
+def test_complex_logaddexp_values_and_gradients_match_torch():
+    torch = pytest.importorskip("torch")
+    inf, nan = float("inf"), float("nan")
+    a_vals = [1 + 2j, -1 + 0.5j, complex(-inf, 0), complex(inf, 0), 3 + 0j, -2 - 1j]
+    b_vals = [0.5 - 1j, 2 + 3j, complex(-inf, 0), 1 + 1j, complex(nan, 0), -2 + 1j]
+    w = np.array([1 + 1j, 2 - 1j, 1, 1, 1, 0.5j])
+    out = {}
+    for lib in LIBS:
+        a = lib.tensor(np.array(a_vals), requires_grad=True)
+        b = lib.tensor(np.array(b_vals), requires_grad=True)
+        r = lib.logaddexp(a, b)
+        (r * lib.tensor(w)).real.sum().backward()
+        out[lib.__name__] = [as_np(r), as_np(a.grad), as_np(b.grad), str(r.dtype)]
+    got, expected = out["pyad"], out["torch"]
+    assert got[3].replace("torch.", "") == expected[3].replace("torch.", "") == "complex128"
+    for g, e in zip(got[:3], expected[:3]):
+        np.testing.assert_allclose(g, e, rtol=1e-12, equal_nan=True)
+    # the finite entries' gradients from the formula itself (not torch's output)
+    a0, b0 = np.array(a_vals[:2] + a_vals[5:]), np.array(b_vals[:2] + b_vals[5:])
+    w0 = np.concatenate([w[:2], w[5:]])
+    expected_a = np.conj(w0) / np.conj(1 + np.exp(b0 - a0))
+    np.testing.assert_allclose(np.concatenate([got[1][:2], got[1][5:]]), expected_a,
+                               rtol=1e-12)
+    for lib in LIBS:                                       # promotion and logaddexp2
+        r = lib.logaddexp(lib.tensor([1 + 1j], dtype=lib.complex64),
+                          lib.tensor([2.0], dtype=lib.float64))
+        assert str(r.dtype).replace("torch.", "") == "complex128"
+        with pytest.raises(NotImplementedError, match="'ComplexDouble'"):
+            lib.logaddexp2(lib.tensor([1 + 1j], dtype=lib.complex128), lib.tensor([2.0]))
+
+
+def test_complex_logaddexp_gradcheck():
+    a = pyad.tensor(np.array([1 + 2j, -1 + 0.5j, 0.3 - 2j]), requires_grad=True)
+    b = pyad.tensor(np.array([0.5 - 1j, 2 + 3j, 0.3 + 1j]), requires_grad=True)
+    assert pyad.autograd.gradcheck(pyad.logaddexp, (a, b))
+    assert pyad.autograd.gradgradcheck(pyad.logaddexp, (a, b))
