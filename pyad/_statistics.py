@@ -43,13 +43,13 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, what):
     x = _as_variable(input, what)
-    if x.dtype.kind != "f":
+    if x.dtype not in (numpy.float32, numpy.float64):      # torch: not float16 either
         raise RuntimeError("%s(): input Variable must be either float or double dtype" % what)
     if x.numel() == 0:
         raise RuntimeError("%s(): input Variable must be non-empty" % what)
     if interpolation not in _INTERPOLATIONS:
-        raise ValueError("%s(): interpolation must be one of linear, lower, higher, "
-                         "midpoint or nearest. Got %r" % (what, interpolation))
+        raise RuntimeError("%s(): interpolation must be one of linear, lower, higher, "
+                           "midpoint or nearest. Got %r" % (what, interpolation))
     scalar_q = not isinstance(q, _Variable) and numpy.ndim(q) == 0
     if isinstance(q, _Variable):
         if q.dtype != x.dtype:
@@ -87,7 +87,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, what):
     if ignore_nan:
         valid = (~nan).sum(-1, keepdims=True)
         ranks = qs * (valid - 1)
-        ranks = xp.where(valid == 0, n - 1, ranks)        # all nan: nan
+        ranks = xp.where(valid == 0, 0, ranks)            # all nan: nan (the first, as torch)
     else:
         ranks = qs * (n - 1) + xp.zeros(data.shape[:-1] + (1,))
         ranks = xp.where(nan[..., n - 1:], n - 1, ranks)  # any nan: nan

@@ -70,6 +70,12 @@ R = {
         'engine: unique(dim=d) with a zero-size dim other than d: torch raises RuntimeError',
     'norm_cplx_denormal':
         'engine: norm backward for complex input gives nan at a denormal element (1e-310); torch sgn(z) = z/|z| there',
+    'var_args_type':
+        "engine: var/std with both unbiased= and correction= raise RuntimeError; torch's signature refuses it (TypeError)",
+    'unique_nan_flat':
+        'engine: unique (flattened) merges NaNs; torch keeps each NaN distinct',
+    'nanmean_grad_allnan':
+        'engine: nanmean gradient on an all-NaN slice is 0; torch nan (and -0.0 at NaN entries)',
     'var_cplx_grad':
         'engine: var/std complex gradient at correction >= n is nan; torch inf',
 }
@@ -305,6 +311,7 @@ KNOWN = {
     'min-complex64-m23-dim=2': R['cplx_order'],
     'min-complex64-ties-dim=2': R['cplx_order'],
     'min-two-float32-complex64-(2,1)x(3,)': R['max2_cplx'],
+    'nanmean-allnan': R['nanmean_grad_allnan'],
     'nanmean-float32-m23-dtype=complex128': R['nan_cplx_dtype'],
     'nanmean-float32-m23-dtype=int16': R['mean_int_dtype'],
     'nanmean-float32-m23-dtype=int64': R['mean_int_dtype'],
@@ -399,9 +406,11 @@ KNOWN = {
     'unique-float64-nanrow-dim=1-return_inverse=True-return_counts=True': R['unique_nan_dim'],
     'unique-float64-special-dim=0': R['unique_nan_dim'],
     'unique-int64-e03-dim=1-return_inverse=True-return_counts=True': R['unique_zero_dim'],
+    'unique-nan': R['unique_nan_flat'],
     'var-complex128-nc32-correction=3-dim=0': R['var_cplx_grad'],
     'var-complex128-nc32-dim=-1-correction=2': R['var_cplx_grad'],
     'var-complex128-nc32-dim=0-correction=3': R['var_cplx_grad'],
+    'var-unbiased-and-correction': R['var_args_type'],
     'var_mean-complex128-nc32-correction=3-dim=0': R['var_cplx_grad'],
     'var_mean-complex128-nc32-dim=-1-correction=2': R['var_cplx_grad'],
     'var_mean-complex128-nc32-dim=0-correction=3': R['var_cplx_grad'],
@@ -930,6 +939,173 @@ def _build():
 
 
 _build()
+
+def _add(cid, fn, args, kwargs):
+    CASES.append((cid, fn, args, kwargs))
+
+
+def _method(name):
+    """The Variable / Tensor method ``name``."""
+    return lambda lib: (lambda x, *args, **kw: getattr(x, name)(*args, **kw))
+
+
+def _build_edges():
+    """Single cases: method forms, keyword aliases, positional overloads, the gradient
+    edge points (ties, zeros, -inf, all-nan slices, correction >= n), bad arguments."""
+    a = In(np.random.default_rng(0).standard_normal((2, 3)))
+    ai = In(np.arange(6).reshape(2, 3))
+    _add("sum-axis", "sum", (a,), {"axis": 0})
+    _add("sum-axis-keepdims", "sum", (a,), {"axis": 1, "keepdims": True})
+    _add("mean-axis", "mean", (a,), {"axis": (0, 1)})
+    _add("std-pos-unbiased", "std", (a, 0, False), {})
+    _add("var-pos-bool", "var", (a, False), {})
+    _add("std-pos-dim-keep", "std", (a, 1, True, True), {})
+    _add("var-unbiased-and-correction", "var", (a,), {"unbiased": True, "correction": 0})
+    _add("var-correction-float", "var", (a,), {"correction": 0.5})
+    _add("std-correction-float", "std", (a, 1), {"correction": 1.5})
+    _add("amax-list-dim", "amax", (a,), {"dim": [0, 1]})
+    _add("amax-dup-dim", "amax", (a,), {"dim": (0, 0)})
+    _add("sum-dup-dim", "sum", (a,), {"dim": (1, -1)})
+    _add("method-sum", _method("sum"), (a, 0), {})
+    _add("method-max", _method("max"), (a,), {"dim": 0})
+    _add("method-max-two", _method("max"), (a, In(np.zeros(3))), {})
+    _add("method-argmax", _method("argmax"), (a,), {"dim": 1, "keepdim": True})
+    _add("method-std", _method("std"), (a, 0, True), {})
+    _add("method-norm", _method("norm"), (a, 1), {})
+    _add("method-cumsum-int", _method("cumsum"), (ai, 0), {})
+    _add("method-median", _method("median"), (a, 0), {})
+    _add("method-logsumexp", _method("logsumexp"), (a, 1), {})
+    _add("method-topk", _method("topk"), (a, 2), {})
+    _add("method-sort", _method("sort"), (a,), {"descending": True})
+    _add("method-unique", _method("unique"), (ai,), {"return_counts": True})
+    _add("method-count_nonzero", _method("count_nonzero"), (a, 0), {})
+    _add("method-quantile", _method("quantile"), (a, 0.5), {"dim": 0})
+    _add("method-diff", _method("diff"), (a,), {"dim": 0})
+    _add("method-prod-int", _method("prod"), (ai, 1), {})
+    _add("method-all", _method("all"), (a,), {})
+    _add("method-any-dim", _method("any"), (ai, 1), {})
+    _add("all-tuple", "all", (ai,), {"dim": (0, 1)})
+    _add("any-float", "any", (a,), {"dim": 0, "keepdim": True})
+    _add("all-uint8", "all", (In(np.array([1, 2, 0], dtype=np.uint8)),), {})
+    _add("any-uint8-dim", "any", (In(np.array([[1, 0], [0, 0]], dtype=np.uint8)),), {"dim": 1})
+    _add("norm-p-str-bad", "norm", (a, "abc"), {})
+    _add("norm-nuc-intdim", "norm", (a, "nuc"), {"dim": 1})
+    _add("norm-fro-3d", "norm", (In(np.ones((2, 2, 2))), "fro"), {"dim": (0, 1, 2)})
+    _add("norm-nuc-3d", "norm", (In(np.arange(8.).reshape(2, 2, 2)), "nuc"), {"dim": (1, 2)})
+    _add("norm-p2-dim3", "norm", (In(np.arange(8.).reshape(2, 2, 2)), 2), {"dim": (0, 2)})
+    _add("norm-p0-dtype", "norm", (a, 0), {"dtype": Dt("float32")})
+    _add("norm-int-nodtype", "norm", (ai,), {})
+    _add("norm-cplx-dtype-float", "norm", (In(np.ones(3) + 1j),), {"dtype": Dt("float32")})
+    _add("cumsum-no-dim", "cumsum", (a,), {})
+    _add("cumsum-dim-None", "cumsum", (a, None), {})
+    _add("cumprod-zeros2", "cumprod", (In(np.array([2.0, 0.0, 3.0, 0.0, 4.0])), 0), {})
+    _add("cumprod-zero1", "cumprod", (In(np.array([2.0, 0.0, 3.0, 5.0])), 0), {})
+    _add("prod-zeros2", "prod", (In(np.array([2.0, 0.0, 3.0, 0.0])),), {})
+    _add("prod-zero1-dim", "prod", (In(np.array([[2.0, 0.0, 3.0], [1., 2., 3.]])), 1), {})
+    _add("logsumexp-allneginf", "logsumexp", (In(np.array([[-np.inf, -np.inf], [0., -np.inf]])), 1), {})
+    _add("logsumexp-posinf", "logsumexp", (In(np.array([[np.inf, 1.0], [np.inf, np.inf]])), 1), {})
+    _add("logcumsumexp-neginf", "logcumsumexp", (In(np.array([-np.inf, -np.inf, 0., np.inf, 1.])), 0), {})
+    _add("amax-ties-grad", "amax", (In(np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])),), {"dim": 1})
+    _add("max-ties-grad", "max", (In(np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])),), {"dim": 1})
+    _add("max-nan-ties", "max", (In(np.array([[np.nan, 3.0, np.nan], [2.0, 2.0, 2.0]])),), {"dim": 1})
+    _add("max-nan-full", "max", (In(np.array([[np.nan, 3.0, np.nan], [2.0, 2.0, 2.0]])),), {})
+    _add("min-nan-ties", "min", (In(np.array([[np.nan, 3.0, np.nan], [2.0, 2.0, 2.0]])),), {"dim": 1})
+    _add("amin-nan-grad", "amin", (In(np.array([[np.nan, 3.0, np.nan], [2.0, 2.0, 2.0]])),), {"dim": 1})
+    _add("argmax-nan", "argmax", (In(np.array([[1.0, np.nan, np.nan], [2.0, 2.0, 2.0]])),), {"dim": 1})
+    _add("argmin-all-nan-noax", "argmin", (In(np.array([3.0, np.nan, np.nan])),), {})
+    _add("median-even", "median", (In(np.array([4.0, 1.0, 3.0, 2.0])),), {})
+    _add("median-even-dim", "median", (In(np.array([[4.0, 1.0, 3.0, 2.0], [1., 1., 2., 2.]])),), {"dim": 1})
+    _add("median-ties-idx", "median", (In(np.array([[2.0, 1.0, 2.0, 2.0, 1.0]])),), {"dim": 1})
+    _add("median-nan", "median", (In(np.array([[2.0, np.nan, 1.0], [np.nan, np.nan, 1.]])),), {"dim": 1})
+    _add("nanmedian-nan", "nanmedian", (In(np.array([[2.0, np.nan, 1.0], [np.nan, np.nan, np.nan]])),), {"dim": 1})
+    _add("nanmedian-nan-full", "nanmedian", (In(np.array([[2.0, np.nan, 1.0, 4.0]])),), {})
+    _add("mode-ties-idx", "mode", (In(np.array([[2.0, 1.0, 2.0, 1.0, 3.0]])),), {"dim": 1})
+    _add("norm-zero-p2", "norm", (In(np.zeros((2, 3))),), {})
+    _add("norm-zero-p1-dim", "norm", (In(np.zeros((2, 3))), 1), {"dim": 1})
+    _add("norm-zero-p3.5", "norm", (In(np.zeros((2, 3))), 3.5), {})
+    _add("norm-zero-pinf", "norm", (In(np.zeros((2, 3))), float("inf")), {})
+    _add("norm-zero-p0.5", "norm", (In(np.array([0.0, 1.0, 2.0])), 0.5), {})
+    _add("norm-neg-p", "norm", (In(np.array([0.0, 1.0, 2.0])), -2), {})
+    _add("std-correction-ge-n", "std", (In(np.array([[1.0, 2.0], [3.0, 3.0]])),), {"dim": 1, "correction": 2})
+    _add("var-correction-gt-n", "var", (In(np.array([[1.0, 2.0], [3.0, 3.0]])),), {"dim": 1, "correction": 3})
+    _add("std-single", "std", (In(np.array([1.0])),), {})
+    _add("std-const", "std", (In(np.array([1.0, 1.0, 1.0])),), {})
+    _add("var-mean-tuple-dim", "var_mean", (In(np.arange(24.).reshape(2, 3, 4)),), {"dim": (0, 2), "correction": 0})
+    _add("std-mean-neg-dim", "std_mean", (In(np.arange(24.).reshape(2, 3, 4)),), {"dim": (-1, 0), "keepdim": True})
+    _add("sum-3d-tuple", "sum", (In(np.arange(24.).reshape(2, 3, 4), nc=True),), {"dim": (0, 2)})
+    _add("aminmax-3d", "aminmax", (In(np.arange(24.).reshape(2, 3, 4), nc=True),), {"dim": 1})
+    _add("quantile-q-tensor-f32", "quantile", (a, In(np.array([0.5], dtype=np.float32), grad=False)), {})
+    _add("quantile-q-2d", "quantile", (a, In(np.array([[0.5]]), grad=False)), {})
+    _add("quantile-q-neg", "quantile", (a, -0.1), {})
+    _add("quantile-bad-interp", "quantile", (a, 0.5), {"interpolation": "foo"})
+    _add("quantile-0d-dim0-keep", "quantile", (In(np.array(2.0)), 0.5), {"dim": 0, "keepdim": True})
+    _add("quantile-dim-oob", "quantile", (a, 0.5), {"dim": 2})
+    _add("nanquantile-allnan", "nanquantile", (In(np.array([[np.nan, np.nan], [1.0, np.nan]])), 0.5), {"dim": 1})
+    _add("quantile-empty-dim", "quantile", (In(np.zeros((0, 3))), 0.5), {"dim": 1})
+    _add("quantile-float16", "quantile", (In(np.ones(3, dtype=np.float16)), 0.5), {})
+    _add("histc-0d", "histc", (In(np.array(1.5)),), {"bins": 3})
+    _add("histc-inf", "histc", (In(np.array([1.0, np.inf])),), {"bins": 3})
+    _add("histc-f16-range", "histc", (In(np.array([1.0, 2.0, 3.0], dtype=np.float16)),), {"bins": 2, "min": 1, "max": 3})
+    _add("histc-edges", "histc", (In(np.array([0.0, 1.0, 2.0, 3.0])),), {"bins": 3, "min": 0, "max": 3})
+    _add("histc-negbins", "histc", (In(np.array([0.0, 1.0])),), {"bins": -1})
+    _add("bincount-minlength-neg", "bincount", (In(np.array([0, 1])),), {"minlength": -1})
+    _add("bincount-weights-len", "bincount", (In(np.array([0, 1])), In(np.ones(3), grad=False)), {})
+    _add("bincount-weights-2d", "bincount", (In(np.array([0, 1])), In(np.ones((2, 1)), grad=False)), {})
+    _add("diff-prepend-scalar-shape", "diff", (a,), {"dim": 0, "prepend": In(np.zeros((1, 3)))})
+    _add("diff-prepend-bad", "diff", (a,), {"dim": 0, "prepend": In(np.zeros((1, 2)))})
+    _add("diff-n-neg", "diff", (a,), {"n": -1})
+    _add("diff-bool-n2", "diff", (In(np.array([True, False, True, True])),), {"n": 2})
+    _add("diff-prepend-dtype", "diff", (In(np.array([1, 2, 4], dtype=np.int32)),), {"prepend": In(np.array([0.5]))})
+    _add("trace-3d", "trace", (In(np.ones((2, 2, 2))),), {})
+    _add("trace-int8", "trace", (In(np.ones((2, 2), dtype=np.int8)),), {})
+    _add("trace-uint8", "trace", (In(np.full((2, 2), 200, dtype=np.uint8)),), {})
+    _add("trace-f16", "trace", (In(np.ones((2, 2), dtype=np.float16)),), {})
+    _add("dist-broadcast-bad", "dist", (a, In(np.ones(4))), {})
+    _add("dist-int-float", "dist", (ai, a), {})
+    _add("dist-cplx-p3", "dist", (In(np.ones(3) + 1j), In(np.zeros(3, dtype=complex))), {"p": 3})
+    _add("dist-empty", "dist", (In(np.zeros(0)), In(np.zeros(0))), {})
+    _add("count_nonzero-tuple", "count_nonzero", (a,), {"dim": (0, 1)})
+    _add("count_nonzero-dup", "count_nonzero", (a,), {"dim": (0, 0)})
+    _add("kthvalue-k-neg", "kthvalue", (a, -1), {})
+    _add("kthvalue-ties", "kthvalue", (In(np.array([[2.0, 1.0, 2.0, 2.0, 1.0]])), 3), {"dim": 1})
+    _add("kthvalue-nan", "kthvalue", (In(np.array([[2.0, np.nan, 1.0]])), 3), {"dim": 1})
+    _add("topk-k-neg", "topk", (a, -1), {})
+    _add("topk-nan-smallest", "topk", (In(np.array([2.0, np.nan, 1.0])), 3), {"largest": False})
+    _add("sort-nan-desc", "sort", (In(np.array([2.0, np.nan, 1.0, -np.inf])),), {"descending": True})
+    _add("sort-stable-ties", "sort", (In(np.array([2, 1, 2, 1, 2, 1])),), {"stable": True})
+    _add("argsort-stable-desc-ties", "argsort", (In(np.array([2, 1, 2, 1, 2, 1])),), {"stable": True, "descending": True})
+    _add("sort-negzero", "sort", (In(np.array([0.0, -0.0, 0.0, -0.0])),), {"stable": True})
+    _add("unique-sorted-false", "unique", (In(np.array([3, 1, 3, 2])),), {"sorted": False, "return_inverse": True})
+    _add("unique-nan", "unique", (In(np.array([np.nan, 1.0, np.nan])),), {"return_counts": True})
+    _add("unique-dim-neg", "unique", (In(np.array([[1, 2], [1, 2], [0, 1]])),), {"dim": -2, "return_inverse": True})
+    _add("unique-negzero", "unique", (In(np.array([0.0, -0.0, 1.0])),), {"return_counts": True})
+    _add("mean-empty-dim", "mean", (In(np.zeros((0, 3))),), {"dim": 0})
+    _add("mean-f16", "mean", (In(np.full(1000, 60.0, dtype=np.float16)),), {})
+    _add("sum-f16-overflow", "sum", (In(np.full(1000, 100.0, dtype=np.float16)),), {})
+    _add("sum-int8-overflow", "sum", (In(np.full(100, 100, dtype=np.int8)),), {})
+    _add("prod-int8", "prod", (In(np.full(10, 3, dtype=np.int8)),), {})
+    _add("cumsum-uint8", "cumsum", (In(np.full(4, 200, dtype=np.uint8)), 0), {})
+    _add("cumprod-bool", "cumprod", (In(np.array([True, True, False])), 0), {})
+    _add("nansum-int", "nansum", (ai,), {})
+    _add("nanmean-int", "nanmean", (ai,), {})
+    _add("nanmean-allnan", "nanmean", (In(np.array([[np.nan, np.nan], [1.0, np.nan]])),), {"dim": 1})
+    _add("nansum-grad-nan", "nansum", (In(np.array([[np.nan, 2.0], [1.0, np.nan]])),), {"dim": 1})
+    _add("mean-grad-empty", "mean", (In(np.zeros((0, 3))),), {"dim": 0})
+    _add("logsumexp-int", "logsumexp", (ai, 1), {})
+    _add("logsumexp-empty-dim", "logsumexp", (In(np.zeros((0, 3))), 0), {})
+    _add("aminmax-nan", "aminmax", (In(np.array([[np.nan, 3.0], [1.0, 2.0]])),), {"dim": 1})
+    _add("aminmax-empty", "aminmax", (In(np.zeros((0, 3))),), {"dim": 1})
+    _add("amax-empty-dim", "amax", (In(np.zeros((0, 3))),), {"dim": 1})
+    _add("cummax-nan", "cummax", (In(np.array([1.0, np.nan, 2.0, np.nan, 0.0])), 0), {})
+    _add("cummin-ties", "cummin", (In(np.array([3.0, 1.0, 1.0, 2.0, 1.0])), 0), {})
+    _add("all-float-nan", "all", (In(np.array([np.nan, 1.0])),), {})
+    _add("any-negzero", "any", (In(np.array([-0.0, 0.0])),), {})
+    _add("all-complex", "all", (In(np.array([1j, 0j])),), {"dim": 0})
+    _add("any-int8-keep", "any", (In(np.array([[0, 3]], dtype=np.int8)),), {"dim": 1, "keepdim": True})
+    _add("all-empty-dim", "all", (In(np.zeros((0, 3))),), {"dim": 0})
+
+
+_build_edges()
 
 
 def _params():
