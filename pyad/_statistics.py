@@ -43,13 +43,13 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, what):
     x = _as_variable(input, what)
-    if x.dtype.kind != "f":
+    if x.dtype not in (numpy.float32, numpy.float64):      # torch: not float16 either
         raise RuntimeError("%s(): input Variable must be either float or double dtype" % what)
     if x.numel() == 0:
         raise RuntimeError("%s(): input Variable must be non-empty" % what)
     if interpolation not in _INTERPOLATIONS:
-        raise ValueError("%s(): interpolation must be one of linear, lower, higher, "
-                         "midpoint or nearest. Got %r" % (what, interpolation))
+        raise RuntimeError("%s(): interpolation must be one of linear, lower, higher, "
+                           "midpoint or nearest. Got %r" % (what, interpolation))
     scalar_q = not isinstance(q, _Variable) and numpy.ndim(q) == 0
     if isinstance(q, _Variable):
         if q.dtype != x.dtype:
@@ -87,7 +87,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, what):
     if ignore_nan:
         valid = (~nan).sum(-1, keepdims=True)
         ranks = qs * (valid - 1)
-        ranks = xp.where(valid == 0, n - 1, ranks)        # all nan: nan
+        ranks = xp.where(valid == 0, 0, ranks)            # all nan: nan (the first, as torch)
     else:
         ranks = qs * (n - 1) + xp.zeros(data.shape[:-1] + (1,))
         ranks = xp.where(nan[..., n - 1:], n - 1, ranks)  # any nan: nan
@@ -227,7 +227,9 @@ def histc(input, bins=100, min=0, max=0):
     """
     x = _as_variable(input, "histc")
     if x.dtype.kind != "f":
-        raise RuntimeError("histc(): expected a floating point Variable, got %s" % x.dtype)
+        # torch: no histogram kernel for integer/bool/complex dtypes (NotImplementedError)
+        raise NotImplementedError("histc(): not implemented for %s input, expected a "
+                                  "floating point Variable" % x.dtype)
     if bins <= 0:
         raise RuntimeError("histc(): bins must be > 0")
     xp = _xp(x)
@@ -256,7 +258,11 @@ def bincount(input, weights=None, minlength=0):
     tensor([1, 2, 0, 1])
     """
     x = _as_variable(input, "bincount")
-    if x.ndim != 1 or x.dtype.kind not in "iub":
+    if x.dtype.kind not in "iu":
+        # torch: no bincount kernel for bool/floating/complex dtypes (NotImplementedError)
+        raise NotImplementedError("bincount(): not implemented for %s input, expected an "
+                                  "integral Variable" % x.dtype)
+    if x.ndim != 1:
         raise RuntimeError("bincount(): only 1-d non-negative integral inputs are supported")
     if x.numel() and bool((x.data < 0).any()):
         raise RuntimeError("bincount(): input Variable should contain non-negative values")
@@ -269,7 +275,8 @@ def bincount(input, weights=None, minlength=0):
     if w.shape != x.shape:
         raise RuntimeError("bincount(): weights should be 1-d and have the same length as "
                            "input")
-    out_dtype = w.dtype if w.dtype.kind == "f" else numpy.dtype(numpy.float64)
+    # torch: float32 weights give float32; every other weight dtype (float16 included) float64
+    out_dtype = w.dtype if w.dtype == numpy.float32 else numpy.dtype(numpy.float64)
     return _engine.Variable(xp.bincount(x.data, weights=w.data, minlength=minlength)
                             .astype(out_dtype))
 
@@ -292,8 +299,18 @@ def mode(input, dim=-1, keepdim=False):
         raise IndexError("mode(): Dimension out of range (expected to be in range of [%d, %d], "
                          "but got %s)" % (-n_dims, n_dims - 1, dim))
     d = dim % n_dims
+    if x.ndim and x.shape[d] == 0:
+        raise IndexError("mode(): Expected reduction dim %d to have non-zero size." % d)
+    if x.dtype.kind == "c":
+        # as torch: no complex kernel; where no kernel runs (0-d / empty), no complex autograd
+        if x.ndim and x.numel():
+            raise NotImplementedError("mode(): not implemented for complex input (%s)"
+                                      % x.dtype)
+        if x.requires_grad:
+            raise RuntimeError("mode(): does not support automatic differentiation for "
+                               "outputs with complex dtype")
     if x.ndim == 0:
-        return mode_result(x * 1, _engine.Variable(numpy.array(0, dtype=numpy.int64)))
+        return mode_result(x.clone(), _engine.Variable(numpy.array(0, dtype=numpy.int64)))
     n = x.shape[d]
     if n == 0:
         raise IndexError("mode(): Expected reduction dim %d to have non-zero size." % d)
