@@ -178,6 +178,19 @@ cdef object _small_full_sum(object data, tuple dims):
     return out
 
 
+cdef tuple _converted_for_dtype(Variable x, object dtype, str what):
+    # `dtype=` on a floating input: the input converted first (recorded, so the gradient
+    # comes back cast), and the reduction then runs in that dtype: None for a floating
+    # one (the op's own float path), the dtype itself for an integer or bool one, which
+    # torch refuses on an input that records (no integer gradient).
+    target = numpy.dtype(dtype)
+    if target.kind in "biu" and _records(x):
+        raise RuntimeError("%s(): Autograd not support dtype: %s"
+                           % (what, _torch_dtype_name(target)))
+    x = _convert(x, None, dtype, False)
+    return x, (None if _is_float_dtype(x._data.dtype) else x._data.dtype)
+
+
 cdef class SumBackward(Node):
     cdef tuple input_shape
     cdef tuple dims
@@ -197,8 +210,7 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
     """
     cdef Variable x = _as_variable(input, "sum")
     if dtype is not None and _is_float_dtype(x._data.dtype):
-        x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
-        dtype = None
+        x, dtype = _converted_for_dtype(x, dtype, "sum")
     dims, kd = _reduce_args(x, dim, keepdim, axis, keepdims, "sum")
     if dtype is None and _dtype_kind(x._data) == b'u':
         dtype = numpy.int64             # torch sums every integer dtype as int64
@@ -236,6 +248,10 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
     tensor([[1.5000, 2.5000, 3.5000]], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "mean")
+    if dtype is not None and numpy.dtype(dtype).kind in "biu":
+        raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
+                           "either a floating point or complex dtype. Got: %s"
+                           % _torch_dtype_name(numpy.dtype(dtype)))
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
         dtype = None
@@ -397,7 +413,8 @@ cpdef object max(object input, object dim=None, object keepdim=False):
     >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
     tensor([5., 7.], dtype=float64)
     """
-    _refuse_complex(input, None, "max")
+    # (the two-Variable form: neither operand may be complex)
+    _refuse_complex(input, dim if isinstance(dim, Variable) else None, "max")
     return _extremum(input, dim, keepdim, True)
 
 
@@ -410,7 +427,8 @@ cpdef object _op_min(object input, object dim=None, object keepdim=False):
     >>> min(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     min(values=tensor([1., 2.], dtype=float64), indices=tensor([0, 1]))
     """
-    _refuse_complex(input, None, "min")
+    # (the two-Variable form: neither operand may be complex)
+    _refuse_complex(input, dim if isinstance(dim, Variable) else None, "min")
     return _extremum(input, dim, keepdim, False)
 
 
@@ -498,6 +516,9 @@ cpdef Variable argmax(object input, object dim=None, object keepdim=False):
     tensor([1, 0])
     """
     _refuse_complex(input, None, "argmax")
+    if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) == b'b' and \
+            not isinstance(dim, (tuple, list)):      # (a dim tuple: its TypeError first)
+        raise RuntimeError("argmax(): does not support bool input")
     return _arg_extremum(input, dim, keepdim, True)
 
 
@@ -510,6 +531,9 @@ cpdef Variable argmin(object input, object dim=None, object keepdim=False):
     tensor(0)
     """
     _refuse_complex(input, None, "argmin")
+    if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) == b'b' and \
+            not isinstance(dim, (tuple, list)):      # (a dim tuple: its TypeError first)
+        raise RuntimeError("argmin(): does not support bool input")
     return _arg_extremum(input, dim, keepdim, False)
 
 
@@ -633,8 +657,7 @@ cpdef Variable prod(object input, object dim=None, object keepdim=False, object 
     """
     cdef Variable x = _as_variable(input, "prod")
     if dtype is not None and _is_float_dtype(x._data.dtype):
-        x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
-        dtype = None
+        x, dtype = _converted_for_dtype(x, dtype, "prod")
     if dim is not None and not isinstance(dim, int) and not hasattr(dim, "__index__"):
         raise TypeError("prod(): dim must be an int or None, got %s" % type(dim).__name__)
     cdef bint kd = bool(keepdim)
@@ -702,6 +725,8 @@ cpdef Variable count_nonzero(object input, object dim=None):
     tensor([2, 1])
     """
     cdef Variable x = _as_variable(input, "count_nonzero")
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None                                 # torch: an empty dim list counts all
     dims = _normalize_dims(dim, x._data.ndim, "count_nonzero")
     data = _sum_data(x._data != 0, dims, False, numpy.int64)
     return _plain(data, x._volatile)
@@ -1039,8 +1064,7 @@ cpdef Variable cumsum(object input, object dim, object dtype=None):
     cdef Variable x = _as_variable(input, "cumsum")
     d, dtype = _cum_args(x, dim, dtype, "cumsum")
     if dtype is not None and _is_float_dtype(x._data.dtype):
-        x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
-        dtype = None
+        x, dtype = _converted_for_dtype(x, dtype, "cumsum")
     if x._data.ndim == 0:
         data = x._data.astype(dtype if dtype is not None else x._data.dtype, copy=True)
     else:
@@ -1206,8 +1230,7 @@ cpdef Variable cumprod(object input, object dim, object dtype=None):
     cdef Variable x = _as_variable(input, "cumprod")
     d, dtype = _cum_args(x, dim, dtype, "cumprod")
     if dtype is not None and _is_float_dtype(x._data.dtype):
-        x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
-        dtype = None
+        x, dtype = _converted_for_dtype(x, dtype, "cumprod")
     if x._data.ndim == 0:
         data = x._data.astype(dtype if dtype is not None else x._data.dtype, copy=True)
     else:
@@ -1800,6 +1823,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not _is_float_dtype(x._data.dtype):
         raise RuntimeError("nanmean(): expected a floating point input, got %s"
                            % x._data.dtype)
+    if dtype is not None and numpy.dtype(dtype).kind in "biu":
+        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
+                           "either a floating point or complex dtype. Got: %s"
+                           % _torch_dtype_name(numpy.dtype(dtype)))
     if dtype is not None:
         x = _convert(x, None, dtype, False)
     kept = logical_not(isnan(x))

@@ -2468,8 +2468,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     axis = None if dim is None else _normalize_dim(dim, x._data.ndim, "unique")
     if axis is not None and x._data.ndim == 0:
         raise IndexError("unique(): dim %s is out of range for a 0-d Variable" % (dim,))
+    # torch keeps every NaN of the flattened input as a distinct value (NumPy would merge
+    # them; its equal_nan=False keeps them apart)
+    kw = {"equal_nan": False} if axis is None and xp is numpy else {}
     values, inverse, counts = xp.unique(x._data, return_inverse=True, return_counts=True,
-                                        axis=axis)
+                                        axis=axis, **kw)
     if _records(x) and _is_float_dtype(values.dtype):
         out = [_delayed_error((_wrap(values),), (x,), "the derivative for '%s' is not "
                               "implemented." % ("_unique2" if dim is None else "unique_dim"),
