@@ -68,7 +68,10 @@ def multigammaln(input, p):
     if p < 1:
         raise RuntimeError("special.multigammaln(): p has to be greater than or equal to 1")
     x = input if isinstance(input, _pyad.Variable) else _pyad.as_tensor(input)
-    if x.dtype.kind in "biu":
+    if x.dtype.kind == "b":
+        raise RuntimeError("special.multigammaln(): The input tensor may not be a boolean "
+                           "tensor.")
+    if x.dtype.kind in "iu":
         x = x.to(_pyad.get_default_dtype())
     xp = _pyad.get_array_module(x.data)
     shifts = _pyad.Variable(xp.asarray(-0.5 * _np.arange(p), dtype=x.dtype))
