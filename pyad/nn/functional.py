@@ -89,7 +89,6 @@ def silu(input, inplace=False):
     >>> silu(pyad.tensor([0.0, 1.0]))
     tensor([0.0000, 0.7311])
     """
-    _no_complex_grad("silu", _var(input))
     return _in_place(_silu, input) if inplace else _silu(input)
 
 
@@ -149,9 +148,9 @@ def _floating(what, input):
     x = _var(input)
     dt = _np.dtype(x.dtype)
     if dt.kind not in "fc":
-        raise NotImplementedError("%s(): not implemented for '%s' (expected a floating "
-                                  "point input, got %s)"
-                                  % (what, _TORCH_DTYPE_NAMES.get(str(dt), str(dt)), dt))
+        raise NotImplementedError("%s(): expected a floating point input, got %s (not "
+                                  "implemented for '%s')"
+                                  % (what, dt, _TORCH_DTYPE_NAMES.get(str(dt), str(dt))))
     return x
 
 
@@ -276,7 +275,7 @@ def hardswish(input, inplace=False):
     ``input >= 3``, ``input * (input + 3) / 6`` between.
 
     >>> hardswish(pyad.tensor([-4.0, 0.0, 1.5, 4.0]))
-    tensor([0.0000, 0.0000, 1.1250, 4.0000])
+    tensor([-0.0000, 0.0000, 1.1250, 4.0000])
     """
     input, = _real_only("hardswish", _floating("hardswish", input))
     return _in_place(_hardswish, input) if inplace else _hardswish(input)
