@@ -272,50 +272,6 @@ ENGINE_GAPS = {
         'special.ndtri/log_ndtr float16: torch NotImplementedError, pyad returns',
     'special.log_ndtr-float16-vec':
         'special.ndtri/log_ndtr float16: torch NotImplementedError, pyad returns',
-    'special.erfcx-bool-vec':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-uint8-vec':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-int8-vec':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-int16-vec':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-int32-vec':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-int64-vec':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-float16-vec':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-float32-vec':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-float64-vec':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-complex64-vec':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-complex128-vec':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-float64-0d':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-float64-empty':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-float64-nc':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-float32-nc':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-int64-0d':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-complex128-nc':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-float64-grad':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-float64-gradedge':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-complex128-grad':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-complex128-gradedge':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
-    'special.erfcx-float64-grad-nc':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
     'special.i1-float16-vec':
         'special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
     'special.i1-float32-vec':
@@ -576,8 +532,6 @@ ENGINE_GAPS = {
         'relu(-0.0): torch -0.0, pyad 0.0',
     'F.elu-at0-float64-grad':
         'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'special.erfcx-tail-float64-grad':
-        'special.erfcx missing (pyad.special has no erfcx; torch.special.erfcx exists)',
     'reciprocal-complex-at0-complex128-grad':
         'complex reciprocal at 0: torch inf+nanj, pyad nan',
 }
@@ -1045,3 +999,32 @@ add("angle-float64-special-grad", fn("angle"), "float64", "vec", grad=True,
 @pytest.mark.parametrize("call,dtype,shape,grad,form,vals,other", CASES)
 def test_unary_sweep(call, dtype, shape, grad, form, vals, other):
     check(call, dtype, shape, grad=grad, form=form, vals=vals, other=other)
+
+
+def test_special_erfcx_gradcheck_and_gradgradcheck():
+    # every branch: the 2 exp(x^2) one below -26, the log_ndtr composition, the
+    # asymptotic series from 50 on
+    from pyad.autograd import gradcheck, gradgradcheck
+    x = pyad.tensor([-26.1, -3.0, -0.5, 0.0, 0.2, 2.0, 40.0, 60.0, 200.0],
+                    dtype=pyad.float64, requires_grad=True)
+    assert gradcheck(pyad.special.erfcx, (x,))
+    assert gradgradcheck(pyad.special.erfcx, (x,))
+    # second derivative against torch's (d/dx erfcx = 2 x erfcx(x) - 2/sqrt(pi))
+    t = torch.tensor(x.detach().numpy(), requires_grad=True)
+    (gt,) = torch.autograd.grad(torch.special.erfcx(t).sum(), t, create_graph=True)
+    (ggt,) = torch.autograd.grad(gt.sum(), t)
+    (gp,) = pyad.autograd.grad(pyad.special.erfcx(x).sum(), [x], create_graph=True)
+    (ggp,) = pyad.autograd.grad(gp.sum(), [x])
+    np.testing.assert_allclose(gp.detach().numpy(), gt.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(ggp.detach().numpy(), ggt.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["hardswish", "threshold", "hardtanh"])
+def test_changed_activations_gradcheck_and_gradgradcheck(name):
+    from pyad.autograd import gradcheck, gradgradcheck
+    f = {"hardswish": pF.hardswish, "hardtanh": lambda x: pF.hardtanh(x, -0.5, 2.0),
+         "threshold": lambda x: pF.threshold(x, 0.5, -7.0)}[name]
+    x = pyad.tensor([-4.0, -2.2, -0.3, 0.7, 1.9, 2.5, 4.0, 1e3], dtype=pyad.float64,
+                    requires_grad=True)
+    assert gradcheck(f, (x,))
+    assert gradgradcheck(f, (x,))
