@@ -23,518 +23,186 @@ import torch.nn.functional as tF  # noqa: E402
 
 # -- known engine gaps: case id -> reason (strict xfail) ------------------------------
 
-ENGINE_GAPS = {
-    'abs-bool-vec':
-        "abs on bool: torch NotImplementedError ('abs_cpu' not implemented for 'Bool'); pyad returns",
-    'abs-complex128-gradedge':
-        'complex abs gradient at inf/nan parts: torch x/|x| finite, pyad nan',
-    'neg-complex64-vec':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'neg-complex128-vec':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'neg-complex128-nc':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'neg-complex128-grad':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'neg-complex128-gradedge':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'sgn-complex64-vec':
-        'complex sgn at 0 / inf: torch 0 (and x/|x| at inf), pyad nan / inf',
-    'sgn-complex128-vec':
-        'complex sgn at 0 / inf: torch 0 (and x/|x| at inf), pyad nan / inf',
-    'sgn-float64-grad':
-        "sgn on real float64: torch's backward returns an unallocated tensor (torch bug); pyad zeros",
-    'sgn-float64-gradedge':
-        "sgn on real float64: torch's backward returns an unallocated tensor (torch bug); pyad zeros",
-    'sgn-complex128-gradedge':
-        'complex sgn at 0 / inf: torch 0 (and x/|x| at inf), pyad nan / inf',
-    'sgn-float64-grad-nc':
-        "sgn on real float64: torch's backward returns an unallocated tensor (torch bug); pyad zeros",
-    'log1p-complex64-vec':
-        'complex log1p: sign of zero / nan at complex(nan, 0) (torch nan, pyad 0)',
-    'log1p-complex128-vec':
-        'complex log1p: sign of zero / nan at complex(nan, 0) (torch nan, pyad 0)',
-    'log1p-complex128-nc':
-        'complex log1p: sign of zero / nan at complex(nan, 0) (torch nan, pyad 0)',
-    'log1p-complex128-gradedge':
-        'complex log1p: sign of zero / nan at complex(nan, 0) (torch nan, pyad 0)',
-    'square-bool-vec':
-        'square(bool): torch int64 (pow(x, 2) promotes), pyad int8',
-    'square-complex128-vec':
-        'complex square at inf: torch nan (x*x), pyad -inf',
-    'square-complex128-gradedge':
-        'complex square at inf: torch nan (x*x), pyad -inf',
-    'reciprocal-complex64-vec':
-        'complex reciprocal at 0: torch inf+nanj, pyad nan',
-    'reciprocal-complex128-vec':
-        'complex reciprocal at 0: torch inf+nanj, pyad nan',
-    'reciprocal-complex128-nc':
-        'complex reciprocal at 0: torch inf+nanj, pyad nan',
-    'reciprocal-complex128-gradedge':
-        'complex reciprocal at 0: torch inf+nanj, pyad nan',
-    'acos-complex128-vec':
-        'complex acos: sign of the zero imaginary part',
-    'acos-complex128-nc':
-        'complex acos: sign of the zero imaginary part',
-    'acos-complex128-gradedge':
-        'complex acos: sign of the zero imaginary part',
-    'acosh-float64-grad':
-        'acosh gradient: torch 1/sqrt(x^2-1) (finite for x < -1, inf at 1), pyad 1/(sqrt(x-1) sqrt(x+1)) -> nan; complex: sign',
-    'acosh-float64-gradedge':
-        'acosh gradient: torch 1/sqrt(x^2-1) (finite for x < -1, inf at 1), pyad 1/(sqrt(x-1) sqrt(x+1)) -> nan; complex: sign',
-    'acosh-complex128-gradedge':
-        'acosh gradient: torch 1/sqrt(x^2-1) (finite for x < -1, inf at 1), pyad 1/(sqrt(x-1) sqrt(x+1)) -> nan; complex: sign',
-    'acosh-float64-grad-nc':
-        'acosh gradient: torch 1/sqrt(x^2-1) (finite for x < -1, inf at 1), pyad 1/(sqrt(x-1) sqrt(x+1)) -> nan; complex: sign',
-    'logit-float64-gradedge':
-        'logit gradient at x = 1: torch +inf (1/(x(1-x)) with +0), pyad -inf',
-    'relu-bool-vec':
-        "relu on bool: torch RuntimeError ('Boolean inputs not supported for relu'); pyad returns",
-    'relu-float32-vec':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'relu-float64-vec':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'relu-float64-nc':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'relu-float32-nc':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'relu-float64-gradedge':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'i0-float64-vec':
-        'i0 at +-inf / 1e308: torch inf, pyad nan',
-    'i0-float64-gradedge':
-        'i0 at +-inf / 1e308: torch inf, pyad nan',
-    'sinc-float64-gradedge':
-        'sinc gradient at +-inf / huge: torch 0, pyad nan',
-    'sinc-complex128-gradedge':
-        'sinc gradient at +-inf / huge: torch 0, pyad nan',
-    'floor-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'ceil-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'round-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'trunc-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'frac-bool-vec':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'frac-uint8-vec':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'frac-int8-vec':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'frac-int16-vec':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'frac-int32-vec':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'frac-int64-vec':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'frac-int64-0d':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'nan_to_num-float64-gradedge':
-        'nan_to_num(-0.0): torch -0.0, pyad 0.0',
-    'nan_to_num-complex128-grad':
-        'nan_to_num on complex requiring grad: torch RuntimeError (no complex derivative), pyad differentiates',
-    'nan_to_num-complex128-gradedge':
-        'nan_to_num on complex requiring grad: torch RuntimeError (no complex derivative), pyad differentiates',
-    'angle-complex128-gradedge':
-        'complex angle gradient at 0 / inf: torch nan/0, pyad -inf/nan',
-    'signbit-complex64-vec':
-        'signbit on complex: torch NotImplementedError; pyad TypeError (numpy ufunc error leaks)',
-    'signbit-complex128-vec':
-        'signbit on complex: torch NotImplementedError; pyad TypeError (numpy ufunc error leaks)',
-    'signbit-complex128-nc':
-        'signbit on complex: torch NotImplementedError; pyad TypeError (numpy ufunc error leaks)',
-    'signbit-complex128-grad':
-        'signbit on complex: torch NotImplementedError; pyad TypeError (numpy ufunc error leaks)',
-    'signbit-complex128-gradedge':
-        'signbit on complex: torch NotImplementedError; pyad TypeError (numpy ufunc error leaks)',
-    'bitwise_not-float16-vec':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-float32-vec':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-float64-vec':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-complex64-vec':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-complex128-vec':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-float64-0d':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-float64-empty':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-float64-nc':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-float32-nc':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-complex128-nc':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-float64-grad':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-float64-gradedge':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-complex128-grad':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-complex128-gradedge':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'bitwise_not-float64-grad-nc':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'absolute-bool-vec':
-        "abs on bool: torch NotImplementedError ('abs_cpu' not implemented for 'Bool'); pyad returns",
-    'absolute-complex128-gradedge':
-        'complex abs gradient at inf/nan parts: torch x/|x| finite, pyad nan',
-    'negative-complex64-vec':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'negative-complex128-vec':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'negative-complex128-nc':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'negative-complex128-grad':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'negative-complex128-gradedge':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'fix-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'arccosh-float64-grad':
-        'acosh gradient: torch 1/sqrt(x^2-1) (finite for x < -1, inf at 1), pyad 1/(sqrt(x-1) sqrt(x+1)) -> nan; complex: sign',
-    'arccosh-float64-gradedge':
-        'acosh gradient: torch 1/sqrt(x^2-1) (finite for x < -1, inf at 1), pyad 1/(sqrt(x-1) sqrt(x+1)) -> nan; complex: sign',
-    'arccosh-complex128-gradedge':
-        'acosh gradient: torch 1/sqrt(x^2-1) (finite for x < -1, inf at 1), pyad 1/(sqrt(x-1) sqrt(x+1)) -> nan; complex: sign',
-    'arccosh-float64-grad-nc':
-        'acosh gradient: torch 1/sqrt(x^2-1) (finite for x < -1, inf at 1), pyad 1/(sqrt(x-1) sqrt(x+1)) -> nan; complex: sign',
-    'F.relu-bool-vec':
-        "relu on bool: torch RuntimeError ('Boolean inputs not supported for relu'); pyad returns",
-    'F.relu-float32-vec':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'F.relu-float64-vec':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'F.relu-float64-nc':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'F.relu-float32-nc':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'F.relu-float64-gradedge':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'F.elu-float32-vec':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.elu-float64-vec':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.elu-float64-nc':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.elu-float32-nc':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.elu-float64-gradedge':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.selu-float32-vec':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.selu-float64-vec':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.selu-float64-nc':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.selu-float32-nc':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.selu-float64-gradedge':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.celu-float32-vec':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.celu-float64-vec':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.celu-float64-nc':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.celu-float32-nc':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.celu-float64-gradedge':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.gelu-float16-vec':
-        'gelu(+-inf) in float16/float32: torch nan (vectorised erf path), pyad +-inf',
-    'F.gelu-float32-vec':
-        'gelu(+-inf) in float16/float32: torch nan (vectorised erf path), pyad +-inf',
-    'F.silu-complex64-vec':
-        'silu on complex: sign of zero of the real part',
-    'F.silu-complex128-vec':
-        'silu on complex: sign of zero of the real part',
-    'F.silu-complex128-nc':
-        'silu on complex: sign of zero of the real part',
-    'F.softsign-bool-vec':
-        'abs on bool (softsign = x / (1 + abs(x))): torch NotImplementedError; pyad returns',
-    'F.softsign-complex128-gradedge':
-        'complex abs gradient (softsign): torch finite, pyad nan',
-    'F.tanhshrink-complex64-vec':
-        'tanhshrink on complex at inf: torch nan (x - tanh(x)), pyad 0',
-    'F.tanhshrink-complex128-vec':
-        'tanhshrink on complex at inf: torch nan (x - tanh(x)), pyad 0',
-    'F.tanhshrink-complex128-nc':
-        'tanhshrink on complex at inf: torch nan (x - tanh(x)), pyad 0',
-    'F.tanhshrink-complex128-gradedge':
-        'tanhshrink on complex at inf: torch nan (x - tanh(x)), pyad 0',
-    'F.logsigmoid-float16-vec':
-        'logsigmoid float16: sign of zero',
-    'special.ndtri-float16-vec':
-        'special.ndtri/log_ndtr float16: torch NotImplementedError, pyad returns',
-    'special.log_ndtr-float16-vec':
-        'special.ndtri/log_ndtr float16: torch NotImplementedError, pyad returns',
-    'special.i1-float16-vec':
-        'special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
-    'special.i1-float32-vec':
-        'special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
-    'special.i1-float64-vec':
-        'special.i1 at +-inf: torch +-inf, pyad nan',
-    'special.i1-float64-nc':
-        'special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
-    'special.i1-float32-nc':
-        'special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
-    'special.i1-float64-gradedge':
-        'special.i1 at +-inf: torch +-inf, pyad nan',
-    'special.i1e-float16-vec':
-        'special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
-    'special.i1e-float32-vec':
-        'special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
-    'special.i1e-float64-vec':
-        'special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
-    'special.i1e-float64-nc':
-        'special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
-    'special.i1e-float32-nc':
-        'special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
-    'special.i1e-float64-gradedge':
-        'special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
-    'special.sinc-float64-gradedge':
-        'sinc gradient at +-inf / huge: torch 0, pyad nan',
-    'special.sinc-complex128-gradedge':
-        'sinc gradient at +-inf / huge: torch 0, pyad nan',
-    'special.logit-float64-gradedge':
-        'logit gradient at x = 1: torch +inf (1/(x(1-x)) with +0), pyad -inf',
-    'special.log1p-complex64-vec':
-        'complex log1p: sign of zero / nan at complex(nan, 0) (torch nan, pyad 0)',
-    'special.log1p-complex128-vec':
-        'complex log1p: sign of zero / nan at complex(nan, 0) (torch nan, pyad 0)',
-    'special.log1p-complex128-nc':
-        'complex log1p: sign of zero / nan at complex(nan, 0) (torch nan, pyad 0)',
-    'special.log1p-complex128-gradedge':
-        'complex log1p: sign of zero / nan at complex(nan, 0) (torch nan, pyad 0)',
-    'special.i0-float64-vec':
-        'i0 at +-inf / 1e308: torch inf, pyad nan',
-    'special.i0-float64-gradedge':
-        'i0 at +-inf / 1e308: torch inf, pyad nan',
-    'method.abs-bool-vec':
-        "abs on bool: torch NotImplementedError ('abs_cpu' not implemented for 'Bool'); pyad returns",
-    'inplace.abs_-bool-vec':
-        "abs on bool: torch NotImplementedError ('abs_cpu' not implemented for 'Bool'); pyad returns",
-    'inplace.abs_-complex64-vec':
-        'in-place abs_ on complex: torch RuntimeError, pyad returns',
-    'method.neg-complex64-vec':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'inplace.neg_-complex64-vec':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'method.sgn-complex64-vec':
-        'complex sgn at 0 / inf: torch 0 (and x/|x| at inf), pyad nan / inf',
-    'inplace.sgn_-complex64-vec':
-        'complex sgn at 0 / inf: torch 0 (and x/|x| at inf), pyad nan / inf',
-    'inplace.sgn_-float64-grad':
-        "sgn on real float64: torch's backward returns an unallocated tensor (torch bug); pyad zeros",
-    'method.log1p-complex64-vec':
-        'complex log1p: sign of zero / nan at complex(nan, 0) (torch nan, pyad 0)',
-    'inplace.log1p_-complex64-vec':
-        'complex log1p: sign of zero / nan at complex(nan, 0) (torch nan, pyad 0)',
-    'method.square-bool-vec':
-        'square(bool): torch int64 (pow(x, 2) promotes), pyad int8',
-    'method.reciprocal-complex64-vec':
-        'complex reciprocal at 0: torch inf+nanj, pyad nan',
-    'inplace.reciprocal_-complex64-vec':
-        'complex reciprocal at 0: torch inf+nanj, pyad nan',
-    'inplace.asinh_-float64-grad':
-        "in-place asinh_/acosh_/atanh_: torch's backward raises NotImplementedError (no derivative for the in-place form); pyad differentiates",
-    'inplace.acosh_-float64-grad':
-        "in-place asinh_/acosh_/atanh_: torch's backward raises NotImplementedError (no derivative for the in-place form); pyad differentiates",
-    'inplace.atanh_-float64-grad':
-        "in-place asinh_/acosh_/atanh_: torch's backward raises NotImplementedError (no derivative for the in-place form); pyad differentiates",
-    'method.relu-bool-vec':
-        "relu on bool: torch RuntimeError ('Boolean inputs not supported for relu'); pyad returns",
-    'method.relu-float32-vec':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'inplace.relu_-bool-vec':
-        "relu on bool: torch RuntimeError ('Boolean inputs not supported for relu'); pyad returns",
-    'inplace.relu_-float32-vec':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'method.floor-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'inplace.floor_-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'method.ceil-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'inplace.ceil_-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'method.round-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'inplace.round_-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'method.trunc-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'inplace.trunc_-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'method.frac-bool-vec':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'method.frac-int64-vec':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'inplace.frac_-bool-vec':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'inplace.frac_-uint8-vec':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'inplace.frac_-int64-vec':
-        "frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for 'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
-    'inplace.deg2rad_-complex64-vec':
-        'in-place deg2rad_/rad2deg_ on complex: torch RuntimeError, pyad returns',
-    'inplace.rad2deg_-complex64-vec':
-        'in-place deg2rad_/rad2deg_ on complex: torch RuntimeError, pyad returns',
-    'inplace.logical_not_-float64-grad':
-        'logical_not_ on a float64 tensor requiring grad: torch passes the incoming gradient through (identity), pyad gives 0',
-    'method.bitwise_not-float32-vec':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'method.bitwise_not-complex64-vec':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'inplace.bitwise_not_-float32-vec':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'inplace.bitwise_not_-complex64-vec':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'inplace.bitwise_not_-float64-grad':
-        'bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
-    'method.fix-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'inplace.fix_-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'method.negative-complex64-vec':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'inplace.negative_-complex64-vec':
-        'complex neg: torch gives +0.0 for the real/imag part of -(+-0) in some lanes; pyad -0.0 (sign of zero)',
-    'method.absolute-bool-vec':
-        "abs on bool: torch NotImplementedError ('abs_cpu' not implemented for 'Bool'); pyad returns",
-    'inplace.absolute_-bool-vec':
-        "abs on bool: torch NotImplementedError ('abs_cpu' not implemented for 'Bool'); pyad returns",
-    'inplace.absolute_-complex64-vec':
-        'in-place abs_ on complex: torch RuntimeError, pyad returns',
-    'method.signbit-complex64-vec':
-        'signbit on complex: torch NotImplementedError; pyad TypeError (numpy ufunc error leaks)',
-    'logit-eps-float64-gradedge':
-        'logit(eps) gradient outside [eps, 1-eps] (and at inf): torch 0, pyad nan',
-    'logit-eps0.3-float64-gradedge':
-        'logit(eps) gradient outside [eps, 1-eps] (and at inf): torch 0, pyad nan',
-    'round-dec1-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'round-dec1-int64-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'round-dec1-uint8-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'round-dec-1-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'round-dec-1-int64-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'round-dec-1-uint8-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'round-dec3-bool-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'round-dec3-int64-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'round-dec3-uint8-vec':
-        'floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch NotImplementedError; pyad returns',
-    'round-dec3-float16-vec':
-        'round(decimals=3) float16: torch scales in float32 (100.0), pyad overflows (inf)',
-    'nan_to_num-all-float64-gradedge':
-        'nan_to_num(-0.0): torch -0.0, pyad 0.0',
-    'nan_to_num-nan-float64-gradedge':
-        'nan_to_num(-0.0): torch -0.0, pyad 0.0',
-    'F.elu-0.5-float32-vec':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.elu-0.5-float64-vec':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.elu-0.5-float64-nc':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.elu-0.5-float64-gradedge':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.celu-2-float32-vec':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.celu-2-float64-vec':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.celu-2-float64-nc':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.celu-2-float64-gradedge':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'F.gelu-none-float16-vec':
-        'gelu(+-inf) in float16/float32: torch nan (vectorised erf path), pyad +-inf',
-    'F.gelu-none-float32-vec':
-        'gelu(+-inf) in float16/float32: torch nan (vectorised erf path), pyad +-inf',
-    'clamp-none-complex128-vec':
-        'clamp() without bounds on complex: torch RuntimeError (at least one of min/max), pyad NotImplementedError (complex checked first)',
-    'softmax-neg1-f64-complex128-vec':
-        'softmax/log_softmax with dtype= on complex input: torch casts first and returns, pyad NotImplementedError',
-    'log_softmax-neg1-f64-complex128-vec':
-        'softmax/log_softmax with dtype= on complex input: torch casts first and returns, pyad NotImplementedError',
-    'F.softmax-0-f32-complex128-vec':
-        'softmax/log_softmax with dtype= on complex input: torch casts first and returns, pyad NotImplementedError',
-    'special.softmax-0-f64-complex128-vec':
-        'softmax/log_softmax with dtype= on complex input: torch casts first and returns, pyad NotImplementedError',
-    'special.logit-eps-float64-gradedge':
-        'logit(eps) gradient outside [eps, 1-eps] (and at inf): torch 0, pyad nan',
-    'polygamma-1-int64-vec':
-        'polygamma(1, x) at the poles (0, -1, ...) in float32: torch finite garbage ~1e15, pyad ~1e32 (both should be inf)',
-    'polygamma-1-float32-vec':
-        'polygamma(1, x) at the poles (0, -1, ...) in float32: torch finite garbage ~1e15, pyad ~1e32 (both should be inf)',
-    'special.polygamma-1-int64-vec':
-        'polygamma(1, x) at the poles (0, -1, ...) in float32: torch finite garbage ~1e15, pyad ~1e32 (both should be inf)',
-    'special.polygamma-1-float32-vec':
-        'polygamma(1, x) at the poles (0, -1, ...) in float32: torch finite garbage ~1e15, pyad ~1e32 (both should be inf)',
-    'method.polygamma-2-bool-vec':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'method.polygamma-2-int64-vec':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'method.polygamma-2-uint8-vec':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'method.polygamma-2-float16-vec':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'method.polygamma-2-float32-vec':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'method.polygamma-2-float64-vec':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'method.polygamma-2-complex128-vec':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'method.polygamma-2-float64-nc':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'method.polygamma-2-float64-0d':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'method.polygamma-2-float64-empty':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'method.polygamma-2-float64-grad':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'method.polygamma-2-float64-gradedge':
-        'Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
-    'mvlgamma-2-bool-vec':
-        'mvlgamma(bool): torch RuntimeError, pyad returns',
-    'mvlgamma-2-float64-gradedge':
-        'mvlgamma/lgamma gradient at a pole: torch +inf, pyad -inf',
-    'float_power-2-complex128-vec':
-        'complex pow by a real scalar: sign of zero imaginary part',
-    'pow-2-complex128-vec':
-        'complex pow by a real scalar: sign of zero imaginary part',
-    'pow-0.5-complex128-vec':
-        'complex pow(x, 0.5) at inf/nan: torch 0, pyad inf',
-    'pow-neg1-complex128-vec':
-        'complex pow(x, -1) at 0 / inf: torch 0/inf, pyad nan',
-    'clamp-tmin-float64-int64-2x3':
-        'clamp with a bound equal to zero: torch keeps -0.0 (max(-0.0, 0.0) = -0.0); pyad 0.0',
-    'clamp-tmax-float64-int64-2x3':
-        'clamp with a bound equal to zero: torch keeps -0.0 (max(-0.0, 0.0) = -0.0); pyad 0.0',
-    'clamp-tboth-float64-int64-2x3':
-        'clamp with a bound equal to zero: torch keeps -0.0 (max(-0.0, 0.0) = -0.0); pyad 0.0',
-    'clip-tboth-float64-int64-2x3':
-        'clamp with a bound equal to zero: torch keeps -0.0 (max(-0.0, 0.0) = -0.0); pyad 0.0',
-    'clamp_min-t-float64-int64-2x3':
-        'clamp with a bound equal to zero: torch keeps -0.0 (max(-0.0, 0.0) = -0.0); pyad 0.0',
-    'clamp_max-t-float64-int64-2x3':
-        'clamp with a bound equal to zero: torch keeps -0.0 (max(-0.0, 0.0) = -0.0); pyad 0.0',
-    'relu-at0-float64-grad':
-        'relu(-0.0): torch -0.0, pyad 0.0',
-    'F.elu-at0-float64-grad':
-        'elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
-    'reciprocal-complex-at0-complex128-grad':
-        'complex reciprocal at 0: torch inf+nanj, pyad nan',
-}
+# (reason, case ids): one root cause per entry
+_GAPS = [
+    ('floor/ceil/round/trunc on bool (and round(decimals!=0) on integers): torch '
+     'NotImplementedError; pyad returns',
+     ('floor-bool-vec', 'ceil-bool-vec', 'round-bool-vec', 'trunc-bool-vec', 'fix-bool-vec',
+      'method.floor-bool-vec', 'inplace.floor_-bool-vec', 'method.ceil-bool-vec',
+      'inplace.ceil_-bool-vec', 'method.round-bool-vec', 'inplace.round_-bool-vec',
+      'method.trunc-bool-vec', 'inplace.trunc_-bool-vec', 'method.fix-bool-vec',
+      'inplace.fix_-bool-vec', 'round-dec1-bool-vec', 'round-dec1-int64-vec',
+      'round-dec1-uint8-vec', 'round-dec-1-bool-vec', 'round-dec-1-int64-vec',
+      'round-dec-1-uint8-vec', 'round-dec3-bool-vec', 'round-dec3-int64-vec',
+      'round-dec3-uint8-vec')),
+    ('elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
+     ('F.elu-float32-vec', 'F.elu-float64-vec', 'F.elu-float64-nc', 'F.elu-float32-nc',
+      'F.elu-float64-gradedge', 'F.selu-float32-vec', 'F.selu-float64-vec',
+      'F.selu-float64-nc', 'F.selu-float32-nc', 'F.selu-float64-gradedge',
+      'F.celu-float32-vec', 'F.celu-float64-vec', 'F.celu-float64-nc', 'F.celu-float32-nc',
+      'F.celu-float64-gradedge', 'F.elu-0.5-float32-vec', 'F.elu-0.5-float64-vec',
+      'F.elu-0.5-float64-nc', 'F.elu-0.5-float64-gradedge', 'F.celu-2-float32-vec',
+      'F.celu-2-float64-vec', 'F.celu-2-float64-nc', 'F.celu-2-float64-gradedge',
+      'F.elu-at0-float64-grad')),
+    ('bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
+     ('bitwise_not-float16-vec', 'bitwise_not-float32-vec', 'bitwise_not-float64-vec',
+      'bitwise_not-complex64-vec', 'bitwise_not-complex128-vec', 'bitwise_not-float64-0d',
+      'bitwise_not-float64-empty', 'bitwise_not-float64-nc', 'bitwise_not-float32-nc',
+      'bitwise_not-complex128-nc', 'bitwise_not-float64-grad', 'bitwise_not-float64-gradedge',
+      'bitwise_not-complex128-grad', 'bitwise_not-complex128-gradedge',
+      'bitwise_not-float64-grad-nc', 'method.bitwise_not-float32-vec',
+      'method.bitwise_not-complex64-vec', 'inplace.bitwise_not_-float32-vec',
+      'inplace.bitwise_not_-complex64-vec', 'inplace.bitwise_not_-float64-grad')),
+    ('complex neg: torch gives +0.0 for a negated zero part (neg(0j) = 0j, neg(nan+0j) = '
+     'nan+0j), pyad -0.0',
+     ('neg-complex64-vec', 'neg-complex128-vec', 'neg-complex128-nc', 'neg-complex128-grad',
+      'neg-complex128-gradedge', 'negative-complex64-vec', 'negative-complex128-vec',
+      'negative-complex128-nc', 'negative-complex128-grad', 'negative-complex128-gradedge',
+      'method.neg-complex64-vec', 'inplace.neg_-complex64-vec',
+      'method.negative-complex64-vec', 'inplace.negative_-complex64-vec')),
+    ('relu(-0.0): torch -0.0, pyad 0.0',
+     ('relu-float32-vec', 'relu-float64-vec', 'relu-float64-nc', 'relu-float32-nc',
+      'relu-float64-gradedge', 'F.relu-float32-vec', 'F.relu-float64-vec',
+      'F.relu-float64-nc', 'F.relu-float32-nc', 'F.relu-float64-gradedge',
+      'method.relu-float32-vec', 'inplace.relu_-float32-vec', 'relu-at0-float64-grad')),
+    ("frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for "
+     "'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
+     ('frac-bool-vec', 'frac-uint8-vec', 'frac-int8-vec', 'frac-int16-vec', 'frac-int32-vec',
+      'frac-int64-vec', 'frac-int64-0d', 'method.frac-bool-vec', 'method.frac-int64-vec',
+      'inplace.frac_-bool-vec', 'inplace.frac_-uint8-vec', 'inplace.frac_-int64-vec')),
+    ('Tensor.polygamma(n) method: pyad binds self as n (TypeError); torch x.polygamma(n)',
+     ('method.polygamma-2-bool-vec', 'method.polygamma-2-int64-vec',
+      'method.polygamma-2-uint8-vec', 'method.polygamma-2-float16-vec',
+      'method.polygamma-2-float32-vec', 'method.polygamma-2-float64-vec',
+      'method.polygamma-2-complex128-vec', 'method.polygamma-2-float64-nc',
+      'method.polygamma-2-float64-0d', 'method.polygamma-2-float64-empty',
+      'method.polygamma-2-float64-grad', 'method.polygamma-2-float64-gradedge')),
+    ('complex log1p: sign of zero / nan at complex(nan, 0) (torch nan, pyad 0)',
+     ('log1p-complex64-vec', 'log1p-complex128-vec', 'log1p-complex128-nc',
+      'log1p-complex128-gradedge', 'special.log1p-complex64-vec',
+      'special.log1p-complex128-vec', 'special.log1p-complex128-nc',
+      'special.log1p-complex128-gradedge', 'method.log1p-complex64-vec',
+      'inplace.log1p_-complex64-vec')),
+    ('special.i1/i1e(-0.0): torch 0.0, pyad -0.0',
+     ('special.i1-float16-vec', 'special.i1-float32-vec', 'special.i1-float64-nc',
+      'special.i1-float32-nc', 'special.i1e-float16-vec', 'special.i1e-float32-vec',
+      'special.i1e-float64-vec', 'special.i1e-float64-nc', 'special.i1e-float32-nc',
+      'special.i1e-float64-gradedge')),
+    ('acosh gradient: torch 1/sqrt(x^2-1) (finite for x < -1, inf at 1), pyad 1/(sqrt(x-1) '
+     'sqrt(x+1)) -> nan; complex: sign',
+     ('acosh-float64-grad', 'acosh-float64-gradedge', 'acosh-complex128-gradedge',
+      'acosh-float64-grad-nc', 'arccosh-float64-grad', 'arccosh-float64-gradedge',
+      'arccosh-complex128-gradedge', 'arccosh-float64-grad-nc')),
+    ('complex reciprocal at +-0: torch inf+nanj, pyad nan+nanj (and at inf+0j: torch 0j, '
+     'pyad -0j)',
+     ('reciprocal-complex64-vec', 'reciprocal-complex128-vec', 'reciprocal-complex128-nc',
+      'reciprocal-complex128-gradedge', 'method.reciprocal-complex64-vec',
+      'inplace.reciprocal_-complex64-vec', 'reciprocal-complex-at0-complex128-grad')),
+    ("abs on bool: torch NotImplementedError ('abs_cpu' not implemented for 'Bool'); pyad "
+     'returns',
+     ('abs-bool-vec', 'absolute-bool-vec', 'method.abs-bool-vec', 'inplace.abs_-bool-vec',
+      'method.absolute-bool-vec', 'inplace.absolute_-bool-vec')),
+    ('signbit on complex: torch NotImplementedError; pyad TypeError (numpy ufunc error '
+     'leaks)',
+     ('signbit-complex64-vec', 'signbit-complex128-vec', 'signbit-complex128-nc',
+      'signbit-complex128-grad', 'signbit-complex128-gradedge', 'method.signbit-complex64-vec')),
+    ('clamp with a bound equal to zero: torch keeps -0.0 (max(-0.0, 0.0) = -0.0); pyad 0.0',
+     ('clamp-tmin-float64-int64-2x3', 'clamp-tmax-float64-int64-2x3',
+      'clamp-tboth-float64-int64-2x3', 'clip-tboth-float64-int64-2x3',
+      'clamp_min-t-float64-int64-2x3', 'clamp_max-t-float64-int64-2x3')),
+    ('complex sgn at 0 / inf: torch 0 (and x/|x| at inf), pyad nan / inf',
+     ('sgn-complex64-vec', 'sgn-complex128-vec', 'sgn-complex128-gradedge',
+      'method.sgn-complex64-vec', 'inplace.sgn_-complex64-vec')),
+    ("sgn on real float64: torch's backward returns an unallocated tensor (torch bug); "
+     'pyad zeros',
+     ('sgn-float64-grad', 'sgn-float64-gradedge', 'sgn-float64-grad-nc',
+      'inplace.sgn_-float64-grad')),
+    ("relu on bool: torch RuntimeError ('Boolean inputs not supported for relu'); pyad "
+     'returns',
+     ('relu-bool-vec', 'F.relu-bool-vec', 'method.relu-bool-vec', 'inplace.relu_-bool-vec')),
+    ('i0 at huge input (1e308): torch inf, pyad nan',
+     ('i0-float64-vec', 'i0-float64-gradedge', 'special.i0-float64-vec',
+      'special.i0-float64-gradedge')),
+    ('sinc gradient at +-inf / huge: torch 0, pyad nan',
+     ('sinc-float64-gradedge', 'sinc-complex128-gradedge', 'special.sinc-float64-gradedge',
+      'special.sinc-complex128-gradedge')),
+    ('gelu(inf) in float16/float32: torch nan, pyad inf',
+     ('F.gelu-float16-vec', 'F.gelu-float32-vec', 'F.gelu-none-float16-vec',
+      'F.gelu-none-float32-vec')),
+    ('complex tanhshrink at nan+0j / infj: torch nan+nanj, pyad nan+0j / nanj (complex '
+     'tanh at those points)',
+     ('F.tanhshrink-complex64-vec', 'F.tanhshrink-complex128-vec',
+      'F.tanhshrink-complex128-nc', 'F.tanhshrink-complex128-gradedge')),
+    ('softmax/log_softmax with dtype= on complex input: torch casts first and returns, '
+     'pyad NotImplementedError',
+     ('softmax-neg1-f64-complex128-vec', 'log_softmax-neg1-f64-complex128-vec',
+      'F.softmax-0-f32-complex128-vec', 'special.softmax-0-f64-complex128-vec')),
+    ('polygamma(1, x) at the poles (0, -1, ...) in float32: torch finite garbage ~1e15, '
+     'pyad ~1e32 (both should be inf)',
+     ('polygamma-1-int64-vec', 'polygamma-1-float32-vec', 'special.polygamma-1-int64-vec',
+      'special.polygamma-1-float32-vec')),
+    ('complex acos on the real axis (0j, -1+0j): torch +0 imaginary part, pyad -0',
+     ('acos-complex128-vec', 'acos-complex128-nc', 'acos-complex128-gradedge')),
+    ('nan_to_num(-0.0): torch -0.0, pyad 0.0',
+     ('nan_to_num-float64-gradedge', 'nan_to_num-all-float64-gradedge',
+      'nan_to_num-nan-float64-gradedge')),
+    ('complex silu(-0+0j): torch 0j, pyad -0+0j',
+     ('F.silu-complex64-vec', 'F.silu-complex128-vec', 'F.silu-complex128-nc')),
+    ("in-place asinh_/acosh_/atanh_: torch's backward raises NotImplementedError (no "
+     'derivative for the in-place form); pyad differentiates',
+     ('inplace.asinh_-float64-grad', 'inplace.acosh_-float64-grad',
+      'inplace.atanh_-float64-grad')),
+    ('logit(eps) gradient outside [eps, 1-eps] (and at inf): torch 0, pyad nan',
+     ('logit-eps-float64-gradedge', 'logit-eps0.3-float64-gradedge',
+      'special.logit-eps-float64-gradedge')),
+    ('complex abs gradient at inf/nan parts: torch x/|x| finite, pyad nan',
+     ('abs-complex128-gradedge', 'absolute-complex128-gradedge')),
+    ('square(bool): torch int64 (pow(x, 2) promotes), pyad int8',
+     ('square-bool-vec', 'method.square-bool-vec')),
+    ('complex square at inf: torch nan (x*x), pyad -inf',
+     ('square-complex128-vec', 'square-complex128-gradedge')),
+    ('logit gradient at x = 1: torch +inf (1/(x(1-x)) with +0), pyad -inf',
+     ('logit-float64-gradedge', 'special.logit-float64-gradedge')),
+    ('nan_to_num on complex requiring grad: torch RuntimeError (no complex derivative), '
+     'pyad differentiates',
+     ('nan_to_num-complex128-grad', 'nan_to_num-complex128-gradedge')),
+    ('special.ndtri/log_ndtr float16: torch NotImplementedError, pyad returns',
+     ('special.ndtri-float16-vec', 'special.log_ndtr-float16-vec')),
+    ('special.i1 at huge input (1e308): torch inf, pyad nan',
+     ('special.i1-float64-vec', 'special.i1-float64-gradedge')),
+    ('in-place abs_ on complex: torch RuntimeError, pyad returns',
+     ('inplace.abs_-complex64-vec', 'inplace.absolute_-complex64-vec')),
+    ('in-place deg2rad_/rad2deg_ on complex: torch RuntimeError, pyad returns',
+     ('inplace.deg2rad_-complex64-vec', 'inplace.rad2deg_-complex64-vec')),
+    ('complex pow by a real scalar: sign of zero imaginary part',
+     ('float_power-2-complex128-vec', 'pow-2-complex128-vec')),
+    ('complex angle gradient at 0 / inf: torch nan/0, pyad -inf/nan',
+     ('angle-complex128-gradedge',)),
+    ('abs on bool (softsign = x / (1 + abs(x))): torch NotImplementedError; pyad returns',
+     ('F.softsign-bool-vec',)),
+    ('complex abs gradient (softsign): torch finite, pyad nan',
+     ('F.softsign-complex128-gradedge',)),
+    ('logsigmoid float16 at 20 / 100: torch -0.0, pyad 0.0',
+     ('F.logsigmoid-float16-vec',)),
+    ('logical_not_ on a float64 tensor requiring grad: torch passes the incoming gradient '
+     'through (identity), pyad gives 0',
+     ('inplace.logical_not_-float64-grad',)),
+    ('round(decimals=3) float16: torch scales in float32 (100.0), pyad overflows (inf)',
+     ('round-dec3-float16-vec',)),
+    ('clamp() without bounds on complex: torch RuntimeError (at least one of min/max), '
+     'pyad NotImplementedError (complex checked first)',
+     ('clamp-none-complex128-vec',)),
+    ('mvlgamma(bool): torch RuntimeError, pyad returns',
+     ('mvlgamma-2-bool-vec',)),
+    ('mvlgamma/lgamma gradient at a pole: torch +inf, pyad -inf',
+     ('mvlgamma-2-float64-gradedge',)),
+    ('complex pow(x, 0.5) at inf+0j / infj: torch inf+0j / inf+infj, pyad inf+nanj',
+     ('pow-0.5-complex128-vec',)),
+    ('complex pow(x, -1): at 0 torch inf+nanj, pyad nan+nanj; at inf / infj torch 0, pyad '
+     'nan',
+     ('pow-neg1-complex128-vec',)),
+]
+ENGINE_GAPS = {cid: reason for reason, cids in _GAPS for cid in cids}
 
 # pyad differs from torch on purpose (a documented decision, tested elsewhere)
 DELIBERATE = {
