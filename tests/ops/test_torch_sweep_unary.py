@@ -34,7 +34,9 @@ _GAPS = [
       'inplace.fix_-bool-vec', 'round-dec1-bool-vec', 'round-dec1-int64-vec',
       'round-dec1-uint8-vec', 'round-dec-1-bool-vec', 'round-dec-1-int64-vec',
       'round-dec-1-uint8-vec', 'round-dec3-bool-vec', 'round-dec3-int64-vec',
-      'round-dec3-uint8-vec')),
+      'round-dec3-uint8-vec', 'method.round-dec1-bool-vec', 'method.round-dec1-int64-vec',
+      'method.round-dec1-uint8-vec', 'method.round_-dec1-bool-vec',
+      'method.round_-dec1-int64-vec', 'method.round_-dec1-uint8-vec')),
     ('elu(-0.0): torch -0.0 (alpha * expm1(-0.0)), pyad 0.0',
      ('F.elu-float32-vec', 'F.elu-float64-vec', 'F.elu-float64-nc', 'F.elu-float32-nc',
       'F.elu-float64-gradedge', 'F.selu-float32-vec', 'F.selu-float64-vec',
@@ -43,7 +45,9 @@ _GAPS = [
       'F.celu-float64-gradedge', 'F.elu-0.5-float32-vec', 'F.elu-0.5-float64-vec',
       'F.elu-0.5-float64-nc', 'F.elu-0.5-float64-gradedge', 'F.celu-2-float32-vec',
       'F.celu-2-float64-vec', 'F.celu-2-float64-nc', 'F.celu-2-float64-gradedge',
-      'F.elu-at0-float64-grad')),
+      'F.elu-at0-float64-grad', 'F.elu-inplace-float32-vec', 'F.elu-inplace-float64-vec',
+      'F.selu-inplace-float32-vec', 'F.selu-inplace-float64-vec',
+      'F.celu-inplace-float32-vec', 'F.celu-inplace-float64-vec')),
     ('bitwise_not on float/complex: torch NotImplementedError; pyad TypeError',
      ('bitwise_not-float16-vec', 'bitwise_not-float32-vec', 'bitwise_not-float64-vec',
       'bitwise_not-complex64-vec', 'bitwise_not-complex128-vec', 'bitwise_not-float64-0d',
@@ -53,6 +57,26 @@ _GAPS = [
       'bitwise_not-float64-grad-nc', 'method.bitwise_not-float32-vec',
       'method.bitwise_not-complex64-vec', 'inplace.bitwise_not_-float32-vec',
       'inplace.bitwise_not_-complex64-vec', 'inplace.bitwise_not_-float64-grad')),
+    ('relu(-0.0): torch -0.0, pyad 0.0',
+     ('relu-float32-vec', 'relu-float64-vec', 'relu-float64-nc', 'relu-float32-nc',
+      'relu-float64-gradedge', 'F.relu-float32-vec', 'F.relu-float64-vec',
+      'F.relu-float64-nc', 'F.relu-float32-nc', 'F.relu-float64-gradedge',
+      'method.relu-float32-vec', 'inplace.relu_-float32-vec', 'relu-at0-float64-grad',
+      'F.relu-inplace-float32-vec', 'F.relu-inplace-float64-vec', 'method.relu_-float32-vec',
+      'method.relu_-float64-vec', 'method.relu_-float64-gradedge')),
+    ('copy_/fill_/zero_ on a Variable that records history write add(old * 0, value): NaN '
+     'where the old value was +-inf or NaN (x.clone().copy_(src), and so every '
+     'nn.functional inplace=True, polygamma_, mvlgamma_ on such input)',
+     ('F.relu-inplace-float64-gradedge', 'method.zero_-float64-gradedge',
+      'method.fill_-float64-gradedge',
+      'F.relu6-inplace-float64-gradedge',
+      'F.elu-inplace-float64-gradedge', 'F.selu-inplace-float64-gradedge',
+      'F.celu-inplace-float64-gradedge', 'F.leaky_relu-inplace-float64-gradedge',
+      'F.hardtanh-inplace-float64-gradedge', 'F.hardsigmoid-inplace-float64-gradedge',
+      'F.hardswish-inplace-float64-gradedge', 'F.silu-inplace-float64-gradedge',
+      'F.mish-inplace-float64-gradedge', 'F.threshold-inplace-float64-gradedge',
+      'F.rrelu-eval-inplace-float64-gradedge', 'method.polygamma_-1-float64-gradedge',
+      'method.mvlgamma_-2-float64-gradedge')),
     ('complex neg: torch gives +0.0 for a negated zero part (neg(0j) = 0j, neg(nan+0j) = '
      'nan+0j), pyad -0.0',
      ('neg-complex64-vec', 'neg-complex128-vec', 'neg-complex128-nc', 'neg-complex128-grad',
@@ -60,11 +84,6 @@ _GAPS = [
       'negative-complex128-nc', 'negative-complex128-grad', 'negative-complex128-gradedge',
       'method.neg-complex64-vec', 'inplace.neg_-complex64-vec',
       'method.negative-complex64-vec', 'inplace.negative_-complex64-vec')),
-    ('relu(-0.0): torch -0.0, pyad 0.0',
-     ('relu-float32-vec', 'relu-float64-vec', 'relu-float64-nc', 'relu-float32-nc',
-      'relu-float64-gradedge', 'F.relu-float32-vec', 'F.relu-float64-vec',
-      'F.relu-float64-nc', 'F.relu-float32-nc', 'F.relu-float64-gradedge',
-      'method.relu-float32-vec', 'inplace.relu_-float32-vec', 'relu-at0-float64-grad')),
     ("frac on integer/bool: torch NotImplementedError ('frac_cpu' not implemented for "
      "'Long'); pyad returns the input (bool: RuntimeError from subtraction)",
      ('frac-bool-vec', 'frac-uint8-vec', 'frac-int8-vec', 'frac-int16-vec', 'frac-int32-vec',
@@ -110,16 +129,30 @@ _GAPS = [
      ('clamp-tmin-float64-int64-2x3', 'clamp-tmax-float64-int64-2x3',
       'clamp-tboth-float64-int64-2x3', 'clip-tboth-float64-int64-2x3',
       'clamp_min-t-float64-int64-2x3', 'clamp_max-t-float64-int64-2x3')),
+    ("relu on bool: torch RuntimeError ('Boolean inputs not supported for relu'); pyad "
+     'returns',
+     ('relu-bool-vec', 'F.relu-bool-vec', 'method.relu-bool-vec', 'inplace.relu_-bool-vec',
+      'F.relu-inplace-bool-vec', 'method.relu_-bool-vec')),
     ('complex sgn at 0 / inf: torch 0 (and x/|x| at inf), pyad nan / inf',
      ('sgn-complex64-vec', 'sgn-complex128-vec', 'sgn-complex128-gradedge',
       'method.sgn-complex64-vec', 'inplace.sgn_-complex64-vec')),
+    ('softmax/log_softmax with dtype= on complex input: torch casts first and returns, '
+     'pyad NotImplementedError',
+     ('softmax-neg1-f64-complex128-vec', 'log_softmax-neg1-f64-complex128-vec',
+      'F.softmax-0-f32-complex128-vec', 'special.softmax-0-f64-complex128-vec',
+      'method.softmax-dtype-complex64-vec')),
+    ('polygamma(1, x) at the poles (0, -1, ...) in float32: torch finite garbage ~1e15, '
+     'pyad ~1e32 (both should be inf)',
+     ('polygamma-1-int64-vec', 'polygamma-1-float32-vec', 'special.polygamma-1-int64-vec',
+      'special.polygamma-1-float32-vec', 'method.polygamma_-1-float32-vec')),
+    ('logit(eps) gradient outside [eps, 1-eps] (and at inf): torch 0, pyad nan',
+     ('logit-eps-float64-gradedge', 'logit-eps0.3-float64-gradedge',
+      'special.logit-eps-float64-gradedge', 'method.logit-eps-float64-gradedge',
+      'method.logit_-eps-float64-gradedge')),
     ("sgn on real float64: torch's backward returns an unallocated tensor (torch bug); "
      'pyad zeros',
      ('sgn-float64-grad', 'sgn-float64-gradedge', 'sgn-float64-grad-nc',
       'inplace.sgn_-float64-grad')),
-    ("relu on bool: torch RuntimeError ('Boolean inputs not supported for relu'); pyad "
-     'returns',
-     ('relu-bool-vec', 'F.relu-bool-vec', 'method.relu-bool-vec', 'inplace.relu_-bool-vec')),
     ('i0 at huge input (1e308): torch inf, pyad nan',
      ('i0-float64-vec', 'i0-float64-gradedge', 'special.i0-float64-vec',
       'special.i0-float64-gradedge')),
@@ -133,28 +166,18 @@ _GAPS = [
      'tanh at those points)',
      ('F.tanhshrink-complex64-vec', 'F.tanhshrink-complex128-vec',
       'F.tanhshrink-complex128-nc', 'F.tanhshrink-complex128-gradedge')),
-    ('softmax/log_softmax with dtype= on complex input: torch casts first and returns, '
-     'pyad NotImplementedError',
-     ('softmax-neg1-f64-complex128-vec', 'log_softmax-neg1-f64-complex128-vec',
-      'F.softmax-0-f32-complex128-vec', 'special.softmax-0-f64-complex128-vec')),
-    ('polygamma(1, x) at the poles (0, -1, ...) in float32: torch finite garbage ~1e15, '
-     'pyad ~1e32 (both should be inf)',
-     ('polygamma-1-int64-vec', 'polygamma-1-float32-vec', 'special.polygamma-1-int64-vec',
-      'special.polygamma-1-float32-vec')),
-    ('complex acos on the real axis (0j, -1+0j): torch +0 imaginary part, pyad -0',
-     ('acos-complex128-vec', 'acos-complex128-nc', 'acos-complex128-gradedge')),
     ('nan_to_num(-0.0): torch -0.0, pyad 0.0',
      ('nan_to_num-float64-gradedge', 'nan_to_num-all-float64-gradedge',
-      'nan_to_num-nan-float64-gradedge')),
+      'nan_to_num-nan-float64-gradedge', 'method.nan_to_num_-all-float64-gradedge')),
     ('complex silu(-0+0j): torch 0j, pyad -0+0j',
-     ('F.silu-complex64-vec', 'F.silu-complex128-vec', 'F.silu-complex128-nc')),
+     ('F.silu-complex64-vec', 'F.silu-complex128-vec', 'F.silu-complex128-nc',
+      'F.silu-inplace-complex64-vec')),
+    ('complex acos on the real axis (0j, -1+0j): torch +0 imaginary part, pyad -0',
+     ('acos-complex128-vec', 'acos-complex128-nc', 'acos-complex128-gradedge')),
     ("in-place asinh_/acosh_/atanh_: torch's backward raises NotImplementedError (no "
      'derivative for the in-place form); pyad differentiates',
      ('inplace.asinh_-float64-grad', 'inplace.acosh_-float64-grad',
       'inplace.atanh_-float64-grad')),
-    ('logit(eps) gradient outside [eps, 1-eps] (and at inf): torch 0, pyad nan',
-     ('logit-eps-float64-gradedge', 'logit-eps0.3-float64-gradedge',
-      'special.logit-eps-float64-gradedge')),
     ('complex abs gradient at inf/nan parts: torch x/|x| finite, pyad nan',
      ('abs-complex128-gradedge', 'absolute-complex128-gradedge')),
     ('square(bool): torch int64 (pow(x, 2) promotes), pyad int8',
@@ -176,6 +199,10 @@ _GAPS = [
      ('inplace.deg2rad_-complex64-vec', 'inplace.rad2deg_-complex64-vec')),
     ('complex pow by a real scalar: sign of zero imaginary part',
      ('float_power-2-complex128-vec', 'pow-2-complex128-vec')),
+    ('mvlgamma(bool): torch RuntimeError, pyad returns',
+     ('mvlgamma-2-bool-vec', 'method.mvlgamma-2-bool-vec')),
+    ('mvlgamma/lgamma gradient at a pole: torch +inf, pyad -inf',
+     ('mvlgamma-2-float64-gradedge', 'method.mvlgamma-2-float64-gradedge')),
     ('complex angle gradient at 0 / inf: torch nan/0, pyad -inf/nan',
      ('angle-complex128-gradedge',)),
     ('abs on bool (softsign = x / (1 + abs(x))): torch NotImplementedError; pyad returns',
@@ -192,10 +219,6 @@ _GAPS = [
     ('clamp() without bounds on complex: torch RuntimeError (at least one of min/max), '
      'pyad NotImplementedError (complex checked first)',
      ('clamp-none-complex128-vec',)),
-    ('mvlgamma(bool): torch RuntimeError, pyad returns',
-     ('mvlgamma-2-bool-vec',)),
-    ('mvlgamma/lgamma gradient at a pole: torch +inf, pyad -inf',
-     ('mvlgamma-2-float64-gradedge',)),
     ('complex pow(x, 0.5) at inf+0j / infj: torch inf+0j / inf+infj, pyad inf+nanj',
      ('pow-0.5-complex128-vec',)),
     ('complex pow(x, -1): at 0 torch inf+nanj, pyad nan+nanj; at inf / infj torch 0, pyad '
@@ -584,6 +607,48 @@ for _cid, _call in KW:
     add("%s-float64-gradedge" % _cid, _call, "float64", "vec", grad=True, vals=FLOATS)
     if _softmax:
         add("%s-float64-2x3" % _cid, _call, "float64", "2x3", grad=True)
+
+# nn.functional's inplace=True forms and method forms with arguments
+FORMS = [
+    ("F.relu-inplace", nnf("relu", inplace=True)),
+    ("F.relu6-inplace", nnf("relu6", inplace=True)),
+    ("F.elu-inplace", nnf("elu", alpha=0.5, inplace=True)),
+    ("F.selu-inplace", nnf("selu", inplace=True)),
+    ("F.celu-inplace", nnf("celu", alpha=2.0, inplace=True)),
+    ("F.leaky_relu-inplace", nnf("leaky_relu", negative_slope=0.2, inplace=True)),
+    ("F.hardtanh-inplace", nnf("hardtanh", min_val=-0.5, max_val=2.0, inplace=True)),
+    ("F.hardsigmoid-inplace", nnf("hardsigmoid", inplace=True)),
+    ("F.hardswish-inplace", nnf("hardswish", inplace=True)),
+    ("F.silu-inplace", nnf("silu", inplace=True)),
+    ("F.mish-inplace", nnf("mish", inplace=True)),
+    ("F.threshold-inplace", nnf("threshold", threshold=0.5, value=-7.0, inplace=True)),
+    ("F.rrelu-eval-inplace", nnf("rrelu", training=False, inplace=True)),
+    ("method.relu_", meth("relu_")),
+    ("method.sigmoid_", meth("sigmoid_")),
+    ("method.round-dec1", meth("round", decimals=1)),
+    ("method.round_-dec1", meth("round_", decimals=1)),
+    ("method.logit-eps", meth("logit", 1e-6)),
+    ("method.logit_-eps", meth("logit_", eps=1e-6)),
+    ("method.nan_to_num_-all", meth("nan_to_num_", nan=1.5, posinf=2.0, neginf=-3.0)),
+    ("method.clamp_min_", meth("clamp_min_", 0.5)),
+    ("method.clamp_max_", meth("clamp_max_", 0.5)),
+    ("method.softmax", meth("softmax", 0)),
+    ("method.log_softmax", meth("log_softmax", 0)),
+    ("method.softmax-dtype", lambda m, F, x: x.softmax(0, dtype=m.float64)),
+    ("method.polygamma_-1", meth("polygamma_", 1)),
+    ("method.mvlgamma-2", meth("mvlgamma", 2)),
+    ("method.mvlgamma_-2", meth("mvlgamma_", 2)),
+    ("method.zero_", meth("zero_")),
+    ("method.fill_", meth("fill_", 2.0)),
+]
+for _cid, _call in FORMS:
+    _ip = "_" in _cid.split("-")[0].split(".")[-1][-1:] or "inplace" in _cid
+    _form = "inplace" if _ip else "fn"
+    for _d in ("bool", "int64", "uint8", "float32", "float64", "complex64"):
+        add("%s-%s-vec" % (_cid, _d), _call, _d, "vec", form=_form)
+    add("%s-float64-grad" % _cid, _call, "float64", "vec", grad=True, form=_form)
+    add("%s-float64-gradedge" % _cid, _call, "float64", "vec", grad=True, vals=FLOATS,
+        form=_form)
 
 # clamp with tensor bounds (broadcast, min > max, mixed dtypes)
 TB = [
