@@ -391,6 +391,8 @@ def isreal(input):
 def deg2rad(input):
     """Degrees to radians (differentiable; integers give the default float dtype)."""
     x = _variable(input, "deg2rad")
+    if numpy.dtype(x.dtype).kind == "c":
+        raise RuntimeError("deg2rad(): deg2rad is not supported for complex Variables.")
     if numpy.dtype(x.dtype).kind in "iub":
         x = x.to(_engine.get_default_dtype())
     return x * (math.pi / 180.0)
@@ -399,6 +401,8 @@ def deg2rad(input):
 def rad2deg(input):
     """Radians to degrees (differentiable; integers give the default float dtype)."""
     x = _variable(input, "rad2deg")
+    if numpy.dtype(x.dtype).kind == "c":
+        raise RuntimeError("rad2deg(): rad2deg is not supported for complex Variables.")
     if numpy.dtype(x.dtype).kind in "iub":
         x = x.to(_engine.get_default_dtype())
     return x * (180.0 / math.pi)

@@ -3,7 +3,7 @@
 Each function is the pyad op of the same meaning (``gammaln`` is :func:`pyad.lgamma`,
 ``expit`` is :func:`pyad.sigmoid`, ``psi`` is :func:`pyad.digamma`, ...), differentiable
 where torch's is; ``i0e``, ``i1``, ``i1e``, ``ndtr``, ``ndtri``, ``log_ndtr``,
-``xlog1py`` and ``entr`` exist only here, as in torch; ``gammainc``/``gammaincc`` are
+``xlog1py``, ``entr`` and ``erfcx`` exist only here, as in torch; ``gammainc``/``gammaincc`` are
 :func:`pyad.igamma`/:func:`pyad.igammac`.
 """
 from pyad._engine import (
@@ -21,8 +21,8 @@ from pyad.linalg import _wraps  # (names and documents a wrapper as its engine o
 
 __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "exp2", "expm1", "log1p", "gammaln",
            "digamma", "psi", "polygamma", "multigammaln", "xlogy", "xlog1py", "sinc", "round",
-           "entr", "log_softmax", "softmax", "logsumexp", "ndtr", "ndtri", "log_ndtr", "i0",
-           "i0e", "i1", "i1e", "gammainc", "gammaincc"]
+           "entr", "log_softmax", "softmax", "logsumexp", "ndtr", "ndtri", "log_ndtr", "erfcx",
+           "i0", "i0e", "i1", "i1e", "gammainc", "gammaincc"]
 
 import functools as _functools
 import math as _math
@@ -68,13 +68,88 @@ def multigammaln(input, p):
     if p < 1:
         raise RuntimeError("special.multigammaln(): p has to be greater than or equal to 1")
     x = input if isinstance(input, _pyad.Variable) else _pyad.as_tensor(input)
-    if x.dtype.kind in "biu":
+    if x.dtype.kind == "b":
+        raise RuntimeError("special.multigammaln(): The input tensor may not be a boolean "
+                           "tensor.")
+    if x.dtype.kind in "iu":
         x = x.to(_pyad.get_default_dtype())
     xp = _pyad.get_array_module(x.data)
     shifts = _pyad.Variable(xp.asarray(-0.5 * _np.arange(p), dtype=x.dtype))
     return (_pyad.lgamma(x.unsqueeze(-1) + shifts).sum(-1)
             + p * (p - 1) / 4 * _math.log(_math.pi))
 
+
+
+_SQRT_PI = _math.sqrt(_math.pi)
+_ERFCX_ASYMPTOTIC = 50.0   # from here on the asymptotic series (6 terms) is exact in float64
+
+
+def erfcx(input):
+    """The scaled complementary error function ``exp(input ** 2) * erfc(input)``,
+    elementwise, as ``torch.special.erfcx``: computed without the overflow of
+    ``exp(x ** 2)`` (``exp(x ** 2 + log(2) + log_ndtr(-x sqrt(2)))`` below 50, its
+    asymptotic series ``1 / (x sqrt(pi)) (1 - 1/(2x^2) + 3/(4x^4) - ...)`` from 50 on).
+    Integers and bool give the default float dtype; float16 and complex input raise
+    NotImplementedError, as torch's. Differentiable (twice and more; the derivative is
+    ``2 x erfcx(x) - 2 / sqrt(pi)``).
+
+    >>> pyad.special.erfcx(pyad.tensor([0.0, 1.0, 100.0]))
+    tensor([1.0000, 0.4276, 0.0056])
+    """
+    x = input if isinstance(input, _pyad.Variable) else _pyad.as_tensor(input)
+    kind = x.dtype.kind
+    if kind in "biu":
+        x = x.to(_pyad.get_default_dtype())
+    elif kind == "c" or x.dtype == _np.float16:
+        raise NotImplementedError('special.erfcx(): "erfcx_cpu" not implemented for \'%s\''
+                                  % {"float16": "Half", "complex64": "ComplexFloat",
+                                     "complex128": "ComplexDouble"}[str(x.dtype)])
+    return _Erfcx.apply(x)
+
+
+def _erfcx_value(x):
+    # the value (no graph): exp(x^2 + log 2 + log_ndtr(-x sqrt 2)), the asymptotic
+    # series from 50 on, 2 exp(x^2) below -26
+    d = _np.asarray(x.data)
+    big = d >= _ERFCX_ASYMPTOTIC
+    neg = d < -26.0
+    mid = ~(big | neg)
+    # each branch sees only the inputs it is used for (no inf/nan gradient from the others)
+    xs = _pyad.where(mid, x, _pyad.zeros_like(x))
+    with _np.errstate(over="ignore"):
+        out = _pyad.exp(xs * xs + _math.log(2.0)
+                        + _engine.log_ndtr(xs * (-_math.sqrt(2.0))))
+        if big.any():
+            xb = _pyad.where(big, x, _pyad.full_like(x, _ERFCX_ASYMPTOTIC))
+            inv2 = 1.0 / (2.0 * xb * xb)
+            series = 1.0
+            term = 1.0
+            for k in range(1, 7):        # (2k - 1)!! / (2 x^2)^k, alternating
+                term = term * (-(2 * k - 1)) * inv2
+                series = series + term
+            out = _pyad.where(big, series / (xb * _SQRT_PI), out)
+        if neg.any():
+            # erfcx(x) = 2 exp(x^2) - erfcx(-x): the second term is below the first's ulp
+            xn = _pyad.where(neg, x, _pyad.full_like(x, -26.0))
+            out = _pyad.where(neg, 2.0 * _pyad.exp(xn * xn), out)
+    return out
+
+
+class _Erfcx(_pyad.autograd.Function):
+    # torch's derivative formula, 2 x erfcx(x) - 2 / sqrt(pi) (its overflow to inf at
+    # huge x included), written with erfcx itself: differentiable again
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        with _pyad.no_grad():
+            return _erfcx_value(x.detach())
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        with _np.errstate(over="ignore", invalid="ignore"):
+            return grad * (2.0 * x * erfcx(x) - 2.0 / _SQRT_PI)
 
 
 @_wraps(_engine.logsumexp)

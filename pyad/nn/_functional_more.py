@@ -492,8 +492,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """
     input = _var(input)
     if _np.dtype(input.dtype).kind != "f":
-        raise RuntimeError("rrelu(): expected a floating-point Variable, got %s"
-                           % (input.dtype,))
+        # torch: '"leaky_relu_cpu" not implemented for 'Long'' (NotImplementedError)
+        raise NotImplementedError("rrelu(): not implemented for %s (expected a "
+                                  "floating-point Variable)" % (input.dtype,))
     if lower > upper:
         raise RuntimeError("rrelu(): Lower bound should be less than or equal to the upper "
                            "bound (got lower=%s, upper=%s)" % (lower, upper))

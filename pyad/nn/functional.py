@@ -118,21 +118,39 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     >>> hardtanh(pyad.tensor([-2.0, 0.5, 3.0]))
     tensor([-1.0000,  0.5000,  1.0000])
     """
+    x = _var(input)
+    kind = _np.dtype(x.dtype).kind
+    if kind == "b":
+        raise RuntimeError("hardtanh(): Bool inputs not supported for hardtanh")
+    if kind in "iu":
+        # torch clamps integers in their own dtype (the limits cast to it; no gradient)
+        if kind == "u" and (int(min_val) < 0 or int(max_val) < 0):
+            raise RuntimeError("hardtanh(): cannot do hardtanh on an unsigned type with "
+                               "negative limits")
+        lo, hi = int(min_val), int(max_val)
+        return _in_place(pyad.clamp, x, lo, hi) if inplace else pyad.clamp(x, lo, hi)
     if inplace:
-        return _in_place(_hardtanh, input, min_val, max_val)
-    return _hardtanh(input, min_val, max_val)
+        return _in_place(_hardtanh, x, min_val, max_val)
+    return _hardtanh(x, min_val, max_val)
 
 
 # The piecewise activations below are ``where`` over the pieces, selected by masks of
 # the input's values, so the gradient at a kink is the one torch gives there (the
 # pieces at the kink points are linear when torch's second derivative is 0 there).
 
+_TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                      "uint8": "Byte", "bool": "Bool"}
+
+
 def _floating(what, input):
-    # as the Cython activations (and torch, which has no integer kernel for these)
+    # torch has no integer or bool kernel for these: NotImplementedError, as torch's
+    # '"elu_cpu" not implemented for 'Long'' (a RuntimeError subclass)
     x = _var(input)
-    if _np.dtype(x.dtype).kind not in "fc":
-        raise RuntimeError("%s(): expected a floating point input, got %s"
-                           % (what, _np.dtype(x.dtype)))
+    dt = _np.dtype(x.dtype)
+    if dt.kind not in "fc":
+        raise NotImplementedError("%s(): expected a floating point input, got %s (not "
+                                  "implemented for '%s')"
+                                  % (what, dt, _TORCH_DTYPE_NAMES.get(str(dt), str(dt))))
     return x
 
 
@@ -212,7 +230,7 @@ def relu6(input, inplace=False):
     x = _var(input)
     if _int_kind(x.data):               # torch clamps integers too (no gradient there)
         return _in_place(pyad.clamp, x, 0, 6) if inplace else pyad.clamp(x, 0, 6)
-    return hardtanh(x, 0.0, 6.0, inplace)
+    return hardtanh(x, 0.0, 6.0, inplace)      # (bool: RuntimeError, as torch's)
 
 
 def _hardsigmoid(x):
@@ -243,7 +261,11 @@ def _hardswish(x):
     # computed on x only where it is used (no 0 * inf = NaN gradient from the others).
     mid = (d > -3) & (d < 3)
     xm = _masked(x, mid)
-    out = pyad.where(d <= -3, 0.0, pyad.where(mid, xm * (xm + 3) / 6, x))
+    # (torch's kernel gives -0.0 below -3: x * 0 / 6; and x * 6 / 6 above 3, so a huge
+    # input overflows to inf as torch's)
+    with _np.errstate(over="ignore"):
+        big = x * 6.0 / 6.0
+    out = pyad.where(d <= -3, -0.0, pyad.where(mid, xm * (xm + 3) / 6, big))
     minf = _np.isneginf(d)
     return pyad.where(minf, float("nan"), out) if minf.any() else out
 
@@ -253,7 +275,7 @@ def hardswish(input, inplace=False):
     ``input >= 3``, ``input * (input + 3) / 6`` between.
 
     >>> hardswish(pyad.tensor([-4.0, 0.0, 1.5, 4.0]))
-    tensor([0.0000, 0.0000, 1.1250, 4.0000])
+    tensor([-0.0000, 0.0000, 1.1250, 4.0000])
     """
     input, = _real_only("hardswish", _floating("hardswish", input))
     return _in_place(_hardswish, input) if inplace else _hardswish(input)
@@ -380,6 +402,21 @@ def threshold(input, threshold, value, inplace=False):
     tensor([-9., -9.,  2.])
     """
     _real_only("threshold", input)
+    x = _var(input)
+    kind = _np.dtype(x.dtype).kind
+    if kind == "b":
+        raise NotImplementedError("threshold(): \"threshold_cpu\" not implemented for "
+                                  "'Bool'")
+    if kind in "iu":
+        # torch computes in the input's dtype: threshold and value cast to it
+        info = _np.iinfo(x.dtype)
+        for name, v in (("threshold", threshold), ("value", value)):
+            if not info.min <= v <= info.max:
+                raise RuntimeError("threshold(): %s cannot be converted to type %s without "
+                                   "overflow" % (name, x.dtype))
+        threshold, value = int(threshold), int(value)
+        xp = pyad.get_array_module(x.data)
+        value = Variable(xp.asarray(value, dtype=x.dtype))
     if inplace:
         return _in_place(_threshold, input, threshold, value)
     return _threshold(_var(input), threshold, value)
