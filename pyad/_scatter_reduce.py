@@ -261,8 +261,10 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     _check_variable(src, what, "src", 3)
     d = _wrap_dim(dim, input.ndim, what)
     scalar = input.ndim == 0
-    if scalar or index_data.ndim == 0 or src.ndim == 0:
-        # torch counts a 0-d self, index or src as 1-d of size 1 (ensure_nonempty_dim)
+    if 0 in (input.ndim, index_data.ndim, src.ndim) and (input.ndim, index_data.ndim,
+                                                         src.ndim) != (0, 0, 0):
+        # torch counts a 0-d self, index or src as 1-d of size 1 (ensure_nonempty_dim);
+        # all three 0-d run inside the node
         out = scatter_reduce(input.reshape(1) if scalar else input, d,
                              index_data.reshape(-1) if index_data.ndim == 0 else index_data,
                              src.reshape(1) if src.ndim == 0 else src, reduce,
