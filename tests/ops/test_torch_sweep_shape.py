@@ -298,6 +298,16 @@ ENGINE_GAPS = {
     r"^scatter_reduce-srclarger-(sum|amax)$": "python (not engine): _scatter_reduce.py "
                                               "pads src's gradient when src is larger than "
                                               "index; torch's backward raises RuntimeError",
+    r"^fill-(masked_fill|scatter-value|setitem-int|setitem-slice|setitem-adv)-1\+1j-"
+    r"(?!bool|complex)|^fill-index_fill-1\+1j-(?!complex)|^fill-[a-z_-]+--1-uint8$|"
+    r"^fill-[a-z_-]+-inf-(uint8|int32|int64)$|^fill-[a-z_-]+-2e40-(uint8|int32)$|"
+    r"^fill-(masked_fill|index_fill|scatter-value)-2e40-float16$":
+        "engine: Python fill values (masked_fill/index_fill/scatter value/setitem; "
+        "shape.pxi _scalar_value/_put, inplace.pxi setitem) are converted by NumPy: a "
+        "complex into a real dtype is TypeError, out of range OverflowError, -1 into "
+        "uint8 refused, 2**40 into float16 inf; torch: RuntimeError 'value cannot be "
+        "converted to type X without overflow' (index_fill: 'Converting complex Scalar "
+        "to non-complex type is not supported', also for bool), -1 wraps to 255",
     r"^viewinfo-expand_as-contig$": "engine: expand_as of the same shape returns the input "
                                     "itself, torch a new view",
 }
@@ -1142,6 +1152,29 @@ MORE = {
 }
 for cid, fn in MORE.items():
     case(cid, fn)
+
+
+# ---- Python scalar fill values of every kind into every dtype
+FILL_VALUES = [("True", True), ("2", 2), ("2.5", 2.5), ("1+1j", 1 + 1j), ("-1", -1),
+               ("nan", float("nan")), ("inf", float("inf")), ("2e40", 2 ** 40)]
+FILL_OPS = [
+    ("masked_fill", lambda L, x, v, X, I: x.masked_fill(X(values((3, 4), "bool")), v)),
+    ("index_fill", lambda L, x, v, X, I: x.index_fill(1, I([0, 2]), v)),
+    ("scatter-value", lambda L, x, v, X, I: x.scatter(1, I([[0], [3], [1]]), v)),
+    ("setitem-int", lambda L, x, v, X, I: (lambda y: (y.__setitem__((0, 1), v), y)[1])(
+        x.clone())),
+    ("setitem-slice", lambda L, x, v, X, I: (lambda y: (y.__setitem__(
+        (slice(None), slice(1, 3)), v), y)[1])(x.clone())),
+    ("setitem-adv", lambda L, x, v, X, I: (lambda y: (y.__setitem__(I([2, 0]), v), y)[1])(
+        x.clone())),
+]
+for opname, f in FILL_OPS:
+    for vname, v in FILL_VALUES:
+        for dt in ("bool", "uint8", "int32", "int64", "float16", "float32", "float64",
+                   "complex64"):
+            case("fill-%s-%s-%s" % (opname, vname, dt),
+                 (lambda f, v, a: lambda L, X, I: f(L, X(a), v, X, I))(
+                     f, v, values((3, 4), dt)))
 
 
 def _marks(cid):
