@@ -129,6 +129,12 @@ def _weight(shape, dt, k):
 
 
 def _run(lib, fn):
+    """The outcome of ``fn`` in ``lib``: ("raise", exc, None), ("raise-backward", exc,
+    None) or ("ok", outputs, gradients). A case marked ``fn.second`` weighs its outputs
+    squared, ``(out * out * w).sum()`` (so its gradient depends on the inputs), and its
+    gradients also hold the second derivatives: the gradient of ``(g * w2).sum()`` over
+    the first-order gradients ``g`` taken with ``create_graph=True``."""
+    second = getattr(fn, "second", False)
     side = _Side(lib)
     try:
         out = fn(lib, side.X, side.I)
@@ -143,16 +149,31 @@ def _run(lib, fn):
             if _is_tensor(o) and o.requires_grad and _dtname(o.dtype) in GRAD_DTYPES:
                 w = _weight(tuple(o.shape), _dtname(o.dtype), k)
                 w = torch.tensor(w) if lib is torch else pyad.tensor(w)
-                term = (o * w).sum()
+                term = (o * o * w).sum() if second else (o * w).sum()
                 if _dtname(o.dtype).startswith("complex"):
                     term = term.real
                 loss = term if loss is None else loss + term
         if loss is not None:
             try:
-                gs = lib.autograd.grad(loss, side.leaves, allow_unused=True)
+                gs = lib.autograd.grad(loss, side.leaves, allow_unused=True,
+                                       create_graph=second)
+                grads = [None if g is None else _describe(g) for g in gs]
+                if second:
+                    loss2 = None
+                    for k, g in enumerate(gs):
+                        if g is not None and g.requires_grad:
+                            w2 = _weight(tuple(g.shape), _dtname(g.dtype), 100 + k)
+                            w2 = torch.tensor(w2) if lib is torch else pyad.tensor(w2)
+                            t2 = (g * w2).sum()
+                            t2 = t2.real if _dtname(g.dtype).startswith("complex") else t2
+                            loss2 = t2 if loss2 is None else loss2 + t2
+                    if loss2 is None:
+                        grads.append(("other", "no-second-order", "None", None))
+                    else:
+                        g2 = lib.autograd.grad(loss2, side.leaves, allow_unused=True)
+                        grads += [None if g is None else _describe(g) for g in g2]
             except Exception as e:              # noqa: BLE001
                 return ("raise-backward", e, None)
-            grads = [None if g is None else _describe(g) for g in gs]
     return ("ok", desc, grads)
 
 
@@ -310,6 +331,12 @@ ENGINE_GAPS = {
         "to non-complex type is not supported', also for bool), -1 wraps to 255",
     r"^viewinfo-expand_as-contig$": "engine: expand_as of the same shape returns the input "
                                     "itself, torch a new view",
+}
+
+# second-order cases whose first-order case agrees with torch
+ENGINE_GAPS_GG = {
+    r"^gg-repeat-0-float64-2x3$": "engine: repeat to an empty output: the create_graph "
+                                  "gradient requires grad in pyad, not in torch",
 }
 
 CASES = {}
@@ -1177,9 +1204,21 @@ for opname, f in FILL_OPS:
                      f, v, values((3, 4), dt)))
 
 
+# ---- second derivatives (create_graph=True) through every differentiable float64 case
+for _cid in [c for c in CASES if ("-float64-" in c and c.endswith(("-2x3", "-3x4", "-nc")))
+             or c.startswith("scatter_reduce-") and "-float64-" in c]:
+    def _second(L, X, I, _f=CASES[_cid]):
+        return _f(L, X, I)
+    _second.second = True
+    case("gg-" + _cid, _second)
+
+
 def _marks(cid):
     import re
-    reasons = [r for pat, r in ENGINE_GAPS.items() if re.search(pat, cid)]
+    # a second-order case ("gg-" + id) shares its first-order case's entry
+    base = cid[3:] if cid.startswith("gg-") and cid not in ENGINE_GAPS_GG else cid
+    reasons = [r for pat, r in ENGINE_GAPS.items() if re.search(pat, base)]
+    reasons += [r for pat, r in ENGINE_GAPS_GG.items() if re.search(pat, cid)]
     return [pytest.mark.xfail(strict=True, reason=reasons[0])] if reasons else []
 
 
