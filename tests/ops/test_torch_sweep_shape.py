@@ -2,7 +2,7 @@
 
 Each case is one call ``f(L, X, I)`` written once for both libraries: ``L`` is the
 module (``pyad`` or ``torch``), ``X(array, g=False, nc=None)`` makes a tensor of the
-library from a NumPy array (``g``: a float64/complex128 leaf requiring grad; ``nc``:
+library from a NumPy array (``g``: a floating or complex leaf requiring grad; ``nc``:
 ``"T"`` a transposed view, ``"s"`` a strided view, both non-contiguous) and
 ``I(array)`` an int64 index tensor.  The outcome -- the exception type when torch
 raises, else dtype, shape and values of every tensor returned, and the gradient of
@@ -29,7 +29,7 @@ torch = pytest.importorskip("torch")
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
           "float64", "complex64", "complex128"]
-GRAD_DTYPES = ("float64", "complex128")
+GRAD_DTYPES = ("float32", "float64", "complex64", "complex128")
 TOL = {"float16": 2e-3, "float32": 1e-4, "float64": 1e-6, "complex64": 1e-4,
        "complex128": 1e-6}
 
@@ -262,8 +262,10 @@ ENGINE_GAPS = {
     r"^cat-empty-list$": "engine: cat([]) raises RuntimeError, torch ValueError",
     r"^gather-sparse_grad-": "engine: gather (shape.pxi) has no sparse_grad keyword",
     r"^scatter-reduce-(add|mul)-": "engine: scatter (shape.pxi) has no reduce= keyword",
-    r"^scatter-srclarger-(float64|complex128)-(3x4|nc)$": "engine: scatter backward (shape.pxi) slices src's gradient; "
-                           "torch's raises when src is larger than index",
+    r"^scatter-srclarger-(float32|float64|complex64|complex128)-(3x4|nc)$|"
+    r"^scatter_add-srcdtype-float32-3x4$": "engine: scatter/scatter_add backward (shape.pxi) "
+                                           "slice src's gradient; torch's raises when src "
+                                           "is larger than index",
     r"^(gather|scatter)-1d-0dindex$": "engine: gather/scatter (shape.pxi) refuse a 0-d index "
                                       "with a 1-d input (torch: ensure_nonempty_dim, size 1)",
     r"^(permute-rev|expand-neg)-float64-0d$": "engine: permute()/expand() with no dims/sizes "
