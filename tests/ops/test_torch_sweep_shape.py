@@ -331,6 +331,11 @@ ENGINE_GAPS = {
         "uint8 refused, 2**40 into float16 inf; torch: RuntimeError 'value cannot be "
         "converted to type X without overflow' (index_fill: 'Converting complex Scalar "
         "to non-complex type is not supported', also for bool), -1 wraps to 255",
+    r"^inplace-(t_|transpose_|swapdims_|swapaxes_|squeeze_|squeeze_-dim|unsqueeze_)-"
+    r"leafview$|^inplace-squeeze_(-dim)?-leaf$":
+        "engine: the in-place metadata ops (t_, transpose_, swapdims_, squeeze_, unsqueeze_; "
+        "inplace.pxi) skip the view-of-a-leaf check; torch RuntimeError 'a view of a leaf "
+        "Variable that requires grad is being used in an in-place operation.'",
     r"^viewinfo-expand_as-contig$": "engine: expand_as of the same shape returns the input "
                                     "itself, torch a new view",
 }
@@ -1181,6 +1186,60 @@ MORE = {
 }
 for cid, fn in MORE.items():
     case(cid, fn)
+
+# in-place shape ops: result, version counters, views of the base, errors on leaves
+INPLACE_SHAPE = [
+    ("t_", lambda v, I: v.t_()), ("transpose_", lambda v, I: v.transpose_(0, 1)),
+    ("swapdims_", lambda v, I: v.swapdims_(0, 1)), ("swapaxes_", lambda v, I: v.swapaxes_(1, 0)),
+    ("squeeze_", lambda v, I: v.unsqueeze(0).squeeze_()),
+    ("squeeze_-dim", lambda v, I: v.unsqueeze(1).squeeze_(1)),
+    ("unsqueeze_", lambda v, I: v.unsqueeze_(-1)),
+    ("tril_", lambda v, I: v.tril_(-1)), ("triu_", lambda v, I: v.triu_(1)),
+    ("index_fill_", lambda v, I: v.index_fill_(1, I([0, 2]), 7.0)),
+    ("index_add_", lambda v, I: v.index_add_(1, I([0, 0]), v[:, :2] * 1)),
+    ("index_copy_", lambda v, I: v.index_copy_(1, I([2, 0]), v[:, :2] * 2)),
+    ("masked_fill_", lambda v, I: v.masked_fill_(v > 0, 0.0)),
+    ("masked_scatter_", lambda v, I: v.masked_scatter_(v > 0, v.reshape(-1) * 3)),
+    ("scatter_", lambda v, I: v.scatter_(1, I([[0], [1]]), 5.0)),
+    ("scatter_add_", lambda v, I: v.scatter_add_(1, I([[0, 0], [1, 1]]), v[:, :2] * 1)),
+    ("put_", lambda v, I: v.put_(I([0, 0]), v.reshape(-1)[:2] * 1, accumulate=True)),
+    ("index_put_", lambda v, I: v.index_put_((I([0, 0]),), v[0] * 1, accumulate=True)),
+    ("setitem", lambda v, I: v.__setitem__((slice(None), 0), 4.0)),
+]
+for iname, inf in INPLACE_SHAPE:
+    def _ip_plain(L, X, I, inf=inf):
+        base = X(values((2, 3), "float64"))
+        v = base[:, :]
+        out = inf(v, I)
+        return (base._version, v._version, out is v or out is None, tuple(v.shape), base, v)
+
+    def _ip_grad(L, X, I, inf=inf):
+        leaf = X(values((2, 3), "float64"), g=True)
+        y = leaf * 1
+        inf(y, I)
+        return y
+
+    def _ip_view_grad(L, X, I, inf=inf):
+        leaf = X(values((2, 3), "float64"), g=True)
+        y = leaf * 1
+        inf(y[:, :], I)
+        return y
+
+    def _ip_leaf(L, X, I, inf=inf):
+        leaf = X(values((2, 3), "float64"), g=True)
+        inf(leaf, I)
+        return leaf
+
+    def _ip_leafview(L, X, I, inf=inf):
+        leaf = X(values((2, 3), "float64"), g=True)
+        inf(leaf[:, :], I)
+        return leaf
+
+    case("inplace-%s-leafview" % iname, _ip_leafview)
+    case("inplace-%s-version" % iname, _ip_plain)
+    case("inplace-%s-grad" % iname, _ip_grad)
+    case("inplace-%s-viewgrad" % iname, _ip_view_grad)
+    case("inplace-%s-leaf" % iname, _ip_leaf)
 
 
 # ---- Python scalar fill values of every kind into every dtype
