@@ -243,13 +243,15 @@ def compare(fn):
 # Cases where pyad differs from torch because of the Cython engine (pyad/ops/*.pxi):
 # regular expression on the case id -> reason (strict xfail).
 ENGINE_GAPS = {
-    r"^broadcast_to-neg-(?!float64-0d)": "engine: broadcast_to (shape.pxi) refuses -1 (torch: keep the size)",
+    r"^broadcast_to-neg-(?!float64-0d)": "engine: broadcast_to (shape.pxi) refuses -1 "
+                                         "(torch: keep the size)",
     r"^getitem-2ell-": "engine: getitem key parsing (shape.pxi) refuses a second Ellipsis, "
                        "torch accepts x[..., ...]",
     r"^(getitem|setitem)-negstep-": "engine: getitem/setitem (shape.pxi/inplace.pxi) take a "
                                     "negative slice step; torch ValueError('step must be "
                                     "greater than zero')",
-    r"^tsplit-tensor-(?!float64-0d)": "engine: tensor_split (shape.pxi) refuses a 1-d tensor of indices",
+    r"^tsplit-tensor-(?!float64-0d)": "engine: tensor_split (shape.pxi) refuses a 1-d "
+                                      "tensor of indices",
     r"^unflatten-neg-float64-0x3$": "engine: unflatten (shape.pxi) with -1 on a size-0 "
                                     "input goes through reshape, which refuses it",
     r"^(?!concat-int64\+float32-3\+e0)"
@@ -257,8 +259,9 @@ ENGINE_GAPS = {
     r"(3|2x3|e0)\+e0$|"
     r"^cat-3inputs-mixed$": "engine: cat (shape.pxi) leaves skipped 1-d empty inputs out of "
                             "the dtype promotion (torch promotes over all inputs)",
-    r"^concat-(float64\+float64|int64\+float32)-e0\+e0$": "engine: cat (shape.pxi) of only 1-d empty "
-                                             "inputs checks dim; torch returns an empty tensor",
+    r"^concat-(float64\+float64|int64\+float32)-e0\+e0$":
+        "engine: cat (shape.pxi) of only 1-d empty inputs checks dim; torch returns an "
+        "empty tensor",
     r"^cat-empty-list$": "engine: cat([]) raises RuntimeError, torch ValueError",
     r"^gather-sparse_grad-": "engine: gather (shape.pxi) has no sparse_grad keyword",
     r"^scatter-reduce-(add|mul)-": "engine: scatter (shape.pxi) has no reduce= keyword",
@@ -287,10 +290,11 @@ ENGINE_GAPS = {
     r"^masked_fill-complex-(?!bool|complex)|^setitem-[a-z0-9-]+-complex-(int64|float32|float64)$":
         "engine: a complex scalar into a non-complex tensor (masked_fill/setitem) raises "
         "TypeError, torch RuntimeError",
-    r"^setitem-(mask|list-dup|tensor-dup|0dbool)-f64row-(?!float64)": "engine: setitem with advanced indices "
-                                                    "casts a value of another dtype; torch's "
-                                                    "index_put raises RuntimeError",
-    r"^setitem-false-(0d|row)-(float64|complex128)$": "engine: x[False] = v gives v no gradient, torch zeros",
+    r"^setitem-(mask|list-dup|tensor-dup|0dbool)-f64row-(?!float64)":
+        "engine: setitem with advanced indices (inplace.pxi setitem) casts a value of "
+        "another dtype; torch's index_put raises RuntimeError",
+    r"^setitem-false-(0d|row)-(float64|complex128)$": "engine: x[False] = v gives v no "
+                                                      "gradient, torch zeros",
     r"^setitem-false-badshape-": "engine: x[False] = v checks v's shape, torch does not",
     r"^meshgrid-(badidx|mixdtype)$": "engine: meshgrid (shape.pxi) error types: bad indexing "
                                      "ValueError (torch RuntimeError), mixed dtypes accepted",
