@@ -260,6 +260,16 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     index_data = _index_array(index, what)
     _check_variable(src, what, "src", 3)
     d = _wrap_dim(dim, input.ndim, what)
+    scalar = input.ndim == 0
+    if 0 in (input.ndim, index_data.ndim, src.ndim) and (input.ndim, index_data.ndim,
+                                                         src.ndim) != (0, 0, 0):
+        # torch counts a 0-d self, index or src as 1-d of size 1 (ensure_nonempty_dim);
+        # all three 0-d run inside the node
+        out = scatter_reduce(input.reshape(1) if scalar else input, d,
+                             index_data.reshape(-1) if index_data.ndim == 0 else index_data,
+                             src.reshape(1) if src.ndim == 0 else src, reduce,
+                             include_self=include_self)
+        return out.reshape(()) if scalar else out
     if reduce not in _SCATTER_REDUCES:
         raise RuntimeError("%s(): reduce argument must be either sum, prod, mean, amax or "
                            "amin, got %s" % (what, reduce))
@@ -273,6 +283,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if (kind == "c" and reduce in ("amax", "amin", "max", "min")) or (
             kind == "b" and reduce == "mean"):
         _no_support(what, reduce, input.dtype)
+    if kind == "c" and is_grad_enabled() and (input.requires_grad or src.requires_grad):
+        raise RuntimeError("%s does not support automatic differentiation for outputs with "
+                           "complex dtype." % what)
     if index_data.size:
         if index_data.ndim != input.ndim:
             raise RuntimeError("%s(): Index Variable must have the same number of dimensions "
