@@ -793,7 +793,7 @@ def _cases(full):
                                    ("int32", "int64")):
                         out.append((f"{name}-{da}-{db}-zero", name, ("zero", (da, db), None, None)))
                 continue
-            for da, db in shape_pairs + ([("int64", "int64")] if variant else []):
+            for da, db in list(shape_pairs) + ([("int64", "int64")] if variant else []):
                 if not full and da != "float64" and shape not in ("0d-dim", "dim-0d") and not (
                         variant and shape == "bcast"):
                     continue        # mixed pairs: the 0-d/dimensioned promotion only
