@@ -3031,6 +3031,15 @@ cdef class Variable:
     # -- methods whose signature differs from their op (the others are installed from
     # the family tuples by _install_methods at the end of this module) -----------------
 
+    def polygamma(self, n):
+        """``polygamma(n, self)``: the n-th derivative of digamma (torch's method takes
+        the order as its argument, the function takes it first).
+
+        >>> Variable(numpy.array([1., 2.])).polygamma(1)
+        tensor([1.6449, 0.6449], dtype=float64)
+        """
+        return polygamma(n, self)
+
     def add(self, other, *, alpha=1):
         """Return ``self + alpha * other`` (differentiable).
 

@@ -223,11 +223,26 @@ cpdef Variable add(object input, object other, object alpha=1):
     tensor([21., 22.], dtype=float64)
     """
     if alpha is not _ONE and alpha != 1:
+        _check_alpha(input, other, alpha, "add")
         other = _scaled(other, alpha)
     data = _apply_binary(_np_add, input, other, "add")
     if _binary_records(input, other):
         return _binary(AddBackward.__new__(AddBackward), data, input, other, False, False)
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+cdef void _check_alpha(object a, object b, object alpha, str what) except *:
+    # torch's alpha_check: no floating alpha for an integral result, no bool alpha but
+    # for a bool one
+    category = _category(_torch_result_dtype(_binary_operand_data(a, what, "input"),
+                                             _binary_operand_data(b, what, "other")))
+    if isinstance(alpha, (bool, numpy.bool_)):
+        if category != 0:
+            raise RuntimeError("%s(): Boolean alpha only supported for Boolean results."
+                               % what)
+    elif category <= 1 and not isinstance(alpha, (int, numpy.integer)):
+        raise RuntimeError("%s(): For integral input Variables, argument alpha must not be a "
+                           "floating point number." % what)
 
 
 cdef inline bint _is_bool_operand(object x):
@@ -270,6 +285,7 @@ cpdef Variable sub(object input, object other, object alpha=1):
     """
     _refuse_bool_subtraction(input, other, "sub")
     if alpha is not _ONE and alpha != 1:
+        _check_alpha(input, other, alpha, "sub")
         other = _scaled(other, alpha)
     data = _apply_binary(_np_subtract, input, other, "sub")
     if _binary_records(input, other):
@@ -2367,6 +2383,22 @@ cdef Variable _no_grad_binary(object ufunc, object input, object other, str what
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+cdef Variable _logical_binary(object ufunc, object input, object other, str what):
+    # Logical ops read each operand as true or false in its own dtype: no promotion
+    # (torch's logical_and(int16, float16) is defined; a promoted dtype need not exist).
+    da = _binary_operand_data(input, what, "input")
+    db = _binary_operand_data(other, what, "other")
+    try:
+        data = ufunc(da, db)
+    except ValueError:
+        raise _broadcast_error(what, input, other) from None
+    except TypeError:
+        raise TypeError("%s(): not supported for dtypes %s and %s"
+                        % (what, _dtype_of(input) or type(input).__name__,
+                           _dtype_of(other) or type(other).__name__)) from None
+    return _plain(_ensure_array(data), _operand_volatile(input) or _operand_volatile(other))
+
+
 @profiled_op
 cpdef Variable logical_not(object input):
     """Elementwise logical NOT (bool result; nonzero is true).
@@ -2384,7 +2416,7 @@ cpdef Variable logical_and(object input, object other):
     >>> logical_and(Variable(numpy.array([0., 2.])), True)
     tensor([False,  True])
     """
-    return _no_grad_binary(numpy.logical_and, input, other, "logical_and")
+    return _logical_binary(numpy.logical_and, input, other, "logical_and")
 
 
 @profiled_op
@@ -2394,7 +2426,7 @@ cpdef Variable logical_or(object input, object other):
     >>> logical_or(Variable(numpy.array([0., 2.])), False)
     tensor([False,  True])
     """
-    return _no_grad_binary(numpy.logical_or, input, other, "logical_or")
+    return _logical_binary(numpy.logical_or, input, other, "logical_or")
 
 
 @profiled_op
@@ -2404,7 +2436,7 @@ cpdef Variable logical_xor(object input, object other):
     >>> logical_xor(Variable(numpy.array([0., 2.])), True)
     tensor([ True, False])
     """
-    return _no_grad_binary(numpy.logical_xor, input, other, "logical_xor")
+    return _logical_binary(numpy.logical_xor, input, other, "logical_xor")
 
 
 cdef void _check_bitwise(object x, str what) except *:

@@ -239,8 +239,11 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
     if _inplace_records(x, value):
         _check_inplace_allowed(x, value, what)
         old = _snapshot(x)
-        return _write_back(x, old, add(mul(old, 0), broadcast_to(value, x._data.shape)
-                                       if isinstance(value, Variable) else value), what)
+        # where(False, old, value): `value` everywhere, and a zero gradient for the old
+        # values that no inf or nan in them can spoil (old * 0 + value would be nan there)
+        nowhere = _plain(_xp_of(x._data).zeros((), dtype=numpy.bool_), False)
+        return _write_back(x, old, where(nowhere, old, broadcast_to(value, x._data.shape)
+                                         if isinstance(value, Variable) else value), what)
     if not _is_writeable(x._data):
         raise RuntimeError("%s(): the Variable's data is read-only" % what)
     try:

@@ -651,6 +651,11 @@ cpdef Variable broadcast_to(object input, object shape):
     """
     cdef Variable x = _as_variable(input, "broadcast_to")
     shape = tuple(shape)
+    cdef Py_ssize_t lead = len(shape) - x._data.ndim
+    if -1 in shape and lead >= 0:
+        # -1 keeps an existing dimension (torch's broadcast_to is expand)
+        shape = tuple([x._data.shape[i - lead] if i >= lead and shape[i] == -1 else shape[i]
+                       for i in range(len(shape))])
     if x._data.shape == shape:
         return x
     try:
@@ -761,7 +766,8 @@ def cat(tensors, dim=0):
         used.append(x._data)
     xp = _xp_of(ref._data)
     rt = _dtype(ref._data)
-    for a in used:
+    for v in xs:                    # (the skipped empty inputs take part in the promotion)
+        a = (<Variable>v)._data
         if _dtype(a) is not rt:
             rt = _promote_pair(rt, a.dtype)
     if all([_dtype(a) is rt for a in used]):
@@ -1032,13 +1038,20 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 
 @profiled_op
-def split(input, split_size_or_sections, dim=0):
+def split(input, split_size_or_sections=None, dim=0, *, split_size=None):
     """Split into views of ``split_size`` along ``dim`` (the last may be smaller), or of
-    the sizes in a list.
+    the sizes in a list (``split_size=`` is the method's keyword name in torch).
 
     >>> [p.tolist() for p in split(Variable(numpy.arange(5.)), 2)]
     [[0.0, 1.0], [2.0, 3.0], [4.0]]
     """
+    if split_size_or_sections is None:
+        split_size_or_sections = split_size
+    elif split_size is not None:
+        raise TypeError("split(): got the split size twice (split_size_or_sections and "
+                        "split_size)")
+    if split_size_or_sections is None:
+        raise TypeError("split(): missing required argument 'split_size_or_sections'")
     cdef Variable x = _as_variable(input, "split")
     if isinstance(split_size_or_sections, (list, tuple)):
         return split_with_sizes(x, split_size_or_sections, dim)
@@ -1708,6 +1721,14 @@ def tensor_split(input, indices_or_sections, dim=0):
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "tensor_split")
     cdef Py_ssize_t n = x._data.shape[d]
     cdef Py_ssize_t sections, pos
+    if isinstance(indices_or_sections, Variable):
+        # torch: a 1-d integer Variable holds indices, a 0-d one the number of sections
+        t = (<Variable>indices_or_sections)._data
+        if t.dtype.kind not in "iu" or t.ndim > 1:
+            raise RuntimeError("tensor_split(): expected tensor_indices_or_sections to be a "
+                               "zero-dimensional or one-dimensional tensor of dtype long, but "
+                               "got a %d-dimensional %s Variable" % (t.ndim, t.dtype))
+        indices_or_sections = int(t) if t.ndim == 0 else [int(i) for i in t.tolist()]
     if isinstance(indices_or_sections, (list, tuple)):
         try:
             bounds = [_int_arg(i, "tensor_split", "indices") for i in indices_or_sections]
@@ -2055,8 +2076,9 @@ cdef object _src_part(object src, tuple key, object idx_shape):
 
 
 @profiled_op
-def gather(input, dim, index):
-    """``out[i][j] = input[index[i][j]][j]`` (for dim 0): values along ``dim`` at ``index``.
+def gather(input, dim, index, *, sparse_grad=False):
+    """``out[i][j] = input[index[i][j]][j]`` (for dim 0): values along ``dim`` at ``index``
+    (``sparse_grad`` is accepted; the gradient is dense).
 
     >>> gather(Variable(numpy.array([[1., 2.], [3., 4.]])), 1, numpy.array([[0, 0], [1, 0]]))
     tensor([[1., 1.],
@@ -2235,7 +2257,7 @@ cdef object _scalar_value(object value, str what):
 
 
 @profiled_op
-def scatter(input, dim, index, src=None, value=None):
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     """``input`` with ``src`` (a Variable, or a number) written at ``index`` along ``dim``.
 
     >>> scatter(Variable(numpy.zeros(3)), 0, numpy.array([2, 0]), Variable(numpy.array([1., 2.])))
@@ -2248,6 +2270,8 @@ def scatter(input, dim, index, src=None, value=None):
         src = value
     if src is None:
         raise TypeError("scatter(): expected a src Variable or a value")
+    if reduce is not None:
+        return _scatter_reducing(x, dim, index, src, reduce)
     if not isinstance(src, Variable):
         src = _scalar_value(src, "scatter")
     _check_same_dtype(x, src, "scatter", "src")
@@ -2257,6 +2281,36 @@ def scatter(input, dim, index, src=None, value=None):
                                if isinstance(src, Variable) else src), ())
     key = _gather_key(x, dim, index, "scatter", src)
     return _put(x, key, _src_part(src, key, _index_data(index, "scatter").shape), "scatter")
+
+
+cdef Variable _scatter_reducing(Variable x, object dim, object index, object src,
+                                object reduce):
+    # scatter(..., reduce='add' | 'multiply'): torch's older reducing scatter, which it
+    # keeps with a deprecation warning (scatter_reduce is the current form)
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("scatter(): reduce argument must be either add or multiply, got %r"
+                           % (reduce,))
+    warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                  "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                  "instead for more reduction options.", UserWarning, stacklevel=3)
+    idx = _index_data(index, "scatter")
+    if not isinstance(src, Variable):
+        src = _plain(_xp_of(x._data).full(idx.shape, src, dtype=x._data.dtype), False)
+    from pyad._scatter_reduce import scatter_reduce
+    cdef int previous = pyad_get_grad_disabled()
+    pyad_set_grad_disabled(1)
+    try:
+        out = (scatter_add(x, dim, index, src) if reduce == "add" else
+               scatter_reduce(x, dim, index, src, "prod", include_self=True))
+    finally:
+        pyad_set_grad_disabled(previous)
+    if _grad_enabled() and (x._requires_grad or (<Variable>src)._requires_grad):
+        # torch has no derivative for this form: its backward raises
+        return _delayed_error((out,), (x, src), "the derivative for 'scatter' with reduce= "
+                              "is not implemented (torch: derivative for aten::scatter is "
+                              "not implemented); use scatter_add or scatter_reduce",
+                              None, RuntimeError)[0]
+    return out
 
 
 cdef tuple _index_dim_key(Variable x, object dim, object index, str what):

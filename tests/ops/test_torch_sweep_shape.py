@@ -243,28 +243,17 @@ def compare(fn):
 # Cases where pyad differs from torch because of the Cython engine (pyad/ops/*.pxi):
 # regular expression on the case id -> reason (strict xfail).
 ENGINE_GAPS = {
-    r"^broadcast_to-neg-(?!float64-0d)": "engine: broadcast_to (shape.pxi) refuses -1 "
-                                         "(torch: keep the size)",
     r"^getitem-2ell-": "engine: getitem key parsing (shape.pxi) refuses a second Ellipsis, "
                        "torch accepts x[..., ...]",
     r"^(getitem|setitem)-negstep-": "engine: getitem/setitem (shape.pxi/inplace.pxi) take a "
                                     "negative slice step; torch ValueError('step must be "
                                     "greater than zero')",
-    r"^tsplit-tensor-(?!float64-0d)": "engine: tensor_split (shape.pxi) refuses a 1-d "
-                                      "tensor of indices",
     r"^unflatten-neg-float64-0x3$": "engine: unflatten (shape.pxi) with -1 on a size-0 "
                                     "input goes through reshape, which refuses it",
-    r"^(?!concat-int64\+float32-3\+e0)"
-    r"(cat|cat-1|concat|concatenate|hstack)-(int64\+float32|float32\+complex128)-"
-    r"(3|2x3|e0)\+e0$|"
-    r"^cat-3inputs-mixed$": "engine: cat (shape.pxi) leaves skipped 1-d empty inputs out of "
-                            "the dtype promotion (torch promotes over all inputs)",
     r"^concat-(float64\+float64|int64\+float32)-e0\+e0$":
         "engine: cat (shape.pxi) of only 1-d empty inputs checks dim; torch returns an "
         "empty tensor",
     r"^cat-empty-list$": "engine: cat([]) raises RuntimeError, torch ValueError",
-    r"^gather-sparse_grad-": "engine: gather (shape.pxi) has no sparse_grad keyword",
-    r"^scatter-reduce-(add|mul)-": "engine: scatter (shape.pxi) has no reduce= keyword",
     r"^scatter-srclarger-(float16|float32|float64|complex64|complex128)-(3x4|nc)$|"
     r"^scatter_add-srcdtype-float32-3x4$": "engine: scatter/scatter_add backward (shape.pxi) "
                                            "slice src's gradient; torch's raises when src "
@@ -319,7 +308,6 @@ ENGINE_GAPS = {
                              "indices; torch as a mask (deprecated)",
     r"^getitem-string$": "engine: x['a'] raises IndexError, torch TypeError",
     r"^view-dtype(-size)?$": "engine: Variable.view(dtype) (shape.pxi view) is not supported",
-    r"^split-sizes-kw$": "engine: Variable.split has no split_size keyword (torch's name)",
     r"^take_along_dim-int32$": "engine: take_along_dim (shape.pxi) takes int32 indices, torch "
                                "RuntimeError (Long only)",
     r"^scatter_reduce-srclarger-(sum|amax)$": "python (not engine): _scatter_reduce.py "
