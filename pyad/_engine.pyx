@@ -4310,34 +4310,22 @@ cdef void _plan_inputs(_GraphTask task, Node root, tuple inputs, bint accumulate
         targets = set()
         exec_targets = set()
     for i in range(len(inputs)):
-        if not isinstance(inputs[i], Variable):
-            # a GradientEdge (checked by _as_inputs): its node, and the output it names
+        if isinstance(inputs[i], Variable):
+            v = inputs[i]
+            node = _node_of(v)
+            nr = v._output_nr if v._grad_fn is not None else 0
+            if accumulate and v._grad_fn is not None:
+                # backward(inputs=[non-leaf]): torch retains its grad and runs its node
+                # (hooks and all); what that node returns goes nowhere.
+                v.retain_grad()
+        else:
+            # a GradientEdge (checked by _as_inputs): its node and the output it names;
+            # with accumulate, a leaf's accumulator accumulates and any other node runs
             node = <Node>(<tuple>inputs[i])[0]
             nr = (<tuple>inputs[i])[1]
             if node._gc_state == 0:
                 _seal_node(node)
-            if accumulate:
-                mark = _MARK_TARGET | _MARK_EXEC   # a leaf's accumulator accumulates
-            else:
-                task.captures.setdefault(node, []).append((nr, i))
-                mark = _MARK_TARGET | _MARK_CAPTURED
-            if in_fields:
-                if node._in_task:
-                    node._in_task |= mark
-            else:
-                targets.add(node)
-                if mark & _MARK_EXEC:
-                    exec_targets.add(node)
-            continue
-        v = inputs[i]
-        node = _node_of(v)
-        nr = v._output_nr if v._grad_fn is not None else 0
-        if accumulate and v._grad_fn is None:
-            mark = _MARK_TARGET | _MARK_EXEC     # backward(inputs=[leaf]) accumulates
-        elif accumulate:
-            # backward(inputs=[non-leaf]): torch retains its grad and runs its node
-            # (hooks and all); what that node returns goes nowhere.
-            v.retain_grad()
+        if accumulate:
             mark = _MARK_TARGET | _MARK_EXEC
         else:
             task.captures.setdefault(node, []).append((nr, i))

@@ -150,11 +150,6 @@ cdef inline object _apply_binary(object ufunc, object a, object b, str what):
             return r
         _check_same_device(da, db, what)
         _check_numeric_operands(da, db, what)
-        if ufunc is _np_subtract:
-            # two bools (NumPy's TypeError): torch's RuntimeError and advice
-            raise RuntimeError("%s(): Subtraction, the `-` operator, with two bool Variables "
-                               "is not supported. Use the `^` or `logical_xor()` operator "
-                               "instead." % what) from None
         raise
     finally:
         if quiet:
@@ -246,6 +241,9 @@ cdef void _check_alpha(object a, object b, object alpha, str what) except *:
 
 
 cdef inline bint _is_bool_operand(object x):
+    cdef type t = type(x)
+    if t is float or t is int:                   # (sub's common operands: one test)
+        return False
     if isinstance(x, Variable):
         return _dtype_kind((<Variable>x)._data) == b'b'
     if isinstance(x, (bool, numpy.bool_)):
@@ -1913,9 +1911,7 @@ cdef Variable _logaddexp(object ufunc, object input, object other, double scale,
         raise NotImplementedError('%s(): "%s_cpu" not implemented for \'%s\''
                                   % (what, what, _torch_dtype_name(rt)))
     if category == 3:
-        data = _complex_logaddexp(da, db, rt, _xp_of(
-            (<Variable>input)._data if isinstance(input, Variable) else
-            (<Variable>other)._data if isinstance(other, Variable) else da))
+        data = _complex_logaddexp(da, db, rt, _xp_of(da if hasattr(da, "dtype") else db))
     else:
         data = _apply_binary(ufunc, input, other, what)
     cdef LogaddexpBackward node

@@ -191,6 +191,14 @@ cdef tuple _converted_for_dtype(Variable x, object dtype, str what):
     return x, (None if _is_float_dtype(x._data.dtype) else x._data.dtype)
 
 
+cdef void _refuse_integer_mean_dtype(object dtype, str what) except *:
+    # mean/nanmean: a `dtype=` must be floating or complex (torch cannot infer one)
+    if dtype is not None and numpy.dtype(dtype).kind in "biu":
+        raise RuntimeError("%s(): could not infer output dtype. Optional dtype must be "
+                           "either a floating point or complex dtype. Got: %s"
+                           % (what, _torch_dtype_name(numpy.dtype(dtype))))
+
+
 cdef class SumBackward(Node):
     cdef tuple input_shape
     cdef tuple dims
@@ -248,10 +256,7 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
     tensor([[1.5000, 2.5000, 3.5000]], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "mean")
-    if dtype is not None and numpy.dtype(dtype).kind in "biu":
-        raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
-                           "either a floating point or complex dtype. Got: %s"
-                           % _torch_dtype_name(numpy.dtype(dtype)))
+    _refuse_integer_mean_dtype(dtype, "mean")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x = _convert(x, None, dtype, False)   # recorded: the gradient comes back cast
         dtype = None
@@ -487,6 +492,9 @@ cpdef Variable amin(object input, object dim=None, object keepdim=False):
 cdef Variable _arg_extremum(object input, object dim, object keepdim, bint is_max):
     cdef str what = "argmax" if is_max else "argmin"
     cdef Variable x = _as_variable(input, "argmax" if is_max else "argmin")
+    # torch refuses bool input (after the TypeError a dim tuple gets)
+    if _dtype_kind(x._data) == b'b' and not isinstance(dim, (tuple, list)):
+        raise RuntimeError("%s(): does not support bool input" % what)
     xp = _xp_of(x._data)
     f = xp.argmax if is_max else xp.argmin
     cdef Py_ssize_t d
@@ -516,9 +524,6 @@ cpdef Variable argmax(object input, object dim=None, object keepdim=False):
     tensor([1, 0])
     """
     _refuse_complex(input, None, "argmax")
-    if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) == b'b' and \
-            not isinstance(dim, (tuple, list)):      # (a dim tuple: its TypeError first)
-        raise RuntimeError("argmax(): does not support bool input")
     return _arg_extremum(input, dim, keepdim, True)
 
 
@@ -531,9 +536,6 @@ cpdef Variable argmin(object input, object dim=None, object keepdim=False):
     tensor(0)
     """
     _refuse_complex(input, None, "argmin")
-    if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) == b'b' and \
-            not isinstance(dim, (tuple, list)):      # (a dim tuple: its TypeError first)
-        raise RuntimeError("argmin(): does not support bool input")
     return _arg_extremum(input, dim, keepdim, False)
 
 
@@ -1823,10 +1825,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not _is_float_dtype(x._data.dtype):
         raise RuntimeError("nanmean(): expected a floating point input, got %s"
                            % x._data.dtype)
-    if dtype is not None and numpy.dtype(dtype).kind in "biu":
-        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
-                           "either a floating point or complex dtype. Got: %s"
-                           % _torch_dtype_name(numpy.dtype(dtype)))
+    _refuse_integer_mean_dtype(dtype, "nanmean")
     if dtype is not None:
         x = _convert(x, None, dtype, False)
     kept = logical_not(isnan(x))
