@@ -18,3 +18,15 @@ if settings is not None:
     settings.register_profile("ci", max_examples=60, derandomize=True, **_common)
     settings.register_profile("long", max_examples=1000, **_common)
     settings.load_profile("ci")
+
+
+def pytest_collection_finish(session):
+    # Everything alive once the tests are collected (pytest's items, torch, JAX and the
+    # other imported modules: millions of objects) moves to the collector's permanent
+    # generation, so the many gc.collect() calls of the memory and cycle tests, and
+    # the collector's own full passes, walk only what the tests make. Tests still see
+    # every object they create collected as before; only cycles among the objects of
+    # collection time are never freed, which a test run does not need.
+    import gc
+    gc.collect()
+    gc.freeze()
