@@ -23,7 +23,8 @@ import numpy
 import pyad
 from pyad.autograd.function import Function as _Function
 
-__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck", "get_numerical_jacobian",
+           "get_analytical_jacobian"]
 
 # How many Jacobian entries a failure message lists.
 _REPORTED_ENTRIES = 5
