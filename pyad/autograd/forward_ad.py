@@ -48,15 +48,35 @@ class _Level:
     def __init__(self, level):
         self.level = level
         self.leaves = []      # private primal leaves of the duals made at this level
-        self.tangents = []    # their tangents, cast to the leaf's dtype
+        self.tangents = []    # weak references to their _MakeDual nodes, which hold the
+                              # tangents cast to the leaf's dtype (so a tangent lives as
+                              # long as a Variable computed from its dual)
         self.leaf_ids = set()  # ids of their AccumulateGrad nodes
         self.duals = {}       # id(dual) -> (weakref(dual), version, tangent as given)
-        self.cache = {}       # id(var) -> (weakref(var), version, primal, tangent)
+        self.cache = {}       # id(var) -> (weakref(var), version, tangent)
+        # (entries of duals and cache go when their Variable does)
         self.marked = set()   # ids of private leaves whose duals _require_grad marked
 
 
 def _forget(key):
     _private.pop(key, None)
+
+
+def _version_of(var):
+    try:
+        return var._version
+    except RuntimeError:          # an inference Variable has no version counter
+        return None
+
+
+def _weak_entry(table, key, var):
+    """A weak reference to ``var`` that removes ``table[key]`` when ``var`` goes (if
+    the entry is still the one made with it)."""
+    def drop(ref, table=table, key=key):
+        entry = table.get(key)
+        if entry is not None and entry[0] is ref:
+            del table[key]
+    return weakref.ref(var, drop)
 
 
 class _MakeDual(Function):
@@ -238,6 +258,15 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError("make_dual(): Making a dual Tensor based on a Tensor that already "
                            "has a forward gradient at the same level %d is not supported."
                            % level)
+    if _depends_on_level(tangent, state):
+        raise RuntimeError("make_dual(): Setting a forward grad that itself has a forward "
+                           "gradient at the same level%d is not supported." % level)
+    if pyad.is_inference_mode_enabled():
+        # no graph is recorded here: the dual is an alias of ``tensor`` whose tangent
+        # unpack_dual gives back, but no op propagates it
+        dual = tensor.detach()
+        state.duals[id(dual)] = (_weak_entry(state.duals, id(dual), dual), None, tangent)
+        return dual
     with enable_grad():
         leaf = tensor.detach().requires_grad_(True)
         dual = _MakeDual.apply(tensor, leaf)
@@ -246,8 +275,9 @@ def make_dual(tensor, tangent, *, level=None):
     state.leaves.append(leaf)
     state.leaf_ids.add(id(node))
     cast = tangent if tangent.dtype == tensor.dtype else tangent.to(dtype=tensor.dtype)
-    state.tangents.append(cast)
-    state.duals[id(dual)] = (weakref.ref(dual), dual._version, tangent)
+    dual.grad_fn._fw_tangent = cast
+    state.tangents.append(weakref.ref(dual.grad_fn))
+    state.duals[id(dual)] = (_weak_entry(state.duals, id(dual), dual), dual._version, tangent)
     return dual
 
 
@@ -275,8 +305,9 @@ def _tangent_of(tensor, state):
         try:
             firsts = pyad.autograd.grad([tensor], state.leaves, [u], create_graph=True,
                                         allow_unused=True)
-            used = [(g, t) for g, t in zip(firsts, state.tangents)
-                    if g is not None and g.requires_grad]
+            # (a leaf whose _MakeDual node is gone is not reached: its g is None)
+            used = [(g, ref()._fw_tangent) for g, ref in zip(firsts, state.tangents)
+                    if g is not None and g.requires_grad and ref() is not None]
             keep = outer and (any(t.requires_grad for _, t in used)
                               or _depends_on_user_leaf(tensor))
             image = None
@@ -324,17 +355,18 @@ def unpack_dual(tensor, *, level=None):
             raise RuntimeError("unpack_dual(): Invalid level given to _fw_primal")
         return UnpackedDualTensor(_primal_of(tensor), None)
     key = id(tensor)
+    version = _version_of(tensor)
     hit = state.cache.get(key)
-    if hit is not None and hit[0]() is tensor and hit[1] == tensor._version:
-        return UnpackedDualTensor(hit[2], hit[3])
+    if hit is not None and hit[0]() is tensor and hit[1] == version:
+        # (a new primal each time, as torch's unpack_dual gives a new view each time)
+        return UnpackedDualTensor(_primal_of(tensor), hit[2])
     dual = state.duals.get(key)
-    if dual is not None and dual[0]() is tensor and dual[1] == tensor._version:
+    if dual is not None and dual[0]() is tensor and dual[1] == version:
         tangent = dual[2]
     else:
         tangent = _tangent_of(tensor, state)
-    primal = _primal_of(tensor)
-    state.cache[key] = (weakref.ref(tensor), tensor._version, primal, tangent)
-    return UnpackedDualTensor(primal, tangent)
+    state.cache[key] = (_weak_entry(state.cache, key, tensor), version, tangent)
+    return UnpackedDualTensor(_primal_of(tensor), tangent)
 
 
 class dual_level(_GradModeContext):

@@ -244,3 +244,54 @@ class inference_mode(_GradModeContext):
 
     def clone(self):
         return type(self)(self.mode)
+
+
+_multithreading_enabled = [True]
+
+
+def is_multithreading_enabled():
+    """Whether backward passes may use worker threads, as
+    ``torch.autograd.is_multithreading_enabled`` (True unless `set_multithreading_enabled`
+    turned it off). pyad's backward always runs on the calling thread; the flag is kept
+    for code written for torch.
+
+    >>> import pyad
+    >>> pyad.autograd.is_multithreading_enabled()
+    True
+    """
+    return _multithreading_enabled[0]
+
+
+class set_multithreading_enabled(_GradModeContext):
+    """Set the multithreading flag to ``mode``: immediately, and restored on exit when
+    used with ``with``, as ``torch.autograd.set_multithreading_enabled``. The flag is a
+    process-wide setting read by `is_multithreading_enabled`; it changes nothing in
+    pyad, whose backward always runs on the calling thread.
+
+    >>> import pyad
+    >>> with pyad.autograd.set_multithreading_enabled(False):
+    ...     pyad.autograd.is_multithreading_enabled()
+    False
+    >>> pyad.autograd.is_multithreading_enabled()
+    True
+    """
+
+    def __init__(self, mode):
+        self._mode = bool(mode)
+        self._previous = _multithreading_enabled[0]
+        _multithreading_enabled[0] = self._mode
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, exc_type, exc, tb):
+        _multithreading_enabled[0] = self._previous
+        return False
+
+    def clone(self):
+        return set_multithreading_enabled(self._mode)
+
+    def __call__(self, func):
+        # Used as a decorator: undo the immediate switch made by __init__.
+        _multithreading_enabled[0] = self._previous
+        return _GradModeContext.__call__(self, func)

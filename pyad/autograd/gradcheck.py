@@ -23,7 +23,8 @@ import numpy
 import pyad
 from pyad.autograd.function import Function as _Function
 
-__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck", "get_numerical_jacobian",
+           "get_analytical_jacobian"]
 
 # How many Jacobian entries a failure message lists.
 _REPORTED_ENTRIES = 5
@@ -340,7 +341,13 @@ def _analytical_jacobians(output, inputs, input_positions, check_grad_dtypes, j)
 # Messages
 # ---------------------------------------------------------------------------
 
-def _allclose(analytical, numerical, rtol, atol):
+def _allclose(analytical, numerical, rtol, atol, complex_input=False):
+    # For a complex input, torch compares complex Jacobian entries (its columns for the
+    # real and imaginary parts of an element, as one complex number): the difference and
+    # the rtol term are moduli of complex numbers.
+    if complex_input:
+        analytical = analytical[:, 0::2] + 1j * analytical[:, 1::2]
+        numerical = numerical[:, 0::2] + 1j * numerical[:, 1::2]
     return numpy.allclose(analytical, numerical, rtol=rtol, atol=atol)
 
 
@@ -529,7 +536,8 @@ def _slow_check(func, inputs, outputs, input_positions, output_positions, consta
         # Backward runs twice on the same graph; the two must agree (reentrancy).
         second = _analytical_jacobians(output, inputs, input_positions, check_grad_dtypes, j)
         for i in input_positions:
-            if not _allclose(first[i], numerical[(j, i)], rtol, atol):
+            if not _allclose(first[i], numerical[(j, i)], rtol, atol,
+                             _is_complex(inputs[i].dtype)):
                 raise _mismatch_error(numerical[(j, i)], first[i], _real_shape(output),
                                       _real_shape(inputs[i]), i, j, rtol, atol)
         for i in input_positions:
@@ -590,7 +598,8 @@ def _fast_mismatch_error(func, inputs, output, i, j, analytical, numerical, tole
         f"analytically (difference {abs(numerical - analytical):.3g}, allowed "
         f"{tolerance:.3g}) for random unit vectors u and v.",
     ]
-    if _allclose(slow_analytical[i], slow_numerical[(j, i)], rtol, atol):
+    if _allclose(slow_analytical[i], slow_numerical[(j, i)], rtol, atol,
+                 _is_complex(inputs[i].dtype)):
         preamble.append(
             "Fast gradcheck failed but element-wise differences are small: the check "
             "might pass with fast_mode=False.")
@@ -855,3 +864,98 @@ check_grad_dtypes, check_batched_grad, fast_mode, masked
                       check_undefined_grad=check_undefined_grad,
                       check_grad_dtypes=check_grad_dtypes, check_backward_ad=True,
                       fast_mode=fast_mode, strict_outputs=True, context=context)
+
+
+# ---------------------------------------------------------------------------
+# torch's deprecated Jacobian helpers
+# ---------------------------------------------------------------------------
+
+def _deprecated_api_warning(name):
+    warnings.warn(
+        f"`{name}` was part of PyTorch's private API and not meant to be exposed (pyad keeps "
+        f"it for code written for torch.autograd.gradcheck). It is deprecated and will be "
+        f"removed in a future version; use `gradcheck` instead.", FutureWarning, stacklevel=3)
+
+
+def _check_grad_out(grad_out, name):
+    if grad_out != 1.0:
+        raise ValueError(f"{name}(): Expected grad_out to be 1.0. {name} no longer supports "
+                         f"values of grad_out != 1.0.")
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """Deprecated, as ``torch.autograd.gradcheck.get_numerical_jacobian``: the Jacobians,
+    by central differences with step ``eps``, of the first output of ``fn(inputs)`` (``fn``
+    takes the tuple of inputs) with respect to each Variable of ``target`` (default:
+    ``inputs``) that requires grad, each of shape (input numel, output numel) as in torch.
+    Warns ``FutureWarning``; ``grad_out`` other than 1.0 raises ``ValueError``.
+
+    >>> import warnings, pyad
+    >>> from pyad.autograd.gradcheck import get_numerical_jacobian
+    >>> x = pyad.tensor([1.0, 2.0], dtype=pyad.float64, requires_grad=True)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     (jacobian,) = get_numerical_jacobian(lambda inputs: inputs[0] * 3, (x,), eps=1e-6)
+    >>> jacobian.round()
+    tensor([[3., 0.],
+            [0., 3.]], dtype=float64)
+    """
+    _deprecated_api_warning("get_numerical_jacobian")
+    _check_grad_out(grad_out, "get_numerical_jacobian")
+    inputs = _as_tuple(inputs)
+    target = list(inputs if target is None else _as_tuple(target))
+    positions = [i for i, t in enumerate(target)
+                 if isinstance(t, pyad.Variable) and t.requires_grad]
+
+    def first_output(*unused):
+        return _as_tuple(fn(inputs))[0]
+
+    with pyad.no_grad():
+        sizes = _output_specs((first_output(),), [0])
+        numerical = _numerical_jacobians(first_output, target, positions, [0], sizes, eps)
+    return tuple(pyad.Variable(numpy.ascontiguousarray(numerical[(0, i)].T))
+                 for i in positions)
+
+
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """Deprecated, as ``torch.autograd.gradcheck.get_analytical_jacobian``: the Jacobians
+    of ``output`` with respect to each Variable of ``inputs`` that requires grad, computed
+    by backward, each of shape (input numel, output numel), with whether backward is
+    reentrant (two runs agree within ``nondet_tol``), whether the gradients had the
+    inputs' shapes and whether they had their dtypes: ``(jacobians, reentrant,
+    correct_grad_sizes, correct_grad_types)``. Warns ``FutureWarning``; ``grad_out`` other
+    than 1.0 raises ``ValueError``.
+
+    >>> import warnings, pyad
+    >>> from pyad.autograd.gradcheck import get_analytical_jacobian
+    >>> x = pyad.tensor([1.0, 2.0], dtype=pyad.float64, requires_grad=True)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     jacobians, reentrant, sizes_ok, types_ok = get_analytical_jacobian((x,), x * x)
+    >>> jacobians[0], reentrant
+    (tensor([[2., 0.],
+            [0., 4.]], dtype=float64), True)
+    """
+    _deprecated_api_warning("get_analytical_jacobian")
+    _check_grad_out(grad_out, "get_analytical_jacobian")
+    inputs = _as_tuple(inputs)
+    positions = [i for i, t in enumerate(inputs)
+                 if isinstance(t, pyad.Variable) and t.requires_grad]
+    correct_grad_sizes = correct_grad_types = True
+    try:
+        first = _analytical_jacobians(output, inputs, positions, False, 0)
+    except GradcheckError:
+        correct_grad_sizes = False
+        first = {i: numpy.zeros((_real_size(output), _real_size(inputs[i])))
+                 for i in positions}
+    if correct_grad_sizes:
+        try:
+            _analytical_jacobians(output, inputs, positions, True, 0)
+        except GradcheckError:
+            correct_grad_types = False
+        second = _analytical_jacobians(output, inputs, positions, False, 0)
+        reentrant = not any(_differs(first[i], second[i], nondet_tol) for i in positions)
+    else:
+        reentrant = True
+    jacobians = tuple(pyad.Variable(numpy.ascontiguousarray(first[i].T)) for i in positions)
+    return jacobians, reentrant, correct_grad_sizes, correct_grad_types

@@ -18,13 +18,39 @@ input used twice (``y * y``) gives two edges.
 
 import contextlib
 import shutil
+import weakref
 
 import pyad
 from pyad import _engine
 
-__all__ = ["GradientEdge", "get_gradient_edge", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "increment_version", "register_multi_grad_hook",
+__all__ = ["Node", "GradientEdge", "get_gradient_edge", "saved_tensors_hooks", "save_on_cpu",
+           "disable_saved_tensors_hooks", "increment_version", "register_multi_grad_hook",
            "allow_mutation_on_saved_tensors", "to_dot", "render"]
+
+
+class _NodeMeta(type):
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, _engine.Node)
+
+    def __subclasscheck__(cls, subclass):
+        return subclass is cls or (isinstance(subclass, type)
+                                   and issubclass(subclass, _engine.Node))
+
+
+class Node(metaclass=_NodeMeta):
+    """The abstract type of the backward graph's nodes, as ``torch.autograd.graph.Node``:
+    ``isinstance(v.grad_fn, Node)`` holds for every node (built-in ones, ``AccumulateGrad``
+    and the nodes of custom Functions, whose ``ctx`` is one too) and
+    ``issubclass(type(v.grad_fn), Node)`` for their classes, although, as in torch,
+    ``Node`` is not in their ``mro()`` (a "virtual" base class). A node has
+    ``name()``, ``next_functions``, ``metadata``, ``register_hook`` and
+    ``register_prehook``.
+
+    >>> import pyad
+    >>> x = pyad.tensor([1.0], requires_grad=True)
+    >>> isinstance(x.exp().grad_fn, Node), Node in type(x.exp().grad_fn).mro()
+    (True, False)
+    """
 
 
 class _MultiHandle:
@@ -67,55 +93,111 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     """
     supported = ("all", "any")
     if mode not in supported:
-        raise ValueError("register_multi_grad_hook(): expects mode to be one of %s but got %r"
+        raise ValueError("register_multi_grad_hook(): Expects mode to be one of %s but got %s"
                          % (supported, mode))
     tensors = tuple(tensors)
     queue_callback = pyad.Variable._execution_engine.queue_callback
+    # The state of the backward pass now running: a weak reference to a token that only
+    # the callback queued in that pass holds, so it dies with the pass, whether the pass
+    # ran its callbacks or stopped on an error (a pass that raised leaves no stale state).
+    current = {"token": None, "buffer": None}
+
+    def pass_state():
+        token = current["token"]() if current["token"] is not None else None
+        return token is not None
+
     if mode == "all":
-        buffer = [None] * len(tensors)
-        pending = [False]
-
-        def fire():
-            grads = tuple(buffer)
-            buffer[:] = [None] * len(tensors)
-            pending[0] = False
-            fn(grads)
-
         def inner_hook(index):
             def hook(grad):
-                if not pending[0]:
-                    pending[0] = True
+                if not pass_state():
+                    token, buffer = _PassToken(), [None] * len(tensors)
+                    current["token"], current["buffer"] = weakref.ref(token), buffer
+
+                    def fire(token=token, buffer=buffer):
+                        if current["buffer"] is buffer:
+                            current["token"] = current["buffer"] = None
+                        fn(tuple(buffer))
                     queue_callback(fire)
-                buffer[index] = grad
+                current["buffer"][index] = grad
             return hook
 
         return _MultiHandle(tensor.register_hook(inner_hook(index))
                             if tensor.requires_grad else None
                             for index, tensor in enumerate(tensors))
 
-    ran = [False]
-
-    def reset():
-        ran[0] = False
-
     def any_hook(grad):
-        if ran[0]:
+        if pass_state():
             return
-        ran[0] = True
-        queue_callback(reset)
+        token = _PassToken()
+        current["token"] = weakref.ref(token)
+        queue_callback(lambda token=token: None)
         fn(grad)
 
     return _MultiHandle(tensor.register_hook(any_hook) for tensor in tensors
                         if tensor.requires_grad)
 
 
+class _PassToken:
+    """Lives as long as the backward pass that queued a callback holding it."""
+
+
+class _SavedHandle:
+    """What a Variable saved inside ``allow_mutation_on_saved_tensors`` is packed into."""
+
+
+class _MutationOnSavedContext:
+    """What ``allow_mutation_on_saved_tensors()`` yields, with torch's bookkeeping:
+    ``tid_to_weakhandle`` maps each (Variable, version) saved and still needed by a
+    graph to its handle, and ``cloned`` holds, per handle, the copy of a saved Variable
+    changed in place since it was saved (both empty once the context is left)."""
+
+    def __init__(self):
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self._saved = weakref.WeakKeyDictionary()   # handle -> (variable, version, copy)
+
+    @property
+    def cloned(self):
+        return {handle: copy for handle, (variable, version, copy) in list(self._saved.items())
+                if variable._version != version}
+
+    def _pack(self, variable):
+        key = (id(variable), variable._version)
+        handle = self.tid_to_weakhandle.get(key)
+        if handle is None:
+            handle = _SavedHandle()
+            self.tid_to_weakhandle[key] = handle
+            self._saved[handle] = (variable, variable._version, variable.detach().clone())
+        return handle
+
+    def _unpack(self, handle):
+        entry = self._saved.get(handle)
+        if entry is None:
+            raise AssertionError("Trying to backward outside of the "
+                                 "'allow_mutation_on_saved_tensors' context in which the "
+                                 "graph was originally recorded.")
+        variable, version, copy = entry
+        return variable if variable._version == version else copy
+
+    def clear(self):
+        self._saved.clear()
+        self.tid_to_weakhandle.clear()
+
+
+_mutation_on_saved_active = [False]
+
+
 @contextlib.contextmanager
 def allow_mutation_on_saved_tensors():
     """Within this context, Variables saved for backward may be changed in place, as
     ``torch.autograd.graph.allow_mutation_on_saved_tensors``: the backward pass sees
-    the values they had when they were saved. (pyad saves a copy of every Variable
-    saved inside the context; torch copies only on mutation: the results are the
-    same.)
+    the values they had when they were saved. It yields a context whose ``cloned``
+    holds the copies of the saved Variables changed in place so far (each saved
+    (Variable, version) once) and whose ``tid_to_weakhandle`` has an entry per saved
+    (Variable, version) a graph still needs; both are emptied on exit, and a backward
+    pass through a graph recorded inside the context raises ``AssertionError`` after
+    it. The contexts cannot be nested (``RuntimeError``). (pyad copies each saved
+    Variable when it is saved and hands the copy out only if the Variable was changed
+    in place since; torch copies on the change: the results are the same.)
 
     >>> import pyad
     >>> x = pyad.tensor([1.0, 2.0], requires_grad=True)
@@ -127,8 +209,16 @@ def allow_mutation_on_saved_tensors():
     >>> x.grad
     tensor([2., 4.])
     """
-    with saved_tensors_hooks(lambda tensor: tensor.detach().clone(), lambda tensor: tensor):
-        yield None
+    if _mutation_on_saved_active[0]:
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    ctx = _MutationOnSavedContext()
+    _mutation_on_saved_active[0] = True
+    try:
+        with saved_tensors_hooks(ctx._pack, ctx._unpack):
+            yield ctx
+    finally:
+        _mutation_on_saved_active[0] = False
+        ctx.clear()
 
 
 GradientEdge = _engine.GradientEdge

@@ -46,7 +46,7 @@ from pyad import _engine
 from pyad._engine import AccumulateGrad, Variable
 from pyad._factories import default_generator
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
 
 
 # -- the random state --------------------------------------------------------------------
@@ -120,12 +120,15 @@ def _leaves_used(outputs, args, start):
 
 
 class _Checkpoint(pyad.autograd.Function):
-    # forward(ctx, state, *variables): `variables` are the Variable arguments, then the
+    # forward(ctx, *variables, state): `variables` are the Variable arguments, then the
     # leaves found; `state` holds the function, its other arguments, the random state
-    # and the outputs already computed (as plain Variables).
+    # and the outputs already computed (as plain Variables). (`state` comes last so the
+    # node's first edge is the first argument's, as the first edge of torch's
+    # checkpointed graph is.)
 
     @staticmethod
-    def forward(ctx, state, *variables):
+    def forward(ctx, *args):
+        state, variables = args[-1], args[:-1]
         ctx.state = state
         ctx.save_for_backward(*variables)
         outputs = state["outputs"]
@@ -189,7 +192,7 @@ class _Checkpoint(pyad.autograd.Function):
                                  real_args)
             for (i, _), g in zip(targets, found):
                 result[i] = g
-        return (None,) + tuple(result)
+        return tuple(result) + (None,)
 
 
 def _histories_overlap(args, leaves):
@@ -288,8 +291,13 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs):
              "arg_positions": arg_positions, "differentiable": differentiable,
              "outputs": [o.detach() for o in outputs]}
     del result, outputs                        # the recorded graph goes here
-    out = _Checkpoint.apply(state, *[args[i] for i in arg_positions], *leaves)
-    return rebuild([out] if isinstance(out, Variable) else list(out))
+    out = _Checkpoint.apply(*[args[i] for i in arg_positions], *leaves, state)
+    if isinstance(out, Variable):
+        return rebuild([out])
+    # Several outputs: each gets a node of its own (a copy) above the shared one, as
+    # each output of torch's checkpoint has its own node, so a hook on one output's
+    # grad_fn does not run in a backward pass from another output.
+    return rebuild([o.clone() if o.requires_grad else o for o in out])
 
 
 # -- use_reentrant=True -------------------------------------------------------------------
@@ -308,7 +316,7 @@ class _ReentrantCheckpoint(pyad.autograd.Function):
     def backward(ctx, *grads):
         if not _engine._is_checkpoint_valid():
             raise RuntimeError(
-                "When use_reentrant=True, checkpoint() is incompatible with .grad() or "
+                "When use_reentrant=True, pyad.utils.checkpoint is incompatible with .grad() or "
                 "passing an `inputs` parameter to .backward(). To resolve this error, you "
                 "can either set use_reentrant=False, or call .backward() without passing "
                 "the `inputs` argument.")
@@ -345,6 +353,35 @@ def _checkpoint_reentrant(function, preserve_rng_state, args, kwargs):
 
 
 # -- the public functions -----------------------------------------------------------------
+
+_early_stop = [True]
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """Set, for the checkpoints run inside the block, whether their recomputation may stop
+    once it has recomputed every value the backward pass needs, as
+    ``torch.utils.checkpoint.set_checkpoint_early_stop`` (the default is True; it takes
+    precedence over ``checkpoint(..., early_stop=)``). pyad's recomputation always runs
+    the whole function, so the setting changes how much is recomputed in torch only, never
+    the results: it is accepted for code written for torch.
+
+    >>> import pyad
+    >>> from pyad.utils.checkpoint import checkpoint, set_checkpoint_early_stop
+    >>> x = pyad.tensor(1.0, requires_grad=True)
+    >>> with set_checkpoint_early_stop(False):
+    ...     y = checkpoint(lambda t: t.sin(), x, use_reentrant=False)
+    >>> y.backward()
+    >>> round(x.grad.item(), 4)
+    0.5403
+    """
+    previous = _early_stop[0]
+    _early_stop[0] = bool(enable)
+    try:
+        yield
+    finally:
+        _early_stop[0] = previous
+
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=None,
                determinism_check="default", debug=False, early_stop=True,
