@@ -1395,6 +1395,25 @@ cdef void _warn_scalar_conversion() except *:
                   UserWarning, stacklevel=1)    # (compiled code has no frame: the user's line)
 
 
+cdef bint _create_graph_backward_warned = False
+
+
+cdef void _warn_create_graph_backward() except *:
+    # backward(create_graph=True) accumulates into .grad a gradient whose graph holds the
+    # parameter: torch's UserWarning, once per process unless warn_always (grad() does
+    # not warn: it accumulates nothing).
+    global _create_graph_backward_warned
+    if _create_graph_backward_warned and not _warn_always:
+        return
+    _create_graph_backward_warned = True
+    warnings.warn("Using backward() with create_graph=True will create a reference cycle "
+                  "between the parameter and its gradient which can cause a memory leak. We "
+                  "recommend using autograd.grad when creating the graph to avoid this. If "
+                  "you have to use this function, make sure to reset the .grad fields of "
+                  "your parameters to None after use to break the cycle and avoid the leak.",
+                  UserWarning, stacklevel=1)
+
+
 cdef str _shape_str(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
@@ -1747,8 +1766,8 @@ cdef class Variable:
     def data(self, value):
         arr = _to_array(value, None, "Variable.data")
         if self._requires_grad and not _is_float_dtype(arr.dtype):
-            raise RuntimeError("data set to an array of dtype %s on a Variable that "
-                               "requires grad" % arr.dtype)
+            raise RuntimeError("data set to a Variable that requires gradients must be "
+                               "floating point or complex dtype (got %s)" % arr.dtype)
         # The version counter is kept (torch's set_data): views and saved values of this
         # Variable keep seeing its in-place history.
         _track_var(self)
@@ -4669,6 +4688,8 @@ cdef _run_backward(tuple outputs, object grad_tensors, object retain_graph,
         for v in ins:
             if isinstance(v, Variable) and not (<Variable>v)._requires_grad:
                 raise RuntimeError("backward(): every Variable in inputs= must require grad")
+    if create:
+        _warn_create_graph_backward()
     captured = _execute(outputs, roots, keep, create, ins, True)
     if ins is not None:
         # Non-leaf inputs were captured; they receive .grad like retain_grad would.

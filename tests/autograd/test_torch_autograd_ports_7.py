@@ -428,8 +428,6 @@ def test_free_deep_graph_complicated():
     scope()
 
 
-@pytest.mark.xfail(strict=True, reason="engine: Variable.backward(create_graph=True) "
-                   "(pyad/_engine.pyx) never warns about the reference cycle it creates")
 def test_backward_create_graph_warns():
     old = pyad.is_warn_always_enabled()
     pyad.set_warn_always(True)
@@ -496,9 +494,6 @@ def test_input_buffer_accum():
     assert_equal(grad_out1, grad_out1_original)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: the Variable.data setter (pyad/_engine.pyx) "
-                   "says 'data set to an array of dtype int64 on a Variable that requires "
-                   "grad', not torch's 'must be floating point or complex dtype'")
 def test_set_data_self_requires_grad():
     a = pyad.tensor(1.0, requires_grad=True)
     b = pyad.tensor(2.0)
