@@ -617,3 +617,118 @@ def test_cumprod_with_zeros_still_checks_to_second_order():
     for d in (0, 1):
         assert pyad.autograd.gradcheck(lambda v: pyad.cumprod(v, d), (x,))
         assert pyad.autograd.gradgradcheck(lambda v: pyad.cumprod(v, d), (x,))
+
+
+# -- complex logcumsumexp / cumprod and the complex var gradient at dof 0 (torch's) ------
+
+_LCSE_COMPLEX = {
+    "finite": np.array([[0.5 + 1.0j, -1.0 + 0.3j, 2.0 - 0.7j],
+                        [1.5 - 2.0j, 0.25 + 0.5j, -0.5 + 0.0j]]),
+    "infs": np.array([[-np.inf + 0j, -np.inf + 0j, 1.0 + 0j],
+                      [-np.inf + 0j, 0.0 + 0j, np.inf + 0j]]),
+    "equal_real": np.array([[1.0 + 2.0j, 1.0 - 1.0j, 1.0 + 0.5j],
+                            [0.0 + 0j, 0.0 + 3.0j, -0.0 + 1.0j]]),
+}
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("name", list(_LCSE_COMPLEX))
+def test_complex_logcumsumexp_values_and_gradient_match_torch(name, dim):
+    torch = torch_or_skip()
+    a = _LCSE_COMPLEX[name]
+    w = np.random.default_rng(3).standard_normal(a.shape) + 0.5j
+    p = Variable(a.copy(), requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    po, to = pyad.logcumsumexp(p, dim), torch.logcumsumexp(t, dim)
+    assert po.dtype == np.complex128
+    np.testing.assert_allclose(po.data, to.detach().numpy(), rtol=1e-12, atol=1e-14)
+    (po * Variable(w)).real.sum().backward()
+    (to * torch.tensor(w)).real.sum().backward()
+    if name == "finite":
+        np.testing.assert_allclose(p.grad.data, t.grad.numpy(), rtol=1e-10)
+
+
+def test_complex64_logcumsumexp_keeps_its_dtype_like_torch():
+    torch = torch_or_skip()
+    a = _LCSE_COMPLEX["finite"].astype(np.complex64)
+    out = pyad.logcumsumexp(Variable(a), 1)
+    assert out.dtype == np.complex64
+    np.testing.assert_allclose(out.data, torch.logcumsumexp(torch.tensor(a), 1).numpy(),
+                               rtol=1e-5)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_complex_logcumsumexp_gradcheck_and_gradgradcheck(dim):
+    x = Variable(_LCSE_COMPLEX["finite"].copy(), requires_grad=True)
+    assert pyad.autograd.gradcheck(lambda v: pyad.logcumsumexp(v, dim), (x,))
+    assert pyad.autograd.gradgradcheck(lambda v: pyad.logcumsumexp(v, dim), (x,))
+
+
+def test_complex_logcumsumexp_second_order_matches_torch():
+    torch = torch_or_skip()
+    a = _LCSE_COMPLEX["finite"]
+    p = Variable(a.copy(), requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    gp, = pyad.autograd.grad(pyad.logcumsumexp(p, 1).abs().sum(), p, create_graph=True)
+    gt, = torch.autograd.grad(torch.logcumsumexp(t, 1).abs().sum(), t, create_graph=True)
+    np.testing.assert_allclose(gp.data, gt.detach().numpy(), rtol=1e-10)
+    hp, = pyad.autograd.grad(gp.abs().sum(), p)
+    ht, = torch.autograd.grad(gt.abs().sum(), t)
+    np.testing.assert_allclose(hp.data, ht.numpy(), rtol=1e-8)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_complex_cumprod_with_infinities_matches_torch(dim):
+    torch = torch_or_skip()
+    a = _LCSE_COMPLEX["infs"]
+    out = pyad.cumprod(Variable(a), dim).data
+    ref = torch.cumprod(torch.tensor(a), dim).numpy()
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
+    np.testing.assert_allclose(out, ref, rtol=1e-12)
+
+
+def test_complex_cumprod_finite_still_checks():
+    x = Variable(_LCSE_COMPLEX["finite"].copy(), requires_grad=True)
+    assert pyad.autograd.gradcheck(lambda v: pyad.cumprod(v, 1), (x,))
+    assert pyad.autograd.gradgradcheck(lambda v: pyad.cumprod(v, 1), (x,))
+
+
+@pytest.mark.parametrize("op", ["var", "std", "var_mean"])
+@pytest.mark.parametrize("dim, correction", [(0, 3), (1, 2), (-1, 2)])
+def test_complex_var_gradient_at_zero_dof_matches_torch(op, dim, correction):
+    # 2 / (n - correction) is inf: torch multiplies the real g by it first, so the
+    # complex gradient is +-inf+-infj (not nan)
+    torch = torch_or_skip()
+    a = np.array([[0.5 + 1.0j, -1.0 + 0.3j], [2.0 - 0.7j, 1.5 - 2.0j],
+                  [0.25 + 0.5j, -0.5 + 0.1j]])
+    p = Variable(a.copy(), requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    kw = {"dim": dim, "correction": correction}
+    po, to = getattr(pyad, op)(p, **kw), getattr(torch, op)(t, **kw)
+    po, to = (po[0], to[0]) if op == "var_mean" else (po, to)
+    w = np.random.default_rng(5).standard_normal(tuple(to.shape))
+    (po * Variable(w)).sum().backward()
+    (to * torch.tensor(w)).sum().backward()
+    ref = t.grad.numpy()
+    np.testing.assert_array_equal(p.grad.data, ref)
+    assert np.isinf(ref.real).any() and not np.isnan(ref).any()
+
+
+def test_var_gradient_with_positive_dof_still_checks_complex():
+    x = Variable(np.array([[0.5 + 1.0j, -1.0 + 0.3j, 2.0 - 0.7j]]), requires_grad=True)
+    for corr in (0, 1, 2):
+        assert pyad.autograd.gradcheck(lambda v: pyad.var(v, 1, correction=corr), (x,))
+        assert pyad.autograd.gradgradcheck(lambda v: pyad.var(v, 1, correction=corr), (x,))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64",
+                                   "float16", "float32", "float64", "complex128"])
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median_of_an_empty_input_matches_torch(name, dtype):
+    # torch fills NaN converted to the dtype (0 / the lowest int32 or int64 / True)
+    torch = torch_or_skip()
+    a = np.zeros((0, 3), dtype=dtype)
+    out = getattr(pyad, name)(Variable(a))
+    ref = getattr(torch, name)(torch.from_numpy(a))
+    assert out.shape == () and out.dtype == a.dtype
+    np.testing.assert_array_equal(out.data, ref.numpy())
