@@ -1216,6 +1216,9 @@ def unflatten(input, dim, sizes):
             -1 in sizes and (known == 0 or n % known)) or any(s < -1 for s in sizes):
         raise RuntimeError("unflatten(): provided sizes %s don't multiply up to the size of "
                            "dim %d (%d) in the input Variable" % (list(sizes), d, n))
+    if -1 in sizes:
+        # the -1 from dim's own size (reshape could not infer it when another dim is 0)
+        sizes = tuple([n // known if s == -1 else s for s in sizes])
     shape = x._data.shape
     return reshape(x, shape[:d] + sizes + shape[d + 1:])
 
@@ -2032,8 +2035,9 @@ cdef void _check_index_range(object idx, Py_ssize_t n, Py_ssize_t dim, str what)
     if lo < 0 or hi >= n:
         # torch's type: RuntimeError for gather, scatter and index_select/add/copy,
         # IndexError for index_fill
-        error = IndexError if what.startswith(("index_fill", "index_select")) else \
-            RuntimeError
+        # (index_select: IndexError, but RuntimeError along dim 1, torch's dim-1 kernel)
+        error = IndexError if what.startswith("index_fill") or (
+            what == "index_select" and dim != 1) else RuntimeError
         raise error("%s(): index %d is out of bounds for dimension %d with size %d"
                     % (what, lo if lo < 0 else hi, dim, n))
 
@@ -2237,10 +2241,9 @@ def take_along_dim(input, indices, dim=None):
     if idx.dtype != numpy.int64:
         raise RuntimeError("take_along_dim(): dtype of indices should be Long (int64) but got "
                            "%s" % _torch_dtype_name(idx.dtype))
-    if idx.size and _dtype_kind(idx) == b'i' and bool((idx < 0).any()):
-        # torch wraps a negative index once (-1 is the last)
-        n = x._data.size if dim is None or x._data.ndim == 0 else \
-            x._data.shape[_normalize_dim(dim, x._data.ndim, "take_along_dim")]
+    if dim is not None and x._data.ndim and idx.size and bool((idx < 0).any()):
+        # along a dim torch wraps a negative index (-1 is the last); not with dim=None
+        n = x._data.shape[_normalize_dim(dim, x._data.ndim, "take_along_dim")]
         idx = _xp_of(idx).where(idx < 0, idx + n, idx)
     if dim is None:
         try:

@@ -202,6 +202,7 @@ VALID = {
     "column_stack": lambda: (([X(), X()],), {}),
     "broadcast_tensors": lambda: ((X(), X()), {}),
     "meshgrid": lambda: ((pyad.ones(2), pyad.ones(3)), {"indexing": "ij"}),
+    "logsumexp": lambda: ((X(), 1), {}),
     "cross": lambda: ((pyad.ones(2, 3), pyad.ones(2, 3)), {"dim": 1}),
     "matrix_power": lambda: ((SQ(), 2), {}),
     "rsub": lambda: ((X(), X()), {}),
@@ -430,8 +431,29 @@ TORCH_REFUSALS = {
                               "nanmean"),
     "var-unbiased-and-correction": (lambda L: L.var(_np_in(L, _F23), unbiased=True,
                                                      correction=0), "var"),
-    "index_select-out-of-range": (lambda L: L.index_select(_np_in(L, _F23), 1,
-                                                           L.tensor([3])), "index_select"),
+    "index_select-out-of-range": (lambda L: L.index_select(_np_in(L, _F23), 0,
+                                                           L.tensor([2])), "index_select"),
+    "index_select-out-of-range-dim1": (lambda L: L.index_select(_np_in(L, _F23), 1,
+                                                                L.tensor([3])),
+                                       "index_select"),
+    "index_select-out-of-range-3d": (lambda L: L.index_select(_np_in(L, np.zeros((2, 3, 2))),
+                                                              2, L.tensor([-1])),
+                                     "index_select"),
+    "take_along_dim-negative-flat": (lambda L: L.take_along_dim(_np_in(L, _F23),
+                                                                L.tensor([-1, 0])),
+                                     "take_along_dim"),
+    "take_along_dim-int32": (lambda L: L.take_along_dim(
+        _np_in(L, _F23), _np_in(L, np.array([[0], [1]], np.int32)), 1), "take_along_dim"),
+    "index_fill-complex-into-bool": (lambda L: _np_in(L, _B23).index_fill(
+        1, L.tensor([0]), 1 + 1j), "index_fill"),
+    "masked_fill-complex-into-float": (lambda L: _np_in(L, _F23).masked_fill(
+        L.tensor(_B23), 1 + 1j), "masked_fill"),
+    "masked_fill-300-into-uint8": (lambda L: _np_in(L, np.zeros(3, np.uint8)).masked_fill(
+        L.tensor([True, False, True]), 300), "masked_fill"),
+    "scatter-inf-into-int": (lambda L: _np_in(L, np.zeros(3, np.int64)).scatter(
+        0, L.tensor([1]), float("inf")), "scatter"),
+    "index_fill-2e40-into-float16": (lambda L: _np_in(L, np.zeros(3, np.float16)).index_fill(
+        0, L.tensor([1]), 2 ** 40), "index_fill"),
     "index_select-negative": (lambda L: L.index_select(_np_in(L, _F23), 0,
                                                        L.tensor([-1])), "index_select"),
     "getitem-str": (lambda L: _np_in(L, _F23)["a"], "__getitem__"),
@@ -468,11 +490,13 @@ TORCH_ACCEPTS = {
                                           _np_in(L, np.zeros(0, np.float32))], dim=1),
     "take_along_dim-negative": lambda L: L.take_along_dim(_np_in(L, _F23),
                                                           L.tensor([[-1], [-3]]), 1),
-    "take_along_dim-negative-flat": lambda L: L.take_along_dim(_np_in(L, _F23),
-                                                               L.tensor([-1, 0])),
     "gather-0d-index": lambda L: L.gather(_np_in(L, _F23[1]), 0, L.tensor(2)),
     "scatter-0d-index": lambda L: L.scatter(_np_in(L, _F23[1]), 0, L.tensor(2),
-                                            L.tensor(9.0)),
+                                            _np_in(L, np.array(9.0))),
+    "index_add-alpha-bool": lambda L: _np_in(L, _B23).index_add(
+        0, L.tensor([1, 0]), _np_in(L, ~_B23), alpha=2),
+    "setitem-2e40-into-float16": lambda L: _setitem_any(L, np.float16, 2 ** 40),
+    "setitem-complex-into-bool": lambda L: _setitem_any(L, np.bool_, 1 + 1j),
     "masked_fill-uint8-wraps": lambda L: _np_in(L, np.arange(3, dtype=np.uint8)).masked_fill(
         L.tensor([True, False, True]), -1),
     "index_fill-uint8-wraps": lambda L: _np_in(L, np.arange(3, dtype=np.uint8)).index_fill(
@@ -485,15 +509,21 @@ TORCH_ACCEPTS = {
 }
 
 
+def _setitem_any(L, dtype, value):
+    x = _np_in(L, np.zeros(3, dtype=dtype))
+    x[1] = value
+    return x
+
+
 def _setitem_uint8(L, key, value):
     x = _np_in(L, np.arange(4, dtype=np.uint8))
     x[key] = value
     return x
 
 
-for _key, _v in ((0, -1), (slice(1, 3), -255), ([0, 2], -7)):
-    TORCH_ACCEPTS["setitem-uint8-%r-%d" % (_key, _v)] = (
-        lambda L, k=_key, v=_v: _setitem_uint8(L, k if not isinstance(k, list)
+for _k, _v in ((0, -1), (slice(1, 3), -255), ([0, 2], -7)):
+    TORCH_ACCEPTS["setitem-uint8-%r-%d" % (_k, _v)] = (
+        lambda L, k=_k, v=_v: _setitem_uint8(L, k if not isinstance(k, list)
                                                else L.tensor(k), v))
 
 

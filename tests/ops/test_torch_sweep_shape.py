@@ -246,11 +246,8 @@ ENGINE_GAPS = {
     r"^getitem-2ell-": "engine: getitem key parsing (shape.pxi) refuses a second Ellipsis, "
                        "torch accepts x[..., ...]",
     r"^(getitem|setitem)-negstep-(?!complex-(int64|float64)$)":
-        "engine: getitem/setitem (shape.pxi/inplace.pxi) take a "
-                                    "negative slice step; torch ValueError('step must be "
-                                    "greater than zero')",
-    r"^unflatten-neg-float64-0x3$": "engine: unflatten (shape.pxi) with -1 on a size-0 "
-                                    "input goes through reshape, which refuses it",
+        "engine: getitem/setitem (shape.pxi/inplace.pxi) take a negative slice step; "
+        "torch ValueError('step must be greater than zero')",
     r"^scatter-srclarger-(float16|float32|float64|complex64|complex128)-(3x4|nc)$|"
     r"^scatter_add-srcdtype-float32-3x4$": "engine: scatter/scatter_add backward (shape.pxi) "
                                            "slice src's gradient; torch's raises when src "
