@@ -810,10 +810,14 @@ cdef Variable _var_backward(Variable g, Variable x, tuple dims, bint keepdim, ob
         return mul(broadcast_to(g, shape), special)
     if dof == 0:
         # torch: inf * g * (x - mean): nan where x is at its mean, +-inf elsewhere.
-        # (torch's order: the real inf * g, then the complex x - mean, so a complex input
-        # gets +-inf+-infj, not the nan of g * (inf+-infj))
+        # A complex input: torch's order, the real inf * g first, then the complex
+        # x - mean, so it gets +-inf+-infj, not the nan of g * (inf+-infj). (A real one
+        # keeps the scale on x - mean: the same values, and an empty input then has no
+        # inf * 0 in d/dg.)
         with numpy.errstate(invalid="ignore"):
-            return mul(mul(g, numpy.inf), sub(x, m))
+            if _dtype_kind(x._data) == b'c' and x._data.size:
+                return mul(mul(g, numpy.inf), sub(x, m))
+            return mul(g, mul(sub(x, m), numpy.inf))
     # The scale goes on x - mean(x): an empty input then has no inf * 0 in d/dg.
     return mul(g, mul(sub(x, m), 2.0 / dof))
 
