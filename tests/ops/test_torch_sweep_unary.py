@@ -166,8 +166,6 @@ _GAPS = [
      'derivative for the in-place form); pyad differentiates',
      ('inplace.asinh_-float64-grad', 'inplace.acosh_-float64-grad',
       'inplace.atanh_-float64-grad')),
-    ('complex abs gradient at inf/nan parts: torch x/|x| finite, pyad nan',
-     ('abs-complex128-gradedge', 'absolute-complex128-gradedge')),
     ('square(bool): torch int64 (pow(x, 2) promotes), pyad int8',
      ('square-bool-vec', 'method.square-bool-vec')),
     ('complex square at inf: torch nan (x*x), pyad -inf',
