@@ -193,8 +193,6 @@ _GAPS = [
      ('angle-complex128-gradedge',)),
     ('abs on bool (softsign = x / (1 + abs(x))): torch NotImplementedError; pyad returns',
      ('F.softsign-bool-vec',)),
-    ('complex abs gradient (softsign): torch finite, pyad nan',
-     ('F.softsign-complex128-gradedge',)),
     ('logsigmoid float16 at 20 / 100: torch -0.0, pyad 0.0',
      ('F.logsigmoid-float16-vec',)),
     ('logical_not_ on a float64 tensor requiring grad: torch passes the incoming gradient '
