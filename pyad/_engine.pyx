@@ -3176,7 +3176,10 @@ cdef class Variable:
         Variable
             The view.
         """
-        return broadcast_to(self, other.shape)
+        shape = tuple(other.shape)
+        if shape == self._data.shape:
+            return _same_shape_expand(self)      # a new view, as torch's
+        return broadcast_to(self, shape)
 
     def add_(self, other, *, alpha=1):
         """Add ``alpha * other`` in place and return self (recorded; bumps the version).

@@ -1145,7 +1145,13 @@ cdef class AbsBackward(_UnaryNode):
 cdef Variable _sgn(Variable z):
     # z / |z| (0 at 0) for complex z, differentiable (torch's sgn): the derivative of
     # |z|, which unlike a real sign is not locally constant.
-    zero = _xp_of(z._data).asarray(z._data == 0)
+    xp = _xp_of(z._data)
+    zero = xp.asarray(z._data == 0)
+    tiny = xp.asarray((xp.abs(z._data) < 2.0 ** -500) & ~zero)
+    if bool(tiny.any()):
+        # |z| tiny (a denormal): NumPy's complex division overflows 1 / |z| to inf and
+        # gives nan; scaled by 2**600 first (exact) it is z / |z| of size 1 (torch's)
+        z = mul(z, xp.where(tiny, 2.0 ** 600, 1.0))
     if bool(zero.any()):
         return where_const(zero, 0, div(z, where_const(zero, 1, abs(z))))
     return div(z, abs(z))
@@ -1896,7 +1902,7 @@ cdef object _complex_logaddexp(object da, object db, object rt, object xp):
                        out)
         out = xp.where(xp.isnan(lo.real) | xp.isnan(lo.imag),
                        xp.asarray(complex(float("nan"), float("nan")), dtype=rt), out)
-    return xp.ascontiguousarray(out)
+    return xp.ascontiguousarray(out).reshape(out.shape)     # (0-d stays 0-d)
 
 
 cdef Variable _logaddexp(object ufunc, object input, object other, double scale, str what):

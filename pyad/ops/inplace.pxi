@@ -397,6 +397,46 @@ cdef object _drop_leading_ones(object value, Py_ssize_t target_ndim):
     return value
 
 
+cdef object _fill_scalar(object value, object data, str what):
+    # A Python number written into `data`'s dtype as torch converts it (c10's checked
+    # conversion), where NumPy differs: a complex into a real dtype (index_fill: into
+    # bool too), an integer out of the dtype's range, inf or nan into an integer dtype,
+    # and (masked_fill / index_fill / scatter) a number beyond float16's range are
+    # RuntimeError; an int from -255 to -1 into uint8 wraps modulo 256 (-1 is 255); an
+    # int beyond int64 is torch's ValueError.
+    cdef type t = type(value)
+    if t is not int and t is not float and t is not complex:
+        return value
+    cdef char kind = _dtype_kind(data)
+    if kind == b'c' or (kind == b'f' and t is not complex and
+                        (data.dtype != numpy.float16 or what == "__setitem__")):
+        return value
+    if t is complex:
+        if kind == b'b' and what != "index_fill":
+            return value
+        raise RuntimeError("%s(): value cannot be converted to type %s without overflow"
+                           % (what, _torch_dtype_name(data.dtype)))
+    if t is int and not (-2 ** 63 <= value < 2 ** 63):
+        raise ValueError("%s(): Overflow when unpacking long long (%d)" % (what, value))
+    if kind == b'b':
+        return value
+    if kind == b'f':                         # float16 (masked_fill / index_fill / scatter)
+        if value == value and builtins.abs(value) != float("inf") and \
+                builtins.abs(value) > 65504:
+            raise RuntimeError("%s(): value cannot be converted to type float16 without "
+                               "overflow" % what)
+        return value
+    info = numpy.iinfo(data.dtype)
+    lo = -255 if data.dtype == numpy.uint8 else info.min
+    if t is float and (value != value or builtins.abs(value) == float("inf")) or \
+            not (lo <= value <= info.max):
+        raise RuntimeError("%s(): value cannot be converted to type %s without overflow"
+                           % (what, _torch_dtype_name(data.dtype)))
+    if value < 0 and lo == -255:
+        return int(value) + 256 if t is int else value
+    return value
+
+
 cdef Variable _setitem_out_of_place(Variable old, object key, object value):
     xp = _xp_of(old._data)
     data = old._data.copy()
@@ -453,6 +493,7 @@ def setitem(object input, key, value):
     cdef Variable x = _inplace_target(input, "__setitem__")
     cdef Variable old
     key = _index_key(key, x._data)
+    value = _fill_scalar(value, x._data, "__setitem__")
     if _inplace_records(x, value):
         _check_inplace_allowed(x, value, "__setitem__")
         old = _snapshot(x)

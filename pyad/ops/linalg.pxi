@@ -339,6 +339,8 @@ def trace(input):
     tensor(5., dtype=float64)
     """
     cdef Variable x = _as_variable(input, "trace")
+    if _dtype_kind(x._data) == b'b':        # torch has no bool trace kernel (any shape)
+        raise NotImplementedError("trace(): \"trace\" not implemented for 'Bool'")
     if x._data.ndim != 2:
         raise RuntimeError("trace(): expected a matrix (2-D), but got a %dD input"
                            % x._data.ndim)

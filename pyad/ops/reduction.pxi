@@ -9,6 +9,18 @@ min_result = namedtuple("min", ["values", "indices"])
 min_result.__module__ = "pyad"
 
 
+class _AllDims:
+    # The default dim of median / nanmedian / prod: all elements. torch has no dim=None
+    # for them (an explicit None is a TypeError), so the default is this marker.
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<all>"
+
+
+_ALL = _AllDims()
+
+
 cdef tuple _keepdim_shape(tuple shape, tuple dims):
     cdef list out = list(shape)
     for d in dims:
@@ -364,6 +376,7 @@ cdef object _extremum(object input, object dim, object keepdim, bint is_max):
     cdef Variable values
     cdef tuple dims
     if dim is None:
+        _refuse_complex(x, None, what)
         dims = tuple(range(x._data.ndim))
         data = _extremum_data(x._data, dims, False, is_max)
         if _records(x):
@@ -383,6 +396,7 @@ cdef object _extremum(object input, object dim, object keepdim, bint is_max):
     d = _normalize_dim(dim, x._data.ndim, what)
     dims = (d,) if x._data.ndim else ()
     _check_reduced_sizes(x._data, dims, what)
+    _refuse_complex(x, None, what)      # (after the dim checks, as torch)
     if x._data.ndim == 0:
         indices = xp.zeros((), dtype=numpy.int64)
         data = x._data.copy()
@@ -418,8 +432,10 @@ cpdef object max(object input, object dim=None, object keepdim=False):
     >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
     tensor([5., 7.], dtype=float64)
     """
-    # (the two-Variable form: neither operand may be complex)
-    _refuse_complex(input, dim if isinstance(dim, Variable) else None, "max")
+    # (the two-Variable form: neither operand may be complex; a reduction refuses it
+    # after checking dim)
+    if isinstance(dim, Variable):
+        _refuse_complex(input, dim, "max")
     return _extremum(input, dim, keepdim, True)
 
 
@@ -432,8 +448,10 @@ cpdef object _op_min(object input, object dim=None, object keepdim=False):
     >>> min(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     min(values=tensor([1., 2.], dtype=float64), indices=tensor([0, 1]))
     """
-    # (the two-Variable form: neither operand may be complex)
-    _refuse_complex(input, dim if isinstance(dim, Variable) else None, "min")
+    # (the two-Variable form: neither operand may be complex; a reduction refuses it
+    # after checking dim)
+    if isinstance(dim, Variable):
+        _refuse_complex(input, dim, "min")
     return _extremum(input, dim, keepdim, False)
 
 
@@ -447,6 +465,7 @@ cdef Variable _amax_amin(object input, object dim, object keepdim, bint is_max):
                            "== 0. Specify the reduction dim with the 'dim' argument." % what)
     cdef tuple dims = _normalize_dims(dim, x._data.ndim, what)
     _check_reduced_sizes(x._data, dims, what)
+    _refuse_complex(x, None, what)      # (after the dim checks, as torch)
     cdef bint kd = bool(keepdim)
     data = _extremum_data(x._data, dims, True, is_max)
     cdef MaxBackward node
@@ -473,7 +492,6 @@ cpdef Variable amax(object input, object dim=None, object keepdim=False):
     >>> amax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=0)
     tensor([7., 5.], dtype=float64)
     """
-    _refuse_complex(input, None, "amax")
     return _amax_amin(input, dim, keepdim, True)
 
 
@@ -485,7 +503,6 @@ cpdef Variable amin(object input, object dim=None, object keepdim=False):
     >>> amin(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=(0, 1))
     tensor(1., dtype=float64)
     """
-    _refuse_complex(input, None, "amin")
     return _amax_amin(input, dim, keepdim, False)
 
 
@@ -495,6 +512,11 @@ cdef Variable _arg_extremum(object input, object dim, object keepdim, bint is_ma
     # torch refuses bool input (after the TypeError a dim tuple gets)
     if _dtype_kind(x._data) == b'b' and not isinstance(dim, (tuple, list)):
         raise RuntimeError("%s(): does not support bool input" % what)
+    if isinstance(dim, (tuple, list)):
+        raise TypeError("%s(): argument 'dim' must be int, not %s" % (what, type(dim).__name__))
+    if dim is not None:
+        _normalize_dim(dim, x._data.ndim, what)
+    _refuse_complex(x, None, what)      # (after the dim checks, as torch)
     xp = _xp_of(x._data)
     f = xp.argmax if is_max else xp.argmin
     cdef Py_ssize_t d
@@ -523,7 +545,6 @@ cpdef Variable argmax(object input, object dim=None, object keepdim=False):
     >>> argmax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     tensor([1, 0])
     """
-    _refuse_complex(input, None, "argmax")
     return _arg_extremum(input, dim, keepdim, True)
 
 
@@ -535,7 +556,6 @@ cpdef Variable argmin(object input, object dim=None, object keepdim=False):
     >>> argmin(Variable(numpy.array([[1., 5.], [7., 2.]])))
     tensor(0)
     """
-    _refuse_complex(input, None, "argmin")
     return _arg_extremum(input, dim, keepdim, False)
 
 
@@ -647,7 +667,7 @@ cdef class ProdBackward(Node):
 
 
 @profiled_op
-cpdef Variable prod(object input, object dim=None, object keepdim=False, object dtype=None):
+cpdef Variable prod(object input, object dim=_ALL, object keepdim=False, object dtype=None):
     """Product of all elements, or along the int ``dim`` (keeping it if ``keepdim``).
     Zeros are handled exactly: a single zero gets the product of the others as its
     gradient.
@@ -660,10 +680,10 @@ cpdef Variable prod(object input, object dim=None, object keepdim=False, object 
     cdef Variable x = _as_variable(input, "prod")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x, dtype = _converted_for_dtype(x, dtype, "prod")
-    if dim is not None and not isinstance(dim, int) and not hasattr(dim, "__index__"):
-        raise TypeError("prod(): dim must be an int or None, got %s" % type(dim).__name__)
+    if dim is not _ALL and (dim is None or not hasattr(dim, "__index__")):
+        raise TypeError("prod(): argument 'dim' must be int, not %s" % type(dim).__name__)
     cdef bint kd = bool(keepdim)
-    if dim is None:
+    if dim is _ALL:
         dims = tuple(range(x._data.ndim))
         kd = False
         d = None
@@ -745,7 +765,7 @@ cdef tuple _var_args(Variable x, object dim, object unbiased, object keepdim,
         dim, unbiased = None, dim
     if unbiased is not None:
         if correction is not None:
-            raise RuntimeError("%s(): cannot specify both unbiased and correction" % what)
+            raise TypeError("%s(): cannot specify both unbiased and correction" % what)
         correction = 1 if unbiased else 0
     elif correction is None:
         correction = 1
@@ -790,7 +810,13 @@ cdef Variable _var_backward(Variable g, Variable x, tuple dims, bint keepdim, ob
         return mul(broadcast_to(g, shape), special)
     if dof == 0:
         # torch: inf * g * (x - mean): nan where x is at its mean, +-inf elsewhere.
+        # A complex input: torch's order, the real inf * g first, then the complex
+        # x - mean, so it gets +-inf+-infj, not the nan of g * (inf+-infj). (A real one
+        # keeps the scale on x - mean: the same values, and an empty input then has no
+        # inf * 0 in d/dg.)
         with numpy.errstate(invalid="ignore"):
+            if _dtype_kind(x._data) == b'c' and x._data.size:
+                return mul(mul(g, numpy.inf), sub(x, m))
             return mul(g, mul(sub(x, m), numpy.inf))
     # The scale goes on x - mean(x): an empty input then has no inf * 0 in d/dg.
     return mul(g, mul(sub(x, m), 2.0 / dof))
@@ -1065,6 +1091,10 @@ cpdef Variable cumsum(object input, object dim, object dtype=None):
     """
     cdef Variable x = _as_variable(input, "cumsum")
     d, dtype = _cum_args(x, dim, dtype, "cumsum")
+    if dtype is not None and x._data.ndim and x._data.size and \
+            numpy.dtype(dtype) == _BOOL_DTYPE:
+        # torch has no bool cumsum kernel (a 0-d or empty input is only converted)
+        raise NotImplementedError("cumsum(): \"cumsum_out_cpu\" not implemented for 'Bool'")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x, dtype = _converted_for_dtype(x, dtype, "cumsum")
     if x._data.ndim == 0:
@@ -1094,8 +1124,16 @@ cdef class LogcumsumexpBackward(Node):
             return (g,)
         x = self.input.unpack(self)
         y = self.result.unpack(self)
-        lowest = float(numpy.finfo(g._data.dtype).min)
         d = self.dim
+        if _dtype_kind(g._data) == b'c':
+            # torch's complex rule (no sign split): conj(exp(revlcse(log(conj g) - y) + x)),
+            # its subtraction a - alpha * y with the complex alpha 1 (so an infinite y
+            # gives a nan imaginary part there, as torch's)
+            with numpy.errstate(divide="ignore", over="ignore", invalid="ignore"):
+                shifted = sub(log(conj(g)), mul(y, complex(1.0, 0.0)))
+                rev = flip(logcumsumexp(flip(shifted, [d]), d), [d])
+                return (conj(exp(add(rev, x))),)
+        lowest = float(numpy.finfo(g._data.dtype).min)
         parts = []
         # log 0 = -inf where g is 0; lowest - y may overflow to -inf: both mean "nothing"
         with numpy.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -1126,22 +1164,41 @@ cdef object _logcumsumexp_data(object d, Py_ssize_t dim):
     return xp.log(xp.cumsum(xp.exp(d - m), axis=dim)) + m
 
 
+cdef object _complex_logcumsumexp_data(object a, Py_ssize_t d):
+    # torch's complex scan: a running log-add-exp from -inf+0j, one step per element
+    # along d (each step the complex logaddexp of elementwise.pxi)
+    xp = _xp_of(a)
+    src = xp.moveaxis(a, d, 0)
+    out = xp.empty(src.shape, dtype=a.dtype)
+    acc = xp.full(src.shape[1:], complex(-numpy.inf, 0.0), dtype=a.dtype)
+    for i in range(src.shape[0]):
+        acc = _complex_logaddexp(acc, src[i], a.dtype, xp).reshape(src.shape[1:])
+        out[i] = acc
+    return xp.ascontiguousarray(xp.moveaxis(out, 0, d))
+
+
 @profiled_op
 cpdef Variable logcumsumexp(object input, object dim):
     """``log(cumsum(exp(input), dim))``, computed without overflow (NumPy's
-    ``logaddexp.accumulate``), with torch's stable gradient.
+    ``logaddexp.accumulate``; complex input: torch's complex log-add-exp scan), with
+    torch's stable gradient. Integer and bool input have no kernel (NotImplementedError,
+    as torch).
 
     >>> logcumsumexp(Variable(numpy.array([0., 1000., 0.])), 0)
     tensor([   0., 1000., 1000.], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "logcumsumexp")
-    if _dtype_kind(x._data) == b'c':
-        raise NotImplementedError("logcumsumexp(): complex Variables are not supported")
-    if _dtype_kind(x._data) != b'f':
-        raise RuntimeError("logcumsumexp(): expected a floating point Variable, got %s"
-                           % x._data.dtype)
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "logcumsumexp")
-    data = x._data.copy() if x._data.ndim == 0 else _logcumsumexp_data(x._data, d)
+    cdef char kind = _dtype_kind(x._data)
+    if kind != b'f' and kind != b'c':
+        raise NotImplementedError("logcumsumexp(): \"logcumsumexp_out_cpu\" not implemented "
+                                  "for '%s'" % _torch_dtype_name(x._data.dtype))
+    if x._data.ndim == 0:
+        data = x._data.copy()
+    elif kind == b'c':
+        data = _complex_logcumsumexp_data(x._data, d)
+    else:
+        data = _logcumsumexp_data(x._data, d)
     cdef LogcumsumexpBackward node
     cdef Variable out
     if _records(x):
@@ -1220,6 +1277,20 @@ cdef class CumprodBackward(Node):
         self.result.release()
 
 
+cdef object _complex_cumprod_data(object a, Py_ssize_t d):
+    # torch's complex scan: a running product from 1+0j, so 1 * (-inf+0j) gives
+    # -inf+nanj at the first element (the naive complex multiply). Only for an input
+    # with a non-finite element: elsewhere NumPy's cumprod gives the same values.
+    src = numpy.moveaxis(a, d, 0)
+    out = numpy.empty(src.shape, dtype=a.dtype)
+    acc = numpy.ones(src.shape[1:], dtype=a.dtype)
+    with numpy.errstate(invalid="ignore", over="ignore"):
+        for i in range(src.shape[0]):
+            acc = acc * src[i]
+            out[i] = acc
+    return numpy.ascontiguousarray(numpy.moveaxis(out, 0, d))
+
+
 @profiled_op
 cpdef Variable cumprod(object input, object dim, object dtype=None):
     """Cumulative product along ``dim`` (exact gradients with zeros).
@@ -1235,6 +1306,9 @@ cpdef Variable cumprod(object input, object dim, object dtype=None):
         x, dtype = _converted_for_dtype(x, dtype, "cumprod")
     if x._data.ndim == 0:
         data = x._data.astype(dtype if dtype is not None else x._data.dtype, copy=True)
+    elif dtype is None and _dtype_kind(x._data) == b'c' and type(x._data) is _NDARRAY and \
+            not numpy.isfinite(x._data).all():
+        data = _complex_cumprod_data(x._data, d)
     else:
         data = _xp_of(x._data).cumprod(x._data, axis=d, dtype=dtype)
     cdef CumprodBackward node
@@ -1295,9 +1369,9 @@ def sort(input, dim=-1, descending=False, stable=False):
     >>> sort(Variable(numpy.array([3., 1., 2.]))).indices
     tensor([1, 2, 0])
     """
-    _refuse_complex(input, None, "sort")
     cdef Variable x = _as_variable(input, "sort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "sort")
+    _refuse_complex(x, None, "sort")      # (after the dim check, as torch)
     index = _sort_indices(x._data, d, bool(descending))
     return sort_result(*_select(x, index, d, True))
 
@@ -1309,9 +1383,9 @@ def argsort(input, dim=-1, descending=False, stable=False):
     >>> argsort(Variable(numpy.array([3., 1., 2.])), descending=True)
     tensor([0, 2, 1])
     """
-    _refuse_complex(input, None, "argsort")
     cdef Variable x = _as_variable(input, "argsort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "argsort")
+    _refuse_complex(x, None, "argsort")      # (after the dim check, as torch)
     return _plain(_sort_indices(x._data, d, bool(descending)), x._volatile)
 
 
@@ -1322,9 +1396,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     >>> topk(Variable(numpy.array([1., 5., 3., 4.])), 2).values
     tensor([5., 4.], dtype=float64)
     """
-    _refuse_complex(input, None, "topk")
     cdef Variable x = _as_variable(input, "topk")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "topk")
+    _refuse_complex(x, None, "topk")      # (after the dim check, as torch)
+    if _dtype_kind(x._data) == b'b':
+        raise RuntimeError("topk(): does not support bool input")
     cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
     k = _index_arg(k, "topk", "k")
     if k < 0 or k > n:
@@ -1351,11 +1427,15 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     >>> kthvalue(Variable(numpy.array([3., 1., 2.])), 2)
     kthvalue(values=tensor(2., dtype=float64), indices=tensor(2))
     """
-    _refuse_complex(input, None, "kthvalue")
     cdef Variable x = _as_variable(input, "kthvalue")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "kthvalue")
     cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
     k = _index_arg(k, "kthvalue", "k")
+    # torch's order: the dim, an empty reduced dim, the dtype (a 0-d bool is fine), k
+    _check_reduced_sizes(x._data, (d,) if x._data.ndim else (), "kthvalue")
+    _refuse_complex(x, None, "kthvalue")
+    if _dtype_kind(x._data) == b'b' and x._data.ndim:
+        raise NotImplementedError("kthvalue(): does not support bool input")
     if k < 1 or k > n:
         raise RuntimeError("kthvalue(): selected number k out of range for dimension %d "
                          "(k=%d, size %d)" % (d, k, n))
@@ -1447,6 +1527,32 @@ cdef class MedianBackward(MaxBackward):
     pass
 
 
+cdef void _refuse_none_dim(object dim, str what) except *:
+    # torch's dim of median / nanmedian / prod is an int (or omitted)
+    if dim is None or isinstance(dim, (tuple, list)):
+        raise TypeError("%s(): argument 'dim' must be int, not %s"
+                        % (what, type(dim).__name__))
+
+
+cdef void _refuse_median_dtype(Variable x, str what) except *:
+    # torch has no bool or complex median kernel
+    cdef char k = _dtype_kind(x._data)
+    if k == b'b' or k == b'c':
+        raise NotImplementedError("%s(): does not support %s input"
+                                  % (what, "bool" if k == b'b' else "complex"))
+
+
+cdef object _empty_median(Variable x, str what):
+    # The median of no elements: torch fills NaN converted to the dtype (NaN, nan+0j;
+    # the integer conversion of NaN: 0, or the lowest int32 / int64; True for bool).
+    # A complex one has no gradient formula (RuntimeError with autograd).
+    if _dtype_kind(x._data) == b'c' and _records(x):
+        raise RuntimeError("%s(): does not support automatic differentiation for outputs "
+                           "with complex dtype." % what)
+    with numpy.errstate(invalid="ignore"):
+        return _xp_of(x._data).asarray(numpy.nan).astype(x._data.dtype)
+
+
 cdef object _median_index(object data, Py_ssize_t d):
     # The lower median's index (keepdim form) along d; a slice with NaN gives its first
     # NaN (torch: the median is NaN then).
@@ -1466,27 +1572,26 @@ cdef object _median_index(object data, Py_ssize_t d):
 
 
 @profiled_op
-def median(input, dim=None, keepdim=False):
+def median(input, dim=_ALL, keepdim=False):
     """The lower median of all elements (ties share the gradient evenly), or
-    ``(values, indices)`` along ``dim``.
+    ``(values, indices)`` along the int ``dim`` (``dim=None`` is refused, as torch).
+    Bool and complex input have no kernel (NotImplementedError), except the median of
+    no elements: NaN converted to the dtype, as torch.
 
     >>> median(Variable(numpy.array([4., 1., 3., 2.])))
     tensor(2., dtype=float64)
     """
-    _refuse_complex(input, None, "median")
     cdef Variable x = _as_variable(input, "median")
     cdef Py_ssize_t d, n
     cdef MaxBackward node
-    if dim is None:
+    _refuse_none_dim(dim, "median")
+    if dim is _ALL:
         flat = x._data.reshape(-1)
         n = flat.shape[0]
         if n == 0:
-            data = _xp_of(x._data).asarray(numpy.nan, dtype=x._data.dtype) if _is_float_dtype(
-                x._data.dtype) else None
-            if data is None:
-                raise RuntimeError("median(): the median of an empty integer Variable is "
-                                   "undefined")
+            data = _empty_median(x, "median")
         else:
+            _refuse_median_dtype(x, "median")
             data = flat[_median_index(flat, 0)[0]]
         dims = tuple(range(x._data.ndim))
         if _records(x):
@@ -1501,6 +1606,7 @@ def median(input, dim=None, keepdim=False):
     n = x._data.shape[d] if x._data.ndim else 1
     if n == 0:
         raise IndexError("median(): Expected reduction dim %d to have non-zero size." % d)
+    _refuse_median_dtype(x, "median")
     return median_result(*_select(x, _median_index(x._data, d), d, bool(keepdim)))
 
 
@@ -1531,7 +1637,7 @@ cdef object _nanmedian_index(object data, Py_ssize_t d):
 
 
 @profiled_op
-def nanmedian(input, dim=None, keepdim=False):
+def nanmedian(input, dim=_ALL, keepdim=False):
     """``median`` ignoring NaN: the lower median of the elements that are not NaN (NaN
     when all are), or ``(values, indices)`` along ``dim``. The gradient, as median's,
     goes to the chosen element (shared evenly by ties when ``dim`` is None).
@@ -1542,15 +1648,14 @@ def nanmedian(input, dim=None, keepdim=False):
     cdef Variable x = _as_variable(input, "nanmedian")
     cdef Py_ssize_t d, n
     cdef MaxBackward node
-    if dim is None:
+    _refuse_none_dim(dim, "nanmedian")
+    if dim is _ALL:
         flat = x._data.reshape(-1)
         n = flat.shape[0]
         if n == 0:
-            if not _is_float_dtype(x._data.dtype):
-                raise RuntimeError("nanmedian(): the median of an empty integer Variable is "
-                                   "undefined")
-            data = numpy.asarray(numpy.nan, dtype=x._data.dtype)
+            data = _empty_median(x, "nanmedian")
         else:
+            _refuse_median_dtype(x, "nanmedian")
             data = flat[_nanmedian_index(flat, 0)[0]]
         dims = tuple(range(x._data.ndim))
         if _records(x):
@@ -1565,6 +1670,7 @@ def nanmedian(input, dim=None, keepdim=False):
     n = x._data.shape[d] if x._data.ndim else 1
     if n == 0:
         raise IndexError("nanmedian(): Expected reduction dim %d to have non-zero size." % d)
+    _refuse_median_dtype(x, "nanmedian")
     return nanmedian_result(*_select(x, _nanmedian_index(x._data, d), d, bool(keepdim)))
 
 
@@ -1700,15 +1806,25 @@ cdef inline bint _finite_double(double v):
 
 
 @profiled_op
-cpdef Variable logsumexp(object input, object dim=None, object keepdim=False):
-    """``log(sum(exp(input), dim))`` computed stably.
+cpdef Variable logsumexp(object input, object dim, object keepdim=False):
+    """``log(sum(exp(input), dim))`` computed stably; ``dim`` (an int or a tuple) is
+    required, as torch's (an empty tuple reduces every dim of an empty input).
 
     >>> logsumexp(Variable(numpy.array([1000., 1000.])), dim=0)
     tensor(1000.6931, dtype=float64)
     """
     cdef Variable x = _as_variable(input, "logsumexp")
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
     if not _is_float_dtype(x._data.dtype):
         x = _plain(x._data.astype(_default_dtype), x._volatile)
+    if (type(dim) is tuple or type(dim) is list) and len(dim) == 0 and x._data.ndim:
+        # torch: an empty dim list reduces every dim of an empty input; any other input
+        # of 1 or more dims fails (its keepdim shift does not fit the 0-d result)
+        if x._data.size:
+            raise RuntimeError("logsumexp(): output with shape [] doesn't match the "
+                               "broadcast shape [%s]" % ", ".join(["1"] * x._data.ndim))
+        dim = None
     dims = _normalize_dims(dim, x._data.ndim, "logsumexp")
     data = _logsumexp_data(x._data, dims, bool(keepdim))
     cdef LogsumexpBackward node
@@ -1737,7 +1853,12 @@ cdef object _cum_extremum(object input, object dim, bint is_max):
     # running max, or a nan), which is torch's choice at ties.
     cdef str what = "cummax" if is_max else "cummin"
     cdef Variable x = _as_variable(input, what)
-    d = _normalize_dim(dim, builtins.max(x._data.ndim, 1), what)
+    if x._data.size == 0 and x._data.ndim:
+        # torch skips the dim's range check here (its type is still checked)
+        _index_arg(dim, what, "dim")
+        d = 0
+    else:
+        d = _normalize_dim(dim, builtins.max(x._data.ndim, 1), what)
     data = x._data
     xp = _xp_of(data)
     if data.ndim == 0:
@@ -1795,17 +1916,57 @@ def aminmax(input, *, dim=None, keepdim=False):
         raise _renamed(exc, "aminmax") from None
 
 
+cdef class NanToZeroBackward(Node):
+    # torch's nansum backward: g times the not-NaN mask, a product (an infinite g gives
+    # nan at a NaN entry, a negative one -0.0), so written with mul (differentiable)
+    cdef object kept          # x's dtype: 1 where x is not NaN, 0 where it is
+
+    cdef tuple _backward(self, tuple grads):
+        if self.kept is None:
+            raise _freed_error(self)
+        with numpy.errstate(invalid="ignore"):
+            return (mul(grads[0], self.kept),)
+
+    cdef void _release_saved(self) noexcept:
+        self._released = True
+        self.kept = None
+
+
+cdef Variable _nan_to_zero(Variable x):
+    # x with its NaN entries replaced by 0 (floating x), for nansum / nanmean
+    xp = _xp_of(x._data)
+    nan = xp.isnan(x._data)
+    data = xp.where(nan, xp.zeros((), dtype=x._data.dtype), x._data)
+    cdef NanToZeroBackward node
+    if _records(x):
+        node = NanToZeroBackward.__new__(NanToZeroBackward)
+        node.kept = (~nan).astype(x._data.dtype)
+        return _recorded(node, data, (_edge(x),))
+    return _plain(data, x._volatile)
+
+
+cdef void _refuse_complex_nan_dtype(Variable x, object dtype, str what) except *:
+    # torch's nansum kernel has no complex type: a complex dtype= on a non-empty
+    # floating input is refused (an integer input or an empty one is summed)
+    if dtype is not None and x._data.size and _dtype_kind(x._data) == b'f' and \
+            numpy.dtype(dtype).kind == 'c':
+        raise NotImplementedError("%s(): \"nansum_cpu\" not implemented for '%s'"
+                                  % (what, _torch_dtype_name(numpy.dtype(dtype))))
+
+
 @profiled_op
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum treating nan as zero; nan entries get a zero gradient.
+    """Sum treating nan as zero; nan entries get ``0 * g`` as their gradient (torch's
+    product: NaN where ``g`` is infinite).
 
     >>> nansum(Variable(numpy.array([1., numpy.nan, 2.])))
     tensor(3., dtype=float64)
     """
     _refuse_complex(input, None, "nansum")
     cdef Variable x = _as_variable(input, "nansum")
+    _refuse_complex_nan_dtype(x, dtype, "nansum")
     if _is_float_dtype(x._data.dtype):
-        x = where(isnan(x), 0, x)
+        x = _nan_to_zero(x)
     try:
         return sum(x, dim, keepdim, None, None, dtype)
     except _OP_ERRORS as exc:
@@ -1814,8 +1975,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 @profiled_op
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    """Mean of the non-nan entries (nan where there are none); nan entries get a zero
-    gradient.
+    """Mean of the non-nan entries (nan where there are none, and a nan gradient there,
+    as torch's ``nansum / count``); nan entries get ``0 * g`` as their gradient.
 
     >>> nanmean(Variable(numpy.array([1., numpy.nan, 2.])))
     tensor(1.5000, dtype=float64)
@@ -1826,17 +1987,19 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError("nanmean(): expected a floating point input, got %s"
                            % x._data.dtype)
     _refuse_integer_mean_dtype(dtype, "nanmean")
+    _refuse_complex_nan_dtype(x, dtype, "nanmean")
     if dtype is not None:
         x = _convert(x, None, dtype, False)
     kept = logical_not(isnan(x))
     try:
-        total = sum(where(kept, x, 0), dim, keepdim)
+        total = sum(_nan_to_zero(x), dim, keepdim)
         count = sum(kept, dim, keepdim, None, None, x._data.dtype)
     except _OP_ERRORS as exc:
         raise _renamed(exc, "nanmean") from None
-    # nan where nothing is kept (as torch), without dividing by zero forward or backward
-    none = eq(count, 0)
-    return where(none, numpy.nan, div(total, where(none, 1, count)))
+    # torch's nansum / count: nan where nothing is kept, and there the gradient g / 0
+    # times the NaN entries' 0 is nan (as torch's)
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        return div(total, count)
 
 
 @profiled_op

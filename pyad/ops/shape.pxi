@@ -281,6 +281,8 @@ def permute(input, *dims):
     (4, 2, 3)
     """
     cdef Variable x = _as_variable(input, "permute")
+    if len(dims) == 0:
+        raise TypeError("permute() missing 1 required positional argument: \"dims\"")
     cdef tuple perm = _shape_args(dims)
     cdef Py_ssize_t n = x._data.ndim
     if len(perm) != n:
@@ -405,6 +407,9 @@ cdef object _index_key_part(object key, object like):
         if arr.size == 0 and arr.dtype.kind == "f":
             arr = arr.astype(numpy.int64)     # [] selects nothing (NumPy reads float64)
         return arr
+    if type(key) is str or type(key) is bytes:
+        # torch reads a string index as a dtype for a new tensor: TypeError
+        raise TypeError("__getitem__(): invalid index of type %s" % type(key).__name__)
     return key
 
 
@@ -680,6 +685,8 @@ def expand(input, *sizes):
             [2., 2., 2.]], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "expand")
+    if len(sizes) == 0:
+        raise TypeError("expand() missing 1 required positional argument: \"size\"")
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     lead = len(sizes) - x._data.ndim
@@ -689,7 +696,20 @@ def expand(input, *sizes):
                            % (len(sizes), x._data.ndim))
     shape = tuple(x._data.shape[i - lead] if s == -1 and i >= lead else s
                   for i, s in enumerate(sizes))
+    if shape == x._data.shape:
+        return _same_shape_expand(x)
     return broadcast_to(x, shape)
+
+
+cdef Variable _same_shape_expand(Variable x):
+    # torch's expand to the input's own shape is a new view (x.expand_as(x) is not x;
+    # broadcast_to, which every backward uses, keeps returning x itself)
+    data = _xp_of(x._data).broadcast_to(x._data, x._data.shape)
+    cdef ExpandBackward node = None
+    if _records(x):
+        node = ExpandBackward.__new__(ExpandBackward)
+        node.input_shape = x._data.shape
+    return _shape_result(x, data, node, 4, x._data.shape)
 
 
 
@@ -701,7 +721,10 @@ cdef list _variable_sequence(object tensors, str what):
         raise TypeError("%s(): argument 'tensors' must be a sequence of Variables, not %s"
                         % (what, type(tensors).__name__))
     if len(tensors) == 0:
-        raise RuntimeError("%s(): expected a non-empty list of Variables" % what)
+        # torch: ValueError for cat (and its concat / concatenate names), RuntimeError
+        # for the others
+        raise (ValueError if what.startswith("cat") else RuntimeError)(
+            "%s(): expected a non-empty list of Variables" % what)
     return [_as_variable(t, what) for t in tensors]
 
 
@@ -745,9 +768,15 @@ def cat(tensors, dim=0):
                                "concatenated" % i)
         if ref is None and not (x._data.ndim == 1 and x._data.shape[0] == 0):
             ref = x
+    cdef Py_ssize_t d
     if ref is None:
+        # only legacy empty 1-d inputs: torch checks no dim and returns an empty 1-d
+        # Variable of the promoted dtype
         ref = xs[0]
-    cdef Py_ssize_t d = _normalize_dim(dim, ref._data.ndim, "cat")
+        _index_arg(dim, "cat", "dim")
+        d = 0
+    else:
+        d = _normalize_dim(dim, ref._data.ndim, "cat")
     sizes = []
     for i, x in enumerate(xs):
         if x is not ref and x._data.ndim == 1 and x._data.shape[0] == 0:
@@ -1187,6 +1216,9 @@ def unflatten(input, dim, sizes):
             -1 in sizes and (known == 0 or n % known)) or any(s < -1 for s in sizes):
         raise RuntimeError("unflatten(): provided sizes %s don't multiply up to the size of "
                            "dim %d (%d) in the input Variable" % (list(sizes), d, n))
+    if -1 in sizes:
+        # the -1 from dim's own size (reshape could not infer it when another dim is 0)
+        sizes = tuple([n // known if s == -1 else s for s in sizes])
     shape = x._data.shape
     return reshape(x, shape[:d] + sizes + shape[d + 1:])
 
@@ -1920,7 +1952,8 @@ def meshgrid(*tensors, indexing=None):
                       "the indexing argument.", UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise ValueError("meshgrid(): indexing must be 'ij' or 'xy', got %r" % (indexing,))
+        raise RuntimeError("meshgrid(): indexing must be one of \"xy\" or \"ij\", but "
+                           "received: %s" % (indexing,))
     xs = [_as_variable(t, "meshgrid") for t in tensors]
     if not xs:
         raise RuntimeError("meshgrid(): expects a non-empty list of Variables")
@@ -1928,6 +1961,12 @@ def meshgrid(*tensors, indexing=None):
         if (<Variable>x)._data.ndim > 1:
             raise RuntimeError("meshgrid(): expects all Variables to be 0-d or 1-d, got "
                                "%d-d" % (<Variable>x)._data.ndim)
+        if _category((<Variable>x)._data.dtype) != \
+                _category((<Variable>xs[0])._data.dtype):
+            # torch: the same dtype (it lets floating dtypes of different widths pass)
+            raise RuntimeError("meshgrid(): expects all Variables to have the same dtype, "
+                               "got %s and %s" % ((<Variable>xs[0])._data.dtype,
+                                                  (<Variable>x)._data.dtype))
     swap = indexing == "xy" and len(xs) >= 2
     if swap:
         xs[0], xs[1] = xs[1], xs[0]
@@ -1996,7 +2035,9 @@ cdef void _check_index_range(object idx, Py_ssize_t n, Py_ssize_t dim, str what)
     if lo < 0 or hi >= n:
         # torch's type: RuntimeError for gather, scatter and index_select/add/copy,
         # IndexError for index_fill
-        error = IndexError if what.startswith("index_fill") else RuntimeError
+        # (index_select: IndexError, but RuntimeError along dim 1, torch's dim-1 kernel)
+        error = IndexError if what.startswith("index_fill") or (
+            what == "index_select" and dim != 1) else RuntimeError
         raise error("%s(): index %d is out of bounds for dimension %d with size %d"
                     % (what, lo if lo < 0 else hi, dim, n))
 
@@ -2066,6 +2107,13 @@ cdef object _index_of_0d(object dim, object index, str what):
     return idx.reshape(-1)
 
 
+cdef Py_ssize_t _index_ndim(object index):
+    # the ndim of an index argument that is an array or a Variable (-1 otherwise)
+    if isinstance(index, Variable):
+        return (<Variable>index)._data.ndim
+    return getattr(index, "ndim", -1)
+
+
 cdef object _src_part(object src, tuple key, object idx_shape):
     # src cut to the index's shape (scatter reads src only where the index is).
     if not isinstance(src, Variable):
@@ -2085,6 +2133,9 @@ def gather(input, dim, index, *, sparse_grad=False):
             [4., 3.]], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "gather")
+    if x._data.ndim == 1 and _index_ndim(index) == 0:
+        # torch counts a 0-d index as 1-d of size 1; the result is 0-d
+        return reshape(gather(x, dim, _index_data(index, "gather").reshape(1)), ())
     if x._data.ndim == 0:
         idx = _index_of_0d(dim, index, "gather")
         return reshape(gather(reshape(x, (1,)), 0, idx), _index_data(index, "gather").shape)
@@ -2187,6 +2238,13 @@ def take_along_dim(input, indices, dim=None):
     """
     cdef Variable x = _as_variable(input, "take_along_dim")
     idx = _index_data(indices, "take_along_dim", "indices")
+    if idx.dtype != numpy.int64:
+        raise RuntimeError("take_along_dim(): dtype of indices should be Long (int64) but got "
+                           "%s" % _torch_dtype_name(idx.dtype))
+    if dim is not None and x._data.ndim and idx.size and bool((idx < 0).any()):
+        # along a dim torch wraps a negative index (-1 is the last); not with dim=None
+        n = x._data.shape[_normalize_dim(dim, x._data.ndim, "take_along_dim")]
+        idx = _xp_of(idx).where(idx < 0, idx + n, idx)
     if dim is None:
         try:
             return gather(reshape(x, (-1,)), 0, idx.reshape(-1))
@@ -2238,6 +2296,7 @@ def scatter_add(input, dim, index, src):
 cdef Variable _put(Variable x, object key, object value, str what):
     # x with x[key] = value, out of place (SetItemBackward records it).
     _requires_grad_now(x)
+    value = _fill_scalar(value, x._data, what)
     try:
         return _setitem_out_of_place(x, key, value)
     except (IndexError, ValueError) as exc:
@@ -2268,6 +2327,11 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     cdef Variable x = _as_variable(input, "scatter")
     if src is None:
         src = value
+    if x._data.ndim == 1 and _index_ndim(index) == 0:
+        # torch counts a 0-d index as 1-d of size 1 (and a 0-d src too)
+        return scatter(x, dim, _index_data(index, "scatter").reshape(1),
+                       reshape(src, (-1,)) if isinstance(src, Variable) else src,
+                       reduce=reduce)
     if src is None:
         raise TypeError("scatter(): expected a src Variable or a value")
     if reduce is not None:
@@ -2379,7 +2443,8 @@ def index_add(input, dim, index, source, alpha=1):
     key = _index_dim_key(x, dim, index, "index_add")
     src = _index_source(x, key, source, "index_add")
     if alpha != 1:
-        src = mul(src, alpha)
+        # (bool: alpha is a truth value, the result stays bool)
+        src = mul(src, bool(alpha) if _dtype_kind(x._data) == b'b' else alpha)
     if x._data.ndim == 0:
         return add(x, reshape(_index_put_into_zeros(src, key, (1,)), ()))
     return add(x, _index_put_into_zeros(src, key, x._data.shape))
@@ -2522,6 +2587,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     axis = None if dim is None else _normalize_dim(dim, x._data.ndim, "unique")
     if axis is not None and x._data.ndim == 0:
         raise IndexError("unique(): dim %s is out of range for a 0-d Variable" % (dim,))
+    if axis is not None and x._data.size == 0 and any(
+            [x._data.shape[k] == 0 for k in range(x._data.ndim) if k != axis]):
+        raise RuntimeError("unique(): There are 0 sized dimensions, and they aren't "
+                           "selected, so unique cannot be applied")
     # torch keeps every NaN of the flattened input as a distinct value (NumPy would merge
     # them; its equal_nan=False keeps them apart)
     kw = {"equal_nan": False} if axis is None and xp is numpy else {}

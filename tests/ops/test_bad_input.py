@@ -202,6 +202,7 @@ VALID = {
     "column_stack": lambda: (([X(), X()],), {}),
     "broadcast_tensors": lambda: ((X(), X()), {}),
     "meshgrid": lambda: ((pyad.ones(2), pyad.ones(3)), {"indexing": "ij"}),
+    "logsumexp": lambda: ((X(), 1), {}),
     "cross": lambda: ((pyad.ones(2, 3), pyad.ones(2, 3)), {"dim": 1}),
     "matrix_power": lambda: ((SQ(), 2), {}),
     "rsub": lambda: ((X(), X()), {}),
@@ -384,3 +385,167 @@ def test_bad_input_raises_an_error_naming_the_op(case):
     message = str(info.value)
     assert re.search(r"(^|[^\w.])(linalg\.)?%s\(" % re.escape(name), message) or \
         re.match(r"%s\b" % re.escape(name), message), (label, message)
+
+
+# -- refusals with torch's exception type (each compared with torch on the same call) --
+
+def _np_in(L, a):
+    return L.tensor(np.asarray(a))
+
+
+_C23 = np.arange(6).reshape(2, 3) * (1 + 1j)
+_B23 = np.arange(6).reshape(2, 3) % 2 == 0
+_F23 = np.arange(6.0).reshape(2, 3)
+_E03 = np.zeros((0, 3))
+
+# name -> (call of the library L, the op named in pyad's message)
+TORCH_REFUSALS = {
+    "amax-complex-empty-dim": (lambda L: L.amax(_np_in(L, _E03 + 0j), 0), "amax"),
+    "max-complex-dim-range": (lambda L: L.max(_np_in(L, _C23), 2), "max"),
+    "argmax-complex-tuple-dim": (lambda L: L.argmax(_np_in(L, _C23), ()), "argmax"),
+    "sort-complex-dim-range": (lambda L: L.sort(_np_in(L, _C23), 2), "sort"),
+    "topk-complex-dim-range": (lambda L: L.topk(_np_in(L, _C23), 1, 2), "topk"),
+    "median-complex-empty-dim": (lambda L: L.median(_np_in(L, _E03 + 0j), 0), "median"),
+    "median-dim-none": (lambda L: L.median(_np_in(L, _F23), dim=None), "median"),
+    "nanmedian-dim-none": (lambda L: L.nanmedian(_np_in(L, _F23), None, True), "nanmedian"),
+    "prod-dim-none": (lambda L: L.prod(_np_in(L, _F23), dim=None, keepdim=True), "prod"),
+    "median-bool": (lambda L: L.median(_np_in(L, _B23)), "median"),
+    "median-bool-dim": (lambda L: L.median(_np_in(L, _B23), 1), "median"),
+    "nanmedian-complex": (lambda L: L.nanmedian(_np_in(L, _C23)), "nanmedian"),
+    "nanmedian-complex-dim": (lambda L: L.nanmedian(_np_in(L, _C23), 0), "nanmedian"),
+    "kthvalue-empty-dim": (lambda L: L.kthvalue(_np_in(L, _E03), 2, 0), "kthvalue"),
+    "kthvalue-bool": (lambda L: L.kthvalue(_np_in(L, _B23), 1), "kthvalue"),
+    "topk-bool": (lambda L: L.topk(_np_in(L, _B23), 1), "topk"),
+    "trace-bool": (lambda L: L.trace(_np_in(L, _B23)), "trace"),
+    "trace-bool-1d": (lambda L: L.trace(_np_in(L, _B23[0])), "trace"),
+    "cumsum-dtype-bool": (lambda L: L.cumsum(_np_in(L, _F23), 1, dtype=L.bool), "cumsum"),
+    "logcumsumexp-int": (lambda L: L.logcumsumexp(_np_in(L, _F23.astype(np.int64)), 0),
+                         "logcumsumexp"),
+    "logcumsumexp-bool": (lambda L: L.logcumsumexp(_np_in(L, _B23), 0), "logcumsumexp"),
+    "logsumexp-dim-none": (lambda L: L.logsumexp(_np_in(L, _F23), None), "logsumexp"),
+    "logsumexp-no-dim": (lambda L: L.logsumexp(_np_in(L, _F23)), "logsumexp"),
+    "logsumexp-empty-tuple": (lambda L: L.logsumexp(_np_in(L, _F23), ()), "logsumexp"),
+    "nansum-complex-dtype": (lambda L: L.nansum(_np_in(L, _F23), dtype=L.complex128),
+                             "nansum"),
+    "nanmean-complex-dtype": (lambda L: L.nanmean(_np_in(L, _F23), dtype=L.complex128),
+                              "nanmean"),
+    "var-unbiased-and-correction": (lambda L: L.var(_np_in(L, _F23), unbiased=True,
+                                                     correction=0), "var"),
+    "index_select-out-of-range": (lambda L: L.index_select(_np_in(L, _F23), 0,
+                                                           L.tensor([2])), "index_select"),
+    "index_select-out-of-range-dim1": (lambda L: L.index_select(_np_in(L, _F23), 1,
+                                                                L.tensor([3])),
+                                       "index_select"),
+    "index_select-out-of-range-3d": (lambda L: L.index_select(_np_in(L, np.zeros((2, 3, 2))),
+                                                              2, L.tensor([-1])),
+                                     "index_select"),
+    "take_along_dim-negative-flat": (lambda L: L.take_along_dim(_np_in(L, _F23),
+                                                                L.tensor([-1, 0])),
+                                     "take_along_dim"),
+    "take_along_dim-int32": (lambda L: L.take_along_dim(
+        _np_in(L, _F23), _np_in(L, np.array([[0], [1]], np.int32)), 1), "take_along_dim"),
+    "index_fill-complex-into-bool": (lambda L: _np_in(L, _B23).index_fill(
+        1, L.tensor([0]), 1 + 1j), "index_fill"),
+    "masked_fill-complex-into-float": (lambda L: _np_in(L, _F23).masked_fill(
+        L.tensor(_B23), 1 + 1j), "masked_fill"),
+    "masked_fill-300-into-uint8": (lambda L: _np_in(L, np.zeros(3, np.uint8)).masked_fill(
+        L.tensor([True, False, True]), 300), "masked_fill"),
+    "scatter-inf-into-int": (lambda L: _np_in(L, np.zeros(3, np.int64)).scatter(
+        0, L.tensor([1]), float("inf")), "scatter"),
+    "index_fill-2e40-into-float16": (lambda L: _np_in(L, np.zeros(3, np.float16)).index_fill(
+        0, L.tensor([1]), 2 ** 40), "index_fill"),
+    "index_select-negative": (lambda L: L.index_select(_np_in(L, _F23), 0,
+                                                       L.tensor([-1])), "index_select"),
+    "getitem-str": (lambda L: _np_in(L, _F23)["a"], "__getitem__"),
+    "cat-empty-list": (lambda L: L.cat([]), "cat"),
+    "permute-no-dims": (lambda L: _np_in(L, _F23).permute(), "permute"),
+    "expand-no-sizes": (lambda L: _np_in(L, _F23).expand(), "expand"),
+    "meshgrid-bad-indexing": (lambda L: L.meshgrid(_np_in(L, _F23[0]), indexing="ik"),
+                              "meshgrid"),
+    "meshgrid-mixed-dtypes": (lambda L: L.meshgrid(_np_in(L, _F23[0]),
+                                                   _np_in(L, [1, 2]), indexing="ij"),
+                              "meshgrid"),
+}
+
+
+@pytest.mark.parametrize("name", list(TORCH_REFUSALS))
+def test_refusals_raise_torch_exception_type(name):
+    torch = pytest.importorskip("torch")
+    call, op = TORCH_REFUSALS[name]
+    with pytest.raises(Exception) as t_info:
+        call(torch)
+    # pyad's exception is of torch's builtin type (a subclass of it)
+    t_type = next(c for c in type(t_info.value).__mro__ if c.__module__ == "builtins")
+    with pytest.raises(t_type) as p_info:
+        call(pyad)
+    assert re.search(r"(^|[^\w.])%s\(" % re.escape(op), str(p_info.value)), str(p_info.value)
+    assert "tensor" not in str(p_info.value).lower().replace("tensors", "")
+
+
+# calls torch computes (pyad used to refuse them), compared value for value
+TORCH_ACCEPTS = {
+    "cummax-empty-any-dim": lambda L: L.cummax(_np_in(L, np.zeros(0)), 2).values,
+    "cummin-empty-any-dim": lambda L: L.cummin(_np_in(L, _E03), 2).indices,
+    "cat-only-empty-1d": lambda L: L.cat([_np_in(L, np.zeros(0)),
+                                          _np_in(L, np.zeros(0, np.float32))], dim=1),
+    "take_along_dim-negative": lambda L: L.take_along_dim(_np_in(L, _F23),
+                                                          L.tensor([[-1], [-3]]), 1),
+    "gather-0d-index": lambda L: L.gather(_np_in(L, _F23[1]), 0, L.tensor(2)),
+    "scatter-0d-index": lambda L: L.scatter(_np_in(L, _F23[1]), 0, L.tensor(2),
+                                            _np_in(L, np.array(9.0))),
+    "index_add-alpha-bool": lambda L: _np_in(L, _B23).index_add(
+        0, L.tensor([1, 0]), _np_in(L, ~_B23), alpha=2),
+    "setitem-2e40-into-float16": lambda L: _setitem_any(L, np.float16, 2 ** 40),
+    "setitem-complex-into-bool": lambda L: _setitem_any(L, np.bool_, 1 + 1j),
+    "masked_fill-uint8-wraps": lambda L: _np_in(L, np.arange(3, dtype=np.uint8)).masked_fill(
+        L.tensor([True, False, True]), -1),
+    "index_fill-uint8-wraps": lambda L: _np_in(L, np.arange(3, dtype=np.uint8)).index_fill(
+        0, L.tensor([1]), -255),
+    "logsumexp-empty-tuple-empty": lambda L: L.logsumexp(_np_in(L, _E03), ()),
+    "logsumexp-empty-tuple-0d": lambda L: L.logsumexp(_np_in(L, np.array(1.5)), []),
+    "kthvalue-bool-0d": lambda L: L.kthvalue(_np_in(L, np.array(True)), 1).values,
+    "cumsum-dtype-bool-0d": lambda L: L.cumsum(_np_in(L, np.array(2.0)), 0, dtype=L.bool),
+    "nansum-int-complex-dtype": lambda L: L.nansum(_np_in(L, [1, 2]), dtype=L.complex128),
+}
+
+
+def _setitem_any(L, dtype, value):
+    x = _np_in(L, np.zeros(3, dtype=dtype))
+    x[1] = value
+    return x
+
+
+def _setitem_uint8(L, key, value):
+    x = _np_in(L, np.arange(4, dtype=np.uint8))
+    x[key] = value
+    return x
+
+
+for _k, _v in ((0, -1), (slice(1, 3), -255), ([0, 2], -7)):
+    TORCH_ACCEPTS["setitem-uint8-%r-%d" % (_k, _v)] = (
+        lambda L, k=_k, v=_v: _setitem_uint8(L, k if not isinstance(k, list)
+                                               else L.tensor(k), v))
+
+
+@pytest.mark.parametrize("name", list(TORCH_ACCEPTS))
+def test_calls_torch_computes_match_torch(name):
+    torch = pytest.importorskip("torch")
+    ref = TORCH_ACCEPTS[name](torch)
+    out = TORCH_ACCEPTS[name](pyad)
+    assert str(out.dtype).replace("pyad.", "") == str(ref.dtype).replace("torch.", "")
+    assert tuple(out.shape) == tuple(ref.shape)
+    np.testing.assert_array_equal(np.asarray(out.numpy()), ref.numpy())
+
+
+def test_setitem_out_of_uint8_range_still_raises():
+    x = pyad.tensor(np.arange(4, dtype=np.uint8))
+    with pytest.raises((RuntimeError, OverflowError, ValueError)):
+        x[0] = -256
+
+
+def test_expand_as_same_shape_is_a_new_view_like_torch():
+    x = pyad.tensor(_F23, requires_grad=True)
+    for v in (x.expand_as(x), x.expand(2, 3), x.expand(-1, -1)):
+        assert v is not x and v._base is x
+        assert pyad.autograd.gradcheck(lambda a: a.expand_as(a) * a, (x,))
+        assert pyad.autograd.gradgradcheck(lambda a: a.expand(2, 3) * a, (x,))

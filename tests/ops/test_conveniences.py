@@ -164,14 +164,19 @@ def test_cummax_cummin_indices_at_ties_and_nan_match_torch(name):
     assert tuple(getattr(pyad, name)(pyad.tensor(2.0), 0).indices.shape) == ()
 
 
-def test_nanmean_of_an_all_nan_row_is_nan_and_its_gradient_zero():
+def test_nanmean_of_an_all_nan_row_is_nan_and_its_gradient_nan_as_torch():
+    # torch's nansum / count: the all-NaN row's gradient is g / 0 times 0, NaN
     x = pyad.tensor([[NAN, NAN], [1.0, 3.0]], requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")          # no RuntimeWarning from 0 / 0
         y = pyad.nanmean(x, 1)
         assert np.isnan(y.data[0]) and y.data[1] == 2.0
         y.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [[0.0, 0.0], [0.5, 0.5]])
+    np.testing.assert_array_equal(x.grad.data, [[NAN, NAN], [0.5, 0.5]])
+    torch = pytest.importorskip("torch")
+    t = torch.tensor([[NAN, NAN], [1.0, 3.0]], dtype=torch.float64, requires_grad=True)
+    torch.nanmean(t, 1).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
 
 
 def test_meshgrid_without_indexing_warns_and_uses_ij_as_torch():

@@ -617,3 +617,180 @@ def test_cumprod_with_zeros_still_checks_to_second_order():
     for d in (0, 1):
         assert pyad.autograd.gradcheck(lambda v: pyad.cumprod(v, d), (x,))
         assert pyad.autograd.gradgradcheck(lambda v: pyad.cumprod(v, d), (x,))
+
+
+# -- complex logcumsumexp / cumprod and the complex var gradient at dof 0 (torch's) ------
+
+_LCSE_COMPLEX = {
+    "finite": np.array([[0.5 + 1.0j, -1.0 + 0.3j, 2.0 - 0.7j],
+                        [1.5 - 2.0j, 0.25 + 0.5j, -0.5 + 0.0j]]),
+    "infs": np.array([[-np.inf + 0j, -np.inf + 0j, 1.0 + 0j],
+                      [-np.inf + 0j, 0.0 + 0j, np.inf + 0j]]),
+    "equal_real": np.array([[1.0 + 2.0j, 1.0 - 1.0j, 1.0 + 0.5j],
+                            [0.0 + 0j, 0.0 + 3.0j, -0.0 + 1.0j]]),
+}
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("name", list(_LCSE_COMPLEX))
+def test_complex_logcumsumexp_values_and_gradient_match_torch(name, dim):
+    torch = torch_or_skip()
+    a = _LCSE_COMPLEX[name]
+    w = np.random.default_rng(3).standard_normal(a.shape) + 0.5j
+    p = Variable(a.copy(), requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    po, to = pyad.logcumsumexp(p, dim), torch.logcumsumexp(t, dim)
+    assert po.dtype == np.complex128
+    np.testing.assert_allclose(po.data, to.detach().resolve_conj().numpy(), rtol=1e-12, atol=1e-14)
+    (po * Variable(w)).real.sum().backward()
+    (to * torch.tensor(w)).real.sum().backward()
+    if name == "finite":
+        np.testing.assert_allclose(p.grad.data, t.grad.resolve_conj().numpy(), rtol=1e-10)
+
+
+def test_complex64_logcumsumexp_keeps_its_dtype_like_torch():
+    torch = torch_or_skip()
+    a = _LCSE_COMPLEX["finite"].astype(np.complex64)
+    out = pyad.logcumsumexp(Variable(a), 1)
+    assert out.dtype == np.complex64
+    np.testing.assert_allclose(out.data, torch.logcumsumexp(torch.tensor(a), 1).numpy(),
+                               rtol=1e-5)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_complex_logcumsumexp_gradcheck_and_gradgradcheck(dim):
+    x = Variable(_LCSE_COMPLEX["finite"].copy(), requires_grad=True)
+    assert pyad.autograd.gradcheck(lambda v: pyad.logcumsumexp(v, dim), (x,))
+    assert pyad.autograd.gradgradcheck(lambda v: pyad.logcumsumexp(v, dim), (x,))
+
+
+def test_complex_logcumsumexp_second_order_matches_torch():
+    torch = torch_or_skip()
+    a = _LCSE_COMPLEX["finite"]
+    p = Variable(a.copy(), requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    gp, = pyad.autograd.grad(pyad.logcumsumexp(p, 1).abs().sum(), p, create_graph=True)
+    gt, = torch.autograd.grad(torch.logcumsumexp(t, 1).abs().sum(), t, create_graph=True)
+    np.testing.assert_allclose(gp.data, gt.detach().resolve_conj().numpy(), rtol=1e-10)
+    hp, = pyad.autograd.grad(gp.abs().sum(), p)
+    ht, = torch.autograd.grad(gt.abs().sum(), t)
+    np.testing.assert_allclose(hp.data, ht.resolve_conj().numpy(), rtol=1e-8)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_complex_cumprod_with_infinities_matches_torch(dim):
+    torch = torch_or_skip()
+    a = _LCSE_COMPLEX["infs"]
+    out = pyad.cumprod(Variable(a), dim).data
+    ref = torch.cumprod(torch.tensor(a), dim).numpy()
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
+    np.testing.assert_allclose(out, ref, rtol=1e-12)
+
+
+def test_complex_cumprod_finite_still_checks():
+    x = Variable(_LCSE_COMPLEX["finite"].copy(), requires_grad=True)
+    assert pyad.autograd.gradcheck(lambda v: pyad.cumprod(v, 1), (x,))
+    assert pyad.autograd.gradgradcheck(lambda v: pyad.cumprod(v, 1), (x,))
+
+
+@pytest.mark.parametrize("op", ["var", "std", "var_mean"])
+@pytest.mark.parametrize("dim, correction", [(0, 3), (1, 2), (-1, 2)])
+def test_complex_var_gradient_at_zero_dof_matches_torch(op, dim, correction):
+    # 2 / (n - correction) is inf: torch multiplies the real g by it first, so the
+    # complex gradient is +-inf+-infj (not nan)
+    torch = torch_or_skip()
+    a = np.array([[0.5 + 1.0j, -1.0 + 0.3j], [2.0 - 0.7j, 1.5 - 2.0j],
+                  [0.25 + 0.5j, -0.5 + 0.1j]])
+    p = Variable(a.copy(), requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    kw = {"dim": dim, "correction": correction}
+    po, to = getattr(pyad, op)(p, **kw), getattr(torch, op)(t, **kw)
+    po, to = (po[0], to[0]) if op == "var_mean" else (po, to)
+    w = np.random.default_rng(5).standard_normal(tuple(to.shape))
+    (po * Variable(w)).sum().backward()
+    (to * torch.tensor(w)).sum().backward()
+    ref = t.grad.resolve_conj().numpy()
+    np.testing.assert_array_equal(p.grad.data, ref)
+    if op != "std":                 # (std: g / (2 inf) = 0 first, then 0 * inf = nan)
+        assert np.isinf(ref.real).any() and not np.isnan(ref).any()
+
+
+def test_var_gradient_with_positive_dof_still_checks_complex():
+    x = Variable(np.array([[0.5 + 1.0j, -1.0 + 0.3j, 2.0 - 0.7j]]), requires_grad=True)
+    for corr in (0, 1, 2):
+        assert pyad.autograd.gradcheck(lambda v: pyad.var(v, 1, correction=corr), (x,))
+        assert pyad.autograd.gradgradcheck(lambda v: pyad.var(v, 1, correction=corr), (x,))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64",
+                                   "float16", "float32", "float64", "complex128"])
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median_of_an_empty_input_matches_torch(name, dtype):
+    # torch fills NaN converted to the dtype (0 / the lowest int32 or int64 / True)
+    torch = torch_or_skip()
+    a = np.zeros((0, 3), dtype=dtype)
+    out = getattr(pyad, name)(Variable(a))
+    ref = getattr(torch, name)(torch.from_numpy(a))
+    assert out.shape == () and out.dtype == a.dtype
+    np.testing.assert_array_equal(out.data, ref.numpy())
+
+
+# -- nansum / nanmean: the gradient is g times the not-NaN mask (torch's product) -----
+
+_NANS = np.array([[np.nan, np.nan, np.nan], [1.0, np.nan, -2.0], [0.5, 3.0, -1.0]])
+
+
+@pytest.mark.parametrize("op", ["nansum", "nanmean"])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_nan_reductions_gradients_match_torch(op, dim):
+    torch = torch_or_skip()
+    w = np.array([-1.5, 2.0, -0.5]) if dim is not None else np.array(-1.5)
+    p = Variable(_NANS.copy(), requires_grad=True)
+    t = torch.tensor(_NANS, requires_grad=True)
+    kw = {} if dim is None else {"dim": dim}
+    po, to = getattr(pyad, op)(p, **kw), getattr(torch, op)(t, **kw)
+    np.testing.assert_allclose(po.data, to.detach().numpy(), rtol=1e-12)
+    gp, = pyad.autograd.grad((po * Variable(w)).sum(), p, create_graph=True)
+    gt, = torch.autograd.grad((to * torch.tensor(w)).sum(), t, create_graph=True)
+    ref = gt.detach().numpy()
+    np.testing.assert_array_equal(np.isnan(gp.data), np.isnan(ref))
+    np.testing.assert_array_equal(np.signbit(gp.data), np.signbit(ref))   # -0.0 at NaN
+    np.testing.assert_allclose(gp.data, ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["nansum", "nanmean"])
+def test_nan_reductions_gradcheck_and_gradgradcheck(op):
+    x = Variable(_NANS[2:].copy(), requires_grad=True)
+    for dim in (None, 1):
+        f = (lambda v: getattr(pyad, op)(v)) if dim is None else \
+            (lambda v: getattr(pyad, op)(v, dim=1))
+        assert pyad.autograd.gradcheck(f, (x,))
+        assert pyad.autograd.gradgradcheck(f, (x,))
+
+
+# -- the complex sgn of a denormal (abs and norm gradients) -----------------------------
+
+@pytest.mark.parametrize("p", [1, float("inf"), 2])
+def test_complex_norm_gradient_at_a_denormal_matches_torch(p):
+    torch = torch_or_skip()
+    a = np.array([1e-310 + 0j, 0.3 - 0.4j, -2.0 + 1.0j, 0j, -1e-312 + 1e-311j, 0.5j,
+                  1.0 + 0j, 2.0 + 2.0j, -0.1 + 0.2j])
+    pv = Variable(a.copy(), requires_grad=True)
+    tv = torch.tensor(a, requires_grad=True)
+    pyad.norm(pv, p).backward()
+    torch.norm(tv, p).backward()
+    ref = tv.grad.resolve_conj().numpy()
+    assert not np.isnan(pv.grad.data).any()
+    np.testing.assert_allclose(pv.grad.data, ref, rtol=1e-12, atol=1e-300)
+
+
+def test_complex_abs_still_checks_near_a_denormal_scale():
+    x = Variable(np.array([1e-3 + 2e-3j, -0.5 + 0.25j, 3.0 - 4.0j]), requires_grad=True)
+    assert pyad.autograd.gradcheck(pyad.abs, (x,))
+    assert pyad.autograd.gradgradcheck(pyad.abs, (x,))
+
+
+def test_complex_abs_gradient_at_a_denormal_is_its_sign():
+    z = Variable(np.array([1e-310 + 0j, -1e-311j, 3.0 - 4.0j, 0j]), requires_grad=True)
+    pyad.abs(z).sum().backward()
+    np.testing.assert_allclose(z.grad.data, [1.0, -1j, 0.6 - 0.8j, 0.0], rtol=1e-15)

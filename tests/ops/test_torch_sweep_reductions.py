@@ -19,19 +19,11 @@ torch = pytest.importorskip("torch")
 # -- known engine gaps: case id -> reason ------------------------------------------------
 
 R = {
-    'cplx_order': (
-        'engine: complex check (_refuse_complex) runs before dim validation/empty-dim '
-        'check; torch raises IndexError/TypeError first'
-    ),
     'arg_bool': (
         'engine: argmax/argmin accept bool; torch raises RuntimeError'
     ),
     'cnz_empty_tuple': (
         'engine: count_nonzero(dim=()) reduces nothing; torch reduces all dims'
-    ),
-    'cum_empty_dim': (
-        'engine: cummax/cummin on an empty input with an out-of-range dim raise '
-        'IndexError; torch skips the dim check there and returns empties'
     ),
     'int_dtype_kw': (
         'engine: an integer/bool dtype= on a floating input '
@@ -41,372 +33,30 @@ R = {
         'engine: integer dtype= on a requires-grad input: torch raises RuntimeError '
         '(Autograd not support dtype)'
     ),
-    'cumprod_cplx_inf': (
-        "engine: cumprod complex inf arithmetic differs (torch's complex multiply gives "
-        'nan imaginary parts)'
-    ),
-    'kth_empty': (
-        'engine: kthvalue on an empty reduction dim raises RuntimeError; torch IndexError'
-    ),
-    'kth_bool': (
-        'engine: kthvalue accepts bool; torch NotImplementedError'
-    ),
-    'lcse_int': (
-        'engine: logcumsumexp on int/bool raises RuntimeError; torch NotImplementedError'
-    ),
-    'lcse_cplx': (
-        'engine: logcumsumexp refuses complex; torch supports it'
-    ),
-    'lse_none': (
-        "engine: logsumexp accepts dim=None; torch's dim is required (TypeError)"
-    ),
-    'lse_empty_tuple': (
-        'engine: logsumexp(dim=()) reduces nothing; torch reduces all (empty) or raises '
-        'RuntimeError (non-empty)'
-    ),
     'max2_cplx': (
         'engine: max/min(a, b) accept complex; torch raises RuntimeError'
     ),
     'mean_int_dtype': (
         'engine: mean/nanmean with an integer dtype= accepted; torch raises RuntimeError'
     ),
-    'nan_cplx_dtype': (
-        'engine: nansum/nanmean with dtype=complex on real input accepted; torch '
-        'NotImplementedError'
-    ),
-    'median_bool': (
-        'engine: median/nanmedian accept bool; torch NotImplementedError'
-    ),
-    'median_none': (
-        'engine: median/nanmedian/prod accept dim=None with keepdim; torch TypeError (dim'
-        ' must be int)'
-    ),
-    'median_empty_int': (
-        'engine: median/nanmedian of an empty integer input raise; torch returns a 0-d '
-        'value'
-    ),
-    'nanmedian_cplx': (
-        'engine: nanmedian accepts complex; torch NotImplementedError (RuntimeError with '
-        'grad on empty)'
-    ),
-    'topk_bool': (
-        'engine: topk accepts bool; torch RuntimeError'
-    ),
     'topk_ties': (
         "engine: topk tie order differs from torch's (implementation-defined in torch)"
-    ),
-    'trace_bool': (
-        'engine: trace accepts bool; torch NotImplementedError'
     ),
     'unique_nan_dim': (
         'engine: unique(dim=...) sorts slices with NaN last; torch sorts them first'
     ),
-    'unique_zero_dim': (
-        'engine: unique(dim=d) with a zero-size dim other than d: torch raises '
-        'RuntimeError'
-    ),
-    'norm_cplx_denormal': (
-        'engine: norm backward for complex input gives nan at a denormal element '
-        '(1e-310); torch sgn(z) = z/|z| there'
-    ),
-    'var_args_type': (
-        "engine: var/std with both unbiased= and correction= raise RuntimeError; torch's "
-        'signature refuses it (TypeError)'
-    ),
     'unique_nan_flat': (
         'engine: unique (flattened) merges NaNs; torch keeps each NaN distinct'
-    ),
-    'nanmean_grad_allnan': (
-        'engine: nanmean gradient on an all-NaN slice is 0; torch nan (and -0.0 at NaN '
-        'entries)'
-    ),
-    'cumsum_bool_dtype': (
-        'engine: cumsum(dtype=bool) accepted; torch NotImplementedError (no bool cumsum '
-        'kernel)'
-    ),
-    'var_cplx_grad': (
-        'engine: var/std complex gradient at correction >= n is nan; torch inf'
     ),
 }
 
 KNOWN = {
-    'amax-complex128-e03-dim=0': R['cplx_order'],
-    'amin-complex128-e03-dim=0': R['cplx_order'],
-    'aminmax-complex128-0d-dim=2': R['cplx_order'],
-    'aminmax-complex128-e03-dim=0': R['cplx_order'],
-    'aminmax-complex128-e03-dim=2': R['cplx_order'],
-    'aminmax-complex128-infs-dim=2': R['cplx_order'],
-    'aminmax-complex128-ties-dim=2': R['cplx_order'],
-    'aminmax-complex64-m23-dim=2': R['cplx_order'],
-    'aminmax-complex64-ties-dim=2': R['cplx_order'],
-    'argmax-complex128-0d-dim=()': R['cplx_order'],
-    'argmax-complex128-e03-dim=()': R['cplx_order'],
-    'argmax-complex128-infs-dim=()': R['cplx_order'],
-    'argmax-complex128-nc32-dim=()': R['cplx_order'],
-    'argmax-complex128-zeros-dim=()': R['cplx_order'],
-    'argmin-complex128-0d-dim=()': R['cplx_order'],
-    'argmin-complex128-e03-dim=()': R['cplx_order'],
-    'argmin-complex128-infs-dim=()': R['cplx_order'],
-    'argmin-complex128-nc32-dim=()': R['cplx_order'],
-    'argmin-complex128-zeros-dim=()': R['cplx_order'],
-    'argsort-complex128-0d-dim=2': R['cplx_order'],
-    'argsort-complex128-e03-dim=2': R['cplx_order'],
-    'argsort-complex128-infs-dim=2': R['cplx_order'],
-    'argsort-complex128-ties-dim=2': R['cplx_order'],
-    'argsort-complex64-m23-dim=2': R['cplx_order'],
-    'argsort-complex64-ties-dim=2': R['cplx_order'],
-    'cummax-float64-e0-dim=1': R['cum_empty_dim'],
-    'cummax-float64-e0-dim=2': R['cum_empty_dim'],
-    'cummax-float64-e03-dim=2': R['cum_empty_dim'],
-    'cummax-float64-e20-dim=2': R['cum_empty_dim'],
-    'cummin-float64-e0-dim=1': R['cum_empty_dim'],
-    'cummin-float64-e0-dim=2': R['cum_empty_dim'],
-    'cummin-float64-e03-dim=2': R['cum_empty_dim'],
-    'cummin-float64-e20-dim=2': R['cum_empty_dim'],
-    'cumprod-complex128-infs-dim=-1': R['cumprod_cplx_inf'],
-    'cumprod-complex128-infs-dim=0': R['cumprod_cplx_inf'],
-    'cumsum-bool-once-dtype=bool': R['cumsum_bool_dtype'],
-    'cumsum-float16-once-dtype=bool': R['cumsum_bool_dtype'],
-    'cumsum-float32-once-dtype=bool': R['cumsum_bool_dtype'],
-    'cumsum-int32-once-dtype=bool': R['cumsum_bool_dtype'],
-    'kthvalue-bool-e03-k=1-': R['kth_bool'],
-    'kthvalue-bool-e03-k=2-dim=0-keepdim=True': R['kth_empty'],
-    'kthvalue-complex128-e03-k=2-dim=0-keepdim=True': R['cplx_order'],
-    'kthvalue-float32-e03-k=2-dim=0-keepdim=True': R['kth_empty'],
-    'kthvalue-float64-e0-k=0-': R['kth_empty'],
-    'kthvalue-float64-e0-k=1-': R['kth_empty'],
-    'kthvalue-float64-e0-k=2-dim=0-keepdim=True': R['kth_empty'],
-    'kthvalue-float64-e0-k=9-': R['kth_empty'],
-    'kthvalue-float64-e03-k=2-dim=0-keepdim=True': R['kth_empty'],
-    'kthvalue-float64-e20-k=0-': R['kth_empty'],
-    'kthvalue-float64-e20-k=1-': R['kth_empty'],
-    'kthvalue-float64-e20-k=9-': R['kth_empty'],
-    'kthvalue-int64-e03-k=2-dim=0-keepdim=True': R['kth_empty'],
-    'logcumsumexp-bool-0d-dim=-1': R['lcse_int'],
-    'logcumsumexp-bool-0d-dim=0': R['lcse_int'],
-    'logcumsumexp-bool-e03-dim=-1': R['lcse_int'],
-    'logcumsumexp-bool-e03-dim=0': R['lcse_int'],
-    'logcumsumexp-bool-once': R['lcse_int'],
-    'logcumsumexp-complex128-0d-dim=-1': R['lcse_cplx'],
-    'logcumsumexp-complex128-0d-dim=0': R['lcse_cplx'],
-    'logcumsumexp-complex128-e03-dim=-1': R['lcse_cplx'],
-    'logcumsumexp-complex128-e03-dim=0': R['lcse_cplx'],
-    'logcumsumexp-complex128-infs-dim=-1': R['lcse_cplx'],
-    'logcumsumexp-complex128-infs-dim=0': R['lcse_cplx'],
-    'logcumsumexp-complex128-ties-dim=-1': R['lcse_cplx'],
-    'logcumsumexp-complex128-ties-dim=0': R['lcse_cplx'],
-    'logcumsumexp-complex64-m23-dim=-1': R['lcse_cplx'],
-    'logcumsumexp-complex64-m23-dim=0': R['lcse_cplx'],
-    'logcumsumexp-complex64-ties-dim=-1': R['lcse_cplx'],
-    'logcumsumexp-complex64-ties-dim=0': R['lcse_cplx'],
-    'logcumsumexp-int16-m23-dim=-1': R['lcse_int'],
-    'logcumsumexp-int16-m23-dim=0': R['lcse_int'],
-    'logcumsumexp-int16-ties-dim=-1': R['lcse_int'],
-    'logcumsumexp-int16-ties-dim=0': R['lcse_int'],
-    'logcumsumexp-int32-m23-dim=-1': R['lcse_int'],
-    'logcumsumexp-int32-m23-dim=0': R['lcse_int'],
-    'logcumsumexp-int32-once': R['lcse_int'],
-    'logcumsumexp-int32-ties-dim=-1': R['lcse_int'],
-    'logcumsumexp-int32-ties-dim=0': R['lcse_int'],
-    'logcumsumexp-int64-0d-dim=-1': R['lcse_int'],
-    'logcumsumexp-int64-0d-dim=0': R['lcse_int'],
-    'logcumsumexp-int64-e03-dim=-1': R['lcse_int'],
-    'logcumsumexp-int64-e03-dim=0': R['lcse_int'],
-    'logcumsumexp-int64-ties-dim=-1': R['lcse_int'],
-    'logcumsumexp-int64-ties-dim=0': R['lcse_int'],
-    'logcumsumexp-int8-m23-dim=-1': R['lcse_int'],
-    'logcumsumexp-int8-m23-dim=0': R['lcse_int'],
-    'logcumsumexp-int8-ties-dim=-1': R['lcse_int'],
-    'logcumsumexp-int8-ties-dim=0': R['lcse_int'],
-    'logcumsumexp-uint8-m23-dim=-1': R['lcse_int'],
-    'logcumsumexp-uint8-m23-dim=0': R['lcse_int'],
-    'logcumsumexp-uint8-ties-dim=-1': R['lcse_int'],
-    'logcumsumexp-uint8-ties-dim=0': R['lcse_int'],
-    'logsumexp-bool-e0-dim=None': R['lse_none'],
-    'logsumexp-bool-e03-dim=None': R['lse_none'],
-    'logsumexp-bool-m23-dim=None': R['lse_none'],
-    'logsumexp-bool-nc1d-dim=None': R['lse_none'],
-    'logsumexp-complex128-0d-dim=None': R['lse_none'],
-    'logsumexp-complex128-e03-dim=()': R['lse_empty_tuple'],
-    'logsumexp-complex128-e03-dim=None': R['lse_none'],
-    'logsumexp-complex128-infs-dim=()': R['lse_empty_tuple'],
-    'logsumexp-complex128-infs-dim=None': R['lse_none'],
-    'logsumexp-complex128-m23-dim=None': R['lse_none'],
-    'logsumexp-complex128-nc32-dim=()': R['lse_empty_tuple'],
-    'logsumexp-complex128-nc32-dim=None': R['lse_none'],
-    'logsumexp-complex128-zeros-dim=()': R['lse_empty_tuple'],
-    'logsumexp-complex128-zeros-dim=None': R['lse_none'],
-    'logsumexp-complex64-m23-dim=None': R['lse_none'],
-    'logsumexp-float16-m23-dim=None': R['lse_none'],
-    'logsumexp-float32-e03-dim=()': R['lse_empty_tuple'],
-    'logsumexp-float32-e03-dim=None': R['lse_none'],
-    'logsumexp-float32-m23-dim=None': R['lse_none'],
-    'logsumexp-float32-nanrow-dim=()': R['lse_empty_tuple'],
-    'logsumexp-float32-nanrow-dim=None': R['lse_none'],
-    'logsumexp-float32-special-dim=()': R['lse_empty_tuple'],
-    'logsumexp-float32-special-dim=None': R['lse_none'],
-    'logsumexp-float64-0d-dim=None': R['lse_none'],
-    'logsumexp-float64-0d-dim=None-keepdim=True': R['lse_none'],
-    'logsumexp-float64-e0-dim=()': R['lse_empty_tuple'],
-    'logsumexp-float64-e0-dim=None': R['lse_none'],
-    'logsumexp-float64-e0-dim=None-keepdim=True': R['lse_none'],
-    'logsumexp-float64-e03-dim=()': R['lse_empty_tuple'],
-    'logsumexp-float64-e03-dim=None': R['lse_none'],
-    'logsumexp-float64-e03-dim=None-keepdim=True': R['lse_none'],
-    'logsumexp-float64-infs-dim=()': R['lse_empty_tuple'],
-    'logsumexp-float64-infs-dim=None': R['lse_none'],
-    'logsumexp-float64-infs-dim=None-keepdim=True': R['lse_none'],
-    'logsumexp-float64-m23-dim=None': R['lse_none'],
-    'logsumexp-float64-nanrow-dim=()': R['lse_empty_tuple'],
-    'logsumexp-float64-nanrow-dim=None': R['lse_none'],
-    'logsumexp-float64-nanrow-dim=None-keepdim=True': R['lse_none'],
-    'logsumexp-float64-nc32-dim=()': R['lse_empty_tuple'],
-    'logsumexp-float64-nc32-dim=None': R['lse_none'],
-    'logsumexp-float64-nc32-dim=None-keepdim=True': R['lse_none'],
-    'logsumexp-float64-special-dim=()': R['lse_empty_tuple'],
-    'logsumexp-float64-special-dim=None': R['lse_none'],
-    'logsumexp-float64-ties-dim=()': R['lse_empty_tuple'],
-    'logsumexp-float64-ties-dim=None': R['lse_none'],
-    'logsumexp-float64-ties-dim=None-keepdim=True': R['lse_none'],
-    'logsumexp-float64-zeros-dim=()': R['lse_empty_tuple'],
-    'logsumexp-float64-zeros-dim=None': R['lse_none'],
-    'logsumexp-float64-zeros-dim=None-keepdim=True': R['lse_none'],
-    'logsumexp-int16-m23-dim=None': R['lse_none'],
-    'logsumexp-int32-m23-dim=None': R['lse_none'],
-    'logsumexp-int64-e0-dim=None': R['lse_none'],
-    'logsumexp-int64-e03-dim=None': R['lse_none'],
-    'logsumexp-int64-m23-dim=None': R['lse_none'],
-    'logsumexp-int64-ties-dim=None': R['lse_none'],
-    'logsumexp-int8-m23-dim=None': R['lse_none'],
-    'logsumexp-uint8-m23-dim=None': R['lse_none'],
-    'max-complex128-0d-dim=1-keepdim=True': R['cplx_order'],
-    'max-complex128-0d-dim=2': R['cplx_order'],
-    'max-complex128-e03-dim=0': R['cplx_order'],
-    'max-complex128-e03-dim=2': R['cplx_order'],
-    'max-complex128-infs-dim=2': R['cplx_order'],
-    'max-complex128-ties-dim=2': R['cplx_order'],
-    'max-complex64-m23-dim=2': R['cplx_order'],
-    'max-complex64-ties-dim=2': R['cplx_order'],
-    'median-bool-e0-': R['median_empty_int'],
-    'median-bool-e03-': R['median_empty_int'],
-    'median-bool-m23-': R['median_bool'],
-    'median-bool-m23-dim=0-keepdim=True': R['median_bool'],
-    'median-bool-nc1d-': R['median_bool'],
-    'median-bool-nc1d-dim=0': R['median_bool'],
-    'median-bool-once': R['median_bool'],
-    'median-complex128-0d-dim=()': R['cplx_order'],
-    'median-complex128-e03-dim=()': R['cplx_order'],
-    'median-complex128-e03-dim=0': R['cplx_order'],
-    'median-complex128-infs-dim=()': R['cplx_order'],
-    'median-complex128-nc32-dim=()': R['cplx_order'],
-    'median-complex128-zeros-dim=()': R['cplx_order'],
-    'median-float64-0d-dim=None-keepdim=True': R['median_none'],
-    'median-float64-e0-dim=None-keepdim=True': R['median_none'],
-    'median-float64-e03-dim=None-keepdim=True': R['median_none'],
-    'median-float64-infs-dim=None-keepdim=True': R['median_none'],
-    'median-float64-nanrow-dim=None-keepdim=True': R['median_none'],
-    'median-float64-nc32-dim=None-keepdim=True': R['median_none'],
-    'median-float64-ties-dim=None-keepdim=True': R['median_none'],
-    'median-float64-zeros-dim=None-keepdim=True': R['median_none'],
-    'median-int64-e0-': R['median_empty_int'],
-    'median-int64-e03-': R['median_empty_int'],
-    'min-complex128-0d-dim=1-keepdim=True': R['cplx_order'],
-    'min-complex128-0d-dim=2': R['cplx_order'],
-    'min-complex128-e03-dim=0': R['cplx_order'],
-    'min-complex128-e03-dim=2': R['cplx_order'],
-    'min-complex128-infs-dim=2': R['cplx_order'],
-    'min-complex128-ties-dim=2': R['cplx_order'],
-    'min-complex64-m23-dim=2': R['cplx_order'],
-    'min-complex64-ties-dim=2': R['cplx_order'],
-    'nanmean-allnan': R['nanmean_grad_allnan'],
-    'nanmean-float32-m23-dtype=complex128': R['nan_cplx_dtype'],
-    'nanmean-float64-m23-dtype=complex128': R['nan_cplx_dtype'],
-    'nanmedian-bool-e0-': R['median_empty_int'],
-    'nanmedian-bool-e03-': R['median_empty_int'],
-    'nanmedian-bool-m23-': R['median_bool'],
-    'nanmedian-bool-m23-dim=0-keepdim=True': R['median_bool'],
-    'nanmedian-bool-nc1d-': R['median_bool'],
-    'nanmedian-bool-nc1d-dim=0': R['median_bool'],
-    'nanmedian-complex128-0d-': R['nanmedian_cplx'],
-    'nanmedian-complex128-0d-dim=-1-keepdim=True': R['nanmedian_cplx'],
-    'nanmedian-complex128-0d-dim=0': R['nanmedian_cplx'],
-    'nanmedian-complex128-e03-': R['nanmedian_cplx'],
-    'nanmedian-complex128-e03-dim=-1-keepdim=True': R['nanmedian_cplx'],
-    'nanmedian-complex128-infs-': R['nanmedian_cplx'],
-    'nanmedian-complex128-infs-dim=-1-keepdim=True': R['nanmedian_cplx'],
-    'nanmedian-complex128-infs-dim=0': R['nanmedian_cplx'],
-    'nanmedian-complex128-m23-': R['nanmedian_cplx'],
-    'nanmedian-complex128-m23-dim=0-keepdim=True': R['nanmedian_cplx'],
-    'nanmedian-complex128-nc32-': R['nanmedian_cplx'],
-    'nanmedian-complex128-nc32-dim=-1-keepdim=True': R['nanmedian_cplx'],
-    'nanmedian-complex128-nc32-dim=0': R['nanmedian_cplx'],
-    'nanmedian-complex128-zeros-': R['nanmedian_cplx'],
-    'nanmedian-complex128-zeros-dim=-1-keepdim=True': R['nanmedian_cplx'],
-    'nanmedian-complex128-zeros-dim=0': R['nanmedian_cplx'],
-    'nanmedian-complex64-m23-': R['nanmedian_cplx'],
-    'nanmedian-complex64-m23-dim=0-keepdim=True': R['nanmedian_cplx'],
-    'nanmedian-float64-0d-dim=None-keepdim=True': R['median_none'],
-    'nanmedian-float64-e0-dim=None-keepdim=True': R['median_none'],
-    'nanmedian-float64-e03-dim=None-keepdim=True': R['median_none'],
-    'nanmedian-float64-infs-dim=None-keepdim=True': R['median_none'],
-    'nanmedian-float64-nanrow-dim=None-keepdim=True': R['median_none'],
-    'nanmedian-float64-nc32-dim=None-keepdim=True': R['median_none'],
-    'nanmedian-float64-ties-dim=None-keepdim=True': R['median_none'],
-    'nanmedian-float64-zeros-dim=None-keepdim=True': R['median_none'],
-    'nanmedian-int64-e0-': R['median_empty_int'],
-    'nanmedian-int64-e03-': R['median_empty_int'],
-    'nansum-float32-m23-dtype=complex128': R['nan_cplx_dtype'],
-    'nansum-float64-m23-dtype=complex128': R['nan_cplx_dtype'],
-    'norm-complex128-special-p=-inf-': R['norm_cplx_denormal'],
-    'norm-complex128-special-p=1-': R['norm_cplx_denormal'],
-    'norm-complex128-special-p=inf-': R['norm_cplx_denormal'],
-    'prod-float64-0d-dim=None-keepdim=True': R['median_none'],
-    'prod-float64-e0-dim=None-keepdim=True': R['median_none'],
-    'prod-float64-e03-dim=None-keepdim=True': R['median_none'],
-    'prod-float64-infs-dim=None-keepdim=True': R['median_none'],
-    'prod-float64-nanrow-dim=None-keepdim=True': R['median_none'],
-    'prod-float64-nc32-dim=None-keepdim=True': R['median_none'],
-    'prod-float64-ties-dim=None-keepdim=True': R['median_none'],
-    'prod-float64-zeros-dim=None-keepdim=True': R['median_none'],
-    'sort-complex128-0d-dim=2': R['cplx_order'],
-    'sort-complex128-e03-dim=2': R['cplx_order'],
-    'sort-complex128-infs-dim=2': R['cplx_order'],
-    'sort-complex128-ties-dim=2': R['cplx_order'],
-    'sort-complex64-m23-dim=2': R['cplx_order'],
-    'sort-complex64-ties-dim=2': R['cplx_order'],
-    'topk-bool-0d-k=1-': R['topk_bool'],
-    'topk-bool-e03-k=1-': R['topk_bool'],
-    'topk-bool-e03-k=2-largest=False': R['topk_bool'],
-    'topk-bool-e03-k=3-sorted=False': R['topk_bool'],
-    'topk-complex128-0d-k=1-dim=2': R['cplx_order'],
-    'topk-complex128-e03-k=1-dim=2': R['cplx_order'],
-    'topk-complex128-infs-k=1-dim=2': R['cplx_order'],
-    'topk-complex128-ties-k=1-dim=2': R['cplx_order'],
-    'topk-complex64-m23-k=1-dim=2': R['cplx_order'],
-    'topk-complex64-ties-k=1-dim=2': R['cplx_order'],
     'topk-float64-nanrow-k=2-largest=False': R['topk_ties'],
     'topk-float64-nanrow-k=3-sorted=False': R['topk_ties'],
     'topk-float64-ties-k=3-sorted=False': R['topk_ties'],
     'topk-float64-zeros-k=3-sorted=False': R['topk_ties'],
-    'trace-bool-0d': R['trace_bool'],
-    'trace-bool-e03': R['trace_bool'],
-    'trace-bool-m23': R['trace_bool'],
-    'trace-bool-nc32': R['trace_bool'],
-    'trace-bool-v4': R['trace_bool'],
-    'unique-bool-e03-dim=1-return_inverse=True-return_counts=True': R['unique_zero_dim'],
-    'unique-float32-e03-dim=1-return_inverse=True-return_counts=True': R['unique_zero_dim'],
-    'unique-float64-e03-dim=1-return_inverse=True-return_counts=True': R['unique_zero_dim'],
-    'unique-float64-e20-dim=0': R['unique_zero_dim'],
     'unique-float64-nanrow-dim=1-return_inverse=True-return_counts=True': R['unique_nan_dim'],
     'unique-float64-special-dim=0': R['unique_nan_dim'],
-    'unique-int64-e03-dim=1-return_inverse=True-return_counts=True': R['unique_zero_dim'],
-    'var-complex128-nc32-correction=3-dim=0': R['var_cplx_grad'],
-    'var-complex128-nc32-dim=-1-correction=2': R['var_cplx_grad'],
-    'var-complex128-nc32-dim=0-correction=3': R['var_cplx_grad'],
-    'var-unbiased-and-correction': R['var_args_type'],
-    'var_mean-complex128-nc32-correction=3-dim=0': R['var_cplx_grad'],
-    'var_mean-complex128-nc32-dim=-1-correction=2': R['var_cplx_grad'],
-    'var_mean-complex128-nc32-dim=0-correction=3': R['var_cplx_grad'],
 }
 
 

@@ -245,48 +245,25 @@ def compare(fn):
 ENGINE_GAPS = {
     r"^getitem-2ell-": "engine: getitem key parsing (shape.pxi) refuses a second Ellipsis, "
                        "torch accepts x[..., ...]",
-    r"^(getitem|setitem)-negstep-": "engine: getitem/setitem (shape.pxi/inplace.pxi) take a "
-                                    "negative slice step; torch ValueError('step must be "
-                                    "greater than zero')",
-    r"^unflatten-neg-float64-0x3$": "engine: unflatten (shape.pxi) with -1 on a size-0 "
-                                    "input goes through reshape, which refuses it",
-    r"^concat-(float64\+float64|int64\+float32)-e0\+e0$":
-        "engine: cat (shape.pxi) of only 1-d empty inputs checks dim; torch returns an "
-        "empty tensor",
-    r"^cat-empty-list$": "engine: cat([]) raises RuntimeError, torch ValueError",
+    r"^(getitem|setitem)-negstep-(?!complex-(int64|float64)$)":
+        "engine: getitem/setitem (shape.pxi/inplace.pxi) take a negative slice step; "
+        "torch ValueError('step must be greater than zero')",
     r"^scatter-srclarger-(float16|float32|float64|complex64|complex128)-(3x4|nc)$|"
     r"^scatter_add-srcdtype-float32-3x4$": "engine: scatter/scatter_add backward (shape.pxi) "
                                            "slice src's gradient; torch's raises when src "
                                            "is larger than index",
-    r"^(gather|scatter)-1d-0dindex$": "engine: gather/scatter (shape.pxi) refuse a 0-d index "
-                                      "with a 1-d input (torch: ensure_nonempty_dim, size 1)",
-    r"^(permute-rev|expand-neg)-float64-0d$": "engine: permute()/expand() with no dims/sizes "
-                                             "return the input; torch TypeError (missing "
-                                             "argument)",
     r"^mT-float64-0d$": "engine: Variable.mT on 0-d raises; torch 2.13 returns the input "
                         "(deprecated identity, UserWarning)",
     r"^expand-lead-neg-float64-0d$": "engine: 0-d expand(-1) gives size 1; torch "
                                      "RuntimeError (numel overflow)",
-    r"^index_select-(oob|neg)-": "engine: index_select (shape.pxi) raises RuntimeError for "
-                                 "an index out of range, torch IndexError",
-    r"^take_along_dim-neg-": "engine: take_along_dim (shape.pxi) refuses negative indices, "
-                             "torch wraps them",
     r"^take_along_dim-none-float64-nc$": "engine: take_along_dim(dim=None) on a "
                                          "non-contiguous input: torch raises (it views)",
-    r"^index_add-alpha-bool-": "engine: index_add (shape.pxi) with alpha on bool gives int64",
-    r"^(index_fill_|masked_fill-bcast)-uint8-": "engine: masked_fill/index_fill value -1 on "
-                                                "uint8 raises OverflowError, torch wraps",
-    r"^masked_fill-complex-(?!bool|complex)|^setitem-[a-z0-9-]+-complex-(int64|float32|float64)$":
-        "engine: a complex scalar into a non-complex tensor (masked_fill/setitem) raises "
-        "TypeError, torch RuntimeError",
     r"^setitem-(mask|list-dup|tensor-dup|0dbool)-f64row-(?!float64)":
         "engine: setitem with advanced indices (inplace.pxi setitem) casts a value of "
         "another dtype; torch's index_put raises RuntimeError",
     r"^setitem-false-(0d|row)-(float64|complex128)$": "engine: x[False] = v gives v no "
                                                       "gradient, torch zeros",
     r"^setitem-false-badshape-": "engine: x[False] = v checks v's shape, torch does not",
-    r"^meshgrid-(badidx|mixdtype)$": "engine: meshgrid (shape.pxi) error types: bad indexing "
-                                     "ValueError (torch RuntimeError), mixed dtypes accepted",
     r"^searchsorted-(?!side-conflict|batched-mismatch|bucketize-2dbound|empty-vals|0d-sorted)"
     r"[a-z0-9-]*-(bool\+bool|complex64\+complex64)$(?<!scalar-bool\+bool)"
     r"(?<!scalar-float-bool\+bool)":
@@ -298,31 +275,12 @@ ENGINE_GAPS = {
     r"^viewinfo-(clone|flip|repeat)-T$": "engine: clone/flip/repeat of a non-contiguous "
                                          "input: strides differ from torch's "
                                          "(preserve_format / contiguous)",
-    r"^setitem-(big-into-int|300-into-uint8)$": "engine: setitem (inplace.pxi) of an "
-                                                "out-of-range Python int raises "
-                                                "OverflowError; torch ValueError (> int64) / "
-                                                "RuntimeError (out of the dtype's range)",
-    r"^setitem-neg-into-uint8$": "engine: setitem of -1 into uint8 raises OverflowError, "
-                                 "torch wraps (255)",
     r"^getitem-uint8-mask$": "engine: getitem (shape.pxi) takes a uint8 tensor as integer "
                              "indices; torch as a mask (deprecated)",
-    r"^getitem-string$": "engine: x['a'] raises IndexError, torch TypeError",
     r"^view-dtype(-size)?$": "engine: Variable.view(dtype) (shape.pxi view) is not supported",
-    r"^take_along_dim-int32$": "engine: take_along_dim (shape.pxi) takes int32 indices, torch "
-                               "RuntimeError (Long only)",
     r"^scatter_reduce-srclarger-(sum|amax)$": "python (not engine): _scatter_reduce.py "
                                               "pads src's gradient when src is larger than "
                                               "index; torch's backward raises RuntimeError",
-    r"^fill-(masked_fill|scatter-value|setitem-int|setitem-slice|setitem-adv)-1\+1j-"
-    r"(?!bool|complex)|^fill-index_fill-1\+1j-(?!complex)|^fill-[a-z_-]+--1-uint8$|"
-    r"^fill-[a-z_-]+-inf-(uint8|int32|int64)$|^fill-[a-z_-]+-2e40-(uint8|int32)$|"
-    r"^fill-(masked_fill|index_fill|scatter-value)-2e40-float16$":
-        "engine: Python fill values (masked_fill/index_fill/scatter value/setitem; "
-        "shape.pxi _scalar_value/_put, inplace.pxi setitem) are converted by NumPy: a "
-        "complex into a real dtype is TypeError, out of range OverflowError, -1 into "
-        "uint8 refused, 2**40 into float16 inf; torch: RuntimeError 'value cannot be "
-        "converted to type X without overflow' (index_fill: 'Converting complex Scalar "
-        "to non-complex type is not supported', also for bool), -1 wraps to 255",
     r"^inplace-(t_|transpose_|swapdims_|swapaxes_|squeeze_|squeeze_-dim|unsqueeze_)-"
     r"leafview$|^inplace-squeeze_(-dim)?-leaf$":
         "engine: the in-place metadata ops (t_, transpose_, swapdims_, squeeze_, unsqueeze_; "
@@ -332,8 +290,6 @@ ENGINE_GAPS = {
                                            "repeat_interleave sums the copies in float16 "
                                            "(sum_to); torch accumulates in float32 and "
                                            "rounds once (a few ulps apart)",
-    r"^viewinfo-expand_as-contig$": "engine: expand_as of the same shape returns the input "
-                                    "itself, torch a new view",
 }
 
 # second-order cases whose first-order case agrees with torch
