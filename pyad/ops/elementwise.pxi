@@ -802,7 +802,11 @@ cpdef Variable neg(object input):
         raise RuntimeError("neg(): Negation, the `-` operator, on a bool Variable is not "
                            "supported. If you are trying to invert a mask, use the `~` or "
                            "`logical_not()` operator instead.")
-    data = _ufunc1(_LOOP_NEG, x._data, None)
+    if _dtype_kind(x._data) == b'c':
+        # torch: 0 - z, so neg(0j) is 0j, not -0-0j
+        data = _xp_of(x._data).subtract(0, x._data)
+    else:
+        data = _ufunc1(_LOOP_NEG, x._data, None)
     if _records(x):
         return _recorded1(NegBackward.__new__(NegBackward), data, _edge(x))
     return _plain(data, x._volatile)
@@ -1034,22 +1038,41 @@ cpdef Variable sigmoid(object input):
     return _plain(data, x._volatile)
 
 
+cdef bint _probe_maximum_ties_second():
+    # Whether NumPy's maximum(a, b) gives b where a == b (as x86's maxps/maxpd do) for
+    # float32 and float64, in its vector loops and its scalar ones: then
+    # maximum(0, x) keeps x's -0.0, as torch's relu does.
+    for dt in (numpy.float32, numpy.float64):
+        for n in (1, 3, 67):
+            neg = numpy.full((n, 2), -0.0, dtype=dt)
+            for d in (neg[:, 0].copy(), neg[:, 0], numpy.asarray(neg[0, 0])):
+                if not numpy.signbit(numpy.maximum(numpy.zeros_like(d), d)).all():
+                    return False
+    return True
+
+
+cdef bint _MAXIMUM_TIES_SECOND = _probe_maximum_ties_second()
+
+
 cdef object _relu_data(object d):
-    # max(d, 0). NumPy's maximum against a scalar has no SIMD loop (~1.3 ns per float32
-    # element here), against an array it has (~0.3 ns): for a C-contiguous native float
-    # array the zeros are the output buffer itself (calloc'd), then one
-    # maximum(d, out, out=out) pass. NaN propagates, as in torch. Other layouts and
-    # dtypes keep maximum's own output (its memory order).
+    # torch's relu: x unless x < 0 (so relu(-0.0) is -0.0 and NaN propagates). NumPy's
+    # maximum against a scalar has no SIMD loop (~1.3 ns per float32 element here),
+    # against an array it has (~0.3 ns): for a C-contiguous native float32/64 array the
+    # zeros are the output buffer itself (calloc'd), then one maximum(out, d, out=out)
+    # pass, which keeps -0.0 where NumPy's maximum gives its second operand at ties
+    # (probed once). Other layouts and dtypes: where(x < 0, 0, x).
     cdef cnp.dtype descr
-    if (type(d) is _NDARRAY and cnp.PyArray_NDIM(<cnp.ndarray>d)
+    if (_MAXIMUM_TIES_SECOND and type(d) is _NDARRAY and cnp.PyArray_NDIM(<cnp.ndarray>d)
             and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>d)):
         descr = <cnp.dtype><object>cnp.PyArray_DESCR(<cnp.ndarray>d)
-        if descr.kind == b'f' and descr.isnative:
+        if descr.kind == b'f' and descr.isnative and (descr.itemsize == 4
+                                                      or descr.itemsize == 8):
             out = cnp.PyArray_ZEROS(cnp.PyArray_NDIM(<cnp.ndarray>d),
                                     cnp.PyArray_DIMS(<cnp.ndarray>d), descr.type_num, 0)
             # (out by keyword: NumPy deprecates a third positional argument of maximum)
-            return _np_maximum(d, out, out=out)
-    data = _np_maximum(d, 0)
+            return _np_maximum(out, d, out=out)
+    xp = _xp_of(d)
+    data = xp.where(d < 0, xp.zeros((), dtype=d.dtype), d)
     if data.dtype != d.dtype:
         data = data.astype(d.dtype)
     return data
@@ -1076,6 +1099,8 @@ cpdef Variable relu(object input):
     """
     _refuse_complex(input, None, "relu")
     cdef Variable x = _as_variable(input, "relu")
+    if _dtype_kind(x._data) == b'b':
+        raise RuntimeError("relu(): Boolean inputs not supported for relu")
     data = _relu_data(x._data)
     if _records(x):
         return _record_unary(ReluBackward.__new__(ReluBackward), data, x, False, True)
@@ -1158,7 +1183,10 @@ cpdef Variable abs(object input):
     >>> abs(Variable(numpy.array([-1.5, 0., 2.])))
     tensor([1.5000, 0.0000, 2.0000], dtype=float64)
     """
-    return _same_dtype_unary(_np_absolute, input, AbsBackward, 1, "abs")
+    cdef Variable x = _as_variable(input, "abs")
+    if _dtype_kind(x._data) == b'b':
+        _not_implemented_for(x._data, "abs", "abs_cpu")
+    return _same_dtype_unary(_np_absolute, x, AbsBackward, 1, "abs")
 
 
 @profiled_op
@@ -1187,7 +1215,13 @@ cpdef Variable reciprocal(object input):
     >>> reciprocal(Variable(numpy.array([2., 4.])))
     tensor([0.5000, 0.2500], dtype=float64)
     """
-    return _float_unary(_np_reciprocal, input, ReciprocalBackward, 2, "reciprocal")
+    return _float_unary(_reciprocal_data, input, ReciprocalBackward, 2, "reciprocal")
+
+
+cdef object _reciprocal_data(object d):
+    if _dtype_kind(d) == b'c':
+        return _c10_reciprocal(d)     # torch's complex division: 1 / 0 is inf + nan i
+    return _np_reciprocal(d)
 
 
 cdef class SignBackward(_ZeroGradNode):
@@ -1219,7 +1253,16 @@ cpdef Variable square(object input):
     >>> square(Variable(numpy.array([-2., 3.])))
     tensor([4., 9.], dtype=float64)
     """
-    return _same_dtype_unary(_np_square, input, SquareBackward, 1, "square")
+    cdef Variable x = _as_variable(input, "square")
+    if _dtype_kind(x._data) == b'b':
+        x = _convert(x, None, numpy.int64, False)    # torch: pow(x, 2), an int64 result
+    return _same_dtype_unary(_square_data, x, SquareBackward, 1, "square")
+
+
+cdef object _square_data(object d):
+    if _dtype_kind(d) == b'c':
+        return _complex_mul(d, d)          # torch: z * z, as its complex multiply
+    return _np_square(d)
 
 
 cdef class RsqrtBackward(_UnaryNode):
@@ -1229,6 +1272,8 @@ cdef class RsqrtBackward(_UnaryNode):
 
 cdef object _rsqrt_data(object d):
     r = _scratch(_np_sqrt(d))
+    if _dtype_kind(d) == b'c':
+        return _c10_reciprocal(r)          # torch's complex 1 / sqrt(z)
     return _np_true_divide(1.0, r, r)
 
 
@@ -1269,7 +1314,33 @@ cpdef Variable log1p(object input):
     >>> log1p(Variable(numpy.array([0., 1e-10])))
     tensor([0.0000e+00, 1.0000e-10], dtype=float64)
     """
-    return _float_unary(_np_log1p, input, Log1pBackward, 1, "log1p")
+    return _float_unary(_log1p_data, input, Log1pBackward, 1, "log1p")
+
+
+cdef object _log1p_data(object d):
+    if _dtype_kind(d) == b'c':
+        return _complex_log1p(d)
+    return _np_log1p(d)
+
+
+cdef object _complex_log1p(object z):
+    # torch's complex log1p: with u = 1 + z, z where u == 1, log(u) where u - 1 == z,
+    # else log(u) * (z / (u - 1)) (Kahan's; complex division as c10's); nan + nan i
+    # where z has a nan part.
+    xp = _xp_of(z)
+    x, y = z.real, z.imag
+    with numpy.errstate(all="ignore"):
+        ur = x + 1
+        u = _complex_parts(ur, y, z.dtype)
+        lu = xp.log(u)
+        um1r = ur - 1
+        q = _c10_div(x, y, um1r, y, z.dtype)
+        lr, li, qr, qi = lu.real, lu.imag, q.real, q.imag
+        r = _complex_parts(lr * qr - li * qi, lr * qi + li * qr, z.dtype)
+        r = xp.where(um1r == x, lu, r)
+        r = xp.where((ur == 1) & (y == 0), z, r)
+        return xp.where(xp.isnan(x) | xp.isnan(y),
+                        xp.asarray(complex(numpy.nan, numpy.nan), dtype=z.dtype), r)
 
 
 cdef class Log2Backward(_UnaryNode):
@@ -1377,7 +1448,16 @@ cpdef Variable acos(object input):
     >>> acos(Variable(numpy.array([1., 0.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
-    return _float_unary(_np_arccos, input, AcosBackward, 1, "acos")
+    return _float_unary(_acos_data, input, AcosBackward, 1, "acos")
+
+
+cdef object _acos_data(object d):
+    if d.dtype == numpy.complex128:
+        # torch's complex128 acos is pi/2 - asin(z) (so acos(0j) is pi/2 + 0i, not
+        # - 0i); its complex64 one is the C library's, as NumPy's
+        a = _xp_of(d).arcsin(d)
+        return _complex_parts(math.pi / 2 - a.real, 0.0 - a.imag, d.dtype)
+    return _np_arccos(d)
 
 
 cdef class AtanBackward(_UnaryNode):
@@ -1689,6 +1769,14 @@ cdef inline bint _clip_bound(object bound):
     return bound is None or type(bound) is float or type(bound) is int
 
 
+cdef object _kept_at_ties(object before, object after):
+    # torch's clamp keeps its operand where a bound equals it (max(-0.0, 0) is -0.0);
+    # NumPy's maximum/minimum may give the bound's zero
+    if _dtype_kind(after) == b'f' and _same_dtype(_dtype(after), _dtype(before)):
+        return _xp_of(after).where(after == before, before, after)
+    return after
+
+
 @profiled_op
 cpdef Variable clamp(object input, object min=None, object max=None):
     """Elementwise ``input`` limited to [min, max] (numbers or Variables; one may be None).
@@ -1698,9 +1786,9 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     >>> clamp(Variable(numpy.array([-2., 0.5, 3.])), -1, 1)
     tensor([-1.0000,  0.5000,  1.0000], dtype=float64)
     """
-    _refuse_complex(input, None, "clamp")
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
+    _refuse_complex(input, None, "clamp")
     cdef Variable x = _as_variable(input, "clamp")
     data = x._data
     cdef bint clipped = (_dtype_kind(data) == b'f' and type(data) is _NDARRAY
@@ -1712,10 +1800,10 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     else:
         if min is not None:
             _binary_operand_data(min, "clamp", "min")
-            data = _apply_binary(_np_maximum, data, min, "clamp")
+            data = _kept_at_ties(data, _apply_binary(_np_maximum, data, min, "clamp"))
         if max is not None:
             _binary_operand_data(max, "clamp", "max")
-            data = _apply_binary(_np_minimum, data, max, "clamp")
+            data = _kept_at_ties(data, _apply_binary(_np_minimum, data, max, "clamp"))
     data = _ensure_array(data)
     volatile = x._volatile or _operand_volatile(min) or _operand_volatile(max)
     if not ((_requires_grad_now(x) or _operand_requires_grad(min)
@@ -2043,24 +2131,21 @@ cpdef Variable float_power(object input, object exponent):
 
 
 cdef class LogitBackward(_UnaryNode):
-    # g / (x (1 - x)) inside the domain; outside it, torch's values: nan without eps
-    # (x < 0 or x > 1), 0 with eps (x < eps or x > 1 - eps)
+    # torch's (vectorised) kernel: g / (x (1 - x)) inside the domain, so +-inf at 0 and 1
+    # (-0.0 flips the sign); outside it nan without eps (x < 0 or x > 1), 0 with eps
+    # (x < eps or x > 1 - eps, and at a NaN)
     cdef object eps
 
     cdef tuple _backward(self, tuple grads):
         cdef Variable x = self.saved.unpack(self)
+        d = x._data
         if self.eps is None:
-            outside, fill = (x._data < 0) | (x._data > 1), numpy.nan
+            inside, fill = (d >= 0) & (d <= 1), numpy.nan
         else:
-            outside, fill = (x._data < self.eps) | (x._data > 1 - self.eps), 0
+            inside, fill = (d >= self.eps) & (d <= 1 - self.eps), 0
         with numpy.errstate(divide="ignore", invalid="ignore"):
             g = div(grads[0], mul(x, rsub(x, 1)))
-            # at 0 and 1 torch's kernel gives g * inf: the sign of g, also at x = -0.0
-            # (where g / (x (1 - x)) would flip it)
-            edge = (x._data == 0) | (x._data == 1)
-            if _xp_of(x._data) is not numpy or bool(edge.any()):
-                g = where(edge, mul(grads[0], numpy.inf), g)
-        return (where_const(outside, fill, g),)
+        return (where_const(~inside, fill, g),)
 
 
 @profiled_op
@@ -2103,19 +2188,40 @@ cpdef Variable nan_to_num(object input, object nan=0.0, object posinf=None,
     not_finite = ~xp.isfinite(x._data)
     if not _records(x):
         return _plain(replaced, x._volatile)
-    # x where finite (its gradient passes), plus the replacements as a constant
-    return add(where_const(not_finite, 0, x), xp.where(not_finite, replaced, 0))
+    if kind == b'c':
+        raise RuntimeError("nan_to_num(): nan_to_num does not support automatic "
+                           "differentiation for outputs with complex dtype.")
+    # x where finite (its gradient passes, its -0.0 stays), the replacements elsewhere
+    return where_const(not_finite, replaced, x)
 
 # -- rounding: zero gradients, as torch -------------------------------------------------
+
+cdef void _not_implemented_for(object d, str what, str kernel) except *:
+    # torch's refusal of a dtype its CPU kernel has no loop for
+    raise NotImplementedError("%s(): \"%s\" not implemented for '%s'"
+                              % (what, kernel, _torch_dtype_name(d.dtype)))
+
 
 cdef Variable _rounding(object ufunc, object input, type node_type, str what,
                         object decimals=0):
     cdef Variable x = _as_variable(input, what)
     cdef char kind = _dtype_kind(x._data)
     if kind == b'i' or kind == b'u' or kind == b'b':
-        data = x._data.copy()           # integers are already whole (torch: a copy)
+        # torch: no bool kernel; integers are already whole (a copy), but rounding them
+        # to decimals has no kernel either
+        if decimals != 0:
+            _not_implemented_for(x._data, what, "round_cpu")
+        if kind == b'b':
+            _not_implemented_for(x._data, what, ("trunc" if what == "fix" else what)
+                                 + "_vml_cpu")
+        data = x._data.copy()
     elif decimals != 0:
-        data = _xp_of(x._data).round(x._data, decimals)
+        if x._data.dtype == numpy.float16:
+            # torch scales a float16 in float32 (10^3 * 100 does not overflow)
+            data = _xp_of(x._data).round(x._data.astype(numpy.float32),
+                                         decimals).astype(numpy.float16)
+        else:
+            data = _xp_of(x._data).round(x._data, decimals)
     else:
         data = ufunc(x._data)
     if _records(x):
@@ -2199,6 +2305,8 @@ cpdef Variable frac(object input):
     tensor([-0.2500,  0.5000], dtype=float64)
     """
     _refuse_complex(input, None, "frac")
+    if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) in b'biu':
+        _not_implemented_for((<Variable>input)._data, "frac", "frac_cpu")
     try:
         return sub(input, trunc(input))
     except _OP_ERRORS as exc:
@@ -2435,18 +2543,6 @@ cpdef Variable logical_xor(object input, object other):
     return _logical_binary(numpy.logical_xor, input, other, "logical_xor")
 
 
-cdef void _check_bitwise(object x, str what) except *:
-    if isinstance(x, Variable):
-        kind = (<Variable>x)._data.dtype.kind
-    elif isinstance(x, float):
-        kind = "f"
-    else:
-        kind = getattr(x, "dtype", numpy.dtype(bool)).kind
-    if kind not in "biu":
-        raise TypeError("%s(): only integer and bool Variables are supported, got a float "
-                        "operand" % what)
-
-
 cdef void _check_bitwise2(object a, object b, str what) except *:
     # torch promotes, then finds no bitwise kernel for a floating or complex result
     rt = _torch_result_dtype(_binary_operand_data(a, what, "input"),
@@ -2463,8 +2559,10 @@ cpdef Variable bitwise_not(object input):
     >>> bitwise_not(Variable(numpy.array([True, False])))
     tensor([False,  True])
     """
-    _check_bitwise(input, "bitwise_not")
-    return _no_grad_unary(numpy.invert, input, "bitwise_not")
+    cdef Variable x = _as_variable(input, "bitwise_not")
+    if _dtype_kind(x._data) not in b'biu':
+        _not_implemented_for(x._data, "bitwise_not", "bitwise_not_cpu")
+    return _no_grad_unary(numpy.invert, x, "bitwise_not")
 
 
 @profiled_op
@@ -2713,6 +2811,9 @@ cpdef Variable signbit(object input):
     tensor([ True,  True, False, False])
     """
     cdef Variable x = _as_variable(input, "signbit")
+    if _dtype_kind(x._data) == b'c':
+        raise NotImplementedError("signbit(): signbit is not implemented for complex "
+                                  "Variables.")
     return _plain(_xp_of(x._data).signbit(x._data), x._volatile)
 
 
