@@ -1169,11 +1169,19 @@ cdef class AbsBackward(_UnaryNode):
 
 cdef Variable _sgn(Variable z):
     # z / |z| (0 at 0) for complex z, differentiable (torch's sgn): the derivative of
-    # |z|, which unlike a real sign is not locally constant.
-    zero = _xp_of(z._data).asarray(z._data == 0)
-    if bool(zero.any()):
-        return where_const(zero, 0, div(z, where_const(zero, 1, abs(z))))
-    return div(z, abs(z))
+    # |z|, which unlike a real sign is not locally constant. As torch's vectorised
+    # kernel, each part is divided by the real |z| (a complex division would overflow
+    # 1 / |z| at a tiny z, and give nan + nan i at an infinite one).
+    a = abs(z)
+    zero = _xp_of(a._data).asarray(a._data == 0)
+    any_zero = bool(zero.any())
+    if any_zero:
+        a = where_const(zero, 1, a)
+    if z._data.size == 0:
+        q = div(z, a)
+    else:
+        q = view_as_complex(stack([div(real(z), a), div(imag(z), a)], -1).contiguous())
+    return where_const(zero, 0, q) if any_zero else q
 
 
 @profiled_op

@@ -227,7 +227,15 @@ cpdef Variable silu(object input):
     tensor([0.0000, 0.7311], dtype=float64)
     """
     cdef Variable x = _activation_input(input, "silu")
-    data = _as_dtype(_ensure_array(x._data * _sigmoid_data(x._data)), x._data.dtype)
+    d = x._data
+    if _dtype_kind(d) == b'c':
+        # torch's complex silu: x / (1 + exp(-x)), a c10 complex division (so
+        # silu(-0 + 0i) is 0 + 0i)
+        with numpy.errstate(all="ignore"):
+            den = 1 + _xp_of(d).exp(_xp_of(d).subtract(0, d))
+        data = _c10_div(d.real, d.imag, den.real, den.imag, d.dtype)
+    else:
+        data = _as_dtype(_ensure_array(d * _sigmoid_data(d)), d.dtype)
     if _records(x):
         return _record_unary(SiluBackward.__new__(SiluBackward), data, x, True, False)
     return _plain(data, x._volatile)
