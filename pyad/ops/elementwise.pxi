@@ -2139,21 +2139,24 @@ cpdef Variable float_power(object input, object exponent):
 
 
 cdef class LogitBackward(_UnaryNode):
-    # torch's (vectorised) kernel: g / (x (1 - x)) inside the domain, so +-inf at 0 and 1
-    # (-0.0 flips the sign); outside it nan without eps (x < 0 or x > 1), 0 with eps
-    # (x < eps or x > 1 - eps, and at a NaN)
+    # g / (x (1 - x)) inside the domain; outside it, torch's values: nan without eps
+    # (x < 0 or x > 1), 0 with eps (x < eps or x > 1 - eps)
     cdef object eps
 
     cdef tuple _backward(self, tuple grads):
         cdef Variable x = self.saved.unpack(self)
-        d = x._data
         if self.eps is None:
-            inside, fill = (d >= 0) & (d <= 1), numpy.nan
+            outside, fill = (x._data < 0) | (x._data > 1), numpy.nan
         else:
-            inside, fill = (d >= self.eps) & (d <= 1 - self.eps), 0
+            outside, fill = (x._data < self.eps) | (x._data > 1 - self.eps), 0
         with numpy.errstate(divide="ignore", invalid="ignore"):
             g = div(grads[0], mul(x, rsub(x, 1)))
-        return (where_const(~inside, fill, g),)
+            # at 0 and 1 torch's kernel gives g * inf: the sign of g, also at x = -0.0
+            # (where g / (x (1 - x)) would flip it)
+            edge = (x._data == 0) | (x._data == 1)
+            if _xp_of(x._data) is not numpy or bool(edge.any()):
+                g = where(edge, mul(grads[0], numpy.inf), g)
+        return (where_const(outside, fill, g),)
 
 
 @profiled_op

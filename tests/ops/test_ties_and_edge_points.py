@@ -674,22 +674,6 @@ def test_complex_acosh_gradient_at_a_negative_zero_part_is_torchs():
     assert gradcheck(pyad.acosh, (x,)) and gradgradcheck(pyad.acosh, (x,))
 
 
-@pytest.mark.parametrize("eps", [None, 1e-6, 0.3])
-def test_logit_gradient_at_the_edges_is_torchs(eps):
-    # 16 values: torch's vectorised kernel for all of them (g / (x (1 - x)) in the
-    # domain, nan outside it without eps, 0 outside [eps, 1 - eps] and at NaN with it)
-    torch = pytest.importorskip("torch")
-    vals = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, 0.25, 0.5, 0.999, 1.5, -0.3,
-            1e-7, 0.3, 0.7, 2.0, -2.0]
-    (yp, gp), (yt, gt) = _grad_pair(lambda x: pyad.logit(x, eps),
-                                    lambda x: torch.logit(x, eps), vals)
-    _same(yp, yt)
-    _same(gp, gt)
-    x = pyad.tensor([0.05, 0.2, 0.5, 0.9], dtype=pyad.float64, requires_grad=True)
-    f = lambda t: pyad.logit(t, eps)  # noqa: E731
-    assert gradcheck(f, (x,)) and gradgradcheck(f, (x,))
-
-
 def test_sinc_gradient_is_zero_where_its_denominator_underflows():
     torch = pytest.importorskip("torch")
     vals = [0.0, -0.0, 1e-310, -1e-170, 1e-160, 0.5, -1.5, 3.7, 1e17, math.inf]

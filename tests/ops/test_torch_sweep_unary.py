@@ -85,6 +85,14 @@ TORCH_SIZE_DEPENDENT = {
                 "F.relu6-inplace-float64-gradedge", "F.hardtanh-inplace-float64-gradedge",
                 "F.hardswish-inplace-float64-gradedge")}
 TORCH_SIZE_DEPENDENT.update({
+    cid: "torch: logit's gradient is g / (x (1 - x)) in its SIMD body (-inf at x = -0.0 "
+         "for g > 0; with eps 0 at NaN), g * inf at 0 and 1 in its scalar tail (+inf; "
+         "with eps nan at NaN); pyad follows the scalar loop"
+    for cid in ("logit-float64-gradedge", "special.logit-float64-gradedge",
+                "logit-eps-float64-gradedge", "logit-eps0.3-float64-gradedge",
+                "special.logit-eps-float64-gradedge", "method.logit-eps-float64-gradedge",
+                "method.logit_-eps-float64-gradedge")})
+TORCH_SIZE_DEPENDENT.update({
     cid: "torch: elu's gradient at NaN is nan in its SIMD body (x > 0 fails: the "
          "exponential side), the incoming gradient in its scalar tail (x <= 0 fails)"
     for cid in ("F.elu-float64-gradedge", "F.selu-float64-gradedge",
