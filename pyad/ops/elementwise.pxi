@@ -1777,14 +1777,6 @@ cdef inline bint _clip_bound(object bound):
     return bound is None or type(bound) is float or type(bound) is int
 
 
-cdef object _kept_at_ties(object before, object after):
-    # torch's clamp keeps its operand where a bound equals it (max(-0.0, 0) is -0.0);
-    # NumPy's maximum/minimum may give the bound's zero
-    if _dtype_kind(after) == b'f' and _same_dtype(_dtype(after), _dtype(before)):
-        return _xp_of(after).where(after == before, before, after)
-    return after
-
-
 @profiled_op
 cpdef Variable clamp(object input, object min=None, object max=None):
     """Elementwise ``input`` limited to [min, max] (numbers or Variables; one may be None).
@@ -1808,10 +1800,10 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     else:
         if min is not None:
             _binary_operand_data(min, "clamp", "min")
-            data = _kept_at_ties(data, _apply_binary(_np_maximum, data, min, "clamp"))
+            data = _apply_binary(_np_maximum, data, min, "clamp")
         if max is not None:
             _binary_operand_data(max, "clamp", "max")
-            data = _kept_at_ties(data, _apply_binary(_np_minimum, data, max, "clamp"))
+            data = _apply_binary(_np_minimum, data, max, "clamp")
     data = _ensure_array(data)
     volatile = x._volatile or _operand_volatile(min) or _operand_volatile(max)
     if not ((_requires_grad_now(x) or _operand_requires_grad(min)

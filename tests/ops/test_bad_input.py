@@ -457,6 +457,7 @@ def test_dtype_refusals_match_torch(label, call, dtype, values, error):
     # the exact type torch raises (NotImplementedError is a RuntimeError: not enough)
     assert type(ours.value) is type(theirs.value), (type(ours.value), type(theirs.value))
     name = label.split("-")[0].split(".")[-1]
+    name = {"softsign": "abs"}.get(name, name)      # (softsign's abs refuses)
     if name != "invert":
         assert "%s(" % name.rstrip("_") in str(ours.value) or "%s(" % name in \
             str(ours.value), str(ours.value)

@@ -740,7 +740,9 @@ def test_complex_abs_and_sgn_divide_each_part_by_the_modulus():
     z = np.array(vals)
     _same(pyad.sgn(pyad.tensor(z)).numpy(), torch.sgn(torch.tensor(z)).numpy(),
           signed_zeros=True)
-    (yp, gp), (yt, gt) = _grad_pair(pyad.abs, torch.abs, vals[:2] + vals[4:],
+    # (abs's gradient at the tiny z is left out: torch's scalar loop, which a short
+    # Variable takes, gives nan there, its SIMD body g sgn(z))
+    (yp, gp), (yt, gt) = _grad_pair(pyad.abs, torch.abs, vals[:1] + vals[4:],
                                     np.complex128)
     _same(yp, yt)
     np.testing.assert_allclose(gp, gt, rtol=1e-12)
@@ -775,19 +777,19 @@ def test_mvlgamma_gradient_at_negative_zero_comes_from_the_right():
     assert gradcheck(f, (x,)) and gradgradcheck(f, (x,))
 
 
+@pytest.mark.parametrize("n", [1, 7, 40])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
-def test_relu_elu_clamp_keep_negative_zero(dtype):
+def test_relu_elu_keep_negative_zero(dtype, n):
+    # (torch's SIMD body and scalar tail agree here, unlike clamp's with Variable bounds)
     torch = pytest.importorskip("torch")
-    x = np.array([-0.0, 0.0, -1.0, 2.0, math.nan] * 7, dtype=dtype)   # body and tail
-    b = np.array([0.0, -0.0, 0.0, 5.0, 1.0] * 7, dtype=dtype)
-    calls = [lambda m, F, t, u: m.relu(t), lambda m, F, t, u: F.elu(t),
-             lambda m, F, t, u: F.selu(t), lambda m, F, t, u: F.celu(t, 2.0),
-             lambda m, F, t, u: m.clamp(t, min=u), lambda m, F, t, u: m.clamp(t, max=u),
-             lambda m, F, t, u: m.clamp(t, min=u + 1, max=u)]
+    x = np.array([-0.0, 0.0, -1.0, 2.0, math.nan] * n, dtype=dtype)
+    calls = [lambda m, F, t: m.relu(t), lambda m, F, t: F.elu(t),
+             lambda m, F, t: F.selu(t), lambda m, F, t: F.celu(t, 2.0),
+             lambda m, F, t: F.elu(t, 0.5), lambda m, F, t: m.nan_to_num(t)]
     tF = torch.nn.functional
     for call in calls:
-        ours = call(pyad, F, pyad.tensor(x), pyad.tensor(b)).numpy()
-        theirs = call(torch, tF, torch.tensor(x), torch.tensor(b)).numpy()
+        ours = call(pyad, F, pyad.tensor(x)).numpy()
+        theirs = call(torch, tF, torch.tensor(x)).numpy()
         _same(ours, theirs, signed_zeros=True)
     t = pyad.tensor(x[::2])          # a strided view (the general path)
     _same(pyad.relu(t).numpy(), torch.relu(torch.tensor(x)[::2]).numpy(),

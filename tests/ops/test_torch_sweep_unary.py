@@ -85,6 +85,13 @@ TORCH_SIZE_DEPENDENT = {
                 "F.relu6-inplace-float64-gradedge", "F.hardtanh-inplace-float64-gradedge",
                 "F.hardswish-inplace-float64-gradedge")}
 TORCH_SIZE_DEPENDENT.update({
+    cid: "torch: clamp with a Variable bound equal to the input (0 against -0.0) keeps "
+         "the input in its scalar loop (these short views), takes the bound in its SIMD "
+         "body; pyad takes the bound (NumPy's maximum/minimum)"
+    for cid in ("clamp-tmin-float64-int64-2x3", "clamp-tmax-float64-int64-2x3",
+                "clamp-tboth-float64-int64-2x3", "clip-tboth-float64-int64-2x3",
+                "clamp_min-t-float64-int64-2x3", "clamp_max-t-float64-int64-2x3")})
+TORCH_SIZE_DEPENDENT.update({
     cid: "torch: logit's gradient is g / (x (1 - x)) in its SIMD body (-inf at x = -0.0 "
          "for g > 0; with eps 0 at NaN), g * inf at 0 and 1 in its scalar tail (+inf; "
          "with eps nan at NaN); pyad follows the scalar loop"
