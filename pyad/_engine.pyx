@@ -2911,6 +2911,10 @@ cdef class Variable:
         return bitwise_right_shift(other, self)
 
     def __invert__(self):
+        if _dtype_kind(self._data) not in b'biu':
+            # torch: TypeError for the operator (bitwise_not itself: NotImplementedError)
+            raise TypeError("bitwise_not(): ~ (operator.invert) is only implemented on "
+                            "integer and Boolean-type Variables")
         return bitwise_not(self)
 
     def __matmul__(self, other):

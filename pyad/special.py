@@ -163,11 +163,34 @@ def sinc(input):
     x = input if isinstance(input, _pyad.Variable) else _pyad.as_tensor(input)
     if x.dtype.kind != "c":
         return _engine.sinc(x)
-    # complex input (torch.special.sinc takes it): sin(pi z) / (pi z), 1 at z = 0, as a
-    # composition (differentiable; the gradient at 0 is 0, as torch's)
+    # complex input (torch.special.sinc takes it): sin(pi z) / (pi z), 1 at z = 0
+    return _ComplexSinc.apply(x)
+
+
+def _complex_sinc_value(x):
     zero = x == 0
     safe = _pyad.where(zero, _pyad.ones_like(x), x) * _math.pi
     return _pyad.where(zero, _pyad.ones_like(x), _pyad.sin(safe) / safe)
+
+
+class _ComplexSinc(_pyad.autograd.Function):
+    # complex sinc with torch's sinc_backward: g conj((pi z cos(pi z) - sin(pi z)) /
+    # (z z pi)), 0 where z z pi is 0 (z = 0, and a tiny z whose square underflows);
+    # written with pyad ops, so it differentiates again
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _complex_sinc_value(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        px = x * _math.pi
+        sq = x * x * _math.pi
+        zero = sq == 0
+        safe = _pyad.where(zero, _pyad.ones_like(sq), sq)
+        d = _pyad.conj(px * _pyad.cos(px) - _pyad.sin(px)) / _pyad.conj(safe)
+        return _pyad.where(zero, _pyad.zeros_like(d), grad * d)
 
 
 @_wraps(_engine.softmax)

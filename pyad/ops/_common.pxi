@@ -1017,6 +1017,75 @@ cdef inline object _v_mT(object a):
     return a.swapaxes(n - 2, n - 1)
 
 
+cdef object _complex_parts(object re, object im, object dtype):
+    # A complex array of `dtype` from its real and imaginary parts (arrays or numbers).
+    xp = _xp_of(re) if not isinstance(re, (int, float)) else _xp_of(im)
+    out = xp.empty(numpy.broadcast_shapes(getattr(re, "shape", ()), getattr(im, "shape", ())),
+                   dtype=dtype)
+    out.real = re
+    out.imag = im
+    return out
+
+
+cdef object _c10_div(object ar, object ai, object c, object d, object dtype):
+    # (ar + ai i) / (c + d i) the way torch's c10::complex divides (NumPy's scaled
+    # algorithm, but a zero divisor gives ar/0 + (ai/0) i: inf + nan i for 1 / 0) --
+    # parts as real arrays of the same precision (or numbers), a complex `dtype` result.
+    xp = _xp_of(c)
+    with numpy.errstate(all="ignore"):
+        ac = xp.abs(c)
+        ad = xp.abs(d)
+        rat = d / c
+        scl = 1.0 / (c + d * rat)
+        re = (ar + ai * rat) * scl
+        im = (ai - ar * rat) * scl
+        rat2 = c / d
+        scl2 = 1.0 / (d + c * rat2)
+        big = ac >= ad
+        re = xp.where(big, re, (ar * rat2 + ai) * scl2)
+        im = xp.where(big, im, (ai * rat2 - ar) * scl2)
+        zero = (ac == 0) & (ad == 0)
+        re = xp.where(zero, ar / ac, re)
+        im = xp.where(zero, ai / ad, im)
+    return _complex_parts(re, im, dtype)
+
+
+cdef object _complex_mul(object a, object b):
+    # a * b for complex arrays as torch's vectorised loop: (ac - bd) + (ad + bc) i, no
+    # fused multiply-add (NumPy's product of 1e308 (1 + i) with itself is -inf + inf i,
+    # torch's nan + inf i)
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    with numpy.errstate(all="ignore"):
+        return _complex_parts(ar * br - ai * bi, ar * bi + ai * br, a.dtype)
+
+
+cdef object _c10_reciprocal(object z):
+    # 1 / z for a complex array, as torch's reciprocal (1 / 0 is inf + nan i)
+    return _c10_div(1.0, 0.0, z.real, z.imag, z.dtype)
+
+
+cdef object _complex_pow_by_number(object a, double e):
+    # torch's pow_tensor_scalar kernel on complex input, for the exponents it special-
+    # cases: sqrt for 0.5, 1 / sqrt for -0.5, reciprocal for -1, z z for 2, z z z for 3,
+    # 1 / (z z) for -2 (so the signs of zeros and the infinities are torch's, not those
+    # of pow()). None for any other exponent.
+    xp = _xp_of(a)
+    with numpy.errstate(all="ignore"):
+        if e == 0.5:
+            return xp.sqrt(a)
+        if e == -0.5:
+            return _c10_reciprocal(xp.sqrt(a))
+        if e == -1.0:
+            return _c10_reciprocal(a)
+        if e == 2.0:
+            return _complex_mul(a, a)
+        if e == 3.0:
+            return _complex_mul(_complex_mul(a, a), a)
+        if e == -2.0:
+            return _c10_reciprocal(_complex_mul(a, a))
+    return None
+
+
 cdef object _pow_by_number(object a, object c):
     # a ** c the way torch's CPU kernel computes it, where that is not pow(): for a
     # float32/float64 NumPy array and a real Python number c, x * x for 2, (x * x) * x
@@ -1027,9 +1096,19 @@ cdef object _pow_by_number(object a, object c):
     # None: no such form (the caller uses numpy.power).
     cdef int tn
     cdef double e
-    if type(a) is not _NDARRAY or not (type(c) is float or type(c) is int):
+    if type(a) is not _NDARRAY:
+        return None
+    if not (type(c) is float or type(c) is int):
+        if type(c) is complex and c.imag == 0 and (
+                cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_CDOUBLE
+                or cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_CFLOAT):
+            return _complex_pow_by_number(a, c.real)    # (float_power's exponent)
         return None
     tn = cnp.PyArray_TYPE(<cnp.ndarray>a)
+    if tn == cnp.NPY_CDOUBLE or tn == cnp.NPY_CFLOAT:
+        if type(c) is int and not (-2 <= c <= 3):
+            return None
+        return _complex_pow_by_number(a, c)
     if tn != cnp.NPY_DOUBLE and tn != cnp.NPY_FLOAT:
         return None
     if type(c) is int and not (-2 <= c <= 3):

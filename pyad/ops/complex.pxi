@@ -110,10 +110,12 @@ cdef class AngleBackward(_UnaryNode):
         if _dtype_kind(zd) != b'c':
             return (_raw(xp.zeros(zd.shape, dtype=zd.dtype)),)
         at_zero = xp.asarray(zd == 0)
-        mag2 = mul(z, conj(z))
+        # torch's order: ((g z) / |z|^2) i, |z|^2 real (so an infinite z gives nan)
+        mag2 = pow(abs(z), 2)
         if bool(at_zero.any()):
             mag2 = where_const(at_zero, 1, mag2)
-        t = div(mul(mul(_convert(g, None, zd.dtype, False), z), 1j), mag2)
+        with numpy.errstate(all="ignore"):
+            t = mul(div(mul(_convert(g, None, zd.dtype, False), z), mag2), 1j)
         if bool(at_zero.any()):
             t = where_const(at_zero, 0, t)
         return (t,)
@@ -150,9 +152,7 @@ def sgn(input):
     if _dtype_kind(x._data) != b'c':
         return sign(x)
     # composed of differentiable ops, so its gradient (and the second one) is torch's
-    a = abs(x)
-    zero = _xp_of(a._data).asarray(a._data == 0)
-    return where_const(zero, 0, div(x, where_const(zero, 1, a)))
+    return _sgn(x)
 
 
 @profiled_op

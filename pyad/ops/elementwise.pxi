@@ -802,7 +802,11 @@ cpdef Variable neg(object input):
         raise RuntimeError("neg(): Negation, the `-` operator, on a bool Variable is not "
                            "supported. If you are trying to invert a mask, use the `~` or "
                            "`logical_not()` operator instead.")
-    data = _ufunc1(_LOOP_NEG, x._data, None)
+    if _dtype_kind(x._data) == b'c':
+        # torch: 0 - z, so neg(0j) is 0j, not -0-0j
+        data = _xp_of(x._data).subtract(0, x._data)
+    else:
+        data = _ufunc1(_LOOP_NEG, x._data, None)
     if _records(x):
         return _recorded1(NegBackward.__new__(NegBackward), data, _edge(x))
     return _plain(data, x._volatile)
@@ -1034,22 +1038,41 @@ cpdef Variable sigmoid(object input):
     return _plain(data, x._volatile)
 
 
+cdef bint _probe_maximum_ties_second():
+    # Whether NumPy's maximum(a, b) gives b where a == b (as x86's maxps/maxpd do) for
+    # float32 and float64, in its vector loops and its scalar ones: then
+    # maximum(0, x) keeps x's -0.0, as torch's relu does.
+    for dt in (numpy.float32, numpy.float64):
+        for n in (1, 3, 67):
+            neg = numpy.full((n, 2), -0.0, dtype=dt)
+            for d in (neg[:, 0].copy(), neg[:, 0], numpy.asarray(neg[0, 0])):
+                if not numpy.signbit(numpy.maximum(numpy.zeros_like(d), d)).all():
+                    return False
+    return True
+
+
+cdef bint _MAXIMUM_TIES_SECOND = _probe_maximum_ties_second()
+
+
 cdef object _relu_data(object d):
-    # max(d, 0). NumPy's maximum against a scalar has no SIMD loop (~1.3 ns per float32
-    # element here), against an array it has (~0.3 ns): for a C-contiguous native float
-    # array the zeros are the output buffer itself (calloc'd), then one
-    # maximum(d, out, out=out) pass. NaN propagates, as in torch. Other layouts and
-    # dtypes keep maximum's own output (its memory order).
+    # torch's relu: x unless x < 0 (so relu(-0.0) is -0.0 and NaN propagates). NumPy's
+    # maximum against a scalar has no SIMD loop (~1.3 ns per float32 element here),
+    # against an array it has (~0.3 ns): for a C-contiguous native float32/64 array the
+    # zeros are the output buffer itself (calloc'd), then one maximum(out, d, out=out)
+    # pass, which keeps -0.0 where NumPy's maximum gives its second operand at ties
+    # (probed once). Other layouts and dtypes: where(x < 0, 0, x).
     cdef cnp.dtype descr
-    if (type(d) is _NDARRAY and cnp.PyArray_NDIM(<cnp.ndarray>d)
+    if (_MAXIMUM_TIES_SECOND and type(d) is _NDARRAY and cnp.PyArray_NDIM(<cnp.ndarray>d)
             and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>d)):
         descr = <cnp.dtype><object>cnp.PyArray_DESCR(<cnp.ndarray>d)
-        if descr.kind == b'f' and descr.isnative:
+        if descr.kind == b'f' and descr.isnative and (descr.itemsize == 4
+                                                      or descr.itemsize == 8):
             out = cnp.PyArray_ZEROS(cnp.PyArray_NDIM(<cnp.ndarray>d),
                                     cnp.PyArray_DIMS(<cnp.ndarray>d), descr.type_num, 0)
             # (out by keyword: NumPy deprecates a third positional argument of maximum)
-            return _np_maximum(d, out, out=out)
-    data = _np_maximum(d, 0)
+            return _np_maximum(out, d, out=out)
+    xp = _xp_of(d)
+    data = xp.where(d < 0, xp.zeros((), dtype=d.dtype), d)
     if data.dtype != d.dtype:
         data = data.astype(d.dtype)
     return data
@@ -1076,6 +1099,8 @@ cpdef Variable relu(object input):
     """
     _refuse_complex(input, None, "relu")
     cdef Variable x = _as_variable(input, "relu")
+    if _dtype_kind(x._data) == b'b':
+        raise RuntimeError("relu(): Boolean inputs not supported for relu")
     data = _relu_data(x._data)
     if _records(x):
         return _record_unary(ReluBackward.__new__(ReluBackward), data, x, False, True)
@@ -1144,17 +1169,19 @@ cdef class AbsBackward(_UnaryNode):
 
 cdef Variable _sgn(Variable z):
     # z / |z| (0 at 0) for complex z, differentiable (torch's sgn): the derivative of
-    # |z|, which unlike a real sign is not locally constant.
-    xp = _xp_of(z._data)
-    zero = xp.asarray(z._data == 0)
-    tiny = xp.asarray((xp.abs(z._data) < 2.0 ** -500) & ~zero)
-    if bool(tiny.any()):
-        # |z| tiny (a denormal): NumPy's complex division overflows 1 / |z| to inf and
-        # gives nan; scaled by 2**600 first (exact) it is z / |z| of size 1 (torch's)
-        z = mul(z, xp.where(tiny, 2.0 ** 600, 1.0))
-    if bool(zero.any()):
-        return where_const(zero, 0, div(z, where_const(zero, 1, abs(z))))
-    return div(z, abs(z))
+    # |z|, which unlike a real sign is not locally constant. As torch's vectorised
+    # kernel, each part is divided by the real |z| (a complex division would overflow
+    # 1 / |z| at a tiny z, and give nan + nan i at an infinite one).
+    a = abs(z)
+    zero = _xp_of(a._data).asarray(a._data == 0)
+    any_zero = bool(zero.any())
+    if any_zero:
+        a = where_const(zero, 1, a)
+    if z._data.size == 0:
+        q = div(z, a)
+    else:
+        q = view_as_complex(stack([div(real(z), a), div(imag(z), a)], -1).contiguous())
+    return where_const(zero, 0, q) if any_zero else q
 
 
 @profiled_op
@@ -1164,7 +1191,10 @@ cpdef Variable abs(object input):
     >>> abs(Variable(numpy.array([-1.5, 0., 2.])))
     tensor([1.5000, 0.0000, 2.0000], dtype=float64)
     """
-    return _same_dtype_unary(_np_absolute, input, AbsBackward, 1, "abs")
+    cdef Variable x = _as_variable(input, "abs")
+    if _dtype_kind(x._data) == b'b':
+        _not_implemented_for(x._data, "abs", "abs_cpu")
+    return _same_dtype_unary(_np_absolute, x, AbsBackward, 1, "abs")
 
 
 @profiled_op
@@ -1193,7 +1223,13 @@ cpdef Variable reciprocal(object input):
     >>> reciprocal(Variable(numpy.array([2., 4.])))
     tensor([0.5000, 0.2500], dtype=float64)
     """
-    return _float_unary(_np_reciprocal, input, ReciprocalBackward, 2, "reciprocal")
+    return _float_unary(_reciprocal_data, input, ReciprocalBackward, 2, "reciprocal")
+
+
+cdef object _reciprocal_data(object d):
+    if _dtype_kind(d) == b'c':
+        return _c10_reciprocal(d)     # torch's complex division: 1 / 0 is inf + nan i
+    return _np_reciprocal(d)
 
 
 cdef class SignBackward(_ZeroGradNode):
@@ -1225,7 +1261,16 @@ cpdef Variable square(object input):
     >>> square(Variable(numpy.array([-2., 3.])))
     tensor([4., 9.], dtype=float64)
     """
-    return _same_dtype_unary(_np_square, input, SquareBackward, 1, "square")
+    cdef Variable x = _as_variable(input, "square")
+    if _dtype_kind(x._data) == b'b':
+        x = _convert(x, None, numpy.int64, False)    # torch: pow(x, 2), an int64 result
+    return _same_dtype_unary(_square_data, x, SquareBackward, 1, "square")
+
+
+cdef object _square_data(object d):
+    if _dtype_kind(d) == b'c':
+        return _complex_mul(d, d)          # torch: z * z, as its complex multiply
+    return _np_square(d)
 
 
 cdef class RsqrtBackward(_UnaryNode):
@@ -1235,6 +1280,8 @@ cdef class RsqrtBackward(_UnaryNode):
 
 cdef object _rsqrt_data(object d):
     r = _scratch(_np_sqrt(d))
+    if _dtype_kind(d) == b'c':
+        return _c10_reciprocal(r)          # torch's complex 1 / sqrt(z)
     return _np_true_divide(1.0, r, r)
 
 
@@ -1275,7 +1322,33 @@ cpdef Variable log1p(object input):
     >>> log1p(Variable(numpy.array([0., 1e-10])))
     tensor([0.0000e+00, 1.0000e-10], dtype=float64)
     """
-    return _float_unary(_np_log1p, input, Log1pBackward, 1, "log1p")
+    return _float_unary(_log1p_data, input, Log1pBackward, 1, "log1p")
+
+
+cdef object _log1p_data(object d):
+    if _dtype_kind(d) == b'c':
+        return _complex_log1p(d)
+    return _np_log1p(d)
+
+
+cdef object _complex_log1p(object z):
+    # torch's complex log1p: with u = 1 + z, z where u == 1, log(u) where u - 1 == z,
+    # else log(u) * (z / (u - 1)) (Kahan's; complex division as c10's); nan + nan i
+    # where z has a nan part.
+    xp = _xp_of(z)
+    x, y = z.real, z.imag
+    with numpy.errstate(all="ignore"):
+        ur = x + 1
+        u = _complex_parts(ur, y, z.dtype)
+        lu = xp.log(u)
+        um1r = ur - 1
+        q = _c10_div(x, y, um1r, y, z.dtype)
+        lr, li, qr, qi = lu.real, lu.imag, q.real, q.imag
+        r = _complex_parts(lr * qr - li * qi, lr * qi + li * qr, z.dtype)
+        r = xp.where(um1r == x, lu, r)
+        r = xp.where((ur == 1) & (y == 0), z, r)
+        return xp.where(xp.isnan(x) | xp.isnan(y),
+                        xp.asarray(complex(numpy.nan, numpy.nan), dtype=z.dtype), r)
 
 
 cdef class Log2Backward(_UnaryNode):
@@ -1383,7 +1456,16 @@ cpdef Variable acos(object input):
     >>> acos(Variable(numpy.array([1., 0.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
-    return _float_unary(_np_arccos, input, AcosBackward, 1, "acos")
+    return _float_unary(_acos_data, input, AcosBackward, 1, "acos")
+
+
+cdef object _acos_data(object d):
+    if d.dtype == numpy.complex128:
+        # torch's complex128 acos is pi/2 - asin(z) (so acos(0j) is pi/2 + 0i, not
+        # - 0i); its complex64 one is the C library's, as NumPy's
+        a = _xp_of(d).arcsin(d)
+        return _complex_parts(math.pi / 2 - a.real, 0.0 - a.imag, d.dtype)
+    return _np_arccos(d)
 
 
 cdef class AtanBackward(_UnaryNode):
@@ -1704,9 +1786,9 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     >>> clamp(Variable(numpy.array([-2., 0.5, 3.])), -1, 1)
     tensor([-1.0000,  0.5000,  1.0000], dtype=float64)
     """
-    _refuse_complex(input, None, "clamp")
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
+    _refuse_complex(input, None, "clamp")
     cdef Variable x = _as_variable(input, "clamp")
     data = x._data
     cdef bint clipped = (_dtype_kind(data) == b'f' and type(data) is _NDARRAY
@@ -2109,19 +2191,40 @@ cpdef Variable nan_to_num(object input, object nan=0.0, object posinf=None,
     not_finite = ~xp.isfinite(x._data)
     if not _records(x):
         return _plain(replaced, x._volatile)
-    # x where finite (its gradient passes), plus the replacements as a constant
-    return add(where_const(not_finite, 0, x), xp.where(not_finite, replaced, 0))
+    if kind == b'c':
+        raise RuntimeError("nan_to_num(): nan_to_num does not support automatic "
+                           "differentiation for outputs with complex dtype.")
+    # x where finite (its gradient passes, its -0.0 stays), the replacements elsewhere
+    return where_const(not_finite, replaced, x)
 
 # -- rounding: zero gradients, as torch -------------------------------------------------
+
+cdef void _not_implemented_for(object d, str what, str kernel) except *:
+    # torch's refusal of a dtype its CPU kernel has no loop for
+    raise NotImplementedError("%s(): \"%s\" not implemented for '%s'"
+                              % (what, kernel, _torch_dtype_name(d.dtype)))
+
 
 cdef Variable _rounding(object ufunc, object input, type node_type, str what,
                         object decimals=0):
     cdef Variable x = _as_variable(input, what)
     cdef char kind = _dtype_kind(x._data)
     if kind == b'i' or kind == b'u' or kind == b'b':
-        data = x._data.copy()           # integers are already whole (torch: a copy)
+        # torch: no bool kernel; integers are already whole (a copy), but rounding them
+        # to decimals has no kernel either
+        if decimals != 0:
+            _not_implemented_for(x._data, what, "round_cpu")
+        if kind == b'b':
+            _not_implemented_for(x._data, what, ("trunc" if what == "fix" else what)
+                                 + "_vml_cpu")
+        data = x._data.copy()
     elif decimals != 0:
-        data = _xp_of(x._data).round(x._data, decimals)
+        if x._data.dtype == numpy.float16:
+            # torch scales a float16 in float32 (10^3 * 100 does not overflow)
+            data = _xp_of(x._data).round(x._data.astype(numpy.float32),
+                                         decimals).astype(numpy.float16)
+        else:
+            data = _xp_of(x._data).round(x._data, decimals)
     else:
         data = ufunc(x._data)
     if _records(x):
@@ -2205,6 +2308,8 @@ cpdef Variable frac(object input):
     tensor([-0.2500,  0.5000], dtype=float64)
     """
     _refuse_complex(input, None, "frac")
+    if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) in b'biu':
+        _not_implemented_for((<Variable>input)._data, "frac", "frac_cpu")
     try:
         return sub(input, trunc(input))
     except _OP_ERRORS as exc:
@@ -2441,18 +2546,6 @@ cpdef Variable logical_xor(object input, object other):
     return _logical_binary(numpy.logical_xor, input, other, "logical_xor")
 
 
-cdef void _check_bitwise(object x, str what) except *:
-    if isinstance(x, Variable):
-        kind = (<Variable>x)._data.dtype.kind
-    elif isinstance(x, float):
-        kind = "f"
-    else:
-        kind = getattr(x, "dtype", numpy.dtype(bool)).kind
-    if kind not in "biu":
-        raise TypeError("%s(): only integer and bool Variables are supported, got a float "
-                        "operand" % what)
-
-
 cdef void _check_bitwise2(object a, object b, str what) except *:
     # torch promotes, then finds no bitwise kernel for a floating or complex result
     rt = _torch_result_dtype(_binary_operand_data(a, what, "input"),
@@ -2469,8 +2562,10 @@ cpdef Variable bitwise_not(object input):
     >>> bitwise_not(Variable(numpy.array([True, False])))
     tensor([False,  True])
     """
-    _check_bitwise(input, "bitwise_not")
-    return _no_grad_unary(numpy.invert, input, "bitwise_not")
+    cdef Variable x = _as_variable(input, "bitwise_not")
+    if _dtype_kind(x._data) not in b'biu':
+        _not_implemented_for(x._data, "bitwise_not", "bitwise_not_cpu")
+    return _no_grad_unary(numpy.invert, x, "bitwise_not")
 
 
 @profiled_op
@@ -2719,6 +2814,9 @@ cpdef Variable signbit(object input):
     tensor([ True,  True, False, False])
     """
     cdef Variable x = _as_variable(input, "signbit")
+    if _dtype_kind(x._data) == b'c':
+        raise NotImplementedError("signbit(): signbit is not implemented for complex "
+                                  "Variables.")
     return _plain(_xp_of(x._data).signbit(x._data), x._volatile)
 
 

@@ -296,8 +296,20 @@ cpdef Variable copy_(object input, object src):
 
 # -- in-place twins of unary ops: one factory, the same snapshot-and-write-back recipe --
 
+# in-place forms torch refuses on complex input (their result is real)
+_NO_COMPLEX_INPLACE = {"abs_": "In-place abs", "absolute_": "In-place abs",
+                       "deg2rad_": "deg2rad", "rad2deg_": "rad2deg"}
+
+
+cdef void _refuse_complex_inplace(Variable x, str what) except *:
+    if _dtype_kind(x._data) == b'c' and what in _NO_COMPLEX_INPLACE:
+        raise RuntimeError("%s(): %s is not supported for complex Variables."
+                           % (what, _NO_COMPLEX_INPLACE[what]))
+
+
 cdef Variable _inplace_unary(Variable x, object op, tuple args, str what):
     cdef Variable old
+    _refuse_complex_inplace(x, what)
     # a binary op's other operand (atan2_, copysign_) may bring the graph
     other = args[0] if args else None
     try:
@@ -660,6 +672,7 @@ cdef void _check_inplace_cast(object result_dtype, object dtype, str what) excep
 
 cdef Variable _inplace_apply(Variable x, object op, tuple args, dict kwargs, str what):
     cdef Variable old, result
+    _refuse_complex_inplace(x, what)
     other = _operand_with_grad(args, kwargs)
     try:
         if _inplace_records(x, other):

@@ -44,12 +44,13 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
     >>> log_softmax(Variable(numpy.zeros(2)), dim=0)
     tensor([-0.6931, -0.6931], dtype=float64)
     """
-    _refuse_complex(input, None, "log_softmax")
     cdef Variable x = _as_variable(input, "log_softmax")
     if dim is None:
         raise TypeError("log_softmax(): argument 'dim' must be given")
     if dtype is not None:
+        # torch casts first: a complex input with a real dtype= loses its imaginary part
         x = _convert(x, None, dtype, False)
+    _refuse_complex(x, None, "log_softmax")
     if not _is_float_dtype(x._data.dtype):
         raise NotImplementedError("log_softmax(): expected a floating point input, got %s"
                                   % x._data.dtype)
@@ -113,12 +114,13 @@ cpdef Variable softmax(object input, object dim=None, object dtype=None):
     >>> softmax(Variable(numpy.array([0., numpy.log(3.)])), dim=0)
     tensor([0.2500, 0.7500], dtype=float64)
     """
-    _refuse_complex(input, None, "softmax")
     cdef Variable x = _as_variable(input, "softmax")
     if dim is None:
         raise TypeError("softmax(): argument 'dim' must be given")
     if dtype is not None:
+        # torch casts first: a complex input with a real dtype= loses its imaginary part
         x = _convert(x, None, dtype, False)
+    _refuse_complex(x, None, "softmax")
     if not _is_float_dtype(x._data.dtype):
         raise NotImplementedError("softmax(): expected a floating point input, got %s"
                                   % x._data.dtype)
@@ -225,7 +227,15 @@ cpdef Variable silu(object input):
     tensor([0.0000, 0.7311], dtype=float64)
     """
     cdef Variable x = _activation_input(input, "silu")
-    data = _as_dtype(_ensure_array(x._data * _sigmoid_data(x._data)), x._data.dtype)
+    d = x._data
+    if _dtype_kind(d) == b'c':
+        # torch's complex silu: x / (1 + exp(-x)), a c10 complex division (so
+        # silu(-0 + 0i) is 0 + 0i)
+        with numpy.errstate(all="ignore"):
+            den = 1 + _xp_of(d).exp(_xp_of(d).subtract(0, d))
+        data = _c10_div(d.real, d.imag, den.real, den.imag, d.dtype)
+    else:
+        data = _as_dtype(_ensure_array(d * _sigmoid_data(d)), d.dtype)
     if _records(x):
         return _record_unary(SiluBackward.__new__(SiluBackward), data, x, True, False)
     return _plain(data, x._volatile)
@@ -256,8 +266,11 @@ cpdef Variable elu(object input, double alpha=1.0):
     cdef Variable x = _activation_input(input, "elu")
     d = x._data
     xp = _xp_of(d)
-    data = _as_dtype(_ensure_array(xp.where(d > 0, d, alpha * xp.expm1(xp.minimum(d, 0)))),
-                     d.dtype)
+    with numpy.errstate(all="ignore"):
+        # (the exponential of x where x <= 0 or NaN, of 0 elsewhere: torch's
+        # alpha * expm1(-0.0) is -0.0, so elu(-0.0) is -0.0)
+        neg = xp.where(d > 0, xp.zeros((), dtype=d.dtype), d)
+        data = _as_dtype(_ensure_array(xp.where(d > 0, d, alpha * xp.expm1(neg))), d.dtype)
     cdef EluBackward node
     if _records(x):
         node = EluBackward.__new__(EluBackward)
@@ -388,7 +401,9 @@ cpdef Variable logsigmoid(object input):
     cdef Variable x = _activation_input(input, "logsigmoid")
     d = x._data
     xp = _xp_of(d)
-    data = _as_dtype(_ensure_array(xp.minimum(d, 0) - xp.log1p(xp.exp(-xp.abs(d)))), d.dtype)
+    # (float16 computes in float32, as torch: a tiny negative rounds to -0.0, not 0)
+    h = d.astype(numpy.float32) if d.dtype == numpy.float16 else d
+    data = _as_dtype(_ensure_array(xp.minimum(h, 0) - xp.log1p(xp.exp(-xp.abs(h)))), d.dtype)
     if _records(x):
         return _record_unary(LogSigmoidBackward.__new__(LogSigmoidBackward), data, x, True,
                              False)

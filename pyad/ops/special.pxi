@@ -320,7 +320,7 @@ cdef double _bessel_i_scaled_asymptotic(double x, int order) noexcept nogil:
         total += term
         if c_fabs(term) < 1e-17 * c_fabs(total):
             break
-    return total / c_sqrt(2 * _PI * x)
+    return total / c_sqrt(2 * _PI) / c_sqrt(x)     # (2 pi x overflows at 1e308)
 
 
 cdef double _c_i0e(double x) noexcept nogil:
@@ -342,23 +342,27 @@ cdef double _c_i0(double x) noexcept nogil:
 
 
 cdef double _c_i1e(double x) noexcept nogil:
-    cdef double ax = c_fabs(x)
+    cdef double ax = c_fabs(x), r
     if c_isnan(x):
         return x
     if c_isinf(x):
         return c_copysign(0.0, x)
     if ax >= 30:
-        return c_copysign(_bessel_i_scaled_asymptotic(ax, 1), x)
-    return c_copysign(_bessel_i_series(ax, 1) * c_exp(-ax), x)
+        r = _bessel_i_scaled_asymptotic(ax, 1)
+    else:
+        r = _bessel_i_series(ax, 1) * c_exp(-ax)
+    return -r if x < 0 else r            # (torch's: i1e(-0.0) is +0.0)
 
 
 cdef double _c_i1(double x) noexcept nogil:
-    cdef double ax = c_fabs(x)
+    cdef double ax = c_fabs(x), r
     if c_isnan(x) or c_isinf(x):
         return C_NAN                     # torch's i1(+-inf) is nan
     if ax >= 30:
-        return c_copysign(_bessel_i_scaled_asymptotic(ax, 1) * c_exp(ax), x)
-    return c_copysign(_bessel_i_series(ax, 1), x)
+        r = _bessel_i_scaled_asymptotic(ax, 1) * c_exp(ax)
+    else:
+        r = _bessel_i_series(ax, 1)
+    return -r if x < 0 else r            # (torch's: i1(-0.0) is +0.0)
 
 
 cdef object _lgamma_data(object d):
@@ -436,10 +440,14 @@ cpdef Variable asinh(object input):
 
 
 cdef class AcoshBackward(_UnaryNode):
-    # 1 / sqrt(x^2 - 1); written (x - 1)^-1/2 (x + 1)^-1/2, right on complex x too
+    # torch's formulas: 1 / sqrt(x x - 1) on real x (finite below -1, inf at +-1);
+    # (x + 1)^-1/2 (x - 1)^-1/2 on complex x (the branch cut needs the two roots)
     cdef tuple _backward(self, tuple grads):
-        x = self.saved.unpack(self)
-        return (mul(grads[0], mul(rsqrt(sub(x, 1)), rsqrt(add(x, 1)))),)
+        cdef Variable x = self.saved.unpack(self)
+        if _dtype_kind(x._data) == b'c':
+            # (x - 1 as torch computes it, x + (-1 + 0i): -0.0 imaginary parts become +0)
+            return (mul(grads[0], mul(rsqrt(add(x, 1)), rsqrt(add(x, -1)))),)
+        return (mul(grads[0], rsqrt(sub(mul(x, x), 1))),)
 
 
 @profiled_op
@@ -685,11 +693,15 @@ cpdef Variable mvlgamma(object input, object p):
     if p < 1:
         raise RuntimeError("mvlgamma(): p has to be greater than or equal to 1")
     _refuse_complex(input, None, "mvlgamma")
+    if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) == b'b':
+        raise RuntimeError("mvlgamma(): The input tensor may not be a boolean tensor.")
     cdef Variable x = _float_input(input, "mvlgamma")
     xp = _xp_of(x._data)
-    shifts = xp.asarray(-numpy.arange(p, dtype=numpy.float64) / 2.0).astype(x._data.dtype)
+    # torch's shifts, -(p - 1)/2 ... -1/2, +0 (a +0: so -0.0 + 0 is +0.0, lgamma's pole
+    # from the right, as torch's gradient there)
+    shifts = xp.asarray(numpy.arange(-p * 0.5 + 0.5, 0.5, 0.5)).astype(x._data.dtype)
     terms = lgamma(add(unsqueeze(x, -1), shifts))
-    return add(sum(terms, -1), p * (p - 1) / 4.0 * math.log(math.pi))
+    return add(sum(terms, -1), p * (p - 1) * math.log(math.pi) / 4)
 
 
 # -- modified Bessel functions of the first kind -------------------------------------
@@ -727,13 +739,18 @@ cpdef Variable i0e(object input):
     return _special_unary(_i0e_data, input, I0eBackward, 1, "i0e")
 
 
+cdef object _tiny_or_nan(object d):
+    # torch's i1/i1e backward: 1/2 where not |x| > eps (|x| <= eps, or NaN)
+    return ~(_xp_of(d).abs(d) > numpy.finfo(d.dtype).eps)
+
+
 cdef class I1Backward(_UnaryNode):
-    # d i1(x) = i0(x) - i1(x) / x, 1/2 at 0
+    # d i1(x) = i0(x) - i1(x) / x; 1/2 where |x| <= eps or x is NaN (torch's i1_backward)
     cdef tuple _backward(self, tuple grads):
         cdef Variable x = self.saved.unpack(self)
-        zero = x._data == 0
-        safe = where_const(zero, 1, x)
-        return (mul(grads[0], where_const(zero, 0.5, sub(i0(x), div(i1(x), safe)))),)
+        tiny = _tiny_or_nan(x._data)
+        safe = where_const(tiny, 1, x)
+        return (mul(grads[0], where_const(tiny, 0.5, sub(i0(safe), div(i1(safe), safe)))),)
 
 
 @profiled_op
@@ -748,13 +765,14 @@ cpdef Variable i1(object input):
 
 
 cdef class I1eBackward(_UnaryNode):
-    # d i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x), 1/2 at 0
+    # d i1e(x) = i0e(x) - i1e(x) (sign(x) + 1/x); 1/2 where |x| <= eps or x is NaN
+    # (torch's i1e_backward)
     cdef tuple _backward(self, tuple grads):
         cdef Variable x = self.saved.unpack(self)
-        zero = x._data == 0
-        safe = where_const(zero, 1, x)
-        d = sub(i0e(x), mul(i1e(x), add(sign(x), reciprocal(safe))))
-        return (mul(grads[0], where_const(zero, 0.5, d)),)
+        tiny = _tiny_or_nan(x._data)
+        safe = where_const(tiny, 1, x)
+        d = sub(i0e(safe), mul(i1e(safe), add(sign(safe), reciprocal(safe))))
+        return (mul(grads[0], where_const(tiny, 0.5, d)),)
 
 
 @profiled_op
@@ -800,7 +818,14 @@ cpdef Variable ndtri(object input):
     >>> ndtri(Variable(numpy.array([0.5, 0.975])))
     tensor([0.0000, 1.9600], dtype=float64)
     """
+    _refuse_half(input, "ndtri")
     return _special_unary(_ndtri_data, input, NdtriBackward, 2, "ndtri")
+
+
+cdef void _refuse_half(object input, str what) except *:
+    # torch's CPU kernel has no float16 loop for this function
+    if isinstance(input, Variable) and (<Variable>input)._data.dtype == numpy.float16:
+        _not_implemented_for((<Variable>input)._data, what, what + "_cpu")
 
 
 cdef class LogNdtrBackward(_UnaryNode):
@@ -826,6 +851,7 @@ cpdef Variable log_ndtr(object input):
     tensor([ -0.6931, -53.2313], dtype=float64)
     """
     _refuse_complex(input, None, "log_ndtr")
+    _refuse_half(input, "log_ndtr")
     cdef Variable x = _float_input(input, "log_ndtr")
     data = _log_ndtr_data(x._data)
     cdef LogNdtrBackward node
@@ -952,13 +978,15 @@ cpdef Variable entr(object input):
 
 
 cdef class SincBackward(_UnaryNode):
-    # (cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at x = 0
+    # torch's sinc_backward: (pi x cos(pi x) - sin(pi x)) / (x x pi), 0 where x x pi
+    # is 0 (x = 0, and a tiny x whose square underflows)
     cdef tuple _backward(self, tuple grads):
         cdef Variable x = self.saved.unpack(self)
-        zero = x._data == 0
+        with numpy.errstate(all="ignore"):
+            zero = (x._data * x._data) * math.pi == 0
         safe = where_const(zero, 1, x)
         px = mul(safe, math.pi)
-        d = div(sub(mul(cos(px), px), sin(px)), mul(px, safe))
+        d = div(sub(mul(px, cos(px)), sin(px)), mul(mul(safe, safe), math.pi))
         return (mul(grads[0], where_const(zero, 0, d)),)
 
 

@@ -549,3 +549,79 @@ def test_expand_as_same_shape_is_a_new_view_like_torch():
         assert v is not x and v._base is x
         assert pyad.autograd.gradcheck(lambda a: a.expand_as(a) * a, (x,))
         assert pyad.autograd.gradgradcheck(lambda a: a.expand(2, 3) * a, (x,))
+
+# -- dtypes torch's kernels refuse: the same exception type as torch, naming the op ----
+
+def _typed(lib, values, dtype):
+    return lib.tensor(np.array(values, dtype=dtype), dtype=getattr(lib, dtype))
+
+
+REFUSALS = [
+    # (label, call(lib, F, x), dtype, values, torch's exception type)
+    ("floor-bool", lambda m, F, x: m.floor(x), "bool", [True, False], NotImplementedError),
+    ("ceil-bool", lambda m, F, x: m.ceil(x), "bool", [True, False], NotImplementedError),
+    ("round-bool", lambda m, F, x: m.round(x), "bool", [True, False], NotImplementedError),
+    ("trunc-bool", lambda m, F, x: m.trunc(x), "bool", [True, False], NotImplementedError),
+    ("fix-bool", lambda m, F, x: m.fix(x), "bool", [True, False], NotImplementedError),
+    ("floor_-bool", lambda m, F, x: x.floor_(), "bool", [True, False], NotImplementedError),
+    ("round-decimals-int64", lambda m, F, x: m.round(x, decimals=1), "int64", [1, 2],
+     NotImplementedError),
+    ("round-decimals-uint8", lambda m, F, x: m.round(x, decimals=-1), "uint8", [1, 2],
+     NotImplementedError),
+    ("round_-decimals-int64", lambda m, F, x: x.round_(decimals=1), "int64", [1, 2],
+     NotImplementedError),
+    ("frac-int64", lambda m, F, x: m.frac(x), "int64", [1, 2], NotImplementedError),
+    ("frac-uint8", lambda m, F, x: m.frac(x), "uint8", [1, 2], NotImplementedError),
+    ("frac-bool", lambda m, F, x: m.frac(x), "bool", [True], NotImplementedError),
+    ("frac_-int64", lambda m, F, x: x.frac_(), "int64", [1, 2], NotImplementedError),
+    ("abs-bool", lambda m, F, x: m.abs(x), "bool", [True, False], NotImplementedError),
+    ("absolute-bool", lambda m, F, x: m.absolute(x), "bool", [True], NotImplementedError),
+    ("softsign-bool", lambda m, F, x: F.softsign(x), "bool", [True], NotImplementedError),
+    ("abs_-complex", lambda m, F, x: x.abs_(), "complex64", [1j], RuntimeError),
+    ("absolute_-complex", lambda m, F, x: x.absolute_(), "complex64", [1j], RuntimeError),
+    ("deg2rad_-complex", lambda m, F, x: x.deg2rad_(), "complex64", [1j], RuntimeError),
+    ("rad2deg_-complex", lambda m, F, x: x.rad2deg_(), "complex64", [1j], RuntimeError),
+    ("relu-bool", lambda m, F, x: m.relu(x), "bool", [True], RuntimeError),
+    ("F.relu-bool", lambda m, F, x: F.relu(x), "bool", [True], RuntimeError),
+    ("relu_-bool", lambda m, F, x: x.relu_(), "bool", [True], RuntimeError),
+    ("bitwise_not-float64", lambda m, F, x: m.bitwise_not(x), "float64", [1.0],
+     NotImplementedError),
+    ("bitwise_not-float16", lambda m, F, x: m.bitwise_not(x), "float16", [1.0],
+     NotImplementedError),
+    ("bitwise_not-complex", lambda m, F, x: m.bitwise_not(x), "complex128", [1j],
+     NotImplementedError),
+    ("bitwise_not_-float32", lambda m, F, x: x.bitwise_not_(), "float32", [1.0],
+     NotImplementedError),
+    ("invert-operator-float", lambda m, F, x: ~x, "float64", [1.0], TypeError),
+    ("signbit-complex", lambda m, F, x: m.signbit(x), "complex128", [1j],
+     NotImplementedError),
+    ("mvlgamma-bool", lambda m, F, x: m.mvlgamma(x, 2), "bool", [True], RuntimeError),
+    ("ndtri-float16", lambda m, F, x: m.special.ndtri(x), "float16", [0.5],
+     NotImplementedError),
+    ("log_ndtr-float16", lambda m, F, x: m.special.log_ndtr(x), "float16", [0.5],
+     NotImplementedError),
+    ("clamp-no-bounds-complex", lambda m, F, x: m.clamp(x), "complex128", [1j],
+     RuntimeError),
+    ("nan_to_num-complex-grad", lambda m, F, x: m.nan_to_num(x.requires_grad_()),
+     "complex128", [1j], RuntimeError),
+]
+
+
+@pytest.mark.parametrize("label, call, dtype, values, error", REFUSALS,
+                         ids=[r[0] for r in REFUSALS])
+def test_dtype_refusals_match_torch(label, call, dtype, values, error):
+    import pyad.nn.functional as pF
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as tF
+    with pytest.raises(error) as theirs:
+        call(torch, tF, _typed(torch, values, dtype))
+    assert type(theirs.value) is error or isinstance(theirs.value, error)
+    with pytest.raises(error) as ours:
+        call(pyad, pF, _typed(pyad, values, dtype))
+    # the exact type torch raises (NotImplementedError is a RuntimeError: not enough)
+    assert type(ours.value) is type(theirs.value), (type(ours.value), type(theirs.value))
+    name = label.split("-")[0].split(".")[-1]
+    name = {"softsign": "abs"}.get(name, name)      # (softsign's abs refuses)
+    if name != "invert":
+        assert "%s(" % name.rstrip("_") in str(ours.value) or "%s(" % name in \
+            str(ours.value), str(ours.value)
