@@ -1938,11 +1938,13 @@ cdef class Atan2Backward(_BinaryNode):
         # d atan2(a, b) = (b da - a db) / r^2, with 0 where r = 0 (torch: no NaN at (0, 0))
         r2 = add(mul(a, a), mul(b, b))
         at_origin = (<Variable>r2)._data == 0
-        scaled = mul(g, where_const(at_origin, 0, reciprocal(where_const(at_origin, 1, r2))))
+        recip = where_const(at_origin, 0, reciprocal(where_const(at_origin, 1, r2)))
+        # torch's order: (grad * other) * recip, so an overflow of grad * other at
+        # (0, 1e308) is inf * 0 = nan, as torch's
         if self._needs_input_grad(0):
-            ga = self.grad_a(mul(scaled, b))
+            ga = self.grad_a(mul(mul(g, b), recip))
         if self._needs_input_grad(1):
-            gb = self.grad_b(mul(scaled, neg(a) if isinstance(a, Variable) else -a))
+            gb = self.grad_b(mul(mul(g, neg(a) if isinstance(a, Variable) else -a), recip))
         return (ga, gb)
 
 
@@ -3003,7 +3005,8 @@ cdef Variable _compare(Variable a, object b, int op):
                 pass
     elif type(other) is _NDARRAY:
         ko = _dtype_kind(other)
-        if ko != kd and (ko == b'f' or kd == b'f'):
+        if ko != kd and ((ko == b'f' and (kd == b'i' or kd == b'u' or kd == b'b')) or
+                         (kd == b'f' and (ko == b'i' or ko == b'u' or ko == b'b'))):
             # compared in torch's promoted dtype (int32 with float16: float16)
             rt = _torch_result_dtype(d, other)
             d = d.astype(rt, copy=False)

@@ -787,9 +787,10 @@ def test_hypot_gradient_at_overflow_and_denormals_like_torch():
 
 
 def test_xlogy_gradient_for_other_like_torch():
-    # torch: grad * x / y left to right (x / y alone is inf at x = 1e308, y = 1e-10)
+    # torch: grad * x / y left to right (x / y alone is inf at x = 1e308, y = 0.5; the
+    # weight there is -1/3, so torch's gradient is finite)
     _same_as_torch(lambda L, a, b: L.xlogy(a, b),
-                   ([1e308, 2.0, 0.0, -1.5], [1e-10, 3.0, 2.0, 0.5]))
+                   ([2.0, 1e308, 0.0, -1.5], [3.0, 0.5, 2.0, 0.5]))
     a = pyad.tensor([0.3, -1.2, 2.0], dtype=pyad.float64).requires_grad_()
     b = pyad.tensor([1.1, 0.4, 0.7], dtype=pyad.float64).requires_grad_()
     assert pyad.autograd.gradcheck(pyad.xlogy, (a, b))
@@ -812,3 +813,10 @@ def test_nextafter_promotes_like_torch():
     exp = torch.nextafter(torch.tensor(a), torch.tensor(b))
     assert got.dtype == pyad.float16
     np.testing.assert_array_equal(as_np(got), exp.numpy())
+
+
+def test_atan2_gradient_multiplies_grad_by_other_first_like_torch():
+    # torch: (grad * other) * (1 / (self**2 + other**2)); at (0, 1e308) with grad 2 the
+    # product overflows: inf * 0 is nan in both
+    _same_as_torch(lambda L, a, b: L.atan2(a, b),
+                   ([0.5, 3.0, -1.0, 0.0], [1.0, -2.0, 1e308, 1e308]))
