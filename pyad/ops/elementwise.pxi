@@ -763,7 +763,9 @@ cpdef Variable pow(object input, object exponent):
         data = _pow_by_number((<Variable>input)._data, exponent)       # torch's forms
     if data is None:
         data = _int_pow_negative(input, exponent)
-    if data is None and (_is_complex_operand(input) or _is_complex_operand(exponent)) and \
+    if data is None and (_is_complex_operand(input) or (
+            type(exponent) is not float and type(exponent) is not int
+            and _is_complex_operand(exponent))) and \
             not (type(exponent) in (int, float, bool)
                  and exponent in (0, 1, 2, 3, -2, -1, 0.5, -0.5)):
         data = _complex_pow_data(input, exponent)
