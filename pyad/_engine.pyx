@@ -2828,6 +2828,8 @@ cdef class Variable:
     def __rtruediv__(self, other):
         if not _operator_accepts(other):
             return NotImplemented
+        if isinstance(other, (int, float, complex)):
+            return mul(reciprocal(self), other)     # torch's order: 0 / 1e-310 is nan
         return div(other, self)
 
     def __pow__(self, other, modulo=None):

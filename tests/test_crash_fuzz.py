@@ -31,7 +31,7 @@ from pyad import _engine
 _NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
                      "BackwardCFunction", "_ZeroGradNode", "_SelectNode", "_BridgeNode",
                      "_RemainderNode", "_IndexAlongNode", "_StochasticNode", "_FminmaxNode",
-                     "_FloatSampleNode", "_GroupBackward"}
+                     "_FloatSampleNode", "_GroupBackward", "_TernaryBackward"}
 
 
 def _uninit_variable():
@@ -150,6 +150,7 @@ def _zoo():
         x.clamp(-1, w), x.atan2(w), x.hypot(w), x.floor(), x.ceil(), x.round(), x.trunc(),
         pyad.div(x, w, rounding_mode="floor"),
         x % w, x.fmod(w), x.logaddexp(w), (x.sigmoid() * 0.5).logit(),
+        x.add(w, alpha=2), x.lerp(w, 0.3), x.addcmul(w, x), x.addcdiv(w, x.exp()),
     ]
     # special functions (pyad/ops/special.pxi) and logcumsumexp
     p = x.sigmoid()

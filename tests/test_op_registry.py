@@ -74,6 +74,7 @@ for _name in ("masked_fill", "masked_fill_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x, x > 0.3, 0.0)
 SAMPLE_CALLS["masked_scatter"] = lambda op, x: op(x, x > 0.3, x)
 SAMPLE_CALLS["imag"] = lambda op, x: op(x * 1j)
+SAMPLE_CALLS["lerp"] = lambda op, x: op(x, x * 2, 0.5)     # (torch: one dtype for all)
 # the in-place forms (pyad/ops/inplace.pxi, INPLACE_FORMS)
 SAMPLE_CALLS["addmm_"] = lambda op, x: op(x, x, x)
 SAMPLE_CALLS["addmv_"] = lambda op, x: op(x[0], x, x[1])

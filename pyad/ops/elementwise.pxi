@@ -201,11 +201,88 @@ cdef class AddBackward(_BinaryNode):
 cdef object _ONE = 1
 
 
-cdef object _scaled(object other, object alpha):
-    # alpha * other for add/sub: a number stays a number (it decides only the category)
-    if isinstance(other, (int, float, complex)):
-        return other * alpha
-    return mul(other, alpha)
+cdef object _in_dtype(object d, object rt, object xp):
+    # An operand (array or number) in dtype rt, an integer wrapped as C casts do.
+    if _scalar_category(d) >= 0:
+        return xp.asarray(numpy.asarray(d).astype(rt))
+    return d.astype(rt, copy=False)
+
+
+cdef object _WIDER = {2: numpy.dtype(numpy.float32), 4: numpy.dtype(numpy.float64),
+                      8: numpy.dtype(numpy.longdouble)}
+
+
+cdef inline object _dtype_or(object d, object rt):
+    # an array operand's dtype; rt for a number
+    return rt if _scalar_category(d) >= 0 else _dtype(d)
+
+
+cdef object _add_scaled_data(object da, object db, object alpha):
+    # torch's add kernel: da + alpha * db in the result dtype, alpha cast to it. Floating:
+    # one rounding of the product and the sum, as its fused multiply-add (float16 computed
+    # in float32, float32 in float64, float64 in long double), so alpha * db does not
+    # overflow first; complex: a complex multiplication, so an infinite component of db
+    # gives nan, as torch's; bool: da or (db and alpha).
+    rt = _torch_result_dtype(da, db)
+    xp = _xp_of(db if _scalar_category(da) >= 0 else da)
+    a = _in_dtype(da, rt, xp)
+    b = _in_dtype(db, rt, xp)
+    cdef int category = _category(rt)
+    with numpy.errstate(all="ignore"):
+        if category == 0:
+            r = xp.logical_or(a, xp.logical_and(b, builtins.bool(alpha)))
+        elif category == 1:
+            r = xp.add(a, xp.multiply(b, xp.asarray(numpy.asarray(alpha).astype(rt)),
+                                      dtype=rt), dtype=rt)
+        elif category == 3:
+            r = xp.add(a, xp.multiply(b, xp.asarray(alpha, dtype=rt), dtype=rt), dtype=rt)
+        elif rt.itemsize == 2 and not (_same_dtype(_dtype_or(da, rt), rt)
+                                       and _same_dtype(_dtype_or(db, rt), rt)):
+            # float16 from another dtype: torch's casting loop, float16 per operation
+            r = xp.add(a, xp.multiply(b, numpy.asarray(alpha).astype(rt), dtype=rt), dtype=rt)
+        else:
+            wide = _WIDER[rt.itemsize] if xp is numpy or rt.itemsize < 8 else rt
+            w = numpy.asarray(alpha).astype(numpy.float32 if rt.itemsize == 2 else rt)
+            r = (xp.asarray(a, dtype=wide) + xp.asarray(w, dtype=wide)
+                 * xp.asarray(b, dtype=wide)).astype(rt)
+    return _ensure_array(r)
+
+
+cdef class AddAlphaBackward(_BinaryNode):
+    # input + alpha * other: g and g * alpha (conjugated for a complex alpha)
+    cdef object alpha
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable g = grads[0]
+        return (self.grad_a(g) if self._needs_input_grad(0) else None,
+                self.grad_b(mul(g, self.alpha.conjugate() if isinstance(self.alpha, complex)
+                                else self.alpha)) if self._needs_input_grad(1) else None)
+
+
+cdef Variable _add_alpha(object input, object other, object alpha, str what):
+    # add/sub with alpha (sub: alpha negated), as torch's add kernel computes it
+    da = _binary_operand_data(input, what, "input")
+    db = _binary_operand_data(other, what, "other")
+    try:
+        data = _add_scaled_data(da, db, alpha)
+    except ValueError:
+        raise _broadcast_error(what, input, other) from None
+    cdef AddAlphaBackward node
+    if _binary_records(input, other):
+        node = AddAlphaBackward.__new__(AddAlphaBackward)
+        node.alpha = alpha
+        return _binary(node, data, input, other, False, False)
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+cdef object _complex_add_data(object input, object other, object alpha, str what):
+    # complex add/sub: torch multiplies other by the complex alpha (+-1) first; a number
+    # plus a Variable is the Variable plus the number (torch's __radd__)
+    da = _binary_operand_data(input, what, "input")
+    db = _binary_operand_data(other, what, "other")
+    if alpha == 1 and _scalar_category(da) >= 0 and _scalar_category(db) < 0:
+        da, db = db, da
+    return _add_scaled_data(da, db, alpha)
 
 
 @profiled_op
@@ -219,8 +296,10 @@ cpdef Variable add(object input, object other, object alpha=1):
     """
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "add")
-        other = _scaled(other, alpha)
+        return _add_alpha(input, other, alpha, "add")
     data = _apply_binary(_np_add, input, other, "add")
+    if _dtype_kind(data) == b'c':
+        data = _complex_add_data(input, other, 1, "add")
     if _binary_records(input, other):
         return _binary(AddBackward.__new__(AddBackward), data, input, other, False, False)
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
@@ -264,6 +343,16 @@ cdef void _refuse_bool_subtraction(object a, object b, str what) except *:
                            "`logical_not()` operator instead." % what)
 
 
+cdef void _no_kernel(str what, str kernel, object dtype) except *:
+    # torch has no CPU kernel of this op for the (promoted) dtype
+    raise NotImplementedError('%s(): "%s" not implemented for \'%s\''
+                              % (what, kernel, _torch_dtype_name(dtype)))
+
+
+cdef inline bint _both_bool(object a, object b):
+    return _is_bool_operand(a) and _is_bool_operand(b)
+
+
 cdef class SubBackward(_BinaryNode):
     cdef tuple _backward(self, tuple grads):                # g, -g
         cdef Variable g = grads[0]
@@ -284,8 +373,10 @@ cpdef Variable sub(object input, object other, object alpha=1):
     _refuse_bool_subtraction(input, other, "sub")
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "sub")
-        other = _scaled(other, alpha)
+        return _add_alpha(input, other, -alpha, "sub")
     data = _apply_binary(_np_subtract, input, other, "sub")
+    if _dtype_kind(data) == b'c':
+        data = _complex_add_data(input, other, -1, "sub")
     if _binary_records(input, other):
         return _binary(SubBackward.__new__(SubBackward), data, input, other, False, False)
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
@@ -553,12 +644,20 @@ cdef Variable _div_rounded(object input, object other, object rounding_mode):
         raise RuntimeError("div(): div expected rounding_mode to be one of None, 'trunc', or "
                            "'floor' but found %r" % (rounding_mode,))
     _refuse_complex(input, other, "div")
+    if _both_bool(input, other):
+        _no_kernel("div", "div_trunc_cpu" if rounding_mode == "trunc" else "div_floor_cpu",
+                   "bool")
     _check_integer_divisor(input, other, "div")
     data = _apply_binary(_np_floor_divide, input, other, "div")
     if not _is_float_dtype(data.dtype):
         if rounding_mode == "trunc":
             a = _binary_operand_data(input, "div", "input")
             b = _binary_operand_data(other, "div", "other")
+            # (a number wrapped into the result's dtype, as the quotient took it)
+            if _scalar_category(a) >= 0:
+                a = _wrapped_int(a, _dtype(data))
+            if _scalar_category(b) >= 0:
+                b = _wrapped_int(b, _dtype(data))
             fix = (_np_remainder(a, b) != 0) & ((a < 0) != (b < 0))
             data = data + fix.astype(data.dtype)
         return _plain(data, _operand_volatile(input) or _operand_volatile(other))
@@ -653,15 +752,43 @@ cpdef Variable pow(object input, object exponent):
     tensor([2., 8.], dtype=float64)
     """
     data = None
+    if _both_bool(input, exponent):
+        if isinstance(input, Variable) and isinstance(exponent, (bool, numpy.bool_)):
+            # torch keeps bool: x ** True is x, x ** False all true
+            d = (<Variable>input)._data
+            return _plain(d.copy() if exponent else _xp_of(d).ones_like(d),
+                          (<Variable>input)._volatile)
+        _no_kernel("pow", "pow", "bool")
     if isinstance(input, Variable):
         data = _pow_by_number((<Variable>input)._data, exponent)       # torch's forms
     if data is None:
         data = _int_pow_negative(input, exponent)
+    if data is None and (_is_complex_operand(input) or (
+            type(exponent) is not float and type(exponent) is not int
+            and _is_complex_operand(exponent))) and \
+            not (type(exponent) in (int, float, bool)
+                 and exponent in (0, 1, 2, 3, -2, -1, 0.5, -0.5)):
+        data = _complex_pow_data(input, exponent)
     if data is None:
         data = _apply_binary(_np_power, input, exponent, "pow")
     if _binary_records(input, exponent):
         return _binary(PowBackward.__new__(PowBackward), data, input, exponent, True, True)
     return _plain(data, _operand_volatile(input) or _operand_volatile(exponent))
+
+
+cdef object _complex_pow_data(object input, object exponent):
+    # torch's complex pow: exp(log(input) * exponent) (0j ** 0 and x ** 0j at an
+    # infinity are nan + nanj, NumPy gives 1)
+    da = _binary_operand_data(input, "pow", "input")
+    db = _binary_operand_data(exponent, "pow", "other")
+    rt = _torch_result_dtype(da, db)
+    xp = _xp_of(db if _scalar_category(da) >= 0 else da)
+    try:
+        with numpy.errstate(all="ignore"):
+            return _ensure_array(xp.exp(xp.multiply(xp.log(_in_dtype(da, rt, xp)),
+                                                    _in_dtype(db, rt, xp), dtype=rt)))
+    except ValueError:
+        raise _broadcast_error("pow", input, exponent) from None
 
 
 cdef object _int_pow_negative(object input, object exponent):
@@ -670,7 +797,7 @@ cdef object _int_pow_negative(object input, object exponent):
     # refused (torch's error). None when there is nothing of the kind.
     da = _binary_operand_data(input, "pow", "input")
     db = _binary_operand_data(exponent, "pow", "other")
-    if _category_of(da) != 1 or _category_of(db) > 1:
+    if _category_of(da) > 1 or _category_of(db) != 1:     # (a bool base: 1 or 0, as torch)
         return None
     if _scalar_category(db) >= 0:
         if db < 0:
@@ -1798,6 +1925,14 @@ cpdef Variable clamp(object input, object min=None, object max=None):
         # max) (nan propagates), several times faster than the two ufunc calls.
         data = _np_clip(data, min, max)
     else:
+        if isinstance(min, Variable) or isinstance(max, Variable):
+            rt = _ternary_dtype(tuple([_binary_operand_data(v, "clamp", n) for v, n in
+                                       ((x, "input"), (min, "min"), (max, "max"))
+                                       if v is not None]))
+            if _category(rt) == 3 or (_category(rt) == 0 and min is not None
+                                      and max is not None):
+                _no_kernel("clamp", "clamp_cpu" if min is not None and max is not None else
+                           ("maximum_cpu" if min is not None else "minimum_cpu"), rt)
         if min is not None:
             _binary_operand_data(min, "clamp", "min")
             data = _apply_binary(_np_maximum, data, min, "clamp")
@@ -1893,11 +2028,13 @@ cdef class Atan2Backward(_BinaryNode):
         # d atan2(a, b) = (b da - a db) / r^2, with 0 where r = 0 (torch: no NaN at (0, 0))
         r2 = add(mul(a, a), mul(b, b))
         at_origin = (<Variable>r2)._data == 0
-        scaled = mul(g, where_const(at_origin, 0, reciprocal(where_const(at_origin, 1, r2))))
+        recip = where_const(at_origin, 0, reciprocal(where_const(at_origin, 1, r2)))
+        # torch's order: (grad * other) * recip, so an overflow of grad * other at
+        # (0, 1e308) is inf * 0 = nan, as torch's
         if self._needs_input_grad(0):
-            ga = self.grad_a(mul(scaled, b))
+            ga = self.grad_a(mul(mul(g, b), recip))
         if self._needs_input_grad(1):
-            gb = self.grad_b(mul(scaled, neg(a) if isinstance(a, Variable) else -a))
+            gb = self.grad_b(mul(mul(g, neg(a) if isinstance(a, Variable) else -a), recip))
         return (ga, gb)
 
 
@@ -1920,12 +2057,13 @@ cdef class HypotBackward(_BinaryNode):
         g = grads[0]
         a = self.a.get(self)
         b = self.b.get(self)
-        scaled = div(g, hypot(a, b))
+        r = hypot(a, b)
         ga = gb = None
+        # torch's order, grad * x / result (no overflow of x / r's reciprocal)
         if self._needs_input_grad(0):
-            ga = self.grad_a(mul(scaled, a))
+            ga = self.grad_a(div(mul(g, a), r))
         if self._needs_input_grad(1):
-            gb = self.grad_b(mul(scaled, b))
+            gb = self.grad_b(div(mul(g, b), r))
         return (ga, gb)
 
 
@@ -1937,6 +2075,10 @@ cpdef Variable hypot(object input, object other):
     tensor([5.0000, 6.4031], dtype=float64)
     """
     _refuse_complex(input, other, "hypot")
+    rt = _torch_result_dtype(_binary_operand_data(input, "hypot", "input"),
+                             _binary_operand_data(other, "hypot", "other"))
+    if _category(rt) <= 1:
+        _no_kernel("hypot", "hypot_cpu", rt)
     data = _apply_binary(_np_hypot, input, other, "hypot")
     if _binary_records(input, other):
         return _binary(HypotBackward.__new__(HypotBackward), data, input, other, True, True)
@@ -2030,22 +2172,211 @@ cpdef Variable logaddexp2(object input, object other):
     return _logaddexp(numpy.logaddexp2, input, other, 0.6931471805599453, "logaddexp2")
 
 
+cdef class _TernaryBackward(Node):
+    # lerp (kind 0: start, end, weight), addcmul (1) and addcdiv (2: input, tensor1,
+    # tensor2 with the number `value`), with torch's derivative formulas and their order
+    # of operations; a number operand (lerp's weight) gets no gradient.
+    cdef int kind
+    cdef object value
+    cdef _SavedOperand s0
+    cdef _SavedOperand s1
+    cdef _SavedOperand s2
+    cdef tuple shapes
+    cdef tuple dtypes
+
+    cdef tuple _backward(self, tuple grads):
+        g = grads[0]
+        out = [None, None, None]
+        cdef bint cplx = _dtype_kind((<Variable>g)._data) == b'c'
+        if self.kind == 0:
+            a = self.s0.get(self)
+            e = self.s1.get(self)
+            w = self.s2.get(self)
+            wc = conj(w) if cplx and isinstance(w, Variable) else (
+                w.conjugate() if cplx else w)
+            if self._needs_input_grad(0):
+                out[0] = mul(g, sub(1, wc) if isinstance(wc, Variable) else 1 - wc)
+            if self._needs_input_grad(1):
+                out[1] = mul(g, wc)
+            if self._needs_input_grad(2):
+                d = sub(e, a)
+                out[2] = mul(g, conj(d) if cplx else d)
+        else:
+            t1 = self.s1.get(self)
+            t2 = self.s2.get(self)
+            v = self.value
+            if self._needs_input_grad(0):
+                out[0] = g
+            if self.kind == 1:
+                if self._needs_input_grad(1):
+                    d = mul(t2, v)
+                    out[1] = mul(g, conj(d) if cplx else d)
+                if self._needs_input_grad(2):
+                    d = mul(t1, v)
+                    out[2] = mul(g, conj(d) if cplx else d)
+            else:
+                if self._needs_input_grad(1):
+                    d = div(v, t2)
+                    out[1] = mul(g, conj(d) if cplx else d)
+                if self._needs_input_grad(2):
+                    d = div(mul(t1, v), mul(t2, t2))
+                    out[2] = mul(neg(g), conj(d) if cplx else d)
+        for i in range(3):
+            if out[i] is not None:
+                out[i] = _reduce_grad(_as_variable(out[i], "backward"), self.shapes[i],
+                                      self.dtypes[i])
+        return tuple(out)
+
+    cdef void _release_saved(self) noexcept:
+        self._released = True
+        for s in (self.s0, self.s1, self.s2):
+            if s is not None:
+                (<_SavedOperand>s).release()
+
+
+cdef class LerpBackward(_TernaryBackward):
+    pass
+
+
+cdef class AddcmulBackward(_TernaryBackward):
+    pass
+
+
+cdef class AddcdivBackward(_TernaryBackward):
+    pass
+
+
+cdef Variable _ternary(int kind, object data, object x0, object x1, object x2,
+                       object value, bint volatile):
+    # Record a _TernaryBackward for data = op(x0, x1, x2) when any operand requires grad.
+    if not ((_operand_requires_grad(x0) or _operand_requires_grad(x1)
+             or _operand_requires_grad(x2)) and _grad_enabled()) or volatile:
+        return _plain(data, volatile)
+    cdef _TernaryBackward node
+    if kind == 0:
+        node = LerpBackward.__new__(LerpBackward)
+    elif kind == 1:
+        node = AddcmulBackward.__new__(AddcmulBackward)
+    else:
+        node = AddcdivBackward.__new__(AddcdivBackward)
+    node.kind = kind
+    node.value = value
+    node.s0 = _save_operand(x0, 0)
+    node.s1 = _save_operand(x1, 1)
+    node.s2 = _save_operand(x2, 2)
+    node.shapes = (_shape_if_broadcast(x0, data), _shape_if_broadcast(x1, data),
+                   _shape_if_broadcast(x2, data))
+    node.dtypes = (_dtype_of(x0), _dtype_of(x1), _dtype_of(x2))
+    return _recorded(node, data, (_operand_edge(x0), _operand_edge(x1), _operand_edge(x2)))
+
+
+cdef object _ternary_dtype(tuple datas):
+    # torch's result dtype of several operands (TensorIterator's promotion)
+    dim = zero = wrapped = None
+    for d in datas:
+        if _scalar_category(d) >= 0:
+            t = _wrapped_dtype(d)
+            wrapped = t if wrapped is None else _promote_pair(wrapped, t)
+        elif d.ndim == 0:
+            zero = d.dtype if zero is None else _promote_pair(zero, d.dtype)
+        else:
+            dim = d.dtype if dim is None else _promote_pair(dim, d.dtype)
+    return _combine_categories(dim, _combine_categories(zero, wrapped))
+
+
+cdef tuple _ternary_arrays(tuple datas, object rt, str what, tuple operands):
+    xp = numpy
+    for d in datas:
+        if _scalar_category(d) < 0:
+            xp = _xp_of(d)
+            break
+    try:
+        arrays = xp.broadcast_arrays(*[_in_dtype(d, rt, xp) for d in datas])
+    except ValueError:
+        raise RuntimeError("%s(): the shapes %s do not broadcast together"
+                           % (what, ", ".join([_shape_str(_shape_of(o)) for o in operands]))
+                           ) from None
+    return xp, arrays
+
+
 @profiled_op
 cpdef Variable lerp(object input, object end, object weight):
     """Linear interpolation ``input + weight * (end - input)`` (weight a number or a
-    Variable); differentiable in all three.
+    Variable); differentiable in all three. As torch: one floating or complex dtype for
+    all Variables, ``end - (end - input) * (1 - weight)`` where ``|weight| >= 0.5``.
 
     >>> lerp(Variable(numpy.array([0., 10.])), Variable(numpy.array([1., 20.])), 0.5)
     tensor([ 0.5000, 15.0000], dtype=float64)
     """
-    try:
-        return add(input, mul(weight, sub(end, input)))
-    except _OP_ERRORS as exc:
-        raise _renamed(exc, "lerp") from None
+    cdef Variable s = _as_variable(input, "lerp")
+    cdef Variable e = _as_variable(end, "lerp")
+    dt = _dtype(s._data)
+    cdef bint tensor_weight = isinstance(weight, Variable)
+    if not _same_dtype(_dtype(e._data), dt):
+        raise RuntimeError("lerp(): expected dtype %s for `end` but got dtype %s"
+                           % (dt, _dtype(e._data)))
+    if tensor_weight and (<Variable>weight)._data.ndim == 0:
+        # a 0-d weight takes part in the promotion (int Variables, float64 0-d: float64)
+        dt = _ternary_dtype((s._data, e._data, (<Variable>weight)._data))
+    elif tensor_weight and not _same_dtype(_dtype((<Variable>weight)._data), dt):
+        raise RuntimeError("lerp(): expected dtype %s for `weight` but got dtype %s"
+                           % (dt, _dtype((<Variable>weight)._data)))
+    cdef int category = _category(dt)
+    if category <= 1:
+        _no_kernel("lerp", "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", dt)
+    wd = _binary_operand_data(weight, "lerp", "weight")
+    if not tensor_weight:
+        if isinstance(wd, complex) and category != 3:
+            raise RuntimeError("lerp(): value cannot be converted to type %s without overflow"
+                               % dt)
+    # float16 computed in float32 (torch's opmath), then rounded
+    ct = numpy.dtype(numpy.float32) if dt.itemsize == 2 and category == 2 else dt
+    xp, (a, b, w) = _ternary_arrays((s._data, e._data, wd), ct, "lerp", (s, e, weight))
+    with numpy.errstate(all="ignore"):
+        diff = b - a
+        data = xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
+    data = _ensure_array(xp.asarray(data).astype(dt, copy=False))
+    return _ternary(0, data, s, e, weight, None,
+                    s._volatile or e._volatile or _operand_volatile(weight))
 
 
 # -- composites torch users reach for: addcmul, addcdiv, true_divide, float_power,
 #    logit, nan_to_num --------------------------------------------------------------------
+
+cdef Variable _addc(object input, object tensor1, object tensor2, object value, bint divide):
+    # torch's addcmul/addcdiv kernels: the three promoted to one dtype, value cast to it
+    # (0.5 with integers is 0), input + (value * tensor1) op tensor2 with the product
+    # fused into the sum (float16 computed in float32, float32 in float64, float64 in
+    # long double: no overflow of the product alone)
+    what = "addcdiv" if divide else "addcmul"
+    operands = (input, tensor1, tensor2)
+    datas = tuple([_binary_operand_data(o, what, n)
+                   for o, n in zip(operands, ("input", "tensor1", "tensor2"))])
+    rt = _ternary_dtype(datas)
+    cdef int category = _category(rt)
+    if category == 0 and not divide:
+        _no_kernel(what, "addcmul_cpu_out", rt)
+    if isinstance(value, complex) and category != 3:
+        raise RuntimeError("%s(): value cannot be converted to type %s without overflow"
+                           % (what, rt))
+    xp, (a, t1, t2) = _ternary_arrays(datas, rt, what, operands)
+    with numpy.errstate(all="ignore"):
+        if category == 2:
+            op_t = numpy.dtype(numpy.float32) if rt.itemsize == 2 else rt    # torch's opmath
+            wide = _WIDER[rt.itemsize] if xp is numpy or rt.itemsize < 8 else rt
+            p = xp.asarray(numpy.asarray(value).astype(op_t)) * t1.astype(op_t)
+            if divide:
+                data = a.astype(op_t) + p / t2.astype(op_t)
+            else:
+                data = a.astype(wide) + p.astype(wide) * t2.astype(wide)
+        else:
+            p = xp.multiply(xp.asarray(numpy.asarray(value).astype(rt)), t1, dtype=rt)
+            data = a + (p / t2 if divide else xp.multiply(p, t2, dtype=rt))
+    data = _ensure_array(xp.asarray(data).astype(rt, copy=False))
+    return _ternary(2 if divide else 1, data, input, tensor1, tensor2, value,
+                    _operand_volatile(input) or _operand_volatile(tensor1)
+                    or _operand_volatile(tensor2))
+
 
 @profiled_op
 cpdef Variable addcmul(object input, object tensor1, object tensor2, object value=1):
@@ -2055,11 +2386,7 @@ cpdef Variable addcmul(object input, object tensor1, object tensor2, object valu
     ...         Variable(numpy.array([3., 4.])), value=0.5)
     tensor([2.5000, 5.0000], dtype=float64)
     """
-    try:
-        product = mul(tensor1, tensor2)
-        return add(input, product if value == 1 else mul(product, value))
-    except _OP_ERRORS as exc:
-        raise _renamed(exc, "addcmul") from None
+    return _addc(input, tensor1, tensor2, value, False)
 
 
 @profiled_op
@@ -2082,11 +2409,7 @@ cpdef Variable addcdiv(object input, object tensor1, object tensor2, object valu
                 "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
                 "behavior is just the latter implementation: (input + value * tensor1 / "
                 "tensor2), for all dtypes.")
-    try:
-        quotient = div(tensor1, tensor2)
-        return add(input, quotient if value == 1 else mul(quotient, value))
-    except _OP_ERRORS as exc:
-        raise _renamed(exc, "addcdiv") from None
+    return _addc(input, tensor1, tensor2, value, True)
 
 
 @profiled_op
@@ -2341,6 +2664,8 @@ cpdef Variable floor_divide(object input, object other):
     tensor([ 2., -3.], dtype=float64)
     """
     _refuse_complex(input, other, "floor_divide")
+    if _both_bool(input, other):
+        _no_kernel("floor_divide", "div_floor_cpu", "bool")
     _check_integer_divisor(input, other, "floor_divide")
     data = _apply_binary(_np_floor_divide, input, other, "floor_divide")
     if _binary_records(input, other) and _is_float_dtype(data.dtype):
@@ -2378,8 +2703,14 @@ cpdef Variable remainder(object input, object other):
     tensor([2., 1.], dtype=float64)
     """
     _refuse_complex(input, other, "remainder")
+    if _both_bool(input, other):
+        _no_kernel("remainder", "remainder_cpu", "bool")
     _check_integer_divisor(input, other, "remainder")
     data = _apply_binary(_np_remainder, input, other, "remainder")
+    if _binary_records(input, other) and _scalar_category(input) >= 0:
+        # torch's remainder(Scalar, Tensor) has no derivative: an error at backward
+        return _delayed_error((_wrap(data),), (input, other),
+                              "derivative for aten::remainder is not implemented")[0]
     if _binary_records(input, other):
         return _binary(RemainderBackward.__new__(RemainderBackward), data, input, other,
                        _operand_requires_grad(other), _operand_requires_grad(other))
@@ -2401,6 +2732,8 @@ cpdef Variable fmod(object input, object other):
     tensor([ 2., -2.], dtype=float64)
     """
     _refuse_complex(input, other, "fmod")
+    if _both_bool(input, other):
+        _no_kernel("fmod", "fmod_cpu", "bool")
     _check_integer_divisor(input, other, "fmod")
     data = _apply_binary(_np_fmod, input, other, "fmod")
     if _binary_records(input, other):
@@ -2683,6 +3016,10 @@ cpdef Variable isclose(object input, object other, double rtol=1e-05, double ato
     """
     da = _binary_operand_data(input, "isclose", "input")
     db = _binary_operand_data(other, "isclose", "other")
+    if hasattr(da, "dtype") and hasattr(db, "dtype") and not _same_dtype(_dtype(da), _dtype(db)):
+        raise RuntimeError("isclose(): expected both Variables to have the same dtype, got %s "
+                           "and %s" % (_torch_dtype_name(_dtype(da)),
+                                       _torch_dtype_name(_dtype(db))))
     xp = _xp_of(da if hasattr(da, "dtype") else db)
     try:
         data = xp.isclose(da, db, rtol=rtol, atol=atol, equal_nan=equal_nan)
@@ -2761,6 +3098,22 @@ cdef Variable _compare(Variable a, object b, int op):
         _refuse_complex(a, b, _COMPARISON_NAMES[op])
     other = _binary_operand_data(b, _COMPARISON_NAMES[op], "other")
     d = a._data
+    cdef char kd = _dtype_kind(d), ko
+    if type(other) is int:
+        if (kd == b'u' and other < 0) or ((kd == b'u' or kd == b'i') and
+                                          (other > 127 or other < -128)):
+            try:
+                other = _wrapped_int(other, _dtype(d))      # torch wraps it into d's dtype
+            except OverflowError:
+                pass
+    elif type(other) is _NDARRAY:
+        ko = _dtype_kind(other)
+        if ko != kd and ((ko == b'f' and (kd == b'i' or kd == b'u' or kd == b'b')) or
+                         (kd == b'f' and (ko == b'i' or ko == b'u' or ko == b'b'))):
+            # compared in torch's promoted dtype (int32 with float16: float16)
+            rt = _torch_result_dtype(d, other)
+            d = d.astype(rt, copy=False)
+            other = other.astype(rt, copy=False)
     try:
         if op == 0:
             r = d < other

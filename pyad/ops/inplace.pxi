@@ -46,8 +46,12 @@ cdef Variable _write_back(Variable x, Variable old, Variable result, str what):
     try:
         _xp_of(x._data).copyto(x._data, result._data, casting="same_kind")
     except (TypeError, ValueError) as exc:
-        raise RuntimeError("%s(): cannot write the result into this Variable: %s"
-                           % (what, exc)) from None
+        # torch casts within a category (int16 into uint8 wraps); across, it refuses
+        if not _torch_can_cast(_dtype(result._data), _dtype(x._data)):
+            raise RuntimeError("%s(): result type %s can't be cast to the desired output "
+                               "type %s" % (what, _torch_dtype_name(_dtype(result._data)),
+                                            _torch_dtype_name(_dtype(x._data)))) from None
+        _xp_of(x._data).copyto(x._data, result._data, casting="unsafe")
     if x._view_fn is not None:
         return _write_back_view(x, result)
     _bump_version(x)
@@ -172,12 +176,29 @@ cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which,
                                "written-to Variable refers to a single memory location. "
                                "Please clone() the Variable before performing the operation."
                                % what)
+    od = _operand_data(other, what)
+    if which <= 1 and _dtype_kind(target) == b'c':
+        # torch adds alpha * other, alpha a complex +-1 (inf + 1j gives inf + nanj)
+        od = _add_scaled_data(_xp_of(target).zeros((), dtype=target.dtype), od,
+                              -1 if which else 1)
+        ufunc = _np_add
     try:
-        ufunc(target, _operand_data(other, what), out=target, casting="same_kind")
+        ufunc(target, od, out=target, casting="same_kind")
     except ValueError:
         raise _broadcast_error(what, x, other) from None
-    except TypeError as exc:
-        raise RuntimeError("%s(): %s" % (what, exc)) from None
+    except (TypeError, OverflowError) as exc:
+        # torch wraps an integer number into self's dtype (uint8 += -3) and casts a
+        # result within its category (uint8 += int8, computed in int16)
+        rt = _torch_result_dtype(target, od)
+        if not _torch_can_cast(rt, _dtype(target)):
+            raise RuntimeError("%s(): result type %s can't be cast to the desired output "
+                               "type %s" % (what, _torch_dtype_name(rt),
+                                            _torch_dtype_name(_dtype(target)))) from None
+        try:
+            ufunc(target, _wrapped_int(od, rt) if _category(rt) == 1 else od, out=target,
+                  dtype=rt, casting="unsafe")
+        except (TypeError, OverflowError) as exc2:
+            raise RuntimeError("%s(): %s" % (what, exc2)) from None
     _bump_version(x)
     return x
 
@@ -322,9 +343,13 @@ cdef Variable _inplace_unary(Variable x, object op, tuple args, str what):
         result = (<Variable>op(_wrap(x._data), *args))._data
     except _OP_ERRORS as exc:
         raise _renamed(exc, what) from None     # pow's errors, named pow_
+    if not _torch_can_cast(_dtype(result), _dtype(x._data)):
+        raise RuntimeError("%s(): result type %s can't be cast to the desired output type %s"
+                           % (what, _torch_dtype_name(_dtype(result)),
+                              _torch_dtype_name(_dtype(x._data))))
     try:
-        _xp_of(x._data).copyto(x._data, result, casting="same_kind")
-    except TypeError as exc:
+        _xp_of(x._data).copyto(x._data, result, casting="unsafe")
+    except ValueError as exc:
         raise RuntimeError("%s(): %s" % (what, exc)) from None
     _bump_version(x)
     return x
@@ -664,8 +689,13 @@ cdef object _operand_with_grad(tuple args, dict kwargs):
     return None
 
 
+cdef bint _torch_can_cast(object src, object dst):
+    # torch's canCast: no complex into real, floating into integral, non-bool into bool
+    return _category(src) <= _category(dst)
+
+
 cdef void _check_inplace_cast(object result_dtype, object dtype, str what) except *:
-    if not numpy.can_cast(result_dtype, dtype, "same_kind"):
+    if not _torch_can_cast(result_dtype, dtype):
         raise RuntimeError("%s(): result type %s can't be cast to the desired output type %s"
                            % (what, _torch_dtype_name(result_dtype), _torch_dtype_name(dtype)))
 
@@ -697,7 +727,7 @@ cdef Variable _inplace_apply(Variable x, object op, tuple args, dict kwargs, str
     if data.shape != x._data.shape:
         raise RuntimeError("%s(): output with shape %s doesn't match the broadcast shape %s"
                            % (what, _shape_str(x._data.shape), _shape_str(data.shape)))
-    _xp_of(x._data).copyto(x._data, data, casting="same_kind")
+    _xp_of(x._data).copyto(x._data, data, casting="unsafe")
     _bump_version(x)
     return x
 

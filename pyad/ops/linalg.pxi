@@ -59,6 +59,14 @@ cpdef Variable matmul(object input, object other):
     if a._data.ndim == 0 or b._data.ndim == 0:
         raise RuntimeError("matmul(): both arguments need to be at least 1D, but they are %dD "
                            "and %dD" % (a._data.ndim, b._data.ndim))
+    if a._data.ndim == 1 and b._data.ndim == 1:
+        # torch's dot: one dtype, and no bool kernel
+        if not _same_dtype(_dtype(a._data), _dtype(b._data)):
+            raise RuntimeError("matmul(): dot : expected both vectors to have same dtype, but "
+                               "found %s and %s" % (_torch_dtype_name(_dtype(a._data)),
+                                                    _torch_dtype_name(_dtype(b._data))))
+        if _dtype_kind(a._data) == b'b':
+            _no_kernel("matmul", "dot", "bool")
     try:
         data = _quiet2(_xp_of(a._data).matmul, a._data, b._data)   # (overflow: no warning)
     except ValueError:

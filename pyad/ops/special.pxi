@@ -912,7 +912,8 @@ cdef class XlogyBackward(_BinaryNode):
                 ga = self.grad_a(where_const(edge, 0, f(g, b)))
         if self._needs_input_grad(1):
             with numpy.errstate(divide="ignore", invalid="ignore"):
-                gb = self.grad_b(mul(g, div(a, add(b, 1) if self.one_plus else b)))
+                # torch's order: grad * x / y, left to right
+                gb = self.grad_b(div(mul(g, a), add(b, 1) if self.one_plus else b))
         return (ga, gb)
 
 
@@ -1192,13 +1193,18 @@ cdef Variable _no_grad_float_binary(object ufunc, object input, object other, st
 
 
 cdef class NextafterBackward(_BinaryNode):
-    # torch 2.13's formula: the step is treated as the identity in input (gradient
-    # passed through) and constant in other (zero gradient)
+    # torch 2.13's formula: the step is treated as the identity in input where it moves
+    # (gradient passed through where input != other, zero where they are equal) and
+    # constant in other (zero gradient)
     cdef tuple _backward(self, tuple grads):
         cdef Variable g = grads[0]
         ga = gb = None
         if self._needs_input_grad(0):
-            ga = self.grad_a(g)
+            da = self.a.data(self)
+            db = self.b.data(self)
+            xp = _xp_of(g._data)
+            same = xp.broadcast_to(xp.asarray(da == db), g._data.shape)
+            ga = self.grad_a(where_const(same, 0, g))
         if self._needs_input_grad(1):
             gb = self.grad_b(_raw(_xp_of(g._data).zeros_like(g._data)))
         return (ga, gb)
@@ -1212,11 +1218,22 @@ cpdef Variable nextafter(object input, object other):
     >>> nextafter(Variable(numpy.array([1.])), Variable(numpy.array([2.]))).data - 1
     array([2.22044605e-16])
     """
-    result = _no_grad_float_binary(_np_nextafter, input, other, "nextafter")
-    if _binary_records(input, other) and result._data.dtype.kind == "f":
-        return _binary(NextafterBackward.__new__(NextafterBackward), result._data, input,
-                       other, False, False)
-    return result
+    # torch promotes the operands (int32 with float16: float16) and has floating
+    # kernels only
+    da = _binary_operand_data(input, "nextafter", "input")
+    db = _binary_operand_data(other, "nextafter", "other")
+    rt = _torch_result_dtype(da, db)
+    if _category(rt) != 2:
+        _no_kernel("nextafter", "nextafter_cpu", rt)
+    xp = _xp_of(db if _scalar_category(da) >= 0 else da)
+    try:
+        data = _ensure_array(_np_nextafter(_in_dtype(da, rt, xp), _in_dtype(db, rt, xp)))
+    except ValueError:
+        raise _broadcast_error("nextafter", input, other) from None
+    if _binary_records(input, other):
+        return _binary(NextafterBackward.__new__(NextafterBackward), data, input,
+                       other, True, True)
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
 cdef object _heaviside_data(object x, object values):
@@ -1245,6 +1262,14 @@ cpdef Variable heaviside(object input, object values):
 
 
 cdef Variable _integer_binary(object ufunc, object input, object other, str what):
+    for v, name in ((input, "input"), (other, "other")):
+        if isinstance(v, complex):
+            raise TypeError("%s(): argument '%s' must be a Variable or an integer, not complex"
+                            % (what, name))
+    rt = _torch_result_dtype(_binary_operand_data(input, what, "input"),
+                             _binary_operand_data(other, what, "other"))
+    if _category(rt) != 1:
+        _no_kernel(what, what + "_cpu", rt)
     for v in (input, other):
         d = _binary_operand_data(v, what, "input")
         if isinstance(d, float) or (not isinstance(d, (int, bool)) and

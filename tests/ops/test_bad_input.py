@@ -625,3 +625,99 @@ def test_dtype_refusals_match_torch(label, call, dtype, values, error):
     if name != "invert":
         assert "%s(" % name.rstrip("_") in str(ours.value) or "%s(" % name in \
             str(ours.value), str(ours.value)
+
+# -- dtypes torch has no kernel for, and operand dtypes torch requires to agree: the
+#    same exception type as torch, the message naming the op ----------------------------
+
+def _b(*v):
+    return np.array(v, dtype=bool)
+
+
+_U8, _I8 = np.array([1, 2], np.uint8), np.array([3, -1], np.int8)
+_F64, _F32, _F16 = np.array([1.5, 2.0]), np.array([1.5, 2.0], np.float32), \
+    np.array([0.5, 3.0], np.float16)
+_I64 = np.array([3, 4])
+
+# (name, op(lib, *tensors), operands, exception torch and pyad raise)
+BINARY_REFUSALS = [
+    ("floor_divide-bool", lambda L, a, b: L.floor_divide(a, b), (_b(1, 0), _b(1, 1)),
+     NotImplementedError, "floor_divide"),
+    ("div-trunc-bool", lambda L, a, b: L.div(a, b, rounding_mode="trunc"),
+     (_b(1, 0), _b(1, 1)), NotImplementedError, "div"),
+    ("remainder-bool", lambda L, a, b: L.remainder(a, b), (_b(1, 0), _b(1, 1)),
+     NotImplementedError, "remainder"),
+    ("fmod-bool", lambda L, a, b: L.fmod(a, b), (_b(1, 0), _b(1, 1)),
+     NotImplementedError, "fmod"),
+    ("pow-bool", lambda L, a, b: L.pow(a, b), (_b(1, 0), _b(1, 1)),
+     NotImplementedError, "pow"),
+    ("pow-True-bool", lambda L, a: L.pow(True, a), (_b(1, 0),), NotImplementedError, "pow"),
+    ("hypot-int", lambda L, a, b: L.hypot(a, b), (_U8, _I8), NotImplementedError, "hypot"),
+    ("gcd-float", lambda L, a, b: L.gcd(a, b), (_F64, _F64), NotImplementedError, "gcd"),
+    ("lcm-bool", lambda L, a, b: L.lcm(a, b), (_b(1, 0), _b(1, 1)),
+     NotImplementedError, "lcm"),
+    ("nextafter-int", lambda L, a, b: L.nextafter(a, b), (_I64, _I64),
+     NotImplementedError, "nextafter"),
+    ("lerp-int", lambda L, a, b: L.lerp(a, b, 0.5), (_I64, _I64),
+     NotImplementedError, "lerp"),
+    ("lerp-int-weight", lambda L, a, b, c: L.lerp(a, b, c), (_I64, _I64, _I64),
+     NotImplementedError, "lerp"),
+    ("lerp-end-dtype", lambda L, a, b: L.lerp(a, b, 0.5), (_F32, _F64), RuntimeError, "lerp"),
+    ("lerp-weight-dtype", lambda L, a, b, c: L.lerp(a, b, c), (_F32, _F32, _F64),
+     RuntimeError, "lerp"),
+    ("lerp-complex-weight", lambda L, a, b: L.lerp(a, b, 1j), (_F64, _F64),
+     RuntimeError, "lerp"),
+    ("addcmul-bool", lambda L, a, b, c: L.addcmul(a, b, c), (_b(1, 0), _b(1, 1), _b(0, 1)),
+     NotImplementedError, "addcmul"),
+    ("matmul-1d-dtypes", lambda L, a, b: L.matmul(a, b), (_F32, _F64), RuntimeError, "matmul"),
+    ("matmul-1d-bool", lambda L, a, b: L.matmul(a, b), (_b(1, 0), _b(1, 1)),
+     NotImplementedError, "matmul"),
+    ("isclose-dtypes", lambda L, a, b: L.isclose(a, b), (_F16, _F32), RuntimeError, "isclose"),
+    ("allclose-dtypes", lambda L, a, b: L.allclose(a, b), (_U8, _I8), RuntimeError,
+     "allclose"),
+    ("floor_divide_-bool", lambda L, a, b: a.clone().floor_divide_(b), (_b(1, 0), _b(1, 1)),
+     NotImplementedError, "floor_divide_"),
+    ("hypot_-int", lambda L, a, b: a.clone().hypot_(b), (_I64, _I64), NotImplementedError,
+     "hypot_"),
+    ("add_-float-into-int", lambda L, a, b: a.clone().add_(b), (_U8, _F32), RuntimeError,
+     "add_"),
+]
+
+
+@pytest.mark.parametrize("name,fn,arrays,exc,op", BINARY_REFUSALS, ids=[r[0] for r in BINARY_REFUSALS])
+def test_refusals_raise_torchs_exception_type(name, fn, arrays, exc, op):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(exc):
+        fn(torch, *[torch.tensor(a) for a in arrays])
+    with pytest.raises(exc) as info:
+        fn(pyad, *[pyad.tensor(a) for a in arrays])
+    assert re.match(r"%s\(\): " % re.escape(op), str(info.value)), str(info.value)
+    assert "tensor" not in str(info.value).lower().replace("lerp_kernel_tensor", "")
+
+
+# in-place ops and comparisons where torch wraps or casts within a category
+ACCEPTED = [
+    ("iadd-uint8-int8", lambda L, a, b: a.clone().add_(b), (_U8, _I8)),
+    ("imul-uint8-int8", lambda L, a, b: a.clone().mul_(b), (_U8, _I8)),
+    ("iadd-uint8-neg", lambda L, a: a.clone().add_(-3), (_U8,)),
+    ("isub-uint8-neg", lambda L, a: a.clone().sub_(-3), (_U8,)),
+    ("pow_-uint8-int8", lambda L, a, b: a.clone().pow_(b.abs()), (_U8, _I8)),
+    ("lt-uint8-neg", lambda L, a: a < -3, (_U8,)),
+    ("ge-int8-200", lambda L, a: a >= 200, (_I8,)),
+    ("eq-int32-float16", lambda L, a, b: a == b,
+     (np.array([2147483647, 1, 65520], np.int32), np.array([np.inf, 1, np.inf], np.float16))),
+    ("div-trunc-uint8-neg", lambda L, a: L.div(a, -3, rounding_mode="trunc"), (_U8,)),
+    ("pow-bool-True", lambda L, a: L.pow(a, True), (_b(1, 0),)),
+    ("pow-bool-False", lambda L, a: L.pow(a, False), (_b(1, 0),)),
+    ("pow-True-int8", lambda L, a: L.pow(True, a), (np.array([-2, 0, 3], np.int8),)),
+    ("nextafter-int32-float16", lambda L, a, b: L.nextafter(a, b),
+     (np.array([1, 2], np.int32), _F16)),
+]
+
+
+@pytest.mark.parametrize("name,fn,arrays", ACCEPTED, ids=[r[0] for r in ACCEPTED])
+def test_wrapping_and_casting_like_torch(name, fn, arrays):
+    torch = pytest.importorskip("torch")
+    exp = fn(torch, *[torch.tensor(a) for a in arrays])
+    got = fn(pyad, *[pyad.tensor(a) for a in arrays])
+    assert str(got.dtype) == str(exp.dtype).replace("torch.", "")
+    np.testing.assert_array_equal(np.asarray(got.data), exp.numpy())

@@ -1031,3 +1031,205 @@ def test_softmax_with_a_real_dtype_casts_complex_input_first(dtype):
             theirs = getattr(torch, name)(torch.tensor(z), dim=-1, dtype=torch.float64)
             assert str(ours.dtype) == "float64"
             _same(ours.numpy(), theirs.numpy())
+
+# -- binary/ternary ops with torch's kernel formulas: add/sub alpha, addcmul/addcdiv,
+#    lerp, hypot, xlogy, nextafter (values near overflow and their gradients) ----------
+
+def _pair_values(lib, fn, arrays, dtype="float64"):
+    """fn(*leaves) and the gradients of (out * w).sum() for a fixed w."""
+    if lib is pyad:
+        leaves = [pyad.tensor(np.array(a, dtype=dtype)).requires_grad_() for a in arrays]
+    else:
+        leaves = [torch.tensor(np.array(a, dtype=dtype)).requires_grad_() for a in arrays]
+    out = fn(lib, *leaves)
+    w = np.linspace(-1.5, 2.0, int(np.prod(out.shape))).reshape(tuple(out.shape))
+    wl = (pyad.tensor(w.astype(dtype)) if lib is pyad else torch.tensor(w.astype(dtype)))
+    grads = lib.autograd.grad((out * wl).sum(), leaves, allow_unused=True)
+    return as_np(out), [as_np(g) for g in grads]
+
+
+def _same_as_torch(fn, arrays, dtype="float64", rtol=1e-12):
+    torch_or_skip()
+    got, got_grads = _pair_values(pyad, fn, arrays, dtype)
+    exp, exp_grads = _pair_values(torch, fn, arrays, dtype)
+    assert got.dtype == exp.dtype
+    np.testing.assert_allclose(got, exp, rtol=rtol, atol=0, equal_nan=True)
+    for g, e in zip(got_grads, exp_grads):
+        _assert_same(g, e, rtol=rtol)
+
+
+_HUGE = [-INF, 1e308, -1e308, 2.5, 0.0, 1e-310]
+_BIG2 = [1e308, 1e308, 3.0, -2.5, 1e308, 7.0]
+
+
+@pytest.mark.parametrize("alpha", [2, 1.5, -0.5])
+@pytest.mark.parametrize("name", ["add", "sub"])
+def test_add_sub_alpha_scales_inside_the_fused_sum_like_torch(name, alpha):
+    # torch's a + alpha * b does not overflow alpha * b first (-inf + 2 * 1e308 is -inf)
+    _same_as_torch(lambda L, a, b: getattr(L, name)(a, b, alpha=alpha), (_HUGE, _BIG2))
+    a = pyad.tensor([0.3, -1.2, 2.0], dtype=pyad.float64).requires_grad_()
+    b = pyad.tensor([1.1, 0.4, -0.7], dtype=pyad.float64).requires_grad_()
+    f = lambda p, q: getattr(pyad, name)(p, q, alpha=alpha)
+    assert pyad.autograd.gradcheck(f, (a, b))
+    assert pyad.autograd.gradgradcheck(f, (a, b))
+
+
+@pytest.mark.parametrize("dtype", ["float32"])
+def test_add_alpha_low_precision_like_torch(dtype):
+    # (float16: torch fuses only in its vectorized loop, the last n mod 32 elements
+    # round alpha * other to float16 first; pyad fuses everywhere)
+    torch_or_skip()
+    big = {"float16": 6e4, "float32": 3e38}[dtype]
+    a, b = np.array([-np.inf, big, 1.0], dtype=dtype), np.array([big, big, 2.0], dtype=dtype)
+    for alpha in (2, 1.5):
+        got = pyad.add(pyad.tensor(a), pyad.tensor(b), alpha=alpha)
+        exp = torch.add(torch.tensor(a), torch.tensor(b), alpha=alpha)
+        assert str(got.dtype) == str(exp.dtype).replace("torch.", "")
+        np.testing.assert_array_equal(got.numpy(), exp.numpy())
+
+
+def test_add_alpha_integer_and_bool_like_torch():
+    torch_or_skip()
+    u8, i8 = np.array([0, 200, 255], dtype=np.uint8), np.array([-128, 127, -1], dtype=np.int8)
+    for lib, x, y in ((pyad, pyad.tensor(u8), pyad.tensor(i8)),
+                      (torch, torch.tensor(u8), torch.tensor(i8))):
+        r = lib.add(x, y, alpha=2)
+        assert str(r.dtype).endswith("int16") and as_np(r).tolist() == [-256, 454, 253]
+    b = np.array([True, False, False])
+    got = pyad.add(pyad.tensor(b), pyad.tensor(b[::-1].copy()), alpha=2)
+    exp = torch.add(torch.tensor(b), torch.tensor(b[::-1].copy()), alpha=2)
+    assert got.dtype == pyad.bool and as_np(got).tolist() == exp.tolist()
+
+
+def test_complex_add_sub_multiply_by_alpha_like_torch():
+    torch_or_skip()
+    a = np.array([0j, 1 + 2j, 3 - 1j], dtype=np.complex128)
+    b = np.array([complex(INF, 1), complex(1, -INF), 2 + 0j], dtype=np.complex128)
+    for name in ("add", "sub"):
+        got = as_np(getattr(pyad, name)(pyad.tensor(a), pyad.tensor(b)))
+        exp = getattr(torch, name)(torch.tensor(a), torch.tensor(b)).numpy()
+        np.testing.assert_array_equal(got, exp)
+        x = pyad.tensor(a.copy())
+        getattr(x, name + "_")(pyad.tensor(b))
+        np.testing.assert_array_equal(as_np(x), exp)
+
+
+@pytest.mark.parametrize("value", [1, 2, 0.5])
+def test_addcmul_order_and_gradients_like_torch(value):
+    t = [INF, 1e308, 1e308, 2.0, -3.0, 1e-310]
+    u = [1e308, -2.5, 1e308, 0.5, 4.0, 1e308]
+    s = [-2.5, 1e308, -INF, 1.0, 0.0, 3.0]
+    _same_as_torch(lambda L, a, b, c: L.addcmul(a, b, c, value=value), (t, u, s))
+    a, b, c = (pyad.tensor(np.array(v), dtype=pyad.float64).requires_grad_()
+               for v in ([0.3, -1.2, 2.0], [1.1, 0.4, -0.7], [0.5, 2.0, -1.5]))
+    f = lambda p, q, r: pyad.addcmul(p, q, r, value=value)
+    assert pyad.autograd.gradcheck(f, (a, b, c))
+    assert pyad.autograd.gradgradcheck(f, (a, b, c))
+
+
+@pytest.mark.parametrize("value", [1, 2, 0.5])
+def test_addcdiv_order_and_gradients_like_torch(value):
+    t = [0.0, 1e308, 1.0, 2.0, -3.0, 1e-310]
+    u = [1e308, -2.5, 1e-310, 0.5, 4.0, 1e308]
+    s = [-2.5, 1e308, 3.0, 1.0, 0.25, 3.0]
+    _same_as_torch(lambda L, a, b, c: L.addcdiv(a, b, c, value=value), (t, u, s))
+    a, b, c = (pyad.tensor(np.array(v), dtype=pyad.float64).requires_grad_()
+               for v in ([0.3, -1.2, 2.0], [1.1, 0.4, -0.7], [0.5, 2.0, -1.5]))
+    f = lambda p, q, r: pyad.addcdiv(p, q, r, value=value)
+    assert pyad.autograd.gradcheck(f, (a, b, c))
+    assert pyad.autograd.gradgradcheck(f, (a, b, c))
+
+
+def test_addcmul_addcdiv_dtypes_and_complex_like_torch():
+    torch_or_skip()
+    cases = [
+        (np.array([1, 2, 3], np.int64), np.array([5, 6, 7], np.int64),
+         np.array([2, 3, 4], np.int64), 0.5, "addcmul"),
+        (np.array([1, 2, 3], np.uint8), np.array([-5, 100, 7], np.int8),
+         np.array([100, 3, -128], np.int8), 2, "addcmul"),
+        (np.array([1.0, 2.0], np.float64), np.array([6e-8, 3.0], np.float16),
+         np.array([65504.0, 2.0], np.float16), 1, "addcdiv"),
+        (np.array([0j, 1 + 1j], np.complex64), np.array([complex(INF, 1), 2j], np.complex64),
+         np.array([3 - 4j, 1 + 0j], np.complex64), 1, "addcmul"),
+        (np.array([1.0, 2.0], np.float16), np.array([6e4, 3.0], np.float16),
+         np.array([-2.5, 2.0], np.float16), 1, "addcmul"),
+    ]
+    for a, b, c, v, name in cases:
+        got = getattr(pyad, name)(pyad.tensor(a), pyad.tensor(b), pyad.tensor(c), value=v)
+        exp = getattr(torch, name)(torch.tensor(a), torch.tensor(b), torch.tensor(c), value=v)
+        assert str(got.dtype) == str(exp.dtype).replace("torch.", ""), (name, a.dtype)
+        np.testing.assert_allclose(as_np(got), exp.numpy(), rtol=1e-6, equal_nan=True)
+
+
+def test_lerp_branches_and_gradients_like_torch():
+    # weight < 0.5: start + weight * (end - start); else end - (end - start) * (1 - weight)
+    s = [INF, 0.0, 1.0, -2.0, 3.0, 1e308]
+    e = [-0.0, INF, 5.0, 4.0, -1.0, -1e308]
+    w = [3.0, 0.25, 0.75, -3.0, 0.5, 0.4]
+    _same_as_torch(lambda L, a, b, c: L.lerp(a, b, c), (s, e, w))
+    for weight in (0.25, 0.75, -3, 2):
+        _same_as_torch(lambda L, a, b: L.lerp(a, b, weight), (s, e))
+    a, b, c = (pyad.tensor(np.array(v), dtype=pyad.float64).requires_grad_()
+               for v in ([0.3, -1.2, 2.0], [1.1, 0.4, -0.7], [0.1, 0.6, 1.5]))
+    assert pyad.autograd.gradcheck(pyad.lerp, (a, b, c))
+    assert pyad.autograd.gradgradcheck(pyad.lerp, (a, b, c))
+    f = lambda p, q: pyad.lerp(p, q, 0.75)
+    assert pyad.autograd.gradcheck(f, (a, b))
+    assert pyad.autograd.gradgradcheck(f, (a, b))
+
+
+def test_lerp_broadcast_and_float32_like_torch():
+    torch_or_skip()
+    s = np.array([[1.0], [2.0]], np.float32)
+    e = np.array([3.0, -1.0, 5.0], np.float32)
+    w = np.array(0.75, np.float32)
+    got = pyad.lerp(pyad.tensor(s), pyad.tensor(e), pyad.tensor(w))
+    exp = torch.lerp(torch.tensor(s), torch.tensor(e), torch.tensor(w))
+    assert got.dtype == pyad.float32 and tuple(got.shape) == tuple(exp.shape)
+    np.testing.assert_array_equal(as_np(got), exp.numpy())
+
+
+def test_hypot_gradient_at_overflow_and_denormals_like_torch():
+    # torch: grad * x / hypot(x, y) (x / sqrt(x**2 + y**2) would overflow or underflow)
+    _same_as_torch(lambda L, a, b: L.hypot(a, b),
+                   ([1e308, 1e-310, 3.0, 0.0, -1e308], [1e308, 1e-310, 4.0, 2.0, 1.0]))
+    a = pyad.tensor([0.3, -1.2, 2.0], dtype=pyad.float64).requires_grad_()
+    b = pyad.tensor([1.1, 0.4, -0.7], dtype=pyad.float64).requires_grad_()
+    assert pyad.autograd.gradcheck(pyad.hypot, (a, b))
+    assert pyad.autograd.gradgradcheck(pyad.hypot, (a, b))
+
+
+def test_xlogy_gradient_for_other_like_torch():
+    # torch: grad * x / y left to right (x / y alone is inf at x = 1e308, y = 0.5; the
+    # weight there is -1/3, so torch's gradient is finite)
+    _same_as_torch(lambda L, a, b: L.xlogy(a, b),
+                   ([2.0, 1e308, 0.0, -1.5], [3.0, 0.5, 2.0, 0.5]))
+    a = pyad.tensor([0.3, -1.2, 2.0], dtype=pyad.float64).requires_grad_()
+    b = pyad.tensor([1.1, 0.4, 0.7], dtype=pyad.float64).requires_grad_()
+    assert pyad.autograd.gradcheck(pyad.xlogy, (a, b))
+    assert pyad.autograd.gradgradcheck(pyad.xlogy, (a, b))
+
+
+def test_nextafter_gradient_is_zero_where_the_operands_are_equal_like_torch():
+    _same_as_torch(lambda L, a, b: L.nextafter(a, b),
+                   ([0.0, 1.0, 1.0, NAN, INF, -0.0, 2.0], [0.0, 1.0, 2.0, 1.0, INF, 0.0, -1.0]))
+    a = pyad.tensor([0.3, -1.2, 2.0], dtype=pyad.float64).requires_grad_()
+    b = pyad.tensor([1.1, 0.4, -0.7], dtype=pyad.float64).requires_grad_()
+    assert pyad.autograd.gradcheck(pyad.nextafter, (a, b))
+    assert pyad.autograd.gradgradcheck(pyad.nextafter, (a, b))
+
+
+def test_nextafter_promotes_like_torch():
+    torch_or_skip()
+    a, b = np.array([1, 2], np.int32), np.array([2.0, 0.0], np.float16)
+    got = pyad.nextafter(pyad.tensor(a), pyad.tensor(b))
+    exp = torch.nextafter(torch.tensor(a), torch.tensor(b))
+    assert got.dtype == pyad.float16
+    np.testing.assert_array_equal(as_np(got), exp.numpy())
+
+
+def test_atan2_gradient_multiplies_grad_by_other_first_like_torch():
+    # torch: (grad * other) * (1 / (self**2 + other**2)); at (0, 1e308) with grad 2 the
+    # product overflows: inf * 0 is nan in both
+    _same_as_torch(lambda L, a, b: L.atan2(a, b),
+                   ([0.5, 3.0, -1.0, 0.0], [1.0, -2.0, 1e308, 1e308]))
