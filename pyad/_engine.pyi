@@ -945,7 +945,17 @@ class AcosBackward(Node):
 class AcoshBackward(Node):
     ...
 
+@disjoint_base
+class AddAlphaBackward(Node):
+    ...
+
 class AddBackward(Node):
+    ...
+
+class AddcdivBackward(Node):
+    ...
+
+class AddcmulBackward(Node):
     ...
 
 class AngleBackward(Node):
@@ -1163,6 +1173,9 @@ class InvBackward(Node):
 
 @disjoint_base
 class LeakyReluBackward(Node):
+    ...
+
+class LerpBackward(Node):
     ...
 
 class LgammaBackward(Node):

@@ -52,10 +52,6 @@ _GAPS = [
     ("gelu(inf) in float16/float32: torch nan (its vectorised erf at inf), pyad inf",
      ('F.gelu-float16-vec', 'F.gelu-float32-vec', 'F.gelu-none-float16-vec',
       'F.gelu-none-float32-vec')),
-    ('complex tanhshrink at nan+0j / infj: torch nan+nanj, pyad nan+0j / nanj (complex '
-     'tanh at those points)',
-     ('F.tanhshrink-complex64-vec', 'F.tanhshrink-complex128-vec',
-      'F.tanhshrink-complex128-nc', 'F.tanhshrink-complex128-gradedge')),
     ("in-place asinh_/acosh_/atanh_: torch's backward raises NotImplementedError (no "
      'derivative for the in-place form); pyad differentiates',
      ('inplace.asinh_-float64-grad', 'inplace.acosh_-float64-grad',
