@@ -183,6 +183,11 @@ def _abort_hook(original, rank, size):
                 % (rank, size, "".join(traceback.format_exception(exc_type, exc, tb)),
                    rank, exc_type.__name__, exc))
             sys.stderr.flush()
+            # The launcher forwards each rank's output asynchronously, and the abort
+            # kills its forwarding too: a moment for the report to get through (rarely,
+            # on a loaded machine, it was lost whole).
+            import time
+            time.sleep(0.25)
         except BaseException:
             original(exc_type, exc, tb)
         finally:
