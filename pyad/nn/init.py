@@ -302,3 +302,36 @@ def dirac_(tensor, groups=1):
             for d in range(n):
                 data[(g * out_per_group + d, d) + centre] = 1
         return tensor
+
+
+def _make_deprecated(new):
+    old_name = new.__name__[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn("`nn.init.%s` is now deprecated in favor of `nn.init.%s`."
+                      % (old_name, new.__name__), FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    deprecated_init.__doc__ = (
+        "%s(...): the deprecated name of :func:`%s`, as torch's ``nn.init.%s`` (warns "
+        "with torch's FutureWarning, then does the same)." % (old_name, new.__name__,
+                                                              old_name))
+    return deprecated_init
+
+
+# torch's deprecated names without the trailing underscore (old scripts still call
+# ``nn.init.xavier_uniform(m.weight)``): each warns, then does what the new one does
+uniform = _make_deprecated(uniform_)
+normal = _make_deprecated(normal_)
+constant = _make_deprecated(constant_)
+xavier_uniform = _make_deprecated(xavier_uniform_)
+xavier_normal = _make_deprecated(xavier_normal_)
+kaiming_uniform = _make_deprecated(kaiming_uniform_)
+kaiming_normal = _make_deprecated(kaiming_normal_)
+orthogonal = _make_deprecated(orthogonal_)
+dirac = _make_deprecated(dirac_)
+eye = _make_deprecated(eye_)
+
+__all__ += ["uniform", "normal", "constant", "xavier_uniform", "xavier_normal",
+            "kaiming_uniform", "kaiming_normal", "orthogonal", "dirac", "eye"]
