@@ -75,3 +75,16 @@ def test_gcn():
 
 def test_gcn_without_bias_or_dropout():
     twin_runs_with(load("gcn"), with_empty_tensor, include_bias=False, dropout_p=0.0)
+
+
+# -- gat -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("concat_heads", [False, True])
+def test_gat(concat_heads):
+    # F.dropout of the projected features and of the attention: masks from the shared
+    # stream
+    twin_runs(load("gat"), proxy=True, concat_heads=concat_heads)
+
+
+def test_gat_without_dropout():
+    twin_runs(load("gat"), dropout_p=0.0, epochs=4)
