@@ -120,3 +120,124 @@ def test_siamese_network_verbatim_data_fill():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         twin_runs(load("siamese_network"), data_fill=True, epochs=1)
+
+
+# -- language_translation --------------------------------------------------------------------
+
+def test_language_translation():
+    # dropout 0: nn.Transformer's own dropout draws from each framework's generator;
+    # float -inf causal mask with boolean source and padding masks, as the original
+    twin_runs(load("language_translation"))
+
+
+def test_language_translation_one_layer_four_heads():
+    twin_runs(load("language_translation"), attn_heads=4, enc_layers=1, dec_layers=1,
+              epochs=1)
+
+
+# -- the pieces the scripts needed -------------------------------------------------------------
+
+def test_spmm_matches_torch_values_and_gradients():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((3, 5))
+    ta, tb = (torch.tensor(x, requires_grad=True) for x in (a, b))
+    pa, pb = (pyad.tensor(x, requires_grad=True) for x in (a, b))
+    tout, pout = torch.spmm(ta, tb), pyad.spmm(pa, pb)
+    np.testing.assert_allclose(pout.detach().numpy(), tout.detach().numpy(), rtol=1e-12)
+    g = rng.standard_normal((4, 5))
+    tout.backward(torch.tensor(g))
+    pout.backward(pyad.tensor(g))
+    np.testing.assert_allclose(pa.grad.numpy(), ta.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(pb.grad.numpy(), tb.grad.numpy(), rtol=1e-12)
+    assert pyad.autograd.gradcheck(pyad.spmm, (pa, pb))
+    assert pyad.autograd.gradgradcheck(pyad.spmm, (pa, pb))
+
+
+def test_spmm_dtypes_and_edges_match_torch():
+    a32 = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b32 = np.ones((3, 2), np.float32)
+    out = pyad.spmm(pyad.tensor(a32), pyad.tensor(b32))
+    assert out.dtype == pyad.float32
+    np.testing.assert_array_equal(out.numpy(), torch.spmm(torch.tensor(a32),
+                                                          torch.tensor(b32)).numpy())
+    # non-contiguous (transposed) and empty inner dimension
+    at = pyad.tensor(a32).t()
+    np.testing.assert_array_equal(pyad.spmm(at, pyad.ones(2, 4)).numpy(),
+                                  torch.spmm(torch.tensor(a32).t(), torch.ones(2, 4)).numpy())
+    np.testing.assert_array_equal(pyad.spmm(pyad.ones(2, 0), pyad.ones(0, 3)).numpy(),
+                                  torch.spmm(torch.ones(2, 0), torch.ones(0, 3)).numpy())
+    ints = np.ones((2, 2), np.int64)
+    assert pyad.spmm(pyad.tensor(ints), pyad.tensor(ints)).dtype == pyad.int64
+
+
+@pytest.mark.parametrize("a,b", [((3,), (3, 2)), ((3, 3), (2, 2)), ((2, 3), (3,)),
+                                 ("f32", "f64")])
+def test_spmm_errors_match_torch(a, b):
+    def make(lib, shape, other):
+        if shape == "f32":
+            return lib.ones(2, 2, dtype=lib.float32)
+        if shape == "f64":
+            return lib.ones(2, 2, dtype=lib.float64)
+        return lib.ones(*shape)
+    with pytest.raises(RuntimeError) as t_err:
+        torch.spmm(make(torch, a, b), make(torch, b, a))
+    with pytest.raises(type(t_err.value), match="spmm"):
+        pyad.spmm(make(pyad, a, b), make(pyad, b, a))
+    with pytest.raises(TypeError, match="spmm"):
+        pyad.spmm(np.ones((2, 2)), pyad.ones(2, 2))
+
+
+@pytest.mark.parametrize("name,args", [
+    ("uniform", (-0.5, 0.5)), ("normal", (0.0, 2.0)), ("constant", (0.25,)),
+    ("xavier_uniform", ()), ("xavier_normal", ()), ("kaiming_uniform", ()),
+    ("kaiming_normal", ()), ("orthogonal", ()), ("eye", ()), ("dirac", ())])
+def test_init_deprecated_names_warn_and_do_the_same(name, args):
+    shape = (4, 4, 3) if name == "dirac" else (4, 6)
+    t_w, p_w, p_ref = torch.empty(*shape), pyad.empty(*shape), pyad.empty(*shape)
+    with pytest.warns(FutureWarning) as t_rec:
+        assert getattr(torch.nn.init, name)(t_w, *args) is t_w
+    pyad.manual_seed(5)
+    with pytest.warns(FutureWarning) as p_rec:
+        assert getattr(pyad.nn.init, name)(p_w, *args) is p_w
+    assert str(p_rec[0].message) == str(t_rec[0].message)
+    pyad.manual_seed(5)
+    getattr(pyad.nn.init, name + "_")(p_ref, *args)
+    np.testing.assert_array_equal(p_w.numpy(), p_ref.numpy())
+    if name in ("constant", "eye", "dirac"):        # deterministic: torch's values too
+        np.testing.assert_array_equal(p_w.numpy(), t_w.numpy())
+    assert getattr(pyad.nn.init, name).__name__ == name
+
+
+@pytest.mark.parametrize("factory", ["zeros", "ones", "empty", "rand", "randn"])
+def test_factories_take_the_size_keyword(factory):
+    for size in [(2, 3), [4], ()]:
+        t = getattr(torch, factory)(size=size)
+        p = getattr(pyad, factory)(size=size)
+        assert tuple(p.shape) == tuple(t.shape)
+        assert p.dtype == pyad.float32
+    p = getattr(pyad, factory)(size=(2,), dtype=pyad.float64, requires_grad=True)
+    assert p.dtype == pyad.float64 and p.requires_grad
+    if factory in ("zeros", "ones"):
+        np.testing.assert_array_equal(getattr(pyad, factory)(size=(2, 2)).numpy(),
+                                      getattr(torch, factory)(size=(2, 2)).numpy())
+    for bad in [lambda lib: getattr(lib, factory)(2, size=(3,)),
+                lambda lib: getattr(lib, factory)(size=3)]:
+        with pytest.raises(TypeError) as t_err:
+            bad(torch)
+        with pytest.raises(type(t_err.value), match=factory):
+            bad(pyad)
+
+
+def test_multihead_attention_warns_on_mismatched_mask_types_as_torch():
+    def calls(lib):
+        m = lib.nn.MultiheadAttention(4, 2)
+        x = lib.ones(3, 2, 4)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            m(x, x, x, attn_mask=lib.zeros(3, 3).bool(),
+              key_padding_mask=lib.zeros(2, 3).bool())
+            m(x, x, x, attn_mask=lib.zeros(3, 3), key_padding_mask=lib.zeros(2, 3).bool())
+            m(x, x, x, attn_mask=lib.zeros(3, 3).bool(), key_padding_mask=lib.zeros(2, 3))
+        return [(w.category, str(w.message)) for w in rec if "mismatched" in str(w.message)]
+    assert calls(pyad) == calls(torch)
+    assert len(calls(pyad)) == 2
