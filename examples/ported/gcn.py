@@ -11,7 +11,9 @@ synthetic graph of the same form (0/1 bag-of-words features, some rows empty, a 
 citations). The original builds sparse COO matrices (``torch.sparse_coo_tensor``,
 ``.to_sparse()``); pyad has no sparse layout, so the matrices stay dense here and the
 adjacency is assembled with ``index_put_`` (``torch.spmm`` of dense matrices is the
-matrix product in both).
+matrix product in both). The split comes from a seeded NumPy permutation instead of
+``torch.randperm`` (the frameworks' generators differ), and ``run`` returns the test's
+accuracies as well as its losses.
 
 Run it with ``python examples/ported/gcn.py``.
 """
