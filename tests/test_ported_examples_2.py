@@ -190,7 +190,8 @@ def test_spmm_errors_match_torch(a, b):
 @pytest.mark.parametrize("name,args", [
     ("uniform", (-0.5, 0.5)), ("normal", (0.0, 2.0)), ("constant", (0.25,)),
     ("xavier_uniform", ()), ("xavier_normal", ()), ("kaiming_uniform", ()),
-    ("kaiming_normal", ()), ("orthogonal", ()), ("eye", ()), ("dirac", ())])
+    ("kaiming_normal", ()), ("orthogonal", ()), ("eye", ()), ("dirac", ()),
+    ("sparse", (0.3,))])
 def test_init_deprecated_names_warn_and_do_the_same(name, args):
     shape = (4, 4, 3) if name == "dirac" else (4, 6)
     t_w, p_w, p_ref = torch.empty(*shape), pyad.empty(*shape), pyad.empty(*shape)
@@ -241,3 +242,32 @@ def test_multihead_attention_warns_on_mismatched_mask_types_as_torch():
         return [(w.category, str(w.message)) for w in rec if "mismatched" in str(w.message)]
     assert calls(pyad) == calls(torch)
     assert len(calls(pyad)) == 2
+
+
+@pytest.mark.parametrize("shape,sparsity", [((10, 4), 0.3), ((5, 3), 0.0), ((4, 2), 1.0),
+                                            ((1, 6), 0.5), ((0, 3), 0.5)])
+def test_init_sparse_zeros_per_column_as_torch(shape, sparsity):
+    t = torch.nn.init.sparse_(torch.empty(*shape), sparsity)
+    w = pyad.empty(*shape)
+    assert pyad.nn.init.sparse_(w, sparsity) is w
+    assert w.dtype == pyad.float32
+    np.testing.assert_array_equal((w.numpy() == 0).sum(0), (t.numpy() == 0).sum(0))
+
+
+def test_init_sparse_draws_and_errors():
+    w = pyad.nn.init.sparse_(pyad.empty(400, 50, dtype=pyad.float64), 0.1, std=0.5)
+    assert w.dtype == pyad.float64
+    nonzero = w.numpy()[w.numpy() != 0]
+    assert nonzero.size == 50 * 360
+    assert abs(nonzero.std() - 0.5) < 0.02 and abs(nonzero.mean()) < 0.02
+    g1, g2 = pyad.Generator(), pyad.Generator()
+    g1.manual_seed(3)
+    g2.manual_seed(3)
+    np.testing.assert_array_equal(
+        pyad.nn.init.sparse_(pyad.empty(6, 5), 0.5, generator=g1).numpy(),
+        pyad.nn.init.sparse_(pyad.empty(6, 5), 0.5, generator=g2).numpy())
+    for bad in [(3,), (2, 3, 4)]:
+        with pytest.raises(ValueError) as t_err:
+            torch.nn.init.sparse_(torch.empty(*bad), 0.1)
+        with pytest.raises(ValueError, match=str(t_err.value)):
+            pyad.nn.init.sparse_(pyad.empty(*bad), 0.1)
