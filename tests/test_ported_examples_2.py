@@ -10,6 +10,8 @@ script is still compared with torch.
 """
 import importlib.util
 import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -271,3 +273,15 @@ def test_init_sparse_draws_and_errors():
             torch.nn.init.sparse_(torch.empty(*bad), 0.1)
         with pytest.raises(ValueError, match=str(t_err.value)):
             pyad.nn.init.sparse_(pyad.empty(*bad), 0.1)
+
+
+@pytest.mark.parametrize("name,expected", [("gcn", "Test set results"),
+                                           ("siamese_network", "Test set: Average loss")])
+def test_scripts_run_as_scripts_on_pyad(name, expected):
+    env = dict(os.environ, PYTHONPATH=_helpers.PYAD_HOME, OPENBLAS_NUM_THREADS="1",
+               OMP_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, os.path.join(PORTED, name + ".py")],
+                          cwd=_helpers.REPO_ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert expected in proc.stdout, proc.stdout

@@ -15,7 +15,8 @@ matrix product in both). The split comes from a seeded NumPy permutation instead
 ``torch.randperm`` (the frameworks' generators differ), and ``run`` returns the test's
 accuracies as well as its losses.
 
-Run it with ``python examples/ported/gcn.py``.
+Run it with ``python examples/ported/gcn.py`` (which passes pyad with ``Tensor``
+replaced by ``empty``: see the README).
 """
 import numpy as np
 
@@ -167,5 +168,13 @@ def run(torch, epochs=8, hidden_dim=16, lr=0.01, l2=5e-4, dropout_p=0.5, include
 
 
 if __name__ == "__main__":
+    import types
+
     import pyad
-    run(pyad, epochs=20)
+
+    # pyad.Tensor is the Variable class, which takes data, not a shape (the one engine
+    # gap of this script): torch.Tensor(n, m) becomes empty(n, m) here
+    namespace = types.SimpleNamespace(**{k: getattr(pyad, k) for k in dir(pyad)
+                                         if not k.startswith("__")})
+    namespace.Tensor = pyad.empty
+    run(namespace, epochs=20)
