@@ -63,7 +63,7 @@ __all__ = [
     "scatter_reduce", "index_reduce",
     # torch's remaining top-level math names (pyad/_toplevel_math.py)
     "complex", "polar", "is_conj", "is_neg", "resolve_conj", "resolve_neg", "is_signed",
-    "matrix_exp", "chain_matmul", "frobenius_norm", "nuclear_norm", "matrix_rank", "lu",
+    "matrix_exp", "chain_matmul", "spmm", "frobenius_norm", "nuclear_norm", "matrix_rank", "lu",
     "lu_unpack", "lu_solve", "svd_lowrank", "pca_lowrank", "range", "scalar_tensor",
     "fill", "empty_strided", "empty_permuted", "histogram", "histogramdd", "gradient",
     "poisson", "binomial", "igamma", "igammac", "get_device", "typename",
@@ -264,7 +264,7 @@ from pyad._statistics import (
 from pyad._scatter_reduce import scatter_reduce, index_reduce
 from pyad._toplevel_math import (
     complex, polar, is_conj, is_neg, resolve_conj, resolve_neg, is_signed, matrix_exp,
-    chain_matmul, frobenius_norm, nuclear_norm, matrix_rank, lu, lu_unpack, lu_solve,
+    chain_matmul, spmm, frobenius_norm, nuclear_norm, matrix_rank, lu, lu_unpack, lu_solve,
     svd_lowrank, pca_lowrank, range, scalar_tensor, fill, empty_strided, empty_permuted,
     histogram, histogramdd, gradient, poisson, binomial, igamma, igammac, get_device,
     typename, is_warn_always_enabled, set_warn_always, set_flush_denormal,

@@ -219,6 +219,19 @@ def _size(size, what, dtype=None):
     return size
 
 
+def _size_arg(shape, size, what):
+    """The positional ``*size`` or torch's keyword ``size=`` (``torch.empty(size=(2, 3))``);
+    both at once, or a keyword size that is no sequence, is torch's TypeError."""
+    if size is None:
+        return shape
+    if shape:
+        raise TypeError("%s() got multiple values for argument 'size'" % what)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError("%s(): argument 'size' must be tuple of ints, not %s"
+                        % (what, type(size).__name__))
+    return tuple(size)
+
+
 def _float_dtype(dtype):
     return numpy.dtype(dtype) if dtype is not None else _engine.get_default_dtype()
 
@@ -283,22 +296,26 @@ def as_tensor(data, dtype=None, device=None):
     return _finish(Variable(data).data, dtype, device, False, "as_tensor")
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
-    """A Variable of zeros of shape ``size``."""
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
+    """A Variable of zeros of shape ``size`` (positional, or the keyword ``size=``)."""
+    size = _size_arg(shape, size, "zeros")
     xp = _xp_for(device, "zeros")
     return _finish(xp.zeros(_size(size, "zeros", _float_dtype(dtype)), dtype=_float_dtype(dtype)), None, device,
                    requires_grad, "zeros")
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
-    """A Variable of ones of shape ``size``."""
+def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
+    """A Variable of ones of shape ``size`` (positional, or the keyword ``size=``)."""
+    size = _size_arg(shape, size, "ones")
     xp = _xp_for(device, "ones")
     return _finish(xp.ones(_size(size, "ones", _float_dtype(dtype)), dtype=_float_dtype(dtype)), None, device,
                    requires_grad, "ones")
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
-    """An uninitialised Variable of shape ``size``."""
+def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
+    """An uninitialised Variable of shape ``size`` (positional, or the keyword
+    ``size=``, as ``torch.empty(size=(2, 3))``)."""
+    size = _size_arg(shape, size, "empty")
     xp = _xp_for(device, "empty")
     return _finish(xp.empty(_size(size, "empty", _float_dtype(dtype)), dtype=_float_dtype(dtype)), None, device,
                    requires_grad, "empty")
@@ -385,16 +402,20 @@ def _random(xp, draw, size, dtype, what, generator=None, complex_scale=1.0):
     return draw(rng)(size).astype(dtype, copy=False)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Uniform samples on [0, 1) of shape ``size`` (from ``generator`` if given)."""
+def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform samples on [0, 1) of shape ``size`` (positional or ``size=``; from
+    ``generator`` if given)."""
+    size = _size_arg(shape, size, "rand")
     xp = _xp_for(device, "rand")
     data = _random(xp, lambda g: g.random, _size(size, "rand", _float_dtype(dtype)),
                    _float_dtype(dtype), "rand", generator)
     return _finish(data, None, device, requires_grad, "rand")
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Standard normal samples of shape ``size`` (from ``generator`` if given)."""
+def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples of shape ``size`` (positional or ``size=``; from
+    ``generator`` if given)."""
+    size = _size_arg(shape, size, "randn")
     xp = _xp_for(device, "randn")
     data = _random(xp, lambda g: g.standard_normal, _size(size, "randn", _float_dtype(dtype)),
                    _float_dtype(dtype), "randn", generator, math.sqrt(0.5))

@@ -28,7 +28,7 @@ from pyad.autograd import Function as _Function
 
 __all__ = [
     "complex", "polar", "is_conj", "is_neg", "resolve_conj", "resolve_neg", "is_signed",
-    "matrix_exp", "chain_matmul", "frobenius_norm", "nuclear_norm", "matrix_rank", "lu",
+    "matrix_exp", "chain_matmul", "spmm", "frobenius_norm", "nuclear_norm", "matrix_rank", "lu",
     "lu_unpack", "lu_solve", "svd_lowrank", "pca_lowrank", "range", "scalar_tensor", "fill",
     "empty_strided", "empty_permuted", "histogram", "histogramdd", "gradient", "poisson",
     "binomial", "igamma", "igammac", "get_device", "typename", "is_warn_always_enabled",
@@ -183,6 +183,33 @@ def chain_matmul(*matrices, out=None):
         return matrices[0].clone()
     from pyad import linalg
     return linalg.multi_dot(list(matrices))
+
+
+def spmm(input, mat2):
+    """The matrix product of ``input`` (n x m) and ``mat2`` (m x p), as ``torch.spmm``.
+    pyad has no sparse layout: for the dense matrices it is given, torch's ``spmm`` is
+    :func:`pyad.mm`, and so it is here (differentiable in both arguments). Both must be
+    2-D and of one dtype (RuntimeError otherwise, as torch).
+
+    >>> import pyad
+    >>> pyad.spmm(pyad.eye(2), pyad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([[1., 2.],
+            [3., 4.]])
+    """
+    a = _var(input, "spmm", "input", 1)
+    b = _var(mat2, "spmm", "mat2", 2)
+    if a.ndim != 2:
+        raise RuntimeError("spmm(): self must be a matrix, got a %d-D input" % a.ndim)
+    if b.ndim != 2:
+        raise RuntimeError("spmm(): mat2 must be a matrix, got a %d-D input" % b.ndim)
+    if a.dtype != b.dtype:
+        raise RuntimeError("spmm(): expected m1 and m2 to have the same dtype, but got: "
+                           "%s != %s" % (a.dtype, b.dtype))
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError("spmm(): mat1 and mat2 shapes cannot be multiplied (%dx%d and "
+                           "%dx%d)" % (tuple(a.shape) + tuple(b.shape)))
+    from pyad import mm
+    return mm(a, b)
 
 
 def frobenius_norm(input, dim=(), keepdim=False):

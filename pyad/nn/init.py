@@ -20,7 +20,7 @@ from pyad.autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
-           "trunc_normal_", "orthogonal_", "eye_", "dirac_"]
+           "trunc_normal_", "orthogonal_", "eye_", "dirac_", "sparse_"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -277,6 +277,30 @@ def eye_(tensor):
         return tensor
 
 
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fill a 2-D Variable as a sparse matrix, as torch's ``nn.init.sparse_``: samples
+    from N(0, std^2), then in each column ``ceil(sparsity * rows)`` entries, at rows
+    from a random permutation, set to zero.
+
+    >>> import pyad
+    >>> w = pyad.nn.init.sparse_(pyad.empty(4, 3), sparsity=0.5)
+    >>> [int((w[:, j] == 0).sum()) for j in range(3)]
+    [2, 2, 2]
+    """
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    import pyad
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        normal_(tensor, 0, std, generator=generator)
+        for col_idx in range(cols):
+            row_indices = pyad.randperm(rows, generator=generator)
+            zero_indices = row_indices[:num_zeros]
+            tensor[zero_indices, col_idx] = 0
+    return tensor
+
+
 def dirac_(tensor, groups=1):
     """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta, so that the
     convolution keeps the identity of its input channels (per group).
@@ -302,3 +326,37 @@ def dirac_(tensor, groups=1):
             for d in range(n):
                 data[(g * out_per_group + d, d) + centre] = 1
         return tensor
+
+
+def _make_deprecated(new):
+    old_name = new.__name__[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn("`nn.init.%s` is now deprecated in favor of `nn.init.%s`."
+                      % (old_name, new.__name__), FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    deprecated_init.__doc__ = (
+        "%s(...): the deprecated name of :func:`%s`, as torch's ``nn.init.%s`` (warns "
+        "with torch's FutureWarning, then does the same)." % (old_name, new.__name__,
+                                                              old_name))
+    return deprecated_init
+
+
+# torch's deprecated names without the trailing underscore (old scripts still call
+# ``nn.init.xavier_uniform(m.weight)``): each warns, then does what the new one does
+uniform = _make_deprecated(uniform_)
+normal = _make_deprecated(normal_)
+constant = _make_deprecated(constant_)
+xavier_uniform = _make_deprecated(xavier_uniform_)
+xavier_normal = _make_deprecated(xavier_normal_)
+kaiming_uniform = _make_deprecated(kaiming_uniform_)
+kaiming_normal = _make_deprecated(kaiming_normal_)
+orthogonal = _make_deprecated(orthogonal_)
+dirac = _make_deprecated(dirac_)
+eye = _make_deprecated(eye_)
+sparse = _make_deprecated(sparse_)
+
+__all__ += ["uniform", "normal", "constant", "xavier_uniform", "xavier_normal",
+            "kaiming_uniform", "kaiming_normal", "orthogonal", "dirac", "eye", "sparse"]

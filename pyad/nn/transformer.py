@@ -89,6 +89,12 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
                            "use the Transformer module method `generate_square_subsequent_"
                            "mask` to create this mask." % what)
     dtype = query.dtype
+    if (key_padding_mask is not None and attn_mask is not None
+            and getattr(key_padding_mask, "dtype", None) != getattr(attn_mask, "dtype", None)):
+        # torch's deprecation warning for a boolean padding mask with a float attn_mask
+        # (or the other way round); both are still applied
+        warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
+                      "Use same type for both instead.", UserWarning, stacklevel=3)
     key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", dtype, what)
     if is_causal and key_padding_mask is None and not need_weights:
         # torch's rule: the mask is then only a hint; attention is causal, whatever it holds
