@@ -1162,31 +1162,40 @@ cpdef Variable ldexp(object input, object other):
     >>> ldexp(Variable(numpy.array([1., 3.])), Variable(numpy.array([2, -1])))
     tensor([4.0000, 1.5000], dtype=float64)
     """
-    cdef char kb
+    cdef char kb, ka
     if not isinstance(other, Variable):
         try:
             return mul(input, exp2(other))
         except _OP_ERRORS as exc:
             raise _renamed(exc, "ldexp") from None
     kb = _dtype_kind((<Variable>other)._data)
-    if kb == b'b':
+    ka = _dtype_kind((<Variable>input)._data) if isinstance(input, Variable) else b'?'
+    if kb == b'b' and ka == b'f':
         _no_kernel("ldexp", "ldexp_cpu_exp", numpy.dtype(numpy.bool_))
     da = _binary_operand_data(input, "ldexp", "input")
     db = (<Variable>other)._data
     try:
-        if (kb == b'i' or kb == b'u') and not _is_complex_operand(input):
-            # torch's kernel: an exact scaling (no 2.0 ** other rounded first)
+        if ka == b'f' and (kb == b'i' or kb == b'u'):
+            # torch's kernel for a floating input and an integer exponent: an exact
+            # scaling in the input's dtype (no 2.0 ** other rounded first)
             rt = _torch_result_dtype(da, db)
-            if _category(rt) <= 1:
-                rt = _default_dtype
             xp = _xp_of(db)
             with numpy.errstate(over="ignore", under="ignore", invalid="ignore"):
                 data = xp.ldexp(xp.asarray(da).astype(rt, copy=False),
                                 db.astype(numpy.int64, copy=False))
             data = _ensure_array(xp.asarray(data).astype(rt, copy=False))
         else:
+            # otherwise input * 2.0 ** other, the power in other's dtype (complex when
+            # the result is: a complex product, so (1+2j) * 2**inf is nan, as torch)
             xa = da if _scalar_category(da) >= 0 else _raw(da)
-            data = mul(xa, pow(2.0, _raw(db)))._data
+            e = _raw(db)
+            if (ka == b'c' or _is_complex_operand(input)) and kb != b'c':
+                if kb == b'f':
+                    ct = numpy.complex128 if db.dtype == numpy.float64 else numpy.complex64
+                else:
+                    ct = _torch_result_dtype(da, db)      # (an integer exponent)
+                e = _raw(db.astype(ct))
+            data = mul(xa, pow(2.0, e))._data
     except _OP_ERRORS as exc:
         raise _renamed(exc, "ldexp") from None
     if _binary_records(input, other):
