@@ -400,6 +400,11 @@ cdef void _attach_output(FunctionNode node, list outs, Py_ssize_t i, tuple args,
     cdef Variable o = <Variable>outs[i]
     x = o
     if builtins.any(o is d for d in dirty):
+        if o._is_view and o._view_creation != _VIEW_DEFAULT:
+            # torch's rebase_history: a view of a kind that may not be changed in place
+            # (an output of a multi-output view op, a no_grad view, ...) is reported
+            # before the view-of-a-leaf check
+            raise RuntimeError(_view_creation_error(o))
         _check_inplace_allowed(o, None, "mark_dirty in %s" % node.name())
         _bump_version(o)
         if o._view_fn is not None:

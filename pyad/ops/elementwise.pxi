@@ -727,8 +727,15 @@ cdef class PowBackward(_BinaryNode):
             with numpy.errstate(divide="ignore", invalid="ignore"):
                 if isinstance(base, (int, float)):
                     # A Python float stays a weakly typed Python float (full precision).
-                    log_base = -numpy.inf if base == 0 else \
-                        float(numpy.log(numpy.float64(base)))
+                    if base == 0:
+                        log_base = -numpy.inf
+                    elif base < 0 and _dtype_kind(edata) == b'c':
+                        # a complex power: the complex log of the negative real base
+                        # (torch: log|b| + i pi), not nan
+                        log_base = complex(float(numpy.log(numpy.float64(-base))),
+                                           numpy.pi)
+                    else:
+                        log_base = float(numpy.log(numpy.float64(base)))
                     t = _v_mul(result, log_base)
                     if base == 0:
                         t = _v_where_const(xp.asarray(edata >= 0), 0.0, t)

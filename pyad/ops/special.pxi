@@ -1118,17 +1118,89 @@ cpdef Variable copysign(object input, object other):
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
+cdef str _LDEXP_REAL_COMPLEX = (
+    "ldexp(): a real input of a complex result has no gradient here: torch's backward "
+    "raises (Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+    "grad_is_complex))")
+
+
+cdef object _LN2_FLOAT = math.log(2.0)
+
+
+cdef class LdexpBackward(_BinaryNode):
+    # torch's LdexpBackward0: input: grad * conj(2^other) (ldexp of the gradient);
+    # other: (grad * conj(result)) * ln 2, in this order (it decides where overflow
+    # gives inf). A real operand of a complex result: torch's backward raises.
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable g = grads[0]
+        cdef bint cplx = _dtype_kind(g._data) == b'c'
+        ga = gb = None
+        x = self.a.get(self)
+        e = self.b.get(self)
+        if self._needs_input_grad(0):
+            if cplx and not _is_complex_operand(x):
+                raise RuntimeError(_LDEXP_REAL_COMPLEX)
+            ga = self.grad_a(ldexp(g, conj(e) if _is_complex_operand(e) else e))
+        if self._needs_input_grad(1):
+            if cplx and not _is_complex_operand(e):
+                raise RuntimeError(_LDEXP_REAL_COMPLEX)
+            r = ldexp(x, e)
+            if cplx:
+                r = conj(r)
+            gb = self.grad_b(mul(mul(g, r), _LN2_FLOAT))
+        return (ga, gb)
+
+
 @profiled_op
 cpdef Variable ldexp(object input, object other):
     """Elementwise ``input * 2 ** other`` (torch's ldexp; differentiable in both).
 
+    An integer ``other`` scales exactly in the result's dtype (integer inputs give the
+    default float dtype; a float16 input stays float16); a floating ``other`` gives
+    ``input * 2.0 ** other`` with the power in ``other``'s dtype, as torch.
+
     >>> ldexp(Variable(numpy.array([1., 3.])), Variable(numpy.array([2, -1])))
     tensor([4.0000, 1.5000], dtype=float64)
     """
+    cdef char kb, ka
+    if not isinstance(other, Variable):
+        try:
+            return mul(input, exp2(other))
+        except _OP_ERRORS as exc:
+            raise _renamed(exc, "ldexp") from None
+    kb = _dtype_kind((<Variable>other)._data)
+    ka = _dtype_kind((<Variable>input)._data) if isinstance(input, Variable) else b'?'
+    if kb == b'b' and ka == b'f':
+        _no_kernel("ldexp", "ldexp_cpu_exp", numpy.dtype(numpy.bool_))
+    da = _binary_operand_data(input, "ldexp", "input")
+    db = (<Variable>other)._data
     try:
-        return mul(input, exp2(other))
+        if ka == b'f' and (kb == b'i' or kb == b'u'):
+            # torch's kernel for a floating input and an integer exponent: an exact
+            # scaling in the input's dtype (no 2.0 ** other rounded first)
+            rt = _torch_result_dtype(da, db)
+            xp = _xp_of(db)
+            with numpy.errstate(over="ignore", under="ignore", invalid="ignore"):
+                data = xp.ldexp(xp.asarray(da).astype(rt, copy=False),
+                                db.astype(numpy.int64, copy=False))
+            data = _ensure_array(xp.asarray(data).astype(rt, copy=False))
+        else:
+            # otherwise input * 2.0 ** other, the power in other's dtype (complex when
+            # the result is: a complex product, so (1+2j) * 2**inf is nan, as torch)
+            xa = da if _scalar_category(da) >= 0 else _raw(da)
+            e = _raw(db)
+            if (ka == b'c' or _is_complex_operand(input)) and kb != b'c':
+                if kb == b'f':
+                    ct = numpy.complex128 if db.dtype == numpy.float64 else numpy.complex64
+                else:
+                    ct = _torch_result_dtype(da, db)      # (an integer exponent)
+                e = _raw(db.astype(ct))
+            data = mul(xa, pow(2.0, e))._data
     except _OP_ERRORS as exc:
         raise _renamed(exc, "ldexp") from None
+    if _binary_records(input, other):
+        return _binary(LdexpBackward.__new__(LdexpBackward), data, input, other, True, True)
+    return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
 frexp_result = namedtuple("frexp", ["mantissa", "exponent"])
@@ -1286,7 +1358,10 @@ cpdef Variable gcd(object input, object other):
     >>> gcd(Variable(numpy.array([4, -6, 0])), Variable(numpy.array([6, 4, 0])))
     tensor([2, 2, 0])
     """
-    return _integer_binary(_np_gcd, input, other, "gcd")
+    r = _integer_binary(_np_gcd, input, other, "gcd")
+    if _dtype_kind(r._data) == b'i':
+        r._data = _torch_gcd_data(input, other, r._data, "gcd")
+    return r
 
 
 @profiled_op
@@ -1296,7 +1371,80 @@ cpdef Variable lcm(object input, object other):
     >>> lcm(Variable(numpy.array([4, -6, 0])), Variable(numpy.array([6, 4, 3])))
     tensor([12, 12,  0])
     """
-    return _integer_binary(_np_lcm, input, other, "lcm")
+    r = _integer_binary(_np_lcm, input, other, "lcm")
+    if _dtype_kind(r._data) == b'i':
+        r._data = _torch_lcm_data(input, other, r._data)
+    return r
+
+
+cdef object _wrap_int(object v, int bits):
+    # v as a C signed integer of `bits` bits (two's complement wrap)
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >= (1 << (bits - 1)) else v
+
+
+cdef object _c_gcd(object a, object b, int bits):
+    # torch's calc_gcd in C arithmetic: abs and % wrap at INT_MIN (gcd(127, -128) in
+    # int8 is -1)
+    a = _wrap_int(abs(a), bits)
+    b = _wrap_int(abs(b), bits)
+    while a != 0:
+        c = a
+        r = abs(b) % abs(a)
+        a = _wrap_int(-r if b < 0 else r, bits)
+        b = c
+    return b
+
+
+cdef tuple _int_operands(object input, object other, object dtype, object shape, str what):
+    xp = numpy
+    out = []
+    for v, name in ((input, "input"), (other, "other")):
+        d = _binary_operand_data(v, what, name)
+        if _scalar_category(d) < 0:
+            xp = _xp_of(d)
+        out.append(d)
+    return tuple(xp.broadcast_to(xp.asarray(d).astype(dtype, copy=False), shape)
+                 for d in out)
+
+
+cdef object _torch_gcd_data(object input, object other, object data, str what):
+    # NumPy's gcd, except where an operand is the dtype's minimum (torch's wraps)
+    if _xp_of(data) is not numpy:
+        return data
+    dt = data.dtype
+    a, b = _int_operands(input, other, dt, data.shape, what)
+    mn = numpy.iinfo(dt).min
+    mask = (a == mn) | (b == mn)
+    if not mask.any():
+        return data
+    data = numpy.array(data, copy=True)       # (C-contiguous: .flat writes through)
+    bits = dt.itemsize * 8
+    for i in numpy.flatnonzero(mask):
+        data.flat[i] = _c_gcd(int(a.flat[i]), int(b.flat[i]), bits)
+    return data
+
+
+cdef object _torch_lcm_data(object input, object other, object data):
+    # torch's lcm: g = gcd(a, b); 0 if g == 0 else abs(a / g * b), in the dtype's C
+    # arithmetic (the product and abs wrap on overflow; NumPy's lcm does not take the
+    # abs after the wrap)
+    if _xp_of(data) is not numpy:
+        return data
+    dt = data.dtype
+    a, b = _int_operands(input, other, dt, data.shape, "lcm")
+    g = _torch_gcd_data(input, other, numpy.gcd(a, b), "lcm")
+    # (C promotes int8/int16 to int: their product and abs do not wrap before the
+    # result is narrowed)
+    wd = numpy.dtype(numpy.int64) if dt.itemsize < 4 else dt
+    a, b, g = a.astype(wd), b.astype(wd), g.astype(wd)
+    with numpy.errstate(all="ignore"):
+        safe = numpy.where(g == 0, 1, g).astype(wd, copy=False)
+        q = a // safe
+        # C division truncates (NumPy's floors)
+        q = q + ((q * safe != a) & ((a < 0) != (safe < 0))).astype(wd)
+        r = numpy.abs((q * b).astype(wd, copy=False))
+        return numpy.asarray(numpy.where(g == 0, 0, r).astype(dt, copy=False))
 
 
 SPECIAL_OPS = (asinh, acosh, atanh, arcsin, arccos, arctan, arctan2, arcsinh, arccosh, arctanh,

@@ -158,7 +158,10 @@ class _Checkpoint(pyad.autograd.Function):
         for i in range(n_args if on_standins else 0):
             v = variables[i]
             if id(v) not in standin_of:
-                standin_of[id(v)] = v.detach().requires_grad_(v.requires_grad)
+                # (an argument without gradient has no history to cut: torch recomputes
+                # on the object itself, so a Function saving it gets that very object)
+                standin_of[id(v)] = v.detach().requires_grad_(True) if v.requires_grad \
+                    else v
                 real_args.append(v)
             variables[i] = standin_of[id(v)]
         args = list(state["args"])

@@ -450,9 +450,6 @@ def test_backward_create_graph_warns():
         pyad.set_warn_always(old)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: mark_dirty's check (pyad/_function.pxi "
-                   "via ops/inplace.pxi _check_inplace_allowed) reports the view of a leaf "
-                   "before the multi-output view, torch reports the multi-output view first")
 def test_custom_function_inplace_on_non_default_view():
     class Func(Function):
         @staticmethod
@@ -872,9 +869,6 @@ def test_checkpointing_without_reentrant_detached_tensor(use_reentrant):
             out.sum().backward()
 
 
-@pytest.mark.xfail(strict=True, reason="engine: ctx.saved_tensors (pyad/_function.pxi) "
-                   "returns a new Variable for a saved input that does not require grad, "
-                   "where torch returns the very object passed to save_for_backward")
 def test_checkpointing_without_reentrant_saved_object_identity():
     x_backward = None
 
@@ -1938,9 +1932,6 @@ def test_complex_scalar_backward():
         pyad.autograd.grad(b, a)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: pow's backward w.r.t. a complex exponent "
-                   "(pyad/ops/elementwise.pxi) takes log of the real negative base as a real "
-                   "number (nan); torch takes the complex log")
 def test_pow_real_negative_base_complex_exponent():
     # OpInfo doesn't naturally support input of mixed types, hence this test here.
     base = -pyad.ones(2, dtype=pyad.float64)

@@ -721,3 +721,29 @@ def test_wrapping_and_casting_like_torch(name, fn, arrays):
     got = fn(pyad, *[pyad.tensor(a) for a in arrays])
     assert str(got.dtype) == str(exp.dtype).replace("torch.", "")
     np.testing.assert_array_equal(np.asarray(got.data), exp.numpy())
+
+
+def test_ldexp_refuses_a_bool_exponent_of_a_float_input_like_torch():
+    torch = pytest.importorskip("torch")
+    x, e = np.array([1.0, 2.0]), np.array([True, False])
+    with pytest.raises(NotImplementedError):
+        torch.ldexp(torch.tensor(x), torch.tensor(e))
+    with pytest.raises(NotImplementedError, match=r"ldexp\(\)"):
+        pyad.ldexp(pyad.tensor(x), pyad.tensor(e))
+    # a bool input with a bool exponent computes (float32), as torch
+    got = pyad.ldexp(pyad.tensor(e), pyad.tensor(e))
+    exp = torch.ldexp(torch.tensor(e), torch.tensor(e))
+    assert str(got.dtype) == str(exp.dtype).replace("torch.", "")
+    np.testing.assert_array_equal(np.asarray(got.data), exp.numpy())
+
+
+def test_ldexp_real_input_of_complex_result_backward_raises_like_torch():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([1.5 + 1j], dtype=torch.complex64, requires_grad=True)
+    e = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        torch.ldexp(x, e).real.sum().backward()
+    px = pyad.tensor(np.array([1.5 + 1j], dtype=np.complex64), requires_grad=True)
+    pe = pyad.tensor(np.array([1.0]), requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"ldexp\(\)"):
+        pyad.ldexp(px, pe).real.sum().backward()

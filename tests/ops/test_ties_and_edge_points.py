@@ -1233,3 +1233,79 @@ def test_atan2_gradient_multiplies_grad_by_other_first_like_torch():
     # product overflows: inf * 0 is nan in both
     _same_as_torch(lambda L, a, b: L.atan2(a, b),
                    ([0.5, 3.0, -1.0, 0.0], [1.0, -2.0, 1e308, 1e308]))
+
+
+# -- pow of a negative number to a complex power; ldexp; gcd/lcm at INT_MIN ----------------
+
+@pytest.mark.parametrize("base", [-1, -3.0, -0.5])
+def test_pow_negative_number_base_complex_exponent_gradient(base):
+    # d/dy b**y = b**y log b with the complex log of the negative real b (log|b| + i pi)
+    e = pyad.Variable(np.array([0.3 - 0.2j, -1.1 + 0.7j, 2.0 + 0j]), requires_grad=True)
+    assert pyad.autograd.gradcheck(lambda y: pyad.pow(base, y), (e,))
+    assert pyad.autograd.gradgradcheck(lambda y: pyad.pow(base, y), (e,))
+    t = torch_or_skip()
+    te = t.tensor(as_np(e), requires_grad=True)
+    g = np.array([0.5 + 0.1j, -1.0 + 2.0j, 0.25 - 0.5j])
+    out = pyad.pow(base, e)
+    (pg,) = pyad.autograd.grad(out, (e,), pyad.Variable(g))
+    (tg,) = t.autograd.grad(t.pow(base, te), (te,), t.tensor(g))
+    np.testing.assert_allclose(as_np(out), t.pow(base, te).detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(as_np(pg), tg.numpy(), rtol=1e-12)
+
+
+def test_ldexp_gradients_check():
+    x = pyad.Variable(np.array([0.3, -1.2, 2.0, 0.0]), requires_grad=True)
+    e = pyad.Variable(np.array([1.5, -0.4, 3.0, 2.0]), requires_grad=True)
+    assert pyad.autograd.gradcheck(pyad.ldexp, (x, e))
+    assert pyad.autograd.gradgradcheck(pyad.ldexp, (x, e))
+    k = pyad.Variable(np.array([3, -2, 0, 5]))
+    assert pyad.autograd.gradcheck(lambda u: pyad.ldexp(u, k), (x,))
+    assert pyad.autograd.gradgradcheck(lambda u: pyad.ldexp(u, k), (x,))
+    xc = pyad.Variable(np.array([0.3 + 1j, -1.2 - 0.5j]), requires_grad=True)
+    ec = pyad.Variable(np.array([1.5 - 0.2j, -0.4 + 1j]), requires_grad=True)
+    assert pyad.autograd.gradcheck(pyad.ldexp, (xc, ec))
+    assert pyad.autograd.gradgradcheck(pyad.ldexp, (xc, ec))
+
+
+@needs_torch
+def test_ldexp_edges_like_torch():
+    # an integer exponent scales exactly in the input's dtype (float16 stays float16,
+    # 2**20 does not overflow first); the gradient of the exponent is (g * out) * ln 2,
+    # so it overflows where torch's does
+    x = np.array([1e-3, 6e4], dtype=np.float16)
+    k = np.array([20, -20], dtype=np.int32)
+    got = pyad.ldexp(pyad.Variable(x), pyad.Variable(k))
+    want = torch.ldexp(torch.tensor(x), torch.tensor(k))
+    assert got.dtype == pyad.float16
+    np.testing.assert_array_equal(as_np(got), want.numpy())
+    xs, es, w = [1e308, 1e308, 3.0], [1.0, 0.0, 0.5], [0.3, 2.0, 1.7]
+    px = pyad.Variable(np.array(xs), requires_grad=True)
+    pe = pyad.Variable(np.array(es), requires_grad=True)
+    tx = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
+    te = torch.tensor(es, dtype=torch.float64, requires_grad=True)
+    pg = pyad.autograd.grad((pyad.ldexp(px, pe) * pyad.Variable(np.array(w))).sum(), (px, pe))
+    tg = torch.autograd.grad((torch.ldexp(tx, te) * torch.tensor(w, dtype=torch.float64)).sum(),
+                             (tx, te))
+    for p, t in zip(pg, tg):
+        np.testing.assert_allclose(as_np(p), t.numpy(), rtol=1e-14)
+    # a complex product: (1+2j) * 2**inf is nan+nanj, as torch
+    xc = np.array([1 + 2j, 3 - 4j], dtype=np.complex64)
+    ef = np.array([math.inf, 1.0])
+    got = pyad.ldexp(pyad.Variable(xc), pyad.Variable(ef))
+    want = torch.ldexp(torch.tensor(xc), torch.tensor(ef))
+    np.testing.assert_allclose(as_np(got), want.numpy(), rtol=1e-6, equal_nan=True)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
+def test_gcd_lcm_wrap_like_torch(dtype):
+    info = np.iinfo(dtype)
+    pool = [0, 1, -1, 2, -3, 7, 9, int(info.max)]
+    if dtype in ("int8", "int16"):          # (torch dies of SIGFPE at INT_MIN for int32/64)
+        pool.append(int(info.min))
+    a = np.array([p for p in pool for q in pool], dtype=dtype)
+    b = np.array([q for p in pool for q in pool], dtype=dtype)
+    for name in ("gcd", "lcm"):
+        got = getattr(pyad, name)(pyad.Variable(a), pyad.Variable(b))
+        want = getattr(torch, name)(torch.tensor(a), torch.tensor(b))
+        np.testing.assert_array_equal(as_np(got), want.numpy())

@@ -80,18 +80,6 @@ _GAPS = {
     ('in-place op (or hypot) with a float32/float16 self and a float64 other: torch '
      "computes the other's gradient in the result (lower) precision; pyad in float64"):
         """pow_-float32-float64-pairs hypot_-float32-float64-pairs ipow-float32-float64-pairs""",
-    ('ldexp: torch keeps float16 with an integer exponent, has no bool kernel, '
-     "computes input * 2.0 ** other (complex inf -> nan, gradient order); pyad NumPy's"
-     ' ldexp'):
-        """ldexp-float64-float64-pairs ldexp-float16-int32-pairs ldexp-float64-complex64-pairs
-        ldexp-complex64-float64-pairs ldexp-float64-bool-pairs""",
-    ("gcd/lcm at INT_MIN and on overflow: torch's abs wraps (gcd(127, -128) is -1 in "
-     "int8, lcm's abs after the wrap); pyad NumPy's"):
-        """gcd-int8-int8-pairs gcd-int16-int16-pairs lcm-int32-int32-pairs
-        lcm-int64-int64-pairs lcm-int8-int64-pairs""",
-    ('gradient of (negative number) ** complex Variable: pyad nan (log of the negative'
-     ' real base); torch uses the complex log (log 3 + i pi)'):
-        """pow-complex128-negintscalarleft-pairs op**-complex128-negintscalarleft-pairs""",
 }
 
 _TORCH_SKIPS = {
