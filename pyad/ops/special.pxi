@@ -1155,9 +1155,10 @@ cdef class LdexpBackward(_BinaryNode):
 cpdef Variable ldexp(object input, object other):
     """Elementwise ``input * 2 ** other`` (torch's ldexp; differentiable in both).
 
-    An integer ``other`` scales exactly in the result's dtype (integer inputs give the
-    default float dtype; a float16 input stays float16); a floating ``other`` gives
-    ``input * 2.0 ** other`` with the power in ``other``'s dtype, as torch.
+    A floating ``input`` with an integer ``other`` is scaled exactly in its own dtype (a
+    float16 input stays float16); every other pair gives ``input * 2.0 ** other`` with the
+    power in the default float dtype or ``other``'s, as torch (so an integer input with a
+    huge exponent can give ``0 * inf = nan``).
 
     >>> ldexp(Variable(numpy.array([1., 3.])), Variable(numpy.array([2, -1])))
     tensor([4.0000, 1.5000], dtype=float64)
