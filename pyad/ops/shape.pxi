@@ -411,11 +411,14 @@ cdef object _index_key(object key, object like):
 
 
 cdef object _expand_ellipses(tuple key, Py_ssize_t ndim):
-    # torch takes several Ellipses in one key (NumPy refuses): each stands for the
-    # dimensions the other items do not name, ndim - (ints, slices and index arrays,
-    # a mask counting its dimensions); x[..., ...] is x, x[..., 1, ...] is x[..., 1, :]
-    # for a matrix.
-    cdef Py_ssize_t n = 0, specified = 0
+    # torch takes several Ellipses in one key (NumPy refuses): each skips the dimensions
+    # the other items do not name, ndim - (ints, slices and index arrays, a mask counting
+    # its dimensions), as full slices while the input has dimensions left; an item after
+    # a skip past the last dimension is an IndexError. x[..., ...] is x, x[..., 1, ...]
+    # is x[:, 1] for a matrix. (torch also takes a slice starting at 0 past the last
+    # dimension, as a no-op: that quirk is not copied.)
+    cdef Py_ssize_t n = 0, specified = 0, skip, e, remaining = ndim
+    cdef bint past = False
     for k in key:
         if k is Ellipsis:
             n += 1
@@ -429,14 +432,24 @@ cdef object _expand_ellipses(tuple key, Py_ssize_t ndim):
             specified += k.ndim
         else:
             specified += 1
-    fill = (slice(None),) * (ndim - specified if ndim > specified else 0)
+    skip = ndim - specified if ndim > specified else 0
     out = []
     for k in key:
         if k is Ellipsis:
-            out.extend(fill)
-        else:
-            out.append(k)
-    return tuple(out)            # (NumPy refuses too many indices: IndexError, as torch)
+            e = skip if skip < remaining else remaining
+            out.extend((slice(None),) * e)
+            remaining -= e
+            if e < skip:
+                past = True
+            continue
+        if past:
+            raise IndexError("__getitem__(): too many indices for a Variable of dimension %d"
+                             % ndim)
+        if not (k is None or type(k) is bool):
+            dt = getattr(k, "dtype", None)
+            remaining -= k.ndim if (dt is not None and dt.kind == "b") else 1
+        out.append(k)
+    return tuple(out)
 
 
 cdef object _index_key_part(object key, object like):
