@@ -527,9 +527,22 @@ def setitem(object input, key, value):
     >>> setitem(x, slice(1, None), 5.0)
     tensor([0., 5., 5.], dtype=float64)
     """
+    if key is False and isinstance(input, Variable):
+        # torch: x[False] = v does nothing once a number v converts (v's shape unchecked)
+        _fill_scalar(value, (<Variable>input)._data, "__setitem__")
+        return input
     cdef Variable x = _inplace_target(input, "__setitem__")
     cdef Variable old
     key = _index_key(key, x._data)
+    if isinstance(value, Variable) and not _is_basic_key(key) and \
+            (<Variable>value)._data.dtype != x._data.dtype and \
+            not ((<Variable>value)._data.size == 1 and _single_mask_key(key)):
+        # torch's index_put: no casting of a Variable value (but one number through a
+        # single mask is its masked_fill, which casts)
+        raise RuntimeError("__setitem__(): Index put requires the source and destination "
+                           "dtypes match, got %s for the destination and %s for the source."
+                           % (_torch_dtype_name(_dtype(x._data)),
+                              _torch_dtype_name(_dtype((<Variable>value)._data))))
     value = _fill_scalar(value, x._data, "__setitem__")
     if _inplace_records(x, value):
         _check_inplace_allowed(x, value, "__setitem__")
@@ -561,6 +574,20 @@ def setitem(object input, key, value):
         raise _setitem_error(exc) from None
     _bump_version(x)
     return x
+
+
+cdef bint _single_mask_key(object key):
+    # True for a key whose only index array is one boolean mask of at least one
+    # dimension (ints, slices, None and Ellipsis beside it)
+    cdef bint found = False
+    for k in (key if isinstance(key, tuple) else (key,)):
+        if k is None or k is Ellipsis or isinstance(k, (int, slice)):
+            continue
+        dt = getattr(k, "dtype", None)
+        if found or dt is None or dt.kind != "b" or k.ndim == 0:
+            return False
+        found = True
+    return found
 
 
 cdef object _setitem_error(object exc):
@@ -863,6 +890,10 @@ cdef Variable _inplace_view(Variable x, object view_op, tuple args, str what):
         raise RuntimeError("%s(): a leaf Variable that requires grad is being used in an "
                            "in-place operation. Wrap it in pyad.no_grad() or use the "
                            "out-of-place op." % what)
+    if x._is_view and x._view_base is not None and x._view_base._requires_grad and \
+            x._view_base._grad_fn is None and _grad_enabled():
+        raise RuntimeError("%s(): a view of a leaf Variable that requires grad is being used "
+                           "in an in-place operation." % what)
     try:
         r = view_op(x, *args)
     except _OP_ERRORS as exc:

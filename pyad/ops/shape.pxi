@@ -214,6 +214,13 @@ cdef Variable _reshape(Variable x, tuple shape, bint must_view):
     if _records(x):
         node = ViewBackward.__new__(ViewBackward)
         node.input_shape = x._data.shape
+    if not must_view and data.base is not None and data.size and \
+            not _xp_of(data).may_share_memory(data, x._data) and not x._is_inference:
+        # NumPy copied (the strides allow no view): as torch, a new Variable, not a
+        # view sharing the input's version counter
+        if node is not None:
+            return _recorded1(node, data, _edge(x))
+        return _plain(data, x._volatile)
     return _shape_result(x, data, node, 0, shape)
 
 
@@ -388,17 +395,70 @@ cdef bint _sequence_as_tuple(list key):
     return False
 
 
+cdef object _UINT8 = numpy.dtype(numpy.uint8)
+
+
 cdef object _index_key(object key, object like):
     # Unwrap Variables used as indices; plain ints, slices, None and Ellipsis pass as is.
     # A list becomes an index array with the array module of `like` (the indexed data),
     # so a GPU Variable's list key is made on the GPU.
     if isinstance(key, list) and _sequence_as_tuple(<list>key):
         key = tuple(key)
-    return _index_key_part(key, like)
+    key = _index_key_part(key, like)
+    if type(key) is tuple:
+        key = _expand_ellipses(<tuple>key, like.ndim)
+    return key
+
+
+cdef object _expand_ellipses(tuple key, Py_ssize_t ndim):
+    # torch takes several Ellipses in one key (NumPy refuses): each skips the dimensions
+    # the other items do not name, ndim - (ints, slices and index arrays, a mask counting
+    # its dimensions), as full slices while the input has dimensions left; an item after
+    # a skip past the last dimension is an IndexError. x[..., ...] is x, x[..., 1, ...]
+    # is x[:, 1] for a matrix. (torch also takes a slice starting at 0 past the last
+    # dimension, as a no-op: that quirk is not copied.)
+    cdef Py_ssize_t n = 0, specified = 0, skip, e, remaining = ndim
+    cdef bint past = False
+    for k in key:
+        if k is Ellipsis:
+            n += 1
+    if n < 2:
+        return key
+    for k in key:
+        if k is None or k is Ellipsis or type(k) is bool:
+            continue
+        dt = getattr(k, "dtype", None)
+        if dt is not None and dt.kind == "b":
+            specified += k.ndim
+        else:
+            specified += 1
+    skip = ndim - specified if ndim > specified else 0
+    out = []
+    for k in key:
+        if k is Ellipsis:
+            e = skip if skip < remaining else remaining
+            out.extend((slice(None),) * e)
+            remaining -= e
+            if e < skip:
+                past = True
+            continue
+        if past:
+            raise IndexError("__getitem__(): too many indices for a Variable of dimension %d"
+                             % ndim)
+        if not (k is None or type(k) is bool):
+            dt = getattr(k, "dtype", None)
+            remaining -= k.ndim if (dt is not None and dt.kind == "b") else 1
+        out.append(k)
+    return tuple(out)
 
 
 cdef object _index_key_part(object key, object like):
     if isinstance(key, Variable):
+        if (<Variable>key)._data.dtype == _UINT8:
+            # torch reads a uint8 index as a mask (deprecated)
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                          "dtype torch.bool instead.", UserWarning, stacklevel=3)
+            return (<Variable>key)._data.astype(bool)
         return (<Variable>key)._data
     if isinstance(key, tuple):
         return tuple(_index_key_part(k, like) for k in key)

@@ -460,3 +460,102 @@ def test_integer_index_gives_a_view_so_inplace_changes_the_base():
     y = pyad.zeros(3)
     y[2].fill_(7.0)
     assert y.tolist() == [0.0, 0.0, 7.0]
+
+
+@pytest.mark.parametrize("op", [
+    lambda v: v.t_(), lambda v: v.transpose_(0, 1), lambda v: v.swapdims_(0, 1),
+    lambda v: v.swapaxes_(1, 0), lambda v: v.unsqueeze(0).squeeze_(),
+    lambda v: v.unsqueeze(1).squeeze_(1), lambda v: v.unsqueeze_(-1),
+], ids=["t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_", "squeeze_-dim",
+        "unsqueeze_"])
+def test_inplace_metadata_op_on_a_view_of_a_leaf_raises_like_torch(op):
+    torch = pytest.importorskip("torch")
+    a = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(RuntimeError, match="view of a leaf"):
+        op(torch.tensor(a, requires_grad=True)[:, :])
+    with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+        op(pyad.Variable(a, requires_grad=True)[:, :])
+    # allowed under no_grad, and on a view of a non-leaf (the gradient follows the view)
+    with pyad.no_grad():
+        v = op(pyad.Variable(a, requires_grad=True)[:, :])
+    with torch.no_grad():
+        tv = op(torch.tensor(a, requires_grad=True)[:, :])
+    assert v.shape == tuple(tv.shape)
+    x = pyad.Variable(a, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    v, tv = op((x * 1)[:, :]), op((tx * 1)[:, :])
+    w = np.arange(6.0).reshape(v.shape) + 1
+    (v * pyad.Variable(w)).sum().backward()
+    (tv * torch.tensor(w)).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, tx.grad.numpy())
+
+
+@pytest.mark.parametrize("value", [
+    lambda L: L.tensor(np.array(3.0), requires_grad=True),
+    lambda L: L.tensor(np.arange(4.0), requires_grad=True),
+    lambda L: L.tensor(np.arange(5.0)),
+    lambda L: 2.5,
+], ids=["0d", "row", "badshape", "number"])
+def test_setitem_false_does_nothing_like_torch(value):
+    # torch: x[False] = v returns at once: nothing written, no version bump, v's shape
+    # not checked, v gets no gradient
+    torch = pytest.importorskip("torch")
+    a = np.arange(12.0).reshape(3, 4)
+    x = pyad.Variable(a, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    y, ty = x.clone(), tx.clone()
+    v, tv = value(pyad), value(torch)
+    y[False] = v
+    ty[False] = tv
+    assert y._version == ty._version == 0
+    np.testing.assert_array_equal(y.data, ty.detach().numpy())
+    leaves = [x] + ([v] if isinstance(v, pyad.Variable) and v.requires_grad else [])
+    tleaves = [tx] + ([tv] if isinstance(tv, torch.Tensor) and tv.requires_grad else [])
+    g = pyad.autograd.grad(y.sum(), leaves, allow_unused=True)
+    tg = torch.autograd.grad(ty.sum(), tleaves, allow_unused=True)
+    assert [e is None for e in g] == [e is None for e in tg]
+    np.testing.assert_array_equal(g[0].data, tg[0].numpy())
+    # a leaf that requires grad: still nothing (torch does not reach the leaf check)
+    x[False] = 1.0
+    tx[False] = 1.0
+    assert x._version == tx._version == 0
+
+
+def test_setitem_false_still_converts_a_number_like_torch():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.zeros(3, dtype=torch.int64)[False] = 1 + 1j
+    with pytest.raises(RuntimeError, match="__setitem__"):
+        pyad.zeros(3, dtype=pyad.int64)[False] = 1 + 1j
+
+
+@pytest.mark.parametrize("key", [
+    lambda L: [0, 0, 2], lambda L: L.tensor([1, 1]), lambda L: L.tensor(True),
+    lambda L: L.tensor(np.ones((3, 4), bool)), lambda L: (slice(None), [0, 1, 2, 3]),
+], ids=["list", "tensor", "0dbool", "mask", "slice-list"])
+@pytest.mark.parametrize("dts", [("int64", "float64"), ("float64", "float32"),
+                                 ("complex128", "float64"), ("bool", "int64"),
+                                 ("float32", "float64-0d")])
+def test_setitem_advanced_refuses_a_value_of_another_dtype_like_torch(key, dts):
+    # torch's index_put casts no Variable value: RuntimeError; a basic key casts
+    torch = pytest.importorskip("torch")
+    xdt, vdt = dts
+    vshape = () if vdt.endswith("-0d") else (4,)
+    vdt = vdt.replace("-0d", "")
+    a = np.zeros((3, 4), xdt)
+    v = np.ones(vshape, vdt)
+    y, ty = pyad.tensor(a), torch.tensor(a)
+    try:
+        ty[key(torch)] = torch.tensor(v)
+    except RuntimeError:
+        with pytest.raises(RuntimeError, match=r"__setitem__\(\): Index put requires"):
+            y[key(pyad)] = pyad.tensor(v)
+    else:
+        # one number through a single mask: torch's masked_fill, which casts
+        assert vshape == () and key(pyad).dtype == pyad.bool
+        y[key(pyad)] = pyad.tensor(v)
+        np.testing.assert_array_equal(y.data, ty.numpy())
+    y, ty = pyad.tensor(a), torch.tensor(a)
+    y[0] = pyad.tensor(v)
+    ty[0] = torch.tensor(v)
+    np.testing.assert_array_equal(y.data, ty.numpy())

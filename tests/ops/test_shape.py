@@ -923,3 +923,103 @@ def test_gather_of_a_strided_3d_input_matches_torch(index_dtype, dim):
     f = lambda v: pyad.gather(v, dim, idx) ** 2
     assert gradcheck(f, (pyad.Variable(a, requires_grad=True),))
     assert gradgradcheck(f, (pyad.Variable(a, requires_grad=True),))
+
+
+@pytest.mark.parametrize("make", [
+    lambda L, a: L.tensor(a).transpose(0, 1).reshape(-1),
+    lambda L, a: L.tensor(a).transpose(0, 1).flatten(),
+    lambda L, a: L.tensor(a[0]).expand(2, 4).reshape(8),
+], ids=["reshape-T", "flatten-T", "reshape-expanded"])
+def test_reshape_that_must_copy_is_not_a_view_like_torch(make):
+    # torch copies when the strides allow no view: the result is no view of the input,
+    # does not share its version counter, and an in-place change of it leaves the input
+    torch = pytest.importorskip("torch")
+    a = np.arange(12.0).reshape(3, 4)
+    y, ty = make(pyad, a), make(torch, a)
+    assert y._is_view() == ty._is_view() is False
+    assert y._base is None and ty._base is None
+    base = y._version
+    y.add_(1)
+    ty.add_(1)
+    np.testing.assert_array_equal(y.data, ty.numpy())
+    assert y._version == base + 1
+    x = pyad.tensor(a)
+    xt = x.transpose(0, 1)
+    r = xt.reshape(-1)
+    r.mul_(0)
+    assert x._version == 0 and xt._version == 0
+    np.testing.assert_array_equal(x.data, a)
+
+
+def test_reshape_that_must_copy_gradients_match_torch():
+    from pyad.autograd import gradcheck, gradgradcheck
+    torch = pytest.importorskip("torch")
+    a = np.arange(12.0).reshape(3, 4) / 7
+    w = np.linspace(-1, 1, 12)
+    x = pyad.Variable(a, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    y = x.transpose(0, 1).reshape(-1) * 1
+    y.mul_(pyad.Variable(w))
+    ty = tx.transpose(0, 1).reshape(-1) * 1
+    ty.mul_(torch.tensor(w))
+    (y ** 2).sum().backward()
+    (ty ** 2).sum().backward()
+    np.testing.assert_allclose(x.grad.data, tx.grad.numpy(), rtol=1e-14, atol=0)
+    f = lambda v: v.transpose(0, 1).reshape(-1) ** 2
+    assert gradcheck(f, (pyad.Variable(a, requires_grad=True),))
+    assert gradgradcheck(f, (pyad.Variable(a, requires_grad=True),))
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])
+@pytest.mark.parametrize("key", [
+    (Ellipsis, Ellipsis), (Ellipsis, Ellipsis, Ellipsis), (Ellipsis, 1, Ellipsis),
+    (0, Ellipsis, Ellipsis), (None, Ellipsis, None, Ellipsis), (Ellipsis, Ellipsis, 0),
+    (Ellipsis, slice(0, 1), Ellipsis), (Ellipsis, [1, 0], Ellipsis),
+], ids=["2ell", "3ell", "ell-int-ell", "int-2ell", "none-ell-none-ell", "2ell-int",
+        "ell-slice-ell", "ell-list-ell"])
+def test_getitem_several_ellipses_match_torch(shape, key):
+    # torch: each Ellipsis stands for the dimensions the other items do not name
+    from pyad.autograd import gradcheck, gradgradcheck
+    torch = pytest.importorskip("torch")
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    tx = torch.tensor(a, requires_grad=True)
+    try:
+        ty = tx[key]
+    except IndexError:
+        with pytest.raises(IndexError):
+            pyad.tensor(a)[key]
+        return
+    x = pyad.Variable(a, requires_grad=True)
+    y = x[key]
+    assert y.shape == tuple(ty.shape)
+    np.testing.assert_array_equal(y.data, ty.detach().numpy())
+    w = np.arange(float(y.data.size)).reshape(y.shape) + 1
+    (y * pyad.Variable(w)).sum().backward()
+    (ty * torch.tensor(w)).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, tx.grad.numpy())
+    if y.data.size:
+        f = lambda v: v[key] ** 2
+        assert gradcheck(f, (pyad.Variable(a, requires_grad=True),))
+        assert gradgradcheck(f, (pyad.Variable(a, requires_grad=True),))
+
+
+@pytest.mark.parametrize("mask", [
+    np.array([[1, 0, 2, 0], [0, 1, 1, 0], [3, 0, 0, 1]], np.uint8),
+    np.array([1, 0, 2], np.uint8), np.array([0, 0, 0], np.uint8),
+], ids=["2d", "rows", "none"])
+def test_getitem_uint8_variable_is_a_mask_like_torch(mask):
+    # torch reads a uint8 index as a (deprecated) mask, with a UserWarning
+    torch = pytest.importorskip("torch")
+    a = np.arange(12.0).reshape(3, 4)
+    x = pyad.Variable(a, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    with pytest.warns(UserWarning, match="uint8"):
+        y = x[pyad.tensor(mask)]
+    with pytest.warns(UserWarning):
+        ty = tx[torch.tensor(mask)]
+    assert y.shape == tuple(ty.shape)
+    np.testing.assert_array_equal(y.data, ty.detach().numpy())
+    w = np.arange(float(y.data.size)).reshape(y.shape) + 1
+    (y * pyad.Variable(w)).sum().backward()
+    (ty * torch.tensor(w)).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, tx.grad.numpy())

@@ -243,8 +243,6 @@ def compare(fn):
 # Cases where pyad differs from torch because of the Cython engine (pyad/ops/*.pxi):
 # regular expression on the case id -> reason (strict xfail).
 ENGINE_GAPS = {
-    r"^getitem-2ell-": "engine: getitem key parsing (shape.pxi) refuses a second Ellipsis, "
-                       "torch accepts x[..., ...]",
     r"^(getitem|setitem)-negstep-(?!complex-(int64|float64)$)":
         "engine: getitem/setitem (shape.pxi/inplace.pxi) take a negative slice step; "
         "torch ValueError('step must be greater than zero')",
@@ -258,34 +256,18 @@ ENGINE_GAPS = {
                                      "RuntimeError (numel overflow)",
     r"^take_along_dim-none-float64-nc$": "engine: take_along_dim(dim=None) on a "
                                          "non-contiguous input: torch raises (it views)",
-    r"^setitem-(mask|list-dup|tensor-dup|0dbool)-f64row-(?!float64)":
-        "engine: setitem with advanced indices (inplace.pxi setitem) casts a value of "
-        "another dtype; torch's index_put raises RuntimeError",
-    r"^setitem-false-(0d|row)-(float64|complex128)$": "engine: x[False] = v gives v no "
-                                                      "gradient, torch zeros",
-    r"^setitem-false-badshape-": "engine: x[False] = v checks v's shape, torch does not",
     r"^searchsorted-(?!side-conflict|batched-mismatch|bucketize-2dbound|empty-vals|0d-sorted)"
     r"[a-z0-9-]*-(bool\+bool|complex64\+complex64)$(?<!scalar-bool\+bool)"
     r"(?<!scalar-float-bool\+bool)":
         "engine: searchsorted/bucketize (reduction.pxi) accept bool/complex, torch "
         "NotImplementedError",
-    r"^viewinfo-(reshape|flatten)-T$|^reshape-expanded$":
-        "engine: reshape/flatten that must copy still return a view of the input sharing "
-        "its version counter",
     r"^viewinfo-(clone|flip|repeat)-T$": "engine: clone/flip/repeat of a non-contiguous "
                                          "input: strides differ from torch's "
                                          "(preserve_format / contiguous)",
-    r"^getitem-uint8-mask$": "engine: getitem (shape.pxi) takes a uint8 tensor as integer "
-                             "indices; torch as a mask (deprecated)",
     r"^view-dtype(-size)?$": "engine: Variable.view(dtype) (shape.pxi view) is not supported",
     r"^scatter_reduce-srclarger-(sum|amax)$": "python (not engine): _scatter_reduce.py "
                                               "pads src's gradient when src is larger than "
                                               "index; torch's backward raises RuntimeError",
-    r"^inplace-(t_|transpose_|swapdims_|swapaxes_|squeeze_|squeeze_-dim|unsqueeze_)-"
-    r"leafview$|^inplace-squeeze_(-dim)?-leaf$":
-        "engine: the in-place metadata ops (t_, transpose_, swapdims_, squeeze_, unsqueeze_; "
-        "inplace.pxi) skip the view-of-a-leaf check; torch RuntimeError 'a view of a leaf "
-        "Variable that requires grad is being used in an in-place operation.'",
     r"^(tile-more|ri-dim-1)-float16-2x3$": "engine: the float16 gradient of tile/"
                                            "repeat_interleave sums the copies in float16 "
                                            "(sum_to); torch accumulates in float32 and "
