@@ -1171,6 +1171,9 @@ class IndexPutBackward(Node):
 class InvBackward(Node):
     ...
 
+class LdexpBackward(Node):
+    ...
+
 @disjoint_base
 class LeakyReluBackward(Node):
     ...
