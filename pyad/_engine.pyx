@@ -1371,7 +1371,7 @@ cdef void _pack_saved(SavedVariable s, Variable v) except *:
 
 # torch.set_warn_always: warnings torch gives once per process are given every time.
 cdef bint _warn_always = False
-cdef bint _scalar_conversion_warned = False
+cdef set _warned_once = set()    # keys of the once-per-process warnings given
 
 
 def _set_warn_always(value):
@@ -1383,35 +1383,28 @@ def _is_warn_always_enabled():
     return _warn_always
 
 
-cdef void _warn_scalar_conversion() except *:
-    # float() of a Variable that requires grad, with grad mode on: torch's UserWarning
-    # (its own text, which user code filters on), once per process unless warn_always.
-    global _scalar_conversion_warned
-    if _scalar_conversion_warned and not _warn_always:
+cdef void _warn_once(str key, str message) except *:
+    # torch's TORCH_WARN_ONCE: a UserWarning once per process unless warn_always
+    # (stacklevel 1: compiled code has no frame, so it points at the user's line).
+    if key in _warned_once and not _warn_always:
         return
-    _scalar_conversion_warned = True
-    warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
-                  "unexpected behavior.\nConsider using tensor.detach() first.",
-                  UserWarning, stacklevel=1)    # (compiled code has no frame: the user's line)
+    _warned_once.add(key)
+    warnings.warn(message, UserWarning, stacklevel=1)
 
 
-cdef bint _create_graph_backward_warned = False
-
-
-cdef void _warn_create_graph_backward() except *:
-    # backward(create_graph=True) accumulates into .grad a gradient whose graph holds the
-    # parameter: torch's UserWarning, once per process unless warn_always (grad() does
-    # not warn: it accumulates nothing).
-    global _create_graph_backward_warned
-    if _create_graph_backward_warned and not _warn_always:
-        return
-    _create_graph_backward_warned = True
-    warnings.warn("Using backward() with create_graph=True will create a reference cycle "
-                  "between the parameter and its gradient which can cause a memory leak. We "
-                  "recommend using autograd.grad when creating the graph to avoid this. If "
-                  "you have to use this function, make sure to reset the .grad fields of "
-                  "your parameters to None after use to break the cycle and avoid the leak.",
-                  UserWarning, stacklevel=1)
+# float() of a Variable that requires grad, with grad mode on (torch's text, which user
+# code filters on)
+cdef str _SCALAR_CONVERSION_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+    "behavior.\nConsider using tensor.detach() first.")
+# backward(create_graph=True) accumulates into .grad a gradient whose graph holds the
+# parameter (grad() does not warn: it accumulates nothing)
+cdef str _CREATE_GRAPH_BACKWARD_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this "
+    "function, make sure to reset the .grad fields of your parameters to None after use "
+    "to break the cycle and avoid the leak.")
 
 
 cdef str _shape_str(shape):
@@ -2305,7 +2298,7 @@ cdef class Variable:
             raise RuntimeError("float(): value cannot be converted to type double without "
                                "overflow (a complex Variable)")
         if self._requires_grad and _grad_enabled():
-            _warn_scalar_conversion()
+            _warn_once("scalar conversion", _SCALAR_CONVERSION_WARNING)
         return float(self.item())
 
     def __int__(self):
@@ -4698,7 +4691,7 @@ cdef _run_backward(tuple outputs, object grad_tensors, object retain_graph,
             if isinstance(v, Variable) and not (<Variable>v)._requires_grad:
                 raise RuntimeError("backward(): every Variable in inputs= must require grad")
     if create:
-        _warn_create_graph_backward()
+        _warn_once("create_graph backward", _CREATE_GRAPH_BACKWARD_WARNING)
     captured = _execute(outputs, roots, keep, create, ins, True)
     if ins is not None:
         # Non-leaf inputs were captured; they receive .grad like retain_grad would.
