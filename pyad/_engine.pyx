@@ -3152,6 +3152,11 @@ cdef class Variable:
     @property
     def mT(self):
         """The Variable with its last two dimensions swapped (a batched matrix transpose)."""
+        if self._data.ndim == 0:
+            # torch 2.x: deprecated on 0-d, where it is the identity (the Variable itself)
+            _warn_once("mT 0-d", "Tensor.mT is deprecated on 0-D tensors. This function is "
+                                 "the identity in these cases.")
+            return self
         if self._data.ndim < 2:
             raise RuntimeError("Variable.mT is only supported on matrices or batches of "
                                "matrices. Got %d-D Variable." % self._data.ndim)
@@ -3455,7 +3460,11 @@ cdef class Variable:
     @property
     def mH(self):
         """The conjugate transpose of the last two dimensions (`adjoint`)."""
-        if self._data.ndim != 0 and self._data.ndim < 2:
+        if self._data.ndim == 0:
+            # torch 2.x: deprecated on 0-d, where it conjugates
+            _warn_once("mH 0-d", "Tensor.mH is deprecated on 0-D tensors. Consider using "
+                                 "x.conj().")
+        elif self._data.ndim < 2:
             raise RuntimeError("Variable.mH is only supported on matrices or batches of "
                                "matrices. Got %d-D Variable." % self._data.ndim)
         return adjoint(self)
@@ -4275,7 +4284,10 @@ cdef _GraphTask _spare_task = None
 cdef _ReadyQueue _spare_queue = None
 
 
-cdef inline object _root_edge(Variable v):
+cdef inline object _root_edge(object o):
+    if type(o) is GradientEdge:
+        return _make_entry((<tuple>o)[0], (<tuple>o)[1])
+    cdef Variable v = <Variable>o
     if v._requires_grad or v._grad_fn is None:
         return _edge(v)
     return _make_entry(v._grad_fn, v._output_nr)
@@ -4303,9 +4315,9 @@ cdef _GraphRoot _make_root(tuple roots, tuple root_grads):
     else:
         root = _GraphRoot.__new__(_GraphRoot)
     if len(roots) == 1:
-        _init_node(root, (_root_edge(<Variable>roots[0]),), 1)
+        _init_node(root, (_root_edge(roots[0]),), 1)
     else:
-        _init_node(root, tuple([_root_edge(<Variable>v) for v in roots]), len(roots))
+        _init_node(root, tuple([_root_edge(v) for v in roots]), len(roots))
     root._seq = -1
     root._grads = root_grads
     return root
@@ -4513,7 +4525,7 @@ cdef object _heappop = heapq.heappop
 
 
 cdef tuple _as_tuple(object x):
-    if isinstance(x, Variable):
+    if isinstance(x, Variable) or isinstance(x, GradientEdge):
         return (x,)
     if x is None:
         return ()
@@ -4525,12 +4537,20 @@ cdef tuple _as_tuple(object x):
 # output of that node). Defined here because the engine tells it apart from a plain
 # tuple; pyad.autograd.graph exports it.
 import collections as _collections
-GradientEdge = _collections.namedtuple("GradientEdge", ("node", "output_nr"))
+
+
+class GradientEdge(_collections.namedtuple("GradientEdge", ("node", "output_nr"))):
+    """An edge of the backward graph: the gradient that flows into output
+    ``output_nr`` of ``node``. ``pyad.autograd.graph.get_gradient_edge(v)`` gives the one
+    ``v``'s gradient flows into; ``grad()`` and ``backward()`` take it in place of a
+    Variable, as an input (``inputs=``) or as an output to differentiate, so a gradient
+    can be asked for after the Variable itself is gone."""
+    # (no __slots__: an edge from get_gradient_edge keeps its Variable's shape, dtype and
+    # array module in _meta, which an output edge's implicit and checked gradient needs;
+    # nodes do not record their outputs' metadata)
+
+
 GradientEdge.__module__ = "pyad.autograd.graph"
-GradientEdge.__doc__ = """An edge of the backward graph: the gradient that flows into output
-``output_nr`` of ``node``. ``pyad.autograd.graph.get_gradient_edge(v)`` gives the one
-``v``'s gradient flows into; ``grad()`` and ``backward(inputs=...)`` take it in place
-of a Variable, so a gradient can be asked for after the Variable itself is gone."""
 
 
 def _gradient_edge(Variable tensor):
@@ -4540,7 +4560,67 @@ def _gradient_edge(Variable tensor):
         raise RuntimeError("get_gradient_edge(): it is not possible to get the gradient "
                            "edge for a Variable that does not require gradients")
     cdef Node node = _node_of(tensor)
-    return GradientEdge(node, tensor._output_nr if tensor._grad_fn is not None else 0)
+    edge = GradientEdge(node, tensor._output_nr if tensor._grad_fn is not None else 0)
+    edge._meta = (tuple(tensor._data.shape), tensor._data.dtype, _xp_of(tensor._data))
+    return edge
+
+
+cdef void _check_edge(object v, str what) except *:
+    # A GradientEdge's output_nr indexes its node's incoming gradients in C: guarded.
+    if not isinstance((<tuple>v)[0], Node):
+        raise TypeError("%s(): a GradientEdge's node must be a Node, got %s"
+                        % (what, type((<tuple>v)[0]).__name__))
+    nr = (<tuple>v)[1]
+    cdef Node node = <Node>(<tuple>v)[0]
+    if not isinstance(nr, int) or isinstance(nr, bool) or \
+            not 0 <= nr < node._num_outputs:
+        raise RuntimeError("%s(): GradientEdge output_nr %r is out of range for %s "
+                           "with %d output(s)" % (what, nr, node.name(), node._num_outputs))
+
+
+cdef Variable _edge_root_grad(object edge, object grad, Py_ssize_t i, bint create_graph,
+                              str what):
+    # The gradient a GradientEdge output starts with: given (checked against the shape
+    # and dtype of the Variable the edge came from, where get_gradient_edge recorded
+    # them), or implicitly 1 for a one-element real output.
+    _check_edge(edge, what)
+    meta = getattr(edge, "_meta", None)
+    cdef Variable g
+    if grad is None:
+        if meta is None:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs: "
+                               "pass a gradient for the GradientEdge output %d (one built "
+                               "by hand carries no shape)" % i)
+        shape, dtype, xp = meta
+        n = 1
+        for d in shape:
+            n *= d
+        if n != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs "
+                               "(output %d has shape %s); pass a gradient"
+                               % (i, _shape_str(shape)))
+        if dtype.kind == "c":
+            raise RuntimeError("grad can be implicitly created only for real scalar "
+                               "outputs but got %s" % dtype)
+        return _wrap(xp.ones(shape, dtype=dtype))
+    g = _as_variable(grad, what)
+    if meta is not None:
+        shape, dtype, xp = meta
+        if tuple(g._data.shape) != shape:
+            raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %s and "
+                               "output[%d] has a shape of %s."
+                               % (i, str(tuple(g._data.shape)), i, str(shape)))
+        if g._data.dtype != dtype:
+            if (_dtype_kind(g._data) == b'c') != (dtype.kind == "c"):
+                raise RuntimeError("For complex Variables, both grad_output and output "
+                                   "are required to have the same dtype. Mismatch in "
+                                   "dtype: grad_output[%d] has a dtype of %s and "
+                                   "output[%d] has a dtype of %s."
+                                   % (i, g._data.dtype, i, dtype))
+            g = _wrap(g._data.astype(dtype))
+    if not create_graph and g._grad_fn is not None:
+        g = g.detach()
+    return g
 
 
 cdef tuple _as_inputs(object x, str what):
@@ -4560,16 +4640,7 @@ cdef tuple _as_inputs(object x, str what):
         if not isinstance(v, GradientEdge):
             raise TypeError("%s(): inputs must be Variables or GradientEdges, got %s"
                             % (what, type(v).__name__))
-        if not isinstance((<tuple>v)[0], Node):
-            raise TypeError("%s(): a GradientEdge's node must be a Node, got %s"
-                            % (what, type((<tuple>v)[0]).__name__))
-        nr = (<tuple>v)[1]
-        node = <Node>(<tuple>v)[0]
-        if not isinstance(nr, int) or isinstance(nr, bool) or \
-                not 0 <= nr < node._num_outputs:
-            raise RuntimeError("%s(): GradientEdge output_nr %r is out of range for %s "
-                               "with %d output(s)" % (what, nr, node.name(),
-                                                      node._num_outputs))
+        _check_edge(v, what)
     return ins
 
 
@@ -4589,7 +4660,13 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
     cdef list kept = []
     for i in range(len(outputs)):
         if not isinstance(outputs[i], Variable):
-            raise TypeError("%s(): outputs must be Variables, got %s"
+            if isinstance(outputs[i], GradientEdge):
+                # start the pass at the edge's node (torch 2.x)
+                result.append(_edge_root_grad(outputs[i], grads[i], i, create_graph,
+                                              "grad" if is_grad else "backward"))
+                kept.append(outputs[i])
+                continue
+            raise TypeError("%s(): outputs must be Variables or GradientEdges, got %s"
                             % ("grad" if is_grad else "backward", type(outputs[i]).__name__))
         out = outputs[i]
         stochastic = isinstance(out._grad_fn, _StochasticNode)

@@ -398,7 +398,8 @@ def _random(xp, draw, size, dtype, what, generator=None, complex_scale=1.0):
         # torch's complex samples: real and imaginary parts drawn independently, each
         # scaled so that randn's samples have unit variance in all (E|z|^2 = 1)
         real, imag = draw(rng)(size), draw(rng)(size)
-        return ((real + 1j * imag) * complex_scale).astype(dtype, copy=False)
+        # (asarray: on 0-d operands NumPy's arithmetic returns a scalar, not an array)
+        return xp.asarray(((real + 1j * imag) * complex_scale).astype(dtype, copy=False))
     return draw(rng)(size).astype(dtype, copy=False)
 
 

@@ -53,6 +53,16 @@ def test_complex_randn_has_unit_variance_split_between_real_and_imaginary_parts(
     assert abs(u.imag.mean() - 0.5) < 0.01
 
 
+@pytest.mark.parametrize("make", [lambda d: pyad.rand(dtype=d), lambda d: pyad.randn((), dtype=d),
+                                  lambda d: pyad.rand_like(pyad.tensor(1.0), dtype=d),
+                                  lambda d: pyad.randn_like(pyad.tensor(1j), dtype=d)])
+def test_complex_random_0d_is_a_0d_variable(make):
+    # (NumPy's arithmetic on 0-d arrays gives a scalar; the factories hand out arrays)
+    for d in (pyad.complex64, pyad.complex128):
+        v = make(d)
+        assert isinstance(v.data, np.ndarray) and v.shape == () and v.dtype == d
+
+
 def test_complex_randn_matches_torchs_distribution():
     torch = pytest.importorskip("torch")
     torch.manual_seed(0)

@@ -227,8 +227,10 @@ GradientEdge = _engine.GradientEdge
 def get_gradient_edge(tensor):
     """The `GradientEdge` ``tensor``'s gradient flows into: its ``grad_fn`` (or, for a
     leaf, its ``AccumulateGrad`` node) and its output number, as
-    ``torch.autograd.graph.get_gradient_edge``. ``grad()`` and ``backward(inputs=...)``
-    take the edge in place of the Variable.
+    ``torch.autograd.graph.get_gradient_edge``. ``grad()`` and ``backward()`` take the
+    edge in place of the Variable, as an input or as an output to differentiate (the
+    edge keeps the Variable's shape and dtype, to check or create the gradient it
+    starts with).
 
     >>> import pyad
     >>> x = pyad.tensor([1.0, 2.0], requires_grad=True)

@@ -1834,13 +1834,20 @@ cpdef object where(object condition, object input=_NO_VALUE, object other=_NO_VA
     cond = _binary_operand_data(condition, "where", "condition")
     if hasattr(cond, "dtype"):
         if cond.dtype.kind != "b":
-            raise TypeError("where(): condition must be a bool Variable or array, got "
-                            "dtype %s" % cond.dtype)
+            # (torch: RuntimeError, "where expected condition to be a boolean tensor")
+            raise RuntimeError("where(): expected condition to be a bool Variable, but got "
+                               "one with dtype %s" % cond.dtype)
     elif not isinstance(cond, bool):
         raise TypeError("where(): condition must be a bool Variable or array, got %s"
                         % type(cond).__name__)
     da = _binary_operand_data(input, "where", "input")
     db = _binary_operand_data(other, "where", "other")
+    # an int beside an integer Variable is converted to its dtype as torch does (300
+    # into uint8 is an error, not 44)
+    if type(da) is int and hasattr(db, "dtype") and _dtype_kind(db) in b"iu":
+        da = _fill_scalar(da, db, "where")
+    elif type(db) is int and hasattr(da, "dtype") and _dtype_kind(da) in b"iu":
+        db = _fill_scalar(db, da, "where")
     xp = _xp_of(da if hasattr(da, "dtype") else (db if hasattr(db, "dtype") else cond))
     cdef object int_dtype = None
     if (type(da) is _NDARRAY and type(db) is _NDARRAY and type(cond) is _NDARRAY

@@ -1674,6 +1674,16 @@ def nanmedian(input, dim=_ALL, keepdim=False):
     return nanmedian_result(*_select(x, _nanmedian_index(x._data, d), d, bool(keepdim)))
 
 
+cdef void _refuse_search_dtype(object boundaries, object values, str what) except *:
+    # torch compares in the promoted dtype and has no kernel for bool or complex (no
+    # values: it returns before choosing a kernel)
+    if values.size == 0:
+        return
+    rt = _torch_result_dtype(boundaries, values)
+    if rt is not None and rt.kind in "bc":
+        _no_kernel(what, "searchsorted_out_cpu", rt)
+
+
 @profiled_op
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None):
@@ -1687,6 +1697,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     """
     cdef Variable seq = _as_variable(sorted_sequence, "searchsorted")
     values = _value_array(input, seq._data, "searchsorted", "input")
+    _refuse_search_dtype(seq._data, values, "searchsorted")
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError("searchsorted(): side can only be 'left' or 'right' but got %r"
@@ -1739,6 +1750,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
         raise RuntimeError("bucketize(): boundaries tensor must be 1 dimension, but got "
                            "dim(%d)" % b._data.ndim)
     values = _value_array(input, b._data, "bucketize", "input")
+    _refuse_search_dtype(b._data, values, "bucketize")
     result = _xp_of(b._data).searchsorted(b._data, values, side="right" if right else "left")
     result = _xp_of(b._data).asarray(result).astype(numpy.int32 if out_int32 else numpy.int64)
     return _plain(result, b._volatile or (isinstance(input, Variable) and

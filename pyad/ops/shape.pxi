@@ -244,12 +244,53 @@ def reshape(input, *shape):
 def view(input, *shape):
     """Reshape without copying; raises if the memory layout does not allow a view.
 
+    With a dtype instead of a shape, ``view(dtype)`` reinterprets the same memory as
+    ``dtype`` (torch's ``Tensor.view(dtype)``; not differentiable): a different element
+    size rescales the last dimension, which must then have unit stride.
+
     >>> x = Variable(numpy.arange(6.))
     >>> v = view(x, 2, 3)
     >>> v.shape, v.data.base is x.data
     ((2, 3), True)
     """
-    return _reshape(_as_variable(input, "view"), _shape_args(shape), True)
+    cdef Variable x = _as_variable(input, "view")
+    if len(shape) == 1 and (isinstance(shape[0], numpy.dtype) or (
+            isinstance(shape[0], type) and issubclass(shape[0], numpy.generic))):
+        return _view_as_dtype(x, numpy.dtype(shape[0]))
+    return _reshape(x, _shape_args(shape), True)
+
+
+cdef Variable _view_as_dtype(Variable x, object dtype):
+    # torch's view_dtype: the same bytes under another dtype. With a different element
+    # size, the last dimension (unit stride) is rescaled by the size ratio; every other
+    # stride and the storage offset must stay whole in the new elements. No gradient
+    # flows through it (torch: non-differentiable), but it is a view sharing x's
+    # version counter.
+    data = x._data
+    cdef Py_ssize_t old = data.dtype.itemsize, new = dtype.itemsize
+    names = (_torch_dtype_name(data.dtype), _torch_dtype_name(dtype))
+    if old != new:
+        what = "to view %s as %s (different element sizes)" % names
+        if data.ndim == 0:
+            raise RuntimeError("view(): self.dim() cannot be 0 %s" % what)
+        if data.strides[data.ndim - 1] != old and data.shape[data.ndim - 1] != 1:
+            raise RuntimeError("view(): self.stride(-1) must be 1 %s, but got %d"
+                               % (what, data.strides[data.ndim - 1] // old))
+        if new > old:
+            ratio = new // old
+            if data.shape[data.ndim - 1] % ratio:
+                raise RuntimeError("view(): self.size(-1) must be divisible by %d %s, but "
+                                   "got %d" % (ratio, what, data.shape[data.ndim - 1]))
+            for d in range(data.ndim - 1):
+                if (data.strides[d] // old) % ratio:
+                    raise RuntimeError("view(): self.stride(%d) must be divisible by %d %s, "
+                                       "but got %d" % (d, ratio, what,
+                                                       data.strides[d] // old))
+    try:
+        out = data.view(dtype)
+    except ValueError as e:
+        raise RuntimeError("view(): cannot view %s as %s: %s" % (names + (e,))) from None
+    return _shape_result(x, out, None)
 
 
 @profiled_op
@@ -754,6 +795,10 @@ def expand(input, *sizes):
         raise RuntimeError("expand(): the number of sizes provided (%d) must be greater or equal "
                            "to the number of dimensions in the tensor (%d)"
                            % (len(sizes), x._data.ndim))
+    for i in range(lead):
+        if sizes[i] == -1:
+            raise RuntimeError("expand(): the expanded size of the Variable (-1) isn't "
+                               "allowed in a leading, non-existing dimension %d" % i)
     shape = tuple(x._data.shape[i - lead] if s == -1 and i >= lead else s
                   for i, s in enumerate(sizes))
     if shape == x._data.shape:

@@ -128,9 +128,6 @@ def test_backward_to_node():
     pyad.autograd.backward(out.sum(), inputs=(edge_x, edge_y))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: grad()/backward() (pyad/_engine.pyx, "
-                   "_make_root_grads) take Variables as outputs, not a GradientEdge (torch "
-                   "starts the pass at the edge's node)")
 def test_gradient_edge_output():
     x = pyad.tensor([1.0, 2.0], requires_grad=True)
 
@@ -202,8 +199,6 @@ def test_gradient_edge_output():
                                grad_tensors=pyad.tensor([1.0, 2.0, 3.0, 4.0]))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: backward(GradientEdge) (pyad/_engine.pyx) "
-                   "refuses an edge as the output to differentiate")
 def test_gradient_edge_graph_ownership():
     # Ensure we own the graph properly
     class Clone(Function):

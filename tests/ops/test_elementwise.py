@@ -622,8 +622,11 @@ def test_where_gradient_ignores_nan_in_the_branch_not_taken():
 def test_where_method_and_condition_errors():
     x = pyad.Variable(np.array([1.0, 2.0]))
     np.testing.assert_array_equal(x.where(x > 1.5, 0.0).data, [0.0, 2.0])
-    with pytest.raises(TypeError, match="where\\(\\): condition must be a bool"):
+    # a non-bool condition Variable: torch's RuntimeError (a Python non-bool: TypeError)
+    with pytest.raises(RuntimeError, match="where\\(\\): expected condition to be a bool"):
         pyad.where(x, x, 0.0)
+    with pytest.raises(TypeError, match="where\\(\\): condition must be a bool"):
+        pyad.where(1.5, x, 0.0)
     with pytest.raises(RuntimeError, match="where\\(\\)"):
         pyad.where(np.array([True, False, True]), x, 0.0)
 

@@ -660,10 +660,6 @@ SINGLE = {
     "div-float64-by_zero": lambda L: _T(L, [1.0, -1.0, 0.0]) / 0,
 }
 SINGLE_GAPS = {
-    "where-c-300-uint8": "where with a number that does not fit the other operand's integer "
-                         "dtype: torch RuntimeError ('value cannot be converted to type uint8_t "
-                         "without overflow'), pyad wraps it (300 -> 44)",
-    "where-int64_condition": "where with a non-bool condition: torch RuntimeError, pyad TypeError",
 }
 
 

@@ -250,21 +250,11 @@ ENGINE_GAPS = {
     r"^scatter_add-srcdtype-float32-3x4$": "engine: scatter/scatter_add backward (shape.pxi) "
                                            "slice src's gradient; torch's raises when src "
                                            "is larger than index",
-    r"^mT-float64-0d$": "engine: Variable.mT on 0-d raises; torch 2.13 returns the input "
-                        "(deprecated identity, UserWarning)",
-    r"^expand-lead-neg-float64-0d$": "engine: 0-d expand(-1) gives size 1; torch "
-                                     "RuntimeError (numel overflow)",
     r"^take_along_dim-none-float64-nc$": "engine: take_along_dim(dim=None) on a "
                                          "non-contiguous input: torch raises (it views)",
-    r"^searchsorted-(?!side-conflict|batched-mismatch|bucketize-2dbound|empty-vals|0d-sorted)"
-    r"[a-z0-9-]*-(bool\+bool|complex64\+complex64)$(?<!scalar-bool\+bool)"
-    r"(?<!scalar-float-bool\+bool)":
-        "engine: searchsorted/bucketize (reduction.pxi) accept bool/complex, torch "
-        "NotImplementedError",
     r"^viewinfo-(clone|flip|repeat)-T$": "engine: clone/flip/repeat of a non-contiguous "
                                          "input: strides differ from torch's "
                                          "(preserve_format / contiguous)",
-    r"^view-dtype(-size)?$": "engine: Variable.view(dtype) (shape.pxi view) is not supported",
     r"^scatter_reduce-srclarger-(sum|amax)$": "python (not engine): _scatter_reduce.py "
                                               "pads src's gradient when src is larger than "
                                               "index; torch's backward raises RuntimeError",
