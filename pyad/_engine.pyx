@@ -583,7 +583,19 @@ def get_array_module(*args):
 
 
 cdef inline bint _is_float_dtype(object dtype):
-    return dtype.kind == 'f' or dtype.kind == 'c'
+    # (kind 'V': ml_dtypes' bfloat16 and float8 types, floating as torch's are)
+    return dtype.kind == 'f' or dtype.kind == 'c' or (dtype.kind == 'V' and
+                                                      _is_ml_float(dtype))
+
+
+cdef bint _is_ml_float(object dtype):
+    return dtype.type.__module__ == "ml_dtypes" and "float" in dtype.name
+
+
+def _is_floating_or_complex(dtype):
+    """Whether Variables of ``dtype`` can require grad (floating, complex, and ml_dtypes'
+    bfloat16 and float8): the Python modules' check."""
+    return _is_float_dtype(numpy.dtype(dtype))
 
 
 cdef object _default_dtype = numpy.dtype(numpy.float32)
@@ -2083,8 +2095,10 @@ cdef class Variable:
         return bool(self._data.flags.c_contiguous)
 
     def is_floating_point(self):
-        """True if the dtype is a floating point type (float16, float32, float64)."""
-        return self._data.dtype.kind == "f"
+        """True if the dtype is a floating point type (float16, float32, float64, and
+        ml_dtypes' bfloat16 and float8 types)."""
+        return self._data.dtype.kind == "f" or (self._data.dtype.kind == "V" and
+                                                 _is_ml_float(self._data.dtype))
 
     def is_complex(self):
         """True if the dtype is a complex type."""
@@ -2404,7 +2418,8 @@ cdef class Variable:
             except TypeError:
                 raise TypeError("to(): expected a dtype, a device or a Variable, got %r"
                                 % (dtype,)) from None
-            if dtype.kind not in "biufc":
+            if dtype.kind not in "biufc" and dtype.type.__module__ != "ml_dtypes":
+                # (ml_dtypes' bfloat16 and float8 are numbers: the optional extra)
                 raise TypeError("to(): dtype must be numeric (bool, integer, floating point "
                                 "or complex), got %s" % dtype)
         return _convert(self, device, dtype, copy)

@@ -194,7 +194,7 @@ def _finish(data, dtype, device, requires_grad, what):
         data = _engine._move_to_device(data, device, what)
     v = Variable(data)
     if requires_grad:
-        if v.dtype.kind not in "fc":
+        if not _engine._is_floating_or_complex(v.dtype):
             raise RuntimeError("%s(): only Variables of floating point dtype can require "
                                "gradients, got %s" % (what, v.dtype))
         v.requires_grad_(True)
@@ -390,7 +390,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 
 
 def _random(xp, draw, size, dtype, what, generator=None, complex_scale=1.0):
-    if dtype.kind not in "fc":
+    if not _engine._is_floating_or_complex(dtype):
         raise NotImplementedError("%s(): only floating point and complex dtypes are supported "
                                   "(as in torch), got %s" % (what, dtype))
     rng = _rng_for(xp, generator, what)

@@ -1217,8 +1217,8 @@ def detach_(input):
 # -- Variable methods ----------------------------------------------------------------------
 
 def _bfloat16(self, memory_format=None):
-    """``self.to(bfloat16)`` (torch's ``Tensor.bfloat16``); pyad's Variables cannot
-    hold bfloat16 data, so this raises the TypeError ``to`` raises."""
+    """``self.to(bfloat16)`` (torch's ``Tensor.bfloat16``): bfloat16 is ml_dtypes'
+    dtype (the optional ``bfloat16`` extra); without it this raises TypeError."""
     import pyad
     if not hasattr(pyad, "bfloat16"):
         # (the dtype object exists only with ml_dtypes installed)

@@ -27,6 +27,7 @@ import zipfile
 
 import numpy
 
+from pyad import _engine
 from pyad._engine import Variable, device as _device
 
 __all__ = ["save", "load", "MAX_DEPTH", "MAX_EXPANSION"]
@@ -416,7 +417,7 @@ class _Reader:
         if not isinstance(requires_grad, bool) or not isinstance(parameter, bool) \
                 or not isinstance(saved_device, str):
             self.fail("malformed Variable entry")
-        if requires_grad and arr.dtype.kind not in "fc":
+        if requires_grad and not _engine._is_floating_or_complex(arr.dtype):
             self.fail("an integer or bool Variable marked requires_grad")
         target = _mapped_device(self.map_location, arr, saved_device)
         v = Variable(arr)

@@ -13,6 +13,7 @@ import warnings
 
 import numpy
 
+from pyad import _engine
 from pyad._engine import RemovableHandle, Variable, device as _device, matmul
 from pyad._factories import empty, zeros, ones, tensor
 from pyad.autograd import profiler as _profiler
@@ -78,7 +79,7 @@ def _parse_to(args, kwargs):
             dtype = arg
     if dtype is not None:
         dtype = numpy.dtype(dtype)
-        if dtype.kind not in "fc":
+        if not _engine._is_floating_or_complex(dtype):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
                             "but got desired dtype=%s" % dtype)
     return dev, dtype

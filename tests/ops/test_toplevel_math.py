@@ -568,11 +568,20 @@ def test_device_flags_and_unsupported_conversions():
         x.xpu()
     with pytest.raises(TypeError):
         x.chalf()
-    # pyad cannot hold bfloat16 data: bfloat16() fails as .to(pyad.bfloat16) does
+    # bfloat16 (ml_dtypes, the optional extra): to() and bfloat16() convert, with a
+    # gradient, as torch's; without ml_dtypes bfloat16() raises TypeError
     if hasattr(pyad, "bfloat16"):
-        with pytest.raises(TypeError) as exc:
-            x.to(pyad.bfloat16)
-        with pytest.raises(exc.type):
+        v = pyad.tensor([1.0, 1.0 / 3, -2.5e-3, 3e38], dtype=pyad.float64, requires_grad=True)
+        tv = torch.tensor([1.0, 1.0 / 3, -2.5e-3, 3e38], dtype=torch.float64, requires_grad=True)
+        for b, tb in ((v.to(pyad.bfloat16), tv.to(torch.bfloat16)), (v.bfloat16(), tv.bfloat16())):
+            assert b.dtype == pyad.bfloat16 and b.requires_grad and b.is_floating_point()
+            np.testing.assert_array_equal(b.data.astype(np.float64), tb.double().detach().numpy())
+        (g,) = pyad.autograd.grad((v.bfloat16() * 3).sum(), v)
+        (tg,) = torch.autograd.grad((tv.bfloat16() * 3).sum(), tv)
+        assert g.dtype == pyad.float64
+        np.testing.assert_array_equal(g.data, tg.numpy())
+    else:
+        with pytest.raises(TypeError, match="ml_dtypes"):
             x.bfloat16()
 
 
