@@ -31,8 +31,11 @@ from pyad.nn.layers_extra import (
     AlphaDropout, FeatureAlphaDropout, Dropout3d, RReLU, ConvTranspose1d, EmbeddingBag,
     MultiLabelMarginLoss, MultiLabelSoftMarginLoss, TripletMarginWithDistanceLoss, CTCLoss,
     Conv3d, ConvTranspose3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, BatchNorm3d, InstanceNorm3d, LazyConv1d,
-    LazyConv2d,
+    LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d,
+    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
+    LazyInstanceNorm3d, UninitializedBuffer,
 )
+from pyad.nn.adaptive import AdaptiveLogSoftmaxWithLoss
 from pyad.nn.transformer import (
     MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
     TransformerDecoder, Transformer,
@@ -72,5 +75,8 @@ __all__ = [
     "FeatureAlphaDropout", "Dropout3d", "RReLU", "ConvTranspose1d", "EmbeddingBag",
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
     "CTCLoss", "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
-    "InstanceNorm3d", "LazyConv1d", "LazyConv2d",
+    "InstanceNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+    "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+    "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+    "UninitializedBuffer", "AdaptiveLogSoftmaxWithLoss",
 ]

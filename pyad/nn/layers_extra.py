@@ -17,12 +17,17 @@ initialisations are torch's.
 """
 import numbers
 
+import numpy
+
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
 from pyad.nn.modules import Module, Linear, Conv2d, _ConvNd, _Loss, _factory
-from pyad.nn.layers import BatchNorm1d, Conv1d, _InstanceNorm, PairwiseDistance
-from pyad.nn.parameter import Parameter, UninitializedParameter
+from pyad.nn.layers import (BatchNorm1d, Conv1d, ConvTranspose2d, InstanceNorm1d,
+                            InstanceNorm2d, _InstanceNorm, PairwiseDistance)
+from pyad.nn.modules import BatchNorm2d
+from pyad._factories import tensor
+from pyad.nn.parameter import Parameter, UninitializedParameter, UninitializedBuffer
 
 __all__ = [
     "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
@@ -34,7 +39,10 @@ __all__ = [
     "FeatureAlphaDropout", "Dropout3d", "RReLU", "ConvTranspose1d", "EmbeddingBag",
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
     "CTCLoss", "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
-    "InstanceNorm3d", "LazyConv1d", "LazyConv2d",
+    "InstanceNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+    "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+    "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+    "UninitializedBuffer",
 ]
 
 
@@ -315,7 +323,7 @@ class LocalResponseNorm(Module):
 
 
 def _is_uninitialized(p):
-    return isinstance(p, UninitializedParameter)
+    return isinstance(p, (UninitializedParameter, UninitializedBuffer))
 
 
 class LazyLinear(Linear):
@@ -834,17 +842,20 @@ class _LazyConvMixin:
             if self.in_channels % self.groups != 0:
                 raise ValueError("in_channels must be divisible by groups")
             with no_grad():
-                self.weight.materialize((self.out_channels, self.in_channels // self.groups)
-                                        + tuple(self.kernel_size))
+                if self.transposed:
+                    shape = (self.in_channels, self.out_channels // self.groups)
+                else:
+                    shape = (self.out_channels, self.in_channels // self.groups)
+                self.weight.materialize(shape + tuple(self.kernel_size))
                 if self.bias is not None:
                     self.bias.materialize((self.out_channels,))
                 self.reset_parameters()
         self.__class__ = self.cls_to_become
 
-    def forward(self, input):
+    def forward(self, input, *args, **kwargs):
         layer = self.cls_to_become
         self.initialize_parameters(input)
-        return layer.forward(self, input)
+        return layer.forward(self, input, *args, **kwargs)
 
 
 class _LazyConvNd(_LazyConvMixin):
@@ -884,3 +895,162 @@ class LazyConv2d(_LazyConvNd, Conv2d):
     """
     cls_to_become = Conv2d
     _spatial = 2
+
+
+class LazyConv3d(_LazyConvNd, Conv3d):
+    """A `Conv3d` whose ``in_channels`` is taken from its first input; see `LazyConv1d`.
+
+    >>> import pyad
+    >>> conv = pyad.nn.LazyConv3d(4, 3)
+    >>> conv(pyad.zeros(1, 2, 5, 5, 5)).shape, type(conv).__name__, conv.weight.shape
+    ((1, 4, 3, 3, 3), 'Conv3d', (4, 2, 3, 3, 3))
+    """
+    cls_to_become = Conv3d
+    _spatial = 3
+
+
+class _LazyConvTransposeNd(_LazyConvMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        self.cls_to_become.__init__(self, 0, out_channels, kernel_size, stride, padding,
+                                    output_padding, groups, bias, dilation, padding_mode,
+                                    device, dtype)
+        self._lazy_init(bias, device, dtype)
+
+
+class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
+    """A `ConvTranspose1d` whose ``in_channels`` is taken from its first input (weight
+    ``(in_channels, out_channels / groups, k)`` made then); see `LazyConv1d`.
+
+    >>> import pyad
+    >>> up = pyad.nn.LazyConvTranspose1d(2, 3, stride=2)
+    >>> up(pyad.zeros(1, 4, 5)).shape, type(up).__name__, up.weight.shape
+    ((1, 2, 11), 'ConvTranspose1d', (4, 2, 3))
+    """
+    cls_to_become = ConvTranspose1d
+    _spatial = 1
+
+
+class LazyConvTranspose2d(_LazyConvTransposeNd, ConvTranspose2d):
+    """A `ConvTranspose2d` whose ``in_channels`` is taken from its first input; see
+    `LazyConvTranspose1d`."""
+    cls_to_become = ConvTranspose2d
+    _spatial = 2
+
+
+class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
+    """A `ConvTranspose3d` whose ``in_channels`` is taken from its first input; see
+    `LazyConvTranspose1d`."""
+    cls_to_become = ConvTranspose3d
+    _spatial = 3
+
+
+# -- lazy normalisation --------------------------------------------------------------
+
+
+class _LazyNormMixin:
+    """torch's ``_LazyNormBase``: ``num_features`` from ``input.shape[1]`` at the first
+    call; ``weight``/``bias`` (if ``affine``) are `UninitializedParameter` and
+    ``running_mean``/``running_var`` (if ``track_running_stats``) `UninitializedBuffer`
+    until then (``num_batches_tracked`` is a plain int64 0 from the start)."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        # built with 0 features and no affine map / statistics, then given the lazy ones
+        self.cls_to_become.__init__(self, 0, eps, momentum, False, False, device, dtype,
+                                    bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = tensor(0, dtype=numpy.int64, device=device)
+
+    def reset_parameters(self):
+        """Reset the statistics and the affine map once their shapes are known."""
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            # torch's _NormBase.reset_parameters (pyad's InstanceNorm has none)
+            with no_grad():
+                if self.track_running_stats:
+                    self.running_mean.zero_()
+                    self.running_var.fill_(1.0)
+                    self.num_batches_tracked.zero_()
+                if self.affine:
+                    init.ones_(self.weight)
+                    if self.bias is not None:
+                        init.zeros_(self.bias)
+
+    def has_uninitialized_params(self):
+        """Whether a parameter or buffer still waits for its shape."""
+        return any(_is_uninitialized(v) for v in
+                   list(self._parameters.values()) + list(self._buffers.values()))
+
+    def initialize_parameters(self, input):
+        """Make the parameters and statistics for ``input.shape[1]`` features."""
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            with no_grad():
+                if self.affine:
+                    self.weight.materialize((self.num_features,))
+                    if self.bias is not None:
+                        self.bias.materialize((self.num_features,))
+                if self.track_running_stats:
+                    self.running_mean.materialize((self.num_features,))
+                    self.running_var.materialize((self.num_features,))
+                self.reset_parameters()
+        self.__class__ = self.cls_to_become
+
+    def forward(self, input):
+        layer = self.cls_to_become
+        self.initialize_parameters(input)
+        return layer.forward(self, input)
+
+
+class LazyBatchNorm1d(_LazyNormMixin, BatchNorm1d):
+    """A `BatchNorm1d` whose ``num_features`` is taken from ``input.shape[1]`` at its
+    first call (``torch.nn.LazyBatchNorm1d``); it then becomes a `BatchNorm1d`.
+
+    >>> import pyad
+    >>> bn = pyad.nn.LazyBatchNorm1d()
+    >>> bn
+    LazyBatchNorm1d(0, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    >>> bn(pyad.randn(4, 3)).shape, type(bn).__name__, bn.running_mean.shape
+    ((4, 3), 'BatchNorm1d', (3,))
+    """
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNormMixin, BatchNorm2d):
+    """A `BatchNorm2d` whose ``num_features`` is taken from its first input; see
+    `LazyBatchNorm1d`."""
+    cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
+    """A `BatchNorm3d` whose ``num_features`` is taken from its first input; see
+    `LazyBatchNorm1d`."""
+    cls_to_become = BatchNorm3d
+
+
+class LazyInstanceNorm1d(_LazyNormMixin, InstanceNorm1d):
+    """An `InstanceNorm1d` whose ``num_features`` is taken from ``input.shape[1]`` at its
+    first call; as torch's, ``affine`` and ``track_running_stats`` default to True here.
+    """
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormMixin, InstanceNorm2d):
+    """An `InstanceNorm2d` whose ``num_features`` is taken from its first input; see
+    `LazyInstanceNorm1d`."""
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNormMixin, InstanceNorm3d):
+    """An `InstanceNorm3d` whose ``num_features`` is taken from its first input; see
+    `LazyInstanceNorm1d`."""
+    cls_to_become = InstanceNorm3d

@@ -1,6 +1,7 @@
 """``pyad.nn.Parameter``: a Variable that a `Module` registers as one of its parameters;
 ``UninitializedParameter``, the parameter of a lazy module before its first call;
-``Buffer``, a Variable that a `Module` registers as one of its buffers."""
+``Buffer``, a Variable that a `Module` registers as one of its buffers;
+``UninitializedBuffer``, the buffer of a lazy module before its first call."""
 from pyad._engine import Variable
 from pyad._factories import empty
 
@@ -121,9 +122,76 @@ class UninitializedParameter(Parameter):
     __str__ = __repr__
 
 
+class UninitializedBuffer(Buffer):
+    """A buffer whose shape is not known yet (``running_mean`` / ``running_var`` of a
+    lazy norm layer such as `LazyBatchNorm1d`), as torch's: it holds no data until
+    ``materialize(shape)`` gives it some. ``shape`` raises until then; ``to(dtype)`` /
+    ``type`` change the dtype it will have.
+
+    torch turns a materialised buffer into a plain ``torch.Tensor`` (still an instance of
+    ``nn.Buffer``); pyad's ``Variable`` is an extension type whose instances cannot
+    change class, so here it becomes a `Buffer` (a ``Variable`` subclass):
+    ``isinstance(b, pyad.Variable)`` and ``isinstance(b, pyad.nn.Buffer)`` hold, as in
+    torch.
+
+    >>> import pyad
+    >>> b = pyad.nn.UninitializedBuffer()
+    >>> b.materialize((3,))
+    >>> type(b).__name__, b.shape
+    ('Buffer', (3,))
+    """
+    cls_to_become = Buffer
+    _uninitialized = True          # Module.load_state_dict materialises it
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        return Variable.__new__(cls)
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        Variable.__init__(self, empty(0, device=device, dtype=dtype).data, requires_grad)
+        self.persistent = persistent
+        self._lazy_device = device
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the buffer an uninitialised array of ``shape`` (the placeholder's dtype
+        unless ``dtype`` is given) and make it a `Buffer`."""
+        device = device if device is not None else self._lazy_device
+        dtype = dtype if dtype is not None else self.data.dtype
+        self.data = empty(*tuple(shape), device=device, dtype=dtype).data
+        del self._lazy_device
+        self.__class__ = self.cls_to_become
+
+    def to(self, *args, **kwargs):
+        # Module.to / .double(): the placeholder takes the dtype (and stays lazy)
+        out = Variable(self.data).to(*args, **kwargs)
+        if out.dtype != self.data.dtype:
+            self.data = empty(0, dtype=out.dtype).data
+        return self
+
+    def type(self, dst_type=None, **kwargs):
+        if dst_type is None:
+            return Variable.type(self)
+        out = Variable(self.data).type(dst_type, **kwargs)
+        self.data = empty(0, dtype=out.dtype).data
+        return self
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. "
+                           "This error usually happens in `load_state_dict` when trying to "
+                           "load an uninitialized parameter into an initialized one. Call "
+                           "`forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"
+
+    __str__ = __repr__
+
+
 def is_lazy(param):
-    """Whether ``param`` is an `UninitializedParameter` (``torch.nn.parameter.is_lazy``)."""
-    return isinstance(param, UninitializedParameter)
+    """Whether ``param`` is an `UninitializedParameter` or `UninitializedBuffer`
+    (``torch.nn.parameter.is_lazy``)."""
+    return isinstance(param, (UninitializedParameter, UninitializedBuffer))
 
 
 def _zero_grads(params, set_to_none=True):

@@ -11,6 +11,7 @@ from pyad.optim.lbfgs import LBFGS
 from pyad.optim.rprop import Rprop
 from pyad.optim.asgd import ASGD
 from pyad.optim.adafactor import Adafactor
+from pyad.optim import swa_utils
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS",
-           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]
