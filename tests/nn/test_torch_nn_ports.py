@@ -682,14 +682,7 @@ def test_assignment(lib):
         assert l.a is a
         assert get_list() == [b, a]
 
-    def same(get):
-        return lambda: [id(x) for x in get()]
-
-    test_assignments(same(lambda: list(l.parameters())), *map(id, (a, b, c))) \
-        if False else None
-    # identity lists (Variables compare elementwise, so compare by id)
-    ids = lambda get: (lambda: [x for x in get()])  # noqa: E731
-
+    # Variables compare elementwise, so the lists are compared by identity
     class IdList(list):
         def __eq__(self, other):
             return len(self) == len(other) and all(x is y for x, y in zip(self, other))
@@ -711,7 +704,6 @@ def test_assignment(lib):
     l.buf = buf
     assert "buf" in l.state_dict()
     assert l.state_dict(keep_vars=True)["buf"] is buf
-    del ids
 
 
 @pytest.mark.parametrize("lib", [torch, pyad], ids=["torch", "pyad"])
@@ -3453,3 +3445,216 @@ def test_generate_square_subsequent_mask():
     t = tnn.Transformer.generate_square_subsequent_mask(sz)
     np.testing.assert_array_equal(p.data, t.numpy())
     assert str(p.dtype) == "float32" or p.dtype == pyad.float32
+
+
+def test_module_forward_preforward_hook_removable():
+    # a hook that removes itself (and another one) while the hooks run
+    for lib in (torch, pyad):
+        module = lib.nn.Sigmoid()
+        calls = []
+
+        def removable_hook(m, input):
+            calls.append(1)
+            handle.remove()
+            return input
+
+        def removable_hook_2(m, input):
+            calls.append(2)
+            handle_2.remove()
+            return input
+
+        handle = module.register_forward_pre_hook(removable_hook)
+        handle_2 = module.register_forward_pre_hook(removable_hook_2)
+        input = lib.randn(2, 2)
+        output = module(input)
+        assert np.allclose(np.asarray(output.data if lib is pyad else output.numpy()),
+                           1 / (1 + np.exp(-np.asarray(input.data if lib is pyad
+                                                       else input.numpy()))), rtol=1e-6)
+        module(input)
+        assert calls == [1, 2], lib
+
+
+def test_module_forward_forward_hook_removable():
+    for lib in (torch, pyad):
+        module = lib.nn.Sigmoid()
+        calls = []
+
+        def removable_hook(m, input, output):
+            calls.append(1)
+            handle.remove()
+            return output
+
+        def removable_hook_2(m, input, output):
+            calls.append(2)
+            handle_2.remove()
+            return output
+
+        handle = module.register_forward_hook(removable_hook)
+        handle_2 = module.register_forward_hook(removable_hook_2)
+        input = lib.randn(2, 2)
+        module(input)
+        module(input)
+        assert calls == [1, 2], lib
+
+
+def test_module_global_forward_hooks_run_before_the_modules_own():
+    # test/nn/test_module_hooks.py TestModuleGlobalHooks: global hooks fire for every
+    # module, before the module's own hooks, and their handles remove them
+    from pyad.nn.modules import module as pmodule
+    from torch.nn.modules import module as tmodule
+
+    def run(lib, mod_module):
+        fired = []
+        m = lib.nn.Sequential(lib.nn.Identity())
+        m[0].register_forward_pre_hook(lambda *a: fired.append("own_pre"))
+        m[0].register_forward_hook(lambda *a: fired.append("own"))
+        h1 = mod_module.register_module_forward_pre_hook(
+            lambda mod, args: fired.append("global_pre:" + type(mod).__name__))
+        h2 = mod_module.register_module_forward_hook(
+            lambda mod, args, out: fired.append("global:" + type(mod).__name__))
+        try:
+            m(lib.ones(1))
+        finally:
+            h1.remove()
+            h2.remove()
+        m(lib.ones(1))
+        return fired
+
+    assert run(pyad, pmodule) == run(torch, tmodule)
+
+
+# test/nn/test_parametrization.py --------------------------------------------------------
+
+def _skew_and_orthogonal(lib):
+    class Skew(lib.nn.Module):
+        def forward(self, X):
+            A = X.triu(1)
+            return A - A.T
+
+        def is_skew(self, A):
+            return lib.allclose(A, -A.T, atol=1e-6)
+
+        def right_inverse(self, X):
+            if not self.is_skew(X):
+                raise ValueError("The matrix is not skew-symmetric.")
+            return X.triu(1)
+
+    class Orthogonal(lib.nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.B = lib.nn.Buffer(lib.eye(n))
+
+        def forward(self, X):
+            Id = lib.eye(X.size(0))
+            return self.B @ lib.linalg.solve(Id + X, Id - X)
+
+        def is_orthogonal(self, X):
+            Id = lib.eye(X.size(0))
+            return lib.allclose(X.T @ X, Id, atol=1e-4)
+
+        def right_inverse(self, X):
+            if not self.is_orthogonal(X):
+                raise ValueError("The input is not orthogonal.")
+            # cayley(0) == Id, so B @ cayley(0) == B
+            self.B = X
+            return lib.zeros_like(X)
+
+    return Skew, Orthogonal
+
+
+@pytest.mark.parametrize("lib", [torch, pyad], ids=["torch", "pyad"])
+def test_initialization_parametrization(lib):
+    r"""Test that it is possible to initialize a parametrization when it
+    implements a `right_inverse` method
+    """
+    parametrize = (torch.nn.utils.parametrize if lib is torch
+                   else pyad.nn.utils.parametrize)
+    Skew, Orthogonal = _skew_and_orthogonal(lib)
+    N = 5
+    model = lib.nn.Linear(N, N)
+    # Register the skew-symmetric constraint. The result is now skew-symmetric
+    skew = Skew()
+    # Make the weight skew-symmetric before registering the parametrization
+    with lib.no_grad():
+        model.weight.copy_(skew(model.weight))
+    parametrize.register_parametrization(model, "weight", skew)
+    X = lib.rand(N, N)
+    # X is not skew-symmetric, so it throws an error
+    with pytest.raises(ValueError):
+        model.weight = X
+    # Make X skew-symmetric
+    X = X - X.T
+    model.weight = X
+    assert lib.equal(model.parametrizations.weight.original, X.triu(1))
+    assert lib.equal(model.weight, X)
+
+    # Having several parametrizations registered should work in the same way
+    parametrize.register_parametrization(model, "weight", Orthogonal(N))
+    # Register now the Cayley map. The result is now orthogonal
+    X = lib.rand(N, N)
+    # X is not orthogonal, so it throws an error
+    with pytest.raises(ValueError):
+        model.weight = X
+    lib.nn.init.orthogonal_(X)
+    model.weight = X
+    assert lib.allclose(model.weight, X, atol=1e-5)
+    assert lib.equal(model.parametrizations.weight.original, lib.zeros_like(X))
+
+
+@pytest.mark.parametrize("lib", [torch, pyad], ids=["torch", "pyad"])
+def test_parametrization_same_training_mode(lib):
+    r"""Test training mode updated on parametrization registration"""
+    parametrize = (torch.nn.utils.parametrize if lib is torch
+                   else pyad.nn.utils.parametrize)
+
+    class Identity(lib.nn.Module):
+        def forward(self, X):
+            return X
+
+    module = lib.nn.Linear(4, 4)
+    module.eval()
+    parametrize.register_parametrization(module, "weight", Identity())
+    assert not module.parametrizations.weight[0].training
+    module.train()
+    parametrize.register_parametrization(module, "weight", Identity().eval())
+    assert module.parametrizations.weight[0].training
+    assert module.parametrizations.weight[1].training
+
+
+@pytest.mark.parametrize("lib", [torch, pyad], ids=["torch", "pyad"])
+def test_register_and_remove_buffer_parametrization(lib):
+    r"""Test that it is possible to add and remove parametrizations on buffers"""
+    parametrize = (torch.nn.utils.parametrize if lib is torch
+                   else pyad.nn.utils.parametrize)
+
+    # Define a couple vector parametrizations
+    class FirstZero(lib.nn.Module):
+        def forward(self, x):
+            return lib.cat([x.new_zeros(1), x[1:]])
+
+    class LastZero(lib.nn.Module):
+        def forward(self, x):
+            return lib.cat([x[:-1], x.new_zeros(1)])
+
+    model = lib.nn.Linear(8, 8)
+
+    # Instantiate parametrizations on buffers. It should work as expected
+    delattr(model, "bias")
+    model.bias = lib.nn.Buffer(lib.ones(8))
+    parametrize.register_parametrization(model, "bias", FirstZero())
+    parametrize.register_parametrization(model, "bias", LastZero())
+    assert parametrize.is_parametrized(model)
+    assert parametrize.is_parametrized(model, "bias")
+    assert float(model.bias[0]) == 0.0
+    assert float(model.bias[-1]) == 0.0
+    assert lib.equal(model.bias[1:-1], lib.ones(6))
+    assert len(list(model.parameters())) == 1
+
+    # Remove parametrizations on buffers. It should work as expected
+    parametrize.remove_parametrizations(model, "bias", leave_parametrized=True)
+    assert not parametrize.is_parametrized(model)
+    assert not parametrize.is_parametrized(model, "bias")
+    assert float(model.bias[0]) == 0.0
+    assert float(model.bias[-1]) == 0.0
+    assert lib.equal(model.bias[1:-1], lib.ones(6))
+    assert len(list(model.parameters())) == 1
