@@ -13,6 +13,7 @@ Parameter names, shapes and initialisation are torch's.
 (5, 4, 4)
 """
 import collections
+import collections.abc
 import math
 import operator
 
@@ -494,6 +495,9 @@ class Bilinear(Module):
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
                  dtype=None):
         super().__init__()
+        if in1_features <= 0:
+            raise ValueError("Bilinear(): in1_features must be > 0, but got "
+                             + str(in1_features))
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
@@ -606,10 +610,16 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
         else:
+            if not isinstance(modules, collections.abc.Iterable):
+                raise TypeError("ModuleDict.update(): expected an iterable of key/value "
+                                "pairs, but got " + type(modules).__name__)
             for j, m in enumerate(modules):
-                if not isinstance(m, (tuple, list)) or len(m) != 2:
-                    raise ValueError("ModuleDict update sequence element #%d should be "
-                                     "Iterable of length 2" % j)
+                if not isinstance(m, collections.abc.Iterable):
+                    raise TypeError("ModuleDict.update(): sequence element #%d should be "
+                                    "Iterable; is %s" % (j, type(m).__name__))
+                if len(m) != 2:
+                    raise ValueError("ModuleDict.update(): sequence element #%d has length "
+                                     "%d; 2 is required" % (j, len(m)))
                 self[m[0]] = m[1]
 
     def forward(self, *args, **kwargs):
@@ -666,6 +676,9 @@ class ParameterList(Module):
 
     def extend(self, values):
         """Append every value of an iterable; return self."""
+        if not isinstance(values, collections.abc.Iterable) or isinstance(values, Variable):
+            raise TypeError("ParameterList.extend(): expected an iterable, but got "
+                            + type(values).__name__)
         for value in values:
             self.append(value)
         return self
@@ -704,6 +717,9 @@ class ParameterDict(Module):
         return getattr(self, key)
 
     def __setitem__(self, key, value):
+        if not isinstance(key, str):
+            raise TypeError("ParameterDict(): a key must be a string, got "
+                            + type(key).__name__)
         self._keys[key] = None
         if isinstance(value, Variable) and not isinstance(value, Parameter):
             value = Parameter(value)
@@ -748,6 +764,45 @@ class ParameterDict(Module):
         for k in list(self._keys):
             del self[k]
 
+    def __reversed__(self):
+        return reversed(list(self._keys))
+
+    def copy(self):
+        """A new ParameterDict holding the same parameter objects, in the same order."""
+        return ParameterDict(collections.OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key, default=None):
+        """``self[key]``, first set to ``default`` if ``key`` is absent (dict's)."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def popitem(self):
+        """Remove and return the last ``(key, parameter)`` pair."""
+        if not self._keys:
+            raise KeyError("popitem(): ParameterDict is empty")
+        k = next(reversed(self._keys))
+        return k, self.pop(k)
+
+    def fromkeys(self, keys, default=None):
+        """A new ParameterDict mapping each of ``keys`` to ``default`` (torch's, an
+        instance method)."""
+        return ParameterDict(collections.OrderedDict((k, default) for k in keys))
+
+    def __or__(self, other):
+        copy = self.copy()
+        copy.update(other)
+        return copy
+
+    def __ror__(self, other):
+        copy = other.copy()
+        copy.update(self)
+        return copy
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
     def update(self, parameters):
         """Add the ``(key, parameter)`` pairs of a mapping or an iterable of pairs (a
         plain dict in sorted key order, an OrderedDict or ParameterDict in its own, as
@@ -759,10 +814,16 @@ class ParameterDict(Module):
             for key in keys:
                 self[key] = parameters[key]
         else:
+            if not isinstance(parameters, collections.abc.Iterable):
+                raise TypeError("ParameterDict.update(): expected an iterable of key/value "
+                                "pairs, but got " + type(parameters).__name__)
             for j, p in enumerate(parameters):
-                if not isinstance(p, (tuple, list)) or len(p) != 2:
-                    raise ValueError("ParameterDict update sequence element #%d should be "
-                                     "Iterable of length 2" % j)
+                if not isinstance(p, collections.abc.Iterable):
+                    raise TypeError("ParameterDict.update(): sequence element #%d should be "
+                                    "Iterable; is %s" % (j, type(p).__name__))
+                if len(p) != 2:
+                    raise ValueError("ParameterDict.update(): sequence element #%d has "
+                                     "length %d; 2 is required" % (j, len(p)))
                 self[p[0]] = p[1]
 
     def extra_repr(self):

@@ -236,6 +236,9 @@ class _BackwardHook:
         return tuple(grad_inputs[i] for i in self.input_index)
 
 
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
 class Module:
     """Base class of every layer and model, as ``torch.nn.Module``.
 
@@ -340,6 +343,11 @@ class Module:
                 if result is not None:
                     output = result
         if backward_hook is not None:
+            if not isinstance(output, (Variable, tuple, list)):
+                # torch's warning: the backward hooks only see Variable / tuple outputs
+                warnings.warn("%s(): for backward hooks to be called, module output should "
+                              "be a Variable or a tuple of Variables but received %s"
+                              % (type(self).__name__, type(output)), stacklevel=3)
             output = backward_hook.wrap_outputs(output)
         return output
 
@@ -636,6 +644,24 @@ class Module:
                 raise AttributeError("`" + part + "` is not an nn.Module")
         return module
 
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at the dotted path ``target``, as torch's: the parent path must
+        exist; with ``strict=True`` so must the last name; a non-module there is an
+        AttributeError, an empty ``target`` a ValueError."""
+        if target == "":
+            raise ValueError("set_submodule(): cannot set the submodule without a target "
+                             "name")
+        if not isinstance(module, Module):
+            raise ValueError("set_submodule(): `module` is not an nn.Module, found "
+                             + type(module).__name__)
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
+
     def get_parameter(self, target):
         """The parameter at the dotted path ``target`` (torch's)."""
         module_path, _, name = target.rpartition(".")
@@ -871,6 +897,18 @@ class Module:
     def _hooks_of(self, attr):
         return list(self.__dict__.get(attr) or ())
 
+    def get_extra_state(self):
+        """The extra (non-Variable) state to save in the state_dict under
+        ``prefix + '_extra_state'``; override together with `set_extra_state` (torch's).
+        The base method is never called: only an override is saved."""
+        raise RuntimeError("get_extra_state(): reached a code path in "
+                           "Module.get_extra_state() that should never be called")
+
+    def set_extra_state(self, state):
+        """Restore what `get_extra_state` returned, from ``load_state_dict`` (torch's)."""
+        raise RuntimeError("set_extra_state(): reached a code path in "
+                           "Module.set_extra_state() that should never be called")
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, p in self._parameters.items():
             if p is not None:
@@ -878,6 +916,9 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if getattr(type(self), "get_extra_state", Module.get_extra_state) \
+                is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """A dict of every parameter and persistent buffer by dotted name.
@@ -982,10 +1023,19 @@ class Module:
                                   'in the model are %s and whose dimensions in the '
                                   'checkpoint are %s, an exception occurred : %s.'
                                   % (key, _shape(target), _shape(value), ex.args))
+        extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if getattr(type(self), "set_extra_state", Module.set_extra_state) \
+                is not Module.set_extra_state:
+            if extra_state_key in state_dict:
+                self.set_extra_state(state_dict[extra_state_key])
+            elif strict:
+                missing_keys.append(extra_state_key)
+        elif strict and extra_state_key in state_dict:
+            unexpected_keys.append(extra_state_key)
         if strict:
             local_names = {n for n, _ in local_state}
             for key in state_dict:
-                if key.startswith(prefix):
+                if key.startswith(prefix) and key != extra_state_key:
                     input_name = key[len(prefix):].split(".", 1)
                     if len(input_name) > 1:
                         if input_name[0] not in self._modules:
