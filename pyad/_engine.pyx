@@ -1138,6 +1138,20 @@ cdef bint _owned_by(Variable grad):
     return type(base) is _NDARRAY and base.base is None and Py_REFCNT(base) <= 2
 
 
+cdef bint _dense_not_c_order(object a):
+    # A NumPy array that is non-overlapping and dense (its elements fill one block of
+    # memory, positive strides) but not C-contiguous: channels_last-like layouts.
+    if type(a) is not _NDARRAY or a.flags.c_contiguous:
+        return False
+    pairs = sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1)
+    cdef Py_ssize_t expected = a.itemsize
+    for s, n in pairs:
+        if s != expected:
+            return False
+        expected *= n
+    return True
+
+
 cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
     cdef Variable existing = leaf._grad
     cdef object data = grad._data
@@ -1145,6 +1159,13 @@ cdef void _accumulate_grad(Variable leaf, Variable grad) except *:
         if _grad_enabled():
             # create_graph: .grad keeps its history so it can be differentiated again.
             leaf._grad = grad
+        elif (_dense_not_c_order(leaf._data) and _has_shape(data, leaf._data.shape)
+                and data.strides != leaf._data.strides):
+            # torch: the .grad of a non-overlapping, dense leaf has the leaf's layout
+            # (strides); any other leaf gets a row-major .grad
+            out = numpy.empty_like(leaf._data)      # order 'K': the leaf's strides
+            out[...] = data
+            leaf._grad = _wrap(out)
         else:
             leaf._grad = _wrap(data if _owned_by(grad) else data.copy())
         return

@@ -165,6 +165,12 @@ def _format_variable(Variable v):
         suffixes.append("requires_grad=True")
     if v._volatile:
         suffixes.append("volatile=True")
+    # inside a forward AD level, a Variable with a tangent shows it, as torch's
+    fwad = sys.modules.get("pyad.autograd.forward_ad")
+    if fwad is not None and fwad._current_level >= 0:
+        tangent_text = fwad._tangent_repr(v)
+        if tangent_text is not None:
+            suffixes.append("tangent=" + tangent_text)
     # torch's _add_suffixes: a suffix that would pass the line width starts a new line.
     # The width counts a dtype as torch spells it ("dtype=torch.float64"), so that the
     # lines break where torch's do.

@@ -22,6 +22,8 @@ cdef class FunctionNode(Node):
     cdef public tuple needs_input_grad
     cdef object _function_class
     cdef bint _legacy                 # an instance-style Function (forward(self, ...))
+    cdef bint _saved_accessed         # saved_tensors was read under
+                                      # clear_saved_tensors_on_access (then released)
 
     def __cinit__(self):
         self._materialize_grads = True
@@ -52,6 +54,20 @@ cdef class FunctionNode(Node):
     @property
     def saved_tensors(self):
         """The Variables given to ``save_for_backward``, checked against in-place changes."""
+        if (not self._legacy and self._function_class is not None
+                and getattr(self._function_class, "clear_saved_tensors_on_access", False)):
+            # torch: the saved Variables are handed over and released at the first
+            # access, so backward can free them as soon as it drops its references
+            if self._saved_accessed:
+                raise RuntimeError(
+                    "saved_tensors(): saved_tensors can only be accessed once when "
+                    "clear_saved_tensors_on_access=True is set on the Function %s. Either "
+                    "access saved_tensors only once, or set "
+                    "clear_saved_tensors_on_access=False." % self.name())
+            saved = self._saved_variables()
+            self._saved_accessed = True
+            self._release_saved()
+            return saved
         saved = self._saved_variables()
         if self._legacy:
             # The old API: saved_tensors are the arrays, saved_variables the Variables.

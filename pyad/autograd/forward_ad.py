@@ -265,7 +265,8 @@ def make_dual(tensor, tangent, *, level=None):
         # no graph is recorded here: the dual is an alias of ``tensor`` whose tangent
         # unpack_dual gives back, but no op propagates it
         dual = tensor.detach()
-        state.duals[id(dual)] = (_weak_entry(state.duals, id(dual), dual), None, tangent)
+        state.duals[id(dual)] = (_weak_entry(state.duals, id(dual), dual), None, tangent,
+                                 None)
         return dual
     with enable_grad():
         leaf = tensor.detach().requires_grad_(True)
@@ -277,7 +278,8 @@ def make_dual(tensor, tangent, *, level=None):
     cast = tangent if tangent.dtype == tensor.dtype else tangent.to(dtype=tensor.dtype)
     dual.grad_fn._fw_tangent = cast
     state.tangents.append(weakref.ref(dual.grad_fn))
-    state.duals[id(dual)] = (_weak_entry(state.duals, id(dual), dual), dual._version, tangent)
+    state.duals[id(dual)] = (_weak_entry(state.duals, id(dual), dual), dual._version, tangent,
+                             weakref.ref(dual.grad_fn))
     return dual
 
 
@@ -361,12 +363,33 @@ def unpack_dual(tensor, *, level=None):
         # (a new primal each time, as torch's unpack_dual gives a new view each time)
         return UnpackedDualTensor(_primal_of(tensor), hit[2])
     dual = state.duals.get(key)
-    if dual is not None and dual[0]() is tensor and dual[1] == version:
+    if dual is not None and dual[0]() is tensor and (
+            dual[1] == version
+            or (dual[3] is not None and tensor.grad_fn is dual[3]())):
+        # the dual as made (its history unchanged: an in-place change of the Variable
+        # it aliases, made without a tangent, leaves its tangent alone): the tangent
+        # as given, the same object (torch)
         tangent = dual[2]
     else:
         tangent = _tangent_of(tensor, state)
     state.cache[key] = (_weak_entry(state.cache, key, tensor), version, tangent)
     return UnpackedDualTensor(_primal_of(tensor), tangent)
+
+
+_in_repr = [False]
+
+
+def _tangent_repr(var):
+    """The text of ``var``'s tangent at the current level for its repr (torch prints
+    ``tangent=...``), or None when it has none. Called by ``Variable.__repr__``."""
+    if _in_repr[0] or _in_tangent_pass[0] or _level_state is None:
+        return None
+    _in_repr[0] = True          # (the tangent's own repr shows no tangent)
+    try:
+        tangent = unpack_dual(var).tangent
+        return None if tangent is None else repr(tangent)
+    finally:
+        _in_repr[0] = False
 
 
 class dual_level(_GradModeContext):

@@ -53,6 +53,10 @@ class Function(_engine.FunctionNode, metaclass=FunctionMeta):
     tensor([6.])
     """
 
+    # torch's switch: with True, ``ctx.saved_tensors`` hands the saved Variables over at
+    # its first access and releases them (a second access raises RuntimeError)
+    clear_saved_tensors_on_access = False
+
     @staticmethod
     def forward(ctx, *args, **kwargs):
         raise NotImplementedError("You must implement the forward function for custom "
