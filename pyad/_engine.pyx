@@ -1141,8 +1141,8 @@ cdef bint _owned_by(Variable grad):
 cdef bint _dense_not_c_order(object a):
     # A NumPy array that is non-overlapping and dense (its elements fill one block of
     # memory, positive strides) but not C-contiguous: channels_last-like layouts.
-    if type(a) is not _NDARRAY or a.flags.c_contiguous:
-        return False
+    if type(a) is not _NDARRAY or cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a):
+        return False                  # (the common case, from the array struct)
     pairs = sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1)
     cdef Py_ssize_t expected = a.itemsize
     for s, n in pairs:
