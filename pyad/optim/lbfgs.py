@@ -289,7 +289,10 @@ class LBFGS(Optimizer):
             prev_loss = loss
             t_dtype = flat_grad.dtype
             if state["n_iter"] == 1:
-                bound = 1.0 / float(xp.abs(flat_grad).sum())
+                # a zero gradient (tolerance_grad < 0) gives an infinite bound, as torch's
+                # 1.0 / tensor(0.)
+                total = float(xp.abs(flat_grad).sum())
+                bound = 1.0 / total if total != 0 else math.inf
                 # torch's min(1., tensor) * lr: a tensor where the bound is the smaller
                 t_is_tensor = bound < 1.0 or lr_dtype is not None
                 t = min(1.0, bound) * lr

@@ -1011,10 +1011,25 @@ class OneCycleLR(LRScheduler):
             _momentum_setup(self, optimizer, base_momentum, max_momentum, last_epoch)
         super().__init__(optimizer, last_epoch)
 
-    def _anneal_func(self, start, end, pct):
-        if self._anneal_func_type == "cos":
-            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+    @staticmethod
+    def _annealing_cos(start, end, pct):
+        """Cosine anneal from ``start`` to ``end`` as ``pct`` goes from 0 to 1."""
+        return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+
+    @staticmethod
+    def _annealing_linear(start, end, pct):
+        """Linear anneal from ``start`` to ``end`` as ``pct`` goes from 0 to 1."""
         return (end - start) * pct + start
+
+    def _anneal_func(self, *args, **kwargs):
+        if hasattr(self, "_anneal_func_type"):
+            if self._anneal_func_type == "cos":
+                return self._annealing_cos(*args, **kwargs)
+            if self._anneal_func_type == "linear":
+                return self._annealing_linear(*args, **kwargs)
+            raise ValueError("Unknown _anneal_func_type: %s" % self._anneal_func_type)
+        # a state_dict of an older torch holds the function itself, as 'anneal_func'
+        return self.anneal_func(*args, **kwargs)
 
     def get_lr(self):
         """The learning rates for step ``last_epoch`` (also sets the groups' momentum)."""
