@@ -257,7 +257,10 @@ def test_every_ported_script_is_tested():
         "dcgan", "super_resolution", "actor_critic", "mnist_forward_forward", "mnist_rnn",
         "vision_transformer", "fast_neural_style",
         # the second batch, tested in tests/test_ported_examples_2.py
-        "gcn", "gat", "mass_spring", "siamese_network", "language_translation"])
+        "gcn", "gat", "mass_spring", "siamese_network", "language_translation",
+        # the third batch (pytorch/tutorials), tested in tests/test_ported_examples_3.py
+        "cifar10_tutorial", "nn_tutorial", "char_rnn_classification",
+        "char_rnn_generation", "seq2seq_translation"])
 
 
 @pytest.mark.parametrize("name,args,expected", [
