@@ -212,10 +212,17 @@ class _DirichletSample(Function):
     # coordinate by coordinate through its Beta marginals (torch's _Dirichlet)
     @staticmethod
     def forward(ctx, alpha):
-        gammas = _standard_gamma_data(alpha)
-        x = gammas / gammas.sum(-1, keepdims=True)
-        tiny = _finfo(x.dtype).tiny
-        x = pyad.tensor(numpy.clip(x, tiny, 1 - float(_finfo(x.dtype).eps)))
+        # as torch's _sample_dirichlet: the gamma draws and their normalisation in
+        # float64 whatever alpha's dtype (float32 gammas of small concentrations
+        # underflow to tiny together, a spurious mode at 1/n), then the cast and a clip
+        # to [tiny, the largest number below 1] of alpha's dtype
+        dtype = numpy.asarray(alpha.data).dtype
+        alpha64 = numpy.asarray(alpha.data, dtype=numpy.float64)
+        gammas = numpy.maximum(_rng(alpha).standard_gamma(alpha64),
+                               numpy.finfo(numpy.float64).tiny)
+        x = (gammas / gammas.sum(-1, keepdims=True)).astype(dtype)
+        x = pyad.tensor(numpy.clip(x, _finfo(dtype).tiny,
+                                   numpy.nextafter(dtype.type(1), dtype.type(0))))
         ctx.save_for_backward(alpha, x)
         return x
 
