@@ -62,6 +62,8 @@ import pyad.distributions.gamma
 import pyad.distributions.kl
 import pyad.distributions.multivariate
 import pyad.distributions.relaxed
+import pyad.distributions.transformed_distribution
+import pyad.distributions.transforms
 import pyad.utils.data
 import pyad.utils.data._collate
 import pyad.utils.data.dataloader
@@ -95,6 +97,7 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.distributions, pyad.distributions.constraints, pyad.distributions.distribution,
            pyad.distributions.continuous, pyad.distributions.discrete, pyad.distributions.gamma,
            pyad.distributions.multivariate, pyad.distributions.kl, pyad.distributions.relaxed,
+           pyad.distributions.transforms, pyad.distributions.transformed_distribution,
            # torch.linalg's rest and torch.fft (Python modules)
            pyad.linalg, pyad.fft,
            # asarray and torch's other top-level names, torch.jit, torch.profiler,

@@ -1050,9 +1050,6 @@ def test_invalid_log_probs_arg():
 
 # ---------------------------------------------------- TransformedDistribution
 
-@pytest.mark.xfail(strict=True, reason="python: pyad.distributions has no "
-                   "TransformedDistribution and no pyad.distributions.transforms "
-                   "(ExpTransform, AffineTransform, ...) (pyad/distributions/__init__.py)")
 def test_transformed_distribution_log_normal():
     # torch's test_lognormal via TransformedDistribution(Normal, ExpTransform())
     base = D.Normal(_p([0.2, -1.0]), _p([0.5, 1.5]))
@@ -1062,9 +1059,6 @@ def test_transformed_distribution_log_normal():
     _close(d.log_prob(_p(x.numpy())), theirs.log_prob(x), 1e-12, 1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="python: pyad.distributions has no "
-                   "TransformedDistribution and no transforms, so torch's "
-                   "_kl_transformed_transformed pair cannot be built (pyad/distributions/kl.py)")
 def test_kl_transformed():
     base_p = D.Normal(_p([0.0]), _p([1.0]))
     base_q = D.Normal(_p([1.0]), _p([2.0]))

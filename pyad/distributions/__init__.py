@@ -4,8 +4,8 @@ Continuous families (`Normal`, `Uniform`, `Exponential`, `Laplace`, `LogNormal`,
 `HalfNormal`, `Cauchy`, `Gumbel`, `Gamma`, `Chi2`, `Beta`, `Dirichlet`, `StudentT`,
 `MultivariateNormal`), discrete ones (`Bernoulli`, `Categorical`, `OneHotCategorical`,
 `Geometric`, `Poisson`, `Binomial`), their relaxations (`RelaxedBernoulli`,
-`RelaxedOneHotCategorical`) and the combinators `Independent` and
-`MixtureSameFamily`, with torch's constructors, shapes (``batch_shape``,
+`RelaxedOneHotCategorical`) and the combinators `Independent`,
+`MixtureSameFamily` and `TransformedDistribution` (with the `transforms`), with torch's constructors, shapes (``batch_shape``,
 ``event_shape``, ``sample_shape``), ``arg_constraints`` and ``support`` (`constraints`),
 ``expand``, ``sample`` (no gradient), ``rsample`` (reparameterised, differentiable in the
 parameters) where torch has it, ``log_prob``, ``entropy``, ``perplexity``, ``mean``,
@@ -26,7 +26,7 @@ Parameters are validated as torch does by default (``validate_args``), with torc
 >>> c.log_prob(pyad.tensor(1)), c.entropy()
 (tensor(-0.2877), tensor(0.5623))
 """
-from pyad.distributions import constraints
+from pyad.distributions import constraints, transforms
 from pyad.distributions.continuous import (Cauchy, Exponential, Gumbel, HalfNormal, Laplace,
                                            LogNormal, Normal, Uniform)
 from pyad.distributions.discrete import (Bernoulli, Binomial, Categorical, Geometric,
@@ -36,9 +36,11 @@ from pyad.distributions.gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from pyad.distributions.kl import kl_divergence, register_kl
 from pyad.distributions.multivariate import Independent, MixtureSameFamily, MultivariateNormal
 from pyad.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
+from pyad.distributions.transformed_distribution import TransformedDistribution
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "kl_divergence",
            "register_kl", "constraints", "Exponential", "Laplace", "LogNormal", "HalfNormal",
            "Cauchy", "Gumbel", "Geometric", "Poisson", "Binomial", "OneHotCategorical",
            "Beta", "Gamma", "Dirichlet", "Chi2", "StudentT", "MultivariateNormal",
-           "Independent", "MixtureSameFamily", "RelaxedBernoulli", "RelaxedOneHotCategorical"]
+           "Independent", "MixtureSameFamily", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+           "TransformedDistribution", "transforms"]

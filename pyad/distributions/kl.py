@@ -11,6 +11,7 @@ from pyad.distributions.discrete import (Bernoulli, Binomial, Categorical, Geome
 from pyad.distributions.gamma import Beta, Dirichlet, Gamma
 from pyad.distributions.multivariate import (Independent, MultivariateNormal,
                                              _batch_mahalanobis, _sum_rightmost)
+from pyad.distributions.transformed_distribution import TransformedDistribution
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -272,6 +273,15 @@ def _kl_independent_independent(p, q):
         raise NotImplementedError
     result = kl_divergence(p.base_dist, q.base_dist)
     return _sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
 
 
 # -- different families --------------------------------------------------------------
