@@ -129,7 +129,7 @@ class Transform:
         raise NotImplementedError("%s does not implement the inverse map" % type(self).__name__)
 
     def log_abs_det_jacobian(self, x, y):
-        """log |det dy/dx|, one value per event."""
+        """``log |det dy/dx|``, one value per event."""
         raise NotImplementedError("%s does not implement log_abs_det_jacobian"
                                   % type(self).__name__)
 
