@@ -590,13 +590,17 @@ def unravel_index(indices, shape):
     if data.dtype.kind not in "iu":
         raise TypeError("unravel_index(): expected 'indices' to be integer dtype, but got %s"
                         % data.dtype)
-    if isinstance(shape, (int, numpy.integer)):
+    if isinstance(shape, (int, numpy.integer)) and not isinstance(shape, bool):
         shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        # torch's wording: a Variable (or any non-sequence) is not a shape
+        raise TypeError("unravel_index(): expected 'shape' to be int or sequence of ints, "
+                        "but got %s" % type(shape))
     shape = tuple(shape)
     for n in shape:
         if not isinstance(n, (int, numpy.integer)) or isinstance(n, bool):
-            raise TypeError("unravel_index(): expected 'shape' to be int or sequence of "
-                            "ints, but got %r" % (shape,))
+            raise TypeError("unravel_index(): expected 'shape' sequence to only contain "
+                            "ints, but got %s" % type(n))
     if any(n < 0 for n in shape):
         raise ValueError("unravel_index(): 'shape' cannot have negative values, but got %s"
                          % (shape,))
