@@ -3052,6 +3052,10 @@ cdef class Variable:
     def __setitem__(self, key, value):
         setitem(self, key, value)
 
+    def __delitem__(self, key):
+        # (without it Cython's slot raises NotImplementedError; torch: TypeError)
+        raise TypeError("Variable does not support deleting items")
+
     def __lt__(self, other):
         if not _operator_accepts(other):
             return NotImplemented

@@ -2138,11 +2138,12 @@ cdef void _check_index_range(object idx, Py_ssize_t n, Py_ssize_t dim, str what)
     lo = int(idx.min())
     hi = int(idx.max())
     if lo < 0 or hi >= n:
-        # torch's type: RuntimeError for gather, scatter and index_select/add/copy,
-        # IndexError for index_fill
+        # torch's type: RuntimeError for gather, scatter and index_select/add,
+        # IndexError for index_fill and index_copy (torch 2.13, any dim)
         # (index_select: IndexError, but RuntimeError along dim 1, torch's dim-1 kernel)
-        error = IndexError if what.startswith("index_fill") or (
-            what == "index_select" and dim != 1) else RuntimeError
+        error = IndexError if what.startswith("index_fill") or \
+            what.startswith("index_copy") or (what == "index_select" and dim != 1) \
+            else RuntimeError
         raise error("%s(): index %d is out of bounds for dimension %d with size %d"
                     % (what, lo if lo < 0 else hi, dim, n))
 

@@ -135,8 +135,6 @@ def test_index():
             x[bad]
 
 
-@pytest.mark.xfail(strict=True, reason="engine: Variable (pyad/_engine.pyx) defines no "
-                   "__delitem__, so `del x[0]` raises NotImplementedError; torch TypeError")
 def test_index_delitem_raises_type_error():
     # the last assertion of torch's test_index
     x = pyad.Variable(consec((3, 3, 3)))
@@ -1163,9 +1161,6 @@ def test_take_along_dim_invalid_dtype_message(dt):
         pyad.take_along_dim(t, indices.to(getattr(pyad, dt)), dim=0)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: index_copy_ (pyad/ops/shape.pxi "
-                   "_check_index_range) raises RuntimeError for an out-of-range index; torch "
-                   "2.13 raises IndexError ('index 5 is out of bounds for dimension 1')")
 def test_errors_index_copy():
     a = pyad.zeros(3, 5)
     c = pyad.zeros(3, 8)
