@@ -24,6 +24,7 @@ from copy import deepcopy
 
 import numpy
 
+from pyad import _engine
 from pyad._engine import Variable
 from pyad._factories import tensor
 from pyad.autograd.grad_mode import no_grad
@@ -35,7 +36,7 @@ __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn",
 
 
 def _is_float_or_complex(v):
-    return v.dtype.kind in "fc"
+    return _engine._is_floating_or_complex(v.dtype)     # (bfloat16 included)
 
 
 def get_ema_multi_avg_fn(decay=0.999):
