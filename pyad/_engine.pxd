@@ -4,11 +4,17 @@
 from cpython.object cimport PyObject
 
 
+cdef class _VersionRare:
+    # What few version counters need, in one object made on first need (a counter is
+    # kept by every saved output: 32 bytes with one pointer for these, not 48).
+    cdef object last_change          # anomaly mode: frames of the latest in-place op
+    cdef Py_ssize_t detaches         # detach_() calls on a non-leaf sharing this counter
+
+
 cdef class VersionCounter:
     # Shared by a Variable, its views and detach()ed aliases; in-place ops bump it.
     cdef public Py_ssize_t version
-    cdef object last_change          # anomaly mode: frames of the latest in-place op
-    cdef Py_ssize_t detaches         # detach_() calls on a non-leaf sharing this counter
+    cdef _VersionRare _rare          # None until detach_() or anomaly mode needs it
 
 
 cdef class Node
@@ -71,11 +77,13 @@ cdef class AccumulateGrad(Node):
 cdef class SavedVariable:
     cdef object _data
     cdef VersionCounter _version_counter
-    cdef Py_ssize_t _saved_version
-    cdef Py_ssize_t _saved_detaches
     cdef Node _grad_fn               # producer of a saved input (None for our own outputs)
-    cdef int _output_nr              # (small fields last, packed: 96 bytes, not 112)
-    cdef int _input_nr               # which input of the owner node (-1: unknown)
+    # (small fields last, packed: 80 bytes with the collector's header, not 96)
+    cdef unsigned int _saved_version # the counter's version modulo 2**32 (torch's
+                                     # counter is 32 bits wide too)
+    cdef int _output_nr
+    cdef unsigned short _saved_detaches  # the counter's detach_() count modulo 2**16
+    cdef short _input_nr             # which input of the owner node (-1: unknown)
     cdef unsigned char _is_output
     cdef unsigned char _requires_grad
     cdef unsigned char _released

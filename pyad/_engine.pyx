@@ -637,13 +637,29 @@ cdef inline Node _node_of(Variable v):
 # Version counters
 # --------------------------------------------------------------------------------
 
-# It references nothing but a private list of code objects and positions (anomaly
-# mode): never part of a cycle, so it is no container of the cyclic GC at all (no GC
-# header: 48 bytes, not 64).
+# A counter references nothing but its _VersionRare, which holds a private list of
+# code objects and positions (anomaly mode): neither can be part of a cycle, so neither
+# is a container of the cyclic GC (no GC header). A counter is kept alive by every saved
+# value, so its size counts: 32 bytes (issue 19, item 2).
+@cython.no_gc
+cdef class _VersionRare:
+    pass
+
+
 @cython.no_gc
 @cython.freelist(64)
 cdef class VersionCounter:
     pass
+
+
+cdef inline _VersionRare _vc_rare(VersionCounter counter):
+    if counter._rare is None:
+        counter._rare = _VersionRare.__new__(_VersionRare)
+    return counter._rare
+
+
+cdef inline Py_ssize_t _vc_detaches(VersionCounter counter) noexcept:
+    return 0 if counter._rare is None else counter._rare.detaches
 
 
 cdef inline VersionCounter _vc(Variable v):
@@ -659,7 +675,7 @@ cdef inline void _bump_version(Variable v):
     counter.version += 1
     if _anomaly_on():
         # Remember the culprit, so the version error can say where it happened.
-        counter.last_change = _capture_stack()
+        _vc_rare(counter).last_change = _capture_stack()
 
 
 # --------------------------------------------------------------------------------
@@ -1214,13 +1230,12 @@ cdef class SavedVariable:
             raise _freed_error(owner)
         if self._hooked:
             return self._unpack_hooked(owner)._data
-        if self._version_counter.version != self._saved_version or \
-                self._version_counter.detaches != self._saved_detaches:
+        if _sv_stale(self):
             raise RuntimeError(self._version_error(owner))
         return self._data
 
     cdef str _version_error(self, Node owner):
-        if self._version_counter.detaches != self._saved_detaches:
+        if <unsigned short>_vc_detaches(self._version_counter) != self._saved_detaches:
             return ("Trying to use a saved tensor that has been detached in-place, i.e. with "
                     ".detach_(). This is not supported, please use out-of-place `.detach()` "
                     "instead (saved by %s)." % owner.name())
@@ -1238,9 +1253,10 @@ cdef class SavedVariable:
                    "expected version %d instead. "
                    % (self._data.dtype, _shape_str(self._data.shape), which,
                       self._version_counter.version, self._saved_version))
-        if self._version_counter.last_change is not None:
+        cdef _VersionRare rare = self._version_counter._rare
+        if rare is not None and rare.last_change is not None:
             message += ("The last in-place change was made here:\n%s"
-                        % _format_stack(self._version_counter.last_change))
+                        % _format_stack(rare.last_change))
         else:
             message += ("Hint: the saved value was modified in place after the forward op "
                         "ran; make a copy (.clone()) before modifying it, or enable anomaly "
@@ -1313,6 +1329,17 @@ cdef void _attach_to_group(Variable v, Node part):
         v._output_nr = entry[1]
 
 
+cdef inline void _sv_stamp(SavedVariable s) noexcept:
+    # Remember the counter's state, to tell at unpack whether the value changed since.
+    s._saved_version = <unsigned int>s._version_counter.version
+    s._saved_detaches = <unsigned short>_vc_detaches(s._version_counter)
+
+
+cdef inline bint _sv_stale(SavedVariable s) noexcept:
+    return (<unsigned int>s._version_counter.version != s._saved_version or
+            <unsigned short>_vc_detaches(s._version_counter) != s._saved_detaches)
+
+
 cdef inline SavedVariable _save(Variable v, bint is_output, Py_ssize_t input_nr=-1):
     cdef SavedVariable s
     if v._is_inference and not pyad_get_inference():
@@ -1322,11 +1349,10 @@ cdef inline SavedVariable _save(Variable v, bint is_output, Py_ssize_t input_nr=
             "this, you can make a clone to get a normal Variable and use it in autograd, or "
             "use `pyad.no_grad()` instead of `pyad.inference_mode()`.")
     s = SavedVariable.__new__(SavedVariable)
-    s._input_nr = input_nr
+    s._input_nr = input_nr if input_nr <= 32767 else -1
     s._data = v._data
     s._version_counter = _vc(v)
-    s._saved_version = s._version_counter.version
-    s._saved_detaches = s._version_counter.detaches
+    _sv_stamp(s)
     s._output_nr = v._output_nr
     s._is_output = is_output
     if v._requires_grad:
@@ -2691,13 +2717,15 @@ cdef class Variable:
     def detach_(self):
         """Detach this Variable from the graph that created it, making it a leaf."""
         cdef VersionCounter counter
+        cdef _VersionRare rare
         if self._is_view and self._view_base is not None and self._view_base._requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         if self._grad_fn is not None:
             # Values saved from this Variable would now unpack without their history:
             # backward refuses them (saved values compare this count, as versions).
             counter = _vc(self)
-            counter.detaches += 1
+            rare = _vc_rare(counter)
+            rare.detaches += 1
         _set_history(self, None, 0)
         self._retains_grad = False
         self._requires_grad = False

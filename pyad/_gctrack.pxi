@@ -231,6 +231,16 @@ cdef inline bint _fast_shape(object t, _SealScan* scan) noexcept:
     return True
 
 
+cdef inline bint _fast_shapes(tuple t, _SealScan* scan) noexcept:
+    # A _BinaryNode's _shapes: None, or a pair of shapes
+    if t is None:
+        return True
+    if len(t) != 2 or not (_fast_shape(t[0], scan) and _fast_shape(t[1], scan)):
+        return False
+    _fast_found(scan, t)
+    return True
+
+
 cdef inline bint _fast_plain(object o) noexcept:
     # None or an object the collector does not know (a dtype)
     return o is None or not __pyad_is_gc(<PyObject*>o)
@@ -247,7 +257,7 @@ cdef bint _fast_safe(Node node, PyTypeObject* tp, _SealScan* scan) noexcept:
         b = <_BinaryNode>node
         return (b._ekind == _EK_2 and _fast_entry(b._e0) and _fast_entry(b._e1)
                 and _fast_operand(b.a, scan) and _fast_operand(b.b, scan)
-                and _fast_shape(b.a_shape, scan) and _fast_shape(b.b_shape, scan)
+                and _fast_shapes(b._shapes, scan)
                 and _fast_plain(b.a_dtype) and _fast_plain(b.b_dtype))
     if __pyad_basicsize(tp) == __pyad_basicsize(<PyTypeObject*>_UnaryNode) and \
             __pyad_has_base(tp, <PyTypeObject*>_UnaryNode):

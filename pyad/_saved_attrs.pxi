@@ -107,7 +107,14 @@ cdef object _user_unpack(SavedVariable s, Node owner):
         if leaf is not None and (<Variable>leaf)._data is s._data:
             s.data(owner)                       # the version check
             return leaf
-    return s.unpack(owner)
+    cdef Variable v = s.unpack(owner)
+    if type(v._grad_fn) is AccumulateGrad and not s._is_output:
+        # A leaf that hooks packed: torch's unpacked Variable is a leaf too (no grad_fn)
+        # that shares the leaf's accumulator, so a gradient reaching it still lands in
+        # the leaf's .grad.
+        v._accumulator = <AccumulateGrad>v._grad_fn
+        v._grad_fn = None
+    return v
 
 
 def _node_saved_attribute(Node node, str name):

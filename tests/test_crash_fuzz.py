@@ -337,7 +337,7 @@ def _fuzz():
             fuzz.members(cls.__name__, receivers, ["__call__"])
 
     # SavedVariable and the engine's other small classes reachable as module attributes.
-    for cls in (_engine.SavedVariable, _engine.VersionCounter):
+    for cls in (_engine.SavedVariable, _engine.VersionCounter, _engine._VersionRare):
         fuzz.members(cls.__name__, lambda: [cls.__new__(cls)])
 
     # Node hooks that return bad values, run by the engine.

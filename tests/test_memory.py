@@ -372,6 +372,26 @@ def test_version_counter_is_no_gc_container():
     # It holds nothing but anomaly mode's code objects and positions: no GC header.
     Py_TPFLAGS_HAVE_GC = 1 << 14
     assert not pyad._engine.VersionCounter.__flags__ & Py_TPFLAGS_HAVE_GC
+    assert not pyad._engine._VersionRare.__flags__ & Py_TPFLAGS_HAVE_GC
+
+
+@needs_64bit_cpython
+def test_version_counter_keeps_its_rare_fields_aside():
+    # Every saved output keeps a counter alive: the header and the version in 32 bytes;
+    # detach_() counts and anomaly mode's trace live in a side object made on first need.
+    assert pyad._engine.VersionCounter.__basicsize__ <= 32
+    x = Variable(np.array([1.0, 2.0]), requires_grad=True)
+    y = pyad.mul(x, 1.0)
+    z = pyad.sin(y)                        # saves its input y
+    y.detach_()
+    with pytest.raises(RuntimeError, match="detached in-place"):
+        z.sum().backward()
+    with pyad.autograd.detect_anomaly(), pytest.warns(UserWarning):
+        y = pyad.mul(x, 1.0)
+        z = pyad.exp(y)                    # saves its output z
+        z.mul_(2)
+        with pytest.raises(RuntimeError, match="The last in-place change was made here"):
+            z.sum().backward()
 
 
 @needs_64bit_cpython

@@ -8,29 +8,34 @@ cdef class _BinaryNode(Node):
     # may have widened the result, e.g. float32 * float64 array).
     cdef _SavedOperand a
     cdef _SavedOperand b
-    cdef tuple a_shape                # None: the same shape as the output (no reduction)
-    cdef tuple b_shape
+    # The operands' shapes where a gradient must be summed back to one: None when
+    # neither needs it (the common case: the output's shape, or a number, which never
+    # takes a gradient), else (a_shape, b_shape), each None when that one does not.
+    # One field, not two: the node is 160 bytes, not 176 (issue 19, item 2).
+    cdef tuple _shapes
     cdef object a_dtype
     cdef object b_dtype
 
     cdef inline Variable grad_a(self, Variable g):
-        return _reduce_grad(g, self.a_shape, self.a_dtype)
+        return _reduce_grad(g, _shape_a(self), self.a_dtype)
 
     cdef inline Variable grad_b(self, Variable g):
-        return _reduce_grad(g, self.b_shape, self.b_dtype)
+        return _reduce_grad(g, _shape_b(self), self.b_dtype)
 
     cdef inline Variable raw_grad_a(self, Variable g, object data):
         # Array form for the fast path; g itself when nothing needs changing.
-        if data is g._data and (self.a_shape is None or _has_shape(data, self.a_shape)) and (
+        cdef tuple shape = _shape_a(self)
+        if data is g._data and (shape is None or _has_shape(data, shape)) and (
                 self.a_dtype is None or _same_dtype(_dtype(data), self.a_dtype)):
             return g
-        return _raw(_reduce_data(data, self.a_shape, self.a_dtype))
+        return _raw(_reduce_data(data, shape, self.a_dtype))
 
     cdef inline Variable raw_grad_b(self, Variable g, object data):
-        if data is g._data and (self.b_shape is None or _has_shape(data, self.b_shape)) and (
+        cdef tuple shape = _shape_b(self)
+        if data is g._data and (shape is None or _has_shape(data, shape)) and (
                 self.b_dtype is None or _same_dtype(_dtype(data), self.b_dtype)):
             return g
-        return _raw(_reduce_data(data, self.b_shape, self.b_dtype))
+        return _raw(_reduce_data(data, shape, self.b_dtype))
 
     cdef inline Variable out_a(self, object v, Variable g):
         # Operand a's gradient from a value (an array, or a Variable under create_graph;
@@ -50,6 +55,26 @@ cdef class _BinaryNode(Node):
             self.a.release()
         if self.b is not None:
             self.b.release()
+
+
+cdef inline tuple _shape_a(_BinaryNode node):
+    return None if node._shapes is None else <tuple>(<tuple>node._shapes)[0]
+
+
+cdef inline tuple _shape_b(_BinaryNode node):
+    return None if node._shapes is None else <tuple>(<tuple>node._shapes)[1]
+
+
+cdef inline void _set_shapes(_BinaryNode node, object a, object b, object out):
+    # node._shapes for data = op(a, b): numbers take no gradient, so no shape.
+    cdef type ta = type(a), tb = type(b)
+    cdef object sa = None, sb = None
+    if not (ta is float or ta is int or ta is complex or ta is bool):
+        sa = _shape_if_broadcast(a, out)
+    if not (tb is float or tb is int or tb is complex or tb is bool):
+        sb = _shape_if_broadcast(b, out)
+    if sa is not None or sb is not None:
+        node._shapes = (sa, sb)
 
 
 cdef inline object _shape_if_broadcast(object x, object out):
@@ -88,15 +113,18 @@ cdef inline object _dtype_of(object x):
 
 
 cdef inline Variable _binary(_BinaryNode node, object data, object a, object b,
-                             bint save_a, bint save_b):
-    # Record `node` for data = op(a, b). save_a/save_b: keep the operand for backward.
-    node.a_shape = _shape_if_broadcast(a, data)
-    node.b_shape = _shape_if_broadcast(b, data)
+                             bint save_a, bint save_b, bint b_first=False):
+    # Record `node` for data = op(a, b). save_a/save_b: keep the operand for backward;
+    # b_first: save b before a (torch's order for mul and div, which saved_tensors_hooks'
+    # pack hook sees: each saves the operand the first gradient formula reads first).
+    _set_shapes(node, a, b, data)
     node.a_dtype = _dtype_of(a)
     node.b_dtype = _dtype_of(b)
+    if save_b and b_first:
+        node.b = _save_operand(b, 1)
     if save_a:
         node.a = _save_operand(a, 0)
-    if save_b:
+    if save_b and not b_first:
         node.b = _save_operand(b, 1)
     return _recorded2(node, data, _operand_edge(a), _operand_edge(b))
 
@@ -430,7 +458,7 @@ cpdef Variable mul(object input, object other):
     data = _apply_binary(_np_multiply, input, other, "mul")
     if _binary_records(input, other):
         return _binary(MulBackward.__new__(MulBackward), data, input, other,
-                       _operand_requires_grad(other), _operand_requires_grad(input))
+                       _operand_requires_grad(other), _operand_requires_grad(input), True)
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
@@ -559,13 +587,11 @@ cdef object _fast_binop_body(Variable x, object other, int op, bint reflected):
         if not (x._requires_grad and _grad_enabled()):
             return _plain(data, False)
         node = _fast_node(op)
-        if reflected:
-            node.a_shape = ()
+        if reflected:                       # (the number takes no gradient: no shape)
             node.b_dtype = _dtype(xd)
             if op == _FAST_MUL:
                 node.a = _save_operand(other, 0)
             return _recorded2(node, data, _NO_EDGE, _edge(x))
-        node.b_shape = ()
         node.a_dtype = _dtype(xd)
         if op == _FAST_MUL:
             node.b = _save_operand(other, 1)
@@ -582,11 +608,11 @@ cdef object _fast_binop_body(Variable x, object other, int op, bint reflected):
     node = _fast_node(op)
     node.a_dtype = _dtype(xd)
     node.b_dtype = _dtype(y._data)
-    if op == _FAST_MUL:
-        if y._requires_grad:
-            node.a = _save_operand(x, 0)
+    if op == _FAST_MUL:                             # (torch's order: other, then self)
         if x._requires_grad:
             node.b = _save_operand(y, 1)
+        if y._requires_grad:
+            node.a = _save_operand(x, 0)
     return _recorded2(node, data, _edge(x), _edge(y))
 
 
@@ -624,7 +650,7 @@ cpdef Variable div(object input, object other, rounding_mode=None):
     data = _apply_binary(_np_true_divide, input, other, "div")
     if _binary_records(input, other):
         return _binary(DivBackward.__new__(DivBackward), data, input, other,
-                       _operand_requires_grad(other), True)
+                       _operand_requires_grad(other), True, True)
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 

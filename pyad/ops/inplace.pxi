@@ -64,8 +64,7 @@ cdef Variable _write_back(Variable x, Variable old, Variable result, str what):
             if saved is not None and saved._is_output and not saved._hooked:
                 saved._data = x._data
                 saved._version_counter = _vc(x)
-                saved._saved_version = saved._version_counter.version
-                saved._saved_detaches = saved._version_counter.detaches
+                _sv_stamp(saved)
     return x
 
 

@@ -308,6 +308,8 @@ def flatten(input, start_dim=0, end_dim=-1):
         return reshape(x, (1,))
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return x                    # nothing to merge: the input itself (torch)
     n = 1
     for d in shape[s:e + 1]:
         n *= d
@@ -1689,7 +1691,10 @@ def ravel(input):
     >>> ravel(Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor([1., 2., 3., 4.], dtype=float64)
     """
-    return reshape(_as_variable(input, "ravel"), (-1,))
+    cdef Variable x = _as_variable(input, "ravel")
+    if not x.is_contiguous():
+        x = x.contiguous()          # torch: contiguous().view(-1), so always contiguous
+    return reshape(x, (-1,))
 
 
 @profiled_op
