@@ -283,9 +283,10 @@ def test_autograd_saved_tensors_hooks():
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="engine: the node of a * b packs self before other "
-                          "(pyad/ops/elementwise.pxi); torch's MulBackward0 packs other "
-                          "first, so saved_tensors_hooks' pack_hook sees them in another order")
+                   reason="engine: _binary (pyad/ops/elementwise.pxi) saves the first "
+                          "operand before the second, so a * b packs self then other; "
+                          "torch's MulBackward0 packs other first, and saved_tensors_hooks' "
+                          "pack_hook sees them in the other order")
 def test_saved_tensors_hooks_pack_order_of_mul():
     order = {}
     for lib in (torch, pyad):
