@@ -260,7 +260,11 @@ def test_every_ported_script_is_tested():
         "gcn", "gat", "mass_spring", "siamese_network", "language_translation",
         # the third batch (pytorch/tutorials), tested in tests/test_ported_examples_3.py
         "cifar10_tutorial", "nn_tutorial", "char_rnn_classification",
-        "char_rnn_generation", "seq2seq_translation"])
+        "char_rnn_generation", "seq2seq_translation",
+        # the fourth batch (pytorch/tutorials on autograd), tests/test_ported_examples_4.py
+        "autograd_tutorial", "autogradqs_tutorial", "forward_ad_usage",
+        "custom_function_double_backward", "custom_function_conv_bn",
+        "autograd_saved_tensors_hooks"])
 
 
 @pytest.mark.parametrize("name,args,expected", [
