@@ -39,7 +39,7 @@ from pyad.autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabl
 from pyad.nn.utils.stateless import _functional_call as _stateless_call
 
 __all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev",
-           "jacfwd", "hessian", "vmap"]
+           "jacfwd", "hessian", "vmap", "stack_module_state"]
 
 
 # ---------------------------------------------------------------------------
@@ -1012,3 +1012,53 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     # One implementation of the swap, torch's layout: nn.utils.stateless holds it
     return _stateless_call(module, values, args, kwargs, tie_weights=tie_weights,
                            strict=strict)
+
+
+# ---------------------------------------------------------------------------
+# stack_module_state
+# ---------------------------------------------------------------------------
+
+def _construct_stacked_leaf(variables, name):
+    all_requires_grad = all(v.requires_grad for v in variables)
+    none_requires_grad = all(not v.requires_grad for v in variables)
+    if not all_requires_grad and not none_requires_grad:
+        raise RuntimeError("stack_module_state(): Expected %s from each model to have the same "
+                           ".requires_grad" % name)
+    result = pyad.stack(variables)
+    if all_requires_grad:
+        result = result.detach().requires_grad_()
+    return result
+
+
+def stack_module_state(models):
+    """Stack the parameters and buffers of same-class models, as
+    ``torch.func.stack_module_state``.
+
+    Returns ``(params, buffers)``: dicts mapping each name ``named_parameters`` and
+    ``named_buffers`` give to the stack of that entry of every model (a new leading
+    dimension of size ``len(models)``). Stacked parameters are new leaves that require
+    grad (detached from the models); buffers are stacked as they are. With
+    `functional_call` and `vmap` this runs an ensemble of models as one function.
+    The models must be of one class and all in training or all in eval mode.
+
+    >>> models = [pyad.nn.Linear(2, 3) for _ in range(4)]
+    >>> params, buffers = stack_module_state(models)
+    >>> params["weight"].shape, params["weight"].requires_grad, buffers
+    ((4, 3, 2), True, {})
+    """
+    models = list(models)
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state(): Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError("stack_module_state(): Expected all models to have the same "
+                           "training/eval mode.")
+    model0_type = type(models[0])
+    if not all(type(m) is model0_type for m in models):
+        raise RuntimeError("stack_module_state(): Expected all models to be of the same class.")
+    all_params = [dict(model.named_parameters()) for model in models]
+    params = {k: _construct_stacked_leaf(tuple(p[k] for p in all_params), k)
+              for k in all_params[0]}
+    all_buffers = [dict(model.named_buffers()) for model in models]
+    buffers = {k: _construct_stacked_leaf(tuple(b[k] for b in all_buffers), k)
+               for k in all_buffers[0]}
+    return params, buffers

@@ -260,7 +260,16 @@ def test_every_ported_script_is_tested():
         "gcn", "gat", "mass_spring", "siamese_network", "language_translation",
         # the third batch (pytorch/tutorials), tested in tests/test_ported_examples_3.py
         "cifar10_tutorial", "nn_tutorial", "char_rnn_classification",
-        "char_rnn_generation", "seq2seq_translation"])
+        "char_rnn_generation", "seq2seq_translation",
+        # the fourth batch (pytorch/tutorials on autograd), tests/test_ported_examples_4.py
+        "autograd_tutorial", "autogradqs_tutorial", "forward_ad_usage",
+        "custom_function_double_backward", "custom_function_conv_bn",
+        "autograd_saved_tensors_hooks",
+        # the fifth batch (pytorch/tutorials: torch.func and the nn basics), tested in
+        # tests/test_ported_examples_5.py
+        "jacobians_hessians", "per_sample_grads", "neural_tangent_kernels", "ensembling",
+        "neural_networks_tutorial", "buildmodel_tutorial", "optimization_tutorial",
+        "tensorqs_tutorial"])
 
 
 @pytest.mark.parametrize("name,args,expected", [
