@@ -113,19 +113,17 @@ cdef inline object _dtype_of(object x):
 
 
 cdef inline Variable _binary(_BinaryNode node, object data, object a, object b,
-                             bint save_a, bint save_b, bint b_first=False):
-    # Record `node` for data = op(a, b). save_a/save_b: keep the operand for backward;
-    # b_first: save b before a (torch's order for mul and div, which saved_tensors_hooks'
-    # pack hook sees: each saves the operand the first gradient formula reads first).
+                             bint save_a, bint save_b):
+    # Record `node` for data = op(a, b). save_a/save_b: keep the operand for backward.
+    # b is saved first: torch's binary nodes save `other` before `self`, the order
+    # saved_tensors_hooks' pack hook sees.
     _set_shapes(node, a, b, data)
     node.a_dtype = _dtype_of(a)
     node.b_dtype = _dtype_of(b)
-    if save_b and b_first:
+    if save_b:
         node.b = _save_operand(b, 1)
     if save_a:
         node.a = _save_operand(a, 0)
-    if save_b and not b_first:
-        node.b = _save_operand(b, 1)
     return _recorded2(node, data, _operand_edge(a), _operand_edge(b))
 
 
@@ -458,7 +456,7 @@ cpdef Variable mul(object input, object other):
     data = _apply_binary(_np_multiply, input, other, "mul")
     if _binary_records(input, other):
         return _binary(MulBackward.__new__(MulBackward), data, input, other,
-                       _operand_requires_grad(other), _operand_requires_grad(input), True)
+                       _operand_requires_grad(other), _operand_requires_grad(input))
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 
@@ -650,7 +648,7 @@ cpdef Variable div(object input, object other, rounding_mode=None):
     data = _apply_binary(_np_true_divide, input, other, "div")
     if _binary_records(input, other):
         return _binary(DivBackward.__new__(DivBackward), data, input, other,
-                       _operand_requires_grad(other), True, True)
+                       _operand_requires_grad(other), True)
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
 
 

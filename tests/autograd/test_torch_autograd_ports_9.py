@@ -397,9 +397,6 @@ def test_flatten_nonview():
     # test_flatten_nonview_same_start_and_end_dim below
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: flatten with start_dim == end_dim returns a reshape view, not the input "
-    "itself (pyad/ops/shape.pxi flatten)"))
 def test_flatten_nonview_same_start_and_end_dim():
     # the end of torch's test_flatten_nonview
     t = pyad.ones(2, 2)
@@ -516,9 +513,6 @@ def test_ravel():
     check([randn(5, 5)], 25, True)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: ravel of a non-contiguous 1-d Variable returns it reshaped as a strided view, "
-    "not a contiguous copy (pyad/ops/shape.pxi ravel is reshape(-1))"))
 def test_ravel_noncontiguous_1d():
     # the middle of torch's test_ravel
     nc_ones = pyad.ones(10)[::2]
