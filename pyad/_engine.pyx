@@ -2144,8 +2144,7 @@ cdef class Variable:
     def is_floating_point(self):
         """True if the dtype is a floating point type (float16, float32, float64, and
         ml_dtypes' bfloat16 and float8 types)."""
-        return self._data.dtype.kind == "f" or (self._data.dtype.kind == "V" and
-                                                 _is_ml_float(self._data.dtype))
+        return _is_float_dtype(self._data.dtype) and self._data.dtype.kind != "c"
 
     def is_complex(self):
         """True if the dtype is a complex type."""
@@ -4646,6 +4645,44 @@ cdef void _check_edge(object v, str what) except *:
                            "with %d output(s)" % (what, nr, node.name(), node._num_outputs))
 
 
+cdef int _check_implicit_root(tuple shape, object dtype, Py_ssize_t i) except -1:
+    # backward()/grad() without a gradient for output i: only a one-element real output
+    # has an implicit one (torch).
+    cdef Py_ssize_t n = 1
+    for d in shape:
+        n *= d
+    if n != 1:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs "
+                           "(output %d has shape %s); pass a gradient"
+                           % (i, _shape_str(shape)))
+    if dtype.kind == "c":
+        raise RuntimeError("grad can be implicitly created only for real scalar "
+                           "outputs but got %s" % dtype)
+    return 0
+
+
+cdef Variable _fit_root_grad(Variable g, tuple shape, object dtype, Py_ssize_t i,
+                             bint create_graph):
+    # The gradient given for output i, checked against the output's shape and dtype:
+    # another real dtype is cast to the output's (as torch's engine casts every
+    # gradient), a complex/real mismatch is an error; detached unless create_graph.
+    if tuple(g._data.shape) != shape:
+        raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %s and "
+                           "output[%d] has a shape of %s."
+                           % (i, str(tuple(g._data.shape)), i, str(shape)))
+    if g._data.dtype != dtype:
+        if (_dtype_kind(g._data) == b'c') != (dtype.kind == "c"):
+            raise RuntimeError("For complex Variables, both grad_output and output "
+                               "are required to have the same dtype. Mismatch in "
+                               "dtype: grad_output[%d] has a dtype of %s and "
+                               "output[%d] has a dtype of %s."
+                               % (i, g._data.dtype, i, dtype))
+        g = _wrap(g._data.astype(dtype))
+    if not create_graph and g._grad_fn is not None:
+        g = g.detach()
+    return g
+
+
 cdef Variable _edge_root_grad(object edge, object grad, Py_ssize_t i, bint create_graph,
                               str what):
     # The gradient a GradientEdge output starts with: given (checked against the shape
@@ -4653,42 +4690,21 @@ cdef Variable _edge_root_grad(object edge, object grad, Py_ssize_t i, bint creat
     # them), or implicitly 1 for a one-element real output.
     _check_edge(edge, what)
     meta = getattr(edge, "_meta", None)
-    cdef Variable g
     if grad is None:
         if meta is None:
             raise RuntimeError("grad can be implicitly created only for scalar outputs: "
                                "pass a gradient for the GradientEdge output %d (one built "
                                "by hand carries no shape)" % i)
         shape, dtype, xp = meta
-        n = 1
-        for d in shape:
-            n *= d
-        if n != 1:
-            raise RuntimeError("grad can be implicitly created only for scalar outputs "
-                               "(output %d has shape %s); pass a gradient"
-                               % (i, _shape_str(shape)))
-        if dtype.kind == "c":
-            raise RuntimeError("grad can be implicitly created only for real scalar "
-                               "outputs but got %s" % dtype)
+        _check_implicit_root(shape, dtype, i)
         return _wrap(xp.ones(shape, dtype=dtype))
-    g = _as_variable(grad, what)
-    if meta is not None:
-        shape, dtype, xp = meta
-        if tuple(g._data.shape) != shape:
-            raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %s and "
-                               "output[%d] has a shape of %s."
-                               % (i, str(tuple(g._data.shape)), i, str(shape)))
-        if g._data.dtype != dtype:
-            if (_dtype_kind(g._data) == b'c') != (dtype.kind == "c"):
-                raise RuntimeError("For complex Variables, both grad_output and output "
-                                   "are required to have the same dtype. Mismatch in "
-                                   "dtype: grad_output[%d] has a dtype of %s and "
-                                   "output[%d] has a dtype of %s."
-                                   % (i, g._data.dtype, i, dtype))
-            g = _wrap(g._data.astype(dtype))
-    if not create_graph and g._grad_fn is not None:
-        g = g.detach()
-    return g
+    cdef Variable g = _as_variable(grad, what)
+    if meta is None:
+        if not create_graph and g._grad_fn is not None:
+            g = g.detach()
+        return g
+    shape, dtype, xp = meta
+    return _fit_root_grad(g, shape, dtype, i, create_graph)
 
 
 cdef tuple _as_inputs(object x, str what):
@@ -4751,13 +4767,7 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
             g = _wrap(_xp_of(out._data).zeros(out._data.shape, dtype=(<_StochasticNode>
                                               out._grad_fn)._reward_dtype()))
         elif grads[i] is None:
-            if out._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs "
-                                   "(output %d has shape %s); pass a gradient"
-                                   % (i, _shape_str(out._data.shape)))
-            if _dtype_kind(out._data) == b'c':
-                raise RuntimeError("grad can be implicitly created only for real scalar "
-                                   "outputs but got %s" % out._data.dtype)
+            _check_implicit_root(out._data.shape, out._data.dtype, i)
             g = _wrap(_ones_data(out._data))
         else:
             g = _as_variable(grads[i], "grad" if is_grad else "backward")
@@ -4770,26 +4780,11 @@ cdef tuple _make_root_grads(tuple outputs, object grads, bint create_graph, bint
                         g = g.detach()
                     result.append(g)
                     continue
-            if g._data.shape != out._data.shape:
-                raise RuntimeError("Mismatch in shape: grad_output[%d] has a shape of %s and "
-                                   "output[%d] has a shape of %s."
-                                   % (i, str(tuple(g._data.shape)), i,
-                                      str(tuple(out._data.shape))))
-            if _device_of(g._data) != _device_of(out._data):
+            if tuple(g._data.shape) == tuple(out._data.shape) and \
+                    _device_of(g._data) != _device_of(out._data):
                 raise RuntimeError("grad_output[%d] is on %s but output[%d] is on %s"
                                    % (i, g.device, i, out.device))
-            if g._data.dtype != out._data.dtype:
-                if (_dtype_kind(g._data) == b'c') != (_dtype_kind(out._data) == b'c'):
-                    raise RuntimeError("For complex Variables, both grad_output and output "
-                                       "are required to have the same dtype. Mismatch in "
-                                       "dtype: grad_output[%d] has a dtype of %s and "
-                                       "output[%d] has a dtype of %s."
-                                       % (i, g._data.dtype, i, out._data.dtype))
-                # An integer or bool gradient is cast to the output's dtype, as
-                # torch's engine does with every gradient of another real dtype.
-                g = _wrap(g._data.astype(out._data.dtype))
-            if not create_graph and g._grad_fn is not None:
-                g = g.detach()
+            g = _fit_root_grad(g, tuple(out._data.shape), out._data.dtype, i, create_graph)
         result.append(g)
     if not kept:
         raise RuntimeError("element 0 of tensors does not require grad and does not have a "

@@ -549,7 +549,7 @@ def setitem(object input, key, value):
         try:
             result = _setitem_out_of_place(old, key, value)
         except (IndexError, ValueError) as exc:
-            raise _setitem_error(exc) from None
+            raise _setitem_error(exc, old._data, key, value) from None
         return _write_back(x, old, result, "__setitem__")
     target = x._data
     if not _is_writeable(target):
@@ -570,7 +570,7 @@ def setitem(object input, key, value):
         _key_set(target, key, _drop_leading_ones(_operand_data(value, "__setitem__"),
                                                  _key_get(target, key).ndim))
     except (IndexError, ValueError) as exc:
-        raise _setitem_error(exc) from None
+        raise _setitem_error(exc, target, key, value) from None
     _bump_version(x)
     return x
 
@@ -589,11 +589,27 @@ cdef bint _single_mask_key(object key):
     return found
 
 
-cdef object _setitem_error(object exc):
+cdef object _setitem_error(object exc, object data, object key, object value):
     # NumPy's error for a bad assignment, with torch's type: IndexError for the key,
-    # RuntimeError for the value (a shape that does not broadcast, NaN into integers)
-    return (IndexError if isinstance(exc, IndexError) else RuntimeError)(
-        "__setitem__(): %s" % exc)
+    # RuntimeError for the value (a shape that does not broadcast, NaN into integers),
+    # and torch's wording for a value whose shape does not fit the indexed part.
+    if isinstance(exc, IndexError):
+        message = _mask_mismatch(key, data.shape)
+        return IndexError("__setitem__(): %s" % (message or exc))
+    vshape = getattr((<Variable>value)._data if isinstance(value, Variable) else value,
+                     "shape", None)
+    if vshape is not None:
+        try:
+            region = _key_get(data, key).shape
+            if numpy.broadcast_shapes(tuple(vshape), tuple(region)) != tuple(region):
+                raise ValueError          # (the value must broadcast to the region)
+        except ValueError:
+            return RuntimeError("__setitem__(): shape mismatch: value tensor of shape %s "
+                                "cannot be broadcast to indexing result of shape %s"
+                                % (_shape_str(vshape), _shape_str(region)))
+        except Exception:
+            pass
+    return RuntimeError("__setitem__(): %s" % exc)
 
 
 # -- in-place twins of the indexing ops (shape.pxi): the same recipe ------------------
@@ -893,6 +909,11 @@ cdef Variable _inplace_view(Variable x, object view_op, tuple args, str what):
             x._view_base._grad_fn is None and _grad_enabled():
         raise RuntimeError("%s(): a view of a leaf Variable that requires grad is being used "
                            "in an in-place operation." % what)
+    if x._is_view and x._view_base is not None and x._view_creation != _VIEW_DEFAULT and \
+            (x._requires_grad or x._view_base._requires_grad) and _grad_enabled():
+        # a view made under no_grad, by a multi-output op or by a custom Function cannot
+        # have its history rebuilt by an in-place op, a view op included (torch)
+        raise RuntimeError(_view_creation_error(x))
     try:
         r = view_op(x, *args)
     except _OP_ERRORS as exc:

@@ -159,6 +159,9 @@ cdef void _refresh_view(Variable v) except *:
             v._version_counter.version == v._view_version and
             (v._requires_grad or not v._view_base._requires_grad)):
         return
+    if not v._requires_grad and not v._view_base._requires_grad:
+        v._view_version = v._version_counter.version
+        return                          # no history to rebuild (and none to override)
     if v._view_creation == _VIEW_CUSTOM_FUNCTION or \
             v._view_creation == _VIEW_CUSTOM_MULTI_OUTPUT:
         # Its history is the custom Function's, which replaying the view from the
@@ -502,7 +505,10 @@ cdef object _index_key_part(object key, object like):
             warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
                           "dtype torch.bool instead.", UserWarning, stacklevel=3)
             return (<Variable>key)._data.astype(bool)
-        return (<Variable>key)._data
+        kd = (<Variable>key)._data
+        if type(kd) is _NDARRAY and (<cnp.ndarray>kd).ndim == 0 and kd.dtype.kind in "iu":
+            return int(kd)      # torch reads a 0-d integer index as an int: a view, no copy
+        return kd
     if isinstance(key, tuple):
         return tuple(_index_key_part(k, like) for k in key)
     if isinstance(key, list):
@@ -514,6 +520,28 @@ cdef object _index_key_part(object key, object like):
         # torch reads a string index as a dtype for a new tensor: TypeError
         raise TypeError("__getitem__(): invalid index of type %s" % type(key).__name__)
     return key
+
+
+cdef object _mask_mismatch(object key, tuple shape):
+    # torch's message for the first boolean mask in `key` whose shape does not match the
+    # dimensions it indexes, or None.
+    cdef Py_ssize_t dim = 0
+    for k in (key if isinstance(key, tuple) else (key,)):
+        if k is None or type(k) is bool:
+            continue
+        if k is Ellipsis:
+            return None                 # (the dims after it are not placed here)
+        dt = getattr(k, "dtype", None)
+        if dt is not None and dt.kind == "b" and k.ndim:
+            for j in range(k.ndim):
+                if dim + j >= len(shape) or k.shape[j] != shape[dim + j]:
+                    return ("The shape of the mask %s at index %d does not match the shape "
+                            "of the indexed tensor %s at index %d"
+                            % (_shape_str(k.shape), j, _shape_str(shape), dim + j))
+            dim += k.ndim
+        else:
+            dim += 1
+    return None
 
 
 cdef bint _is_basic_key(object key):
@@ -679,6 +707,9 @@ def getitem(input, key):
         # x[0].add_(1) changes x, as in torch.
         data = x._data[_with_ellipsis(key)] if basic else _key_get(x._data, key)
     except IndexError as exc:
+        message = _mask_mismatch(key, x._data.shape)
+        if message is not None:
+            raise IndexError("__getitem__(): " + message) from None
         raise IndexError("__getitem__(): index %r is out of bounds for a Variable of shape %s: %s"
                          % (key, _shape_str(x._data.shape), exc)) from None
     cdef IndexBackward node = None
@@ -771,12 +802,29 @@ cpdef Variable broadcast_to(object input, object shape):
     except ValueError:
         raise RuntimeError("broadcast_to(): the shape %s cannot be broadcast to %s"
                            % (_shape_str(x._data.shape), _shape_str(shape))) from None
+    if 0 < lead < len(shape) and 1 in shape[:lead]:     # (a 0-d input: all 0, as torch)
+        data = _torch_lead_strides(data, lead)
     cdef ExpandBackward node = None
     if _records(x):
         node = ExpandBackward.__new__(ExpandBackward)
         node.input_shape = x._data.shape
     # A view of x (its history is rebuilt after an in-place change of x, as torch's).
     return _shape_result(x, data, node, 4, shape)
+
+
+cdef object _torch_lead_strides(object data, Py_ssize_t lead):
+    # NumPy gives every new leading dimension stride 0; torch's expand gives a new one of
+    # size 1 the stride unsqueeze would (the next size times the next stride), which
+    # .stride() shows. (A size-1 dimension's stride never moves the data pointer.)
+    strides = list(data.strides)
+    cdef Py_ssize_t i
+    for i in range(lead - 1, -1, -1):
+        if data.shape[i] == 1:
+            strides[i] = data.shape[i + 1] * strides[i + 1]
+    return _xp_of(data).lib.stride_tricks.as_strided(data, data.shape, tuple(strides),
+                                                     writeable=False) \
+        if type(data) is _NDARRAY else \
+        _xp_of(data).lib.stride_tricks.as_strided(data, data.shape, tuple(strides))
 
 
 @profiled_op
@@ -2348,6 +2396,11 @@ def take_along_dim(input, indices, dim=None):
             [20.]], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "take_along_dim")
+    given = (<Variable>indices)._data if isinstance(indices, Variable) else indices
+    if hasattr(given, "dtype") and given.dtype != numpy.int64:
+        # torch checks the dtype first (bool and float indices included)
+        raise RuntimeError("take_along_dim(): dtype of indices should be Long (int64) but got "
+                           "%s" % _torch_dtype_name(given.dtype))
     idx = _index_data(indices, "take_along_dim", "indices")
     if idx.dtype != numpy.int64:
         raise RuntimeError("take_along_dim(): dtype of indices should be Long (int64) but got "

@@ -692,12 +692,6 @@ def test_checkpoint_detects_non_determinism():
         out.backward()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: an in-place view op (t_, transpose_, squeeze_, unsqueeze_, swapdims_) on a "
-    "view made under no_grad, by a multi-output op or by a custom Function does not raise "
-    "itself (torch raises there; pyad raises only at the next in-place op), and after it "
-    "a custom Function's view of a base that does not require grad refuses add_ "
-    "(pyad/ops/shape.pxi _refresh_view, _shape_result)"))
 def test_autograd_inplace_views_creation_meta():
     class Func(Function):
         @staticmethod
@@ -1094,10 +1088,6 @@ def test_expand():
     assert_equal(pyad.zeros(0).expand((0,)), pyad.zeros(0))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: expand gives the new leading dimensions of size 1 stride 0 (NumPy's "
-    "broadcast_to), where torch gives them the strides unsqueeze would, e.g. (5, 5, 1) "
-    "for a (5,) Variable expanded to (1, 1, 5)"))
 def test_expand_strides_of_new_size_one_dims():
     # the stride assertion of torch's test_expand
     tensor2 = rand(5)
@@ -1282,3 +1272,13 @@ def test_backward_hook_relative_ordering():
         "pre_hook_AccumulateGrad", "post_acc_grad_hook_x", "post_hook_AccumulateGrad",
     ]
     assert [re.sub(r"_\d+$", "", o) for o in order] == expected_order
+
+
+@pytest.mark.parametrize("shape,target", [((5,), (1, 1, 5)), ((5,), (1, 3, 5)), ((), (1,)),
+                                          ((), (1, 1)), ((2, 1), (1, 2, 4)),
+                                          ((3,), (2, 1, 3)), ((3,), (1, 2, 1, 3))])
+def test_expand_strides_match_torch(shape, target):
+    import torch
+    expanded = pyad.rand(shape).expand(*target)
+    assert expanded.stride() == torch.rand(shape).expand(*target).stride()
+    assert expanded.is_contiguous() == torch.rand(shape).expand(*target).is_contiguous()
