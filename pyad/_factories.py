@@ -250,11 +250,29 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     else:
         if isinstance(data, (list, tuple)):
             data = _unwrap_nested(data)
+        _check_complex_to_real(data, dtype, "tensor")
         arr = _python_data(data, dtype)
         if arr is None:
             arr = Variable(data).data
     arr = arr.copy()
     return _finish(arr, dtype, device, requires_grad, "tensor")
+
+
+def _has_python_complex(data):
+    if isinstance(data, (list, tuple)):
+        return any(_has_python_complex(item) for item in data)
+    return isinstance(data, (complex, numpy.complexfloating))
+
+
+def _check_complex_to_real(data, dtype, what):
+    """torch refuses Python complex numbers for a real dtype other than bool (rather than
+    dropping the imaginary parts, as a NumPy cast does)."""
+    if dtype is None or not isinstance(data, (complex, numpy.complexfloating, list, tuple)):
+        return
+    dtype = numpy.dtype(dtype)
+    if (dtype.kind in "fiu" or dtype.name == "bfloat16") and _has_python_complex(data):
+        raise TypeError("%s(): a complex number cannot be converted to %s (must be real "
+                        "number, not complex)" % (what, numpy.dtype(dtype).name))
 
 
 def _python_data(data, dtype):
@@ -293,6 +311,7 @@ def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory with an array when no conversion is needed."""
     if isinstance(data, Variable) and dtype is None and device is None:
         return data
+    _check_complex_to_real(data, dtype, "as_tensor")
     return _finish(Variable(data).data, dtype, device, False, "as_tensor")
 
 
@@ -330,6 +349,12 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
                  numpy.int64 if isinstance(fill_value, (int, numpy.integer)) else
                  numpy.promote_types(_float_dtype(None), numpy.complex64)
                  if isinstance(fill_value, complex) else _float_dtype(None))
+    if (isinstance(fill_value, int) and not isinstance(fill_value, bool)
+            and numpy.dtype(dtype).kind in "iu"
+            and -2 ** 63 <= fill_value < 2 ** 63):
+        # torch converts an integer fill to the dtype as C does (wrapping: -1 in uint8
+        # is 255); NumPy refuses a Python int out of the dtype's range
+        fill_value = numpy.array(fill_value, numpy.int64).astype(dtype)
     return _finish(xp.full(_size((size,) if isinstance(size, int) else (size,), "full", dtype),
                            fill_value, dtype=dtype), None, device, requires_grad, "full")
 
@@ -337,8 +362,9 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer args
     (0-d Variables count as their numbers). As torch: a zero step, a step whose sign
-    leads away from ``end`` and a non-finite bound raise RuntimeError; an integer dtype
-    truncates the bounds and step first (a step that becomes 0 raises ValueError)."""
+    leads away from ``end`` and a non-finite bound raise RuntimeError; int64 truncates the
+    bounds and step first (a step that becomes 0 raises ValueError), the other integer
+    dtypes take the length from the numbers as given and truncate start and step."""
     if end is None:
         start, end = 0, start
     start, end, step = (a.item() if isinstance(a, Variable) else a
@@ -352,13 +378,24 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
             raise RuntimeError("arange(): unsupported range: %s -> %s" % (start, end))
         if step == 0:
             raise RuntimeError("arange(): step must be nonzero")
-        if numpy.dtype(dtype).kind in "iub":
-            start, end, step = int(start), int(end), int(step)
-            if step == 0:
-                raise ValueError("arange(): step must be nonzero")
         if (step > 0 and end < start) or (step < 0 and end > start):
             raise RuntimeError("arange(): upper bound and lower bound inconsistent with "
                                "step sign")
+        kind = numpy.dtype(dtype).kind
+        if kind in "iu" and numpy.dtype(dtype) != numpy.int64 and not all(
+                isinstance(a, (int, numpy.integer)) for a in (start, end, step)):
+            # torch's arange for an integer dtype other than int64: the length from
+            # the numbers as given, the values from the truncated start and step
+            # (arange(0, 5, 1.5, dtype=int32) is [0, 1, 2, 3])
+            count = max(math.ceil((end - start) / step), 0)
+            _engine._check_storage_size((count,), numpy.float64, "arange")
+            xp = _xp_for(device, "arange")
+            data = int(start) + xp.arange(count, dtype=numpy.int64) * int(step)
+            return _finish(data.astype(dtype), None, device, requires_grad, "arange")
+        if kind in "iub":
+            start, end, step = int(start), int(end), int(step)
+            if step == 0:
+                raise ValueError("arange(): step must be nonzero")
     xp = _xp_for(device, "arange")
     try:
         count = math.ceil((end - start) / step)
