@@ -274,6 +274,7 @@ def test_every_ported_script_is_tested():
         "spatial_transformer",
         "saving_loading_models",
         "reinforcement_q_learning",
+        "transformer_tutorial",
         ])
 
 
