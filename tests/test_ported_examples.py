@@ -269,7 +269,13 @@ def test_every_ported_script_is_tested():
         # tests/test_ported_examples_5.py
         "jacobians_hessians", "per_sample_grads", "neural_tangent_kernels", "ensembling",
         "neural_networks_tutorial", "buildmodel_tutorial", "optimization_tutorial",
-        "tensorqs_tutorial"])
+        "tensorqs_tutorial",
+        # the seventh batch (pytorch/tutorials), tested in tests/test_ported_examples_7.py
+        "spatial_transformer",
+        "saving_loading_models",
+        "reinforcement_q_learning",
+        "transformer_tutorial",
+        ])
 
 
 @pytest.mark.parametrize("name,args,expected", [

@@ -719,10 +719,21 @@ def pdist(input, p=2):
 
 
 def _base_coords(n, align_corners, xp, dtype):
+    # torch's linspace_from_neg_one, to the bit: its CPU linspace(-1, 1, n) is
+    # start + step * i below n // 2 and end - step * (n - 1 - i) from there, each one
+    # fused multiply-add (one rounding; the long double sum rounds once to float32 and
+    # float64 alike here), and ``range * (n - 1) / n`` rounds twice. A grid that lands
+    # an ulp off a pixel centre takes grid_sample's gradient from the other cell.
     if n <= 1:
         return xp.zeros(n, dtype=dtype)
-    c = xp.linspace(-1.0, 1.0, n, dtype=dtype)
-    return c if align_corners else c * ((n - 1) / n)
+    dt = _np.dtype(dtype)
+    step = dt.type(2) / dt.type(n - 1)
+    i = _np.arange(n, dtype=_np.longdouble)
+    c = _np.where(i < n // 2, -1 + _np.longdouble(step) * i,
+                  1 - _np.longdouble(step) * (n - 1 - i)).astype(dt)
+    if not align_corners:
+        c = (c * dt.type(n - 1)) / dt.type(n)
+    return xp.asarray(c)
 
 
 def _align_warning(align_corners):
