@@ -270,6 +270,10 @@ def test_every_ported_script_is_tested():
         "jacobians_hessians", "per_sample_grads", "neural_tangent_kernels", "ensembling",
         "neural_networks_tutorial", "buildmodel_tutorial", "optimization_tutorial",
         "tensorqs_tutorial",
+        # the sixth batch (pytorch/tutorials: Deep Learning for NLP with PyTorch), tested
+        # in tests/test_ported_examples_6.py
+        "nlp_pytorch_tutorial", "deep_learning_tutorial", "word_embeddings_tutorial",
+        "sequence_models_tutorial", "advanced_tutorial",
         # the seventh batch (pytorch/tutorials), tested in tests/test_ported_examples_7.py
         "spatial_transformer",
         "saving_loading_models",
