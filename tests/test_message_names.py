@@ -191,6 +191,8 @@ def test_message_names_the_op(op, call):
 # where the tensor is not a pyad Variable (a DLPack tensor, another library's tensors).
 TENSOR_WORD = re.compile(r"(?<![\w.'`])[Tt]ensors?(?![\w'`(])")
 TORCH_WORDING = (
+    # torch's index_put text (the indexing ports match it)
+    "shape mismatch: value tensor of shape",
     # torch.optim's texts (its own tests match them): parameter checks, tensor lr/betas
     "optimizer can only optimize Tensors",
     "can't optimize a non-leaf Tensor",
