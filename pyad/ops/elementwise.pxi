@@ -323,6 +323,8 @@ cpdef Variable add(object input, object other, object alpha=1):
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "add")
         return _add_alpha(input, other, alpha, "add")
+    if alpha is True or type(alpha) is numpy.bool_:
+        _check_alpha(input, other, alpha, "add")   # (True == 1: only for a bool result)
     data = _apply_binary(_np_add, input, other, "add")
     if _dtype_kind(data) == b'c':
         data = _complex_add_data(input, other, 1, "add")
@@ -400,6 +402,8 @@ cpdef Variable sub(object input, object other, object alpha=1):
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "sub")
         return _add_alpha(input, other, -alpha, "sub")
+    if alpha is True or type(alpha) is numpy.bool_:
+        _check_alpha(input, other, alpha, "sub")
     data = _apply_binary(_np_subtract, input, other, "sub")
     if _dtype_kind(data) == b'c':
         data = _complex_add_data(input, other, -1, "sub")
@@ -1942,6 +1946,14 @@ cdef inline bint _clip_bound(object bound):
     return bound is None or type(bound) is float or type(bound) is int
 
 
+cdef object _bound_as(object bound, object rt):
+    # a Variable bound's array in the clamp's result dtype rt (None: as it is)
+    if rt is not None and isinstance(bound, Variable) and \
+            not _same_dtype(_dtype((<Variable>bound)._data), rt):
+        return (<Variable>bound)._data.astype(rt)
+    return bound
+
+
 @profiled_op
 cpdef Variable clamp(object input, object min=None, object max=None):
     """Elementwise ``input`` limited to [min, max] (numbers or Variables; one may be None).
@@ -1971,12 +1983,18 @@ cpdef Variable clamp(object input, object min=None, object max=None):
                                       and max is not None):
                 _no_kernel("clamp", "clamp_cpu" if min is not None and max is not None else
                            ("maximum_cpu" if min is not None else "minimum_cpu"), rt)
+            # torch promotes the three together (a 0-d bound below a dimensioned one's
+            # category), not pairwise: compute in that dtype from the start
+            if not _same_dtype(_dtype(data), rt):
+                data = data.astype(rt)
+        else:
+            rt = None
         if min is not None:
             _binary_operand_data(min, "clamp", "min")
-            data = _apply_binary(_np_maximum, data, min, "clamp")
+            data = _apply_binary(_np_maximum, data, _bound_as(min, rt), "clamp")
         if max is not None:
             _binary_operand_data(max, "clamp", "max")
-            data = _apply_binary(_np_minimum, data, max, "clamp")
+            data = _apply_binary(_np_minimum, data, _bound_as(max, rt), "clamp")
     data = _ensure_array(data)
     volatile = x._volatile or _operand_volatile(min) or _operand_volatile(max)
     if not ((_requires_grad_now(x) or _operand_requires_grad(min)

@@ -449,9 +449,6 @@ def test_booleans(default_dtype):
     assert r.dtype == pyad.bool and r.item() is True
 
 
-@pytest.mark.xfail(strict=True, reason="engine: add() (pyad/ops/elementwise.pxi) skips its "
-                   "alpha check when alpha == 1, so alpha=True with integer operands is "
-                   "taken instead of torch's 'Boolean alpha only supported' RuntimeError")
 def test_booleans_alpha_true_with_integers(default_dtype):
     # (the error half of test_booleans)
     with pytest.raises(RuntimeError, match="Boolean alpha only supported"):
@@ -1197,10 +1194,6 @@ def test_clamp_type_promotion(dtypes):
                 both(lambda m: getattr(m.tensor(inp_a), fn + "_")(_bounds(m, min_a)[i]))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: clamp() (pyad/ops/elementwise.pxi) with a 0-d "
-                   "min and a dimensioned max: a 0-d float64 min widens the float32 that "
-                   "an int/bool input and a float32 max make (torch: float32), and with a "
-                   "float32 input and float64 max the 0-d min is rounded to float32 first")
 @pytest.mark.parametrize("dtypes", sorted(_CLAMP_ZERO_DIM_WIDENS), ids="-".join)
 def test_clamp_type_promotion_zero_dim_bound(dtypes):
     inp_a, min_a, max_a = _clamp_cases(dtypes)
