@@ -66,26 +66,22 @@ cdef inline tuple _shape_b(_BinaryNode node):
 
 
 cdef inline void _set_shapes(_BinaryNode node, object a, object b, object out):
-    # node._shapes for data = op(a, b): numbers take no gradient, so no shape.
-    cdef type ta = type(a), tb = type(b)
-    cdef object sa = None, sb = None
-    if not (ta is float or ta is int or ta is complex or ta is bool):
-        sa = _shape_if_broadcast(a, out)
-    if not (tb is float or tb is int or tb is complex or tb is bool):
-        sb = _shape_if_broadcast(b, out)
+    # node._shapes for data = op(a, b)
+    cdef object sa = _shape_if_broadcast(a, out), sb = _shape_if_broadcast(b, out)
     if sa is not None or sb is not None:
         node._shapes = (sa, sb)
 
 
 cdef inline object _shape_if_broadcast(object x, object out):
-    # An operand's shape, or None when it equals the output's (compared in C).
+    # An operand's shape, or None when it equals the output's (compared in C) or the
+    # operand is a number (which never takes a gradient: nothing to sum back to).
     cdef int i, nd
     cdef cnp.npy_intp* a
     cdef cnp.npy_intp* b
     if isinstance(x, Variable):
         x = (<Variable>x)._data
     elif isinstance(x, (int, float, bool, complex)):
-        return ()
+        return None
     if type(x) is _NDARRAY and type(out) is _NDARRAY:
         nd = cnp.PyArray_NDIM(<cnp.ndarray>x)
         if nd == cnp.PyArray_NDIM(<cnp.ndarray>out):

@@ -600,16 +600,21 @@ cdef object _setitem_error(object exc, object data, object key, object value):
                      "shape", None)
     if vshape is not None:
         try:
-            region = _key_get(data, key).shape
-            if numpy.broadcast_shapes(tuple(vshape), tuple(region)) != tuple(region):
-                raise ValueError          # (the value must broadcast to the region)
-        except ValueError:
+            region = tuple(_key_get(data, key).shape)
+        except (IndexError, ValueError, TypeError):
+            region = None               # (the key itself is bad: NumPy's message below)
+        if region is not None and not _broadcasts_to(tuple(vshape), region):
             return RuntimeError("__setitem__(): shape mismatch: value tensor of shape %s "
                                 "cannot be broadcast to indexing result of shape %s"
                                 % (_shape_str(vshape), _shape_str(region)))
-        except Exception:
-            pass
     return RuntimeError("__setitem__(): %s" % exc)
+
+
+cdef bint _broadcasts_to(tuple shape, tuple target):
+    try:
+        return numpy.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 # -- in-place twins of the indexing ops (shape.pxi): the same recipe ------------------

@@ -821,10 +821,10 @@ cdef object _torch_lead_strides(object data, Py_ssize_t lead):
     for i in range(lead - 1, -1, -1):
         if data.shape[i] == 1:
             strides[i] = data.shape[i + 1] * strides[i + 1]
-    return _xp_of(data).lib.stride_tricks.as_strided(data, data.shape, tuple(strides),
-                                                     writeable=False) \
-        if type(data) is _NDARRAY else \
-        _xp_of(data).lib.stride_tricks.as_strided(data, data.shape, tuple(strides))
+    if type(data) is _NDARRAY:            # (read-only, as broadcast_to's result)
+        return numpy.lib.stride_tricks.as_strided(data, data.shape, tuple(strides),
+                                                  writeable=False)
+    return _xp_of(data).lib.stride_tricks.as_strided(data, data.shape, tuple(strides))
 
 
 @profiled_op
