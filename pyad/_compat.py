@@ -16,6 +16,7 @@ import operator
 import numpy
 
 from pyad import _engine
+from pyad._out import writes_out
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "finfo", "iinfo", "Size", "is_floating_point", "is_complex", "is_nonzero",
            "numel", "is_same_size", "set_printoptions", "clone", "inverse", "det",
@@ -251,6 +252,7 @@ def clone(input, *, memory_format=None):
     return _variable(input, "clone").clone()
 
 
+@writes_out(exact=True)
 def inverse(input):
     """The inverse of a square matrix (a batch of them): ``pyad.linalg.inv``."""
     return _engine.inv(input)
@@ -369,11 +371,13 @@ def _signed_inf(input, value, what):
     return x == value
 
 
+@writes_out(exact=True)
 def isposinf(input):
     """Elementwise ``input == +inf`` (False for integers; complex refused, as torch)."""
     return _signed_inf(input, float("inf"), "isposinf")
 
 
+@writes_out(exact=True)
 def isneginf(input):
     """Elementwise ``input == -inf`` (False for integers; complex refused, as torch)."""
     return _signed_inf(input, float("-inf"), "isneginf")
@@ -388,6 +392,7 @@ def isreal(input):
     return _engine.imag(x) == 0
 
 
+@writes_out
 def deg2rad(input):
     """Degrees to radians (differentiable; integers give the default float dtype)."""
     x = _variable(input, "deg2rad")
@@ -398,6 +403,7 @@ def deg2rad(input):
     return x * (math.pi / 180.0)
 
 
+@writes_out
 def rad2deg(input):
     """Radians to degrees (differentiable; integers give the default float dtype)."""
     x = _variable(input, "rad2deg")
@@ -424,6 +430,7 @@ def _matrix(input, what):
     return x
 
 
+@writes_out(exact=True)
 def pinverse(input, rcond=1e-15):
     """The pseudo-inverse (``torch.pinverse``): from the SVD, singular values at most
     ``rcond`` times the largest are dropped. Differentiable where the singular values
@@ -448,6 +455,7 @@ def pinverse(input, rcond=1e-15):
     return _engine.matmul(_engine.adjoint(vh) * s_inv.unsqueeze(-2), _engine.adjoint(u))
 
 
+@writes_out
 def cholesky(input, upper=False):
     """The Cholesky factor (``torch.cholesky``: lower unless ``upper``), as
     ``pyad.linalg.cholesky``.
@@ -466,6 +474,7 @@ def _triangle_factor(factor, upper):
     return lower - (lower - _engine.tril(lower)).detach()
 
 
+@writes_out
 def cholesky_solve(input, input2, upper=False):
     """``X`` with ``A X = input`` for ``A = L L^H`` given its Cholesky factor
     ``L = input2`` (``U^H U`` with ``upper``), as ``torch.cholesky_solve``; two
@@ -485,6 +494,7 @@ def cholesky_solve(input, input2, upper=False):
         raise type(exc)("cholesky_solve(): %s" % exc) from None
 
 
+@writes_out
 def cholesky_inverse(input, upper=False):
     """The inverse of ``A = L L^H`` (``U^H U`` with ``upper``) from its Cholesky factor
     (``torch.cholesky_inverse``).
@@ -506,6 +516,7 @@ def cholesky_inverse(input, upper=False):
     return _engine.matmul(_engine.adjoint(inv_lower), inv_lower)
 
 
+@writes_out(exact=True)
 def qr(input, some=True):
     """``(Q, R)`` with ``input = Q R`` (``torch.qr``): reduced unless ``some=False``,
     which pyad supports only where the two agree (at most as many rows as columns).
@@ -522,6 +533,7 @@ def qr(input, some=True):
     return _qr_result(*_engine.qr(x))
 
 
+@writes_out(exact=True)
 def svd(input, some=True, compute_uv=True):
     """``(U, S, V)`` with ``input = U diag(S) V^H`` (``torch.svd``: ``V``, not ``V^H``;
     thin unless ``some=False``). With ``compute_uv=False`` only ``S`` is computed and
@@ -543,6 +555,7 @@ def svd(input, some=True, compute_uv=True):
     return _svd_result(u, s, _engine.adjoint(vh))
 
 
+@writes_out(exact=True)
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     """``(solution, cloned_coefficient)``: ``X`` with ``op(T) X = b``, ``T`` the upper
     (or lower) triangle of ``A``, with a unit diagonal if ``unitriangular``, ``op`` the
@@ -688,6 +701,7 @@ def dsplit(input, indices_or_sections):
     return _engine.tensor_split(x, indices_or_sections, 2)
 
 
+@writes_out(exact=True)
 def narrow_copy(input, dim, start, length):
     """A copy (not a view) of :func:`pyad.narrow`'s slice, as ``torch.narrow_copy``.
 
@@ -698,6 +712,7 @@ def narrow_copy(input, dim, start, length):
     return _engine.narrow(_variable(input, "narrow_copy"), dim, start, length).clone()
 
 
+@writes_out(exact=True)
 def conj_physical(input):
     """The complex conjugate, computed (a new Variable for complex input; ``input``
     itself for a real one, as ``torch.conj_physical``).

@@ -2842,6 +2842,8 @@ cdef class Variable:
             return r
         if not _operator_accepts(other):
             return NotImplemented
+        if not isinstance(other, Variable) and _dtype_kind(self._data) != b'c':
+            return add(self, other)         # torch's order: the Variable first
         return add(other, self)
 
     def __sub__(self, other):
@@ -2858,7 +2860,7 @@ cdef class Variable:
             return r
         if not _operator_accepts(other):
             return NotImplemented
-        return sub(other, self)
+        return _as_rsub_of_number(sub(other, self), self, other, 1)
 
     def __mul__(self, other):
         r = _fast_binop(self, other, _FAST_MUL, False)
@@ -2874,6 +2876,8 @@ cdef class Variable:
             return r
         if not _operator_accepts(other):
             return NotImplemented
+        if not isinstance(other, Variable) and _dtype_kind(self._data) != b'c':
+            return mul(self, other)         # torch's order: the Variable first
         return mul(other, self)
 
     def __truediv__(self, other):
@@ -4983,6 +4987,7 @@ cdef tuple _grad_batched(tuple outs, tuple ins, object grad_outputs, object reta
 
 include "_loops.pxi"
 include "ops/_common.pxi"
+include "ops/_out.pxi"
 include "ops/elementwise.pxi"
 include "ops/reduction.pxi"
 include "ops/linalg.pxi"

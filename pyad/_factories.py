@@ -9,8 +9,10 @@ import numpy
 
 from pyad import _engine
 from pyad._engine import Variable, device as _device
+from pyad._out import takes_out
 
 _default_device = None          # None: the CPU (torch's default)
+
 
 
 class Generator:
@@ -315,6 +317,7 @@ def as_tensor(data, dtype=None, device=None):
     return _finish(Variable(data).data, dtype, device, False, "as_tensor")
 
 
+@takes_out
 def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """A Variable of zeros of shape ``size`` (positional, or the keyword ``size=``)."""
     size = _size_arg(shape, size, "zeros")
@@ -323,6 +326,7 @@ def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
                    requires_grad, "zeros")
 
 
+@takes_out
 def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """A Variable of ones of shape ``size`` (positional, or the keyword ``size=``)."""
     size = _size_arg(shape, size, "ones")
@@ -331,6 +335,7 @@ def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
                    requires_grad, "ones")
 
 
+@takes_out
 def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """An uninitialised Variable of shape ``size`` (positional, or the keyword
     ``size=``, as ``torch.empty(size=(2, 3))``)."""
@@ -340,6 +345,7 @@ def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
                    requires_grad, "empty")
 
 
+@takes_out
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     """A Variable of shape ``size`` filled with ``fill_value``."""
     xp = _xp_for(device, "full")
@@ -359,6 +365,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
                            fill_value, dtype=dtype), None, device, requires_grad, "full")
 
 
+@takes_out
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer args
     (0-d Variables count as their numbers). As torch: a zero step, a step whose sign
@@ -408,6 +415,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
                    None, device, requires_grad, "arange")
 
 
+@takes_out
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     xp = _xp_for(device, "linspace")
@@ -417,6 +425,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
                    requires_grad, "linspace")
 
 
+@takes_out
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     """The identity matrix of shape ``(n, m or n)``."""
     xp = _xp_for(device, "eye")
@@ -440,6 +449,7 @@ def _random(xp, draw, size, dtype, what, generator=None, complex_scale=1.0):
     return draw(rng)(size).astype(dtype, copy=False)
 
 
+@takes_out
 def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples on [0, 1) of shape ``size`` (positional or ``size=``; from
     ``generator`` if given)."""
@@ -450,6 +460,7 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_gr
     return _finish(data, None, device, requires_grad, "rand")
 
 
+@takes_out
 def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples of shape ``size`` (positional or ``size=``; from
     ``generator`` if given)."""
@@ -460,6 +471,7 @@ def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_g
     return _finish(data, None, device, requires_grad, "randn")
 
 
+@takes_out
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says otherwise).
 
@@ -509,6 +521,7 @@ def _randint_data(low, high, size, generator, dtype, device):
     return data.astype(dtype, copy=False)
 
 
+@takes_out
 def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers uniform on [low, high) of shape ``size``; int64 unless ``dtype`` says otherwise.

@@ -15,6 +15,7 @@ from collections import namedtuple
 import numpy
 
 from pyad import _engine
+from pyad._out import takes_out, writes_out
 
 __all__ = ["quantile", "nanquantile", "cov", "corrcoef", "histc", "bincount",
            "renorm", "mode", "trapezoid", "trapz", "cumulative_trapezoid", "vander", "diagflat",
@@ -117,6 +118,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, what):
     return out
 
 
+@writes_out(exact=True)
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The ``q``-th quantiles of ``input`` (over everything, or along ``dim``), as
     torch.quantile: ``q`` a number or a 1-D Variable in [0, 1] (its values make the first
@@ -130,6 +132,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
+@writes_out(exact=True)
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """:func:`quantile` ignoring nan (nan only where a slice is all nan).
 
@@ -217,6 +220,7 @@ def corrcoef(input):
     return _engine.clamp(c, -1, 1)
 
 
+@writes_out(exact=True)
 def histc(input, bins=100, min=0, max=0):
     """Histogram of ``input`` in ``bins`` equal bins between ``min`` and ``max`` (the data's
     range if both are 0); elements outside are ignored. No gradient, as torch.
@@ -284,6 +288,7 @@ def bincount(input, weights=None, minlength=0):
 mode_result = namedtuple("mode", ["values", "indices"])
 
 
+@writes_out(exact=True)
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value along ``dim`` (the smallest of those equally frequent) and
     the index of its last occurrence, as torch.mode; the values are differentiable (the
@@ -336,6 +341,7 @@ def mode(input, dim=-1, keepdim=False):
     return mode_result(values, index_var)
 
 
+@writes_out(exact=True)
 def renorm(input, p, dim, maxnorm):
     """Each slice of ``input`` along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled
     down to norm ``maxnorm`` (``maxnorm / (norm + 1e-7)``, as torch); differentiable.
@@ -554,6 +560,7 @@ def combinations(input, r=2, with_replacement=False):
     return flat.reshape(-1, r)
 
 
+@writes_out(exact=True)
 def inner(input, other):
     """The inner product over the last dimension (a product if either is 0-d), as
     torch.inner.
@@ -571,6 +578,7 @@ def inner(input, other):
     return _engine.tensordot(a, b, ([a.ndim - 1], [b.ndim - 1]))
 
 
+@writes_out
 def ger(input, vec2):
     """Alias of ``outer`` (torch's older name).
 
@@ -582,6 +590,7 @@ def ger(input, vec2):
     return _engine.outer(input, vec2)
 
 
+@writes_out
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` (``input`` ignored when ``beta`` is 0,
     so its nan do not propagate), as torch.addr.
@@ -600,6 +609,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _engine.add(x * beta if beta != 1 else x, product)
 
 
+@takes_out
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     """``steps`` points ``base ** t`` for ``t`` evenly spaced from ``start`` to ``end``
     (computed in float64, then rounded to ``dtype``), as torch.logspace.

@@ -24,6 +24,7 @@ import warnings
 import numpy
 
 from pyad import _engine
+from pyad._out import takes_out, writes_out
 from pyad.autograd import Function as _Function
 
 __all__ = [
@@ -79,6 +80,7 @@ def _parts(a, b, what, names):
     return a, b
 
 
+@writes_out
 def complex(real, imag):
     """The complex Variable ``real + i imag``, as ``torch.complex``: both parts float32
     (complex64 result) or both float64 (complex128), broadcast together;
@@ -99,6 +101,7 @@ def _join(real, imag):
     return _engine.view_as_complex(_engine.stack([real, imag], -1).contiguous())
 
 
+@writes_out
 def polar(abs, angle):
     """The complex Variable ``abs * (cos(angle) + i sin(angle))``, as ``torch.polar``
     (same dtype rules as :func:`complex`); differentiable in both.
@@ -152,7 +155,8 @@ def matrix_exp(A):
     return linalg.matrix_exp(A)
 
 
-def chain_matmul(*matrices, out=None):
+@writes_out(exact=True)
+def chain_matmul(*matrices):
     """The product of the given matrices, as (deprecated) ``torch.chain_matmul``:
     :func:`pyad.linalg.multi_dot` for two or more, the matrix itself (copied) for one.
     Warns with torch's UserWarning.
@@ -164,8 +168,6 @@ def chain_matmul(*matrices, out=None):
     tensor([[1., 1.],
             [1., 1.]])
     """
-    if out is not None:
-        raise TypeError("chain_matmul(): out= is not supported by pyad")
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
                   "release. Use torch.linalg.multi_dot instead, which accepts a list of two "
                   "or more tensors rather than multiple parameters.", UserWarning,
@@ -259,7 +261,8 @@ def matrix_rank(input, tol=None, symmetric=False, *, out=None):
                        "`linalg.matrix_rank()` to 'hermitian'.")
 
 
-def lu(A, pivot=True, get_infos=False, out=None):
+@writes_out(exact=True)
+def lu(A, pivot=True, get_infos=False):
     """The packed LU factorization ``(LU, pivots)``, plus ``infos`` with
     ``get_infos=True``, as (deprecated) ``torch.lu``: :func:`pyad.linalg.lu_factor_ex`.
     ``LU`` is differentiable. Unpack it with :func:`lu_unpack`.
@@ -270,8 +273,6 @@ def lu(A, pivot=True, get_infos=False, out=None):
     tensor([2, 2], dtype=int32)
     """
     from pyad import linalg
-    if out is not None:
-        raise TypeError("lu(): out= is not supported by pyad")
     _var(A, "lu", "A")
     LU, pivots, infos = linalg.lu_factor_ex(A, pivot=pivot)
     if get_infos:
@@ -325,7 +326,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     return lu_unpack_result(P, L, U)
 
 
-def lu_solve(b, LU_data, LU_pivots, *, out=None):
+@writes_out(exact=True)
+def lu_solve(b, LU_data, LU_pivots):
     """The solution of ``A X = b`` from :func:`lu`'s factorization of ``A``, as
     (deprecated) ``torch.lu_solve`` (note the argument order):
     ``linalg.lu_solve(LU_data, LU_pivots, b)``.
@@ -337,8 +339,6 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
             [2.]])
     """
     from pyad import linalg
-    if out is not None:
-        raise TypeError("lu_solve(): out= is not supported by pyad")
     _var(b, "lu_solve", "b")
     return linalg.lu_solve(LU_data, LU_pivots, b)
 
@@ -453,7 +453,14 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
     if out is not None:
-        raise TypeError("range(): out= is not supported by pyad")
+        return takes_out(_range_values, "range")(start, end, step, dtype=dtype,
+                                                             device=device, out=out)
+    return _range_values(start, end, step, dtype=dtype, device=device,
+                         requires_grad=requires_grad)
+
+
+def _range_values(start, end, step, dtype=None, device=None, requires_grad=False):
+    from pyad import _factories
     if end is None:
         start, end = 0, start
     start, end, step = _number(start), _number(end), _number(step)
@@ -1007,6 +1014,7 @@ class _IncompleteGamma(_Function):
         return None, _engine.sum_to(gx, tuple(x.shape)), None
 
 
+@writes_out
 def igamma(input, other):
     """The regularized lower incomplete gamma function ``P(input, other)``, as
     ``torch.igamma`` (``torch.special.gammainc``): floating inputs, broadcast; NaN for
@@ -1021,6 +1029,7 @@ def igamma(input, other):
     return _IncompleteGamma.apply(a, x, False)
 
 
+@writes_out
 def igammac(input, other):
     """The regularized upper incomplete gamma function ``Q(input, other) = 1 - P``, as
     ``torch.igammac`` (``torch.special.gammaincc``); see :func:`igamma`.

@@ -22,6 +22,11 @@ parameters are passed on by a closure, so the profiler sees the same inputs as t
 forward. The body lines keep their line numbers, and Cython records the files under
 their usual names (``pyad/ops/shape.pxi``), so tracebacks read as before.
 
+An op that takes ``out=`` (a parameter named ``out``; see ``pyad/ops/_out.pxi``) starts
+with the statement ``if out is not None: return _write_out(...)``, which calls the op
+again without it; the entry goes after that statement and does not pass ``out`` on, so
+the profiler reports the op once, as it would without ``out``.
+
     python tools/op_entries.py --convert [FILE ...]   # today's written-out prologues
                                                       # -> the marker (the lead's merge)
     python tools/op_entries.py --check                # no written-out prologue left,
@@ -36,6 +41,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKER = re.compile(r'^@profiled_op(?:\(\s*"(\w+)"\s*\))?\s*$')
 HEADER = re.compile(r"^(?:cpdef|def)\s+(?:[\w.]+\s+)?(\w+)\s*\(")
 # The prologue as it was written out by hand (and still may be, for special cases).
+# An op's out= line (see expand).
+OUT_LINE = re.compile(r"^\s+if out is not None: return \S")
 WRITTEN = re.compile(r"^(\s+)if _profiling and _profile_enter\(\):\s*$")
 # The engine module and every file it includes: pyad/_engine.pyx, .pxd and each
 # pyad/*.pxi (a new include needs no edit here).
@@ -155,6 +162,20 @@ def expand(text, path="<source>"):
             body += 1
         indent = re.match(r"\s*", lines[body]).group(0)
         d = _docstring_end(lines, body)
+        # An op that takes ``out=`` writes its result there by calling itself without
+        # it (first statement, one line): the profiler entry goes after that line and
+        # does not pass ``out`` on, so the op is reported once, as without ``out``.
+        if "out" in positional or "out" in keyword:
+            if not OUT_LINE.match(lines[d + 1]):
+                raise EntryError("%s:%d: %s takes out= but its first statement is not "
+                                 "'if out is not None: return ...'" % (path, d + 2, name))
+            d += 1
+            depth = lines[d].count("(") - lines[d].count(")")
+            while depth > 0:                    # the statement may go on over lines
+                d += 1
+                depth += lines[d].count("(") - lines[d].count(")")
+            positional = [p for p in positional if p != "out"]
+            keyword = [k for k in keyword if k != "out"]
         call = entry_call(name, positional, star, keyword, m.group(1), fn)
         # The marker line goes; the entry takes one line after the docstring, so the
         # header and docstring move up one line and the body keeps its line numbers.

@@ -131,23 +131,25 @@ cdef object _angle_data(object d):
 
 
 @profiled_op
-cpdef Variable angle(object input):
+cpdef Variable angle(object input, object out=None):
     """Elementwise argument (phase) of a complex Variable, in radians, as a real Variable;
     for real input: pi for negative numbers, 0 otherwise (torch).
 
     >>> angle(Variable(numpy.array([1j, -1 + 0j])))
     tensor([1.5708, 3.1416], dtype=float64)
     """
+    if out is not None: return _write_out("angle", out, angle(input))
     return _float_unary(_angle_data, input, AngleBackward, 1, "angle")
 
 
 @profiled_op
-def sgn(input):
+def sgn(input, *, out=None):
     """``z / |z|`` for complex input (0 at 0), ``sign`` for real input, as torch.sgn.
 
     >>> sgn(Variable(numpy.array([2j, -2 + 0j, 0j]))).tolist()
     [1j, (-1+0j), 0j]
     """
+    if out is not None: return _write_out("sgn", out, sgn(input), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "sgn")
     if _dtype_kind(x._data) != b'c':
         return sign(x)
@@ -156,12 +158,13 @@ def sgn(input):
 
 
 @profiled_op
-def vdot(input, other):
+def vdot(input, other, *, out=None):
     """``sum(conj(input) * other)`` of two 1-D Variables of one dtype, as torch.vdot.
 
     >>> vdot(Variable(numpy.array([1j, 2.])), Variable(numpy.array([1j, 1.])))
     tensor(3.+0.j, dtype=complex128)
     """
+    if out is not None: return _write_out("vdot", out, vdot(input, other), _OUT_EXACT)
     cdef Variable a = _as_variable(input, "vdot")
     cdef Variable b = _as_variable(other, "vdot")
     if a._data.ndim != 1 or b._data.ndim != 1:

@@ -308,7 +308,7 @@ cdef object _complex_add_data(object input, object other, object alpha, str what
 
 
 @profiled_op
-cpdef Variable add(object input, object other, object alpha=1):
+cpdef Variable add(object input, object other, object alpha=1, object out=None):
     """Elementwise ``input + alpha * other`` with broadcasting.
 
     >>> add(Variable(numpy.array([1., 2.])), 10)
@@ -316,6 +316,7 @@ cpdef Variable add(object input, object other, object alpha=1):
     >>> add(Variable(numpy.array([1., 2.])), 10, alpha=2)
     tensor([21., 22.], dtype=float64)
     """
+    if out is not None: return _write_out("add", out, add(input, other, alpha))
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "add")
         return _add_alpha(input, other, alpha, "add")
@@ -386,7 +387,7 @@ cdef class SubBackward(_BinaryNode):
 
 
 @profiled_op
-cpdef Variable sub(object input, object other, object alpha=1):
+cpdef Variable sub(object input, object other, object alpha=1, object out=None):
     """Elementwise ``input - alpha * other`` with broadcasting.
 
     >>> sub(Variable(numpy.array([5., 7.])), 2)
@@ -394,6 +395,7 @@ cpdef Variable sub(object input, object other, object alpha=1):
     >>> sub(Variable(numpy.array([5., 7.])), 2, alpha=0.5)
     tensor([4., 6.], dtype=float64)
     """
+    if out is not None: return _write_out("sub", out, sub(input, other, alpha))
     _refuse_bool_subtraction(input, other, "sub")
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "sub")
@@ -416,9 +418,27 @@ def rsub(input, other, alpha=1):
     tensor([9., 8.], dtype=float64)
     """
     try:
-        return sub(other, input, alpha)
+        r = sub(other, input, alpha)
     except _OP_ERRORS as exc:
         raise _renamed(exc, "rsub") from None
+    return _as_rsub_of_number(r, input, other, alpha)
+
+
+cdef class RsubBackward(Node):
+    # number - x: torch's rsub with a Scalar (also the `2 - x` operator) records one
+    # edge, to x (RsubBackward1), where sub(number, x) records two (None, then x)
+    cdef tuple _backward(self, tuple grads):
+        return (_grad(_v_neg(_gv(grads[0], _grad_enabled()))),)
+
+
+cdef object _as_rsub_of_number(object r, object x, object number, object alpha):
+    # sub(number, x)'s result r, recorded as torch's rsub records it when x is a real
+    # Variable, the number a number and alpha 1 (the values are the same)
+    cdef Variable v = <Variable>r
+    if v._grad_fn is None or not isinstance(x, Variable) or isinstance(number, Variable) \
+            or not (alpha is _ONE or alpha == 1) or _dtype_kind(v._data) == b'c':
+        return r
+    return _recorded1(RsubBackward.__new__(RsubBackward), v._data, _edge(<Variable>x))
 
 
 # -- mul / div ----------------------------------------------------------------------
@@ -446,13 +466,14 @@ cdef inline object _mul_grad(object v, object other, bint rec):
 
 
 @profiled_op
-cpdef Variable mul(object input, object other):
+cpdef Variable mul(object input, object other, object out=None):
     """Elementwise ``input * other`` with broadcasting.
 
     >>> mul(Variable(numpy.array([[1.], [2.]])), Variable(numpy.array([1., 10.])))
     tensor([[ 1., 10.],
             [ 2., 20.]], dtype=float64)
     """
+    if out is not None: return _write_out("mul", out, mul(input, other))
     data = _apply_binary(_np_multiply, input, other, "mul")
     if _binary_records(input, other):
         return _binary(MulBackward.__new__(MulBackward), data, input, other,
@@ -584,12 +605,11 @@ cdef object _fast_binop_body(Variable x, object other, int op, bint reflected):
         data = _ufunc2(op, other, xd, None) if reflected else _ufunc2(op, xd, other, None)
         if not (x._requires_grad and _grad_enabled()):
             return _plain(data, False)
+        if reflected and op == _FAST_SUB:    # number - x: torch's rsub, one edge
+            return _recorded1(RsubBackward.__new__(RsubBackward), data, _edge(x))
+        # (number + x and number * x are recorded as x + number and x * number, as
+        # torch does: x's edge first, then the number's empty one)
         node = _fast_node(op)
-        if reflected:                       # (the number takes no gradient: no shape)
-            node.b_dtype = _dtype(xd)
-            if op == _FAST_MUL:
-                node.a = _save_operand(other, 0)
-            return _recorded2(node, data, _NO_EDGE, _edge(x))
         node.a_dtype = _dtype(xd)
         if op == _FAST_MUL:
             node.b = _save_operand(other, 1)
@@ -633,7 +653,7 @@ cdef class DivBackward(_BinaryNode):
 
 
 @profiled_op
-cpdef Variable div(object input, object other, rounding_mode=None):
+cpdef Variable div(object input, object other, rounding_mode=None, object out=None):
     """Elementwise true division ``input / other`` with broadcasting; with
     ``rounding_mode`` ``"trunc"`` or ``"floor"`` the quotient rounded towards zero or
     minus infinity (integer inputs stay integers; zero gradient, as torch).
@@ -643,6 +663,7 @@ cpdef Variable div(object input, object other, rounding_mode=None):
     >>> div(Variable(numpy.array([7, -7])), 2, rounding_mode="trunc")
     tensor([ 3, -3])
     """
+    if out is not None: return _write_out("div", out, div(input, other, rounding_mode))
     if rounding_mode is not None:
         return _div_rounded(input, other, rounding_mode)
     data = _apply_binary(_np_true_divide, input, other, "div")
@@ -776,12 +797,13 @@ cdef class PowBackward(_BinaryNode):
 
 
 @profiled_op
-cpdef Variable pow(object input, object exponent):
+cpdef Variable pow(object input, object exponent, object out=None):
     """Elementwise ``input ** exponent`` (either may be a Variable or a number).
 
     >>> pow(2, Variable(numpy.array([1., 3.])))
     tensor([2., 8.], dtype=float64)
     """
+    if out is not None: return _write_out("pow", out, pow(input, exponent))
     data = None
     if _both_bool(input, exponent):
         if isinstance(input, Variable) and isinstance(exponent, (bool, numpy.bool_)):
@@ -949,12 +971,13 @@ cdef class NegBackward(Node):
 
 
 @profiled_op
-cpdef Variable neg(object input):
+cpdef Variable neg(object input, object out=None):
     """Elementwise ``-input``.
 
     >>> neg(Variable(numpy.array([1., -2.])))
     tensor([-1.,  2.], dtype=float64)
     """
+    if out is not None: return _write_out("neg", out, neg(input), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "neg")
     if x._data.dtype.kind == "b":
         raise RuntimeError("neg(): Negation, the `-` operator, on a bool Variable is not "
@@ -977,12 +1000,13 @@ cdef class ExpBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable exp(object input):
+cpdef Variable exp(object input, object out=None):
     """Elementwise exponential.
 
     >>> exp(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 2.7183], dtype=float64)
     """
+    if out is not None: return _write_out("exp", out, exp(input))
     cdef Variable x = _float_input(input, "exp")
     data = _quiet_ufunc1(_LOOP_EXP, x._data)  # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
@@ -997,12 +1021,13 @@ cdef class LogBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable log(object input):
+cpdef Variable log(object input, object out=None):
     """Elementwise natural logarithm.
 
     >>> log(Variable(numpy.array([1., numpy.e])))
     tensor([0., 1.], dtype=float64)
     """
+    if out is not None: return _write_out("log", out, log(input))
     cdef Variable x = _float_input(input, "log")
     data = _quiet_ufunc1(_LOOP_LOG, x._data)  # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
@@ -1018,12 +1043,13 @@ cdef class SqrtBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable sqrt(object input):
+cpdef Variable sqrt(object input, object out=None):
     """Elementwise square root.
 
     >>> sqrt(Variable(numpy.array([4., 9.])))
     tensor([2., 3.], dtype=float64)
     """
+    if out is not None: return _write_out("sqrt", out, sqrt(input))
     cdef Variable x = _float_input(input, "sqrt")
     data = _quiet_ufunc1(_LOOP_SQRT, x._data)  # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
@@ -1055,7 +1081,7 @@ cdef class TanhBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable tanh(object input):
+cpdef Variable tanh(object input, object out=None):
     """Elementwise hyperbolic tangent.
 
     >>> x = Variable(numpy.array([0., 1.]), requires_grad=True)
@@ -1063,6 +1089,7 @@ cpdef Variable tanh(object input):
     >>> x.grad                                  # 1 - tanh(x)^2
     tensor([1.0000, 0.4200], dtype=float64)
     """
+    if out is not None: return _write_out("tanh", out, tanh(input))
     cdef Variable x = _float_input(input, "tanh")
     data = _ufunc1(_LOOP_TANH, x._data, None)
     if _records(x):
@@ -1183,12 +1210,13 @@ cdef object _sigmoid_data(object d):
 
 
 @profiled_op
-cpdef Variable sigmoid(object input):
+cpdef Variable sigmoid(object input, object out=None):
     """Elementwise logistic sigmoid ``1 / (1 + exp(-x))``.
 
     >>> sigmoid(Variable(numpy.array([0., 100.])))
     tensor([0.5000, 1.0000], dtype=float64)
     """
+    if out is not None: return _write_out("sigmoid", out, sigmoid(input))
     cdef Variable x = _float_input(input, "sigmoid")
     data = _sigmoid_data(x._data)
     if _records(x):
@@ -1343,12 +1371,13 @@ cdef Variable _sgn(Variable z):
 
 
 @profiled_op
-cpdef Variable abs(object input):
+cpdef Variable abs(object input, object out=None):
     """Elementwise absolute value (``abs(x)`` works too); the gradient at 0 is 0.
 
     >>> abs(Variable(numpy.array([-1.5, 0., 2.])))
     tensor([1.5000, 0.0000, 2.0000], dtype=float64)
     """
+    if out is not None: return _write_out("abs", out, abs(input), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "abs")
     if _dtype_kind(x._data) == b'b':
         _not_implemented_for(x._data, "abs", "abs_cpu")
@@ -1356,12 +1385,13 @@ cpdef Variable abs(object input):
 
 
 @profiled_op
-cpdef Variable absolute(object input):
+cpdef Variable absolute(object input, object out=None):
     """Alias of :func:`abs`.
 
     >>> absolute(Variable(numpy.array([-2., 3.])))
     tensor([2., 3.], dtype=float64)
     """
+    if out is not None: return _write_out("absolute", out, absolute(input))
     try:
         return abs(input)
     except _OP_ERRORS as exc:
@@ -1375,12 +1405,13 @@ cdef class ReciprocalBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable reciprocal(object input):
+cpdef Variable reciprocal(object input, object out=None):
     """Elementwise ``1 / input``.
 
     >>> reciprocal(Variable(numpy.array([2., 4.])))
     tensor([0.5000, 0.2500], dtype=float64)
     """
+    if out is not None: return _write_out("reciprocal", out, reciprocal(input))
     return _float_unary(_reciprocal_data, input, ReciprocalBackward, 2, "reciprocal")
 
 
@@ -1395,12 +1426,13 @@ cdef class SignBackward(_ZeroGradNode):
 
 
 @profiled_op
-cpdef Variable sign(object input):
+cpdef Variable sign(object input, object out=None):
     """Elementwise sign (-1, 0 or 1; 0 at nan, as torch); its gradient is zero.
 
     >>> sign(Variable(numpy.array([-2., 0., 3.])))
     tensor([-1.,  0.,  1.], dtype=float64)
     """
+    if out is not None: return _write_out("sign", out, sign(input), _OUT_EXACT)
     if _is_complex_operand(input):
         raise NotImplementedError("sign(): unlike NumPy, sign is not intended to support "
                                   "complex numbers (torch.sgn is z / |z|)")
@@ -1413,12 +1445,13 @@ cdef class SquareBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable square(object input):
+cpdef Variable square(object input, object out=None):
     """Elementwise ``input * input``.
 
     >>> square(Variable(numpy.array([-2., 3.])))
     tensor([4., 9.], dtype=float64)
     """
+    if out is not None: return _write_out("square", out, square(input))
     cdef Variable x = _as_variable(input, "square")
     if _dtype_kind(x._data) == b'b':
         x = _convert(x, None, numpy.int64, False)    # torch: pow(x, 2), an int64 result
@@ -1444,12 +1477,13 @@ cdef object _rsqrt_data(object d):
 
 
 @profiled_op
-cpdef Variable rsqrt(object input):
+cpdef Variable rsqrt(object input, object out=None):
     """Elementwise ``1 / sqrt(input)``.
 
     >>> rsqrt(Variable(numpy.array([4., 16.])))
     tensor([0.5000, 0.2500], dtype=float64)
     """
+    if out is not None: return _write_out("rsqrt", out, rsqrt(input))
     return _float_unary(_rsqrt_data, input, RsqrtBackward, 2, "rsqrt")
 
 
@@ -1459,12 +1493,13 @@ cdef class Expm1Backward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable expm1(object input):
+cpdef Variable expm1(object input, object out=None):
     """Elementwise ``exp(input) - 1``, accurate near 0.
 
     >>> expm1(Variable(numpy.array([0., 1e-10])))
     tensor([0.0000e+00, 1.0000e-10], dtype=float64)
     """
+    if out is not None: return _write_out("expm1", out, expm1(input))
     return _float_unary(_np_expm1, input, Expm1Backward, 2, "expm1")
 
 
@@ -1474,12 +1509,13 @@ cdef class Log1pBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable log1p(object input):
+cpdef Variable log1p(object input, object out=None):
     """Elementwise ``log(1 + input)``, accurate near 0.
 
     >>> log1p(Variable(numpy.array([0., 1e-10])))
     tensor([0.0000e+00, 1.0000e-10], dtype=float64)
     """
+    if out is not None: return _write_out("log1p", out, log1p(input))
     return _float_unary(_log1p_data, input, Log1pBackward, 1, "log1p")
 
 
@@ -1515,12 +1551,13 @@ cdef class Log2Backward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable log2(object input):
+cpdef Variable log2(object input, object out=None):
     """Elementwise base-2 logarithm.
 
     >>> log2(Variable(numpy.array([1., 8.])))
     tensor([0., 3.], dtype=float64)
     """
+    if out is not None: return _write_out("log2", out, log2(input))
     return _float_unary(_np_log2, input, Log2Backward, 1, "log2")
 
 
@@ -1530,12 +1567,13 @@ cdef class Log10Backward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable log10(object input):
+cpdef Variable log10(object input, object out=None):
     """Elementwise base-10 logarithm.
 
     >>> log10(Variable(numpy.array([1., 100.])))
     tensor([0., 2.], dtype=float64)
     """
+    if out is not None: return _write_out("log10", out, log10(input))
     return _float_unary(_np_log10, input, Log10Backward, 1, "log10")
 
 
@@ -1545,12 +1583,13 @@ cdef class SinBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable sin(object input):
+cpdef Variable sin(object input, object out=None):
     """Elementwise sine.
 
     >>> sin(Variable(numpy.array([0., numpy.pi / 2])))
     tensor([0., 1.], dtype=float64)
     """
+    if out is not None: return _write_out("sin", out, sin(input))
     return _float_unary(_np_sin, input, SinBackward, 1, "sin")
 
 
@@ -1560,12 +1599,13 @@ cdef class CosBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable cos(object input):
+cpdef Variable cos(object input, object out=None):
     """Elementwise cosine.
 
     >>> cos(Variable(numpy.array([0., numpy.pi])))
     tensor([ 1., -1.], dtype=float64)
     """
+    if out is not None: return _write_out("cos", out, cos(input))
     return _float_unary(_np_cos, input, CosBackward, 1, "cos")
 
 
@@ -1576,12 +1616,13 @@ cdef class TanBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable tan(object input):
+cpdef Variable tan(object input, object out=None):
     """Elementwise tangent.
 
     >>> tan(Variable(numpy.array([0., numpy.pi / 4])))
     tensor([0.0000, 1.0000], dtype=float64)
     """
+    if out is not None: return _write_out("tan", out, tan(input))
     return _float_unary(_np_tan, input, TanBackward, 2, "tan")
 
 
@@ -1592,12 +1633,13 @@ cdef class AsinBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable asin(object input):
+cpdef Variable asin(object input, object out=None):
     """Elementwise arcsine (nan outside [-1, 1]).
 
     >>> asin(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
+    if out is not None: return _write_out("asin", out, asin(input))
     return _float_unary(_np_arcsin, input, AsinBackward, 1, "asin")
 
 
@@ -1608,12 +1650,13 @@ cdef class AcosBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable acos(object input):
+cpdef Variable acos(object input, object out=None):
     """Elementwise arccosine (nan outside [-1, 1]).
 
     >>> acos(Variable(numpy.array([1., 0.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
+    if out is not None: return _write_out("acos", out, acos(input))
     return _float_unary(_acos_data, input, AcosBackward, 1, "acos")
 
 
@@ -1633,12 +1676,13 @@ cdef class AtanBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable atan(object input):
+cpdef Variable atan(object input, object out=None):
     """Elementwise arctangent.
 
     >>> atan(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.7854], dtype=float64)
     """
+    if out is not None: return _write_out("atan", out, atan(input))
     return _float_unary(_np_arctan, input, AtanBackward, 1, "atan")
 
 
@@ -1648,12 +1692,13 @@ cdef class SinhBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable sinh(object input):
+cpdef Variable sinh(object input, object out=None):
     """Elementwise hyperbolic sine.
 
     >>> sinh(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 1.1752], dtype=float64)
     """
+    if out is not None: return _write_out("sinh", out, sinh(input))
     return _float_unary(_np_sinh, input, SinhBackward, 1, "sinh")
 
 
@@ -1663,12 +1708,13 @@ cdef class CoshBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable cosh(object input):
+cpdef Variable cosh(object input, object out=None):
     """Elementwise hyperbolic cosine.
 
     >>> cosh(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 1.5431], dtype=float64)
     """
+    if out is not None: return _write_out("cosh", out, cosh(input))
     return _float_unary(_np_cosh, input, CoshBackward, 1, "cosh")
 
 
@@ -1691,12 +1737,13 @@ cdef object _erf_data(object d):
 
 
 @profiled_op
-cpdef Variable erf(object input):
+cpdef Variable erf(object input, object out=None):
     """Elementwise error function ``2/sqrt(pi) * integral from 0 to x of exp(-t^2)``.
 
     >>> erf(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.8427], dtype=float64)
     """
+    if out is not None: return _write_out("erf", out, erf(input))
     _refuse_complex(input, None, "erf")
     return _float_unary(_erf_data, input, ErfBackward, 1, "erf")
 
@@ -1802,12 +1849,13 @@ cdef class MaximumBackward(_SelectNode):
 
 
 @profiled_op
-cpdef Variable maximum(object input, object other):
+cpdef Variable maximum(object input, object other, object out=None):
     """Elementwise maximum with broadcasting; at ties each input gets half the gradient.
 
     >>> maximum(Variable(numpy.array([1., 5.])), Variable(numpy.array([3., 2.])))
     tensor([3., 5.], dtype=float64)
     """
+    if out is not None: return _write_out("maximum", out, maximum(input, other))
     _refuse_complex(input, other, "maximum")
     return _pairwise_extremum(input, other, True, "maximum")
 
@@ -1817,12 +1865,13 @@ cdef class MinimumBackward(_SelectNode):
 
 
 @profiled_op
-cpdef Variable minimum(object input, object other):
+cpdef Variable minimum(object input, object other, object out=None):
     """Elementwise minimum with broadcasting; at ties each input gets half the gradient.
 
     >>> minimum(Variable(numpy.array([1., 5.])), Variable(numpy.array([3., 2.])))
     tensor([1., 2.], dtype=float64)
     """
+    if out is not None: return _write_out("minimum", out, minimum(input, other))
     _refuse_complex(input, other, "minimum")
     return _pairwise_extremum(input, other, False, "minimum")
 
@@ -1842,7 +1891,8 @@ _NO_VALUE = _NotGiven()
 
 
 @profiled_op
-cpdef object where(object condition, object input=_NO_VALUE, object other=_NO_VALUE):
+cpdef object where(object condition, object input=_NO_VALUE, object other=_NO_VALUE,
+                   object out=None):
     """Elementwise ``input`` where ``condition`` is true, ``other`` elsewhere (either may
     be a number); the gradient goes to the input each element came from. With the
     condition alone, ``nonzero(condition, as_tuple=True)``, as torch.
@@ -1850,6 +1900,8 @@ cpdef object where(object condition, object input=_NO_VALUE, object other=_NO_VA
     >>> where(Variable(numpy.array([True, False])), Variable(numpy.array([1., 2.])), 0.)
     tensor([1., 0.], dtype=float64)
     """
+    if out is not None: return _write_out("where", out, where(condition, input, other),
+                                          _OUT_EXACT)
     if input is _NO_VALUE and other is _NO_VALUE:
         return nonzero(condition, as_tuple=True)
     if input is _NO_VALUE or other is _NO_VALUE:
@@ -1951,7 +2003,7 @@ cdef object _bound_as(object bound, object rt):
 
 
 @profiled_op
-cpdef Variable clamp(object input, object min=None, object max=None):
+cpdef Variable clamp(object input, object min=None, object max=None, object out=None):
     """Elementwise ``input`` limited to [min, max] (numbers or Variables; one may be None).
     The gradient flows to ``input`` where ``min <= input <= max``, to a Variable bound
     where the bound was taken.
@@ -1959,6 +2011,7 @@ cpdef Variable clamp(object input, object min=None, object max=None):
     >>> clamp(Variable(numpy.array([-2., 0.5, 3.])), -1, 1)
     tensor([-1.0000,  0.5000,  1.0000], dtype=float64)
     """
+    if out is not None: return _write_out("clamp", out, clamp(input, min, max), _OUT_EXACT)
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
     _refuse_complex(input, None, "clamp")
@@ -2029,12 +2082,13 @@ cpdef Variable clamp(object input, object min=None, object max=None):
 
 
 @profiled_op
-cpdef Variable clip(object input, object min=None, object max=None):
+cpdef Variable clip(object input, object min=None, object max=None, object out=None):
     """Alias of :func:`clamp`.
 
     >>> clip(Variable(numpy.array([-2., 3.])), None, 1)
     tensor([-2.,  1.], dtype=float64)
     """
+    if out is not None: return _write_out("clip", out, clip(input, min, max), _OUT_EXACT)
     try:
         return clamp(input, min, max)
     except _OP_ERRORS as exc:
@@ -2042,12 +2096,13 @@ cpdef Variable clip(object input, object min=None, object max=None):
 
 
 @profiled_op
-cpdef Variable clamp_min(object input, object min):
+cpdef Variable clamp_min(object input, object min, object out=None):
     """``clamp(input, min=min)``.
 
     >>> clamp_min(Variable(numpy.array([-2., 3.])), 0)
     tensor([0., 3.], dtype=float64)
     """
+    if out is not None: return _write_out("clamp_min", out, clamp_min(input, min), _OUT_EXACT)
     _refuse_complex(input, None, "clamp_min")
     try:
         return clamp(input, min, None)
@@ -2056,12 +2111,13 @@ cpdef Variable clamp_min(object input, object min):
 
 
 @profiled_op
-cpdef Variable clamp_max(object input, object max):
+cpdef Variable clamp_max(object input, object max, object out=None):
     """``clamp(input, max=max)``.
 
     >>> clamp_max(Variable(numpy.array([-2., 3.])), 0)
     tensor([-2.,  0.], dtype=float64)
     """
+    if out is not None: return _write_out("clamp_max", out, clamp_max(input, max), _OUT_EXACT)
     _refuse_complex(input, None, "clamp_max")
     try:
         return clamp(input, None, max)
@@ -2091,12 +2147,13 @@ cdef class Atan2Backward(_BinaryNode):
 
 
 @profiled_op
-cpdef Variable atan2(object input, object other):
+cpdef Variable atan2(object input, object other, object out=None):
     """Elementwise angle of the point (other, input), in (-pi, pi].
 
     >>> atan2(Variable(numpy.array([1., 1.])), Variable(numpy.array([1., -1.])))
     tensor([0.7854, 2.3562], dtype=float64)
     """
+    if out is not None: return _write_out("atan2", out, atan2(input, other))
     _refuse_complex(input, other, "atan2")
     data = _apply_binary(_np_arctan2, input, other, "atan2")
     if _binary_records(input, other):
@@ -2120,12 +2177,13 @@ cdef class HypotBackward(_BinaryNode):
 
 
 @profiled_op
-cpdef Variable hypot(object input, object other):
+cpdef Variable hypot(object input, object other, object out=None):
     """Elementwise ``sqrt(input**2 + other**2)`` without overflow.
 
     >>> hypot(Variable(numpy.array([3., 5.])), 4.)
     tensor([5.0000, 6.4031], dtype=float64)
     """
+    if out is not None: return _write_out("hypot", out, hypot(input, other))
     _refuse_complex(input, other, "hypot")
     rt = _torch_result_dtype(_binary_operand_data(input, "hypot", "input"),
                              _binary_operand_data(other, "hypot", "other"))
@@ -2205,22 +2263,24 @@ cdef Variable _logaddexp(object ufunc, object input, object other, double scale,
 
 
 @profiled_op
-cpdef Variable logaddexp(object input, object other):
+cpdef Variable logaddexp(object input, object other, object out=None):
     """Elementwise ``log(exp(input) + exp(other))``, without overflow.
 
     >>> logaddexp(Variable(numpy.array([0., 2.])), Variable(numpy.array([0., 2.])))
     tensor([0.6931, 2.6931], dtype=float64)
     """
+    if out is not None: return _write_out("logaddexp", out, logaddexp(input, other))
     return _logaddexp(numpy.logaddexp, input, other, 1.0, "logaddexp")
 
 
 @profiled_op
-cpdef Variable logaddexp2(object input, object other):
+cpdef Variable logaddexp2(object input, object other, object out=None):
     """Elementwise ``log2(2**input + 2**other)``, without overflow.
 
     >>> logaddexp2(Variable(numpy.array([0., 3.])), Variable(numpy.array([0., 3.])))
     tensor([1., 4.], dtype=float64)
     """
+    if out is not None: return _write_out("logaddexp2", out, logaddexp2(input, other))
     return _logaddexp(numpy.logaddexp2, input, other, 0.6931471805599453, "logaddexp2")
 
 
@@ -2352,7 +2412,7 @@ cdef tuple _ternary_arrays(tuple datas, object rt, str what, tuple operands):
 
 
 @profiled_op
-cpdef Variable lerp(object input, object end, object weight):
+cpdef Variable lerp(object input, object end, object weight, object out=None):
     """Linear interpolation ``input + weight * (end - input)`` (weight a number or a
     Variable); differentiable in all three. As torch: one floating or complex dtype for
     all Variables, ``end - (end - input) * (1 - weight)`` where ``|weight| >= 0.5``.
@@ -2360,6 +2420,7 @@ cpdef Variable lerp(object input, object end, object weight):
     >>> lerp(Variable(numpy.array([0., 10.])), Variable(numpy.array([1., 20.])), 0.5)
     tensor([ 0.5000, 15.0000], dtype=float64)
     """
+    if out is not None: return _write_out("lerp", out, lerp(input, end, weight))
     cdef Variable s = _as_variable(input, "lerp")
     cdef Variable e = _as_variable(end, "lerp")
     dt = _dtype(s._data)
@@ -2431,18 +2492,22 @@ cdef Variable _addc(object input, object tensor1, object tensor2, object value, 
 
 
 @profiled_op
-cpdef Variable addcmul(object input, object tensor1, object tensor2, object value=1):
+cpdef Variable addcmul(object input, object tensor1, object tensor2, object value=1,
+                       object out=None):
     """``input + value * tensor1 * tensor2`` (broadcast), differentiable in all three.
 
     >>> addcmul(Variable(numpy.ones(2)), Variable(numpy.array([1., 2.])),
     ...         Variable(numpy.array([3., 4.])), value=0.5)
     tensor([2.5000, 5.0000], dtype=float64)
     """
+    if out is not None: return _write_out("addcmul", out, addcmul(input, tensor1, tensor2,
+                                          value))
     return _addc(input, tensor1, tensor2, value, False)
 
 
 @profiled_op
-cpdef Variable addcdiv(object input, object tensor1, object tensor2, object value=1):
+cpdef Variable addcdiv(object input, object tensor1, object tensor2, object value=1,
+                       object out=None):
     """``input + value * tensor1 / tensor2`` (broadcast), differentiable in all three;
     integer operands are refused, as torch.
 
@@ -2450,6 +2515,8 @@ cpdef Variable addcdiv(object input, object tensor1, object tensor2, object valu
     ...         Variable(numpy.array([4., 4.])), value=2)
     tensor([1.5000, 2.0000], dtype=float64)
     """
+    if out is not None: return _write_out("addcdiv", out, addcdiv(input, tensor1, tensor2,
+                                          value))
     for operand in (tensor1, tensor2):
         if isinstance(operand, Variable) and _kind_category(
                 _dtype_kind((<Variable>operand)._data)) <= 1:
@@ -2465,12 +2532,13 @@ cpdef Variable addcdiv(object input, object tensor1, object tensor2, object valu
 
 
 @profiled_op
-cpdef Variable true_divide(object input, object other):
+cpdef Variable true_divide(object input, object other, object out=None):
     """True division, as `div` (torch's older name).
 
     >>> true_divide(Variable(numpy.array([1, 2])), 2)
     tensor([0.5000, 1.0000])
     """
+    if out is not None: return _write_out("true_divide", out, true_divide(input, other))
     try:
         return div(input, other)
     except _OP_ERRORS as exc:
@@ -2490,13 +2558,15 @@ cdef object _widened(object v, bint to_complex):
 
 
 @profiled_op
-cpdef Variable float_power(object input, object exponent):
+cpdef Variable float_power(object input, object exponent, object out=None):
     """``input ** exponent`` computed in float64 (complex128 if either is complex),
     whatever the operands' dtypes.
 
     >>> float_power(Variable(numpy.array([2, 3])), -1)
     tensor([0.5000, 0.3333], dtype=float64)
     """
+    if out is not None: return _write_out("float_power", out, float_power(input, exponent),
+                                          _OUT_EXACT)
     cdef bint to_complex = _is_complex_operand(input) or _is_complex_operand(exponent)
     try:
         base, power = _widened(input, to_complex), _widened(exponent, to_complex)
@@ -2527,13 +2597,14 @@ cdef class LogitBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable logit(object input, object eps=None):
+cpdef Variable logit(object input, object eps=None, object out=None):
     """``log(p / (1 - p))``, the inverse of `sigmoid`; with ``eps``, ``p`` is first
     clamped to ``[eps, 1 - eps]`` (and the gradient is 0 outside it, as torch).
 
     >>> logit(Variable(numpy.array([0.5, 0.75])))
     tensor([0.0000, 1.0986], dtype=float64)
     """
+    if out is not None: return _write_out("logit", out, logit(input, eps))
     cdef Variable x = _float_input(input, "logit")
     _refuse_complex(x, None, "logit")
     z = x._data if eps is None else _xp_of(x._data).clip(x._data, eps, 1 - eps)
@@ -2549,7 +2620,7 @@ cpdef Variable logit(object input, object eps=None):
 
 @profiled_op
 cpdef Variable nan_to_num(object input, object nan=0.0, object posinf=None,
-                          object neginf=None):
+                          object neginf=None, object out=None):
     """``input`` with nan replaced by ``nan``, +inf by ``posinf`` and -inf by ``neginf``
     (by default the dtype's largest and lowest finite values); the gradient is 0 at
     the replaced entries, as torch. Integers and bools are returned as a copy.
@@ -2557,6 +2628,8 @@ cpdef Variable nan_to_num(object input, object nan=0.0, object posinf=None,
     >>> nan_to_num(Variable(numpy.array([numpy.nan, numpy.inf, 1.0])), posinf=9.0)
     tensor([0., 9., 1.], dtype=float64)
     """
+    if out is not None: return _write_out("nan_to_num", out, nan_to_num(input, nan, posinf,
+                                          neginf), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "nan_to_num")
     cdef char kind = _dtype_kind(x._data)
     if kind != b'f' and kind != b'c':
@@ -2612,12 +2685,13 @@ cdef class FloorBackward(_ZeroGradNode):
 
 
 @profiled_op
-cpdef Variable floor(object input):
+cpdef Variable floor(object input, object out=None):
     """Elementwise largest integer <= input (zero gradient).
 
     >>> floor(Variable(numpy.array([-1.5, 1.5])))
     tensor([-2.,  1.], dtype=float64)
     """
+    if out is not None: return _write_out("floor", out, floor(input), _OUT_EXACT)
     _refuse_complex(input, None, "floor")
     return _rounding(_np_floor, input, FloorBackward, "floor")
 
@@ -2627,12 +2701,13 @@ cdef class CeilBackward(_ZeroGradNode):
 
 
 @profiled_op
-cpdef Variable ceil(object input):
+cpdef Variable ceil(object input, object out=None):
     """Elementwise smallest integer >= input (zero gradient).
 
     >>> ceil(Variable(numpy.array([-1.5, 1.5])))
     tensor([-1.,  2.], dtype=float64)
     """
+    if out is not None: return _write_out("ceil", out, ceil(input), _OUT_EXACT)
     _refuse_complex(input, None, "ceil")
     return _rounding(_np_ceil, input, CeilBackward, "ceil")
 
@@ -2642,7 +2717,7 @@ cdef class RoundBackward(_ZeroGradNode):
 
 
 @profiled_op
-cpdef Variable round(object input, object decimals=0):
+cpdef Variable round(object input, object decimals=0, object out=None):
     """Elementwise rounding to ``decimals`` places, halves to even (zero gradient);
     ``round(x)`` and ``round(x, n)`` work too.
 
@@ -2651,6 +2726,7 @@ cpdef Variable round(object input, object decimals=0):
     >>> round(Variable(numpy.array([1.234, 5.678])), decimals=1)
     tensor([1.2000, 5.7000], dtype=float64)
     """
+    if out is not None: return _write_out("round", out, round(input, decimals), _OUT_EXACT)
     _refuse_complex(input, None, "round")
     try:
         decimals = operator.index(decimals)
@@ -2665,23 +2741,25 @@ cdef class TruncBackward(_ZeroGradNode):
 
 
 @profiled_op
-cpdef Variable trunc(object input):
+cpdef Variable trunc(object input, object out=None):
     """Elementwise rounding towards zero (zero gradient).
 
     >>> trunc(Variable(numpy.array([-1.5, 1.5])))
     tensor([-1.,  1.], dtype=float64)
     """
+    if out is not None: return _write_out("trunc", out, trunc(input), _OUT_EXACT)
     _refuse_complex(input, None, "trunc")
     return _rounding(_np_trunc, input, TruncBackward, "trunc")
 
 
 @profiled_op
-cpdef Variable frac(object input):
+cpdef Variable frac(object input, object out=None):
     """Elementwise fractional part ``input - trunc(input)`` (gradient 1).
 
     >>> frac(Variable(numpy.array([-1.25, 2.5])))
     tensor([-0.2500,  0.5000], dtype=float64)
     """
+    if out is not None: return _write_out("frac", out, frac(input), _OUT_EXACT)
     _refuse_complex(input, None, "frac")
     if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) in b'biu':
         _not_implemented_for((<Variable>input)._data, "frac", "frac_cpu")
@@ -2706,7 +2784,7 @@ cdef void _check_integer_divisor(object input, object other, str what) except *:
 
 
 @profiled_op
-cpdef Variable floor_divide(object input, object other):
+cpdef Variable floor_divide(object input, object other, object out=None):
     """Elementwise ``input // other`` (rounded towards minus infinity). As torch, a
     floating result of inputs that require grad requires grad too, and differentiating
     it raises (torch has no derivative for floor_divide): it is never silently a
@@ -2715,6 +2793,7 @@ cpdef Variable floor_divide(object input, object other):
     >>> floor_divide(Variable(numpy.array([5., -5.])), 2)
     tensor([ 2., -3.], dtype=float64)
     """
+    if out is not None: return _write_out("floor_divide", out, floor_divide(input, other))
     _refuse_complex(input, other, "floor_divide")
     if _both_bool(input, other):
         _no_kernel("floor_divide", "div_floor_cpu", "bool")
@@ -2748,12 +2827,13 @@ cdef class RemainderBackward(_RemainderNode):
 
 
 @profiled_op
-cpdef Variable remainder(object input, object other):
+cpdef Variable remainder(object input, object other, object out=None):
     """Elementwise ``input % other`` with the sign of ``other`` (Python's ``%``).
 
     >>> remainder(Variable(numpy.array([5., -5.])), 3)
     tensor([2., 1.], dtype=float64)
     """
+    if out is not None: return _write_out("remainder", out, remainder(input, other))
     _refuse_complex(input, other, "remainder")
     if _both_bool(input, other):
         _no_kernel("remainder", "remainder_cpu", "bool")
@@ -2777,12 +2857,13 @@ cdef class FmodBackward(_RemainderNode):
 
 
 @profiled_op
-cpdef Variable fmod(object input, object other):
+cpdef Variable fmod(object input, object other, object out=None):
     """Elementwise C-style remainder, with the sign of ``input``.
 
     >>> fmod(Variable(numpy.array([5., -5.])), 3)
     tensor([ 2., -2.], dtype=float64)
     """
+    if out is not None: return _write_out("fmod", out, fmod(input, other))
     _refuse_complex(input, other, "fmod")
     if _both_bool(input, other):
         _no_kernel("fmod", "fmod_cpu", "bool")
@@ -2797,62 +2878,68 @@ cpdef Variable fmod(object input, object other):
 # -- comparisons, logical and bitwise ops, tests of values (no gradient) -----------------
 
 @profiled_op
-cpdef Variable lt(object input, object other):
+cpdef Variable lt(object input, object other, object out=None):
     """Elementwise ``input < other`` (bool).
 
     >>> lt(Variable(numpy.array([1., 3.])), 2)
     tensor([ True, False])
     """
+    if out is not None: return _write_out("lt", out, lt(input, other))
     return _compare(_as_variable(input, "lt"), other, 0)
 
 
 @profiled_op
-cpdef Variable le(object input, object other):
+cpdef Variable le(object input, object other, object out=None):
     """Elementwise ``input <= other`` (bool).
 
     >>> le(Variable(numpy.array([1., 3.])), 1)
     tensor([ True, False])
     """
+    if out is not None: return _write_out("le", out, le(input, other))
     return _compare(_as_variable(input, "le"), other, 1)
 
 
 @profiled_op
-cpdef Variable eq(object input, object other):
+cpdef Variable eq(object input, object other, object out=None):
     """Elementwise ``input == other`` (bool).
 
     >>> eq(Variable(numpy.array([1., 3.])), 3)
     tensor([False,  True])
     """
+    if out is not None: return _write_out("eq", out, eq(input, other))
     return _compare(_as_variable(input, "eq"), other, 2)
 
 
 @profiled_op
-cpdef Variable ne(object input, object other):
+cpdef Variable ne(object input, object other, object out=None):
     """Elementwise ``input != other`` (bool).
 
     >>> ne(Variable(numpy.array([1., 3.])), 3)
     tensor([ True, False])
     """
+    if out is not None: return _write_out("ne", out, ne(input, other))
     return _compare(_as_variable(input, "ne"), other, 3)
 
 
 @profiled_op
-cpdef Variable gt(object input, object other):
+cpdef Variable gt(object input, object other, object out=None):
     """Elementwise ``input > other`` (bool).
 
     >>> gt(Variable(numpy.array([1., 3.])), 2)
     tensor([False,  True])
     """
+    if out is not None: return _write_out("gt", out, gt(input, other))
     return _compare(_as_variable(input, "gt"), other, 4)
 
 
 @profiled_op
-cpdef Variable ge(object input, object other):
+cpdef Variable ge(object input, object other, object out=None):
     """Elementwise ``input >= other`` (bool).
 
     >>> ge(Variable(numpy.array([1., 3.])), 3)
     tensor([False,  True])
     """
+    if out is not None: return _write_out("ge", out, ge(input, other))
     return _compare(_as_variable(input, "ge"), other, 5)
 
 
@@ -2892,42 +2979,46 @@ cdef Variable _logical_binary(object ufunc, object input, object other, str what
 
 
 @profiled_op
-cpdef Variable logical_not(object input):
+cpdef Variable logical_not(object input, object out=None):
     """Elementwise logical NOT (bool result; nonzero is true).
 
     >>> logical_not(Variable(numpy.array([0., 2.])))
     tensor([ True, False])
     """
+    if out is not None: return _write_out("logical_not", out, logical_not(input))
     return _no_grad_unary(numpy.logical_not, input, "logical_not")
 
 
 @profiled_op
-cpdef Variable logical_and(object input, object other):
+cpdef Variable logical_and(object input, object other, object out=None):
     """Elementwise logical AND (bool result; nonzero is true).
 
     >>> logical_and(Variable(numpy.array([0., 2.])), True)
     tensor([False,  True])
     """
+    if out is not None: return _write_out("logical_and", out, logical_and(input, other))
     return _logical_binary(numpy.logical_and, input, other, "logical_and")
 
 
 @profiled_op
-cpdef Variable logical_or(object input, object other):
+cpdef Variable logical_or(object input, object other, object out=None):
     """Elementwise logical OR (bool result; nonzero is true).
 
     >>> logical_or(Variable(numpy.array([0., 2.])), False)
     tensor([False,  True])
     """
+    if out is not None: return _write_out("logical_or", out, logical_or(input, other))
     return _logical_binary(numpy.logical_or, input, other, "logical_or")
 
 
 @profiled_op
-cpdef Variable logical_xor(object input, object other):
+cpdef Variable logical_xor(object input, object other, object out=None):
     """Elementwise logical XOR (bool result; nonzero is true).
 
     >>> logical_xor(Variable(numpy.array([0., 2.])), True)
     tensor([ True, False])
     """
+    if out is not None: return _write_out("logical_xor", out, logical_xor(input, other))
     return _logical_binary(numpy.logical_xor, input, other, "logical_xor")
 
 
@@ -2941,12 +3032,13 @@ cdef void _check_bitwise2(object a, object b, str what) except *:
 
 
 @profiled_op
-cpdef Variable bitwise_not(object input):
+cpdef Variable bitwise_not(object input, object out=None):
     """Elementwise NOT of bool or integer Variables (``~x``).
 
     >>> bitwise_not(Variable(numpy.array([True, False])))
     tensor([False,  True])
     """
+    if out is not None: return _write_out("bitwise_not", out, bitwise_not(input), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "bitwise_not")
     if _dtype_kind(x._data) not in b'biu':
         _not_implemented_for(x._data, "bitwise_not", "bitwise_not_cpu")
@@ -2954,34 +3046,37 @@ cpdef Variable bitwise_not(object input):
 
 
 @profiled_op
-cpdef Variable bitwise_and(object input, object other):
+cpdef Variable bitwise_and(object input, object other, object out=None):
     """Elementwise AND of bool or integer Variables (``a & b``).
 
     >>> bitwise_and(Variable(numpy.array([True, False])), True)
     tensor([ True, False])
     """
+    if out is not None: return _write_out("bitwise_and", out, bitwise_and(input, other))
     _check_bitwise2(input, other, "bitwise_and")
     return _no_grad_binary(numpy.bitwise_and, input, other, "bitwise_and")
 
 
 @profiled_op
-cpdef Variable bitwise_or(object input, object other):
+cpdef Variable bitwise_or(object input, object other, object out=None):
     """Elementwise OR of bool or integer Variables (``a | b``).
 
     >>> bitwise_or(Variable(numpy.array([True, False])), False)
     tensor([ True, False])
     """
+    if out is not None: return _write_out("bitwise_or", out, bitwise_or(input, other))
     _check_bitwise2(input, other, "bitwise_or")
     return _no_grad_binary(numpy.bitwise_or, input, other, "bitwise_or")
 
 
 @profiled_op
-cpdef Variable bitwise_xor(object input, object other):
+cpdef Variable bitwise_xor(object input, object other, object out=None):
     """Elementwise XOR of bool or integer Variables (``a ^ b``).
 
     >>> bitwise_xor(Variable(numpy.array([True, False])), True)
     tensor([False,  True])
     """
+    if out is not None: return _write_out("bitwise_xor", out, bitwise_xor(input, other))
     _check_bitwise2(input, other, "bitwise_xor")
     return _no_grad_binary(numpy.bitwise_xor, input, other, "bitwise_xor")
 
@@ -3008,23 +3103,27 @@ cdef Variable _shift(object ufunc, object input, object other, str what, str ker
 
 
 @profiled_op
-cpdef Variable bitwise_left_shift(object input, object other):
+cpdef Variable bitwise_left_shift(object input, object other, object out=None):
     """Elementwise left shift of integer Variables (``a << b``); bits shifted past the
     width are lost.
 
     >>> bitwise_left_shift(Variable(numpy.array([1, 3])), 2)
     tensor([ 4, 12])
     """
+    if out is not None: return _write_out("bitwise_left_shift", out,
+                                          bitwise_left_shift(input, other))
     return _shift(numpy.left_shift, input, other, "bitwise_left_shift", "lshift_cpu")
 
 
 @profiled_op
-cpdef Variable bitwise_right_shift(object input, object other):
+cpdef Variable bitwise_right_shift(object input, object other, object out=None):
     """Elementwise arithmetic right shift of integer Variables (``a >> b``).
 
     >>> bitwise_right_shift(Variable(numpy.array([-8, 9])), 1)
     tensor([-4,  4])
     """
+    if out is not None: return _write_out("bitwise_right_shift", out,
+                                          bitwise_right_shift(input, other))
     return _shift(numpy.right_shift, input, other, "bitwise_right_shift", "rshift_cpu")
 
 
@@ -3189,7 +3288,7 @@ cdef Variable _compare(Variable a, object b, int op):
 
 # The public elementwise ops (each also a Variable method, see _install_methods).
 @profiled_op
-def isin(elements, test_elements, *, assume_unique=False, invert=False):
+def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
     """Whether each element of ``elements`` is in ``test_elements`` (either may be a
     number; a bool Variable of ``elements``' shape; not differentiable). ``invert``
     negates the result.
@@ -3197,6 +3296,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     >>> isin(Variable(numpy.array([1., 2., 3.])), Variable(numpy.array([2., 5.])))
     tensor([False,  True, False])
     """
+    if out is not None: return _write_out("isin", out, isin(elements, test_elements,
+                                          assume_unique=assume_unique, invert=invert), _OUT_EXACT)
     if not isinstance(elements, Variable) and not isinstance(test_elements, Variable):
         raise TypeError("isin(): expected elements or test_elements to be a Variable, got "
                         "%s and %s" % (type(elements).__name__, type(test_elements).__name__))
@@ -3211,13 +3312,14 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 
 @profiled_op
-cpdef Variable signbit(object input):
+cpdef Variable signbit(object input, object out=None):
     """Whether the sign bit of each element is set (negative numbers, -0.0 and NaN with
     the sign bit); bool, not differentiable.
 
     >>> signbit(Variable(numpy.array([-1., -0., 0., 2.])))
     tensor([ True,  True, False, False])
     """
+    if out is not None: return _write_out("signbit", out, signbit(input), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "signbit")
     if _dtype_kind(x._data) == b'c':
         raise NotImplementedError("signbit(): signbit is not implemented for complex "

@@ -48,12 +48,13 @@ cdef class MatmulBackward(Node):
 
 
 @profiled_op
-cpdef Variable matmul(object input, object other):
+cpdef Variable matmul(object input, object other, object out=None):
     """Matrix product with NumPy's rules (1-D vectors, batched broadcasting).
 
     >>> matmul(Variable(numpy.eye(2)), Variable(numpy.array([1., 2.])))
     tensor([1., 2.], dtype=float64)
     """
+    if out is not None: return _write_out("matmul", out, matmul(input, other), _OUT_EXACT)
     cdef Variable a = _as_variable(input, "matmul")
     cdef Variable b = _as_variable(other, "matmul")
     if a._data.ndim == 0 or b._data.ndim == 0:
@@ -86,13 +87,14 @@ cpdef Variable matmul(object input, object other):
 
 
 @profiled_op
-def mm(input, mat2):
+def mm(input, mat2, *, out=None):
     """Matrix product of two 2-D Variables.
 
     >>> mm(Variable(numpy.eye(2) * 2), Variable(numpy.ones((2, 1))))
     tensor([[2.],
             [2.]], dtype=float64)
     """
+    if out is not None: return _write_out("mm", out, mm(input, mat2), _OUT_EXACT)
     if _as_variable(input, "mm")._data.ndim != 2 or _as_variable(mat2, "mm")._data.ndim != 2:
         raise RuntimeError("mm(): both arguments must be 2D")
     return matmul(input, mat2)
@@ -100,12 +102,13 @@ def mm(input, mat2):
 
 
 @profiled_op
-def bmm(input, mat2):
+def bmm(input, mat2, *, out=None):
     """Batched matrix product of two 3-D Variables with the same batch size.
 
     >>> bmm(Variable(numpy.ones((2, 1, 3))), Variable(numpy.ones((2, 3, 1)))).shape
     (2, 1, 1)
     """
+    if out is not None: return _write_out("bmm", out, bmm(input, mat2), _OUT_EXACT)
     cdef Variable a = _as_variable(input, "bmm")
     cdef Variable b = _as_variable(mat2, "bmm")
     if a._data.ndim != 3 or b._data.ndim != 3:
@@ -119,12 +122,13 @@ def bmm(input, mat2):
 
 
 @profiled_op
-def mv(input, vec):
+def mv(input, vec, *, out=None):
     """Product of a matrix (2-D) and a vector (1-D).
 
     >>> mv(Variable(numpy.eye(2)), Variable(numpy.array([3., 4.])))
     tensor([3., 4.], dtype=float64)
     """
+    if out is not None: return _write_out("mv", out, mv(input, vec), _OUT_EXACT)
     cdef Variable a = _as_variable(input, "mv")
     cdef Variable v = _as_variable(vec, "mv")
     if a._data.ndim != 2 or v._data.ndim != 1:
@@ -137,12 +141,13 @@ def mv(input, vec):
 
 
 @profiled_op
-def dot(input, other):
+def dot(input, other, *, out=None):
     """Inner product of two 1-D Variables with the same number of elements (a 0-d result).
 
     >>> dot(Variable(numpy.array([1., 2.])), Variable(numpy.array([3., 4.])))
     tensor(11., dtype=float64)
     """
+    if out is not None: return _write_out("dot", out, dot(input, other), _OUT_EXACT)
     cdef Variable a = _as_variable(input, "dot")
     cdef Variable b = _as_variable(other, "dot")
     if a._data.ndim != 1 or b._data.ndim != 1:
@@ -156,13 +161,14 @@ def dot(input, other):
 
 
 @profiled_op
-def outer(input, vec2):
+def outer(input, vec2, *, out=None):
     """Outer product of two 1-D Variables: ``out[i, j] = input[i] * vec2[j]``.
 
     >>> outer(Variable(numpy.array([1., 2.])), Variable(numpy.array([3., 4.])))
     tensor([[3., 4.],
             [6., 8.]], dtype=float64)
     """
+    if out is not None: return _write_out("outer", out, outer(input, vec2))
     cdef Variable a = _as_variable(input, "outer")
     cdef Variable b = _as_variable(vec2, "outer")
     if a._data.ndim != 1 or b._data.ndim != 1:
@@ -323,13 +329,14 @@ cdef Variable _diag_embed(Variable x, object k, object dim1, object dim2, str wh
 
 
 @profiled_op
-def diag(input, diagonal=0):
+def diag(input, diagonal=0, *, out=None):
     """A 1-D input becomes a square matrix with it on diagonal ``diagonal``; of a 2-D
     input, that diagonal is taken out.
 
     >>> diag(Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor([1., 4.], dtype=float64)
     """
+    if out is not None: return _write_out("diag", out, diag(input, diagonal), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "diag")
     k = _int_offset(diagonal, "diag")
     if x._data.ndim == 1:
@@ -386,25 +393,27 @@ cdef Variable _tri(Variable x, Py_ssize_t k, bint upper):
 
 
 @profiled_op
-def tril(input, diagonal=0):
+def tril(input, diagonal=0, *, out=None):
     """The lower triangle (``j - i <= diagonal``) of the last two dims, zeros elsewhere.
 
     >>> tril(Variable(numpy.ones((2, 2))))
     tensor([[1., 0.],
             [1., 1.]], dtype=float64)
     """
+    if out is not None: return _write_out("tril", out, tril(input, diagonal), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "tril")
     return _tri(x, _tri_offset(x, _int_offset(diagonal, "tril")), False)
 
 
 @profiled_op
-def triu(input, diagonal=0):
+def triu(input, diagonal=0, *, out=None):
     """The upper triangle (``j - i >= diagonal``) of the last two dims, zeros elsewhere.
 
     >>> triu(Variable(numpy.ones((2, 2))))
     tensor([[1., 1.],
             [0., 1.]], dtype=float64)
     """
+    if out is not None: return _write_out("triu", out, triu(input, diagonal), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "triu")
     return _tri(x, _tri_offset(x, _int_offset(diagonal, "triu")), True)
 
@@ -633,13 +642,14 @@ def einsum(equation, *operands):
 
 
 @profiled_op
-def tensordot(a, b, dims=2):
+def tensordot(a, b, dims=2, *, out=None):
     """Contraction of the last ``dims`` dims of ``a`` with the first ``dims`` of ``b``, or
     of the dims listed in ``dims = (dims_a, dims_b)``.
 
     >>> tensordot(Variable(numpy.ones((2, 3))), Variable(numpy.ones((3, 4))), 1).shape
     (2, 4)
     """
+    if out is not None: return _write_out("tensordot", out, tensordot(a, b, dims), _OUT_EXACT)
     cdef Variable x = _as_variable(a, "tensordot")
     cdef Variable y = _as_variable(b, "tensordot")
     cdef Py_ssize_t na = x._data.ndim, nb = y._data.ndim
@@ -1629,13 +1639,14 @@ cdef Variable _cross(object input, object other, object dim, str what):
 
 
 @profiled_op
-def cross(input, other, dim=None):
+def cross(input, other, dim=None, *, out=None):
     """Cross product of 3-vectors along ``dim`` (the first dimension of size 3 when
     None, as torch.cross); the inputs broadcast.
 
     >>> cross(Variable(numpy.array([1., 0., 0.])), Variable(numpy.array([0., 1., 0.])))
     tensor([0., 0., 1.], dtype=float64)
     """
+    if out is not None: return _write_out("cross", out, cross(input, other, dim), _OUT_EXACT)
     return _cross(input, other, dim, "cross")
 
 
@@ -1651,13 +1662,14 @@ def _linalg_cross(input, other, *, dim=-1):
 
 
 @profiled_op
-def matrix_power(input, n):
+def matrix_power(input, n, *, out=None):
     """The (batch of) square matrices raised to the integer power ``n`` by repeated
     squaring; negative ``n`` inverts first, ``n = 0`` gives identities (no graph).
 
     >>> matrix_power(Variable(numpy.array([[1., 1.], [0., 1.]])), 3).tolist()
     [[1.0, 3.0], [0.0, 1.0]]
     """
+    if out is not None: return _write_out("matrix_power", out, matrix_power(input, n), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "matrix_power")
     shape = x._data.shape
     # (no negative indexing: the engine is compiled with wraparound off)
@@ -1737,7 +1749,7 @@ cdef void _check_matrices(str what, str first, Variable a, int a_dims, str secon
 
 
 @profiled_op
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)``: ``mat1`` and ``mat2`` matrices,
     ``input`` broadcast to the product's shape (ignored when ``beta`` is 0).
 
@@ -1746,6 +1758,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     tensor([[7., 1.],
             [1., 7.]], dtype=float64)
     """
+    if out is not None: return _write_out("addmm", out, addmm(input, mat1, mat2, beta=beta,
+                                          alpha=alpha), _OUT_EXACT)
     cdef Variable a = _as_variable(mat1, "addmm")
     cdef Variable b = _as_variable(mat2, "addmm")
     _check_matrices("addmm", "mat1", a, 2, "mat2", b, 2)
@@ -1753,12 +1767,14 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 
 @profiled_op
-def addmv(input, mat, vec, *, beta=1, alpha=1):
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat @ vec)``: ``mat`` a matrix, ``vec`` a vector.
 
     >>> addmv(Variable(numpy.ones(2)), Variable(numpy.eye(2)), Variable(numpy.array([2., 3.])))
     tensor([3., 4.], dtype=float64)
     """
+    if out is not None: return _write_out("addmv", out, addmv(input, mat, vec, beta=beta,
+                                          alpha=alpha), _OUT_EXACT)
     cdef Variable a = _as_variable(mat, "addmv")
     cdef Variable v = _as_variable(vec, "addmv")
     _check_matrices("addmv", "mat", a, 2, "vec", v, 1)
@@ -1766,7 +1782,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 
 @profiled_op
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (batch1 @ batch2)``, the product a batch of matrix
     products (``batch1`` and ``batch2`` 3-D with the same batch size).
 
@@ -1774,6 +1790,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     ...         Variable(numpy.ones((2, 3, 1)))).shape
     (2, 1, 1)
     """
+    if out is not None: return _write_out("baddbmm", out, baddbmm(input, batch1, batch2,
+                                          beta=beta, alpha=alpha), _OUT_EXACT)
     cdef Variable a = _as_variable(batch1, "baddbmm")
     cdef Variable b = _as_variable(batch2, "baddbmm")
     _check_matrices("baddbmm", "batch1", a, 3, "batch2", b, 3)
@@ -1781,7 +1799,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 @profiled_op
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``: a batch of matrix
     products summed into one matrix.
 
@@ -1789,6 +1807,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     ...        Variable(numpy.ones((2, 3, 1))))
     tensor([[6.]], dtype=float64)
     """
+    if out is not None: return _write_out("addbmm", out, addbmm(input, batch1, batch2,
+                                          beta=beta, alpha=alpha), _OUT_EXACT)
     cdef Variable a = _as_variable(batch1, "addbmm")
     cdef Variable b = _as_variable(batch2, "addbmm")
     _check_matrices("addbmm", "batch1", a, 3, "batch2", b, 3)

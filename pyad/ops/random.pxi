@@ -372,7 +372,7 @@ cdef class BernoulliBackward(_FloatSampleNode):
 
 
 @profiled_op
-def bernoulli(input, p=None, *, generator=None):
+def bernoulli(input, p=None, *, generator=None, out=None):
     """Draw 0/1 samples, 1 with probability ``input`` (or the number ``p``) elementwise,
     from ``generator`` if given (else the default generator).
 
@@ -383,6 +383,8 @@ def bernoulli(input, p=None, *, generator=None):
     >>> bernoulli(pyad.tensor([0.0, 1.0, 1.0]))
     tensor([0., 1., 1.])
     """
+    if out is not None: return _write_out("bernoulli", out, bernoulli(input, p,
+                                          generator=generator), _OUT_ANY)
     cdef Variable x = _as_variable(input, "bernoulli")
     data = x._data
     xp = _xp_of(data)
@@ -442,7 +444,7 @@ cdef class MultinomialBackward(_StochasticNode):
 
 
 @profiled_op
-def multinomial(input, num_samples, replacement=False, *, generator=None):
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Draw ``num_samples`` category indices per row, with probabilities proportional to
     the rows of ``input`` (1-d or 2-d, non-negative weights); an int64 result, drawn from
     ``generator`` if given (else the default generator).
@@ -454,6 +456,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     >>> multinomial(pyad.tensor([0.0, 0.0, 1.0, 0.0]), 1)
     tensor([2])
     """
+    if out is not None: return _write_out("multinomial", out, multinomial(input, num_samples,
+                                          replacement, generator=generator), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "multinomial")
     data = x._data
     if data.ndim not in (1, 2):
@@ -528,7 +532,7 @@ cdef class NormalBackward(_FloatSampleNode):
 
 
 @profiled_op
-def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None, *, generator=None):
+def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None, *, generator=None, out=None):
     """Samples from N(mean, std^2): ``mean`` and/or ``std`` Variables (broadcast), or
     numbers with ``size=`` (and ``device=``, where the sample is drawn: a GPU draws it
     on the GPU), as torch's overloads; drawn from ``generator`` if given (else the
@@ -542,6 +546,8 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None, *, generator=N
     >>> normal(pyad.tensor([0.0, 100.0]), 1e-6).round()
     tensor([  0., 100.])
     """
+    if out is not None: return _write_out("normal", out, normal(mean, std, size, dtype,
+                                          device, generator=generator))
     mean_is_tensor = not isinstance(mean, (int, float, numpy.generic))
     std_is_tensor = not isinstance(std, (int, float, numpy.generic))
     if mean_is_tensor:

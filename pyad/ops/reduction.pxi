@@ -222,12 +222,14 @@ cdef class SumBackward(Node):
 
 @profiled_op
 cpdef Variable sum(object input, object dim=None, object keepdim=False, object axis=None,
-                   object keepdims=None, object dtype=None):
+                   object keepdims=None, object dtype=None, object out=None):
     """Sum over ``dim`` (an int, a tuple, or None for all), keeping it if ``keepdim``.
 
     >>> sum(Variable(numpy.arange(6.).reshape(2, 3)), dim=1)
     tensor([ 3., 12.], dtype=float64)
     """
+    if out is not None: return _write_out("sum", out, sum(input, dim, keepdim, axis, keepdims,
+                                          _dtype_or_out(dtype, out, "sum")))
     cdef Variable x = _as_variable(input, "sum")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x, dtype = _converted_for_dtype(x, dtype, "sum")
@@ -261,12 +263,14 @@ cdef class MeanBackward(SumBackward):
 
 @profiled_op
 cpdef Variable mean(object input, object dim=None, object keepdim=False, object axis=None,
-                    object keepdims=None, object dtype=None):
+                    object keepdims=None, object dtype=None, object out=None):
     """Mean over ``dim`` (an int, a tuple, or None for all), keeping it if ``keepdim``.
 
     >>> mean(Variable(numpy.arange(6.).reshape(2, 3)), dim=0, keepdim=True)
     tensor([[1.5000, 2.5000, 3.5000]], dtype=float64)
     """
+    if out is not None: return _write_out("mean", out, mean(input, dim, keepdim, axis,
+                                          keepdims, dtype))
     cdef Variable x = _as_variable(input, "mean")
     _refuse_integer_mean_dtype(dtype, "mean")
     if dtype is not None and _is_float_dtype(x._data.dtype):
@@ -425,13 +429,14 @@ cdef object _extremum(object input, object dim, object keepdim, bint is_max):
 
 
 @profiled_op
-cpdef object max(object input, object dim=None, object keepdim=False):
+cpdef object max(object input, object dim=None, object keepdim=False, object out=None):
     """Maximum of all elements, or ``(values, indices)`` along ``dim``; given a Variable
     instead of a dim, the elementwise :func:`maximum` (as ``torch.max(input, other)``).
 
     >>> max(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1).values
     tensor([5., 7.], dtype=float64)
     """
+    if out is not None: return _write_out("max", out, max(input, dim, keepdim), _OUT_EXACT)
     # (the two-Variable form: neither operand may be complex; a reduction refuses it
     # after checking dim)
     if isinstance(dim, Variable):
@@ -440,7 +445,7 @@ cpdef object max(object input, object dim=None, object keepdim=False):
 
 
 @profiled_op
-cpdef object _op_min(object input, object dim=None, object keepdim=False):
+cpdef object _op_min(object input, object dim=None, object keepdim=False, object out=None):
     """Minimum of all elements, or ``(values, indices)`` along ``dim`` (the first
     minimum of a tie; the gradient goes to it); given a Variable instead of a dim, the
     elementwise :func:`minimum` (as ``torch.min(input, other)``).
@@ -448,6 +453,7 @@ cpdef object _op_min(object input, object dim=None, object keepdim=False):
     >>> min(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     min(values=tensor([1., 2.], dtype=float64), indices=tensor([0, 1]))
     """
+    if out is not None: return _write_out("min", out, _op_min(input, dim, keepdim), _OUT_EXACT)
     # (the two-Variable form: neither operand may be complex; a reduction refuses it
     # after checking dim)
     if isinstance(dim, Variable):
@@ -485,24 +491,26 @@ cdef Variable _amax_amin(object input, object dim, object keepdim, bint is_max):
 
 
 @profiled_op
-cpdef Variable amax(object input, object dim=None, object keepdim=False):
+cpdef Variable amax(object input, object dim=None, object keepdim=False, object out=None):
     """Maximum over ``dim`` (an int, a tuple, or None for all); ties share the gradient
     evenly.
 
     >>> amax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=0)
     tensor([7., 5.], dtype=float64)
     """
+    if out is not None: return _write_out("amax", out, amax(input, dim, keepdim), _OUT_EXACT)
     return _amax_amin(input, dim, keepdim, True)
 
 
 @profiled_op
-cpdef Variable amin(object input, object dim=None, object keepdim=False):
+cpdef Variable amin(object input, object dim=None, object keepdim=False, object out=None):
     """Minimum over ``dim`` (an int, a tuple, or None for all); ties share the gradient
     evenly.
 
     >>> amin(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=(0, 1))
     tensor(1., dtype=float64)
     """
+    if out is not None: return _write_out("amin", out, amin(input, dim, keepdim), _OUT_EXACT)
     return _amax_amin(input, dim, keepdim, False)
 
 
@@ -538,24 +546,28 @@ cdef Variable _arg_extremum(object input, object dim, object keepdim, bint is_ma
 
 
 @profiled_op
-cpdef Variable argmax(object input, object dim=None, object keepdim=False):
+cpdef Variable argmax(object input, object dim=None, object keepdim=False, object out=None):
     """Index of the maximum (the first one of a tie) along ``dim``, or in the flattened
     input when ``dim`` is None. Not differentiable (int64 result).
 
     >>> argmax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     tensor([1, 0])
     """
+    if out is not None: return _write_out("argmax", out, argmax(input, dim, keepdim),
+                                          _OUT_EXACT)
     return _arg_extremum(input, dim, keepdim, True)
 
 
 @profiled_op
-cpdef Variable argmin(object input, object dim=None, object keepdim=False):
+cpdef Variable argmin(object input, object dim=None, object keepdim=False, object out=None):
     """Index of the minimum (the first one of a tie) along ``dim``, or in the flattened
     input when ``dim`` is None. Not differentiable (int64 result).
 
     >>> argmin(Variable(numpy.array([[1., 5.], [7., 2.]])))
     tensor(0)
     """
+    if out is not None: return _write_out("argmin", out, argmin(input, dim, keepdim),
+                                          _OUT_EXACT)
     return _arg_extremum(input, dim, keepdim, False)
 
 
@@ -667,7 +679,8 @@ cdef class ProdBackward(Node):
 
 
 @profiled_op
-cpdef Variable prod(object input, object dim=_ALL, object keepdim=False, object dtype=None):
+cpdef Variable prod(object input, object dim=_ALL, object keepdim=False, object dtype=None,
+                    object out=None):
     """Product of all elements, or along the int ``dim`` (keeping it if ``keepdim``).
     Zeros are handled exactly: a single zero gets the product of the others as its
     gradient.
@@ -677,6 +690,8 @@ cpdef Variable prod(object input, object dim=_ALL, object keepdim=False, object 
     >>> x.grad
     tensor([0., 6., 0.], dtype=float64)
     """
+    if out is not None: return _write_out("prod", out, prod(input, dim, keepdim,
+                                          _dtype_or_out(dtype, out, "prod")))
     cdef Variable x = _as_variable(input, "prod")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x, dtype = _converted_for_dtype(x, dtype, "prod")
@@ -694,15 +709,15 @@ cpdef Variable prod(object input, object dim=_ALL, object keepdim=False, object 
         dtype = numpy.int64              # torch: integer products are int64
     data = x._data.prod(axis=dims, keepdims=kd, dtype=dtype)
     cdef ProdBackward node
-    cdef Variable out
+    cdef Variable value
     if _records(x) and _is_float_dtype(_dtype(_ensure_array(data))):
         node = ProdBackward.__new__(ProdBackward)
         node.dim = d if x._data.ndim else None
         node.keepdim = kd
-        out = _recorded(node, data, (_edge(x),))
+        value = _recorded(node, data, (_edge(x),))
         node.input = _save(x, False, 0)
-        node.result = _save(out, True)
-        return out
+        node.result = _save(value, True)
+        return value
     return _plain(data, x._volatile)
 
 
@@ -720,22 +735,24 @@ cdef Variable _logical(object input, object dim, object keepdim, bint is_all):
 
 
 @profiled_op
-cpdef Variable _op_all(object input, object dim=None, object keepdim=False):
+cpdef Variable _op_all(object input, object dim=None, object keepdim=False, object out=None):
     """Whether every element (over ``dim``: an int, a tuple, or None) is nonzero.
 
     >>> all(Variable(numpy.array([[1., 0.], [2., 3.]])), dim=1)
     tensor([False,  True])
     """
+    if out is not None: return _write_out("all", out, _op_all(input, dim, keepdim), _OUT_EXACT)
     return _logical(input, dim, keepdim, True)
 
 
 @profiled_op
-cpdef Variable _op_any(object input, object dim=None, object keepdim=False):
+cpdef Variable _op_any(object input, object dim=None, object keepdim=False, object out=None):
     """Whether any element (over ``dim``: an int, a tuple, or None) is nonzero.
 
     >>> any(Variable(numpy.array([[1., 0.], [0., 0.]])), dim=1)
     tensor([ True, False])
     """
+    if out is not None: return _write_out("any", out, _op_any(input, dim, keepdim), _OUT_EXACT)
     return _logical(input, dim, keepdim, False)
 
 
@@ -841,7 +858,7 @@ cdef class VarBackward(Node):
 
 
 @profiled_op
-def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
+def var(input, dim=None, unbiased=None, keepdim=False, correction=None, *, out=None):
     """Variance over ``dim`` (an int, a tuple, or None for all) with divisor
     ``N - correction`` (``correction=1`` by default; the legacy ``unbiased=False`` is
     ``correction=0``), keeping ``dim`` if ``keepdim``.
@@ -849,11 +866,13 @@ def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
     >>> var(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
     tensor([1., 0.], dtype=float64)
     """
+    if out is not None: return _write_out("var", out, var(input, dim, unbiased, keepdim,
+                                          correction))
     cdef Variable x = _as_variable(input, "var")
     dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "var")
     data = _var_data(x._data, dims, kd, correction, n)
     cdef VarBackward node
-    cdef Variable out
+    cdef Variable value
     if _records(x):
         node = VarBackward.__new__(VarBackward)
         node.dims = dims
@@ -861,9 +880,9 @@ def var(input, dim=None, unbiased=None, keepdim=False, correction=None):
         node.correction = correction
         node.n = n
         node.all_dims = all_dims
-        out = _recorded(node, data, (_edge(x),))
+        value = _recorded(node, data, (_edge(x),))
         node.input = _save(x, False, 0)
-        return out
+        return value
     return _plain(data, x._volatile)
 
 
@@ -891,18 +910,20 @@ cdef class StdBackward(VarBackward):
 
 
 @profiled_op
-def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
+def std(input, dim=None, unbiased=None, keepdim=False, correction=None, *, out=None):
     """Standard deviation over ``dim`` (arguments as ``var``); the gradient where it
     is 0 is 0, as torch's.
 
     >>> std(Variable(numpy.array([[1., 2., 3.], [2., 2., 2.]])), dim=1)
     tensor([1., 0.], dtype=float64)
     """
+    if out is not None: return _write_out("std", out, std(input, dim, unbiased, keepdim,
+                                          correction))
     cdef Variable x = _as_variable(input, "std")
     dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "std")
     data = _np_sqrt(_var_data(x._data, dims, kd, correction, n))
     cdef StdBackward node
-    cdef Variable out
+    cdef Variable value
     if _records(x):
         node = StdBackward.__new__(StdBackward)
         node.dims = dims
@@ -910,10 +931,10 @@ def std(input, dim=None, unbiased=None, keepdim=False, correction=None):
         node.correction = correction
         node.n = n
         node.all_dims = all_dims
-        out = _recorded(node, data, (_edge(x),))
+        value = _recorded(node, data, (_edge(x),))
         node.input = _save(x, False, 0)
-        node.result = _save(out, True)
-        return out
+        node.result = _save(value, True)
+        return value
     return _plain(data, x._volatile)
 
 
@@ -1010,7 +1031,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
 
 @profiled_op
 cpdef Variable norm(object input, object p="fro", object dim=None, object keepdim=False,
-                    object dtype=None):
+                    object dtype=None, object out=None):
     """torch.norm: the vector ``p``-norm over ``dim`` (all elements if None; see
     ``vector_norm``); ``'fro'`` (default) is the 2-norm over ``dim``, ``'nuc'`` the
     nuclear norm of a matrix (over a pair of dims).
@@ -1018,6 +1039,8 @@ cpdef Variable norm(object input, object p="fro", object dim=None, object keepdi
     >>> norm(Variable(numpy.array([[3., 0.], [0., -4.]])), dim=1)
     tensor([3., 4.], dtype=float64)
     """
+    if out is not None: return _write_out("norm", out, norm(input, p, dim, keepdim, dtype),
+                                          _OUT_EXACT)
     if isinstance(p, str):
         if p == "nuc":
             x = _as_variable(input, "norm")
@@ -1082,13 +1105,15 @@ cdef Variable _rev_cumsum(Variable g, Py_ssize_t d):
 
 
 @profiled_op
-cpdef Variable cumsum(object input, object dim, object dtype=None):
+cpdef Variable cumsum(object input, object dim, object dtype=None, object out=None):
     """Cumulative sum along ``dim``.
 
     >>> cumsum(Variable(numpy.array([[1., 2., 3.], [4., 5., 6.]])), dim=1)
     tensor([[ 1.,  3.,  6.],
             [ 4.,  9., 15.]], dtype=float64)
     """
+    if out is not None: return _write_out("cumsum", out, cumsum(input, dim,
+                                          _dtype_or_out(dtype, out, "cumsum")))
     cdef Variable x = _as_variable(input, "cumsum")
     d, dtype = _cum_args(x, dim, dtype, "cumsum")
     if dtype is not None and x._data.ndim and x._data.size and \
@@ -1178,7 +1203,7 @@ cdef object _complex_logcumsumexp_data(object a, Py_ssize_t d):
 
 
 @profiled_op
-cpdef Variable logcumsumexp(object input, object dim):
+cpdef Variable logcumsumexp(object input, object dim, object out=None):
     """``log(cumsum(exp(input), dim))``, computed without overflow (NumPy's
     ``logaddexp.accumulate``; complex input: torch's complex log-add-exp scan), with
     torch's stable gradient. Integer and bool input have no kernel (NotImplementedError,
@@ -1187,6 +1212,8 @@ cpdef Variable logcumsumexp(object input, object dim):
     >>> logcumsumexp(Variable(numpy.array([0., 1000., 0.])), 0)
     tensor([   0., 1000., 1000.], dtype=float64)
     """
+    if out is not None: return _write_out("logcumsumexp", out, logcumsumexp(input, dim),
+                                          _OUT_EXACT)
     cdef Variable x = _as_variable(input, "logcumsumexp")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "logcumsumexp")
     cdef char kind = _dtype_kind(x._data)
@@ -1200,14 +1227,14 @@ cpdef Variable logcumsumexp(object input, object dim):
     else:
         data = _logcumsumexp_data(x._data, d)
     cdef LogcumsumexpBackward node
-    cdef Variable out
+    cdef Variable value
     if _records(x):
         node = LogcumsumexpBackward.__new__(LogcumsumexpBackward)
         node.dim = d
-        out = _recorded(node, data, (_edge(x),))
+        value = _recorded(node, data, (_edge(x),))
         node.input = _save(x, False, 0)
-        node.result = _save(out, True)
-        return out
+        node.result = _save(value, True)
+        return value
     return _plain(data, x._volatile)
 
 
@@ -1292,7 +1319,7 @@ cdef object _complex_cumprod_data(object a, Py_ssize_t d):
 
 
 @profiled_op
-cpdef Variable cumprod(object input, object dim, object dtype=None):
+cpdef Variable cumprod(object input, object dim, object dtype=None, object out=None):
     """Cumulative product along ``dim`` (exact gradients with zeros).
 
     >>> x = Variable(numpy.array([2., 0., 3.]), requires_grad=True)
@@ -1300,6 +1327,8 @@ cpdef Variable cumprod(object input, object dim, object dtype=None):
     >>> x.grad
     tensor([1., 8., 0.], dtype=float64)
     """
+    if out is not None: return _write_out("cumprod", out, cumprod(input, dim,
+                                          _dtype_or_out(dtype, out, "cumprod")))
     cdef Variable x = _as_variable(input, "cumprod")
     d, dtype = _cum_args(x, dim, dtype, "cumprod")
     if dtype is not None and _is_float_dtype(x._data.dtype):
@@ -1312,14 +1341,14 @@ cpdef Variable cumprod(object input, object dim, object dtype=None):
     else:
         data = _xp_of(x._data).cumprod(x._data, axis=d, dtype=dtype)
     cdef CumprodBackward node
-    cdef Variable out
+    cdef Variable value
     if _records(x) and _is_float_dtype(data.dtype):
         node = CumprodBackward.__new__(CumprodBackward)
         node.dim = d
-        out = _recorded(node, data, (_edge(x),))
+        value = _recorded(node, data, (_edge(x),))
         node.input = _save(x, False, 0)
-        node.result = _save(out, True)
-        return out
+        node.result = _save(value, True)
+        return value
     return _plain(data, x._volatile)
 
 
@@ -1362,13 +1391,15 @@ cdef tuple _select(Variable x, object index, Py_ssize_t d, bint keepdim):
 
 
 @profiled_op
-def sort(input, dim=-1, descending=False, stable=False):
+def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     """``(values, indices)`` sorted along ``dim`` (stable: equal elements keep their
     order). The values' gradient goes back to the positions they came from.
 
     >>> sort(Variable(numpy.array([3., 1., 2.]))).indices
     tensor([1, 2, 0])
     """
+    if out is not None: return _write_out("sort", out, sort(input, dim, descending, stable),
+                                          _OUT_EXACT)
     cdef Variable x = _as_variable(input, "sort")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "sort")
     _refuse_complex(x, None, "sort")      # (after the dim check, as torch)
@@ -1390,12 +1421,14 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 @profiled_op
-def topk(input, k, dim=-1, largest=True, sorted=True):
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The ``k`` largest (or smallest) elements along ``dim`` as ``(values, indices)``.
 
     >>> topk(Variable(numpy.array([1., 5., 3., 4.])), 2).values
     tensor([5., 4.], dtype=float64)
     """
+    if out is not None: return _write_out("topk", out, topk(input, k, dim, largest, sorted),
+                                          _OUT_EXACT)
     cdef Variable x = _as_variable(input, "topk")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "topk")
     _refuse_complex(x, None, "topk")      # (after the dim check, as torch)
@@ -1421,12 +1454,14 @@ cdef Py_ssize_t _index_arg(object k, str what, str name) except? -1:
 
 
 @profiled_op
-def kthvalue(input, k, dim=-1, keepdim=False):
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest element (``k`` from 1) along ``dim`` as ``(values, indices)``.
 
     >>> kthvalue(Variable(numpy.array([3., 1., 2.])), 2)
     kthvalue(values=tensor(2., dtype=float64), indices=tensor(2))
     """
+    if out is not None: return _write_out("kthvalue", out, kthvalue(input, k, dim, keepdim),
+                                          _OUT_EXACT)
     cdef Variable x = _as_variable(input, "kthvalue")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "kthvalue")
     cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
@@ -1572,7 +1607,7 @@ cdef object _median_index(object data, Py_ssize_t d):
 
 
 @profiled_op
-def median(input, dim=_ALL, keepdim=False):
+def median(input, dim=_ALL, keepdim=False, *, out=None):
     """The lower median of all elements (ties share the gradient evenly), or
     ``(values, indices)`` along the int ``dim`` (``dim=None`` is refused, as torch).
     Bool and complex input have no kernel (NotImplementedError), except the median of
@@ -1581,6 +1616,8 @@ def median(input, dim=_ALL, keepdim=False):
     >>> median(Variable(numpy.array([4., 1., 3., 2.])))
     tensor(2., dtype=float64)
     """
+    if out is not None: return _write_out("median", out, median(input, dim, keepdim),
+                                          _OUT_EXACT)
     cdef Variable x = _as_variable(input, "median")
     cdef Py_ssize_t d, n
     cdef MaxBackward node
@@ -1637,7 +1674,7 @@ cdef object _nanmedian_index(object data, Py_ssize_t d):
 
 
 @profiled_op
-def nanmedian(input, dim=_ALL, keepdim=False):
+def nanmedian(input, dim=_ALL, keepdim=False, *, out=None):
     """``median`` ignoring NaN: the lower median of the elements that are not NaN (NaN
     when all are), or ``(values, indices)`` along ``dim``. The gradient, as median's,
     goes to the chosen element (shared evenly by ties when ``dim`` is None).
@@ -1645,6 +1682,8 @@ def nanmedian(input, dim=_ALL, keepdim=False):
     >>> nanmedian(Variable(numpy.array([4., numpy.nan, 1., 3.])))
     tensor(3., dtype=float64)
     """
+    if out is not None: return _write_out("nanmedian", out, nanmedian(input, dim, keepdim),
+                                          _OUT_EXACT)
     cdef Variable x = _as_variable(input, "nanmedian")
     cdef Py_ssize_t d, n
     cdef MaxBackward node
@@ -1686,7 +1725,7 @@ cdef void _refuse_search_dtype(object boundaries, object values, str what) excep
 
 @profiled_op
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
-                 sorter=None):
+                 sorter=None, out=None):
     """Indices where the elements of ``input`` would be inserted into the last dimension
     of ``sorted_sequence`` to keep it sorted (int64, or int32 with ``out_int32``; not
     differentiable). ``right=True`` or ``side="right"`` gives the last such index.
@@ -1695,6 +1734,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     >>> searchsorted(Variable(numpy.array([1., 3., 5.])), Variable(numpy.array([3., 6.])))
     tensor([1, 3])
     """
+    if out is not None: return _write_out("searchsorted", out, searchsorted(sorted_sequence,
+                                          input, out_int32=out_int32, right=right, side=side,
+                                          sorter=sorter), _OUT_EXACT)
     cdef Variable seq = _as_variable(sorted_sequence, "searchsorted")
     values = _value_array(input, seq._data, "searchsorted", "input")
     _refuse_search_dtype(seq._data, values, "searchsorted")
@@ -1737,7 +1779,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 @profiled_op
-def bucketize(input, boundaries, *, out_int32=False, right=False):
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     """The index of the bucket of 1-D ``boundaries`` each element of ``input`` falls in:
     ``boundaries[i-1] < x <= boundaries[i]``, or ``boundaries[i-1] <= x < boundaries[i]``
     with ``right=True`` (int64, or int32 with ``out_int32``; not differentiable).
@@ -1745,6 +1787,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     >>> bucketize(Variable(numpy.array([1., 4., 9.])), Variable(numpy.array([2., 4., 6.])))
     tensor([0, 1, 3])
     """
+    if out is not None: return _write_out("bucketize", out, bucketize(input, boundaries,
+                                          out_int32=out_int32, right=right), _OUT_EXACT)
     cdef Variable b = _as_variable(boundaries, "bucketize")
     if b._data.ndim != 1:
         raise RuntimeError("bucketize(): boundaries tensor must be 1 dimension, but got "
@@ -1818,13 +1862,14 @@ cdef inline bint _finite_double(double v):
 
 
 @profiled_op
-cpdef Variable logsumexp(object input, object dim, object keepdim=False):
+cpdef Variable logsumexp(object input, object dim, object keepdim=False, object out=None):
     """``log(sum(exp(input), dim))`` computed stably; ``dim`` (an int or a tuple) is
     required, as torch's (an empty tuple reduces every dim of an empty input).
 
     >>> logsumexp(Variable(numpy.array([1000., 1000.])), dim=0)
     tensor(1000.6931, dtype=float64)
     """
+    if out is not None: return _write_out("logsumexp", out, logsumexp(input, dim, keepdim))
     cdef Variable x = _as_variable(input, "logsumexp")
     if dim is None:
         raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
@@ -1840,15 +1885,15 @@ cpdef Variable logsumexp(object input, object dim, object keepdim=False):
     dims = _normalize_dims(dim, x._data.ndim, "logsumexp")
     data = _logsumexp_data(x._data, dims, bool(keepdim))
     cdef LogsumexpBackward node
-    cdef Variable out
+    cdef Variable value
     if _records(x):
         node = LogsumexpBackward.__new__(LogsumexpBackward)
         node.dims = dims
         node.keepdim = bool(keepdim)
-        out = _recorded(node, data, (_edge(x),))
+        value = _recorded(node, data, (_edge(x),))
         node.input = _save(x, False, 0)
-        node.result = _save(out, True)
-        return out
+        node.result = _save(value, True)
+        return value
     return _plain(data, x._volatile)
 
 
@@ -1888,37 +1933,41 @@ cdef object _cum_extremum(object input, object dim, bint is_max):
 
 
 @profiled_op
-def cummax(input, dim):
+def cummax(input, dim, *, out=None):
     """Running maximum along ``dim`` and the index where it was reached (the last one
     at ties, as torch); the gradient goes to that index.
 
     >>> cummax(Variable(numpy.array([1., 3., 2., 3.])), 0)
     cummax(values=tensor([1., 3., 3., 3.], dtype=float64), indices=tensor([0, 1, 1, 3]))
     """
+    if out is not None: return _write_out("cummax", out, cummax(input, dim), _OUT_EXACT)
     _refuse_complex(input, None, "cummax")
     return _cum_extremum(input, dim, True)
 
 
 @profiled_op
-def cummin(input, dim):
+def cummin(input, dim, *, out=None):
     """Running minimum along ``dim`` and the index where it was reached (the last one
     at ties, as torch); the gradient goes to that index.
 
     >>> cummin(Variable(numpy.array([3., 1., 2., 1.])), 0).indices
     tensor([0, 1, 1, 3])
     """
+    if out is not None: return _write_out("cummin", out, cummin(input, dim), _OUT_EXACT)
     _refuse_complex(input, None, "cummin")
     return _cum_extremum(input, dim, False)
 
 
 @profiled_op
-def aminmax(input, *, dim=None, keepdim=False):
+def aminmax(input, *, dim=None, keepdim=False, out=None):
     """``(amin, amax)`` over ``dim`` (all elements when None) as a named tuple; ties
     share the gradient evenly, as amin and amax.
 
     >>> aminmax(Variable(numpy.array([[1., 5.], [7., 2.]])), dim=1)
     aminmax(min=tensor([1., 2.], dtype=float64), max=tensor([5., 7.], dtype=float64))
     """
+    if out is not None: return _write_out("aminmax", out, aminmax(input, dim=dim,
+                                          keepdim=keepdim), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "aminmax")
     if dim is not None and not isinstance(dim, int) and not hasattr(dim, "__index__"):
         raise TypeError("aminmax(): dim must be an int or None, got %s" % type(dim).__name__)
@@ -1967,13 +2016,15 @@ cdef void _refuse_complex_nan_dtype(Variable x, object dtype, str what) except *
 
 
 @profiled_op
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum treating nan as zero; nan entries get ``0 * g`` as their gradient (torch's
     product: NaN where ``g`` is infinite).
 
     >>> nansum(Variable(numpy.array([1., numpy.nan, 2.])))
     tensor(3., dtype=float64)
     """
+    if out is not None: return _write_out("nansum", out, nansum(input, dim, keepdim,
+                                          dtype=_dtype_or_out(dtype, out, "nansum")))
     _refuse_complex(input, None, "nansum")
     cdef Variable x = _as_variable(input, "nansum")
     _refuse_complex_nan_dtype(x, dtype, "nansum")
@@ -1986,13 +2037,15 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @profiled_op
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean of the non-nan entries (nan where there are none, and a nan gradient there,
     as torch's ``nansum / count``); nan entries get ``0 * g`` as their gradient.
 
     >>> nanmean(Variable(numpy.array([1., numpy.nan, 2.])))
     tensor(1.5000, dtype=float64)
     """
+    if out is not None: return _write_out("nanmean", out, nanmean(input, dim, keepdim,
+                                          dtype=dtype))
     _refuse_complex(input, None, "nanmean")
     cdef Variable x = _as_variable(input, "nanmean")
     if not _is_float_dtype(x._data.dtype):
@@ -2015,13 +2068,14 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @profiled_op
-def msort(input):
+def msort(input, *, out=None):
     """The values of ``input`` sorted along its first dimension (``sort(input, 0).values``).
 
     >>> msort(Variable(numpy.array([[3., 1.], [2., 4.]])))
     tensor([[2., 1.],
             [3., 4.]], dtype=float64)
     """
+    if out is not None: return _write_out("msort", out, msort(input), _OUT_EXACT)
     try:
         return sort(_as_variable(input, "msort"), 0)[0]
     except _OP_ERRORS as exc:

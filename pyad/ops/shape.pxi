@@ -908,12 +908,13 @@ cdef class CatBackward(Node):
 
 
 @profiled_op
-def cat(tensors, dim=0):
+def cat(tensors, dim=0, *, out=None):
     """Concatenate Variables along an existing dimension ``dim``.
 
     >>> cat([Variable(numpy.ones((1, 2))), Variable(numpy.zeros((2, 2)))]).shape
     (3, 2)
     """
+    if out is not None: return _write_out("cat", out, cat(tensors, dim), _OUT_CAT)
     cdef list xs = _variable_sequence(tensors, "cat")
     cdef list used = []
     cdef Variable x, ref = None
@@ -974,22 +975,25 @@ def cat(tensors, dim=0):
 
 
 @profiled_op
-def concat(tensors, dim=0):
+def concat(tensors, dim=0, *, out=None):
     """Alias of :func:`cat`.
 
     >>> concat([Variable(numpy.ones(2)), Variable(numpy.zeros(1))])
     tensor([1., 1., 0.], dtype=float64)
     """
+    if out is not None: return _write_out("concat", out, concat(tensors, dim), _OUT_CAT)
     return cat(tensors, dim)
 
 
 @profiled_op
-def concatenate(tensors, axis=0):
+def concatenate(tensors, axis=0, *, out=None):
     """Alias of :func:`cat` (NumPy's name, with ``axis``).
 
     >>> concatenate([Variable(numpy.ones(2)), Variable(numpy.zeros(1))])
     tensor([1., 1., 0.], dtype=float64)
     """
+    if out is not None: return _write_out("concatenate", out, concatenate(tensors, axis),
+                                          _OUT_CAT)
     try:
         return cat(tensors, axis)
     except _OP_ERRORS as exc:
@@ -997,12 +1001,13 @@ def concatenate(tensors, axis=0):
 
 
 @profiled_op
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, out=None):
     """Join Variables of equal shape along a new dimension ``dim``.
 
     >>> stack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))], 1).shape
     (3, 2)
     """
+    if out is not None: return _write_out("stack", out, stack(tensors, dim), _OUT_CAT)
     cdef list xs = _variable_sequence(tensors, "stack")
     cdef Variable x
     shape = (<Variable>xs[0])._data.shape
@@ -1016,24 +1021,26 @@ def stack(tensors, dim=0):
 
 
 @profiled_op
-def hstack(tensors):
+def hstack(tensors, *, out=None):
     """Concatenate horizontally: along dim 1, or dim 0 for 1-d inputs (0-d become 1-d).
 
     >>> hstack([Variable(numpy.ones((2, 1))), Variable(numpy.zeros((2, 2)))]).shape
     (2, 3)
     """
+    if out is not None: return _write_out("hstack", out, hstack(tensors), _OUT_CAT)
     cdef list xs = _variable_sequence(tensors, "hstack")
     xs = [reshape(x, (1,)) if (<Variable>x)._data.ndim == 0 else x for x in xs]
     return cat(xs, 0 if (<Variable>xs[0])._data.ndim == 1 else 1)
 
 
 @profiled_op
-def vstack(tensors):
+def vstack(tensors, *, out=None):
     """Concatenate vertically (along dim 0), after making every input at least 2-d.
 
     >>> vstack([Variable(numpy.ones(3)), Variable(numpy.zeros(3))]).shape
     (2, 3)
     """
+    if out is not None: return _write_out("vstack", out, vstack(tensors), _OUT_CAT)
     cdef list xs = _variable_sequence(tensors, "vstack")
     cdef Variable x
     out = []
@@ -1045,12 +1052,13 @@ def vstack(tensors):
 
 
 @profiled_op
-def row_stack(tensors):
+def row_stack(tensors, *, out=None):
     """Alias of :func:`vstack`.
 
     >>> row_stack([Variable(numpy.ones(2)), Variable(numpy.zeros(2))]).shape
     (2, 2)
     """
+    if out is not None: return _write_out("row_stack", out, row_stack(tensors), _OUT_CAT)
     try:
         return vstack(tensors)
     except _OP_ERRORS as exc:
@@ -1683,7 +1691,7 @@ cdef void _check_output_size(object total, object output_size, str what) except 
 
 
 @profiled_op
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, a
     logical xor for bool), after concatenating ``prepend`` and ``append`` along ``dim``.
 
@@ -1692,6 +1700,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     >>> diff(Variable(numpy.array([1., 4., 9., 16.])), n=2).tolist()
     [2.0, 2.0]
     """
+    if out is not None: return _write_out("diff", out, diff(input, n, dim, prepend, append))
     what = "diff"
     cdef Variable x = _as_variable(input, what)
     if x._data.ndim == 0:
@@ -1859,24 +1868,26 @@ def atleast_3d(*tensors):
 
 
 @profiled_op
-def dstack(tensors):
+def dstack(tensors, *, out=None):
     """Concatenate along dimension 2 (depth) after making every input at least 3-d.
 
     >>> dstack([Variable(numpy.ones(2)), Variable(numpy.zeros(2))]).shape
     (1, 2, 2)
     """
+    if out is not None: return _write_out("dstack", out, dstack(tensors), _OUT_CAT)
     cdef list xs = _variable_sequence(tensors, "dstack")
     return cat(list(atleast_3d(xs)), 2)
 
 
 @profiled_op
-def column_stack(tensors):
+def column_stack(tensors, *, out=None):
     """Stack as columns: 0-d and 1-d inputs become (n, 1) columns, then concatenate
     along dimension 1.
 
     >>> column_stack([Variable(numpy.ones(2)), Variable(numpy.zeros((2, 2)))]).shape
     (2, 3)
     """
+    if out is not None: return _write_out("column_stack", out, column_stack(tensors), _OUT_CAT)
     cdef list xs = _variable_sequence(tensors, "column_stack")
     cdef Variable x
     out = []
@@ -1996,13 +2007,14 @@ cdef object _exact_split(Variable x, object indices_or_sections, Py_ssize_t d, s
 
 
 @profiled_op
-def take(input, index):
+def take(input, index, *, out=None):
     """Elements of the input treated as 1-d, at ``index`` (the result has the index's
     shape); the gradient adds up at repeated indices.
 
     >>> take(Variable(numpy.array([[1., 2.], [3., 4.]])), numpy.array([0, 3, 3]))
     tensor([1., 4., 4.], dtype=float64)
     """
+    if out is not None: return _write_out("take", out, take(input, index), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "take")
     idx = _index_data(index, "take")
     n = x._data.size
@@ -2140,13 +2152,14 @@ def meshgrid(*tensors, indexing=None):
 
 
 @profiled_op
-def kron(input, other):
+def kron(input, other, *, out=None):
     """Kronecker product: block (i, j, ...) of the result is ``input[i, j, ...] *
     other`` (the shorter shape is padded with leading ones).
 
     >>> kron(Variable(numpy.eye(2)), Variable(numpy.array([[1., 2.]]))).tolist()
     [[1.0, 2.0, 0.0, 0.0], [0.0, 0.0, 1.0, 2.0]]
     """
+    if out is not None: return _write_out("kron", out, kron(input, other))
     cdef Variable a = _as_variable(input, "kron")
     cdef Variable b = _as_variable(other, "kron")
     cdef Py_ssize_t nd = builtins.max(a._data.ndim, b._data.ndim)
@@ -2283,7 +2296,7 @@ cdef object _src_part(object src, tuple key, object idx_shape):
 
 
 @profiled_op
-def gather(input, dim, index, *, sparse_grad=False):
+def gather(input, dim, index, *, sparse_grad=False, out=None):
     """``out[i][j] = input[index[i][j]][j]`` (for dim 0): values along ``dim`` at ``index``
     (``sparse_grad`` is accepted; the gradient is dense).
 
@@ -2291,6 +2304,8 @@ def gather(input, dim, index, *, sparse_grad=False):
     tensor([[1., 1.],
             [4., 3.]], dtype=float64)
     """
+    if out is not None: return _write_out("gather", out, gather(input, dim, index,
+                                          sparse_grad=sparse_grad), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "gather")
     if x._data.ndim == 1 and _index_ndim(index) == 0:
         # torch counts a 0-d index as 1-d of size 1; the result is 0-d
@@ -2387,7 +2402,7 @@ cdef Variable _put_along(Variable g, object index, Py_ssize_t d, tuple shape):
 
 
 @profiled_op
-def take_along_dim(input, indices, dim=None):
+def take_along_dim(input, indices, dim=None, *, out=None):
     """Values at ``indices`` along ``dim`` (of the flattened input when None); input and
     indices broadcast in the other dimensions.
 
@@ -2395,6 +2410,8 @@ def take_along_dim(input, indices, dim=None):
     tensor([[30.],
             [20.]], dtype=float64)
     """
+    if out is not None: return _write_out("take_along_dim", out, take_along_dim(input,
+                                          indices, dim), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "take_along_dim")
     given = (<Variable>indices)._data if isinstance(indices, Variable) else indices
     if hasattr(given, "dtype") and given.dtype != numpy.int64:
@@ -2437,13 +2454,15 @@ def take_along_dim(input, indices, dim=None):
 
 
 @profiled_op
-def scatter_add(input, dim, index, src):
+def scatter_add(input, dim, index, src, *, out=None):
     """``input`` with ``src`` added at ``index`` along ``dim``; repeated indices add up.
 
     >>> scatter_add(Variable(numpy.zeros(3)), 0, numpy.array([0, 2, 0]),
     ...             Variable(numpy.array([1., 2., 3.])))
     tensor([4., 0., 2.], dtype=float64)
     """
+    if out is not None: return _write_out("scatter_add", out, scatter_add(input, dim, index,
+                                          src), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "scatter_add")
     if not isinstance(src, Variable):
         raise TypeError("scatter_add(): argument 'src' must be a Variable, not %s"
@@ -2480,7 +2499,7 @@ cdef object _scalar_value(object value, str what):
 
 
 @profiled_op
-def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
     """``input`` with ``src`` (a Variable, or a number) written at ``index`` along ``dim``.
 
     >>> scatter(Variable(numpy.zeros(3)), 0, numpy.array([2, 0]), Variable(numpy.array([1., 2.])))
@@ -2488,6 +2507,8 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     >>> scatter(Variable(numpy.zeros(3)), 0, numpy.array([1]), value=5.0)
     tensor([0., 5., 0.], dtype=float64)
     """
+    if out is not None: return _write_out("scatter", out, scatter(input, dim, index, src,
+                                          value, reduce=reduce), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "scatter")
     if src is None:
         src = value
@@ -2559,13 +2580,15 @@ cdef tuple _index_dim_key(Variable x, object dim, object index, str what):
 
 
 @profiled_op
-def index_select(input, dim, index):
+def index_select(input, dim, index, *, out=None):
     """The entries at ``index`` (1-d) along ``dim``.
 
     >>> index_select(Variable(numpy.arange(6.).reshape(2, 3)), 1, numpy.array([2, 0]))
     tensor([[2., 0.],
             [5., 3.]], dtype=float64)
     """
+    if out is not None: return _write_out("index_select", out, index_select(input, dim,
+                                          index), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "index_select")
     key = _index_dim_key(x, dim, index, "index_select")
     if x._data.ndim == 0:
@@ -2595,7 +2618,7 @@ cdef object _index_source(Variable x, tuple key, object source, str what):
 
 
 @profiled_op
-def index_add(input, dim, index, source, alpha=1):
+def index_add(input, dim, index, source, alpha=1, *, out=None):
     """``input`` with ``alpha * source`` added at ``index`` along ``dim``; repeated
     indices add up.
 
@@ -2603,6 +2626,8 @@ def index_add(input, dim, index, source, alpha=1):
     ...           Variable(numpy.array([1., 2., 3.])))
     tensor([3., 0., 3.], dtype=float64)
     """
+    if out is not None: return _write_out("index_add", out, index_add(input, dim, index,
+                                          source, alpha), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "index_add")
     key = _index_dim_key(x, dim, index, "index_add")
     src = _index_source(x, key, source, "index_add")
@@ -2679,12 +2704,14 @@ def masked_fill(input, mask, value):
 
 
 @profiled_op
-def masked_select(input, mask):
+def masked_select(input, mask, *, out=None):
     """The entries where ``mask`` is true, as a 1-d Variable (input and mask broadcast).
 
     >>> masked_select(Variable(numpy.arange(3.)), numpy.array([True, False, True]))
     tensor([0., 2.], dtype=float64)
     """
+    if out is not None: return _write_out("masked_select", out, masked_select(input, mask),
+                                          _OUT_EXACT)
     cdef Variable x = _as_variable(input, "masked_select")
     xb, m = _broadcast_mask(x, mask, "masked_select")
     if m.ndim == 0:
@@ -2721,7 +2748,7 @@ def masked_scatter(input, mask, source):
 # -- nonzero, unique, pad ---------------------------------------------------------------
 
 @profiled_op
-def nonzero(input, as_tuple=False):
+def nonzero(input, as_tuple=False, *, out=None):
     """Indices of the nonzero entries: an int64 Variable of shape (n, ndim), or with
     ``as_tuple`` one 1-d Variable per dimension (not differentiable).
 
@@ -2729,6 +2756,7 @@ def nonzero(input, as_tuple=False):
     tensor([[0, 1],
             [1, 0]])
     """
+    if out is not None: return _write_out("nonzero", out, nonzero(input, as_tuple), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "nonzero")
     xp = _xp_of(x._data)
     if as_tuple:

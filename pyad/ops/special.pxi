@@ -430,12 +430,13 @@ cdef class AsinhBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable asinh(object input):
+cpdef Variable asinh(object input, object out=None):
     """Elementwise inverse hyperbolic sine (complex input too, as torch).
 
     >>> asinh(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.8814], dtype=float64)
     """
+    if out is not None: return _write_out("asinh", out, asinh(input))
     return _float_unary(_np_arcsinh, input, AsinhBackward, 1, "asinh")
 
 
@@ -451,12 +452,13 @@ cdef class AcoshBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable acosh(object input):
+cpdef Variable acosh(object input, object out=None):
     """Elementwise inverse hyperbolic cosine (nan below 1).
 
     >>> acosh(Variable(numpy.array([1., 2.])))
     tensor([0.0000, 1.3170], dtype=float64)
     """
+    if out is not None: return _write_out("acosh", out, acosh(input))
     return _float_unary(_np_arccosh, input, AcoshBackward, 1, "acosh")
 
 
@@ -467,12 +469,13 @@ cdef class AtanhBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable atanh(object input):
+cpdef Variable atanh(object input, object out=None):
     """Elementwise inverse hyperbolic tangent (+-inf at +-1, nan outside [-1, 1]).
 
     >>> atanh(Variable(numpy.array([0., 0.5])))
     tensor([0.0000, 0.5493], dtype=float64)
     """
+    if out is not None: return _write_out("atanh", out, atanh(input))
     return _float_unary(_np_arctanh, input, AtanhBackward, 1, "atanh")
 
 
@@ -484,82 +487,90 @@ cdef Variable _alias(object op, tuple args, str name):
 
 
 @profiled_op
-cpdef Variable arcsin(object input):
+cpdef Variable arcsin(object input, object out=None):
     """Alias of :func:`asin`.
 
     >>> arcsin(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
+    if out is not None: return _write_out("arcsin", out, arcsin(input))
     return _alias(asin, (input,), "arcsin")
 
 
 @profiled_op
-cpdef Variable arccos(object input):
+cpdef Variable arccos(object input, object out=None):
     """Alias of :func:`acos`.
 
     >>> arccos(Variable(numpy.array([1., 0.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
+    if out is not None: return _write_out("arccos", out, arccos(input))
     return _alias(acos, (input,), "arccos")
 
 
 @profiled_op
-cpdef Variable arctan(object input):
+cpdef Variable arctan(object input, object out=None):
     """Alias of :func:`atan`.
 
     >>> arctan(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.7854], dtype=float64)
     """
+    if out is not None: return _write_out("arctan", out, arctan(input))
     return _alias(atan, (input,), "arctan")
 
 
 @profiled_op
-cpdef Variable arctan2(object input, object other):
+cpdef Variable arctan2(object input, object other, object out=None):
     """Alias of :func:`atan2`.
 
     >>> arctan2(Variable(numpy.array([1.])), Variable(numpy.array([-1.])))
     tensor([2.3562], dtype=float64)
     """
+    if out is not None: return _write_out("arctan2", out, arctan2(input, other))
     return _alias(atan2, (input, other), "arctan2")
 
 
 @profiled_op
-cpdef Variable arcsinh(object input):
+cpdef Variable arcsinh(object input, object out=None):
     """Alias of :func:`asinh`.
 
     >>> arcsinh(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.8814], dtype=float64)
     """
+    if out is not None: return _write_out("arcsinh", out, arcsinh(input))
     return _alias(asinh, (input,), "arcsinh")
 
 
 @profiled_op
-cpdef Variable arccosh(object input):
+cpdef Variable arccosh(object input, object out=None):
     """Alias of :func:`acosh`.
 
     >>> arccosh(Variable(numpy.array([1., 2.])))
     tensor([0.0000, 1.3170], dtype=float64)
     """
+    if out is not None: return _write_out("arccosh", out, arccosh(input))
     return _alias(acosh, (input,), "arccosh")
 
 
 @profiled_op
-cpdef Variable arctanh(object input):
+cpdef Variable arctanh(object input, object out=None):
     """Alias of :func:`atanh`.
 
     >>> arctanh(Variable(numpy.array([0., 0.5])))
     tensor([0.0000, 0.5493], dtype=float64)
     """
+    if out is not None: return _write_out("arctanh", out, arctanh(input))
     return _alias(atanh, (input,), "arctanh")
 
 
 @profiled_op
-cpdef Variable fix(object input):
+cpdef Variable fix(object input, object out=None):
     """Alias of :func:`trunc` (rounds toward zero; zero gradient).
 
     >>> fix(Variable(numpy.array([-1.5, 2.7])))
     tensor([-1.,  2.], dtype=float64)
     """
+    if out is not None: return _write_out("fix", out, fix(input), _OUT_EXACT)
     return _alias(trunc, (input,), "fix")
 
 
@@ -571,12 +582,13 @@ cdef class Exp2Backward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable exp2(object input):
+cpdef Variable exp2(object input, object out=None):
     """Elementwise ``2 ** input``.
 
     >>> exp2(Variable(numpy.array([0., 3., -1.])))
     tensor([1.0000, 8.0000, 0.5000], dtype=float64)
     """
+    if out is not None: return _write_out("exp2", out, exp2(input))
     return _float_unary(_np_exp2, input, Exp2Backward, 2, "exp2")
 
 
@@ -587,13 +599,14 @@ cdef class ErfcBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable erfc(object input):
+cpdef Variable erfc(object input, object out=None):
     """Elementwise complementary error function ``1 - erf(input)``, accurate where
     ``erf`` is near 1.
 
     >>> erfc(Variable(numpy.array([0., 1., 10.])))
     tensor([1.0000e+00, 1.5730e-01, 2.0885e-45], dtype=float64)
     """
+    if out is not None: return _write_out("erfc", out, erfc(input))
     return _special_unary(_erfc_data, input, ErfcBackward, 1, "erfc")
 
 
@@ -605,12 +618,13 @@ cdef class ErfinvBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable erfinv(object input):
+cpdef Variable erfinv(object input, object out=None):
     """Elementwise inverse error function (+-inf at +-1, nan outside [-1, 1]).
 
     >>> erfinv(Variable(numpy.array([0., 0.5, -1.])))
     tensor([0.0000, 0.4769,   -inf], dtype=float64)
     """
+    if out is not None: return _write_out("erfinv", out, erfinv(input))
     return _special_unary(_erfinv_data, input, ErfinvBackward, 2, "erfinv")
 
 
@@ -622,12 +636,13 @@ cdef class LgammaBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable lgamma(object input):
+cpdef Variable lgamma(object input, object out=None):
     """Elementwise ``log|Gamma(input)|`` (inf at 0 and the negative integers).
 
     >>> lgamma(Variable(numpy.array([1., 0.5, 10.])))
     tensor([ 0.0000,  0.5724, 12.8018], dtype=float64)
     """
+    if out is not None: return _write_out("lgamma", out, lgamma(input))
     return _special_unary(_lgamma_data, input, LgammaBackward, 1, "lgamma")
 
 
@@ -637,13 +652,14 @@ cdef class DigammaBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable digamma(object input):
+cpdef Variable digamma(object input, object out=None):
     """Elementwise digamma ``psi = d/dx lgamma`` (-inf at 0, nan at the negative
     integers, as torch).
 
     >>> digamma(Variable(numpy.array([1., 0.5])))
     tensor([-0.5772, -1.9635], dtype=float64)
     """
+    if out is not None: return _write_out("digamma", out, digamma(input))
     return _special_unary(_digamma_data, input, DigammaBackward, 1, "digamma")
 
 
@@ -655,12 +671,13 @@ cdef class PolygammaBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable polygamma(object n, object input):
+cpdef Variable polygamma(object n, object input, object out=None):
     """The ``n``-th derivative of :func:`digamma` (``n >= 0``, an int, as torch).
 
     >>> polygamma(1, Variable(numpy.array([1., 2.])))
     tensor([1.6449, 0.6449], dtype=float64)
     """
+    if out is not None: return _write_out("polygamma", out, polygamma(n, input))
     if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)):
         raise TypeError("polygamma(): argument 'n' (position 1) must be int, not %s"
                         % type(n).__name__)
@@ -679,7 +696,7 @@ cpdef Variable polygamma(object n, object input):
 
 
 @profiled_op
-cpdef Variable mvlgamma(object input, object p):
+cpdef Variable mvlgamma(object input, object p, object out=None):
     """The multivariate log-gamma function of dimension ``p``:
     ``sum_{i<p} lgamma(input - i/2) + p (p - 1) / 4 log(pi)``, computed for every element
     as torch 2.13 does (no domain check: at and below ``(p - 1) / 2`` it is lgamma's
@@ -688,6 +705,7 @@ cpdef Variable mvlgamma(object input, object p):
     >>> mvlgamma(Variable(numpy.array([2.5, 3.])), 2)
     tensor([0.8570, 1.5502], dtype=float64)
     """
+    if out is not None: return _write_out("mvlgamma", out, mvlgamma(input, p))
     if isinstance(p, bool) or not isinstance(p, (int, numpy.integer)):
         raise TypeError("mvlgamma(): argument 'p' must be int, not %s" % type(p).__name__)
     if p < 1:
@@ -712,12 +730,13 @@ cdef class I0Backward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable i0(object input):
+cpdef Variable i0(object input, object out=None):
     """Elementwise modified Bessel function of the first kind, order 0.
 
     >>> i0(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 1.2661], dtype=float64)
     """
+    if out is not None: return _write_out("i0", out, i0(input))
     return _special_unary(_i0_data, input, I0Backward, 1, "i0")
 
 
@@ -729,13 +748,14 @@ cdef class I0eBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable i0e(object input):
+cpdef Variable i0e(object input, object out=None):
     """Elementwise exponentially scaled ``exp(-|input|) * i0(input)``
     (``torch.special.i0e``).
 
     >>> i0e(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 0.4658], dtype=float64)
     """
+    if out is not None: return _write_out("i0e", out, i0e(input))
     return _special_unary(_i0e_data, input, I0eBackward, 1, "i0e")
 
 
@@ -754,13 +774,14 @@ cdef class I1Backward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable i1(object input):
+cpdef Variable i1(object input, object out=None):
     """Elementwise modified Bessel function of the first kind, order 1
     (``torch.special.i1``).
 
     >>> i1(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.5652], dtype=float64)
     """
+    if out is not None: return _write_out("i1", out, i1(input))
     return _special_unary(_i1_data, input, I1Backward, 1, "i1")
 
 
@@ -776,13 +797,14 @@ cdef class I1eBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable i1e(object input):
+cpdef Variable i1e(object input, object out=None):
     """Elementwise exponentially scaled ``exp(-|input|) * i1(input)``
     (``torch.special.i1e``).
 
     >>> i1e(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.2079], dtype=float64)
     """
+    if out is not None: return _write_out("i1e", out, i1e(input))
     return _special_unary(_i1e_data, input, I1eBackward, 1, "i1e")
 
 
@@ -795,12 +817,13 @@ cdef class NdtrBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable ndtr(object input):
+cpdef Variable ndtr(object input, object out=None):
     """The standard normal CDF ``(1 + erf(x / sqrt 2)) / 2`` (``torch.special.ndtr``).
 
     >>> ndtr(Variable(numpy.array([0., 1.])))
     tensor([0.5000, 0.8413], dtype=float64)
     """
+    if out is not None: return _write_out("ndtr", out, ndtr(input))
     return _special_unary(_ndtr_data, input, NdtrBackward, 1, "ndtr")
 
 
@@ -812,12 +835,13 @@ cdef class NdtriBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable ndtri(object input):
+cpdef Variable ndtri(object input, object out=None):
     """The standard normal quantile, inverse of :func:`ndtr` (``torch.special.ndtri``).
 
     >>> ndtri(Variable(numpy.array([0.5, 0.975])))
     tensor([0.0000, 1.9600], dtype=float64)
     """
+    if out is not None: return _write_out("ndtri", out, ndtri(input))
     _refuse_half(input, "ndtri")
     return _special_unary(_ndtri_data, input, NdtriBackward, 2, "ndtri")
 
@@ -844,23 +868,24 @@ cdef class LogNdtrBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef Variable log_ndtr(object input):
+cpdef Variable log_ndtr(object input, object out=None):
     """``log(ndtr(input))``, accurate far in both tails (``torch.special.log_ndtr``).
 
     >>> log_ndtr(Variable(numpy.array([0., -10.])))
     tensor([ -0.6931, -53.2313], dtype=float64)
     """
+    if out is not None: return _write_out("log_ndtr", out, log_ndtr(input))
     _refuse_complex(input, None, "log_ndtr")
     _refuse_half(input, "log_ndtr")
     cdef Variable x = _float_input(input, "log_ndtr")
     data = _log_ndtr_data(x._data)
     cdef LogNdtrBackward node
-    cdef Variable out
+    cdef Variable value
     if _records(x):
         node = LogNdtrBackward.__new__(LogNdtrBackward)
-        out = _record_unary(node, data, x, True, False)
-        node.result = _save(out, True)
-        return out
+        value = _record_unary(node, data, x, True, False)
+        node.result = _save(value, True)
+        return value
     return _plain(data, x._volatile)
 
 
@@ -897,6 +922,7 @@ cdef class XlogyBackward(_BinaryNode):
     cdef bint one_plus
 
     cdef tuple _backward(self, tuple grads):
+        cdef object f                   # the op, as a Python object (two C signatures)
         g = grads[0]
         a = self.a.get(self)
         b = self.b.get(self)
@@ -931,24 +957,26 @@ cdef Variable _xlogy(object input, object other, bint one_plus, str what):
 
 
 @profiled_op
-cpdef Variable xlogy(object input, object other):
+cpdef Variable xlogy(object input, object other, object out=None):
     """Elementwise ``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is
     nan); either argument may be a number.
 
     >>> xlogy(Variable(numpy.array([0., 2.])), Variable(numpy.array([0., 3.])))
     tensor([0.0000, 2.1972], dtype=float64)
     """
+    if out is not None: return _write_out("xlogy", out, xlogy(input, other))
     return _xlogy(input, other, False, "xlogy")
 
 
 @profiled_op
-cpdef Variable xlog1py(object input, object other):
+cpdef Variable xlog1py(object input, object other, object out=None):
     """Elementwise ``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is
     nan) (``torch.special.xlog1py``).
 
     >>> xlog1py(Variable(numpy.array([0., 2.])), Variable(numpy.array([-1., 2.])))
     tensor([0.0000, 2.1972], dtype=float64)
     """
+    if out is not None: return _write_out("xlog1py", out, xlog1py(input, other))
     return _xlogy(input, other, True, "xlog1py")
 
 
@@ -968,13 +996,14 @@ cdef object _entr_data(object d):
 
 
 @profiled_op
-cpdef Variable entr(object input):
+cpdef Variable entr(object input, object out=None):
     """Elementwise entropy term ``-input * log(input)``: 0 at 0, -inf below 0
     (``torch.special.entr``).
 
     >>> entr(Variable(numpy.array([0., 0.5, -1.])))
     tensor([0.0000, 0.3466,   -inf], dtype=float64)
     """
+    if out is not None: return _write_out("entr", out, entr(input))
     return _special_unary(_entr_data, input, EntrBackward, 1, "entr")
 
 
@@ -998,12 +1027,13 @@ cdef object _sinc_data(object d):
 
 
 @profiled_op
-cpdef Variable sinc(object input):
+cpdef Variable sinc(object input, object out=None):
     """Elementwise normalized sinc ``sin(pi x) / (pi x)``, 1 at 0.
 
     >>> sinc(Variable(numpy.array([0., 0.5, 1.])))
     tensor([1.0000e+00, 6.3662e-01, 3.8982e-17], dtype=float64)
     """
+    if out is not None: return _write_out("sinc", out, sinc(input))
     if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) == b'c':
         # torch takes complex input: pyad.special.sinc's composition (sin(pi z) / (pi z),
         # 1 at 0, differentiable with gradient 0 there)
@@ -1060,24 +1090,26 @@ cdef Variable _fminmax(object input, object other, bint is_max, str what):
 
 
 @profiled_op
-cpdef Variable fmax(object input, object other):
+cpdef Variable fmax(object input, object other, object out=None):
     """Elementwise maximum that ignores nan (nan only where both are nan); the gradient
     goes to ``input`` at ties, as torch.
 
     >>> fmax(Variable(numpy.array([1., numpy.nan, 3.])), Variable(numpy.array([2., 0., numpy.nan])))
     tensor([2., 0., 3.], dtype=float64)
     """
+    if out is not None: return _write_out("fmax", out, fmax(input, other))
     return _fminmax(input, other, True, "fmax")
 
 
 @profiled_op
-cpdef Variable fmin(object input, object other):
+cpdef Variable fmin(object input, object other, object out=None):
     """Elementwise minimum that ignores nan (nan only where both are nan); the gradient
     goes to ``input`` at ties, as torch.
 
     >>> fmin(Variable(numpy.array([1., numpy.nan, 3.])), Variable(numpy.array([2., 0., numpy.nan])))
     tensor([1., 0., 3.], dtype=float64)
     """
+    if out is not None: return _write_out("fmin", out, fmin(input, other))
     return _fminmax(input, other, False, "fmin")
 
 
@@ -1100,13 +1132,14 @@ cdef class CopysignBackward(_BinaryNode):
 
 
 @profiled_op
-cpdef Variable copysign(object input, object other):
+cpdef Variable copysign(object input, object other, object out=None):
     """Elementwise ``|input|`` with the sign of ``other`` (signed zeros count); integer
     inputs give the default float dtype.
 
     >>> copysign(Variable(numpy.array([1., -2., 3.])), Variable(numpy.array([-1., 1., -0.])))
     tensor([-1.,  2., -3.], dtype=float64)
     """
+    if out is not None: return _write_out("copysign", out, copysign(input, other))
     da, db, rt = _float_operands(input, other, "copysign")
     try:
         data = _np_copysign(da, db, dtype=rt)
@@ -1152,7 +1185,7 @@ cdef class LdexpBackward(_BinaryNode):
 
 
 @profiled_op
-cpdef Variable ldexp(object input, object other):
+cpdef Variable ldexp(object input, object other, object out=None):
     """Elementwise ``input * 2 ** other`` (torch's ldexp; differentiable in both).
 
     A floating ``input`` with an integer ``other`` is scaled exactly in its own dtype (a
@@ -1163,6 +1196,7 @@ cpdef Variable ldexp(object input, object other):
     >>> ldexp(Variable(numpy.array([1., 3.])), Variable(numpy.array([2, -1])))
     tensor([4.0000, 1.5000], dtype=float64)
     """
+    if out is not None: return _write_out("ldexp", out, ldexp(input, other), _OUT_EXACT)
     cdef char kb, ka
     if not isinstance(other, Variable):
         try:
@@ -1284,13 +1318,14 @@ cdef class NextafterBackward(_BinaryNode):
 
 
 @profiled_op
-cpdef Variable nextafter(object input, object other):
+cpdef Variable nextafter(object input, object other, object out=None):
     """The next floating-point value after ``input`` toward ``other``, elementwise; its
     gradient is torch's: ``grad`` for ``input``, zero for ``other``.
 
     >>> nextafter(Variable(numpy.array([1.])), Variable(numpy.array([2.]))).data - 1
     array([2.22044605e-16])
     """
+    if out is not None: return _write_out("nextafter", out, nextafter(input, other))
     # torch promotes the operands (int32 with float16: float16) and has floating
     # kernels only
     da = _binary_operand_data(input, "nextafter", "input")
@@ -1317,13 +1352,14 @@ cdef object _heaviside_data(object x, object values):
 
 
 @profiled_op
-cpdef Variable heaviside(object input, object values):
+cpdef Variable heaviside(object input, object values, object out=None):
     """The Heaviside step: 0 where ``input < 0``, ``values`` where it is 0, 1 where it
     is positive (no gradient, as torch; both must have one dtype).
 
     >>> heaviside(Variable(numpy.array([-1., 0., 2.])), Variable(numpy.array([0.5])))
     tensor([0.0000, 0.5000, 1.0000], dtype=float64)
     """
+    if out is not None: return _write_out("heaviside", out, heaviside(input, values), _OUT_EXACT)
     if _is_complex_operand(input) or _is_complex_operand(values):
         raise RuntimeError("heaviside(): not yet implemented for complex Variables.")
     result = _no_grad_float_binary(_heaviside_data, input, values, "heaviside")
@@ -1353,12 +1389,13 @@ cdef Variable _integer_binary(object ufunc, object input, object other, str what
 
 
 @profiled_op
-cpdef Variable gcd(object input, object other):
+cpdef Variable gcd(object input, object other, object out=None):
     """Elementwise greatest common divisor of integers (non-negative; gcd(0, 0) = 0).
 
     >>> gcd(Variable(numpy.array([4, -6, 0])), Variable(numpy.array([6, 4, 0])))
     tensor([2, 2, 0])
     """
+    if out is not None: return _write_out("gcd", out, gcd(input, other))
     r = _integer_binary(_np_gcd, input, other, "gcd")
     if _dtype_kind(r._data) == b'i':
         r._data = _torch_gcd_data(input, other, r._data, "gcd")
@@ -1366,12 +1403,13 @@ cpdef Variable gcd(object input, object other):
 
 
 @profiled_op
-cpdef Variable lcm(object input, object other):
+cpdef Variable lcm(object input, object other, object out=None):
     """Elementwise least common multiple of integers (non-negative; 0 if either is 0).
 
     >>> lcm(Variable(numpy.array([4, -6, 0])), Variable(numpy.array([6, 4, 3])))
     tensor([12, 12,  0])
     """
+    if out is not None: return _write_out("lcm", out, lcm(input, other))
     r = _integer_binary(_np_lcm, input, other, "lcm")
     if _dtype_kind(r._data) == b'i':
         r._data = _torch_lcm_data(input, other, r._data)
