@@ -283,6 +283,7 @@ def test_every_ported_script_is_tested():
         # in tests/test_ported_examples_8.py
         "tensors_deeper_tutorial",
         "autogradyt_tutorial",
+        "modelsyt_tutorial",
         ])
 
 

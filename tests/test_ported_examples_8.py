@@ -38,11 +38,11 @@ def _module(name):
 
 
 _helpers = _module("test_ported_examples")
-load, Proxy = _helpers.load, _helpers.Proxy
+load, Proxy, seeded = _helpers.load, _helpers.Proxy, _helpers.seeded
 PORTED = _helpers.PORTED
 
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
-SCRIPTS = ["tensors_deeper_tutorial", "autogradyt_tutorial"]
+SCRIPTS = ["tensors_deeper_tutorial", "autogradyt_tutorial", "modelsyt_tutorial"]
 
 
 @contextlib.contextmanager
@@ -351,6 +351,78 @@ def test_autogradyt_tutorial_verbatim_data_norm():
     twin_autogradyt("float64", data_norm=True)
 
 
+# -- beginner_source/introyt/modelsyt_tutorial.py ---------------------------------------------
+
+def twin_models(dtype):
+    """Run the tutorial on torch then on pyad (every module from torch's initial state,
+    ``rand`` from the shared stream, the dropout masks from ``seeded``'s); return each
+    run's results and what it logged."""
+    states, logs = [], ([], [])
+
+    def record(module):
+        states.append({k: v.detach().numpy().copy() for k, v in module.state_dict().items()})
+
+    def restore(module):
+        state = states.pop(0)
+        assert list(module.state_dict()) == list(state)
+        module.load_state_dict({k: pyad.tensor(v) for k, v in state.items()})
+
+    with default_dtype(dtype):
+        t_out = load("modelsyt_tutorial").run(seeded_stream(seeded(torch)), init=record,
+                                              log=lambda *a: logs[0].append(a))
+        p_out = load("modelsyt_tutorial").run(seeded_stream(seeded(pyad)), init=restore,
+                                              log=lambda *a: logs[1].append(a))
+    assert not states
+    return (t_out, logs[0]), (p_out, logs[1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_modelsyt_tutorial(dtype):
+    (t_out, t_log), (p_out, p_log) = twin_models(dtype)
+    assert len(p_log) == len(t_log)
+    t_out["dropout_out"], p_out["dropout_out"] = t_log[-2:], p_log[-2:]
+    t_flat, p_flat = _tree(t_out), _tree(p_out)
+    assert [k for k, _ in p_flat] == [k for k, _ in t_flat]
+    eps = np.finfo(dtype).eps
+    for (name, t), (_, p) in zip(t_flat, p_flat):
+        if isinstance(t, np.ndarray):
+            assert p.shape == t.shape and p.dtype == t.dtype, (name, p.shape, t.shape,
+                                                               p.dtype, t.dtype)
+            if name.startswith("norm") or name == "lin_y" or name.startswith("running"):
+                # BatchNorm's statistics and a Linear's dot products: a few ulps of
+                # the largest entry (the mean of the normalised tensor is rounding)
+                np.testing.assert_allclose(p, t, rtol=4 * eps,
+                                           atol=8 * eps * max(1.0, float(np.abs(t).max())),
+                                           err_msg=name)
+            else:
+                np.testing.assert_array_equal(p, t, err_msg=name)
+        else:
+            assert p == t and type(p) is type(t), (name, p, t)
+
+
+def test_modelsyt_tutorial_values_are_the_tutorials():
+    (t_out, t_log), _ = twin_models("float64")
+    # y = x W^T + b; the 3x3 max pool of a 6x6 input: each quadrant's maximum
+    w, b = (p.detach().numpy() for p in t_out["lin_params"])
+    np.testing.assert_allclose(t_out["lin_y"].detach().numpy(),
+                               t_out["lin_x"].numpy() @ w.T + b, rtol=1e-14)
+    m = t_out["maxpool_in"].numpy()[0]
+    np.testing.assert_array_equal(t_out["maxpool_out"].numpy()[0],
+                                  m.reshape(2, 3, 2, 3).max(axis=(1, 3)))
+    # BatchNorm1d in training mode: each channel over (N, L) to mean 0, variance 1
+    x = t_out["norm_in"].numpy()
+    expected = (x - x.mean((0, 2), keepdims=True)) / np.sqrt(x.var((0, 2), keepdims=True)
+                                                             + 1e-5)
+    np.testing.assert_allclose(t_out["normed"].detach().numpy(), expected, rtol=1e-12,
+                               atol=1e-12)
+    assert abs(t_out["normed_mean"].item()) < 1e-8
+    # Dropout(p=0.4): each entry zero or scaled by 1 / 0.6
+    for (out,) in t_log[-2:]:
+        out, x = out.numpy(), t_out["dropout_in"].numpy()
+        assert np.all((out == 0) | np.isclose(out, x / 0.6, rtol=1e-14))
+    assert t_out["model_params_are_Parameters"] == [True] * 4
+
+
 # -- this batch's scripts ---------------------------------------------------------------------
 
 def test_every_script_of_this_batch_is_tested():
@@ -363,7 +435,8 @@ def test_every_script_of_this_batch_is_tested():
 
 @pytest.mark.parametrize("name,expected", [
     ("tensors_deeper_tutorial", "[ 1., 23.,  1.]]"),          # out= through a proxy
-    ("autogradyt_tutorial", "Self CPU time total")])
+    ("autogradyt_tutorial", "Self CPU time total"),
+    ("modelsyt_tutorial", "(softmax): Softmax(dim=None)")])
 def test_scripts_run_as_scripts_on_pyad(name, expected):
     env = dict(os.environ, PYTHONPATH=_helpers.PYAD_HOME, OPENBLAS_NUM_THREADS="1",
                OMP_NUM_THREADS="1")
