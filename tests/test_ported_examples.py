@@ -284,6 +284,7 @@ def test_every_ported_script_is_tested():
         "tensors_deeper_tutorial",
         "autogradyt_tutorial",
         "modelsyt_tutorial",
+        "trainingyt",
         ])
 
 

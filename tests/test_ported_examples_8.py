@@ -38,11 +38,14 @@ def _module(name):
 
 
 _helpers = _module("test_ported_examples")
+_helpers3 = _module("test_ported_examples_3")
+twin_runs_many = _helpers3.twin_runs_many
 load, Proxy, seeded = _helpers.load, _helpers.Proxy, _helpers.seeded
 PORTED = _helpers.PORTED
 
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
-SCRIPTS = ["tensors_deeper_tutorial", "autogradyt_tutorial", "modelsyt_tutorial"]
+SCRIPTS = ["tensors_deeper_tutorial", "autogradyt_tutorial", "modelsyt_tutorial",
+           "trainingyt"]
 
 
 @contextlib.contextmanager
@@ -423,6 +426,33 @@ def test_modelsyt_tutorial_values_are_the_tutorials():
     assert t_out["model_params_are_Parameters"] == [True] * 4
 
 
+# -- beginner_source/introyt/trainingyt.py ----------------------------------------------------
+
+def test_trainingyt():
+    # the dummy outputs' rand from the shared stream; both DataLoaders in order
+    t, p = twin_runs_many(load("trainingyt"), wrap=seeded_stream, shuffle=False)
+    # the dummy loss, 12 steps and (train, valid) per epoch, the reloaded model's loss
+    assert len(t) == 1 + 2 * (12 + 2) + 1
+
+
+def test_trainingyt_longer_uneven_batches():
+    # 50 and 18 rows in batches of 4: a last batch of 2 in both loaders
+    twin_runs_many(load("trainingyt"), wrap=seeded_stream, shuffle=False, n_train=50,
+                   n_valid=18, epochs=3, report_every=5, seed=2)
+
+
+def test_functional_module_has_torchs_names():
+    # the tutorial's import torch.functional as F: torch's list, less the STFTs
+    assert pyad.functional.__all__ == [n for n in torch.functional.__all__
+                                       if n not in ("stft", "istft")]
+    for name in pyad.functional.__all__:
+        assert getattr(pyad.functional, name) is getattr(pyad, name), name
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(
+        pyad.functional.einsum("ij->ji", pyad.tensor(x)).numpy(),
+        torch.functional.einsum("ij->ji", torch.tensor(x)).numpy())
+
+
 # -- this batch's scripts ---------------------------------------------------------------------
 
 def test_every_script_of_this_batch_is_tested():
@@ -436,7 +466,8 @@ def test_every_script_of_this_batch_is_tested():
 @pytest.mark.parametrize("name,expected", [
     ("tensors_deeper_tutorial", "[ 1., 23.,  1.]]"),          # out= through a proxy
     ("autogradyt_tutorial", "Self CPU time total"),
-    ("modelsyt_tutorial", "(softmax): Softmax(dim=None)")])
+    ("modelsyt_tutorial", "(softmax): Softmax(dim=None)"),
+    ("trainingyt", "reloaded model, first validation batch loss")])    # shuffled
 def test_scripts_run_as_scripts_on_pyad(name, expected):
     env = dict(os.environ, PYTHONPATH=_helpers.PYAD_HOME, OPENBLAS_NUM_THREADS="1",
                OMP_NUM_THREADS="1")
