@@ -285,6 +285,7 @@ def test_every_ported_script_is_tested():
         "autogradyt_tutorial",
         "modelsyt_tutorial",
         "trainingyt",
+        "quickstart_tutorial",
         ])
 
 

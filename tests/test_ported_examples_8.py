@@ -1,5 +1,6 @@
 """Ported pytorch/tutorials texts (examples/ported/, the eighth batch): the
-"Introduction to PyTorch" (introyt) tensors tutorial. Each runs on torch and on pyad
+"Introduction to PyTorch" (introyt) tensors, autograd, models and training tutorials,
+and Learn the Basics' quickstart. Each runs on torch and on pyad
 with the same random numbers, and every value the tutorial prints or computes (tensors
 by value, shape and dtype; shapes; leafness and ``requires_grad``; the NumPy bridge's
 shared memory) is compared with torch's.
@@ -45,7 +46,7 @@ PORTED = _helpers.PORTED
 
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
 SCRIPTS = ["tensors_deeper_tutorial", "autogradyt_tutorial", "modelsyt_tutorial",
-           "trainingyt"]
+           "trainingyt", "quickstart_tutorial"]
 
 
 @contextlib.contextmanager
@@ -441,6 +442,22 @@ def test_trainingyt_longer_uneven_batches():
                    n_valid=18, epochs=3, report_every=5, seed=2)
 
 
+# -- beginner_source/basics/quickstart_tutorial.py --------------------------------------------
+
+def test_quickstart_tutorial():
+    t, p = twin_runs_many(load("quickstart_tutorial"))
+    # 2 epochs of 4 steps and a (loss, accuracy) test; 10 logits, predicted and actual
+    assert len(t) == 2 * (4 + 2) + 10 + 2
+    assert p[-2:] == t[-2:]
+    assert t[-2] == int(np.argmax(t[-12:-2]))
+
+
+def test_quickstart_tutorial_uneven_batches():
+    # 150 and 70 rows in batches of 64: last batches of 22 and 6; a report every 2
+    twin_runs_many(load("quickstart_tutorial"), n_train=150, n_test=70, epochs=3,
+                   report_every=2, seed=5)
+
+
 def test_functional_module_has_torchs_names():
     # the tutorial's import torch.functional as F: torch's list, less the STFTs
     assert pyad.functional.__all__ == [n for n in torch.functional.__all__
@@ -467,7 +484,8 @@ def test_every_script_of_this_batch_is_tested():
     ("tensors_deeper_tutorial", "[ 1., 23.,  1.]]"),          # out= through a proxy
     ("autogradyt_tutorial", "Self CPU time total"),
     ("modelsyt_tutorial", "(softmax): Softmax(dim=None)"),
-    ("trainingyt", "reloaded model, first validation batch loss")])    # shuffled
+    ("trainingyt", "reloaded model, first validation batch loss"),     # shuffled
+    ("quickstart_tutorial", "Predicted: ")])
 def test_scripts_run_as_scripts_on_pyad(name, expected):
     env = dict(os.environ, PYTHONPATH=_helpers.PYAD_HOME, OPENBLAS_NUM_THREADS="1",
                OMP_NUM_THREADS="1")
