@@ -30,6 +30,7 @@ __all__ = [
     # submodules, serialization
     "autograd", "nn", "linalg", "special", "optim", "interop", "backends", "cuda", "utils", "distributions",
     "amp", "random", "testing", "func", "fft", "accelerator", "xpu", "jit", "profiler",
+    "functional",
     # autocast (pyad/amp/autocast_mode.py), as torch.autocast and its state functions
     "autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
     "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
@@ -321,3 +322,6 @@ less, less_equal, greater, greater_equal, not_equal = (
     _engine.lt, _engine.le, _engine.gt, _engine.ge, _engine.ne)
 
 from pyad._version import __version__
+
+# torch.functional's names: imported last, after every top-level function it re-exports
+from pyad import functional  # noqa: E402

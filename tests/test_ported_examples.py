@@ -279,6 +279,13 @@ def test_every_ported_script_is_tested():
         "saving_loading_models",
         "reinforcement_q_learning",
         "transformer_tutorial",
+        # the eighth batch (pytorch/tutorials: Introduction to PyTorch, introyt), tested
+        # in tests/test_ported_examples_8.py
+        "tensors_deeper_tutorial",
+        "autogradyt_tutorial",
+        "modelsyt_tutorial",
+        "trainingyt",
+        "quickstart_tutorial",
         ])
 
 
