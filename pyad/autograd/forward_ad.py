@@ -216,6 +216,14 @@ def _resolve_level(level, api, invalid):
     return level
 
 
+def _storage_numel(v):
+    # elements of the memory block a Variable's array views (torch's storage numel)
+    array = v.data
+    while isinstance(getattr(array, "base", None), type(array)):
+        array = array.base
+    return array.size
+
+
 def make_dual(tensor, tangent, *, level=None):
     """A dual Variable: ``tensor``'s values (the result aliases its memory) with
     ``tangent`` attached at ``level`` (the current level by default).
@@ -253,6 +261,11 @@ def make_dual(tensor, tangent, *, level=None):
             "of the original Tensor, this is not supported. Tensor is of size %s while the "
             "given forward gradient is of size %s."
             % (list(tensor.shape), list(tangent.shape)))
+    if tangent.numel() and _storage_numel(tangent) != _storage_numel(tensor):
+        # torch reuses the tangent as given only when it is laid out like the primal; a
+        # primal viewing a larger (or smaller) memory block gets a copy, so an in-place
+        # change of the unpacked tangent does not reach the one given
+        tangent = tangent.clone()
     state = _level_state
     if _depends_on_level(tensor, state):
         raise RuntimeError("make_dual(): Making a dual Tensor based on a Tensor that already "

@@ -167,7 +167,8 @@ class _Checkpoint(pyad.autograd.Function):
         args = list(state["args"])
         for position, v in zip(state["arg_positions"], variables[:n_args]):
             args[position] = v
-        with _replayed_rng(state["rng"]), pyad.enable_grad():
+        recompute_context = state.get("recompute_context") or contextlib.nullcontext()
+        with _replayed_rng(state["rng"]), pyad.enable_grad(), recompute_context:
             outputs, _ = _as_outputs(state["function"](*args, **state["kwargs"]))
         if len(outputs) != len(grads):
             raise RuntimeError("checkpoint(): the recomputed function returned %d Variables, "
@@ -272,13 +273,20 @@ def _rebound(values, standins, args):
     return values
 
 
-def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs):
+def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs,
+                                  context_fn=None):
+    # context_fn() gives two context managers, as torch's: the forward runs in the
+    # first, the recomputation during backward in the second
+    forward_context, recompute_context = (context_fn() if context_fn is not None else
+                                          (contextlib.nullcontext(), None))
     if not pyad.is_grad_enabled():
-        return function(*args, **kwargs)           # nothing is recorded anyway
+        with forward_context:
+            return function(*args, **kwargs)       # nothing is recorded anyway
     rng = _rng_state() if preserve_rng_state else None
     # nodes recorded from here on have sequence numbers above this probe's
     start = (pyad.zeros((), requires_grad=True) * 1.0).grad_fn._sequence_nr() + 1
-    result = function(*args, **kwargs)
+    with forward_context:
+        result = function(*args, **kwargs)
     outputs, rebuild = _as_outputs(result)
     differentiable = [o.requires_grad for o in outputs]
     if not any(differentiable):
@@ -291,6 +299,7 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs):
         return result
     arg_positions = [i for i, a in enumerate(args) if isinstance(a, Variable)]
     state = {"function": function, "args": args, "kwargs": kwargs, "rng": rng,
+             "recompute_context": recompute_context,
              "arg_positions": arg_positions, "differentiable": differentiable,
              "outputs": [o.detach() for o in outputs]}
     del result, outputs                        # the recorded graph goes here
@@ -403,7 +412,10 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None,
         False is the recommended mode (see the module's description).
     preserve_rng_state : bool
         Replay the default generator's random numbers in the recomputation (default).
-    context_fn, determinism_check, debug, early_stop
+    context_fn : callable
+        ``use_reentrant=False`` only, as torch: returns two context managers, the first
+        entered around the forward, the second around the recomputation in backward.
+    determinism_check, debug, early_stop
         torch's options of the non-reentrant mode: only their defaults are supported.
     **kwargs
         Passed to ``function`` (``use_reentrant=False`` only, as torch).
@@ -423,18 +435,22 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None,
     >>> layer.weight.grad.shape
     (3, 3)
     """
-    if context_fn is not None or determinism_check != "default" or debug:
-        raise NotImplementedError("checkpoint(): context_fn, determinism_check and debug "
-                                  "support only their defaults in pyad")
+    if determinism_check != "default" or debug:
+        raise NotImplementedError("checkpoint(): determinism_check and debug support only "
+                                  "their defaults in pyad")
     del early_stop                 # (when to stop recomputing: an optimisation of torch's)
     if use_reentrant is None:
         warnings.warn("pyad.utils.checkpoint: the use_reentrant parameter should be passed "
                       "explicitly; use_reentrant=False is recommended (None means True, "
                       "torch's default).", stacklevel=2)
         use_reentrant = True
+    if use_reentrant and context_fn is not None:
+        raise ValueError("checkpoint(): Passing `context_fn` or `debug` is only supported "
+                         "when use_reentrant=False.")
     if use_reentrant:
         return _checkpoint_reentrant(function, preserve_rng_state, args, kwargs)
-    return _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs)
+    return _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs,
+                                         context_fn)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
