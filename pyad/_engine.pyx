@@ -2623,7 +2623,7 @@ cdef class Variable:
 
     def clone(self):
         """A differentiable copy with its own memory."""
-        return _convert(self, None, None, True)
+        return _clone(self)
 
     def contiguous(self):
         """Return a C-contiguous Variable: self if it already is, else a differentiable copy.
@@ -2635,7 +2635,7 @@ cdef class Variable:
         """
         if self._data.flags.c_contiguous:
             return self
-        return _convert(self, None, None, True)
+        return _clone(self)
 
     # -- pickling and copying --------------------------------------------------------
     #

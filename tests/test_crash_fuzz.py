@@ -152,6 +152,7 @@ def _zoo():
         x % w, x.fmod(w), x.logaddexp(w), (x.sigmoid() * 0.5).logit(),
         x.add(w, alpha=2), x.lerp(w, 0.3), x.addcmul(w, x), x.addcdiv(w, x.exp()),
         pyad.nansum(x), pyad.nanmean(x, 0), pyad.ldexp(x, w), 2 - x, pyad.rsub(x, 3.0),
+        x.clone(),
     ]
     # special functions (pyad/ops/special.pxi) and logcumsumexp
     p = x.sigmoid()

@@ -12,7 +12,7 @@ the pyad run loads them in the same order.
 Node names are compared without torch's version suffix (``MulBackward0`` is pyad's
 ``MulBackward``, docs/graph-semantics.md, "Node names"), and
 ``binary_cross_entropy_with_logits``, a composite in pyad, is named after its last
-step (``MeanBackward``) as the other composites there; ``clone`` is ``ToCopyBackward``.
+step (``MeanBackward``) as the other composites there.
 The numbers inside printed strings (the losses of ``custom_function_conv_bn``) are
 compared as numbers.
 """
@@ -38,8 +38,7 @@ load, Proxy, seeded = _helpers.load, _helpers.Proxy, _helpers.seeded
 PORTED = _helpers.PORTED
 
 # torch's node name -> pyad's (besides the version suffix)
-NODE_NAMES = {"BinaryCrossEntropyWithLogitsBackward": "MeanBackward",
-              "CloneBackward": "ToCopyBackward"}
+NODE_NAMES = {"BinaryCrossEntropyWithLogitsBackward": "MeanBackward"}
 
 
 def drawn(lib, seed=0):

@@ -328,11 +328,6 @@ def test_tensorqs_tutorial(dtype):
     np.testing.assert_array_equal(t_out["t_after_np_add"].numpy(), 2.0)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="engine: pyad's ops take no out= keyword: torch.matmul(tensor, "
-                          "tensor.T, out=y3) raises matmul() got an unexpected keyword "
-                          "argument 'out' (cpdef matmul in pyad/ops/linalg.pxi; mul in "
-                          "pyad/ops/elementwise.pxi)")
 def test_tensorqs_tutorial_verbatim_out():
     load("tensorqs_tutorial").run(shared_stream(pyad), log=lambda *a: None)
 

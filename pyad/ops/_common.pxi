@@ -1312,6 +1312,20 @@ cdef class ToCopyBackward(Node):
         return (_grad_as(grads[0], self.input_device, self.input_dtype),)
 
 
+cdef class CloneBackward(Node):
+    # clone() (and contiguous() when it copies): the gradient passes through as it is
+    cdef tuple _backward(self, tuple grads):
+        return (grads[0],)
+
+
+cdef Variable _clone(Variable x):
+    # a differentiable copy with its own (C-contiguous) memory: torch's CloneBackward0
+    data = x._data.copy()
+    if _records(x) and _is_float_dtype(data.dtype):
+        return _recorded1(CloneBackward.__new__(CloneBackward), data, _edge(x))
+    return _plain(data, x._volatile)
+
+
 cdef Variable _grad_as(Variable g, object dev, object dtype):
     # A gradient converted to its input's dtype: the real part for a real input
     # (torch), without NumPy's ComplexWarning.

@@ -1370,6 +1370,13 @@ cdef Variable _sgn(Variable z):
     return where_const(zero, 0, q) if any_zero else q
 
 
+cdef int _abs_out_rule(object input):
+    # torch's abs writes only its own dtype, but a complex input's into a complex out too
+    if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) == b'c':
+        return _OUT_CAST
+    return _OUT_EXACT
+
+
 @profiled_op
 cpdef Variable abs(object input, object out=None):
     """Elementwise absolute value (``abs(x)`` works too); the gradient at 0 is 0.
@@ -1377,7 +1384,7 @@ cpdef Variable abs(object input, object out=None):
     >>> abs(Variable(numpy.array([-1.5, 0., 2.])))
     tensor([1.5000, 0.0000, 2.0000], dtype=float64)
     """
-    if out is not None: return _write_out("abs", out, abs(input), _OUT_EXACT)
+    if out is not None: return _write_out("abs", out, abs(input), _abs_out_rule(input))
     cdef Variable x = _as_variable(input, "abs")
     if _dtype_kind(x._data) == b'b':
         _not_implemented_for(x._data, "abs", "abs_cpu")

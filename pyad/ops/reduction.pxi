@@ -1331,6 +1331,10 @@ cpdef Variable cumprod(object input, object dim, object dtype=None, object out=N
                                           _dtype_or_out(dtype, out, "cumprod")))
     cdef Variable x = _as_variable(input, "cumprod")
     d, dtype = _cum_args(x, dim, dtype, "cumprod")
+    if dtype is not None and x._data.ndim and x._data.size and \
+            numpy.dtype(dtype) == _BOOL_DTYPE:
+        # torch has no bool cumprod kernel (a 0-d or empty input is only converted)
+        raise NotImplementedError("cumprod(): \"cumprod_out_cpu\" not implemented for 'Bool'")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x, dtype = _converted_for_dtype(x, dtype, "cumprod")
     if x._data.ndim == 0:
@@ -2015,6 +2019,17 @@ cdef void _refuse_complex_nan_dtype(Variable x, object dtype, str what) except *
                                   % (what, _torch_dtype_name(numpy.dtype(dtype))))
 
 
+cdef object _nansum_dtype_for_out(object input, object dtype, object out):
+    # torch's nansum kernel runs in out's dtype and has none for an integral or bool
+    # one: a floating input is refused there (an integral input is summed as sum)
+    d = _dtype_or_out(dtype, out, "nansum")
+    if dtype is None and isinstance(input, Variable) and \
+            _is_float_dtype((<Variable>input)._data.dtype) and not _is_floating_or_complex(d):
+        raise NotImplementedError("nansum(): \"nansum_cpu\" not implemented for '%s'"
+                                  % _torch_dtype_name(d))
+    return d
+
+
 @profiled_op
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum treating nan as zero; nan entries get ``0 * g`` as their gradient (torch's
@@ -2024,7 +2039,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     tensor(3., dtype=float64)
     """
     if out is not None: return _write_out("nansum", out, nansum(input, dim, keepdim,
-                                          dtype=_dtype_or_out(dtype, out, "nansum")))
+                                          dtype=_nansum_dtype_for_out(input, dtype, out)))
     _refuse_complex(input, None, "nansum")
     cdef Variable x = _as_variable(input, "nansum")
     _refuse_complex_nan_dtype(x, dtype, "nansum")
