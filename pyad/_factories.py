@@ -490,7 +490,8 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     # torch's RuntimeError for a negative size (NumPy's is a ValueError)
     for name, size in (("n", n), ("m", m)):
         if isinstance(size, (int, numpy.integer)) and size < 0:
-            raise RuntimeError("eye(): %s must be greater or equal to 0, got %d" % (name, size))
+            raise RuntimeError("eye(): %s must be greater or equal to 0, got %d"
+                               % (name, size))
     if isinstance(n, (int, numpy.integer)) and isinstance(m, (int, numpy.integer, type(None))):
         _engine._check_storage_size((int(n), int(n if m is None else m)), _float_dtype(dtype),
                                     "eye")
