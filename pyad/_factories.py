@@ -239,7 +239,9 @@ def _float_dtype(dtype):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new Variable holding a copy of ``data`` (Python floats become float32).
+    """A new Variable holding a copy of ``data`` (Python floats become float32); a
+    Variable is copied without its history, with torch's warning to use
+    ``detach().clone()``.
     ``pin_memory`` is accepted for torch's scripts and changes nothing (host memory
     here is NumPy's).
 
@@ -248,6 +250,11 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
             [3., 4.]], requires_grad=True)
     """
     if isinstance(data, Variable):
+        # torch's warning: tensor() of a tensor copies and drops the history
+        warnings.warn("tensor(): to copy construct from a Variable, it is recommended to "
+                      "use source.detach().clone() or "
+                      "source.detach().clone().requires_grad_(True), rather than "
+                      "tensor(source).", UserWarning, stacklevel=2)
         arr = data.data
     else:
         if isinstance(data, (list, tuple)):
@@ -255,9 +262,29 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         _check_complex_to_real(data, dtype, "tensor")
         arr = _python_data(data, dtype)
         if arr is None:
-            arr = Variable(data).data
+            try:
+                arr = Variable(data).data
+            except TypeError:
+                if isinstance(data, (list, tuple)):
+                    _check_ragged(data, 0)
+                raise
     arr = arr.copy()
     return _finish(arr, dtype, device, requires_grad, "tensor")
+
+
+def _check_ragged(data, dim):
+    """torch's ValueError for nested lists of unequal lengths ("expected sequence of
+    length 2 at dim 1 (got 1)"), found after NumPy refused the data."""
+    lengths = [len(item) for item in data if isinstance(item, (list, tuple))]
+    if not lengths:
+        return
+    for length in lengths[1:]:
+        if length != lengths[0]:
+            raise ValueError("tensor(): expected sequence of length %d at dim %d (got %d)"
+                             % (lengths[0], dim + 1, length))
+    for item in data:
+        if isinstance(item, (list, tuple)):
+            _check_ragged(item, dim + 1)
 
 
 def _has_python_complex(data):
@@ -282,11 +309,34 @@ def _python_data(data, dtype):
     ``tensor(0.1, dtype=float64)`` is 0.1 and not float32's 0.1 widened; else None."""
     if dtype is None or not isinstance(data, (int, float, complex, list, tuple)):
         return None
+    dtype = numpy.dtype(dtype)
     try:
-        arr = numpy.asarray(data, dtype=numpy.dtype(dtype))
+        arr = numpy.asarray(data, dtype=dtype)
+    except OverflowError:
+        if dtype.kind not in "iu":
+            raise
+        arr = _wrapped_integers(data, dtype)
     except (TypeError, ValueError):
         return None
     return arr if arr.dtype != object else None
+
+
+def _wrapped_integers(data, dtype):
+    """Python integers out of a small integer dtype's range, converted as torch does:
+    a negative number into an unsigned dtype wraps (two's complement, ``-1`` in uint8 is
+    255) when its magnitude fits; any other number out of range is torch's
+    RuntimeError (NumPy raises OverflowError)."""
+    info = numpy.iinfo(dtype)
+    try:
+        wide = numpy.asarray(data, dtype=numpy.int64)
+    except (OverflowError, TypeError, ValueError):
+        wide = None
+    lo = -info.max if info.min == 0 else info.min
+    if wide is None or wide.dtype != numpy.int64 or (
+            wide.size and (wide.min() < lo or wide.max() > info.max)):
+        raise RuntimeError("tensor(): value cannot be converted to type %s without "
+                           "overflow" % dtype.name)
+    return wide.astype(dtype)
 
 
 def _unwrap_nested(data):
@@ -310,9 +360,14 @@ def _unwrap_nested(data):
 
 
 def as_tensor(data, dtype=None, device=None):
-    """Like ``tensor`` but shares memory with an array when no conversion is needed."""
-    if isinstance(data, Variable) and dtype is None and device is None:
-        return data
+    """Like ``tensor`` but shares memory with an array when no conversion is needed; a
+    Variable comes back itself, or converted with ``to`` (the graph kept), as torch."""
+    if isinstance(data, Variable):
+        if dtype is None and device is None:
+            return data
+        # torch: a conversion of a Variable is recorded (the result keeps the graph);
+        # nothing to convert returns the Variable itself
+        return data.to(device=device, dtype=dtype)
     _check_complex_to_real(data, dtype, "as_tensor")
     return _finish(Variable(data).data, dtype, device, False, "as_tensor")
 
@@ -355,6 +410,11 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
                  numpy.int64 if isinstance(fill_value, (int, numpy.integer)) else
                  numpy.promote_types(_float_dtype(None), numpy.complex64)
                  if isinstance(fill_value, complex) else _float_dtype(None))
+    if (isinstance(fill_value, (complex, numpy.complexfloating))
+            and numpy.dtype(dtype).kind not in "cb" and fill_value.imag != 0):
+        # torch refuses to drop the imaginary part (NumPy's cast drops it with a warning)
+        raise RuntimeError("full(): value cannot be converted to type %s without overflow"
+                           % numpy.dtype(dtype).name)
     if (isinstance(fill_value, int) and not isinstance(fill_value, bool)
             and numpy.dtype(dtype).kind in "iu"
             and -2 ** 63 <= fill_value < 2 ** 63):
@@ -410,6 +470,11 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         count = 0                       # NumPy's own error then
     if count > 0:
         _engine._check_storage_size((count,), numpy.float64, "arange")
+    if numpy.dtype(dtype).kind == "f" and count > 0:
+        # torch's values: start + i * step in double (NumPy's arange adds step to
+        # start + step, so its third value of arange(0.6, 0.89, 0.1) is 0.7999...)
+        data = start + xp.arange(count, dtype=numpy.float64) * step
+        return _finish(data.astype(dtype), None, device, requires_grad, "arange")
     return _finish(xp.arange(start, end, step, dtype=numpy.float64 if
                              numpy.dtype(dtype).kind == "f" else dtype).astype(dtype),
                    None, device, requires_grad, "arange")
@@ -419,6 +484,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     xp = _xp_for(device, "linspace")
+    if isinstance(steps, (int, numpy.integer)) and steps < 0:
+        raise RuntimeError("linspace(): number of steps must be non-negative")
     if isinstance(steps, (int, numpy.integer)) and steps > 0:
         _engine._check_storage_size((int(steps),), numpy.float64, "linspace")
     return _finish(xp.linspace(start, end, steps).astype(_float_dtype(dtype)), None, device,
@@ -429,6 +496,11 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     """The identity matrix of shape ``(n, m or n)``."""
     xp = _xp_for(device, "eye")
+    # torch's RuntimeError for a negative size (NumPy's is a ValueError)
+    for name, size in (("n", n), ("m", m)):
+        if isinstance(size, (int, numpy.integer)) and size < 0:
+            raise RuntimeError("eye(): %s must be greater or equal to 0, got %d"
+                               % (name, size))
     if isinstance(n, (int, numpy.integer)) and isinstance(m, (int, numpy.integer, type(None))):
         _engine._check_storage_size((int(n), int(n if m is None else m)), _float_dtype(dtype),
                                     "eye")

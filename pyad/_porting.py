@@ -420,6 +420,10 @@ def _array_of(obj, dtype, copy):
     from pyad._factories import tensor
     try:
         return tensor(obj, dtype=dtype).data, False
+    except ValueError as exc:
+        if "expected sequence of length" in str(exc):   # tensor()'s ragged-list error
+            raise ValueError("asarray(): %s" % str(exc).replace("tensor(): ", "", 1)) from None
+        raise
     except TypeError as exc:
         if "inhomogeneous" in str(exc):   # a ragged sequence: torch's ValueError
             raise ValueError("asarray(): the sequence is ragged (its lengths differ at "

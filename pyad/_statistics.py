@@ -50,7 +50,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, what):
         raise RuntimeError("%s(): input Variable must be non-empty" % what)
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError("%s(): interpolation must be one of linear, lower, higher, "
-                           "midpoint or nearest. Got %r" % (what, interpolation))
+                           "midpoint or nearest, but got %s" % (what, interpolation))
     scalar_q = not isinstance(q, _Variable) and numpy.ndim(q) == 0
     if isinstance(q, _Variable):
         if q.dtype != x.dtype:
@@ -64,6 +64,10 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, what):
     if q_data.ndim > 1:
         raise RuntimeError("%s(): q must be a scalar or 1D Variable" % what)
     if not ((q_data >= 0) & (q_data <= 1)).all():
+        if not isinstance(q, _Variable) and q_data.ndim == 0:
+            # torch's message for a number q names the number
+            raise RuntimeError("%s(): q must be in the range [0, 1] but got %s"
+                               % (what, _number_text(float(q_data))))
         raise RuntimeError("%s(): q values must be in the range [0, 1]" % what)
     ndim = x.ndim
     if dim is None:
@@ -116,6 +120,11 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, what):
     if scalar_q:
         out = out.squeeze(0)
     return out
+
+
+def _number_text(x):
+    """A float as torch prints it in messages: -1 for -1.0, 1.1 for 1.1."""
+    return "%d" % x if x == int(x) else repr(x)
 
 
 @writes_out(exact=True)
