@@ -425,7 +425,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
                            fill_value, dtype=dtype), None, device, requires_grad, "full")
 
 
-@takes_out
+@takes_out(fill_shape=True)
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer args
     (0-d Variables count as their numbers). As torch: a zero step, a step whose sign
@@ -480,7 +480,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
                    None, device, requires_grad, "arange")
 
 
-@takes_out
+@takes_out(fill_shape=True)
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     xp = _xp_for(device, "linspace")

@@ -26,11 +26,15 @@ def _with_out_signature(wrapper, fn):
     return wrapper
 
 
-def takes_out(factory, name=None):
+def takes_out(factory=None, name=None, *, fill_shape=False):
     """Give a factory torch's ``out=``: the values are made in ``out``'s dtype (a
     ``dtype=`` that differs is refused, as torch) on its device and written into it
     (resized to the size asked for); returns ``out``. Not differentiable: an ``out``
-    that requires grad is refused while grad mode is on."""
+    that requires grad is refused while grad mode is on. ``fill_shape``: torch's ranges
+    (arange, linspace...) fill an ``out`` with as many elements in its own shape, in
+    order, and resize only one with another number of elements."""
+    if factory is None:
+        return functools.partial(takes_out, name=name, fill_shape=fill_shape)
     name = name or factory.__name__
 
     @functools.wraps(factory)
@@ -47,7 +51,10 @@ def takes_out(factory, name=None):
                                   _engine._torch_dtype_name_py(out.data.dtype)))
         if kwargs.get("device") is None:
             kwargs["device"] = out.device
-        return _engine._write_out_py(name, out, factory(*args, **kwargs))
+        values = factory(*args, **kwargs)
+        if fill_shape and values.numel() == out.numel() and values.shape != out.shape:
+            values = values.reshape(out.shape)
+        return _engine._write_out_py(name, out, values)
 
     return _with_out_signature(with_out, factory)
 

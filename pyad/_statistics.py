@@ -618,7 +618,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _engine.add(x * beta if beta != 1 else x, product)
 
 
-@takes_out
+@takes_out(fill_shape=True)
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     """``steps`` points ``base ** t`` for ``t`` evenly spaced from ``start`` to ``end``
     (computed in float64, then rounded to ``dtype``), as torch.logspace.

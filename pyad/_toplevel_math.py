@@ -453,7 +453,7 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
     if out is not None:
-        return takes_out(_range_values, "range")(start, end, step, dtype=dtype,
+        return takes_out(_range_values, "range", fill_shape=True)(start, end, step, dtype=dtype,
                                                              device=device, out=out)
     return _range_values(start, end, step, dtype=dtype, device=device,
                          requires_grad=requires_grad)

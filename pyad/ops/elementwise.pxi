@@ -435,9 +435,10 @@ cdef object _as_rsub_of_number(object r, object x, object number, object alpha):
     # sub(number, x)'s result r, recorded as torch's rsub records it when x is a real
     # Variable, the number a number and alpha 1 (the values are the same)
     cdef Variable v = <Variable>r
-    if v._grad_fn is None or not isinstance(x, Variable) or isinstance(number, Variable) \
+    if v._grad_fn is None or not isinstance(x, Variable) or not isinstance(
+            number, (int, float, numpy.integer, numpy.floating)) \
             or not (alpha is _ONE or alpha == 1) or _dtype_kind(v._data) == b'c':
-        return r
+        return r                # (an array operand may broadcast x: sub's node sums back)
     return _recorded1(RsubBackward.__new__(RsubBackward), v._data, _edge(<Variable>x))
 
 

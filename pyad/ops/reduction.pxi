@@ -795,6 +795,10 @@ cdef tuple _var_args(Variable x, object dim, object unbiased, object keepdim,
     cdef Py_ssize_t n = 1
     for d in dims:
         n *= x._data.shape[d]
+    if x._data.size and n - correction <= 0:
+        warnings.warn("%s(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel)."
+                      % what, UserWarning, stacklevel=1)
     return dims, bool(keepdim), correction, n, dim is None or x._data.ndim == 0
 
 
@@ -1009,8 +1013,10 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     (tensor(1., dtype=float64), tensor(2., dtype=float64))
     """
     cdef Variable x = _as_variable(input, "var_mean")
-    v = var(x, dim, unbiased, keepdim, correction=correction)
     dims = _var_args(x, dim, unbiased, keepdim, correction, "var_mean")[0]
+    with warnings.catch_warnings():             # (warned above, under this op's name)
+        warnings.filterwarnings("ignore", "var\\(\\): degrees of freedom")
+        v = var(x, dim, unbiased, keepdim, correction=correction)
     return _group_outputs(VarMeanBackward.__new__(VarMeanBackward), (v, mean(x, dims, keepdim)))
 
 
@@ -1022,8 +1028,10 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     tensor(2., dtype=float64)
     """
     cdef Variable x = _as_variable(input, "std_mean")
-    s = std(x, dim, unbiased, keepdim, correction=correction)
     dims = _var_args(x, dim, unbiased, keepdim, correction, "std_mean")[0]
+    with warnings.catch_warnings():             # (warned above, under this op's name)
+        warnings.filterwarnings("ignore", "std\\(\\): degrees of freedom")
+        s = std(x, dim, unbiased, keepdim, correction=correction)
     return _group_outputs(StdMeanBackward.__new__(StdMeanBackward), (s, mean(x, dims, keepdim)))
 
 
@@ -1434,6 +1442,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if out is not None: return _write_out("topk", out, topk(input, k, dim, largest, sorted),
                                           _OUT_EXACT)
     cdef Variable x = _as_variable(input, "topk")
+    if isinstance(dim, (bool, numpy.bool_)):       # (an int subclass: refused, as torch)
+        raise TypeError("topk(): argument 'dim' must be int, not bool")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "topk")
     _refuse_complex(x, None, "topk")      # (after the dim check, as torch)
     if _dtype_kind(x._data) == b'b':

@@ -2078,9 +2078,19 @@ def broadcast_shapes(*shapes):
     >>> broadcast_shapes((2, 1), (3,))
     (2, 3)
     """
+    sizes = []
+    for s in shapes:
+        shape = (s,) if isinstance(s, (int, numpy.integer)) else s
+        if not isinstance(shape, (tuple, list)) or \
+                not builtins.all(isinstance(n, (int, numpy.integer)) for n in shape):
+            raise RuntimeError("broadcast_shapes(): Input shapes should be of type ints, a "
+                               "tuple of ints, or a list of ints, got %s" % (s,))
+        if builtins.any(n < 0 for n in shape):
+            raise ValueError("broadcast_shapes(): Attempting to broadcast a dimension with "
+                             "negative length!")
+        sizes.append(tuple(shape))
     try:
-        return tuple(numpy.broadcast_shapes(*[
-            (s,) if isinstance(s, (int, numpy.integer)) else tuple(s) for s in shapes]))
+        return tuple(numpy.broadcast_shapes(*sizes))
     except ValueError:
         raise RuntimeError("broadcast_shapes(): shapes %s cannot be broadcast together"
                            % ", ".join(str(tuple(s) if isinstance(s, (list, tuple)) else (s,))
@@ -2747,6 +2757,13 @@ def masked_scatter(input, mask, source):
 
 # -- nonzero, unique, pad ---------------------------------------------------------------
 
+cdef object _as_tuple_without_out(object as_tuple):
+    if as_tuple:
+        raise RuntimeError("nonzero(): nonzero does not support the out kwarg when as_tuple "
+                           "is True")
+    return as_tuple
+
+
 @profiled_op
 def nonzero(input, as_tuple=False, *, out=None):
     """Indices of the nonzero entries: an int64 Variable of shape (n, ndim), or with
@@ -2756,7 +2773,8 @@ def nonzero(input, as_tuple=False, *, out=None):
     tensor([[0, 1],
             [1, 0]])
     """
-    if out is not None: return _write_out("nonzero", out, nonzero(input, as_tuple), _OUT_EXACT)
+    if out is not None: return _write_out("nonzero", out, nonzero(input,
+                                          _as_tuple_without_out(as_tuple)), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "nonzero")
     xp = _xp_of(x._data)
     if as_tuple:

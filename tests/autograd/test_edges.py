@@ -221,3 +221,34 @@ def test_cycle_through_a_node_of_each_kind_is_collected():
         # the leaf and its accumulator are still fine
         (pyad.cat([x, c, x]) * 2.0).sum().backward()
         np.testing.assert_array_equal(x.grad.numpy(), [4.0, 4.0])
+
+
+# -- a number operand's place in next_functions, as torch's --------------------------
+
+_NUMBER_FORMS = {
+    "2 * b": lambda lib, b: 2 * b, "2.5 + b": lambda lib, b: 2.5 + b,
+    "2 - b": lambda lib, b: 2 - b, "rsub(b, 3)": lambda lib, b: lib.rsub(b, 3.0),
+    "2 / b": lambda lib, b: 2 / b, "b * 2": lambda lib, b: b * 2, "b - 2": lambda lib, b: b - 2,
+    "add(2, b)": lambda lib, b: lib.add(2, b), "sub(2, b)": lambda lib, b: lib.sub(2, b),
+    "mul(2, b)": lambda lib, b: lib.mul(2, b), "b.clone()": lambda lib, b: b.clone(),
+    "2.0 * b (float64)": lambda lib, b: 2.0 * b.double(),
+}
+
+
+@pytest.mark.parametrize("form", list(_NUMBER_FORMS))
+def test_number_operand_edges_and_gradients_match_torch(form):
+    seen = []
+    for lib in (torch, pyad):
+        a = lib.tensor([0.5, -1.0], requires_grad=True)
+        b = lib.sin(a)
+        r = _NUMBER_FORMS[form](lib, b)
+        fn = r.grad_fn
+        while type(fn).__name__ in ("ToCopyBackward0", "ToCopyBackward"):   # (.double())
+            fn = fn.next_functions[0][0]
+        name = type(fn).__name__.rstrip("0123456789")
+        edges = tuple(None if n is None else type(n).__name__.rstrip("0123456789")
+                      for n, _ in fn.next_functions)
+        r.sum().backward()
+        seen.append((name, edges, a.grad.detach().numpy().tolist()))
+    assert seen[0][:2] == seen[1][:2]
+    np.testing.assert_allclose(seen[1][2], seen[0][2], rtol=1e-6)

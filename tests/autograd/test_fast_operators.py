@@ -21,7 +21,11 @@ OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}
 
 def _general(name, a, b):
     # The same computation through the op as a function (never the fast path): what
-    # the general operator methods call (`2.0 - x` is sub(2.0, x)).
+    # the general operator methods call. A number on the left is recorded as torch
+    # records it: `2.0 + x` as add(x, 2.0), `2.0 * x` as mul(x, 2.0) (the Variable's
+    # edge first) and `2.0 - x` as rsub(x, 2.0) (one edge).
+    if not isinstance(a, pyad.Variable):
+        return getattr(pyad, {"add": "add", "mul": "mul", "sub": "rsub"}[name])(b, a)
     return getattr(pyad, name)(a, b)
 
 

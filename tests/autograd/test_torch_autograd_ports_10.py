@@ -566,12 +566,6 @@ def test_broadcast_tensors():
 _NEGATIVE_DIM = "Attempting to broadcast a dimension with negative length"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: pyad.broadcast_shapes (pyad/ops/shape.pxi) reports a negative size as "
-    "RuntimeError 'shapes (-1,) cannot be broadcast together' (torch 2.13: ValueError "
-    "'Attempting to broadcast a dimension with negative length!'), and a float argument "
-    "raises TypeError ('float' object is not iterable) instead of RuntimeError 'Input "
-    "shapes should be of type ints, a tuple of ints, or a list of ints'"))
 def test_broadcast_shapes():
     # torch's test text expects RuntimeError "Trying to create tensor with negative
     # dimension" for negative sizes; torch 2.13 raises ValueError "Attempting to

@@ -82,7 +82,6 @@ def test_logsumexp():
     check(pyad.logsumexp(p, 1, keepdim=True), torch.logsumexp(t, 1, keepdim=True), exact=False)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on logsumexp (lead is adding it)")
 def test_logsumexp_out():
     a = rnd((5, 4), 1, np.float32)
     b = pyad.zeros(5, 2)
@@ -122,7 +121,6 @@ def test_sum_dim_reduction_uint8_overflow():
     assert x.sum().dtype == np.int64 and x.sum().item() == 272
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on sum (lead is adding it)")
 def test_sum_dim_reduction_uint8_overflow_out():
     x = pyad.tensor([[-1, 2, 1], [5, 3, 6]], dtype=pyad.uint8)
     y = pyad.tensor([[-1, 2, 1], [5, 3, 6]], dtype=pyad.uint8)
@@ -190,7 +188,6 @@ def test_cumprod_integer_upcast():
     _reduce_integer_upcast(_op("cumprod", 0))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on sum (lead is adding it)")
 def test_sum_integer_upcast_out():
     x = pyad.ones((3, 4, 5), dtype=pyad.int32)
     out = pyad.ones((4, 5), dtype=pyad.int64)
@@ -406,7 +403,6 @@ def test_bincount():
     np.testing.assert_array_equal(all1s[:, 0].bincount().data, [0, 32])
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on sum (lead is adding it)")
 def test_sum_out():
     x = pyad.tensor(np.random.default_rng(36).random((100, 100)))
     res1 = pyad.sum(x, 1)
@@ -415,7 +411,6 @@ def test_sum_out():
     np.testing.assert_array_equal(res1.data, res2.data)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on prod (lead is adding it)")
 def test_prod():
     x = pyad.tensor(np.random.default_rng(37).random((100, 100)).astype(np.float32))
     res1 = pyad.prod(x, 1)
@@ -538,7 +533,6 @@ def test_quantile(dt):
                                            atol=1e-5 if dt == np.float32 else 1e-7)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on quantile (lead is adding it)")
 def test_quantile_out():
     a = pyad.tensor([1.0, 2.0, 3.0, 4.0])
     out = pyad.empty(())
@@ -613,8 +607,6 @@ def test_var_large_correction():
     check(pyad.var(p, 1, correction=3), torch.var(t, 1, correction=3))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: var/std (pyad/ops/reduction.pxi) give no "
-                   "UserWarning when correction >= the number of reduced elements")
 def test_var_large_correction_warns():
     # torch: "var(): degrees of freedom is <= 0. Correction should be strictly less than
     # the reduction factor (input numel divided by output numel)."
@@ -973,7 +965,6 @@ def test_mode():
         np.testing.assert_array_equal(p.data, x)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on mode (lead is adding it)")
 def test_mode_out():
     x = pyad.ones(3, 3)
     v, i = pyad.tensor([]), pyad.tensor([], dtype=pyad.int64)
@@ -1070,7 +1061,6 @@ def test_bucketization():
                                   [[2, 3, 5], [1, 3, 4]])
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on bucketize (lead is adding it)")
 def test_bucketization_out():
     values_3d = pyad.tensor([[[1, 3, 5], [2, 4, 6]], [[1, 2, 3], [4, 5, 6]]])
     output = pyad.empty(2, 2, 3, dtype=pyad.int64)
@@ -1338,7 +1328,6 @@ def test_diagonal():
         check(p.diagonal(off), t.diagonal(off))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on diag (lead is adding it)")
 def test_diag():
     x = pyad.rand(100, 100)
     res2 = pyad.tensor([])
@@ -1508,7 +1497,6 @@ def test_clamp(dt):
         check(pyad.clamp(p, min=lo), torch.clamp(t, min=tlo))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on clamp (lead is adding it)")
 def test_clamp_out():
     x, expected = _clamp_baseline(np.float32, -10, 10, False, 51)
     y_out = pyad.empty_like(pyad.tensor(x))
@@ -1566,7 +1554,6 @@ def test_nonzero_edge_shapes():
         check(pyad.nonzero(p, as_tuple=True), torch.nonzero(t, as_tuple=True))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on nonzero (lead is adding it)")
 def test_nonzero_astuple_out():
     t = pyad.randn(3, 3, 3)
     out = pyad.empty_like(t, dtype=pyad.int64)
@@ -1656,7 +1643,6 @@ def test_sort():
         check(pyad.sort(x, descending=True)[0], torch.sort(t, descending=True)[0])
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on sort (lead is adding it)")
 def test_sort_out():
     x = pyad.tensor(np.random.default_rng(41).random((4, 5)).astype(np.float32))
     res2val = pyad.tensor([])
@@ -1746,7 +1732,6 @@ def test_sort_discontiguous():
                     dim=dim).any(dim=-1).all().item()
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on sort (lead is adding it)")
 def test_sort_1d_output_discontiguous():
     tensor = pyad.tensor(np.random.default_rng(44).standard_normal(12).astype(np.float32))[:6]
     values = pyad.empty_like(tensor)[::2]
@@ -1757,7 +1742,6 @@ def test_sort_1d_output_discontiguous():
     np.testing.assert_array_equal(values.data, values_cont.data)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on topk (lead is adding it)")
 def test_topk_1d_output_discontiguous():
     tensor = pyad.tensor(np.random.default_rng(45).standard_normal(12).astype(np.float32))
     values = pyad.empty_like(tensor)[::2]
@@ -1797,7 +1781,6 @@ def test_msort():
             assert result.dtype == dt
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on msort (lead is adding it)")
 def test_msort_out():
     a = pyad.tensor([[3.0, 1.0], [2.0, 4.0]])
     out = pyad.empty_like(a)
@@ -1842,8 +1825,6 @@ def test_topk():
     check(p.topk(3, 0, False), tuple(tt.topk(3, 0, False)))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: topk() (pyad/ops/reduction.pxi) takes a bool "
-                   "dim, so topk(4, True) selects along dim 1 instead of raising TypeError")
 def test_topk_arguments():
     q = pyad.tensor(rnd((10, 2, 10), 49, np.float32))
     # True is not taken as dim 1
@@ -2131,7 +2112,6 @@ def test_arange():
     check(pyad.arange(2, 11, 3, dtype=pyad.int32), torch.arange(2, 11, 3, dtype=torch.int32))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on arange (lead is adding it)")
 def test_arange_out():
     x = pyad.zeros(2, 3)
     pyad.arange(0, 4, out=x.narrow(1, 1, 2))
@@ -2209,7 +2189,6 @@ def test_eye():
             pyad.eye(*args)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on eye (lead is adding it)")
 def test_eye_out():
     res2 = pyad.empty(0)
     pyad.eye(3, 4, out=res2)
@@ -2338,7 +2317,6 @@ def test_cat():
     assert pyad.cat([x, y]).size() == (21, size, size)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on cat (lead is adding it)")
 def test_cat_mem_overlap():
     x = pyad.rand(1, 3).expand(6, 3)
     y = pyad.rand(3, 3)
@@ -2346,7 +2324,6 @@ def test_cat_mem_overlap():
         pyad.cat([y, y], out=x)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on cat (lead is adding it)")
 def test_cat_out_fast_path_dim0_dim1():
     y = pyad.tensor(rnd((4, 6), 62))
     w = y.view(-1).clone()
@@ -2438,7 +2415,6 @@ def test_cat_fast_path_dim0_dim1_without_out():
         np.testing.assert_array_equal(d.grad.data, np.ones((5, 2), dt))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no out= keyword on cat (lead is adding it)")
 def test_cat_out():
     x = pyad.zeros(0)
     y = pyad.ones(2, 3)
