@@ -194,12 +194,6 @@ def test_forward_ad_usage():
     assert len(results) == 7
 
 
-@pytest.mark.xfail(strict=True, raises=NotImplementedError,
-                   reason="python: pyad's forward mode runs on the reverse-mode engine "
-                          "(pyad/autograd/forward_ad.py): a custom Function's jvp is never "
-                          "called, unpack_dual runs its backward (the tutorial's Fn has "
-                          "none), and gradcheck(check_forward_ad=True) raises "
-                          "(pyad/autograd/gradcheck.py)")
 def test_forward_ad_usage_custom_function_jvp():
     twin(load("forward_ad_usage"), fn="run_custom_function")
 

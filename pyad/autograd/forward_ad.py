@@ -7,14 +7,17 @@ computation with the tangents of the duals it depends on (``None`` when it
 depends on none). Only one level at a time, as torch; tangents are gone once the
 level is exited.
 
-pyad has no forward mode: tangents are computed lazily, when `unpack_dual` asks,
-by two reverse passes (the double-vjp trick of `pyad.func.jvp`): a dual is
-recorded as a function of a fresh private leaf standing for its primal, the
-first pass differentiates the output with respect to those leaves against a
-placeholder cotangent ``u`` with ``create_graph=True``, and the second one
-differentiates that (linear in ``u``) with respect to ``u`` in the direction of
-the tangents. Results are cached per level, so unpacking the same Variable again
-is free. Differences from torch are listed in docs/functional.md.
+pyad's forward mode runs on the reverse-mode engine (no per-op forward formulas):
+tangents are computed lazily, when `unpack_dual` asks, by two reverse passes (the
+double-vjp trick of `pyad.func.jvp`): a dual is recorded as a function of a fresh
+private leaf standing for its primal, the first pass differentiates the output with
+respect to those leaves against a placeholder cotangent ``u`` with
+``create_graph=True``, and the second one differentiates that (linear in ``u``) with
+respect to ``u`` in the direction of the tangents. Results are cached per level, so
+unpacking the same Variable again is free. A custom Function that defines ``jvp`` is
+the exception: when it is applied, its outputs get the tangents its ``jvp`` returns,
+each carried by a private leaf as a dual's (`_apply_with_jvp`). Differences from torch
+are listed in docs/functional.md.
 
 >>> import pyad.autograd.forward_ad as fwAD
 >>> x = pyad.tensor([1., 2.], dtype=pyad.float64)
@@ -107,6 +110,37 @@ class _Primal(Function):
         return grad
 
 
+class _JvpOutput(Function):
+    """A custom Function's output under forward AD: its values, recorded as a function
+    of the output (reverse mode goes on through the Function's backward) and of a
+    private primal leaf that carries the tangent its ``jvp`` gave. While unpack_dual
+    computes tangents, nothing flows back into the Function's backward."""
+
+    @staticmethod
+    def forward(ctx, tensor, leaf):
+        return tensor.detach()
+
+    @staticmethod
+    def backward(ctx, grad):
+        if _in_tangent_pass[0]:
+            return None, grad
+        return grad, grad
+
+
+class _JvpCut(Function):
+    """A custom Function's output whose ``jvp`` gave no tangent (None)."""
+
+    @staticmethod
+    def forward(ctx, tensor):
+        return tensor.detach()
+
+    @staticmethod
+    def backward(ctx, grad):
+        if _in_tangent_pass[0]:
+            return None
+        return grad
+
+
 def _reaches(var, stop, cut=False):
     """Walk ``var``'s graph; ``stop(node)`` is called on each leaf's AccumulateGrad node
     reached (the leaf itself may be gone: the node outlives it) and the walk returns True
@@ -120,9 +154,15 @@ def _reaches(var, stop, cut=False):
         node = todo.pop()
         if type(node).__name__ == "AccumulateGrad" and stop(node):
             return True
-        if cut and type(node).__name__ == "_PrimalBackward":
+        name = type(node).__name__
+        if cut and name in ("_PrimalBackward", "_JvpCutBackward"):
             continue
-        for nxt, _ in getattr(node, "next_functions", ()) or ():
+        edges = getattr(node, "next_functions", ()) or ()
+        if cut and name == "_JvpOutputBackward":
+            # the tangent of a custom Function's output is the one its jvp gave (the
+            # private leaf), not one through the Function's backward
+            edges = edges[1:]
+        for nxt, _ in edges:
             if nxt is not None and id(nxt) not in seen:
                 seen.add(id(nxt))
                 todo.append(nxt)
@@ -424,3 +464,100 @@ class dual_level(_GradModeContext):
     def __exit__(self, exc_type, exc_value, traceback):
         exit_dual_level()
         return False
+
+
+def _attach_tangent(output, tangent, state):
+    """``output`` as a Variable whose tangent at ``state``'s level is ``tangent`` (a
+    custom Function's jvp result), as make_dual records a dual."""
+    with enable_grad():
+        leaf = output.detach().requires_grad_(True)
+        dual = _JvpOutput.apply(output, leaf)
+    node = dual.grad_fn.next_functions[1][0]
+    _private[id(node)] = weakref.ref(node, lambda _, key=id(node): _forget(key))
+    state.leaves.append(leaf)
+    state.leaf_ids.add(id(node))
+    cast = tangent if tangent.dtype == output.dtype else tangent.to(dtype=output.dtype)
+    dual.grad_fn._fw_tangent = cast
+    state.tangents.append(weakref.ref(dual.grad_fn))
+    state.duals[id(dual)] = (_weak_entry(state.duals, id(dual), dual), dual._version, tangent,
+                             weakref.ref(dual.grad_fn))
+    return dual
+
+
+def _apply_with_jvp(cls, args, kwargs, separate_setup_context):
+    """``cls.apply(*args, **kwargs)`` inside a level for a custom Function that defines
+    ``jvp``: when an input has a tangent, ``jvp(ctx, *tangents)`` gives those of the
+    outputs (torch: a Variable input without one gets zeros, any other argument None;
+    ``ctx.saved_tensors`` is then what ``ctx.save_for_forward`` kept, as primals)."""
+    from pyad import _engine
+    state = _level_state
+    tangents = []
+    any_tangent = False
+    for arg in args:
+        if not isinstance(arg, Variable):
+            tangents.append(None)
+            continue
+        tangent = unpack_dual(arg).tangent
+        if tangent is not None:
+            any_tangent = True
+            made = state.duals.get(id(arg))
+            if made is None or made[0]() is not arg or made[2] is not tangent:
+                # a computed tangent may alias a dual's (an identity's backward hands
+                # the cotangent on): a jvp that updates it in place must not reach those
+                tangent = tangent.clone()
+        elif arg.is_floating_point() or arg.is_complex():
+            tangent = pyad.zeros_like(arg)
+        tangents.append(tangent)
+    outputs = _engine._function_apply(cls, cls._backward_cls, args, kwargs,
+                                      separate_setup_context)
+    if not any_tangent:
+        return outputs
+    is_tuple = isinstance(outputs, tuple)
+    outs = list(outputs) if is_tuple else [outputs]
+    ctx = next((o.grad_fn for o in outs if isinstance(o, Variable)
+                and type(o.grad_fn) is cls._backward_cls), None)
+    if ctx is None:
+        # nothing recorded (grad mode off, or no differentiable output): pyad's forward
+        # mode runs on the reverse-mode graph, so there is nothing to carry a tangent
+        return outputs
+    saved = ctx.__dict__.get("_saved_for_forward")
+    if saved is not None:
+        ctx._jvp_saved = tuple(t if t is None else _primal_of(t) for t in saved)
+    try:
+        result = cls.jvp(ctx, *tangents)
+    finally:
+        ctx.__dict__.pop("_jvp_saved", None)
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(outs):
+        raise RuntimeError("Function's jvp returned an invalid number of forward gradients "
+                           "(expected %d but got %d)" % (len(outs), len(result)))
+    for k, (output, tangent) in enumerate(zip(outs, result)):
+        if not isinstance(output, Variable) or output.grad_fn is not ctx:
+            continue
+        dirty = [a for a in args if a is output]
+        if dirty:
+            # an input modified in place: its tangent must be modified in place too
+            # (torch); pyad then computes it through the backward (the Variable cannot
+            # be replaced by one carrying the jvp's tangent)
+            position = next(p for p, a in enumerate(args) if a is output)
+            if tangent is not None and tangent is not tangents[position]:
+                raise RuntimeError(
+                    "inplace custom Function is not modifying the forward mode gradients "
+                    "inplace. If the forward is modifying an input inplace, then the jvp "
+                    "function must modify the corresponding gradient inplace.")
+            continue
+        if tangent is None:
+            with enable_grad():
+                outs[k] = _JvpCut.apply(output)
+            continue
+        if not isinstance(tangent, Variable):
+            raise TypeError("Function's jvp must return Variables or None, got %s for "
+                            "output %d" % (type(tangent).__name__, k))
+        if tuple(tangent.shape) != tuple(output.shape):
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of "
+                "the original Tensor, this is not supported. Tensor is of size %s while the "
+                "given forward gradient is of size %s."
+                % (list(output.shape), list(tangent.shape)))
+        outs[k] = _attach_tangent(output, tangent, state)
+    return tuple(outs) if is_tuple else outs[0]

@@ -7,6 +7,7 @@ it computes is recorded, so a backward written with pyad ops is differentiable a
 """
 import functools
 import inspect
+import sys
 import warnings
 
 from pyad import _engine
@@ -14,11 +15,32 @@ from pyad import _engine
 FunctionCtx = _engine.FunctionNode
 
 
+_node_saved_tensors = _engine.FunctionNode.saved_tensors
+
+
 class BackwardCFunction(_engine.FunctionNode):
     """Base of the per-Function node classes (``<Name>Backward``)."""
 
     def apply(self, *grads):
         return self(*grads)
+
+    def save_for_forward(self, *tensors):
+        """Keep Variables (or None) for the Function's ``jvp``, which reads them back
+        with ``ctx.saved_tensors`` (torch's ``ctx.save_for_forward``)."""
+        for tensor in tensors:
+            if tensor is not None and not isinstance(tensor, _engine.Variable):
+                raise TypeError("save_for_forward(): save_for_forward expects all arguments "
+                                "to be Variables or None, but got %s" % type(tensor).__name__)
+        self._saved_for_forward = tensors
+
+    @property
+    def saved_tensors(self):
+        """What ``save_for_backward`` kept; inside ``jvp``, what ``save_for_forward``
+        kept (as torch)."""
+        in_jvp = self.__dict__.get("_jvp_saved")
+        if in_jvp is not None:
+            return in_jvp
+        return _node_saved_tensors.__get__(self)
 
 
 class FunctionMeta(type):
@@ -76,6 +98,14 @@ class Function(_engine.FunctionNode, metaclass=FunctionMeta):
                                   "mode AD.")
 
     @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward-mode derivative: the tangents of the outputs from those of the inputs
+        (None for an argument that is not a Variable). Called by
+        ``pyad.autograd.forward_ad`` when a dual Variable is an input."""
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @staticmethod
     def setup_context(ctx, inputs, output):
         """Torch 2 style: with this defined, ``forward(*args)`` takes no ctx and
         ``setup_context(ctx, inputs, output)`` saves what backward needs."""
@@ -92,6 +122,11 @@ class Function(_engine.FunctionNode, metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` and record one node whose backward is ``cls.backward``."""
+        if cls.jvp is not Function.jvp:
+            forward_ad = sys.modules.get("pyad.autograd.forward_ad")
+            if forward_ad is not None and forward_ad._level_state is not None:
+                return forward_ad._apply_with_jvp(
+                    cls, args, kwargs, cls.setup_context is not Function.setup_context)
         return _engine._function_apply(cls, cls._backward_cls, args, kwargs,
                                        cls.setup_context is not Function.setup_context)
 

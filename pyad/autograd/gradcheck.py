@@ -1,9 +1,10 @@
 """Check analytical gradients against finite differences.
 
-`gradcheck` compares the Jacobian that pyad's backward pass computes with one
-estimated by central finite differences; `gradgradcheck` does the same for the
-backward pass itself, so it checks second derivatives. Both follow
-``torch.autograd.gradcheck`` in signature and meaning.
+`gradcheck` compares the Jacobian that pyad's backward pass computes (and, with
+``check_forward_ad=True``, the one its forward mode computes) with one estimated by
+central finite differences; `gradgradcheck` does the same for the backward pass
+itself, so it checks second derivatives. Both follow ``torch.autograd.gradcheck`` in
+signature and meaning.
 
 Finite differences are computed in float64 on the host whatever the array
 module, so the module works unchanged for NumPy and CuPy data. Failure messages
@@ -387,8 +388,9 @@ def _mismatch_details(numerical, analytical, output_shape, input_shape, i, j, rt
 
 
 def _mismatch_error(numerical, analytical, output_shape, input_shape, i, j, rtol, atol,
-                    preamble=()):
-    lines = [f"Jacobian mismatch for output {j} with respect to input {i},"]
+                    preamble=(), forward=False, prefix=""):
+    mode = "computed with forward mode " if forward else ""
+    lines = [f"{prefix}Jacobian {mode}mismatch for output {j} with respect to input {i},"]
     lines.extend(preamble)
     lines.append(_mismatch_details(numerical, analytical, output_shape, input_shape,
                                    i, j, rtol, atol))
@@ -608,13 +610,253 @@ def _fast_mismatch_error(func, inputs, output, i, j, analytical, numerical, tole
                            _real_shape(inputs[i]), i, j, rtol, atol, preamble)
 
 
+# ---------------------------------------------------------------------------
+# Forward mode: Jacobian-vector products through pyad.autograd.forward_ad
+# ---------------------------------------------------------------------------
+
+def _forward_ad():
+    # Imported lazily: forward_ad imports this package's Function machinery.
+    import pyad.autograd.forward_ad as fwAD
+    return fwAD
+
+
+def _tangent_array(variable, real_vector):
+    """A tangent for ``variable`` from a vector over its real numbers (pairs (re, im) for
+    a complex dtype), in the Variable's array module and dtype."""
+    data = variable.data
+    xp = _array_module(data)
+    values = _as_complex_if(numpy.asarray(real_vector, dtype=numpy.float64), data.dtype)
+    return xp.asarray(values).astype(data.dtype).reshape(data.shape)
+
+
+def _jvp(func, inputs, input_positions, output_positions, tangents, check_grad_dtypes):
+    """Tangents of the outputs, as host float64 vectors over their real numbers, when
+    ``func`` runs on dual inputs: input ``i`` carries ``tangents[i]`` (an array), the
+    other inputs that require grad a zero tangent (torch's
+    ``_get_analytical_jacobian_forward_ad``). An output without a tangent (None) gets
+    zeros."""
+    fwAD = _forward_ad()
+    with fwAD.dual_level(), pyad.enable_grad():
+        args = list(inputs)
+        for i in input_positions:
+            variable = inputs[i]
+            tangent = tangents.get(i)
+            if tangent is None:
+                xp = _array_module(variable.data)
+                tangent = xp.zeros(variable.data.shape, dtype=variable.data.dtype)
+            args[i] = fwAD.make_dual(variable.detach(), pyad.Variable(tangent))
+        outputs = _as_tuple(func(*args))
+        result = {}
+        for j in output_positions:
+            primal, tangent = fwAD.unpack_dual(outputs[j])
+            if tangent is None:
+                result[j] = numpy.zeros(_real_size(primal))
+                continue
+            if check_grad_dtypes and primal.is_complex() != tangent.is_complex():
+                raise GradcheckError("Forward AD gradient has dtype mismatch.")
+            if tuple(tangent.shape) != tuple(primal.shape):
+                raise GradcheckError(
+                    f"Forward AD gradient has incorrect size: the tangent of output {j} "
+                    f"has shape {tuple(tangent.shape)}, but output {j} has shape "
+                    f"{tuple(primal.shape)}.")
+            result[j] = _host_float64(tangent).ravel()
+    return result
+
+
+def _forward_jacobians(func, inputs, input_positions, output_positions, output_sizes,
+                       check_grad_dtypes):
+    """Jacobians ``J[(j, i)]`` (output j real size, input i real size), column by column:
+    one run of ``func`` per real number of each input, with a one-hot tangent (1 on a real
+    part, 1j on an imaginary part)."""
+    jacobians = {}
+    for i in input_positions:
+        n = _real_size(inputs[i])
+        columns = []
+        for k in range(n):
+            one_hot = numpy.zeros(n)
+            one_hot[k] = 1.0
+            columns.append(_jvp(func, inputs, input_positions, output_positions,
+                                {i: _tangent_array(inputs[i], one_hot)}, check_grad_dtypes))
+        for j in output_positions:
+            jacobians[(j, i)] = (numpy.stack([c[j] for c in columns], axis=1) if columns
+                                 else numpy.zeros((output_sizes[j], 0)))
+    return jacobians
+
+
+def _forward_allclose(analytical, numerical, rtol, atol, complex_output):
+    # torch compares the tangent (complex for a complex output) with the numerical
+    # derivative as complex numbers: a complex output's (re, im) rows are one entry.
+    if complex_output:
+        analytical = analytical[0::2] + 1j * analytical[1::2]
+        numerical = numerical[0::2] + 1j * numerical[1::2]
+    return numpy.allclose(analytical, numerical, rtol=rtol, atol=atol)
+
+
+def _compare_forward(numerical, analytical, output, variable, i, j, rtol, atol,
+                     preamble=()):
+    """Raise torch's "Jacobian computed with forward mode mismatch" for a pair whose
+    Jacobians differ. A complex input is checked as torch checks it: the columns of the
+    imaginary parts first, then those of the real parts, each named in the message."""
+    complex_output = _is_complex(output.dtype)
+    if _is_complex(variable.dtype):
+        parts = (("imaginary", slice(1, None, 2)), ("real", slice(0, None, 2)))
+    else:
+        parts = ((None, slice(None)),)
+    for part, columns in parts:
+        if _forward_allclose(analytical[:, columns], numerical[:, columns], rtol, atol,
+                             complex_output):
+            continue
+        prefix = (f"While considering the {part} part of complex inputs only, "
+                  if part else "")
+        raise _mismatch_error(numerical, analytical, _real_shape(output),
+                              _real_shape(variable), i, j, rtol, atol, preamble,
+                              forward=True, prefix=prefix)
+
+
+def _slow_check_forward(func, inputs, outputs, input_positions, output_positions,
+                        constant_positions, eps, atol, rtol, check_grad_dtypes, strict):
+    sizes = _output_specs(outputs, output_positions + constant_positions)
+    numerical = _numerical_jacobians(func, inputs, input_positions,
+                                     output_positions + constant_positions, sizes, eps)
+    _check_numerically_constant(numerical, constant_positions, input_positions, atol, strict)
+    if not output_positions:
+        return
+    analytical = _forward_jacobians(func, inputs, input_positions, output_positions, sizes,
+                                    check_grad_dtypes)
+    for i in input_positions:
+        for j in output_positions:
+            _compare_forward(numerical[(j, i)], analytical[(j, i)], outputs[j], inputs[i],
+                             i, j, rtol, atol)
+
+
+def _fast_check_forward(func, inputs, outputs, input_positions, output_positions,
+                        constant_positions, eps, atol, rtol, check_grad_dtypes, strict):
+    # torch's fast mode with use_forward_ad: v^T (J u) with J u from one forward-mode run
+    # per input (its tangent u, the others zero), against v^T of the numerical J u.
+    rng = numpy.random.default_rng(0)
+    u = {i: _random_unit(rng, _real_shape(inputs[i])).ravel() for i in input_positions}
+    v = {j: _random_unit(rng, _real_shape(outputs[j])).ravel() for j in output_positions}
+    sizes = _output_specs(outputs, output_positions + constant_positions)
+    ju = _numerical_directional(func, inputs, input_positions,
+                                output_positions + constant_positions, sizes, u, eps)
+    _check_numerically_constant(ju, constant_positions, input_positions, atol, strict)
+    for i in input_positions:
+        if not output_positions:
+            break
+        tangents = _jvp(func, inputs, input_positions, output_positions,
+                        {i: _tangent_array(inputs[i], u[i])}, check_grad_dtypes)
+        for j in output_positions:
+            analytical = float(v[j] @ tangents[j])
+            numerical = float(v[j] @ ju[(j, i)])
+            tolerance = _adjusted_atol(atol, u[i], v[j]) + rtol * abs(numerical)
+            if abs(analytical - numerical) <= tolerance:
+                continue
+            slow_numerical = _numerical_jacobians(func, inputs, [i], [j],
+                                                  _output_specs(outputs, [j]), eps)[(j, i)]
+            slow_analytical = _forward_jacobians(func, inputs, [i], [j], sizes,
+                                                 check_grad_dtypes)[(j, i)]
+            preamble = [
+                f"fast mode: v^T J u is {numerical:.8g} numerically and {analytical:.8g} "
+                f"with forward mode (difference {abs(numerical - analytical):.3g}, allowed "
+                f"{tolerance:.3g}) for random unit vectors u and v."]
+            # (raises when the element-wise comparison fails too)
+            _compare_forward(slow_numerical, slow_analytical, outputs[j], inputs[i], i, j,
+                             rtol, atol, preamble + ["Element-wise (slow mode) comparison:"])
+            preamble.append("Fast gradcheck failed but element-wise differences are small: "
+                            "the check might pass with fast_mode=False.")
+            raise _mismatch_error(slow_numerical, slow_analytical, _real_shape(outputs[j]),
+                                  _real_shape(inputs[i]), i, j, rtol, atol, preamble,
+                                  forward=True)
+
+
+def _check_undefined_forward_mode(func, inputs, input_positions, output_positions):
+    """torch's _test_undefined_forward_mode: an input whose tangent is a materialized zero
+    must give the outputs the tangents that the same input without a tangent gives."""
+    fwAD = _forward_ad()
+    rng = numpy.random.default_rng(0)
+    u = {i: _tangent_array(inputs[i], _random_unit(rng, _real_shape(inputs[i])).ravel())
+         for i in input_positions}
+    with fwAD.dual_level(), pyad.enable_grad():
+        duals = list(inputs)
+        for i in input_positions:
+            duals[i] = fwAD.make_dual(inputs[i].detach(), pyad.Variable(u[i]))
+        for i in input_positions:
+            kept = duals[i]
+            variable = inputs[i]
+            xp = _array_module(variable.data)
+            zero = xp.zeros(variable.data.shape, dtype=variable.data.dtype)
+            duals[i] = fwAD.make_dual(variable.detach(), pyad.Variable(zero))
+            outputs1 = _as_tuple(func(*duals))
+            duals[i] = variable.detach()
+            outputs2 = _as_tuple(func(*duals))
+            duals[i] = kept
+            for j in output_positions:
+                first = fwAD.unpack_dual(outputs1[j]).tangent
+                second = fwAD.unpack_dual(outputs2[j]).tangent
+                if first is None or second is None:
+                    continue
+                a, b = _host_float64(first), _host_float64(second)
+                if not numpy.allclose(a, b):
+                    raise GradcheckError(
+                        f"Mismatch in tangent values for output with index: {j} when "
+                        f"input: {i} has an undefined tangent value. Got: {a.tolist()} but "
+                        f"expected: {b.tolist()} (max difference "
+                        f"{numpy.max(numpy.abs(a - b)):.6g}).")
+
+
+_FAILED_BATCHED_GRAD_MSG_FWD_AD = (
+    "gradcheck failed while testing batched gradient computation with forward-mode AD. "
+    "pyad's vmap calls the function once per batch element; if this fails for a "
+    "function that works with single tangents, call gradcheck with "
+    "`check_batched_forward_grad=False`.")
+
+
+def _check_batched_forward(func, inputs, input_positions):
+    """torch's _test_batched_grad_forward_ad: the tangents of two random tangents of each
+    input, computed under ``pyad.func.vmap`` (a loop in pyad, not vectorised), must equal
+    those computed one at a time."""
+    fwAD = _forward_ad()
+    from pyad.func import vmap
+    rng = numpy.random.default_rng(0)
+    for i in input_positions:
+        current = inputs[i]
+
+        def jvp(tangent, i=i, current=current):
+            with fwAD.dual_level(), pyad.enable_grad():
+                dual = fwAD.make_dual(current.detach(), tangent)
+                args = tuple(dual if k == i else (x.detach() if isinstance(x, pyad.Variable)
+                                                  else x)
+                             for k, x in enumerate(inputs))
+                result = []
+                for output in _as_tuple(func(*args)):
+                    if not isinstance(output, pyad.Variable):
+                        continue
+                    primal, tangent_out = fwAD.unpack_dual(output)
+                    result.append(tangent_out.detach() if tangent_out is not None
+                                  else pyad.zeros_like(primal).detach())
+                return tuple(result)
+
+        tangents = [pyad.Variable(_tangent_array(current, rng.standard_normal(
+            _real_size(current)))) for _ in range(2)]
+        expected = [jvp(t) for t in tangents]
+        expected = [pyad.stack(shards) for shards in zip(*expected)]
+        try:
+            result = vmap(jvp)(pyad.stack(tangents))
+        except RuntimeError as error:
+            raise GradcheckError(f"While computing batched gradients, got: {error}\n\n"
+                                 f"{_FAILED_BATCHED_GRAD_MSG_FWD_AD}") from error
+        for j, (res, exp) in enumerate(zip(_as_tuple(result), expected)):
+            if numpy.allclose(_host_float64(res), _host_float64(exp)):
+                continue
+            raise GradcheckError(
+                f"For output {j} and input {i}:\n\n{_FAILED_BATCHED_GRAD_MSG_FWD_AD}\n\n"
+                f"Got:\n{res}\n\nExpected:\n{exp}")
+
+
 def _gradcheck(func, inputs, *, eps, atol, rtol, raise_exception, nondet_tol,
                check_undefined_grad, check_grad_dtypes, check_backward_ad, fast_mode,
-               strict_outputs, context=None):
-    if not check_backward_ad:
-        raise ValueError(
-            "check_backward_ad=False leaves nothing to check: pyad has no forward-mode "
-            "AD, so gradcheck only checks backward mode.")
+               strict_outputs, context=None, check_forward_ad=False,
+               check_batched_forward_grad=False):
     inputs = _as_tuple(inputs)
     # Level 4 points the warning at the user's call of gradcheck/gradgradcheck.
     input_positions = _check_inputs(inputs, stacklevel=4)
@@ -626,9 +868,22 @@ def _gradcheck(func, inputs, *, eps, atol, rtol, raise_exception, nondet_tol,
         if strict_outputs or not output_positions:
             constant_positions = [j for j, o in enumerate(outputs)
                                   if _is_float_variable(o) and not o.requires_grad]
-        check = _fast_check if fast_mode else _slow_check
-        check(func, inputs, outputs, input_positions, output_positions, constant_positions,
-              eps, atol, rtol, nondet_tol, check_grad_dtypes, strict_outputs)
+        if check_backward_ad:
+            check = _fast_check if fast_mode else _slow_check
+            check(func, inputs, outputs, input_positions, output_positions,
+                  constant_positions, eps, atol, rtol, nondet_tol, check_grad_dtypes,
+                  strict_outputs)
+        if check_forward_ad:
+            check = _fast_check_forward if fast_mode else _slow_check_forward
+            check(func, inputs, outputs, input_positions, output_positions,
+                  constant_positions, eps, atol, rtol, check_grad_dtypes, strict_outputs)
+            if check_undefined_grad and output_positions:
+                _check_undefined_forward_mode(func, inputs, input_positions,
+                                              output_positions)
+        if check_batched_forward_grad:
+            _check_batched_forward(func, inputs, input_positions)
+        if not check_backward_ad:
+            return True
         # torch's order: the zero-grad_output check always runs, before the check of
         # undefined (None) output gradients
         if output_positions:
@@ -660,6 +915,17 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     |numerical|``. The backward pass is run twice and the two results must agree
     within ``nondet_tol``.
 
+    With ``check_forward_ad=True`` the Jacobian is also computed with forward mode
+    (`pyad.autograd.forward_ad`), column by column as torch's: ``func`` runs on dual
+    inputs, one input element at a time carrying a one-hot tangent (1 on a real part, 1j
+    on an imaginary part) and the others zero tangents, and the tangents of the outputs
+    (zeros where None) are compared with the numerical Jacobian; a failure reads
+    "Jacobian computed with forward mode mismatch for output j with respect to input
+    i" (for a complex input, "While considering the imaginary part of complex inputs
+    only, ..." first, then the real part). Custom Functions that define ``jvp`` are
+    checked through it; the others through their backward (pyad's forward mode runs on
+    the reverse-mode engine, docs/functional.md).
+
     Inputs should be float64 (or complex128): in lower precision the finite
     differences are too inaccurate, and a warning says so. Complex inputs and outputs
     are checked as pairs of reals (real part, imaginary part), as torch's gradcheck;
@@ -686,19 +952,28 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     check_undefined_grad : bool
         Also check that a zero ``grad_output`` gives zero gradients, i.e. that the
         backward multiplies by ``grad_output``. (pyad has no undefined-gradient
-        tensors; a zero ``grad_output`` is what a backward sees in their place.)
+        tensors; a zero ``grad_output`` is what a backward sees in their place.) With
+        ``check_forward_ad``, also torch's forward-mode check: an input with a zero
+        tangent must give the outputs the tangents that the input without one gives.
     check_grad_dtypes : bool
         Also require every gradient to have its input's dtype.
     check_batched_grad : bool
-        Accepted for compatibility with torch; ignored (pyad has no vmap).
-    check_batched_forward_grad, check_forward_ad : bool
-        Must be False: pyad has no forward-mode AD (torch's defaults are False too).
+        Accepted for compatibility with torch; ignored (pyad's vmap is not vectorised).
+        Needs ``check_backward_ad`` (AssertionError, as torch).
+    check_forward_ad : bool
+        Also check the Jacobian computed with forward-mode AD (above).
+    check_batched_forward_grad : bool
+        Also compute the output tangents of two random tangents of each input under
+        `pyad.func.vmap` (a loop in pyad) and compare them with those computed one at
+        a time, as torch. Needs ``check_forward_ad`` (AssertionError, as torch).
     check_backward_ad : bool
-        Must be True: pyad has no forward-mode AD to check instead.
+        Check the backward pass (default); False checks forward mode only. One of
+        ``check_forward_ad`` and ``check_backward_ad`` must be True (AssertionError).
     fast_mode : bool
         Compare ``v^T J u`` for random unit vectors ``u``, ``v`` instead of whole
-        Jacobians: two evaluations per input and one backward per output. On
-        failure the full Jacobians of the failing pair are computed for the report.
+        Jacobians: two evaluations per input and one backward per output (forward
+        mode: one run with tangent ``u`` per input). On failure the full Jacobians of
+        the failing pair are computed for the report.
     masked : None
         Accepted for compatibility with torch (sparse inputs); ignored.
 
@@ -727,25 +1002,33 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     True
     >>> gradcheck(lambda a, b: a * b, (x, y), fast_mode=True)
     True
+    >>> gradcheck(lambda a, b: a.sin() * b, (x, y), check_forward_ad=True)
+    True
     """
-    del check_batched_grad, masked
-    if not check_forward_ad and not check_backward_ad:       # torch's type and text
-        raise AssertionError("Expected at least one of check_forward_ad or "
-                             "check_backward_ad to be True")
-    _refuse_forward_ad(check_forward_ad, check_batched_forward_grad)
+    del masked
+    _check_mode_flags(check_forward_ad, check_backward_ad, check_batched_grad,
+                      check_batched_forward_grad)
     return _gradcheck(func, inputs, eps=eps, atol=atol, rtol=rtol,
                       raise_exception=raise_exception, nondet_tol=nondet_tol,
                       check_undefined_grad=check_undefined_grad,
                       check_grad_dtypes=check_grad_dtypes,
                       check_backward_ad=check_backward_ad, fast_mode=fast_mode,
-                      strict_outputs=False)
+                      strict_outputs=False, check_forward_ad=check_forward_ad,
+                      check_batched_forward_grad=check_batched_forward_grad)
 
 
-def _refuse_forward_ad(check_forward_ad, check_batched_forward_grad):
-    if check_forward_ad or check_batched_forward_grad:
-        raise NotImplementedError(
-            "gradcheck(): check_forward_ad=True and check_batched_forward_grad=True need "
-            "forward-mode AD, which pyad does not have; pyad checks backward mode only")
+def _check_mode_flags(check_forward_ad, check_backward_ad, check_batched_grad,
+                      check_batched_forward_grad):
+    # torch's AssertionErrors, type and text
+    if not check_forward_ad and not check_backward_ad:
+        raise AssertionError("Expected at least one of check_forward_ad or "
+                             "check_backward_ad to be True")
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad "
+                             "to be True")
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError("Setting check_batched_forward_grad=True requires "
+                             "check_forward_ad to be True")
 
 
 def _random_grad_output(rng, output, non_contiguous):
@@ -798,9 +1081,12 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 check_grad_dtypes, check_batched_grad, fast_mode, masked
         As for `gradcheck`.
     check_fwd_over_rev, check_rev_over_rev : bool
-        torch's names for the two second-order checks: forward-over-reverse must be
-        False (pyad has no forward-mode AD), reverse-over-reverse is what runs; with
-        both False there is nothing to check (ValueError).
+        The two second-order checks, passed on to `gradcheck` as ``check_forward_ad``
+        and ``check_backward_ad`` as torch: forward over reverse differentiates the
+        backward pass with forward mode, reverse over reverse with backward mode. At
+        least one must be True, and ``check_undefined_grad`` and
+        ``check_batched_grad`` need ``check_rev_over_rev`` (AssertionError, as
+        torch).
 
     Returns
     -------
@@ -814,7 +1100,19 @@ check_grad_dtypes, check_batched_grad, fast_mode, masked
     >>> x = pyad.Variable(np.linspace(0.5, 1.5, 4), requires_grad=True)
     >>> gradgradcheck(lambda a: a * a * a, (x,))
     True
+    >>> gradgradcheck(lambda a: a * a * a, (x,), check_fwd_over_rev=True)
+    True
     """
+    # torch's AssertionErrors, type and text
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError("Expected at least one of check_fwd_over_rev or "
+                             "check_rev_over_rev to be True")
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev "
+                             "to be True")
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev "
+                             "to be True")
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         rng = numpy.random.default_rng(0)
@@ -827,8 +1125,15 @@ check_grad_dtypes, check_batched_grad, fast_mode, masked
     num_grad_outputs = len(grad_outputs)
     diff_positions = [i for i, x in enumerate(inputs)
                       if isinstance(x, pyad.Variable) and x.requires_grad]
+    restore = set(diff_positions) | {len(inputs) + k for k, g in enumerate(grad_outputs)
+                                     if isinstance(g, pyad.Variable) and g.requires_grad}
 
     def new_func(*args):
+        # Restore requires_grad, as torch's new_func: forward mode passes an input without
+        # a tangent detached (gradcheck's check of undefined tangents)
+        args = tuple(x.detach().requires_grad_(True)
+                     if k in restore and isinstance(x, pyad.Variable) and not x.requires_grad
+                     else x for k, x in enumerate(args))
         input_args = args[:len(args) - num_grad_outputs]
         # grad(create_graph=True) needs grad mode even if the caller disabled it.
         with pyad.enable_grad():
@@ -851,19 +1156,16 @@ check_grad_dtypes, check_batched_grad, fast_mode, masked
         f"(gradgradcheck: {which} the grad_outputs, after the original inputs; output k "
         "is the gradient with respect to the k-th original input that requires grad, "
         f"among positions {diff_positions}, unused inputs left out.)")
-    del check_batched_grad, masked
-    if check_fwd_over_rev:
-        raise NotImplementedError(
-            "gradgradcheck(): check_fwd_over_rev=True needs forward-mode AD, which pyad "
-            "does not have; pyad checks reverse over reverse only")
-    if not check_rev_over_rev:
-        raise ValueError("gradgradcheck(): check_rev_over_rev=False leaves nothing to "
-                         "check (pyad has no forward-over-reverse mode)")
+    del masked
+    # torch passes check_fwd_over_rev and check_rev_over_rev on to gradcheck as
+    # check_forward_ad and check_backward_ad
     return _gradcheck(new_func, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
                       raise_exception=raise_exception, nondet_tol=nondet_tol,
                       check_undefined_grad=check_undefined_grad,
-                      check_grad_dtypes=check_grad_dtypes, check_backward_ad=True,
-                      fast_mode=fast_mode, strict_outputs=True, context=context)
+                      check_grad_dtypes=check_grad_dtypes,
+                      check_backward_ad=check_rev_over_rev, fast_mode=fast_mode,
+                      strict_outputs=True, context=context,
+                      check_forward_ad=check_fwd_over_rev)
 
 
 # ---------------------------------------------------------------------------

@@ -975,11 +975,6 @@ def test_checkpoint_graph_execution_group():
             out.sum().backward()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "python: pyad.autograd.forward_ad computes tangents by two reverse passes "
-    "(docs/functional.md, 'pyad has no per-op forward formulas'), so a custom Function's "
-    "jvp is never called: a Function with jvp and no backward fails in unpack_dual with "
-    "'You must implement either the backward or vjp method'"))
 def test_custom_function_forward_mode_non_tensor_before_tensor_args():
     class MyFn(Function):
         @staticmethod
@@ -999,16 +994,16 @@ def test_custom_function_forward_mode_non_tensor_before_tensor_args():
         dual_x = fwAD.make_dual(x, t)
         out = MyFn.apply(1, dual_x, 1, y)
         assert fwAD.unpack_dual(out).tangent.item() == 2.0
-    # torch closes with gradcheck(..., check_forward_ad=True, check_backward_ad=False):
-    # see test_gradcheck_forward_ad_runs_with_no_requires_grad (pyad's gradcheck has no
-    # forward mode, docs/gradcheck.md)
+    # the right inputs reach jvp under gradcheck too (MyFn has no backward)
+    assert gradcheck(MyFn.apply, (1, x.requires_grad_(True), 1, y.requires_grad_(True)),
+                     check_forward_ad=True, check_backward_ad=False, check_batched_grad=False)
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "python: pyad.autograd.forward_ad computes tangents by two reverse passes "
-    "(docs/functional.md, 'pyad has no per-op forward formulas'), so a custom Function's "
-    "jvp is never called: the tangent of the output is not the view jvp returned (its "
-    "_base is None), and no error is raised for a jvp returning its input as-is"))
+    "python: pyad/autograd/forward_ad.py _apply_with_jvp does not check what a custom "
+    "Function's forward returns against its jvp: no error is raised for a forward that "
+    "returns an input as-is while jvp returns a new tangent (torch's 'A custom Function's "
+    "forward is returning a view (or an input as-is)')"))
 def test_custom_function_forward_mode_forward_is_no_op():
     error_regex = r"A custom Function's forward is returning a view \(or an input as-is\)"
     return_lambdas = {
@@ -1125,8 +1120,8 @@ def test_metadata_check_checks_ignores_size_zero():
         dual = fwAD.make_dual(a, b)
         out = pyad.diagonal(dual, offset=0)
         assert tuple(out.shape) == (0,)
-    # torch continues with gradcheck(partial(torch.diagonal, offset=0), (complex input,),
-    # check_forward_ad=True): see test_gradcheck_forward_ad_* below
+    inp = Variable(np.zeros((0, 1), dtype=np.complex128), requires_grad=True)
+    assert gradcheck(lambda x: pyad.diagonal(x, offset=0), (inp,), check_forward_ad=True)
 
 
 def test_metadata_check_ignore_storage_offset_for_zero_numel_tensor():
@@ -1144,13 +1139,6 @@ def test_metadata_check_ignore_storage_offset_for_zero_numel_tensor():
         assert tuple(dual_input[1:].shape) == (0,)
 
 
-_FWD_GRADCHECK = (
-    "python: pyad.autograd.gradcheck refuses check_forward_ad=True and "
-    "check_batched_forward_grad=True with NotImplementedError (pyad/autograd/gradcheck.py "
-    "_refuse_forward_ad; docs/gradcheck.md) although pyad.autograd.forward_ad exists")
-
-
-@pytest.mark.xfail(strict=True, raises=NotImplementedError, reason=_FWD_GRADCHECK)
 def test_out_of_place_basic():
     # TestAutogradForwardModeBatchedGrad
     a = rand(4, 4, requires_grad=True)
@@ -1161,7 +1149,11 @@ def test_out_of_place_basic():
                      check_batched_forward_grad=True)
 
 
-@pytest.mark.xfail(strict=True, raises=NotImplementedError, reason=_FWD_GRADCHECK)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "python: pyad's dual Variables require grad (pyad/autograd/forward_ad.py records a "
+    "dual as a function of a private leaf; docs/functional.md), so under gradcheck's "
+    "forward mode the Function's forward sees x.requires_grad True, where torch's duals "
+    "of detached inputs do not require grad"))
 def test_gradcheck_forward_ad_runs_with_no_requires_grad():
     class UserFn(Function):
         @staticmethod
@@ -1187,7 +1179,6 @@ def test_gradcheck_forward_ad_runs_with_no_requires_grad():
               check_batched_forward_grad=True)
 
 
-@pytest.mark.xfail(strict=True, raises=NotImplementedError, reason=_FWD_GRADCHECK)
 def test_gradcheck_forward_ad_respects_requires_grad():
     jvp_count = [0]
 
@@ -1209,7 +1200,6 @@ def test_gradcheck_forward_ad_respects_requires_grad():
     assert jvp_count[0] == 2
 
 
-@pytest.mark.xfail(strict=True, reason=_FWD_GRADCHECK)
 def test_gradcheck_check_forward_or_backward_only():
     class UserFn(Function):
         @staticmethod
@@ -1259,7 +1249,6 @@ def test_gradcheck_check_forward_or_backward_only():
                                 run()
 
 
-@pytest.mark.xfail(strict=True, raises=NotImplementedError, reason=_FWD_GRADCHECK)
 def test_gradcheck_forward_ad_batched_grad():
     x = rand(2, requires_grad=True)
 
@@ -1306,11 +1295,10 @@ def test_cat_stack_r_to_c():
     def fn2(x1, x2):
         return pyad.stack((x1, x2), dim=-1)
 
-    # torch passes check_forward_ad=True too (test_gradcheck_forward_ad_* above)
-    assert gradcheck(fn, [inp_r, inp_c])
-    assert gradcheck(fn, [inp_c, inp_r])
-    assert gradcheck(fn2, [inp_r, inp_c])
-    assert gradcheck(fn2, [inp_c, inp_r])
+    assert gradcheck(fn, [inp_r, inp_c], check_forward_ad=True)
+    assert gradcheck(fn, [inp_c, inp_r], check_forward_ad=True)
+    assert gradcheck(fn2, [inp_r, inp_c], check_forward_ad=True)
+    assert gradcheck(fn2, [inp_c, inp_r], check_forward_ad=True)
 
 
 # --------------------------------------------------------------------------------
@@ -1409,9 +1397,6 @@ def test_nested_checkpoint_set_early_stop_no_recompution_needed():
     assert counter[0] == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "python: FunctionCtx has no save_for_forward (pyad/autograd/function.py), and "
-    "forward_ad never calls a custom Function's jvp (docs/functional.md)"))
 def test_custom_function_save_for_forward():
     class Func(Function):
         @staticmethod

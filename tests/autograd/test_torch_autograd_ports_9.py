@@ -548,23 +548,14 @@ def test_cat_r_to_c():
     def fn(x1, x2):
         return pyad.cat((x1, x2), dim=-1)
 
-    # torch also passes check_forward_ad=True: pyad's gradcheck checks backward mode only
-    # (docs/gradcheck.md; test_gradcheck_forward_ad below)
-    assert gradcheck(fn, [inp_r, inp_c])
-    assert gradcheck(fn, [inp_c, inp_r])
+    assert gradcheck(fn, [inp_r, inp_c], check_forward_ad=True)
+    assert gradcheck(fn, [inp_c, inp_r], check_forward_ad=True)
 
 
 # --------------------------------------------------------------------------------
 # test_autograd.py: TestAutograd
 # --------------------------------------------------------------------------------
 
-_NO_FORWARD_GRADCHECK = (
-    "python: gradcheck refuses check_forward_ad=True with NotImplementedError "
-    "(pyad/autograd/gradcheck.py _refuse_forward_ad, docs/gradcheck.md): no Jacobian is "
-    "computed with pyad.autograd.forward_ad")
-
-
-@pytest.mark.xfail(strict=True, reason=_NO_FORWARD_GRADCHECK)
 def test_gradcheck_forward_ad():
     import pyad.autograd.forward_ad as fwAD
 
@@ -848,10 +839,6 @@ def test_custom_function_mark_dirty_not_differentiable():
     # test_custom_function_forward_mode_inplace_checks
 
 
-@pytest.mark.xfail(strict=True, reason=_NO_FORWARD_GRADCHECK + (
-    "; and a custom Function's jvp staticmethod is never called: forward AD computes "
-    "tangents by double backward through its backward (pyad/autograd/forward_ad.py, "
-    "docs/functional.md), so a wrong jvp goes unnoticed"))
 def test_custom_function_forward_mode_wrong_formula():
     class UserFn(Function):
         @staticmethod
@@ -874,10 +861,6 @@ def test_custom_function_forward_mode_wrong_formula():
         gradcheck(UserFn.apply, (inp, True), check_forward_ad=True)
 
 
-@pytest.mark.xfail(strict=True, reason=_NO_FORWARD_GRADCHECK + (
-    "; and a custom Function's jvp staticmethod is never called "
-    "(pyad/autograd/forward_ad.py), so a jvp that does not update the tangent of a "
-    "mark_dirty input in place is not detected"))
 def test_custom_function_forward_mode_inplace_checks():
     class InplaceFn(Function):
         @staticmethod
