@@ -276,6 +276,15 @@ cdef Variable _view_as_dtype(Variable x, object dtype):
         what = "to view %s as %s (different element sizes)" % names
         if data.ndim == 0:
             raise RuntimeError("view(): self.dim() cannot be 0 %s" % what)
+        if data.size == 0:
+            # no bytes to reinterpret: torch gives the empty shape with the last size
+            # rescaled (NumPy's strides of an empty array may be anything)
+            last = data.shape[data.ndim - 1] * old
+            if last % new:
+                raise RuntimeError("view(): self.size(-1) must be divisible by %d %s, but "
+                                   "got %d" % (new // old, what, data.shape[data.ndim - 1]))
+            out = _xp_of(data).empty(data.shape[:data.ndim - 1] + (last // new,), dtype)
+            return _shape_result(x, out, None)
         if data.strides[data.ndim - 1] != old and data.shape[data.ndim - 1] != 1:
             raise RuntimeError("view(): self.stride(-1) must be 1 %s, but got %d"
                                % (what, data.strides[data.ndim - 1] // old))
@@ -284,6 +293,10 @@ cdef Variable _view_as_dtype(Variable x, object dtype):
             if data.shape[data.ndim - 1] % ratio:
                 raise RuntimeError("view(): self.size(-1) must be divisible by %d %s, but "
                                    "got %d" % (ratio, what, data.shape[data.ndim - 1]))
+            offset = x.storage_offset()
+            if offset % ratio:
+                raise RuntimeError("view(): self.storage_offset() must be divisible by %d %s, "
+                                   "but got %d" % (ratio, what, offset))
             for d in range(data.ndim - 1):
                 if (data.strides[d] // old) % ratio:
                     raise RuntimeError("view(): self.stride(%d) must be divisible by %d %s, "
@@ -2783,6 +2796,34 @@ def nonzero(input, as_tuple=False, *, out=None):
     return _plain(xp.argwhere(x._data).astype(numpy.int64), False)
 
 
+cdef tuple _unique_slices_nan_apart(object values, object inverse, object counts, int axis):
+    # torch keeps every slice that holds a NaN apart from all others (NaN != NaN), where
+    # NumPy's unique along an axis merges slices that look alike: split each such group
+    # into one slice per occurrence (in input order), at the group's sorted place.
+    moved = numpy.moveaxis(values, axis, 0)
+    has_nan = numpy.isnan(moved.reshape(moved.shape[0], -1)).any(axis=1)
+    inverse = inverse.reshape(-1)
+    order = numpy.argsort(inverse, kind="stable")       # each group's occurrences, in order
+    new_inverse = numpy.empty_like(inverse)
+    picks, new_counts = [], []
+    start = 0
+    for j in range(moved.shape[0]):
+        n = int(counts[j])
+        members = order[start:start + n]
+        start += n
+        if has_nan[j]:
+            for m in members:
+                new_inverse[m] = len(picks)
+                picks.append(j)
+                new_counts.append(1)
+        else:
+            new_inverse[members] = len(picks)
+            picks.append(j)
+            new_counts.append(n)
+    values = numpy.moveaxis(moved[numpy.asarray(picks, dtype=numpy.intp)], 0, axis)
+    return values, new_inverse, numpy.asarray(new_counts, dtype=numpy.int64)
+
+
 @profiled_op
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The sorted distinct values (of the flattened input, or slices along ``dim``), with
@@ -2806,6 +2847,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     kw = {"equal_nan": False} if axis is None and xp is numpy else {}
     values, inverse, counts = xp.unique(x._data, return_inverse=True, return_counts=True,
                                         axis=axis, **kw)
+    if axis is not None and xp is numpy and _is_float_dtype(values.dtype) and \
+            numpy.isnan(values).any():
+        values, inverse, counts = _unique_slices_nan_apart(values, inverse, counts, axis)
     if _records(x) and _is_float_dtype(values.dtype):
         out = [_delayed_error((_wrap(values),), (x,), "the derivative for '%s' is not "
                               "implemented." % ("_unique2" if dim is None else "unique_dim"),

@@ -1984,9 +1984,6 @@ def test_unique_dim(dt):
         eq(u, [nan, 0, nan, nan, 1]), eq(inv, [0, 1, 1, 2, 3, 4], i64), eq(c, [1, 2, 1, 1, 1], i64)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: unique(dim=...) (pyad/ops/shape.pxi) counts "
-                   "all NaN slices as one value; torch (and pyad's unique without dim) keep "
-                   "each NaN distinct")
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 def test_unique_dim_nan(dt):
     # torch's test_unique_dim, NaN part: unique([nan, 0, 0, nan, nan, 1], dim=0) has five
