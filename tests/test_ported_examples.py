@@ -298,6 +298,7 @@ def test_every_ported_script_is_tested():
         "parametrizations",
         "module_load_state_dict_tips",
         "amp_recipe",
+        "knowledge_distillation_tutorial",
         ])
 
 
