@@ -286,6 +286,19 @@ def test_every_ported_script_is_tested():
         "modelsyt_tutorial",
         "trainingyt",
         "quickstart_tutorial",
+        # the ninth batch (pytorch/tutorials: recipes, FGSM, parametrizations), tested in
+        # tests/test_ported_examples_9.py
+        "defining_a_neural_network",
+        "what_is_state_dict",
+        "zeroing_out_gradients",
+        "saving_and_loading_a_general_checkpoint",
+        "saving_multiple_models_in_one_file",
+        "warmstarting_model_using_parameters_from_a_different_model",
+        "fgsm_tutorial",
+        "parametrizations",
+        "module_load_state_dict_tips",
+        "amp_recipe",
+        "knowledge_distillation_tutorial",
         ])
 
 
