@@ -1523,6 +1523,19 @@ class device:
             return "device(type=%r)" % self.type
         return "device(type=%r, index=%d)" % (self.type, self.index)
 
+    # As torch 2's: ``with pyad.device("cuda"):`` makes it the default device of
+    # factories and new modules inside the block (set_default_device), restored after.
+    def __enter__(self):
+        from pyad import _factories
+        self.__dict__.setdefault("_outer_defaults", []).append(_factories.get_default_device())
+        _factories.set_default_device(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        from pyad import _factories
+        _factories.set_default_device(self.__dict__["_outer_defaults"].pop())
+        return False
+
 
 _CPU = device("cpu")
 

@@ -438,16 +438,20 @@ def test_module_load_state_dict_tips_verbatim_meta_device():
     twin("module_load_state_dict_tips", meta=True)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="engine: pyad.device is not a context manager (class device in "
-                          "pyad/_engine.pyx has no __enter__/__exit__), torch's sets the "
-                          "default device of the factories inside")
 def test_device_is_a_context_manager():
     with torch.device("cpu"):
         t = torch.nn.Linear(1, 1)
-    with pyad.device("cpu"):
+    with pyad.device("cpu") as d:
         p = pyad.nn.Linear(1, 1)
+        assert d == pyad.device("cpu") and pyad.get_default_device() == d
     assert str(p.weight.device) == str(t.weight.device) == "cpu"
+    # the default is restored after the block, also when it raises (nested: LIFO)
+    outer = pyad.device("cpu")
+    with pytest.raises(KeyError):
+        with outer, pyad.device("cpu"):
+            raise KeyError("inside")
+    assert outer.__dict__["_outer_defaults"] == []
+    assert pyad.get_default_device() == pyad.device("cpu")
 
 
 # -- recipes_source/recipes/amp_recipe.py (CPU) -----------------------------------------------
