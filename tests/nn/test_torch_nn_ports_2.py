@@ -1239,3 +1239,1071 @@ def test_trunc_normal():
         p_value = stats.kstest(samples, "truncnorm", args=((a - mean) / std, (b - mean) / std,
                                                           mean, std))[1]
         assert p_value > 0.0001
+
+
+# --------------------------------------------------------------------------- multihead attention
+
+def _mha_twin(embed_dim=8, num_heads=2, **kw):
+    torch.manual_seed(0)
+    t = tnn.MultiheadAttention(embed_dim, num_heads, **kw)
+    p = nn.MultiheadAttention(embed_dim, num_heads, **kw)
+    if kw.get("add_bias_kv"):
+        # torch inits bias_k / bias_v with xavier_normal_; give both non-trivial values
+        with torch.no_grad():
+            t.bias_k.normal_()
+            t.bias_v.normal_()
+    return twin(t, p)
+
+
+def _mha_compare(t, p, L=4, S=5, N=3, E=8, kdim=None, vdim=None, **kw):
+    rng = _rng(30)
+    q = rng.standard_normal((L, N, E))
+    k = rng.standard_normal((S, N, kdim or E))
+    v = rng.standard_normal((S, N, vdim or E))
+    extra = {key: (torch.tensor(val), pyad.tensor(val)) if isinstance(val, np.ndarray)
+             else (val, val) for key, val in kw.items()}
+    compare(t, p, [q, k, v],
+            call=lambda m, *a: m(*a, **{key: val[0 if m is t else 1]
+                                        for key, val in extra.items()}))
+
+
+def test_multihead_attn_no_masking():
+    t, p = _mha_twin()
+    _mha_compare(t, p)
+
+
+def test_multihead_attn_key_padding_mask():
+    t, p = _mha_twin()
+    kpm = np.zeros((3, 5), dtype=bool)
+    kpm[0, -2:] = True
+    kpm[2, 0] = True
+    _mha_compare(t, p, key_padding_mask=kpm)
+
+
+def test_multihead_attn_3d_attn_mask():
+    t, p = _mha_twin()
+    mask = _rng(31).standard_normal((3 * 2, 4, 5))     # (N * num_heads, L, S), float
+    _mha_compare(t, p, attn_mask=mask)
+    bmask = _rng(32).random((3 * 2, 4, 5)) < 0.3
+    bmask[:, :, 0] = False
+    _mha_compare(t, p, attn_mask=bmask)
+
+
+def test_multihead_attn_key_padding_mask_attn_mask():
+    t, p = _mha_twin()
+    kpm = np.zeros((3, 5), dtype=bool)
+    kpm[1, -1] = True
+    mask = np.triu(np.ones((4, 5), dtype=bool), k=2)
+    _mha_compare(t, p, key_padding_mask=kpm, attn_mask=mask)
+
+
+def test_multihead_attn_add_bias_kv():
+    t, p = _mha_twin(add_bias_kv=True)
+    _mha_compare(t, p)
+    kpm = np.zeros((3, 5), dtype=bool)
+    kpm[0, -1] = True
+    _mha_compare(t, p, key_padding_mask=kpm)
+
+
+def test_multihead_attn_add_zero_attn():
+    t, p = _mha_twin(add_zero_attn=True)
+    _mha_compare(t, p)
+    kpm = np.zeros((3, 5), dtype=bool)
+    kpm[2, :2] = True
+    _mha_compare(t, p, key_padding_mask=kpm)
+
+
+def test_multihead_attn_in_proj_bias_none():
+    t, p = _mha_twin(bias=False)
+    assert p.in_proj_bias is None
+    _mha_compare(t, p)
+
+
+def test_multihead_attn_in_proj_weight_none():
+    # kdim / vdim != embed_dim: separate q/k/v projection weights, no in_proj_weight
+    t, p = _mha_twin(kdim=6, vdim=5)
+    assert p.in_proj_weight is None
+    _mha_compare(t, p, kdim=6, vdim=5)
+
+
+def test_multihead_attn_batch_first_average_attn_weights():
+    # need_weights with average_attn_weights False/True, batch_first
+    t, p = _mha_twin(batch_first=True)
+    rng = _rng(33)
+    q = rng.standard_normal((3, 4, 8))
+    kv = rng.standard_normal((3, 5, 8))
+    for avg in (True, False):
+        compare(t, p, [q, kv, kv],
+                call=lambda m, *a: m(*a, need_weights=True, average_attn_weights=avg))
+
+
+def test_multihead_attn_invalid_shape():
+    # each call fails in torch (AssertionError); pyad must fail with the same type
+    mha_t = tnn.MultiheadAttention(4, 4)
+    mha_p = nn.MultiheadAttention(4, 4)
+    bool_ = lambda lib, v: lib.tensor(v, dtype=lib.bool)   # noqa: E731
+    cases = [
+        # batched (3D) query
+        lambda lib: ((4, 4, 4), (4, 4), (4, 4, 4), {}),
+        lambda lib: ((4, 4, 4), (4, 4, 4), (4, 4), {}),
+        lambda lib: ((4, 4, 4), (4, 4, 4), (4, 4, 4),
+                     {"key_padding_mask": bool_(lib, [False, False, True, True])}),
+        lambda lib: ((4, 4, 4), (4, 4, 4), (4, 4, 4),
+                     {"attn_mask": bool_(lib, [False, False, True, True])}),
+        # unbatched (2D) query
+        lambda lib: ((4, 4), (4, 4, 4), (4, 4), {}),
+        lambda lib: ((4, 4), (4, 4), (4, 4, 4), {}),
+        lambda lib: ((4, 4), (4, 4), (4, 4),
+                     {"key_padding_mask": bool_(lib, [[False, True], [True, False]])}),
+        lambda lib: ((4, 4), (4, 4), (4, 4),
+                     {"attn_mask": bool_(lib, [False, False, True, True])}),
+    ]
+    for case in cases:
+        qs, ks, vs, kw = case(torch)
+        with pytest.raises(Exception) as t_err:
+            mha_t(torch.randn(*qs), torch.randn(*ks), torch.randn(*vs), **kw)
+        qs, ks, vs, kw = case(pyad)
+        with pytest.raises(t_err.type):
+            mha_p(pyad.randn(*qs), pyad.randn(*ks), pyad.randn(*vs), **kw)
+
+
+# --------------------------------------------------------------------------- packed sequences
+
+rnn_utils = nn.utils.rnn
+PackedSequence = rnn_utils.PackedSequence
+
+
+def _ordered_sequence(seed=0, batch_size=5, max_length=6):
+    rng = _rng(seed)
+    seqs = [pyad.tensor(rng.integers(-128, 128, size=int(rng.integers(1, max_length + 1)))
+                        .astype(np.float32)) for _ in range(batch_size)]
+    return sorted(seqs, key=lambda s: s.shape[0], reverse=True)
+
+
+def test_total_length():
+    ordered = _ordered_sequence()
+    lengths = [s.shape[0] for s in ordered]
+    padded = rnn_utils.pad_sequence(ordered)
+    max_length = max(lengths)
+    packed = rnn_utils.pack_padded_sequence(padded, lengths)
+    # ValueError if total_length < max_length
+    for total_length in (-1, 0, max_length - 1):
+        for batch_first in (True, False):
+            with pytest.raises(ValueError, match=r"Expected total_length to be at least the "
+                                                 r"length of the longest sequence in input"):
+                rnn_utils.pad_packed_sequence(packed, batch_first=batch_first,
+                                              total_length=total_length)
+    # pad_packed_sequence returns results of the right length
+    for batch_first in (True, False):
+        no_extra_pad, _ = rnn_utils.pad_packed_sequence(packed, batch_first=batch_first)
+        for total_length_delta in (0, 1, 8):
+            total_length = max_length + total_length_delta
+            unpacked, lengths_out = rnn_utils.pad_packed_sequence(
+                packed, batch_first=batch_first, total_length=total_length)
+            assert list(np.asarray(lengths_out.data if isinstance(lengths_out, pyad.Variable)
+                                   else lengths_out)) == lengths
+            assert unpacked.shape[1 if batch_first else 0] == total_length
+            ref = no_extra_pad.data
+            if total_length_delta:
+                pad_shape = (5, total_length_delta) if batch_first else (total_length_delta, 5)
+                ref = np.concatenate([ref, np.zeros(pad_shape, ref.dtype)],
+                                     1 if batch_first else 0)
+            np.testing.assert_array_equal(unpacked.data, ref)
+
+
+def _ints(v):
+    return None if v is None else np.asarray(v.data if isinstance(v, pyad.Variable) else v).tolist()
+
+
+def test_pack_sequence():
+    def _compatibility_test(sequences, lengths, batch_first, enforce_sorted=False):
+        padded = rnn_utils.pad_sequence(sequences, batch_first)
+        packed = rnn_utils.pack_sequence(sequences, enforce_sorted)
+        unpacked = rnn_utils.pad_packed_sequence(packed, batch_first)
+        np.testing.assert_array_equal(padded.data, unpacked[0].data)
+        pack_padded = rnn_utils.pack_padded_sequence(padded, lengths, batch_first,
+                                                     enforce_sorted)
+        np.testing.assert_array_equal(packed.data.data, pack_padded.data.data)
+        assert _ints(packed.batch_sizes) == _ints(pack_padded.batch_sizes)
+        assert _ints(packed.sorted_indices) == _ints(pack_padded.sorted_indices)
+
+    # single dimensional
+    a = pyad.tensor([1, 2, 3])
+    b = pyad.tensor([4, 5])
+    c = pyad.tensor([6])
+    packed = rnn_utils.pack_sequence([a, b, c], enforce_sorted=False)
+    expected = [1, 4, 6, 2, 5, 3]
+    assert _ints(packed.batch_sizes) == [3, 2, 1]
+    assert _ints(packed.data) == expected
+    assert _ints(packed.sorted_indices) == [0, 1, 2]
+    assert _ints(packed.unsorted_indices) == [0, 1, 2]
+
+    packed_unsorted = rnn_utils.pack_sequence([b, c, a], enforce_sorted=False)
+    assert _ints(packed_unsorted.batch_sizes) == [3, 2, 1]
+    assert _ints(packed_unsorted.data) == expected
+    assert _ints(packed_unsorted.sorted_indices) == [2, 0, 1]
+    assert _ints(packed_unsorted.unsorted_indices) == [1, 2, 0]
+
+    # single dimensional, enforce_sorted = True
+    packed_enforce_sorted = rnn_utils.pack_sequence([a, b, c], enforce_sorted=True)
+    assert _ints(packed_enforce_sorted.batch_sizes) == [3, 2, 1]
+    assert _ints(packed_enforce_sorted.data) == expected
+    assert packed_enforce_sorted.sorted_indices is None
+    assert packed_enforce_sorted.unsorted_indices is None
+
+    with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
+        rnn_utils.pack_sequence([b, c, a], enforce_sorted=True)
+    with pytest.raises(RuntimeError, match="You can pass `enforce_sorted=False`"):
+        rnn_utils.pack_sequence([b, c, a], enforce_sorted=True)
+
+    # more dimensions
+    maxlen = 6
+    rng = _rng(35)
+    for num_dim in (0, 1, 2):
+        sequences = []
+        lengths = []
+        trailing_dims = [4] * num_dim
+        for i in range(maxlen, 0, -1):
+            seq_len = i * i
+            lengths.append(seq_len)
+            sequences.append(pyad.rand(seq_len, 5, *trailing_dims))
+        order = rng.permutation(len(sequences))
+        unsorted_sequences = [sequences[j].clone() for j in order]
+        unsorted_lengths = [s.shape[0] for s in unsorted_sequences]
+        for batch_first in (True, False):
+            for enforce_sorted in (True, False):
+                _compatibility_test(sequences, lengths, batch_first, enforce_sorted)
+            _compatibility_test(unsorted_sequences, unsorted_lengths, batch_first)
+
+
+def test_unpad_sequence():
+    a = pyad.tensor([1, 2, 3])
+    b = pyad.tensor([4, 5])
+    c = pyad.tensor([6])
+    sequences = [a, b, c]
+    lengths = pyad.tensor([v.shape[0] for v in sequences])
+    for batch_first in [True, False]:
+        padded = rnn_utils.pad_sequence(sequences, batch_first=batch_first)
+        unpadded = rnn_utils.unpad_sequence(padded, lengths, batch_first=batch_first)
+        assert [_ints(s) for s in unpadded] == [_ints(s) for s in sequences]
+
+    rng = _rng(36)
+    for num_dim in (0, 1, 2):
+        sequences = [pyad.rand(i * i, 5, *([4] * num_dim)) for i in range(1, 7)]
+        sequences = [sequences[j] for j in rng.permutation(len(sequences))]
+        lengths = pyad.tensor([v.shape[0] for v in sequences])
+        for batch_first in [True, False]:
+            padded = rnn_utils.pad_sequence(sequences, batch_first=batch_first)
+            unpadded = rnn_utils.unpad_sequence(padded, lengths, batch_first=batch_first)
+            for s, u in zip(sequences, unpadded):
+                np.testing.assert_array_equal(s.data, u.data)
+
+
+def test_unpack_sequence():
+    a = pyad.tensor([1, 2, 3])
+    b = pyad.tensor([4, 5])
+    c = pyad.tensor([6])
+    sequences = [a, b, c]
+    packed = rnn_utils.pack_sequence(sequences, enforce_sorted=False)
+    unpacked = rnn_utils.unpack_sequence(packed)
+    assert [_ints(s) for s in unpacked] == [_ints(s) for s in sequences]
+
+    rng = _rng(37)
+    for num_dim in (0, 1, 2):
+        sequences = [pyad.rand(i * i, 5, *([4] * num_dim)) for i in range(1, 7)]
+        sequences = [sequences[j] for j in rng.permutation(len(sequences))]
+        packed = rnn_utils.pack_sequence(sequences, enforce_sorted=False)
+        unpacked = rnn_utils.unpack_sequence(packed)
+        for s, u in zip(sequences, unpacked):
+            np.testing.assert_array_equal(s.data, u.data)
+
+
+def test_pad_sequence_with_tensor_sequences():
+    seq_tuple_input = rnn_utils.pad_sequence((pyad.tensor([[7, 6]]), pyad.tensor([[-7, -1]])))
+    seq_tensor_input = rnn_utils.pad_sequence(pyad.tensor([[[7, 6]], [[-7, -1]]]))
+    np.testing.assert_array_equal(seq_tuple_input.data, seq_tensor_input.data)
+    assert tuple(seq_tuple_input.shape) == (1, 2, 2)
+
+
+def test_wrong_order():
+    a = pyad.ones(25, 300)
+    b = pyad.ones(22, 300)
+    b_a = rnn_utils.pad_sequence([b, a])
+    with pytest.raises(RuntimeError):
+        rnn_utils.pack_padded_sequence(b_a, [22, 25], enforce_sorted=True)
+
+
+# --------------------------------------------------------------------------- RNN
+
+def test_RNN_input_size_zero():
+    for module in (nn.RNN, nn.LSTM, nn.GRU):
+        inp = pyad.zeros(5, 0, 3)
+        rnn = module(input_size=3, hidden_size=4)
+        outs = rnn(inp)
+        assert tuple(outs[0].shape) == (5, 0, 4)
+        # backward does not cause a hard error
+        outs[0].sum().backward()
+
+
+def test_RNN_change_dropout():
+    for train in (True, False):
+        pyad.manual_seed(0)
+        rnn = nn.RNN(100, 100, 2, dropout=0, nonlinearity="relu")
+        inp = pyad.rand(1, 1, 100)
+        rnn.train(train)
+        prev_output = None
+        for p in (0, 0.5, 0, 0.7, 0.2, 1, 0.2, 0):
+            rnn.dropout = p
+            output1, hx1 = rnn(inp)
+            output2, hx2 = rnn(inp)
+            if p == 0 or p == 1 or not train:
+                np.testing.assert_array_equal(output1.data, output2.data)
+                np.testing.assert_array_equal(hx1.data, hx2.data)
+            else:
+                assert not np.array_equal(output1.data, output2.data)
+                assert not np.array_equal(hx1.data, hx2.data)
+            if prev_output is not None:
+                if not train:
+                    np.testing.assert_array_equal(output1.data, prev_output)
+                    np.testing.assert_array_equal(output2.data, prev_output)
+                else:
+                    assert not np.array_equal(output1.data, prev_output)
+                    assert not np.array_equal(output2.data, prev_output)
+            prev_output = output1.data
+
+
+def test_rnn_proj_size_and_dropout_errors():
+    # RNNBase's argument checks (torch's messages), each raised by torch as well
+    for lib in (torch, pyad):
+        with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+            lib.nn.LSTM(4, 3, proj_size=3)
+        with pytest.raises(ValueError, match="proj_size should be a positive integer or zero"):
+            lib.nn.LSTM(4, 3, proj_size=-1)
+        with pytest.raises(ValueError, match="proj_size argument is only supported for LSTM"):
+            lib.nn.GRU(4, 3, proj_size=2)
+        with pytest.raises(ValueError, match="dropout should be a number in range"):
+            lib.nn.GRU(4, 3, dropout=1.5)
+        with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
+            lib.nn.LSTM(4, 3, num_layers=1, dropout=0.5)
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+def test_rnn_hidden_state_shape_errors(cls):
+    # wrong hidden-state shapes fail in torch with RuntimeError; pyad must too
+    torch.manual_seed(0)
+    t, p = twin(getattr(tnn, cls)(3, 4, num_layers=2, bidirectional=True, batch_first=True),
+                getattr(nn, cls)(3, 4, num_layers=2, bidirectional=True, batch_first=True))
+    x = _rng(38).standard_normal((2, 5, 3))
+    for bad in [(4, 2, 5), (2, 2, 4), (4, 3, 4)]:
+        h = np.zeros(bad)
+        hx_t = (torch.tensor(h), torch.tensor(np.zeros((4, 2, 4)))) if cls == "LSTM" \
+            else torch.tensor(h)
+        hx_p = (pyad.tensor(h), pyad.tensor(np.zeros((4, 2, 4)))) if cls == "LSTM" \
+            else pyad.tensor(h)
+        with pytest.raises(RuntimeError):
+            t(torch.tensor(x), hx_t)
+        with pytest.raises(RuntimeError):
+            p(pyad.tensor(x), hx_p)
+    # the right shape: outputs (batch_first) and h_n shapes as torch's
+    t_out = t(torch.tensor(x))
+    p_out = p(pyad.tensor(x))
+    assert tuple(p_out[0].shape) == tuple(t_out[0].shape) == (2, 5, 8)
+    t_h = t_out[1][0] if cls == "LSTM" else t_out[1]
+    p_h = p_out[1][0] if cls == "LSTM" else p_out[1]
+    assert tuple(p_h.shape) == tuple(t_h.shape) == (4, 2, 4)
+    _close(p_out[0], t_out[0])
+
+
+# --------------------------------------------------------------------------- losses
+
+def test_nll_loss_invalid_target_dim():
+    x = pyad.randn(10, 3)
+    t = pyad.zeros(10, 2, dtype=pyad.int64)
+    # torch: "1D target tensor expected"; pyad: "nll_loss(): expected a target of shape
+    # (10,) for an input of shape (10, 3), got (10, 2)"
+    with pytest.raises(RuntimeError, match=r"expected a target of shape \(10,\)"):
+        F.nll_loss(x, t)
+
+
+def test_nll_loss_invalid_weights():
+    x = pyad.randn(10, 3)
+    t = pyad.randint(0, 3, (10,))
+    # torch: "weight tensor should be ..."; pyad: "nll_loss(): weight should be ..."
+    msg = "weight should be defined either for all 3 classes or no classes"
+    for weight in [pyad.randn(4), pyad.randn(1, 3)]:
+        with pytest.raises(RuntimeError, match=msg):
+            F.nll_loss(x, t, weight=weight)
+
+
+def test_nll_loss_mismatched_batch():
+    x = pyad.randn(10, 3, requires_grad=True)
+    # t should have size (10,)
+    t = pyad.zeros(3, dtype=pyad.int64)
+    # pyad's message starts lower case ("nll_loss(): expected input batch_size ...")
+    with pytest.raises(ValueError, match="(?i)Expected.*batch_size"):
+        F.nll_loss(x, t)
+
+
+def test_nll_loss_out_of_bounds_ignore_index():
+    a = _rng(39).standard_normal((6, 3))
+    t = np.array([0, 1, 255, 0, 1, 2])
+    for reduction in ["mean", "none"]:
+        tx, px = _pair(a, True)
+        t_l = tF.nll_loss(tx, torch.tensor(t), ignore_index=255, reduction=reduction)
+        p_l = F.nll_loss(px, pyad.tensor(t), ignore_index=255, reduction=reduction)
+        _close(p_l, t_l)
+        t_l.sum().backward()
+        p_l.sum().backward()
+        _close(px.grad, tx.grad)
+
+
+def test_cross_entropy_label_smoothing_errors():
+    N, C = 3, 4
+    for inp, target in [(pyad.randn(N, C), pyad.tensor([0, 1, 3])),
+                        (pyad.randn(N, C), pyad.randn(N, C))]:
+        loss = nn.CrossEntropyLoss(label_smoothing=1.2)
+        with pytest.raises(RuntimeError, match=r"label_smoothing must be between 0\.0"):
+            loss(inp, target)
+
+
+def test_cross_entropy_loss_one_hot_target():
+    rng = _rng(40)
+    for k in range(5):
+        N, C = 5, 4
+        other_dims = [int(rng.integers(2, 5)) for _ in range(k)]
+        inp = pyad.tensor(rng.standard_normal((N, C, *other_dims)), requires_grad=True)
+        target = pyad.tensor(rng.integers(0, C, (N, *other_dims)))
+        weight = pyad.tensor(np.abs(rng.standard_normal(C)))
+        target_one_hot = F.one_hot(target, num_classes=C).to(inp.dtype)
+        target_one_hot = target_one_hot.permute(0, -1, *range(1, target_one_hot.dim() - 1))
+        for reduction in ["none", "sum"]:
+            for w in [None, weight]:
+                m = nn.CrossEntropyLoss(weight=w, reduction=reduction)
+                output = m(inp, target)
+                output_one_hot = m(inp, target_one_hot)
+                np.testing.assert_allclose(output.data, output_one_hot.data, rtol=1e-12,
+                                           atol=1e-12)
+
+
+def test_cross_entropy_label_smoothing_consistent_index_target_and_probs():
+    N, C = 10, 4
+    rng = _rng(41)
+    for k in range(5):
+        for reduction in ["none", "mean", "sum"]:
+            for label_smoothing in [0.05, 0.15]:
+                other_dims = [int(rng.integers(2, 5)) for _ in range(k)]
+                inp = pyad.tensor(rng.standard_normal((N, C, *other_dims)),
+                                  requires_grad=True)
+                target = rng.integers(0, C, (N, *other_dims))
+                proba = np.moveaxis(np.eye(C)[target], -1, 1)
+                # y_k^ls = y_k * (1 - label_smoothing) + label_smoothing / n_classes
+                proba = np.where(proba == 1, 1 - label_smoothing + label_smoothing / C,
+                                 label_smoothing / C)
+                out_prob = nn.CrossEntropyLoss(reduction=reduction)(inp, pyad.tensor(proba))
+                out_index = nn.CrossEntropyLoss(reduction=reduction,
+                                                label_smoothing=label_smoothing)(
+                    inp, pyad.tensor(target))
+                np.testing.assert_allclose(out_prob.data, out_index.data, rtol=1e-7,
+                                           atol=1e-5)
+
+
+def test_loss_equal_input_target_shape():
+    losses = {
+        "mse_loss": lambda x, y: F.mse_loss(x, y),
+        "l1_loss": lambda x, y: F.l1_loss(x, y),
+        "smooth_l1_loss": lambda x, y: F.smooth_l1_loss(x, y),
+        "huber_loss": lambda x, y: F.huber_loss(x, y),
+        "kl_div": lambda x, y: F.kl_div(x, y),
+        "poisson_nll_loss": lambda x, y: F.poisson_nll_loss(x, y),
+    }
+    inp = pyad.randn(3, 5)
+    target = pyad.randn(5, 3)
+    for name, fn in losses.items():
+        with pytest.raises(Exception):
+            fn(inp, target)
+
+
+def test_bce_loss_always_nonnegative():
+    for val in (1.0, 0.0):
+        target = pyad.full((5,), val)
+        inp = pyad.full((5,), val)
+        assert (nn.BCELoss()(inp, target) < 0).sum().item() == 0
+
+
+def test_bce_with_logits_raises_if_target_and_input_are_different_size():
+    with pytest.raises(ValueError):
+        nn.BCEWithLogitsLoss()(pyad.rand(5, 1), pyad.rand(5))
+    with pytest.raises(ValueError):
+        nn.BCEWithLogitsLoss()(pyad.rand(5), pyad.rand(5, 1))
+
+
+def test_bce_with_logits_gives_same_result_as_sigmoid_and_bce_loss():
+    sigmoid = nn.Sigmoid()
+    rng = _rng(42)
+    target = pyad.tensor(rng.random((64, 4)))
+    output = pyad.tensor(rng.random((64, 4)) - 0.5)
+    _close(nn.BCEWithLogitsLoss()(output, target), nn.BCELoss()(sigmoid(output), target).data)
+    weight = pyad.tensor(rng.random(4))
+    _close(nn.BCEWithLogitsLoss(weight)(output, target),
+           nn.BCELoss(weight)(sigmoid(output), target).data)
+    target = pyad.zeros(4, 1, dtype=pyad.float64)
+    output = pyad.full((4, 1), -100.0, dtype=pyad.float64)
+    _close(nn.BCEWithLogitsLoss()(output, target), nn.BCELoss()(sigmoid(output), target).data)
+    _close(nn.BCEWithLogitsLoss(reduction="none")(output, target),
+           nn.BCELoss(reduction="none")(sigmoid(output), target).data)
+    weight = pyad.tensor(rng.random(1))
+    _close(nn.BCEWithLogitsLoss(weight)(output, target),
+           nn.BCELoss(weight)(sigmoid(output), target).data)
+
+
+def test_bce_with_logits_has_correct_grad_at_zero():
+    output = pyad.zeros(3, 1, requires_grad=True)
+    target = pyad.zeros(3, 1)
+    nn.BCEWithLogitsLoss(reduction="sum")(output, target).backward()
+    np.testing.assert_array_equal(output.grad.data, np.full((3, 1), 0.5, np.float32))
+
+
+def test_bce_with_logits_broadcasts_weights():
+    rng = _rng(43)
+    target = pyad.tensor(rng.random((16, 4)))
+    output = pyad.tensor(rng.random((16, 4)) - 0.5)
+    for wshape in [(4,), (16, 1)]:
+        weight = rng.random(wshape)
+        out1 = nn.BCEWithLogitsLoss(pyad.tensor(weight))(output, target)
+        out2 = nn.BCEWithLogitsLoss(pyad.tensor(np.broadcast_to(weight, (16, 4)).copy()))(
+            output, target)
+        np.testing.assert_allclose(out1.data, out2.data, rtol=1e-12)
+
+
+def test_bce_loss_broadcasts_weights():
+    sigmoid = nn.Sigmoid()
+    rng = _rng(44)
+    target = pyad.tensor(rng.random((16, 4)))
+    output = sigmoid(pyad.tensor(rng.random((16, 4)) - 0.5))
+    for wshape in [(4,), (16, 1)]:
+        weight = rng.random(wshape)
+        out1 = nn.BCELoss(pyad.tensor(weight))(output, target)
+        out2 = nn.BCELoss(pyad.tensor(np.broadcast_to(weight, (16, 4)).copy()))(output, target)
+        np.testing.assert_allclose(out1.data, out2.data, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- normalization
+
+def test_GroupNorm_raises_error_if_one_value_per_group():
+    x = pyad.rand(10)[None, :, None]
+    with pytest.raises(ValueError):
+        nn.GroupNorm(10, 10)(x)
+
+
+def test_LayerNorm_general():
+    rng = _rng(45)
+    for i in range(2, 6):
+        shape = [int(v) for v in rng.integers(3, 6, i)]
+        x = pyad.tensor(rng.uniform(0, 10, shape))
+        normalized_ndim = int(rng.integers(1, i))
+        normalized_shape = shape[-normalized_ndim:]
+        unnormalized_shape = shape[:-normalized_ndim]
+        # LN normalizes to mean 0 and stddev 1
+        ln = nn.LayerNorm(normalized_shape, eps=0).double()
+        ln.weight.data[...] = 1
+        ln.bias.data[...] = 0
+        out = ln(x).data.reshape(unnormalized_shape + [-1])
+        assert abs(np.abs(out.mean(-1)).mean()) < 1e-5
+        assert abs(np.abs(out.var(-1)).mean() - 1) < 1e-5
+        # LN applies weight and bias correctly
+        scale, bias = rng.uniform(0.2, 2, 2)
+        ln.weight.data[...] = scale
+        ln.bias.data[...] = bias
+        out = ln(x).data.reshape(unnormalized_shape + [-1])
+        assert abs(np.abs(out.mean(-1)).mean() - bias) < 1e-5
+        assert abs(np.abs(out.var(-1)).mean() - scale ** 2) < 1e-5
+
+    bad_norm_shape_input_shape = {(): (), (2, 3): (3,), (2,): (1, 2, 3), (10,): (2, 3),
+                                  10: (2, 3)}
+    for norm_shape, input_shape in bad_norm_shape_input_shape.items():
+        ln = nn.LayerNorm(norm_shape)
+        with pytest.raises(RuntimeError):
+            ln(pyad.tensor(rng.uniform(0, 10, input_shape)))
+
+
+def test_GroupNorm_general():
+    rng = _rng(46)
+    good_shape_g = {(1, 2, 3, 4): 2, (2, 3, 10): 3, (3, 1, 1, 1, 2): 1, (2, 6, 4, 2, 2): 3,
+                    (1, 256, 1, 1): 32}
+    for (shape, g) in good_shape_g.items():
+        for grad in (True, False):
+            x = pyad.tensor(rng.uniform(0, 10, shape), requires_grad=grad)
+            b, c = shape[0], shape[1]
+            # GN normalizes to mean 0 and stddev 1
+            gn = nn.GroupNorm(g, c, eps=0).double()
+            gn.weight.data[...] = 1
+            gn.bias.data[...] = 0
+            output = gn(x)
+            out = output.data.reshape(b, g, -1)
+            assert np.abs(out.mean(-1)).mean() < 1e-5
+            assert abs(np.abs(out.var(-1)).mean() - 1) < 1e-5
+            if grad:
+                output.backward(pyad.tensor(rng.standard_normal(shape)))
+            # GN applies weight and bias correctly
+            scale = rng.uniform(0.2, 2, c)
+            bias = rng.uniform(0.2, 2, c)
+            gn.weight.data[...] = scale
+            gn.bias.data[...] = bias
+            out = gn(x).data.reshape(b, c, -1)
+            out_normed = ((out - bias.reshape(c, 1)) / scale.reshape(c, 1)).reshape(b, g, -1)
+            assert np.abs(out_normed.mean(-1)).mean() < 1e-5
+            assert abs(np.abs(out_normed.var(-1)).mean() - 1) < 1e-5
+
+    bad_shape_g = {(1, 2, 3, 4): 3, (2, 3, 10): 2, (3, 1, 1, 1, 2): 10, (2, 6, 4, 2, 2): 4}
+    for shape, g in bad_shape_g.items():
+        with pytest.raises(ValueError):
+            nn.GroupNorm(g, shape[1])
+
+
+def _test_InstanceNorm_general(cls, a):
+    b, c = a.shape[0], a.shape[1]
+    input_var = pyad.tensor(a, requires_grad=True)
+    IN = cls(c, eps=0).double()
+    output = IN(input_var)
+    out = output.data.reshape(b * c, -1)
+    assert np.abs(out.mean(1)).mean() < 1e-5
+    assert abs(np.abs(out.var(1)).mean() - 1) < 1e-5
+    # eval mode doesn't change behavior (track_running_stats=False)
+    grad_out = pyad.tensor(_rng(47).standard_normal(output.shape))
+    res1 = output.data.copy()
+    output.backward(grad_out)
+    grad1 = input_var.grad.data.copy()
+    IN.eval()
+    output = IN(input_var)
+    input_var.grad = None
+    output.backward(grad_out)
+    np.testing.assert_array_equal(res1, output.data)
+    np.testing.assert_array_equal(grad1, input_var.grad.data)
+
+    # track_running_stats=True and momentum=1: the running stats are the input's
+    # mean / unbiased var
+    IN = cls(c, momentum=1, eps=0, track_running_stats=True).double()
+    IN(input_var)
+    mean = np.moveaxis(a, 1, 0).reshape(c, -1).mean(1)
+    var = np.moveaxis(a, 1, 0).reshape(c, b, -1).var(2, ddof=1)
+    assert np.abs(mean - IN.running_mean.data).mean() < 1e-5
+    assert np.abs(var.mean(1) - IN.running_var.data).mean() < 1e-5
+
+    # eval: adding X * std to a channel makes that output channel's mean X
+    IN.eval()
+    delta = (np.sqrt(IN.running_var.data) * np.arange(c)).reshape((-1,) + (1,) * (a.ndim - 2))
+    output = IN(pyad.tensor(a + delta))
+    np.testing.assert_allclose(np.moveaxis(output.data, 1, 0).reshape(c, -1).mean(1),
+                               np.arange(c), atol=1e-5)
+
+
+def test_InstanceNorm1d_general():
+    _test_InstanceNorm_general(nn.InstanceNorm1d, _rng(48).random((4, 3, 9)))
+
+
+def test_InstanceNorm2d_general():
+    _test_InstanceNorm_general(nn.InstanceNorm2d, _rng(49).random((4, 3, 5, 6)))
+
+
+def test_InstanceNorm3d_general():
+    _test_InstanceNorm_general(nn.InstanceNorm3d, _rng(50).random((3, 4, 3, 4, 5)))
+
+
+def test_instancenorm_raises_error_if_less_than_one_value_per_channel():
+    x = pyad.rand(10)[None, :, None]
+    with pytest.raises(ValueError):
+        nn.InstanceNorm1d(10)(x)
+
+
+def test_instancenorm_raises_error_for_single_spatial_element_during_training():
+    BATCH_SIZE, NUM_CHANNELS = 10, 3
+    for i, norm in enumerate([nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d]):
+        m = norm(NUM_CHANNELS, track_running_stats=True)
+        inp = pyad.randn(BATCH_SIZE, NUM_CHANNELS, *[1] * (i + 1))
+        with pytest.raises(ValueError):
+            m(inp)
+        # single spatial element is fine in eval
+        m.eval()
+        m(inp)
+
+
+def test_batchnorm_update_stats():
+    module = nn.BatchNorm1d(3)
+    data = pyad.rand(4, 3)
+    # training pass
+    old_mean = module.running_mean.data.copy()
+    old_var = module.running_var.data.copy()
+    old_nbt = int(module.num_batches_tracked.item())
+    module(data)
+    assert not np.array_equal(old_mean, module.running_mean.data)
+    assert not np.array_equal(old_var, module.running_var.data)
+    assert old_nbt + 1 == int(module.num_batches_tracked.item())
+    # eval pass
+    module.eval()
+    old_mean = module.running_mean.data.copy()
+    old_var = module.running_var.data.copy()
+    old_nbt = int(module.num_batches_tracked.item())
+    module(data)
+    np.testing.assert_array_equal(old_mean, module.running_mean.data)
+    np.testing.assert_array_equal(old_var, module.running_var.data)
+    assert old_nbt == int(module.num_batches_tracked.item())
+
+
+def test_batchnorm_load_state_dict():
+    bn = nn.BatchNorm2d(3)
+    assert int(bn.state_dict()["num_batches_tracked"].item()) == 0
+    bn.num_batches_tracked = pyad.tensor(10)
+    assert int(bn.state_dict()["num_batches_tracked"].item()) == 10
+    bn.load_state_dict({}, strict=False)
+    assert int(bn.state_dict()["num_batches_tracked"].item()) == 10
+
+
+# --------------------------------------------------------------------------- clip_grad_norm_
+
+@pytest.mark.parametrize("foreach", [False, True])
+def test_clip_grad_norm_error_if_nonfinite(foreach):
+    inf, nan = math.inf, math.nan
+    norms_pos = [0.1, 1, 2, 3.5, inf]
+    norms_neg = [-0.1, -1, -2, -3.5]
+    norms_except_0 = norms_pos + norms_neg
+    norms_all = norms_except_0 + [0]
+    # (grad_only_one_elem, prefix_finite_grad_param, scalars, norms_nonfinite, norms_finite)
+    test_cases = [
+        (False, False, [inf, -inf], norms_except_0, [0]),
+        (False, True, [inf, -inf], norms_pos, norms_neg + [0]),
+        (True, False, [inf, -inf], norms_pos, norms_neg + [0]),
+        (True, True, [inf, -inf], norms_pos, norms_neg + [0]),
+        (False, False, [nan], norms_except_0, [0]),
+        (False, True, [nan], norms_except_0, [0]),
+        (True, False, [nan], norms_except_0, [0]),
+        (True, True, [nan], norms_except_0, [0]),
+        (False, False, [2e22, -2e22], [], norms_all),
+        (False, True, [2e22, -2e22], [], norms_all),
+        (True, False, [2e22, -2e22], [], norms_all),
+        (True, True, [2e22, -2e22], [], norms_all),
+        (False, False, [2e200, -2e200], [3.5, 2, -2, -3.5], [inf, 1, 0.1, 0, -1, -0.1]),
+        (False, True, [2e200, -2e200], [3.5, 2], norms_neg + [inf, 1, 0.1, 0]),
+        (True, False, [2e200, -2e200], [3.5, 2], norms_neg + [inf, 1, 0.1, 0]),
+        (True, True, [2e200, -2e200], [3.5, 2], norms_neg + [inf, 1, 0.1, 0]),
+    ]
+
+    def gen_parameters(scalar, grad_only_one_elem, prefix_finite_grad_param):
+        param = pyad.ones(10, dtype=pyad.float64, requires_grad=True)
+        if grad_only_one_elem:
+            param[1].mul(scalar).sum().backward()
+        else:
+            param.mul(scalar).sum().backward()
+        if prefix_finite_grad_param:
+            prefix_param = pyad.ones(1, dtype=pyad.float64, requires_grad=True)
+            prefix_param.mul(1).sum().backward()
+            return [prefix_param, param]
+        return [param]
+
+    def run_test_case(norm_type, error_if_nonfinite, scalar, grad_only_one_elem,
+                      prefix_finite_grad_param, is_norm_nonfinite):
+        parameters = gen_parameters(scalar, grad_only_one_elem, prefix_finite_grad_param)
+        if is_norm_nonfinite and error_if_nonfinite:
+            grads_before = [p.grad.data.copy() for p in parameters]
+            with pytest.raises(RuntimeError,
+                               match=f"The total norm of order {float(norm_type)} for gradients"):
+                nn.utils.clip_grad_norm_(parameters, 1, norm_type=norm_type,
+                                         error_if_nonfinite=True, foreach=foreach)
+            # grads do not change when the error is raised
+            for before, p in zip(grads_before, parameters):
+                np.testing.assert_array_equal(before, p.grad.data)
+        else:
+            nn.utils.clip_grad_norm_(parameters, 1, norm_type=norm_type,
+                                     error_if_nonfinite=error_if_nonfinite, foreach=foreach)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # numpy's overflow warnings
+        for grad_only_one_elem, prefix, scalars, norms_nonfinite, norms_finite in test_cases:
+            for error_if_nonfinite in [False, True]:
+                for norm_type in norms_nonfinite:
+                    for scalar in scalars:
+                        run_test_case(norm_type, error_if_nonfinite, scalar, grad_only_one_elem,
+                                      prefix, True)
+                for norm_type in norms_finite:
+                    for scalar in scalars:
+                        run_test_case(norm_type, error_if_nonfinite, scalar, grad_only_one_elem,
+                                      prefix, False)
+
+
+# --------------------------------------------------------------------------- weight / spectral norm
+
+def test_weight_norm_pickle():
+    m = nn.utils.weight_norm(nn.Linear(5, 7))
+    m = pickle.loads(pickle.dumps(m))
+    assert isinstance(m, nn.Linear)
+
+
+def test_spectral_norm_pickle():
+    m = nn.utils.spectral_norm(nn.Linear(5, 7))
+    m = pickle.loads(pickle.dumps(m))
+    assert isinstance(m, nn.Linear)
+
+
+def test_spectral_norm_dim():
+    inp = pyad.randn(2, 3, 10, 12)
+    m = nn.utils.spectral_norm(nn.ConvTranspose2d(3, 4, (5, 6)))
+    # this should not run into incompatible shapes
+    m(inp)
+    # u refers to the same dimension
+    assert tuple(m.weight_u.shape) == tuple(m.weight_orig[0, :, 0, 0].shape)
+
+
+def test_spectral_norm_forward():
+    inp = pyad.randn(3, 5, dtype=pyad.float64)
+    m = nn.utils.spectral_norm(nn.Linear(5, 7).double())
+    # naive forward
+    _weight, _bias, _u = m.weight_orig.data.copy(), m.bias.data, m.weight_u.data.copy()
+    _weight_mat = _weight.reshape(_weight.shape[0], -1)
+    _v = _weight_mat.T @ _u
+    _v = _v / max(np.linalg.norm(_v), 1e-12)
+    _u = _weight_mat @ _v
+    _u = _u / max(np.linalg.norm(_u), 1e-12)
+    _weight = _weight / (_u @ (_weight_mat @ _v))
+    out_hat = inp.data @ _weight.T + _bias
+    expect_out = m(inp)
+    np.testing.assert_allclose(expect_out.data, out_hat, rtol=1e-10, atol=1e-12)
+
+
+# --------------------------------------------------------------------------- state_dict hooks
+
+def _hook_to_pickle(*args, **kwargs):
+    pass
+
+
+def _sd_equal(a, b):
+    assert list(a) == list(b)
+    for k in a:
+        np.testing.assert_array_equal(a[k].data, b[k].data)
+
+
+def test_load_state_dict_pre_hook():
+    m = nn.Linear(10, 10)
+    m_state_dict = m.state_dict()
+    m_load = nn.Linear(10, 10)
+    hook_called = 0
+
+    def hook_without_module(state_dict, prefix, local_metadata, strict, missing_keys,
+                            unexpected_keys, error_msgs):
+        _sd_equal(m_state_dict, state_dict)
+        nonlocal hook_called
+        hook_called += 1
+
+    def hook_with_module(module, state_dict, prefix, local_metadata, strict, missing_keys,
+                         unexpected_keys, error_msgs):
+        _sd_equal(m_state_dict, state_dict)
+        assert m_load is module
+        nonlocal hook_called
+        hook_called += 1
+
+    hook_called = 0
+    m_load._register_load_state_dict_pre_hook(hook_without_module)
+    m_load.load_state_dict(m_state_dict)
+    assert hook_called == 1
+
+    hook_called = 0
+    m_load._register_load_state_dict_pre_hook(hook_with_module, True)
+    m_load.load_state_dict(m_state_dict)
+    assert hook_called == 2
+
+
+def test_load_state_dict_module_pre_hook():
+    hook_called = 0
+
+    class MyModule(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.foo = Parameter(pyad.rand(10))
+
+        def my_pre_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                             unexpected_keys, error_msgs):
+            assert [] == error_msgs
+            assert [] == unexpected_keys
+            assert [] == missing_keys
+            assert strict
+            nonlocal hook_called
+            hook_called += 1
+
+        def my_pre_load_hook_with_module(self, module, state_dict, prefix, local_metadata,
+                                         strict, missing_keys, unexpected_keys, error_msgs):
+            assert [] == error_msgs
+            assert [] == unexpected_keys
+            assert [] == missing_keys
+            assert strict
+            assert self is module
+            nonlocal hook_called
+            hook_called += 1
+
+    class MyModuleContainer(nn.Module):
+        def __init__(self, mod):
+            super().__init__()
+            self.mod = mod
+
+    for ctor in [MyModuleContainer, lambda x: x]:
+        m = ctor(MyModule())
+        state_dict = m.state_dict()
+        mod = m.mod if isinstance(m, MyModuleContainer) else m
+
+        hook_called = 0
+        mod._register_load_state_dict_pre_hook(mod.my_pre_load_hook)
+        m.load_state_dict(state_dict)
+        assert hook_called == 1
+
+        hook_called = 0
+        mod._register_load_state_dict_pre_hook(mod.my_pre_load_hook_with_module, True)
+        m.load_state_dict(state_dict)
+        assert hook_called == 2
+
+
+def test_register_state_dict_pre_hook():
+    _state_dict_prefix = "foo."
+    state_dict_pre_hook_count = 0
+    keep_var_setting = False
+
+    class MyModule(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 3), nn.Linear(3, 3))
+
+        def forward(self, x):
+            return self.a(x)
+
+    def my_state_dict_pre_hook(module, prefix, keep_vars):
+        assert keep_vars == keep_var_setting
+        nonlocal state_dict_pre_hook_count
+        state_dict_pre_hook_count += 1
+        assert prefix.startswith(_state_dict_prefix)
+
+    model = MyModule()
+    assert len(list(model.named_modules())) == 5
+    for mod in model.modules():
+        mod.register_state_dict_pre_hook(my_state_dict_pre_hook)
+    # submodules run the hook as well
+    for keep_var_setting in [True, False]:
+        state_dict_pre_hook_count = 0
+        model.state_dict(prefix=_state_dict_prefix, keep_vars=keep_var_setting)
+        assert state_dict_pre_hook_count == 5
+
+
+def test_no_extra_ref_to_module():
+    import gc
+    import weakref
+    try:
+        gc.disable()
+        m = nn.Linear(10, 10)
+        m._register_load_state_dict_pre_hook(_hook_to_pickle, True)
+        weak_m = weakref.ref(m)
+        del m
+        assert weak_m() is None
+    finally:
+        gc.enable()
+
+
+def test_pickled_hook():
+    m = nn.Linear(10, 10)
+    m._register_load_state_dict_pre_hook(_hook_to_pickle, True)
+    pickle.loads(pickle.dumps(m))
+
+
+# --------------------------------------------------------------------------- assign / to_empty
+
+def test_load_state_dict_assign_shape_stride():
+    # the assigned Variable may differ from the initial one in everything but shape
+    class MyModule(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(3, 5)
+            self.bn = nn.BatchNorm1d(5)
+
+        def forward(self, input):
+            return self.bn(self.fc1(input))
+
+    net = MyModule()
+    state_dict = net.state_dict(keep_vars=True)
+    # loading is fine when the strides differ
+    new_w = pyad.randn(3, 5).transpose(0, 1)
+    state_dict["fc1.weight"] = new_w
+    net2 = MyModule()
+    net2.load_state_dict(state_dict, strict=False, assign=True)
+    np.testing.assert_array_equal(net2.fc1.weight.data, new_w.data)
+    # torch's assign: a plain tensor becomes a Parameter keeping the module's requires_grad
+    assert isinstance(net2.fc1.weight, Parameter)
+    assert net2.fc1.weight.requires_grad
+    state_dict["fc1.weight"] = pyad.randn(2, 4)
+    with pytest.raises(RuntimeError,
+                       match="size mismatch for fc1.weight: copying a param with shape"):
+        net2.load_state_dict(state_dict, strict=False, assign=True)
+
+
+def test_load_state_dict_assign_matches_torch():
+    # assign=True takes the state_dict's objects (no copy), as torch's
+    for lib in (torch, pyad):
+        m = lib.nn.Linear(3, 2)
+        w = lib.nn.Parameter(lib.zeros(2, 3), requires_grad=False)
+        b = lib.ones(2)
+        m.load_state_dict({"weight": w, "bias": b}, assign=True)
+        assert m.weight is w
+        # the assigned Parameter takes the module parameter's requires_grad
+        assert m.weight.requires_grad
+        assert isinstance(m.bias, lib.nn.Parameter)
+        assert m.bias.requires_grad
+        m.weight.requires_grad_(False)
+        w2 = lib.nn.Parameter(lib.zeros(2, 3))
+        m.load_state_dict({"weight": w2, "bias": b}, assign=True)
+        assert m.weight is w2
+        assert not m.weight.requires_grad
+
+
+def test_module_to_empty_non_recursive():
+    class Layer(nn.Module):
+        def __init__(self, in_features, out_features):
+            super().__init__()
+            self.weight = Parameter(pyad.randn(in_features, out_features))
+            self.register_buffer("buf", pyad.randn(out_features))
+
+        def forward(self, x):
+            return x @ self.weight + self.buf
+
+    class MyModule(nn.Module):
+        def __init__(self, in_features, out_features):
+            super().__init__()
+            self.weight = Parameter(pyad.randn(in_features, out_features))
+            self.register_buffer("buf1", pyad.randn(out_features))
+            self.layer = Layer(out_features, out_features)
+
+        def forward(self, x):
+            return self.layer(x @ self.weight + self.buf1)
+
+    m = MyModule(3, 5)
+    child = [v.data for v in (*m.layer.parameters(), *m.layer.buffers())]
+    weight, buf1 = m.weight, m.buf1
+    m.to_empty(device="cpu", recurse=False)
+    # the parent's own parameters and buffers have new storage (same shapes, dtypes)
+    assert m.weight is weight and isinstance(m.weight, Parameter) and m.weight.requires_grad
+    assert tuple(m.weight.shape) == (3, 5) and tuple(m.buf1.shape) == (5,)
+    assert not np.shares_memory(m.buf1.data, buf1.data)
+    # the children's are untouched
+    for old, v in zip(child, (*m.layer.parameters(), *m.layer.buffers())):
+        assert v.data is old
+    m(pyad.randn(2, 3))
+
+
+def test_module_to_empty():
+    class MyModule(nn.Module):
+        def __init__(self, in_features, out_features):
+            super().__init__()
+            self.weight = Parameter(pyad.randn(in_features, out_features))
+
+        def forward(self, x):
+            return x @ self.weight
+
+    inp = pyad.randn(5, 10)
+    m = MyModule(10, 1)
+    m.to_empty(device="cpu")
+    m(inp)
+    with pyad.no_grad():
+        nn.init.kaiming_uniform_(m.weight)
+    assert tuple(m(inp).shape) == (5, 1)
