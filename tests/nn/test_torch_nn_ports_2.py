@@ -2307,3 +2307,105 @@ def test_module_to_empty():
     with pyad.no_grad():
         nn.init.kaiming_uniform_(m.weight)
     assert tuple(m(inp).shape) == (5, 1)
+
+
+# --------------------------------------------------------------------------- a few more
+
+def test_max_unpool():
+    # 1D
+    output, indices = F.max_pool1d(pyad.randn(1, 1, 4), 2, stride=2, return_indices=True)
+    np.testing.assert_array_equal(F.max_unpool1d(output, indices, 2).data,
+                                  F.max_unpool1d(output, indices, 2, stride=2).data)
+    # list / tuple output_size
+    inp = pyad.randn(1, 1, 5, dtype=pyad.float64, requires_grad=True)
+    output, indices = F.max_pool1d(inp, 2, stride=2, return_indices=True)
+    np.testing.assert_array_equal(
+        F.max_unpool1d(output, indices, 2, stride=2, output_size=inp.shape).data,
+        F.max_unpool1d(output, indices, 2, stride=2, output_size=list(inp.shape)).data)
+    assert pyad.autograd.gradcheck(lambda o: F.max_unpool1d(o, indices, 2), (output,))
+    # 2D
+    output, indices = F.max_pool2d(pyad.randn(1, 1, 4, 4, dtype=pyad.float64,
+                                              requires_grad=True),
+                                   2, stride=2, return_indices=True)
+    np.testing.assert_array_equal(F.max_unpool2d(output, indices, 2).data,
+                                  F.max_unpool2d(output, indices, 2, stride=2).data)
+    assert pyad.autograd.gradcheck(lambda o: F.max_unpool2d(o, indices, 2), (output,))
+
+
+def test_type_casts():
+    # PackedSequence casts, then unpacking gives that dtype
+    casts = {"double": np.float64, "float": np.float32, "half": np.float16,
+             "long": np.int64, "int": np.int32, "short": np.int16, "char": np.int8,
+             "byte": np.uint8}
+    for enforce_sorted in [True, False]:
+        ordered = _ordered_sequence(1)
+        lengths = [s.shape[0] for s in ordered]
+        padded = rnn_utils.pad_sequence(ordered)
+        packed = rnn_utils.pack_padded_sequence(padded, lengths, enforce_sorted=enforce_sorted)
+        for cast_str, dtype in casts.items():
+            masked = getattr(packed, cast_str)()
+            unpacked, _ = rnn_utils.pad_packed_sequence(masked)
+            assert unpacked.dtype == dtype, cast_str
+            if dtype != np.uint8:      # the values lie in [-128, 128)
+                np.testing.assert_array_equal(unpacked.data, padded.data.astype(dtype))
+
+
+def test_embedding_bag_empty_input():
+    m, n = 4, 3
+    x = pyad.tensor([], dtype=pyad.int64)
+    embed = nn.EmbeddingBag(m, n)
+    for offsets in ([0], [0, 0]):
+        output = embed(input=x, offsets=pyad.tensor(offsets, dtype=pyad.int64))
+        assert tuple(output.shape) == (len(offsets), n)
+        assert not np.any(output.data)
+
+
+def test_embedding_bag_non_contiguous_weight():
+    weight = pyad.randn(3, 4, dtype=pyad.float64)
+    weight_non_contig = weight[:, :3]              # non-contiguous strided
+    weight_contig = weight_non_contig.clone().contiguous()
+    index = pyad.tensor([0, 1, 2], dtype=pyad.int64)
+    offsets = pyad.tensor([0, 2], dtype=pyad.int64)
+    for mode in ["sum", "mean", "max"]:
+        out_nc = F.embedding_bag(input=index, weight=weight_non_contig, offsets=offsets,
+                                 mode=mode)
+        out_c = F.embedding_bag(input=index, weight=weight_contig, offsets=offsets, mode=mode)
+        np.testing.assert_array_equal(out_nc.data, out_c.data)
+
+
+def test_channel_shuffle():
+    # 3D
+    x = pyad.tensor([[[1, 2], [5, 6], [9, 10], [13, 14]]])
+    y_ref = [[[1, 2], [9, 10], [5, 6], [13, 14]]]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        y = F.channel_shuffle(x, 2)
+    assert len(w) == 0
+    assert y.tolist() == y_ref
+    # 4D
+    x = pyad.tensor([[[[1, 2], [3, 4]], [[5, 6], [7, 8]], [[9, 10], [11, 12]],
+                      [[13, 14], [15, 16]]]])
+    y_ref = [[[[1, 2], [3, 4]], [[9, 10], [11, 12]], [[5, 6], [7, 8]], [[13, 14], [15, 16]]]]
+    assert F.channel_shuffle(x, 2).tolist() == y_ref
+    assert nn.ChannelShuffle(2)(x).tolist() == y_ref
+    # 5D
+    x = pyad.tensor([[[[[1, 2]], [[3, 4]]], [[[5, 6]], [[7, 8]]], [[[9, 10]], [[11, 12]]],
+                      [[[13, 14]], [[15, 16]]]]])
+    y_ref = [[[[[1, 2]], [[3, 4]]], [[[9, 10]], [[11, 12]]], [[[5, 6]], [[7, 8]]],
+              [[[13, 14]], [[15, 16]]]]]
+    assert F.channel_shuffle(x, 2).tolist() == y_ref
+
+
+@pytest.mark.parametrize("shape", [(1, 2, 5), (1, 2, 4, 5)])
+def test_upsamplingNearestExact(shape):
+    # test_upsamplingNearestExact1d / 2d: values and gradients against torch
+    a = _rng(51).standard_normal(shape)
+    for kw in [dict(scale_factor=2), dict(scale_factor=1.6), dict(size=(7,) * (len(shape) - 2))]:
+        tx, px = _pair(a, True)
+        t_out = tF.interpolate(tx, mode="nearest-exact", **kw)
+        p_out = F.interpolate(px, mode="nearest-exact", **kw)
+        _close(p_out, t_out)
+        g = _rng(52).standard_normal(tuple(t_out.shape))
+        t_out.backward(torch.tensor(g))
+        p_out.backward(pyad.tensor(g))
+        _close(px.grad, tx.grad)
