@@ -39,6 +39,16 @@ def _single(x, what, name):
     return x
 
 
+def _pool1d_positive(what, k, s, dilation):
+    # checked here so the message names the 1-d op and its 1-d arguments, not the
+    # max_pool2d/avg_pool2d this delegates to
+    d = _single(dilation, what, "dilation")
+    if k <= 0 or s <= 0 or d <= 0:
+        raise RuntimeError("%s(): kernel_size, stride and dilation must be greater than "
+                           "zero, got kernel_size=%s, stride=%s, dilation=%s"
+                           % (what, k, s, d))
+
+
 def _pool1d_input(input, what):
     input = _var(input)
     if input.dim() not in (2, 3):
@@ -65,6 +75,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     k = _single(kernel_size, what, "kernel_size")
     s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
         else _single(stride, what, "stride")
+    _pool1d_positive(what, k, s, dilation)
     out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _single(padding, what,
                                                                       "padding")),
                      (1, _single(dilation, what, "dilation")), ceil_mode, return_indices)
@@ -85,6 +96,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     k = _single(kernel_size, what, "kernel_size")
     s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
         else _single(stride, what, "stride")
+    _pool1d_positive(what, k, s, 1)
     return avg_pool2d(input.unsqueeze(-2), (1, k), (1, s),
                       (0, _single(padding, what, "padding")), ceil_mode,
                       count_include_pad).squeeze(-2)

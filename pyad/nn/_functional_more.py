@@ -163,10 +163,18 @@ def _adaptive_cells(size, out):
     return starts, ends
 
 
+def _adaptive_dim_check(input, n, what):
+    # torch's F.adaptive_*_pool{2,3}d expand output_size against input.size() first and
+    # raise ValueError when the input has no room for the N spatial dims and a channel dim
+    if input.dim() < n + 1:
+        raise ValueError("%s(): Input dimension should be at least %d" % (what, n + 1))
+
+
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     """`adaptive_max_pool2d` that returns ``(output, indices)``."""
     what = "adaptive_max_pool2d"
     input = _var(input)
+    _adaptive_dim_check(input, 2, what)
     if input.dim() not in (3, 4):
         raise RuntimeError("%s(): Expected a 3D or 4D Variable, but got: %s"
                            % (what, list(input.shape)))
@@ -1551,6 +1559,7 @@ def adaptive_avg_pool3d(input, output_size):
     tensor([3.5000])
     """
     what = "adaptive_avg_pool3d"
+    _adaptive_dim_check(_var(input), 3, what)
     input, unbatched = _volume_input(input, what)
     sizes = tuple(input.shape[input.dim() - 3:])
     if any(v == 0 for v in sizes):

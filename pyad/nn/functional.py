@@ -1344,6 +1344,12 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if num_groups <= 0 or c % num_groups:
         raise ValueError("%s(): the number of channels (%d) must be divisible by "
                          "num_groups (%d)" % (what, c, num_groups))
+    # torch's _verify_batch_size on [N * C // G, G, *spatial]: one value per group
+    # leaves nothing to normalise
+    if (n * c // num_groups) * int(_np.prod(input.shape[2:])) == 1:
+        raise ValueError("%s(): expected more than 1 value per channel when training, got "
+                         "input size %s" % (what, [n * c // num_groups, num_groups]
+                                            + list(input.shape[2:])))
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and tuple(_var(p).shape) != (c,):
             raise RuntimeError("%s(): %s must have shape (%d,), got %s"

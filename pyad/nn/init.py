@@ -178,6 +178,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     True
     """
     if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     fan = _fan(tensor, mode)
     bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
@@ -192,6 +193,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     (4, 9)
     """
     if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     fan = _fan(tensor, mode)
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan),

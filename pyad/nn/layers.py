@@ -315,6 +315,8 @@ class AdaptiveAvgPool2d(Module):
         self.output_size = output_size
 
     def forward(self, input):
+        from pyad.nn._functional_more import _adaptive_dim_check
+        _adaptive_dim_check(input, 2, "adaptive_avg_pool2d")
         return F.adaptive_avg_pool2d(input, self.output_size)
 
     def extra_repr(self):

@@ -743,9 +743,10 @@ class Module:
 
     # -- dtype and device --------------------------------------------------------------
 
-    def _apply(self, fn):
-        """Convert every parameter (and its grad) and buffer in place with ``fn(array)``."""
-        for module in self.modules():
+    def _apply(self, fn, recurse=True):
+        """Convert every parameter (and its grad) and buffer in place with ``fn(array)``
+        (only this module's own ones when ``recurse`` is False)."""
+        for module in (self.modules() if recurse else (self,)):
             for p in module._parameters.values():
                 if p is None:
                     continue
@@ -789,6 +790,20 @@ class Module:
                 out = out.detach().requires_grad_(v.requires_grad and v.is_leaf)
             return out
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Replace every parameter's and buffer's storage with uninitialized memory of the
+        same shape and dtype on ``device`` (``recurse=False``: this module's own only), as
+        torch's ``Module.to_empty``; parameters stay the same objects. Returns self.
+
+        >>> import pyad
+        >>> pyad.nn.Linear(2, 3).to_empty(device="cpu").weight.shape
+        (3, 2)
+        """
+        def convert(v):
+            out = empty(tuple(v.shape), dtype=v.dtype, device=device)
+            return out.requires_grad_(v.requires_grad and v.is_leaf)
+        return self._apply(convert, recurse=recurse)
 
     def type(self, dst_type):
         """Cast *all* parameters and buffers to ``dst_type`` (a dtype or a type name such

@@ -67,6 +67,12 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
         raise AssertionError("%s(): key and value should have the same number of dimensions "
                              "as query (%dD), got %dD and %dD"
                              % (what, query.dim(), key.dim(), value.dim()))
+    if attn_mask is not None and attn_mask.dim() not in (2, 3):
+        # torch's _mha_shape_check
+        raise AssertionError("%s(): For %s `query`, expected `attn_mask` to be `None`, 2-D "
+                             "or 3-D but found %d-D tensor instead"
+                             % (what, "unbatched (2-D)" if unbatched else "batched (3-D)",
+                                attn_mask.dim()))
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:

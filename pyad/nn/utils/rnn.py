@@ -69,6 +69,28 @@ class PackedSequence(_PackedSequenceBase):
         return type(self)(self.data.float(), self.batch_sizes, self.sorted_indices,
                           self.unsorted_indices)
 
+    def _cast(self, dtype):
+        return type(self)(self.data.to(dtype=dtype), self.batch_sizes, self.sorted_indices,
+                          self.unsorted_indices)
+
+    def half(self):
+        return self._cast(_np.float16)
+
+    def long(self):
+        return self._cast(_np.int64)
+
+    def int(self):
+        return self._cast(_np.int32)
+
+    def short(self):
+        return self._cast(_np.int16)
+
+    def char(self):
+        return self._cast(_np.int8)
+
+    def byte(self):
+        return self._cast(_np.uint8)
+
     @property
     def is_cuda(self):
         return self.data.device.type == "cuda"
