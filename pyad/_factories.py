@@ -191,7 +191,8 @@ def _finish(data, dtype, device, requires_grad, what):
     if device is None:
         device = _default_device
     if dtype is not None:
-        data = data.astype(numpy.dtype(dtype), copy=False)
+        with numpy.errstate(invalid="ignore", over="ignore"):   # (silent casts, as torch)
+            data = data.astype(numpy.dtype(dtype), copy=False)
     if device is not None:
         data = _engine._move_to_device(data, device, what)
     v = Variable(data)

@@ -1342,7 +1342,11 @@ cdef Variable _convert(Variable x, object dev, object dtype, bint copy):
     if dev is not None:
         data = _move_to_device(data, dev)
     if dtype is not None and data.dtype != dtype:
-        data = data.astype(dtype)
+        token = _fp_quiet_enter()   # (nan, inf or too large for the dtype: silent, as torch)
+        try:
+            data = data.astype(dtype)
+        finally:
+            _fp_quiet_exit(token)
     if data is x._data:
         if not copy:
             return x

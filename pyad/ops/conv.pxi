@@ -1010,7 +1010,13 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            "product of kernel_size, but got input.size(1)=%d and "
                            "kernel_size=(%d, %d)." % (what, ck, k[0], k[1]))
     oh, ow = _blocks(out, k, d, p, s)
-    if oh < 1 or ow < 1 or oh * ow != length:
+    if oh < 1 or ow < 1:
+        raise RuntimeError("%s(): Given output_size=(%d, %d), kernel_size=(%d, %d), "
+                           "dilation=(%d, %d), padding=(%d, %d), stride=(%d, %d), calculated "
+                           "shape of the array of sliding blocks as (%d, %d), which is too "
+                           "small (non-positive)" % (what, out[0], out[1], k[0], k[1], d[0],
+                                                     d[1], p[0], p[1], s[0], s[1], oh, ow))
+    if oh * ow != length:
         raise RuntimeError("%s(): Given output_size=(%d, %d), kernel_size=(%d, %d), "
                            "dilation=(%d, %d), padding=(%d, %d), stride=(%d, %d), expected size "
                            "of input's dimension 2 to match the calculated number of sliding "

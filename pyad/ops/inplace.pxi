@@ -266,10 +266,16 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
                                          if isinstance(value, Variable) else value), what)
     if not _is_writeable(x._data):
         raise RuntimeError("%s(): the Variable's data is read-only" % what)
+    token = _fp_quiet_enter()       # (nan, inf or too large into an integer: silent, as torch)
     try:
         x._data[...] = _operand_data(value, what)
-    except ValueError:
+    except (ValueError, OverflowError):
+        if isinstance(value, (float, numpy.floating)):      # nan or inf into an integer
+            raise RuntimeError("%s(): value cannot be converted to type %s without overflow"
+                               % (what, x._data.dtype)) from None
         raise _broadcast_error(what, x, value) from None
+    finally:
+        _fp_quiet_exit(token)
     _bump_version(x)
     return x
 

@@ -624,10 +624,14 @@ cdef object _key_get(object data, object key):
 
 cdef void _key_set(object data, object key, object value) except *:
     split = _split_mixed_key(key)
-    if split is None:
-        data[key] = value
-    else:
-        data[split[0]][split[1]] = value
+    token = _fp_quiet_enter()       # (nan, inf or too large into an integer: silent, as torch)
+    try:
+        if split is None:
+            data[key] = value
+        else:
+            data[split[0]][split[1]] = value
+    finally:
+        _fp_quiet_exit(token)
 
 
 cdef class _KeyNode(Node):
@@ -2996,22 +3000,30 @@ def pad(input, pad, mode="constant", value=None):
     if mode != "constant":
         if value != 0 and value is not None:
             raise RuntimeError("pad(): padding mode %r doesn't take in value argument" % mode)
+        crop = []
         for d, (lo, hi) in enumerate(widths):
-            if lo < 0 or hi < 0:
-                raise RuntimeError("pad(): negative padding is only supported in constant "
-                                   "mode, got %s" % (tuple(sizes),))
             n = x._data.shape[d]
             # (an empty padded dim was refused above, by _check_nonconstant_pad)
-            if (lo or hi) and mode == "reflect" and (lo >= n or hi >= n):
+            if (lo > 0 or hi > 0) and mode == "reflect" and (lo >= n or hi >= n):
                 raise RuntimeError("pad(): padding (%d, %d) at dimension %d is too large for "
                                    "the %s mode on an input of shape %s"
                                    % (lo, hi, d, mode, _shape_str(x._data.shape)))
+            # a negative size crops the padded result (torch: the positive sizes pad the
+            # input, the negative ones then cut into what that gave)
+            size = n + builtins.max(lo, 0) + builtins.max(hi, 0)
+            start = -lo if lo < 0 else 0
+            stop = size + hi if hi < 0 else size
+            if stop < start:
+                raise RuntimeError("pad(): the padding %s leaves dimension %d of size %d "
+                                   "with a negative size" % (tuple(sizes), d, n))
+            crop.append(slice(start, stop))
         # The padded output takes each entry from one input entry: gather through the
         # map of flat positions (its backward adds the reused entries up).
         # Built where the data lives (xp.pad and xp.arange): no host map copied over.
-        positions = xp.pad(xp.arange(x._data.size).reshape(x._data.shape), widths,
+        positions = xp.pad(xp.arange(x._data.size).reshape(x._data.shape),
+                           [(builtins.max(lo, 0), builtins.max(hi, 0)) for lo, hi in widths],
                            mode="reflect" if mode == "reflect" else "edge")
-        return getitem(reshape(x, (-1,)), positions)
+        return getitem(reshape(x, (-1,)), positions[tuple(crop)])
     # constant: crop the negative sizes, then pad the positive ones
     crop = []
     for d, (lo, hi) in enumerate(widths):

@@ -142,3 +142,45 @@ def test_a_quiet_op_inside_backward_leaves_the_pass_quiet():
         assert _user_numpy_warns()
     finally:
         np.seterr(**old)
+
+
+_CASTS = {
+    "to(int32)": lambda m, x: x.to(m.int32), "int()": lambda m, x: x.int(),
+    "long()": lambda m, x: x.long(), "half()": lambda m, x: x.half(),
+    "type(int16)": lambda m, x: x.type(m.int16),
+    "copy_": lambda m, x: m.zeros(4, dtype=m.int32).copy_(x),
+    "setitem": lambda m, x: _setitem(m.zeros(4, dtype=m.int32), x),
+}
+
+
+def _setitem(t, x):
+    t[:] = x
+    return t
+
+
+@pytest.mark.parametrize("form", list(_CASTS))
+def test_casts_of_nan_inf_and_large_values_are_silent_as_torch(form):
+    # torch converts nan, inf and out-of-range values without a warning (the integers
+    # they become are the platform's); the in-range entries must match
+    values = [1e10, float("nan"), float("inf"), -3.5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _CASTS[form](pyad, pyad.tensor(values))
+        want = _CASTS[form](torch, torch.tensor(values))
+    assert str(got.dtype) == str(want.dtype).replace("torch.", "")
+    if got.dtype.kind in "iu":
+        assert got.tolist()[3] == want.tolist()[3] == -3
+    if form == "half()":
+        assert got.tolist()[0] == want.tolist()[0] == float("inf")
+
+
+@pytest.mark.parametrize("form", ["fill_(nan)", "fill_(inf)", "tensor([inf])"])
+def test_a_non_finite_number_into_an_integer_variable_raises_as_torch(form):
+    def run(m):
+        if form == "tensor([inf])":
+            return m.tensor([float("inf")], dtype=m.int64)
+        return m.zeros(2, dtype=m.int64).fill_(float(form[6:9]))
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64"):
+        run(torch)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64"):
+        run(pyad)

@@ -589,9 +589,6 @@ def test_pad():
     assert np.all(np.abs(inputs.data) < 2)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: pad() refuses negative padding in modes "
-                   "replicate/reflect/circular ('negative padding is only supported in "
-                   "constant mode', pyad/ops/shape.pxi); torch crops those sides")
 def test_pad_negative_modes():
     # the rest of torch's test_pad
     a = _rng(14).standard_normal((1, 3, 4, 4))
@@ -606,6 +603,22 @@ def test_pad_negative_modes():
         out = F.pad(inputs, (0, 0, -1, -1), mode=mode)
         out.data[...] = 4
         assert np.all(np.abs(inputs.data) < 2)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("sizes", [(-1, 2), (2, -1), (-2, -1), (-1, 0), (1, -1, -1, 1),
+                                   (0, -2, 1, -1)])
+def test_pad_negative_sizes_values_and_gradients_match_torch(mode, sizes):
+    # a negative size crops what the positive sizes padded (torch's kernels)
+    a = _rng(15).standard_normal((1, 3, 4) if len(sizes) == 2 else (1, 1, 3, 4))
+    g = _rng(16).standard_normal(tF.pad(torch.tensor(a), sizes, mode=mode).shape)
+    x = pyad.tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    out, ref = F.pad(x, sizes, mode=mode), tF.pad(t, sizes, mode=mode)
+    _close(out, ref)
+    out.backward(pyad.tensor(g))
+    ref.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-12, atol=0)
 
 
 def test_ReflectionPad_fails():
@@ -793,10 +806,6 @@ def test_fold_invalid_arg():
     # the last check of torch's test: test_fold_invalid_arg_negative_blocks
 
 
-@pytest.mark.xfail(strict=True, reason="engine: fold() does not check that the calculated "
-                   "number of sliding blocks is positive before comparing it with "
-                   "input.size(2) ('... sliding blocks -4 * -3 = 12, but got "
-                   "input.size(2)=12', pyad/ops/conv.pxi)")
 def test_fold_invalid_arg_negative_blocks():
     fold = nn.Fold(output_size=(4, 5), kernel_size=(2, 2), stride=1, dilation=8, padding=0)
     with pytest.raises(RuntimeError, match=r"calculated shape of the array of sliding blocks as"):

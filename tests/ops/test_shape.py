@@ -761,7 +761,7 @@ def test_pad_is_in_nn_functional():
     (lambda x: pyad.pad(x, (1,)), RuntimeError, r"pad\(\).*even"),
     (lambda x: pyad.pad(x, (1, 1, 1, 1, 1, 1)), RuntimeError, r"pad\(\)"),
     (lambda x: pyad.pad(x, (3, 0), mode="reflect"), RuntimeError, r"pad\(\).*too large"),
-    (lambda x: pyad.pad(x, (-1, 0), mode="replicate"), RuntimeError, r"pad\(\).*negative"),
+    (lambda x: pyad.pad(x, (-2, -2), mode="replicate"), RuntimeError, r"pad\(\).*negative"),
     (lambda x: pyad.pad(x, (1, 1), mode="wrap"), NotImplementedError, r"pad\(\)"),
     (lambda x: pyad.pad(x, (4, 0), mode="circular"), RuntimeError, r"pad\(\).*wrapping"),
     (lambda x: pyad.pad(x, (1, 1), mode="reflect", value=2.0), RuntimeError, r"pad\(\)"),
