@@ -447,14 +447,12 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     ...     pyad.range(0, 3)
     tensor([0., 1., 2., 3.])
     """
-    from pyad import _factories
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
     if out is not None:
-        return takes_out(_range_values, "range", fill_shape=True)(start, end, step, dtype=dtype,
-                                                             device=device, out=out)
+        return _range_into_out(start, end, step, dtype=dtype, device=device, out=out)
     return _range_values(start, end, step, dtype=dtype, device=device,
                          requires_grad=requires_grad)
 
@@ -477,6 +475,9 @@ def _range_values(start, end, step, dtype=None, device=None, requires_grad=False
         values = (int(start) + numpy.arange(count, dtype=numpy.int64) * int(step))
     data = values.astype(dtype)
     return _factories._finish(data, None, device, requires_grad, "range")
+
+
+_range_into_out = takes_out(_range_values, "range", fill_shape=True)
 
 
 def scalar_tensor(s, dtype=None, device=None, requires_grad=False, *, layout=None,

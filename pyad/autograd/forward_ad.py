@@ -484,6 +484,24 @@ def _attach_tangent(output, tangent, state):
     return dual
 
 
+class _JvpContext:
+    """The ctx a Function's ``jvp`` sees after ``ctx.save_for_forward``: its
+    ``saved_tensors`` are those Variables (as primals); everything else is the ctx's
+    own. (A proxy here, so that the backward's ``ctx.saved_tensors`` pays nothing.)"""
+
+    __slots__ = ("_ctx", "saved_tensors")
+
+    def __init__(self, ctx, saved):
+        object.__setattr__(self, "_ctx", ctx)
+        object.__setattr__(self, "saved_tensors", saved)
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._ctx, name, value)
+
+
 def _apply_with_jvp(cls, args, kwargs, separate_setup_context):
     """``cls.apply(*args, **kwargs)`` inside a level for a custom Function that defines
     ``jvp``: when an input has a tangent, ``jvp(ctx, *tangents)`` gives those of the
@@ -521,12 +539,9 @@ def _apply_with_jvp(cls, args, kwargs, separate_setup_context):
         # mode runs on the reverse-mode graph, so there is nothing to carry a tangent
         return outputs
     saved = ctx.__dict__.get("_saved_for_forward")
-    if saved is not None:
-        ctx._jvp_saved = tuple(t if t is None else _primal_of(t) for t in saved)
-    try:
-        result = cls.jvp(ctx, *tangents)
-    finally:
-        ctx.__dict__.pop("_jvp_saved", None)
+    jvp_ctx = ctx if saved is None else _JvpContext(
+        ctx, tuple(t if t is None else _primal_of(t) for t in saved))
+    result = cls.jvp(jvp_ctx, *tangents)
     result = result if isinstance(result, tuple) else (result,)
     if len(result) != len(outs):
         raise RuntimeError("Function's jvp returned an invalid number of forward gradients "

@@ -15,9 +15,6 @@ from pyad import _engine
 FunctionCtx = _engine.FunctionNode
 
 
-_node_saved_tensors = _engine.FunctionNode.saved_tensors
-
-
 class BackwardCFunction(_engine.FunctionNode):
     """Base of the per-Function node classes (``<Name>Backward``)."""
 
@@ -32,15 +29,6 @@ class BackwardCFunction(_engine.FunctionNode):
                 raise TypeError("save_for_forward(): save_for_forward expects all arguments "
                                 "to be Variables or None, but got %s" % type(tensor).__name__)
         self._saved_for_forward = tensors
-
-    @property
-    def saved_tensors(self):
-        """What ``save_for_backward`` kept; inside ``jvp``, what ``save_for_forward``
-        kept (as torch)."""
-        in_jvp = self.__dict__.get("_jvp_saved")
-        if in_jvp is not None:
-            return in_jvp
-        return _node_saved_tensors.__get__(self)
 
 
 class FunctionMeta(type):

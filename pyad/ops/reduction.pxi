@@ -861,6 +861,31 @@ cdef class VarBackward(Node):
         self.input.release()
 
 
+cdef Variable _var_or_std(Variable x, tuple args, bint take_sqrt):
+    # The variance (or with take_sqrt the standard deviation) of x for _var_args'
+    # (dims, keepdim, correction, n, all_dims): var, std, var_mean and std_mean.
+    dims, kd, correction, n, all_dims = args
+    data = _var_data(x._data, dims, kd, correction, n)
+    if take_sqrt:
+        data = _np_sqrt(data)
+    cdef VarBackward node
+    cdef Variable value
+    if _records(x):
+        node = StdBackward.__new__(StdBackward) if take_sqrt else \
+            VarBackward.__new__(VarBackward)
+        node.dims = dims
+        node.keepdim = kd
+        node.correction = correction
+        node.n = n
+        node.all_dims = all_dims
+        value = _recorded(node, data, (_edge(x),))
+        node.input = _save(x, False, 0)
+        if take_sqrt:
+            (<StdBackward>node).result = _save(value, True)
+        return value
+    return _plain(data, x._volatile)
+
+
 @profiled_op
 def var(input, dim=None, unbiased=None, keepdim=False, correction=None, *, out=None):
     """Variance over ``dim`` (an int, a tuple, or None for all) with divisor
@@ -873,21 +898,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, correction=None, *, out=N
     if out is not None: return _write_out("var", out, var(input, dim, unbiased, keepdim,
                                           correction))
     cdef Variable x = _as_variable(input, "var")
-    dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "var")
-    data = _var_data(x._data, dims, kd, correction, n)
-    cdef VarBackward node
-    cdef Variable value
-    if _records(x):
-        node = VarBackward.__new__(VarBackward)
-        node.dims = dims
-        node.keepdim = kd
-        node.correction = correction
-        node.n = n
-        node.all_dims = all_dims
-        value = _recorded(node, data, (_edge(x),))
-        node.input = _save(x, False, 0)
-        return value
-    return _plain(data, x._volatile)
+    return _var_or_std(x, _var_args(x, dim, unbiased, keepdim, correction, "var"), False)
 
 
 cdef class StdBackward(VarBackward):
@@ -924,22 +935,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, correction=None, *, out=N
     if out is not None: return _write_out("std", out, std(input, dim, unbiased, keepdim,
                                           correction))
     cdef Variable x = _as_variable(input, "std")
-    dims, kd, correction, n, all_dims = _var_args(x, dim, unbiased, keepdim, correction, "std")
-    data = _np_sqrt(_var_data(x._data, dims, kd, correction, n))
-    cdef StdBackward node
-    cdef Variable value
-    if _records(x):
-        node = StdBackward.__new__(StdBackward)
-        node.dims = dims
-        node.keepdim = kd
-        node.correction = correction
-        node.n = n
-        node.all_dims = all_dims
-        value = _recorded(node, data, (_edge(x),))
-        node.input = _save(x, False, 0)
-        node.result = _save(value, True)
-        return value
-    return _plain(data, x._volatile)
+    return _var_or_std(x, _var_args(x, dim, unbiased, keepdim, correction, "std"), True)
 
 
 # -- multi-output nodes ----------------------------------------------------------------
@@ -1013,10 +1009,9 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     (tensor(1., dtype=float64), tensor(2., dtype=float64))
     """
     cdef Variable x = _as_variable(input, "var_mean")
-    dims = _var_args(x, dim, unbiased, keepdim, correction, "var_mean")[0]
-    with warnings.catch_warnings():             # (warned above, under this op's name)
-        warnings.filterwarnings("ignore", "var\\(\\): degrees of freedom")
-        v = var(x, dim, unbiased, keepdim, correction=correction)
+    args = _var_args(x, dim, unbiased, keepdim, correction, "var_mean")
+    dims = args[0]
+    v = _var_or_std(x, args, False)
     return _group_outputs(VarMeanBackward.__new__(VarMeanBackward), (v, mean(x, dims, keepdim)))
 
 
@@ -1028,10 +1023,9 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, correction=None):
     tensor(2., dtype=float64)
     """
     cdef Variable x = _as_variable(input, "std_mean")
-    dims = _var_args(x, dim, unbiased, keepdim, correction, "std_mean")[0]
-    with warnings.catch_warnings():             # (warned above, under this op's name)
-        warnings.filterwarnings("ignore", "std\\(\\): degrees of freedom")
-        s = std(x, dim, unbiased, keepdim, correction=correction)
+    args = _var_args(x, dim, unbiased, keepdim, correction, "std_mean")
+    dims = args[0]
+    s = _var_or_std(x, args, True)
     return _group_outputs(StdMeanBackward.__new__(StdMeanBackward), (s, mean(x, dims, keepdim)))
 
 
@@ -1075,6 +1069,12 @@ cpdef Variable norm(object input, object p="fro", object dim=None, object keepdi
 
 cdef tuple _cum_args(Variable x, object dim, object dtype, str what):
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, what)
+    if dtype is not None and x._data.ndim and x._data.size and \
+            numpy.dtype(dtype) == _BOOL_DTYPE:
+        # torch has no bool kernel for cumsum/cumprod (a 0-d or empty input is only
+        # converted)
+        raise NotImplementedError("%s(): \"%s_out_cpu\" not implemented for 'Bool'"
+                                  % (what, what))
     if dtype is None and x._data.dtype.kind in "biu":
         dtype = numpy.int64                  # torch: integer scans are int64
     return d, dtype
@@ -1124,10 +1124,6 @@ cpdef Variable cumsum(object input, object dim, object dtype=None, object out=No
                                           _dtype_or_out(dtype, out, "cumsum")))
     cdef Variable x = _as_variable(input, "cumsum")
     d, dtype = _cum_args(x, dim, dtype, "cumsum")
-    if dtype is not None and x._data.ndim and x._data.size and \
-            numpy.dtype(dtype) == _BOOL_DTYPE:
-        # torch has no bool cumsum kernel (a 0-d or empty input is only converted)
-        raise NotImplementedError("cumsum(): \"cumsum_out_cpu\" not implemented for 'Bool'")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x, dtype = _converted_for_dtype(x, dtype, "cumsum")
     if x._data.ndim == 0:
@@ -1339,10 +1335,6 @@ cpdef Variable cumprod(object input, object dim, object dtype=None, object out=N
                                           _dtype_or_out(dtype, out, "cumprod")))
     cdef Variable x = _as_variable(input, "cumprod")
     d, dtype = _cum_args(x, dim, dtype, "cumprod")
-    if dtype is not None and x._data.ndim and x._data.size and \
-            numpy.dtype(dtype) == _BOOL_DTYPE:
-        # torch has no bool cumprod kernel (a 0-d or empty input is only converted)
-        raise NotImplementedError("cumprod(): \"cumprod_out_cpu\" not implemented for 'Bool'")
     if dtype is not None and _is_float_dtype(x._data.dtype):
         x, dtype = _converted_for_dtype(x, dtype, "cumprod")
     if x._data.ndim == 0:

@@ -252,3 +252,37 @@ def test_number_operand_edges_and_gradients_match_torch(form):
         seen.append((name, edges, a.grad.detach().numpy().tolist()))
     assert seen[0][:2] == seen[1][:2]
     np.testing.assert_allclose(seen[1][2], seen[0][2], rtol=1e-6)
+
+
+def _shaped_inputs():
+    # 0-d, empty, non-contiguous (a transposed view) and a plain matrix, float64
+    base = np.arange(1.0, 7.0).reshape(2, 3) / 7.0
+    return {"0-d": np.array(0.3), "empty": np.zeros((0, 3)), "plain": base,
+            "non-contiguous": base.T}
+
+
+@pytest.mark.parametrize("kind", list(_shaped_inputs()))
+@pytest.mark.parametrize("form", ["2.5 - x", "rsub(x, 2.5)", "x.clone()",
+                                  "x.t().contiguous()", "2 * x + 1"])
+def test_rsub_and_clone_gradients_first_and_second_order(kind, form):
+    fns = {"2.5 - x": lambda x: (2.5 - x) * x, "rsub(x, 2.5)": lambda x: pyad.rsub(x, 2.5) * x,
+           "x.clone()": lambda x: x.clone() * x, "x.t().contiguous()":
+           lambda x: x.t().contiguous() if x.dim() == 2 else x.contiguous() * x,
+           "2 * x + 1": lambda x: (2 * x + 1) * x}
+    a = _shaped_inputs()[kind]
+    x = pyad.tensor(a, dtype=pyad.float64, requires_grad=True) if kind != "non-contiguous" \
+        else pyad.tensor(a.T.copy(), dtype=pyad.float64).t().requires_grad_()
+    assert pyad.autograd.gradcheck(fns[form], (x,))
+    assert pyad.autograd.gradgradcheck(fns[form], (x,))
+    # and against torch on the same input
+    t = torch.tensor(a, requires_grad=True)
+    torch_fns = {"2.5 - x": lambda x: (2.5 - x) * x, "rsub(x, 2.5)": lambda x: torch.rsub(x, 2.5) * x,
+                 "x.clone()": lambda x: x.clone() * x, "x.t().contiguous()":
+                 lambda x: x.t().contiguous() if x.dim() == 2 else x.contiguous() * x,
+                 "2 * x + 1": lambda x: (2 * x + 1) * x}
+    out, ref = fns[form](x), torch_fns[form](t)
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-15)
+    g = np.linspace(-1.0, 1.0, ref.numel()).reshape(ref.shape)
+    out.backward(pyad.tensor(g))
+    ref.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-15)
