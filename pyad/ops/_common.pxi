@@ -260,6 +260,8 @@ cdef inline bint _records(Variable a) except -1:
 
 cdef Py_ssize_t _normalize_dim(object dim, Py_ssize_t ndim, str what) except? -1:
     cdef Py_ssize_t d
+    if type(dim) is bool:       # an int subclass that torch refuses as a dim (1 by mistake)
+        raise TypeError("%s(): argument 'dim' must be int, not bool" % what)
     try:
         d = dim
     except TypeError:

@@ -1434,8 +1434,6 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if out is not None: return _write_out("topk", out, topk(input, k, dim, largest, sorted),
                                           _OUT_EXACT)
     cdef Variable x = _as_variable(input, "topk")
-    if isinstance(dim, (bool, numpy.bool_)):       # (an int subclass: refused, as torch)
-        raise TypeError("topk(): argument 'dim' must be int, not bool")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "topk")
     _refuse_complex(x, None, "topk")      # (after the dim check, as torch)
     if _dtype_kind(x._data) == b'b':

@@ -747,3 +747,24 @@ def test_ldexp_real_input_of_complex_result_backward_raises_like_torch():
     pe = pyad.tensor(np.array([1.0]), requires_grad=True)
     with pytest.raises(RuntimeError, match=r"ldexp\(\)"):
         pyad.ldexp(px, pe).real.sum().backward()
+
+
+_BOOL_DIM_CALLS = {
+    "sum": lambda m, x: m.sum(x, True), "mean": lambda m, x: m.mean(x, True),
+    "cumsum": lambda m, x: m.cumsum(x, True), "softmax": lambda m, x: m.softmax(x, True),
+    "argmax": lambda m, x: m.argmax(x, True), "kthvalue": lambda m, x: m.kthvalue(x, 1, True),
+    "topk": lambda m, x: m.topk(x, 1, True), "unsqueeze": lambda m, x: m.unsqueeze(x, True),
+    "select": lambda m, x: m.select(x, True, 0), "narrow": lambda m, x: m.narrow(x, True, 0, 1),
+    "max": lambda m, x: m.max(x, True), "logsumexp": lambda m, x: m.logsumexp(x, True),
+    "cat": lambda m, x: m.cat([x, x], True),
+}
+
+
+@pytest.mark.parametrize("name", list(_BOOL_DIM_CALLS))
+def test_a_bool_dim_is_refused_as_torch(name):
+    # True is an int subclass: taken as dim 1 it would silently reduce the wrong way
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        _BOOL_DIM_CALLS[name](torch, torch.ones(2, 3))
+    with pytest.raises(TypeError, match=r"argument 'dim' must be int, not bool"):
+        _BOOL_DIM_CALLS[name](pyad, pyad.ones(2, 3))
