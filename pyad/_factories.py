@@ -728,3 +728,35 @@ def from_numpy(ndarray):
 def is_tensor(obj):
     """True if ``obj`` is a pyad Variable (``pyad.Tensor`` is the same class)."""
     return isinstance(obj, Variable)
+
+
+# --------------------------------------------------------------------------------
+# The profiler records the factories as ops (torch's aten::zeros, aten::rand...), so a
+# profile with profile_memory counts the arrays they make. pyad.autograd.profiler sets
+# _profiler when it is imported; until a profile runs, a factory pays one global read.
+# --------------------------------------------------------------------------------
+
+_profiler = None
+
+
+def _recorded(factory):
+    name = factory.__name__
+
+    def recorded(*args, **kwargs):
+        prof = _profiler
+        if prof is None or prof._active is None:
+            return factory(*args, **kwargs)
+        return prof._run_op(name, lambda *a: factory(*a, **kwargs), args)
+
+    recorded.__name__ = recorded.__qualname__ = name
+    recorded.__doc__ = factory.__doc__
+    recorded.__module__ = factory.__module__
+    recorded.__wrapped__ = factory
+    return recorded
+
+
+for _name in ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "rand", "randn",
+              "randperm", "randint", "zeros_like", "ones_like", "empty_like", "rand_like",
+              "randn_like", "full_like", "randint_like"):
+    globals()[_name] = _recorded(globals()[_name])
+del _name
