@@ -1,5 +1,6 @@
-"""``pyad.utils``: ``pyad.utils.data`` (datasets, samplers, ``DataLoader``) and
-``pyad.utils.checkpoint`` (recompute instead of storing), as ``torch.utils``."""
-from pyad.utils import checkpoint, data
+"""``pyad.utils``: ``pyad.utils.data`` (datasets, samplers, ``DataLoader``),
+``pyad.utils.checkpoint`` (recompute instead of storing) and ``pyad.utils.benchmark``
+(``Timer``, ``Measurement``, ``Compare``), as ``torch.utils``."""
+from pyad.utils import benchmark, checkpoint, data
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["benchmark", "checkpoint", "data"]
