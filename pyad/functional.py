@@ -13,6 +13,6 @@ from pyad import (
 )
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
-           "cartesian_prod", "block_diag", "cdist", "chain_matmul", "einsum", "lu", "norm",
-           "meshgrid", "pca_lowrank", "split", "stft", "istft", "svd_lowrank", "tensordot",
+           "cartesian_prod", "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu",
+           "norm", "meshgrid", "pca_lowrank", "split", "stft", "svd_lowrank", "tensordot",
            "unique", "unique_consecutive", "unravel_index"]
