@@ -296,3 +296,21 @@ def test_gradients_match_torch():
 def test_stft_and_istft_in_namespaces():
     assert "stft" in pyad.__all__ and "istft" in pyad.__all__
     assert pyad.functional.stft is pyad.stft and pyad.functional.istft is pyad.istft
+
+
+@pytest.mark.parametrize("window_dtype", ["float32", "float64", None])
+def test_stft_istft_float32_and_mixed_window_dtypes(window_dtype):
+    x = X1.astype(np.float32)
+    tw = None if window_dtype is None else torch.hann_window(8, dtype=getattr(torch,
+                                                                              window_dtype))
+    pw = None if tw is None else pyad.tensor(tw.numpy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = torch.stft(torch.tensor(x), 8, 2, window=tw, return_complex=True)
+        p = pyad.stft(pyad.tensor(x), 8, 2, window=pw, return_complex=True)
+        assert str(p.dtype) == str(t.dtype).replace("torch.", "")
+        _close(p, t, 1e-5)
+        ti = torch.istft(t, 8, 2, window=tw)
+        pi = pyad.istft(pyad.tensor(t.numpy()), 8, 2, window=pw)
+    assert str(pi.dtype) == str(ti.dtype).replace("torch.", "")
+    _close(pi, ti, 1e-5)
