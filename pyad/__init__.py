@@ -66,6 +66,8 @@ __all__ = [
     "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
     # the reducing scatters (pyad/_scatter_reduce.py)
     "scatter_reduce", "index_reduce",
+    # the short-time Fourier transform (pyad/_spectral.py)
+    "stft", "istft",
     # torch's remaining top-level math names (pyad/_toplevel_math.py)
     "complex", "polar", "is_conj", "is_neg", "resolve_conj", "resolve_neg", "is_signed",
     "matrix_exp", "chain_matmul", "spmm", "frobenius_norm", "nuclear_norm", "matrix_rank", "lu",
@@ -267,6 +269,7 @@ from pyad._statistics import (
     kaiser_window,
 )
 from pyad._scatter_reduce import scatter_reduce, index_reduce
+from pyad._spectral import stft, istft
 from pyad._toplevel_math import (
     complex, polar, is_conj, is_neg, resolve_conj, resolve_neg, is_signed, matrix_exp,
     chain_matmul, spmm, frobenius_norm, nuclear_norm, matrix_rank, lu, lu_unpack, lu_solve,

@@ -299,6 +299,10 @@ def test_every_ported_script_is_tested():
         "module_load_state_dict_tips",
         "amp_recipe",
         "knowledge_distillation_tutorial",
+        # the twelfth batch (pytorch/tutorials: pruning, benchmark), tested in
+        # tests/test_ported_examples_12.py
+        "pruning_tutorial",
+        "benchmark_recipe",
         ])
 
 

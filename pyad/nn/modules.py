@@ -89,7 +89,18 @@ def _parse_to(args, kwargs):
 
 class _HookList(list):
     """A module's hooks as ``(handle id, hook, with_kwargs)``; a list subclass so that
-    its handles can reference it weakly."""
+    its handles can reference it weakly. ``keys()``, ``values()`` and ``items()`` read
+    it as torch's OrderedDict of hooks by handle id (code such as
+    ``for hook in module._forward_pre_hooks.values()`` runs unchanged)."""
+
+    def keys(self):
+        return [entry[0] for entry in self]
+
+    def values(self):
+        return [entry[1] for entry in self]
+
+    def items(self):
+        return [(entry[0], entry[1]) for entry in self]
 
 
 # Hooks registered for every module (torch.nn.modules.module.register_module_*): they
