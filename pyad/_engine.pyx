@@ -3583,7 +3583,7 @@ cdef class Variable:
             raise RuntimeError("%s(): Can't call %s() on Variable that requires grad. Use "
                                "var.detach().%s() instead." % (what, what, what))
         if not _is_writeable(self._data):
-            raise RuntimeError("%s(): the Variable's data is read-only" % what)
+            raise _unwritable_error(self, what)
         _bump_version(self)
 
     @property

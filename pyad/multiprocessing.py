@@ -3,8 +3,10 @@
 exception in the parent) and the sharing-strategy functions.
 
 Variables pickle as their data and ``requires_grad`` (never their graph), so they pass
-through queues and arguments as copies; NumPy arrays have no shared-memory handles as
-torch's CPU tensors do, so "sharing" a Variable between processes copies it.
+through queues and a spawned child's arguments as copies (NumPy arrays have no
+shared-memory handles to pickle, as torch's CPU tensors have). Memory is shared with
+children made by the ``fork`` start method: ``Variable.share_memory_()`` moves the data
+into an anonymous shared mapping that they see and write.
 
 >>> import pyad.multiprocessing as mp
 >>> mp.get_sharing_strategy()

@@ -7,9 +7,10 @@ PyTorch-Tutorial is MIT-licensed, Copyright (c) 2017 Morvan Zhou.
 
 Ported by changing the imports (``import pyad as torch``). The plots are left out (the
 predictions they show are returned); ``h_state = h_state.data`` (which repacks the state
-in torch) is ``h_state = h_state.detach()``: pyad's ``.data`` is the NumPy array itself,
-which ``nn.RNN`` refuses as a state (``data_repack=True`` runs the verbatim line). The
-number of steps and the hidden size are ``run``'s keyword arguments.
+in torch) is ``h_state = h_state.detach()`` by default; ``data_repack=True`` runs the
+verbatim line (pyad's ``.data`` is the NumPy array itself, which ``nn.RNN`` takes as a
+state without history). The number of steps and the hidden size are ``run``'s keyword
+arguments.
 
 Run it with ``python examples/ported/morvan_403_RNN_regressor.py``.
 """

@@ -346,6 +346,15 @@ class _GRULayer(Function):
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
+def _state_variable(state):
+    # torch's detach idiom `h = h.data` hands pyad the array itself (Variable.data is the
+    # NumPy or CuPy array): taken as a Variable without history, as torch's .data is
+    if not isinstance(state, Variable) and (hasattr(state, "__array_interface__") or
+                                            hasattr(state, "__cuda_array_interface__")):
+        return Variable(state)
+    return state
+
+
 class RNNBase(Module):
     """The shared machinery of `RNN`, `LSTM` and `GRU` (torch's ``nn.RNNBase``)."""
 
@@ -513,8 +522,9 @@ class RNNBase(Module):
             if is_lstm:
                 if not isinstance(hx, (tuple, list)) or len(hx) != 2:
                     raise RuntimeError("%s(): hx must be a tuple (h_0, c_0) for LSTM" % name)
-                h0, c0 = hx
+                h0, c0 = (_state_variable(v) for v in hx)
             else:
+                hx = _state_variable(hx)
                 if not isinstance(hx, Variable):
                     raise RuntimeError("%s(): hx must be a Variable, got %s"
                                        % (name, type(hx).__name__))

@@ -168,13 +168,8 @@ cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which,
         # Through an expanded Variable, where no two written elements share memory
         # (torch: g = go.expand(n); g[0] /= 0)
         target = _writable_broadcast(x)
-        if target is None:
-            raise RuntimeError("%s(): the Variable's data is read-only" % what)
-        if _has_internal_overlap(target):
-            raise RuntimeError("%s(): unsupported operation: more than one element of the "
-                               "written-to Variable refers to a single memory location. "
-                               "Please clone() the Variable before performing the operation."
-                               % what)
+        if target is None or _has_internal_overlap(target):
+            raise _unwritable_error(x, what)
     od = _operand_data(other, what)
     if which <= 1 and _dtype_kind(target) == b'c':
         # torch adds alpha * other, alpha a complex +-1 (inf + 1j gives inf + nanj)
@@ -264,11 +259,18 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
         nowhere = _plain(_xp_of(x._data).zeros((), dtype=numpy.bool_), False)
         return _write_back(x, old, where(nowhere, old, broadcast_to(value, x._data.shape)
                                          if isinstance(value, Variable) else value), what)
-    if not _is_writeable(x._data):
-        raise RuntimeError("%s(): the Variable's data is read-only" % what)
+    target = x._data
+    source = _operand_data(value, what)
+    if not _is_writeable(target):
+        # through an expanded view, one value written everywhere gives every element that
+        # shares memory the same value, so torch allows it (zero_, fill_; not copy_)
+        target = (_writable_broadcast(x) if numpy.ndim(source) == 0 and what != "copy_"
+                  else None)
+        if target is None:
+            raise _unwritable_error(x, what)
     token = _fp_quiet_enter()       # (nan, inf or too large into an integer: silent, as torch)
     try:
-        x._data[...] = _operand_data(value, what)
+        target[...] = source
     except (ValueError, OverflowError):
         if isinstance(value, (float, numpy.floating)):      # nan or inf into an integer
             raise RuntimeError("%s(): value cannot be converted to type %s without overflow"
@@ -344,7 +346,7 @@ cdef Variable _inplace_unary(Variable x, object op, tuple args, str what):
             old = _snapshot(x)
             return _write_back(x, old, op(old, *args), what)
         if not _is_writeable(x._data):
-            raise RuntimeError("%s(): the Variable's data is read-only" % what)
+            raise _unwritable_error(x, what)
         result = (<Variable>op(_wrap(x._data), *args))._data
     except _OP_ERRORS as exc:
         raise _renamed(exc, what) from None     # pow's errors, named pow_
@@ -501,6 +503,17 @@ cdef Variable _setitem_out_of_place(Variable old, object key, object value):
     return _plain(data, old._volatile)
 
 
+cdef object _unwritable_error(Variable x, str what):
+    # the error for an in-place write into read-only data: torch's overlap message when
+    # the data is an expanded view (several elements share one memory location)
+    alias = _writable_broadcast(x)
+    if alias is not None and _has_internal_overlap(alias):
+        return RuntimeError("%s(): unsupported operation: more than one element of the "
+                            "written-to Variable refers to a single memory location. Please "
+                            "clone() the Variable before performing the operation." % what)
+    return RuntimeError("%s(): the Variable's data is read-only" % what)
+
+
 cdef bint _has_internal_overlap(object data):
     cdef Py_ssize_t k
     for k in range(data.ndim):
@@ -636,7 +649,7 @@ cdef Variable _inplace_indexing(Variable x, object op, tuple args, dict kwargs, 
             old = _snapshot(x)
             return _write_back(x, old, op(old, *args, **kwargs), what)
         if not _is_writeable(x._data):
-            raise RuntimeError("%s(): the Variable's data is read-only" % what)
+            raise _unwritable_error(x, what)
         result = (<Variable>op(_wrap(x._data), *args, **kwargs))._data
     except _OP_ERRORS as exc:
         raise _renamed(exc, what) from None     # index_add's errors, named index_add_
@@ -769,7 +782,7 @@ cdef Variable _inplace_apply(Variable x, object op, tuple args, dict kwargs, str
                                _convert(result, None, old._data.dtype, False), old)
             return _write_back(x, old, result, what)
         if not _is_writeable(x._data):
-            raise RuntimeError("%s(): the Variable's data is read-only" % what)
+            raise _unwritable_error(x, what)
         data = (<Variable>op(_wrap(x._data), *args, **kwargs))._data
     except _OP_ERRORS as exc:
         message = str(exc)

@@ -1584,7 +1584,7 @@ cdef Variable _sliding_windows(Variable x, object dimension, object size, object
     if st <= 0:
         raise RuntimeError("%s(): step is %d but must be > 0" % (what, st))
     if nd == 0:
-        return reshape(x, (sz,))
+        return narrow(reshape(x, (1,)), 0, 0, sz)       # size 0 or 1: torch's (0,) or (1,)
     count = (n - sz) // st + 1
     xp = _xp_of(x._data)
     index = (xp.arange(count, dtype=numpy.int64)[:, None] * st
@@ -2313,6 +2313,25 @@ cdef Py_ssize_t _index_ndim(object index):
     return getattr(index, "ndim", -1)
 
 
+cdef bint _writes_nothing(Variable x, object dim, object index, str what) except -1:
+    # torch: an empty index of another rank than the input's writes nothing (no check of
+    # the ranks then); the result is a copy of the input
+    idx = _index_data(index, what)
+    if idx.size == 0 and idx.ndim != x._data.ndim:
+        _normalize_dim(dim, x._data.ndim, what)
+        return True
+    return False
+
+
+cdef Variable _nothing_written(Variable x, object src):
+    # the result of a scatter that writes nothing: a copy of x, which a src Variable joins
+    # through the sum of none of its elements (an exact 0, so src gets a zero gradient
+    # as torch's; no inf or nan in src can reach the result)
+    if isinstance(src, Variable):
+        return add(x, sum(narrow(reshape(src, (-1,)), 0, 0, 0)))
+    return _cloned(x, x._data.copy(order="K"))
+
+
 cdef object _src_part(object src, tuple key, object idx_shape):
     # src cut to the index's shape (scatter reads src only where the index is).
     if not isinstance(src, Variable):
@@ -2340,6 +2359,11 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     if x._data.ndim == 0:
         idx = _index_of_0d(dim, index, "gather")
         return reshape(gather(reshape(x, (1,)), 0, idx), _index_data(index, "gather").shape)
+    idx = _index_data(index, "gather")
+    if idx.size == 0 and idx.ndim != x._data.ndim:
+        # torch: an empty index of any rank selects nothing
+        _normalize_dim(dim, x._data.ndim, "gather")
+        return reshape(narrow(reshape(x, (-1,)), 0, 0, 0), idx.shape)
     key = _gather_key(x, dim, index, "gather")
     if type(x._data) is not _NDARRAY:
         return getitem(x, key)
@@ -2498,6 +2522,8 @@ def scatter_add(input, dim, index, src, *, out=None):
     if x._data.ndim == 0:
         idx = _index_of_0d(dim, index, "scatter_add")
         return reshape(scatter_add(reshape(x, (1,)), 0, idx, reshape(src, (-1,))), ())
+    if _writes_nothing(x, dim, index, "scatter_add"):
+        return _nothing_written(x, src)
     key = _gather_key(x, dim, index, "scatter_add", src)
     return add(x, _index_put_into_zeros(_src_part(src, key, _index_data(index, "scatter").shape), key,
                                         x._data.shape))
@@ -2555,6 +2581,8 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
         idx = _index_of_0d(dim, index, "scatter")
         return reshape(scatter(reshape(x, (1,)), 0, idx, reshape(src, (-1,))
                                if isinstance(src, Variable) else src), ())
+    if _writes_nothing(x, dim, index, "scatter"):
+        return _nothing_written(x, src)
     key = _gather_key(x, dim, index, "scatter", src)
     return _put(x, key, _src_part(src, key, _index_data(index, "scatter").shape), "scatter")
 

@@ -559,3 +559,35 @@ def test_setitem_advanced_refuses_a_value_of_another_dtype_like_torch(key, dts):
     y[0] = pyad.tensor(v)
     ty[0] = torch.tensor(v)
     np.testing.assert_array_equal(y.data, ty.numpy())
+
+
+def test_writes_into_an_expanded_variable_as_torch():
+    # torch refuses in-place ops whose elements share memory with the overlap error, and
+    # allows the fills (every shared element gets the same value)
+    torch = pytest.importorskip("torch")
+    for lib in (pyad, torch):
+        base = lib.zeros(1, 3)
+        x = base.expand(4, 3)
+        for call in (lambda: x.exp_(), lambda: x.add_(1), lambda: x.copy_(lib.ones(4, 3)),
+                     lambda: x.clamp_(0, 1), lambda: lib.nn.functional.relu_(x)):
+            with pytest.raises(RuntimeError, match="more than one element of the written-to"):
+                call()
+        x.fill_(2.0)
+        assert (base.numpy() == 2).all()
+        x.zero_()
+        assert (base.numpy() == 0).all()
+    frozen = pyad.Variable(np.broadcast_to(np.zeros(3), (2, 3)))   # not a view of a Variable
+    with pytest.raises(RuntimeError, match="read-only"):
+        frozen.exp_()
+
+
+def test_unfold_of_a_0d_variable_as_torch():
+    torch = pytest.importorskip("torch")
+    for size in (0, 1):
+        x = pyad.tensor(0.5, requires_grad=True)
+        got = x.unfold(0, size, 1)
+        want = torch.tensor(0.5).unfold(0, size, 1)
+        assert got.shape == tuple(want.shape) and np.array_equal(got.detach().numpy(),
+                                                                 want.numpy())
+        got.sum().backward()
+        assert x.grad.item() == float(size)

@@ -114,3 +114,29 @@ def test_fill_diagonal_matches_torch():
 def test_bad_input_raises_naming_the_op(call, exc):
     with pytest.raises(exc, match=r"^(select|slice|diagonal)_scatter\(\)|^index_put\(\)"):
         call()
+
+
+def test_empty_index_of_another_rank_as_torch():
+    torch = pytest.importorskip("torch")
+    values = np.arange(4.0)
+    index = np.zeros((0, 4), dtype=np.int64)
+    for name in ("scatter", "scatter_add"):
+        x = pyad.tensor(values, requires_grad=True)
+        src = pyad.zeros((0, 4), dtype=pyad.float64, requires_grad=True)
+        got = getattr(pyad, name)(x, 0, pyad.tensor(index), src)
+        want = getattr(torch, name)(torch.tensor(values), 0, torch.tensor(index),
+                                    torch.zeros((0, 4), dtype=torch.float64))
+        assert np.array_equal(got.detach().numpy(), want.numpy())
+        got.sum().backward()
+        assert np.array_equal(x.grad.numpy(), np.ones(4))     # the input passes through
+        assert src.grad.shape == (0, 4)
+        got.detach().add_(1)
+        assert np.array_equal(x.detach().numpy(), values)     # a copy, not x itself
+    x = pyad.tensor(values, requires_grad=True)
+    out = pyad.gather(x, 0, pyad.tensor(index))
+    assert out.shape == tuple(torch.gather(torch.tensor(values), 0,
+                                           torch.tensor(index)).shape) == (0, 4)
+    out.sum().backward()
+    assert np.array_equal(x.grad.numpy(), np.zeros(4))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        pyad.gather(x, 3, pyad.tensor(index))
