@@ -96,19 +96,22 @@ class ProcessContext:
         return [int(p.pid) for p in self.processes]
 
     def join(self, timeout=None):
-        """Wait for every process; True when all ended. When one fails, the others are
-        terminated and its exception is raised here (fail fast, never hang)."""
-        pending = list(self.processes)
-        while pending:
-            multiprocessing.connection.wait([p.sentinel for p in pending], timeout=timeout)
-            failed = next((p for p in self.processes
-                           if p.exitcode is not None and p.exitcode != 0), None)
-            if failed is not None:
-                self._fail(self.processes.index(failed))
-            done = [p for p in pending if p.exitcode is not None]
-            if not done and timeout is not None:
+        """Wait for every process; True when all ended (False when ``timeout`` passed
+        first). When one fails, the others are terminated and its exception is raised
+        here (fail fast, never hang)."""
+        while True:
+            # one reading of the exit codes per round: a process that ends between two
+            # readings is then either still waited on or seen failed, never dropped
+            codes = [p.exitcode for p in self.processes]
+            for index, code in enumerate(codes):
+                if code is not None and code != 0:
+                    self._fail(index)
+            running = [p.sentinel for p, code in zip(self.processes, codes) if code is None]
+            if not running:
+                break
+            if not multiprocessing.connection.wait(running, timeout=timeout) and \
+                    timeout is not None:
                 return False
-            pending = [p for p in pending if p.exitcode is None]
         for p in self.processes:
             p.join()
         return True
