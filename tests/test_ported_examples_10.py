@@ -53,6 +53,21 @@ PORTED, REPO_ROOT, PYAD_HOME = _helpers.PORTED, _helpers.REPO_ROOT, _helpers.PYA
 SCRIPTS = ["nanogpt", "makemore", "llama2c", "mingpt"]
 
 
+@pytest.fixture(autouse=True)
+def _restore_tf32_switches():
+    # train.py sets torch.backends.cuda.matmul.allow_tf32 and cudnn.allow_tf32 on the
+    # real modules (torch's and pyad's): put them back for the tests that follow
+    saved = []
+    for lib in (torch, pyad):
+        for owner in (getattr(getattr(lib.backends, "cuda", None), "matmul", None),
+                      getattr(lib.backends, "cudnn", None)):
+            if owner is not None and hasattr(owner, "allow_tf32"):
+                saved.append((owner, owner.allow_tf32))
+    yield
+    for owner, value in saved:
+        owner.allow_tf32 = value
+
+
 def shared(lib, seed=0, multinomial=True, dropout=False, sdpa=True):
     """``lib`` whose ``randint``, ``rand``, ``randperm``, ``RandomSampler``, shuffling ``DataLoader``
     and (``multinomial=True``) ``multinomial`` draw from one NumPy stream; ``dropout``:
@@ -268,7 +283,10 @@ def test_nanogpt_values_are_the_scripts():
 
 
 def test_nanogpt_tf32_switches_are_set():
-    # train.py's torch.backends.cuda.matmul.allow_tf32 / cudnn.allow_tf32 lines
+    # train.py's torch.backends.cuda.matmul.allow_tf32 / cudnn.allow_tf32 lines (the
+    # fixture puts the defaults back)
+    pyad.backends.cuda.matmul.allow_tf32 = False
+    pyad.backends.cudnn.allow_tf32 = False
     load("nanogpt").run(shared(pyad), max_iters=0, eval_interval=1, max_new_tokens=1,
                         log=_quiet)
     assert pyad.backends.cuda.matmul.allow_tf32 is True
