@@ -9,6 +9,7 @@ from pyad import _engine
 from pyad._engine import (
     Variable, Tensor, device, backward, grad, from_dlpack, to_dlpack,
     get_default_dtype, set_default_dtype, get_array_module, broadcast_shapes,
+    memory_format, contiguous_format, channels_last, channels_last_3d, preserve_format,
 )
 # Every public name, for `from pyad import *` and for type checkers (mypy --strict reads
 # only names listed here as re-exported): the names that are not ops here, the ops'
@@ -16,6 +17,9 @@ from pyad._engine import (
 __all__ = [
     "Tensor", "Variable", "device", "backward", "grad", "from_dlpack", "to_dlpack",
     "get_default_dtype", "set_default_dtype", "get_array_module", "broadcast_shapes",
+    # memory formats (pyad/_memory_format.pxi)
+    "memory_format", "contiguous_format", "channels_last", "channels_last_3d",
+    "preserve_format",
     # factories and random state
     "tensor", "as_tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
     "rand", "randn", "randint", "zeros_like", "ones_like", "empty_like", "full_like",
@@ -30,7 +34,7 @@ __all__ = [
     # submodules, serialization
     "autograd", "nn", "linalg", "special", "optim", "interop", "backends", "cuda", "utils", "distributions",
     "amp", "random", "testing", "func", "fft", "accelerator", "xpu", "jit", "profiler",
-    "functional",
+    "functional", "mps", "compiler", "multiprocessing",
     # autocast (pyad/amp/autocast_mode.py), as torch.autocast and its state functions
     "autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
     "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
@@ -62,6 +66,8 @@ __all__ = [
     "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
     # the reducing scatters (pyad/_scatter_reduce.py)
     "scatter_reduce", "index_reduce",
+    # the short-time Fourier transform (pyad/_spectral.py)
+    "stft", "istft",
     # torch's remaining top-level math names (pyad/_toplevel_math.py)
     "complex", "polar", "is_conj", "is_neg", "resolve_conj", "resolve_neg", "is_signed",
     "matrix_exp", "chain_matmul", "spmm", "frobenius_norm", "nuclear_norm", "matrix_rank", "lu",
@@ -226,7 +232,7 @@ from pyad.autograd.anomaly_mode import (
 )
 from pyad import autograd, nn, linalg, special, optim, interop
 from pyad import backends, cuda, utils, distributions, amp, random, testing, func, fft
-from pyad import accelerator, xpu, jit, profiler
+from pyad import accelerator, xpu, jit, profiler, mps, compiler, multiprocessing
 from pyad.amp.autocast_mode import (
     autocast, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,
     set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled,
@@ -263,6 +269,7 @@ from pyad._statistics import (
     kaiser_window,
 )
 from pyad._scatter_reduce import scatter_reduce, index_reduce
+from pyad._spectral import stft, istft
 from pyad._toplevel_math import (
     complex, polar, is_conj, is_neg, resolve_conj, resolve_neg, is_signed, matrix_exp,
     chain_matmul, spmm, frobenius_norm, nuclear_norm, matrix_rank, lu, lu_unpack, lu_solve,

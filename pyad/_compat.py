@@ -247,9 +247,10 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     _engine._PRINT_SCI_MODE = sci_mode
 
 
-def clone(input, *, memory_format=None):
-    """A differentiable copy of ``input`` (``Variable.clone``)."""
-    return _variable(input, "clone").clone()
+def clone(input, *, memory_format=_engine.preserve_format):
+    """A differentiable copy of ``input`` (``Variable.clone``), laid out as ``input`` or
+    as ``memory_format`` asks."""
+    return _variable(input, "clone").clone(memory_format=memory_format)
 
 
 @writes_out(exact=True)
@@ -934,14 +935,14 @@ class AsStrided(_Function):
                 None, None, None, None, None, None)
 
 
-def _cfloat(self, memory_format=None):
+def _cfloat(self, memory_format=_engine.preserve_format):
     """``self.to(pyad.complex64)`` (torch's ``Tensor.cfloat``)."""
-    return self.to(numpy.complex64)
+    return self.to(numpy.complex64, memory_format=memory_format)
 
 
-def _cdouble(self, memory_format=None):
+def _cdouble(self, memory_format=_engine.preserve_format):
     """``self.to(pyad.complex128)`` (torch's ``Tensor.cdouble``)."""
-    return self.to(numpy.complex128)
+    return self.to(numpy.complex128, memory_format=memory_format)
 
 
 def _functional_method(name):

@@ -1470,6 +1470,9 @@ cdef str _shape_str(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+include "_memory_format.pxi"
+
+
 # --------------------------------------------------------------------------------
 # Devices
 # --------------------------------------------------------------------------------
@@ -2150,9 +2153,16 @@ cdef class Variable:
                              "dimensions" % (dim,))
         return strides[_normalize_dim(dim, self._data.ndim, "stride")]
 
-    def is_contiguous(self):
-        """True when the elements are laid out in C order without gaps."""
-        return bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, *, memory_format=contiguous_format):
+        """True when the elements are laid out without gaps in C order, or in the order
+        ``memory_format`` names (:data:`pyad.channels_last`: NHWC memory of a 4-d
+        Variable; False for another rank, as torch)."""
+        if memory_format is contiguous_format or memory_format is preserve_format:
+            return bool(self._data.flags.c_contiguous)
+        if not isinstance(memory_format, _MemoryFormat):
+            _format_permutation(memory_format, 0, "is_contiguous", False)   # TypeError
+        permutation = (<object>memory_format)._permutation
+        return len(permutation) == self._data.ndim and _has_layout(self._data, permutation)
 
     def is_floating_point(self):
         """True if the dtype is a floating point type (float16, float32, float64, and
@@ -2179,13 +2189,15 @@ cdef class Variable:
 
     # -- resizing (torch's resize_ family) ------------------------------------------
 
-    def resize_(self, *sizes):
+    def resize_(self, *sizes, memory_format=None):
         """Resize in place to ``sizes`` (ints, or one tuple or list), as torch's
         ``resize_``: the memory is read as C-contiguous from this Variable's first
         element; a smaller size keeps the leading elements (and the memory after them, so
         growing back within it shows them again), a larger one adds uninitialised
         elements. Bumps the version counter (not for the size it already has, as torch).
-        Refused on a Variable that requires grad.
+        Refused on a Variable that requires grad. A ``memory_format``
+        (:data:`pyad.channels_last`) reads the memory in that order instead (and restrides
+        a Variable of the same size, as torch's).
 
         >>> x = pyad.tensor([[1., 2., 3.], [4., 5., 6.]])
         >>> x.resize_(2, 2)
@@ -2202,6 +2214,7 @@ cdef class Variable:
         if any(n < 0 for n in shape):
             raise RuntimeError("resize_(): Trying to create a Variable with negative dimension "
                                "%d: %s" % (min(shape), list(shape)))
+        layout = _format_permutation(memory_format, len(shape), "resize_")
         if _requires_grad_now(self):
             raise RuntimeError("cannot resize variables that require grad")
         if self._is_inference and not pyad_get_inference():
@@ -2209,19 +2222,23 @@ cdef class Variable:
                 "resize_(): Inplace update to inference tensor outside InferenceMode is "
                 "not allowed.You can make a clone to get a normal Variable before doing "
                 "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
-        if shape == self._data.shape:
+        if shape == self._data.shape and (layout is None or _has_layout(self._data, layout)):
             return self          # torch: the same size changes nothing (no version bump)
         _checked_sizes(shape, self._data.dtype.itemsize, "resize_")
         numel = 1
         for n in shape:
             numel *= n
         storage = _resize_storage(self._data)
-        if storage.size >= numel:
-            data = storage[:numel].reshape(shape)
-        else:
-            data = _xp_of(storage).empty(numel, dtype=storage.dtype)
-            data[:storage.size] = storage
-            data = data.reshape(shape)
+        if storage.size < numel:
+            grown = _xp_of(storage).empty(numel, dtype=storage.dtype)
+            grown[:storage.size] = storage
+            storage = grown
+        if layout is None:
+            layout = tuple(builtins.range(len(shape)))
+        inverse = [0] * len(layout)
+        for position, d in enumerate(layout):
+            inverse[d] = position
+        data = storage[:numel].reshape([shape[d] for d in layout]).transpose(inverse)
         _track_var(self)
         self._data = data
         # no longer a view with the base's layout (torch keeps the storage shared)
@@ -2438,11 +2455,14 @@ cdef class Variable:
 
     # -- device and dtype conversion (differentiable copies) -------------------------
 
-    def to(self, *args, device=None, dtype=None, non_blocking=False, copy=False):
+    def to(self, *args, device=None, dtype=None, non_blocking=False, copy=False,
+           memory_format=preserve_format):
         """Return a Variable on ``device`` and/or with ``dtype`` (self if nothing changes).
 
         torch's forms: ``to(dtype)``, ``to(device, dtype)``, ``to(other)``, each optionally
         followed by ``non_blocking`` and ``copy``. A string is a device or a dtype name.
+        ``memory_format`` (:data:`pyad.channels_last`...) lays the result out in that
+        order (a copy when it is not already).
         """
         device_type = globals()["device"]
         flags = []
@@ -2481,9 +2501,10 @@ cdef class Variable:
                 # (ml_dtypes' bfloat16 and float8 are numbers: the optional extra)
                 raise TypeError("to(): dtype must be numeric (bool, integer, floating point "
                                 "or complex), got %s" % dtype)
-        return _convert(self, device, dtype, copy)
+        return _convert(self, device, dtype, copy,
+                        _format_permutation(memory_format, self._data.ndim, "to"))
 
-    def cpu(self):
+    def cpu(self, *, memory_format=preserve_format):
         """Return this Variable with its data on the CPU (self when it already is).
 
         Returns
@@ -2491,9 +2512,10 @@ cdef class Variable:
         Variable
             A differentiable copy, or self.
         """
-        return _convert(self, "cpu", None, False)
+        return _convert(self, "cpu", None, False,
+                        _format_permutation(memory_format, self._data.ndim, "cpu"))
 
-    def cuda(self, device=None, non_blocking=False):
+    def cuda(self, device=None, non_blocking=False, *, memory_format=preserve_format):
         """Return this Variable with its data on a GPU (requires CuPy).
 
         Parameters
@@ -2512,7 +2534,8 @@ cdef class Variable:
             device = "cuda"
         elif isinstance(device, int):
             device = "cuda:%d" % device
-        return _convert(self, device, None, False)
+        return _convert(self, device, None, False,
+                        _format_permutation(memory_format, self._data.ndim, "cuda"))
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """Return torch's type string, or convert to another type.
@@ -2544,7 +2567,7 @@ cdef class Variable:
             return converted.cpu()
         return converted
 
-    def float(self):
+    def float(self, *, memory_format=preserve_format):
         """Return the Variable converted to float32 (differentiable).
 
         Returns
@@ -2552,9 +2575,10 @@ cdef class Variable:
         Variable
             Self if already float32.
         """
-        return _convert(self, None, numpy.float32, False)
+        return _convert(self, None, numpy.float32, False,
+                        _format_permutation(memory_format, self._data.ndim, "float"))
 
-    def double(self):
+    def double(self, *, memory_format=preserve_format):
         """Return the Variable converted to float64 (differentiable).
 
         Returns
@@ -2562,9 +2586,10 @@ cdef class Variable:
         Variable
             Self if already float64.
         """
-        return _convert(self, None, numpy.float64, False)
+        return _convert(self, None, numpy.float64, False,
+                        _format_permutation(memory_format, self._data.ndim, "double"))
 
-    def half(self):
+    def half(self, *, memory_format=preserve_format):
         """Return the Variable converted to float16 (differentiable).
 
         Returns
@@ -2572,9 +2597,10 @@ cdef class Variable:
         Variable
             Self if already float16.
         """
-        return _convert(self, None, numpy.float16, False)
+        return _convert(self, None, numpy.float16, False,
+                        _format_permutation(memory_format, self._data.ndim, "half"))
 
-    def long(self):
+    def long(self, *, memory_format=preserve_format):
         """Return the Variable converted to int64 (not differentiable).
 
         Returns
@@ -2582,9 +2608,10 @@ cdef class Variable:
         Variable
             Self if already int64.
         """
-        return _convert(self, None, numpy.int64, False)
+        return _convert(self, None, numpy.int64, False,
+                        _format_permutation(memory_format, self._data.ndim, "long"))
 
-    def int(self):
+    def int(self, *, memory_format=preserve_format):
         """Return the Variable converted to int32 (not differentiable).
 
         Returns
@@ -2592,9 +2619,10 @@ cdef class Variable:
         Variable
             Self if already int32.
         """
-        return _convert(self, None, numpy.int32, False)
+        return _convert(self, None, numpy.int32, False,
+                        _format_permutation(memory_format, self._data.ndim, "int"))
 
-    def byte(self):
+    def byte(self, *, memory_format=preserve_format):
         """Return the Variable converted to uint8 (not differentiable).
 
         Returns
@@ -2602,9 +2630,10 @@ cdef class Variable:
         Variable
             Self if already uint8.
         """
-        return _convert(self, None, numpy.uint8, False)
+        return _convert(self, None, numpy.uint8, False,
+                        _format_permutation(memory_format, self._data.ndim, "byte"))
 
-    def char(self):
+    def char(self, *, memory_format=preserve_format):
         """Return the Variable converted to int8 (not differentiable).
 
         Returns
@@ -2612,9 +2641,10 @@ cdef class Variable:
         Variable
             Self if already int8.
         """
-        return _convert(self, None, numpy.int8, False)
+        return _convert(self, None, numpy.int8, False,
+                        _format_permutation(memory_format, self._data.ndim, "char"))
 
-    def short(self):
+    def short(self, *, memory_format=preserve_format):
         """Return the Variable converted to int16 (not differentiable).
 
         Returns
@@ -2622,9 +2652,10 @@ cdef class Variable:
         Variable
             Self if already int16.
         """
-        return _convert(self, None, numpy.int16, False)
+        return _convert(self, None, numpy.int16, False,
+                        _format_permutation(memory_format, self._data.ndim, "short"))
 
-    def bool(self):
+    def bool(self, *, memory_format=preserve_format):
         """Return the Variable converted to bool (not differentiable).
 
         Returns
@@ -2632,23 +2663,37 @@ cdef class Variable:
         Variable
             Self if already bool.
         """
-        return _convert(self, None, numpy.bool_, False)
+        return _convert(self, None, numpy.bool_, False,
+                        _format_permutation(memory_format, self._data.ndim, "bool"))
 
-    def clone(self):
-        """A differentiable copy with its own memory."""
-        return _clone(self)
+    def clone(self, *, memory_format=preserve_format):
+        """A differentiable copy with its own memory, laid out as this Variable is
+        (dense in its dimension order, as torch's preserve_format) or as
+        ``memory_format`` asks."""
+        return _cloned(self, _copy_in_format(self._data, memory_format, "clone"))
 
-    def contiguous(self):
-        """Return a C-contiguous Variable: self if it already is, else a differentiable copy.
+    def contiguous(self, *, memory_format=contiguous_format):
+        """Return a Variable dense in C order (or in ``memory_format``'s order,
+        :data:`pyad.channels_last`): self if it already is, else a differentiable copy.
 
         Returns
         -------
         Variable
-            C-contiguous data.
+            Contiguous data.
         """
-        if self._data.flags.c_contiguous:
+        if memory_format is contiguous_format:
+            if self._data.flags.c_contiguous:
+                return self
+            return _cloned(self, self._data.copy())
+        if memory_format is preserve_format:
+            if self._data.flags.c_contiguous:
+                return self
+            raise RuntimeError("contiguous(): preserve memory format is unsupported by the "
+                               "contiguous operator")
+        layout = _format_permutation(memory_format, self._data.ndim, "contiguous", False)
+        if _has_layout(self._data, layout):
             return self
-        return _clone(self)
+        return _cloned(self, _in_layout(self._data, layout))
 
     # -- pickling and copying --------------------------------------------------------
     #

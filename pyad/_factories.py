@@ -392,13 +392,17 @@ def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
 
 
 @takes_out
-def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
+def empty(*shape, size=None, dtype=None, device=None, requires_grad=False,
+          memory_format=_engine.contiguous_format):
     """An uninitialised Variable of shape ``size`` (positional, or the keyword
-    ``size=``, as ``torch.empty(size=(2, 3))``)."""
+    ``size=``, as ``torch.empty(size=(2, 3))``), its memory in C order or in
+    ``memory_format``'s (:data:`pyad.channels_last`)."""
     size = _size_arg(shape, size, "empty")
     xp = _xp_for(device, "empty")
-    return _finish(xp.empty(_size(size, "empty", _float_dtype(dtype)), dtype=_float_dtype(dtype)), None, device,
-                   requires_grad, "empty")
+    data = xp.empty(_size(size, "empty", _float_dtype(dtype)), dtype=_float_dtype(dtype))
+    if memory_format is not _engine.contiguous_format and memory_format is not None:
+        data = _engine._laid_out(data, memory_format, "empty")
+    return _finish(data, None, device, requires_grad, "empty")
 
 
 @takes_out
@@ -634,14 +638,29 @@ def randint(*args, low=None, high=None, size=None, generator=None, dtype=None, d
     return _finish(data, None, device, requires_grad, "randint")
 
 
+def _in_format_of(result, like, memory_format, name):
+    # a *_like factory's result laid out as torch's: like's own layout (preserve_format,
+    # the default) or memory_format's
+    if (memory_format is _engine.preserve_format or memory_format is None) and \
+            like.data.flags.c_contiguous:
+        return result
+    data = _engine._like_layout(result.data, like.data, memory_format, name)
+    if data is result.data:
+        return result
+    return Variable(data).requires_grad_(result.requires_grad)
+
+
 def _like(factory):
-    def like(input, dtype=None, device=None, requires_grad=False, **kwargs):
+    def like(input, dtype=None, device=None, requires_grad=False,
+             memory_format=_engine.preserve_format, **kwargs):
         v = input if isinstance(input, Variable) else Variable(input)
-        return factory(*v.shape, dtype=dtype if dtype is not None else v.dtype,
-                       device=device if device is not None else v.device,
-                       requires_grad=requires_grad, **kwargs)
+        result = factory(*v.shape, dtype=dtype if dtype is not None else v.dtype,
+                         device=device if device is not None else v.device,
+                         requires_grad=requires_grad, **kwargs)
+        return _in_format_of(result, v, memory_format, like.__name__)
     like.__name__ = factory.__name__ + "_like"
-    like.__doc__ = "Like ``%s`` with the shape, dtype and device of ``input``." % factory.__name__
+    like.__doc__ = ("Like ``%s`` with the shape, dtype and device of ``input``, laid out "
+                    "in memory as ``input`` (or as ``memory_format`` asks)." % factory.__name__)
     return like
 
 
@@ -652,15 +671,19 @@ rand_like = _like(rand)
 randn_like = _like(randn)
 
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
-    """Like ``full`` with the shape, dtype and device of ``input``."""
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False,
+              memory_format=_engine.preserve_format):
+    """Like ``full`` with the shape, dtype and device of ``input``, laid out in memory as
+    ``input`` (or as ``memory_format`` asks)."""
     v = input if isinstance(input, Variable) else Variable(input)
-    return full(v.shape, fill_value, dtype=dtype if dtype is not None else v.dtype,
-                device=device if device is not None else v.device, requires_grad=requires_grad)
+    result = full(v.shape, fill_value, dtype=dtype if dtype is not None else v.dtype,
+                  device=device if device is not None else v.device,
+                  requires_grad=requires_grad)
+    return _in_format_of(result, v, memory_format, "full_like")
 
 
 def randint_like(input, *args, low=None, high=None, dtype=None, device=None,
-                 requires_grad=False, generator=None):
+                 requires_grad=False, generator=None, memory_format=_engine.preserve_format):
     """``randint`` with the shape, dtype and device of ``input``: ``randint_like(input, high)``
     or ``randint_like(input, low, high)``."""
     v = input if isinstance(input, Variable) else Variable(input)
@@ -680,10 +703,11 @@ def randint_like(input, *args, low=None, high=None, dtype=None, device=None,
                         % (len(args) + 1))
     if high is None:
         raise TypeError("randint_like() missing required argument 'high'")
-    return randint(0 if low is None else low, high, v.shape, generator=generator,
-                   dtype=dtype if dtype is not None else v.dtype,
-                   device=device if device is not None else v.device,
-                   requires_grad=requires_grad)
+    result = randint(0 if low is None else low, high, v.shape, generator=generator,
+                     dtype=dtype if dtype is not None else v.dtype,
+                     device=device if device is not None else v.device,
+                     requires_grad=requires_grad)
+    return _in_format_of(result, v, memory_format, "randint_like")
 
 
 def from_numpy(ndarray):
@@ -704,3 +728,35 @@ def from_numpy(ndarray):
 def is_tensor(obj):
     """True if ``obj`` is a pyad Variable (``pyad.Tensor`` is the same class)."""
     return isinstance(obj, Variable)
+
+
+# --------------------------------------------------------------------------------
+# The profiler records the factories as ops (torch's aten::zeros, aten::rand...), so a
+# profile with profile_memory counts the arrays they make. pyad.autograd.profiler sets
+# _profiler when it is imported; until a profile runs, a factory pays one global read.
+# --------------------------------------------------------------------------------
+
+_profiler = None
+
+
+def _recorded(factory):
+    name = factory.__name__
+
+    def recorded(*args, **kwargs):
+        prof = _profiler
+        if prof is None or prof._active is None:
+            return factory(*args, **kwargs)
+        return prof._run_op(name, lambda *a: factory(*a, **kwargs), args)
+
+    recorded.__name__ = recorded.__qualname__ = name
+    recorded.__doc__ = factory.__doc__
+    recorded.__module__ = factory.__module__
+    recorded.__wrapped__ = factory
+    return recorded
+
+
+for _name in ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "rand", "randn",
+              "randperm", "randint", "zeros_like", "ones_like", "empty_like", "rand_like",
+              "randn_like", "full_like", "randint_like"):
+    globals()[_name] = _recorded(globals()[_name])
+del _name

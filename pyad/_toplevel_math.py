@@ -1226,7 +1226,7 @@ def detach_(input):
 
 # -- Variable methods ----------------------------------------------------------------------
 
-def _bfloat16(self, memory_format=None):
+def _bfloat16(self, memory_format=_engine.preserve_format):
     """``self.to(bfloat16)`` (torch's ``Tensor.bfloat16``): bfloat16 is ml_dtypes'
     dtype (the optional ``bfloat16`` extra); without it this raises TypeError."""
     import pyad
@@ -1234,7 +1234,7 @@ def _bfloat16(self, memory_format=None):
         # (the dtype object exists only with ml_dtypes installed)
         raise TypeError("bfloat16(): the bfloat16 dtype needs the optional ml_dtypes "
                         "package")
-    return self.to(pyad.bfloat16)
+    return self.to(pyad.bfloat16, memory_format=memory_format)
 
 
 def _chalf(self, memory_format=None):

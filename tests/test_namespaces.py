@@ -65,7 +65,7 @@ def test_cuda_without_a_gpu_answers_no(no_gpu):
     pyad.cuda.manual_seed_all(0)
     pyad.cuda.empty_cache()
     for call in (pyad.cuda.current_device, pyad.cuda.get_device_name, pyad.cuda.synchronize,
-                 pyad.cuda.memory_allocated, lambda: pyad.cuda.set_device(0)):
+                 pyad.cuda.get_device_capability, lambda: pyad.cuda.set_device(0)):
         with pytest.raises(RuntimeError, match=r"pyad\.cuda\.\w+\(\): no GPU"):
             call()
 
@@ -338,3 +338,128 @@ def test_nn_init_takes_a_generator_as_torch(name):
     w = pyad.nn.Parameter(pyad.zeros(3, 3))
     fill(w, generator=pyad.Generator())
     assert w.requires_grad and w.is_leaf and w.dtype == np.float32
+
+
+def test_cuda_memory_questions_answer_as_torch_without_a_gpu(no_gpu):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("torch sees a GPU here")
+    for name in ("memory_allocated", "memory_reserved", "max_memory_allocated",
+                 "max_memory_reserved"):
+        assert getattr(pyad.cuda, name)() == getattr(torch.cuda, name)() == 0
+    assert dict(pyad.cuda.memory_stats()) == dict(torch.cuda.memory_stats()) == {}
+    assert pyad.cuda.is_bf16_supported() is torch.cuda.is_bf16_supported() is False
+    pyad.cuda.reset_peak_memory_stats()      # nothing to reset
+
+
+def test_cuda_peak_statistics_refuse_with_cupy(monkeypatch):
+    cp, _ = fake_cupy()
+    monkeypatch.setattr(_engine, "cupy", cp)
+    for call in (pyad.cuda.max_memory_allocated, pyad.cuda.reset_peak_memory_stats):
+        with pytest.raises(RuntimeError, match="keeps no peak"):
+            call()
+
+
+def test_backends_cuda_switches_as_torch():
+    torch = pytest.importorskip("torch")
+    matmul = pyad.backends.cuda.matmul
+    for name in ("allow_tf32", "allow_fp16_reduced_precision_reduction",
+                 "allow_bf16_reduced_precision_reduction"):
+        assert getattr(matmul, name) == getattr(torch.backends.cuda.matmul, name)
+    matmul.allow_tf32 = True
+    try:
+        assert pyad.backends.cuda.matmul.allow_tf32 is True
+    finally:
+        matmul.allow_tf32 = False
+    with pytest.raises(AttributeError):
+        matmul.allow_tf64 = True              # a typo is not silently accepted
+    assert pyad.backends.cudnn.allow_tf32 == torch.backends.cudnn.allow_tf32
+    cuda = pyad.backends.cuda
+    assert cuda.flash_sdp_enabled() and cuda.math_sdp_enabled()
+    with cuda.sdp_kernel(enable_flash=False):
+        assert not cuda.flash_sdp_enabled() and cuda.math_sdp_enabled()
+    assert cuda.flash_sdp_enabled()
+    cuda.enable_mem_efficient_sdp(False)
+    try:
+        assert cuda.mem_efficient_sdp_enabled() is False
+    finally:
+        cuda.enable_mem_efficient_sdp(True)
+    assert cuda.is_built() is (_engine.cupy is not None)
+    assert pyad.backends.mkldnn.is_available() is False
+    assert pyad.backends.opt_einsum.enabled is True
+    assert pyad.backends.cpu.get_cpu_capability() in ("AVX512", "AVX2", "NEON", "DEFAULT")
+
+
+def test_mps_compiler_and_hooks_modules():
+    torch = pytest.importorskip("torch")
+    assert pyad.mps.is_available() is torch.mps.is_available() is False
+    assert pyad.mps.device_count() == 0
+    pyad.mps.manual_seed(0)
+    with pytest.raises(RuntimeError, match="no MPS"):
+        pyad.mps.synchronize()
+
+    def f(x):
+        return x * 2
+    assert pyad.compiler.disable(f) is f
+    assert pyad.compiler.disable(recursive=False)(f) is f
+    assert pyad.compiler.is_compiling() is torch.compiler.is_compiling() is False
+    assert pyad.compiler.is_dynamo_compiling() is False
+    model = pyad.nn.Linear(2, 2)
+    assert pyad.compiler.compile(model) is model
+    from pyad.utils.hooks import RemovableHandle
+    handle = pyad.ones(2, requires_grad=True).register_hook(lambda g: g)
+    assert isinstance(handle, RemovableHandle)
+    assert isinstance(model.register_forward_hook(lambda *a: None), RemovableHandle)
+
+
+def test_sdpa_kernel_checks_its_arguments_as_torch():
+    torch = pytest.importorskip("torch")
+    from pyad.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.attention as tattn
+    assert {m.name: int(m) for m in SDPBackend} == {
+        name: int(m.value) for name, m in tattn.SDPBackend.__members__.items()}
+    q = np.random.default_rng(0).standard_normal((1, 2, 4, 8))
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION), \
+            tattn.sdpa_kernel(tattn.SDPBackend.FLASH_ATTENTION):
+        got = pyad.nn.functional.scaled_dot_product_attention(
+            pyad.tensor(q), pyad.tensor(q), pyad.tensor(q), is_causal=True)
+        want = torch.nn.functional.scaled_dot_product_attention(
+            torch.tensor(q), torch.tensor(q), torch.tensor(q), is_causal=True)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+    with sdpa_kernel([]):
+        pass
+    for bad in ("MATH", None, (SDPBackend.MATH,)):
+        with pytest.raises(AssertionError, match="must be an instance of SDPBackend"):
+            with sdpa_kernel(bad):
+                pass
+        with pytest.raises(AssertionError):
+            with tattn.sdpa_kernel(bad):
+                pass
+
+
+def _spawned_square(index, values, queue):
+    queue.put((index, (pyad.tensor(values) * (index + 1)).sum().item()))
+
+
+def _spawned_failure(index):
+    if index == 1:
+        raise ValueError("rank one fails")
+    import time
+    time.sleep(30)                     # the others are terminated, not waited for
+
+
+def test_multiprocessing_spawn_runs_and_fails_fast():
+    import time
+    import pyad.multiprocessing as mp
+    context = mp.get_context("spawn")
+    queue = context.SimpleQueue()
+    mp.spawn(_spawned_square, args=([1.0, 2.0], queue), nprocs=2)
+    assert sorted(queue.get() for _ in range(2)) == [(0, 3.0), (1, 6.0)]
+    start = time.monotonic()
+    with pytest.raises(mp.ProcessRaisedException, match="rank one fails"):
+        mp.spawn(_spawned_failure, nprocs=2)
+    assert time.monotonic() - start < 25
+    assert mp.get_sharing_strategy() in mp.get_all_sharing_strategies()
+    with pytest.raises(AssertionError):
+        mp.set_sharing_strategy("nonsense")
+    assert mp.Process is __import__("multiprocessing").Process

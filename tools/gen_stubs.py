@@ -52,6 +52,7 @@ PARAMS = {
     "alpha": "float", "key": "Any", "hook": "Callable[..., Any]",
     "requires_grad": "bool", "force": "bool", "copy": "bool | None",
     "non_blocking": "bool", "device": "device | str | int | None",
+    "memory_format": "memory_format | None",
     "retain_graph": "bool | None", "create_graph": "bool",
     "retain_variables": "bool | None", "only_inputs": "bool", "allow_unused": "bool | None",
     "materialize_grads": "bool",
@@ -182,6 +183,16 @@ class device:
     def __exit__(self, *exc_info: object) -> bool: ...
 
 _device = device
+
+class memory_format:
+    def __init__(self, *args: Any) -> None: ...
+    def __reduce__(self) -> str: ...
+
+_MemoryFormat = memory_format
+contiguous_format: memory_format
+channels_last: memory_format
+channels_last_3d: memory_format
+preserve_format: memory_format
 '''
 VARIABLE_DUNDERS = '''\
     __array_priority__: ClassVar[int]
@@ -250,7 +261,7 @@ VARIABLE_DUNDERS = '''\
 NODE_DUNDERS = '''\
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...'''
-HANDWRITTEN_CLASSES = {"RemovableHandle", "device", "max_result"}
+HANDWRITTEN_CLASSES = {"RemovableHandle", "device", "max_result", "memory_format"}
 # Private or implementation names that the stub leaves out.
 SKIP_NAMES = {"cupy", "__test__"}
 

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-from pyad import _engine
+from pyad import _engine, _factories
 from pyad.autograd.profiler_util import (  # noqa: F401  (re-exported)
     EventList, FunctionEvent, FunctionEventAvg, Interval, Kernel,
 )
@@ -139,6 +139,9 @@ def _run_op(name, fn, args):
     finally:
         recorder.op_end(token, result, -1)   # (a composite op creates no node of its own)
     return result
+
+
+_factories._profiler = sys.modules[__name__]   # the factories' hook (pyad/_factories.py)
 
 
 def _install(recorder, who):

@@ -1,4 +1,6 @@
-"""``pyad.backends``: ``mps`` and ``cudnn``, the backend switches torch scripts touch.
+"""``pyad.backends``: the backend switches and questions torch scripts touch: ``cudnn``,
+``cuda`` (``matmul.allow_tf32``...), ``mps``, ``cpu``, ``mkldnn``, ``mkl``, ``openmp`` and
+``opt_einsum``.
 
 >>> import pyad
 >>> pyad.backends.mps.is_available()
@@ -6,6 +8,7 @@ False
 >>> pyad.backends.cudnn.benchmark = True   # accepted; CuPy picks its own algorithms
 >>> pyad.backends.cudnn.benchmark = False
 """
-from pyad.backends import cudnn, mps
+from pyad.backends import cudnn, cuda, mps, cpu
+from pyad.backends.cpu import mkldnn, mkl, openmp, opt_einsum
 
-__all__ = ["cudnn", "mps"]
+__all__ = ["cudnn", "cuda", "mps", "cpu", "mkldnn", "mkl", "openmp", "opt_einsum"]

@@ -13,7 +13,10 @@ from pyad import _engine
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "get_device_name",
            "synchronize", "manual_seed", "manual_seed_all", "memory_allocated", "empty_cache",
-           "is_initialized", "get_rng_state", "set_rng_state", "amp"]
+           "is_initialized", "get_rng_state", "set_rng_state", "amp", "memory_reserved",
+           "max_memory_allocated", "max_memory_reserved", "reset_peak_memory_stats",
+           "reset_max_memory_allocated", "memory_stats", "is_bf16_supported",
+           "get_device_capability"]
 
 
 def _cupy():
@@ -143,10 +146,83 @@ def set_rng_state(new_state, device="cuda"):
 
 
 def memory_allocated(device=None):
-    """Bytes of GPU memory held by arrays (CuPy's default memory pool's used bytes)."""
-    cp = _require("memory_allocated")
+    """Bytes of GPU memory held by arrays (CuPy's default memory pool's used bytes); 0
+    without a GPU, as torch's without CUDA."""
+    cp = _cupy()
+    if cp is None:
+        return 0
     with cp.cuda.Device(_index(device, "memory_allocated")):
         return int(cp.get_default_memory_pool().used_bytes())
+
+
+def memory_reserved(device=None):
+    """Bytes of GPU memory CuPy's default memory pool holds (in use or cached); 0 without
+    a GPU, as torch's without CUDA."""
+    cp = _cupy()
+    if cp is None:
+        return 0
+    with cp.cuda.Device(_index(device, "memory_reserved")):
+        return int(cp.get_default_memory_pool().total_bytes())
+
+
+def _no_peak(what):
+    # CuPy's memory pool counts the bytes in use now, not the most ever in use
+    if _cupy() is not None:
+        raise RuntimeError("pyad.cuda.%s(): CuPy's memory pool keeps no peak statistics; "
+                           "use memory_allocated() / memory_reserved()" % what)
+
+
+def max_memory_allocated(device=None):
+    """The peak of `memory_allocated`: 0 without a GPU, as torch's without CUDA. With
+    CuPy it raises ``RuntimeError``: CuPy's memory pool keeps no peak."""
+    _no_peak("max_memory_allocated")
+    return 0
+
+
+def max_memory_reserved(device=None):
+    """The peak of `memory_reserved`: 0 without a GPU (``RuntimeError`` with CuPy, as
+    `max_memory_allocated`)."""
+    _no_peak("max_memory_reserved")
+    return 0
+
+
+def reset_peak_memory_stats(device=None):
+    """Reset the peaks: nothing to do without a GPU (``RuntimeError`` with CuPy, whose
+    pool keeps none)."""
+    _no_peak("reset_peak_memory_stats")
+
+
+def reset_max_memory_allocated(device=None):
+    """torch's older spelling of `reset_peak_memory_stats`."""
+    _no_peak("reset_max_memory_allocated")
+
+
+def memory_stats(device=None):
+    """The allocator's statistics as a dict: empty without a GPU (as torch's without
+    CUDA); with CuPy its pool's ``allocated_bytes.all.current`` and
+    ``reserved_bytes.all.current``."""
+    import collections
+    cp = _cupy()
+    if cp is None:
+        return collections.OrderedDict()
+    return collections.OrderedDict([
+        ("allocated_bytes.all.current", memory_allocated(device)),
+        ("reserved_bytes.all.current", memory_reserved(device))])
+
+
+def get_device_capability(device=None):
+    """The GPU's compute capability ``(major, minor)``; ``RuntimeError`` without one."""
+    cp = _require("get_device_capability")
+    capability = cp.cuda.Device(_index(device, "get_device_capability")).compute_capability
+    return int(capability[:-1]), int(capability[-1])
+
+
+def is_bf16_supported(including_emulation=True):
+    """True on a GPU of compute capability 8.0 or later (Ampere); False without a GPU,
+    as torch's."""
+    if _cupy() is None:
+        return False
+    return get_device_capability()[0] >= 8
 
 
 def empty_cache():

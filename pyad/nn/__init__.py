@@ -42,6 +42,7 @@ from pyad.nn.transformer import (
 )
 from pyad.nn import utils
 from pyad.nn import parallel
+from pyad.nn import attention
 from pyad.nn.parallel import DataParallel
 
 __all__ = [
@@ -65,7 +66,7 @@ __all__ = [
     "PoissonNLLLoss", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
     "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softplus", "Softshrink", "Softsign",
     "Tanh", "Tanhshrink", "Threshold", "TripletMarginLoss", "Unflatten", "functional",
-    "init", "parallel", "DataParallel",
+    "init", "parallel", "DataParallel", "attention",
     "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
     "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",

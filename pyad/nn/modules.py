@@ -62,9 +62,11 @@ def _shape(v):
 
 
 def _parse_to(args, kwargs):
-    """(device, dtype) from Module.to's arguments: a device, a dtype, or a Variable."""
+    """(device, dtype, memory_format) from Module.to's arguments: a device, a dtype, or a
+    Variable, and the keywords."""
     dev = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
+    memory_format = kwargs.pop("memory_format", None)
     kwargs.pop("non_blocking", None)
     if kwargs:
         raise TypeError("Module.to() got an unexpected keyword argument %r"
@@ -82,12 +84,23 @@ def _parse_to(args, kwargs):
         if not _engine._is_floating_or_complex(dtype):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
                             "but got desired dtype=%s" % dtype)
-    return dev, dtype
+    return dev, dtype, memory_format
 
 
 class _HookList(list):
     """A module's hooks as ``(handle id, hook, with_kwargs)``; a list subclass so that
-    its handles can reference it weakly."""
+    its handles can reference it weakly. ``keys()``, ``values()`` and ``items()`` read
+    it as torch's OrderedDict of hooks by handle id (code such as
+    ``for hook in module._forward_pre_hooks.values()`` runs unchanged)."""
+
+    def keys(self):
+        return [entry[0] for entry in self]
+
+    def values(self):
+        return [entry[1] for entry in self]
+
+    def items(self):
+        return [(entry[0], entry[1]) for entry in self]
 
 
 # Hooks registered for every module (torch.nn.modules.module.register_module_*): they
@@ -771,14 +784,15 @@ class Module:
 
         Floating point parameters and buffers take the dtype; integer ones (such as
         BatchNorm's ``num_batches_tracked``) keep theirs. Parameters stay the same
-        objects (their ``.data`` is replaced), as torch.
+        objects (their ``.data`` is replaced), as torch. ``memory_format=`` (such as
+        :data:`pyad.channels_last`) lays out the 4-d and 5-d ones in that order.
 
         >>> import pyad
         >>> lin = pyad.nn.Linear(2, 2).to(pyad.float64)
         >>> lin.weight.dtype
         dtype('float64')
         """
-        dev, dtype = _parse_to(args, dict(kwargs))
+        dev, dtype, memory_format = _parse_to(args, dict(kwargs))
 
         def convert(v):
             out = v
@@ -786,6 +800,8 @@ class Module:
                 out = out.to(dtype=dtype)
             if dev is not None:
                 out = out.to(device=dev)
+            if memory_format is not None and out.dim() in (4, 5):
+                out = out.to(memory_format=memory_format)
             if out is not v:
                 out = out.detach().requires_grad_(v.requires_grad and v.is_leaf)
             return out

@@ -1320,9 +1320,8 @@ cdef class CloneBackward(Node):
         return (grads[0],)
 
 
-cdef Variable _clone(Variable x):
-    # a differentiable copy with its own (C-contiguous) memory: torch's CloneBackward0
-    data = x._data.copy()
+cdef Variable _cloned(Variable x, object data):
+    # x's differentiable copy whose memory is ``data``: torch's CloneBackward0
     if _records(x) and _is_float_dtype(data.dtype):
         return _recorded1(CloneBackward.__new__(CloneBackward), data, _edge(x))
     return _plain(data, x._volatile)
@@ -1337,7 +1336,8 @@ cdef Variable _grad_as(Variable g, object dev, object dtype):
     return _convert(g, dev, dtype, False)
 
 
-cdef Variable _convert(Variable x, object dev, object dtype, bint copy):
+cdef Variable _convert(Variable x, object dev, object dtype, bint copy, object layout=None):
+    # layout: a dimension order (outermost first) the result's memory must be dense in
     data = x._data
     if dtype is not None:
         dtype = numpy.dtype(dtype)
@@ -1349,6 +1349,8 @@ cdef Variable _convert(Variable x, object dev, object dtype, bint copy):
             data = data.astype(dtype)
         finally:
             _fp_quiet_exit(token)
+    if layout is not None and not _has_layout(data, layout):
+        data = _in_layout(data, layout)
     if data is x._data:
         if not copy:
             return x

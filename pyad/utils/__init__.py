@@ -1,5 +1,7 @@
-"""``pyad.utils``: ``pyad.utils.data`` (datasets, samplers, ``DataLoader``) and
-``pyad.utils.checkpoint`` (recompute instead of storing), as ``torch.utils``."""
-from pyad.utils import checkpoint, data
+"""``pyad.utils``: ``pyad.utils.data`` (datasets, samplers, ``DataLoader``),
+``pyad.utils.checkpoint`` (recompute instead of storing), ``pyad.utils.benchmark``
+(``Timer``, ``Measurement``, ``Compare``) and ``pyad.utils.hooks`` (the hooks'
+``RemovableHandle``), as ``torch.utils``."""
+from pyad.utils import benchmark, checkpoint, data, hooks
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["benchmark", "checkpoint", "data", "hooks"]

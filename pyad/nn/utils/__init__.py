@@ -1,6 +1,6 @@
 """``pyad.nn.utils``: gradient clipping, parameter/vector conversion, weight and
 spectral normalisation, ``skip_init``, and the submodules ``rnn``, ``parametrize``,
-``parametrizations`` and ``stateless``, as ``torch.nn.utils``.
+``parametrizations``, ``prune`` and ``stateless``, as ``torch.nn.utils``.
 
 >>> import pyad
 >>> lin = pyad.nn.Linear(3, 1)
@@ -15,13 +15,13 @@ import inspect
 import pyad
 from pyad._engine import Variable
 from pyad.autograd.grad_mode import no_grad
-from pyad.nn.utils import parametrizations, parametrize, rnn, stateless
+from pyad.nn.utils import parametrizations, parametrize, prune, rnn, stateless
 from pyad.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm
 from pyad.nn.utils.weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
-           "parametrize", "parametrizations", "stateless", "weight_norm",
+           "parametrize", "parametrizations", "prune", "stateless", "weight_norm",
            "remove_weight_norm", "spectral_norm", "remove_spectral_norm", "skip_init"]
 
 
