@@ -299,6 +299,12 @@ def test_every_ported_script_is_tested():
         "module_load_state_dict_tips",
         "amp_recipe",
         "knowledge_distillation_tutorial",
+        # the tenth batch (karpathy/nanoGPT, makemore, minGPT, llama2.c; MIT), tested in
+        # tests/test_ported_examples_10.py
+        "nanogpt",
+        "makemore",
+        "mingpt",
+        "llama2c",
         # the twelfth batch (pytorch/tutorials: pruning, benchmark), tested in
         # tests/test_ported_examples_12.py
         "pruning_tutorial",
