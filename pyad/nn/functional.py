@@ -16,6 +16,7 @@ import warnings
 import numpy as _np
 
 import pyad
+from pyad import _engine
 from pyad.autograd import profiler as _profiler
 from pyad._engine import (
     Variable, relu as _relu, relu_ as _relu_, sigmoid, tanh, gelu, elu as _elu,
@@ -147,7 +148,7 @@ def _floating(what, input):
     # '"elu_cpu" not implemented for 'Long'' (a RuntimeError subclass)
     x = _var(input)
     dt = _np.dtype(x.dtype)
-    if dt.kind not in "fc":
+    if not _engine._is_floating_or_complex(dt):      # (bfloat16 is floating)
         raise NotImplementedError("%s(): expected a floating point input, got %s (not "
                                   "implemented for '%s')"
                                   % (what, dt, _TORCH_DTYPE_NAMES.get(str(dt), str(dt))))

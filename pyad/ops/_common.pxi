@@ -404,13 +404,34 @@ cdef void _check_numeric_operands(object da, object db, str what) except *:
 # which _result_dtype recognises with a few C tests and answers None for.
 
 cdef inline int _kind_category(char kind):
+    # (kind 'V' is one of ml_dtypes' floating types, bfloat16 and float8: floating)
     if kind == b'b':
         return 0
     if kind == b'i' or kind == b'u':
         return 1
-    if kind == b'f':
+    if kind == b'f' or kind == b'V':
         return 2
     return 3
+
+
+cdef inline bint _is_reduced_float(object d):
+    # float16, bfloat16 (and float8) data: torch computes their arithmetic in float32
+    # ("opmath") and rounds once; NumPy's float16 loops do too, but not with a Python
+    # scalar (cast to float16 first), nor ml_dtypes' reductions (they accumulate in
+    # bfloat16), nor pyad's formulas of several ufuncs (rounded at each step)
+    cdef char k
+    if type(d) is _NDARRAY:
+        k = _dtype_kind(d)
+        return k == b'V' or (k == b'f' and cnp.PyArray_ITEMSIZE(<cnp.ndarray>d) == 2)
+    if _scalar_category(d) >= 0 or not hasattr(d, "dtype"):
+        return False
+    k = ord(d.dtype.kind)
+    return k == b'V' or (k == b'f' and d.dtype.itemsize == 2)
+
+
+cdef inline object _opmath_data(object d):
+    # d in float32 when it is float16/bfloat16 (see _is_reduced_float), else d itself
+    return d.astype(numpy.float32) if _is_reduced_float(d) else d
 
 
 cdef inline int _category(object dtype):
@@ -450,7 +471,13 @@ cdef object _promote_pair(object t1, object t2):
     cdef int c1 = _category(t1), c2 = _category(t2)
     if c1 != c2 and (c1 <= 1 or c2 <= 1):
         return t1 if c1 > c2 else t2
-    return numpy.promote_types(t1, t2)
+    try:
+        return numpy.promote_types(t1, t2)
+    except TypeError:
+        # ml_dtypes' bfloat16 promotes with nothing but itself in NumPy; torch's table
+        # reads it as float32 against float16, float32, float64 and the complex types
+        return numpy.promote_types(numpy.float32 if t1.kind == "V" else t1,
+                                   numpy.float32 if t2.kind == "V" else t2)
 
 
 cdef object _combine_categories(object higher, object lower):
@@ -507,11 +534,11 @@ cdef inline object _result_dtype(object da, object db):
                 return None
         else:
             cs = _scalar_category(db)
-            if cs >= 0 and cs <= _kind_category(_dtype_kind(da)):
+            if cs >= 0 and cs <= _kind_category(_dtype_kind(da)) and _dtype_kind(da) != b'V':
                 return None
     elif type(db) is _NDARRAY:
         cs = _scalar_category(da)
-        if cs >= 0 and cs <= _kind_category(_dtype_kind(db)):
+        if cs >= 0 and cs <= _kind_category(_dtype_kind(db)) and _dtype_kind(db) != b'V':
             return None
     rt = _torch_result_dtype(da, db)
     return None if _same_numpy_result(da, db, rt) else rt

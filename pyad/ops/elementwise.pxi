@@ -148,6 +148,11 @@ cdef inline object _apply_binary(object ufunc, object a, object b, str what):
                        or ufunc is _np_floor_divide or ufunc is _np_remainder
                        or ufunc is _np_fmod)
     cdef int op
+    if ((_is_reduced_float(da) and _is_scalar_operand(db))
+            or (_is_reduced_float(db) and _is_scalar_operand(da))):
+        r = _opmath_binary(ufunc, da, db, rt)
+        if r is not None:
+            return r
     if rt is None:
         op = _loop_op(ufunc)
         if op >= 0:
@@ -170,12 +175,58 @@ cdef inline object _apply_binary(object ufunc, object a, object b, str what):
         r = _wrapped_int_retry(ufunc, da, db, rt)
         if r is not None:
             return r
+        if rt is not None and rt.kind == "V":
+            # NumPy has no cast into ml_dtypes' bfloat16 under its same-kind rule: the
+            # operands are cast first (torch: bfloat16 + an int64 Variable is bfloat16)
+            return ufunc(_cast_operand(da, rt), _cast_operand(db, rt), dtype=rt)
         _check_same_device(da, db, what)
         _check_numeric_operands(da, db, what)
         raise
     finally:
         if quiet:
             _fp_quiet_exit(token)
+
+
+cdef inline bint _is_scalar_operand(object d):
+    return _scalar_category(d) >= 0 or d.ndim == 0
+
+
+cdef object _opmath_binary(object ufunc, object da, object db, object rt):
+    # float16/bfloat16 arithmetic with a number (or a 0-d Variable) as torch's CPU
+    # kernels do it: the operation in float32 and one rounding to the result's dtype,
+    # the number in float32 for mul and div, rounded to the dtype first for add and sub
+    # (NumPy rounds it to float16 for all four, and has no bfloat16 loop with a Python
+    # number). None for another ufunc or a result that is not float16/bfloat16.
+    cdef bint additive = ufunc is _np_add or ufunc is _np_subtract
+    if not (additive or ufunc is _np_multiply or ufunc is _np_true_divide):
+        return None
+    target = rt if rt is not None else _torch_result_dtype(da, db)
+    if not (target.kind == "V" or (target.kind == "f" and target.itemsize == 2)):
+        return None
+    a = _opmath_operand(da, target, additive)
+    b = _opmath_operand(db, target, additive)
+    token = _fp_quiet_enter()
+    try:
+        return ufunc(a, b, dtype=numpy.float32).astype(target)
+    finally:
+        _fp_quiet_exit(token)
+
+
+cdef object _cast_operand(object d, object dtype):
+    if _scalar_category(d) >= 0:
+        return numpy.asarray(d).astype(dtype)
+    return d if d.dtype == dtype else d.astype(dtype)
+
+
+cdef object _opmath_operand(object d, object target, bint rounded):
+    # an operand of _opmath_binary in float32: a float16/bfloat16 array converted; a
+    # number or other 0-d operand kept (rounded to the target dtype first when asked)
+    # (the result is float16/bfloat16, so no operand is complex)
+    if _scalar_category(d) >= 0:
+        return numpy.asarray(d).astype(target).astype(numpy.float32) if rounded else d
+    if d.ndim == 0:
+        return d.astype(target).astype(numpy.float32) if rounded else d
+    return _opmath_data(d)
 
 
 cdef object _wrapped_int_retry(object ufunc, object da, object db, object rt):
@@ -1203,6 +1254,8 @@ cdef class SigmoidBackward(_UnaryNode):
 
 cdef object _sigmoid_data(object d):
     # Split by sign so exp never overflows: 1/(1+e^-x) for x>=0, e^x/(1+e^x) otherwise.
+    if _is_reduced_float(d):
+        return _sigmoid_data(d.astype(numpy.float32)).astype(d.dtype)   # (opmath)
     xp = _xp_of(d)
     if _dtype_kind(d) == b'c':
         return 1 / (1 + xp.exp(-d))     # torch's complex formula (no sign split)
@@ -1478,6 +1531,8 @@ cdef class RsqrtBackward(_UnaryNode):
 
 
 cdef object _rsqrt_data(object d):
+    if _is_reduced_float(d):
+        return _rsqrt_data(d.astype(numpy.float32)).astype(d.dtype)     # (opmath)
     r = _scratch(_np_sqrt(d))
     if _dtype_kind(d) == b'c':
         return _c10_reciprocal(r)          # torch's complex 1 / sqrt(z)

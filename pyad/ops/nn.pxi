@@ -55,9 +55,12 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
         raise NotImplementedError("log_softmax(): expected a floating point input, got %s"
                                   % x._data.dtype)
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "log_softmax")
-    data = _log_softmax_fast(x._data, d)
+    # (float16/bfloat16: in their own dtype, which is closer to torch's kernel, whose
+    # x - max is rounded to the dtype, than one float32 pass)
+    src = x._data
+    data = _log_softmax_fast(src, d)
     if data is None:
-        lse = _logsumexp_data(x._data, (d,) if x._data.ndim else (), True)
+        lse = _logsumexp_data(src, (d,) if x._data.ndim else (), True)
         xp = _xp_of(lse)
         if x._data.size and (_xp_of(lse) is not numpy or
                              not _finite_double(float(_np_add.reduce(lse, None)))):
@@ -65,9 +68,9 @@ cpdef Variable log_softmax(object input, object dim=None, object dtype=None):
             lse = xp.where(xp.isposinf(lse), xp.asarray(numpy.nan, dtype=lse.dtype), lse)
         if xp is numpy:
             with numpy.errstate(invalid="ignore"):  # -inf - -inf: nan, silently (torch)
-                data = x._data - lse
+                data = src - lse
         else:
-            data = x._data - lse
+            data = src - lse
     cdef LogSoftmaxBackward node
     cdef Variable out
     if _records(x):
@@ -96,6 +99,8 @@ cdef class SoftmaxBackward(Node):
 
 
 cdef object _softmax_data(object d, Py_ssize_t dim):
+    if _is_reduced_float(d):
+        return _softmax_data(d.astype(numpy.float32), dim).astype(d.dtype)   # (opmath)
     xp = _xp_of(d)
     if d.size == 0:
         return d.copy()
@@ -196,13 +201,13 @@ cpdef Variable gelu(object input, str approximate="none"):
     else:
         raise RuntimeError("gelu(): approximate must be 'none' or 'tanh', got %r"
                          % (approximate,))
-    d = x._data
+    d = _opmath_data(x._data)          # (float16/bfloat16 in float32, rounded once: torch)
     xp = _xp_of(d)
     if use_tanh:
         data = d * 0.5 * (1 + xp.tanh(_SQRT_2_OVER_PI * (d + _GELU_C * d * d * d)))
     else:
         data = d * 0.5 * (1 + _erf_data(d * _SQRT1_2))
-    data = _as_dtype(_ensure_array(data), d.dtype)
+    data = _as_dtype(_ensure_array(data), x._data.dtype)
     cdef GeluBackward node
     if _records(x):
         node = GeluBackward.__new__(GeluBackward)
@@ -235,7 +240,8 @@ cpdef Variable silu(object input):
             den = 1 + _xp_of(d).exp(_xp_of(d).subtract(0, d))
         data = _c10_div(d.real, d.imag, den.real, den.imag, d.dtype)
     else:
-        data = _as_dtype(_ensure_array(d * _sigmoid_data(d)), d.dtype)
+        h = _opmath_data(d)            # (float16/bfloat16 in float32, rounded once: torch)
+        data = _as_dtype(_ensure_array(h * _sigmoid_data(h)), d.dtype)
     if _records(x):
         return _record_unary(SiluBackward.__new__(SiluBackward), data, x, True, False)
     return _plain(data, x._volatile)
@@ -333,13 +339,13 @@ cpdef Variable softplus(object input, double beta=1.0, double threshold=20.0):
     """
     _refuse_complex(input, None, "softplus")
     cdef Variable x = _activation_input(input, "softplus")
-    d = x._data
+    d = _opmath_data(x._data)          # (float16/bfloat16 in float32, rounded once: torch)
     xp = _xp_of(d)
     bx = d * beta
     linear = bx > threshold
     with numpy.errstate(over="ignore"):
         soft = xp.log1p(xp.exp(xp.where(linear, 0, bx))) / beta
-    data = _as_dtype(_ensure_array(xp.where(linear, d, soft)), d.dtype)
+    data = _as_dtype(_ensure_array(xp.where(linear, d, soft)), x._data.dtype)
     cdef SoftplusBackward node
     if _records(x):
         node = SoftplusBackward.__new__(SoftplusBackward)
@@ -401,8 +407,8 @@ cpdef Variable logsigmoid(object input):
     cdef Variable x = _activation_input(input, "logsigmoid")
     d = x._data
     xp = _xp_of(d)
-    # (float16 computes in float32, as torch: a tiny negative rounds to -0.0, not 0)
-    h = d.astype(numpy.float32) if d.dtype == numpy.float16 else d
+    # (float16/bfloat16 compute in float32, as torch: a tiny negative rounds to -0.0)
+    h = _opmath_data(d)
     data = _as_dtype(_ensure_array(xp.minimum(h, 0) - xp.log1p(xp.exp(-xp.abs(h)))), d.dtype)
     if _records(x):
         return _record_unary(LogSigmoidBackward.__new__(LogSigmoidBackward), data, x, True,

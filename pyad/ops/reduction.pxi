@@ -237,7 +237,11 @@ cpdef Variable sum(object input, object dim=None, object keepdim=False, object a
     if dtype is None and _dtype_kind(x._data) == b'u':
         dtype = numpy.int64             # torch sums every integer dtype as int64
     data = None
-    if dtype is None and not kd:
+    if dtype is None and _is_reduced_float(x._data):
+        # float16/bfloat16 accumulate in float32 and round once, as torch's
+        data = _as_dtype(_ensure_array(_sum_data(x._data, dims, kd, numpy.float32)),
+                         x._data.dtype)
+    elif dtype is None and not kd:
         data = _small_full_sum(x._data, dims)
     if data is None:
         data = _sum_data(x._data, dims, kd, dtype)
@@ -289,6 +293,10 @@ cpdef Variable mean(object input, object dim=None, object keepdim=False, object 
     elif count == 0 and dtype is None and _is_float_dtype(x._data.dtype):
         with numpy.errstate(invalid="ignore"):       # the mean of nothing is nan (torch)
             data = _np_true_divide(_sum_data(x._data, dims, kd), count)
+    elif dtype is None and _is_reduced_float(x._data):
+        # float16/bfloat16 accumulate in float32 and round once, as torch's
+        data = _as_dtype(_ensure_array(x._data.mean(axis=dims, keepdims=kd,
+                                                    dtype=numpy.float32)), x._data.dtype)
     else:
         data = x._data.mean(axis=dims, keepdims=kd, dtype=dtype)
     if _records(x):
