@@ -126,6 +126,25 @@ def _index_var(idx, like):
     return t.to(like.device) if like.device.type != "cpu" else t
 
 
+
+def _suggested_format(v):
+    """torch's ``suggest_memory_format`` of a 4-d / 5-d Variable: channels_last(_3d) when
+    its strides are that layout's and not C order's, else contiguous_format."""
+    if v.dim() == 4 and not v.is_contiguous() and \
+            v.is_contiguous(memory_format=pyad.channels_last):
+        return pyad.channels_last
+    if v.dim() == 5 and not v.is_contiguous() and \
+            v.is_contiguous(memory_format=pyad.channels_last_3d):
+        return pyad.channels_last_3d
+    return pyad.contiguous_format
+
+
+def _in_format_of(out, input):
+    # torch's upsample and adaptive pooling kernels write their result in the input's
+    # suggested memory format (C order, or channels_last for a channels_last input)
+    return out.contiguous(memory_format=_suggested_format(input))
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dimensions of ``(N, C, *spatial)`` input, as ``F.interpolate``:
@@ -205,7 +224,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if dim not in pool:
             raise NotImplementedError("%s(): mode 'area' takes 3-D to 5-D input, got %dD"
                                       % (what, input.dim()))
-        return pool[dim](input, out_sizes)
+        return _in_format_of(pool[dim](input, out_sizes), input)
     out = input
     for d in range(dim):
         n_in, n_out = in_sizes[d], out_sizes[d]
@@ -241,7 +260,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         a = out.index_select(axis, _index_var(i0, input))
         b = out.index_select(axis, _index_var(i1, input))
         out = a + (b - a) * lam_v
-    return out
+    return _in_format_of(out, input)
 
 
 # torch's cubic convolution kernel (Keys, a = -0.75), as upsample_bicubic2d

@@ -204,7 +204,11 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     flat = input.reshape(tuple(input.shape[:input.dim() - 2]) + (h * w,))
     out, pos = _choose_max(flat, cells, what)
     shape = tuple(input.shape[:input.dim() - 2]) + (oh, ow)
-    return out.reshape(shape), pyad.Variable(pos.reshape(shape))
+    # the result and its indices in the input's memory format (torch's kernel writes
+    # channels_last for a channels_last input)
+    from pyad.nn._functional_layers import _in_format_of
+    return (_in_format_of(out.reshape(shape), input),
+            _in_format_of(pyad.Variable(pos.reshape(shape)), input))
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):

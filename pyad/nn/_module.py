@@ -18,7 +18,8 @@ from pyad.nn import modules as _modules
 from pyad.nn.modules import Module  # noqa: F401 - torch.nn.modules.module.Module
 
 __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_backward_hook"]
 
 
 def register_module_forward_pre_hook(hook):
@@ -55,3 +56,12 @@ def register_module_full_backward_hook(hook):
     removable handle."""
     return _modules._add_global_hook(_modules._global_backward_hooks, hook, False,
                                      "register_module_full_backward_hook")
+
+
+def register_module_backward_hook(hook):
+    """The older name of `register_module_full_backward_hook`, as
+    `Module.register_backward_hook` is of `Module.register_full_backward_hook` (torch's
+    non-full hook saw the gradients of a module's last op only, which torch deprecates;
+    pyad gives the full hook's gradients). Returns a removable handle."""
+    return _modules._add_global_hook(_modules._global_backward_hooks, hook, False,
+                                     "register_module_backward_hook")

@@ -1535,11 +1535,16 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     from pyad._factories import _generator_for
     data = input.data
+    xp = pyad.get_array_module(data)
+    # the mask is laid out as the input (dense, in the input's order of strides), so the
+    # result keeps the input's memory format as torch's (channels_last, a permutation);
+    # the draws go to the same logical positions as before
+    factor = xp.empty_like(data, order="K")
     if p == 1:
-        factor = pyad.get_array_module(data).zeros(data.shape, data.dtype)
+        factor[...] = 0
     else:
-        keep = pyad.get_array_module(data).asarray(_generator_for(data).random(data.shape) >= p)
-        factor = (keep * (1.0 / (1.0 - p))).astype(data.dtype)
+        keep = xp.asarray(_generator_for(data).random(data.shape) >= p)
+        factor[...] = keep * (1.0 / (1.0 - p))
     return input.mul_(factor) if inplace else input * factor
 
 

@@ -941,12 +941,16 @@ class Module:
                            "Module.set_extra_state() that should never be called")
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
+        # an uninitialized (lazy) parameter or buffer goes in as itself, as torch's
+        # (its detach() keeps the class), so that loading it can tell it apart
         for name, p in self._parameters.items():
             if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
+                destination[prefix + name] = p if keep_vars or \
+                    getattr(p, "_uninitialized", False) else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
+                destination[prefix + name] = b if keep_vars or \
+                    getattr(b, "_uninitialized", False) else b.detach()
         if getattr(type(self), "get_extra_state", Module.get_extra_state) \
                 is not Module.get_extra_state:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
@@ -1029,6 +1033,17 @@ class Module:
                                       'Variable or array-like object from checkpoint but '
                                       'received %s' % (key, type(value).__name__))
                     continue
+            if getattr(value, "_uninitialized", False) and \
+                    getattr(target, "_uninitialized", False):
+                continue        # uninitialized into uninitialized: left as it is (torch's)
+            if getattr(value, "_uninitialized", False):
+                # torch's UninitializedParameter.shape raises this while the checkpoint's
+                # value is compared with the initialized parameter
+                raise RuntimeError(
+                    "Can't access the shape of an uninitialized parameter or buffer. This "
+                    "error usually happens in `load_state_dict` when trying to load an "
+                    "uninitialized parameter into an initialized one. Call `forward` to "
+                    "initialize the parameters before accessing their attributes.")
             if getattr(target, "_uninitialized", False):
                 # a lazy module's parameter takes the checkpoint's shape, as torch's
                 target.materialize(tuple(value.shape))
@@ -1121,7 +1136,12 @@ class Module:
                                          "incompatible_keys need to be modified, it should "
                                          "be done inplace.")
 
-        load(self, state_dict)
+        try:
+            load(self, state_dict)
+        finally:
+            # the recursive closure refers to itself through its cell: break that cycle,
+            # so that loading leaves nothing for the cycle collector (as torch's)
+            load = None  # noqa: F841
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: %s. "

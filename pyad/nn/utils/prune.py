@@ -476,10 +476,11 @@ def _validate_pruning_amount_init(amount):
                          "non-negative integer" % (amount,))
 
 
-def _validate_pruning_amount(amount, size):
-    if isinstance(amount, numbers.Integral) and amount > size:
+def _validate_pruning_amount(amount, tensor_size):
+    # torch's keyword name (tensor_size), so torch's tests can call it by keyword
+    if isinstance(amount, numbers.Integral) and amount > tensor_size:
         raise ValueError("amount=%s should be smaller than the number of parameters to "
-                         "prune=%s" % (amount, size))
+                         "prune=%s" % (amount, tensor_size))
 
 
 def _validate_structured_pruning(t):
@@ -490,10 +491,10 @@ def _validate_structured_pruning(t):
                          % (shape, len(shape)))
 
 
-def _compute_nparams_toprune(amount, size):
+def _compute_nparams_toprune(amount, tensor_size):
     if isinstance(amount, numbers.Integral):
         return amount
-    return round(amount * size)
+    return round(amount * tensor_size)
 
 
 def _validate_pruning_dim(t, dim):
