@@ -375,6 +375,40 @@ cdef Variable _conv2d(Variable x, Variable w, object bias, tuple stride, tuple p
     return _plain(data, x._volatile or w._volatile or (b is not None and b._volatile))
 
 
+cdef tuple _NHWC = (0, 2, 3, 1)
+
+
+cdef bint _is_channels_last(Variable v):
+    # torch's is_channels_last_strides_2d: strides growing C, W, H, N (sizes of 1 not
+    # counted), so a (O, 1, kh, kw) weight laid out NHWC counts though it is also
+    # C-contiguous; a plain C-contiguous (N, C>1, H, W) does not
+    d = v._data
+    if d.ndim != 4 or d.strides[1] == 0 or (d.flags.c_contiguous and d.shape[1] != 1):
+        return False
+    cdef Py_ssize_t smallest = 0
+    for k in (1, 3, 2, 0):
+        if d.strides[k] < smallest:
+            return False
+        if k == 0 and smallest == d.strides[1]:
+            return False
+        smallest = d.strides[k]
+        if d.shape[k] > 1:
+            smallest *= d.shape[k]
+    return True
+
+
+cdef object _channels_last_like(object out, Variable x, Variable w=None):
+    # torch's suggest_memory_format: a channels_last input (or weight) gives a
+    # channels_last result, the same values in NHWC memory. `out` is the op's fresh
+    # result (its memory nobody else holds), so it is relaid in place.
+    cdef Variable o = <Variable>out
+    if (o._data.ndim == 4 and (_is_channels_last(x) or (w is not None and
+                                                         _is_channels_last(w)))
+            and not _has_layout(o._data, _NHWC)):
+        o._data = _in_layout(o._data, _NHWC)
+    return out
+
+
 @profiled_op
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) of a (N, C, H, W) or (C, H, W) input with a
@@ -397,6 +431,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     dil = _int_tuple(dilation, 2, "conv2d", "dilation")
     pads = _conv_padding(padding, 2, w._data.shape[2:], st, dil, "conv2d")
     out = _conv2d(x, w, bias, st, pads, dil, _int_arg(groups, "conv2d", "groups"), "conv2d")
+    out = _channels_last_like(out, x, w)
     return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
 
 
@@ -764,6 +799,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
             out = _recorded1(node, data, _edge(x))
         else:
             out = _plain(data, x._volatile)
+        out = _channels_last_like(out, x)
         return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
     cdef Py_ssize_t hp = (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1
     cdef Py_ssize_t wp = (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1
@@ -799,10 +835,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = _recorded1(node, data, _edge(x))
     else:
         out = _plain(data, x._volatile)
+    out = _channels_last_like(out, x)
     if unbatched:
         out = _reshape(out, (<Variable>out)._data.shape[1:], False)
     if return_indices:
         index = _pool_flat_index(arg, k, s, d, p, h, w)
+        index = (<Variable>_channels_last_like(_plain(index, False), x))._data
         return out, _plain(index[0] if unbatched else index, False)
     return out
 
@@ -858,6 +896,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     else:
         divisor = (counts[0][:, None] * counts[1][None, :]).astype(x._data.dtype)
         out = div(total, _plain(divisor, False))
+    out = _channels_last_like(out, x)
     return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
 
 

@@ -1102,9 +1102,6 @@ def test_conv_thnn_nhwc(input_format, weight_format):
         _eq(out, t_out)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: conv2d (pyad/ops/conv.pxi) returns a "
-                   "C-ordered result for a channels_last input or weight; torch's output is "
-                   "channels_last (its suggest_memory_format)")
 @pytest.mark.parametrize("input_format,weight_format", _THNN_NHWC_FORMATS)
 def test_conv_thnn_nhwc_output_layout(input_format, weight_format):
     # the layout half of torch's test_conv_thnn_nhwc
@@ -1239,10 +1236,6 @@ def test_max_pool2d_nhwc():
     _max_pool2d_nhwc_run(False)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: max_pool2d (pyad/_engine) returns a C-ordered "
-                   "result and indices for a channels_last input when the windows overlap or "
-                   "leave a remainder (e.g. kernel 3, stride 1 on 7x7); torch's are "
-                   "channels_last")
 def test_max_pool2d_nhwc_output_layout():
     _max_pool2d_nhwc_run(True)
 
@@ -1266,8 +1259,6 @@ def test_avg_pool2d_nhwc():
     _avg_pool2d_nhwc_run(False)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: avg_pool2d (pyad/ops/conv.pxi) returns a "
-                   "C-ordered result for a channels_last input; torch's is channels_last")
 def test_avg_pool2d_nhwc_output_layout():
     _avg_pool2d_nhwc_run(True)
 
