@@ -901,6 +901,18 @@ def test_edge_case_matches_torch(name, fn):
 _fork_only = pytest.mark.skipif(sys.platform == "win32", reason="needs fork")
 
 
+@pytest.fixture(autouse=True)
+def _no_worker_left_behind():
+    # a loader whose workers failed is kept alive by the exception's traceback until the
+    # garbage collector runs: collect it here so that its workers are joined before the
+    # next test (a later test that waits on its own child processes must not see them)
+    yield
+    import gc
+    import multiprocessing
+    gc.collect()
+    assert multiprocessing.active_children() == []
+
+
 class ShardedRange:
     """torch's test_iterable_style_dataset's sharded range: each worker yields its part
     (``get_worker_info`` tells which), written once for either library."""
