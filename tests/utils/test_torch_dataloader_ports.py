@@ -905,7 +905,7 @@ _fork_only = pytest.mark.skipif(sys.platform == "win32", reason="needs fork")
 def _no_worker_left_behind():
     # a loader whose workers failed is kept alive by the exception's traceback until the
     # garbage collector runs: collect it here so that its workers are joined before the
-    # next test (a later test that waits on its own child processes must not see them)
+    # next test, and check that no worker process outlives its test
     yield
     import gc
     import multiprocessing
