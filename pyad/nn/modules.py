@@ -853,6 +853,20 @@ class Module:
         """Move parameters and buffers to the CPU."""
         return self.to("cpu")
 
+    def share_memory(self):
+        """Move every parameter (and its grad, where it has one) and buffer into shared
+        memory with `Variable.share_memory_` (a no-op for those already shared) and
+        return self, as torch's ``Module.share_memory``. Children made with the ``fork``
+        start method then see and write the same parameters (hogwild training); a
+        ``spawn`` child gets pickled copies. Parameters stay the same objects.
+
+        >>> import pyad
+        >>> lin = pyad.nn.Linear(2, 2).share_memory()
+        >>> lin.weight.is_shared()
+        True
+        """
+        return self._apply(lambda v: v.share_memory_())
+
     def cuda(self, device=None):
         """Move parameters and buffers to a GPU (needs CuPy)."""
         return self.to("cuda" if device is None else _device("cuda", device)

@@ -1,12 +1,17 @@
 """Ports of PyTorch's data-loading tests (pytorch/pytorch test/test_dataloader.py:
 TestDatasetRandomSplit, TestTensorDataset, TestStackDataset, TestConcatDataset,
 TestDataLoader's sampler/batching/collate cases, TestStringDataLoader, TestDictDataLoader)
-to ``pyad.utils.data``, in the main process (``num_workers=0``). Test names keep torch's;
+to ``pyad.utils.data``, in the main process (``num_workers=0``) and, in the second half,
+in worker processes (TestWorkerInfoDataset, TestNamedTupleDataLoader, the worker,
+timeout, segfault and DistributedSampler cases). Test names keep torch's;
 random orders are checked by their properties (permutation, coverage, determinism for one
 generator seed), not by torch's exact order; collated values are compared with what
 torch 2.13 gives for the same inputs."""
 import collections
 import math
+import os
+import pickle
+import sys
 import warnings
 from collections import Counter
 
@@ -18,7 +23,9 @@ import pyad.utils.data as D_MOD
 from pyad.utils.data import (BatchSampler, ChainDataset, ConcatDataset, DataLoader, Dataset,
                              IterableDataset, RandomSampler, SequentialSampler, StackDataset,
                              Subset, SubsetRandomSampler, TensorDataset,
-                             WeightedRandomSampler, default_collate, random_split)
+                             WeightedRandomSampler, default_collate, get_worker_info,
+                             random_split)
+from pyad.utils.data.distributed import DistributedSampler
 
 torch = pytest.importorskip("torch")
 TD = torch.utils.data
@@ -884,3 +891,592 @@ def test_edge_case_matches_torch(name, fn):
         ours = ("ok", [len(s) for s in ours[1]])
         theirs = ("ok", [len(s) for s in theirs[1]])
     assert ours == theirs
+
+
+# == worker processes, DistributedSampler, StackDataset, named tuples ===================
+# (torch's TestDataLoader worker cases, TestWorkerInfoDataset, TestNamedTupleDataLoader,
+# TestStackDataset and the DistributedSampler cases of test_dataloader.py; workers are
+# processes made with the platform's default start method unless a test names one)
+
+_fork_only = pytest.mark.skipif(sys.platform == "win32", reason="needs fork")
+
+
+@pytest.fixture(autouse=True)
+def _no_worker_left_behind():
+    # a loader whose workers failed is kept alive by the exception's traceback until the
+    # garbage collector runs: collect it here so that its workers are joined before the
+    # next test, and check that no worker process outlives its test
+    yield
+    import gc
+    import multiprocessing
+    gc.collect()
+    assert multiprocessing.active_children() == []
+
+
+class ShardedRange:
+    """torch's test_iterable_style_dataset's sharded range: each worker yields its part
+    (``get_worker_info`` tells which), written once for either library."""
+
+    def __init__(self, lib, start, end):
+        self.lib, self.start, self.end = lib, start, end
+
+    def make(self):
+        info = get_worker_info if self.lib is D_MOD else TD.get_worker_info
+        base = D_MOD.IterableDataset if self.lib is D_MOD else TD.IterableDataset
+        start, end = self.start, self.end
+
+        class _Range(base):
+            def __iter__(self):
+                w = info()
+                if w is None:
+                    return iter(range(start, end))
+                per = int(math.ceil((end - start) / float(w.num_workers)))
+                lo = start + w.id * per
+                return iter(range(lo, min(lo + per, end)))
+
+            def __len__(self):
+                return end - start
+        return _Range()
+
+
+@_fork_only
+@pytest.mark.parametrize("num_workers", [1, 2, 3])
+def test_iterable_style_dataset_sharded_by_worker_info(num_workers):
+    ours = list(DataLoader(ShardedRange(D_MOD, 3, 20).make(), num_workers=num_workers,
+                           batch_size=None))
+    theirs = list(TD.DataLoader(ShardedRange(TD, 3, 20).make(), num_workers=num_workers,
+                                batch_size=None))
+    # batch_size=None: every sample is converted (an int stays an int), in the workers'
+    # round-robin order, which is torch's
+    assert [canon(x) for x in ours] == [canon(x) for x in theirs]
+    assert sorted(ours) == list(range(3, 20))
+
+
+@_fork_only
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_iterable_style_dataset_drop_last_is_per_worker_as_torch(drop_last):
+    kw = dict(num_workers=2, batch_size=4, drop_last=drop_last)
+    ours = [canon(b) for b in DataLoader(ShardedRange(D_MOD, 0, 19).make(), **kw)]
+    theirs = [canon(b) for b in TD.DataLoader(ShardedRange(TD, 0, 19).make(), **kw)]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(batch_size=7), dict(batch_size=7,
+                                                                     drop_last=True)])
+def test_iterabledataset_len(kwargs):
+    ours = DataLoader(ShardedRange(D_MOD, 0, 20).make(), **kwargs)
+    theirs = TD.DataLoader(ShardedRange(TD, 0, 20).make(), **kwargs)
+    assert len(ours) == len(theirs)
+
+
+class WorkerInfoDataset(Dataset):
+    """torch's TestWorkerInfoDataset: every sample reports what its worker knows."""
+
+    def __init__(self, size):
+        self.size = size
+        self.value = "original"
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, idx):
+        info = get_worker_info()
+        # the worker's copy of the data set: a write here never reaches the parent
+        info.dataset.value = "changed in worker %d" % info.id
+        return (info.id, info.num_workers, info.seed, os.getpid(), info.dataset.value)
+
+
+@_fork_only
+def test_get_worker_info():
+    ds = WorkerInfoDataset(12)
+    loader = DataLoader(ds, batch_size=None, num_workers=3)
+    rows = list(loader)
+    assert ds.value == "original"
+    assert get_worker_info() is None                       # in the main process
+    ids = sorted({r[0] for r in rows})
+    assert ids == [0, 1, 2] and {r[1] for r in rows} == {3}
+    # torch: seed = base_seed + worker id, one base seed per epoch
+    seeds = {r[0]: r[2] for r in rows}
+    assert seeds[1] - seeds[0] == 1 and seeds[2] - seeds[0] == 2
+    # one process per worker, none of them this one
+    pids = {r[0]: r[3] for r in rows}
+    assert len(set(pids.values())) == 3 and os.getpid() not in pids.values()
+    assert all(r[4] == "changed in worker %d" % r[0] for r in rows)
+
+
+class SeedDataset(Dataset):
+    def __init__(self, size):
+        self.size = size
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, idx):
+        return pyad.initial_seed()
+
+
+@_fork_only
+def test_worker_seed():
+    num_workers = 6
+    loader = DataLoader(SeedDataset(num_workers), batch_size=1, num_workers=num_workers)
+    seeds = {int(s) for s in loader}
+    assert len(seeds) == num_workers
+
+
+@_fork_only
+def test_worker_seed_reproducibility():
+    def get_loader():
+        return DataLoader(SeedDataset(4), batch_size=1, num_workers=2,
+                          generator=gen(42))
+    first = {int(s) for s in get_loader()}
+    assert first == {int(s) for s in get_loader()}
+    assert len(first) == 2
+
+
+def _init_fn(worker_id):
+    pyad.manual_seed(12345)
+
+
+@_fork_only
+def test_worker_init_fn():
+    loader = DataLoader(SeedDataset(4), batch_size=2, num_workers=2,
+                        worker_init_fn=_init_fn)
+    for batch in loader:
+        assert np.asarray(batch.data).tolist() == [12345, 12345]
+
+
+def _bad_init_fn(worker_id):
+    raise ValueError("init of worker %d failed" % worker_id)
+
+
+@_fork_only
+def test_worker_init_fn_error_reaches_the_main_process():
+    loader = DataLoader(CountingDataset(4), num_workers=2, worker_init_fn=_bad_init_fn)
+    with pytest.raises(ValueError, match="init of worker"):
+        list(loader)
+
+
+@_fork_only
+def test_multiprocessing_contexts(data_labels):
+    import multiprocessing
+    data, labels, ds = data_labels
+    small = TensorDataset(data[:10], labels[:10])
+    contexts = ["fork", "spawn"]
+    for ctx in contexts:
+        _test_sequential(DataLoader(small, batch_size=3, num_workers=2,
+                                    multiprocessing_context=ctx), data[:10], labels[:10])
+    _test_sequential(DataLoader(small, batch_size=3, num_workers=2,
+                                multiprocessing_context=multiprocessing.get_context("fork")),
+                     data[:10], labels[:10])
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("bad_start_method", dict(num_workers=1, multiprocessing_context="no_such_method")),
+    ("bad_context_type", dict(num_workers=1, multiprocessing_context=3)),
+    ("context_without_workers", dict(num_workers=0, multiprocessing_context="fork")),
+    ("negative_timeout", dict(timeout=-1)),
+    ("negative_workers", dict(num_workers=-1)),
+    ("negative_prefetch", dict(num_workers=1, prefetch_factor=-1)),
+    ("prefetch_none_with_workers", dict(num_workers=1, prefetch_factor=None)),
+    ("persistent_with_workers", dict(num_workers=1, persistent_workers=True)),
+])
+def test_loader_worker_arguments_checked_as_torch(name, kwargs):
+    def make(L):
+        loader = L.DataLoader(list(range(4)), **kwargs)
+        return (loader.num_workers, loader.prefetch_factor, loader.persistent_workers,
+                loader.timeout)
+    assert _outcome(make, D_MOD) == _outcome(make, TD)
+
+
+@_fork_only
+def test_prefetch_factor_zero_with_workers_is_refused():
+    # torch accepts prefetch_factor=0 at construction and refuses it when iterating
+    # (an AssertionError in the multi-worker iterator)
+    for L in (D_MOD, TD):
+        loader = L.DataLoader(list(range(4)), num_workers=1, prefetch_factor=0)
+        with pytest.raises(AssertionError):
+            iter(loader)
+
+
+@_fork_only
+def test_error_workers():
+    loader = DataLoader(ErrorDataset(41), batch_size=2, shuffle=True, num_workers=4)
+    with pytest.raises(NotImplementedError) as info:
+        list(loader)
+    assert "DataLoader worker process" in str(info.value)
+
+
+class SegfaultDataset(Dataset):
+    def __init__(self, size):
+        self.size = size
+
+    def __getitem__(self, idx):
+        import ctypes
+        return ctypes.string_at(0)
+
+    def __len__(self):
+        return self.size
+
+
+@_fork_only
+def test_segfault():
+    # torch: a worker that dies of a signal is a RuntimeError naming it, never a hang
+    loader = DataLoader(SegfaultDataset(4), batch_size=2, num_workers=2)
+    with pytest.raises(RuntimeError, match="DataLoader worker .* exited unexpectedly"):
+        list(loader)
+
+
+class ExitDataset(Dataset):
+    def __getitem__(self, idx):
+        os._exit(3)
+
+    def __len__(self):
+        return 4
+
+
+@_fork_only
+def test_a_worker_that_exits_is_a_clear_error():
+    loader = DataLoader(ExitDataset(), batch_size=1, num_workers=1, timeout=30)
+    with pytest.raises(RuntimeError, match="exited unexpectedly"):
+        list(loader)
+
+
+class SlowDataset(Dataset):
+    def __getitem__(self, idx):
+        import time
+        time.sleep(3)
+        return idx
+
+    def __len__(self):
+        return 2
+
+
+@_fork_only
+def test_timeout():
+    loader = DataLoader(SlowDataset(), batch_size=1, num_workers=1, timeout=0.5)
+    with pytest.raises(RuntimeError, match="timed out"):
+        list(loader)
+
+
+@_fork_only
+def test_sequential_workers(data_labels):
+    data, labels, ds = data_labels
+    _test_sequential(DataLoader(ds, batch_size=8, num_workers=3), data, labels)
+
+
+@_fork_only
+def test_seqential_batch_workers_prefetch(data_labels):
+    data, labels, ds = data_labels
+    _test_sequential(DataLoader(ds, batch_size=8, num_workers=2, prefetch_factor=3),
+                     data, labels)
+
+
+@_fork_only
+def test_shuffle_workers(data_labels):
+    data, labels, ds = data_labels
+    _test_shuffle(DataLoader(ds, batch_size=8, shuffle=True, num_workers=3), data, labels)
+
+
+@_fork_only
+def test_shuffle_batch_none_workers(data_labels):
+    data, labels, ds = data_labels
+    _test_shuffle(DataLoader(ds, batch_size=None, shuffle=True, num_workers=2), data,
+                  labels)
+
+
+@_fork_only
+def test_batch_sampler_workers(data_labels):
+    data, labels, ds = data_labels
+    batches = [list(range(i, min(i + 7, 100))) for i in range(0, 100, 7)]
+    loader = DataLoader(ds, batch_sampler=batches, num_workers=2)
+    for idx, (x, y) in zip(batches, loader):
+        np.testing.assert_array_equal(x.data, data[idx].data)
+        np.testing.assert_array_equal(y.data, labels[idx].data)
+
+
+@_fork_only
+def test_pin_memory_with_workers(data_labels):
+    data, labels, ds = data_labels
+    _test_sequential(DataLoader(ds, batch_size=10, num_workers=2, pin_memory=True),
+                     data, labels)
+
+
+@_fork_only
+def test_persistent_workers_len_and_epochs(data_labels):
+    data, labels, ds = data_labels
+    loader = DataLoader(ds, batch_size=25, num_workers=2, persistent_workers=True)
+    assert len(loader) == 4
+    for _ in range(3):
+        _test_sequential(loader, data, labels)
+
+
+def _collate_with_worker_id(batch):
+    info = get_worker_info()
+    return (info.id if info is not None else -1, len(batch))
+
+
+@_fork_only
+def test_collate_fn_runs_in_the_workers():
+    out = list(DataLoader(CountingDataset(10), batch_size=3, num_workers=2,
+                          collate_fn=_collate_with_worker_id))
+    # batches go to the workers round-robin and come back in order, as torch's
+    assert out == [(0, 3), (1, 3), (0, 3), (1, 1)]
+
+
+@_fork_only
+def test_chain_dataset_with_workers_is_iterated_by_every_worker_as_torch():
+    ours = DataLoader(ChainDataset([CountingIterableDataset(3),
+                                    CountingIterableDataset(2)]),
+                      batch_size=None, num_workers=2)
+
+    class TCount(TD.IterableDataset):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(range(self.n))
+    theirs = TD.DataLoader(TD.ChainDataset([TCount(3), TCount(2)]), batch_size=None,
+                           num_workers=2)
+    assert list(ours) == list(theirs) == [0, 0, 1, 1, 2, 2, 0, 0, 1, 1]
+
+
+@_fork_only
+def test_large_sampler_indices():
+    # torch's: a sampler's indices reach the data set unchanged, even 64-bit ones
+    class Echo(Dataset):
+        def __getitem__(self, i):
+            return i
+
+        def __len__(self):
+            return 1
+    big = [[2 ** 40, 2 ** 40 + 1], [2 ** 62]]
+    out = list(DataLoader(Echo(), batch_sampler=big, num_workers=1))
+    assert [np.asarray(b.data).tolist() for b in out] == big
+
+
+# -- named tuples (TestNamedTupleDataLoader) ---------------------------------------------
+
+Batch = collections.namedtuple("Batch", ["data", "label", "random_tensor"])
+Data = collections.namedtuple("Data", ["positive", "negative"])
+
+
+class NamedTupleDataset(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, ndx):
+        return Batch(data=pyad.full((2,), float(ndx)), label=str(ndx),
+                     random_tensor=pyad.zeros(3))
+
+
+class TNamedTupleDataset(TD.Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, ndx):
+        return Batch(data=torch.full((2,), float(ndx)), label=str(ndx),
+                     random_tensor=torch.zeros(3))
+
+
+@pytest.mark.parametrize("num_workers", [0, pytest.param(2, marks=_fork_only)])
+@pytest.mark.parametrize("batch_size", [None, 2])
+def test_dataloader_with_namedtuple(num_workers, batch_size):
+    ours = list(DataLoader(NamedTupleDataset(), batch_size=batch_size,
+                           num_workers=num_workers))
+    theirs = list(TD.DataLoader(TNamedTupleDataset(), batch_size=batch_size,
+                                num_workers=num_workers))
+    assert all(isinstance(b, Batch) for b in ours)
+    assert [canon(b) for b in ours] == [canon(b) for b in theirs]
+
+
+def test_default_collate_nested_namedtuple_matches_torch():
+    ours = default_collate([Data(positive=np.array([1.0]), negative=(1, 2)),
+                            Data(positive=np.array([2.0]), negative=(3, 4))])
+    theirs = TD.default_collate([Data(positive=np.array([1.0]), negative=(1, 2)),
+                                 Data(positive=np.array([2.0]), negative=(3, 4))])
+    assert type(ours) is Data and canon(ours) == canon(theirs)
+
+
+# -- StackDataset (TestStackDataset) -----------------------------------------------------
+
+def test_stack_dataset_single_tuple_and_mixed():
+    t = pyad.arange(15).reshape(15, 1)
+    tt = torch.arange(15).reshape(15, 1)
+    ours = StackDataset(t, list(range(15)), TensorDataset(t))
+    theirs = TD.StackDataset(tt, list(range(15)), TD.TensorDataset(tt))
+    assert len(ours) == len(theirs) == 15
+    for i in (0, 7, 14):
+        assert canon(ours[i]) == canon(theirs[i])
+
+
+def test_stack_dataset_single_dict_and_getitems():
+    t = pyad.arange(6).reshape(6, 1)
+    tt = torch.arange(6).reshape(6, 1)
+    ours = StackDataset(a=t, b=list("abcdef"))
+    theirs = TD.StackDataset(a=tt, b=list("abcdef"))
+    assert canon(ours[3]) == canon(theirs[3])
+    assert canon(ours.__getitems__([0, 5])) == canon(theirs.__getitems__([0, 5]))
+    assert canon(next(iter(DataLoader(ours, batch_size=3)))) == \
+        canon(next(iter(TD.DataLoader(theirs, batch_size=3))))
+
+
+def test_stack_dataset_length_mismatch_as_torch():
+    def make(L):
+        return L.StackDataset([1, 2, 3], [4, 5])
+    assert _outcome(make, D_MOD) == _outcome(make, TD) == ("raises", "ValueError")
+
+    def make_dict(L):
+        return L.StackDataset(a=[1, 2, 3], b=[4, 5])
+    assert _outcome(make_dict, D_MOD) == _outcome(make_dict, TD)
+
+
+def test_concat_dataset_cumulative_sizes_as_torch():
+    parts = [list(range(3)), [], list(range(5)), list(range(1))]
+    assert ConcatDataset(parts).cumulative_sizes == TD.ConcatDataset(parts).cumulative_sizes
+    assert [ConcatDataset(parts)[i] for i in range(9)] == \
+        [TD.ConcatDataset(parts)[i] for i in range(9)]
+
+
+# -- DistributedSampler ------------------------------------------------------------------
+
+@pytest.mark.parametrize("world_size", [1, 2, 3, 5])
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_DistributedSampler_padding(world_size, drop_last):
+    for size in (100 + world_size + 1, max(world_size // 2 - 1, 1)):
+        dataset = list(range(size))
+        ours = [DistributedSampler(dataset, world_size, r, shuffle=False,
+                                   drop_last=drop_last) for r in range(world_size)]
+        theirs = [TD.DistributedSampler(dataset, world_size, r, shuffle=False,
+                                        drop_last=drop_last) for r in range(world_size)]
+        # without shuffling the shares are torch's, padding and dropping included
+        assert [list(s) for s in ours] == [list(s) for s in theirs]
+        assert [(s.num_samples, s.total_size, len(s)) for s in ours] == \
+            [(s.num_samples, s.total_size, len(s)) for s in theirs]
+        if drop_last and size >= world_size:
+            effective = (math.ceil((size - world_size) / world_size)
+                         if size % world_size else size // world_size)
+            assert ours[0].num_samples == effective
+
+
+def test_distributed_sampler_invalid_rank():
+    for rank in (3, -1):
+        def make(L):
+            return (L.DistributedSampler if L is TD else DistributedSampler)(
+                range(10), num_replicas=3, rank=rank)
+        ours, theirs = _outcome(make, D_MOD), _outcome(make, TD)
+        assert ours == theirs == ("raises", "ValueError")
+
+
+def test_duplicating_data_with_drop_last():
+    num_processes, num_batches = 4, 9
+    data_set = pyad.tensor(list(range(num_batches)), dtype=pyad.int32)
+    scanned = []
+    for i in range(num_processes):
+        s = DistributedSampler(data_set, num_processes, i)
+        loader = DataLoader(data_set, batch_size=num_batches // num_processes,
+                            drop_last=True, sampler=s)
+        for batch in loader:
+            scanned += np.asarray(batch.data).tolist()
+    assert len(scanned) == len(set(scanned))
+
+
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_distributed_sampler_shuffle_covers_the_data_set_on_every_epoch(drop_last):
+    n, world = 23, 4
+    shares = {}
+    for epoch in (0, 1):
+        samplers = [DistributedSampler(range(n), world, r, shuffle=True, seed=7,
+                                       drop_last=drop_last) for r in range(world)]
+        for s in samplers:
+            s.set_epoch(epoch)
+        shares[epoch] = [list(s) for s in samplers]
+        flat = [i for share in shares[epoch] for i in share]
+        theirs = [len(TD.DistributedSampler(range(n), world, r, drop_last=drop_last))
+                  for r in range(world)]
+        assert [len(share) for share in shares[epoch]] == theirs
+        if drop_last:
+            assert len(set(flat)) == len(flat) == (n // world) * world
+        else:
+            assert set(flat) == set(range(n))
+            assert len(flat) == math.ceil(n / world) * world
+    # another epoch, another order; the same epoch, the same order
+    assert shares[0] != shares[1]
+    again = DistributedSampler(range(n), world, 2, shuffle=True, seed=7,
+                               drop_last=drop_last)
+    again.set_epoch(1)
+    assert list(again) == shares[1][2]
+
+
+def test_distributed_sampler_seed():
+    a = list(DistributedSampler(range(50), 2, 0, seed=1))
+    assert a == list(DistributedSampler(range(50), 2, 0, seed=1))
+    assert a != list(DistributedSampler(range(50), 2, 0, seed=2))
+    assert a != list(range(0, 50, 2))                     # shuffled by default, as torch
+
+
+def test_distributed_sampler_in_a_loader_with_set_epoch():
+    sampler = DistributedSampler(range(12), num_replicas=3, rank=1, shuffle=True)
+    loader = DataLoader(range(12), batch_size=2, sampler=sampler)
+    epochs = []
+    for epoch in range(2):
+        sampler.set_epoch(epoch)
+        epochs.append([np.asarray(b.data).tolist() for b in loader])
+    assert [len(e) for e in epochs] == [2, 2] and len(loader) == 2
+    assert epochs[0] != epochs[1]
+    assert sorted(sum(epochs[0], [])) == sorted(_with_epoch(sampler, 0))
+
+
+def _with_epoch(sampler, epoch):
+    sampler.set_epoch(epoch)
+    return list(sampler)
+
+
+# -- samplers ---------------------------------------------------------------------------
+
+def test_weighted_random_sampler_without_replacement():
+    s = WeightedRandomSampler([0.1, 0.9, 0.4, 0.7, 3.0, 0.6], 5, replacement=False,
+                              generator=gen(0))
+    drawn = list(s)
+    assert len(drawn) == len(set(drawn)) == 5 == len(s)
+
+    def too_many(L):
+        return list(L.WeightedRandomSampler([1.0, 2.0], 3, replacement=False))
+    assert _outcome(too_many, D_MOD) == _outcome(too_many, TD)
+
+
+def test_weighted_random_sampler_never_draws_a_zero_weight():
+    drawn = list(WeightedRandomSampler([0.0, 1.0, 0.0, 2.0], 200, generator=gen(3)))
+    assert set(drawn) <= {1, 3} and len(drawn) == 200
+
+
+def test_subset_random_sampler_generator_reproducibility():
+    idx = [3, 9, 27, 81]
+    a = list(SubsetRandomSampler(idx, generator=gen(11)))
+    assert a == list(SubsetRandomSampler(idx, generator=gen(11)))
+    assert sorted(a) == idx and len(SubsetRandomSampler(idx)) == 4
+
+
+def test_random_sampler_num_samples_with_replacement_and_generator():
+    s = RandomSampler(range(5), replacement=True, num_samples=12, generator=gen(2))
+    drawn = list(s)
+    assert len(s) == len(drawn) == 12 and set(drawn) <= set(range(5))
+    assert drawn == list(RandomSampler(range(5), replacement=True, num_samples=12,
+                                       generator=gen(2)))
+    # without replacement, num_samples > len draws whole permutations, as torch's
+    drawn = list(RandomSampler(range(5), num_samples=12, generator=gen(2)))
+    assert len(drawn) == 12
+    assert sorted(drawn[:5]) == sorted(drawn[5:10]) == list(range(5))
+
+
+@pytest.mark.parametrize("n,bs,drop", [(10, 3, False), (10, 3, True), (9, 3, True),
+                                       (2, 5, False), (2, 5, True)])
+def test_batch_sampler_len_and_batches_match_torch(n, bs, drop):
+    ours = BatchSampler(SequentialSampler(range(n)), bs, drop)
+    theirs = TD.BatchSampler(TD.SequentialSampler(range(n)), bs, drop)
+    assert len(ours) == len(theirs) and list(ours) == list(theirs)
+
+
+def test_worker_info_pickles():
+    info = D_MOD.dataloader.WorkerInfo(id=1, num_workers=2, seed=5, dataset=[1])
+    copy = pickle.loads(pickle.dumps(info))
+    assert (copy.id, copy.num_workers, copy.seed, copy.dataset) == (1, 2, 5, [1])
