@@ -77,6 +77,44 @@ cdef bint _has_layout(object data, tuple permutation):
     return data.transpose(permutation).flags.c_contiguous
 
 
+cdef bint _strides_like(object data, tuple permutation):
+    # torch's is_channels_last_strides_2d/3d for any dimension order: the strides grow
+    # along the permutation read from its innermost dimension (sizes of 1 not counted).
+    # Stricter than _has_layout where sizes are 1: a (O, 1, kh, kw) weight in C order
+    # is contiguous in both orders but reads as C order, as torch's suggest_memory_format
+    cdef Py_ssize_t smallest = 0
+    inner = permutation[len(permutation) - 1]
+    if data.strides[inner] == 0:
+        return False
+    for k in reversed(permutation):
+        if data.strides[k] < smallest:
+            return False
+        if k == permutation[0] and smallest == data.strides[inner]:
+            return False
+        smallest = data.strides[k]
+        if data.shape[k] > 1:
+            smallest *= data.shape[k]
+    return True
+
+
+cdef tuple _channels_last_order(Py_ssize_t ndim):
+    return (0, 2, 3, 1) if ndim == 4 else (0, 2, 3, 4, 1) if ndim == 5 else None
+
+
+cdef bint _suggests_layout(object data, tuple permutation):
+    # whether torch's to(memory_format=...) returns the Variable itself: dense in that
+    # order, and its strides read as that format (torch's suggest_memory_format)
+    if not _has_layout(data, permutation):
+        return False
+    channels_last = _channels_last_order(data.ndim)
+    if channels_last is None:
+        return True
+    if permutation == channels_last:
+        return _strides_like(data, channels_last)
+    return not (_strides_like(data, channels_last) and not _strides_like(
+        data, tuple(builtins.range(data.ndim))))
+
+
 cdef object _in_layout(object data, tuple permutation):
     """A copy of ``data`` whose memory is dense in the dimension order ``permutation``."""
     inverse = [0] * len(permutation)

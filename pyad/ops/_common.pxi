@@ -1376,7 +1376,7 @@ cdef Variable _convert(Variable x, object dev, object dtype, bint copy, object l
             data = data.astype(dtype)
         finally:
             _fp_quiet_exit(token)
-    if layout is not None and not _has_layout(data, layout):
+    if layout is not None and not _suggests_layout(data, layout):
         data = _in_layout(data, layout)
     if data is x._data:
         if not copy:

@@ -379,22 +379,12 @@ cdef tuple _NHWC = (0, 2, 3, 1)
 
 
 cdef bint _is_channels_last(Variable v):
-    # torch's is_channels_last_strides_2d: strides growing C, W, H, N (sizes of 1 not
-    # counted), so a (O, 1, kh, kw) weight laid out NHWC counts though it is also
-    # C-contiguous; a plain C-contiguous (N, C>1, H, W) does not
+    # torch's is_channels_last_strides_2d (a (O, 1, kh, kw) weight laid out NHWC counts
+    # though it is also C-contiguous; a plain C-contiguous (N, C>1, H, W) does not)
     d = v._data
-    if d.ndim != 4 or d.strides[1] == 0 or (d.flags.c_contiguous and d.shape[1] != 1):
+    if d.ndim != 4 or (d.flags.c_contiguous and d.shape[1] != 1):
         return False
-    cdef Py_ssize_t smallest = 0
-    for k in (1, 3, 2, 0):
-        if d.strides[k] < smallest:
-            return False
-        if k == 0 and smallest == d.strides[1]:
-            return False
-        smallest = d.strides[k]
-        if d.shape[k] > 1:
-            smallest *= d.shape[k]
-    return True
+    return _strides_like(d, _NHWC)
 
 
 cdef object _channels_last_like(object out, Variable x, Variable w=None):

@@ -1108,7 +1108,14 @@ def test_conv_thnn_nhwc_output_layout(input_format, weight_format):
     for case in _THNN_NHWC_CASES[:2]:
         inp, conv, out, ref_input, ref_conv, ref_out, _, _ = _conv_nhwc_run(
             case, input_format, weight_format)
-        assert out.is_contiguous(memory_format=pyad.channels_last)
+        if input_format == "c" and case[7] == case[1]:
+            # a depthwise (O, 1, kh, kw) weight made channels_last by .contiguous() keeps
+            # C-order strides (it is contiguous in both orders), so neither operand reads
+            # as channels_last: torch 2.13's output is C-ordered here too (measured:
+            # stride (32, 4, 2, 1) for this case)
+            assert out.is_contiguous()
+        else:
+            assert out.is_contiguous(memory_format=pyad.channels_last)
         assert ref_out.is_contiguous()
 
 
