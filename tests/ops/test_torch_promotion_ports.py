@@ -302,10 +302,6 @@ def test_bfloat16():
         assert pyad.promote_types(pyad.bfloat16, P(dtype)) == expected
 
 
-@pytest.mark.xfail(strict=True, reason="engine: arithmetic on bfloat16 Variables "
-                   "(_check_numeric_operands in pyad/ops/elementwise.pxi) raises 'operands "
-                   "must be numeric' against another Variable, and bf16 + 2.2 gives "
-                   "float32 instead of bfloat16")
 def test_bfloat16_arithmetic():
     # with a number
     bf = pyad.tensor(5.5, dtype=pyad.bfloat16)
