@@ -437,11 +437,11 @@ def test_sdpa_kernel_checks_its_arguments_as_torch():
                 pass
 
 
-def _spawned_square(index, values, queue):
+def _forked_square(index, values, queue):
     queue.put((index, (pyad.tensor(values) * (index + 1)).sum().item()))
 
 
-def _spawned_failure(index):
+def _forked_failure(index):
     if index == 1:
         raise ValueError("rank one fails")
     import time
@@ -449,15 +449,23 @@ def _spawned_failure(index):
 
 
 def test_multiprocessing_spawn_runs_and_fails_fast():
+    import operator
     import time
     import pyad.multiprocessing as mp
-    context = mp.get_context("spawn")
+    # spawn's children import the function by name: the standard library's here (a test
+    # module is not importable by name under pytest's importlib mode)
+    mp.spawn(time.sleep, nprocs=2)                       # sleep(0), sleep(1)
+    with pytest.raises(mp.ProcessRaisedException, match="ZeroDivisionError"):
+        mp.spawn(operator.truediv, args=(0,), nprocs=2)   # 0 / 0 and 1 / 0
+    # fork's children run the test's own functions
+    context = mp.get_context("fork")
     queue = context.SimpleQueue()
-    mp.spawn(_spawned_square, args=([1.0, 2.0], queue), nprocs=2)
+    mp.start_processes(_forked_square, args=([1.0, 2.0], queue), nprocs=2,
+                       start_method="fork")
     assert sorted(queue.get() for _ in range(2)) == [(0, 3.0), (1, 6.0)]
     start = time.monotonic()
     with pytest.raises(mp.ProcessRaisedException, match="rank one fails"):
-        mp.spawn(_spawned_failure, nprocs=2)
+        mp.start_processes(_forked_failure, nprocs=2, start_method="fork")
     assert time.monotonic() - start < 25
     assert mp.get_sharing_strategy() in mp.get_all_sharing_strategies()
     with pytest.raises(AssertionError):

@@ -190,12 +190,16 @@ KEY_PHRASES = ["A window was not provided. A rectangular window will be applied,
 def test_warnings_once_per_process_as_torch():
     # torch's TORCH_WARN_ONCE: each of these warnings is given once per process; run in
     # fresh interpreters because the test session may have given them already
+    import os
     import subprocess
     import sys
     outs = []
+    # run where the imported pyad lives (the checkout in development, site-packages in
+    # CI), so `python -c` imports the same pyad and not an unbuilt tree
+    where = os.path.dirname(os.path.dirname(os.path.abspath(pyad.__file__)))
     for lib in ("torch", "pyad"):
         out = subprocess.run([sys.executable, "-c", _WARNING_SCRIPT.format(lib=lib)],
-                             capture_output=True, text=True, check=True).stdout
+                             capture_output=True, text=True, check=True, cwd=where).stdout
         outs.append([line.split(" ", 1)[0] + " " + line.split(" ", 1)[1][:40]
                      for line in out.splitlines()])
     assert outs[0] == outs[1]
