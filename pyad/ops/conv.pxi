@@ -830,7 +830,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = _reshape(out, (<Variable>out)._data.shape[1:], False)
     if return_indices:
         index = _pool_flat_index(arg, k, s, d, p, h, w)
-        index = (<Variable>_channels_last_like(_plain(index, False), x))._data
+        if _is_channels_last(x):
+            index = _in_layout(index, _NHWC)       # torch's indices share the layout
         return out, _plain(index[0] if unbatched else index, False)
     return out
 

@@ -1214,6 +1214,7 @@ def test_autograd_python_custom_function_inplace():
         warnings.simplefilter("always")
         MyAdderBad.apply(a.clone(), b)
     assert len(w) == 1
+    assert "mark_dirty() received a tensor that was not an input" in str(w[0].message)
 
     # II) Multiple outputs
     class MyBadAdder(Function):

@@ -140,3 +140,9 @@ def test_empty_index_of_another_rank_as_torch():
     assert np.array_equal(x.grad.numpy(), np.zeros(4))
     with pytest.raises(IndexError, match="Dimension out of range"):
         pyad.gather(x, 3, pyad.tensor(index))
+    # first and second order through the nothing-written result, src bigger than index
+    src = pyad.tensor(np.arange(8.0).reshape(2, 4), requires_grad=True)
+    for name in ("scatter", "scatter_add"):
+        fn = lambda v, s: getattr(pyad, name)(v, 0, pyad.tensor(index), s).sin()
+        assert gradcheck(fn, (x, src))
+        assert gradgradcheck(fn, (x, src))
