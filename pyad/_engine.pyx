@@ -103,9 +103,19 @@ cdef extern from *:
     #else
     #define PYAD_TLS __thread
     #endif
+    /* Grad mode as the user set it (is_grad_enabled), and whether ops record: not in
+       grad mode off, nor in inference mode whatever the grad mode (torch's inference
+       mode leaves autograd out even under enable_grad). Kept as one flag, so the ops'
+       check stays one load. */
     static PYAD_TLS int pyad_grad_disabled = 0;
+    static PYAD_TLS int pyad_no_record = 0;
+    static PYAD_TLS int pyad_inference = 0;
     static int pyad_get_grad_disabled(void) { return pyad_grad_disabled; }
-    static void pyad_set_grad_disabled(int v) { pyad_grad_disabled = v; }
+    static void pyad_set_grad_disabled(int v) {
+        pyad_grad_disabled = v;
+        pyad_no_record = v || pyad_inference;
+    }
+    static int pyad_get_no_record(void) { return pyad_no_record; }
     /* Anomaly mode, per thread as grad mode: bit 0 on, bit 1 "check for NaN". */
     static PYAD_TLS int pyad_anomaly = 0;
     static int pyad_get_anomaly(void) { return pyad_anomaly; }
@@ -114,9 +124,11 @@ cdef extern from *:
        that call (and only it) runs the op body instead of re-entering _profiled. */
     /* inference_mode, per thread: views made inside get torch's INFERENCE_MODE
        creation meta (their in-place errors name inference mode). */
-    static PYAD_TLS int pyad_inference = 0;
     static int pyad_get_inference(void) { return pyad_inference; }
-    static void pyad_set_inference(int v) { pyad_inference = v; }
+    static void pyad_set_inference(int v) {
+        pyad_inference = v;
+        pyad_no_record = pyad_grad_disabled || v;
+    }
     static PYAD_TLS int pyad_profile_bypass = 0;
     static int pyad_get_profile_bypass(void) { return pyad_profile_bypass; }
     static void pyad_set_profile_bypass(int v) { pyad_profile_bypass = v; }
@@ -127,6 +139,7 @@ cdef extern from *:
     """
     int pyad_get_grad_disabled()
     void pyad_set_grad_disabled(int v)
+    int pyad_get_no_record()
     int pyad_get_anomaly()
     void pyad_set_anomaly(int v)
     int pyad_get_inference()
@@ -138,7 +151,8 @@ cdef extern from *:
 
 
 cdef inline bint _grad_enabled():
-    return not pyad_get_grad_disabled()
+    # whether ops record: grad mode on and no inference mode (see pyad_no_record)
+    return not pyad_get_no_record()
 
 
 def is_grad_enabled():

@@ -14,6 +14,7 @@ from collections import namedtuple
 
 import numpy
 
+from pyad._porting import _is_float
 from pyad import _engine
 from pyad._out import takes_out, writes_out
 
@@ -239,7 +240,7 @@ def histc(input, bins=100, min=0, max=0):
     tensor([0., 2., 1., 0.])
     """
     x = _as_variable(input, "histc")
-    if x.dtype.kind != "f":
+    if not _is_float(x.dtype):
         # torch: no histogram kernel for integer/bool/complex dtypes (NotImplementedError)
         raise NotImplementedError("histc(): not implemented for %s input, expected a "
                                   "floating point Variable" % x.dtype)

@@ -24,6 +24,7 @@ import warnings
 
 import numpy as _np
 
+from pyad._porting import _is_float
 from pyad import _engine
 from pyad.autograd import Function as _Function
 from pyad.autograd.grad_mode import no_grad as _no_grad
@@ -146,7 +147,7 @@ def _dropout_args(what, input, p, train):
         return input, p, False
     if p == 1:
         return input, p, True
-    if _np.dtype(input.dtype).kind not in "fc":
+    if not _engine._is_floating_or_complex(_np.dtype(input.dtype)):
         raise RuntimeError("%s(): result type Float can't be cast to the desired output "
                            "type %s" % (what, input.dtype))
     return input, p, True
@@ -254,7 +255,7 @@ def feature_alpha_dropout_(input, p, train):
 
 def _floating_norm_input(what, input):
     # torch's norm kernels have no integer (or bool) version
-    if _np.dtype(input.dtype).kind != "f":
+    if not _is_float(_np.dtype(input.dtype)):
         raise NotImplementedError("%s(): not implemented for '%s'" % (what, input.dtype))
 
 
@@ -578,7 +579,7 @@ def pdist(input, p=2):
 
 def _elu_input(what, input):
     input = _tensor(what, "input", 1, input)
-    if _np.dtype(input.dtype).kind != "f":
+    if not _is_float(_np.dtype(input.dtype)):
         raise NotImplementedError("%s(): \"elu\" not implemented for '%s'"
                                   % (what, input.dtype))
     return input
@@ -607,7 +608,7 @@ def selu_(input):
 
 def _rrelu(what, input, lower, upper, training, generator, inplace):
     input = _tensor(what, "input", 1, input)
-    if _np.dtype(input.dtype).kind != "f":
+    if not _is_float(_np.dtype(input.dtype)):
         raise NotImplementedError("%s(): \"rrelu\" not implemented for '%s'"
                                   % (what, input.dtype))
     lower = _float(what, "lower", 2, lower)
@@ -617,7 +618,7 @@ def _rrelu(what, input, lower, upper, training, generator, inplace):
         return _F.rrelu(input, lower, upper, training, inplace)
     # draw from the given generator: F.rrelu draws from the default one
     from pyad._factories import _rng_for
-    if _np.dtype(input.dtype).kind != "f":
+    if not _is_float(_np.dtype(input.dtype)):
         raise RuntimeError("%s(): expected a floating-point Variable, got %s"
                            % (what, input.dtype))
     if lower > upper:

@@ -263,3 +263,42 @@ def test_resize_to_the_same_size_keeps_strides_unless_a_format_is_given():
     p.resize_(3, 2, memory_format=pyad.contiguous_format)
     t.resize_(3, 2, memory_format=torch.contiguous_format)
     assert p.stride() == t.stride()
+
+
+def _channels_last_input(lib, shape=SHAPE, seed=3):
+    values = numpy.random.default_rng(seed).standard_normal(shape)
+    return lib.tensor(values).contiguous(memory_format=lib.channels_last)
+
+
+@pytest.mark.parametrize("name", ["adaptive_avg_pool2d", "pad", "pad_reflect", "group_norm",
+                                  "batch_norm", "layer_norm", "pixel_shuffle",
+                                  "pixel_unshuffle", "conv_transpose2d",
+                                  "conv_transpose2d_padded"])
+def test_more_ops_keep_torchs_layout_of_a_channels_last_input(name):
+    weight = numpy.random.default_rng(4).standard_normal((3, 2, 3, 3))
+
+    def run(lib):
+        F = lib.nn.functional
+        shape = {"pixel_shuffle": (2, 12, 4, 6), "pixel_unshuffle": (2, 3, 4, 6)}.get(name,
+                                                                                  SHAPE)
+        x = _channels_last_input(lib, shape).requires_grad_(True)
+        y = {"adaptive_avg_pool2d": lambda: F.adaptive_avg_pool2d(x, (2, 3)),
+             "pad": lambda: F.pad(x, (1, 2, 0, 1)),
+             "pad_reflect": lambda: F.pad(x, (1, 1, 1, 1), mode="reflect"),
+             "group_norm": lambda: F.group_norm(x, 3),
+             "batch_norm": lambda: F.batch_norm(x, None, None, training=True),
+             "layer_norm": lambda: F.layer_norm(x, (5,)),
+             "pixel_shuffle": lambda: F.pixel_shuffle(x, 2),
+             "pixel_unshuffle": lambda: F.pixel_unshuffle(x, 2),
+             "conv_transpose2d": lambda: F.conv_transpose2d(x, lib.tensor(weight)),
+             "conv_transpose2d_padded": lambda: F.conv_transpose2d(x, lib.tensor(weight),
+                                                                   padding=1),
+             }[name]()
+        (y * y).sum().backward()
+        grad = x.grad.numpy() if lib is pyad else x.grad.detach().numpy()
+        return tuple(y.shape), y.stride(), y.detach().numpy(), grad
+
+    got, want = run(pyad), run(torch)
+    assert got[:2] == want[:2]
+    numpy.testing.assert_allclose(got[2], want[2], rtol=1e-10, atol=1e-12)
+    numpy.testing.assert_allclose(got[3], want[3], rtol=1e-10, atol=1e-12)

@@ -174,12 +174,10 @@ class autocast:
 
     Inside, the ops listed in the module docstring of ``pyad.amp.autocast_mode`` cast
     their floating inputs (float64 excepted, as torch) to the autocast dtype, or to
-    float32 for the losses. float16 regions are exact and differentiable. bfloat16 is a
-    NumPy extension type (``ml_dtypes``) that pyad's engine stores but cannot
-    differentiate: a covered op whose result needs no gradient rounds its inputs to
-    bfloat16, computes in float32 and returns a bfloat16 Variable (torch's dtype, and
-    torch's CPU kernels' float32 accumulation); one whose result needs a gradient warns
-    once and runs in its inputs' dtype.
+    float32 for the losses. Both float16 and bfloat16 (a NumPy extension type, from
+    ``ml_dtypes``) regions are differentiable: the casts are recorded, so gradients come
+    back to the float32 parameters in float32; the GEMMs of float16/bfloat16 inputs
+    accumulate in float32 and round once, as torch's CPU kernels.
 
     >>> import pyad
     >>> lin = pyad.nn.Linear(3, 2)
@@ -271,24 +269,7 @@ def _cast(value, device_type, dtype):
 
 
 def _to(value, dtype):
-    if dtype.kind == "f" and value.dtype.kind == "f":
-        return value.to(dtype)                        # differentiable
-    # to or from bfloat16, which the engine holds but does not differentiate
-    return _engine.Variable(value.data.astype(dtype))
-
-
-_warned_bfloat16 = set()
-
-
-def _needs_grad(values):
-    if not _engine.is_grad_enabled():
-        return False
-    for v in values:
-        if isinstance(v, _engine.Variable) and v.requires_grad:
-            return True
-        if isinstance(v, (list, tuple)) and _needs_grad(v):
-            return True
-    return False
+    return value.to(dtype)                            # differentiable
 
 
 def _device_of(values):
@@ -308,23 +289,8 @@ def _run_lower(name, fn, args, kwargs):
     if device_type is None or not _state.enabled.get(device_type, False):
         return fn(*args, **kwargs)
     dtype = _state.dtype[device_type]
-    if dtype.kind == "f":
-        return _without_autocast(device_type, fn, _cast(args, device_type, dtype),
-                                 _cast(kwargs, device_type, dtype))
-    # bfloat16: round the inputs, compute in float32, store the result as bfloat16
-    if _needs_grad(args) or _needs_grad(kwargs.values()):
-        if name not in _warned_bfloat16:
-            _warned_bfloat16.add(name)
-            warnings.warn("autocast: %s() needs a gradient, and pyad's engine cannot "
-                          "differentiate bfloat16 Variables: it runs in its inputs' dtype "
-                          "(use dtype=pyad.float16 for a differentiable autocast region)"
-                          % name, UserWarning, stacklevel=3)
-        return fn(*args, **kwargs)
-    float32 = numpy.dtype(numpy.float32)
-    args = _cast(_cast(args, device_type, dtype), device_type, float32)
-    kwargs = _cast(_cast(kwargs, device_type, dtype), device_type, float32)
-    out = _without_autocast(device_type, fn, args, kwargs)
-    return _cast(out, device_type, dtype)
+    return _without_autocast(device_type, fn, _cast(args, device_type, dtype),
+                             _cast(kwargs, device_type, dtype))
 
 
 def _run_fp32(name, fn, args, kwargs):

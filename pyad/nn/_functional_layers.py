@@ -300,6 +300,15 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+def _keep_channels_last(out, input):
+    # torch's result of a 4-D channels_last input is channels_last too
+    # (suggest_memory_format); pyad's composed ops give a C-contiguous one
+    if input.ndim == 4 and out.ndim == 4 and not input.is_contiguous() and \
+            input.is_contiguous(memory_format=pyad.channels_last):
+        return out.contiguous(memory_format=pyad.channels_last)
+    return out
+
+
 def pixel_shuffle(input, upscale_factor):
     """``(*, C r^2, H, W) -> (*, C, H r, W r)``, as ``F.pixel_shuffle``.
 
@@ -323,7 +332,8 @@ def pixel_shuffle(input, upscale_factor):
     nb = len(batch)
     x = input.reshape(tuple(batch) + (c // (r * r), r, r, h, w))
     perm = tuple(range(nb)) + (nb, nb + 3, nb + 1, nb + 4, nb + 2)
-    return x.permute(*perm).reshape(tuple(batch) + (c // (r * r), h * r, w * r))
+    return _keep_channels_last(
+        x.permute(*perm).reshape(tuple(batch) + (c // (r * r), h * r, w * r)), input)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -344,7 +354,8 @@ def pixel_unshuffle(input, downscale_factor):
     nb = len(batch)
     x = input.reshape(tuple(batch) + (c, h // r, r, w // r, r))
     perm = tuple(range(nb)) + (nb, nb + 2, nb + 4, nb + 1, nb + 3)
-    return x.permute(*perm).reshape(tuple(batch) + (c * r * r, h // r, w // r))
+    return _keep_channels_last(
+        x.permute(*perm).reshape(tuple(batch) + (c * r * r, h // r, w // r)), input)
 
 
 # -- dropout and normalisation -------------------------------------------------------

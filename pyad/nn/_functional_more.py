@@ -14,6 +14,7 @@ import warnings
 
 import numpy as _np
 
+from pyad._porting import _is_float
 import pyad
 from pyad._engine import Variable, conv_transpose2d
 
@@ -87,7 +88,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError("rms_norm(): Expected weight to be of same shape as "
                            "normalized_shape, but got weight of shape %s and "
                            "normalized_shape = %s" % (list(weight.shape), list(shape)))
-    if _np.dtype(input.dtype).kind != "f":
+    if not _is_float(_np.dtype(input.dtype)):
         raise RuntimeError("rms_norm(): expected a floating-point Variable, got %s"
                            % (input.dtype,))
     if eps is None:
@@ -503,7 +504,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     tensor([-1.5000,  2.0000])
     """
     input = _var(input)
-    if _np.dtype(input.dtype).kind != "f":
+    if not _is_float(_np.dtype(input.dtype)):
         # torch: '"leaky_relu_cpu" not implemented for 'Long'' (NotImplementedError)
         raise NotImplementedError("rrelu(): not implemented for %s (expected a "
                                   "floating-point Variable)" % (input.dtype,))
@@ -721,7 +722,7 @@ def pdist(input, p=2):
         raise RuntimeError("pdist(): pdist only supports 2D Variables, got: %dD" % input.dim())
     if p < 0:
         raise RuntimeError("pdist(): pdist only supports non-negative p values")
-    if _np.dtype(input.dtype).kind != "f":
+    if not _is_float(_np.dtype(input.dtype)):
         raise RuntimeError("pdist(): pdist only supports floating-point dtypes")
     n = input.shape[0]
     i, j = _np.triu_indices(n, 1)
@@ -769,7 +770,7 @@ def affine_grid(theta, size, align_corners=None):
     """
     theta = _var(theta)
     align_corners = _align_warning(align_corners)
-    if _np.dtype(theta.dtype).kind != "f":
+    if not _is_float(_np.dtype(theta.dtype)):
         raise ValueError("affine_grid(): Expected theta to have floating point type, but got "
                          "%s" % theta.dtype)
     size = tuple(int(s) for s in size)
@@ -1223,7 +1224,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     log_probs = _var(log_probs)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError("%s(): %s is not a valid value for reduction" % (what, reduction))
-    if _np.dtype(log_probs.dtype).kind != "f":
+    if not _is_float(_np.dtype(log_probs.dtype)):
         raise RuntimeError("%s(): expected floating-point log_probs, got %s"
                            % (what, log_probs.dtype))
     unbatched = log_probs.dim() == 2

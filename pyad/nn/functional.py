@@ -15,6 +15,7 @@ import warnings
 
 import numpy as _np
 
+from pyad._porting import _is_float
 import pyad
 from pyad import _engine
 from pyad.autograd import profiler as _profiler
@@ -185,7 +186,7 @@ def _floating_only(what, *inputs):
     # torch has no integer or bool kernel for these (NotImplementedError, as torch's
     # "not implemented for 'Long'"); a float with an integer operand promotes and is fine
     inputs = tuple(_var(x) for x in inputs)
-    if not any(_np.issubdtype(x.dtype, _np.inexact) for x in inputs):
+    if not any(_engine._is_floating_or_complex(x.dtype) for x in inputs):
         raise NotImplementedError("%s(): not implemented for integer or bool inputs, got %s"
                                   % (what, ", ".join(str(x.dtype) for x in inputs)))
     return inputs
@@ -199,21 +200,35 @@ def _same_dtype_as_weight(what, input, weight):
                            "(input and weight)" % (what, input.dtype, weight.dtype))
 
 
+def _is_reduced_float(x):
+    # float16 and bfloat16, which torch's CPU kernels compute in float32 ("opmath")
+    return x.dtype.itemsize == 2 and x.is_floating_point()
+
+
+def _in_float32(input, *params):
+    """``input`` and ``params`` (Variables or None) in float32 when ``input`` is float16 or
+    bfloat16, as torch's CPU norm kernels compute them (one rounding, at the end: see
+    `_to_input_dtype`); unchanged otherwise."""
+    if not _is_reduced_float(input):
+        return (input,) + params
+    return (input.float(),) + tuple(None if p is None else _var(p).float() for p in params)
+
+
 def _norm_dtypes(what, input, *params):
     # torch's CPU norm kernels take their parameters and statistics in the input's dtype,
-    # or in float32 for a float16 input; any other mix is an error, not a promotion
+    # or in float32 for a float16/bfloat16 input; any other mix is an error, not a promotion
     for p in params:
         if p is None:
             continue
         dt = _var(p).dtype
-        if dt != input.dtype and not (input.dtype == _np.float16 and dt == _np.float32):
+        if dt != input.dtype and not (_is_reduced_float(input) and dt == _np.float32):
             raise RuntimeError("%s(): mixed dtype (CPU): all inputs must share same datatype, "
                                "got an input of %s and a parameter of %s"
                                % (what, input.dtype, dt))
 
 
 def _to_input_dtype(out, input):
-    # a float16 input normalised with float32 parameters comes back float16, as torch's
+    # a float16/bfloat16 input normalised in float32 comes back in its dtype, as torch's
     return out if out.dtype == input.dtype else out.to(dtype=input.dtype)
 
 
@@ -554,6 +569,10 @@ def _linear(input, weight, bias):
     _same_dtype_as_weight("linear", input, weight)
     if bias is not None and _var(bias).dtype != input.dtype:
         _same_dtype_as_weight("linear", input, _var(bias))
+    if bias is not None and _is_reduced_float(input) and \
+            input.dtype == weight.dtype == _var(bias).dtype:
+        # torch's addmm: the product and the bias summed in float32, rounded once
+        return _linear(input.float(), weight.float(), _var(bias).float()).to(input.dtype)
     lead = tuple(input.shape[:-1])
     if input.ndim > 2 and weight.ndim == 2:
         # one 2-D product (one GEMM forward and backward) instead of a batched one
@@ -716,7 +735,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("%s(): target size %s must be the same as the input size %s"
                          % (what, tuple(target.shape), tuple(input.shape)))
-    if not _np.issubdtype(input.dtype, _np.floating):
+    if not _is_float(input.dtype):
         raise NotImplementedError("%s(): not implemented for %s input" % (what, input.dtype))
     if target.dtype != input.dtype:
         # torch's kernel takes the target in the input's dtype only
@@ -772,9 +791,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("%s(): target size %s must be the same as the input size %s"
                          % (what, tuple(target.shape), tuple(input.shape)))
-    if not _np.issubdtype(input.dtype, _np.floating):
+    if not _is_float(input.dtype):
         raise NotImplementedError("%s(): not implemented for %s input" % (what, input.dtype))
-    if not _np.issubdtype(target.dtype, _np.floating):
+    if not _is_float(target.dtype):
         raise RuntimeError("%s(): result type %s can't be cast to the target's dtype %s"
                            % (what, input.dtype, target.dtype))
     log_sig = logsigmoid(input)
@@ -806,8 +825,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
     input, target = _var(input), _var(target)
     if _is_complex(input) or _is_complex(target):
         raise RuntimeError("kl_div(): Complex inputs not supported.")
-    if not (_np.issubdtype(input.dtype, _np.floating)
-            and _np.issubdtype(target.dtype, _np.floating)):
+    if not (_is_float(input.dtype) and _is_float(target.dtype)):
         raise RuntimeError("kl_div(): Integral inputs not supported.")
     if log_target:
         loss = pyad.exp(target) * (target - input)
@@ -930,7 +948,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     # torch reads a target of the input's shape as class probabilities, any other as
     # class indices
     probs = tuple(target.shape) == tuple(input.shape)
-    if probs and not _np.issubdtype(target.dtype, _np.floating):
+    if probs and not _is_float(target.dtype):
         raise RuntimeError("%s(): expected floating point type for target with class "
                            "probabilities, got %s" % (what, target.dtype))
     if input.ndim == 0:
@@ -1257,16 +1275,18 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             raise RuntimeError("layer_norm(): %s of shape %s, expected normalized_shape %s"
                                % (name, tuple(_var(p).shape), shape))
     _norm_dtypes("layer_norm", input, weight, bias)
-    dims = tuple(range(input.ndim - k, input.ndim))
-    mean = input.mean(dims, keepdim=True)
-    centred = input - mean
+    x, weight, bias = _in_float32(input, weight, bias)
+    dims = tuple(range(x.ndim - k, x.ndim))
+    mean = x.mean(dims, keepdim=True)
+    centred = x - mean
     var = (centred * centred).mean(dims, keepdim=True)
     out = centred * pyad.rsqrt(var + eps)
     if weight is not None:
         out = out * weight
     if bias is not None:
         out = out + bias
-    return _to_input_dtype(out, input)
+    # (torch's layer_norm result is contiguous whatever the input's layout)
+    return _to_input_dtype(out, input).contiguous()
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -1301,13 +1321,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                             % (what, name, type(p).__name__))
     dims = (0,) + tuple(range(2, input.ndim))
     view = (1, -1) + (1,) * (input.ndim - 2)
+    x, = _in_float32(input)          # (the parameters promote to float32 with it)
     if training:
         count = input.numel() // n_channels if n_channels else 0
         if count <= 1:
             raise ValueError("%s(): expected more than 1 value per channel when training, "
                              "got input of shape %s" % (what, tuple(input.shape)))
-        mean = input.mean(dims, keepdim=True)
-        centred = input - mean
+        mean = x.mean(dims, keepdim=True)
+        centred = x - mean
         var = (centred * centred).mean(dims, keepdim=True)
         with pyad.no_grad():
             if running_mean is not None:
@@ -1315,18 +1336,25 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             if running_var is not None:
                 unbiased = var.detach().reshape(-1) * (count / (count - 1))
                 running_var.mul_(1 - momentum).add_(unbiased * momentum)
-        out = centred * pyad.rsqrt(var + eps)
+        invstd = pyad.rsqrt(var + eps)
+        if x is not input and not any(p is not None and _var(p).dtype == _np.float32 for p in
+                                      (running_mean, running_var, weight, bias)):
+            # torch keeps the batch statistics in the parameters' dtype: without float32
+            # parameters, the mean and 1/std of a float16/bfloat16 input are rounded to it
+            centred = x - mean.to(input.dtype).float()
+            invstd = invstd.to(input.dtype).float()
+        out = centred * invstd
     else:
         if running_mean is None or running_var is None:
             raise ValueError("%s(): running_mean and running_var must be given when not "
                              "training" % what)
-        out = (input - _var(running_mean).reshape(view)) * pyad.rsqrt(
+        out = (x - _var(running_mean).reshape(view)) * pyad.rsqrt(
             _var(running_var).reshape(view) + eps)
     if weight is not None:
         out = out * _var(weight).reshape(view)
     if bias is not None:
         out = out + _var(bias).reshape(view)
-    return _to_input_dtype(out, input)
+    return _fl._keep_channels_last(_to_input_dtype(out, input), input)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -1356,7 +1384,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError("%s(): %s must have shape (%d,), got %s"
                                % (what, name, c, tuple(_var(p).shape)))
     _norm_dtypes(what, input, weight, bias)
-    grouped = input.reshape((n, num_groups, (c // num_groups) * int(_np.prod(input.shape[2:]))))
+    x, weight, bias = _in_float32(input, weight, bias)
+    grouped = x.reshape((n, num_groups, (c // num_groups) * int(_np.prod(input.shape[2:]))))
     mean = grouped.mean(2, keepdim=True)
     centred = grouped - mean
     var = (centred * centred).mean(2, keepdim=True)
@@ -1366,7 +1395,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         out = out * _var(weight).reshape(view)
     if bias is not None:
         out = out + _var(bias).reshape(view)
-    return _to_input_dtype(out, input)
+    return _fl._keep_channels_last(_to_input_dtype(out, input), input)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

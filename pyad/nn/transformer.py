@@ -21,6 +21,7 @@ import warnings
 
 import numpy as _np
 
+from pyad._porting import _is_float
 import pyad
 from pyad._engine import Variable, matmul
 from pyad.nn import functional as F
@@ -42,7 +43,7 @@ def _canonical_mask(mask, name, target_dtype, what):
     if mask.dtype == pyad.bool:
         xp = pyad.get_array_module(mask.data)
         return Variable(xp.where(mask.data, -xp.inf, 0.0).astype(target_dtype))
-    if mask.dtype.kind != "f":
+    if not _is_float(mask.dtype):
         raise AssertionError("only bool and floating types of %s are supported" % name)
     return mask
 

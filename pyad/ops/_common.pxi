@@ -434,6 +434,16 @@ cdef inline object _opmath_data(object d):
     return d.astype(numpy.float32) if _is_reduced_float(d) else d
 
 
+cdef object _matmul_arrays(object a, object b):
+    # a @ b for arrays. torch's float16/bfloat16 GEMMs accumulate in float32 and round
+    # once; NumPy's bfloat16 matmul (ml_dtypes) returns float32 instead, and its float16
+    # one runs without BLAS: both go through float32 here and come back in their dtype.
+    if type(a) is _NDARRAY and type(b) is _NDARRAY and _is_reduced_float(a) and \
+            a.dtype == b.dtype:
+        return numpy.matmul(a.astype(numpy.float32), b.astype(numpy.float32)).astype(a.dtype)
+    return _xp_of(a).matmul(a, b)
+
+
 cdef inline int _category(object dtype):
     cdef str kind = dtype.kind
     return _kind_category(ord(kind))
@@ -1034,7 +1044,7 @@ cdef inline object _v_array(object v):
 cdef inline object _v_matmul(object a, object b):
     if _on_variables(a, b):
         return matmul(a, b)
-    return _xp_of(a).matmul(a, b)
+    return _matmul_arrays(a, b)
 
 
 cdef inline object _v_mT(object a):

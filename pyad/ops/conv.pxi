@@ -113,8 +113,9 @@ _TORCH_INT_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int", "int64": "
                     "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32",
                     "uint64": "UInt64", "bool": "Bool"}
 
-_TORCH_FLOAT_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double",
-                      "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+_TORCH_FLOAT_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                      "float64": "Double", "complex64": "ComplexFloat",
+                      "complex128": "ComplexDouble"}
 
 
 cdef str _torch_dtype_name(object dtype):
@@ -129,7 +130,7 @@ cdef Variable _pool_input(object input, str what, str kernel, str integers):
     # Integer data cannot require grad, so only the forward takes them.
     cdef Variable x = _as_variable(input, what)
     cdef char kind = _dtype_kind(x._data)
-    if kind == b'f' or kind == b'c':
+    if kind == b'f' or kind == b'c' or _is_float_dtype(x._data.dtype):
         return x                         # (complex: each pooling decides, as torch)
     name = str(x._data.dtype)
     if (kind == b'i' or kind == b'u') and (integers == "all" or (integers == "int64"
@@ -140,6 +141,15 @@ cdef Variable _pool_input(object input, str what, str kernel, str integers):
                                   % (what, kernel, _TORCH_INT_NAMES[name]))
     raise RuntimeError("%s(): expected a floating point or integer input, got %s"
                        % (what, x._data.dtype))
+
+
+cdef void _nonempty_pool_input(Variable x, bint unbatched, str what) except *:
+    # torch's pooling takes an empty batch only: every other dimension must be non-empty
+    shape = x._data.shape[1:] if unbatched else x._data.shape
+    if builtins.any(n == 0 for n in x._data.shape[1:]):
+        raise RuntimeError("%s(): Expected 3D or 4D (batch mode) tensor with optional 0 dim "
+                           "batch size for input, but got:%s"
+                           % (what, "[%s]" % ", ".join(str(n) for n in shape)))
 
 
 cdef tuple _batched(Variable x, Py_ssize_t nd, str what):
@@ -174,7 +184,7 @@ cdef inline object _cv_permute(object v, tuple perm):
 cdef inline object _cv_matmul(object a, object b):
     if _on_variables(a, b):
         return matmul(a, b)
-    return _xp_of(a).matmul(a, b)
+    return _matmul_arrays(a, b)
 
 
 cdef inline object _cv_sum(object v, tuple dims):
@@ -352,7 +362,7 @@ cdef Variable _conv2d(Variable x, Variable w, object bias, tuple stride, tuple p
     cols = _im2col(x._data, kh, kw, stride[0], stride[1], pt, pb, pl, pr,
                    dilation[0], dilation[1], oh, ow, groups)
     # (G, O/G, C/G*kh*kw) @ (N, G, C/G*kh*kw, oh*ow) -> (N, G, O/G, oh*ow)
-    data = xp.matmul(wd.reshape(groups, o // groups, cols.shape[2]), cols)
+    data = _matmul_arrays(wd.reshape(groups, o // groups, cols.shape[2]), cols)
     data = data.reshape(n, o, oh, ow)
     if b is not None:
         data += b._data.reshape(o, 1, 1)
@@ -522,6 +532,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             raise RuntimeError("%s(): expected bias of shape (%d,), got %s"
                                % (what, o, _shape_str((<Variable>b)._data.shape)))
         out = add(out, _reshape(b, (o, 1, 1), False))
+    if _is_channels_last(x) or _is_channels_last(w):
+        # torch's result follows a channels_last input or weight (out may be a view of
+        # the folded columns here, so a differentiable copy, not a relayout in place)
+        out = (<Variable>out).contiguous(memory_format=channels_last)
     return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
 
 
@@ -767,6 +781,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     _refuse_complex(input, None, "max_pool2d")
     cdef Variable x = _pool_input(input, "max_pool2d", "max_pool2d", "all")
     x, unbatched = _batched(x, 2, "max_pool2d")
+    _nonempty_pool_input(x, unbatched, "max_pool2d")
     k, s, p, d, oh, ow = _pool_args(x, kernel_size, stride, padding, dilation, ceil_mode,
                                     "max_pool2d")
     xd = x._data
@@ -849,6 +864,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     _refuse_complex(input, None, "avg_pool2d")
     cdef Variable x = _pool_input(input, "avg_pool2d", "avg_pool2d", "int64")
     x, unbatched = _batched(x, 2, "avg_pool2d")
+    _nonempty_pool_input(x, unbatched, "avg_pool2d")
     k, s, p, d, oh, ow = _pool_args(x, kernel_size, stride, padding, 1, ceil_mode,
                                     "avg_pool2d")
     if divisor_override is not None:
@@ -932,7 +948,7 @@ def adaptive_avg_pool2d(input, output_size):
         pos = xp.arange(size)
         m = ((pos >= start[:, None]) & (pos < end[:, None])) / (end - start)[:, None]
         mats.append(_plain(m.astype(x._data.dtype), False))
-    out = matmul(matmul(mats[0], x), transpose(mats[1], 0, 1))
+    out = _channels_last_like(matmul(matmul(mats[0], x), transpose(mats[1], 0, 1)), x)
     return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
 
 

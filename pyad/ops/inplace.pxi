@@ -514,6 +514,17 @@ cdef object _unwritable_error(Variable x, str what):
     return RuntimeError("%s(): the Variable's data is read-only" % what)
 
 
+cdef bint _partially_overlap(object target, object other):
+    # torch's assert_no_partial_overlap: other's memory meets target's without being the
+    # very same elements (a full overlap is allowed, as torch's)
+    if type(target) is not _NDARRAY or type(other) is not _NDARRAY or \
+            not numpy.may_share_memory(target, other):
+        return False
+    return not (cnp.PyArray_BYTES(<cnp.ndarray>target) == cnp.PyArray_BYTES(<cnp.ndarray>other)
+                and target.shape == other.shape and target.strides == other.strides
+                and target.itemsize == other.itemsize)
+
+
 cdef bint _has_internal_overlap(object data):
     cdef Py_ssize_t k
     for k in range(data.ndim):
@@ -672,7 +683,14 @@ def masked_fill_(object input, mask, value):
     >>> x.masked_fill_(numpy.array([True, False, False]), 0.0), x._version
     (tensor([0., 1., 1.], dtype=float64), 1)
     """
-    return _inplace_indexing(_inplace_target(input, "masked_fill_"), masked_fill, (mask, value), {}, value, "masked_fill_")
+    cdef Variable x = _inplace_target(input, "masked_fill_")
+    m = (<Variable>mask)._data if isinstance(mask, Variable) else mask
+    if _partially_overlap(x._data, m):
+        raise RuntimeError("masked_fill_(): unsupported operation: some elements of the input "
+                           "Variable and the written-to Variable refer to a single memory "
+                           "location. Please clone() the Variable before performing the "
+                           "operation.")
+    return _inplace_indexing(x, masked_fill, (mask, value), {}, value, "masked_fill_")
 
 
 @profiled_op

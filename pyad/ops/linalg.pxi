@@ -47,6 +47,18 @@ cdef class MatmulBackward(Node):
         self.b.release()
 
 
+_CPP_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                     "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+                     "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                     "bool": "bool", "complex64": "c10::complex<float>",
+                     "complex128": "c10::complex<double>"}
+
+
+cdef str _cpp_scalar_name(object dtype):
+    # the C++ type torch's "expected m1 and m2 to have the same dtype" message names
+    return _CPP_SCALAR_NAMES.get(str(dtype), str(dtype))
+
+
 @profiled_op
 cpdef Variable matmul(object input, object other, object out=None):
     """Matrix product with NumPy's rules (1-D vectors, batched broadcasting).
@@ -68,14 +80,22 @@ cpdef Variable matmul(object input, object other, object out=None):
                                                     _torch_dtype_name(_dtype(b._data))))
         if _dtype_kind(a._data) == b'b':
             _no_kernel("matmul", "dot", "bool")
+    elif not _same_dtype(_dtype(a._data), _dtype(b._data)):
+        # torch's GEMMs take one dtype: no promotion
+        raise RuntimeError("matmul(): expected m1 and m2 to have the same dtype, but got: "
+                           "%s != %s" % (_cpp_scalar_name(a._data.dtype),
+                                         _cpp_scalar_name(b._data.dtype)))
+    token = _fp_quiet_enter()                           # (overflow: no warning)
     try:
-        data = _quiet2(_xp_of(a._data).matmul, a._data, b._data)   # (overflow: no warning)
+        data = _matmul_arrays(a._data, b._data)
     except ValueError:
         raise RuntimeError("matmul(): shapes %s and %s cannot be multiplied"
                            % (_shape_str(a._data.shape), _shape_str(b._data.shape))) from None
     except TypeError:
         _check_same_device(a._data, b._data, "matmul")
         raise
+    finally:
+        _fp_quiet_exit(token)
     cdef MatmulBackward node
     if (a._requires_grad or b._requires_grad) and _grad_enabled() and not (
             a._volatile or b._volatile):
@@ -482,7 +502,13 @@ cdef Variable _einsum_core(tuple terms, str out, list operands):
     cdef Variable v
     datas = [(<Variable>v)._data for v in operands]
     eq = ",".join(terms) + "->" + out
-    data = _xp_of(datas[0]).einsum(eq, *datas, optimize=len(datas) > 2)
+    if type(datas[0]) is _NDARRAY and _is_reduced_float(datas[0]):
+        # float16/bfloat16 in float32, rounded once (as _matmul_arrays: torch's kernels
+        # accumulate in float32; NumPy has no bfloat16 einsum)
+        data = numpy.einsum(eq, *[d.astype(numpy.float32) for d in datas],
+                            optimize=len(datas) > 2).astype(datas[0].dtype)
+    else:
+        data = _xp_of(datas[0]).einsum(eq, *datas, optimize=len(datas) > 2)
     data = _ensure_array(data)
     if data.base is not None:            # NumPy returns a view for a transpose
         data = data.copy()
@@ -1726,6 +1752,17 @@ cdef Variable _add_product(str what, object input, Variable product, object beta
     return add(x if beta == 1 else mul(x, beta), product)
 
 
+cdef bint _sums_in_float32(object input, Variable a, Variable b):
+    # float16/bfloat16 operands of one dtype: torch's addmm & co add the product and the
+    # input in float32 and round once (the callers run in float32 and cast back)
+    return (_is_reduced_float(a._data) and isinstance(input, Variable)
+            and a._data.dtype == b._data.dtype == (<Variable>input)._data.dtype)
+
+
+cdef inline Variable _f32(object v):
+    return _convert(<Variable>v, None, numpy.float32, False)
+
+
 cdef void _check_matrices(str what, str first, Variable a, int a_dims, str second, Variable b,
                           int b_dims) except *:
     if a._data.ndim != a_dims:
@@ -1763,6 +1800,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     cdef Variable a = _as_variable(mat1, "addmm")
     cdef Variable b = _as_variable(mat2, "addmm")
     _check_matrices("addmm", "mat1", a, 2, "mat2", b, 2)
+    if _sums_in_float32(input, a, b):
+        return _convert(addmm(_f32(input), _f32(a), _f32(b), beta=beta, alpha=alpha), None,
+                        a._data.dtype, False)
     return _add_product("addmm", input, matmul(a, b), beta, alpha)
 
 
@@ -1778,6 +1818,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     cdef Variable a = _as_variable(mat, "addmv")
     cdef Variable v = _as_variable(vec, "addmv")
     _check_matrices("addmv", "mat", a, 2, "vec", v, 1)
+    if _sums_in_float32(input, a, v):
+        return _convert(addmv(_f32(input), _f32(a), _f32(v), beta=beta, alpha=alpha), None,
+                        a._data.dtype, False)
     return _add_product("addmv", input, matmul(a, v), beta, alpha)
 
 
@@ -1795,6 +1838,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     cdef Variable a = _as_variable(batch1, "baddbmm")
     cdef Variable b = _as_variable(batch2, "baddbmm")
     _check_matrices("baddbmm", "batch1", a, 3, "batch2", b, 3)
+    if _sums_in_float32(input, a, b):
+        return _convert(baddbmm(_f32(input), _f32(a), _f32(b), beta=beta, alpha=alpha), None,
+                        a._data.dtype, False)
     return _add_product("baddbmm", input, matmul(a, b), beta, alpha)
 
 
@@ -1812,6 +1858,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     cdef Variable a = _as_variable(batch1, "addbmm")
     cdef Variable b = _as_variable(batch2, "addbmm")
     _check_matrices("addbmm", "batch1", a, 3, "batch2", b, 3)
+    if _sums_in_float32(input, a, b):
+        return _convert(addbmm(_f32(input), _f32(a), _f32(b), beta=beta, alpha=alpha), None,
+                        a._data.dtype, False)
     return _add_product("addbmm", input, sum(matmul(a, b), 0), beta, alpha)
 
 
@@ -1880,6 +1929,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
             raise RuntimeError("%s(): cdist only supports at least 2D tensors, %s got: %dD"
                                % (what, name, (<Variable>v)._data.ndim))
     for name, v in (("X1", a), ("X2", b)):
+        if _is_reduced_float((<Variable>v)._data):
+            raise NotImplementedError('%s(): "cdist" not implemented for \'%s\''
+                                      % (what, _torch_dtype_name((<Variable>v)._data.dtype)))
         if (<Variable>v)._data.dtype.kind != "f":
             dname = str((<Variable>v)._data.dtype)
             raise RuntimeError("%s(): cdist only supports floating-point dtypes, %s got: %s"

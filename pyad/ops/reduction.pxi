@@ -1229,13 +1229,15 @@ cpdef Variable logcumsumexp(object input, object dim, object out=None):
     cdef Variable x = _as_variable(input, "logcumsumexp")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "logcumsumexp")
     cdef char kind = _dtype_kind(x._data)
-    if kind != b'f' and kind != b'c':
+    if kind != b'f' and kind != b'c' and not _is_float_dtype(x._data.dtype):
         raise NotImplementedError("logcumsumexp(): \"logcumsumexp_out_cpu\" not implemented "
                                   "for '%s'" % _torch_dtype_name(x._data.dtype))
     if x._data.ndim == 0:
         data = x._data.copy()
     elif kind == b'c':
         data = _complex_logcumsumexp_data(x._data, d)
+    elif _is_reduced_float(x._data):
+        data = _logcumsumexp_data(x._data.astype(numpy.float32), d).astype(x._data.dtype)
     else:
         data = _logcumsumexp_data(x._data, d)
     cdef LogcumsumexpBackward node

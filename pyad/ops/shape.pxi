@@ -1392,8 +1392,14 @@ def unflatten(input, dim, sizes):
     for s in sizes:
         if s != -1:
             known *= s
-    if list(sizes).count(-1) > 1 or (-1 not in sizes and known != n) or (
-            -1 in sizes and (known == 0 or n % known)) or any(s < -1 for s in sizes):
+    if list(sizes).count(-1) > 1:
+        raise RuntimeError("unflatten(): only one dimension can be inferred")
+    if -1 in sizes and known == 0 and not any(s < -1 for s in sizes):
+        raise RuntimeError("unflatten(): cannot reshape a Variable of %d elements into shape "
+                           "%s because the unspecified dimension size -1 can be any value "
+                           "and is ambiguous" % (n, list(sizes)))
+    if any(s < -1 for s in sizes) or (-1 not in sizes and known != n) or (
+            -1 in sizes and n % known):
         raise RuntimeError("unflatten(): provided sizes %s don't multiply up to the size of "
                            "dim %d (%d) in the input Variable" % (list(sizes), d, n))
     if -1 in sizes:
@@ -2657,6 +2663,12 @@ cdef object _index_source(Variable x, tuple key, object source, str what):
         raise TypeError("%s(): argument 'source' must be a Variable, not %s"
                         % (what, type(source).__name__))
     _check_same_dtype(x, source, what, "source")
+    if what == "index_copy" and x._data.ndim == 1 and (<Variable>source)._data.ndim == 0:
+        # torch: a 0-d source into a 1-D Variable (its slices are 0-d) at one index
+        if key[0].shape[0] != 1:
+            raise RuntimeError("index_copy(): When source is scalar, index should have one "
+                               "element (got %d)" % key[0].shape[0])
+        return reshape(source, (1,))
     if x._data.ndim == 0:     # torch: index_copy takes a 1-element source, index_add not
         expected = () if (<Variable>source)._data.ndim == 0 or what == "index_add" \
             else (key[0].shape[0],)
@@ -3051,7 +3063,8 @@ def pad(input, pad, mode="constant", value=None):
         positions = xp.pad(xp.arange(x._data.size).reshape(x._data.shape),
                            [(builtins.max(lo, 0), builtins.max(hi, 0)) for lo, hi in widths],
                            mode="reflect" if mode == "reflect" else "edge")
-        return getitem(reshape(x, (-1,)), positions[tuple(crop)])
+        # (torch's result keeps a channels_last layout)
+        return _channels_last_like(getitem(reshape(x, (-1,)), positions[tuple(crop)]), x)
     # constant: crop the negative sizes, then pad the positive ones
     crop = []
     for d, (lo, hi) in enumerate(widths):
@@ -3071,6 +3084,8 @@ def pad(input, pad, mode="constant", value=None):
                    0 if value is None else value, dtype=x._data.dtype)
     key = tuple(slice(lo, lo + n) for n, (lo, hi) in zip(x._data.shape, grow))
     data[key] = x._data
+    if _is_channels_last(x):
+        data = _in_layout(data, _NHWC)       # torch's result keeps a channels_last layout
     cdef ConstantPadBackward node
     if _records(x):
         node = ConstantPadBackward.__new__(ConstantPadBackward)

@@ -364,12 +364,14 @@ def test_linalg_gradcheck(name):
 
 
 def test_matmul_real_by_complex_vs_torch():
-    # torch wants one dtype (pyad promotes): its operand is converted, whose gradient
-    # is the real part as well
+    # matmul takes one dtype (torch's "expected m1 and m2 to have the same dtype"): the
+    # real operand converted, whose gradient is the real part as well
+    for lib in (pyad, torch):
+        with pytest.raises(RuntimeError, match="same dtype"):
+            lib.ones(3, 4, dtype=lib.float64) @ lib.ones(4, 2, dtype=lib.complex128)
+
     def f(L, a, b):
-        if L is torch:
-            a, b = a.to(torch.complex128), b.to(torch.complex128)
-        return a @ b
+        return a.to(L.complex128) @ b.to(L.complex128)
     check_vs_torch(f, [_r((3, 4), 44), _c((4, 2), 45)])
     check_vs_torch(f, [_c((3, 4), 46), _r((4, 2), 47)])
     check_gradcheck(f, [_r((3, 4), 44), _c((4, 2), 45)])

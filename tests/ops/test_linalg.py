@@ -8,6 +8,11 @@ from _ops_helpers import (NP, Case, standard_op_tests, torch_lib)
 
 B34 = np.random.default_rng(12).standard_normal((3, 4))
 
+
+def _dtype_of(v):
+    """A NumPy, pyad or torch value's dtype as NumPy's."""
+    return np.dtype(str(v.dtype).replace("torch.", ""))
+
 CASES = [
     Case("vec_dot_vec", lambda L, a, b: L.matmul(a, b), [(4,), (4,)]),
     Case("mat_times_vec", lambda L, a, b: L.matmul(a, b), [(3, 4), (4,)]),
@@ -20,8 +25,11 @@ CASES = [
          [(2, 1, 2, 3), (3, 3, 2)]),
     Case("batched_times_vec", lambda L, a, b: L.matmul(a, b), [(2, 3, 4), (4,)]),
     Case("vec_times_batched", lambda L, a, b: L.matmul(a, b), [(3,), (2, 3, 4)]),
-    Case("matmul_ndarray_left", lambda L, a: L.matmul(L.c(B34), a), [(4, 2)]),
-    Case("matmul_ndarray_right", lambda L, a: L.matmul(a, L.c(B34)), [(2, 3)]),
+    # (an array operand in the Variable's dtype: matmul takes one dtype, as torch's)
+    Case("matmul_ndarray_left", lambda L, a: L.matmul(L.c(B34.astype(_dtype_of(a))), a),
+         [(4, 2)]),
+    Case("matmul_ndarray_right", lambda L, a: L.matmul(a, L.c(B34.astype(_dtype_of(a)))),
+         [(2, 3)]),
     Case("matmul_same_variable", lambda L, a: L.matmul(a, a), [(3, 3)]),
     Case("quadratic_form", lambda L, a, m: L.matmul(a, L.matmul(m, a)), [(3,), (3, 3)]),
     Case("matmul_then_tanh", lambda L, a, b: L.tanh(L.matmul(a, b)), [(2, 3), (3, 2)]),
