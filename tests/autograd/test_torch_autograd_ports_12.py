@@ -2,8 +2,8 @@
 ``test/functorch/test_eager_transforms.py`` (``grad``/``vjp``/``jacrev``/``vmap`` on
 primitives and composites, argnums, pytrees, ``has_aux``, unrelated outputs, in-place ops
 and views inside a transform, nesting and composition with ordinary autograd, ``no_grad``
-and ``inference_mode`` around and inside a transform, custom Functions under ``grad``)
-and a few ``TestAutogradDeviceType`` tests of ``test/test_autograd.py`` that earlier
+and ``inference_mode`` around and inside a transform, custom Functions under ``grad``),
+its ``TestJac`` tests (run for both ``jacrev`` and ``jacfwd``) and a few ``TestAutogradDeviceType`` tests of ``test/test_autograd.py`` that earlier
 batches left.
 
 Each test keeps torch's name and the meaning of its assertions; ``torch.randn`` becomes a
@@ -22,7 +22,7 @@ import pyad
 import pyad.nn.functional as F
 from pyad import Variable
 from pyad.autograd import Function
-from pyad.func import grad, grad_and_value, jacrev, jvp, vjp, vmap
+from pyad.func import grad, grad_and_value, jacfwd, jacrev, jvp, vjp, vmap
 
 from _ported_helpers import SeededRandom, assert_equal, double_default_dtype  # noqa: F401
 
@@ -941,6 +941,365 @@ def test_set_materialize_grads():
     # and with respect to x, where the gradient flows (2 x, then 2)
     assert_equal(grad(f, argnums=1)(y, x), 4.0)
     assert_equal(grad(grad(f, argnums=1), argnums=1)(y, x), 2.0)
+
+
+# --------------------------------------------------------------------------------
+# test/functorch/test_eager_transforms.py: TestGradTransform.test_log_softmax, TestJac
+# --------------------------------------------------------------------------------
+
+def test_log_softmax():
+    x = randn(3, 5)
+    v = randn(5)
+
+    def foo(x, v):
+        _, vjp_fn = vjp(lambda t: pyad.log_softmax(t, dim=-1), x)
+        return vjp_fn(v)[0]
+
+    result = vmap(foo, (0, None))(x, v)
+
+    # hand math: v - softmax(x) * sum(v)
+    e = np.exp(_np(x) - _np(x).max(-1, keepdims=True))
+    softmax = e / e.sum(-1, keepdims=True)
+    assert_equal(result, _np(v) - softmax * _np(v).sum())
+
+
+jacrev_and_jacfwd = pytest.mark.parametrize("jacapi", [jacrev, jacfwd],
+                                            ids=["jacrev", "jacfwd"])
+
+
+@jacrev_and_jacfwd
+def test_simple(jacapi):
+    x = randn(3)
+    y = jacapi(pyad.sin)(x)
+    assert_equal(y, np.diagflat(np.cos(_np(x))))
+
+
+@jacrev_and_jacfwd
+def test_simple_not_flat(jacapi):
+    x = randn(2, 3)
+    y = jacapi(pyad.sin)(x)
+    assert_equal(y, np.diagflat(np.cos(_np(x).reshape(-1))).reshape(2, 3, 2, 3))
+
+
+@jacrev_and_jacfwd
+def test_take(jacapi):
+    x = rand(5)
+
+    def func(x):
+        y = pyad.ones(3, dtype=pyad.int64)
+        z = pyad.take(x, y)
+        return z
+
+    expected = np.zeros((3, 5))
+    expected[:, 1] = 1
+    assert_equal(jacrev(func)(x), expected)
+    assert_equal(jacapi(func)(x), expected)
+
+
+@jacrev_and_jacfwd
+def test_diff_numel(jacapi):
+    x = randn(2, 4)
+
+    # Variable[2, 4] -> Variable[3, 1]
+    def f(x):
+        return x[0, 1:].unsqueeze(-1)
+
+    y = jacapi(f)(x)
+    assert tuple(y.shape) == (3, 1, 2, 4)
+
+    expected = np.zeros((3, 1, 2, 4))
+    expected[0, 0, 0, 1] = 1
+    expected[1, 0, 0, 2] = 1
+    expected[2, 0, 0, 3] = 1
+    assert_equal(y, expected)
+
+
+@jacrev_and_jacfwd
+def test_vmap_on_jac_simple(jacapi):
+    x = randn(2, 3)
+    y = vmap(jacapi(pyad.sin))(x)
+    expected = np.stack([np.diagflat(np.cos(_np(x)[i])) for i in range(2)])
+    assert_equal(y, expected)
+
+
+@jacrev_and_jacfwd
+def test_nested_jac_simple(jacapi):
+    def foo(x):
+        return x.sin().sum()
+
+    x = randn(3)
+    y = jacapi(jacapi(foo))(x)
+    assert_equal(y, np.diagflat(-np.sin(_np(x))))
+
+
+@jacrev_and_jacfwd
+def test_multiple_args(jacapi):
+    x = randn(3)
+    y = randn(3)
+    z = jacapi(pyad.multiply, argnums=1)(x, y)
+    assert_equal(z, np.diagflat(_np(x)))
+
+
+@jacrev_and_jacfwd
+def test_multiple_outputs_multiple_argnums(jacapi):
+    def f(x, y):
+        return 2 * x + 3 * y, 4 * x + 5 * y
+
+    x = randn(3)
+    y = randn(3)
+    z = jacapi(f, argnums=(0, 1))(x, y)
+    assert isinstance(z, tuple) and len(z) == 2
+    assert isinstance(z[0], tuple) and len(z[0]) == 2
+    assert_equal(z[0][0], 2 * np.eye(3))
+    assert_equal(z[0][1], 3 * np.eye(3))
+    assert_equal(z[1][0], 4 * np.eye(3))
+    assert_equal(z[1][1], 5 * np.eye(3))
+
+
+@jacrev_and_jacfwd
+def test_multiple_outputs_single_argnums(jacapi):
+    def f(x, y):
+        return 2 * x + 3 * y, 4 * x + 5 * y
+
+    x = randn(3)
+    y = randn(3)
+
+    z = jacapi(f, argnums=0)(x, y)
+    assert isinstance(z, tuple) and len(z) == 2
+    assert_equal(z[0], 2 * np.eye(3))
+    assert_equal(z[1], 4 * np.eye(3))
+
+    z = jacapi(f, argnums=(0,))(x, y)
+    assert isinstance(z, tuple) and len(z) == 2
+    assert isinstance(z[0], tuple) and len(z[0]) == 1 and len(z[1]) == 1
+    assert_equal(z[0][0], 2 * np.eye(3))
+    assert_equal(z[1][0], 4 * np.eye(3))
+
+
+@jacrev_and_jacfwd
+def test_multiple_outputs_pytree(jacapi):
+    def f(x, y):
+        return {"left": 2 * x + 3 * y, "right": 4 * x + 5 * y}
+
+    x = randn(3)
+    y = randn(3)
+    z = jacapi(f, argnums=(0, 1))(x, y)
+    assert isinstance(z, dict) and set(z) == {"left", "right"}
+    assert isinstance(z["left"], tuple) and isinstance(z["right"], tuple)
+    for key, (cx, cy) in (("left", (2, 3)), ("right", (4, 5))):
+        assert_equal(z[key][0], cx * np.eye(3))
+        assert_equal(z[key][1], cy * np.eye(3))
+
+
+@jacrev_and_jacfwd
+def test_multiple_inputs_pytree(jacapi):
+    def f(a, b, c):
+        a0, a1 = a
+        return a0 + a1 * 2 + b * 3 + c * 4
+
+    x = randn()
+    args = ((x, x), x, x)
+
+    (r0, r1), r2, r3 = jacapi(f, argnums=(0, 1, 2))(*args)
+    for r, e in zip((r0, r1, r2, r3), (1.0, 2.0, 3.0, 4.0)):
+        assert_equal(r, e)
+
+    ((r0, r1),) = jacapi(f, argnums=(0,))(*args)
+    assert_equal(r0, 1.0)
+    assert_equal(r1, 2.0)
+
+    r0, r1 = jacapi(f)(*args)
+    assert_equal(r0, 1.0)
+    assert_equal(r1, 2.0)
+
+
+@jacrev_and_jacfwd
+def test_dimensionality(jacapi):
+    def f(x):
+        return x
+
+    x = randn()
+    result = jacapi(f)(x)
+    assert result.dim() == 0
+    assert_equal(result, 1.0)
+
+    x = randn(1)
+    result = jacapi(f)(x)
+    assert result.dim() == 2
+    assert_equal(result, np.ones((1, 1)))
+
+
+@jacrev_and_jacfwd
+def test_aux_tensor(jacapi):
+    def f(x):
+        y = x.clone()
+        return y, y.cos()
+
+    x = randn(3)
+    result, aux = jacapi(f, has_aux=True)(x)
+
+    assert_equal(result, np.eye(3))
+    assert_equal(aux, np.cos(_np(x)))
+
+
+@jacrev_and_jacfwd
+def test_aux_pytree(jacapi):
+    def f(x):
+        y = x.clone()
+        return y, {"a": y.cos(), "b": [y.tan()]}
+
+    x = randn(3)
+
+    result, aux = jacapi(f, has_aux=True)(x)
+    assert_equal(result, np.eye(3))
+    assert set(aux) == {"a", "b"}
+    assert_equal(aux["a"], np.cos(_np(x)))
+    assert_equal(aux["b"][0], np.tan(_np(x)))
+
+    # torch: "Expected tensors, got unsupported type"; pyad says Variables
+    for aux in [1, 1.0, "abc"]:
+        with pytest.raises(RuntimeError, match=r"Expected Variables in aux, got unsupported "
+                                               r"type"):
+            _ = jacapi(lambda x: (x, aux), has_aux=True)(x)
+        with pytest.raises(RuntimeError, match=r"Expected Variables in aux, got unsupported "
+                                               r"type"):
+            _ = jacapi(lambda x: (x, [x, aux]), has_aux=True)(x)
+
+
+@jacrev_and_jacfwd
+def test_outputs_can_any_pytree(jacapi):
+    x = randn(2, 3)
+
+    for output in [None, ()]:
+        with pytest.raises(RuntimeError, match=r"(vjp|jvp|jacrev|jacfwd).*Expected f to be a "
+                                               r"function that has non-empty output"):
+            jacapi(lambda _: output)(x)
+
+    for output in [1, True, 12.2, "abc"]:
+        with pytest.raises(RuntimeError, match=r"(vjp|jvp|jacrev|jacfwd).*expected "
+                                               r"f\(\*primals\) to return only"):
+            jacapi(lambda _: output)(x)
+
+    # Check list output
+    out = jacapi(lambda x: [x, x.sum()])(x)
+    assert isinstance(out, list) and len(out) == 2
+    assert_equal(out[0], np.eye(6).reshape(2, 3, 2, 3))
+    assert_equal(out[1], np.ones((2, 3)))
+
+    # Check dict output
+    out = jacapi(lambda x: {"x": x, "xsum": x.sum()})(x)
+    assert isinstance(out, dict) and len(out) == 2 and "xsum" in out
+    assert_equal(out["xsum"], np.ones((2, 3)))
+
+    def composite_output(x):
+        out = x.sum()
+        return [
+            (out, {"a": x, "out": [x, out]}),
+        ]
+
+    out = jacapi(composite_output)(x)
+    assert isinstance(out, list)
+    assert isinstance(out[0], tuple) and isinstance(out[0][1], dict)
+
+
+@jacrev_and_jacfwd
+def test_multiple_inputs_outputs_pytree(jacapi):
+    def f(a, b, c):
+        a0, a1 = a
+        return a0 + a1 * 2, {"foo": b * 3 + c * 4}
+
+    x = randn()
+    args = ((x, x), x, x)
+
+    (r0, r1), foo = jacapi(f)(*args)
+    assert_equal(r0, 1.0)
+    assert_equal(r1, 2.0)
+    assert set(foo) == {"foo"}
+    assert_equal(foo["foo"][0], 0.0)
+    assert_equal(foo["foo"][1], 0.0)
+
+    (((r0, r1),), foo) = jacapi(f, argnums=(0,))(*args)
+    assert_equal(r0, 1.0)
+    assert_equal(r1, 2.0)
+    ((z0, z1),) = foo["foo"]
+    assert_equal(z0, 0.0)
+    assert_equal(z1, 0.0)
+
+    (((r0, r1), rz), foo) = jacapi(f, argnums=(0, 1))(*args)
+    assert_equal(r0, 1.0)
+    assert_equal(r1, 2.0)
+    assert_equal(rz, 0.0)
+    (z0, z1), f3 = foo["foo"]
+    assert_equal(z0, 0.0)
+    assert_equal(z1, 0.0)
+    assert_equal(f3, 3.0)
+
+
+@jacrev_and_jacfwd
+def test_multiple_inputs_outputs_pytree_multidim(jacapi):
+    def f(dct):
+        a = dct["a"]
+        b = dct["b"]
+        return {"c": a.sin(), "d": b.cos()}
+
+    x = randn(3)
+    args = ({"a": x, "b": x},)
+
+    result = jacapi(f)(*args)
+    assert set(result) == {"c", "d"}
+    assert_equal(result["c"]["a"], np.diagflat(np.cos(_np(x))))
+    assert_equal(result["c"]["b"], np.zeros((3, 3)))
+    assert_equal(result["d"]["a"], np.zeros((3, 3)))
+    assert_equal(result["d"]["b"], np.diagflat(-np.sin(_np(x))))
+
+
+@jacrev_and_jacfwd
+def test_unrelated_input(jacapi):
+    def f(x, y):
+        return x
+
+    x = randn(2, 3)
+    y = randn(2, 3)
+
+    result = jacapi(f, argnums=(0, 1))(x, y)
+    assert isinstance(result, tuple) and len(result) == 2
+    assert_equal(result[0], np.eye(6).reshape(2, 3, 2, 3))
+    assert_equal(result[1], np.zeros((2, 3, 2, 3)))
+
+
+@jacrev_and_jacfwd
+def test_unrelated_output(jacapi):
+    y = randn(2, 3)
+
+    def f(x):
+        return y
+
+    x = randn(2, 3)
+
+    result = jacapi(f)(x)
+    assert_equal(result, np.zeros((2, 3, 2, 3)))
+
+
+@jacrev_and_jacfwd
+def test_empty_output(jacapi):
+    x = randn(3)
+    y = randn(3)
+
+    def f(x, y):
+        return ()
+
+    with pytest.raises(RuntimeError, match="xpected"):
+        jacapi(f)(x, y)
+
+
+@jacrev_and_jacfwd
+def test_argnums_tuple(jacapi):
+    x = randn(3)
+    y = randn(3)
+    z = jacapi(pyad.multiply, argnums=(0, 1))(x, y)
+    assert len(z) == 2
+    assert_equal(z[0], np.diagflat(_np(y)))
+    assert_equal(z[1], np.diagflat(_np(x)))
 
 
 # --------------------------------------------------------------------------------
