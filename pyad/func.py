@@ -35,7 +35,8 @@ import numpy
 
 import pyad
 from pyad._engine import Variable
-from pyad.autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from pyad import _engine
+from pyad.autograd.grad_mode import is_grad_enabled
 from pyad.nn.utils.stateless import _functional_call as _stateless_call
 
 __all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev",
@@ -219,7 +220,31 @@ def _private_input(value, api):
                            "got %s" % (api, value.dtype))
     if value.requires_grad:
         return value.view_as(value)
+    if value.is_inference():
+        # made under inference_mode(): an inference Variable may not require grad
+        # outside the mode, so the transform differentiates a copy of its values
+        return Variable(value.data.copy(), requires_grad=True)
     return value.detach().requires_grad_(True)
+
+
+class _TransformGradMode:
+    """Grad mode set to ``mode`` with inference mode off, both restored on exit: a
+    transform differentiates its function also when it is called inside
+    ``inference_mode()`` (torch.func's transforms do), where views would otherwise record
+    no graph."""
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self._previous_inference = _engine._set_inference_mode(False)
+        self._previous = _engine._set_grad_enabled(self.mode)
+        return None
+
+    def __exit__(self, exc_type, exc, tb):
+        _engine._set_grad_enabled(self._previous)
+        _engine._set_inference_mode(self._previous_inference)
+        return False
 
 
 # The private leaves of transforms that have returned, by id (a weak reference each, so
@@ -287,7 +312,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create
     kept = [(out, g) for out, g in zip(outputs, grad_outputs) if out.requires_grad]
     grads = [None] * len(inputs)
     if kept:
-        with set_grad_enabled(create_graph):
+        with _TransformGradMode(create_graph):
             grads = pyad.autograd.grad([out for out, _ in kept], list(inputs),
                                        [g for _, g in kept], retain_graph=retain_graph,
                                        create_graph=create_graph, allow_unused=True)
@@ -336,7 +361,7 @@ class _Traced:
     def __init__(self, func, args, argnums, has_aux, api, check_outputs, kwargs=None):
         self.api = api
         self.outer_enabled = is_grad_enabled()
-        with enable_grad():
+        with _TransformGradMode(True):
             if argnums is None:
                 diff, replace = args, None
             else:
@@ -357,8 +382,12 @@ class _Traced:
         self.flat_outputs, self.output_spec = _tree_flatten(output)
         if check_outputs:
             _check_outputs(self.flat_outputs, api, check_dtype=check_outputs == "dtype")
-        self.outer = self.outer_enabled and any(
+        # whether the outputs' graph reaches outside the transform; vjp_fn decides with it
+        # when it is called (torch's vjp under no_grad gives a vjp_fn that records its
+        # backward pass when called with grad mode on)
+        self.reaches_outer = any(
             _depends_on_outer(out, self.private_ids) for out in self.flat_outputs)
+        self.outer = self.outer_enabled and self.reaches_outer
         self.unwrap = _unwrapper(self.private_ids, self.outer_enabled)
         self.aux = _tree_map(self._unwrap_aux, aux) if has_aux else None
 
@@ -482,7 +511,8 @@ def _vjp(func, primals, argnums, has_aux):
                 raise RuntimeError("vjp_fn(): Mismatch in shape: grad_output[%d] has a shape "
                                    "of %s and output[%d] has a shape of %s."
                                    % (index, tuple(cot.shape), index, tuple(out.shape)))
-        keep = create_graph and (traced.outer or any(c.requires_grad for c in flat_cotangents))
+        keep = create_graph and (traced.reaches_outer
+                                 or any(c.requires_grad for c in flat_cotangents))
         grads = _autograd_grad(traced.flat_outputs, traced.private, flat_cotangents,
                                retain_graph=retain_graph, create_graph=keep)
         unwrap = _unwrapper(traced.private_ids, keep)
@@ -525,7 +555,7 @@ class _Linearized:
     def __init__(self, func, primals, argnums, has_aux, api):
         self.traced = _Traced(func, primals, argnums, has_aux, api, check_outputs=True)
         traced = self.traced
-        with enable_grad():
+        with _TransformGradMode(True):
             self.diff_outputs = [i for i, out in enumerate(traced.flat_outputs)
                                  if out.requires_grad]
             # Zeros are safe: the value of u never shows in the result (no inf/NaN leaks in).
@@ -550,7 +580,7 @@ class _Linearized:
                 if b is not None and b.requires_grad]
         images = [None] * len(self.placeholders)
         if used:
-            with set_grad_enabled(keep):
+            with _TransformGradMode(keep):
                 images = pyad.autograd.grad([b for b, _ in used], self.placeholders,
                                             [t for _, t in used], retain_graph=retain_graph,
                                             create_graph=keep, allow_unused=True)
