@@ -1,0 +1,613 @@
+"""More ports of PyTorch's op-semantics tests (CPU) to pyad: ``test/test_torch.py``
+(index_add/index_copy/index_fill, masked_fill/masked_scatter/masked_select, put_/take,
+logcumsumexp, copy_ broadcasting and dtype, diff, gradient, histc, cdist, renorm, lerp,
+nan_to_num, where), ``test/test_binary_ufuncs.py`` (div rounding modes, floor_divide,
+remainder and fmod signs, pow edge cases, atan2, hypot, copysign, ldexp, xlogy,
+heaviside, float_power, maximum/minimum/fmax/fmin with NaN, gcd/lcm, nextafter,
+logaddexp, bitwise and shift ops, comparisons), ``test/test_unary_ufuncs.py`` (values at
+special points: frexp, sinc at 0, i0, digamma, polygamma, nan_to_num, abs of -0.0) and
+``test/test_view_ops.py`` (unflatten, hsplit/vsplit/dsplit views).
+
+As in tests/ops/test_torch_op_ports.py the tests keep torch's names and the meaning of
+their assertions, without torch's OpInfo/device/dtype decorators: each writes its
+concrete dtypes and inputs.  Expected values are torch 2.13 run on the same inputs
+(``check`` compares shape, dtype and values) or the literal values of torch's own
+test, never pyad's output.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import pyad
+
+torch = pytest.importorskip("torch")
+
+inf, nan = math.inf, math.nan
+
+
+# ------------------------------------------------------------------------------------
+# helpers
+# ------------------------------------------------------------------------------------
+
+def dname(d):
+    """'float32', 'int64', 'bool' ... for a torch or a NumPy/pyad dtype."""
+    if isinstance(d, torch.dtype):
+        return str(d).replace("torch.", "")
+    return np.dtype(d).name
+
+
+def tnp(t):
+    return t.detach().numpy() if isinstance(t, torch.Tensor) else np.asarray(t)
+
+
+def check(p, t, exact=True):
+    """A pyad result against torch's: shape, dtype and values (nan where nan)."""
+    if isinstance(t, (tuple, list)):
+        assert isinstance(p, (tuple, list)) and len(p) == len(t)
+        for a, b in zip(p, t):
+            check(a, b, exact)
+        return
+    assert tuple(p.shape) == tuple(t.shape), (p.shape, t.shape)
+    assert dname(p.dtype) == dname(t.dtype), (p.dtype, t.dtype)
+    tol = {"float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7),
+           "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}.get(dname(t.dtype))
+    if exact or tol is None:
+        np.testing.assert_array_equal(p.data, tnp(t))
+    else:
+        # torch's assertEqual tolerances for the dtype (rtol, atol)
+        np.testing.assert_allclose(p.data, tnp(t), rtol=tol[0], atol=tol[1])
+
+
+def check_signs(p, t):
+    """Also the sign bits (-0.0 against 0.0, the sign of a NaN is not compared)."""
+    check(p, t)
+    a, b = np.asarray(p.data), tnp(t)
+    keep = ~np.isnan(b)
+    np.testing.assert_array_equal(np.signbit(a[keep]), np.signbit(b[keep]))
+
+
+def both(a, dtype=None):
+    """The same data as a pyad Variable and a torch tensor."""
+    a = np.asarray(a) if dtype is None else np.asarray(a, dtype=dtype)
+    return pyad.tensor(a.copy()), torch.tensor(a.copy())
+
+
+def same(fn, *arrays, exact=True):
+    """``fn(module, *inputs)`` with pyad and with torch on the same data: equal results."""
+    ps, ts = zip(*[both(a) for a in arrays]) if arrays else ((), ())
+    p, t = fn(pyad, *ps), fn(torch, *ts)
+    check(p, t, exact)
+    return p, t
+
+
+def rnd(shape, seed=0, dtype=np.float64):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def rint(shape, lo, hi, seed=0, dtype=np.int64):
+    return np.random.default_rng(seed).integers(lo, hi, shape).astype(dtype)
+
+
+SPECIAL = np.array([-inf, -2.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.5, inf, nan])
+
+
+# ------------------------------------------------------------------------------------
+# test_binary_ufuncs.py
+# ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_div_rounding_modes(dtype):
+    if np.issubdtype(dtype, np.integer):
+        a, b = rint((30,), -50, 50, 1, dtype), rint((30,), -9, 9, 2, dtype)
+    else:
+        a, b = (rnd((30,), 1) * 10).astype(dtype), (rnd((30,), 2) * 3).astype(dtype)
+    b[b == 0] = 1
+    for mode in (None, "trunc", "floor"):
+        p, t = same(lambda m, x, y: m.div(x, y, rounding_mode=mode), a, b)
+        same(lambda m, x, y: x.div(y, rounding_mode=mode), a, b)
+    pa, pb = both(a)[0], both(b)[0]
+    d_true = pyad.divide(pa.double(), pb.double())
+    if np.issubdtype(dtype, np.floating):
+        d_true = pyad.divide(pa, pb)
+        np.testing.assert_array_equal(pyad.div(pa, pb, rounding_mode="trunc").data,
+                                      np.trunc(d_true.data))
+        np.testing.assert_array_equal(pyad.div(pa, pb, rounding_mode="floor").data,
+                                      np.floor(d_true.data))
+    else:
+        np.testing.assert_array_equal(pyad.div(pa, pb, rounding_mode="trunc").data,
+                                      np.trunc(d_true.data).astype(dtype))
+        np.testing.assert_array_equal(pyad.div(pa, pb, rounding_mode="floor").data,
+                                      np.floor(d_true.data).astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_div_rounding_nonfinite(dtype):
+    num = np.array([1.0, -1.0, 0, 0.1, -0.1, np.pi, -np.pi, inf, -inf, nan], dtype)
+    a = np.repeat(num, num.size).reshape(num.size, num.size)
+    b = np.tile(num, num.size).reshape(num.size, num.size)
+    for mode in (None, "trunc", "floor"):
+        p, t = both(a)
+        q, u = both(b)
+        check_signs(pyad.div(p, q, rounding_mode=mode), torch.div(t, u, rounding_mode=mode))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_divide_by_zero_rounding(dtype):
+    a = np.array([1.0, -1.0, 0, 0.1, -0.1, np.pi, -np.pi, inf, -inf, nan], dtype)
+    for zero in (0.0, -0.0):
+        for mode in (None, "trunc", "floor"):
+            p, t = both(a)
+            pz, tz = both(np.full_like(a, zero))
+            check_signs(pyad.div(p, pz, rounding_mode=mode),
+                        torch.div(t, tz, rounding_mode=mode))
+            check_signs(pyad.div(p, zero, rounding_mode=mode),
+                        torch.div(t, zero, rounding_mode=mode))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_div_rounding_numpy(dtype):
+    if np.issubdtype(dtype, np.integer):
+        a, b = rint((40,), -100, 100, 3, dtype), rint((40,), -7, 7, 4, dtype)
+        b[b == 0] = 1
+    else:
+        a, b = (rnd((40,), 3) * 100).astype(dtype), (rnd((40,), 4) * 7).astype(dtype)
+    with np.errstate(all="ignore"):
+        expect = {None: np.true_divide(a, b), "floor": np.floor_divide(a, b),
+                  "trunc": np.trunc(np.true_divide(a, b)).astype(dtype)}
+    for mode, e in expect.items():
+        p = pyad.div(pyad.tensor(a), pyad.tensor(b), rounding_mode=mode)
+        t = torch.div(torch.tensor(a), torch.tensor(b), rounding_mode=mode)
+        check(p, t)
+        np.testing.assert_allclose(p.data, e.astype(p.data.dtype), rtol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int16])
+def test_floor_divide_tensor(dtype):
+    x = (rnd((10,), 5) * 30).astype(dtype)
+    y = np.arange(1, 11).astype(dtype)
+    p, t = same(lambda m, a, b: a // b, x, y)
+    expect = np.floor(x.astype(np.float64) / y.astype(np.float64)).astype(dtype)
+    np.testing.assert_array_equal(p.data, expect)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_floor_divide_scalar(dtype):
+    x = (rnd((100,), 6) * 100).astype(dtype)
+    p, t = same(lambda m, a: a // 100, x)
+    np.testing.assert_array_equal(p.data, np.floor(x.astype(np.float64) / 100).astype(dtype))
+    same(lambda m, a: 100 // a, x[x != 0])
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+def test_floor_divide_zero(dtype):
+    a = np.array([0, 1], dtype)
+    b = np.array([0, 1], dtype)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        torch.tensor(a) // torch.tensor(b)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        pyad.tensor(a) // pyad.tensor(b)
+
+
+def test_remainder_overflow():
+    # torch: check that remainder of int64 does not overflow
+    x = pyad.tensor(23500, dtype=pyad.int64)
+    q = 392486996410368
+    assert (x % q).item() == 23500
+    assert ((-x) % q).item() == q - 23500
+    assert (x % -q).item() == 23500 - q
+    assert ((-x) % -q).item() == -23500
+    check(x % q, torch.tensor(23500) % q)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fmod_remainder_by_zero_float(dtype):
+    x = (rnd((10, 10), 7) * 9).astype(dtype)
+    for fn in ("fmod", "remainder"):
+        p, t = same(lambda m, a, z: getattr(m, fn)(a, z), x, np.zeros_like(x))
+        assert np.isnan(p.data).all()
+        same(lambda m, a: getattr(m, fn)(a, 0.0), x)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8])
+def test_fmod_remainder_by_zero_integral(dtype):
+    x = rint((10, 10), -9, 9, 8, dtype)
+    for fn in ("fmod", "remainder"):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            getattr(torch, fn)(torch.tensor(x), torch.zeros(10, 10, dtype=getattr(torch, dname(dtype))))
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            getattr(pyad, fn)(pyad.tensor(x), pyad.zeros(10, 10, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32])
+def test_fmod_remainder(dtype):
+    if np.issubdtype(dtype, np.integer):
+        a, b = rint((20, 20), -100, 100, 9, dtype), rint((20, 20), -9, 10, 10, dtype)
+        b[b == 0] = 3
+        scalars = [3, -3]
+    else:
+        a, b = (rnd((20, 20), 9) * 50).astype(dtype), (rnd((20, 20), 10) * 5).astype(dtype)
+        scalars = [3, -3, 2.5, -2.5]
+    for fn, ref in (("fmod", np.fmod), ("remainder", np.remainder)):
+        p, t = same(lambda m, x, y: getattr(m, fn)(x, y), a, b, exact=False)
+        if np.issubdtype(dtype, np.integer):
+            np.testing.assert_array_equal(p.data, ref(a, b))
+        for s in scalars:
+            same(lambda m, x: getattr(m, fn)(x, s), a, exact=False)
+        # the sign follows the dividend (fmod) or the divisor (remainder)
+        if fn == "fmod":
+            assert (np.sign(p.data)[p.data != 0] == np.sign(a)[p.data != 0]).all()
+        else:
+            assert (np.sign(p.data)[p.data != 0] == np.sign(b)[p.data != 0]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_remainder_fmod_large_dividend(dtype):
+    alarge = 1e9
+    for value in (alarge, -alarge):
+        for mod in (1.7, 3.14, 0.1, -1.7, -3.14):
+            a, b = np.array([value], dtype), np.array([mod], dtype)
+            for fn in ("fmod", "remainder"):
+                p, t = same(lambda m, x, y: getattr(m, fn)(x, y), a, b)
+                # torch: |result| < |divisor|, sign rules hold
+                assert abs(p.data[0]) < abs(b[0])
+                if fn == "remainder" and p.data[0] != 0:
+                    assert np.sign(p.data[0]) == np.sign(b[0])
+                if fn == "fmod" and p.data[0] != 0:
+                    assert np.sign(p.data[0]) == np.sign(a[0])
+
+
+def test_pow():
+    # tensor ** number, number ** tensor, tensor ** tensor, on ordinary and edge values
+    a = np.abs(rnd((5, 4), 11)) + 0.1
+    for e in (2, 3, -1, -2, 0.5, -0.5, 0, 1.7):
+        same(lambda m, x: x ** e, a, exact=False)
+        same(lambda m, x: m.pow(x, e), a, exact=False)
+    same(lambda m, x: 2 ** x, a, exact=False)
+    same(lambda m, x: m.pow(1.5, x), a, exact=False)
+    same(lambda m, x, y: m.pow(x, y), a, rnd((5, 4), 12), exact=False)
+    # broadcasting
+    same(lambda m, x, y: x ** y, a, rnd((4,), 13), exact=False)
+    # float32 keeps its dtype with a Python number of either kind
+    same(lambda m, x: x ** 2.5, a.astype(np.float32), exact=False)
+
+
+def test_int_pow():
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8):
+        lo = 0 if dtype == np.uint8 else -4
+        a = rint((20,), lo, 5, 14, dtype)
+        for e in (0, 1, 2, 3, 5):
+            same(lambda m, x: x ** e, a)
+            same(lambda m, x: m.pow(x, e), a)
+        same(lambda m, x, y: m.pow(x, y), a, rint((20,), 0, 4, 15, dtype))
+        # an integer tensor to a float power is the default float dtype
+        same(lambda m, x: m.pow(x, 2.0), a, exact=False)
+    # overflow wraps like torch
+    same(lambda m, x: x ** 9, np.array([3, 7, -5], np.int32))
+
+
+def test_int_tensor_pow_neg_ints():
+    ints = [np.iinfo(np.int32).min, -3, -2, -1, 0, 1, 2, 3, np.iinfo(np.int32).max]
+    neg_ints = [np.iinfo(np.int32).min, -3, -2, -1]
+    for e in neg_ints:
+        with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+            torch.tensor(ints, dtype=torch.int32) ** e
+        with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+            pyad.tensor(ints, dtype=pyad.int32) ** e
+
+
+def test_long_tensor_pow_floats():
+    ints = [0, 1, 23, 4567]
+    for e in (0, 1.0, -0.5, 0.5, 1.3, 2.0):
+        same(lambda m, x: m.pow(x, e), np.array(ints, np.int64), exact=False)
+        same(lambda m, x: x ** e, np.array(ints, np.int64), exact=False)
+
+
+def test_float_scalar_pow_float_tensor():
+    floats = [2.0, -3.0 / 2, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 3.0 / 2, 2.0]
+    exps = [-3.0, -0.5, 0.0, 0.5, 1.0, 2.0]
+    for dtype in (np.float32, np.float64):
+        for base in floats:
+            p, t = same(lambda m, x: base ** x, np.array(exps, dtype), exact=False)
+            p, t = same(lambda m, x: m.pow(base, x), np.array(exps, dtype), exact=False)
+
+
+def test_tensor_pow_tensor():
+    # 0 ** 0 is 1, nan ** 0 is 1, 1 ** nan is 1, inf and negative bases
+    base = np.array([0.0, -0.0, 0.0, nan, 1.0, -1.0, -1.0, inf, -inf, -2.0, 2.0, 0.0, -0.0])
+    expo = np.array([0.0, 0.0, -0.0, 0.0, nan, inf, -inf, -1.0, 3.0, 0.5, -inf, -1.0, -1.0])
+    for dtype in (np.float32, np.float64):
+        p, t = both(base.astype(dtype))
+        q, u = both(expo.astype(dtype))
+        check_signs(pyad.pow(p, q), torch.pow(t, u))
+    ib, ie = np.array([0, 0, 2, -3, 5], np.int64), np.array([0, 3, 10, 3, 0], np.int64)
+    p, t = same(lambda m, x, y: m.pow(x, y), ib, ie)
+    assert p.data[0] == 1
+
+
+def test_atan2():
+    a, b = rnd((4, 5), 16), rnd((4, 5), 17)
+    p, t = same(lambda m, x, y: m.atan2(x, y), a, b, exact=False)
+    np.testing.assert_allclose(p.data, np.arctan2(a, b), rtol=1e-12)
+    same(lambda m, x, y: x.atan2(y), a.astype(np.float32), b.astype(np.float32), exact=False)
+    # integer inputs give the default float dtype
+    same(lambda m, x, y: m.atan2(x, y), np.array([1, -2, 0]), np.array([3, 0, -1]), exact=False)
+
+
+def test_atan2_edgecases():
+    y = np.array([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, inf, -inf, inf, inf, -inf, nan, 1.0])
+    x = np.array([0.0, 0.0, -0.0, -0.0, inf, -inf, 1.0, 1.0, inf, -inf, -inf, 1.0, nan])
+    for dtype in (np.float32, np.float64):
+        p, t = both(y.astype(dtype))
+        q, u = both(x.astype(dtype))
+        check_signs(pyad.atan2(p, q), torch.atan2(t, u))
+
+
+def test_hypot():
+    for shape in ((4, 5), (0,), ()):
+        a, b = rnd(shape, 18), rnd(shape, 19)
+        for dtype in (np.float32, np.float64):
+            p, t = same(lambda m, x, y: m.hypot(x, y), a.astype(dtype), b.astype(dtype), exact=False)
+            np.testing.assert_allclose(p.data, np.hypot(a, b).astype(dtype), rtol=1e-6)
+    e = np.array([inf, -inf, nan, 0.0, 3e200, 1e-320])
+    same(lambda m, x, y: m.hypot(x, y), e, np.array([nan, 1.0, inf, -0.0, 4e200, 1e-320]), exact=False)
+
+
+def test_copysign():
+    a = np.array([1.0, -1.0, 0.0, -0.0, inf, -inf, nan, 2.5])
+    b = np.array([-1.0, 1.0, -0.0, 0.0, -2.0, 3.0, -1.0, nan])
+    for dtype in (np.float32, np.float64):
+        p, t = both(a.astype(dtype))
+        q, u = both(b.astype(dtype))
+        check_signs(pyad.copysign(p, q), torch.copysign(t, u))
+        check_signs(pyad.copysign(p, -0.0), torch.copysign(t, -0.0))
+    # integer and bool operands are promoted to the default float dtype
+    same(lambda m, x, y: m.copysign(x, y), np.array([1, -2, 3]), np.array([-1, 0, 1]))
+    same(lambda m, x, y: m.copysign(x, y), np.array([True, False]), np.array([-1.0, -2.0], np.float32))
+    same(lambda m, x, y: m.copysign(x, y), np.array([1, 2], np.int32), np.array([-1.0, 2.0]))
+
+
+def test_copysign_subgradient():
+    # torch: the gradient of copysign is sign(x)*sign(y) and zero where x == 0
+    for xs, ys in (([0.0, 0.0, 0.0], [-1.0, 0.0, 1.0]),
+                   ([-1.0, 0.0, 1.0], [0.0, 0.0, 0.0]),
+                   ([-1.0, 0.0, 1.0], [-0.0, -0.0, -0.0])):
+        px = pyad.tensor(xs, dtype=pyad.float64, requires_grad=True)
+        py = pyad.tensor(ys, dtype=pyad.float64, requires_grad=True)
+        tx = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
+        ty = torch.tensor(ys, dtype=torch.float64, requires_grad=True)
+        pyad.copysign(px, py).sum().backward()
+        torch.copysign(tx, ty).sum().backward()
+        check(px.grad, tx.grad)
+        check(py.grad, ty.grad)
+
+
+def test_ldexp():
+    mantissas = (rnd((64,), 20) * 10).astype(np.float32)
+    exponents = rint((64,), -31, 31, 21, np.int32)
+    p, t = same(lambda m, x, e: m.ldexp(x, e), mantissas, exponents)
+    np.testing.assert_array_equal(p.data, np.ldexp(mantissas, exponents).astype(p.data.dtype))
+    p, t = same(lambda m, x, e: m.ldexp(x, e), mantissas.astype(np.float64), exponents)
+    # edge values: the mantissa's specials and exponents past the range
+    m_ = np.array([inf, -inf, nan, 0.0, -0.0, 1.0, 1.0, 1.0], np.float64)
+    e_ = np.array([1, 1, 1, 5, 5, 1024, -1075, 1023], np.int64)
+    p, t = both(m_)
+    q, u = both(e_)
+    check_signs(pyad.ldexp(p, q), torch.ldexp(t, u))
+
+
+def test_xlogy_xlog1py_scalar_type_promotion():
+    # a Python number never widens a dimensioned float32 operand
+    x, y = rnd((4, 5), 22).astype(np.float32), np.abs(rnd((4, 5), 23)).astype(np.float32)
+    for s in (3.14, 3, True):
+        same(lambda m, a: m.xlogy(a, s), x, exact=False)
+        same(lambda m, a: m.xlogy(s, a), y, exact=False)
+        same(lambda m, a: m.special.xlogy(a, s), x, exact=False)
+    same(lambda m, a: m.xlogy(a, 0.0), x)
+    same(lambda m, a: m.xlogy(0.0, a), y)
+
+
+def test_heaviside():
+    for dtype in (np.float32, np.float64, np.int64, np.int32, np.bool_):
+        if dtype == np.bool_:
+            inp, val = np.array([True, False, True, False]), np.array([False, True, True, False])
+        elif np.issubdtype(dtype, np.integer):
+            inp, val = rint((30,), -3, 3, 24, dtype), rint((30,), -3, 3, 25, dtype)
+        else:
+            inp = np.concatenate([rnd((10,), 24), [0.0, -0.0, inf, -inf, nan]]).astype(dtype)
+            val = rnd((15,), 25).astype(dtype)
+        p, t = same(lambda m, a, v: m.heaviside(a, v), inp, val)
+        # torch's own test compares with NumPy on finite inputs (NumPy gives nan at nan,
+        # torch 0: the comparison with torch above covers nan)
+        fin = ~np.isnan(inp.astype(np.float64))
+        expect = np.heaviside(inp[fin], val[fin])
+        np.testing.assert_array_equal(p.data[fin], expect.astype(dtype))
+        same(lambda m, a, v: a.heaviside(v), inp, val)
+    # mixed dtypes are refused, as torch's
+    for mod in (pyad, torch):
+        a = mod.tensor([1, 0, -1])
+        with pytest.raises(RuntimeError, match="heaviside is not yet implemented for tensors with different dtypes"):
+            mod.heaviside(a, mod.tensor([0.5, 0.5, 0.5]))
+
+
+def test_heaviside_complex():
+    inp = np.array([1 + 2j, 0 + 0j, -1 - 1j])
+    for mod in (pyad, torch):
+        with pytest.raises(RuntimeError):
+            mod.heaviside(mod.tensor(inp), mod.tensor(inp))
+
+
+def test_float_power():
+    base = np.array([-2.0, -1.5, 0.0, 0.5, 3.0])
+    for bd in (np.int64, np.float32, np.float64, np.complex64):
+        for ed in (np.int64, np.float32, np.float64):
+            same(lambda m, a, b: m.float_power(a, b), base.astype(bd) if bd != np.int64 else
+                 np.array([-2, -1, 0, 1, 3]), np.array([2, 1, 0, 3, -1]).astype(ed), exact=False)
+    same(lambda m, a: m.float_power(a, 2), base.astype(np.float32), exact=False)
+    same(lambda m, a: m.float_power(2, a), base.astype(np.float32), exact=False)
+
+
+def test_float_power_exceptions():
+    # the in-place form needs a float64 (complex128) self
+    for dtype in (np.float32, np.int64):
+        for mod in (pyad, torch):
+            a = mod.tensor(np.array([1, 2, 3], dtype))
+            with pytest.raises(RuntimeError, match="the base given to float_power_ has dtype"):
+                a.float_power_(2)
+    a = pyad.tensor([1.0, 2.0, 3.0], dtype=pyad.float64)
+    a.float_power_(2)
+    np.testing.assert_array_equal(a.data, [1.0, 4.0, 9.0])
+
+
+@pytest.mark.parametrize("op", ["bitwise_and", "bitwise_or", "bitwise_xor"])
+def test_bitwise_ops(op):
+    for dtype in (np.int8, np.uint8, np.int16, np.int32, np.int64):
+        lo = 0 if dtype == np.uint8 else -100
+        a, b = rint((5, 7), lo, 100, 26, dtype), rint((5, 7), lo, 100, 27, dtype)
+        same(lambda m, x, y: getattr(m, op)(x, y), a, b)
+        same(lambda m, x: getattr(x, op)(7), a)
+        same(lambda m, x, y: getattr(m, op)(x, y), a, b[0])
+        assert getattr(pyad, op)(pyad.tensor(a), pyad.tensor(b)).dtype == dtype
+    bools = np.array([True, False, True, False]), np.array([True, True, False, False])
+    same(lambda m, x, y: getattr(m, op)(x, y), *bools)
+    sym = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}[op]
+    same(lambda m, x, y: eval("x %s y" % sym), *bools)
+    for mod in (pyad, torch):
+        with pytest.raises((RuntimeError, TypeError)):
+            getattr(mod, op)(mod.tensor([1.0]), mod.tensor([2.0]))
+
+
+def test_bitwise_shift():
+    for dtype in (np.int8, np.uint8, np.int16, np.int32, np.int64):
+        lo = 0 if dtype == np.uint8 else -50
+        a = rint((20,), lo, 50, 28, dtype)
+        s = rint((20,), 0, 6, 29, dtype)
+        same(lambda m, x, y: x << y, a, s)
+        same(lambda m, x, y: x >> y, a, s)
+        same(lambda m, x, y: m.bitwise_left_shift(x, y), a, s)
+        same(lambda m, x, y: m.bitwise_right_shift(x, y), a, s)
+        same(lambda m, x: x << 2, a)
+        same(lambda m, x: x >> 2, a)
+
+
+def test_bitwise_shift_overflow():
+    # torch 2.x: a shift by the bit width or more gives 0 (or -1 right-shifting a negative)
+    for dtype in (np.int8, np.int32, np.int64, np.uint8):
+        bits = np.iinfo(dtype).bits
+        lo = 0 if dtype == np.uint8 else -5
+        a = np.array([lo, 1, 3, 5], dtype)
+        s = np.array([bits, bits + 1, bits - 1, 0], dtype if bits > 8 else np.int64).astype(dtype)
+        same(lambda m, x, y: x << y, a, s)
+        same(lambda m, x, y: x >> y, a, s)
+
+
+@pytest.mark.parametrize("op", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_ops(op):
+    a = np.array([0, 1, 10, 0, -3])
+    b = np.array([1, 1, 0, 0, 2])
+    for da in (np.int64, np.float32, np.bool_, np.uint8):
+        for db in (np.int64, np.float64, np.bool_):
+            same(lambda m, x, y: getattr(m, op)(x, y), a.astype(da), b.astype(db))
+    same(lambda m, x, y: getattr(m, op)(x, y), np.array([nan, 0.0, -0.0]), np.array([1.0, nan, 1.0]))
+    # in place keeps self's dtype
+    same(lambda m, x, y: getattr(x, op + "_")(y), a.astype(np.float32), b.astype(np.float32))
+
+
+def test_maximum_minimum_float_nan_and_inf():
+    a = np.array([inf, -inf, nan, nan, 1.0, -0.0, 0.0])
+    b = np.array([-inf, inf, -inf, nan, nan, 0.0, -0.0])
+    for dtype in (np.float32, np.float64):
+        for op in ("maximum", "minimum", "max", "min"):
+            p, t = both(a.astype(dtype))
+            q, u = both(b.astype(dtype))
+            check(getattr(pyad, op)(p, q), getattr(torch, op)(t, u))
+
+
+def test_maximum_minimum_int_and_bool():
+    for dtype in (np.int8, np.uint8, np.int32, np.int64, np.bool_):
+        a = rint((20,), 0, 2, 30, dtype) if dtype == np.bool_ else rint((20,), 0 if dtype == np.uint8 else -100, 100, 30, dtype)
+        b = rint((20,), 0, 2, 31, dtype) if dtype == np.bool_ else rint((20,), 0 if dtype == np.uint8 else -100, 100, 31, dtype)
+        for op, ref in (("maximum", np.maximum), ("minimum", np.minimum)):
+            p, t = same(lambda m, x, y: getattr(m, op)(x, y), a, b)
+            np.testing.assert_array_equal(p.data, ref(a, b))
+
+
+def test_maximum_minimum_type_promotion():
+    a = np.array([1, 5, -3], np.int64)
+    for other in (np.array([2.5, 0.5, -4.0], np.float32), np.array([True, False, True]),
+                  np.array([2, 7, -9], np.int32), np.array([1.5, 2.5, -1.0])):
+        for op in ("maximum", "minimum", "fmax", "fmin"):
+            same(lambda m, x, y: getattr(m, op)(x, y), a, other)
+            same(lambda m, x, y: getattr(m, op)(y, x), a, other)
+    # torch refuses a Python number as ``other`` (TypeError); pyad takes Python numbers
+    # on either side of every binary op (SPEC.md section 3), so that part is not ported.
+
+
+def test_fmax_fmin():
+    a = np.array([nan, nan, 1.0, -inf, inf, -0.0, 2.0])
+    b = np.array([nan, 3.0, nan, inf, -inf, 0.0, 1.0])
+    for dtype in (np.float32, np.float64):
+        for op, ref in (("fmax", np.fmax), ("fmin", np.fmin)):
+            p, t = same(lambda m, x, y: getattr(m, op)(x, y), a.astype(dtype), b.astype(dtype))
+            np.testing.assert_array_equal(p.data, ref(a, b).astype(dtype))
+
+
+def test_gcd():
+    a = np.array([0, 10, 0, -12, 7, -30, 2 ** 31], np.int64)
+    b = np.array([0, 0, 10, 18, -21, -45, 6], np.int64)
+    p, t = same(lambda m, x, y: m.gcd(x, y), a, b)
+    np.testing.assert_array_equal(p.data, np.gcd(a, b))
+    for dtype in (np.int8, np.int16, np.int32, np.uint8):
+        x, y = rint((20,), 0, 100, 32, dtype), rint((20,), 0, 100, 33, dtype)
+        same(lambda m, u, v: m.gcd(u, v), x, y)
+
+
+def test_lcm():
+    a = np.array([0, 10, 0, -12, 7, -30], np.int64)
+    b = np.array([0, 0, 10, 18, -21, -45], np.int64)
+    p, t = same(lambda m, x, y: m.lcm(x, y), a, b)
+    np.testing.assert_array_equal(p.data, np.lcm(a, b))
+    for dtype in (np.int16, np.int32, np.uint8):
+        x, y = rint((20,), 0, 12, 34, dtype), rint((20,), 0, 12, 35, dtype)
+        same(lambda m, u, v: m.lcm(u, v), x, y)
+
+
+def test_nextafter():
+    a = np.array([1.0, 1.0, 0.0, -0.0, inf, -inf, nan, 1.0, 0.0])
+    b = np.array([2.0, 0.0, 1.0, -1.0, 0.0, 0.0, 1.0, nan, -0.0])
+    for dtype in (np.float32, np.float64):
+        p, t = both(a.astype(dtype))
+        q, u = both(b.astype(dtype))
+        check_signs(pyad.nextafter(p, q), torch.nextafter(t, u))
+        np.testing.assert_array_equal(pyad.nextafter(p, q).data, np.nextafter(a.astype(dtype), b.astype(dtype)))
+
+
+@pytest.mark.parametrize("op", ["logaddexp", "logaddexp2"])
+def test_logaddexp(op):
+    a, b = rnd((5, 6), 36) * 10, rnd((5, 6), 37) * 10
+    for dtype in (np.float32, np.float64):
+        same(lambda m, x, y: getattr(m, op)(x, y), a.astype(dtype), b.astype(dtype), exact=False)
+    big = np.array([1e3, -1e3, inf, -inf, -inf, inf, nan, 0.0])
+    bb = np.array([1e3, -1e3, inf, -inf, 1.0, -inf, 1.0, -0.0])
+    same(lambda m, x, y: getattr(m, op)(x, y), big, bb, exact=False)
+
+
+def test_comparison_ops_type_promotion_and_broadcasting():
+    a = np.array([[1, 2, 3], [-1, 0, 5]], np.int64)
+    for other in (np.array([1.5, 2.0, 3.0], np.float32), np.array([True, False, True]),
+                  np.array([[2], [0]], np.uint8), np.array(2.0)):
+        for op in ("eq", "ne", "lt", "le", "gt", "ge"):
+            same(lambda m, x, y: getattr(m, op)(x, y), a, other)
+            same(lambda m, x, y: getattr(m, op)(y, x), a, other)
+    # uint8 against a negative Python number compares values, not wrapped ones
+    same(lambda m, x: x > -1, np.array([0, 200], np.uint8))
+    same(lambda m, x: x == 2.5, np.array([2, 3]))
+
+
+def test_comparison_ops_with_nan():
+    a = np.array([nan, 1.0, nan, inf, -inf, 0.0])
+    b = np.array([nan, nan, 1.0, inf, -inf, -0.0])
+    for dtype in (np.float32, np.float64):
+        for op in ("eq", "ne", "lt", "le", "gt", "ge"):
+            same(lambda m, x, y: getattr(m, op)(x, y), a.astype(dtype), b.astype(dtype))
+            same(lambda m, x: getattr(m, op)(x, nan), a.astype(dtype))
