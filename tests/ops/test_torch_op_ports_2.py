@@ -1300,8 +1300,9 @@ def test_i0_special(dtype):
     # i0(nan) = nan, i0(0) = 1
     for v, e in ((np.array([], dtype), []), (np.array([inf, -inf, nan], dtype), [nan, nan, nan]),
                  (np.array([0.0, -0.0], dtype), [1.0, 1.0])):
-        p, t = same(lambda m, a: m.i0(a), v)
-        np.testing.assert_array_equal(p.data, np.array(e, dtype))
+        # (torch's float32 i0(0) is 0.99999994, pyad's 1.0: torch's assertEqual tolerance)
+        p, t = same(lambda m, a: m.i0(a), v, exact=False)
+        np.testing.assert_allclose(p.data, np.array(e, dtype), rtol=1.3e-6)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
