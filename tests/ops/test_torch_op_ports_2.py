@@ -1384,3 +1384,168 @@ def test_exp_special_values():
         same(lambda m, a: m.expm1(a), x.astype(dtype), exact=False)
     z = np.array([0j, 1j * np.pi, complex(1, 1), complex(-inf, 0)])
     same(lambda m, a: m.exp(a), z, exact=False)
+
+
+# ------------------------------------------------------------------------------------
+# test_view_ops.py
+# ------------------------------------------------------------------------------------
+
+def shares_memory(a, b):
+    return np.shares_memory(a.data, b.data)
+
+
+def test_unflatten():
+    # tensor, int, sizes
+    check(pyad.tensor([]).unflatten(0, (0, 1)), torch.empty(0, 1))
+    check(pyad.tensor([1]).unflatten(0, (1, 1)), torch.tensor([[1]]))
+    for sizes in ((2, 2), [2, 2], (-1, 2)):
+        check(pyad.tensor([1, 2, 3, 4]).unflatten(0, sizes), torch.tensor([[1, 2], [3, 4]]))
+    check(pyad.ones(2, 10).unflatten(1, (5, 2)), torch.ones(2, 5, 2))
+    check(pyad.ones(2, 10).unflatten(1, (5, -1)), torch.ones(2, 5, 2))
+    check(pyad.ones(2, 10).unflatten(1, (-1,)), torch.ones(2, 10))
+    check(pyad.ones(2, 3 * 4 * 5 * 6).unflatten(1, (3, 4, -1, 6)), torch.ones(2, 3, 4, 5, 6))
+    check(pyad.ones(2, 0, 2).unflatten(1, (3, -1, 4, 5)), torch.ones(2, 3, 0, 4, 5, 2))
+    # a view of its input
+    a = pyad.tensor(np.arange(12.0))
+    u = a.unflatten(0, (3, 4))
+    assert shares_memory(a, u) and u._base is a
+    check(pyad.unflatten(a, -1, (2, 6)), torch.unflatten(torch.arange(12.0, dtype=torch.float64), -1, (2, 6)))
+    # invalid arguments (torch's messages; pyad's start "unflatten(): ..." in lower case)
+    with pytest.raises(TypeError):
+        pyad.tensor([1]).unflatten("A", (1, 1))
+    # (pyad: "unflatten(): sizes must be a non-empty list or tuple of ints")
+    with pytest.raises(RuntimeError, match=r"(?i)sizes must be (a )?non-empty"):
+        pyad.tensor([1]).unflatten(0, [])
+    with pytest.raises(RuntimeError, match=r"(?i)Provided sizes \[2, 2\] don't multiply up to the size of dim 0 \(1\)"):
+        pyad.tensor([1]).unflatten(0, [2, 2])
+    # torch's test expects IndexError; torch 2.13 wraps it in a RuntimeError ("unflatten
+    # got an unexpected error: Dimension specified as 0 ..."), as pyad raises
+    with pytest.raises(RuntimeError, match=r"(?i)Dimension specified as 0 but (tensor|the Variable) has no dimensions"):
+        pyad.tensor(1).unflatten(0, [0])
+    with pytest.raises(RuntimeError, match=r"(?i)only one dimension can be inferred"):
+        pyad.randn(5, 10).unflatten(1, (-1, -1))
+    with pytest.raises(RuntimeError, match=r"(?i)Provided sizes \[-1, 4\] don't multiply up to the size of dim 1 \(10\)"):
+        pyad.randn(5, 10).unflatten(1, (-1, 4))
+    with pytest.raises(RuntimeError, match=r"(?i)the unspecified dimension size -1 can be any value and is ambiguous"):
+        pyad.randn(2, 0).unflatten(1, (2, -1, 0))
+
+
+def _special_split(fn, np_fn, min_dim, shape, arg, dtype):
+    """torch's _test_special_stacks for the splits: refusals as torch's, values as NumPy's,
+    every part a view of the input."""
+    x = (np.arange(int(np.prod(shape))) % 7 - 3).astype(dtype).reshape(shape)
+    p, t = pyad.tensor(x), torch.tensor(x)
+    try:
+        tr = getattr(torch, fn)(t, arg)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as info:
+            getattr(pyad, fn)(p, arg)
+        key = "at least %d dimension" % min_dim if "at least" in str(e) else "not divisible"
+        assert key in str(e) and key in str(info.value), (str(e), str(info.value))
+        return
+    pr = getattr(pyad, fn)(p, arg)
+    check(list(pr), list(tr))
+    for part, ref in zip(pr, np_fn(x, arg)):
+        np.testing.assert_array_equal(part.data, ref)
+        assert part.numel() == 0 or shares_memory(p, part)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.complex64])
+def test_hsplit(dtype):
+    inputs = (((), 3), ((), [2, 4, 6]), ((6,), 2), ((6,), 4), ((6,), [2, 5]), ((6,), [7, 9]),
+              ((3, 8), 4), ((3, 8), 5), ((3, 8), [1, 5]), ((3, 8), [3, 8]), ((5, 5, 5), 2),
+              ((5, 5, 5), [1, 4]), ((5, 0, 5), 3), ((5, 5, 0), [2, 6]))
+    for shape, arg in inputs:
+        _special_split("hsplit", np.hsplit, 1, shape, arg, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.complex64])
+def test_vsplit(dtype):
+    inputs = (((6,), 2), ((6,), 4), ((6, 5), 2), ((6, 5), 4), ((6, 5), [1, 2, 3]),
+              ((6, 5), [1, 5, 9]), ((6, 5, 5), 2), ((6, 0, 5), 2), ((5, 0, 5), [1, 5]))
+    for shape, arg in inputs:
+        _special_split("vsplit", np.vsplit, 2, shape, arg, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.complex64])
+def test_dsplit(dtype):
+    inputs = (((6,), 4), ((6, 6), 3), ((5, 5, 6), 2), ((5, 5, 6), 4), ((5, 5, 6), [1, 2, 3]),
+              ((5, 5, 6), [1, 5, 9]), ((5, 5, 0), 2), ((5, 0, 6), 4), ((5, 0, 6), [1, 2, 3]),
+              ((5, 5, 6), [1, 5, 9]))
+    for shape, arg in inputs:
+        _special_split("dsplit", np.dsplit, 3, shape, arg, dtype)
+
+
+def test_unfold_all_devices_and_dtypes():
+    for dt in (np.float32, np.float64, np.int64, np.bool_, np.complex64, np.float16, np.uint8):
+        x = np.zeros((0, 1, 3, 0), dt)
+        p, t = same(lambda m, a: a.unfold(2, 3, 2), x)
+        assert tuple(p.shape) == (0, 1, 1, 0, 3)
+        p, t = same(lambda m, a: a.unfold(0, 0, 4), x)
+        x = (np.arange(30) % 3).astype(dt).reshape(5, 6)
+        p, t = same(lambda m, a: a.unfold(1, 3, 2), x)
+        same(lambda m, a: a.unfold(0, 2, 1), x)
+
+
+def test_unfold_scalars():
+    x = np.array(0.5)
+    # a 0-d tensor unfolds along dim 0 with size 0 or 1
+    same(lambda m, a: a.unfold(0, 0, 1), x)
+    same(lambda m, a: a.unfold(0, 0, 2), x)
+    same(lambda m, a: a.unfold(0, 1, 1), x)
+
+
+def test_swapdims_swapaxes():
+    x = rnd((2, 3, 4, 5), 91)
+    for d0, d1 in ((0, 1), (1, -1), (3, 0), (2, 2), (-4, -1)):
+        for name in ("swapdims", "swapaxes", "transpose"):
+            p, t = same(lambda m, a: getattr(m, name)(a, d0, d1), x)
+            base = pyad.tensor(x)
+            v = getattr(base, name)(d0, d1)
+            assert v._base is base and shares_memory(base, v)
+            assert v.is_contiguous() == getattr(torch.tensor(x), name)(d0, d1).is_contiguous()
+            assert tuple(v.stride()) == tuple(getattr(torch.tensor(x), name)(d0, d1).stride())
+
+
+def test_moveaxis():
+    x = rnd((2, 3, 4, 5), 92)
+    for src, dst in ((0, 1), ((0, 1), (2, 3)), (-1, 0), ([3, 0], [0, 3])):
+        p, t = same(lambda m, a: m.moveaxis(a, src, dst), x)
+        same(lambda m, a: m.movedim(a, src, dst), x)
+        base = pyad.tensor(x)
+        v = base.moveaxis(src, dst)
+        assert v._base is base
+        assert tuple(v.stride()) == tuple(torch.tensor(x).moveaxis(src, dst).stride())
+
+
+def test_contiguity_of_view_results():
+    # is_contiguous and strides of each view op's result, as torch's (not Tensor.unfold:
+    # pyad's is a documented differentiable copy, see Variable.unfold's docstring)
+    x = rnd((4, 6, 8), 93)
+    calls = [lambda a: a.transpose(0, 2), lambda a: a[:, ::2], lambda a: a[1], lambda a: a[:, 1],
+             lambda a: a.narrow(2, 1, 3), lambda a: a.permute(2, 0, 1), lambda a: a.unsqueeze(1),
+             lambda a: a[:, :1].squeeze(1), lambda a: a.view(24, 8), lambda a: a.unflatten(1, (2, 3)),
+             lambda a: a.diagonal(0, 1, 2), lambda a: a.expand(2, 4, 6, 8),
+             lambda a: a.flatten(1), lambda a: a.mT, lambda a: a.select(2, 0), lambda a: a.split(2, 1)[1]]
+    for f in calls:
+        pv, tv = f(pyad.tensor(x)), f(torch.tensor(x))
+        check(pv, tv)
+        assert pv.is_contiguous() == tv.is_contiguous()
+        assert tuple(pv.stride()) == tuple(tv.stride())
+        # views of a non-contiguous input
+        pn, tn = f(pyad.tensor(x).transpose(0, 1).transpose(0, 1)), f(torch.tensor(x).transpose(0, 1).transpose(0, 1))
+        check(pn, tn)
+
+
+def test_reshape_contiguity_and_copies():
+    # reshape views where strides allow and copies otherwise, as torch's
+    x = rnd((4, 6), 94)
+    for f in (lambda a: a.reshape(24), lambda a: a.t().reshape(24), lambda a: a[:, ::2].reshape(12),
+              lambda a: a[::2].reshape(12), lambda a: a.t().reshape(6, 4), lambda a: a.reshape(2, 2, 6),
+              lambda a: a.t().flatten(), lambda a: a[:, :3].reshape(2, 2, 3)):
+        base_p, base_t = pyad.tensor(x), torch.tensor(x)
+        pv, tv = f(base_p), f(base_t)
+        check(pv, tv)
+        assert shares_memory(base_p, pv) == (tv.data_ptr() >= base_t.data_ptr() and
+                                             tv.untyped_storage().data_ptr() == base_t.untyped_storage().data_ptr())
+        assert pv.is_contiguous() == tv.is_contiguous()
