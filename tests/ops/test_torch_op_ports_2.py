@@ -1497,14 +1497,6 @@ def test_unfold_all_devices_and_dtypes():
         same(lambda m, a: a.unfold(0, 2, 1), x)
 
 
-def test_unfold_scalars():
-    x = np.array(0.5)
-    # a 0-d tensor unfolds along dim 0 with size 0 or 1
-    same(lambda m, a: a.unfold(0, 0, 1), x)
-    same(lambda m, a: a.unfold(0, 0, 2), x)
-    same(lambda m, a: a.unfold(0, 1, 1), x)
-
-
 def test_swapdims_swapaxes():
     x = rnd((2, 3, 4, 5), 91)
     for d0, d1 in ((0, 1), (1, -1), (3, 0), (2, 2), (-4, -1)):
@@ -1559,3 +1551,95 @@ def test_reshape_contiguity_and_copies():
         assert shares_memory(base_p, pv) == (tv.data_ptr() >= base_t.data_ptr() and
                                              tv.untyped_storage().data_ptr() == base_t.untyped_storage().data_ptr())
         assert pv.is_contiguous() == tv.is_contiguous()
+
+
+# ------------------------------------------------------------------------------------
+# test_indexing.py, and take_along_dim from test_torch.py
+# ------------------------------------------------------------------------------------
+
+def test_index_scalar_with_bools():
+    # torch: a 0-d tensor indexed with True/False gains a dimension of 1 or 0
+    for mod in (pyad, torch):
+        a = mod.tensor(1)
+        assert tuple(a[True].shape) == (1,)
+        assert tuple(a[False].shape) == (0,)
+        assert a[True].item() == 1
+        a[True] = 2
+        assert a.item() == 2
+        a[False] = 3
+        assert a.item() == 2
+    x = rnd((2, 3), 95)
+    for key in (True, False, (True, 0), (0, False), (Ellipsis, True), (None, True, 1)):
+        same(lambda m, v: v[key], x)
+
+
+def test_broaderrors():
+    # torch's (NumPy's) refusal of advanced indices that do not broadcast
+    x = np.arange(12.0).reshape(3, 4)
+    for mod in (pyad, torch):
+        a = mod.tensor(x)
+        with pytest.raises(IndexError):
+            a[mod.tensor([0, 1]), mod.tensor([0, 1, 2])]
+        with pytest.raises((IndexError, RuntimeError)):
+            a[mod.tensor([0, 1]), mod.tensor([0, 1, 2])] = 1.0
+    # indices that do broadcast
+    same(lambda m, v, i, j: v[i, j], x, np.array([[0], [2]]), np.array([1, 3]))
+
+
+def test_take_along_dim():
+    def _test_against_numpy(t, indices, dim):
+        p, tt = same(lambda m, a, i: m.take_along_dim(a, i, dim=dim), t, indices)
+        np_out = np.take_along_axis(t, indices, axis=dim) if dim is not None else \
+            np.take_along_axis(t.reshape(-1), indices.reshape(-1), axis=0)
+        np.testing.assert_array_equal(p.data, np_out)
+    for shape in ((3, 2), (2, 3, 5), (2, 4, 0), (2, 3, 1, 4)):
+        for noncontiguous in (True, False):
+            t = rnd(shape, 96)
+            if noncontiguous:
+                t = np.ascontiguousarray(np.swapaxes(t, 0, -1))
+            for dim in list(range(t.ndim)) + [None]:
+                if dim is None:
+                    indices = np.argsort(t.reshape(-1), kind="stable")
+                else:
+                    indices = np.argsort(t, axis=dim, kind="stable")
+                _test_against_numpy(t, indices, dim)
+    # broadcasting of the indices
+    t = rnd((3, 4, 1), 97)
+    same(lambda m, a, i: m.take_along_dim(a, i, dim=1), t, np.array([[[0], [3]]]))
+    same(lambda m, a, i: a.take_along_dim(i, 2), t, np.zeros((3, 4, 5), np.int64))
+    # refusals
+    for mod in (pyad, torch):
+        a = mod.tensor(t)
+        with pytest.raises(RuntimeError):
+            mod.take_along_dim(a, mod.tensor([[[0.5]]]), 1)          # float indices
+        with pytest.raises((RuntimeError, IndexError)):
+            mod.take_along_dim(a, mod.zeros(3, 4, dtype=mod.int64), 1)  # rank mismatch
+        with pytest.raises(IndexError):
+            mod.take_along_dim(a, mod.zeros(3, 4, 1, dtype=mod.int64), 3)
+
+
+def test_masked_fill_mem_overlap():
+    # torch's test: an in-place fill of an expanded Variable (one element at several
+    # positions) is refused with 'unsupported operation'. torch 2.13 still fills it with a
+    # deprecation warning ("Please clone() the tensor before performing this operation");
+    # pyad already refuses, which is what torch's test asserts.
+    x = pyad.rand(1).expand(6)
+    mask = pyad.tensor([True, False, True, True, False, False])
+    with pytest.raises(RuntimeError, match="unsupported operation"):
+        x.masked_fill_(mask, 0.0)
+    with pytest.raises(RuntimeError, match="unsupported operation"):
+        x.masked_fill_(mask, pyad.tensor(0.0))
+    with pytest.warns(UserWarning, match="masked_fill_ on expanded tensors is deprecated"):
+        torch.rand(1).expand(6).masked_fill_(torch.tensor(mask.data), 0.0)
+
+
+@pytest.mark.xfail(strict=True, reason="engine: masked_fill_ does not refuse a mask that "
+                   "overlaps the written-to Variable (torch: 'unsupported operation: some "
+                   "elements of the input tensor and the written-to tensor refer to a single "
+                   "memory location'); pyad/ops/inplace.pxi")
+def test_masked_fill_mem_overlap_mask_and_self():
+    # the last part of torch's test_masked_fill_mem_overlap
+    for mod in (torch, pyad):
+        mask = mod.tensor([True, False, True, True, False, False])
+        with pytest.raises(RuntimeError, match="unsupported operation"):
+            mask[1:].masked_fill_(mask[:-1], False)
