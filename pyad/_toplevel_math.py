@@ -785,7 +785,12 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         if x.shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least "
                                "edge_order+1")
-    if numpy.dtype(x.dtype).kind in "iub":
+    if x.dtype == numpy.bool_:
+        # torch's differences subtract bool tensors, which it refuses
+        raise RuntimeError("gradient(): Subtraction, the `-` operator, with two bool "
+                           "Variables is not supported. Use the `^` or `logical_xor()` "
+                           "operator instead.")
+    if numpy.dtype(x.dtype).kind in "iu":
         x = x.to(_engine.get_default_dtype())
     out = []
     for d, h in zip(dims, spacing):
@@ -794,8 +799,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
             if h.shape[0] != n:
                 raise RuntimeError("gradient(): expected each coordinate Variable to be on "
                                    "the same device and as long as its dimension")
-            out.append(_gradient_coords(x, d, h.to(x.dtype) if numpy.dtype(x.dtype).kind
-                                        in "fc" else h, edge_order))
+            # as torch: the coefficients are computed in the coordinates' own dtype
+            # (integer coordinates give the default float dtype) and promote with x
+            # (float32 values with float64 coordinates give float64)
+            out.append(_gradient_coords(x, d, h, edge_order))
         else:
             if isinstance(h, _Variable):
                 h = h.item()
