@@ -1,0 +1,472 @@
+"""A fourth batch of ports of PyTorch's own nn tests (pytorch/pytorch
+``test/nn/test_parametrization.py``, ``test/test_nn.py``, ``test/nn/test_pooling.py``,
+``test/nn/test_multihead_attention.py`` and the padding tests) to pyad -- CPU,
+float32/float64, without device/dtype decorators.
+
+The tests keep torch's names and the meaning of their assertions.  Expected values are the
+hand-written values of torch's tests, or come from torch 2.13 run in the test on the same
+inputs -- never from pyad itself.  Where torch's test draws random weights, the torch
+module is built first and its state_dict is loaded into the pyad twin, so both run on the
+same numbers.
+"""
+import copy
+import itertools
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+import pyad
+import pyad.nn as nn
+import pyad.nn.functional as F
+from pyad.nn import Parameter
+from pyad.nn.utils import parametrizations as P
+from pyad.nn.utils import parametrize
+from pyad.autograd import gradcheck
+
+torch = pytest.importorskip("torch")
+tnn = torch.nn
+tF = torch.nn.functional
+tP = torch.nn.utils.parametrizations
+tparametrize = torch.nn.utils.parametrize
+
+from _port_helpers import compare, twin  # noqa: E402
+
+
+def _rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def _np(x):
+    if isinstance(x, torch.Tensor):
+        return x.detach().numpy()
+    if isinstance(x, pyad.Variable):
+        return x.detach().numpy()
+    return np.asarray(x)
+
+
+def _eq(a, b):
+    a, b = _np(a), _np(b)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    np.testing.assert_array_equal(a, b)
+
+
+def _close(p, t, atol=1e-10, rtol=1e-9):
+    p, t = _np(p), _np(t)
+    assert p.shape == t.shape, (p.shape, t.shape)
+    np.testing.assert_allclose(p, t, atol=atol, rtol=rtol)
+
+
+def _pair(a, requires_grad=False):
+    a = np.asarray(a)
+    return (torch.tensor(a, requires_grad=requires_grad),
+            pyad.tensor(a, requires_grad=requires_grad))
+
+
+def _sd_to_pyad(sd):
+    return {k: pyad.tensor(v.detach().numpy().copy()) for k, v in sd.items()}
+
+
+# --------------------------------------------------------------------------- parametrizations
+# pytorch/pytorch test/nn/test_parametrization.py
+
+
+def _sn_twins(make_t, make_p, **kw):
+    """A torch module with the new spectral_norm and its pyad twin (weights, _u, _v)."""
+    tm = tP.spectral_norm(make_t().double(), **kw)
+    pm = P.spectral_norm(make_p().double(), **kw)
+    sd = _sd_to_pyad(tm.state_dict())
+    assert set(sd) == set(pm.state_dict()), (list(sd), list(pm.state_dict()))
+    pm.load_state_dict(sd)
+    return tm, pm
+
+
+def test_new_spectral_norm():
+    m = nn.Linear(5, 7).double()
+    m = P.spectral_norm(m)
+    snm = m.parametrizations.weight[0]
+    assert snm._u.size() == (m.weight.size(0),)
+    assert hasattr(m.parametrizations.weight, "original")
+    assert "original" in m.parametrizations.weight._parameters
+    assert hasattr(snm, "_u")
+    assert "_u" in snm._buffers and "_v" in snm._buffers
+    assert m.weight is not None
+    assert "weight" not in m._buffers and "weight" not in m._parameters
+    assert m.parametrizations.weight.original.size() == m.weight.size()
+    m = parametrize.remove_parametrizations(m, "weight")
+    assert not hasattr(m, "parametrizations")
+    assert "weight" in m._parameters
+    # several times on the same parameter and on several parameters
+    m = P.spectral_norm(m, "weight")
+    m = P.spectral_norm(m, "weight")
+    m = P.spectral_norm(m, "bias")
+    m = parametrize.remove_parametrizations(m, "bias")
+    assert "bias" in m._parameters
+    assert hasattr(m, "parametrizations")
+    assert "weight" not in m._parameters
+    m = parametrize.remove_parametrizations(m, "weight")
+    assert not hasattr(m, "parametrizations")
+    assert "weight" in m._parameters
+    assert not parametrize.is_parametrized(m)
+
+    x = _rng(1).standard_normal((2, 3))
+    for requires_grad in (True, False):
+        def get_modules():
+            tm, pm = _sn_twins(lambda: tnn.Linear(3, 4), lambda: nn.Linear(3, 4))
+            tm.parametrizations.weight.original.requires_grad_(requires_grad)
+            pm.parametrizations.weight.original.requires_grad_(requires_grad)
+            return tm, pm
+        tx, px = _pair(x)
+        tm, pm = get_modules()
+        psn = pm.parametrizations.weight[0]
+        u0, v0 = psn._u.clone(), psn._v.clone()
+        # training: one SGD step, then u and v move
+        topt = torch.optim.SGD(tm.parameters(), lr=0.1)
+        popt = pyad.optim.SGD(pm.parameters(), lr=0.1)
+        tm(tx).sum().backward()
+        pm(px).sum().backward()
+        topt.step()
+        popt.step()
+        tout, pout = tm(tx), pm(px)
+        _close(pout, tout)
+        if requires_grad:
+            assert not np.array_equal(_np(u0), _np(psn._u))
+            assert not np.array_equal(_np(v0), _np(psn._v))
+            (g,) = pyad.autograd.grad(pout.sum(), pm.parametrizations.weight.original)
+            (tg,) = torch.autograd.grad(tout.sum(), tm.parametrizations.weight.original)
+            _close(g, tg)
+        saved_u, saved_v = psn._u.clone(), psn._v.clone()
+
+        def fn(inp):
+            psn._u.data[...] = saved_u.data
+            psn._v.data[...] = saved_v.data
+            return pm(inp) + pm(inp)
+
+        fn(pyad.tensor(x, requires_grad=True)).sum().backward()
+        assert gradcheck(fn, (pyad.tensor(x, requires_grad=True),))
+
+        # removing in eval mode gives the last output
+        tm, pm = get_modules()
+        pre = pm(px).detach()
+        pm.eval()
+        pm = parametrize.remove_parametrizations(pm, "weight")
+        _close(pm(px), pre)
+        P.spectral_norm(pm)
+        for _ in range(3):
+            pre = pm(px).detach()
+        pm.eval()
+        pm = parametrize.remove_parametrizations(pm, "weight")
+        _close(pm(px), pre)
+
+        # eval: the same as the last training step, u and v stay
+        tm, pm = get_modules()
+        psn = pm.parametrizations.weight[0]
+        pm(px)
+        last = pm(px)
+        _close(last, (tm(tx), tm(tx))[1])
+        last_u, last_v = psn._u.clone(), psn._v.clone()
+        pm.zero_grad()
+        pm.eval()
+        e0 = pm(px)
+        _eq(e0, last)
+        _eq(e0, pm(px))
+        _eq(last_u, psn._u)
+        _eq(last_v, psn._v)
+
+        saved_u, saved_v = psn._u.clone(), psn._v.clone()
+
+        def fn2(inp):
+            psn._u.data[...] = saved_u.data
+            psn._v.data[...] = saved_v.data
+            pm.train()
+            o0 = pm(inp)
+            pm.eval()
+            o1 = pm(inp)
+            pm.train()
+            o2 = pm(inp)
+            pm.eval()
+            o3 = pm(inp)
+            return o0 + o1 + o2 + o3
+
+        assert gradcheck(fn2, (pyad.tensor(x, requires_grad=True),))
+        if requires_grad:
+            assert gradcheck(lambda w: pm(px), (pm.parametrizations.weight.original,))
+
+
+def test_register_parametrization_no_grad():
+    class SplitAndCat(nn.Module):
+        def right_inverse(self, x):
+            return pyad.split(x, x.shape[1] // 2)
+
+        def forward(self, x0, x1):
+            return pyad.cat([x0, x1])
+
+    model = nn.Linear(8, 8)
+    model.weight.requires_grad = False
+    parametrize.register_parametrization(model, "weight", SplitAndCat())
+    assert not model.weight.requires_grad
+    assert not model.parametrizations.weight.original0.requires_grad
+    assert not model.parametrizations.weight.original1.requires_grad
+
+
+@pytest.mark.parametrize("activate_times", [0, 3])
+def test_new_spectral_norm_load_state_dict(activate_times):
+    x = _rng(2).standard_normal((2, 3))
+    tx, px = _pair(x)
+    tm, snm = _sn_twins(lambda: tnn.Linear(3, 5), lambda: nn.Linear(3, 5))
+    snm.train()
+    for _ in range(activate_times):
+        snm(px)
+    state_dict = copy.deepcopy(snm.state_dict())
+    assert {"parametrizations.weight.original", "bias", "parametrizations.weight.0._v",
+            "parametrizations.weight.0._u"} == set(state_dict.keys())
+    ns = copy.deepcopy(state_dict)
+    ns["nonsense"] = "nonsense"
+    with pytest.raises(RuntimeError, match=r'Unexpected key\(s\) in state_dict: "nonsense"'):
+        snm.load_state_dict(ns, strict=True)
+    snm.load_state_dict(ns, strict=False)
+    del ns["parametrizations.weight.original"]
+    snm.load_state_dict(ns, strict=False)
+    del ns["parametrizations.weight.0._u"]
+    snm.load_state_dict(ns, strict=False)
+    del ns["parametrizations.weight.0._v"]
+    snm.load_state_dict(ns, strict=False)
+    ns["weight"] = snm.weight.detach().clone()
+    snm.load_state_dict(ns, strict=False)
+    if hasattr(ns, "_metadata"):
+        del ns._metadata["parametrizations.weight.0"]
+    snm.load_state_dict(ns, strict=False)
+    del ns["weight"]
+    snm.load_state_dict(ns, strict=False)
+    del ns["bias"]
+    snm.load_state_dict(ns, strict=False)
+
+    m = parametrize.remove_parametrizations(snm, "weight")
+    snm = P.spectral_norm(m)
+    snm.load_state_dict(state_dict)
+    with pyad.no_grad():
+        snm.eval()
+        out0 = snm(px)
+        snm.train()
+        out1 = snm(px)
+        out2 = snm(px)
+        snm.eval()
+        out3 = snm(px)
+    m = parametrize.remove_parametrizations(snm, "weight")
+    snm = P.spectral_norm(m)
+    snm.load_state_dict(state_dict)
+    with pyad.no_grad():
+        snm.eval()
+        _eq(out0, snm(px))
+        snm.train()
+        _eq(out1, snm(px))
+        _eq(out2, snm(px))
+        snm.eval()
+        _eq(out3, snm(px))
+    # and the same numbers as torch after loading torch's state_dict at the start
+    tm2 = tP.spectral_norm(tnn.Linear(3, 5).double())
+    tm2.load_state_dict({k: torch.tensor(_np(v)) for k, v in state_dict.items()})
+    with torch.no_grad():
+        tm2.eval()
+        _close(out0, tm2(tx))
+        tm2.train()
+        _close(out1, tm2(tx))
+        _close(out2, tm2(tx))
+        tm2.eval()
+        _close(out3, tm2(tx))
+
+
+def test_new_spectral_norm_dim():
+    inp = pyad.tensor(_rng(3).standard_normal((2, 3, 10, 12)))
+    m = nn.ConvTranspose2d(3, 4, (5, 6)).double()
+    m = P.spectral_norm(m)
+    snm = m.parametrizations.weight[0]
+    m(inp)
+    assert snm._u.shape == m.parametrizations.weight.original[0, :, 0, 0].shape
+
+
+def test_new_spectral_norm_forward():
+    x = pyad.tensor(_rng(4).standard_normal((3, 5)))
+    m = P.spectral_norm(nn.Linear(5, 7).double())
+    snm = m.parametrizations.weight[0]
+    _weight = m.parametrizations.weight.original
+    _bias, _v = m.bias, snm._v
+    _weight_mat = _weight.view(_weight.size(0), -1)
+    _u = pyad.mv(_weight_mat, _v)
+    _u = F.normalize(_u, dim=0, eps=1e-12)
+    _v = pyad.mv(_weight_mat.t(), _u)
+    _v = F.normalize(_v, dim=0, eps=1e-12)
+    w = _weight.detach() / pyad.dot(_u, pyad.matmul(_weight_mat, _v)).detach()
+    out_hat = F.linear(x, w, _bias)
+    expect_out = m(x)
+    _close(expect_out, out_hat)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_new_spectral_norm_value(dtype):
+    m = nn.Linear(2, 2, dtype=dtype)
+    with pyad.no_grad():
+        x = pyad.diagonal(m.weight)
+        m.weight = nn.Parameter(pyad.diag(x))
+        P.spectral_norm(m)
+        xa = _np(x)
+        expected = np.diag(xa / np.abs(xa).max())
+        np.testing.assert_allclose(_np(m.weight), expected, rtol=1.3e-6, atol=1e-5)
+
+
+def _assert_is_orthogonal(X):
+    X = _np(X)
+    n, k = X.shape[-2], X.shape[-1]
+    if n < k:
+        X = np.swapaxes(X, -1, -2)
+        n, k = k, n
+    eps = 10 * n * np.finfo(X.dtype).eps
+    np.testing.assert_allclose(np.swapaxes(X, -1, -2).conj() @ X, np.eye(k), atol=eps, rtol=0)
+
+
+def _assert_weight_allclose_Q(weight, W):
+    W = _np(W)
+    wide = W.shape[-2] < W.shape[-1]
+    if wide:
+        W = np.swapaxes(W, -1, -2)
+    Q, R = np.linalg.qr(W)
+    d = np.diagonal(R, axis1=-2, axis2=-1)
+    sgn = np.where(d == 0, 0, d / np.where(d == 0, 1, np.abs(d)))
+    Q = Q * sgn[..., None, :]
+    if wide:
+        Q = np.swapaxes(Q, -1, -2)
+    np.testing.assert_allclose(_np(weight), Q, atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_orthogonal_parametrization(shape, dtype):
+    rng = _rng(5)
+    inp = rng.standard_normal((3, shape[0]))
+    if dtype == np.complex64:
+        inp = inp + 1j * rng.standard_normal((3, shape[0]))
+    inp = pyad.tensor(inp.astype(dtype))
+    for orthogonal_map, use_trivialization in itertools.product(
+            ("matrix_exp", "cayley", "householder"), (False, True)):
+        can_initialize = use_trivialization or orthogonal_map == "householder"
+        m = nn.Linear(*shape, dtype=dtype)
+        w_init = m.weight.detach().clone()
+        if orthogonal_map == "householder" and np.iscomplexobj(_np(w_init)):
+            with pytest.raises(ValueError,
+                               match="householder parametrization does not support complex"):
+                P.orthogonal(m, "weight", orthogonal_map,
+                             use_trivialization=use_trivialization)
+            continue
+        wide = w_init.shape[-2] < w_init.shape[-1]
+        P.orthogonal(m, "weight", orthogonal_map, use_trivialization=use_trivialization)
+        assert tuple(w_init.shape) == tuple(m.weight.shape)
+        _assert_is_orthogonal(m.weight)
+        if can_initialize:
+            _assert_weight_allclose_Q(m.weight, w_init)
+        X = rng.standard_normal(tuple(m.weight.shape)).astype(dtype)
+        if wide:
+            X = X.T
+        w_new = np.linalg.qr(X)[0]
+        if wide:
+            w_new = w_new.T
+        w_new = pyad.tensor(np.ascontiguousarray(w_new))
+        if can_initialize:
+            m.weight = w_new
+            np.testing.assert_allclose(_np(m.weight), _np(w_new), atol=1e-5, rtol=0)
+        else:
+            with pytest.raises(NotImplementedError,
+                               match="assign to the matrix exponential or the Cayley"):
+                m.weight = w_new
+        w_new = pyad.tensor(rng.standard_normal(tuple(m.weight.shape)).astype(dtype))
+        if can_initialize:
+            m.weight = w_new
+            _assert_weight_allclose_Q(m.weight, w_new)
+        else:
+            with pytest.raises(NotImplementedError,
+                               match="assign to the matrix exponential or the Cayley"):
+                m.weight = w_new
+        opt = pyad.optim.SGD(m.parameters(), lr=0.1)
+        for _ in range(2):
+            opt.zero_grad()
+            m(inp).norm().backward()
+            grad = m.parametrizations.weight.original.grad
+            assert grad is not None
+            g = _np(grad)
+            zeros_grad = np.triu(g, 1) if g.shape[-2] >= g.shape[-1] else np.tril(g, -1)
+            np.testing.assert_array_equal(zeros_grad, np.zeros_like(zeros_grad))
+            diag_grad = np.diagonal(g, axis1=-2, axis2=-1)
+            if np.iscomplexobj(diag_grad):
+                diag_grad = diag_grad.real
+            np.testing.assert_array_equal(diag_grad, np.zeros_like(diag_grad))
+            opt.step()
+            _assert_is_orthogonal(m.weight)
+
+
+def test_orthogonal_errors():
+    m = nn.Linear(3, 4)
+    with pytest.raises(ValueError, match="has to be one of"):
+        P.orthogonal(m, "weight", "foo")
+    with pytest.raises(ValueError, match="Expected a matrix"):
+        P.orthogonal(m, "bias")
+    P.orthogonal(m, "weight")
+    with pytest.raises(ValueError, match="matrices of shape"):
+        m.weight = pyad.randn(5, 5)
+    parametrize.remove_parametrizations(m, "weight")
+
+
+def test_weight_norm_state_dict_compat():
+    tm = tnn.utils.weight_norm(tnn.Linear(4, 5).double())
+    m = nn.utils.weight_norm(nn.Linear(4, 5).double())
+    m.load_state_dict(_sd_to_pyad(tm.state_dict()))
+    old_dict = m.state_dict()
+    m2 = P.weight_norm(nn.Linear(4, 5).double())
+    m2.load_state_dict(old_dict)
+    x = _rng(6).standard_normal((3, 4))
+    tx, px = _pair(x)
+    _close(m(px), m2(px))
+    _close(m2(px), tm(tx))
+
+
+def test_weight_norm_pickle_parametrizations():
+    # torch's test_parametrization.py::test_weight_norm_pickle (test_nn.py's legacy
+    # weight_norm test of the same name is ported in test_torch_nn_ports_2.py)
+    m = P.weight_norm(nn.Linear(4, 5))
+    with pytest.raises(RuntimeError, match="state_dict"):
+        pickle.dumps(m)
+
+
+def test_weight_norm_deepcopy():
+    m = P.weight_norm(nn.Linear(4, 5))
+    m2 = copy.deepcopy(m)
+    x = pyad.randn(3, 4)
+    _eq(m(x), m2(x))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_weight_norm_parametrization(dtype):
+    tm = tnn.Linear(4, 5).to(torch.float64 if dtype == np.float64 else torch.float32)
+    m = nn.Linear(4, 5, dtype=dtype)
+    m.load_state_dict(_sd_to_pyad(tm.state_dict()))
+    x = _rng(7).standard_normal((3, 4)).astype(dtype)
+    tx, px = torch.tensor(x), pyad.tensor(x)
+    expected = tm(tx)
+    tol = dict(rtol=1.3e-6, atol=1e-5) if dtype == np.float32 else {}
+    _close(m(px), expected, **tol)
+    m = P.weight_norm(m)
+    assert m.parametrizations.weight.original1.size() == m.weight.size()
+    assert m.parametrizations.weight.original0.size() == (5, 1)
+    _close(m(px), expected, **tol)
+    parametrize.remove_parametrizations(m, "weight")
+    assert not hasattr(m, "parametrizations")
+    _close(m(px), expected, **tol)
+    m = P.weight_norm(m, dim=1)
+    assert m.parametrizations.weight.original1.size() == m.weight.size()
+    assert m.parametrizations.weight.original0.size() == (1, 4)
+    _close(m(px), expected, **tol)
+    tm = tnn.Linear(4, 5).to(tx.dtype)
+    m = nn.Linear(4, 5, dtype=dtype)
+    m.load_state_dict(_sd_to_pyad(tm.state_dict()))
+    expected = tm(tx)
+    m = P.weight_norm(m, dim=None)
+    _close(m(px), expected, **tol)
