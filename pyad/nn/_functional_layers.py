@@ -110,8 +110,10 @@ def adaptive_avg_pool1d(input, output_size):
     """
     what = "adaptive_avg_pool1d"
     input = _pool1d_input(input, what)
-    return adaptive_avg_pool2d(input.unsqueeze(-2),
-                               (1, _single(output_size, what, "output_size"))).squeeze(-2)
+    out = adaptive_avg_pool2d(input.unsqueeze(-2),
+                              (1, _single(output_size, what, "output_size"))).squeeze(-2)
+    from pyad.nn._functional_more import _adaptive_empty_output_guard
+    return _adaptive_empty_output_guard(out, 1, what)
 
 
 # -- interpolation -------------------------------------------------------------------
