@@ -325,7 +325,9 @@ def pixel_shuffle(input, upscale_factor):
     nb = len(batch)
     x = input.reshape(tuple(batch) + (c // (r * r), r, r, h, w))
     perm = tuple(range(nb)) + (nb, nb + 3, nb + 1, nb + 4, nb + 2)
-    return x.permute(*perm).reshape(tuple(batch) + (c // (r * r), h * r, w * r))
+    # torch's kernel writes its result in the input's memory format (channels_last too)
+    return _in_format_of(x.permute(*perm).reshape(tuple(batch) + (c // (r * r), h * r, w * r)),
+                         input)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -346,7 +348,8 @@ def pixel_unshuffle(input, downscale_factor):
     nb = len(batch)
     x = input.reshape(tuple(batch) + (c, h // r, r, w // r, r))
     perm = tuple(range(nb)) + (nb, nb + 2, nb + 4, nb + 1, nb + 3)
-    return x.permute(*perm).reshape(tuple(batch) + (c * r * r, h // r, w // r))
+    return _in_format_of(x.permute(*perm).reshape(tuple(batch) + (c * r * r, h // r, w // r)),
+                         input)
 
 
 # -- dropout and normalisation -------------------------------------------------------

@@ -1188,6 +1188,10 @@ def _ctc_alpha_beta(lp, labels, t_len, blank, want_beta):
 
 def _ctc_lengths(what, lengths, n, name):
     if isinstance(lengths, Variable):
+        if _np.dtype(lengths.dtype).kind not in "iu":
+            # torch: RuntimeError 'input_lengths must be integral'
+            raise RuntimeError("%s(): %s must be integral, got a Variable of dtype %s"
+                               % (what, name, lengths.dtype))
         values = [int(v) for v in _host(lengths.data).reshape(-1).tolist()]
     elif isinstance(lengths, numbers.Integral):
         values = [int(lengths)]

@@ -891,3 +891,528 @@ def test_max_pool2d_corner_cases(dtype, memory_format):
         x = x.to(memory_format=pyad.channels_last)
     model = nn.MaxPool2d(2, 2, 1, 2, False, True)
     _eq(model(x), np.array([[[[-4, -4], [-4, -4]]]], dtype=dtype))
+
+
+# --------------------------------------------------------------------------- losses
+# pytorch/pytorch test/test_nn.py (TestNN, TestNNDeviceType)
+
+
+def _nll_loss_helper(input_size, reduction, expected):
+    a = _rng(30).random(input_size)
+    inp = pyad.tensor(a, requires_grad=True)
+    num_channels = input_size[1]
+    target_size = (input_size[0],) + tuple(input_size[2:])
+    target = pyad.tensor(_rng(31).integers(0, num_channels, target_size))
+    output = F.nll_loss(inp, target, reduction=reduction)
+    _eq(output, expected)
+    output.sum().backward()
+    assert inp.grad.size() == inp.size()
+
+
+def test_nll_loss_empty_tensor_reduction_none():
+    _nll_loss_helper([0, 3], "none", np.empty([0]))
+    _nll_loss_helper([0, 3, 5, 7], "none", np.empty([0, 5, 7]))
+    _nll_loss_helper([2, 3, 0, 7], "none", np.empty([2, 0, 7]))
+    _nll_loss_helper([2, 3, 5, 0], "none", np.empty([2, 5, 0]))
+    _nll_loss_helper([2, 3, 5, 7, 0], "none", np.empty([2, 5, 7, 0]))
+
+
+def test_nll_loss_empty_tensor_reduction_mean():
+    nan = np.array(float("nan"))
+    for size in ([0, 3], [0, 3, 5, 7], [2, 3, 0, 7], [2, 3, 5, 0], [2, 3, 5, 7, 0]):
+        _nll_loss_helper(size, "mean", nan)
+
+
+def test_nll_loss_empty_tensor_reduction_sum():
+    zero = np.array(0.0)
+    for size in ([0, 3], [0, 3, 5, 7], [2, 3, 0, 7], [2, 3, 5, 0], [2, 3, 5, 7, 0]):
+        _nll_loss_helper(size, "sum", zero)
+
+
+def test_nll_loss_total_weight_is_zero():
+    def helper(input_size):
+        inp = pyad.ones(*input_size, requires_grad=True)
+        num_channels = input_size[1]
+        target_size = (input_size[0],) + tuple(input_size[2:])
+        target = pyad.zeros(*target_size, dtype=pyad.int64)
+        weight = pyad.zeros(num_channels)
+        t_inp = torch.ones(input_size)
+        t_target = torch.zeros(target_size, dtype=torch.long)
+        t_weight = torch.zeros(num_channels)
+        assert F.nll_loss(inp, target, weight, reduction="sum").item() == 0.0
+        assert math.isnan(F.nll_loss(inp, target, weight, reduction="mean").item())
+        _eq(F.nll_loss(inp, target, weight, reduction="none"), np.zeros(target_size, np.float32))
+        for red in ("sum", "mean", "none"):
+            np.testing.assert_array_equal(
+                _np(F.nll_loss(inp, target, weight, reduction=red)),
+                tF.nll_loss(t_inp, t_target, t_weight, reduction=red).numpy())
+
+    helper([2, 3])
+    helper([2, 3, 5, 7])
+    helper([2, 3, 5, 7, 9])
+
+
+def test_nll_loss_all_ignored():
+    def helper(input_size):
+        inp = pyad.ones(*input_size)
+        num_channels = input_size[1]
+        target_size = (input_size[0],) + tuple(input_size[2:])
+        target = pyad.zeros(*target_size, dtype=pyad.int64)
+        assert F.nll_loss(inp, target, ignore_index=0, reduction="sum").item() == 0
+        assert math.isnan(F.nll_loss(inp, target, ignore_index=0, reduction="mean").item())
+        _eq(F.nll_loss(inp, target, ignore_index=0, reduction="none"),
+            np.zeros(target_size, np.float32))
+        t = tF.nll_loss(torch.ones(input_size), torch.zeros(target_size, dtype=torch.long),
+                        ignore_index=0, reduction="mean")
+        assert math.isnan(t.item())
+        del num_channels
+
+    helper([2, 3])
+    helper([2, 3, 5, 7])
+    helper([2, 3, 5, 7, 9])
+
+
+def _byte_vs_long(fn_p, fn_t):
+    N, C = 10, 4
+    a = _rng(32).standard_normal((N, C))
+    tgt = _rng(33).integers(0, C, N)
+
+    def result_and_grad(reduction, dtype):
+        inp = pyad.tensor(a, requires_grad=True)
+        res = fn_p(inp, pyad.tensor(tgt.astype(dtype)), reduction)
+        res.sum().backward()
+        return res, inp.grad
+
+    for reduction in ["none", "mean", "sum"]:
+        r_long, g_long = result_and_grad(reduction, np.int64)
+        r_byte, g_byte = result_and_grad(reduction, np.uint8)
+        _eq(r_long, r_byte)
+        _eq(g_long, g_byte)
+        ti = torch.tensor(a, requires_grad=True)
+        tr = fn_t(ti, torch.tensor(tgt.astype(np.uint8)), reduction)
+        tr.sum().backward()
+        _close(r_byte, tr)
+        _close(g_byte, ti.grad)
+
+
+def test_nll_loss_byte_target_matches_long():
+    _byte_vs_long(lambda i, t, r: nn.NLLLoss(reduction=r)(F.log_softmax(i, dim=-1), t),
+                  lambda i, t, r: tnn.NLLLoss(reduction=r)(tF.log_softmax(i, dim=-1), t))
+
+
+def test_cross_entropy_loss_byte_target_matches_long():
+    _byte_vs_long(lambda i, t, r: nn.CrossEntropyLoss(reduction=r)(i, t),
+                  lambda i, t, r: tnn.CrossEntropyLoss(reduction=r)(i, t))
+
+
+def test_bce_with_logits_with_pos_weight_has_correct_grad_at_zero():
+    output = pyad.zeros(3, 1, requires_grad=True)
+    target = pyad.zeros(3, 1)
+    pos_weight = pyad.ones(3, 1)
+    nn.BCEWithLogitsLoss(pos_weight=pos_weight, reduction="sum")(output, target).backward()
+    _eq(output.grad, np.full((3, 1), 0.5, np.float32))
+
+
+def test_bce_loss_size_mismatch():
+    bceloss = nn.BCELoss()
+    a = pyad.rand(25)
+    b = pyad.rand(25, 1)
+    # torch: ValueError 'Using a target size (torch.Size([25, 1])) that is different to the
+    # input size ...'; pyad raises the same type, worded "binary_cross_entropy(): target size
+    # (25, 1) must be the same as the input size (25,)" (its "op(): ..." convention)
+    with pytest.raises(ValueError, match=r"binary_cross_entropy\(\): target size \(25, 1\)"):
+        bceloss(a, b)
+
+
+def test_bce_with_logits_gives_same_result_as_sigmoid_and_bce_loss_large_tensors_with_grad():
+    x_size, y_size = 1024, 256
+    rng = _rng(34)
+    target = pyad.tensor(rng.random((x_size, y_size)).astype(np.float32))
+    for reduction in ["none", "mean", "sum"]:
+        o = (rng.random((x_size, y_size)) - 0.5).astype(np.float32)
+        output_sig = pyad.tensor(o, requires_grad=True)
+        output_logits = pyad.tensor(o, requires_grad=True)
+        weight = pyad.tensor(rng.random(y_size).astype(np.float32))
+        loss_sig = nn.BCELoss(weight, reduction=reduction)(pyad.sigmoid(output_sig), target)
+        loss_logits = nn.BCEWithLogitsLoss(weight, reduction=reduction)(output_logits, target)
+        # torch's assertEqual at float32 (rtol 1.3e-6, atol 1e-5)
+        np.testing.assert_allclose(_np(loss_logits), _np(loss_sig), rtol=1.3e-6, atol=1e-5)
+        if reduction == "none":
+            grad = pyad.tensor(rng.random((x_size, y_size)).astype(np.float32))
+            loss_sig.backward(grad)
+            loss_logits.backward(grad)
+        else:
+            loss_sig.backward()
+            loss_logits.backward()
+        np.testing.assert_allclose(_np(output_sig.grad), _np(output_logits.grad),
+                                   rtol=1.3e-6, atol=1e-5)
+
+
+def test_KLDivLoss_batch_mean():
+    input_shape = (2, 5)
+    log_prob1 = F.log_softmax(pyad.randn(*input_shape), 1)
+    prob2 = F.softmax(pyad.randn(*input_shape), 1)
+    l_ = nn.KLDivLoss(reduction="batchmean")(log_prob1, prob2)
+    expected = nn.KLDivLoss(reduction="sum")(log_prob1, prob2) / input_shape[0]
+    _close(l_, expected, rtol=1.3e-6, atol=1e-5)
+    t = tnn.KLDivLoss(reduction="batchmean")(torch.tensor(_np(log_prob1)),
+                                             torch.tensor(_np(prob2)))
+    _close(l_, t, rtol=1.3e-6, atol=1e-5)
+
+
+def test_KLDivLoss_batch_mean_log_target():
+    input_shape = (2, 5)
+    log_prob1 = F.log_softmax(pyad.randn(*input_shape), 1)
+    log_prob2 = F.log_softmax(pyad.randn(*input_shape), 1)
+    l_ = nn.KLDivLoss(reduction="batchmean", log_target=True)(log_prob1, log_prob2)
+    expected = nn.KLDivLoss(reduction="sum", log_target=True)(log_prob1, log_prob2) / 2
+    _close(l_, expected, rtol=1.3e-6, atol=1e-5)
+    t = tnn.KLDivLoss(reduction="batchmean", log_target=True)(torch.tensor(_np(log_prob1)),
+                                                              torch.tensor(_np(log_prob2)))
+    _close(l_, t, rtol=1.3e-6, atol=1e-5)
+
+
+def _k_dims(rng, k):
+    return [int(rng.integers(2, 5)) for _ in range(k)]
+
+
+def test_cross_entropy_loss_prob_target_all_reductions():
+    rng = _rng(35)
+    for k in range(5):
+        N, C = 5, 4
+        other = _k_dims(rng, k)
+        a = rng.standard_normal([N, C] + other)
+        b = rng.standard_normal([N, C] + other)
+        w = np.abs(rng.standard_normal(C))
+        for reduction, use_w in itertools.product(["none", "mean", "sum"], [False, True]):
+            ti, pi = _pair(a, True)
+            tt, pt = _pair(b, True)
+            m = nn.CrossEntropyLoss(weight=pyad.tensor(w) if use_w else None,
+                                    reduction=reduction)
+            tm = tnn.CrossEntropyLoss(weight=torch.tensor(w) if use_w else None,
+                                      reduction=reduction)
+            out, tout = m(pi, pt), tm(ti, tt)
+            _close(out, tout)
+            g = rng.standard_normal(tuple(tout.shape))
+            out.backward(pyad.tensor(g))
+            tout.backward(torch.tensor(g))
+            _close(pi.grad, ti.grad)
+            _close(pt.grad, tt.grad)
+
+
+def test_cross_entropy_loss_prob_target_unit_weights():
+    rng = _rng(36)
+    for k in range(5):
+        N, C = 5, 4
+        other = _k_dims(rng, k)
+        inp = pyad.tensor(rng.standard_normal([N, C] + other), requires_grad=True)
+        target = pyad.tensor(rng.standard_normal([N, C] + other), requires_grad=True)
+        for reduction in ["none", "mean", "sum"]:
+            m = nn.CrossEntropyLoss(reduction=reduction)
+            unit_weight = pyad.ones(C, dtype=target.dtype)
+            m_unit = nn.CrossEntropyLoss(weight=unit_weight, reduction=reduction)
+            _close(m(inp, target), m_unit(inp, target))
+
+
+def test_cross_entropy_loss_index_target_unit_weights():
+    rng = _rng(37)
+    for k in range(5):
+        N, C = 5, 4
+        other = _k_dims(rng, k)
+        inp = pyad.tensor(rng.standard_normal([N, C] + other), requires_grad=True)
+        target = pyad.tensor(rng.integers(0, C, [N] + other))
+        for reduction in ["none", "mean", "sum"]:
+            m = nn.CrossEntropyLoss(reduction=reduction)
+            unit_weight = pyad.ones(C, dtype=inp.dtype)
+            m_unit = nn.CrossEntropyLoss(weight=unit_weight, reduction=reduction)
+            _close(m(inp, target), m_unit(inp, target))
+
+
+def test_cross_entropy_label_smoothing_with_probs():
+    rng = _rng(38)
+    N, C = 10, 4
+    for k, label_smoothing in itertools.product(range(5), [0.05, 0.15]):
+        other = _k_dims(rng, k)
+        inp = pyad.tensor(rng.standard_normal([N, C] + other), requires_grad=True)
+        target = F.log_softmax(pyad.tensor(rng.standard_normal([N, C] + other)), dim=1)
+        for reduction in ["none", "mean", "sum"]:
+            loss = nn.CrossEntropyLoss(reduction=reduction, label_smoothing=label_smoothing)
+            with_smoothing = loss(inp, target)
+            target_with_smoothing = target * (1 - label_smoothing) + label_smoothing / C
+            manual = nn.CrossEntropyLoss(reduction=reduction)(inp, target_with_smoothing)
+            _close(with_smoothing, manual)
+            t = tnn.CrossEntropyLoss(reduction=reduction, label_smoothing=label_smoothing)(
+                torch.tensor(_np(inp)), torch.tensor(_np(target)))
+            _close(with_smoothing, t)
+
+
+def test_cross_entropy_label_smoothing_weight_ignore_indices():
+    wgt = [0.3, 0.6]
+    inp1 = [[0.3, 0.4], [1, 2]]
+    inp2 = [[0.3, 0.6], [1, 2]]
+    targs = {-100: [-100, 1], -2: [-2, 1], 2: [2, 1]}
+    for reduction, label_smoothing, use_w in itertools.product(
+            ["none", "sum", "mean"], [0.05, 0.15], [False, True]):
+        for ignore_index, targ in targs.items():
+            kw = dict(reduction=reduction, label_smoothing=label_smoothing,
+                      weight=pyad.tensor(wgt) if use_w else None)
+            tkw = dict(kw, weight=torch.tensor(wgt) if use_w else None)
+            if ignore_index != -100:
+                kw["ignore_index"] = tkw["ignore_index"] = ignore_index
+            loss = nn.CrossEntropyLoss(**kw)
+            p1, p2, pt = pyad.tensor(inp1), pyad.tensor(inp2), pyad.tensor(targ)
+            l1, l2 = loss(p1, pt), loss(p2, pt)
+            _close(l1, l2, rtol=1.3e-6, atol=1e-5)
+            if reduction != "none":
+                # the ignored entry does not count in the `mean` denominator
+                _close(l1, loss(p2[1:], pt[1:]), rtol=1.3e-6, atol=1e-5)
+            t = tnn.CrossEntropyLoss(**tkw)(torch.tensor(inp1), torch.tensor(targ))
+            _close(l1, t, rtol=1.3e-6, atol=1e-5)
+
+
+def test_gaussian_nll_loss_scalar_var():
+    inp = pyad.tensor([[0.5, 1.5], [2.5, 3.5]])
+    target = pyad.tensor([[1.0, 2.0], [3.0, 4.0]])
+    var = 0.5
+    var_tensor = var * np.ones((2, 2), np.float32)
+    a, t = _np(inp), _np(target)
+    component_wise_loss = 0.5 * (np.log(var_tensor) + (a - t) ** 2 / var_tensor)
+    np.testing.assert_allclose(_np(F.gaussian_nll_loss(inp, target, var)),
+                               component_wise_loss.mean(), rtol=1.3e-6, atol=1e-5)
+    np.testing.assert_allclose(_np(F.gaussian_nll_loss(inp, target, var, reduction="sum")),
+                               component_wise_loss.sum(), rtol=1.3e-6, atol=1e-5)
+    np.testing.assert_allclose(_np(F.gaussian_nll_loss(inp, target, var, reduction="none")),
+                               component_wise_loss, rtol=1.3e-6, atol=1e-5)
+
+
+def test_CTCLoss_empty_target():
+    rng = _rng(39)
+    log_probs = F.log_softmax(pyad.tensor(rng.standard_normal((50, 3, 15))), 2)
+    targets = pyad.tensor(np.zeros((0,), np.int64))
+    loss = F.ctc_loss(log_probs, targets, [50, 50, 50], [0, 0, 0], reduction="none")
+    assert (_np(loss) >= 0).all()
+    _close(-log_probs.sum(0)[:, 0], loss)
+
+    log_probs = F.log_softmax(pyad.tensor(rng.standard_normal((50, 3, 15))), 2)
+    targets = pyad.tensor(rng.integers(1, 15, (9,)))
+    loss = F.ctc_loss(log_probs, targets, [50, 50, 50], [0, 9, 0], reduction="none")
+    assert (_np(loss) >= 0).all()
+    _close(-_np(log_probs.sum(0))[[0, 2], 0], _np(loss)[[0, 2]])
+
+
+def test_CTCLoss_lengthchecks_cpu():
+    rng = _rng(40)
+    for target_lengths in [[30, 25, 20], [-1, -1, -1]]:
+        for input_lengths in [[50, 50, 50], [-1, -1, -1]]:
+            targets = pyad.tensor(rng.integers(1, 15, (3, 29)).astype(np.int32))
+            log_probs = F.log_softmax(pyad.randn(50, 3, 15), 2)
+            with pytest.raises(RuntimeError):
+                F.ctc_loss(log_probs, targets, input_lengths, target_lengths)
+
+
+def test_CTCLoss_typechecks():
+    target_lengths = pyad.tensor([30, 25, 20])
+    input_lengths = pyad.tensor([50, 50, 50])
+    targets = pyad.tensor(_rng(41).integers(1, 15, (75,)).astype(np.int32))
+    log_probs = F.log_softmax(pyad.randn(50, 3, 15), 2)
+    with pytest.raises(RuntimeError):
+        F.ctc_loss(log_probs, targets, input_lengths.to(dtype=pyad.float32), target_lengths)
+    with pytest.raises(RuntimeError):
+        F.ctc_loss(log_probs, targets, input_lengths, target_lengths.to(dtype=pyad.float32))
+
+
+def _verify_scalars(inp, output):
+    if inp.dim() == 0:
+        assert tuple(output.shape) == ()
+    else:
+        assert tuple(output.shape) != ()
+    output.sum().backward()
+    assert inp.shape == inp.grad.shape
+
+
+@pytest.mark.parametrize("input_shape", [(5, 6), ()])
+def test_nn_scalars(input_shape):
+    for module in [nn.ELU, nn.Hardtanh, nn.LeakyReLU, nn.LogSigmoid, nn.RReLU, nn.Softshrink,
+                   nn.Softplus, nn.Sigmoid, nn.Tanh]:
+        inp = pyad.randn(*input_shape, requires_grad=True)
+        _verify_scalars(inp, module()(inp))
+
+
+def test_nn_scalars_reductions():
+    for reduction in ["none", "mean", "sum"]:
+        for module in [nn.BCELoss, nn.L1Loss, nn.MSELoss, nn.SmoothL1Loss, nn.SoftMarginLoss]:
+            inp = pyad.rand(requires_grad=True)
+            target = pyad.rand()
+            output = module(reduction=reduction)(inp, target)
+            assert tuple(output.shape) == ()
+            output.sum().backward()
+            assert inp.shape == inp.grad.shape
+
+
+# --------------------------------------------------------------------------- normalization
+
+
+def test_batchnorm_raises_error_if_bias_is_not_same_size_as_input():
+    inp = pyad.rand(2, 10)
+    bias = pyad.rand(11)
+    running_var = pyad.rand(10)
+    running_mean = pyad.rand(10)
+    with pytest.raises(RuntimeError):
+        F.batch_norm(inp, running_mean, running_var, bias=Parameter(bias))
+
+
+def test_layer_norm_eps():
+    # https://github.com/pytorch/pytorch/issues/108072
+    x = pyad.tensor([[[2.0, 2.0], [14.0, 14.0]], [[2.0, 2.0], [14.0, 14.0]]])
+    ln = nn.LayerNorm(2, eps=1e-6, elementwise_affine=False)
+    _eq(ln.forward(x), np.zeros((2, 2, 2), np.float32))
+
+
+# --------------------------------------------------------------------------- pixel shuffle, padding
+
+
+def test_pixel_shuffle_nhwc_cpu():
+    rng = _rng(42)
+    a = rng.standard_normal((3, 18, 4, 4)).astype(np.float32)
+    g = rng.standard_normal((3, 18, 4, 4)).astype(np.float32)
+    inp = pyad.tensor(a).contiguous(memory_format=pyad.channels_last).requires_grad_()
+    grad = pyad.tensor(g)
+    ps, pus = nn.PixelShuffle(3), nn.PixelUnshuffle(3)
+    ref_input = inp.detach().clone().contiguous().requires_grad_(True)
+    out = pus(ps(inp))
+    out.backward(grad)
+    ref_out = pus(ps(ref_input))
+    ref_out.backward(grad.detach().clone().contiguous())
+    assert out.is_contiguous(memory_format=pyad.channels_last)
+    assert ref_out.is_contiguous()
+    _eq(out, ref_out)
+    _eq(inp.grad, ref_input.grad)
+    _eq(out, a)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ReflectionPad_empty(dtype):
+    for mod, shape in [(nn.ReflectionPad1d(2), (0, 3, 10)),
+                       (nn.ReflectionPad2d(2), (0, 3, 10, 10)),
+                       (nn.ReflectionPad3d(3), (0, 3, 10, 10, 10))]:
+        _test_module_empty_input(mod, pyad.randn(*shape, dtype=dtype), check_size=False)
+    with pytest.raises(RuntimeError, match="2D or 3D"):
+        nn.ReflectionPad1d(2)(pyad.randn(3, 0, 10, dtype=dtype))
+    with pytest.raises(RuntimeError, match="3D or 4D"):
+        nn.ReflectionPad2d(2)(pyad.randn(3, 0, 10, 10, dtype=dtype))
+    with pytest.raises(RuntimeError, match="4D or 5D"):
+        nn.ReflectionPad3d(3)(pyad.randn(3, 0, 10, 10, 10, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ReplicationPad_empty(dtype):
+    for mod, shape in [(nn.ReplicationPad1d(3), (0, 3, 10)),
+                       (nn.ReplicationPad2d(3), (0, 3, 10, 10)),
+                       (nn.ReplicationPad3d(3), (0, 3, 10, 10, 10))]:
+        _test_module_empty_input(mod, pyad.randn(*shape, dtype=dtype), check_size=False)
+    with pytest.raises(RuntimeError, match="Expected 2D or 3D"):
+        nn.ReplicationPad1d(2)(pyad.randn(3, 0, 10, dtype=dtype))
+    with pytest.raises(RuntimeError, match="Expected 3D or 4D"):
+        nn.ReplicationPad2d((2, 2, 2, 2))(pyad.randn(43, 0, 10, 10, dtype=dtype))
+    with pytest.raises(RuntimeError, match="Expected 4D or 5D"):
+        nn.ReplicationPad3d((2, 2, 2, 2, 2, 2))(pyad.randn(3, 0, 10, 10, 10, dtype=dtype))
+
+
+def test_ReplicationPad1d_large():
+    rng = _rng(43)
+    pl, pr = 3, 4
+    for shape in ([2, 65736, 4], [65736, 2, 4]):
+        x = pyad.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
+        out = nn.ReplicationPad1d((pl, pr))(x)
+        _eq(out[:, :, pl:-pr], x)
+        left = out[:, :, :pl]
+        _eq(left, x[:, :, :1].expand_as(left))
+        right = out[:, :, -pr:]
+        _eq(right, x[:, :, -1:].expand_as(right))
+        g = pyad.tensor(rng.standard_normal(tuple(out.shape)).astype(np.float32))
+        out.backward(g)
+        _eq(x.grad[:, :, 1:-1], g[:, :, pl + 1:-pr - 1])
+        np.testing.assert_allclose(_np(x.grad[:, :, 0]), _np(g[:, :, :pl + 1].sum(-1)),
+                                   rtol=1.3e-6, atol=1e-5)
+        np.testing.assert_allclose(_np(x.grad[:, :, -1]), _np(g[:, :, -pr - 1:].sum(-1)),
+                                   rtol=1.3e-6, atol=1e-5)
+
+
+def test_ReflectionPad2d_large():
+    rng = _rng(44)
+    pad = (1, 2, 3, 4)
+    for shape in ([2, 65736, 6, 6], [65736, 2, 6, 6]):
+        a = rng.standard_normal(shape).astype(np.float32)
+        x = pyad.tensor(a, requires_grad=True)
+        ref_x = torch.tensor(a, requires_grad=True)
+        out = F.pad(x, pad, mode="reflect")
+        ref_out = tF.pad(ref_x, pad, mode="reflect")
+        _eq(out, ref_out)
+        g = rng.standard_normal(tuple(out.shape)).astype(np.float32)
+        out.backward(pyad.tensor(g))
+        ref_out.backward(torch.tensor(g))
+        np.testing.assert_allclose(_np(x.grad), _np(ref_x.grad), rtol=1.3e-6, atol=1e-5)
+
+
+# --------------------------------------------------------------------------- RNN
+
+
+def test_error_RNN_seq_len_zero():
+    for module in (nn.RNN, nn.LSTM, nn.GRU):
+        for bidirectional in [True, False]:
+            inp = pyad.ones(0, 10, 5)
+            rnn = module(5, 6, bidirectional=bidirectional)
+            with pytest.raises(RuntimeError,
+                               match="Expected sequence length to be larger than 0 in RNN"):
+                rnn(inp)
+
+
+def test_projections_lstm_args_check():
+    input_size, hidden_size, proj_size, num_layers = 3, 5, 2, 2
+    batch_size, seq_len, num_directions, bad_size = 4, 6, 1, 7
+
+    def test(input_shape, hidden_h_shape, hidden_c_shape):
+        model = nn.LSTM(input_size, hidden_size, num_layers, proj_size=proj_size)
+        inp = pyad.randn(*input_shape)
+        hidden_h = pyad.randn(*hidden_h_shape)
+        hidden_c = pyad.randn(*hidden_c_shape)
+        with pytest.raises(RuntimeError):
+            model(inp, (hidden_h, hidden_c))
+
+    ci = (seq_len, batch_size, input_size)
+    ch = (num_layers * num_directions, batch_size, proj_size)
+    cc = (num_layers * num_directions, batch_size, hidden_size)
+
+    def upd(shape, dim, size):
+        shape = list(shape)
+        shape[dim] = size
+        return tuple(shape)
+
+    test(upd(ci, 1, bad_size), ch, cc)              # input batch size
+    test(ci, upd(ch, 1, bad_size), cc)              # hidden batch size (h)
+    test(ci, ch, upd(cc, 1, bad_size))              # hidden batch size (c)
+    test(upd(ci, 2, bad_size), ch, cc)              # input size
+    test(ci, upd(ch, 2, bad_size), cc)              # hidden size (h)
+    test(ci, ch, upd(cc, 2, bad_size))              # hidden size (c)
+    test(ci, upd(ch, 0, bad_size), cc)              # hidden[0] (h)
+    test(ci, ch, upd(cc, 0, bad_size))              # hidden[0] (c)
+
+
+def test_projections_lstm_initial_hidden_state():
+    for bidir in [False, True]:
+        t_rnn, rnn = twin(tnn.LSTM(30, 20, 2, bidirectional=bidir, proj_size=10),
+                          nn.LSTM(30, 20, 2, bidirectional=bidir, proj_size=10))
+        num_dirs = 2 if bidir else 1
+        a = _rng(45).standard_normal((10, 32, 30))
+        inp = pyad.tensor(a)
+        hx = pyad.zeros(2 * num_dirs, 32, 10, dtype=pyad.float64)
+        cx = pyad.zeros(2 * num_dirs, 32, 20, dtype=pyad.float64)
+        output1, hidden1 = rnn(inp, (hx, cx))
+        output2, hidden2 = rnn(inp)
+        _eq(output1, output2)
+        _eq(hidden1[0], hidden2[0])
+        _eq(hidden1[1], hidden2[1])
+        t_out, (t_h, t_c) = t_rnn(torch.tensor(a))
+        _close(output1, t_out)
+        _close(hidden1[0], t_h)
+        _close(hidden1[1], t_c)
