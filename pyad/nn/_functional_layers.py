@@ -607,8 +607,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     """The computation of `pyad.nn.MultiheadAttention`, as
     ``torch.nn.functional.multi_head_attention_forward``: sequence-first ``(L, N, E)``
     (or unbatched ``(L, E)``) inputs, returns ``(attn_output, attn_weights)``
-    (``attn_weights`` None unless ``need_weights``). ``static_k``/``static_v`` are not
-    supported (NotImplementedError).
+    (``attn_weights`` None unless ``need_weights``). ``static_k``/``static_v``
+    (``(N * num_heads, S, head_dim)``) replace the projected key and value, as torch's.
 
     >>> import pyad
     >>> E, H = 4, 2
