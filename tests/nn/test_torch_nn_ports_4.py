@@ -485,6 +485,11 @@ def test_weight_norm_parametrization(dtype):
 # pytorch/pytorch test/nn/test_pooling.py
 
 
+_AVG2D_FORMAT = ("engine: adaptive_avg_pool2d (the AdaptiveAvgPool2d op) returns a "
+                 "C-contiguous result for a channels_last input; torch keeps channels_last")
+_XFAIL_AVG2D_FORMAT = pytest.mark.xfail(strict=True, reason=_AVG2D_FORMAT)
+
+
 def _sum_pool2d(x, k):
     """Sum over the non-overlapping (k0, k1) windows of a (H, W) array, row-major."""
     h, w = x.shape
@@ -581,7 +586,7 @@ def _nhwc_adaptive_avg(x, g):
     _close(inp.grad, tx.grad, rtol=1.3e-6, atol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: adaptive_avg_pool2d (pyad/ops, the AdaptiveAvgPool2d op) returns a C-contiguous result for a channels_last input; torch keeps channels_last")
+@_XFAIL_AVG2D_FORMAT
 def test_adaptive_pooling_avg_nhwc():
     rng = _rng(15)
     x = rng.integers(1, 10, (4, 8, 8, 8)).astype(np.float32)
@@ -589,7 +594,7 @@ def test_adaptive_pooling_avg_nhwc():
     _nhwc_adaptive_avg(x, g)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: adaptive_avg_pool2d (pyad/ops, the AdaptiveAvgPool2d op) returns a C-contiguous result for a channels_last input; torch keeps channels_last")
+@_XFAIL_AVG2D_FORMAT
 def test_adaptive_pooling_avg_nhwc_non_contiguous():
     rng = _rng(16)
     x = rng.integers(1, 10, (4, 8, 8, 8)).astype(np.float32)
@@ -797,8 +802,9 @@ def test_pooling_shape():
     assert y.size() == (1, 1, 3, 4)
 
 
-@pytest.mark.parametrize("mf", ["contiguous", pytest.param("channels_last", marks=pytest.mark.xfail(
-    strict=True, reason="engine: adaptive_avg_pool2d (pyad/ops, the AdaptiveAvgPool2d op) returns a C-contiguous result for a channels_last input; torch keeps channels_last")), "non_contiguous"])
+@pytest.mark.parametrize("mf", ["contiguous",
+                                pytest.param("channels_last", marks=_XFAIL_AVG2D_FORMAT),
+                                "non_contiguous"])
 def test_adaptive_avg_pool2d_output_size_one(mf):
     x = pyad.tensor(_rng(20).integers(1, 10, (2, 3, 6, 6)).astype(np.float32),
                     requires_grad=True)
@@ -1268,7 +1274,7 @@ def test_layer_norm_eps():
     _eq(ln.forward(x), np.zeros((2, 2, 2), np.float32))
 
 
-# --------------------------------------------------------------------------- pixel shuffle, padding
+# ------------------------------------------------------------------ pixel shuffle, padding
 
 
 def test_pixel_shuffle_nhwc_cpu():
