@@ -110,8 +110,10 @@ def adaptive_avg_pool1d(input, output_size):
     """
     what = "adaptive_avg_pool1d"
     input = _pool1d_input(input, what)
-    return adaptive_avg_pool2d(input.unsqueeze(-2),
-                               (1, _single(output_size, what, "output_size"))).squeeze(-2)
+    out = adaptive_avg_pool2d(input.unsqueeze(-2),
+                              (1, _single(output_size, what, "output_size"))).squeeze(-2)
+    from pyad.nn._functional_more import _adaptive_empty_output_guard
+    return _adaptive_empty_output_guard(out, 1, what)
 
 
 # -- interpolation -------------------------------------------------------------------
@@ -300,15 +302,6 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-def _keep_channels_last(out, input):
-    # torch's result of a 4-D channels_last input is channels_last too
-    # (suggest_memory_format); pyad's composed ops give a C-contiguous one
-    if input.ndim == 4 and out.ndim == 4 and not input.is_contiguous() and \
-            input.is_contiguous(memory_format=pyad.channels_last):
-        return out.contiguous(memory_format=pyad.channels_last)
-    return out
-
-
 def pixel_shuffle(input, upscale_factor):
     """``(*, C r^2, H, W) -> (*, C, H r, W r)``, as ``F.pixel_shuffle``.
 
@@ -332,8 +325,9 @@ def pixel_shuffle(input, upscale_factor):
     nb = len(batch)
     x = input.reshape(tuple(batch) + (c // (r * r), r, r, h, w))
     perm = tuple(range(nb)) + (nb, nb + 3, nb + 1, nb + 4, nb + 2)
-    return _keep_channels_last(
-        x.permute(*perm).reshape(tuple(batch) + (c // (r * r), h * r, w * r)), input)
+    # torch's kernel writes its result in the input's memory format (channels_last too)
+    return _in_format_of(x.permute(*perm).reshape(tuple(batch) + (c // (r * r), h * r, w * r)),
+                         input)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -354,8 +348,8 @@ def pixel_unshuffle(input, downscale_factor):
     nb = len(batch)
     x = input.reshape(tuple(batch) + (c, h // r, r, w // r, r))
     perm = tuple(range(nb)) + (nb, nb + 2, nb + 4, nb + 1, nb + 3)
-    return _keep_channels_last(
-        x.permute(*perm).reshape(tuple(batch) + (c * r * r, h // r, w // r)), input)
+    return _in_format_of(x.permute(*perm).reshape(tuple(batch) + (c * r * r, h // r, w // r)),
+                         input)
 
 
 # -- dropout and normalisation -------------------------------------------------------
@@ -613,8 +607,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     """The computation of `pyad.nn.MultiheadAttention`, as
     ``torch.nn.functional.multi_head_attention_forward``: sequence-first ``(L, N, E)``
     (or unbatched ``(L, E)``) inputs, returns ``(attn_output, attn_weights)``
-    (``attn_weights`` None unless ``need_weights``). ``static_k``/``static_v`` are not
-    supported (NotImplementedError).
+    (``attn_weights`` None unless ``need_weights``). ``static_k``/``static_v``
+    (``(N * num_heads, S, head_dim)``) replace the projected key and value, as torch's.
 
     >>> import pyad
     >>> E, H = 4, 2

@@ -171,6 +171,37 @@ def _adaptive_dim_check(input, n, what):
         raise ValueError("%s(): Input dimension should be at least %d" % (what, n + 1))
 
 
+def _adaptive_float_check(input, what, kernel=None):
+    # torch's adaptive pooling kernels are floating-point only:
+    # NotImplementedError '"adaptive_max_pool2d" not implemented for 'Long''
+    if _np.dtype(input.dtype).kind not in "fc":
+        from pyad._porting import _TORCH_NAMES
+        name = _TORCH_NAMES.get(_np.dtype(input.dtype).name, str(input.dtype))
+        raise NotImplementedError('%s(): "%s" not implemented for \'%s\''
+                                  % (what, kernel or what, name))
+
+
+def _adaptive_nonempty_check(input, n, what):
+    # torch checks every dimension after the first (the channel one too) is non-empty
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError("%s(): Expected input to have non-zero size for non-batch "
+                               "dimensions, but input has sizes %s with dimension %d being "
+                               "empty" % (what, list(input.shape), d))
+
+
+def _adaptive_empty_output_guard(out, n, what):
+    # torch raises in the backward of an adaptive pooling whose output has an empty
+    # non-batch dimension (output_size 0); as torch, every dimension after the first
+    if out.requires_grad and any(out.shape[d] == 0 for d in range(1, out.dim())):
+        def _refuse(grad):
+            raise RuntimeError("%s(): Expected grad_output to have non-zero size for "
+                               "non-batch dimensions, but grad_output has sizes %s"
+                               % (what, list(grad.shape)))
+        out.register_hook(_refuse)
+    return out
+
+
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     """`adaptive_max_pool2d` that returns ``(output, indices)``."""
     what = "adaptive_max_pool2d"
@@ -179,6 +210,8 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     if input.dim() not in (3, 4):
         raise RuntimeError("%s(): Expected a 3D or 4D Variable, but got: %s"
                            % (what, list(input.shape)))
+    _adaptive_float_check(input, what)
+    _adaptive_nonempty_check(input, 2, what)
     h, w = input.shape[input.dim() - 2:]
     if any(s == 0 for s in input.shape[input.dim() - 2:]):
         raise RuntimeError("%s(): Expected input to have non-zero size for non-batch "
@@ -208,8 +241,8 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     # the result and its indices in the input's memory format (torch's kernel writes
     # channels_last for a channels_last input)
     from pyad.nn._functional_layers import _in_format_of
-    return (_in_format_of(out.reshape(shape), input),
-            _in_format_of(pyad.Variable(pos.reshape(shape)), input))
+    out = _adaptive_empty_output_guard(_in_format_of(out.reshape(shape), input), 2, what)
+    return out, _in_format_of(pyad.Variable(pos.reshape(shape)), input)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -231,6 +264,8 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     if input.dim() not in (2, 3):
         raise RuntimeError("adaptive_max_pool1d(): Expected a 2D or 3D Variable, but got: %s"
                            % (list(input.shape),))
+    _adaptive_float_check(input, "adaptive_max_pool1d", "adaptive_max_pool2d")
+    _adaptive_nonempty_check(input, 1, "adaptive_max_pool1d")
     size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
     out, idx = adaptive_max_pool2d_with_indices(input.unsqueeze(-2), (1, size))
     return out.squeeze(-2), idx.squeeze(-2)
@@ -298,15 +333,18 @@ def _max_unpool(input, indices, size, what, n):
                            % (what, indices.dtype))
     lead = tuple(input.shape[:input.dim() - n])
     total = int(_np.prod(size))
-    idx = indices.data.reshape(lead + (-1,)).astype(_np.int64)
+    per = int(_np.prod(input.shape[input.dim() - n:]))
+    idx = indices.data.reshape(lead + (per,)).astype(_np.int64)
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= total):
         bad = int(idx.min()) if int(idx.min()) < 0 else int(idx.max())
         raise RuntimeError("%s(): Found an invalid max index: %d (output volumes are of size "
                            "%s)" % (what, bad, "x".join(str(s) for s in size)))
     xp = _xp(input)
     base = pyad.Variable(xp.zeros(lead + (total,), dtype=input.data.dtype))
-    out = pyad.scatter(base, len(lead), idx, input.reshape(lead + (-1,)))
-    return out.reshape(lead + tuple(size))
+    out = pyad.scatter(base, len(lead), idx, input.reshape(lead + (per,)))
+    # torch's kernel writes its result in the input's memory format (channels_last too)
+    from pyad.nn._functional_layers import _in_format_of
+    return _in_format_of(out.reshape(lead + tuple(size)), input)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -1151,6 +1189,10 @@ def _ctc_alpha_beta(lp, labels, t_len, blank, want_beta):
 
 def _ctc_lengths(what, lengths, n, name):
     if isinstance(lengths, Variable):
+        if _np.dtype(lengths.dtype).kind not in "iu":
+            # torch: RuntimeError 'input_lengths must be integral'
+            raise RuntimeError("%s(): %s must be integral, got a Variable of dtype %s"
+                               % (what, name, lengths.dtype))
         values = [int(v) for v in _host(lengths.data).reshape(-1).tolist()]
     elif isinstance(lengths, numbers.Integral):
         values = [int(lengths)]
@@ -1503,6 +1545,12 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     """`max_pool3d` that returns ``(output, indices)``."""
     what = "max_pool3d"
     input, unbatched = _volume_input(input, what)
+    first = 0 if unbatched else 1
+    for i in range(first, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError("%s(): Expected input's non-batch dimensions to have positive "
+                               "length, but input has a shape of %s and non-batch dimension "
+                               "%d has length zero!" % (what, list(input.shape), i - first))
     k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, what)
     lead = tuple(input.shape[:input.dim() - 3])
     sizes = tuple(input.shape[input.dim() - 3:])
@@ -1566,6 +1614,7 @@ def adaptive_avg_pool3d(input, output_size):
     what = "adaptive_avg_pool3d"
     _adaptive_dim_check(_var(input), 3, what)
     input, unbatched = _volume_input(input, what)
+    _adaptive_float_check(input, what, "adaptive_avg_pool3d_cpu")
     sizes = tuple(input.shape[input.dim() - 3:])
     if any(v == 0 for v in sizes):
         raise RuntimeError("%s(): Expected input to have non-zero size for non-batch "
@@ -1587,4 +1636,4 @@ def adaptive_avg_pool3d(input, output_size):
             shape = list(out.shape)
             shape[dim] = 0
             out = out.reshape(tuple(shape)) if out.numel() == 0 else out.narrow(dim, 0, 0)
-    return out
+    return _adaptive_empty_output_guard(out, 3, what)

@@ -1354,7 +1354,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out = out * _var(weight).reshape(view)
     if bias is not None:
         out = out + _var(bias).reshape(view)
-    return _fl._keep_channels_last(_to_input_dtype(out, input), input)
+    return _fl._in_format_of(_to_input_dtype(out, input), input)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -1395,7 +1395,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         out = out * _var(weight).reshape(view)
     if bias is not None:
         out = out + _var(bias).reshape(view)
-    return _fl._keep_channels_last(_to_input_dtype(out, input), input)
+    return _fl._in_format_of(_to_input_dtype(out, input), input)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -58,22 +58,29 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
                                  what="MultiheadAttention"):
     """The computation of `MultiheadAttention` on ``(L, N, E)`` / ``(L, E)`` inputs, as
     ``F.multi_head_attention_forward``."""
-    if static_k is not None or static_v is not None:
-        raise NotImplementedError("%s(): static_k/static_v are not supported" % what)
     unbatched = query.dim() == 2
     if query.dim() not in (2, 3):
         raise AssertionError("%s(): query should be unbatched 2D or batched 3D tensor but "
                              "received %dD query tensor" % (what, query.dim()))
+    # torch's _mha_shape_check, with its wording
+    kind = "unbatched (2-D)" if unbatched else "batched (3-D)"
     if key.dim() != query.dim() or value.dim() != query.dim():
-        raise AssertionError("%s(): key and value should have the same number of dimensions "
-                             "as query (%dD), got %dD and %dD"
-                             % (what, query.dim(), key.dim(), value.dim()))
+        raise AssertionError("%s(): For %s `query`, expected `key` and `value` to be %d-D but "
+                             "found %d-D and %d-D tensors respectively"
+                             % (what, kind, query.dim(), key.dim(), value.dim()))
+    if key_padding_mask is not None and key_padding_mask.dim() != query.dim() - 1:
+        raise AssertionError("%s(): For %s `query`, expected `key_padding_mask` to be `None` "
+                             "or %d-D but found %d-D tensor instead"
+                             % (what, kind, query.dim() - 1, key_padding_mask.dim()))
     if attn_mask is not None and attn_mask.dim() not in (2, 3):
-        # torch's _mha_shape_check
         raise AssertionError("%s(): For %s `query`, expected `attn_mask` to be `None`, 2-D "
                              "or 3-D but found %d-D tensor instead"
-                             % (what, "unbatched (2-D)" if unbatched else "batched (3-D)",
-                                attn_mask.dim()))
+                             % (what, kind, attn_mask.dim()))
+    if unbatched and attn_mask is not None and attn_mask.dim() == 3:
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if tuple(attn_mask.shape) != expected:
+            raise AssertionError("%s(): Expected `attn_mask` shape to be %s but got %s"
+                                 % (what, expected, tuple(attn_mask.shape)))
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
@@ -145,6 +152,10 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
             raise RuntimeError("attn_mask's dimension %d is not supported" % attn_mask.dim())
 
     if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
         k = pyad.cat([k, bias_k.expand(1, bsz, embed_dim)], 0)
         v = pyad.cat([v, bias_v.expand(1, bsz, embed_dim)], 0)
         if attn_mask is not None:
@@ -153,8 +164,27 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
             key_padding_mask = F.pad(key_padding_mask, (0, 1))
 
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
-    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    # static_k / static_v ((N * num_heads, S, head_dim)) replace the projected key / value
+    if static_k is None:
+        k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        if static_k.shape[0] != bsz * num_heads:
+            raise AssertionError("expecting static_k.size(0) of %d, but got %d"
+                                 % (bsz * num_heads, static_k.shape[0]))
+        if static_k.shape[2] != head_dim:
+            raise AssertionError("expecting static_k.size(2) of %d, but got %d"
+                                 % (head_dim, static_k.shape[2]))
+        k = static_k
+    if static_v is None:
+        v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        if static_v.shape[0] != bsz * num_heads:
+            raise AssertionError("expecting static_v.size(0) of %d, but got %d"
+                                 % (bsz * num_heads, static_v.shape[0]))
+        if static_v.shape[2] != head_dim:
+            raise AssertionError("expecting static_v.size(2) of %d, but got %d"
+                                 % (head_dim, static_v.shape[2]))
+        v = static_v
 
     if add_zero_attn:
         zeros = pyad.zeros(bsz * num_heads, 1, head_dim, dtype=q.dtype, device=q.device)
