@@ -47,3 +47,23 @@ def sdpa_kernel(backends, set_priority=False):
         yield
     finally:
         _chosen.pop()
+
+
+from pyad.nn.attention import bias  # noqa: E402  (torch.nn.attention.bias)
+
+
+def _check_kernel(query, dropout_p):
+    """Raise as torch's CPU dispatch does when the `sdpa_kernel` in force allows no
+    kernel that runs on the CPU: the math kernel runs anything, the fused (flash) one 4-D
+    inputs without dropout; the efficient, cuDNN and overrideable kernels are CUDA's."""
+    chosen = _chosen[-1]
+    if SDPBackend.MATH in chosen:
+        return
+    if SDPBackend.FLASH_ATTENTION in chosen:
+        if query.dim() == 4 and not dropout_p > 0.0:
+            return
+        raise RuntimeError("scaled_dot_product_attention(): No available kernel.  "
+                           "Aborting execution.")
+    raise RuntimeError("scaled_dot_product_attention(): No viable backend for "
+                       "scaled_dot_product_attention was found. This is likely due to "
+                       "turning off both the math kernel and the fused kernels.")

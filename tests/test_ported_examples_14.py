@@ -1,0 +1,318 @@
+"""Ported pytorch/tutorials texts (examples/ported/, the fourteenth batch): leaf and
+non-leaf tensors, Data Parallelism on the CPU, the optimizer step fused into the
+backward pass (``register_post_accumulate_grad_hook``), and the CPU parts of the
+scaled-dot-product-attention tutorial (``sdpa_kernel``, ``CausalSelfAttention``, the
+profiler label, ``torch.nn.attention.bias``).
+
+Each text runs on torch and on pyad from the same initial weights, with its ``rand`` and
+``randn`` draws (and ``nn.Dropout`` masks) from shared NumPy streams, and every value it
+computes or prints is compared with torch's; times are only checked to be positive and
+the profiler's tables by the names both frameworks give.
+"""
+import importlib.util
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import pyad
+
+torch = pytest.importorskip("torch")
+import torch.nn.attention.bias  # noqa: E402,F401  (not imported by torch itself)
+import torch.utils.benchmark  # noqa: E402,F401
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _module(name):
+    spec = importlib.util.spec_from_file_location("_ported_helpers14_" + name,
+                                                  os.path.join(_HERE, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_helpers = _module("test_ported_examples")
+load, Proxy, seeded, PORTED = _helpers.load, _helpers.Proxy, _helpers.seeded, _helpers.PORTED
+
+# this batch's scripts (tests/test_ported_examples.py's list names them too)
+SCRIPTS = ["understanding_leaf_vs_nonleaf_tutorial", "data_parallel_tutorial",
+           "optimizer_step_in_backward_tutorial", "scaled_dot_product_attention_tutorial"]
+
+
+def _quiet(*args):
+    pass
+
+
+def shared(lib, seed=0):
+    """``seeded(lib)`` (randn, dropout masks) whose ``rand`` also draws from a NumPy
+    stream: the same numbers in both runs."""
+    rng = np.random.default_rng(seed + 1)
+
+    def rand(*size, dtype=None, device=None, **kw):
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+            size = tuple(size[0])
+        return lib.tensor(rng.random(size), dtype=dtype or lib.get_default_dtype())
+    return Proxy(seeded(lib, seed), rand=rand)
+
+
+def _twin(name, **options):
+    states, seen = [], [0]
+
+    def record(model):
+        states.append({k: v.detach().numpy().copy() for k, v in model.state_dict().items()})
+
+    def restore(model):
+        state = states[seen[0]]
+        seen[0] += 1
+        assert list(model.state_dict()) == list(state)
+        model.load_state_dict({k: pyad.tensor(v) for k, v in state.items()})
+
+    t_out = load(name).run(shared(torch), init=record, log=_quiet, **options)
+    p_out = load(name).run(shared(pyad), init=restore, log=_quiet, **options)
+    assert seen[0] == len(states)
+    return t_out, p_out
+
+
+def _tree(value, prefix=""):
+    if isinstance(value, dict):
+        return [kv for k, v in value.items() for kv in _tree(v, "%s%s/" % (prefix, k))]
+    if isinstance(value, (list, tuple)):
+        return [kv for i, v in enumerate(value) for kv in _tree(v, "%s%d/" % (prefix, i))]
+    if hasattr(value, "detach"):
+        return [(prefix.rstrip("/"), (str(value.dtype).split(".")[-1],
+                                      np.asarray(value.detach().float().numpy())))]
+    return [(prefix.rstrip("/"), value)]
+
+
+def _compare(t_out, p_out, rtol=0.0, atol=0.0, skip=()):
+    t_flat = [(k, v) for k, v in _tree(t_out) if k.split("/")[0] not in skip]
+    p_flat = [(k, v) for k, v in _tree(p_out) if k.split("/")[0] not in skip]
+    assert [k for k, _ in p_flat] == [k for k, _ in t_flat]
+    for (name, t), (_, p) in zip(t_flat, p_flat):
+        if isinstance(t, tuple):
+            assert isinstance(p, tuple) and p[0] == t[0], (name, p, t)
+            assert p[1].shape == t[1].shape, (name, p[1].shape, t[1].shape)
+            np.testing.assert_allclose(p[1], t[1], rtol=rtol, atol=atol, err_msg=name)
+        elif isinstance(t, float):
+            assert type(p) is float, (name, p)
+            np.testing.assert_allclose(p, t, rtol=rtol, atol=atol, err_msg=name)
+        else:
+            assert p == t and type(p) is type(t), (name, p, t)
+
+
+# -- beginner_source/understanding_leaf_vs_nonleaf_tutorial.py -------------------------------
+
+def test_understanding_leaf_vs_nonleaf_tutorial():
+    with warnings.catch_warnings(record=True) as t_warned:
+        warnings.simplefilter("always")
+        t_out = load("understanding_leaf_vs_nonleaf_tutorial").run(torch, log=_quiet)
+    with warnings.catch_warnings(record=True) as p_warned:
+        warnings.simplefilter("always")
+        p_out = load("understanding_leaf_vs_nonleaf_tutorial").run(pyad, log=_quiet)
+    # torch says Tensor where pyad says Variable
+    p_out["retain_grad error"] = p_out["retain_grad error"].replace("Variable", "Tensor")
+    _compare(t_out, p_out)
+    # the hand math: loss = mean((relu(x W + b) - 1)^2) = 9 at W, b all ones
+    assert t_out["W.grad"].tolist() == [[3.0, 3.0]] * 3
+    assert t_out["retains_grad"] == [False, False, False, True, True, False, True]
+    # z.grad of a non-leaf warns, in both (the text's "also warns us")
+    for warned in (t_warned, p_warned):
+        assert any(".grad attribute of a" in str(w.message) and "not a leaf" in
+                   str(w.message) for w in warned)
+
+
+# -- beginner_source/blitz/data_parallel_tutorial.py -------------------------------------------
+
+@pytest.mark.parametrize("data_parallel", [False, True], ids=["text", "wrapped"])
+def test_data_parallel_tutorial(data_parallel):
+    # the DataLoader does not shuffle here (each framework shuffles with its own
+    # generator); every batch's input and output is compared
+    t_out, p_out = _twin("data_parallel_tutorial", shuffle=False,
+                         data_parallel=data_parallel)
+    _compare(t_out, p_out, rtol=1e-6, atol=1e-7)
+    assert p_out["inside"] == p_out["outside"] == [((30, 5), (30, 2))] * 3 + [((10, 5),
+                                                                               (10, 2))]
+    assert p_out["wrapped"] == ("DataParallel" if data_parallel else "Model")
+
+
+def test_data_parallel_tutorial_shuffles():
+    # the text's shuffling loader: the same sizes, the rows a permutation of the data
+    t_out, p_out = _twin("data_parallel_tutorial")
+    assert p_out["outside"] == t_out["outside"] and p_out["inside"] == t_out["inside"]
+    rows = lambda out: sorted(map(tuple, np.concatenate(  # noqa: E731
+        [x.detach().numpy() for x in out["inputs"]]).round(6).tolist()))
+    assert rows(p_out) == rows(t_out)
+
+
+# -- intermediate_source/optimizer_step_in_backward_tutorial.py --------------------------------
+
+def test_optimizer_step_in_backward_tutorial():
+    t_out, p_out = _twin("optimizer_step_in_backward_tutorial")
+    _compare(t_out, p_out, rtol=1e-5, atol=1e-6)
+    # the hooks ran once per parameter and backward, in the engine's order (last layer
+    # first), each stepping its own Adam; the gradients are gone after each backward
+    assert p_out["hook_order"] == ["3.bias", "3.weight", "1.bias", "1.weight"] * 3
+    assert p_out["optimizer_steps"] == [3, 3, 3, 3]
+    assert p_out["grads_after_backward"] == [[None] * 4] * 3
+
+
+def test_optimizer_in_backward_steps_as_one_optimizer():
+    # per-parameter Adams stepped in the hooks give the weights one Adam gives (Adam's
+    # update of a parameter depends on that parameter alone), on torch and on pyad
+    for lib in (torch, pyad):
+        lib.manual_seed(0)
+        a = lib.nn.Linear(4, 3)
+        b = lib.nn.Linear(4, 3)
+        b.load_state_dict(a.state_dict())
+        x = lib.tensor(np.random.default_rng(0).random((5, 4)), dtype=lib.float32)
+        opt = lib.optim.Adam(a.parameters())
+        optimizers = {p: lib.optim.Adam([p], foreach=False) for p in b.parameters()}
+
+        def hook(p):
+            optimizers[p].step()
+            optimizers[p].zero_grad()
+        for p in b.parameters():
+            p.register_post_accumulate_grad_hook(hook)
+        for _ in range(3):
+            a(x).sum().backward()
+            opt.step()
+            opt.zero_grad()
+            b(x).sum().backward()
+        for pa, pb in zip(a.parameters(), b.parameters()):
+            np.testing.assert_array_equal(pb.detach().numpy(), pa.detach().numpy())
+            assert pb.grad is None
+
+
+# -- intermediate_source/scaled_dot_product_attention_tutorial.py ------------------------------
+
+SDPA_SIZES = dict(batch_size=2, max_sequence_len=16, num_heads=2, module_batch_size=2,
+                  module_sequence_len=8, module_num_heads=2, heads_per_dim=4, n_profiled=2,
+                  bias_batch_size=2, bias_num_heads=2, min_run_time=0.01)
+
+
+@pytest.mark.parametrize("dtype_name", ["float16", "float32"])
+def test_scaled_dot_product_attention_tutorial(dtype_name):
+    t_out, p_out = _twin("scaled_dot_product_attention_tutorial", dtype_name=dtype_name,
+                         **SDPA_SIZES)
+    # float16 (the text's): within two units in the last place of float16
+    tol = dict(rtol=2e-3, atol=1e-3) if dtype_name == "float16" else dict(rtol=1e-5,
+                                                                           atol=1e-6)
+    _compare(t_out, p_out, skip=("times", "profile_table", "profile_events"), **tol)
+    # the timings: the same ones taken (efficient attention is CUDA's: refused on the
+    # CPU by both), each positive
+    assert list(p_out["times"]) == list(t_out["times"]) == ["default", "math", "flash",
+                                                            "module"]
+    assert all(t > 0 for t in p_out["times"].values())
+    assert p_out["messages"] == ["flash ran", "EfficientAttention is not supported."]
+    # the profiler: the record_function label once, and the module's own calls (aten's
+    # names in torch) counted alike
+    t_events = {k.replace("aten::", ""): n for k, n in t_out["profile_events"].items()}
+    p_events = p_out["profile_events"]
+    assert p_events[" Non-Compilied Causal Attention"] == 1 == \
+        t_events[" Non-Compilied Causal Attention"]
+    for name in ("linear", "t", "chunk", "narrow"):
+        assert p_events[name] == t_events[name], name
+    assert " Non-Compilied Causal Attention" in p_out["profile_table"]
+    assert p_out["bias_type"] == "CausalBias"
+
+
+def test_sdpa_output_follows_the_querys_layout():
+    # CausalSelfAttention's y.transpose(1, 2).view(...) needs torch's output layout:
+    # the query's dimension order on the CPU's fused path, contiguous otherwise
+    rng = np.random.default_rng(0)
+    x = rng.random((8, 2, 24))
+    for order, build in [("blhd", lambda t: t.reshape(2, 8, 2, 4).transpose(1, 2)),
+                         ("lbhd", lambda t: t.reshape(8, 2, 2, 4).permute(1, 2, 0, 3))]:
+        strides = {}
+        for lib in (torch, pyad):
+            v = lib.tensor(x.reshape(2, 8, 24) if order == "blhd" else x,
+                           dtype=lib.float32)
+            q, k, w = (build(c) for c in v.chunk(3, -1))
+            F = lib.nn.functional
+            strides[lib.__name__] = [
+                tuple(F.scaled_dot_product_attention(q, k, w).stride()),
+                tuple(F.scaled_dot_product_attention(q, k, w, is_causal=True).stride()),
+                tuple(F.scaled_dot_product_attention(q[0], k[0], w[0]).stride()),
+                tuple(F.scaled_dot_product_attention(q.contiguous(), k, w).stride()),
+                tuple(F.scaled_dot_product_attention(
+                    q.transpose(2, 3).contiguous().transpose(2, 3), k, w).stride())]
+        assert strides["pyad"] == strides["torch"], (order, strides)
+
+
+@pytest.mark.parametrize("backends,dim,dropout", [
+    ("MATH", 4, 0.0), ("MATH", 3, 0.5), ("FLASH_ATTENTION", 4, 0.0),
+    ("FLASH_ATTENTION", 3, 0.0), ("FLASH_ATTENTION", 4, 0.5), ("EFFICIENT_ATTENTION", 4, 0.0),
+    ("CUDNN_ATTENTION", 4, 0.0), ("OVERRIDEABLE", 3, 0.0),
+    ("EFFICIENT_ATTENTION,CUDNN_ATTENTION", 4, 0.0), ("FLASH_ATTENTION,MATH", 3, 0.0)])
+def test_sdpa_kernel_on_the_cpu_as_torch(backends, dim, dropout):
+    outcome = {}
+    for lib in (torch, pyad):
+        B = lib.nn.attention.SDPBackend
+        chosen = [getattr(B, name) for name in backends.split(",")]
+        q = lib.ones((2, 3, 5, 4)[4 - dim:])
+        try:
+            with lib.nn.attention.sdpa_kernel(chosen):
+                lib.nn.functional.scaled_dot_product_attention(q, q, q, dropout_p=dropout)
+            outcome[lib.__name__] = "ran"
+        except RuntimeError as e:
+            outcome[lib.__name__] = str(e).replace("scaled_dot_product_attention(): ", "")
+    assert outcome["pyad"] == outcome["torch"]
+
+
+@pytest.mark.parametrize("size", [(2, 10), (4, 4), (10, 2)])
+def test_causal_biases_as_torch(size):
+    rng = np.random.default_rng(1)
+    q_np, kv_np = rng.random((2, 2, size[0], 8)), rng.random((2, 2, size[1], 8))
+    out = {}
+    for lib in (torch, pyad):
+        bias = lib.nn.attention.bias
+        q, kv = lib.tensor(q_np), lib.tensor(kv_np, requires_grad=True)
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            ul, lr = bias.causal_upper_left(*size), bias.causal_lower_right(*size)
+        F = lib.nn.functional
+        o_ul = F.scaled_dot_product_attention(q, kv, kv, ul)
+        o_lr = F.scaled_dot_product_attention(q, kv, kv, lr)
+        o_lr.sum().backward()
+        with pytest.raises(ValueError, match="CausalBias should not be used with causal=True"):
+            F.scaled_dot_product_attention(q, kv, kv, ul, is_causal=True)
+        out[lib.__name__] = dict(
+            ul=repr(ul), lr=repr(lr), str_lr=str(lr), warned=[str(w.message) for w in warned],
+            isinstance=isinstance(ul, lib.Tensor), variant=int(lr.variant),
+            materialized=lr._materialize().tolist(), shape=tuple(ul.shape),
+            o_ul=o_ul.detach().numpy(), o_lr=o_lr.detach().numpy(), grad=kv.grad.numpy())
+    t, p = out["torch"], out["pyad"]
+    for key in t:
+        if isinstance(t[key], np.ndarray):
+            np.testing.assert_allclose(p[key], t[key], rtol=1e-12, atol=1e-14, err_msg=key)
+        else:
+            assert p[key] == t[key], (key, p[key], t[key])
+
+
+# -- this batch's scripts ---------------------------------------------------------------------
+
+def test_every_script_of_this_batch_is_tested():
+    scripts = set(f[:-3] for f in os.listdir(PORTED) if f.endswith(".py"))
+    assert set(SCRIPTS) <= scripts
+    text = open(__file__).read()
+    for name in SCRIPTS:
+        assert 'load("%s")' % name in text or '_twin("%s"' % name in text, name
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("understanding_leaf_vs_nonleaf_tutorial", "loss.grad=tensor(1.)"),
+    ("data_parallel_tutorial", "Outside: input size (10, 5) output_size (10, 2)"),
+    ("optimizer_step_in_backward_tutorial", "losses:"),
+    ("scaled_dot_product_attention_tutorial", " Non-Compilied Causal Attention")])
+def test_scripts_run_as_scripts_on_pyad(name, expected):
+    env = dict(os.environ, PYTHONPATH=_helpers.PYAD_HOME, OPENBLAS_NUM_THREADS="1",
+               OMP_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, os.path.join(PORTED, name + ".py")],
+                          cwd=_helpers.REPO_ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert expected in proc.stdout, proc.stdout
