@@ -41,7 +41,7 @@ load, Proxy, seeded, PORTED = _helpers.load, _helpers.Proxy, _helpers.seeded, _h
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
 SCRIPTS = ["understanding_leaf_vs_nonleaf_tutorial", "data_parallel_tutorial",
            "optimizer_step_in_backward_tutorial", "scaled_dot_product_attention_tutorial",
-           "chatbot_tutorial"]
+           "chatbot_tutorial", "visualizing_gradients_tutorial"]
 
 
 def _quiet(*args):
@@ -49,15 +49,21 @@ def _quiet(*args):
 
 
 def shared(lib, seed=0):
-    """``seeded(lib)`` (randn, dropout masks) whose ``rand`` also draws from a NumPy
-    stream: the same numbers in both runs."""
+    """``seeded(lib)`` (randn, dropout masks) whose ``rand`` and ``randint`` also draw
+    from a NumPy stream: the same numbers in both runs."""
     rng = np.random.default_rng(seed + 1)
 
     def rand(*size, dtype=None, device=None, **kw):
         if len(size) == 1 and isinstance(size[0], (tuple, list)):
             size = tuple(size[0])
         return lib.tensor(rng.random(size), dtype=dtype or lib.get_default_dtype())
-    return Proxy(seeded(lib, seed), rand=rand)
+    def randint(*args, size=None, dtype=None, **kw):
+        # torch's forms: randint(high, size) and randint(low, high, size)
+        if size is None:
+            *args, size = args
+        low, high = (0, args[0]) if len(args) == 1 else args
+        return lib.tensor(rng.integers(low, high, tuple(size)), dtype=dtype or lib.int64)
+    return Proxy(seeded(lib, seed), rand=rand, randint=randint)
 
 
 def _twin(name, **options):
@@ -295,6 +301,23 @@ def test_causal_biases_as_torch(size):
             assert p[key] == t[key], (key, p[key], t[key])
 
 
+# -- intermediate_source/visualizing_gradients_tutorial.py ------------------------------------
+
+def test_visualizing_gradients_tutorial():
+    # the text's sizes and ten epochs; x and y from the shared streams
+    t_out, p_out = _twin("visualizing_gradients_tutorial")
+    _compare(t_out, p_out, rtol=1e-5, atol=1e-6)
+    # the backward hooks ran from the last layer to the first; Identity returns its
+    # input, so its hook and Linear's are on one Variable, run in registration order
+    # after the Sigmoid's
+    assert p_out["names_nobn"][:4] == ["layers.3", "layers.2.2", "layers.2.0", "layers.2.1"]
+    assert p_out["layer_idx_bn"] == list(range(9, -1, -1))
+    # what the figure shows: without batch norm the gradients vanish towards the input
+    nobn = [float(g) for g in p_out["avg_grads_nobn"]]
+    bn = [float(g) for g in p_out["avg_grads_bn"]]
+    assert nobn[-1] < nobn[0] / 10 and bn[-1] > nobn[-1]
+
+
 # -- beginner_source/chatbot_tutorial.py -----------------------------------------------------
 
 CHATBOT = dict(hidden_size=16, n_iteration=6, batch_size=8, print_every=2,
@@ -396,7 +419,8 @@ def test_every_script_of_this_batch_is_tested():
     ("data_parallel_tutorial", "Outside: input size (10, 5) output_size (10, 2)"),
     ("optimizer_step_in_backward_tutorial", "losses:"),
     ("scaled_dot_product_attention_tutorial", " Non-Compilied Causal Attention"),
-    ("chatbot_tutorial", "Iteration: 20; Percent complete: 100.0%")])
+    ("chatbot_tutorial", "Iteration: 20; Percent complete: 100.0%"),
+    ("visualizing_gradients_tutorial", "Without BatchNorm layers.0.1")])
 def test_scripts_run_as_scripts_on_pyad(name, expected):
     env = dict(os.environ, PYTHONPATH=_helpers.PYAD_HOME, OPENBLAS_NUM_THREADS="1",
                OMP_NUM_THREADS="1")
