@@ -41,7 +41,7 @@ load, Proxy, seeded, PORTED = _helpers.load, _helpers.Proxy, _helpers.seeded, _h
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
 SCRIPTS = ["understanding_leaf_vs_nonleaf_tutorial", "data_parallel_tutorial",
            "optimizer_step_in_backward_tutorial", "scaled_dot_product_attention_tutorial",
-           "chatbot_tutorial", "visualizing_gradients_tutorial"]
+           "chatbot_tutorial", "visualizing_gradients_tutorial", "profiler_recipe"]
 
 
 def _quiet(*args):
@@ -318,6 +318,122 @@ def test_visualizing_gradients_tutorial():
     assert nobn[-1] < nobn[0] / 10 and bn[-1] > nobn[-1]
 
 
+# -- recipes_source/recipes/profiler_recipe.py ------------------------------------------------
+
+# the calls both profilers name alike (torch's with aten::), with the counts of one
+# forward of the small ResNet; pyad's batch_norm is not one op (it runs as mean, sub,
+# mul...), and torch's in-place add_ counts BatchNorm's num_batches_tracked too
+COMMON_OPS = {"conv2d": 6, "relu_": 5, "max_pool2d": 1, "adaptive_avg_pool2d": 1,
+              "flatten": 1, "linear": 1, "t": 1}
+
+
+def _named_alike(counts):
+    return {k.replace("aten::", ""): n for k, n in counts.items()}
+
+
+def _profiler_twin(tmp_path, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # export_memory_timeline's
+        return _twin("profiler_recipe", image_size=32, out_dir=None, **options) \
+            if not options.get("cpu_sections") else _profiler_twin_dirs(tmp_path, **options)
+
+
+def _profiler_twin_dirs(tmp_path, **options):
+    state = {}
+
+    def record(model):
+        state.update({k: v.detach().numpy().copy() for k, v in model.state_dict().items()})
+
+    def restore(model):
+        model.load_state_dict({k: pyad.tensor(v) for k, v in state.items()})
+    t_out = load("profiler_recipe").run(shared(torch), init=record, log=_quiet,
+                                        image_size=32, out_dir=str(tmp_path / "t"),
+                                        **options)
+    p_out = load("profiler_recipe").run(shared(pyad), init=restore, log=_quiet,
+                                        image_size=32, out_dir=str(tmp_path / "p"),
+                                        **options)
+    return t_out, p_out
+
+
+def _check_profiles(t_out, p_out):
+    t_counts, p_counts = _named_alike(t_out["counts"]), p_out["counts"]
+    assert p_counts["model_inference"] == t_counts["model_inference"] == 1
+    for name, n in COMMON_OPS.items():
+        assert p_counts[name] == t_counts[name] == n, name
+    # group_by_input_shape: the convolutions' groups, with torch's shapes to the []
+    shapes = lambda out: sorted((str(s), n) for k, s, n in out["input_shapes"]  # noqa: E731
+                                if k.replace("aten::", "") == "conv2d")
+    assert shapes(p_out) == shapes(t_out)
+    assert len(shapes(p_out)) == 5
+    for out in (t_out, p_out):
+        assert "model_inference" in out["table_cpu_time"]
+        assert "Input Shapes" in out["table_input_shape"]
+
+
+def test_profiler_recipe(tmp_path):
+    # the text on a machine without CUDA or XPU: it stops after its section 4's message
+    t_out, p_out = _profiler_twin(tmp_path)
+    assert list(p_out) == list(t_out) == ["table_cpu_time", "counts", "table_input_shape",
+                                          "input_shapes"]
+    _check_profiles(t_out, p_out)
+
+
+def test_profiler_recipe_cpu_sections(tmp_path):
+    # sections 5 to 8 with device = 'cpu': traces, stacks, the schedule, memory
+    t_out, p_out = _profiler_twin(tmp_path, cpu_sections=True)
+    assert list(p_out) == list(t_out)
+    _check_profiles(t_out, p_out)
+    assert p_out["my_schedule"] == t_out["my_schedule"]
+    assert p_out["my_schedule"][15:19] == ["WARMUP", "RECORD", "RECORD", "RECORD_AND_SAVE"]
+    # on_trace_ready after steps 4 and 8 (wait 1, warm-up 1, active 2), each trace of
+    # the two recorded forwards
+    assert [s for s, _ in p_out["ready"]] == [s for s, _ in t_out["ready"]] == [4, 8]
+    for (_, t_counts), (_, p_counts) in zip(t_out["ready"], p_out["ready"]):
+        assert p_counts["conv2d"] == _named_alike(t_counts)["conv2d"] == 12
+    # the files: no memory_timeline.html without matplotlib (torch prints why)
+    assert p_out["files"] == t_out["files"]
+    assert {"trace.json", "trace_4.json", "trace_8.json"} <= set(p_out["files"])
+    import json
+    for out in (t_out, p_out):
+        with open(out["trace"]) as f:
+            names = {e.get("name", "").replace("aten::", "") for e in json.load(f)["traceEvents"]}
+        assert {"conv2d", "linear", "max_pool2d"} <= names
+    for out in (t_out, p_out):
+        assert "CPU Mem" in out["table_self_memory"] and "Self CPU Mem" in out["table_memory"]
+        assert out["table_stack"].strip().splitlines()[-1].startswith("Self CPU time total")
+
+
+@pytest.mark.filterwarnings("ignore:`export_memory_timeline` is deprecated")
+@pytest.mark.parametrize("suffix", [".json", ".json.gz", ".raw.json.gz"])
+def test_export_memory_timeline_formats_as_torchs(tmp_path, suffix):
+    import gzip
+    import json
+    shapes = {}
+    for lib in (torch, pyad):
+        x = lib.ones(100, 100)
+        with lib.profiler.profile(activities=[lib.profiler.ProfilerActivity.CPU],
+                                  profile_memory=True, record_shapes=True,
+                                  with_stack=True) as prof:
+            (x * 2).sum()
+        path = str(tmp_path / (lib.__name__ + suffix))
+        with pytest.warns(FutureWarning, match="export_memory_timeline` is deprecated"):
+            prof.export_memory_timeline(path)
+        with (gzip.open(path, "rt") if suffix.endswith(".gz") else open(path)) as f:
+            data = json.load(f)
+        if suffix == ".raw.json.gz":
+            # (timestamp, action, numbytes, category): x * 2's 40000 bytes created
+            assert any(e[1] == 2 and e[2] == 40000 for e in data), data
+            shapes[lib.__name__] = sorted({len(e) for e in data})
+        else:
+            times, sizes = data
+            assert len(times) == len(sizes) and times == sorted(times)
+            # the largest total: x * 2's 40000 bytes and the sum's few (torch also
+            # counts x, which existed before: pyad records what ops allocate)
+            assert 40000 <= max(sum(s) for s in sizes) <= 2 * 40000 + 64
+            shapes[lib.__name__] = sorted({len(s) for s in sizes})
+    assert shapes["pyad"] == shapes["torch"]
+
+
 # -- beginner_source/chatbot_tutorial.py -----------------------------------------------------
 
 CHATBOT = dict(hidden_size=16, n_iteration=6, batch_size=8, print_every=2,
@@ -420,7 +536,8 @@ def test_every_script_of_this_batch_is_tested():
     ("optimizer_step_in_backward_tutorial", "losses:"),
     ("scaled_dot_product_attention_tutorial", " Non-Compilied Causal Attention"),
     ("chatbot_tutorial", "Iteration: 20; Percent complete: 100.0%"),
-    ("visualizing_gradients_tutorial", "Without BatchNorm layers.0.1")])
+    ("visualizing_gradients_tutorial", "Without BatchNorm layers.0.1"),
+    ("profiler_recipe", "Neither CUDA nor XPU devices are available")])
 def test_scripts_run_as_scripts_on_pyad(name, expected):
     env = dict(os.environ, PYTHONPATH=_helpers.PYAD_HOME, OPENBLAS_NUM_THREADS="1",
                OMP_NUM_THREADS="1")
