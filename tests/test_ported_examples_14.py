@@ -396,7 +396,8 @@ def test_profiler_recipe_cpu_sections(tmp_path):
     import json
     for out in (t_out, p_out):
         with open(out["trace"]) as f:
-            names = {e.get("name", "").replace("aten::", "") for e in json.load(f)["traceEvents"]}
+            events = json.load(f)["traceEvents"]
+        names = {e.get("name", "").replace("aten::", "") for e in events}
         assert {"conv2d", "linear", "max_pool2d"} <= names
     for out in (t_out, p_out):
         assert "CPU Mem" in out["table_self_memory"] and "Self CPU Mem" in out["table_memory"]

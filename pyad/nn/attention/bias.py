@@ -2,8 +2,8 @@
 `scaled_dot_product_attention` (``causal_upper_left``, ``causal_lower_right``).
 
 A `CausalBias` is a Variable subclass (as torch's is a Tensor subclass) that holds no
-meaningful values: it records the variant and the two sequence lengths, prints as the boolean mask
-it stands for, and ``scaled_dot_product_attention`` given one as ``attn_mask`` runs the
+meaningful values: it records the variant and the two sequence lengths, prints as the
+boolean mask it stands for, and ``scaled_dot_product_attention`` given one as ``attn_mask`` runs the
 causal attention it describes (upper left: ``is_causal=True``; lower right: the
 materialized mask, torch's math path).
 
@@ -102,7 +102,8 @@ def causal_upper_left(*size):
     """A `CausalBias` of ``size`` = ``(seq_len_q, seq_len_kv)``, aligned to the upper
     left corner of the scores (as ``is_causal=True``)."""
     if len(size) != 2:
-        raise AssertionError("causal_upper_left only supports 2D tensors")
+        raise AssertionError("causal_upper_left(): takes 2 sizes (seq_len_q, "
+                             "seq_len_kv), got %d" % len(size))
     seq_len_q, seq_len_kv = size
     return CausalBias(CausalVariant.UPPER_LEFT, seq_len_q, seq_len_kv)
 
@@ -111,6 +112,7 @@ def causal_lower_right(*size):
     """A `CausalBias` of ``size`` = ``(seq_len_q, seq_len_kv)``, aligned to the lower
     right corner of the scores (the last query attends to every key)."""
     if len(size) != 2:
-        raise AssertionError("causal_lower_right only supports 2D tensors")
+        raise AssertionError("causal_lower_right(): takes 2 sizes (seq_len_q, "
+                             "seq_len_kv), got %d" % len(size))
     seq_len_q, seq_len_kv = size
     return CausalBias(CausalVariant.LOWER_RIGHT, seq_len_q, seq_len_kv)
