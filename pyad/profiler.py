@@ -375,6 +375,78 @@ class profile:
         finally:
             os.unlink(tmp)
 
+    def _memory_points(self):
+        # (timestamp in ns, bytes) at each op's start: the memory its outputs took
+        # (profile_memory=True records it; pyad has no categories, so all of it is
+        # torch's "unknown" category)
+        points = []
+        for evt in self.events():
+            size = getattr(evt, "self_cpu_memory_usage", 0) or 0
+            if size:
+                points.append((int(evt.time_range.start * 1000), int(size)))
+        points.sort()
+        return points
+
+    def export_memory_timeline(self, path, device=None):
+        """Write the memory the recorded ops allocated over time, as torch's (deprecated)
+        ``export_memory_timeline``, by ``path``'s suffix: ``.html`` a plot (needs
+        matplotlib: without it, prints torch's message and writes nothing), ``.json``
+        or ``.json.gz`` the points ``[times (us), [sizes by category]]`` (torch's 9 slots;
+        pyad records no categories, so every byte is in the last, torch's unknown
+        category), and ``.raw.json.gz`` the raw ``(timestamp (ns), action, numbytes,
+        category)`` events (action 2, torch's CREATE; category 7, its unknown). pyad
+        records what each op allocated, not frees. Needs ``profile_memory=True``."""
+        warnings.warn("`export_memory_timeline` is deprecated and will be removed in a "
+                      "future version. Please use `torch.cuda.memory._record_memory_history` "
+                      "and `torch.cuda.memory._export_memory_snapshot` instead.",
+                      FutureWarning, stacklevel=2)
+        self._finished("export_memory_timeline")
+        import json
+        path = os.fspath(path)
+        points = self._memory_points()
+        times, sizes, total = [], [], 0
+        for t, size in points:
+            total += size
+            times.append(t // 1000)  # microseconds, as torch's points
+            sizes.append([0] * 8 + [total])
+        if path.endswith(".html"):
+            import importlib.util
+            if importlib.util.find_spec("matplotlib") is None:
+                print("export_memory_timeline_html failed because matplotlib was not found.")
+                return
+            import base64
+            import io
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+            t0 = times[0] if times else 0
+            fig = plt.figure(figsize=(20, 12), dpi=80)
+            axes = fig.gca()
+            axes.fill_between([(t - t0) / 1e3 for t in times],
+                              [s[-1] / 1024 ** 3 for s in sizes], 0, alpha=0.7)
+            fig.legend(["Unknown"])
+            axes.set_xlabel("Time (ms)")
+            axes.set_ylabel("Memory (GB)")
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format="png")
+            plt.close(fig)
+            encoded = base64.b64encode(buffer.getvalue()).decode("utf-8")
+            with open(path, "w") as f:
+                f.write("<html>\n<head><meta charset=\"utf-8\" /><title>GPU Memory "
+                        "Timeline HTML</title></head>\n<body>\n  <img src='data:image/png;"
+                        "base64,%s'>\n</body>\n</html>" % encoded)
+            return
+        if path.endswith("raw.json.gz"):
+            data = [(t, 2, size, 7) for t, size in points]
+        else:
+            data = [times, sizes]
+        if path.endswith(".gz"):
+            with gzip.open(path, "wt") as f:
+                json.dump(data, f)
+        else:
+            with open(path, "w") as f:
+                json.dump(data, f)
+
     def export_stacks(self, path, metric="self_cpu_time_total"):
         """Write the recorded stacks (``with_stack=True``) for flame graphs."""
         self._finished("export_stacks")

@@ -305,6 +305,16 @@ def test_every_ported_script_is_tested():
         "makemore",
         "mingpt",
         "llama2c",
+        # the fourteenth batch (pytorch/tutorials: leaf tensors, DataParallel, optimizer
+        # in backward, scaled dot product attention, chatbot, visualizing gradients, profiler),
+        # tested in tests/test_ported_examples_14.py
+        "understanding_leaf_vs_nonleaf_tutorial",
+        "data_parallel_tutorial",
+        "optimizer_step_in_backward_tutorial",
+        "scaled_dot_product_attention_tutorial",
+        "chatbot_tutorial",
+        "visualizing_gradients_tutorial",
+        "profiler_recipe",
         # the twelfth batch (pytorch/tutorials: pruning, benchmark), tested in
         # tests/test_ported_examples_12.py
         "pruning_tutorial",

@@ -539,8 +539,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
              [0.3302, 0.6698]]])
     """
     what = "scaled_dot_product_attention"
+    if attn_mask is not None and type(attn_mask).__name__ == "CausalBias":
+        # pyad.nn.attention.bias's causal biases run their own attention (as torch's)
+        from pyad.nn.attention.bias import CausalBias
+        if isinstance(attn_mask, CausalBias):
+            return attn_mask._dispatch(query, key, value, attn_mask, dropout_p=dropout_p,
+                                       is_causal=is_causal, scale=scale,
+                                       enable_gqa=enable_gqa)
     q, k, v = _var(query), _var(key), _var(value)
     _refuse_complex(what, q, k, v)
+    from pyad.nn.attention import _check_kernel
+    _check_kernel(q, dropout_p)
     if q.dim() < 2 or k.dim() < 2 or v.dim() < 2:
         raise RuntimeError("%s(): query, key and value must have at least 2 dimensions" % what)
     if q.shape[-1] != k.shape[-1]:
@@ -594,7 +603,27 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         from pyad.nn.functional import dropout
         weights = dropout(weights, dropout_p, True)
-    return matmul(weights, v)
+    return _like_query_layout(matmul(weights, v), q)
+
+
+def _like_query_layout(out, q):
+    # torch allocates attention's output with the query's dimension order
+    # (alloc_with_matching_layout, on its fused CPU path for 4-D queries): a query
+    # that is a transposed view of (B, L, H, E)
+    # gives an output whose .transpose(1, 2) is contiguous, which scripts then .view()
+    strides = q.stride()
+    if q.dim() != 4 or strides[-1] != 1 or 0 in strides:
+        # torch's other paths (3-D inputs, a strided last dimension, broadcast
+        # queries) give contiguous outputs
+        return out
+    fill_order = sorted(range(q.dim()), key=lambda d: strides[d])  # stable, as torch's
+    order = fill_order[::-1]
+    if order == list(range(q.dim())):
+        return out
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return out.permute(*order).contiguous().permute(*inverse)
 
 
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,

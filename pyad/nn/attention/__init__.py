@@ -2,7 +2,10 @@
 
 pyad's ``scaled_dot_product_attention`` has one implementation, the math path (softmax of
 the scaled scores, dropout, times the values: the same numbers torch's math kernel
-gives), so `sdpa_kernel` checks its arguments as torch does and changes nothing.
+gives), so `sdpa_kernel` changes no number; within it, attention refuses what torch's
+CPU dispatch refuses (no CPU kernel among the chosen: the efficient, cuDNN and
+overrideable kernels are CUDA's, and the fused flash kernel takes 4-D inputs without
+dropout). ``pyad.nn.attention.bias`` holds torch's causal biases.
 
 >>> import pyad
 >>> from pyad.nn.attention import SDPBackend, sdpa_kernel
@@ -36,7 +39,9 @@ _chosen = [list(SDPBackend)[1:]]
 @contextlib.contextmanager
 def sdpa_kernel(backends, set_priority=False):
     """Within the block, attention may use only ``backends`` (one `SDPBackend` or a
-    list): checked and recorded as torch's; pyad's single (math) kernel runs either way."""
+    list): checked and recorded as torch's; pyad's single (math) kernel runs whenever
+    torch's CPU dispatch would find a kernel among them, and raises RuntimeError (as
+    torch) when it would not."""
     if isinstance(backends, SDPBackend):
         backends = [backends]
     if not isinstance(backends, list):
@@ -47,3 +52,23 @@ def sdpa_kernel(backends, set_priority=False):
         yield
     finally:
         _chosen.pop()
+
+
+from pyad.nn.attention import bias  # noqa: E402  (torch.nn.attention.bias)
+
+
+def _check_kernel(query, dropout_p):
+    """Raise as torch's CPU dispatch does when the `sdpa_kernel` in force allows no
+    kernel that runs on the CPU: the math kernel runs anything, the fused (flash) one 4-D
+    inputs without dropout; the efficient, cuDNN and overrideable kernels are CUDA's."""
+    chosen = _chosen[-1]
+    if SDPBackend.MATH in chosen:
+        return
+    if SDPBackend.FLASH_ATTENTION in chosen:
+        if query.dim() == 4 and not dropout_p > 0.0:
+            return
+        raise RuntimeError("scaled_dot_product_attention(): No available kernel.  "
+                           "Aborting execution.")
+    raise RuntimeError("scaled_dot_product_attention(): No viable backend for "
+                       "scaled_dot_product_attention was found. This is likely due to "
+                       "turning off both the math kernel and the fused kernels.")
