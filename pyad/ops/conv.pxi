@@ -404,9 +404,17 @@ cdef object _channels_last_like(object out, Variable x, Variable w=None):
     cdef Variable o = <Variable>out
     if (o._data.ndim == 4 and (_is_channels_last(x) or (w is not None and
                                                          _is_channels_last(w)))
-            and not _has_layout(o._data, _NHWC)):
+            and o._data.strides != _nhwc_strides(o._data)):
         o._data = _in_layout(o._data, _NHWC)
     return out
+
+
+cdef tuple _nhwc_strides(object data):
+    # torch's channels_last strides of a 4-D shape (in bytes), size-1 dims included:
+    # an (N, C, 1, 1) result has strides (C, 1, C, C), not the C order's (C, 1, 1, 1)
+    n, c, h, w = data.shape
+    cdef Py_ssize_t item = data.itemsize
+    return (h * w * c * item, item, w * c * item, c * item)
 
 
 @profiled_op

@@ -1328,11 +1328,6 @@ def test_out_variant():
             pyad.add(foo, bar, out=bar)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: under inference_mode(), enable_grad() makes "
-                   "non-view ops record a graph again (mul, pow: requires_grad=True, a grad_fn) "
-                   "while views do not; torch 2.13 records nothing inside inference mode "
-                   "whatever the grad mode (pyad/_engine.pyx's recording check reads grad mode "
-                   "only)")
 def test_inference_mode_enable_grad_inside_records_no_op():
     # found while porting the inference_mode tests above: torch 2.13 gives
     # (x * 2).requires_grad == (x ** 2).requires_grad == False here

@@ -261,3 +261,12 @@ def test_bfloat16_inputs_taken_where_torch_takes_them(name):
     assert tuple(got.shape) == tuple(want.shape)
     # a composition of bfloat16 steps against torch's fused kernels: within 2 ulps
     np.testing.assert_allclose(as64(got), as64(want), rtol=2 ** -6, atol=1e-3)
+
+
+def test_cdist_refuses_float16_and_bfloat16_as_torch(pair):
+    a, t = pair[0].reshape(-1, 1)[:4], pair[1].reshape(-1, 1)[:4]
+    with pytest.raises(NotImplementedError) as want:
+        torch.cdist(t, t)
+    with pytest.raises(NotImplementedError, match="cdist") as got:
+        pyad.cdist(a, a)
+    assert str(want.value).split("'")[1] in str(got.value)      # 'Half' / 'BFloat16'

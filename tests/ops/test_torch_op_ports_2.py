@@ -684,14 +684,8 @@ def test_index_copy():
                     np.testing.assert_array_equal(np.take(p.data, idx[i], dim), np.take(src, i, dim))
 
 
-_ENGINE_INDEX_COPY_0D = pytest.mark.xfail(
-    strict=True, reason="engine: index_copy_ into a 1-element dimension refuses a 0-d source "
-    "('source must have shape [1], got []'); torch takes it (pyad/ops/shape.pxi, index_copy)")
-
-
 @pytest.mark.parametrize("size_t,size_i,size_s", [
-    pytest.param(*c, marks=_ENGINE_INDEX_COPY_0D) if c[0] == (1,) and c[2] == () else c
-    for c in __import__("itertools").product([(), (1,)], repeat=3)])
+    c for c in __import__("itertools").product([(), (1,)], repeat=3)])
 def test_index_copy_scalars(size_t, size_i, size_s):
     # the 8 combinations of 0-d and 1-element target / index / source
     target = rnd(size_t, 86)
@@ -1426,10 +1420,6 @@ def test_unflatten():
         pyad.randn(5, 10).unflatten(1, (-1, 4))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: unflatten() refuses two -1 sizes, and a -1 "
-                   "beside a 0 size, with 'provided sizes ... don't multiply up' instead of "
-                   "torch's 'only one dimension can be inferred' / 'the unspecified dimension "
-                   "size -1 can be any value and is ambiguous' (pyad/ops/shape.pxi, unflatten)")
 def test_unflatten_inferred_size_errors():
     # the rest of torch's test_unflatten: the reasons for refusing inferred sizes
     for mod in (torch, pyad):
@@ -1633,10 +1623,6 @@ def test_masked_fill_mem_overlap():
         torch.rand(1).expand(6).masked_fill_(torch.tensor(mask.data), 0.0)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: masked_fill_ does not refuse a mask that "
-                   "overlaps the written-to Variable (torch: 'unsupported operation: some "
-                   "elements of the input tensor and the written-to tensor refer to a single "
-                   "memory location'); pyad/ops/inplace.pxi")
 def test_masked_fill_mem_overlap_mask_and_self():
     # the last part of torch's test_masked_fill_mem_overlap
     for mod in (torch, pyad):
