@@ -957,7 +957,16 @@ def adaptive_avg_pool2d(input, output_size):
         m = ((pos >= start[:, None]) & (pos < end[:, None])) / (end - start)[:, None]
         mats.append(_plain(m.astype(x._data.dtype), False))
     out = _channels_last_like(matmul(matmul(mats[0], x), transpose(mats[1], 0, 1)), x)
+    if 0 in sizes and (<Variable>out)._requires_grad:
+        (<Variable>out).register_hook(_refuse_empty_pool_grad)     # torch's backward error
     return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
+
+
+def _refuse_empty_pool_grad(grad):
+    # torch's adaptive pooling backward refuses an empty non-batch dimension (output 0)
+    raise RuntimeError("adaptive_avg_pool2d_backward(): Expected grad_output to have "
+                       "non-zero size for non-batch dimensions, but grad_output has sizes %s"
+                       % (list(grad.shape),))
 
 
 # -- unfold / fold: the im2col pair as torch.nn.functional exposes it ---------------------
