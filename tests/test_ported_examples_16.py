@@ -203,6 +203,29 @@ def test_ch05_top_k_one_sampling_on_each_frameworks_multinomial():
     assert t["sampled"] == t["greedy"][:len(t["sampled"])]
 
 
+def test_ch05_load_weights_into_gpt():
+    # GPT-2's parameter layout (NumPy arrays) loaded by assign/load_weights_into_gpt: the
+    # model computes the same logits and greedy ids as torch's from the same arrays
+    module = load("llms_from_scratch_ch05")
+    t = module.run_pretrained(torch, log=_quiet)
+    p = module.run_pretrained(pyad, log=_quiet)
+    # the message formats the Variable's shape: torch's is a torch.Size, pyad's a tuple
+    assert t.pop("mismatch") == "Shape mismatch. Left: torch.Size([16, 32]), Right: (48, 32)"
+    assert p.pop("mismatch") == "Shape mismatch. Left: (16, 32), Right: (48, 32)"
+    compare(t, p, exact=["n_parameters", "tied", "generated"])
+    # embeddings, 16 per block, the final norm, the head's weight (tied to tok_emb's values)
+    assert t["tied"] and t["n_parameters"] == 2 + 2 * 16 + 2 + 1
+
+
+def test_ch05_load_weights_into_gpt_then_top_k_sampling():
+    module = load("llms_from_scratch_ch05")
+    t = module.run_pretrained(shared(torch), log=_quiet, temperature=1.5, top_k=3)
+    p = module.run_pretrained(shared(pyad), log=_quiet, temperature=1.5, top_k=3)
+    assert t.pop("mismatch").startswith("Shape mismatch") and p.pop("mismatch")
+    compare(t, p, exact=["n_parameters", "tied", "generated"])
+    assert len(t["generated"][0]) == 16
+
+
 # -- chapter 6: classification fine-tuning --------------------------------------------------
 
 _CH06_EXACT = ["max_length", "trainable", "initial_accuracy", "train_accs", "val_accs",

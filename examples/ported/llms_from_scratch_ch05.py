@@ -14,8 +14,9 @@ the body of ``build(torch)`` (``from .ch04 import ...`` is ``build`` of
 tokenizer with the same ``encode(text, allowed_special=...)``/``decode`` calls, "The
 Verdict" by a synthetic character text drawn with NumPy, and the GPT-2 124M
 configuration by chapter 4's ``TINY_CONFIG``; ``print`` is ``log``. The plotting, the
-GPT-2 weight download (``download_and_load_gpt2``, TensorFlow) and ``load_weights_into_gpt``'s
-use of it are left out.
+GPT-2 weight download (``download_and_load_gpt2``, TensorFlow) is left out:
+``load_weights_into_gpt`` loads a synthetic ``params`` dictionary of GPT-2's layout
+(``gpt_params``, NumPy arrays from a seed) instead (``run_pretrained``).
 
 Run it with ``python examples/ported/llms_from_scratch_ch05.py``.
 """
@@ -209,6 +210,71 @@ def build(torch, log=print):
             print(decoded_text.replace("\n", " "))  # Compact print format
         model.train()
 
+    def assign(left, right):
+        if left.shape != right.shape:
+            raise ValueError(f"Shape mismatch. Left: {left.shape}, Right: {right.shape}")
+        return torch.nn.Parameter(torch.tensor(right))
+
+    def load_weights_into_gpt(gpt, params):
+        gpt.pos_emb.weight = assign(gpt.pos_emb.weight, params["wpe"])
+        gpt.tok_emb.weight = assign(gpt.tok_emb.weight, params["wte"])
+
+        for b in range(len(params["blocks"])):
+            q_w, k_w, v_w = np.split(
+                (params["blocks"][b]["attn"]["c_attn"])["w"], 3, axis=-1)
+            gpt.trf_blocks[b].att.W_query.weight = assign(
+                gpt.trf_blocks[b].att.W_query.weight, q_w.T)
+            gpt.trf_blocks[b].att.W_key.weight = assign(
+                gpt.trf_blocks[b].att.W_key.weight, k_w.T)
+            gpt.trf_blocks[b].att.W_value.weight = assign(
+                gpt.trf_blocks[b].att.W_value.weight, v_w.T)
+
+            q_b, k_b, v_b = np.split(
+                (params["blocks"][b]["attn"]["c_attn"])["b"], 3, axis=-1)
+            gpt.trf_blocks[b].att.W_query.bias = assign(
+                gpt.trf_blocks[b].att.W_query.bias, q_b)
+            gpt.trf_blocks[b].att.W_key.bias = assign(
+                gpt.trf_blocks[b].att.W_key.bias, k_b)
+            gpt.trf_blocks[b].att.W_value.bias = assign(
+                gpt.trf_blocks[b].att.W_value.bias, v_b)
+
+            gpt.trf_blocks[b].att.out_proj.weight = assign(
+                gpt.trf_blocks[b].att.out_proj.weight,
+                params["blocks"][b]["attn"]["c_proj"]["w"].T)
+            gpt.trf_blocks[b].att.out_proj.bias = assign(
+                gpt.trf_blocks[b].att.out_proj.bias,
+                params["blocks"][b]["attn"]["c_proj"]["b"])
+
+            gpt.trf_blocks[b].ff.layers[0].weight = assign(
+                gpt.trf_blocks[b].ff.layers[0].weight,
+                params["blocks"][b]["mlp"]["c_fc"]["w"].T)
+            gpt.trf_blocks[b].ff.layers[0].bias = assign(
+                gpt.trf_blocks[b].ff.layers[0].bias,
+                params["blocks"][b]["mlp"]["c_fc"]["b"])
+            gpt.trf_blocks[b].ff.layers[2].weight = assign(
+                gpt.trf_blocks[b].ff.layers[2].weight,
+                params["blocks"][b]["mlp"]["c_proj"]["w"].T)
+            gpt.trf_blocks[b].ff.layers[2].bias = assign(
+                gpt.trf_blocks[b].ff.layers[2].bias,
+                params["blocks"][b]["mlp"]["c_proj"]["b"])
+
+            gpt.trf_blocks[b].norm1.scale = assign(
+                gpt.trf_blocks[b].norm1.scale,
+                params["blocks"][b]["ln_1"]["g"])
+            gpt.trf_blocks[b].norm1.shift = assign(
+                gpt.trf_blocks[b].norm1.shift,
+                params["blocks"][b]["ln_1"]["b"])
+            gpt.trf_blocks[b].norm2.scale = assign(
+                gpt.trf_blocks[b].norm2.scale,
+                params["blocks"][b]["ln_2"]["g"])
+            gpt.trf_blocks[b].norm2.shift = assign(
+                gpt.trf_blocks[b].norm2.shift,
+                params["blocks"][b]["ln_2"]["b"])
+
+        gpt.final_norm.scale = assign(gpt.final_norm.scale, params["g"])
+        gpt.final_norm.shift = assign(gpt.final_norm.shift, params["b"])
+        gpt.out_head.weight = assign(gpt.out_head.weight, params["wte"])
+
     def text_to_token_ids(text, tokenizer):
         encoded = tokenizer.encode(text, allowed_special={"<|endoftext|>"})
         encoded_tensor = torch.tensor(encoded).unsqueeze(0)  # add batch dimension
@@ -330,6 +396,50 @@ def run(torch, init=None, log=print, num_epochs=2, drop_rate=0.1, eval_freq=2,
         logits = model(ch05.text_to_token_ids("the verdict ", tokenizer))
     results["logits"] = logits.numpy().copy()
     results["state"] = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
+    return results
+
+
+def gpt_params(cfg, seed=0):
+    """A ``params`` dictionary with the layout ``load_gpt2_params_from_tf_ckpt`` returns
+    (fused ``c_attn``, ``(in, out)`` weights), drawn with NumPy (float32)."""
+    rng = np.random.default_rng(seed)
+    d, V, T = cfg["emb_dim"], cfg["vocab_size"], cfg["context_length"]
+
+    def r(*shape, scale=0.1):
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    blocks = [{"attn": {"c_attn": {"w": r(d, 3 * d), "b": r(3 * d)},
+                        "c_proj": {"w": r(d, d), "b": r(d)}},
+               "mlp": {"c_fc": {"w": r(d, 4 * d), "b": r(4 * d)},
+                       "c_proj": {"w": r(4 * d, d), "b": r(d)}},
+               "ln_1": {"g": 1 + r(d), "b": r(d)}, "ln_2": {"g": 1 + r(d), "b": r(d)}}
+              for _ in range(cfg["n_layers"])]
+    return {"wte": r(V, d), "wpe": r(T, d), "blocks": blocks, "g": 1 + r(d), "b": r(d)}
+
+
+def run_pretrained(torch, log=print, temperature=0.0, top_k=None):
+    """The chapter's "Loading pretrained weights from OpenAI" on the tiny model:
+    ``load_weights_into_gpt`` of ``gpt_params``, then ``generate``."""
+    ch05 = build(torch, log)
+    NEW_CONFIG = dict(_sibling("ch04").TINY_CONFIG, qkv_bias=True, drop_rate=0.0)
+    params = gpt_params(NEW_CONFIG)
+    gpt = ch05.GPTModel(NEW_CONFIG)
+    gpt.eval()
+    ch05.load_weights_into_gpt(gpt, params)
+    results = {"n_parameters": len(list(gpt.parameters())),
+               "tied": bool(np.array_equal(gpt.out_head.weight.detach().numpy(),
+                                           gpt.tok_emb.weight.detach().numpy()))}
+    try:
+        ch05.assign(gpt.pos_emb.weight, params["wte"])
+    except ValueError as e:
+        results["mismatch"] = str(e)
+    torch.manual_seed(123)
+    token_ids = ch05.generate(model=gpt, idx=torch.tensor([[1, 2, 3, 4]]), max_new_tokens=12,
+                              context_size=NEW_CONFIG["context_length"], top_k=top_k,
+                              temperature=temperature)
+    results["generated"] = token_ids.tolist()
+    with torch.no_grad():
+        results["logits"] = gpt(token_ids[:, -NEW_CONFIG["context_length"]:]).numpy().copy()
     return results
 
 
