@@ -270,3 +270,19 @@ def test_cdist_refuses_float16_and_bfloat16_as_torch(pair):
     with pytest.raises(NotImplementedError, match="cdist") as got:
         pyad.cdist(a, a)
     assert str(want.value).split("'")[1] in str(got.value)      # 'Half' / 'BFloat16'
+
+
+def test_log_softmax_in_float32_rounded_once_as_torch(pair):
+    # torch's CPU kernel computes float16/bfloat16 in float32 and rounds once: exact off
+    # the last dimension; on it torch's vectorised exp may land one unit apart (of the
+    # largest term, x or max + logsumexp: small results come from their difference)
+    dt, tdt = pair[0].dtype, pair[1].dtype
+    rng = np.random.default_rng(7)
+    xv = (rng.standard_normal((40, 30)) * 3).astype(np.float32)
+    p, t = pyad.tensor(xv).to(dt), torch.tensor(xv).to(tdt)
+    same(pyad.log_softmax(p, 0), torch.log_softmax(t, 0))
+    got, want = pyad.log_softmax(p, 1), torch.log_softmax(t, 1)
+    assert str(got.dtype) == str(want.dtype).replace("torch.", "")
+    ulp = 2.0 ** (-7 if str(got.dtype) == "bfloat16" else -10)
+    np.testing.assert_allclose(as64(got), as64(want), rtol=ulp,
+                               atol=ulp * np.abs(xv).max())
