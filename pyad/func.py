@@ -633,7 +633,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     like the output (``(output, jvp_out, aux)`` with ``has_aux=True``). Outputs that
     do not depend on the inputs get zero tangents, or raise with ``strict=True``.
     Computed with two reverse passes (pyad has no forward mode); the results are
-    torch's.
+    torch's. As with torch's dual Variables, ``func`` may change a primal in place
+    (the change reaches the caller's Variable).
 
     >>> x = pyad.tensor([1., 2.], dtype=pyad.float64)
     >>> jvp(lambda x: x ** 3, (x,), (pyad.ones(2, dtype=pyad.float64),))

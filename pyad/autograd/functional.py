@@ -17,6 +17,9 @@ Variables and the point to evaluate it at, and follow
 `jvp` and `hvp` use the double-backward trick (differentiate a backward pass
 with respect to the gradient fed into it). ``strategy="forward-mode"`` (with
 ``vectorize=True``, as torch) goes through `pyad.autograd.forward_ad`.
+Inside a `pyad.func` transform (``grad``, ``vjp``, ``jacrev``...) these functions
+need ``create_graph=True`` (torch refuses them there altogether): with detached
+results the transform would silently see a constant.
 ``vectorize=True`` is accepted and gives exactly the same result as
 ``vectorize=False``: the rows of a Jacobian are computed one
 backward pass each in both cases (the engine has no batched ``grad`` yet).

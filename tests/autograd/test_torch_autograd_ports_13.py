@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import pyad
+import pyad.nn.functional as F
 from pyad import Variable
 from pyad.autograd import Function
 from pyad.func import grad, hessian, jacfwd, jacrev, jvp, linearize, vjp, vmap
@@ -1169,3 +1170,451 @@ class TestComposability:
 
         x = randn()
         assert_equal(grad(f)(x), -np.sin(_np(x)))
+
+
+# --------------------------------------------------------------------------------
+# test/functorch/test_eager_transforms.py: TestMakeFunctional (the functional_call and
+# stack_module_state tests; make_functional and combine_state_for_ensemble are functorch's
+# deprecated API, which pyad.func does not have)
+# --------------------------------------------------------------------------------
+
+def _torch_twin(module, torch_module):
+    """``torch_module`` (same structure) with ``module``'s parameters and buffers, double."""
+    torch = _torch()
+    torch_module = torch_module.double()
+    state = {k: torch.tensor(_np(v)) for k, v in module.state_dict().items()}
+    torch_module.load_state_dict(state)
+    return torch_module
+
+
+class TestMakeFunctional:
+    @pytest.mark.parametrize("detach_params", [True, False])
+    def test_using_detach_functional_call(self, detach_params):
+        class Foo(pyad.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = pyad.nn.Linear(3, 3)
+                self.buffer = pyad.nn.Buffer(randn(3))
+
+            def forward(self, x):
+                x = self.linear(x)
+                x = x + self.buffer
+                return x
+
+        def params_dict(mod):
+            named_params = mod.named_parameters()
+            return ({k: v.detach() for k, v in named_params} if detach_params
+                    else dict(named_params))
+
+        mod = Foo()
+        x = randn(3, 3)
+        d = (params_dict(mod), dict(mod.named_buffers()))
+        out = pyad.func.functional_call(mod, d, x)
+        assert (out.grad_fn is None) == detach_params
+        W, b = _np(mod.linear.weight), _np(mod.linear.bias)
+        assert_equal(out, _np(x) @ W.T + b + _np(mod.buffer))
+
+    def test_stack_module_state_smoke(self):
+        in_features = 2
+        out_features = 2
+        num_models = 3
+        models = [pyad.nn.Linear(in_features, out_features) for i in range(num_models)]
+        params, buffers = pyad.func.stack_module_state(models)
+        # torch's smoke test only runs it; the stacks hold each model's values
+        assert_equal(params["weight"], np.stack([_np(m.weight) for m in models]))
+        assert_equal(params["bias"], np.stack([_np(m.bias) for m in models]))
+        assert buffers == {}
+
+    def test_stack_module_state_leaf(self):
+        in_features = 2
+        out_features = 2
+        num_models = 3
+        models = [pyad.nn.Linear(in_features, out_features) for i in range(num_models)]
+        params, buffers = pyad.func.stack_module_state(models)
+        for param in params.values():
+            assert param.requires_grad
+            assert param.is_leaf
+
+    def test_stack_module_state_mismatch_error(self):
+        in_features = 2
+        out_features = 2
+        num_models = 3
+        models = [pyad.nn.Linear(in_features, out_features) for i in range(num_models)]
+        models[0].weight.requires_grad_(False)
+        with pytest.raises(RuntimeError, match="same .requires_grad"):
+            params, buffers = pyad.func.stack_module_state(models)
+
+    def test_stack_module_state_error(self):
+        in_features = 2
+        out_features = 2
+
+        models = []
+        # torch: "stack_module_state: ..."; pyad: "stack_module_state(): ..." (STYLE.md)
+        with pytest.raises(RuntimeError, match=r"stack_module_state\(\):.* Expected at "
+                           r"least one model"):
+            _ = pyad.func.stack_module_state(models)
+
+        num_models = 3
+        models = [pyad.nn.Linear(in_features, out_features) for i in range(num_models)]
+        models[1].eval()
+        with pytest.raises(RuntimeError, match=r"stack_module_state\(\):.* same "
+                           r"training/eval mode."):
+            _ = pyad.func.stack_module_state(models)
+
+        models = [pyad.nn.Linear(in_features, out_features) for i in range(num_models)]
+        models[1] = pyad.nn.Conv2d(3, 3, (3, 3))
+        with pytest.raises(RuntimeError, match=r"stack_module_state\(\):.* models to be "
+                           r"of the same class"):
+            _ = pyad.func.stack_module_state(models)
+
+    # torch parametrizes over make_functional too, which pyad does not have
+    def test_make_functional_state_correctly_returned_after_forward(self):
+        class Net(pyad.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = pyad.nn.Linear(3, 3)
+
+            def forward(self, x):
+                x = self.linear(x)
+                return x
+
+        mod = Net()
+        func_mod, params = mod, dict(mod.named_parameters())
+
+        old_state_linear_weight = mod.linear.weight
+        old_state_linear_bias = mod.linear.bias
+
+        assert old_state_linear_weight is not None
+        assert old_state_linear_bias is not None
+
+        x = randn(4, 3)
+        pyad.func.functional_call(func_mod, params, x)
+
+        new_state_linear_weight = mod.linear.weight
+        new_state_linear_bias = mod.linear.bias
+
+        assert new_state_linear_weight is not None
+        assert new_state_linear_bias is not None
+
+        assert_equal(old_state_linear_weight, new_state_linear_weight)
+        assert_equal(old_state_linear_bias, new_state_linear_bias)
+        assert new_state_linear_weight is old_state_linear_weight
+
+
+# --------------------------------------------------------------------------------
+# test/functorch/test_eager_transforms.py: TestExamplesCorrectness (the functional_call
+# mechanism). Besides torch's own comparison (the transforms against a loop of ordinary
+# autograd, both in pyad) each test runs the loop in torch on the same weights and data.
+# --------------------------------------------------------------------------------
+
+class TestExamplesCorrectness:
+    def test_maml_regression(self):
+        torch = _torch()
+        def three_layer_net(nn):     # the same class for pyad.nn and torch.nn
+            class ThreeLayerNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc1 = nn.Linear(1, 40)
+                    self.relu1 = nn.ReLU()
+                    self.fc2 = nn.Linear(40, 40)
+                    self.relu2 = nn.ReLU()
+                    self.fc3 = nn.Linear(40, 1)
+
+                def forward(self, x):
+                    x = self.fc1(x)
+                    x = self.relu1(x)
+                    x = self.fc2(x)
+                    x = self.relu2(x)
+                    x = self.fc3(x)
+                    return x
+            return ThreeLayerNet()
+
+        def mse_loss(x, y):
+            return ((x - y) ** 2).mean()
+
+        model = three_layer_net(pyad.nn)
+        params = dict(model.named_parameters())
+
+        def net(params, x):
+            return pyad.func.functional_call(model, params, x)
+
+        K = 20
+        num_tasks = 4
+        alpha = 0.1
+        rng = np.random.default_rng(13500)
+
+        def sample_tasks(outer_batch_size, inner_batch_size):
+            As = rng.uniform(0.1, 0.5, outer_batch_size)
+            phases = rng.uniform(0.0, np.pi, outer_batch_size)
+
+            def get_batch():
+                xs = rng.uniform(-5.0, 5.0, (outer_batch_size, inner_batch_size, 1))
+                ys = As[:, None, None] * np.sin(xs + phases[:, None, None])
+                return xs, ys
+
+            x1, y1 = get_batch()
+            x2, y2 = get_batch()
+            return x1, y1, x2, y2
+
+        def get_loss_for_task(use_transform, x1, y1, x2, y2):
+            def inner_loss(params, x1, y1):
+                f = net(params, x1)
+                loss = mse_loss(f, y1)
+                return loss
+
+            if use_transform:
+                grads = grad(inner_loss)(params, x1, y1)
+            else:
+                loss = inner_loss(params, x1, y1)
+                flat = pyad.autograd.grad(loss, list(params.values()), create_graph=True)
+                grads = dict(zip(params, flat))
+
+            new_params = {k: params[k] - alpha * grads[k] for k in params}
+            v_f = net(new_params, x2)
+            return mse_loss(v_f, y2)
+
+        task_np = sample_tasks(num_tasks, K)
+        task = [Variable(t) for t in task_np]
+        list_params = list(params.values())
+
+        # Compute with vmap+grad
+        inner_losses = vmap(functools.partial(get_loss_for_task, True))(*task)
+        loss2 = sum(inner_losses) / len(inner_losses)
+        result_grads = pyad.autograd.grad(loss2, list_params)
+
+        # Compute without vmap+grad
+        inner_losses = [get_loss_for_task(False, *(t[i] for t in task))
+                        for i in range(num_tasks)]
+        loss2 = sum(inner_losses) / len(inner_losses)
+        expected_grads = pyad.autograd.grad(loss2, list_params)
+
+        for r, e in zip(result_grads, expected_grads):
+            assert_equal(r, e)
+
+        # the same loop in torch, on the same weights and tasks
+        tmodel = _torch_twin(model, three_layer_net(torch.nn))
+        tparams = dict(tmodel.named_parameters())
+        tlosses = []
+        for i in range(num_tasks):
+            x1, y1, x2, y2 = (torch.tensor(t[i]) for t in task_np)
+            loss = mse_loss(torch.func.functional_call(tmodel, tparams, x1), y1)
+            grads = torch.autograd.grad(loss, list(tparams.values()), create_graph=True)
+            new = {k: p - alpha * g for (k, p), g in zip(tparams.items(), grads)}
+            tlosses.append(mse_loss(torch.func.functional_call(tmodel, new, x2), y2))
+        torch_grads = torch.autograd.grad(sum(tlosses) / num_tasks, list(tparams.values()))
+        for r, e in zip(result_grads, torch_grads):
+            assert_equal(r, e.numpy())
+
+    @pytest.mark.parametrize("jac", ["jacfwd", "jacrev"])
+    def test_lennard_jones_batched_jac(self, jac):
+        torch = _torch()
+        sigma = 0.5
+        epsilon = 4.0
+
+        jac = getattr(pyad.func, jac)
+
+        def lennard_jones(r):
+            return epsilon * ((sigma / r) ** 12 - (sigma / r) ** 6)
+
+        def lennard_jones_force(r):
+            """Get magnitude of LJ force"""
+            return -epsilon * ((-12 * sigma ** 12 / r ** 13) + (6 * sigma ** 6 / r ** 7))
+
+        def data(lib, r):
+            drs = lib.outer(r, lib.tensor([1.0, 0, 0], dtype=r.dtype))
+            norms = lib.norm(drs, dim=1).reshape(-1, 1)
+            training_energies = lib.stack(list(map(lennard_jones, norms))).reshape(-1, 1)
+            training_forces = lib.stack(
+                [force * dr for force, dr in zip(map(lennard_jones_force, norms), drs)])
+            return drs, training_energies, training_forces
+
+        def build(nn):
+            return nn.Sequential(
+                nn.Linear(1, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(),
+                nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(),
+                nn.Linear(16, 1))
+
+        def make_prediction(lib, model, drs, use_functorch):
+            norms = lib.norm(drs, dim=1).reshape(-1, 1)
+            energies = model(norms)
+
+            if use_functorch:
+                network_derivs = vmap(jac(model))(norms).squeeze(-1)
+                forces = -network_derivs * drs / norms
+            else:
+                forces = []
+                for r, dr in zip(norms, drs):
+                    network_deriv = lib.autograd.functional.jacobian(model, r,
+                                                                     create_graph=True)
+                    force = -network_deriv * dr / r
+                    forces.append(force)
+                forces = lib.cat(forces)
+            return energies, forces
+
+        def loss_fn(F, energies, forces, predicted_energies, predicted_forces):
+            return (F.mse_loss(energies, predicted_energies)
+                    + 0.01 * F.mse_loss(forces, predicted_forces) / 3)
+
+        r = pyad.linspace(0.5, 2 * sigma, steps=100, requires_grad=True)
+        drs, training_energies, training_forces = data(pyad, r)
+        model = build(pyad.nn)
+
+        energies, forces = make_prediction(pyad, model, drs, use_functorch=True)
+        loss = loss_fn(F, training_energies, training_forces, energies, forces)
+        result = pyad.autograd.grad(loss, list(model.parameters()))
+
+        energies, forces = make_prediction(pyad, model, drs, use_functorch=False)
+        loss = loss_fn(F, training_energies, training_forces, energies, forces)
+        expected = pyad.autograd.grad(loss, list(model.parameters()))
+
+        for a, e in zip(result, expected):
+            assert_equal(a, e)
+
+        # the loop in torch, on the same weights
+        tmodel = _torch_twin(model, build(torch.nn))
+        tr = torch.linspace(0.5, 2 * sigma, steps=100, dtype=torch.double,
+                            requires_grad=True)
+        tdrs, tenergies, tforces = data(torch, tr)
+        energies, forces = make_prediction(torch, tmodel, tdrs, use_functorch=False)
+        loss = loss_fn(torch.nn.functional, tenergies, tforces, energies, forces)
+        torch_grads = torch.autograd.grad(loss, list(tmodel.parameters()))
+        for a, e in zip(result, torch_grads):
+            assert_equal(a, e.numpy())
+
+    @staticmethod
+    def _mlp_classifier(nn, F, in_features=2, dropout_layer=None):
+        class MLPClassifier(nn.Module):
+            def __init__(self, hidden_dim=32, n_classes=2):
+                super().__init__()
+                self.hidden_dim = hidden_dim
+                self.n_classes = n_classes
+
+                self.dropout = dropout_layer() if dropout_layer is not None else None
+                self.fc1 = nn.Linear(in_features, self.hidden_dim)
+                self.fc2 = nn.Linear(self.hidden_dim, self.n_classes)
+
+            def forward(self, x):
+                if self.dropout is not None:
+                    x = self.dropout(x)
+                    x = x.flatten(start_dim=1)
+                x = self.fc1(x)
+                x = F.relu(x)
+                x = self.fc2(x)
+                x = F.log_softmax(x, -1)
+                return x
+        return MLPClassifier
+
+    def test_ensemble_regression(self):
+        torch = _torch()
+        rng = np.random.default_rng(13600)
+
+        def make_spirals(n_samples, noise_std=0.0, rotations=1.0):
+            ts = np.linspace(0, 1, n_samples)
+            rs = ts ** 0.5
+            thetas = rs * rotations * 2 * np.pi
+            signs = rng.integers(0, 2, n_samples) * 2 - 1
+            labels = (signs > 0).astype(np.int64)
+
+            xs = rs * signs * np.cos(thetas) + rng.standard_normal(n_samples) * noise_std
+            ys = rs * signs * np.sin(thetas) + rng.standard_normal(n_samples) * noise_std
+            points = np.stack([xs, ys], axis=1)
+            return points, labels
+
+        points_np, labels_np = make_spirals(100, noise_std=0.05)
+        points, labels = Variable(points_np), Variable(labels_np)
+
+        loss_fn = pyad.nn.NLLLoss()
+        MLPClassifier = self._mlp_classifier(pyad.nn, F)
+        model = MLPClassifier()
+
+        def func_model(weights, batch):
+            return pyad.func.functional_call(model, weights, batch)
+
+        def train_step_fn(use_transform, weights, batch, targets, lr=0.2):
+            def compute_loss(weights, batch, targets):
+                output = func_model(weights, batch)
+                loss = loss_fn(output, targets)
+                return loss
+
+            if use_transform:
+                grad_weights, loss = pyad.func.grad_and_value(compute_loss)(
+                    weights, batch, targets)
+            else:
+                loss = compute_loss(weights, batch, targets)
+                flat = pyad.autograd.grad(loss, list(weights.values()))
+                grad_weights = dict(zip(weights, flat))
+
+            new_weights = {k: weights[k] - lr * grad_weights[k] for k in weights}
+            return (loss, new_weights)
+
+        models = tuple(MLPClassifier() for _ in range(2))
+        batched_weights = pyad.func.stack_module_state(models)[0]
+
+        def slice_weights(batched_weights, index):
+            return {k: w[index].detach().requires_grad_() for k, w in batched_weights.items()}
+
+        parallel_train_step_fn = vmap(functools.partial(train_step_fn, True),
+                                      in_dims=(0, None, None))
+        result_loss, result_weights = parallel_train_step_fn(batched_weights, points, labels)
+
+        loss0, weights0 = train_step_fn(False, slice_weights(batched_weights, 0), points,
+                                        labels)
+        loss1, weights1 = train_step_fn(False, slice_weights(batched_weights, 1), points,
+                                        labels)
+        assert_equal(result_loss, pyad.stack([loss0, loss1]))
+        assert set(result_weights) == set(weights0)
+        for k in weights0:
+            assert_equal(result_weights[k], pyad.stack([weights0[k], weights1[k]]))
+
+        # one step of each model in torch, on the same weights and data
+        tpoints, tlabels = torch.tensor(points_np), torch.tensor(labels_np)
+        for index, m in enumerate(models):
+            tm = _torch_twin(m, self._mlp_classifier(torch.nn, torch.nn.functional)())
+            tloss = torch.nn.NLLLoss()(tm(tpoints), tlabels)
+            tgrads = torch.autograd.grad(tloss, list(tm.parameters()))
+            assert_equal(result_loss[index], tloss.item())
+            for (k, p), g in zip(tm.named_parameters(), tgrads):
+                assert_equal(result_weights[k][index], (p - 0.2 * g).detach().numpy())
+
+    @pytest.mark.parametrize("dropout_layer", ["Dropout", "AlphaDropout",
+                                               "FeatureAlphaDropout"])
+    def test_find_learning_rate_ensembling(self, dropout_layer):
+        # This example mimics what a user might do when trying to find the optimal
+        # learning rate: the same models (including the same dropout!) run with
+        # different learning rates, i.e. vmap with randomness="same"
+        dropout_layer = getattr(pyad.nn, dropout_layer)
+        points = randn(100, 2, 2, 2, 2)
+        labels = Variable(np.random.default_rng(13700).integers(0, 2, 100))
+
+        loss_fn = pyad.nn.NLLLoss()
+        og_model = self._mlp_classifier(pyad.nn, F, in_features=16,
+                                        dropout_layer=dropout_layer)()
+
+        def train_step_fn(weights, batch, targets, lr):
+            def compute_loss(weights, batch, targets):
+                output = pyad.func.functional_call(og_model, weights, batch)
+                loss = loss_fn(output, targets)
+                return loss
+
+            grad_weights, loss = pyad.func.grad_and_value(compute_loss)(weights, batch,
+                                                                        targets)
+            new_weights = [weights[k] - lr * grad_weights[k] for k in weights]
+            return (loss, *new_weights)
+
+        import copy
+        models = tuple(copy.deepcopy(og_model) for _ in range(2))   # same initialization
+        batched_weights = pyad.func.stack_module_state(models)[0]
+        parallel_train_step_fn = vmap(train_step_fn, in_dims=(0, None, None, 0),
+                                      randomness="same")
+
+        lrs = pyad.tensor([0.2, 0.4])
+        result = parallel_train_step_fn(batched_weights, points, labels, lrs)
+        result_loss, result_weights = result[0], result[1:]
+
+        assert_equal(result_loss[0], result_loss[1])
+        assert not all(np.allclose(_np(w[0]), _np(w[1])) for w in result_weights)
+        # the step is linear in lr: w - lr * g, with the same g for both models
+        for w, w0 in zip(result_weights, batched_weights.values()):
+            g0 = (_np(w0[0]) - _np(w[0])) / 0.2
+            g1 = (_np(w0[1]) - _np(w[1])) / 0.4
+            assert_equal(g0, g1)
