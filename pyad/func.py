@@ -354,6 +354,14 @@ def _error_if_complex(api, tree, is_input):
                                % (api, "inputs" if is_input else "outputs", index))
 
 
+# the differentiating transforms whose function is running now, innermost last;
+# pyad.autograd.functional refuses to run detached results inside one of them
+_ACTIVE = []
+
+# the transforms that are forward mode in torch (their primals are dual Variables)
+_FORWARD_APIS = ("jvp", "linearize", "jacfwd")
+
+
 class _Traced:
     """``func`` run once on private inputs: its flat outputs, the private inputs to
     differentiate with respect to, and what the results may keep of the graph."""
@@ -369,13 +377,30 @@ class _Traced:
                 replace = argnums
             flat_diff, self.diff_spec = _tree_flatten(diff)
             self.private = [_private_input(value, api) for value in flat_diff]
-            new_diff = _tree_unflatten(self.private, self.diff_spec)
+            passed = self.private
+            if api in _FORWARD_APIS:
+                # torch's forward-mode primals are dual Variables, which ``func`` may
+                # change in place (the change reaching the caller's Variable); a private
+                # leaf that requires grad may not be, so ``func`` gets a copy of it,
+                # written back below when ``func`` changed it
+                passed = [p.clone() for p in self.private]
+                versions = [p._version for p in passed]
+            new_diff = _tree_unflatten(passed, self.diff_spec)
             if replace is None:
                 call_args = new_diff
             else:
                 one = isinstance(_normalize_argnums(replace, len(args), api), int)
                 call_args = _replace_args(args, (new_diff,) if one else new_diff, replace, api)
-            output = func(*call_args, **(kwargs or {}))
+            _ACTIVE.append(api)
+            try:
+                output = func(*call_args, **(kwargs or {}))
+            finally:
+                _ACTIVE.pop()
+        if passed is not self.private:
+            for value, copy, version in zip(flat_diff, passed, versions):
+                if copy._version != version:
+                    with pyad.no_grad():
+                        value.copy_(copy.detach())
         self.private_ids = {id(p) for p in self.private}
         output, aux = _split_aux(output, has_aux, api)
         self.output = output
@@ -608,7 +633,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     like the output (``(output, jvp_out, aux)`` with ``has_aux=True``). Outputs that
     do not depend on the inputs get zero tangents, or raise with ``strict=True``.
     Computed with two reverse passes (pyad has no forward mode); the results are
-    torch's.
+    torch's. As with torch's dual Variables, ``func`` may change a primal in place
+    (the change reaches the caller's Variable).
 
     >>> x = pyad.tensor([1., 2.], dtype=pyad.float64)
     >>> jvp(lambda x: x ** 3, (x,), (pyad.ones(2, dtype=pyad.float64),))

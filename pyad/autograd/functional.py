@@ -17,6 +17,9 @@ Variables and the point to evaluate it at, and follow
 `jvp` and `hvp` use the double-backward trick (differentiate a backward pass
 with respect to the gradient fed into it). ``strategy="forward-mode"`` (with
 ``vectorize=True``, as torch) goes through `pyad.autograd.forward_ad`.
+Inside a `pyad.func` transform (``grad``, ``vjp``, ``jacrev``...) these functions
+need ``create_graph=True`` (torch refuses them there altogether): with detached
+results the transform would silently see a constant.
 ``vectorize=True`` is accepted and gives exactly the same result as
 ``vectorize=False``: the rows of a Jacobian are computed one
 backward pass each in both cases (the engine has no batched ``grad`` yet).
@@ -28,6 +31,22 @@ from pyad.autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabl
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
 _STRATEGIES = ("forward-mode", "reverse-mode")
+
+
+def _check_not_in_transform(fn_name, create_graph):
+    """torch refuses torch.autograd.functional inside a torch.func transform; pyad
+    refuses it where the result would be silently wrong: with ``create_graph=False``
+    (detached results) inside a differentiating transform of `pyad.func`."""
+    if create_graph:
+        return
+    from pyad import func as _func      # pyad.func imports pyad.autograd
+    if _func._ACTIVE:
+        raise RuntimeError(
+            "%s(): pyad.autograd.functional.%s with create_graph=False is being called "
+            "inside a function being transformed by pyad.func.%s: its results are detached, "
+            "so the transform would not see how they depend on its inputs. Use the "
+            "pyad.func transforms (grad, vjp, jacrev, jacfwd, hessian) instead, or pass "
+            "create_graph=True." % (fn_name, fn_name, _func._ACTIVE[-1]))
 
 
 # ---------------------------------------------------------------------------
@@ -285,6 +304,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     >>> ga, gb
     (tensor([2., 3., 4.], dtype=float64), tensor([1., 2., 3.], dtype=float64))
     """
+    _check_not_in_transform("vjp", create_graph)
     with enable_grad():
         inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _fresh_inputs(inputs, create_graph, need_graph=True)
@@ -322,6 +342,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     >>> tangent
     tensor([2., 4., 6.], dtype=float64)
     """
+    _check_not_in_transform("jvp", create_graph)
     with enable_grad():
         inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _fresh_inputs(inputs, create_graph, need_graph=True)
@@ -373,6 +394,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     >>> jac[1][1]
     tensor([0., 0.], dtype=float64)
     """
+    _check_not_in_transform("jacobian", create_graph)
     if strategy not in _STRATEGIES:
         raise AssertionError('jacobian(): expected strategy to be either "forward-mode" or '
                              '"reverse-mode", got %r. Hint: If your function has more outputs '
@@ -455,6 +477,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     tensor([[1., 0.],
             [0., 1.]], dtype=float64)
     """
+    _check_not_in_transform("hessian", create_graph)
     inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in _STRATEGIES:
         raise AssertionError('hessian(): expected outer_jacobian_strategy to be either '
@@ -522,6 +545,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     >>> out, product
     (tensor(9., dtype=float64), tensor([ 6., 12.], dtype=float64))
     """
+    _check_not_in_transform("vhp", create_graph)
     with enable_grad():
         inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
         inputs = _fresh_inputs(inputs, create_graph, need_graph=True)
@@ -552,6 +576,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     >>> product
     tensor([6., 0.], dtype=float64)
     """
+    _check_not_in_transform("hvp", create_graph)
     with enable_grad():
         inputs_were_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
         inputs = _fresh_inputs(inputs, create_graph, need_graph=True)
