@@ -352,12 +352,6 @@ def test_every_ported_script_is_tested():
         "morvan_504_batch_normalization",
         # the thirteenth batch (pytorch/examples: hogwild), tests/test_ported_examples_13.py
         "mnist_hogwild",
-        # the sixteenth batch (rasbt/LLMs-from-scratch; Apache-2.0), tested in
-        # tests/test_ported_examples_16.py
-        "llms_from_scratch_ch03",
-        "llms_from_scratch_ch04",
-        "llms_from_scratch_ch05",
-        "llms_from_scratch_ch06",
         ])
 
 
