@@ -1338,6 +1338,10 @@ cdef object _sum_to_data(object data, tuple shape):
             axes.append(lead + i)
     if not axes:
         return data.reshape(shape)
+    if _is_reduced_float(data):
+        # float16/bfloat16 summed in float32 and rounded once, as torch's sum_to_size
+        return _sum_data(data, tuple(axes), True, numpy.float32).astype(data.dtype).reshape(
+            shape)
     return _sum_data(data, tuple(axes), True).reshape(shape)
 
 

@@ -286,3 +286,22 @@ def test_log_softmax_in_float32_rounded_once_as_torch(pair):
     ulp = 2.0 ** (-7 if str(got.dtype) == "bfloat16" else -10)
     np.testing.assert_allclose(as64(got), as64(want), rtol=ulp,
                                atol=ulp * np.abs(xv).max())
+
+
+@pytest.mark.parametrize("expr", ["a.sum(1, keepdim=True).expand(40, 30)",
+                                  "a + b", "a.mean(0, keepdim=True).expand(40, 30)"])
+def test_broadcast_gradients_sum_in_float32_as_torch(pair, expr):
+    # the gradient of a broadcast operand is summed in float32 and rounded once (torch's
+    # sum_to_size); summing in float16/bfloat16 was a unit or more apart on most elements
+    dt, tdt = pair[0].dtype, pair[1].dtype
+    rng = np.random.default_rng(8)
+    av, bv, gv = (rng.standard_normal(s).astype(np.float32) for s in ((40, 30), (30,), (40, 30)))
+    grads = []
+    for L, d in ((pyad, dt), (torch, tdt)):
+        a = L.tensor(av).to(d).requires_grad_()
+        b = L.tensor(bv).to(d).requires_grad_()
+        eval(expr, {"a": a, "b": b}).backward(L.tensor(gv).to(d))
+        grads.append((a.grad, b.grad))
+    same(grads[0][0], grads[1][0])
+    if grads[1][1] is not None:
+        same(grads[0][1], grads[1][1])
