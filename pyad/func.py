@@ -29,6 +29,7 @@ tensor([ 3., 12., 27.], dtype=float64)
 tensor([ 0.5403, -0.4161, -0.9900], dtype=float64)
 """
 import functools
+import threading
 import weakref
 
 import numpy
@@ -356,7 +357,14 @@ def _error_if_complex(api, tree, is_input):
 
 # the differentiating transforms whose function is running now, innermost last;
 # pyad.autograd.functional refuses to run detached results inside one of them
-_ACTIVE = []
+class _ActiveTransforms(threading.local):
+    """Per thread, as grad mode: each thread's own stack of running transforms."""
+
+    def __init__(self):
+        self.stack = []
+
+
+_ACTIVE = _ActiveTransforms()
 
 # the transforms that are forward mode in torch (their primals are dual Variables)
 _FORWARD_APIS = ("jvp", "linearize", "jacfwd")
@@ -391,11 +399,11 @@ class _Traced:
             else:
                 one = isinstance(_normalize_argnums(replace, len(args), api), int)
                 call_args = _replace_args(args, (new_diff,) if one else new_diff, replace, api)
-            _ACTIVE.append(api)
+            _ACTIVE.stack.append(api)
             try:
                 output = func(*call_args, **(kwargs or {}))
             finally:
-                _ACTIVE.pop()
+                _ACTIVE.stack.pop()
         if passed is not self.private:
             for value, copy, version in zip(flat_diff, passed, versions):
                 if copy._version != version:

@@ -40,13 +40,13 @@ def _check_not_in_transform(fn_name, create_graph):
     if create_graph:
         return
     from pyad import func as _func      # pyad.func imports pyad.autograd
-    if _func._ACTIVE:
+    if _func._ACTIVE.stack:
         raise RuntimeError(
             "%s(): pyad.autograd.functional.%s with create_graph=False is being called "
             "inside a function being transformed by pyad.func.%s: its results are detached, "
             "so the transform would not see how they depend on its inputs. Use the "
             "pyad.func transforms (grad, vjp, jacrev, jacfwd, hessian) instead, or pass "
-            "create_graph=True." % (fn_name, fn_name, _func._ACTIVE[-1]))
+            "create_graph=True." % (fn_name, fn_name, _func._ACTIVE.stack[-1]))
 
 
 # ---------------------------------------------------------------------------

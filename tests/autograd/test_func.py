@@ -846,3 +846,23 @@ def test_the_module_is_registered_as_torch_func_is():
     assert pyad.func is pyad.func.__class__ or pyad.func.__name__ == "pyad.func"
     assert "func" in pyad.__all__
     assert set(pyad.func.__all__) <= set(dir(torch.func))
+
+
+def test_autograd_functional_in_another_thread_is_not_refused_by_a_transform():
+    # the running-transform stack is per thread, as grad mode: a worker thread started
+    # inside a transformed function is not inside the transform
+    import threading
+    from pyad.autograd import functional as AF
+    seen = {}
+
+    def f(x):
+        def work():
+            seen["jac"] = AF.jacobian(lambda y: y.sin(), pyad.tensor([0.0], dtype=pyad.float64))
+        worker = threading.Thread(target=work)
+        worker.start()
+        worker.join()
+        return x.sin().sum()
+
+    g = pyad.func.grad(f)(pyad.tensor([0.0, 1.0], dtype=pyad.float64))
+    assert g.tolist() == [1.0, pytest.approx(0.5403023058681398)]
+    assert seen["jac"].tolist() == [[1.0]]
