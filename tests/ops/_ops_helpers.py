@@ -24,6 +24,18 @@ import pytest
 
 import pyad
 
+def dname(d):
+    """'float32', 'int64', 'bool' ... for a torch or a NumPy/pyad dtype."""
+    if type(d).__module__.startswith("torch"):
+        return str(d).replace("torch.", "")
+    return np.dtype(d).name
+
+
+def tnp(t):
+    """A torch tensor's (or any array's) values as a NumPy array."""
+    return t.detach().numpy() if type(t).__module__.startswith("torch") else np.asarray(t)
+
+
 RTOL = 1e-10   # pyad vs torch / NumPy in float64
 ATOL = 1e-12
 # float32 (eps 1.2e-7): the two libraries may round in a different order over a few

@@ -24,23 +24,14 @@ import pyad
 
 torch = pytest.importorskip("torch")
 
+from _ops_helpers import dname, tnp  # noqa: E402
+
 inf, nan = math.inf, math.nan
 
 
 # ------------------------------------------------------------------------------------
 # helpers
 # ------------------------------------------------------------------------------------
-
-def dname(d):
-    """'float32', 'int64', 'bool' ... for a torch or a NumPy/pyad dtype."""
-    if isinstance(d, torch.dtype):
-        return str(d).replace("torch.", "")
-    return np.dtype(d).name
-
-
-def tnp(t):
-    return t.detach().numpy() if isinstance(t, torch.Tensor) else np.asarray(t)
-
 
 def check(p, t, exact=True):
     """A pyad result against torch's: shape, dtype and values (nan where nan)."""
