@@ -250,6 +250,7 @@ cdef bint _fast_safe(Node node, PyTypeObject* tp, _SealScan* scan) noexcept:
     # True: `node` is safe (scan holds its tracked containers). False: undecided.
     cdef _BinaryNode b
     cdef _UnaryNode u
+    cdef _UnaryOutNode o
     if node._x is not None or node._buffer is not None:
         return False
     if __pyad_basicsize(tp) == __pyad_basicsize(<PyTypeObject*>_BinaryNode) and \
@@ -264,6 +265,12 @@ cdef bint _fast_safe(Node node, PyTypeObject* tp, _SealScan* scan) noexcept:
         u = <_UnaryNode>node
         return (u._ekind == _EK_1 and _fast_entry(u._e0)
                 and (u.saved is None or _fast_saved(u.saved, scan)))
+    if __pyad_basicsize(tp) == __pyad_basicsize(<PyTypeObject*>_UnaryOutNode) and \
+            __pyad_has_base(tp, <PyTypeObject*>_UnaryOutNode):
+        o = <_UnaryOutNode>node           # (an inline output: an array and its counter)
+        return (o._ekind == _EK_1 and _fast_entry(o._e0)
+                and (o._out is None or type(o._out) is _NDARRAY)
+                and (o.saved is None or _fast_saved(o.saved, scan)))
     return False
 
 

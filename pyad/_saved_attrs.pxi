@@ -77,7 +77,7 @@ cdef object _saved_slot(Node node, str key):
     cdef SavedVariable sv
     cdef _SavedOperand operand
     if isinstance(node, _UnaryNode):
-        sv = (<_UnaryNode>node).saved
+        sv = _unary_saved(<_UnaryNode>node)
         if sv is not None and key == ("result" if sv._is_output else "self"):
             return sv
     elif isinstance(node, _BinaryNode):

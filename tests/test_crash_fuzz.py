@@ -28,7 +28,8 @@ from pyad import _engine
 # Nodes never made by a forward op: abstract bases, the engine's virtual root and the
 # custom Function node bases (their concrete subclasses are in the zoo below), and the
 # pyad.interop bridge node base (its subclasses live in pyad.interop and need torch).
-_NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_KeyNode", "_GraphRoot", "FunctionNode",
+_NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_UnaryOutNode", "_KeyNode",
+                     "_GraphRoot", "FunctionNode",
                      "BackwardCFunction", "_ZeroGradNode", "_SelectNode", "_BridgeNode",
                      "_RemainderNode", "_IndexAlongNode", "_StochasticNode", "_FminmaxNode",
                      "_FloatSampleNode", "_GroupBackward", "_TernaryBackward"}

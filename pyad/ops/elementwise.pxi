@@ -1007,13 +1007,94 @@ cdef inline Variable _float_input(object input, str what):
     return x
 
 
+cdef class _UnaryOutNode(_UnaryNode):
+    # A unary op whose backward formula needs its output (tanh, exp, sigmoid...). The
+    # output is kept in the node itself, not in a SavedVariable: its array, the version
+    # counter it shares with the output Variable and the counter's state when saved
+    # (issue 19, item 2: 56 bytes and one object less per op, in graphs that outgrow the
+    # caches). `saved` is None then. Whatever needs the general form (create_graph's
+    # unpack, a version error, _raw_saved_result, an in-place op moving the save) gets it
+    # from _out_saved, which moves the inline fields into a SavedVariable once. With
+    # saved-tensor hooks on, the output is saved in the general form from the start.
+    cdef object _out                 # the saved array (None: general form, or released)
+    cdef VersionCounter _out_vc
+    cdef unsigned int _out_version   # _out_vc's version and detach_() count when saved
+    cdef unsigned short _out_detaches
+
+    cdef void _release_saved(self) noexcept:
+        _release_out(self)
+
+
+cdef inline void _release_out(_UnaryOutNode node) noexcept:
+    node._released = True
+    node._out = None
+    node._out_vc = None
+    if node.saved is not None:
+        node.saved.release()
+
+
+cdef inline void _stamp_out(_UnaryOutNode node, object data, VersionCounter counter) noexcept:
+    node._out = data
+    node._out_vc = counter
+    node._out_version = <unsigned int>counter.version
+    node._out_detaches = <unsigned short>_vc_detaches(counter)
+
+
+cdef SavedVariable _out_saved(_UnaryOutNode node):
+    # The saved output in the general form (None if nothing was saved).
+    cdef SavedVariable s
+    if node.saved is None and (node._out_vc is not None or node._released):
+        s = SavedVariable.__new__(SavedVariable)
+        s._input_nr = -1
+        s._is_output = True
+        s._requires_grad = True
+        if node._out_vc is None:
+            s._released = True
+        else:
+            s._data = node._out
+            s._version_counter = node._out_vc
+            s._saved_version = node._out_version
+            s._saved_detaches = node._out_detaches
+        node._out = None
+        node._out_vc = None
+        node.saved = s
+    return node.saved
+
+
+cdef inline object _out_value(_UnaryOutNode node, bint rec):
+    # The saved output as a value (see _sv): the array itself when it is inline, not
+    # released and unchanged since, else through the general form (which checks).
+    cdef VersionCounter counter = node._out_vc
+    if not rec and counter is not None and \
+            <unsigned int>counter.version == node._out_version and \
+            <unsigned short>_vc_detaches(counter) == node._out_detaches:
+        return node._out
+    return _sv(_out_saved(node), node, rec)
+
+
+cdef inline bint _out_hooked(_UnaryOutNode node) noexcept:
+    # Whether a saved-tensor pack hook holds the output (its unpack may return anything).
+    return node.saved is not None and node.saved._hooked
+
+
+cdef inline SavedVariable _unary_saved(_UnaryNode node):
+    # A unary node's saved value in the general form, whichever form it is kept in.
+    if isinstance(node, _UnaryOutNode):
+        return _out_saved(<_UnaryOutNode>node)
+    return node.saved
+
+
 cdef inline Variable _record_unary(_UnaryNode node, object data, Variable x, bint save_input,
                                    bint save_output):
     cdef Variable out = _recorded1(node, data, _edge(x))
     if save_input:
         node.saved = _save(x, False, 0)
     elif save_output:
-        node.saved = _save(out, True)
+        if isinstance(node, _UnaryOutNode) and not _saved_hooks_on and \
+                not out._is_inference:
+            _stamp_out(<_UnaryOutNode>node, out._data, _vc(out))
+        else:
+            node.saved = _save(out, True)
     return out
 
 
@@ -1045,10 +1126,10 @@ cpdef Variable neg(object input, object out=None):
     return _plain(data, x._volatile)
 
 
-cdef class ExpBackward(_UnaryNode):
+cdef class ExpBackward(_UnaryOutNode):
     cdef tuple _backward(self, tuple grads):
         cdef bint rec = _grad_enabled()                 # g * y
-        return (_grad(_v_mul(_gv(grads[0], rec), _sv(self.saved, self, rec))),)
+        return (_grad(_v_mul(_gv(grads[0], rec), _out_value(self, rec))),)
 
 
 @profiled_op
@@ -1087,10 +1168,10 @@ cpdef Variable log(object input, object out=None):
     return _plain(data, x._volatile)
 
 
-cdef class SqrtBackward(_UnaryNode):
+cdef class SqrtBackward(_UnaryOutNode):
     cdef tuple _backward(self, tuple grads):
         cdef bint rec = _grad_enabled()                 # g / (2 y), one temporary
-        t = _v_mul(_sv(self.saved, self, rec), 2)
+        t = _v_mul(_out_value(self, rec), 2)
         return (_grad(_v_div_in(_gv(grads[0], rec), t, t)),)
 
 
@@ -1109,10 +1190,10 @@ cpdef Variable sqrt(object input, object out=None):
     return _plain(data, x._volatile)
 
 
-cdef class TanhBackward(_UnaryNode):
+cdef class TanhBackward(_UnaryOutNode):
     cdef tuple _backward(self, tuple grads):
         cdef bint rec = _grad_enabled()                 # g * (1 - y^2)
-        y = _sv(self.saved, self, rec)
+        y = _out_value(self, rec)
         out = _tanh_grad(_gv(grads[0], rec), y, _cached_tanh_deriv(self, y))
         if rec and isinstance(out, Variable) and \
                 type((<Variable>out)._grad_fn) is TanhGradBackward and \
@@ -1124,9 +1205,7 @@ cdef class TanhBackward(_UnaryNode):
         return (_grad(out),)
 
     cdef void _release_saved(self) noexcept:
-        self._released = True
-        if self.saved is not None:
-            self.saved.release()
+        _release_out(self)
         if self._x is not None:
             self._x.cache = None
             self._x.cache_src = None
@@ -1201,7 +1280,7 @@ cdef class TanhGradBackward(_BinaryNode):
 cdef inline object _cached_tanh_deriv(TanhBackward node, object y):
     # TanhBackward's shared 1 - y^2 (see its _backward), or None.
     cdef _NodeExtra x = node._x
-    if x is None or x.cache is None or node.saved is None or node.saved._hooked:
+    if x is None or x.cache is None or _out_hooked(node):
         return None
     if _v_array(y) is x.cache_src:
         return x.cache
@@ -1210,7 +1289,7 @@ cdef inline object _cached_tanh_deriv(TanhBackward node, object y):
 
 cdef void _cache_tanh_deriv(TanhBackward node, TanhGradBackward fused) except *:
     cdef _NodeExtra x
-    if fused.deriv is None or node.saved is None or node.saved._hooked:
+    if fused.deriv is None or _out_hooked(node):
         return
     x = _extra(node)
     x.cache = fused.deriv
@@ -1243,10 +1322,10 @@ cdef object _tanh_grad(object g, object y, object deriv=None):
     return _plain(data, gv._volatile or yv._volatile)
 
 
-cdef class SigmoidBackward(_UnaryNode):
+cdef class SigmoidBackward(_UnaryOutNode):
     cdef tuple _backward(self, tuple grads):
         cdef bint rec = _grad_enabled()                 # g * (1 - y) * y, one temporary
-        y = _sv(self.saved, self, rec)
+        y = _out_value(self, rec)
         t = _v_sub(1, y)
         t = _v_mul_in(t, y, t)
         return (_grad(_v_mul_in(_gv(grads[0], rec), t, t)),)
@@ -1318,16 +1397,16 @@ cdef object _relu_data(object d):
     return data
 
 
-cdef class ReluBackward(_UnaryNode):
+cdef class ReluBackward(_UnaryOutNode):
     cdef tuple _backward(self, tuple grads):
         # The mask is a constant, so the backward is linear in the incoming gradient
         # and is itself differentiable (its own derivative is the same mask).
         # torch's mask is ~(y <= 0): the gradient passes at a NaN. y is relu's output
         # (+0, positive, +inf or NaN), where y <= 0 is y == 0: one comparison, y != 0.
-        y = self.saved.data(self)
+        y = _out_value(self, False)
         cdef bint rec = _grad_enabled()
         r = _grad(_keep_where_nonzero(_gv(grads[0], rec), y))
-        return (_with_zero_dependence(r, self.saved.unpack(self)) if rec else r,)
+        return (_with_zero_dependence(r, _out_saved(self).unpack(self)) if rec else r,)
 
 
 @profiled_op
@@ -1459,9 +1538,9 @@ cpdef Variable absolute(object input, object out=None):
         raise _renamed(exc, "absolute") from None
 
 
-cdef class ReciprocalBackward(_UnaryNode):
+cdef class ReciprocalBackward(_UnaryOutNode):
     cdef tuple _backward(self, tuple grads):
-        y = self.saved.unpack(self)
+        y = _out_saved(self).unpack(self)
         return (mul(neg(grads[0]), mul(y, y)),)
 
 
@@ -1525,9 +1604,9 @@ cdef object _square_data(object d):
     return _np_square(d)
 
 
-cdef class RsqrtBackward(_UnaryNode):
+cdef class RsqrtBackward(_UnaryOutNode):
     cdef tuple _backward(self, tuple grads):
-        return (mul(grads[0], mul(pow(self.saved.unpack(self), 3), -0.5)),)
+        return (mul(grads[0], mul(pow(_out_saved(self).unpack(self), 3), -0.5)),)
 
 
 cdef object _rsqrt_data(object d):
@@ -1550,9 +1629,9 @@ cpdef Variable rsqrt(object input, object out=None):
     return _float_unary(_rsqrt_data, input, RsqrtBackward, 2, "rsqrt")
 
 
-cdef class Expm1Backward(_UnaryNode):
+cdef class Expm1Backward(_UnaryOutNode):
     cdef tuple _backward(self, tuple grads):
-        return (mul(grads[0], add(self.saved.unpack(self), 1)),)
+        return (mul(grads[0], add(_out_saved(self).unpack(self), 1)),)
 
 
 @profiled_op
@@ -1672,9 +1751,9 @@ cpdef Variable cos(object input, object out=None):
     return _float_unary(_np_cos, input, CosBackward, 1, "cos")
 
 
-cdef class TanBackward(_UnaryNode):
+cdef class TanBackward(_UnaryOutNode):
     cdef tuple _backward(self, tuple grads):
-        y = self.saved.unpack(self)
+        y = _out_saved(self).unpack(self)
         return (mul(grads[0], add(mul(y, y), 1)),)
 
 

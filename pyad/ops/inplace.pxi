@@ -59,7 +59,10 @@ cdef Variable _write_back(Variable x, Variable old, Variable result, str what):
         _set_history(x, result._grad_fn, result._output_nr)
         # An op that saved its output (exp_, tanh_, ...) now saves x itself, as torch
         # does: no second copy, and a later in-place change to x is caught by backward.
-        if isinstance(result._grad_fn, _UnaryNode):
+        if isinstance(result._grad_fn, _UnaryOutNode) and \
+                (<_UnaryOutNode>result._grad_fn)._out_vc is not None:
+            _stamp_out(<_UnaryOutNode>result._grad_fn, x._data, _vc(x))
+        elif isinstance(result._grad_fn, _UnaryNode):
             saved = (<_UnaryNode>result._grad_fn).saved
             if saved is not None and saved._is_output and not saved._hooked:
                 saved._data = x._data

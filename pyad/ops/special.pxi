@@ -576,9 +576,9 @@ cpdef Variable fix(object input, object out=None):
 
 # -- exp2, erfc, erfinv --------------------------------------------------------------
 
-cdef class Exp2Backward(_UnaryNode):
+cdef class Exp2Backward(_UnaryOutNode):
     cdef tuple _backward(self, tuple grads):
-        return (mul(grads[0], mul(self.saved.unpack(self), _LN2)),)
+        return (mul(grads[0], mul(_out_saved(self).unpack(self), _LN2)),)
 
 
 @profiled_op
@@ -610,10 +610,10 @@ cpdef Variable erfc(object input, object out=None):
     return _special_unary(_erfc_data, input, ErfcBackward, 1, "erfc")
 
 
-cdef class ErfinvBackward(_UnaryNode):
+cdef class ErfinvBackward(_UnaryOutNode):
     # d erfinv(y) = sqrt(pi) / 2 exp(erfinv(y)^2)
     cdef tuple _backward(self, tuple grads):
-        x = self.saved.unpack(self)
+        x = _out_saved(self).unpack(self)
         return (mul(grads[0], mul(exp(mul(x, x)), 1.0 / _TWO_OVER_SQRT_PI)),)
 
 
@@ -827,10 +827,10 @@ cpdef Variable ndtr(object input, object out=None):
     return _special_unary(_ndtr_data, input, NdtrBackward, 1, "ndtr")
 
 
-cdef class NdtriBackward(_UnaryNode):
+cdef class NdtriBackward(_UnaryOutNode):
     # d ndtri(p) = sqrt(2 pi) exp(ndtri(p)^2 / 2)
     cdef tuple _backward(self, tuple grads):
-        y = self.saved.unpack(self)
+        y = _out_saved(self).unpack(self)
         return (mul(grads[0], mul(exp(mul(mul(y, y), 0.5)), _SQRT_2PI)),)
 
 
