@@ -231,11 +231,12 @@ cdef inline bint _fast_shape(object t, _SealScan* scan) noexcept:
     return True
 
 
-cdef inline bint _fast_shapes(tuple t, _SealScan* scan) noexcept:
-    # A _BinaryNode's _shapes: None, or a pair of shapes
+cdef inline bint _fast_reduce_to(tuple t, _SealScan* scan) noexcept:
+    # A _BinaryNode's _reduce_to: None, or two shapes and two dtypes
     if t is None:
         return True
-    if len(t) != 2 or not (_fast_shape(t[0], scan) and _fast_shape(t[1], scan)):
+    if len(t) != 4 or not (_fast_shape(t[0], scan) and _fast_shape(t[1], scan)
+                           and _fast_plain(t[2]) and _fast_plain(t[3])):
         return False
     _fast_found(scan, t)
     return True
@@ -258,8 +259,7 @@ cdef bint _fast_safe(Node node, PyTypeObject* tp, _SealScan* scan) noexcept:
         b = <_BinaryNode>node
         return (b._ekind == _EK_2 and _fast_entry(b._e0) and _fast_entry(b._e1)
                 and _fast_operand(b.a, scan) and _fast_operand(b.b, scan)
-                and _fast_shapes(b._shapes, scan)
-                and _fast_plain(b.a_dtype) and _fast_plain(b.b_dtype))
+                and _fast_reduce_to(b._reduce_to, scan))
     if __pyad_basicsize(tp) == __pyad_basicsize(<PyTypeObject*>_UnaryNode) and \
             __pyad_has_base(tp, <PyTypeObject*>_UnaryNode):
         u = <_UnaryNode>node

@@ -8,34 +8,44 @@ cdef class _BinaryNode(Node):
     # may have widened the result, e.g. float32 * float64 array).
     cdef _SavedOperand a
     cdef _SavedOperand b
-    # The operands' shapes where a gradient must be summed back to one: None when
-    # neither needs it (the common case: the output's shape, or a number, which never
-    # takes a gradient), else (a_shape, b_shape), each None when that one does not.
-    # One field, not two: the node is 160 bytes, not 176 (issue 19, item 2).
-    cdef tuple _shapes
-    cdef object a_dtype
-    cdef object b_dtype
+    # What each gradient must be summed back to and cast to: None in the common case
+    # (no broadcasting, and every operand a number or of the result's dtype, so every
+    # gradient comes out of the formula with its input's shape and dtype), else
+    # (a_shape, b_shape, a_dtype, b_dtype), a shape None where the operand has the
+    # result's, a dtype None for an operand that is not a Variable. One field for the
+    # four: the node is 144 bytes, not 176 (issue 19, item 2).
+    cdef tuple _reduce_to
 
     cdef inline Variable grad_a(self, Variable g):
-        return _reduce_grad(g, _shape_a(self), self.a_dtype)
+        if self._reduce_to is None:
+            return g
+        return _reduce_grad(g, _shape_a(self), _dtype_a(self))
 
     cdef inline Variable grad_b(self, Variable g):
-        return _reduce_grad(g, _shape_b(self), self.b_dtype)
+        if self._reduce_to is None:
+            return g
+        return _reduce_grad(g, _shape_b(self), _dtype_b(self))
 
     cdef inline Variable raw_grad_a(self, Variable g, object data):
         # Array form for the fast path; g itself when nothing needs changing.
         cdef tuple shape = _shape_a(self)
+        cdef object dtype = _dtype_a(self)
         if data is g._data and (shape is None or _has_shape(data, shape)) and (
-                self.a_dtype is None or _same_dtype(_dtype(data), self.a_dtype)):
+                dtype is None or _same_dtype(_dtype(data), dtype)):
             return g
-        return _raw(_reduce_data(data, shape, self.a_dtype))
+        if self._reduce_to is None:
+            return _raw(data)
+        return _raw(_reduce_data(data, shape, dtype))
 
     cdef inline Variable raw_grad_b(self, Variable g, object data):
         cdef tuple shape = _shape_b(self)
+        cdef object dtype = _dtype_b(self)
         if data is g._data and (shape is None or _has_shape(data, shape)) and (
-                self.b_dtype is None or _same_dtype(_dtype(data), self.b_dtype)):
+                dtype is None or _same_dtype(_dtype(data), dtype)):
             return g
-        return _raw(_reduce_data(data, shape, self.b_dtype))
+        if self._reduce_to is None:
+            return _raw(data)
+        return _raw(_reduce_data(data, shape, dtype))
 
     cdef inline Variable out_a(self, object v, Variable g):
         # Operand a's gradient from a value (an array, or a Variable under create_graph;
@@ -58,18 +68,40 @@ cdef class _BinaryNode(Node):
 
 
 cdef inline tuple _shape_a(_BinaryNode node):
-    return None if node._shapes is None else <tuple>(<tuple>node._shapes)[0]
+    return None if node._reduce_to is None else <tuple>(<tuple>node._reduce_to)[0]
 
 
 cdef inline tuple _shape_b(_BinaryNode node):
-    return None if node._shapes is None else <tuple>(<tuple>node._shapes)[1]
+    return None if node._reduce_to is None else <tuple>(<tuple>node._reduce_to)[1]
 
 
-cdef inline void _set_shapes(_BinaryNode node, object a, object b, object out):
-    # node._shapes for data = op(a, b)
+cdef inline object _dtype_a(_BinaryNode node):
+    return None if node._reduce_to is None else (<tuple>node._reduce_to)[2]
+
+
+cdef inline object _dtype_b(_BinaryNode node):
+    return None if node._reduce_to is None else (<tuple>node._reduce_to)[3]
+
+
+cdef inline void _set_reduce_to(_BinaryNode node, object a, object b, object out):
+    # node._reduce_to for data = op(a, b)
     cdef object sa = _shape_if_broadcast(a, out), sb = _shape_if_broadcast(b, out)
-    if sa is not None or sb is not None:
-        node._shapes = (sa, sb)
+    cdef object dtype = _dtype(out)
+    if sa is not None or sb is not None or not _of_dtype(a, dtype) or \
+            not _of_dtype(b, dtype):
+        node._reduce_to = (sa, sb, _dtype_of(a), _dtype_of(b))
+
+
+cdef inline bint _of_dtype(object x, object dtype):
+    # Whether operand x takes part in a formula without changing the result's dtype: a
+    # Python number (weak under NumPy's promotion), or an array or Variable of `dtype`.
+    cdef type t = type(x)
+    if t is float or t is int or t is bool:
+        return True
+    if isinstance(x, Variable):
+        return _same_dtype(_dtype((<Variable>x)._data), dtype)
+    d = getattr(x, "dtype", None)
+    return d is not None and _same_dtype(d, dtype)
 
 
 cdef inline object _shape_if_broadcast(object x, object out):
@@ -113,9 +145,7 @@ cdef inline Variable _binary(_BinaryNode node, object data, object a, object b,
     # Record `node` for data = op(a, b). save_a/save_b: keep the operand for backward.
     # b is saved first: torch's binary nodes save `other` before `self`, the order
     # saved_tensors_hooks' pack hook sees.
-    _set_shapes(node, a, b, data)
-    node.a_dtype = _dtype_of(a)
-    node.b_dtype = _dtype_of(b)
+    _set_reduce_to(node, a, b, data)
     if save_b:
         node.b = _save_operand(b, 1)
     if save_a:
@@ -661,8 +691,7 @@ cdef object _fast_binop_body(Variable x, object other, int op, bint reflected):
             return _recorded1(RsubBackward.__new__(RsubBackward), data, _edge(x))
         # (number + x and number * x are recorded as x + number and x * number, as
         # torch does: x's edge first, then the number's empty one)
-        node = _fast_node(op)
-        node.a_dtype = _dtype(xd)
+        node = _fast_node(op)          # (same dtype and shape: nothing to reduce)
         if op == _FAST_MUL:
             node.b = _save_operand(other, 1)
         return _recorded2(node, data, _edge(x), _NO_EDGE)
@@ -676,8 +705,6 @@ cdef object _fast_binop_body(Variable x, object other, int op, bint reflected):
     if not ((x._requires_grad or y._requires_grad) and _grad_enabled()):
         return _plain(data, False)
     node = _fast_node(op)
-    node.a_dtype = _dtype(xd)
-    node.b_dtype = _dtype(y._data)
     if op == _FAST_MUL:                             # (torch's order: other, then self)
         if x._requires_grad:
             node.b = _save_operand(y, 1)

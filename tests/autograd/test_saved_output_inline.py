@@ -122,7 +122,7 @@ def test_in_place_change_is_caught_on_the_create_graph_path_too():
 
 def test_anomaly_mode_names_where_the_output_was_changed():
     x = leaf(pyad, [0.5, -0.3])
-    with pyad.autograd.detect_anomaly(), pytest.warns(UserWarning):
+    with pytest.warns(UserWarning), pyad.autograd.detect_anomaly():
         y = (x * 1.0).sigmoid()
         y.mul_(2)
         with pytest.raises(RuntimeError, match="The last in-place change was made here"):
@@ -228,3 +228,57 @@ def test_cycle_through_a_pack_hook_on_a_saved_output_is_collected():
     del box, y, z
     gc.collect()
     assert ref() is None, "the cycle was not collected"
+
+
+# -- binary nodes: the reduce/cast record exists only where something is to do ---------
+#
+# A binary node keeps (shapes, dtypes) only when broadcasting happened or an operand's
+# dtype differs from the result's; otherwise the formula's own result is the gradient
+# as it is. These cases each have an operand whose dtype would change the gradient's
+# dtype if it were not cast back: the gradient with respect to an intermediate (which
+# no leaf accumulator casts afterwards) must have that intermediate's dtype, as torch's.
+
+def _operand(lib, kind):
+    if kind == "f64 0-d array":
+        return np.array(2.0) if lib is pyad else lib.tensor(2.0, dtype=lib.float64)
+    if kind == "f64 0-d Variable":
+        return (Variable(np.array(2.0), requires_grad=True) if lib is pyad
+                else lib.tensor(2.0, dtype=lib.float64, requires_grad=True))
+    if kind == "int8 array":
+        values = np.array([1, 2, 3], dtype=np.int8)
+        return values if lib is pyad else lib.tensor(values)
+    if kind == "int64 array":
+        return np.array([1, 2, 3]) if lib is pyad else lib.tensor([1, 2, 3])
+    if kind == "f64 Variable":
+        return (Variable(np.array([1.0, 2.0, 4.0]), requires_grad=True) if lib is pyad
+                else lib.tensor([1.0, 2.0, 4.0], dtype=lib.float64, requires_grad=True))
+    if kind == "f16 0-d Variable":
+        return (Variable(np.array(2.0, dtype=np.float16)) if lib is pyad
+                else lib.tensor(2.0, dtype=lib.float16))
+    if kind == "python float":
+        return 2.5
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["f64 0-d array", "f64 0-d Variable", "int8 array",
+                                  "int64 array", "f64 Variable", "f16 0-d Variable",
+                                  "python float"])
+@pytest.mark.parametrize("opname", ["mul", "div", "add", "sub"])
+def test_mixed_dtype_operands_give_gradients_of_the_inputs_dtype(kind, opname):
+    results = []
+    for lib in LIBS:
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        h = x.float() * 1.0 if lib is torch else pyad.mul(x.float(), 1.0)
+        other = _operand(lib, kind)
+        y = getattr(lib, opname)(h, other)
+        inputs = [h] + ([other] if getattr(other, "requires_grad", False) else [])
+        grads = lib.autograd.grad(y.sum(), inputs)
+        results.append([(str(g.dtype).replace("torch.", ""), as_np(g)) for g in grads]
+                       + [str(y.dtype).replace("torch.", "")])
+        assert str(grads[0].dtype).endswith("float32")
+    if torch is not None:
+        pyad_result, torch_result = results
+        assert pyad_result[-1] == torch_result[-1]
+        for (pd, pv), (td, tv) in zip(pyad_result[:-1], torch_result[:-1]):
+            assert pd == td
+            np.testing.assert_allclose(pv, tv, rtol=1e-6)
