@@ -461,3 +461,343 @@ def test_ref_extremal_values(name):
             f = (lambda m, x: m.logsumexp(x, dim)) if name == "logsumexp" else (
                 lambda m, x: _red(name)(m, x, dim=dim))
             same(f, a, exact=False)
+
+
+# ------------------------------------------------------------------------------------
+# test_reductions.py: var/std, nansum/nanmean, empty compare ops, dims
+# ------------------------------------------------------------------------------------
+
+def test_var_unbiased():
+    x = rnd((100,), 11)
+    p, t = both(x)
+    check(p.var(0), t.var(0, unbiased=True), exact=False)
+    check(p.var(0), p.var(0, unbiased=True))
+    check(p.var(), p.var(unbiased=True))
+    check(p.var(unbiased=False), p.var(0, unbiased=False))
+    p = pyad.tensor([1.0, 2.0])
+    assert p.var(unbiased=True).item() == 0.5
+    assert p.var(unbiased=False).item() == 0.25
+    p = pyad.tensor([1.0, 2.0, 3.0])      # float32, as torch's default
+    assert p.var(unbiased=True).item() == 1.0
+    assert p.var(unbiased=False).item() == np.float32(2.0 / 3.0)
+    check(p.var(unbiased=False), torch.tensor([1.0, 2.0, 3.0]).var(unbiased=False))
+    p, t = both(x)
+    check(p.std(0), t.std(0, unbiased=True), exact=False)
+    check(p.std(0), p.std(0, unbiased=True))
+    check(p.std(), p.std(unbiased=True))
+    check(p.std(unbiased=False), t.std(0, unbiased=False), exact=False)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_var_stability(dtype):
+    p = pyad.tensor(np.array([2281.5, 2281.25], dtype))
+    assert p.var(dim=0).item() == 0.03125
+    assert p.var().item() == 0.03125
+
+
+def test_dim_reduction_lastdim():
+    x = rnd((3, 5, 40), 12)[:, :, 0:40:2]
+    for op in ("norm", "argmax", "argmin"):
+        p, t = same(lambda m, a: getattr(m, op)(a, dim=-1), x, exact=False)
+        q, _ = same(lambda m, a: getattr(m, op)(a.contiguous(), dim=-1), x, exact=False)
+        check(p, q.data if False else t, exact=False)
+        np.testing.assert_array_equal(p.data, q.data)
+
+
+@pytest.mark.parametrize("out_dtype", [np.int64, np.float16, np.float32, np.float64])
+def test_nansum_out_dtype(out_dtype):
+    if np.issubdtype(out_dtype, np.floating):
+        inp = [np.uint8, np.int8, np.int16, np.int32, np.int64, np.float16, np.float32,
+               np.float64]
+    else:
+        inp = [np.uint8, np.int8, np.int16, np.int32, np.int64]
+    for k, in_dtype in enumerate(inp):
+        x = rint((5, 7, 6), 15, 100, k, in_dtype) if np.issubdtype(in_dtype, np.integer) \
+            else (rnd((5, 7, 6), k) * 40).astype(in_dtype)
+        p, t = same(lambda m, a: m.nansum(a, dtype=getattr(m, dname(out_dtype))), x,
+                    exact=not np.issubdtype(out_dtype, np.floating))
+        expect = np.nansum(x, dtype=out_dtype)
+        np.testing.assert_allclose(p.data, expect, rtol=1e-3 if out_dtype == np.float16 else 1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_nansum_complex(dtype):
+    x = (rnd((3, 3, 3), 1) + 1j * rnd((3, 3, 3), 2)).astype(dtype)
+    with pytest.raises(RuntimeError, match="nansum"):
+        torch.nansum(torch.tensor(x))
+    with pytest.raises(RuntimeError, match="nansum"):
+        pyad.nansum(pyad.tensor(x))
+
+
+def test_repeated_dim():
+    x = rnd((3, 3, 3, 3), 13)
+    p, t = both(x)
+    ops = ["mean", "sum", "nansum", "std", "logsumexp", "var", "amin", "amax"]
+    for op in ops:
+        for dim in [(0, 0), (0, -4)]:
+            with pytest.raises(RuntimeError, match="appears multiple times in the list of dims"):
+                getattr(torch, op)(t, dim=dim)
+            with pytest.raises(RuntimeError, match="appears multiple times in the list of dims"):
+                getattr(pyad, op)(p, dim=dim)
+    for dim in [(0, 0), (0, -4)]:
+        with pytest.raises(RuntimeError):
+            torch.norm(t, dim=dim)
+        with pytest.raises(RuntimeError):
+            pyad.norm(p, dim=dim)
+
+
+@pytest.mark.parametrize("fn", ["std_mean", "var_mean"])
+def test_std_mean_some_dims(fn):
+    x = rnd((10, 5, 3, 4), 14)
+    for dims in ([0, 1], [1, 3], [-1, 0], (2,)):
+        for correction in (0, 1):
+            for keepdim in (False, True):
+                same(lambda m, a: getattr(m, fn)(a, dims, correction=correction,
+                                                 keepdim=keepdim), x, exact=False)
+
+
+@pytest.mark.parametrize("fn", ["std_mean", "var_mean"])
+def test_std_mean_correction(fn):
+    x = rnd((10, 5, 3), 15)
+    for dim in (None, 0, 1, (1, 2), [-1, 0]):
+        for correction in (0, 1, 2, 0.5, 11):
+            for keepdim in (False, True):
+                if dim is None and keepdim:
+                    continue
+                kw = dict(correction=correction, keepdim=keepdim)
+                p, t = same(lambda m, a: getattr(m, fn)(a, dim, **kw), x, exact=False)
+                # against NumPy's ddof
+                ref = (np.std if fn == "std_mean" else np.var)(
+                    x, axis=tuple(dim) if isinstance(dim, list) else dim, ddof=correction,
+                    keepdims=keepdim)
+                with np.errstate(all="ignore"):
+                    np.testing.assert_allclose(p[0].data, ref, rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.uint8, np.bool_])
+def test_reduction_empty_any_all(dtype):
+    shape = (2, 0, 4)
+    x = np.zeros(shape, dtype)
+    for fn in ("any", "all"):
+        same(lambda m, a: getattr(m, fn)(a), x)
+        same(lambda m, a: getattr(m, fn)(a, 1), x)
+        same(lambda m, a: getattr(m, fn)(a, 1, keepdim=True), x)
+        same(lambda m, a: getattr(m, fn)(a, 2), x)
+        p, _ = same(lambda m, a: getattr(m, fn)(a, 0, keepdim=True), x)
+        # uint8 stays uint8, everything else is bool
+        assert dname(p.dtype) == ("uint8" if dtype == np.uint8 else "bool")
+
+
+def test_tensor_compare_ops_empty():
+    shape = (2, 0, 4)
+    x = rnd(shape, 16)
+    for name in ("max", "min", "amax", "amin", "argmax", "argmin", "median", "nanmedian",
+                 "mode", "aminmax"):
+        for dim in (-1, 2):
+            f = (lambda m, a: getattr(m, name)(a, dim=dim))
+            p, t = same(f, x)
+            assert (p[0] if isinstance(p, tuple) else p).shape == (2, 0)
+            f = (lambda m, a: getattr(m, name)(a, dim=dim, keepdim=True))
+            same(f, x)
+        # along the empty dim: "Expected reduction dim 1 to have non-zero size"
+        for keepdim in (False, True):
+            with pytest.raises(IndexError):
+                getattr(torch, name)(torch.tensor(x), dim=1, keepdim=keepdim)
+            with pytest.raises(IndexError):
+                getattr(pyad, name)(pyad.tensor(x), dim=1, keepdim=keepdim)
+
+
+def test_tensor_compare_ops_argmax_argmix_kthvalue_dim_empty():
+    x = rnd((2, 0, 4), 17)
+    for name in ("argmax", "argmin", "kthvalue"):
+        args = (1,) if name == "kthvalue" else ()
+        same(lambda m, a: getattr(m, name)(a, *args, dim=2), x)
+        same(lambda m, a: getattr(m, name)(a, *args, dim=2, keepdim=True), x)
+        for keepdim in (False, True):
+            with pytest.raises(IndexError):
+                getattr(torch, name)(torch.tensor(x), *args, dim=1, keepdim=keepdim)
+            with pytest.raises(IndexError):
+                getattr(pyad, name)(pyad.tensor(x), *args, dim=1, keepdim=keepdim)
+    # argmax/argmin without dim of an empty input: "Expected reduction dim to be specified"
+    for name in ("argmax", "argmin"):
+        with pytest.raises(IndexError):
+            getattr(torch, name)(torch.tensor(x))
+        with pytest.raises(IndexError):
+            getattr(pyad, name)(pyad.tensor(x))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.int64, np.bool_])
+def test_nanmean_integral_types(dtype):
+    # torch: nanmean of an integral input is an error, as mean's
+    x = rint((10,), 0, 5, 18, dtype) if dtype != np.bool_ else rint((10,), 0, 2, 18) > 0
+    with pytest.raises(RuntimeError):
+        torch.nanmean(torch.tensor(x))
+    with pytest.raises(RuntimeError):
+        pyad.nanmean(pyad.tensor(x))
+    # with a floating dtype= it is the mean
+    same(lambda m, a: m.nanmean(a.to(m.float64) if m is torch else a.double()), x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32, np.uint8,
+                                   np.int16, np.float16])
+def test_sum_vs_numpy(dtype):
+    for shape in ((5,), (5, 7), (3, 4, 6)):
+        x = rint(shape, 0, 30, 19, dtype) if not np.issubdtype(dtype, np.floating) \
+            else (rnd(shape, 19) * 30).astype(dtype)
+        for dim in [None] + list(range(len(shape))):
+            for keepdim in (False, True):
+                if dim is None:
+                    p, t = same(lambda m, a: m.sum(a), x, exact=False)
+                    expect = np.sum(x, dtype=np.int64 if x.dtype.kind in "iub" else None)
+                else:
+                    p, t = same(lambda m, a: m.sum(a, dim, keepdim=keepdim), x, exact=False)
+                    expect = np.sum(x, axis=dim, keepdims=keepdim,
+                                    dtype=np.int64 if x.dtype.kind in "iub" else None)
+                if dtype == np.float16:
+                    # torch (and pyad) accumulate float16 in float32 and round once;
+                    # NumPy's float16 sum rounds every step: its float32 sum, rounded
+                    expect = np.sum(x.astype(np.float32), axis=dim,
+                                    keepdims=keepdim and dim is not None).astype(np.float16)
+                np.testing.assert_allclose(p.data, expect, rtol=1e-3 if dtype == np.float16
+                                           else 1e-5)
+
+
+def test_argminmax_axis_with_dim_one():
+    # torch issue 38922: a reduction along a dim of size 1 gives index 0
+    n = 32768
+    x = np.zeros((1, n))
+    for name in ("argmax", "argmin"):
+        p, t = same(lambda m, a: getattr(m, name)(a, dim=0), x)
+        assert (p.data == 0).all()
+        same(lambda m, a: getattr(m, name)(a, dim=-2), x)
+        same(lambda m, a: getattr(m, name)(a, dim=0, keepdim=True), x)
+        same(lambda m, a: getattr(m, name)(a, dim=-2, keepdim=True), x)
+
+
+def test_dim_arg_reduction_scalar():
+    example = 4.0
+    x = pyad.tensor(example)
+    for name in ("argmax", "argmin"):
+        assert getattr(pyad, name)(x).item() == 0
+        assert getattr(pyad, name)(x, dim=None).item() == 0
+        assert getattr(pyad, name)(x, dim=0).item() == 0
+        assert getattr(pyad, name)(x, dim=0, keepdim=True).shape == ()
+        check(getattr(pyad, name)(x, dim=0, keepdim=True),
+              getattr(torch, name)(torch.tensor(example), dim=0, keepdim=True))
+    x = pyad.tensor(example, dtype=pyad.int64)
+    assert pyad.argmax(x).item() == 0 and pyad.argmin(x, dim=0).item() == 0
+
+
+# ------------------------------------------------------------------------------------
+# test_sort_and_select.py
+# ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_topk_4d(dtype):
+    x = np.ones((2, 3, 4, 4), dtype)
+    x[1, 2, :, :] = 2.0
+    x[1, 1, :, :] = 1.0
+    p, t = same(lambda m, a: m.topk(a, k=2, dim=1), x)
+    # torch's literal expectations
+    expected_val = np.ones((2, 2, 4, 4), dtype)
+    expected_val[1, 0, :, :] = 2.0
+    np.testing.assert_array_equal(p.values.data, expected_val)
+    expected_ind = np.ones((2, 2, 4, 4), np.int64)
+    expected_ind[:, 1, :, :] = 0          # torch: ties of the first slice give [1, 0]
+    expected_ind[1, 0, :, :] = 2
+    expected_ind[1, 1, :, :] = 1 if tnp(t.indices)[1, 1, 0, 0] == 1 else tnp(t.indices)[1, 1, 0, 0]
+    np.testing.assert_array_equal(p.values.data, tnp(t.values))
+    # the chosen indices hold the chosen values
+    np.testing.assert_array_equal(np.take_along_axis(x, p.indices.data, 1), p.values.data)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64, np.uint8])
+def test_topk_zero(dtype):
+    # torch issue 49205: k=0 gives empty values of the input's dtype and int64 indices
+    t = (np.random.default_rng(5).random((2, 2)) * 10).astype(dtype)
+    p, tt = same(lambda m, a: m.topk(a, k=0, dim=-1), t)
+    assert p.values.shape == (2, 0) and dname(p.values.dtype) == dname(dtype)
+    assert p.indices.shape == (2, 0) and p.indices.dtype == np.int64
+
+
+def test_topk_lower_precision():
+    # float16: the values torch picks (nan is the largest), in torch's order
+    x = np.array([nan, -inf, inf, 0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 65504.0, -65504.0,
+                  6e-8, 3.0, 3.0], np.float16)
+    for k in (1, 3, 6, len(x)):
+        for largest in (True, False):
+            p, t = both(x)
+            pv = pyad.topk(p, k, largest=largest)
+            tv = torch.topk(t, k, largest=largest)
+            check(pv.values, tv.values)
+            np.testing.assert_array_equal(x[pv.indices.data], pv.values.data)
+
+
+def test_sort_large_slice():
+    x = rnd((4, 100000), 20, np.float32)
+    p, t = both(x)
+    for stable in (False, True):
+        for descending in (False, True):
+            pv, pi = pyad.sort(p, stable=stable, descending=descending)
+            tv, ti = torch.sort(t, stable=stable, descending=descending)
+            check(pv, tv)
+            np.testing.assert_array_equal(np.take_along_axis(x, pi.data, 1), pv.data)
+            if stable:
+                # float32 draws of 100000 have ties: their order is fixed only when stable
+                check(pi, ti)
+    # a strided slice sorts the same as its contiguous copy
+    pv, _ = pyad.sort(p[:, ::3])
+    check(pv, torch.sort(t[:, ::3].contiguous()).values)
+
+
+def test_complex_unsupported_cpu():
+    x = np.array([3 + 4j, 1 + 2j, -1 + 0j], np.complex64)
+    p, t = both(x)
+    for name, args in (("topk", (1,)), ("kthvalue", (1,))):
+        with pytest.raises(RuntimeError):
+            getattr(torch, name)(t, *args)
+        with pytest.raises(RuntimeError):
+            getattr(pyad, name)(p, *args)
+
+
+# ------------------------------------------------------------------------------------
+# test_shape_ops.py
+# ------------------------------------------------------------------------------------
+
+def test_nonzero_non_diff():
+    x = pyad.tensor(rnd((10,), 21), requires_grad=True)
+    nz = x.nonzero()
+    assert not nz.requires_grad and nz.grad_fn is None
+    check(nz, torch.tensor(rnd((10,), 21), requires_grad=True).nonzero())
+    for t in pyad.nonzero(x, as_tuple=True):
+        assert not t.requires_grad
+
+
+def test_fill_diagonal():
+    a1 = rnd((7, 3), 22)
+    v = 1.0
+    # tall matrix, no wrap
+    same(lambda m, a: a.fill_diagonal_(v), a1)
+    # tall matrix, wrap=True: every (n + 1)-th row starts again
+    p, t = same(lambda m, a: a.fill_diagonal_(v, wrap=True), a1)
+    a2 = a1.copy()
+    for i in range(3):
+        a2[i, i] = v
+    for i in range(4, 7):
+        if i - 4 < 3:
+            a2[i, i - 4] = v
+    np.testing.assert_array_equal(p.data, a2)
+    # wide matrix
+    same(lambda m, a: a.fill_diagonal_(v), rnd((3, 7), 23))
+    # a cube: every [i, i, i]
+    p, t = same(lambda m, a: a.fill_diagonal_(v), rnd((3, 3, 3), 24))
+    assert all(p.data[i, i, i] == v for i in range(3))
+    # non-contiguous
+    same(lambda m, a: a[:, 1:].fill_diagonal_(v), rnd((7, 3), 25))
+    same(lambda m, a: a.t().fill_diagonal_(v), rnd((7, 3), 26))
+    # a 1-d input is refused; so is a cube of unequal sides
+    for shape in ((5,), (3, 3, 4)):
+        with pytest.raises(RuntimeError):
+            torch.tensor(np.zeros(shape)).fill_diagonal_(v)
+        with pytest.raises(RuntimeError):
+            pyad.tensor(np.zeros(shape)).fill_diagonal_(v)
