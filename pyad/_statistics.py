@@ -310,7 +310,10 @@ def mode(input, dim=-1, keepdim=False):
     """
     x = _as_variable(input, "mode")
     n_dims = max(x.ndim, 1)
-    if not isinstance(dim, int) or dim < -n_dims or dim >= n_dims:
+    if isinstance(dim, bool) or not isinstance(dim, (int, numpy.integer)):
+        # torch: one dim only; a list or tuple of dims is a TypeError, not IndexError
+        raise TypeError("mode(): dim must be an int, got %s" % type(dim).__name__)
+    if dim < -n_dims or dim >= n_dims:
         raise IndexError("mode(): Dimension out of range (expected to be in range of [%d, %d], "
                          "but got %s)" % (-n_dims, n_dims - 1, dim))
     d = dim % n_dims

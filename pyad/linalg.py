@@ -506,6 +506,14 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 # -- eigenvalues -----------------------------------------------------------------------
 
 
+def _uplo(UPLO):
+    """'L' or 'U' from torch's UPLO argument, which is read case-insensitively ('l', 'u'
+    too, as torch's std::toupper of the one character)."""
+    if not isinstance(UPLO, str) or UPLO.upper() not in ("L", "U"):
+        raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
+    return UPLO.upper()
+
+
 @_profiled
 def eigvalsh(A, UPLO="L"):
     """The eigenvalues of (a batch of) Hermitian matrices in ascending order (real),
@@ -515,8 +523,7 @@ def eigvalsh(A, UPLO="L"):
     >>> pyad.linalg.eigvalsh(pyad.tensor([[2., 1.], [1., 2.]]))
     tensor([1., 3.])
     """
-    if UPLO not in ("L", "U"):
-        raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
+    UPLO = _uplo(UPLO)
     x = _var(A, "linalg.eigvalsh")
     if x.dtype.kind not in "fc" or x.dtype.itemsize < 4:
         raise NotImplementedError("linalg.eigvalsh(): \"linalg_eigh_cpu\" not implemented for "
@@ -1612,8 +1619,7 @@ def eigh(A, UPLO="L"):
     >>> pyad.linalg.eigh(pyad.tensor([[2., 0.], [0., 1.]])).eigenvalues
     tensor([1., 2.])
     """
-    if UPLO not in ("L", "U"):
-        raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
+    UPLO = _uplo(UPLO)
     x = _var(A, "linalg.eigh")
     if x.dtype.kind not in "fc" or x.dtype.itemsize < 4:
         raise NotImplementedError("linalg.eigh(): \"linalg_eigh_cpu\" not implemented for '%s'"
