@@ -686,6 +686,14 @@ cdef class ProdBackward(Node):
         self.result.release()
 
 
+cdef void _refuse_keepdim_without_dim(str what) except *:
+    # torch has no overload taking keepdim without dim (the whole-input reduction takes
+    # only dtype)
+    raise TypeError("%s(): received an invalid combination of arguments - got (Variable, "
+                    "keepdim=bool), but expected one of: (Variable input, *, dtype=None) or "
+                    "(Variable input, int dim, bool keepdim=False, *, dtype=None)" % what)
+
+
 @profiled_op
 cpdef Variable prod(object input, object dim=_ALL, object keepdim=False, object dtype=None,
                     object out=None):
@@ -707,8 +715,9 @@ cpdef Variable prod(object input, object dim=_ALL, object keepdim=False, object 
         raise TypeError("prod(): argument 'dim' must be int, not %s" % type(dim).__name__)
     cdef bint kd = bool(keepdim)
     if dim is _ALL:
+        if kd:
+            _refuse_keepdim_without_dim("prod")
         dims = tuple(range(x._data.ndim))
-        kd = False
         d = None
     else:
         d = _normalize_dim(dim, x._data.ndim, "prod")
@@ -1636,6 +1645,9 @@ def median(input, dim=_ALL, keepdim=False, *, out=None):
     cdef Py_ssize_t d, n
     cdef MaxBackward node
     _refuse_none_dim(dim, "median")
+    if dim is _ALL and keepdim:
+        raise TypeError('median(): missing 1 required positional argument: "dim" (keepdim '
+                        'needs a dim)')
     if dim is _ALL:
         flat = x._data.reshape(-1)
         n = flat.shape[0]
@@ -1702,6 +1714,9 @@ def nanmedian(input, dim=_ALL, keepdim=False, *, out=None):
     cdef Py_ssize_t d, n
     cdef MaxBackward node
     _refuse_none_dim(dim, "nanmedian")
+    if dim is _ALL and keepdim:
+        raise TypeError('nanmedian(): missing 1 required positional argument: "dim" (keepdim '
+                        'needs a dim)')
     if dim is _ALL:
         flat = x._data.reshape(-1)
         n = flat.shape[0]
@@ -1878,7 +1893,8 @@ cdef inline bint _finite_double(double v):
 @profiled_op
 cpdef Variable logsumexp(object input, object dim, object keepdim=False, object out=None):
     """``log(sum(exp(input), dim))`` computed stably; ``dim`` (an int or a tuple) is
-    required, as torch's (an empty tuple reduces every dim of an empty input).
+    required, as torch's (an empty tuple reduces every dim of an empty input, or of
+    any input with ``keepdim=True``).
 
     >>> logsumexp(Variable(numpy.array([1000., 1000.])), dim=0)
     tensor(1000.6931, dtype=float64)
@@ -1890,9 +1906,10 @@ cpdef Variable logsumexp(object input, object dim, object keepdim=False, object 
     if not _is_float_dtype(x._data.dtype):
         x = _plain(x._data.astype(_default_dtype), x._volatile)
     if (type(dim) is tuple or type(dim) is list) and len(dim) == 0 and x._data.ndim:
-        # torch: an empty dim list reduces every dim of an empty input; any other input
-        # of 1 or more dims fails (its keepdim shift does not fit the 0-d result)
-        if x._data.size:
+        # torch: an empty dim list reduces every dim, of an empty input or with
+        # keepdim=True; any other input of 1 or more dims fails (its keepdim shift does
+        # not fit the 0-d result)
+        if x._data.size and not keepdim:
             raise RuntimeError("logsumexp(): output with shape [] doesn't match the "
                                "broadcast shape [%s]" % ", ".join(["1"] * x._data.ndim))
         dim = None

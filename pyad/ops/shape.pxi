@@ -1394,12 +1394,14 @@ def unflatten(input, dim, sizes):
             known *= s
     if list(sizes).count(-1) > 1:
         raise RuntimeError("unflatten(): only one dimension can be inferred")
-    if -1 in sizes and known == 0 and not any(s < -1 for s in sizes):
+    if -1 in sizes and known == 0 and n == 0 and not any(s < -1 for s in sizes):
+        # (a dim of 0 elements into a shape with a 0: any -1 fits; a non-empty dim into
+        # one never does, which the next check says, as torch)
         raise RuntimeError("unflatten(): cannot reshape a Variable of %d elements into shape "
                            "%s because the unspecified dimension size -1 can be any value "
                            "and is ambiguous" % (n, list(sizes)))
     if any(s < -1 for s in sizes) or (-1 not in sizes and known != n) or (
-            -1 in sizes and n % known):
+            -1 in sizes and (known == 0 or n % known)):
         raise RuntimeError("unflatten(): provided sizes %s don't multiply up to the size of "
                            "dim %d (%d) in the input Variable" % (list(sizes), d, n))
     if -1 in sizes:

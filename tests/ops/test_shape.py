@@ -1023,3 +1023,20 @@ def test_getitem_uint8_variable_is_a_mask_like_torch(mask):
     (y * pyad.Variable(w)).sum().backward()
     (ty * torch.tensor(w)).sum().backward()
     np.testing.assert_array_equal(x.grad.data, tx.grad.numpy())
+
+
+@pytest.mark.parametrize("shape,sizes", [((2, 6), (-1, 0)), ((2, 0), (-1, 0)),
+                                         ((2, 0), (0, -1)), ((2, 0), (-1, 2)),
+                                         ((2, 6), (-1, 3))])
+def test_unflatten_with_a_zero_size_says_what_torch_says(shape, sizes):
+    # A non-empty dim never fits sizes holding a 0 ("don't multiply up"); only an empty
+    # dim makes the -1 ambiguous.
+    torch = pytest.importorskip("torch")
+    try:
+        expected = tuple(torch.zeros(*shape).unflatten(1, sizes).shape)
+    except RuntimeError as e:
+        key = "multiply up" if "multiply up" in str(e) else "ambiguous"
+        with pytest.raises(RuntimeError, match=key):
+            pyad.zeros(*shape).unflatten(1, sizes)
+        return
+    assert tuple(pyad.zeros(*shape).unflatten(1, sizes).shape) == expected

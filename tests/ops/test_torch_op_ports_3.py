@@ -164,14 +164,7 @@ def _dim_keepdim(name, ndim, **dim_keepdim):
 ALL = sorted(REDUCTIONS) + sorted(SINGLE_DIM)
 
 
-_KEEPDIM_WITHOUT_DIM = pytest.mark.xfail(strict=True, reason=(
-    "engine: prod/median/nanmedian(x, keepdim=True) without a dim ignore keepdim (a 0-d "
-    "result); torch has no such overload and raises TypeError (pyad/ops/reduction.pxi)"))
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=_KEEPDIM_WITHOUT_DIM) if n in ("prod", "median", "nanmedian")
-    else n for n in ALL])
+@pytest.mark.parametrize("name", ALL)
 def test_dim_default_keepdim(name):
     # keepdim=True without a dim: every dim reduced to size 1
     # (argmax/argmin/median/prod without a dim: torch's answer or its refusal, both checked)
@@ -226,11 +219,7 @@ def test_dim_empty(name):
     _dim_keepdim(name, 2, dim=[])
 
 
-@pytest.mark.parametrize("name", [
-    n if n != "logsumexp" else pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=(
-        "engine: logsumexp(x2d, dim=[], keepdim=True) raises 'output with shape [] doesn't "
-        "match the broadcast shape [1, 1]'; torch reduces every dim and keeps them "
-        "(shape (1, 1)) (pyad/ops/reduction.pxi)"))) for n in MULTI_DIM])
+@pytest.mark.parametrize("name", MULTI_DIM)
 def test_dim_empty_keepdim(name):
     _dim_keepdim(name, 0, dim=[], keepdim=True)
     _dim_keepdim(name, 2, dim=[], keepdim=True)
