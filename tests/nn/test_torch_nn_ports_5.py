@@ -1253,3 +1253,122 @@ def test_scaled_dot_product_attention(input_dim, attn_mask_dim, is_causal):
             actual = F.scaled_dot_product_attention(pq, pk, pv, pm, 0.0, is_causal)
         # a fully-masked row gives NaN in both (softmax of all -inf)
         _close(actual, expected, **tol)
+
+
+@pytest.mark.parametrize("input_dim", [3, 4])
+def test_scaled_dot_product_attention_gradcheck(input_dim):
+    """The gradcheck half of torch's test_scaled_dot_product_attention (no mask)."""
+    rng = _rng(22)
+    N, N_prime, L, S, E = 5, 2, 4, 3, 6
+    q = pyad.tensor(rng.standard_normal((N * N_prime, L, E)), requires_grad=True)
+    k = pyad.tensor(rng.standard_normal((N * N_prime, S, E)), requires_grad=True)
+    v = pyad.tensor(rng.standard_normal((N * N_prime, S, E)), requires_grad=True)
+    if input_dim == 4:
+        q, k, v = (pyad.tensor(t.detach().numpy().reshape((N, N_prime) + tuple(t.shape[1:])),
+                               requires_grad=True) for t in (q, k, v))
+
+    def sdp_ref(q, k, v):
+        q = q / math.sqrt(q.size(-1))
+        return pyad.matmul(F.softmax(pyad.matmul(q, k.transpose(-2, -1)), dim=-1), v)
+
+    assert gradcheck(sdp_ref, (q, k, v))
+    assert gradcheck(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, None, 0.0),
+                     (q, k, v))
+
+
+def test_incompatible_mask():
+    S, L, E, H = 1, 2, 4, 1
+    qkv = pyad.ones(S, L, E, dtype=pyad.float32)
+    mha = nn.MultiheadAttention(E, H)
+    mha.in_proj_weight = nn.Parameter(pyad.ones(E * 3, E))
+    mha.out_proj.weight = nn.Parameter(pyad.ones(E, E))
+    qkv = qkv.to(dtype=pyad.float64)
+    kpm = pyad.ones(S, L) * float("-inf")
+    am = pyad.ones(L, L).to(dtype=pyad.bool)
+    with pytest.raises(RuntimeError):
+        mha(qkv, qkv, qkv, need_weights=False, key_padding_mask=kpm, attn_mask=am)
+
+
+def test_bias_is_none():
+    x = pyad.rand(1, 5, 10)
+    model = nn.MultiheadAttention(10, 1, bias=False, batch_first=True)
+    model.eval()
+    out, _ = model(x, x, x)
+    assert tuple(out.shape) == (1, 5, 10)
+
+
+def test_transformer_bias_is_none():
+    batch_size, seqlen, d_model, nhead = 2, 3, 8, 4
+    encoder_layer = nn.TransformerEncoderLayer(d_model, nhead, bias=False, batch_first=True)
+    encoder_layer.eval()
+    assert encoder_layer.self_attn.in_proj_bias is None
+    x = pyad.randn(batch_size, seqlen, d_model)
+    assert tuple(encoder_layer(x).shape) == (batch_size, seqlen, d_model)
+    with pytest.warns(UserWarning, match="encoder_layer.self_attn was passed bias=False"):
+        encoder = nn.TransformerEncoder(encoder_layer, num_layers=1).eval()
+        assert tuple(encoder(x).shape) == (batch_size, seqlen, d_model)
+    with pytest.warns(UserWarning, match="self_attn was passed bias=False"):
+        transformer = nn.Transformer(d_model=d_model, nhead=nhead, bias=False,
+                                     batch_first=True).eval()
+        assert tuple(transformer(x, x).shape) == (batch_size, seqlen, d_model)
+
+
+def test_train_with_is_causal():
+    from unittest.mock import ANY, MagicMock
+    S, L, E, H = 1, 2, 2, 1
+    layer = nn.TransformerEncoderLayer(d_model=2, dim_feedforward=4, nhead=H,
+                                       batch_first=True, activation="gelu", dropout=0)
+    encoder = nn.TransformerEncoder(layer, 2)
+    optimizer = pyad.optim.SGD(encoder.parameters(), lr=0.1, momentum=0.9)
+    encoder.train()
+    optimizer.zero_grad()
+    inputs = pyad.randn(S, L, E)
+    mask = nn.Transformer.generate_square_subsequent_mask(inputs.size(1))
+    outputs = encoder(inputs, mask=mask, is_causal=True)
+    loss = nn.MSELoss()(outputs[:, 0:2, :], inputs[:, 0:2, :])
+    loss.backward()
+    optimizer.step()
+
+    # inference with is_causal
+    t_qvk = pyad.randn(S, L, E, dtype=pyad.float32)
+    mha = nn.MultiheadAttention(E, H)
+    mask = nn.Transformer.generate_square_subsequent_mask(S)
+    attn_out, _ = mha(t_qvk, t_qvk, t_qvk, attn_mask=mask, is_causal=True)
+    # is_causal alone (without a mask) is refused
+    with pytest.raises(RuntimeError):
+        mha(t_qvk, t_qvk, t_qvk, is_causal=True)
+
+    # passing a causal mask sets is_causal
+    causal_mask = pyad.triu(pyad.ones(L, L) * float("-inf"), diagonal=1).to(dtype=pyad.bool)
+    mock_layer = MagicMock(nn.MultiheadAttention(E, H), return_value=inputs)
+    encoder.layers[1] = mock_layer
+    encoder(inputs, mask=causal_mask)
+    mock_layer.assert_called_with(ANY, src_mask=ANY, is_causal=True, src_key_padding_mask=ANY)
+
+    # is_causal_kernels([SDPBackend.MATH]): the values by hand
+    S, L, E, H = 1, 2, 4, 1
+    qkv = pyad.ones(S, L, E)
+    mha = nn.MultiheadAttention(E, H)
+    mha.in_proj_weight = nn.Parameter(pyad.ones(E * 3, E))
+    mha.out_proj.weight = nn.Parameter(pyad.ones(E, E))
+    expected = pyad.ones(S, L, E) * 16
+    mask = nn.Transformer.generate_square_subsequent_mask(qkv.size(1))
+    actual, _ = mha(qkv, qkv, qkv, attn_mask=mask, need_weights=False, is_causal=True)
+    _eq(actual, expected)
+
+
+def test_invalid_inputs_different_datatypes():
+    shape = (1, 4, 8, 16)
+    query = pyad.randn(*shape, dtype=pyad.float32)
+    key = pyad.randn(*shape, dtype=pyad.float16)
+    value = pyad.randn(*shape, dtype=pyad.float16)
+    with pytest.raises(RuntimeError):
+        F.scaled_dot_product_attention(query, key, value)
+
+
+def test_invalid_inputs_1_dimensional_inputs():
+    query = pyad.randn(4, dtype=pyad.float16)
+    key = pyad.randn(1, 4, dtype=pyad.float16)
+    value = pyad.randn(1, 4, dtype=pyad.float16)
+    with pytest.raises(RuntimeError):
+        F.scaled_dot_product_attention(query, key, value)
