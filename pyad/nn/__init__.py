@@ -2,7 +2,7 @@
 
 ``pyad.nn.functional`` holds the functional ops; the modules here call them.
 """
-from pyad.nn import functional, init
+from pyad.nn import functional, grad, init
 from pyad.nn.parameter import Buffer, Parameter
 from pyad.nn.modules import (
     Module, Sequential, ModuleList, Identity, Linear, Conv2d, MaxPool2d, ReLU, Tanh,
@@ -66,7 +66,7 @@ __all__ = [
     "PoissonNLLLoss", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
     "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softplus", "Softshrink", "Softsign",
     "Tanh", "Tanhshrink", "Threshold", "TripletMarginLoss", "Unflatten", "functional",
-    "init", "parallel", "DataParallel", "attention",
+    "init", "grad", "parallel", "DataParallel", "attention",
     "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
     "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",

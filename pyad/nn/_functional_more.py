@@ -19,7 +19,7 @@ import pyad
 from pyad._engine import Variable, conv_transpose2d
 
 __all__ = [
-    "rms_norm", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "conv_tbc", "rms_norm", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_unpool1d", "max_unpool2d",
     "local_response_norm", "lp_pool1d", "lp_pool2d", "channel_shuffle", "alpha_dropout",
@@ -1046,12 +1046,16 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     else:
         raise ValueError("%s(): input has to be a 1D or 2D Variable, but got a Variable of dimension "
                          "%d" % (what, input.dim()))
-    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= num):
-        raise IndexError("%s(): index out of range in self" % what)
     if padding_idx is not None:
+        # torch: the functional raises RuntimeError (nn.EmbeddingBag asserts)
         if not -num <= padding_idx < num:
-            raise AssertionError("padding_idx must be within num_embeddings")
+            raise RuntimeError("%s(): padding_idx must be within the number of embeddings, "
+                               "-%d through %d, but got %d" % (what, num, num - 1, padding_idx))
         padding_idx = padding_idx % num
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= num):
+        bad = int(idx.min()) if int(idx.min()) < 0 else int(idx.max())
+        raise RuntimeError("%s(): Expected idx >= 0 && idx < num_embeddings but found idx to "
+                           "be %d" % (what, bad))
     if max_norm is not None:
         from pyad.nn.functional import _renorm_rows
         _renorm_rows(weight, idx, max_norm, norm_type)
@@ -1350,6 +1354,34 @@ def _volume_input(input, what):
     return input, input.dim() == 4
 
 
+def conv_tbc(input, weight, bias, pad=0):
+    """1-D convolution of a time-batch-channel ``(T, B, C_in)`` input with a
+    ``(K, C_in, C_out)`` weight and a ``(C_out,)`` bias, ``pad`` zeros at both ends of
+    time, as ``F.conv_tbc``; the result is ``(T + 2 pad - K + 1, B, C_out)``.
+
+    >>> conv_tbc(pyad.ones(4, 1, 1), pyad.ones(2, 1, 1), pyad.zeros(1)).flatten()
+    tensor([2., 2., 2.])
+    """
+    what = "conv_tbc"
+    input, weight, bias = _var(input), _var(weight), _var(bias)
+    if input.dim() != 3:
+        raise RuntimeError("%s(): Input must have 3 dims: time, batch, in_channel, got %dD"
+                           % (what, input.dim()))
+    if weight.dim() != 3:
+        raise RuntimeError("%s(): Weight must have 3 dims: kernel_width, in_channels, "
+                           "out_channels, got %dD" % (what, weight.dim()))
+    if bias.dim() != 1:
+        raise RuntimeError("%s(): Bias must be 1-D, got %dD" % (what, bias.dim()))
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("%s(): Input dim 2 (input channels) (%d) is not == dim 1 in the "
+                           "weight (%d)" % (what, input.shape[2], weight.shape[1]))
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("%s(): Bias size (%d) must equal the last dim of the weight "
+                           "(%d)" % (what, bias.shape[0], weight.shape[2]))
+    out = _F().conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, int(pad))
+    return out.permute(2, 0, 1)
+
+
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input, weight
     ``(C_out, C_in / groups, kD, kH, kW)`` (``F.conv3d``; ``padding`` also 'same' or
@@ -1366,6 +1398,9 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if unbatched:
         input = input.unsqueeze(0)
     s = _triple(stride, what, "stride")
+    if any(v <= 0 for v in s):
+        raise RuntimeError("%s(): non-positive stride is not supported, got %s"
+                           % (what, list(s)))
     d = _triple(dilation, what, "dilation")
     k = tuple(weight.shape[2:])
     if isinstance(padding, str):

@@ -476,6 +476,32 @@ class TransformerDecoderLayer(Module):
         return self.dropout3(x)
 
 
+def _get_seq_len(src, batch_first):
+    """torch's _get_seq_len: the sequence length of a (batched or unbatched) input."""
+    shape = tuple(src.shape)
+    if len(shape) == 2:
+        return shape[0]
+    return shape[1 if batch_first else 0]
+
+
+def _detect_is_causal_mask(mask, is_causal=None, size=None):
+    """torch's _detect_is_causal_mask: ``is_causal`` when given; else whether ``mask`` is
+    exactly the square causal mask (``-inf``/True above the diagonal) of ``size``."""
+    make_causal = is_causal is True
+    if is_causal is None and mask is not None:
+        m = mask.data if isinstance(mask, Variable) else _np.asarray(mask)
+        sz = size if size is not None else m.shape[-2]
+        if tuple(m.shape) == (sz, sz):
+            xp = pyad.get_array_module(m)
+            upper = xp.triu(xp.ones((sz, sz), dtype=bool), 1)
+            if m.dtype == bool:
+                causal = upper
+            else:
+                causal = xp.where(upper, -xp.inf, 0.0).astype(m.dtype)
+            make_causal = bool((m == causal).all())
+    return make_causal
+
+
 def _why_not_nested(layer):
     # torch.nn.TransformerEncoder's reasons, in its order
     name = "encoder_layer"
@@ -522,6 +548,8 @@ class TransformerEncoder(Module):
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         out = src
+        batch_first = getattr(getattr(self.layers[0], "self_attn", None), "batch_first", False)
+        is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(src, batch_first))
         for mod in self.layers:
             out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
                       is_causal=bool(is_causal) and mask is not None)
@@ -578,6 +606,9 @@ class TransformerDecoder(Module):
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
         out = tgt
+        batch_first = getattr(getattr(self.layers[0], "self_attn", None), "batch_first", False)
+        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal,
+                                               _get_seq_len(tgt, batch_first))
         for mod in self.layers:
             out = mod(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                       tgt_key_padding_mask=tgt_key_padding_mask,
