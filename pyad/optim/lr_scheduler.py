@@ -85,14 +85,17 @@ def _set_group_value(group, key, value):
 
 
 def _format_param(name, optimizer, param):
-    """One value per parameter group (a list of that length, or one value repeated)."""
+    """One value per parameter group (a list of that length, or one value repeated); a
+    Variable value is cloned, as torch, so that changing the caller's Variable later
+    changes no schedule (``base_lrs``, ``max_lrs``, ``group['max_momentum']``, ...)."""
     if isinstance(param, (list, tuple)):
         if len(param) != len(optimizer.param_groups):
             raise ValueError("%s must have the same length as optimizer.param_groups. %s has "
                              "%d values, param_groups has %d."
                              % (name, name, len(param), len(optimizer.param_groups)))
-        return list(param)
-    return [param] * len(optimizer.param_groups)
+    else:
+        param = [param] * len(optimizer.param_groups)
+    return [_copy(value) for value in param]
 
 
 def _lambdas(optimizer, lr_lambda):
