@@ -1603,6 +1603,13 @@ cdef object _full_on_device(tuple shape, object value, object dtype, object dev)
 # Converting user data to arrays
 # --------------------------------------------------------------------------------
 
+def _array_of(data, what):
+    """``data`` as an array, its dtype inferred as ``pyad.tensor`` infers it (a list of
+    ints is int64): what the factories build on, where ``Variable(list)`` follows torch's
+    legacy constructor (the default float dtype)."""
+    return _to_array(data, None, what)
+
+
 cdef object _to_array(object data, object dtype, str what):
     """The ndarray for `data` without copying arrays; Python floats use the default dtype."""
     cdef object arr
@@ -1790,6 +1797,20 @@ cdef int _check_assigned_grad(Variable g, Variable leaf) except -1:
     return 0
 
 
+cdef inline bint _is_int_or_bool(object data):
+    cdef char kind = _dtype_kind(data)
+    return kind == b'i' or kind == b'u' or kind == b'b'
+
+
+cdef object _zeros_of_sizes(tuple sizes):
+    for n in sizes:
+        if n < 0:
+            raise RuntimeError("Variable(): Trying to create tensor with negative dimension "
+                               "%d: %s" % (n, list(sizes)))
+    _checked_sizes(sizes, numpy.dtype(_default_dtype).itemsize, "Variable")
+    return numpy.zeros(sizes, dtype=_default_dtype)
+
+
 cdef class Variable:
     """An array that records the operations applied to it (``pyad.Tensor`` is the same).
 
@@ -1810,7 +1831,18 @@ cdef class Variable:
                             % next(iter(kwargs)))
         if data is _NO_DATA:                  # Variable() is empty, as torch.Tensor()
             data = numpy.empty((0,), dtype=_default_dtype)
+        elif type(data) is int and type(requires_grad) is int and not kwargs and \
+                all(type(a) is int for a in args):
+            # Tensor(2, 3): sizes, as torch's legacy constructor (no Variable call passes
+            # an int for requires_grad); the values are zeros (torch leaves them unset)
+            self._data = _zeros_of_sizes((data, requires_grad) + tuple(args))
+            self._is_inference = pyad_get_inference()
+            return
         self._data = _to_array(data, None, "Variable")
+        if (type(data) is list or type(data) is tuple) and _is_int_or_bool(self._data):
+            # Tensor([0, 1]) is float, as torch's legacy constructor (the default float
+            # dtype); pyad.tensor([0, 1]) infers int64, as torch.tensor
+            self._data = self._data.astype(_default_dtype)
         self._volatile = bool(is_volatile)
         self._is_inference = pyad_get_inference()
         if requires_grad and not self._volatile:

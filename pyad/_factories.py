@@ -264,7 +264,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         arr = _python_data(data, dtype)
         if arr is None:
             try:
-                arr = Variable(data).data
+                arr = _engine._array_of(data, "Variable")
             except TypeError:
                 if isinstance(data, (list, tuple)):
                     _check_ragged(data, 0)
@@ -370,7 +370,7 @@ def as_tensor(data, dtype=None, device=None):
         # nothing to convert returns the Variable itself
         return data.to(device=device, dtype=dtype)
     _check_complex_to_real(data, dtype, "as_tensor")
-    return _finish(Variable(data).data, dtype, device, False, "as_tensor")
+    return _finish(_engine._array_of(data, "Variable"), dtype, device, False, "as_tensor")
 
 
 @takes_out

@@ -1234,3 +1234,54 @@ def test_reinforce_on_a_non_stochastic_output_raises_clearly():
     y = pyad.ones(2, requires_grad=True) * 2
     with pytest.raises(RuntimeError, match="reinforce.*stochastic"):
         y.reinforce(pyad.ones(2))
+
+
+# -- torch's legacy constructor through pyad.Tensor (the Variable class) --------------
+
+@pytest.mark.parametrize("data", [[0, 1], (2, 3), [[1, 2], [3, 4]], [True, False], [1.5]])
+def test_tensor_of_a_python_sequence_has_the_default_float_dtype(data):
+    torch = pytest.importorskip("torch")
+    expected = torch.Tensor(data)
+    got = pyad.Tensor(data)
+    assert got.dtype == np.float32 and str(expected.dtype) == "torch.float32"
+    np.testing.assert_array_equal(got.data, expected.numpy())
+    # the factory infers the dtype, as torch.tensor does
+    assert pyad.tensor(data).dtype == np.dtype(str(torch.tensor(data).dtype)[6:])
+
+
+def test_tensor_of_a_list_follows_the_default_dtype():
+    old = pyad.get_default_dtype()
+    pyad.set_default_dtype(pyad.float64)
+    try:
+        assert pyad.Tensor([0, 1]).dtype == np.float64
+        assert pyad.Tensor(2, 3).dtype == np.float64
+    finally:
+        pyad.set_default_dtype(old)
+
+
+@pytest.mark.parametrize("sizes", [(2, 3), (2, 3, 4), (0, 5), (1, 1, 1, 1)])
+def test_tensor_of_two_or_more_ints_is_a_shape(sizes):
+    torch = pytest.importorskip("torch")
+    got = pyad.Tensor(*sizes)
+    assert tuple(got.shape) == tuple(torch.Tensor(*sizes).shape) == sizes
+    assert got.dtype == np.float32 and not got.requires_grad
+    assert not got.data.any()                    # zeros (torch leaves it unset)
+    p = pyad.nn.Parameter(pyad.Tensor(*sizes))   # the legacy layer idiom
+    assert p.requires_grad and tuple(p.shape) == sizes
+
+
+def test_tensor_of_a_negative_size_is_refused_as_torch():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        torch.Tensor(2, -1)
+    with pytest.raises(RuntimeError, match="negative dimension -1"):
+        pyad.Tensor(2, -1)
+
+
+def test_legacy_variable_of_a_float_tensor_from_the_reference_text():
+    # seeds/2: Variable(torch.Tensor([0, 0, 0]), requires_grad=True) with a hook
+    v = Variable(pyad.Tensor([0, 0, 0]), requires_grad=True)
+    h = v.register_hook(lambda grad: grad * 2)
+    v.backward(pyad.Tensor([1, 1, 1]))
+    np.testing.assert_array_equal(v.grad.data, [2.0, 2.0, 2.0])
+    h.remove()

@@ -145,13 +145,6 @@ def test_scripts_run_as_scripts_on_pyad(name, expected):
 
 # -- intermediate_source/char_rnn_generation_tutorial.py ------------------------------------
 
-LEGACY_TENSOR_DTYPE = (
-    "engine: pyad.Tensor is the cdef class Variable (pyad/_engine.pyx), whose "
-    "__init__(data) infers the dtype: torch.Tensor([0]) is float32 in torch and int64 in "
-    "pyad, so the script's loss += l raises add_(): result type Float can't be cast to "
-    "Long")
-
-
 def float_tensor(lib):
     """``lib`` whose ``Tensor(data)`` is float32, as torch's legacy constructor."""
     return Proxy(lib, Tensor=lambda data: lib.tensor(data, dtype=lib.float32))
@@ -168,8 +161,8 @@ def test_char_rnn_generation_longer():
                    n_classes=5, n_iters=20, print_every=5, plot_every=5, seed=11)
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError, reason=LEGACY_TENSOR_DTYPE)
 def test_char_rnn_generation_verbatim_tensor():
+    # torch.Tensor([0]) as the script writes it: float32, as torch's legacy constructor
     twin_runs_many(load("char_rnn_generation"), proxy=True, n_iters=2)
 
 
@@ -181,7 +174,6 @@ def test_char_rnn_generation_verbatim_data_add():
                    data_add=True, n_iters=2)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=LEGACY_TENSOR_DTYPE)
 def test_legacy_tensor_of_a_list_is_float32():
     # the line the proxy above swaps: torch's legacy constructor is float32
     assert torch.Tensor([0]).dtype == torch.float32

@@ -172,13 +172,9 @@ def test_advanced_tutorial_tutorial_epochs():
     assert p[-11:] == t[-11:] == gold
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="engine: pyad.Tensor is the cdef class Variable "
-                          "(pyad/_engine.pyx), whose __init__(data) takes data, not a "
-                          "shape: the older advanced_tutorial text's "
-                          "torch.Tensor(1, self.tagset_size).fill_(-10000.) raises (the "
-                          "current text, ported, has torch.full)")
 def test_advanced_tutorial_older_text_legacy_tensor_of_a_shape():
+    # the older advanced_tutorial text's torch.Tensor(1, self.tagset_size).fill_(-10000.)
+    # (the current text, ported, has torch.full)
     init_alphas = pyad.Tensor(1, 5).fill_(-10000.)
     assert init_alphas.shape == (1, 5) and init_alphas.dtype == pyad.float32
 

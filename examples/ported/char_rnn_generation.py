@@ -10,10 +10,9 @@ by synthetic names (random letters from a seeded NumPy stream, a few per languag
 iterations are few; the plots are left out. One line differs
 (``data_add=False``): torch's ``p.data.add_(p.grad.data, alpha=-learning_rate)`` is
 written ``with torch.no_grad(): p.add_(p.grad, alpha=-learning_rate)``, because pyad's
-``.data`` is the NumPy array (see the porting guide). ``torch.Tensor([0])`` is kept,
-though pyad's ``Tensor`` (the ``Variable`` class) infers int64 from ``[0]`` where torch's
-legacy constructor makes float32, so that ``loss += l`` fails in pyad: the tests pass a
-float ``Tensor`` through a namespace proxy, and running the file does the same.
+``.data`` is the NumPy array (see the porting guide). ``torch.Tensor([0])`` is kept:
+pyad's ``Tensor`` (the ``Variable`` class) reads a list as torch's legacy constructor
+does, in the default float dtype.
 
 Run it with ``python examples/ported/char_rnn_generation.py``.
 """
@@ -211,11 +210,5 @@ def run(torch, n_per_class=5, n_classes=3, n_iters=12, print_every=4, plot_every
 
 if __name__ == "__main__":
     import pyad as torch
-    import types
 
-    class _Float(types.SimpleNamespace):
-        # torch's legacy ``Tensor([0])`` is float32; pyad's Tensor infers int64
-        def __getattr__(self, name):
-            return getattr(torch, name)
-
-    run(_Float(Tensor=lambda data: torch.tensor(data, dtype=torch.float32)))
+    run(torch)

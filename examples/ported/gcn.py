@@ -172,8 +172,9 @@ if __name__ == "__main__":
 
     import pyad
 
-    # pyad.Tensor is the Variable class, which takes data, not a shape (the one engine
-    # gap of this script): torch.Tensor(n, m) becomes empty(n, m) here
+    # pyad.Tensor is the Variable class: Tensor(n, m) is a shape as in torch, but one
+    # int alone is a value (SPEC's Python scalar), so the bias's torch.Tensor(n) would
+    # be a 0-d int: Tensor becomes empty here (the one gap of this script)
     namespace = types.SimpleNamespace(**{k: getattr(pyad, k) for k in dir(pyad)
                                          if not k.startswith("__")})
     namespace.Tensor = pyad.empty

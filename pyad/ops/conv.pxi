@@ -145,8 +145,12 @@ cdef Variable _pool_input(object input, str what, str kernel, str integers):
 
 cdef void _nonempty_pool_input(Variable x, bint unbatched, str what) except *:
     # torch's pooling takes an empty batch only: every other dimension must be non-empty
-    shape = x._data.shape[1:] if unbatched else x._data.shape
-    if builtins.any(n == 0 for n in x._data.shape[1:]):
+    cdef tuple full = x._data.shape
+    cdef Py_ssize_t i
+    for i in range(1, len(full)):
+        if full[i] != 0:
+            continue
+        shape = full[1:] if unbatched else full
         raise RuntimeError("%s(): Expected 3D or 4D (batch mode) tensor with optional 0 dim "
                            "batch size for input, but got:%s"
                            % (what, "[%s]" % ", ".join(str(n) for n in shape)))
