@@ -15,7 +15,6 @@ import itertools
 import math
 import pickle
 import warnings
-from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -23,7 +22,6 @@ import pytest
 import pyad
 import pyad.nn as nn
 import pyad.nn.functional as F
-from pyad.nn import Parameter
 from pyad.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
@@ -653,3 +651,745 @@ def test_interpolate():
             kwargs = dict(mode="trilinear", align_corners=align_corners)
             m = nn.Upsample(scale_factor=scale_factor, **kwargs)
             _test_interpolate_helper(_make_input(3), scale_factor, m, kwargs)
+
+
+# --------------------------------------------------------------------------- RNN checks
+
+
+def test_LSTM_cell_forward_input_size():
+    input = pyad.randn(3, 11)
+    hx = pyad.randn(3, 20)
+    cx = pyad.randn(3, 20)
+    lstm = nn.LSTMCell(10, 20)
+    with pytest.raises(Exception):
+        lstm(input, (hx, cx))
+
+
+def test_LSTM_cell_forward_hidden_size():
+    input = pyad.randn(3, 10)
+    hx = pyad.randn(3, 21)
+    cx = pyad.randn(3, 20)
+    lstm = nn.LSTMCell(10, 20)
+    with pytest.raises(Exception):
+        lstm(input, (hx, cx))
+    with pytest.raises(Exception):
+        lstm(input, (cx, hx))
+
+
+def test_cudnn_forward_exception():
+    # torch's test runs on the CPU too: the checks are the module's, not cuDNN's
+    rnns = [
+        (nn.LSTM(10, 20, batch_first=True), (pyad.zeros(1, 2, 19), pyad.zeros(1, 2, 19))),
+        (nn.LSTM(10, 20, batch_first=True, proj_size=10),
+         (pyad.zeros(1, 2, 19), pyad.zeros(1, 2, 19))),
+        (nn.GRU(10, 20, batch_first=True), pyad.zeros(1, 2, 19)),
+        (nn.RNN(10, 20, batch_first=True), pyad.zeros(1, 2, 19)),
+    ]
+    x_wrong = pyad.randn(2, 3, 3)
+    x_right = pyad.randn(2, 3, 10)
+    for rnn, hidden in rnns:
+        with pytest.raises(RuntimeError, match="Expected hidden.*size.*got"):
+            rnn(x_right, hidden)
+        with pytest.raises(RuntimeError, match=r"input.size\(-1\) must be equal to input_size"):
+            rnn(x_wrong)
+
+
+def test_projections_errors_on_gru_and_rnn():
+    error_msg = "proj_size argument is only supported for LSTM, not RNN or GRU"
+    for mode in ["RNN", "GRU"]:
+        with pytest.raises(ValueError, match=error_msg):
+            getattr(nn, mode)(30, 20, 2, proj_size=10)
+
+
+# --------------------------------------------------------------------------- transformer
+
+
+def _cos_weights(model):
+    """torch's tests set every parameter, in order, to cos(arange(numel)) (float32)."""
+    with pyad.no_grad():
+        for p in model.parameters():
+            sz = int(np.prod(p.shape))
+            p.copy_(pyad.tensor(np.cos(np.arange(sz, dtype=np.float32)).reshape(p.shape)))
+
+
+_DEC_IN = [[[0.4517, 0.6793, 0.5313, 0.0034], [0.2678, 0.3677, 0.4459, 0.7166]],
+           [[0.8100, 0.3716, 0.4096, 0.1976], [0.6958, 0.8844, 0.6081, 0.8315]],
+           [[0.0494, 0.9343, 0.5955, 0.3830], [0.5404, 0.3464, 0.9378, 0.6200]]]
+_MEM_IN = [[[0.7462, 0.6653, 0.5679, 0.4891], [0.5387, 0.1655, 0.3565, 0.0471]],
+           [[0.8335, 0.2799, 0.5031, 0.2947], [0.1402, 0.0318, 0.7636, 0.1346]],
+           [[0.6333, 0.9344, 0.1376, 0.9938], [0.8924, 0.2872, 0.6692, 0.2944]],
+           [[0.9897, 0.6915, 0.3154, 0.1733], [0.8645, 0.3513, 0.3064, 0.0767]],
+           [[0.8117, 0.2366, 0.4838, 0.7881], [0.3718, 0.4945, 0.9511, 0.0864]]]
+_REF_RELU_4 = [[[2.430065, 0.027862, -0.601136, -0.073096],
+                [2.431935, 0.028907, -0.599809, -0.072488]],
+               [[2.428457, 0.027053, -0.602275, -0.073462],
+                [2.431970, 0.029387, -0.599789, -0.071621]],
+               [[2.431934, 0.028196, -0.599802, -0.073809],
+                [2.432306, 0.028858, -0.599542, -0.072846]]]
+_REF_TGT_MASK = [[[2.430025, 0.027643, -0.601164, -0.073476],
+                  [2.4323, 0.029375, -0.599553, -0.071881]],
+                 [[2.428523, 0.026838, -0.602226, -0.07391],
+                  [2.432634, 0.029842, -0.599318, -0.071253]],
+                 [[2.432278, 0.028152, -0.599555, -0.074139],
+                  [2.432659, 0.029244, -0.599294, -0.072382]]]
+_REF_MEM_MASK = [[[2.429757, 0.027358, -0.601351, -0.073816],
+                  [2.432692, 0.028583, -0.599263, -0.073634]],
+                 [[2.428247, 0.02662, -0.602419, -0.074123],
+                  [2.432657, 0.029055, -0.599293, -0.072732]],
+                 [[2.431515, 0.027687, -0.600096, -0.074459],
+                  [2.433075, 0.028543, -0.598987, -0.073985]]]
+_REF_GELU_4 = [[[2.42049104, 0.03443088, -0.60793706, -0.05436271],
+                [2.42210631, 0.03546578, -0.60679895, -0.05357488]],
+               [[2.41907674, 0.0336104, -0.60892977, -0.05490462],
+                [2.42216881, 0.03586554, -0.6067524, -0.05289126]],
+               [[2.42205716, 0.03488046, -0.60683681, -0.05460596],
+                [2.42240309, 0.0354595, -0.60659063, -0.05378816]]]
+
+
+def _t(a):
+    return pyad.tensor(np.asarray(a, dtype=np.float32))
+
+
+def _check(result, ref, atol=1e-5, rtol=0.0):
+    ref = np.asarray(ref, dtype=np.float32)
+    result = _np(result)
+    assert tuple(result.shape) == tuple(ref.shape)
+    np.testing.assert_allclose(result, ref, atol=atol, rtol=rtol)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_transformerdecoderlayer(batch_first):
+    # this is a deterministic test for TransformerDecoderLayer
+    def perm_fn(x):
+        return x.transpose(1, 0) if batch_first else x
+
+    def perm(a):
+        return np.swapaxes(np.asarray(a, dtype=np.float32), 0, 1) if batch_first \
+            else np.asarray(a, dtype=np.float32)
+
+    model = nn.TransformerDecoderLayer(4, 2, 16, 0.0, batch_first=batch_first)
+    _cos_weights(model)
+
+    result = model(_t([[[20., 30., 40., 50.]]]), _t([[[60., 70., 80., 90.]]]))
+    _check(result, [[[2.314351, 0.094805, -0.671322, 0.101977]]])
+
+    decoder_input = perm_fn(_t([[[9., 10., 11., 12.]], [[11., 12., 13., 14.]]]))
+    memory_input = _t([[[1., 2., 3., 4.]]])
+    result = model(decoder_input, memory_input)
+    _check(result, perm([[[2.422245, 0.051716, -0.606338, -0.024756]],
+                         [[2.422245, 0.051716, -0.606338, -0.024756]]]))
+
+    decoder_input = perm_fn(_t([[[1., 2., 3., 4.]], [[5., 6., 7., 8.]]]))
+    memory_input = perm_fn(_t([[[9., 10., 11., 12.]], [[11., 12., 13., 14.]]]))
+    result = model(decoder_input, memory_input)
+    _check(result, perm([[[2.343536, 0.085561, -0.654954, 0.074991]],
+                         [[2.343536, 0.085561, -0.654954, 0.074991]]]))
+
+    decoder_input = perm_fn(_t(_DEC_IN))
+    memory_input = perm_fn(_t(_MEM_IN))
+    _check(model(decoder_input, memory_input), perm(_REF_RELU_4))
+
+    # key_padding_mask
+    key_padding_mask = np.zeros((2, 3), dtype=bool)
+    _check(model(decoder_input, memory_input,
+                 tgt_key_padding_mask=pyad.tensor(key_padding_mask)), perm(_REF_RELU_4))
+    key_padding_mask[0, 2] = key_padding_mask[1, 1] = key_padding_mask[1, 2] = True
+    _check(model(decoder_input, memory_input,
+                 tgt_key_padding_mask=pyad.tensor(key_padding_mask)), perm(_REF_TGT_MASK))
+
+    # memory_key_padding_mask
+    key_padding_mask = np.zeros((2, 5), dtype=bool)
+    _check(model(decoder_input, memory_input,
+                 memory_key_padding_mask=pyad.tensor(key_padding_mask)), perm(_REF_RELU_4))
+    key_padding_mask[0, 4] = key_padding_mask[1, 3] = key_padding_mask[1, 4] = True
+    _check(model(decoder_input, memory_input,
+                 memory_key_padding_mask=pyad.tensor(key_padding_mask)), perm(_REF_MEM_MASK))
+
+
+@pytest.mark.parametrize("activation", ["gelu", "F.gelu", "nn.GELU()"])
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_transformerdecoderlayer_gelu(activation, batch_first):
+    # this is a deterministic test for TransformerDecoderLayer with gelu activation
+    activation = {"gelu": "gelu", "F.gelu": F.gelu, "nn.GELU()": nn.GELU()}[activation]
+
+    def perm_fn(x):
+        return x.transpose(1, 0) if batch_first else x
+
+    def perm(a):
+        return np.swapaxes(np.asarray(a, dtype=np.float32), 0, 1) if batch_first \
+            else np.asarray(a, dtype=np.float32)
+
+    model = nn.TransformerDecoderLayer(4, 2, 16, 0.0, activation, batch_first=batch_first)
+    _cos_weights(model)
+    # torch.testing.assert_close(result, ref_output, rtol=1e-5, atol=0)
+    result = model(_t([[[20., 30., 40., 50.]]]), _t([[[60., 70., 80., 90.]]]))
+    _check(result, [[[2.306435, 0.095946, -0.675796, 0.10687]]], atol=0, rtol=1e-5)
+
+    result = model(perm_fn(_t([[[9., 10., 11., 12.]], [[11., 12., 13., 14.]]])),
+                   perm_fn(_t([[[1., 2., 3., 4.]]])))
+    _check(result, perm([[[2.415448, 0.054389, -0.610932, -0.0156613]],
+                         [[2.415448, 0.054389, -0.610932, -0.0156613]]]), atol=0, rtol=1e-5)
+
+    result = model(perm_fn(_t([[[1., 2., 3., 4.]], [[5., 6., 7., 8.]]])),
+                   perm_fn(_t([[[9., 10., 11., 12.]], [[11., 12., 13., 14.]]])))
+    _check(result, perm([[[2.338531, 0.087709, -0.65776, 0.080646]],
+                         [[2.338531, 0.087709, -0.65776, 0.080646]]]), atol=0, rtol=1e-5)
+
+    result = model(perm_fn(_t(_DEC_IN)), perm_fn(_t(_MEM_IN)))
+    _check(result, perm(_REF_GELU_4), atol=0, rtol=1e-5)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_transformerdecoder(batch_first):
+    def get_a_test_layer(activation):
+        layer = nn.TransformerDecoderLayer(4, 2, dim_feedforward=16, dropout=0.0,
+                                           activation=activation, batch_first=batch_first)
+        _cos_weights(layer)
+        return layer
+
+    def perm_fn(x):
+        return x.transpose(1, 0) if batch_first else x
+
+    def perm(a):
+        return np.swapaxes(np.asarray(a, dtype=np.float32), 0, 1) if batch_first \
+            else np.asarray(a, dtype=np.float32)
+
+    decoder_layer = get_a_test_layer(F.relu)
+    model = nn.TransformerDecoder(decoder_layer, 1)
+
+    result = model(_t([[[20., 30., 40., 50.]]]), _t([[[60., 70., 80., 90.]]]))
+    _check(result, [[[2.314351, 0.094805, -0.671322, 0.101977]]], atol=1e-3, rtol=1e-7)
+
+    result = model(perm_fn(_t([[[9., 10., 11., 12.]], [[11., 12., 13., 14.]]])),
+                   perm_fn(_t([[[1., 2., 3., 4.]]])))
+    _check(result, perm([[[2.422245, 0.051716, -0.606338, -0.024756]],
+                         [[2.422245, 0.051716, -0.606338, -0.024756]]]), atol=1e-4, rtol=1e-7)
+
+    result = model(perm_fn(_t([[[1., 2., 3., 4.]], [[5., 6., 7., 8.]]])),
+                   perm_fn(_t([[[9., 10., 11., 12.]], [[11., 12., 13., 14.]]])))
+    _check(result, perm([[[2.343536, 0.085561, -0.654954, 0.074991]],
+                         [[2.343536, 0.085561, -0.654954, 0.074991]]]), atol=1e-4, rtol=1e-7)
+
+    decoder_input = perm_fn(_t(_DEC_IN))
+    memory_input = perm_fn(_t(_MEM_IN))
+    _check(model(decoder_input, memory_input), perm(_REF_RELU_4), atol=1e-5, rtol=1e-7)
+
+    key_padding_mask = np.zeros((2, 3), dtype=bool)
+    _check(model(decoder_input, memory_input,
+                 tgt_key_padding_mask=pyad.tensor(key_padding_mask)),
+           perm(_REF_RELU_4), atol=1e-5, rtol=1e-7)
+    key_padding_mask[0, 2] = key_padding_mask[1, 1] = key_padding_mask[1, 2] = True
+    _check(model(decoder_input, memory_input,
+                 tgt_key_padding_mask=pyad.tensor(key_padding_mask)),
+           perm(_REF_TGT_MASK), atol=1e-5, rtol=1e-7)
+
+    key_padding_mask = np.zeros((2, 5), dtype=bool)
+    _check(model(decoder_input, memory_input,
+                 memory_key_padding_mask=pyad.tensor(key_padding_mask)),
+           perm(_REF_RELU_4), atol=1e-5, rtol=1e-7)
+    key_padding_mask[0, 4] = key_padding_mask[1, 3] = key_padding_mask[1, 4] = True
+    _check(model(decoder_input, memory_input,
+                 memory_key_padding_mask=pyad.tensor(key_padding_mask)),
+           perm(_REF_MEM_MASK), atol=1e-5, rtol=1e-7)
+
+    # multiple layers no norm
+    model = nn.TransformerDecoder(decoder_layer, 2)
+    result = model(_t([[[20., 30., 40., 50.]]]), _t([[[60., 70., 80., 90.]]]))
+    _check(result, [[[2.31316, 0.0950293, -0.671995, 0.102802]]], atol=1e-3, rtol=1e-7)
+
+    model = nn.TransformerDecoder(decoder_layer, 6)
+    result = model(decoder_input, memory_input)
+    row = [[2.42794, 0.026164, -0.60263, -0.0747591],
+           [2.43113, 0.0279516, -0.600376, -0.0736896]]
+    _check(result, perm([row, row, row]), atol=1e-5, rtol=1e-7)
+
+    # multiple layers with norm
+    norm = nn.LayerNorm(4)
+    model = nn.TransformerDecoder(decoder_layer, 2, norm=norm)
+    result = model(_t([[[20., 30., 40., 50.]]]), _t([[[60., 70., 80., 90.]]]))
+    _check(result, [[[1.66166, -0.326986, -1.01466, -0.320017]]], atol=1e-3, rtol=1e-7)
+
+    model = nn.TransformerDecoder(decoder_layer, 6, norm=norm)
+    result = model(decoder_input, memory_input)
+    row = [[1.69559, -0.357291, -0.894741, -0.443553],
+           [1.69571, -0.357363, -0.894154, -0.444196]]
+    _check(result, perm([row, row, row]), atol=1e-5, rtol=1e-7)
+
+    # gelu activation test cases
+    decoder_layer = get_a_test_layer("gelu")
+    model = nn.TransformerDecoder(decoder_layer, 1)
+    result = model(_t([[[20., 30., 40., 50.]]]), _t([[[60., 70., 80., 90.]]]))
+    _check(result, [[[2.306435, 0.095946, -0.675796, 0.10687]]], atol=1e-3, rtol=1e-7)
+    result = model(perm_fn(_t([[[9., 10., 11., 12.]], [[11., 12., 13., 14.]]])),
+                   perm_fn(_t([[[1., 2., 3., 4.]]])))
+    _check(result, perm([[[2.415448, 0.054389, -0.610932, -0.0156613]],
+                         [[2.415448, 0.054389, -0.610932, -0.0156613]]]), atol=1e-4, rtol=1e-7)
+    result = model(perm_fn(_t([[[1., 2., 3., 4.]], [[5., 6., 7., 8.]]])),
+                   perm_fn(_t([[[9., 10., 11., 12.]], [[11., 12., 13., 14.]]])))
+    _check(result, perm([[[2.338531, 0.087709, -0.65776, 0.080646]],
+                         [[2.338531, 0.087709, -0.65776, 0.080646]]]), atol=1e-4, rtol=1e-7)
+    _check(model(decoder_input, memory_input), perm(_REF_GELU_4), atol=1e-5, rtol=1e-7)
+
+
+def test_Transformer_cell():
+    # this is just a smoke test; torch's sizes (d_model 512, 4 + 3 layers, float64)
+    d_model, nhead, num_encoder_layers, num_decoder_layers = 512, 16, 4, 3
+    dim_feedforward, dropout, bsz, seq_length, tgt_length = 256, 0.3, 8, 35, 15
+    for batch_first, src_size, tgt_size in zip((True, False),
+                                               [(bsz, seq_length, d_model),
+                                                (seq_length, bsz, d_model)],
+                                               [(bsz, tgt_length, d_model),
+                                                (tgt_length, bsz, d_model)]):
+        transformer = nn.Transformer(d_model, nhead, num_encoder_layers, num_decoder_layers,
+                                     dim_feedforward, dropout, batch_first=batch_first,
+                                     dtype=pyad.float64)
+        src = pyad.randn(*src_size, dtype=pyad.float64)
+        src_mask = transformer.generate_square_subsequent_mask(seq_length).double()
+        tgt = pyad.randn(*tgt_size, dtype=pyad.float64)
+        tgt_mask = transformer.generate_square_subsequent_mask(tgt_length).double()
+        memory_mask = pyad.randn(tgt_length, seq_length).double()
+        src_key_padding_mask = pyad.rand(bsz, seq_length) >= 0.5
+        tgt_key_padding_mask = pyad.rand(bsz, tgt_length) >= 0.5
+        memory_key_padding_mask = pyad.rand(bsz, seq_length) >= 0.5
+
+        output = transformer(src, tgt, src_mask=src_mask, tgt_mask=tgt_mask,
+                             memory_mask=memory_mask,
+                             src_key_padding_mask=src_key_padding_mask,
+                             tgt_key_padding_mask=tgt_key_padding_mask,
+                             memory_key_padding_mask=memory_key_padding_mask)
+        assert tuple(output.shape) == tgt_size
+        output.sum().backward()
+        for p in transformer.parameters():
+            assert p.grad is not None and p.grad.shape == p.shape
+
+
+# --------------------------------------------------------------------------- losses
+
+
+def test_weighted_mse_loss():
+    inputs = pyad.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    targets = pyad.tensor([1.5, 2.5, 3.5, 4.5])
+    weight = pyad.tensor([1.0, 2.0, 3.0, 4.0])
+    loss = F.mse_loss(inputs, targets, weight=weight, reduction="mean")
+    assert pyad.isclose(loss, pyad.tensor(0.25)).item(), loss
+
+
+def test_weighted_l1_loss_with_weights():
+    inputs = pyad.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    targets = pyad.tensor([1.5, 2.5, 3.5, 4.5])
+    weight = pyad.tensor([1.0, 2.0, 3.0, 4.0])
+    loss = F.l1_loss(inputs, targets, weight=weight, reduction="mean")
+    assert pyad.isclose(loss, pyad.tensor(0.5)).item(), loss
+
+
+def test_weighted_huber_loss():
+    # torch's test only prints torch.isclose(loss, 0.25) (which is False: the weighted
+    # mean is 0.125 * mean(weight) = 0.3125); here pyad's value is compared with torch's
+    vals = ([1.0, 2.0, 3.0, 4.0], [1.5, 2.5, 3.5, 4.5], [1.0, 2.0, 3.0, 4.0])
+    loss = F.huber_loss(input=pyad.tensor(vals[0], requires_grad=True),
+                        target=pyad.tensor(vals[1]), weight=pyad.tensor(vals[2]),
+                        reduction="mean", delta=1.0)
+    expected = tF.huber_loss(input=torch.tensor(vals[0], requires_grad=True),
+                             target=torch.tensor(vals[1]), weight=torch.tensor(vals[2]),
+                             reduction="mean", delta=1.0)
+    _close32(loss, expected)
+    _close32(loss, np.float32(0.3125))
+
+
+def test_gaussian_nll_loss_broadcasting():
+    input = pyad.tensor([[0.5, 1.5, 2.5], [2., 4., 6.]])
+    target_full = pyad.tensor([[1., 2., 3.], [1., 2., 3.]])
+    target_part = pyad.tensor([[1., 2., 3.]])
+    var_full = pyad.tensor([[0.5, 0.5, 0.5], [1.5, 1.5, 1.5]])
+    var_part1 = pyad.tensor([[0.5], [1.5]])
+    var_part2 = pyad.tensor([0.5, 1.5])
+    component_wise_loss = 0.5 * (pyad.log(var_full) + (input - target_full) ** 2 / var_full)
+    _close32(component_wise_loss,
+             F.gaussian_nll_loss(input, target_part, var_full, reduction="none"))
+    _close32(component_wise_loss,
+             F.gaussian_nll_loss(input, target_full, var_part1, reduction="none"))
+    _close32(component_wise_loss,
+             F.gaussian_nll_loss(input, target_full, var_part2, reduction="none"))
+    _close32(component_wise_loss,
+             F.gaussian_nll_loss(input, target_part, var_part1, reduction="none"))
+    _close32(component_wise_loss,
+             F.gaussian_nll_loss(input, target_part, var_part2, reduction="none"))
+
+
+def test_CTCLoss_zero_lengths():
+    N, S, C, T = 3, 2, 200, 1
+    target = pyad.randint(1, C, (N, S), dtype=pyad.int32)
+    input_lengths = pyad.full((N,), 0, dtype=pyad.int32)
+    target_lengths = pyad.full((N,), 0, dtype=pyad.int32)
+    inp = pyad.randn(T, N, C, dtype=pyad.float32).log_softmax(2).detach().requires_grad_()
+    res = F.ctc_loss(inp, target, input_lengths, target_lengths, reduction="none")
+    assert (res == 0).all().item()
+    res.sum().backward()
+    assert (inp.grad == 0).all().item()
+
+    target_lengths = pyad.full((N,), 1, dtype=pyad.int32)
+    inp = pyad.randn(T, N, C, dtype=pyad.float32).log_softmax(2).detach().requires_grad_()
+    res = F.ctc_loss(inp, target, input_lengths, target_lengths, reduction="none")
+    assert (res == math.inf).all().item()
+    res.sum().backward()
+    assert (inp.grad == 0).all().item()
+
+
+def test_bce_loss_input_range():
+    bceloss = nn.BCELoss()
+    target = pyad.rand(25, 25)
+    output_valid = pyad.rand(25, 25)
+    output_too_negative = output_valid - 1.0
+    output_too_positive = output_valid + 1.0
+    bceloss(output_valid, target)
+    with pytest.raises(RuntimeError, match="between 0 and 1"):
+        bceloss(output_too_negative, target)
+    with pytest.raises(RuntimeError, match="between 0 and 1"):
+        bceloss(output_too_positive, target)
+
+
+def test_bce_with_logits_has_correct_forward_grad():
+    output = pyad.randn(3, 5, requires_grad=True, dtype=pyad.float64)
+    target = pyad.randn(3, 5, dtype=pyad.float64)
+    for reduction in ("sum", "mean", "none"):
+        assert gradcheck(lambda x, t: nn.BCEWithLogitsLoss(reduction=reduction)(x, t),
+                         (output, target), check_forward_ad=True)
+
+
+def test_batchnorm_raises_error_if_running_var_is_not_same_size_as_input():
+    input = pyad.rand(2, 10)
+    running_mean = pyad.rand(10)
+    for size in [9, 11]:
+        with pytest.raises(RuntimeError):
+            F.batch_norm(input, running_mean, pyad.rand(size))
+
+
+_MATH_DTYPES = [np.uint8, np.int8, np.int16, np.int32, np.int64,
+                np.float16, np.float32, np.float64]
+
+
+def test_cosine_embedding_loss_with_diff_type():
+    input1 = pyad.tensor([[2, 3, 4], [6, 2, 4]], dtype=pyad.float64)
+    input2 = pyad.tensor([[2, 3, 5], [3, 2, 1]], dtype=pyad.float64)
+    target = pyad.tensor([1, -1], dtype=pyad.int32)
+    expected = F.cosine_embedding_loss(input1, input2, target)
+    texpected = tF.cosine_embedding_loss(torch.tensor([[2., 3, 4], [6, 2, 4]]).double(),
+                                         torch.tensor([[2., 3, 5], [3, 2, 1]]).double(),
+                                         torch.tensor([1, -1], dtype=torch.int))
+    _close(expected, texpected)
+    for dt1 in _MATH_DTYPES:
+        for dt2 in _MATH_DTYPES:
+            for dt3 in _MATH_DTYPES:
+                # dt3 is used as dtype for target = [1, -1], so let's skip unsigned type
+                if dt3 == np.uint8:
+                    continue
+                result = F.cosine_embedding_loss(input1.to(dt1), input2.to(dt2),
+                                                 target.to(dt3))
+                assert abs(result.item() - texpected.item()) <= 0.001, (dt1, dt2, dt3)
+
+
+def test_kl_div_with_diff_type():
+    input = pyad.tensor([[2, 3, 5], [3, 2, 1]], dtype=pyad.float64)
+    target = pyad.tensor([[1, 2, 3], [4, 5, 6]], dtype=pyad.float64)
+    texpected = tF.kl_div(torch.tensor([[2., 3, 5], [3, 2, 1]]).double(),
+                          torch.tensor([[1., 2, 3], [4, 5, 6]]).double())
+    _close(F.kl_div(input, target), texpected)
+    for input_dtype, target_dtype in itertools.product((np.float32, np.float64, np.float16),
+                                                       repeat=2):
+        if target_dtype == np.float16:      # torch skips a float16 target on the CPU
+            continue
+        result = F.kl_div(input.to(input_dtype), target.to(target_dtype))
+        assert abs(result.item() - texpected.item()) <= 0.001
+
+
+def test_kl_div_with_diff_type_log_target():
+    input = pyad.tensor([[2, 3, 5], [3, 2, 1]], dtype=pyad.float64)
+    target = pyad.tensor([[1, 2, 3], [4, 5, 6]], dtype=pyad.float64).log()
+    texpected = tF.kl_div(torch.tensor([[2., 3, 5], [3, 2, 1]]).double(),
+                          torch.tensor([[1., 2, 3], [4, 5, 6]]).double().log(),
+                          log_target=True)
+    _close(F.kl_div(input, target, log_target=True), texpected)
+    for input_dtype, target_dtype in itertools.product((np.float32, np.float64, np.float16),
+                                                       repeat=2):
+        if target_dtype == np.float16:
+            continue
+        result = F.kl_div(input.to(input_dtype), target.to(target_dtype), log_target=True)
+        assert abs(result.item() - texpected.item()) <= 0.001
+
+
+def test_kl_div_log_softmax_target():
+    a = pyad.tensor([[1.0, 2, 3], [5.0, 5, 5]])
+    b = pyad.tensor([[1.0, 2, 3], [5.0, 5, 5]])
+    _close32(F.kl_div(F.log_softmax(a, 1), F.log_softmax(b, 1), reduction="none",
+                      log_target=True), np.zeros((2, 3), dtype=np.float32))
+
+
+def _randn(*shape, seed=0):
+    return _rng(seed).standard_normal(shape)
+
+
+def test_cosine_embedding_loss_no_reduce():
+    a, b, t = _randn(15, 10, seed=1), _randn(15, 10, seed=2), np.sign(_randn(15, seed=3))
+    input1 = pyad.tensor(a, requires_grad=True)
+    input2 = pyad.tensor(b, requires_grad=True)
+    target = pyad.tensor(t)
+    assert gradcheck(lambda x, y, z: F.cosine_embedding_loss(x, y, z, reduction="none"),
+                     (input1, input2, target))
+    _close(F.cosine_embedding_loss(input1, input2, target, reduction="none"),
+           tF.cosine_embedding_loss(torch.tensor(a), torch.tensor(b), torch.tensor(t),
+                                    reduction="none"))
+
+
+def test_cosine_embedding_loss_margin_no_reduce():
+    a, b, t = _randn(15, 10, seed=4), _randn(15, 10, seed=5), np.sign(_randn(15, seed=6))
+    input1 = pyad.tensor(a, requires_grad=True)
+    input2 = pyad.tensor(b, requires_grad=True)
+    target = pyad.tensor(t)
+    assert gradcheck(lambda x, y, z: F.cosine_embedding_loss(x, y, z, margin=0.5,
+                                                             reduction="none"),
+                     (input1, input2, target))
+    _close(F.cosine_embedding_loss(input1, input2, target, margin=0.5, reduction="none"),
+           tF.cosine_embedding_loss(torch.tensor(a), torch.tensor(b), torch.tensor(t),
+                                    margin=0.5, reduction="none"))
+
+
+def test_cosine_embedding_loss_invalid_shape():
+    input1 = pyad.randn(15, 10)
+    input2 = pyad.randn(15, 10)
+    target = pyad.randn(15, 1).sign()
+    with pytest.raises(RuntimeError, match="1D target tensor expected"):
+        F.cosine_embedding_loss(input1, input2, target)
+    with pytest.raises(RuntimeError, match="1D target tensor expects 2D input tensors"):
+        F.cosine_embedding_loss(pyad.randn(10), pyad.randn(10), pyad.randn(10))
+    with pytest.raises(RuntimeError, match="0D target tensor expects 1D input tensors"):
+        F.cosine_embedding_loss(pyad.randn(2, 5), pyad.randn(2, 5), pyad.randn(()))
+
+
+def test_margin_ranking_loss_no_reduce():
+    a, b, t = _randn(15, seed=7) * 10, _randn(15, seed=8) * 10, np.sign(_randn(15, seed=9))
+    input1 = pyad.tensor(a, requires_grad=True)
+    input2 = pyad.tensor(b, requires_grad=True)
+    target = pyad.tensor(t)
+    assert gradcheck(lambda x, y, z: F.margin_ranking_loss(x, y, z, reduction="none"),
+                     (input1, input2, target))
+    _close(F.margin_ranking_loss(input1, input2, target, reduction="none"),
+           tF.margin_ranking_loss(torch.tensor(a), torch.tensor(b), torch.tensor(t),
+                                  reduction="none"))
+
+
+def test_margin_ranking_loss_margin_no_reduce():
+    a, b, t = _randn(15, seed=10) * 10, _randn(15, seed=11) * 10, np.sign(_randn(15, seed=12))
+    input1 = pyad.tensor(a, requires_grad=True)
+    input2 = pyad.tensor(b, requires_grad=True)
+    target = pyad.tensor(t)
+    assert gradcheck(lambda x, y, z: F.margin_ranking_loss(x, y, z, margin=0.5,
+                                                           reduction="none"),
+                     (input1, input2, target))
+    _close(F.margin_ranking_loss(input1, input2, target, margin=0.5, reduction="none"),
+           tF.margin_ranking_loss(torch.tensor(a), torch.tensor(b), torch.tensor(t),
+                                  margin=0.5, reduction="none"))
+
+
+def _triplet(kwargs, seed):
+    arrs = [_randn(5, 10, seed=seed + i) for i in range(3)]
+    xs = [pyad.tensor(a, requires_grad=True) for a in arrs]
+    assert gradcheck(lambda x1, x2, x3: F.triplet_margin_loss(x1, x2, x3, **kwargs), xs)
+    _close(F.triplet_margin_loss(*xs, **kwargs),
+           tF.triplet_margin_loss(*[torch.tensor(a) for a in arrs], **kwargs))
+
+
+def test_triplet_margin_loss():
+    _triplet({}, 20)
+
+
+def test_triplet_margin_loss_swap():
+    _triplet(dict(swap=True), 30)
+
+
+def test_triplet_margin_loss_no_reduce():
+    _triplet(dict(reduction="none"), 40)
+
+
+def test_triplet_margin_loss_swap_no_reduce():
+    _triplet(dict(swap=True, reduction="none"), 50)
+
+
+def test_smoothl1loss_intergral_target():
+    def _input_grad(input, target, reduction):
+        output = F.smooth_l1_loss(input, target, reduction=reduction, beta=0.5)
+        output.sum().backward()
+        return input.grad
+
+    for dtype, reduction in itertools.product(
+            [pyad.uint8, pyad.int8, pyad.int16, pyad.int32, pyad.int64],
+            ("none", "sum", "mean")):
+        input = pyad.randn(2, 2, requires_grad=True)
+        target = pyad.randint(0, 9, (2, 2), dtype=dtype)
+        input_grad_with_float_target = _input_grad(input, target.float(), reduction)
+        input_grad = _input_grad(input.detach().clone().requires_grad_(True), target,
+                                 reduction)
+        _close32(input_grad, input_grad_with_float_target)
+
+
+def test_cross_entropy_loss():
+    dtype = pyad.bfloat16
+    loss_cpu = nn.CrossEntropyLoss()
+    inputf = pyad.randn(15, 10, dtype=pyad.float32, requires_grad=True)
+    input = inputf.to(dtype).detach().requires_grad_(True)
+    target = pyad.randint(0, 10, (15,), dtype=pyad.int64)
+
+    outf = loss_cpu(inputf, target)
+    out = loss_cpu(input, target)
+    assert out.dtype == dtype
+    _close(out.float(), outf.to(dtype=dtype).float(), atol=1e-1, rtol=0)
+
+    outf.backward()
+    out.backward()
+    _close(input.grad.float(), inputf.grad.to(dtype=dtype).float(), atol=1e-1, rtol=0)
+
+
+def test_cross_entropy_loss_zero_div():
+    # Test for issue #73165
+    input_1 = pyad.rand(5, 0, dtype=pyad.float32)
+    input_2 = pyad.rand(5, 0, dtype=pyad.float32)
+    out = nn.CrossEntropyLoss()(input_1, input_2)
+    tout = tnn.CrossEntropyLoss()(torch.rand(5, 0), torch.rand(5, 0))
+    _eq(out, tout)
+
+
+# --------------------------------------------------------------------------- more Module API
+
+
+def test_share_memory():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.p = nn.Parameter(pyad.eye(5))
+            self.par = nn.ParameterList()
+            self.par.append(nn.Parameter(pyad.randn(10)))
+
+        def forward(self, inp):
+            # NB: dead code
+            return inp.clone()
+
+    net = Net()
+    # torch asks p.storage().is_shared(); pyad has no storage objects: Variable.is_shared()
+    for p in net.parameters():
+        assert not p.is_shared()
+    for b in net.buffers():
+        assert not b.is_shared()
+    assert net.share_memory() is net
+    for p in net.parameters():
+        assert p.is_shared()
+    for b in net.buffers():
+        assert b.is_shared()
+
+
+def test_spectral_norm_load_state_dict():
+    import copy
+    inp = pyad.randn(2, 3)
+    for activate_times in (0, 3):
+        # Test backward compatibility
+        # At version None -> 1: weight becomes not a buffer and v vector becomes a buffer
+        m = nn.Linear(3, 5)
+        snm = nn.utils.spectral_norm(m)
+        snm.train()
+        for _ in range(activate_times):
+            snm(inp)
+
+        version_latest_ref_state_dict = copy.deepcopy(snm.state_dict())
+        assert {"weight_orig", "bias", "weight_u", "weight_v"} == \
+            set(version_latest_ref_state_dict.keys())
+
+        # test that non-strict loading works
+        non_strict_state_dict = copy.deepcopy(version_latest_ref_state_dict)
+        non_strict_state_dict["nonsense"] = "nonsense"
+        with pytest.raises(RuntimeError, match=r'Unexpected key\(s\) in state_dict: "nonsense"'):
+            snm.load_state_dict(non_strict_state_dict, strict=True)
+        snm.load_state_dict(non_strict_state_dict, strict=False)
+        del non_strict_state_dict["weight_orig"]
+        snm.load_state_dict(non_strict_state_dict, strict=False)
+        del non_strict_state_dict["weight_u"]
+        snm.load_state_dict(non_strict_state_dict, strict=False)
+        del non_strict_state_dict["weight_v"]
+        snm.load_state_dict(non_strict_state_dict, strict=False)
+        non_strict_state_dict["weight"] = snm.weight.detach().clone()  # set W as a buffer
+        snm.load_state_dict(non_strict_state_dict, strict=False)
+        del non_strict_state_dict._metadata[""]["spectral_norm"]       # remove metadata info
+        snm.load_state_dict(non_strict_state_dict, strict=False)
+        del non_strict_state_dict["weight"]                            # remove W buffer
+        snm.load_state_dict(non_strict_state_dict, strict=False)
+        del non_strict_state_dict["bias"]
+        snm.load_state_dict(non_strict_state_dict, strict=False)
+
+        # craft a version None state_dict
+        version_none_state_dict = copy.deepcopy(version_latest_ref_state_dict)
+        assert "spectral_norm" in version_none_state_dict._metadata[""]
+        del version_none_state_dict._metadata[""]["spectral_norm"]       # remove metadata info
+        del version_none_state_dict["weight_v"]                          # remove v vector
+        version_none_state_dict["weight"] = snm.weight.detach().clone()  # set W as a buffer
+
+        # normal state_dict
+        for version_latest_with_metadata in [True, False]:
+            version_latest_state_dict = copy.deepcopy(version_latest_ref_state_dict)
+            if not version_latest_with_metadata:
+                # We want to still load a user-crafted state_dict, one without metadata
+                del version_latest_state_dict._metadata[""]["spectral_norm"]
+
+            # test that re-wrapping does not matter
+            m = nn.utils.remove_spectral_norm(snm)
+            snm = nn.utils.spectral_norm(m)
+
+            snm.load_state_dict(version_latest_ref_state_dict)
+            with pyad.no_grad():
+                snm.eval()
+                out0_eval = snm(inp)
+                snm.train()
+                out1_train = snm(inp)
+                out2_train = snm(inp)
+                snm.eval()
+                out3_eval = snm(inp)
+
+            m = nn.utils.remove_spectral_norm(snm)
+            snm = nn.utils.spectral_norm(m)
+
+            snm.load_state_dict(version_none_state_dict)
+            if activate_times > 0:
+                # loading a version None state dict assumes its values went through at
+                # least one forward: equivalence only when activate_times > 0
+                with pyad.no_grad():
+                    snm.eval()
+                    _close32(out0_eval, snm(inp))
+                    snm.train()
+                    _close32(out1_train, snm(inp))
+                    _close32(out2_train, snm(inp))
+                    snm.eval()
+                    _close32(out3_eval, snm(inp))
+
+            m = nn.utils.remove_spectral_norm(snm)
+            snm = nn.utils.spectral_norm(m)
+
+            # Test normal loading
+            snm.load_state_dict(version_latest_state_dict)
+            with pyad.no_grad():
+                snm.eval()
+                _close32(out0_eval, snm(inp))
+                snm.train()
+                _close32(out1_train, snm(inp))
+                _close32(out2_train, snm(inp))
+                snm.eval()
+                _close32(out3_eval, snm(inp))
+
+
+def test_overwrite_module_params_on_conversion():
+    # The default-settings half of torch's test (the sparse-layout half and the
+    # torch.__future__ switches are left out): under the default settings a view of a
+    # module's parameter no longer shares data with its base once the module is converted
+    # to another dtype.
+    m = nn.Linear(20, 10).float()
+    mw = m.weight[:]
+    m.double()
+    with pyad.no_grad():
+        mw[0][0] = 5
+    assert mw[0][0].dtype == pyad.float32
+    assert mw._base[0][0].dtype == pyad.float64
