@@ -151,6 +151,17 @@ def _in_format_of(out, input):
     return out.contiguous(memory_format=_suggested_format(input))
 
 
+_INT64_MAX = 2 ** 63 - 1
+
+
+def _is_integer_size(s):
+    """An output size torch's interpolate accepts: a Python/NumPy integer or
+    an integer Variable."""
+    if isinstance(s, Variable):
+        return _np.dtype(s.dtype).kind in "iu"
+    return isinstance(s, numbers.Integral)
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dimensions of ``(N, C, *spatial)`` input, as ``F.interpolate``:
@@ -195,6 +206,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("only one of size or scale_factor should be defined")
     in_sizes = tuple(input.shape[2:])
     if size is not None:
+        sizes = size if isinstance(size, (tuple, list)) else (size,)
+        if not all(_is_integer_size(s) for s in sizes):
+            # torch's TypeError, word for word
+            raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] "
+                            "or Tuple[int, int, int], but got size with types %s"
+                            % [type(s) for s in sizes])
         if isinstance(size, (tuple, list)):
             if len(size) != dim:
                 raise ValueError("Input and output must have the same number of spatial "
@@ -221,6 +238,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         scales = [None] * dim if recompute_scale_factor else factors
     else:
         raise ValueError("either size or scale_factor should be defined")
+    if any(s > _INT64_MAX for s in out_sizes):
+        raise RuntimeError("%s(): the output size %s cannot be converted to int64 without "
+                           "overflow" % (what, list(out_sizes)))
     if any(s <= 0 for s in out_sizes):
         raise RuntimeError("%s(): Input and output sizes should be greater than 0, but got "
                            "input (%s) and output (%s)" % (what, in_sizes, out_sizes))

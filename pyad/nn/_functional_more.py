@@ -832,6 +832,11 @@ def affine_grid(theta, size, align_corners=None):
     if theta.shape[0] != size[0]:
         raise ValueError("affine_grid(): Expected theta batch size %d to match size %d"
                          % (theta.shape[0], size[0]))
+    if align_corners and min(spatial) == 1:
+        # torch's warning, word for word
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.")
     xp = _xp(theta)
     dt = theta.data.dtype
     axes = [_base_coords(n, align_corners, xp, dt) for n in reversed(spatial)]   # x, y, (z)

@@ -1422,6 +1422,14 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         raise RuntimeError("cosine_similarity(): expected common dtype to be floating "
                            "point, yet common dtype is %s"
                            % _np.result_type(x1.dtype, x2.dtype))
+    common = _np.result_type(x1.dtype, x2.dtype)
+    if common.kind not in "fc":
+        # as torch: integer inputs compute in the default floating dtype
+        common = _np.dtype(pyad.get_default_dtype())
+    if x1.dtype != common:
+        x1 = x1.to(common)
+    if x2.dtype != common:
+        x2 = x2.to(common)
     shape = _np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
     x1, x2 = pyad.broadcast_to(x1, shape), pyad.broadcast_to(x2, shape)
     n1 = _clamped_norm(x1, dim, eps)

@@ -4,6 +4,7 @@ A module holds its parameters (`Parameter`), buffers (Variables that are saved b
 trained, such as running statistics) and submodules in three dicts, filled by attribute
 assignment. Layers call ``pyad.nn.functional`` at call time with torch's signatures.
 """
+import inspect
 import collections
 import itertools
 import math
@@ -68,6 +69,9 @@ def _parse_to(args, kwargs):
     dtype = kwargs.pop("dtype", None)
     memory_format = kwargs.pop("memory_format", None)
     kwargs.pop("non_blocking", None)
+    if "copy" in kwargs:
+        # torch's Module.to parses Tensor.to's signature, then refuses copy= at run time
+        raise RuntimeError("Module.to(): does not accept a copy argument")
     if kwargs:
         raise TypeError("Module.to() got an unexpected keyword argument %r"
                         % next(iter(kwargs)))
@@ -273,8 +277,17 @@ class Module:
 
     training = True
     _version = 1           # written into state_dict's _metadata, as torch's
+    # as torch's Module.call_super_init: when True, __init__ passes its arguments on to
+    # the next class in the MRO (a mixin after Module); when False it takes none
+    call_super_init = False
 
-    def __init__(self):
+    def __init__(self, *args, **kwargs):
+        if self.call_super_init is False and (args or kwargs):
+            if kwargs:
+                raise TypeError("Module.__init__(): got an unexpected keyword argument %r"
+                                % next(iter(kwargs)))
+            raise TypeError("Module.__init__(): takes 1 positional argument but %d were "
+                            "given" % (len(args) + 1))
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_buffers", {})
@@ -282,6 +295,8 @@ class Module:
         object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "_forward_pre_hooks", _HookList())
         object.__setattr__(self, "_forward_hooks", _HookList())
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
 
     def forward(self, *args, **kwargs):
         """The computation; subclasses define it."""
@@ -563,7 +578,19 @@ class Module:
             if "_buffers" not in d:
                 raise AttributeError("cannot assign buffer before Module.__init__() call")
             self._remove_from(name, d, self._parameters, self._modules)
-            self.register_buffer(name, value, persistent=value.persistent)
+            register = self.register_buffer
+            if (getattr(register, "__func__", None) is Module.register_buffer
+                    or "persistent" in inspect.signature(register).parameters):
+                register(name, value, persistent=value.persistent)
+            else:
+                # as torch: a subclass's register_buffer(name, value) without the
+                # persistent argument still registers persistent buffers
+                if not value.persistent:
+                    raise RuntimeError(
+                        "Module.__setattr__(): registering a non-persistent buffer on a "
+                        "Module subclass that implements register_buffer() without the "
+                        "persistent argument is not allowed")
+                register(name, value)
         elif "_buffers" in d and name in self._buffers:
             if value is not None and not isinstance(value, Variable):
                 raise TypeError("cannot assign '%s' as buffer '%s' (pyad.Variable or None "
