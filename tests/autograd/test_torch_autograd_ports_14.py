@@ -1,14 +1,14 @@
 """More of PyTorch's own tests, translated to pyad: the last portable tests of
 ``test/test_autograd.py`` (``TestAutograd``, ``TestAllowMutationOnSaved``,
-``TestMultithreadAutograd``, the CPU part of ``TestAutogradDeviceType`` of the older
-file), two of ``test/autograd/test_functional.py`` (``TestAutogradFunctional``) and
-``TestCheckpoint`` of ``test/test_utils.py`` (``torch.utils.checkpoint``, the autograd
+``TestMultithreadAutograd``, ``TestAutogradForwardMode``, the CPU part of
+``TestAutogradDeviceType`` of the older file) and ``TestCheckpoint`` of
+``test/test_utils.py`` (``torch.utils.checkpoint``, the autograd
 recomputation the ``TestAutograd`` checkpoint tests also use).
 
 Each test keeps torch's name and the meaning of its assertions; ``torch.randn`` becomes a
-fixed-seed NumPy draw. Expected values come from hand math (as torch's tests do) or from
-torch 2.13 run on the same inputs (those checks skip where torch is not installed),
-never from pyad's output. Where pyad made a documented decision that differs from torch
+fixed-seed NumPy draw. Expected values come from hand math or torch's literal values
+(as torch's tests do) or from the same computation without checkpointing, never from
+pyad's own output for the thing under test. Where pyad made a documented decision that differs from torch
 (SPEC.md, docs/porting.md), the test is adapted and says so. Everything else of those
 classes is either ported already (earlier ``test_torch_autograd_ports*`` modules) or
 needs what pyad has no counterpart for: CUDA/multi-device, sparse layouts, TorchScript,
@@ -26,6 +26,7 @@ import pytest
 
 import pyad
 import pyad.nn as nn
+import pyad.autograd.forward_ad as fwAD
 import pyad.nn.functional as F
 from pyad import Variable
 from pyad.autograd import Function, gradcheck, gradgradcheck
@@ -39,10 +40,6 @@ randn, rand = _random.randn, _random.rand
 
 def _np(v):
     return v.detach().numpy()
-
-
-def _torch():
-    return pytest.importorskip("torch")
 
 
 class UndefinedGrad(Function):
@@ -110,21 +107,80 @@ def test_legacy_function_deprecation_exception():
         fn(x)
 
 
-def test_not_implemented_grad():
-    torch = _torch()
-    # torch's test expected NotImplementedError from nextafter's backward and says "if
-    # grad for nextafter ends up being implemented, this should be changed": torch 2.13
-    # implements it, so the port checks pyad against torch 2.13's gradients instead.
-    a = rand(2, requires_grad=True)
-    b = rand(2, requires_grad=True)
-    pyad.nextafter(a, b).sum().backward()
-    ta = torch.tensor(_np(a), requires_grad=True)
-    tb = torch.tensor(_np(b), requires_grad=True)
-    torch.nextafter(ta, tb).sum().backward()
-    assert_equal(a.grad, ta.grad.numpy())
-    assert (b.grad is None) == (tb.grad is None)
-    if b.grad is not None:
-        assert_equal(b.grad, tb.grad.numpy())
+def test_not_implemented_fwad():
+    x = randn(3)
+    v = rand(3)
+
+    with fwAD.dual_level():
+        dual_x = fwAD.make_dual(x, v)
+
+        # torch raises "Trying to use forward AD with igamma that does not support it"
+        # at the call. pyad computes tangents lazily, by two reverse passes, when
+        # unpack_dual reads them (docs/functional.md, docs/api.md), and names the
+        # derivative igamma lacks (w.r.t. its first argument, missing in torch as well):
+        # the NotImplementedError torch's hint asks for comes when the tangent is read.
+        with pytest.raises(NotImplementedError, match="igamma"):
+            # if forward AD ends up being implemented for igamma, choose a different op
+            out = pyad.igamma(dual_x, dual_x)
+            fwAD.unpack_dual(out).tangent
+
+
+def test_custom_function_vmap_defaults():
+    class MySquare(Function):
+        @staticmethod
+        def forward(x):
+            return x ** 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            (x,) = inputs
+            ctx.save_for_backward(x)
+
+        @staticmethod
+        def backward(ctx, gO):
+            (x,) = ctx.saved_tensors
+            return gO * 2 * x
+
+    assert not MySquare.generate_vmap_rule
+    assert hasattr(MySquare, "vmap")
+    # torch's default vmap staticmethod refuses (pyad's vmap loops and never calls it)
+    with pytest.raises(NotImplementedError, match="generate_vmap_rule=True"):
+        MySquare.vmap(None, (0,), randn(2))
+
+
+@pytest.mark.xfail(strict=True, reason="engine: backward nodes have no _input_metadata "
+                   "(pyad/_engine.pyx node classes); torch gives one entry per forward output "
+                   "with its shape and dtype")
+def test_grad_fn_input_metadata():
+    x = rand(2, requires_grad=True).float()
+    y = rand(2, requires_grad=True).float()
+    z = x * y
+    z_metadata = z.grad_fn._input_metadata[0]
+    assert tuple(z_metadata.shape) == (2,)
+    assert z_metadata.dtype == pyad.float32
+
+    # Multiple outputs
+    b = rand(3, 3, requires_grad=True)
+    var, _ = pyad.var_mean(b, dim=0)
+
+    metadata_0 = var.grad_fn._input_metadata[0]
+    metadata_1 = var.grad_fn._input_metadata[1]
+    assert tuple(metadata_0.shape) == (3,)
+    assert tuple(metadata_1.shape) == (3,)
+
+    class Test(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output
+
+    x = randn(3, 3, requires_grad=True)
+    x = Test.apply(x)
+    metadata = x.grad_fn._input_metadata[0]
+    assert tuple(metadata.shape) == (3, 3)
 
 
 def test_out_variant_raises_when_inputs_require_grad():
@@ -223,6 +279,157 @@ def test_checkpointing_without_reentrant_dataparallel():
     assert_equal(c_grad, np.ones((2, 2)) @ _np(model.linear.weight))
 
 
+@pytest.mark.xfail(strict=True, reason="python: forward_ad checks no custom Function "
+                   "jvp against its forward's views (pyad/autograd/forward_ad.py "
+                   "_apply_with_jvp): torch raises 'jvp is not returning a view' when forward "
+                   "returns a view of an input and jvp does not")
+def test_custom_function_forward_mode_view_checks():
+    flag_to_error = {
+        "ok": None,
+        "not_a_view": "jvp is not returning a view",
+        "not_a_view_of_inp": "jvp is not returning a view of the given",
+        "not_a_view_of_inp_base": "jvp is not returning a view of the same base",
+    }
+
+    class ViewFn(Function):
+        @staticmethod
+        def forward(ctx, foo, flag):
+            ctx.flag = flag
+            ctx.size = foo.size()
+            return foo.narrow(0, 0, 2)
+
+        @staticmethod
+        def vjp(ctx, gO):
+            gI = gO.new_zeros(ctx.size)
+            gI.narrow(0, 0, 2).copy_(gO)
+            return gI, None
+
+        @staticmethod
+        def jvp(ctx, gI, _):
+            res = gI.narrow(0, 0, 2)
+            if ctx.flag != "ok":
+                # Break the view in the gradients!
+                res = res.clone()
+            if ctx.flag in ["not_a_view_of_inp", "not_a_view_of_inp_base"]:
+                # Result should be a view, just of the wrong thing
+                res = res.view_as(res)
+            return res
+
+    inp = rand(4, 4, requires_grad=True)
+
+    for flag, msg in flag_to_error.items():
+        def test_fn(inp):
+            if flag == "not_a_view_of_inp_base":
+                inp = inp.view_as(inp)
+            return ViewFn.apply(inp, flag)
+
+        if msg is None:
+            assert gradcheck(test_fn, inp, check_forward_ad=True)
+        else:
+            with pytest.raises(RuntimeError, match=msg):
+                gradcheck(test_fn, inp, check_forward_ad=True)
+
+
+# --------------------------------------------------------------------------------
+# test/test_autograd.py: TestAutogradForwardMode, TestAutogradForwardModeBatchedGrad
+# --------------------------------------------------------------------------------
+
+def test_metadata_check_when_primal_has_conj_bit():
+    # torch checks that the conj bit does not materialize (it would fail the layout
+    # check for views not indexing the whole storage). pyad's conj() returns a new array
+    # (docs/complex.md: no conj bit), so torch.is_conj(a) has no counterpart; what stays
+    # is that a dual of a conjugated primal can be sliced, with the tangent sliced too.
+    a = Variable(_np(randn(2, 2)) + 1j * _np(randn(2, 2))).conj()
+    b = Variable(_np(rand(2, 2)) + 1j * _np(rand(2, 2)))
+
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(a, b)
+        sliced = dual[1:]
+        primal, tangent = fwAD.unpack_dual(sliced)
+        assert_equal(primal, _np(a)[1:])
+        assert_equal(tangent, _np(b)[1:])
+
+
+def test_metadata_check_when_primal_has_neg_bit():
+    # as above for torch's neg bit (conj().imag is a negative view in torch, a new
+    # array in pyad)
+    a = Variable(_np(randn(2, 2)) + 1j * _np(randn(2, 2))).conj().imag
+    b = Variable(_np(randn(2, 2)) + 1j * _np(randn(2, 2))).imag
+
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(a, b)
+        sliced = dual[1:]
+        primal, tangent = fwAD.unpack_dual(sliced)
+        assert_equal(primal, _np(a)[1:])
+        assert_equal(tangent, _np(b)[1:])
+
+
+def test_out_of_place_not_same_layout():
+    from pyad.func import vmap
+
+    input = pyad.zeros([2, 2]).transpose(0, 1)
+    tangent = randn(2, 2, 2)
+
+    def jvp(tangent):
+        with fwAD.dual_level():
+            x = fwAD.make_dual(input, tangent)
+            return fwAD.unpack_dual(x)[1]
+
+    # torch's _vmap_internals._vmap; pyad.func.vmap runs the function per sample
+    x_tangent = vmap(jvp, 0, 0)(tangent)
+
+    assert x_tangent is not tangent
+    assert_equal(x_tangent, _np(tangent))
+
+
+# --------------------------------------------------------------------------------
+# test/test_autograd.py: TestAutogradMultipleDispatch (the dispatch-free tests)
+# --------------------------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="engine: backward nodes have _sequence_nr() but no "
+                   "_set_sequence_nr() (pyad/_engine.pyx), so a node's priority in the "
+                   "backward pass cannot be changed")
+def test_set_sequence_nr():
+    x = randn(10, requires_grad=True).float()
+    y = randn(10, requires_grad=True).float()
+    z = randn(10, requires_grad=True).float()
+
+    a = x + y
+    b = y + z
+    c = a + b
+
+    assert a.grad_fn is not None
+    assert b.grad_fn is not None
+    assert c.grad_fn is not None
+
+    a.grad_fn._set_sequence_nr(100)
+    b.grad_fn._set_sequence_nr(99)
+    c.grad_fn._set_sequence_nr(98)
+
+    assert a.grad_fn._sequence_nr() == 100
+    assert b.grad_fn._sequence_nr() == 99
+    assert c.grad_fn._sequence_nr() == 98
+
+    def log_grad_order(grad, name, order):
+        order.append(name)
+        return grad
+
+    order = []
+    a.register_hook(lambda g: log_grad_order(g, "a", order))
+    b.register_hook(lambda g: log_grad_order(g, "b", order))
+    c.register_hook(lambda g: log_grad_order(g, "c", order))
+
+    c.sum().backward()
+
+    # Even though c has the smallest sequence number, it is still the first node to get
+    # run in autograd; a, given priority with its sequence_nr, runs before b.
+    assert order == ["c", "a", "b"]
+
+    assert_equal(x.grad, np.ones(10))
+    assert_equal(y.grad, 2 * np.ones(10))
+    assert_equal(z.grad, np.ones(10))
+
+
 # --------------------------------------------------------------------------------
 # test/test_autograd.py: TestAllowMutationOnSaved
 # --------------------------------------------------------------------------------
@@ -279,31 +486,6 @@ def test_dataparallel_saved_tensors_hooks():
             # hooks should be called here
             assert len(w) > 0
     assert seen and seen[0] > 0
-
-
-# --------------------------------------------------------------------------------
-# test/autograd/test_functional.py: TestAutogradFunctional
-# --------------------------------------------------------------------------------
-
-def _test_vectorize_raises_no_warnings(api):
-    # autogradF.{jacobian, hessian} must not raise vmap's "experimental prototype"
-    # warning (or any other) when vectorize=True
-    def foo(a):
-        return (a ** 2).sum()
-
-    x = randn(3)
-    with warnings.catch_warnings(record=True) as wa:
-        warnings.simplefilter("always")
-        api(foo, x, vectorize=True)
-    assert len(wa) == 0
-
-
-def test_jacobian_vectorize_raises_no_warnings():
-    _test_vectorize_raises_no_warnings(pyad.autograd.functional.jacobian)
-
-
-def test_hessian_vectorize_raises_no_warnings():
-    _test_vectorize_raises_no_warnings(pyad.autograd.functional.hessian)
 
 
 # --------------------------------------------------------------------------------
@@ -365,6 +547,50 @@ def test_lstmcell_backward_only_one_output_grad():
         out = l(s)[i]
         out.sum().backward()
         assert not (s.grad is None or s.grad.abs().sum().item() == 0)
+
+
+def test_ctc_loss():
+    batch_size = 64
+    num_labels = 101
+    target_length = 15
+    gradcheck_input_size = 10
+
+    ZERO_NONE = 0
+    ZERO_SOME = 1
+    ZERO_ALL = 2
+
+    # input_length, vary_lengths, zero_lengths
+    tests = [(150, False, ZERO_NONE),
+             (150, True, ZERO_NONE),
+             (50, True, ZERO_SOME),
+             (50, True, ZERO_ALL)]
+
+    rng = np.random.default_rng(14014)
+    for input_length, vary_lengths, zero_mode in tests:
+        targets = Variable(rng.integers(1, num_labels, (batch_size, target_length)))
+        x = randn(gradcheck_input_size, requires_grad=True)
+        tile_factors = randn(input_length * batch_size * num_labels // gradcheck_input_size + 1)
+        input_lengths = [(int(rng.integers(input_length // 2, input_length + 1))
+                          if vary_lengths or i == 0 else input_length)
+                         for i in range(batch_size)]
+        if zero_mode == ZERO_ALL:
+            target_lengths = [0 for _ in range(batch_size)]
+        else:
+            target_lengths = [(int(rng.integers(target_length // 2, target_length + 1))
+                               if vary_lengths else target_length) for _ in range(batch_size)]
+            if zero_mode == ZERO_SOME:
+                idxes = rng.integers(0, batch_size, (10,))
+                for i in idxes:
+                    target_lengths[i] = 0
+
+        def ctc_after_softmax(x):
+            x_full = ((x[:, None] * tile_factors[None, :]).view(-1)
+                      [:input_length * batch_size * num_labels]
+                      .view(input_length, batch_size, num_labels))
+            log_probs = pyad.log_softmax(x_full, 2)
+            return F.ctc_loss(log_probs, targets, input_lengths, target_lengths)
+
+        assert gradcheck(ctc_after_softmax, [x])
 
 
 # --------------------------------------------------------------------------------
@@ -557,8 +783,8 @@ def test_checkpoint_rng_cpu():
         grad_no_checkpointing = inp.grad
 
         assert_equal(grad_with_checkpointing, grad_no_checkpointing)
-        # the masks differ between the two dropouts: the gradient is not all 4s or 0s
-        # only by accident (0 where either dropped, 2 * 2 elsewhere)
+        # hand math: two dropouts of p=0.5, so each entry is 0 (dropped by either) or
+        # 2 * 2 (kept by both)
         g = _np(grad_no_checkpointing)
         assert set(np.unique(g)) <= {0.0, 4.0}
 
