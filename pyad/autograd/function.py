@@ -67,6 +67,19 @@ class Function(_engine.FunctionNode, metaclass=FunctionMeta):
     # its first access and releases them (a second access raises RuntimeError)
     clear_saved_tensors_on_access = False
 
+    # torch's switch asking torch.func.vmap to derive a batching rule. pyad's
+    # `pyad.func.vmap` runs the function once per sample, so neither this flag nor the
+    # `vmap` staticmethod below is ever used; both exist for code written for torch.
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """torch's batching-rule hook for ``torch.func.vmap`` (not called by pyad, whose
+        `pyad.func.vmap` loops over the samples)."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either "
+                                  "override the vmap staticmethod or set "
+                                  "generate_vmap_rule=True.")
+
     @staticmethod
     def forward(ctx, *args, **kwargs):
         raise NotImplementedError("You must implement the forward function for custom "

@@ -88,6 +88,41 @@ def _as_outputs(outputs):
     return [], lambda vs: outputs
 
 
+# -- the autocast state ------------------------------------------------------------------
+
+def _autocast_state():
+    # (per device type: enabled, dtype; then the cache flag), as torch's checkpoint saves
+    # its device and CPU autocast kwargs to recompute under them
+    from pyad.amp import autocast_mode
+    return (tuple((d, autocast_mode.is_autocast_enabled(d), autocast_mode.get_autocast_dtype(d))
+                  for d in autocast_mode._DEVICE_TYPES),
+            autocast_mode.is_autocast_cache_enabled())
+
+
+@contextlib.contextmanager
+def _replayed_autocast(state):
+    # Run with the autocast state the forward ran under (None: as it is), then put back
+    # the state found, so the recomputation casts as the forward did.
+    if state is None:
+        yield
+        return
+    from pyad.amp import autocast_mode
+    current = _autocast_state()
+    devices, cache_enabled = state
+    for device_type, enabled, dtype in devices:
+        autocast_mode.set_autocast_enabled(device_type, enabled)
+        autocast_mode.set_autocast_dtype(device_type, dtype)
+    autocast_mode.set_autocast_cache_enabled(cache_enabled)
+    try:
+        yield
+    finally:
+        devices, cache_enabled = current
+        for device_type, enabled, dtype in devices:
+            autocast_mode.set_autocast_enabled(device_type, enabled)
+            autocast_mode.set_autocast_dtype(device_type, dtype)
+        autocast_mode.set_autocast_cache_enabled(cache_enabled)
+
+
 # -- use_reentrant=False ------------------------------------------------------------------
 
 def _leaves_used(outputs, args, start):
@@ -168,7 +203,8 @@ class _Checkpoint(pyad.autograd.Function):
         for position, v in zip(state["arg_positions"], variables[:n_args]):
             args[position] = v
         recompute_context = state.get("recompute_context") or contextlib.nullcontext()
-        with _replayed_rng(state["rng"]), pyad.enable_grad(), recompute_context:
+        with _replayed_rng(state["rng"]), _replayed_autocast(state.get("autocast")), \
+                pyad.enable_grad(), recompute_context:
             outputs, _ = _as_outputs(state["function"](*args, **state["kwargs"]))
         if len(outputs) != len(grads):
             raise RuntimeError("checkpoint(): the recomputed function returned %d Variables, "
@@ -283,6 +319,7 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs,
         with forward_context:
             return function(*args, **kwargs)       # nothing is recorded anyway
     rng = _rng_state() if preserve_rng_state else None
+    autocast = _autocast_state()
     # nodes recorded from here on have sequence numbers above this probe's
     start = (pyad.zeros((), requires_grad=True) * 1.0).grad_fn._sequence_nr() + 1
     with forward_context:
@@ -299,7 +336,7 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs,
         return result
     arg_positions = [i for i, a in enumerate(args) if isinstance(a, Variable)]
     state = {"function": function, "args": args, "kwargs": kwargs, "rng": rng,
-             "recompute_context": recompute_context,
+             "autocast": autocast, "recompute_context": recompute_context,
              "arg_positions": arg_positions, "differentiable": differentiable,
              "outputs": [o.detach() for o in outputs]}
     del result, outputs                        # the recorded graph goes here
@@ -319,7 +356,11 @@ class _ReentrantCheckpoint(pyad.autograd.Function):
     @staticmethod
     def forward(ctx, function, rng, *args):
         ctx.function, ctx.rng = function, rng
+        ctx.autocast = _autocast_state()
         ctx.args = [None if isinstance(a, Variable) else a for a in args]
+        # (the arguments' own flags: a saved argument that forward returns as-is unpacks
+        # as that output, which requires grad when another argument does)
+        ctx.args_requires_grad = [isinstance(a, Variable) and a.requires_grad for a in args]
         ctx.save_for_backward(*[a if isinstance(a, Variable) else None for a in args])
         outputs = function(*args)                  # (recording is off in forward)
         return outputs
@@ -336,10 +377,15 @@ class _ReentrantCheckpoint(pyad.autograd.Function):
         for i, v in enumerate(ctx.saved_tensors):
             if v is not None:
                 detached = v.detach()
-                detached.requires_grad = v.requires_grad
+                detached.requires_grad = ctx.args_requires_grad[i]
                 args[i] = detached
-        with _replayed_rng(ctx.rng), pyad.enable_grad():
-            outputs, _ = _as_outputs(ctx.function(*args))
+        with _replayed_rng(ctx.rng), _replayed_autocast(ctx.autocast), pyad.enable_grad():
+            result = ctx.function(*args)
+        outputs, _ = _as_outputs(result)
+        if isinstance(result, (tuple, list)) and len(grads) == len(result) != len(outputs):
+            # one gradient per output, None for the non-Variable ones: keep the
+            # Variables' own (torch's checkpoint pairs them by position)
+            grads = [grads[i] for i, o in enumerate(result) if isinstance(o, Variable)]
         roots, root_grads = [], []
         for o, g in zip(outputs, grads):
             if g is not None and o.requires_grad:
