@@ -4665,6 +4665,10 @@ cdef tuple _incoming_grads(_GraphTask task, Node node, bint create_graph):
     for g in grads:
         if g is not None:
             return grads
+    if x is not None and x.out_meta is not None:
+        # A custom Function that materialises missing gradients runs on zeros even when
+        # none flowed in (torch calls every node; its PyNode fills the zeros in)
+        return grads
     return None                              # nothing flowed in: nothing to propagate
 
 

@@ -59,10 +59,6 @@ class UndefinedGrad(Function):
 # test/test_autograd.py: TestAutograd
 # --------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="engine: a node whose only incoming gradient is "
-                   "undefined (None) is skipped (pyad/_engine.pyx, pyad/_function.pxi); torch "
-                   "still runs it and a custom Function's backward gets zeros "
-                   "(materialize_grads), so x.grad becomes zeros")
 def test_materialize_grads():
     seen = []
 
