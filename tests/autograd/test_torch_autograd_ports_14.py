@@ -217,6 +217,7 @@ def test_per_dispatch_key_input_saving():
     assert_equal(inp.grad, np.ones(2))
 
 
+@pytest.mark.skipif(not hasattr(pyad, "bfloat16"), reason="needs ml_dtypes (bfloat16)")
 def test_checkpointing_non_reentrant_autocast_cpu():
     """Autocast's dtype is preserved during non-reentrant checkpoint recomputation."""
     # torch's foo multiplies with torch.mm, which torch's CPU autocast casts; pyad's
