@@ -1072,6 +1072,10 @@ cdef SavedVariable _out_saved(_UnaryOutNode node):
     cdef SavedVariable s
     if node.saved is None and (node._out_vc is not None or node._released):
         s = SavedVariable.__new__(SavedVariable)
+        if node.saved is not None:
+            # (the allocation may have run a collection, and with it another thread
+            # backpropagating through this node, which made the general form first)
+            return node.saved
         s._input_nr = -1
         s._is_output = True
         s._requires_grad = True

@@ -8,6 +8,7 @@ _saved_result / _raw_saved_result, saved-tensor hooks, the in-place forms that m
 the save to their input, and the collector's tracking.
 """
 import gc
+import sys
 import weakref
 
 import numpy as np
@@ -282,3 +283,45 @@ def test_mixed_dtype_operands_give_gradients_of_the_inputs_dtype(kind, opname):
         for (pd, pv), (td, tv) in zip(pyad_result[:-1], torch_result[:-1]):
             assert pd == td
             np.testing.assert_allclose(pv, tv, rtol=1e-6)
+
+
+def test_concurrent_create_graph_backwards_through_inline_outputs_agree():
+    # create_graph backward makes each node's general form on first use; threads doing
+    # it through the same graph at once (a collection on nearly every allocation, a
+    # tiny switch interval) must all see the saved output, never a "freed" one, and
+    # agree with a plain backward.
+    import threading
+
+    for _ in range(5):
+        x = leaf(pyad, [0.3, -0.2, 0.5])
+        y = x
+        for _ in range(30):
+            y = pyad.sigmoid(pyad.exp(pyad.tanh(y * 0.5)))
+        (expected,) = pyad.autograd.grad(y.sum(), x, retain_graph=True)
+        results, errors = [], []
+
+        def work():
+            try:
+                for _ in range(3):
+                    (g,) = pyad.autograd.grad(y.sum(), x, retain_graph=True,
+                                              create_graph=True)
+                    results.append(g.detach().data.copy())
+            except Exception as exc:          # (reported below, with the thread's error)
+                errors.append(exc)
+
+        old, old_interval = gc.get_threshold(), sys.getswitchinterval()
+        gc.set_threshold(1)
+        sys.setswitchinterval(1e-6)
+        try:
+            threads = [threading.Thread(target=work) for _ in range(6)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        finally:
+            gc.set_threshold(*old)
+            sys.setswitchinterval(old_interval)
+        assert errors == []
+        assert len(results) == 18
+        for g in results:
+            np.testing.assert_allclose(g, expected.data, rtol=1e-12)
