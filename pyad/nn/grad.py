@@ -29,14 +29,8 @@ def _input_grad(dim, input_size, weight, grad_output, stride, padding, dilation,
         raise ValueError("%s(): input_size must have %d or %d elements, got %d"
                          % (what, dim + 1, dim + 2, len(input_size)))
     x = pyad.zeros(*input_size, dtype=weight.dtype, requires_grad=True)
-    with pyad.enable_grad():
-        out = _conv(dim)(x, weight, None, stride, padding, dilation, groups)
-        if tuple(out.shape) != tuple(grad_output.shape):
-            raise ValueError("%s(): grad_output has shape %s, but the convolution of an "
-                             "input of size %s gives %s" % (what, tuple(grad_output.shape),
-                                                             input_size, tuple(out.shape)))
-        create = weight.requires_grad or grad_output.requires_grad
-        return pyad.autograd.grad(out, x, grad_output, create_graph=create)[0]
+    return _vjp(what, dim, x, weight, x, "an input", grad_output,
+                (stride, padding, dilation, groups))
 
 
 def _weight_grad(dim, input, weight_size, grad_output, stride, padding, dilation, groups):
@@ -47,14 +41,24 @@ def _weight_grad(dim, input, weight_size, grad_output, stride, padding, dilation
         raise ValueError("%s(): weight_size must have %d elements, got %d"
                          % (what, dim + 2, len(weight_size)))
     w = pyad.zeros(*weight_size, dtype=input.dtype, requires_grad=True)
+    return _vjp(what, dim, input, w, w, "a weight", grad_output,
+                (stride, padding, dilation, groups))
+
+
+def _vjp(what, dim, input, weight, stand_in, which, grad_output, conv_args):
+    # grad_output's product with the Jacobian of the convolution with respect to the
+    # zero stand-in (the input or the weight); differentiable again when the given
+    # arguments require grad
+    other = weight if stand_in is input else input
     with pyad.enable_grad():
-        out = _conv(dim)(input, w, None, stride, padding, dilation, groups)
+        out = _conv(dim)(input, weight, None, *conv_args)
         if tuple(out.shape) != tuple(grad_output.shape):
-            raise ValueError("%s(): grad_output has shape %s, but the convolution with a "
-                             "weight of size %s gives %s" % (what, tuple(grad_output.shape),
-                                                             weight_size, tuple(out.shape)))
-        create = input.requires_grad or grad_output.requires_grad
-        return pyad.autograd.grad(out, w, grad_output, create_graph=create)[0]
+            raise ValueError("%s(): grad_output has shape %s, but the convolution with %s "
+                             "of size %s gives %s" % (what, tuple(grad_output.shape), which,
+                                                      tuple(stand_in.shape),
+                                                      tuple(out.shape)))
+        create = other.requires_grad or grad_output.requires_grad
+        return pyad.autograd.grad(out, stand_in, grad_output, create_graph=create)[0]
 
 
 def conv1d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):

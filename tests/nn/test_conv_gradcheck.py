@@ -332,3 +332,17 @@ def test_conv_then_pool_chain_second_order():
         return F.max_pool2d(pyad.tanh(F.conv2d(a, b, padding=1)), 2)
     assert gradcheck(f, (x, w))
     assert gradgradcheck(f, (x, w))
+
+
+@pytest.mark.parametrize("which", ["input", "weight"])
+def test_nn_grad_refuses_a_grad_output_of_the_wrong_shape(which):
+    # pyad.nn.grad: the convolution with the stand-in gives (1, 1, 2, 2), not (1, 1, 3, 3)
+    from pyad.nn import grad as G
+    g = pyad.ones(1, 1, 3, 3)
+    message = (r"conv2d_%s\(\): grad_output has shape \(1, 1, 3, 3\), but the "
+               r"convolution with an? %s of size" % (which, which))
+    with pytest.raises(ValueError, match=message):
+        if which == "input":
+            G.conv2d_input((1, 1, 4, 4), pyad.ones(1, 1, 3, 3), g)
+        else:
+            G.conv2d_weight(pyad.ones(1, 1, 4, 4), (1, 1, 3, 3), g)
