@@ -78,3 +78,54 @@ def compare(torch_module, pyad_module, inputs, call=None, atol=1e-10, rtol=1e-9,
             np.testing.assert_allclose(pp.grad.data, tp.grad.numpy(), atol=atol, rtol=rtol,
                                        err_msg=name)
     return t_out, p_out
+
+
+# -- small comparisons shared by the test_nn ports (test_torch_nn_ports_4/5/6.py) ------
+
+def _rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def _np(x):
+    if isinstance(x, (torch.Tensor, pyad.Variable)):
+        return x.detach().numpy()
+    return np.asarray(x)
+
+
+def _eq(a, b):
+    a, b = _np(a), _np(b)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    np.testing.assert_array_equal(a, b)
+
+
+def _close(p, t, atol=1e-10, rtol=1e-9):
+    p, t = _np(p), _np(t)
+    assert p.shape == t.shape, (p.shape, t.shape)
+    np.testing.assert_allclose(p, t, atol=atol, rtol=rtol)
+
+
+def _close32(p, t):
+    # torch's assertEqual tolerances for float32
+    _close(p, t, atol=1e-5, rtol=1.3e-6)
+
+
+def _pair(a, requires_grad=False):
+    a = np.asarray(a)
+    return (torch.tensor(a, requires_grad=requires_grad),
+            pyad.tensor(a, requires_grad=requires_grad))
+
+
+def _test_module_empty_input(module, inp, check_size=True, inference=False):
+    """torch.testing._internal.common_nn._test_module_empty_input."""
+    if not inference:
+        inp.requires_grad_(True)
+    out = module(inp)
+    g_o = pyad.rand(*out.shape, dtype=out.dtype)
+    out.backward(g_o)
+    if check_size:
+        assert out.size() == inp.size()
+    for p in module.parameters():
+        if p.requires_grad:
+            _eq(p.grad, np.zeros(tuple(p.grad.shape), dtype=p.grad.dtype))
+    if not inference:
+        _eq(inp.grad, np.zeros(tuple(inp.shape), dtype=inp.dtype))

@@ -32,6 +32,8 @@ tP = torch.nn.utils.parametrizations
 tparametrize = torch.nn.utils.parametrize
 
 from _port_helpers import compare, twin  # noqa: E402
+from _port_helpers import (_close, _eq, _np, _pair, _rng,  # noqa: E402
+                           _test_module_empty_input)
 
 
 @pytest.fixture(autouse=True)
@@ -41,36 +43,6 @@ def _seeded():
     pyad.manual_seed(0)
     torch.manual_seed(0)
     yield
-
-
-def _rng(seed=0):
-    return np.random.default_rng(seed)
-
-
-def _np(x):
-    if isinstance(x, torch.Tensor):
-        return x.detach().numpy()
-    if isinstance(x, pyad.Variable):
-        return x.detach().numpy()
-    return np.asarray(x)
-
-
-def _eq(a, b):
-    a, b = _np(a), _np(b)
-    assert a.shape == b.shape, (a.shape, b.shape)
-    np.testing.assert_array_equal(a, b)
-
-
-def _close(p, t, atol=1e-10, rtol=1e-9):
-    p, t = _np(p), _np(t)
-    assert p.shape == t.shape, (p.shape, t.shape)
-    np.testing.assert_allclose(p, t, atol=atol, rtol=rtol)
-
-
-def _pair(a, requires_grad=False):
-    a = np.asarray(a)
-    return (torch.tensor(a, requires_grad=requires_grad),
-            pyad.tensor(a, requires_grad=requires_grad))
 
 
 def _sd_to_pyad(sd):
@@ -640,22 +612,6 @@ def test_max_unpool2d_nhwc_cpu():
     _eq(out, tout)
     _eq(ind, tind)
     _eq(upout, tnn.MaxUnpool2d(3, stride=2)(tout, tind))
-
-
-def _test_module_empty_input(module, inp, check_size=True, inference=False):
-    """torch.testing._internal.common_nn._test_module_empty_input."""
-    if not inference:
-        inp.requires_grad_(True)
-    out = module(inp)
-    g_o = pyad.rand(*out.shape, dtype=out.dtype)
-    out.backward(g_o)
-    if check_size:
-        assert out.size() == inp.size()
-    for p in module.parameters():
-        if p.requires_grad:
-            _eq(p.grad, np.zeros(tuple(p.grad.shape), dtype=p.grad.dtype))
-    if not inference:
-        _eq(inp.grad, np.zeros(tuple(inp.shape), dtype=inp.dtype))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -24,6 +24,9 @@ torch = pytest.importorskip("torch")
 tnn = torch.nn
 tF = torch.nn.functional
 
+from _port_helpers import (_close, _close32, _eq, _np, _pair, _rng,  # noqa: E402
+                           _test_module_empty_input)
+
 
 @pytest.fixture(autouse=True)
 def _seeded():
@@ -32,63 +35,12 @@ def _seeded():
     yield
 
 
-def _rng(seed=0):
-    return np.random.default_rng(seed)
-
-
-def _np(x):
-    if isinstance(x, torch.Tensor):
-        return x.detach().numpy()
-    if isinstance(x, pyad.Variable):
-        return x.detach().numpy()
-    return np.asarray(x)
-
-
-def _eq(a, b):
-    a, b = _np(a), _np(b)
-    assert a.shape == b.shape, (a.shape, b.shape)
-    np.testing.assert_array_equal(a, b)
-
-
-def _close(p, t, atol=1e-10, rtol=1e-9):
-    p, t = _np(p), _np(t)
-    assert p.shape == t.shape, (p.shape, t.shape)
-    np.testing.assert_allclose(p, t, atol=atol, rtol=rtol)
-
-
-def _close32(p, t):
-    # torch's assertEqual tolerances for float32
-    _close(p, t, atol=1e-5, rtol=1.3e-6)
-
-
-def _pair(a, requires_grad=False):
-    a = np.asarray(a)
-    return (torch.tensor(a, requires_grad=requires_grad),
-            pyad.tensor(a, requires_grad=requires_grad))
-
-
 def _copy_params(tm, pm):
     """Copy the torch module's parameters (and buffers) into the pyad twin, same dtype."""
     sd = {k: pyad.tensor(v.detach().numpy().copy()) for k, v in tm.state_dict().items()}
     assert list(sd) == list(pm.state_dict()), (list(sd), list(pm.state_dict()))
     pm.load_state_dict(sd)
     return pm
-
-
-def _test_module_empty_input(module, inp, check_size=True, inference=False):
-    """torch.testing._internal.common_nn._test_module_empty_input."""
-    if not inference:
-        inp.requires_grad_(True)
-    out = module(inp)
-    g_o = pyad.rand(*out.shape, dtype=out.dtype)
-    out.backward(g_o)
-    if check_size:
-        assert out.size() == inp.size()
-    for p in module.parameters():
-        if p.requires_grad:
-            _eq(p.grad, np.zeros(tuple(p.grad.shape), dtype=p.grad.dtype))
-    if not inference:
-        _eq(inp.grad, np.zeros(tuple(inp.shape), dtype=inp.dtype))
 
 
 # --------------------------------------------------------------------------- convolution

@@ -28,45 +28,14 @@ torch = pytest.importorskip("torch")
 tnn = torch.nn
 tF = torch.nn.functional
 
+from _port_helpers import _close, _close32, _eq, _np, _pair, _rng  # noqa: E402
+
 
 @pytest.fixture(autouse=True)
 def _seeded():
     pyad.manual_seed(0)
     torch.manual_seed(0)
     yield
-
-
-def _rng(seed=0):
-    return np.random.default_rng(seed)
-
-
-def _np(x):
-    if isinstance(x, (torch.Tensor, pyad.Variable)):
-        return x.detach().numpy()
-    return np.asarray(x)
-
-
-def _eq(a, b):
-    a, b = _np(a), _np(b)
-    assert a.shape == b.shape, (a.shape, b.shape)
-    np.testing.assert_array_equal(a, b)
-
-
-def _close(p, t, atol=1e-10, rtol=1e-9):
-    p, t = _np(p), _np(t)
-    assert p.shape == t.shape, (p.shape, t.shape)
-    np.testing.assert_allclose(p, t, atol=atol, rtol=rtol)
-
-
-def _close32(p, t):
-    # torch's assertEqual tolerances for float32
-    _close(p, t, atol=1e-5, rtol=1.3e-6)
-
-
-def _pair(a, requires_grad=False):
-    a = np.asarray(a)
-    return (torch.tensor(a, requires_grad=requires_grad),
-            pyad.tensor(a, requires_grad=requires_grad))
 
 
 # --------------------------------------------------------------------------- Module API
