@@ -31,7 +31,7 @@ tF = torch.nn.functional
 tP = torch.nn.utils.parametrizations
 tparametrize = torch.nn.utils.parametrize
 
-from _port_helpers import compare, twin  # noqa: E402
+from _port_helpers import twin  # noqa: E402
 from _port_helpers import (_close, _eq, _np, _pair, _rng,  # noqa: E402
                            _test_module_empty_input)
 

@@ -24,7 +24,7 @@ torch = pytest.importorskip("torch")
 tnn = torch.nn
 tF = torch.nn.functional
 
-from _port_helpers import (_close, _close32, _eq, _np, _pair, _rng,  # noqa: E402
+from _port_helpers import (_close, _close32, _eq, _pair, _rng,  # noqa: E402
                            _test_module_empty_input)
 
 

@@ -28,7 +28,7 @@ torch = pytest.importorskip("torch")
 tnn = torch.nn
 tF = torch.nn.functional
 
-from _port_helpers import _close, _close32, _eq, _np, _pair, _rng  # noqa: E402
+from _port_helpers import _close, _close32, _eq, _np, _rng  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -19,38 +19,12 @@ import pyad
 
 torch = pytest.importorskip("torch")
 
-LIBS = pytest.mark.parametrize("lib", [torch, pyad], ids=["torch", "pyad"])
+from _lr_helpers import LIBS, S, _f, lrs, make_opt, two  # noqa: E402
 ATOL = 1e-5                                # torch's own tolerance in these tests
-
-
-def S(lib):
-    return lib.optim.lr_scheduler
-
-
-def _f(x):
-    return float(x)
-
-
-def make_opt(lib):
-    """torch's ``TestLRScheduler.setUp``: two groups, the second with a tensor lr 0.5."""
-    rng = np.random.RandomState(0)
-    g0 = [lib.nn.Parameter(lib.tensor(rng.randn(1, 1, 1, 1))),
-          lib.nn.Parameter(lib.tensor(rng.randn(1)))]
-    g1 = [lib.nn.Parameter(lib.tensor(rng.randn(1, 1, 1, 1))),
-          lib.nn.Parameter(lib.tensor(rng.randn(1)))]
-    return lib.optim.SGD([{"params": g0}, {"params": g1, "lr": lib.tensor(0.5)}], lr=0.05)
 
 
 def all_params(opt):
     return [p for g in opt.param_groups for p in g["params"]]
-
-
-def lrs(opt):
-    return [_f(g["lr"]) for g in opt.param_groups]
-
-
-def two(single, factor=10):
-    return [single, [x * factor for x in single]]
 
 
 def check_lr(opt, targets, epoch):

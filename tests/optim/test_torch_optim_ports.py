@@ -23,35 +23,13 @@ import pyad
 
 torch = pytest.importorskip("torch")
 
-LIBS = pytest.mark.parametrize("lib", [torch, pyad], ids=["torch", "pyad"])
+from _lr_helpers import LIBS, S, _f, lrs, make_opt, two  # noqa: E402
 
 
 def _np(x):
     if isinstance(x, torch.Tensor):
         return x.detach().numpy()
     return np.asarray(x.detach().data)
-
-
-def _f(x):
-    return float(x)
-
-
-def S(lib):
-    return lib.optim.lr_scheduler
-
-
-def make_opt(lib):
-    """torch's TestLRScheduler.setUp: two groups, the second with a tensor lr of 0.5."""
-    rng = np.random.RandomState(0)
-    g0 = [lib.nn.Parameter(lib.tensor(rng.randn(1, 1, 1, 1))),
-          lib.nn.Parameter(lib.tensor(rng.randn(1)))]
-    g1 = [lib.nn.Parameter(lib.tensor(rng.randn(1, 1, 1, 1))),
-          lib.nn.Parameter(lib.tensor(rng.randn(1)))]
-    return lib.optim.SGD([{"params": g0}, {"params": g1, "lr": lib.tensor(0.5)}], lr=0.05)
-
-
-def lrs(opt):
-    return [_f(g["lr"]) for g in opt.param_groups]
 
 
 def run_targets(opt, schedulers, targets, epochs=10):
@@ -88,10 +66,6 @@ def run_with_epoch(lib, opt, schedulers, targets, epochs=10):
         assert msgs == [S(lib).EPOCH_DEPRECATION_WARNING] * len(schedulers)
         for group, target in zip(opt.param_groups, targets):
             assert _f(group["lr"]) == pytest.approx(target[epoch], abs=1e-5)
-
-
-def two(single):
-    return [single, [x * 10 for x in single]]
 
 
 # --------------------------------------------------------------------------- warnings
