@@ -36,6 +36,41 @@ def tnp(t):
     return t.detach().numpy() if type(t).__module__.startswith("torch") else np.asarray(t)
 
 
+# torch's assertEqual tolerances (rtol, atol) by dtype, for the ports of its op tests
+TORCH_TOLERANCES = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5),
+                    "float64": (1e-7, 1e-7), "complex64": (1.3e-6, 1e-5),
+                    "complex128": (1e-7, 1e-7)}
+
+
+def check_result(p, t, exact=True):
+    """A pyad result against torch's (tuples and lists item by item): shape, dtype and
+    values, NaN where NaN; exact, or within torch's assertEqual tolerance for the dtype
+    (exact for a dtype it has none for)."""
+    if isinstance(t, (tuple, list)):
+        assert isinstance(p, (tuple, list)) and len(p) == len(t)
+        for a, b in zip(p, t):
+            check_result(a, b, exact)
+        return
+    assert tuple(p.shape) == tuple(t.shape), (p.shape, t.shape)
+    assert dname(p.dtype) == dname(t.dtype), (p.dtype, t.dtype)
+    tol = TORCH_TOLERANCES.get(dname(t.dtype))
+    if exact or tol is None:
+        np.testing.assert_array_equal(p.data, tnp(t))
+    else:
+        np.testing.assert_allclose(p.data, tnp(t), rtol=tol[0], atol=tol[1])
+
+
+def both(a, dtype=None):
+    """The same data as a pyad Variable and a torch tensor."""
+    import torch
+    a = np.asarray(a) if dtype is None else np.asarray(a, dtype=dtype)
+    return pyad.tensor(a.copy()), torch.tensor(a.copy())
+
+
+def rnd(shape, seed=0, dtype=np.float64):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
 RTOL = 1e-10   # pyad vs torch / NumPy in float64
 ATOL = 1e-12
 # float32 (eps 1.2e-7): the two libraries may round in a different order over a few

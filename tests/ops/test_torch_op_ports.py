@@ -24,7 +24,7 @@ import pyad
 
 torch = pytest.importorskip("torch")
 
-from _ops_helpers import dname, tnp  # noqa: E402
+from _ops_helpers import both, dname, rnd, tnp  # noqa: E402
 
 inf, nan = math.inf, math.nan
 
@@ -48,16 +48,6 @@ def check(p, t, exact=True):
         # torch's assertEqual tolerances for the dtype (rtol, atol)
         tol = {"float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}[dname(t.dtype)]
         np.testing.assert_allclose(p.data, tnp(t), rtol=tol[0], atol=tol[1])
-
-
-def both(a, dtype=None):
-    """The same data as a pyad Variable and a torch tensor."""
-    a = np.asarray(a) if dtype is None else np.asarray(a, dtype=dtype)
-    return pyad.tensor(a.copy()), torch.tensor(a.copy())
-
-
-def rnd(shape, seed=0, dtype=np.float64):
-    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
 
 
 # ------------------------------------------------------------------------------------
@@ -168,7 +158,6 @@ def _op(op, *args):
 def test_sum_integer_upcast():
     _reduce_integer_upcast(_op("sum"))
     _reduce_integer_upcast(_op("sum", 0))
-
 
 
 def test_cumsum_integer_upcast():

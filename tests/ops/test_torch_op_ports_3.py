@@ -26,7 +26,7 @@ from pyad.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
 
-from _ops_helpers import dname, tnp  # noqa: E402
+from _ops_helpers import both, check_result as check, dname, rnd, tnp  # noqa: E402
 
 inf, nan = math.inf, math.nan
 
@@ -35,29 +35,6 @@ inf, nan = math.inf, math.nan
 # helpers
 # ------------------------------------------------------------------------------------
 
-def check(p, t, exact=True):
-    """A pyad result against torch's: shape, dtype and values (nan where nan)."""
-    if isinstance(t, (tuple, list)):
-        assert isinstance(p, (tuple, list)) and len(p) == len(t)
-        for a, b in zip(p, t):
-            check(a, b, exact)
-        return
-    assert tuple(p.shape) == tuple(t.shape), (p.shape, t.shape)
-    assert dname(p.dtype) == dname(t.dtype), (p.dtype, t.dtype)
-    tol = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7),
-           "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}.get(dname(t.dtype))
-    if exact or tol is None:
-        np.testing.assert_array_equal(p.data, tnp(t))
-    else:
-        # torch's assertEqual tolerances for the dtype (rtol, atol)
-        np.testing.assert_allclose(p.data, tnp(t), rtol=tol[0], atol=tol[1])
-
-
-def both(a, dtype=None):
-    """The same data as a pyad Variable and a torch tensor."""
-    a = np.asarray(a) if dtype is None else np.asarray(a, dtype=dtype)
-    return pyad.tensor(a.copy()), torch.tensor(a.copy())
-
 
 def same(fn, *arrays, exact=True):
     """``fn(module, *inputs)`` with pyad and with torch on the same data: equal results."""
@@ -65,10 +42,6 @@ def same(fn, *arrays, exact=True):
     p, t = fn(pyad, *ps), fn(torch, *ts)
     check(p, t, exact)
     return p, t
-
-
-def rnd(shape, seed=0, dtype=np.float64):
-    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
 
 
 def rint(shape, lo, hi, seed=0, dtype=np.int64):
