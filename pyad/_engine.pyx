@@ -26,6 +26,7 @@ import inspect
 import warnings
 import weakref
 import itertools
+import collections.abc as _abc
 import copy as _copy_module
 
 import numpy
@@ -616,10 +617,12 @@ cdef object _default_dtype = numpy.dtype(numpy.float32)
 
 
 def set_default_dtype(d):
-    """Set the floating dtype used for Python floats and factories (float32 default)."""
+    """Set the floating dtype used for Python floats and factories (float32 default):
+    float16, bfloat16 (ml_dtypes' type, the ``ml_dtypes`` extra), float32 or float64."""
     global _default_dtype
     d = numpy.dtype(d)
-    if d.kind != 'f':
+    # torch takes float16, bfloat16 (ml_dtypes' here), float32 and float64
+    if d.kind != 'f' and not (d.kind == 'V' and d.name == "bfloat16" and _is_ml_float(d)):
         raise TypeError("set_default_dtype(): only floating dtypes are supported, got %s" % d)
     _default_dtype = d
 
@@ -943,6 +946,16 @@ cdef class Node:
 
     def _sequence_nr(self):
         return self._seq
+
+    def _set_sequence_nr(self, sequence_nr):
+        """Set this node's priority in the backward pass: of the nodes ready at once,
+        the one with the highest sequence number runs first (torch's private API)."""
+        cdef long long n = sequence_nr
+        if n < 0 or n >= _ACCUMULATE_SEQUENCE or self._seq >= _ACCUMULATE_SEQUENCE:
+            raise ValueError("Node._set_sequence_nr(): a sequence number must be in "
+                             "[0, 2**62) and set on a backward node, not an accumulator; "
+                             "got %d" % n)
+        self._seq = n
 
     def register_hook(self, fn):
         """Register ``fn(grad_inputs, grad_outputs)`` to run after this node's backward.
@@ -4359,6 +4372,7 @@ cdef class _ReadyQueue:
     # needs more, and then no heap entry is built); more go to a heap, newest first.
     cdef Node single
     cdef list heap
+    cdef long long pushed          # heap entries' tie-break: nodes never get compared
 
     cdef inline bint empty(self):
         return self.single is None and not self.heap
@@ -4368,9 +4382,11 @@ cdef class _ReadyQueue:
             self.single = node
             return 0
         if self.single is not None:
-            _heappush(self.heap, (-self.single._seq, self.single))
+            self.pushed += 1
+            _heappush(self.heap, (-self.single._seq, self.pushed, self.single))
             self.single = None
-        _heappush(self.heap, (-node._seq, node))
+        self.pushed += 1
+        _heappush(self.heap, (-node._seq, self.pushed, node))
         return 0
 
     cdef inline Node pop(self):
@@ -4378,7 +4394,7 @@ cdef class _ReadyQueue:
         if node is not None:
             self.single = None
             return node
-        return (<tuple>(self.heap.pop() if len(self.heap) == 1 else _heappop(self.heap)))[1]
+        return (<tuple>(self.heap.pop() if len(self.heap) == 1 else _heappop(self.heap)))[2]
 
 
 cdef list _execute_here(tuple roots, tuple root_grads, bint keep_graph, bint create_graph,

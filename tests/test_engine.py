@@ -1285,3 +1285,27 @@ def test_legacy_variable_of_a_float_tensor_from_the_reference_text():
     v.backward(pyad.Tensor([1, 1, 1]))
     np.testing.assert_array_equal(v.grad.data, [2.0, 2.0, 2.0])
     h.remove()
+
+
+def test_set_sequence_nr_orders_ready_nodes_and_ties_do_not_compare_nodes():
+    # Of the nodes ready at once the highest sequence number runs first; equal numbers
+    # (set by hand) must not make the ready heap compare two nodes (TypeError).
+    x = pyad.Variable(np.ones(3), requires_grad=True)
+    branches = [x * float(k + 1) for k in range(4)]
+    order = []
+    for k, b in enumerate(branches):
+        b.grad_fn._set_sequence_nr(7)
+        b.register_hook(lambda g, k=k: order.append(k))
+    sum(b.sum() for b in branches).backward(retain_graph=True)
+    assert sorted(order) == [0, 1, 2, 3]
+    np.testing.assert_array_equal(x.grad, np.full(3, 10.0))
+    branches[2].grad_fn._set_sequence_nr(10 ** 6)
+    order.clear()
+    x.grad = None
+    sum(b.sum() for b in branches).backward()
+    assert order[0] == 2
+    with pytest.raises(ValueError, match="_set_sequence_nr"):
+        branches[0].grad_fn._set_sequence_nr(-1)
+    acc = branches[0].grad_fn.next_functions[0][0]
+    with pytest.raises(ValueError, match="accumulator"):
+        acc._set_sequence_nr(3)

@@ -442,8 +442,10 @@ cdef bint _sequence_as_tuple(list key):
     if len(key) >= 32:
         return False
     for k in key:
-        if (k is None or k is Ellipsis or isinstance(k, (list, tuple, slice, Variable))
-                or type(k) is numpy.ndarray or hasattr(k, "__cuda_array_interface__")):
+        # (any sequence but a string counts, a range too, as torch's PySequence_Check)
+        if (k is None or k is Ellipsis or isinstance(k, (list, tuple, range, slice, Variable))
+                or type(k) is numpy.ndarray or hasattr(k, "__cuda_array_interface__")
+                or (isinstance(k, _abc.Sequence) and not isinstance(k, (str, bytes)))):
             warnings.warn(
                 "Using a non-tuple sequence for multidimensional indexing is deprecated and "
                 "will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In "
@@ -523,7 +525,10 @@ cdef object _index_key_part(object key, object like):
             return int(kd)      # torch reads a 0-d integer index as an int: a view, no copy
         return kd
     if isinstance(key, tuple):
-        return tuple(_index_key_part(k, like) for k in key)
+        # an item that is itself a tuple is an index array, as a list is (torch reads
+        # x[((True, False), (False, False)), 0] as a (2, 2) mask, then an int)
+        return tuple(_index_key_part(list(k) if isinstance(k, tuple) else k, like)
+                     for k in key)
     if isinstance(key, list):
         arr = _xp_of(like).asarray(key)
         if arr.size == 0 and arr.dtype.kind == "f":
@@ -3214,6 +3219,12 @@ def index_put(input, indices, values, accumulate=False):
         if (<Variable>k)._data.dtype.kind not in "biu":
             raise IndexError("index_put(): tensors used as indices must be long, int, byte or "
                              "bool tensors")
+        if (<Variable>k)._data.dtype == _UINT8:
+            # torch reads a uint8 index as a mask (deprecated), as indexing does
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                          "dtype torch.bool instead.", UserWarning, stacklevel=2)
+            key.append((<Variable>k)._data.astype(bool))
+            continue
         key.append((<Variable>k)._data)
     if len(key) > x._data.ndim:
         raise IndexError("index_put(): too many indices for Variable of dimension %d (got %d)"

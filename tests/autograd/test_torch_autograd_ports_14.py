@@ -383,13 +383,11 @@ def test_out_of_place_not_same_layout():
 # test/test_autograd.py: TestAutogradMultipleDispatch (the dispatch-free tests)
 # --------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="engine: backward nodes have _sequence_nr() but no "
-                   "_set_sequence_nr() (pyad/_engine.pyx), so a node's priority in the "
-                   "backward pass cannot be changed")
 def test_set_sequence_nr():
-    x = randn(10, requires_grad=True).float()
-    y = randn(10, requires_grad=True).float()
-    z = randn(10, requires_grad=True).float()
+    # (the helpers' randn is float64: the leaf is made float32 first, so .float() is no cast)
+    x = randn(10).float().requires_grad_()
+    y = randn(10).float().requires_grad_()
+    z = randn(10).float().requires_grad_()
 
     a = x + y
     b = y + z

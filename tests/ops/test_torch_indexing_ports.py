@@ -324,9 +324,6 @@ def test_list_indices():
         assert t[indices[:i]].shape == (i, w)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: __getitem__ (pyad/ops/shape.pxi) reads a list "
-                   "of 31 `range` objects as one index array; torch reads a non-tuple "
-                   "sequence of < 32 sequences as a tuple key (IndexError 'too many indices')")
 def test_list_indices_short_list_is_a_tuple_key():
     n, w = 1000, 10
     t = pyad.Variable(np.random.default_rng(3).standard_normal(n))
@@ -386,10 +383,6 @@ def test_multi_dimensional_bool_mask():
     assert x[None, ..., m, ::2].shape == (1, 3, 1, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: __getitem__ (pyad/ops/shape.pxi) hands a nested "
-                   "tuple of bools followed by an int, x[((True, False), (False, False)), 0], "
-                   "to NumPy as a tuple of keys (IndexError); torch reads the nested tuple as "
-                   "one (2, 2) bool mask, shape (1,)")
 def test_multi_dimensional_bool_mask_nested_tuple_with_int():
     b = ((True, False), (False, False))
     assert tuple(torch.zeros(2, 2, 3)[b, 0].shape) == (1,)
@@ -425,9 +418,6 @@ def test_byte_mask():
     assert v[v == 0].shape == (0,)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: index_put_ (pyad/ops/shape.pxi) reads a uint8 "
-                   "index as integer positions ([0]*10 -> shape [10, 10]); torch reads it as a "
-                   "(deprecated, warned) byte mask, so y[mask] of shape [0, 10] fits")
 def test_byte_mask_accumulate():
     mask = pyad.zeros(10, dtype=pyad.uint8)
     y = pyad.ones(10, 10)

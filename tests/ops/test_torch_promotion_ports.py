@@ -1011,9 +1011,6 @@ def test_set_default_dtype_effects():
         torch.set_default_dtype(old_t)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: set_default_dtype (pyad/_engine.pyx) accepts "
-                   "only dtype.kind == 'f', and ml_dtypes' bfloat16 has kind 'V': "
-                   "torch.set_default_dtype(torch.bfloat16) is accepted")
 def test_set_default_dtype_bfloat16():
     old_p, old_t = pyad.get_default_dtype(), torch.get_default_dtype()
     try:
