@@ -638,6 +638,32 @@ def get_default_dtype():
     return _default_dtype
 
 
+# pyad.func's per-thread stack of running transforms (registered when pyad.func is
+# imported): requires_grad_() and retain_grad() are refused inside one, as torch.func's.
+cdef object _transforms = None
+
+
+def _register_transforms(state):
+    global _transforms
+    _transforms = state
+
+
+cdef int _refuse_in_transform(str op, str call, bint differentiating_only) except -1:
+    if _transforms is None:
+        return 0
+    stack = _transforms.stack
+    if not stack:
+        return 0
+    if differentiating_only and all(api == "vmap" for api in stack):
+        return 0
+    raise RuntimeError(
+        "%s(): You are attempting to call Variable.%s inside of a function being "
+        "transformed by a pyad.func transform (%s). This is unsupported, please attempt "
+        "to use the pyad.func transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call "
+        "%s outside of a function being transformed instead."
+        % (op, call, stack[len(stack) - 1], call.split(" ")[0]))
+
+
 cdef inline Node _node_of(Variable v):
     # The node a gradient for `v` flows into: its producer, or its leaf accumulator.
     if v._view_fn is not None:
@@ -1958,14 +1984,26 @@ cdef class Variable:
                 "you can only change requires_grad flags of leaf variables." + (
                     "" if value else " If you want to use a computed variable in a subgraph "
                     "that doesn't require differentiation use var_no_grad = var.detach()."))
-        self.requires_grad_(value)
+        self._mark_requires_grad(value)     # (allowed inside a pyad.func transform)
 
     @requires_grad.deleter
     def requires_grad(self):
         raise RuntimeError("requires_grad must be a bool")
 
     def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` in place on a leaf and return self."""
+        """Set ``requires_grad`` in place on a leaf and return self.
+
+        Refused inside a function being transformed by `pyad.func` (as torch.func
+        refuses it): the transform decides what is differentiated.
+        """
+        _refuse_in_transform("requires_grad_", "requires_grad_() (or perhaps using "
+                             "pyad.autograd.functional.* APIs)", False)
+        return self._mark_requires_grad(requires_grad)
+
+    def _mark_requires_grad(self, requires_grad=True):
+        # requires_grad_() without the check for a running pyad.func transform: pyad's
+        # own code (factories, Parameter, the transforms themselves) sets the flag on
+        # Variables it makes, inside a transformed function too.
         if self._grad_fn is not None and requires_grad:
             return self                      # already requires grad, as every non-leaf
         if self._grad_fn is not None:
@@ -2889,11 +2927,13 @@ cdef class Variable:
         _reinforce(self, reward)
 
     def retain_grad(self):
-        """Keep ``.grad`` for this non-leaf Variable after backward."""
+        """Keep ``.grad`` for this non-leaf Variable after backward (refused inside a
+        function being differentiated by a `pyad.func` transform, as torch.func does)."""
         if self._view_fn is not None:
             _refresh_view(self)
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Variable that has requires_grad=False")
+        _refuse_in_transform("retain_grad", "retain_grad()", True)
         if self._grad_fn is None or self._retains_grad:
             return
         _add_retain_grad_hook(self)
@@ -3592,7 +3632,7 @@ cdef class Variable:
             _xp_of(d).empty(size, dtype=d.dtype)
         out = _wrap(data)
         if requires_grad:
-            out.requires_grad_(True)
+            out._mark_requires_grad(True)
         return out
 
     def apply_(self, callable):

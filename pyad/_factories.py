@@ -200,7 +200,7 @@ def _finish(data, dtype, device, requires_grad, what):
         if not _engine._is_floating_or_complex(v.dtype):
             raise RuntimeError("%s(): only Variables of floating point dtype can require "
                                "gradients, got %s" % (what, v.dtype))
-        v.requires_grad_(True)
+        v._mark_requires_grad(True)
     return v
 
 
@@ -647,7 +647,7 @@ def _in_format_of(result, like, memory_format, name):
     data = _engine._like_layout(result.data, like.data, memory_format, name)
     if data is result.data:
         return result
-    return Variable(data).requires_grad_(result.requires_grad)
+    return Variable(data)._mark_requires_grad(result.requires_grad)
 
 
 def _like(factory):

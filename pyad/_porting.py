@@ -300,7 +300,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     v = Variable(array)
     if requires_grad:
         _check_requires_grad(v, "frombuffer")
-        v.requires_grad_(True)
+        v._mark_requires_grad(True)
     return v
 
 
@@ -313,10 +313,10 @@ def _set_requires_grad(result, requires_grad, aliased):
     if requires_grad:
         _check_requires_grad(result, "asarray")
         if result.grad_fn is None:
-            result.requires_grad_(True)
+            result._mark_requires_grad(True)
         return result
     if aliased and result.grad_fn is None:
-        result.requires_grad_(False)
+        result._mark_requires_grad(False)
         return result
     return result.detach()
 
@@ -378,7 +378,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
         result = Variable(_engine._move_to_device(array, device, "asarray"))
     if requires_grad:
         _check_requires_grad(result, "asarray")
-        result.requires_grad_(True)
+        result._mark_requires_grad(True)
     return result
 
 

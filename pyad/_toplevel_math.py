@@ -613,7 +613,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     inverse = [order.index(d) for d in builtins.range(len(size))]
     out = phys.permute(*inverse) if inverse else phys
     if requires_grad:
-        out = out.detach().requires_grad_()
+        out = out.detach()._mark_requires_grad()
     return out
 
 

@@ -585,7 +585,7 @@ def _freq_size(size, what):
 def _freq_result(data, device, requires_grad):
     # on the default device unless one is given, as torch's factories
     out = pyad.as_tensor(data, device=device)
-    out.requires_grad_(bool(requires_grad))
+    out._mark_requires_grad(bool(requires_grad))
     return out
 
 

@@ -225,7 +225,7 @@ def _private_input(value, api):
         # made under inference_mode(): an inference Variable may not require grad
         # outside the mode, so the transform differentiates a copy of its values
         return Variable(value.data.copy(), requires_grad=True)
-    return value.detach().requires_grad_(True)
+    return value.detach()._mark_requires_grad(True)
 
 
 class _TransformGradMode:
@@ -355,8 +355,9 @@ def _error_if_complex(api, tree, is_input):
                                % (api, "inputs" if is_input else "outputs", index))
 
 
-# the differentiating transforms whose function is running now, innermost last;
-# pyad.autograd.functional refuses to run detached results inside one of them
+# the transforms whose function is running now, innermost last: pyad.autograd.functional
+# refuses to run detached results inside a differentiating one (not "vmap"), and
+# Variable.requires_grad_() / retain_grad() refuse inside any / a differentiating one
 class _ActiveTransforms(threading.local):
     """Per thread, as grad mode: each thread's own stack of running transforms."""
 
@@ -365,6 +366,7 @@ class _ActiveTransforms(threading.local):
 
 
 _ACTIVE = _ActiveTransforms()
+_engine._register_transforms(_ACTIVE)   # Variable.requires_grad_()/retain_grad() refuse inside
 
 # the transforms that are forward mode in torch (their primals are dual Variables)
 _FORWARD_APIS = ("jvp", "linearize", "jacfwd")
@@ -592,7 +594,7 @@ class _Linearized:
             self.diff_outputs = [i for i, out in enumerate(traced.flat_outputs)
                                  if out.requires_grad]
             # Zeros are safe: the value of u never shows in the result (no inf/NaN leaks in).
-            self.placeholders = [pyad.zeros_like(traced.flat_outputs[i]).requires_grad_(True)
+            self.placeholders = [pyad.zeros_like(traced.flat_outputs[i])._mark_requires_grad(True)
                                  for i in self.diff_outputs]
             self.backward = [None] * len(traced.private)
             if self.diff_outputs:
@@ -1021,8 +1023,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                           for arg, d in zip(flat_args, flat_in_dims)]
             if start is not None:
                 _set_rng_state(start)
-            with _RandomnessGuard(randomness):
-                per_slice.append(func(*_tree_unflatten(sliced, args_spec), **kwargs))
+            _ACTIVE.stack.append("vmap")
+            try:
+                with _RandomnessGuard(randomness):
+                    per_slice.append(func(*_tree_unflatten(sliced, args_spec), **kwargs))
+            finally:
+                _ACTIVE.stack.pop()
         return _stack_outputs(per_slice, out_dims, func, empty=batch_size == 0)
     return wrapped
 
@@ -1090,7 +1096,7 @@ def _construct_stacked_leaf(variables, name):
                            ".requires_grad" % name)
     result = pyad.stack(variables)
     if all_requires_grad:
-        result = result.detach().requires_grad_()
+        result = result.detach()._mark_requires_grad()
     return result
 
 

@@ -426,7 +426,7 @@ class _Reader:
         if parameter:
             from pyad.nn.parameter import Parameter
             return Parameter(v, requires_grad=requires_grad)
-        return v.requires_grad_(requires_grad)
+        return v._mark_requires_grad(requires_grad)
 
 
 def _mapped_device(map_location, arr, saved_device):

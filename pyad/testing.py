@@ -512,5 +512,5 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
         data = result.data                  # in place, so a noncontiguous view stays one
         data[data == 0] = 1 if not floating else finfo(dtype).tiny
     if floating and requires_grad:
-        result.requires_grad_(True)
+        result._mark_requires_grad(True)
     return result

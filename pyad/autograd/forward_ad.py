@@ -191,7 +191,7 @@ def _require_grad(dual):
     leaf); this makes that leaf count as the user's. Returns ``dual``."""
     state = _level_state
     if state is None or dual.grad_fn is None or dual.grad_fn.name() != "_MakeDualBackward":
-        return dual.requires_grad_(True)
+        return dual._mark_requires_grad(True)
     state.marked.add(id(dual.grad_fn.next_functions[1][0]))
     return dual
 
@@ -322,7 +322,7 @@ def make_dual(tensor, tangent, *, level=None):
                                  None)
         return dual
     with enable_grad():
-        leaf = tensor.detach().requires_grad_(True)
+        leaf = tensor.detach()._mark_requires_grad(True)
         dual = _MakeDual.apply(tensor, leaf)
     node = dual.grad_fn.next_functions[1][0]    # the private leaf's AccumulateGrad
     _private[id(node)] = weakref.ref(node, lambda _, key=id(node): _forget(key))
@@ -355,7 +355,7 @@ def _tangent_of(tensor, state):
         return None
     outer = is_grad_enabled()
     with enable_grad():
-        u = pyad.zeros_like(tensor).requires_grad_(True)
+        u = pyad.zeros_like(tensor)._mark_requires_grad(True)
         _in_tangent_pass[0] = True
         try:
             firsts = pyad.autograd.grad([tensor], state.leaves, [u], create_graph=True,
@@ -470,7 +470,7 @@ def _attach_tangent(output, tangent, state):
     """``output`` as a Variable whose tangent at ``state``'s level is ``tangent`` (a
     custom Function's jvp result), as make_dual records a dual."""
     with enable_grad():
-        leaf = output.detach().requires_grad_(True)
+        leaf = output.detach()._mark_requires_grad(True)
         dual = _JvpOutput.apply(output, leaf)
     node = dual.grad_fn.next_functions[1][0]
     _private[id(node)] = weakref.ref(node, lambda _, key=id(node): _forget(key))

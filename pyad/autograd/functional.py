@@ -40,13 +40,14 @@ def _check_not_in_transform(fn_name, create_graph):
     if create_graph:
         return
     from pyad import func as _func      # pyad.func imports pyad.autograd
-    if _func._ACTIVE.stack:
+    differentiating = [api for api in _func._ACTIVE.stack if api != "vmap"]
+    if differentiating:
         raise RuntimeError(
             "%s(): pyad.autograd.functional.%s with create_graph=False is being called "
             "inside a function being transformed by pyad.func.%s: its results are detached, "
             "so the transform would not see how they depend on its inputs. Use the "
             "pyad.func transforms (grad, vjp, jacrev, jacfwd, hessian) instead, or pass "
-            "create_graph=True." % (fn_name, fn_name, _func._ACTIVE.stack[-1]))
+            "create_graph=True." % (fn_name, fn_name, differentiating[-1]))
 
 
 # ---------------------------------------------------------------------------
@@ -90,7 +91,7 @@ def _fresh_inputs(inputs, create_graph, need_graph):
         if create_graph and variable.requires_grad:
             fresh.append(variable.view_as(variable))
         else:
-            fresh.append(variable.detach().requires_grad_(need_graph))
+            fresh.append(variable.detach()._mark_requires_grad(need_graph))
     return tuple(fresh)
 
 
@@ -357,7 +358,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         _check_requires_grad(outputs, "outputs", strict)
         # The backward pass is linear in these, so their value never shows in the
         # result: zeros are safe (no inf or NaN can leak in).
-        grad_outputs = tuple(pyad.zeros_like(out).requires_grad_(True) for out in outputs)
+        grad_outputs = tuple(pyad.zeros_like(out)._mark_requires_grad(True) for out in outputs)
         grad_inputs = _grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
 
@@ -584,7 +585,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         outputs_were_tuple, outputs = _scalar_outputs(func, inputs, "hvp", strict)
         jac = _grad(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
-        grad_jac = tuple(pyad.zeros_like(inp).requires_grad_(True) for inp in inputs)
+        grad_jac = tuple(pyad.zeros_like(inp)._mark_requires_grad(True) for inp in inputs)
         double_back = _grad(jac, inputs, grad_jac, create_graph=True)
 
     with set_grad_enabled(create_graph or is_grad_enabled()):

@@ -1131,7 +1131,7 @@ check_grad_dtypes, check_batched_grad, fast_mode, masked
     def new_func(*args):
         # Restore requires_grad, as torch's new_func: forward mode passes an input without
         # a tangent detached (gradcheck's check of undefined tangents)
-        args = tuple(x.detach().requires_grad_(True)
+        args = tuple(x.detach()._mark_requires_grad(True)
                      if k in restore and isinstance(x, pyad.Variable) and not x.requires_grad
                      else x for k, x in enumerate(args))
         input_args = args[:len(args) - num_grad_outputs]

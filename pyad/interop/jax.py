@@ -418,7 +418,7 @@ def _custom_vjp(fn, name):
         key = (float_x, float_g, n)
         if key not in backwards:
             def vjp_fn(*xs_and_gs):
-                inputs = [v.requires_grad_(True) if i in float_x else v
+                inputs = [v._mark_requires_grad(True) if i in float_x else v
                           for i, v in enumerate(xs_and_gs[:n])]
                 previous = _set_grad(True)
                 try:

@@ -464,7 +464,7 @@ def _pyad_function():
                     for g in args[n_x:]:
                         v = _pyad_view(g)
                         if record and g.requires_grad and v.is_floating_point():
-                            v.requires_grad_(True)
+                            v._mark_requires_grad(True)
                         p_gs.append(v)
                     return p_xs + p_gs, tuple(_pyad_vjp(p_os, p_xs, p_gs, record, True)), False
 

@@ -830,7 +830,7 @@ class Module:
             if memory_format is not None and out.dim() in (4, 5):
                 out = out.to(memory_format=memory_format)
             if out is not v:
-                out = out.detach().requires_grad_(v.requires_grad and v.is_leaf)
+                out = out.detach()._mark_requires_grad(v.requires_grad and v.is_leaf)
             return out
         return self._apply(convert)
 
@@ -845,7 +845,7 @@ class Module:
         """
         def convert(v):
             out = empty(tuple(v.shape), dtype=v.dtype, device=device)
-            return out.requires_grad_(v.requires_grad and v.is_leaf)
+            return out._mark_requires_grad(v.requires_grad and v.is_leaf)
         return self._apply(convert, recurse=recurse)
 
     def type(self, dst_type):
@@ -860,7 +860,7 @@ class Module:
         def convert(v):
             out = v.type(dst_type)
             if out is not v:
-                out = out.detach().requires_grad_(v.requires_grad and v.is_leaf)
+                out = out.detach()._mark_requires_grad(v.requires_grad and v.is_leaf)
             return out
         return self._apply(convert)
 
@@ -1101,7 +1101,7 @@ class Module:
                         if isinstance(target, Parameter) and not isinstance(value, Parameter):
                             value = Parameter(value, requires_grad=target.requires_grad)
                         elif isinstance(target, Parameter):
-                            value.requires_grad_(target.requires_grad)
+                            value._mark_requires_grad(target.requires_grad)
                         setattr(self, name, value)
                     else:
                         target.copy_(value)

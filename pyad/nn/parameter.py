@@ -208,6 +208,6 @@ def _zero_grads(params, set_to_none=True):
         if g.grad_fn is not None:
             g.detach_()          # in place, as torch: p.grad stays the same object
         else:
-            g.requires_grad_(False)
+            g._mark_requires_grad(False)
         with no_grad():
             g.zero_()

@@ -195,7 +195,7 @@ class _Checkpoint(pyad.autograd.Function):
             if id(v) not in standin_of:
                 # (an argument without gradient has no history to cut: torch recomputes
                 # on the object itself, so a Function saving it gets that very object)
-                standin_of[id(v)] = v.detach().requires_grad_(True) if v.requires_grad \
+                standin_of[id(v)] = v.detach()._mark_requires_grad(True) if v.requires_grad \
                     else v
                 real_args.append(v)
             variables[i] = standin_of[id(v)]

@@ -866,3 +866,43 @@ def test_autograd_functional_in_another_thread_is_not_refused_by_a_transform():
     g = pyad.func.grad(f)(pyad.tensor([0.0, 1.0], dtype=pyad.float64))
     assert g.tolist() == [1.0, pytest.approx(0.5403023058681398)]
     assert seen["jac"].tolist() == [[1.0]]
+
+
+def test_requires_grad_made_by_pyad_inside_a_transform_is_allowed():
+    # torch.func refuses Variable.requires_grad_() and retain_grad() written in the
+    # transformed function (the ported torch tests check that), but not Variables made
+    # requiring grad by factories, Parameter or assignment to .requires_grad there, nor
+    # pyad.autograd.functional (with create_graph=True) or nested transforms.
+    from pyad.func import grad, vmap, jacrev
+
+    def f(x):
+        w = pyad.randn(3, requires_grad=True, dtype=pyad.float64)
+        p = pyad.nn.Parameter(pyad.ones(3, dtype=pyad.float64))
+        c = pyad.zeros(3, dtype=pyad.float64)
+        c.requires_grad = True
+        h = pyad.autograd.functional.jacobian(lambda t: t.sin(), x, create_graph=True)
+        return (x * w.detach() * p + c).sum() + h.diagonal().sum()
+
+    x = pyad.tensor([0.1, 0.2, 0.3], dtype=pyad.float64)
+    g = grad(f)(x)
+    assert g.shape == (3,)
+    assert vmap(grad(lambda t: (t.sin() * 2).sum()))(x.reshape(3, 1)).shape == (3, 1)
+    assert jacrev(grad(lambda t: (t ** 3).sum()))(x).shape == (3, 3)
+    with pytest.raises(RuntimeError, match=r"Variable\.requires_grad_\(\).*vmap"):
+        vmap(lambda t: pyad.zeros(2).requires_grad_())(x)
+    with pytest.raises(RuntimeError, match=r"Module|requires_grad_"):
+        grad(lambda t: (pyad.nn.Linear(3, 1).double().requires_grad_(False)(t)).sum())(x)
+    # outside a transform the method is as before, and the stack is left empty
+    y = pyad.zeros(2).requires_grad_()
+    assert y.requires_grad
+    assert pyad.func._ACTIVE.stack == []
+
+
+def test_functional_without_create_graph_is_allowed_under_vmap_only():
+    from pyad.func import grad, vmap
+    from pyad.autograd.functional import jacobian
+    x = pyad.tensor([[0.1, 0.2], [0.3, 0.4]], dtype=pyad.float64)
+    out = vmap(lambda r: jacobian(lambda t: t.exp(), r))(x)
+    np.testing.assert_allclose(out.data, np.stack([np.diag(np.exp(r)) for r in x.data]))
+    with pytest.raises(RuntimeError, match="create_graph"):
+        grad(lambda r: jacobian(lambda t: t.exp(), r).sum())(x[0])

@@ -1070,10 +1070,6 @@ class TestComposability:
         # cos(x0) * x
         assert_equal(y, np.cos(_np(x)) * _np(x))
 
-    @pytest.mark.xfail(strict=True, reason="engine: Variable.requires_grad_() (pyad/_engine.pyx) "
-                       "does not know it runs inside a pyad.func transform, so it does not raise "
-                       "as torch's does (pyad's grad input already requires grad: a no-op; "
-                       "under vmap the slice silently becomes a leaf)")
     def test_requires_grad_inside_transform(self):
         def f(x):
             x.requires_grad_()
@@ -1092,9 +1088,6 @@ class TestComposability:
         with pytest.raises(RuntimeError, match=r"Variable.requires_grad_\(\)"):
             grad(grad(f))(x)
 
-    @pytest.mark.xfail(strict=True, reason="engine: Variable.retain_grad() (pyad/_engine.pyx) "
-                       "does not know it runs inside a pyad.func transform, so it does not raise "
-                       "as torch's does (the .grad it promises is never filled by grad())")
     def test_retain_grad_inside_transform(self):
         def f(x):
             y = x.sin()

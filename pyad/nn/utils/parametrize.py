@@ -131,7 +131,7 @@ class ParametrizationList(ModuleList):
                                      "sequence with type %s." % (i, type(originali).__name__))
                 if isinstance(original, Parameter):
                     originali = Parameter(originali, original.requires_grad)
-                originali.requires_grad_(original.requires_grad)
+                originali._mark_requires_grad(original.requires_grad)
                 _register_parameter_or_buffer(self, "original%d" % i, originali)
         if not self.unsafe:
             # the parametrized tensor must look like the one it replaces
