@@ -3477,6 +3477,74 @@ cdef class Variable:
             return 0
         return (_array_address(self._data) - _array_address(root)) // self._data.itemsize
 
+    def set_(self, source=None, storage_offset=None, size=None, stride=None):
+        """Make this Variable share ``source``'s memory, shape and strides, in place, as
+        torch's ``set_(source)``: writes through either show in the other; ``set_()``
+        makes it an empty 1-d Variable. With ``storage_offset``, ``size`` and ``stride``
+        it takes that strided window of ``source``'s memory (`as_strided`'s arguments:
+        the offset counts from the start of the memory ``source`` shares).
+
+        The dtype must match. Bumps the version counter; the Variable is no longer a
+        view of what it viewed, and a leaf gets a new gradient accumulator (so a graph
+        built before no longer reaches it, as torch's). In grad mode a leaf that
+        requires grad is refused (wrap the call in ``no_grad()``, as for
+        `nn.Parameter` surgery); a ``source`` that requires grad gives a result whose
+        backward raises (torch has no derivative for ``set_``).
+
+        >>> x = pyad.zeros(3)
+        >>> _ = x.set_(pyad.arange(4.))
+        >>> x
+        tensor([0., 1., 2., 3.])
+        """
+        cdef Variable src = None
+        _inplace_target(self, "set_")
+        if source is None:
+            if storage_offset is not None or size is not None or stride is not None:
+                raise TypeError("set_(): storage_offset, size and stride need a source "
+                                "Variable")
+            data = _xp_of(self._data).empty((0,), dtype=self._data.dtype)
+        else:
+            if not isinstance(source, Variable):
+                raise TypeError("set_(): argument 'source' must be a Variable, not %s"
+                                % type(source).__name__)
+            src = <Variable>source
+            if _dtype(src._data) != _dtype(self._data):
+                raise RuntimeError("set_(): Could not set Variable of type %s to a Variable "
+                                   "of type %s" % (_torch_dtype_name(_dtype(src._data)).lower(),
+                                                   _torch_dtype_name(_dtype(self._data)).lower()))
+            if _xp_of(src._data) is not _xp_of(self._data):
+                raise RuntimeError("set_(): the source Variable is on another device (%s, "
+                                   "this one is on %s)" % (src.device, self.device))
+            data = src._data
+            if storage_offset is not None or size is not None or stride is not None:
+                if size is None:
+                    raise TypeError("set_(): a storage_offset or stride needs a size")
+                shape = tuple(size)
+                if stride is None:          # contiguous strides for the size
+                    stride, step = [], 1
+                    for n in reversed(shape):
+                        stride.insert(0, step)
+                        step *= n if n > 0 else 1
+                data = (<Variable>_as_variable(
+                    src.detach().as_strided(shape, tuple(stride), storage_offset),
+                    "set_"))._data
+        if not pyad_get_grad_disabled():
+            _check_inplace_allowed(self, source, "set_")
+        _track_var(self)
+        self._data = data
+        self._is_view = False          # no longer a view of what it viewed: its history
+        self._view_base = None         # and writes are its own from here on
+        self._view_fn = None
+        self._accumulator = None       # a leaf's new accumulator (torch resets it too)
+        _bump_version(self)
+        if src is not None and not pyad_get_grad_disabled() and src._requires_grad and \
+                _is_float_dtype(data.dtype):
+            result = <Variable>_delayed_error((_wrap(data),), (src,),
+                                              "set_(): the derivative for 'set_' is not "
+                                              "implemented")[0]
+            _set_history(self, result._grad_fn, result._output_nr)
+        return self
+
     def is_set_to(self, tensor):
         """True when both Variables view the same memory with the same offset, shape
         and strides (torch's ``is_set_to``).

@@ -374,3 +374,56 @@ def test_share_memory_moves_the_data_into_shared_memory():
     assert x.share_memory_() is x
     e = pyad.empty(0).share_memory_()
     assert e.is_shared() and e.shape == (0,)
+
+
+def test_set_shares_memory_shape_and_bumps_the_version_as_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (pyad, torch):
+        x = lib.zeros(3, dtype=lib.float64)
+        src = lib.arange(4.0, dtype=lib.float64)
+        assert x.set_(src) is x
+        assert x._version == 1 and tuple(x.shape) == (4,)
+        src[0] = 7.0                                # writes through either show
+        assert float(x[0]) == 7.0
+        e = lib.arange(6.0, dtype=lib.float64)
+        e.set_(e[2:])
+        np.testing.assert_array_equal(np.asarray(e.tolist()), [2.0, 3.0, 4.0, 5.0])
+        assert tuple(lib.arange(3.0).set_().shape) == (0,)
+        w = lib.zeros(1, dtype=lib.float64)
+        w.set_(lib.arange(6.0, dtype=lib.float64), 1, (2, 2), (1, 2))
+        np.testing.assert_array_equal(np.asarray(w.tolist()), [[1.0, 3.0], [2.0, 4.0]])
+        with pytest.raises(RuntimeError, match="Could not set"):
+            lib.zeros(2).set_(lib.zeros(2, dtype=lib.float64))
+        leaf = lib.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad|leaf "
+                           "Variable that requires grad"):
+            leaf.set_(lib.zeros(3))
+        # from a source that requires grad: a result that requires grad, whose backward
+        # raises (torch has no derivative for set_)
+        c = lib.zeros(3)
+        c.set_(leaf * 2)
+        assert c.requires_grad
+        with pytest.raises(RuntimeError):
+            c.sum().backward()
+    with pytest.raises(TypeError, match="set_"):
+        pyad.zeros(2).set_(np.zeros(2))
+
+
+def test_set_on_a_view_ends_the_view_and_a_leaf_gets_a_new_accumulator():
+    base = pyad.zeros(4)
+    v = base[:2]
+    with pyad.no_grad():
+        v.set_(pyad.ones(3))
+    v.mul_(2)                                       # writes its own memory, not base's
+    np.testing.assert_array_equal(base.data, np.zeros(4))
+    assert not v._is_view()
+    p = pyad.nn.Parameter(pyad.ones(4))
+    q = p * 3
+    with pyad.no_grad():
+        p.set_(p[1:])
+    assert p.grad_fn is None and p.is_leaf
+    q.sum().backward()             # the old graph's accumulator: the old shape (torch's)
+    np.testing.assert_array_equal(p.grad.data, np.full(4, 3.0))
+    p.grad = None
+    (p * 2).sum().backward()       # the new one, of the new shape
+    np.testing.assert_array_equal(p.grad.data, np.full(3, 2.0))

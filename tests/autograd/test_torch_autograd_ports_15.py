@@ -764,8 +764,6 @@ def test_inplace_foreach():
     assert_equal(a[1].grad, np.exp(1.0))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: Variable has no set_() (pyad/_engine.pyx), "
-                   "so a Parameter cannot be rebound to a slice of its own storage")
 def test_parameter_resize():
     asd = pyad.nn.Parameter(pyad.ones(16))
 
@@ -780,9 +778,6 @@ def test_parameter_resize():
     assert_equal(asd.grad, np.full(14, 2.0))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: Variable has no set_() (pyad/_engine.pyx): "
-                   "torch's grad() then refuses x, whose storage changed after the graph "
-                   "was built, and accepts x's GradientEdge")
 def test_grad_to_node_set():
     x = rand(2, requires_grad=True)
     x_edge = pyad.autograd.graph.get_gradient_edge(x)
