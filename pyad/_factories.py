@@ -493,8 +493,20 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
         raise RuntimeError("linspace(): number of steps must be non-negative")
     if isinstance(steps, (int, numpy.integer)) and steps > 0:
         _engine._check_storage_size((int(steps),), numpy.float64, "linspace")
-    return _finish(xp.linspace(start, end, steps).astype(_float_dtype(dtype)), None, device,
+    start, end = (a.item() if isinstance(a, Variable) else a for a in (start, end))
+    if dtype is None and any(isinstance(a, (complex, numpy.complexfloating))
+                             for a in (start, end)):
+        # torch: a complex start or end gives the default complex dtype
+        dtype = _default_complex_dtype()
+    dtype = _float_dtype(dtype)
+    return _finish(xp.linspace(start, end, steps).astype(dtype), None, device,
                    requires_grad, "linspace")
+
+
+def _default_complex_dtype():
+    # the complex dtype of the default float dtype (float64 -> complex128, else complex64)
+    return numpy.dtype(numpy.complex128 if _engine.get_default_dtype() == numpy.float64
+                       else numpy.complex64)
 
 
 @takes_out

@@ -633,8 +633,17 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     """
     if steps < 0:
         raise RuntimeError("logspace(): number of steps must be non-negative")
-    exponents = numpy.linspace(float(start), float(end), int(steps), dtype=numpy.float64)
-    values = numpy.power(float(base), exponents)
+    if any(isinstance(a, (complex, numpy.complexfloating)) for a in (start, end, base)):
+        # torch: a complex start, end or base gives the default complex dtype
+        exponents = numpy.linspace(complex(start), complex(end), int(steps),
+                                   dtype=numpy.complex128)
+        values = numpy.power(complex(base), exponents)
+        if dtype is None:
+            from pyad._factories import _default_complex_dtype
+            dtype = _default_complex_dtype()
+    else:
+        exponents = numpy.linspace(float(start), float(end), int(steps), dtype=numpy.float64)
+        values = numpy.power(float(base), exponents)
     out_dtype = numpy.dtype(dtype) if dtype is not None else _engine.get_default_dtype()
     import pyad
     return pyad.tensor(values.astype(out_dtype), dtype=out_dtype, device=device,
