@@ -224,6 +224,11 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     if oh < 0 or ow < 0:
         raise RuntimeError("%s(): output_size must be non-negative, got %s"
                            % (what, (oh, ow)))
+    n_out = int(_np.prod(input.shape[:input.dim() - 2], dtype=object)) * oh * ow
+    if n_out > _np.iinfo(_np.int64).max:
+        # torch: the int64 element count overflows and the allocation is refused
+        raise RuntimeError("%s(): output_size %s is too large: the output would have %d "
+                           "elements, more than int64 can count" % (what, (oh, ow), n_out))
     hs, he = _adaptive_cells(h, oh)
     ws, we = _adaptive_cells(w, ow)
     kh = max([e - s for s, e in zip(hs, he)] or [1])
@@ -859,11 +864,12 @@ def _reflect(coord, twice_low, twice_high):
         return coord * 0
     low = twice_low / 2
     span = (twice_high - twice_low) / 2
-    coord = pyad.abs(coord - low)
-    flips = pyad.floor(coord.detach() / span)
-    extra = coord - flips * span
-    even = (flips.data % 2) == 0
-    return pyad.where(pyad.Variable(even), extra + low, span - extra + low)
+    with _np.errstate(invalid="ignore"):      # an infinite grid value reflects to NaN
+        coord = pyad.abs(coord - low)
+        flips = pyad.floor(coord.detach() / span)
+        extra = coord - flips * span
+        even = (flips.data % 2) == 0
+        return pyad.where(pyad.Variable(even), extra + low, span - extra + low)
 
 
 def _source_index(coord, size, padding_mode, align_corners):
@@ -935,7 +941,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         pos = 0
         for i in range(k):
             inside = inside & (idx[i] >= 0) & (idx[i] <= sizes[i] - 1)
-            pos = pos + xp.clip(idx[i], 0, sizes[i] - 1).astype(_np.int64) * strides[i]
+            # a NaN position (a NaN or infinite grid value) is outside, as in torch; it
+            # must not reach the integer cast
+            safe = xp.where(xp.isnan(idx[i]), 0, idx[i])
+            pos = pos + xp.clip(safe, 0, sizes[i] - 1).astype(_np.int64) * strides[i]
         pos = xp.broadcast_to(pos.reshape(n, 1, points), (n, c, points))
         vals = pyad.gather(flat, 2, pos).reshape((n, c) + out_sp)
         return vals, xp.expand_dims(inside, 1).astype(dt)
@@ -1597,7 +1606,15 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     outs, cells, _, _ = _window_cells(sizes, k, s, p, d, ceil_mode)
     flat = input.reshape(lead + (int(_np.prod(sizes)),))
     out, pos = _choose_max(flat, cells, what)
-    return out.reshape(lead + outs), pyad.Variable(pos.reshape(lead + outs))
+    out, pos = out.reshape(lead + outs), pyad.Variable(pos.reshape(lead + outs))
+    # torch's kernel writes the result and its indices in the input's memory format
+    # (channels_last_3d for a channels_last_3d input; an unbatched input as its batch of one)
+    from pyad.nn._functional_layers import _in_format_of
+    if input.dim() == 5:
+        return _in_format_of(out, input), _in_format_of(pos, input)
+    ref = input.unsqueeze(0)
+    return (_in_format_of(out.unsqueeze(0), ref).squeeze(0),
+            _in_format_of(pos.unsqueeze(0), ref).squeeze(0))
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

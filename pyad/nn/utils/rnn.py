@@ -139,6 +139,9 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     what = "pack_padded_sequence"
     if not isinstance(input, Variable):
         input = pyad.tensor(input)
+    if input.numel() == 0:
+        # torch checks the input before ``lengths`` (its kernel's first check)
+        raise RuntimeError("%s(): Cannot pack empty tensors." % what)
     lengths = _host_ints(lengths, what)
     if input.dim() < 2:
         raise ValueError("%s(): expected input of at least 2 dimensions (T, B, *), got %dD"
@@ -228,6 +231,13 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     if padding_side not in ("left", "right"):
         raise ValueError("%s(): Expected padding_side to be one of left or right, but got %s."
                          % (what, padding_side))
+    if not isinstance(sequences, Variable):
+        try:
+            iter(sequences)
+        except TypeError:
+            # torch: "Expected iterable for input sequences, but got arg of type: int"
+            raise RuntimeError("%s(): Expected iterable for input sequences, but got arg of "
+                               "type: %s" % (what, type(sequences).__name__)) from None
     sequences = list(sequences)
     if not sequences:
         raise RuntimeError("%s(): received an empty list of sequences" % what)
