@@ -401,8 +401,10 @@ cpdef Variable add(object input, object other, object alpha=1, object out=None):
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "add")
         return _add_alpha(input, other, alpha, "add")
-    if alpha is True or type(alpha) is numpy.bool_:
-        _check_alpha(input, other, alpha, "add")   # (True == 1: only for a bool result)
+    if alpha is not _ONE and type(alpha) is not int:
+        # (True or 1.0 equal 1: a bool alpha only for a bool result, a floating one not
+        # for an integral result, as torch's alpha_check)
+        _check_alpha(input, other, alpha, "add")
     data = _apply_binary(_np_add, input, other, "add")
     if _dtype_kind(data) == b'c':
         data = _complex_add_data(input, other, 1, "add")
@@ -481,8 +483,8 @@ cpdef Variable sub(object input, object other, object alpha=1, object out=None):
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "sub")
         return _add_alpha(input, other, -alpha, "sub")
-    if alpha is True or type(alpha) is numpy.bool_:
-        _check_alpha(input, other, alpha, "sub")
+    if alpha is not _ONE and type(alpha) is not int:
+        _check_alpha(input, other, alpha, "sub")   # (True or 1.0: as in add)
     data = _apply_binary(_np_subtract, input, other, "sub")
     if _dtype_kind(data) == b'c':
         data = _complex_add_data(input, other, -1, "sub")

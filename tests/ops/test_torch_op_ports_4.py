@@ -684,10 +684,6 @@ def test_sub_typing():
         pyad.sub(i1, i2, alpha=2.0)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: add()/sub() skip the alpha check when a "
-                   "float alpha equals 1 (alpha=1.0 on int8 inputs computes; torch refuses: "
-                   "'For integral input tensors, argument alpha must not be a floating point "
-                   "number') (pyad/ops/elementwise.pxi, add/sub: `alpha != 1`)")
 def test_sub_typing_float_alpha_one():
     # the last assertion of torch's test_sub_typing: alpha=1.0 on int8 inputs
     i1 = pyad.tensor(np.array([1], np.int8))
