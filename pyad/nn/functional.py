@@ -568,6 +568,12 @@ def _linear(input, weight, bias):
                            % (input.shape[-1], weight.shape[-1], tuple(weight.shape)))
     _same_dtype_as_weight("linear", input, weight)
     if bias is not None and _var(bias).dtype != input.dtype:
+        if input.ndim > 2 and not input.is_contiguous() and _var(bias).is_floating_point():
+            # torch folds a contiguous input (or a 2-D one) into one addmm, which refuses
+            # a bias of another dtype; any other input takes matmul and then adds the
+            # bias in place, cast to the product's dtype (its MultiheadAttention reaches
+            # this with a transposed batch-first query)
+            return _linear(input, weight, None) + _var(bias).to(input.dtype)
         _same_dtype_as_weight("linear", input, _var(bias))
     if bias is not None and _is_reduced_float(input) and \
             input.dtype == weight.dtype == _var(bias).dtype:

@@ -201,3 +201,29 @@ def test_loss_modules_match_torch():
         mine = make(nn)(pyad.tensor(a, requires_grad=True), pyad.tensor(target))
         theirs = make(torch.nn)(torch.tensor(a, requires_grad=True), torch.tensor(target))
         np.testing.assert_allclose(mine.data, theirs.detach().numpy(), rtol=1e-12)
+
+
+def test_linear_bias_of_another_dtype_follows_torchs_contiguity_rule():
+    # torch folds a contiguous (or 2-D) input into one addmm, which refuses a bias of
+    # another dtype; a non-contiguous input of 3+ dims takes matmul and an in-place add,
+    # which casts the bias to the product's dtype (and its gradient back)
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(8)
+    x0, w0 = rng.standard_normal((3, 2, 4)), rng.standard_normal((5, 4))
+    b0 = rng.standard_normal(5).astype(np.float16)
+    results = []
+    for lib, F_ in ((pyad, pyad.nn.functional), (torch, torch.nn.functional)):
+        w = lib.tensor(w0)
+        b = lib.tensor(b0).requires_grad_()
+        with pytest.raises(RuntimeError, match="same dtype"):
+            F_.linear(lib.tensor(x0), w, b)                     # contiguous 3-D
+        with pytest.raises(RuntimeError, match="same dtype"):
+            F_.linear(lib.tensor(x0[0]).t().t(), w, b)          # 2-D
+        out = F_.linear(lib.tensor(x0).transpose(0, 1), w, b)   # non-contiguous 3-D
+        (out * lib.tensor(np.arange(30.0).reshape(2, 3, 5))).sum().backward()
+        results.append((str(out.dtype).replace("torch.", ""), out.detach().numpy(),
+                        str(b.grad.dtype).replace("torch.", ""), b.grad.numpy()))
+    (pd, po, pgd, pg), (td, to, tgd, tg) = results
+    assert pd == td == "float64" and pgd == tgd == "float16"
+    np.testing.assert_allclose(po, to, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(pg, tg)

@@ -1536,10 +1536,6 @@ def test_multihead_self_attn_two_masks_fast_path():
                                atol=1e-10)
 
 
-@pytest.mark.xfail(strict=True, reason="python: F.linear (pyad/nn/functional.py) refuses a bias "
-                   "whose dtype differs from the input's; torch's linear on a 3-D input adds a "
-                   "float16 bias to the float64 product with type promotion (its 2-D addmm "
-                   "path refuses it, as pyad does)")
 def test_multihead_attn_fast_path_query_and_bias_have_different_dtypes():
     tm, mha = twin(tnn.MultiheadAttention(4, 4, batch_first=True),
                    nn.MultiheadAttention(4, 4, batch_first=True))
