@@ -40,6 +40,8 @@ from pyad import _engine
 from pyad.autograd.grad_mode import is_grad_enabled
 from pyad.nn.utils.stateless import _functional_call as _stateless_call
 
+# torch.func's names (functorch's older ones below are attributes only, as torch.func
+# has them not)
 __all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev",
            "jacfwd", "hessian", "vmap", "stack_module_state"]
 
@@ -1132,3 +1134,18 @@ def stack_module_state(models):
     buffers = {k: _construct_stacked_leaf(tuple(b[k] for b in all_buffers), k)
                for k in all_buffers[0]}
     return params, buffers
+
+
+
+# functorch's older API (make_functional, ...) lives in pyad/_functorch_compat.py, which
+# subclasses nn.Module; pyad.nn imports this module, so it is loaded on first use
+_FUNCTORCH_NAMES = ("make_functional", "make_functional_with_buffers",
+                    "combine_state_for_ensemble", "FunctionalModule",
+                    "FunctionalModuleWithBuffers")
+
+
+def __getattr__(name):
+    if name in _FUNCTORCH_NAMES:
+        from pyad import _functorch_compat
+        return getattr(_functorch_compat, name)
+    raise AttributeError("module 'pyad.func' has no attribute %r" % name)

@@ -14,6 +14,7 @@ import pyad.autograd.anomaly_mode
 import pyad.autograd.functional
 import pyad.autograd.forward_ad
 import pyad.func
+import pyad._functorch_compat
 import pyad.autograd.graph
 import pyad.autograd.profiler
 import pyad.autograd.profiler_util
@@ -74,7 +75,7 @@ from pyad import _engine
 MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_mode,
            pyad.autograd.gradcheck, pyad.autograd.anomaly_mode, pyad.autograd.functional,
            pyad.autograd.forward_ad,
-           pyad.func,
+           pyad.func, pyad._functorch_compat,
            pyad.autograd.graph, pyad.autograd.profiler, pyad.autograd.profiler_util,
            pyad.nn.init, pyad.nn.modules,
            pyad.nn.parameter, pyad.optim.optimizer, pyad.optim.lr_scheduler,

@@ -906,3 +906,72 @@ def test_functional_without_create_graph_is_allowed_under_vmap_only():
     np.testing.assert_allclose(out.data, np.stack([np.diag(np.exp(r)) for r in x.data]))
     with pytest.raises(RuntimeError, match="create_graph"):
         grad(lambda r: jacobian(lambda t: t.exp(), r).sum())(x[0])
+
+
+def _twin_linear_models(n, seed=0):
+    # n pairs of (pyad, torch) Linear(3, 2) models with the same weights
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for _ in range(n):
+        w, b = rng.standard_normal((2, 3)), rng.standard_normal(2)
+        pm, tm = pyad.nn.Linear(3, 2).double(), torch.nn.Linear(3, 2).double()
+        with pyad.no_grad():
+            pm.weight.copy_(pyad.tensor(w))
+            pm.bias.copy_(pyad.tensor(b))
+        with torch.no_grad():
+            tm.weight.copy_(torch.tensor(w))
+            tm.bias.copy_(torch.tensor(b))
+        pairs.append((pm, tm))
+    return pairs
+
+
+def test_make_functional_family_matches_functorch():
+    functorch = pytest.importorskip("functorch")
+    import warnings
+    x0 = np.random.default_rng(1).standard_normal((5, 3))
+    (pm, tm), = _twin_linear_models(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")             # functorch's deprecation warnings
+        tf, tparams = functorch.make_functional(tm)
+        tg = functorch.grad(lambda p: (tf(p, torch.tensor(x0)) ** 2).sum())(tparams)
+    pf, pparams = pyad.func.make_functional(pm)
+    pg = pyad.func.grad(lambda p: (pf(p, pyad.tensor(x0)) ** 2).sum())(pparams)
+    for a, b in zip(pg, tg):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12)
+    assert all(p.requires_grad and p.is_leaf for p in pparams)
+    assert pparams[0] is not pm.weight              # a copy's: the model is untouched
+    _, frozen = pyad.func.make_functional(pm, disable_autograd_tracking=True)
+    assert not any(p.requires_grad for p in frozen) and pm.weight.requires_grad
+    with pytest.raises(RuntimeError, match="make_functional_with_buffers"):
+        pyad.func.make_functional(pyad.nn.BatchNorm1d(3))
+    with pytest.raises(RuntimeError, match="expected 2"):
+        pf(pparams[:1], pyad.tensor(x0))
+
+    # with buffers: a BatchNorm in training mode updates the copy's running stats
+    bn_p, bn_t = pyad.nn.BatchNorm1d(3).double(), torch.nn.BatchNorm1d(3).double()
+    fp, pp, pb = pyad.func.make_functional_with_buffers(bn_p)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ft, tp, tb = functorch.make_functional_with_buffers(bn_t)
+    assert len(pp) == len(tp) == 2 and len(pb) == len(tb) == 3
+    np.testing.assert_allclose(fp(pp, pb, pyad.tensor(x0)).detach().numpy(),
+                               ft(tp, tb, torch.tensor(x0)).detach().numpy(), rtol=1e-12)
+
+    # an ensemble: stacked detached state, run through vmap
+    pairs = _twin_linear_models(4, seed=2)
+    fe, ep, eb = pyad.func.combine_state_for_ensemble([p for p, _ in pairs])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        te, tep, teb = functorch.combine_state_for_ensemble([t for _, t in pairs])
+        t_out = functorch.vmap(te, (0, 0, None))(tep, teb, torch.tensor(x0))
+    p_out = pyad.func.vmap(fe, (0, 0, None))(ep, eb, pyad.tensor(x0))
+    assert tuple(ep[0].shape) == (4, 2, 3) and not ep[0].requires_grad and eb == ()
+    np.testing.assert_allclose(p_out.numpy(), t_out.numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="at least one model"):
+        pyad.func.combine_state_for_ensemble([])
+    with pytest.raises(RuntimeError, match="same class"):
+        pyad.func.combine_state_for_ensemble([pyad.nn.Linear(3, 2), pyad.nn.Linear(3, 2),
+                                              pyad.nn.Identity()])
+    mixed = [pyad.nn.Linear(3, 2), pyad.nn.Linear(3, 2).eval()]
+    with pytest.raises(RuntimeError, match="training/eval"):
+        pyad.func.combine_state_for_ensemble(mixed)
