@@ -502,6 +502,34 @@ class _JvpContext:
         setattr(self._ctx, name, value)
 
 
+def _check_view_tangent(output, tangent, args, tangents, given):
+    """torch's check of a custom Function's jvp for an output that its forward made as a
+    view of an input which has a tangent: the output's tangent must be a view of that
+    input's tangent (of the same base, where the input is itself a view). An input
+    returned as-is is exempt (its output aliases the input's very array)."""
+    if not output._is_view():
+        return
+    base = output._base
+    for i, arg in enumerate(args):
+        if not isinstance(arg, Variable) or not given[i]:
+            continue
+        if output.data is arg.data:
+            return                                  # an input returned as-is
+        if (arg._base if arg._is_view() else arg) is not base:
+            continue
+        if not tangent._is_view():
+            raise RuntimeError("A custom Function's forward is returning a view (or an input "
+                               "as-is) but the jvp is not returning a view.")
+        passed = tangents[i]
+        if tangent._base is passed or (passed._is_view() and tangent._base is passed._base):
+            return
+        if arg._is_view():
+            raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                               "returning a view of the same base as the given grad input.")
+        raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                           "returning a view of the given grad input.")
+
+
 def _apply_with_jvp(cls, args, kwargs, separate_setup_context):
     """``cls.apply(*args, **kwargs)`` inside a level for a custom Function that defines
     ``jvp``: when an input has a tangent, ``jvp(ctx, *tangents)`` gives those of the
@@ -526,6 +554,7 @@ def _apply_with_jvp(cls, args, kwargs, separate_setup_context):
         elif arg.is_floating_point() or arg.is_complex():
             tangent = pyad.zeros_like(arg)
         tangents.append(tangent)
+    given = [isinstance(a, Variable) and unpack_dual(a).tangent is not None for a in args]
     outputs = _engine._function_apply(cls, cls._backward_cls, args, kwargs,
                                       separate_setup_context)
     if not any_tangent:
@@ -574,5 +603,6 @@ def _apply_with_jvp(cls, args, kwargs, separate_setup_context):
                 "the original Tensor, this is not supported. Tensor is of size %s while the "
                 "given forward gradient is of size %s."
                 % (list(output.shape), list(tangent.shape)))
+        _check_view_tangent(output, tangent, args, tangents, given)
         outs[k] = _attach_tangent(output, tangent, state)
     return tuple(outs) if is_tuple else outs[0]

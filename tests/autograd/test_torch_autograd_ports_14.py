@@ -276,10 +276,6 @@ def test_checkpointing_without_reentrant_dataparallel():
     assert_equal(c_grad, np.ones((2, 2)) @ _np(model.linear.weight))
 
 
-@pytest.mark.xfail(strict=True, reason="python: forward_ad checks no custom Function "
-                   "jvp against its forward's views (pyad/autograd/forward_ad.py "
-                   "_apply_with_jvp): torch raises 'jvp is not returning a view' when forward "
-                   "returns a view of an input and jvp does not")
 def test_custom_function_forward_mode_view_checks():
     flag_to_error = {
         "ok": None,
