@@ -709,7 +709,7 @@ cdef inline VersionCounter _vc(Variable v):
     # Counters are created on first need (a save, a view, an in-place op): most
     # intermediate Variables never need one.
     if v._version_counter is None:
-        v._version_counter = VersionCounter.__new__(VersionCounter)
+        v._version_counter = _new_version_counter(v)
     return v._version_counter
 
 

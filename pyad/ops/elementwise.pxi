@@ -1041,7 +1041,7 @@ cdef class _UnaryOutNode(_UnaryNode):
     # output is kept in the node itself, not in a SavedVariable: its array, the version
     # counter it shares with the output Variable and the counter's state when saved
     # (issue 19, item 2: 56 bytes and one object less per op, in graphs that outgrow the
-    # caches). `saved` is None then. Whatever needs the general form (create_graph's
+    # caches; and no counter at all until the Variable needs one, _out_pending: 32 more). `saved` is None then. Whatever needs the general form (create_graph's
     # unpack, a version error, _raw_saved_result, an in-place op moving the save) gets it
     # from _out_saved, which moves the inline fields into a SavedVariable once. With
     # saved-tensor hooks on, the output is saved in the general form from the start.
@@ -1049,6 +1049,12 @@ cdef class _UnaryOutNode(_UnaryNode):
     cdef VersionCounter _out_vc
     cdef unsigned int _out_version   # _out_vc's version and detach_() count when saved
     cdef unsigned short _out_detaches
+    # 1 while the output Variable has no version counter of its own: none is made at
+    # record time (most outputs are never viewed or changed in place); the Variable
+    # adopts this node's when it first needs one (_new_version_counter), at version 0,
+    # so a change made after that is seen. _out_vc is None then, or (once the general
+    # form was made) the counter the SavedVariable holds.
+    cdef unsigned char _out_pending
 
     cdef void _release_saved(self) noexcept:
         _release_out(self)
@@ -1067,25 +1073,56 @@ cdef inline void _stamp_out(_UnaryOutNode node, object data, VersionCounter coun
     node._out_vc = counter
     node._out_version = <unsigned int>counter.version
     node._out_detaches = <unsigned short>_vc_detaches(counter)
+    node._out_pending = 0
+
+
+cdef inline void _stamp_out_pending(_UnaryOutNode node, object data) noexcept:
+    # The output of the op being recorded, which has no version counter yet.
+    node._out = data
+    node._out_vc = None
+    node._out_version = 0
+    node._out_detaches = 0
+    node._out_pending = 1
+
+
+cdef VersionCounter _new_version_counter(Variable v):
+    # A counter for `v`, which has none (_vc): the one its node saved it under, if that
+    # node kept it inline without a counter (_stamp_out_pending), else a new one.
+    cdef _UnaryOutNode node
+    cdef VersionCounter fresh = VersionCounter.__new__(VersionCounter)
+    # (allocated first: no collection, and so no other thread, runs between the reads
+    # and writes below)
+    if v._grad_fn is not None and v._output_nr == 0 and isinstance(v._grad_fn, _UnaryOutNode):
+        node = <_UnaryOutNode>v._grad_fn
+        if node._out_pending:
+            node._out_pending = 0
+            if node.saved is not None and node.saved._version_counter is not None:
+                return node.saved._version_counter      # (the general form's, made since)
+            if node._out is not None:
+                node._out_vc = fresh
+    return fresh
 
 
 cdef SavedVariable _out_saved(_UnaryOutNode node):
     # The saved output in the general form (None if nothing was saved).
     cdef SavedVariable s
-    if node.saved is None and (node._out_vc is not None or node._released):
+    cdef VersionCounter counter
+    if node.saved is None and (node._out is not None or node._released):
+        # (a pending output gets its counter here, which the Variable adopts later)
+        counter = VersionCounter.__new__(VersionCounter) if node._out_vc is None else None
         s = SavedVariable.__new__(SavedVariable)
         if node.saved is not None:
-            # (the allocation may have run a collection, and with it another thread
+            # (the allocations may have run a collection, and with it another thread
             # backpropagating through this node, which made the general form first)
             return node.saved
         s._input_nr = -1
         s._is_output = True
         s._requires_grad = True
-        if node._out_vc is None:
+        if node._out is None:
             s._released = True
         else:
             s._data = node._out
-            s._version_counter = node._out_vc
+            s._version_counter = node._out_vc if node._out_vc is not None else counter
             s._saved_version = node._out_version
             s._saved_detaches = node._out_detaches
         node._out = None
@@ -1098,10 +1135,10 @@ cdef inline object _out_value(_UnaryOutNode node, bint rec):
     # The saved output as a value (see _sv): the array itself when it is inline, not
     # released and unchanged since, else through the general form (which checks).
     cdef VersionCounter counter = node._out_vc
-    if not rec and counter is not None and \
-            <unsigned int>counter.version == node._out_version and \
-            <unsigned short>_vc_detaches(counter) == node._out_detaches:
-        return node._out
+    if not rec and node._out is not None and (counter is None or (
+            <unsigned int>counter.version == node._out_version and
+            <unsigned short>_vc_detaches(counter) == node._out_detaches)):
+        return node._out              # (no counter: pending, so never changed since)
     return _sv(_out_saved(node), node, rec)
 
 
@@ -1125,7 +1162,7 @@ cdef inline Variable _record_unary(_UnaryNode node, object data, Variable x, bin
     elif save_output:
         if isinstance(node, _UnaryOutNode) and not _saved_hooks_on and \
                 not out._is_inference:
-            _stamp_out(<_UnaryOutNode>node, out._data, _vc(out))
+            _stamp_out_pending(<_UnaryOutNode>node, out._data)
         else:
             node.saved = _save(out, True)
     return out

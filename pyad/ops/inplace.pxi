@@ -60,7 +60,7 @@ cdef Variable _write_back(Variable x, Variable old, Variable result, str what):
         # An op that saved its output (exp_, tanh_, ...) now saves x itself, as torch
         # does: no second copy, and a later in-place change to x is caught by backward.
         if isinstance(result._grad_fn, _UnaryOutNode) and \
-                (<_UnaryOutNode>result._grad_fn)._out_vc is not None:
+                (<_UnaryOutNode>result._grad_fn)._out is not None:
             _stamp_out(<_UnaryOutNode>result._grad_fn, x._data, _vc(x))
         elif isinstance(result._grad_fn, _UnaryNode):
             saved = (<_UnaryNode>result._grad_fn).saved

@@ -1,7 +1,8 @@
 """Unary ops whose backward needs their output keep it inside the node (issue 19,
 item 2): exp, sqrt, tanh, sigmoid, relu, reciprocal, rsqrt, expm1, tan, exp2, erfinv
 and special.ndtri save no SavedVariable object, only the array, its version counter
-and the counter's state (pyad/ops/elementwise.pxi, _UnaryOutNode). Every way of
+and the counter's state (pyad/ops/elementwise.pxi, _UnaryOutNode); the counter itself
+is made only when the output Variable first needs one, which then adopts the node's. Every way of
 reading that saved output must behave as the general form does, and as torch does:
 values and second derivatives, the in-place checks, release after backward,
 _saved_result / _raw_saved_result, saved-tensor hooks, the in-place forms that move
@@ -325,3 +326,39 @@ def test_concurrent_create_graph_backwards_through_inline_outputs_agree():
         assert len(results) == 18
         for g in results:
             np.testing.assert_allclose(g, expected.data, rtol=1e-12)
+
+
+# The output Variable gets no version counter when its node saves it: it adopts the
+# node's when it first needs one (a view, detach, an in-place change, _version), so a
+# change made through any of them, before or after the general form was made, is seen.
+PENDING_CHANGES = {
+    "through a view": lambda lib, y: y[0:1].add_(1),
+    "through detach": lambda lib, y: y.detach().mul_(3),
+    "after reading _version": lambda lib, y: (y._version, y.add_(1)),
+    "after _saved_result": lambda lib, y: (y.grad_fn._saved_result, y.add_(1)),
+    "after a second view": lambda lib, y: (y.view(-1), y[1:].sub_(1)),
+}
+
+
+@pytest.mark.parametrize("change", sorted(PENDING_CHANGES))
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid"])
+def test_first_counter_made_after_the_save_still_catches_changes(name, change):
+    for lib in LIBS:
+        x = leaf(lib, [0.5, -0.3, 1.2])
+        y = op(lib, name)(x * 1.0)
+        with lib.no_grad():
+            PENDING_CHANGES[change](lib, y)
+        with pytest.raises(RuntimeError, match="is at version [12]; expected version 0"):
+            y.sum().backward()
+
+
+def test_unchanged_output_with_a_late_counter_backpropagates_as_torch():
+    for lib in LIBS:
+        x = leaf(lib, [0.5, -0.3, 1.2])
+        y = (x * 1.0).tanh()
+        assert y._version == 0
+        view = y[0:2]                                 # a counter made, nothing changed
+        y.sum().backward(retain_graph=True)
+        np.testing.assert_allclose(as_np(x.grad), 1 - np.tanh([0.5, -0.3, 1.2]) ** 2,
+                                   rtol=1e-15)
+        assert view._version == 0
