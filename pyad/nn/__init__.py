@@ -33,7 +33,8 @@ from pyad.nn.layers_extra import (
     Conv3d, ConvTranspose3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, BatchNorm3d, InstanceNorm3d, LazyConv1d,
     LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d,
     LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d,
-    LazyInstanceNorm3d, UninitializedBuffer,
+    LazyInstanceNorm3d, UninitializedBuffer, AdaptiveMaxPool3d, MaxUnpool3d,
+    FractionalMaxPool2d, FractionalMaxPool3d,
 )
 from pyad.nn.adaptive import AdaptiveLogSoftmaxWithLoss
 from pyad.nn.transformer import (
@@ -79,5 +80,6 @@ __all__ = [
     "InstanceNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
     "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
     "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
-    "UninitializedBuffer", "AdaptiveLogSoftmaxWithLoss",
+    "UninitializedBuffer", "AdaptiveMaxPool3d", "MaxUnpool3d", "FractionalMaxPool2d",
+    "FractionalMaxPool3d", "AdaptiveLogSoftmaxWithLoss",
 ]

@@ -168,7 +168,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     modes ``'nearest'``, ``'nearest-exact'`` (any number of spatial dims), ``'area'``
     (adaptive average pooling, 3-D to 5-D input), ``'linear'`` (3-D input),
     ``'bilinear'`` and ``'bicubic'`` (4-D input) and ``'trilinear'`` (5-D input), with
-    torch's ``align_corners`` and ``scale_factor`` conventions (no ``antialias``).
+    torch's ``align_corners`` and ``scale_factor`` conventions; ``antialias=True`` (for
+    'bilinear' and 'bicubic') filters as torch's separable antialiased kernels.
 
     >>> interpolate(pyad.tensor([[[1.0, 2.0]]]), scale_factor=2)
     tensor([[[1., 1., 2., 2.]]])
@@ -184,8 +185,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             "Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: "
             "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got %s)"
             % (input.dim(), mode))
-    if antialias:
-        raise NotImplementedError("%s(): antialias=True is not supported in pyad" % what)
+    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+        raise ValueError("%s(): Anti-alias option is restricted to bilinear and bicubic modes "
+                         "and requires a 4-D Variable as input" % what)
     if mode in ("nearest", "nearest-exact", "area"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -252,6 +254,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                       % (what, input.dim()))
         return _in_format_of(pool[dim](input, out_sizes), input)
     out = input
+    if antialias:
+        # torch's separable antialiased resampling: the last dim first, then the one before
+        for d in reversed(range(dim)):
+            out = _aa_along(out, 2 + d, in_sizes[d], out_sizes[d], align_corners, scales[d],
+                            mode, input)
+        return _in_format_of(out, input)
     for d in range(dim):
         n_in, n_out = in_sizes[d], out_sizes[d]
         axis = 2 + d
@@ -316,6 +324,55 @@ def _cubic_along(out, axis, src, n_in, view, like):
         term = out.index_select(axis, _index_var(idx, like)) * pyad.tensor(
             w.reshape(view), dtype=like.dtype, device=like.device)
         result = term if result is None else result + term
+    return result
+
+
+def _aa_filter(x, mode):
+    # torch's antialias filters (UpSampleKernel.cpp): the triangle for bilinear, the
+    # cubic convolution with a = -0.5 (Keys, as PIL) for bicubic
+    x = _np.abs(x)
+    if mode == "bilinear":
+        return _np.where(x < 1.0, 1.0 - x, 0.0)
+    a = -0.5
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return _np.where(x < 1.0, near, _np.where(x < 2.0, far, 0.0))
+
+
+def _aa_along(out, axis, n_in, n_out, align_corners, scale_factor, mode, like):
+    # torch's _compute_weights_aa: output i averages the input around
+    # center = scale * (i + 0.5) with the filter stretched by the scale when
+    # downsampling, the weights normalised to sum 1
+    if align_corners:
+        scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        scale = (1.0 / scale_factor) if scale_factor else n_in / n_out
+    interp = 2 if mode == "bilinear" else 4
+    support = interp * 0.5 * scale if scale >= 1.0 else interp * 0.5
+    invscale = 1.0 / scale if scale >= 1.0 else 1.0
+    taps = int(math.ceil(support)) * 2 + 1
+    i = _np.arange(n_out, dtype=_np.float64)
+    center = scale * (i + 0.5)
+    xmin = _np.maximum((center - support + 0.5).astype(_np.int64), 0)
+    xsize = _np.minimum((center + support + 0.5).astype(_np.int64), n_in) - xmin
+    xsize = _np.clip(xsize, 0, taps)
+    j = _np.arange(taps)
+    w = _aa_filter((j[None, :] + xmin[:, None] - center[:, None] + 0.5) * invscale, mode)
+    w = _np.where(j[None, :] < xsize[:, None], w, 0.0)
+    total = w.sum(1, keepdims=True)
+    w = _np.where(total != 0, w / _np.where(total != 0, total, 1.0), w)
+    view = [1] * out.dim()
+    view[axis] = n_out
+    result = None
+    for k in range(taps):
+        if not _np.any(w[:, k]):
+            continue
+        idx = _np.clip(xmin + k, 0, n_in - 1)
+        term = out.index_select(axis, _index_var(idx, like)) * pyad.tensor(
+            w[:, k].reshape(view), dtype=like.dtype, device=like.device)
+        result = term if result is None else result + term
+    if result is None:
+        result = out.index_select(axis, _index_var(_np.zeros(n_out, _np.int64), like)) * 0
     return result
 
 

@@ -29,7 +29,9 @@ __all__ = [
     "triplet_margin_with_distance_loss", "gumbel_softmax", "pdist", "affine_grid",
     "grid_sample", "upsample_nearest", "upsample_bilinear", "embedding_bag",
     "conv_transpose1d", "ctc_loss", "conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices",
-    "avg_pool3d", "adaptive_avg_pool3d",
+    "avg_pool3d", "adaptive_avg_pool3d", "fractional_max_pool2d", "fractional_max_pool3d",
+    "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "max_unpool3d",
 ]
 
 
@@ -885,13 +887,60 @@ def _source_index(coord, size, padding_mode, align_corners):
     return coord
 
 
+def _pad_tap(idx, size, padding_mode, align_corners, xp):
+    # torch's compute_coordinates on an integer tap position (grid_sample's bicubic
+    # get_value_bounded): clipped ('border') or reflected and clipped ('reflection')
+    if padding_mode == "zeros":
+        return idx
+    with _np.errstate(invalid="ignore"):
+        if padding_mode == "reflection":
+            lo, hi = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+            if lo == hi:
+                idx = xp.zeros_like(idx)
+            else:
+                low, span = lo / 2, (hi - lo) / 2
+                a = xp.abs(idx - low)
+                extra = xp.fmod(a, span)
+                flips = xp.floor(a / span)
+                idx = xp.where(flips % 2 == 0, extra + low, span - extra + low)
+        # std::min(size - 1, std::max(x, 0)): a NaN stays NaN through the max and the
+        # min returns size - 1
+        idx = xp.where(xp.isnan(idx), size - 1, xp.clip(idx, 0, size - 1))
+    return idx
+
+
+def _bicubic_taps(coords, sizes, padding_mode, align_corners, tap, xp):
+    # torch's bicubic grid_sample: 4 x 4 taps around floor(source), the cubic convolution
+    # weights (A = -0.75) of the fractional parts along x, then along y
+    from pyad.nn._functional_layers import _cubic_near, _cubic_far
+    lows = [xp.floor(v.data) for v in coords]
+    with _np.errstate(invalid="ignore"):      # an infinite grid value gives a NaN fraction
+        frac = [(v - pyad.Variable(lo)).unsqueeze(1) for v, lo in zip(coords, lows)]
+    ty, tx = frac
+
+    def weights(t):
+        return (_cubic_far(t + 1), _cubic_near(t), _cubic_near(1 - t), _cubic_far(2 - t))
+
+    wy, wx = weights(ty), weights(tx)
+    out = 0
+    for i in range(4):
+        row = 0
+        iy = _pad_tap(lows[0] - 1 + i, sizes[0], padding_mode, align_corners, xp)
+        for j in range(4):
+            ix = _pad_tap(lows[1] - 1 + j, sizes[1], padding_mode, align_corners, xp)
+            vals, inside = tap([iy, ix])
+            row = row + (vals * inside) * wx[j]
+        out = out + row * wy[i]
+    return out
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample ``input`` ``(N, C, H, W)`` at the normalised ``(x, y)`` positions of
     ``grid`` ``(N, Ho, Wo, 2)`` (``-1``/``1`` the edges), or ``(N, C, D, H, W)`` at the
-    ``(x, y, z)`` of ``(N, Do, Ho, Wo, 3)``, with ``mode`` 'bilinear' (trilinear for 5-D)
-    or 'nearest' and ``padding_mode`` 'zeros', 'border' or 'reflection'
-    (``F.grid_sample``). Differentiable with respect to ``input`` and (bilinear)
-    ``grid``.
+    ``(x, y, z)`` of ``(N, Do, Ho, Wo, 3)``, with ``mode`` 'bilinear' (trilinear for 5-D),
+    'nearest' or 'bicubic' (4-D only; torch's cubic convolution, A = -0.75) and
+    ``padding_mode`` 'zeros', 'border' or 'reflection' (``F.grid_sample``).
+    Differentiable with respect to ``input`` and (bilinear, bicubic) ``grid``.
 
     >>> img = pyad.arange(4.0).reshape(1, 1, 2, 2)
     >>> grid_sample(img, pyad.tensor([[[[0.0, 0.0]]]]), align_corners=True)
@@ -905,8 +954,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise ValueError("grid_sample(): nn.functional.grid_sample(): expected padding_mode "
                          "to be 'zeros', 'border', or 'reflection', but got: '%s'"
                          % (padding_mode,))
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample(): mode 'bicubic' is not supported by pyad")
     align_corners = _align_warning(align_corners)
     if input.dim() not in (4, 5) or grid.dim() != input.dim():
         raise RuntimeError("grid_sample(): expected 4D or 5D input and grid with same number "
@@ -923,14 +970,21 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if any(v == 0 for v in input.shape[2:]):
         raise RuntimeError("grid_sample(): expected input to have non-empty spatial "
                            "dimensions, but input has sizes %s" % (list(input.shape),))
+    if mode == "bicubic" and k != 2:
+        raise RuntimeError("grid_sample(): bicubic interpolation only supports 4D input")
     n, c = input.shape[0], input.shape[1]
     sizes = tuple(input.shape[2:])                        # (D,) H, W
     out_sp = tuple(grid.shape[1:grid.dim() - 1])
     points = int(_np.prod(out_sp))
     xp = _xp(input)
     # grid's last axis is (x, y[, z]): x indexes the last spatial dim
-    coords = [_source_index(grid[..., k - 1 - i], sizes[i], padding_mode, align_corners)
-              for i in range(k)]                      # per spatial dim, (N, *out_sp)
+    if mode == "bicubic":
+        # torch's: the padding applies to the tap positions, not to the source coordinate
+        coords = [_unnormalize(grid[..., k - 1 - i], sizes[i], align_corners)
+                  for i in range(k)]
+    else:
+        coords = [_source_index(grid[..., k - 1 - i], sizes[i], padding_mode, align_corners)
+                  for i in range(k)]                  # per spatial dim, (N, *out_sp)
     flat = input.reshape(n, c, int(_np.prod(sizes)))
     strides = [int(_np.prod(sizes[i + 1:])) for i in range(k)]
     dt = input.data.dtype
@@ -952,6 +1006,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if mode == "nearest":
         vals, inside = tap([xp.round(v.data) for v in coords])
         return vals * inside
+    if mode == "bicubic":
+        return _bicubic_taps(coords, sizes, padding_mode, align_corners, tap, xp)
     lows = [xp.floor(v.data) for v in coords]
     frac = [(v - pyad.Variable(lo)).unsqueeze(1) for v, lo in zip(coords, lows)]
     out = 0
@@ -1694,3 +1750,270 @@ def adaptive_avg_pool3d(input, output_size):
             shape[dim] = 0
             out = out.reshape(tuple(shape)) if out.numel() == 0 else out.narrow(dim, 0, 0)
     return _adaptive_empty_output_guard(out, 3, what)
+
+
+# ---------------------------------------------------------------------------------
+# Fractional max pooling, 3-D adaptive max pooling and unpooling
+# ---------------------------------------------------------------------------------
+
+def _fractional_intervals(samples, in_size, out_size, pool, dt):
+    # torch's generate_intervals, in the input's float type: for a sample u in [0, 1)
+    # start_i = int((i + u) * alpha) - int(u * alpha), alpha = (in - pool) / (out - 1),
+    # the last start in - pool. samples: (B, C) array -> (B, C, out) int64 starts.
+    starts = _np.empty(samples.shape + (out_size,), dtype=_np.int64)
+    if out_size > 1:
+        alpha = dt.type(in_size - pool) / dt.type(out_size - 1)
+        i = _np.arange(out_size - 1).astype(dt)
+        u = samples.astype(dt)[..., None]
+        with _np.errstate(invalid="ignore", over="ignore"):
+            starts[..., :-1] = (((i + u) * alpha).astype(_np.int64)
+                                - (u * alpha).astype(_np.int64))
+    if out_size > 0:
+        starts[..., -1] = in_size - pool
+    return starts
+
+
+_FRACTIONAL_NAMES = {2: ("height", "width"), 3: ("time", "height", "width")}
+
+
+def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, n):
+    what = "fractional_max_pool%dd" % n
+    input = _var(input)
+    if output_size is None and output_ratio is None:
+        raise ValueError("%s(): %s requires specifying either an output_size or an "
+                         "output_ratio" % (what, what))
+    if input.dim() < n + 1:
+        raise IndexError("%s(): Dimension out of range (expected to be in range of [%d, %d], "
+                         "but got %d)" % (what, -input.dim(), input.dim() - 1, -(n + 1)))
+    if output_size is None:
+        if isinstance(output_ratio, (tuple, list)) and len(output_ratio) > n:
+            raise ValueError("%s(): %s requires output_ratio to either be a single Int or "
+                             "tuple of Ints." % (what, what))
+        ratio = output_ratio if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * n
+        if len(ratio) != n:
+            raise ValueError("%s(): output_ratio must be a float or a %d-tuple, got %r"
+                             % (what, n, output_ratio))
+        output_size = [int(input.shape[input.dim() - n + i] * ratio[i]) for i in range(n)]
+    k = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * n
+    o = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * n
+    if len(k) != n:
+        raise RuntimeError("%s(): kernel_size must either be a single Int or tuple of %s Ints"
+                           % (what, "three" if n == 3 else ""))
+    if len(o) != n:
+        raise RuntimeError("%s(): output_size must either be a single Int or tuple of %s Ints"
+                           % (what, "three" if n == 3 else ""))
+    k, o = tuple(int(v) for v in k), tuple(int(v) for v in o)
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError("%s(): Expected %dD or %dD Variable, but got: %s"
+                           % (what, n + 1, n + 2, list(input.shape)))
+    batched = input.dim() == n + 2
+    for d in range(1 if batched else 0, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError("%s(): Expected input to have non-zero size for non-batch "
+                               "dimensions, but got %s with dimension %d being empty."
+                               % (what, list(input.shape), d))
+    if _np.dtype(input.dtype).kind != "f":
+        _adaptive_float_check(input, what, "check_uniform_bounds" if _random_samples is None
+                              else what)
+    if any(v < 0 for v in o):
+        raise RuntimeError("%s(): Trying to create a Variable with negative dimension: %s"
+                           % (what, list(o)))
+    sizes = tuple(input.shape[input.dim() - n:])
+    c = input.shape[input.dim() - n - 1]
+    b = input.shape[0] if batched else 1
+    if _random_samples is None:
+        samples = pyad.rand(b, c, n, dtype=input.dtype).data
+    else:
+        samples = _var(_random_samples)
+        if samples.dim() != 3:
+            raise RuntimeError("%s(): Expect _random_samples to have 3 dimensions, got %d"
+                               % (what, samples.dim()))
+        if samples.dtype != input.dtype:
+            raise RuntimeError("%s(): Expect _random_samples to have the same dtype as input"
+                               % what)
+        if samples.shape[0] < (input.shape[0] if batched else 1):
+            raise RuntimeError("%s(): Expect _random_samples.size(0) no less then input batch "
+                               "size." % what)
+        if samples.shape[1] != c:
+            raise RuntimeError("%s(): Expect _random_samples.size(1) equals to input channel "
+                               "size." % what)
+        if samples.shape[2] != n:
+            raise RuntimeError("%s(): Expect _random_samples.size(2) equals to %d; got %d."
+                               % (what, n, samples.shape[2]))
+        samples = samples.data
+    for d in range(n):
+        # torch's bound: <= for 2-d, strictly below for 3-d (FractionalMaxPool3d.cpp)
+        if o[d] + k[d] - 1 > sizes[d] - (n == 3):
+            name = _FRACTIONAL_NAMES[n][d]
+            raise RuntimeError("%s(): pool %s %d too large relative to input %s %d"
+                               % (what, name, k[d], name, sizes[d]))
+    xp = _xp(input)
+    samples = _host(samples)[:b]
+    dt = _np.dtype(input.data.dtype)
+    # the flat input position of every (plane, output cell, window tap)
+    strides = [int(_np.prod(sizes[d + 1:])) for d in range(n)]
+    flat_pos = _np.zeros((b, c) + o + k, dtype=_np.int64)
+    # torch's sample order: (w, h) per plane for 2-d, (t, h, w) for 3-d
+    order = (1, 0) if n == 2 else (0, 1, 2)
+    for d in range(n):
+        starts = _fractional_intervals(samples[:, :, order[d]], sizes[d], o[d], k[d], dt)
+        shape = [b, c] + [1] * (2 * n)
+        shape[2 + d] = o[d]
+        taps = [1] * (2 * n)
+        taps[n + d] = k[d]
+        flat_pos = flat_pos + (starts.reshape(shape)
+                               + _np.arange(k[d]).reshape([1, 1] + taps)) * strides[d]
+    p_cells, k_cells = int(_np.prod(o)), int(_np.prod(k))
+    flat_pos = flat_pos.reshape(b, c, p_cells, k_cells)
+    lead = tuple(input.shape[:input.dim() - n])
+    flat = input.reshape(lead + (int(_np.prod(sizes)),))
+    data = flat.data if batched else flat.data[None]
+    if data.size == 0 or p_cells == 0:
+        pos = xp.zeros((b, c, p_cells), dtype=_np.int64)
+    else:
+        cells = xp.asarray(flat_pos)
+        vals = xp.take_along_axis(data, cells.reshape(b, c, -1), -1).reshape(cells.shape)
+        # torch's scan: the first of equal maxima, the last NaN; all -inf: the first tap
+        nan = xp.isnan(vals)
+        last_nan = nan.shape[-1] - 1 - xp.argmax(nan[..., ::-1], -1)
+        pick = xp.where(nan.any(-1), last_nan, xp.argmax(vals, -1))
+        pos = xp.take_along_axis(cells, pick[..., None], -1)[..., 0]
+    if not batched:
+        pos = pos[0]
+    out = pyad.gather(flat, flat.dim() - 1, pos)
+    return out.reshape(lead + o), pyad.Variable(pos.reshape(lead + o))
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """`fractional_max_pool2d` that returns ``(output, indices)``."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio,
+                                _random_samples, 2)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """2-D fractional max pooling over ``(N, C, H, W)`` or ``(C, H, W)``
+    (``F.fractional_max_pool2d``): ``kernel_size`` windows at pseudo-random starts
+    (torch's interval sequence from ``_random_samples`` ``(N, C, 2)`` in ``[0, 1)``, one
+    ``(w, h)`` pair per plane; drawn with `pyad.rand` when not given), to ``output_size``
+    or ``output_ratio`` times the input size. With ``return_indices`` also the flat
+    ``H * W`` index of each maximum. The gradient goes to the chosen entries.
+
+    >>> x = pyad.arange(16.0).reshape(1, 1, 4, 4)
+    >>> fractional_max_pool2d(x, 2, output_size=2, _random_samples=pyad.zeros(1, 1, 2))
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
+    out, idx = fractional_max_pool2d_with_indices(input, kernel_size, output_size,
+                                                  output_ratio, False, _random_samples)
+    return (out, idx) if return_indices else out
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """`fractional_max_pool3d` that returns ``(output, indices)``."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio,
+                                _random_samples, 3)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """3-D fractional max pooling over ``(N, C, T, H, W)`` or ``(C, T, H, W)``
+    (``F.fractional_max_pool3d``); ``_random_samples`` is ``(N, C, 3)``, one
+    ``(t, h, w)`` triple per plane. See `fractional_max_pool2d`.
+
+    >>> x = pyad.arange(8.0).reshape(1, 1, 2, 2, 2)
+    >>> fractional_max_pool3d(x, 1, output_size=1, _random_samples=pyad.zeros(1, 1, 3))
+    tensor([[[[[7.]]]]])
+    """
+    out, idx = fractional_max_pool3d_with_indices(input, kernel_size, output_size,
+                                                  output_ratio, False, _random_samples)
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """`adaptive_max_pool3d` that returns ``(output, indices)``."""
+    what = "adaptive_max_pool3d"
+    input = _var(input)
+    if isinstance(output_size, (tuple, list)):
+        # torch's _list_with_default: only a sequence output_size is checked here
+        _adaptive_dim_check(input, len(output_size), what)
+    if input.dim() not in (4, 5):
+        raise RuntimeError("%s(): Expected 4D or 5D Variable, but got: %s"
+                           % (what, list(input.shape)))
+    _adaptive_float_check(input, what, "adaptive_max_pool3d_cpu")
+    _adaptive_nonempty_check(input, 3, what)
+    o = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 3
+    if len(o) != 3:
+        raise RuntimeError("%s(): internal error: output_size.size() must be 3" % what)
+    sizes = tuple(input.shape[input.dim() - 3:])
+    o = tuple(sizes[i] if o[i] is None else int(o[i]) for i in range(3))
+    if any(v < 0 for v in o):
+        raise RuntimeError("%s(): output_size must be non-negative, got %s" % (what, o))
+    bounds = [_adaptive_cells(sizes[i], o[i]) for i in range(3)]
+    ks = [max([e - s for s, e in zip(*bounds[i])] or [1]) for i in range(3)]
+    cells = _np.empty((int(_np.prod(o)), int(_np.prod(ks))), dtype=_np.int64)
+    row = 0
+    for a in range(o[0]):
+        for bb in range(o[1]):
+            for cc in range(o[2]):
+                pos = [(t * sizes[1] + h) * sizes[2] + w
+                       for t in range(bounds[0][0][a], bounds[0][1][a])
+                       for h in range(bounds[1][0][bb], bounds[1][1][bb])
+                       for w in range(bounds[2][0][cc], bounds[2][1][cc])]
+                cells[row] = pos + [pos[0]] * (cells.shape[1] - len(pos))
+                row += 1
+    lead = tuple(input.shape[:input.dim() - 3])
+    flat = input.reshape(lead + (int(_np.prod(sizes)),))
+    out, pos = _choose_max(flat, cells, what)
+    from pyad.nn._functional_layers import _in_format_of
+    ref = input if input.dim() == 5 else None
+    out = out.reshape(lead + o)
+    idx = pyad.Variable(pos.reshape(lead + o))
+    if ref is not None:
+        out, idx = _in_format_of(out, ref), _in_format_of(idx, ref)
+    return _adaptive_empty_output_guard(out, 3, what), idx
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """3-D adaptive max pooling to ``output_size`` over ``(N, C, D, H, W)`` or
+    ``(C, D, H, W)`` (``F.adaptive_max_pool3d``); with ``return_indices`` also the flat
+    ``D * H * W`` index of each maximum (for `max_unpool3d`). The gradient goes to the
+    first maximum (a NaN, the last one, wins as in torch).
+
+    >>> adaptive_max_pool3d(pyad.arange(8.0).reshape(1, 2, 2, 2), 1).flatten()
+    tensor([7.])
+    """
+    out, idx = adaptive_max_pool3d_with_indices(input, output_size)
+    return (out, idx) if return_indices else out
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of `max_pool3d`: each value put back at its ``indices`` (flat
+    ``D * H * W`` positions), zeros elsewhere, over ``(N, C, D, H, W)`` or
+    ``(C, D, H, W)`` (``F.max_unpool3d``).
+
+    >>> out, idx = max_pool3d(pyad.arange(8.0).reshape(1, 2, 2, 2), 2, return_indices=True)
+    >>> max_unpool3d(out, idx, 2).flatten()
+    tensor([0., 0., 0., 0., 0., 0., 0., 7.])
+    """
+    what = "max_unpool3d"
+    input = _var(input)
+    for name, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
+                    ("output_size", output_size)):
+        if isinstance(v, (tuple, list)) and len(v) not in ((3, 5) if name == "output_size"
+                                                           else (3,)):
+            raise RuntimeError("%s(): There should be exactly three elements (depth, height, "
+                               "width) in %s, but got %d elements." % (what, name, len(v)))
+    if input.dim() not in (4, 5):
+        raise RuntimeError("%s(): Input to max_unpooling3d should be a 4d or 5d Variable, but "
+                           "got a Variable with %d dimensions." % (what, input.dim()))
+    s = _tuple(stride if stride is not None else kernel_size, 3, what, "stride")
+    if any(int(v) <= 0 for v in s):
+        raise RuntimeError("%s(): strides should be greater than zero, but got stride: %s"
+                           % (what, list(s)))
+    size = _unpool_size(input, kernel_size, stride, padding, output_size, 3, what)
+    if _np.dtype(_var(indices).dtype) != _np.int64:
+        raise RuntimeError("%s(): elements in indices should be type int64" % what)
+    return _max_unpool(input, indices, size, what, 3)

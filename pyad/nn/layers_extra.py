@@ -42,7 +42,8 @@ __all__ = [
     "InstanceNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
     "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
     "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
-    "UninitializedBuffer",
+    "UninitializedBuffer", "AdaptiveMaxPool3d", "MaxUnpool3d", "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
 ]
 
 
@@ -409,6 +410,53 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
     _fn = staticmethod(F.adaptive_max_pool1d)
 
 
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    """3-D adaptive max pooling to ``output_size`` (``F.adaptive_max_pool3d``)."""
+    _fn = staticmethod(F.adaptive_max_pool3d)
+
+
+class _FractionalMaxPoolNd(Module):
+    _n = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size = _ntuple(kernel_size, self._n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, self._n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, self._n) if output_ratio is not None \
+            else None
+        if output_size is None and output_ratio is None:
+            raise ValueError("%s(): %s requires specifying either an output size, or a "
+                             "pooling ratio" % (name, name))
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("%s(): only one of output_size and output_ratio may be specified"
+                             % name)
+        if self.output_ratio is not None:
+            if not all(0 < r < 1 for r in self.output_ratio):
+                raise ValueError("%s(): output_ratio must be between 0 and 1 (got %s)"
+                                 % (name, output_ratio))
+
+    def forward(self, input):
+        fn = F.fractional_max_pool2d if self._n == 2 else F.fractional_max_pool3d
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                  self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """2-D fractional max pooling (``F.fractional_max_pool2d``): ``kernel_size`` windows at
+    pseudo-random starts, to ``output_size`` or ``output_ratio`` (in ``(0, 1)``) times the
+    input; ``_random_samples`` (a buffer) fixes the starts."""
+    _n = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-D fractional max pooling (``F.fractional_max_pool3d``); see `FractionalMaxPool2d`."""
+    _n = 3
+
+
 class _MaxUnpoolNd(Module):
     _n = 2
 
@@ -419,7 +467,7 @@ class _MaxUnpoolNd(Module):
         self.padding = _ntuple(padding, self._n)
 
     def forward(self, input, indices, output_size=None):
-        fn = F.max_unpool1d if self._n == 1 else F.max_unpool2d
+        fn = {1: F.max_unpool1d, 2: F.max_unpool2d, 3: F.max_unpool3d}[self._n]
         return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self):
@@ -442,6 +490,11 @@ class MaxUnpool2d(_MaxUnpoolNd):
     (1, 1, 4, 4)
     """
     _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of `MaxPool3d` (``F.max_unpool3d``)."""
+    _n = 3
 
 
 class _LPPoolNd(Module):

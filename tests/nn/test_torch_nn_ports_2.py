@@ -366,9 +366,8 @@ def test_MaxUnpool2d_output_size():
 
 @pytest.mark.parametrize("fn_name,arg", [
     ("max_pool1d", 3), ("max_pool2d", 3), ("max_pool3d", 3),
-    ("adaptive_max_pool1d", 1), ("adaptive_max_pool2d", 1)])
+    ("adaptive_max_pool1d", 1), ("adaptive_max_pool2d", 1), ("adaptive_max_pool3d", 1)])
 def test_max_pool_nan_inf(fn_name, arg):
-    # torch also runs adaptive_max_pool3d, which pyad does not have.
     num_dim = int(fn_name[-2])
     fn = getattr(F, fn_name)
     x = pyad.full([1, 1] + num_dim * [3], math.nan, requires_grad=True)
@@ -392,8 +391,6 @@ def test_adaptive_pooling_input_size():
     for numel in (2, 3):
         for pool_type in ("Max", "Avg"):
             cls_name = f"Adaptive{pool_type}Pool{numel}d"
-            if not hasattr(nn, cls_name):   # pyad has no AdaptiveMaxPool3d
-                continue
             output_size = (2,) * numel
             module = getattr(nn, cls_name)(output_size)
             x = pyad.randn(*output_size)
@@ -405,8 +402,6 @@ def test_adaptive_pooling_size_none():
     for numel in (2, 3):
         for pool_type in ("Max", "Avg"):
             cls_name = f"Adaptive{pool_type}Pool{numel}d"
-            if not hasattr(nn, cls_name):   # pyad has no AdaptiveMaxPool3d
-                continue
             output_size = [2] * (numel - 1) + [None]
             module = getattr(nn, cls_name)(output_size)
             x = pyad.randn(*([4] * (numel + 1)))

@@ -629,11 +629,12 @@ def test_adaptive_pooling_zero_batch(dtype):
     ("adaptive_avg_pool2d", (1, 64, 10, 9)),
     ("adaptive_avg_pool3d", (1, 64, 10, 9)),
     ("adaptive_max_pool2d", (1, 64, 10, 9)),
+    ("adaptive_max_pool3d", (1, 64, 10, 9)),
     ("adaptive_avg_pool1d", (1, 64)),
     ("adaptive_max_pool1d", (1, 64)),
 ])
 def test_adaptive_pooling_empty_output_size(dtype, fn, shape):
-    # torch's loop over its functions, one case each (pyad has no adaptive_max_pool3d)
+    # torch's loop over its functions, one case each
     error_msg = "Expected grad_output to have non-zero size for non-batch dimensions"
     inp = pyad.tensor(_rng(18).uniform(-9, 9, shape).astype(dtype), requires_grad=True)
     with pytest.raises(RuntimeError, match=error_msg):
@@ -702,7 +703,6 @@ def test_MaxUnpool_index_errors(module_size, output_size, test_index, should_err
 
 
 def test_AdaptiveMaxPool_zero_batch_dim():
-    # pyad has no AdaptiveMaxPool3d: the 1d and 2d parts of torch's test
     inp = pyad.randn(0, 16, 50)
     mod = nn.AdaptiveMaxPool1d(3)
     _test_module_empty_input(mod, inp, check_size=False)
@@ -713,6 +713,11 @@ def test_AdaptiveMaxPool_zero_batch_dim():
     _test_module_empty_input(mod, inp, check_size=False)
     with pytest.raises(RuntimeError, match="Expected"):
         mod(pyad.randn(1, 0, 50, 32))
+    inp = pyad.ones(0, 16, 50, 44, 31)
+    mod = nn.AdaptiveMaxPool3d(3)
+    _test_module_empty_input(mod, inp, check_size=False)
+    with pytest.raises(RuntimeError, match="Expected"):
+        mod(pyad.ones(1, 0, 50, 44, 31))
 
 
 def test_AvgPool2d_empty():
@@ -784,8 +789,6 @@ def test_adaptive_pooling_no_suppot_input(dtype):
     for numel in (2, 3):
         for pool_type in ("Max", "Avg"):
             cls_name = f"Adaptive{pool_type}Pool{numel}d"
-            if not hasattr(nn, cls_name):       # pyad has no AdaptiveMaxPool3d
-                continue
             module = getattr(nn, cls_name)((2,) * numel)
             inp = pyad.tensor(_rng(22).standard_normal((4,) * (numel + 1)).astype(dtype))
             with pytest.raises(RuntimeError, match="not implemented"):

@@ -471,9 +471,7 @@ def test_grid_sample_error_checking():
     with pytest.raises(RuntimeError, match="expected input to have non-empty spatial "
                        "dimensions"):
         F.grid_sample(pyad.empty(1, 1, 0, 2), grid, align_corners=False)
-    # torch: RuntimeError("bicubic interpolation only supports 4D input"); pyad's grid_sample
-    # has no bicubic mode at all (docs/nn-functional.md, "Not there yet")
-    with pytest.raises(NotImplementedError, match="mode 'bicubic' is not supported"):
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
         F.grid_sample(pyad.empty(1, 1, 2, 2, 2), pyad.empty(1, 1, 1, 1, 3), mode="bicubic")
 
 

@@ -329,18 +329,12 @@ def test_adaptive_pooling_lower_precision():
             helper(mod, mf)
 
 
-@pytest.mark.xfail(strict=True, reason="python: F.max_unpool3d / nn.MaxUnpool3d are missing "
-                                       "(pyad/nn/_functional_more.py has 1d and 2d only)")
 def test_max_unpool3d_input_check():
     x = pyad.ones(1, 3, 1, 1, 1)
     with pytest.raises(RuntimeError):
         F.max_unpool3d(x, pyad.zeros(x.shape, dtype=pyad.int64), [1, 1])
 
 
-_FRACTIONAL = "python: nn.FractionalMaxPool2d/3d and F.fractional_max_pool2d/3d are missing"
-
-
-@pytest.mark.xfail(strict=True, reason=_FRACTIONAL)
 def test_FractionalMaxPool2d_zero_batch():
     mod = nn.FractionalMaxPool2d(3, output_ratio=(0.5, 0.5))
     inp = pyad.ones(0, 16, 50, 32)
@@ -350,7 +344,6 @@ def test_FractionalMaxPool2d_zero_batch():
         mod(pyad.randn(1, 0, 50, 32))
 
 
-@pytest.mark.xfail(strict=True, reason=_FRACTIONAL)
 def test_FractionalMaxPool3d_zero_batch():
     mod = nn.FractionalMaxPool3d(3, output_ratio=(0.5, 0.5, 0.5))
     inp = pyad.ones(0, 16, 50, 32, 32)
@@ -360,21 +353,18 @@ def test_FractionalMaxPool3d_zero_batch():
         mod(pyad.randn(1, 0, 50, 32, 32))
 
 
-@pytest.mark.xfail(strict=True, reason=_FRACTIONAL)
 def test_FractionalMaxPool2d_zero_out_size():
     mod = nn.FractionalMaxPool2d([2, 2], output_size=[0, 1])
     out = mod(pyad.rand([16, 50, 32, 32]))
     assert tuple(out.shape) == (16, 50, 0, 1)
 
 
-@pytest.mark.xfail(strict=True, reason=_FRACTIONAL)
 def test_FractionalMaxPool3d_zero_out_size():
     mod = nn.FractionalMaxPool3d([3, 2, 2], output_size=[0, 1, 1])
     out = mod(pyad.rand([16, 50, 32, 32]))
     assert tuple(out.shape) == (16, 0, 1, 1)
 
 
-@pytest.mark.xfail(strict=True, reason=_FRACTIONAL)
 def test_FractionalMaxPool2d_zero_samples():
     samples = pyad.rand([0, 16, 2])
     mod = nn.FractionalMaxPool2d([2, 2], output_size=[1, 1], _random_samples=samples)
@@ -384,7 +374,6 @@ def test_FractionalMaxPool2d_zero_samples():
         mod(pyad.randn([1, 16, 32, 32]))
 
 
-@pytest.mark.xfail(strict=True, reason=_FRACTIONAL)
 def test_FractionalMaxPool3d_zero_samples():
     samples = pyad.rand([0, 16, 3])
     mod = nn.FractionalMaxPool3d([3, 2, 2], output_size=[1, 1, 1], _random_samples=samples)
@@ -394,7 +383,6 @@ def test_FractionalMaxPool3d_zero_samples():
         mod(pyad.randn([1, 16, 50, 32, 32]))
 
 
-@pytest.mark.xfail(strict=True, reason=_FRACTIONAL)
 def test_fractional_max_pool2d():
     x = pyad.randn(1, 2, 7, 7, dtype=pyad.float64, requires_grad=True)
     samples = pyad.rand(1, 2, 2, dtype=pyad.float64)
@@ -407,7 +395,6 @@ def test_fractional_max_pool2d():
     assert gradgradcheck(func, [x])
 
 
-@pytest.mark.xfail(strict=True, reason=_FRACTIONAL)
 def test_fractional_max_pool3d():
     x = pyad.randn(1, 2, 7, 7, 7, dtype=pyad.float64, requires_grad=True)
     samples = pyad.rand(1, 2, 3, dtype=pyad.float64)
@@ -421,7 +408,6 @@ def test_fractional_max_pool3d():
     assert gradgradcheck(func, [x])
 
 
-@pytest.mark.xfail(strict=True, reason=_FRACTIONAL)
 def test_fractional_max_pool_nan_inf():
     for num_dim in [2, 3]:
         fn = getattr(nn, f"FractionalMaxPool{num_dim}d")(kernel_size=2, output_size=1)
@@ -584,8 +570,6 @@ def test_pooling_max_nhwc(dtype):
         helper(4, 8, 11, 11, (4, 4), (2, 2), (2, 2), (2, 2), contig)
 
 
-@pytest.mark.xfail(strict=True, reason="python: nn.AdaptiveMaxPool3d / F.adaptive_max_pool3d "
-                                       "are missing")
 def test_AdaptiveMaxPool3d_indices():
     module = nn.AdaptiveMaxPool3d(2, return_indices=True)
     inp = pyad.arange(1, 4 ** 4 + 1, dtype=pyad.float32).view(2, 2, 4, 4, 4)
@@ -601,14 +585,13 @@ def test_AdaptiveMaxPool3d_indices():
 
 def test_maxpool_indices_no_batch_dim():
     """Check that indices with no batch dim is consistent with a single batch."""
-    # torch's sixth case, nn.AdaptiveMaxPool3d, is missing in pyad (see the strict xfail
-    # test_AdaptiveMaxPool3d_indices above); the other five are here.
     max_pool_cases = [
         (nn.MaxPool1d(3, return_indices=True), pyad.randn(3, 5)),
         (nn.MaxPool2d(3, return_indices=True), pyad.randn(3, 5, 6)),
         (nn.MaxPool3d(3, return_indices=True), pyad.randn(3, 5, 6, 7)),
         (nn.AdaptiveMaxPool1d(3, return_indices=True), pyad.randn(3, 5)),
         (nn.AdaptiveMaxPool2d(3, return_indices=True), pyad.randn(3, 5, 6)),
+        (nn.AdaptiveMaxPool3d(3, return_indices=True), pyad.randn(3, 5, 6, 7)),
     ]
     for module, inp in max_pool_cases:
         _, indices_no_batch = module(inp)
@@ -768,11 +751,10 @@ def test_upsamplingBicubic2d_correctness(memory_format):
 @pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
 @pytest.mark.parametrize("align_corners", [True, False])
 @pytest.mark.parametrize("memory_format", ["contiguous_format", "channels_last"])
-def test_upsamplingBiMode2d(mode, align_corners, memory_format):
-    # antialias=True is left out: pyad's interpolate has no antialiasing (the parameter is
-    # accepted for torch's signature only)
+@pytest.mark.parametrize("antialias", [True, False])
+def test_upsamplingBiMode2d(mode, align_corners, memory_format, antialias):
     mf = getattr(pyad, memory_format)
-    kwargs = dict(mode=mode, align_corners=align_corners)
+    kwargs = dict(mode=mode, align_corners=align_corners, antialias=antialias)
     for scale_factor in [0.5, 1.5, 2]:
         in_t = pyad.ones(2, 3, 8, 8, dtype=pyad.float64).contiguous(memory_format=mf)
         in_t.requires_grad_()
@@ -842,8 +824,6 @@ def test_upsamplingTrilinear3d(align_corners, memory_format):
         assert gradgradcheck(lambda x: F.interpolate(x, out_size, **kwargs), [inp])
 
 
-@pytest.mark.xfail(strict=True, reason="python: interpolate(antialias=True) raises "
-                                       "NotImplementedError (pyad/nn/_functional_layers.py)")
 @pytest.mark.parametrize("memory_format", ["contiguous_format", "channels_last"])
 def test_upsamplingBilinear2d_aa_correctness(memory_format):
     # torch expands the batch past CUDA's grid limit (23000); a batch of 2 on the CPU
@@ -992,11 +972,7 @@ def _grid_grad_close(pg, tg):
         _close(pg.grad, tg.grad)
 
 
-@pytest.mark.parametrize("mode", [
-    "bilinear", "nearest",
-    pytest.param("bicubic", marks=pytest.mark.xfail(
-        strict=True, reason="python: grid_sample(mode='bicubic') raises NotImplementedError "
-                            "(pyad/nn/_functional_more.py)"))])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
 def test_grid_sample(mode):
     # torch's test compares known inputs against literal outputs for every mode and padding
     # mode, gradchecks random shapes and compares CPU against CUDA; here the same inputs
