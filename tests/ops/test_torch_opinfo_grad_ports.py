@@ -11,7 +11,9 @@ supports_forward_ad flags and its complex dtypes, and the method / in-place / ou
 variants. Parametrized over the table, with torch's test names:
 
 - ``test_fn_grad`` / ``test_fn_gradgrad`` (TestGradients): pyad.autograd.gradcheck and
-  gradgradcheck in float64 with torch's tolerances (eps=1e-6, atol=1e-5, rtol=1e-3);
+  gradgradcheck in float64 (and complex128 where the OpInfo's dtypes include complex)
+  with torch's tolerances (eps=1e-6, atol=1e-5, rtol=1e-3) and the OpInfo's
+  gradcheck_nondet_tol;
 - ``test_fn_grad_matches_torch``: outputs and the gradient of ``real(out * w).sum()``
   equal torch 2.13's on the same inputs (float64, and complex128 where the OpInfo's
   dtypes include complex);
@@ -711,9 +713,9 @@ def _params(test, pred=lambda op: True, dtypes=None):
     return out
 
 
-def _diff_cases(op):
+def _diff_cases(op, dtype="float64"):
     for n, (args, kwargs) in enumerate(op.cases()):
-        arrs = _diff_arrays(args)
+        arrs = _diff_arrays(args, f"{op.name}[{n}]" if dtype == "complex128" else None)
         if arrs:
             yield n, args, kwargs, arrs
 
@@ -721,18 +723,21 @@ def _diff_cases(op):
 # -- TestGradients ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("op", _params("test_fn_grad", lambda op: op.gc))
-def test_fn_grad(op):
-    for n, args, kwargs, arrs in _diff_cases(op):
+@pytest.mark.parametrize("op, dtype", _params("test_fn_grad", lambda op: op.gc,
+                                               dtypes=("float64", "complex128")))
+def test_fn_grad(op, dtype):
+    for n, args, kwargs, arrs in _diff_cases(op, dtype):
         leaves = _leaves(pyad, arrs)
         f = lambda *xs: tuple(_float_outs(pyad, _call(op, pyad, args, kwargs, xs)))
         assert gradcheck(f, tuple(leaves), nondet_tol=op.nondet, **GC), \
             f"{op.name} sample {n}"
 
 
-@pytest.mark.parametrize("op", _params("test_fn_gradgrad", lambda op: op.gc and op.gradgrad))
-def test_fn_gradgrad(op):
-    for n, args, kwargs, arrs in _diff_cases(op):
+@pytest.mark.parametrize("op, dtype", _params("test_fn_gradgrad",
+                                               lambda op: op.gc and op.gradgrad,
+                                               dtypes=("float64", "complex128")))
+def test_fn_gradgrad(op, dtype):
+    for n, args, kwargs, arrs in _diff_cases(op, dtype):
         leaves = _leaves(pyad, arrs)
         f = lambda *xs: tuple(_float_outs(pyad, _call(op, pyad, args, kwargs, xs)))
         assert gradgradcheck(f, tuple(leaves), nondet_tol=op.nondet, **GC), \
@@ -742,10 +747,8 @@ def test_fn_gradgrad(op):
 @pytest.mark.parametrize("op, dtype", _params("test_fn_grad_matches_torch",
                                                dtypes=("float64", "complex128")))
 def test_fn_grad_matches_torch(op, dtype):
-    for n, args, kwargs, arrs in _diff_cases(op):
+    for n, args, kwargs, arrs in _diff_cases(op, dtype):
         key = f"{op.name}[{n}]"
-        if dtype == "complex128":
-            arrs = _diff_arrays(args, key)
 
         def pyad_side(ws):
             pl = _leaves(pyad, arrs)
