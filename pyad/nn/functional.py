@@ -1329,10 +1329,21 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     view = (1, -1) + (1,) * (input.ndim - 2)
     x, = _in_float32(input)          # (the parameters promote to float32 with it)
     if training:
-        count = input.numel() // n_channels if n_channels else 0
-        if count <= 1:
+        count = input.shape[0]
+        for d in input.shape[2:]:
+            count *= d
+        if count == 1:
             raise ValueError("%s(): expected more than 1 value per channel when training, "
                              "got input of shape %s" % (what, tuple(input.shape)))
+        if eps <= 0.0:
+            # torch 2.13: a zero or negative eps divides by zero on a constant channel
+            raise ValueError("%s(): eps must be positive during training, but got %s"
+                             % (what, eps))
+    if training and count == 0:
+        # an empty batch (torch): an empty output, the running statistics left alone, zero
+        # gradients for weight and bias
+        out = x
+    elif training:
         mean = x.mean(dims, keepdim=True)
         centred = x - mean
         var = (centred * centred).mean(dims, keepdim=True)

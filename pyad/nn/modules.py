@@ -2385,6 +2385,8 @@ class HuberLoss(_Loss):
     """Quadratic below ``delta``, ``delta``-scaled linear above (``F.huber_loss``)."""
 
     def __init__(self, reduction="mean", delta=1.0):
+        if not isinstance(delta, (float, int)):
+            raise TypeError("HuberLoss(): delta must be a float or int, got: %s" % type(delta))
         super().__init__(reduction=reduction)
         self.delta = delta
 

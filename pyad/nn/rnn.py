@@ -381,6 +381,9 @@ class RNNBase(Module):
             warnings.warn("dropout option adds dropout after all but last recurrent layer, "
                           "so non-zero dropout expects num_layers greater than 1, but got "
                           "dropout=%s and num_layers=%s" % (dropout, num_layers))
+        if not isinstance(bias, bool):
+            raise TypeError("%s(): bias should be of type bool, got: %s"
+                            % (name, type(bias).__name__))
         if not isinstance(hidden_size, int) or isinstance(hidden_size, bool):
             raise TypeError("%s(): hidden_size should be of type int, got: %s"
                             % (name, type(hidden_size).__name__))
@@ -821,6 +824,11 @@ class RNNCellBase(Module):
             if n_states == 2 and len(states) != 2:
                 raise RuntimeError("%s(): hx must be a tuple (h_0, c_0)" % name)
             for k, s in enumerate(states):
+                if s.dim() not in (1, 2):
+                    # torch: a ValueError before the batched/unbatched check
+                    raise ValueError("%s(): Expected %s to be 1D or 2D, got %dD instead"
+                                     % (name, "hidden" if n_states == 1 else "hx[%d]" % k,
+                                        s.dim()))
                 if batched and s.dim() != 2:
                     raise RuntimeError("%s(): Expected hidden to be 2D, got %dD instead"
                                        % (name, s.dim()))
