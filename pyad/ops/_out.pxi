@@ -75,6 +75,8 @@ cdef void _check_out_dtype(Variable o, Variable r, int rule, str what) except *:
 
 cdef void _fit_out_shape(Variable o, tuple shape, str what, int stacklevel=1) except *:
     if o._data.shape == shape:
+        if o._data.size == 0:
+            return        # (NumPy gives empty arrays zero strides: nothing overlaps)
         for n, stride in zip(o._data.shape, o._data.strides):
             if stride == 0 and n > 1:
                 raise RuntimeError(
