@@ -71,6 +71,23 @@ def rnd(shape, seed=0, dtype=np.float64):
     return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
 
 
+def rint(shape, lo, hi, seed=0, dtype=np.int64):
+    return np.random.default_rng(seed).integers(lo, hi, shape).astype(dtype)
+
+
+def same(fn, *arrays, exact=True):
+    """``fn(module, *inputs)`` with pyad and with torch on the same data: equal results."""
+    import torch
+    ps, ts = zip(*[both(a) for a in arrays]) if arrays else ((), ())
+    p, t = fn(pyad, *ps), fn(torch, *ts)
+    check_result(p, t, exact)
+    return p, t
+
+
+def shares_memory(a, b):
+    return np.shares_memory(a.data, b.data)
+
+
 RTOL = 1e-10   # pyad vs torch / NumPy in float64
 ATOL = 1e-12
 # float32 (eps 1.2e-7): the two libraries may round in a different order over a few

@@ -23,7 +23,7 @@ import pyad
 
 torch = pytest.importorskip("torch")
 
-from _ops_helpers import both, check_result as check, dname, rnd, tnp  # noqa: E402
+from _ops_helpers import (both, check_result as check, dname, rnd, tnp, rint, same, shares_memory)  # noqa: E402
 
 inf, nan = math.inf, math.nan
 
@@ -39,18 +39,6 @@ def check_signs(p, t):
     a, b = np.asarray(p.data), tnp(t)
     keep = ~np.isnan(b)
     np.testing.assert_array_equal(np.signbit(a[keep]), np.signbit(b[keep]))
-
-
-def same(fn, *arrays, exact=True):
-    """``fn(module, *inputs)`` with pyad and with torch on the same data: equal results."""
-    ps, ts = zip(*[both(a) for a in arrays]) if arrays else ((), ())
-    p, t = fn(pyad, *ps), fn(torch, *ts)
-    check(p, t, exact)
-    return p, t
-
-
-def rint(shape, lo, hi, seed=0, dtype=np.int64):
-    return np.random.default_rng(seed).integers(lo, hi, shape).astype(dtype)
 
 
 SPECIAL = np.array([-inf, -2.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.5, inf, nan])
@@ -997,7 +985,6 @@ def test_renorm():
                 pr, tr = same(lambda m, x: m.renorm(x, p_, dim, maxnorm), m1, exact=False)
                 # torch: norms of the sub-tensors along dim are at most maxnorm
                 if p_ != 0.5:
-                    other = tuple(i for i in range(2) if i != dim % 2)
                     norms = np.linalg.norm(np.moveaxis(pr.data, dim, 0).reshape(20, -1), ord=p_, axis=1)
                     assert (norms <= maxnorm * (1 + 1e-6)).all()
     # 3-d input and the in-place form
@@ -1347,10 +1334,6 @@ def test_exp_special_values():
 # ------------------------------------------------------------------------------------
 # test_view_ops.py
 # ------------------------------------------------------------------------------------
-
-def shares_memory(a, b):
-    return np.shares_memory(a.data, b.data)
-
 
 def test_unflatten():
     # tensor, int, sizes

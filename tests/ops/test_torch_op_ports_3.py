@@ -26,7 +26,7 @@ from pyad.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
 
-from _ops_helpers import both, check_result as check, dname, rnd, tnp  # noqa: E402
+from _ops_helpers import (both, check_result as check, dname, rnd, tnp, rint, same)  # noqa: E402
 
 inf, nan = math.inf, math.nan
 
@@ -34,18 +34,6 @@ inf, nan = math.inf, math.nan
 # ------------------------------------------------------------------------------------
 # helpers
 # ------------------------------------------------------------------------------------
-
-
-def same(fn, *arrays, exact=True):
-    """``fn(module, *inputs)`` with pyad and with torch on the same data: equal results."""
-    ps, ts = zip(*[both(a) for a in arrays]) if arrays else ((), ())
-    p, t = fn(pyad, *ps), fn(torch, *ts)
-    check(p, t, exact)
-    return p, t
-
-
-def rint(shape, lo, hi, seed=0, dtype=np.int64):
-    return np.random.default_rng(seed).integers(lo, hi, shape).astype(dtype)
 
 
 def leaf(a):

@@ -2,7 +2,6 @@
 (and momenta) over 100 steps, several parameter groups, get_last_lr, state_dict round
 trips, composition (ChainedScheduler, SequentialLR, two schedules on one optimizer) and
 torch's errors for bad hyper-parameters."""
-import math
 
 import numpy as np
 import pytest

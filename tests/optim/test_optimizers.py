@@ -3,7 +3,6 @@ against torch.optim:
 20-step trajectories from the same parameters and gradients (float64), every option,
 hyper-parameter checks, and state_dict round trips (also through pyad.save/pyad.load)."""
 import io
-import math
 
 import numpy as np
 import pytest
