@@ -107,12 +107,12 @@ def combine_state_for_ensemble(models):
     """
     models = list(models)
     if len(models) == 0:
-        raise RuntimeError("combine_state_for_ensemble: Expected at least one model, got 0.")
+        raise RuntimeError("combine_state_for_ensemble(): Expected at least one model, got 0.")
     if not (all(m.training for m in models) or all(not m.training for m in models)):
-        raise RuntimeError("combine_state_for_ensemble: Expected all models to have the same "
+        raise RuntimeError("combine_state_for_ensemble(): Expected all models to have the same "
                            "training/eval mode.")
     if not all(type(m) is type(models[0]) for m in models):
-        raise RuntimeError("combine_state_for_ensemble: Expected all models to be of the same "
+        raise RuntimeError("combine_state_for_ensemble(): Expected all models to be of the same "
                            "class.")
     made = [make_functional_with_buffers(m) for m in models]
 
