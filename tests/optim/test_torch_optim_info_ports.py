@@ -22,6 +22,7 @@ import pyad
 torch = pytest.importorskip("torch")
 
 RTOL = ATOL = 1e-7  # torch's assertEqual tolerances for float64
+TOLS = {np.float64: (1e-7, 1e-7), np.float32: (1.3e-6, 1e-5)}  # torch's, per dtype
 
 TABLE = {
     "SGD": [dict(), dict(lr=0.01), dict(lr=0.01, momentum=0.9),
@@ -94,7 +95,7 @@ def _values(shapes, seed, dtype=np.float64):
     out = [rng.randn(*s) for s in shapes]
     if np.dtype(dtype).kind == "c":
         out = [v + 1j * rng.randn(*v.shape) for v in out]
-    return out
+    return [np.asarray(v, dtype=dtype) for v in out]
 
 
 def _run(lib, name, kwargs, steps=5, shapes=SHAPES, dtype=np.float64, params=None):
@@ -119,44 +120,52 @@ def _run(lib, name, kwargs, steps=5, shapes=SHAPES, dtype=np.float64, params=Non
     return opt, params
 
 
-def _same(p, t, what):
+def _same(p, t, what, tol=(RTOL, ATOL)):
     """pyad value ``p`` equals torch value ``t`` (tensors, numbers, lists, tuples, dicts)."""
     if isinstance(t, torch.Tensor):
         assert isinstance(p, pyad.Variable), (what, type(p))
         assert str(p.dtype) == str(t.dtype).replace("torch.", ""), (what, p.dtype, t.dtype)
         assert tuple(p.shape) == tuple(t.shape), what
-        np.testing.assert_allclose(_np(p), _np(t), rtol=RTOL, atol=ATOL, err_msg=what)
+        np.testing.assert_allclose(_np(p), _np(t), rtol=tol[0], atol=tol[1], err_msg=what)
     elif isinstance(t, dict):
         assert sorted(p) == sorted(t), (what, sorted(p), sorted(t))
         for key in t:
-            _same(p[key], t[key], "%s[%r]" % (what, key))
+            _same(p[key], t[key], "%s[%r]" % (what, key), tol)
     elif isinstance(t, (list, tuple)):
         assert type(p) is type(t) and len(p) == len(t), (what, p, t)
         for i, (a, b) in enumerate(zip(p, t)):
-            _same(a, b, "%s[%d]" % (what, i))
+            _same(a, b, "%s[%d]" % (what, i), tol)
     elif isinstance(t, float):
-        assert p == pytest.approx(t, rel=RTOL, abs=ATOL), (what, p, t)
+        assert p == pytest.approx(t, rel=tol[0], abs=tol[1]), (what, p, t)
     else:
         assert p == t, (what, p, t)
 
 
-def _same_run(popt, pparams, topt, tparams):
+def _same_run(popt, pparams, topt, tparams, tol=(RTOL, ATOL)):
     for i, (p, t) in enumerate(zip(pparams, tparams)):
-        np.testing.assert_allclose(_np(p), _np(t), rtol=RTOL, atol=ATOL, err_msg="param %d" % i)
-    _same(popt.state_dict(), topt.state_dict(), "state_dict")
+        np.testing.assert_allclose(_np(p), _np(t), rtol=tol[0], atol=tol[1],
+                                   err_msg="param %d" % i)
+    _same(popt.state_dict(), topt.state_dict(), "state_dict", tol)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
 @pytest.mark.parametrize("name,kwargs", CASES)
-def test_foreach_matches_forloop(name, kwargs):
+def test_foreach_matches_forloop(name, kwargs, dtype):
     # torch compares its foreach and for-loop paths with each other; here each path of
     # pyad is compared with the same path of torch: parameters and every state_dict entry
-    _same_run(*_run(pyad, name, kwargs), *_run(torch, name, kwargs))
+    if dtype is np.float32 and name == "LBFGS" and kwargs.get("lr") == 0.01:
+        # 100 tiny fixed steps: al[97] is float32 cancellation noise (|al| ~ 7e-6, its
+        # sign set by the dot product's summation order, NumPy's and torch's differ)
+        pytest.skip("float32 cancellation noise in LBFGS's al (summation order)")
+    tol = TOLS[dtype]
+    _same_run(*_run(pyad, name, kwargs, dtype=dtype), *_run(torch, name, kwargs, dtype=dtype),
+              tol=tol)
     if "foreach" in kwargs and kwargs["foreach"]:
         # and pyad's foreach run equals pyad's for-loop run, as in torch's test
-        a_opt, a = _run(pyad, name, kwargs)
-        b_opt, b = _run(pyad, name, dict(kwargs, foreach=False))
+        a_opt, a = _run(pyad, name, kwargs, dtype=dtype)
+        b_opt, b = _run(pyad, name, dict(kwargs, foreach=False), dtype=dtype)
         for x, y in zip(a, b):
-            np.testing.assert_allclose(_np(x), _np(y), rtol=RTOL, atol=ATOL)
+            np.testing.assert_allclose(_np(x), _np(y), rtol=tol[0], atol=tol[1])
 
 
 COMPLEX = [c for c in CASES if c.values[0] not in NO_COMPLEX]
