@@ -86,7 +86,6 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
 def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
                   max_ls=25):
     """A step ``t`` along ``d`` meeting the strong Wolfe conditions (bracket, then zoom)."""
-    xp = xp_of(d)
     d_norm = _amax(d)
     g = g.copy()
     f_new, g_new = obj_func(x, t, d)
