@@ -35,6 +35,27 @@ def _floats(values):
     return None if values is None else [_float(v) for v in values]
 
 
+def _num(value):
+    # a 0-d Variable as a NumPy scalar of its dtype: torch keeps ro, al, H_diag, gtd and
+    # the curvature products as 0-d tensors, so a float32 run rounds them to float32
+    return value.data[()] if isinstance(value, Variable) else value
+
+
+def _nums(values):
+    return None if values is None else [_num(v) for v in values]
+
+
+def _dot(a, b):
+    r = a.dot(b)
+    # a NumPy scalar of the arrays' dtype (CuPy gives a 0-d array)
+    return r if isinstance(r, numpy.generic) else numpy.dtype(r.dtype).type(r.item())
+
+
+def _amax(a):
+    r = abs(a).max()
+    return r if isinstance(r, numpy.generic) else numpy.dtype(r.dtype).type(r.item())
+
+
 def _scalar(value, dtype):
     return Variable(numpy.asarray(value, dtype=dtype))
 
@@ -53,7 +74,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
     d2_square = d1 ** 2 - g1 * g2
     if d2_square >= 0:
-        d2 = math.sqrt(d2_square)
+        d2 = numpy.sqrt(d2_square)
         if x1 <= x2:
             min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
         else:
@@ -65,12 +86,11 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
 def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
                   max_ls=25):
     """A step ``t`` along ``d`` meeting the strong Wolfe conditions (bracket, then zoom)."""
-    xp = xp_of(d)
-    d_norm = float(xp.abs(d).max())
+    d_norm = _amax(d)
     g = g.copy()
     f_new, g_new = obj_func(x, t, d)
     ls_func_evals = 1
-    gtd_new = float(g_new.dot(d))
+    gtd_new = _dot(g_new, d)
     t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
     done = False
     ls_iter = 0
@@ -96,7 +116,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new.copy(), gtd_new
         f_new, g_new = obj_func(x, t, d)
         ls_func_evals += 1
-        gtd_new = float(g_new.dot(d))
+        gtd_new = _dot(g_new, d)
         ls_iter += 1
     if ls_iter == max_ls:
         bracket, bracket_f, bracket_g = [0, t], [f, f_new], [g, g_new]
@@ -124,7 +144,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
             insuf_progress = False
         f_new, g_new = obj_func(x, t, d)
         ls_func_evals += 1
-        gtd_new = float(g_new.dot(d))
+        gtd_new = _dot(g_new, d)
         ls_iter += 1
         if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low_pos]:
             bracket[high_pos], bracket_f[high_pos] = t, f_new
@@ -246,9 +266,9 @@ class LBFGS(Optimizer):
         if t_is_tensor:
             t_dtype = state["t"].dtype
         old_dirs, old_stps = _arrays(state.get("old_dirs")), _arrays(state.get("old_stps"))
-        ro, H_diag = _floats(state.get("ro")), _float(state.get("H_diag"))
+        ro, H_diag = _nums(state.get("ro")), _num(state.get("H_diag"))
         if "al" in state:
-            state["al"] = _floats(state["al"])
+            state["al"] = _nums(state["al"])
         prev_flat_grad, prev_loss = _array(state.get("prev_flat_grad")), state.get("prev_loss")
 
         n_iter = 0
@@ -263,7 +283,7 @@ class LBFGS(Optimizer):
                 # update the curvature pairs, then the two-loop recursion for the direction
                 y = flat_grad - prev_flat_grad
                 s = d * t
-                ys = float(y.dot(s))
+                ys = _dot(y, s)
                 if ys > 1e-10:
                     if len(old_dirs) == history_size:
                         old_dirs.pop(0)
@@ -272,18 +292,18 @@ class LBFGS(Optimizer):
                     old_dirs.append(y)
                     old_stps.append(s)
                     ro.append(1.0 / ys)
-                    H_diag = ys / float(y.dot(y))
+                    H_diag = ys / _dot(y, y)
                 num_old = len(old_dirs)
                 if "al" not in state:
                     state["al"] = [None] * history_size
                 al = state["al"]
                 q = -flat_grad
                 for i in range(num_old - 1, -1, -1):
-                    al[i] = float(old_stps[i].dot(q)) * ro[i]
+                    al[i] = _dot(old_stps[i], q) * ro[i]
                     q = q + (-al[i]) * old_dirs[i]
                 d = r = q * H_diag
                 for i in range(num_old):
-                    be_i = float(old_dirs[i].dot(r)) * ro[i]
+                    be_i = _dot(old_dirs[i], r) * ro[i]
                     r += (al[i] - be_i) * old_stps[i]
             prev_flat_grad = flat_grad.copy()
             prev_loss = loss
@@ -300,7 +320,7 @@ class LBFGS(Optimizer):
                 t_is_tensor = lr_dtype is not None
                 t_dtype = lr_dtype
                 t = lr
-            gtd = float(flat_grad.dot(d))
+            gtd = _dot(flat_grad, d)
             if gtd > -tolerance_change:
                 break
 
@@ -343,6 +363,8 @@ class LBFGS(Optimizer):
         dtype = flat_grad.dtype
         if "al" in state:
             state["al"] = _scalars(state["al"], dtype)
+        if isinstance(t, numpy.generic):
+            t = t if t_is_tensor else float(t)
         state.update(d=_variable(d), t=_scalar(t, t_dtype) if t_is_tensor else t,
                      old_dirs=_variables(old_dirs), old_stps=_variables(old_stps),
                      ro=_scalars(ro, dtype),
