@@ -1705,3 +1705,55 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
                                "dimensions.")
     return _engine._linalg_norm(A, ord, dim, keepdim, dtype=dtype)
 
+
+
+# -- out= ------------------------------------------------------------------------------
+#
+# torch.linalg's functions take ``out=`` (a Variable, or a tuple of them for the
+# functions returning several): the result is written into it (resized, with torch's
+# warning, when it has elements and another shape) and returned. matrix_exp, vander and
+# diagonal take none, as torch's; matmul is the engine's, which takes it itself.
+# As torch's kernels, most need ``out`` of the result's dtype and refuse ``out`` while
+# grad mode is on and an argument requires grad. torch's composite functions differ:
+# those in _OUT_CAST write into an ``out`` of any dtype the result can be cast to
+# (torch.can_cast), and those in _OUT_COPY, with an argument requiring grad, copy the
+# result into ``out`` in the graph (``out`` then requires grad), as torch's copy_.
+
+from pyad._out import writes_out as _writes_out, _check_out, _with_out_signature  # noqa
+
+_OUT_FUNCTIONS = (
+    "inv", "det", "slogdet", "solve", "cholesky", "qr", "eigh", "svd", "svdvals", "norm",
+    "vector_norm", "matrix_norm", "cross", "matrix_power", "pinv", "lstsq",
+    "solve_triangular", "eigvalsh", "eig", "eigvals", "multi_dot", "lu_factor",
+    "lu_factor_ex", "lu", "lu_solve", "matrix_rank", "cond", "vecdot", "inv_ex",
+    "solve_ex", "cholesky_ex", "tensorinv", "tensorsolve", "householder_product")
+_OUT_CAST = frozenset(("pinv", "lstsq", "eig", "eigvals", "matrix_rank", "cond", "tensorinv",
+                       "tensorsolve", "householder_product"))
+_OUT_COPY = frozenset(("norm", "matrix_norm", "eigvals", "cond", "tensorinv", "tensorsolve"))
+
+
+def _copies_out(fn, name, exact):
+    """``out=`` for one of torch's composite functions that write their result into
+    ``out`` with copy_: a result in the graph makes ``out`` a differentiable copy."""
+    @_functools.wraps(fn)
+    def with_out(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        _check_out(out, name)
+        result = fn(*args, **kwargs)
+        if not (_pyad.is_grad_enabled() and result.requires_grad):
+            return _engine._write_out_py(name, out, result, exact)
+        _engine._write_out_py(name, out, result.detach(), exact)   # resize, dtype checks
+        return out.copy_(result)
+
+    return _with_out_signature(with_out, fn)
+
+
+for _name in _OUT_FUNCTIONS:
+    _fn = globals()[_name]
+    if _name in _OUT_COPY:
+        globals()[_name] = _copies_out(_fn, "linalg." + _name, _name not in _OUT_CAST)
+    else:
+        globals()[_name] = _writes_out(_fn, name="linalg." + _name,
+                                       exact=_name not in _OUT_CAST)
+del _name, _fn
