@@ -83,7 +83,11 @@ CASES = {
     "tensorinv": ([_T4], [], {"ind": 2}),
     "tensorsolve": ([_TS_A, _TS_B], [], {}),
     "householder_product": ([_HH_A, _HH_T], [], {}),
+    "ldl_factor": ([_sym()], [], {}),
+    "ldl_factor_ex": ([_sym()], [], {}),
+    "ldl_solve": (None, [], {}),
 }
+_LDL_A = _sym()
 
 _MD = [_rng.standard_normal((2, 3)), _rng.standard_normal((3, 4)), _rng.standard_normal((4, 2))]
 
@@ -96,12 +100,17 @@ def _call(lib, case, make, out=None):
     """Call ``lib.linalg.<fn>`` on the case's inputs (made by ``make`` from numpy)."""
     arrays, extra, kwargs = CASES[case]
     mod = lib.linalg
+    if case.startswith("ldl"):
+        pytest.importorskip("scipy")      # pyad's ldl functions use SciPy's LAPACK
     f = getattr(mod, _fn(case))
     kw = dict(kwargs)
     if out is not None:
         kw["out"] = out
     if case == "multi_dot":
         return f([make(a) for a in _MD], **kw)
+    if case == "ldl_solve":
+        LD, piv = mod.ldl_factor(make(_LDL_A).detach())
+        return f(LD, piv, make(_B[[0, 1, 2, 0]]), **kw)
     if case == "lu_solve":
         LU, piv = mod.lu_factor(make(_A).detach())
         return f(LU, piv, make(_B), **kw)
@@ -246,7 +255,8 @@ def test_out_is_refused_when_an_input_requires_grad(case):
         # torch's composite functions copy the result into out, in the graph
         _call(pyad, case, lambda a: _p(a, True), out=p_out)
         _compare(case, p_out, t_out)
-        assert p_out.requires_grad == t_out.requires_grad
+        for p_o, t_o in zip(_as_tuple(p_out), _as_tuple(t_out)):
+            assert p_o.requires_grad == t_o.requires_grad
         return
     assert "don't support automatic differentiation" in t_err
     with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
@@ -284,3 +294,143 @@ def test_composite_out_copy_is_differentiable_as_torch(name, args):
     (t_out * 3).backward()
     (p_out * 3).backward()
     np.testing.assert_allclose(_np(p_a.grad), _np(t_a.grad), rtol=1e-7, atol=1e-10)
+
+
+# -- ldl_factor, ldl_factor_ex, ldl_solve (new) ------------------------------------------
+
+def _ldl_inputs(kind):
+    rng = np.random.default_rng(7)
+    if kind == "real":
+        a = rng.standard_normal((5, 5))
+        return a + a.T, False
+    if kind == "batch":
+        a = rng.standard_normal((2, 3, 4, 4))
+        return a + np.swapaxes(a, -1, -2), False
+    if kind == "float32":
+        a = rng.standard_normal((4, 4)).astype(np.float32)
+        return a + a.T, False
+    if kind == "nonsym":              # only the lower triangle is read
+        return rng.standard_normal((4, 4)), False
+    c = rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))
+    if kind == "hermitian":
+        return c + c.conj().T, True
+    return c + c.T, False           # complex symmetric
+
+
+_KINDS = ["real", "batch", "float32", "nonsym", "hermitian", "complex_symmetric"]
+
+
+@pytest.mark.parametrize("kind", _KINDS)
+def test_ldl_factor_matches_torch(kind):
+    pytest.importorskip("scipy")
+    a, herm = _ldl_inputs(kind)
+    t = torch.linalg.ldl_factor(torch.tensor(a), hermitian=herm)
+    p = L.ldl_factor(pyad.tensor(a), hermitian=herm)
+    assert type(p).__name__ == "ldl_factor" and p._fields == ("LD", "pivots")
+    assert p.LD.dtype == _p_dtype(t.LD) and p.pivots.dtype == pyad.int32
+    np.testing.assert_array_equal(_np(p.pivots), _np(t.pivots))
+    tol = 1e-5 if kind == "float32" else 1e-12
+    np.testing.assert_allclose(_np(p.LD), _np(t.LD), rtol=tol, atol=tol)
+    te = torch.linalg.ldl_factor_ex(torch.tensor(a), hermitian=herm)
+    pe = L.ldl_factor_ex(pyad.tensor(a), hermitian=herm)
+    assert pe._fields == ("LD", "pivots", "info")
+    np.testing.assert_array_equal(_np(pe.info), _np(te.info))
+    assert pe.info.dtype == pyad.int32 and tuple(pe.info.shape) == tuple(te.info.shape)
+
+
+@pytest.mark.parametrize("kind", _KINDS)
+def test_ldl_solve_matches_torch(kind):
+    pytest.importorskip("scipy")
+    a, herm = _ldl_inputs(kind)
+    rng = np.random.default_rng(3)
+    b = rng.standard_normal(a.shape[:-1] + (2,)).astype(a.dtype)
+    t = torch.linalg.ldl_solve(*torch.linalg.ldl_factor(torch.tensor(a), hermitian=herm),
+                               torch.tensor(b), hermitian=herm)
+    p = L.ldl_solve(*L.ldl_factor(pyad.tensor(a), hermitian=herm), pyad.tensor(b),
+                    hermitian=herm)
+    assert p.dtype == _p_dtype(t) and tuple(p.shape) == tuple(t.shape)
+    tol = 1e-4 if kind == "float32" else 1e-10
+    np.testing.assert_allclose(_np(p), _np(t), rtol=tol, atol=tol)
+
+
+def test_ldl_solve_broadcasts_batch_dims_as_torch():
+    pytest.importorskip("scipy")
+    a, _ = _ldl_inputs("real")
+    b = np.random.default_rng(4).standard_normal((3, 5, 2))
+    t = torch.linalg.ldl_solve(*torch.linalg.ldl_factor(torch.tensor(a)), torch.tensor(b))
+    p = L.ldl_solve(*L.ldl_factor(pyad.tensor(a)), pyad.tensor(b))
+    np.testing.assert_allclose(_np(p), _np(t), rtol=1e-10, atol=1e-12)
+
+
+def test_ldl_factor_ex_reports_a_singular_d_and_ldl_factor_raises():
+    pytest.importorskip("scipy")
+    z = np.zeros((2, 2))
+    te = torch.linalg.ldl_factor_ex(torch.tensor(z))
+    pe = L.ldl_factor_ex(pyad.tensor(z))
+    np.testing.assert_array_equal(_np(pe.info), _np(te.info))
+    np.testing.assert_array_equal(_np(pe.pivots), _np(te.pivots))
+    with pytest.raises(RuntimeError):
+        torch.linalg.ldl_factor(torch.tensor(z))
+    with pytest.raises(RuntimeError):
+        L.ldl_factor(pyad.tensor(z))
+    with pytest.raises(L.LinAlgError):
+        L.ldl_factor_ex(pyad.tensor(z), check_errors=True)
+
+
+@pytest.mark.parametrize("bad", ["nonsquare", "int", "half"])
+def test_ldl_factor_bad_inputs_raise_as_torch(bad):
+    arr = {"nonsquare": np.ones((2, 3)), "int": np.ones((2, 2), np.int64),
+           "half": np.ones((2, 2), np.float16)}[bad]
+    with pytest.raises(Exception) as t_err:
+        torch.linalg.ldl_factor(torch.tensor(arr))
+    with pytest.raises(t_err.type):
+        L.ldl_factor(pyad.tensor(arr))
+
+
+def test_ldl_solve_dtype_mismatch_raises_as_torch():
+    pytest.importorskip("scipy")
+    a, _ = _ldl_inputs("real")
+    with pytest.raises(RuntimeError, match="same dtype"):
+        torch.linalg.ldl_solve(*torch.linalg.ldl_factor(torch.tensor(a)),
+                               torch.ones(5, 1, dtype=torch.float32))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        L.ldl_solve(*L.ldl_factor(pyad.tensor(a)), pyad.ones(5, 1, dtype=pyad.float32))
+
+
+def test_ldl_has_no_derivative_as_torch():
+    pytest.importorskip("scipy")
+    a, _ = _ldl_inputs("real")
+    t_a, p_a = _t(a, True), _p(a, True)
+    t, p = torch.linalg.ldl_factor(t_a), L.ldl_factor(p_a)
+    assert p.LD.requires_grad == t.LD.requires_grad
+    assert not p.pivots.requires_grad and not t.pivots.requires_grad
+    with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_factor_ex is not"):
+        t.LD.sum().backward()
+    with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_factor_ex is not"):
+        p.LD.sum().backward()
+    b = np.ones((5, 2))
+    t_b, p_b = _t(b, True), _p(b, True)
+    tx = torch.linalg.ldl_solve(t.LD.detach(), t.pivots, t_b)
+    px = L.ldl_solve(p.LD.detach(), p.pivots, p_b)
+    assert px.requires_grad == tx.requires_grad
+    with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_solve is not"):
+        tx.sum().backward()
+    with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_solve is not"):
+        px.sum().backward()
+    # out=: torch copies the result into out in the graph (no refusal); backward raises
+    t_o, p_o = torch.empty(0, dtype=torch.float64), pyad.empty(0, dtype=pyad.float64)
+    torch.linalg.ldl_solve(t.LD.detach(), t.pivots, t_b, out=t_o)
+    L.ldl_solve(p.LD.detach(), p.pivots, p_b, out=p_o)
+    assert p_o.requires_grad and t_o.requires_grad
+    with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_solve is not"):
+        t_o.sum().backward()
+    with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_solve is not"):
+        p_o.sum().backward()
+
+
+def test_every_torch_linalg_function_is_in_pyad_linalg():
+    names = [n for n in dir(torch.linalg) if not n.startswith("_")
+             and callable(getattr(torch.linalg, n))]
+    assert [n for n in names if not hasattr(L, n)] == []
+    for n in ("ldl_factor", "ldl_factor_ex", "ldl_solve"):
+        assert n in L.__all__ and ">>>" in getattr(L, n).__doc__
