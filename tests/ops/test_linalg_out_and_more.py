@@ -242,6 +242,51 @@ def test_out_of_another_dtype_is_refused_as_torch(case):
             _call(pyad, case, _p, out=p_out)
 
 
+@pytest.mark.parametrize("other", ["int64", "complex128", "float16"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_out_of_other_dtypes_is_taken_or_refused_as_torch(case, other):
+    ref = _call(torch, case, _t)
+    refs = _as_tuple(ref)
+    if refs[0].dtype == getattr(torch, other):
+        pytest.skip("the result's own dtype")
+    t_out = [torch.empty(0, dtype=r.dtype) for r in refs]
+    p_out = [pyad.empty(0, dtype=_p_dtype(r)) for r in refs]
+    t_out[0] = torch.empty(0, dtype=getattr(torch, other))
+    p_out[0] = pyad.empty(0, dtype=getattr(pyad, other))
+    t_out = tuple(t_out) if isinstance(ref, tuple) else t_out[0]
+    p_out = tuple(p_out) if isinstance(ref, tuple) else p_out[0]
+    try:
+        _call(torch, case, _t, out=t_out)
+        t_err = None
+    except RuntimeError as e:
+        t_err = e
+    if t_err is None:
+        _call(pyad, case, _p, out=p_out)
+        got, want = _np(_as_tuple(p_out)[0]), _np(_as_tuple(t_out)[0])
+        assert got.dtype == want.dtype
+        tol = 1e-3 if other == "float16" else 1e-7
+        np.testing.assert_allclose(np.sort_complex(got.ravel()) if case == "eigvals" else got,
+                                   np.sort_complex(want.ravel()) if case == "eigvals" else want,
+                                   rtol=tol, atol=1e-10)
+    else:
+        with pytest.raises(RuntimeError):
+            _call(pyad, case, _p, out=p_out)
+
+
+@pytest.mark.parametrize("case", ["slogdet", "qr", "inv"])
+def test_out_of_the_wrong_kind_is_refused_as_torch(case):
+    ref = _call(torch, case, _t)
+    if isinstance(ref, tuple):
+        t_bad, p_bad = torch.empty(0, dtype=torch.float64), pyad.empty(0, dtype=pyad.float64)
+    else:
+        t_bad = (torch.empty(0, dtype=torch.float64),) * 2
+        p_bad = (pyad.empty(0, dtype=pyad.float64), pyad.empty(0, dtype=pyad.float64))
+    with pytest.raises(TypeError):
+        _call(torch, case, _t, out=t_bad)
+    with pytest.raises(TypeError):
+        _call(pyad, case, _p, out=p_bad)
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_out_is_refused_when_an_input_requires_grad(case):
     ref = _call(torch, case, _t)
