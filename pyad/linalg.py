@@ -1705,3 +1705,240 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
                                "dimensions.")
     return _engine._linalg_norm(A, ord, dim, keepdim, dtype=dtype)
 
+
+
+# -- ldl_factor, ldl_factor_ex, ldl_solve ----------------------------------------------
+#
+# LAPACK's Bunch-Kaufman factorization (sytrf/hetrf, the lower triangle) and its solver
+# (sytrs/hetrs), through SciPy's LAPACK wrappers (SciPy is needed for these three
+# only; without it they raise RuntimeError), as torch's CPU kernels: the same packed LD
+# and pivots. torch gives them no derivative: results of inputs that require
+# grad are in the graph, and backward raises torch's error.
+
+ldl_factor_result = _collections.namedtuple("ldl_factor", ["LD", "pivots"])
+ldl_factor_ex_result = _collections.namedtuple("ldl_factor_ex", ["LD", "pivots", "info"])
+
+
+class _NoDerivative(_Function):
+    """``value`` (computed from the inputs that follow) in the graph of those inputs,
+    with torch's error for an op without a derivative."""
+
+    @staticmethod
+    def forward(ctx, value, aten_name, *inputs):
+        ctx.aten_name = aten_name
+        return value
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError("derivative for aten::%s is not implemented" % ctx.aten_name)
+
+
+def _lapack(prefix, dtype, hermitian, what):
+    try:
+        from scipy.linalg import lapack
+    except ImportError:
+        raise RuntimeError("%s(): needs SciPy (its LAPACK sytrf/hetrf/sytrs/hetrs "
+                           "wrappers), which is not installed" % what) from None
+    kind = "he" if hermitian and dtype.kind == "c" else "sy"
+    return lapack.get_lapack_funcs(kind + prefix, dtype=dtype)
+
+
+def _host(data):
+    xp = _xp(data)
+    return _np.asarray(xp.asnumpy(data)) if hasattr(xp, "asnumpy") else _np.asarray(data)
+
+
+def _device(array, like):
+    xp = _xp(like)
+    return xp.asarray(array) if xp is not _np else array
+
+
+def _ldl_factor(A, hermitian, what):
+    x = _var(A, what)
+    if x.dim() < 2 or x.shape[-1] != x.shape[-2]:
+        raise RuntimeError("%s(): A must be batches of square matrices, but they are %s by %s "
+                           "matrices" % (what, x.shape[-2] if x.dim() > 1 else 1,
+                                         x.shape[-1] if x.dim() else 1))
+    if x.dtype.kind not in "fc":
+        raise RuntimeError("%s(): Expected a floating point or complex tensor as input. Got %s"
+                           % (what, _tname(x.dtype)))
+    if x.dtype.itemsize < 4:
+        raise NotImplementedError('%s(): "ldl_factor_kernel_cpu" not implemented for \'%s\''
+                                  % (what, _tname(x.dtype)))
+    a = _host(x.data)
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    flat = a.reshape((-1, n, n))
+    ld = _np.zeros_like(flat)
+    piv = _np.zeros(flat.shape[:-1], _np.int32)
+    info = _np.zeros(flat.shape[0], _np.int32)
+    if n:
+        sytrf = _lapack("trf", a.dtype, hermitian, what)
+        for i in range(flat.shape[0]):
+            f, ip, inf = sytrf(flat[i], lower=1)
+            ld[i], piv[i], info[i] = _np.tril(f), ip, inf
+    ld = _device(ld.reshape(a.shape), x.data)
+    LD = _NoDerivative.apply(_pyad.Variable(ld), "linalg_ldl_factor_ex", x)
+    return (LD, _pyad.Variable(_device(piv.reshape(batch + (n,)), x.data)),
+            _pyad.Variable(_device(info.reshape(batch), x.data)))
+
+
+@_profiled
+def ldl_factor(A, *, hermitian=False):
+    """The LDL factorization of a symmetric (``hermitian=True``: Hermitian) (batch of)
+    matrices, as ``torch.linalg.ldl_factor``: LAPACK's Bunch-Kaufman factorization of the
+    lower triangle (the upper one is not read), the named tuple ``(LD, pivots)``: ``LD``
+    the unit lower triangular L below the diagonal and the block diagonal D (1x1 and
+    2x2 blocks) on it, ``pivots`` LAPACK's int32 interchanges (negative for a 2x2
+    block). Use with :func:`ldl_solve`. As torch's, it has no derivative (backward
+    raises), and a singular D raises (:func:`ldl_factor_ex` reports it in ``info``).
+
+    >>> LD, pivots = pyad.linalg.ldl_factor(pyad.tensor([[4., 2.], [2., 3.]]))
+    >>> LD
+    tensor([[4.0000, 0.0000],
+            [0.5000, 2.0000]])
+    >>> pivots
+    tensor([1, 2], dtype=int32)
+    """
+    LD, piv, info = _ldl_factor(A, hermitian, "linalg.ldl_factor")
+    bad = _host(info.data)
+    if (bad != 0).any():
+        first = int(_np.flatnonzero(bad.reshape(-1))[0])
+        where = "(Batch element %d): " % first if bad.ndim else ""
+        raise LinAlgError("linalg.ldl_factor(): %sThe factorization could not be completed "
+                          "because the input is singular (D[%d,%d] is zero)."
+                          % (where, bad.reshape(-1)[first], bad.reshape(-1)[first]))
+    return ldl_factor_result(LD, piv)
+
+
+@_profiled
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+    """:func:`ldl_factor` with ``info`` (int32, batch-shaped), as
+    ``torch.linalg.ldl_factor_ex``: 0 where D is nonsingular, else the 1-based index of
+    its first zero diagonal element (the factorization is complete, D singular);
+    ``check_errors=True`` raises LinAlgError instead.
+
+    >>> pyad.linalg.ldl_factor_ex(pyad.zeros(2, 2)).info
+    tensor(1, dtype=int32)
+    """
+    LD, piv, info = _ldl_factor(A, hermitian, "linalg.ldl_factor_ex")
+    if check_errors and bool((_host(info.data) != 0).any()):
+        raise LinAlgError("linalg.ldl_factor_ex(): The factorization could not be completed "
+                          "because the input is singular.")
+    return ldl_factor_ex_result(LD, piv, info)
+
+
+@_profiled
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    """The solution ``X`` of ``A X = B`` from :func:`ldl_factor`'s ``(LD, pivots)`` of
+    ``A`` (LAPACK sytrs/hetrs), as ``torch.linalg.ldl_solve``: ``B`` a (batch of)
+    matrices of ``LD``'s dtype; batch dims broadcast. No derivative, as torch's.
+
+    >>> LD, pivots = pyad.linalg.ldl_factor(pyad.tensor([[4., 2.], [2., 3.]]))
+    >>> pyad.linalg.ldl_solve(LD, pivots, pyad.tensor([[6.], [5.]]))
+    tensor([[1.],
+            [1.]])
+    """
+    what = "linalg.ldl_solve"
+    ld, piv, b = _var(LD, what), _var(pivots, what), _var(B, what)
+    if ld.dim() < 2 or ld.shape[-1] != ld.shape[-2]:
+        raise RuntimeError("%s(): LD must be batches of square matrices" % what)
+    if b.dim() < 2:
+        raise IndexError("%s(): Dimension out of range (expected to be in range of [-1, 0], "
+                         "but got -2)" % what)
+    if b.dtype != ld.dtype:
+        raise RuntimeError("%s(): Expected b and A to have the same dtype, but found b of "
+                           "type %s and A of type %s instead." % (what, _dtype_word(b.dtype),
+                                                          _dtype_word(ld.dtype)))
+    if piv.dtype != _np.int32:
+        raise RuntimeError("%s(): Expected pivots to be integers. Got %s"
+                           % (what, _tname(piv.dtype)))
+    n = ld.shape[-1]
+    if b.shape[-2] != n:
+        raise RuntimeError("%s(): Incompatible shapes of A and B for the equation AX = B "
+                           "(%dx%d and %dx%d)" % (what, n, n, b.shape[-2], b.shape[-1]))
+    batch = _np.broadcast_shapes(tuple(ld.shape[:-2]), tuple(b.shape[:-2]))
+    a = _np.broadcast_to(_host(ld.data), batch + (n, n)).reshape((-1, n, n))
+    p = _np.broadcast_to(_host(piv.data), batch + (n,)).reshape((-1, n))
+    bb = _np.broadcast_to(_host(b.data), batch + tuple(b.shape[-2:]))
+    flat = bb.reshape((-1,) + tuple(b.shape[-2:]))
+    x = _np.array(flat, copy=True)
+    if n and b.shape[-1]:
+        sytrs = _lapack("trs", a.dtype, hermitian, what)
+        for i in range(flat.shape[0]):
+            x[i], inf = sytrs(a[i], p[i], flat[i], lower=1)
+    x = _device(x.reshape(bb.shape), ld.data)
+    return _NoDerivative.apply(_pyad.Variable(x), "linalg_ldl_solve", ld, b)
+
+
+def _dtype_word(dtype):
+    return {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble"}.get(_np.dtype(dtype).name, _tname(dtype))
+
+
+__all__ += ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
+
+
+# -- out= ------------------------------------------------------------------------------
+#
+# torch.linalg's functions take ``out=`` (a Variable, or a tuple of them for the
+# functions returning several): the result is written into it (resized, with torch's
+# warning, when it has elements and another shape) and returned. matrix_exp, vander and
+# diagonal take none, as torch's; matmul is the engine's, which takes it itself.
+# As torch's kernels, most need ``out`` of the result's dtype and refuse ``out`` while
+# grad mode is on and an argument requires grad. torch's composite functions differ:
+# those in _OUT_CAST write into an ``out`` of any dtype the result can be cast to
+# (torch.can_cast), and those in _OUT_COPY, with an argument requiring grad, copy the
+# result into ``out`` in the graph (``out`` then requires grad), as torch's copy_.
+
+from pyad._out import writes_out as _writes_out, _check_out, _with_out_signature  # noqa
+
+_OUT_FUNCTIONS = (
+    "inv", "det", "slogdet", "solve", "cholesky", "qr", "eigh", "svd", "svdvals", "norm",
+    "vector_norm", "matrix_norm", "cross", "matrix_power", "pinv", "lstsq",
+    "solve_triangular", "eigvalsh", "eig", "eigvals", "multi_dot", "lu_factor",
+    "lu_factor_ex", "lu", "lu_solve", "matrix_rank", "cond", "vecdot", "inv_ex",
+    "solve_ex", "cholesky_ex", "tensorinv", "tensorsolve", "householder_product",
+    "ldl_factor", "ldl_factor_ex", "ldl_solve")
+_OUT_CAST = frozenset(("pinv", "lstsq", "eig", "eigvals", "matrix_rank", "cond", "tensorinv",
+                       "tensorsolve", "householder_product"))
+_OUT_COPY = frozenset(("norm", "matrix_norm", "eigvals", "cond", "tensorinv", "tensorsolve",
+                       "ldl_factor", "ldl_factor_ex", "ldl_solve"))
+
+
+def _copies_out(fn, name, exact):
+    """``out=`` for one of torch's functions that write their result into ``out`` with
+    copy_ (its composite functions, and those without a derivative): a result in the
+    graph makes ``out`` a copy of it in the graph."""
+    @_functools.wraps(fn)
+    def with_out(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        _check_out(out, name, (_pyad.Variable, tuple, list))
+        result = fn(*args, **kwargs)
+        results = result if isinstance(result, tuple) else (result,)
+        if not (_pyad.is_grad_enabled() and any(r.requires_grad for r in results)):
+            return _engine._write_out_py(name, out, result, exact)
+        detached = tuple(r.detach() for r in results)
+        if isinstance(result, tuple):
+            detached = type(result)(*detached)
+        else:
+            detached = detached[0]
+        written = _engine._write_out_py(name, out, detached, exact)  # resize, dtype checks
+        outs = written if isinstance(result, tuple) else (written,)
+        for o, r in zip(outs, results):
+            if r.requires_grad:
+                o.copy_(r)
+        return written
+
+    return _with_out_signature(with_out, fn)
+
+
+for _name in _OUT_FUNCTIONS:
+    _fn = globals()[_name]
+    if _name in _OUT_COPY:
+        globals()[_name] = _copies_out(_fn, "linalg." + _name, _name not in _OUT_CAST)
+    else:
+        globals()[_name] = _writes_out(_fn, name="linalg." + _name,
+                                       exact=_name not in _OUT_CAST)
+del _name, _fn

@@ -202,6 +202,7 @@ LINALG_CALLS = {
     "solve_triangular": lambda f: f(_sample_input(), _sample_input(), upper=True),
     "multi_dot": lambda f: f([_sample_input(), _sample_input()]),
     "lu_solve": lambda f: f(*pyad.linalg.lu_factor(_sample_input()), _sample_input()),
+    "ldl_solve": lambda f: f(*pyad.linalg.ldl_factor(_sample_input()), _sample_input()),
     "vecdot": lambda f: f(_sample_input(), _sample_input()),
     "solve_ex": lambda f: f(_sample_input(), _sample_input()),
     "tensorinv": lambda f: f(_sample_input(), 1),

@@ -190,6 +190,9 @@ VALID = {
     "vecdot": lambda: ((X(), X()), {}),
     "tensorsolve": lambda: ((SQ(), pyad.ones(2)), {}),
     "householder_product": lambda: ((X().t(), pyad.ones(2, dtype=pyad.float64)), {}),
+    "ldl_factor": lambda: ((SQ(),), {}),
+    "ldl_factor_ex": lambda: ((SQ(),), {}),
+    "ldl_solve": lambda: (pyad.linalg.ldl_factor(SQ() + 3 * pyad.eye(2)) + (SQ(),), {}),
     # torch conveniences beyond the core op list
     "cummax": lambda: ((X(), 1), {}),
     "cummin": lambda: ((X(), 1), {}),
