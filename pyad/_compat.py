@@ -869,33 +869,54 @@ def as_strided(input, size, stride, storage_offset=None):
             [1., 3.]])
     """
     x = _variable(input, "as_strided")
-    size = tuple(int(n) for n in ((size,) if isinstance(size, int) else size))
-    stride = tuple(int(s) for s in ((stride,) if isinstance(stride, int) else stride))
-    if len(size) != len(stride):
-        raise RuntimeError("as_strided(): mismatch in length of strides and shape")
-    if any(n < 0 for n in size):
-        raise RuntimeError("as_strided(): Storage size calculation overflowed with sizes=%s "
-                           "and strides=%s" % (list(size), list(stride)))
-    if any(s < 0 for s in stride):
-        raise RuntimeError("as_strided(): Negative strides are not supported at the moment, "
-                           "got strides: %s" % list(stride))
     data = x.data
     if not isinstance(data, numpy.ndarray):
         data = data.get()
     flat, own_offset, own_stride = _storage(data)
-    offset = own_offset if storage_offset is None else int(storage_offset)
+    size, stride, offset = _checked_geometry(flat, size, stride, storage_offset, own_offset,
+                                             "as_strided")
+    return AsStrided.apply(x, flat, own_offset, own_stride, size, stride, offset)
+
+
+def _checked_geometry(flat, size, stride, storage_offset, own_offset, what):
+    # (size, stride, offset) as ints, every element they address inside `flat`, as
+    # torch's setStorage checks (an element outside would read or write past the memory)
+    size = tuple(operator.index(n) for n in ((size,) if isinstance(size, int) else size))
+    stride = tuple(operator.index(s) for s in
+                   ((stride,) if isinstance(stride, int) else stride))
+    if len(size) != len(stride):
+        raise RuntimeError("%s(): mismatch in length of strides and shape" % what)
+    if any(n < 0 for n in size):
+        raise RuntimeError("%s(): Storage size calculation overflowed with sizes=%s "
+                           "and strides=%s" % (what, list(size), list(stride)))
+    if any(s < 0 for s in stride):
+        raise RuntimeError("%s(): Negative strides are not supported at the moment, "
+                           "got strides: %s" % (what, list(stride)))
+    offset = own_offset if storage_offset is None else operator.index(storage_offset)
     if offset < 0:
-        raise RuntimeError("as_strided(): invalid storage offset %d" % offset)
+        raise RuntimeError("%s(): invalid storage offset %d" % (what, offset))
     numel = math.prod(size)
     needed = 0 if numel == 0 else offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
     if needed > flat.size:
-        item = data.itemsize
-        raise RuntimeError("as_strided(): setStorage: sizes %s, strides %s, storage offset "
+        item = flat.itemsize
+        raise RuntimeError("%s(): setStorage: sizes %s, strides %s, storage offset "
                            "%d, and itemsize %d requiring a storage size of %d are out of "
                            "bounds for storage of size %d"
-                           % (list(size), list(stride), offset, item, needed * item,
+                           % (what, list(size), list(stride), offset, item, needed * item,
                               flat.size * item))
-    return AsStrided.apply(x, flat, own_offset, own_stride, size, stride, offset)
+    return size, stride, offset
+
+
+def _strided_view(data, size, stride, storage_offset):
+    """A view of the memory NumPy array ``data`` lives in, of shape ``size`` with strides
+    ``stride`` (in elements) from ``storage_offset``, every element checked to lie inside
+    it: ``Variable.set_(source, storage_offset, size, stride)``'s data."""
+    flat, own_offset, _ = _storage(data)
+    size, stride, offset = _checked_geometry(flat, size, stride, storage_offset, own_offset,
+                                             "set_")
+    start = flat[offset:] if math.prod(size) else flat[:0]
+    return numpy.lib.stride_tricks.as_strided(
+        start, size, tuple(s * flat.itemsize for s in stride), writeable=data.flags.writeable)
 
 
 def _as_strided_backward(grad, storage_size, in_geometry, out_geometry, in_shape):

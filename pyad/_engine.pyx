@@ -3481,8 +3481,9 @@ cdef class Variable:
         """Make this Variable share ``source``'s memory, shape and strides, in place, as
         torch's ``set_(source)``: writes through either show in the other; ``set_()``
         makes it an empty 1-d Variable. With ``storage_offset``, ``size`` and ``stride``
-        it takes that strided window of ``source``'s memory (`as_strided`'s arguments:
-        the offset counts from the start of the memory ``source`` shares).
+        it views that strided window of the memory ``source`` lives in (the offset counts
+        from the start of that memory, as torch's storage offset; every element must lie
+        inside it).
 
         The dtype must match. Bumps the version counter; the Variable is no longer a
         view of what it viewed, and a leaf gets a new gradient accumulator (so a graph
@@ -3525,9 +3526,11 @@ cdef class Variable:
                     for n in reversed(shape):
                         stride.insert(0, step)
                         step *= n if n > 0 else 1
-                data = (<Variable>_as_variable(
-                    src.detach().as_strided(shape, tuple(stride), storage_offset),
-                    "set_"))._data
+                if type(data) is not _NDARRAY:
+                    raise NotImplementedError("set_(): storage_offset, size and stride are "
+                                              "supported for CPU Variables only")
+                from pyad._compat import _strided_view    # (checks every element's place)
+                data = _strided_view(data, shape, tuple(stride), storage_offset)
         if not pyad_get_grad_disabled():
             _check_inplace_allowed(self, source, "set_")
         _track_var(self)

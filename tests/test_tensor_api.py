@@ -390,8 +390,15 @@ def test_set_shares_memory_shape_and_bumps_the_version_as_torch():
         np.testing.assert_array_equal(np.asarray(e.tolist()), [2.0, 3.0, 4.0, 5.0])
         assert tuple(lib.arange(3.0).set_().shape) == (0,)
         w = lib.zeros(1, dtype=lib.float64)
-        w.set_(lib.arange(6.0, dtype=lib.float64), 1, (2, 2), (1, 2))
+        six = lib.arange(6.0, dtype=lib.float64)
+        w.set_(six, 1, (2, 2), (1, 2))
         np.testing.assert_array_equal(np.asarray(w.tolist()), [[1.0, 3.0], [2.0, 4.0]])
+        six[3] = -1.0                               # a view of the same memory
+        assert float(w[0, 1]) == -1.0
+        with pytest.raises(RuntimeError, match="out of bounds"):
+            w.set_(six, 3, (2, 2), (1, 2))          # would reach element 6 of 6
+        with pytest.raises(RuntimeError):
+            w.set_(six, -1, (1,), (1,))
         with pytest.raises(RuntimeError, match="Could not set"):
             lib.zeros(2).set_(lib.zeros(2, dtype=lib.float64))
         leaf = lib.ones(3, requires_grad=True)
