@@ -542,8 +542,6 @@ def test_conv_cudnn_nhwc_support(dtype):
     chk(weight.grad, tw.grad)
 
 
-@pytest.mark.xfail(strict=True, reason="python: pyad.nn.utils has no "
-                   "convert_conv2d_weight_memory_format (torch.nn.utils.memory_format)")
 def test_convert_conv2d_weight_memory_format():
     input = pyad.tensor(np.random.default_rng(0).integers(1, 10, (2, 8, 4, 4)),
                         dtype=pyad.float32)
@@ -559,8 +557,6 @@ def test_convert_conv2d_weight_memory_format():
         assert out.is_contiguous(memory_format=memory_format)
 
 
-@pytest.mark.xfail(strict=True, reason="python: pyad.nn.utils has no "
-                   "convert_conv3d_weight_memory_format (torch.nn.utils.memory_format)")
 def test_convert_conv3d_weight_memory_format():
     input = pyad.tensor(np.random.default_rng(0).integers(1, 10, (2, 8, 4, 4, 4)),
                         dtype=pyad.float32)
