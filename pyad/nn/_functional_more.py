@@ -1576,6 +1576,10 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     out = out.permute(0, 2, 1, 3, 4)
     if bias is not None:
         out = out + _var(bias).reshape(1, -1, 1, 1, 1)
+    # torch's result follows a channels_last_3d input or weight (suggest_memory_format)
+    from pyad.nn._functional_layers import _suggested_format
+    if pyad.channels_last_3d in (_suggested_format(input), _suggested_format(weight)):
+        out = out.contiguous(memory_format=pyad.channels_last_3d)
     return out.squeeze(0) if unbatched else out
 
 

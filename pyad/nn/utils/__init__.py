@@ -22,7 +22,8 @@ from pyad.nn.utils.weight_norm import remove_weight_norm, weight_norm
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
            "parametrize", "parametrizations", "prune", "stateless", "weight_norm",
-           "remove_weight_norm", "spectral_norm", "remove_spectral_norm", "skip_init"]
+           "remove_weight_norm", "spectral_norm", "remove_spectral_norm", "skip_init",
+           "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"]
 
 
 def _params(parameters):
@@ -140,3 +141,43 @@ def skip_init(module_cls, *args, **kwargs):
         return module_cls(*args, **kwargs)
     finally:
         pyad.set_rng_state(state)
+
+
+def _convert_conv_weight_memory_format(module, memory_format, classes):
+    if isinstance(module, classes):
+        module.weight.data = module.weight.detach().contiguous(
+            memory_format=memory_format).data
+    for child in module.children():
+        _convert_conv_weight_memory_format(child, memory_format, classes)
+    return module
+
+
+def convert_conv2d_weight_memory_format(module, memory_format):
+    """Lay out the weight of every ``Conv2d`` / ``ConvTranspose2d`` in ``module``
+    (recursively) in ``memory_format`` (``pyad.channels_last`` or
+    ``pyad.contiguous_format``), in place, and return ``module``, as torch's. A
+    convolution with a channels-last weight gives a channels-last output.
+
+    >>> import pyad
+    >>> m = pyad.nn.utils.convert_conv2d_weight_memory_format(
+    ...     pyad.nn.Sequential(pyad.nn.Conv2d(8, 4, 3)), pyad.channels_last)
+    >>> m[0].weight.is_contiguous(memory_format=pyad.channels_last)
+    True
+    """
+    return _convert_conv_weight_memory_format(
+        module, memory_format, (pyad.nn.Conv2d, pyad.nn.ConvTranspose2d))
+
+
+def convert_conv3d_weight_memory_format(module, memory_format):
+    """Lay out the weight of every ``Conv3d`` / ``ConvTranspose3d`` in ``module``
+    (recursively) in ``memory_format`` (``pyad.channels_last_3d`` or
+    ``pyad.contiguous_format``), in place, and return ``module``, as torch's.
+
+    >>> import pyad
+    >>> m = pyad.nn.utils.convert_conv3d_weight_memory_format(
+    ...     pyad.nn.Conv3d(8, 4, 3), pyad.channels_last_3d)
+    >>> m.weight.is_contiguous(memory_format=pyad.channels_last_3d)
+    True
+    """
+    return _convert_conv_weight_memory_format(
+        module, memory_format, (pyad.nn.Conv3d, pyad.nn.ConvTranspose3d))
