@@ -1986,3 +1986,26 @@ for _name in _OUT_FUNCTIONS:
         globals()[_name] = _writes_out(_fn, name="linalg." + _name,
                                        exact=_name not in _OUT_CAST)
 del _name, _fn
+
+
+def _refuse_out_overlap(fn, name):
+    """torch's structured kernels (linalg.cross) refuse an ``out`` sharing memory with an
+    input: written in place it would read elements it has already written."""
+    @_functools.wraps(fn)
+    def checked(*args, out=None, **kwargs):
+        if isinstance(out, _pyad.Variable):
+            for arg in args + tuple(kwargs.values()):
+                if isinstance(arg, _pyad.Variable) and isinstance(arg.data, _np.ndarray) \
+                        and isinstance(out.data, _np.ndarray) and out.numel() and \
+                        _np.shares_memory(arg.data, out.data):
+                    raise RuntimeError(
+                        "%s(): unsupported operation: some elements of the input Variable "
+                        "and the written-to Variable refer to a single memory location. "
+                        "Please clone() the Variable before performing the operation."
+                        % name)
+        return fn(*args, out=out, **kwargs)
+
+    return checked
+
+
+cross = _refuse_out_overlap(cross, "linalg.cross")

@@ -169,7 +169,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     (adaptive average pooling, 3-D to 5-D input), ``'linear'`` (3-D input),
     ``'bilinear'`` and ``'bicubic'`` (4-D input) and ``'trilinear'`` (5-D input), with
     torch's ``align_corners`` and ``scale_factor`` conventions; ``antialias=True`` (for
-    'bilinear' and 'bicubic') filters as torch's separable antialiased kernels.
+    'bilinear' and 'bicubic') filters as torch's separable antialiased kernels (floating
+    point or uint8 input; uint8 as torch's fixed-point uint8 kernels).
 
     >>> interpolate(pyad.tensor([[[1.0, 2.0]]]), scale_factor=2)
     tensor([[[1., 1., 2., 2.]]])
