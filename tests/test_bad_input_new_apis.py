@@ -239,6 +239,9 @@ CASES = [
     ("adaptive_max_pool3d-huge-tuple",
      lambda m: F(m).adaptive_max_pool3d(x5(m), (10 ** 4, 10 ** 4, 10 ** 4)),
      RuntimeError, "can't allocate memory", False),
+    # 1000**3 cells of 2x2x2 taps: the cells were built in a Python loop (hours)
+    ("adaptive_max_pool3d-large-windows", lambda m: F(m).adaptive_max_pool3d(x5(m), 1000),
+     RuntimeError, "can't allocate memory: the windows gathered", False),
     ("adaptive_max_pool3d-float", lambda m: F(m).adaptive_max_pool3d(x5(m), 2.5),
      TypeError, "output_size must be an int or a tuple of ints", True),
     ("adaptive_max_pool3d-none", lambda m: F(m).adaptive_max_pool3d(x5(m), None),
@@ -579,6 +582,20 @@ def test_interpolate_antialias_uint8_matches_torch():
     np.testing.assert_array_equal(
         aa(pyad, pyad.tensor(ones), size=(2, 2), mode="bilinear").numpy(),
         aa(torch, torch.tensor(ones), size=(2, 2), mode="bilinear").numpy())
+
+
+def test_adaptive_max_pool3d_many_cells_as_torch():
+    # the windows are built at once (they were built cell by cell in Python): an output
+    # larger than the input, windows of unequal sizes, values and indices as torch's
+    rng = np.random.default_rng(2)
+    for shape, size in [((2, 3, 5, 7, 4), (3, 4, 5)), ((1, 1, 5, 5, 5), (7, 6, 5)),
+                        ((1, 2, 9, 3, 7), (4, None, 3)), ((1, 1, 6, 6, 6), 40)]:
+        a = rng.standard_normal(shape).astype(np.float32)
+        got, got_i = F(pyad).adaptive_max_pool3d(pyad.tensor(a), size, return_indices=True)
+        want, want_i = F(torch).adaptive_max_pool3d(torch.tensor(a), size,
+                                                    return_indices=True)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        np.testing.assert_array_equal(got_i.numpy(), want_i.numpy())
 
 
 def test_ldl_empty_and_integer_pivots_as_torch():

@@ -160,6 +160,36 @@ def _choose_max(flat, cells, what):
     return out, pos
 
 
+def _adaptive_cells_3d(bounds, ks, sizes, o):
+    # (P, K) flat positions of every output cell's window, t-major then h then w, short
+    # windows padded with their first position (a loop over the cells, built at once:
+    # an output of millions of cells took minutes cell by cell)
+    idx, ok = [], []
+    for d in range(3):
+        start = _np.asarray(bounds[d][0], dtype=_np.int64)
+        end = _np.asarray(bounds[d][1], dtype=_np.int64)
+        taps = start[:, None] + _np.arange(ks[d], dtype=_np.int64)[None, :]
+        idx.append(taps)
+        ok.append(taps < end[:, None])
+    t = idx[0][:, None, None, :, None, None]
+    h = idx[1][None, :, None, None, :, None]
+    w = idx[2][None, None, :, None, None, :]
+    pos = (t * sizes[1] + h) * sizes[2] + w
+    valid = (ok[0][:, None, None, :, None, None] & ok[1][None, :, None, None, :, None]
+             & ok[2][None, None, :, None, None, :])
+    n_cells, k = int(_np.prod(o)), int(_np.prod(ks))
+    pos = _np.broadcast_to(pos, tuple(o) + tuple(ks)).reshape(n_cells, k)
+    valid = _np.broadcast_to(valid, tuple(o) + tuple(ks)).reshape(n_cells, k)
+    cells = _np.array(pos, dtype=_np.int64, copy=True)
+    short = _np.flatnonzero(~valid.all(1))                 # windows with padding
+    if short.size:
+        order = _np.argsort(~valid[short], axis=1, kind="stable")   # real taps first
+        moved = _np.take_along_axis(cells[short], order, 1)
+        kept = _np.take_along_axis(valid[short], order, 1)
+        cells[short] = _np.where(kept, moved, moved[:, :1])
+    return cells
+
+
 def _adaptive_cells(size, out):
     starts = [(i * size) // out for i in range(out)]
     ends = [-((-(i + 1) * size) // out) for i in range(out)]
@@ -330,14 +360,14 @@ def _unpool_size(input, kernel_size, stride, padding, output_size, n, what):
 _MAX_OUTPUT_ELEMENTS = 1 << 31
 
 
-def _output_size_guard(what, shape):
+def _output_size_guard(what, shape, noun="an output of sizes"):
     total = 1
     for v in shape:
         total *= int(v)
     if total > _MAX_OUTPUT_ELEMENTS:
-        raise RuntimeError("%s(): can't allocate memory: an output of sizes %s would hold %d "
-                           "elements (more than %d)"
-                           % (what, [int(v) for v in shape], total, _MAX_OUTPUT_ELEMENTS))
+        raise RuntimeError("%s(): can't allocate memory: %s %s would hold %d elements (more "
+                           "than %d)" % (what, noun, [int(v) for v in shape], total,
+                                         _MAX_OUTPUT_ELEMENTS))
 
 
 def _max_unpool(input, indices, size, what, n):
@@ -1996,17 +2026,10 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     _output_size_guard(what, tuple(input.shape[:input.dim() - 3]) + o)
     bounds = [_adaptive_cells(sizes[i], o[i]) for i in range(3)]
     ks = [max([e - s for s, e in zip(*bounds[i])] or [1]) for i in range(3)]
-    cells = _np.empty((int(_np.prod(o)), int(_np.prod(ks))), dtype=_np.int64)
-    row = 0
-    for a in range(o[0]):
-        for bb in range(o[1]):
-            for cc in range(o[2]):
-                pos = [(t * sizes[1] + h) * sizes[2] + w
-                       for t in range(bounds[0][0][a], bounds[0][1][a])
-                       for h in range(bounds[1][0][bb], bounds[1][1][bb])
-                       for w in range(bounds[2][0][cc], bounds[2][1][cc])]
-                cells[row] = pos + [pos[0]] * (cells.shape[1] - len(pos))
-                row += 1
+    # every output cell's window is gathered at once: (batch, C, cells, window taps)
+    _output_size_guard(what, tuple(input.shape[:input.dim() - 3]) + o + tuple(ks),
+                       "the windows gathered for an output (sizes, then window taps)")
+    cells = _adaptive_cells_3d(bounds, ks, sizes, o)
     lead = tuple(input.shape[:input.dim() - 3])
     flat = input.reshape(lead + (int(_np.prod(sizes)),))
     out, pos = _choose_max(flat, cells, what)
