@@ -25,10 +25,18 @@ class FunctionalModule(pyad.nn.Module):
         self.buffer_names = tuple(buffer_names)
 
     def _call(self, values, names, args, kwargs):
+        op = type(self).__name__
+        if not _is_sequence(values):
+            raise TypeError("%s(): expected a sequence of Variables as parameters and "
+                            "buffers, got %s" % (op, type(values).__name__))
         values = tuple(values)
         if len(values) != len(names):
             raise RuntimeError("%s(): expected %d parameters and buffers, got %d"
-                               % (type(self).__name__, len(names), len(values)))
+                               % (op, len(names), len(values)))
+        for name, value in zip(names, values):
+            if not isinstance(value, pyad.Variable):
+                raise TypeError("%s(): '%s' must be a Variable, got %s"
+                                % (op, name, type(value).__name__))
         return functional_call(self.stateless_model, dict(zip(names, values)), tuple(args),
                                kwargs)
 
@@ -41,8 +49,26 @@ class FunctionalModuleWithBuffers(FunctionalModule):
     **kwargs)``."""
 
     def forward(self, params, buffers, *args, **kwargs):
+        for what, values in (("parameters", params), ("buffers", buffers)):
+            if not _is_sequence(values):
+                raise TypeError("FunctionalModuleWithBuffers(): expected a sequence of "
+                                "Variables as %s, got %s" % (what, type(values).__name__))
         return self._call(tuple(params) + tuple(buffers),
                           self.param_names + self.buffer_names, args, kwargs)
+
+
+def _is_sequence(values):
+    return isinstance(values, (tuple, list)) or (
+        hasattr(values, "__len__") and hasattr(values, "__getitem__")
+        and not isinstance(values, (str, bytes, dict, pyad.Variable)))
+
+
+def _check_module(model, op):
+    # functorch fails with AttributeError on a non-module (model.buffers): same type,
+    # but a message that says what was wrong
+    if not isinstance(model, pyad.nn.Module):
+        raise AttributeError("%s(): expected an nn.Module, got %s"
+                             % (op, type(model).__name__))
 
 
 def _functional_copy(model, disable_autograd_tracking):
@@ -72,6 +98,7 @@ def make_functional(model, disable_autograd_tracking=False):
     >>> fmodel(params, pyad.ones(3, 2)).shape
     (3, 1)
     """
+    _check_module(model, "make_functional")
     if any(True for _ in model.buffers()):
         raise RuntimeError("make_functional(model): `model` has buffers. Please use "
                            "make_functional_with_buffers(model) instead.")
@@ -88,6 +115,7 @@ def make_functional_with_buffers(model, disable_autograd_tracking=False):
     >>> len(params), len(buffers)
     (2, 3)
     """
+    _check_module(model, "make_functional_with_buffers")
     copied, names, params, buffer_pairs = _functional_copy(model, disable_autograd_tracking)
     buffer_names = tuple(n for n, _ in buffer_pairs)
     buffers = tuple(b for _, b in buffer_pairs)
@@ -105,9 +133,14 @@ def combine_state_for_ensemble(models):
     >>> vmap(fmodel, (0, 0, None))(params, buffers, pyad.ones(5, 3)).shape
     (4, 5, 2)
     """
+    if not hasattr(models, "__len__") or isinstance(models, pyad.nn.Module):
+        raise TypeError("combine_state_for_ensemble(): expected a sequence of nn.Modules, "
+                        "got %s" % type(models).__name__)
     models = list(models)
     if len(models) == 0:
         raise RuntimeError("combine_state_for_ensemble(): Expected at least one model, got 0.")
+    for m in models:
+        _check_module(m, "combine_state_for_ensemble")
     if not (all(m.training for m in models) or all(not m.training for m in models)):
         raise RuntimeError("combine_state_for_ensemble(): Expected all models to have the same "
                            "training/eval mode.")
@@ -115,6 +148,17 @@ def combine_state_for_ensemble(models):
         raise RuntimeError("combine_state_for_ensemble(): Expected all models to be of the same "
                            "class.")
     made = [make_functional_with_buffers(m) for m in models]
+    first = made[0][0]
+    for k, (fmodel, params, buffers) in enumerate(made[1:], 1):
+        if fmodel.param_names + fmodel.buffer_names != first.param_names + first.buffer_names:
+            raise RuntimeError("combine_state_for_ensemble(): model %d's parameters and "
+                               "buffers are not named as model 0's" % k)
+        for name, a, b in zip(first.param_names + first.buffer_names,
+                              made[0][1] + made[0][2], params + buffers):
+            if tuple(a.shape) != tuple(b.shape):
+                raise RuntimeError("combine_state_for_ensemble(): '%s' has shape %s in model "
+                                   "%d but %s in model 0" % (name, list(b.shape), k,
+                                                             list(a.shape)))
 
     def stacked(index):
         return tuple(pyad.stack(entries).detach()

@@ -1755,7 +1755,10 @@ def _device(array, like):
 
 def _ldl_factor(A, hermitian, what):
     x = _var(A, what)
-    if x.dim() < 2 or x.shape[-1] != x.shape[-2]:
+    if x.dim() < 2:
+        raise RuntimeError("%s(): The input Variable A must have at least 2 dimensions."
+                           % what)
+    if x.shape[-1] != x.shape[-2]:
         raise RuntimeError("%s(): A must be batches of square matrices, but they are %s by %s "
                            "matrices" % (what, x.shape[-2] if x.dim() > 1 else 1,
                                          x.shape[-1] if x.dim() else 1))
@@ -1768,7 +1771,7 @@ def _ldl_factor(A, hermitian, what):
     a = _host(x.data)
     n = a.shape[-1]
     batch = a.shape[:-2]
-    flat = a.reshape((-1, n, n))
+    flat = a.reshape((int(_np.prod(batch, dtype=_np.int64)), n, n))
     ld = _np.zeros_like(flat)
     piv = _np.zeros(flat.shape[:-1], _np.int32)
     info = _np.zeros(flat.shape[0], _np.int32)
@@ -1850,16 +1853,26 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
         raise RuntimeError("%s(): Expected b and A to have the same dtype, but found b of "
                            "type %s and A of type %s instead." % (what, _dtype_word(b.dtype),
                                                           _dtype_word(ld.dtype)))
-    if piv.dtype != _np.int32:
+    if piv.dtype.kind not in "iu":
         raise RuntimeError("%s(): Expected pivots to be integers. Got %s"
                            % (what, _tname(piv.dtype)))
     n = ld.shape[-1]
+    if tuple(piv.shape) != tuple(ld.shape[:-1]):
+        raise RuntimeError("%s(): Expected LD.shape[:-1] and pivots.shape to be the same, but "
+                           "got pivots with shape %s instead" % (what, list(piv.shape)))
     if b.shape[-2] != n:
         raise RuntimeError("%s(): Incompatible shapes of A and B for the equation AX = B "
                            "(%dx%d and %dx%d)" % (what, n, n, b.shape[-2], b.shape[-1]))
-    batch = _np.broadcast_shapes(tuple(ld.shape[:-2]), tuple(b.shape[:-2]))
+    try:
+        batch = _np.broadcast_shapes(tuple(ld.shape[:-2]), tuple(b.shape[:-2]))
+    except ValueError:
+        raise RuntimeError("%s(): the batch dimensions of LD %s and B %s cannot be broadcast "
+                           "together" % (what, list(ld.shape[:-2]), list(b.shape[:-2]))) \
+            from None
+    pivots_host = _host(piv.data).astype(_np.int64).reshape((-1, n))
+    _check_ldl_pivots(pivots_host, n, what)
     a = _np.broadcast_to(_host(ld.data), batch + (n, n)).reshape((-1, n, n))
-    p = _np.broadcast_to(_host(piv.data), batch + (n,)).reshape((-1, n))
+    p = _np.broadcast_to(_host(piv.data).astype(_np.int32), batch + (n,)).reshape((-1, n))
     bb = _np.broadcast_to(_host(b.data), batch + tuple(b.shape[-2:]))
     flat = bb.reshape((-1,) + tuple(b.shape[-2:]))
     x = _np.array(flat, copy=True)
@@ -1869,6 +1882,37 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
             x[i], inf = sytrs(a[i], p[i], flat[i], lower=1)
     x = _device(x.reshape(bb.shape), ld.data)
     return _NoDerivative.apply(_pyad.Variable(x), "linalg_ldl_solve", ld, b)
+
+
+def _check_ldl_pivots(pivots, n, what):
+    # LAPACK's sytrs/hetrs trust the pivots: a row index past n, or a 2x2 block that runs
+    # off either end (a negative pivot on the last row read forwards, on the first row
+    # read backwards), reads and writes outside LD, B and the work arrays
+    if pivots.size == 0:
+        return
+    if (_np.abs(pivots) > n).any():
+        raise RuntimeError("%s(): Pivots given to ldl_solve must all satisfy |pivot| <= "
+                           "LD.size(-2). Did you properly pass the result of ldl_factor?"
+                           % what)
+    if (pivots == 0).any():
+        raise RuntimeError("%s(): Pivots given to ldl_solve must all satisfy |pivot| >= 1. "
+                           "Did you properly pass the result of ldl_factor?" % what)
+    for row in pivots:
+        k = 0
+        while k < n:                      # sytrs' forward sweep
+            if row[k] < 0 and k == n - 1:
+                raise RuntimeError("%s(): pivots %s end with the first row of a 2x2 block "
+                                   "(a negative pivot on the last row): not the result of "
+                                   "ldl_factor" % (what, row.tolist()))
+            k += 1 if row[k] > 0 else 2
+        k = n - 1
+        while k >= 0:                     # and its backward one
+            if row[k] < 0 and k == 0:
+                raise RuntimeError("%s(): pivots %s start with the second row of a 2x2 "
+                                   "block (a negative pivot on the first row read "
+                                   "backwards): not the result of ldl_factor"
+                                   % (what, row.tolist()))
+            k -= 1 if row[k] > 0 else 2
 
 
 def _dtype_word(dtype):
@@ -1942,3 +1986,26 @@ for _name in _OUT_FUNCTIONS:
         globals()[_name] = _writes_out(_fn, name="linalg." + _name,
                                        exact=_name not in _OUT_CAST)
 del _name, _fn
+
+
+def _refuse_out_overlap(fn, name):
+    """torch's structured kernels (linalg.cross) refuse an ``out`` sharing memory with an
+    input: written in place it would read elements it has already written."""
+    @_functools.wraps(fn)
+    def checked(*args, out=None, **kwargs):
+        if isinstance(out, _pyad.Variable):
+            for arg in args + tuple(kwargs.values()):
+                if isinstance(arg, _pyad.Variable) and isinstance(arg.data, _np.ndarray) \
+                        and isinstance(out.data, _np.ndarray) and out.numel() and \
+                        _np.shares_memory(arg.data, out.data):
+                    raise RuntimeError(
+                        "%s(): unsupported operation: some elements of the input Variable "
+                        "and the written-to Variable refer to a single memory location. "
+                        "Please clone() the Variable before performing the operation."
+                        % name)
+        return fn(*args, out=out, **kwargs)
+
+    return checked
+
+
+cross = _refuse_out_overlap(cross, "linalg.cross")

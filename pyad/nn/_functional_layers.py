@@ -169,7 +169,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     (adaptive average pooling, 3-D to 5-D input), ``'linear'`` (3-D input),
     ``'bilinear'`` and ``'bicubic'`` (4-D input) and ``'trilinear'`` (5-D input), with
     torch's ``align_corners`` and ``scale_factor`` conventions; ``antialias=True`` (for
-    'bilinear' and 'bicubic') filters as torch's separable antialiased kernels.
+    'bilinear' and 'bicubic') filters as torch's separable antialiased kernels (floating
+    point or uint8 input; uint8 as torch's fixed-point uint8 kernels).
 
     >>> interpolate(pyad.tensor([[[1.0, 2.0]]]), scale_factor=2)
     tensor([[[1., 1., 2., 2.]]])
@@ -236,6 +237,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             factors = [float(f) for f in scale_factor]
         else:
             factors = [float(scale_factor)] * dim
+        if not all(math.isfinite(f) for f in factors):
+            raise RuntimeError("%s(): scale_factor must be finite, got %s (the output size "
+                               "cannot be converted to int64 without overflow)"
+                               % (what, list(factors)))
         out_sizes = tuple(int(math.floor(n * f)) for n, f in zip(in_sizes, factors))
         scales = [None] * dim if recompute_scale_factor else factors
     else:
@@ -255,10 +260,30 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return _in_format_of(pool[dim](input, out_sizes), input)
     out = input
     if antialias:
+        kind = _np.dtype(input.dtype).kind
+        if kind != "f" and _np.dtype(input.dtype) != _np.uint8:
+            raise NotImplementedError('%s(): "compute_index_ranges_weights" not implemented '
+                                      "for %s Variables with antialias=True (floating point "
+                                      "or uint8 only)" % (what, _np.dtype(input.dtype).name))
+        if any(n <= 0 for n in in_sizes):
+            raise RuntimeError("%s(): Input and output sizes should be greater than 0, but "
+                               "got input (%s) and output (%s)" % (what, in_sizes, out_sizes))
+        if input.shape[1] == 0:
+            raise RuntimeError("%s(): Non-empty 4D data Variable expected but got a Variable "
+                               "with sizes %s" % (what, list(input.shape)))
+        _aa_size_check(what, input, out_sizes)
         # torch's separable antialiased resampling: the last dim first, then the one before
-        for d in reversed(range(dim)):
-            out = _aa_along(out, 2 + d, in_sizes[d], out_sizes[d], align_corners, scales[d],
-                            mode, input)
+        # (uint8 in float32, rounded back and clamped as torch's uint8 kernels)
+        try:
+            for d in reversed(range(dim)):
+                if kind != "f" and in_sizes[d] == out_sizes[d] and scales[d] in (None, 1.0):
+                    continue              # torch's uint8 kernels skip a pass of equal size
+                out = _aa_along(out, 2 + d, in_sizes[d], out_sizes[d], align_corners,
+                                scales[d], mode, out, fixed_point=kind != "f")
+        except MemoryError as e:
+            raise RuntimeError("%s(): can't allocate memory for the antialiased output of "
+                               "sizes %s (%s)" % (what, list(input.shape[:2]) + list(out_sizes),
+                                                  e)) from None
         return _in_format_of(out, input)
     for d in range(dim):
         n_in, n_out = in_sizes[d], out_sizes[d]
@@ -339,7 +364,8 @@ def _aa_filter(x, mode):
     return _np.where(x < 1.0, near, _np.where(x < 2.0, far, 0.0))
 
 
-def _aa_along(out, axis, n_in, n_out, align_corners, scale_factor, mode, like):
+def _aa_along(out, axis, n_in, n_out, align_corners, scale_factor, mode, like,
+              fixed_point=False):
     # torch's _compute_weights_aa: output i averages the input around
     # center = scale * (i + 0.5) with the filter stretched by the scale when
     # downsampling, the weights normalised to sum 1
@@ -361,6 +387,8 @@ def _aa_along(out, axis, n_in, n_out, align_corners, scale_factor, mode, like):
     w = _np.where(j[None, :] < xsize[:, None], w, 0.0)
     total = w.sum(1, keepdims=True)
     w = _np.where(total != 0, w / _np.where(total != 0, total, 1.0), w)
+    if fixed_point:
+        return _aa_uint8_pass(out, axis, n_in, xmin, w)
     view = [1] * out.dim()
     view[axis] = n_out
     result = None
@@ -374,6 +402,49 @@ def _aa_along(out, axis, n_in, n_out, align_corners, scale_factor, mode, like):
     if result is None:
         result = out.index_select(axis, _index_var(_np.zeros(n_out, _np.int64), like)) * 0
     return result
+
+
+# the most elements one antialiased pass may make (its taps' products are this size too)
+_AA_MAX_ELEMENTS = 1 << 31
+
+
+def _aa_uint8_pass(out, axis, n_in, xmin, w):
+    # torch's uint8 kernels (_compute_index_ranges_int16_weights): int16 weights scaled by
+    # 2**precision (the largest keeping the biggest weight below 2**15), an integer sum
+    # rounded by adding half and shifting, clamped to [0, 255]; each pass gives uint8
+    w_max = float(_np.abs(w).max()) if w.size else 0.0
+    precision = 0
+    while precision < 22:
+        if int(0.5 + w_max * (1 << (precision + 1))) >= (1 << 15):
+            break
+        precision += 1
+    scaled = w * (1 << precision)
+    wi = _np.where(scaled < 0, -0.5 + scaled, 0.5 + scaled).astype(_np.int16).astype(_np.int64)
+    from pyad.nn._functional_more import _host
+    data = _np.asarray(_host(out.data)).astype(_np.int64)
+    moved = _np.moveaxis(data, axis, -1)
+    acc = _np.zeros(moved.shape[:-1] + (w.shape[0],), dtype=_np.int64)
+    for k in range(w.shape[1]):
+        if not _np.any(wi[:, k]):
+            continue
+        idx = _np.clip(xmin + k, 0, n_in - 1)
+        acc += moved[..., idx] * wi[:, k]
+    if precision > 0:
+        acc = (acc + (1 << (precision - 1))) >> precision
+    res = _np.clip(acc, 0, 255).astype(_np.uint8)
+    res = _np.ascontiguousarray(_np.moveaxis(res, -1, axis))
+    return pyad.tensor(res, device=out.device)
+
+
+def _aa_size_check(what, input, out_sizes):
+    lead = int(_np.prod(input.shape[:2], dtype=_np.float64))
+    n = lead * float(_np.prod([float(v) for v in out_sizes]))
+    n = max(n, lead * input.shape[2] * float(out_sizes[1]))
+    if n > _AA_MAX_ELEMENTS:
+        raise RuntimeError("%s(): can't allocate memory: the antialiased output of sizes %s "
+                           "would hold %d elements (more than %d)"
+                           % (what, list(input.shape[:2]) + list(out_sizes), n,
+                              _AA_MAX_ELEMENTS))
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

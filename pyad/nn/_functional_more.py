@@ -160,6 +160,36 @@ def _choose_max(flat, cells, what):
     return out, pos
 
 
+def _adaptive_cells_3d(bounds, ks, sizes, o):
+    # (P, K) flat positions of every output cell's window, t-major then h then w, short
+    # windows padded with their first position (a loop over the cells, built at once:
+    # an output of millions of cells took minutes cell by cell)
+    idx, ok = [], []
+    for d in range(3):
+        start = _np.asarray(bounds[d][0], dtype=_np.int64)
+        end = _np.asarray(bounds[d][1], dtype=_np.int64)
+        taps = start[:, None] + _np.arange(ks[d], dtype=_np.int64)[None, :]
+        idx.append(taps)
+        ok.append(taps < end[:, None])
+    t = idx[0][:, None, None, :, None, None]
+    h = idx[1][None, :, None, None, :, None]
+    w = idx[2][None, None, :, None, None, :]
+    pos = (t * sizes[1] + h) * sizes[2] + w
+    valid = (ok[0][:, None, None, :, None, None] & ok[1][None, :, None, None, :, None]
+             & ok[2][None, None, :, None, None, :])
+    n_cells, k = int(_np.prod(o)), int(_np.prod(ks))
+    pos = _np.broadcast_to(pos, tuple(o) + tuple(ks)).reshape(n_cells, k)
+    valid = _np.broadcast_to(valid, tuple(o) + tuple(ks)).reshape(n_cells, k)
+    cells = _np.array(pos, dtype=_np.int64, copy=True)
+    short = _np.flatnonzero(~valid.all(1))                 # windows with padding
+    if short.size:
+        order = _np.argsort(~valid[short], axis=1, kind="stable")   # real taps first
+        moved = _np.take_along_axis(cells[short], order, 1)
+        kept = _np.take_along_axis(valid[short], order, 1)
+        cells[short] = _np.where(kept, moved, moved[:, :1])
+    return cells
+
+
 def _adaptive_cells(size, out):
     starts = [(i * size) // out for i in range(out)]
     ends = [-((-(i + 1) * size) // out) for i in range(out)]
@@ -325,6 +355,21 @@ def _unpool_size(input, kernel_size, stride, padding, output_size, n, what):
     return tuple(int(o) for o in output_size)
 
 
+# the most elements a pooling op here makes before refusing (numpy's MemoryError, or a
+# Python loop over the cells, otherwise)
+_MAX_OUTPUT_ELEMENTS = 1 << 31
+
+
+def _output_size_guard(what, shape, noun="an output of sizes"):
+    total = 1
+    for v in shape:
+        total *= int(v)
+    if total > _MAX_OUTPUT_ELEMENTS:
+        raise RuntimeError("%s(): can't allocate memory: %s %s would hold %d elements (more "
+                           "than %d)" % (what, noun, [int(v) for v in shape], total,
+                                         _MAX_OUTPUT_ELEMENTS))
+
+
 def _max_unpool(input, indices, size, what, n):
     input = _var(input)
     indices = _var(indices)
@@ -346,6 +391,7 @@ def _max_unpool(input, indices, size, what, n):
         bad = int(idx.min()) if int(idx.min()) < 0 else int(idx.max())
         raise RuntimeError("%s(): Found an invalid max index: %d (output volumes are of size "
                            "%s)" % (what, bad, "x".join(str(s) for s in size)))
+    _output_size_guard(what, lead + tuple(size))
     xp = _xp(input)
     base = pyad.Variable(xp.zeros(lead + (total,), dtype=input.data.dtype))
     out = pyad.scatter(base, len(lead), idx, input.reshape(lead + (per,)))
@@ -960,6 +1006,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                            "of dimensions, but got input with sizes %s and grid with sizes %s"
                            % (list(input.shape), list(grid.shape)))
     k = input.dim() - 2                                   # spatial dims
+    if grid.dtype != input.dtype:
+        raise RuntimeError("grid_sample(): expected grid to have the same dtype as input "
+                           "(%s), but got grid of dtype %s" % (input.dtype, grid.dtype))
     if grid.shape[0] != input.shape[0]:
         raise RuntimeError("grid_sample(): expected grid and input to have same batch size, "
                            "but got input with sizes %s and grid with sizes %s"
@@ -1789,7 +1838,21 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_
     if input.dim() < n + 1:
         raise IndexError("%s(): Dimension out of range (expected to be in range of [%d, %d], "
                          "but got %d)" % (what, -input.dim(), input.dim() - 1, -(n + 1)))
+    if output_size is not None:
+        for v in (output_size if isinstance(output_size, (tuple, list)) else (output_size,)):
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+                raise TypeError("%s(): argument 'output_size' must be an int or a tuple of "
+                                "ints, not %s" % (what, type(v).__name__))
+    if _random_samples is not None and not isinstance(_random_samples, pyad.Variable):
+        raise TypeError("%s(): argument '_random_samples' must be a Variable, not %s"
+                        % (what, type(_random_samples).__name__))
     if output_size is None:
+        for r in (output_ratio if isinstance(output_ratio, (tuple, list)) else (output_ratio,)):
+            if not isinstance(r, numbers.Real) or isinstance(r, bool) or \
+                    not (math.isfinite(r) and r >= 0):
+                raise ValueError("%s(): output_ratio must be a finite number between 0 and 1, "
+                                 "got %r"
+                                 % (what, output_ratio))
         if isinstance(output_ratio, (tuple, list)) and len(output_ratio) > n:
             raise ValueError("%s(): %s requires output_ratio to either be a single Int or "
                              "tuple of Ints." % (what, what))
@@ -1807,6 +1870,9 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_
         raise RuntimeError("%s(): output_size must either be a single Int or tuple of %s Ints"
                            % (what, "three" if n == 3 else ""))
     k, o = tuple(int(v) for v in k), tuple(int(v) for v in o)
+    if any(v <= 0 for v in k):
+        raise RuntimeError("%s(): kernel_size must be greater than zero, got %s"
+                           % (what, list(k)))
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError("%s(): Expected %dD or %dD Variable, but got: %s"
                            % (what, n + 1, n + 2, list(input.shape)))
@@ -1940,6 +2006,12 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     """`adaptive_max_pool3d` that returns ``(output, indices)``."""
     what = "adaptive_max_pool3d"
     input = _var(input)
+    for v in (output_size if isinstance(output_size, (tuple, list)) else (output_size,)):
+        if v is None and isinstance(output_size, (tuple, list)):
+            continue                        # None in a tuple: that input size, as torch's
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            raise TypeError("%s(): output_size must be an int or a tuple of ints (None "
+                            "entries allowed), not %s" % (what, type(v).__name__))
     if isinstance(output_size, (tuple, list)):
         # torch's _list_with_default: only a sequence output_size is checked here
         _adaptive_dim_check(input, len(output_size), what)
@@ -1955,19 +2027,13 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     o = tuple(sizes[i] if o[i] is None else int(o[i]) for i in range(3))
     if any(v < 0 for v in o):
         raise RuntimeError("%s(): output_size must be non-negative, got %s" % (what, o))
+    _output_size_guard(what, tuple(input.shape[:input.dim() - 3]) + o)
     bounds = [_adaptive_cells(sizes[i], o[i]) for i in range(3)]
     ks = [max([e - s for s, e in zip(*bounds[i])] or [1]) for i in range(3)]
-    cells = _np.empty((int(_np.prod(o)), int(_np.prod(ks))), dtype=_np.int64)
-    row = 0
-    for a in range(o[0]):
-        for bb in range(o[1]):
-            for cc in range(o[2]):
-                pos = [(t * sizes[1] + h) * sizes[2] + w
-                       for t in range(bounds[0][0][a], bounds[0][1][a])
-                       for h in range(bounds[1][0][bb], bounds[1][1][bb])
-                       for w in range(bounds[2][0][cc], bounds[2][1][cc])]
-                cells[row] = pos + [pos[0]] * (cells.shape[1] - len(pos))
-                row += 1
+    # every output cell's window is gathered at once: (batch, C, cells, window taps)
+    _output_size_guard(what, tuple(input.shape[:input.dim() - 3]) + o + tuple(ks),
+                       "the windows gathered for an output (sizes, then window taps)")
+    cells = _adaptive_cells_3d(bounds, ks, sizes, o)
     lead = tuple(input.shape[:input.dim() - 3])
     flat = input.reshape(lead + (int(_np.prod(sizes)),))
     out, pos = _choose_max(flat, cells, what)
@@ -2004,10 +2070,8 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     """
     what = "max_unpool3d"
     input = _var(input)
-    for name, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
-                    ("output_size", output_size)):
-        if isinstance(v, (tuple, list)) and len(v) not in ((3, 5) if name == "output_size"
-                                                           else (3,)):
+    for name, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding)):
+        if isinstance(v, (tuple, list)) and len(v) != 3:
             raise RuntimeError("%s(): There should be exactly three elements (depth, height, "
                                "width) in %s, but got %d elements." % (what, name, len(v)))
     if input.dim() not in (4, 5):
