@@ -878,12 +878,25 @@ def as_strided(input, size, stride, storage_offset=None):
     return AsStrided.apply(x, flat, own_offset, own_stride, size, stride, offset)
 
 
+def _int_tuple(value, name, what):
+    # a tuple of ints from an int or a sequence of ints (not bools, floats or strings)
+    items = (value,) if isinstance(value, (int, numpy.integer)) else value
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise TypeError("%s(): argument '%s' must be tuple of ints, not %s"
+                        % (what, name, type(value).__name__))
+    items = tuple(items)
+    for k, n in enumerate(items):
+        if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)):
+            raise TypeError("%s(): argument '%s' must be tuple of ints, but found element of "
+                            "type %s at pos %d" % (what, name, type(n).__name__, k))
+    return tuple(int(n) for n in items)
+
+
 def _checked_geometry(flat, size, stride, storage_offset, own_offset, what):
     # (size, stride, offset) as ints, every element they address inside `flat`, as
     # torch's setStorage checks (an element outside would read or write past the memory)
-    size = tuple(operator.index(n) for n in ((size,) if isinstance(size, int) else size))
-    stride = tuple(operator.index(s) for s in
-                   ((stride,) if isinstance(stride, int) else stride))
+    size = _int_tuple(size, "size", what)
+    stride = _int_tuple(stride, "stride", what)
     if len(size) != len(stride):
         raise RuntimeError("%s(): mismatch in length of strides and shape" % what)
     if any(n < 0 for n in size):
@@ -892,7 +905,11 @@ def _checked_geometry(flat, size, stride, storage_offset, own_offset, what):
     if any(s < 0 for s in stride):
         raise RuntimeError("%s(): Negative strides are not supported at the moment, "
                            "got strides: %s" % (what, list(stride)))
-    offset = own_offset if storage_offset is None else operator.index(storage_offset)
+    if storage_offset is not None and (isinstance(storage_offset, bool) or
+                                       not isinstance(storage_offset, (int, numpy.integer))):
+        raise TypeError("%s(): argument 'storage_offset' must be int, not %s"
+                        % (what, type(storage_offset).__name__))
+    offset = own_offset if storage_offset is None else int(storage_offset)
     if offset < 0:
         raise RuntimeError("%s(): invalid storage offset %d" % (what, offset))
     numel = math.prod(size)
@@ -909,11 +926,22 @@ def _checked_geometry(flat, size, stride, storage_offset, own_offset, what):
 
 def _strided_view(data, size, stride, storage_offset):
     """A view of the memory NumPy array ``data`` lives in, of shape ``size`` with strides
-    ``stride`` (in elements) from ``storage_offset``, every element checked to lie inside
-    it: ``Variable.set_(source, storage_offset, size, stride)``'s data."""
+    ``stride`` (in elements; None: contiguous) from ``storage_offset`` elements past
+    ``data``'s first (as torch's set_ counts it), every element checked to lie inside that
+    memory: ``Variable.set_(source, storage_offset, size, stride)``'s data."""
     flat, own_offset, _ = _storage(data)
-    size, stride, offset = _checked_geometry(flat, size, stride, storage_offset, own_offset,
-                                             "set_")
+    if isinstance(size, (int, numpy.integer)):
+        raise TypeError("set_(): argument 'size' must be tuple of ints, not %s"
+                        % type(size).__name__)
+    size = _int_tuple(size, "size", "set_")
+    if stride is None:
+        stride, step = [], 1
+        for n in reversed(size):
+            stride.insert(0, step)
+            step *= max(n, 1)
+    _int_tuple(storage_offset, "storage_offset", "set_")
+    size, stride, offset = _checked_geometry(flat, size, stride, own_offset + storage_offset,
+                                             own_offset, "set_")
     start = flat[offset:] if math.prod(size) else flat[:0]
     return numpy.lib.stride_tricks.as_strided(
         start, size, tuple(s * flat.itemsize for s in stride), writeable=data.flags.writeable)

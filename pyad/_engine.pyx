@@ -976,11 +976,16 @@ cdef class Node:
     def _set_sequence_nr(self, sequence_nr):
         """Set this node's priority in the backward pass: of the nodes ready at once,
         the one with the highest sequence number runs first (torch's private API)."""
-        cdef long long n = sequence_nr
-        if n < 0 or n >= _ACCUMULATE_SEQUENCE or self._seq >= _ACCUMULATE_SEQUENCE:
-            raise ValueError("Node._set_sequence_nr(): a sequence number must be in "
-                             "[0, 2**62) and set on a backward node, not an accumulator; "
-                             "got %d" % n)
+        if isinstance(sequence_nr, float) or not hasattr(sequence_nr, "__index__"):
+            raise TypeError("Node._set_sequence_nr(): an integer is required, got %s"
+                            % type(sequence_nr).__name__)
+        n = sequence_nr.__index__()
+        if n < 0 or n >= _ACCUMULATE_SEQUENCE:
+            raise OverflowError("Node._set_sequence_nr(): a sequence number must be in "
+                                "[0, 2**62), got %d" % n)
+        if self._seq >= _ACCUMULATE_SEQUENCE:
+            raise ValueError("Node._set_sequence_nr(): set on a backward node, not an "
+                             "accumulator (pyad's run first whenever they are ready)")
         self._seq = n
 
     def register_hook(self, fn):
@@ -3482,8 +3487,8 @@ cdef class Variable:
         torch's ``set_(source)``: writes through either show in the other; ``set_()``
         makes it an empty 1-d Variable. With ``storage_offset``, ``size`` and ``stride``
         it views that strided window of the memory ``source`` lives in (the offset counts
-        from the start of that memory, as torch's storage offset; every element must lie
-        inside it).
+        from ``source``'s first element, as torch's; every element must lie inside that
+        memory).
 
         The dtype must match. Bumps the version counter; the Variable is no longer a
         view of what it viewed, and a leaf gets a new gradient accumulator (so a graph
@@ -3518,19 +3523,14 @@ cdef class Variable:
                                    "this one is on %s)" % (src.device, self.device))
             data = src._data
             if storage_offset is not None or size is not None or stride is not None:
-                if size is None:
-                    raise TypeError("set_(): a storage_offset or stride needs a size")
-                shape = tuple(size)
-                if stride is None:          # contiguous strides for the size
-                    stride, step = [], 1
-                    for n in reversed(shape):
-                        stride.insert(0, step)
-                        step *= n if n > 0 else 1
+                if size is None or storage_offset is None:
+                    raise TypeError("set_(): a strided window needs a storage_offset and a "
+                                    "size (and optionally a stride)")
                 if type(data) is not _NDARRAY:
                     raise NotImplementedError("set_(): storage_offset, size and stride are "
                                               "supported for CPU Variables only")
                 from pyad._compat import _strided_view    # (checks every element's place)
-                data = _strided_view(data, shape, tuple(stride), storage_offset)
+                data = _strided_view(data, size, stride, storage_offset)
         if not pyad_get_grad_disabled():
             _check_inplace_allowed(self, source, "set_")
         _track_var(self)

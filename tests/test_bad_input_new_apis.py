@@ -89,8 +89,8 @@ def i64(m, *shape, fill=0):
     return m.full(shape, fill, dtype=m.int64)
 
 
-XF_SET = "engine: Variable.set_ (pyad/_engine.pyx) "
-XF_SEQ = "engine: Node._set_sequence_nr (pyad/_engine.pyx) "
+XF_SET = "was: Variable.set_ (pyad/_engine.pyx) "
+XF_SEQ = "was: Node._set_sequence_nr (pyad/_engine.pyx) "
 
 CASES = [
     # -- Variable.set_ ----------------------------------------------------------------
@@ -103,7 +103,7 @@ CASES = [
     ("set_-offset-without-source", lambda m: m.zeros(3).set_(None, 0),
      TypeError, "need a source Variable", True),
     ("set_-stride-without-size", lambda m: m.zeros(3).set_(m.zeros(6), 0, None, (1,)),
-     TypeError, "needs a size", True),
+     TypeError, "needs a storage_offset and a size", True),
     # -- Node._set_sequence_nr ---------------------------------------------------------
     # -- pyad.func's functorch API --------------------------------------------------------
     ("make_functional-non-module", lambda m: fn(m).make_functional(lambda x: x),
@@ -492,14 +492,14 @@ def test_set_window_never_reads_outside_the_source():
         pyad.zeros(3).set_(src, -1, (2,), (1,))
     with pytest.raises(RuntimeError, match="mismatch in length of strides and shape"):
         pyad.zeros(3).set_(src, 0, (2, 2), (1,))
-    # a window over all of a view's base stays inside the memory the view shares
-    x = pyad.zeros(3).set_(pyad.arange(6.0)[2:4], 0, (6,), (1,))
-    assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    # the offset counts from a view source's first element (torch's): a window over the
+    # rest of its base stays inside the memory the view shares; one element more does not
+    x = pyad.zeros(3).set_(pyad.arange(6.0)[2:4], 0, (4,), (1,))
+    assert x.tolist() == [2.0, 3.0, 4.0, 5.0]
+    with pytest.raises(RuntimeError, match="out of bounds for storage of size 24"):
+        pyad.zeros(3).set_(pyad.arange(6.0)[2:4], 0, (5,), (1,))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: Variable.set_ (pyad/_engine.pyx) counts "
-                   "storage_offset from the start of the memory a view source shares; "
-                   "torch 2.13 counts it from the source's own storage_offset")
 def test_set_window_offset_of_a_view_source_as_torch():
     for offset in (0, 1):
         got = pyad.zeros(3).set_(pyad.arange(6.0)[2:4], offset, (3,), (1,))
@@ -511,7 +511,8 @@ def _set_(args):
     return lambda m: m.zeros(3).set_(m.zeros(6), *args)
 
 
-ENGINE_XFAILS = [
+# engine cases: each row's last entry says what the engine did before it was fixed
+ENGINE_CASES = [
     # torch: TypeError (its argument parser); pyad truncates the float silently
     ("set_-float-size", _set_((0, (2.5,), (1,))), TypeError, "set_(): ", True,
      XF_SET + "takes a float size (truncated)"),
@@ -544,15 +545,14 @@ ENGINE_XFAILS = [
     ("index_put_-uint8-empty-mask",
      lambda m: m.zeros(2, 3).index_put_((m.zeros(0, dtype=m.uint8),), m.tensor(1.0)),
      IndexError, "index_put_(): ", True,
-     "engine: index_put_ (pyad/ops/shape.pxi) takes an empty mask (uint8, and bool "
+     "was: index_put_ (pyad/ops/shape.pxi) takes an empty mask (uint8, and bool "
      "too) on a dim of size 2 and writes nothing; torch raises IndexError"),
 ]
 
 
 @pytest.mark.parametrize(
     "case_id, call, exc, prefix, torch_raises",
-    [pytest.param(*row[:5], marks=pytest.mark.xfail(strict=True, reason=row[5]), id=row[0])
-     for row in ENGINE_XFAILS])
+    [pytest.param(*row[:5], id=row[0]) for row in ENGINE_CASES])
 def test_bad_input_new_apis_engine(case_id, call, exc, prefix, torch_raises):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

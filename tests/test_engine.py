@@ -1304,8 +1304,10 @@ def test_set_sequence_nr_orders_ready_nodes_and_ties_do_not_compare_nodes():
     x.grad = None
     sum(b.sum() for b in branches).backward()
     assert order[0] == 2
-    with pytest.raises(ValueError, match="_set_sequence_nr"):
+    with pytest.raises(OverflowError, match="_set_sequence_nr"):     # (torch: OverflowError)
         branches[0].grad_fn._set_sequence_nr(-1)
+    with pytest.raises(TypeError, match="_set_sequence_nr"):         # (torch: TypeError)
+        branches[0].grad_fn._set_sequence_nr(1.5)
     acc = branches[0].grad_fn.next_functions[0][0]
     with pytest.raises(ValueError, match="accumulator"):
         acc._set_sequence_nr(3)

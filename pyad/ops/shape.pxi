@@ -3229,6 +3229,9 @@ def index_put(input, indices, values, accumulate=False):
     if len(key) > x._data.ndim:
         raise IndexError("index_put(): too many indices for Variable of dimension %d (got %d)"
                          % (x._data.ndim, len(key)))
+    message = _mask_mismatch(tuple(key), x._data.shape)
+    if message is not None:           # (NumPy takes an empty mask for any dimension)
+        raise IndexError("index_put(): " + message)
     xp = _xp_of(x._data)
     try:
         flat = xp.arange(x._data.size, dtype=numpy.int64).reshape(x._data.shape)[tuple(key)]
