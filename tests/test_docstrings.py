@@ -1,5 +1,6 @@
 """The examples in pyad's docstrings run and print what they show."""
 import doctest
+import importlib.util
 import sys
 
 import numpy
@@ -115,6 +116,9 @@ def test_docstring_examples_run(module):
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     tests = [t for t in finder.find(module, globs=globs) if t.examples]
+    if importlib.util.find_spec("scipy") is None:
+        # pyad.linalg's ldl_* call LAPACK through SciPy, an optional dependency
+        tests = [t for t in tests if ".ldl_" not in t.name]
     for test in tests:
         runner.run(test)
     results = runner.summarize(verbose=False)

@@ -4,6 +4,8 @@ From the tuples: every op is exported as ``pyad.<name>``, is a Variable method (
 it is item access), has a runnable docstring example, and reports itself to the
 profiler under its own name.
 """
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -233,6 +235,8 @@ def test_every_linalg_function_has_a_docstring_example(name):
 
 @pytest.mark.parametrize("name", LINALG_NAMES)
 def test_every_linalg_function_reports_itself_to_the_profiler(name):
+    if name.startswith("ldl_") and importlib.util.find_spec("scipy") is None:
+        pytest.skip("pyad.linalg's ldl_* call LAPACK through SciPy, not installed")
     f = getattr(pyad.linalg, name)
     recorder = _Recorder()
     previous = _engine._set_profiler(recorder)
