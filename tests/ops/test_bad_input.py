@@ -275,6 +275,11 @@ def _key(op):
     return op.__name__
 
 
+if importlib.util.find_spec("scipy") is None:
+    # pyad.linalg's ldl_* call LAPACK through SciPy, an optional dependency
+    OPS = [op for op in OPS if not _key(op).startswith("ldl_")]
+
+
 def _valid(op):
     key = _key(op)
     if key in VALID:
@@ -303,13 +308,8 @@ def _set(args, kwargs, op, name, value):
     return args, kwargs
 
 
-_HAVE_SCIPY = importlib.util.find_spec("scipy") is not None
-
-
 def _probes(op):
     """(label, args, kwargs) for every bad input that applies to ``op``."""
-    if _key(op).startswith("ldl_") and not _HAVE_SCIPY:
-        return []                       # (pyad.linalg's ldl_* call LAPACK through SciPy)
     args, kwargs = _valid(op)
     params = _params(op)
     out = []
