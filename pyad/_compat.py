@@ -892,6 +892,13 @@ def _int_tuple(value, name, what):
     return tuple(int(n) for n in items)
 
 
+def _offset_int(value, what):
+    if isinstance(value, bool) or not isinstance(value, (int, numpy.integer)):
+        raise TypeError("%s(): argument 'storage_offset' must be int, not %s"
+                        % (what, type(value).__name__))
+    return int(value)
+
+
 def _checked_geometry(flat, size, stride, storage_offset, own_offset, what):
     # (size, stride, offset) as ints, every element they address inside `flat`, as
     # torch's setStorage checks (an element outside would read or write past the memory)
@@ -905,11 +912,7 @@ def _checked_geometry(flat, size, stride, storage_offset, own_offset, what):
     if any(s < 0 for s in stride):
         raise RuntimeError("%s(): Negative strides are not supported at the moment, "
                            "got strides: %s" % (what, list(stride)))
-    if storage_offset is not None and (isinstance(storage_offset, bool) or
-                                       not isinstance(storage_offset, (int, numpy.integer))):
-        raise TypeError("%s(): argument 'storage_offset' must be int, not %s"
-                        % (what, type(storage_offset).__name__))
-    offset = own_offset if storage_offset is None else int(storage_offset)
+    offset = own_offset if storage_offset is None else _offset_int(storage_offset, what)
     if offset < 0:
         raise RuntimeError("%s(): invalid storage offset %d" % (what, offset))
     numel = math.prod(size)
@@ -939,9 +942,9 @@ def _strided_view(data, size, stride, storage_offset):
         for n in reversed(size):
             stride.insert(0, step)
             step *= max(n, 1)
-    _int_tuple(storage_offset, "storage_offset", "set_")
-    size, stride, offset = _checked_geometry(flat, size, stride, own_offset + storage_offset,
-                                             own_offset, "set_")
+    storage_offset = own_offset + _offset_int(storage_offset, "set_")
+    size, stride, offset = _checked_geometry(flat, size, stride, storage_offset, own_offset,
+                                             "set_")
     start = flat[offset:] if math.prod(size) else flat[:0]
     return numpy.lib.stride_tricks.as_strided(
         start, size, tuple(s * flat.itemsize for s in stride), writeable=data.flags.writeable)

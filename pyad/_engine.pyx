@@ -3540,9 +3540,12 @@ cdef class Variable:
         self._view_fn = None
         self._accumulator = None       # a leaf's new accumulator (torch resets it too)
         _bump_version(self)
-        if src is not None and not pyad_get_grad_disabled() and src._requires_grad and \
-                _is_float_dtype(data.dtype):
-            result = <Variable>_delayed_error((_wrap(data),), (src,),
+        if not pyad_get_grad_disabled() and _is_float_dtype(data.dtype) and (
+                self._requires_grad or (src is not None and src._requires_grad)):
+            # torch records set_ on a Variable or from a source that requires grad with a
+            # node whose backward raises (it has no derivative): the old history (of the
+            # old shape) must not be reached through the new data
+            result = <Variable>_delayed_error((_wrap(data),), (src, self),
                                               "set_(): the derivative for 'set_' is not "
                                               "implemented")[0]
             _set_history(self, result._grad_fn, result._output_nr)

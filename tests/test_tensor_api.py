@@ -412,6 +412,13 @@ def test_set_shares_memory_shape_and_bumps_the_version_as_torch():
         assert c.requires_grad
         with pytest.raises(RuntimeError):
             c.sum().backward()
+        # on a non-leaf that requires grad, from any source: recorded too, so the old
+        # history (of the old shape) is never reached through the new data
+        h = leaf * 1
+        h.set_(lib.zeros(2))
+        assert h.requires_grad and h.grad_fn is not None and tuple(h.shape) == (2,)
+        with pytest.raises(RuntimeError):
+            h.sum().backward()
     with pytest.raises(TypeError, match="set_"):
         pyad.zeros(2).set_(np.zeros(2))
 

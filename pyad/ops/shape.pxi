@@ -442,8 +442,8 @@ cdef bint _sequence_as_tuple(list key):
     if len(key) >= 32:
         return False
     for k in key:
-        # (any sequence but a string counts, a range too, as torch's PySequence_Check)
-        if (k is None or k is Ellipsis or isinstance(k, (list, tuple, range, slice, Variable))
+        # (any sequence but a string counts, a range too: torch's PySequence_Check)
+        if (k is None or k is Ellipsis or isinstance(k, (list, tuple, slice, Variable))
                 or type(k) is numpy.ndarray or hasattr(k, "__cuda_array_interface__")
                 or (isinstance(k, _abc.Sequence) and not isinstance(k, (str, bytes)))):
             warnings.warn(
@@ -513,13 +513,18 @@ cdef object _expand_ellipses(tuple key, Py_ssize_t ndim):
     return tuple(out)
 
 
+cdef object _byte_mask(object data):
+    # torch reads a uint8 index as a mask (deprecated, with this warning): indexing and
+    # index_put both
+    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                  "dtype torch.bool instead.", UserWarning, stacklevel=3)
+    return data.astype(bool)
+
+
 cdef object _index_key_part(object key, object like):
     if isinstance(key, Variable):
         if (<Variable>key)._data.dtype == _UINT8:
-            # torch reads a uint8 index as a mask (deprecated)
-            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
-                          "dtype torch.bool instead.", UserWarning, stacklevel=3)
-            return (<Variable>key)._data.astype(bool)
+            return _byte_mask((<Variable>key)._data)
         kd = (<Variable>key)._data
         if type(kd) is _NDARRAY and (<cnp.ndarray>kd).ndim == 0 and kd.dtype.kind in "iu":
             return int(kd)      # torch reads a 0-d integer index as an int: a view, no copy
@@ -3219,13 +3224,8 @@ def index_put(input, indices, values, accumulate=False):
         if (<Variable>k)._data.dtype.kind not in "biu":
             raise IndexError("index_put(): tensors used as indices must be long, int, byte or "
                              "bool tensors")
-        if (<Variable>k)._data.dtype == _UINT8:
-            # torch reads a uint8 index as a mask (deprecated), as indexing does
-            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
-                          "dtype torch.bool instead.", UserWarning, stacklevel=2)
-            key.append((<Variable>k)._data.astype(bool))
-            continue
-        key.append((<Variable>k)._data)
+        key.append(_byte_mask((<Variable>k)._data) if (<Variable>k)._data.dtype == _UINT8
+                   else (<Variable>k)._data)
     if len(key) > x._data.ndim:
         raise IndexError("index_put(): too many indices for Variable of dimension %d (got %d)"
                          % (x._data.ndim, len(key)))
