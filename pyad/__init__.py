@@ -332,3 +332,4 @@ from pyad._version import __version__
 
 # torch.functional's names: imported last, after every top-level function it re-exports
 from pyad import functional  # noqa: E402
+from pyad import _C  # noqa: E402  (torch._C's private switches, for ported code)

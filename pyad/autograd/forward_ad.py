@@ -44,6 +44,88 @@ _private = {}                # id -> weakref of the AccumulateGrad node of every
                              # primal leaf made (nodes outlive their leaves)
 _in_tangent_pass = [False]   # True while unpack_dual runs its two reverse passes
 
+# Forward grad mode (torch's private switch, `_set_fwd_grad_enabled`). While it is off,
+# unpack_dual gives no tangent, a custom Function's jvp is not called, and the ops run
+# then propagate none, even when unpacked after it is back on (their outputs are
+# constants of forward mode). pyad's tangents are computed later, by reverse passes
+# over the graph, so the ops recorded while it was off are known by their nodes'
+# sequence numbers: [first, end) ranges of them, kept while a level exists.
+_fwd_grad_enabled = [True]
+_fwd_off_ranges = []         # [first, end) sequence numbers; end None while off
+_sequence_probe = []         # a private leaf whose product gives the next number
+
+
+def _next_sequence_nr():
+    """The sequence number the next recorded node will get (the probe's node takes
+    one number, so this is its number plus one)."""
+    if not _sequence_probe:
+        _sequence_probe.append(Variable(0.0)._mark_requires_grad(True))
+    with pyad.inference_mode(False), enable_grad():
+        return _sequence_probe[0].mul(1.0).grad_fn._sequence_nr() + 1
+
+
+def _is_fwd_grad_enabled():
+    """Whether forward grad mode is on (torch's private ``_is_fwd_grad_enabled``).
+
+    >>> import pyad.autograd.forward_ad as fwAD
+    >>> fwAD._is_fwd_grad_enabled()
+    True
+    """
+    return _fwd_grad_enabled[0]
+
+
+def _set_fwd_grad_mode(mode):
+    # (torch._C._set_fwd_grad_enabled: pyad._C exposes it)
+    mode = bool(mode)
+    if mode == _fwd_grad_enabled[0]:
+        return
+    if not mode:
+        if _level_state is not None:
+            _fwd_off_ranges.append([_next_sequence_nr(), None])
+    elif _fwd_off_ranges and _fwd_off_ranges[-1][1] is None:
+        _fwd_off_ranges[-1][1] = _next_sequence_nr()
+    _fwd_grad_enabled[0] = mode
+
+
+class _set_fwd_grad_enabled(_GradModeContext):
+    """Sets forward grad mode on or off (torch's private context manager and
+    decorator): set when made, the previous mode back on exit.
+
+    >>> import pyad.autograd.forward_ad as fwAD
+    >>> with fwAD._set_fwd_grad_enabled(False):
+    ...     fwAD._is_fwd_grad_enabled()
+    False
+    >>> fwAD._is_fwd_grad_enabled()
+    True
+    """
+
+    def __init__(self, mode):
+        self.prev = _fwd_grad_enabled[0]
+        self._mode = bool(mode)
+        _set_fwd_grad_mode(self._mode)
+
+    def __enter__(self):
+        _set_fwd_grad_mode(self._mode)    # (again, for a decorated function's calls)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _set_fwd_grad_mode(self.prev)
+        return False
+
+    def clone(self):
+        return type(self)(self._mode)
+
+
+def _made_while_off(node):
+    """Whether ``node`` was recorded while forward grad mode was off (make_dual's
+    nodes excepted: torch attaches the tangent then too)."""
+    if not _fwd_off_ranges:
+        return False
+    seq = node._sequence_nr()
+    for first, end in _fwd_off_ranges:
+        if first <= seq and (end is None or seq < end):
+            return type(node).__name__ not in ("_MakeDualBackward", "AccumulateGrad")
+    return False
+
 
 class _Level:
     __slots__ = ("level", "leaves", "tangents", "leaf_ids", "duals", "cache", "marked")
@@ -141,11 +223,12 @@ class _JvpCut(Function):
         return grad
 
 
-def _reaches(var, stop, cut=False):
+def _reaches(var, stop, cut=False, off=None):
     """Walk ``var``'s graph; ``stop(node)`` is called on each leaf's AccumulateGrad node
     reached (the leaf itself may be gone: the node outlives it) and the walk returns True
     as soon as it returns True. With ``cut``, the walk does not go past unpack_dual's
-    primals (they carry no tangent)."""
+    primals nor the nodes recorded while forward grad mode was off (they carry no
+    tangent); those met are appended to the list ``off`` if given."""
     fn = var.grad_fn
     if fn is None:
         return False
@@ -156,6 +239,10 @@ def _reaches(var, stop, cut=False):
             return True
         name = type(node).__name__
         if cut and name in ("_PrimalBackward", "_JvpCutBackward"):
+            continue
+        if cut and _made_while_off(node):
+            if off is not None:
+                off.append(node)
             continue
         edges = getattr(node, "next_functions", ()) or ()
         if cut and name == "_JvpOutputBackward":
@@ -218,6 +305,10 @@ def enter_dual_level():
                            "the moment")
     _current_level = 0
     _level_state = _Level(0)
+    # (nodes recorded before a level cannot reach its duals: no earlier range matters)
+    del _fwd_off_ranges[:]
+    if not _fwd_grad_enabled[0]:
+        _fwd_off_ranges.append([_next_sequence_nr(), None])
     return _current_level
 
 
@@ -240,6 +331,7 @@ def exit_dual_level(*, level=None):
         raise RuntimeError("exit_dual_level(): Dual level must be a positive number.")
     state, _level_state = _level_state, None
     _current_level = level - 1
+    del _fwd_off_ranges[:]
     if state is not None:
         state.cache.clear()
         state.duals.clear()
@@ -350,9 +442,33 @@ def _primal_of(tensor):
     return tensor.detach()
 
 
+def _cut_nodes(var):
+    """The nodes of ``var``'s graph recorded while forward grad mode was off (the walk
+    does not go past them)."""
+    found = []
+    if _fwd_off_ranges:
+        _reaches(var, lambda node: False, cut=True, off=found)
+    return found
+
+
+def _zero_grads(grad_outputs):
+    return tuple(None if g is None else pyad.zeros_like(g) for g in grad_outputs)
+
+
 def _tangent_of(tensor, state):
     if not _depends_on_level(tensor, state):
         return None
+    # An op recorded while forward grad mode was off passes no tangent on: for the two
+    # passes its node sends zeros upstream (its output is a constant of forward mode).
+    handles = [node.register_prehook(_zero_grads) for node in _cut_nodes(tensor)]
+    try:
+        return _tangent_passes(tensor, state)
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def _tangent_passes(tensor, state):
     outer = is_grad_enabled()
     with enable_grad():
         u = pyad.zeros_like(tensor)._mark_requires_grad(True)
@@ -409,6 +525,8 @@ def unpack_dual(tensor, *, level=None):
         if _depends_on_level(tensor, state):
             raise RuntimeError("unpack_dual(): Invalid level given to _fw_primal")
         return UnpackedDualTensor(_primal_of(tensor), None)
+    if not _fwd_grad_enabled[0]:
+        return UnpackedDualTensor(_primal_of(tensor), None)     # (torch: no tangent then)
     key = id(tensor)
     version = _version_of(tensor)
     hit = state.cache.get(key)

@@ -393,3 +393,100 @@ def test_namespace():
     import pyad.autograd
     assert pyad.autograd.forward_ad is pfw
     assert set(pfw.__all__) == set(tfw.__all__)
+
+
+# -- forward grad mode off (torch's private _set_fwd_grad_enabled) -------------------
+
+def _fwd_off_run(fw, lib, x_np, t_np):
+    """What torch's forward grad mode switch does, as a list of tangents (None or
+    arrays): made duals keep their tangent, unpack_dual gives none while off, ops run
+    while off pass none on (their outputs are constants), a Function's jvp is skipped."""
+    x = lib.tensor(x_np)
+    t = lib.tensor(t_np)
+    out = []
+
+    def tangent(v):
+        got = fw.unpack_dual(v).tangent
+        out.append(None if got is None else got.detach().numpy().copy())
+
+    with fw.dual_level():
+        with fw._set_fwd_grad_enabled(False):
+            d_off = fw.make_dual(x, t)
+            tangent(d_off)                      # none while off
+        tangent(d_off)                          # the tangent given, once back on
+        d = fw.make_dual(x * 1.5, t * 2)
+        with fw._set_fwd_grad_enabled(False):
+            y = d * 2                           # a constant of forward mode
+            e = d.exp()
+            tangent(e)
+        tangent(y)
+        tangent(e)
+        tangent(y * d)                          # y held constant: y * t_d
+        tangent(y.sin() + d.cos() * e)          # a mix of both
+        tangent(d.exp())                        # on again: propagates
+    return out
+
+
+def test_fwd_grad_off_matches_torch():
+    rng = np.random.default_rng(7)
+    x_np, t_np = rng.standard_normal(4), rng.standard_normal(4)
+    ours = _fwd_off_run(pfw, pyad, x_np, t_np)
+    theirs = _fwd_off_run(tfw, torch, x_np, t_np)
+    assert [o is None for o in ours] == [o is None for o in theirs]
+    for a, b in zip(ours, theirs):
+        if b is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_fwd_grad_switch_state_and_decorator():
+    assert pfw._is_fwd_grad_enabled() and pyad._C._is_fwd_grad_enabled()
+
+    @pfw._set_fwd_grad_enabled(False)
+    def inside():
+        return pfw._is_fwd_grad_enabled()
+
+    # (torch's switch is set when made: the decorator's construction turns it off)
+    pyad._C._set_fwd_grad_enabled(True)
+    assert inside() is False
+    assert pfw._is_fwd_grad_enabled()
+    try:
+        pyad._C._set_fwd_grad_enabled(False)
+        with pfw.dual_level():
+            d = pfw.make_dual(pyad.tensor([1.0, 2.0], dtype=pyad.float64),
+                              pyad.tensor([1.0, 1.0], dtype=pyad.float64))
+            assert pfw.unpack_dual(d.exp()).tangent is None
+            pyad._C._set_fwd_grad_enabled(True)
+            # made while off, the dual still carries its tangent; exp ran while off
+            assert pfw.unpack_dual(d).tangent.tolist() == [1.0, 1.0]
+            np.testing.assert_allclose(pfw.unpack_dual(d * 3).tangent.numpy(), [3.0, 3.0])
+    finally:
+        pyad._C._set_fwd_grad_enabled(True)
+
+
+def test_fwd_grad_off_skips_custom_jvp():
+    calls = []
+
+    class Double(pyad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            calls.append(1)
+            return t * 2
+
+    x = pyad.tensor([1.0, 2.0], dtype=pyad.float64)
+    with pfw.dual_level():
+        d = pfw.make_dual(x, pyad.ones(2, dtype=pyad.float64))
+        with pfw._set_fwd_grad_enabled(False):
+            y = Double.apply(d)
+        assert calls == []
+        assert pfw.unpack_dual(y).tangent is None
+        z = Double.apply(d)
+        assert calls == [1]
+        assert pfw.unpack_dual(z).tangent.tolist() == [2.0, 2.0]

@@ -353,9 +353,6 @@ def test_inplace_on_view_not_same_layout():
     assert_equal(base_tangent, _np(tangent).transpose(0, 2, 1))
 
 
-@pytest.mark.xfail(strict=True, reason="python: pyad.autograd.forward_ad has no "
-                   "_is_fwd_grad_enabled() and pyad has no _set_fwd_grad_enabled() "
-                   "(pyad/autograd/forward_ad.py): forward grad cannot be switched off")
 def test_fwd_grad_enabled():
     # Tests some private helper functions to enable/disable fwd grad mode
     enabled = fwAD._is_fwd_grad_enabled()
@@ -372,9 +369,6 @@ def test_fwd_grad_enabled():
     assert enabled
 
 
-@pytest.mark.xfail(strict=True, reason="python: pyad.autograd.forward_ad has no "
-                   "_set_fwd_grad_enabled() context manager nor _is_fwd_grad_enabled() "
-                   "(pyad/autograd/forward_ad.py)")
 def test_set_fwd_grad_enabled():
     # Tests a private helper function
     try:
