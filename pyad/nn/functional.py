@@ -11,6 +11,7 @@ arguments of the losses are accepted as torch accepts them (they override
 ``"cross_entropy(): target 7 is out of bounds for 5 classes"``.
 """
 import math
+import sys as _sys
 import warnings
 
 import numpy as _np
@@ -1515,16 +1516,54 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None:
         _renorm_rows(weight, flat, max_norm, norm_type)
     out = pyad.index_select(weight, 0, Variable(flat))
+    pad_rows = scale = None
     if padding_idx is not None:
         pad_rows = (flat == padding_idx).reshape(-1, 1)
-        out = pyad.where(pad_rows, out.detach(), out)
     if scale_grad_by_freq:
         xp = pyad.get_array_module(flat)
         counts = xp.bincount(flat, minlength=rows)[flat] if flat.size else flat
         scale = (1.0 / counts).astype(out.dtype).reshape(-1, 1)
-        # the same values; a gradient scaled by 1 / count
-        out = out.detach() + (out - out.detach()) * scale
+    if (pad_rows is not None or scale is not None) and _forward_ad_active():
+        # torch's forward formula is the lookup of the weight's tangent, every row:
+        # neither the padding row's zero gradient nor the scaling is part of it, which
+        # pyad's forward mode (reverse passes) would give; a Function with a jvp says so
+        out = _EmbeddingGradRule.apply(out, pad_rows, scale)
+    else:
+        if pad_rows is not None:
+            out = pyad.where(pad_rows, out.detach(), out)
+        if scale is not None:
+            # the same values; a gradient scaled by 1 / count
+            out = out.detach() + (out - out.detach()) * scale
     return out.reshape(tuple(idx.shape) + (weight.shape[1],))
+
+
+def _forward_ad_active():
+    forward_ad = _sys.modules.get("pyad.autograd.forward_ad")
+    return (forward_ad is not None and forward_ad._level_state is not None
+            and forward_ad._fwd_grad_enabled[0])
+
+
+class _EmbeddingGradRule(pyad.autograd.Function):
+    """The looked-up rows as they are; backward zeroes the padding rows' gradient
+    (``pad_rows``, a column mask, or None) and scales by 1 / count (``scale`` or None);
+    forward mode passes the tangent on unchanged (torch's formula)."""
+
+    @staticmethod
+    def forward(ctx, out, pad_rows, scale):
+        ctx.pad_rows, ctx.scale = pad_rows, scale
+        return out.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.pad_rows is not None:
+            grad = pyad.where(ctx.pad_rows, pyad.zeros_like(grad), grad)
+        if ctx.scale is not None:
+            grad = grad * ctx.scale
+        return grad, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _pad, _scale):
+        return tangent
 
 
 def _renorm_rows(weight, flat, max_norm, norm_type):

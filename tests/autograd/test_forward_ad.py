@@ -490,3 +490,25 @@ def test_fwd_grad_off_skips_custom_jvp():
         z = Double.apply(d)
         assert calls == [1]
         assert pfw.unpack_dual(z).tangent.tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("kw", [{"padding_idx": 2}, {"scale_grad_by_freq": True},
+                                {"padding_idx": -1, "scale_grad_by_freq": True}])
+def test_embedding_tangent_and_grad_in_a_level_match_torch(kw):
+    # torch's forward formula looks the weight's tangent up, padding row included and
+    # unscaled; the reverse-mode gradient inside the level still zeroes and scales
+    rng = np.random.default_rng(3)
+    w, t = rng.standard_normal((5, 3)), rng.standard_normal((5, 3))
+    g = rng.standard_normal((2, 3, 3))
+    idx = np.array([[0, 2, 2], [4, 2, 1]])
+    results = []
+    for lib, fw in ((pyad, pfw), (torch, tfw)):
+        weight = lib.tensor(w, requires_grad=True)
+        with fw.dual_level():
+            d = fw.make_dual(weight, lib.tensor(t))
+            out = lib.nn.functional.embedding(lib.tensor(idx), d, **kw)
+            tangent = fw.unpack_dual(out).tangent.detach().numpy().copy()
+            out.backward(lib.tensor(g))
+        results.append((out.detach().numpy().copy(), tangent, weight.grad.numpy().copy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)

@@ -686,11 +686,6 @@ def _check_against_torch(op, args, kwargs, arrs, key, pyad_outs_and_grads):
 # -- known gaps: (test, op name) -> xfail reason -----------------------------------------
 
 KNOWN = {
-    ("test_forward_mode_AD", "nn.functional.embedding_padding_idx"): (
-        "python: pyad.autograd.forward_ad has no per-op forward formulas (tangents come "
-        "from two reverse passes, docs/functional.md), and embedding's backward zeroes "
-        "the padding_idx row by design, so that row's tangent comes out 0; torch's "
-        "forward formula gives the weight tangent's row (pyad/autograd/forward_ad.py)"),
 }
 
 
