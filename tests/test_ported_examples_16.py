@@ -19,7 +19,6 @@ import importlib.util
 import os
 import random
 import re
-import sys
 
 import numpy as np
 import pytest
