@@ -249,7 +249,9 @@ def test_fast_neural_style():
 
 
 def test_every_ported_script_is_tested():
-    scripts = sorted(f[:-3] for f in os.listdir(PORTED) if f.endswith(".py"))
+    # (a leading "_" marks a helper module, as _rl_envs.py, the minimalRL environments)
+    scripts = sorted(f[:-3] for f in os.listdir(PORTED)
+                     if f.endswith(".py") and not f.startswith("_"))
     assert scripts == sorted([
         "word_language_model", "vae", "regression", "mnist", "time_sequence_prediction",
         "polynomial_tensor", "polynomial_autograd", "polynomial_custom_function",
@@ -352,6 +354,17 @@ def test_every_ported_script_is_tested():
         "morvan_504_batch_normalization",
         # the thirteenth batch (pytorch/examples: hogwild), tests/test_ported_examples_13.py
         "mnist_hogwild",
+        # the sixteenth batch (MIT: seungeunrho/minimalRL), tests/test_ported_examples_16.py
+        "minimalrl_reinforce",
+        "minimalrl_actor_critic",
+        "minimalrl_dqn",
+        "minimalrl_ppo",
+        "minimalrl_ppo_lstm",
+        "minimalrl_ddpg",
+        "minimalrl_sac",
+        "minimalrl_vtrace",
+        "minimalrl_acer",
+        "minimalrl_a2c",
         ])
 
 
@@ -362,7 +375,9 @@ def test_every_ported_script_is_tested():
     ("actor_critic", [], "Episode 20"),
     ("dcgan", [], "last Loss_D"),
     ("mnist_rnn", [], "Test set: Average loss"),
-    ("vision_transformer", [], "Valid Loss :")])
+    ("vision_transformer", [], "Valid Loss :"),
+    ("minimalrl_ppo", [], "last loss"),
+    ("minimalrl_a2c", [], "Step # :500")])
 def test_scripts_run_as_scripts_on_pyad(name, args, expected):
     env = dict(os.environ, PYTHONPATH=PYAD_HOME, OPENBLAS_NUM_THREADS="1",
                OMP_NUM_THREADS="1")

@@ -26,7 +26,7 @@ Parameters are validated as torch does by default (``validate_args``), with torc
 >>> c.log_prob(pyad.tensor(1)), c.entropy()
 (tensor(-0.2877), tensor(0.5623))
 """
-from pyad.distributions import constraints, transforms
+from pyad.distributions import categorical, constraints, normal, transforms
 from pyad.distributions.continuous import (Cauchy, Exponential, Gumbel, HalfNormal, Laplace,
                                            LogNormal, Normal, Uniform)
 from pyad.distributions.discrete import (Bernoulli, Binomial, Categorical, Geometric,
