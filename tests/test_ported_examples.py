@@ -352,6 +352,9 @@ def test_every_ported_script_is_tested():
         "morvan_504_batch_normalization",
         # the thirteenth batch (pytorch/examples: hogwild), tests/test_ported_examples_13.py
         "mnist_hogwild",
+        # the fifteenth batch (karpathy/nn-zero-to-hero's makemore notebooks; MIT), tested
+        # in tests/test_ported_examples_15.py
+        "zth_part4_backprop",
         ])
 
 
