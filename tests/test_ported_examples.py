@@ -355,6 +355,7 @@ def test_every_ported_script_is_tested():
         # the fifteenth batch (karpathy/nn-zero-to-hero's makemore notebooks; MIT), tested
         # in tests/test_ported_examples_15.py
         "zth_part4_backprop",
+        "zth_part5_wavenet",
         ])
 
 

@@ -38,7 +38,7 @@ _helpers = _module("test_ported_examples")
 load, Proxy, PORTED = _helpers.load, _helpers.Proxy, _helpers.PORTED
 
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
-SCRIPTS = ["zth_part4_backprop"]
+SCRIPTS = ["zth_part4_backprop", "zth_part5_wavenet"]
 
 
 def zth(lib, seed=0, **overrides):
@@ -139,3 +139,11 @@ def test_zth_part4_backprop():
     rest = {k: v for k, v in t.items() if k != "cmp"}
     same({k: p[k] for k in rest}, rest, rtol=1e-5, atol=1e-6)
     assert len(t["losses"]) == 5
+
+
+# -- makemore part 5: the hierarchical (WaveNet-like) network -------------------------------
+
+def test_zth_part5_wavenet():
+    t, p = twins("zth_part5_wavenet", max_steps=5)
+    same(p, t)
+    assert len(t["losses"]) == 5 and len(t["samples"]) == 20
