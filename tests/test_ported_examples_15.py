@@ -38,7 +38,7 @@ _helpers = _module("test_ported_examples")
 load, Proxy, PORTED = _helpers.load, _helpers.Proxy, _helpers.PORTED
 
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
-SCRIPTS = ["zth_part4_backprop", "zth_part5_wavenet"]
+SCRIPTS = ["zth_part2_mlp", "zth_part4_backprop", "zth_part5_wavenet"]
 
 
 def zth(lib, seed=0, **overrides):
@@ -93,6 +93,8 @@ def same(p, t, rtol=1e-5, atol=1e-6, path="out"):
         assert str(p.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], (path, p.dtype,
                                                                              t.dtype)
         np.testing.assert_allclose(_np(p), _np(t), rtol=rtol, atol=atol, err_msg=path)
+    elif isinstance(t, torch.dtype):
+        assert str(p).split(".")[-1] == str(t).split(".")[-1], (path, p, t)
     elif isinstance(t, torch.Size):
         assert tuple(p) == tuple(t), (path, p, t)
     elif isinstance(t, dict):
@@ -115,6 +117,14 @@ def twins(name, seed=0, nwords=200, **options):
     t = module.run(zth(torch), w, log=lambda *a: None, **options)
     p = module.run(zth(pyad), w, log=lambda *a: None, **options)
     return t, p
+
+
+# -- makemore part 2: the MLP ----------------------------------------------------------------
+
+def test_zth_part2_mlp():
+    t, p = twins("zth_part2_mlp", max_steps=5)
+    same(p, t)
+    assert len(t["losses"]) == 5 and len(t["samples"]) == 20
 
 
 # -- makemore part 4: becoming a backprop ninja ---------------------------------------------
