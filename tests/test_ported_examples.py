@@ -354,6 +354,7 @@ def test_every_ported_script_is_tested():
         "mnist_hogwild",
         # the fifteenth batch (karpathy/nn-zero-to-hero's makemore notebooks; MIT), tested
         # in tests/test_ported_examples_15.py
+        "zth_part1_bigrams",
         "zth_part2_mlp",
         "zth_part4_backprop",
         "zth_part5_wavenet",

@@ -38,11 +38,11 @@ _helpers = _module("test_ported_examples")
 load, Proxy, PORTED = _helpers.load, _helpers.Proxy, _helpers.PORTED
 
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
-SCRIPTS = ["zth_part2_mlp", "zth_part4_backprop", "zth_part5_wavenet"]
+SCRIPTS = ["zth_part1_bigrams", "zth_part2_mlp", "zth_part4_backprop", "zth_part5_wavenet"]
 
 
 def zth(lib, seed=0, **overrides):
-    """``lib`` whose ``randn``, ``randint`` and ``multinomial`` draw from one NumPy stream,
+    """``lib`` whose ``rand``, ``randn``, ``randint`` and ``multinomial`` draw from one NumPy stream,
     whatever ``generator`` they are given."""
     rng = np.random.default_rng(seed)
 
@@ -54,6 +54,10 @@ def zth(lib, seed=0, **overrides):
     def randn(*size, generator=None, dtype=None, requires_grad=False):
         t = lib.tensor(rng.standard_normal(size_of(size)),
                        dtype=dtype or lib.get_default_dtype())
+        return t.requires_grad_() if requires_grad else t
+
+    def rand(*size, generator=None, dtype=None, requires_grad=False):
+        t = lib.tensor(rng.random(size_of(size)), dtype=dtype or lib.get_default_dtype())
         return t.requires_grad_() if requires_grad else t
 
     def randint(low, high=None, size=None, generator=None, dtype=None):
@@ -72,12 +76,8 @@ def zth(lib, seed=0, **overrides):
         index = np.stack(picks, -1)
         return lib.tensor(index[0] if squeeze else index, dtype=lib.int64)
 
-    return Proxy(lib, **dict(dict(randn=randn, randint=randint, multinomial=multinomial),
+    return Proxy(lib, **dict(dict(rand=rand, randn=randn, randint=randint, multinomial=multinomial),
                              **overrides))
-
-
-def words(seed=0, n=200):
-    return load("zth_part4_backprop").synthetic_words(seed, n)
 
 
 def _np(v):
@@ -117,6 +117,17 @@ def twins(name, seed=0, nwords=200, **options):
     t = module.run(zth(torch), w, log=lambda *a: None, **options)
     p = module.run(zth(pyad), w, log=lambda *a: None, **options)
     return t, p
+
+
+# -- makemore part 1: bigrams ----------------------------------------------------------------
+
+@pytest.mark.parametrize("descent_steps", [1, 5])
+def test_zth_part1_bigrams(descent_steps):
+    # one gradient-descent step as the stored text (range(1)), and five
+    t, p = twins("zth_part1_bigrams", descent_steps=descent_steps)
+    same(p, t)
+    assert len(t["losses"]) == descent_steps and len(t["samples_W"]) == 5
+    assert t["xs"].tolist() == [0, 5, 13, 13, 1]  # .e, em, mm, ma, a.
 
 
 # -- makemore part 2: the MLP ----------------------------------------------------------------
