@@ -356,6 +356,7 @@ def test_every_ported_script_is_tested():
         # in tests/test_ported_examples_15.py
         "zth_part1_bigrams",
         "zth_part2_mlp",
+        "zth_part3_bn",
         "zth_part4_backprop",
         "zth_part5_wavenet",
         ])
