@@ -359,6 +359,7 @@ def test_every_ported_script_is_tested():
         "zth_part3_bn",
         "zth_part4_backprop",
         "zth_part5_wavenet",
+        "zth_micrograd",
         ])
 
 

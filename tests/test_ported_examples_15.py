@@ -14,6 +14,7 @@ uniform number, so both frameworks pick the same id from their float32-close
 probabilities.
 """
 import importlib.util
+import math
 import os
 
 import numpy as np
@@ -42,7 +43,8 @@ _helpers = _module("test_ported_examples")
 load, Proxy, PORTED = _helpers.load, _helpers.Proxy, _helpers.PORTED
 
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
-SCRIPTS = ["zth_part1_bigrams", "zth_part2_mlp", "zth_part3_bn", "zth_part4_backprop", "zth_part5_wavenet"]
+SCRIPTS = ["zth_part1_bigrams", "zth_part2_mlp", "zth_part3_bn", "zth_part4_backprop", "zth_part5_wavenet",
+           "zth_micrograd"]
 
 
 def zth(lib, seed=0, **overrides):
@@ -205,3 +207,21 @@ def test_zth_part5_wavenet():
     t, p = twins("zth_part5_wavenet", max_steps=5)
     same(p, t)
     assert len(t["losses"]) == 5 and len(t["samples"]) == 20
+
+
+# -- the micrograd lecture's torch cell ------------------------------------------------------
+
+def test_zth_micrograd():
+    module = load("zth_micrograd")
+    t = module.run(torch, log=lambda *a: None)
+    p = module.run(pyad, log=lambda *a: None)
+    same(p, t, rtol=1e-14, atol=1e-15)
+    # and by hand: o = tanh(2*-3 + 0*1 + b), do/dn = 1 - o**2, with b rounded to float32
+    # first (torch.Tensor(...) is float32, then .double()): the notebook's printed
+    # 0.7071066904050358, not tanh(0.8813735870195432) = 0.7071067811865476
+    o = math.tanh(-6.0 + float(np.float32(6.8813735870195432)))
+    dn = 1 - o ** 2
+    assert p["o"] == pytest.approx(o, rel=1e-15)
+    assert dict(p["grads"]) == pytest.approx({"x2": dn * 1.0, "w2": dn * 0.0,
+                                              "x1": dn * -3.0, "w1": dn * 2.0}, rel=1e-14)
+    assert p["dtypes"] == ["float64"] * 4
