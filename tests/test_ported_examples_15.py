@@ -16,6 +16,7 @@ probabilities.
 import importlib.util
 import math
 import os
+import runpy
 
 import numpy as np
 import pytest
@@ -43,13 +44,13 @@ _helpers = _module("test_ported_examples")
 load, Proxy, PORTED = _helpers.load, _helpers.Proxy, _helpers.PORTED
 
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
-SCRIPTS = ["zth_part1_bigrams", "zth_part2_mlp", "zth_part3_bn", "zth_part4_backprop", "zth_part5_wavenet",
-           "zth_micrograd"]
+SCRIPTS = ["zth_part1_bigrams", "zth_part2_mlp", "zth_part3_bn", "zth_part4_backprop",
+           "zth_part5_wavenet", "zth_micrograd"]
 
 
 def zth(lib, seed=0, **overrides):
-    """``lib`` whose ``rand``, ``randn``, ``randint`` and ``multinomial`` draw from one NumPy stream,
-    whatever ``generator`` they are given."""
+    """``lib`` whose ``rand``, ``randn``, ``randint`` and ``multinomial`` draw from one
+    NumPy stream, whatever ``generator`` they are given."""
     rng = np.random.default_rng(seed)
 
     def size_of(size):
@@ -225,3 +226,14 @@ def test_zth_micrograd():
     assert dict(p["grads"]) == pytest.approx({"x2": dn * 1.0, "w2": dn * 0.0,
                                               "x1": dn * -3.0, "w1": dn * 2.0}, rel=1e-14)
     assert p["dtypes"] == ["float64"] * 4
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_scripts_run_as_scripts_on_pyad(name, capsys):
+    # each file's __main__ (import pyad as torch; run on its own generators and prints)
+    runpy.run_path(os.path.join(PORTED, name + ".py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert out.strip(), name
+    if name != "zth_micrograd":
+        assert any(line.endswith(".") and " " not in line
+                   for line in out.splitlines()), out[-300:]  # sampled words

@@ -1,5 +1,6 @@
-"""Port of karpathy/nn-zero-to-hero ``lectures/micrograd/micrograd_lecture_second_half_roughly.ipynb``'s
-torch cells: the neuron ``tanh(x1*w1 + x2*w2 + b)`` of the micrograd lecture, built from
+"""Port of karpathy/nn-zero-to-hero
+``lectures/micrograd/micrograd_lecture_second_half_roughly.ipynb``'s torch cells: the
+neuron ``tanh(x1*w1 + x2*w2 + b)`` of the micrograd lecture, built from
 ``torch.Tensor([...]).double()`` leaves with ``requires_grad = True``, its output and the
 four gradients that the notebook checks micrograd's ``Value`` against.
 
