@@ -365,6 +365,14 @@ def test_every_ported_script_is_tested():
         "minimalrl_vtrace",
         "minimalrl_acer",
         "minimalrl_a2c",
+        # the fifteenth batch (karpathy/nn-zero-to-hero's makemore notebooks; MIT), tested
+        # in tests/test_ported_examples_15.py
+        "zth_part1_bigrams",
+        "zth_part2_mlp",
+        "zth_part3_bn",
+        "zth_part4_backprop",
+        "zth_part5_wavenet",
+        "zth_micrograd",
         ])
 
 
