@@ -18,9 +18,11 @@
 #   counter moves, and CuPy data stays on its device.
 #
 # Each op taking out= does it in its first statement, one line, by calling itself
-# without out (tools/op_entries.py puts the profiler's entry after that line):
+# without out (tools/op_entries.py puts the profiler's entry after that line); an
+# elementwise op names its operands, which torch refuses to see partly overlap ``out``:
 #
-#     if out is not None: return _write_out("add", out, add(input, other, alpha))
+#     if out is not None: return _write_out("sum", out, sum(input, dim, keepdim))
+#     if out is not None: return _write_out_checked("mul", out, mul(a, b), (a, b))
 
 cdef enum:
     _OUT_CAST = 0
@@ -35,6 +37,103 @@ _C_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32":
                  "uint8": "unsigned char", "int16": "short int", "int32": "int",
                  "int64": "long int", "uint16": "unsigned short", "uint32": "unsigned int",
                  "uint64": "unsigned long", "bool": "bool"}
+
+
+# -- memory overlap between what an op writes and what it reads (torch's MemoryOverlap)
+#
+# torch refuses to write an elementwise result into memory that an input partly shares
+# ("a[1:].add_(a[:-1])", "exp(a[:-1], out=a[1:])"): the result would depend on the
+# order the kernel visits elements in. The very same elements (in place, "a.add_(a)")
+# are fine. As torch, only arrays whose elements fill one block of memory (in some
+# order of their dimensions) are compared; anything else is too hard to tell and
+# allowed (NumPy buffers overlapping operands, so pyad's result is then as if the input
+# had been copied first).
+
+cdef enum:
+    _OVERLAP_NO = 0
+    _OVERLAP_FULL = 1
+    _OVERLAP_PARTIAL = 2
+    _OVERLAP_TOO_HARD = 3
+
+
+cdef bint _dense_block(cnp.ndarray a):
+    # torch's is_non_overlapping_and_dense: the strides, sorted, step through one block
+    # (size-1 dimensions aside); negative strides are not
+    cdef int i, nd = cnp.PyArray_NDIM(a)
+    cdef cnp.npy_intp expected = cnp.PyArray_ITEMSIZE(a)
+    if cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_IS_F_CONTIGUOUS(a):
+        return True
+    steps = sorted([(cnp.PyArray_STRIDE(a, i), cnp.PyArray_DIM(a, i)) for i in range(nd)
+                    if cnp.PyArray_DIM(a, i) != 1])
+    for stride, n in steps:
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+cdef inline bint _extents_meet(cnp.ndarray a, cnp.ndarray b):
+    # whether the address ranges the two arrays' elements span intersect
+    cdef char* lo_a = cnp.PyArray_BYTES(a)
+    cdef char* hi_a = lo_a + cnp.PyArray_ITEMSIZE(a)
+    cdef char* lo_b = cnp.PyArray_BYTES(b)
+    cdef char* hi_b = lo_b + cnp.PyArray_ITEMSIZE(b)
+    cdef int i
+    cdef cnp.npy_intp step
+    for i in range(cnp.PyArray_NDIM(a)):
+        step = (cnp.PyArray_DIM(a, i) - 1) * cnp.PyArray_STRIDE(a, i)
+        if step > 0:
+            hi_a += step
+        else:
+            lo_a += step
+    for i in range(cnp.PyArray_NDIM(b)):
+        step = (cnp.PyArray_DIM(b, i) - 1) * cnp.PyArray_STRIDE(b, i)
+        if step > 0:
+            hi_b += step
+        else:
+            lo_b += step
+    return lo_a < hi_b and lo_b < hi_a
+
+
+cdef int _overlap_status(object a, object b):
+    # torch's get_overlap_status for two arrays (CuPy's: too hard here)
+    cdef char* a0
+    cdef char* b0
+    cdef cnp.npy_intp na, nb
+    if a is b:
+        return _OVERLAP_FULL
+    if type(a) is not _NDARRAY or type(b) is not _NDARRAY:
+        return _OVERLAP_NO if type(a) is not type(b) else _OVERLAP_TOO_HARD
+    if cnp.PyArray_SIZE(<cnp.ndarray>a) == 0 or cnp.PyArray_SIZE(<cnp.ndarray>b) == 0 or \
+            not _extents_meet(<cnp.ndarray>a, <cnp.ndarray>b):
+        return _OVERLAP_NO
+    if not _dense_block(<cnp.ndarray>a) or not _dense_block(<cnp.ndarray>b):
+        return _OVERLAP_TOO_HARD
+    a0 = cnp.PyArray_BYTES(<cnp.ndarray>a)
+    b0 = cnp.PyArray_BYTES(<cnp.ndarray>b)
+    na = cnp.PyArray_NBYTES(<cnp.ndarray>a)
+    nb = cnp.PyArray_NBYTES(<cnp.ndarray>b)
+    if a0 == b0 and na == nb and a.strides == b.strides:
+        return _OVERLAP_FULL
+    return _OVERLAP_PARTIAL       # (dense blocks whose extents meet)
+
+
+cdef inline bint _may_share(object a, object b):
+    # whether two NumPy arrays' memory bounds meet (a cheap first test)
+    return (type(a) is _NDARRAY and type(b) is _NDARRAY
+            and _extents_meet(<cnp.ndarray>a, <cnp.ndarray>b))
+
+
+cdef void _refuse_partial_overlap(object written, object inputs, str what) except *:
+    # torch's assert_no_partial_overlap(written, input) for each input (Variables or
+    # arrays; numbers and None pass)
+    for value in inputs:
+        data = (<Variable>value)._data if isinstance(value, Variable) else value
+        if _overlap_status(written, data) == _OVERLAP_PARTIAL:
+            raise RuntimeError(
+                "%s(): unsupported operation: some elements of the input Variable and the "
+                "written-to Variable refer to a single memory location. Please clone() the "
+                "Variable before performing the operation." % what)
 
 
 cdef Variable _out_variable(object out, str what):
@@ -94,6 +193,16 @@ cdef void _fit_out_shape(Variable o, tuple shape, str what, int stacklevel=1) ex
             % (_shape_str(o._data.shape), _shape_str(shape)), UserWarning,
             stacklevel=stacklevel)
     o.resize_(shape)
+
+
+cdef object _write_out_checked(str what, object out, object result, tuple inputs,
+                               int rule=_OUT_CAST):
+    """_write_out for an elementwise op, whose ``inputs`` must not partly share ``out``'s
+    memory (torch checks it after refusing an out= that would be differentiated)."""
+    if isinstance(out, Variable) and not isinstance(result, tuple):
+        _refuse_out_grad(<Variable>out, <Variable>result, what)
+        _refuse_partial_overlap((<Variable>out)._data, inputs, what)
+    return _write_out(what, out, result, rule)
 
 
 cdef object _write_out(str what, object out, object result, int rule=_OUT_CAST,

@@ -138,7 +138,7 @@ cpdef Variable angle(object input, object out=None):
     >>> angle(Variable(numpy.array([1j, -1 + 0j])))
     tensor([1.5708, 3.1416], dtype=float64)
     """
-    if out is not None: return _write_out("angle", out, angle(input))
+    if out is not None: return _write_out_checked("angle", out, angle(input), (input,))
     return _float_unary(_angle_data, input, AngleBackward, 1, "angle")
 
 
@@ -149,7 +149,7 @@ def sgn(input, *, out=None):
     >>> sgn(Variable(numpy.array([2j, -2 + 0j, 0j]))).tolist()
     [1j, (-1+0j), 0j]
     """
-    if out is not None: return _write_out("sgn", out, sgn(input), _OUT_EXACT)
+    if out is not None: return _write_out_checked("sgn", out, sgn(input), (input,), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "sgn")
     if _dtype_kind(x._data) != b'c':
         return sign(x)

@@ -397,7 +397,8 @@ cpdef Variable add(object input, object other, object alpha=1, object out=None):
     >>> add(Variable(numpy.array([1., 2.])), 10, alpha=2)
     tensor([21., 22.], dtype=float64)
     """
-    if out is not None: return _write_out("add", out, add(input, other, alpha))
+    if out is not None: return _write_out_checked("add", out, add(input, other, alpha),
+                                                  (input, other, alpha))
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "add")
         return _add_alpha(input, other, alpha, "add")
@@ -478,7 +479,8 @@ cpdef Variable sub(object input, object other, object alpha=1, object out=None):
     >>> sub(Variable(numpy.array([5., 7.])), 2, alpha=0.5)
     tensor([4., 6.], dtype=float64)
     """
-    if out is not None: return _write_out("sub", out, sub(input, other, alpha))
+    if out is not None: return _write_out_checked("sub", out, sub(input, other, alpha),
+                                                  (input, other, alpha))
     _refuse_bool_subtraction(input, other, "sub")
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "sub")
@@ -557,7 +559,7 @@ cpdef Variable mul(object input, object other, object out=None):
     tensor([[ 1., 10.],
             [ 2., 20.]], dtype=float64)
     """
-    if out is not None: return _write_out("mul", out, mul(input, other))
+    if out is not None: return _write_out_checked("mul", out, mul(input, other), (input, other))
     data = _apply_binary(_np_multiply, input, other, "mul")
     if _binary_records(input, other):
         return _binary(MulBackward.__new__(MulBackward), data, input, other,
@@ -744,7 +746,8 @@ cpdef Variable div(object input, object other, rounding_mode=None, object out=No
     >>> div(Variable(numpy.array([7, -7])), 2, rounding_mode="trunc")
     tensor([ 3, -3])
     """
-    if out is not None: return _write_out("div", out, div(input, other, rounding_mode))
+    if out is not None: return _write_out_checked("div", out, div(input, other, rounding_mode),
+                                                  (input, other, rounding_mode))
     if rounding_mode is not None:
         return _div_rounded(input, other, rounding_mode)
     data = _apply_binary(_np_true_divide, input, other, "div")
@@ -884,7 +887,8 @@ cpdef Variable pow(object input, object exponent, object out=None):
     >>> pow(2, Variable(numpy.array([1., 3.])))
     tensor([2., 8.], dtype=float64)
     """
-    if out is not None: return _write_out("pow", out, pow(input, exponent))
+    if out is not None: return _write_out_checked("pow", out, pow(input, exponent),
+                                                  (input, exponent))
     data = None
     if _both_bool(input, exponent):
         if isinstance(input, Variable) and isinstance(exponent, (bool, numpy.bool_)):
@@ -1180,7 +1184,7 @@ cpdef Variable neg(object input, object out=None):
     >>> neg(Variable(numpy.array([1., -2.])))
     tensor([-1.,  2.], dtype=float64)
     """
-    if out is not None: return _write_out("neg", out, neg(input), _OUT_EXACT)
+    if out is not None: return _write_out_checked("neg", out, neg(input), (input,), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "neg")
     if x._data.dtype.kind == "b":
         raise RuntimeError("neg(): Negation, the `-` operator, on a bool Variable is not "
@@ -1209,7 +1213,7 @@ cpdef Variable exp(object input, object out=None):
     >>> exp(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 2.7183], dtype=float64)
     """
-    if out is not None: return _write_out("exp", out, exp(input))
+    if out is not None: return _write_out_checked("exp", out, exp(input), (input,))
     cdef Variable x = _float_input(input, "exp")
     data = _quiet_ufunc1(_LOOP_EXP, x._data)  # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
@@ -1230,7 +1234,7 @@ cpdef Variable log(object input, object out=None):
     >>> log(Variable(numpy.array([1., numpy.e])))
     tensor([0., 1.], dtype=float64)
     """
-    if out is not None: return _write_out("log", out, log(input))
+    if out is not None: return _write_out_checked("log", out, log(input), (input,))
     cdef Variable x = _float_input(input, "log")
     data = _quiet_ufunc1(_LOOP_LOG, x._data)  # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
@@ -1252,7 +1256,7 @@ cpdef Variable sqrt(object input, object out=None):
     >>> sqrt(Variable(numpy.array([4., 9.])))
     tensor([2., 3.], dtype=float64)
     """
-    if out is not None: return _write_out("sqrt", out, sqrt(input))
+    if out is not None: return _write_out_checked("sqrt", out, sqrt(input), (input,))
     cdef Variable x = _float_input(input, "sqrt")
     data = _quiet_ufunc1(_LOOP_SQRT, x._data)  # (no NumPy warning: see _fp_quiet_enter)
     if _records(x):
@@ -1290,7 +1294,7 @@ cpdef Variable tanh(object input, object out=None):
     >>> x.grad                                  # 1 - tanh(x)^2
     tensor([1.0000, 0.4200], dtype=float64)
     """
-    if out is not None: return _write_out("tanh", out, tanh(input))
+    if out is not None: return _write_out_checked("tanh", out, tanh(input), (input,))
     cdef Variable x = _float_input(input, "tanh")
     data = _ufunc1(_LOOP_TANH, x._data, None)
     if _records(x):
@@ -1419,7 +1423,7 @@ cpdef Variable sigmoid(object input, object out=None):
     >>> sigmoid(Variable(numpy.array([0., 100.])))
     tensor([0.5000, 1.0000], dtype=float64)
     """
-    if out is not None: return _write_out("sigmoid", out, sigmoid(input))
+    if out is not None: return _write_out_checked("sigmoid", out, sigmoid(input), (input,))
     cdef Variable x = _float_input(input, "sigmoid")
     data = _sigmoid_data(x._data)
     if _records(x):
@@ -1587,7 +1591,8 @@ cpdef Variable abs(object input, object out=None):
     >>> abs(Variable(numpy.array([-1.5, 0., 2.])))
     tensor([1.5000, 0.0000, 2.0000], dtype=float64)
     """
-    if out is not None: return _write_out("abs", out, abs(input), _abs_out_rule(input))
+    if out is not None: return _write_out_checked("abs", out, abs(input),
+                                                  (input,), _abs_out_rule(input))
     cdef Variable x = _as_variable(input, "abs")
     if _dtype_kind(x._data) == b'b':
         _not_implemented_for(x._data, "abs", "abs_cpu")
@@ -1601,7 +1606,7 @@ cpdef Variable absolute(object input, object out=None):
     >>> absolute(Variable(numpy.array([-2., 3.])))
     tensor([2., 3.], dtype=float64)
     """
-    if out is not None: return _write_out("absolute", out, absolute(input))
+    if out is not None: return _write_out_checked("absolute", out, absolute(input), (input,))
     try:
         return abs(input)
     except _OP_ERRORS as exc:
@@ -1621,7 +1626,7 @@ cpdef Variable reciprocal(object input, object out=None):
     >>> reciprocal(Variable(numpy.array([2., 4.])))
     tensor([0.5000, 0.2500], dtype=float64)
     """
-    if out is not None: return _write_out("reciprocal", out, reciprocal(input))
+    if out is not None: return _write_out_checked("reciprocal", out, reciprocal(input), (input,))
     return _float_unary(_reciprocal_data, input, ReciprocalBackward, 2, "reciprocal")
 
 
@@ -1642,7 +1647,7 @@ cpdef Variable sign(object input, object out=None):
     >>> sign(Variable(numpy.array([-2., 0., 3.])))
     tensor([-1.,  0.,  1.], dtype=float64)
     """
-    if out is not None: return _write_out("sign", out, sign(input), _OUT_EXACT)
+    if out is not None: return _write_out_checked("sign", out, sign(input), (input,), _OUT_EXACT)
     if _is_complex_operand(input):
         raise NotImplementedError("sign(): unlike NumPy, sign is not intended to support "
                                   "complex numbers (torch.sgn is z / |z|)")
@@ -1661,7 +1666,7 @@ cpdef Variable square(object input, object out=None):
     >>> square(Variable(numpy.array([-2., 3.])))
     tensor([4., 9.], dtype=float64)
     """
-    if out is not None: return _write_out("square", out, square(input))
+    if out is not None: return _write_out_checked("square", out, square(input), (input,))
     cdef Variable x = _as_variable(input, "square")
     if _dtype_kind(x._data) == b'b':
         x = _convert(x, None, numpy.int64, False)    # torch: pow(x, 2), an int64 result
@@ -1695,7 +1700,7 @@ cpdef Variable rsqrt(object input, object out=None):
     >>> rsqrt(Variable(numpy.array([4., 16.])))
     tensor([0.5000, 0.2500], dtype=float64)
     """
-    if out is not None: return _write_out("rsqrt", out, rsqrt(input))
+    if out is not None: return _write_out_checked("rsqrt", out, rsqrt(input), (input,))
     return _float_unary(_rsqrt_data, input, RsqrtBackward, 2, "rsqrt")
 
 
@@ -1711,7 +1716,7 @@ cpdef Variable expm1(object input, object out=None):
     >>> expm1(Variable(numpy.array([0., 1e-10])))
     tensor([0.0000e+00, 1.0000e-10], dtype=float64)
     """
-    if out is not None: return _write_out("expm1", out, expm1(input))
+    if out is not None: return _write_out_checked("expm1", out, expm1(input), (input,))
     return _float_unary(_np_expm1, input, Expm1Backward, 2, "expm1")
 
 
@@ -1727,7 +1732,7 @@ cpdef Variable log1p(object input, object out=None):
     >>> log1p(Variable(numpy.array([0., 1e-10])))
     tensor([0.0000e+00, 1.0000e-10], dtype=float64)
     """
-    if out is not None: return _write_out("log1p", out, log1p(input))
+    if out is not None: return _write_out_checked("log1p", out, log1p(input), (input,))
     return _float_unary(_log1p_data, input, Log1pBackward, 1, "log1p")
 
 
@@ -1769,7 +1774,7 @@ cpdef Variable log2(object input, object out=None):
     >>> log2(Variable(numpy.array([1., 8.])))
     tensor([0., 3.], dtype=float64)
     """
-    if out is not None: return _write_out("log2", out, log2(input))
+    if out is not None: return _write_out_checked("log2", out, log2(input), (input,))
     return _float_unary(_np_log2, input, Log2Backward, 1, "log2")
 
 
@@ -1785,7 +1790,7 @@ cpdef Variable log10(object input, object out=None):
     >>> log10(Variable(numpy.array([1., 100.])))
     tensor([0., 2.], dtype=float64)
     """
-    if out is not None: return _write_out("log10", out, log10(input))
+    if out is not None: return _write_out_checked("log10", out, log10(input), (input,))
     return _float_unary(_np_log10, input, Log10Backward, 1, "log10")
 
 
@@ -1801,7 +1806,7 @@ cpdef Variable sin(object input, object out=None):
     >>> sin(Variable(numpy.array([0., numpy.pi / 2])))
     tensor([0., 1.], dtype=float64)
     """
-    if out is not None: return _write_out("sin", out, sin(input))
+    if out is not None: return _write_out_checked("sin", out, sin(input), (input,))
     return _float_unary(_np_sin, input, SinBackward, 1, "sin")
 
 
@@ -1817,7 +1822,7 @@ cpdef Variable cos(object input, object out=None):
     >>> cos(Variable(numpy.array([0., numpy.pi])))
     tensor([ 1., -1.], dtype=float64)
     """
-    if out is not None: return _write_out("cos", out, cos(input))
+    if out is not None: return _write_out_checked("cos", out, cos(input), (input,))
     return _float_unary(_np_cos, input, CosBackward, 1, "cos")
 
 
@@ -1834,7 +1839,7 @@ cpdef Variable tan(object input, object out=None):
     >>> tan(Variable(numpy.array([0., numpy.pi / 4])))
     tensor([0.0000, 1.0000], dtype=float64)
     """
-    if out is not None: return _write_out("tan", out, tan(input))
+    if out is not None: return _write_out_checked("tan", out, tan(input), (input,))
     return _float_unary(_np_tan, input, TanBackward, 2, "tan")
 
 
@@ -1851,7 +1856,7 @@ cpdef Variable asin(object input, object out=None):
     >>> asin(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
-    if out is not None: return _write_out("asin", out, asin(input))
+    if out is not None: return _write_out_checked("asin", out, asin(input), (input,))
     return _float_unary(_np_arcsin, input, AsinBackward, 1, "asin")
 
 
@@ -1868,7 +1873,7 @@ cpdef Variable acos(object input, object out=None):
     >>> acos(Variable(numpy.array([1., 0.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
-    if out is not None: return _write_out("acos", out, acos(input))
+    if out is not None: return _write_out_checked("acos", out, acos(input), (input,))
     return _float_unary(_acos_data, input, AcosBackward, 1, "acos")
 
 
@@ -1894,7 +1899,7 @@ cpdef Variable atan(object input, object out=None):
     >>> atan(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.7854], dtype=float64)
     """
-    if out is not None: return _write_out("atan", out, atan(input))
+    if out is not None: return _write_out_checked("atan", out, atan(input), (input,))
     return _float_unary(_np_arctan, input, AtanBackward, 1, "atan")
 
 
@@ -1910,7 +1915,7 @@ cpdef Variable sinh(object input, object out=None):
     >>> sinh(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 1.1752], dtype=float64)
     """
-    if out is not None: return _write_out("sinh", out, sinh(input))
+    if out is not None: return _write_out_checked("sinh", out, sinh(input), (input,))
     return _float_unary(_np_sinh, input, SinhBackward, 1, "sinh")
 
 
@@ -1926,7 +1931,7 @@ cpdef Variable cosh(object input, object out=None):
     >>> cosh(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 1.5431], dtype=float64)
     """
-    if out is not None: return _write_out("cosh", out, cosh(input))
+    if out is not None: return _write_out_checked("cosh", out, cosh(input), (input,))
     return _float_unary(_np_cosh, input, CoshBackward, 1, "cosh")
 
 
@@ -1955,7 +1960,7 @@ cpdef Variable erf(object input, object out=None):
     >>> erf(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.8427], dtype=float64)
     """
-    if out is not None: return _write_out("erf", out, erf(input))
+    if out is not None: return _write_out_checked("erf", out, erf(input), (input,))
     _refuse_complex(input, None, "erf")
     return _float_unary(_erf_data, input, ErfBackward, 1, "erf")
 
@@ -2067,7 +2072,8 @@ cpdef Variable maximum(object input, object other, object out=None):
     >>> maximum(Variable(numpy.array([1., 5.])), Variable(numpy.array([3., 2.])))
     tensor([3., 5.], dtype=float64)
     """
-    if out is not None: return _write_out("maximum", out, maximum(input, other))
+    if out is not None: return _write_out_checked("maximum", out, maximum(input, other),
+                                                  (input, other))
     _refuse_complex(input, other, "maximum")
     return _pairwise_extremum(input, other, True, "maximum")
 
@@ -2083,7 +2089,8 @@ cpdef Variable minimum(object input, object other, object out=None):
     >>> minimum(Variable(numpy.array([1., 5.])), Variable(numpy.array([3., 2.])))
     tensor([1., 2.], dtype=float64)
     """
-    if out is not None: return _write_out("minimum", out, minimum(input, other))
+    if out is not None: return _write_out_checked("minimum", out, minimum(input, other),
+                                                  (input, other))
     _refuse_complex(input, other, "minimum")
     return _pairwise_extremum(input, other, False, "minimum")
 
@@ -2112,8 +2119,8 @@ cpdef object where(object condition, object input=_NO_VALUE, object other=_NO_VA
     >>> where(Variable(numpy.array([True, False])), Variable(numpy.array([1., 2.])), 0.)
     tensor([1., 0.], dtype=float64)
     """
-    if out is not None: return _write_out("where", out, where(condition, input, other),
-                                          _OUT_EXACT)
+    if out is not None: return _write_out_checked("where", out, where(condition, input, other),
+                                                  (condition, input, other), _OUT_EXACT)
     if input is _NO_VALUE and other is _NO_VALUE:
         return nonzero(condition, as_tuple=True)
     if input is _NO_VALUE or other is _NO_VALUE:
@@ -2223,7 +2230,8 @@ cpdef Variable clamp(object input, object min=None, object max=None, object out=
     >>> clamp(Variable(numpy.array([-2., 0.5, 3.])), -1, 1)
     tensor([-1.0000,  0.5000,  1.0000], dtype=float64)
     """
-    if out is not None: return _write_out("clamp", out, clamp(input, min, max), _OUT_EXACT)
+    if out is not None: return _write_out_checked("clamp", out, clamp(input, min, max),
+                                                  (input, min, max), _OUT_EXACT)
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
     _refuse_complex(input, None, "clamp")
@@ -2300,7 +2308,8 @@ cpdef Variable clip(object input, object min=None, object max=None, object out=N
     >>> clip(Variable(numpy.array([-2., 3.])), None, 1)
     tensor([-2.,  1.], dtype=float64)
     """
-    if out is not None: return _write_out("clip", out, clip(input, min, max), _OUT_EXACT)
+    if out is not None: return _write_out_checked("clip", out, clip(input, min, max),
+                                                  (input, min, max), _OUT_EXACT)
     try:
         return clamp(input, min, max)
     except _OP_ERRORS as exc:
@@ -2314,7 +2323,8 @@ cpdef Variable clamp_min(object input, object min, object out=None):
     >>> clamp_min(Variable(numpy.array([-2., 3.])), 0)
     tensor([0., 3.], dtype=float64)
     """
-    if out is not None: return _write_out("clamp_min", out, clamp_min(input, min), _OUT_EXACT)
+    if out is not None: return _write_out_checked("clamp_min", out, clamp_min(input, min),
+                                                  (input, min), _OUT_EXACT)
     _refuse_complex(input, None, "clamp_min")
     try:
         return clamp(input, min, None)
@@ -2329,7 +2339,8 @@ cpdef Variable clamp_max(object input, object max, object out=None):
     >>> clamp_max(Variable(numpy.array([-2., 3.])), 0)
     tensor([-2.,  0.], dtype=float64)
     """
-    if out is not None: return _write_out("clamp_max", out, clamp_max(input, max), _OUT_EXACT)
+    if out is not None: return _write_out_checked("clamp_max", out, clamp_max(input, max),
+                                                  (input, max), _OUT_EXACT)
     _refuse_complex(input, None, "clamp_max")
     try:
         return clamp(input, None, max)
@@ -2365,7 +2376,8 @@ cpdef Variable atan2(object input, object other, object out=None):
     >>> atan2(Variable(numpy.array([1., 1.])), Variable(numpy.array([1., -1.])))
     tensor([0.7854, 2.3562], dtype=float64)
     """
-    if out is not None: return _write_out("atan2", out, atan2(input, other))
+    if out is not None: return _write_out_checked("atan2", out, atan2(input, other),
+                                                  (input, other))
     _refuse_complex(input, other, "atan2")
     data = _apply_binary(_np_arctan2, input, other, "atan2")
     if _binary_records(input, other):
@@ -2395,7 +2407,8 @@ cpdef Variable hypot(object input, object other, object out=None):
     >>> hypot(Variable(numpy.array([3., 5.])), 4.)
     tensor([5.0000, 6.4031], dtype=float64)
     """
-    if out is not None: return _write_out("hypot", out, hypot(input, other))
+    if out is not None: return _write_out_checked("hypot", out, hypot(input, other),
+                                                  (input, other))
     _refuse_complex(input, other, "hypot")
     rt = _torch_result_dtype(_binary_operand_data(input, "hypot", "input"),
                              _binary_operand_data(other, "hypot", "other"))
@@ -2481,7 +2494,8 @@ cpdef Variable logaddexp(object input, object other, object out=None):
     >>> logaddexp(Variable(numpy.array([0., 2.])), Variable(numpy.array([0., 2.])))
     tensor([0.6931, 2.6931], dtype=float64)
     """
-    if out is not None: return _write_out("logaddexp", out, logaddexp(input, other))
+    if out is not None: return _write_out_checked("logaddexp", out, logaddexp(input, other),
+                                                  (input, other))
     return _logaddexp(numpy.logaddexp, input, other, 1.0, "logaddexp")
 
 
@@ -2492,7 +2506,8 @@ cpdef Variable logaddexp2(object input, object other, object out=None):
     >>> logaddexp2(Variable(numpy.array([0., 3.])), Variable(numpy.array([0., 3.])))
     tensor([1., 4.], dtype=float64)
     """
-    if out is not None: return _write_out("logaddexp2", out, logaddexp2(input, other))
+    if out is not None: return _write_out_checked("logaddexp2", out, logaddexp2(input, other),
+                                                  (input, other))
     return _logaddexp(numpy.logaddexp2, input, other, 0.6931471805599453, "logaddexp2")
 
 
@@ -2632,7 +2647,8 @@ cpdef Variable lerp(object input, object end, object weight, object out=None):
     >>> lerp(Variable(numpy.array([0., 10.])), Variable(numpy.array([1., 20.])), 0.5)
     tensor([ 0.5000, 15.0000], dtype=float64)
     """
-    if out is not None: return _write_out("lerp", out, lerp(input, end, weight))
+    if out is not None: return _write_out_checked("lerp", out, lerp(input, end, weight),
+                                                  (input, end, weight))
     cdef Variable s = _as_variable(input, "lerp")
     cdef Variable e = _as_variable(end, "lerp")
     dt = _dtype(s._data)
@@ -2712,8 +2728,9 @@ cpdef Variable addcmul(object input, object tensor1, object tensor2, object valu
     ...         Variable(numpy.array([3., 4.])), value=0.5)
     tensor([2.5000, 5.0000], dtype=float64)
     """
-    if out is not None: return _write_out("addcmul", out, addcmul(input, tensor1, tensor2,
-                                          value))
+    if out is not None: return _write_out_checked("addcmul", out,
+                                                  addcmul(input, tensor1, tensor2,
+                                          value), (input, tensor1, tensor2, value))
     return _addc(input, tensor1, tensor2, value, False)
 
 
@@ -2727,8 +2744,9 @@ cpdef Variable addcdiv(object input, object tensor1, object tensor2, object valu
     ...         Variable(numpy.array([4., 4.])), value=2)
     tensor([1.5000, 2.0000], dtype=float64)
     """
-    if out is not None: return _write_out("addcdiv", out, addcdiv(input, tensor1, tensor2,
-                                          value))
+    if out is not None: return _write_out_checked("addcdiv", out,
+                                                  addcdiv(input, tensor1, tensor2,
+                                          value), (input, tensor1, tensor2, value))
     for operand in (tensor1, tensor2):
         if isinstance(operand, Variable) and _kind_category(
                 _dtype_kind((<Variable>operand)._data)) <= 1:
@@ -2750,7 +2768,8 @@ cpdef Variable true_divide(object input, object other, object out=None):
     >>> true_divide(Variable(numpy.array([1, 2])), 2)
     tensor([0.5000, 1.0000])
     """
-    if out is not None: return _write_out("true_divide", out, true_divide(input, other))
+    if out is not None: return _write_out_checked("true_divide", out, true_divide(input, other),
+                                                  (input, other))
     try:
         return div(input, other)
     except _OP_ERRORS as exc:
@@ -2777,8 +2796,8 @@ cpdef Variable float_power(object input, object exponent, object out=None):
     >>> float_power(Variable(numpy.array([2, 3])), -1)
     tensor([0.5000, 0.3333], dtype=float64)
     """
-    if out is not None: return _write_out("float_power", out, float_power(input, exponent),
-                                          _OUT_EXACT)
+    if out is not None: return _write_out_checked("float_power", out, float_power(input, exponent),
+                                                  (input, exponent), _OUT_EXACT)
     cdef bint to_complex = _is_complex_operand(input) or _is_complex_operand(exponent)
     try:
         base, power = _widened(input, to_complex), _widened(exponent, to_complex)
@@ -2816,7 +2835,7 @@ cpdef Variable logit(object input, object eps=None, object out=None):
     >>> logit(Variable(numpy.array([0.5, 0.75])))
     tensor([0.0000, 1.0986], dtype=float64)
     """
-    if out is not None: return _write_out("logit", out, logit(input, eps))
+    if out is not None: return _write_out_checked("logit", out, logit(input, eps), (input, eps))
     cdef Variable x = _float_input(input, "logit")
     _refuse_complex(x, None, "logit")
     z = x._data if eps is None else _xp_of(x._data).clip(x._data, eps, 1 - eps)
@@ -2840,8 +2859,9 @@ cpdef Variable nan_to_num(object input, object nan=0.0, object posinf=None,
     >>> nan_to_num(Variable(numpy.array([numpy.nan, numpy.inf, 1.0])), posinf=9.0)
     tensor([0., 9., 1.], dtype=float64)
     """
-    if out is not None: return _write_out("nan_to_num", out, nan_to_num(input, nan, posinf,
-                                          neginf), _OUT_EXACT)
+    if out is not None: return _write_out_checked("nan_to_num", out,
+                                                  nan_to_num(input, nan, posinf,
+                                          neginf), (input, nan, posinf, neginf), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "nan_to_num")
     cdef char kind = _dtype_kind(x._data)
     if kind != b'f' and kind != b'c':
@@ -2903,7 +2923,7 @@ cpdef Variable floor(object input, object out=None):
     >>> floor(Variable(numpy.array([-1.5, 1.5])))
     tensor([-2.,  1.], dtype=float64)
     """
-    if out is not None: return _write_out("floor", out, floor(input), _OUT_EXACT)
+    if out is not None: return _write_out_checked("floor", out, floor(input), (input,), _OUT_EXACT)
     _refuse_complex(input, None, "floor")
     return _rounding(_np_floor, input, FloorBackward, "floor")
 
@@ -2919,7 +2939,7 @@ cpdef Variable ceil(object input, object out=None):
     >>> ceil(Variable(numpy.array([-1.5, 1.5])))
     tensor([-1.,  2.], dtype=float64)
     """
-    if out is not None: return _write_out("ceil", out, ceil(input), _OUT_EXACT)
+    if out is not None: return _write_out_checked("ceil", out, ceil(input), (input,), _OUT_EXACT)
     _refuse_complex(input, None, "ceil")
     return _rounding(_np_ceil, input, CeilBackward, "ceil")
 
@@ -2938,7 +2958,8 @@ cpdef Variable round(object input, object decimals=0, object out=None):
     >>> round(Variable(numpy.array([1.234, 5.678])), decimals=1)
     tensor([1.2000, 5.7000], dtype=float64)
     """
-    if out is not None: return _write_out("round", out, round(input, decimals), _OUT_EXACT)
+    if out is not None: return _write_out_checked("round", out, round(input, decimals),
+                                                  (input, decimals), _OUT_EXACT)
     _refuse_complex(input, None, "round")
     try:
         decimals = operator.index(decimals)
@@ -2959,7 +2980,7 @@ cpdef Variable trunc(object input, object out=None):
     >>> trunc(Variable(numpy.array([-1.5, 1.5])))
     tensor([-1.,  1.], dtype=float64)
     """
-    if out is not None: return _write_out("trunc", out, trunc(input), _OUT_EXACT)
+    if out is not None: return _write_out_checked("trunc", out, trunc(input), (input,), _OUT_EXACT)
     _refuse_complex(input, None, "trunc")
     return _rounding(_np_trunc, input, TruncBackward, "trunc")
 
@@ -2971,7 +2992,7 @@ cpdef Variable frac(object input, object out=None):
     >>> frac(Variable(numpy.array([-1.25, 2.5])))
     tensor([-0.2500,  0.5000], dtype=float64)
     """
-    if out is not None: return _write_out("frac", out, frac(input), _OUT_EXACT)
+    if out is not None: return _write_out_checked("frac", out, frac(input), (input,), _OUT_EXACT)
     _refuse_complex(input, None, "frac")
     if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) in b'biu':
         _not_implemented_for((<Variable>input)._data, "frac", "frac_cpu")
@@ -3005,7 +3026,8 @@ cpdef Variable floor_divide(object input, object other, object out=None):
     >>> floor_divide(Variable(numpy.array([5., -5.])), 2)
     tensor([ 2., -3.], dtype=float64)
     """
-    if out is not None: return _write_out("floor_divide", out, floor_divide(input, other))
+    if out is not None: return _write_out_checked("floor_divide", out, floor_divide(input, other),
+                                                  (input, other))
     _refuse_complex(input, other, "floor_divide")
     if _both_bool(input, other):
         _no_kernel("floor_divide", "div_floor_cpu", "bool")
@@ -3045,7 +3067,8 @@ cpdef Variable remainder(object input, object other, object out=None):
     >>> remainder(Variable(numpy.array([5., -5.])), 3)
     tensor([2., 1.], dtype=float64)
     """
-    if out is not None: return _write_out("remainder", out, remainder(input, other))
+    if out is not None: return _write_out_checked("remainder", out, remainder(input, other),
+                                                  (input, other))
     _refuse_complex(input, other, "remainder")
     if _both_bool(input, other):
         _no_kernel("remainder", "remainder_cpu", "bool")
@@ -3075,7 +3098,7 @@ cpdef Variable fmod(object input, object other, object out=None):
     >>> fmod(Variable(numpy.array([5., -5.])), 3)
     tensor([ 2., -2.], dtype=float64)
     """
-    if out is not None: return _write_out("fmod", out, fmod(input, other))
+    if out is not None: return _write_out_checked("fmod", out, fmod(input, other), (input, other))
     _refuse_complex(input, other, "fmod")
     if _both_bool(input, other):
         _no_kernel("fmod", "fmod_cpu", "bool")
@@ -3096,7 +3119,7 @@ cpdef Variable lt(object input, object other, object out=None):
     >>> lt(Variable(numpy.array([1., 3.])), 2)
     tensor([ True, False])
     """
-    if out is not None: return _write_out("lt", out, lt(input, other))
+    if out is not None: return _write_out_checked("lt", out, lt(input, other), (input, other))
     return _compare(_as_variable(input, "lt"), other, 0)
 
 
@@ -3107,7 +3130,7 @@ cpdef Variable le(object input, object other, object out=None):
     >>> le(Variable(numpy.array([1., 3.])), 1)
     tensor([ True, False])
     """
-    if out is not None: return _write_out("le", out, le(input, other))
+    if out is not None: return _write_out_checked("le", out, le(input, other), (input, other))
     return _compare(_as_variable(input, "le"), other, 1)
 
 
@@ -3118,7 +3141,7 @@ cpdef Variable eq(object input, object other, object out=None):
     >>> eq(Variable(numpy.array([1., 3.])), 3)
     tensor([False,  True])
     """
-    if out is not None: return _write_out("eq", out, eq(input, other))
+    if out is not None: return _write_out_checked("eq", out, eq(input, other), (input, other))
     return _compare(_as_variable(input, "eq"), other, 2)
 
 
@@ -3129,7 +3152,7 @@ cpdef Variable ne(object input, object other, object out=None):
     >>> ne(Variable(numpy.array([1., 3.])), 3)
     tensor([ True, False])
     """
-    if out is not None: return _write_out("ne", out, ne(input, other))
+    if out is not None: return _write_out_checked("ne", out, ne(input, other), (input, other))
     return _compare(_as_variable(input, "ne"), other, 3)
 
 
@@ -3140,7 +3163,7 @@ cpdef Variable gt(object input, object other, object out=None):
     >>> gt(Variable(numpy.array([1., 3.])), 2)
     tensor([False,  True])
     """
-    if out is not None: return _write_out("gt", out, gt(input, other))
+    if out is not None: return _write_out_checked("gt", out, gt(input, other), (input, other))
     return _compare(_as_variable(input, "gt"), other, 4)
 
 
@@ -3151,7 +3174,7 @@ cpdef Variable ge(object input, object other, object out=None):
     >>> ge(Variable(numpy.array([1., 3.])), 3)
     tensor([False,  True])
     """
-    if out is not None: return _write_out("ge", out, ge(input, other))
+    if out is not None: return _write_out_checked("ge", out, ge(input, other), (input, other))
     return _compare(_as_variable(input, "ge"), other, 5)
 
 
@@ -3197,7 +3220,7 @@ cpdef Variable logical_not(object input, object out=None):
     >>> logical_not(Variable(numpy.array([0., 2.])))
     tensor([ True, False])
     """
-    if out is not None: return _write_out("logical_not", out, logical_not(input))
+    if out is not None: return _write_out_checked("logical_not", out, logical_not(input), (input,))
     return _no_grad_unary(numpy.logical_not, input, "logical_not")
 
 
@@ -3208,7 +3231,8 @@ cpdef Variable logical_and(object input, object other, object out=None):
     >>> logical_and(Variable(numpy.array([0., 2.])), True)
     tensor([False,  True])
     """
-    if out is not None: return _write_out("logical_and", out, logical_and(input, other))
+    if out is not None: return _write_out_checked("logical_and", out, logical_and(input, other),
+                                                  (input, other))
     return _logical_binary(numpy.logical_and, input, other, "logical_and")
 
 
@@ -3219,7 +3243,8 @@ cpdef Variable logical_or(object input, object other, object out=None):
     >>> logical_or(Variable(numpy.array([0., 2.])), False)
     tensor([False,  True])
     """
-    if out is not None: return _write_out("logical_or", out, logical_or(input, other))
+    if out is not None: return _write_out_checked("logical_or", out, logical_or(input, other),
+                                                  (input, other))
     return _logical_binary(numpy.logical_or, input, other, "logical_or")
 
 
@@ -3230,7 +3255,8 @@ cpdef Variable logical_xor(object input, object other, object out=None):
     >>> logical_xor(Variable(numpy.array([0., 2.])), True)
     tensor([ True, False])
     """
-    if out is not None: return _write_out("logical_xor", out, logical_xor(input, other))
+    if out is not None: return _write_out_checked("logical_xor", out, logical_xor(input, other),
+                                                  (input, other))
     return _logical_binary(numpy.logical_xor, input, other, "logical_xor")
 
 
@@ -3250,7 +3276,8 @@ cpdef Variable bitwise_not(object input, object out=None):
     >>> bitwise_not(Variable(numpy.array([True, False])))
     tensor([False,  True])
     """
-    if out is not None: return _write_out("bitwise_not", out, bitwise_not(input), _OUT_EXACT)
+    if out is not None: return _write_out_checked("bitwise_not", out, bitwise_not(input),
+                                                  (input,), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "bitwise_not")
     if _dtype_kind(x._data) not in b'biu':
         _not_implemented_for(x._data, "bitwise_not", "bitwise_not_cpu")
@@ -3264,7 +3291,8 @@ cpdef Variable bitwise_and(object input, object other, object out=None):
     >>> bitwise_and(Variable(numpy.array([True, False])), True)
     tensor([ True, False])
     """
-    if out is not None: return _write_out("bitwise_and", out, bitwise_and(input, other))
+    if out is not None: return _write_out_checked("bitwise_and", out, bitwise_and(input, other),
+                                                  (input, other))
     _check_bitwise2(input, other, "bitwise_and")
     return _no_grad_binary(numpy.bitwise_and, input, other, "bitwise_and")
 
@@ -3276,7 +3304,8 @@ cpdef Variable bitwise_or(object input, object other, object out=None):
     >>> bitwise_or(Variable(numpy.array([True, False])), False)
     tensor([ True, False])
     """
-    if out is not None: return _write_out("bitwise_or", out, bitwise_or(input, other))
+    if out is not None: return _write_out_checked("bitwise_or", out, bitwise_or(input, other),
+                                                  (input, other))
     _check_bitwise2(input, other, "bitwise_or")
     return _no_grad_binary(numpy.bitwise_or, input, other, "bitwise_or")
 
@@ -3288,7 +3317,8 @@ cpdef Variable bitwise_xor(object input, object other, object out=None):
     >>> bitwise_xor(Variable(numpy.array([True, False])), True)
     tensor([False,  True])
     """
-    if out is not None: return _write_out("bitwise_xor", out, bitwise_xor(input, other))
+    if out is not None: return _write_out_checked("bitwise_xor", out, bitwise_xor(input, other),
+                                                  (input, other))
     _check_bitwise2(input, other, "bitwise_xor")
     return _no_grad_binary(numpy.bitwise_xor, input, other, "bitwise_xor")
 
@@ -3531,7 +3561,8 @@ cpdef Variable signbit(object input, object out=None):
     >>> signbit(Variable(numpy.array([-1., -0., 0., 2.])))
     tensor([ True,  True, False, False])
     """
-    if out is not None: return _write_out("signbit", out, signbit(input), _OUT_EXACT)
+    if out is not None: return _write_out_checked("signbit", out, signbit(input),
+                                                  (input,), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "signbit")
     if _dtype_kind(x._data) == b'c':
         raise NotImplementedError("signbit(): signbit is not implemented for complex "

@@ -154,6 +154,7 @@ cdef inline bint _inplace_records(Variable x, object other) except -1:
 
 cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which, str what):
     cdef Variable old, result
+    _refuse_partial_overlap(x._data, (other,), what)
     if _inplace_records(x, other):
         _check_inplace_allowed(x, other, what)
         old = _snapshot(x)
@@ -318,6 +319,7 @@ cpdef Variable copy_(object input, object src):
             [1., 2.]], dtype=float64)
     """
     cdef Variable x = _inplace_target(input, "copy_")
+    _refuse_partial_overlap(x._data, (src,), "copy_")
     if isinstance(src, Variable):
         if (<Variable>src)._data.dtype != x._data.dtype:
             src = _convert(<Variable>src, None, x._data.dtype, False)
@@ -343,6 +345,7 @@ cdef Variable _inplace_unary(Variable x, object op, tuple args, str what):
     _refuse_complex_inplace(x, what)
     # a binary op's other operand (atan2_, copysign_) may bring the graph
     other = args[0] if args else None
+    _refuse_partial_overlap(x._data, args, what)
     try:
         if _inplace_records(x, other):
             _check_inplace_allowed(x, other, what)
@@ -517,17 +520,6 @@ cdef object _unwritable_error(Variable x, str what):
     return RuntimeError("%s(): the Variable's data is read-only" % what)
 
 
-cdef bint _partially_overlap(object target, object other):
-    # torch's assert_no_partial_overlap: other's memory meets target's without being the
-    # very same elements (a full overlap is allowed, as torch's)
-    if type(target) is not _NDARRAY or type(other) is not _NDARRAY or \
-            not numpy.may_share_memory(target, other):
-        return False
-    return not (cnp.PyArray_BYTES(<cnp.ndarray>target) == cnp.PyArray_BYTES(<cnp.ndarray>other)
-                and target.shape == other.shape and target.strides == other.strides
-                and target.itemsize == other.itemsize)
-
-
 cdef bint _has_internal_overlap(object data):
     cdef Py_ssize_t k
     for k in range(data.ndim):
@@ -575,6 +567,9 @@ def setitem(object input, key, value):
                            "dtypes match, got %s for the destination and %s for the source."
                            % (_torch_dtype_name(_dtype(x._data)),
                               _torch_dtype_name(_dtype((<Variable>value)._data))))
+    if isinstance(value, Variable) and _is_basic_key(key) and \
+            _may_share(x._data, (<Variable>value)._data):
+        _refuse_partial_overlap(_key_get(x._data, key), (value,), "__setitem__")
     value = _fill_scalar(value, x._data, "__setitem__")
     if _inplace_records(x, value):
         _check_inplace_allowed(x, value, "__setitem__")
@@ -657,6 +652,8 @@ cdef Variable _inplace_indexing(Variable x, object op, tuple args, dict kwargs, 
     # x = op(x, *args); `other` is the operand that may carry a gradient (src, source,
     # value), if any.
     cdef Variable old
+    _refuse_partial_overlap(x._data, args, what)
+    _refuse_partial_overlap(x._data, tuple(kwargs.values()), what)
     try:
         if _inplace_records(x, other):
             _check_inplace_allowed(x, other, what)
@@ -687,12 +684,6 @@ def masked_fill_(object input, mask, value):
     (tensor([0., 1., 1.], dtype=float64), 1)
     """
     cdef Variable x = _inplace_target(input, "masked_fill_")
-    m = (<Variable>mask)._data if isinstance(mask, Variable) else mask
-    if _partially_overlap(x._data, m):
-        raise RuntimeError("masked_fill_(): unsupported operation: some elements of the input "
-                           "Variable and the written-to Variable refer to a single memory "
-                           "location. Please clone() the Variable before performing the "
-                           "operation.")
     return _inplace_indexing(x, masked_fill, (mask, value), {}, value, "masked_fill_")
 
 
@@ -791,6 +782,8 @@ cdef Variable _inplace_apply(Variable x, object op, tuple args, dict kwargs, str
     cdef Variable old, result
     _refuse_complex_inplace(x, what)
     other = _operand_with_grad(args, kwargs)
+    _refuse_partial_overlap(x._data, args, what)
+    _refuse_partial_overlap(x._data, tuple(kwargs.values()), what)
     try:
         if _inplace_records(x, other):
             _check_inplace_allowed(x, other, what)

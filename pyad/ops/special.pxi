@@ -436,7 +436,7 @@ cpdef Variable asinh(object input, object out=None):
     >>> asinh(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.8814], dtype=float64)
     """
-    if out is not None: return _write_out("asinh", out, asinh(input))
+    if out is not None: return _write_out_checked("asinh", out, asinh(input), (input,))
     return _float_unary(_np_arcsinh, input, AsinhBackward, 1, "asinh")
 
 
@@ -458,7 +458,7 @@ cpdef Variable acosh(object input, object out=None):
     >>> acosh(Variable(numpy.array([1., 2.])))
     tensor([0.0000, 1.3170], dtype=float64)
     """
-    if out is not None: return _write_out("acosh", out, acosh(input))
+    if out is not None: return _write_out_checked("acosh", out, acosh(input), (input,))
     return _float_unary(_np_arccosh, input, AcoshBackward, 1, "acosh")
 
 
@@ -475,7 +475,7 @@ cpdef Variable atanh(object input, object out=None):
     >>> atanh(Variable(numpy.array([0., 0.5])))
     tensor([0.0000, 0.5493], dtype=float64)
     """
-    if out is not None: return _write_out("atanh", out, atanh(input))
+    if out is not None: return _write_out_checked("atanh", out, atanh(input), (input,))
     return _float_unary(_np_arctanh, input, AtanhBackward, 1, "atanh")
 
 
@@ -493,7 +493,7 @@ cpdef Variable arcsin(object input, object out=None):
     >>> arcsin(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
-    if out is not None: return _write_out("arcsin", out, arcsin(input))
+    if out is not None: return _write_out_checked("arcsin", out, arcsin(input), (input,))
     return _alias(asin, (input,), "arcsin")
 
 
@@ -504,7 +504,7 @@ cpdef Variable arccos(object input, object out=None):
     >>> arccos(Variable(numpy.array([1., 0.])))
     tensor([0.0000, 1.5708], dtype=float64)
     """
-    if out is not None: return _write_out("arccos", out, arccos(input))
+    if out is not None: return _write_out_checked("arccos", out, arccos(input), (input,))
     return _alias(acos, (input,), "arccos")
 
 
@@ -515,7 +515,7 @@ cpdef Variable arctan(object input, object out=None):
     >>> arctan(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.7854], dtype=float64)
     """
-    if out is not None: return _write_out("arctan", out, arctan(input))
+    if out is not None: return _write_out_checked("arctan", out, arctan(input), (input,))
     return _alias(atan, (input,), "arctan")
 
 
@@ -526,7 +526,8 @@ cpdef Variable arctan2(object input, object other, object out=None):
     >>> arctan2(Variable(numpy.array([1.])), Variable(numpy.array([-1.])))
     tensor([2.3562], dtype=float64)
     """
-    if out is not None: return _write_out("arctan2", out, arctan2(input, other))
+    if out is not None: return _write_out_checked("arctan2", out, arctan2(input, other),
+                                                  (input, other))
     return _alias(atan2, (input, other), "arctan2")
 
 
@@ -537,7 +538,7 @@ cpdef Variable arcsinh(object input, object out=None):
     >>> arcsinh(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.8814], dtype=float64)
     """
-    if out is not None: return _write_out("arcsinh", out, arcsinh(input))
+    if out is not None: return _write_out_checked("arcsinh", out, arcsinh(input), (input,))
     return _alias(asinh, (input,), "arcsinh")
 
 
@@ -548,7 +549,7 @@ cpdef Variable arccosh(object input, object out=None):
     >>> arccosh(Variable(numpy.array([1., 2.])))
     tensor([0.0000, 1.3170], dtype=float64)
     """
-    if out is not None: return _write_out("arccosh", out, arccosh(input))
+    if out is not None: return _write_out_checked("arccosh", out, arccosh(input), (input,))
     return _alias(acosh, (input,), "arccosh")
 
 
@@ -559,7 +560,7 @@ cpdef Variable arctanh(object input, object out=None):
     >>> arctanh(Variable(numpy.array([0., 0.5])))
     tensor([0.0000, 0.5493], dtype=float64)
     """
-    if out is not None: return _write_out("arctanh", out, arctanh(input))
+    if out is not None: return _write_out_checked("arctanh", out, arctanh(input), (input,))
     return _alias(atanh, (input,), "arctanh")
 
 
@@ -570,7 +571,7 @@ cpdef Variable fix(object input, object out=None):
     >>> fix(Variable(numpy.array([-1.5, 2.7])))
     tensor([-1.,  2.], dtype=float64)
     """
-    if out is not None: return _write_out("fix", out, fix(input), _OUT_EXACT)
+    if out is not None: return _write_out_checked("fix", out, fix(input), (input,), _OUT_EXACT)
     return _alias(trunc, (input,), "fix")
 
 
@@ -588,7 +589,7 @@ cpdef Variable exp2(object input, object out=None):
     >>> exp2(Variable(numpy.array([0., 3., -1.])))
     tensor([1.0000, 8.0000, 0.5000], dtype=float64)
     """
-    if out is not None: return _write_out("exp2", out, exp2(input))
+    if out is not None: return _write_out_checked("exp2", out, exp2(input), (input,))
     return _float_unary(_np_exp2, input, Exp2Backward, 2, "exp2")
 
 
@@ -606,7 +607,7 @@ cpdef Variable erfc(object input, object out=None):
     >>> erfc(Variable(numpy.array([0., 1., 10.])))
     tensor([1.0000e+00, 1.5730e-01, 2.0885e-45], dtype=float64)
     """
-    if out is not None: return _write_out("erfc", out, erfc(input))
+    if out is not None: return _write_out_checked("erfc", out, erfc(input), (input,))
     return _special_unary(_erfc_data, input, ErfcBackward, 1, "erfc")
 
 
@@ -624,7 +625,7 @@ cpdef Variable erfinv(object input, object out=None):
     >>> erfinv(Variable(numpy.array([0., 0.5, -1.])))
     tensor([0.0000, 0.4769,   -inf], dtype=float64)
     """
-    if out is not None: return _write_out("erfinv", out, erfinv(input))
+    if out is not None: return _write_out_checked("erfinv", out, erfinv(input), (input,))
     return _special_unary(_erfinv_data, input, ErfinvBackward, 2, "erfinv")
 
 
@@ -642,7 +643,7 @@ cpdef Variable lgamma(object input, object out=None):
     >>> lgamma(Variable(numpy.array([1., 0.5, 10.])))
     tensor([ 0.0000,  0.5724, 12.8018], dtype=float64)
     """
-    if out is not None: return _write_out("lgamma", out, lgamma(input))
+    if out is not None: return _write_out_checked("lgamma", out, lgamma(input), (input,))
     return _special_unary(_lgamma_data, input, LgammaBackward, 1, "lgamma")
 
 
@@ -659,7 +660,7 @@ cpdef Variable digamma(object input, object out=None):
     >>> digamma(Variable(numpy.array([1., 0.5])))
     tensor([-0.5772, -1.9635], dtype=float64)
     """
-    if out is not None: return _write_out("digamma", out, digamma(input))
+    if out is not None: return _write_out_checked("digamma", out, digamma(input), (input,))
     return _special_unary(_digamma_data, input, DigammaBackward, 1, "digamma")
 
 
@@ -677,7 +678,8 @@ cpdef Variable polygamma(object n, object input, object out=None):
     >>> polygamma(1, Variable(numpy.array([1., 2.])))
     tensor([1.6449, 0.6449], dtype=float64)
     """
-    if out is not None: return _write_out("polygamma", out, polygamma(n, input))
+    if out is not None: return _write_out_checked("polygamma", out, polygamma(n, input),
+                                                  (n, input))
     if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)):
         raise TypeError("polygamma(): argument 'n' (position 1) must be int, not %s"
                         % type(n).__name__)
@@ -705,7 +707,7 @@ cpdef Variable mvlgamma(object input, object p, object out=None):
     >>> mvlgamma(Variable(numpy.array([2.5, 3.])), 2)
     tensor([0.8570, 1.5502], dtype=float64)
     """
-    if out is not None: return _write_out("mvlgamma", out, mvlgamma(input, p))
+    if out is not None: return _write_out_checked("mvlgamma", out, mvlgamma(input, p), (input, p))
     if isinstance(p, bool) or not isinstance(p, (int, numpy.integer)):
         raise TypeError("mvlgamma(): argument 'p' must be int, not %s" % type(p).__name__)
     if p < 1:
@@ -736,7 +738,7 @@ cpdef Variable i0(object input, object out=None):
     >>> i0(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 1.2661], dtype=float64)
     """
-    if out is not None: return _write_out("i0", out, i0(input))
+    if out is not None: return _write_out_checked("i0", out, i0(input), (input,))
     return _special_unary(_i0_data, input, I0Backward, 1, "i0")
 
 
@@ -755,7 +757,7 @@ cpdef Variable i0e(object input, object out=None):
     >>> i0e(Variable(numpy.array([0., 1.])))
     tensor([1.0000, 0.4658], dtype=float64)
     """
-    if out is not None: return _write_out("i0e", out, i0e(input))
+    if out is not None: return _write_out_checked("i0e", out, i0e(input), (input,))
     return _special_unary(_i0e_data, input, I0eBackward, 1, "i0e")
 
 
@@ -781,7 +783,7 @@ cpdef Variable i1(object input, object out=None):
     >>> i1(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.5652], dtype=float64)
     """
-    if out is not None: return _write_out("i1", out, i1(input))
+    if out is not None: return _write_out_checked("i1", out, i1(input), (input,))
     return _special_unary(_i1_data, input, I1Backward, 1, "i1")
 
 
@@ -804,7 +806,7 @@ cpdef Variable i1e(object input, object out=None):
     >>> i1e(Variable(numpy.array([0., 1.])))
     tensor([0.0000, 0.2079], dtype=float64)
     """
-    if out is not None: return _write_out("i1e", out, i1e(input))
+    if out is not None: return _write_out_checked("i1e", out, i1e(input), (input,))
     return _special_unary(_i1e_data, input, I1eBackward, 1, "i1e")
 
 
@@ -823,7 +825,7 @@ cpdef Variable ndtr(object input, object out=None):
     >>> ndtr(Variable(numpy.array([0., 1.])))
     tensor([0.5000, 0.8413], dtype=float64)
     """
-    if out is not None: return _write_out("ndtr", out, ndtr(input))
+    if out is not None: return _write_out_checked("ndtr", out, ndtr(input), (input,))
     return _special_unary(_ndtr_data, input, NdtrBackward, 1, "ndtr")
 
 
@@ -841,7 +843,7 @@ cpdef Variable ndtri(object input, object out=None):
     >>> ndtri(Variable(numpy.array([0.5, 0.975])))
     tensor([0.0000, 1.9600], dtype=float64)
     """
-    if out is not None: return _write_out("ndtri", out, ndtri(input))
+    if out is not None: return _write_out_checked("ndtri", out, ndtri(input), (input,))
     _refuse_half(input, "ndtri")
     return _special_unary(_ndtri_data, input, NdtriBackward, 2, "ndtri")
 
@@ -874,7 +876,7 @@ cpdef Variable log_ndtr(object input, object out=None):
     >>> log_ndtr(Variable(numpy.array([0., -10.])))
     tensor([ -0.6931, -53.2313], dtype=float64)
     """
-    if out is not None: return _write_out("log_ndtr", out, log_ndtr(input))
+    if out is not None: return _write_out_checked("log_ndtr", out, log_ndtr(input), (input,))
     _refuse_complex(input, None, "log_ndtr")
     _refuse_half(input, "log_ndtr")
     cdef Variable x = _float_input(input, "log_ndtr")
@@ -964,7 +966,8 @@ cpdef Variable xlogy(object input, object other, object out=None):
     >>> xlogy(Variable(numpy.array([0., 2.])), Variable(numpy.array([0., 3.])))
     tensor([0.0000, 2.1972], dtype=float64)
     """
-    if out is not None: return _write_out("xlogy", out, xlogy(input, other))
+    if out is not None: return _write_out_checked("xlogy", out, xlogy(input, other),
+                                                  (input, other))
     return _xlogy(input, other, False, "xlogy")
 
 
@@ -976,7 +979,8 @@ cpdef Variable xlog1py(object input, object other, object out=None):
     >>> xlog1py(Variable(numpy.array([0., 2.])), Variable(numpy.array([-1., 2.])))
     tensor([0.0000, 2.1972], dtype=float64)
     """
-    if out is not None: return _write_out("xlog1py", out, xlog1py(input, other))
+    if out is not None: return _write_out_checked("xlog1py", out, xlog1py(input, other),
+                                                  (input, other))
     return _xlogy(input, other, True, "xlog1py")
 
 
@@ -1003,7 +1007,7 @@ cpdef Variable entr(object input, object out=None):
     >>> entr(Variable(numpy.array([0., 0.5, -1.])))
     tensor([0.0000, 0.3466,   -inf], dtype=float64)
     """
-    if out is not None: return _write_out("entr", out, entr(input))
+    if out is not None: return _write_out_checked("entr", out, entr(input), (input,))
     return _special_unary(_entr_data, input, EntrBackward, 1, "entr")
 
 
@@ -1033,7 +1037,7 @@ cpdef Variable sinc(object input, object out=None):
     >>> sinc(Variable(numpy.array([0., 0.5, 1.])))
     tensor([1.0000e+00, 6.3662e-01, 3.8982e-17], dtype=float64)
     """
-    if out is not None: return _write_out("sinc", out, sinc(input))
+    if out is not None: return _write_out_checked("sinc", out, sinc(input), (input,))
     if isinstance(input, Variable) and _dtype_kind((<Variable>input)._data) == b'c':
         # torch takes complex input: pyad.special.sinc's composition (sin(pi z) / (pi z),
         # 1 at 0, differentiable with gradient 0 there)
@@ -1097,7 +1101,7 @@ cpdef Variable fmax(object input, object other, object out=None):
     >>> fmax(Variable(numpy.array([1., numpy.nan, 3.])), Variable(numpy.array([2., 0., numpy.nan])))
     tensor([2., 0., 3.], dtype=float64)
     """
-    if out is not None: return _write_out("fmax", out, fmax(input, other))
+    if out is not None: return _write_out_checked("fmax", out, fmax(input, other), (input, other))
     return _fminmax(input, other, True, "fmax")
 
 
@@ -1109,7 +1113,7 @@ cpdef Variable fmin(object input, object other, object out=None):
     >>> fmin(Variable(numpy.array([1., numpy.nan, 3.])), Variable(numpy.array([2., 0., numpy.nan])))
     tensor([1., 0., 3.], dtype=float64)
     """
-    if out is not None: return _write_out("fmin", out, fmin(input, other))
+    if out is not None: return _write_out_checked("fmin", out, fmin(input, other), (input, other))
     return _fminmax(input, other, False, "fmin")
 
 
@@ -1139,7 +1143,8 @@ cpdef Variable copysign(object input, object other, object out=None):
     >>> copysign(Variable(numpy.array([1., -2., 3.])), Variable(numpy.array([-1., 1., -0.])))
     tensor([-1.,  2., -3.], dtype=float64)
     """
-    if out is not None: return _write_out("copysign", out, copysign(input, other))
+    if out is not None: return _write_out_checked("copysign", out, copysign(input, other),
+                                                  (input, other))
     da, db, rt = _float_operands(input, other, "copysign")
     try:
         data = _np_copysign(da, db, dtype=rt)
@@ -1196,7 +1201,8 @@ cpdef Variable ldexp(object input, object other, object out=None):
     >>> ldexp(Variable(numpy.array([1., 3.])), Variable(numpy.array([2, -1])))
     tensor([4.0000, 1.5000], dtype=float64)
     """
-    if out is not None: return _write_out("ldexp", out, ldexp(input, other), _OUT_EXACT)
+    if out is not None: return _write_out_checked("ldexp", out, ldexp(input, other),
+                                                  (input, other), _OUT_EXACT)
     cdef char kb, ka
     if not isinstance(other, Variable):
         try:
@@ -1325,7 +1331,8 @@ cpdef Variable nextafter(object input, object other, object out=None):
     >>> nextafter(Variable(numpy.array([1.])), Variable(numpy.array([2.]))).data - 1
     array([2.22044605e-16])
     """
-    if out is not None: return _write_out("nextafter", out, nextafter(input, other))
+    if out is not None: return _write_out_checked("nextafter", out, nextafter(input, other),
+                                                  (input, other))
     # torch promotes the operands (int32 with float16: float16) and has floating
     # kernels only
     da = _binary_operand_data(input, "nextafter", "input")
@@ -1359,7 +1366,8 @@ cpdef Variable heaviside(object input, object values, object out=None):
     >>> heaviside(Variable(numpy.array([-1., 0., 2.])), Variable(numpy.array([0.5])))
     tensor([0.0000, 0.5000, 1.0000], dtype=float64)
     """
-    if out is not None: return _write_out("heaviside", out, heaviside(input, values), _OUT_EXACT)
+    if out is not None: return _write_out_checked("heaviside", out, heaviside(input, values),
+                                                  (input, values), _OUT_EXACT)
     if _is_complex_operand(input) or _is_complex_operand(values):
         raise RuntimeError("heaviside(): not yet implemented for complex Variables.")
     result = _no_grad_float_binary(_heaviside_data, input, values, "heaviside")
@@ -1395,7 +1403,7 @@ cpdef Variable gcd(object input, object other, object out=None):
     >>> gcd(Variable(numpy.array([4, -6, 0])), Variable(numpy.array([6, 4, 0])))
     tensor([2, 2, 0])
     """
-    if out is not None: return _write_out("gcd", out, gcd(input, other))
+    if out is not None: return _write_out_checked("gcd", out, gcd(input, other), (input, other))
     r = _integer_binary(_np_gcd, input, other, "gcd")
     if _dtype_kind(r._data) == b'i':
         r._data = _torch_gcd_data(input, other, r._data, "gcd")
@@ -1409,7 +1417,7 @@ cpdef Variable lcm(object input, object other, object out=None):
     >>> lcm(Variable(numpy.array([4, -6, 0])), Variable(numpy.array([6, 4, 3])))
     tensor([12, 12,  0])
     """
-    if out is not None: return _write_out("lcm", out, lcm(input, other))
+    if out is not None: return _write_out_checked("lcm", out, lcm(input, other), (input, other))
     r = _integer_binary(_np_lcm, input, other, "lcm")
     if _dtype_kind(r._data) == b'i':
         r._data = _torch_lcm_data(input, other, r._data)
