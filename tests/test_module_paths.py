@@ -10,7 +10,6 @@ import inspect
 import os
 import pickle
 import types
-import warnings
 
 import numpy as np
 import pytest
@@ -287,6 +286,24 @@ def test_batchnorm_subclass_with_own_check_input_dim_matches_torch(shape):
     assert list(pb.state_dict()) == list(tb.state_dict())
     with pytest.raises(ValueError, match="expected at least 2D input"):
         pb(pyad.tensor(x.reshape(-1)[:3]))
+
+
+@pytest.mark.parametrize("name,shape,bad", [("BatchNorm1d", (4, 3, 2), (4, 3, 2, 2)),
+                                            ("BatchNorm2d", (2, 3, 2, 2), (4, 3)),
+                                            ("BatchNorm3d", (2, 3, 2, 1, 2), (2, 3, 2, 2)),
+                                            ("LazyBatchNorm3d", (2, 3, 2, 1, 2), (2, 3))])
+def test_builtin_batchnorms_after_rebase_match_torch(name, shape, bad):
+    x = np.random.default_rng(5).standard_normal(shape)
+    args = () if name.startswith("Lazy") else (3,)
+    tb = getattr(torch.nn, name)(*args).double()
+    pb = getattr(pyad.nn, name)(*args, dtype=pyad.float64)
+    tout, pout = tb(torch.tensor(x)), pb(pyad.tensor(x))
+    np.testing.assert_allclose(pout.data, tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(pb.running_var.data, tb.running_var.numpy(), rtol=1e-10)
+    with pytest.raises(ValueError, match="expected"):
+        tb(torch.zeros(bad, dtype=torch.float64))
+    with pytest.raises(ValueError, match="expected"):
+        pb(pyad.zeros(bad, dtype=pyad.float64))
 
 
 def test_norm_base_check_input_dim_is_abstract():

@@ -15,13 +15,8 @@ Parameter names, shapes and initialisation are torch's.
 import collections
 import collections.abc
 import math
-import operator
-
-import numpy
 
 from pyad._engine import Variable
-from pyad._factories import zeros, ones, tensor
-from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
 from pyad.nn.modules import (Module, _BatchNorm, _ConvNd, _ConvTransposeNd, _DropoutNd,

@@ -24,7 +24,8 @@ from pyad.nn import functional as F
 from pyad.nn import init
 from pyad.nn.modules import (Module, Linear, Conv2d, _ConvNd, _ConvTransposeNd, _Loss,
                               _DropoutNd, _MaxPoolNd, _factory)
-from pyad.nn.layers import (_AvgPoolNd, _AdaptiveAvgPoolNd, BatchNorm1d, Conv1d, ConvTranspose2d, InstanceNorm1d,
+from pyad.nn.layers import (_AvgPoolNd, _AdaptiveAvgPoolNd, BatchNorm1d, Conv1d,
+                            ConvTranspose2d, InstanceNorm1d,
                             InstanceNorm2d, _InstanceNorm, PairwiseDistance)
 from pyad.nn.modules import BatchNorm2d, _BatchNorm
 from pyad._factories import tensor

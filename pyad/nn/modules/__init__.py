@@ -9,7 +9,6 @@ import collections
 import itertools
 import math
 import operator
-import sys
 import warnings
 
 import numpy
