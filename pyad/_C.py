@@ -32,3 +32,8 @@ def _set_grad_enabled(mode):
 def is_grad_enabled():
     """Whether grad mode is on (``pyad.is_grad_enabled``)."""
     return pyad.is_grad_enabled()
+
+
+def _get_tracing_state():
+    """The JIT tracing state: always None (pyad does not trace)."""
+    return None

@@ -34,7 +34,7 @@ __all__ = [
     # submodules, serialization
     "autograd", "nn", "linalg", "special", "optim", "interop", "backends", "cuda", "utils", "distributions",
     "amp", "random", "testing", "func", "fft", "accelerator", "xpu", "jit", "profiler",
-    "functional", "mps", "compiler", "multiprocessing",
+    "functional", "mps", "compiler", "multiprocessing", "hub", "types",
     # autocast (pyad/amp/autocast_mode.py), as torch.autocast and its state functions
     "autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
     "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
@@ -232,7 +232,7 @@ from pyad.autograd.anomaly_mode import (
 )
 from pyad import autograd, nn, linalg, special, optim, interop
 from pyad import backends, cuda, utils, distributions, amp, random, testing, func, fft
-from pyad import accelerator, xpu, jit, profiler, mps, compiler, multiprocessing
+from pyad import accelerator, xpu, jit, profiler, mps, compiler, multiprocessing, hub
 from pyad.amp.autocast_mode import (
     autocast, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,
     set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled,
@@ -333,3 +333,4 @@ from pyad._version import __version__
 # torch.functional's names: imported last, after every top-level function it re-exports
 from pyad import functional  # noqa: E402
 from pyad import _C  # noqa: E402  (torch._C's private switches, for ported code)
+from pyad import types  # noqa: E402  (torch.types' aliases)

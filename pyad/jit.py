@@ -40,6 +40,11 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     return obj
 
 
+def script_method(fn):
+    """Return ``fn`` itself (``torch.jit.script_method``: pyad has no TorchScript)."""
+    return fn
+
+
 def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None,
           check_tolerance=1e-5, strict=True, _force_outplace=False, _module_class=None,
           _compilation_unit=None, example_kwarg_inputs=None, _store_inputs=True):

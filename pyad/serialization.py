@@ -30,7 +30,7 @@ import numpy
 from pyad import _engine
 from pyad._engine import Variable, device as _device
 
-__all__ = ["save", "load", "MAX_DEPTH", "MAX_EXPANSION"]
+__all__ = ["save", "load", "MAX_DEPTH", "MAX_EXPANSION", "default_restore_location"]
 
 _FORMAT = "pyad-checkpoint"
 _VERSION = 1
@@ -445,6 +445,21 @@ def _mapped_device(map_location, arr, saved_device):
             return str(_device(result))
         return str(Variable(result).device)
     return map_location
+
+
+def default_restore_location(storage, location):
+    """``storage`` (an array being loaded) placed at ``location`` (``'cpu'``,
+    ``'cuda:N'``, ...), as torch's; for a ``map_location`` function that delegates to it
+    (``lambda storage, loc: default_restore_location(storage, 'cpu')``).
+
+    >>> import numpy
+    >>> a = numpy.zeros(2)
+    >>> default_restore_location(a, "cpu") is a
+    True
+    """
+    if str(_device(location)).startswith("cpu"):
+        return storage
+    return Variable(storage).to(device=location).data
 
 
 def load(f, map_location=None, *, max_bytes=None, weights_only=None, mmap=None,

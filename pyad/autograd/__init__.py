@@ -23,3 +23,5 @@ __all__ = ["Variable", "Function", "backward", "grad", "no_grad", "enable_grad",
            "once_differentiable", "FunctionCtx", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "functional", "graph",
            "profiler", "profiler_util", "forward_ad"]
+
+from pyad.autograd import variable  # noqa: E402,F401 - torch.autograd.variable.Variable

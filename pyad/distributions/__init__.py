@@ -37,10 +37,18 @@ from pyad.distributions.kl import kl_divergence, register_kl
 from pyad.distributions.multivariate import Independent, MixtureSameFamily, MultivariateNormal
 from pyad.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from pyad.distributions.transformed_distribution import TransformedDistribution
+from pyad.distributions.exp_family import ExponentialFamily
+# torch's module paths (torch.distributions.bernoulli.Bernoulli, ...)
+from pyad.distributions import (  # noqa: F401,E402
+    bernoulli, beta, binomial, cauchy, chi2, dirichlet, exp_family, exponential, geometric,
+    gumbel, half_normal, independent, laplace, log_normal, mixture_same_family,
+    multivariate_normal, one_hot_categorical, poisson, relaxed_bernoulli, relaxed_categorical,
+    studentT, uniform, utils, distribution, kl, gamma, transformed_distribution,
+)
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "kl_divergence",
            "register_kl", "constraints", "Exponential", "Laplace", "LogNormal", "HalfNormal",
            "Cauchy", "Gumbel", "Geometric", "Poisson", "Binomial", "OneHotCategorical",
            "Beta", "Gamma", "Dirichlet", "Chi2", "StudentT", "MultivariateNormal",
            "Independent", "MixtureSameFamily", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "TransformedDistribution", "transforms"]
+           "TransformedDistribution", "transforms", "ExponentialFamily"]

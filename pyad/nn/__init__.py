@@ -83,3 +83,18 @@ __all__ = [
     "UninitializedBuffer", "AdaptiveMaxPool3d", "MaxUnpool3d", "FractionalMaxPool2d",
     "FractionalMaxPool3d", "AdaptiveLogSoftmaxWithLoss",
 ]
+
+# torch.nn.modules' submodules (torch.nn.modules.batchnorm._BatchNorm, ...), loaded here
+# once every layer file is, so that they are attributes of pyad.nn.modules as in torch
+def _load_module_paths():
+    import importlib
+    for name in ("activation", "adaptive", "batchnorm", "channelshuffle", "container",
+                 "conv", "distance", "dropout", "flatten", "fold", "instancenorm", "linear",
+                 "loss", "module", "normalization", "padding", "pixelshuffle", "pooling",
+                 "rnn", "sparse", "transformer", "upsampling", "utils"):
+        importlib.import_module("pyad.nn.modules." + name)
+
+
+_load_module_paths()
+del _load_module_paths
+from pyad.nn import modules, common_types, _reduction  # noqa: E402,F401

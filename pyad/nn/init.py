@@ -362,3 +362,31 @@ sparse = _make_deprecated(sparse_)
 
 __all__ += ["uniform", "normal", "constant", "xavier_uniform", "xavier_normal",
             "kaiming_uniform", "kaiming_normal", "orthogonal", "dirac", "eye", "sparse"]
+
+
+# torch's private helpers of nn.init, which public code (timm's trunc_normal_, ...) calls
+# directly: each fills in place without recording the op, as torch's
+def _no_grad_uniform_(tensor, a, b, generator=None):
+    return uniform_(tensor, a, b, generator)
+
+
+def _no_grad_normal_(tensor, mean, std, generator=None):
+    return normal_(tensor, mean, std, generator)
+
+
+def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
+    return trunc_normal_(tensor, mean, std, a, b, generator)
+
+
+def _no_grad_fill_(tensor, val):
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def _no_grad_zero_(tensor):
+    with no_grad():
+        return tensor.zero_()
+
+
+def _calculate_correct_fan(tensor, mode):
+    return _fan(tensor, mode)

@@ -15,16 +15,12 @@ Parameter names, shapes and initialisation are torch's.
 import collections
 import collections.abc
 import math
-import operator
-
-import numpy
 
 from pyad._engine import Variable
-from pyad._factories import zeros, ones, tensor
-from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
-from pyad.nn.modules import Module, BatchNorm2d, _ConvNd, _factory, _pair, _index
+from pyad.nn.modules import (Module, _BatchNorm, _ConvNd, _ConvTransposeNd, _DropoutNd,
+                              _NormBase, _MaxPoolNd, _factory, _pair, _index)
 from pyad.nn.parameter import Parameter
 
 __all__ = ["Conv1d", "ConvTranspose2d", "BatchNorm1d", "GroupNorm", "InstanceNorm1d",
@@ -58,13 +54,17 @@ class Conv1d(_ConvNd):
                          _single(dilation), False, _single(0), groups, bias, padding_mode,
                          device, dtype)
 
-    def forward(self, input):
+    def _conv_forward(self, input, weight, bias):
+        # torch's Conv1d._conv_forward (subclasses pass their own weight and bias)
         input, padding = self._conv_input(input)
-        return F.conv1d(input, self.weight, self.bias, self.stride, padding, self.dilation,
+        return F.conv1d(input, weight, bias, self.stride, padding, self.dilation,
                         self.groups)
 
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
 
-class ConvTranspose2d(_ConvNd):
+
+class ConvTranspose2d(_ConvTransposeNd):
     """Transposed 2-D convolution (``F.conv_transpose2d``); weight
     ``(in_channels, out_channels / groups, kH, kW)`` as torch's.
 
@@ -90,28 +90,14 @@ class ConvTranspose2d(_ConvNd):
 # -- normalisation -------------------------------------------------------------------
 
 
-class BatchNorm1d(BatchNorm2d):
+class BatchNorm1d(_BatchNorm):
     """Batch normalisation over ``(N, C)`` or ``(N, C, L)`` input, per channel (the
     running statistics as `BatchNorm2d`)."""
 
-    def forward(self, input):
+    def _check_input_dim(self, input):
         if input.dim() not in (2, 3):
             raise ValueError("BatchNorm1d(): expected 2D or 3D input (got %dD input)"
                              % input.dim())
-        return self._norm(input)
-
-    def _norm(self, input):
-        factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            with no_grad():
-                self.num_batches_tracked.add_(1)
-            if self.momentum is None:
-                factor = 1.0 / float(self.num_batches_tracked.item())
-        bn_training = self.training or (self.running_mean is None and self.running_var is None)
-        use_stats = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_stats else None,
-                            self.running_var if use_stats else None, self.weight, self.bias,
-                            bn_training, factor, self.eps)
 
 
 class GroupNorm(Module):
@@ -158,43 +144,24 @@ class GroupNorm(Module):
             self.num_groups, self.num_channels, self.eps, self.affine, self.bias is not None)
 
 
-class _InstanceNorm(Module):
+class _InstanceNorm(_NormBase):
+    """torch's ``_InstanceNorm``: a `_NormBase` with instance statistics; no affine map
+    and no running statistics by default."""
     _ndim = 4
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
                  track_running_stats=False, device=None, dtype=None, *, bias=True):
-        super().__init__()
-        self.num_features = num_features
-        self.eps = eps
-        self.momentum = momentum
-        self.affine = affine
-        self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(ones(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(zeros(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, device=device,
-                                                       dtype=dtype))
-            self.register_buffer("running_var", ones(num_features, device=device,
-                                                     dtype=dtype))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=numpy.int64,
-                                                               device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
 
-    def forward(self, input):
-        name = type(self).__name__
+    def _check_input_dim(self, input):
         if input.dim() not in (self._ndim - 1, self._ndim):
             raise ValueError("%s(): expected %dD or %dD input (got %dD input)"
-                             % (name, self._ndim - 1, self._ndim, input.dim()))
+                             % (type(self).__name__, self._ndim - 1, self._ndim,
+                                input.dim()))
+
+    def forward(self, input):
+        self._check_input_dim(input)
         unbatched = input.dim() == self._ndim - 1
         if unbatched:
             input = input.unsqueeze(0)
@@ -241,7 +208,26 @@ class InstanceNorm2d(_InstanceNorm):
 # -- pooling and resizing ------------------------------------------------------------
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    """torch's ``_AvgPoolNd``: the base of AvgPool1d/2d/3d (their repr)."""
+
+    def extra_repr(self):
+        return "kernel_size=%s, stride=%s, padding=%s" % (self.kernel_size, self.stride,
+                                                           self.padding)
+
+
+class _AdaptiveAvgPoolNd(Module):
+    """torch's ``_AdaptiveAvgPoolNd``: ``output_size`` and its repr."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self):
+        return "output_size=%s" % (self.output_size,)
+
+
+class AvgPool2d(_AvgPoolNd):
     """2-D average pooling (``F.avg_pool2d``); ``stride`` defaults to ``kernel_size``."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -258,12 +244,8 @@ class AvgPool2d(Module):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self):
-        return "kernel_size=%s, stride=%s, padding=%s" % (self.kernel_size, self.stride,
-                                                          self.padding)
 
-
-class AvgPool1d(Module):
+class AvgPool1d(_AvgPoolNd):
     """1-D average pooling (``F.avg_pool1d``)."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -279,48 +261,22 @@ class AvgPool1d(Module):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
-    def extra_repr(self):
-        return "kernel_size=%s, stride=%s, padding=%s" % (self.kernel_size, self.stride,
-                                                          self.padding)
 
-
-class MaxPool1d(Module):
+class MaxPool1d(_MaxPoolNd):
     """1-D max pooling (``F.max_pool1d``); ``stride`` defaults to ``kernel_size``."""
-
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-                 ceil_mode=False):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
 
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
-    def extra_repr(self):
-        return ("kernel_size=%s, stride=%s, padding=%s, dilation=%s, ceil_mode=%s"
-                % (self.kernel_size, self.stride, self.padding, self.dilation,
-                   self.ceil_mode))
 
-
-class AdaptiveAvgPool2d(Module):
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """2-D adaptive average pooling to ``output_size`` (``F.adaptive_avg_pool2d``)."""
-
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
 
     def forward(self, input):
         from pyad.nn._functional_more import _adaptive_dim_check
         _adaptive_dim_check(input, 2, "adaptive_avg_pool2d")
         return F.adaptive_avg_pool2d(input, self.output_size)
-
-    def extra_repr(self):
-        return "output_size=%s" % (self.output_size,)
 
 
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
@@ -453,19 +409,6 @@ class Fold(Module):
     def extra_repr(self):
         return "output_size=%s, kernel_size=%s, dilation=%s, padding=%s, stride=%s" % (
             self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
-
-
-class _DropoutNd(Module):
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if not 0 <= p <= 1:
-            raise ValueError("dropout probability has to be between 0 and 1, but got %r"
-                             % (p,))
-        self.p = p
-        self.inplace = inplace
-
-    def extra_repr(self):
-        return "p=%s, inplace=%s" % (self.p, self.inplace)
 
 
 class Dropout1d(_DropoutNd):

@@ -22,10 +22,12 @@ import numpy
 from pyad.autograd.grad_mode import no_grad
 from pyad.nn import functional as F
 from pyad.nn import init
-from pyad.nn.modules import Module, Linear, Conv2d, _ConvNd, _Loss, _factory
-from pyad.nn.layers import (BatchNorm1d, Conv1d, ConvTranspose2d, InstanceNorm1d,
+from pyad.nn.modules import (Module, Linear, Conv2d, _ConvNd, _ConvTransposeNd, _Loss,
+                              _DropoutNd, _MaxPoolNd, _factory)
+from pyad.nn.layers import (_AvgPoolNd, _AdaptiveAvgPoolNd, BatchNorm1d, Conv1d,
+                            ConvTranspose2d, InstanceNorm1d,
                             InstanceNorm2d, _InstanceNorm, PairwiseDistance)
-from pyad.nn.modules import BatchNorm2d
+from pyad.nn.modules import BatchNorm2d, _BatchNorm
 from pyad._factories import tensor
 from pyad.nn.parameter import Parameter, UninitializedParameter, UninitializedBuffer
 
@@ -389,20 +391,24 @@ class LazyLinear(Linear):
 # -- pooling -------------------------------------------------------------------------
 
 
-class AdaptiveMaxPool2d(Module):
-    """2-D adaptive max pooling to ``output_size`` (``F.adaptive_max_pool2d``)."""
-    _fn = staticmethod(F.adaptive_max_pool2d)
+class _AdaptiveMaxPoolNd(Module):
+    """torch's ``_AdaptiveMaxPoolNd``: ``output_size``, ``return_indices`` and the repr."""
 
     def __init__(self, output_size, return_indices=False):
         super().__init__()
         self.output_size = output_size
         self.return_indices = return_indices
 
-    def forward(self, input):
-        return type(self)._fn(input, self.output_size, self.return_indices)
-
     def extra_repr(self):
         return "output_size=%s" % (self.output_size,)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """2-D adaptive max pooling to ``output_size`` (``F.adaptive_max_pool2d``)."""
+    _fn = staticmethod(F.adaptive_max_pool2d)
+
+    def forward(self, input):
+        return type(self)._fn(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
@@ -543,19 +549,6 @@ class ChannelShuffle(Module):
         return "groups=%s" % (self.groups,)
 
 
-class _DropoutNd(Module):
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if not 0 <= p <= 1:
-            raise ValueError("dropout probability has to be between 0 and 1, but got %r"
-                             % (p,))
-        self.p = p
-        self.inplace = inplace
-
-    def extra_repr(self):
-        return "p=%s, inplace=%s" % (self.p, self.inplace)
-
-
 class AlphaDropout(_DropoutNd):
     """Alpha dropout for SELU networks, in training (``F.alpha_dropout``)."""
 
@@ -580,7 +573,7 @@ class Dropout3d(_DropoutNd):
 # -- transposed 1-D convolution and embedding bags ------------------------------------
 
 
-class ConvTranspose1d(_ConvNd):
+class ConvTranspose1d(_ConvTransposeNd):
     """Transposed 1-D convolution (``F.conv_transpose1d``); weight
     ``(in_channels, out_channels / groups, k)`` as torch's.
 
@@ -757,13 +750,17 @@ class Conv3d(_ConvNd):
                          three(dilation), False, three(0), groups, bias, padding_mode,
                          device, dtype)
 
-    def forward(self, input):
+    def _conv_forward(self, input, weight, bias):
+        # torch's Conv3d._conv_forward (subclasses pass their own weight and bias)
         input, padding = self._conv_input(input)
-        return F.conv3d(input, self.weight, self.bias, self.stride, padding, self.dilation,
+        return F.conv3d(input, weight, bias, self.stride, padding, self.dilation,
                         self.groups)
 
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
 
-class ConvTranspose3d(_ConvNd):
+
+class ConvTranspose3d(_ConvTransposeNd):
     """Transposed 3-D convolution (``F.conv_transpose3d``); weight
     ``(in_channels, out_channels / groups, kD, kH, kW)`` as torch's.
 
@@ -786,30 +783,15 @@ class ConvTranspose3d(_ConvNd):
                                   self.dilation)
 
 
-class MaxPool3d(Module):
+class MaxPool3d(_MaxPoolNd):
     """3-D max pooling (``F.max_pool3d``); ``stride`` defaults to ``kernel_size``."""
-
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-                 ceil_mode=False):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
 
     def forward(self, input):
         return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
-    def extra_repr(self):
-        return ("kernel_size=%s, stride=%s, padding=%s, dilation=%s, ceil_mode=%s"
-                % (self.kernel_size, self.stride, self.padding, self.dilation,
-                   self.ceil_mode))
 
-
-class AvgPool3d(Module):
+class AvgPool3d(_AvgPoolNd):
     """3-D average pooling (``F.avg_pool3d``); ``stride`` defaults to ``kernel_size``."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -826,33 +808,21 @@ class AvgPool3d(Module):
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self):
-        return "kernel_size=%s, stride=%s, padding=%s" % (self.kernel_size, self.stride,
-                                                          self.padding)
 
-
-class AdaptiveAvgPool3d(Module):
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """3-D adaptive average pooling to ``output_size`` (``F.adaptive_avg_pool3d``)."""
-
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
 
     def forward(self, input):
         return F.adaptive_avg_pool3d(input, self.output_size)
 
-    def extra_repr(self):
-        return "output_size=%s" % (self.output_size,)
 
-
-class BatchNorm3d(BatchNorm1d):
+class BatchNorm3d(_BatchNorm):
     """Batch normalisation over ``(N, C, D, H, W)`` input, per channel (the running
     statistics as `BatchNorm2d`)."""
 
-    def forward(self, input):
+    def _check_input_dim(self, input):
         if input.dim() != 5:
             raise ValueError("BatchNorm3d(): expected 5D input (got %dD input)" % input.dim())
-        return self._norm(input)
 
 
 class InstanceNorm3d(_InstanceNorm):

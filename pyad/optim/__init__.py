@@ -12,6 +12,7 @@ from pyad.optim.rprop import Rprop
 from pyad.optim.asgd import ASGD
 from pyad.optim.adafactor import Adafactor
 from pyad.optim import swa_utils
+from pyad.optim import adam, adamw, sgd, optimizer  # noqa: F401 - torch's module paths
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS",
            "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]

@@ -28,7 +28,7 @@ from pyad import _engine
 from pyad._engine import Variable
 from pyad._factories import tensor
 from pyad.autograd.grad_mode import no_grad
-from pyad.nn.modules import Module, BatchNorm2d
+from pyad.nn.modules import Module, _BatchNorm
 from pyad.optim.lr_scheduler import LRScheduler, _format_param
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn",
@@ -199,7 +199,7 @@ def update_bn(loader, model, device=None):
     with no_grad():
         momenta = {}
         for module in model.modules():
-            if isinstance(module, BatchNorm2d):     # pyad's _BatchNorm: BatchNorm1d/2d/3d
+            if isinstance(module, _BatchNorm):     # BatchNorm1d/2d/3d, as torch
                 module.reset_running_stats()
                 momenta[module] = module.momentum
         if not momenta:

@@ -181,3 +181,7 @@ def convert_conv3d_weight_memory_format(module, memory_format):
     """
     return _convert_conv_weight_memory_format(
         module, memory_format, (pyad.nn.Conv3d, pyad.nn.ConvTranspose3d))
+
+
+# torch's module paths of the functions above (torch.nn.utils.clip_grad, ...)
+from pyad.nn.utils import clip_grad, convert_parameters, memory_format  # noqa: E402,F401

@@ -21,3 +21,5 @@ __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Datas
            "Subset",
            "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "WorkerInfo",
            "default_collate", "default_convert", "get_worker_info", "random_split"]
+
+from pyad.utils.data import _utils  # noqa: E402,F401 - torch.utils.data._utils.collate

@@ -1,6 +1,5 @@
-"""Hooks for every module, as ``torch.nn.modules.module``: importable as
-``pyad.nn.modules.module`` (``pyad.nn.modules`` is one file in pyad, so this module is
-registered under that name).
+"""``torch.nn.modules.module``: `Module` (defined in ``pyad.nn.modules``) and the hooks
+for every module.
 
 Global hooks run for every `pyad.nn.Module` call, before the module's own hooks of the
 same kind, and are removed through the returned handle.
@@ -15,9 +14,9 @@ tensor([2.])
 tensor([1.])
 """
 from pyad.nn import modules as _modules
-from pyad.nn.modules import Module  # noqa: F401 - torch.nn.modules.module.Module
+from pyad.nn.modules import Module, _IncompatibleKeys, _addindent  # noqa: F401 - as torch's
 
-__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
            "register_module_backward_hook"]
 

@@ -9,7 +9,6 @@ import collections
 import itertools
 import math
 import operator
-import sys
 import warnings
 
 import numpy
@@ -1683,6 +1682,12 @@ class _ConvNd(Module):
         return s
 
 
+class _ConvTransposeNd(_ConvNd):
+    """torch's ``_ConvTransposeNd``: the base of ConvTranspose1d/2d/3d (``transposed``
+    convolutions; ``_output_padding`` turns a requested ``output_size`` into the
+    ``output_padding``)."""
+
+
 class Conv2d(_ConvNd):
     """2-D convolution over ``(N, C, H, W)`` input (``F.conv2d``), torch's initialisation.
 
@@ -1700,14 +1705,20 @@ class Conv2d(_ConvNd):
                          _pair(dilation), False, _pair(0), groups, bias, padding_mode,
                          device, dtype)
 
-    def forward(self, input):
+    def _conv_forward(self, input, weight, bias):
+        # torch's Conv2d._conv_forward: subclasses pass their own weight (standardised,
+        # masked, ...) and bias
         input, padding = self._conv_input(input)
-        return F.conv2d(input, self.weight, self.bias, self.stride, padding, self.dilation,
+        return F.conv2d(input, weight, bias, self.stride, padding, self.dilation,
                         self.groups)
 
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
 
-class MaxPool2d(Module):
-    """2-D max pooling (``F.max_pool2d``); ``stride`` defaults to ``kernel_size``."""
+
+class _MaxPoolNd(Module):
+    """torch's ``_MaxPoolNd``: the max-pooling arguments (``stride`` defaults to
+    ``kernel_size``) and their repr, shared by MaxPool1d/2d/3d."""
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1,
                  return_indices=False, ceil_mode=False):
@@ -1719,15 +1730,19 @@ class MaxPool2d(Module):
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
-    def forward(self, input):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding,
-                            self.dilation, ceil_mode=self.ceil_mode,
-                            return_indices=self.return_indices)
-
     def extra_repr(self):
         return ("kernel_size=%s, stride=%s, padding=%s, dilation=%s, ceil_mode=%s"
                 % (self.kernel_size, self.stride, self.padding, self.dilation,
                    self.ceil_mode))
+
+
+class MaxPool2d(_MaxPoolNd):
+    """2-D max pooling (``F.max_pool2d``); ``stride`` defaults to ``kernel_size``."""
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding,
+                            self.dilation, ceil_mode=self.ceil_mode,
+                            return_indices=self.return_indices)
 
 
 class ReLU(Module):
@@ -2080,9 +2095,9 @@ class PReLU(Module):
         return "num_parameters=%s" % (self.num_parameters,)
 
 
-class Dropout(Module):
-    """Zero each element with probability ``p`` in training mode (scaling the rest by
-    ``1 / (1 - p)``); the identity in eval mode."""
+class _DropoutNd(Module):
+    """torch's ``_DropoutNd``: the ``p`` check, ``p`` / ``inplace`` and their repr, shared
+    by every dropout layer."""
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -2092,11 +2107,16 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
     def extra_repr(self):
         return "p=%s, inplace=%s" % (self.p, self.inplace)
+
+
+class Dropout(_DropoutNd):
+    """Zero each element with probability ``p`` in training mode (scaling the rest by
+    ``1 / (1 - p)``); the identity in eval mode."""
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
 
 
 class LayerNorm(Module):
@@ -2136,13 +2156,10 @@ class LayerNorm(Module):
             self.normalized_shape, self.eps, self.elementwise_affine, self.bias is not None)
 
 
-class BatchNorm2d(Module):
-    """Batch normalisation over ``(N, C, H, W)`` input, per channel.
-
-    In training mode it normalises with the batch statistics and updates the buffers
-    ``running_mean``, ``running_var`` (with ``momentum``, or a cumulative average when
-    ``momentum=None``) and ``num_batches_tracked``; in eval mode it uses the running ones.
-    """
+class _NormBase(Module):
+    """torch's ``_NormBase``: what batch and instance normalisation share, the affine
+    ``weight``/``bias`` and the ``running_mean``/``running_var``/``num_batches_tracked``
+    buffers; subclasses give ``_check_input_dim`` and ``forward``."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
@@ -2190,9 +2207,27 @@ class BatchNorm2d(Module):
         if self.bias is not None:
             init.zeros_(self.bias)
 
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def extra_repr(self):
+        return ("%d, eps=%s, momentum=%s, affine=%s, bias=%s, track_running_stats=%s"
+                % (self.num_features, self.eps, self.momentum, self.affine,
+                   self.bias is not None, self.track_running_stats))
+
+
+class _BatchNorm(_NormBase):
+    """torch's ``_BatchNorm``: ``forward`` checks the input with ``_check_input_dim`` (which
+    BatchNorm1d/2d/3d and custom subclasses override), then normalises with the batch
+    statistics in training mode, updating the buffers ``running_mean``, ``running_var``
+    (with ``momentum``, or a cumulative average when ``momentum=None``) and
+    ``num_batches_tracked``; in eval mode it uses the running ones."""
+
     def forward(self, input):
-        if input.dim() != 4:
-            raise ValueError("BatchNorm2d(): expected 4D input (got %dD input)" % input.dim())
+        self._check_input_dim(input)
+        return self._norm(input)
+
+    def _norm(self, input):
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             with no_grad():
@@ -2205,10 +2240,18 @@ class BatchNorm2d(Module):
                             self.running_var if use_stats else None, self.weight, self.bias,
                             bn_training, factor, self.eps)
 
-    def extra_repr(self):
-        return ("%d, eps=%s, momentum=%s, affine=%s, bias=%s, track_running_stats=%s"
-                % (self.num_features, self.eps, self.momentum, self.affine,
-                   self.bias is not None, self.track_running_stats))
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation over ``(N, C, H, W)`` input, per channel.
+
+    In training mode it normalises with the batch statistics and updates the buffers
+    ``running_mean``, ``running_var`` (with ``momentum``, or a cumulative average when
+    ``momentum=None``) and ``num_batches_tracked``; in eval mode it uses the running ones.
+    """
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError("BatchNorm2d(): expected 4D input (got %dD input)" % input.dim())
 
 
 class Embedding(Module):
@@ -2361,6 +2404,13 @@ class _Loss(Module):
         if size_average is not None or reduce is not None:
             reduction = _legacy_reduction(size_average, reduce)
         self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    # torch's _WeightedLoss: a _Loss with a per-class ``weight`` buffer (None allowed)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
 
 
 class L1Loss(_Loss):
@@ -2590,6 +2640,12 @@ def _legacy_reduction(size_average, reduce):
     return "mean" if size_average else "sum"
 
 
-# torch.nn.modules.module: the global module hooks, importable under torch's path
-from pyad.nn import _module as module  # noqa: E402
-sys.modules[__name__ + ".module"] = module
+
+def __getattr__(name):
+    # torch.nn.modules holds every layer class (torch.nn.modules.Conv1d, ...): pyad defines
+    # most of them in other files of pyad.nn, so look them up there (the layer submodules,
+    # pyad.nn.modules.conv etc., are imported by pyad.nn itself)
+    import pyad.nn
+    if name in pyad.nn.__all__ and name[:1].isupper():
+        return getattr(pyad.nn, name)
+    raise AttributeError("module 'pyad.nn.modules' has no attribute '%s'" % (name,))

@@ -1,0 +1,9 @@
+"""``torch.nn.modules.fold``: the same classes as there (defined elsewhere in pyad.nn;
+this module re-exports them so that torch's import paths work)."""
+from pyad.nn import (  # noqa: F401
+    Fold, Unfold,
+)
+
+__all__ = [
+    "Fold", "Unfold",
+]
