@@ -327,11 +327,31 @@ def _result(xp, r, dt):
     return _pyad.Variable(xp.asarray(r, dtype=dt))
 
 
-def _unary(name, kernel, doc):
-    def fn(input):
-        xp, x, dt = _unary_input(name, input)
-        with _np.errstate(all="ignore"):
-            return _result(xp, kernel(xp, x), dt)
+_MISSING = object()
+
+
+def _input_or_x(name, input, x):
+    # torch's binding takes the first argument as ``input`` or as ``x``
+    if input is _MISSING and x is _MISSING:
+        raise TypeError("special.%s(): missing 1 required positional argument: 'input'"
+                        % name)
+    if input is not _MISSING and x is not _MISSING:
+        raise TypeError("special.%s(): got multiple values for argument 'input'" % name)
+    return x if input is _MISSING else input
+
+
+def _unary(name, kernel, doc, x_only=False):
+    if x_only:
+        # scaled_modified_bessel_k0/k1, spherical_bessel_j0, airy_ai: torch names it x
+        def fn(x):
+            xp, a, dt = _unary_input(name, x)
+            with _np.errstate(all="ignore"):
+                return _result(xp, kernel(xp, a), dt)
+    else:
+        def fn(input=_MISSING, *, x=_MISSING):
+            xp, a, dt = _unary_input(name, _input_or_x(name, input, x))
+            with _np.errstate(all="ignore"):
+                return _result(xp, kernel(xp, a), dt)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     fn.__module__ = "pyad.special"
@@ -603,11 +623,12 @@ def _zeta_value(xp, x, q):
 
 
 class _Zeta(_pyad.autograd.Function):
-    # torch's derivatives: none in x (NotImplementedError), -x zeta(x + 1, q) in q
+    # the value, and torch's derivative in q: -x zeta(x + 1, q) (x enters as data)
 
     @staticmethod
-    def forward(ctx, x, q):
-        ctx.save_for_backward(x, q)
+    def forward(ctx, q, x):
+        ctx.save_for_backward(q)
+        ctx.x = x
         xp = _pyad.get_array_module(q.data)
         with _np.errstate(all="ignore"):
             v = _zeta_value(xp, x.data, q.data)
@@ -615,19 +636,30 @@ class _Zeta(_pyad.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, q = ctx.saved_tensors
-        if ctx.needs_input_grad[0]:
-            raise NotImplementedError(
-                "special.zeta(): the derivative for 'zeta' is not implemented.")
-        gq = None
-        if ctx.needs_input_grad[1]:
-            gq = grad * -x * zeta(x + 1.0, q)
-            if gq.shape != q.shape:
-                gq = gq.sum_to_size(q.shape)
-        return None, gq
+        q, = ctx.saved_tensors
+        x = ctx.x
+        gq = grad * -x * zeta(x + 1.0, q)
+        if gq.shape != q.shape:
+            gq = gq.sum_to_size(q.shape)
+        return gq, None
 
 
-def zeta(input, other):
+class _ZetaNoGradInInput(_pyad.autograd.Function):
+    # zeros of the result's shape, added to zeta where its x requires grad: a gradient
+    # that flows to x reaches this node and raises torch's NotImplementedError, while
+    # one asked for q alone (autograd.grad(out, q)) never runs it, as in torch
+
+    @staticmethod
+    def forward(ctx, x, like):
+        return _pyad.zeros_like(like)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError(
+            "special.zeta(): the derivative for 'zeta' is not implemented.")
+
+
+def zeta(input=_MISSING, other=_MISSING, *, x=_MISSING):
     """The Hurwitz zeta function ``sum_{k>=0} (k + other) ** -input``, elementwise with
     broadcasting, as ``torch.special.zeta`` (``zeta(x, 1)`` is Riemann's): Cephes'
     Euler-Maclaurin summation in float64, the result in the promoted dtype (integers:
@@ -639,12 +671,18 @@ def zeta(input, other):
     >>> pyad.special.zeta(pyad.tensor([2.0, 4.0]), 1.0)
     tensor([1.6449, 1.0823])
     """
+    input = _input_or_x("zeta", input, x)
+    if other is _MISSING:
+        raise TypeError("special.zeta(): missing 1 required positional argument: 'other'")
     xp, dt = _binary_dtype("zeta", input, other, ("input", "other"))
     x = (input.to(dt) if isinstance(input, _pyad.Variable)
          else _pyad.Variable(_as_array(xp, input, dt)))
     q = (other.to(dt) if isinstance(other, _pyad.Variable)
          else _pyad.Variable(_as_array(xp, other, dt)))
-    return _Zeta.apply(x, q)
+    out = _Zeta.apply(q, x.detach())
+    if x.requires_grad and _pyad.is_grad_enabled():
+        out = out + _ZetaNoGradInInput.apply(x, out.detach())
+    return out
 
 
 zeta = _writes_out(zeta, name="special.zeta")
@@ -911,15 +949,15 @@ modified_bessel_k1 = _unary("modified_bessel_k1", _k1, _unary_doc(
     "at 0, ``nan`` below)"))
 scaled_modified_bessel_k0 = _unary("scaled_modified_bessel_k0", _k0e, _unary_doc(
     "The scaled modified Bessel function of the second kind of order 0, "
-    "``exp(input) K0(input)``"))
+    "``exp(x) K0(x)``"), x_only=True)
 scaled_modified_bessel_k1 = _unary("scaled_modified_bessel_k1", _k1e, _unary_doc(
     "The scaled modified Bessel function of the second kind of order 1, "
-    "``exp(input) K1(input)``"))
+    "``exp(x) K1(x)``"), x_only=True)
 spherical_bessel_j0 = _unary("spherical_bessel_j0", _spherical_j0, _unary_doc(
     "The spherical Bessel function of the first kind of order 0, ``sin(x) / x`` (a "
-    "series below 0.5, 0 at +-inf)"))
+    "series below 0.5, 0 at +-inf)"), x_only=True)
 airy_ai = _unary("airy_ai", _airy_ai, _unary_doc(
-    "The Airy function ``Ai(input)`` (``nan`` at +-inf, 0 above 103.892)"))
+    "The Airy function ``Ai(x)`` (``nan`` at +-inf, 0 above 103.892)"), x_only=True)
 
 
 def _poly_doc(what, extra=""):
