@@ -340,8 +340,8 @@ def test_against_scipy_at_well_conditioned_points():
     sp = pytest.importorskip("scipy.special")
     x = np.linspace(0.05, 20.0, 157)
     # not bessel_j0/j1/y0/y1: torch 2.13's (which pyad follows) differ from the true
-    # values by up to ~1e-5 relative between 2 and 10 (its Cephes QQ/RQ denominators lack
-    # the implied leading 1 of Cephes' p1evl)
+    # values by up to ~1e-6 absolute between 2 and 30 (its QQ/RQ/YQ denominators seem to
+    # lack the implied leading 1 of Cephes' p1evl)
     refs = {"modified_bessel_i0": sp.i0, "modified_bessel_i1": sp.i1,
             "modified_bessel_k0": sp.k0, "modified_bessel_k1": sp.k1,
             "scaled_modified_bessel_k0": sp.k0e, "scaled_modified_bessel_k1": sp.k1e,
@@ -365,3 +365,25 @@ def test_against_scipy_at_well_conditioned_points():
         for n in (0, 1, 2, 5):
             np.testing.assert_allclose(getattr(pyad.special, name)(pyad.tensor(xp_), n).numpy(),
                                        ref(n, xp_), rtol=1e-12, atol=1e-13, err_msg=name)
+
+
+@pytest.mark.parametrize("name", UNARY + POLY + ["zeta"])
+def test_zero_dim_empty_and_non_contiguous_as_torch(name):
+    base = np.array([[0.3, 1.7, -2.5], [4.0, 0.9, 6.5]])
+    for make in (lambda m: m.tensor(0.7, dtype=m.float64),
+                 lambda m: m.zeros((0, 3), dtype=m.float64),
+                 lambda m: m.tensor(base, dtype=m.float64).t()):
+        results = []
+        for lib in (torch, pyad):
+            x = make(lib)
+            if name in UNARY:
+                r = _call(lib, name, x)
+            elif name in POLY:
+                r = _call(lib, name, x, lib.tensor([2.0, 7.0, 11.0])[: x.shape[-1]]
+                          if x.dim() else 5)
+            else:
+                r = _call(lib, name, x.abs() + 1.5, x.abs() + 0.25)
+            results.append(r)
+        want, got = results
+        assert tuple(got.shape) == tuple(want.shape)
+        _compare(got.numpy(), want.numpy(), np.float64)
