@@ -18,11 +18,22 @@ from pyad._engine import digamma as psi
 from pyad._toplevel_math import igamma as gammainc
 from pyad._toplevel_math import igammac as gammaincc
 from pyad.linalg import _wraps  # (names and documents a wrapper as its engine op)
+# the Bessel, Airy, Hurwitz zeta and orthogonal-polynomial functions (pyad/_special_more.py)
+from pyad._special_more import (
+    zeta, bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_i0,
+    modified_bessel_i1, modified_bessel_k0, modified_bessel_k1, scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1, spherical_bessel_j0, airy_ai, chebyshev_polynomial_t,
+    chebyshev_polynomial_u, chebyshev_polynomial_v, chebyshev_polynomial_w,
+    shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w, hermite_polynomial_h,
+    hermite_polynomial_he, legendre_polynomial_p, laguerre_polynomial_l,
+)
+from pyad._special_more import __all__ as _more_all
 
 __all__ = ["erf", "erfc", "erfinv", "expit", "logit", "exp2", "expm1", "log1p", "gammaln",
            "digamma", "psi", "polygamma", "multigammaln", "xlogy", "xlog1py", "sinc", "round",
            "entr", "log_softmax", "softmax", "logsumexp", "ndtr", "ndtri", "log_ndtr", "erfcx",
-           "i0", "i0e", "i1", "i1e", "gammainc", "gammaincc"]
+           "i0", "i0e", "i1", "i1e", "gammainc", "gammaincc"] + list(_more_all)
 
 import functools as _functools
 import math as _math

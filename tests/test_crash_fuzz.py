@@ -165,6 +165,7 @@ def _zoo():
         pyad.special.log_ndtr(x), x.xlogy(p), pyad.special.xlog1py(x, p),
         pyad.special.entr(p), x.sinc(), x.fmax(w), x.fmin(w), x.copysign(w), x.nextafter(w),
         pyad.frexp(x).mantissa, x.logcumsumexp(1),
+        pyad.special.zeta(2.5, x * x + 1),        # pyad/_special_more.py (a Function)
     ]
     # nn activations
     entries += [x.softmax(1), pyad.gelu(x), pyad.silu(x), pyad.elu(x), pyad.leaky_relu(x),
