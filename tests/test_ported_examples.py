@@ -357,6 +357,8 @@ def test_every_ported_script_is_tested():
         "pytorch_gan_gan",
         "pytorch_gan_wgan",
         "pytorch_gan_wgan_gp",
+        "pytorch_gan_lsgan",
+        "pytorch_gan_cgan",
         ])
 
 
