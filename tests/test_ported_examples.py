@@ -352,13 +352,15 @@ def test_every_ported_script_is_tested():
         "morvan_504_batch_normalization",
         # the thirteenth batch (pytorch/examples: hogwild), tests/test_ported_examples_13.py
         "mnist_hogwild",
-        # the seventeenth batch (MIT: eriklindernoren/PyTorch-GAN), tested in
+        # the seventeenth batch (MIT: eriklindernoren/PyTorch-GAN, harvardnlp/
+        # annotated-transformer), tested in
         # tests/test_ported_examples_17.py
         "pytorch_gan_gan",
         "pytorch_gan_wgan",
         "pytorch_gan_wgan_gp",
         "pytorch_gan_lsgan",
         "pytorch_gan_cgan",
+        "annotated_transformer",
         ])
 
 

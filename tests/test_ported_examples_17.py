@@ -1,13 +1,16 @@
 """Ported MIT-licensed scripts (examples/ported/, the seventeenth batch):
-eriklindernoren/PyTorch-GAN's ``implementations/`` (``pytorch_gan_*``).
+eriklindernoren/PyTorch-GAN's ``implementations/`` (``pytorch_gan_*``) and
+harvardnlp/annotated-transformer's ``the_annotated_transformer.py``
+(``annotated_transformer``: the model, the training code and the copy task).
 
 Each script runs on torch and on pyad from torch's initial weights (every model the
 script passes to ``init``) and gives the same losses and computed values at every step
 (float32 tolerance: the gradient penalties too), and the same final weights. The texts'
 ``np.random`` draws are a seeded ``RandomState``, the same for both runs; dropout masks
-come from one NumPy stream through the ``seeded`` namespace proxy; the ``DataLoader``s
-run with ``shuffle=False`` (each framework's generator draws its own permutation).
+(and ``data_gen``'s ``randint``) come from one NumPy stream through the ``seeded``
+namespace proxy; the GANs' ``DataLoader``s run with ``shuffle=False`` (each framework's generator draws its own permutation).
 """
+import functools
 import importlib.util
 import os
 
@@ -17,6 +20,10 @@ import pytest
 import pyad
 
 torch = pytest.importorskip("torch")
+
+# the label-smoothing example's log(0) columns: 0 * -inf is nan in KLDivLoss for both
+# frameworks (the text's own example), and NumPy warns about it in pyad's
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in multiply")
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -34,7 +41,7 @@ load, Proxy, seeded = _helpers.load, _helpers.Proxy, _helpers.seeded
 
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
 SCRIPTS = ["pytorch_gan_gan", "pytorch_gan_wgan", "pytorch_gan_wgan_gp", "pytorch_gan_lsgan",
-           "pytorch_gan_cgan"]
+           "pytorch_gan_cgan", "annotated_transformer"]
 
 
 def _quiet(*args):
@@ -42,6 +49,8 @@ def _quiet(*args):
 
 
 def twins(name, rtol=2e-4, atol=2e-5, near=(), near_bound=0.0, **options):
+    if name.startswith("pytorch_gan_"):
+        options.setdefault("shuffle", False)
     """Run ``name`` on torch then on pyad from torch's initial weights (every model it
     passes to ``init``); compare every returned value and every final weight. ``near``:
     ``(model index, state_dict key)`` pairs only checked to stay within ``near_bound`` of
@@ -61,8 +70,8 @@ def twins(name, rtol=2e-4, atol=2e-5, near=(), near_bound=0.0, **options):
     module = load(name)
     torch.manual_seed(0)
     pyad.manual_seed(0)
-    t = module.run(seeded(torch), init=record, shuffle=False, log=_quiet, **options)
-    p = module.run(seeded(pyad), init=restore, shuffle=False, log=_quiet, **options)
+    t = module.run(seeded(torch), init=record, log=_quiet, **options)
+    p = module.run(seeded(pyad), init=restore, log=_quiet, **options)
     assert len(t) == len(p) > 0
     np.testing.assert_allclose(p, t, rtol=rtol, atol=atol)
     assert len(p_models) == len(t_models) == len(states)
@@ -76,7 +85,7 @@ def twins(name, rtol=2e-4, atol=2e-5, near=(), near_bound=0.0, **options):
             else:
                 np.testing.assert_allclose(actual, desired, rtol=1e-3, atol=1e-5,
                                            err_msg=key)
-    return t, p
+    return t, p, p_models
 
 
 # The biases of the generators' Linear layers that feed a BatchNorm1d (model.2, .5, .8)
@@ -90,19 +99,15 @@ _BN_BIASES = tuple((0, "model.%d.bias" % i) for i in (2, 5, 8))
 # -- eriklindernoren/PyTorch-GAN ------------------------------------------------------------
 
 def test_pytorch_gan_gan():
-    t, p = twins("pytorch_gan_gan", near=_BN_BIASES, near_bound=2 * 3 * 0.0002)
+    t, p, _ = twins("pytorch_gan_gan", near=_BN_BIASES, near_bound=2 * 3 * 0.0002)
     # 3 batches of 4 losses, then the first batch's first generated image (6 x 6)
     assert len(t) == 3 * 4 + 36
 
 
 def test_pytorch_gan_wgan():
-    t, p = twins("pytorch_gan_wgan", near=_BN_BIASES, near_bound=2 * 2 * 0.00005)
+    t, p, models = twins("pytorch_gan_wgan", near=_BN_BIASES, near_bound=2 * 2 * 0.00005)
     assert len(t) == 6 + 2
-
-
-def test_pytorch_gan_wgan_clamps_the_critic():
-    models = []
-    load("pytorch_gan_wgan").run(pyad, shuffle=False, init=models.append, log=_quiet)
+    # the critic's weights stay clamped to [-clip_value, clip_value]
     for param in models[1].parameters():
         assert float(param.detach().abs().max()) <= 0.01
 
@@ -110,7 +115,7 @@ def test_pytorch_gan_wgan_clamps_the_critic():
 def test_pytorch_gan_wgan_gp():
     # every batch's critic loss and gradient penalty (autograd.grad with create_graph
     # and ones as grad_outputs, then backward through the gradient), G's two losses
-    t, p = twins("pytorch_gan_wgan_gp", near=_BN_BIASES, near_bound=2 * 2 * 0.0002)
+    t, p, _ = twins("pytorch_gan_wgan_gp", near=_BN_BIASES, near_bound=2 * 2 * 0.0002)
     assert len(t) == 6 * 2 + 2 + 36
     # batch 0: d_loss, penalty, g_loss, 36 pixels; batches 1-5: d_loss, penalty (and
     # g_loss at batch 5)
@@ -159,7 +164,7 @@ def test_pytorch_gan_wgan_gp_penalty_input_grad():
 
 def test_pytorch_gan_lsgan():
     # the convolutional generator's Conv2d biases before a BatchNorm2d, as _BN_BIASES
-    t, p = twins("pytorch_gan_lsgan",
+    t, p, _ = twins("pytorch_gan_lsgan",
                  near=((0, "conv_blocks.1.bias"), (0, "conv_blocks.5.bias")),
                  near_bound=2 * 2 * 0.0002)
     # 2 batches of 4 losses, then the first generated image's top 4 rows (16 pixels each)
@@ -168,7 +173,7 @@ def test_pytorch_gan_lsgan():
 
 def test_pytorch_gan_cgan():
     # sample_image's 100 labelled images at batches 0 and 2 (training-mode batch norms)
-    t, p = twins("pytorch_gan_cgan", near=_BN_BIASES, near_bound=2 * 3 * 0.0002)
+    t, p, _ = twins("pytorch_gan_cgan", near=_BN_BIASES, near_bound=2 * 3 * 0.0002)
     assert len(t) == 3 * 4 + 2 * 100
 
 
@@ -196,3 +201,67 @@ def test_pytorch_gan_wgan_verbatim_data():
 def test_verbatim_data_lines_run_on_torch():
     for name in ("pytorch_gan_wgan", "pytorch_gan_wgan_gp", "pytorch_gan_lsgan"):
         assert load(name).run(torch, verbatim_data=True, shuffle=False, log=_quiet)
+
+
+# -- harvardnlp/annotated-transformer ------------------------------------------------------
+
+# the key projection's bias of every attention (linears[1]) shifts a whole row of scores
+# before the softmax: its gradient is 0 in exact arithmetic, so Adam's steps there follow
+# each framework's rounding (as nanoGPT's c_attn key bias); checked to stay within twice
+# the learning rates' sum
+_KEY_BIASES = tuple((0, "%s.layers.%d.%s.linears.1.bias" % (stack, i, attn))
+                    for stack, attns in (("encoder", ("self_attn",)),
+                                         ("decoder", ("self_attn", "src_attn")))
+                    for i in range(2) for attn in attns)
+
+
+def _transformer_lr_sum(steps=6, d_model=32, warmup=400):
+    return sum(d_model ** -0.5 * min(s ** -0.5, s * warmup ** -1.5)
+               for s in range(1, steps + 1)) * 0.5  # LambdaLR times the base lr 0.5
+
+
+def test_annotated_transformer():
+    # every training step's loss, each epoch's train and eval losses, learning rate,
+    # steps and tokens, the label-smoothing example's target distribution and losses,
+    # the greedy decoding; dropout masks and data_gen's randint from the shared stream
+    t, p, _ = twins("annotated_transformer", near=_KEY_BIASES,
+                 near_bound=2 * _transformer_lr_sum())
+    assert len(t) == 25 + 15 + 2 * (3 + 4 + 1) + 10
+
+
+@functools.lru_cache(maxsize=None)
+def _positional_encodings():
+    pes = []
+    for lib in (torch, pyad):
+        models = []
+        load("annotated_transformer").run(lib, epochs=0, init=models.append, log=_quiet)
+        pes.append(models[0].src_embed[1].pe.numpy())
+    return pes
+
+
+def test_annotated_transformer_positional_encoding():
+    # PositionalEncoding's buffer, computed by each framework (the twin runs load
+    # torch's), at the 10 positions the copy task uses
+    t_pe, p_pe = _positional_encodings()
+    assert p_pe.shape == t_pe.shape == (1, 5000, 32)
+    np.testing.assert_allclose(p_pe[:, :10], t_pe[:, :10], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason="engine: float32 exp is NumPy's, one unit in the "
+                   "last place off torch's correctly rounded exp(-4.029524) "
+                   "(0.017782796 for 0.017782794): div_term[7] differs, and sin(position "
+                   "* div_term) by 2e-6 from position 79, 1.2e-4 past 1000")
+def test_annotated_transformer_positional_encoding_every_position():
+    t_pe, p_pe = _positional_encodings()
+    np.testing.assert_allclose(p_pe, t_pe, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason="engine: Variable.data is the NumPy array "
+                   "(pyad/_engine.pyx): LabelSmoothing's x.data.clone() raises "
+                   "AttributeError (ndarray has no clone)")
+def test_annotated_transformer_verbatim_data():
+    load("annotated_transformer").run(pyad, data_attr=True, epochs=1, log=_quiet)
+
+
+def test_annotated_transformer_verbatim_data_runs_on_torch():
+    assert load("annotated_transformer").run(torch, data_attr=True, epochs=1, log=_quiet)
