@@ -360,6 +360,8 @@ def test_every_ported_script_is_tested():
         "pytorch_gan_wgan_gp",
         "pytorch_gan_lsgan",
         "pytorch_gan_cgan",
+        "pytorch_gan_wgan_div",
+        "pytorch_gan_infogan",
         "annotated_transformer",
         ])
 

@@ -20,7 +20,7 @@ import types
 import numpy as np
 
 
-def run(torch, n_epochs=1, batch_size=8, n_images=24, lr=0.0002, b1=0.5, b2=0.999,
+def run(torch, n_epochs=1, batch_size=8, n_images=16, lr=0.0002, b1=0.5, b2=0.999,
         latent_dim=8, n_classes=10, img_size=6, channels=1, sample_interval=2,
         shuffle=True, seed=0, init=None, log=print):
     nn = torch.nn
