@@ -362,6 +362,7 @@ def test_every_ported_script_is_tested():
         "pytorch_gan_cgan",
         "pytorch_gan_wgan_div",
         "pytorch_gan_infogan",
+        "pytorch_gan_softmax_gan",
         "annotated_transformer",
         ])
 

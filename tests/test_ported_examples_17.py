@@ -41,7 +41,7 @@ load, Proxy, seeded = _helpers.load, _helpers.Proxy, _helpers.seeded
 
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
 SCRIPTS = ["pytorch_gan_gan", "pytorch_gan_wgan", "pytorch_gan_wgan_gp", "pytorch_gan_lsgan",
-           "pytorch_gan_cgan", "pytorch_gan_wgan_div", "pytorch_gan_infogan",
+           "pytorch_gan_cgan", "pytorch_gan_wgan_div", "pytorch_gan_infogan", "pytorch_gan_softmax_gan",
            "annotated_transformer"]
 
 
@@ -148,6 +148,27 @@ def test_pytorch_gan_infogan():
                     near_bound=2 * 4 * 0.0002, n_classes=3)
     # 2 batches of 3 losses, then sample_image's three samples of 9 (one pixel each)
     assert len(t) == 3 + 3 * 9 + 3
+
+
+def test_pytorch_gan_softmax_gan_text_order_raises():
+    # the text steps D (in place) before g_loss.backward() goes back through D's forward
+    # (retain_graph=True): torch 2.13 refuses (D's saved weight is at a newer version),
+    # and so does pyad
+    for lib in (torch, pyad):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            load("pytorch_gan_softmax_gan").run(lib, shuffle=False, log=_quiet)
+
+
+def test_pytorch_gan_softmax_gan():
+    # both backwards through the one partition function Z, then both steps. Both losses
+    # are invariant to a constant added to D's outputs: the gradient of D's last bias
+    # (model.4) is 0 in exact arithmetic, and so is model.2.bias's where a unit's
+    # LeakyReLU keeps one slope over the whole batch (the output gradients sum to 0);
+    # they are checked as _BN_BIASES
+    t, p, _ = twins("pytorch_gan_softmax_gan",
+                    near=_BN_BIASES + ((1, "model.2.bias"), (1, "model.4.bias")),
+                    near_bound=2 * 3 * 0.0002, step_d_after_g_backward=True)
+    assert len(t) == 3 * 2 + 1
 
 
 def _penalty(lib):
