@@ -373,6 +373,18 @@ def test_every_ported_script_is_tested():
         "zth_part4_backprop",
         "zth_part5_wavenet",
         "zth_micrograd",
+        # the seventeenth batch (MIT: eriklindernoren/PyTorch-GAN, harvardnlp/
+        # annotated-transformer), tested in
+        # tests/test_ported_examples_17.py
+        "pytorch_gan_gan",
+        "pytorch_gan_wgan",
+        "pytorch_gan_wgan_gp",
+        "pytorch_gan_lsgan",
+        "pytorch_gan_cgan",
+        "pytorch_gan_wgan_div",
+        "pytorch_gan_infogan",
+        "pytorch_gan_softmax_gan",
+        "annotated_transformer",
         ])
 
 
