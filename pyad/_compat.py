@@ -748,6 +748,8 @@ def _write_back(self, result, what):
 def _in_place(name, compute):
     def method(self, *args, **kwargs):
         _variable(self, name)
+        # an operand partly sharing self's memory is refused, as torch's kernels do
+        _engine._refuse_partial_overlap_of(self, args + tuple(kwargs.values()), name)
         return _write_back(self, compute(self.clone(), *args, **kwargs), name)
     method.__name__ = method.__qualname__ = name
     return method

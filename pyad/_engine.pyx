@@ -252,14 +252,6 @@ cdef inline int _fp_quiet_exit(object token) except -1:
     return 0
 
 
-cdef object _quiet2(object ufunc, object a, object b):
-    token = _fp_quiet_enter()
-    try:
-        return ufunc(a, b)
-    finally:
-        _fp_quiet_exit(token)
-
-
 cdef object _quiet1(object ufunc, object a):
     # ufunc(a) with NumPy's floating-point warnings off (a forward op's domain edge).
     token = _fp_quiet_enter()

@@ -375,7 +375,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
 def _in_place(function, name):
     def method(self, dim, index, src, reduce, *, include_self=True):
         # computed from a clone (the backward saves its input, which copy_ then changes)
-        # and copied back: one version bump, and a leaf that requires grad is refused
+        # and copied back: one version bump, and a leaf that requires grad is refused;
+        # an index or src partly sharing self's memory is refused first, as torch's
+        _engine._refuse_partial_overlap_of(self, (index, src), name)
         out = function(self.clone(), dim, index, src, reduce, include_self=include_self)
         return self.copy_(out)
     method.__name__ = method.__qualname__ = name

@@ -652,7 +652,9 @@ cdef Variable _inplace_indexing(Variable x, object op, tuple args, dict kwargs, 
     # x = op(x, *args); `other` is the operand that may carry a gradient (src, source,
     # value), if any.
     cdef Variable old
-    _refuse_partial_overlap(x._data, args, what)
+    # (masked_fill_'s and index_fill_'s value is read as a number, not an input, by torch)
+    _refuse_partial_overlap(x._data, args[:len(args) - 1] if what in _FILL_OPS else args,
+                            what)
     _refuse_partial_overlap(x._data, tuple(kwargs.values()), what)
     try:
         if _inplace_records(x, other):
@@ -778,12 +780,25 @@ cdef void _check_inplace_cast(object result_dtype, object dtype, str what) excep
                            % (what, _torch_dtype_name(result_dtype), _torch_dtype_name(dtype)))
 
 
+# In-place forms whose torch kernel does not compare its inputs' memory with self's (the
+# BLAS-backed ones, masked_scatter_): pyad does not either.
+_UNCHECKED_OVERLAP = frozenset(["addmv_", "addbmm_", "addmm_", "baddbmm_", "masked_scatter_"])
+_FILL_OPS = frozenset(["masked_fill_", "index_fill_"])
+
+
+def _refuse_partial_overlap_of(Variable written, tuple inputs, str what):
+    """torch's memory-overlap check of an in-place op written in Python: RuntimeError
+    when an input partly shares ``written``'s memory (see _refuse_partial_overlap)."""
+    _refuse_partial_overlap(written._data, inputs, what)
+
+
 cdef Variable _inplace_apply(Variable x, object op, tuple args, dict kwargs, str what):
     cdef Variable old, result
     _refuse_complex_inplace(x, what)
     other = _operand_with_grad(args, kwargs)
-    _refuse_partial_overlap(x._data, args, what)
-    _refuse_partial_overlap(x._data, tuple(kwargs.values()), what)
+    if what not in _UNCHECKED_OVERLAP:
+        _refuse_partial_overlap(x._data, args, what)
+        _refuse_partial_overlap(x._data, tuple(kwargs.values()), what)
     try:
         if _inplace_records(x, other):
             _check_inplace_allowed(x, other, what)
@@ -903,7 +918,8 @@ INPLACE_FORMS = (
     (absolute, "absolute_", _V, ""), (neg, "negative_", _V, ""), (mul, "multiply_", _V, "3"),
     (div, "divide_", _V, "3"), (sub, "subtract_", _V, "3"),
     (_deg2rad_op, "deg2rad_", _V, ""), (_rad2deg_op, "rad2deg_", _V, ""),
-    (index_put, "index_put_", _V, "(pyad.tensor([1, 1]),), x[0], accumulate=True"),
+    (index_put, "index_put_", _V,
+     "(pyad.tensor([1, 1]),), pyad.tensor(0.5, dtype=pyad.float64), accumulate=True"),
 )
 _INPLACE_FORM_FUNCTIONS = tuple(_inplace_form(op, name, inp, args)
                                 for op, name, inp, args in INPLACE_FORMS)

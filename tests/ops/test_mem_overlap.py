@@ -218,3 +218,40 @@ def test_message_names_the_op_and_says_variable():
         d[1:].add_(d[:-1])
     with pytest.raises(RuntimeError, match=r"^exp\(\): unsupported operation"):
         pyad.exp(d[:-1], out=d[1:])
+
+
+# in-place forms whose inputs torch does (or, for the BLAS-backed ones and
+# masked_scatter_, does not) compare with self's memory; each case on both frameworks
+MORE_INPLACE = {
+    "addmv_": lambda L, x: x[0].addmv_(x, x[0]),
+    "addbmm_": lambda L, x: x.addbmm_(x[None], x[None]),
+    "addmm_": lambda L, x: x.addmm_(x, x),
+    "baddbmm_": lambda L, x: x[None].baddbmm_(x[None], x[None]),
+    "addr_": lambda L, x: x.addr_(x[0], x[1]),
+    "index_fill_ of a 0-d view": lambda L, x: x.index_fill_(0, L.tensor([1]), x[0, 0]),
+    "masked_fill_ of a 0-d view": lambda L, x: x.masked_fill_(x > 3, x[0, 0]),
+    "masked_scatter_": lambda L, x: x.view(-1)[:8].masked_scatter_(
+        L.ones(8, dtype=L.bool), x.view(-1)[4:12]),
+    "index_put_": lambda L, x: x.index_put_((L.tensor([1]),), x[0]),
+    "scatter_reduce_": lambda L, x: x.scatter_reduce_(0, L.tensor([[1, 1, 1, 1]]), x[0:1],
+                                                      "sum"),
+    "index_reduce_": lambda L, x: x.index_reduce_(0, L.tensor([1]), x[0:1], "prod"),
+    "heaviside_": lambda L, x: x[1:].heaviside_(x[:-1]),
+    "igamma_": lambda L, x: x[1:].igamma_(x[:-1]),
+    "add_ of a 0-d view": lambda L, x: x.add_(x[0, 0]),
+    "add_ of a broadcast row": lambda L, x: x.add_(x[0]),
+    "mul_ of a column (not dense)": lambda L, x: x.mul_(x[:, :1]),
+    "copy_ of a 0-d view": lambda L, x: x.copy_(x[0, 0]),
+    "fill_ of a 0-d view": lambda L, x: x.fill_(x[0, 0]),
+    "setitem of another row": lambda L, x: x.__setitem__(1, x[0]),
+    "where out= a broadcast row": lambda L, x: L.where(x > 3, x[0], x, out=x),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MORE_INPLACE))
+def test_more_inplace_forms_overlap_as_torch(case):
+    def fn(lib):
+        x = lib.arange(16.0, dtype=lib.float64).reshape(4, 4)
+        MORE_INPLACE[case](lib, x)
+        return x
+    _same(fn)
