@@ -29,14 +29,16 @@ def _run(lib, fn):
     return "ok", np.asarray(out.detach().numpy() if hasattr(out, "detach") else out)
 
 
-def _same(fn, match=OVERLAP):
+def _same(fn, match=OVERLAP, values=True):
+    """Both raise (with ``match`` where torch's message has it), or neither does and, with
+    ``values``, both give the same values."""
     theirs = _run(torch, fn)
     ours = _run(pyad, fn)
     assert ours[0] == theirs[0], (ours, theirs)
     if theirs[0] == "raised":
         if match in theirs[1]:
             assert match in ours[1], ours[1]
-    else:
+    elif values:
         np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12, atol=1e-12,
                                    equal_nan=True)
 
@@ -254,4 +256,7 @@ def test_more_inplace_forms_overlap_as_torch(case):
         x = lib.arange(16.0, dtype=lib.float64).reshape(4, 4)
         MORE_INPLACE[case](lib, x)
         return x
-    _same(fn)
+    # where torch lets an overlapping write through, its values depend on the order its
+    # kernel visits elements in (a matmul writing into its own operand): only whether
+    # each raises is compared
+    _same(fn, values=False)
