@@ -125,8 +125,9 @@ class SyncBatchNorm(_BatchNorm):
 
     >>> import pyad
     >>> m = pyad.nn.SyncBatchNorm(3)
-    >>> m(pyad.ones(4, 3, 2)).shape
-    pyad.Size([4, 3, 2])
+    >>> m(pyad.tensor([[[1.0], [2.0], [0.0]], [[3.0], [2.0], [4.0]]])).detach()[:, :, 0]
+    tensor([[-1.0000,  0.0000, -1.0000],
+            [ 1.0000,  0.0000,  1.0000]])
     """
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
