@@ -40,6 +40,7 @@ import pyad._toplevel_nn
 import pyad.jit
 import pyad.profiler
 import pyad.nn.parallel.data_parallel
+import pyad.nn.sync_batchnorm
 import pyad.cuda.amp
 import pyad.amp
 import pyad.amp.autocast_mode
@@ -78,7 +79,7 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.autograd.forward_ad,
            pyad.func, pyad._functorch_compat,
            pyad.autograd.graph, pyad.autograd.profiler, pyad.autograd.profiler_util,
-           pyad.nn.init, pyad.nn.modules,
+           pyad.nn.init, pyad.nn.modules, pyad.nn.sync_batchnorm,
            pyad.nn.parameter, pyad.optim.optimizer, pyad.optim.lr_scheduler,
            pyad.serialization, pyad.nn.functional,
            # porting torch scripts

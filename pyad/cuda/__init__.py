@@ -16,7 +16,8 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "get_
            "is_initialized", "get_rng_state", "set_rng_state", "amp", "memory_reserved",
            "max_memory_allocated", "max_memory_reserved", "reset_peak_memory_stats",
            "reset_max_memory_allocated", "memory_stats", "is_bf16_supported",
-           "get_device_capability"]
+           "get_device_capability", "Event", "Stream", "current_stream", "default_stream",
+           "stream", "StreamContext"]
 
 
 def _cupy():
@@ -230,6 +231,166 @@ def empty_cache():
     cp = _cupy()
     if cp is not None:
         cp.get_default_memory_pool().free_all_blocks()
+
+
+
+# -- streams and events ------------------------------------------------------------------
+
+
+def _dummy(cls):
+    # torch's CPU build: "Tried to instantiate dummy base class Event"
+    cp = _cupy()
+    if cp is None:
+        raise RuntimeError("pyad.cuda.%s(): Tried to instantiate dummy base class %s: no GPU "
+                           "(CuPy is not installed or sees no NVIDIA device; pip install "
+                           "'pyad[cuda]' on a machine with one)" % (cls, cls))
+    return cp
+
+
+class Stream:
+    """A CUDA stream, as ``torch.cuda.Stream``: a ``cupy.cuda.Stream`` (its
+    ``cupy_stream``) with torch's methods. ``RuntimeError`` without CuPy and a GPU, as
+    torch's CPU build.
+    """
+
+    def __init__(self, device=None, priority=0, *, _cupy_stream=None):
+        cp = _dummy("Stream")
+        if _cupy_stream is None:
+            with cp.cuda.Device(_index(device, "Stream")):
+                _cupy_stream = cp.cuda.Stream(non_blocking=False)
+        self.cupy_stream = _cupy_stream
+        self.priority = priority
+
+    @property
+    def cuda_stream(self):
+        """The raw ``cudaStream_t``, as an int."""
+        return int(self.cupy_stream.ptr)
+
+    @property
+    def device(self):
+        return _engine.device("cuda", int(self.cupy_stream.device_id))
+
+    def query(self):
+        """True when every kernel queued on the stream has finished."""
+        return bool(self.cupy_stream.done)
+
+    def synchronize(self):
+        """Wait for every kernel queued on the stream."""
+        self.cupy_stream.synchronize()
+
+    def wait_event(self, event):
+        """Make the kernels queued on this stream from now on wait for ``event``."""
+        self.cupy_stream.wait_event(event.cupy_event)
+
+    def wait_stream(self, stream):
+        """Make this stream wait for the work queued on ``stream`` so far."""
+        self.wait_event(stream.record_event())
+
+    def record_event(self, event=None):
+        """Record ``event`` (a new one by default) on this stream; returns it."""
+        if event is None:
+            event = Event()
+        event.record(self)
+        return event
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and self.cuda_stream == other.cuda_stream
+
+    def __hash__(self):
+        return hash(self.cuda_stream)
+
+    def __repr__(self):
+        return "<pyad.cuda.Stream device=%s cuda_stream=0x%x>" % (self.device,
+                                                                   self.cuda_stream)
+
+
+class Event:
+    """A CUDA event, as ``torch.cuda.Event``: a ``cupy.cuda.Event`` (its
+    ``cupy_event``) with torch's methods; ``enable_timing=True`` for `elapsed_time`.
+    ``RuntimeError`` without CuPy and a GPU, as torch's CPU build.
+    """
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        cp = _dummy("Event")
+        self.enable_timing = bool(enable_timing)
+        self.cupy_event = cp.cuda.Event(block=blocking, disable_timing=not enable_timing,
+                                        interprocess=interprocess)
+        self._recorded = False
+
+    def record(self, stream=None):
+        """Record the event on ``stream`` (the current stream by default)."""
+        if stream is None:
+            stream = current_stream()
+        self.cupy_event.record(stream.cupy_stream)
+        self._recorded = True
+
+    def wait(self, stream=None):
+        """Make ``stream`` (the current one by default) wait for this event."""
+        if stream is None:
+            stream = current_stream()
+        stream.wait_event(self)
+
+    def query(self):
+        """True when the work recorded before the event has finished."""
+        return bool(self.cupy_event.done)
+
+    def synchronize(self):
+        """Wait for the work recorded before the event."""
+        self.cupy_event.synchronize()
+
+    def elapsed_time(self, end_event):
+        """Milliseconds between this event and ``end_event`` (both recorded, both with
+        ``enable_timing=True``)."""
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Event.elapsed_time(): both events must be created with "
+                               "enable_timing=True")
+        if not (self._recorded and end_event._recorded):
+            raise RuntimeError("Event.elapsed_time(): both events must be recorded first")
+        return float(_cupy().cuda.get_elapsed_time(self.cupy_event, end_event.cupy_event))
+
+    @property
+    def cuda_event(self):
+        return int(self.cupy_event.ptr)
+
+    def __repr__(self):
+        return "<pyad.cuda.Event enable_timing=%s>" % self.enable_timing
+
+
+def current_stream(device=None):
+    """The stream kernels are queued on now (``RuntimeError`` without a GPU)."""
+    cp = _require("current_stream")
+    with cp.cuda.Device(_index(device, "current_stream")):
+        return Stream(_cupy_stream=cp.cuda.get_current_stream())
+
+
+def default_stream(device=None):
+    """The device's default (null) stream (``RuntimeError`` without a GPU)."""
+    cp = _require("default_stream")
+    with cp.cuda.Device(_index(device, "default_stream")):
+        return Stream(_cupy_stream=cp.cuda.Stream.null)
+
+
+class StreamContext:
+    """``with pyad.cuda.stream(s):`` queues the kernels on ``s``; ``s=None`` does nothing
+    (also without a GPU, as torch's)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __enter__(self):
+        if self.stream is not None:
+            self.stream.cupy_stream.__enter__()
+        return self.stream
+
+    def __exit__(self, *exc):
+        if self.stream is not None:
+            self.stream.cupy_stream.__exit__(*exc)
+        return False
+
+
+def stream(stream):
+    """A context manager making ``stream`` the current stream (`StreamContext`)."""
+    return StreamContext(stream)
 
 
 from pyad.cuda import amp  # noqa: E402  (torch.cuda.amp, the deprecated spellings)

@@ -37,6 +37,7 @@ from pyad.nn.layers_extra import (
     FractionalMaxPool2d, FractionalMaxPool3d,
 )
 from pyad.nn.adaptive import AdaptiveLogSoftmaxWithLoss
+from pyad.nn.sync_batchnorm import SyncBatchNorm
 from pyad.nn.transformer import (
     MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,
     TransformerDecoder, Transformer,
@@ -67,7 +68,7 @@ __all__ = [
     "PoissonNLLLoss", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
     "SmoothL1Loss", "SoftMarginLoss", "Softmax", "Softplus", "Softshrink", "Softsign",
     "Tanh", "Tanhshrink", "Threshold", "TripletMarginLoss", "Unflatten", "functional",
-    "init", "grad", "parallel", "DataParallel", "attention",
+    "init", "grad", "parallel", "DataParallel", "attention", "SyncBatchNorm",
     "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
     "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",

@@ -170,3 +170,34 @@ def test_benchmark_runs_at_smoke_sizes():
     for row in ("all_reduce 0.25 MB float32", "all_reduce async", "DDP, buckets overlapped",
                 "all-reduce after backward", "overlap gain"):
         assert row in proc.stdout, detail
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_sync_batchnorm_on_unequal_shards_equals_torch_batchnorm_on_the_whole_batch(world):
+    # rank r holds r + 1 samples (rank 0 none in "empty shard"); outputs, input
+    # gradients, the weight/bias gradients summed over the ranks and the running
+    # statistics against torch's BatchNorm on the concatenated batch, float64.
+    proc, _, detail = mpirun(world, os.path.join(HERE, "mpi_sync_batchnorm.py"))
+    assert proc.returncode == 0, detail
+    cases = ["2-d", "3-d", "4-d", "5-d", "momentum None", "track_running_stats False",
+             "affine False", "bias False", "empty shard"]
+    expected = sorted("ok %s (world %d)" % (c, world) for c in cases for _ in range(world))
+    assert ok_lines(proc.stdout, world) == expected, detail
+    assert proc.stdout.count("done") == world, detail
+
+
+@pytest.mark.parametrize("case, message", [
+    ("channel-mismatch", "RuntimeError: SyncBatchNorm(): the ranks disagree, refused on "
+     "every rank: rank 0 has channels=4, dtype=float32; rank 1 has channels=5, "
+     "dtype=float32; rank 2 has channels=4, dtype=float32"),
+    ("input-mismatch", "ValueError: SyncBatchNorm(): refused on every rank: rank 1: "
+     "expected input with 4 channels (num_features), got input of shape (3, 5, 2)"),
+])
+def test_sync_batchnorm_with_a_different_channel_count_fails_on_every_rank(case, message):
+    proc, elapsed, detail = mpirun(3, os.path.join(HERE, "mpi_sync_batchnorm.py"), case,
+                                   timeout=60)
+    assert proc.returncode == 0, detail
+    assert "finished, which it must not" not in proc.stdout, detail
+    for rank in range(3):
+        assert "rank %d refused: %s" % (rank, message) in proc.stdout, detail
+    assert elapsed < 30, detail
