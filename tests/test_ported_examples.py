@@ -352,6 +352,8 @@ def test_every_ported_script_is_tested():
         "morvan_504_batch_normalization",
         # the thirteenth batch (pytorch/examples: hogwild), tests/test_ported_examples_13.py
         "mnist_hogwild",
+        # the eighteenth batch (kuangliu/pytorch-cifar), tests/test_ported_examples_18.py
+        "pytorch_cifar",
         ])
 
 
