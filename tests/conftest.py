@@ -30,3 +30,10 @@ def pytest_collection_finish(session):
     import gc
     gc.collect()
     gc.freeze()
+    # torch, where a test module imported it, computes the references on one thread:
+    # its thread pool on a small, busy machine makes the tests' small ops tens of times
+    # slower (the ported CIFAR nets took minutes), and one thread is what pyad uses
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
