@@ -356,7 +356,7 @@ class FisherSnedecor(Distribution):
 
     >>> import pyad
     >>> FisherSnedecor(2.0, 4.0).log_prob(pyad.tensor(1.0))
-    tensor(-1.5163)
+    tensor(-1.2164)
     """
 
     arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
@@ -574,7 +574,7 @@ class VonMises(Distribution):
 
     >>> import pyad
     >>> VonMises(0.0, 1.0).log_prob(pyad.tensor(0.0))
-    tensor(-1.1106)
+    tensor(-1.0738)
     """
 
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
@@ -626,7 +626,7 @@ class ContinuousBernoulli(ExponentialFamily):
 
     >>> import pyad
     >>> ContinuousBernoulli(probs=pyad.tensor(0.8)).mean
-    tensor(0.6609)
+    tensor(0.6120)
     """
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
