@@ -353,9 +353,9 @@ def test_module_paths_are_torchs():
         assert hasattr(importlib.import_module("torch.distributions." + mod), cls)
         assert getattr(importlib.import_module("pyad.distributions." + mod), cls) is \
             getattr(D, cls)
-    missing = {n for n in TD.__all__ if n[0].isupper() and not n.endswith("Transform")
-               and n != "Transform"} - set(D.__all__)
-    assert missing == set()
+    assert D.constraint_registry.biject_to is D.biject_to
+    assert set(TD.__all__) - set(D.__all__) == set()
+    assert set(TT.__all__) - set(T.__all__) == set()
 
 
 def test_generalized_pareto_at_zero_concentration_is_exponential_as_torch():
@@ -545,6 +545,11 @@ TRANSFORMS = {
     "pos_def": (lambda M: M.PositiveDefiniteTransform(), (2, 3, 3)),
     "independent": (lambda M: M.IndependentTransform(M.SoftplusTransform(), 1), (2, 3)),
     "reshape": (lambda M: M.ReshapeTransform((2, 3), (3, 2)), (4, 2, 3)),
+    "cat": (lambda M: M.CatTransform([M.ExpTransform(), M.SoftplusTransform(),
+                                      M.AffineTransform(1.0, 2.0)], dim=1, lengths=[1, 2, 1]),
+            (2, 4)),
+    "stack": (lambda M: M.StackTransform([M.ExpTransform(), M.TanhTransform(),
+                                          M.SoftplusTransform()], dim=1), (2, 3)),
     "cdf": (lambda M: M.CumulativeDistributionTransform(
         (D if M is T else TD).Normal((_p if M is T else _t)([0.5, -1.0, 2.0]),
                                      (_p if M is T else _t)([1.0, 2.0, 0.5]))), (2, 3)),
@@ -765,3 +770,57 @@ def test_negative_binomial_with_number_total_count_samples_as_torch(dtype):
     theirs = TD.NegativeBinomial(3.0, probs=torch.tensor(0.3))
     assert ours.sample().shape == tuple(theirs.sample().shape) == ()
     _close(ours.log_prob(pyad.tensor(2.0)), theirs.log_prob(torch.tensor(2.0)), "float32")
+
+
+
+C_OURS, C_THEIRS = D.constraints, TD.constraints
+
+
+def _constraint_cases(C):
+    return {
+        "real": (C.real, (3,)), "real_vector": (C.real_vector, (2, 3)),
+        "positive": (C.positive, (3,)), "nonnegative": (C.nonnegative, (3,)),
+        "greater_than": (C.greater_than(2.0), (3,)),
+        "greater_than_eq": (C.greater_than_eq(-1.0), (3,)),
+        "less_than": (C.less_than(3.0), (3,)), "interval": (C.interval(-1.0, 2.0), (3,)),
+        "half_open_interval": (C.half_open_interval(0.5, 1.5), (3,)),
+        "unit_interval": (C.unit_interval, (3,)), "simplex": (C.simplex, (2, 3)),
+        "lower_cholesky": (C.lower_cholesky, (2, 3, 3)),
+        "positive_definite": (C.positive_definite, (2, 3, 3)),
+        "corr_cholesky": (C.corr_cholesky, (2, 3)),
+        "cat": (C.cat([C.positive, C.interval(0.0, 2.0)], 1, [2, 1]), (2, 3)),
+        "stack": (C.stack([C.real, C.positive, C.less_than(1.0)], 1), (2, 3)),
+        "boolean": (C.boolean, (3,)),
+    }
+
+
+@pytest.mark.parametrize("registry", ["biject_to", "transform_to"])
+@pytest.mark.parametrize("name", list(_constraint_cases(C_OURS)))
+def test_biject_to_and_transform_to_match_torch(name, registry):
+    ours_c, shape = _constraint_cases(C_OURS)[name]
+    theirs_c, _ = _constraint_cases(C_THEIRS)[name]
+    has, theirs = _torch_has(lambda: getattr(TD, registry)(theirs_c))
+    if not has:
+        with pytest.raises(NotImplementedError, match="Cannot transform"):
+            getattr(D, registry)(ours_c)
+        return
+    ours = getattr(D, registry)(ours_c)
+    assert type(ours).__name__ == type(theirs).__name__
+    x = np.random.RandomState(1).randn(*shape) * 0.8
+    y, ty = ours(_p(x)), theirs(_t(x))
+    _close(y, ty, rtol=1e-11, atol=1e-12)
+    assert bool(ours_c.check(y).all())
+    if registry == "biject_to":
+        _close(ours.log_abs_det_jacobian(_p(x), y), theirs.log_abs_det_jacobian(_t(x), ty),
+               rtol=1e-11, atol=1e-12)
+        _close(ours.inv(y), theirs.inv(ty), rtol=1e-8, atol=1e-9)
+
+
+def test_constraint_registry_register_as_torch():
+    reg = D.constraint_registry.ConstraintRegistry()
+    reg.register(C_OURS.positive, lambda c: T.SoftplusTransform())
+    assert isinstance(reg(C_OURS.greater_than(0.0)), T.SoftplusTransform)
+    with pytest.raises(TypeError):
+        reg.register(3, lambda c: None)
+    with pytest.raises(TypeError):
+        TD.constraint_registry.ConstraintRegistry().register(3, lambda c: None)

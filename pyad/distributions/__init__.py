@@ -8,7 +8,8 @@ Continuous families (`Normal`, `Uniform`, `Exponential`, `Laplace`, `LogNormal`,
 `Categorical`, `OneHotCategorical`, `OneHotCategoricalStraightThrough`, `Geometric`,
 `Poisson`, `Binomial`, `NegativeBinomial`, `Multinomial`), their relaxations (`RelaxedBernoulli`,
 `RelaxedOneHotCategorical`) and the combinators `Independent`,
-`MixtureSameFamily` and `TransformedDistribution` (with the `transforms`), with torch's constructors, shapes (``batch_shape``,
+`MixtureSameFamily` and `TransformedDistribution` (with the `transforms`, also exported
+here, and the `biject_to` / `transform_to` registries), with torch's constructors, shapes (``batch_shape``,
 ``event_shape``, ``sample_shape``), ``arg_constraints`` and ``support`` (`constraints`),
 ``expand``, ``sample`` (no gradient), ``rsample`` (reparameterised, differentiable in the
 parameters) where torch has it, ``log_prob``, ``entropy``, ``perplexity``, ``mean``,
@@ -48,6 +49,13 @@ from pyad.distributions.more_continuous import (ContinuousBernoulli, FisherSnede
                                                 VonMises, Weibull)
 from pyad.distributions.more_discrete import (Multinomial, NegativeBinomial,
                                               OneHotCategoricalStraightThrough)
+from pyad.distributions.transforms import (  # noqa: F401 (torch exports them here too)
+    AbsTransform, AffineTransform, CatTransform, ComposeTransform, CorrCholeskyTransform,
+    CumulativeDistributionTransform, ExpTransform, IndependentTransform,
+    LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform, ReshapeTransform,
+    SigmoidTransform, SoftmaxTransform, SoftplusTransform, StackTransform,
+    StickBreakingTransform, TanhTransform, Transform, identity_transform)
+from pyad.distributions.constraint_registry import biject_to, transform_to
 # torch's module paths (torch.distributions.bernoulli.Bernoulli, ...)
 from pyad.distributions import (  # noqa: F401,E402
     bernoulli, beta, binomial, cauchy, chi2, dirichlet, exp_family, exponential, geometric,
@@ -56,7 +64,7 @@ from pyad.distributions import (  # noqa: F401,E402
     studentT, uniform, utils, distribution, kl, gamma, transformed_distribution,
     continuous_bernoulli, fishersnedecor, generalized_pareto, half_cauchy, inverse_gamma,
     kumaraswamy, lkj_cholesky, logistic_normal, lowrank_multivariate_normal, multinomial,
-    negative_binomial, pareto, von_mises, weibull, wishart,
+    negative_binomial, pareto, von_mises, weibull, wishart, constraint_registry,
 )
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "kl_divergence",
@@ -68,4 +76,10 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "kl_
            "LowRankMultivariateNormal", "Wishart", "LKJCholesky", "VonMises",
            "ContinuousBernoulli", "FisherSnedecor", "Kumaraswamy", "NegativeBinomial",
            "Pareto", "Weibull", "LogisticNormal", "HalfCauchy", "Multinomial",
-           "GeneralizedPareto", "InverseGamma", "OneHotCategoricalStraightThrough"]
+           "GeneralizedPareto", "InverseGamma", "OneHotCategoricalStraightThrough",
+           "biject_to", "transform_to", "AbsTransform", "AffineTransform", "CatTransform",
+           "ComposeTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+           "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
+           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
+           "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]

@@ -34,7 +34,7 @@ __all__ = ["Transform", "ExpTransform", "AffineTransform", "SigmoidTransform",
            "ComposeTransform", "identity_transform", "SoftplusTransform",
            "StickBreakingTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
            "LowerCholeskyTransform", "PositiveDefiniteTransform", "IndependentTransform",
-           "ReshapeTransform"]
+           "ReshapeTransform", "CatTransform", "StackTransform"]
 
 
 def _sum_rightmost(value, dim):
@@ -888,3 +888,143 @@ class ReshapeTransform(Transform):
             raise ValueError("Shape mismatch: expected %s but got %s"
                              % (tuple(shape[cut:]), self.out_shape))
         return tuple(shape[:cut]) + self.in_shape
+
+
+def _check_dim(dim, value, name):
+    if not -value.ndim <= dim < value.ndim:
+        raise ValueError("dim %d out of range for %s with %d dimensions"
+                         % (dim, name, value.ndim))
+
+
+class CatTransform(Transform):
+    """Transform ``tseq[i]`` applied to the slice of ``lengths[i]`` entries along ``dim``
+    (each of length 1 by default), the results concatenated: `constraints.cat`'s map."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise TypeError("CatTransform(): every element of tseq must be a Transform")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise ValueError("CatTransform(): lengths (%d) must match transforms (%d)"
+                             % (len(self.lengths), len(self.transforms)))
+        self.dim = dim
+
+    @property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self):
+        """The total length along ``dim``."""
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _check(self, value, name):
+        _check_dim(self.dim, value, name)
+        if value.shape[self.dim] != self.length:
+            raise ValueError("%s.size(%d) = %d must equal length %d"
+                             % (name, self.dim, value.shape[self.dim], self.length))
+
+    def _map(self, value, inverse):
+        self._check(value, "y" if inverse else "x")
+        out, start = [], 0
+        for t, length in zip(self.transforms, self.lengths):
+            part = value.narrow(self.dim, start, length)
+            out.append(t.inv(part) if inverse else t(part))
+            start += length
+        return pyad.cat(out, self.dim)
+
+    def _call(self, x):
+        return self._map(x, False)
+
+    def _inverse(self, y):
+        return self._map(y, True)
+
+    def log_abs_det_jacobian(self, x, y):
+        self._check(x, "x")
+        self._check(y, "y")
+        terms, start = [], 0
+        event_dim = self.event_dim
+        for t, length in zip(self.transforms, self.lengths):
+            term = t.log_abs_det_jacobian(x.narrow(self.dim, start, length),
+                                          y.narrow(self.dim, start, length))
+            if t.event_dim < event_dim:
+                term = _sum_rightmost(term, event_dim - t.event_dim)
+            terms.append(term)
+            start += length
+        dim = self.dim - x.ndim if self.dim >= 0 else self.dim
+        dim = dim + event_dim
+        if dim < 0:
+            return pyad.cat(terms, dim)
+        return functools.reduce(operator.add, terms)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """Transform ``tseq[i]`` applied to entry i along ``dim``, the results stacked:
+    `constraints.stack`'s map."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise TypeError("StackTransform(): every element of tseq must be a Transform")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slices(self, value, name):
+        _check_dim(self.dim, value, name)
+        if value.shape[self.dim] != len(self.transforms):
+            raise ValueError("%s.size(%d) = %d must equal len(transforms) %d"
+                             % (name, self.dim, value.shape[self.dim], len(self.transforms)))
+        return [value.select(self.dim, i) for i in range(value.shape[self.dim])]
+
+    def _call(self, x):
+        return pyad.stack([t(part) for part, t in zip(self._slices(x, "x"), self.transforms)],
+                          self.dim)
+
+    def _inverse(self, y):
+        return pyad.stack([t.inv(part) for part, t in zip(self._slices(y, "y"),
+                                                          self.transforms)], self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        return pyad.stack([t.log_abs_det_jacobian(a, b) for a, b, t in
+                           zip(self._slices(x, "x"), self._slices(y, "y"), self.transforms)],
+                          self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
