@@ -6,11 +6,12 @@ Continuous families (`Normal`, `Uniform`, `Exponential`, `Laplace`, `LogNormal`,
 `Kumaraswamy`, `InverseGamma`, `LogisticNormal`, `FisherSnedecor`, `GeneralizedPareto`,
 `VonMises`, `ContinuousBernoulli`, `Wishart`, `LKJCholesky`), discrete ones (`Bernoulli`,
 `Categorical`, `OneHotCategorical`, `OneHotCategoricalStraightThrough`, `Geometric`,
-`Poisson`, `Binomial`, `NegativeBinomial`, `Multinomial`), their relaxations (`RelaxedBernoulli`,
-`RelaxedOneHotCategorical`) and the combinators `Independent`,
+`Poisson`, `Binomial`, `NegativeBinomial`, `Multinomial`), their relaxations
+(`RelaxedBernoulli`, `RelaxedOneHotCategorical`) and the combinators `Independent`,
 `MixtureSameFamily` and `TransformedDistribution` (with the `transforms`, also exported
-here, and the `biject_to` / `transform_to` registries), with torch's constructors, shapes (``batch_shape``,
-``event_shape``, ``sample_shape``), ``arg_constraints`` and ``support`` (`constraints`),
+here, and the `biject_to` / `transform_to` registries), with torch's constructors,
+shapes (``batch_shape``, ``event_shape``, ``sample_shape``), ``arg_constraints`` and
+``support`` (`constraints`),
 ``expand``, ``sample`` (no gradient), ``rsample`` (reparameterised, differentiable in the
 parameters) where torch has it, ``log_prob``, ``entropy``, ``perplexity``, ``mean``,
 ``mode``, ``variance``, ``stddev``, ``cdf``/``icdf`` and ``enumerate_support`` where

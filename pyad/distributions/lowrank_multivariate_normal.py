@@ -1,4 +1,5 @@
-"""``pyad.distributions.lowrank_multivariate_normal``: torch's module path of `LowRankMultivariateNormal` (``from
+"""``pyad.distributions.lowrank_multivariate_normal``:
+torch's module path of `LowRankMultivariateNormal` (``from
 torch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal``)."""
 from pyad.distributions.matrix import LowRankMultivariateNormal
 
