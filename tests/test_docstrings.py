@@ -63,6 +63,10 @@ import pyad.distributions.discrete
 import pyad.distributions.distribution
 import pyad.distributions.gamma
 import pyad.distributions.kl
+import pyad.distributions.constraint_registry
+import pyad.distributions.matrix
+import pyad.distributions.more_continuous
+import pyad.distributions.more_discrete
 import pyad.distributions.multivariate
 import pyad.distributions.relaxed
 import pyad.distributions.transformed_distribution
@@ -101,6 +105,8 @@ MODULES = [_engine, pyad._factories, pyad.autograd.function, pyad.autograd.grad_
            pyad.distributions.continuous, pyad.distributions.discrete, pyad.distributions.gamma,
            pyad.distributions.multivariate, pyad.distributions.kl, pyad.distributions.relaxed,
            pyad.distributions.transforms, pyad.distributions.transformed_distribution,
+           pyad.distributions.more_continuous, pyad.distributions.more_discrete,
+           pyad.distributions.matrix, pyad.distributions.constraint_registry,
            # torch.linalg's rest and torch.fft (Python modules)
            pyad.linalg, pyad.fft,
            # asarray and torch's other top-level names, torch.jit, torch.profiler,

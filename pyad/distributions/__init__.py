@@ -2,11 +2,16 @@
 
 Continuous families (`Normal`, `Uniform`, `Exponential`, `Laplace`, `LogNormal`,
 `HalfNormal`, `Cauchy`, `Gumbel`, `Gamma`, `Chi2`, `Beta`, `Dirichlet`, `StudentT`,
-`MultivariateNormal`), discrete ones (`Bernoulli`, `Categorical`, `OneHotCategorical`,
-`Geometric`, `Poisson`, `Binomial`), their relaxations (`RelaxedBernoulli`,
-`RelaxedOneHotCategorical`) and the combinators `Independent`,
-`MixtureSameFamily` and `TransformedDistribution` (with the `transforms`), with torch's constructors, shapes (``batch_shape``,
-``event_shape``, ``sample_shape``), ``arg_constraints`` and ``support`` (`constraints`),
+`MultivariateNormal`, `LowRankMultivariateNormal`, `Pareto`, `Weibull`, `HalfCauchy`,
+`Kumaraswamy`, `InverseGamma`, `LogisticNormal`, `FisherSnedecor`, `GeneralizedPareto`,
+`VonMises`, `ContinuousBernoulli`, `Wishart`, `LKJCholesky`), discrete ones (`Bernoulli`,
+`Categorical`, `OneHotCategorical`, `OneHotCategoricalStraightThrough`, `Geometric`,
+`Poisson`, `Binomial`, `NegativeBinomial`, `Multinomial`), their relaxations
+(`RelaxedBernoulli`, `RelaxedOneHotCategorical`) and the combinators `Independent`,
+`MixtureSameFamily` and `TransformedDistribution` (with the `transforms`, also exported
+here, and the `biject_to` / `transform_to` registries), with torch's constructors,
+shapes (``batch_shape``, ``event_shape``, ``sample_shape``), ``arg_constraints`` and
+``support`` (`constraints`),
 ``expand``, ``sample`` (no gradient), ``rsample`` (reparameterised, differentiable in the
 parameters) where torch has it, ``log_prob``, ``entropy``, ``perplexity``, ``mean``,
 ``mode``, ``variance``, ``stddev``, ``cdf``/``icdf`` and ``enumerate_support`` where
@@ -38,12 +43,29 @@ from pyad.distributions.multivariate import Independent, MixtureSameFamily, Mult
 from pyad.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from pyad.distributions.transformed_distribution import TransformedDistribution
 from pyad.distributions.exp_family import ExponentialFamily
+from pyad.distributions.matrix import LKJCholesky, LowRankMultivariateNormal, Wishart
+from pyad.distributions.more_continuous import (ContinuousBernoulli, FisherSnedecor,
+                                                GeneralizedPareto, HalfCauchy, InverseGamma,
+                                                Kumaraswamy, LogisticNormal, Pareto,
+                                                VonMises, Weibull)
+from pyad.distributions.more_discrete import (Multinomial, NegativeBinomial,
+                                              OneHotCategoricalStraightThrough)
+from pyad.distributions.transforms import (  # noqa: F401 (torch exports them here too)
+    AbsTransform, AffineTransform, CatTransform, ComposeTransform, CorrCholeskyTransform,
+    CumulativeDistributionTransform, ExpTransform, IndependentTransform,
+    LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform, ReshapeTransform,
+    SigmoidTransform, SoftmaxTransform, SoftplusTransform, StackTransform,
+    StickBreakingTransform, TanhTransform, Transform, identity_transform)
+from pyad.distributions.constraint_registry import biject_to, transform_to
 # torch's module paths (torch.distributions.bernoulli.Bernoulli, ...)
 from pyad.distributions import (  # noqa: F401,E402
     bernoulli, beta, binomial, cauchy, chi2, dirichlet, exp_family, exponential, geometric,
     gumbel, half_normal, independent, laplace, log_normal, mixture_same_family,
     multivariate_normal, one_hot_categorical, poisson, relaxed_bernoulli, relaxed_categorical,
     studentT, uniform, utils, distribution, kl, gamma, transformed_distribution,
+    continuous_bernoulli, fishersnedecor, generalized_pareto, half_cauchy, inverse_gamma,
+    kumaraswamy, lkj_cholesky, logistic_normal, lowrank_multivariate_normal, multinomial,
+    negative_binomial, pareto, von_mises, weibull, wishart, constraint_registry,
 )
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "kl_divergence",
@@ -51,4 +73,14 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "kl_
            "Cauchy", "Gumbel", "Geometric", "Poisson", "Binomial", "OneHotCategorical",
            "Beta", "Gamma", "Dirichlet", "Chi2", "StudentT", "MultivariateNormal",
            "Independent", "MixtureSameFamily", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "TransformedDistribution", "transforms", "ExponentialFamily"]
+           "TransformedDistribution", "transforms", "ExponentialFamily",
+           "LowRankMultivariateNormal", "Wishart", "LKJCholesky", "VonMises",
+           "ContinuousBernoulli", "FisherSnedecor", "Kumaraswamy", "NegativeBinomial",
+           "Pareto", "Weibull", "LogisticNormal", "HalfCauchy", "Multinomial",
+           "GeneralizedPareto", "InverseGamma", "OneHotCategoricalStraightThrough",
+           "biject_to", "transform_to", "AbsTransform", "AffineTransform", "CatTransform",
+           "ComposeTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+           "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
+           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
+           "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]

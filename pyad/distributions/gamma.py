@@ -187,7 +187,8 @@ def _dirichlet_grad(x, alpha, total):
 def _standard_gamma_data(concentration):
     # Gamma(concentration, 1) draws from pyad's generator, at least the dtype's tiny
     alpha = numpy.asarray(concentration.data)
-    draws = _rng(concentration).standard_gamma(alpha).astype(alpha.dtype, copy=False)
+    draws = numpy.asarray(_rng(concentration).standard_gamma(alpha)).astype(alpha.dtype,
+                                                                          copy=False)
     return numpy.maximum(draws, _finfo(alpha.dtype).tiny)
 
 
