@@ -162,8 +162,7 @@ def test_torch_path_resolves_in_pyad(path):
                             "private mixins, pyad/nn/layers_extra.py)")),
     pytest.param("torch.nn.modules.pooling.LPPool3d", marks=pytest.mark.xfail(
         strict=True, reason="python: no LPPool3d layer (pyad/nn/layers_extra.py)")),
-    pytest.param("torch.nn.modules.batchnorm.SyncBatchNorm", marks=pytest.mark.xfail(
-        strict=True, reason="python: no SyncBatchNorm (pyad/nn/modules/batchnorm.py)")),
+    "torch.nn.modules.batchnorm.SyncBatchNorm",
     pytest.param("torch.storage.UntypedStorage", marks=pytest.mark.xfail(
         strict=True, reason="python: pyad has no storage type (Variables own arrays)")),
 ])
