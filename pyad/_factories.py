@@ -373,9 +373,18 @@ def as_tensor(data, dtype=None, device=None):
     return _finish(_engine._array_of(data, "Variable"), dtype, device, False, "as_tensor")
 
 
+def _check_strided_layout(layout, what):
+    """torch's ``layout=`` of a factory: pyad's Variables are all dense (strided)."""
+    if layout is not None and getattr(layout, "_name", layout) != "strided":
+        raise RuntimeError("%s(): pyad has only the strided layout, got layout=%r"
+                           % (what, layout))
+
+
 @takes_out
-def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
-    """A Variable of zeros of shape ``size`` (positional, or the keyword ``size=``)."""
+def zeros(*shape, size=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """A Variable of zeros of shape ``size`` (positional, or the keyword ``size=``);
+    ``layout`` may be ``pyad.strided`` (the only layout pyad has) or None."""
+    _check_strided_layout(layout, "zeros")
     size = _size_arg(shape, size, "zeros")
     xp = _xp_for(device, "zeros")
     return _finish(xp.zeros(_size(size, "zeros", _float_dtype(dtype)), dtype=_float_dtype(dtype)), None, device,
@@ -383,8 +392,10 @@ def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
 
 
 @takes_out
-def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
-    """A Variable of ones of shape ``size`` (positional, or the keyword ``size=``)."""
+def ones(*shape, size=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """A Variable of ones of shape ``size`` (positional, or the keyword ``size=``);
+    ``layout`` may be ``pyad.strided`` (the only layout pyad has) or None."""
+    _check_strided_layout(layout, "ones")
     size = _size_arg(shape, size, "ones")
     xp = _xp_for(device, "ones")
     return _finish(xp.ones(_size(size, "ones", _float_dtype(dtype)), dtype=_float_dtype(dtype)), None, device,

@@ -14,7 +14,7 @@ from collections import namedtuple
 
 import numpy
 
-from pyad._porting import _is_float
+from pyad._porting import _is_float, promote_types
 from pyad import _engine
 from pyad._out import takes_out, writes_out
 
@@ -466,7 +466,8 @@ def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("vander(): N must be non-negative.")
-    if x.dtype.kind == "b":
+    if x.dtype.kind in "biu":
+        # torch: the result dtype is promote_types(x.dtype, int64), for every N
         x = x.long()
     ones = _engine.Variable(_xp(x).ones((x.shape[0], 1), dtype=x.dtype))
     if n == 0:
@@ -510,7 +511,8 @@ def block_diag(*tensors):
         return _engine.Variable(numpy.zeros((1, 0), dtype=_engine.get_default_dtype()))
     dtype = blocks[0].dtype
     for b in blocks[1:]:
-        dtype = numpy.promote_types(dtype, b.dtype)
+        # torch's promotion table (int64 with float32 is float32), not NumPy's
+        dtype = numpy.dtype(promote_types(dtype, b.dtype))
     blocks = [b if b.dtype == dtype else b.to(dtype=dtype) for b in blocks]
     width = sum(b.shape[1] for b in blocks)
     xp = _xp(blocks[0])

@@ -583,7 +583,11 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
         raise RuntimeError("empty_strided(): negative strides are not supported, got %s"
                            % list(stride))
     dtype = _engine.get_default_dtype() if dtype is None else numpy.dtype(dtype)
-    buf = numpy.empty(max(_storage_extent(size, stride), 1), dtype=dtype)
+    extent = _storage_extent(size, stride)
+    if extent * dtype.itemsize >= 2 ** 63:
+        raise RuntimeError("empty_strided(): Storage size calculation overflowed with "
+                           "sizes=%s and strides=%s" % (list(size), list(stride)))
+    buf = numpy.empty(max(extent, 1), dtype=dtype)
     data = numpy.lib.stride_tricks.as_strided(
         buf, shape=size, strides=tuple(s * dtype.itemsize for s in stride))
     if device is not None and _engine.device(device).type != "cpu":
