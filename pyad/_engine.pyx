@@ -1799,6 +1799,65 @@ cdef inline void _check_can_require_grad(object dtype, str what) except *:
 cdef object _NO_DATA = object()     # Variable() without data (None is refused, not empty)
 
 
+cdef tuple _empty_strides(tuple shape):
+    # torch's strides of a contiguous Variable with no elements (each at least 1 wide:
+    # (5, 0, 3) -> (3, 3, 1)); NumPy gives an empty array zero strides
+    cdef list strides = []
+    cdef Py_ssize_t step = 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n if n > 1 else 1
+    strides.reverse()
+    return tuple(strides)
+
+
+cdef object _mapped_number(object value, str what):
+    # what apply_/map_/map2_'s callable returned, checked: a number (torch: TypeError)
+    if isinstance(value, (bool, int, float, complex, numpy.number, numpy.bool_)):
+        return value
+    raise TypeError("%s(): the callable must return a number, got %s"
+                    % (what, type(value).__name__))
+
+
+cdef void _set_complex_part(Variable x, object value, bint real_part) except *:
+    # x.real = value / x.imag = value: torch writes through the part's view. NumPy's
+    # .real/.imag of a complex array are writable views too; with history to record,
+    # the whole Variable is written as the complex number of the new part and the kept one.
+    what = "real" if real_part else "imag"
+    if _dtype_kind(x._data) != b'c':
+        if real_part:
+            copy_(x, value)
+            return
+        raise RuntimeError("imag(): imag is not implemented for Variables with non-complex "
+                           "dtypes.")
+    if _grad_enabled() and (_requires_grad_now(x) or _operand_requires_grad(value)):
+        part = broadcast_to(value if isinstance(value, Variable) else
+                            _wrap(_xp_of(x._data).asarray(value)), x._data.shape)
+        whole = (add(part, mul(imag(x), 1j)) if real_part else
+                 add(real(x), mul(part, 1j)))
+        copy_(x, whole)
+        return
+    _refuse_partial_overlap(x._data, (value,), what)
+    target = x._data.real if real_part else x._data.imag
+    if not _is_writeable(target):
+        raise _unwritable_error(x, what)
+    target[...] = _operand_data(value, what)
+    _bump_version(x)
+
+
+def _legacy_alpha_form(str what, object alpha, tuple rest, object given_alpha):
+    # torch's deprecated overload add(Number alpha, Tensor other) (and sub, add_, sub_):
+    # the old optimizers' p.data.add_(-lr, grad); returns (other, alpha)
+    if len(rest) != 1 or _scalar_category(alpha) < 0 or given_alpha != 1:
+        raise TypeError("%s() received an invalid combination of arguments: expected "
+                        "(Variable other, *, Number alpha=1) or, deprecated, (Number alpha, "
+                        "Variable other)" % what)
+    warnings.warn("This overload of %s is deprecated:\n\t%s(Number alpha, Tensor other)\n"
+                  "Consider using one of the following signatures instead:\n\t%s(Tensor "
+                  "other, *, Number alpha = 1)" % (what, what, what), UserWarning)
+    return rest[0], alpha
+
+
 def _rebuild_variable(cls, data, requires_grad, is_volatile, name):
     """Unpickle a Variable: a leaf with the pickled data and flags (see __reduce_ex__)."""
     cdef Variable v = Variable.__new__(cls)
@@ -2239,7 +2298,10 @@ cdef class Variable:
         (3, 1)
         """
         itemsize = self._data.itemsize
-        strides = tuple(s // itemsize for s in self._data.strides)
+        if self._data.size == 0 and not any(self._data.strides):
+            strides = _empty_strides(self._data.shape)      # (NumPy's zeros for an empty)
+        else:
+            strides = tuple(s // itemsize for s in self._data.strides)
         if dim is None:
             return strides
         if self._data.ndim == 0:
@@ -2269,13 +2331,23 @@ cdef class Variable:
 
     @property
     def real(self):
-        """The real part (differentiable; a real Variable itself), as :func:`pyad.real`."""
+        """The real part (differentiable; a real Variable itself), as :func:`pyad.real`.
+        Assigning writes into it in place (``x.real = 0``), as torch's ``copy_``."""
         return real(self)
+
+    @real.setter
+    def real(self, value):
+        _set_complex_part(self, value, True)
 
     @property
     def imag(self):
-        """The imaginary part (differentiable; complex only), as :func:`pyad.imag`."""
+        """The imaginary part (differentiable; complex only), as :func:`pyad.imag`.
+        Assigning writes into it in place (``x.imag = 0``)."""
         return imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        _set_complex_part(self, value, False)
 
     def type_as(self, other):
         """This Variable converted to ``other``'s dtype (differentiable)."""
@@ -2375,17 +2447,29 @@ cdef class Variable:
 
     # -- new_* factories: the same dtype and device as this Variable by default ------
 
-    def new(self, *args, device=None):
-        """torch's legacy constructor: ``new(*size)`` (uninitialised), ``new()`` (empty),
-        ``new(data)`` (a copy of a nested sequence), ``new(other)`` (``other`` itself),
-        with this Variable's dtype and device. A tuple of ints is a size here (pyad has no
-        ``torch.Size``; ``Variable.size()`` is a tuple)."""
+    def new(self, *args, size=None, device=None):
+        """torch's legacy constructor: ``new(*size)`` or ``new(size=...)``
+        (uninitialised), ``new()`` (empty), ``new(data)`` (a copy of a nested sequence or
+        array), ``new(other)`` (a Variable sharing ``other``'s memory, without its
+        history; ``other`` must have this dtype), with this Variable's dtype and device.
+        A tuple of ints is a size here (``Variable.size()`` is a tuple in pyad, so
+        ``x.new(x.size())`` keeps torch's meaning)."""
         from pyad import _factories
         dev = self.device if device is None else device
+        if size is not None:
+            if args:
+                raise TypeError("new(): give the size either positionally or as size=, "
+                                "not both")
+            args = (tuple(size),)
         if len(args) == 1 and isinstance(args[0], Variable):
-            return args[0]
-        if len(args) == 1 and isinstance(args[0], (list, tuple)) and not (
-                isinstance(args[0], tuple) and all(isinstance(a, int) for a in args[0])):
+            other = <Variable>args[0]
+            if _dtype(other._data) != _dtype(self._data):
+                raise TypeError("new(): expected a Variable of dtype %s, got %s"
+                                % (_dtype(self._data), _dtype(other._data)))
+            return Variable(other._data)
+        if len(args) == 1 and (isinstance(args[0], (list, _NDARRAY)) or (
+                isinstance(args[0], tuple) and
+                not all(isinstance(a, int) and not isinstance(a, bool) for a in args[0]))):
             return _factories.tensor(args[0], dtype=self._data.dtype, device=dev)
         if len(args) == 1 and isinstance(args[0], tuple):
             args = args[0]
@@ -3283,7 +3367,7 @@ cdef class Variable:
         """
         return polygamma(n, self)
 
-    def add(self, other, *, alpha=1):
+    def add(self, other, *legacy, alpha=1):
         """Return ``self + alpha * other`` (differentiable).
 
         Parameters
@@ -3303,9 +3387,11 @@ cdef class Variable:
         >>> pyad.tensor([1.0, 2.0]).add(pyad.tensor([1.0, 1.0]), alpha=2)
         tensor([3., 4.])
         """
+        if legacy:
+            other, alpha = _legacy_alpha_form("add", other, legacy, alpha)
         return add(self, other, alpha)
 
-    def sub(self, other, *, alpha=1):
+    def sub(self, other, *legacy, alpha=1):
         """Return ``self - alpha * other`` (differentiable).
 
         Parameters
@@ -3320,6 +3406,8 @@ cdef class Variable:
         Variable
             The difference.
         """
+        if legacy:
+            other, alpha = _legacy_alpha_form("sub", other, legacy, alpha)
         return sub(self, other, alpha)
 
     def view_as(self, other):
@@ -3410,7 +3498,7 @@ cdef class Variable:
             return _same_shape_expand(self)      # a new view, as torch's
         return broadcast_to(self, shape)
 
-    def add_(self, other, *, alpha=1):
+    def add_(self, other, *legacy, alpha=1):
         """Add ``alpha * other`` in place and return self (recorded; bumps the version).
 
         Parameters
@@ -3425,9 +3513,11 @@ cdef class Variable:
         Variable
             self.
         """
+        if legacy:
+            other, alpha = _legacy_alpha_form("add_", other, legacy, alpha)
         return add_(self, other if alpha == 1 else mul(other, alpha))
 
-    def sub_(self, other, *, alpha=1):
+    def sub_(self, other, *legacy, alpha=1):
         """Subtract ``alpha * other`` in place and return self (recorded; bumps the version).
 
         Parameters
@@ -3442,6 +3532,8 @@ cdef class Variable:
         Variable
             self.
         """
+        if legacy:
+            other, alpha = _legacy_alpha_form("sub_", other, legacy, alpha)
         return sub_(self, other if alpha == 1 else mul(other, alpha))
 
     # -- torch.Tensor's plumbing: memory, storage and flags ------------------------
@@ -3693,9 +3785,9 @@ cdef class Variable:
         flat = _factories.empty(extent, dtype=self._data.dtype if dtype is None else dtype,
                                 device=self.device if device is None else device)
         d = (<Variable>flat)._data
+        # (with no elements, the view of the empty buffer keeps the strides asked for)
         data = _xp_of(d).lib.stride_tricks.as_strided(
-            d, size, tuple(st * d.itemsize for st in stride)) if extent else \
-            _xp_of(d).empty(size, dtype=d.dtype)
+            d, size, tuple(st * d.itemsize for st in stride))
         out = _wrap(data)
         if requires_grad:
             out._mark_requires_grad(True)
@@ -3712,7 +3804,7 @@ cdef class Variable:
         """
         self._check_map("apply_")
         for index in numpy.ndindex(self._data.shape):
-            self._data[index] = callable(self._data[index].item())
+            self._data[index] = _mapped_number(callable(self._data[index].item()), "apply_")
         return self
 
     def map_(self, tensor, callable):
@@ -3728,6 +3820,9 @@ cdef class Variable:
         if not isinstance(tensor, Variable):
             raise TypeError("map_(): argument 'tensor' must be a Variable, not %s"
                             % type(tensor).__name__)
+        if (<Variable>tensor)._requires_grad:
+            raise RuntimeError("map_(): Can't call map_() on Variable that requires grad. "
+                               "Use var.detach().map_() instead.")
         if (<Variable>tensor)._data.dtype != self._data.dtype:
             raise TypeError("map_(): expected %s for 'other' (got %s)"
                             % (self._data.dtype, (<Variable>tensor)._data.dtype))
@@ -3738,7 +3833,42 @@ cdef class Variable:
                                % (_shape_str(tensor.shape), _shape_str(self._data.shape))) \
                 from None
         for index in numpy.ndindex(self._data.shape):
-            self._data[index] = callable(self._data[index].item(), other[index].item())
+            self._data[index] = _mapped_number(
+                callable(self._data[index].item(), other[index].item()), "map_")
+        return self
+
+    def map2_(self, x, y, callable):
+        """Replace each element ``v`` by ``callable(v, a, b)``, ``a`` and ``b`` the
+        elements of ``x`` and ``y`` (broadcast to this shape) at the same place (CPU
+        only, not recorded: as torch's ``map2_``).
+
+        Returns
+        -------
+        Variable
+            self.
+        """
+        self._check_map("map2_")
+        operands = []
+        for name, t in (("x", x), ("y", y)):
+            if not isinstance(t, Variable):
+                raise TypeError("map2_(): argument '%s' must be a Variable, not %s"
+                                % (name, type(t).__name__))
+            if (<Variable>t)._requires_grad:
+                raise RuntimeError("map2_(): Can't call map2_() on Variable that requires "
+                                   "grad. Use var.detach().map2_() instead.")
+            if (<Variable>t)._data.dtype != self._data.dtype:
+                raise TypeError("map2_(): expected %s for argument '%s' (got %s)"
+                                % (self._data.dtype, name, (<Variable>t)._data.dtype))
+            try:
+                operands.append(numpy.broadcast_to((<Variable>t)._data, self._data.shape))
+            except ValueError:
+                raise RuntimeError("map2_(): the size of %s cannot be broadcast to %s"
+                                   % (_shape_str(t.shape), _shape_str(self._data.shape))) \
+                    from None
+        a, b = operands
+        for index in numpy.ndindex(self._data.shape):
+            self._data[index] = _mapped_number(
+                callable(self._data[index].item(), a[index].item(), b[index].item()), "map2_")
         return self
 
     def _check_map(self, str what):

@@ -340,14 +340,19 @@ def _wrapped_integers(data, dtype):
     return wide.astype(dtype)
 
 
-def _unwrap_nested(data):
+def _unwrap_nested(data, _open=None):
     # Variables inside a list: one-element ones become 0-d values (torch's
     # torch.tensor([t]) reads t.item()), with torch's warning when one requires grad;
-    # the copy has no history either way.
+    # the copy has no history either way. A list that contains itself is refused (torch's
+    # TypeError) instead of recursing without end; `_open` holds the lists being read.
+    _open = set() if _open is None else _open
+    if id(data) in _open:
+        raise TypeError("tensor(): self-referential lists are incompatible")
+    _open.add(id(data))
     out = []
     for item in data:
         if isinstance(item, (list, tuple)):
-            out.append(_unwrap_nested(item))
+            out.append(_unwrap_nested(item, _open))
         elif isinstance(item, Variable):
             if item.requires_grad:
                 warnings.warn("Converting a tensor with requires_grad=True to a scalar may "
@@ -357,6 +362,7 @@ def _unwrap_nested(data):
             out.append(array.reshape(()) if array.size == 1 else array)
         else:
             out.append(item)
+    _open.discard(id(data))
     return out
 
 
@@ -369,6 +375,8 @@ def as_tensor(data, dtype=None, device=None):
         # torch: a conversion of a Variable is recorded (the result keeps the graph);
         # nothing to convert returns the Variable itself
         return data.to(device=device, dtype=dtype)
+    if isinstance(data, list):
+        _unwrap_nested(data)        # (a list containing itself: torch's TypeError)
     _check_complex_to_real(data, dtype, "as_tensor")
     return _finish(_engine._array_of(data, "Variable"), dtype, device, False, "as_tensor")
 

@@ -195,6 +195,21 @@ cdef void _fit_out_shape(Variable o, tuple shape, str what, int stacklevel=1) ex
     o.resize_(shape)
 
 
+cdef void _refuse_overlap(object written, object inputs, str what) except *:
+    # torch's assert_no_overlap(written, input): the indexing ops' index and source may
+    # not share written's memory at all, not even as the very same elements (an index
+    # Variable written through by its own scatter)
+    cdef int status
+    for value in inputs:
+        data = (<Variable>value)._data if isinstance(value, Variable) else value
+        status = _overlap_status(written, data)
+        if status == _OVERLAP_FULL or status == _OVERLAP_PARTIAL:
+            raise RuntimeError(
+                "%s(): unsupported operation: some elements of the input Variable and the "
+                "written-to Variable refer to a single memory location. Please clone() the "
+                "Variable before performing the operation." % what)
+
+
 cdef object _write_out_checked(str what, object out, object result, tuple inputs,
                                int rule=_OUT_CAST):
     """_write_out for an elementwise op, whose ``inputs`` must not partly share ``out``'s

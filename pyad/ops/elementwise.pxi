@@ -399,6 +399,8 @@ cpdef Variable add(object input, object other, object alpha=1, object out=None):
     """
     if out is not None: return _write_out_checked("add", out, add(input, other, alpha),
                                                   (input, other, alpha))
+    if isinstance(alpha, Variable) and _scalar_category(other) >= 0:
+        other, alpha = _legacy_alpha_form("add", other, (alpha,), 1)
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "add")
         return _add_alpha(input, other, alpha, "add")
@@ -481,6 +483,8 @@ cpdef Variable sub(object input, object other, object alpha=1, object out=None):
     """
     if out is not None: return _write_out_checked("sub", out, sub(input, other, alpha),
                                                   (input, other, alpha))
+    if isinstance(alpha, Variable) and _scalar_category(other) >= 0:
+        other, alpha = _legacy_alpha_form("sub", other, (alpha,), 1)
     _refuse_bool_subtraction(input, other, "sub")
     if alpha is not _ONE and alpha != 1:
         _check_alpha(input, other, alpha, "sub")
@@ -2684,6 +2688,17 @@ cpdef Variable lerp(object input, object end, object weight, object out=None):
 # -- composites torch users reach for: addcmul, addcdiv, true_divide, float_power,
 #    logit, nan_to_num --------------------------------------------------------------------
 
+cdef tuple _legacy_value_form(str what, object value, object tensor1, object tensor2):
+    # torch's deprecated overload addcdiv(input, Number value, tensor1, tensor2) (and
+    # addcmul, and their in-place forms): the old optimizers' addcdiv_(-step, m, denom).
+    # Read as the current signature it would compute with the operands shifted by one.
+    warnings.warn("This overload of %s is deprecated:\n\t%s(Tensor input, Number value, "
+                  "Tensor tensor1, Tensor tensor2)\nConsider using one of the following "
+                  "signatures instead:\n\t%s(Tensor input, Tensor tensor1, Tensor tensor2, "
+                  "*, Number value = 1)" % (what, what, what), UserWarning)
+    return value, tensor1, tensor2
+
+
 cdef Variable _addc(object input, object tensor1, object tensor2, object value, bint divide):
     # torch's addcmul/addcdiv kernels: the three promoted to one dtype, value cast to it
     # (0.5 with integers is 0), input + (value * tensor1) op tensor2 with the product
@@ -2728,9 +2743,10 @@ cpdef Variable addcmul(object input, object tensor1, object tensor2, object valu
     ...         Variable(numpy.array([3., 4.])), value=0.5)
     tensor([2.5000, 5.0000], dtype=float64)
     """
-    if out is not None: return _write_out_checked("addcmul", out,
-                                                  addcmul(input, tensor1, tensor2,
-                                          value), (input, tensor1, tensor2, value))
+    if out is not None: return _write_out_checked(
+        "addcmul", out, addcmul(input, tensor1, tensor2, value), (input, tensor1, tensor2, value))
+    if isinstance(value, Variable) and _scalar_category(tensor1) >= 0:
+        value, tensor1, tensor2 = _legacy_value_form("addcmul", tensor1, tensor2, value)
     return _addc(input, tensor1, tensor2, value, False)
 
 
@@ -2744,9 +2760,10 @@ cpdef Variable addcdiv(object input, object tensor1, object tensor2, object valu
     ...         Variable(numpy.array([4., 4.])), value=2)
     tensor([1.5000, 2.0000], dtype=float64)
     """
-    if out is not None: return _write_out_checked("addcdiv", out,
-                                                  addcdiv(input, tensor1, tensor2,
-                                          value), (input, tensor1, tensor2, value))
+    if out is not None: return _write_out_checked(
+        "addcdiv", out, addcdiv(input, tensor1, tensor2, value), (input, tensor1, tensor2, value))
+    if isinstance(value, Variable) and _scalar_category(tensor1) >= 0:
+        value, tensor1, tensor2 = _legacy_value_form("addcdiv", tensor1, tensor2, value)
     for operand in (tensor1, tensor2):
         if isinstance(operand, Variable) and _kind_category(
                 _dtype_kind((<Variable>operand)._data)) <= 1:
@@ -2859,9 +2876,9 @@ cpdef Variable nan_to_num(object input, object nan=0.0, object posinf=None,
     >>> nan_to_num(Variable(numpy.array([numpy.nan, numpy.inf, 1.0])), posinf=9.0)
     tensor([0., 9., 1.], dtype=float64)
     """
-    if out is not None: return _write_out_checked("nan_to_num", out,
-                                                  nan_to_num(input, nan, posinf,
-                                          neginf), (input, nan, posinf, neginf), _OUT_EXACT)
+    if out is not None: return _write_out_checked(
+        "nan_to_num", out, nan_to_num(input, nan, posinf, neginf), (input, nan, posinf, neginf),
+        _OUT_EXACT)
     cdef Variable x = _as_variable(input, "nan_to_num")
     cdef char kind = _dtype_kind(x._data)
     if kind != b'f' and kind != b'c':

@@ -276,10 +276,16 @@ cdef Variable _inplace_fill(Variable x, object value, str what):
     try:
         target[...] = source
     except (ValueError, OverflowError):
-        if isinstance(value, (float, numpy.floating)):      # nan or inf into an integer
+        if isinstance(value, int) and not isinstance(value, bool) and \
+                _dtype_kind(target) == b'u' and -numpy.iinfo(target.dtype).max <= value < 0:
+            # torch wraps a negative int into an unsigned dtype (uint8 fill_(-100): 156)
+            target[...] = numpy.asarray(value, dtype=numpy.int64).astype(target.dtype)
+        elif isinstance(value, (int, float, numpy.floating)) and not isinstance(value, bool):
+            # nan or inf, or an int out of the dtype's range
             raise RuntimeError("%s(): value cannot be converted to type %s without overflow"
                                % (what, x._data.dtype)) from None
-        raise _broadcast_error(what, x, value) from None
+        else:
+            raise _broadcast_error(what, x, value) from None
     finally:
         _fp_quiet_exit(token)
     _bump_version(x)
@@ -652,10 +658,13 @@ cdef Variable _inplace_indexing(Variable x, object op, tuple args, dict kwargs, 
     # x = op(x, *args); `other` is the operand that may carry a gradient (src, source,
     # value), if any.
     cdef Variable old
-    # (masked_fill_'s and index_fill_'s value is read as a number, not an input, by torch)
-    _refuse_partial_overlap(x._data, args[:len(args) - 1] if what in _FILL_OPS else args,
-                            what)
-    _refuse_partial_overlap(x._data, tuple(kwargs.values()), what)
+    # torch: an index or source may not share self's memory at all (assert_no_overlap);
+    # masked_fill_'s mask not partly; the fills' value is read as a number, not an input
+    if what == "masked_fill_":
+        _refuse_partial_overlap(x._data, args[:1], what)
+    else:
+        _refuse_overlap(x._data, args[:len(args) - 1] if what in _FILL_OPS else args, what)
+        _refuse_overlap(x._data, tuple(kwargs.values()), what)
     try:
         if _inplace_records(x, other):
             _check_inplace_allowed(x, other, what)
@@ -722,14 +731,16 @@ def index_copy_(object input, dim, index, source):
 
 
 @profiled_op
-def scatter_(object input, dim, index, src=None, value=None):
-    """In-place :func:`scatter` (``src`` a Variable or a number, or ``value=``).
+def scatter_(object input, dim, index, src=None, value=None, *, reduce=None):
+    """In-place :func:`scatter` (``src`` a Variable or a number, or ``value=``; torch's
+    deprecated ``reduce='add' | 'multiply'`` too).
 
     >>> Variable(numpy.zeros(3)).scatter_(0, numpy.array([2, 0]), 1.0)
     tensor([1., 0., 1.], dtype=float64)
     """
-    return _inplace_indexing(_inplace_target(input, "scatter_"), scatter, (dim, index, src, value), {},
-                             src if src is not None else value, "scatter_")
+    return _inplace_indexing(_inplace_target(input, "scatter_"), scatter,
+                             (dim, index, src, value), {} if reduce is None else
+                             {"reduce": reduce}, src if src is not None else value, "scatter_")
 
 
 @profiled_op
@@ -796,7 +807,10 @@ cdef Variable _inplace_apply(Variable x, object op, tuple args, dict kwargs, str
     cdef Variable old, result
     _refuse_complex_inplace(x, what)
     other = _operand_with_grad(args, kwargs)
-    if what not in _UNCHECKED_OVERLAP:
+    if what == "index_put_" and args and isinstance(args[0], (tuple, list)):
+        _refuse_overlap(x._data, tuple(args[0]), what)          # the indices
+        _refuse_overlap(x._data, args[1:2], what)                # the values
+    elif what not in _UNCHECKED_OVERLAP:
         _refuse_partial_overlap(x._data, args, what)
         _refuse_partial_overlap(x._data, tuple(kwargs.values()), what)
     try:

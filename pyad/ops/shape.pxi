@@ -2612,9 +2612,10 @@ cdef Variable _scatter_reducing(Variable x, object dim, object index, object src
     if reduce not in ("add", "multiply"):
         raise RuntimeError("scatter(): reduce argument must be either add or multiply, got %r"
                            % (reduce,))
-    warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
-                  "will be removed in a future PyTorch release. Use torch.scatter_reduce "
-                  "instead for more reduction options.", UserWarning, stacklevel=3)
+    if isinstance(src, Variable):
+        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                      "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                      "instead for more reduction options.", UserWarning, stacklevel=3)
     idx = _index_data(index, "scatter")
     if not isinstance(src, Variable):
         src = _plain(_xp_of(x._data).full(idx.shape, src, dtype=x._data.dtype), False)
