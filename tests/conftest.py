@@ -6,6 +6,10 @@ many more random examples; select it with ``pytest --hypothesis-profile=long``.
 Registered here (the top-level conftest is read before the hypothesis plugin picks
 the profile), so the option works for any subset of the suite.
 """
+import sys
+
+import pytest
+
 try:
     from hypothesis import HealthCheck, settings
 except ImportError:          # hypothesis is a test dependency; its tests skip without it
@@ -33,7 +37,26 @@ def pytest_collection_finish(session):
     # torch, where a test module imported it, computes the references on one thread:
     # its thread pool on a small, busy machine makes the tests' small ops tens of times
     # slower (the ported CIFAR nets took minutes), and one thread is what pyad uses
-    import sys
     torch = sys.modules.get("torch")
     if torch is not None:
+        _TORCH_THREADS[0] = torch.get_num_threads()
+        torch.set_num_threads(1)
+
+
+_TORCH_THREADS = [None]       # torch's own thread count, before the suite set it to 1
+
+
+@pytest.fixture
+def torch_default_threads():
+    """torch on its own default thread count for one test: a ported script whose float32
+    results were compared with torch's multithreaded kernels (their summation order), or
+    one that reports torch's thread count."""
+    torch = sys.modules.get("torch")
+    if torch is None or _TORCH_THREADS[0] is None:
+        yield
+        return
+    torch.set_num_threads(_TORCH_THREADS[0])
+    try:
+        yield
+    finally:
         torch.set_num_threads(1)

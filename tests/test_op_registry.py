@@ -65,13 +65,14 @@ SAMPLE_CALLS = {
     "lcm": lambda op, x: op(pyad.tensor([4, 6]), pyad.tensor([6, 4])),
 }
 for _name in ("scatter", "scatter_add", "scatter_", "scatter_add_"):
-    SAMPLE_CALLS[_name] = lambda op, x: op(x, 1, pyad.tensor([[0], [1]]), x)
+    # (sources cloned: an in-place form refuses one sharing its target's memory, as torch)
+    SAMPLE_CALLS[_name] = lambda op, x: op(x, 1, pyad.tensor([[0], [1]]), x.clone())
 for _name in ("index_add", "index_copy", "index_add_", "index_copy_"):
-    SAMPLE_CALLS[_name] = lambda op, x: op(x, 0, pyad.tensor([0]), x[:1])
+    SAMPLE_CALLS[_name] = lambda op, x: op(x, 0, pyad.tensor([0]), x[:1].clone())
 for _name in ("index_fill", "index_fill_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x, 0, pyad.tensor([0]), 1.0)
 for _name in ("put", "put_"):
-    SAMPLE_CALLS[_name] = lambda op, x: op(x, pyad.tensor([0]), x.reshape(-1)[:1])
+    SAMPLE_CALLS[_name] = lambda op, x: op(x, pyad.tensor([0]), x.reshape(-1)[:1].clone())
 for _name in ("masked_fill", "masked_fill_"):
     SAMPLE_CALLS[_name] = lambda op, x: op(x, x > 0.3, 0.0)
 SAMPLE_CALLS["masked_scatter"] = lambda op, x: op(x, x > 0.3, x)
@@ -99,7 +100,7 @@ SAMPLE_CALLS["select_scatter"] = lambda op, x: op(x, x[0], 0, 1)
 SAMPLE_CALLS["slice_scatter"] = lambda op, x: op(x, x[:1], 0, 0, 1)
 SAMPLE_CALLS["diagonal_scatter"] = lambda op, x: op(x, x[0])
 for _name in ("index_put", "index_put_"):
-    SAMPLE_CALLS[_name] = lambda op, x: op(x, (pyad.tensor([1]),), x[0])
+    SAMPLE_CALLS[_name] = lambda op, x: op(x, (pyad.tensor([1]),), x[0].clone())
 SAMPLE_CALLS["vdot"] = lambda op, x: op(x[0], x[1])
 SAMPLE_CALLS["view_as_real"] = lambda op, x: op(x * 1j)
 

@@ -157,6 +157,7 @@ def _measurement_fields(m):
     return (m.label, m.sub_label, m.description, m.env, m.num_threads, m.stmt)
 
 
+@pytest.mark.usefixtures("torch_default_threads")  # (tests/conftest.py)
 def test_benchmark_recipe():
     t_out = load("benchmark_recipe").run(torch, log=_quiet, **_SMALL)
     p_out = load("benchmark_recipe").run(pyad, log=_quiet, **_SMALL)

@@ -242,6 +242,7 @@ def test_warmstarting_model_using_parameters_from_a_different_model(rename):
 
 # -- beginner_source/fgsm_tutorial.py ---------------------------------------------------------
 
+@pytest.mark.usefixtures("torch_default_threads")  # (tests/conftest.py)
 def test_fgsm_tutorial():
     t_out, p_out = twin("fgsm_tutorial", shuffle=False)
     # the training steps' losses (float32 sums), then the accuracies and adversarial
@@ -477,6 +478,7 @@ def test_amp_recipe(illustrate_epochs):
 
 # -- beginner_source/knowledge_distillation_tutorial.py ---------------------------------------
 
+@pytest.mark.usefixtures("torch_default_threads")  # (tests/conftest.py)
 def test_knowledge_distillation_tutorial():
     # the dropout masks from the shared stream; both loaders in order
     t_out, p_out = twin("knowledge_distillation_tutorial", wrap=seeded, shuffle=False)

@@ -77,10 +77,12 @@ cdef object _integers(object gen, object low, object high, tuple shape):
 
 
 @profiled_op
-def random_(object input, from_=0, to=None, *, generator=None):
-    """Fill in place with integers drawn uniformly from ``[from, to)`` (``random_(to)``
-    draws from ``[0, to)``; with no bound, from ``[0, 2**mantissa]`` for floating dtypes
-    and ``[0, max]`` for integers, as torch).
+def random_(object input, from_=_NO_VALUE, to=_NO_VALUE, *, generator=None):
+    """Fill in place with integers drawn uniformly from ``[from, to)``: ``random_(to)``
+    draws from ``[0, to)``, ``random_(from, None)`` from ``[from, max]``, and with no
+    bound from ``[0, 2**mantissa]`` for floating dtypes and ``[0, max]`` for integers, as
+    torch. A bound the dtype cannot hold is a RuntimeError; one past a floating dtype's
+    exact integers (``2**mantissa``) torch's UserWarning.
 
     >>> x = pyad.zeros(1000, dtype=pyad.int64)
     >>> _ = random_(x, 3, 6)
@@ -89,20 +91,59 @@ def random_(object input, from_=0, to=None, *, generator=None):
     """
     cdef Variable x = _inplace_target(input, "random_")
     dtype = x._data.dtype
-    if to is None and from_ != 0:
+    floating = _is_float_dtype(dtype)
+    if floating:
+        info = _float_info(dtype)
+        exact = 2 ** (int(info.nmant) + 1)       # the dtype's exact integers: +-2**digits
+        low, high = -int(float(info.max)), int(float(info.max))  # (bfloat16's int() wraps)
+    elif dtype.kind == "b":
+        exact, low, high = None, 0, 1
+    else:
+        exact = None
+        low, high = int(numpy.iinfo(dtype).min), int(numpy.iinfo(dtype).max)
+    checks = ()
+    if from_ is _NO_VALUE:                       # random_(): the full range
+        from_, to = 0, (exact + 1 if floating else high + 1)
+    elif to is _NO_VALUE:                        # random_(to)
         from_, to = 0, from_
-    if to is None:
-        if dtype.kind == "f":
-            to = 2 ** (numpy.finfo(dtype).nmant + 1) + 1
-        elif dtype.kind == "b":
-            to = 2
-        else:
-            to = int(numpy.iinfo(dtype).max) + 1
-    if from_ >= to:
+        checks = (("to - 1", to - 1),)
+    elif to is None:                             # random_(from, None): up to the max
+        to = (exact if floating else high) + 1
+        checks = (("from", from_),)
+    else:
+        checks = (("from", from_), ("to - 1", to - 1))
+    if from_ >= to:                              # (torch's first check)
         raise RuntimeError("random_(): random_ expects 'from' to be less than 'to', but got "
                            "from=%s >= to=%s" % (from_, to))
+    for name, value in checks:
+        _random_bound_check(value, name, low, high, exact, dtype)
     gen = _rng_of(x._data, generator, "random_")
     return _inplace_draw(x, _integers(gen, from_, to, x._data.shape), "random_")
+
+
+cdef object _float_info(object dtype):
+    # numpy.finfo, or ml_dtypes' for bfloat16 (NumPy's refuses it)
+    if dtype.kind == "V":
+        import ml_dtypes
+        return ml_dtypes.finfo(dtype)
+    return numpy.finfo(dtype)
+
+
+cdef void _random_bound_check(object value, str name, object low, object high, object exact,
+                              object dtype) except *:
+    # torch's check_from_to_in_range: a bound the dtype cannot hold is refused; for a
+    # floating dtype, one past its exact integers only warned about
+    if not low <= value <= high:
+        raise RuntimeError("random_(): %s is out of bounds for %s"
+                           % (name, _C_TYPE_NAMES.get(str(dtype), str(dtype))))
+    if exact is not None and not -exact <= value <= exact:
+        digits = exact.bit_length() - 1
+        warnings.warn("%s is out of bounds [-(2^%d), 2^%d]. Due to precision limitations %s "
+                      "can support discrete uniform distribution only within this range. This "
+                      "warning will become an error in version 1.7 release, please fix the "
+                      "code in advance" % (name, digits, digits,
+                                           _C_TYPE_NAMES.get(str(dtype), str(dtype))),
+                      UserWarning)
 
 
 @profiled_op

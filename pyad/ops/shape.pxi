@@ -2664,10 +2664,30 @@ def index_select(input, dim, index, *, out=None):
     if out is not None: return _write_out("index_select", out, index_select(input, dim,
                                           index), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "index_select")
+    _index_select_edge_checks(x, dim, index)
     key = _index_dim_key(x, dim, index, "index_select")
     if x._data.ndim == 0:
         return reshape(getitem(reshape(x, (1,)), key), ())    # torch: 0-d whatever the index
     return getitem(x, key)
+
+
+cdef void _index_select_edge_checks(Variable x, object dim, object index) except *:
+    # torch's own errors for a 0-d input and for an input with no elements
+    idx = _index_data(index, "index_select")
+    if x._data.ndim == 0:
+        if idx.size != 1:
+            raise RuntimeError("index_select(): Index to scalar can have only 1 value, got %d "
+                               "value(s)" % idx.size)
+        return
+    if x._data.size or not idx.size or not isinstance(dim, int):
+        return
+    n = x._data.shape[_normalize_dim(dim, x._data.ndim, "index_select")]
+    if n == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    lo, hi = int(idx.min()), int(idx.max())
+    if lo < 0 or hi >= n:
+        raise RuntimeError("index_select(): INDICES element is out of DATA bounds, id=%d "
+                           "axis_dim=%d" % (lo if lo < 0 else hi, n))
 
 
 cdef object _index_source(Variable x, tuple key, object source, str what):

@@ -227,7 +227,7 @@ RECIPES = {
 NOT_INPLACE = {"requires_grad_", "detach_", "share_memory_"}
 # apply_ / map_ call Python on each element and are refused on a Variable that requires
 # grad, as torch's (tests/test_tensor_api.py checks their version bump).
-PYTHON_CALLBACKS = {"apply_", "map_"}
+PYTHON_CALLBACKS = {"apply_", "map_", "map2_"}
 # resize_ / resize_as_ / set_ change the shape and are refused in a graph (set_ from a
 # source requiring grad records a node whose backward raises), so the recipes here do not
 # apply (tests/test_resize.py and tests/test_tensor_api.py check their version bump).

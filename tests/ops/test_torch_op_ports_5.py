@@ -332,12 +332,6 @@ def test_index_select():
         pyad.ones([]).index_select(0, pyad.tensor([0, 0]).int())
 
 
-@pytest.mark.xfail(strict=True, reason="engine: index_select (pyad/_engine.pyx) raises "
-                   "IndexError for an index into a size-0 dimension and a reshape "
-                   "RuntimeError for an empty index into a 0-d Variable, where torch's CPU "
-                   "kernel raises RuntimeError 'self indexing axis dim should be positive', "
-                   "'INDICES element is out of DATA bounds' and 'Index to scalar can have "
-                   "only 1 value'")
 def test_index_select_empty_errors():
     w = pyad.randn(0, 3)
     with pytest.raises(RuntimeError, match="self indexing axis dim should be positive"):
