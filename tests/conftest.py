@@ -6,9 +6,16 @@ many more random examples; select it with ``pytest --hypothesis-profile=long``.
 Registered here (the top-level conftest is read before the hypothesis plugin picks
 the profile), so the option works for any subset of the suite.
 """
+import os
 import sys
 
 import pytest
+
+# tests/_*.py helper modules importable under --import-mode=importlib (which does not put
+# test directories on sys.path); tests/ops/conftest.py does the same for its own
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
 
 try:
     from hypothesis import HealthCheck, settings

@@ -22,30 +22,8 @@ torch = pytest.importorskip("torch")
 TD = torch.distributions
 TT = torch.distributions.transforms
 
-DTYPES = {"float32": (np.float32, torch.float32), "float64": (np.float64, torch.float64)}
+from _distribution_helpers import DTYPES, PSD, TRIL, _close, _p, _t  # noqa: E402
 
-
-def _p(a, dtype="float64", grad=False):
-    return pyad.tensor(np.asarray(a, dtype=DTYPES[dtype][0]), requires_grad=grad)
-
-
-def _t(a, dtype="float64", grad=False):
-    return torch.tensor(np.asarray(a, dtype=DTYPES[dtype][0]), requires_grad=grad)
-
-
-def _close(ours, theirs, dtype="float64", rtol=None, atol=None):
-    theirs = theirs.detach() if isinstance(theirs, torch.Tensor) else torch.as_tensor(theirs)
-    assert tuple(ours.shape) == tuple(theirs.shape)
-    assert np.dtype(ours.dtype) == np.dtype(str(theirs.dtype).replace("torch.", ""))
-    if rtol is None:
-        rtol = 1e-12 if dtype == "float64" else 2e-6
-    if atol is None:
-        atol = 1e-13 if dtype == "float64" else 1e-6
-    np.testing.assert_allclose(np.asarray(ours.data), theirs.numpy(), rtol=rtol, atol=atol)
-
-
-PSD = [[[2.0, 0.5], [0.5, 1.0]], [[1.0, -0.3], [-0.3, 3.0]]]
-TRIL = [[[1.5, 0.0], [0.4, 0.7]], [[0.9, 0.0], [-1.2, 2.0]]]
 # Cholesky factors of two 3 x 3 correlation matrices (numpy, from the matrices)
 CORR_L = [np.linalg.cholesky(np.array(c)).tolist() for c in
           ([[1.0, 0.3, 0.2], [0.3, 1.0, -0.4], [0.2, -0.4, 1.0]],
