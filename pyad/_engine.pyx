@@ -1811,6 +1811,26 @@ cdef tuple _empty_strides(tuple shape):
     return tuple(strides)
 
 
+cdef object _map_operand(Variable self, object t, str name, str what):
+    # an operand of map_/map2_: a Variable of self's dtype that does not require grad,
+    # broadcast to self's shape (as torch's)
+    if not isinstance(t, Variable):
+        raise TypeError("%s(): argument '%s' must be a Variable, not %s"
+                        % (what, name, type(t).__name__))
+    if (<Variable>t)._requires_grad:
+        raise RuntimeError("%s(): Can't call %s() on Variable that requires grad. Use "
+                           "var.detach().%s() instead." % (what, what, what))
+    if (<Variable>t)._data.dtype != self._data.dtype:
+        raise TypeError("%s(): expected %s for argument '%s' (got %s)"
+                        % (what, self._data.dtype, name, (<Variable>t)._data.dtype))
+    try:
+        return numpy.broadcast_to((<Variable>t)._data, self._data.shape)
+    except ValueError:
+        raise RuntimeError("%s(): the size of %s cannot be broadcast to %s"
+                           % (what, _shape_str(t.shape), _shape_str(self._data.shape))) \
+            from None
+
+
 cdef object _mapped_number(object value, str what):
     # what apply_/map_/map2_'s callable returned, checked: a number (torch: TypeError)
     if isinstance(value, (bool, int, float, complex, numpy.number, numpy.bool_)):
@@ -1837,15 +1857,18 @@ cdef void _set_complex_part(Variable x, object value, bint real_part) except *:
                  add(real(x), mul(part, 1j)))
         copy_(x, whole)
         return
-    _refuse_partial_overlap(x._data, (value,), what)
+    _refuse_overlap_with(x._data, value, what)
     target = x._data.real if real_part else x._data.imag
     if not _is_writeable(target):
         raise _unwritable_error(x, what)
-    target[...] = _operand_data(value, what)
+    try:
+        target[...] = _operand_data(value, what)
+    except ValueError:
+        raise _broadcast_error(what, x, value) from None
     _bump_version(x)
 
 
-def _legacy_alpha_form(str what, object alpha, tuple rest, object given_alpha):
+cdef tuple _legacy_alpha_form(str what, object alpha, tuple rest, object given_alpha):
     # torch's deprecated overload add(Number alpha, Tensor other) (and sub, add_, sub_):
     # the old optimizers' p.data.add_(-lr, grad); returns (other, alpha)
     if len(rest) != 1 or _scalar_category(alpha) < 0 or given_alpha != 1:
@@ -3817,21 +3840,7 @@ cdef class Variable:
             self.
         """
         self._check_map("map_")
-        if not isinstance(tensor, Variable):
-            raise TypeError("map_(): argument 'tensor' must be a Variable, not %s"
-                            % type(tensor).__name__)
-        if (<Variable>tensor)._requires_grad:
-            raise RuntimeError("map_(): Can't call map_() on Variable that requires grad. "
-                               "Use var.detach().map_() instead.")
-        if (<Variable>tensor)._data.dtype != self._data.dtype:
-            raise TypeError("map_(): expected %s for 'other' (got %s)"
-                            % (self._data.dtype, (<Variable>tensor)._data.dtype))
-        try:
-            other = numpy.broadcast_to((<Variable>tensor)._data, self._data.shape)
-        except ValueError:
-            raise RuntimeError("map_(): the size of %s cannot be broadcast to %s"
-                               % (_shape_str(tensor.shape), _shape_str(self._data.shape))) \
-                from None
+        other = _map_operand(self, tensor, "tensor", "map_")
         for index in numpy.ndindex(self._data.shape):
             self._data[index] = _mapped_number(
                 callable(self._data[index].item(), other[index].item()), "map_")
@@ -3848,24 +3857,8 @@ cdef class Variable:
             self.
         """
         self._check_map("map2_")
-        operands = []
-        for name, t in (("x", x), ("y", y)):
-            if not isinstance(t, Variable):
-                raise TypeError("map2_(): argument '%s' must be a Variable, not %s"
-                                % (name, type(t).__name__))
-            if (<Variable>t)._requires_grad:
-                raise RuntimeError("map2_(): Can't call map2_() on Variable that requires "
-                                   "grad. Use var.detach().map2_() instead.")
-            if (<Variable>t)._data.dtype != self._data.dtype:
-                raise TypeError("map2_(): expected %s for argument '%s' (got %s)"
-                                % (self._data.dtype, name, (<Variable>t)._data.dtype))
-            try:
-                operands.append(numpy.broadcast_to((<Variable>t)._data, self._data.shape))
-            except ValueError:
-                raise RuntimeError("map2_(): the size of %s cannot be broadcast to %s"
-                                   % (_shape_str(t.shape), _shape_str(self._data.shape))) \
-                    from None
-        a, b = operands
+        a = _map_operand(self, x, "x", "map2_")
+        b = _map_operand(self, y, "y", "map2_")
         for index in numpy.ndindex(self._data.shape):
             self._data[index] = _mapped_number(
                 callable(self._data[index].item(), a[index].item(), b[index].item()), "map2_")

@@ -64,6 +64,12 @@ def _next_sequence_nr():
         return _sequence_probe[0].mul(1.0).grad_fn._sequence_nr() + 1
 
 
+def _active():
+    """Whether a level exists and forward grad mode is on: when custom Functions' jvps
+    run and ops with their own forward formula take it (F.embedding)."""
+    return _level_state is not None and _fwd_grad_enabled[0]
+
+
 def _is_fwd_grad_enabled():
     """Whether forward grad mode is on (torch's private ``_is_fwd_grad_enabled``).
 

@@ -125,8 +125,7 @@ class Function(_engine.FunctionNode, metaclass=FunctionMeta):
         """Run ``forward`` and record one node whose backward is ``cls.backward``."""
         if cls.jvp is not Function.jvp:
             forward_ad = sys.modules.get("pyad.autograd.forward_ad")
-            if forward_ad is not None and forward_ad._level_state is not None and \
-                    forward_ad._fwd_grad_enabled[0]:
+            if forward_ad is not None and forward_ad._active():
                 return forward_ad._apply_with_jvp(
                     cls, args, kwargs, cls.setup_context is not Function.setup_context)
         return _engine._function_apply(cls, cls._backward_cls, args, kwargs,

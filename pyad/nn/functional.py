@@ -1539,8 +1539,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 def _forward_ad_active():
     forward_ad = _sys.modules.get("pyad.autograd.forward_ad")
-    return (forward_ad is not None and forward_ad._level_state is not None
-            and forward_ad._fwd_grad_enabled[0])
+    return forward_ad is not None and forward_ad._active()
 
 
 class _EmbeddingGradRule(pyad.autograd.Function):

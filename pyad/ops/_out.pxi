@@ -124,16 +124,29 @@ cdef inline bint _may_share(object a, object b):
             and _extents_meet(<cnp.ndarray>a, <cnp.ndarray>b))
 
 
-cdef void _refuse_partial_overlap(object written, object inputs, str what) except *:
-    # torch's assert_no_partial_overlap(written, input) for each input (Variables or
-    # arrays; numbers and None pass)
+cdef void _refuse_overlap_with(object written, object value, str what,
+                               bint full_too=False) except *:
+    # torch's assert_no_partial_overlap(written, value); with full_too its
+    # assert_no_overlap, for the indexing ops, whose index and source may not share
+    # written's memory at all, not even as the very same elements (a Variable scattered
+    # into by its own index). A Variable or an array; numbers and None pass.
+    cdef int status = _overlap_status(
+        written, (<Variable>value)._data if isinstance(value, Variable) else value)
+    if status == _OVERLAP_PARTIAL or (full_too and status == _OVERLAP_FULL):
+        raise RuntimeError(
+            "%s(): unsupported operation: some elements of the input Variable and the "
+            "written-to Variable refer to a single memory location. Please clone() the "
+            "Variable before performing the operation." % what)
+
+
+cdef void _refuse_partial_overlap(object written, tuple inputs, str what) except *:
     for value in inputs:
-        data = (<Variable>value)._data if isinstance(value, Variable) else value
-        if _overlap_status(written, data) == _OVERLAP_PARTIAL:
-            raise RuntimeError(
-                "%s(): unsupported operation: some elements of the input Variable and the "
-                "written-to Variable refer to a single memory location. Please clone() the "
-                "Variable before performing the operation." % what)
+        _refuse_overlap_with(written, value, what)
+
+
+cdef void _refuse_overlap(object written, tuple inputs, str what) except *:
+    for value in inputs:
+        _refuse_overlap_with(written, value, what, True)
 
 
 cdef Variable _out_variable(object out, str what):
@@ -193,21 +206,6 @@ cdef void _fit_out_shape(Variable o, tuple shape, str what, int stacklevel=1) ex
             % (_shape_str(o._data.shape), _shape_str(shape)), UserWarning,
             stacklevel=stacklevel)
     o.resize_(shape)
-
-
-cdef void _refuse_overlap(object written, object inputs, str what) except *:
-    # torch's assert_no_overlap(written, input): the indexing ops' index and source may
-    # not share written's memory at all, not even as the very same elements (an index
-    # Variable written through by its own scatter)
-    cdef int status
-    for value in inputs:
-        data = (<Variable>value)._data if isinstance(value, Variable) else value
-        status = _overlap_status(written, data)
-        if status == _OVERLAP_FULL or status == _OVERLAP_PARTIAL:
-            raise RuntimeError(
-                "%s(): unsupported operation: some elements of the input Variable and the "
-                "written-to Variable refer to a single memory location. Please clone() the "
-                "Variable before performing the operation." % what)
 
 
 cdef object _write_out_checked(str what, object out, object result, tuple inputs,

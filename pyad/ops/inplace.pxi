@@ -154,7 +154,7 @@ cdef inline bint _inplace_records(Variable x, object other) except -1:
 
 cdef Variable _inplace_binary(Variable x, object other, object ufunc, int which, str what):
     cdef Variable old, result
-    _refuse_partial_overlap(x._data, (other,), what)
+    _refuse_overlap_with(x._data, other, what)
     if _inplace_records(x, other):
         _check_inplace_allowed(x, other, what)
         old = _snapshot(x)
@@ -325,7 +325,7 @@ cpdef Variable copy_(object input, object src):
             [1., 2.]], dtype=float64)
     """
     cdef Variable x = _inplace_target(input, "copy_")
-    _refuse_partial_overlap(x._data, (src,), "copy_")
+    _refuse_overlap_with(x._data, src, "copy_")
     if isinstance(src, Variable):
         if (<Variable>src)._data.dtype != x._data.dtype:
             src = _convert(<Variable>src, None, x._data.dtype, False)
@@ -575,7 +575,7 @@ def setitem(object input, key, value):
                               _torch_dtype_name(_dtype((<Variable>value)._data))))
     if isinstance(value, Variable) and _is_basic_key(key) and \
             _may_share(x._data, (<Variable>value)._data):
-        _refuse_partial_overlap(_key_get(x._data, key), (value,), "__setitem__")
+        _refuse_overlap_with(_key_get(x._data, key), value, "__setitem__")
     value = _fill_scalar(value, x._data, "__setitem__")
     if _inplace_records(x, value):
         _check_inplace_allowed(x, value, "__setitem__")

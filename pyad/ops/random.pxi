@@ -93,9 +93,10 @@ def random_(object input, from_=_NO_VALUE, to=_NO_VALUE, *, generator=None):
     dtype = x._data.dtype
     floating = _is_float_dtype(dtype)
     if floating:
-        info = _float_info(dtype)
-        exact = 2 ** (int(info.nmant) + 1)       # the dtype's exact integers: +-2**digits
-        low, high = -int(float(info.max)), int(float(info.max))  # (bfloat16's int() wraps)
+        from pyad._compat import finfo            # (NumPy's has no bfloat16)
+        info = finfo(dtype)
+        exact = 2 * int(round(1.0 / info.eps))   # the dtype's exact integers: +-2**digits
+        low, high = -int(info.max), int(info.max)
     elif dtype.kind == "b":
         exact, low, high = None, 0, 1
     else:
@@ -119,14 +120,6 @@ def random_(object input, from_=_NO_VALUE, to=_NO_VALUE, *, generator=None):
         _random_bound_check(value, name, low, high, exact, dtype)
     gen = _rng_of(x._data, generator, "random_")
     return _inplace_draw(x, _integers(gen, from_, to, x._data.shape), "random_")
-
-
-cdef object _float_info(object dtype):
-    # numpy.finfo, or ml_dtypes' for bfloat16 (NumPy's refuses it)
-    if dtype.kind == "V":
-        import ml_dtypes
-        return ml_dtypes.finfo(dtype)
-    return numpy.finfo(dtype)
 
 
 cdef void _random_bound_check(object value, str name, object low, object high, object exact,

@@ -512,3 +512,4 @@ def test_embedding_tangent_and_grad_in_a_level_match_torch(kw):
         results.append((out.detach().numpy().copy(), tangent, weight.grad.numpy().copy()))
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+

@@ -164,3 +164,34 @@ def test_strides_of_an_empty_variable(shape):
     sizes, strides = (0, 2, 0), (12, 4, 1)
     assert pyad.empty_strided(sizes, strides).stride() == strides
     assert pyad.ones(2).new_empty_strided(sizes, strides).stride() == strides
+
+
+def test_setting_a_part_is_differentiable_twice():
+    # the recorded form: x.real = v on a non-leaf, through finite differences
+    from pyad.autograd import gradcheck, gradgradcheck
+
+    def real_set(a, v):
+        x = a * 2
+        x.real = v
+        return (x * x.conj()).real
+
+    def imag_set(a, v):
+        x = a * 2
+        x.imag = v
+        return (x * x.conj()).real
+
+    a = pyad.tensor(np.array([1 + 2j, -3 + 0.5j, 0.25 - 1j]), requires_grad=True)
+    v = pyad.tensor([0.5, -1.5, 2.0], dtype=pyad.float64, requires_grad=True)
+    for fn in (real_set, imag_set):
+        assert gradcheck(fn, (a, v))
+        assert gradgradcheck(fn, (a, v))
+
+
+@pytest.mark.parametrize("bad", [np.ones(5), np.ones((2, 3))])
+def test_setting_a_part_of_the_wrong_shape_is_refused(bad):
+    x = pyad.tensor(np.array([1 + 2j, -3 + 4j, 5 - 6j], dtype=np.complex64))
+    for part in ("real", "imag"):
+        with pytest.raises(RuntimeError, match=part):
+            setattr(x, part, pyad.tensor(bad.astype(np.float32)))
+    with pytest.raises(RuntimeError):
+        torch.zeros(3, dtype=torch.complex64).real = torch.ones(5)
