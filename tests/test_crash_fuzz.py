@@ -170,7 +170,8 @@ def _zoo():
     # nn activations
     entries += [x.softmax(1), pyad.gelu(x), pyad.silu(x), pyad.elu(x), pyad.leaky_relu(x),
                 pyad.softplus(x), pyad.hardtanh(x), pyad.logsigmoid(x),
-                pyad.nn.functional.cross_entropy(x, pyad.tensor([0, 2]))]
+                pyad.nn.functional.cross_entropy(x, pyad.tensor([0, 2])),
+                pyad.nn.functional.hardshrink(x)]       # (GradDependsOnBackward)
     # Linear algebra.
     entries += [x.diagonal(), pyad.diag_embed(x), x.tril(), pyad.einsum("ij->j", x)]
     sq = x @ m + pyad.tensor(numpy.eye(2) * 3)

@@ -16,6 +16,7 @@ import numpy as _np
 
 from pyad._porting import _is_float
 import pyad
+from pyad import _engine
 from pyad._engine import Variable, conv_transpose2d
 
 __all__ = [
@@ -156,8 +157,10 @@ def _choose_max(flat, cells, what):
             pick = xp.argmax(vals, -1)
         pos = xp.take_along_axis(xp.broadcast_to(cells, lead + cells.shape),
                                  pick[..., None], -1)[..., 0].astype(_np.int64)
-    out = pyad.gather(flat, flat.dim() - 1, pos) if flat.dim() else flat
-    return out, pos
+    if not flat.dim():
+        return flat, pos
+    # (torch's max-pooling formulas take the input: a create_graph gradient depends on it)
+    return _engine._grad_depends_on(pyad.gather(flat, flat.dim() - 1, pos), flat), pos
 
 
 def _adaptive_cells_3d(bounds, ks, sizes, o):
@@ -1950,7 +1953,7 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_
         pos = xp.take_along_axis(cells, pick[..., None], -1)[..., 0]
     if not batched:
         pos = pos[0]
-    out = pyad.gather(flat, flat.dim() - 1, pos)
+    out = _engine._grad_depends_on(pyad.gather(flat, flat.dim() - 1, pos), flat)
     return out.reshape(lead + o), pyad.Variable(pos.reshape(lead + o))
 
 

@@ -392,7 +392,7 @@ def softshrink(input, lambd=0.5):
     d = x.data
     # torch: 0 on [-lambd, lambd]; a NaN stays NaN with gradient 1
     out = pyad.where(d < -lambd, x + lambd, _masked(x - lambd, ~(d <= lambd)))
-    return out
+    return _engine._grad_depends_on(out, x)
 
 
 def hardshrink(input, lambd=0.5):
@@ -404,11 +404,13 @@ def hardshrink(input, lambd=0.5):
     _check_lambd("hardshrink", lambd)
     x, = _real_only("hardshrink", _floating("hardshrink", input))
     d = x.data
-    return _masked(x, ~((d >= -lambd) & (d <= lambd)))     # a NaN passes (torch)
+    out = _masked(x, ~((d >= -lambd) & (d <= lambd)))     # a NaN passes (torch)
+    return _engine._grad_depends_on(out, x)
 
 
 def _threshold(x, threshold, value):
-    return _masked(x, ~(x.data <= threshold), value)      # a NaN passes (torch)
+    out = _masked(x, ~(x.data <= threshold), value)       # a NaN passes (torch)
+    return _engine._grad_depends_on(out, x)
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -482,6 +484,7 @@ def prelu(input, weight):
         raise RuntimeError("prelu(): Type promoting not supported. Got %s and %s"
                            % (_np.dtype(input.dtype), _np.dtype(weight.dtype)))
     n = weight.numel()
+    slopes = weight
     if n != 1:
         if input.ndim == 0:
             raise RuntimeError("prelu(): Not allow zero-dim input Variable.")
@@ -494,7 +497,9 @@ def prelu(input, weight):
         weight = weight.reshape((n,) + (1,) * (input.ndim - 2))
     elif weight.ndim == 1 and input.ndim == 0:
         weight = weight.reshape(())          # a 0-d input stays 0-d, as torch's
-    return pyad.where(input > 0, input, weight * input)
+    out = pyad.where(input > 0, input, weight * input)
+    # (torch's formula takes both: a create_graph gradient depends on each)
+    return _engine._grad_depends_on(_engine._grad_depends_on(out, input), slopes)
 
 
 def _implicit_softmax_dim(name, ndim, stacklevel):

@@ -766,12 +766,15 @@ cdef class MaxPool2dBackward(Node):
         if g._data.shape != self.out_shape:
             raise RuntimeError("MaxPool2dBackward(): expected a gradient of shape %s, got %s"
                                % (_shape_str(self.out_shape), _shape_str(g._data.shape)))
-        v = _gv(g, _grad_enabled())
+        cdef bint rec = _grad_enabled()
+        v = _gv(g, rec)
         if self.arg is None:         # tiling windows: undo the H stage, then the W stage
             v = _v_stage_back(v, self.sel_h, 2, self.k[0], self.shape[2])
             v = _v_stage_back(v, self.sel_w, 3, self.k[1], self.shape[3])
-            return (_grad(v),)
-        return (_grad(_v_pool_scatter(v, self)),)
+        else:
+            v = _v_pool_scatter(v, self)
+        # (torch's formula takes the input: under create_graph the result depends on it)
+        return (_zero_dependence_on_edge(_grad(v), self, 0) if rec else _grad(v),)
 
     cdef void _release_saved(self) noexcept:
         self._released = True

@@ -3497,6 +3497,67 @@ cpdef Variable where_const(object mask, object value, object input):
     return _plain(data, x._volatile)
 
 
+# -- a zero-derivative dependence of a gradient on an op's input -------------------------
+# torch's backward formulas for the piecewise-linear ops (threshold_backward,
+# max_pool2d_with_indices_backward, hardshrink_backward, ...) take the forward input as an
+# operand, so under create_graph the first derivative requires grad whenever the input
+# does, and differentiating it again gives zeros there, not "does not require grad". A
+# formula that keeps no copy of the input reaches it through its node's edge instead.
+
+cdef object _zero_grad_on_edge(Node node, Py_ssize_t i, object like):
+    # Zeros shaped and typed as the array `like`, with a history into the node's edge i
+    # (whose gradient is then zeros); None when that input has no history.
+    if i >= _num_edges(node):
+        return None
+    e = _edge_at(node, i)
+    if e is None:
+        return None
+    xp = _xp_of(like)
+    cdef WhereConstBackward z = WhereConstBackward.__new__(WhereConstBackward)
+    z.mask = xp.ones(like.shape, dtype=numpy.bool_)
+    z.input_shape = like.shape
+    return _recorded1(z, xp.zeros(like.shape, dtype=like.dtype), e)
+
+
+cdef Variable _zero_dependence_on_edge(Variable r, Node node, Py_ssize_t i):
+    # r (node's gradient for its input i) made to depend on that input, as
+    # _with_zero_dependence does from a saved copy of it.
+    if not _grad_enabled() or _requires_grad_now(r):
+        return r
+    z = _zero_grad_on_edge(node, i, r._data)
+    return r if z is None else add(r, z)
+
+
+cdef class GradDependsOnBackward(Node):
+    # _grad_depends_on's node: the gradient passes to the op's own history (edge 0)
+    # unchanged; under create_graph, when it does not already require grad, a zero
+    # gradient with a history also goes to the input (edge 1).
+    cdef tuple input_shape
+    cdef object input_dtype
+
+    cdef tuple _backward(self, tuple grads):
+        cdef Variable g = grads[0]
+        if not _grad_enabled() or _requires_grad_now(g):
+            return (g, None)
+        like = _xp_of(g._data).empty(self.input_shape, dtype=self.input_dtype)
+        return (g, _zero_grad_on_edge(self, 1, like))
+
+
+cpdef Variable _grad_depends_on(object output, object input):
+    """``output`` (the same array, no copy: the caller drops ``output``) whose gradient
+    under ``create_graph`` also depends on ``input``, with a zero derivative: for the
+    piecewise-linear ops composed in Python (threshold, hardshrink, prelu, the max
+    poolings), whose torch formulas take their input as an operand."""
+    cdef Variable out = <Variable?>output
+    cdef Variable x = <Variable?>input
+    if not _grad_enabled() or not out._requires_grad or not _requires_grad_now(x):
+        return out
+    cdef GradDependsOnBackward node = GradDependsOnBackward.__new__(GradDependsOnBackward)
+    node.input_shape = x._data.shape
+    node.input_dtype = x._data.dtype
+    return _recorded2(node, out._data, _edge(out), _edge(x))
+
+
 
 # -- comparisons (no gradient, bool result) ----------------------------------------
 

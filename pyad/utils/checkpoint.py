@@ -46,7 +46,8 @@ from pyad import _engine
 from pyad._engine import AccumulateGrad, Variable
 from pyad._factories import default_generator
 
-__all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
+__all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential",
+           "set_checkpoint_debug_enabled", "set_checkpoint_early_stop"]
 
 
 # -- the random state --------------------------------------------------------------------
@@ -203,9 +204,19 @@ class _Checkpoint(pyad.autograd.Function):
         for position, v in zip(state["arg_positions"], variables[:n_args]):
             args[position] = v
         recompute_context = state.get("recompute_context") or contextlib.nullcontext()
+        # The determinism check logs what the recomputation saves, through hooks whose
+        # holders are emptied after the gradients are taken; under create_graph the
+        # gradients' own graph uses those values later, and a node saving its output
+        # through a hook holds itself (a cycle the collector alone frees), so a
+        # create_graph recomputation runs unhooked and unchecked.
+        saved = state["saved"]
+        recomputed = _SavedLog(saved.metadata_fn)
+        hooks = recomputed.hooks() if not create_graph else contextlib.nullcontext()
         with _replayed_rng(state["rng"]), _replayed_autocast(state.get("autocast")), \
-                pyad.enable_grad(), recompute_context:
+                pyad.enable_grad(), recompute_context, hooks:
             outputs, _ = _as_outputs(state["function"](*args, **state["kwargs"]))
+        if not create_graph:
+            _check_recomputed(saved, recomputed, state["early_stop"], state["debug"])
         if len(outputs) != len(grads):
             raise RuntimeError("checkpoint(): the recomputed function returned %d Variables, "
                                "the forward returned %d" % (len(outputs), len(grads)))
@@ -232,7 +243,98 @@ class _Checkpoint(pyad.autograd.Function):
                                  real_args)
             for (i, _), g in zip(targets, found):
                 result[i] = g
+        recomputed.drop()
         return tuple(result) + (None,)
+
+
+class CheckpointError(RuntimeError):
+    """The recomputation of a checkpointed function did not match its forward pass
+    (``torch.utils.checkpoint.CheckpointError``)."""
+
+
+def _default_metadata(v):
+    return {"shape": tuple(v.shape), "dtype": v.dtype, "device": v.device}
+
+
+_METADATA_OF = {"default": _default_metadata, "none": lambda v: None}
+
+_DEBUG_TIP = ("\nTip: To see a more detailed error message, either pass `debug=True` to "
+              "`pyad.utils.checkpoint.checkpoint(...)` or wrap the code block with `with "
+              "pyad.utils.checkpoint.set_checkpoint_debug_enabled(True):` to enable "
+              "checkpoint-debug mode globally.\n")
+
+_DEBUG_EXPLANATION = (
+    "\nERROR: Detected non-determinism while running activation checkpointing\n\n"
+    "You are seeing this error because you passed `debug=True` to checkpoint and tensors "
+    "to be saved during the original forward and differ between those saved during "
+    "recomputation. This can happen if different operators were ran in the original "
+    "forward and in the recomputation (a branch on global state, a random draw outside "
+    "the default generator).\nSaved during the original forward (shape, dtype):\n%s\n"
+    "Saved during recomputation:\n%s\n")
+
+
+class _SavedLog:
+    """The Variables saved for backward while a checkpointed function runs (through
+    saved-tensor hooks, as torch's checkpoint finds them), for the determinism check.
+
+    Each saved Variable is kept in a one-element holder: a node saving its own output
+    would otherwise hold itself through the hook's packed object (a cycle, freed only by
+    the collector), and the forward run's graph is meant to go at once; `drop` empties
+    the holders."""
+
+    def __init__(self, metadata_fn):
+        self.metadata_fn = metadata_fn
+        self.metadata = []
+        self.described = []
+        self.holders = []
+
+    def _pack(self, v):
+        self.metadata.append(self.metadata_fn(v))
+        self.described.append("  %s %s" % (tuple(v.shape), v.dtype))
+        holder = [v]
+        self.holders.append(holder)
+        return holder
+
+    def hooks(self):
+        return pyad.autograd.graph.saved_tensors_hooks(self._pack, _unpacked)
+
+    def drop(self):
+        for holder in self.holders:
+            holder[0] = None
+        self.holders = []
+
+
+def _unpacked(holder):
+    if holder[0] is None:
+        raise RuntimeError("checkpoint(): a value saved in the checkpointed forward pass "
+                           "was used after the pass's graph was dropped")
+    return holder[0]
+
+
+def _check_recomputed(forward, recomputed, early_stop, debug):
+    # torch's three checks: fewer Variables saved in the recomputation, more of them
+    # (only without early stop: torch stops recomputing once it has them all), and the
+    # same number with different metadata (determinism_check="default")
+    tip = _DEBUG_EXPLANATION % ("\n".join(forward.described), "\n".join(
+        recomputed.described)) if debug else _DEBUG_TIP
+    n, m = len(forward.metadata), len(recomputed.metadata)
+    if m < n:
+        raise CheckpointError(
+            "pyad.utils.checkpoint: A different number of tensors was saved during the "
+            "original forward and recomputation.\nNumber of tensors saved during forward: "
+            "%d\nNumber of tensors saved during recomputation: %d.\n%s" % (n, m, tip))
+    if m > n and not early_stop:
+        raise CheckpointError("pyad.utils.checkpoint: trying to save more tensors during "
+                              "recomputation than during the original forward pass.\n%s"
+                              % tip)
+    lines = ["tensor at position %d:\nsaved metadata: %s\nrecomputed metadata: %s\n"
+             % (i, before, now)
+             for i, (before, now) in enumerate(zip(forward.metadata, recomputed.metadata))
+             if before != now]
+    if lines:
+        raise CheckpointError("pyad.utils.checkpoint: Recomputed values for the following "
+                              "tensors have different metadata than during the forward "
+                              "pass.\n%s.\n%s" % ("".join(lines), tip))
 
 
 def _histories_overlap(args, leaves):
@@ -310,7 +412,8 @@ def _rebound(values, standins, args):
 
 
 def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs,
-                                  context_fn=None):
+                                  context_fn=None, determinism_check="default",
+                                  early_stop=True, debug=False):
     # context_fn() gives two context managers, as torch's: the forward runs in the
     # first, the recomputation during backward in the second
     forward_context, recompute_context = (context_fn() if context_fn is not None else
@@ -322,7 +425,8 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs,
     autocast = _autocast_state()
     # nodes recorded from here on have sequence numbers above this probe's
     start = (pyad.zeros((), requires_grad=True) * 1.0).grad_fn._sequence_nr() + 1
-    with forward_context:
+    saved = _SavedLog(_METADATA_OF[determinism_check])
+    with forward_context, saved.hooks():
         result = function(*args, **kwargs)
     outputs, rebuild = _as_outputs(result)
     differentiable = [o.requires_grad for o in outputs]
@@ -338,7 +442,9 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs,
     state = {"function": function, "args": args, "kwargs": kwargs, "rng": rng,
              "autocast": autocast, "recompute_context": recompute_context,
              "arg_positions": arg_positions, "differentiable": differentiable,
-             "outputs": [o.detach() for o in outputs]}
+             "outputs": [o.detach() for o in outputs],
+             "saved": saved, "early_stop": early_stop, "debug": debug}
+    saved.drop()
     del result, outputs                        # the recorded graph goes here
     out = _Checkpoint.apply(*[args[i] for i in arg_positions], *leaves, state)
     if isinstance(out, Variable):
@@ -412,17 +518,19 @@ def _checkpoint_reentrant(function, preserve_rng_state, args, kwargs):
 
 # -- the public functions -----------------------------------------------------------------
 
-_early_stop = [True]
+# Global settings of the context managers below (None: each checkpoint's own argument).
+_early_stop = [None]
+_debug = [None]
 
 
 @contextlib.contextmanager
 def set_checkpoint_early_stop(enable):
     """Set, for the checkpoints run inside the block, whether their recomputation may stop
     once it has recomputed every value the backward pass needs, as
-    ``torch.utils.checkpoint.set_checkpoint_early_stop`` (the default is True; it takes
-    precedence over ``checkpoint(..., early_stop=)``). pyad's recomputation always runs
-    the whole function, so the setting changes how much is recomputed in torch only, never
-    the results: it is accepted for code written for torch.
+    ``torch.utils.checkpoint.set_checkpoint_early_stop`` (it overrides
+    ``checkpoint(..., early_stop=)``). pyad's recomputation always runs the whole
+    function, so the setting never changes the results; as in torch, without early stop a
+    recomputation that saves more Variables than the forward did raises `CheckpointError`.
 
     >>> import pyad
     >>> from pyad.utils.checkpoint import checkpoint, set_checkpoint_early_stop
@@ -439,6 +547,25 @@ def set_checkpoint_early_stop(enable):
         yield
     finally:
         _early_stop[0] = previous
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """Set, for the checkpoints run inside the block, whether a `CheckpointError` lists
+    the Variables saved in the forward and in the recomputation, as
+    ``torch.utils.checkpoint.set_checkpoint_debug_enabled`` (it overrides
+    ``checkpoint(..., debug=)``; None defers to it).
+
+    >>> from pyad.utils.checkpoint import set_checkpoint_debug_enabled
+    >>> with set_checkpoint_debug_enabled(True):
+    ...     pass
+    """
+    previous = _debug[0]
+    _debug[0] = None if enabled is None else bool(enabled)
+    try:
+        yield
+    finally:
+        _debug[0] = previous
 
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=None,
@@ -461,8 +588,17 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None,
     context_fn : callable
         ``use_reentrant=False`` only, as torch: returns two context managers, the first
         entered around the forward, the second around the recomputation in backward.
-    determinism_check, debug, early_stop
-        torch's options of the non-reentrant mode: only their defaults are supported.
+    determinism_check : str
+        ``use_reentrant=False`` only, as torch: ``"default"`` checks that the
+        recomputation saves as many Variables for backward as the forward did, with the
+        same shapes, dtypes and devices (else `CheckpointError`); ``"none"`` checks only
+        their number.
+    debug : bool
+        A `CheckpointError` lists the Variables saved in both runs.
+    early_stop : bool
+        torch stops the recomputation once it has every saved value; pyad always runs
+        the whole function, and, as torch, raises for extra saved Variables only when
+        early stop is off.
     **kwargs
         Passed to ``function`` (``use_reentrant=False`` only, as torch).
 
@@ -481,22 +617,25 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None,
     >>> layer.weight.grad.shape
     (3, 3)
     """
-    if determinism_check != "default" or debug:
-        raise NotImplementedError("checkpoint(): determinism_check and debug support only "
-                                  "their defaults in pyad")
-    del early_stop                 # (when to stop recomputing: an optimisation of torch's)
+    if determinism_check not in ("default", "none"):
+        raise ValueError("checkpoint(): determinism_check should be one of ['default', "
+                         "'none'], but got %s" % (determinism_check,))
+    if _early_stop[0] is not None:
+        early_stop = _early_stop[0]
+    if _debug[0] is not None:
+        debug = _debug[0]
     if use_reentrant is None:
         warnings.warn("pyad.utils.checkpoint: the use_reentrant parameter should be passed "
                       "explicitly; use_reentrant=False is recommended (None means True, "
                       "torch's default).", stacklevel=2)
         use_reentrant = True
-    if use_reentrant and context_fn is not None:
+    if use_reentrant and (context_fn is not None or debug):
         raise ValueError("checkpoint(): Passing `context_fn` or `debug` is only supported "
                          "when use_reentrant=False.")
     if use_reentrant:
         return _checkpoint_reentrant(function, preserve_rng_state, args, kwargs)
     return _checkpoint_without_reentrant(function, preserve_rng_state, args, kwargs,
-                                         context_fn)
+                                         context_fn, determinism_check, early_stop, debug)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):

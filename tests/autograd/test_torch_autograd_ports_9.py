@@ -619,10 +619,6 @@ def test_checkpointing_without_reentrant_custom_function_works():
     assert z.grad.item() == 114.0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "python: non-reentrant checkpoint has no determinism check: it recomputes the whole "
-    "function in the backward instead of each saved Variable (pyad/utils/checkpoint.py), "
-    "and refuses debug=True with NotImplementedError"))
 def test_checkpoint_detects_non_determinism():
     from pyad.utils.checkpoint import checkpoint, set_checkpoint_early_stop
 
