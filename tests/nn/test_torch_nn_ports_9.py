@@ -1,6 +1,7 @@
 """A ninth batch of ports of PyTorch's own nn tests to pyad: the ``nn.Sequential``
 container tests of ``test/test_nn.py`` (TestNN: ``+``, ``+=``, ``*``, ``*=``, append,
-pop, insert, extend), ``test/nn/test_lazy_modules.py`` (``LazyModuleMixin`` subclasses,
+pop, insert, extend) and its ParameterList / ParameterDict replication tests (with
+``Module._replicate_for_data_parallel``, added with this batch), ``test/nn/test_lazy_modules.py`` (``LazyModuleMixin`` subclasses,
 uninitialized parameters and buffers in state dicts, the lazy convolutions, transposed
 convolutions, batch and instance norms: materialisation, pickling, loading a state dict)
 and the 3-d power-average pooling (``LPPool3d`` / ``F.lp_pool3d``, added with this batch)
@@ -143,6 +144,38 @@ def test_Sequential_extend():
         n1.append(layer)
     n3.extend(n2)
     _same(n3, list(n1))
+
+
+def test_ParameterList_replication():
+    # the actual replication code from DP cannot be used on CPU so doing it manually here
+    def make_param():
+        return nn.Parameter(pyad.randn(2, 2))
+    parameters = [make_param(), make_param()]
+    param_list = nn.ParameterList(parameters)
+    new_param_list = param_list._replicate_for_data_parallel()
+    for n, p in param_list.named_parameters():
+        # do a view here so that we can check the base later
+        setattr(new_param_list, n, p.view_as(p))
+    for p, p2 in zip(param_list, new_param_list):
+        _eq(p, p2)
+        assert p2.grad_fn is not None
+        assert p2._base is p
+
+
+def test_ParameterDict_replication():
+    def make_param():
+        return nn.Parameter(pyad.randn(2, 2))
+    parameters = {"foo": make_param(), "bar": make_param()}
+    param_dict = nn.ParameterDict(parameters)
+    new_param_dict = param_dict._replicate_for_data_parallel()
+    for n, p in param_dict.named_parameters():
+        setattr(new_param_dict, n, p.view_as(p))
+    for (k, p), (k2, p2) in zip(param_dict.items(), new_param_dict.items()):
+        assert k == k2
+        _eq(p, p2)
+        assert p2.grad_fn is not None
+        assert p2._base is p
+    _eq(param_dict["foo"], new_param_dict["foo"])
 
 
 # ------------------------------------------------------------ test/nn/test_lazy_modules.py
