@@ -79,7 +79,7 @@ _NN_MODULES = {
                "_CircularPadNd",
     "pixelshuffle": "PixelShuffle PixelUnshuffle",
     "pooling": "MaxPool1d MaxPool2d MaxPool3d MaxUnpool1d MaxUnpool2d MaxUnpool3d AvgPool1d "
-               "AvgPool2d AvgPool3d FractionalMaxPool2d FractionalMaxPool3d LPPool1d LPPool2d "
+               "AvgPool2d AvgPool3d FractionalMaxPool2d FractionalMaxPool3d LPPool1d LPPool2d LPPool3d "
                "AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d AdaptiveAvgPool1d "
                "AdaptiveAvgPool2d AdaptiveAvgPool3d _MaxPoolNd _AvgPoolNd _AdaptiveAvgPoolNd "
                "_AdaptiveMaxPoolNd _MaxUnpoolNd _LPPoolNd",
@@ -157,11 +157,8 @@ def test_torch_path_resolves_in_pyad(path):
 
 
 @pytest.mark.parametrize("path", [
-    pytest.param("torch.nn.modules.lazy.LazyModuleMixin", marks=pytest.mark.xfail(
-        strict=True, reason="python: no LazyModuleMixin in pyad (its lazy layers use "
-                            "private mixins, pyad/nn/layers_extra.py)")),
-    pytest.param("torch.nn.modules.pooling.LPPool3d", marks=pytest.mark.xfail(
-        strict=True, reason="python: no LPPool3d layer (pyad/nn/layers_extra.py)")),
+    "torch.nn.modules.lazy.LazyModuleMixin",
+    "torch.nn.modules.pooling.LPPool3d",
     "torch.nn.modules.batchnorm.SyncBatchNorm",
     pytest.param("torch.storage.UntypedStorage", marks=pytest.mark.xfail(
         strict=True, reason="python: pyad has no storage type (Variables own arrays)")),

@@ -23,7 +23,7 @@ __all__ = [
     "conv_tbc", "rms_norm", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_unpool1d", "max_unpool2d",
-    "local_response_norm", "lp_pool1d", "lp_pool2d", "channel_shuffle", "alpha_dropout",
+    "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d", "channel_shuffle", "alpha_dropout",
     "feature_alpha_dropout", "dropout3d", "rrelu", "rrelu_", "relu_", "elu_",
     "leaky_relu_", "hardtanh_", "selu_", "celu_", "threshold_",
     "multilabel_margin_loss", "multilabel_soft_margin_loss",
@@ -454,6 +454,27 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
         out = _F().avg_pool2d(input.pow(norm_type), kernel_size, padding=0,
                               ceil_mode=ceil_mode)
     return _lp_scale(out, norm_type, kh * kw)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """3-D power-average pooling (``F.lp_pool3d``, written as torch writes it, through
+    `avg_pool3d`).
+
+    >>> lp_pool3d(pyad.tensor([[[[[3.0, 4.0]]]]]), 2, (1, 1, 2))
+    tensor([[[[[5.]]]]])
+    """
+    input = _var(input)
+    kd, kh, kw = _tuple(kernel_size, 3, "lp_pool3d", "kernel_size")
+    if norm_type in (math.inf, -math.inf):      # torch's: the max (min) of |x|
+        sign = 1 if norm_type > 0 else -1
+        return sign * _F().max_pool3d(sign * input.abs(), kernel_size, stride, 0, 1,
+                                      ceil_mode)
+    if stride is not None:
+        out = _F().avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = _F().avg_pool3d(input.pow(norm_type), kernel_size, padding=0,
+                              ceil_mode=ceil_mode)
+    return _lp_scale(out, norm_type, kd * kh * kw)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):

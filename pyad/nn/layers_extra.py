@@ -37,7 +37,7 @@ __all__ = [
     "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",
     "CircularPad3d", "Softmin", "Softmax2d", "RMSNorm", "LocalResponseNorm",
     "UninitializedParameter", "LazyLinear", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-    "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d", "ChannelShuffle", "AlphaDropout",
+    "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d", "LPPool3d", "ChannelShuffle", "AlphaDropout",
     "FeatureAlphaDropout", "Dropout3d", "RReLU", "ConvTranspose1d", "EmbeddingBag",
     "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
     "CTCLoss", "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "BatchNorm3d",
@@ -329,7 +329,49 @@ def _is_uninitialized(p):
     return isinstance(p, (UninitializedParameter, UninitializedBuffer))
 
 
-class LazyLinear(Linear):
+class LazyModuleMixin:
+    """``torch.nn.modules.lazy.LazyModuleMixin``: the base of the lazy modules
+    (`LazyLinear`, ``LazyConv*``, ``LazyConvTranspose*``, ``LazyBatchNorm*``,
+    ``LazyInstanceNorm*``).  Their parameters (and buffers) are `UninitializedParameter`
+    (`UninitializedBuffer`) until the first call, which calls ``initialize_parameters``
+    with the input and turns the module into its ``cls_to_become``.
+
+    >>> import pyad
+    >>> isinstance(pyad.nn.LazyLinear(2), pyad.nn.modules.lazy.LazyModuleMixin)
+    True
+    """
+    cls_to_become = None
+
+    def __init__(self, *args, **kwargs):
+        # a user's ``class M(LazyModuleMixin, nn.Module)`` (pyad's own lazy layers set
+        # themselves up in their __init__ and materialise in their forward): as torch's,
+        # a forward pre-hook runs ``initialize_parameters`` on the first call's arguments
+        super().__init__(*args, **kwargs)
+        self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters,
+                                                               with_kwargs=True)
+
+    def _infer_parameters(self, module, args, kwargs=None):
+        module.initialize_parameters(*args, **(kwargs or {}))
+        if module.has_uninitialized_params():
+            raise RuntimeError("module %s has not been fully initialized"
+                               % type(module).__name__)
+        module._initialize_hook.remove()
+        del module._initialize_hook
+        if module.cls_to_become is not None:
+            module.__class__ = module.cls_to_become
+
+    def has_uninitialized_params(self):
+        """Whether a parameter or buffer still waits for its shape."""
+        return any(_is_uninitialized(v) for v in
+                   list(self._parameters.values()) + list(self._buffers.values()))
+
+    def initialize_parameters(self, *args, **kwargs):
+        """Make the parameters from the first input (each lazy module defines it)."""
+        raise NotImplementedError(
+            "initialize_parameters() is not implemented for %s" % type(self).__name__)
+
+
+class LazyLinear(LazyModuleMixin, Linear):
     """A `Linear` whose ``in_features`` is taken from its first input: until then its
     ``weight`` and ``bias`` are `UninitializedParameter`; the first call makes them,
     draws them from torch's distributions, and turns the module into a `Linear`.
@@ -529,6 +571,14 @@ class LPPool2d(_LPPoolNd):
 
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """3-D power-average pooling (``F.lp_pool3d``)."""
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride,
                            self.ceil_mode)
 
 
@@ -834,7 +884,7 @@ class InstanceNorm3d(_InstanceNorm):
 # -- lazy convolutions ---------------------------------------------------------------
 
 
-class _LazyConvMixin:
+class _LazyConvMixin(LazyModuleMixin):
     # in_channels from the first input (dim 1, or dim 0 unbatched), as torch's
     _spatial = 2
 
@@ -972,7 +1022,7 @@ class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
 # -- lazy normalisation --------------------------------------------------------------
 
 
-class _LazyNormMixin:
+class _LazyNormMixin(LazyModuleMixin):
     """torch's ``_LazyNormBase``: ``num_features`` from ``input.shape[1]`` at the first
     call; ``weight``/``bias`` (if ``affine``) are `UninitializedParameter` and
     ``running_mean``/``running_var`` (if ``track_running_stats``) `UninitializedBuffer`

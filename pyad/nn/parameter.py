@@ -101,7 +101,8 @@ class UninitializedParameter(Parameter):
         device = device if device is not None else self._lazy_device
         # as torch: the placeholder's dtype, which Module.to/.double() may have changed
         dtype = dtype if dtype is not None else self.data.dtype
-        self.data = empty(*tuple(shape), device=device, dtype=dtype).data
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)    # torch's int form
+        self.data = empty(*shape, device=device, dtype=dtype).data
         del self._lazy_device, self._lazy_dtype
         self.__class__ = self.cls_to_become
 
@@ -115,6 +116,12 @@ class UninitializedParameter(Parameter):
     @property
     def shape(self):
         self._refuse("shape")
+
+    def share_memory_(self):
+        # torch's: there is no memory to share until the shape is known
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. "
+                           "Call `forward` to initialize the parameters before calling "
+                           "`module.share_memory()`.")
 
     def __repr__(self):
         return "<UninitializedParameter>"
@@ -156,7 +163,8 @@ class UninitializedBuffer(Buffer):
         unless ``dtype`` is given) and make it a `Buffer`."""
         device = device if device is not None else self._lazy_device
         dtype = dtype if dtype is not None else self.data.dtype
-        self.data = empty(*tuple(shape), device=device, dtype=dtype).data
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)    # torch's int form
+        self.data = empty(*shape, device=device, dtype=dtype).data
         del self._lazy_device
         self.__class__ = self.cls_to_become
 
@@ -181,6 +189,12 @@ class UninitializedBuffer(Buffer):
                            "load an uninitialized parameter into an initialized one. Call "
                            "`forward` to initialize the parameters before accessing their "
                            "attributes.")
+
+    def share_memory_(self):
+        # torch's: there is no memory to share until the shape is known
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. "
+                           "Call `forward` to initialize the parameters before calling "
+                           "`module.share_memory()`.")
 
     def __repr__(self):
         return "<UninitializedBuffer>"

@@ -879,6 +879,17 @@ class Module:
         """Move parameters and buffers to the CPU."""
         return self.to("cpu")
 
+    def _replicate_for_data_parallel(self):
+        # torch's: a shallow replica that holds no parameters of its own (DataParallel's
+        # replicas reference the original module's, set on them as plain attributes)
+        replica = self.__new__(type(self))
+        replica.__dict__ = self.__dict__.copy()
+        replica._parameters = {}
+        replica._buffers = replica._buffers.copy()
+        replica._modules = replica._modules.copy()
+        replica._is_replica = True
+        return replica
+
     def share_memory(self):
         """Move every parameter (and its grad, where it has one) and buffer into shared
         memory with `Variable.share_memory_` (a no-op for those already shared) and
