@@ -398,6 +398,7 @@ def test_every_ported_script_is_tested():
         "graykode_seq2seq_attention",
         "graykode_bi_lstm_attention",
         "graykode_transformer",
+        "graykode_transformer_greedy_decoder",
         "graykode_bert",
         ])
 
