@@ -387,6 +387,19 @@ def test_every_ported_script_is_tested():
         "annotated_transformer",
         # the eighteenth batch (kuangliu/pytorch-cifar), tests/test_ported_examples_18.py
         "pytorch_cifar",
+        # the nineteenth batch (MIT: graykode/nlp-tutorial), tests/test_ported_examples_19.py
+        "graykode_nnlm",
+        "graykode_word2vec_skipgram",
+        "graykode_textcnn",
+        "graykode_textrnn",
+        "graykode_textlstm",
+        "graykode_bi_lstm",
+        "graykode_seq2seq",
+        "graykode_seq2seq_attention",
+        "graykode_bi_lstm_attention",
+        "graykode_transformer",
+        "graykode_transformer_greedy_decoder",
+        "graykode_bert",
         ])
 
 
