@@ -216,6 +216,28 @@ def _stack(rows, shape):
     return pyad.Variable(xp.stack([row.data for row in rows]).reshape(shape))
 
 
+def _construct_standard_basis_for(tensors, tensor_numels):
+    """torch's private helper: for ``tensors`` with ``tensor_numels`` elements (total
+    ``N``), one ``(N, numel_i)`` Variable per tensor, with the tensor's dtype and device,
+    whose side-by-side concatenation is the ``N x N`` identity (the standard basis,
+    split column-wise per tensor)."""
+    if len(tensors) != len(tensor_numels):
+        raise ValueError("_construct_standard_basis_for(): expected one numel per Variable, "
+                         "got %d Variables and %d numels" % (len(tensors), len(tensor_numels)))
+    if len(tensors) == 0:
+        raise ValueError("_construct_standard_basis_for(): expected at least one Variable")
+    total_numel = sum(tensor_numels)
+    chunks = []
+    diag_start_idx = 0
+    for tensor, numel in zip(tensors, tensor_numels):
+        chunk = pyad.zeros((total_numel, numel), dtype=tensor.dtype, device=tensor.device)
+        with pyad.no_grad():
+            chunk.diagonal(diag_start_idx).fill_(1)
+        diag_start_idx -= numel
+        chunks.append(chunk)
+    return tuple(chunks)
+
+
 def _jacfwd(func, inputs, strict, vectorize):
     """``jacobian(..., strategy="forward-mode")``, as torch's ``_jacfwd``.
 
