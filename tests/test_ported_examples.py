@@ -387,6 +387,16 @@ def test_every_ported_script_is_tested():
         "annotated_transformer",
         # the eighteenth batch (kuangliu/pytorch-cifar), tests/test_ported_examples_18.py
         "pytorch_cifar",
+        # the twentieth batch (MIT: aladdinpersson/Machine-Learning-Collection),
+        # tests/test_ported_examples_20.py
+        "aladdin_tensorbasics",
+        "aladdin_simple_fullynet",
+        "aladdin_simple_CNN",
+        "aladdin_rnn_gru_lstm",
+        "aladdin_init_weights",
+        "aladdin_lr_ratescheduler",
+        "aladdin_loadsave",
+        "aladdin_std_mean",
         ])
 
 
