@@ -397,6 +397,7 @@ def test_every_ported_script_is_tested():
         "aladdin_lr_ratescheduler",
         "aladdin_loadsave",
         "aladdin_std_mean",
+        "aladdin_wgan_gp",
         ])
 
 

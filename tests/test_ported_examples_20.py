@@ -34,7 +34,7 @@ def _module(name):
 _helpers = _module("test_ported_examples")
 _helpers3 = _module("test_ported_examples_3")
 _helpers11 = _module("test_ported_examples_11")
-load = _helpers.load
+load, Proxy = _helpers.load, _helpers.Proxy
 twin_runs_many = _helpers3.twin_runs_many
 stream, default_dtype = _helpers11.stream, _helpers11.default_dtype
 
@@ -42,7 +42,7 @@ stream, default_dtype = _helpers11.stream, _helpers11.default_dtype
 SCRIPTS = [
     "aladdin_tensorbasics", "aladdin_simple_fullynet", "aladdin_simple_CNN",
     "aladdin_rnn_gru_lstm", "aladdin_init_weights", "aladdin_lr_ratescheduler",
-    "aladdin_loadsave", "aladdin_std_mean",
+    "aladdin_loadsave", "aladdin_std_mean", "aladdin_wgan_gp",
 ]
 
 
@@ -261,3 +261,60 @@ def test_aladdin_std_mean():
     np.testing.assert_allclose(_np(p[0]), mean, rtol=1e-5)
     np.testing.assert_allclose(_np(p[1]), np.sqrt(sq - mean ** 2), rtol=1e-4)
     assert len(p_logs) == len(t_logs) == 2
+
+
+# -- GANs/4. WGAN-GP (model.py, train.py, utils.gradient_penalty) ---------------------------
+
+WGAN = dict(Z_DIM=8, FEATURES_CRITIC=2, FEATURES_GEN=2, BATCH_SIZE=2, NUM_EPOCHS=1,
+            CRITIC_ITERATIONS=2, n=4)
+
+
+def _contiguous_grad(lib):
+    # the one name swapped: autograd.grad's results made contiguous (see the xfail below)
+    def grad(*args, **kwargs):
+        return tuple(g.contiguous() if g is not None else None
+                     for g in lib.autograd.grad(*args, **kwargs))
+    return Proxy(lib, autograd=Proxy(lib.autograd, grad=grad))
+
+
+def _wgan_twins(wrap_p):
+    module = load("aladdin_wgan_gp")
+    states, traces = [], [{}, {}]
+    torch.manual_seed(0)
+    t = module.run(stream(torch), log=lambda *a: None, trace=traces[0],
+                   init=lambda m: states.append({k: v.detach().numpy().copy()
+                                                 for k, v in m.state_dict().items()}),
+                   **WGAN)
+    it = iter(states)
+    p = module.run(wrap_p(stream(pyad)), log=lambda *a: None, trace=traces[1],
+                   init=lambda m: m.load_state_dict({k: pyad.tensor(v)
+                                                     for k, v in next(it).items()}),
+                   **WGAN)
+    return t, p, traces
+
+
+def test_aladdin_wgan_gp():
+    t, p, (tt, pt) = _wgan_twins(_contiguous_grad)
+    assert len(t) == len(p) == 2 * (2 * 2 + 1)
+    np.testing.assert_allclose(p, t, rtol=2e-4, atol=2e-5)
+    # the penalty and its gradients (double backward through the critic's convolutions,
+    # InstanceNorm2d and LeakyReLU), with respect to the first weight and the real images
+    np.testing.assert_allclose(pt["gp"], tt["gp"], rtol=1e-5)
+    for a, b in zip(pt["grads"], tt["grads"]):
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-4,
+                                   atol=1e-5 * max(1.0, float(np.abs(_np(b)).max())))
+
+
+@pytest.mark.xfail(strict=True, reason="engine: the input gradient of a padded conv2d is "
+                   "a non-contiguous view of the padded buffer (strides (100, 100, 10, 1) "
+                   "for a 2x1x8x8 input; torch's is contiguous), so the text's "
+                   "gradient.view(n, -1) raises (pyad/ops conv backward)")
+def test_aladdin_wgan_gp_verbatim_view():
+    _wgan_twins(lambda lib: lib)
+
+
+@pytest.mark.xfail(strict=True, reason="python: pyad's .data is the NumPy array, so "
+                   "nn.init.normal_(m.weight.data, 0.0, 0.02) gets no Variable")
+def test_aladdin_wgan_gp_verbatim_data():
+    load("aladdin_wgan_gp").run(pyad, verbatim_data=True, log=lambda *a: None, **WGAN)
