@@ -398,6 +398,9 @@ def test_every_ported_script_is_tested():
         "aladdin_loadsave",
         "aladdin_std_mean",
         "aladdin_wgan_gp",
+        "aladdin_cnn_architectures",
+        "aladdin_fc_gan",
+        "aladdin_tensor_operations",
         ])
 
 

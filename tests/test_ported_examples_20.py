@@ -1,5 +1,7 @@
 """Ported aladdinpersson/Machine-Learning-Collection (MIT, Copyright (c) 2020 Aladdin
-Persson): ``ML/Pytorch/Basics`` (examples/ported/aladdin_*.py).
+Persson): ``ML/Pytorch/Basics``, ``CNN_architectures`` (LeNet-5, VGG16, ResNet50/101/152,
+GoogLeNet), ``GANs`` (the fully connected GAN, WGAN-GP's gradient penalty) and
+``linkedin_posts/tensor_operations`` (examples/ported/aladdin_*.py).
 
 Each script runs on torch and on pyad from torch's initial weights (every model it passes
 to ``init``) and gives the same loss at every step, the same accuracy counts, learning
@@ -42,7 +44,8 @@ stream, default_dtype = _helpers11.stream, _helpers11.default_dtype
 SCRIPTS = [
     "aladdin_tensorbasics", "aladdin_simple_fullynet", "aladdin_simple_CNN",
     "aladdin_rnn_gru_lstm", "aladdin_init_weights", "aladdin_lr_ratescheduler",
-    "aladdin_loadsave", "aladdin_std_mean", "aladdin_wgan_gp",
+    "aladdin_loadsave", "aladdin_std_mean", "aladdin_wgan_gp", "aladdin_cnn_architectures",
+    "aladdin_fc_gan", "aladdin_tensor_operations",
 ]
 
 
@@ -277,19 +280,19 @@ def _contiguous_grad(lib):
     return Proxy(lib, autograd=Proxy(lib.autograd, grad=grad))
 
 
-def _wgan_twins(wrap_p):
+def _wgan_twins(wrap_p, **options):
     module = load("aladdin_wgan_gp")
     states, traces = [], [{}, {}]
     torch.manual_seed(0)
     t = module.run(stream(torch), log=lambda *a: None, trace=traces[0],
                    init=lambda m: states.append({k: v.detach().numpy().copy()
                                                  for k, v in m.state_dict().items()}),
-                   **WGAN)
+                   **WGAN, **options)
     it = iter(states)
     p = module.run(wrap_p(stream(pyad)), log=lambda *a: None, trace=traces[1],
                    init=lambda m: m.load_state_dict({k: pyad.tensor(v)
                                                      for k, v in next(it).items()}),
-                   **WGAN)
+                   **WGAN, **options)
     return t, p, traces
 
 
@@ -306,6 +309,19 @@ def test_aladdin_wgan_gp():
                                    atol=1e-5 * max(1.0, float(np.abs(_np(b)).max())))
 
 
+def test_aladdin_wgan_gp_float64():
+    # float64: the penalty and its gradients (a double backward) within 1e-10, and
+    # model.py's test() (64x64 images, 8 features) on both
+    with default_dtype("float64"):
+        t, p, (tt, pt) = _wgan_twins(_contiguous_grad, run_model_test=True)
+    np.testing.assert_allclose(p, t, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(pt["gp"], tt["gp"], rtol=1e-12)
+    for a, b in zip(pt["grads"], tt["grads"]):
+        assert _np(a).dtype == np.float64
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-10,
+                                   atol=1e-12 * max(1.0, float(np.abs(_np(b)).max())))
+
+
 @pytest.mark.xfail(strict=True, reason="engine: the input gradient of a padded conv2d is "
                    "a non-contiguous view of the padded buffer (strides (100, 100, 10, 1) "
                    "for a 2x1x8x8 input; torch's is contiguous), so the text's "
@@ -318,3 +334,162 @@ def test_aladdin_wgan_gp_verbatim_view():
                    "nn.init.normal_(m.weight.data, 0.0, 0.02) gets no Variable")
 def test_aladdin_wgan_gp_verbatim_data():
     load("aladdin_wgan_gp").run(pyad, verbatim_data=True, log=lambda *a: None, **WGAN)
+
+
+# -- CNN_architectures: lenet5_pytorch.py, pytorch_vgg_implementation.py, pytorch_resnet.py,
+# pytorch_inceptionet.py ---------------------------------------------------------------------
+
+def _arch_twins(model, **options):
+    module = load("aladdin_cnn_architectures")
+    state = {}
+
+    def record(net):
+        state.update({k: v.detach().numpy().copy() for k, v in net.state_dict().items()})
+
+    def restore(net):
+        assert list(net.state_dict()) == list(state)
+        net.load_state_dict({k: pyad.tensor(v) for k, v in state.items()})
+
+    t_logs, p_logs = [], []
+    torch.manual_seed(0)
+    t = module.run(_helpers.seeded(torch), model=model, init=record, log=t_logs.append,
+                   **options)
+    p = module.run(_helpers.seeded(pyad), model=model, init=restore, log=p_logs.append,
+                   **options)
+    return t, p, t_logs, p_logs
+
+
+def _arch_compare(t, p, rtol, atol):
+    def close(a, e, what):
+        e = _np(e)
+        scale = max(float(np.abs(e).max(initial=0.0)), 1.0)
+        np.testing.assert_allclose(_np(a), e, rtol=rtol, atol=atol * scale, err_msg=what)
+
+    outs = t["outputs"] if isinstance(t["outputs"], tuple) else (t["outputs"],)
+    p_outs = p["outputs"] if isinstance(p["outputs"], tuple) else (p["outputs"],)
+    assert len(p_outs) == len(outs)
+    for a, e in zip(p_outs, outs):
+        assert tuple(a.shape) == tuple(e.shape)
+        close(a, e, "outputs")
+    np.testing.assert_allclose(p["loss"], t["loss"], rtol=rtol, atol=atol)
+    assert list(p["grads"]) == list(t["grads"])
+    for k, g in t["grads"].items():
+        assert (p["grads"][k] is None) == (g is None), k
+        if g is not None:
+            close(p["grads"][k], g, "grad " + k)
+    t_state, p_state = t["net"].state_dict(), p["net"].state_dict()
+    assert list(p_state) == list(t_state)
+    for k, v in t_state.items():
+        close(p_state[k], v, "after the step: " + k)
+
+
+def test_aladdin_lenet5():
+    t, p, t_logs, p_logs = _arch_twins("LeNet", N=4)
+    _arch_compare(t, p, rtol=1e-4, atol=1e-5)
+    assert tuple(p_logs[0]) == tuple(t_logs[0]) == (4, 10)
+    # the file's test_lenet: 64 images through a fresh LeNet
+    shapes = [tuple(load("aladdin_cnn_architectures").lenet5(lib)["test_lenet"]().shape)
+              for lib in (torch, pyad)]
+    assert shapes[1] == shapes[0] == (64, 10)
+
+
+# VGG16, ResNet50 and GoogLeNet normalise with BatchNorm2d over batch 2, down to 7x7 (1x1
+# for ResNet's last blocks at 32x32): in float32 the frameworks' rounding grows through
+# these stacks (as in the eighteenth batch), so they are compared in float64
+
+def test_aladdin_vgg16_float64():
+    with default_dtype("float64"):
+        t, p, t_logs, p_logs = _arch_twins("VGG16", width=16, num_classes=10)
+    _arch_compare(t, p, rtol=1e-7, atol=1e-9)
+    assert tuple(p_logs[1]) == tuple(t_logs[1]) == (2, 10)
+    # print(model): the module tree (torch's and pyad's reprs, line by line)
+    assert str(p_logs[0]) == str(t_logs[0])
+
+
+def test_aladdin_resnet50_float64():
+    with default_dtype("float64"):
+        t, p, t_logs, p_logs = _arch_twins("ResNet50", width=16, num_classes=10, size=64)
+    _arch_compare(t, p, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(_np(p["outputs"]).sum(1), 1.0, rtol=1e-12)  # the softmax
+
+
+def test_aladdin_resnet_softmax_of_one_raises():
+    # the text's ``x = self.softmax(1)``: nn.Softmax of the number 1 (torch: the int has no
+    # ``softmax``; pyad takes the number as an int64 Variable, which softmax refuses, a
+    # NotImplementedError as torch's for an int64 tensor)
+    module = load("aladdin_cnn_architectures")
+    with pytest.raises(AttributeError):
+        module.run(torch, model="ResNet50", width=16, size=32, softmax_of_one=True,
+                   log=lambda *a: None)
+    with pytest.raises(NotImplementedError, match="softmax"):
+        module.run(pyad, model="ResNet50", width=16, size=32, softmax_of_one=True,
+                   log=lambda *a: None)
+
+
+def test_aladdin_resnet_depths():
+    # ResNet50/101/152: [3, 4, 6, 3], [3, 4, 23, 3], [3, 8, 36, 3] bottleneck blocks
+    for lib in (torch, pyad):
+        names = load("aladdin_cnn_architectures").resnet(lib, width=16)
+        for name, layers in (("ResNet50", [3, 4, 6, 3]), ("ResNet101", [3, 4, 23, 3]),
+                             ("ResNet152", [3, 8, 36, 3])):
+            net = names[name](img_channel=3, num_classes=10)
+            assert [len(getattr(net, "layer%d" % i)) for i in range(1, 5)] == layers
+    t_n = sum(v.numel() for v in load("aladdin_cnn_architectures").resnet(
+        torch, width=16)["ResNet101"]().parameters())
+    p_n = sum(v.numel() for v in load("aladdin_cnn_architectures").resnet(
+        pyad, width=16)["ResNet101"]().parameters())
+    assert p_n == t_n
+
+
+def test_aladdin_googlenet_float64():
+    with default_dtype("float64"):
+        t, p, t_logs, p_logs = _arch_twins("GoogLeNet", width=16, num_classes=10)
+    _arch_compare(t, p, rtol=1e-7, atol=1e-9)
+    assert tuple(p_logs[0]) == tuple(t_logs[0]) == (2, 10)
+
+
+# -- GANs/1. SimpleGAN/fc_gan.py --------------------------------------------------------------
+
+def test_aladdin_fc_gan():
+    t, _ = twins("aladdin_fc_gan", num_epochs=2, batch_size=8, n=16, shuffle=False)
+    assert len(t) == 2 * 2 * 2
+
+
+# -- linkedin_posts/tensor_operations/*.py ---------------------------------------------------
+
+def test_aladdin_tensor_operations():
+    import torch.utils.benchmark  # noqa: F401 (torch's submodule is imported on demand)
+    module = load("aladdin_tensor_operations")
+    t_logs, p_logs = [], []
+    t = module.run(stream(torch), size=16, n_batch=2, n=4, m=5, k=3, num_runs=3,
+                   log=t_logs.append)
+    p = module.run(stream(pyad), size=16, n_batch=2, n=4, m=5, k=3, num_runs=3,
+                   log=p_logs.append)
+    for part in ("cat_vs_stack", "torch_matrix_mult", "transpose_vs_permute"):
+        assert list(p[part]) == list(t[part])
+        for name, v in t[part].items():
+            assert tuple(p[part][name].shape) == tuple(v.shape), (part, name)
+            np.testing.assert_allclose(_np(p[part][name]), _np(v), rtol=1e-5, atol=1e-6,
+                                       err_msg=part + " " + name)
+    assert tuple(t["cat_vs_stack"]["stack_dim2"].shape) == (2, 3, 2)
+    assert tuple(t["transpose_vs_permute"]["permuted"].shape) == (4, 2, 3)
+    # the benchmark: one Measurement per method, the labels and the table's rows
+    tm, pm = t["bmm_einsum_matmul"], p["bmm_einsum_matmul"]
+    assert len(pm) == len(tm) == 3
+    for a, b in zip(pm, tm):
+        assert (a.label, a.sub_label, a.description) == (b.label, b.sub_label,
+                                                         b.description)
+        assert a.number_per_run == b.number_per_run and a.mean > 0
+    assert len(p_logs) == len(t_logs) == 1
+    p_lines, t_lines = p_logs[0].splitlines(), t_logs[0].splitlines()
+    assert p_lines[:2] == t_lines[:2] == ["[ Batched Matrix Multiplication ]",
+                                          "                      |  2x4x5x3"]
+    assert p_lines[2].startswith("%d threads: -" % pyad.get_num_threads())
+    assert t_lines[2].startswith("%d threads: -" % torch.get_num_threads())
+    for i, method in enumerate(("bmm", "matmul", "einsum")):
+        assert p_lines[3 + i].split("|")[0] == t_lines[3 + i].split("|")[0] == (
+            "      Method: %-8s" % method)
+        assert float(p_lines[3 + i].split("|")[1]) > 0
+    assert p_lines[-1] == t_lines[-1] == "Times are in microseconds (us)."
+    # CUDA-only timing: not run on the CPU, in either
+    assert callable(p["float64_float32_float16"]) and callable(t["float64_float32_float16"])

@@ -18,14 +18,15 @@ the tests). ``initialize_weights``'s ``nn.init.normal_(m.weight.data, ...)``: py
 ``.data`` is the NumPy array, so the default writes ``m.weight`` and
 ``verbatim_data=True`` runs the text's line. ``run`` returns every critic step's loss and
 penalty, every generator loss, and the penalty's gradients (with respect to the critic's
-first weight and to the real images) at the first step.
+first weight and to the real images) at the first step; ``run_model_test=True`` runs
+``model.py``'s ``test()`` (commented out in the text) first.
 """
 import numpy as np
 
 
 def run(torch, Z_DIM=100, FEATURES_CRITIC=16, FEATURES_GEN=16, BATCH_SIZE=64,
         NUM_EPOCHS=100, CRITIC_ITERATIONS=5, n=128, seed=0, verbatim_data=False,
-        init=None, log=print, trace=None):
+        run_model_test=False, init=None, log=print, trace=None):
     nn = torch.nn
     optim = torch.optim
     DataLoader = torch.utils.data.DataLoader
@@ -104,6 +105,9 @@ def run(torch, Z_DIM=100, FEATURES_CRITIC=16, FEATURES_GEN=16, BATCH_SIZE=64,
         z = torch.randn((N, noise_dim, 1, 1))
         assert gen(z).shape == (N, in_channels, H, W), "Generator test failed"
 
+    if run_model_test:  # model.py's ``# test()``
+        test()
+
     # -- utils.py --
     def gradient_penalty(critic, real, fake, device="cpu"):
         BATCH_SIZE, C, H, W = real.shape
@@ -136,7 +140,7 @@ def run(torch, Z_DIM=100, FEATURES_CRITIC=16, FEATURES_GEN=16, BATCH_SIZE=64,
 
     dataset = torch.utils.data.TensorDataset(
         torch.tensor(rng.uniform(-1, 1, (n, CHANNELS_IMG, IMAGE_SIZE, IMAGE_SIZE)),
-                     dtype=torch.float32),
+                     dtype=torch.get_default_dtype()),
         torch.from_numpy(rng.randint(0, 10, n)))
     loader = DataLoader(
         dataset,
