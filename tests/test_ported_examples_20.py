@@ -434,6 +434,8 @@ def test_aladdin_resnet_depths():
                              ("ResNet152", [3, 8, 36, 3])):
             net = names[name](img_channel=3, num_classes=10)
             assert [len(getattr(net, "layer%d" % i)) for i in range(1, 5)] == layers
+        # the file's test(): ResNet101 of a batch (4 at 224x224 in the text; 2 at 64x64)
+        assert tuple(names["test"](N=2, size=64)) == (2, 1000)
     t_n = sum(v.numel() for v in load("aladdin_cnn_architectures").resnet(
         torch, width=16)["ResNet101"]().parameters())
     p_n = sum(v.numel() for v in load("aladdin_cnn_architectures").resnet(

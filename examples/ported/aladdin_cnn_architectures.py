@@ -22,6 +22,8 @@ raise in both frameworks); its ``test()`` moves the output to CUDA: the port's
 (``CrossEntropyLoss``, ``SGD(lr=0.01, momentum=0.9)``) after the forward, summing
 GoogLeNet's two auxiliary losses with weight 0.3 (the paper's) to its main loss.
 ``run`` returns the outputs, the loss, every parameter's gradient and the model.
+
+Run it with ``python examples/ported/aladdin_cnn_architectures.py``.
 """
 
 

@@ -14,6 +14,8 @@ import out of the string (a timer of pyad would otherwise time torch).
 ``float64_float32_float16.py`` times with ``torch.cuda.Event`` and
 ``torch.cuda.synchronize``: CUDA-only, it runs where CUDA is available and is left out
 on the CPU (``measure_performance`` is returned for the caller).
+
+Run it with ``python examples/ported/aladdin_tensor_operations.py``.
 """
 
 
