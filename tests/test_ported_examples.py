@@ -400,6 +400,20 @@ def test_every_ported_script_is_tested():
         "graykode_transformer",
         "graykode_transformer_greedy_decoder",
         "graykode_bert",
+        # the twentieth batch (MIT: aladdinpersson/Machine-Learning-Collection),
+        # tests/test_ported_examples_20.py
+        "aladdin_tensorbasics",
+        "aladdin_simple_fullynet",
+        "aladdin_simple_CNN",
+        "aladdin_rnn_gru_lstm",
+        "aladdin_init_weights",
+        "aladdin_lr_ratescheduler",
+        "aladdin_loadsave",
+        "aladdin_std_mean",
+        "aladdin_wgan_gp",
+        "aladdin_cnn_architectures",
+        "aladdin_fc_gan",
+        "aladdin_tensor_operations",
         ])
 
 
