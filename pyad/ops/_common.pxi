@@ -1368,6 +1368,16 @@ cdef Variable _cloned(Variable x, object data):
     return _plain(data, x._volatile)
 
 
+cdef object _dense(object v):
+    # v (a Variable or an array) itself when C-contiguous, else a C-contiguous copy
+    # (differentiable for a Variable): for gradients torch computes into fresh memory
+    # where pyad's formula ends in a slice of a larger buffer.
+    if isinstance(v, Variable):
+        d = (<Variable>v)._data
+        return v if d.flags.c_contiguous else _cloned(<Variable>v, d.copy())
+    return v if v.flags.c_contiguous else v.copy()
+
+
 cdef Variable _grad_as(Variable g, object dev, object dtype):
     # A gradient converted to its input's dtype: the real part for a real input
     # (torch), without NumPy's ComplexWarning.

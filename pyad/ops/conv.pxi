@@ -207,11 +207,12 @@ cdef inline object _cv_fold(object cols, Py_ssize_t hp, Py_ssize_t wp, Py_ssize_
 
 cdef inline object _cv_crop(object v, Py_ssize_t top, Py_ssize_t h, Py_ssize_t left,
                             Py_ssize_t w):
-    # v[:, :, top:top + h, left:left + w] (the padding taken off again)
+    # v[:, :, top:top + h, left:left + w] (the padding taken off again), copied dense as
+    # torch's input gradient is (a WGAN-GP's gradient.view(n, -1) relies on it)
     key = (slice(None), slice(None), slice(top, top + h), slice(left, left + w))
     if isinstance(v, Variable):
-        return getitem(v, key)
-    return v[key]
+        return _dense(getitem(v, key))
+    return _dense(v[key])
 
 
 cdef class ConvolutionBackward(Node):
@@ -748,7 +749,7 @@ cdef object _v_pool_scatter(object v, MaxPool2dBackward node):
                 xp.copyto(gv[:, :, :, :, i, j], v, where=mask)
             else:
                 gv[:, :, :, :, i, j] += xp.where(mask, v, 0)
-    return full[:, :, :h, :w]
+    return _dense(full[:, :, :h, :w])
 
 
 cdef class MaxPool2dBackward(Node):

@@ -2998,7 +2998,8 @@ cdef class ConstantPadBackward(Node):
     cdef tuple key                      # where the input sits in the padded output
 
     cdef tuple _backward(self, tuple grads):
-        return (getitem(grads[0], self.key),)
+        # (a dense copy of the kept part, as torch's gradient is)
+        return (_dense(getitem(grads[0], self.key)),)
 
 
 cdef _check_nonconstant_pad(tuple shape, Py_ssize_t npad, str mode):

@@ -265,7 +265,7 @@ _DEBUG_TIP = ("\nTip: To see a more detailed error message, either pass `debug=T
 
 _DEBUG_EXPLANATION = (
     "\nERROR: Detected non-determinism while running activation checkpointing\n\n"
-    "You are seeing this error because you passed `debug=True` to checkpoint and tensors "
+    "You are seeing this error because you passed `debug=True` to checkpoint and Variables "
     "to be saved during the original forward and differ between those saved during "
     "recomputation. This can happen if different operators were ran in the original "
     "forward and in the recomputation (a branch on global state, a random draw outside "
@@ -320,20 +320,20 @@ def _check_recomputed(forward, recomputed, early_stop, debug):
     n, m = len(forward.metadata), len(recomputed.metadata)
     if m < n:
         raise CheckpointError(
-            "pyad.utils.checkpoint: A different number of tensors was saved during the "
-            "original forward and recomputation.\nNumber of tensors saved during forward: "
-            "%d\nNumber of tensors saved during recomputation: %d.\n%s" % (n, m, tip))
+            "checkpoint(): A different number of Variables was saved during the original "
+            "forward and recomputation.\nNumber of Variables saved during forward: %d\n"
+            "Number of Variables saved during recomputation: %d.\n%s" % (n, m, tip))
     if m > n and not early_stop:
-        raise CheckpointError("pyad.utils.checkpoint: trying to save more tensors during "
+        raise CheckpointError("checkpoint(): trying to save more Variables during "
                               "recomputation than during the original forward pass.\n%s"
                               % tip)
-    lines = ["tensor at position %d:\nsaved metadata: %s\nrecomputed metadata: %s\n"
+    lines = ["Variable at position %d:\nsaved metadata: %s\nrecomputed metadata: %s\n"
              % (i, before, now)
              for i, (before, now) in enumerate(zip(forward.metadata, recomputed.metadata))
              if before != now]
     if lines:
-        raise CheckpointError("pyad.utils.checkpoint: Recomputed values for the following "
-                              "tensors have different metadata than during the forward "
+        raise CheckpointError("checkpoint(): Recomputed values for the following "
+                              "Variables have different metadata than during the forward "
                               "pass.\n%s.\n%s" % ("".join(lines), tip))
 
 

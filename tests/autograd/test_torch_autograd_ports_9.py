@@ -648,7 +648,7 @@ def test_checkpoint_detects_non_determinism():
 
     # fewer Variables saved during recomputation
     fn = get_non_det_fn(orig_fn=save_3_tensors, recompute_fn=save_2_tensors)
-    with pytest.raises(RuntimeError, match="A different number of tensors was saved"):
+    with pytest.raises(RuntimeError, match="A different number of Variables was saved"):
         out = checkpoint(fn, a, use_reentrant=False)
         out.backward()
 
@@ -656,7 +656,7 @@ def test_checkpoint_detects_non_determinism():
     fn = get_non_det_fn(orig_fn=save_2_tensors, recompute_fn=save_3_tensors)
     with set_checkpoint_early_stop(False):
         with pytest.raises(RuntimeError,
-                           match="trying to save more tensors during recomputation"):
+                           match="trying to save more Variables during recomputation"):
             out = checkpoint(fn, a, use_reentrant=False)
             out.backward()
 
@@ -667,7 +667,7 @@ def test_checkpoint_detects_non_determinism():
 
     # the same number saved, with different metadata
     fn = get_non_det_fn(orig_fn=save_2_tensors, recompute_fn=save_2_tensors_alt)
-    with pytest.raises(RuntimeError, match="tensors have different metadata"):
+    with pytest.raises(RuntimeError, match="Variables have different metadata"):
         out = checkpoint(fn, a, use_reentrant=False)
         out.backward()
 

@@ -325,3 +325,87 @@ def test_is_checkpoint_valid_inside_passes_as_torch():
         lib.autograd.grad(y.sum(), x, retain_graph=True)
         y.sum().backward(inputs=[x])
     assert seen["pyad"] == seen["torch"] == [True, False, False]
+
+
+def _flaky(lib, first, then):
+    """A function that runs `first` in the forward and `then` in the recomputation."""
+    calls = []
+
+    def fn(x):
+        calls.append(1)
+        return (first if len(calls) == 1 else then)(x)
+    return fn
+
+
+@pytest.mark.parametrize("check", ["default", "none"])
+def test_determinism_check_modes_as_torch(check):
+    # the same number of saved values with a different shape: only "default" sees it
+    def two(x):
+        return x.sin().exp()
+
+    def two_other(x):
+        return x.sin().sum(0, keepdim=True).exp().expand(3, 2)   # exp saves a (1, 2)
+
+    for lib, ck, error in ((torch, TC.checkpoint, TC.CheckpointError),
+                           (pyad, checkpoint, pyad.utils.checkpoint.CheckpointError)):
+        x = lib.ones(3, 2, requires_grad=True)
+        out = ck(_flaky(lib, two, two_other), x, use_reentrant=False,
+                 determinism_check=check)
+        if check == "default":
+            with pytest.raises(error, match="(tensors|Variables) have different metadata"):
+                out.sum().backward()
+        else:
+            out.sum().backward()
+            assert x.grad is not None
+    assert issubclass(pyad.utils.checkpoint.CheckpointError, RuntimeError)
+
+
+def test_determinism_check_counts_saved_values_even_when_off():
+    for lib, ck in ((torch, TC.checkpoint), (pyad, checkpoint)):
+        x = lib.ones(2, requires_grad=True)
+        out = ck(_flaky(lib, lambda t: t.sin().exp().sin(), lambda t: t.sin().exp()), x,
+                 use_reentrant=False, determinism_check="none")
+        with pytest.raises(RuntimeError, match="A different number of (tensors|Variables) was saved "
+                                               "during the original forward and "
+                                               "recomputation"):
+            out.sum().backward()
+
+
+def test_determinism_check_rejects_unknown_modes_and_reentrant_debug_as_torch():
+    for lib, ck in ((torch, TC.checkpoint), (pyad, checkpoint)):
+        x = lib.ones(2, requires_grad=True)
+        with pytest.raises(ValueError, match="determinism_check should be one of"):
+            ck(lambda t: t.sin(), x, use_reentrant=False, determinism_check="strict")
+        with pytest.raises(ValueError, match="only supported when use_reentrant=False"):
+            ck(lambda t: t.sin(), x, use_reentrant=True, debug=True)
+
+
+def test_debug_lists_what_each_run_saved_and_the_global_switch_overrides():
+    from pyad.utils.checkpoint import set_checkpoint_debug_enabled
+    x = pyad.ones(2, requires_grad=True)
+    fn = _flaky(pyad, lambda t: t.sin().exp(), lambda t: t.sin() * pyad.ones(3, 2))
+    out = checkpoint(fn, x, use_reentrant=False, debug=True)
+    with pytest.raises(RuntimeError, match="you passed `debug=True`") as info:
+        out.sum().backward()
+    assert "(3, 2)" in str(info.value)            # the recomputation's saved shape
+    fn = _flaky(pyad, lambda t: t.sin().exp(), lambda t: t.sin() * pyad.ones(3, 2))
+    with set_checkpoint_debug_enabled(False):
+        out = checkpoint(fn, x, use_reentrant=False, debug=True)
+        with pytest.raises(RuntimeError, match="Tip: To see a more detailed"):
+            out.sum().backward()
+
+
+def test_a_deterministic_checkpoint_passes_the_check_under_every_setting():
+    from pyad.utils.checkpoint import set_checkpoint_early_stop
+    w = pyad.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=pyad.float64, requires_grad=True)
+    x = pyad.tensor([[1.0, 2.0]], dtype=pyad.float64, requires_grad=True)
+    for early in (True, False):
+        with set_checkpoint_early_stop(early):
+            out = checkpoint(lambda a: (a @ w).tanh().exp(), x, use_reentrant=False)
+            out.sum().backward()
+    tw = torch.tensor(w.detach().numpy(), requires_grad=True)
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    for _ in range(2):
+        (tx @ tw).tanh().exp().sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-13)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-13)
