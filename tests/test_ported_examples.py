@@ -414,6 +414,9 @@ def test_every_ported_script_is_tested():
         "aladdin_cnn_architectures",
         "aladdin_fc_gan",
         "aladdin_tensor_operations",
+        # the twenty-second batch (MIT: karpathy/pytorch-made),
+        # tests/test_ported_examples_22.py
+        "made_run",
         ])
 
 
