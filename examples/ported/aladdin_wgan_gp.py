@@ -21,9 +21,7 @@ penalty, every generator loss, and the penalty's gradients (with respect to the 
 first weight and to the real images) at the first step; ``run_model_test=True`` runs
 ``model.py``'s ``test()`` (commented out in the text) first.
 
-Run it with ``python examples/ported/aladdin_wgan_gp.py`` (on pyad it stops at
-``gradient.view``: the input gradient of a padded ``Conv2d`` is not contiguous yet, a
-strict xfail in tests/test_ported_examples_20.py).
+Run it with ``python examples/ported/aladdin_wgan_gp.py``.
 """
 import numpy as np
 
