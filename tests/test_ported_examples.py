@@ -414,6 +414,12 @@ def test_every_ported_script_is_tested():
         "aladdin_cnn_architectures",
         "aladdin_fc_gan",
         "aladdin_tensor_operations",
+        # the twenty-first batch (MIT: openai/spinningup), tests/test_ported_examples_21.py
+        "spinup_vpg",
+        "spinup_ppo",
+        "spinup_ddpg",
+        "spinup_td3",
+        "spinup_sac",
         ])
 
 
