@@ -199,3 +199,17 @@ def test_data_polyak_on_torch(name):
     for a, b in zip(m1, m2):
         for k in a:
             np.testing.assert_array_equal(a[k], b[k])
+
+
+@pytest.mark.parametrize("name", ["spinup_vpg", "spinup_ppo"])
+def test_discount_cumsum_numpy_fallback(name):
+    # where scipy is absent the scripts use a NumPy loop: hand math, and scipy's lfilter
+    module = load(name)
+    x = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    expected = [1 + 0.5 * 2 + 0.25 * 3, 2 + 0.5 * 3, 3]
+    np.testing.assert_allclose(module._discount_cumsum_numpy(x, 0.5), expected, rtol=1e-15)
+    scipy_signal = pytest.importorskip("scipy.signal")
+    y = np.random.default_rng(0).standard_normal(17)
+    np.testing.assert_allclose(module._discount_cumsum_numpy(y, 0.99 * 0.97),
+                               scipy_signal.lfilter([1], [1, -0.99 * 0.97], y[::-1])[::-1],
+                               rtol=1e-12, atol=1e-12)

@@ -38,8 +38,9 @@ import numpy as np
 
 
 def _sibling(name):
-    spec = importlib.util.spec_from_file_location(
-        "_spinup_" + name, os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("_spinup_" + name,
+                                                  os.path.join(here, name + ".py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

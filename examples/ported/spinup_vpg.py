@@ -1,5 +1,6 @@
 """Port of openai/spinningup's PyTorch VPG (``spinup/algos/pytorch/vpg/vpg.py`` and its
-``core.py``, the same text as PPO's ``core.py``): the vanilla policy gradient with
+``core.py``; the reference index held no copy of ``vpg/core.py``, so ``_core`` is
+``ppo/core.py``, which upstream has the same text): the vanilla policy gradient with
 GAE-Lambda advantages (one policy step per epoch) and a separate value function.
 
 Spinning Up is MIT-licensed, Copyright (c) 2018 OpenAI (http://openai.com).
@@ -9,10 +10,11 @@ and ``vpg`` is defined inside ``run``, both as written but for these changes. gy
 a dependency: ``gym`` is ``run``'s argument, ``examples/ported/_rl_envs.py``'s ``Gym``
 (CartPole, a ``Discrete`` action space: ``MLPCategoricalActor``; or Pendulum, a ``Box``:
 ``MLPGaussianActor``), whose ``Box``/``Discrete`` stand in for ``gym.spaces``. It runs in
-one process: ``mpi_avg_grads``, ``sync_params``, ``mpi_avg``, ``proc_id``, ``num_procs``,
-``mpi_statistics_scalar`` and ``setup_pytorch_for_mpi`` are their single-process
-identities from ``_spinup_utils.py``, and ``EpochLogger`` is a dict collecting every
-stored value and each epoch's tabular rows (nothing written to disk). ``print`` (the
+one process: ``mpi_avg_grads``, ``sync_params``, ``mpi_avg``, ``proc_id``, ``num_procs`` and
+``setup_pytorch_for_mpi`` are their single-process identities from ``_spinup_utils.py``
+(``mpi_statistics_scalar`` the mean and standard deviation of the local values), and
+``EpochLogger`` is a dict collecting every stored value and each epoch's tabular rows
+(nothing written to disk). ``print`` (the
 "trajectory cut off" warning) and ``logger.log`` are ``log``. ``discount_cumsum`` uses
 ``scipy.signal.lfilter`` as written where scipy is installed and an equivalent NumPy loop
 where it is not (scipy is not a dependency of pyad). The long argument docstring and the
@@ -38,8 +40,9 @@ except ImportError:  # scipy is not a dependency of pyad: NumPy's loop below
 
 
 def _sibling(name):
-    spec = importlib.util.spec_from_file_location(
-        "_spinup_" + name, os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("_spinup_" + name,
+                                                  os.path.join(here, name + ".py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
