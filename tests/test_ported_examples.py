@@ -417,6 +417,12 @@ def test_every_ported_script_is_tested():
         # the twenty-second batch (MIT: karpathy/pytorch-made),
         # tests/test_ported_examples_22.py
         "made_run",
+        # the twenty-first batch (MIT: openai/spinningup), tests/test_ported_examples_21.py
+        "spinup_vpg",
+        "spinup_ppo",
+        "spinup_ddpg",
+        "spinup_td3",
+        "spinup_sac",
         ])
 
 

@@ -1,5 +1,6 @@
 """Small seeded NumPy stand-ins for gym's ``CartPole-v1`` and ``Pendulum-v1`` (gym is not
-a dependency), used by the minimalRL ports (``minimalrl_*.py``).
+a dependency), used by the minimalRL ports (``minimalrl_*.py``) and the Spinning Up ports
+(``spinup_*.py``).
 
 ``Gym(seed)`` has gym's ``make(id, max_episode_steps=None)``; the environments have
 gym's ``reset``/``step``/``seed``/``close`` with the old interface (``reset() -> obs``,
@@ -9,11 +10,38 @@ The physics are gym's (``gym/envs/classic_control/cartpole.py`` and ``pendulum.p
 Euler integration); ``done`` also ends an episode at the time limit, as gym's
 ``TimeLimit`` wrapper (500 and 200 steps, or ``max_episode_steps``). The initial states
 come from a ``numpy.random.RandomState`` of the seed, so two runs see the same
-environment stream when they take the same actions.
+environment stream when they take the same actions. ``observation_space`` and
+``action_space`` are small stand-ins for gym's ``Box`` and ``Discrete`` (``shape``,
+``low``/``high``, ``n``); their ``sample()`` draws from NumPy's global stream
+(``np.random``; gym's spaces have their own generator), so a script that seeds
+``np.random`` draws the same random actions in both runs.
 """
 import math
 
 import numpy as np
+
+
+class Box:
+    """gym.spaces.Box: ``low``, ``high`` (float32 arrays), ``shape``; uniform ``sample()``."""
+
+    def __init__(self, low, high, shape):
+        self.shape = tuple(shape)
+        self.low = np.full(self.shape, low, dtype=np.float32)
+        self.high = np.full(self.shape, high, dtype=np.float32)
+
+    def sample(self):
+        return np.random.uniform(self.low, self.high).astype(np.float32)
+
+
+class Discrete:
+    """gym.spaces.Discrete: ``n`` actions, ``shape == ()``."""
+
+    def __init__(self, n):
+        self.n = n
+        self.shape = ()
+
+    def sample(self):
+        return int(np.random.randint(self.n))
 
 
 class _Env:
@@ -50,6 +78,8 @@ class CartPole(_Env):
     gravity, masscart, masspole, length, force_mag, tau = 9.8, 1.0, 0.1, 0.5, 10.0, 0.02
     theta_threshold_radians = 12 * 2 * math.pi / 360
     x_threshold = 2.4
+    observation_space = Box(-np.inf, np.inf, (4,))
+    action_space = Discrete(2)
 
     def _initial_state(self):
         return self.rng.uniform(low=-0.05, high=0.05, size=(4,))
@@ -80,6 +110,8 @@ class CartPole(_Env):
 
 class Pendulum(_Env):
     max_speed, max_torque, dt, g, m, l = 8.0, 2.0, 0.05, 10.0, 1.0, 1.0
+    observation_space = Box(-np.array([1.0, 1.0, 8.0]), np.array([1.0, 1.0, 8.0]), (3,))
+    action_space = Box(-2.0, 2.0, (1,))
 
     def _initial_state(self):
         high = np.array([np.pi, 1.0])
