@@ -240,6 +240,8 @@ def histc(input, bins=100, min=0, max=0):
     tensor([0., 2., 1., 0.])
     """
     x = _as_variable(input, "histc")
+    if float(min) > float(max):         # torch checks the bounds before the dtype
+        raise RuntimeError("histc(): max must be larger than min")
     if not _is_float(x.dtype):
         # torch: no histogram kernel for integer/bool/complex dtypes (NotImplementedError)
         raise NotImplementedError("histc(): not implemented for %s input, expected a "
@@ -257,7 +259,12 @@ def histc(input, bins=100, min=0, max=0):
         raise RuntimeError("histc(): range of [%s, %s] is not finite" % (lo, hi)
                            if lo <= hi else "histc(): max must be larger than min")
     keep = data[(data >= lo) & (data <= hi)].astype(numpy.float64)
-    index = ((keep - lo) * bins / (hi - lo)).astype(numpy.int64)
+    if hi - lo == 0:
+        # lo and hi so large that widening them by 1 changed nothing: every kept
+        # element equals them, and falls in the first bin
+        index = xp.zeros(keep.shape, numpy.int64)
+    else:
+        index = ((keep - lo) * bins / (hi - lo)).astype(numpy.int64)
     index = xp.minimum(index, bins - 1)
     counts = xp.bincount(index, minlength=bins).astype(x.dtype)
     return _engine.Variable(counts)

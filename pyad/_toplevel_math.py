@@ -24,7 +24,7 @@ import warnings
 import numpy
 
 from pyad import _engine
-from pyad._out import takes_out, writes_out
+from pyad._out import _check_out, takes_out, writes_out
 from pyad.autograd import Function as _Function
 
 __all__ = [
@@ -639,8 +639,9 @@ def _hist_input(input, what, weight):
     if weight is not None:
         _var(weight, what, "weight")
         if weight.dtype != x.dtype:
-            raise RuntimeError("%s(): if a weight Variable is provided, it "
-                               "should have the same dtype as the input tensor" % what)
+            raise RuntimeError("%s(): if weight Variable is provided, input Variable and "
+                               "weight Variable should have the same dtype, but got "
+                               "input(%s), and weight(%s)" % (what, x.dtype, weight.dtype))
     return x
 
 
@@ -656,9 +657,23 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     tensor([0., 2., 1., 0.])
     """
     x = _hist_input(input, "histogram", weight)
+    if isinstance(bins, _Variable) and range is not None:
+        raise TypeError("histogram(): received an invalid combination of arguments - got "
+                        "(Variable, Variable, range=...): bins given as a Variable of edges "
+                        "take no range")
+    if out is not None:
+        _check_out(out, "histogram", (tuple, list))
+        for o, what in zip(out, ("hist", "bin_edges")):
+            if isinstance(o, _Variable) and o.dtype != x.dtype:
+                raise RuntimeError("histogram(): input Variable and %s Variable should have "
+                                   "the same dtype, but got input %s and %s %s"
+                                   % (what, x.dtype, what, o.dtype))
     hist, edges = histogramdd(x.reshape(-1, 1), [bins] if not isinstance(bins, _Variable)
                               else [bins], range=range, weight=None if weight is None
                               else weight.reshape(-1), density=density, _what="histogram")
+    if out is not None:
+        _engine._write_out_py("histogram", out, (hist, edges[0]), True)
+        return histogram_result(out[0], out[1])
     return histogram_result(hist, edges[0])
 
 
@@ -679,6 +694,9 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False, _what
         raise RuntimeError("%s(): the input Variable should have at least 1 "
                            "dimension, but got 0" % _what)
     D = x.shape[-1]
+    if D == 0:     # no dimensions to bin: a 0-d count of nothing (NaN as a density)
+        return histogramdd_result(_Variable(numpy.array(numpy.nan if density else 0.0,
+                                                        x.dtype)), [])
     pts = _host(x).reshape(-1, D)
     if isinstance(bins, (int, numpy.integer)):
         bins = [int(bins)] * D
@@ -696,35 +714,47 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False, _what
     for d, b in enumerate(bins):
         if isinstance(b, _Variable):
             e = _host(b)
-            if e.ndim != 1 or e.size < 1:
-                raise RuntimeError("%s(): a Variable of bin edges should have one "
-                                   "dimension, but got %d" % (_what, e.ndim))
+            if b.dtype != x.dtype:
+                raise RuntimeError("%s(): input Variable and bins Variables should have the "
+                                   "same dtype, but got input with dtype %s and bins for "
+                                   "dimension %d with dtype %s" % (_what, x.dtype, d, b.dtype))
+            if e.ndim != 1:
+                raise RuntimeError("%s(): bins Variable should have one dimension, but got "
+                                   "%d dimensions in the bins Variable for dimension %d"
+                                   % (_what, e.ndim, d))
+            if e.size < 1:
+                raise RuntimeError("%s(): bins Variable should have at least 1 element, but "
+                                   "got 0 elements in the bins Variable for dimension %d"
+                                   % (_what, d))
             if numpy.any(numpy.diff(e) < 0):
                 raise RuntimeError("%s(): bin edges must be non-decreasing" % _what)
             edges.append(e.astype(x.dtype))
             continue
         b = int(b)
         if b <= 0:
-            raise RuntimeError("%s(): torch.histogramdd: expected bin count for dimension %d "
-                               "to be positive, but got %d" % (_what, d, b))
+            raise RuntimeError("%s(): bins must be > 0, but got %d for dimension %d"
+                               % (_what, b, d))
         if range is not None:
             lo, hi = range[2 * d], range[2 * d + 1]
         elif pts.shape[0]:
             lo, hi = float(pts[:, d].min()), float(pts[:, d].max())
         else:                           # no data: [0, 1], as torch (and NumPy)
             lo, hi = 0.0, 1.0
-        if not (math.isfinite(lo) and math.isfinite(hi)):
-            raise ValueError("%s(): range of [%s, %s] is not finite" % (_what, lo, hi))
         if lo > hi:
-            raise RuntimeError("%s(): torch.histogramdd: expected leftmost edge to be less "
-                               "than or equal to rightmost edge" % _what)
+            raise RuntimeError("%s(): min should not exceed max, but got min %s max %s for "
+                               "dimension %d" % (_what, lo, hi, d))
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError("%s(): dimension %d's range [%s, %s] is not finite"
+                               % (_what, d, lo, hi))
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
         edges.append(numpy.linspace(lo, hi, b + 1).astype(x.dtype))
     w = None if weight is None else _host(weight).reshape(-1).astype(numpy.float64)
     if w is not None and w.size != pts.shape[0]:
-        raise RuntimeError("%s(): torch.histogramdd: weight should have the same shape as "
-                           "input excluding its innermost dimension" % _what)
+        raise RuntimeError("%s(): if weight Variable is provided it should have the same "
+                           "shape as the input Variable excluding its innermost dimension, "
+                           "but got input with shape %s and weight with shape %s"
+                           % (_what, tuple(x.shape), tuple(weight.shape)))
     hist, _ = numpy.histogramdd(pts.astype(numpy.float64),
                                 bins=[e.astype(numpy.float64) for e in edges], weights=w)
     if density:
@@ -1148,15 +1178,21 @@ def get_deterministic_debug_mode():
 # -- the *_copy functions: a view op's result, copied --------------------------------------
 
 def _copy_of(view_fn, name, doc):
-    def fn(input, *args, **kwargs):
+    def fn(input, *args, out=None, **kwargs):
         _var(input, name)
-        out = view_fn(input, *args, **kwargs)
-        if isinstance(out, (tuple, list)):
-            return tuple(o.clone() for o in out)
-        return out.clone()
+        result = view_fn(input, *args, **kwargs)
+        if isinstance(result, (tuple, list)):
+            result = tuple(o.clone() for o in result)
+        else:
+            result = result.clone()
+        if out is None:
+            return result
+        _check_out(out, name, (_Variable, tuple, list))
+        return _engine._write_out_py(name, out, result, False)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = ("%s, copied: the result never shares memory with ``input``; the "
-                  "gradient is the view's (``torch.%s``)." % (doc, name))
+                  "gradient is the view's (``torch.%s``). ``out=`` (a Variable, or a tuple "
+                  "of them for the split ops) receives the result, as torch's." % (doc, name))
     return fn
 
 
