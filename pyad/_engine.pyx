@@ -2435,13 +2435,20 @@ cdef class Variable:
         _bump_version(self)
         return self
 
-    def resize_as_(self, other):
-        """Resize in place to ``other``'s shape (see `resize_`).
+    def resize_as_(self, other, *, memory_format=None):
+        """Resize in place to ``other``'s shape (see `resize_`); with
+        :data:`pyad.preserve_format`, in ``other``'s layout when that is channels-last.
 
         >>> pyad.zeros(4).resize_as_(pyad.ones(2, 2)).shape
         (2, 2)
         """
-        return self.resize_(tuple((<Variable>_as_variable(other, "resize_as_"))._data.shape))
+        cdef Variable o = _as_variable(other, "resize_as_")
+        if memory_format is preserve_format:
+            order = _channels_last_order(o._data.ndim)
+            memory_format = None
+            if order is not None and _strides_like(o._data, order):
+                memory_format = channels_last if o._data.ndim == 4 else channels_last_3d
+        return self.resize_(tuple(o._data.shape), memory_format=memory_format)
 
     def resize(self, *sizes):
         """Deprecated (as in torch, with its UserWarning): a differentiable reshape to

@@ -392,7 +392,7 @@ def softshrink(input, lambd=0.5):
     d = x.data
     # torch: 0 on [-lambd, lambd]; a NaN stays NaN with gradient 1
     out = pyad.where(d < -lambd, x + lambd, _masked(x - lambd, ~(d <= lambd)))
-    return _engine._grad_depends_on(out, x)
+    return _engine._grad_depends_on(out, x, "SoftshrinkBackward")
 
 
 def hardshrink(input, lambd=0.5):
@@ -405,12 +405,12 @@ def hardshrink(input, lambd=0.5):
     x, = _real_only("hardshrink", _floating("hardshrink", input))
     d = x.data
     out = _masked(x, ~((d >= -lambd) & (d <= lambd)))     # a NaN passes (torch)
-    return _engine._grad_depends_on(out, x)
+    return _engine._grad_depends_on(out, x, "HardshrinkBackward")
 
 
 def _threshold(x, threshold, value):
     out = _masked(x, ~(x.data <= threshold), value)       # a NaN passes (torch)
-    return _engine._grad_depends_on(out, x)
+    return _engine._grad_depends_on(out, x, "ThresholdBackward")
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -499,7 +499,8 @@ def prelu(input, weight):
         weight = weight.reshape(())          # a 0-d input stays 0-d, as torch's
     out = pyad.where(input > 0, input, weight * input)
     # (torch's formula takes both: a create_graph gradient depends on each)
-    return _engine._grad_depends_on(_engine._grad_depends_on(out, input), slopes)
+    return _engine._grad_depends_on(_engine._grad_depends_on(out, input, "PreluKernelBackward"),
+                                    slopes, "PreluKernelBackward")
 
 
 def _implicit_softmax_dim(name, ndim, stacklevel):

@@ -87,8 +87,10 @@ cdef inline void _set_reduce_to(_BinaryNode node, object a, object b, object out
     # node._reduce_to for data = op(a, b)
     cdef object sa = _shape_if_broadcast(a, out), sb = _shape_if_broadcast(b, out)
     cdef object dtype = _dtype(out)
+    # (ml_dtypes' bfloat16 and float8 promote with a Python number to float32: their
+    # gradients are cast back to the operands' dtypes, as torch's stay bfloat16)
     if sa is not None or sb is not None or not _of_dtype(a, dtype) or \
-            not _of_dtype(b, dtype):
+            not _of_dtype(b, dtype) or _dtype_kind(out) == b'V':
         node._reduce_to = (sa, sb, _dtype_of(a), _dtype_of(b))
 
 
@@ -3534,6 +3536,7 @@ cdef class GradDependsOnBackward(Node):
     # gradient with a history also goes to the input (edge 1).
     cdef tuple input_shape
     cdef object input_dtype
+    cdef str op_name                 # torch's node name for the op (name(), repr)
 
     cdef tuple _backward(self, tuple grads):
         cdef Variable g = grads[0]
@@ -3542,12 +3545,17 @@ cdef class GradDependsOnBackward(Node):
         like = _xp_of(g._data).empty(self.input_shape, dtype=self.input_dtype)
         return (g, _zero_grad_on_edge(self, 1, like))
 
+    def name(self):
+        """The node's name: the op's, as torch names its node (``'ThresholdBackward'``)."""
+        return self.op_name if self.op_name is not None else type(self).__name__
 
-cpdef Variable _grad_depends_on(object output, object input):
+
+cpdef Variable _grad_depends_on(object output, object input, str name=None):
     """``output`` (the same array, no copy: the caller drops ``output``) whose gradient
     under ``create_graph`` also depends on ``input``, with a zero derivative: for the
     piecewise-linear ops composed in Python (threshold, hardshrink, prelu, the max
-    poolings), whose torch formulas take their input as an operand."""
+    poolings), whose torch formulas take their input as an operand. ``name`` is the
+    node's ``name()`` (torch's node name for the op)."""
     cdef Variable out = <Variable?>output
     cdef Variable x = <Variable?>input
     if not _grad_enabled() or not out._requires_grad or not _requires_grad_now(x):
@@ -3555,6 +3563,7 @@ cpdef Variable _grad_depends_on(object output, object input):
     cdef GradDependsOnBackward node = GradDependsOnBackward.__new__(GradDependsOnBackward)
     node.input_shape = x._data.shape
     node.input_dtype = x._data.dtype
+    node.op_name = name
     return _recorded2(node, out._data, _edge(out), _edge(x))
 
 

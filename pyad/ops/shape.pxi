@@ -1596,7 +1596,9 @@ cdef Variable _sliding_windows(Variable x, object dimension, object size, object
     sz = _int_arg(size, what, "size")
     st = _int_arg(step, what, "step")
     n = x._data.shape[d] if nd else 1
-    if sz < 0 or sz > n:
+    if sz < 0:
+        raise RuntimeError("%s(): size is %d but must be >= 0" % (what, sz))
+    if sz > n:
         raise RuntimeError("%s(): maximum size for tensor at dimension %d is %d but size is %d"
                            % (what, d, n, sz))
     if st <= 0:

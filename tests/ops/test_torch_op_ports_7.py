@@ -690,9 +690,6 @@ def test_view_copy_out():
     check((out1, out2), tuple(torch.split_copy(torch.tensor(a), 2)))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: Variable.resize_as_() takes no memory_format= (pyad/_engine.pyx resize_as_); "
-    "torch's preserve_format gives the other Variable's channels-last layout"))
 def test_memory_format_resize_as():
     # torch's (10, 3, 32, 32) and (3, 10, 3, 32, 32): the layout does not depend on size
     for shape, mf in (((4, 3, 5, 6), "channels_last"), ((3, 4, 3, 5, 6), "channels_last_3d")):
@@ -738,10 +735,6 @@ def test_conj_neg_view_numpy_error():
 # ------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: Variable.unfold(0, -1, 1) checks the size against the dimension before its "
-    "sign (pyad/ops/shape.pxi unfold): 'maximum size for tensor at dimension 0 is 7 but "
-    "size is -1', where torch says 'size is -1 but must be >= 0'"))
 def test_unfold_errors():
     for m in (torch, pyad):
         x = m.arange(1.0, 8)

@@ -2085,7 +2085,7 @@ class PReLU(Module):
     >>> import pyad
     >>> m = pyad.nn.PReLU(2)
     >>> m(pyad.tensor([[-4.0, -4.0]]))
-    tensor([[-1., -1.]], grad_fn=<WhereBackward>)
+    tensor([[-1., -1.]], grad_fn=<PreluKernelBackward>)
     """
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
