@@ -12,8 +12,10 @@ Sizes that are only hyperparameters of a check are cut to keep this file fast (i
 in a few seconds): the LayerNorm / GroupNorm "numeric" inputs (torch: 256x256x144 and
 8x256x256x72), the "large" replication-pad batches (torch: 65736 channels or samples), the
 Transformer empty-input models (torch: d_model 512, 6 / 12 layers; here d_model 16 / 32,
-2 layers, dim_feedforward 64), the bfloat16 upsampling / GLU / SmoothL1 shapes and the
-float-vs-double cross-entropy input (torch: 128x2x768x768).  torch's channels_last variants
+2 layers, dim_feedforward 64), the bfloat16 upsampling / GLU / SmoothL1 shapes, the
+float-vs-double cross-entropy input (torch: 128x2x768x768), the softmax-results sizes past
+1536 columns (torch's vectorized-kernel paths) and the uint8 bilinear / bicubic consistency
+input (torch: 400x400, here 40x40).  torch's channels_last variants
 are dropped: pyad arrays have a single (C-order) layout.
 
 The tests keep torch's names and the meaning of their assertions.  Expected values are the
@@ -898,3 +900,144 @@ def test_fuse_module_eval_numerics():
     Y_ref = bn_ref(conv_ref(inputs))
     Y_hat = fuse_conv_bn_eval(conv_ref, bn_ref)(inputs)
     _close(Y_hat, Y_ref)
+
+
+# ---------------------------------------------------------------- TestNNDeviceType: softmax
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_log_softmax_cpu(dtype):
+    dt = getattr(pyad, dtype)
+    for dim in [0, 1]:
+        inputf = pyad.rand(200, 200, dtype=pyad.float32, requires_grad=True)
+        input = inputf.to(dt).detach().requires_grad_(True)
+        outf = F.log_softmax(inputf, dim=dim)
+        out = F.log_softmax(input, dim=dim)
+        assert out.dtype == dt
+        np.testing.assert_allclose(_f64(out), _f64(outf.to(dtype=dt)), atol=0.1, rtol=0)
+        out.sum().backward()
+        outf.sum().backward()
+        assert input.grad.dtype == dt
+        np.testing.assert_allclose(_f64(input.grad), _f64(inputf.grad.to(dt)), atol=0.1, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_softmax_cpu(dtype):
+    dt = getattr(pyad, dtype)
+    for dim in [0, 1]:
+        inputf = pyad.rand(200, 200, dtype=pyad.float32, requires_grad=True)
+        input = inputf.to(dt).detach().requires_grad_(True)
+        outf = F.softmax(inputf, dim=dim)
+        out = F.softmax(input, dim=dim)
+        assert out.dtype == dt
+        np.testing.assert_allclose(_f64(out), _f64(outf.to(dt)), atol=1e-3, rtol=0)
+        out.sum().backward()
+        outf.sum().backward()
+        np.testing.assert_allclose(_f64(input.grad), _f64(inputf.grad.to(dt)), atol=1e-3, rtol=0)
+
+
+def test_softmax_results():
+    # torch compares a device against the CPU; here pyad against torch on the same inputs.
+    # torch's sizes past 1536 columns only reach its vectorized kernel paths: dropped
+    sizes = [(0, 10), (32, 20), (10, 0), (31, 20), (32, 21), (31, 23), (32, 1536)]
+    shifts = [(0, 0), (1, 0), (0, 1), (1, 1)]
+    rng = _rng(8)
+    for fn, tfn in [(F.softmax, tF.softmax), (F.log_softmax, tF.log_softmax)]:
+        for size in sizes:
+            for shift in shifts:
+                x = rng.random(size).astype(np.float32)[shift[0]:, shift[1]:]
+                go = rng.random(size).astype(np.float32)[shift[0]:, shift[1]:]
+                for dim in [0, 1]:
+                    input = pyad.tensor(x, requires_grad=True)
+                    ref_input = torch.tensor(x, requires_grad=True)
+                    output = fn(input, dtype=pyad.float32, dim=dim)
+                    ref_output = tfn(ref_input, dtype=torch.float, dim=dim)
+                    grad_input, = pyad.autograd.grad(output, input, grad_outputs=pyad.tensor(go),
+                                                     create_graph=True)
+                    ref_grad_input, = torch.autograd.grad(ref_output, ref_input,
+                                                          grad_outputs=torch.tensor(go),
+                                                          create_graph=True)
+                    grad_input.sum().backward()
+                    ref_grad_input.sum().backward()
+                    _close32(output, ref_output.detach())
+                    _close32(grad_input, ref_grad_input.detach())
+                    _close32(input.grad, ref_input.grad)
+
+
+def test_log_softmax_big():
+    def _test_helper(shape):
+        x_np = _rng(9).integers(0, 100, shape).astype(np.float32)
+        x_small = pyad.tensor(x_np)
+        offset = 1e7
+        x_big = x_small + offset
+        _close32(F.log_softmax(x_small, -1), F.log_softmax(x_big, -1))
+        _close32(F.log_softmax(x_small, -1), tF.log_softmax(torch.tensor(x_np), -1))
+    _test_helper((16, 4))
+
+
+def test_save_lstm_compatibility():
+    # an LSTM pickled before torch 1.8 has no proj_size
+    model = nn.LSTM(2, 3)
+    x = pyad.randn(32, 5, 2)
+    expected = model(x)
+    assert model.proj_size == 0
+    state_dict = dict(model.__dict__)
+    del state_dict['proj_size']
+    loaded_model = nn.LSTM(2, 3)
+    loaded_model.__setstate__(state_dict)
+    result = loaded_model(x)
+    _eq(result[0], expected[0])
+    _eq(result[1][0], expected[1][0])
+    _eq(result[1][1], expected[1][1])
+    # and torch on the same weights
+    t_model = tnn.LSTM(2, 3)
+    with torch.no_grad():
+        for (name, tp) in t_model.named_parameters():
+            tp.copy_(torch.from_numpy(_np(getattr(model, name)).copy()))
+    t_out = t_model(torch.from_numpy(_np(x).copy()))
+    _close32(result[0], t_out[0].detach())
+
+
+@pytest.mark.parametrize("non_contig", [False, "sliced", "restrided"])
+@pytest.mark.parametrize("align_corners", [True, False])
+@pytest.mark.parametrize("antialias", [True, False])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_upsamplingBiMode2d_consistency(mode, antialias, align_corners, non_contig):
+    # torch: a 400x400 uint8 input, output sizes 32 and 600, 3 or 5 channels, batch 1 or 5;
+    # here 40x40 -> 12 and 60, 3 channels, batch 2 (the checks are the same per pixel)
+    input_range = (30, 220) if mode == "bicubic" else (0, 256)
+    x = _rng(10).integers(*input_range, size=(2, 3, 40, 40)).astype(np.uint8)
+    if non_contig == "sliced":
+        x = x[:, :, 10:-10, 10:-10]
+    elif non_contig == "restrided":
+        x = x[:, :, ::2, ::2]
+    input_ui8 = pyad.tensor(x)
+    input_f32 = input_ui8.float()
+    for output_size in (12, 60):
+        output_f32 = F.interpolate(input_f32, size=(output_size, output_size), mode=mode,
+                                   align_corners=align_corners,
+                                   antialias=antialias).round().clip(0, 255)
+        output_ui8 = F.interpolate(input_ui8, size=(output_size, output_size), mode=mode,
+                                   align_corners=align_corners, antialias=antialias)
+        assert output_ui8.dtype == pyad.uint8
+        diff = np.abs(_f64(output_f32) - _f64(output_ui8.float()))
+        if mode == "bilinear":
+            assert diff.max() <= 1
+        else:
+            assert diff.max() < 15
+            assert (diff > 2).mean() < 3 / 100
+            assert (diff > 5).mean() < 1 / 100
+            assert diff.mean() < 0.4
+        # the floating point path against torch (in float64: torch's float32 kernels round
+        # their interpolation weights to float32, off the exact values by up to 7e-6)
+        t_f64 = tF.interpolate(torch.tensor(x).double(), size=(output_size, output_size),
+                               mode=mode, align_corners=align_corners, antialias=antialias)
+        _close(F.interpolate(input_ui8.double(), size=(output_size, output_size), mode=mode,
+                             align_corners=align_corners, antialias=antialias), t_f64,
+               atol=1e-7, rtol=1e-7)
+        # and the uint8 path against torch's uint8 kernels: equal for bilinear; bicubic
+        # rounds a rare fixed-point sum differently (pyad/nn/_functional_layers.py)
+        t_ui8 = tF.interpolate(torch.tensor(x), size=(output_size, output_size), mode=mode,
+                               align_corners=align_corners, antialias=antialias)
+        if mode == "bilinear" or antialias:
+            _eq(output_ui8, t_ui8)
