@@ -189,6 +189,19 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
         raise ValueError("%s(): Anti-alias option is restricted to bilinear and bicubic modes "
                          "and requires a 4-D Variable as input" % what)
+    if input.dtype in (pyad.float16, pyad.bfloat16):
+        # torch's CPU kernels compute half / bfloat16 input in float32 (their accumulate
+        # type), the forward rounded once at the end, the backward's sums in float32 too
+        return interpolate(input.float(), size, scale_factor, mode, align_corners,
+                           recompute_scale_factor, antialias).to(input.dtype)
+    if not antialias and not input.is_floating_point():
+        # torch's CPU kernels: floating point input, and uint8 for the nearest modes and
+        # the 4-D bilinear / bicubic ones; other integer and bool input is refused
+        if not (_np.dtype(input.dtype) == _np.uint8 and (
+                mode in ("nearest", "nearest-exact")
+                or (mode in ("bilinear", "bicubic") and input.dim() == 4))):
+            raise NotImplementedError('%s(): "upsample_%s" not implemented for %s Variables'
+                                      % (what, mode, _np.dtype(input.dtype).name))
     if mode in ("nearest", "nearest-exact", "area"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -285,6 +298,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                "sizes %s (%s)" % (what, list(input.shape[:2]) + list(out_sizes),
                                                   e)) from None
         return _in_format_of(out, input)
+    if _np.dtype(input.dtype) == _np.uint8 and mode in ("bilinear", "bicubic"):
+        # torch's uint8 kernels: the last dim first, a pass of equal size skipped
+        for d in reversed(range(dim)):
+            if in_sizes[d] == out_sizes[d] and scales[d] in (None, 1.0):
+                continue
+            out = _uint8_along(out, 2 + d, in_sizes[d], out_sizes[d], align_corners,
+                               scales[d], mode)
+        return _in_format_of(out, input)
     for d in range(dim):
         n_in, n_out = in_sizes[d], out_sizes[d]
         axis = 2 + d
@@ -350,6 +371,51 @@ def _cubic_along(out, axis, src, n_in, view, like):
             w.reshape(view), dtype=like.dtype, device=like.device)
         result = term if result is None else result + term
     return result
+
+
+def _uint8_along(out, axis, n_in, n_out, align_corners, scale_factor, mode):
+    # torch's uint8 bilinear / bicubic kernels without antialias: int16 fixed-point
+    # weights (as the antialiased uint8 path, _aa_uint8_pass), each pass rounded and
+    # clamped to uint8. bilinear: the triangle filter around the source centre (torch's
+    # _compute_index_ranges_weights); bicubic: the four clamped taps of the a = -0.75
+    # kernel, the source index and weights in float32 (torch's opmath type for uint8;
+    # checked equal to torch 2.13 for bilinear, and within 1 for bicubic, where a rare
+    # rounding of the fixed-point sum differs)
+    if mode == "bilinear":
+        if align_corners:
+            scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        else:
+            scale = (1.0 / scale_factor) if scale_factor else n_in / n_out
+        i = _np.arange(n_out, dtype=_np.float64)
+        center = scale * i + 0.5 if align_corners else scale * (i + 0.5)
+        xmin = _np.maximum((center - 0.5).astype(_np.int64), 0)
+        xsize = _np.clip(_np.minimum((center + 1.5).astype(_np.int64), n_in) - xmin, 0, 3)
+        j = _np.arange(3)
+        w = _aa_filter(j[None, :] + xmin[:, None] - center[:, None] + 0.5, "bilinear")
+        w = _np.where(j[None, :] < xsize[:, None], w, 0.0)
+        total = w.sum(1, keepdims=True)
+        w = _np.where(total != 0, w / _np.where(total != 0, total, 1.0), w)
+        return _aa_uint8_pass(out, axis, n_in, xmin, w)
+    f32 = _np.float32
+    i = _np.arange(n_out, dtype=f32)
+    if align_corners:
+        src = i * f32((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        scale = (1.0 / scale_factor) if scale_factor else n_in / n_out
+        src = (i + f32(0.5)) * f32(scale) - f32(0.5)
+    base = _np.floor(src)
+    t = (src - base).astype(f32)
+    a, one = f32(_CUBIC_A), f32(1.0)
+
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    w = _np.stack([far(t + one), near(t), near(one - t), far(f32(2.0) - t)], 1)
+    return _aa_uint8_pass(out, axis, n_in, base.astype(_np.int64) - 1,
+                          w.astype(_np.float64))
 
 
 def _aa_filter(x, mode):

@@ -711,6 +711,10 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None,
     reduction = _legacy_reduction(what, size_average, reduce, reduction)
     input = _var(input)
     target = _var(target)
+    if input.dim() in (1, 2) and input.shape[-1] == 0:
+        # torch: an empty vector, or a matrix of empty rows, is refused first
+        raise RuntimeError("%s(): Expected non-empty vector or matrix with optional 0-dim "
+                           "batch size, but got: %s" % (what, list(input.shape)))
     if input.dim() > 2 or tuple(target.shape) != tuple(input.shape):
         raise RuntimeError("%s(): inconsistent target size: %s for input of size: %s"
                            % (what, list(target.shape), list(input.shape)))

@@ -1220,10 +1220,11 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if not _int_kind(t):
         raise TypeError("%s(): expected an integer target of class indices, got dtype %s"
                         % (what, t.dtype))
-    if input.ndim not in (1, 2) or (input.ndim == 2 and input.shape[1] == 0):
-        raise ValueError("%s(): expected a non-empty vector or matrix with an optional "
-                         "0-dim batch size, got input of shape %s"
-                         % (what, tuple(input.shape)))
+    if not ((input.ndim == 1 and input.shape[0] != 0)
+            or (input.ndim == 2 and input.shape[1] != 0)):
+        # torch: RuntimeError, also for an empty vector
+        raise RuntimeError("%s(): Expected non-empty vector or matrix with optional 0-dim "
+                           "batch size, but got: %s" % (what, list(input.shape)))
     x = input if input.ndim == 2 else input.reshape((1, -1))
     n, c = x.shape
     t = t.reshape(-1)
@@ -1302,6 +1303,20 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _to_input_dtype(out, input).contiguous()
 
 
+def _no_running_stat_tangents(what, input, running_mean, running_var):
+    # torch's batch_norm_jvp: with a forward-mode tangent on the input, the running
+    # statistics may not carry one
+    from pyad.autograd import forward_ad
+    state = forward_ad._level_state
+    if state is None or not isinstance(input, Variable) or not forward_ad._depends_on_level(
+            input, state):
+        return
+    for p in (running_mean, running_var):
+        if isinstance(p, Variable) and forward_ad._depends_on_level(p, state):
+            raise RuntimeError("%s(): batch_norm is not differentiable wrt running_mean and "
+                               "running_var, they cannot have forward grad defined" % what)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Normalise each channel (dimension 1) of ``(N, C, ...)`` input. In training, by the
@@ -1328,6 +1343,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError("%s(): %s must have shape (%d,), got %s"
                                % (what, name, n_channels, tuple(_var(p).shape)))
     _norm_dtypes(what, input, running_mean, running_var, weight, bias)
+    _no_running_stat_tangents(what, input, running_mean, running_var)
     for name, p in (("running_mean", running_mean), ("running_var", running_var)):
         if training and p is not None and not isinstance(p, Variable):
             raise TypeError("%s(): %s must be a Variable (it is updated in place), got %s"

@@ -358,6 +358,12 @@ def _state_variable(state):
 class RNNBase(Module):
     """The shared machinery of `RNN`, `LSTM` and `GRU` (torch's ``nn.RNNBase``)."""
 
+    def __setstate__(self, state):
+        # torch's RNNBase.__setstate__: a module pickled before torch 1.8 has no proj_size
+        self.__dict__.update(state)
+        if "proj_size" not in state:
+            self.proj_size = 0
+
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
                  device=None, dtype=None):
