@@ -417,6 +417,11 @@ def test_every_ported_script_is_tested():
         # the twenty-second batch (MIT: karpathy/pytorch-made),
         # tests/test_ported_examples_22.py
         "made_run",
+        # the twenty-third batch (MIT: karpathy/ng-video-lecture, karpathy/build-nanogpt),
+        # tests/test_ported_examples_23.py
+        "ngvl_bigram",
+        "ngvl_gpt",
+        "build_nanogpt",
         # the twenty-first batch (MIT: openai/spinningup), tests/test_ported_examples_21.py
         "spinup_vpg",
         "spinup_ppo",
