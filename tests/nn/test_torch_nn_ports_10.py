@@ -882,8 +882,6 @@ def test_register_buffer_allows_tensor_like_object():
     assert m.get_buffer('buffer_name') is buffer2
 
 
-@pytest.mark.xfail(strict=True, reason="python: pyad.nn.utils.fusion (fuse_conv_bn_eval) is "
-                   "missing")
 def test_fuse_module_eval_numerics():
     # TestFusionEval: torch draws X / running stats with hypothesis; fixed draws here
     from pyad.nn.utils.fusion import fuse_conv_bn_eval

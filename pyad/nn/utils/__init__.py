@@ -1,6 +1,7 @@
 """``pyad.nn.utils``: gradient clipping, parameter/vector conversion, weight and
-spectral normalisation, ``skip_init``, and the submodules ``rnn``, ``parametrize``,
-``parametrizations``, ``prune`` and ``stateless``, as ``torch.nn.utils``.
+spectral normalisation, ``skip_init``, conv/linear-batch-norm fusion, and the submodules
+``rnn``, ``parametrize``, ``parametrizations``, ``prune``, ``stateless`` and ``fusion``, as
+``torch.nn.utils``.
 
 >>> import pyad
 >>> lin = pyad.nn.Linear(3, 1)
@@ -15,7 +16,9 @@ import inspect
 import pyad
 from pyad._engine import Variable
 from pyad.autograd.grad_mode import no_grad
-from pyad.nn.utils import parametrizations, parametrize, prune, rnn, stateless
+from pyad.nn.utils import fusion, parametrizations, parametrize, prune, rnn, stateless
+from pyad.nn.utils.fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,
+                                  fuse_linear_bn_weights)
 from pyad.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm
 from pyad.nn.utils.weight_norm import remove_weight_norm, weight_norm
 
@@ -23,7 +26,9 @@ __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_n
            "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
            "parametrize", "parametrizations", "prune", "stateless", "weight_norm",
            "remove_weight_norm", "spectral_norm", "remove_spectral_norm", "skip_init",
-           "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"]
+           "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
+           "fusion", "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+           "fuse_linear_bn_weights"]
 
 
 def _params(parameters):
