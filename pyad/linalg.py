@@ -360,7 +360,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if vector:
         b = b.unsqueeze(-1)
     if a.shape[-2] != b.shape[-2]:
-        raise RuntimeError("%s(): input.size(-2) should match other.size(-2)" % what)
+        raise RuntimeError("%s(): input.size(-2) should match other.size(%d)"
+                           % (what, -1 if vector else -2))
     try:
         batch = _batch(a, b)
     except ValueError:
@@ -1336,10 +1337,12 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     if not bool((info != 0).any()):
         return cholesky_ex_result(cholesky(x, upper=upper), _pyad.Variable(info))
     if check_errors:
-        first = int(info[info != 0].reshape(-1)[0])
-        raise LinAlgError("%s(): The factorization could not be completed because the input "
+        flat = _host(info).reshape(-1)
+        index = int(_np.flatnonzero(flat)[0])
+        where = "(Batch element %d): " % index if x.dim() > 2 else ""
+        raise LinAlgError("%s(): %sThe factorization could not be completed because the input "
                           "is not positive-definite (the leading minor of order %d is not "
-                          "positive-definite)." % (what, first))
+                          "positive-definite)." % (what, where, int(flat[index])))
     data = xp.conj(xp.swapaxes(partial, -1, -2)) if upper else partial
     return cholesky_ex_result(_pyad.Variable(data), _pyad.Variable(info))
 
