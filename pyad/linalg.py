@@ -613,6 +613,9 @@ def eig(A):
         # empty, in the graph as torch's
         return eig_result(_pyad.zeros(tuple(x.shape[:-1]), dtype=cd) + x.sum(-1) * 0,
                           _pyad.zeros(tuple(x.shape), dtype=cd) + x * 0)
+    if not bool(_xp(x.data).isfinite(x.data).all()):
+        # torch checks before LAPACK's geev (NumPy would raise its own LinAlgError)
+        raise RuntimeError("linalg.eig(): input tensor should not contain infs or NaNs.")
     return eig_result(*EigFunction.apply(x))
 
 

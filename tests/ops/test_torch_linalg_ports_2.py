@@ -678,3 +678,205 @@ def test_matrix_norm():
             with pytest.raises(RuntimeError, match=r".*not supported.*"):
                 pyad.linalg.matrix_norm(pA, ord=o)
         check(pyad.linalg.matrix_norm(pA), torch.linalg.norm(A, dim=(-2, -1)), exact=False)
+
+
+def test_norm_vector_degenerate_shapes():
+    ord_vector = [0, 0.5, 1, 2, 3, inf, -0.5, -1, -2, -3, -inf, None]
+    for dt, keepdim in product(FLOATS, (True, False)):
+        for size, dim in (((0,), None), ((0, 4), 0), ((0, 4), 1), ((4, 0), 0), ((4, 0), 1)):
+            x = randn(*size, dtype=dt)
+            for ord in ord_vector:
+                agree(lambda: torch.linalg.norm(x, ord, dim, keepdim),
+                      lambda: pyad.linalg.norm(P(x), ord, dim, keepdim))
+
+
+@pytest.mark.parametrize("part", ["rest", pytest.param("empty_max", marks=pytest.mark.xfail(
+    strict=True, reason=(
+        "engine: linalg.norm/matrix_norm with ord 1, 2, inf reducing over an empty "
+        "dimension raise IndexError (amax of an empty dim, pyad/ops/linalg.pxi "
+        "_matrix_norm/_spectral_norm); torch 2.13 returns 0 there (its old test expected "
+        "IndexError, as pyad)")))])
+def test_norm_matrix_degenerate_shapes(part):
+    # torch's test expected IndexError for the error_ords; torch 2.13 raises it only for
+    # the negative orders and returns 0 for 1, 2, inf: the outcome is torch 2.13's.
+    # part "empty_max" runs only those (an engine gap), "rest" all the others.
+    ord_matrix = ["fro", "nuc", 1, 2, inf, -1, -2, -inf, None]
+    cases = [((0, 0), [1, 2, inf, -1, -2, -inf], None),
+             ((0, 4), [2, inf, -2, -inf], None),
+             ((4, 0), [1, 2, -1, -2], None),
+             ((4, 4, 0), [], (0, 1)),
+             ((1, 4, 0), [], (0, 1)),
+             ((0, 0, 4), [1, 2, inf, -1, -2, -inf], (0, 1)),
+             ((0, 0, 4), [1, 2, inf, -1, -2, -inf], (1, 0))]
+    for dt, keepdim in product(FLOATS, (True, False)):
+        for size, error_ords, dim in cases:
+            x = randn(*size, dtype=dt)
+            for ord in ord_matrix:
+                if (part == "empty_max") != (ord in error_ords and ord in (1, 2, inf)):
+                    continue
+                ops = [(torch.linalg.norm, pyad.linalg.norm)]
+                if ord is not None and dim is not None:
+                    ops.append((torch.linalg.matrix_norm, pyad.linalg.matrix_norm))
+                for t_op, p_op in ops:
+                    agree(lambda: t_op(x, ord, dim, keepdim), lambda: p_op(P(x), ord, dim, keepdim))
+
+
+def test_norm_fastpaths():
+    t = randn(3, 5, dtype=torch.float32)
+    x = P(t)
+    close(pyad.linalg.norm(x, 4.5, 1), pyad.pow(x.abs().pow(4.5).sum(1), 1.0 / 4.5))
+    check(pyad.linalg.norm(x, 0, 1), (t != 0).type_as(t).sum(1))
+    close(pyad.linalg.norm(x, 1, 1), t.abs().sum(1))
+    close(pyad.linalg.norm(x, 2, 1), torch.sqrt(t.pow(2).sum(1)))
+    close(pyad.linalg.norm(x, 3, 1), torch.pow(t.pow(3).abs().sum(1), 1.0 / 3.0))
+
+
+def _sorted_eig(w, v=None):
+    w = tnp(w)
+    ind = np.argsort(w, axis=-1)[..., ::-1]
+    ws = np.take_along_axis(w, ind, axis=-1)
+    if v is None:
+        return ws
+    return ws, np.take_along_axis(tnp(v), ind[..., None, :], axis=-1)
+
+
+def _symmetric(*shape, dtype, seed=0):
+    a = randn(*shape, dtype=dtype, seed=seed)
+    return a + a.mT
+
+
+def test_eig_numpy():
+    # torch compares with NumPy after sorting the eigenvalues; here torch itself
+    for dt in (torch.float64, torch.complex128):
+        for shape in ((0, 0), (5, 5), (0, 0, 0), (0, 5, 5), (2, 5, 5), (2, 1, 5, 5)):
+            for symmetric in (False, True):
+                a = (_symmetric(*shape, dtype=dt) if symmetric and not dt.is_complex
+                     else randn(*shape, dtype=dt, seed=1) * 3)
+                w, v = torch.linalg.eig(a)
+                pw, pv = pyad.linalg.eig(P(a))
+                assert dname(pw.dtype) == dname(w.dtype) and dname(pv.dtype) == dname(v.dtype)
+                ew, ev = _sorted_eig(w, v)
+                aw, av = _sorted_eig(pw, pv)
+                np.testing.assert_allclose(aw, ew, rtol=1e-7, atol=1e-7)
+                np.testing.assert_allclose(abs(av), abs(ev), rtol=1e-7, atol=1e-7)
+
+
+def test_eig_errors_and_warnings():
+    for dt in FLOATS:
+        pdt = PD[dt]
+        with pytest.raises(RuntimeError, match="must have at least 2 dimensions"):
+            pyad.linalg.eig(pyad.randn(2, dtype=pdt))
+        with pytest.raises(RuntimeError, match="square matrices"):
+            pyad.linalg.eig(pyad.randn(2, 3, dtype=pdt))
+        if not dt.is_complex:
+            a = pyad.tensor([[3., -2.], [4., -1.]], dtype=pdt)
+            # torch: "Expected eigenvalues (eigenvectors) to be safely castable from
+            # ComplexFloat dtype, but got ... Float"; pyad's out= message names no output
+            with pytest.raises(RuntimeError, match="Complex.* can't be cast to .*Float"):
+                pyad.linalg.eig(a, out=(pyad.empty(0, dtype=pdt), pyad.empty(0, dtype=pdt)))
+            with pytest.raises(RuntimeError, match="Complex.* can't be cast to .*Float"):
+                pyad.linalg.eig(a, out=(pyad.empty(0, dtype=pyad.complex128),
+                                        pyad.empty(0, dtype=pdt)))
+        a = pyad.randn(3, 3, dtype=pdt)
+        i0, i1 = pyad.empty(0, dtype=pyad.int32), pyad.empty(0, dtype=pyad.int32)
+        with pytest.raises(RuntimeError, match="Complex.* can't be cast to .*Int"):
+            pyad.linalg.eig(a, out=(i0, i1))
+        with pytest.raises(RuntimeError, match="Complex.* can't be cast to .*Int"):
+            pyad.linalg.eig(a, out=(pyad.empty(0, dtype=pyad.complex128), i1))
+        o0, o1 = pyad.empty(1, dtype=pyad.complex128), pyad.empty(1, dtype=pyad.complex128)
+        assert len(resized_warning(lambda: pyad.linalg.eig(a, out=(o0, o1)))) == 2
+
+
+def test_eig_with_nan():
+    for dt, val, batch in product(FLOATS, (np.inf, np.nan), ((), (3,))):
+        a = pyad.randn(*batch, 5, 5, dtype=PD[dt])
+        a[..., -1, -1] = val
+        with pytest.raises(RuntimeError, match="linalg.eig.*input tensor should not"):
+            pyad.linalg.eig(a)
+
+
+def test_eigvals_numpy():
+    for dt in (torch.float64, torch.complex128):
+        for shape in ((0, 0), (5, 5), (0, 0, 0), (0, 5, 5), (2, 5, 5), (2, 1, 5, 5)):
+            for symmetric in (False, True):
+                a = (_symmetric(*shape, dtype=dt) if symmetric and not dt.is_complex
+                     else randn(*shape, dtype=dt, seed=2) * 3)
+                w = torch.linalg.eigvals(a)
+                pw = pyad.linalg.eigvals(P(a))
+                assert dname(pw.dtype) == dname(w.dtype) and tuple(pw.shape) == tuple(w.shape)
+                np.testing.assert_allclose(_sorted_eig(pw), _sorted_eig(w), rtol=1e-7, atol=1e-7)
+
+
+def test_eigvals_errors_and_warnings():
+    for dt in FLOATS:
+        pdt = PD[dt]
+        with pytest.raises(RuntimeError, match="must have at least 2 dimensions"):
+            pyad.linalg.eigvals(pyad.randn(2, dtype=pdt))
+        with pytest.raises(RuntimeError, match="square matrices"):
+            pyad.linalg.eigvals(pyad.randn(2, 3, dtype=pdt))
+        if not dt.is_complex:
+            a = pyad.tensor([[3., -2.], [4., -1.]], dtype=pdt)
+            with pytest.raises(RuntimeError, match="Complex.* can't be cast to .*Float"):
+                pyad.linalg.eigvals(a, out=pyad.empty(0, dtype=pdt))
+        a = pyad.randn(3, 3, dtype=pdt)
+        with pytest.raises(RuntimeError, match="Complex.* can't be cast to .*Int"):
+            pyad.linalg.eigvals(a, out=pyad.empty(0, dtype=pyad.int32))
+        out = pyad.empty(1, dtype=pyad.complex128)
+        assert len(resized_warning(lambda: pyad.linalg.eigvals(a, out=out))) == 1
+
+
+def test_norm_old():
+    for keepdim in (False, True):
+        t = randn(25, dtype=torch.float32)
+        for p in (0, 1, 2, 3, 4, inf, -inf, -1, -2, -3, 1.5):
+            close(P(t).norm(p, keepdim=keepdim), t.norm(p, keepdim=keepdim), 0, 1e-5)
+        t = randn(25, 25, dtype=torch.float32, seed=1)
+        for p in (0, 1, 2, 3, 4, inf, -inf, -1, -2, -3):
+            close(P(t).norm(p, 1, keepdim=keepdim), t.norm(p, 1, keepdim=keepdim))
+        for p in ("fro", "nuc"):
+            close(P(t).norm(p, keepdim=keepdim), t.norm(p, keepdim=keepdim))
+        t = randn((), dtype=torch.float32)
+        close(P(t).norm(keepdim=keepdim), t.norm(keepdim=keepdim))
+        check(2 * pyad.norm(pyad.ones(10000), keepdim=keepdim),
+              torch.norm(torch.ones(40000), keepdim=keepdim))
+        t = randn(2, 3, 4, 5, dtype=torch.float32, seed=2)
+        for p in ("fro", "nuc"):
+            for dim in product(range(4), repeat=2):
+                if dim[0] == dim[1]:
+                    continue
+                close(P(t).norm(p=p, dim=dim, keepdim=keepdim), t.norm(p=p, dim=dim, keepdim=keepdim))
+
+
+def test_norm_old_nan_propagation():
+    for pair in product([0.0, nan, 1.0], repeat=2):
+        x = pyad.tensor(list(pair))
+        for ord in (inf, -inf):
+            check(pyad.norm(x, p=ord), torch.linalg.norm(torch.tensor(list(pair)), ord=ord))
+            check(pyad.norm(x, p=ord), pyad.linalg.norm(x, ord=ord))
+
+
+def test_norm_complex_old():
+    for keepdim in (False, True):
+        t = randn(25, dtype=torch.complex64)
+        for p in (0, 1, 2, 3, inf, -1, -2, -3, -inf):
+            close(P(t).norm(p, keepdim=keepdim), t.norm(p, keepdim=keepdim))
+        t = randn(8, 8, dtype=torch.complex64, seed=1)
+        for p in ("nuc", "fro"):
+            close(P(t).norm(p, keepdim=keepdim), t.norm(p, keepdim=keepdim), 1.3e-6, 3e-4)
+
+
+def test_norm_fro_2_equivalence_old():
+    sizes = [(0,), (10,), (0, 0), (4, 30), (0, 45), (10, 0), (5, 10, 3), (0, 3, 5), (3, 0, 7),
+             (4, 5, 0), (0, 0, 8), (0, 7, 0), (0, 0, 0), (5, 3, 2, 1, 3, 5)]
+    for size in sizes:
+        a = pyad.tensor(tnp(torch.empty(size).uniform_(-9, 9, generator=gen(len(size)))))
+        dims = [None] + list(range(-a.dim(), a.dim()))
+        if a.dim() >= 2:
+            dims += [(i, j) for i in range(a.dim()) for j in range(a.dim()) if i != j][:4]
+        for dim in dims:
+            for keepdim in (True, False):
+                a_norm_2 = pyad.norm(a, p=2, dim=dim, keepdim=keepdim)
+                a_norm_fro = pyad.norm(a, p="fro", dim=dim, keepdim=keepdim)
+                check(a_norm_fro, torch.norm(torch.from_numpy(a.data), p="fro", dim=dim,
+                                             keepdim=keepdim), exact=False)
+                close(a_norm_fro, torch.from_numpy(a_norm_2.data))
