@@ -615,7 +615,7 @@ def eig(A):
                           _pyad.zeros(tuple(x.shape), dtype=cd) + x * 0)
     if not bool(_xp(x.data).isfinite(x.data).all()):
         # torch checks before LAPACK's geev (NumPy would raise its own LinAlgError)
-        raise RuntimeError("linalg.eig(): input tensor should not contain infs or NaNs.")
+        raise RuntimeError("linalg.eig(): input Variable should not contain infs or NaNs.")
     return eig_result(*EigFunction.apply(x))
 
 
@@ -1248,9 +1248,12 @@ def inv_ex(A, *, check_errors=False):
     if not bool((info != 0).any()):
         return inv_ex_result(inv(x), _pyad.Variable(info))
     if check_errors:
-        first = int(info[info != 0].reshape(-1)[0])
-        raise LinAlgError("%s(): The diagonal element %d is zero, the inversion could not be "
-                          "completed because the input matrix is singular." % (what, first))
+        flat = _host(info).reshape(-1)
+        index = int(_np.flatnonzero(flat)[0])
+        where = "(Batch element %d): " % index if x.dim() > 2 else ""
+        raise LinAlgError("%s(): %sThe diagonal element %d is zero, the inversion could not be "
+                          "completed because the input matrix is singular."
+                          % (what, where, int(flat[index])))
     n = x.shape[-1]
     eye = _pyad.Variable(xp.broadcast_to(xp.eye(n, dtype=x.dtype), x.shape).copy())
     return inv_ex_result(LUSolveFunction.apply(x, eye), _pyad.Variable(info))
@@ -1276,8 +1279,11 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     info = _lu_data(a.data)[2] if a.numel() else xp.zeros(tuple(a.shape[:-2]), _np.int32)
     singular = bool((info != 0).any())
     if singular and check_errors:
-        raise LinAlgError("%s(): The solver failed because the input matrix is singular."
-                          % what)
+        flat = _host(info).reshape(-1)
+        where = ("(Batch element %d): " % int(_np.flatnonzero(flat)[0])
+                 if a.dim() > 2 else "")
+        raise LinAlgError("%s(): %sThe solver failed because the input matrix is singular."
+                          % (what, where))
     if not left:
         # X A = B  <=>  A^T X^T = B^T
         if b.dim() == 1:
