@@ -623,9 +623,19 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
             [6., 8.]])
     """
     product = _engine.outer(vec1, vec2)
+    x = _as_variable(input, "addr")
+    from pyad._porting import promote_types
+    kind = numpy.dtype(promote_types(x.dtype, product.dtype)).kind
+    for name, value in (("beta", beta), ("alpha", alpha)):
+        # torch's checks of the scalars against the result dtype
+        if isinstance(value, (bool, numpy.bool_)) and kind != "b":
+            raise RuntimeError("addr(): Boolean %s only supported for Boolean results." % name)
+        if kind in "iub" and isinstance(value, (float, numpy.floating, complex,
+                                                  numpy.complexfloating)):
+            raise RuntimeError("addr(): For integral input Variables, argument %s must not be "
+                               "a floating point number." % name)
     if alpha != 1:
         product = product * alpha
-    x = _as_variable(input, "addr")
     if beta == 0:
         return _engine.add(product, _engine.Variable(_xp(x).zeros(x.shape, dtype=x.dtype)))
     return _engine.add(x * beta if beta != 1 else x, product)

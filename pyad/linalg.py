@@ -360,7 +360,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if vector:
         b = b.unsqueeze(-1)
     if a.shape[-2] != b.shape[-2]:
-        raise RuntimeError("%s(): input.size(-2) should match other.size(-2)" % what)
+        raise RuntimeError("%s(): input.size(-2) should match other.size(%d)"
+                           % (what, -1 if vector else -2))
     try:
         batch = _batch(a, b)
     except ValueError:
@@ -612,6 +613,9 @@ def eig(A):
         # empty, in the graph as torch's
         return eig_result(_pyad.zeros(tuple(x.shape[:-1]), dtype=cd) + x.sum(-1) * 0,
                           _pyad.zeros(tuple(x.shape), dtype=cd) + x * 0)
+    if not bool(_xp(x.data).isfinite(x.data).all()):
+        # torch checks before LAPACK's geev (NumPy would raise its own LinAlgError)
+        raise RuntimeError("linalg.eig(): input Variable should not contain infs or NaNs.")
     return eig_result(*EigFunction.apply(x))
 
 
@@ -1244,9 +1248,12 @@ def inv_ex(A, *, check_errors=False):
     if not bool((info != 0).any()):
         return inv_ex_result(inv(x), _pyad.Variable(info))
     if check_errors:
-        first = int(info[info != 0].reshape(-1)[0])
-        raise LinAlgError("%s(): The diagonal element %d is zero, the inversion could not be "
-                          "completed because the input matrix is singular." % (what, first))
+        flat = _host(info).reshape(-1)
+        index = int(_np.flatnonzero(flat)[0])
+        where = "(Batch element %d): " % index if x.dim() > 2 else ""
+        raise LinAlgError("%s(): %sThe diagonal element %d is zero, the inversion could not be "
+                          "completed because the input matrix is singular."
+                          % (what, where, int(flat[index])))
     n = x.shape[-1]
     eye = _pyad.Variable(xp.broadcast_to(xp.eye(n, dtype=x.dtype), x.shape).copy())
     return inv_ex_result(LUSolveFunction.apply(x, eye), _pyad.Variable(info))
@@ -1272,8 +1279,11 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     info = _lu_data(a.data)[2] if a.numel() else xp.zeros(tuple(a.shape[:-2]), _np.int32)
     singular = bool((info != 0).any())
     if singular and check_errors:
-        raise LinAlgError("%s(): The solver failed because the input matrix is singular."
-                          % what)
+        flat = _host(info).reshape(-1)
+        where = ("(Batch element %d): " % int(_np.flatnonzero(flat)[0])
+                 if a.dim() > 2 else "")
+        raise LinAlgError("%s(): %sThe solver failed because the input matrix is singular."
+                          % (what, where))
     if not left:
         # X A = B  <=>  A^T X^T = B^T
         if b.dim() == 1:
@@ -1336,10 +1346,12 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     if not bool((info != 0).any()):
         return cholesky_ex_result(cholesky(x, upper=upper), _pyad.Variable(info))
     if check_errors:
-        first = int(info[info != 0].reshape(-1)[0])
-        raise LinAlgError("%s(): The factorization could not be completed because the input "
+        flat = _host(info).reshape(-1)
+        index = int(_np.flatnonzero(flat)[0])
+        where = "(Batch element %d): " % index if x.dim() > 2 else ""
+        raise LinAlgError("%s(): %sThe factorization could not be completed because the input "
                           "is not positive-definite (the leading minor of order %d is not "
-                          "positive-definite)." % (what, first))
+                          "positive-definite)." % (what, where, int(flat[index])))
     data = xp.conj(xp.swapaxes(partial, -1, -2)) if upper else partial
     return cholesky_ex_result(_pyad.Variable(data), _pyad.Variable(info))
 
