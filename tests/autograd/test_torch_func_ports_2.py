@@ -369,12 +369,6 @@ class TestJac:
 # test/functorch/test_eager_transforms.py: TestJvp (forward grad mode)
 # --------------------------------------------------------------------------------
 
-_FWD_OFF_REASON = (
-    "python: pyad.func.jvp (pyad/func.py _Linearized) builds its tangents from reverse "
-    "passes over the whole recorded graph and does not skip the ops run under "
-    "forward_ad._set_fwd_grad_enabled(False), which torch's jvp treats as constants")
-
-
 class TestJvp:
     @pytest.mark.xfail(strict=True, reason=(
         "engine: _function_apply (pyad/_function.pxi) runs a custom Function's forward with "
@@ -404,7 +398,6 @@ class TestJvp:
             _, y = jvp(pyad.sin, (x,), (t,))
         assert_equal(y, np.cos(_np(x)))
 
-    @pytest.mark.xfail(strict=True, reason=_FWD_OFF_REASON)
     def test_disable_fwd_grad_inside(self):
         def f(x):
             with fwAD._set_fwd_grad_enabled(False):
@@ -418,7 +411,6 @@ class TestJvp:
         _, y = jvp(lambda x: jvp(f, (x,), (t,))[1], (x,), (t,))
         assert_equal(y, 2.0)
 
-    @pytest.mark.xfail(strict=True, reason=_FWD_OFF_REASON)
     def test_disable_fwd_grad_mixed(self):
         def f(x):
             with fwAD._set_fwd_grad_enabled(False):
