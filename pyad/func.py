@@ -374,6 +374,61 @@ _engine._register_transforms(_ACTIVE)   # Variable.requires_grad_()/retain_grad(
 _FORWARD_APIS = ("jvp", "linearize", "jacfwd")
 
 
+class _FwdOffRecorder:
+    """What ``forward_ad._set_fwd_grad_enabled(False)`` marks while a forward-mode
+    transform's function runs: the [first, end) sequence-number ranges of the ops recorded
+    then. torch's forward-mode transforms give those ops no tangent (constants of forward
+    mode), so `_cut_off_nodes` zeroes the gradients through them in the passes that
+    build the tangents. The transform runs its function with forward grad mode on, as
+    torch's jvp does, and puts the caller's mode back."""
+
+    def start(self):
+        from pyad.autograd import forward_ad
+        self.fw = forward_ad
+        forward_ad._func_recording[0] += 1
+        self.first = len(forward_ad._fwd_off_ranges)
+        self.mode = forward_ad._set_fwd_grad_enabled(True)
+
+    def stop(self):
+        fw = self.fw
+        if not fw._fwd_grad_enabled[0]:      # func left it off: close the open range
+            fw._set_fwd_grad_mode(True)
+        ranges = [(first, end) for first, end in fw._fwd_off_ranges[self.first:]]
+        fw._func_recording[0] -= 1
+        if fw._level_state is None and fw._func_recording[0] == 0:
+            del fw._fwd_off_ranges[self.first:]
+        self.mode.__exit__(None, None, None)
+        return ranges
+
+
+def _cut_off_nodes(outputs, ranges):
+    """Prehooks sending zeros upstream from the nodes of ``outputs``' graph recorded in
+    ``ranges`` (see `_FwdOffRecorder`); returns their handles, to remove."""
+    if not ranges:
+        return []
+    from pyad.autograd.forward_ad import _zero_grads
+    found, seen = [], {}
+    stack = [out.grad_fn for out in outputs if isinstance(out, Variable)]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = node
+        if getattr(node, "variable", None) is not None:        # AccumulateGrad: a leaf
+            continue
+        seq = node._sequence_nr()
+        if any(first <= seq < end for first, end in ranges):
+            found.append(node)
+            continue
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return [node.register_prehook(_zero_grads) for node in found]
+
+
+def _remove_hooks(handles):
+    for handle in handles:
+        handle.remove()
+
+
 class _Traced:
     """``func`` run once on private inputs: its flat outputs, the private inputs to
     differentiate with respect to, and what the results may keep of the graph."""
@@ -403,11 +458,17 @@ class _Traced:
             else:
                 one = isinstance(_normalize_argnums(replace, len(args), api), int)
                 call_args = _replace_args(args, (new_diff,) if one else new_diff, replace, api)
+            self.off_ranges = ()
+            recorder = _FwdOffRecorder() if api in _FORWARD_APIS else None
             _ACTIVE.stack.append(api)
             try:
+                if recorder is not None:
+                    recorder.start()
                 output = func(*call_args, **(kwargs or {}))
             finally:
                 _ACTIVE.stack.pop()
+                if recorder is not None:
+                    self.off_ranges = recorder.stop()
         if passed is not self.private:
             for value, copy, version in zip(flat_diff, passed, versions):
                 if copy._version != version:
@@ -600,9 +661,13 @@ class _Linearized:
                                  for i in self.diff_outputs]
             self.backward = [None] * len(traced.private)
             if self.diff_outputs:
-                self.backward = list(pyad.autograd.grad(
-                    [traced.flat_outputs[i] for i in self.diff_outputs], traced.private,
-                    self.placeholders, create_graph=True, allow_unused=True))
+                handles = _cut_off_nodes(traced.flat_outputs, traced.off_ranges)
+                try:
+                    self.backward = list(pyad.autograd.grad(
+                        [traced.flat_outputs[i] for i in self.diff_outputs], traced.private,
+                        self.placeholders, create_graph=True, allow_unused=True))
+                finally:
+                    _remove_hooks(handles)
         self.private_ids = traced.private_ids | {id(u) for u in self.placeholders}
 
     def retire(self):
@@ -728,6 +793,18 @@ def _jacobian(func, argnums, has_aux, api, args):
     keep = traced.outer
     unwrap = _unwrapper(traced.private_ids, keep)
     per_output = []
+    handles = _cut_off_nodes(traced.flat_outputs, traced.off_ranges)
+    try:
+        per_output = _jacobian_blocks(traced, keep, unwrap)
+    finally:
+        _remove_hooks(handles)
+    result = _tree_unflatten(per_output, traced.output_spec)
+    _retire(traced.private)
+    return (result, traced.aux) if has_aux else result
+
+
+def _jacobian_blocks(traced, keep, unwrap):
+    per_output = []
     for out in traced.flat_outputs:
         rows = [[] for _ in traced.private]        # rows[i][k]: d out.flat[k] / d input i
         xp = pyad.get_array_module(out)
@@ -748,9 +825,7 @@ def _jacobian(func, argnums, has_aux, api, args):
                 block = pyad.zeros(shape, dtype=primal.dtype, device=primal.device)
             jac.append(unwrap(block))
         per_output.append(_tree_unflatten(jac, traced.diff_spec))
-    result = _tree_unflatten(per_output, traced.output_spec)
-    _retire(traced.private)
-    return (result, traced.aux) if has_aux else result
+    return per_output
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):

@@ -53,6 +53,9 @@ _in_tangent_pass = [False]   # True while unpack_dual runs its two reverse passe
 _fwd_grad_enabled = [True]
 _fwd_off_ranges = []         # [first, end) sequence numbers; end None while off
 _sequence_probe = []         # a private leaf whose product gives the next number
+# > 0 while pyad.func's jvp/linearize/jacfwd run their function: they record the ranges
+# too (outside any level) and treat those ops as constants, as torch's transforms do
+_func_recording = [0]
 
 
 def _next_sequence_nr():
@@ -86,7 +89,7 @@ def _set_fwd_grad_mode(mode):
     if mode == _fwd_grad_enabled[0]:
         return
     if not mode:
-        if _level_state is not None:
+        if _level_state is not None or _func_recording[0]:
             _fwd_off_ranges.append([_next_sequence_nr(), None])
     elif _fwd_off_ranges and _fwd_off_ranges[-1][1] is None:
         _fwd_off_ranges[-1][1] = _next_sequence_nr()
