@@ -183,8 +183,8 @@ def test_scripts_run_as_scripts_on_pyad():
 
 
 def test_build_nanogpt_on_pyad_with_its_compile():
-    # the text's torch.compile on pyad's own (autocast swapped for a no-op context: its
-    # bfloat16 path is the strict xfail below)
+    # the text's torch.compile on pyad's own (autocast swapped for a no-op context: the
+    # bfloat16 path runs as a script below)
     lines = []
     namespace = Proxy(pyad, autocast=lambda **kw: nullcontext())
     out = _helpers.load("build_nanogpt").run(namespace, log=lines.append)
@@ -193,20 +193,14 @@ def test_build_nanogpt_on_pyad_with_its_compile():
                         lines[-1])
 
 
-@pytest.mark.xfail(strict=True, reason="engine: masked_fill of a bfloat16 Variable raises "
-                   "(pyad/ops/inplace.pxi _fill_scalar calls numpy.iinfo on the bfloat16 "
-                   "kind 'V'), which scaled_dot_product_attention(is_causal=True) reaches "
-                   "under train_gpt2.py's autocast(dtype=torch.bfloat16)")
 def test_build_nanogpt_as_a_script_on_pyad_with_bfloat16_autocast():
     out = _run_as_scripts(["build_nanogpt"])
     assert out.returncode == 0, out.stderr[-2000:]
     assert "step    5 | loss:" in out.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="engine: masked_fill of a bfloat16 Variable raises "
-                   "(pyad/ops/inplace.pxi _fill_scalar calls numpy.iinfo on kind 'V')")
 def test_masked_fill_bfloat16():
-    # the minimal case of the xfail above, against torch
+    # the minimal case of the bfloat16 masked_fill the script's attention reaches
     mask = [[True, False], [False, True]]
     t = torch.zeros(2, 2, dtype=torch.bfloat16).masked_fill(torch.tensor(mask), float("-inf"))
     p = pyad.zeros(2, 2, dtype=pyad.bfloat16).masked_fill(pyad.tensor(mask), float("-inf"))

@@ -467,6 +467,13 @@ cdef object _fill_scalar(object value, object data, str what):
     if kind == b'c' or (kind == b'f' and t is not complex and
                         (data.dtype != numpy.float16 or what == "__setitem__")):
         return value
+    if kind == b'V' and t is not complex:       # bfloat16, float8 (ml_dtypes)
+        if value == value and builtins.abs(value) != float("inf"):
+            rounded = float(numpy.asarray(value, dtype=numpy.float64).astype(data.dtype))
+            if rounded != rounded or builtins.abs(rounded) == float("inf"):
+                raise RuntimeError("%s(): value cannot be converted to type %s without "
+                                   "overflow" % (what, _torch_dtype_name(data.dtype)))
+        return value
     if t is complex:
         if kind == b'b' and what != "index_fill":
             return value

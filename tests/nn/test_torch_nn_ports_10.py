@@ -297,9 +297,6 @@ def test_smooth_l1_loss_vs_huber_loss():
     _multi(beta=1.5, require_equal=False)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: the backward of a bfloat16 Variable times a "
-                   "Python float gives a float32 gradient (x * 0.5; smooth_l1_loss's square "
-                   "branch), torch keeps bfloat16 (pyad/_engine.pyx mul by a scalar)")
 def test_smooth_l1_loss_bfloat16():
     # torch also runs a 1x3x128x128 shape; two shapes keep this fast
     def test_dtype(fn, input, target, dtype):
