@@ -442,18 +442,24 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     >>> lp_pool2d(pyad.tensor([[[3.0, 4.0]]]), 2, (1, 2))
     tensor([[[5.]]])
     """
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _lp_pool(n, input, norm_type, kernel_size, stride, ceil_mode):
+    # lp_pool2d/3d as torch writes them: the norm_type-th root of the window's average of
+    # x ** norm_type times its size; +-inf: the max (min) of |x|
     input = _var(input)
-    kh, kw = _tuple(kernel_size, 2, "lp_pool2d", "kernel_size")
-    if norm_type in (math.inf, -math.inf):      # torch's: the max (min) of |x|
+    sizes = _tuple(kernel_size, n, "lp_pool%dd" % n, "kernel_size")
+    max_pool = _F().max_pool2d if n == 2 else _F().max_pool3d
+    avg_pool = _F().avg_pool2d if n == 2 else _F().avg_pool3d
+    if norm_type in (math.inf, -math.inf):
         sign = 1 if norm_type > 0 else -1
-        return sign * _F().max_pool2d(sign * input.abs(), kernel_size, stride, 0, 1,
-                                      ceil_mode)
+        return sign * max_pool(sign * input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     if stride is not None:
-        out = _F().avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+        out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
-        out = _F().avg_pool2d(input.pow(norm_type), kernel_size, padding=0,
-                              ceil_mode=ceil_mode)
-    return _lp_scale(out, norm_type, kh * kw)
+        out = avg_pool(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_scale(out, norm_type, int(_np.prod(sizes)))
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
@@ -463,18 +469,7 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     >>> lp_pool3d(pyad.tensor([[[[[3.0, 4.0]]]]]), 2, (1, 1, 2))
     tensor([[[[[5.]]]]])
     """
-    input = _var(input)
-    kd, kh, kw = _tuple(kernel_size, 3, "lp_pool3d", "kernel_size")
-    if norm_type in (math.inf, -math.inf):      # torch's: the max (min) of |x|
-        sign = 1 if norm_type > 0 else -1
-        return sign * _F().max_pool3d(sign * input.abs(), kernel_size, stride, 0, 1,
-                                      ceil_mode)
-    if stride is not None:
-        out = _F().avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    else:
-        out = _F().avg_pool3d(input.pow(norm_type), kernel_size, padding=0,
-                              ceil_mode=ceil_mode)
-    return _lp_scale(out, norm_type, kd * kh * kw)
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
