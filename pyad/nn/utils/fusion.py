@@ -25,8 +25,8 @@ def _refuse_training(layer, bn):
     if layer.training or bn.training:
         raise AssertionError("Fusion only for eval!")
     if bn.running_mean is None or bn.running_var is None:
-        raise AssertionError("fuse: the batch norm has no running statistics "
-                             "(track_running_stats=False)")
+        raise AssertionError("fuse_conv_bn_eval(): the batch norm has no running "
+                             "statistics (track_running_stats=False)")
 
 
 def fuse_conv_bn_eval(conv, bn, transpose=False):
