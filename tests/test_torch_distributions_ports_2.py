@@ -1,6 +1,7 @@
 """More tests ported from pytorch/pytorch test/distributions/test_distributions.py
-(TestDistributionShapes, TestDistributions, TestKL, TestNumericalStability; the test
-names are torch's). Shape tests keep torch's literal expected shapes (with argument
+(TestDistributionShapes, TestDistributions, TestKL, TestNumericalStability, TestFunctors,
+TestValidation), test_transforms.py and test_constraints.py (the test names are
+torch's). Shape tests keep torch's literal expected shapes (with argument
 validation on, as torch's DistributionsTestCase sets it); value tests compare against
 torch 2.13 on the same parameters (float64). Random draws come from different
 generators, so draws are compared by shape only, never by value."""
@@ -658,7 +659,8 @@ def test_kl_multivariate_normal_batched():
     rs = np.random.RandomState(0)
     loc = [rs.randn(b, 3) for _ in range(2)]
     a = [rs.randn(b, 3, 3) for _ in range(2)]
-    scale_tril = [np.tril(m, -1) + np.eye(3) * (1 + np.abs(np.diagonal(m, 0, -2, -1)))[..., None, :]
+    scale_tril = [np.tril(m, -1)
+                  + np.eye(3) * (1 + np.abs(np.diagonal(m, 0, -2, -1)))[..., None, :]
                   for m in a]
     ours = kl_divergence(D.MultivariateNormal(_p(loc[0]), scale_tril=_p(scale_tril[0])),
                          D.MultivariateNormal(_p(loc[1]), scale_tril=_p(scale_tril[1])))
@@ -675,7 +677,8 @@ def test_kl_multivariate_normal_batched():
 def test_kl_multivariate_normal_batched_broadcasted():
     rs = np.random.RandomState(1)
     loc = [rs.randn(3, 3), rs.randn(3)]
-    tril = [np.tril(rs.randn(3, 3, 3), -1) + 2 * np.eye(3), np.tril(rs.randn(3, 3), -1) + 2 * np.eye(3)]
+    tril = [np.tril(rs.randn(3, 3, 3), -1) + 2 * np.eye(3),
+            np.tril(rs.randn(3, 3), -1) + 2 * np.eye(3)]
     ours = kl_divergence(D.MultivariateNormal(_p(loc[0]), scale_tril=_p(tril[0])),
                          D.MultivariateNormal(_p(loc[1]), scale_tril=_p(tril[1])))
     theirs = TD.kl_divergence(TD.MultivariateNormal(_t(loc[0]), scale_tril=_t(tril[0])),
@@ -760,3 +763,316 @@ def test_continuous_bernoulli_gradient():
     D.ContinuousBernoulli(ours_p).log_prob(_p(x)).sum().backward()
     TD.ContinuousBernoulli(theirs_p).log_prob(_t(x)).sum().backward()
     _close(ours_p.grad, theirs_p.grad, rtol=1e-8, atol=1e-10)
+
+
+# ------------------------------------- TestFunctors (test_distributions.py) and
+# test_transforms.py / test_constraints.py: the same transform or constraint built in
+# both libraries (M is pyad.distributions or torch.distributions), compared on the same x
+
+def _transforms(M):
+    T = M.transforms
+    return [
+        T.ExpTransform(), T.AffineTransform(1.5, -2.0), T.AffineTransform(_a(M, [0.5, 1.0]), 3.0),
+        T.PowerTransform(_a(M, 2.5)), T.SigmoidTransform(), T.TanhTransform(),
+        T.SoftplusTransform(), T.StickBreakingTransform(), T.LowerCholeskyTransform(),
+        T.CorrCholeskyTransform(), T.ComposeTransform([T.AffineTransform(0.5, 2.0),
+                                                       T.ExpTransform()]),
+        T.IndependentTransform(T.ExpTransform(), 1), T.ReshapeTransform((4,), (2, 2)),
+        T.identity_transform,
+    ]
+
+
+TRANSFORM_IDS = ["exp", "affine", "affine_vector", "power", "sigmoid", "tanh", "softplus",
+                 "stick_breaking", "lower_cholesky", "corr_cholesky", "compose",
+                 "independent", "reshape", "identity"]
+# a point of each transform's domain (rows of a batch of 2)
+TRANSFORM_X = [np.array([[0.3, -1.2], [2.0, 0.1]]), np.array([[0.3, -1.2], [2.0, 0.1]]),
+               np.array([[0.3, -1.2], [2.0, 0.1]]), np.array([[0.3, 1.2], [2.0, 0.1]]),
+               np.array([[0.3, -1.2], [2.0, 0.1]]), np.array([[0.3, -1.2], [2.0, 0.1]]),
+               np.array([[0.3, -1.2], [2.0, 0.1]]), np.array([[0.3, -1.2, 0.5], [2.0, 0.1, -1.0]]),
+               np.array([[[0.3, 0.0], [-1.2, 0.4]], [[2.0, 9.0], [0.1, -0.5]]]),
+               np.array([[0.3, -1.2, 0.5], [2.0, 0.1, -1.0]]),
+               np.array([[0.3, -1.2], [2.0, 0.1]]), np.array([[0.3, -1.2], [2.0, 0.1]]),
+               np.array([[0.3, -1.2, 0.5, 1.0], [2.0, 0.1, -1.0, 0.0]]),
+               np.array([[0.3, -1.2], [2.0, 0.1]])]
+
+
+def _a(M, v):
+    return _p(v) if M is D else _t(v)
+
+
+@pytest.mark.parametrize("k", range(len(TRANSFORM_IDS)), ids=TRANSFORM_IDS)
+def test_forward_inverse(k):
+    ours, theirs = _transforms(D)[k], _transforms(TD)[k]
+    x = TRANSFORM_X[k]
+    y_ours, y_theirs = ours(_p(x)), theirs(_t(x))
+    _close(y_ours, y_theirs, rtol=1e-12)
+    _close(ours.inv(y_ours), theirs.inv(y_theirs), rtol=1e-10, atol=1e-12)
+    if theirs.bijective and k != TRANSFORM_IDS.index("lower_cholesky"):
+        # torch's test: inv(t(x)) gives x back on the domain
+        np.testing.assert_allclose(ours.inv(y_ours).data, x, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("k", range(len(TRANSFORM_IDS)), ids=TRANSFORM_IDS)
+def test_jacobian(k):
+    ours, theirs = _transforms(D)[k], _transforms(TD)[k]
+    x = TRANSFORM_X[k]
+    if k == TRANSFORM_IDS.index("lower_cholesky"):
+        # torch: LowerCholeskyTransform has no log_abs_det_jacobian
+        with pytest.raises(NotImplementedError):
+            theirs.log_abs_det_jacobian(_t(x), theirs(_t(x)))
+        with pytest.raises(NotImplementedError):
+            ours.log_abs_det_jacobian(_p(x), ours(_p(x)))
+        return
+    _close(ours.log_abs_det_jacobian(_p(x), ours(_p(x))),
+           theirs.log_abs_det_jacobian(_t(x), theirs(_t(x))), rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("k", range(len(TRANSFORM_IDS)), ids=TRANSFORM_IDS)
+def test_inv_inv(k):
+    t = _transforms(D)[k]
+    assert t.inv.inv is t
+
+
+@pytest.mark.parametrize("k", range(len(TRANSFORM_IDS)), ids=TRANSFORM_IDS)
+def test_transform_shapes(k):
+    ours, theirs = _transforms(D)[k], _transforms(TD)[k]
+    for shape in [(5,), (2, 5), (3, 2, 5), (4, 4)]:
+        if len(shape) < theirs.domain.event_dim:
+            continue
+        try:
+            expected = theirs.forward_shape(torch.Size(shape))
+        except (ValueError, RuntimeError) as e:
+            # the same exception class as torch's
+            with pytest.raises(type(e)):
+                ours.forward_shape(shape)
+            continue
+        assert tuple(ours.forward_shape(shape)) == tuple(expected)
+        assert tuple(ours.inverse_shape(expected)) == tuple(theirs.inverse_shape(expected))
+
+
+def test_with_cache():
+    for cache_size in (0, 1):
+        t = D.transforms.ExpTransform(cache_size=cache_size)
+        x = _p([0.3, -1.0], grad=True)
+        y = t(x)
+        assert (t(x) is y) == (cache_size == 1)
+        assert (t.inv(y) is x) == (cache_size == 1)
+
+
+def test_equality():
+    T = D.transforms
+    transforms = [T.ExpTransform(), T.SigmoidTransform(), T.TanhTransform(),
+                  T.SoftmaxTransform(), T.StickBreakingTransform(), T.LowerCholeskyTransform()]
+    for i, t in enumerate(transforms):
+        for j, u in enumerate(transforms):
+            assert (t == u) == (i == j)
+            assert (t != u) == (i != j)
+    assert T.identity_transform == T.identity_transform.inv
+    assert T.ExpTransform() == T.ExpTransform().inv.inv
+    assert T.ExpTransform() != T.ExpTransform().inv
+
+
+def test_compose_affine():
+    T, TT = D.transforms, TD.transforms
+    ours = T.ComposeTransform([T.AffineTransform(_p(np.zeros((2, 3))), _p(np.ones(3)),
+                                                 event_dim=1),
+                               T.AffineTransform(_p(np.zeros((2, 3))), 2.0, event_dim=1)])
+    theirs = TT.ComposeTransform([TT.AffineTransform(_t(np.zeros((2, 3))), _t(np.ones(3)),
+                                                     event_dim=1),
+                                  TT.AffineTransform(_t(np.zeros((2, 3))), 2.0, event_dim=1)])
+    assert ours.event_dim == theirs.event_dim == 1
+    x = np.arange(6.0).reshape(2, 3)
+    _close(ours.log_abs_det_jacobian(_p(x), ours(_p(x))),
+           theirs.log_abs_det_jacobian(_t(x), theirs(_t(x))))
+    base = D.Normal(_p(np.zeros(3)), _p(np.ones(3)))
+    assert tuple(D.TransformedDistribution(base, [ours]).event_shape) == (3,)
+
+
+def test_compose_reshape():
+    T, TT = D.transforms, TD.transforms
+    for ours, theirs in [
+            (T.ComposeTransform([T.ReshapeTransform((4,), (2, 2))] * 3),
+             TT.ComposeTransform([TT.ReshapeTransform((4,), (2, 2))] * 3)),
+            (T.ComposeTransform([T.ReshapeTransform((3,), (3,)), T.ReshapeTransform((3,), (3,))]),
+             TT.ComposeTransform([TT.ReshapeTransform((3,), (3,)),
+                                  TT.ReshapeTransform((3,), (3,))]))]:
+        assert ours.codomain.event_dim == theirs.codomain.event_dim
+        assert ours.domain.event_dim == theirs.domain.event_dim
+
+
+def test_cat_transform():
+    x1 = -1 * np.arange(1, 101, dtype=np.float64).reshape(-1, 100)
+    x2 = (np.arange(1, 101, dtype=np.float64).reshape(-1, 100) - 1) / 100
+    x3 = np.arange(1, 101, dtype=np.float64).reshape(-1, 100)
+    y = np.concatenate([np.arange(1, 101, dtype=np.float64).reshape(-1, 100)] * 3, 0)
+    for dim in (0,):
+        x = np.concatenate([x1, x2, x3], axis=dim)
+        yy = y
+
+        def build(M):
+            T = M.transforms
+            return T.CatTransform([T.ExpTransform(), T.AffineTransform(1, 100),
+                                   T.identity_transform], dim=dim, lengths=None)
+
+        ours, theirs = build(D), build(TD)
+        np.testing.assert_array_equal(ours.domain.check(_p(x)).data,
+                                      theirs.domain.check(_t(x)).numpy())
+        _close(ours(_p(x)), theirs(_t(x)))
+        np.testing.assert_array_equal(ours.codomain.check(_p(yy)).data,
+                                      theirs.codomain.check(_t(yy)).numpy())
+        _close(ours.inv(_p(yy)), theirs.inv(_t(yy)))
+        _close(ours.log_abs_det_jacobian(_p(x), _p(yy)),
+               theirs.log_abs_det_jacobian(_t(x), _t(yy)))
+
+
+def test_cat_transform_non_uniform():
+    x1 = -1 * np.arange(1, 101, dtype=np.float64).reshape(-1, 100)
+    x2 = np.concatenate([(np.arange(1, 101, dtype=np.float64).reshape(-1, 100) - 1) / 100,
+                         np.arange(1, 101, dtype=np.float64).reshape(-1, 100)])
+    x = np.concatenate([x1, x2], 0)
+
+    def build(M):
+        T = M.transforms
+        return T.CatTransform([T.ExpTransform(), T.CatTransform(
+            [T.AffineTransform(1, 100), T.identity_transform], 0)], dim=0, lengths=[1, 2])
+
+    ours, theirs = build(D), build(TD)
+    np.testing.assert_array_equal(ours.domain.check(_p(x)).data,
+                                  theirs.domain.check(_t(x)).numpy())
+    y_ours, y_theirs = ours(_p(x)), theirs(_t(x))
+    _close(y_ours, y_theirs)
+    _close(ours.inv(y_ours), theirs.inv(y_theirs), rtol=1e-12)
+    _close(ours.log_abs_det_jacobian(_p(x), y_ours),
+           theirs.log_abs_det_jacobian(_t(x), y_theirs))
+
+
+def test_cat_event_dim():
+    def build(M):
+        T = M.transforms
+        return T.CatTransform([T.AffineTransform(1, 2, event_dim=1),
+                               T.AffineTransform(2, 3, event_dim=1)], dim=1, lengths=[2, 1])
+
+    ours, theirs = build(D), build(TD)
+    assert ours.event_dim == theirs.event_dim
+    x = np.random.RandomState(0).randn(4, 3)
+    y_ours, y_theirs = ours(_p(x)), theirs(_t(x))
+    _close(y_ours, y_theirs)
+    _close(ours.log_abs_det_jacobian(_p(x), y_ours),
+           theirs.log_abs_det_jacobian(_t(x), y_theirs))
+
+
+def test_stack_transform():
+    x1 = -1 * np.arange(1, 101, dtype=np.float64)
+    x2 = (np.arange(1, 101, dtype=np.float64) - 1) / 100
+    x3 = np.arange(1, 101, dtype=np.float64)
+    y = np.stack([np.arange(1, 101, dtype=np.float64)] * 3, 0)
+    for dim in (0, -1):
+        x = np.stack([x1, x2, x3], axis=dim)
+        yy = y if dim == 0 else y.T
+
+        def build(M):
+            T = M.transforms
+            return T.StackTransform([T.ExpTransform(), T.AffineTransform(1, 100),
+                                     T.identity_transform], dim=dim)
+
+        ours, theirs = build(D), build(TD)
+        np.testing.assert_array_equal(ours.domain.check(_p(x)).data,
+                                      theirs.domain.check(_t(x)).numpy())
+        _close(ours(_p(x)), theirs(_t(x)))
+        np.testing.assert_array_equal(ours.codomain.check(_p(yy)).data,
+                                      theirs.codomain.check(_t(yy)).numpy())
+        _close(ours.inv(_p(yy)), theirs.inv(_t(yy)))
+        _close(ours.log_abs_det_jacobian(_p(x), _p(yy)),
+               theirs.log_abs_det_jacobian(_t(x), _t(yy)))
+
+
+CONSTRAINTS = [("real", ()), ("positive", ()), ("nonnegative", ()), ("unit_interval", ()),
+               ("simplex", ()), ("real_vector", ()), ("greater_than", (-2.0,)),
+               ("greater_than_eq", (1.0,)), ("less_than", (0.5,)), ("interval", (-1.0, 1.0)),
+               ("half_open_interval", (-1.0, 1.0)), ("nonnegative_integer", ()),
+               ("positive_integer", ()), ("integer_interval", (0, 3)), ("boolean", ()),
+               ("lower_triangular", ()), ("lower_cholesky", ()), ("corr_cholesky", ()),
+               ("positive_definite", ()), ("positive_semidefinite", ()), ("symmetric", ()),
+               ("square", ())]
+CONSTRAINT_VALUES = [np.array([[0.0, 1.0, -1.0], [0.5, 2.0, 3.0], [1.0, 0.0, 0.0]]),
+                     np.array([[[1.0, 0.0], [0.5, 2.0]], [[1.0, 0.0], [0.0, 1.0]],
+                               [[2.0, 1.0], [1.0, 2.0]], [[0.0, 0.0], [0.0, 0.0]]]),
+                     np.array([0.2, 0.3, 0.5])]
+
+
+@pytest.mark.parametrize("name,args", CONSTRAINTS, ids=[c for c, _ in CONSTRAINTS])
+def test_constraint(name, args):
+    ours, theirs = getattr(D.constraints, name), getattr(TD.constraints, name)
+    if args:
+        ours, theirs = ours(*args), theirs(*args)
+    assert ours.is_discrete == theirs.is_discrete
+    assert ours.event_dim == theirs.event_dim
+    for value in CONSTRAINT_VALUES:
+        if value.ndim < theirs.event_dim or (theirs.event_dim == 2 and value.shape[-1] !=
+                                             value.shape[-2]):
+            continue
+        np.testing.assert_array_equal(np.asarray(ours.check(_p(value)).data),
+                                      theirs.check(_t(value)).numpy())
+
+
+NOT_BIJECTIVE = ("nonnegative_integer", "positive_integer", "integer_interval", "boolean",
+                 "lower_triangular", "symmetric", "square", "positive_semidefinite")
+
+
+@pytest.mark.parametrize("name,args", [c for c in CONSTRAINTS if c[0] not in NOT_BIJECTIVE],
+                         ids=[c for c, _ in CONSTRAINTS if c not in NOT_BIJECTIVE])
+def test_biject_to(name, args):
+    ours_c, theirs_c = getattr(D.constraints, name), getattr(TD.constraints, name)
+    if args:
+        ours_c, theirs_c = ours_c(*args), theirs_c(*args)
+    if name in ("lower_cholesky", "positive_definite"):
+        # torch registers these for transform_to only
+        with pytest.raises(NotImplementedError):
+            TD.biject_to(theirs_c)
+        with pytest.raises(NotImplementedError):
+            D.biject_to(ours_c)
+        return
+    ours, theirs = D.biject_to(ours_c), TD.biject_to(theirs_c)
+    assert ours.bijective and theirs.bijective
+    x = np.random.RandomState(0).randn(2, 3 if name == "corr_cholesky" else 4) * 0.5
+    y_ours, y_theirs = ours(_p(x)), theirs(_t(x))
+    _close(y_ours, y_theirs, rtol=1e-11, atol=1e-12)
+    assert bool(ours_c.check(y_ours).all())
+    _close(ours.inv(y_ours), theirs.inv(y_theirs), rtol=1e-9, atol=1e-10)
+    _close(ours.log_abs_det_jacobian(_p(x), y_ours),
+           theirs.log_abs_det_jacobian(_t(x), y_theirs), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name,args", [c for c in CONSTRAINTS if c[0] in (
+    "real", "positive", "simplex", "interval", "greater_than", "less_than", "unit_interval",
+    "corr_cholesky")])
+def test_transform_to(name, args):
+    ours_c, theirs_c = getattr(D.constraints, name), getattr(TD.constraints, name)
+    if args:
+        ours_c, theirs_c = ours_c(*args), theirs_c(*args)
+    ours, theirs = D.transform_to(ours_c), TD.transform_to(theirs_c)
+    x = np.random.RandomState(1).randn(2, 3)
+    y = ours(_p(x))
+    _close(y, theirs(_t(x)), rtol=1e-11, atol=1e-12)
+    assert bool(ours_c.check(y).all())
+    # torch's test: the inverse maps back into the domain
+    assert np.all(np.isfinite(ours.inv(y).data))
+
+
+def test_invalid():
+    # TestValidation.test_invalid: parameters outside their constraints raise ValueError
+    for cls, params in [("Normal", dict(loc=[0.0], scale=[-1.0])),
+                        ("Bernoulli", dict(probs=[1.1])), ("Beta", dict(concentration1=[-1.0],
+                                                                     concentration0=[1.0])),
+                        ("Gamma", dict(concentration=[0.0], rate=[1.0])),
+                        ("Uniform", dict(low=[1.0], high=[0.0])),
+                        ("Dirichlet", dict(concentration=[-1.0, 1.0])),
+                        ("Exponential", dict(rate=[-2.0])), ("Poisson", dict(rate=[-0.1])),
+                        ("Categorical", dict(probs=[-0.1, 1.1])),
+                        ("Kumaraswamy", dict(concentration1=[1.0], concentration0=[-1.0])),
+                        ("VonMises", dict(loc=[0.0], concentration=[-1.0]))]:
+        with pytest.raises(ValueError):
+            getattr(TD, cls)(**{k: _t(v) for k, v in params.items()}, validate_args=True)
+        with pytest.raises(ValueError):
+            getattr(D, cls)(**{k: _p(v) for k, v in params.items()}, validate_args=True)
