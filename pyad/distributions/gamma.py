@@ -335,6 +335,10 @@ class Gamma(Distribution):
 
     def log_prob(self, value):
         """``a log(rate) + (a - 1) log(value) - rate value - lgamma(a)``."""
+        if not isinstance(value, pyad.Variable):
+            # as torch's Gamma (and Chi2): a number or array becomes a Variable of the
+            # rate's dtype before it is validated
+            value = pyad.tensor(numpy.asarray(value, dtype=self.rate.dtype))
         value = self._value(value, self.rate)
         return (pyad.xlogy(self.concentration, self.rate)
                 + pyad.xlogy(self.concentration - 1, value)

@@ -369,7 +369,7 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
     def forward_shape(self, shape):
-        return tuple(numpy.broadcast_shapes(tuple(shape), tuple(self.exponent.shape)))
+        return tuple(pyad.broadcast_shapes(tuple(shape), tuple(self.exponent.shape)))
 
     inverse_shape = forward_shape
 
@@ -515,7 +515,7 @@ class AffineTransform(Transform):
         return [tuple(p.shape) for p in (self.loc, self.scale) if isinstance(p, pyad.Variable)]
 
     def forward_shape(self, shape):
-        return tuple(numpy.broadcast_shapes(tuple(shape), *self._param_shapes()))
+        return tuple(pyad.broadcast_shapes(tuple(shape), *self._param_shapes()))
 
     inverse_shape = forward_shape
 
