@@ -21,19 +21,19 @@ __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights"]
 
 
-def _refuse_training(layer, bn):
+def _refuse_training(layer, bn, what):
     if layer.training or bn.training:
         raise AssertionError("Fusion only for eval!")
     if bn.running_mean is None or bn.running_var is None:
-        raise AssertionError("fuse_conv_bn_eval(): the batch norm has no running "
-                             "statistics (track_running_stats=False)")
+        raise AssertionError("%s(): the batch norm has no running statistics "
+                             "(track_running_stats=False)" % what)
 
 
 def fuse_conv_bn_eval(conv, bn, transpose=False):
     """A copy of the eval-mode ``conv`` with the eval-mode ``bn`` after it folded into
     its weight and bias (``transpose=True`` for a transposed convolution, whose output
     channels are the weight's dim 1)."""
-    _refuse_training(conv, bn)
+    _refuse_training(conv, bn, "fuse_conv_bn_eval")
     fused = copy.deepcopy(conv)
     fused.weight, fused.bias = fuse_conv_bn_weights(
         fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight,
@@ -69,7 +69,7 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
 def fuse_linear_bn_eval(linear, bn):
     """A copy of the eval-mode ``linear`` with the eval-mode ``bn`` after it folded into
     its weight and bias; ``bn.num_features`` must be ``linear.out_features`` or 1."""
-    _refuse_training(linear, bn)
+    _refuse_training(linear, bn, "fuse_linear_bn_eval")
     if not (linear.out_features == bn.num_features or bn.num_features == 1):
         raise AssertionError("To fuse, linear.out_features == bn.num_features or "
                              "bn.num_features == 1")
