@@ -432,6 +432,9 @@ def test_every_ported_script_is_tested():
         # bentrevett/pytorch-sentiment-analysis), tests/test_ported_examples_24.py
         "bentrevett_seq2seq",
         "bentrevett_attention",
+        "bentrevett_nbow",
+        "bentrevett_lstm",
+        "bentrevett_cnn",
         ])
 
 

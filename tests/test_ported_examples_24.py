@@ -61,17 +61,21 @@ def _same(p, t, rtol, atol, what):
 
 
 def twin(name, tmp_path, wrap=None, rtol=2e-4, atol=2e-5, weights_rtol=1e-3,
-         weights_atol=1e-5, zero_grad_entries=(), lr_sum=None, **options):
+         weights_atol=1e-5, zero_grad_entries=(), lr_sum=None, reinit=None, **options):
     """Run ``name``'s ``run`` on torch then on pyad; compare everything (see above).
 
     ``zero_grad_entries`` name (the ends of the names of) the weights whose gradient is 0
     in exact arithmetic (a bias that shifts every score of a softmax alike): Adam's step
     there follows each framework's rounding, so they are only checked to stay within
-    ``lr_sum`` (the sum of the learning rates of all steps) of each other."""
+    ``lr_sum`` (the sum of the learning rates of all steps) of each other. ``reinit``
+    (a function of a torch model) redraws torch's initial weights before they are
+    recorded (and copied into pyad's model)."""
     module = load(name)
     states, t_models, p_models = [], [], []
 
     def record(model):
+        if reinit is not None:
+            reinit(model)
         states.append({k: v.detach().numpy().copy() for k, v in model.state_dict().items()})
         t_models.append(model)
 
@@ -177,9 +181,85 @@ def test_attention(tmp_path):
         np.testing.assert_allclose(a.sum(1), 1.0, rtol=1e-5)
 
 
+def test_attention_from_wider_weights(tmp_path):
+    # the notebook's N(0, 0.01) weights make every attention row uniform to 1e-7, so
+    # this run starts both frameworks from weights drawn uniform on [-0.5, 0.5] by NumPy:
+    # the attention weights, losses and final weights still agree
+    rng = np.random.default_rng(7)
+
+    def reinit(model):
+        with torch.no_grad():
+            for p in model.parameters():
+                p.copy_(torch.tensor(rng.uniform(-0.5, 0.5, tuple(p.shape)),
+                                     dtype=p.dtype))
+
+    results, _ = twin("bentrevett_attention", tmp_path, wrap=seeded, reinit=reinit,
+                      **ATTENTION_TINY)
+    attentions = results[-1]
+    spread = max(float(a.max() - a.min()) for a in attentions)
+    assert spread > 0.05, spread  # no longer uniform
+    for a in attentions:
+        np.testing.assert_allclose(a.sum(1), 1.0, rtol=1e-5)
+
+
 @pytest.mark.xfail(strict=True, raises=AttributeError,
                    reason="python: pyad's Variable.data is the NumPy array, so the "
                    "notebook's nn.init.normal_(param.data, mean=0, std=0.01) finds no "
                    "normal_ on an ndarray (pyad/nn/init.py)")
 def test_attention_verbatim_data(tmp_path):
     twin("bentrevett_attention", tmp_path, verbatim_data=True, **ATTENTION_TINY)
+
+
+SENTIMENT_TINY = dict(vocab_size=50, embedding_dim=12, batch_size=16, max_length=20,
+                      n_train=48, n_test=16, n_epochs=2, shuffle=False)
+
+
+def _check_sentiment(results, logged, n_params):
+    # the parameter count, 3 + 3 batch losses, each epoch's metrics, the test loss and
+    # accuracy, four predictions
+    assert results[0] == n_params
+    assert logged[0] == f"The model has {n_params:,} trainable parameters"
+    assert len(results) == 1 + 2 * 3 + 1 + 1 + 4
+    train_losses, train_accs, valid_losses, valid_accs = results[7]
+    np.testing.assert_allclose(train_losses, [np.mean(results[1:4]), np.mean(results[4:7])],
+                               rtol=1e-12)
+    for acc in train_accs + valid_accs + [results[8][1]]:
+        assert 0.0 <= acc <= 1.0
+    for predicted_class, probability in results[9:]:
+        assert predicted_class in (0, 1) and 0.5 <= probability <= 1.0
+    assert logged[-1].startswith("test_loss: ")
+
+
+def test_nbow(tmp_path):
+    results, logged = twin("bentrevett_nbow", tmp_path, **SENTIMENT_TINY)
+    _check_sentiment(results, logged, 50 * 12 + 12 * 2 + 2)
+
+
+def _lstm_params(e, h, layers, v=50):
+    count, size = v * e, e
+    for _ in range(layers):
+        count += 2 * (4 * h * (size + h) + 8 * h)  # two directions
+        size = 2 * h
+    return count + 2 * h * 2 + 2
+
+
+def test_lstm_packed_bidirectional_two_layers(tmp_path):
+    # two LSTM layers: the dropout between them is each framework's own generator, so 0
+    results, logged = twin("bentrevett_lstm", tmp_path, hidden_dim=16, n_layers=2,
+                           dropout_rate=0.0, **SENTIMENT_TINY)
+    _check_sentiment(results, logged, _lstm_params(12, 16, 2))
+
+
+def test_lstm_dropout(tmp_path):
+    # one layer: nn.Dropout's masks from the seeded proxy's NumPy stream
+    results, logged = twin("bentrevett_lstm", tmp_path, wrap=seeded, hidden_dim=16,
+                           n_layers=1, dropout_rate=0.5, **SENTIMENT_TINY)
+    _check_sentiment(results, logged, _lstm_params(12, 16, 1))
+
+
+def test_cnn(tmp_path):
+    results, logged = twin("bentrevett_cnn", tmp_path, wrap=seeded, n_filters=8,
+                           **SENTIMENT_TINY)
+    e, f = 12, 8
+    _check_sentiment(results, logged,
+                     50 * e + sum(f * e * k + f for k in (3, 5, 7)) + 3 * f * 2 + 2)
