@@ -431,7 +431,9 @@ def test_every_ported_script_is_tested():
         # the twenty-fourth batch (MIT: bentrevett/pytorch-seq2seq,
         # bentrevett/pytorch-sentiment-analysis), tests/test_ported_examples_24.py
         "bentrevett_seq2seq",
+        "bentrevett_gru",
         "bentrevett_attention",
+        "bentrevett_packed",
         "bentrevett_nbow",
         "bentrevett_lstm",
         "bentrevett_cnn",
