@@ -434,6 +434,7 @@ def test_every_ported_script_is_tested():
         "bentrevett_gru",
         "bentrevett_attention",
         "bentrevett_packed",
+        "bentrevett_convseq2seq",
         "bentrevett_nbow",
         "bentrevett_lstm",
         "bentrevett_cnn",

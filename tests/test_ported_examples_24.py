@@ -324,3 +324,24 @@ def test_packed_padded_masking_from_wider_weights(tmp_path):
         assert translation[-1] == "<eos>" or len(translation) == 50
         assert attention.shape == (len(translation), 1, src_len)
         np.testing.assert_allclose(attention.sum(-1), 1.0, rtol=1e-5)
+
+
+CONV_TINY = dict(input_dim=24, output_dim=20, emb_dim=12, hid_dim=16, enc_layers=2,
+                 dec_layers=2, batch_size=8, n_train=24, n_valid=8, n_test=8, n_epochs=2)
+
+
+def test_convseq2seq(tmp_path):
+    results, logged = twin("bentrevett_convseq2seq", tmp_path, wrap=seeded, **CONV_TINY)
+    e, h, v_in, v_out, k = 12, 16, 24, 20, 3
+    linear = lambda i, o: i * o + o  # noqa: E731
+    conv = 2 * h * h * k + 2 * h
+    encoder = v_in * e + 100 * e + linear(e, h) + linear(h, e) + 2 * conv
+    decoder = (v_out * e + 100 * e + linear(e, h) + linear(h, e) + linear(h, e)
+               + linear(e, h) + linear(e, v_out) + 2 * conv)
+    assert results[0] == encoder + decoder
+    # the count, 3 + 3 batch losses, 2 epochs, the test loss, a translation, its attention
+    assert len(results) == 1 + 6 + 2 + 1 + 2
+    translation, attention = results[-2:]
+    src_len = len(eval(logged[-3][len("src = "):])) + 2
+    assert attention.shape == (1, len(translation), src_len)
+    np.testing.assert_allclose(attention.sum(-1), 1.0, rtol=1e-5)

@@ -51,8 +51,18 @@ class Field:
     def __init__(self, vocab_size):
         self.init_token, self.eos_token, self.pad_token = '<sos>', '<eos>', '<pad>'
         itos = ['<unk>', '<pad>', '<sos>', '<eos>'] + [f't{i}' for i in range(4, vocab_size)]
-        self.vocab = types.SimpleNamespace(itos=itos,
-                                           stoi={s: i for i, s in enumerate(itos)})
+        self.vocab = Vocab(itos)
+
+
+class Vocab:
+    """``itos``, ``stoi`` and ``len`` of a torchtext legacy ``Vocab``."""
+
+    def __init__(self, itos):
+        self.itos = itos
+        self.stoi = {s: i for i, s in enumerate(itos)}
+
+    def __len__(self):
+        return len(self.itos)
 
 
 def synthetic_examples(n, src_vocab, trg_vocab, min_len=3, max_len=7):
@@ -346,8 +356,8 @@ def run(torch, input_dim=24, output_dim=20, enc_emb_dim=256, dec_emb_dim=256,
 
             return outputs
 
-    INPUT_DIM = input_dim
-    OUTPUT_DIM = output_dim
+    INPUT_DIM = len(SRC.vocab)
+    OUTPUT_DIM = len(TRG.vocab)
     ENC_EMB_DIM = enc_emb_dim
     DEC_EMB_DIM = dec_emb_dim
     ENC_HID_DIM = enc_hid_dim
