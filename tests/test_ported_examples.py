@@ -435,6 +435,7 @@ def test_every_ported_script_is_tested():
         "bentrevett_attention",
         "bentrevett_packed",
         "bentrevett_convseq2seq",
+        "bentrevett_transformer",
         "bentrevett_nbow",
         "bentrevett_lstm",
         "bentrevett_cnn",

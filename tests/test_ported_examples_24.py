@@ -1,4 +1,4 @@
-"""Ported bentrevett/pytorch-seq2seq notebooks (examples/ported/bentrevett_*.py, MIT,
+"""Ported bentrevett/pytorch-seq2seq notebooks (1 to 6) (examples/ported/bentrevett_*.py, MIT,
 Copyright (c) 2018 Ben Trevett) and bentrevett/pytorch-sentiment-analysis notebooks (MIT,
 Copyright (c) 2017 Ben Trevett).
 
@@ -345,3 +345,38 @@ def test_convseq2seq(tmp_path):
     src_len = len(eval(logged[-3][len("src = "):])) + 2
     assert attention.shape == (1, len(translation), src_len)
     np.testing.assert_allclose(attention.sum(-1), 1.0, rtol=1e-5)
+
+
+TRANSFORMER_TINY = dict(input_dim=24, output_dim=20, hid_dim=16, enc_layers=2,
+                        dec_layers=2, enc_heads=4, dec_heads=4, enc_pf_dim=32,
+                        dec_pf_dim=32, batch_size=8, n_train=24, n_valid=8, n_test=8,
+                        n_epochs=2)
+
+
+def test_transformer(tmp_path):
+    # every key projection's bias (fc_k.bias) shifts a whole row of scores alike: its
+    # gradient is 0 in exact arithmetic, so Adam's steps there follow each framework's
+    # rounding (6 steps of lr 5e-4)
+    results, logged = twin("bentrevett_transformer", tmp_path, wrap=seeded,
+                           zero_grad_entries=("fc_k.bias",), lr_sum=6 * 5e-4,
+                           **TRANSFORMER_TINY)
+    h, pf, v_in, v_out = 16, 32, 24, 20
+    linear = lambda i, o: i * o + o  # noqa: E731
+    attention = 4 * linear(h, h)
+    ff = linear(h, pf) + linear(pf, h)
+    encoder = v_in * h + 100 * h + 2 * (attention + ff + 2 * 2 * h)
+    decoder = v_out * h + 100 * h + 2 * (2 * attention + ff + 3 * 2 * h) + linear(h, v_out)
+    assert results[0] == encoder + decoder
+    assert len(results) == 1 + 6 + 2 + 1 + 2
+    translation, attention = results[-2:]
+    src_len = len(eval(logged[-3][len("src = "):])) + 2
+    assert attention.shape == (1, 4, len(translation), src_len)
+    np.testing.assert_allclose(attention.sum(-1), 1.0, rtol=1e-5)
+
+
+@pytest.mark.xfail(strict=True, raises=AttributeError,
+                   reason="python: pyad's Variable.data is the NumPy array, so the "
+                   "notebook's nn.init.xavier_uniform_(m.weight.data) finds no dim() "
+                   "on an ndarray (pyad/nn/init.py)")
+def test_transformer_verbatim_data(tmp_path):
+    twin("bentrevett_transformer", tmp_path, verbatim_data=True, **TRANSFORMER_TINY)
