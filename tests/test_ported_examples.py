@@ -428,6 +428,17 @@ def test_every_ported_script_is_tested():
         "spinup_ddpg",
         "spinup_td3",
         "spinup_sac",
+        # the twenty-fourth batch (MIT: bentrevett/pytorch-seq2seq,
+        # bentrevett/pytorch-sentiment-analysis), tests/test_ported_examples_24.py
+        "bentrevett_seq2seq",
+        "bentrevett_gru",
+        "bentrevett_attention",
+        "bentrevett_packed",
+        "bentrevett_convseq2seq",
+        "bentrevett_transformer",
+        "bentrevett_nbow",
+        "bentrevett_lstm",
+        "bentrevett_cnn",
         ])
 
 
