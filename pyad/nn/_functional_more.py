@@ -1424,6 +1424,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if log_probs.dim() not in (2, 3):
         raise RuntimeError("%s(): log_probs must be 2-D (T, C) or 3-D (T, N, C), got %dD"
                            % (what, log_probs.dim()))
+    if log_probs.numel() == 0:
+        # as torch's ("log_probs tensor must not be empty"), whatever the lengths
+        raise RuntimeError("%s(): log_probs Variable must not be empty" % what)
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     t_max, n, c = lp.shape
     if not 0 <= blank < c:
