@@ -6,7 +6,8 @@ affine, hardswish gradient corners, reduced-precision activations and softmax, p
 target cross-entropy without a batch dimension, zero-beta smooth-L1, softshrink values and
 errors, fold, in-place overlap errors, the distance-agnostic triplet margin loss, complex
 modules, ``skip_init``, the deterministic TransformerEncoderLayer checks, fusion, the state
-dict prefix helper) and the bilinear upsampling checks.
+dict prefix helper), the bilinear upsampling checks and the grid-sample checks torch runs
+on CUDA only (infinite and huge grid values, sampling through a strided view).
 
 Sizes that are only hyperparameters of a check are cut to keep this file fast: the
 reduced-precision activation shapes (torch adds [1, 3, 256, 256]), the softmax bfloat16
@@ -14,7 +15,8 @@ input (torch: 16x33x15x16, here 4x5x3x4), the zero-beta smooth-L1 input (torch: 
 here 30x64), the oneDNN LSTM (torch: 20 layers, batch 10, 12 steps; here 2 layers, batch
 3, 4 steps), the CTC no-batch-dim input length (torch: 40, here 12, target 4) and the
 TransformerEncoderLayer fast-path model (torch: d_model 512, batch 32; here d_model 16,
-batch 4).  torch's channels_last variants are dropped: pyad arrays have a single (C-order)
+batch 4) and the strided grid-sample images (torch: 32769x65536 and 2x32769x32768, so
+that the view needs 64-bit indexing; here 33x1024 and 2x33x1024).  torch's channels_last variants are dropped: pyad arrays have a single (C-order)
 layout; torch.jit.trace is dropped (pyad has no tracer).
 
 The tests keep torch's names and the meaning of their assertions.  Expected values are the
@@ -845,3 +847,120 @@ def test_consume_prefix_in_state_dict_if_present():
     consume(ddp_state_dict, "module.")
     assert list(state_dict.keys()) == list(ddp_state_dict.keys())
     assert list(state_dict._metadata.keys()) == list(ddp_state_dict._metadata.keys())
+
+
+# ------------------------------------------------------------------- grid sampling
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_grid_sample_large(dtype):
+    # torch runs this on CUDA only; its three issues are device-independent checks
+    dt = getattr(pyad, dtype)
+
+    def issue_35202():
+        input_tensor = pyad.rand(1, 1, 480, 640, requires_grad=True)
+        coords = pyad.tensor([[-10059144, 67680944], [67680944, 67680944]],
+                             dtype=pyad.float32)
+        coords = coords.unsqueeze(0).unsqueeze(0).repeat(1, 1, 1, 1)
+        result = F.grid_sample(input_tensor, coords)
+        _eq(result, np.array([[[[0., 0.]]]], dtype=np.float32))
+        result.backward(pyad.ones_like(result))
+        _eq(input_tensor.grad, np.zeros((1, 1, 480, 640), dtype=np.float32))
+
+    def issue_24823_1():
+        image = pyad.arange(27, 0, -1, dtype=dt).view(1, 1, 3, 3, 3)
+        image.requires_grad_()
+        grid = F.affine_grid(pyad.tensor([[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]],
+                                         dtype=dt), (1, 1, 3, 3, 3))
+        grid[:, 1, 1, 1, 0] = float("inf")
+        result = F.grid_sample(image, grid, padding_mode="zeros")
+        tol = dict(atol=0.005, rtol=0) if dtype == "float16" else dict(atol=1e-5, rtol=1.3e-6)
+        expected = np.array([[[[[27., 26., 25.], [24., 23., 22.], [21., 20., 19.]],
+                               [[18., 17., 16.], [15., 0., 13.], [12., 11., 10.]],
+                               [[9., 8., 7.], [6., 5., 4.], [3., 2., 1.]]]]])
+        assert result.dtype == dt
+        np.testing.assert_allclose(_f64(result), expected, **tol)
+        result.backward(pyad.ones_like(result))
+        expected_grad = np.ones((1, 1, 3, 3, 3))
+        expected_grad[0, 0, 1, 1, 1] = 0
+        np.testing.assert_allclose(_f64(image.grad), expected_grad, atol=0.005, rtol=0)
+
+    def issue_24823_2():
+        param = pyad.tensor([[[-1.0e+20, 0.0, 0.0], [0.0, -1.0e+20, 0.0]]], dtype=pyad.float32)
+        img = pyad.zeros(1, 1, 4, 4, requires_grad=True)
+        grid = F.affine_grid(param, img.size())
+        result = F.grid_sample(img, grid)
+        _eq(result, np.zeros((1, 1, 4, 4), dtype=np.float32))
+        result.backward(pyad.ones_like(result))
+
+    if dtype == "float32":
+        issue_35202()
+        issue_24823_2()
+    issue_24823_1()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_grid_sample_large_index_2d(dtype):
+    # torch: a 32769x65536 image, so that the strided view needs 64-bit indexing; here a
+    # 33x1024 one (pyad indexes through numpy, 64-bit throughout): the strided view must
+    # still sample and back-propagate as its contiguous copy
+    dt = getattr(pyad, dtype)
+    rng = _rng(31)
+    im = pyad.zeros(1, 1, 33, 1024, dtype=dt)
+    coords = pyad.tensor(rng.random((1, 4, 4, 2)), dtype=dt)
+    large_view = im[..., 127::128]
+    small_image = pyad.tensor(rng.random(tuple(large_view.shape)), dtype=dt)
+    with pyad.no_grad():
+        large_view[...] = small_image
+    large_view = large_view.detach().requires_grad_()
+    small_image.requires_grad_()
+    for mode, padding_mode, align_corners in itertools.product(
+            ("nearest", "bilinear", "bicubic"), ("zeros", "border", "reflection"),
+            (True, False)):
+        a = F.grid_sample(small_image, coords, mode=mode, padding_mode=padding_mode,
+                          align_corners=align_corners)
+        a.sum().backward()
+        b = F.grid_sample(large_view, coords, mode=mode, padding_mode=padding_mode,
+                          align_corners=align_corners)
+        b.sum().backward()
+        _eq(a, b)
+        _eq(small_image.grad, large_view.grad)
+        # and the values are torch's
+        t = tF.grid_sample(torch.tensor(_np(small_image)), torch.tensor(_np(coords)),
+                           mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+        _close32(a, t)
+        small_image.grad.zero_()
+        large_view.grad.zero_()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_grid_sample_large_index_3d(dtype):
+    # torch: a 2x32769x32768 volume; here 2x33x1024 (see the 2-d test)
+    dt = getattr(pyad, dtype)
+    rng = _rng(37)
+    coords = pyad.full((1, 2, 2, 2, 3), 1., dtype=dt)
+    im = pyad.zeros(1, 1, 2, 33, 1024, dtype=dt)
+    result = F.grid_sample(im, coords, align_corners=False)
+    _eq(result, np.zeros((1, 1, 2, 2, 2), dtype=np.dtype(dtype)))
+    coords = pyad.tensor(rng.random((1, 1, 4, 4, 3)), dtype=dt)
+    large_view = im[..., 127::128]
+    small_image = pyad.tensor(rng.random(tuple(large_view.shape)), dtype=dt)
+    with pyad.no_grad():
+        large_view[...] = small_image
+    large_view = large_view.detach().requires_grad_()
+    small_image.requires_grad_()
+    for mode, padding_mode, align_corners in itertools.product(
+            ("nearest", "bilinear"), ("zeros", "border", "reflection"), (True, False)):
+        a = F.grid_sample(small_image, coords, mode=mode, padding_mode=padding_mode,
+                          align_corners=align_corners)
+        a.sum().backward()
+        b = F.grid_sample(large_view, coords, mode=mode, padding_mode=padding_mode,
+                          align_corners=align_corners)
+        b.sum().backward()
+        _eq(a, b)
+        _eq(small_image.grad, large_view.grad)
+        t = tF.grid_sample(torch.tensor(_np(small_image)), torch.tensor(_np(coords)),
+                           mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+        _close32(a, t)
+        small_image.grad.zero_()
+        large_view.grad.zero_()
