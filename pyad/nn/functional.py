@@ -17,6 +17,7 @@ import warnings
 import numpy as _np
 
 from pyad._porting import _is_float
+from pyad._out import writes_out as _writes_out
 import pyad
 from pyad import _engine
 from pyad.autograd import profiler as _profiler
@@ -386,9 +387,10 @@ def _check_lambd(what, lambd):
                            % (what, lambd))
 
 
+@_writes_out(name="softshrink")
 def softshrink(input, lambd=0.5):
     """``input - lambd`` above ``lambd``, ``input + lambd`` below ``-lambd``, 0 between
-    (no gradient at +-lambd).
+    (no gradient at +-lambd). ``out=`` takes the result, as torch's.
 
     >>> softshrink(pyad.tensor([-2.0, 0.3, 1.0]))
     tensor([-1.5000,  0.0000,  0.5000])
