@@ -1081,7 +1081,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if mode == "bicubic":
         return _bicubic_taps(coords, sizes, padding_mode, align_corners, tap, xp)
     lows = [xp.floor(v.data) for v in coords]
-    frac = [(v - pyad.Variable(lo)).unsqueeze(1) for v, lo in zip(coords, lows)]
+    with _np.errstate(invalid="ignore"):          # inf - inf: a corner left out below
+        frac = [(v - pyad.Variable(lo)).unsqueeze(1) for v, lo in zip(coords, lows)]
     out = 0
     for corner in range(2 ** k):
         idx, weight = [], None
@@ -1091,7 +1092,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             w = frac[i] if upper else 1 - frac[i]
             weight = w if weight is None else weight * w
         vals, inside = tap(idx)
-        out = out + vals * (weight * inside)
+        # a corner outside adds nothing, even where its weight is NaN (an infinite grid
+        # value gives inf - inf): torch skips such corners rather than multiplying by 0
+        out = out + vals * pyad.where(inside != 0, weight, 0.0)
     return out
 
 
@@ -1419,6 +1422,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if log_probs.dim() not in (2, 3):
         raise RuntimeError("%s(): log_probs must be 2-D (T, C) or 3-D (T, N, C), got %dD"
                            % (what, log_probs.dim()))
+    if log_probs.numel() == 0:
+        # as torch's ("log_probs tensor must not be empty"), whatever the lengths
+        raise RuntimeError("%s(): log_probs Variable must not be empty" % what)
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     t_max, n, c = lp.shape
     if not 0 <= blank < c:

@@ -17,6 +17,7 @@ import warnings
 import numpy as _np
 
 from pyad._porting import _is_float
+from pyad._out import writes_out as _writes_out
 import pyad
 from pyad import _engine
 from pyad.autograd import profiler as _profiler
@@ -271,6 +272,9 @@ def hardsigmoid(input, inplace=False):
 
 
 def _hardswish(x):
+    if _is_reduced_float(x):
+        # torch's CPU kernel computes float16/bfloat16 in float32 and rounds once
+        return _hardswish(x.float()).to(dtype=x.dtype)
     d = x.data
     # torch: x * (x + 3) / 6 on the open interval (-3, 3), so no gradient at -3 and a
     # gradient of 1 at 3; as torch's kernel x * clamp(x + 3, 0, 6) / 6, a NaN and +inf
@@ -341,6 +345,9 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def _mish(x):
+    if _is_reduced_float(x):
+        # torch's CPU kernel computes float16/bfloat16 in float32 and rounds once
+        return _mish(x.float()).to(dtype=x.dtype)
     return x * tanh(softplus(x))
 
 
@@ -376,13 +383,14 @@ def tanhshrink(input):
 
 def _check_lambd(what, lambd):
     if lambd < 0:
-        raise RuntimeError("%s(): lambda must be greater or equal to 0, but found to be %r"
+        raise RuntimeError("%s(): lambda must be greater or equal to 0, but found to be %r."
                            % (what, lambd))
 
 
+@_writes_out(name="softshrink")
 def softshrink(input, lambd=0.5):
     """``input - lambd`` above ``lambd``, ``input + lambd`` below ``-lambd``, 0 between
-    (no gradient at +-lambd).
+    (no gradient at +-lambd). ``out=`` takes the result, as torch's.
 
     >>> softshrink(pyad.tensor([-2.0, 0.3, 1.0]))
     tensor([-1.5000,  0.0000,  0.5000])

@@ -819,10 +819,16 @@ class Module:
         dtype('float64')
         """
         dev, dtype, memory_format = _parse_to(args, dict(kwargs))
+        if dtype is not None and numpy.dtype(dtype).kind == "c":
+            # torch's warning (its test_to_complex counts it)
+            warnings.warn("Complex modules are a new feature under active development "
+                          "whose design may change, and some modules might not work as "
+                          "expected when using complex Variables as parameters or buffers.")
 
         def convert(v):
             out = v
-            if dtype is not None and out.dtype.kind in "fc" and out.dtype != dtype:
+            if (dtype is not None and (out.is_floating_point() or out.is_complex())
+                    and out.dtype != dtype):            # (bfloat16 included)
                 out = out.to(dtype=dtype)
             if dev is not None:
                 out = out.to(device=dev)
