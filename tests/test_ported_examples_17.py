@@ -198,9 +198,6 @@ def test_pytorch_gan_wgan_gp_penalty():
     np.testing.assert_allclose(p_w2.grad.numpy(), t_w2.grad.numpy(), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: leaky_relu's double backward does not "
-                   "reach the input (pyad/ops): x.grad stays None where torch's "
-                   "leaky_relu_backward gives zeros")
 def test_pytorch_gan_wgan_gp_penalty_input_grad():
     t_x, p_x = _penalty(torch)[-1], _penalty(pyad)[-1]
     assert t_x.grad is not None and not t_x.grad.any()

@@ -994,8 +994,10 @@ cdef Variable _with_zero_dependence(Variable r, Variable x):
     # constant mask or sign) under create_graph. torch's formula takes the saved x as an
     # operand (threshold_backward(g, y), g * sgn(x)), so its result requires grad when x
     # does, with a zero derivative: grad(grad(relu(x).sum(), x, create_graph=True)
-    # .sum(), x) is zeros there, not an error. r gets that dependence where it matters.
-    if not _grad_enabled() or _requires_grad_now(r) or not _requires_grad_now(x):
+    # .sum(), x) is zeros there, not an error. r gets that dependence even when it
+    # already requires grad through the incoming gradient (a gradient penalty's critic
+    # weights): torch's x.grad is then zeros, not None.
+    if not _grad_enabled() or not _requires_grad_now(x):
         return r
     everywhere = _xp_of(x._data).ones(x._data.shape, dtype=numpy.bool_)
     return add(r, where_const(everywhere, 0, x))

@@ -3524,7 +3524,7 @@ cdef object _zero_grad_on_edge(Node node, Py_ssize_t i, object like):
 cdef Variable _zero_dependence_on_edge(Variable r, Node node, Py_ssize_t i):
     # r (node's gradient for its input i) made to depend on that input, as
     # _with_zero_dependence does from a saved copy of it.
-    if not _grad_enabled() or _requires_grad_now(r):
+    if not _grad_enabled():
         return r
     z = _zero_grad_on_edge(node, i, r._data)
     return r if z is None else add(r, z)
@@ -3532,15 +3532,15 @@ cdef Variable _zero_dependence_on_edge(Variable r, Node node, Py_ssize_t i):
 
 cdef class GradDependsOnBackward(Node):
     # _grad_depends_on's node: the gradient passes to the op's own history (edge 0)
-    # unchanged; under create_graph, when it does not already require grad, a zero
-    # gradient with a history also goes to the input (edge 1).
+    # unchanged; under create_graph a zero gradient with a history also goes to the
+    # input (edge 1), as torch's formula reaches it.
     cdef tuple input_shape
     cdef object input_dtype
     cdef str op_name                 # torch's node name for the op (name(), repr)
 
     cdef tuple _backward(self, tuple grads):
         cdef Variable g = grads[0]
-        if not _grad_enabled() or _requires_grad_now(g):
+        if not _grad_enabled():
             return (g, None)
         like = _xp_of(g._data).empty(self.input_shape, dtype=self.input_dtype)
         return (g, _zero_grad_on_edge(self, 1, like))

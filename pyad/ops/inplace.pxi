@@ -469,7 +469,8 @@ cdef object _fill_scalar(object value, object data, str what):
         return value
     if kind == b'V' and t is not complex:       # bfloat16, float8 (ml_dtypes)
         if value == value and builtins.abs(value) != float("inf"):
-            rounded = float(numpy.asarray(value, dtype=numpy.float64).astype(data.dtype))
+            with numpy.errstate(over="ignore"):        # (the overflow is the error below)
+                rounded = float(numpy.asarray(value, dtype=numpy.float64).astype(data.dtype))
             if rounded != rounded or builtins.abs(rounded) == float("inf"):
                 raise RuntimeError("%s(): value cannot be converted to type %s without "
                                    "overflow" % (what, _torch_dtype_name(data.dtype)))

@@ -156,3 +156,37 @@ def test_node_names_are_torchs(name):
     out = f(_leaf(pyad, shape))
     tout = tf(_leaf(torch, tshape))
     assert out.grad_fn.name() == tout.grad_fn.name().rstrip("0123456789")
+
+
+@pytest.mark.parametrize("name", ["relu", "leaky_relu", "abs", "threshold", "hardshrink",
+                                  "max_pool2d", "adaptive_max_pool2d", "prelu"])
+def test_a_gradient_penalty_gives_the_input_zeros_not_none(name):
+    # WGAN-GP's shape: the critic's gradient with respect to its input depends on the
+    # weights through the incoming gradient, and torch's formula takes the input too, so
+    # the penalty's backward gives the input a zero gradient (x.grad is zeros, not None:
+    # an optimizer stepping x would otherwise skip it)
+    def run(lib):
+        f = lib.nn.functional
+        ops = {"relu": f.relu, "leaky_relu": lambda v: f.leaky_relu(v, 0.2),
+               "abs": lib.abs, "threshold": lambda v: f.threshold(v, 0.1, 0.0),
+               "hardshrink": f.hardshrink,
+               "max_pool2d": lambda v: f.max_pool2d(v.reshape(1, 1, 4, 4), 2).reshape(1, 4),
+               "adaptive_max_pool2d": lambda v: f.adaptive_max_pool2d(
+                   v.reshape(1, 1, 4, 4), 2).reshape(1, 4),
+               "prelu": lambda v: f.prelu(v, lib.tensor([0.25], dtype=lib.float64))}
+        rng = np.random.default_rng(5)
+        w1 = lib.tensor(rng.standard_normal((16, 16)), requires_grad=True)
+        w2 = lib.tensor(rng.standard_normal((4, 1)) if name.endswith("pool2d")
+                        else rng.standard_normal((16, 1)), requires_grad=True)
+        x = lib.tensor(rng.standard_normal((1, 16)), requires_grad=True)
+        out = ops[name](x @ w1) @ w2
+        g, = lib.autograd.grad(out.sum(), x, create_graph=True)
+        ((g.norm(2, dim=1) - 1) ** 2).mean().backward()
+        return x.grad, w1.grad, w2.grad
+
+    (tx, tw1, tw2), (px, pw1, pw2) = run(torch), run(pyad)
+    assert tx is not None and not tx.any()
+    assert px is not None
+    np.testing.assert_array_equal(px.numpy(), tx.numpy())
+    np.testing.assert_allclose(pw1.numpy(), tw1.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(pw2.numpy(), tw2.numpy(), rtol=1e-12, atol=1e-12)
