@@ -6,7 +6,10 @@ and floor division against Python's, sub/add/mul literal values over the dtypes
 (alpha's checks), division and its in-place and out= forms, the ``_test_cop`` ops on
 contiguous and strided operands, bitwise and/or/xor with literal values, the logical
 ops over every dtype pair, comparison methods, trapezoid, zeta, pow's memory-overlap
-errors and the dunders' ``NotImplemented`` for an unknown type.
+errors and the dunders' ``NotImplemented`` for an unknown type; and of
+``test/test_unary_ufuncs.py`` (TestUnaryUfuncs): hardshrink and its edge values,
+hardswish/hardsigmoid (and its gradient), threshold, igamma/igammac on a range and at
+their edge values.
 
 As in tests/ops/test_torch_op_ports_7.py the tests keep torch's names and the meaning
 of their assertions, without torch's OpInfo/device/dtype decorators: each writes its
@@ -766,3 +769,161 @@ def test_not_implemented(op):
         assert getattr(tensor, op)(UnknownType()) is NotImplemented
         assert getattr(torch.tensor(make((5, 5), dtype)), op)(UnknownType()) \
             is NotImplemented
+
+
+# ------------------------------------------------------------------------------------
+# test_unary_ufuncs.py: hardshrink, hardswish, hardsigmoid, threshold, igamma(c)
+# ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hardshrink(dtype):
+    pd = getattr(pyad, dtype)
+    data = pyad.tensor([1, 0.5, 0.3, 0.6], dtype=pd).view(2, 2)
+    check(data.hardshrink(0.3), lit([1, 0.5, 0, 0.6], dtype).view(2, 2))
+    check(data.hardshrink(0.5), lit([1, 0, 0, 0.6], dtype).view(2, 2))
+    assert pyad.equal(data.hardshrink(), data.hardshrink(0.5))
+    check(data.t().hardshrink(0.3), lit([1, 0, 0.5, 0.6], dtype).view(2, 2))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hardshrink_edge_cases(dtype):
+    pd, td = mods(dtype)
+
+    def h(values, l_expected):
+        for lam, expected in l_expected.items():
+            v = pyad.tensor([float(x) for x in values], dtype=pd)
+            e = pyad.tensor([float(x) for x in expected], dtype=pd)
+            assert bool((e == v.hardshrink(lam)).all()), lam
+            check(v.hardshrink(lam),
+                  torch.tensor([float(x) for x in values], dtype=td).hardshrink(lam))
+
+    mn, mx = torch.finfo(td).tiny, torch.finfo(td).max
+    h([0.0, mn, -mn, 0.1, -0.1, 1.0, -1.0, mx, -mx, inf, -inf],
+      {0.0: [0.0, mn, -mn, 0.1, -0.1, 1.0, -1.0, mx, -mx, inf, -inf],
+       mn: [0.0, 0.0, 0.0, 0.1, -0.1, 1.0, -1.0, mx, -mx, inf, -inf],
+       0.1: [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, -1.0, mx, -mx, inf, -inf],
+       1.0: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, mx, -mx, inf, -inf],
+       mx: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, inf, -inf],
+       inf: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]})
+
+
+HARD_INPUTS = [-1000, -4, -3, -2, 0, 2, 3, 4, 1000]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hardswish(dtype):
+    pd, td = mods(dtype)
+    expected = np.multiply(HARD_INPUTS,
+                           np.minimum(np.maximum(np.add(HARD_INPUTS, 3), 0), 6) / 6.0)
+    x = pyad.tensor(HARD_INPUTS, dtype=pd)
+    r = pyad.nn.functional.hardswish(x)
+    # torch's precisionOverride for this test: 2e-4
+    np.testing.assert_allclose(r.data, expected.astype(dtype), rtol=2e-4, atol=2e-4)
+    check(r, torch.nn.functional.hardswish(torch.tensor(HARD_INPUTS, dtype=td)))
+    y = x.clone().detach()
+    pyad.nn.functional.hardswish(y, inplace=True)
+    check(y, torch.nn.functional.hardswish(torch.tensor(HARD_INPUTS, dtype=td)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hardsigmoid(dtype):
+    pd, td = mods(dtype)
+    expected = np.minimum(np.maximum(np.add(HARD_INPUTS, 3), 0), 6) / 6.0
+    x = pyad.tensor(HARD_INPUTS, dtype=pd)
+    r = pyad.nn.functional.hardsigmoid(x)
+    np.testing.assert_allclose(r.data, expected.astype(dtype), rtol=2e-4, atol=2e-4)
+    check(r, torch.nn.functional.hardsigmoid(torch.tensor(HARD_INPUTS, dtype=td)))
+    y = x.clone().detach()
+    ry = pyad.nn.functional.hardsigmoid(y, inplace=True)
+    check(ry, torch.nn.functional.hardsigmoid(torch.tensor(HARD_INPUTS, dtype=td)))
+    check(y, torch.nn.functional.hardsigmoid(torch.tensor(HARD_INPUTS, dtype=td)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hardsigmoid_backward(dtype):
+    pd, td = mods(dtype)
+    values = [-3.0, 3.0, -2.0, 2.0, -6.0, 6.0]
+    x = pyad.tensor(values, dtype=pd).requires_grad_()
+    pyad.nn.functional.hardsigmoid(x).backward(pyad.ones_like(x))
+    np.testing.assert_allclose(x.grad.data, np.array([0.0, 0.0, 1 / 6, 1 / 6, 0.0, 0.0],
+                                                     dtype), rtol=2e-4, atol=2e-4)
+    t = torch.tensor(values, dtype=td).requires_grad_()
+    torch.nn.functional.hardsigmoid(t).backward(torch.ones_like(t))
+    # torch's assertEqual tolerance: torch 2.13's float64 gradient is the float32 1/6
+    # (0.1666666716...), pyad's the float64 1/6 of torch's literal expected values
+    check(x.grad, t.grad, exact=False)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "float32",
+                                   "float64", "bfloat16"])
+def test_threshold(dtype):
+    # 100 elements: wide enough for torch's AVX2 loops
+    pd, td = mods(dtype)
+    v = np.sign(rnd(100, 0, np.float32))
+    x = pyad.tensor(v).to(pd)
+    y = pyad.threshold(x, 0, 0)
+    assert bool(y.le(0).any())
+    tx = torch.tensor(v).to(td)
+    ty = torch.threshold(tx, 0, 0)
+    assert y.dtype == pd and np.array_equal(y.float().data, tnp(ty.float()))
+
+
+# torch's list has bfloat16 too: torch 2.13 refuses it ("igamma_cpu" not implemented
+# for 'BFloat16'), so there is nothing to compare with
+IGAMMA_DTYPES = ["float16", "float32", "float64"]
+
+
+def _test_igamma_common(name, dtype):
+    # torch's _helper_test_igamma on logspace(-4, 4) pairs (100 steps, not 500: only the
+    # size); the reference is torch 2.13 on the same inputs (torch's test used SciPy's
+    # gammainc(c), not installed here)
+    pd, td = mods(dtype)
+    vec = np.logspace(-4, 4, 100, base=2.71828182846).reshape(-1, 1)
+    v1, tv1 = pyad.tensor(vec).to(pd), torch.tensor(vec).to(td)
+    half = vec.shape[0] // 2
+    for a, b, ta, tb in ((v1, v1.t(), tv1, tv1.t()), (v1, v1, tv1, tv1),
+                         (v1, 0.5 * v1, tv1, 0.5 * tv1), (v1, 2.0 * v1, tv1, 2.0 * tv1),
+                         (v1[::2], v1[::2], tv1[::2], tv1[::2]),
+                         (v1[::2], v1[:half], tv1[::2], tv1[:half]),
+                         (v1[:half], v1[::2], tv1[:half], tv1[::2])):
+        check(getattr(pyad, name)(a, b), getattr(torch, name)(ta, tb), exact=False)
+
+
+@pytest.mark.parametrize("dtype", IGAMMA_DTYPES)
+def test_igamma_common(dtype):
+    _test_igamma_common("igamma", dtype)
+
+
+@pytest.mark.parametrize("dtype", IGAMMA_DTYPES)
+def test_igammac_common(dtype):
+    _test_igamma_common("igammac", dtype)
+
+
+def _test_igamma_edge_cases(name, dtype, ones_first):
+    pd = getattr(pyad, dtype)
+    T = lambda v: pyad.tensor(v, dtype=pd)                      # noqa: E731
+    infs, zeros, ones, nans = T([inf] * 3), T([0.] * 3), T([1.] * 3), T([nan] * 3)
+    zero_to_large, small_to_inf = T([0., 1., 1e3]), T([1e-3, 1., inf])
+    lo, hi = (ones, zeros) if ones_first else (zeros, ones)
+    cases = [((zeros, small_to_inf), lo), ((small_to_inf, zeros), hi),
+             ((infs, zero_to_large), hi), ((zero_to_large, infs), lo),
+             ((zeros, zeros), nans), ((infs, infs), nans),
+             ((-small_to_inf, small_to_inf), nans)]
+    for (a, b), out in cases:
+        calc = getattr(pyad, name)(a, b)
+        assert calc.dtype == pd
+        check(calc, getattr(torch, name)(torch.tensor(a.data), torch.tensor(b.data)))
+        if bool(out.isnan().all()):
+            assert bool(calc.isnan().all()), (a, b, calc)
+        else:
+            assert pyad.equal(calc, out), (a, b, calc)
+
+
+@pytest.mark.parametrize("dtype", IGAMMA_DTYPES)
+def test_igamma_edge_cases(dtype):
+    _test_igamma_edge_cases("igamma", dtype, True)
+
+
+@pytest.mark.parametrize("dtype", IGAMMA_DTYPES)
+def test_igammac_edge_cases(dtype):
+    _test_igamma_edge_cases("igammac", dtype, False)
