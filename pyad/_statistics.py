@@ -406,7 +406,8 @@ def _trapezoid_terms(y, x, dx, dim, what):
         x = _as_variable(x, what)
         xs = _engine.movedim(x, dim, -1) if x.ndim == y.ndim else x
         if xs.shape[-1] != n:
-            raise RuntimeError("%s(): x and y must have the same length along dim" % what)
+            raise RuntimeError("%s(): There must be one `x` value for each sample point "
+                               "(x and y must have the same length along dim)" % what)
         steps = xs.narrow(-1, 1, n - 1) - xs.narrow(-1, 0, n - 1)
         return mean_pairs * steps, d
     return mean_pairs * (1.0 if dx is None else dx), d

@@ -969,7 +969,7 @@ def _igamma_data(a, x):
     Q[zero_a & (x > 0)] = 0.0
     zero_x = ok & (a > 0) & (x == 0)
     P[zero_x], Q[zero_x] = 0.0, 1.0
-    inf_x = ok & (a > 0) & numpy.isinf(x)
+    inf_x = ok & (a > 0) & numpy.isfinite(a) & numpy.isinf(x)   # (inf, inf): NaN, as torch
     P[inf_x], Q[inf_x] = 1.0, 0.0
     inf_a = ok & numpy.isinf(a) & numpy.isfinite(x) & (x > 0)
     P[inf_a], Q[inf_a] = 0.0, 1.0
