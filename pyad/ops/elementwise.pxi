@@ -430,6 +430,9 @@ cdef void _check_alpha(object a, object b, object alpha, str what) except *:
     elif category <= 1 and not isinstance(alpha, (int, numpy.integer)):
         raise RuntimeError("%s(): For integral input Variables, argument alpha must not be a "
                            "floating point number." % what)
+    elif category != 3 and isinstance(alpha, (complex, numpy.complexfloating)):
+        raise RuntimeError("%s(): For non-complex input Variables, argument alpha must not "
+                           "be a complex number." % what)
 
 
 cdef inline bint _is_bool_operand(object x):
