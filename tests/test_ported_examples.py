@@ -447,6 +447,7 @@ def test_every_ported_script_is_tested():
         "rasbt_mlp_dropout",
         "rasbt_autoencoder",
         "rasbt_lenet5",
+        "rasbt_gan",
         ])
 
 

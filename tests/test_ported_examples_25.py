@@ -1,11 +1,13 @@
 """Ported rasbt/deeplearning-models (MIT, Copyright (c) 2019 Sebastian Raschka): the
 PyTorch notebooks ``basic-ml/softmax-regression``, ``basic-ml/logistic-regression`` (the
 manual-gradient model), ``mlp/mlp-batchnorm``, ``mlp/mlp-dropout``,
-``autoencoder/ae-basic`` and ``cnn/cnn-lenet5-mnist`` (examples/ported/rasbt_*.py).
+``autoencoder/ae-basic``, ``cnn/cnn-lenet5-mnist`` and ``gan/gan``
+(examples/ported/rasbt_*.py).
 
 Each notebook runs on torch and on pyad from torch's initial weights (the model it passes
-to ``init``), with ``F.dropout``'s masks from one NumPy stream through the namespace
-proxy (test_ported_examples.py's ``seeded``) and unshuffled loaders (each framework's
+to ``init``), with the dropout masks and the GAN's ``zeros(...).uniform_`` noise from
+NumPy streams through the namespace proxy (test_ported_examples.py's ``seeded``) and
+unshuffled loaders (each framework's
 generator draws its own permutation), comparing every step's loss, each epoch's accuracy,
 every value the text computes or prints, the printed lines (numbers to their printed
 precision, the wall times masked, torch's ``torch.Size([...])`` as pyad's tuples) and
@@ -36,11 +38,12 @@ def _module(name):
 
 _helpers = _module("test_ported_examples")
 _helpers11 = _module("test_ported_examples_11")
-load, seeded = _helpers.load, _helpers.seeded
+load, seeded, Proxy = _helpers.load, _helpers.seeded, _helpers.Proxy
 default_dtype = _helpers11.default_dtype
 
 # Adam's step is about lr in size whatever the gradient's, so on the few weights whose
-# gradient is near 0 it follows each framework's float32 rounding: the Adam runs compare
+# gradient is near 0 it follows each framework's float32 rounding: the autoencoder and
+# LeNet-5 (Adam) compare
 # the final weights at the project's float32 tolerance (test_ported_examples_3's
 # ``twin_runs_many``) and again in float64 within 1e-7, where that noise is far below
 # Adam's eps
@@ -50,7 +53,7 @@ F64 = dict(rtol=1e-7, atol=1e-9, weights_rtol=1e-7, weights_atol=1e-9)
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
 SCRIPTS = [
     "rasbt_softmax_regression", "rasbt_logistic_regression", "rasbt_mlp_batchnorm",
-    "rasbt_mlp_dropout", "rasbt_autoencoder", "rasbt_lenet5",
+    "rasbt_mlp_dropout", "rasbt_autoencoder", "rasbt_lenet5", "rasbt_gan",
 ]
 
 
@@ -96,6 +99,26 @@ def assert_same_lines(p_lines, t_lines):
             assert abs(float(a) - float(b)) <= unit * 1.01, (pl, tl)
 
 
+def uniform_stream(lib, seed=2):
+    """``seeded(lib)`` whose ``zeros(...)`` gives a Variable whose ``uniform_(a, b)``
+    returns a draw from a NumPy stream (the GAN's noise ``torch.zeros(shape).uniform_``;
+    the rest of the zeros' methods are the Variable's)."""
+    lib = seeded(lib)
+    rng = np.random.default_rng(seed)
+
+    class Zeros:
+        def __init__(self, t):
+            self._t = t
+
+        def uniform_(self, a=0.0, b=1.0):
+            return lib.tensor(rng.uniform(a, b, tuple(self._t.shape)), dtype=self._t.dtype)
+
+        def __getattr__(self, name):
+            return getattr(self._t, name)
+
+    return Proxy(lib, zeros=lambda *a, **kw: Zeros(lib.zeros(*a, **kw)))
+
+
 def twins(name, proxy=False, rtol=2e-4, atol=2e-5, weights_rtol=1e-4, weights_atol=1e-6,
           **options):
     """Run ``name`` on torch then on pyad (the pyad model from torch's initial weights);
@@ -115,7 +138,7 @@ def twins(name, proxy=False, rtol=2e-4, atol=2e-5, weights_rtol=1e-4, weights_at
     torch.manual_seed(0)
     pyad.manual_seed(0)
     t_log, p_log = Log(), Log()
-    t_lib, p_lib = (seeded(torch), seeded(pyad)) if proxy else (torch, pyad)
+    t_lib, p_lib = (proxy(torch), proxy(pyad)) if proxy else (torch, pyad)
     t = module.run(t_lib, init=record, log=t_log, **options)
     p = module.run(p_lib, init=restore, log=p_log, **options)
     t_res, p_res = (t[0], p[0]) if isinstance(t, tuple) else (t, p)
@@ -132,7 +155,7 @@ def twins(name, proxy=False, rtol=2e-4, atol=2e-5, weights_rtol=1e-4, weights_at
     return t, p, t_log.lines
 
 
-# -- basic-ml/softmax-regression.ipynb ---------------------------------------------------------
+# -- basic-ml/softmax-regression.ipynb -----------------------------------------------------
 
 def test_rasbt_softmax_regression():
     t, p, lines = twins("rasbt_softmax_regression", num_epochs=2, batch_size=16, n_train=48,
@@ -156,7 +179,7 @@ def test_rasbt_softmax_regression_zero_init_without_copying_weights():
     np.testing.assert_allclose(p, t, rtol=2e-4, atol=2e-5)
 
 
-# -- basic-ml/logistic-regression.ipynb ----------------------------------------------------------
+# -- basic-ml/logistic-regression.ipynb ----------------------------------------------------
 
 def test_rasbt_logistic_regression():
     t, p, lines = twins("rasbt_logistic_regression", rtol=1e-5, atol=1e-6)
@@ -196,7 +219,7 @@ def test_rasbt_logistic_regression_gradient_by_hand():
     np.testing.assert_allclose(r[0], np.mean((prob >= 0.5) == Y), rtol=1e-6)
 
 
-# -- mlp/mlp-batchnorm.ipynb, mlp/mlp-dropout.ipynb ----------------------------------------------
+# -- mlp/mlp-batchnorm.ipynb, mlp/mlp-dropout.ipynb ----------------------------------------
 
 def test_rasbt_mlp_batchnorm():
     t, p, lines = twins("rasbt_mlp_batchnorm", num_epochs=2, batch_size=16, n_train=48,
@@ -206,20 +229,21 @@ def test_rasbt_mlp_batchnorm():
 
 
 def test_rasbt_mlp_dropout():
-    t, p, lines = twins("rasbt_mlp_dropout", proxy=True, num_epochs=2, batch_size=16,
+    t, p, lines = twins("rasbt_mlp_dropout", proxy=seeded, num_epochs=2, batch_size=16,
                         n_train=48, n_test=16, num_hidden_1=16, num_hidden_2=32,
                         shuffle=False)
     assert len(t) == 2 * (3 + 1) + 1
 
 
-# -- autoencoder/ae-basic.ipynb ------------------------------------------------------------------
+# -- autoencoder/ae-basic.ipynb ------------------------------------------------------------
 
 def test_rasbt_autoencoder():
     (t, t_images), (p, p_images), lines = twins(
         "rasbt_autoencoder", num_epochs=2, batch_size=16, n_train=48, shuffle=False,
         **ADAM_F32)
     assert len(t) == 2 * 3
-    assert lines[0] == "Device: cpu" and lines[1] == "Image batch dimensions: (16, 1, 28, 28)"
+    assert lines[0] == "Device: cpu"
+    assert lines[1] == "Image batch dimensions: (16, 1, 28, 28)"
     # the last batch's first 15 images and their reconstructions, alternating
     assert len(p_images) == len(t_images) == 30
     for a, b in zip(p_images, t_images):
@@ -239,7 +263,7 @@ def test_rasbt_autoencoder_float64():
         np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9)
 
 
-# -- cnn/cnn-lenet5-mnist.ipynb ------------------------------------------------------------------
+# -- cnn/cnn-lenet5-mnist.ipynb ------------------------------------------------------------
 
 def test_rasbt_lenet5():
     (t, t_img), (p, p_img), lines = twins(
@@ -262,9 +286,9 @@ def test_rasbt_lenet5_float64():
 
 
 @pytest.mark.xfail(strict=True, raises=AttributeError,
-                   reason="engine: Variable has no __array_wrap__ (pyad/_engine.pyx), so "
-                          "np.transpose(Variable, axes) falls back to an ndarray, which has "
-                          "no .numpy() (torch's __array_wrap__ gives a Tensor)")
+                   reason="engine: Variable has no __array_wrap__ (pyad/_engine.pyx), "
+                          "so np.transpose(Variable, axes) falls back to an ndarray, which "
+                          "has no .numpy() (torch's __array_wrap__ gives a Tensor)")
 def test_rasbt_lenet5_verbatim_transpose():
     options = dict(NUM_EPOCHS=1, BATCH_SIZE=16, n_train=16, n_test=16, shuffle=False,
                    verbatim_transpose=True, log=lambda *a, **k: None)
@@ -272,3 +296,19 @@ def test_rasbt_lenet5_verbatim_transpose():
     t_img = module.run(torch, **options)[1]  # the text's line runs on torch
     p_img = module.run(pyad, **options)[1]
     np.testing.assert_array_equal(p_img, t_img)
+
+
+# -- gan/gan.ipynb -------------------------------------------------------------------------
+
+def test_rasbt_gan():
+    (t, t_images), (p, p_images), lines = twins(
+        "rasbt_gan", proxy=uniform_stream, num_epochs=2, batch_size=16, n_train=32,
+        n_test=16, shuffle=False)
+    # the generator's and the discriminator's loss at each of the 2 x 2 steps
+    assert len(t) == 2 * 2 * 2
+    assert lines[2].startswith("Epoch: 001/002 | Batch 000/002 | Gen/Dis Loss: ")
+    assert len(p_images) == len(t_images) == 5
+    for a, b in zip(p_images, t_images):
+        assert a.shape == b.shape == (28, 28)
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
