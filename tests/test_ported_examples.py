@@ -439,6 +439,15 @@ def test_every_ported_script_is_tested():
         "bentrevett_nbow",
         "bentrevett_lstm",
         "bentrevett_cnn",
+        # the twenty-fifth batch (MIT: rasbt/deeplearning-models),
+        # tests/test_ported_examples_25.py
+        "rasbt_softmax_regression",
+        "rasbt_logistic_regression",
+        "rasbt_mlp_batchnorm",
+        "rasbt_mlp_dropout",
+        "rasbt_autoencoder",
+        "rasbt_lenet5",
+        "rasbt_gan",
         ])
 
 
