@@ -1,5 +1,6 @@
 """``default_collate`` and ``default_convert``, as ``torch.utils.data``."""
 import collections.abc
+import copy
 
 import numpy
 
@@ -55,7 +56,7 @@ def default_collate(batch):
         collated = {key: default_collate([d[key] for d in batch]) for key in elem}
         try:
             if isinstance(elem, collections.abc.MutableMapping):
-                clone = elem.copy() if hasattr(elem, "copy") else dict(elem)
+                clone = copy.copy(elem)     # keeps a dict subclass's type, as torch
                 clone.update(collated)
                 return clone
             return elem_type(collated)
@@ -73,7 +74,7 @@ def default_collate(batch):
             return [default_collate(s) for s in transposed]
         try:
             if isinstance(elem, collections.abc.MutableSequence):
-                clone = list(elem) if type(elem) is list else elem.copy()
+                clone = copy.copy(elem)     # keeps a list subclass's type, as torch
                 for i, s in enumerate(transposed):
                     clone[i] = default_collate(s)
                 return clone
@@ -101,7 +102,7 @@ def default_convert(data):
     if isinstance(data, collections.abc.Mapping):
         try:
             if isinstance(data, collections.abc.MutableMapping):
-                clone = data.copy() if hasattr(data, "copy") else dict(data)
+                clone = copy.copy(data)     # keeps a dict subclass's type, as torch
                 clone.update({k: default_convert(data[k]) for k in data})
                 return clone
             return elem_type({k: default_convert(data[k]) for k in data})

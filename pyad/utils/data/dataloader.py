@@ -20,6 +20,7 @@ import queue
 import random
 import sys
 import traceback
+import types
 import warnings
 import weakref
 
@@ -474,6 +475,7 @@ class DataLoader:
     """
 
     _frozen = False
+    __class_getitem__ = classmethod(types.GenericAlias)    # DataLoader[T], as torch's
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,

@@ -5,6 +5,7 @@ import bisect
 import collections.abc
 import itertools
 import math
+import types
 import warnings
 
 from pyad._engine import Variable
@@ -25,6 +26,9 @@ class Dataset:
     >>> [Squares()[i] for i in range(4)]
     [0, 1, 4, 9]
     """
+
+    # ``Dataset[T]`` in annotations and base classes, as torch's ``Generic`` Dataset
+    __class_getitem__ = classmethod(types.GenericAlias)
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")

@@ -1,5 +1,7 @@
 """Samplers, as ``torch.utils.data``: they yield the indices (or lists of indices) a
 `DataLoader` fetches."""
+import types
+
 import numpy
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
@@ -15,7 +17,10 @@ def _fresh_generator():
 
 
 class Sampler:
-    """Base class: subclasses define ``__iter__`` (and usually ``__len__``)."""
+    """Base class: subclasses define ``__iter__`` (and usually ``__len__``).
+    ``Sampler[int]`` works in annotations and base classes, as torch's."""
+
+    __class_getitem__ = classmethod(types.GenericAlias)
 
     def __init__(self, data_source=None):
         pass
