@@ -689,3 +689,32 @@ def test_shuffle_reproducibility_with_workers_and_sampler_batches(data_labels):
         ours = list(BatchSampler(SequentialSampler(range(N)), 5, drop))
         theirs = list(TD.BatchSampler(TD.SequentialSampler(range(N)), 5, drop))
         assert ours == theirs
+
+
+# -- TestCustomPinFn, without pinning (no accelerator): a custom batch class -------------
+
+class SimpleCustomBatch:
+    def __init__(self, data):
+        transposed_data = list(zip(*data))
+        self.inp = pyad.stack(transposed_data[0], 0)
+        self.tgt = pyad.stack(transposed_data[1], 0)
+
+
+def collate_wrapper(batch):
+    return SimpleCustomBatch(batch)
+
+
+@pytest.mark.parametrize("num_workers", [0, 1])
+def test_custom_batch_pin(num_workers):
+    # num_workers=1 is torch's test_custom_batch_pin_worker
+    inps = pyad.arange(10 * 5, dtype=pyad.float32).view(10, 5)
+    tgts = pyad.arange(10 * 5, dtype=pyad.float32).view(10, 5)
+    loader = DataLoader(TensorDataset(inps, tgts), batch_size=2, collate_fn=collate_wrapper,
+                        num_workers=num_workers)
+    n = 0
+    for i, sample in enumerate(loader):
+        assert isinstance(sample, SimpleCustomBatch)
+        same(sample.inp, inps[2 * i:2 * i + 2])
+        same(sample.tgt, tgts[2 * i:2 * i + 2])
+        n += 1
+    assert n == 5
