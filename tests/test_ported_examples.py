@@ -448,6 +448,9 @@ def test_every_ported_script_is_tested():
         "rasbt_autoencoder",
         "rasbt_lenet5",
         "rasbt_gan",
+        # the twenty-sixth batch (pytorch/examples: distributed/ddp-tutorial-series),
+        # tests/test_ported_examples_26.py
+        "ddp_tutorial_series",
         ])
 
 
