@@ -673,7 +673,7 @@ class TestOptim:
             opt = getattr(lib.optim, name)([param], lr=1e-5)
             param.grad = lib.zeros_like(param)
             opt.step(closure)
-            np.testing.assert_allclose(_np(param), old_param, err_msg=name, **F32)
+            np.testing.assert_allclose(_np(param), old_param, err_msg=name, **F64)
 
     @pytest.mark.parametrize("lib", [torch, pyad], ids=["torch", "pyad"])
     def test_post_hook(self, lib):
