@@ -341,8 +341,8 @@ cpdef Variable softplus(object input, double beta=1.0, double threshold=20.0,
     >>> softplus(Variable(numpy.array([0., 30.])))
     tensor([ 0.6931, 30.0000], dtype=float64)
     """
-    if out is not None:
-        return _write_out_checked("softplus", out, softplus(input, beta, threshold), (input,))
+    if out is not None: return _write_out_checked("softplus", out, softplus(input, beta,
+                                                                         threshold), (input,))
     _refuse_complex(input, None, "softplus")
     cdef Variable x = _activation_input(input, "softplus")
     d = _opmath_data(x._data)          # (float16/bfloat16 in float32, rounded once: torch)
@@ -409,8 +409,7 @@ cpdef Variable logsigmoid(object input, object out=None):
     >>> logsigmoid(Variable(numpy.array([0., -100.])))
     tensor([  -0.6931, -100.0000], dtype=float64)
     """
-    if out is not None:
-        return _write_out_checked("logsigmoid", out, logsigmoid(input), (input,))
+    if out is not None: return _write_out_checked("logsigmoid", out, logsigmoid(input), (input,))
     _refuse_complex(input, None, "logsigmoid")
     cdef Variable x = _activation_input(input, "logsigmoid")
     d = x._data

@@ -205,8 +205,6 @@ def test_mish_inplace_overlap():
         F.mish(x, inplace=True)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: F.softplus (the engine's softplus) takes "
-                   "no out= argument (pyad/ops/nn.pxi)")
 def test_softplus_inplace_overlap():
     x = pyad.randn(1, 6).expand(6, 6)
     with pytest.raises(RuntimeError, match="unsupported operation"):
@@ -219,8 +217,6 @@ def test_softshrink_inplace_overlap():
         F.softshrink(x, out=x)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: F.logsigmoid (the engine's logsigmoid) "
-                   "takes no out= argument (pyad/ops/nn.pxi)")
 def test_logsigmoid_out():
     x = pyad.randn(2, 3).t()
     empty_out = pyad.randn(0)

@@ -618,11 +618,6 @@ def test_add():
         pyad.add(m1, m1, out=m2)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: add() with a complex alpha and real (float32/float64) operands casts alpha "
-    "to real with NumPy's ComplexWarning instead of raising torch's 'For non-complex "
-    "input Variables, argument alpha must not be a complex number.' (pyad/ops/"
-    "elementwise.pxi _check_alpha)"))
 def test_add_complex_alpha_with_real_operands():
     # the tail of torch's test_add ("mismatched alpha, float / double tensor and
     # complex alpha"), kept apart so that the rest of test_add runs
