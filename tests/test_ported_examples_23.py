@@ -170,7 +170,9 @@ def _run_as_scripts(names):
     code = ("import runpy, sys\n"
             "for name in sys.argv[1:]:\n"
             "    runpy.run_path(name, run_name='__main__')\n")
-    return subprocess.run([sys.executable, "-c", code] +
+    # (-P: the working directory, a checkout whose pyad may be unbuilt, is not put first
+    # on sys.path; the pyad under test comes from PYTHONPATH)
+    return subprocess.run([sys.executable, "-P", "-c", code] +
                           [os.path.join(PORTED, s + ".py") for s in names],
                           env=env, capture_output=True, text=True, timeout=120)
 
