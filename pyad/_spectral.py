@@ -227,8 +227,14 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
                          _overlap_add(frames.imag, hop_length, total))
     else:
         y = _overlap_add(frames, hop_length, total)
-    square = (full * full.conj()).real if full.is_complex() else full * full
-    envelope = _overlap_add(square.expand(1, n_frames, n_fft), hop_length, total)
+    # torch's envelope is the overlap-added window.pow(2), not |window|^2: stft
+    # multiplies by the window unconjugated, so a complex window needs w * w here
+    square = (full * full).expand(1, n_frames, n_fft)
+    if square.is_complex():
+        envelope = pyad.complex(_overlap_add(square.real, hop_length, total),
+                                _overlap_add(square.imag, hop_length, total))
+    else:
+        envelope = _overlap_add(square, hop_length, total)
     start = n_fft // 2 if center else 0
     if length is not None:
         end = start + int(length)

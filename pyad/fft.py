@@ -170,7 +170,8 @@ def _as_input(input, what):
     kind = x.dtype.kind
     if kind in "biu":
         x = x.to(pyad.get_default_dtype())
-    elif kind == "f" and x.dtype.itemsize < 4:
+    elif (kind == "f" and x.dtype.itemsize < 4) or x.dtype.name == "bfloat16":
+        # torch on the CPU: "Unsupported dtype Half" / "Unsupported dtype BFloat16"
         raise RuntimeError("%s(): Unsupported dtype %s" % (what, x.dtype))
     elif kind not in "fc":
         raise TypeError("%s(): expected a numeric input, got %s" % (what, x.dtype))
@@ -385,8 +386,9 @@ def _rfftn(input, s, dim, norm, forward, what):
     x = _as_input(input, what)
     name = "ComplexFloat" if x.dtype == numpy.complex64 else "ComplexDouble"
     if x.dtype.kind == "c" and forward:
-        raise RuntimeError("%s expects a real-valued input tensor, but got %s"
-                           % (what, name))
+        # torch's message names rfftn also for rfft2 (its wrapper)
+        raise RuntimeError("%srfftn expects a real-valued input tensor, but got %s"
+                           % ("" if what == "rfftn" else what + "(): ", name))
     dims, sizes = _shape_and_dims(x, s, dim, what)
     if x.dtype.kind == "c":
         # torch's ihfftn checks the dims first, then the dtype
