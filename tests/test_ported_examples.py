@@ -456,6 +456,7 @@ def test_every_ported_script_is_tested():
         "mlbook_xor_modules",
         "mlbook_self_attention",
         "mlbook_char_rnn",
+        "mlbook_smile_cnn",
         ])
 
 
