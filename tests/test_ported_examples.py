@@ -457,6 +457,8 @@ def test_every_ported_script_is_tested():
         "mlbook_self_attention",
         "mlbook_char_rnn",
         "mlbook_smile_cnn",
+        "mlbook_gan",
+        "mlbook_dqn",
         ])
 
 

@@ -12,6 +12,7 @@ torch 2.13 on the same inputs (and a few from hand math).
 """
 import importlib.util
 import os
+import random
 import re
 
 import numpy as np
@@ -37,7 +38,8 @@ load, seeded, Proxy = _helpers.load, _helpers.seeded, _helpers.Proxy
 
 # this batch's scripts (tests/test_ported_examples.py's list names them too)
 SCRIPTS = ["mlbook_xor_modules", "mlbook_self_attention", "mlbook_char_rnn",
-           "mlbook_smile_cnn"]
+           "mlbook_smile_cnn", "mlbook_gan",
+           "mlbook_dqn"]
 
 
 @pytest.fixture(autouse=True)
@@ -96,9 +98,10 @@ def flat(values, strings=False):
 
 
 def twins(name, t_lib=torch, p_lib=pyad, rtol=1e-5, atol=1e-6, weights_rtol=1e-5,
-          weights_atol=1e-6, **options):
+          weights_atol=1e-6, before=lambda: None, **options):
     """Run ``name`` on ``t_lib`` (torch) then on ``p_lib`` (pyad), each pyad model from
-    the weights of torch's model of the same rank; compare the results, the printed
+    the weights of torch's model of the same rank (``before`` is called before each
+    run); compare the results, the printed
     lines and the final weights of the returned model."""
     module = load(name)
     states, restored = [], []
@@ -115,7 +118,9 @@ def twins(name, t_lib=torch, p_lib=pyad, rtol=1e-5, atol=1e-6, weights_rtol=1e-5
     torch.manual_seed(0)
     pyad.manual_seed(0)
     t_log, p_log = Log(), Log()
+    before()
     t, t_model = module.run(t_lib, init=record, log=t_log, **options)
+    before()
     p, p_model = module.run(p_lib, init=restore, log=p_log, **options)
     assert len(restored) == len(states)
     if isinstance(t, dict):
@@ -227,6 +232,8 @@ CHAR_RNN = dict(seq_length=8, batch_size=4, embed_dim=8, rnn_hidden_size=16, num
                 print_every=1, len_generated=12, n_chars=300, shuffle=False)
 
 
+# torch warns that a tensor from a list of arrays is slow (the texts' torch.tensor calls)
+@pytest.mark.filterwarnings("ignore:Creating a tensor from a list of numpy.ndarrays")
 def test_mlbook_char_rnn():
     t, p, lines = twins("mlbook_char_rnn", seeded(torch), seeded(pyad), rtol=1e-5,
                         atol=1e-6, weights_rtol=1e-4, weights_atol=1e-6,
@@ -248,10 +255,18 @@ def test_mlbook_char_rnn():
 
 # -- ch14/ch14_part2.py --------------------------------------------------------------------
 
-SMILE = dict(num_epochs=1, batch_size=12, n_train=24, n_valid=4, n_test=12, shuffle=False)
+# one batch of 4 images, two epochs (pyad's convolutions at the text's widths take most
+# of this file's time; the text's Pr(Smile) captions need a test batch of 11 or more and
+# are left out: the probabilities they show are compared)
+SMILE = dict(num_epochs=2, batch_size=4, n_train=4, n_valid=2, n_test=4, shuffle=False)
 # Adam's step is about lr in size whatever the gradient's, so on weights whose gradient is
 # near 0 it follows each framework's float32 rounding (test_ported_examples_25's ADAM_F32)
 ADAM_F32 = dict(weights_rtol=1e-3, weights_atol=1e-5)
+# the smile classifier's 294912 conv4 weights take two Adam steps from gradients over 4
+# images: a few gradients are near 0, and there float32 rounding decides Adam's step (one
+# weight 2e-5 apart). The text's ``y_batch.float()`` keeps its loss in float32 (a float64
+# run raises in BCELoss, in torch too), so those entries (at most 1 in 10^4) are only
+# checked to stay within the sum of Adam's steps (lr each) of torch's
 
 
 def state_dict_save(lib):
@@ -270,21 +285,24 @@ def test_mlbook_smile_cnn():
                                                     proxy.save(obj, path)))
 
     t, p, lines = twins("mlbook_smile_cnn", lib(torch), lib(pyad), rtol=1e-4, atol=1e-5,
-                        **ADAM_F32, **SMILE)
+                        weights_rtol=1.0, weights_atol=2 * 1e-3, **SMILE)
     # the text's shapes: 256 channels of 8x8 after three poolings, then 256, then 1
     assert t["shapes"] == [[4, 256, 8, 8], [4, 256], [4, 1]]
     assert p["saved"] and t["saved"]
-    assert p["shown"] == t["shown"] and len(t["shown"]) == 2
-    assert lines[:2] == ["Train set: 24", "Validation set: 4"]
-    # the accuracies are counts over 24, 4 and 12 images
-    for value, n in ((t["hist"][2][0], 24), (t["hist"][3][0], 4), (t["accuracy_test"], 12)):
+    assert p["shown"] == t["shown"] == [] and len(t["pred"]) == 4
+    assert lines[:2] == ["Train set: 4", "Validation set: 2"]
+    assert lines[2].startswith("Epoch 1 accuracy: ") and lines[3].startswith("Epoch 2 ")
+    # the accuracies are counts over 4, 2 and 4 images
+    for value, n in ((t["hist"][2][1], 4), (t["hist"][3][1], 2), (t["accuracy_test"], 4)):
         assert abs(value * n - round(value * n)) < 1e-5
     # what each run saved: its final weights
     t_saved, p_saved = torch.load(paths[0]), pyad.load(paths[1])
     assert list(p_saved) == list(t_saved)
     for key in t_saved:
-        np.testing.assert_allclose(p_saved[key].numpy(), t_saved[key].numpy(), rtol=1e-3,
-                                   atol=1e-5, err_msg=key)
+        # within Adam's steps' sum everywhere (above), and at ADAM_F32 but for 1 in 10^4
+        a, b = p_saved[key].numpy(), t_saved[key].numpy()
+        off = ~np.isclose(a, b, rtol=ADAM_F32["weights_rtol"], atol=ADAM_F32["weights_atol"])
+        assert off.sum() <= max(1, off.size // 10000), (key, off.sum())
 
 
 @pytest.mark.xfail(strict=True, reason="python: pyad.save (pyad/serialization) saves "
@@ -292,4 +310,51 @@ def test_mlbook_smile_cnn():
                    "nn.Module (the text's torch.save(model, path))")
 def test_mlbook_smile_cnn_verbatim_save(tmp_path):
     load("mlbook_smile_cnn").run(seeded(pyad), save_dir=str(tmp_path),
-                                 log=lambda *a, **k: None, **dict(SMILE, n_train=12))
+                                 log=lambda *a, **k: None,
+                                 **dict(SMILE, num_epochs=0, n_test=1))
+
+
+# -- ch17/ch17_part1.py --------------------------------------------------------------------
+
+GAN = dict(num_epochs=2, final_batch_size=16, n_train=32, gen_hidden_size=24,
+           disc_hidden_size=24, shuffle=False)
+
+
+def test_mlbook_gan():
+    t, p, lines = twins("mlbook_gan", rand_stream(torch), rand_stream(pyad), rtol=1e-5,
+                        atol=1e-6, **ADAM_F32, **GAN)
+    assert lines[0] == "GPU Available: False"
+    assert "  (fc_g0): Linear(in_features=20, out_features=24, bias=True)" in lines
+    assert "  (fc_d0): Linear(in_features=784, out_features=24, bias=False)" in lines
+    assert "(1, 28, 28)" in lines and "input-real -- shape: (32, 784)" in lines
+    assert len(t["d_losses"]) == 4 and np.shape(t["samples"]) == (2, 16, 28, 28)
+    # the epochs' averages are the means of the steps' losses (by hand)
+    np.testing.assert_allclose(t["curves"][0], np.mean(np.reshape(t["g_losses"], (2, 2)), 1),
+                               rtol=1e-6)
+    np.testing.assert_allclose(t["curves"][1],
+                               np.mean(np.reshape(t["d_losses"], (2, 2)), 1) / 2, rtol=1e-6)
+    # the samples are (tanh + 1) / 2: in [0, 1]
+    assert 0 <= np.min(p["samples"]) and np.max(p["samples"]) <= 1
+
+
+# -- ch19/cartpole/main.py -----------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore:Creating a tensor from a list of numpy.ndarrays")
+def test_mlbook_dqn():
+    envs = load("_rl_envs")
+    gyms = iter([envs.Gym(0), envs.Gym(0)])
+
+    class TwinGym:
+        # each run makes its CartPole from a fresh Gym of the same seed
+        def make(self, id):
+            return next(gyms).make(id)
+
+    t, p, lines = twins("mlbook_dqn", rtol=1e-4, atol=1e-6, **ADAM_F32,
+                        before=lambda: random.seed(7), gym=TwinGym(), EPISODES=2,
+                        batch_size=8, init_replay_memory_size=40)
+    assert p["total_rewards"] == t["total_rewards"]
+    assert len(lines) == 2 and lines[0].startswith("Episode: 0/2, Total reward: ")
+    # one replay per step but the last of each episode, the epsilon decayed once per
+    # replayed transition (by hand)
+    assert len(t["losses"]) == sum(t["total_rewards"])
+    np.testing.assert_allclose(t["epsilon"], 0.995 ** (8 * len(t["losses"])), rtol=1e-9)

@@ -96,7 +96,7 @@ def run(torch, seq_length=40, batch_size=64, embed_dim=256, rnn_hidden_size=512,
             text_chunk = self.text_chunks[idx]
             return text_chunk[:-1].long(), text_chunk[1:].long()
 
-    seq_dataset = TextDataset(torch.tensor(np.array(text_chunks)))
+    seq_dataset = TextDataset(torch.tensor(text_chunks))
 
     for i, (seq, target) in enumerate(seq_dataset):
         log(' Input (x):', repr(''.join(char_array[seq])))
