@@ -451,6 +451,14 @@ def test_every_ported_script_is_tested():
         # the twenty-sixth batch (pytorch/examples: distributed/ddp-tutorial-series),
         # tests/test_ported_examples_26.py
         "ddp_tutorial_series",
+        # the twenty-seventh batch (MIT: rasbt/machine-learning-book),
+        # tests/test_ported_examples_27.py
+        "mlbook_xor_modules",
+        "mlbook_self_attention",
+        "mlbook_char_rnn",
+        "mlbook_smile_cnn",
+        "mlbook_gan",
+        "mlbook_dqn",
         ])
 
 

@@ -3,9 +3,10 @@ a dependency), used by the minimalRL ports (``minimalrl_*.py``) and the Spinning
 (``spinup_*.py``).
 
 ``Gym(seed)`` has gym's ``make(id, max_episode_steps=None)``; the environments have
-gym's ``reset``/``step``/``seed``/``close`` with the old interface (``reset() -> obs``,
-``step(a) -> (obs, reward, done, info)``) or, with ``new_api=True``, gym 0.26's
-(``reset() -> (obs, info)``, ``step(a) -> (obs, reward, terminated, truncated, info)``).
+gym's ``reset``/``step``/``seed``/``close`` (and a no-op ``render``) with the old
+interface (``reset() -> obs``, ``step(a) -> (obs, reward, done, info)``) or, with
+``new_api=True``, gym 0.26's (``reset() -> (obs, info)``,
+``step(a) -> (obs, reward, terminated, truncated, info)``).
 The physics are gym's (``gym/envs/classic_control/cartpole.py`` and ``pendulum.py``,
 Euler integration); ``done`` also ends an episode at the time limit, as gym's
 ``TimeLimit`` wrapper (500 and 200 steps, or ``max_episode_steps``). The initial states
@@ -71,6 +72,9 @@ class _Env:
         return obs, reward, terminated or truncated, {}
 
     def close(self):
+        pass
+
+    def render(self):
         pass
 
 
