@@ -1161,7 +1161,7 @@ class GeluBackward(Node):
 
 @disjoint_base
 class GradDependsOnBackward(Node):
-    def name(self) -> Variable: ...
+    def name(self) -> _str: ...
 
 @disjoint_base
 class HardtanhBackward(Node):
