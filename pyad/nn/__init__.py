@@ -90,9 +90,9 @@ __all__ = [
 def _load_module_paths():
     import importlib
     for name in ("activation", "adaptive", "batchnorm", "channelshuffle", "container",
-                 "conv", "distance", "dropout", "flatten", "fold", "instancenorm", "linear",
-                 "loss", "module", "normalization", "padding", "pixelshuffle", "pooling",
-                 "rnn", "sparse", "transformer", "upsampling", "utils"):
+                 "conv", "distance", "dropout", "flatten", "fold", "instancenorm", "lazy",
+                 "linear", "loss", "module", "normalization", "padding", "pixelshuffle",
+                 "pooling", "rnn", "sparse", "transformer", "upsampling", "utils"):
         importlib.import_module("pyad.nn.modules." + name)
 
 

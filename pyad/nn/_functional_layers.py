@@ -189,7 +189,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
         raise ValueError("%s(): Anti-alias option is restricted to bilinear and bicubic modes "
                          "and requires a 4-D Variable as input" % what)
-    if input.dtype in (pyad.float16, pyad.bfloat16):
+    if input.dtype.itemsize == 2 and input.is_floating_point():   # float16, bfloat16
         # torch's CPU kernels compute half / bfloat16 input in float32 (their accumulate
         # type), the forward rounded once at the end, the backward's sums in float32 too
         return interpolate(input.float(), size, scale_factor, mode, align_corners,
