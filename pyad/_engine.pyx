@@ -2890,9 +2890,7 @@ cdef class Variable:
             Contiguous data.
         """
         if memory_format is contiguous_format:
-            if self._data.flags.c_contiguous:
-                return self
-            return _cloned(self, self._data.copy())
+            return _dense(self)
         if memory_format is preserve_format:
             if self._data.flags.c_contiguous:
                 return self

@@ -1372,8 +1372,8 @@ cdef Variable _cloned(Variable x, object data):
 
 cdef object _dense(object v):
     # v (a Variable or an array) itself when C-contiguous, else a C-contiguous copy
-    # (differentiable for a Variable): for gradients torch computes into fresh memory
-    # where pyad's formula ends in a slice of a larger buffer.
+    # (differentiable for a Variable: Variable.contiguous()); also for gradients torch
+    # computes into fresh memory where pyad's formula ends in a slice of a larger buffer.
     if isinstance(v, Variable):
         d = (<Variable>v)._data
         return v if d.flags.c_contiguous else _cloned(<Variable>v, d.copy())
