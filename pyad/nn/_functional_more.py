@@ -1797,7 +1797,9 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     vals = flat[..., xp.asarray(cells)] if flat.numel() else \
         pyad.Variable(xp.zeros(lead + cells.shape, dtype=dt))
     out = (vals * pyad.Variable(xp.asarray(weights.astype(dt)))).sum(dim=-1)
-    return out.reshape(lead + outs)
+    # torch's backward formula takes the input (under create_graph the gradient depends
+    # on it, with a zero derivative)
+    return _engine._grad_depends_on(out.reshape(lead + outs), input, "AvgPool3DBackward")
 
 
 def adaptive_avg_pool3d(input, output_size):
@@ -1831,6 +1833,8 @@ def adaptive_avg_pool3d(input, output_size):
             shape = list(out.shape)
             shape[dim] = 0
             out = out.reshape(tuple(shape)) if out.numel() == 0 else out.narrow(dim, 0, 0)
+    if o != (1, 1, 1):                 # (torch's output 1 is a mean, which does not)
+        out = _engine._grad_depends_on(out, input, "AdaptiveAvgPool3DBackward")
     return _adaptive_empty_output_guard(out, 3, what)
 
 

@@ -257,7 +257,9 @@ def _hardsigmoid(x):
     mid = (x + 3) / 6
     out = pyad.where(d >= 3, 1.0, _masked(mid, d > -3))
     nan = _np.isnan(d)
-    return pyad.where(nan, float("nan"), out) if nan.any() else out
+    out = pyad.where(nan, float("nan"), out) if nan.any() else out
+    # torch's formula takes x: under create_graph the gradient depends on it
+    return _engine._grad_depends_on(out, x, "HardsigmoidBackward")
 
 
 def hardsigmoid(input, inplace=False):

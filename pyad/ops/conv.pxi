@@ -920,7 +920,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         divisor = (counts[0][:, None] * counts[1][None, :]).astype(x._data.dtype)
         out = div(total, _plain(divisor, False))
     out = _channels_last_like(out, x)
-    return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
+    if unbatched:
+        out = _reshape(out, (<Variable>out)._data.shape[1:], False)
+    # torch's backward formula takes the input: under create_graph the gradient depends
+    # on it (with a zero derivative), and the node has torch's name
+    return _grad_depends_on(out, x, "AvgPool2DBackward")
 
 
 @profiled_op
@@ -967,7 +971,11 @@ def adaptive_avg_pool2d(input, output_size):
     out = _channels_last_like(matmul(matmul(mats[0], x), transpose(mats[1], 0, 1)), x)
     if 0 in sizes and (<Variable>out)._requires_grad:
         (<Variable>out).register_hook(_refuse_empty_pool_grad)     # torch's backward error
-    return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
+    if unbatched:
+        out = _reshape(out, (<Variable>out)._data.shape[1:], False)
+    if sizes == [1, 1]:
+        return out                     # torch's mean: a gradient that does not take x
+    return _grad_depends_on(out, x, "AdaptiveAvgPool2DBackward")     # (as avg_pool2d)
 
 
 def _refuse_empty_pool_grad(grad):

@@ -3581,7 +3581,7 @@ cdef Variable _compare(Variable a, object b, int op):
         _refuse_complex(a, b, _COMPARISON_NAMES[op])
     other = _binary_operand_data(b, _COMPARISON_NAMES[op], "other")
     d = a._data
-    cdef char kd = _dtype_kind(d), ko
+    cdef char kd = _dtype_kind(d)
     if type(other) is int:
         if (kd == b'u' and other < 0) or ((kd == b'u' or kd == b'i') and
                                           (other > 127 or other < -128)):
@@ -3589,12 +3589,12 @@ cdef Variable _compare(Variable a, object b, int op):
                 other = _wrapped_int(other, _dtype(d))      # torch wraps it into d's dtype
             except OverflowError:
                 pass
-    elif type(other) is _NDARRAY:
-        ko = _dtype_kind(other)
-        if ko != kd and ((ko == b'f' and (kd == b'i' or kd == b'u' or kd == b'b')) or
-                         (kd == b'f' and (ko == b'i' or ko == b'u' or ko == b'b'))):
-            # compared in torch's promoted dtype (int32 with float16: float16)
-            rt = _torch_result_dtype(d, other)
+    elif type(other) is _NDARRAY and not _same_dtype(_dtype(d), _dtype(other)):
+        # compared in torch's promoted dtype, which a 0-d operand does not widen: int32
+        # with float16 compares in float16, int8 with a 0-d int64 300 in int8 (300 wraps
+        # to 44), float32 with a 0-d float64 0.1 in float32
+        rt = _torch_result_dtype(d, other)
+        with numpy.errstate(all="ignore"):          # the wrap or overflow is the rule
             d = d.astype(rt, copy=False)
             other = other.astype(rt, copy=False)
     try:

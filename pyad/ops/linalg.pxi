@@ -1368,13 +1368,6 @@ def svdvals(A):
 # (_sign_data, torch's sign on arrays, is in elementwise.pxi)
 
 
-cdef Variable _abs(Variable x):
-    # |x| as x * sign(x) (sign a constant): the derivative sign(x), torch's abs backward.
-    if _dtype_kind(x._data) == b'c':
-        return abs(x)                       # real, and its sgn is not a constant
-    return mul(x, _sign_data(x._data))
-
-
 cdef Variable _masked_recip_scale(Variable g, Variable norm, double power):
     # g / norm^power, 0 where norm is 0 (torch's masked_fill), with 1 in the divisor
     # there so that no derivative meets 0 / 0.
@@ -1407,7 +1400,10 @@ cdef class NormBackward(Node):
         cx = _dtype_kind(xd) == b'c'
         sgn = _sgn(x) if cx else _sign_data(xd)     # complex: z / |z|, differentiable
         if p == 1:
-            return (mul(broadcast_to(g, shape), sgn),)
+            r = mul(broadcast_to(g, shape), sgn)
+            # real: sign(x) is a constant, yet torch's formula takes x, so under
+            # create_graph the gradient depends on x with a zero derivative
+            return (r if cx else _with_zero_dependence(r, x),)
         if p == 2:
             return (mul(g, where_const(norm._data == 0, 0, div(x, where_const(
                 norm._data == 0, 1, norm)))),)
@@ -1419,19 +1415,20 @@ cdef class NormBackward(Node):
             count = _sum_data(mask, self.dims, True)
             if cx:
                 return (mul(g, mul(sgn, (mask / count).astype(ax.dtype, copy=False))),)
-            return (mul(g, (sgn * mask / count).astype(xd.dtype, copy=False)),)
+            return (_with_zero_dependence(
+                mul(g, (sgn * mask / count).astype(xd.dtype, copy=False)), x),)
         if p < 1:
             zero = xd == 0
-            scaled = mul(where_const(zero, 0, pow(where_const(zero, 1, _abs(x)), p - 1)), sgn)
+            scaled = mul(where_const(zero, 0, pow(where_const(zero, 1, abs(x)), p - 1)), sgn)
             # norm^(1-p), 0 at a zero norm: with 1 in the base there, no 0 * inf in its
             # derivative
             nz = norm._data == 0
             return (mul(mul(scaled, g), where_const(nz, 0, pow(where_const(nz, 1, norm),
                                                                 1 - p))),)
         if p < 2:
-            scaled = mul(pow(_abs(x), p - 1), sgn)
+            scaled = mul(pow(abs(x), p - 1), sgn)
         else:
-            scaled = mul(x, pow(_abs(x), p - 2))
+            scaled = mul(x, pow(abs(x), p - 2))
         return (mul(scaled, _masked_recip_scale(g, norm, p - 1)),)
 
     cdef void _release_saved(self) noexcept:
@@ -1591,7 +1588,7 @@ cdef Variable _matrix_norm(Variable x, object ord, object dim, bint keepdim, obj
     if p == numpy.inf or p == -numpy.inf:
         d0, d1 = d1, d0                      # max row sum: sum over columns first
     # 1: the largest column sum of |x| (sum over d0, then the extremum over d1).
-    out = _amax_amin(sum(_abs(x), d0, True), d1, True, p > 0)
+    out = _amax_amin(sum(abs(x), d0, True), d1, True, p > 0)
     if not keepdim:
         out = _reshape(out, tuple([s for i, s in enumerate(out._data.shape) if i not in dims]),
                        False)
