@@ -760,49 +760,64 @@ def test_scatter_reduce_gradients(reduce, include_self):
 
 
 def test_scatter_reduce_non_unique_index_values():
-    # torch's test_scatter_reduce_non_unique_index: literal expected values
-    for reduce, want in [("sum", [[4, 4, 4], [5, 5, 5], [6, 6, 6]]),
-                         ("prod", [[0, 0, 0], [3, 3, 3], [6, 6, 6]])]:
-        inp = np.arange(3.0)[:, None].repeat(3, 1) * np.array([[1.0]])
-        inp = np.array([[0.0] * 3, [1.0] * 3, [2.0] * 3])
-        src = np.ones((2, 3))
-        idx = np.array([[0, 0, 0], [0, 0, 0]])
-        src = np.array([[2.0] * 3, [2.0] * 3])
-        p, _ = both(lambda L, x, i, s: x.scatter_reduce(0, i, s, reduce), inp, idx, src)
-        w = inp.copy()
-        w[0] = 4 if reduce == "sum" else 0
-        np.testing.assert_array_equal(_np(p), w)
-    del want
+    # torch's test_scatter_reduce_non_unique_index: every source element of a column
+    # lands on row 0; the expected values from a NumPy loop
+    inp = np.array([[1.0] * 3, [2.0] * 3, [3.0] * 3])
+    src = np.array([[2.0, 3.0, 4.0], [5.0, 6.0, 7.0]])
+    idx = np.zeros((2, 3), np.int64)
+    for reduce, fold in [("sum", np.add), ("prod", np.multiply), ("amax", np.maximum),
+                         ("amin", np.minimum)]:
+        for include_self in (True, False):
+            p, _ = both(lambda L, x, i, s: x.scatter_reduce(0, i, s, reduce,
+                                                            include_self=include_self),
+                        inp, idx, src, grad=(0, 2))
+            want = inp.copy()
+            want[0] = fold(src[0], src[1]) if not include_self else \
+                fold(fold(inp[0], src[0]), src[1])
+            np.testing.assert_array_equal(_np(p), want)
 
 
 def test_scatter_reduce_scalar_value():
-    # torch's test_scatter_reduce_scalar: scatter_(dim, index, value, reduce=)
-    base = np.ones((4, 3))
+    # torch's test_scatter_reduce_scalar: scatter_(dim, index, value, reduce=) with a
+    # number (no deprecation warning, unlike a Variable src, which warns as torch does;
+    # torch warns once per process, so only pyad's warning is checked)
+    base = rnd((4, 3), 38)
     idx = np.array([[0, 1, 2], [0, 0, 3]])
+    src = rnd((2, 3), 39)
     for reduce in ("add", "multiply"):
+        for L in (pyad, torch):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                L.tensor(base).scatter_(0, L.tensor(idx), 2.5, reduce=reduce)
+            assert not [x for x in w if "deprecated" in str(x.message)]
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            pyad.tensor(base).scatter_(0, pyad.tensor(idx), pyad.tensor(src), reduce=reduce)
+        assert [x for x in w if "deprecated" in str(x.message)]
         p, _ = both(lambda L, b, i: b.clone().scatter_(0, i, 2.5, reduce=reduce), base, idx)
+        want = base.copy()
+        for (r, c) in [(0, 0), (1, 1), (2, 2), (0, 0), (0, 1), (3, 2)]:
+            want[r, c] = want[r, c] + 2.5 if reduce == "add" else want[r, c] * 2.5
+        np.testing.assert_allclose(_np(p), want, rtol=1e-7, atol=1e-7)
 
 
 def test_scatter_expanded_index():
     # torch's test_scatter_expanded_index / gather_expanded_index: an index made with
     # expand (stride 0) behaves as its materialised copy
-    base = rnd((6, 4), 24)
-    for L in (pyad, torch):
-        pass
+    base, src = rnd((6, 4), 24), rnd((3, 4), 25)
     idx_small = np.array([[1], [4], [0]])
-    src = rnd((3, 4), 25)
-    p = pyad.Variable(base.copy())
-    t = torch.tensor(base)
-    pi = pyad.tensor(idx_small).expand(3, 4)
-    ti = torch.from_numpy(idx_small).expand(3, 4)
-    assert_same(p.clone().scatter_(0, pi, pyad.Variable(src)),
-                t.clone().scatter_(0, ti, torch.from_numpy(src)), exact=True)
-    assert_same(p.scatter_add(0, pi, pyad.Variable(src)),
-                t.scatter_add(0, ti, torch.from_numpy(src)))
+    p, t = pyad.Variable(base.copy()), torch.tensor(base)
+    pi, ti = pyad.tensor(idx_small).expand(3, 4), torch.from_numpy(idx_small).expand(3, 4)
+    ps, ts = pyad.Variable(src), torch.from_numpy(src)
+    assert_same(p.clone().scatter_(0, pi, ps), t.clone().scatter_(0, ti, ts), exact=True)
+    assert_same(p.scatter_add(0, pi, ps), t.scatter_add(0, ti, ts))
     for reduce in ("sum", "prod", "mean", "amax", "amin"):
-        assert_same(p.scatter_reduce(0, pi, pyad.Variable(src), reduce, include_self=False),
-                    t.scatter_reduce(0, ti, torch.from_numpy(src), reduce, include_self=False))
+        assert_same(p.scatter_reduce(0, pi, ps, reduce, include_self=False),
+                    t.scatter_reduce(0, ti, ts, reduce, include_self=False))
     assert_same(pyad.gather(p, 0, pi), torch.gather(t, 0, ti), exact=True)
+    # and the materialised index gives the same
+    assert_same(p.scatter_add(0, pyad.tensor(np.repeat(idx_small, 4, 1)), ps),
+                t.scatter_add(0, ti, ts))
 
 
 def test_scatter_errors():
