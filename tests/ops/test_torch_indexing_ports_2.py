@@ -935,3 +935,50 @@ def test_index_put_functional_gradients_and_errors():
                           a, i) is IndexError
     same_error(lambda L, x, ii: L.index_put(x, (ii,), L.ones(2, 2, dtype=L.float64)),
                a, np.array([0, 1, 2]))
+
+
+# ------------------------------------------------------------------------------------
+# None / Ellipsis with advanced indices; masks in index_put
+# ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key", [
+    (None, (0, 2), E), (E, None, (1, 0)), ((0, 2), None, _S, (1, 1)),
+    (None, _S, (2, 0), None, (3,)), (1, None, (0, 1, 1), E), (E, (2, 2), None, None)])
+def test_advancedindex_none_ellipsis_get_set_backward(key):
+    # torch's test_index None/Ellipsis rules mixed with index tensors (as its
+    # test_advancedindex tables do with Ellipsis): values, setitem, gradients
+    a = rnd((3, 4, 5), 40)
+    both(lambda L, x: x[_key(L, key)], a, grad=(0,))
+
+    def setter(L, x, v):
+        x = x * 1.0
+        x[_key(L, key)] = v
+        return x
+    shape = tuple(torch.tensor(a)[_key(torch, key)].shape)
+    both(setter, a, rnd(shape, 41), grad=(0, 1))
+    # a value broadcast from its last dimension
+    both(setter, a, rnd(shape[-1:], 42), grad=(0, 1))
+
+
+@pytest.mark.parametrize("mask_dtype", [np.bool_, np.uint8])
+def test_index_put_mask_accumulate_and_gradients(mask_dtype):
+    # torch's bool/byte mask rules (test_bool_indices_accumulate, test_byte_mask) with
+    # values that are not all ones, and gradients; a byte mask warns as torch does
+    a = rnd((4, 3), 43)
+    mask = np.array([1, 0, 1, 1]).astype(mask_dtype)
+    for acc in (False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            both(lambda L, x, m, v: L.index_put(x, (m,), v, accumulate=acc), a, mask,
+                 rnd((3, 3), 44), grad=(0, 2))
+            both(lambda L, x, m, v: L.index_put(x, (m,), v, accumulate=acc), a, mask,
+                 rnd((3,), 45), grad=(0, 2))
+    if mask_dtype == np.uint8:
+        with pytest.warns(UserWarning, match="uint8"):
+            pyad.Variable(a)[pyad.tensor(mask)]
+    # a mask of the wrong length
+    bad = np.array([1, 0, 1]).astype(mask_dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert same_error(lambda L, x, m: L.index_put(x, (m,), L.tensor(1.0, dtype=L.float64)),
+                          a, bad) is IndexError
