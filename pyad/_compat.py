@@ -271,13 +271,16 @@ def slogdet(input):
 
 def logdet(input):
     """``log(det(input))``: nan where the determinant is negative, -inf where it is 0,
-    as torch.
+    as torch; for a complex input the complex logarithm ``log(sign) + log|det|``.
 
     >>> import pyad
     >>> pyad.logdet(pyad.eye(2, dtype=pyad.float64) * 2)
     tensor(1.3863, dtype=float64)
     """
     sign, logabs = _engine.slogdet(input)
+    if sign.dtype.kind == "c":
+        # torch: log(sign) + logabsdet, the complex logarithm of the determinant
+        return _engine.log(sign) + logabs
     return _engine.where(sign < 0, float("nan"), logabs)
 
 

@@ -263,6 +263,10 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     if x.numel() == 0:
         # the (empty) transposed shape, in the graph as torch's
         return x.mT * 0
+    if hermitian and x.shape[-1] != x.shape[-2]:
+        # torch goes through linalg.eigh, which refuses it (an empty input it returns)
+        raise RuntimeError("%s(): with hermitian=True, A must be batches of square matrices, "
+                           "but they are %d by %d matrices" % (what, x.shape[-2], x.shape[-1]))
     return PinvFunction.apply(x, atol_, rtol_, bool(hermitian))
 
 
