@@ -762,6 +762,8 @@ def randint_like(input, *args, low=None, high=None, dtype=None, device=None,
 
 def from_numpy(ndarray):
     """A Variable sharing memory with the NumPy array ``ndarray`` (no copy, its dtype).
+    As torch: negative or unaligned strides raise ValueError, a read-only array warns
+    (``pyad.Variable(ndarray)`` takes any array as it is).
 
     >>> a = numpy.zeros(2)
     >>> v = from_numpy(a)
