@@ -155,12 +155,15 @@ def test_bool_math(expr, default_dtype):
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
 def test_integer_division(dtype):
     # floor and trunc division of integers keep the dtype; division by zero raises
+    signed = dtype != "uint8"
+    num = [-7, 7, 5, -1] if signed else [7, 9, 5, 1]
+    den = [2, -2, 3, 4] if signed else [2, 2, 3, 4]
+
     def div(mode):
-        return lambda m: m.div(m.tensor([-7, 7, 5, -1]).to(getattr(m, dtype))
-                               if dtype != "uint8" else m.tensor([7, 9, 5, 1], dtype=m.uint8),
-                               m.tensor([2, -2, 3, 4]).to(getattr(m, dtype))
-                               if dtype != "uint8" else m.tensor([2, 2, 3, 4], dtype=m.uint8),
+        dt = lambda m: getattr(m, dtype)      # noqa: E731
+        return lambda m: m.div(m.tensor(num, dtype=dt(m)), m.tensor(den, dtype=dt(m)),
                                rounding_mode=mode)
+
     both(div("floor"))
     both(div("trunc"))
     both(lambda m: m.tensor([1, 2]).to(getattr(m, dtype)) // 0)
