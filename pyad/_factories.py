@@ -259,6 +259,12 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         arr = data.data
     else:
         if isinstance(data, (list, tuple)):
+            if data and isinstance(data[0], numpy.ndarray):
+                # torch's (once-per-process) advice, kept for ported scripts
+                warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely "
+                              "slow in torch (not in pyad); convert the list with "
+                              "numpy.array() first for code that must run on both.",
+                              UserWarning, stacklevel=2)
             data = _unwrap_nested(data)
         _check_complex_to_real(data, dtype, "tensor")
         arr = _python_data(data, dtype)
@@ -267,25 +273,38 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
                 arr = _engine._array_of(data, "Variable")
             except TypeError:
                 if isinstance(data, (list, tuple)):
-                    _check_ragged(data, 0)
+                    _check_ragged(data)
                 raise
     arr = arr.copy()
     return _finish(arr, dtype, device, requires_grad, "tensor")
 
 
-def _check_ragged(data, dim):
-    """torch's ValueError for nested lists of unequal lengths ("expected sequence of
-    length 2 at dim 1 (got 1)"), found after NumPy refused the data."""
-    lengths = [len(item) for item in data if isinstance(item, (list, tuple))]
-    if not lengths:
+def _is_sequence(item):
+    return isinstance(item, (list, tuple)) or (isinstance(item, numpy.ndarray) and item.ndim > 0)
+
+
+def _check_ragged(data, depth=0, shape=None):
+    """torch's errors for nested lists (or lists of NumPy arrays) that do not make a
+    box, each sequence measured against the first one at its depth: ValueError for
+    another length ("expected sequence of length 2 at dim 1 (got 1)"), TypeError for a
+    number where a sequence was expected; found after NumPy refused the data."""
+    if shape is None:
+        shape, first = [], data
+        while _is_sequence(first):
+            shape.append(len(first))
+            if not len(first):
+                break
+            first = first[0]
+    if depth == len(shape):
         return
-    for length in lengths[1:]:
-        if length != lengths[0]:
-            raise ValueError("tensor(): expected sequence of length %d at dim %d (got %d)"
-                             % (lengths[0], dim + 1, length))
+    if not _is_sequence(data):
+        raise TypeError("tensor(): not a sequence (a number where dim %d expected a "
+                        "sequence)" % depth)
+    if len(data) != shape[depth]:
+        raise ValueError("tensor(): expected sequence of length %d at dim %d (got %d)"
+                         % (shape[depth], depth, len(data)))
     for item in data:
-        if isinstance(item, (list, tuple)):
-            _check_ragged(item, dim + 1)
+        _check_ragged(item, depth + 1, shape)
 
 
 def _has_python_complex(data):
@@ -743,6 +762,8 @@ def randint_like(input, *args, low=None, high=None, dtype=None, device=None,
 
 def from_numpy(ndarray):
     """A Variable sharing memory with the NumPy array ``ndarray`` (no copy, its dtype).
+    As torch: negative or unaligned strides raise ValueError, a read-only array warns
+    (``pyad.Variable(ndarray)`` takes any array as it is).
 
     >>> a = numpy.zeros(2)
     >>> v = from_numpy(a)
@@ -753,6 +774,21 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, numpy.ndarray):
         raise TypeError("from_numpy(): expected a numpy.ndarray, got %s"
                         % type(ndarray).__name__)
+    # torch's checks on the strides (ValueError) and its warning on a read-only array
+    itemsize = ndarray.dtype.itemsize
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError("from_numpy(): at least one stride in the given numpy array is "
+                         "negative, and Variables made by from_numpy may not have "
+                         "negative strides (as in torch). Copy the array first "
+                         "(array.copy()), or use pyad.Variable(array), which shares it.")
+    if itemsize and any(s % itemsize for s in ndarray.strides):
+        raise ValueError("from_numpy(): given numpy array strides not a multiple of the "
+                         "element byte size. Copy the numpy array to reallocate the memory.")
+    if not ndarray.flags.writeable:
+        warnings.warn("from_numpy(): the given NumPy array is not writable; the Variable "
+                      "shares its read-only memory, so writing to it in place will raise. "
+                      "Copy the array (array.copy()) or make it writable first.",
+                      UserWarning, stacklevel=2)
     return Variable(ndarray)
 
 
