@@ -153,7 +153,8 @@ class _Writer:
         return {"t": "list" if isinstance(obj, list) else "tuple", "v": items}
 
 
-def save(obj, f):
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
     """Save ``obj`` to ``f`` (a path or a binary file object) as a safe ``.npz`` checkpoint.
 
     ``obj`` may be a Variable (or `pyad.nn.Parameter`), a NumPy or CuPy array, an int,
@@ -166,7 +167,9 @@ def save(obj, f):
     directory, is flushed to disk, then renamed over ``f``, so if the save fails part-way
     (disk full, file size limit) an existing checkpoint at ``f`` is left as it was.
     The same Variable or array met twice (tied weights) is written once and loads as
-    one object, as torch's.
+    one object, as torch's. torch's ``pickle_protocol`` and zipfile switches are
+    accepted and change nothing; a ``pickle_module`` other than the standard `pickle`
+    raises TypeError (pyad never pickles, so it cannot honour a custom pickler).
 
     >>> import io, pyad
     >>> buffer = io.BytesIO()
@@ -175,6 +178,10 @@ def save(obj, f):
     >>> pyad.load(buffer)
     {'w': tensor([1., 1.], requires_grad=True), 'step': 3}
     """
+    if pickle_module is not None and pickle_module is not pickle:
+        raise TypeError("pyad.save(): pickle_module=%r is not supported: pyad checkpoints "
+                        "are never pickled (see pyad.save's docstring for what it saves)"
+                        % getattr(pickle_module, "__name__", pickle_module))
     writer = _Writer()
     try:
         root = writer.encode(obj, "obj")
@@ -495,6 +502,9 @@ def load(f, map_location=None, *, max_bytes=None, weights_only=None, mmap=None,
     """
     # weights_only, mmap and pickle's arguments are accepted for torch's scripts: pyad's
     # format never runs code (always "weights only") and is read into memory.
+    if weights_only and pickle_load_args.get("pickle_module") is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
     if map_location is not None and not isinstance(map_location, (dict, str, _device)) \
             and not callable(map_location):
         raise TypeError("pyad.load(): map_location must be None, a device string ('cpu', "
