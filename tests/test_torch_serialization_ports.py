@@ -25,6 +25,8 @@ Left out, and why:
   device.
 - CUDA checkpoints: need a GPU (this test file is CPU only); the no-GPU error for
   ``map_location='cuda'`` is tested.
+- ``test_serialization_offset_filelike`` (two checkpoints back to back in one buffer):
+  torch's own zipfile format fails it too (only the legacy format supports it).
 - ``test_load_state_dict_invalid``: pyad deliberately loads NumPy arrays and nested
   sequences from a state_dict (its storage is NumPy); only a value that is not
   array-like is refused (RuntimeError, as torch), tested here.
@@ -406,3 +408,481 @@ def test_weights_only_with_explicit_pickle_module():
     tbuf.seek(0)
     pbuf.seek(0)
     assert pyad.load(pbuf, pickle_module=pickle) == torch.load(tbuf, pickle_module=pickle) == 1
+
+
+# -- Module.state_dict (test_nn.py) -------------------------------------------------------
+
+def _net(lib):
+    # the network of torch's test_state_dict / test_load_state_dict: a shared Linear, a
+    # BatchNorm, a block of two convolutions and an empty (None) submodule
+    lnn = lib.nn
+    shared = lnn.Linear(5, 5)
+    block = lnn.Module()
+    block.conv1 = lnn.Conv2d(3, 3, 3, bias=True)
+    block.conv2 = lnn.Conv2d(3, 3, 3, bias=False)
+    net = lnn.Module()
+    net.linear1 = shared
+    net.linear2 = shared
+    net.bn = lnn.BatchNorm2d(2)
+    net.block = block
+    net.add_module("empty", None)
+    return net
+
+
+def test_state_dict():
+    # mirrors test_nn.py test_state_dict: the same keys in the same order as torch, shared
+    # modules listed under both names, entries share memory with the parameters and are
+    # detached
+    tnet, pnet = _net(torch), _net(pyad)
+    tsd, psd = tnet.state_dict(), pnet.state_dict()
+    assert list(psd) == list(tsd)
+    assert type(psd) is collections.OrderedDict
+    assert np.shares_memory(psd["linear1.weight"].data, pnet.linear1.weight.data)
+    assert np.shares_memory(psd["linear2.weight"].data, pnet.linear1.weight.data)
+    assert psd["linear1.weight"].requires_grad == tsd["linear1.weight"].requires_grad
+    assert psd["bn.num_batches_tracked"].dtype == np.int64
+    assert str(tsd["bn.num_batches_tracked"].dtype) == "torch.int64"
+    assert psd._metadata.keys() == tsd._metadata.keys()
+
+
+def test_state_dict_keep_vars_and_prefix():
+    tnet, pnet = _net(torch), _net(pyad)
+    tk, pk = tnet.state_dict(keep_vars=True), pnet.state_dict(keep_vars=True)
+    assert (pk["linear1.weight"] is pnet.linear1.weight) == \
+        (tk["linear1.weight"] is tnet.linear1.weight) is True
+    assert pk["linear1.weight"].requires_grad == tk["linear1.weight"].requires_grad
+    assert list(pnet.state_dict(prefix="model.")) == list(tnet.state_dict(prefix="model."))
+
+
+def _ported_values(pnet, tnet):
+    # make the pyad net hold torch's values (float32)
+    pnet.load_state_dict({k: pyad.tensor(np_of(v).copy())
+                          for k, v in tnet.state_dict().items()})
+
+
+def test_load_state_dict():
+    # mirrors test_load_state_dict (first part): a full state_dict, and one with the
+    # DDP "module." prefix removed by consume_prefix_in_state_dict_if_present
+    pnet = _net(pyad)
+    new = {"linear1.weight": pyad.ones(5, 5), "block.conv1.bias": pyad.arange(1, 4).float(),
+           "bn.running_mean": pyad.randn(2)}
+    sd = pnet.state_dict()
+    sd.update(new)
+    ddp = collections.OrderedDict(("module." + k, v) for k, v in pnet.state_dict().items())
+    ddp.update({"module." + k: v for k, v in new.items()})
+    nn.modules.utils.consume_prefix_in_state_dict_if_present(ddp, "module.")
+    assert list(ddp) == list(sd)
+    for d in (sd, ddp):
+        keys = pnet.load_state_dict(d)
+        assert keys.missing_keys == [] and keys.unexpected_keys == []
+        assert "Incompatible" not in str(keys)
+        assert np.array_equal(pnet.linear1.weight.data, d["linear1.weight"].data)
+        assert np.array_equal(pnet.block.conv1.bias.data, d["block.conv1.bias"].data)
+        assert np.array_equal(pnet.bn.running_mean.data, d["bn.running_mean"].data)
+
+
+@pytest.mark.parametrize("extra", ["extra", "extra.param"])
+def test_load_state_dict_unexpected(extra):
+    # mirrors test_load_state_dict: an unexpected key raises with strict, is reported
+    # without it (same lists as torch)
+    results = []
+    for lib, net in ((torch, _net(torch)), (pyad, _net(pyad))):
+        sd = net.state_dict()
+        sd[extra] = lib.ones(5)
+        with pytest.raises(RuntimeError, match="Unexpected key"):
+            net.load_state_dict(sd)
+        keys = net.load_state_dict(sd, strict=False)
+        assert "Incompatible" in str(keys)
+        results.append((keys.missing_keys, keys.unexpected_keys))
+    assert results[0] == results[1] == ([], [extra])
+
+
+def test_load_state_dict_missing_and_unexpected():
+    results = []
+    for lib, net in ((torch, _net(torch)), (pyad, _net(pyad))):
+        sd = net.state_dict()
+        del sd["linear1.weight"]
+        with pytest.raises(RuntimeError, match="Missing key"):
+            net.load_state_dict(sd)
+        keys = net.load_state_dict(sd, strict=False)
+        results.append((list(keys.missing_keys), list(keys.unexpected_keys)))
+        sd["extra.param"] = lib.ones(5)
+        with pytest.raises(RuntimeError, match="Missing key.*\n.*Unexpected key"):
+            net.load_state_dict(sd)
+        keys = net.load_state_dict(sd, strict=False)
+        results.append((list(keys.missing_keys), list(keys.unexpected_keys)))
+    assert results[:2] == results[2:]
+    assert results[1] == (["linear1.weight"], ["extra.param"])
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_load_state_dict_size_mismatch(strict):
+    # a wrong size is an error even with strict=False; the message names the key
+    msgs = []
+    for lib, net in ((torch, _net(torch)), (pyad, _net(pyad))):
+        sd = net.state_dict()
+        sd["bn.running_mean"] = lib.rand(14, 4)
+        with pytest.raises(RuntimeError, match="size mismatch for bn.running_mean") as info:
+            net.load_state_dict(sd, strict=strict)
+        msgs.append(str(info.value))
+    assert "copying a param with shape" in msgs[1]
+    assert "Error(s) in loading state_dict for Module" in msgs[1]
+
+
+def test_load_state_dict_partial_non_strict():
+    # mirrors the end of test_load_state_dict: a partial dict with an unknown key loads
+    # the given entries and leaves the others untouched
+    pnet = _net(pyad)
+    old = copy.deepcopy(pnet.state_dict())
+    part = {"linear1.weight": pyad.ones(5, 5), "block.conv1.bias": pyad.arange(1, 4).float(),
+            "bn.running_mean": pyad.randn(2), "nonexistent_key": pyad.rand(3)}
+    pnet.load_state_dict(part, strict=False)
+    new = pnet.state_dict()
+    for k in ("linear1.weight", "block.conv1.bias", "bn.running_mean"):
+        assert np.array_equal(new[k].data, part[k].data)
+    for k, v in old.items():
+        if k not in part and not k.startswith("linear2"):     # linear2 is linear1
+            assert np.array_equal(new[k].data, v.data), k
+
+
+@pytest.mark.parametrize("value", ["", 2, None, [("a", 1)]])
+def test_load_state_dict_type(value):
+    # mirrors test_load_state_dict_type
+    with pytest.raises(TypeError, match="Expected state_dict to be dict-like, got"):
+        torch.nn.Module().load_state_dict(value)
+    with pytest.raises(TypeError, match="Expected state_dict to be dict-like, got"):
+        nn.Module().load_state_dict(value)
+
+
+def test_load_state_dict_invalid():
+    # mirrors test_load_state_dict_invalid for a value that is not array-like (pyad loads
+    # arrays and nested sequences by design; see the module docstring)
+    for lib, m in ((torch, torch.nn.Linear(2, 2, bias=False)),
+                   (pyad, nn.Linear(2, 2, bias=False))):
+        with pytest.raises(RuntimeError, match="from checkpoint but received"):
+            m.load_state_dict({"weight": object()})
+
+
+def test_load_state_dict_BC():
+    # mirrors test_load_state_dict_BC: a BatchNorm checkpoint of version 1 (or none)
+    # without num_batches_tracked loads, the count staying a long 0
+    for lib, bn in ((torch, torch.nn.BatchNorm2d(3)), (pyad, nn.BatchNorm2d(3))):
+        sd = bn.state_dict()
+        del sd["num_batches_tracked"]
+        sd._metadata[""]["version"] = 1
+        bn.load_state_dict(sd)
+        assert bn.num_batches_tracked.item() == 0
+        del sd._metadata[""]["version"]
+        bn.load_state_dict(sd)
+        assert bn.num_batches_tracked.item() == 0
+        assert "int64" in str(bn.num_batches_tracked.dtype)
+
+
+def test_load_state_dict_child():
+    # mirrors test_load_state_dict_child: a load pre-hook of a nested child sees only
+    # the entries under its prefix
+    model = nn.Linear(1, 1)
+    for _ in range(2):
+        model = nn.Sequential(*[copy.deepcopy(model) for _ in range(4)])
+    seen = []
+
+    def hook(module, state_dict, prefix, local_metadata, strict, missing, unexpected, errs):
+        seen.append((prefix, len(state_dict), len(module.state_dict())))
+
+    model[0][0].register_load_state_dict_pre_hook(hook)
+    model.load_state_dict(model.state_dict(), strict=True)
+    assert seen == [("0.0.", 2, 2)]
+
+
+def test_load_state_dict_custom():
+    # mirrors test_load_state_dict_custom: _save_to_state_dict / _load_from_state_dict
+    # overrides replace a module's own entries, its children still load
+    class CustomState(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.param = nn.Parameter(pyad.ones(1))
+            self.sub = nn.Linear(5, 5)
+
+        def _save_to_state_dict(self, destination, prefix, keep_vars):
+            destination[prefix + "serialized"] = self.param.data + 1
+
+        def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                                  missing_keys, unexpected_keys, error_msgs):
+            self.param.data[...] = np.asarray(state_dict[prefix + "serialized"]) - 1
+
+    m = nn.Sequential(CustomState())
+    with pyad.no_grad():
+        m[0].param[0] = 10
+        m[0].sub.weight[0, 0] = 555
+    sd = m.state_dict()
+    assert float(np.asarray(sd["0.serialized"]).reshape(-1)[0]) == 11
+    assert "0.sub.weight" in sd and "0.param" not in sd
+    mm = nn.Sequential(CustomState())
+    assert mm[0].param[0].item() == 1
+    mm.load_state_dict(sd)
+    assert mm[0].param[0].item() == 10
+    assert mm[0].sub.weight[0, 0].item() == 555
+
+
+def test_load_state_dict_assign_shape_stride():
+    # mirrors test_load_state_dict_assign_shape_stride: assign=True takes a transposed
+    # value, a wrong shape still raises the size-mismatch RuntimeError
+    net = nn.Sequential(nn.Linear(3, 5), nn.BatchNorm1d(5))
+    sd = net.state_dict()
+    sd["0.weight"] = pyad.randn(3, 5).transpose(0, 1)
+    net2 = nn.Sequential(nn.Linear(3, 5), nn.BatchNorm1d(5))
+    net2.load_state_dict(sd, strict=False, assign=True)
+    assert np.array_equal(net2[0].weight.data, sd["0.weight"].data)
+    assert isinstance(net2[0].weight, nn.Parameter) and net2[0].weight.requires_grad
+    sd["0.weight"] = pyad.randn(2, 4)
+    with pytest.raises(RuntimeError, match="size mismatch for 0.weight: copying a param "
+                                           "with shape"):
+        net2.load_state_dict(sd, strict=False, assign=True)
+
+
+@pytest.mark.parametrize("keep_vars", [True, False])
+def test_load_state_dict_assign(keep_vars):
+    # mirrors test_load_state_dict_assign_meta on CPU (pyad has no meta device):
+    # parameters become the state_dict's values (a Parameter as itself), requires_grad
+    # follows the module, buffers are the very objects, orders are kept
+    def make(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(3, 5), lib.nn.BatchNorm1d(5))
+        m.x = lib.nn.Parameter(lib.rand(5), requires_grad=False)
+        return m
+    results = []
+    for lib in (torch, pyad):
+        net = make(lib)
+        sd = net.state_dict(keep_vars=keep_vars)
+        for v in sd.values():
+            v.requires_grad_(False)
+        other = make(lib)
+        old = other.state_dict(keep_vars=True)
+        other.load_state_dict(sd, assign=True)
+        new = other.state_dict(keep_vars=True)
+        row = []
+        for k in sd:
+            row.append((k, new[k] is sd[k], new[k] is old[k], new[k].requires_grad,
+                        old[k].requires_grad,
+                        # pyad.Tensor is pyad.Variable
+                        type(new[k]).__name__.replace("Tensor", "Variable")))
+        results.append(row)
+        assert [n for n, _ in other.named_parameters()] == \
+            [n for n, _ in net.named_parameters()]
+    assert results[0] == [tuple(r) for r in results[1]]
+
+
+def test_load_state_dict_assign_with_optimizer():
+    # mirrors test_load_state_dict_assign_with_optimizer, compared with torch from the
+    # same weights: train, load into a new net with assign=True, make the optimizer after,
+    # load its state, train on; both nets and both libraries stay together
+    def make(lib):
+        return lib.nn.Sequential(lib.nn.Linear(3, 5), lib.nn.BatchNorm1d(5)).double()
+    tnet, pnet = make(torch), make(pyad)
+    _ported_values(pnet, tnet)
+    x = np.random.default_rng(1).normal(size=(4, 3))
+    nets = {}
+    for lib, net in ((torch, tnet), (pyad, pnet)):
+        opt = lib.optim.Adam(net.parameters(), lr=0.1)
+        xin = lib.tensor(x)
+        for _ in range(3):
+            opt.zero_grad()
+            net(xin).sum().backward()
+            opt.step()
+        opt_sd = copy.deepcopy(opt.state_dict())
+        net_sd = copy.deepcopy(net.state_dict())
+        net2 = make(lib)
+        net2.load_state_dict(net_sd, assign=True)
+        opt2 = lib.optim.Adam(net2.parameters(), lr=0.1)
+        opt2.load_state_dict(opt_sd)
+        for _ in range(3):
+            for n, o in ((net, opt), (net2, opt2)):
+                o.zero_grad()
+                n(xin).sum().backward()
+                o.step()
+        nets[lib.__name__] = (net, net2)
+    (t1, t2), (p1, p2) = nets["torch"], nets["pyad"]
+    for (k, a), b, c in zip(p1.state_dict().items(), p2.state_dict().values(),
+                            t2.state_dict().values()):
+        assert np.array_equal(a.data, b.data), k
+        np.testing.assert_allclose(b.data, np_of(c), rtol=1e-7, atol=1e-7, err_msg=k)
+
+
+def test_load_state_dict_with_unexpected_key():
+    # mirrors test_load_state_dict_with_unexpected_key, including a key whose prefix is
+    # a valid key
+    for lib in (torch, pyad):
+        m = lib.nn.Module()
+        m.fc1 = lib.nn.Linear(5, 10)
+        for bad in ("fc1.bad_suffix", "fc1.weight.bad_suffix"):
+            sd = m.state_dict()
+            sd[bad] = lib.randn(5, 10)
+            with pytest.raises(RuntimeError, match="Unexpected key"):
+                m.load_state_dict(sd)
+            assert bad in m.load_state_dict(sd, strict=False).unexpected_keys
+
+
+def test_load_state_dict_ref_cycle():
+    # mirrors test_load_state_dict_ref_cycle: loading leaves nothing for the collector
+    m = nn.LSTM(4, 4, bidirectional=True)
+    sd = copy.deepcopy(m).state_dict()
+    gc.collect()
+    m.load_state_dict(sd)
+    assert gc.collect() == 0
+
+
+# -- state_dict / load_state_dict hooks (test_nn.py, test_module_hooks.py) -----------------
+
+def test_register_state_dict_pre_hook():
+    # mirrors test_register_state_dict_pre_hook: called with (module, prefix, keep_vars)
+    # for each module, before its entries are written; same calls as torch
+    calls = {}
+    for lib in (torch, pyad):
+        seen = calls[lib.__name__] = []
+        m = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.Sequential(lib.nn.Linear(2, 2)))
+        handles = [mod.register_state_dict_pre_hook(
+            lambda mod, prefix, keep_vars, s=seen: s.append((type(mod).__name__, prefix,
+                                                             keep_vars)))
+            for mod in m.modules()]
+        m.state_dict(keep_vars=True)
+        m.state_dict(prefix="p.")
+        for h in handles:
+            h.remove()
+        m.state_dict()
+    assert calls["pyad"] == calls["torch"]
+    assert len(calls["pyad"]) == 8
+
+
+def test_register_state_dict_post_hook():
+    # a post hook edits the state_dict in place; returning a value is an error
+    for lib in (torch, pyad):
+        m = lib.nn.Linear(2, 2)
+
+        def hook(module, state_dict, prefix, local_metadata):
+            state_dict[prefix + "extra_entry"] = lib.ones(1)
+
+        h = m.register_state_dict_post_hook(hook)
+        assert list(m.state_dict()) == ["weight", "bias", "extra_entry"]
+        h.remove()
+        assert list(m.state_dict()) == ["weight", "bias"]
+        m.register_state_dict_post_hook(lambda *args: {})
+        with pytest.raises(RuntimeError):
+            m.state_dict()
+
+
+def test_state_dict_hook_can_replace_the_dict():
+    # torch's private _register_state_dict_hook: a returned dict replaces the result
+    for lib in (torch, pyad):
+        m = lib.nn.Linear(2, 2)
+        m._register_state_dict_hook(
+            lambda module, sd, prefix, meta: collections.OrderedDict(
+                (k.upper(), v) for k, v in sd.items()))
+        assert list(m.state_dict()) == ["WEIGHT", "BIAS"]
+
+
+def test_load_state_dict_post_hook():
+    # mirrors test_load_state_dict_post_hook: the hook sees the module and the
+    # incompatible keys; clearing them in place makes a strict load pass; returning a
+    # value raises; the handle removes it
+    for lib in (torch, pyad):
+        m = lib.nn.Linear(2, 2)
+        seen = []
+
+        def clear(module, keys):
+            seen.append((module is m, list(keys.missing_keys), list(keys.unexpected_keys)))
+            keys.missing_keys.clear()
+            keys.unexpected_keys.clear()
+
+        h = m.register_load_state_dict_post_hook(clear)
+        sd = {"weight": lib.ones(2, 2), "junk": lib.ones(1)}
+        assert m.load_state_dict(sd).missing_keys == []
+        assert seen == [(True, ["bias"], ["junk"])]
+        h.remove()
+        with pytest.raises(RuntimeError):
+            m.load_state_dict(sd)
+        assert len(seen) == 1
+        m.register_load_state_dict_post_hook(lambda module, keys: "not none")
+        with pytest.raises(AssertionError):
+            m.load_state_dict(m.state_dict())
+
+
+def test_load_state_dict_pre_hook_renames_keys():
+    # a load pre-hook may rename old keys in place (torch's backward-compat pattern)
+    for lib in (torch, pyad):
+        m = lib.nn.Linear(2, 2)
+
+        def rename(state_dict, prefix, *args):
+            if prefix + "w" in state_dict:
+                state_dict[prefix + "weight"] = state_dict.pop(prefix + "w")
+
+        m._register_load_state_dict_pre_hook(rename)
+        m.load_state_dict({"w": lib.full((2, 2), 3.0), "bias": lib.zeros(2)})
+        assert m.weight.detach().sum().item() == 12.0
+
+
+# -- optimizers: state round trip, then training continues as torch's ---------------------
+
+OPTIMS = [("SGD", dict(lr=0.1, momentum=0.9, nesterov=True)),
+          ("Adam", dict(lr=0.05, amsgrad=True)),
+          ("AdamW", dict(lr=0.05, weight_decay=0.1)),
+          ("RMSprop", dict(lr=0.01, momentum=0.5, centered=True)),
+          ("Adagrad", dict(lr=0.1))]
+
+
+@pytest.mark.parametrize("name,kwargs", OPTIMS, ids=[n for n, _ in OPTIMS])
+def test_optimizer_state_dict_round_trip_continues_like_torch(name, kwargs, tmp_path):
+    rng = np.random.default_rng(3)
+    xs = [rng.normal(size=(6, 3)) for _ in range(6)]
+    tnet = torch.nn.Linear(3, 2).double()
+    w = {k: np_of(v).copy() for k, v in tnet.state_dict().items()}
+
+    def make_pyad():
+        net = nn.Linear(3, 2).double()
+        net.load_state_dict({k: pyad.tensor(v.copy()) for k, v in w.items()})
+        return net, getattr(optim, name)(net.parameters(), **kwargs)
+
+    topt = getattr(torch.optim, name)(tnet.parameters(), **kwargs)
+    pnet, popt = make_pyad()
+
+    def step(lib, net, opt, x):
+        opt.zero_grad()
+        (net(lib.tensor(x)) ** 2).mean().backward()
+        opt.step()
+
+    for x in xs[:3]:
+        step(torch, tnet, topt, x)
+        step(pyad, pnet, popt, x)
+    pyad.save({"model": pnet.state_dict(), "optim": popt.state_dict()}, tmp_path / "c.pt")
+    ckpt = pyad.load(tmp_path / "c.pt", weights_only=True)
+    tsd = topt.state_dict()
+    assert ckpt["optim"]["param_groups"][0].keys() == tsd["param_groups"][0].keys()
+    for i, st in tsd["state"].items():
+        assert sorted(ckpt["optim"]["state"][i]) == sorted(st)
+        for k, v in st.items():
+            np.testing.assert_allclose(np.asarray(getattr(ckpt["optim"]["state"][i][k],
+                                                          "data", ckpt["optim"]["state"][i][k])),
+                                       np_of(v) if isinstance(v, torch.Tensor) else v,
+                                       rtol=1e-10, atol=1e-12, err_msg=k)
+    pnet2, popt2 = make_pyad()
+    pnet2.load_state_dict(ckpt["model"])
+    popt2.load_state_dict(ckpt["optim"])
+    for x in xs[3:]:
+        step(torch, tnet, topt, x)
+        step(pyad, pnet2, popt2, x)
+    for k, v in tnet.state_dict().items():
+        np.testing.assert_allclose(pnet2.state_dict()[k].data, np_of(v), rtol=1e-10,
+                                   atol=1e-12, err_msg=k)
+
+
+@pytest.mark.parametrize("bad", ["groups", "sizes"])
+def test_optimizer_load_state_dict_mismatch(bad):
+    # torch's ValueErrors for a state_dict of another optimizer shape
+    def sd(lib):
+        if bad == "groups":
+            return {"state": {}, "param_groups": []}
+        return {"state": {}, "param_groups": [{"lr": 0.1, "params": [0]}]}
+    msg = "different number of parameter groups" if bad == "groups" else \
+        "doesn't match the size of optimizer's group"
+    with pytest.raises(ValueError, match=msg):
+        torch.optim.SGD(torch.nn.Linear(2, 2).parameters(), lr=0.1).load_state_dict(sd(torch))
+    with pytest.raises(ValueError, match=msg):
+        optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1).load_state_dict(sd(pyad))
