@@ -3,8 +3,9 @@
 A checkpoint is a NumPy ``.npz`` (zip) archive: every array is one ``.npy`` member, and
 the structure around them (dicts, lists, tuples, numbers, strings, Variables' flags) is a
 JSON document in the member ``index`` (format version 2 adds entries that are views,
-offset, shape and strides, of one member; a file without views is written as version 1). Loading reads it with
-``numpy.load(..., allow_pickle=False)`` and ``json``, never ``pickle``: an archive
+offset, shape and strides, of one member; a file without views is written as version
+1). Loading reads it with ``numpy.load(..., allow_pickle=False)`` and ``json``, never
+``pickle``: an archive
 holding a pickled (object) array is refused, so opening a checkpoint from an untrusted
 source cannot execute anything.
 
