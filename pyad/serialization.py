@@ -2,8 +2,10 @@
 
 A checkpoint is a NumPy ``.npz`` (zip) archive: every array is one ``.npy`` member, and
 the structure around them (dicts, lists, tuples, numbers, strings, Variables' flags) is a
-JSON document in the member ``index``. Loading reads it with
-``numpy.load(..., allow_pickle=False)`` and ``json``, never ``pickle``: an archive
+JSON document in the member ``index`` (format version 2 adds entries that are views,
+offset, shape and strides, of one member; a file without views is written as version
+1). Loading reads it with ``numpy.load(..., allow_pickle=False)`` and ``json``, never
+``pickle``: an archive
 holding a pickled (object) array is refused, so opening a checkpoint from an untrusted
 source cannot execute anything.
 
@@ -34,6 +36,7 @@ __all__ = ["save", "load", "MAX_DEPTH", "MAX_EXPANSION", "default_restore_locati
 
 _FORMAT = "pyad-checkpoint"
 _VERSION = 1
+_VERSION_VIEWS = 2                # version 1 plus entries that are views of a member
 _INDEX = "index"
 _ARRAY_KINDS = "biufcSU"          # bool, integers, floats, complex, bytes, str: no objects
 # Deepest nesting of dicts/lists/tuples save writes and load accepts: far beyond any
@@ -66,6 +69,39 @@ class _Writer:
         # id(Variable or array) -> (object, its entry): an object met again is written as
         # the same entry, and loads as the same object (as torch's pickle memo)
         self.memo = {}
+        # member key -> (the NumPy array written there, the entries naming it): views of
+        # one buffer are regrouped into one member by share_views()
+        self.owners = {}
+
+    def share_views(self):
+        """Arrays that are views of one NumPy buffer (a Variable and its slices, tied
+        views) are written as that buffer once, each entry naming its offset, shape and
+        strides in it, so that they load as views sharing memory, as torch's shared
+        storages do. Returns True when any entry became such a view."""
+        groups = {}
+        for key, (arr, nodes) in self.owners.items():
+            root = _root_of(arr)
+            if root.dtype != arr.dtype or arr.dtype.kind not in "biufc" \
+                    or not root.flags.c_contiguous:
+                continue
+            groups.setdefault(id(root), (root, []))[1].append(key)
+        shared = False
+        for root, keys in groups.values():
+            if len(keys) < 2:
+                continue
+            root_key = "a%d" % len(self.arrays)
+            self.arrays[root_key] = root
+            start = root.__array_interface__["data"][0]
+            for key in keys:
+                arr, nodes = self.owners[key]
+                view = {"offset": arr.__array_interface__["data"][0] - start,
+                        "shape": list(arr.shape), "strides": list(arr.strides)}
+                for node in nodes:
+                    node["k"] = root_key
+                    node["view"] = view
+                del self.arrays[key]
+            shared = True
+        return shared
 
     def _array(self, arr, path):
         if not isinstance(arr, numpy.ndarray):         # a CuPy array: saved from the host
@@ -77,6 +113,11 @@ class _Writer:
         key = "a%d" % len(self.arrays)
         self.arrays[key] = arr
         return key
+
+    def _own(self, node, arr):
+        if isinstance(arr, numpy.ndarray):
+            self.owners[node["k"]] = (arr, [node])
+        return node
 
     def encode(self, obj, path, depth=0, open_containers=None):
         # bool before int: bool is a subclass of int.
@@ -103,9 +144,10 @@ class _Writer:
             if seen is not None:
                 return seen[1]
             from pyad.nn.parameter import Parameter
-            node = {"t": "variable", "k": self._array(obj.data, path),
-                    "requires_grad": bool(obj.requires_grad),
-                    "parameter": isinstance(obj, Parameter), "device": str(obj.device)}
+            node = self._own({"t": "variable", "k": self._array(obj.data, path),
+                              "requires_grad": bool(obj.requires_grad),
+                              "parameter": isinstance(obj, Parameter),
+                              "device": str(obj.device)}, obj.data)
             self.memo[id(obj)] = (obj, node)
             return node
         if isinstance(obj, numpy.generic):
@@ -114,7 +156,7 @@ class _Writer:
             seen = self.memo.get(id(obj))
             if seen is not None:
                 return seen[1]
-            node = {"t": "array", "k": self._array(obj, path)}
+            node = self._own({"t": "array", "k": self._array(obj, path)}, obj)
             self.memo[id(obj)] = (obj, node)
             return node
         if isinstance(obj, (dict, list, tuple)):
@@ -153,7 +195,8 @@ class _Writer:
         return {"t": "list" if isinstance(obj, list) else "tuple", "v": items}
 
 
-def save(obj, f):
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
     """Save ``obj`` to ``f`` (a path or a binary file object) as a safe ``.npz`` checkpoint.
 
     ``obj`` may be a Variable (or `pyad.nn.Parameter`), a NumPy or CuPy array, an int,
@@ -166,7 +209,12 @@ def save(obj, f):
     directory, is flushed to disk, then renamed over ``f``, so if the save fails part-way
     (disk full, file size limit) an existing checkpoint at ``f`` is left as it was.
     The same Variable or array met twice (tied weights) is written once and loads as
-    one object, as torch's.
+    one object, as torch's; Variables and arrays that are views of one NumPy buffer
+    (a Variable and its slices) are written as that buffer once and load as views
+    sharing memory, as torch's shared storages (a view saved on its own is written as
+    its values). torch's ``pickle_protocol`` and zipfile switches are
+    accepted and change nothing; a ``pickle_module`` other than the standard `pickle`
+    raises TypeError (pyad never pickles, so it cannot honour a custom pickler).
 
     >>> import io, pyad
     >>> buffer = io.BytesIO()
@@ -175,10 +223,16 @@ def save(obj, f):
     >>> pyad.load(buffer)
     {'w': tensor([1., 1.], requires_grad=True), 'step': 3}
     """
+    if pickle_module is not None and pickle_module is not pickle:
+        raise TypeError("pyad.save(): pickle_module=%r is not supported: pyad checkpoints "
+                        "are never pickled (see pyad.save's docstring for what it saves)"
+                        % getattr(pickle_module, "__name__", pickle_module))
     writer = _Writer()
     try:
         root = writer.encode(obj, "obj")
-        index = json.dumps({"format": _FORMAT, "version": _VERSION, "root": root},
+        # version 2 only when entries are views (older readers would ignore them)
+        version = _VERSION_VIEWS if writer.share_views() else _VERSION
+        index = json.dumps({"format": _FORMAT, "version": version, "root": root},
                            allow_nan=True).encode("utf-8")
     except RecursionError:      # MAX_DEPTH is checked first; this is a deep caller stack
         raise ValueError("pyad.save(): obj is nested too deeply for the interpreter's "
@@ -253,6 +307,12 @@ def _write_atomically(path, write):
     _fsync_directory(directory or ".")
 
 
+def _root_of(arr):
+    while isinstance(arr.base, numpy.ndarray):
+        arr = arr.base
+    return arr
+
+
 def _physical_memory():
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -271,6 +331,7 @@ class _Reader:
         self.arrays = {}                # member key -> array: each member is read once
         self.variables = {}             # entry -> Variable: one entry, one object
         self.depth = 0
+        self.version = _VERSION
 
     def fail(self, why):
         raise _NotACheckpoint("pyad.load(): %s is not a valid pyad checkpoint: %s"
@@ -335,7 +396,41 @@ class _Reader:
         key = node.get("k")
         if not isinstance(key, str) or key == _INDEX or key not in self.npz.files:
             self.fail("it refers to a missing array %r" % (key,))
-        return self.read_member(key)
+        arr = self.read_member(key)
+        if "view" in node:
+            arr = self._view(arr, node["view"])
+        return arr
+
+    def _view(self, base, view):
+        # an entry that is a view of a member (version 2): checked to lie inside the
+        # member's buffer before numpy is asked for it
+        if self.version < _VERSION_VIEWS or not isinstance(view, dict):
+            self.fail("malformed view entry")
+        offset, shape, strides = view.get("offset"), view.get("shape"), view.get("strides")
+
+        def ints(xs):
+            return isinstance(xs, list) and all(
+                isinstance(x, int) and not isinstance(x, bool) for x in xs)
+        if not isinstance(offset, int) or isinstance(offset, bool) or not ints(shape) \
+                or not ints(strides) or len(shape) != len(strides) \
+                or len(shape) > 64 or any(n < 0 for n in shape):
+            self.fail("malformed view entry")
+        if not base.flags.c_contiguous or base.dtype.kind not in "biufc":
+            self.fail("a view of an array that cannot hold views")
+        itemsize = base.dtype.itemsize
+        if 0 not in shape:
+            low = offset + sum(min(0, (n - 1) * s) for n, s in zip(shape, strides))
+            high = offset + sum(max(0, (n - 1) * s) for n, s in zip(shape, strides))
+            if low < 0 or high + itemsize > base.nbytes or offset % itemsize:
+                self.fail("a view outside its array")
+        elif offset < 0 or offset > base.nbytes:
+            self.fail("a view outside its array")
+        try:
+            return numpy.ndarray(tuple(shape), dtype=base.dtype, buffer=base,
+                                 offset=offset if 0 not in shape else 0,
+                                 strides=tuple(strides))
+        except (TypeError, ValueError) as exc:
+            self.fail("a view numpy refuses (%s)" % exc)
 
     def decode(self, node):
         if not isinstance(node, dict):
@@ -373,7 +468,13 @@ class _Reader:
                 v = self.variables[memo_key] = self._variable(node)
             return v
         if t == "array":
-            return self._array(node)
+            if "view" not in node:
+                return self._array(node)
+            memo_key = json.dumps(node, sort_keys=True)      # one entry, one view object
+            arr = self.variables.get(memo_key)
+            if arr is None:
+                arr = self.variables[memo_key] = self._array(node)
+            return arr
         if t == "scalar":
             arr = self._array(node)
             if arr.ndim != 0:
@@ -495,6 +596,9 @@ def load(f, map_location=None, *, max_bytes=None, weights_only=None, mmap=None,
     """
     # weights_only, mmap and pickle's arguments are accepted for torch's scripts: pyad's
     # format never runs code (always "weights only") and is read into memory.
+    if weights_only and pickle_load_args.get("pickle_module") is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
     if map_location is not None and not isinstance(map_location, (dict, str, _device)) \
             and not callable(map_location):
         raise TypeError("pyad.load(): map_location must be None, a device string ('cpu', "
@@ -553,8 +657,10 @@ def load(f, map_location=None, *, max_bytes=None, weights_only=None, mmap=None,
             reader.fail("the index is not valid JSON (%s)" % exc)
         if not isinstance(index, dict) or index.get("format") != _FORMAT:
             reader.fail("no pyad checkpoint header")
-        if index.get("version") != _VERSION:
+        if index.get("version") not in (_VERSION, _VERSION_VIEWS) \
+                or isinstance(index.get("version"), bool):
             reader.fail("unsupported format version %r" % (index.get("version"),))
+        reader.version = index["version"]
         try:
             return reader.decode(index.get("root"))
         except RecursionError:      # (MAX_DEPTH is checked first; a deep caller stack)

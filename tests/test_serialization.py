@@ -528,3 +528,70 @@ def test_out_of_range_numbers_raise_pyads_own_error():
     assert round_trip([1e400, -1e400, 10 ** 400]) == [math.inf, -math.inf, 10 ** 400]
     with pytest.raises(ValueError, match=r"pyad.save\(\): the int at obj\[0\] is too large"):
         pyad.save([10 ** 5000], io.BytesIO())
+
+
+def _index_v2(root):
+    text = json.dumps({"format": "pyad-checkpoint", "version": 2, "root": root})
+    return np.frombuffer(text.encode(), dtype=np.uint8)
+
+
+def test_views_saved_together_load_as_views_sharing_memory():
+    # torch saves storages: a tensor and its views load sharing memory (independent
+    # derivation: writing the base must show through each view as numpy computes it)
+    base = np.arange(12.0).reshape(3, 4)
+    x = pyad.tensor(base.copy())
+    back = round_trip({"x": x, "rows": x[1:], "col": x[:, 2], "t": x.t(),
+                       "arr": x.data[::-1, ::2], "alone": pyad.tensor([5.0])[0:1]})
+    expected = {"rows": base[1:], "col": base[:, 2], "t": base.T, "arr": base[::-1, ::2]}
+    for k, v in expected.items():
+        got = back[k].data if isinstance(back[k], pyad.Variable) else back[k]
+        assert np.array_equal(got, v) and got.strides == v.strides, k
+    back["x"].data[1, 2] = -1.0
+    base[1, 2] = -1.0
+    assert back["rows"].data[0, 2] == back["col"].data[1] == back["t"].data[2, 1] == -1.0
+    assert back["arr"][1, 1] == -1.0
+    assert back["alone"].data.tolist() == [5.0]
+
+
+def test_a_file_without_views_stays_version_1():
+    buffer = io.BytesIO()
+    x = pyad.arange(4.0)
+    pyad.save([x, x[1:].clone()], buffer)
+    buffer.seek(0)
+    with zipfile.ZipFile(buffer) as z:
+        header = np.lib.format.read_array(z.open("index.npy"))
+    assert json.loads(header.tobytes())["version"] == 1
+
+
+@pytest.mark.parametrize("view,why", [
+    ({"offset": 8 * 6, "shape": [2], "strides": [8]}, "view outside"),        # past the end
+    ({"offset": 0, "shape": [2], "strides": [-8]}, "view outside"),           # before start
+    ({"offset": 8, "shape": [3, 2], "strides": [0, 40]}, "view outside"),
+    ({"offset": 4, "shape": [1], "strides": [8]}, "view outside"),            # misaligned
+    ({"offset": 0, "shape": [-1], "strides": [8]}, "malformed view"),
+    ({"offset": 0, "shape": [2], "strides": [8, 8]}, "malformed view"),
+    ({"offset": True, "shape": [2], "strides": [8]}, "malformed view"),
+    ({"offset": 0, "shape": [1.5], "strides": [8]}, "malformed view"),
+    ("0:2", "malformed view"),
+])
+def test_a_crafted_view_is_refused(view, why):
+    for node in ({"t": "array", "k": "a0", "view": view},
+                 {"t": "variable", "k": "a0", "requires_grad": False, "view": view}):
+        f = _npz(index=_index_v2(node), a0=np.zeros(6))
+        with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*" + why):
+            pyad.load(f)
+
+
+def test_a_view_entry_in_a_version_1_file_is_refused():
+    f = _npz(index=_index({"t": "array", "k": "a0",
+                           "view": {"offset": 0, "shape": [2], "strides": [8]}}),
+             a0=np.zeros(6))
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*malformed view"):
+        pyad.load(f)
+
+
+def test_a_valid_crafted_view_loads_inside_its_array():
+    f = _npz(index=_index_v2({"t": "array", "k": "a0",
+                              "view": {"offset": 40, "shape": [3], "strides": [-16]}}),
+             a0=np.arange(6.0))
+    assert pyad.load(f).tolist() == [5.0, 3.0, 1.0]
