@@ -425,6 +425,13 @@ class _Reader:
                 self.fail("a view outside its array")
         elif offset < 0 or offset > base.nbytes:
             self.fail("a view outside its array")
+        # a view costs no memory, but whatever copies it (map_location to a GPU, the
+        # user's first op) does: its size counts against the load's budget, so a crafted
+        # zero-stride view of 10**12 elements is refused, not handed on
+        if math.prod(shape) * itemsize > self.max_bytes:
+            raise RuntimeError("pyad.load(): %s holds a view of %d bytes, more than "
+                               "max_bytes=%d; pass a larger max_bytes to load it"
+                               % (self.name, math.prod(shape) * itemsize, self.max_bytes))
         try:
             return numpy.ndarray(tuple(shape), dtype=base.dtype, buffer=base,
                                  offset=offset if 0 not in shape else 0,

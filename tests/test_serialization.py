@@ -595,3 +595,18 @@ def test_a_valid_crafted_view_loads_inside_its_array():
                               "view": {"offset": 40, "shape": [3], "strides": [-16]}}),
              a0=np.arange(6.0))
     assert pyad.load(f).tolist() == [5.0, 3.0, 1.0]
+
+
+def test_a_huge_zero_stride_view_is_refused_before_anything_copies_it():
+    # inside its 48-byte array, but 8 TB as an array: whatever copied it (map_location
+    # to a GPU, the user's first op) would allocate that, so the load's budget applies
+    node = {"t": "variable", "k": "a0", "requires_grad": False,
+            "view": {"offset": 0, "shape": [10 ** 12], "strides": [0]}}
+    with pytest.raises(RuntimeError, match=r"pyad.load\(\): .*view of 8000000000000 bytes"):
+        pyad.load(_npz(index=_index_v2(node), a0=np.zeros(6)))
+    # a legitimate expand within the budget loads, sharing its 8 bytes
+    node["view"]["shape"] = [1000]
+    v = pyad.load(_npz(index=_index_v2(node), a0=np.arange(6.0)), max_bytes=8000)
+    assert v.shape == (1000,) and v.data.strides == (0,) and not v.data.any()
+    with pytest.raises(RuntimeError, match="max_bytes=7999"):
+        pyad.load(_npz(index=_index_v2(node), a0=np.arange(6.0)), max_bytes=7999)

@@ -533,17 +533,49 @@ cdef list _einsum_term(str term, str what):
         c = term[i]
         if c == ".":
             if term[i:i + 3] != "..." or "." in out:
-                raise ValueError("%s(): invalid subscript '%s': '.' only as a single "
-                                 "ellipsis '...'" % (what, term))
+                raise RuntimeError("%s(): invalid subscript '%s': '.' only as a single "
+                                   "ellipsis '...'" % (what, term))
             out.append(".")
             i += 3
             continue
         if not (("a" <= c <= "z") or ("A" <= c <= "Z")):
-            raise ValueError("%s(): invalid subscript '%s' in the equation: only letters "
-                             "a-z, A-Z and '...' are allowed" % (what, c))
+            raise RuntimeError("%s(): invalid subscript '%s' in the equation: only letters "
+                               "a-z, A-Z and '...' are allowed" % (what, c))
         out.append(c)
         i += 1
     return out
+
+
+cdef str _einsum_sublist_letters(object sublist):
+    # A sublist of torch's einsum (ints in [0, 52), Ellipsis) as equation letters:
+    # 0-25 are A-Z, 26-51 a-z.
+    letters = []
+    for v in sublist:
+        if v is Ellipsis:
+            letters.append("...")
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, numpy.integer)):
+            raise TypeError("einsum(): a subscript list takes ints and Ellipsis, got %s"
+                            % type(v).__name__)
+        if v < 0 or v >= 52:
+            raise ValueError("einsum(): subscript in subscript list is not within the valid "
+                             "range [0, 52)")
+        letters.append(chr(ord("A") + v) if v < 26 else chr(ord("a") + v - 26))
+    return "".join(letters)
+
+
+cdef Variable _einsum_sublists(tuple args):
+    # einsum(op1, sublist1, op2, sublist2, ..., [output sublist]): pairs, then an optional
+    # trailing output sublist
+    cdef Py_ssize_t n = len(args)
+    cdef bint has_out = n % 2 == 1
+    pairs = n - 1 if has_out else n
+    ops = [args[i] for i in range(0, pairs, 2)]
+    terms = [_einsum_sublist_letters(args[i]) for i in range(1, pairs, 2)]
+    eq = ",".join(terms)
+    if has_out:
+        eq += "->" + _einsum_sublist_letters(args[n - 1])
+    return einsum(eq, *ops)
 
 
 @profiled_op
@@ -555,14 +587,20 @@ def einsum(equation, *operands):
     tensor([1., 2.], dtype=float64)
     >>> einsum("ii", Variable(numpy.array([[1., 2.], [3., 4.]])))
     tensor(5., dtype=float64)
+
+    torch's sublist form is taken too: ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` is
+    ``einsum("AB,BC->AC", a, b)`` (0-25 are A-Z, 26-51 a-z; ``Ellipsis`` is ``...``).
     """
+    if not isinstance(equation, str):
+        if isinstance(equation, (list, tuple, int, float, complex, bool)) or equation is None:
+            raise TypeError("einsum(): the equation must be a str, got %s"
+                            % type(equation).__name__)
+        # torch's sublist form: einsum(op1, [0, 1], op2, [1, 2], [0, 2])
+        return _einsum_sublists((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    if not isinstance(equation, str):
-        raise TypeError("einsum(): the equation must be a str, got %s"
-                        % type(equation).__name__)
     if not operands:
-        raise ValueError("einsum(): must provide at least one operand")
+        raise RuntimeError("einsum(): must provide at least one operand")
     cdef list xs = [_as_variable(o, "einsum") for o in operands]
     cdef list datas = [(<Variable>v)._data for v in xs]
     eq = equation.replace(" ", "")
@@ -570,14 +608,17 @@ def einsum(equation, *operands):
         lhs, rhs = eq.split("->", 1)
         explicit = True
         if "->" in rhs:
-            raise ValueError("einsum(): the equation has more than one '->'")
+            raise RuntimeError("einsum(): the equation has more than one '->'")
     else:
         lhs, rhs = eq, ""
         explicit = False
     in_terms = [_einsum_term(t, "einsum") for t in lhs.split(",")]
-    if len(in_terms) != len(xs):
-        raise ValueError("einsum(): the equation has %d operand terms but %d operands were "
-                         "given" % (len(in_terms), len(xs)))
+    if len(in_terms) > len(xs):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the "
+                           "equation (%d terms, %d operands)" % (len(in_terms), len(xs)))
+    if len(in_terms) < len(xs):       # (torch's Python-level check: a ValueError)
+        raise ValueError("einsum(): Number of einsum subscripts, %d, must be equal to the "
+                         "number of operands, %d." % (len(in_terms), len(xs)))
     dtypes = {d.dtype for d in datas}
     if len(dtypes) > 1:
         raise RuntimeError("einsum(): expected all operands to have the same dtype, got %s"
@@ -589,14 +630,14 @@ def einsum(equation, *operands):
         nd = datas[k].ndim
         nl = len(t) - (1 if "." in t else 0)
         if nl > nd or (nl != nd and "." not in t):
-            raise ValueError("einsum(): operand %d has %d dimensions but its subscript '%s' "
-                             "names %d" % (k, nd, "".join(t).replace(".", "..."), nl))
+            raise RuntimeError("einsum(): operand %d has %d dimensions but its subscript "
+                               "'%s' names %d" % (k, nd, "".join(t).replace(".", "..."), nl))
         ell_ndims.append(nd - nl)
     n_ell = builtins.max(ell_ndims)
     fresh = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
              if c not in used]
     if n_ell > len(fresh):
-        raise ValueError("einsum(): too many dimensions")
+        raise RuntimeError("einsum(): too many dimensions")
     ell = fresh[:n_ell]
     terms = []
     for k, t in enumerate(in_terms):
@@ -616,11 +657,11 @@ def einsum(equation, *operands):
                 out.extend(ell)
             else:
                 if c in out:
-                    raise ValueError("einsum(): output subscript '%s' appears more than once"
-                                     % c)
+                    raise RuntimeError("einsum(): output subscript '%s' appears more than "
+                                       "once in the output" % c)
                 if c not in used:
-                    raise ValueError("einsum(): output subscript '%s' does not appear in the "
-                                     "equation for any input operand" % c)
+                    raise RuntimeError("einsum(): output subscript '%s' does not appear in "
+                                       "the equation for any input operand" % c)
                 out.append(c)
     else:
         counts = {}

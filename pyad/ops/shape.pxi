@@ -2692,18 +2692,41 @@ cdef void _index_select_edge_checks(Variable x, object dim, object index) except
                            "axis_dim=%d" % (lo if lo < 0 else hi, n))
 
 
+cdef object _non_int64_index_dtype(object index):
+    # The dtype of an index Variable or array that is not int64 (index_fill and
+    # index_copy take only int64 ones, as torch), else None
+    data = (<Variable>index)._data if isinstance(index, Variable) else index
+    dt = getattr(data, "dtype", None)
+    return dt if dt is not None and dt != numpy.int64 else None
+
+
 cdef object _index_source(Variable x, tuple key, object source, str what):
     # source for the index_* ops must have x's shape with dim's size = len(index).
     if not isinstance(source, Variable):
         raise TypeError("%s(): argument 'source' must be a Variable, not %s"
                         % (what, type(source).__name__))
+    cdef Py_ssize_t count = key[len(key) - 1].shape[0]
+    cdef Py_ssize_t sdim = (<Variable>source)._data.ndim
+    if what == "index_copy":
+        # torch's checks, in its order and with its types (TORCH_CHECK_INDEX: IndexError)
+        if sdim == 0 and count != 1:
+            raise IndexError("index_copy(): When source is scalar, index should have one "
+                             "element (got %d)" % count)
+        if sdim != x._data.ndim and sdim != 0 and x._data.ndim != 0:
+            raise IndexError("index_copy(): When source and destination are not scalars, "
+                             "their dimensionality must match. Source dimensionality (%d), "
+                             "destination dimensionality (%d)" % (sdim, x._data.ndim))
     _check_same_dtype(x, source, what, "source")
-    if what == "index_copy" and x._data.ndim == 1 and (<Variable>source)._data.ndim == 0:
+    if what == "index_copy" and x._data.ndim == 1 and sdim == 0:
         # torch: a 0-d source into a 1-D Variable (its slices are 0-d) at one index
-        if key[0].shape[0] != 1:
-            raise RuntimeError("index_copy(): When source is scalar, index should have one "
-                               "element (got %d)" % key[0].shape[0])
         return reshape(source, (1,))
+    if what == "index_copy" and x._data.ndim > 0 and sdim == x._data.ndim:
+        d = len(key) - 1
+        if (<Variable>source)._data.shape[:d] + (<Variable>source)._data.shape[d + 1:] == \
+                x._data.shape[:d] + x._data.shape[d + 1:] and \
+                (<Variable>source)._data.shape[d] != count:
+            raise IndexError("index_copy(): Number of indices (%d) should be equal to "
+                             "source.size(dim) (%d)" % (count, (<Variable>source)._data.shape[d]))
     if x._data.ndim == 0:     # torch: index_copy takes a 1-element source, index_add not
         expected = () if (<Variable>source)._data.ndim == 0 or what == "index_add" \
             else (key[0].shape[0],)
@@ -2750,6 +2773,13 @@ def index_copy(input, dim, index, source):
     tensor([2., 0., 1.], dtype=float64)
     """
     cdef Variable x = _as_variable(input, "index_copy")
+    ndim = getattr((<Variable>index)._data if isinstance(index, Variable) else index, "ndim", 1)
+    if ndim > 1:
+        raise IndexError("index_copy(): Index should have dimension 1 or 0 (got %d)" % ndim)
+    bad = _non_int64_index_dtype(index)
+    if bad is not None:
+        raise RuntimeError("index_copy(): Expected a long tensor for index, but got %s"
+                           % _torch_dtype_name(bad))
     key = _index_dim_key(x, dim, index, "index_copy")
     src = _index_source(x, key, source, "index_copy")
     if x._data.ndim == 0:
@@ -2768,7 +2798,25 @@ def index_fill(input, dim, index, value):
     """
     cdef Variable x = _as_variable(input, "index_fill")
     value = _scalar_value(value, "index_fill")
+    if _dtype_kind(x._data) != b'c' and (isinstance(value, (complex, numpy.complexfloating))
+                                         or (isinstance(value, Variable) and
+                                             _dtype_kind((<Variable>value)._data) == b'c')):
+        raise RuntimeError("index_fill(): Converting complex Scalar to non-complex type is "
+                           "not supported")
+    # torch takes an int64 index of at most one dimension, whose negative entries count
+    # from the end (index_copy's do not)
+    if _non_int64_index_dtype(index) is not None:
+        raise IndexError("index_fill(): Expected dtype int64 for index.")
     idx = _index_data(index, "index_fill")
+    if idx.ndim > 1:
+        raise RuntimeError("index_fill(): Index has to be a vector/scalar")
+    cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "index_fill")
+    cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1
+    if idx.size and int(idx.min()) < 0:
+        if int(idx.min()) < -n:
+            raise IndexError("index_fill(): index %d is out of bounds for dimension %d with "
+                             "size %d" % (int(idx.min()), d, n))
+        idx = _xp_of(idx).where(idx < 0, idx + n, idx)
     # Filling twice is filling once: without repeats, a Variable value's gradient counts
     # each filled entry once.
     key = _index_dim_key(x, dim, _xp_of(idx).unique(idx) if idx.ndim else idx, "index_fill")
