@@ -29,7 +29,6 @@ documented differences in docs/functional.md), CUDA, ``op_db``-driven exhaustive
 with torch (the two generators differ; the structure is compared instead).
 """
 import functools
-from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -290,6 +289,18 @@ class TestVmapAPI:
             with pytest.raises(RuntimeError):
                 L.func.vmap(getattr(L.Tensor, op), in_dims=(None, 0))(x, L.tensor(arr(2, 7)))
 
+    def test_inplace_unbatched_self_unbatched_other_refused(self):
+        # deliberate difference (docs/graph-semantics.md): torch adds 1 once; pyad's
+        # per-entry loop would add it once per entry, so it refuses instead
+        x0 = arr(3)
+        y = torch.tensor(x0.copy())
+        ones = torch.ones(2, 3, dtype=torch.float64)
+        torch.func.vmap(lambda a, b: b.add_(1) * a, in_dims=(0, None))(ones, y)
+        np.testing.assert_allclose(y.numpy(), x0 + 1, rtol=1e-12)
+        with pytest.raises(RuntimeError, match="not mapped"):
+            pyad.func.vmap(lambda a, b: b.add_(1) * a, in_dims=(0, None))(
+                pyad.ones(2, 3, dtype=pyad.float64), pyad.tensor(x0.copy()))
+
     def test_out_dims_none_with_inplace_on_batched(self):
         # torch: test_out_dims_none (x.add_ on the batched input, non-tensor result)
         x0 = arr(2, 3)
@@ -347,7 +358,6 @@ arr_nn = arr(2, 3)
 # TestVmapOperators
 # --------------------------------------------------------------------------------
 
-F = "nn.functional"
 
 
 def _f(L):
@@ -638,9 +648,8 @@ def test_batched_gradient_inplace_on_view():
 
         def vjp(v):
             base = leaf * 2
-            view = base[1:, 1:].diagonal(0, 0)  # noqa: F841
-            inner = base[0:3, 1]
-            inner.mul_(3.0)
+            base[1:, 1:].diagonal().mul_(2.0)
+            base[0:3, 1].cos_()
             out = base[1:3, :3]
             return L.autograd.grad(out, leaf, v)[0]
         results.append(L.func.vmap(vjp)(L.tensor(np.stack([v0, -v0, 2 * v0]))))
