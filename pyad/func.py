@@ -1051,6 +1051,19 @@ def _stack_outputs(per_slice, out_dims, func, empty):
     return _tree_unflatten(results, spec)
 
 
+def _check_unbatched_unmodified(unbatched, batch_size, func):
+    """An in-place op on an input vmap does not map (in_dim None) would run once per
+    entry here; torch refuses to write a batched value into an unbatched tensor
+    (RuntimeError), so refuse every such write rather than apply it batch_size times."""
+    for position, arg, version in unbatched:
+        if arg._version != version:
+            raise RuntimeError("vmap(%s): an in-place operation modified input %d, which is not "
+                               "mapped (in_dim=None): output with shape %s doesn't match the "
+                               "broadcast shape %s. Map that input too, or use the out-of-place "
+                               "op." % (_name(func), position, list(arg.shape),
+                                        [batch_size] + list(arg.shape)))
+
+
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """Map ``func`` over a dimension of its inputs, as ``torch.func.vmap``.
 
@@ -1066,7 +1079,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     gradients flow through vmap's result to its inputs. ``randomness="error"``
     raises if ``func`` draws from the default generator, ``"same"`` replays the same
     draws for every entry, ``"different"`` lets each entry draw its own.
-    ``chunk_size`` is checked and otherwise changes nothing.
+    ``chunk_size`` is checked and otherwise changes nothing. An in-place op on an
+    input that is not mapped (in_dim None) raises RuntimeError, as torch does when the
+    written value is batched (pyad would otherwise apply it once per entry).
 
     >>> x = pyad.tensor([[1., 2.], [3., 4.]], dtype=pyad.float64)
     >>> vmap(lambda row: row.sum())(x)
@@ -1088,6 +1103,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         batch_size, flat_in_dims, flat_args, args_spec = _process_batched_inputs(
             in_dims, args, func)
         start = _rng_state() if randomness == "same" else None
+        unbatched = [(position, arg, arg._version) for position, (arg, d)
+                     in enumerate(zip(flat_args, flat_in_dims))
+                     if d is None and isinstance(arg, Variable)]
         per_slice = []
         for index in range(max(batch_size, 1)):
             if batch_size == 0:     # run once on a zero entry to learn the outputs' shapes
@@ -1106,6 +1124,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                     per_slice.append(func(*_tree_unflatten(sliced, args_spec), **kwargs))
             finally:
                 _ACTIVE.stack.pop()
+            if batch_size > 1:
+                _check_unbatched_unmodified(unbatched, batch_size, func)
         return _stack_outputs(per_slice, out_dims, func, empty=batch_size == 0)
     return wrapped
 
