@@ -209,7 +209,8 @@ def _adaptive_dim_check(input, n, what):
 def _adaptive_float_check(input, what, kernel=None):
     # torch's adaptive pooling kernels are floating-point only:
     # NotImplementedError '"adaptive_max_pool2d" not implemented for 'Long''
-    if _np.dtype(input.dtype).kind not in "fc":
+    # (bfloat16 -- an ml_dtypes void-kind dtype in NumPy -- is floating for torch too)
+    if _np.dtype(input.dtype).kind not in "fc" and _np.dtype(input.dtype).name != "bfloat16":
         from pyad._porting import _TORCH_NAMES
         name = _TORCH_NAMES.get(_np.dtype(input.dtype).name, str(input.dtype))
         raise NotImplementedError('%s(): "%s" not implemented for \'%s\''

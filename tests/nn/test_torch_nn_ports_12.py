@@ -115,14 +115,6 @@ def test_pooling_bfloat16(name, args, kwargs, shape):
     # values and input gradients; shapes cut from torch's (8, 4, 16, 16[, 16])
     x_np = _rng(4).random(shape).astype(np.float32)
     m = getattr(nn, name)(*args, **kwargs)
-    if name == "AdaptiveAvgPool3d":
-        # neither torch's CPU kernel nor pyad's takes bfloat16 (torch runs this on
-        # accelerators only)
-        with pytest.raises(NotImplementedError, match="BFloat16"):
-            getattr(tnn, name)(*args, **kwargs)(torch.tensor(x_np).bfloat16())
-        with pytest.raises(NotImplementedError, match="BFloat16"):
-            m(pyad.tensor(x_np).to(dtype=pyad.bfloat16))
-        return
     x32 = pyad.tensor(x_np, requires_grad=True)
     y32 = m(x32)
     g_np = _rng(5).standard_normal(tuple(y32.shape)).astype(np.float32)
@@ -162,3 +154,243 @@ def test_embedding_max_norm_backward():
     _eq(wp.grad, wt.grad)
     # the in-place renorm of the used rows is torch's
     _close32(wp.detach(), wt.detach())
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_adaptive_max_pool_bfloat16_as_torch(dims):
+    # an extension of test_pooling_bfloat16 to the adaptive max pools, whose CPU kernels
+    # take bfloat16 in torch: values, indices and the input gradient are torch's
+    x_np = _rng(7).random((2, 3) + (6,) * dims).astype(np.float32)
+    size = (3, 2, 4)[:dims]
+    mt = getattr(tnn, f"AdaptiveMaxPool{dims}d")(size, return_indices=True)
+    mp = getattr(nn, f"AdaptiveMaxPool{dims}d")(size, return_indices=True)
+    xt = torch.tensor(x_np).bfloat16().requires_grad_()
+    xp = pyad.tensor(x_np).to(dtype=pyad.bfloat16).detach().requires_grad_()
+    yt, it = mt(xt)
+    yp, ip = mp(xp)
+    assert yp.dtype == pyad.bfloat16
+    _eq(yp.float(), yt.float())
+    _eq(ip, it)
+    g_np = _rng(8).standard_normal(tuple(yt.shape)).astype(np.float32)
+    yt.backward(torch.tensor(g_np).bfloat16())
+    yp.backward(pyad.tensor(g_np).to(dtype=pyad.bfloat16))
+    _eq(xp.grad.float(), xt.grad.float())
+
+
+# -------------------------------------------------------------------- RNNs
+
+
+def test_lstmcell_backward_only_one_output_grad():
+    # a gradient through only h or only c of an LSTMCell reaches the input
+    for dtype in ("float32", "float64"):
+        mt = tnn.LSTMCell(2, 3).to(getattr(torch, dtype))
+        mp = nn.LSTMCell(2, 3).to(dtype=getattr(pyad, dtype))
+        mp.load_state_dict({k: pyad.tensor(v.detach().numpy().copy())
+                            for k, v in mt.state_dict().items()})
+        s_np = _rng(9).standard_normal((1, 2)).astype(dtype)
+        st, sp = _pair(s_np, requires_grad=True)
+        for i in range(2):
+            mt(st)[i].sum().backward()
+            mp(sp)[i].sum().backward()
+            assert sp.grad is not None and float(sp.grad.abs().sum()) != 0
+            if dtype == "float32":
+                _close32(sp.grad, st.grad)
+            else:
+                _close(sp.grad, st.grad)
+
+
+def _rnn_flat(mod, inp):
+    out = mod(inp)
+    return tuple([t if isinstance(t, pyad.Variable) else tt for t in out for tt in t])
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_LSTM_GRU_grad_and_gradgrad(kind, bias):
+    # torch's test_LSTM_grad_and_gradgrad / test_GRU_grad_and_gradgrad (run on CUDA
+    # there): gradcheck and gradgradcheck of every output w.r.t. the input, float64
+    hsize = 4
+    inp_np = _rng(10).random((1, 3, hsize))
+    mt = getattr(tnn, kind)(hsize, hsize, bias=bias)
+    mp = getattr(nn, kind)(hsize, hsize, bias=bias)
+    mt, mp = twin(mt, mp)
+    inp = pyad.tensor(inp_np, requires_grad=True)
+    assert gradcheck(lambda x: _rnn_flat(mp, x), (inp,))
+    assert gradgradcheck(lambda x: _rnn_flat(mp, x), (inp,))
+    # and the same outputs and input gradients as torch
+    from _port_helpers import compare
+    compare(mt, mp, [inp_np])
+
+
+# -------------------------------------------------------------- batch norm
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_batchnorm_grad(training):
+    # F.batch_norm's gradcheck and gradgradcheck in float64 on torch's arange inputs
+    bs, n_feat, size_feat = 4, 5, 6
+
+    def args(lib):
+        inp = lib.arange(bs * n_feat * size_feat, dtype=lib.float64).view(
+            bs, n_feat, size_feat).requires_grad_()
+        weight = lib.arange(1, n_feat + 1, dtype=lib.float64).requires_grad_()
+        bias = lib.arange(n_feat, dtype=lib.float64).requires_grad_()
+        rm = 1 - lib.arange(n_feat, dtype=lib.float64)
+        rv = 2 * lib.arange(n_feat, dtype=lib.float64)
+        return inp, rm, rv, weight, bias
+
+    inp, rm, rv, w, b = args(pyad)
+
+    def fn(i, ww, bb):
+        return F.batch_norm(i, rm.clone(), rv.clone(), ww, bb, training, 0.1, 0.0001)
+    assert gradcheck(fn, (inp, w, b))
+    assert gradgradcheck(fn, (inp, w, b))
+    # values, running statistics and first-order gradients against torch
+    ti, trm, trv, tw, tb = args(torch)
+    yt = tF.batch_norm(ti, trm, trv, tw, tb, training, 0.1, 0.0001)
+    yp = F.batch_norm(inp, rm, rv, w, b, training, 0.1, 0.0001)
+    _close(yp, yt)
+    _close(rm, trm)
+    _close(rv, trv)
+    g = _rng(11).standard_normal(tuple(yt.shape))
+    yt.backward(torch.tensor(g))
+    yp.backward(pyad.tensor(g))
+    for p, t in ((inp, ti), (w, tw), (b, tb)):
+        _close(p.grad, t.grad, atol=1e-8, rtol=1e-7)
+
+
+@pytest.mark.parametrize("shape,groups", [((4, 8, 6, 6), 4), ((2, 6, 3, 5), 3),
+                                          ((1, 4, 3, 1), 2), ((3, 8, 4, 4), 8)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_groupnorm_nhwc(shape, groups, dtype):
+    # torch compares a channels_last GroupNorm with the contiguous one; pyad has one
+    # layout, so here the module on a channels-last-strided view (a permuted array)
+    # against torch's contiguous result: values and every gradient
+    n, c, h, w = shape
+    x_np = _rng(12).standard_normal((n, h, w, c)).astype(dtype).transpose(0, 3, 1, 2)
+    mt = tnn.GroupNorm(groups, c).to(getattr(torch, dtype))
+    with torch.no_grad():
+        mt.weight.uniform_(-1, 1)
+        mt.bias.uniform_(-1, 1)
+    mp = nn.GroupNorm(groups, c).to(dtype=getattr(pyad, dtype))
+    mp.load_state_dict({k: pyad.tensor(v.detach().numpy().copy())
+                        for k, v in mt.state_dict().items()})
+    xt = torch.tensor(np.ascontiguousarray(x_np), requires_grad=True)
+    xp = pyad.tensor(x_np, requires_grad=True)
+    yt, yp = mt(xt), mp(xp)
+    check = _close32 if dtype == "float32" else _close
+    check(yp, yt)
+    g = _rng(13).standard_normal(shape).astype(dtype)
+    yt.backward(torch.tensor(g))
+    yp.backward(pyad.tensor(g))
+    check(xp.grad, xt.grad)
+    check(mp.weight.grad, mt.weight.grad)
+    check(mp.bias.grad, mt.bias.grad)
+
+
+def test_layer_norm_grads_with_create_graph_flag():
+    x_np = _rng(14).standard_normal((4, 4, 16)).astype(np.float32)
+    x = pyad.tensor(x_np, requires_grad=True)
+    ln = nn.LayerNorm((16,), 1e-5, True)
+    with pyad.no_grad():
+        ln.weight = nn.Parameter(0.1 * pyad.ones_like(ln.weight))
+    g1 = pyad.autograd.grad(ln(x).sum(), x, create_graph=False)[0]
+    g2 = pyad.autograd.grad(ln(x).sum(), x, create_graph=True)[0]
+    _close(g1, g2, atol=1e-5, rtol=1e-3)
+    assert g2.requires_grad and not g1.requires_grad
+    xt = torch.tensor(x_np, requires_grad=True)
+    lt = tnn.LayerNorm((16,), 1e-5, True)
+    with torch.no_grad():
+        lt.weight = tnn.Parameter(0.1 * torch.ones_like(lt.weight))
+    gt = torch.autograd.grad(lt(xt).sum(), xt, create_graph=True)[0]
+    _close32(g2, gt)
+    # and the second-order step the flag exists for
+    (gt * gt).sum().backward()
+    (g2 * g2).sum().backward()
+    _close(x.grad, xt.grad, atol=1e-5, rtol=1e-3)
+
+
+# ------------------------------------------------------------------- losses
+
+
+def test_bce_with_logits_ones_in_pos_weights_are_the_same_as_none():
+    rng = _rng(15)
+    target = rng.random((64, 4)).astype(np.float32)
+    output = (rng.random((64, 4)) - 0.5).astype(np.float32)
+    pw = np.ones((64, 4), np.float32)
+    a = nn.BCEWithLogitsLoss()(pyad.tensor(output), pyad.tensor(target))
+    b = nn.BCEWithLogitsLoss(pos_weight=pyad.tensor(pw))(pyad.tensor(output),
+                                                         pyad.tensor(target))
+    _close32(a, b)
+    _close32(b, tnn.BCEWithLogitsLoss(pos_weight=torch.tensor(pw))(
+        torch.tensor(output), torch.tensor(target)))
+
+
+def test_bce_with_logits_broadcasts_pos_weights():
+    rng = _rng(16)
+    target = rng.random((64, 4)).astype(np.float32)
+    output = (rng.random((64, 4)) - 0.5).astype(np.float32)
+    pw = rng.random(4).astype(np.float32)
+    outs = []
+    for w in (pw, np.broadcast_to(pw, (1, 4)), np.broadcast_to(pw, (64, 4))):
+        op = pyad.tensor(output, requires_grad=True)
+        loss = nn.BCEWithLogitsLoss(pos_weight=pyad.tensor(np.array(w)))(
+            op, pyad.tensor(target))
+        loss.backward()
+        outs.append((loss, op.grad))
+    for loss, grad in outs[1:]:
+        _close32(loss, outs[0][0])
+        _close32(grad, outs[0][1])
+    ot = torch.tensor(output, requires_grad=True)
+    lt = tnn.BCEWithLogitsLoss(pos_weight=torch.tensor(pw))(ot, torch.tensor(target))
+    lt.backward()
+    _close32(outs[0][0], lt)
+    _close32(outs[0][1], ot.grad)
+
+
+def test_bce_with_logits_stability():
+    output = pyad.tensor([0.0, -120.0])
+    target = pyad.tensor([0.0, 1.0])
+    pos_weight = pyad.tensor([1.0, 1.0])
+    out1 = nn.BCEWithLogitsLoss()(output, target)
+    assert bool(pyad.isfinite(out1).all())
+    out2 = nn.BCEWithLogitsLoss(pos_weight=pos_weight)(output, target)
+    assert bool(pyad.isfinite(out2).all())
+    t1 = tnn.BCEWithLogitsLoss()(torch.tensor([0.0, -120.0]), torch.tensor([0.0, 1.0]))
+    t2 = tnn.BCEWithLogitsLoss(pos_weight=torch.tensor([1.0, 1.0]))(
+        torch.tensor([0.0, -120.0]), torch.tensor([0.0, 1.0]))
+    _close32(out1, t1)
+    _close32(out2, t2)
+
+
+def test_MarginLoss_warnings(capfd):
+    # a MultiMarginLoss forward and backward print nothing (no size warning on stderr)
+    rng = _rng(17)
+    mt = tnn.Linear(128, 22)
+    mp = nn.Linear(128, 22)
+    mt, mp = twin(mt, mp)
+    x = rng.random((56, 128))
+    tg = rng.integers(0, 22, size=(56,))
+    capfd.readouterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lp = nn.MultiMarginLoss()(mp(pyad.tensor(x)), pyad.tensor(tg))
+        lp.backward()
+    assert capfd.readouterr().err == ""
+    lt = tnn.MultiMarginLoss()(mt(torch.tensor(x)), torch.tensor(tg))
+    lt.backward()
+    _close(lp, lt)
+    _close(mp.weight.grad, mt.weight.grad)
+    _close(mp.bias.grad, mt.bias.grad)
+
+
+@pytest.mark.parametrize("bad", [5, -3])
+def test_cross_entropy_loss_2d_out_of_bounds_class_index(bad):
+    # torch checks this on CUDA (a device assert); its CPU kernel raises IndexError
+    x_np = _rng(18).standard_normal((2, 5, 3, 3)).astype(np.float32)
+    tg = np.zeros((2, 3, 3), np.int64)
+    tg[1, 2, 0] = bad
+    with pytest.raises(IndexError) as et:
+        tF.cross_entropy(torch.tensor(x_np), torch.tensor(tg))
+    with pytest.raises(type(et.value), match="out of bounds"):
+        F.cross_entropy(pyad.tensor(x_np), pyad.tensor(tg))
