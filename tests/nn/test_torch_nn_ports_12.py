@@ -394,3 +394,169 @@ def test_cross_entropy_loss_2d_out_of_bounds_class_index(bad):
         tF.cross_entropy(torch.tensor(x_np), torch.tensor(tg))
     with pytest.raises(type(et.value), match="out of bounds"):
         F.cross_entropy(pyad.tensor(x_np), pyad.tensor(tg))
+
+
+# ------------------------------------------------------------ module hooks
+
+
+def _load_post_hook_scenario(lib):
+    """torch's test_load_state_dict_post_hook, written once for ``lib``; returns what
+    it observed, so torch's and pyad's runs can be compared."""
+    seen = []
+    calls = [0]
+
+    class MyModule(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.foo = lib.nn.Parameter(lib.rand(10))
+
+        def my_post_load_hook(self, module, incompatible_keys):
+            assert module is self
+            incompatible_keys.missing_keys.append("foo")
+            incompatible_keys.unexpected_keys.append("bar")
+            calls[0] += 1
+
+    nested = MyModule()
+    wrapped = lib.nn.ModuleList([nested])
+    handle = nested.register_load_state_dict_post_hook(nested.my_post_load_hook)
+    ret = wrapped.load_state_dict(wrapped.state_dict(), strict=False)   # through a wrapper
+    seen.append((calls[0], list(ret.missing_keys), list(ret.unexpected_keys)))
+    try:
+        wrapped.load_state_dict(wrapped.state_dict(), strict=True)
+        seen.append("no error")
+    except RuntimeError as e:
+        # the strict error names the keys the hook added
+        seen.append(("RuntimeError", "foo" in str(e) and "bar" in str(e)))
+    seen.append(calls[0])
+    handle.remove()
+    ret = wrapped.load_state_dict(wrapped.state_dict(), strict=False)
+    seen.append((calls[0], list(ret.missing_keys), list(ret.unexpected_keys)))
+
+    def clear(module, incompatible_keys):
+        incompatible_keys.missing_keys.clear()
+        incompatible_keys.unexpected_keys.clear()
+    nested.register_load_state_dict_post_hook(clear)
+    sd = wrapped.state_dict()
+    sd["extra"] = lib.ones(1)
+    ret = wrapped.load_state_dict(sd, strict=True)       # cleared: strict does not raise
+    seen.append((list(ret.missing_keys), list(ret.unexpected_keys)))
+    return seen
+
+
+def test_load_state_dict_post_hook():
+    got = _load_post_hook_scenario(pyad)
+    assert got == _load_post_hook_scenario(torch)
+    assert got[0] == (1, ["foo"], ["bar"]) and got[1] == ("RuntimeError", True)
+    assert got[2] == 2 and got[3] == (2, [], []) and got[4] == ([], [])
+
+
+def _state_dict_post_hook_scenario(lib):
+    """torch's test_register_state_dict_post_hook: a post hook sees the finished dict,
+    and may edit it in place (its return value is ignored -- torch warns or refuses a
+    non-None one)."""
+    log = []
+    m = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.ReLU(), lib.nn.Linear(3, 1))
+
+    def post(module, state_dict, prefix, local_metadata):
+        log.append((type(module).__name__, prefix, sorted(state_dict)))
+        state_dict[prefix + "added"] = lib.zeros(1)
+
+    h0 = m.register_state_dict_post_hook(post)
+    h2 = m[2].register_state_dict_post_hook(post)
+    sd = m.state_dict()
+    keys = list(sd)
+    h0.remove()
+    h2.remove()
+    after = list(m.state_dict())
+    return log, keys, after
+
+
+def test_register_state_dict_post_hook():
+    got = _state_dict_post_hook_scenario(pyad)
+    assert got == _state_dict_post_hook_scenario(torch)
+    assert "added" in got[1] and "2.added" in got[1] and "added" not in got[2]
+
+
+def _create_basic_net(lib):
+    nn_ = lib.nn
+
+    class Layer(nn_.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer_dummy_param = nn_.Parameter(lib.empty(3, 5))
+            self.layer_dummy_buf = nn_.Buffer(lib.zeros(1, 3, 3, 7))
+
+    class Net(nn_.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = Layer()
+            self.dummy_param = nn_.Parameter(lib.empty(3, 5))
+            self.dummy_buf = nn_.Buffer(lib.zeros(7, 3, 3, 1))
+
+    layer = Layer()
+    net = Net()
+    return layer, net, nn_.Sequential(net, net)
+
+
+def _registration_scenario(lib, kind, return_value):
+    """torch's test_hook_{buffer,submodule,parameter}_registration for ``lib``: the
+    global registration hook marks every value (and, for submodules, the owner) it
+    sees; returns the marks found on the Sequential's buffers / modules / parameters,
+    and the calls seen after the handle is removed."""
+    register = getattr(lib.nn.modules.module, f"register_module_{kind}_registration_hook")
+    calls = []
+
+    def hook(module, name, value):
+        calls.append((type(module).__name__, name))
+        value.registered = True
+        if kind == "module":
+            module.registered = True
+        if return_value:
+            return value
+    handle = register(hook)
+    try:
+        _, _, s = _create_basic_net(lib)
+        items = {"buffer": s.buffers, "module": s.modules, "parameter": s.parameters}[kind]
+        marks = [getattr(v, "registered", False) for v in items()]
+    finally:
+        handle.remove()
+    n_calls = len(calls)
+    _create_basic_net(lib)
+    return marks, calls, len(calls) == n_calls
+
+
+@pytest.mark.parametrize("return_value", [True, False])
+@pytest.mark.parametrize("kind", ["buffer", "module", "parameter"])
+def test_hook_registration(kind, return_value):
+    # torch's test_hook_buffer_registration / test_hook_submodule_registration /
+    # test_hook_parameter_registration
+    got = _registration_scenario(pyad, kind, return_value)
+    assert got == _registration_scenario(torch, kind, return_value)
+    assert got[0] and all(got[0]) and got[2]
+
+
+def test_hook_registration_result_replaces_the_value():
+    # a non-None result of a registration hook is what gets registered (torch's
+    # register_buffer / register_parameter / add_module loops)
+    def run(lib):
+        rep = {"buffer": lib.ones(2), "parameter": lib.nn.Parameter(lib.full((2,), 3.0)),
+               "module": lib.nn.Tanh()}
+        mm = lib.nn.modules.module
+        hs = [mm.register_module_buffer_registration_hook(lambda m, n, v: rep["buffer"]),
+              mm.register_module_parameter_registration_hook(
+                  lambda m, n, v: rep["parameter"]),
+              mm.register_module_module_registration_hook(lambda m, n, v: rep["module"])]
+        try:
+            m = lib.nn.Module()
+            m.register_buffer("b", lib.zeros(2))
+            m.register_parameter("p", lib.nn.Parameter(lib.zeros(2)))
+            m.add_module("c", lib.nn.ReLU())
+            m.d = lib.nn.Sigmoid()
+            m.q = lib.nn.Parameter(lib.zeros(2))
+            m.b = lib.zeros(2)
+        finally:
+            for h in hs:
+                h.remove()
+        return (m.b is rep["buffer"], m.p is rep["parameter"], m.q is rep["parameter"],
+                type(m.c).__name__, type(m.d).__name__)
+    assert run(pyad) == run(torch) == (True, True, True, "Tanh", "Tanh")
