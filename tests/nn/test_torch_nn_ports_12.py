@@ -8,7 +8,8 @@ gradgradcheck (torch: CUDA, here CPU float64), batch-norm gradcheck, channels-la
 group-norm (pyad's one layout) against torch, the BCE-with-logits pos_weight checks, the
 margin-loss size warning, layer-norm second order with ``create_graph``, the
 TransformerEncoder eval path with a padding mask, the 2-d cross-entropy out-of-bounds
-class index (torch checks it on CUDA; CPU raises too) and the module state-dict post
+class index (torch checks it on CUDA; CPU raises too); from ``test/nn/test_module_hooks.py``
+the state-dict post hooks and the global buffer / submodule / parameter registration
 hooks.
 
 Left out: sparse embedding gradients (pyad has no sparse layout), the meta-device
