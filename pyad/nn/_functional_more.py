@@ -209,7 +209,8 @@ def _adaptive_dim_check(input, n, what):
 def _adaptive_float_check(input, what, kernel=None):
     # torch's adaptive pooling kernels are floating-point only:
     # NotImplementedError '"adaptive_max_pool2d" not implemented for 'Long''
-    if _np.dtype(input.dtype).kind not in "fc":
+    # (bfloat16 -- an ml_dtypes void-kind dtype in NumPy -- is floating for torch too)
+    if _np.dtype(input.dtype).kind not in "fc" and _np.dtype(input.dtype).name != "bfloat16":
         from pyad._porting import _TORCH_NAMES
         name = _TORCH_NAMES.get(_np.dtype(input.dtype).name, str(input.dtype))
         raise NotImplementedError('%s(): "%s" not implemented for \'%s\''
@@ -1813,13 +1814,18 @@ def adaptive_avg_pool3d(input, output_size):
     input, unbatched = _volume_input(input, what)
     _adaptive_float_check(input, what, "adaptive_avg_pool3d_cpu")
     sizes = tuple(input.shape[input.dim() - 3:])
-    if any(v == 0 for v in sizes):
-        raise RuntimeError("%s(): Expected input to have non-zero size for non-batch "
-                           "dimensions, but input has sizes %s" % (what, list(input.shape)))
     o = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 3
     if len(o) != 3:
         raise RuntimeError("%s(): output_size must be 3" % what)
     o = tuple(sizes[i] if o[i] is None else int(o[i]) for i in range(3))
+    if any(v < 0 for v in o):
+        # torch checks this first: "elements of output_size must be greater than or
+        # equal to 0"
+        raise RuntimeError("%s(): elements of output_size must be greater than or equal "
+                           "to 0 but received %s" % (what, o))
+    if any(v == 0 for v in sizes):
+        raise RuntimeError("%s(): Expected input to have non-zero size for non-batch "
+                           "dimensions, but input has sizes %s" % (what, list(input.shape)))
     out = input
     # the bins of each dim are independent: average along one dim at a time
     for axis in range(3):

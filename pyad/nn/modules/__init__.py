@@ -112,6 +112,22 @@ _global_forward_pre_hooks = _HookList()
 _global_forward_hooks = _HookList()
 _global_backward_pre_hooks = _HookList()
 _global_backward_hooks = _HookList()
+# torch.nn.modules.module.register_module_{buffer,module,parameter}_registration_hook:
+# called as hook(module, name, value) when a buffer / submodule / parameter is
+# registered on any module; a non-None result is registered instead.
+_global_buffer_registration_hooks = _HookList()
+_global_module_registration_hooks = _HookList()
+_global_parameter_registration_hooks = _HookList()
+
+
+def _run_registration_hooks(hooks, module, name, value):
+    for entry in list(hooks):
+        output = entry[1](module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
 # Handle ids of forward hooks registered with always_call=True (global and per module).
 _always_called_forward_hooks = set()
 
@@ -508,6 +524,8 @@ class Module:
         if param is not None and param.grad_fn is not None:
             raise ValueError("Cannot assign non-leaf Variable to parameter '%s'. Model "
                              "parameters must be created explicitly." % name)
+        param = _run_registration_hooks(_global_parameter_registration_hooks, self, name,
+                                        param)
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
@@ -525,6 +543,8 @@ class Module:
         if tensor is not None and not isinstance(tensor, Variable):
             raise TypeError("cannot assign '%s' object to buffer '%s' (pyad.Variable or None "
                             "required)" % (type(tensor).__name__, name))
+        tensor = _run_registration_hooks(_global_buffer_registration_hooks, self, name,
+                                         tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -538,6 +558,8 @@ class Module:
         self._check_name(name, "module")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError("attribute '%s' already exists" % name)
+        module = _run_registration_hooks(_global_module_registration_hooks, self, name,
+                                         module)
         self._modules[name] = module
 
     register_module = add_module
@@ -567,11 +589,15 @@ class Module:
             if params is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._remove_from(name, d, self._parameters, self._buffers)
+            value = _run_registration_hooks(_global_module_registration_hooks, self, name,
+                                            value)
             self._modules[name] = value
         elif "_modules" in d and name in self._modules:
             if value is not None:
                 raise TypeError("cannot assign '%s' as child module '%s' (pyad.nn.Module or "
                                 "None expected)" % (type(value).__name__, name))
+            value = _run_registration_hooks(_global_module_registration_hooks, self, name,
+                                            value)
             self._modules[name] = value
         elif isinstance(value, Buffer):
             if "_buffers" not in d:
@@ -594,6 +620,8 @@ class Module:
             if value is not None and not isinstance(value, Variable):
                 raise TypeError("cannot assign '%s' as buffer '%s' (pyad.Variable or None "
                                 "expected)" % (type(value).__name__, name))
+            value = _run_registration_hooks(_global_buffer_registration_hooks, self, name,
+                                            value)
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)

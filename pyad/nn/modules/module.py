@@ -18,7 +18,9 @@ from pyad.nn.modules import Module, _IncompatibleKeys, _addindent  # noqa: F401 
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
-           "register_module_backward_hook"]
+           "register_module_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook"]
 
 
 def register_module_forward_pre_hook(hook):
@@ -64,3 +66,27 @@ def register_module_backward_hook(hook):
     pyad gives the full hook's gradients). Returns a removable handle."""
     return _modules._add_global_hook(_modules._global_backward_hooks, hook, False,
                                      "register_module_backward_hook")
+
+
+def register_module_buffer_registration_hook(hook):
+    """Call ``hook(module, name, buffer)`` whenever any module registers a buffer
+    (`Module.register_buffer` or assignment); a non-None result is registered instead.
+    Returns a removable handle."""
+    return _modules._add_global_hook(_modules._global_buffer_registration_hooks, hook,
+                                     False, "register_module_buffer_registration_hook")
+
+
+def register_module_module_registration_hook(hook):
+    """Call ``hook(module, name, submodule)`` whenever any module registers a submodule
+    (`Module.add_module` or assignment); a non-None result is registered instead.
+    Returns a removable handle."""
+    return _modules._add_global_hook(_modules._global_module_registration_hooks, hook,
+                                     False, "register_module_module_registration_hook")
+
+
+def register_module_parameter_registration_hook(hook):
+    """Call ``hook(module, name, param)`` whenever any module registers a parameter
+    (`Module.register_parameter` or assignment); a non-None result is registered
+    instead. Returns a removable handle."""
+    return _modules._add_global_hook(_modules._global_parameter_registration_hooks, hook,
+                                     False, "register_module_parameter_registration_hook")
