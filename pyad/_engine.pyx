@@ -640,6 +640,13 @@ def _register_transforms(state):
     _transforms = state
 
 
+cdef bint _inside_vmap():
+    # Whether a pyad.func.vmap loop is running on this thread: it calls the function once
+    # per batch entry, so an autograd.grad there must keep a graph built outside the
+    # function for the next entry (torch runs one batched backward instead)
+    return _transforms is not None and "vmap" in _transforms.stack
+
+
 cdef int _refuse_in_transform(str op, str call, bint differentiating_only) except -1:
     if _transforms is None:
         return 0
@@ -5241,7 +5248,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     cdef tuple outs = _as_tuple(outputs)
     cdef tuple ins = _as_inputs(inputs, "grad")
     cdef bint create = bool(create_graph)
-    cdef bint keep = create if retain_graph is None else bool(retain_graph)
+    cdef bint keep = (create or _inside_vmap()) if retain_graph is None else bool(retain_graph)
     if len(ins) == 0:
         raise RuntimeError("grad requires non-empty inputs: the `inputs` argument to "
                            "`grad()` cannot be empty.")

@@ -3576,6 +3576,11 @@ cpdef Variable _grad_depends_on(object output, object input, str name=None):
 cdef tuple _COMPARISON_NAMES = ("lt", "le", "eq", "ne", "gt", "ge")
 
 
+cdef inline bint _is_numeric_kind(char k):
+    # bool, integers, floats, complex and bfloat16 ('V', ml_dtypes)
+    return k == b'b' or k == b'i' or k == b'u' or k == b'f' or k == b'c' or k == b'V'
+
+
 cdef Variable _compare(Variable a, object b, int op):
     if op != 2 and op != 3:                     # orderings: none for complex (torch)
         _refuse_complex(a, b, _COMPARISON_NAMES[op])
@@ -3589,10 +3594,12 @@ cdef Variable _compare(Variable a, object b, int op):
                 other = _wrapped_int(other, _dtype(d))      # torch wraps it into d's dtype
             except OverflowError:
                 pass
-    elif type(other) is _NDARRAY and not _same_dtype(_dtype(d), _dtype(other)):
+    elif type(other) is _NDARRAY and not _same_dtype(_dtype(d), _dtype(other)) and \
+            _is_numeric_kind(_dtype_kind(other)) and _is_numeric_kind(kd):
         # compared in torch's promoted dtype, which a 0-d operand does not widen: int32
         # with float16 compares in float16, int8 with a 0-d int64 300 in int8 (300 wraps
-        # to 44), float32 with a 0-d float64 0.1 in float32
+        # to 44), float32 with a 0-d float64 0.1 in float32 (strings and objects: NumPy's
+        # TypeError below)
         rt = _torch_result_dtype(d, other)
         with numpy.errstate(all="ignore"):          # the wrap or overflow is the rule
             d = d.astype(rt, copy=False)

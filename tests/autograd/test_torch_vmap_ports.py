@@ -17,10 +17,9 @@ Sizes are small (pyad's vmap calls the function once per batch entry).
 
 Adapted: pyad's vmap stacks the per-entry results (docs/functional.md), so torch's
 ``result is x`` / ``_base`` / ``data_ptr`` view checks are replaced by checks of the
-values (and of the in-place update of the input). Batched-gradient tests build the graph
-inside the vmapped function or pass ``retain_graph=True``: pyad runs ``autograd.grad``
-once per entry, so one graph shared by all entries must be retained (the torch form
-without it is the xfail ``test_batched_gradient_shared_graph``). An in-place op on an
+values (and of the in-place update of the input). pyad runs ``autograd.grad`` once per
+entry, so inside vmap it keeps a graph built outside the function for the next entry
+(``test_batched_gradient_shared_graph``). An in-place op on an
 unmapped (in_dim None) argument raises RuntimeError in pyad even when the written value is
 unbatched (torch applies it once; pyad's loop would apply it once per entry):
 ``test_inplace_unbatched_self_unbatched_other_refused`` pins that documented difference.
@@ -332,15 +331,25 @@ class TestVmapAPI:
         assert_same(*results)
         np.testing.assert_allclose(results[0].numpy(), np.diag(y0), rtol=1e-12)
 
-    @pytest.mark.xfail(strict=True, reason="engine: vmap runs autograd.grad once per entry, so a "
-                       "graph built outside vmap is freed after the first entry (torch batches "
-                       "the cotangents and runs backward once); needs a switch in the engine's "
-                       "grad/backward to retain the graph while vmap loops")
     def test_batched_gradient_shared_graph(self):
+        # a graph built outside vmap, differentiated once per cotangent: pyad's loop runs
+        # autograd.grad per entry and keeps that graph for the next one (torch runs one
+        # batched backward); the rows are the vector-Jacobian products
+        y, x0 = arr(3), arr(3)
+        got = []
+        for L in LIBS:
+            x = L.tensor(x0, requires_grad=True)
+            out = x * L.tensor(y)
+            got.append(L.func.vmap(lambda v: L.autograd.grad([out], [x], grad_outputs=[v])[0])(
+                L.eye(3, dtype=L.float64)))
+        np.testing.assert_array_equal(got[0].numpy(), got[1].numpy())
+        np.testing.assert_array_equal(got[0].numpy(), np.diag(y))
+        # outside vmap the default is torch's again: the graph is freed after one use
         x = pyad.tensor(arr(3), requires_grad=True)
-        out = x * pyad.tensor(arr(3))
-        pyad.func.vmap(lambda v: pyad.autograd.grad([out], [x], grad_outputs=[v])[0])(
-            pyad.eye(3, dtype=pyad.float64))
+        out = (x * 2).sum()
+        pyad.autograd.grad(out, x)
+        with pytest.raises(RuntimeError, match="second time"):
+            pyad.autograd.grad(out, x)
 
     def test_fallback_with_undefined_grad(self):
         # conv2d without bias: the bias gradient is undefined; vmap over the vjp works
