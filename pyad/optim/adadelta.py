@@ -1,6 +1,7 @@
 """Adadelta, as ``torch.optim.Adadelta``."""
 from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
                                    xp_of)
+from pyad.optim.optimizer import _hyper
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["Adadelta"]
@@ -34,7 +35,7 @@ class Adadelta(_ParameterwiseOptimizer):
     _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
 
     def _update(self, p, state, group):
-        lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
+        lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], _hyper(group["weight_decay"])
         xp = xp_of(p.data)
         pd = real(p.data)
         bump(state)

@@ -4,6 +4,7 @@ import math
 import numpy
 
 from pyad.optim._functional import apply_update, bump, check_lr_size, grad_of, step_state, xp_of
+from pyad.optim.optimizer import _hyper
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 from pyad._engine import Variable
 
@@ -85,7 +86,7 @@ class Adafactor(_ParameterwiseOptimizer):
 
     def _update(self, p, state, group):
         lr, beta2_decay, d, wd = (group["lr"], group["beta2_decay"], group["d"],
-                                  group["weight_decay"])
+                                  _hyper(group["weight_decay"]))
         eps1, eps2 = group["eps"]
         if eps1 is None:
             # torch fills it from the first parameter of the group and keeps it

@@ -2,6 +2,7 @@
 from pyad._engine import Variable
 from pyad.optim._functional import (apply_update, bump, check_fused, check_hyperparameters,
                                    grad_of, real, step_state, xp_of)
+from pyad.optim.optimizer import _hyper
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["Adagrad"]
@@ -53,7 +54,7 @@ class Adagrad(_ParameterwiseOptimizer):
 
     def _update(self, p, state, group):
         lr, lr_decay = group["lr"], group["lr_decay"]
-        wd, eps = group["weight_decay"], group["eps"]
+        wd, eps = _hyper(group["weight_decay"]), group["eps"]
         xp = xp_of(p.data)
         pd = real(p.data)
         step = bump(state)

@@ -1,6 +1,7 @@
 """Adamax, as ``torch.optim.Adamax``."""
 from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
                                    xp_of)
+from pyad.optim.optimizer import _hyper
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["Adamax"]
@@ -37,7 +38,7 @@ class Adamax(_ParameterwiseOptimizer):
     _setstate_defaults = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
 
     def _update(self, p, state, group):
-        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+        lr, eps, wd = group["lr"], group["eps"], _hyper(group["weight_decay"])
         beta1, beta2 = group["betas"]
         xp = xp_of(p.data)
         pd = real(p.data)

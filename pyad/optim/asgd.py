@@ -4,6 +4,7 @@ import numpy
 from pyad._engine import Variable, get_default_dtype
 from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
                                    step_state, zeros_state)
+from pyad.optim.optimizer import _hyper
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["ASGD"]
@@ -67,7 +68,7 @@ class ASGD(_ParameterwiseOptimizer):
 
     def _update(self, p, state, group):
         lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
-        wd = group["weight_decay"]
+        wd = _hyper(group["weight_decay"])
         pd = real(p.data)
         grad = grad_of(p, group)
         step = bump(state)

@@ -4,6 +4,7 @@ import numpy
 from pyad._engine import Variable, get_default_dtype
 from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
                                    step_state, xp_of, zeros_state)
+from pyad.optim.optimizer import _hyper
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["NAdam"]
@@ -47,7 +48,7 @@ class NAdam(_ParameterwiseOptimizer):
         state["exp_avg_sq"] = zeros_state(p)
 
     def _update(self, p, state, group):
-        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+        lr, eps, wd = group["lr"], group["eps"], _hyper(group["weight_decay"])
         beta1, beta2 = group["betas"]
         momentum_decay = group["momentum_decay"]
         xp = xp_of(p.data)

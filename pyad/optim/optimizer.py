@@ -443,7 +443,7 @@ class SGD(Optimizer):
         with no_grad():
             for group in self.param_groups:
                 lr, momentum = group["lr"], group["momentum"]
-                dampening, wd = group["dampening"], group["weight_decay"]
+                dampening, wd = group["dampening"], _hyper(group["weight_decay"])
                 for p in group["params"]:
                     if p.grad is None:
                         continue
@@ -525,7 +525,7 @@ class Adam(_ParameterwiseOptimizer):
             state["max_exp_avg_sq"] = zeros()
 
     def _update(self, p, state, group):
-        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+        lr, eps, wd = group["lr"], group["eps"], _hyper(group["weight_decay"])
         # Variable betas (torch allows 1-element tensors) are read as numbers
         beta1, beta2 = (b.item() if isinstance(b, Variable) else b for b in group["betas"])
         grad = p.grad.data
@@ -597,3 +597,9 @@ def _real_view(array):
 
 def _xp(array):
     return numpy if isinstance(array, numpy.ndarray) else __import__("cupy")
+
+
+def _hyper(value):
+    """A hyper-parameter given as a one-element Variable (torch accepts a tensor
+    ``weight_decay``) read as a Python number, so the update arithmetic stays on arrays."""
+    return value.item() if isinstance(value, Variable) else value

@@ -2,6 +2,7 @@
 
 from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
                                    xp_of)
+from pyad.optim.optimizer import _hyper
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["RAdam"]
@@ -42,7 +43,7 @@ class RAdam(_ParameterwiseOptimizer):
                               decoupled_weight_decay=False, capturable=False)
 
     def _update(self, p, state, group):
-        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+        lr, eps, wd = group["lr"], group["eps"], _hyper(group["weight_decay"])
         beta1, beta2 = group["betas"]
         xp = xp_of(p.data)
         pd = real(p.data)

@@ -1,6 +1,7 @@
 """RMSprop, as ``torch.optim.RMSprop``."""
 from pyad.optim._functional import (apply_update, bump, check_hyperparameters, grad_of, real,
                                    xp_of, zeros_state)
+from pyad.optim.optimizer import _hyper
 from pyad.optim.optimizer import _ParameterwiseOptimizer
 
 __all__ = ["RMSprop"]
@@ -49,7 +50,7 @@ class RMSprop(_ParameterwiseOptimizer):
 
     def _update(self, p, state, group):
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-        wd, momentum = group["weight_decay"], group["momentum"]
+        wd, momentum = _hyper(group["weight_decay"]), group["momentum"]
         xp = xp_of(p.data)
         pd = real(p.data)
         grad = grad_of(p, group)
