@@ -331,3 +331,134 @@ def test_averaged_model_exponential(use_multi_avg_fn, use_buffers):
         res[lib] = avg
     for q, t in zip(res[pyad].state_dict().values(), res[torch].state_dict().values()):
         _close(q, t, F32)
+
+
+class _BNNet:
+    """torch's SWATestDNN / SWATestCNN, built on ``lib``."""
+
+    @staticmethod
+    def make(lib, cnn):
+        nn = lib.nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.n_features = 10 if cnn else 100
+                self.fc1 = nn.Conv2d(3, 10, kernel_size=3, padding=1) if cnn else nn.Linear(5, 100)
+                self.bn = nn.BatchNorm2d(10, momentum=0.3) if cnn else nn.BatchNorm1d(100)
+
+            def compute_preactivation(self, x):
+                return self.fc1(x)
+
+            def forward(self, x):
+                return self.bn(self.fc1(x))
+
+        return Net()
+
+
+def _update_bn_case(cnn):
+    rng = np.random.RandomState(4)
+    x = rng.rand(*((40, 3, 5, 5) if cnn else (40, 5))).astype(np.float32)
+    y = rng.rand(40).astype(np.float32)
+    torch.manual_seed(0)
+    nets = {torch: _BNNet.make(torch, cnn)}
+    nets[pyad] = _BNNet.make(pyad, cnn)
+    _copy_weights(nets[torch], nets[pyad])
+    for lib, net in nets.items():
+        data = lib.utils.data
+        dl_x = data.DataLoader(data.TensorDataset(lib.tensor(x)), batch_size=5)
+        dl_xy = data.DataLoader(data.TensorDataset(lib.tensor(x), lib.tensor(y)), batch_size=5)
+        net.train()
+        pre = _np(net.compute_preactivation(lib.tensor(x)))
+        if pre.ndim == 4:
+            pre = pre.transpose(0, 3, 2, 1)
+        pre = pre.reshape(-1, net.n_features).astype(np.float64)
+        mean = pre.mean(0)
+        var = (pre ** 2).mean(0) - mean ** 2
+        for loader in (dl_xy, dl_xy, dl_x):      # torch's three runs, reset in between
+            net.bn.running_mean = lib.zeros_like(net.bn.running_mean)
+            net.bn.running_var = lib.ones_like(net.bn.running_var)
+            lib.optim.swa_utils.update_bn(loader, net, device=lib.device("cpu"))
+            _close(net.bn.running_mean, mean, F32)
+            _close(net.bn.running_var, var, dict(atol=1e-1, rtol=0))   # torch's tolerance
+        assert net.training
+    _close(nets[pyad].bn.running_mean, nets[torch].bn.running_mean, F32)
+    _close(nets[pyad].bn.running_var, nets[torch].bn.running_var, F32)
+    assert nets[pyad].bn.momentum == nets[torch].bn.momentum
+
+
+def test_update_bn_dnn():
+    _update_bn_case(cnn=False)
+
+
+def test_update_bn_cnn():
+    _update_bn_case(cnn=True)
+
+
+@LIBS
+def test_bn_update_eval_momentum(lib):
+    net = _BNNet.make(lib, cnn=True)
+    net.eval()
+    x = np.random.RandomState(5).rand(10, 3, 5, 5).astype(np.float32)
+    data = lib.utils.data
+    lib.optim.swa_utils.update_bn(data.DataLoader(data.TensorDataset(lib.tensor(x)),
+                                                  batch_size=5), net)
+    assert not net.training
+    assert net.bn.momentum == 0.3
+
+
+# ==================================================== TestOptimRenewed._test_derived_optimizers
+
+DERIVED = [("SGD", dict(momentum=0.9, nesterov=True, weight_decay=0.1)), ("Adam", dict(amsgrad=True)),
+           ("AdamW", dict(weight_decay=0.1)), ("Adamax", dict(weight_decay=0.1)),
+           ("Adagrad", dict(lr_decay=0.5)), ("Adadelta", dict(weight_decay=0.1)),
+           ("RMSprop", dict(centered=True, momentum=0.1)), ("Rprop", {}),
+           ("NAdam", dict(decoupled_weight_decay=True, weight_decay=0.1)),
+           ("RAdam", dict(eps=1e-6)), ("ASGD", dict(t0=2)), ("Adafactor", {})]
+
+
+def _derived_run(lib, name, kwargs):
+    torch.manual_seed(1)
+    tmodel = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Sigmoid(),
+                                 torch.nn.Linear(3, 1), torch.nn.Sigmoid()).double()
+    if lib is torch:
+        model = tmodel
+    else:
+        nn = pyad.nn
+        model = nn.Sequential(nn.Linear(2, 3), nn.Sigmoid(), nn.Linear(3, 1),
+                              nn.Sigmoid()).double()
+        _copy_weights(tmodel, model)
+    empty = lib.tensor(0.25, dtype=lib.float64, requires_grad=True)   # 0-d, last
+    empty.grad = lib.tensor(0.5, dtype=lib.float64)
+    params = list(model.parameters()) + [empty]
+    opt = getattr(lib.optim, name)(params, **kwargs)
+    x = lib.tensor(np.arange(1, 7, dtype=np.float64).reshape(3, 2) / 10)
+    for i in range(7):
+        opt.zero_grad()
+        if i == 3:
+            model[2].requires_grad_(False)      # a frozen layer steps no more
+        if i == 5:
+            model[2].requires_grad_(True)
+        if i != 2:                               # all grads None: the step is a no-op
+            model(x).sum().backward()
+        opt.step()
+    return params, opt
+
+
+@pytest.mark.parametrize("foreach", [False, True])
+@pytest.mark.parametrize("name,kwargs", DERIVED, ids=[d[0] for d in DERIVED])
+def test_foreach_matches_forloop(name, kwargs, foreach):
+    """torch's _test_derived_optimizers scenario (frozen layer at steps 3-4, None grads at
+    step 2, a 0-d parameter last): pyad's foreach and for-loop runs both follow torch's
+    for-loop run, parameters and state."""
+    tparams, topt = _derived_run(torch, name, dict(kwargs, foreach=False))
+    pparams, popt = _derived_run(pyad, name, dict(kwargs, foreach=foreach))
+    for k, (p, t) in enumerate(zip(pparams, tparams)):
+        _close(p, t, msg="param %d" % k)
+        ps, ts = popt.state[p], topt.state[t]
+        assert sorted(ps) == sorted(ts), k
+        for key in ts:
+            if _is_var(ts[key]):
+                _close(ps[key], ts[key], msg="%d %s" % (k, key))
+            else:
+                assert ps[key] == pytest.approx(ts[key]), key
