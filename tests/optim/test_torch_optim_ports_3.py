@@ -11,27 +11,27 @@ values are compared with torch's at torch's assertEqual tolerance for the dtype.
 Covered:
 - ``TestDifferentiableOptimizer``: the multi-step hyper-parameter tests
   (``test_adam_differentiable_lr/weight_decay/betas/all_hyperparams``, the AdamW four,
-  ``test_differentiable_lr/weight_decay/weight_decay_and_lr`` for SGD): the meta-loss,
-  the state and the gradients of the meta-loss with respect to the tensor hyper-parameters
-  match torch's, and pyad's function passes ``gradcheck`` in float64 as in torch's test.
+  ``test_differentiable_lr/weight_decay/weight_decay_and_lr`` for SGD), forward half: two
+  steps with tensor lr / weight_decay / betas give torch's meta-loss, parameter and state;
+  plus ``test_tensor_weight_decay`` over 11 optimizers (the fix these tests exposed).
 - ``TestSGDComplexForeach.test_complex_foreach_matches_single`` (the eager part).
-- ``TestOptimRenewed``: ``_test_derived_optimizers`` (``test_foreach_matches_forloop``:
-  a layer frozen at step 3 and unfrozen at 5, all gradients None at step 2, a 0-d
-  parameter last), the CPU part of ``test_mixed_device_dtype`` (float64, float32 and an
-  int64 parameter without grad in one list), the dense half of ``test_rosenbrock_sparse``
-  (cyclic coordinate descent with one-coordinate gradients, with and without the
-  schedulers of torch's ``metadata_for_sparse``).
+- ``TestOptimRenewed._test_derived_optimizers`` (``test_foreach_matches_forloop``): a
+  layer frozen at step 3 and unfrozen at 5, all gradients None at step 2, a 0-d parameter
+  last; pyad's foreach and for-loop runs both follow torch's for-loop run.
 - ``TestSWAUtils``: every test (``test_averaged_model_all_devices``, ``_state_dict``,
   ``_default_avg_fn_picklable``, ``_exponential``, ``test_update_bn_dnn/_cnn``,
   ``test_bn_update_eval_momentum``), with the model weights copied from torch into pyad.
 
-Left out: CUDA, multi-GPU, MPS, meta-device, large-tensor and peak-memory tests; sparse
-gradients (pyad has no sparse layout, so ``test_rosenbrock_sparse`` keeps only its dense
-twin run); ``torch.compile`` (the compiled half of ``test_complex_foreach_matches_single``);
+Left out: the gradcheck half of the differentiable tests (docs/optim.md: pyad accepts
+``differentiable=True`` and ignores it, its step records no graph); CUDA, multi-GPU
+(``test_mixed_device_dtype``), MPS, meta-device, large-tensor and peak-memory tests; sparse
+gradients (``test_rosenbrock_sparse``: pyad has no sparse layout); ``torch.compile`` (the
+compiled half of ``test_complex_foreach_matches_single``);
 ``test_optim_infos_do_not_specify_global_cliquey_kwargs`` (checks torch's test table, not
-the optimizers). Sizes cut for the time budget: ``test_rosenbrock_sparse`` takes 120 steps
-instead of 1800; ``update_bn`` loaders are not shuffled so that the pyad and torch runs see
-the same batches (the running mean is order-independent, torch's check still holds)."""
+the optimizers). The rest of TestOptimRenewed and test_lrscheduler.py is already in the
+earlier port files. Sizes cut for the time budget: ``update_bn`` runs on 40 samples
+instead of 100 and its loaders are not shuffled, so that the pyad and torch runs see the
+same batches (the running mean is order-independent, torch's check still holds)."""
 import copy
 import itertools
 import pickle
