@@ -98,9 +98,7 @@ class Normal(_LocScale, ExponentialFamily):
     def _log_normalizer(self, x, y):
         return -0.25 * x.pow(2) / y + 0.5 * pyad.log(-math.pi / y)
 
-    @property
-    def _mean_carrier_measure(self):
-        return 0
+    _mean_carrier_measure = 0
 
 
 class Uniform(Distribution):
@@ -245,9 +243,7 @@ class Exponential(ExponentialFamily):
     def _log_normalizer(self, x):
         return -pyad.log(-x)
 
-    @property
-    def _mean_carrier_measure(self):
-        return 0
+    _mean_carrier_measure = 0
 
 
 class Laplace(_LocScale):

@@ -105,6 +105,8 @@ class Bernoulli(_Binary, ExponentialFamily):
     def _natural_params(self):
         return (pyad.logit(self.probs),)
 
+    _mean_carrier_measure = 0
+
     def _log_normalizer(self, x):
         return pyad.log1p(pyad.exp(x))
 

@@ -361,6 +361,8 @@ class Gamma(ExponentialFamily):
     def _natural_params(self):
         return (self.concentration - 1, -self.rate)
 
+    _mean_carrier_measure = 0
+
     def _log_normalizer(self, x, y):
         return pyad.lgamma(x + 1) + (x + 1) * pyad.log(-y.reciprocal())
 
