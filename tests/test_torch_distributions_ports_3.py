@@ -588,10 +588,51 @@ def _outcome(f):
         return False, type(e)
 
 
+def _composite(lib, name):
+    T = lib.transforms
+    conv = _v if lib is D else (lambda a: torch.tensor(np.asarray(a, dtype=np.float64)))
+    loc, scale = conv([[0.1, 1.0, -0.5], [0.5, 2.0, 0.3]]), conv([[0.5, 2.0, 1.0], [1.5, 0.7, 0.2]])
+    mix = lib.Categorical(conv([[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]]))
+    if name == "Independent(Normal)":
+        return lib.Independent(lib.Normal(loc, scale), 1)
+    if name == "Independent(Bernoulli)":
+        return lib.Independent(lib.Bernoulli(conv([[0.2, 0.7], [0.5, 0.9]])), 1)
+    if name == "MixtureSameFamily(Normal)":
+        return lib.MixtureSameFamily(mix, lib.Normal(loc, scale))
+    if name == "MixtureSameFamily(Independent)":
+        return lib.MixtureSameFamily(
+            lib.Categorical(conv([0.2, 0.5, 0.3])),
+            lib.Independent(lib.Normal(conv([[0.1, 1.0], [-0.5, 0.5], [2.0, 0.3]]),
+                                       conv([[0.5, 2.0], [1.0, 1.5], [0.7, 0.2]])), 1))
+    if name == "MixtureSameFamily(Gamma)":
+        return lib.MixtureSameFamily(mix, lib.Gamma(scale, scale + 1.0))
+    if name == "Transformed(Exp,Affine)":
+        return lib.TransformedDistribution(
+            lib.Normal(loc, scale), [T.ExpTransform(), T.AffineTransform(conv(1.0), conv(2.0))])
+    if name == "Transformed(Sigmoid)":
+        return lib.TransformedDistribution(lib.Normal(loc, scale), [T.SigmoidTransform()])
+    if name == "Transformed(StickBreaking)":
+        return lib.TransformedDistribution(lib.Normal(loc, scale), T.StickBreakingTransform())
+    if name == "Transformed(Independent,Affine)":
+        return lib.TransformedDistribution(
+            lib.Independent(lib.Normal(loc, scale), 1),
+            T.AffineTransform(conv(0.5), conv([1.0, -2.0, 3.0]), event_dim=1))
+    raise KeyError(name)
+
+
+COMPOSITES = ["Independent(Normal)", "Independent(Bernoulli)", "MixtureSameFamily(Normal)",
+              "MixtureSameFamily(Independent)", "MixtureSameFamily(Gamma)",
+              "Transformed(Exp,Affine)", "Transformed(Sigmoid)",
+              "Transformed(StickBreaking)", "Transformed(Independent,Affine)"]
+
+
 @pytest.mark.filterwarnings("ignore:Singular sample detected")
-@pytest.mark.parametrize("name", list(FAMILIES))
+@pytest.mark.parametrize("name", list(FAMILIES) + COMPOSITES)
 def test_methods_implemented_and_values_as_torch(name):
-    ours, theirs = _make(D, name), _make(TD, name)
+    if name in FAMILIES:
+        ours, theirs = _make(D, name), _make(TD, name)
+    else:
+        ours, theirs = _composite(D, name), _composite(TD, name)
     torch.manual_seed(0)
     x = theirs.sample((2,))
     q = 0.3 * np.ones(tuple(theirs.batch_shape))
