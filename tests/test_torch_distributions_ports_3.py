@@ -570,13 +570,15 @@ FAMILIES = {
 }
 
 
-def _make(lib, name):
-    args, kwargs = FAMILIES[name]
+def _conv(lib, dtype):
     if lib is D:
-        conv = _v
-    else:
-        def conv(a):
-            return torch.tensor(np.asarray(a, dtype=np.float64))
+        return lambda a: pyad.tensor(np.asarray(a, dtype=dtype))
+    return lambda a: torch.tensor(np.asarray(a, dtype=dtype))
+
+
+def _make(lib, name, dtype=np.float64):
+    args, kwargs = FAMILIES[name]
+    conv = _conv(lib, dtype)
     return getattr(lib, name)(*[a if isinstance(a, int) else conv(a) for a in args],
                               **{k: conv(v) for k, v in kwargs.items()})
 
@@ -588,9 +590,9 @@ def _outcome(f):
         return False, type(e)
 
 
-def _composite(lib, name):
+def _composite(lib, name, dtype=np.float64):
     T = lib.transforms
-    conv = _v if lib is D else (lambda a: torch.tensor(np.asarray(a, dtype=np.float64)))
+    conv = _conv(lib, dtype)
     loc, scale = conv([[0.1, 1.0, -0.5], [0.5, 2.0, 0.3]]), conv([[0.5, 2.0, 1.0], [1.5, 0.7, 0.2]])
     mix = lib.Categorical(conv([[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]]))
     if name == "Independent(Normal)":
@@ -627,15 +629,16 @@ COMPOSITES = ["Independent(Normal)", "Independent(Bernoulli)", "MixtureSameFamil
 
 
 @pytest.mark.filterwarnings("ignore:Singular sample detected")
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("name", list(FAMILIES) + COMPOSITES)
-def test_methods_implemented_and_values_as_torch(name):
-    if name in FAMILIES:
-        ours, theirs = _make(D, name), _make(TD, name)
-    else:
-        ours, theirs = _composite(D, name), _composite(TD, name)
+def test_methods_implemented_and_values_as_torch(name, dtype):
+    build = _make if name in FAMILIES else _composite
+    ours, theirs = build(D, name, dtype), build(TD, name, dtype)
+    # torch's assertEqual tolerances for the dtype
+    rtol, atol = (RTOL, ATOL) if dtype == "float64" else (1.3e-6, 1e-5)
     torch.manual_seed(0)
     x = theirs.sample((2,))
-    q = 0.3 * np.ones(tuple(theirs.batch_shape))
+    q = 0.3 * np.ones(tuple(theirs.batch_shape), dtype=dtype)
     calls = {
         "mean": lambda d, v, u: d.mean, "mode": lambda d, v, u: d.mode,
         "variance": lambda d, v, u: d.variance, "entropy": lambda d, v, u: d.entropy(),
@@ -655,13 +658,14 @@ def test_methods_implemented_and_values_as_torch(name):
             ok_t, t = False, type(e)
         except Exception as e:  # noqa: BLE001
             ok_t, t = False, type(e)
-        ok_o, o = _outcome(lambda: call(ours, _v(x.numpy()), _v(q)))
+        ok_o, o = _outcome(lambda: call(ours, pyad.tensor(x.numpy()), pyad.tensor(q)))
         assert ok_o == ok_t, (what, o, t)
         if not ok_t:
             assert o is t, (what, o, t)
             continue
         assert tuple(o.shape) == tuple(t.shape), what
-        np.testing.assert_allclose(_np(o), t.detach().numpy(), rtol=RTOL, atol=ATOL,
+        assert np.dtype(o.dtype) == np.dtype(str(t.dtype).replace("torch.", "")), what
+        np.testing.assert_allclose(_np(o), t.detach().numpy(), rtol=rtol, atol=atol,
                                    equal_nan=True, err_msg=what)
     assert type(ours.support).__name__ == type(theirs.support).__name__
     assert ours.has_rsample == theirs.has_rsample
