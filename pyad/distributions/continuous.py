@@ -7,6 +7,7 @@ import pyad
 from pyad.autograd.grad_mode import no_grad
 from pyad.distributions import constraints
 from pyad.distributions.distribution import Distribution, _broadcast_all, _finfo
+from pyad.distributions.exp_family import ExponentialFamily
 
 __all__ = ["Normal", "Uniform", "Exponential", "Laplace", "LogNormal", "HalfNormal", "Cauchy",
            "Gumbel"]
@@ -37,7 +38,7 @@ class _LocScale(Distribution):
         return self.loc + self._standard(shape) * self.scale
 
 
-class Normal(_LocScale):
+class Normal(_LocScale, ExponentialFamily):
     """The normal distribution N(loc, scale^2), batched over the broadcast shape of
     ``loc`` and ``scale``.
 
@@ -89,6 +90,15 @@ class Normal(_LocScale):
     def entropy(self):
         """The differential entropy, ``0.5 + 0.5 log(2 pi) + log(scale)``."""
         return 0.5 + 0.5 * math.log(2 * math.pi) + pyad.log(self.scale)
+
+    @property
+    def _natural_params(self):
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * pyad.log(-math.pi / y)
+
+    _mean_carrier_measure = 0
 
 
 class Uniform(Distribution):
@@ -164,7 +174,7 @@ class Uniform(Distribution):
         return pyad.log(self.high - self.low)
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution with rate ``rate`` (mean ``1 / rate``).
 
     >>> import pyad
@@ -225,6 +235,15 @@ class Exponential(Distribution):
     def entropy(self):
         """``1 - log(rate)``."""
         return 1.0 - pyad.log(self.rate)
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -pyad.log(-x)
+
+    _mean_carrier_measure = 0
 
 
 class Laplace(_LocScale):

@@ -8,6 +8,7 @@ from pyad.distributions import constraints
 from pyad.distributions.distribution import (Distribution, _ProbsOrLogits, _as_param,
                                              _binary_logits, _broadcast_all, _draw, _finfo,
                                              _finfo_min, _probs_and_logits, _shape)
+from pyad.distributions.exp_family import ExponentialFamily
 
 __all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Geometric", "Poisson",
            "Binomial"]
@@ -47,7 +48,7 @@ class _Binary(_ProbsOrLogits):
         return tuple(self._param.shape)
 
 
-class Bernoulli(_Binary):
+class Bernoulli(_Binary, ExponentialFamily):
     """The Bernoulli distribution: 1 with probability ``probs`` (or ``sigmoid(logits)``),
     else 0.
 
@@ -99,6 +100,15 @@ class Bernoulli(_Binary):
     def enumerate_support(self, expand=True):
         """0 and 1, as ``(2,) + batch_shape`` (``(2, 1, ...)`` unexpanded)."""
         return _arange_support(2, self._param.dtype, self._batch_shape, expand)
+
+    @property
+    def _natural_params(self):
+        return (pyad.logit(self.probs),)
+
+    _mean_carrier_measure = 0
+
+    def _log_normalizer(self, x):
+        return pyad.log1p(pyad.exp(x))
 
 
 class Categorical(_ProbsOrLogits):
@@ -332,7 +342,7 @@ class Geometric(_Binary):
             self.logits, self.probs, reduction="none") / self.probs
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """The Poisson distribution with rate ``rate``.
 
     >>> import pyad
@@ -375,6 +385,13 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = _broadcast_all(self.rate, value)
         return value.xlogy(rate) - rate - (value + 1).lgamma()
+
+    @property
+    def _natural_params(self):
+        return (pyad.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        return pyad.exp(x)
 
 
 def _clamp_by_zero(x):

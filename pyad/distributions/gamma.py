@@ -19,6 +19,7 @@ from pyad.autograd.function import Function, once_differentiable
 from pyad.distributions import constraints
 from pyad.distributions.distribution import (Distribution, _as_param, _broadcast_all,
                                              _finfo, _rng)
+from pyad.distributions.exp_family import ExponentialFamily
 
 __all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "StudentT"]
 
@@ -292,7 +293,7 @@ class _GammaInc(Function):
         return None, grad * pyad.exp(pyad.xlogy(a - 1, x) - x - pyad.lgamma(a))
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """The gamma distribution with shape ``concentration`` and inverse scale ``rate``.
 
     >>> import pyad
@@ -356,6 +357,15 @@ class Gamma(Distribution):
         return (self.concentration - pyad.log(self.rate) + pyad.lgamma(self.concentration)
                 + (1.0 - self.concentration) * pyad.digamma(self.concentration))
 
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
+
+    _mean_carrier_measure = 0
+
+    def _log_normalizer(self, x, y):
+        return pyad.lgamma(x + 1) + (x + 1) * pyad.log(-y.reciprocal())
+
 
 class Chi2(Gamma):
     """The chi-squared distribution with ``df`` degrees of freedom
@@ -378,7 +388,7 @@ class Chi2(Gamma):
         return self.concentration * 2
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution on the simplex of the last dimension of
     ``concentration``.
 
@@ -441,8 +451,15 @@ class Dirichlet(Distribution):
                 - (k - a0) * pyad.digamma(a0)
                 - ((self.concentration - 1.0) * pyad.digamma(self.concentration)).sum(-1))
 
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
 
-class Beta(Distribution):
+    def _log_normalizer(self, x):
+        return pyad.lgamma(x).sum(-1) - pyad.lgamma(x.sum(-1))
+
+
+class Beta(ExponentialFamily):
     """The beta distribution on [0, 1] with shapes ``concentration1`` (alpha) and
     ``concentration0`` (beta).
 
@@ -513,6 +530,13 @@ class Beta(Distribution):
     def entropy(self):
         """The differential entropy."""
         return self._dirichlet.entropy()
+
+    @property
+    def _natural_params(self):
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x, y):
+        return pyad.lgamma(x) + pyad.lgamma(y) - pyad.lgamma(x + y)
 
 
 class StudentT(Distribution):

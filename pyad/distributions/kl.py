@@ -4,6 +4,7 @@ import functools
 import math
 
 import pyad
+from pyad.distributions.exp_family import ExponentialFamily
 from pyad.distributions.continuous import (Cauchy, Exponential, Gumbel, HalfNormal, Laplace,
                                            LogNormal, Normal, Uniform)
 from pyad.distributions.discrete import (Bernoulli, Binomial, Categorical, Geometric,
@@ -265,6 +266,24 @@ def _kl_cauchy_cauchy(p, q):
     t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
     t2 = (4 * p.scale * q.scale).log()
     return t1 - t2
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    # the Bregman divergence of the log normaliser, as torch's fallback for two members
+    # of one exponential family that have no closed form registered
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential "
+                                  "families cannot be computed using Bregman divergences")
+    p_nparams = [np_.detach().requires_grad_() for np_ in p._natural_params]
+    q_nparams = q._natural_params
+    with pyad.enable_grad():
+        lg_normal = p._log_normalizer(*p_nparams)
+        gradients = pyad.autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
+    result = q._log_normalizer(*q_nparams) - lg_normal
+    for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
+        result = result - _sum_rightmost((qnp - pnp) * g, len(q.event_shape))
+    return result
 
 
 @register_kl(Independent, Independent)

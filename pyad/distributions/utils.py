@@ -9,11 +9,13 @@ tensor([0.])
 """
 from functools import update_wrapper
 
+import numpy
+
 import pyad
 from pyad.distributions.distribution import _broadcast_all, _clamp_probs
 
 __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
-           "lazy_property", "euler_constant"]
+           "lazy_property", "tril_matrix_to_vec", "vec_to_tril_matrix", "euler_constant"]
 
 euler_constant = 0.57721566490153286060  # Euler Mascheroni Constant
 
@@ -44,6 +46,33 @@ def probs_to_logits(probs, is_binary=False):
     if is_binary:
         return pyad.log(ps_clamped) - pyad.log1p(-ps_clamped)
     return pyad.log(ps_clamped)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of the lower triangle of the last two dimensions of ``mat`` (below
+    and on the ``diag``-th diagonal), row by row, as a vector per batch element."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    rows, cols = numpy.tril_indices(n, k=diag)
+    return mat[..., rows, cols]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """The inverse of `tril_matrix_to_vec`: a square lower-triangular matrix (zero above
+    the ``diag``-th diagonal) per batch element, filled row by row from ``vec``."""
+    # the size n of the matrix solves n^2 + (2 diag + 1) n - 2 (len + |diag| (diag + 1)) = 0
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1]
+                            + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    eps = numpy.finfo(numpy.dtype(vec.dtype)).eps
+    if round(n) - n > eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be "
+                         "expressed as the lower triangular part of a square D x D matrix.")
+    n = round(n.item()) if isinstance(n, pyad.Tensor) else round(n)
+    mat = pyad.zeros(tuple(vec.shape[:-1]) + (n, n), dtype=vec.dtype)
+    rows, cols = numpy.tril_indices(n, k=diag)
+    mat[..., rows, cols] = vec
+    return mat
 
 
 class lazy_property:
