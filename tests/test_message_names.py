@@ -193,6 +193,8 @@ TENSOR_WORD = re.compile(r"(?<![\w.'`])[Tt]ensors?(?![\w'`(])")
 TORCH_WORDING = (
     # torch's index_put text (the indexing ports match it)
     "shape mismatch: value tensor of shape",
+    # torch's index_copy_ index dtype check (its ports match "long tensor")
+    "Expected a long tensor for index",
     # torch.optim's texts (its own tests match them): parameter checks, tensor lr/betas
     "optimizer can only optimize Tensors",
     "can't optimize a non-leaf Tensor",

@@ -369,8 +369,6 @@ def test_index_copy_gradients_and_errors():
         same_error(lambda L, d, ii, ss: L.index_copy(d, 0, ii, ss), dest, i, s)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: index_copy with len(index) != "
-                   "source.size(dim) raises RuntimeError, torch IndexError")
 def test_index_copy_index_count_mismatch_is_index_error():
     same_error(lambda L, d, ii, ss: L.index_copy(d, 0, ii, ss), rnd((5, 3), 7),
                np.array([0, 1, 2]), rnd((2, 3), 8), match="(?i)indices")
@@ -386,8 +384,7 @@ def test_index_fill(dtype):
         return xx
     p, _ = both(f, x, np.array([0]), exact=True)
     np.testing.assert_array_equal(_np(p), np.array([[0, 2], [0, 5]]).astype(dtype))
-    # a complex fill value on a real input is refused (the class; the wording is in
-    # the strict xfail below)
+    # a complex fill value on a real input is refused (the wording is checked below)
     same_error(lambda L, xx, i: xx.clone().index_fill_(1, i, 1 + 1j), x, np.array([0]))
     # a 0-d input stays 0-d, in and out of place
     x0 = np.array(1).astype(dtype)
@@ -397,16 +394,11 @@ def test_index_fill(dtype):
         assert v.index_fill_(0, L.tensor([0]), -1).dim() == 0
 
 
-@pytest.mark.xfail(strict=True, reason="engine: index_fill_ with a complex value on a "
-                   "real input says 'cannot be converted ... without overflow', torch "
-                   "'Converting complex Scalar to non-complex type is not supported'")
 def test_index_fill_complex_value_message():
     same_error(lambda L, xx, i: xx.clone().index_fill_(1, i, 1 + 1j), rnd((2, 2), 0),
                np.array([0]), match="complex Scalar")
 
 
-@pytest.mark.xfail(strict=True, reason="engine: index_fill refuses negative indices "
-                   "(IndexError), torch wraps them (index -1 is the last)")
 def test_index_fill_negative_indices():
     both(lambda L, x, i: L.index_fill(x, 1, i, 2.5), rnd((3, 4), 9), np.array([-1, 0, -4]),
          grad=(0,))
@@ -424,14 +416,10 @@ def test_index_fill_duplicates_empty_gradients():
         same_error(lambda L, x, i: L.index_fill(x, 1, i, 0.0), a, bad)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: index_fill with a float index raises "
-                   "RuntimeError, torch IndexError 'Expected dtype int64 for index'")
 def test_index_fill_float_index_is_index_error():
     same_error(lambda L, x, i: L.index_fill(x, 1, i, 0.0), rnd((3, 4), 9), np.array([0.0]))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: index_fill takes a 2-d index, torch "
-                   "raises RuntimeError 'Index has to be a vector/scalar'")
 def test_index_fill_matrix_index_is_refused():
     same_error(lambda L, x, i: L.index_fill(x, 1, i, 0.0), rnd((3, 4), 9), np.array([[0]]))
 

@@ -24,9 +24,7 @@ fixes are tested here: ``pyad.logdet`` of a complex input (the complex logarithm
 ``linalg.pinv(hermitian=True)`` of a non-square input (RuntimeError, as torch; it leaked
 NumPy's LinAlgError).
 
-Strict xfails (engine): einsum's sublist format; einsum raising ValueError where torch
-raises RuntimeError for malformed equations; eigh's backward not refusing a loss that
-depends on the phase of complex eigenvectors.  torch 2.13's det backward on an exactly
+torch 2.13's det backward on an exactly
 singular matrix gives zero (not the adjugate); pyad agrees, so those gradients are
 compared with torch only, not with finite differences.
 
@@ -261,8 +259,6 @@ def test_einsum_complex():
     grads_agree(lambda L, a, b: L.einsum("ij,jk->ik", a, b).abs().square().sum(), a, b)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: einsum() takes only the string equation, "
-                   "not torch's sublist form einsum(op, [0, 1], op2, [1, 2], [0, 2])")
 def test_einsum_sublist_format():
     # torch's test_einsum_sublist_format: operand, sublist, ..., [output sublist]
     x, y = randn(5, seed=1), randn(7, seed=2)
@@ -291,18 +287,12 @@ def test_einsum_corner_cases():
         agree(lambda L, *xs: L.einsum(eq, *xs), *ts)
 
 
-_EINSUM_VALUE_ERROR = pytest.mark.xfail(
-    strict=True, reason="engine: einsum() raises ValueError for a malformed equation or a "
-    "subscript/operand count mismatch where torch raises RuntimeError")
-
-
 @pytest.mark.parametrize("eq,shapes", [
     ("i,i->i", [(2,), (3,)]), ("ii", [(2, 3)]), ("...i,...i", [(2, 3), (3, 2)]),
     ("i,j", [(2,), (2,), (2,)]),
-] + [pytest.param(eq, shapes, marks=_EINSUM_VALUE_ERROR) for eq, shapes in (
     ("", [(2,)]), ("i", [(2, 3)]), ("ij", [(2,)]), ("i,i", [(2,)]),
     ("i->ii", [(2,)]), ("i->j", [(2,)]), ("i,j->ij", [(2,)]), ("i..j", [(2, 3)]),
-    ("i->i->", [(2,)]), ("A!", [(2, 2)]), ("i...->...i...", [(2, 3)]))],
+    ("i->i->", [(2,)]), ("A!", [(2, 2)]), ("i...->...i...", [(2, 3)])],
     ids=lambda v: repr(v))
 def test_einsum_error_cases(eq, shapes):
     # torch's test_einsum_error_cases: malformed equations and operand mismatches
