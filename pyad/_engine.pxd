@@ -34,6 +34,8 @@ cdef class _NodeExtra:
                                      # grads (custom Functions with materialize_grads)
     cdef object cache                # a derivative a formula computed once and reuses
     cdef object cache_src            # (TanhBackward: 1 - y^2, and the y it came from)
+    cdef str display_name            # torch's node name where pyad's node class is
+                                     # another op's (mse_loss's last op is a mean)
 
 
 cdef class Node:

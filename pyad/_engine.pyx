@@ -892,6 +892,54 @@ cdef inline _NodeExtra _extra(Node node):
     return node._x
 
 
+cdef extern from "Python.h":
+    void Py_SET_TYPE(PyObject* o, PyTypeObject* t)
+
+
+cdef void _retype_node(object out, object input, type base, type alias) noexcept:
+    # torch's node name for an op that pyad records with a node class shared by several
+    # ops (t and transpose are permutes, bmm a matmul): `alias` is a static subclass of
+    # `base` with no fields of its own (the same layout, checked at import by
+    # _check_node_aliases), so the op's new node takes it in place. Nothing happens when
+    # the op recorded no new node (its result is its input, or has no history).
+    if type(out) is not Variable and not isinstance(out, Variable):
+        return
+    cdef Node node = (<Variable>out)._grad_fn
+    if node is None or not isinstance(node, base) or out is input:
+        return
+    if isinstance(input, Variable) and (<Variable>input)._grad_fn is node:
+        return
+    Py_SET_TYPE(<PyObject*>node, <PyTypeObject*>alias)
+
+
+cdef str _display_name_or(Node node, str name):
+    # name(), for a node class whose torch name is fixed but not its class name
+    if node._x is not None and node._x.display_name is not None:
+        return node._x.display_name
+    return name
+
+
+cdef void _check_node_aliases(tuple aliases) except *:
+    for alias in aliases:
+        if (<PyTypeObject*>alias).tp_basicsize != \
+                (<PyTypeObject*>alias.__base__).tp_basicsize:
+            raise ImportError("pyad: node alias %s has fields of its own" % alias.__name__)
+
+
+def _name_grad_fn(out, input, str name):
+    """Give ``out``'s node torch's name for the op that made it (``'MseLossBackward'``
+    for mse_loss, whose last recorded op is a mean), unless ``out`` has no node of its
+    own (its node is ``input``'s). For ops composed in Python; returns ``out``."""
+    cdef Node node
+    if isinstance(out, Variable) and out is not input:
+        node = (<Variable>out)._grad_fn
+        if node is not None and not (isinstance(input, Variable) and
+                                     (<Variable>input)._grad_fn is node):
+            _extra(node).display_name = name
+            _untrack_extra(node)         # (a node already sealed keeps it outside the GC)
+    return out
+
+
 cdef inline bint _has_node_hooks(Node node):
     # Any Variable hook, retain_grad or node pre-hook on `node` (the backward loop's
     # one test before it takes the slow path).
@@ -938,7 +986,10 @@ cdef class Node:
         return _edge_at(self, i) is not None
 
     def name(self):
-        """The node's name, e.g. ``'MulBackward'``."""
+        """The node's name, e.g. ``'MulBackward'``: torch's name for the op that made it
+        (without torch's overload digit)."""
+        if self._x is not None and self._x.display_name is not None:
+            return self._x.display_name
         return type(self).__name__
 
     def __getattr__(self, str name):

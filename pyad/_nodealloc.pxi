@@ -126,6 +126,14 @@ cdef tuple _adopt_node_types():
 
 cdef tuple _freelist_node_types = _adopt_node_types()
 
+# the field-less node classes that carry torch's names (_retype_node switches a node to
+# one of them in place: each must have its base's layout exactly)
+_check_node_aliases((UnsqueezeBackward, SqueezeBackward, TakeBackward, TransposeBackward,
+                     TBackward, SelectBackward, SliceBackward, _IndexUnsqueezeBackward,
+                     GatherBackward, IndexSelectBackward, StackBackward, MaskedFillBackward,
+                     SortBackward, TopkBackward, MmBackward, MvBackward, DotBackward,
+                     BmmBackward, _MatmulSqueezeBackward, _MatmulUnsafeViewBackward))
+
 
 def _node_freelist_stats():
     """(node classes served by the freelist, blocks held now, allocations served from

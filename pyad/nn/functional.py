@@ -10,6 +10,7 @@ arguments of the losses are accepted as torch accepts them (they override
 ``reduction``, with a ``UserWarning``). Errors name the function:
 ``"cross_entropy(): target 7 is out of bounds for 5 classes"``.
 """
+import functools
 import math
 import sys as _sys
 import warnings
@@ -603,9 +604,16 @@ def _linear(input, weight, bias):
         out = pyad.matmul(input, pyad.t(weight))
         if bias is not None:
             out = out + bias
-        return out.reshape(lead + (weight.shape[0],))
+        out = out.reshape(lead + (weight.shape[0],))
+        # (torch's names: its addmm viewed back, or its matmul's fold)
+        return _engine._name_grad_fn(out, input, "ViewBackward" if bias is not None
+                                     else "UnsafeViewBackward")
     out = pyad.matmul(input, pyad.t(weight))
-    return out if bias is None else out + bias
+    if bias is None:
+        return out
+    # torch's addmm (a vector input: its addmm of the unsqueezed input, viewed back)
+    return _engine._name_grad_fn(out + bias, input, "AddmmBackward" if input.ndim == 2
+                                 else "ViewBackward")
 
 
 # ---------------------------------------------------------------------------------
@@ -1521,7 +1529,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     >>> embedding(pyad.tensor([1, 1, 0]), w)
     tensor([[1., 2.],
             [1., 2.],
-            [0., 0.]], grad_fn=<ViewBackward>)
+            [0., 0.]], grad_fn=<EmbeddingBackward>)
     """
     what = "embedding"
     if sparse:
@@ -1684,6 +1692,36 @@ __all__ += _fl.__all__
 from pyad.nn._functional_more import *  # noqa: E402,F401,F403
 from pyad.nn import _functional_more as _fm  # noqa: E402
 __all__ += _fm.__all__
+
+# torch's node names for the ops composed above, whose last recorded op is another one
+# (mse_loss's a mean, layer_norm's a mul): the result's node takes the op's name, as
+# grad_fn.name() and the Variable's repr show it (wrapped before autocast, so that the
+# name lands on the op's own node)
+def _named_node(fn, node_name):
+    @functools.wraps(fn)
+    def op(input, *args, **kwargs):
+        return _engine._name_grad_fn(fn(input, *args, **kwargs), input, node_name)
+    return op
+
+
+for _name, _node in (("mse_loss", "MseLossBackward"), ("nll_loss", "NllLossBackward"),
+                     ("binary_cross_entropy", "BinaryCrossEntropyBackward"),
+                     ("binary_cross_entropy_with_logits",
+                      "BinaryCrossEntropyWithLogitsBackward"),
+                     ("smooth_l1_loss", "SmoothL1LossBackward"),
+                     ("huber_loss", "HuberLossBackward"),
+                     ("soft_margin_loss", "SoftMarginLossBackward"),
+                     ("multi_margin_loss", "MultiMarginLossBackward"),
+                     ("multilabel_margin_loss", "MultilabelMarginLossBackward"),
+                     ("layer_norm", "NativeLayerNormBackward"),
+                     ("group_norm", "NativeGroupNormBackward"),
+                     ("batch_norm", "NativeBatchNormBackward"),
+                     ("embedding", "EmbeddingBackward"),
+                     ("conv3d", "ConvolutionBackward"),
+                     ("conv_transpose1d", "ConvolutionBackward"),
+                     ("conv_transpose3d", "ConvolutionBackward")):
+    globals()[_name] = _named_node(globals()[_name], _node)
+del _node
 
 # torch's autocast lists, for the ops above that autocast can intercept (see
 # pyad/amp/autocast_mode.py): wrapped last, so the modules' F.<op> calls go through them

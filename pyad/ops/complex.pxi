@@ -287,6 +287,8 @@ cdef frozenset _HOLOMORPHIC = frozenset([
     Expm1Backward, Log1pBackward, Log2Backward, Log10Backward, SinBackward, CosBackward,
     TanBackward, AsinBackward, AcosBackward, AtanBackward, SinhBackward, CoshBackward,
     TanhGradBackward, PowConstGradBackward, MatmulBackward, EinsumBackward,
+    MmBackward, MvBackward, DotBackward, BmmBackward, _MatmulSqueezeBackward,
+    _MatmulUnsafeViewBackward,                      # (matmul's, by torch's names)
     ProdOthersBackward, ProdBackward, CumprodBackward, LogsumexpBackward, SiluBackward,
     ConvolutionBackward, InvBackward, DetBackward, SolveBackward,
     AsinhBackward, AcoshBackward, AtanhBackward, Exp2Backward,

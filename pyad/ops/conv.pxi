@@ -469,7 +469,9 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = _conv2d(unsqueeze(x, 2), unsqueeze(w, 2), bias, (1,) + st, ((0, 0),) + pads,
                   (1,) + dil, _int_arg(groups, "conv1d", "groups"), "conv1d")
     out = squeeze(out, 2)
-    return _reshape(out, (<Variable>out)._data.shape[1:], False) if unbatched else out
+    if unbatched:
+        return _reshape(out, (<Variable>out)._data.shape[1:], False)
+    return _name_grad_fn(out, input, "ConvolutionBackward")     # (torch's one node)
 
 
 @profiled_op
@@ -759,6 +761,10 @@ cdef class MaxPool2dBackward(Node):
     cdef tuple out_shape             # (N, C, oh, ow)
     cdef tuple k, s, d, p
     cdef Py_ssize_t hp, wp           # the padded input size (general windows)
+
+    def name(self):
+        """torch's name for max_pool2d's node."""
+        return _display_name_or(self, "MaxPool2DWithIndicesBackward")
 
     cdef tuple _backward(self, tuple grads):
         if self._released:

@@ -443,6 +443,11 @@ cdef class SetItemBackward(_KeyNode):
         return (g_old, g_value)
 
 
+cdef class MaskedFillBackward(SetItemBackward):
+    # torch's name for masked_fill, which pyad records as a write through a mask
+    pass
+
+
 cdef object _drop_leading_ones(object value, Py_ssize_t target_ndim):
     # torch accepts a value with extra leading size-1 dims (x[1] = tensor([5.]));
     # NumPy does not, so drop them first.

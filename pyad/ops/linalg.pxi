@@ -47,6 +47,35 @@ cdef class MatmulBackward(Node):
         self.b.release()
 
 
+# torch's names for the products matmul dispatches to (one formula, pyad's MatmulBackward)
+cdef class MmBackward(MatmulBackward):
+    pass
+
+
+cdef class MvBackward(MatmulBackward):
+    pass
+
+
+cdef class DotBackward(MatmulBackward):
+    pass
+
+
+cdef class BmmBackward(MatmulBackward):
+    pass
+
+
+cdef class _MatmulSqueezeBackward(MatmulBackward):
+    # a vector times a matrix: torch's unsqueeze, mm, squeeze
+    def name(self):
+        return _display_name_or(self, "SqueezeBackward")
+
+
+cdef class _MatmulUnsafeViewBackward(MatmulBackward):
+    # batched operands: torch folds them into one mm and views the result back
+    def name(self):
+        return _display_name_or(self, "UnsafeViewBackward")
+
+
 _CPP_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
                      "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
                      "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
@@ -97,9 +126,20 @@ cpdef Variable matmul(object input, object other, object out=None):
     finally:
         _fp_quiet_exit(token)
     cdef MatmulBackward node
+    cdef Py_ssize_t na = a._data.ndim, nb = b._data.ndim
     if (a._requires_grad or b._requires_grad) and _grad_enabled() and not (
             a._volatile or b._volatile):
-        node = MatmulBackward.__new__(MatmulBackward)
+        # the node takes torch's name for the product matmul dispatches to
+        if na == 2 and nb == 2:
+            node = MmBackward.__new__(MmBackward)
+        elif na == 1 and nb == 1:
+            node = DotBackward.__new__(DotBackward)
+        elif na == 2 and nb == 1:
+            node = MvBackward.__new__(MvBackward)
+        elif na == 1:
+            node = _MatmulSqueezeBackward.__new__(_MatmulSqueezeBackward)
+        else:
+            node = _MatmulUnsafeViewBackward.__new__(_MatmulUnsafeViewBackward)
         node.a = _save(a, False, 0)
         node.b = _save(b, False, 1)
         return _recorded2(node, data, _edge(a), _edge(b))
@@ -138,7 +178,9 @@ def bmm(input, mat2, *, out=None):
         raise RuntimeError("bmm(): shapes %s and %s cannot be multiplied (batch sizes must "
                            "be equal and the inner sizes match)"
                            % (_shape_str(a._data.shape), _shape_str(b._data.shape)))
-    return matmul(a, b)
+    out = matmul(a, b)
+    _retype_node(out, None, MatmulBackward, BmmBackward)
+    return out
 
 
 @profiled_op
@@ -385,6 +427,10 @@ def trace(input):
 cdef class TriBackward(Node):
     cdef Py_ssize_t k
     cdef bint upper
+
+    def name(self):
+        """torch's name: ``'TrilBackward'`` or ``'TriuBackward'``."""
+        return _display_name_or(self, "TriuBackward" if self.upper else "TrilBackward")
 
     cdef tuple _backward(self, tuple grads):
         return (_tri(grads[0], self.k, self.upper),)
@@ -1427,6 +1473,10 @@ cdef class NormBackward(Node):
     cdef tuple dims
     cdef bint keepdim
 
+    def name(self):
+        """torch's name for a vector norm's node: ``'LinalgVectorNormBackward'``."""
+        return _display_name_or(self, "LinalgVectorNormBackward")
+
     cdef tuple _backward(self, tuple grads):
         cdef Variable x = self.input.unpack(self)
         cdef Variable norm = self.result.unpack(self)
@@ -1841,7 +1891,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if _sums_in_float32(input, a, b):
         return _convert(addmm(_f32(input), _f32(a), _f32(b), beta=beta, alpha=alpha), None,
                         a._data.dtype, False)
-    return _add_product("addmm", input, matmul(a, b), beta, alpha)
+    # (torch's node name: the product and the sum are one op there)
+    return _name_grad_fn(_add_product("addmm", input, matmul(a, b), beta, alpha),
+                         input, "AddmmBackward")
 
 
 @profiled_op
@@ -1859,7 +1911,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     if _sums_in_float32(input, a, v):
         return _convert(addmv(_f32(input), _f32(a), _f32(v), beta=beta, alpha=alpha), None,
                         a._data.dtype, False)
-    return _add_product("addmv", input, matmul(a, v), beta, alpha)
+    # (torch's node name: the product and the sum are one op there)
+    return _name_grad_fn(_add_product("addmv", input, matmul(a, v), beta, alpha),
+                         input, "AddmvBackward")
 
 
 @profiled_op
@@ -1879,7 +1933,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _sums_in_float32(input, a, b):
         return _convert(baddbmm(_f32(input), _f32(a), _f32(b), beta=beta, alpha=alpha), None,
                         a._data.dtype, False)
-    return _add_product("baddbmm", input, matmul(a, b), beta, alpha)
+    # (torch's node name: the product and the sum are one op there)
+    return _name_grad_fn(_add_product("baddbmm", input, matmul(a, b), beta, alpha),
+                         input, "BaddbmmBackward")
 
 
 @profiled_op
@@ -1899,7 +1955,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _sums_in_float32(input, a, b):
         return _convert(addbmm(_f32(input), _f32(a), _f32(b), beta=beta, alpha=alpha), None,
                         a._data.dtype, False)
-    return _add_product("addbmm", input, sum(matmul(a, b), 0), beta, alpha)
+    return _name_grad_fn(_add_product("addbmm", input, sum(matmul(a, b), 0), beta, alpha),
+                         input, "AddbmmBackward")
 
 
 # -- distances ----------------------------------------------------------------------------

@@ -435,6 +435,10 @@ cdef class CrossEntropyBackward(Node):
     cdef Py_ssize_t class_dim
     cdef bint reduced
 
+    def name(self):
+        """torch's name: its cross_entropy of class indices is nll_loss of log_softmax."""
+        return _display_name_or(self, "NllLossBackward")
+
     cdef tuple _backward(self, tuple grads):
         # (softmax(x) - onehot(t)) * (g * coef), the softmax recorded under create_graph
         if self.coef is None:

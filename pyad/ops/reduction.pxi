@@ -1427,7 +1427,9 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "sort")
     _refuse_complex(x, None, "sort")      # (after the dim check, as torch)
     index = _sort_indices(x._data, d, bool(descending))
-    return sort_result(*_select(x, index, d, True))
+    values, indices = _select(x, index, d, True)
+    _retype_node(values, x, TakeAlongBackward, SortBackward)
+    return sort_result(values, indices)
 
 
 @profiled_op
@@ -1467,7 +1469,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         key = [slice(None)] * x._data.ndim
         key[d] = slice(0, k)
         index = index[tuple(key)]
-    return topk_result(*_select(x, index, d, True))
+    values, indices = _select(x, index, d, True)
+    _retype_node(values, x, TakeAlongBackward, TopkBackward)
+    return topk_result(values, indices)
 
 
 cdef Py_ssize_t _index_arg(object k, str what, str name) except? -1:

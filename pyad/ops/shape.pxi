@@ -202,6 +202,19 @@ cdef class ViewBackward(Node):
         return (_grad(_v_reshape(_gv(grads[0], _grad_enabled()), self.input_shape)),)
 
 
+# torch's names for the ops pyad records as a reshape (field-less aliases: _retype_node)
+cdef class UnsqueezeBackward(ViewBackward):
+    pass
+
+
+cdef class SqueezeBackward(ViewBackward):
+    pass
+
+
+cdef class TakeBackward(ViewBackward):
+    pass
+
+
 cdef Variable _reshape(Variable x, tuple shape, bint must_view):
     try:
         if must_view:
@@ -339,6 +352,15 @@ cdef class PermuteBackward(Node):
         return (_grad(_v_permute(_gv(grads[0], _grad_enabled()), self.inverse)),)
 
 
+# torch's names for transpose and t, which pyad records as permutes
+cdef class TransposeBackward(PermuteBackward):
+    pass
+
+
+cdef class TBackward(PermuteBackward):
+    pass
+
+
 @profiled_op
 def permute(input, *dims):
     """Reorder dimensions (a view).
@@ -386,7 +408,9 @@ def transpose(input, dim0, dim1):
     a = _normalize_dim(dim0, n, "transpose")
     b = _normalize_dim(dim1, n, "transpose")
     perm[a], perm[b] = perm[b], perm[a]
-    return permute(x, tuple(perm))
+    out = permute(x, tuple(perm))
+    _retype_node(out, x, PermuteBackward, TransposeBackward)
+    return out
 
 
 @profiled_op
@@ -401,7 +425,9 @@ def t(input):
     if x._data.ndim > 2:
         raise RuntimeError("t() expects a Variable with <= 2 dimensions, but self is %dD"
                            % x._data.ndim)
-    return permute(x, tuple(range(x._data.ndim))[::-1])
+    out = permute(x, tuple(range(x._data.ndim))[::-1])
+    _retype_node(out, x, PermuteBackward, TBackward)
+    return out
 
 
 @profiled_op
@@ -414,7 +440,9 @@ def unsqueeze(input, dim):
     cdef Variable x = _as_variable(input, "unsqueeze")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim + 1, "unsqueeze")
     shape = x._data.shape
-    return _reshape(x, shape[:d] + (1,) + shape[d:], False)
+    out = _reshape(x, shape[:d] + (1,) + shape[d:], False)
+    _retype_node(out, x, ViewBackward, UnsqueezeBackward)
+    return out
 
 
 @profiled_op
@@ -430,7 +458,9 @@ def squeeze(input, dim=None):
         dims = tuple(i for i, s in enumerate(shape) if s == 1)
     else:
         dims = tuple(d for d in _normalize_dims(dim, len(shape), "squeeze") if shape[d] == 1)
-    return _reshape(x, tuple(s for i, s in enumerate(shape) if i not in dims), False)
+    out = _reshape(x, tuple(s for i, s in enumerate(shape) if i not in dims), False)
+    _retype_node(out, x, ViewBackward, SqueezeBackward)
+    return out
 
 
 # -- basic indexing -------------------------------------------------------------------
@@ -717,6 +747,52 @@ cdef Variable _index_put_into_zeros(Variable g, object key, tuple shape):
     return _plain(data, g._volatile)
 
 
+# torch's names for basic indexing, by the last view op it applies for the key
+cdef class SelectBackward(IndexBackward):
+    pass
+
+
+cdef class SliceBackward(IndexBackward):
+    pass
+
+
+cdef class _IndexUnsqueezeBackward(IndexBackward):
+    # x[None] (the name of unsqueeze()'s own node class)
+    def name(self):
+        return _display_name_or(self, "UnsqueezeBackward")
+
+
+cdef class GatherBackward(IndexBackward):
+    pass
+
+
+cdef class IndexSelectBackward(IndexBackward):
+    pass
+
+
+cdef int _basic_key_view(object key):
+    # The last view op torch applies for a basic key, which names its node: 1 a select
+    # (an int), 2 a slice, 3 an unsqueeze (None), 0 another. Full slices and Ellipsis
+    # apply nothing, unless nothing else is there (x[:] is a slice).
+    cdef tuple items = key if type(key) is tuple else (key,)
+    cdef Py_ssize_t i
+    for i in range(len(items) - 1, -1, -1):
+        k = items[i]
+        if k is None:
+            return 3
+        if k is Ellipsis:
+            continue
+        if type(k) is slice:
+            if (<slice>k).start is None and (<slice>k).stop is None and \
+                    (<slice>k).step is None:
+                continue
+            return 2
+        if type(k) is int:
+            return 1
+        return 0
+    return 2
+
+
 @profiled_op
 def getitem(input, key):
     """``input[key]``: ints, slices, None, Ellipsis, and integer or boolean arrays.
@@ -740,8 +816,17 @@ def getitem(input, key):
         raise IndexError("__getitem__(): index %r is out of bounds for a Variable of shape %s: %s"
                          % (key, _shape_str(x._data.shape), exc)) from None
     cdef IndexBackward node = None
+    cdef int kind
     if _records(x):
-        node = IndexBackward.__new__(IndexBackward)
+        kind = _basic_key_view(key) if basic else 0
+        if kind == 1:
+            node = SelectBackward.__new__(SelectBackward)
+        elif kind == 2:
+            node = SliceBackward.__new__(SliceBackward)
+        elif kind == 3:
+            node = _IndexUnsqueezeBackward.__new__(_IndexUnsqueezeBackward)
+        else:
+            node = IndexBackward.__new__(IndexBackward)
         node.key = key
         node.input_shape = x._data.shape
     if basic:
@@ -934,6 +1019,11 @@ cdef class CatBackward(Node):
         return tuple(out)
 
 
+cdef class StackBackward(CatBackward):
+    # torch's name for stack, which pyad records as a cat of unsqueezed inputs
+    pass
+
+
 @profiled_op
 def cat(tensors, dim=0, *, out=None):
     """Concatenate Variables along an existing dimension ``dim``.
@@ -1044,7 +1134,9 @@ def stack(tensors, dim=0, *, out=None):
                                "entry 0 and %s at entry %d"
                                % (_shape_str(shape), _shape_str(x._data.shape), i))
     d = _normalize_dim(dim, len(shape) + 1, "stack")
-    return cat([unsqueeze(x, d) for x in xs], d)
+    result = cat([unsqueeze(x, d) for x in xs], d)
+    _retype_node(result, None, CatBackward, StackBackward)
+    return result
 
 
 @profiled_op
@@ -2059,7 +2151,9 @@ def take(input, index, *, out=None):
         raise IndexError("take(): index out of range for a Variable of %d elements" % n)
     if idx.size and int(idx.min()) < 0:
         idx = _xp_of(idx).where(idx < 0, idx + n, idx)       # negative counts from the end
-    return gather(reshape(x, (-1,)), 0, idx.reshape(-1)).reshape(idx.shape)
+    out = reshape(gather(reshape(x, (-1,)), 0, idx.reshape(-1)), idx.shape)
+    _retype_node(out, x, ViewBackward, TakeBackward)
+    return out
 
 
 @profiled_op
@@ -2386,7 +2480,9 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         return reshape(narrow(reshape(x, (-1,)), 0, 0, 0), idx.shape)
     key = _gather_key(x, dim, index, "gather")
     if type(x._data) is not _NDARRAY:
-        return getitem(x, key)
+        out = getitem(x, key)
+        _retype_node(out, x, IndexBackward, GatherBackward)
+        return out
     # NumPy: the key as flat positions in C order, then one take (fancy indexing with
     # the key's broadcast arrays costs several times more); backward scatters with them.
     cdef tuple shape = x._data.shape
@@ -2403,7 +2499,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     data = x._data.take(flat)
     cdef IndexBackward node
     if _records(x):
-        node = IndexBackward.__new__(IndexBackward)
+        node = GatherBackward.__new__(GatherBackward)
         node.key = key
         node.flat = flat
         node.input_shape = shape
@@ -2435,6 +2531,15 @@ cdef class _IndexAlongNode(Node):
 cdef class TakeAlongBackward(_IndexAlongNode):
     cdef tuple _backward(self, tuple grads):
         return (_put_along(grads[0], self.saved_index(), self.dim, self.input_shape),)
+
+
+# torch's names for sort and topk, whose values pyad records as a take along a dim
+cdef class SortBackward(TakeAlongBackward):
+    pass
+
+
+cdef class TopkBackward(TakeAlongBackward):
+    pass
 
 
 cdef class PutAlongBackward(_IndexAlongNode):
@@ -2670,7 +2775,9 @@ def index_select(input, dim, index, *, out=None):
     key = _index_dim_key(x, dim, index, "index_select")
     if x._data.ndim == 0:
         return reshape(getitem(reshape(x, (1,)), key), ())    # torch: 0-d whatever the index
-    return getitem(x, key)
+    out = getitem(x, key)
+    _retype_node(out, x, IndexBackward, IndexSelectBackward)
+    return out
 
 
 cdef void _index_select_edge_checks(Variable x, object dim, object index) except *:
@@ -2850,7 +2957,9 @@ def masked_fill(input, mask, value):
     if m.ndim == 0:
         m = m.reshape(1)
         return reshape(_put(reshape(xb, (1,)), m, value, "masked_fill"), ())
-    return _put(xb, m, value, "masked_fill")
+    out = _put(xb, m, value, "masked_fill")
+    _retype_node(out, xb, SetItemBackward, MaskedFillBackward)
+    return out
 
 
 @profiled_op
@@ -3046,6 +3155,10 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 cdef class ConstantPadBackward(Node):
     cdef tuple key                      # where the input sits in the padded output
+
+    def name(self):
+        """torch's name for a constant pad's node."""
+        return _display_name_or(self, "ConstantPadNdBackward")
 
     cdef tuple _backward(self, tuple grads):
         # (a dense copy of the kept part, as torch's gradient is)
