@@ -22,6 +22,10 @@ Left out: the OpInfo-driven tests (``test_reference_numerics_*``, ``test_contig_
 ``test_batch_vs_slicing``, ...: the sweeps cover them), CUDA/cross-device and
 ``torch.jit`` tests, bfloat16/half-only tests tied to CUDA kernels, tests needing SciPy
 references (SciPy is not installed), and the tests of ops pyad does not have.
+Not asserted: which NumPy RuntimeWarnings pyad emits where torch is silent (silu/mish
+at +-inf, nan_to_num's float16 overflow of a large posinf); ldexp's gradient for a
+negative integer exponent (torch computes pow(2, other) in the integer dtype and
+returns 0, a torch accident; the test uses positive exponents and gradcheck).
 """
 import math
 import warnings
@@ -591,14 +595,13 @@ def test_fmod_remainder(op, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("op", ["remainder", "fmod"])
+@pytest.mark.parametrize("op", [pytest.param("remainder", marks=pytest.mark.xfail(
+    strict=True, reason="engine: float remainder gives a zero result the divisor's sign "
+    "(NumPy/Python mod): remainder(0.0, -2) is -0.0, torch +0.0")), "fmod"])
 def test_fmod_remainder_zero_result_sign(op, dtype):
     """torch test_fmod_remainder (zero results): torch's remainder is fmod plus the
     divisor when the signs differ and the fmod is non-zero, so a zero result keeps the
     dividend's sign (remainder(0.0, -2) = +0.0, remainder(-0.0, 2) = -0.0)."""
-    if op == "remainder":
-        pytest.xfail("engine: float remainder gives a zero result the divisor's sign "
-                     "(NumPy/Python mod): remainder(0.0, -2) is -0.0, torch +0.0")
     agree(lambda L, x: getattr(L, op)(x, -2), A([0.0, -0.0, 4.0, -4.0], dtype), exact=True)
     agree(lambda L, x: getattr(L, op)(x, 2), A([0.0, -0.0, 4.0, -4.0], dtype), exact=True)
 
@@ -818,8 +821,8 @@ def test_heaviside_errors():
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_hypot(dtype):
     """torch test_hypot: broadcast, inf beats nan, zeros, large values without overflow."""
-    a = A([[3.0, 0.0, inf, nan, 1e200, -5.0]], dtype if dtype == "float64" else "float64")
-    a = A(a.values.astype(dtype))
+    big = 1e200 if dtype == "float64" else 1e30
+    a = A([[3.0, 0.0, inf, nan, big, -5.0]], dtype)
     b = A([[4.0], [-0.0], [nan]], dtype)
     agree(lambda L, x, y: L.hypot(x, y), a, b)
     agree(lambda L, x, y: L.hypot(x, y), A([1e38, 3e-39], "float32"), A([1e38, 4e-39], "float32"))
