@@ -609,10 +609,30 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
         raise TypeError("randperm(): argument 'n' must be int, not %s" % type(n).__name__)
     if n < 0:
         raise RuntimeError("randperm(): n must be non-negative, got %d" % n)
+    target = numpy.dtype(numpy.int64 if dtype is None else dtype)
+    _check_randperm_fits(int(n), target)
     xp = _xp_for(device, "randperm")
     data = _rng_for(xp, generator, "randperm").permutation(int(n))
-    data = data.astype(numpy.int64 if dtype is None else numpy.dtype(dtype), copy=False)
+    data = data.astype(target, copy=False)
     return _finish(data, None, device, requires_grad, "randperm")
+
+
+# The largest n whose permutation a floating dtype holds exactly (torch's limits).
+_RANDPERM_FLOAT_LIMITS = {"float16": 2 ** 11 + 1, "float32": 2 ** 24 + 1,
+                          "float64": 2 ** 53 + 1}
+
+
+def _check_randperm_fits(n, dtype):
+    """torch refuses bool and complex outright, an integer dtype that cannot hold n - 1
+    and a floating dtype that cannot count to n exactly: check before permuting."""
+    if dtype.kind in "bc":
+        raise NotImplementedError("randperm(): not implemented for %s" % dtype)
+    if dtype.kind in "iu" and n - 1 > numpy.iinfo(dtype).max:
+        raise RuntimeError("randperm(): n=%d cannot be converted to %s without overflow"
+                           % (n, dtype))
+    limit = _RANDPERM_FLOAT_LIMITS.get(dtype.name)
+    if limit is not None and n > limit:
+        raise RuntimeError("randperm(): n cannot be greater than %d for %s" % (limit, dtype))
 
 
 def _int_arg(value, name):

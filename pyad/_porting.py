@@ -12,6 +12,7 @@ tensor([7., 0., 0.], dtype=float64)
 >>> pyad.promote_types(pyad.uint8, pyad.int8)
 dtype('int16')
 """
+import collections.abc
 import warnings
 
 import numpy
@@ -412,6 +413,8 @@ def _array_of(obj, dtype, copy):
             return frombuffer(obj, dtype=dtype if dtype is not None else default).data, True
     if isinstance(obj, (str, bytes)):
         raise TypeError("asarray(): invalid data type '%s'" % type(obj).__name__)
+    if isinstance(obj, collections.abc.Sequence) and not isinstance(obj, (list, tuple)):
+        obj = list(obj)   # torch reads any Python sequence (range, deque ...) as a list
     if not isinstance(obj, (list, tuple, bool, int, float, complex)):
         raise RuntimeError("asarray(): Could not infer dtype of %s" % type(obj).__name__)
     if copy is False:
