@@ -1026,3 +1026,94 @@ def test_view_grad__gradcheck_through_chains_of_views():
         return z * y.sum() + x.as_strided((2, 2), (1, 2), 1)
     same_grad(chain, (3, 4))
     check_grads(lambda x: chain(pyad, x), (3, 4))
+
+
+# -- torch's own error-message regexes ---------------------------------------------------
+
+def _msg_xfail(what):
+    return pytest.mark.xfail(strict=True, reason="engine: message does not match torch's "
+                                                  "test regex: " + what)
+
+
+ERROR_CASES = [
+    # (id, call, exception class, the regex torch's test uses)
+    ("view_dtype_0d", lambda L: L.tensor(1.0, dtype=L.float64).view(L.float32),
+     RuntimeError, r"self.dim\(\) cannot be 0"),
+    ("view_dtype_stride", lambda L: arr(L, 4, 2).t().view(L.float32),
+     RuntimeError, r"self.stride\(-1\) must be 1"),
+    ("view_dtype_size", lambda L: L.ones(4, 4, 3, dtype=L.float32).view(L.float64),
+     RuntimeError, r"self.size\(-1\) must be divisible by 2"),
+    ("view_dtype_offset", lambda L: L.ones(4, 4, 5, dtype=L.int16)[:, :, 1:].view(L.int32),
+     RuntimeError, r"self.storage_offset\(\) must be divisible by 2"),
+    ("flatten_range", lambda L: arr(L, 2, 3, 4).flatten(2, 0),
+     RuntimeError, "start_dim cannot come after end_dim"),
+    ("flatten_oob", lambda L: arr(L, 2, 3, 4).flatten(5, 10), IndexError, "Dimension out of range"),
+    ("unfold_size", lambda L: arr(L, 7).unfold(0, -1, 1), RuntimeError, "size is -1 but must be >= 0"),
+    ("unfold_step", lambda L: arr(L, 7).unfold(0, 1, -1), RuntimeError, "step is -1 but must be > 0"),
+    ("mT_1d", lambda L: arr(L, 2).mT, RuntimeError, "only supported on matrices"),
+    ("H_3d", lambda L: arr(L, 2, 2, 2).H, RuntimeError, "only supported on matrices"),
+    ("tensor_split_sections", lambda L: L.tensor_split(arr(L, 10), 0, 0),
+     RuntimeError, "number of sections must be larger than 0, got 0"),
+    ("transpose_oob", lambda L: L.swapdims(arr(L, 2, 3, 4, 5), 5, 0), IndexError,
+     "Dimension out of range"),
+    ("flip_oob", lambda L: arr(L, 2, 2).flip(3), IndexError, "Dimension out of range"),
+    pytest.param("broadcast_to_mismatch", lambda L: L.broadcast_to(arr(L, 3, 2), (4, 3, 3)),
+                 RuntimeError,
+                 r"The expanded size of the tensor \(\d\) must match the existing size \(\d\)",
+                 marks=_msg_xfail("broadcast_to() says 'the shape [3, 2] cannot be broadcast "
+                                  "to [4, 3, 3]'")),
+    pytest.param("expand_mismatch", lambda L: arr(L, 3, 2).expand(4, 3, 3), RuntimeError,
+                 r"The expanded size of the tensor \(\d\) must match the existing size \(\d\)",
+                 marks=_msg_xfail("expand() gives broadcast_to()'s message")),
+    pytest.param("view_empty_infer", lambda L: L.ones(0).view(3, 0, -1, 0), RuntimeError,
+                 "because the unspecified dimension size -1 can be any value",
+                 marks=_msg_xfail("view() of an empty tensor with -1 and a 0 dim")),
+    pytest.param("t_3d", lambda L: arr(L, 2, 2, 2).t(), RuntimeError,
+                 "expects a tensor with <= 2 dimensions, but self is 3D",
+                 marks=_msg_xfail("t() says 'a Variable' where torch says 'a tensor'")),
+    pytest.param("chunk_zero", lambda L: arr(L, 4, 7).chunk(0), RuntimeError,
+                 "chunk expects.*greater than 0",
+                 marks=_msg_xfail("'chunk(): expects' vs 'chunk expects'")),
+    pytest.param("tensor_split_0d", lambda L: L.tensor_split(L.tensor(1.0), 10, 0),
+                 RuntimeError, "tensor_split expected at least a 1-dimensional tensor, "
+                 "but got a tensor with 0 dims",
+                 marks=_msg_xfail("tensor_split() of a 0-d input")),
+    pytest.param("tensor_split_float", lambda L: L.tensor_split(arr(L, 10), L.tensor(1.1), 0),
+                 RuntimeError, "tensor_split expected tensor_indices_or_sections to have "
+                 "dtype of long, but got Float",
+                 marks=_msg_xfail("tensor_split() with float indices names the dims, not "
+                                  "the dtype")),
+    pytest.param("tensor_split_2d", lambda L: L.tensor_split(arr(L, 10), L.tensor([[1]]), 0),
+                 RuntimeError, "tensor_split expected tensor_indices_or_sections to be a "
+                 "zero-dimensional or one-dimensional tensor, but got a tensor with 2 dims",
+                 marks=_msg_xfail("tensor_split() with 2-d indices")),
+    pytest.param("movedim_len", lambda L: L.movedim(arr(L, 2, 3, 4), (1, 0), (0,)),
+                 RuntimeError, "movedim: Invalid source or destination dims:",
+                 marks=_msg_xfail("'movedim(): Invalid' vs 'movedim: Invalid'")),
+    pytest.param("movedim_repeat_src", lambda L: L.movedim(arr(L, 2, 3, 4), (0, 0), (0, 1)),
+                 RuntimeError, "movedim: repeated dim in `source`",
+                 marks=_msg_xfail("repeated source dim")),
+    pytest.param("movedim_repeat_dst", lambda L: L.movedim(arr(L, 2, 3, 4), (0, 1), (1, 1)),
+                 RuntimeError, "movedim: repeated dim in `destination`",
+                 marks=_msg_xfail("repeated destination dim")),
+    pytest.param("clamp_no_bounds", lambda L: arr(L, 3).clamp(), RuntimeError,
+                 "At least one of 'min' or 'max' must not be None",
+                 marks=_msg_xfail("'at least one' is lower case")),
+    pytest.param("fliplr_1d", lambda L: L.fliplr(arr(L, 4)), RuntimeError,
+                 "Input must be >= 2-d.", marks=_msg_xfail("'input must be' is lower case")),
+    pytest.param("flipud_0d", lambda L: L.flipud(L.tensor(4.0)), RuntimeError,
+                 "Input must be >= 1-d.", marks=_msg_xfail("'input must be' is lower case")),
+]
+
+
+@pytest.mark.parametrize("name,call,exc,regex", ERROR_CASES,
+                         ids=[c.values[0] if hasattr(c, "marks") else c[0]
+                              for c in ERROR_CASES])
+def test_error_messages__torch_regexes(name, call, exc, regex):
+    """The regexes of torch's own tests (test_view_dtype_new, test_flatten, test_unfold_
+    errors, test_transposes_errors, test_tensor_split_errors, test_movedim_invalid,
+    test_clamp_raises_arg_errors, test_fliplr_invalid, test_view, test_t, test_chunk,
+    test_broadcast_to) match pyad's messages, as they do torch's."""
+    for L in (torch, pyad):
+        with pytest.raises(exc, match=regex):
+            call(L)
