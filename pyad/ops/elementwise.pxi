@@ -2242,7 +2242,7 @@ cpdef Variable clamp(object input, object min=None, object max=None, object out=
     if out is not None: return _write_out_checked("clamp", out, clamp(input, min, max),
                                                   (input, min, max), _OUT_EXACT)
     if min is None and max is None:
-        raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
+        raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
     _refuse_complex(input, None, "clamp")
     cdef Variable x = _as_variable(input, "clamp")
     data = x._data
@@ -3096,6 +3096,8 @@ cpdef Variable remainder(object input, object other, object out=None):
         _no_kernel("remainder", "remainder_cpu", "bool")
     _check_integer_divisor(input, other, "remainder")
     data = _apply_binary(_np_remainder, input, other, "remainder")
+    if _dtype_kind(data) == b'f':
+        data = _zero_takes_dividend_sign(data, input)
     if _binary_records(input, other) and _scalar_category(input) >= 0:
         # torch's remainder(Scalar, Tensor) has no derivative: an error at backward
         return _delayed_error((_wrap(data),), (input, other),
@@ -3104,6 +3106,19 @@ cpdef Variable remainder(object input, object other, object out=None):
         return _binary(RemainderBackward.__new__(RemainderBackward), data, input, other,
                        _operand_requires_grad(other), _operand_requires_grad(other))
     return _plain(data, _operand_volatile(input) or _operand_volatile(other))
+
+
+cdef object _zero_takes_dividend_sign(object data, object input):
+    # torch's float remainder is fmod(a, b) moved into b's sign, so a zero result keeps
+    # fmod's sign, the dividend's (remainder(0., -2.) and remainder(6., -3.) are +0.0);
+    # NumPy's takes the divisor's (-0.0)
+    xp = _xp_of(data)
+    zero = data == 0
+    if not zero.any():
+        return data
+    a = (<Variable>input)._data if isinstance(input, Variable) else input
+    return xp.where(zero, xp.copysign(xp.zeros((), dtype=data.dtype),
+                                      xp.asarray(a).astype(data.dtype, copy=False)), data)
 
 
 cdef class FmodBackward(_RemainderNode):
@@ -3222,6 +3237,10 @@ cdef Variable _no_grad_binary(object ufunc, object input, object other, str what
 cdef Variable _logical_binary(object ufunc, object input, object other, str what):
     # Logical ops read each operand as true or false in its own dtype: no promotion
     # (torch's logical_and(int16, float16) is defined; a promoted dtype need not exist).
+    # torch takes no Python number as `other` (its signature has only a Tensor there).
+    if isinstance(other, (bool, int, float, complex)):
+        raise TypeError("%s(): argument 'other' (position 2) must be Variable, not %s"
+                        % (what, type(other).__name__))
     da = _binary_operand_data(input, what, "input")
     db = _binary_operand_data(other, what, "other")
     try:

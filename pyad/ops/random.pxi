@@ -35,8 +35,29 @@ def uniform_(object input, low=0.0, high=1.0, *, generator=None):
     (True, 1)
     """
     cdef Variable x = _inplace_target(input, "uniform_")
+    if _is_float_dtype(x._data.dtype) and _dtype_kind(x._data) != b'c':
+        _check_uniform_range(float(low), float(high), x._data.dtype)
     gen = _rng_of(x._data, generator, "uniform_")
     return _inplace_random(x, lambda shape: gen.uniform(low, high, shape), "uniform_")
+
+
+cdef void _check_uniform_range(double lo, double hi, object dtype) except *:
+    # torch's checks: both bounds finite numbers of the dtype, from <= to, and the
+    # width representable in it (float16's [-60000, 60000) is not)
+    from pyad._compat import finfo                # (NumPy's has no bfloat16)
+    fmax = float(finfo(dtype).max)
+    name = _torch_dtype_name(dtype)
+    if not (-fmax <= lo <= fmax):
+        raise RuntimeError("uniform_(): from is out of bounds for %s" % name)
+    if not (-fmax <= hi <= fmax):
+        raise RuntimeError("uniform_(): to is out of bounds for %s" % name)
+    if lo > hi:
+        raise RuntimeError("uniform_(): uniform_ expects to return a [from, to) range, but "
+                           "found from=%g > to=%g" % (lo, hi))
+    if hi - lo > fmax:
+        raise RuntimeError("uniform_(): uniform_ expects to-from <= std::numeric_limits<%s>::"
+                           "max(), but found to=%g and from=%g which result in to-from to "
+                           "exceed the limit" % (name, hi, lo))
 
 
 @profiled_op

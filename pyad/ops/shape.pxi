@@ -223,9 +223,14 @@ cdef Variable _reshape(Variable x, tuple shape, bint must_view):
         else:
             data = x._data.reshape(shape)
     except (ValueError, AttributeError) as exc:
+        what = "view" if must_view else "reshape"
+        if x._data.size == 0 and -1 in shape and 0 in shape:
+            # torch's words for an empty input whose -1 could be any size
+            raise RuntimeError("%s(): shape '%s' is invalid for input of size 0 because the "
+                               "unspecified dimension size -1 can be any value and is "
+                               "ambiguous" % (what, list(shape))) from None
         raise RuntimeError("%s(): shape %s is invalid for input of size %d (%s)"
-                           % ("view" if must_view else "reshape", _shape_str(shape),
-                              x._data.size, exc)) from None
+                           % (what, _shape_str(shape), x._data.size, exc)) from None
     cdef ViewBackward node = None
     if _records(x):
         node = ViewBackward.__new__(ViewBackward)
@@ -423,7 +428,7 @@ def t(input):
     """
     cdef Variable x = _as_variable(input, "t")
     if x._data.ndim > 2:
-        raise RuntimeError("t() expects a Variable with <= 2 dimensions, but self is %dD"
+        raise RuntimeError("t(): t() expects a tensor with <= 2 dimensions, but self is %dD"
                            % x._data.ndim)
     out = permute(x, tuple(range(x._data.ndim))[::-1])
     _retype_node(out, x, PermuteBackward, TBackward)
@@ -912,8 +917,7 @@ cpdef Variable broadcast_to(object input, object shape):
     try:
         data = _broadcast_data(x._data, shape)
     except ValueError:
-        raise RuntimeError("broadcast_to(): the shape %s cannot be broadcast to %s"
-                           % (_shape_str(x._data.shape), _shape_str(shape))) from None
+        raise RuntimeError(_expand_mismatch("broadcast_to", x._data.shape, shape)) from None
     if 0 < lead < len(shape) and 1 in shape[:lead]:     # (a 0-d input: all 0, as torch)
         data = _torch_lead_strides(data, lead)
     cdef ExpandBackward node = None
@@ -959,7 +963,7 @@ def expand(input, *sizes):
                            % (len(sizes), x._data.ndim))
     for i in range(lead):
         if sizes[i] == -1:
-            raise RuntimeError("expand(): the expanded size of the Variable (-1) isn't "
+            raise RuntimeError("expand(): The expanded size of the tensor (-1) isn't "
                                "allowed in a leading, non-existing dimension %d" % i)
     shape = tuple(x._data.shape[i - lead] if s == -1 and i >= lead else s
                   for i, s in enumerate(sizes))
@@ -1017,6 +1021,22 @@ cdef class CatBackward(Node):
                 out.append(None)
             start += size
         return tuple(out)
+
+
+cdef str _expand_mismatch(str what, tuple have, tuple want):
+    # torch's expand error: the first dimension (from the right) that cannot broadcast
+    cdef Py_ssize_t i, k, n = len(want), m = len(have)
+    if m > n:
+        return ("%s(): the number of sizes provided (%d) must be greater or equal to the "
+                "number of dimensions in the tensor (%d)" % (what, n, m))
+    for i in range(m - 1, -1, -1):
+        k = i + n - m
+        if have[i] != 1 and have[i] != want[k]:
+            return ("%s(): The expanded size of the tensor (%d) must match the existing size "
+                    "(%d) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s"
+                    % (what, want[k], have[i], k, list(want), list(have)))
+    return "%s(): the shape %s cannot be broadcast to %s" % (what, _shape_str(have),
+                                                             _shape_str(want))
 
 
 cdef class StackBackward(CatBackward):
@@ -1196,6 +1216,10 @@ def narrow(input, dim, start, length):
         raise RuntimeError("narrow(): cannot be applied to a 0-dim Variable")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "narrow")
     cdef Py_ssize_t n = x._data.shape[d]
+    if isinstance(start, Variable) and not ((<Variable>start)._data.ndim == 0 and
+                                            (<Variable>start)._data.dtype.kind in "iu"):
+        # torch's narrow(Tensor start) overload takes a 0-d integer one only
+        raise RuntimeError("narrow(): start must be an 0-dim integral Tensor.")
     s = _int_arg(start, "narrow", "start")
     l = _int_arg(length, "narrow", "length")
     if s < -n or s > n:
@@ -1326,7 +1350,8 @@ cdef tuple _split(Variable x, object split_size, object dim, str what):
 cdef tuple _chunk(Variable x, object chunks, object dim, str what):
     c = _int_arg(chunks, what, "chunks")
     if c <= 0:
-        raise RuntimeError("%s(): expects `chunks` to be greater than 0, got: %d" % (what, c))
+        raise RuntimeError("%s(): chunk expects `chunks` to be greater than 0, got: %d"
+                           % (what, c))
     if x._data.ndim == 0:
         raise RuntimeError("%s(): cannot be applied to a 0-dim Variable" % what)
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, what)
@@ -1453,16 +1478,19 @@ def movedim(input, source, destination):
     src = list(source) if isinstance(source, (list, tuple)) else [source]
     dst = list(destination) if isinstance(destination, (list, tuple)) else [destination]
     if len(src) != len(dst):
-        raise RuntimeError("movedim(): Invalid source or destination dims: source (%s dims) "
-                           "should contain the same number of dims as destination (%s dims)"
-                           % (len(src), len(dst)))
+        raise RuntimeError("movedim(): movedim: Invalid source or destination dims: source "
+                           "(%s dims) should contain the same number of dims as destination "
+                           "(%s dims)" % (src, dst))
     src = [_normalize_dim(s, n, "movedim") for s in src]
     dst = [_normalize_dim(s, n, "movedim") for s in dst]
-    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        raise RuntimeError("movedim(): repeated dim in source %s or destination %s"
-                           % (list(source) if isinstance(source, (list, tuple)) else source,
-                              list(destination) if isinstance(destination, (list, tuple))
-                              else destination))
+    # (torch's words: "movedim: repeated dim in `source` ([0, 0])")
+    if len(set(src)) != len(src):
+        raise RuntimeError("movedim(): movedim: repeated dim in `source` (%s)"
+                           % (list(source) if isinstance(source, (list, tuple)) else source,))
+    if len(set(dst)) != len(dst):
+        raise RuntimeError("movedim(): movedim: repeated dim in `destination` (%s)"
+                           % (list(destination) if isinstance(destination, (list, tuple))
+                              else destination,))
     if n == 0:
         return permute(x, ())
     perm = [-1] * n
@@ -1892,7 +1920,7 @@ def flipud(input):
     """
     cdef Variable x = _as_variable(input, "flipud")
     if x._data.ndim < 1:
-        raise RuntimeError("flipud(): input must be >= 1-d, got a 0-d Variable")
+        raise RuntimeError("flipud(): Input must be >= 1-d.")
     return flip(x, (0,))
 
 
@@ -1905,7 +1933,7 @@ def fliplr(input):
     """
     cdef Variable x = _as_variable(input, "fliplr")
     if x._data.ndim < 2:
-        raise RuntimeError("fliplr(): input must be >= 2-d, got %d-d" % x._data.ndim)
+        raise RuntimeError("fliplr(): Input must be >= 2-d.")
     return flip(x, (1,))
 
 
@@ -2047,17 +2075,23 @@ def tensor_split(input, indices_or_sections, dim=0):
     """
     cdef Variable x = _as_variable(input, "tensor_split")
     if x._data.ndim == 0:
-        raise RuntimeError("tensor_split(): expected at least a 1-dimensional Variable")
+        raise RuntimeError("tensor_split(): tensor_split expected at least a 1-dimensional "
+                           "tensor, but got a tensor with 0 dims")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "tensor_split")
     cdef Py_ssize_t n = x._data.shape[d]
     cdef Py_ssize_t sections, pos
     if isinstance(indices_or_sections, Variable):
         # torch: a 1-d integer Variable holds indices, a 0-d one the number of sections
         t = (<Variable>indices_or_sections)._data
-        if t.dtype.kind not in "iu" or t.ndim > 1:
-            raise RuntimeError("tensor_split(): expected tensor_indices_or_sections to be a "
-                               "zero-dimensional or one-dimensional tensor of dtype long, but "
-                               "got a %d-dimensional %s Variable" % (t.ndim, t.dtype))
+        # (torch's words and order: the dtype first)
+        if t.dtype.kind not in "iu":
+            raise RuntimeError("tensor_split(): tensor_split expected "
+                               "tensor_indices_or_sections to have dtype of long, but got %s"
+                               % _torch_dtype_name(t.dtype))
+        if t.ndim > 1:
+            raise RuntimeError("tensor_split(): tensor_split expected "
+                               "tensor_indices_or_sections to be a zero-dimensional or "
+                               "one-dimensional tensor, but got a tensor with %d dims" % t.ndim)
         indices_or_sections = int(t) if t.ndim == 0 else [int(i) for i in t.tolist()]
     if isinstance(indices_or_sections, (list, tuple)):
         try:

@@ -1260,7 +1260,7 @@ cdef class FrexpBackward(_UnaryNode):
 
 
 @profiled_op
-cpdef object frexp(object input):
+cpdef object frexp(object input, object out=None):
     """Split ``input`` into mantissa (in ``[0.5, 1)`` in magnitude) and int32 exponent,
     ``input = mantissa * 2 ** exponent``; a named tuple ``(mantissa, exponent)``. The
     mantissa is differentiable (``2 ** -exponent``), the exponent is not.
@@ -1268,6 +1268,7 @@ cpdef object frexp(object input):
     >>> frexp(Variable(numpy.array([8., 0.75])))
     frexp(mantissa=tensor([0.5000, 0.7500], dtype=float64), exponent=tensor([4, 0], dtype=int32))
     """
+    if out is not None: return _write_out("frexp", out, frexp(input), _OUT_EXACT)
     cdef Variable x = _as_variable(input, "frexp")
     if _dtype_kind(x._data) != b'f':
         raise RuntimeError("frexp(): only supports floating-point dtypes")
@@ -1425,9 +1426,11 @@ cpdef Variable lcm(object input, object other, object out=None):
 
 
 cdef object _wrap_int(object v, int bits):
-    # v as a C signed integer of `bits` bits (two's complement wrap)
-    v &= (1 << bits) - 1
-    return v - (1 << bits) if v >= (1 << (bits - 1)) else v
+    # v as a C signed integer of `bits` bits (two's complement wrap), in Python integers
+    # (a C shift by 64 bits is undefined: gcd of the int64 minimum never returned)
+    cdef object span = (<object>1) << bits
+    v &= span - 1
+    return v - span if v >= (span >> 1) else v
 
 
 cdef object _c_gcd(object a, object b, int bits):

@@ -209,7 +209,7 @@ def test_matmul_keeps_float32():
     (lambda: pyad.tril(pyad.ones(3)), r"tril\(\): input tensor must have at least 2"),
     (lambda: pyad.triu(pyad.ones(3, 3), 0.5), r"triu\(\): the diagonal offset must be an int"),
     (lambda: pyad.einsum("ij,jk", pyad.ones(2, 3), pyad.ones(4, 5)), r"einsum\(\): subscript"),
-    (lambda: pyad.einsum("ij", pyad.ones(2, 3), pyad.ones(4)), r"einsum\(\): the equation has"),
+    (lambda: pyad.einsum("ij", pyad.ones(2, 3), pyad.ones(4)), r"einsum\(\): Number of einsum subscripts"),
     (lambda: pyad.einsum("ijk", pyad.ones(2, 3)), r"einsum\(\): operand 0 has 2 dim"),
     (lambda: pyad.einsum("i1", pyad.ones(2, 3)), r"einsum\(\): invalid subscript"),
     (lambda: pyad.einsum("ij->ii", pyad.ones(2, 2)), r"einsum\(\): output subscript 'i'"),

@@ -183,11 +183,6 @@ def test_comparison_ops_check_for_scalar_overflow():
         check(op(s, p), op(s, t))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: a comparison of a dimensioned integer Variable with a 0-d Variable of a "
-    "wider integer dtype compares the exact values, where torch casts the 0-d operand "
-    "to the result dtype first (wrapping 1 << 20 to 0 in uint8) (pyad/_engine.pyx "
-    "comparison ops)"))
 def test_comparison_ops_check_for_zerodim_tensor_overflow():
     (p1, t1) = pair(np.array([1 << 5], np.uint8))
     (p2, t2) = pair(np.array([1 << 30], np.int32))
