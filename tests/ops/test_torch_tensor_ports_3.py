@@ -898,3 +898,140 @@ def test_conj_neg_tolist():
         assert y1.imag.tolist() == (-a.imag).tolist()
         y2 = x.neg()
         assert y2.tolist() == (-a).tolist()
+
+
+# ------------------------------------------------------------------------------------
+# pdist / cdist (batched), nonzero_static, bool subtraction, renorm, subclass __new__
+# ------------------------------------------------------------------------------------
+
+def _brute_pdist(x, p):
+    n = x.shape[0]
+    out = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = np.abs(x[i] - x[j])
+            out.append(np.count_nonzero(d) if p == 0 else d.max() if p == inf
+                       else (d ** p).sum() ** (1.0 / p))
+    return np.array(out, dtype=x.dtype)
+
+
+@pytest.mark.parametrize("p", [0, 1, 2, 3, 1.5, 2.5, inf])
+@pytest.mark.parametrize("shape", [(4, 5), (3, 2), (2, 1), (1, 3)])
+def test_pdist_norm_forward(shape, p):
+    x = rnd(shape, 43)
+    for trans in (False, True):
+        a = np.ascontiguousarray(x.T).T if trans else x      # a transposed layout
+        got = pyad.pdist(pyad.tensor(a), p)
+        np.testing.assert_allclose(got.data, _brute_pdist(x, p), rtol=1e-7, atol=1e-7)
+        outcome(lambda L: L.pdist(L.tensor(a), p), exact=False)
+
+
+@pytest.mark.parametrize("p", [0, 1, 2, 0.5, 1.5, 2.5, inf])
+def test_pdist_norm_backward(p):
+    # p=0: torch's gradient is zeros (pyad's pdist once left .grad None)
+    x = rnd((4, 3), 44)
+    for trans in (False, True):
+        a = np.ascontiguousarray(x.T).T if trans else x
+        v = pyad.tensor(a, requires_grad=True)
+        assert pyad.autograd.gradcheck(lambda u: pyad.pdist(u, p), (v,))
+        gs = []
+        for L in (pyad, torch):
+            u = L.tensor(a, requires_grad=True)
+            (L.pdist(u, p) * L.tensor(np.arange(1.0, 7.0))).sum().backward()
+            gs.append(u.grad)
+        check(gs[0], gs[1], exact=False)
+    # inf entries: the p=0 count is still a count, its gradient still zeros
+    b = x.copy()
+    b[0, 0] = inf
+    outcome(lambda L: L.pdist(L.tensor(b, requires_grad=True), p).detach(), exact=False)
+
+
+def _brute_cdist(x, y, p):
+    d = np.abs(x[..., :, None, :] - y[..., None, :, :])
+    if p == 0:
+        return np.count_nonzero(d, axis=-1).astype(x.dtype)
+    if p == inf:
+        return d.max(-1)
+    return (d ** p).sum(-1) ** (1.0 / p)
+
+
+@pytest.mark.parametrize("p", [0, 1, 2, 3, 0.5, inf])
+def test_cdist_norm_batch(p):
+    for r1, r2, m in [(3, 2, 4), (1, 5, 2), (4, 4, 1)]:
+        x, y = rnd((2, 3, r1, m), 45), rnd((2, 3, r2, m), 46)
+        got = pyad.cdist(pyad.tensor(x), pyad.tensor(y), p=p)
+        np.testing.assert_allclose(got.data, _brute_cdist(x, y, p), rtol=1e-7, atol=1e-7)
+        outcome(lambda L: L.cdist(L.tensor(x), L.tensor(y), p=p), exact=False)
+
+
+def test_cdist_non_contiguous_batch():
+    x = rnd((2, 3, 5, 4), 47)
+    y = rnd((2, 3, 6, 4), 48)
+    xt = np.swapaxes(np.swapaxes(x, -1, -2).copy(), -1, -2)     # same values, F-order rows
+    yt = np.swapaxes(np.swapaxes(y, -1, -2).copy(), -1, -2)
+    for p in (1, 2, inf):
+        for a, b in [(xt, y), (x, yt), (xt, yt)]:
+            got = pyad.cdist(pyad.tensor(a), pyad.tensor(b), p=p)
+            np.testing.assert_allclose(got.data, _brute_cdist(x, y, p), rtol=1e-7, atol=1e-7)
+        outcome(lambda L: L.cdist(L.tensor(x).transpose(-1, -2).contiguous().transpose(-1, -2),
+                                  L.tensor(y), p=p), exact=False)
+
+
+def test_cdist_large_batch():
+    # torch's sizes (4, 3, 1000, 10) cut down to stay fast; euclidean both ways
+    x, y = rnd((2, 3, 60, 10), 49), rnd((2, 3, 50, 10), 50)
+    for mode in ("use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"):
+        got = pyad.cdist(pyad.tensor(x), pyad.tensor(y), compute_mode=mode)
+        np.testing.assert_allclose(got.data, _brute_cdist(x, y, 2), rtol=1e-7, atol=1e-7)
+
+
+def test_nonzero_static():
+    a = np.array([[0.0, 1.0, 0.0], [2.0, 0.0, 3.0]])
+    for size in (0, 2, 3, 5):
+        outcome(lambda L: L.nonzero_static(L.tensor(a), size=size))
+        outcome(lambda L: L.nonzero_static(L.tensor(a), size=size, fill_value=-7))
+    outcome(lambda L: L.nonzero_static(L.tensor(np.array([0, 4, 0, 5])), size=3))
+    outcome(lambda L: L.nonzero_static(L.tensor(2.5), size=2))
+    outcome(lambda L: L.nonzero_static(L.zeros(0, 3), size=2))
+    outcome(lambda L: L.nonzero_static(L.tensor(a), size=-1))
+
+
+def test_bool_sub():
+    m1 = np.array([True, False, False, True, False, False])
+    m2 = np.array([True, True, False, False, False, True])
+    outcome(lambda L: L.tensor(m1) - L.tensor(m2))
+    outcome(lambda L: L.sub(L.tensor(m1), L.tensor(m2)))
+    outcome(lambda L: -L.tensor(m1))
+    outcome(lambda L: L.tensor(m1) - 1)
+    outcome(lambda L: L.tensor(m1).to(L.uint8) - L.tensor(m2).to(L.uint8))
+    outcome(lambda L: L.tensor(m1) + L.tensor(m2))
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 0.5, inf])
+def test_renorm_ps(p):
+    x = rnd((3, 4, 2), 51) * 3
+    for dim in (0, 1, -1):
+        outcome(lambda L: L.renorm(L.tensor(x), p, dim, 2.0), exact=False)
+        # independent: each slice along dim scaled to norm <= maxnorm
+        got = pyad.renorm(pyad.tensor(x), p, dim, 2.0).data
+        moved = np.moveaxis(got, dim, 0).reshape(x.shape[dim], -1)
+        norms = np.linalg.norm(moved, ord=p, axis=1)
+        assert (norms <= 2.0 * (1 + 1e-6)).all()
+
+
+def test_tensor_base_new():
+    # a subclass whose __new__ calls the base class's __new__ with a Variable
+    class Sub(pyad.Tensor):
+        @staticmethod
+        def __new__(cls, x, *args, **kwargs):
+            return super().__new__(cls, x, *args, **kwargs)
+
+    class TSub(torch.Tensor):
+        @staticmethod
+        def __new__(cls, x, *args, **kwargs):
+            return super().__new__(cls, x, *args, **kwargs)
+
+    p, t = Sub(pyad.ones(5)), TSub(torch.ones(5))
+    assert isinstance(p, Sub) and isinstance(p, pyad.Tensor)
+    assert isinstance(t, TSub)
+    assert p.tolist() == t.tolist() == [1.0] * 5
