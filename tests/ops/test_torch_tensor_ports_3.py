@@ -16,7 +16,16 @@ exponential_/cauchy_/uniform_ ranges, torch.gradient's spacing errors, pdist/
 pairwise_distance on empty inputs, ``to(other)``, indexing with None against NumPy,
 the field names of structseq returns, ``out=`` dtype mismatch, internal-overlap
 errors of in-place ops, logcumsumexp on complex input, layer_norm and batch_norm in
-inference mode, conj().tolist().
+inference mode, conj().tolist(), pdist forward/backward against a brute-force loop
+(p = 0 included: torch's gradient is zeros), batched and non-contiguous cdist,
+nonzero_static, subtraction of bool Variables, renorm over several p, a Variable
+subclass whose ``__new__`` calls the base's, and assertEqual's pass/fail decisions
+through ``pyad.testing.assert_close`` against ``torch.testing.assert_close``.
+
+Engine differences found are strict xfails (their reasons say torch's behaviour and
+pyad's): ``size()`` returning a plain tuple, multinomial/bernoulli_/uniform_ argument
+checks, index_fill_ on an expanded Variable, and ``out=`` overlapping the input of
+gather/index_select/masked_select/take.
 
 Each test keeps the torch test's name (prefixed with the variant where one torch test
 became several) and the meaning of its assertions, on small concrete inputs; every
@@ -1035,3 +1044,47 @@ def test_tensor_base_new():
     assert isinstance(p, Sub) and isinstance(p, pyad.Tensor)
     assert isinstance(t, TSub)
     assert p.tolist() == t.tolist() == [1.0] * 5
+
+
+# ------------------------------------------------------------------------------------
+# assertEqual (torch's TestCase.assertEqual is built on torch.testing.assert_close:
+# pyad.testing.assert_close must accept and refuse the same pairs)
+# ------------------------------------------------------------------------------------
+
+def _close_outcome(make, **kw):
+    res = []
+    for L in (pyad, torch):
+        a, b = make(L)
+        try:
+            L.testing.assert_close(a, b, **kw)
+            res.append(None)
+        except Exception as e:  # noqa: BLE001 - compared below
+            res.append(_builtin_exc(type(e)))
+    assert res[0] == res[1], res
+
+
+def test_assertEqual():
+    x = rnd((3, 4), 52)
+    _close_outcome(lambda L: (L.tensor(x), L.tensor(x.copy())))
+    _close_outcome(lambda L: (L.tensor(x), L.tensor(x + 1)))
+    _close_outcome(lambda L: (L.tensor(x), L.tensor(x[:2])))                # shape
+    _close_outcome(lambda L: (L.tensor(x), L.tensor(x.astype(np.float32))))  # dtype
+    _close_outcome(lambda L: (L.tensor(x), L.tensor(x.astype(np.float32))),
+                   check_dtype=False)
+    _close_outcome(lambda L: (L.tensor([1.0, nan]), L.tensor([1.0, nan])))
+    _close_outcome(lambda L: (L.tensor([1.0, nan]), L.tensor([1.0, nan])), equal_nan=False)
+    _close_outcome(lambda L: (L.tensor([1, 2]), L.tensor([1, 3])))
+    _close_outcome(lambda L: (L.tensor(3.0), L.tensor([3.0])))
+    _close_outcome(lambda L: (L.tensor([inf, -inf]), L.tensor([inf, -inf])))
+
+
+def test_assertEqualTolerance():
+    # torch's default tolerances by dtype: float32 (1.3e-6, 1e-5), float64 (1e-7, 1e-7)
+    for dt, eps in [(np.float32, 5e-6), (np.float32, 2e-5), (np.float64, 5e-8),
+                    (np.float64, 5e-7), (np.float16, 5e-4), (np.float16, 5e-3)]:
+        a = np.array([1.0, 2.0, 0.0], dtype=dt)
+        b = (a + np.array(eps, dtype=dt)).astype(dt)
+        _close_outcome(lambda L: (L.tensor(a), L.tensor(b)))
+        _close_outcome(lambda L: (L.tensor(a), L.tensor(b)), rtol=0.1, atol=0.1)
+        _close_outcome(lambda L: (L.tensor(a), L.tensor(b)), rtol=0.0, atol=0.0)
+    _close_outcome(lambda L: (L.tensor([1.0]), L.tensor([1.0])), rtol=0.1)    # one alone
