@@ -1088,3 +1088,34 @@ def test_assertEqualTolerance():
         _close_outcome(lambda L: (L.tensor(a), L.tensor(b)), rtol=0.1, atol=0.1)
         _close_outcome(lambda L: (L.tensor(a), L.tensor(b)), rtol=0.0, atol=0.0)
     _close_outcome(lambda L: (L.tensor([1.0]), L.tensor([1.0])), rtol=0.1)    # one alone
+
+
+# ------------------------------------------------------------------------------------
+# low-precision lerp, nelement, masked_scatter on bool
+# ------------------------------------------------------------------------------------
+
+def test_lerp_lowp():
+    # float16 lerp equals the float32 lerp rounded to float16, bit for bit
+    xv = np.array([-1000.0, 0.0, 1.5, 65000.0, -3.25], dtype=np.float16)
+    yv = np.array([1000.0, 1.0, -2.5, 60000.0, 4.75], dtype=np.float16)
+    for w in (0.0, 0.25, 0.5, 0.75, 1.0, 1.25):
+        outcome(lambda L: L.lerp(L.tensor(xv), L.tensor(yv), w))
+        want = torch.lerp(torch.tensor(xv).float(), torch.tensor(yv).float(), w).half()
+        check(pyad.lerp(pyad.tensor(xv), pyad.tensor(yv), w), want)
+    wv = np.array([0.0, 0.3, 0.5, 0.9, 1.0], dtype=np.float16)
+    outcome(lambda L: L.lerp(L.tensor(xv), L.tensor(yv), L.tensor(wv)))
+
+
+def test_nelement():
+    for shape in [(), (0,), (3,), (2, 0, 4), (2, 3, 4)]:
+        p, t = pyad.empty(shape), torch.empty(shape)
+        assert p.nelement() == p.numel() == t.nelement() == int(np.prod(shape))
+
+
+def test_masked_scatter_bool():
+    mask = np.array([True, False, True, True, False])
+    src = np.array([False, True, True, False, True])
+    outcome(lambda L: L.zeros(5, dtype=L.bool).masked_scatter(L.tensor(mask), L.tensor(src)))
+    outcome(lambda L: L.ones(5, dtype=L.bool).masked_scatter_(L.tensor(mask), L.tensor(src)))
+    outcome(lambda L: L.zeros(5).masked_scatter(L.tensor(mask), L.tensor(src)))     # dtype
+    outcome(lambda L: L.zeros(5).masked_scatter(L.tensor(mask), L.ones(2)))          # short
