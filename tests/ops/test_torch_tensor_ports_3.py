@@ -55,7 +55,7 @@ import pyad
 
 torch = pytest.importorskip("torch")
 
-from _ops_helpers import both, check_result as check, dname, rnd, rint, tnp  # noqa: E402
+from _ops_helpers import check_result as check, dname, rnd, rint, tnp  # noqa: E402
 
 inf, nan = math.inf, math.nan
 
