@@ -843,6 +843,12 @@ def pdist(input, p=2):
     i, j = _np.triu_indices(n, 1)
     xp = _xp(input)
     diff = input[xp.asarray(i)] - input[xp.asarray(j)]
+    if p == 0 and diff.requires_grad:
+        # torch's PdistBackward gives p=0 a zero gradient (a count is flat almost
+        # everywhere); vector_norm's p=0 node gives none, so route a masked-out path
+        count = pyad.linalg.vector_norm(diff.detach(), 0, dim=-1)
+        return pyad.where(pyad.zeros(count.shape, dtype=pyad.bool, device=count.device),
+                          diff.sum(-1), count)
     return pyad.linalg.vector_norm(diff, p, dim=-1)
 
 
