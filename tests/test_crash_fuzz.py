@@ -32,7 +32,9 @@ _NO_REAL_INSTANCE = {"Node", "_BinaryNode", "_UnaryNode", "_UnaryOutNode", "_Key
                      "_GraphRoot", "FunctionNode",
                      "BackwardCFunction", "_ZeroGradNode", "_SelectNode", "_BridgeNode",
                      "_RemainderNode", "_IndexAlongNode", "_StochasticNode", "_FminmaxNode",
-                     "_FloatSampleNode", "_GroupBackward", "_TernaryBackward"}
+                     "_FloatSampleNode", "_GroupBackward", "_TernaryBackward",
+                     # matmul's node always takes torch's name for the product (an alias)
+                     "MatmulBackward"}
 
 
 def _uninit_variable():
@@ -184,6 +186,14 @@ def _zoo():
     entries += [pyad.cat([x, w]), x.flip([0]), x.roll(1), x.repeat(2, 1),
                 pyad.pad(x, (1, 1))]                                            # shape.pxi
     entries += [pyad.cdist(x, w, float("inf"))]                                 # linalg.pxi
+    # the nodes that carry torch's names for ops pyad records with a shared class
+    i = pyad.tensor([0, 0])
+    entries += [x.t(), x.permute(1, 0), x[:, 1:], x[None], x.unsqueeze(0),
+                x[None].squeeze(0), x.take(pyad.tensor([1, 4])), x.gather(1, pyad.tensor(
+                    [[0, 1], [2, 2]])), x.index_select(1, i), pyad.stack([x, w]),
+                x.masked_fill(x > 3, 0.0), x.topk(2, 1).values, x @ m[:, 0], x[0] @ x[1],
+                x[0] @ m, pyad.bmm(x[None], m[None]), x[None] @ m,
+                x.kthvalue(2, 1).values]
     # multi-output nodes
     entries += [x.split(1)[0], x.split([1, 1])[1], x.unbind(1)[2], x.unsafe_split(1)[0],
                 x.unsafe_split_with_sizes([1, 1])[1], pyad.var_mean(x, 1)[0],

@@ -153,7 +153,7 @@ def test_profile_mlp_prints_the_table_and_writes_a_trace(tmp_path):
     # 3 profiled steps, each one forward, backward and update range, 3 matmuls
     # (the table shows the 12 rows with most self time: these are always among them)
     for name, calls in (("forward", 3), ("backward", 3), ("matmul", 9),
-                        ("MatmulBackward", 9)):
+                        ("MmBackward", 9)):
         assert re.search(r"^\s*%s\s.*\s%d\s*$" % (name, calls), out, re.M), (name, detail)
     # every row shown has the count the three steps imply
     expected = {"update": 3, "log_softmax": 3, "add": 9, "relu": 6, "AddBackward": 9,

@@ -214,11 +214,11 @@ def test_event_log_is_filled_by_the_engine():
         _engine._set_profiler(previous)
     rows = [(r[0], r[5]) for r in log.records]
     assert rows == [("t", 0), ("permute", 0), ("sum", 0), ("_GraphRoot", 1),
-                    ("SumBackward", 1), ("PermuteBackward", 1), ("AccumulateGrad", 1)]
+                    ("SumBackward", 1), ("TBackward", 1), ("AccumulateGrad", 1)]
     t, permute = log.records[0], log.records[1]
     assert t[2] <= permute[2] <= permute[3] <= t[3]          # nested in time
     assert t[4] == permute[4] >= 0                           # t's node is permute's
-    assert log.records[5][4] == t[4]                         # PermuteBackward
+    assert log.records[5][4] == t[4]                         # TBackward
     assert log.records[6][4] == -1                           # AccumulateGrad
     assert {r[1] for r in log.records} == {threading.get_native_id()}
     assert all(r[3] >= r[2] > 0 for r in log.records)

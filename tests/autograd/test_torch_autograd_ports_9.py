@@ -1232,18 +1232,18 @@ def test_backward_hook_relative_ordering():
     loss.backward()
 
     # torch's expected order, with its node numbers dropped (they follow the order of
-    # next_functions) and pyad's node names: torch's linear is one AddmmBackward0 with
-    # a TBackward0 before the weight; pyad's is AddBackward (bias) then MatmulBackward
-    # and PermuteBackward (the transposed weight). The hooks of each kind run where
-    # torch runs them.
+    # next_functions): torch's linear is one AddmmBackward0 with a TBackward0 before the
+    # weight; pyad's records the bias's add (named AddmmBackward, as torch's node) and
+    # the product (MmBackward) apart, then TBackward (the transposed weight). The hooks
+    # of each kind run where torch runs them.
     expected_order = [
         "pre_hook_SumBackward", "post_hook_SumBackward",
         "pre_hook_BackwardHookFunctionBackward", "post_hook_BackwardHookFunctionBackward",
-        "pre_hook_AddBackward", "post_hook_AddBackward",           # torch: AddmmBackward0
+        "pre_hook_AddmmBackward", "post_hook_AddmmBackward",
         "tensor_pre_hook_bias",
         "pre_hook_AccumulateGrad", "post_acc_grad_hook_bias", "post_hook_AccumulateGrad",
-        "pre_hook_MatmulBackward", "post_hook_MatmulBackward",     # (in torch's Addmm)
-        "pre_hook_PermuteBackward", "post_hook_PermuteBackward",   # torch: TBackward0
+        "pre_hook_MmBackward", "post_hook_MmBackward",             # (in torch's Addmm)
+        "pre_hook_TBackward", "post_hook_TBackward",
         "tensor_pre_hook_weight",
         "pre_hook_AccumulateGrad", "post_acc_grad_hook_weight", "post_hook_AccumulateGrad",
         "pre_hook_BackwardHookFunctionBackward", "module_full_backward_hook",

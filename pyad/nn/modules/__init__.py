@@ -1550,7 +1550,11 @@ def _linear_forward(input, weight, bias):
         F._same_dtype_as_weight("linear", input, weight if input.dtype != weight.dtype
                                 else bias)
     out = matmul(input, weight.t())
-    return out if bias is None else out + bias
+    if bias is None:
+        return out
+    # torch's node names (F.linear's): its addmm, or a vector's addmm viewed back
+    return _engine._name_grad_fn(out + bias, input, "AddmmBackward" if input.ndim == 2
+                                 else "ViewBackward")
 
 
 class Linear(Module):
