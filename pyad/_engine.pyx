@@ -923,7 +923,8 @@ cdef void _check_node_aliases(tuple aliases) except *:
     for alias in aliases:
         if (<PyTypeObject*>alias).tp_basicsize != \
                 (<PyTypeObject*>alias.__base__).tp_basicsize:
-            raise ImportError("pyad: node alias %s has fields of its own" % alias.__name__)
+            raise ImportError("_check_node_aliases(): node alias %s has fields of its own"
+                              % alias.__name__)
 
 
 def _name_grad_fn(out, input, str name):

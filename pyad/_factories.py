@@ -204,14 +204,15 @@ def _finish(data, dtype, device, requires_grad, what):
     return v
 
 
-def _size_item(s):
+def _size_item(s, what):
     """One element of a size as torch reads it: a one-element integer Variable or a 0-d
     integer ndarray stands for its int (``torch.ones(torch.tensor(3))``); a bool Variable
     is torch's RuntimeError; anything else is returned for ``_size`` to judge."""
     if isinstance(s, Variable) and s.numel() == 1:
         kind = numpy.dtype(s.dtype).kind
         if kind == "b":
-            raise RuntimeError("size: expected an integral scalar, got a bool Variable")
+            raise RuntimeError("%s(): size: expected an integral scalar, got a bool Variable"
+                               % what)
         if kind in "iu":
             return int(s.item())
     elif isinstance(s, numpy.ndarray) and s.ndim == 0 and s.dtype.kind in "iu":
@@ -222,7 +223,7 @@ def _size_item(s):
 def _size(size, what, dtype=None):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    size = tuple(_size_item(s) for s in size)
+    size = tuple(_size_item(s, what) for s in size)
     for i, s in enumerate(size):
         # torch's types: TypeError for a size that is no integer, RuntimeError for a
         # negative one

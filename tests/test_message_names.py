@@ -195,6 +195,10 @@ TORCH_WORDING = (
     "shape mismatch: value tensor of shape",
     # torch's index_copy_ index dtype check (its ports match "long tensor")
     "Expected a long tensor for index",
+    # torch's shape-op texts its own tests match (test_view_ops.py, test_shape_ops.py)
+    "expects a tensor with <= 2 dimensions",
+    "The expanded size of the tensor",
+    "start must be an 0-dim integral Tensor",
     # torch.optim's texts (its own tests match them): parameter checks, tensor lr/betas
     "optimizer can only optimize Tensors",
     "can't optimize a non-leaf Tensor",

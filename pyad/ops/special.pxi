@@ -1436,11 +1436,12 @@ cdef object _wrap_int(object v, int bits):
 cdef object _c_gcd(object a, object b, int bits):
     # torch's calc_gcd in C arithmetic: abs and % wrap at INT_MIN (gcd(127, -128) in
     # int8 is -1)
-    a = _wrap_int(abs(a), bits)
-    b = _wrap_int(abs(b), bits)
+    # (builtins.abs: this module's abs is the Variable op)
+    a = _wrap_int(builtins.abs(a), bits)
+    b = _wrap_int(builtins.abs(b), bits)
     while a != 0:
         c = a
-        r = abs(b) % abs(a)
+        r = builtins.abs(b) % builtins.abs(a)
         a = _wrap_int(-r if b < 0 else r, bits)
         b = c
     return b

@@ -546,9 +546,6 @@ def test_uniform_from_to(dtype):
             assert d.min() >= lo and (d.max() < hi or lo == hi)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: uniform_(from, to) with to < from raises "
-                   "NumPy's ValueError, and a to - from beyond the dtype's max is taken; "
-                   "torch raises RuntimeError for both")
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
 def test_uniform_from_to_errors(dtype):
     """TestRandomTensorCreation.test_uniform_from_to, the refused ranges: RuntimeError
@@ -751,8 +748,6 @@ def test_nan_reductions():
     agree(lambda L, a: L.quantile(a, 0.3, dim=1), x, exact=False)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: nanmedian(dim) of an all-NaN row gives "
-                   "index 0; torch gives the index of the middle NaN in stable sort order")
 def test_nanmedian_all_nan_row_index():
     """TestReductions.test_nanmedian: an all-NaN row has value NaN and, in torch, the
     index of the middle NaN ((n - 1) // 2 for a row of n NaNs)."""
