@@ -218,6 +218,16 @@ cdef object _write_out_checked(str what, object out, object result, tuple inputs
     return _write_out(what, out, result, rule)
 
 
+cdef object _write_out_apart(str what, object out, object result, tuple inputs):
+    """_write_out (exact dtype) for an op that reads its input in another order than it
+    writes its result (gather, take, index_select, masked_select): ``out`` may share no
+    memory with the inputs at all, the same memory included (torch's
+    assert_no_overlap)."""
+    if isinstance(out, Variable) and not isinstance(result, tuple):
+        _refuse_overlap((<Variable>out)._data, inputs, what)
+    return _write_out(what, out, result, _OUT_EXACT)
+
+
 cdef object _write_out(str what, object out, object result, int rule=_OUT_CAST,
                        int stacklevel=1):
     """Write ``result`` (the op's Variable, or its tuple) into ``out``; return ``out``.

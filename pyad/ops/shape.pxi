@@ -2177,7 +2177,7 @@ def take(input, index, *, out=None):
     >>> take(Variable(numpy.array([[1., 2.], [3., 4.]])), numpy.array([0, 3, 3]))
     tensor([1., 4., 4.], dtype=float64)
     """
-    if out is not None: return _write_out("take", out, take(input, index), _OUT_EXACT)
+    if out is not None: return _write_out_apart("take", out, take(input, index), (input,))
     cdef Variable x = _as_variable(input, "take")
     idx = _index_data(index, "take")
     n = x._data.size
@@ -2498,8 +2498,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     tensor([[1., 1.],
             [4., 3.]], dtype=float64)
     """
-    if out is not None: return _write_out("gather", out, gather(input, dim, index,
-                                          sparse_grad=sparse_grad), _OUT_EXACT)
+    if out is not None: return _write_out_apart("gather", out, gather(
+        input, dim, index, sparse_grad=sparse_grad), (input,))
     cdef Variable x = _as_variable(input, "gather")
     if x._data.ndim == 1 and _index_ndim(index) == 0:
         # torch counts a 0-d index as 1-d of size 1; the result is 0-d
@@ -2802,8 +2802,8 @@ def index_select(input, dim, index, *, out=None):
     tensor([[2., 0.],
             [5., 3.]], dtype=float64)
     """
-    if out is not None: return _write_out("index_select", out, index_select(input, dim,
-                                          index), _OUT_EXACT)
+    if out is not None: return _write_out_apart("index_select", out, index_select(
+        input, dim, index), (input,))
     cdef Variable x = _as_variable(input, "index_select")
     _index_select_edge_checks(x, dim, index)
     key = _index_dim_key(x, dim, index, "index_select")
@@ -3003,8 +3003,8 @@ def masked_select(input, mask, *, out=None):
     >>> masked_select(Variable(numpy.arange(3.)), numpy.array([True, False, True]))
     tensor([0., 2.], dtype=float64)
     """
-    if out is not None: return _write_out("masked_select", out, masked_select(input, mask),
-                                          _OUT_EXACT)
+    if out is not None: return _write_out_apart("masked_select", out, masked_select(
+        input, mask), (input,))
     cdef Variable x = _as_variable(input, "masked_select")
     xb, m = _broadcast_mask(x, mask, "masked_select")
     if m.ndim == 0:

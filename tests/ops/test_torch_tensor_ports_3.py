@@ -804,40 +804,25 @@ def test_scatter_add_mem_overlap():
     outcome(lambda L: L.randn(1).expand(3).scatter_add_(0, L.tensor([0, 1]), L.ones(2)))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: gather(out=) does not refuse an out= that "
-                   "overlaps the input; torch raises RuntimeError")
-def test_gather_mem_overlap():
+# torch's test_gather_mem_overlap, test_index_select_mem_overlap,
+# test_masked_select_mem_overlap and test_take_mem_overlap: an out= sharing the input's
+# memory (partly or wholly) is refused
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.gather(x, 0, L.tensor([0, 1]), out=x[:2]),
+    lambda L, x: L.index_select(x, 0, L.tensor([0, 1]), out=x[:2]),
+    lambda L, x: L.masked_select(x, L.ones(3, dtype=L.bool), out=x),
+    lambda L, x: L.take(x, L.tensor([0, 1, 2]), out=x),
+], ids=["gather", "index_select", "masked_select", "take"])
+def test_indexing_out_mem_overlap(call):
     for L in (pyad, torch):
         x = L.randn(3)
-        with pytest.raises(RuntimeError):
-            L.gather(x, 0, L.tensor([0, 1]), out=x[:2])
-
-
-@pytest.mark.xfail(strict=True, reason="engine: index_select(out=) does not refuse an out= that "
-                   "overlaps the input; torch raises RuntimeError")
-def test_index_select_mem_overlap():
-    for L in (pyad, torch):
-        x = L.randn(3)
-        with pytest.raises(RuntimeError):
-            L.index_select(x, 0, L.tensor([0, 1]), out=x[:2])
-
-
-@pytest.mark.xfail(strict=True, reason="engine: masked_select(out=) does not refuse an out= that "
-                   "overlaps the input; torch raises RuntimeError")
-def test_masked_select_mem_overlap():
-    for L in (pyad, torch):
-        x = L.randn(3)
-        with pytest.raises(RuntimeError):
-            L.masked_select(x, L.ones(3, dtype=L.bool), out=x)
-
-
-@pytest.mark.xfail(strict=True, reason="engine: take(out=) does not refuse an out= that "
-                   "overlaps the input; torch raises RuntimeError")
-def test_take_mem_overlap():
-    for L in (pyad, torch):
-        x = L.randn(3)
-        with pytest.raises(RuntimeError):
-            L.take(x, L.tensor([0, 1, 2]), out=x)
+        with pytest.raises(RuntimeError, match="single memory location"):
+            call(L, x)
+    # apart, the result is written
+    x = pyad.tensor([1.0, 2.0, 3.0])
+    out = pyad.empty(3)
+    assert pyad.take(x, pyad.tensor([2, 0, 1]), out=out) is out
+    assert out.tolist() == [3.0, 1.0, 2.0]
 
 
 def test_shift_mem_overlap():
