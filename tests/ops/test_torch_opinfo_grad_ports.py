@@ -689,13 +689,18 @@ KNOWN = {
 }
 
 
-def _params(test, pred=lambda op: True, dtypes=None):
+def _params(test, pred=lambda op: True, dtypes=None, ops=None, known=None):
+    """pytest params over ``ops`` (this file's OPS by default), with the xfails of
+    ``known`` (this file's KNOWN by default); test_torch_opinfo_grad_ports_2.py passes
+    its own table."""
     out = []
-    for op in OPS:
+    ops = OPS if ops is None else ops
+    known = KNOWN if known is None else known
+    for op in ops:
         if not pred(op):
             continue
         marks = []
-        reason = KNOWN.get((test, op.name))
+        reason = known.get((test, op.name))
         if reason is not None:
             marks.append(pytest.mark.xfail(strict=True, reason=reason))
         if dtypes is None:
