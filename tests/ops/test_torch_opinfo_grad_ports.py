@@ -571,7 +571,7 @@ def _as_complex(a, key):
 
 def _args_with(L, args, kwargs, diff):
     """Replace the floating arrays of ``args`` by the Variables/tensors in ``diff`` (in
-    order) and the ND arrays by tensors without grad."""
+    order) and the ND arrays (of ``args`` and ``kwargs``) by tensors without grad."""
     it = iter(diff)
     out = []
     for a in args:
@@ -581,7 +581,8 @@ def _args_with(L, args, kwargs, diff):
             out.append(_tensor(L, a.a))
         else:
             out.append(a)
-    return out, dict(kwargs)
+    return out, {k: _tensor(L, v.a) if isinstance(v, ND) else v
+                 for k, v in kwargs.items()}
 
 
 def _diff_arrays(args, cplx_key=None):
