@@ -67,6 +67,10 @@ def _ctc(L):
     return lambda x, *a, **k: _F(L).ctc_loss(_F(L).log_softmax(x, 2), *a, **k)
 
 
+def _logsm(a):
+    return a - np.log(np.exp(a).sum(-1, keepdims=True))
+
+
 def _bool(*shape, seed=0):
     g = np.random.default_rng(seed)
     return ND(g.integers(0, 2, shape).astype(bool))
@@ -336,6 +340,21 @@ OPS = [
                   ((r(4, 1, 3), ND(np.array([[2, 1]])), ND(np.array([4])),
                     ND(np.array([2]))), dict(blank=0, reduction="none"))],
        gradgrad=False, fwd=False, nondet=1e-12),
+    # as the OpInfo's samples: normalized log_probs as the leaf itself, torch's gradient
+    # (the log_softmax-logits formula, not gradcheck's) compared as it is; lengths as
+    # tensors and lists, zero_infinity with a target too long for its input
+    Op("nn.functional.ctc_loss_log_probs", _with("ctc_loss"),
+       lambda r: [((_logsm(r(5, 2, 4)), ND(np.array([[1, 2, 2], [3, 1, 0]])),
+                    ND(np.array([5, 4])), ND(np.array([3, 2]))), {}),
+                  ((_logsm(r(4, 2, 3)), ND(np.array([[1, 2], [2, 2]])), [4, 3], [2, 2]),
+                   dict(reduction="none")),
+                  ((_logsm(r(3, 2, 3)), ND(np.array([[1, 2, 1, 2], [2, 1, 1, 1]])),
+                    ND(np.array([3, 3])), ND(np.array([4, 1]))),
+                   dict(zero_infinity=True, reduction="sum")),
+                  ((_logsm(r(3, 2, 3)), ND(np.array([[1, 2, 1, 2], [2, 1, 1, 1]])),
+                    ND(np.array([3, 3])), ND(np.array([4, 1]))),
+                   dict(zero_infinity=True))],
+       gc=False, fwd=False),
     Op("nn.functional.multi_margin_loss", None,
        lambda r: [((r(3, 4), r.idx(4, 3)), {}),
                   ((r(3, 4), r.idx(4, 3)), dict(p=2, margin=0.7, reduction="sum")),
