@@ -71,11 +71,6 @@ def _logsm(a):
     return a - np.log(np.exp(a).sum(-1, keepdims=True))
 
 
-def _bool(*shape, seed=0):
-    g = np.random.default_rng(seed)
-    return ND(g.integers(0, 2, shape).astype(bool))
-
-
 def _pm1(*shape, seed=0):
     g = np.random.default_rng(seed)
     return ND(g.choice([-1.0, 1.0], shape))
@@ -211,7 +206,8 @@ OPS = [
     Op("nn.functional.interpolate_bicubic", _with("interpolate", mode="bicubic"),
        lambda r: [((r(1, 2, 2, 3),), dict(size=(3, 5))),
                   ((r(1, 1, 3, 3),), dict(scale_factor=1.7)),
-                  ((r(1, 1, 4, 4),), dict(size=(2, 3), align_corners=True))],
+                  ((r(1, 1, 4, 4),), dict(size=(2, 3), align_corners=True)),
+                  ((r(1, 1, 5, 4),), dict(size=(2, 3), antialias=True))],
        nondet=1e-12),
     Op("nn.functional.interpolate_trilinear", _with("interpolate", mode="trilinear"),
        lambda r: [((r(1, 1, 2, 2, 3),), dict(size=(3, 3, 2))),
@@ -239,7 +235,7 @@ OPS = [
                   ((r.nonzero(3), r(1)), {}), ((r.nonzero(2, 3), r(3)), {})],
        method="prelu"),
     Op("nn.functional.hardtanh", None,
-       _act(dict(min_val=-0.5, max_val=2.0)), method=None),
+       _act(dict(min_val=-0.5, max_val=2.0))),
     Op("nn.functional.relu6", None, _act(scale=8.0)),
     Op("nn.functional.elu", None, _act(dict(alpha=0.5))),
     Op("nn.functional.selu", None, _act()),
@@ -247,7 +243,7 @@ OPS = [
     Op("nn.functional.softplus", None,
        _act(dict(beta=2.0), dict(beta=0.5, threshold=1.0), dict(threshold=0.5))),
     Op("nn.functional.mish", None, _act()),
-    Op("nn.functional.silu", None, _act(), cplx=False),
+    Op("nn.functional.silu", None, _act()),
     Op("nn.functional.hardswish", None, _act(scale=4.0)),
     Op("nn.functional.hardsigmoid", None, _act(scale=4.0)),
     Op("nn.functional.logsigmoid", None, _act(scale=8.0)),
@@ -266,7 +262,9 @@ OPS = [
                   ((r(2, 2, 2, 3), None, None, r(2), r(2)), dict(eps=0.1)),
                   ((r(1, 2, 3), ND(r(2)), ND(r.pos(2)), r(2), r(2)),
                    dict(use_input_stats=False)),
-                  ((r(1, 2, 2, 2, 2),), {})]),
+                  ((r(1, 2, 2, 2, 2),), {}),
+                  # running stats given and updated (use_input_stats, the default)
+                  ((r(2, 2, 3), ND(r(2)), ND(r.pos(2))), dict(momentum=0.3))]),
     Op("nn.functional.local_response_norm", None,
        lambda r: [((r(2, 4, 3), 2), {}),
                   ((r(1, 5, 2, 2), 3), dict(alpha=0.5, beta=0.6, k=2.0)),
@@ -286,21 +284,33 @@ OPS = [
                   ((ND(np.array([0, 2, 4, 1, 2])), r(5, 2), ND(np.array([0, 2, 5]))),
                    dict(include_last_offset=True)),
                   ((ND(np.array([[0, 2, 1], [1, 1, 3]])), r(4, 2)),
-                   dict(padding_idx=1, mode="sum"))],
+                   dict(padding_idx=1, mode="sum")),
+                  # empty bags (offsets repeating), padding_idx in mean / max mode
+                  ((ND(np.array([0, 2, 3, 1])), r(4, 3), ND(np.array([0, 0, 2]))),
+                   dict(mode="mean")),
+                  ((ND(np.array([0, 2, 3, 1, 0])), r.spread(4, 3),
+                    ND(np.array([0, 2, 2, 4]))), dict(mode="max")),
+                  ((ND(np.array([0, 2, 3, 2, 2])), r(4, 2), ND(np.array([0, 2, 3]))),
+                   dict(mode="mean", padding_idx=2)),
+                  ((ND(np.array([0, 1, 3, 1, 2])), r.spread(4, 2), ND(np.array([0, 2, 3]))),
+                   dict(mode="max", padding_idx=-1, include_last_offset=True))],
        gradgrad=False, fwd=False, nondet=1e-12),
     Op("nn.functional.embedding_bag_per_sample_weights",
        lambda L: (lambda i, w, o, psw, **k: _F(L).embedding_bag(
            i, w, o, mode="sum", per_sample_weights=psw, **k)),
        lambda r: [((ND(np.array([0, 2, 4, 1])), r(5, 2), ND(np.array([0, 1])), r(4)), {}),
                   ((ND(np.array([0, 2, 3, 1, 1])), r(4, 3), ND(np.array([0, 3, 3])),
-                    r(5)), dict(include_last_offset=True))],
+                    r(5)), dict(include_last_offset=True)),
+                  ((ND(np.array([0, 2, 3, 1])), r(4, 2), ND(np.array([0, 0, 2])), r(4)),
+                   dict(padding_idx=0))],
        gradgrad=False, fwd=False, nondet=1e-12),
     # losses
     Op("nn.functional.kl_div", None,
        lambda r: [((r(2, 3), r.pos(2, 3) / 3), {}),
                   ((r(2, 3), r.pos(2, 3) / 3), dict(reduction="batchmean")),
                   ((r(2, 3), r(2, 3)), dict(reduction="sum", log_target=True)),
-                  ((r(3), r.pos(3)), dict(reduction="none"))]),
+                  ((r(3), r.pos(3)), dict(reduction="none")),
+                  ((r(), r.pos()), dict(reduction="sum"))]),
     Op("nn.functional.binary_cross_entropy", None,
        lambda r: [((r.pos(2, 3) * 0.6, r.pos(2, 3) * 0.5), {}),
                   ((r.pos(2, 3) * 0.6, r.pos(2, 3) * 0.5, ND(r.pos(2, 3))),
@@ -420,7 +430,9 @@ OPS = [
                   ((r(1, 2, 3, 4), r(1, 2, 3, 4), r(1, 2, 3, 4)), dict(is_causal=True)),
                   ((r(2, 3, 4), r(2, 5, 4), r(2, 5, 3), r(3, 5)), dict(scale=0.3)),
                   ((r(2, 3, 4), r(2, 5, 4), r(2, 5, 3), ND(np.array(
-                      [[1, 0, 1, 1, 0], [1, 1, 1, 1, 1], [0, 0, 1, 0, 0]], bool))), {})],
+                      [[1, 0, 1, 1, 0], [1, 1, 1, 1, 1], [0, 0, 1, 0, 0]], bool))), {}),
+                  ((r(1, 4, 3, 2), r(1, 2, 3, 2), r(1, 2, 3, 3)), dict(enable_gqa=True)),
+                  ((r(1, 2, 3, 2), r(1, 2, 4, 2), r(1, 2, 4, 2), r(1, 1, 3, 4)), {})],
        fwd=False, nondet=1e-12),
     Op("nn.functional.pairwise_distance", None,
        lambda r: [((r(3, 4), r(3, 4)), {}), ((r(3, 4), r(4)), dict(p=1)),
