@@ -1152,7 +1152,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     variance ``var``: ``0.5 * (log(var) + (input - target)^2 / var)`` (plus
     ``0.5 * log(2 pi)`` when ``full``). ``var`` has the input's shape, or one dimension
     less or of size 1 (one variance shared), or is a float; it is clamped at ``eps``
-    (the clamp passes the gradient unchanged, as torch's).
+    (as torch's, the clamp passes the gradient unchanged and stops the forward-mode
+    tangent).
 
     >>> gaussian_nll_loss(pyad.tensor([1.0]), pyad.tensor([1.0]), pyad.tensor([1.0]))
     tensor(0.)
