@@ -1152,7 +1152,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     variance ``var``: ``0.5 * (log(var) + (input - target)^2 / var)`` (plus
     ``0.5 * log(2 pi)`` when ``full``). ``var`` has the input's shape, or one dimension
     less or of size 1 (one variance shared), or is a float; it is clamped at ``eps``
-    (the clamp passes the gradient unchanged, as torch's).
+    (as torch's, the clamp passes the gradient unchanged and stops the forward-mode
+    tangent).
 
     >>> gaussian_nll_loss(pyad.tensor([1.0]), pyad.tensor([1.0]), pyad.tensor([1.0]))
     tensor(0.)
@@ -1177,14 +1178,38 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
                              % (what, vshape, ishape))
     reduction = _reduction(what, None, None, reduction)
     # torch clamps a clone in place under no_grad: the value is clamped, the gradient
-    # passes as if it were not
+    # passes as if it were not; forward mode (which no_grad does not stop in torch)
+    # sees the clamp, so the tangent is zero where var < eps
     vd = var.detach()
-    var = pyad.where(vd.data < eps, (var - vd) + eps, var)
+    low = vd.data < eps
+    if bool(low.any()) and _forward_ad_active():
+        var = _GaussianVarClamp.apply(var, low, eps)
+    else:
+        var = pyad.where(low, (var - vd) + eps, var)
     d = input - target
     loss = (pyad.log(var) + d * d / var) * 0.5
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)
+
+
+class _GaussianVarClamp(pyad.autograd.Function):
+    """``var`` with the entries of ``low`` set to ``eps``: backward passes the gradient
+    unchanged, forward mode zeroes the tangent where ``low`` (torch's clamp_ of a clone
+    under no_grad, which reverse mode does not record and forward mode does)."""
+
+    @staticmethod
+    def forward(ctx, var, low, eps):
+        ctx.low = low
+        return pyad.where(low, pyad.full_like(var, eps), var)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _low, _eps):
+        return pyad.where(ctx.low, pyad.zeros_like(tangent), tangent)
 
 
 _COSINE_EPSILON = 1e-12

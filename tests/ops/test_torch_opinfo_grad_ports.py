@@ -571,7 +571,7 @@ def _as_complex(a, key):
 
 def _args_with(L, args, kwargs, diff):
     """Replace the floating arrays of ``args`` by the Variables/tensors in ``diff`` (in
-    order) and the ND arrays by tensors without grad."""
+    order) and the ND arrays (of ``args`` and ``kwargs``) by tensors without grad."""
     it = iter(diff)
     out = []
     for a in args:
@@ -581,7 +581,8 @@ def _args_with(L, args, kwargs, diff):
             out.append(_tensor(L, a.a))
         else:
             out.append(a)
-    return out, dict(kwargs)
+    return out, {k: _tensor(L, v.a) if isinstance(v, ND) else v
+                 for k, v in kwargs.items()}
 
 
 def _diff_arrays(args, cplx_key=None):
@@ -689,13 +690,18 @@ KNOWN = {
 }
 
 
-def _params(test, pred=lambda op: True, dtypes=None):
+def _params(test, pred=lambda op: True, dtypes=None, ops=None, known=None):
+    """pytest params over ``ops`` (this file's OPS by default), with the xfails of
+    ``known`` (this file's KNOWN by default); test_torch_opinfo_grad_ports_2.py passes
+    its own table."""
     out = []
-    for op in OPS:
+    ops = OPS if ops is None else ops
+    known = KNOWN if known is None else known
+    for op in ops:
         if not pred(op):
             continue
         marks = []
-        reason = KNOWN.get((test, op.name))
+        reason = known.get((test, op.name))
         if reason is not None:
             marks.append(pytest.mark.xfail(strict=True, reason=reason))
         if dtypes is None:
