@@ -689,13 +689,15 @@ KNOWN = {
 }
 
 
-def _params(test, pred=lambda op: True, dtypes=None):
+def _params(test, pred=lambda op: True, dtypes=None, ops=None, known=None):
+    """The parameters of ``test`` over the table ``ops`` (this file's ``OPS`` unless
+    given: the later rounds' files pass their own table and known gaps)."""
     out = []
-    for op in OPS:
+    for op in (OPS if ops is None else ops):
         if not pred(op):
             continue
         marks = []
-        reason = KNOWN.get((test, op.name))
+        reason = (KNOWN if known is None else known).get((test, op.name))
         if reason is not None:
             marks.append(pytest.mark.xfail(strict=True, reason=reason))
         if dtypes is None:
