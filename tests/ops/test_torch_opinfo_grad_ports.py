@@ -614,7 +614,10 @@ def _np(t):
     if t is None:
         return None
     if isinstance(t, torch.Tensor):
-        return t.detach().numpy()
+        t = t.detach()
+        if t._is_zerotensor():       # a forward-AD / grad ZeroTensor has no storage
+            return np.zeros(tuple(t.shape), dtype=torch.empty(0, dtype=t.dtype).numpy().dtype)
+        return t.resolve_conj().resolve_neg().numpy()
     return np.asarray(t.detach().data)
 
 
