@@ -530,6 +530,69 @@ OPS = [
     Op("erfc", None, _un(), method="erfc", inplace="erfc_", out=True),
 ]
 
+# Ties, NaN and zeros: not differentiable there (gradcheck is off), but which element
+# gets the gradient (or how it is shared) must be torch's: torch's tests compare these
+# against the reference only.
+_TIES = np.array([[0.5, -1.0, 0.5, 2.0], [1.5, 1.5, -0.5, -0.5], [0.25, 0.25, 0.25, 1.0]])
+_NAN_TIES = np.array([[np.nan, 1.0, 0.5], [2.0, np.nan, -1.0]])
+OPS += [
+    Op("median_ties", lambda L: L.median,
+       lambda r: [((_TIES.copy(),), {}), ((_TIES.copy(),), dict(dim=1)),
+                  ((_TIES.copy(),), dict(dim=0, keepdim=True))], gc=False),
+    Op("nanmedian_ties", lambda L: L.nanmedian,
+       lambda r: [((_NAN_TIES.copy(),), {}), ((_NAN_TIES.copy(),), dict(dim=1)),
+                  ((_TIES.copy(),), dict(dim=1))], gc=False),
+    Op("kthvalue_ties", lambda L: L.kthvalue,
+       lambda r: [((_TIES.copy(), 2), {}), ((_TIES.copy(), 2, 0), {})], gc=False),
+    Op("mode_ties", lambda L: L.mode,
+       lambda r: [((_TIES.copy(),), {}), ((_TIES.copy(),), dict(dim=0)),
+                  ((np.array([2.0, 1.0, 2.0, 1.0, 3.0]),), {})], gc=False),
+    Op("aminmax_ties", lambda L: L.aminmax,
+       lambda r: [((_TIES.copy(),), {}), ((_TIES.copy(),), dict(dim=1))], gc=False),
+    Op("quantile_ties", lambda L: L.quantile,
+       lambda r: [((_TIES.copy(), 0.5), dict(dim=1)),
+                  ((_TIES.copy(), 0.4), dict(dim=1, interpolation="nearest"))], gc=False),
+    Op("scatter_reduce_amax_ties",
+       lambda L: (lambda x, i, s, **k: L.scatter_reduce(x, 1, i, s, "amax", **k)),
+       lambda r: [((np.array([[1.0, 2.0, 0.0]]), ND(np.array([[0, 0, 1, 2]])),
+                    np.array([[1.0, 1.0, 2.0, -1.0]])), {}),
+                  ((np.array([[1.0, 2.0, 0.0]]), ND(np.array([[0, 0, 1, 1]])),
+                    np.array([[3.0, 3.0, 2.0, 2.0]])), dict(include_self=False))],
+       gc=False),
+    Op("scatter_reduce_amin_ties",
+       lambda L: (lambda x, i, s, **k: L.scatter_reduce(x, 1, i, s, "amin", **k)),
+       lambda r: [((np.array([[1.0, 2.0, 0.0]]), ND(np.array([[0, 0, 1, 2]])),
+                    np.array([[1.0, 1.0, 2.0, 0.0]])), {})], gc=False),
+    Op("scatter_reduce_prod_zeros",
+       lambda L: (lambda x, i, s, **k: L.scatter_reduce(x, 1, i, s, "prod", **k)),
+       lambda r: [((np.array([[1.5, 0.0, 2.0]]), ND(np.array([[0, 1, 1, 2]])),
+                    np.array([[0.0, 3.0, 0.5, 0.0]])), {}),
+                  ((np.array([[1.5, 0.0, 2.0]]), ND(np.array([[0, 1, 1, 2]])),
+                    np.array([[0.0, 3.0, 0.5, 0.0]])), dict(include_self=False))],
+       gc=False, fwd=False),
+    Op("fmax_ties_nan", lambda L: L.fmax,
+       lambda r: [((_NAN_TIES.copy(), np.array([[1.0, np.nan, 0.5], [2.0, 3.0, np.nan]])),
+                   {})], gc=False),
+    Op("fmin_ties_nan", lambda L: L.fmin,
+       lambda r: [((_NAN_TIES.copy(), np.array([[1.0, np.nan, 0.5], [2.0, 3.0, np.nan]])),
+                   {})], gc=False),
+    Op("dist_ties", lambda L: L.dist,
+       lambda r: [((np.array([1.0, -2.0, 0.5]), np.array([0.0, -1.0, 0.5])), dict(p=INF)),
+                  ((np.array([1.0, -2.0, 0.5]), np.array([1.0, -2.0, 0.5])), {}),
+                  ((np.array([1.0, -2.0, 0.5]), np.array([1.0, -1.0, 0.5])), dict(p=1))],
+       gc=False),
+    Op("vector_norm_zeros", lambda L: L.linalg.vector_norm,
+       lambda r: [((np.zeros((2, 3)),), {}), ((np.array([0.0, 1.0, -1.0]),), dict(ord=INF)),
+                  ((np.array([0.0, 1.0, -2.0]),), dict(ord=1)),
+                  ((np.array([0.0, 0.0]),), dict(ord=3))], gc=False),
+    Op("sgn_copysign_zeros",
+       lambda L: (lambda a, b: (L.sgn(a), L.copysign(a, b), L.angle(a))),
+       lambda r: [((np.array([0.0, -0.0, 1.5, -2.0]), np.array([-0.0, 0.0, -1.0, 0.0])),
+                   {})], gc=False),
+    Op("renorm_below", lambda L: L.renorm,
+       lambda r: [((r(3, 4) * 0.1, 2, 0, 5.0), {})]),          # no row over maxnorm
+]
+
 OPS_BY_NAME = {op.name: op for op in OPS}
 assert len(OPS_BY_NAME) == len(OPS)
 assert not set(OPS_BY_NAME) & set(base.OPS_BY_NAME), "already in round 1"
@@ -541,6 +604,9 @@ KNOWN = {
     ("test_forward_mode_AD", "logcumsumexp"):
         "engine: logcumsumexp's forward-AD tangent is NaN for any dim of size > 1 "
         "(torch: the finite-difference tangent)",
+    ("test_forward_mode_AD", "fmax_ties_nan"):
+        "engine: fmax's forward-AD tangent at a tie (self == other) is self's; torch's "
+        "forward formula gives other's (self_p > other_p), though its backward gives self's",
 }
 
 
