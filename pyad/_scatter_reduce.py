@@ -223,7 +223,50 @@ _FUNCTIONS = {"ScatterReduce": ScatterReduce, "IndexReduce": IndexReduce}
 _NAMES = {"ScatterReduceBackward": "scatter_reduce", "IndexReduceBackward": "index_reduce"}
 
 
+def _ties_jvp(ctx, input_t, src_t, *_):
+    # torch's scatter_reduce_jvp for amax/amin: the mean of the tangents of the entries
+    # equal to the result among those reduced (a self entry that include_self=False
+    # leaves out does not count, though the backward's share counts it, as torch's)
+    input, src, result = ctx.saved_tensors
+    index = ctx.index
+    if ctx.zero_d:
+        input, src, result, input_t, src_t = (v.reshape(1) for v in
+                                              (input, src, result, input_t, src_t))
+    if tuple(src.shape) != tuple(index.shape):
+        block = tuple(slice(0, n) for n in index.shape)
+        src, src_t = src[block], src_t[block]
+    index_v = _engine.Variable(index)
+    self_mask = input.data == result.data
+    src_mask = src.data == _engine.gather(result, ctx.dim, index_v).data
+    total = scatter_reduce(_engine.masked_fill(input_t, ~self_mask, 0), ctx.dim, index_v,
+                           _engine.masked_fill(src_t, ~src_mask, 0), "sum",
+                           include_self=ctx.include_self)
+    dtype = result.data.dtype
+    count = scatter_reduce(_engine.Variable(self_mask.astype(dtype)), ctx.dim, index_v,
+                           _engine.Variable(src_mask.astype(dtype)), "sum",
+                           include_self=ctx.include_self)
+    out = total / _engine.masked_fill(count, count.data == 0, 1)
+    return out.reshape(()) if ctx.zero_d else out
+
+
+# ScatterReduce with torch's forward formula for amax/amin, used inside a forward-AD
+# level only (pyad's forward mode otherwise runs the backward twice, whose share of a
+# tie differs from torch's tangent); the same node name
+_ScatterReduceTies = type(ScatterReduce)("ScatterReduce", (ScatterReduce,),
+                                         {"jvp": staticmethod(_ties_jvp),
+                                          "__module__": __name__})
+
+
+def _forward_ad_active():
+    import sys
+    forward_ad = sys.modules.get("pyad.autograd.forward_ad")
+    return forward_ad is not None and forward_ad._active()
+
+
 def _apply(function, input, src, dim, index, reduce, include_self):
+    if (function is ScatterReduce and reduce in ("amax", "amin")
+            and _forward_ad_active()):
+        function = _ScatterReduceTies
     return function.apply(input, src, dim, numpy.ascontiguousarray(index, numpy.int64),
                           reduce, bool(include_self))
 

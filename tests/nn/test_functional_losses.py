@@ -344,12 +344,14 @@ def test_cross_entropy_float32_stays_float32():
 def test_cross_entropy_with_indices_is_one_node_freed_after_backward():
     x = pyad.tensor(np.zeros((2, 3)), requires_grad=True)
     loss = F.cross_entropy(x, pyad.tensor([0, 2]))
+    # one node (pyad's CrossEntropyBackward class), named as torch's: NllLossBackward
     assert type(loss.grad_fn).__name__ == "CrossEntropyBackward"
+    assert loss.grad_fn.name() == "NllLossBackward"
     assert loss.grad_fn.next_functions[0][0] is not None
     loss.backward()
     np.testing.assert_allclose(x.grad.data, [[-1 / 3, 1 / 6, 1 / 6], [1 / 6, 1 / 6, -1 / 3]],
                                rtol=1e-15)
-    with pytest.raises(RuntimeError, match="CrossEntropyBackward"):
+    with pytest.raises(RuntimeError, match="NllLossBackward"):
         loss.backward()
 
 
