@@ -303,7 +303,7 @@ def test_rasbt_lenet5_verbatim_transpose():
 def test_rasbt_gan():
     (t, t_images), (p, p_images), lines = twins(
         "rasbt_gan", proxy=uniform_stream, num_epochs=2, batch_size=16, n_train=32,
-        n_test=16, shuffle=False)
+        n_test=16, shuffle=False, **ADAM_F32)      # (both nets train with Adam)
     # the generator's and the discriminator's loss at each of the 2 x 2 steps
     assert len(t) == 2 * 2 * 2
     assert lines[2].startswith("Epoch: 001/002 | Batch 000/002 | Gen/Dis Loss: ")

@@ -497,7 +497,7 @@ def test_knowledge_distillation_tutorial():
         for name in t_state:
             t, p = t_state[name].numpy(), p_state[name].numpy()
             off = ~np.isclose(p, t, rtol=1e-3, atol=1e-5)
-            assert off.sum() <= 1e-5 * t.size, (name, int(off.sum()), t.size)
+            assert off.sum() <= max(2, 1e-5 * t.size), (name, int(off.sum()), t.size)
             assert np.all(np.abs(p - t)[off] <= 2 * 0.001 * 8), name
     compare(t_out, p_out, rtol=1e-6, atol=0)
     # hand math: what the text prints

@@ -3269,8 +3269,10 @@ cpdef Variable logical_not(object input, object out=None):
 cpdef Variable logical_and(object input, object other, object out=None):
     """Elementwise logical AND (bool result; nonzero is true).
 
-    >>> logical_and(Variable(numpy.array([0., 2.])), True)
+    >>> logical_and(Variable(numpy.array([0., 2.])), Variable(numpy.array(True)))
     tensor([False,  True])
+
+    ``other`` is a Variable (or an array), not a Python number: torch's TypeError.
     """
     if out is not None: return _write_out_checked("logical_and", out, logical_and(input, other),
                                                   (input, other))
@@ -3281,8 +3283,10 @@ cpdef Variable logical_and(object input, object other, object out=None):
 cpdef Variable logical_or(object input, object other, object out=None):
     """Elementwise logical OR (bool result; nonzero is true).
 
-    >>> logical_or(Variable(numpy.array([0., 2.])), False)
+    >>> logical_or(Variable(numpy.array([0., 2.])), Variable(numpy.array(False)))
     tensor([False,  True])
+
+    ``other`` is a Variable (or an array), not a Python number: torch's TypeError.
     """
     if out is not None: return _write_out_checked("logical_or", out, logical_or(input, other),
                                                   (input, other))
@@ -3293,8 +3297,10 @@ cpdef Variable logical_or(object input, object other, object out=None):
 cpdef Variable logical_xor(object input, object other, object out=None):
     """Elementwise logical XOR (bool result; nonzero is true).
 
-    >>> logical_xor(Variable(numpy.array([0., 2.])), True)
+    >>> logical_xor(Variable(numpy.array([0., 2.])), Variable(numpy.array(True)))
     tensor([ True, False])
+
+    ``other`` is a Variable (or an array), not a Python number: torch's TypeError.
     """
     if out is not None: return _write_out_checked("logical_xor", out, logical_xor(input, other),
                                                   (input, other))

@@ -3454,7 +3454,12 @@ def index_put(input, indices, values, accumulate=False):
     xp = _xp_of(x._data)
     try:
         flat = xp.arange(x._data.size, dtype=numpy.int64).reshape(x._data.shape)[tuple(key)]
-        v = broadcast_to(_as_variable(values, "index_put"), flat.shape)
+        v = _as_variable(values, "index_put")
+        if not _broadcasts_to(v._data.shape, flat.shape):
+            raise RuntimeError("index_put(): shape mismatch: value tensor of shape %s cannot "
+                               "be broadcast to indexing result of shape %s"
+                               % (_shape_str(v._data.shape), _shape_str(flat.shape)))
+        v = broadcast_to(v, flat.shape)
         return put(x, flat.reshape(-1), reshape(v, (-1,)), accumulate)
     except IndexError as exc:
         raise IndexError("index_put(): %s" % exc) from None
