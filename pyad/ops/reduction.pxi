@@ -1683,16 +1683,21 @@ nanmedian_result.__module__ = "pyad"
 
 cdef object _nanmedian_index(object data, Py_ssize_t d):
     # The lower median's index (keepdim form) along d among the non-NaN elements; a
-    # slice of NaN only gives its middle one, (n - 1) // 2 in the stable sort's order
-    # (torch's)
+    # slice of NaN only gives its first element (torch's index there is whatever its
+    # selection algorithm leaves: 0 for up to 3 elements, 2 for 4 or 5, 3 for 6, ...)
     if data.ndim == 0:
         return _sort_indices(data, d, False)
     xp = _xp_of(data)
     order = _sort_indices(data, d, False)          # NaN sort last
     if _is_float_dtype(data.dtype):
         n_real = _sum_data(~xp.isnan(data), (d,), True, numpy.int64)
-        pos = xp.where(n_real > 0, (n_real - 1) // 2, (data.shape[d] - 1) // 2)
-        return xp.take_along_axis(order, pos, axis=d)
+        pos = xp.where(n_real > 0, (n_real - 1) // 2, 0)
+        first_nan = xp.argmax(xp.isnan(data), axis=d)
+        shape = list(data.shape)
+        shape[d] = 1
+        first_nan = first_nan.reshape(tuple(shape))
+        index = xp.take_along_axis(order, pos, axis=d)
+        return xp.where(n_real > 0, index, first_nan)
     shape = list(data.shape)
     shape[d] = 1
     pos = xp.full(tuple(shape), (data.shape[d] - 1) // 2, dtype=numpy.int64)
