@@ -59,7 +59,7 @@ class Node:
 
 @disjoint_base
 class NormBackward(Node):
-    def name(self) -> Variable: ...
+    def name(self) -> _str: ...
 
 class NormZeroBackward(Node):
     ...
@@ -231,7 +231,7 @@ class TransposeBackward(PermuteBackward):
 
 @disjoint_base
 class TriBackward(Node):
-    def name(self) -> Variable: ...
+    def name(self) -> _str: ...
 
 class TruncBackward(Node):
     ...
@@ -1034,7 +1034,7 @@ class ConjBackward(Node):
 
 @disjoint_base
 class ConstantPadBackward(Node):
-    def name(self) -> Variable: ...
+    def name(self) -> _str: ...
 
 @disjoint_base
 class ConvolutionBackward(Node):
@@ -1055,7 +1055,7 @@ class CoshBackward(Node):
 
 @disjoint_base
 class CrossEntropyBackward(Node):
-    def name(self) -> Variable: ...
+    def name(self) -> _str: ...
 
 @disjoint_base
 class CumprodBackward(Node):
@@ -1274,7 +1274,7 @@ class MaxBackward(Node):
 
 @disjoint_base
 class MaxPool2dBackward(Node):
-    def name(self) -> Variable: ...
+    def name(self) -> _str: ...
 
 class MaximumBackward(Node):
     ...

@@ -112,6 +112,11 @@ RETURNS = {
     "Variable.register_post_accumulate_grad_hook": "RemovableHandle",
     "Variable.reinforce": "None", "Variable.retain_grad": "None",
     "Node.name": "str", "GradDependsOnBackward.name": "str",
+    # (the nodes whose name() is torch's name for their op, not their class's)
+    "CrossEntropyBackward.name": "str", "ConstantPadBackward.name": "str",
+    "MaxPool2dBackward.name": "str", "NormBackward.name": "str", "TriBackward.name": "str",
+    "_IndexUnsqueezeBackward.name": "str", "_MatmulSqueezeBackward.name": "str",
+    "_MatmulUnsafeViewBackward.name": "str",
     "Node.register_hook": "RemovableHandle",
     "Node.register_prehook": "RemovableHandle",
     "FunctionNode.save_for_backward": "None", "FunctionNode.mark_dirty": "None",
