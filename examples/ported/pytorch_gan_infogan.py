@@ -16,10 +16,9 @@ images in [-1, 1] with random labels in a ``TensorDataset``; ``np.random`` is a 
 ``RandomState`` (``np_random``); ``sample_image``'s ``n_row=10`` is ``opt.n_classes``
 (the static labels' grid it pairs with; 3 classes in the tests) and it returns its three samples' first
 pixels instead of saving them; ``print`` is ``log``; the losses are returned.
-``weights_init_normal`` initialises through ``m.weight.data``: pyad's ``.data`` is the
-NumPy array, which ``init.normal_`` does not take, so the port passes ``m.weight``;
-``verbatim_data=True`` runs the text's lines (as ``pytorch_gan_lsgan``'s, a strict
-xfail).
+``weights_init_normal`` initialises through ``m.weight.data`` (pyad's ``.data`` is the
+NumPy array, which ``init.normal_`` fills in place); the port passes ``m.weight`` and
+``verbatim_data=True`` runs the text's lines (as ``pytorch_gan_lsgan``'s: the same run).
 
 Run it with ``python examples/ported/pytorch_gan_infogan.py``.
 """

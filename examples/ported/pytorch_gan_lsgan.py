@@ -12,10 +12,10 @@ an options namespace ``opt`` (16-pixel images, the smallest the four stride-2 bl
 take, and a tiny ``latent_dim``; the layers' widths are the text's); MNIST is synthetic
 images in [-1, 1] in a ``TensorDataset``; ``np.random`` is a seeded ``RandomState``
 (``np_random``); ``save_image`` is left out; ``print`` is ``log``; the losses are
-returned. ``weights_init_normal`` initialises through ``m.weight.data``: pyad's
-``.data`` is the NumPy array, which ``init.normal_`` does not take, so the port passes
-``m.weight`` (``init`` fills a Parameter under ``no_grad`` in both frameworks);
-``verbatim_data=True`` runs the text's lines (a strict xfail in the tests).
+returned. ``weights_init_normal`` initialises through ``m.weight.data``, which is the NumPy
+array in pyad: ``init.normal_`` fills it in place there, with the same draws as on the
+Parameter; the port passes ``m.weight`` by default and ``verbatim_data=True`` runs the
+text's lines (the tests check that both give the same run).
 
 Run it with ``python examples/ported/pytorch_gan_lsgan.py``.
 """

@@ -2,7 +2,9 @@
 
 Each function fills its Variable in place under ``no_grad`` (bumping its version, as
 torch), draws from pyad's generator (so ``pyad.manual_seed`` reproduces it) and returns
-the Variable.
+the Variable. Given an array instead (torch scripts write ``init.xavier_uniform_(
+m.weight.data)``, and pyad's ``.data`` is the NumPy or CuPy array itself), it fills
+that array in place and returns it.
 
 >>> import pyad
 >>> w = pyad.empty(3, 4)
@@ -10,6 +12,7 @@ the Variable.
 >>> float(w.sum())
 6.0
 """
+import functools
 import math
 import warnings
 
@@ -21,6 +24,24 @@ from pyad.autograd.grad_mode import no_grad
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
            "trunc_normal_", "orthogonal_", "eye_", "dirac_", "sparse_"]
+
+
+def _is_array(obj):
+    return isinstance(obj, numpy.ndarray) or (
+        type(obj).__name__ == "ndarray" and type(obj).__module__.partition(".")[0] == "cupy")
+
+
+def _fills_arrays(init):
+    """``init`` also fills a bare array in place, through a Variable sharing its memory
+    (``Variable(array)`` never copies), and returns the array."""
+    @functools.wraps(init)
+    def fill(tensor, *args, **kwargs):
+        if _is_array(tensor):
+            from pyad._engine import Variable
+            init(Variable(tensor), *args, **kwargs)
+            return tensor
+        return init(tensor, *args, **kwargs)
+    return fill
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -51,7 +72,7 @@ def calculate_gain(nonlinearity, param=None):
 
 
 def _calculate_fan_in_and_fan_out(tensor):
-    if tensor.dim() < 2:
+    if len(tensor.shape) < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer "
                          "than 2 dimensions")
     receptive = 1
@@ -78,6 +99,7 @@ def _fill_from(tensor, generator, draw, what):
     return tensor.copy_(Variable(xp.asarray(sample, dtype=data.dtype)))
 
 
+@_fills_arrays
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with samples from U(a, b) (drawn from ``generator``, a `pyad.Generator`, if
     given).
@@ -94,6 +116,7 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
         return tensor.uniform_(a, b)
 
 
+@_fills_arrays
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with samples from N(mean, std^2) (drawn from ``generator`` if given).
 
@@ -109,6 +132,7 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
         return tensor.normal_(mean, std)
 
 
+@_fills_arrays
 def constant_(tensor, val):
     """Fill with the value ``val``.
 
@@ -120,6 +144,7 @@ def constant_(tensor, val):
         return tensor.fill_(val)
 
 
+@_fills_arrays
 def zeros_(tensor):
     """Fill with zeros.
 
@@ -131,6 +156,7 @@ def zeros_(tensor):
         return tensor.zero_()
 
 
+@_fills_arrays
 def ones_(tensor):
     """Fill with ones.
 
@@ -142,6 +168,7 @@ def ones_(tensor):
         return tensor.fill_(1.0)
 
 
+@_fills_arrays
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)).
 
@@ -155,6 +182,7 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     return uniform_(tensor, -a, a, generator)
 
 
+@_fills_arrays
 def xavier_normal_(tensor, gain=1.0, generator=None):
     """Glorot normal: N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out)).
 
@@ -166,6 +194,7 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
+@_fills_arrays
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He uniform: U(-bound, bound) with bound = gain * sqrt(3 / fan).
 
@@ -185,6 +214,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     return uniform_(tensor, -bound, bound, generator)
 
 
+@_fills_arrays
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He normal: N(0, std^2) with std = gain / sqrt(fan).
 
@@ -200,6 +230,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
                    generator)
 
 
+@_fills_arrays
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with samples from N(mean, std^2) truncated to [a, b], by inverse transform
     sampling as torch: uniform draws between the normal CDF's values at ``a`` and ``b``,
@@ -229,6 +260,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         return _fill_from(tensor, generator, draw, "trunc_normal_")
 
 
+@_fills_arrays
 def orthogonal_(tensor, gain=1, generator=None):
     """Fill with a (semi-)orthogonal matrix, as torch: the Q of the QR decomposition of a
     normal draw, its columns' signs fixed by R's diagonal so that Q is uniform over
@@ -261,6 +293,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         return _fill_from(tensor, generator, draw, "orthogonal_")
 
 
+@_fills_arrays
 def eye_(tensor):
     """Fill a 2-D Variable with the identity (ones on the main diagonal).
 
@@ -279,6 +312,7 @@ def eye_(tensor):
         return tensor
 
 
+@_fills_arrays
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     """Fill a 2-D Variable as a sparse matrix, as torch's ``nn.init.sparse_``: samples
     from N(0, std^2), then in each column ``ceil(sparsity * rows)`` entries, at rows
@@ -303,6 +337,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     return tensor
 
 
+@_fills_arrays
 def dirac_(tensor, groups=1):
     """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta, so that the
     convolution keeps the identity of its input channels (per group).
@@ -378,11 +413,13 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
     return trunc_normal_(tensor, mean, std, a, b, generator)
 
 
+@_fills_arrays
 def _no_grad_fill_(tensor, val):
     with no_grad():
         return tensor.fill_(val)
 
 
+@_fills_arrays
 def _no_grad_zero_(tensor):
     with no_grad():
         return tensor.zero_()

@@ -228,6 +228,16 @@ cdef object _write_out_apart(str what, object out, object result, tuple inputs):
     return _write_out(what, out, result, _OUT_EXACT)
 
 
+cdef object _write_out_pair_apart(str what, object out, object result, tuple inputs):
+    """_write_out (exact dtype) of a (values, indices) result whose outs may share no
+    memory with the inputs (torch's assert_no_overlap in kthvalue)."""
+    if isinstance(out, (tuple, list)):
+        for o in out:
+            if isinstance(o, Variable):
+                _refuse_overlap((<Variable>o)._data, inputs, what)
+    return _write_out(what, out, result, _OUT_EXACT)
+
+
 cdef object _write_out(str what, object out, object result, int rule=_OUT_CAST,
                        int stacklevel=1):
     """Write ``result`` (the op's Variable, or its tuple) into ``out``; return ``out``.

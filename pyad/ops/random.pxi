@@ -251,6 +251,9 @@ def bernoulli_(object input, p=0.5, *, generator=None):
     if not isinstance(p, Variable) and not 0 <= p <= 1:
         raise RuntimeError("bernoulli_(): bernoulli_ expects p to be in [0, 1], but got p=%s"
                            % p)
+    if isinstance(p, Variable) and probs.size and \
+            not bool(((probs >= 0) & (probs <= 1)).all()):         # (nan fails both)
+        raise RuntimeError("bernoulli_(): expected every probability in p to be in [0, 1]")
     gen = _rng_of(x._data, generator, "bernoulli_")
     try:
         probs = _xp_of(x._data).broadcast_to(probs, x._data.shape)
@@ -532,7 +535,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("multinomial(): cannot sample n_sample > prob_dist.size(-1) "
                            "samples without replacement")
     xp = _xp_of(data)
-    rows = data.reshape(-1, n) if data.ndim == 2 else data.reshape(1, n)
+    rows = data if data.ndim == 2 else data.reshape(1, n)
     _checked_sizes([k] if data.ndim == 1 else [rows.shape[0], k], 8, "multinomial")
     if rows.size and not bool((xp.isfinite(rows) & (rows >= 0)).all()):
         raise RuntimeError("multinomial(): probability tensor contains either `inf`, `nan` "
@@ -540,25 +543,23 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if rows.shape[0] and (n == 0 or not bool((rows.sum(axis=1) > 0).all())):
         raise RuntimeError("multinomial(): invalid multinomial distribution (sum of "
                            "probabilities <= 0)")
-    if not replacement and rows.shape[0] and not bool(((rows > 0).sum(axis=1) >= k).all()):
-        raise RuntimeError("multinomial(): invalid multinomial distribution (with "
-                           "replacement=False, not enough non-negative category to sample)")
     gen = _rng_of(data, generator, "multinomial")
     weights = rows.astype(numpy.float64)
-    u = _uniform01(gen, (rows.shape[0], k))
-    sample = xp.empty((rows.shape[0], k), dtype=numpy.int64)
-    for r in range(rows.shape[0]):
-        w = weights[r].copy()
-        for i in range(k if not replacement else 1):
-            cdf = xp.cumsum(w)
-            cdf = cdf / cdf[n - 1]
-            if replacement:
-                sample[r] = xp.searchsorted(cdf, u[r], side="right")
-            else:
-                # Sequential draws: the drawn category leaves the distribution.
-                j = int(xp.searchsorted(cdf, u[r, i], side="right"))
-                sample[r, i] = j
-                w[j] = 0
+    if replacement:
+        u = _uniform01(gen, (rows.shape[0], k))
+        sample = xp.empty((rows.shape[0], k), dtype=numpy.int64)
+        for r in range(rows.shape[0]):
+            cdf = xp.cumsum(weights[r])
+            sample[r] = xp.searchsorted(cdf / cdf[n - 1], u[r], side="right")
+    else:
+        # torch's algorithm (the exponential race, as Gumbel top-k): category c scores
+        # w_c / E_c with E_c ~ Exp(1), and the k best scores, best first, are the draws
+        # of k sequential draws each removing the drawn category. Zero-weight
+        # categories score 0, so they come last (lowest index first), as torch's.
+        race = xp.maximum(-xp.log1p(-_uniform01(gen, rows.shape)),   # Exp(1), > 0
+                          numpy.finfo(numpy.float64).tiny)
+        sample = xp.argsort(-(weights / race), axis=1, kind="stable")[:, :k]
+        sample = xp.ascontiguousarray(sample.astype(numpy.int64, copy=False))
     sample = sample.reshape((k,)) if data.ndim == 1 else sample
     cdef MultinomialBackward node
     if _stochastic_records((x,)):
@@ -614,6 +615,15 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None, *, generator=N
         if isinstance(p, Variable) and not _is_float_dtype((<Variable>p)._data.dtype):
             raise RuntimeError("normal(): expected a floating point %s, got %s"
                                % (name, (<Variable>p)._data.dtype))
+    if size is not None:
+        # torch's normal(float mean, float std, size) also takes a 0-d Variable that does
+        # not require grad for either number (the sample has the default dtype)
+        if mean_is_tensor and (<Variable>mean)._data.ndim == 0 and \
+                not (<Variable>mean)._requires_grad:
+            mean, mean_is_tensor = float(mean), False
+        if std_is_tensor and (<Variable>std)._data.ndim == 0 and \
+                not (<Variable>std)._requires_grad:
+            std, std_is_tensor = float(std), False
     if not mean_is_tensor and not std_is_tensor:
         if size is None:
             raise TypeError("normal(): with a number mean and std, size= is required")

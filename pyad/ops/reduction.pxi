@@ -1171,6 +1171,12 @@ cdef class LogcumsumexpBackward(Node):
         x = self.input.unpack(self)
         y = self.result.unpack(self)
         d = self.dim
+        if g._requires_grad and bool((g._data == 0).any()):
+            # Recorded for a higher derivative, and the log-space formula below is not
+            # differentiable in g where g is 0 (log 0; the sign masks are both off):
+            # forward mode's tangent pass sends exactly zeros through here. The same
+            # sums as a recurrence linear in g.
+            return (_logcumsumexp_grad_linear(g, x, y, d),)
         if _dtype_kind(g._data) == b'c':
             # torch's complex rule (no sign split): conj(exp(revlcse(log(conj g) - y) + x)),
             # its subtraction a - alpha * y with the complex alpha 1 (so an infinite y
@@ -1197,6 +1203,38 @@ cdef class LogcumsumexpBackward(Node):
             self.input.release()
         if self.result is not None:
             self.result.release()
+
+
+cdef Variable _logcumsumexp_grad_linear(Variable g, Variable x, Variable y, Py_ssize_t d):
+    # dL/dx_i = sum_{j >= i} g_j exp(x_i - y_j) (conjugated factors for complex input),
+    # as exp(x_i - y_i) * S_i with S_i = g_i + exp(y_i - y_{i+1}) * S_{i+1}: every factor
+    # is at most 1 in magnitude for real input (y only grows along d, y_i >= x_i), so
+    # nothing overflows, and each step is linear in g. A prefix that is all -inf has no
+    # weight (0, as torch's jvp masks it) instead of exp(-inf - -inf) = nan; a slice
+    # that is -inf to its end gives nan, as torch's jvp (it shifts by the slice's max).
+    cdef Py_ssize_t n = g._data.shape[d]
+    cdef Variable tail
+    cplx = _dtype_kind(g._data) == b'c'
+    xp = _xp_of(y._data)
+    with numpy.errstate(invalid="ignore", over="ignore"):
+        scale = where_const(xp.asarray(y._data == -numpy.inf), 0, exp(sub(x, y)))
+        dead = xp.broadcast_to(xp.take(y._data, [n - 1], axis=d) == -numpy.inf,
+                               y._data.shape)
+        if bool(dead.any()):
+            scale = where_const(dead, numpy.nan, scale)    # (nan times g: a nan tangent)
+        tail = narrow(y, d, 1, n - 1)
+        decay = where_const(xp.asarray(tail._data == -numpy.inf), 0,
+                            exp(sub(narrow(y, d, 0, n - 1), tail)))
+    if cplx:
+        scale = conj(scale)
+        decay = conj(decay)
+    sums = [None] * n
+    acc = select(g, d, n - 1)
+    sums[n - 1] = acc
+    for i in range(n - 2, -1, -1):
+        acc = add(select(g, d, i), mul(select(decay, d, i), acc))
+        sums[i] = acc
+    return mul(scale, stack(sums, d))
 
 
 cdef object _logcumsumexp_data(object d, Py_ssize_t dim):
@@ -1487,8 +1525,8 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     >>> kthvalue(Variable(numpy.array([3., 1., 2.])), 2)
     kthvalue(values=tensor(2., dtype=float64), indices=tensor(2))
     """
-    if out is not None: return _write_out("kthvalue", out, kthvalue(input, k, dim, keepdim),
-                                          _OUT_EXACT)
+    if out is not None: return _write_out_pair_apart("kthvalue", out, kthvalue(
+                                          input, k, dim, keepdim), (input,))
     cdef Variable x = _as_variable(input, "kthvalue")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "kthvalue")
     cdef Py_ssize_t n = x._data.shape[d] if x._data.ndim else 1

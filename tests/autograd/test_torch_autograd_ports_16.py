@@ -187,10 +187,6 @@ def test_construct_standard_basis_for():
 # the CPU; expected values are torch 2.13's on the CPU)
 # --------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: a Variable takes no arbitrary Python attributes (w.main_grad = ... raises "
-    "AttributeError: the cdef class Variable in pyad/_engine.pyx has no __dict__; "
-    "nn.Parameter has one)"))
 def test_node_ordering_when_none_returned():
     # torch: @unittest.skipIf(not TEST_CUDA), bfloat16 on "cuda"; here float64 on the CPU
     # (torch 2.13 on the CPU gives the same order, ["B", "A"]): w's hook runs when

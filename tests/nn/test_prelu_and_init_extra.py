@@ -233,3 +233,38 @@ def test_dirac_keeps_a_convolution_the_identity_and_refuses_bad_shapes():
         nn.init.dirac_(pyad.empty(3, 3))
     with pytest.raises(ValueError, match="dim 0 must be divisible by groups"):
         nn.init.dirac_(pyad.empty(4, 3, 3), groups=3)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("uniform_", (-0.08, 0.08)), ("normal_", (0.0, 0.01)), ("constant_", (0.5,)),
+    ("zeros_", ()), ("ones_", ()), ("xavier_uniform_", ()), ("xavier_normal_", ()),
+    ("kaiming_uniform_", ()), ("kaiming_normal_", ()), ("trunc_normal_", ()),
+    ("orthogonal_", ()), ("eye_", ()), ("sparse_", (0.5,))])
+def test_init_fills_a_parameters_data_array_in_place(name, args):
+    # torch scripts write nn.init.xavier_uniform_(m.weight.data); pyad's .data is the
+    # array, which the init fills in place (the Parameter sees it) and returns
+    p = nn.Parameter(pyad.full((6, 4), 7.0))
+    before = p._version
+    out = getattr(nn.init, name)(p.data, *args)
+    assert out is p.data
+    assert not np.any(p.data == 7.0)
+    assert p._version == before            # written through the array: no version bump
+    pyad.manual_seed(0)
+    expected = getattr(nn.init, name)(pyad.empty(6, 4), *args)
+    pyad.manual_seed(0)
+    getattr(nn.init, name)(p.data, *args)
+    np.testing.assert_array_equal(p.data, expected.data)   # same draws as the Variable
+
+
+def test_init_array_helpers_and_deprecated_names():
+    w = np.zeros((5, 3, 2, 2), dtype=np.float32)
+    assert nn.init._calculate_fan_in_and_fan_out(w) == (12, 20)
+    nn.init.dirac_(w)
+    assert w.dtype == np.float32 and w.sum() == 3
+    b = np.ones(4)
+    with pytest.warns(FutureWarning):
+        assert nn.init.constant(b, 2.0) is b
+    np.testing.assert_array_equal(b, 2.0)
+    assert nn.init._no_grad_zero_(b) is b and not b.any()
+    with pytest.raises(ValueError, match="fewer than 2 dimensions"):
+        nn.init.xavier_uniform_(np.zeros(3))

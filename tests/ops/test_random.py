@@ -85,6 +85,30 @@ def test_multinomial_without_replacement_first_draw_and_pairs():
     assert abs(f01 - p01) < 5 * np.sqrt(p01 * (1 - p01) / 20000)
 
 
+def test_multinomial_without_replacement_draws_zero_weights_last():
+    # torch 2.x: no error for more samples than positive weights; the zero-weight
+    # categories come after every positive one (torch's exponential race)
+    pyad.manual_seed(5)
+    w = np.array([[0.0, 3.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0]])
+    k = pyad.multinomial(pyad.tensor(w), 4).data
+    for row, weights in zip(k, w):
+        assert sorted(row) == [0, 1, 2, 3]
+        positive = int((weights > 0).sum())
+        assert set(row[:positive]) == set(np.flatnonzero(weights))
+    np.testing.assert_array_equal(pyad.multinomial(pyad.tensor([0.0, 0.0, 5.0]), 3).data,
+                                  [2, 0, 1])
+    with pytest.raises(RuntimeError, match="multinomial.*sum of probabilities"):
+        pyad.multinomial(pyad.zeros(3, 0), 2, True)     # no categories (torch's message)
+
+
+@pytest.mark.parametrize("p", [[0.2, 1.2], [-0.1, 0.5], [0.5, float("nan")]])
+def test_bernoulli_in_place_refuses_a_probability_variable_out_of_range(p):
+    x = pyad.zeros(2)
+    with pytest.raises(RuntimeError, match=r"bernoulli_\(\).*\[0, 1\]"):
+        x.bernoulli_(pyad.tensor(p))
+    assert x._version == 0
+
+
 def test_normal_overloads():
     pyad.manual_seed(4)
     mean = pyad.tensor(np.full((100, 100), 3.0))
@@ -113,8 +137,8 @@ def test_normal_overloads():
     (lambda: pyad.multinomial(pyad.tensor([1.0, np.nan]), 1), r"multinomial\(\): .*nan"),
     (lambda: pyad.multinomial(pyad.tensor([1.0, np.inf]), 1), r"multinomial\(\): .*inf"),
     (lambda: pyad.multinomial(pyad.zeros(3), 1), r"multinomial\(\): .*sum of prob"),
-    (lambda: pyad.multinomial(pyad.tensor([1.0, 0.0, 0.0]), 2),
-     r"multinomial\(\): .*not enough"),
+    (lambda: pyad.multinomial(pyad.tensor([1.0, 0.0, 0.0]), 4),
+     r"multinomial\(\): .*n_sample > prob_dist"),
     (lambda: pyad.normal(pyad.ones(2), -1.0), r"normal\(\): .*std >= 0"),
     (lambda: pyad.normal(pyad.ones(2), pyad.ones(3)), r"normal\(\): .*broadcast"),
     (lambda: pyad.normal(pyad.tensor([1, 2]), 1.0), r"normal\(\): .*floating"),

@@ -64,10 +64,6 @@ def test_clamp_scalar_nan_bounds():
 # ------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine: kthvalue(out=(values, indices)) does not refuse a values out that is the "
-    "input itself (pyad/ops/reduction.pxi kthvalue); torch raises 'unsupported "
-    "operation'"))
 def test_kthvalue_overlap():
     a = torch.randn(10, dtype=torch.float64)
     with pytest.raises(RuntimeError, match="unsupported operation:"):

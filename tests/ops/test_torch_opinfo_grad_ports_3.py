@@ -601,9 +601,6 @@ assert not set(OPS_BY_NAME) & set(base.OPS_BY_NAME), "already in round 1"
 # -- known gaps: (test, op name) -> xfail reason ---------------------------------------
 
 KNOWN = {
-    ("test_forward_mode_AD", "logcumsumexp"):
-        "engine: logcumsumexp's forward-AD tangent is NaN for any dim of size > 1 "
-        "(torch: the finite-difference tangent)",
     ("test_forward_mode_AD", "fmax_ties_nan"):
         "engine: fmax's forward-AD tangent at a tie (self == other) is self's; torch's "
         "forward formula gives other's (self_p > other_p), though its backward gives self's",

@@ -511,8 +511,6 @@ def test_normal_std_error():
                 lib.normal(mean, std)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: normal(Variable mean, number std, size) "
-                   "raises TypeError; torch takes it and checks std (RuntimeError for -1)")
 def test_normal_std_error_variable_mean_with_size():
     """TestRandomTensorCreation.test_normal_std_error, the Variable-mean form with a
     size: torch raises RuntimeError on the negative std."""
@@ -520,6 +518,14 @@ def test_normal_std_error_variable_mean_with_size():
         torch.normal(torch.tensor(0.0), -1, (10,))
     with pytest.raises(RuntimeError, match="std"):
         pyad.normal(pyad.tensor(0.0), -1, (10,))
+    # a 0-d Variable that does not require grad stands for the number, as in torch
+    for lib in (torch, pyad):
+        sample = lib.normal(lib.tensor(0.0, dtype=lib.float64), lib.tensor(2.0), (3,))
+        assert tuple(sample.shape) == (3,) and sample.dtype == lib.float32
+        with pytest.raises(TypeError):
+            lib.normal(lib.tensor([0.0]), 1.0, (3,))
+        with pytest.raises(TypeError):
+            lib.normal(lib.tensor(0.0, requires_grad=True), 1.0, (3,))
 
 
 def _uniform_bounds(dtype):
