@@ -120,8 +120,6 @@ cdef class Variable:
     cdef AccumulateGrad _accumulator
     cdef object _name
     cdef object __weakref__
-    cdef dict __dict__                 # the user's own attributes (w.main_grad = ...), as
-                                       # a torch tensor takes; NULL until first set
 
     cdef AccumulateGrad _get_accumulator(self)
     cdef object _host_data(self)

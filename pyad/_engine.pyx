@@ -3009,7 +3009,7 @@ cdef class Variable:
             new._grad = _copy_module.deepcopy(grad, memo)
         state = getattr(self, "__dict__", None)
         if state:
-            getattr(new, "__dict__").update(_copy_module.deepcopy(state, memo))
+            new.__dict__.update(_copy_module.deepcopy(state, memo))
         return new
 
     # -- autograd ------------------------------------------------------------------

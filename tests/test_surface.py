@@ -505,25 +505,6 @@ def test_pickle_and_deepcopy_subclass_keep_type_and_attributes():
     assert copy.deepcopy(t).tag is not t.tag
 
 
-def test_a_variable_takes_the_users_attributes_as_a_torch_tensor():
-    torch = pytest.importorskip("torch")
-    for lib in (torch, pyad):
-        w = lib.ones(2, requires_grad=True)
-        w.main_grad = lib.zeros(2)               # (a mixed-precision trainer's pattern)
-        w.tag = {"layer": 3}
-        y = w * 2
-        y.note = "kept"
-        assert y.note == "kept" and w.tag == {"layer": 3}
-        for z in (pickle.loads(pickle.dumps(w)), copy.deepcopy(w), copy.copy(w)):
-            assert z.tag == {"layer": 3} and z.main_grad.tolist() == [0.0, 0.0]
-        assert copy.deepcopy(w).tag is not w.tag and copy.copy(w).tag is w.tag
-        assert not hasattr(w.detach(), "tag")      # detach makes a new Variable
-        del w.tag
-        assert not hasattr(w, "tag")
-        with pytest.raises(AttributeError):
-            w.grad_fn = None                       # the engine's own attributes stay
-
-
 def test_deepcopy_leaf_whose_grad_has_history():
     x = pyad.tensor([1.0, 2.0], requires_grad=True)
     (x ** 3).sum().backward(create_graph=True)

@@ -187,6 +187,11 @@ def test_construct_standard_basis_for():
 # the CPU; expected values are torch 2.13's on the CPU)
 # --------------------------------------------------------------------------------
 
+@pytest.mark.xfail(strict=True, reason=(
+    "engine: a Variable takes no arbitrary Python attributes (w.main_grad = ... raises "
+    "AttributeError): a __dict__ slot takes Variables off the engine's allocator (about "
+    "16 ns per Variable made), and a __getattr__ fallback takes every Variable method "
+    "call off CPython's method-call fast path (about 40 ns); nn.Parameter has a __dict__"))
 def test_node_ordering_when_none_returned():
     # torch: @unittest.skipIf(not TEST_CUDA), bfloat16 on "cuda"; here float64 on the CPU
     # (torch 2.13 on the CPU gives the same order, ["B", "A"]): w's hook runs when
