@@ -171,7 +171,11 @@ def compare_weights(t_model, p_model, rtol=1e-3, atol=1e-5, key_bias_drift=None)
     adds ``q . b_k`` to a whole row of scores, which the softmax ignores, so its gradient
     is 0 up to rounding and Adam's step there (about ``lr`` per step, either sign) follows
     each framework's rounding; those entries are only checked to lie within twice
-    ``key_bias_drift`` (the sum of the learning rates) of each other."""
+    ``key_bias_drift`` (the sum of the learning rates) of each other. Any weight whose
+    gradient happens to be near 0 at some step is in the same position (the float32
+    sums' order, NumPy's and torch's, decides the sign Adam steps by): one entry in a
+    thousand of a tensor (at least one) may differ by more than the tolerance, and then
+    by no more than that bound (a wrong gradient moves far more entries)."""
     t_state, p_state = t_model.state_dict(), p_model.state_dict()
     assert list(p_state) == list(t_state)
     for name in t_state:
@@ -183,6 +187,12 @@ def compare_weights(t_model, p_model, rtol=1e-3, atol=1e-5, key_bias_drift=None)
             assert np.abs(p_value[C:2 * C] - t_value[C:2 * C]).max() <= 2 * key_bias_drift
             t_value = np.concatenate([t_value[:C], t_value[2 * C:]])
             p_value = np.concatenate([p_value[:C], p_value[2 * C:]])
+        if key_bias_drift is not None:
+            off = ~np.isclose(p_value, t_value, rtol=rtol, atol=atol)
+            if off.any():
+                assert off.sum() <= max(1, off.size // 1000), (name, int(off.sum()))
+                assert np.abs(p_value - t_value)[off].max() <= 2 * key_bias_drift, name
+                continue
         np.testing.assert_allclose(p_value, t_value, rtol=rtol, atol=atol, err_msg=name)
 
 
