@@ -18,7 +18,7 @@ import warnings
 
 import numpy
 
-from pyad._engine import _erfinv_array, get_array_module
+from pyad._engine import Variable, _erfinv_array, get_array_module
 from pyad.autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
@@ -27,8 +27,9 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones
 
 
 def _is_array(obj):
-    return isinstance(obj, numpy.ndarray) or (
-        type(obj).__name__ == "ndarray" and type(obj).__module__.partition(".")[0] == "cupy")
+    # a NumPy or CuPy array (get_array_module knows CuPy's type when CuPy is installed)
+    return not isinstance(obj, Variable) and (isinstance(obj, numpy.ndarray) or
+                                              get_array_module(obj) is not numpy)
 
 
 def _fills_arrays(init):
@@ -37,7 +38,6 @@ def _fills_arrays(init):
     @functools.wraps(init)
     def fill(tensor, *args, **kwargs):
         if _is_array(tensor):
-            from pyad._engine import Variable
             init(Variable(tensor), *args, **kwargs)
             return tensor
         return init(tensor, *args, **kwargs)
@@ -91,7 +91,6 @@ def _fan(tensor, mode):
 
 def _fill_from(tensor, generator, draw, what):
     """Fill ``tensor`` in place with ``draw(rng, shape)`` from ``generator``'s stream."""
-    from pyad._engine import Variable
     from pyad._factories import _rng_for
     data = tensor.data
     xp = get_array_module(data)

@@ -220,21 +220,16 @@ cdef object _write_out_checked(str what, object out, object result, tuple inputs
 
 cdef object _write_out_apart(str what, object out, object result, tuple inputs):
     """_write_out (exact dtype) for an op that reads its input in another order than it
-    writes its result (gather, take, index_select, masked_select): ``out`` may share no
-    memory with the inputs at all, the same memory included (torch's
-    assert_no_overlap)."""
-    if isinstance(out, Variable) and not isinstance(result, tuple):
+    writes its result (gather, take, index_select, masked_select; kthvalue's values and
+    indices): ``out``, or each Variable of an out pair, may share no memory with the
+    inputs at all, the same memory included (torch's assert_no_overlap)."""
+    if isinstance(result, tuple):
+        if isinstance(out, (tuple, list)):
+            for o in out:
+                if isinstance(o, Variable):
+                    _refuse_overlap((<Variable>o)._data, inputs, what)
+    elif isinstance(out, Variable):
         _refuse_overlap((<Variable>out)._data, inputs, what)
-    return _write_out(what, out, result, _OUT_EXACT)
-
-
-cdef object _write_out_pair_apart(str what, object out, object result, tuple inputs):
-    """_write_out (exact dtype) of a (values, indices) result whose outs may share no
-    memory with the inputs (torch's assert_no_overlap in kthvalue)."""
-    if isinstance(out, (tuple, list)):
-        for o in out:
-            if isinstance(o, Variable):
-                _refuse_overlap((<Variable>o)._data, inputs, what)
     return _write_out(what, out, result, _OUT_EXACT)
 
 

@@ -610,20 +610,21 @@ def normal(mean=0.0, std=1.0, size=None, dtype=None, device=None, *, generator=N
         mean = _as_variable(mean, "normal")
     if std_is_tensor:
         std = _as_variable(std, "normal")
-    params = (mean, std)
-    for name, p in (("mean", mean), ("std", std)):
-        if isinstance(p, Variable) and not _is_float_dtype((<Variable>p)._data.dtype):
-            raise RuntimeError("normal(): expected a floating point %s, got %s"
-                               % (name, (<Variable>p)._data.dtype))
     if size is not None:
         # torch's normal(float mean, float std, size) also takes a 0-d Variable that does
-        # not require grad for either number (the sample has the default dtype)
+        # not require grad for either number, of any real dtype (the sample has the default
+        # dtype)
         if mean_is_tensor and (<Variable>mean)._data.ndim == 0 and \
                 not (<Variable>mean)._requires_grad:
             mean, mean_is_tensor = float(mean), False
         if std_is_tensor and (<Variable>std)._data.ndim == 0 and \
                 not (<Variable>std)._requires_grad:
             std, std_is_tensor = float(std), False
+    params = (mean, std)
+    for name, p in (("mean", mean), ("std", std)):
+        if isinstance(p, Variable) and not _is_float_dtype((<Variable>p)._data.dtype):
+            raise RuntimeError("normal(): expected a floating point %s, got %s"
+                               % (name, (<Variable>p)._data.dtype))
     if not mean_is_tensor and not std_is_tensor:
         if size is None:
             raise TypeError("normal(): with a number mean and std, size= is required")

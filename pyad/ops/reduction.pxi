@@ -1525,7 +1525,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     >>> kthvalue(Variable(numpy.array([3., 1., 2.])), 2)
     kthvalue(values=tensor(2., dtype=float64), indices=tensor(2))
     """
-    if out is not None: return _write_out_pair_apart("kthvalue", out, kthvalue(
+    if out is not None: return _write_out_apart("kthvalue", out, kthvalue(
                                           input, k, dim, keepdim), (input,))
     cdef Variable x = _as_variable(input, "kthvalue")
     cdef Py_ssize_t d = _normalize_dim(dim, x._data.ndim, "kthvalue")

@@ -522,6 +522,7 @@ def test_normal_std_error_variable_mean_with_size():
     for lib in (torch, pyad):
         sample = lib.normal(lib.tensor(0.0, dtype=lib.float64), lib.tensor(2.0), (3,))
         assert tuple(sample.shape) == (3,) and sample.dtype == lib.float32
+        assert lib.normal(lib.tensor(0), 1.0, (3,)).dtype == lib.float32   # an int too
         with pytest.raises(TypeError):
             lib.normal(lib.tensor([0.0]), 1.0, (3,))
         with pytest.raises(TypeError):
