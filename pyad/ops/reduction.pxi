@@ -1171,11 +1171,13 @@ cdef class LogcumsumexpBackward(Node):
         x = self.input.unpack(self)
         y = self.result.unpack(self)
         d = self.dim
-        if g._requires_grad and bool((g._data == 0).any()):
+        if g._requires_grad and (type(g._data) is not _NDARRAY or
+                                 bool((g._data == 0).any())):
             # Recorded for a higher derivative, and the log-space formula below is not
             # differentiable in g where g is 0 (log 0; the sign masks are both off):
             # forward mode's tangent pass sends exactly zeros through here. The same
-            # sums as a recurrence linear in g.
+            # sums as a recurrence linear in g. (On a GPU always, so that no backward
+            # waits for the device to answer the test.)
             return (_logcumsumexp_grad_linear(g, x, y, d),)
         if _dtype_kind(g._data) == b'c':
             # torch's complex rule (no sign split): conj(exp(revlcse(log(conj g) - y) + x)),
@@ -1220,8 +1222,7 @@ cdef Variable _logcumsumexp_grad_linear(Variable g, Variable x, Variable y, Py_s
         scale = where_const(xp.asarray(y._data == -numpy.inf), 0, exp(sub(x, y)))
         dead = xp.broadcast_to(xp.take(y._data, [n - 1], axis=d) == -numpy.inf,
                                y._data.shape)
-        if bool(dead.any()):
-            scale = where_const(dead, numpy.nan, scale)    # (nan times g: a nan tangent)
+        scale = where_const(dead, numpy.nan, scale)        # (nan times g: a nan tangent)
         tail = narrow(y, d, 1, n - 1)
         decay = where_const(xp.asarray(tail._data == -numpy.inf), 0,
                             exp(sub(narrow(y, d, 0, n - 1), tail)))
